@@ -1,0 +1,70 @@
+"""Reject, up front, every construct srcad does not differentiate, with file and line.
+
+Everything that passes the fence is handled by the later stages or refused there with its own
+message (calls without rules, whole-array arithmetic on active arrays).
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad.parse import ParsedFunction
+
+_REFUSED = {
+    gast.Try: ("try/except", "move the error handling outside the differentiated function"),
+    gast.With: ("with", None),
+    gast.AsyncWith: ("async with", None),
+    gast.AsyncFor: ("async for", None),
+    gast.Yield: ("yield", "generators cannot be differentiated"),
+    gast.YieldFrom: ("yield from", "generators cannot be differentiated"),
+    gast.Await: ("await", None),
+    gast.Lambda: ("lambda", "define a module-level function with `def` and call it"),
+    gast.ClassDef: ("class definition", None),
+    gast.FunctionDef: ("nested function definition", "define the helper at module level"),
+    gast.AsyncFunctionDef: ("async function", None),
+    gast.Global: ("global", "pass the value as an argument"),
+    gast.Nonlocal: ("nonlocal", None),
+    gast.Delete: ("del", None),
+    gast.Import: ("import", "import at module level"),
+    gast.ImportFrom: ("import", "import at module level"),
+    gast.Raise: ("raise", None),
+    gast.ListComp: ("list comprehension", "write a for loop"),
+    gast.SetComp: ("set comprehension", "write a for loop"),
+    gast.DictComp: ("dict comprehension", "write a for loop"),
+    gast.GeneratorExp: ("generator expression", "write a for loop"),
+    gast.Dict: ("dict", None),
+    gast.Set: ("set", None),
+    gast.List: ("list", "use a NumPy array"),
+    gast.JoinedStr: ("f-string", None),
+    gast.NamedExpr: ("assignment expression (:=)", None),
+    gast.Starred: ("starred expression", None),
+    gast.Match: ("match", None),
+    gast.Slice: ("slice", "index single elements in a loop"),
+}
+
+
+def check_syntax(parsed: ParsedFunction, tree: gast.FunctionDef | None = None) -> None:
+    """Raise UnsupportedSyntaxError at the first refused construct of the function body."""
+    tree = tree or parsed.tree
+    args = tree.args
+    if args.vararg or args.kwarg:
+        raise parsed.error(tree, "*args/**kwargs", "variadic arguments are not supported",
+                           hint="name every argument")
+    if args.kwonlyargs or getattr(args, "posonlyargs", None):
+        raise parsed.error(tree, "keyword-only arguments", "only positional arguments are "
+                           "supported")
+    for stmt in tree.body:
+        for node in gast.walk(stmt):
+            refused = _REFUSED.get(type(node))
+            if refused is not None:
+                construct, hint = refused
+                raise parsed.error(node, construct, "not supported by srcad", hint=hint)
+            if isinstance(node, (gast.For, gast.While)) and node.orelse:
+                raise parsed.error(node, "loop else", "`else` on a loop is not supported",
+                                   hint="use a flag variable")
+            if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):
+                raise parsed.error(node, "attribute assignment", "not supported")
+            if isinstance(node, gast.Call) and node.keywords:
+                if not all(k.arg == "dtype" for k in node.keywords):
+                    raise parsed.error(node, "keyword arguments", "calls with keyword arguments "
+                                       "are not supported (except dtype= of array constructors)")

@@ -1,0 +1,149 @@
+"""To-be-recorded analysis: which values the reverse sweep can still read, which it can
+recompute, and which the forward sweep must put on the tape.
+
+The reverse sweep reads a value `v` that the forward sweep read at statement S:
+1. *still there*: nothing may write `v` after S (forward), so its final value is the one S saw;
+2. *loop index*: `v` is the index of a `for` loop around S that nothing else writes; the
+   reverse loop sets it again;
+3. *replayed*: `v` has one definition D, inside a loop, before S in the same block iteration,
+   and D's right-hand side is itself readable (by 1-3) at D; the reverse sweep re-executes D at
+   the start of that block instead of taping it (cheap reads like `w = params[k]`);
+otherwise S pushes it on the tape and the reverse of S pops it. Array elements are readable
+when the array is never written after S and their index is readable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gast
+
+from srcad.syntax import stored_names
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a statement sits: the chain of (block, index, owner) from the function body."""
+
+    path: tuple  # ((block_list, index, owner_stmt_or_None), ...)
+
+
+class Recording:
+    def __init__(self, body: list):
+        self.body = body
+        self.sites: dict[int, tuple] = {}
+        self.def_count: dict[str, int] = {}
+        self.def_site: dict[str, object] = {}
+        self._subtree_defs: dict[int, set] = {}
+        self.replays: dict[int, dict[int, object]] = {}  # id(block) -> {index: stmt}
+        self._walk(body, (), None)
+
+    def _walk(self, block, path, owner):
+        for i, stmt in enumerate(block):
+            here = path + ((block, i, owner),)
+            self.sites[id(stmt)] = here
+            for target in self._direct_defs(stmt):
+                self.def_count[target] = self.def_count.get(target, 0) + 1
+                self.def_site[target] = stmt
+            for field in ("body", "orelse"):
+                sub = getattr(stmt, field, None)
+                if isinstance(sub, list):
+                    self._walk(sub, here, stmt)
+
+    @staticmethod
+    def _direct_defs(stmt) -> set:
+        if isinstance(stmt, (gast.Assign, gast.AugAssign)):
+            return stored_names(stmt)
+        if isinstance(stmt, gast.For):
+            return stored_names(gast.For(target=stmt.target, iter=stmt.iter, body=[], orelse=[],
+                                         type_comment=None))
+        return set()
+
+    def subtree_defs(self, stmt) -> set:
+        key = id(stmt)
+        if key not in self._subtree_defs:
+            self._subtree_defs[key] = stored_names(stmt)
+        return self._subtree_defs[key]
+
+    def defs_after(self, stmt) -> set:
+        """Variables some statement may write after `stmt` starts (forward execution)."""
+        out = set(self.subtree_defs(stmt))
+        for block, index, owner in reversed(self.sites[id(stmt)]):
+            for sibling in block[index + 1:]:
+                out |= self.subtree_defs(sibling)
+            if isinstance(owner, (gast.For, gast.While)):
+                out |= self.subtree_defs(owner)
+        return out
+
+    def loops_around(self, stmt) -> list:
+        return [owner for _, _, owner in self.sites[id(stmt)]
+                if isinstance(owner, (gast.For, gast.While))]
+
+    # -- the question the reverse transformation asks ----------------------------------------
+    def readable(self, expr, stmt, replays: list) -> bool:
+        """Can the reverse of `stmt` read `expr` as the forward sweep saw it at `stmt`?
+
+        Appends to `replays` the definitions the reverse sweep must re-execute for that."""
+        if isinstance(expr, gast.Constant):
+            return True
+        if isinstance(expr, gast.Name):
+            return self._name_readable(expr.id, stmt, replays)
+        if isinstance(expr, gast.Attribute):
+            return self.readable(expr.value, stmt, replays)
+        if isinstance(expr, gast.Subscript):
+            array = expr.value
+            while isinstance(array, (gast.Subscript, gast.Attribute)):
+                array = array.value
+            if isinstance(array, gast.Name) and array.id in self.defs_after(stmt):
+                # the array itself may be rebound or written later
+                if not (isinstance(expr.value, gast.Attribute) and expr.value.attr == "shape"):
+                    return False
+            return self.readable(expr.value, stmt, replays) and self.readable(expr.slice, stmt,
+                                                                              replays)
+        if isinstance(expr, (gast.Tuple,)):
+            return all(self.readable(e, stmt, replays) for e in expr.elts)
+        children = [c for c in gast.iter_child_nodes(expr) if isinstance(c, gast.expr)]
+        return all(self.readable(c, stmt, replays) for c in children)
+
+    def _name_readable(self, name, stmt, replays) -> bool:
+        if name not in self.defs_after(stmt):
+            return True
+        for loop in self.loops_around(stmt):
+            if (isinstance(loop, gast.For) and isinstance(loop.target, gast.Name)
+                    and loop.target.id == name and self.def_count.get(name) == 1):
+                return True
+        return self._replayable(name, stmt, replays)
+
+    def _replayable(self, name, stmt, replays) -> bool:
+        if self.def_count.get(name) != 1:
+            return False
+        d = self.def_site[name]
+        if not (isinstance(d, gast.Assign) and isinstance(d.targets[0], gast.Name)):
+            return False
+        if not self.loops_around(d):
+            return False
+        d_path = self.sites[id(d)]
+        s_path = self.sites[id(stmt)]
+        depth = len(d_path) - 1
+        if len(s_path) <= depth:
+            return False
+        if any(s_path[k][0] is not d_path[k][0] or s_path[k][1] != d_path[k][1]
+               for k in range(depth)):
+            return False
+        block, d_index, _ = d_path[depth]
+        if s_path[depth][0] is not block or s_path[depth][1] <= d_index:
+            return False
+        sub: list = []
+        if not self.readable(d.value, d, sub):
+            return False
+        replays.extend(sub)
+        replays.append(d)
+        return True
+
+    def request_replay(self, stmt) -> None:
+        block, index, _ = self.sites[id(stmt)][-1]
+        self.replays.setdefault(id(block), {})[index] = stmt
+
+    def replays_for(self, block) -> list:
+        found = self.replays.get(id(block), {})
+        return [found[i] for i in sorted(found)]

@@ -1,0 +1,218 @@
+"""What kind of value each variable holds: int, float, bool, or a float array of some rank.
+
+Flow-insensitive: a variable's type is the join over all its assignments. Integers, booleans
+and shapes never carry derivatives. Calls srcad has no rule for are refused here.
+"""
+
+from __future__ import annotations
+
+import types as pytypes
+from dataclasses import dataclass
+
+import gast
+import numpy as np
+
+from srcad.errors import UnsupportedCallError
+from srcad.rules import lookup_call
+from srcad.transform.inline import resolve_callee
+
+
+@dataclass(frozen=True)
+class Array:
+    ndim: int
+    is_float: bool = True
+
+
+INT, FLOAT, BOOL, NONE, SHAPE, RANGE, OTHER = "int", "float", "bool", "none", "shape", "range", "other"
+NUMERIC = {BOOL: 0, INT: 1, FLOAT: 2}
+
+
+def type_of_value(value):
+    """The srcad type of a runtime argument value."""
+    if isinstance(value, (bool, np.bool_)):
+        return BOOL
+    if isinstance(value, (int, np.integer)):
+        return INT
+    if isinstance(value, (float, np.floating)):
+        return FLOAT
+    if isinstance(value, np.ndarray):
+        return Array(value.ndim, value.dtype.kind == "f")
+    if value is None:
+        return NONE
+    return OTHER
+
+
+def join(a, b):
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    if a in NUMERIC and b in NUMERIC:
+        return a if NUMERIC[a] >= NUMERIC[b] else b
+    if a == NONE:
+        return b
+    if b == NONE:
+        return a
+    return OTHER
+
+
+def is_float_like(t) -> bool:
+    return t == FLOAT or (isinstance(t, Array) and t.is_float)
+
+
+class Types:
+    """Types of all variables of a normalized function, given the argument types."""
+
+    def __init__(self, norm, arg_types: dict):
+        self.norm = norm
+        self.env = dict(arg_types)
+        for _ in range(20):
+            before = dict(self.env)
+            for stmt in norm.body:
+                self._stmt(stmt)
+            if before == self.env:
+                break
+
+    def __getitem__(self, name):
+        return self.env.get(name)
+
+    def _bind(self, target, t):
+        if isinstance(target, gast.Name):
+            self.env[target.id] = join(self.env.get(target.id), t)
+
+    def _stmt(self, stmt):
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Assign):
+                t = self.of(node.value)
+                for target in node.targets:
+                    self._bind(target, t)
+            elif isinstance(node, gast.AugAssign):
+                if isinstance(node.target, gast.Name):
+                    t = self._binop(self.of(node.target), node.op, self.of(node.value))
+                    self._bind(node.target, t)
+            elif isinstance(node, gast.For):
+                self._bind(node.target, INT)
+
+    # -- expressions ---------------------------------------------------------------------------
+    def of(self, e):
+        method = getattr(self, "_" + type(e).__name__, None)
+        return method(e) if method else OTHER
+
+    def _Constant(self, e):
+        v = e.value
+        return type_of_value(v) if not isinstance(v, str) else OTHER
+
+    def _Name(self, e):
+        if e.id in self.env:
+            return self.env[e.id]
+        try:
+            obj = self.norm.resolve(e.id)
+        except KeyError:
+            return None  # not yet bound in this fixpoint round
+        return "module" if isinstance(obj, pytypes.ModuleType) else type_of_value(obj)
+
+    def _binop(self, a, op, b):
+        if isinstance(a, Array) or isinstance(b, Array):
+            arr = a if isinstance(a, Array) else b
+            return Array(arr.ndim, True)
+        if a is None or b is None:
+            return a or b
+        if isinstance(op, gast.Div):
+            return FLOAT if a in NUMERIC and b in NUMERIC else OTHER
+        t = join(a, b)
+        return INT if t == BOOL else t
+
+    def _BinOp(self, e):
+        return self._binop(self.of(e.left), e.op, self.of(e.right))
+
+    def _UnaryOp(self, e):
+        if isinstance(e.op, gast.Not):
+            return BOOL
+        t = self.of(e.operand)
+        return INT if t == BOOL else t
+
+    def _Compare(self, e):
+        return BOOL
+
+    def _BoolOp(self, e):
+        t = None
+        for v in e.values:
+            t = join(t, self.of(v))
+        return t
+
+    def _IfExp(self, e):
+        return join(self.of(e.body), self.of(e.orelse))
+
+    def _Tuple(self, e):
+        return OTHER
+
+    def _Attribute(self, e):
+        base = self.of(e.value)
+        if isinstance(base, Array):
+            return {"shape": SHAPE, "size": INT, "ndim": INT}.get(e.attr, OTHER)
+        if base == "module":
+            obj = resolve_callee(self.norm.parsed, e, self.norm.extra_names)
+            return "module" if isinstance(obj, pytypes.ModuleType) else type_of_value(obj)
+        return OTHER
+
+    def _Subscript(self, e):
+        base = self.of(e.value)
+        if base == SHAPE:
+            return INT
+        if isinstance(base, Array):
+            k = len(e.slice.elts) if isinstance(e.slice, gast.Tuple) else 1
+            if k >= base.ndim:
+                return FLOAT if base.is_float else INT
+            return Array(base.ndim - k, base.is_float)
+        return OTHER if base is not None else None
+
+    def _Call(self, e):
+        func = e.func
+        if isinstance(func, gast.Attribute) and func.attr == "copy" and not e.args:
+            base = self.of(func.value)
+            if isinstance(base, Array):
+                return base
+        obj = resolve_callee(self.norm.parsed, func, self.norm.extra_names)
+        info = lookup_call(obj) if obj is not None else None
+        if info is None:
+            shown = getattr(obj, "__name__", None) or _describe(func)
+            raise self.norm.parsed.error(
+                e, "call", f"srcad has no derivative rule for `{shown}`",
+                hint="use math/numpy scalar functions, builtins abs/min/max/pow/float/int, or "
+                "your own plain Python functions", kind=UnsupportedCallError)
+        if info.result == "same":
+            t = None
+            for a in e.args:
+                t = join(t, self.of(a))
+            return INT if t == BOOL else t
+        if info.result == "array":
+            return self._constructed(info, e)
+        return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE}[info.result]
+
+    def _constructed(self, info, e):
+        is_float = not any(k.arg == "dtype" and _is_int_dtype(k.value) for k in e.keywords)
+        if info.name.endswith("_like") or info.name == "copy":
+            base = self.of(e.args[0]) if e.args else None
+            ndim = base.ndim if isinstance(base, Array) else 1
+            return Array(ndim, is_float and (not isinstance(base, Array) or base.is_float
+                                             or not info.name == "copy"))
+        shape = e.args[0] if e.args else None
+        if isinstance(shape, gast.Tuple):
+            return Array(len(shape.elts), is_float)
+        if isinstance(shape, gast.Attribute) and shape.attr == "shape":
+            base = self.of(shape.value)
+            return Array(base.ndim if isinstance(base, Array) else 1, is_float)
+        return Array(1, is_float)
+
+
+def _is_int_dtype(node) -> bool:
+    text = gast.dump(node)
+    return "int" in text or "bool" in text
+
+
+def _describe(func) -> str:
+    if isinstance(func, gast.Name):
+        return func.id
+    if isinstance(func, gast.Attribute):
+        return _describe(func.value) + "." + func.attr
+    return type(func).__name__

@@ -1,0 +1,62 @@
+"""Enzyme-style argument annotations and modes.
+
+A bare argument means `Const`. `Duplicated(x, dx)`: in reverse mode the derivative is ADDED
+into `dx`; in forward mode `dx` is the tangent seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+class Annotation:
+    kind = "const"
+
+
+@dataclass
+class Const(Annotation):
+    """No derivative; the value is read (and possibly written) as is."""
+
+    value: Any
+    kind = "const"
+
+
+@dataclass
+class Active(Annotation):
+    """A float scalar whose derivative is returned (reverse mode)."""
+
+    value: Any
+    kind = "active"
+
+
+@dataclass
+class Duplicated(Annotation):
+    """A float array with a shadow of the same shape and dtype."""
+
+    value: Any
+    shadow: Any
+    kind = "duplicated"
+
+
+@dataclass
+class DuplicatedNoNeed(Duplicated):
+    """Like Duplicated; the primal result may be skipped (srcad computes it anyway)."""
+
+    kind = "duplicated"
+
+
+@dataclass(frozen=True)
+class Mode:
+    name: str
+    reverse: bool
+    with_primal: bool
+
+    def __repr__(self):
+        return f"srcad.{self.name}"
+
+
+Reverse = Mode("Reverse", True, False)
+ReverseWithPrimal = Mode("ReverseWithPrimal", True, True)
+Forward = Mode("Forward", False, False)
+ForwardWithPrimal = Mode("ForwardWithPrimal", False, True)

@@ -1,0 +1,122 @@
+"""Calls srcad knows, keyed by the Python object called (so `np.exp`, `math.exp` and
+`from math import exp` all find the same rule).
+
+Differentiable calls map to a `Rule`; the rest are known to be non-differentiable (`len`,
+`range`, `int`, array constructors) and carry only the type of what they return.
+
+| primitive            | partial applied to seed g (forward: g = tangent; reverse: g = adjoint) |
+|----------------------|-------------------------------------------------------------------------|
+| exp(x)               | g * ans                                                                 |
+| log(x)               | g / x                                                                   |
+| ...                  | see `_FLOAT_FUNCTIONS` below, one line each                             |
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from srcad import rules as _r
+
+_RULES_BY_NAME = {
+    # math, numpy scalar functions
+    "exp": _r.rule("exp", "x", "g * ans"),
+    "log": _r.rule("log", "x", "g / x"),
+    "log1p": _r.rule("log1p", "x", "g / (1.0 + x)"),
+    "expm1": _r.rule("expm1", "x", "g * (ans + 1.0)"),
+    "sqrt": _r.rule("sqrt", "x", "g / (2.0 * ans)"),
+    "sin": _r.rule("sin", "x", "g * math.cos(x)"),
+    "cos": _r.rule("cos", "x", "-g * math.sin(x)"),
+    "tan": _r.rule("tan", "x", "g * (1.0 + ans * ans)"),
+    "asin": _r.rule("asin", "x", "g / math.sqrt(1.0 - x * x)"),
+    "acos": _r.rule("acos", "x", "-g / math.sqrt(1.0 - x * x)"),
+    "atan": _r.rule("atan", "x", "g / (1.0 + x * x)"),
+    "atan2": _r.rule("atan2", "y x", "g * x / (x * x + y * y)", "-g * y / (x * x + y * y)"),
+    "sinh": _r.rule("sinh", "x", "g * math.cosh(x)"),
+    "cosh": _r.rule("cosh", "x", "g * math.sinh(x)"),
+    "tanh": _r.rule("tanh", "x", "g * (1.0 - ans * ans)"),
+    "pow": _r.rule("pow", "x y", "g * y * x ** (y - 1)", "g * ans * math.log(x)"),
+    "hypot": _r.rule("hypot", "x y", "g * x / ans", "g * y / ans"),
+    "abs": _r.rule("abs", "x", "(g if x >= 0.0 else -g)"),
+    "erf": _r.rule("erf", "x", "g * 1.1283791670955126 * math.exp(-x * x)"),
+    "erfc": _r.rule("erfc", "x", "-g * 1.1283791670955126 * math.exp(-x * x)"),
+    "min": _r.rule("min", "x y", "(g if x <= y else 0.0)", "(0.0 if x <= y else g)"),
+    "max": _r.rule("max", "x y", "(g if x >= y else 0.0)", "(0.0 if x >= y else g)"),
+    "float": _r.rule("float", "x", "g"),
+}
+
+_MATH_NAMES = ["exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "asin", "acos",
+               "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "erf", "erfc"]
+_NUMPY_ALIASES = {"exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt",
+                  "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
+                  "arctan": "atan", "arctan2": "atan2", "sinh": "sinh", "cosh": "cosh",
+                  "tanh": "tanh", "power": "pow", "hypot": "hypot", "abs": "abs",
+                  "absolute": "abs", "fabs": "abs", "minimum": "min", "maximum": "max"}
+
+
+@dataclass(frozen=True)
+class CallInfo:
+    """What srcad knows of a called object."""
+
+    name: str
+    rule: _r.Rule | None  # None: no derivative (the result never carries one)
+    result: str  # "float", "int", "bool", "array", "range", "same" (type of first argument)
+    constructor: bool = False  # builds a new float array (np.zeros ...)
+
+
+def _build() -> dict[int, CallInfo]:
+    table: dict[int, tuple[object, CallInfo]] = {}
+
+    def add(obj, info):
+        table[id(obj)] = (obj, info)
+
+    for fname in _MATH_NAMES:
+        add(getattr(math, fname), CallInfo(fname, _RULES_BY_NAME[fname], "float"))
+    add(math.fabs, CallInfo("fabs", _RULES_BY_NAME["abs"], "float"))
+    for np_name, rname in _NUMPY_ALIASES.items():
+        add(getattr(np, np_name), CallInfo(rname, _RULES_BY_NAME[rname], "float"))
+    add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same"))
+    add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
+    add(builtins.max, CallInfo("max", _RULES_BY_NAME["max"], "same"))
+    add(builtins.pow, CallInfo("pow", _RULES_BY_NAME["pow"], "same"))
+    add(builtins.float, CallInfo("float", _RULES_BY_NAME["float"], "float"))
+    # Known, no derivative.
+    add(builtins.int, CallInfo("int", None, "int"))
+    add(builtins.round, CallInfo("round", None, "int"))
+    add(builtins.len, CallInfo("len", None, "int"))
+    add(builtins.range, CallInfo("range", None, "range"))
+    add(builtins.bool, CallInfo("bool", None, "bool"))
+    add(math.floor, CallInfo("floor", None, "int"))
+    add(math.ceil, CallInfo("ceil", None, "int"))
+    add(math.isnan, CallInfo("isnan", None, "bool"))
+    add(math.isinf, CallInfo("isinf", None, "bool"))
+    add(math.isfinite, CallInfo("isfinite", None, "bool"))
+    add(np.floor, CallInfo("floor", None, "float"))
+    add(np.ceil, CallInfo("ceil", None, "float"))
+    add(np.sign, CallInfo("sign", None, "float"))
+    add(math.copysign, CallInfo("copysign", None, "float"))  # refused when active, see lookup
+    for ctor in (np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like):
+        add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True))
+    add(np.copy, CallInfo("copy", None, "array", constructor=True))
+    return table
+
+
+_TABLE = _build()
+
+
+def lookup_call(obj) -> CallInfo | None:
+    """The rule or facts for a called object, or None when srcad does not know it.
+
+    >>> lookup_call(math.exp).rule.partials
+    ('g * ans',)
+    """
+    try:
+        entry = _TABLE.get(id(obj))
+    except TypeError:
+        return None
+    if entry is None or entry[0] is not obj:
+        return None
+    return entry[1]

@@ -1,0 +1,164 @@
+"""Small helpers over gast trees shared by every stage: templates, substitution, name sets.
+
+Templates are real Python snippets parsed with gast; placeholders are plain names that
+`substitute` replaces by expression nodes.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+
+import gast
+
+Node = gast.AST
+
+
+@functools.lru_cache(maxsize=None)
+def _parse_cached(source: str) -> gast.Module:
+    return gast.parse(source)
+
+
+def parse_expr(source: str) -> Node:
+    """Parse one expression.
+
+    >>> type(parse_expr("a + 1")).__name__
+    'BinOp'
+    """
+    return copy.deepcopy(_parse_cached(source).body[0].value)
+
+
+def parse_stmts(source: str) -> list[Node]:
+    """Parse statements."""
+    return copy.deepcopy(_parse_cached(source).body)
+
+
+def name(identifier: str, store: bool = False) -> gast.Name:
+    ctx = gast.Store() if store else gast.Load()
+    return gast.Name(id=identifier, ctx=ctx, annotation=None, type_comment=None)
+
+
+def const(value) -> gast.Constant:
+    return gast.Constant(value=value, kind=None)
+
+
+def assign(target: Node, value: Node) -> gast.Assign:
+    target = copy.deepcopy(target)
+    set_store(target)
+    return gast.Assign(targets=[target], value=value, type_comment=None)
+
+
+def aug_assign(target: Node, op: Node, value: Node) -> gast.AugAssign:
+    target = copy.deepcopy(target)
+    set_store(target)
+    return gast.AugAssign(target=target, op=op, value=value)
+
+
+def call(func: str, *args: Node) -> gast.Call:
+    return gast.Call(func=parse_expr(func), args=list(args), keywords=[])
+
+
+def expr_stmt(value: Node) -> gast.Expr:
+    return gast.Expr(value=value)
+
+
+def set_store(target: Node) -> None:
+    """Mark a target expression as a store (its inner loads stay loads)."""
+    if isinstance(target, (gast.Name, gast.Subscript, gast.Attribute)):
+        target.ctx = gast.Store()
+    elif isinstance(target, (gast.Tuple, gast.List)):
+        target.ctx = gast.Store()
+        for element in target.elts:
+            set_store(element)
+
+
+def as_load(node: Node) -> Node:
+    node = copy.deepcopy(node)
+    for sub in gast.walk(node):
+        if hasattr(sub, "ctx"):
+            sub.ctx = gast.Load()
+    return node
+
+
+class _Substituter(gast.NodeTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if node.id in self.mapping and isinstance(node.ctx, gast.Load):
+            return copy.deepcopy(self.mapping[node.id])
+        return node
+
+
+def substitute(template: Node | str, mapping: dict) -> Node:
+    """Replace placeholder names by nodes (deep copies).
+
+    >>> unparse_expr(substitute("g * y", {"g": name("z_bar"), "y": name("w")}))
+    'z_bar * w'
+    """
+    node = parse_expr(template) if isinstance(template, str) else copy.deepcopy(template)
+    return _Substituter(mapping).visit(node)
+
+
+def unparse_expr(node: Node) -> str:
+    import ast
+
+    tree = gast.gast_to_ast(gast.Expression(body=copy.deepcopy(node)))
+    return ast.unparse(tree)
+
+
+def loaded_names(node: Node) -> set[str]:
+    """Names read anywhere in an expression or statement."""
+    return {
+        n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+    }
+
+
+def target_name(target: Node) -> str | None:
+    """The variable a store target binds or mutates: `x` for `x`, `x[i]` and `x[i, j]`."""
+    while isinstance(target, (gast.Subscript, gast.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, gast.Name) else None
+
+
+def stored_names(stmt: Node) -> set[str]:
+    """Variables a statement (with its nested blocks) binds or mutates."""
+    out = set()
+    for n in gast.walk(stmt):
+        if isinstance(n, gast.Assign):
+            for t in n.targets:
+                out |= _targets(t)
+        elif isinstance(n, gast.AugAssign):
+            out |= _targets(n.target)
+        elif isinstance(n, gast.For):
+            out |= _targets(n.target)
+    return out
+
+
+def _targets(target: Node) -> set[str]:
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return set().union(*(_targets(e) for e in target.elts)) if target.elts else set()
+    tn = target_name(target)
+    return {tn} if tn else set()
+
+
+def is_leaf(node: Node) -> bool:
+    """Names, constants, attribute chains and subscripts: values the adjoint reads, not computes."""
+    return isinstance(node, (gast.Name, gast.Constant, gast.Attribute, gast.Subscript))
+
+
+def same(a: Node, b: Node) -> bool:
+    return gast.dump(a) == gast.dump(b)
+
+
+COMMENT_PREFIX = "SRCAD-COMMENT:"
+
+
+def comment(text: str) -> gast.Expr:
+    """A statement that codegen prints as `# text` (analyses see an inert string)."""
+    return gast.Expr(value=const(COMMENT_PREFIX + " " + text))
+
+
+def is_comment(stmt: Node) -> bool:
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
+            and isinstance(stmt.value.value, str))

@@ -1,0 +1,138 @@
+"""Rewrite sugar into the small core the analyses understand (idempotent).
+
+* `for v in xs` and `for i, v in enumerate(xs)` become index loops over `range(len(xs))`;
+* `x[i][j]` becomes `x[i, j]`;
+* tuple assignment and swaps become one assignment per target (through temporaries only when a
+  target is read on the right-hand side); `n, m = x.shape` reads `x.shape[k]`;
+* `a = b = e` becomes two assignments; annotated assignments lose their annotation;
+* `min(a, b, c)` becomes `min(min(a, b), c)` (same for max).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import gast
+
+from srcad import syntax as S
+from srcad.parse import ParsedFunction
+from srcad.transform.names import Namer
+
+
+class Desugar(gast.NodeTransformer):
+    def __init__(self, parsed: ParsedFunction, namer: Namer):
+        self.parsed = parsed
+        self.namer = namer
+
+    def _is_builtin(self, node, obj) -> bool:
+        if not isinstance(node, gast.Name):
+            return False
+        try:
+            return self.parsed.resolve(node.id) is obj
+        except KeyError:
+            return False
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        inner = node.value
+        if (isinstance(inner, gast.Subscript) and isinstance(inner.value, gast.Name)
+                and not isinstance(inner.slice, (gast.Slice, gast.Tuple))
+                and not isinstance(node.slice, (gast.Slice, gast.Tuple))):
+            index = gast.Tuple(elts=[inner.slice, node.slice], ctx=gast.Load())
+            return gast.Subscript(value=inner.value, slice=index, ctx=node.ctx)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        for fn in (builtins.min, builtins.max):
+            if self._is_builtin(node.func, fn) and len(node.args) > 2:
+                nested = gast.Call(func=S.as_load(node.func), args=node.args[:2], keywords=[])
+                for arg in node.args[2:]:
+                    nested = gast.Call(func=S.as_load(node.func), args=[nested, arg], keywords=[])
+                return nested
+        return node
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return None
+        return self.visit(S.assign(node.target, node.value))
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        out = []
+        value = node.value
+        targets = node.targets
+        if len(targets) > 1:  # a = b = e
+            first = targets[-1]
+            out.extend(self._assign_one(first, value, node))
+            for t in reversed(targets[:-1]):
+                out.extend(self._assign_one(t, S.as_load(first), node))
+            return out
+        return self._assign_one(targets[0], value, node)
+
+    def _assign_one(self, target, value, origin):
+        if not isinstance(target, (gast.Tuple, gast.List)):
+            return [gast.copy_location(S.assign(target, value), origin)]
+        elts = target.elts
+        if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
+            written = set().union(*(S.stored_names(S.assign(t, S.const(0))) for t in elts))
+            read = set().union(*(S.loaded_names(v) for v in value.elts))
+            if not (written & read):
+                return [gast.copy_location(S.assign(t, v), origin)
+                        for t, v in zip(elts, value.elts)]
+            temps = [self.namer.fresh(f"{S.target_name(t) or 'value'}_new") for t in elts]
+            out = [gast.copy_location(S.assign(S.name(tmp), v), origin)
+                   for tmp, v in zip(temps, value.elts)]
+            out += [gast.copy_location(S.assign(t, S.name(tmp)), origin)
+                    for t, tmp in zip(elts, temps)]
+            return out
+        if isinstance(value, gast.Attribute) and value.attr == "shape":
+            source = value
+            out = []
+        else:
+            tmp = self.namer.fresh("unpacked")
+            out = [gast.copy_location(S.assign(S.name(tmp), value), origin)]
+            source = S.name(tmp)
+        for k, t in enumerate(elts):
+            item = gast.Subscript(value=S.as_load(source), slice=S.const(k), ctx=gast.Load())
+            out.extend(self._assign_one(t, item, origin))
+        return out
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        it = node.iter
+        if isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.range):
+            if not isinstance(node.target, gast.Name):
+                raise self.parsed.error(node, "for", "a range loop needs a single variable")
+            return node
+        if (isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.enumerate)
+                and len(it.args) == 1 and isinstance(node.target, gast.Tuple)
+                and len(node.target.elts) == 2):
+            index, item = node.target.elts
+            seq = it.args[0]
+        else:
+            seq = it
+            item = node.target
+            index = S.name(self.namer.fresh(f"{S.target_name(item) or 'item'}_index"), store=True)
+        if not isinstance(seq, gast.Name) or not isinstance(index, gast.Name):
+            raise self.parsed.error(node, "for", "loops must run over range(...), an array "
+                                    "variable, or enumerate(array)",
+                                    hint="loop over indices: for i in range(len(x))")
+        rng = S.parse_expr("range(len(seq))")
+        rng.args[0].args[0] = S.as_load(seq)
+        read = gast.Subscript(value=S.as_load(seq), slice=S.name(index.id), ctx=gast.Load())
+        body = self._assign_one(item, read, node) + node.body
+        loop = gast.For(target=S.name(index.id, store=True), iter=rng, body=body, orelse=[],
+                        type_comment=None)
+        return gast.copy_location(loop, node)
+
+
+def desugar(parsed: ParsedFunction, body: list, namer: Namer) -> list:
+    pass_ = Desugar(parsed, namer)
+    out = []
+    for stmt in body:
+        res = pass_.visit(stmt)
+        if res is None:
+            continue
+        out.extend(res if isinstance(res, list) else [res])
+    return out

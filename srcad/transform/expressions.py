@@ -1,0 +1,183 @@
+"""Differentiate one expression tree with the rule table, for both modes.
+
+An expression such as `w * math.exp(-(x - m) ** 2 / v)` is not split into one statement per
+operation in the primal code. Its derivative code recomputes, into named temporaries
+(`exp_1 = ...`), only the intermediate values that some rule needs, then applies the rules:
+top-down for adjoints (`exp_1_bar = ...`), bottom-up for tangents.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad import rules as R
+from srcad import syntax as S
+from srcad.transform.inline import resolve_callee
+from srcad.transform.simplify import simplify
+
+_BINOPS = {gast.Add: R.ADD, gast.Sub: R.SUB, gast.Mult: R.MUL, gast.Div: R.DIV,
+           gast.Pow: R.POW, gast.Mod: R.MOD}
+_UNARY = {gast.USub: R.NEG, gast.UAdd: R.POS}
+
+
+class ExpressionDiff:
+    """Rule application over expression trees of one function.
+
+    `leaf_active(node)` says whether a Name or Subscript leaf carries a derivative;
+    `leaf_value(node)` gives the expression to read its primal value through (a taped copy or
+    the leaf itself).
+    """
+
+    def __init__(self, norm, namer, leaf_active, leaf_value=None):
+        self.norm = norm
+        self.namer = namer
+        self.leaf_active = leaf_active
+        self.leaf_value = leaf_value or (lambda node: node)
+
+    # -- primitives ------------------------------------------------------------------------
+    def primitive(self, node):
+        """(rule, operand nodes) for a differentiable compound node, else None."""
+        if isinstance(node, gast.BinOp):
+            rule = _BINOPS.get(type(node.op))
+            return (rule, [node.left, node.right]) if rule else None
+        if isinstance(node, gast.UnaryOp):
+            rule = _UNARY.get(type(node.op))
+            return (rule, [node.operand]) if rule else None
+        if isinstance(node, gast.IfExp):
+            return R.IFEXP, [node.test, node.body, node.orelse]
+        if isinstance(node, gast.Call):
+            obj = resolve_callee(self.norm.parsed, node.func, self.norm.extra_names)
+            info = R.lookup_call(obj)
+            if info is not None and info.rule is not None:
+                if len(node.args) != len(info.rule.operands):
+                    raise self.norm.parsed.error(node, "call", f"{info.name} takes "
+                                                 f"{len(info.rule.operands)} arguments here")
+                return info.rule, list(node.args)
+        return None
+
+    def is_active(self, node) -> bool:
+        if isinstance(node, (gast.Name, gast.Subscript)):
+            return self.leaf_active(node)
+        prim = self.primitive(node)
+        if prim is None:
+            return False
+        rule, operands = prim
+        return any(p is not None and self.is_active(o) for p, o in zip(rule.partials, operands))
+
+    # -- shared: intermediate values a rule needs ------------------------------------------
+    def _plan(self, root):
+        """Ids of compound active nodes whose values some applied rule reads."""
+        needed: set[int] = set()
+
+        def visit(node):
+            prim = self.primitive(node)
+            if prim is None:
+                return
+            rule, operands = prim
+            placeholders = dict(zip(rule.operands, operands))
+            for partial, operand in zip(rule.partials, operands):
+                if partial is None or not self.is_active(operand):
+                    continue
+                used = S.loaded_names(S.parse_expr(partial))
+                if "ans" in used:
+                    needed.add(id(node))
+                for pname in used & set(placeholders):
+                    other = placeholders[pname]
+                    if self.primitive(other) is not None and self.is_active(other):
+                        needed.add(id(other))
+                visit(operand)
+
+        if self.is_active(root):
+            visit(root)
+        return needed
+
+    def _values(self, root, needed):
+        """Statements computing the needed intermediates; returns (stmts, {id: expr})."""
+        stmts, temps = [], {}
+
+        def rebuild(node):
+            if id(node) in temps:
+                return S.name(temps[id(node)])
+            if isinstance(node, (gast.Name, gast.Subscript)):
+                return self.leaf_value(node)
+            clone = gast.copy_location(type(node)(**{f: getattr(node, f) for f in node._fields}),
+                                       node)
+            for field, value in gast.iter_fields(node):
+                if isinstance(value, gast.expr) and field != "func":
+                    setattr(clone, field, rebuild(value))
+                elif isinstance(value, list):
+                    setattr(clone, field, [rebuild(v) if isinstance(v, gast.expr) else v
+                                           for v in value])
+            return clone
+
+        def post(node):
+            for child in gast.iter_child_nodes(node):
+                if isinstance(child, gast.expr):
+                    post(child)
+            if id(node) in needed:
+                rule, _ = self.primitive(node)
+                temp = self.namer.fresh(rule.name)
+                stmts.append(S.assign(S.name(temp), rebuild(node)))
+                temps[id(node)] = temp
+
+        post(root)
+        return stmts, temps, rebuild
+
+    def _instance(self, rule, k, operands, node, seed, rebuild):
+        mapping = {p: rebuild(o) for p, o in zip(rule.operands, operands)}
+        mapping["ans"] = rebuild(node)
+        mapping["g"] = seed
+        return simplify(S.substitute(rule.partials[k], mapping))
+
+    # -- reverse -----------------------------------------------------------------------------
+    def adjoint(self, root, seed, accumulate):
+        """Statements that add `seed`-weighted partials of `root` into its active leaves.
+
+        `accumulate(leaf, contribution)` returns the statements for one leaf."""
+        needed = self._plan(root)
+        stmts, temps, rebuild = self._values(root, needed)
+
+        def propagate(node, g):
+            if isinstance(node, (gast.Name, gast.Subscript)):
+                stmts.extend(accumulate(node, g))
+                return
+            rule, operands = self.primitive(node)
+            active = [(k, o) for k, o in enumerate(operands)
+                      if rule.partials[k] is not None and self.is_active(o)]
+            for k, operand in active:
+                contribution = self._instance(rule, k, operands, node, g, rebuild)
+                if isinstance(operand, (gast.Name, gast.Subscript)) or S.is_leaf(contribution):
+                    propagate(operand, contribution)
+                    continue
+                base = temps.get(id(operand)) or self.primitive(operand)[0].name
+                temp = self.namer.fresh(f"{base}_bar")
+                stmts.append(S.assign(S.name(temp), contribution))
+                propagate(operand, S.name(temp))
+
+        if self.is_active(root):
+            propagate(root, seed)
+        return stmts
+
+    # -- forward -----------------------------------------------------------------------------
+    def tangent(self, root, leaf_tangent):
+        """(statements, expression) for the tangent of `root`; expression None when inactive."""
+        needed = self._plan(root)
+        stmts, _, rebuild = self._values(root, needed)
+
+        def tan(node):
+            if isinstance(node, (gast.Name, gast.Subscript)):
+                return leaf_tangent(node)
+            rule, operands = self.primitive(node)
+            terms = []
+            for k, operand in enumerate(operands):
+                if rule.partials[k] is None or not self.is_active(operand):
+                    continue
+                terms.append(self._instance(rule, k, operands, node, tan(operand), rebuild))
+            total = terms[0]
+            for t in terms[1:]:
+                total = gast.BinOp(left=total, op=gast.Add(), right=t)
+            return total
+
+        if not self.is_active(root):
+            return stmts, None
+        return stmts, tan(root)

@@ -1,0 +1,222 @@
+"""Inline calls to the user's own plain Python functions, so they are differentiated with the
+caller (and get the same lean tapes), not treated as black boxes.
+
+A call inside an expression is hoisted before its statement: the callee's body, with its
+locals renamed `<callee>_<name>`, runs there and leaves its value in `<callee>_result`.
+Array arguments passed by name are aliased (the callee writes into the caller's array, as in
+Python); other arguments are bound by assignment. Recursion is refused.
+"""
+
+from __future__ import annotations
+
+import copy
+import types
+
+import gast
+
+from srcad import syntax as S
+from srcad.analysis.fence import check_syntax
+from srcad.parse import ParsedFunction, parse_function
+from srcad.rules import lookup_call
+from srcad.transform.desugar import desugar
+from srcad.transform.exits import structure_exits
+from srcad.transform.names import Namer
+
+
+def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
+    """The object a call's function expression names, or None if it cannot be resolved."""
+    if isinstance(func_expr, gast.Name):
+        if func_expr.id in extra:
+            return extra[func_expr.id]
+        try:
+            return parsed.resolve(func_expr.id)
+        except KeyError:
+            return None
+    if isinstance(func_expr, gast.Attribute):
+        base = resolve_callee(parsed, func_expr.value, extra)
+        if isinstance(base, types.ModuleType):
+            return getattr(base, func_expr.attr, None)
+    return None
+
+
+def is_user_function(obj) -> bool:
+    return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
+
+
+def _set_lines(node, lineno):
+    for sub in gast.walk(node):
+        if hasattr(sub, "lineno"):
+            sub.lineno = lineno
+            sub.end_lineno = lineno
+
+
+class Inliner:
+    """Inlines into one top-level function; `extra` collects names the inlined code needs that
+    the top-level function's namespace binds differently."""
+
+    def __init__(self, parsed: ParsedFunction, namer: Namer, stack=(), extra=None):
+        self.parsed = parsed
+        self.namer = namer
+        self.stack = stack + (parsed.func,)
+        self.extra = {} if extra is None else extra
+        self.dependencies: list = []  # (function object) inlined, for the cache key
+
+    # -- statements --------------------------------------------------------------------------
+    def block(self, stmts: list) -> list:
+        out = []
+        for stmt in stmts:
+            out.extend(self.stmt(stmt))
+        return out
+
+    def stmt(self, stmt) -> list:
+        pre: list = []
+        if isinstance(stmt, gast.While):
+            self._refuse_calls_in(stmt.test, "while condition")
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+            obj = resolve_callee(self.parsed, stmt.value.func, self.extra)
+            if is_user_function(obj):
+                self._hoist_args(stmt.value, pre)
+                body, _ = self.inline_call(obj, stmt.value)
+                return pre + body
+        for field in ("value", "test", "iter", "targets", "target"):
+            if hasattr(stmt, field):
+                setattr(stmt, field, self._hoist(getattr(stmt, field), pre, stmt))
+        for field in ("body", "orelse"):
+            if hasattr(stmt, field) and isinstance(getattr(stmt, field), list):
+                setattr(stmt, field, self.block(getattr(stmt, field)))
+        return pre + [stmt]
+
+    def _refuse_calls_in(self, expr, where):
+        for node in gast.walk(expr):
+            if isinstance(node, gast.Call):
+                obj = resolve_callee(self.parsed, node.func, self.extra)
+                if is_user_function(obj):
+                    raise self.parsed.error(node, f"call in {where}", f"calls to "
+                                            f"{obj.__name__} are not allowed in a {where}",
+                                            hint="assign the call to a variable first")
+
+    def _hoist(self, expr, pre, stmt):
+        if expr is None or isinstance(expr, list) and not expr:
+            return expr
+        if isinstance(expr, list):
+            return [self._hoist(e, pre, stmt) for e in expr]
+        for node in gast.walk(expr):
+            if isinstance(node, (gast.IfExp, gast.BoolOp)):
+                self._refuse_calls_in(node, "conditional expression (and/or/if-else)")
+        hoister = _Hoister(self, pre)
+        return hoister.visit(expr)
+
+    def _hoist_args(self, call, pre):
+        call.args = [self._hoist(a, pre, None) for a in call.args]
+
+    # -- one call ----------------------------------------------------------------------------
+    def inline_call(self, callee, call) -> tuple[list, gast.AST]:
+        if callee in self.stack:
+            raise self.parsed.error(call, "recursion", f"{callee.__name__} calls itself "
+                                    "(directly or indirectly); recursion is not supported",
+                                    hint="write the recursion as a loop")
+        cparsed = parse_function(callee)
+        check_syntax(cparsed)
+        params = [a.id for a in cparsed.tree.args.args]
+        if len(call.args) != len(params):
+            raise self.parsed.error(call, "call", f"{callee.__name__} takes {len(params)} "
+                                    f"arguments, {len(call.args)} given")
+        self.dependencies.append(callee)
+        body = copy.deepcopy(cparsed.tree.body)
+        if body and S.is_comment(body[0]):
+            body = body[1:]  # docstring
+        cnamer = Namer.for_tree(cparsed.tree)
+        body = desugar(cparsed, body, cnamer)
+        inner = Inliner(cparsed, cnamer, self.stack, extra={})
+        body = inner.block(body)
+        body = desugar(cparsed, body, cnamer)
+        self.dependencies.extend(inner.dependencies)
+        for taken in cnamer.taken:
+            self.namer.reserve(taken)
+
+        prefix = callee.__name__
+        tuple_size = self._tuple_returns(body)
+        if tuple_size:
+            results = [self.namer.fresh(f"{prefix}_result_{k}") for k in range(tuple_size)]
+            body = self._split_tuple_returns(body, results)
+            result_expr = gast.Tuple(elts=[S.name(r) for r in results], ctx=gast.Load())
+            result_name = None
+        else:
+            result_name = self.namer.fresh(f"{prefix}_result")
+            result_expr = S.name(result_name)
+        body, _ = structure_exits(body, result_name, self.namer.fresh(f"{prefix}_returned"))
+
+        # Rename the callee's locals; alias array-like arguments passed by name.
+        stored = set().union(*(S.stored_names(s) for s in body)) if body else set()
+        rebound = {n.id for s in body for n in gast.walk(s)
+                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        mapping, binds = {}, []
+        for param, arg in zip(params, call.args):
+            if isinstance(arg, gast.Name) and param not in rebound:
+                mapping[param] = arg.id
+            else:
+                fresh = self.namer.fresh(f"{prefix}_{param}")
+                mapping[param] = fresh
+                binds.append(S.assign(S.name(fresh), arg))
+        for local in sorted(stored - set(params)):
+            if local not in (result_name,) and not local.startswith(f"{prefix}_result"):
+                mapping.setdefault(local, self.namer.fresh(f"{prefix}_{local}"))
+        free = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
+        free -= set(mapping) | stored | set(params)
+        for fname in sorted(free):
+            try:
+                obj = cparsed.resolve(fname)
+            except KeyError:
+                continue
+            obj = inner.extra.get(fname, obj)
+            mine = resolve_callee(self.parsed, S.name(fname), self.extra)
+            if mine is not obj:
+                alias = self.namer.fresh(f"{fname}_{prefix}")
+                mapping[fname] = alias
+                self.extra[alias] = obj
+        renamer = _Renamer(mapping)
+        body = [renamer.visit(s) for s in body]
+        text = f"inlined call {S.unparse_expr(call)}"
+        out = [S.comment(text)] + binds + body
+        for s in out:
+            _set_lines(s, getattr(call, "lineno", None))
+        return out, result_expr
+
+    @staticmethod
+    def _tuple_returns(body) -> int:
+        sizes = {len(n.value.elts) for s in body for n in gast.walk(s)
+                 if isinstance(n, gast.Return) and isinstance(n.value, gast.Tuple)}
+        return sizes.pop() if len(sizes) == 1 else 0
+
+    @staticmethod
+    def _split_tuple_returns(body, results):
+        class Split(gast.NodeTransformer):
+            def visit_Return(self, node):
+                assigns = [S.assign(S.name(r), v) for r, v in zip(results, node.value.elts)]
+                return assigns + [gast.Return(value=None)]
+        return [Split().visit(s) for s in body]
+
+
+class _Hoister(gast.NodeTransformer):
+    def __init__(self, inliner: Inliner, pre: list):
+        self.inliner = inliner
+        self.pre = pre
+
+    def visit_Call(self, node):
+        self.generic_visit(node)  # inner calls first, left to right
+        obj = resolve_callee(self.inliner.parsed, node.func, self.inliner.extra)
+        if not is_user_function(obj):
+            return node
+        body, result = self.inliner.inline_call(obj, node)
+        self.pre.extend(body)
+        return result
+
+
+class _Renamer(gast.NodeTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if node.id in self.mapping:
+            node.id = self.mapping[node.id]
+        return node

@@ -1,0 +1,34 @@
+"""Fresh, readable names for generated variables that never collide with the user's."""
+
+from __future__ import annotations
+
+import gast
+
+
+class Namer:
+    """Hands out names not used in the function so far.
+
+    >>> n = Namer({"x", "x_bar"})
+    >>> n.fresh("x_bar"), n.fresh("exp"), n.fresh("exp")
+    ('x_bar_1', 'exp', 'exp_1')
+    """
+
+    def __init__(self, taken=()):
+        self.taken = set(taken)
+
+    @classmethod
+    def for_tree(cls, tree) -> Namer:
+        used = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+        used |= {a.id for a in tree.args.args} if isinstance(tree, gast.FunctionDef) else set()
+        return cls(used)
+
+    def fresh(self, base: str) -> str:
+        candidate, k = base, 0
+        while candidate in self.taken:
+            k += 1
+            candidate = f"{base}_{k}"
+        self.taken.add(candidate)
+        return candidate
+
+    def reserve(self, name: str) -> None:
+        self.taken.add(name)

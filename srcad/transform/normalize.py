@@ -1,0 +1,65 @@
+"""Stage 2: the normalized function every mode differentiates.
+
+fence -> desugar -> inline user calls -> desugar again (tuple results) -> structured exits.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import gast
+
+from srcad import syntax as S
+from srcad.analysis.fence import check_syntax
+from srcad.parse import ParsedFunction
+from srcad.transform.desugar import desugar
+from srcad.transform.exits import structure_exits
+from srcad.transform.inline import Inliner
+from srcad.transform.names import Namer
+
+
+@dataclass
+class Normalized:
+    parsed: ParsedFunction
+    params: list[str]
+    body: list  # ends with `return <expr>` when the function returns a value
+    namer: Namer
+    extra_names: dict = field(default_factory=dict)  # names inlined helpers need
+    dependencies: list = field(default_factory=list)  # inlined functions (for the cache key)
+    docstring: str | None = None
+
+    def resolve(self, name_: str):
+        if name_ in self.extra_names:
+            return self.extra_names[name_]
+        return self.parsed.resolve(name_)
+
+
+def normalize(parsed: ParsedFunction) -> Normalized:
+    check_syntax(parsed)
+    tree = parsed.tree
+    body = copy.deepcopy(tree.body)
+    doc = None
+    if body and S.is_comment(body[0]):
+        doc = body[0].value.value
+        body = body[1:]
+    namer = Namer.for_tree(tree)
+    body = desugar(parsed, body, namer)
+    inliner = Inliner(parsed, namer)
+    body = inliner.block(body)
+    body = desugar(parsed, body, namer)
+    final = None
+    returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
+    if body and isinstance(body[-1], gast.Return) and len(returns) == 1:
+        final = body.pop()
+    result = namer.fresh("result") if returns and final is None else None
+    body, _ = structure_exits(body, result, namer.fresh("returned"))
+    if final is not None:
+        body.append(final)
+    elif result is not None:
+        body.insert(0, S.assign(S.name(result), S.const(None)))
+        body.append(gast.Return(value=S.name(result)))
+    if not body:
+        body = [gast.Pass()]
+    return Normalized(parsed, [a.id for a in tree.args.args], body, namer, inliner.extra,
+                      inliner.dependencies, doc)

@@ -1,0 +1,497 @@
+"""Reverse mode: one generated function runs the forward sweep (the primal, plus pushes of the
+values the reverse sweep needs and the primal overwrites) and then the reverse sweep (adjoint
+statements in reverse order, reading taped values back).
+
+Conventions of the generated code:
+* the adjoint of `v` is `v_bar`; array shadows are the arrays passed in by the caller;
+* `tape` holds floats and `int_tape` branch flags, trip counts and indices (plain lists, popped
+  in the reverse order of their pushes);
+* every reverse block starts with a comment naming the primal line it undoes.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import gast
+
+from srcad import syntax as S
+from srcad.analysis.recording import Recording
+from srcad.analysis.types import FLOAT, Array, is_float_like
+from srcad.errors import UnsupportedSyntaxError
+from srcad.rules import lookup_call
+from srcad.transform.expressions import ExpressionDiff
+from srcad.transform.inline import resolve_callee
+
+
+@dataclass
+class ReverseCode:
+    tree: gast.FunctionDef
+    taped: list = field(default_factory=list)  # (description, tape name)
+    adjoint_names: dict = field(default_factory=dict)
+
+
+class ReverseTransform:
+    def __init__(self, norm, types, activity, arg_kinds: dict, name: str):
+        self.norm = norm
+        self.types = types
+        self.activity = activity
+        self.arg_kinds = arg_kinds  # param -> "const" | "active" | "duplicated"
+        self.namer = norm.namer
+        self.recording = Recording(norm.body)
+        self.bar: dict[str, str] = {}
+        self.taped: list[str] = []
+        self.uses_tape = self.uses_int_tape = False
+        self.name = name
+        self.result = None
+        self.return_bar = None
+        for v in sorted(activity.active - {"<return>"}):
+            self.bar[v] = self.namer.fresh(f"{v}_bar")
+
+    # -- helpers -----------------------------------------------------------------------------
+    def active_leaf(self, node) -> bool:
+        if isinstance(node, gast.Name):
+            return node.id in self.bar and self.types[node.id] == FLOAT
+        if isinstance(node, gast.Subscript):
+            base = node.value
+            return (isinstance(base, gast.Name) and base.id in self.bar
+                    and self.types.of(node) == FLOAT)
+        return False
+
+    def error(self, node, construct, message, hint=None):
+        return self.norm.parsed.error(node, construct, message, hint=hint)
+
+    def _comment(self, stmt) -> gast.AST:
+        line = self.norm.parsed.line_of(stmt)
+        text = S.unparse_expr(stmt.value) if isinstance(stmt, gast.Expr) else None
+        if text is None:
+            import ast
+            text = ast.unparse(gast.gast_to_ast(_header(stmt))).split("\n")[0]
+        return S.comment(f"line {line}: {text}" if line else text)
+
+    def _record(self, exprs, stmt):
+        """Make every expression in `exprs` readable by the reverse of `stmt`.
+
+        Returns (pushes before stmt, pops for its reverse, {dump: replacement})."""
+        pushes, pops, subst = [], [], {}
+        seen = set()
+        for expr in exprs:
+            key = gast.dump(expr)
+            if key in seen:
+                continue
+            seen.add(key)
+            replays: list = []
+            if self.recording.readable(expr, stmt, replays):
+                for d in replays:
+                    self.recording.request_replay(d)
+                continue
+            if isinstance(expr, gast.Subscript):
+                tmp = self.namer.fresh(f"{_root(expr)}_value")
+                subst[key] = S.name(tmp)
+                pushes.append(self._push(expr, self.types.of(expr)))
+                pops.append(self._pop(S.name(tmp, store=True), self.types.of(expr)))
+                continue
+            if isinstance(expr, gast.Name):
+                pushes.append(self._push(expr, self.types[expr.id]))
+                pops.append(self._pop(S.name(expr.id, store=True), self.types[expr.id]))
+                self.taped.append(expr.id)
+                continue
+            raise AssertionError(f"cannot record {gast.dump(expr)}")
+        return pushes, list(reversed(pops)), subst
+
+    def _push(self, expr, typ):
+        tape = "tape" if typ == FLOAT else "int_tape"
+        if tape == "tape":
+            self.uses_tape = True
+        else:
+            self.uses_int_tape = True
+        return S.expr_stmt(S.call(f"{tape}.append", S.as_load(expr)))
+
+    def _pop(self, target, typ):
+        tape = "tape" if typ == FLOAT else "int_tape"
+        return S.assign(target, S.call(f"{tape}.pop"))
+
+    # -- what the reverse of a statement must read --------------------------------------------
+    def _needed_leaves(self, expr, diff: ExpressionDiff) -> list:
+        """Leaves whose primal values the adjoint of `expr` reads (operands of nonlinear rules,
+        indices of active array reads)."""
+        out = []
+
+        def leaves_of(e):
+            for n in gast.walk(e):
+                if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
+                                                      and not _is_module(self.norm, n)):
+                    if isinstance(n, gast.Name) and _inside_subscript(n, e):
+                        continue
+                    out.append(n)
+
+        def visit(node):
+            if isinstance(node, gast.Subscript):
+                if self.active_leaf(node):
+                    leaves_of(node.slice)
+                return
+            prim = diff.primitive(node)
+            if prim is None:
+                return
+            rule, operands = prim
+            names = dict(zip(rule.operands, operands))
+            for k, operand in enumerate(operands):
+                if rule.partials[k] is None or not diff.is_active(operand):
+                    continue
+                used = S.loaded_names(S.parse_expr(rule.partials[k]))
+                if "ans" in used:
+                    leaves_of(node)
+                for p in used & set(names):
+                    leaves_of(names[p])
+                visit(operand)
+        if diff.is_active(expr):
+            visit(expr)
+        return out
+
+    def _diff(self, subst):
+        def value(node):
+            return copy.deepcopy(subst.get(gast.dump(node), node))
+        return ExpressionDiff(self.norm, self.namer, self.active_leaf, value)
+
+    # -- statements ----------------------------------------------------------------------------
+    def block(self, stmts):
+        fwd, revs = [], []
+        for stmt in stmts:
+            f, r = self.stmt(stmt)
+            fwd.extend(f)
+            revs.append(r)
+        rev = [s for r in reversed(revs) for s in r]
+        return fwd, rev
+
+    def with_replays(self, block, rev):
+        replays = [copy.deepcopy(d) for d in self.recording.replays_for(block)]
+        if replays and rev:
+            return [S.comment("recompute values of this iteration (cheaper than taping)")] \
+                + replays + rev
+        return rev
+
+    def stmt(self, stmt):
+        if isinstance(stmt, gast.Assign):
+            return self.assign(stmt, stmt.targets[0], stmt.value, None)
+        if isinstance(stmt, gast.AugAssign):
+            return self.assign(stmt, stmt.target, stmt.value, stmt.op)
+        if isinstance(stmt, gast.Return):
+            return self.ret(stmt)
+        if isinstance(stmt, gast.For):
+            return self.for_loop(stmt)
+        if isinstance(stmt, gast.While):
+            return self.while_loop(stmt)
+        if isinstance(stmt, gast.If):
+            return self.if_stmt(stmt)
+        if isinstance(stmt, (gast.Pass, gast.Break, gast.Assert)) or S.is_comment(stmt):
+            return [stmt], []
+        if isinstance(stmt, gast.Expr):
+            return [stmt], []
+        raise self.error(stmt, type(stmt).__name__, "statement not supported in reverse mode")
+
+    def ret(self, stmt):
+        if stmt.value is None:
+            return [], []
+        self.result = self.namer.fresh("result")
+        assign = gast.copy_location(S.assign(S.name(self.result), stmt.value), stmt)
+        self.recording.sites[id(assign)] = self.recording.sites[id(stmt)]
+        if "<return>" in self.activity.active and is_float_like(self.types.of(stmt.value)):
+            if isinstance(self.types.of(stmt.value), Array):
+                raise self.error(stmt, "return of an array", "returning an active array is "
+                                 "not supported in reverse mode yet",
+                                 hint="write the result into an argument array (f(y, x))")
+            self.return_bar = self.namer.fresh("result_bar")
+            self.bar[self.result] = self.return_bar
+            self.types.env[self.result] = FLOAT
+            fwd, rev = self.assign(assign, assign.targets[0], assign.value, None)
+            del self.bar[self.result]
+            kill = S.assign(S.name(self.return_bar), S.const(0.0))
+            return fwd, [s for s in rev if not S.same(s, kill)]
+        return [assign], []
+
+    def assign(self, stmt, target, value, op):
+        tname = S.target_name(target)
+        ttype = self.types[tname]
+        active_target = tname in self.bar
+        if isinstance(ttype, Array) and isinstance(target, gast.Name):
+            return self.array_binding(stmt, target, value)
+        if not active_target:
+            return [stmt], []
+        diff = self._diff({})
+        leaves = self._needed_leaves(value, diff)
+        if op is not None and not isinstance(op, (gast.Add, gast.Sub)):
+            full = gast.BinOp(left=S.as_load(target), op=op, right=value)
+            leaves = self._needed_leaves(full, diff)
+        else:
+            full = None
+        if isinstance(target, gast.Subscript):
+            index_leaves = [n for n in gast.walk(target.slice)
+                            if isinstance(n, (gast.Name, gast.Subscript))]
+            leaves = index_leaves + leaves
+        pushes, pops, subst = self._record(leaves, stmt)
+        diff = self._diff(subst)
+        seed_read = self._adjoint_ref(target)
+        rev = [self._comment(stmt)] + pops
+
+        def accumulate(leaf, contribution):
+            return [S.aug_assign(self._adjoint_ref(leaf), gast.Add(), contribution)]
+
+        if op is not None and full is None:  # v += e, v -= e: v's adjoint passes through
+            seed = seed_read if isinstance(op, gast.Add) else gast.UnaryOp(op=gast.USub(),
+                                                                           operand=seed_read)
+            if _reads_target(value, tname):
+                g = self.namer.fresh("g")
+                rev.append(S.assign(S.name(g), seed_read))
+                seed = S.name(g) if isinstance(op, gast.Add) else \
+                    gast.UnaryOp(op=gast.USub(), operand=S.name(g))
+            rev += diff.adjoint(value, seed, accumulate)
+            return pushes + [stmt], rev
+        expr = full if full is not None else value
+        if not diff.is_active(expr):
+            rev.append(S.assign(seed_read, S.const(0.0)))
+            return pushes + [stmt], rev
+        if _reads_target(expr, tname) or isinstance(target, gast.Subscript):
+            g = self.namer.fresh(f"{tname}_bar_value" if isinstance(target, gast.Subscript)
+                                 else "g")
+            rev.append(S.assign(S.name(g), seed_read))
+            rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))
+            rev += diff.adjoint(expr, S.name(g), accumulate)
+        else:
+            rev += diff.adjoint(expr, seed_read, accumulate)
+            rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))
+        return pushes + [stmt], rev
+
+    def _adjoint_ref(self, leaf):
+        if isinstance(leaf, gast.Name):
+            return S.name(self.bar[leaf.id])
+        base = S.target_name(leaf)
+        return gast.Subscript(value=S.name(self.bar[base]), slice=S.as_load(leaf.slice),
+                              ctx=gast.Load())
+
+    def array_binding(self, stmt, target, value):
+        """`c = np.zeros(n)`, `c = x.copy()`: allocate the shadow with the array."""
+        tname = target.id
+        if tname not in self.bar:
+            return [stmt], []
+        if self.recording.loops_around(stmt) or self.recording.def_count.get(tname, 0) > 1:
+            raise self.error(stmt, "array creation", f"active array `{tname}` is created "
+                             "inside a loop or bound more than once",
+                             hint="allocate it once before the loop and write its elements")
+        source = _copied_array(self.norm, value)
+        info = None
+        if isinstance(value, gast.Call):
+            obj = resolve_callee(self.norm.parsed, value.func, self.norm.extra_names)
+            info = lookup_call(obj)
+        if source is None and not (info is not None and info.constructor):
+            raise self.error(stmt, "array assignment", f"whole-array operations on the active "
+                             f"array `{tname}` are not supported",
+                             hint="write the elements in a loop, or use x.copy()")
+        alloc = S.assign(S.name(self.bar[tname]), S.call("np.zeros_like", S.name(tname)))
+        rev = []
+        if source is not None and source in self.bar:
+            rev = [self._comment(stmt), S.aug_assign(S.name(self.bar[source]), gast.Add(),
+                                                     S.name(self.bar[tname]))]
+        return [stmt, alloc], rev
+
+    def for_loop(self, loop):
+        body_fwd, body_rev = self.block(loop.body)
+        body_rev = self.with_replays(loop.body, body_rev)
+        loop = copy.copy(loop)
+        loop.body = body_fwd
+        if not body_rev:
+            return [loop], []
+        index = loop.target.id
+        before, after, pops = [], [], []
+        args = list(loop.iter.args)
+        for k, arg in enumerate(args):
+            replays: list = []
+            if self.recording.readable(arg, loop, replays):
+                for d in replays:
+                    self.recording.request_replay(d)
+                continue
+            saved = self.namer.fresh(f"{index}_{('start', 'stop', 'step')[k if len(args) > 1 else 1]}")
+            before.append(S.assign(S.name(saved), arg))
+            args[k] = S.name(saved)
+            after.append(self._push(S.name(saved), "int"))
+            pops.insert(0, self._pop(S.name(saved, store=True), "int"))
+        loop.iter = gast.Call(func=S.as_load(loop.iter.func), args=args, keywords=[])
+        span = gast.Call(func=S.as_load(loop.iter.func), args=[S.as_load(a) for a in args],
+                         keywords=[])
+        if _has_break(loop.body):
+            trips = self.namer.fresh(f"{index}_trips")
+            before.append(S.assign(S.name(trips), S.const(0)))
+            loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + loop.body
+            after.append(self._push(S.name(trips), "int"))
+            pops.insert(0, self._pop(S.name(trips, store=True), "int"))
+            span = gast.Subscript(value=span, slice=gast.Slice(lower=None, upper=S.name(trips),
+                                                               step=None), ctx=gast.Load())
+        reverse_loop = gast.For(target=S.name(index, store=True),
+                                iter=gast.Call(func=S.name("reversed"), args=[span], keywords=[]),
+                                body=body_rev, orelse=[], type_comment=None)
+        return before + [loop] + after, [self._comment(loop)] + pops + [reverse_loop]
+
+    def while_loop(self, loop):
+        body_fwd, body_rev = self.block(loop.body)
+        body_rev = self.with_replays(loop.body, body_rev)
+        loop = copy.copy(loop)
+        if not body_rev:
+            loop.body = body_fwd
+            return [loop], []
+        trips = self.namer.fresh("while_trips")
+        loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + body_fwd
+        fwd = [S.assign(S.name(trips), S.const(0)), loop, self._push(S.name(trips), "int")]
+        counter = self.namer.fresh("iteration")
+        reverse_loop = gast.For(target=S.name(counter, store=True),
+                                iter=gast.Call(func=S.name("range"),
+                                               args=[S.call("int_tape.pop")], keywords=[]),
+                                body=body_rev, orelse=[], type_comment=None)
+        return fwd, [self._comment(loop), reverse_loop]
+
+    def if_stmt(self, node):
+        body_fwd, body_rev = self.block(node.body)
+        else_fwd, else_rev = self.block(node.orelse)
+        body_rev = self.with_replays(node.body, body_rev)
+        else_rev = self.with_replays(node.orelse, else_rev)
+        node = copy.copy(node)
+        if not body_rev and not else_rev:
+            node.body, node.orelse = body_fwd or [gast.Pass()], else_fwd
+            return [node], []
+        replays: list = []
+        if self.recording.readable(node.test, node, replays):
+            for d in replays:
+                self.recording.request_replay(d)
+            node.body, node.orelse = body_fwd or [gast.Pass()], else_fwd
+            test = S.as_load(node.test)
+        else:
+            node.body = _before_break(body_fwd, self._push(S.const(1), "int"))
+            node.orelse = _before_break(else_fwd, self._push(S.const(0), "int"))
+            test = S.call("int_tape.pop")
+        reverse_if = gast.If(test=test, body=body_rev or [gast.Pass()], orelse=else_rev)
+        return [node], [self._comment(node), reverse_if]
+
+
+    # -- the whole function ------------------------------------------------------------------
+    def build(self) -> ReverseCode:
+        fwd, rev = self.block(self.norm.body)
+        params, returned = [], []
+        for p in self.norm.params:
+            params.append(p)
+            kind = self.arg_kinds[p]
+            if kind == "duplicated":
+                params.append(self.bar.setdefault(p, self.namer.fresh(f"{p}_bar")))
+            elif kind == "active":
+                returned.append(S.name(self.bar[p]) if p in self.bar else S.const(0.0))
+        if self.return_bar is None:
+            self.return_bar = self.namer.fresh("result_bar")
+        params.append(self.return_bar)
+        body = [S.comment("forward sweep: the primal, recording what the reverse sweep needs")]
+        if self.uses_tape:
+            body.append(S.assign(S.name("tape"), gast.List(elts=[], ctx=gast.Load())))
+        if self.uses_int_tape:
+            body.append(S.assign(S.name("int_tape"), gast.List(elts=[], ctx=gast.Load())))
+        body += fwd
+        body.append(S.comment("reverse sweep: adjoints in reverse order"))
+        duplicated = {p for p in self.norm.params if self.arg_kinds[p] == "duplicated"}
+        for v, bar in sorted(self.bar.items()):
+            if v not in duplicated and self.types[v] == FLOAT and v != self.result:
+                body.append(S.assign(S.name(bar), S.const(0.0)))
+        body += rev
+        result = S.name(self.result) if self.result else S.const(None)
+        body.append(gast.Return(value=gast.Tuple(
+            elts=[result, gast.Tuple(elts=returned, ctx=gast.Load())], ctx=gast.Load())))
+        args = gast.arguments(args=[S.name(p, store=False) for p in params], posonlyargs=[],
+                              vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                              defaults=[S.const(1.0)])
+        for a in args.args:
+            a.ctx = gast.Param()
+        doc = self._docstring(duplicated)
+        tree = gast.FunctionDef(name=self.name, args=args, body=[S.expr_stmt(S.const(doc))] + body,
+                                decorator_list=[], returns=None, type_comment=None,
+                                type_params=[])
+        return ReverseCode(tree, list(dict.fromkeys(self.taped)), dict(self.bar))
+
+    def _docstring(self, duplicated) -> str:
+        fn = self.norm.parsed.name
+        varied = sorted(p for p in self.norm.params if self.arg_kinds[p] != "const")
+        useful = (["return value"] if "<return>" in self.activity.active else []) + \
+            sorted(duplicated)
+        active = sorted(v for v in self.activity.active if v != "<return>")
+        taped = list(dict.fromkeys(self.taped))
+        lines = [f"Reverse mode (adjoint) of `{fn}`, generated by srcad.", "",
+                 f"Varied inputs:  {', '.join(varied) or '-'}",
+                 f"Useful outputs: {', '.join(useful) or '-'}",
+                 f"Active:         {', '.join(active) or '-'}",
+                 f"Taped:          {', '.join(taped) or 'nothing'}"
+                 + (" (+ branch flags and trip counts)" if self.uses_int_tape else ""),
+                 "",
+                 f"Returns (value, adjoints of the Active arguments); `{self.return_bar}` seeds "
+                 "the return value, shadows `*_bar` of Duplicated arrays are accumulated into."]
+        return "\n    ".join(lines) + "\n    "
+
+
+# -- small predicates -----------------------------------------------------------------------
+def _header(stmt):
+    if isinstance(stmt, (gast.For, gast.While, gast.If)):
+        clone = copy.copy(stmt)
+        clone.body, clone.orelse = [gast.Pass()], []
+        return gast.Module(body=[clone], type_ignores=[])
+    return gast.Module(body=[stmt], type_ignores=[])
+
+
+def _root(expr) -> str:
+    return S.target_name(expr) or "value"
+
+
+def _is_module(norm, node) -> bool:
+    import types as pytypes
+    try:
+        return isinstance(norm.resolve(node.id), pytypes.ModuleType) and node.id not in ()
+    except KeyError:
+        return False
+
+
+def _inside_subscript(name, root) -> bool:
+    for n in gast.walk(root):
+        if isinstance(n, gast.Subscript) and any(c is name for c in gast.walk(n)):
+            return True
+    return False
+
+
+def _reads_target(expr, tname) -> bool:
+    return tname in S.loaded_names(expr)
+
+
+def _has_break(body) -> bool:
+    def walk(stmts):
+        for s in stmts:
+            if isinstance(s, gast.Break):
+                return True
+            if isinstance(s, gast.If) and (walk(s.body) or walk(s.orelse)):
+                return True
+        return False
+    return walk(body)
+
+
+def _before_break(block, push):
+    block = list(block)
+    if block and isinstance(block[-1], gast.Break):
+        return block[:-1] + [push, block[-1]]
+    return block + [push]
+
+
+def _copied_array(norm, value):
+    """`x` when value is `x.copy()` or `np.copy(x)`."""
+    if isinstance(value, gast.Call):
+        if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" \
+                and isinstance(value.func.value, gast.Name) and not value.args:
+            return value.func.value.id
+        obj = resolve_callee(norm.parsed, value.func, norm.extra_names)
+        info = lookup_call(obj)
+        if info is not None and info.name == "copy" and value.args \
+                and isinstance(value.args[0], gast.Name):
+            return value.args[0].id
+    return None
+
+
+__all__ = ["ReverseTransform", "ReverseCode", "UnsupportedSyntaxError"]

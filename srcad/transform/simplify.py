@@ -1,0 +1,63 @@
+"""Algebraic clean-up of rule instances, so generated code reads like hand-written code:
+constant folding, `1.0 * g` -> `g`, `x ** 1` -> `x`, `-(-g)` -> `g`.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad import syntax as S
+
+_FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
+         gast.Mult: lambda a, b: a * b, gast.Pow: lambda a, b: a ** b}
+
+
+def _num(node):
+    if isinstance(node, gast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+class _Simplify(gast.NodeTransformer):
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        a, b = _num(node.left), _num(node.right)
+        op = type(node.op)
+        if a is not None and b is not None and op in _FOLD:
+            try:
+                return S.const(_FOLD[op](a, b))
+            except (OverflowError, ZeroDivisionError):
+                return node
+        if op is gast.Mult:
+            if a == 1:
+                return node.right
+            if b == 1:
+                return node.left
+        if op is gast.Div and b == 1:
+            return node.left
+        if op is gast.Pow and b == 1:
+            return node.left
+        if op in (gast.Add, gast.Sub) and b == 0:
+            return node.left
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.USub):
+            inner = node.operand
+            if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
+                return inner.operand
+            v = _num(inner)
+            if v is not None:
+                return S.const(-v)
+        return node
+
+
+def simplify(expr):
+    """Simplify an expression tree.
+
+    >>> S.unparse_expr(simplify(S.parse_expr("g * 2 * x ** (2 - 1)")))
+    'g * 2 * x'
+    """
+    return _Simplify().visit(expr)
