@@ -107,6 +107,18 @@ def unparse_expr(node: Node) -> str:
     return ast.unparse(tree)
 
 
+def unparse_header(stmt: Node) -> str:
+    """One line of source for a statement (compound statements: their header line only)."""
+    import ast
+
+    if isinstance(stmt, (gast.For, gast.While, gast.If)):
+        stmt = copy.copy(stmt)
+        stmt.body, stmt.orelse = [gast.Pass()], []
+    tree = ast.fix_missing_locations(gast.gast_to_ast(gast.Module(body=[copy.deepcopy(stmt)],
+                                                                  type_ignores=[])))
+    return ast.unparse(tree).split("\n")[0].rstrip(":")
+
+
 def loaded_names(node: Node) -> set[str]:
     """Names read anywhere in an expression or statement."""
     return {

@@ -45,7 +45,7 @@ def is_user_function(obj) -> bool:
 
 def _set_lines(node, lineno):
     for sub in gast.walk(node):
-        if hasattr(sub, "lineno"):
+        if isinstance(sub, (gast.stmt, gast.expr)):
             sub.lineno = lineno
             sub.end_lineno = lineno
 

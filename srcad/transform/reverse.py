@@ -64,10 +64,7 @@ class ReverseTransform:
 
     def _comment(self, stmt) -> gast.AST:
         line = self.norm.parsed.line_of(stmt)
-        text = S.unparse_expr(stmt.value) if isinstance(stmt, gast.Expr) else None
-        if text is None:
-            import ast
-            text = ast.unparse(gast.gast_to_ast(_header(stmt))).split("\n")[0]
+        text = S.unparse_header(stmt)
         return S.comment(f"line {line}: {text}" if line else text)
 
     def _record(self, exprs, stmt):
@@ -297,7 +294,7 @@ class ReverseTransform:
     def for_loop(self, loop):
         body_fwd, body_rev = self.block(loop.body)
         body_rev = self.with_replays(loop.body, body_rev)
-        loop = copy.copy(loop)
+        original, loop = loop, copy.copy(loop)
         loop.body = body_fwd
         if not body_rev:
             return [loop], []
@@ -306,7 +303,7 @@ class ReverseTransform:
         args = list(loop.iter.args)
         for k, arg in enumerate(args):
             replays: list = []
-            if self.recording.readable(arg, loop, replays):
+            if self.recording.readable(arg, original, replays):
                 for d in replays:
                     self.recording.request_replay(d)
                 continue
@@ -329,7 +326,7 @@ class ReverseTransform:
         reverse_loop = gast.For(target=S.name(index, store=True),
                                 iter=gast.Call(func=S.name("reversed"), args=[span], keywords=[]),
                                 body=body_rev, orelse=[], type_comment=None)
-        return before + [loop] + after, [self._comment(loop)] + pops + [reverse_loop]
+        return before + [loop] + after, [self._comment(original)] + pops + [reverse_loop]
 
     def while_loop(self, loop):
         body_fwd, body_rev = self.block(loop.body)
@@ -353,12 +350,12 @@ class ReverseTransform:
         else_fwd, else_rev = self.block(node.orelse)
         body_rev = self.with_replays(node.body, body_rev)
         else_rev = self.with_replays(node.orelse, else_rev)
-        node = copy.copy(node)
+        original, node = node, copy.copy(node)
         if not body_rev and not else_rev:
             node.body, node.orelse = body_fwd or [gast.Pass()], else_fwd
             return [node], []
         replays: list = []
-        if self.recording.readable(node.test, node, replays):
+        if self.recording.readable(node.test, original, replays):
             for d in replays:
                 self.recording.request_replay(d)
             node.body, node.orelse = body_fwd or [gast.Pass()], else_fwd
@@ -368,7 +365,7 @@ class ReverseTransform:
             node.orelse = _before_break(else_fwd, self._push(S.const(0), "int"))
             test = S.call("int_tape.pop")
         reverse_if = gast.If(test=test, body=body_rev or [gast.Pass()], orelse=else_rev)
-        return [node], [self._comment(node), reverse_if]
+        return [node], [self._comment(original), reverse_if]
 
 
     # -- the whole function ------------------------------------------------------------------
@@ -431,14 +428,6 @@ class ReverseTransform:
 
 
 # -- small predicates -----------------------------------------------------------------------
-def _header(stmt):
-    if isinstance(stmt, (gast.For, gast.While, gast.If)):
-        clone = copy.copy(stmt)
-        clone.body, clone.orelse = [gast.Pass()], []
-        return gast.Module(body=[clone], type_ignores=[])
-    return gast.Module(body=[stmt], type_ignores=[])
-
-
 def _root(expr) -> str:
     return S.target_name(expr) or "value"
 
