@@ -147,6 +147,27 @@ def stored_names(stmt: Node) -> set[str]:
     return out
 
 
+def bound_names(stmt: Node) -> set[str]:
+    """Variables a statement (with nested blocks) rebinds: `x = ...`, `x += ...`, `for x in`.
+    Element writes `x[i] = ...` mutate `x` but do not rebind it."""
+    return {n for n in stored_names(stmt) if n in _rebinding(stmt)}
+
+
+def _rebinding(stmt: Node) -> set[str]:
+    out = set()
+    for n in gast.walk(stmt):
+        targets = []
+        if isinstance(n, gast.Assign):
+            targets = n.targets
+        elif isinstance(n, (gast.AugAssign, gast.For)):
+            targets = [n.target]
+        for t in targets:
+            for sub in gast.walk(t):
+                if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
+                    out.add(sub.id)
+    return out
+
+
 def _targets(target: Node) -> set[str]:
     if isinstance(target, (gast.Tuple, gast.List)):
         return set().union(*(_targets(e) for e in target.elts)) if target.elts else set()

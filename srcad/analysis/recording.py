@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad.syntax import stored_names
+from srcad.syntax import bound_names, stored_names
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class Recording:
         self.def_count: dict[str, int] = {}
         self.def_site: dict[str, object] = {}
         self._subtree_defs: dict[int, set] = {}
+        self._subtree_binds: dict[int, set] = {}
         self.replays: dict[int, dict[int, object]] = {}  # id(block) -> {index: stmt}
         self._walk(body, (), None)
 
@@ -65,15 +66,26 @@ class Recording:
             self._subtree_defs[key] = stored_names(stmt)
         return self._subtree_defs[key]
 
-    def defs_after(self, stmt) -> set:
-        """Variables some statement may write after `stmt` starts (forward execution)."""
-        out = set(self.subtree_defs(stmt))
+    def subtree_binds(self, stmt) -> set:
+        key = id(stmt)
+        if key not in self._subtree_binds:
+            self._subtree_binds[key] = bound_names(stmt)
+        return self._subtree_binds[key]
+
+    def defs_after(self, stmt, binds_only=False) -> set:
+        """Variables some statement may write (or, with binds_only, rebind) after `stmt`
+        starts, in forward execution."""
+        defs = self.subtree_binds if binds_only else self.subtree_defs
+        out = set(defs(stmt))
         for block, index, owner in reversed(self.sites[id(stmt)]):
             for sibling in block[index + 1:]:
-                out |= self.subtree_defs(sibling)
+                out |= defs(sibling)
             if isinstance(owner, (gast.For, gast.While)):
-                out |= self.subtree_defs(owner)
+                out |= defs(owner)
         return out
+
+    def mutated_after(self, array: str, stmt) -> bool:
+        return array in self.defs_after(stmt)
 
     def loops_around(self, stmt) -> list:
         return [owner for _, _, owner in self.sites[id(stmt)]
@@ -106,11 +118,12 @@ class Recording:
         return all(self.readable(c, stmt, replays) for c in children)
 
     def _name_readable(self, name, stmt, replays) -> bool:
-        if name not in self.defs_after(stmt):
+        if name not in self.defs_after(stmt, binds_only=True):
             return True
         for loop in self.loops_around(stmt):
             if (isinstance(loop, gast.For) and isinstance(loop.target, gast.Name)
-                    and loop.target.id == name and self.def_count.get(name) == 1):
+                    and loop.target.id == name
+                    and not any(name in self.subtree_binds(s) for s in loop.body)):
                 return True
         return self._replayable(name, stmt, replays)
 

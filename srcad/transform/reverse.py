@@ -73,7 +73,9 @@ class ReverseTransform:
         Returns (pushes before stmt, pops for its reverse, {dump: replacement})."""
         pushes, pops, subst = [], [], {}
         seen = set()
-        for expr in exprs:
+        exprs = list(exprs)
+        while exprs:
+            expr = exprs.pop(0)
             key = gast.dump(expr)
             if key in seen:
                 continue
@@ -82,6 +84,11 @@ class ReverseTransform:
             if self.recording.readable(expr, stmt, replays):
                 for d in replays:
                     self.recording.request_replay(d)
+                continue
+            if isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Name) \
+                    and not self.recording.mutated_after(expr.value.id, stmt):
+                # the element is still there; only its index needs recording
+                exprs[:0] = _index_leaves(expr.slice)
                 continue
             if isinstance(expr, gast.Subscript):
                 tmp = self.namer.fresh(f"{_root(expr)}_value")
@@ -223,9 +230,7 @@ class ReverseTransform:
         else:
             full = None
         if isinstance(target, gast.Subscript):
-            index_leaves = [n for n in gast.walk(target.slice)
-                            if isinstance(n, (gast.Name, gast.Subscript))]
-            leaves = index_leaves + leaves
+            leaves = _index_leaves(target.slice) + leaves
         pushes, pops, subst = self._record(leaves, stmt)
         diff = self._diff(subst)
         seed_read = self._adjoint_ref(target)
@@ -428,6 +433,15 @@ class ReverseTransform:
 
 
 # -- small predicates -----------------------------------------------------------------------
+def _index_leaves(index) -> list:
+    out = []
+    for n in gast.walk(index):
+        if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
+                                              and not _inside_subscript(n, index)):
+            out.append(n)
+    return out
+
+
 def _root(expr) -> str:
     return S.target_name(expr) or "value"
 
