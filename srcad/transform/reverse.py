@@ -398,7 +398,7 @@ class ReverseTransform:
         for v, bar in sorted(self.bar.items()):
             if v not in duplicated and self.types[v] == FLOAT and v != self.result:
                 body.append(S.assign(S.name(bar), S.const(0.0)))
-        body += rev
+        body += _drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
         result = S.name(self.result) if self.result else S.const(None)
         body.append(gast.Return(value=gast.Tuple(
             elts=[result, gast.Tuple(elts=returned, ctx=gast.Load())], ctx=gast.Load())))
@@ -433,6 +433,22 @@ class ReverseTransform:
 
 
 # -- small predicates -----------------------------------------------------------------------
+def _drop_dead_resets(rev: list, live: set) -> list:
+    """Remove top-level `v_bar = 0.0` resets that nothing reads afterwards."""
+    out = []
+    live = set(live)
+    for stmt in reversed(rev):
+        if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                and isinstance(stmt.value, gast.Constant) and stmt.targets[0].id not in live):
+            continue
+        live |= S.loaded_names(stmt)
+        out.append(stmt)
+    out.reverse()
+    # a comment left with nothing under it
+    return [s for k, s in enumerate(out)
+            if not (S.is_comment(s) and (k + 1 == len(out) or S.is_comment(out[k + 1])))]
+
+
 def _index_leaves(index) -> list:
     out = []
     for n in gast.walk(index):

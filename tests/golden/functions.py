@@ -1,0 +1,41 @@
+"""Functions whose generated adjoint source is pinned by tests/test_golden.py.
+
+Kept in their own file so that editing the tests does not move these lines (the generated code
+cites primal line numbers in its `# line N:` comments).
+"""
+
+import math
+
+
+def branch(x, y):
+    """A scalar function with an if/else."""
+    if x > y:
+        z = x * math.sin(y)
+    else:
+        z = y * y - x
+    return z * x
+
+
+def inplace(y, x, c):
+    """Seed 002: writes y in place; c is scratch storage whose content on entry does not matter."""
+    for i in range(len(x)):
+        c[i] = x[i]
+    c[0] = 0.0
+    c[len(c) - 1] = 0.0
+    for i in range(1, len(c) - 1):
+        c[i] = math.exp(c[i]) - math.cos(c[i - 1])
+    for i in range(len(y)):
+        y[i] = 2.0 * c[i] + 1.0
+
+
+def newton_sqrt(a):
+    """Square root of a by Newton's method: a while loop left by `break`."""
+    x = a
+    steps = 0
+    while steps < 50:
+        nxt = 0.5 * (x + a / x)
+        if abs(nxt - x) < 1e-12:
+            break
+        x = nxt
+        steps += 1
+    return x

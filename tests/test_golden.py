@@ -1,0 +1,75 @@
+"""Golden files of generated adjoint source for representative functions.
+
+A change in code generation shows up here as a readable diff. After checking that the new
+output is right (and no more bloated than before), regenerate the files with
+
+    SRCAD_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden.py
+"""
+
+import importlib.util
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import codegen
+
+HERE = Path(__file__).resolve().parent
+GOLDEN = HERE / "golden"
+UPDATE = os.environ.get("SRCAD_UPDATE_GOLDEN") == "1"
+
+# astor and ast.unparse wrap long lines differently; the files are written with astor.
+pytestmark = pytest.mark.skipif(codegen.astor is None, reason="golden files are astor output")
+
+
+def load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+mixture = load(HERE.parent / "examples" / "mixture.py", "golden_mixture_example")
+functions = load(GOLDEN / "functions.py", "golden_functions")
+
+
+def _mixture():
+    params, data = mixture.make_problem(N=5, K=2)
+    return srcad.source(mixture.mixture_loglikelihood, srcad.Reverse,
+                        srcad.Duplicated(params, np.zeros_like(params)), data)
+
+
+def _branch():
+    return srcad.source(functions.branch, srcad.Reverse, srcad.Active(1.0), srcad.Active(2.0))
+
+
+def _inplace():
+    n = 5
+    return srcad.source(functions.inplace, srcad.Reverse,
+                        srcad.Duplicated(np.zeros(n), np.zeros(n)),
+                        srcad.Duplicated(np.linspace(0.1, 0.5, n), np.zeros(n)),
+                        srcad.Duplicated(np.zeros(n), np.zeros(n)))
+
+
+def _newton_sqrt():
+    return srcad.source(functions.newton_sqrt, srcad.Reverse, srcad.Active(2.0))
+
+
+CASES = {
+    "mixture_loglikelihood": _mixture,
+    "branch": _branch,
+    "inplace_scratch": _inplace,
+    "while_break": _newton_sqrt,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_generated_adjoint_source_matches_golden_file(name):
+    text = CASES[name]()
+    path = GOLDEN / f"{name}.txt"
+    if UPDATE:
+        path.write_text(text)
+    assert path.exists(), f"{path} missing: run with SRCAD_UPDATE_GOLDEN=1"
+    assert text == path.read_text(), f"generated source for {name} changed; see {path}"
