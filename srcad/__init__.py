@@ -7,11 +7,24 @@
 (6.0, 2.0)
 """
 
-from srcad.annotations import (Active, Const, Duplicated, DuplicatedNoNeed, Forward,
-                               ForwardWithPrimal, Reverse, ReverseWithPrimal)
+from srcad.annotations import (
+                               Active,
+                               Const,
+                               Duplicated,
+                               DuplicatedNoNeed,
+                               Forward,
+                               ForwardWithPrimal,
+                               Reverse,
+                               ReverseWithPrimal,
+)
 from srcad.api import autodiff, reverse, source
-from srcad.errors import (ActivityError, ArgumentError, SrcadError, UnsupportedCallError,
-                          UnsupportedSyntaxError)
+from srcad.errors import (
+                               ActivityError,
+                               ArgumentError,
+                               SrcadError,
+                               UnsupportedCallError,
+                               UnsupportedSyntaxError,
+)
 
 __all__ = ["Active", "Const", "Duplicated", "DuplicatedNoNeed", "Forward", "ForwardWithPrimal",
            "Reverse", "ReverseWithPrimal", "autodiff", "reverse", "source", "SrcadError",

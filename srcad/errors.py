@@ -24,7 +24,8 @@ class SrcadError(Exception):
     def _render(self) -> str:
         where = ""
         if self.filename is not None:
-            where = f"{self.filename}:{self.line}: " if self.line is not None else f"{self.filename}: "
+            line = f"{self.line}: " if self.line is not None else " "
+            where = f"{self.filename}:{line}"
         what = f"{self.construct}: " if self.construct else ""
         text = f"{where}{what}{self.message}"
         if self.hint:

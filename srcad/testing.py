@@ -50,7 +50,7 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3):
         weights = {i: rng.standard_normal(np.shape(values[i])) for i in dup}
         out_weight = float(rng.standard_normal()) if scalar_out else 0.0
 
-        def probe(step):
+        def probe(step, direction=direction, weights=weights, out_weight=out_weight):
             moved = list(values)
             for i in positions:
                 moved[i] = values[i] + step * direction[i]

@@ -296,12 +296,226 @@ def test_loop_matches_finite_differences(f, args):
     check_grads(f, *args)
 
 
-def test_negative_step_range_closed_form():
-    # range_one_arg(x, 3) = x + 2 -> derivative 1 ... check a polynomial instead
-    # s = ((0*x + 0)*x + 1)*x + 2 = x + 2 ; n = 4: x^2 + 2x + 3
-    (d,) = srcad.autodiff(Reverse, range_one_arg, Active(1.5), 4)[:1]
+def test_loop_polynomial_closed_form():
+    # n = 4: s = ((0*x + 1)*x + 2)*x + 3 = x^2 + 2x + 3
+    d = srcad.autodiff(Reverse, range_one_arg, Active(1.5), 4)[0]
     assert d == pytest.approx(2 * 1.5 + 2, rel=1e-12)
 
 
 def test_loop_with_zero_trips_has_zero_derivative():
     assert srcad.autodiff(Reverse, range_one_arg, Active(1.5), 0)[0] == 0.0
+
+
+# --- arrays -----------------------------------------------------------------------------------
+
+def read_1d(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * x[i - 1]
+    return s + x[-1] * x[0]
+
+
+def read_2d_both_indexings(a):
+    s = 0.0
+    n, m = a.shape
+    for i in range(n):
+        for j in range(m):
+            s += a[i, j] * a[i][j] * (i + 1.0) + a[i, m - 1 - j]
+    return s
+
+
+def iterate_over_array(x):
+    s = 1.0
+    for v in x:
+        s = s * v + v * v
+    return s
+
+
+def write_output_array(y, x):
+    for i in range(len(x)):
+        y[i] = x[i] * x[i] + math.sin(x[i])
+
+
+def accumulate_into_output(y, x):
+    for i in range(len(x)):
+        y[i] += x[i] * x[i]
+
+
+def overwrite_own_input(x):
+    for i in range(1, len(x)):
+        x[i] = x[i] * x[i - 1] + 1.0
+    x[0] = x[0] * x[0]
+
+
+def overwrite_same_element_in_loop(y, x):
+    for i in range(len(x)):
+        y[0] = y[0] * x[i] + 1.0
+        y[1] = math.sin(y[0])
+    y[1] = y[1] * y[0]
+
+
+def overwrite_element_read_later(x):
+    s = 0.0
+    for k in range(3):
+        for i in range(len(x)):
+            s += x[i] * x[i]
+            x[i] = math.cos(x[i]) * s
+    return s
+
+
+def local_arrays(x):
+    n = len(x)
+    a = np.zeros(n)
+    b = np.empty(n)
+    c = np.zeros_like(x)
+    d = np.ones(n)
+    e = x.copy()
+    for i in range(n):
+        a[i] = x[i] * 2.0
+        b[i] = a[i] * x[i]
+        c[i] = b[i] + d[i] * x[i]
+        e[i] = e[i] * c[i]
+    s = 0.0
+    for i in range(n):
+        s += e[i] + a[i] * c[n - 1 - i]
+    return s
+
+
+def local_2d_array(x):
+    n = x.shape[0]
+    m = np.zeros((n, 2))
+    for i in range(n):
+        m[i, 0] = x[i] * x[i]
+        m[i][1] = m[i, 0] * x[i]
+    s = 0.0
+    for i in range(n):
+        s += m[i, 1] - m[i][0]
+    return s
+
+
+def write_2d_output(out, a, w):
+    n, m = a.shape
+    for i in range(n):
+        for j in range(m):
+            out[i, j] = a[i, j] * w + out[i, j]
+            out[i][j] += a[i][j] * a[i][j]
+
+
+def array_and_scalar(x, w, b):
+    s = b
+    for i in range(len(x)):
+        s += math.tanh(w * x[i] + b)
+    return s
+
+
+def matvec(y, a, x):
+    n, m = a.shape
+    for i in range(n):
+        acc = 0.0
+        for j in range(m):
+            acc += a[i, j] * x[j]
+        y[i] = acc
+
+
+def seed_002(y, x, c):
+    for i in range(len(x)):
+        c[i] = x[i]
+    c[0] = 0.0
+    c[len(c) - 1] = 0.0
+    for i in range(1, len(c) - 1):
+        c[i] = math.exp(c[i]) - math.cos(c[i - 1])
+    for i in range(len(y)):
+        y[i] = 2.0 * c[i] + 1.0
+
+
+def _vec(n, seed=1):
+    return np.random.default_rng(seed).standard_normal(n) * 0.5
+
+
+def _dup(a):
+    return Duplicated(a, np.zeros_like(a))
+
+
+ARRAY_CASES = [
+    (read_1d, lambda: (_dup(_vec(5)),)),
+    (read_2d_both_indexings, lambda: (_dup(_vec(12).reshape(3, 4)),)),
+    (iterate_over_array, lambda: (_dup(_vec(4)),)),
+    (write_output_array, lambda: (_dup(np.zeros(4)), _dup(_vec(4)))),
+    (accumulate_into_output, lambda: (_dup(_vec(4, 2)), _dup(_vec(4)))),
+    (overwrite_own_input, lambda: (_dup(_vec(5)),)),
+    (overwrite_same_element_in_loop, lambda: (_dup(_vec(2, 3)), _dup(_vec(4)))),
+    (overwrite_element_read_later, lambda: (_dup(_vec(3)),)),
+    (local_arrays, lambda: (_dup(_vec(4)),)),
+    (local_2d_array, lambda: (_dup(_vec(4)),)),
+    (write_2d_output, lambda: (_dup(_vec(6, 2).reshape(2, 3)), _dup(_vec(6).reshape(2, 3)),
+                               Active(0.7))),
+    (array_and_scalar, lambda: (_dup(_vec(4)), Active(0.7), Active(-0.2))),
+    (array_and_scalar, lambda: (_vec(4), Active(0.7), Active(-0.2))),
+    (matvec, lambda: (_dup(np.zeros(3)), _dup(_vec(6).reshape(3, 2)), _dup(_vec(2, 5)))),
+    (matvec, lambda: (_dup(np.zeros(3)), _vec(6).reshape(3, 2), _dup(_vec(2, 5)))),
+    (seed_002, lambda: (_dup(np.zeros(6)), _dup(_vec(6)), _dup(np.zeros(6)))),
+]
+
+
+@pytest.mark.parametrize("f, make_args", ARRAY_CASES,
+                         ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(ARRAY_CASES)])
+def test_array_code_matches_finite_differences(f, make_args):
+    check_grads(f, *make_args())
+
+
+def test_accumulate_into_output_value_and_gradient():
+    # The Tangent trap: y[i] += x[i] * x[i] must keep y's old value and its derivative 1.
+    x = np.array([0.5, -1.0, 2.0])
+    y = np.array([1.0, 2.0, 3.0])
+    dx = np.zeros(3)
+    dy = np.array([1.0, 10.0, 100.0])
+    srcad.autodiff(Reverse, accumulate_into_output, Duplicated(y, dy), Duplicated(x, dx))
+    np.testing.assert_allclose(y, [1.25, 3.0, 7.0], rtol=1e-15)
+    np.testing.assert_allclose(dy, [1.0, 10.0, 100.0], rtol=1e-15)
+    np.testing.assert_allclose(dx, 2 * x * [1.0, 10.0, 100.0], rtol=1e-15)
+
+
+def test_reverse_runs_the_primal_on_duplicated_arrays():
+    x = _vec(4)
+    y = np.zeros(4)
+    expected = np.zeros(4)
+    write_output_array(expected, x.copy())
+    srcad.autodiff(Reverse, write_output_array, _dup(y), _dup(x.copy()))
+    np.testing.assert_allclose(y, expected, rtol=1e-15)
+
+
+def test_read_1d_closed_form():
+    x = np.array([1.0, 2.0, 3.0])
+    dx = np.zeros(3)
+    srcad.autodiff(Reverse, read_1d, Duplicated(x, dx))
+    # s = x0 x2 + x1 x0 + x2 x1 + x2 x0
+    np.testing.assert_allclose(dx, [2 * 3.0 + 2.0, 1.0 + 3.0, 2 * 1.0 + 2.0], rtol=1e-15)
+
+
+def test_shadow_of_input_accumulates():
+    x = np.array([1.0, 2.0, 3.0])
+    dx = np.ones(3)
+    srcad.autodiff(Reverse, read_1d, Duplicated(x, dx))
+    np.testing.assert_allclose(dx, [9.0, 5.0, 5.0], rtol=1e-15)
+
+
+def test_seed_002_jacobian_matches_closed_form():
+    n = 5
+    x = _vec(n)
+    jacobian = np.zeros((n, n))
+    for row in range(n):
+        y, dy = np.zeros(n), np.zeros(n)
+        dy[row] = 1.0
+        dx = np.zeros(n)
+        srcad.autodiff(Reverse, seed_002, Duplicated(y, dy), Duplicated(x.copy(), dx),
+                       Duplicated(np.zeros(n), np.zeros(n)))
+        jacobian[row] = dx
+    # c_i = exp(x_i) - cos(c_{i-1}) for 0 < i < n-1, c_0 = c_{n-1} = 0; y = 2c + 1
+    c = x.copy()
+    c[0] = c[-1] = 0.0
+    dc = np.zeros((n, n))
+    for i in range(1, n - 1):
+        dc[i] = math.sin(c[i - 1]) * dc[i - 1]
+        dc[i, i] += math.exp(c[i])
+        c[i] = math.exp(c[i]) - math.cos(c[i - 1])
+    np.testing.assert_allclose(jacobian, 2.0 * dc, rtol=1e-13, atol=1e-15)

@@ -23,7 +23,8 @@ class Array:
     is_float: bool = True
 
 
-INT, FLOAT, BOOL, NONE, SHAPE, RANGE, OTHER = "int", "float", "bool", "none", "shape", "range", "other"
+INT, FLOAT, BOOL, NONE = "int", "float", "bool", "none"
+SHAPE, RANGE, OTHER = "shape", "range", "other"
 NUMERIC = {BOOL: 0, INT: 1, FLOAT: 2}
 
 

@@ -49,7 +49,7 @@ NEG = rule("neg", "x", "-g")
 POS = rule("pos", "x", "g")
 IFEXP = rule("select", "test body orelse", None, "(g if test else 0.0)", "(0.0 if test else g)")
 
-from srcad.rules.table import lookup_call, CallInfo  # noqa: E402  (the table needs Rule)
+from srcad.rules.table import CallInfo, lookup_call  # noqa: E402  (the table needs Rule)
 
 __all__ = ["Rule", "rule", "lookup_call", "CallInfo", "ADD", "SUB", "MUL", "DIV", "POW", "MOD",
            "NEG", "POS", "IFEXP"]

@@ -312,7 +312,8 @@ class ReverseTransform:
                 for d in replays:
                     self.recording.request_replay(d)
                 continue
-            saved = self.namer.fresh(f"{index}_{('start', 'stop', 'step')[k if len(args) > 1 else 1]}")
+            role = ("start", "stop", "step")[k if len(args) > 1 else 1]
+            saved = self.namer.fresh(f"{index}_{role}")
             before.append(S.assign(S.name(saved), arg))
             args[k] = S.name(saved)
             after.append(self._push(S.name(saved), "int"))
