@@ -153,6 +153,20 @@ class Recording:
         replays.append(d)
         return True
 
+    def self_replayable(self, stmt, replays: list) -> bool:
+        """Could the reverse sweep recompute `stmt` (a single definition inside a loop) at the
+        start of its block instead of reading its result from anywhere else?"""
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+            return False
+        name = stmt.targets[0].id
+        if self.def_count.get(name) != 1 or not self.loops_around(stmt):
+            return False
+        sub: list = []
+        if not self.readable(stmt.value, stmt, sub):
+            return False
+        replays.extend(sub)
+        return True
+
     def request_replay(self, stmt) -> None:
         block, index, _ = self.sites[id(stmt)][-1]
         self.replays.setdefault(id(block), {})[index] = stmt

@@ -91,7 +91,18 @@ class ExpressionDiff:
             visit(root)
         return needed
 
-    def _values(self, root, needed):
+    def prepare(self, root, root_name=None):
+        """Statements computing the intermediates the rules need, as (stmts, temps, rebuild).
+
+        With `root_name`, the statements end by assigning the root's value to that name (the
+        primal statement itself, recomputed from the same temporaries)."""
+        stmts, temps, rebuild = self._values(root, self._plan(root), root_name)
+        if root_name is not None and temps.get(id(root)) != root_name:
+            stmts.append(S.assign(S.name(root_name), rebuild(root)))
+            temps[id(root)] = root_name
+        return stmts, temps, rebuild
+
+    def _values(self, root, needed, root_name=None):
         """Statements computing the needed intermediates; returns (stmts, {id: expr})."""
         stmts, temps = [], {}
 
@@ -114,9 +125,9 @@ class ExpressionDiff:
             for child in gast.iter_child_nodes(node):
                 if isinstance(child, gast.expr):
                     post(child)
-            if id(node) in needed:
-                rule, _ = self.primitive(node)
-                temp = self.namer.fresh(rule.name)
+            if id(node) in needed or (node is root and root_name is not None):
+                rule, _ = self.primitive(node) or (None, None)
+                temp = root_name if node is root and root_name else self.namer.fresh(rule.name)
                 stmts.append(S.assign(S.name(temp), rebuild(node)))
                 temps[id(node)] = temp
 
@@ -130,12 +141,15 @@ class ExpressionDiff:
         return simplify(S.substitute(rule.partials[k], mapping))
 
     # -- reverse -----------------------------------------------------------------------------
-    def adjoint(self, root, seed, accumulate):
+    def adjoint(self, root, seed, accumulate, prepared=None):
         """Statements that add `seed`-weighted partials of `root` into its active leaves.
 
-        `accumulate(leaf, contribution)` returns the statements for one leaf."""
-        needed = self._plan(root)
-        stmts, temps, rebuild = self._values(root, needed)
+        `accumulate(leaf, contribution)` returns the statements for one leaf. Without
+        `prepared` (from `prepare`, emitted elsewhere) the intermediates are computed first."""
+        if prepared is None:
+            stmts, temps, rebuild = self.prepare(root)
+        else:
+            stmts, (_, temps, rebuild) = [], prepared
 
         def propagate(node, g):
             if isinstance(node, (gast.Name, gast.Subscript)):
@@ -161,8 +175,7 @@ class ExpressionDiff:
     # -- forward -----------------------------------------------------------------------------
     def tangent(self, root, leaf_tangent):
         """(statements, expression) for the tangent of `root`; expression None when inactive."""
-        needed = self._plan(root)
-        stmts, _, rebuild = self._values(root, needed)
+        stmts, _, rebuild = self.prepare(root)
 
         def tan(node):
             if isinstance(node, (gast.Name, gast.Subscript)):

@@ -46,6 +46,7 @@ class ReverseTransform:
         self.name = name
         self.result = None
         self.return_bar = None
+        self.replay_code: dict[int, list] = {}  # id(definition) -> statements recomputing it
         for v in sorted(activity.active - {"<return>"}):
             self.bar[v] = self.namer.fresh(f"{v}_bar")
 
@@ -169,7 +170,8 @@ class ReverseTransform:
         return fwd, rev
 
     def with_replays(self, block, rev):
-        replays = [copy.deepcopy(d) for d in self.recording.replays_for(block)]
+        replays = [s for d in self.recording.replays_for(block)
+                   for s in copy.deepcopy(self.replay_code.get(id(d), [d]))]
         if replays and rev:
             return [S.comment("recompute values of this iteration (cheaper than taping)")] \
                 + replays + rev
@@ -260,9 +262,24 @@ class ReverseTransform:
             rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))
             rev += diff.adjoint(expr, S.name(g), accumulate)
         else:
-            rev += diff.adjoint(expr, seed_read, accumulate)
+            prepared = self._replay_with_intermediates(stmt, diff, expr, tname)
+            rev += diff.adjoint(expr, seed_read, accumulate, prepared)
             rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))
         return pushes + [stmt], rev
+
+    def _replay_with_intermediates(self, stmt, diff, expr, tname):
+        """For a definition the reverse sweep recomputes anyway (`v = f(...)` inside a loop,
+        from readable values), compute the rule intermediates once, in that recomputation."""
+        replays: list = []
+        if not isinstance(stmt.targets[0], gast.Name) or \
+                not self.recording.self_replayable(stmt, replays):
+            return None
+        prepared = diff.prepare(expr, root_name=tname)
+        for d in replays:
+            self.recording.request_replay(d)
+        self.recording.request_replay(stmt)
+        self.replay_code[id(stmt)] = prepared[0]
+        return prepared
 
     def _adjoint_ref(self, leaf):
         if isinstance(leaf, gast.Name):
