@@ -8,24 +8,27 @@
 """
 
 from srcad.annotations import (
-                               Active,
-                               Const,
-                               Duplicated,
-                               DuplicatedNoNeed,
-                               Forward,
-                               ForwardWithPrimal,
-                               Reverse,
-                               ReverseWithPrimal,
+    Active,
+    BatchDuplicated,
+    BatchDuplicatedNoNeed,
+    Const,
+    Duplicated,
+    DuplicatedNoNeed,
+    Forward,
+    ForwardWithPrimal,
+    Reverse,
+    ReverseWithPrimal,
 )
-from srcad.api import autodiff, reverse, source
+from srcad.api import autodiff, forward, reverse, source
 from srcad.errors import (
-                               ActivityError,
-                               ArgumentError,
-                               SrcadError,
-                               UnsupportedCallError,
-                               UnsupportedSyntaxError,
+    ActivityError,
+    ArgumentError,
+    SrcadError,
+    UnsupportedCallError,
+    UnsupportedSyntaxError,
 )
 
-__all__ = ["Active", "Const", "Duplicated", "DuplicatedNoNeed", "Forward", "ForwardWithPrimal",
-           "Reverse", "ReverseWithPrimal", "autodiff", "reverse", "source", "SrcadError",
-           "ActivityError", "ArgumentError", "UnsupportedCallError", "UnsupportedSyntaxError"]
+__all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Duplicated",
+           "DuplicatedNoNeed", "Forward", "ForwardWithPrimal", "Reverse", "ReverseWithPrimal",
+           "autodiff", "forward", "reverse", "source", "SrcadError", "ActivityError",
+           "ArgumentError", "UnsupportedCallError", "UnsupportedSyntaxError"]

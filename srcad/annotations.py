@@ -60,3 +60,20 @@ Reverse = Mode("Reverse", True, False)
 ReverseWithPrimal = Mode("ReverseWithPrimal", True, True)
 Forward = Mode("Forward", False, False)
 ForwardWithPrimal = Mode("ForwardWithPrimal", False, True)
+
+
+@dataclass
+class BatchDuplicated(Annotation):
+    """A float (scalar or array) with W shadows: a sequence of W shadows, or one array whose
+    leading axis is W. Forward mode propagates all W tangent directions in one call."""
+
+    value: Any
+    shadows: Any
+    kind = "batch"
+
+
+@dataclass
+class BatchDuplicatedNoNeed(BatchDuplicated):
+    """Like BatchDuplicated; the primal result may be skipped (srcad computes it anyway)."""
+
+    kind = "batch"

@@ -1,6 +1,6 @@
-"""The public entry points: `autodiff`, the `reverse` decorator and `source`.
+"""The public entry points: `autodiff`, the `reverse`/`forward` decorators and `source`.
 
-No AST code lives here: arguments are checked, turned into a signature, and handed to the
+No AST code lives here: arguments are checked, turned into a `Request`, and handed to the
 pipeline through the cache.
 """
 
@@ -12,114 +12,206 @@ import numpy as np
 
 from srcad import cache
 from srcad.analysis.types import FLOAT, INT, Array, type_of_value
-from srcad.annotations import Active, Annotation, Const, Duplicated, Mode, Reverse
-from srcad.errors import ArgumentError, SrcadError
-from srcad.pipeline import ArgSpec, build_reverse
+from srcad.annotations import (Active, Annotation, BatchDuplicated, Const, Duplicated, Forward,
+                               Mode, Reverse)
+from srcad.errors import ArgumentError
+from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
 
 
-def _spec(position: int, arg) -> tuple[ArgSpec, object, object]:
-    """(spec, value, shadow) for one argument, after checking the annotation fits."""
-    if not isinstance(arg, Annotation):
-        arg = Const(arg)
-    value = arg.value
+def _float_type(position, value, what):
     typ = type_of_value(value)
-    where = f"argument {position}"
-    if isinstance(arg, Active):
-        if typ == INT:
-            raise ArgumentError(f"{where}: Active({value!r}) is an integer; integers have no "
-                                "derivative", hint="pass a float, e.g. Active(3.0)")
-        if isinstance(typ, Array):
-            raise ArgumentError(f"{where}: Active takes a float scalar, got an array",
-                                hint="use Duplicated(x, dx) for arrays")
-        if typ != FLOAT:
-            raise ArgumentError(f"{where}: Active takes a float, got {type(value).__name__}")
-        return ArgSpec("active", FLOAT), float(value), None
-    if isinstance(arg, Duplicated):
-        shadow = arg.shadow
-        if not isinstance(value, np.ndarray):
-            raise ArgumentError(f"{where}: reverse-mode Duplicated takes a float array",
-                                hint="use Active(x) for a float scalar")
-        if value.dtype.kind != "f":
-            raise ArgumentError(f"{where}: Duplicated array has dtype {value.dtype}; "
-                                "derivatives need a float array", hint="convert with "
-                                "x.astype(float)")
+    if typ == INT:
+        raise ArgumentError(f"argument {position}: {what}({value!r}) is an integer; integers "
+                            "have no derivative", hint=f"pass a float, e.g. {what}(3.0)")
+    if isinstance(typ, Array) and not typ.is_float:
+        raise ArgumentError(f"argument {position}: {what} array has dtype {value.dtype}; "
+                            "derivatives need a float array", hint="convert with "
+                            "x.astype(float)")
+    if typ != FLOAT and not isinstance(typ, Array):
+        raise ArgumentError(f"argument {position}: {what} takes a float or a float array, got "
+                            f"{type(value).__name__}")
+    return typ
+
+
+def _check_shadow(position, value, shadow):
+    if isinstance(value, np.ndarray):
         if not isinstance(shadow, np.ndarray) or shadow.shape != value.shape \
                 or shadow.dtype != value.dtype:
-            got = (f"{getattr(shadow, 'shape', None)} {getattr(shadow, 'dtype', type(shadow))}")
-            raise ArgumentError(f"{where}: shadow is not congruent with its array (array "
-                                f"{value.shape} {value.dtype}, shadow {got})",
+            got = f"{getattr(shadow, 'shape', None)} {getattr(shadow, 'dtype', type(shadow))}"
+            raise ArgumentError(f"argument {position}: shadow is not congruent with its array "
+                                f"(array {value.shape} {value.dtype}, shadow {got})",
                                 hint="use np.zeros_like(x)")
-        return ArgSpec("duplicated", typ), value, shadow
-    if typ == "other" and value is not None:
-        raise ArgumentError(f"{where}: srcad handles floats, ints, bools and NumPy arrays, "
-                            f"got {type(value).__name__}")
-    return ArgSpec("const", typ), value, None
+        return shadow
+    if isinstance(shadow, np.ndarray) or type_of_value(shadow) not in (FLOAT, INT):
+        raise ArgumentError(f"argument {position}: the shadow of a float is a float, got "
+                            f"{type(shadow).__name__}")
+    return float(shadow)
 
 
-def _prepare(f, args):
-    specs, flat, active_positions = [], [], []
-    for position, arg in enumerate(args):
-        spec, value, shadow = _spec(position, arg)
-        specs.append(spec)
-        flat.append(value)
-        if spec.kind == "duplicated":
-            flat.append(shadow)
-        elif spec.kind == "active":
-            active_positions.append(position)
-    return tuple(specs), flat, active_positions
+class _Call:
+    """Arguments of one autodiff call, flattened for the generated function."""
+
+    def __init__(self, mode: Mode, args, batch=None):
+        self.specs, self.flat, self.active_positions = [], [], []
+        self.width = None
+        self.copy_back = []  # (stacked array, list of user shadows) for stacked batches
+        self.stacked = False
+        widths = {len(a.shadows) for a in args if isinstance(a, BatchDuplicated)}
+        if widths:
+            if len(widths) > 1:
+                raise ArgumentError(f"BatchDuplicated arguments have different widths {widths}")
+            self.width = widths.pop()
+            if self.width < 1:
+                raise ArgumentError("BatchDuplicated needs at least one shadow")
+            self.stacked = (batch == "stacked") or (batch is None
+                                                    and self.width > UNROLL_MAX_WIDTH)
+        for position, arg in enumerate(args):
+            self._add(mode, position, arg)
+        self.specs = tuple(self.specs)
+
+    def _add(self, mode, position, arg):
+        if not isinstance(arg, Annotation):
+            arg = Const(arg)
+        value = arg.value
+        if isinstance(arg, Const):
+            typ = type_of_value(value)
+            if typ == "other" and value is not None:
+                raise ArgumentError(f"argument {position}: srcad handles floats, ints, bools "
+                                    f"and NumPy arrays, got {type(value).__name__}")
+            self.specs.append(ArgSpec("const", typ))
+            self.flat.append(value)
+            return
+        if isinstance(arg, Active):
+            if not mode.reverse:
+                raise ArgumentError(f"argument {position}: Active is for reverse mode",
+                                    hint="in forward mode pass Duplicated(x, 1.0)")
+            typ = _float_type(position, value, "Active")
+            if isinstance(typ, Array):
+                raise ArgumentError(f"argument {position}: Active takes a float scalar, got an "
+                                    "array", hint="use Duplicated(x, dx) for arrays")
+            self.specs.append(ArgSpec("active", FLOAT))
+            self.flat.append(float(value))
+            self.active_positions.append(position)
+            return
+        if self.width is not None and not isinstance(arg, BatchDuplicated):
+            raise ArgumentError(f"argument {position}: mixing Duplicated and BatchDuplicated "
+                                "in one call", hint="give every differentiated argument W "
+                                "shadows")
+        typ = _float_type(position, value, type(arg).__name__)
+        if mode.reverse and not isinstance(typ, Array):
+            raise ArgumentError(f"argument {position}: reverse-mode Duplicated takes a float "
+                                "array", hint="use Active(x) for a float scalar")
+        if mode.reverse and isinstance(arg, BatchDuplicated):
+            raise ArgumentError(f"argument {position}: BatchDuplicated is for forward mode")
+        self.specs.append(ArgSpec("duplicated", typ))
+        if isinstance(value, np.ndarray) or not mode.reverse:
+            self.flat.append(value if isinstance(value, np.ndarray) else float(value))
+        if isinstance(arg, BatchDuplicated):
+            self._add_batch(position, value, arg.shadows)
+        else:
+            self.flat.append(_check_shadow(position, value, arg.shadow))
+
+    def _add_batch(self, position, value, shadows):
+        lanes = [_check_shadow(position, value, s) for s in shadows]
+        if not self.stacked:
+            self.flat.extend(lanes)
+            return
+        if isinstance(shadows, np.ndarray):
+            self.flat.append(shadows if isinstance(value, np.ndarray)
+                             else shadows.astype(float))
+            return
+        stacked = np.array(lanes, dtype=float)
+        self.flat.append(stacked)
+        if isinstance(value, np.ndarray):
+            self.copy_back.append((stacked, list(shadows)))
+
+    def request(self, mode: Mode) -> Request:
+        if mode.reverse:
+            return Request("reverse", self.specs)
+        return Request("forward", self.specs, self.width or 1, self.stacked)
+
+    def finish(self):
+        for stacked, shadows in self.copy_back:
+            for k, shadow in enumerate(shadows):
+                shadow[...] = stacked[k]
 
 
-def _compiled(f, mode_name: str, specs):
-    key = (f, getattr(f, "__code__", None), mode_name, specs)
-    return cache.lookup_or_build(key, lambda: build_reverse(f, specs))
+def _compiled(f, request: Request):
+    key = (f, getattr(f, "__code__", None), request)
+    return cache.lookup_or_build(key, lambda: build(f, request))
 
 
-def autodiff(mode: Mode, f, *args, seed=None):
-    """Differentiate `f` at `args` (annotated with Const/Active/Duplicated).
+def _target(f):
+    return getattr(f, "__srcad_wrapped__", f)
+
+
+def autodiff(mode: Mode, f, *args, seed=None, batch=None):
+    """Differentiate `f` at `args` annotated Const/Active/Duplicated/BatchDuplicated.
 
     Reverse returns one entry per argument (the derivative for Active ones, None otherwise);
-    ReverseWithPrimal returns (derivatives, value).
+    ReverseWithPrimal returns (derivatives, value). Forward returns the tangent of the return
+    value (a float; with BatchDuplicated an array of W tangents; None when f returns None);
+    ForwardWithPrimal returns (tangent, value). `batch` forces "unrolled" or "stacked" lanes.
 
     >>> def sq(x):
     ...     return x * x
     >>> autodiff(Reverse, sq, Active(3.0))
     (6.0,)
+    >>> autodiff(Forward, sq, Duplicated(3.0, 1.0))
+    6.0
     """
-    f = getattr(f, "__srcad_wrapped__", f)
+    f = _target(f)
     if not isinstance(mode, Mode):
-        raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse or "
-                            "srcad.ReverseWithPrimal")
-    if not mode.reverse:
-        raise SrcadError("forward mode is not implemented yet", construct=repr(mode))
-    specs, flat, active_positions = _prepare(f, args)
-    compiled = _compiled(f, "reverse", specs)
-    value, adjoints = compiled.function(*flat, 1.0 if seed is None else seed)
-    derivs = [None] * len(args)
-    for position, adjoint in zip(active_positions, adjoints):
-        derivs[position] = float(adjoint)
-    derivs = tuple(derivs)
-    return (derivs, value) if mode.with_primal else derivs
+        raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
+                            "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
+    call = _Call(mode, args, batch)
+    compiled = _compiled(f, call.request(mode))
+    if mode.reverse:
+        value, adjoints = compiled.function(*call.flat, 1.0 if seed is None else seed)
+        derivs = [None] * len(args)
+        for position, adjoint in zip(call.active_positions, adjoints):
+            derivs[position] = float(adjoint)
+        derivs = tuple(derivs)
+        return (derivs, value) if mode.with_primal else derivs
+    value, tangents = compiled.function(*call.flat)
+    call.finish()
+    if not tangents:
+        tangent = None
+    elif call.width is None:
+        tangent = float(tangents[0])
+    elif call.stacked:
+        tangent = np.broadcast_to(np.asarray(tangents[0], dtype=float), (call.width,)).copy()
+    else:
+        tangent = np.array([float(t) for t in tangents])
+    return (tangent, value) if mode.with_primal else tangent
 
 
-def source(f, mode: Mode, *args) -> str:
+def source(f, mode: Mode, *args, batch=None) -> str:
     """The generated source for `f` in `mode` with this activity signature."""
-    f = getattr(f, "__srcad_wrapped__", f)
-    specs, _, _ = _prepare(f, args)
-    return _compiled(f, "reverse", specs).source
+    f = _target(f)
+    return _compiled(f, _Call(mode, args, batch).request(mode)).source
 
 
-def reverse(f=None, **options):
-    """Decorator: plain calls run `f` unchanged; calls with any annotation run reverse mode
-    exactly as `autodiff(Reverse, f, ...)`. `wrapper.source(*args)` shows the adjoint."""
-    if f is None:
-        return functools.partial(reverse, **options)
+def _decorator(mode: Mode):
+    def decorate(f=None, **options):
+        if f is None:
+            return functools.partial(decorate, **options)
 
-    @functools.wraps(f)
-    def wrapper(*args, **kwargs):
-        if any(isinstance(a, Annotation) for a in args):
-            return autodiff(Reverse, f, *args, **kwargs)
-        return f(*args, **kwargs)
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            if any(isinstance(a, Annotation) for a in args):
+                return autodiff(mode, f, *args, **{**options, **kwargs})
+            return f(*args, **kwargs)
 
-    wrapper.__srcad_wrapped__ = f
-    wrapper.source = lambda *args: source(f, Reverse, *args)
-    return wrapper
+        wrapper.__srcad_wrapped__ = f
+        wrapper.source = lambda *args: source(f, mode, *args)
+        return wrapper
+
+    decorate.__doc__ = (f"Decorator: plain calls run `f` unchanged; calls with any annotation "
+                        f"run {mode!r} exactly as `autodiff({mode!r}, f, ...)`. "
+                        "`wrapper.source(*args)` shows the generated code.")
+    return decorate
+
+
+reverse = _decorator(Reverse)
+forward = _decorator(Forward)

@@ -7,13 +7,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import gast
+
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.types import Array, Types, is_float_like
 from srcad.codegen import to_source
 from srcad.compiler import compile_source
 from srcad.parse import parse_function
+from srcad.transform.forward import ForwardTransform, Scalar, Stacked, Unrolled
 from srcad.transform.normalize import normalize
 from srcad.transform.reverse import ReverseTransform
+
+# Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
+UNROLL_MAX_WIDTH = 16
 
 
 @dataclass(frozen=True)
@@ -24,39 +30,60 @@ class ArgSpec:
     type: object  # srcad type (FLOAT, INT, Array(ndim, is_float), ...)
 
 
+@dataclass(frozen=True)
+class Request:
+    """What to generate: the cache key, minus the function."""
+
+    mode: str  # "reverse" | "forward"
+    specs: tuple
+    width: int = 1  # batch width (forward vector mode); 1 = plain forward
+    stacked: bool = False  # vector mode with NumPy vectors instead of unrolled lanes
+
+
 @dataclass
 class Compiled:
     function: object
     source: str
     name: str
-    specs: tuple
+    request: Request
     taped: list
 
 
-def build_reverse(func, specs: tuple[ArgSpec, ...]) -> Compiled:
+def build(func, request: Request) -> Compiled:
     parsed = parse_function(func)
     norm = normalize(parsed)
-    arg_types = {p: s.type for p, s in zip(norm.params, specs)}
-    types = Types(norm, arg_types)
+    specs = request.specs
+    types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     kinds = {p: s.kind for p, s in zip(norm.params, specs)}
-    active_inputs = {p for p, k in kinds.items() if k == "active"}
-    duplicated = {p for p, k in kinds.items() if k == "duplicated"}
+    active_inputs = {p for p, k in kinds.items() if k == "active"
+                     or (k == "duplicated" and not isinstance(types[p], Array))}
+    duplicated = {p for p, k in kinds.items() if k == "duplicated" and isinstance(types[p], Array)}
     const_arrays = {p for p, s in zip(norm.params, specs)
                     if s.kind == "const" and isinstance(s.type, Array)}
-    returns_float = _returns_float(norm, types)
     activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
-                                returns_float)
-    name = norm.namer.fresh(f"{parsed.name}_reverse")
-    code = ReverseTransform(norm, types, activity, kinds, name).build()
-    source = to_source(code.tree)
+                                _returns_float(norm, types))
+    if request.mode == "reverse":
+        name = norm.namer.fresh(f"{parsed.name}_reverse")
+        code = ReverseTransform(norm, types, activity, kinds, name).build()
+        tree, taped = code.tree, code.taped
+    else:
+        if request.width == 1 and not request.stacked:
+            styles, suffix = [Scalar()], "forward"
+        elif request.stacked:
+            styles, suffix = [Stacked(width=request.width)], f"forward_{request.width}"
+        else:
+            styles = [Unrolled(lane=k) for k in range(request.width)]
+            suffix = f"forward_{request.width}"
+        name = norm.namer.fresh(f"{parsed.name}_{suffix}")
+        tree, taped = ForwardTransform(norm, types, activity, kinds, name, styles).build(), []
+    source = to_source(tree)
     namespace = dict(parsed.namespace)
     namespace.update(norm.extra_names)
     function = compile_source(source, name, namespace, parsed.filename)
-    return Compiled(function, source, name, specs, code.taped)
+    return Compiled(function, source, name, request, taped)
 
 
 def _returns_float(norm, types) -> bool:
-    import gast
     last = norm.body[-1]
     return isinstance(last, gast.Return) and last.value is not None and \
         is_float_like(types.of(last.value))

@@ -13,7 +13,7 @@ import copy
 
 import numpy as np
 
-from srcad.annotations import Active, Annotation, Duplicated, Reverse
+from srcad.annotations import Active, Annotation, BatchDuplicated, Duplicated, Forward, Reverse
 from srcad.api import autodiff
 
 
@@ -28,13 +28,15 @@ def _call(f, values):
     return out, values
 
 
-def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3):
-    """Check reverse-mode derivatives of `f` at `args` against central finite differences.
+def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
+                modes=("fwd", "rev", "vec")):
+    """Check derivatives of `f` at `args` three ways, in random directions.
 
     Active scalars and Duplicated arrays are the inputs; the outputs are the float return
-    value (if any) and the final contents of the Duplicated arrays. For random input direction
-    v and output weights u, checks <u, J v> (finite differences) == <J^T u, v> (reverse mode).
-    Raises AssertionError with the two numbers on mismatch.
+    value (if any) and the final contents of the Duplicated arrays. For input direction v and
+    output weights u: <u, J v> by central finite differences, by forward mode, and by the
+    vector mode (two lanes: v and 2v); <J^T u, v> by reverse mode. All must agree (the
+    dot-product test). Raises AssertionError naming the disagreeing pair.
     """
     rng = np.random.default_rng(seed)
     values = [_unwrap(a) for a in args]
@@ -73,12 +75,57 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3):
                 call_args.append(Active(v))
             else:
                 call_args.append(v)
-        derivs = autodiff(Reverse, f, *call_args, seed=out_weight if scalar_out else None)
-        rev = 0.0
-        for i in positions:
-            grad = shadows[i] if i in dup else derivs[i]
-            rev += float(np.sum(grad * direction[i]))
-        scale = max(abs(fd), abs(rev), 1.0)
-        if not abs(fd - rev) <= atol + rtol * scale:
-            raise AssertionError(f"reverse mode disagrees with finite differences: "
-                                 f"<J^T u, v> = {rev!r}, finite differences {fd!r}")
+        results = {"finite differences": fd}
+        if "rev" in modes:
+            derivs = autodiff(Reverse, f, *call_args, seed=out_weight if scalar_out else None)
+            rev = 0.0
+            for i in positions:
+                grad = shadows[i] if i in dup else derivs[i]
+                rev += float(np.sum(grad * direction[i]))
+            results["reverse <J^T u, v>"] = rev
+        if "fwd" in modes:
+            results["forward <u, J v>"] = _forward(f, args, values, positions, dup, direction,
+                                                   weights, out_weight, scalar_out, lanes=None)
+        if "vec" in modes:
+            lane_values = _forward(f, args, values, positions, dup, direction, weights,
+                                   out_weight, scalar_out, lanes=2)
+            results["vector lane 1"] = lane_values[0]
+            results["vector lane 2 / 2"] = lane_values[1] / 2.0
+        scale = max(max(abs(r) for r in results.values()), 1.0)
+        for label, value in results.items():
+            if not abs(value - fd) <= atol + rtol * scale:
+                raise AssertionError(f"{label} = {value!r} disagrees with finite differences "
+                                     f"{fd!r} (all: {results})")
+
+
+def _forward(f, args, values, positions, dup, direction, weights, out_weight, scalar_out,
+             lanes):
+    """<u, J v> by forward mode (lanes=None) or vector mode (lanes W: directions k*v)."""
+    call_args, shadows = [], {}
+    for i, a in enumerate(args):
+        v = copy.deepcopy(values[i])
+        if i not in positions:
+            call_args.append(v)
+        elif lanes is None:
+            seed_ = (np.array(direction[i], dtype=float) if i in dup
+                     else float(direction[i]))
+            shadows[i] = seed_
+            call_args.append(Duplicated(v, seed_))
+        else:
+            seeds = [np.array((k + 1) * np.asarray(direction[i]), dtype=float) if i in dup
+                     else float((k + 1) * direction[i]) for k in range(lanes)]
+            shadows[i] = seeds
+            call_args.append(BatchDuplicated(v, seeds))
+    tangent = autodiff(Forward, f, *call_args)
+    count = 1 if lanes is None else lanes
+    totals = []
+    for k in range(count):
+        total = 0.0
+        if scalar_out:
+            t = tangent if lanes is None else tangent[k]
+            total += out_weight * float(t)
+        for i in dup:
+            shadow = shadows[i] if lanes is None else shadows[i][k]
+            total += float(np.sum(weights[i] * shadow))
+        totals.append(total)
+    return totals[0] if lanes is None else totals

@@ -173,24 +173,58 @@ class ExpressionDiff:
         return stmts
 
     # -- forward -----------------------------------------------------------------------------
-    def tangent(self, root, leaf_tangent):
-        """(statements, expression) for the tangent of `root`; expression None when inactive."""
-        stmts, _, rebuild = self.prepare(root)
+    def coefficients(self, root, prepared):
+        """Partial derivatives as values (the rules applied to g = 1), for batched tangents:
+        computed once, then every lane is a multiply-add. Returns (stmts, {key: expr})."""
+        _, _, rebuild = prepared
+        stmts, coefs = [], {}
+
+        def visit(node):
+            prim = self.primitive(node)
+            if prim is None:
+                return
+            rule, operands = prim
+            for k, operand in enumerate(operands):
+                if rule.partials[k] is None or not self.is_active(operand):
+                    continue
+                coef = self._instance(rule, k, operands, node, S.const(1.0), rebuild)
+                if not S.is_leaf(coef) and not _is_negated_leaf(coef):
+                    temp = self.namer.fresh(f"{rule.name}_d{rule.operands[k]}")
+                    stmts.append(S.assign(S.name(temp), coef))
+                    coef = S.name(temp)
+                coefs[id(node), k] = coef
+                visit(operand)
+
+        if self.is_active(root):
+            visit(root)
+        return stmts, coefs
+
+    def tangent(self, root, leaf_tangent, prepared, coefs=None):
+        """The tangent of `root` as one expression (None when inactive), given the
+        intermediates from `prepare` and `leaf_tangent(leaf)` for the active leaves; with
+        `coefs` (from `coefficients`) each term is tangent * coefficient."""
+        _, _, rebuild = prepared
+
+        def term(rule, k, operands, node, seed):
+            if coefs is None:
+                return self._instance(rule, k, operands, node, seed, rebuild)
+            return simplify(gast.BinOp(left=seed, op=gast.Mult(), right=coefs[id(node), k]))
 
         def tan(node):
             if isinstance(node, (gast.Name, gast.Subscript)):
                 return leaf_tangent(node)
             rule, operands = self.primitive(node)
-            terms = []
-            for k, operand in enumerate(operands):
-                if rule.partials[k] is None or not self.is_active(operand):
-                    continue
-                terms.append(self._instance(rule, k, operands, node, tan(operand), rebuild))
+            terms = [term(rule, k, operands, node, tan(operand))
+                     for k, operand in enumerate(operands)
+                     if rule.partials[k] is not None and self.is_active(operand)]
             total = terms[0]
             for t in terms[1:]:
                 total = gast.BinOp(left=total, op=gast.Add(), right=t)
             return total
 
-        if not self.is_active(root):
-            return stmts, None
-        return stmts, tan(root)
+        return tan(root) if self.is_active(root) else None
+
+
+def _is_negated_leaf(node) -> bool:
+    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
+        and S.is_leaf(node.operand)

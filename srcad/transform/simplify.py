@@ -34,6 +34,10 @@ class _Simplify(gast.NodeTransformer):
                 return node.right
             if b == 1:
                 return node.left
+            if a == -1:
+                return gast.UnaryOp(op=gast.USub(), operand=node.right)
+            if b == -1:
+                return gast.UnaryOp(op=gast.USub(), operand=node.left)
         if op is gast.Div and b == 1:
             return node.left
         if op is gast.Pow and b == 1:

@@ -1,0 +1,247 @@
+"""Forward (tangent) mode, scalar or batched: the primal runs once and each active value
+carries its tangent(s) alongside, statement by statement, with no tape.
+
+How tangents are stored is a `TangentStyle`:
+* `Scalar()`: one tangent per value, `v_dot` (Forward mode);
+* `Unrolled(k)`: lane k of a narrow batch, `v_dot_k` (BatchDuplicated, small W): W plain
+  float tangents per value, the cheapest form in pure Python;
+* `Stacked(W)`: one NumPy vector of W tangents per value, array shadows of shape (W, ...)
+  (BatchDuplicated, wide W): pays per operation, wins for wide batches.
+Every tangent statement is emitted once per style lane; rule intermediates are shared.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import gast
+
+from srcad import syntax as S
+from srcad.analysis.types import FLOAT, Array
+from srcad.rules import lookup_call
+from srcad.transform.expressions import ExpressionDiff
+from srcad.transform.inline import resolve_callee
+
+
+@dataclass(frozen=True)
+class Scalar:
+    suffix: str = "_dot"
+
+    def name(self, v: str) -> str:
+        return f"{v}{self.suffix}"
+
+    def element(self, shadow: str, index):
+        return gast.Subscript(value=S.name(shadow), slice=S.as_load(index), ctx=gast.Load())
+
+    def zeros_like(self, array: str):
+        return S.call("np.zeros_like", S.name(array))
+
+
+@dataclass(frozen=True)
+class Unrolled(Scalar):
+    lane: int = 0
+
+    def name(self, v: str) -> str:
+        return f"{v}_dot_{self.lane}"
+
+
+@dataclass(frozen=True)
+class Stacked(Scalar):
+    width: int = 1
+
+    def element(self, shadow: str, index):
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        full = gast.Tuple(elts=[gast.Slice(lower=None, upper=None, step=None)]
+                          + [S.as_load(p) for p in parts], ctx=gast.Load())
+        return gast.Subscript(value=S.name(shadow), slice=full, ctx=gast.Load())
+
+    def zeros_like(self, array: str):
+        return S.parse_expr(f"np.zeros(({self.width},) + {array}.shape)")
+
+
+class ForwardTransform:
+    def __init__(self, norm, types, activity, arg_kinds: dict, name: str, styles: list):
+        self.norm = norm
+        self.types = types
+        self.activity = activity
+        self.arg_kinds = arg_kinds
+        self.name = name
+        self.styles = styles
+        self.namer = norm.namer
+        self.active = {v for v in activity.active if v != "<return>"}
+        self.names = {}  # (style index, variable) -> tangent name
+        for v in sorted(self.active):
+            for k, style in enumerate(styles):
+                self.names[k, v] = self.namer.fresh(style.name(v))
+        self.result = None
+        self.result_tangents = None
+
+    def tangent_name(self, k, v):
+        return self.names[k, v]
+
+    def active_leaf(self, node) -> bool:
+        if isinstance(node, gast.Name):
+            return node.id in self.active and self.types[node.id] == FLOAT
+        if isinstance(node, gast.Subscript):
+            return (isinstance(node.value, gast.Name) and node.value.id in self.active
+                    and self.types.of(node) == FLOAT)
+        return False
+
+    def leaf_tangent(self, k):
+        def tangent(node):
+            if isinstance(node, gast.Name):
+                return S.name(self.tangent_name(k, node.id))
+            return self.styles[k].element(self.tangent_name(k, node.value.id), node.slice)
+        return tangent
+
+    def target_tangent(self, k, target):
+        if isinstance(target, gast.Name):
+            return S.name(self.tangent_name(k, target.id), store=True)
+        ref = self.styles[k].element(self.tangent_name(k, target.value.id), target.slice)
+        S.set_store(ref)
+        return ref
+
+    # -- statements --------------------------------------------------------------------------
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            out.extend(self.stmt(stmt))
+        return out
+
+    def stmt(self, stmt):
+        if isinstance(stmt, gast.Assign):
+            return self.assign(stmt, stmt.targets[0], stmt.value, None)
+        if isinstance(stmt, gast.AugAssign):
+            return self.assign(stmt, stmt.target, stmt.value, stmt.op)
+        if isinstance(stmt, gast.Return):
+            return self.ret(stmt)
+        if isinstance(stmt, (gast.For, gast.While, gast.If)):
+            stmt = copy.copy(stmt)
+            stmt.body = self.block(stmt.body) or [gast.Pass()]
+            stmt.orelse = self.block(stmt.orelse)
+            return [stmt]
+        return [stmt]
+
+    def ret(self, stmt):
+        if stmt.value is None:
+            return []
+        self.result = self.namer.fresh("result")
+        assign = gast.copy_location(S.assign(S.name(self.result), stmt.value), stmt)
+        if "<return>" not in self.activity.active or self.types.of(stmt.value) != FLOAT:
+            return [assign]
+        self.active.add(self.result)
+        self.types.env[self.result] = FLOAT
+        for k, style in enumerate(self.styles):
+            self.names[k, self.result] = self.namer.fresh(style.name(self.result))
+        self.result_tangents = [self.names[k, self.result] for k in range(len(self.styles))]
+        return self.assign(assign, assign.targets[0], assign.value, None)
+
+    def assign(self, stmt, target, value, op):
+        tname = S.target_name(target)
+        if isinstance(self.types[tname], Array) and isinstance(target, gast.Name):
+            return self.array_binding(stmt, target, value)
+        if tname not in self.active:
+            return [stmt]
+        diff = ExpressionDiff(self.norm, self.namer, self.active_leaf)
+        aug_linear = op is not None and isinstance(op, (gast.Add, gast.Sub))
+        if op is not None and not aug_linear:
+            expr = gast.BinOp(left=S.as_load(target), op=op, right=value)
+        else:
+            expr = value
+        rebinds_itself = tname in S.loaded_names(expr) or isinstance(target, gast.Subscript) \
+            or aug_linear
+        root_name = None if rebinds_itself or op is not None else tname
+        prepared = diff.prepare(expr, root_name=root_name)
+        out = [S.comment(f"line {self.norm.parsed.line_of(stmt)}: {S.unparse_header(stmt)}")]
+        out += prepared[0]
+        coefs = None
+        if len(self.styles) > 1 or isinstance(self.styles[0], Stacked):
+            coef_stmts, coefs = diff.coefficients(expr, prepared)
+            out += coef_stmts
+        tangents = []
+        for k in range(len(self.styles)):
+            t = diff.tangent(expr, self.leaf_tangent(k), prepared, coefs)
+            ref = self.target_tangent(k, target)
+            if aug_linear and t is not None:
+                tangents.append(gast.AugAssign(target=ref, op=copy.deepcopy(op), value=t))
+            elif not aug_linear:
+                tangents.append(S.assign(ref, t if t is not None else S.const(0.0)))
+        primal = [] if root_name is not None else [stmt]
+        return out + tangents + primal
+
+    def array_binding(self, stmt, target, value):
+        tname = target.id
+        if tname not in self.active:
+            return [stmt]
+        source = None
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                and value.func.attr == "copy" and isinstance(value.func.value, gast.Name):
+            source = value.func.value.id
+        info = None
+        if isinstance(value, gast.Call):
+            info = lookup_call(resolve_callee(self.norm.parsed, value.func,
+                                              self.norm.extra_names))
+            if info is not None and info.name == "copy" and value.args \
+                    and isinstance(value.args[0], gast.Name):
+                source = value.args[0].id
+        if source is None and not (info is not None and info.constructor):
+            raise self.norm.parsed.error(stmt, "array assignment", f"whole-array operations "
+                                         f"on the active array `{tname}` are not supported",
+                                         hint="write the elements in a loop, or use x.copy()")
+        out = [stmt]
+        for k, style in enumerate(self.styles):
+            shadow = self.tangent_name(k, tname)
+            if source is not None and source in self.active:
+                init = S.call("np.copy", S.name(self.tangent_name(k, source)))
+            else:
+                init = style.zeros_like(tname)
+            out.append(S.assign(S.name(shadow), init))
+        return out
+
+    # -- the whole function -------------------------------------------------------------------
+    def build(self) -> gast.FunctionDef:
+        body = self.block(self.norm.body)
+        params = []
+        for p in self.norm.params:
+            params.append(p)
+            if self.arg_kinds[p] in ("duplicated", "active"):
+                for k in range(len(self.styles)):
+                    params.append(self.names.setdefault(
+                        (k, p), self.namer.fresh(self.styles[k].name(p))))
+        result = S.name(self.result) if self.result else S.const(None)
+        if self.result_tangents:
+            tangents = [S.name(t) for t in self.result_tangents]
+        elif self.result:
+            tangents = [S.const(0.0)] * len(self.styles)
+        else:
+            tangents = []
+        body.append(gast.Return(value=gast.Tuple(
+            elts=[result, gast.Tuple(elts=tangents, ctx=gast.Load())], ctx=gast.Load())))
+        args = gast.arguments(args=[S.name(p) for p in params], posonlyargs=[], vararg=None,
+                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+        for a in args.args:
+            a.ctx = gast.Param()
+        doc = self._docstring()
+        return gast.FunctionDef(name=self.name, args=args,
+                                body=[S.expr_stmt(S.const(doc))] + body, decorator_list=[],
+                                returns=None, type_comment=None, type_params=[])
+
+    def _docstring(self) -> str:
+        fn = self.norm.parsed.name
+        width = len(self.styles)
+        style = self.styles[0]
+        if isinstance(style, Stacked):
+            kind = f"Vector forward mode, {style.width} lanes stacked in NumPy vectors"
+        elif isinstance(style, Unrolled):
+            kind = f"Vector forward mode, {width} unrolled lanes"
+        else:
+            kind = "Forward mode (tangent)"
+        varied = sorted(p for p in self.norm.params if self.arg_kinds[p] != "const")
+        active = sorted(v for v in self.activity.active if v != "<return>")
+        lines = [f"{kind} of `{fn}`, generated by srcad.", "",
+                 f"Varied inputs:  {', '.join(varied) or '-'}",
+                 f"Active:         {', '.join(active) or '-'}", "",
+                 "Returns (value, tangents of the return value); shadows of Duplicated arrays "
+                 "are seeds on entry and hold the tangents of written arrays on exit."]
+        return "\n    ".join(lines) + "\n    "
