@@ -219,7 +219,7 @@ class ExpressionDiff:
                      if rule.partials[k] is not None and self.is_active(operand)]
             total = terms[0]
             for t in terms[1:]:
-                total = gast.BinOp(left=total, op=gast.Add(), right=t)
+                total = simplify(gast.BinOp(left=total, op=gast.Add(), right=t))
             return total
 
         return tan(root) if self.is_active(root) else None

@@ -167,8 +167,12 @@ class ForwardTransform:
                 tangents.append(gast.AugAssign(target=ref, op=copy.deepcopy(op), value=t))
             elif not aug_linear:
                 tangents.append(S.assign(ref, t if t is not None else S.const(0.0)))
-        primal = [] if root_name is not None else [stmt]
-        return out + tangents + primal
+        if root_name is not None:
+            return out + tangents
+        # the primal, reusing the intermediates computed above
+        primal = copy.copy(stmt)
+        primal.value = prepared[2](value)
+        return out + tangents + [primal]
 
     def array_binding(self, stmt, target, value):
         tname = target.id

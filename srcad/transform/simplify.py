@@ -44,6 +44,10 @@ class _Simplify(gast.NodeTransformer):
             return node.left
         if op in (gast.Add, gast.Sub) and b == 0:
             return node.left
+        if op in (gast.Add, gast.Sub) and isinstance(node.right, gast.UnaryOp) \
+                and isinstance(node.right.op, gast.USub):  # a + -b -> a - b
+            flipped = gast.Sub() if op is gast.Add else gast.Add()
+            return gast.BinOp(left=node.left, op=flipped, right=node.right.operand)
         return node
 
     def visit_UnaryOp(self, node):
