@@ -136,6 +136,16 @@ class _Call:
                 shadow[...] = stacked[k]
 
 
+def _arguments(f, mode, args, batch) -> _Call:
+    try:
+        return _Call(mode, args, batch)
+    except ArgumentError as err:
+        code = getattr(f, "__code__", None)
+        if code is None:
+            raise
+        raise err.at(code.co_filename, code.co_firstlineno) from None
+
+
 def _compiled(f, request: Request):
     key = (f, getattr(f, "__code__", None), request)
     return cache.lookup_or_build(key, lambda: build(f, request))
@@ -164,7 +174,7 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None):
     if not isinstance(mode, Mode):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
                             "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
-    call = _Call(mode, args, batch)
+    call = _arguments(f, mode, args, batch)
     compiled = _compiled(f, call.request(mode))
     if mode.reverse:
         value, adjoints = compiled.function(*call.flat, 1.0 if seed is None else seed)
@@ -189,7 +199,7 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None):
 def source(f, mode: Mode, *args, batch=None) -> str:
     """The generated source for `f` in `mode` with this activity signature."""
     f = _target(f)
-    return _compiled(f, _Call(mode, args, batch).request(mode)).source
+    return _compiled(f, _arguments(f, mode, args, batch).request(mode)).source
 
 
 def _decorator(mode: Mode):

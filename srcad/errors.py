@@ -21,6 +21,13 @@ class SrcadError(Exception):
         self.hint = hint
         super().__init__(self._render())
 
+    def at(self, filename, line) -> SrcadError:
+        """The same error, located at `filename:line` (when it had no location)."""
+        if self.filename is not None:
+            return self
+        return type(self)(self.message, filename=filename, line=line,
+                          construct=self.construct, hint=self.hint)
+
     def _render(self) -> str:
         where = ""
         if self.filename is not None:

@@ -13,7 +13,6 @@ import srcad
 from srcad import Active, Duplicated, Reverse, ReverseWithPrimal
 from srcad.testing import check_grads
 
-
 # --- scalar statements ------------------------------------------------------------------------
 
 def assign_chain(x, y):
@@ -51,7 +50,7 @@ def multiple_returns(x, y):
 
 def early_return_in_loop(x, n):
     s = x
-    for i in range(n):
+    for _ in range(n):
         s = s * 1.1 + x
         if s > 5.0:
             return s * 2.0
@@ -356,7 +355,7 @@ def overwrite_same_element_in_loop(y, x):
 
 def overwrite_element_read_later(x):
     s = 0.0
-    for k in range(3):
+    for _ in range(3):
         for i in range(len(x)):
             s += x[i] * x[i]
             x[i] = math.cos(x[i]) * s
@@ -536,6 +535,10 @@ def unary_numpy(x):
             + np.cosh(x) + np.tanh(x) + np.abs(x) + np.fabs(x))
 
 
+def abs_family(x):
+    return abs(x) * x + math.fabs(x) + np.abs(x) + np.fabs(x) + np.absolute(x)
+
+
 def binary_math(x, y):
     return (math.atan2(y, x) + math.pow(x, y) + math.hypot(x, y) + np.arctan2(x, y)
             + np.power(x, y) + np.hypot(y, x))
@@ -564,7 +567,8 @@ def constants(x):
 
 CALL_CASES = [
     (unary_math, (Active(0.4),)),
-    (unary_math, (Active(-0.4),)),
+    (abs_family, (Active(-0.4),)),
+    (abs_family, (Active(0.4),)),
     (unary_numpy, (Active(0.4),)),
     (binary_math, (Active(0.8), Active(1.3))),
     (pow_with_constant_exponent, (Active(1.7),)),
@@ -584,17 +588,19 @@ def test_library_call_matches_finite_differences(f, args):
     check_grads(f, *args)
 
 
-@pytest.mark.parametrize("x", [0.4, -0.4])
-def test_unary_math_closed_form(x):
+def test_unary_math_closed_form():
+    x = 0.4
     expected = (math.exp(x) + 1 / x + 1 / (1 + x) + math.exp(x) + 0.5 / math.sqrt(abs(x))
                 + math.cos(x) - math.sin(x) + 1 / math.cos(x) ** 2 + 1 / math.sqrt(1 - x * x)
                 - 1 / math.sqrt(1 - x * x) + 1 / (1 + x * x) + math.cosh(x) + math.sinh(x)
-                + 1 / math.cosh(x) ** 2 + math.copysign(1.0, x)
-                + 2 / math.sqrt(math.pi) * math.exp(-x * x))
-    if x < 0:  # log and sqrt are undefined; evaluate only the defined pieces
-        pytest.skip("log/sqrt of a negative number")
+                + 1 / math.cosh(x) ** 2 + 1.0 + 2 / math.sqrt(math.pi) * math.exp(-x * x))
     (d,) = srcad.autodiff(Reverse, unary_math, Active(x))
     assert d == pytest.approx(expected, rel=1e-12)
+
+
+def test_abs_family_closed_form_for_negative_argument():
+    (d,) = srcad.autodiff(Reverse, abs_family, Active(-0.4))
+    assert d == pytest.approx(2 * 0.4 - 4.0, rel=1e-12)
 
 
 def test_constants_closed_form():
@@ -606,3 +612,272 @@ def test_constants_closed_form():
 def test_int_truncation_has_no_derivative():
     (d,) = srcad.autodiff(Reverse, float_and_int, Active(1.7))
     assert d == pytest.approx(5.0 + 2 * 1.7, rel=1e-12)
+
+
+# --- calls to the user's own functions --------------------------------------------------------
+
+def square_plus(a, b):
+    return a * a + b
+
+
+def uses_helper_twice(a):
+    return square_plus(a, 1.0) * square_plus(2.0 * a, a)
+
+
+def sign_clip(v):
+    if v < 0.0:
+        return -v * 0.5
+    if v > 2.0:
+        return 2.0 + math.log(v - 1.0)
+    return v * v
+
+
+def sum_and_product(a, b):
+    return a + b, a * b
+
+
+def scale_into(out, src, w):
+    for i in range(len(src)):
+        out[i] = src[i] * w
+    return w * w
+
+
+def normal_pdf(x, mean, var):
+    return math.exp(-(x - mean) ** 2 / (2.0 * var)) / math.sqrt(2.0 * math.pi * var)
+
+
+def helper_calls_helper(x, y):
+    return square_plus(uses_helper_twice(x), y) + uses_helper_twice(y)
+
+
+def helper_with_early_returns(x):
+    return sign_clip(x) + sign_clip(x - 2.5) + sign_clip(-x)
+
+
+def helper_returning_tuple(x, y):
+    s, p = sum_and_product(x, y)
+    u, v = sum_and_product(s, p)
+    return u * v + s
+
+
+def helper_writing_array(y, x, w):
+    ww = scale_into(y, x, w)
+    for i in range(len(y)):
+        y[i] = y[i] * ww
+    return ww
+
+
+def helper_inside_loop(params, data):
+    total = 0.0
+    for n in range(len(data)):
+        acc = 0.0
+        for k in range(len(params) // 3):
+            acc += params[k] * normal_pdf(data[n], params[3 + k], params[6 + k] ** 2)
+        total += math.log(acc)
+    return total
+
+
+def helper_with_same_local_names(x):
+    a = x * 2.0
+    b = square_plus(a, x)
+    a = square_plus(b, a)
+    return a
+
+
+HELPER_CASES = [
+    (uses_helper_twice, lambda: (Active(0.7),)),
+    (helper_calls_helper, lambda: (Active(0.7), Active(-0.3))),
+    (helper_with_early_returns, lambda: (Active(0.7),)),
+    (helper_with_early_returns, lambda: (Active(3.7),)),
+    (helper_with_early_returns, lambda: (Active(5.7),)),
+    (helper_returning_tuple, lambda: (Active(0.7), Active(-0.3))),
+    (helper_writing_array, lambda: (_dup(np.zeros(3)), _dup(_vec(3)), Active(0.6))),
+    (helper_inside_loop, lambda: (_dup(np.array([0.3, 0.5, 0.2, -0.5, 0.0, 1.0, 0.8, 1.2, 1.5])),
+                                  _vec(7))),
+    (helper_with_same_local_names, lambda: (Active(0.7),)),
+]
+
+
+@pytest.mark.parametrize("f, make_args", HELPER_CASES,
+                         ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(HELPER_CASES)])
+def test_user_helper_call_matches_finite_differences(f, make_args):
+    check_grads(f, *make_args())
+
+
+def test_helper_with_early_returns_closed_form():
+    # x = 0.7: x^2 + (-(x - 2.5) * 0.5) + (x * 0.5) -> 2x - 0.5 + 0.5
+    (d,) = srcad.autodiff(Reverse, helper_with_early_returns, Active(0.7))
+    assert d == pytest.approx(2 * 0.7, rel=1e-12)
+
+
+def test_helper_returning_tuple_closed_form():
+    # s = x + y, p = x y; result (s + p) s p + s
+    x, y = 0.7, -0.3
+    s, p = x + y, x * y
+    ds = s * p + (s + p) * p + 1.0
+    dp = s * p + (s + p) * s
+    dx, dy = srcad.autodiff(Reverse, helper_returning_tuple, Active(x), Active(y))
+    assert dx == pytest.approx(ds + dp * y, rel=1e-12)
+    assert dy == pytest.approx(ds + dp * x, rel=1e-12)
+
+
+# --- more crossings: element updates, swaps, type changes, counters --------------------------
+
+def augmented_element_updates(y, x):
+    for i in range(len(x)):
+        y[i] -= x[i] * 0.5
+        y[i] *= x[i]
+        y[i] /= 1.0 + x[i] * x[i]
+        y[i] += y[i] * x[i]
+
+
+def squares_own_input_repeatedly(x):
+    for _ in range(3):
+        for i in range(len(x)):
+            x[i] = x[i] * x[i] + 0.1
+
+
+def swap_array_elements(x):
+    n = len(x)
+    for i in range(n // 2):
+        x[i], x[n - 1 - i] = x[n - 1 - i] * 2.0, x[i]
+
+
+def int_accumulator_becomes_float(x):
+    s = 0
+    for i in range(len(x)):
+        s += x[i] * x[i]
+    return s
+
+
+def chained_assignment(x):
+    a = b = x * x
+    a = a * b
+    return a + b
+
+
+def variable_defined_in_one_branch(x, y):
+    s = y
+    if x > 0.0:
+        t = x * y
+        s = t * t
+    return s + x
+
+
+def helper_early_return_inside_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        s += sign_clip(x * i - 1.0)
+    return s
+
+
+def reverse_iteration_reads_written(y, x):
+    n = len(x)
+    y[n - 1] = x[n - 1]
+    for i in range(n - 2, -1, -1):
+        y[i] = y[i + 1] * x[i] + math.sin(y[i + 1])
+
+
+def counter_indexes_output(y, x):
+    k = 0
+    for i in range(len(x)):
+        if x[i] > 0.0:
+            y[k] = x[i] * x[i]
+            k += 1
+    return float(k)
+
+
+CROSSING_CASES = [
+    (augmented_element_updates, lambda: (_dup(_vec(4, 2)), _dup(_vec(4)))),
+    (squares_own_input_repeatedly, lambda: (_dup(_vec(4)),)),
+    (swap_array_elements, lambda: (_dup(_vec(5)),)),
+    (int_accumulator_becomes_float, lambda: (_dup(_vec(4)),)),
+    (chained_assignment, lambda: (Active(0.8),)),
+    (variable_defined_in_one_branch, lambda: (Active(0.8), Active(1.1))),
+    (variable_defined_in_one_branch, lambda: (Active(-0.8), Active(1.1))),
+    (helper_early_return_inside_loop, lambda: (Active(0.9), 5)),
+    (reverse_iteration_reads_written, lambda: (_dup(np.zeros(5)), _dup(_vec(5)))),
+    (counter_indexes_output, lambda: (_dup(np.zeros(6)), _dup(_vec(6)))),
+]
+
+
+@pytest.mark.parametrize("f, make_args", CROSSING_CASES,
+                         ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(CROSSING_CASES)])
+def test_crossing_construct_matches_finite_differences(f, make_args):
+    check_grads(f, *make_args())
+
+
+def test_swap_array_elements_closed_form():
+    x = np.array([1.0, 2.0, 3.0])
+    dx = np.array([1.0, 10.0, 100.0])  # seeds for the outputs [2 x2, x1, x0]
+    srcad.autodiff(Reverse, swap_array_elements, Duplicated(x, dx))
+    np.testing.assert_allclose(x, [6.0, 2.0, 1.0])
+    np.testing.assert_allclose(dx, [100.0, 10.0, 2.0])
+
+
+# --- early exits from loops -------------------------------------------------------------------
+
+def early_return_in_while(x):
+    s = x
+    k = 0
+    while k < 10:
+        s = s * 1.5
+        if s > 3.0:
+            return s * s
+        k += 1
+    return -s
+
+
+def early_return_in_nested_loop(x, n):
+    s = x
+    for _ in range(n):
+        for j in range(n):
+            s = s * 1.2 + 0.1 * j
+            if s > 4.0:
+                return s * 3.0
+    return s
+
+
+def first_exceeding(v, limit):
+    for i in range(len(v)):
+        if v[i] > limit:
+            return v[i] * 2.0
+    return 0.0
+
+
+def helper_with_loop_and_early_return(x):
+    return first_exceeding(x, 0.2) + x[0]
+
+
+def break_then_use(x):
+    s = x
+    for _ in range(10):
+        s = s * 1.5
+        if s > 3.0:
+            break
+    return s * s
+
+
+EARLY_EXIT_CASES = [
+    (early_return_in_loop, lambda: (Active(1.0), 5)),
+    (early_return_in_while, lambda: (Active(1.0),)),
+    (early_return_in_nested_loop, lambda: (Active(1.0), 4)),
+    (helper_with_loop_and_early_return, lambda: (_dup(np.array([0.1, 0.5, 0.9])),)),
+    (break_then_use, lambda: (Active(1.0),)),
+]
+
+
+@pytest.mark.parametrize("f, make_args", EARLY_EXIT_CASES,
+                         ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(EARLY_EXIT_CASES)])
+def test_early_exit_from_loop_matches_finite_differences(f, make_args):
+    check_grads(f, *make_args())
+
+
+@pytest.mark.parametrize("f, make_args", EARLY_EXIT_CASES,
+                         ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(EARLY_EXIT_CASES)])
+def test_early_exit_from_loop_returns_the_primal_value(f, make_args):
+    args = make_args()
+    plain = [a.value if isinstance(a, (Active, Duplicated)) else a for a in args]
+    expected = f(*[np.copy(p) if isinstance(p, np.ndarray) else p for p in plain])
+    _, value = srcad.autodiff(ReverseWithPrimal, f, *args)
+    assert value == pytest.approx(expected, rel=1e-14)

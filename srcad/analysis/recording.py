@@ -34,6 +34,7 @@ class Recording:
         self.sites: dict[int, tuple] = {}
         self.def_count: dict[str, int] = {}
         self.def_site: dict[str, object] = {}
+        self.bind_count: dict[str, int] = {}  # rebindings only (element writes excluded)
         self._subtree_defs: dict[int, set] = {}
         self._subtree_binds: dict[int, set] = {}
         self.replays: dict[int, dict[int, object]] = {}  # id(block) -> {index: stmt}
@@ -46,6 +47,8 @@ class Recording:
             for target in self._direct_defs(stmt):
                 self.def_count[target] = self.def_count.get(target, 0) + 1
                 self.def_site[target] = stmt
+                if not isinstance(stmt, gast.For) and target in bound_names(stmt):
+                    self.bind_count[target] = self.bind_count.get(target, 0) + 1
             for field in ("body", "orelse"):
                 sub = getattr(stmt, field, None)
                 if isinstance(sub, list):

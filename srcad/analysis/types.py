@@ -73,6 +73,20 @@ class Types:
                 self._stmt(stmt)
             if before == self.env:
                 break
+        self._refuse_unknown()
+
+    def _refuse_unknown(self):
+        for stmt in self.norm.body:
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+                    name = node.targets[0].id
+                    if self.env.get(name) in (OTHER, None):
+                        what = "a tuple" if isinstance(node.value, gast.Tuple) else \
+                            "a value of a kind srcad does not handle"
+                        raise self.norm.parsed.error(
+                            node, "assignment", f"`{name}` holds {what}",
+                            hint="srcad handles floats, ints, bools and NumPy arrays; unpack "
+                            "tuples directly: a, b = f(x)")
 
     def __getitem__(self, name):
         return self.env.get(name)

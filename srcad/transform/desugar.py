@@ -20,9 +20,10 @@ from srcad.transform.names import Namer
 
 
 class Desugar(gast.NodeTransformer):
-    def __init__(self, parsed: ParsedFunction, namer: Namer):
+    def __init__(self, parsed: ParsedFunction, namer: Namer, unpack_calls: bool):
         self.parsed = parsed
         self.namer = namer
+        self.unpack_calls = unpack_calls
 
     def _is_builtin(self, node, obj) -> bool:
         if not isinstance(node, gast.Name):
@@ -89,6 +90,9 @@ class Desugar(gast.NodeTransformer):
         if isinstance(value, gast.Attribute) and value.attr == "shape":
             source = value
             out = []
+        elif isinstance(value, gast.Call) and not self.unpack_calls:
+            # a call to a helper becomes a tuple of its results once inlined
+            return [gast.copy_location(S.assign(target, value), origin)]
         else:
             tmp = self.namer.fresh("unpacked")
             out = [gast.copy_location(S.assign(S.name(tmp), value), origin)]
@@ -127,8 +131,9 @@ class Desugar(gast.NodeTransformer):
         return gast.copy_location(loop, node)
 
 
-def desugar(parsed: ParsedFunction, body: list, namer: Namer) -> list:
-    pass_ = Desugar(parsed, namer)
+def desugar(parsed: ParsedFunction, body: list, namer: Namer, unpack_calls=True) -> list:
+    """Desugar statements; with unpack_calls False, `a, b = f(...)` waits for inlining."""
+    pass_ = Desugar(parsed, namer, unpack_calls)
     out = []
     for stmt in body:
         res = pass_.visit(stmt)

@@ -66,16 +66,17 @@ class _Exits:
                 out.append(stmt)
                 return out, always_body and always_else
             if isinstance(stmt, (gast.For, gast.While)):
+                returns_inside = _has_return(stmt)
                 body, _ = self.block(stmt.body, depth + 1)
                 stmt.body = body or [gast.Pass()]
                 out.append(stmt)
-                if _has_return(stmt) and rest:
+                if returns_inside and rest:
                     after, _ = self.block(rest, depth)
                     leave = [gast.Break()] if depth else [gast.Pass()]
                     guard = gast.If(test=S.name(self.flag), body=leave, orelse=after)
                     out.append(gast.copy_location(guard, stmt))
                     return out, False
-                if _has_return(stmt) and depth:
+                if returns_inside and depth:
                     out.append(gast.If(test=S.name(self.flag), body=[gast.Break()], orelse=[]))
                 continue
             if isinstance(stmt, gast.If):

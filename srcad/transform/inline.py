@@ -126,7 +126,7 @@ class Inliner:
         if body and S.is_comment(body[0]):
             body = body[1:]  # docstring
         cnamer = Namer.for_tree(cparsed.tree)
-        body = desugar(cparsed, body, cnamer)
+        body = desugar(cparsed, body, cnamer, unpack_calls=False)
         inner = Inliner(cparsed, cnamer, self.stack, extra={})
         body = inner.block(body)
         body = desugar(cparsed, body, cnamer)
@@ -194,7 +194,11 @@ class Inliner:
             def visit_Return(self, node):
                 assigns = [S.assign(S.name(r), v) for r, v in zip(results, node.value.elts)]
                 return assigns + [gast.Return(value=None)]
-        return [Split().visit(s) for s in body]
+        out = []
+        for stmt in body:
+            new = Split().visit(stmt)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
 
 
 class _Hoister(gast.NodeTransformer):

@@ -44,7 +44,7 @@ def normalize(parsed: ParsedFunction) -> Normalized:
         doc = body[0].value.value
         body = body[1:]
     namer = Namer.for_tree(tree)
-    body = desugar(parsed, body, namer)
+    body = desugar(parsed, body, namer, unpack_calls=False)
     inliner = Inliner(parsed, namer)
     body = inliner.block(body)
     body = desugar(parsed, body, namer)

@@ -293,7 +293,7 @@ class ReverseTransform:
         tname = target.id
         if tname not in self.bar:
             return [stmt], []
-        if self.recording.loops_around(stmt) or self.recording.def_count.get(tname, 0) > 1:
+        if self.recording.loops_around(stmt) or self.recording.bind_count.get(tname, 0) > 1:
             raise self.error(stmt, "array creation", f"active array `{tname}` is created "
                              "inside a loop or bound more than once",
                              hint="allocate it once before the loop and write its elements")
