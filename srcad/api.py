@@ -177,7 +177,9 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None):
     call = _arguments(f, mode, args, batch)
     compiled = _compiled(f, call.request(mode))
     if mode.reverse:
-        value, adjoints = compiled.function(*call.flat, 1.0 if seed is None else seed)
+        if seed is None:
+            seed = 1.0
+        value, adjoints = compiled.function(*call.flat, seed)
         derivs = [None] * len(args)
         for position, adjoint in zip(call.active_positions, adjoints):
             derivs[position] = float(adjoint)
@@ -185,14 +187,16 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None):
         return (derivs, value) if mode.with_primal else derivs
     value, tangents = compiled.function(*call.flat)
     call.finish()
+    array_out = isinstance(value, np.ndarray)
     if not tangents:
         tangent = None
     elif call.width is None:
-        tangent = float(tangents[0])
+        tangent = tangents[0] if array_out else float(tangents[0])
     elif call.stacked:
-        tangent = np.broadcast_to(np.asarray(tangents[0], dtype=float), (call.width,)).copy()
+        shape = (call.width,) + (value.shape if array_out else ())
+        tangent = np.broadcast_to(np.asarray(tangents[0], dtype=float), shape).copy()
     else:
-        tangent = np.array([float(t) for t in tangents])
+        tangent = np.array([t if array_out else float(t) for t in tangents])
     return (tangent, value) if mode.with_primal else tangent
 
 

@@ -45,19 +45,21 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
         raise ValueError("check_grads needs at least one Active or Duplicated argument")
     dup = [i for i in positions if isinstance(args[i], Duplicated)]
     out0, arrays0 = _call(f, values)
-    scalar_out = isinstance(out0, (float, np.floating))
+    scalar_out = isinstance(out0, (float, np.floating)) or (
+        isinstance(out0, np.ndarray) and out0.dtype.kind == "f")
     for _ in range(directions):
         direction = {i: (rng.standard_normal(np.shape(values[i])) if i in dup
                          else float(rng.standard_normal())) for i in positions}
         weights = {i: rng.standard_normal(np.shape(values[i])) for i in dup}
-        out_weight = float(rng.standard_normal()) if scalar_out else 0.0
+        out_weight = (rng.standard_normal(np.shape(out0)) if isinstance(out0, np.ndarray)
+                      else float(rng.standard_normal())) if scalar_out else 0.0
 
         def probe(step, direction=direction, weights=weights, out_weight=out_weight):
             moved = list(values)
             for i in positions:
                 moved[i] = values[i] + step * direction[i]
             out, arrays = _call(f, moved)
-            total = out_weight * float(out) if scalar_out else 0.0
+            total = float(np.sum(out_weight * out)) if scalar_out else 0.0
             for i in dup:
                 total += float(np.sum(weights[i] * arrays[i]))
             return total
@@ -123,7 +125,7 @@ def _forward(f, args, values, positions, dup, direction, weights, out_weight, sc
         total = 0.0
         if scalar_out:
             t = tangent if lanes is None else tangent[k]
-            total += out_weight * float(t)
+            total += float(np.sum(out_weight * t))
         for i in dup:
             shadow = shadows[i] if lanes is None else shadows[i][k]
             total += float(np.sum(weights[i] * shadow))

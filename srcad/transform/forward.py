@@ -128,7 +128,10 @@ class ForwardTransform:
             return []
         self.result = self.namer.fresh("result")
         assign = gast.copy_location(S.assign(S.name(self.result), stmt.value), stmt)
-        if "<return>" not in self.activity.active or self.types.of(stmt.value) != FLOAT:
+        rtype = self.types.of(stmt.value)
+        if isinstance(rtype, Array) and rtype.is_float:
+            return self.array_return(stmt, assign)
+        if "<return>" not in self.activity.active or rtype != FLOAT:
             return [assign]
         self.active.add(self.result)
         self.types.env[self.result] = FLOAT
@@ -136,6 +139,24 @@ class ForwardTransform:
             self.names[k, self.result] = self.namer.fresh(style.name(self.result))
         self.result_tangents = [self.names[k, self.result] for k in range(len(self.styles))]
         return self.assign(assign, assign.targets[0], assign.value, None)
+
+    def array_return(self, stmt, assign):
+        """`return y` for an array: its tangent is y's shadow (zeros when y is inactive)."""
+        value = stmt.value
+        if not isinstance(value, gast.Name):
+            raise self.norm.parsed.error(stmt, "return of an array", "only an array variable "
+                                         "can be returned", hint="return y after writing its "
+                                         "elements")
+        out = [assign]
+        self.result_tangents = []
+        for k, style in enumerate(self.styles):
+            if value.id in self.active:
+                self.result_tangents.append(self.tangent_name(k, value.id))
+            else:
+                zero = self.namer.fresh(style.name(self.result))
+                out.append(S.assign(S.name(zero), style.zeros_like(value.id)))
+                self.result_tangents.append(zero)
+        return out
 
     def assign(self, stmt, target, value, op):
         tname = S.target_name(target)

@@ -46,6 +46,7 @@ class ReverseTransform:
         self.name = name
         self.result = None
         self.return_bar = None
+        self.returns_array = False
         self.replay_code: dict[int, list] = {}  # id(definition) -> statements recomputing it
         for v in sorted(activity.active - {"<return>"}):
             self.bar[v] = self.namer.fresh(f"{v}_bar")
@@ -203,11 +204,9 @@ class ReverseTransform:
         assign = gast.copy_location(S.assign(S.name(self.result), stmt.value), stmt)
         self.recording.sites[id(assign)] = self.recording.sites[id(stmt)]
         if "<return>" in self.activity.active and is_float_like(self.types.of(stmt.value)):
-            if isinstance(self.types.of(stmt.value), Array):
-                raise self.error(stmt, "return of an array", "returning an active array is "
-                                 "not supported in reverse mode yet",
-                                 hint="write the result into an argument array (f(y, x))")
             self.return_bar = self.namer.fresh("result_bar")
+            if isinstance(self.types.of(stmt.value), Array):
+                return self.array_return(stmt, assign)
             self.bar[self.result] = self.return_bar
             self.types.env[self.result] = FLOAT
             fwd, rev = self.assign(assign, assign.targets[0], assign.value, None)
@@ -215,6 +214,18 @@ class ReverseTransform:
             kill = S.assign(S.name(self.return_bar), S.const(0.0))
             return fwd, [s for s in rev if not S.same(s, kill)]
         return [assign], []
+
+    def array_return(self, stmt, assign):
+        """`return y` for an active array y: its adjoint is seeded with the `result_bar`
+        array."""
+        value = stmt.value
+        if not (isinstance(value, gast.Name) and value.id in self.bar):
+            raise self.error(stmt, "return of an array", "only an array variable can be "
+                             "returned", hint="return y after writing its elements")
+        self.returns_array = True
+        rev = [self._comment(stmt), S.aug_assign(S.name(self.bar[value.id]), gast.Add(),
+                                                 S.name(self.return_bar))]
+        return [assign], rev
 
     def assign(self, stmt, target, value, op):
         tname = S.target_name(target)
