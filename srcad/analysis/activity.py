@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad.analysis.types import Types, is_float_like
+from srcad.analysis.types import Types, is_float_like, stack_call
 from srcad.errors import ActivityError
 from srcad.rules import lookup_call
 from srcad.syntax import target_name
@@ -39,6 +39,9 @@ def differentiable_reads(expr, norm) -> set[str]:
             walk(e.body)
             walk(e.orelse)
         elif isinstance(e, gast.Call):
+            if stack_call(e) and stack_call(e)[1] == "pop":
+                out.add(stack_call(e)[0])
+                return
             if isinstance(e.func, gast.Attribute) and e.func.attr == "copy":
                 walk(e.func.value)
                 return
@@ -76,6 +79,9 @@ def _edges(norm):
             elif isinstance(node, gast.AugAssign):
                 reads = differentiable_reads(node.value, norm) | {target_name(node.target)}
                 yield target_name(node.target), reads, node
+            elif isinstance(node, gast.Expr) and stack_call(node.value) and node.value.args:
+                stack = stack_call(node.value)[0]
+                yield stack, differentiable_reads(node.value.args[0], norm) | {stack}, node
             elif isinstance(node, gast.Return) and node.value is not None:
                 yield "<return>", differentiable_reads(node.value, norm), node
 

@@ -53,8 +53,11 @@ def check_syntax(parsed: ParsedFunction, tree: gast.FunctionDef | None = None) -
     if args.kwonlyargs or getattr(args, "posonlyargs", None):
         raise parsed.error(tree, "keyword-only arguments", "only positional arguments are "
                            "supported")
+    allowed = _stack_syntax(tree)
     for stmt in tree.body:
         for node in gast.walk(stmt):
+            if id(node) in allowed:
+                continue
             refused = _REFUSED.get(type(node))
             if refused is not None:
                 construct, hint = refused
@@ -68,3 +71,19 @@ def check_syntax(parsed: ParsedFunction, tree: gast.FunctionDef | None = None) -
                 if not all(k.arg == "dtype" for k in node.keywords):
                     raise parsed.error(node, "keyword arguments", "calls with keyword arguments "
                                        "are not supported (except dtype= of array constructors)")
+
+
+def _stack_syntax(tree) -> set:
+    """Ids of the few list and slice nodes srcad's own generated code uses, so that generated
+    code can be differentiated again: `tape = []` (a stack of floats or ints) and
+    `range(...)[:n]` (the iterations a loop with `break` ran)."""
+    allowed = set()
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign) and isinstance(node.value, gast.List) \
+                and not node.value.elts and isinstance(node.targets[0], gast.Name):
+            allowed.add(id(node.value))
+        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice) \
+                and isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Name) \
+                and node.value.func.id == "range":
+            allowed.add(id(node.slice))
+    return allowed

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
+from srcad import syntax as S
 from srcad.errors import UnsupportedCallError
 from srcad.rules import lookup_call
 from srcad.transform.inline import resolve_callee
@@ -21,6 +22,14 @@ from srcad.transform.inline import resolve_callee
 class Array:
     ndim: int
     is_float: bool = True
+
+
+@dataclass(frozen=True)
+class Stack:
+    """A list used as a stack (`tape = []`, `.append`, `.pop()`), as in srcad's own
+    generated reverse code, which can thus be differentiated again."""
+
+    element: object = None
 
 
 INT, FLOAT, BOOL, NONE = "int", "float", "bool", "none"
@@ -50,6 +59,8 @@ def join(a, b):
         return a
     if a in NUMERIC and b in NUMERIC:
         return a if NUMERIC[a] >= NUMERIC[b] else b
+    if isinstance(a, Stack) and isinstance(b, Stack):
+        return Stack(join(a.element, b.element))
     if a == NONE:
         return b
     if b == NONE:
@@ -58,7 +69,16 @@ def join(a, b):
 
 
 def is_float_like(t) -> bool:
-    return t == FLOAT or (isinstance(t, Array) and t.is_float)
+    return t == FLOAT or (isinstance(t, Array) and t.is_float) or \
+        (isinstance(t, Stack) and t.element == FLOAT)
+
+
+def stack_call(node):
+    """(stack name, method) for `name.append(v)` / `name.pop()`, else None."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+            and node.func.attr in ("append", "pop") and isinstance(node.func.value, gast.Name):
+        return node.func.value.id, node.func.attr
+    return None
 
 
 class Types:
@@ -107,6 +127,9 @@ class Types:
                     self._bind(node.target, t)
             elif isinstance(node, gast.For):
                 self._bind(node.target, INT)
+            elif isinstance(node, gast.Expr) and stack_call(node.value) and node.value.args:
+                stack = stack_call(node.value)[0]
+                self._bind(S.name(stack, store=True), Stack(self.of(node.value.args[0])))
 
     # -- expressions ---------------------------------------------------------------------------
     def of(self, e):
@@ -174,6 +197,8 @@ class Types:
         base = self.of(e.value)
         if base == SHAPE:
             return INT
+        if base == RANGE:
+            return RANGE
         if isinstance(base, Array):
             k = len(e.slice.elts) if isinstance(e.slice, gast.Tuple) else 1
             if k >= base.ndim:
@@ -181,8 +206,14 @@ class Types:
             return Array(base.ndim - k, base.is_float)
         return OTHER if base is not None else None
 
+    def _List(self, e):
+        return Stack() if not e.elts else OTHER
+
     def _Call(self, e):
         func = e.func
+        method = stack_call(e)
+        if method is not None and isinstance(self.env.get(method[0]), Stack):
+            return self.env[method[0]].element if method[1] == "pop" else NONE
         if isinstance(func, gast.Attribute) and func.attr == "copy" and not e.args:
             base = self.of(func.value)
             if isinstance(base, Array):

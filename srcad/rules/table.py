@@ -88,6 +88,7 @@ def _build() -> dict[int, CallInfo]:
     add(builtins.round, CallInfo("round", None, "int"))
     add(builtins.len, CallInfo("len", None, "int"))
     add(builtins.range, CallInfo("range", None, "range"))
+    add(builtins.reversed, CallInfo("reversed", None, "range"))
     add(builtins.bool, CallInfo("bool", None, "bool"))
     add(math.floor, CallInfo("floor", None, "int"))
     add(math.ceil, CallInfo("ceil", None, "int"))

@@ -105,6 +105,11 @@ class Desugar(gast.NodeTransformer):
     def visit_For(self, node):
         self.generic_visit(node)
         it = node.iter
+        if isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.reversed) \
+                and len(it.args) == 1 and _is_range(it.args[0], self):
+            it = it.args[0]  # reversed(range(...)) and reversed(range(...)[:n]) stay as they are
+            if isinstance(it, gast.Subscript):
+                it = it.value
         if isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.range):
             if not isinstance(node.target, gast.Name):
                 raise self.parsed.error(node, "for", "a range loop needs a single variable")
@@ -129,6 +134,12 @@ class Desugar(gast.NodeTransformer):
         loop = gast.For(target=S.name(index.id, store=True), iter=rng, body=body, orelse=[],
                         type_comment=None)
         return gast.copy_location(loop, node)
+
+
+def _is_range(node, pass_) -> bool:
+    if isinstance(node, gast.Subscript):
+        node = node.value
+    return isinstance(node, gast.Call) and pass_._is_builtin(node.func, builtins.range)
 
 
 def desugar(parsed: ParsedFunction, body: list, namer: Namer, unpack_calls=True) -> list:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.types import FLOAT, Array
+from srcad.analysis.types import FLOAT, Array, Stack, stack_call
 from srcad.rules import lookup_call
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.inline import resolve_callee
@@ -121,7 +121,52 @@ class ForwardTransform:
             stmt.body = self.block(stmt.body) or [gast.Pass()]
             stmt.orelse = self.block(stmt.orelse)
             return [stmt]
+        if isinstance(stmt, gast.Expr) and stack_call(stmt.value):
+            return self.stack_push(stmt)
         return [stmt]
+
+    # -- stacks (srcad's own tapes, when generated reverse code is differentiated again) ----
+    def stack_push(self, stmt):
+        stack, method = stack_call(stmt.value)
+        if stack not in self.active:
+            return [stmt]
+        out = [stmt]
+        for k in range(len(self.styles)):
+            shadow = S.name(self.tangent_name(k, stack))
+            if method == "pop":
+                out.append(S.expr_stmt(gast.Call(
+                    func=gast.Attribute(value=shadow, attr="pop", ctx=gast.Load()), args=[],
+                    keywords=[])))
+                continue
+            value = stmt.value.args[0]
+            tangent = S.const(0.0)
+            if self.active_leaf(value) or not S.is_leaf(value):
+                diff = ExpressionDiff(self.norm, self.namer, self.active_leaf)
+                tangent = diff.tangent(value, self.leaf_tangent(k), diff.prepare(value)) \
+                    or S.const(0.0)
+            out.append(S.expr_stmt(gast.Call(
+                func=gast.Attribute(value=shadow, attr="append", ctx=gast.Load()),
+                args=[tangent], keywords=[])))
+        return out
+
+    def stack_assign(self, stmt, target, value):
+        """`tape = []` and `v = tape.pop()` with an active tape."""
+        out = [stmt]
+        method = stack_call(value)
+        for k in range(len(self.styles)):
+            if isinstance(value, gast.List):
+                if target.id in self.active:
+                    out.append(S.assign(S.name(self.tangent_name(k, target.id)),
+                                        gast.List(elts=[], ctx=gast.Load())))
+                continue
+            pop = gast.Call(func=gast.Attribute(value=S.name(self.tangent_name(k, method[0])),
+                                                attr="pop", ctx=gast.Load()),
+                            args=[], keywords=[])
+            if isinstance(target, gast.Name) and target.id in self.active:
+                out.append(S.assign(self.target_tangent(k, target), pop))
+            else:
+                out.append(S.expr_stmt(pop))
+        return out
 
     def ret(self, stmt):
         if stmt.value is None:
@@ -160,6 +205,9 @@ class ForwardTransform:
 
     def assign(self, stmt, target, value, op):
         tname = S.target_name(target)
+        if isinstance(value, gast.List) or (stack_call(value) and stack_call(value)[0]
+                                             in self.active):
+            return self.stack_assign(stmt, target, value)
         if isinstance(self.types[tname], Array) and isinstance(target, gast.Name):
             return self.array_binding(stmt, target, value)
         if tname not in self.active:
