@@ -124,11 +124,6 @@ def test_source_is_compiled_once_per_signature():
     assert const_y != first
 
 
-def test_forward_mode_is_refused_until_implemented():
-    with pytest.raises(srcad.SrcadError, match="forward mode"):
-        srcad.autodiff(srcad.Forward, product_plus, srcad.Active(1.0), 2.0)
-
-
 def test_check_grads_agrees_with_finite_differences():
     from srcad.testing import check_grads
 
@@ -138,23 +133,22 @@ def test_check_grads_agrees_with_finite_differences():
                 srcad.Duplicated(x, np.zeros(3)))
 
 
+def _run_with_deprecations_as_errors(script: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", script],
+                          cwd=ROOT, capture_output=True, text=True)
+
+
 def test_import_raises_no_deprecation_warning():
-    result = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c",
-                             "import srcad; srcad.source(lambda: 0, srcad.Reverse) "
-                             "if False else None"],
-                            cwd=ROOT, capture_output=True, text=True)
+    result = _run_with_deprecations_as_errors("import srcad")
     assert result.returncode == 0, result.stderr
 
 
 def test_generating_code_raises_no_deprecation_warning():
-    script = ("import srcad, math\n"
-              "exec(compile('def f(x):\\n    return math.sin(x) * x\\n', 'f.py', 'exec'))\n")
-    # inspect needs a real file; use the test module's own functions instead.
-    script = ("import sys; sys.path.insert(0, 'tests')\n"
-              "import srcad, test_api\n"
-              "print(srcad.autodiff(srcad.Reverse, test_api.product_plus, srcad.Active(2.0),"
-              " srcad.Active(5.0)))\n")
-    result = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", script],
-                            cwd=ROOT, capture_output=True, text=True)
+    # Code generation touches gast and astor; differentiate something to reach them.
+    result = _run_with_deprecations_as_errors(
+        "import sys; sys.path.insert(0, 'tests')\n"
+        "import srcad, test_api\n"
+        "print(srcad.autodiff(srcad.Reverse, test_api.product_plus, srcad.Active(2.0), "
+        "srcad.Active(5.0)))\n")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "(6.0, 2.0)"
