@@ -2,8 +2,10 @@
 
 The key uses the function object and its code object (a redefined function is a new object
 with new code, so it never hits a stale entry) and, for each argument, its annotation kind and
-type (float, int, array rank and dtype kind). Shapes are not in the key: the generated code is
-shape-generic. A thread lock makes the first transformation happen once.
+type (float, int, array rank and dtype kind), the mode and the batch width. Shapes are not in
+the key: the generated code is shape-generic. Each entry also remembers every module-level
+name the code was generated from (helpers it inlined, constants it read); if one has been
+rebound since, the entry is rebuilt. A thread lock makes the first transformation happen once.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ _entries: dict = {}
 
 
 def lookup_or_build(key, build):
+    """The entry for `key`, built once (`entry.is_current()` false rebuilds it)."""
     entry = _entries.get(key)
-    if entry is not None:
+    if entry is not None and entry.is_current():
         return entry
     with _lock:
         entry = _entries.get(key)
-        if entry is None:
+        if entry is None or not entry.is_current():
             entry = build()
             _entries[key] = entry
         return entry

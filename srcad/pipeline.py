@@ -47,6 +47,15 @@ class Compiled:
     name: str
     request: Request
     taped: list
+    dependencies: list  # (globals dict, name, object) read when the code was generated
+
+    def is_current(self) -> bool:
+        """False once a global the code was generated from has been rebound."""
+        return all(namespace.get(name, _MISSING) is obj
+                   for namespace, name, obj in self.dependencies)
+
+
+_MISSING = object()
 
 
 def build(func, request: Request) -> Compiled:
@@ -80,7 +89,7 @@ def build(func, request: Request) -> Compiled:
     namespace = dict(parsed.namespace)
     namespace.update(norm.extra_names)
     function = compile_source(source, name, namespace, parsed.filename)
-    return Compiled(function, source, name, request, taped)
+    return Compiled(function, source, name, request, taped, norm.dependencies)
 
 
 def _returns_float(norm, types) -> bool:

@@ -46,6 +46,8 @@ _RULES_BY_NAME = {
     "min": _r.rule("min", "x y", "(g if x <= y else 0.0)", "(0.0 if x <= y else g)"),
     "max": _r.rule("max", "x y", "(g if x >= y else 0.0)", "(0.0 if x >= y else g)"),
     "float": _r.rule("float", "x", "g"),
+    "copysign": _r.rule("copysign", "x y", "g * math.copysign(1.0, x) * math.copysign(1.0, y)",
+                        None),
 }
 
 _MATH_NAMES = ["exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "asin", "acos",
@@ -98,7 +100,8 @@ def _build() -> dict[int, CallInfo]:
     add(np.floor, CallInfo("floor", None, "float"))
     add(np.ceil, CallInfo("ceil", None, "float"))
     add(np.sign, CallInfo("sign", None, "float"))
-    add(math.copysign, CallInfo("copysign", None, "float"))  # refused when active, see lookup
+    add(math.copysign, CallInfo("copysign", _RULES_BY_NAME["copysign"], "float"))
+    add(np.copysign, CallInfo("copysign", _RULES_BY_NAME["copysign"], "float"))
     for ctor in (np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like):
         add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True))
     add(np.copy, CallInfo("copy", None, "array", constructor=True))

@@ -39,6 +39,15 @@ def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
     return None
 
 
+def global_reads(parsed: ParsedFunction) -> list:
+    """(globals dict, name, current object) for each module-level name the function reads."""
+    names = {n.id for n in gast.walk(parsed.tree) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, gast.Load)}
+    closure = set(parsed.func.__code__.co_freevars)
+    module = parsed.func.__globals__
+    return [(module, n, module[n]) for n in sorted(names - closure) if n in module]
+
+
 def is_user_function(obj) -> bool:
     return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
 
@@ -59,7 +68,9 @@ class Inliner:
         self.namer = namer
         self.stack = stack + (parsed.func,)
         self.extra = {} if extra is None else extra
-        self.dependencies: list = []  # (function object) inlined, for the cache key
+        # (namespace dict, name, object) for every global the inlined code read: the cache
+        # checks them on each call, so rebinding a helper or a constant is never stale
+        self.dependencies: list = global_reads(parsed)
 
     # -- statements --------------------------------------------------------------------------
     def block(self, stmts: list) -> list:
@@ -121,7 +132,6 @@ class Inliner:
         if len(call.args) != len(params):
             raise self.parsed.error(call, "call", f"{callee.__name__} takes {len(params)} "
                                     f"arguments, {len(call.args)} given")
-        self.dependencies.append(callee)
         body = copy.deepcopy(cparsed.tree.body)
         if body and S.is_comment(body[0]):
             body = body[1:]  # docstring
