@@ -77,3 +77,27 @@ class BatchDuplicatedNoNeed(BatchDuplicated):
     """Like BatchDuplicated; the primal result may be skipped (srcad computes it anyway)."""
 
     kind = "batch"
+
+
+# Contexts of the operators (DifferentiationInterface style): every argument but the one we
+# differentiate with respect to says what it is.
+@dataclass
+class Constant:
+    """Read-only data: no derivative flows through it."""
+
+    value: Any
+
+
+@dataclass
+class Cache:
+    """Scratch storage: its value on entry does not matter and f may overwrite it; srcad owns
+    its shadow (allocated at preparation, zeroed on each call)."""
+
+    value: Any
+
+
+@dataclass
+class Output:
+    """An array f writes its result into (f returns None): `f(y, x, ...)`."""
+
+    value: Any

@@ -12,8 +12,15 @@ import numpy as np
 
 from srcad import cache
 from srcad.analysis.types import FLOAT, INT, Array, type_of_value
-from srcad.annotations import (Active, Annotation, BatchDuplicated, Const, Duplicated, Forward,
-                               Mode, Reverse)
+from srcad.annotations import (
+    Active,
+    Annotation,
+    BatchDuplicated,
+    Const,
+    Forward,
+    Mode,
+    Reverse,
+)
 from srcad.errors import ArgumentError
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
 

@@ -104,7 +104,7 @@ def _forward(f, args, values, positions, dup, direction, weights, out_weight, sc
              lanes):
     """<u, J v> by forward mode (lanes=None) or vector mode (lanes W: directions k*v)."""
     call_args, shadows = [], {}
-    for i, a in enumerate(args):
+    for i in range(len(args)):
         v = copy.deepcopy(values[i])
         if i not in positions:
             call_args.append(v)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.types import FLOAT, Array, Stack, stack_call
+from srcad.analysis.types import FLOAT, Array, stack_call
 from srcad.rules import lookup_call
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.inline import resolve_callee

@@ -1,0 +1,232 @@
+"""Engines: compiled derivative code plus every buffer it needs, allocated once.
+
+An engine owns the flat argument list of one generated function (values, shadows, seeds) and
+refills it in place on each call, so a prepared operator call allocates no arrays. The
+operators (`operators.py`) only decide which engine to run and how to read its results.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import linecache
+from dataclasses import dataclass
+
+import numpy as np
+
+from srcad.analysis.types import FLOAT, type_of_value
+from srcad.api import _compiled
+from srcad.pipeline import ArgSpec, Request
+
+
+@dataclass
+class Slot:
+    """One argument of the user's function, as an operator sees it."""
+
+    role: str  # "x" | "constant" | "cache" | "output"
+    value: object
+
+    @property
+    def is_array(self) -> bool:
+        return isinstance(self.value, np.ndarray)
+
+
+def _spec(slot: Slot, differentiated: bool) -> ArgSpec:
+    typ = type_of_value(slot.value)
+    if slot.role == "constant":
+        return ArgSpec("const", typ)
+    if slot.role == "x" and not slot.is_array:
+        return ArgSpec("active" if not differentiated else "duplicated", FLOAT)
+    return ArgSpec("duplicated", typ)
+
+
+def _zeros_like(value):
+    return np.zeros_like(value) if isinstance(value, np.ndarray) else 0.0
+
+
+class ForwardEngine:
+    """Forward or vector mode with `width` lanes of tangents (unrolled, or stacked in NumPy
+    vectors when `stacked`). Seeds go into `x_lanes`; output tangents come out of
+    `output_lanes` (Output arrays) or the returned tangents.
+
+    Roles: "x" (seeded), "constant", "cache" (tangent lanes zeroed per call), "output" (lanes
+    zeroed, read out), "accumulator" (its value and lanes zeroed per call, lanes read out)."""
+
+    def __init__(self, f, slots: list, width: int, stacked: bool):
+        self.slots, self.width, self.stacked = slots, width, stacked
+        specs = tuple(_spec(s, True) for s in slots)
+        self.compiled = _compiled(f, Request("forward", specs, width, stacked))
+        self.function = self.compiled.function
+        self.flat, self.value_index = [], []
+        self.x_lanes, self.zeroed, self.output_lanes = [], [], []
+        self.x_float_index = []
+        for slot in slots:
+            self.value_index.append(len(self.flat))
+            self.flat.append(slot.value)
+            if slot.role == "constant":
+                continue
+            if slot.role == "accumulator":
+                self.zeroed.append(slot.value)
+            if stacked:
+                lanes = [np.zeros((width,) + np.shape(slot.value))]
+            else:
+                lanes = [_zeros_like(slot.value) for _ in range(width)]
+            if slot.role == "x":
+                if not slot.is_array and not stacked:
+                    self.x_float_index = list(range(len(self.flat), len(self.flat) + width))
+                self.x_lanes = lanes
+            else:
+                if slot.role in ("output", "accumulator"):
+                    self.output_lanes = lanes
+                self.zeroed.extend(lane for lane in lanes if isinstance(lane, np.ndarray))
+            self.flat.extend(lanes)
+
+    def set_values(self, values, positions=None):
+        positions = range(len(values)) if positions is None else positions
+        for position, v in zip(positions, values):
+            self.flat[self.value_index[position]] = v
+
+    def seed_basis(self, start: int, size: int):
+        """Lane k gets the unit vector e_(start + k) (zero past `size`)."""
+        if self.stacked:
+            lanes = self.x_lanes[0].reshape(self.width, -1)
+            lanes.fill(0.0)
+            for k in range(min(self.width, size - start)):
+                lanes[k, start + k] = 1.0
+            return
+        if self.x_float_index:
+            for k, index in enumerate(self.x_float_index):
+                self.flat[index] = 1.0 if start + k < size else 0.0
+            return
+        for k, lane in enumerate(self.x_lanes):
+            lane.fill(0.0)
+            if start + k < size:
+                lane.flat[start + k] = 1.0
+
+    def seed(self, tangents):
+        """Lane k gets tangents[k] (a float or an x-shaped array)."""
+        if self.x_float_index:
+            for index, t in zip(self.x_float_index, tangents):
+                self.flat[index] = float(t)
+        elif self.stacked:
+            for k, t in enumerate(tangents):
+                self.x_lanes[0][k] = t
+        else:
+            for lane, t in zip(self.x_lanes, tangents):
+                lane[...] = t
+
+    def run(self):
+        for buffer in self.zeroed:
+            buffer.fill(0.0)
+        return self.function(*self.flat)
+
+    def output_tangent(self, k, tangents):
+        """Lane k's tangent of the output (an Output array's shadow, or the returned one)."""
+        if self.output_lanes:
+            return self.output_lanes[0][k] if self.stacked else self.output_lanes[k]
+        if self.stacked:
+            return np.asarray(tangents[0])[k] if np.ndim(tangents[0]) else tangents[0]
+        return tangents[k]
+
+
+class ReverseEngine:
+    """Reverse mode: a cotangent of the output in, the adjoint of x out (`x_bar`)."""
+
+    def __init__(self, f, slots: list):
+        self.slots = slots
+        specs = tuple(_spec(s, False) for s in slots)
+        self.compiled = _compiled(f, Request("reverse", specs))
+        self.function = self.compiled.function
+        self.flat, self.value_index, self.zeroed = [], [], []
+        self.x_bar_index = None
+        self.output_shadow = None
+        for slot in slots:
+            self.value_index.append(len(self.flat))
+            self.flat.append(slot.value)
+            if slot.role == "constant" or (slot.role == "x" and not slot.is_array):
+                continue
+            shadow = np.zeros_like(slot.value)
+            if slot.role == "x":
+                self.x_bar_index = len(self.flat)
+            else:
+                self.zeroed.append(shadow)
+                if slot.role == "output":
+                    self.output_shadow = shadow
+            self.flat.append(shadow)
+        self.seed_index = len(self.flat)
+        self.flat.append(1.0)
+
+    def set_values(self, values):
+        for position, v in zip(range(len(values)), values):
+            self.flat[self.value_index[position]] = v
+
+    def run(self, x_bar=None, cotangent=1.0, basis=None):
+        """Pull back `cotangent` (or the unit vector e_basis of the output) into `x_bar` (an
+        x-shaped buffer, zeroed here); returns (value, adjoints of float x)."""
+        if x_bar is not None:
+            x_bar.fill(0.0)
+            self.flat[self.x_bar_index] = x_bar
+        for buffer in self.zeroed:
+            buffer.fill(0.0)
+        if self.output_shadow is not None:
+            if basis is not None:
+                self.output_shadow.flat[basis] = 1.0
+            else:
+                self.output_shadow[...] = cotangent
+        elif basis is not None:
+            seed = self.flat[self.seed_index]
+            seed.fill(0.0)
+            seed.flat[basis] = 1.0
+        else:
+            self.flat[self.seed_index] = cotangent
+        return self.function(*self.flat)
+
+
+class HessianEngine:
+    """Forward-over-reverse: the generated reverse code is plain Python, so srcad runs its
+    own forward (vector) mode over it. Lane k seeded with v_k ends with H v_k in
+    `output_lanes[k]`; f must return a float and x be an array."""
+
+    def __init__(self, f, slots: list, width: int):
+        self.reverse = ReverseEngine(f, slots)
+        inner, self.user_positions = [], []
+        for slot in slots:
+            self.user_positions.append(len(inner))
+            if slot.role == "x":
+                inner += [Slot("x", slot.value), Slot("accumulator", np.zeros_like(slot.value))]
+            elif slot.role == "cache":
+                inner += [Slot("cache", slot.value),
+                          Slot("scratch", np.zeros_like(slot.value))]
+            else:
+                inner.append(Slot("constant", slot.value))
+        inner.append(Slot("constant", 1.0))
+        for slot in inner:  # a cache's shadow is scratch: value and lanes zeroed
+            if slot.role == "scratch":
+                slot.role = "cache"
+        self.engine = ForwardEngine(self.reverse.function, inner, width, False)
+        self.scratch = [s.value for s in inner if s.role == "cache"
+                        and not any(s.value is u.value for u in slots)]
+        self.engine.zeroed.extend(self.scratch)
+        self.x_bar = inner[self.user_positions[[s.role for s in slots].index("x")] + 1].value
+
+    def set_values(self, values):
+        self.engine.set_values(values, self.user_positions)
+
+
+_wrapper_counter = itertools.count()
+
+
+@functools.lru_cache(maxsize=None)
+def scalar_as_array(f, nargs: int, position: int):
+    """A plain function `g(..., x_array, ...) = f(..., x_array[0], ...)` with real source (so
+    srcad can differentiate it, inlining f): operators that need an array input use it for
+    float inputs."""
+    params = [f"arg{i}" for i in range(nargs)]
+    call = ", ".join(f"{p}[0]" if i == position else p for i, p in enumerate(params))
+    name = f"{f.__name__}_of_array"
+    source = f"def {name}({', '.join(params)}):\n    return {f.__name__}({call})\n"
+    filename = f"<srcad wrapper {name} #{next(_wrapper_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {f.__name__: f}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
