@@ -23,6 +23,7 @@ from srcad.errors import UnsupportedSyntaxError
 from srcad.rules import lookup_call
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.inline import resolve_callee
+from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, ListTapes
 
 
 @dataclass
@@ -33,7 +34,7 @@ class ReverseCode:
 
 
 class ReverseTransform:
-    def __init__(self, norm, types, activity, arg_kinds: dict, name: str):
+    def __init__(self, norm, types, activity, arg_kinds: dict, name: str, tapes=None):
         self.norm = norm
         self.types = types
         self.activity = activity
@@ -42,7 +43,8 @@ class ReverseTransform:
         self.recording = Recording(norm.body)
         self.bar: dict[str, str] = {}
         self.taped: list[str] = []
-        self.uses_tape = self.uses_int_tape = False
+        self.tapes = tapes or ListTapes()
+        self.used_tapes: set[str] = set()
         self.name = name
         self.result = None
         self.return_bar = None
@@ -95,28 +97,25 @@ class ReverseTransform:
             if isinstance(expr, gast.Subscript):
                 tmp = self.namer.fresh(f"{_root(expr)}_value")
                 subst[key] = S.name(tmp)
-                pushes.append(self._push(expr, self.types.of(expr)))
+                pushes += self._push(expr, self.types.of(expr))
                 pops.append(self._pop(S.name(tmp, store=True), self.types.of(expr)))
                 continue
             if isinstance(expr, gast.Name):
-                pushes.append(self._push(expr, self.types[expr.id]))
+                pushes += self._push(expr, self.types[expr.id])
                 pops.append(self._pop(S.name(expr.id, store=True), self.types[expr.id]))
                 self.taped.append(expr.id)
                 continue
             raise AssertionError(f"cannot record {gast.dump(expr)}")
-        return pushes, list(reversed(pops)), subst
+        return pushes, [s for pop in reversed(pops) for s in pop], subst
 
-    def _push(self, expr, typ):
-        tape = "tape" if typ == FLOAT else "int_tape"
-        if tape == "tape":
-            self.uses_tape = True
-        else:
-            self.uses_int_tape = True
-        return S.expr_stmt(S.call(f"{tape}.append", S.as_load(expr)))
+    def _push(self, expr, typ) -> list:
+        tape = FLOAT_TAPE if typ == FLOAT else INT_TAPE
+        self.used_tapes.add(tape)
+        return self.tapes.push(tape, expr)
 
-    def _pop(self, target, typ):
-        tape = "tape" if typ == FLOAT else "int_tape"
-        return S.assign(target, S.call(f"{tape}.pop"))
+    def _pop(self, target, typ) -> list:
+        tape = FLOAT_TAPE if typ == FLOAT else INT_TAPE
+        return self.tapes.pop(tape, target)
 
     # -- what the reverse of a statement must read --------------------------------------------
     def _needed_leaves(self, expr, diff: ExpressionDiff) -> list:
@@ -166,7 +165,7 @@ class ReverseTransform:
         for stmt in stmts:
             f, r = self.stmt(stmt)
             fwd.extend(f)
-            revs.append(r)
+            revs.append([] if all(S.is_comment(s) for s in r) else r)
         rev = [s for r in reversed(revs) for s in r]
         return fwd, rev
 
@@ -345,23 +344,20 @@ class ReverseTransform:
             saved = self.namer.fresh(f"{index}_{role}")
             before.append(S.assign(S.name(saved), arg))
             args[k] = S.name(saved)
-            after.append(self._push(S.name(saved), "int"))
-            pops.insert(0, self._pop(S.name(saved, store=True), "int"))
+            after += self._push(S.name(saved), "int")
+            pops[:0] = self._pop(S.name(saved, store=True), "int")
         loop.iter = gast.Call(func=S.as_load(loop.iter.func), args=args, keywords=[])
-        span = gast.Call(func=S.as_load(loop.iter.func), args=[S.as_load(a) for a in args],
-                         keywords=[])
+        trips = None
         if _has_break(loop.body):
             trips = self.namer.fresh(f"{index}_trips")
             before.append(S.assign(S.name(trips), S.const(0)))
             loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + loop.body
-            after.append(self._push(S.name(trips), "int"))
-            pops.insert(0, self._pop(S.name(trips, store=True), "int"))
-            span = gast.Subscript(value=span, slice=gast.Slice(lower=None, upper=S.name(trips),
-                                                               step=None), ctx=gast.Load())
-        reverse_loop = gast.For(target=S.name(index, store=True),
-                                iter=gast.Call(func=S.name("reversed"), args=[span], keywords=[]),
+            after += self._push(S.name(trips), "int")
+            pops[:0] = self._pop(S.name(trips, store=True), "int")
+        setup, iterator = self.tapes.reverse_range(index, args, trips, self.namer)
+        reverse_loop = gast.For(target=S.name(index, store=True), iter=iterator,
                                 body=body_rev, orelse=[], type_comment=None)
-        return before + [loop] + after, [self._comment(original)] + pops + [reverse_loop]
+        return before + [loop] + after, [self._comment(original)] + pops + setup + [reverse_loop]
 
     def while_loop(self, loop):
         body_fwd, body_rev = self.block(loop.body)
@@ -372,13 +368,14 @@ class ReverseTransform:
             return [loop], []
         trips = self.namer.fresh("while_trips")
         loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + body_fwd
-        fwd = [S.assign(S.name(trips), S.const(0)), loop, self._push(S.name(trips), "int")]
+        fwd = [S.assign(S.name(trips), S.const(0)), loop] + self._push(S.name(trips), "int")
         counter = self.namer.fresh("iteration")
         reverse_loop = gast.For(target=S.name(counter, store=True),
-                                iter=gast.Call(func=S.name("range"),
-                                               args=[S.call("int_tape.pop")], keywords=[]),
+                                iter=gast.Call(func=S.name("range"), args=[S.name(trips)],
+                                               keywords=[]),
                                 body=body_rev, orelse=[], type_comment=None)
-        return fwd, [self._comment(loop), reverse_loop]
+        pop = self._pop(S.name(trips, store=True), "int")
+        return fwd, [self._comment(loop)] + pop + [reverse_loop]
 
     def if_stmt(self, node):
         body_fwd, body_rev = self.block(node.body)
@@ -390,6 +387,7 @@ class ReverseTransform:
             node.body, node.orelse = body_fwd or [gast.Pass()], else_fwd
             return [node], []
         replays: list = []
+        pop: list = []
         if self.recording.readable(node.test, original, replays):
             for d in replays:
                 self.recording.request_replay(d)
@@ -398,11 +396,17 @@ class ReverseTransform:
         else:
             node.body = _before_break(body_fwd, self._push(S.const(1), "int"))
             node.orelse = _before_break(else_fwd, self._push(S.const(0), "int"))
-            test = S.call("int_tape.pop")
+            branch = self.namer.fresh("branch")
+            pop = self._pop(S.name(branch, store=True), "int")
+            test = S.name(branch)
         if not body_rev:  # `if not t: ...` reads better than `if t: pass else: ...`
-            test, body_rev, else_rev = gast.UnaryOp(op=gast.Not(), operand=test), else_rev, []
+            body_rev, else_rev = else_rev, []
+            if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+                test = test.operand
+            else:
+                test = gast.UnaryOp(op=gast.Not(), operand=test)
         reverse_if = gast.If(test=test, body=body_rev, orelse=else_rev)
-        return [node], [self._comment(original), reverse_if]
+        return [node], [self._comment(original)] + pop + [reverse_if]
 
 
     # -- the whole function ------------------------------------------------------------------
@@ -419,11 +423,11 @@ class ReverseTransform:
         if self.return_bar is None:
             self.return_bar = self.namer.fresh("result_bar")
         params.append(self.return_bar)
+        used = [t for t in (FLOAT_TAPE, INT_TAPE) if t in self.used_tapes]
+        params += self.tapes.parameters(used)
         body = [S.comment("forward sweep: the primal, recording what the reverse sweep needs")]
-        if self.uses_tape:
-            body.append(S.assign(S.name("tape"), gast.List(elts=[], ctx=gast.Load())))
-        if self.uses_int_tape:
-            body.append(S.assign(S.name("int_tape"), gast.List(elts=[], ctx=gast.Load())))
+        for tape in used:
+            body += self.tapes.init(tape)
         body += fwd
         body.append(S.comment("reverse sweep: adjoints in reverse order"))
         duplicated = {p for p in self.norm.params if self.arg_kinds[p] == "duplicated"}
@@ -433,10 +437,11 @@ class ReverseTransform:
         body += _drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
         result = S.name(self.result) if self.result else S.const(None)
         body.append(gast.Return(value=gast.Tuple(
-            elts=[result, gast.Tuple(elts=returned, ctx=gast.Load())], ctx=gast.Load())))
+            elts=[result, gast.Tuple(elts=returned, ctx=gast.Load())]
+            + self.tapes.results(used), ctx=gast.Load())))
         args = gast.arguments(args=[S.name(p, store=False) for p in params], posonlyargs=[],
                               vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-                              defaults=[S.const(1.0)])
+                              defaults=[] if self.tapes.parameters(used) else [S.const(1.0)])
         for a in args.args:
             a.ctx = gast.Param()
         doc = self._docstring(duplicated)
@@ -458,7 +463,7 @@ class ReverseTransform:
                  f"Useful outputs: {', '.join(useful) or '-'}",
                  f"Active:         {', '.join(active) or '-'}",
                  f"Taped:          {', '.join(taped) or 'nothing'}"
-                 + (" (+ branch flags and trip counts)" if self.uses_int_tape else ""),
+                 + (" (+ branch flags and trip counts)" if INT_TAPE in self.used_tapes else ""),
                  "",
                  "Returns (value, adjoints of the Active arguments).",
                  f"`{self.return_bar}` seeds the return value; the shadows `*_bar` of",
@@ -526,11 +531,11 @@ def _has_break(body) -> bool:
     return walk(body)
 
 
-def _before_break(block, push):
+def _before_break(block, push: list):
     block = list(block)
     if block and isinstance(block[-1], gast.Break):
-        return block[:-1] + [push, block[-1]]
-    return block + [push]
+        return block[:-1] + push + [block[-1]]
+    return block + push
 
 
 def _copied_array(norm, value):

@@ -1,0 +1,94 @@
+"""How tapes are spelled in generated reverse code, per backend.
+
+* `ListTapes` (python backend): `tape = []`, `tape.append(v)`, `v = tape.pop()`; reverse
+  loops read `for i in reversed(range(n))`.
+* `ArrayTapes` (numba backend): tapes are float64 / int64 NumPy arrays passed in by the caller
+  (so a prepared call allocates nothing) with a size counter, doubled when full and handed
+  back; reverse loops count down explicitly (numba has no `reversed`).
+
+Both spell the same stack discipline: pops happen in the reverse order of pushes.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad import syntax as S
+from srcad.transform.simplify import simplify
+
+FLOAT_TAPE, INT_TAPE = "tape", "int_tape"
+
+
+class ListTapes:
+    backend = "python"
+
+    def init(self, tape: str) -> list:
+        return [S.assign(S.name(tape), gast.List(elts=[], ctx=gast.Load()))]
+
+    def push(self, tape: str, value) -> list:
+        return [S.expr_stmt(S.call(f"{tape}.append", S.as_load(value)))]
+
+    def pop(self, tape: str, target) -> list:
+        return [S.assign(target, S.call(f"{tape}.pop"))]
+
+    def reverse_range(self, index: str, args: list, trips, namer) -> tuple[list, gast.AST]:
+        """(statements before the loop, iterator) visiting range(*args)[:trips] backwards."""
+        span = gast.Call(func=S.name("range"), args=[S.as_load(a) for a in args], keywords=[])
+        if trips is not None:
+            span = gast.Subscript(value=span, slice=gast.Slice(lower=None, upper=S.name(trips),
+                                                               step=None), ctx=gast.Load())
+        return [], gast.Call(func=S.name("reversed"), args=[span], keywords=[])
+
+    def parameters(self, used: list) -> list:
+        return []
+
+    def results(self, used: list) -> list:
+        return []
+
+
+class ArrayTapes(ListTapes):
+    backend = "numba"
+
+    @staticmethod
+    def size(tape: str) -> str:
+        return f"{tape}_size"
+
+    def init(self, tape: str) -> list:
+        return [S.assign(S.name(self.size(tape)), S.const(0))]
+
+    def push(self, tape: str, value) -> list:
+        size = self.size(tape)
+        grow = S.parse_stmts(f"if {size} == {tape}.shape[0]:\n"
+                             f"    {tape} = np.concatenate(({tape}, np.empty_like({tape})))\n")
+        store = gast.Subscript(value=S.name(tape), slice=S.name(size), ctx=gast.Store())
+        return grow + [S.assign(store, S.as_load(value)),
+                       S.aug_assign(S.name(size), gast.Add(), S.const(1))]
+
+    def pop(self, tape: str, target) -> list:
+        size = self.size(tape)
+        read = gast.Subscript(value=S.name(tape), slice=S.name(size), ctx=gast.Load())
+        return [S.aug_assign(S.name(size), gast.Sub(), S.const(1)), S.assign(target, read)]
+
+    def reverse_range(self, index: str, args: list, trips, namer):
+        args = [S.as_load(a) for a in args]
+        start, step = S.const(0), S.const(1)
+        if len(args) >= 2:
+            start = args[0]
+        if len(args) == 3:
+            step = args[2]
+        count = namer.fresh(f"{index}_count")
+        total = S.name(trips) if trips is not None else gast.Call(
+            func=S.name("len"), args=[gast.Call(func=S.name("range"), args=args, keywords=[])],
+            keywords=[])
+        before = [S.assign(S.name(count), total)]
+        last = simplify(S.substitute("start + (count - 1) * step",
+                                     {"start": start, "count": S.name(count), "step": step}))
+        stop = simplify(S.substitute("start - step", {"start": start, "step": step}))
+        neg = simplify(S.substitute("-step", {"step": step}))
+        return before, gast.Call(func=S.name("range"), args=[last, stop, neg], keywords=[])
+
+    def parameters(self, used: list) -> list:
+        return list(used)
+
+    def results(self, used: list) -> list:
+        return [S.name(t) for t in used]
