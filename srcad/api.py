@@ -132,10 +132,10 @@ class _Call:
         if isinstance(value, np.ndarray):
             self.copy_back.append((stacked, list(shadows)))
 
-    def request(self, mode: Mode) -> Request:
+    def request(self, mode: Mode, backend: str = "python") -> Request:
         if mode.reverse:
-            return Request("reverse", self.specs)
-        return Request("forward", self.specs, self.width or 1, self.stacked)
+            return Request("reverse", self.specs, backend=backend)
+        return Request("forward", self.specs, self.width or 1, self.stacked, backend)
 
     def finish(self):
         for stacked, shadows in self.copy_back:
@@ -162,13 +162,20 @@ def _target(f):
     return getattr(f, "__srcad_wrapped__", f)
 
 
-def autodiff(mode: Mode, f, *args, seed=None, batch=None):
+def tape_buffers(compiled) -> list:
+    """Fresh tape arrays for a numba-compiled reverse function (it grows and returns them)."""
+    return [np.empty(64) if t == "tape" else np.empty(64, dtype=np.int64)
+            for t in compiled.tapes]
+
+
+def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     """Differentiate `f` at `args` annotated Const/Active/Duplicated/BatchDuplicated.
 
     Reverse returns one entry per argument (the derivative for Active ones, None otherwise);
     ReverseWithPrimal returns (derivatives, value). Forward returns the tangent of the return
     value (a float; with BatchDuplicated an array of W tangents; None when f returns None);
-    ForwardWithPrimal returns (tangent, value). `batch` forces "unrolled" or "stacked" lanes.
+    ForwardWithPrimal returns (tangent, value). `batch` forces "unrolled" or "stacked" lanes;
+    `backend="numba"` compiles the generated code with numba.njit.
 
     >>> def sq(x):
     ...     return x * x
@@ -182,11 +189,11 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
                             "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
     call = _arguments(f, mode, args, batch)
-    compiled = _compiled(f, call.request(mode))
+    compiled = _compiled(f, call.request(mode, backend))
     if mode.reverse:
         if seed is None:
             seed = 1.0
-        value, adjoints = compiled.function(*call.flat, seed)
+        value, adjoints = compiled.function(*call.flat, seed, *tape_buffers(compiled))[:2]
         derivs = [None] * len(args)
         for position, adjoint in zip(call.active_positions, adjoints):
             derivs[position] = float(adjoint)
@@ -207,10 +214,10 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None):
     return (tangent, value) if mode.with_primal else tangent
 
 
-def source(f, mode: Mode, *args, batch=None) -> str:
+def source(f, mode: Mode, *args, batch=None, backend="python") -> str:
     """The generated source for `f` in `mode` with this activity signature."""
     f = _target(f)
-    return _compiled(f, _arguments(f, mode, args, batch).request(mode)).source
+    return _compiled(f, _arguments(f, mode, args, batch).request(mode, backend)).source
 
 
 def _decorator(mode: Mode):
@@ -225,7 +232,7 @@ def _decorator(mode: Mode):
             return f(*args, **kwargs)
 
         wrapper.__srcad_wrapped__ = f
-        wrapper.source = lambda *args: source(f, mode, *args)
+        wrapper.source = lambda *args: source(f, mode, *args, **options)
         return wrapper
 
     decorate.__doc__ = (f"Decorator: plain calls run `f` unchanged; calls with any annotation "

@@ -1,11 +1,20 @@
-"""Stage: generated source -> a callable, registered with `linecache` so tracebacks, `inspect`
-and `pdb` show the generated code."""
+"""Stage: generated source -> a callable.
+
+python backend: compiled in memory and registered with `linecache`, so tracebacks, `inspect`
+and `pdb` show the generated code (and srcad can differentiate it again).
+numba backend: written as a module into the cache folder and compiled by `numba.njit` with
+numba's own on-disk cache, so a new process skips recompilation."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import itertools
 import linecache
 import math
+import os
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -29,3 +38,51 @@ def compile_source(source: str, name: str, namespace: dict, origin: str = ""):
     code = compile(source, filename, "exec")
     exec(code, env)
     return env[name]
+
+
+def cache_dir() -> Path:
+    """Where numba-compiled modules live: $SRCAD_CACHE_DIR, else ~/.cache/srcad. Delete the
+    folder (or call `srcad.cache.clear_disk()`) to clear it."""
+    root = os.environ.get("SRCAD_CACHE_DIR")
+    return Path(root) if root else Path.home() / ".cache" / "srcad"
+
+
+def compile_numba(source: str, name: str, namespace: dict, free_names: set, origin: str = ""):
+    """Write `source` as a real module in the cache folder (numba's on-disk cache needs a file)
+    and return `numba.njit(cache=True)` of its function `name`."""
+    try:
+        import numba
+    except ImportError:
+        raise SrcadError("the numba backend needs numba", construct="backend='numba'",
+                         hint="pip install 'srcad[numba]'") from None
+    header = ["import math", "import numpy as np", ""]
+    for free in sorted(free_names):
+        if free in RUNTIME_NAMES or free in _BUILTIN_NAMES:
+            continue
+        value = namespace.get(free)
+        if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):
+            header.append(f"{free} = {value!r}")
+        else:
+            raise SrcadError(f"the numba backend cannot embed the global `{free}` "
+                             f"({type(value).__name__})", filename=origin,
+                             construct="backend='numba'",
+                             hint="pass it as an argument, or use backend='python'")
+    text = "\n".join(header) + "\n\n\n" + source
+    digest = hashlib.sha256((text + numba.__version__).encode()).hexdigest()[:16]
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"srcad_{name}_{digest}.py"
+    if not path.exists():
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(text)
+        temporary.replace(path)
+    module = sys.modules.get(path.stem)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module  # numba's cache finds the module again by name
+        spec.loader.exec_module(module)
+    return numba.njit(cache=True)(getattr(module, name))
+
+
+_BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "bool", "round"}

@@ -12,11 +12,13 @@ import gast
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.types import Array, Types, is_float_like
 from srcad.codegen import to_source
-from srcad.compiler import compile_source
+from srcad.compiler import compile_numba, compile_source
+from srcad.errors import SrcadError
 from srcad.parse import parse_function
 from srcad.transform.forward import ForwardTransform, Scalar, Stacked, Unrolled
 from srcad.transform.normalize import normalize
 from srcad.transform.reverse import ReverseTransform
+from srcad.transform.tapes import ArrayTapes, ListTapes
 
 # Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
 UNROLL_MAX_WIDTH = 16
@@ -38,6 +40,7 @@ class Request:
     specs: tuple
     width: int = 1  # batch width (forward vector mode); 1 = plain forward
     stacked: bool = False  # vector mode with NumPy vectors instead of unrolled lanes
+    backend: str = "python"  # "python" | "numba"
 
 
 @dataclass
@@ -48,6 +51,7 @@ class Compiled:
     request: Request
     taped: list
     dependencies: list  # (globals dict, name, object) read when the code was generated
+    tapes: tuple = ()  # numba backend: the tape arrays the function takes and hands back
 
     def is_current(self) -> bool:
         """False once a global the code was generated from has been rebound."""
@@ -71,10 +75,17 @@ def build(func, request: Request) -> Compiled:
                     if s.kind == "const" and isinstance(s.type, Array)}
     activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
                                 _returns_float(norm, types))
+    tapes: tuple = ()
+    if request.backend not in ("python", "numba"):
+        raise SrcadError(f"unknown backend {request.backend!r}", construct="backend",
+                         hint="use 'python' or 'numba'")
     if request.mode == "reverse":
         name = norm.namer.fresh(f"{parsed.name}_reverse")
-        code = ReverseTransform(norm, types, activity, kinds, name).build()
+        dialect = ArrayTapes() if request.backend == "numba" else ListTapes()
+        code = ReverseTransform(norm, types, activity, kinds, name, dialect).build()
         tree, taped = code.tree, code.taped
+        if request.backend == "numba":
+            tapes = tuple(code.tapes)
     else:
         if request.width == 1 and not request.stacked:
             styles, suffix = [Scalar()], "forward"
@@ -88,8 +99,19 @@ def build(func, request: Request) -> Compiled:
     source = to_source(tree)
     namespace = dict(parsed.namespace)
     namespace.update(norm.extra_names)
-    function = compile_source(source, name, namespace, parsed.filename)
-    return Compiled(function, source, name, request, taped, norm.dependencies)
+    if request.backend == "numba":
+        function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
+    else:
+        function = compile_source(source, name, namespace, parsed.filename)
+    return Compiled(function, source, name, request, taped, norm.dependencies, tapes)
+
+
+def _free_names(tree) -> set:
+    loaded = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+              and isinstance(n.ctx, gast.Load)}
+    bound = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, (gast.Store, gast.Param))}
+    return loaded - bound
 
 
 def _returns_float(norm, types) -> bool:

@@ -29,7 +29,7 @@ def _call(f, values):
 
 
 def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
-                modes=("fwd", "rev", "vec")):
+                modes=("fwd", "rev", "vec"), backend="python"):
     """Check derivatives of `f` at `args` three ways, in random directions.
 
     Active scalars and Duplicated arrays are the inputs; the outputs are the float return
@@ -79,7 +79,8 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
                 call_args.append(v)
         results = {"finite differences": fd}
         if "rev" in modes:
-            derivs = autodiff(Reverse, f, *call_args, seed=out_weight if scalar_out else None)
+            derivs = autodiff(Reverse, f, *call_args, seed=out_weight if scalar_out else None,
+                              backend=backend)
             rev = 0.0
             for i in positions:
                 grad = shadows[i] if i in dup else derivs[i]
@@ -87,10 +88,10 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
             results["reverse <J^T u, v>"] = rev
         if "fwd" in modes:
             results["forward <u, J v>"] = _forward(f, args, values, positions, dup, direction,
-                                                   weights, out_weight, scalar_out, lanes=None)
+                                                   weights, out_weight, scalar_out, None, backend)
         if "vec" in modes:
             lane_values = _forward(f, args, values, positions, dup, direction, weights,
-                                   out_weight, scalar_out, lanes=2)
+                                   out_weight, scalar_out, 2, backend)
             results["vector lane 1"] = lane_values[0]
             results["vector lane 2 / 2"] = lane_values[1] / 2.0
         scale = max(max(abs(r) for r in results.values()), 1.0)
@@ -101,7 +102,7 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
 
 
 def _forward(f, args, values, positions, dup, direction, weights, out_weight, scalar_out,
-             lanes):
+             lanes, backend):
     """<u, J v> by forward mode (lanes=None) or vector mode (lanes W: directions k*v)."""
     call_args, shadows = [], {}
     for i in range(len(args)):
@@ -118,7 +119,7 @@ def _forward(f, args, values, positions, dup, direction, weights, out_weight, sc
                      else float((k + 1) * direction[i]) for k in range(lanes)]
             shadows[i] = seeds
             call_args.append(BatchDuplicated(v, seeds))
-    tangent = autodiff(Forward, f, *call_args)
+    tangent = autodiff(Forward, f, *call_args, backend=backend)
     count = 1 if lanes is None else lanes
     totals = []
     for k in range(count):

@@ -29,7 +29,8 @@ from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, ListTapes
 @dataclass
 class ReverseCode:
     tree: gast.FunctionDef
-    taped: list = field(default_factory=list)  # (description, tape name)
+    taped: list = field(default_factory=list)  # variables the forward sweep tapes
+    tapes: list = field(default_factory=list)  # the tapes used ("tape", "int_tape")
     adjoint_names: dict = field(default_factory=dict)
 
 
@@ -448,7 +449,7 @@ class ReverseTransform:
         tree = gast.FunctionDef(name=self.name, args=args, body=[S.expr_stmt(S.const(doc))] + body,
                                 decorator_list=[], returns=None, type_comment=None,
                                 type_params=[])
-        return ReverseCode(tree, list(dict.fromkeys(self.taped)), dict(self.bar))
+        return ReverseCode(tree, list(dict.fromkeys(self.taped)), used, dict(self.bar))
 
     def _docstring(self, duplicated) -> str:
         fn = self.norm.parsed.name
