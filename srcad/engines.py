@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
-from srcad.api import _compiled
+from srcad.api import _compiled, tape_buffers
+from srcad.errors import SrcadError
 from srcad.pipeline import ArgSpec, Request
 
 
@@ -52,10 +53,10 @@ class ForwardEngine:
     Roles: "x" (seeded), "constant", "cache" (tangent lanes zeroed per call), "output" (lanes
     zeroed, read out), "accumulator" (its value and lanes zeroed per call, lanes read out)."""
 
-    def __init__(self, f, slots: list, width: int, stacked: bool):
+    def __init__(self, f, slots: list, width: int, stacked: bool, backend: str = "python"):
         self.slots, self.width, self.stacked = slots, width, stacked
         specs = tuple(_spec(s, True) for s in slots)
-        self.compiled = _compiled(f, Request("forward", specs, width, stacked))
+        self.compiled = _compiled(f, Request("forward", specs, width, stacked, backend))
         self.function = self.compiled.function
         self.flat, self.value_index = [], []
         self.x_lanes, self.zeroed, self.output_lanes = [], [], []
@@ -132,10 +133,10 @@ class ForwardEngine:
 class ReverseEngine:
     """Reverse mode: a cotangent of the output in, the adjoint of x out (`x_bar`)."""
 
-    def __init__(self, f, slots: list):
+    def __init__(self, f, slots: list, backend: str = "python"):
         self.slots = slots
         specs = tuple(_spec(s, False) for s in slots)
-        self.compiled = _compiled(f, Request("reverse", specs))
+        self.compiled = _compiled(f, Request("reverse", specs, backend=backend))
         self.function = self.compiled.function
         self.flat, self.value_index, self.zeroed = [], [], []
         self.x_bar_index = None
@@ -155,6 +156,9 @@ class ReverseEngine:
             self.flat.append(shadow)
         self.seed_index = len(self.flat)
         self.flat.append(1.0)
+        # numba backend: tape arrays, kept (and grown) across calls
+        self.flat += tape_buffers(self.compiled)
+        self.tape_count = len(self.compiled.tapes)
 
     def set_values(self, values):
         for position, v in zip(range(len(values)), values):
@@ -179,7 +183,10 @@ class ReverseEngine:
             seed.flat[basis] = 1.0
         else:
             self.flat[self.seed_index] = cotangent
-        return self.function(*self.flat)
+        result = self.function(*self.flat)
+        if self.tape_count:
+            self.flat[-self.tape_count:] = result[2:]
+        return result[0], result[1]
 
 
 class HessianEngine:
@@ -187,7 +194,11 @@ class HessianEngine:
     own forward (vector) mode over it. Lane k seeded with v_k ends with H v_k in
     `output_lanes[k]`; f must return a float and x be an array."""
 
-    def __init__(self, f, slots: list, width: int):
+    def __init__(self, f, slots: list, width: int, backend: str = "python"):
+        if backend != "python":
+            raise SrcadError("hvp and hessian differentiate srcad's generated reverse code, "
+                             "which the numba backend compiles to machine code",
+                             construct=f"backend={backend!r}", hint="use backend='python'")
         self.reverse = ReverseEngine(f, slots)
         inner, self.user_positions = [], []
         for slot in slots:

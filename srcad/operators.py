@@ -148,7 +148,7 @@ def _chunk(n, chunk):
 
 
 # -- gradient ---------------------------------------------------------------------------------
-def prepare_gradient(f, *args, mode=None, chunk=None) -> Prep:
+def prepare_gradient(f, *args, mode=None, chunk=None, backend="python") -> Prep:
     slots = _slots(args)
     kind, _ = _out_kind(f, slots)
     if kind != "float":
@@ -157,15 +157,15 @@ def prepare_gradient(f, *args, mode=None, chunk=None) -> Prep:
     if mode == "forward":
         n = np.size(x)
         width = _chunk(n, chunk)
-        engine = ForwardEngine(f, slots, width, width > UNROLL_MAX_WIDTH)
+        engine = ForwardEngine(f, slots, width, width > UNROLL_MAX_WIDTH, backend)
         return _prep("gradient", f, slots, "forward", width, engine,
                      buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
-    engine = ReverseEngine(f, slots)
+    engine = ReverseEngine(f, slots, backend)
     return _prep("gradient", f, slots, "reverse", 1, engine,
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
-def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None):
+def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """(f(x), gradient of f at x).
 
     >>> def f(x):
@@ -173,7 +173,8 @@ def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None):
     >>> value_and_gradient(f, np.array([2.0, 3.0]))
     (6.0, array([3., 2.]))
     """
-    prep, slots = _use("gradient", f, args, prep, prepare_gradient, mode=mode, chunk=chunk)
+    prep, slots = _use("gradient", f, args, prep, prepare_gradient, mode=mode, chunk=chunk,
+                       backend=backend)
     x = _x(slots).value
     buffer = out if out is not None else prep.state["buffer"]
     if prep.mode == "reverse":
@@ -194,13 +195,14 @@ def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None):
     return value, grad if out is not None else grad.copy()
 
 
-def gradient(f, *args, prep=None, out=None, mode=None, chunk=None):
+def gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """Gradient of a float-valued f at x (reverse mode unless mode="forward")."""
-    return value_and_gradient(f, *args, prep=prep, out=out, mode=mode, chunk=chunk)[1]
+    return value_and_gradient(f, *args, prep=prep, out=out, mode=mode, chunk=chunk,
+                              backend=backend)[1]
 
 
 # -- jacobian ---------------------------------------------------------------------------------
-def prepare_jacobian(f, *args, mode=None, chunk=None) -> Prep:
+def prepare_jacobian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
     slots = _slots(args)
     kind, template = _out_kind(f, slots)
     if kind == "float":
@@ -210,9 +212,9 @@ def prepare_jacobian(f, *args, mode=None, chunk=None) -> Prep:
     mode = mode or ("forward" if n <= m else "reverse")
     if mode == "forward":
         width = _chunk(n, chunk)
-        engine = ForwardEngine(f, slots, width, width > UNROLL_MAX_WIDTH)
+        engine = ForwardEngine(f, slots, width, width > UNROLL_MAX_WIDTH, backend)
         return _prep("jacobian", f, slots, "forward", width, engine, n=n, m=m)
-    engine = ReverseEngine(f, slots)
+    engine = ReverseEngine(f, slots, backend)
     if kind == "array":
         engine.flat[engine.seed_index] = np.zeros_like(template)
     x = _x(slots).value
@@ -220,9 +222,10 @@ def prepare_jacobian(f, *args, mode=None, chunk=None) -> Prep:
                  row=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
-def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None):
+def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """(f's output, jacobian d output / d x) as a (output size, input size) array."""
-    prep, slots = _use("jacobian", f, args, prep, prepare_jacobian, mode=mode, chunk=chunk)
+    prep, slots = _use("jacobian", f, args, prep, prepare_jacobian, mode=mode, chunk=chunk,
+                       backend=backend)
     n, m = prep.state["n"], prep.state["m"]
     J = out if out is not None else np.empty((m, n))
     if J.shape != (m, n):
@@ -244,24 +247,28 @@ def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None):
     return (outputs[0] if outputs else value), J
 
 
-def jacobian(f, *args, prep=None, out=None, mode=None, chunk=None):
+def jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """Jacobian of f at x; with out=J fills J in place and returns it."""
-    return value_and_jacobian(f, *args, prep=prep, out=out, mode=mode, chunk=chunk)[1]
+    return value_and_jacobian(f, *args, prep=prep, out=out, mode=mode, chunk=chunk,
+                              backend=backend)[1]
 
 
 # -- derivative, pushforward, pullback ----------------------------------------------------------
-def prepare_pushforward(f, *args, tangent=None, mode=None, chunk=None) -> Prep:
+def prepare_pushforward(f, *args, tangent=None, mode=None, chunk=None,
+                        backend="python") -> Prep:
     slots = _slots(args)
     kind, template = _out_kind(f, slots)
     batch = tangent is not None and isinstance(tangent, (tuple, list))
     width = len(tangent) if batch else 1
-    engine = ForwardEngine(f, slots, width, width > UNROLL_MAX_WIDTH)
+    engine = ForwardEngine(f, slots, width, width > UNROLL_MAX_WIDTH, backend)
     return _prep("pushforward", f, slots, "forward", width, engine, kind=kind, batch=batch)
 
 
-def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None):
+def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None,
+                backend="python"):
     """J v (jvp) for a tangent v shaped like x; a tuple of tangents gives a tuple of results."""
-    prep, _ = _use("pushforward", f, args, prep, prepare_pushforward, tangent=tangent)
+    prep, _ = _use("pushforward", f, args, prep, prepare_pushforward, tangent=tangent,
+                   backend=backend)
     tangents_in = tangent if prep.state["batch"] else (tangent,)
     if len(tangents_in) != prep.chunk:
         raise PreparationMismatchError(f"prepared for {prep.chunk} tangents, got "
@@ -285,17 +292,17 @@ def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None):
     return tuple(results) if prep.state["batch"] else results[0]
 
 
-def prepare_derivative(f, *args, mode=None, chunk=None) -> Prep:
-    prep = prepare_pushforward(f, *args, tangent=1.0)
+def prepare_derivative(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+    prep = prepare_pushforward(f, *args, tangent=1.0, backend=backend)
     prep.operator = "derivative"
     return prep
 
 
-def derivative(f, *args, prep=None, out=None, mode=None, chunk=None):
+def derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """d f / d x for a float input x (the output may be a float or an array)."""
     if not isinstance(_x(_slots(args)).value, (float, np.floating)):
         raise ArgumentError("derivative needs a float input", hint="use jacobian or gradient")
-    prep = prep or prepare_derivative(f, *args)
+    prep = prep or prepare_derivative(f, *args, backend=backend)
     prep.check("derivative", f, _slots(args))
     prep.operator = "pushforward"
     try:
@@ -304,10 +311,11 @@ def derivative(f, *args, prep=None, out=None, mode=None, chunk=None):
         prep.operator = "derivative"
 
 
-def prepare_pullback(f, *args, cotangent=None, mode=None, chunk=None) -> Prep:
+def prepare_pullback(f, *args, cotangent=None, mode=None, chunk=None,
+                     backend="python") -> Prep:
     slots = _slots(args)
     kind, template = _out_kind(f, slots)
-    engine = ReverseEngine(f, slots)
+    engine = ReverseEngine(f, slots, backend)
     if kind == "array":
         engine.flat[engine.seed_index] = np.zeros_like(template)
     x = _x(slots).value
@@ -315,9 +323,11 @@ def prepare_pullback(f, *args, cotangent=None, mode=None, chunk=None) -> Prep:
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
-def pullback(f, *args, cotangent, prep=None, out=None, mode=None, chunk=None):
+def pullback(f, *args, cotangent, prep=None, out=None, mode=None, chunk=None,
+             backend="python"):
     """u^T J (vjp) for a cotangent u shaped like the output; the result is shaped like x."""
-    prep, _ = _use("pullback", f, args, prep, prepare_pullback, cotangent=cotangent)
+    prep, _ = _use("pullback", f, args, prep, prepare_pullback, cotangent=cotangent,
+                   backend=backend)
     buffer = out if out is not None else prep.state["buffer"]
     engine = prep.engine
     if prep.state["kind"] == "array":
@@ -331,11 +341,11 @@ def pullback(f, *args, cotangent, prep=None, out=None, mode=None, chunk=None):
 
 
 # -- second order: forward over reverse ---------------------------------------------------------
-def prepare_hvp(f, *args, tangent=None, mode=None, chunk=None) -> Prep:
-    return _prepare_second("hvp", f, args, 1)
+def prepare_hvp(f, *args, tangent=None, mode=None, chunk=None, backend="python") -> Prep:
+    return _prepare_second("hvp", f, args, 1, backend)
 
 
-def _prepare_second(operator, f, args, width) -> Prep:
+def _prepare_second(operator, f, args, width, backend="python") -> Prep:
     slots = _slots(args)
     if any(s.role == "output" for s in slots):
         raise ArgumentError(f"{operator} needs a float-valued f (no Output argument)")
@@ -346,7 +356,7 @@ def _prepare_second(operator, f, args, width) -> Prep:
         target = scalar_as_array(f, len(slots), position)
         slots = list(slots)
         slots[position] = Slot("x", np.array([float(x.value)]))
-    engine = HessianEngine(target, slots, width)
+    engine = HessianEngine(target, slots, width, backend)
     prep = _prep(operator, f, _slots(args), "forward-over-reverse", width, engine,
                  scalar=not x.is_array, n=np.size(x.value))
     return prep
@@ -362,10 +372,10 @@ def _second_values(prep, slots):
     prep.engine.set_values(values)
 
 
-def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None):
+def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """H v, the Hessian of a float-valued f at x times v (forward over reverse)."""
     slots = _slots(args)
-    prep = prep or prepare_hvp(f, *args)
+    prep = prep or prepare_hvp(f, *args, backend=backend)
     prep.check("hvp", f, slots)
     _second_values(prep, slots)
     engine = prep.engine.engine
@@ -380,16 +390,16 @@ def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None):
     return result.copy()
 
 
-def prepare_hessian(f, *args, mode=None, chunk=None) -> Prep:
+def prepare_hessian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
     x = _x(_slots(args)).value
-    return _prepare_second("hessian", f, args, _chunk(np.size(x), chunk))
+    return _prepare_second("hessian", f, args, _chunk(np.size(x), chunk), backend)
 
 
-def hessian(f, *args, prep=None, out=None, mode=None, chunk=None):
+def hessian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """The Hessian of a float-valued f at x, an (n, n) array (chunks of forward-over-reverse
     lanes)."""
     slots = _slots(args)
-    prep = prep or prepare_hessian(f, *args, chunk=chunk)
+    prep = prep or prepare_hessian(f, *args, chunk=chunk, backend=backend)
     prep.check("hessian", f, slots)
     _second_values(prep, slots)
     n = prep.state["n"]
@@ -403,17 +413,17 @@ def hessian(f, *args, prep=None, out=None, mode=None, chunk=None):
     return H
 
 
-def prepare_second_derivative(f, *args, mode=None, chunk=None) -> Prep:
-    prep = _prepare_second("second_derivative", f, args, 1)
+def prepare_second_derivative(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+    prep = _prepare_second("second_derivative", f, args, 1, backend)
     if not prep.state["scalar"]:
         raise ArgumentError("second_derivative needs a float input", hint="use hessian")
     return prep
 
 
-def second_derivative(f, *args, prep=None, out=None, mode=None, chunk=None):
+def second_derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """d^2 f / d x^2 for a float input and a float-valued f."""
     slots = _slots(args)
-    prep = prep or prepare_second_derivative(f, *args)
+    prep = prep or prepare_second_derivative(f, *args, backend=backend)
     prep.check("second_derivative", f, slots)
     _second_values(prep, slots)
     engine = prep.engine.engine
