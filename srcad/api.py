@@ -58,7 +58,7 @@ def _check_shadow(position, value, shadow):
 class _Call:
     """Arguments of one autodiff call, flattened for the generated function."""
 
-    def __init__(self, mode: Mode, args, batch=None):
+    def __init__(self, mode: Mode, args, batch=None, backend="python"):
         self.specs, self.flat, self.active_positions = [], [], []
         self.width = None
         self.copy_back = []  # (stacked array, list of user shadows) for stacked batches
@@ -70,8 +70,10 @@ class _Call:
             self.width = widths.pop()
             if self.width < 1:
                 raise ArgumentError("BatchDuplicated needs at least one shadow")
-            self.stacked = (batch == "stacked") or (batch is None
-                                                    and self.width > UNROLL_MAX_WIDTH)
+            # numba: lanes in arrays, looped (few arguments, tight loops); python: unrolled
+            # lanes while narrow, NumPy vectors when wide
+            self.stacked = (batch == "stacked") or (batch is None and (
+                self.width > UNROLL_MAX_WIDTH or backend == "numba"))
         for position, arg in enumerate(args):
             self._add(mode, position, arg)
         self.specs = tuple(self.specs)
@@ -143,9 +145,9 @@ class _Call:
                 shadow[...] = stacked[k]
 
 
-def _arguments(f, mode, args, batch) -> _Call:
+def _arguments(f, mode, args, batch, backend="python") -> _Call:
     try:
-        return _Call(mode, args, batch)
+        return _Call(mode, args, batch, backend)
     except ArgumentError as err:
         code = getattr(f, "__code__", None)
         if code is None:
@@ -188,7 +190,7 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     if not isinstance(mode, Mode):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
                             "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
-    call = _arguments(f, mode, args, batch)
+    call = _arguments(f, mode, args, batch, backend)
     compiled = _compiled(f, call.request(mode, backend))
     if mode.reverse:
         if seed is None:
@@ -217,7 +219,7 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
 def source(f, mode: Mode, *args, batch=None, backend="python") -> str:
     """The generated source for `f` in `mode` with this activity signature."""
     f = _target(f)
-    return _compiled(f, _arguments(f, mode, args, batch).request(mode, backend)).source
+    return _compiled(f, _arguments(f, mode, args, batch, backend).request(mode, backend)).source
 
 
 def _decorator(mode: Mode):

@@ -92,8 +92,8 @@ class ForwardEngine:
         if self.stacked:
             lanes = self.x_lanes[0].reshape(self.width, -1)
             lanes.fill(0.0)
-            for k in range(min(self.width, size - start)):
-                lanes[k, start + k] = 1.0
+            count = max(0, min(self.width, size - start))
+            np.fill_diagonal(lanes[:count, start:start + count], 1.0)  # a view: no allocation
             return
         if self.x_float_index:
             for k, index in enumerate(self.x_float_index):
@@ -120,6 +120,15 @@ class ForwardEngine:
         for buffer in self.zeroed:
             buffer.fill(0.0)
         return self.function(*self.flat)
+
+    def write_columns(self, J, start: int, count: int, tangents) -> None:
+        """J[:, start + k] = lane k's output tangent (flattened), for k < count."""
+        if self.stacked:
+            lanes = self.output_lanes[0] if self.output_lanes else np.asarray(tangents[0])
+            J[:, start:start + count] = lanes[:count].reshape(count, -1).T
+            return
+        for k in range(count):
+            J[:, start + k] = np.reshape(self.output_tangent(k, tangents), -1)
 
     def output_tangent(self, k, tangents):
         """Lane k's tangent of the output (an Output array's shadow, or the returned one)."""

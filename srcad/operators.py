@@ -8,8 +8,9 @@ call then refills those buffers in place (with `out=`, it returns `out` itself).
 
 Choices when not forced:
 * jacobian: forward vector mode when len(x) <= len(y), else one reverse pass per row;
-* chunk: min(len(x), 16) tangent lanes unrolled into plain floats (wider chunks use NumPy
-  vectors of lanes);
+* chunk: python backend: min(len(x), 16) tangent lanes unrolled into plain floats (wider
+  chunks use NumPy vectors of lanes); numba backend: min(len(x), 256) lanes kept in arrays
+  and looped over;
 * hvp and hessian: forward-over-reverse (srcad's forward mode run over its own reverse code).
 """
 
@@ -143,8 +144,19 @@ def _use(operator, f, args, prep, preparer, **options):
     return prep, slots
 
 
-def _chunk(n, chunk):
-    return max(1, min(n, UNROLL_MAX_WIDTH)) if chunk is None else max(1, int(chunk))
+def _stacked(width, backend) -> bool:
+    """Lanes in arrays (numba, or wide batches) rather than unrolled into floats."""
+    return backend == "numba" or width > UNROLL_MAX_WIDTH
+
+
+NUMBA_MAX_CHUNK = 256
+
+
+def _chunk(n, chunk, backend="python"):
+    """Lanes per call: all of x up to 16 (python, unrolled) or 256 (numba, looped lanes)."""
+    if chunk is not None:
+        return max(1, int(chunk))
+    return max(1, min(n, NUMBA_MAX_CHUNK if backend == "numba" else UNROLL_MAX_WIDTH))
 
 
 # -- gradient ---------------------------------------------------------------------------------
@@ -156,8 +168,8 @@ def prepare_gradient(f, *args, mode=None, chunk=None, backend="python") -> Prep:
     x = _x(slots).value
     if mode == "forward":
         n = np.size(x)
-        width = _chunk(n, chunk)
-        engine = ForwardEngine(f, slots, width, width > UNROLL_MAX_WIDTH, backend)
+        width = _chunk(n, chunk, backend)
+        engine = ForwardEngine(f, slots, width, _stacked(width, backend), backend)
         return _prep("gradient", f, slots, "forward", width, engine,
                      buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
     engine = ReverseEngine(f, slots, backend)
@@ -211,8 +223,8 @@ def prepare_jacobian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
     n, m = np.size(_x(slots).value), template.size
     mode = mode or ("forward" if n <= m else "reverse")
     if mode == "forward":
-        width = _chunk(n, chunk)
-        engine = ForwardEngine(f, slots, width, width > UNROLL_MAX_WIDTH, backend)
+        width = _chunk(n, chunk, backend)
+        engine = ForwardEngine(f, slots, width, _stacked(width, backend), backend)
         return _prep("jacobian", f, slots, "forward", width, engine, n=n, m=m)
     engine = ReverseEngine(f, slots, backend)
     if kind == "array":
@@ -236,8 +248,7 @@ def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, bac
         for start in range(0, n, engine.width):
             engine.seed_basis(start, n)
             value, tangents = engine.run()
-            for k in range(min(engine.width, n - start)):
-                J[:, start + k] = np.reshape(engine.output_tangent(k, tangents), -1)
+            engine.write_columns(J, start, min(engine.width, n - start), tangents)
     else:
         row = prep.state["row"]
         for i in range(m):
@@ -260,7 +271,7 @@ def prepare_pushforward(f, *args, tangent=None, mode=None, chunk=None,
     kind, template = _out_kind(f, slots)
     batch = tangent is not None and isinstance(tangent, (tuple, list))
     width = len(tangent) if batch else 1
-    engine = ForwardEngine(f, slots, width, width > UNROLL_MAX_WIDTH, backend)
+    engine = ForwardEngine(f, slots, width, _stacked(width, backend), backend)
     return _prep("pushforward", f, slots, "forward", width, engine, kind=kind, batch=batch)
 
 

@@ -15,7 +15,7 @@ from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
 from srcad.parse import parse_function
-from srcad.transform.forward import ForwardTransform, Scalar, Stacked, Unrolled
+from srcad.transform.forward import ForwardTransform, Looped, Scalar, Stacked, Unrolled
 from srcad.transform.normalize import normalize
 from srcad.transform.reverse import ReverseTransform
 from srcad.transform.tapes import ArrayTapes, ListTapes
@@ -89,6 +89,9 @@ def build(func, request: Request) -> Compiled:
     else:
         if request.width == 1 and not request.stacked:
             styles, suffix = [Scalar()], "forward"
+        elif request.stacked and request.backend == "numba":
+            lane = norm.namer.fresh("lane")
+            styles, suffix = [Looped(width=request.width, lane=lane)], f"forward_{request.width}"
         elif request.stacked:
             styles, suffix = [Stacked(width=request.width)], f"forward_{request.width}"
         else:

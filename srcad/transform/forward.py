@@ -31,6 +31,14 @@ class Scalar:
     def name(self, v: str) -> str:
         return f"{v}{self.suffix}"
 
+    def scalar(self, tangent: str):
+        """The tangent of a scalar variable, as an expression."""
+        return S.name(tangent)
+
+    def wrap(self, stmts: list) -> list:
+        """Tangent statements of one primal statement, as emitted."""
+        return stmts
+
     def element(self, shadow: str, index):
         return gast.Subscript(value=S.name(shadow), slice=S.as_load(index), ctx=gast.Load())
 
@@ -58,6 +66,30 @@ class Stacked(Scalar):
 
     def zeros_like(self, array: str):
         return S.parse_expr(f"np.zeros(({self.width},) + {array}.shape)")
+
+
+@dataclass(frozen=True)
+class Looped(Stacked):
+    """W lanes in arrays (scalars: shape (W,), arrays: (W, ...)), each tangent statement a loop
+    over the lanes: what numba compiles into tight machine code with no temporaries."""
+
+    lane: str = "lane"
+
+    def element(self, shadow: str, index):
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        full = gast.Tuple(elts=[S.name(self.lane)] + [S.as_load(p) for p in parts],
+                          ctx=gast.Load())
+        return gast.Subscript(value=S.name(shadow), slice=full, ctx=gast.Load())
+
+    def scalar(self, tangent: str):
+        return gast.Subscript(value=S.name(tangent), slice=S.name(self.lane), ctx=gast.Load())
+
+    def wrap(self, stmts: list) -> list:
+        if not stmts:
+            return stmts
+        return [gast.For(target=S.name(self.lane, store=True),
+                         iter=S.parse_expr(f"range({self.width})"), body=stmts, orelse=[],
+                         type_comment=None)]
 
 
 class ForwardTransform:
@@ -91,13 +123,15 @@ class ForwardTransform:
     def leaf_tangent(self, k):
         def tangent(node):
             if isinstance(node, gast.Name):
-                return S.name(self.tangent_name(k, node.id))
+                return self.styles[k].scalar(self.tangent_name(k, node.id))
             return self.styles[k].element(self.tangent_name(k, node.value.id), node.slice)
         return tangent
 
     def target_tangent(self, k, target):
         if isinstance(target, gast.Name):
-            return S.name(self.tangent_name(k, target.id), store=True)
+            ref = self.styles[k].scalar(self.tangent_name(k, target.id))
+            S.set_store(ref)
+            return ref
         ref = self.styles[k].element(self.tangent_name(k, target.value.id), target.slice)
         S.set_store(ref)
         return ref
@@ -130,6 +164,9 @@ class ForwardTransform:
         stack, method = stack_call(stmt.value)
         if stack not in self.active:
             return [stmt]
+        if isinstance(self.styles[0], Looped):
+            raise self.norm.parsed.error(stmt, "tape", "differentiating generated reverse code "
+                                         "is supported by the python backend only")
         out = [stmt]
         for k in range(len(self.styles)):
             shadow = S.name(self.tangent_name(k, stack))
@@ -236,6 +273,7 @@ class ForwardTransform:
                 tangents.append(gast.AugAssign(target=ref, op=copy.deepcopy(op), value=t))
             elif not aug_linear:
                 tangents.append(S.assign(ref, t if t is not None else S.const(0.0)))
+        tangents = self.styles[0].wrap(tangents)
         if root_name is not None:
             return out + tangents
         # the primal, reusing the intermediates computed above
@@ -275,6 +313,13 @@ class ForwardTransform:
     # -- the whole function -------------------------------------------------------------------
     def build(self) -> gast.FunctionDef:
         body = self.block(self.norm.body)
+        style = self.styles[0]
+        if isinstance(style, Looped):  # scalar tangents live in arrays of W lanes
+            params = set(self.norm.params)
+            scalars = sorted(v for v in self.active if v not in params
+                             and self.types[v] == FLOAT)
+            body = [S.assign(S.name(self.tangent_name(0, v)),
+                             S.parse_expr(f"np.zeros({style.width})")) for v in scalars] + body
         params = []
         for p in self.norm.params:
             params.append(p)
@@ -304,7 +349,9 @@ class ForwardTransform:
         fn = self.norm.parsed.name
         width = len(self.styles)
         style = self.styles[0]
-        if isinstance(style, Stacked):
+        if isinstance(style, Looped):
+            kind = f"Vector forward mode, {style.width} lanes in arrays, looped"
+        elif isinstance(style, Stacked):
             kind = f"Vector forward mode, {style.width} lanes stacked in NumPy vectors"
         elif isinstance(style, Unrolled):
             kind = f"Vector forward mode, {width} unrolled lanes"
