@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint
+.PHONY: venv demo test lint fuzz bench
 
 venv: $(STAMP)
 
@@ -21,3 +21,15 @@ test: venv
 
 lint: venv
 	$(VENV)/bin/ruff check .
+
+# Side-by-side benchmark suite (issue 5): installs the optional contenders (jax, autograd,
+# matplotlib, numba) and writes docs/benchmarks.md and docs/benchmarks.png.
+# BENCH_ARGS=--quick for a smoke run, BENCH_ARGS="--pin 0" to pin to one CPU.
+bench: venv
+	$(VENV)/bin/pip install -q -e '.[dev,bench]' numba
+	$(VENV)/bin/python benchmarks/run.py $(BENCH_ARGS)
+
+# Random-program fuzzing (fuzz/run.py): thousands of generated programs checked in forward,
+# vector and reverse mode against finite differences; failures land in fuzz/failures/.
+fuzz: venv
+	$(VENV)/bin/python fuzz/run.py --count 2000

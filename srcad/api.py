@@ -7,6 +7,7 @@ pipeline through the cache.
 from __future__ import annotations
 
 import functools
+import types
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from srcad.annotations import (
     Reverse,
 )
 from srcad.errors import ArgumentError
+from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
 
 
@@ -161,7 +163,12 @@ def _compiled(f, request: Request):
 
 
 def _target(f):
-    return getattr(f, "__srcad_wrapped__", f)
+    """The plain function behind `f` (a decorated wrapper's original); anything else is
+    refused here, before it is used as a cache key."""
+    f = getattr(f, "__srcad_wrapped__", f)
+    if not isinstance(f, types.FunctionType):
+        parse_function(f)  # raises the SrcadError that explains what srcad needs
+    return f
 
 
 def tape_buffers(compiled) -> list:

@@ -8,9 +8,9 @@ call then refills those buffers in place (with `out=`, it returns `out` itself).
 
 Choices when not forced:
 * jacobian: forward vector mode when len(x) <= len(y), else one reverse pass per row;
-* chunk: python backend: min(len(x), 16) tangent lanes unrolled into plain floats (wider
-  chunks use NumPy vectors of lanes); numba backend: min(len(x), 256) lanes kept in arrays
-  and looped over;
+* chunk: min(len(x), 256) tangent lanes per call; the python backend unrolls up to 16 lanes
+  into plain floats and keeps wider chunks in NumPy vectors; numba keeps lanes in arrays and
+  loops over them;
 * hvp and hessian: forward-over-reverse (srcad's forward mode run over its own reverse code).
 """
 
@@ -149,14 +149,16 @@ def _stacked(width, backend) -> bool:
     return backend == "numba" or width > UNROLL_MAX_WIDTH
 
 
-NUMBA_MAX_CHUNK = 256
+MAX_CHUNK = 256
 
 
 def _chunk(n, chunk, backend="python"):
-    """Lanes per call: all of x up to 16 (python, unrolled) or 256 (numba, looped lanes)."""
+    """Lanes per call: all of x, up to 256 (x of up to 16 entries: unrolled float lanes in
+    the python backend; wider: lanes in arrays). Measured on seed 002 (n = 100): one call of
+    100 array lanes is ~9x faster than 7 calls of 16 unrolled lanes."""
     if chunk is not None:
         return max(1, int(chunk))
-    return max(1, min(n, NUMBA_MAX_CHUNK if backend == "numba" else UNROLL_MAX_WIDTH))
+    return max(1, min(n, MAX_CHUNK))
 
 
 # -- gradient ---------------------------------------------------------------------------------

@@ -19,10 +19,10 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_float_like
-from srcad.errors import UnsupportedSyntaxError
-from srcad.rules import lookup_call
 from srcad.transform.expressions import ExpressionDiff
-from srcad.transform.inline import resolve_callee
+from srcad.transform.optimize import drop_dead_resets
+from srcad.transform.reverse_arrays import ReverseArrays
+from srcad.transform.reverse_flow import ReverseControlFlow
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, ListTapes
 
 
@@ -34,7 +34,7 @@ class ReverseCode:
     adjoint_names: dict = field(default_factory=dict)
 
 
-class ReverseTransform:
+class ReverseTransform(ReverseControlFlow, ReverseArrays):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, tapes=None):
         self.norm = norm
         self.types = types
@@ -216,18 +216,6 @@ class ReverseTransform:
             return fwd, [s for s in rev if not S.same(s, kill)]
         return [assign], []
 
-    def array_return(self, stmt, assign):
-        """`return y` for an active array y: its adjoint is seeded with the `result_bar`
-        array."""
-        value = stmt.value
-        if not (isinstance(value, gast.Name) and value.id in self.bar):
-            raise self.error(stmt, "return of an array", "only an array variable can be "
-                             "returned", hint="return y after writing its elements")
-        self.returns_array = True
-        rev = [self._comment(stmt), S.aug_assign(S.name(self.bar[value.id]), gast.Add(),
-                                                 S.name(self.return_bar))]
-        return [assign], rev
-
     def assign(self, stmt, target, value, op):
         tname = S.target_name(target)
         ttype = self.types[tname]
@@ -300,116 +288,6 @@ class ReverseTransform:
         return gast.Subscript(value=S.name(self.bar[base]), slice=S.as_load(leaf.slice),
                               ctx=gast.Load())
 
-    def array_binding(self, stmt, target, value):
-        """`c = np.zeros(n)`, `c = x.copy()`: allocate the shadow with the array."""
-        tname = target.id
-        if tname not in self.bar:
-            return [stmt], []
-        if self.recording.loops_around(stmt) or self.recording.bind_count.get(tname, 0) > 1:
-            raise self.error(stmt, "array creation", f"active array `{tname}` is created "
-                             "inside a loop or bound more than once",
-                             hint="allocate it once before the loop and write its elements")
-        source = _copied_array(self.norm, value)
-        info = None
-        if isinstance(value, gast.Call):
-            obj = resolve_callee(self.norm.parsed, value.func, self.norm.extra_names)
-            info = lookup_call(obj)
-        if source is None and not (info is not None and info.constructor):
-            raise self.error(stmt, "array assignment", f"whole-array operations on the active "
-                             f"array `{tname}` are not supported",
-                             hint="write the elements in a loop, or use x.copy()")
-        alloc = S.assign(S.name(self.bar[tname]), S.call("np.zeros_like", S.name(tname)))
-        rev = []
-        if source is not None and source in self.bar:
-            rev = [self._comment(stmt), S.aug_assign(S.name(self.bar[source]), gast.Add(),
-                                                     S.name(self.bar[tname]))]
-        return [stmt, alloc], rev
-
-    def for_loop(self, loop):
-        body_fwd, body_rev = self.block(loop.body)
-        body_rev = self.with_replays(loop.body, body_rev)
-        original, loop = loop, copy.copy(loop)
-        loop.body = body_fwd
-        if not body_rev:
-            return [loop], []
-        index = loop.target.id
-        before, after, pops = [], [], []
-        args = list(loop.iter.args)
-        for k, arg in enumerate(args):
-            replays: list = []
-            if self.recording.readable(arg, original, replays):
-                for d in replays:
-                    self.recording.request_replay(d)
-                continue
-            role = ("start", "stop", "step")[k if len(args) > 1 else 1]
-            saved = self.namer.fresh(f"{index}_{role}")
-            before.append(S.assign(S.name(saved), arg))
-            args[k] = S.name(saved)
-            after += self._push(S.name(saved), "int")
-            pops[:0] = self._pop(S.name(saved, store=True), "int")
-        loop.iter = gast.Call(func=S.as_load(loop.iter.func), args=args, keywords=[])
-        trips = None
-        if _has_break(loop.body):
-            trips = self.namer.fresh(f"{index}_trips")
-            before.append(S.assign(S.name(trips), S.const(0)))
-            loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + loop.body
-            after += self._push(S.name(trips), "int")
-            pops[:0] = self._pop(S.name(trips, store=True), "int")
-        setup, iterator = self.tapes.reverse_range(index, args, trips, self.namer)
-        reverse_loop = gast.For(target=S.name(index, store=True), iter=iterator,
-                                body=body_rev, orelse=[], type_comment=None)
-        return before + [loop] + after, [self._comment(original)] + pops + setup + [reverse_loop]
-
-    def while_loop(self, loop):
-        body_fwd, body_rev = self.block(loop.body)
-        body_rev = self.with_replays(loop.body, body_rev)
-        loop = copy.copy(loop)
-        if not body_rev:
-            loop.body = body_fwd
-            return [loop], []
-        trips = self.namer.fresh("while_trips")
-        loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + body_fwd
-        fwd = [S.assign(S.name(trips), S.const(0)), loop] + self._push(S.name(trips), "int")
-        counter = self.namer.fresh("iteration")
-        reverse_loop = gast.For(target=S.name(counter, store=True),
-                                iter=gast.Call(func=S.name("range"), args=[S.name(trips)],
-                                               keywords=[]),
-                                body=body_rev, orelse=[], type_comment=None)
-        pop = self._pop(S.name(trips, store=True), "int")
-        return fwd, [self._comment(loop)] + pop + [reverse_loop]
-
-    def if_stmt(self, node):
-        body_fwd, body_rev = self.block(node.body)
-        else_fwd, else_rev = self.block(node.orelse)
-        body_rev = self.with_replays(node.body, body_rev)
-        else_rev = self.with_replays(node.orelse, else_rev)
-        original, node = node, copy.copy(node)
-        if not body_rev and not else_rev:
-            node.body, node.orelse = body_fwd or [gast.Pass()], else_fwd
-            return [node], []
-        replays: list = []
-        pop: list = []
-        if self.recording.readable(node.test, original, replays):
-            for d in replays:
-                self.recording.request_replay(d)
-            node.body, node.orelse = body_fwd or [gast.Pass()], else_fwd
-            test = S.as_load(node.test)
-        else:
-            node.body = _before_break(body_fwd, self._push(S.const(1), "int"))
-            node.orelse = _before_break(else_fwd, self._push(S.const(0), "int"))
-            branch = self.namer.fresh("branch")
-            pop = self._pop(S.name(branch, store=True), "int")
-            test = S.name(branch)
-        if not body_rev:  # `if not t: ...` reads better than `if t: pass else: ...`
-            body_rev, else_rev = else_rev, []
-            if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
-                test = test.operand
-            else:
-                test = gast.UnaryOp(op=gast.Not(), operand=test)
-        reverse_if = gast.If(test=test, body=body_rev, orelse=else_rev)
-        return [node], [self._comment(original)] + pop + [reverse_if]
-
-
     # -- the whole function ------------------------------------------------------------------
     def build(self) -> ReverseCode:
         fwd, rev = self.block(self.norm.body)
@@ -435,7 +313,7 @@ class ReverseTransform:
         for v, bar in sorted(self.bar.items()):
             if v not in duplicated and self.types[v] == FLOAT and v != self.result:
                 body.append(S.assign(S.name(bar), S.const(0.0)))
-        body += _drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
+        body += drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
         result = S.name(self.result) if self.result else S.const(None)
         body.append(gast.Return(value=gast.Tuple(
             elts=[result, gast.Tuple(elts=returned, ctx=gast.Load())]
@@ -473,22 +351,6 @@ class ReverseTransform:
 
 
 # -- small predicates -----------------------------------------------------------------------
-def _drop_dead_resets(rev: list, live: set) -> list:
-    """Remove top-level `v_bar = 0.0` resets that nothing reads afterwards."""
-    out = []
-    live = set(live)
-    for stmt in reversed(rev):
-        if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
-                and isinstance(stmt.value, gast.Constant) and stmt.targets[0].id not in live):
-            continue
-        live |= S.loaded_names(stmt)
-        out.append(stmt)
-    out.reverse()
-    # a comment left with nothing under it
-    return [s for k, s in enumerate(out)
-            if not (S.is_comment(s) and (k + 1 == len(out) or S.is_comment(out[k + 1])))]
-
-
 def _index_leaves(index) -> list:
     out = []
     for n in gast.walk(index):
@@ -521,36 +383,4 @@ def _reads_target(expr, tname) -> bool:
     return tname in S.loaded_names(expr)
 
 
-def _has_break(body) -> bool:
-    def walk(stmts):
-        for s in stmts:
-            if isinstance(s, gast.Break):
-                return True
-            if isinstance(s, gast.If) and (walk(s.body) or walk(s.orelse)):
-                return True
-        return False
-    return walk(body)
 
-
-def _before_break(block, push: list):
-    block = list(block)
-    if block and isinstance(block[-1], gast.Break):
-        return block[:-1] + push + [block[-1]]
-    return block + push
-
-
-def _copied_array(norm, value):
-    """`x` when value is `x.copy()` or `np.copy(x)`."""
-    if isinstance(value, gast.Call):
-        if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" \
-                and isinstance(value.func.value, gast.Name) and not value.args:
-            return value.func.value.id
-        obj = resolve_callee(norm.parsed, value.func, norm.extra_names)
-        info = lookup_call(obj)
-        if info is not None and info.name == "copy" and value.args \
-                and isinstance(value.args[0], gast.Name):
-            return value.args[0].id
-    return None
-
-
-__all__ = ["ReverseTransform", "ReverseCode", "UnsupportedSyntaxError"]

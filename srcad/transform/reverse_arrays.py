@@ -1,0 +1,64 @@
+"""Reverse mode of whole-array statements (a part of `ReverseTransform`): local arrays get
+their shadow allocated with them, copies pass adjoints back, a returned array's adjoint is
+seeded by the caller; whole-array arithmetic on active arrays is refused."""
+
+from __future__ import annotations
+
+import gast
+
+from srcad import syntax as S
+from srcad.rules import lookup_call
+from srcad.transform.inline import resolve_callee
+
+
+class ReverseArrays:
+    def array_return(self, stmt, assign):
+        """`return y` for an active array y: its adjoint is seeded with the `result_bar`
+        array."""
+        value = stmt.value
+        if not (isinstance(value, gast.Name) and value.id in self.bar):
+            raise self.error(stmt, "return of an array", "only an array variable can be "
+                             "returned", hint="return y after writing its elements")
+        self.returns_array = True
+        rev = [self._comment(stmt), S.aug_assign(S.name(self.bar[value.id]), gast.Add(),
+                                                 S.name(self.return_bar))]
+        return [assign], rev
+
+    def array_binding(self, stmt, target, value):
+        """`c = np.zeros(n)`, `c = x.copy()`: allocate the shadow with the array."""
+        tname = target.id
+        if tname not in self.bar:
+            return [stmt], []
+        if self.recording.loops_around(stmt) or self.recording.bind_count.get(tname, 0) > 1:
+            raise self.error(stmt, "array creation", f"active array `{tname}` is created "
+                             "inside a loop or bound more than once",
+                             hint="allocate it once before the loop and write its elements")
+        source = _copied_array(self.norm, value)
+        info = None
+        if isinstance(value, gast.Call):
+            obj = resolve_callee(self.norm.parsed, value.func, self.norm.extra_names)
+            info = lookup_call(obj)
+        if source is None and not (info is not None and info.constructor):
+            raise self.error(stmt, "array assignment", f"whole-array operations on the active "
+                             f"array `{tname}` are not supported",
+                             hint="write the elements in a loop, or use x.copy()")
+        alloc = S.assign(S.name(self.bar[tname]), S.call("np.zeros_like", S.name(tname)))
+        rev = []
+        if source is not None and source in self.bar:
+            rev = [self._comment(stmt), S.aug_assign(S.name(self.bar[source]), gast.Add(),
+                                                     S.name(self.bar[tname]))]
+        return [stmt, alloc], rev
+
+
+def _copied_array(norm, value):
+    """`x` when value is `x.copy()` or `np.copy(x)`."""
+    if isinstance(value, gast.Call):
+        if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" \
+                and isinstance(value.func.value, gast.Name) and not value.args:
+            return value.func.value.id
+        obj = resolve_callee(norm.parsed, value.func, norm.extra_names)
+        info = lookup_call(obj)
+        if info is not None and info.name == "copy" and value.args \
+                and isinstance(value.args[0], gast.Name):
+            return value.args[0].id
+    return None

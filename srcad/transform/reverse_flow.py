@@ -1,0 +1,121 @@
+"""Reverse mode of loops and branches (a part of `ReverseTransform`).
+
+* `for i in range(a, b, c)`: the reverse loop visits the same indices backwards; bounds the
+  reverse cannot read are saved and taped after the loop, a loop with `break` tapes its trip
+  count;
+* `while`: its trip count is taped; the reverse runs the body's adjoint that many times;
+* `if`: the reverse re-evaluates the test when it can read its operands, otherwise the taken
+  branch is taped (after the branch, so the flag is popped before the branch's own records).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from srcad import syntax as S
+
+
+class ReverseControlFlow:
+    def for_loop(self, loop):
+        body_fwd, body_rev = self.block(loop.body)
+        body_rev = self.with_replays(loop.body, body_rev)
+        original, loop = loop, copy.copy(loop)
+        loop.body = body_fwd
+        if not body_rev:
+            return [loop], []
+        index = loop.target.id
+        before, after, pops = [], [], []
+        args = list(loop.iter.args)
+        for k, arg in enumerate(args):
+            replays: list = []
+            if self.recording.readable(arg, original, replays):
+                for d in replays:
+                    self.recording.request_replay(d)
+                continue
+            role = ("start", "stop", "step")[k if len(args) > 1 else 1]
+            saved = self.namer.fresh(f"{index}_{role}")
+            before.append(S.assign(S.name(saved), arg))
+            args[k] = S.name(saved)
+            after += self._push(S.name(saved), "int")
+            pops[:0] = self._pop(S.name(saved, store=True), "int")
+        loop.iter = gast.Call(func=S.as_load(loop.iter.func), args=args, keywords=[])
+        trips = None
+        if _has_break(loop.body):
+            trips = self.namer.fresh(f"{index}_trips")
+            before.append(S.assign(S.name(trips), S.const(0)))
+            loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + loop.body
+            after += self._push(S.name(trips), "int")
+            pops[:0] = self._pop(S.name(trips, store=True), "int")
+        setup, iterator = self.tapes.reverse_range(index, args, trips, self.namer)
+        reverse_loop = gast.For(target=S.name(index, store=True), iter=iterator,
+                                body=body_rev, orelse=[], type_comment=None)
+        return before + [loop] + after, [self._comment(original)] + pops + setup + [reverse_loop]
+
+    def while_loop(self, loop):
+        body_fwd, body_rev = self.block(loop.body)
+        body_rev = self.with_replays(loop.body, body_rev)
+        loop = copy.copy(loop)
+        if not body_rev:
+            loop.body = body_fwd
+            return [loop], []
+        trips = self.namer.fresh("while_trips")
+        loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + body_fwd
+        fwd = [S.assign(S.name(trips), S.const(0)), loop] + self._push(S.name(trips), "int")
+        counter = self.namer.fresh("iteration")
+        reverse_loop = gast.For(target=S.name(counter, store=True),
+                                iter=gast.Call(func=S.name("range"), args=[S.name(trips)],
+                                               keywords=[]),
+                                body=body_rev, orelse=[], type_comment=None)
+        pop = self._pop(S.name(trips, store=True), "int")
+        return fwd, [self._comment(loop)] + pop + [reverse_loop]
+
+    def if_stmt(self, node):
+        body_fwd, body_rev = self.block(node.body)
+        else_fwd, else_rev = self.block(node.orelse)
+        body_rev = self.with_replays(node.body, body_rev)
+        else_rev = self.with_replays(node.orelse, else_rev)
+        original, node = node, copy.copy(node)
+        if not body_rev and not else_rev:
+            node.body, node.orelse = body_fwd or [gast.Pass()], else_fwd
+            return [node], []
+        replays: list = []
+        pop: list = []
+        if self.recording.readable(node.test, original, replays):
+            for d in replays:
+                self.recording.request_replay(d)
+            node.body, node.orelse = body_fwd or [gast.Pass()], else_fwd
+            test = S.as_load(node.test)
+        else:
+            node.body = _before_break(body_fwd, self._push(S.const(1), "int"))
+            node.orelse = _before_break(else_fwd, self._push(S.const(0), "int"))
+            branch = self.namer.fresh("branch")
+            pop = self._pop(S.name(branch, store=True), "int")
+            test = S.name(branch)
+        if not body_rev:  # `if not t: ...` reads better than `if t: pass else: ...`
+            body_rev, else_rev = else_rev, []
+            if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+                test = test.operand
+            else:
+                test = gast.UnaryOp(op=gast.Not(), operand=test)
+        reverse_if = gast.If(test=test, body=body_rev, orelse=else_rev)
+        return [node], [self._comment(original)] + pop + [reverse_if]
+
+
+def _has_break(body) -> bool:
+    def walk(stmts):
+        for s in stmts:
+            if isinstance(s, gast.Break):
+                return True
+            if isinstance(s, gast.If) and (walk(s.body) or walk(s.orelse)):
+                return True
+        return False
+    return walk(body)
+
+
+def _before_break(block, push: list):
+    block = list(block)
+    if block and isinstance(block[-1], gast.Break):
+        return block[:-1] + push + [block[-1]]
+    return block + push
