@@ -45,6 +45,8 @@ from srcad.operators import (
     prepare_pullback,
     prepare_pushforward,
     prepare_second_derivative,
+    prepare_value_and_gradient,
+    prepare_value_and_jacobian,
     pullback,
     pushforward,
     second_derivative,
@@ -60,4 +62,5 @@ __all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Dupli
            "jacobian", "pullback", "pushforward", "second_derivative", "value_and_gradient",
            "value_and_jacobian", "prepare_derivative", "prepare_gradient", "prepare_hessian",
            "prepare_hvp", "prepare_jacobian", "prepare_pullback", "prepare_pushforward",
-           "prepare_second_derivative"]
+           "prepare_second_derivative", "prepare_value_and_gradient",
+           "prepare_value_and_jacobian"]

@@ -6,7 +6,9 @@ pipeline through the cache.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import inspect
 import types
 
 import numpy as np
@@ -22,7 +24,7 @@ from srcad.annotations import (
     Mode,
     Reverse,
 )
-from srcad.errors import ArgumentError
+from srcad.errors import ArgumentError, SrcadError
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
 
@@ -62,9 +64,17 @@ class _Call:
 
     def __init__(self, mode: Mode, args, batch=None, backend="python"):
         self.specs, self.flat, self.active_positions = [], [], []
+        self.values = [a.value if isinstance(a, Annotation) else a for a in args]
         self.width = None
         self.copy_back = []  # (stacked array, list of user shadows) for stacked batches
         self.stacked = False
+        if batch not in (None, "unrolled", "stacked"):
+            raise ArgumentError(f"unknown batch layout {batch!r}",
+                                hint="use batch='unrolled' or batch='stacked'")
+        for a in args:
+            if isinstance(a, BatchDuplicated) and not hasattr(a.shadows, "__len__"):
+                raise ArgumentError("BatchDuplicated takes a sequence of W shadows (or one "
+                                    f"array with leading axis W), got {type(a.shadows).__name__}")
         widths = {len(a.shadows) for a in args if isinstance(a, BatchDuplicated)}
         if widths:
             if len(widths) > 1:
@@ -147,7 +157,24 @@ class _Call:
                 shadow[...] = stacked[k]
 
 
+def bind_arguments(f, args) -> tuple:
+    """`args` completed with f's default values; a wrong count is refused here."""
+    code = f.__code__
+    if code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return tuple(args)  # refused with file and line by the syntax fence
+    defaults = f.__defaults__ or ()
+    required = code.co_argcount - len(defaults)
+    if not required <= len(args) <= code.co_argcount:
+        expected = (f"{code.co_argcount}" if not defaults
+                    else f"{required} to {code.co_argcount}")
+        raise ArgumentError(f"{f.__name__} takes {expected} arguments, {len(args)} given",
+                            filename=code.co_filename, line=code.co_firstlineno)
+    missing = code.co_argcount - len(args)
+    return tuple(args) + tuple(defaults[len(defaults) - missing:]) if missing else tuple(args)
+
+
 def _arguments(f, mode, args, batch, backend="python") -> _Call:
+    args = bind_arguments(f, args)
     try:
         return _Call(mode, args, batch, backend)
     except ArgumentError as err:
@@ -157,8 +184,30 @@ def _arguments(f, mode, args, batch, backend="python") -> _Call:
         raise err.at(code.co_filename, code.co_firstlineno) from None
 
 
+@contextlib.contextmanager
+def not_finite_guard(f, values):
+    """Arithmetic errors raised by generated code: the primal's own errors pass through; an
+    error only the derivative code hits (sqrt'(0), x ** 0.5 at 0) becomes a SrcadError."""
+    try:
+        yield
+    except (ZeroDivisionError, OverflowError, ValueError) as err:
+        copies = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
+        try:
+            f(*copies)
+        except type(err):
+            raise err from None
+        code = f.__code__
+        raise SrcadError(f"the derivative is not finite at this input ({type(err).__name__}: "
+                         f"{err} in the derivative code; the primal runs fine)",
+                         filename=code.co_filename, line=code.co_firstlineno,
+                         construct="non-finite derivative",
+                         hint="move the input away from the singular point (e.g. sqrt at 0)"
+                         ) from None
+
+
 def _compiled(f, request: Request):
-    key = (f, getattr(f, "__code__", None), request)
+    f = _target(f)
+    key = (f, f.__code__, request)
     return cache.lookup_or_build(key, lambda: build(f, request))
 
 
@@ -202,13 +251,15 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     if mode.reverse:
         if seed is None:
             seed = 1.0
-        value, adjoints = compiled.function(*call.flat, seed, *tape_buffers(compiled))[:2]
+        with not_finite_guard(f, call.values):
+            value, adjoints = compiled.function(*call.flat, seed, *tape_buffers(compiled))[:2]
         derivs = [None] * len(args)
         for position, adjoint in zip(call.active_positions, adjoints):
             derivs[position] = float(adjoint)
         derivs = tuple(derivs)
         return (derivs, value) if mode.with_primal else derivs
-    value, tangents = compiled.function(*call.flat)
+    with not_finite_guard(f, call.values):
+        value, tangents = compiled.function(*call.flat)
     call.finish()
     array_out = isinstance(value, np.ndarray)
     if not tangents:

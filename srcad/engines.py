@@ -16,7 +16,7 @@ import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
 from srcad.api import _compiled, tape_buffers
-from srcad.errors import SrcadError
+from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import ArgSpec, Request
 
 
@@ -41,6 +41,16 @@ def _spec(slot: Slot, differentiated: bool) -> ArgSpec:
     return ArgSpec("duplicated", typ)
 
 
+def refuse_written_constants(compiled, slots) -> None:
+    """Constant is read-only (operators run f several times); f writing into one is refused."""
+    for i, slot in enumerate(slots):
+        if slot.role == "constant" and i in compiled.written:
+            raise ArgumentError(f"f writes into argument {i}, passed as Constant; operators run "
+                                "f more than once, so a Constant must be read-only",
+                                hint="pass it as Cache(...) if it is scratch storage, or "
+                                "Output(...) if it holds a result")
+
+
 def _zeros_like(value):
     return np.zeros_like(value) if isinstance(value, np.ndarray) else 0.0
 
@@ -57,6 +67,7 @@ class ForwardEngine:
         self.slots, self.width, self.stacked = slots, width, stacked
         specs = tuple(_spec(s, True) for s in slots)
         self.compiled = _compiled(f, Request("forward", specs, width, stacked, backend))
+        refuse_written_constants(self.compiled, slots)
         self.function = self.compiled.function
         self.flat, self.value_index = [], []
         self.x_lanes, self.zeroed, self.output_lanes = [], [], []
@@ -146,6 +157,7 @@ class ReverseEngine:
         self.slots = slots
         specs = tuple(_spec(s, False) for s in slots)
         self.compiled = _compiled(f, Request("reverse", specs, backend=backend))
+        refuse_written_constants(self.compiled, slots)
         self.function = self.compiled.function
         self.flat, self.value_index, self.zeroed = [], [], []
         self.x_bar_index = None

@@ -36,7 +36,7 @@ class SrcadError(Exception):
         what = f"{self.construct}: " if self.construct else ""
         text = f"{where}{what}{self.message}"
         if self.hint:
-            text += f" ({self.hint})"
+            text += f"\n({self.hint})" if "\n" in text else f" ({self.hint})"
         return text
 
 

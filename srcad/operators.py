@@ -8,22 +8,38 @@ call then refills those buffers in place (with `out=`, it returns `out` itself).
 
 Choices when not forced:
 * jacobian: forward vector mode when len(x) <= len(y), else one reverse pass per row;
-* chunk: min(len(x), 256) tangent lanes per call; the python backend unrolls up to 16 lanes
-  into plain floats and keeps wider chunks in NumPy vectors; numba keeps lanes in arrays and
-  loops over them;
+* chunk: python backend: min(len(x), 16) tangent lanes unrolled into plain floats (no array
+  is allocated per call; a forced chunk > 16 keeps lanes in NumPy vectors: faster for wide
+  inputs, but it allocates); numba backend: min(len(x), 256) lanes in arrays, looped over;
 * hvp and hessian: forward-over-reverse (srcad's forward mode run over its own reverse code).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from srcad.annotations import Cache, Constant, Output
+from srcad.api import _target, bind_arguments
 from srcad.engines import ForwardEngine, HessianEngine, ReverseEngine, Slot, scalar_as_array
 from srcad.errors import ArgumentError
 from srcad.pipeline import UNROLL_MAX_WIDTH
+
+
+def _public(operator):
+    """Every operator and preparation: the plain function behind f, its defaults filled in."""
+    @functools.wraps(operator)
+    def wrapper(f, *args, **options):
+        f = _target(f)
+        return operator(f, *bind_arguments(f, args), **options)
+    return wrapper
+
+
+def _check_shape(what, array, shape):
+    if np.shape(array) != tuple(shape):
+        raise ArgumentError(f"{what} has shape {np.shape(array)}, expected {tuple(shape)}")
 
 
 class PreparationMismatchError(ArgumentError):
@@ -63,7 +79,7 @@ class Prep:
         if not ok or len(slots) != len(self.signature):
             head = "preparation does not match this call"
             if not same_fn:
-                head += (f" (prepared for {self.operator} of "
+                head += (f" (it was prepared for {self.operator} of "
                          f"{getattr(self.function, '__name__', self.function)})")
             raise PreparationMismatchError(head + ":\n" + "\n".join(rows),
                                            hint=f"call prepare_{operator} again")
@@ -149,19 +165,21 @@ def _stacked(width, backend) -> bool:
     return backend == "numba" or width > UNROLL_MAX_WIDTH
 
 
-MAX_CHUNK = 256
+NUMBA_MAX_CHUNK = 256
 
 
 def _chunk(n, chunk, backend="python"):
-    """Lanes per call: all of x, up to 256 (x of up to 16 entries: unrolled float lanes in
-    the python backend; wider: lanes in arrays). Measured on seed 002 (n = 100): one call of
-    100 array lanes is ~9x faster than 7 calls of 16 unrolled lanes."""
+    """Lanes per call. python: min(n, 16) lanes unrolled into floats, so a prepared call
+    allocates no arrays (chunk > 16 keeps lanes in NumPy vectors: on seed 002, n = 100, one
+    call of 100 lanes is ~9x faster than 7 calls of 16, but every operation allocates).
+    numba: min(n, 256) lanes in arrays, looped over; no temporaries either way."""
     if chunk is not None:
         return max(1, int(chunk))
-    return max(1, min(n, MAX_CHUNK))
+    return max(1, min(n, NUMBA_MAX_CHUNK if backend == "numba" else UNROLL_MAX_WIDTH))
 
 
 # -- gradient ---------------------------------------------------------------------------------
+@_public
 def prepare_gradient(f, *args, mode=None, chunk=None, backend="python") -> Prep:
     slots = _slots(args)
     kind, _ = _out_kind(f, slots)
@@ -179,6 +197,7 @@ def prepare_gradient(f, *args, mode=None, chunk=None, backend="python") -> Prep:
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
+@_public
 def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """(f(x), gradient of f at x).
 
@@ -190,6 +209,8 @@ def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, bac
     prep, slots = _use("gradient", f, args, prep, prepare_gradient, mode=mode, chunk=chunk,
                        backend=backend)
     x = _x(slots).value
+    if out is not None:
+        _check_shape("out", out, np.shape(x))
     buffer = out if out is not None else prep.state["buffer"]
     if prep.mode == "reverse":
         value, adjoints = prep.engine.run(x_bar=buffer)
@@ -199,6 +220,7 @@ def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, bac
     engine, n = prep.engine, np.size(x)
     grad = buffer if buffer is not None else np.zeros(1)
     flat = grad.reshape(-1)
+    value = f(*_values(slots)) if n == 0 else None  # no lane to run: just the value
     for start in range(0, n, engine.width):
         engine.seed_basis(start, n)
         value, tangents = engine.run()
@@ -209,6 +231,10 @@ def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, bac
     return value, grad if out is not None else grad.copy()
 
 
+prepare_value_and_gradient = prepare_gradient
+
+
+@_public
 def gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """Gradient of a float-valued f at x (reverse mode unless mode="forward")."""
     return value_and_gradient(f, *args, prep=prep, out=out, mode=mode, chunk=chunk,
@@ -216,6 +242,7 @@ def gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="pyth
 
 
 # -- jacobian ---------------------------------------------------------------------------------
+@_public
 def prepare_jacobian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
     slots = _slots(args)
     kind, template = _out_kind(f, slots)
@@ -236,16 +263,18 @@ def prepare_jacobian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
                  row=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
+@_public
 def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """(f's output, jacobian d output / d x) as a (output size, input size) array."""
     prep, slots = _use("jacobian", f, args, prep, prepare_jacobian, mode=mode, chunk=chunk,
                        backend=backend)
     n, m = prep.state["n"], prep.state["m"]
     J = out if out is not None else np.empty((m, n))
-    if J.shape != (m, n):
-        raise ArgumentError(f"out has shape {J.shape}, the jacobian is {(m, n)}")
+    _check_shape("out", J, (m, n))
     engine = prep.engine
     value = None
+    if (n == 0 or m == 0) and [s for s in slots if s.role == "output"]:
+        f(*_values(slots))
     if prep.mode == "forward":
         for start in range(0, n, engine.width):
             engine.seed_basis(start, n)
@@ -257,9 +286,17 @@ def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, bac
             value, adjoints = engine.run(x_bar=row, basis=i)
             J[i, :] = row.reshape(-1) if row is not None else adjoints[0]
     outputs = [s.value for s in slots if s.role == "output"]
-    return (outputs[0] if outputs else value), J
+    if outputs:
+        return outputs[0], J
+    if value is None:  # nothing to differentiate (an empty input or output): just the value
+        value = f(*_values(slots))
+    return value, J
 
 
+prepare_value_and_jacobian = prepare_jacobian
+
+
+@_public
 def jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """Jacobian of f at x; with out=J fills J in place and returns it."""
     return value_and_jacobian(f, *args, prep=prep, out=out, mode=mode, chunk=chunk,
@@ -267,6 +304,7 @@ def jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="pyth
 
 
 # -- derivative, pushforward, pullback ----------------------------------------------------------
+@_public
 def prepare_pushforward(f, *args, tangent=None, mode=None, chunk=None,
                         backend="python") -> Prep:
     slots = _slots(args)
@@ -277,6 +315,7 @@ def prepare_pushforward(f, *args, tangent=None, mode=None, chunk=None,
     return _prep("pushforward", f, slots, "forward", width, engine, kind=kind, batch=batch)
 
 
+@_public
 def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None,
                 backend="python"):
     """J v (jvp) for a tangent v shaped like x; a tuple of tangents gives a tuple of results."""
@@ -286,6 +325,9 @@ def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None,
     if len(tangents_in) != prep.chunk:
         raise PreparationMismatchError(f"prepared for {prep.chunk} tangents, got "
                                        f"{len(tangents_in)}")
+    x = _x(_slots(args)).value
+    for t in tangents_in:
+        _check_shape("tangent", t, np.shape(x))
     engine = prep.engine
     engine.seed(tangents_in)
     _, tangents = engine.run()
@@ -305,12 +347,14 @@ def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None,
     return tuple(results) if prep.state["batch"] else results[0]
 
 
+@_public
 def prepare_derivative(f, *args, mode=None, chunk=None, backend="python") -> Prep:
     prep = prepare_pushforward(f, *args, tangent=1.0, backend=backend)
     prep.operator = "derivative"
     return prep
 
 
+@_public
 def derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """d f / d x for a float input x (the output may be a float or an array)."""
     if not isinstance(_x(_slots(args)).value, (float, np.floating)):
@@ -324,6 +368,7 @@ def derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="py
         prep.operator = "derivative"
 
 
+@_public
 def prepare_pullback(f, *args, cotangent=None, mode=None, chunk=None,
                      backend="python") -> Prep:
     slots = _slots(args)
@@ -336,6 +381,7 @@ def prepare_pullback(f, *args, cotangent=None, mode=None, chunk=None,
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
+@_public
 def pullback(f, *args, cotangent, prep=None, out=None, mode=None, chunk=None,
              backend="python"):
     """u^T J (vjp) for a cotangent u shaped like the output; the result is shaped like x."""
@@ -343,6 +389,15 @@ def pullback(f, *args, cotangent, prep=None, out=None, mode=None, chunk=None,
                    backend=backend)
     buffer = out if out is not None else prep.state["buffer"]
     engine = prep.engine
+    x = _x(_slots(args)).value
+    if out is not None:
+        _check_shape("out", out, np.shape(x))
+    if prep.state["kind"] == "array":
+        _check_shape("cotangent", cotangent, np.shape(engine.flat[engine.seed_index]))
+    elif prep.state["kind"] == "output":
+        _check_shape("cotangent", cotangent, np.shape(engine.output_shadow))
+    elif np.ndim(cotangent):
+        raise ArgumentError("f returns a float: the cotangent is a float")
     if prep.state["kind"] == "array":
         engine.flat[engine.seed_index][...] = cotangent
         _, adjoints = engine.run(x_bar=buffer, cotangent=engine.flat[engine.seed_index])
@@ -354,6 +409,7 @@ def pullback(f, *args, cotangent, prep=None, out=None, mode=None, chunk=None,
 
 
 # -- second order: forward over reverse ---------------------------------------------------------
+@_public
 def prepare_hvp(f, *args, tangent=None, mode=None, chunk=None, backend="python") -> Prep:
     return _prepare_second("hvp", f, args, 1, backend)
 
@@ -385,6 +441,7 @@ def _second_values(prep, slots):
     prep.engine.set_values(values)
 
 
+@_public
 def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """H v, the Hessian of a float-valued f at x times v (forward over reverse)."""
     slots = _slots(args)
@@ -392,6 +449,10 @@ def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None, backend="
     prep.check("hvp", f, slots)
     _second_values(prep, slots)
     engine = prep.engine.engine
+    expected = () if prep.state["scalar"] else engine.x_lanes[0].shape
+    _check_shape("tangent", tangent, expected)
+    if out is not None:
+        _check_shape("out", out, expected)
     engine.seed([np.reshape(np.asarray(tangent, dtype=float), engine.x_lanes[0].shape)])
     engine.run()
     result = engine.output_lanes[0]
@@ -403,11 +464,13 @@ def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None, backend="
     return result.copy()
 
 
+@_public
 def prepare_hessian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
     x = _x(_slots(args)).value
     return _prepare_second("hessian", f, args, _chunk(np.size(x), chunk), backend)
 
 
+@_public
 def hessian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """The Hessian of a float-valued f at x, an (n, n) array (chunks of forward-over-reverse
     lanes)."""
@@ -417,6 +480,7 @@ def hessian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="pytho
     _second_values(prep, slots)
     n = prep.state["n"]
     H = out if out is not None else np.empty((n, n))
+    _check_shape("out", H, (n, n))
     engine = prep.engine.engine
     for start in range(0, n, engine.width):
         engine.seed_basis(start, n)
@@ -426,6 +490,7 @@ def hessian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="pytho
     return H
 
 
+@_public
 def prepare_second_derivative(f, *args, mode=None, chunk=None, backend="python") -> Prep:
     prep = _prepare_second("second_derivative", f, args, 1, backend)
     if not prep.state["scalar"]:
@@ -433,6 +498,7 @@ def prepare_second_derivative(f, *args, mode=None, chunk=None, backend="python")
     return prep
 
 
+@_public
 def second_derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """d^2 f / d x^2 for a float input and a float-valued f."""
     slots = _slots(args)

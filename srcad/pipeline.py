@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import gast
 
+from srcad import syntax as S
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.types import Array, Types, is_float_like
 from srcad.codegen import to_source
@@ -52,6 +53,7 @@ class Compiled:
     taped: list
     dependencies: list  # (globals dict, name, object) read when the code was generated
     tapes: tuple = ()  # numba backend: the tape arrays the function takes and hands back
+    written: frozenset = frozenset()  # positions of the arguments whose elements f writes
 
     def is_current(self) -> bool:
         """False once a global the code was generated from has been rebound."""
@@ -106,7 +108,12 @@ def build(func, request: Request) -> Compiled:
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:
         function = compile_source(source, name, namespace, parsed.filename)
-    return Compiled(function, source, name, request, taped, norm.dependencies, tapes)
+    stored = {S.target_name(t) for st in norm.body for n in gast.walk(st)
+              for t in (n.targets if isinstance(n, gast.Assign) else
+                        [n.target] if isinstance(n, gast.AugAssign) else [])
+              if isinstance(t, gast.Subscript)}
+    written = frozenset(i for i, p in enumerate(norm.params) if p in stored)
+    return Compiled(function, source, name, request, taped, norm.dependencies, tapes, written)
 
 
 def _free_names(tree) -> set:

@@ -12,33 +12,33 @@ from srcad.parse import ParsedFunction
 
 _REFUSED = {
     gast.Try: ("try/except", "move the error handling outside the differentiated function"),
-    gast.With: ("with", None),
-    gast.AsyncWith: ("async with", None),
-    gast.AsyncFor: ("async for", None),
+    gast.With: ("with", "open resources outside the differentiated function"),
+    gast.AsyncWith: ("async with", "differentiate a plain synchronous function"),
+    gast.AsyncFor: ("async for", "differentiate a plain synchronous function"),
     gast.Yield: ("yield", "generators cannot be differentiated"),
     gast.YieldFrom: ("yield from", "generators cannot be differentiated"),
-    gast.Await: ("await", None),
+    gast.Await: ("await", "differentiate a plain synchronous function"),
     gast.Lambda: ("lambda", "define a module-level function with `def` and call it"),
-    gast.ClassDef: ("class definition", None),
+    gast.ClassDef: ("class definition", "define classes outside and pass numbers or arrays in"),
     gast.FunctionDef: ("nested function definition", "define the helper at module level"),
-    gast.AsyncFunctionDef: ("async function", None),
+    gast.AsyncFunctionDef: ("async function", "define the helper at module level"),
     gast.Global: ("global", "pass the value as an argument"),
-    gast.Nonlocal: ("nonlocal", None),
-    gast.Delete: ("del", None),
+    gast.Nonlocal: ("nonlocal", "pass the value as an argument and return the new one"),
+    gast.Delete: ("del", "let the variable go out of use instead"),
     gast.Import: ("import", "import at module level"),
     gast.ImportFrom: ("import", "import at module level"),
-    gast.Raise: ("raise", None),
+    gast.Raise: ("raise", "check the inputs before calling srcad"),
     gast.ListComp: ("list comprehension", "write a for loop"),
     gast.SetComp: ("set comprehension", "write a for loop"),
     gast.DictComp: ("dict comprehension", "write a for loop"),
     gast.GeneratorExp: ("generator expression", "write a for loop"),
-    gast.Dict: ("dict", None),
-    gast.Set: ("set", None),
+    gast.Dict: ("dict", "use separate variables or a NumPy array"),
+    gast.Set: ("set", "use separate variables or a NumPy array"),
     gast.List: ("list", "use a NumPy array"),
-    gast.JoinedStr: ("f-string", None),
-    gast.NamedExpr: ("assignment expression (:=)", None),
-    gast.Starred: ("starred expression", None),
-    gast.Match: ("match", None),
+    gast.JoinedStr: ("f-string", "format strings outside the differentiated function"),
+    gast.NamedExpr: ("assignment expression (:=)", "assign in a statement of its own"),
+    gast.Starred: ("starred expression", "pass the arguments one by one"),
+    gast.Match: ("match", "use if/elif/else"),
     gast.Slice: ("slice", "index single elements in a loop"),
 }
 
@@ -50,9 +50,12 @@ def check_syntax(parsed: ParsedFunction, tree: gast.FunctionDef | None = None) -
     if args.vararg or args.kwarg:
         raise parsed.error(tree, "*args/**kwargs", "variadic arguments are not supported",
                            hint="name every argument")
-    if args.kwonlyargs or getattr(args, "posonlyargs", None):
+    if args.kwonlyargs:
         raise parsed.error(tree, "keyword-only arguments", "only positional arguments are "
-                           "supported")
+                           "supported", hint="make them ordinary positional arguments")
+    if getattr(args, "posonlyargs", None):
+        raise parsed.error(tree, "positional-only arguments", "the `/` marker is not "
+                           "supported", hint="remove the `/` from the signature")
     allowed = _stack_syntax(tree)
     for stmt in tree.body:
         for node in gast.walk(stmt):
@@ -66,11 +69,13 @@ def check_syntax(parsed: ParsedFunction, tree: gast.FunctionDef | None = None) -
                 raise parsed.error(node, "loop else", "`else` on a loop is not supported",
                                    hint="use a flag variable")
             if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):
-                raise parsed.error(node, "attribute assignment", "not supported")
+                raise parsed.error(node, "attribute assignment", "not supported",
+                                   hint="keep the value in a variable or an array element")
             if isinstance(node, gast.Call) and node.keywords:
                 if not all(k.arg == "dtype" for k in node.keywords):
                     raise parsed.error(node, "keyword arguments", "calls with keyword arguments "
-                                       "are not supported (except dtype= of array constructors)")
+                                       "are not supported (except dtype= of array constructors)",
+                                       hint="pass the arguments by position")
 
 
 def _stack_syntax(tree) -> set:

@@ -96,8 +96,16 @@ class Types:
         self._refuse_unknown()
 
     def _refuse_unknown(self):
+        """Refuse values srcad cannot see into (attributes of objects, tuples, Fractions...)
+        wherever they reach arithmetic: treating them as constants could silently drop a
+        derivative."""
         for stmt in self.norm.body:
             for node in gast.walk(stmt):
+                if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Call)) \
+                        or (isinstance(node, gast.Return) and node.value is not None
+                            and not isinstance(node.value, gast.Tuple)):
+                    self._refuse_opaque(node if not isinstance(node, gast.Return)
+                                        else node.value)
                 if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                     name = node.targets[0].id
                     if self.env.get(name) in (OTHER, None):
@@ -107,6 +115,27 @@ class Types:
                             node, "assignment", f"`{name}` holds {what}",
                             hint="srcad handles floats, ints, bools and NumPy arrays; unpack "
                             "tuples directly: a, b = f(x)")
+
+    def _refuse_opaque(self, expr):
+        operands = [expr]
+        if isinstance(expr, gast.BinOp):
+            operands = [expr.left, expr.right]
+        elif isinstance(expr, gast.UnaryOp):
+            operands = [expr.operand]
+        elif isinstance(expr, gast.Call):
+            if stack_call(expr) or (isinstance(expr.func, gast.Attribute)
+                                    and expr.func.attr == "copy"):
+                return
+            operands = list(expr.args)
+        for operand in operands:
+            if isinstance(operand, (gast.Constant, gast.Compare, gast.BoolOp, gast.Tuple)):
+                continue
+            if self.of(operand) == OTHER:
+                raise self.norm.parsed.error(
+                    operand, "opaque value", f"srcad cannot see into `{S.unparse_expr(operand)}` "
+                    "(an attribute of an object, a tuple or list element, or a number of an "
+                    "unsupported type), so it could not know whether a derivative flows "
+                    "through it", hint="pass the value as a float or NumPy array argument")
 
     def __getitem__(self, name):
         return self.env.get(name)
