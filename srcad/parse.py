@@ -84,8 +84,8 @@ def parse_function(func) -> ParsedFunction:
     except (OSError, TypeError) as exc:
         raise SrcadError(
             f"the source of {func.__qualname__} is not available ({exc})", filename=filename,
-            line=func.__code__.co_firstlineno, construct="function", hint="define the function in a file, not at an interactive "
-            "prompt",
+            line=func.__code__.co_firstlineno, construct="function",
+            hint="define the function in a file, not at an interactive prompt",
         ) from None
     source = textwrap.dedent("".join(lines))
     module = gast.parse(source)
