@@ -158,10 +158,28 @@ class ExpressionDiff:
             rule, operands = self.primitive(node)
             active = [(k, o) for k, o in enumerate(operands)
                       if rule.partials[k] is not None and self.is_active(o)]
+            merged: dict[str, gast.AST] = {}  # `s * s`: one accumulation of both partials
             for k, operand in active:
                 contribution = self._instance(rule, k, operands, node, g, rebuild)
-                if isinstance(operand, (gast.Name, gast.Subscript)) or S.is_leaf(contribution):
-                    propagate(operand, contribution)
+                if isinstance(operand, (gast.Name, gast.Subscript)):
+                    key = gast.dump(operand)
+                    if key in merged:
+                        merged[key] = simplify(gast.BinOp(left=merged[key], op=gast.Add(),
+                                                          right=contribution))
+                        continue
+                    merged[key] = contribution
+            done = set()
+            for k, operand in active:
+                if isinstance(operand, (gast.Name, gast.Subscript)):
+                    key = gast.dump(operand)
+                    if key not in done:
+                        done.add(key)
+                        propagate(operand, merged[key])
+                    continue
+                contribution = self._instance(rule, k, operands, node, g, rebuild)
+                if isinstance(operand, (gast.Name, gast.Subscript)) or S.is_leaf(contribution) \
+                        or self._reads_seed_once(operand):
+                    propagate(operand, contribution)  # used once: no temporary needed
                     continue
                 base = temps.get(id(operand)) or self.primitive(operand)[0].name
                 temp = self.namer.fresh(f"{base}_bar")
@@ -171,6 +189,17 @@ class ExpressionDiff:
         if self.is_active(root):
             propagate(root, seed)
         return stmts
+
+    def _reads_seed_once(self, node) -> bool:
+        """Would propagating into `node` read its seed exactly once (one active operand whose
+        rule uses g once)? Then the seed can stay an expression instead of a temporary."""
+        prim = self.primitive(node)
+        if prim is None:
+            return False
+        rule, operands = prim
+        uses = [rule.partials[k] for k, o in enumerate(operands)
+                if rule.partials[k] is not None and self.is_active(o)]
+        return len(uses) == 1 and _count_g(uses[0]) == 1
 
     # -- forward -----------------------------------------------------------------------------
     def coefficients(self, root, prepared):
@@ -228,3 +257,8 @@ class ExpressionDiff:
 def _is_negated_leaf(node) -> bool:
     return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
         and S.is_leaf(node.operand)
+
+
+def _count_g(template: str) -> int:
+    return sum(1 for n in gast.walk(S.parse_expr(template))
+               if isinstance(n, gast.Name) and n.id == "g")

@@ -44,6 +44,8 @@ class _Simplify(gast.NodeTransformer):
             return node.left
         if op in (gast.Add, gast.Sub) and b == 0:
             return node.left
+        if op is gast.Add and _same_product(node.left, node.right):  # g*s + s*g -> 2.0 * g*s
+            return gast.BinOp(left=S.const(2.0), op=gast.Mult(), right=node.left)
         if op in (gast.Add, gast.Sub) and isinstance(node.right, gast.UnaryOp) \
                 and isinstance(node.right.op, gast.USub):  # a + -b -> a - b
             flipped = gast.Sub() if op is gast.Add else gast.Add()
@@ -56,10 +58,32 @@ class _Simplify(gast.NodeTransformer):
             inner = node.operand
             if isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
                 return inner.operand
+            stripped = _strip_negation(inner)  # -(-a * b) -> a * b
+            if stripped is not None:
+                return stripped
             v = _num(inner)
             if v is not None:
                 return S.const(-v)
         return node
+
+
+def _strip_negation(node):
+    """`a * b` for `-a * b` (the leftmost factor negated), else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return node.operand
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
+        left = _strip_negation(node.left)
+        if left is not None:
+            return gast.BinOp(left=left, op=node.op, right=node.right)
+    return None
+
+
+def _same_product(a, b) -> bool:
+    if S.same(a, b):
+        return True
+    return (isinstance(a, gast.BinOp) and isinstance(b, gast.BinOp)
+            and isinstance(a.op, gast.Mult) and isinstance(b.op, gast.Mult)
+            and S.same(a.left, b.right) and S.same(a.right, b.left))
 
 
 def simplify(expr):
