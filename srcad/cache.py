@@ -35,5 +35,14 @@ def clear() -> None:
         _entries.clear()
 
 
+def clear_disk() -> None:
+    """Delete the numba backend's compiled modules (the folder `compiler.cache_dir()`)."""
+    import shutil
+
+    from srcad.compiler import cache_dir
+
+    shutil.rmtree(cache_dir(), ignore_errors=True)
+
+
 def size() -> int:
     return len(_entries)
