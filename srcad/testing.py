@@ -13,7 +13,8 @@ import copy
 
 import numpy as np
 
-from srcad.annotations import Active, Annotation, BatchDuplicated, Duplicated, Forward, Reverse
+from srcad.annotations import (Active, Annotation, BatchDuplicated, Duplicated, Forward,
+                               ReverseWithPrimal)
 from srcad.api import autodiff
 
 
@@ -79,8 +80,10 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
                 call_args.append(v)
         results = {"finite differences": fd}
         if "rev" in modes:
-            derivs = autodiff(Reverse, f, *call_args, seed=out_weight if scalar_out else None,
-                              backend=backend)
+            derivs, value = autodiff(ReverseWithPrimal, f, *call_args,
+                                     seed=out_weight if scalar_out else None, backend=backend)
+            _same_primal(out0, arrays0, value, [_unwrap(a) for a in call_args],
+                         exact=backend == "python")
             rev = 0.0
             for i in positions:
                 grad = shadows[i] if i in dup else derivs[i]
@@ -99,6 +102,25 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
             if not abs(value - fd) <= atol + rtol * scale:
                 raise AssertionError(f"{label} = {value!r} disagrees with finite differences "
                                      f"{fd!r} (all: {results})")
+
+
+def _same_primal(out0, arrays0, value, arrays, exact=True):
+    """The generated code must compute what the primal computes (value and every array it
+    writes): a normalization bug shows here before any derivative is compared. Bit for bit in
+    Python; to 1e-12 under numba (its x ** n is not CPython's)."""
+    def same(a, b):
+        if a is None and b is None:
+            return True
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        if exact:
+            return np.array_equal(a, b, equal_nan=True)
+        return a.shape == b.shape and np.allclose(a, b, rtol=1e-12, atol=1e-300, equal_nan=True)
+    if not same(out0, value):
+        raise AssertionError(f"generated code returns {value!r}, the primal {out0!r}")
+    for k, (mine, theirs) in enumerate(zip(arrays, arrays0)):
+        if isinstance(theirs, np.ndarray) and not same(mine, theirs):
+            raise AssertionError(f"generated code leaves argument {k} as {mine!r}, the primal "
+                                 f"as {theirs!r}")
 
 
 def _forward(f, args, values, positions, dup, direction, weights, out_weight, scalar_out,

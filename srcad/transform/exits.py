@@ -12,6 +12,8 @@ duplication), so no flags are needed, except for a `return` inside a loop: it se
 
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from srcad import syntax as S
@@ -59,8 +61,9 @@ class _Exits:
             if isinstance(stmt, gast.Continue):
                 return out, True
             if isinstance(stmt, gast.If) and _exits_here(stmt):
-                body, always_body = self.block(stmt.body + rest, depth)
-                orelse, always_else = self.block(stmt.orelse + rest, depth)
+                # each branch gets its own copy of the tail (this pass rewrites in place)
+                body, always_body = self.block(stmt.body + copy.deepcopy(rest), depth)
+                orelse, always_else = self.block(stmt.orelse + copy.deepcopy(rest), depth)
                 stmt.body = body or [gast.Pass()]
                 stmt.orelse = orelse
                 out.append(stmt)

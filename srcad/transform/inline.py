@@ -155,6 +155,8 @@ class Inliner:
             result_name = self.namer.fresh(f"{prefix}_result")
             result_expr = S.name(result_name)
         body, _ = structure_exits(body, result_name, self.namer.fresh(f"{prefix}_returned"))
+        if result_name is not None and not _always_assigns(body, result_name):
+            body.insert(0, S.assign(S.name(result_name), S.const(None)))  # a path returns None
 
         # Rename the callee's locals; alias array-like arguments passed by name.
         stored = set().union(*(S.stored_names(s) for s in body)) if body else set()
@@ -209,6 +211,17 @@ class Inliner:
             new = Split().visit(stmt)
             out.extend(new if isinstance(new, list) else [new])
         return out
+
+
+def _always_assigns(body, name) -> bool:
+    """Does every path through `body` assign `name` (at top level or in both branches)?"""
+    for stmt in body:
+        if isinstance(stmt, gast.Assign) and S.target_name(stmt.targets[0]) == name:
+            return True
+        if isinstance(stmt, gast.If) and stmt.orelse and _always_assigns(stmt.body, name) \
+                and _always_assigns(stmt.orelse, name):
+            return True
+    return False
 
 
 class _Hoister(gast.NodeTransformer):

@@ -88,8 +88,8 @@ class ReverseControlFlow:
             node.body, node.orelse = body_fwd or [gast.Pass()], else_fwd
             test = S.as_load(node.test)
         else:
-            node.body = _before_break(body_fwd, self._push(S.const(1), "int"))
-            node.orelse = _before_break(else_fwd, self._push(S.const(0), "int"))
+            node.body = _on_every_exit(body_fwd, self._push(S.const(1), "int"))
+            node.orelse = _on_every_exit(else_fwd, self._push(S.const(0), "int"))
             branch = self.namer.fresh("branch")
             pop = self._pop(S.name(branch, store=True), "int")
             test = S.name(branch)
@@ -114,8 +114,33 @@ def _has_break(body) -> bool:
     return walk(body)
 
 
-def _before_break(block, push: list):
-    block = list(block)
-    if block and isinstance(block[-1], gast.Break):
-        return block[:-1] + push + [block[-1]]
-    return block + push
+def _on_every_exit(block, push: list) -> list:
+    """`block` with `push` at its end and before every `break` that leaves it (also from
+    inside nested ifs: a break skips the end of every branch it jumps out of)."""
+    out = []
+    for stmt in block:
+        if isinstance(stmt, gast.Break):
+            out += copy.deepcopy(push) + [stmt]
+            continue
+        if isinstance(stmt, gast.If):
+            stmt = copy.copy(stmt)
+            stmt.body = _breaks_push(stmt.body, push)
+            stmt.orelse = _breaks_push(stmt.orelse, push)
+        out.append(stmt)
+    if not (out and isinstance(out[-1], gast.Break)):
+        out += copy.deepcopy(push)
+    return out
+
+
+def _breaks_push(block, push: list) -> list:
+    out = []
+    for stmt in block:
+        if isinstance(stmt, gast.Break):
+            out += copy.deepcopy(push) + [stmt]
+            continue
+        if isinstance(stmt, gast.If):
+            stmt = copy.copy(stmt)
+            stmt.body = _breaks_push(stmt.body, push)
+            stmt.orelse = _breaks_push(stmt.orelse, push)
+        out.append(stmt)
+    return out
