@@ -221,9 +221,11 @@ def _target(f):
 
 
 def tape_buffers(compiled) -> list:
-    """Fresh tape arrays for a numba-compiled reverse function (it grows and returns them)."""
-    return [np.empty(64) if t == "tape" else np.empty(64, dtype=np.int64)
-            for t in compiled.tapes]
+    """Fresh tape arrays for a numba-compiled reverse function (it grows and returns them),
+    and lane arrays for numba vector mode."""
+    tapes = [np.empty(64) if t == "tape" else np.empty(64, dtype=np.int64)
+             for t in compiled.tapes]
+    return tapes + [np.empty(compiled.request.width) for _ in range(compiled.scratch)]
 
 
 def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
@@ -259,7 +261,7 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
         derivs = tuple(derivs)
         return (derivs, value) if mode.with_primal else derivs
     with not_finite_guard(f, call.values):
-        value, tangents = compiled.function(*call.flat)
+        value, tangents = compiled.function(*call.flat, *tape_buffers(compiled))
     call.finish()
     array_out = isinstance(value, np.ndarray)
     if not tangents:

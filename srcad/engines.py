@@ -70,6 +70,7 @@ class ForwardEngine:
         refuse_written_constants(self.compiled, slots)
         self.function = self.compiled.function
         self.flat, self.value_index = [], []
+        self.scratch = tape_buffers(self.compiled)  # numba: lane arrays of scalar tangents
         self.x_lanes, self.zeroed, self.output_lanes = [], [], []
         self.x_float_index = []
         for slot in slots:
@@ -92,6 +93,7 @@ class ForwardEngine:
                     self.output_lanes = lanes
                 self.zeroed.extend(lane for lane in lanes if isinstance(lane, np.ndarray))
             self.flat.extend(lanes)
+        self.flat += self.scratch
 
     def set_values(self, values, positions=None):
         positions = range(len(values)) if positions is None else positions

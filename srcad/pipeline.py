@@ -54,6 +54,7 @@ class Compiled:
     dependencies: list  # (globals dict, name, object) read when the code was generated
     tapes: tuple = ()  # numba backend: the tape arrays the function takes and hands back
     written: frozenset = frozenset()  # positions of the arguments whose elements f writes
+    scratch: int = 0  # numba vector mode: lane arrays (width W) the caller passes last
 
     def is_current(self) -> bool:
         """False once a global the code was generated from has been rebound."""
@@ -78,6 +79,7 @@ def build(func, request: Request) -> Compiled:
     activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
                                 _returns_float(norm, types))
     tapes: tuple = ()
+    scratch = 0
     if request.backend not in ("python", "numba"):
         raise SrcadError(f"unknown backend {request.backend!r}", construct="backend",
                          hint="use 'python' or 'numba'")
@@ -100,7 +102,9 @@ def build(func, request: Request) -> Compiled:
             styles = [Unrolled(lane=k) for k in range(request.width)]
             suffix = f"forward_{request.width}"
         name = norm.namer.fresh(f"{parsed.name}_{suffix}")
-        tree, taped = ForwardTransform(norm, types, activity, kinds, name, styles).build(), []
+        forward = ForwardTransform(norm, types, activity, kinds, name, styles)
+        tree, taped = forward.build(), []
+        scratch = len(forward.scratch)
     source = to_source(tree)
     namespace = dict(parsed.namespace)
     namespace.update(norm.extra_names)
@@ -113,7 +117,8 @@ def build(func, request: Request) -> Compiled:
                         [n.target] if isinstance(n, gast.AugAssign) else [])
               if isinstance(t, gast.Subscript)}
     written = frozenset(i for i, p in enumerate(norm.params) if p in stored)
-    return Compiled(function, source, name, request, taped, norm.dependencies, tapes, written)
+    return Compiled(function, source, name, request, taped, norm.dependencies, tapes, written,
+                    scratch)
 
 
 def _free_names(tree) -> set:

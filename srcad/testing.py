@@ -13,8 +13,14 @@ import copy
 
 import numpy as np
 
-from srcad.annotations import (Active, Annotation, BatchDuplicated, Duplicated, Forward,
-                               ReverseWithPrimal)
+from srcad.annotations import (
+    Active,
+    Annotation,
+    BatchDuplicated,
+    Duplicated,
+    Forward,
+    ReverseWithPrimal,
+)
 from srcad.api import autodiff
 
 

@@ -314,12 +314,13 @@ class ForwardTransform:
     def build(self) -> gast.FunctionDef:
         body = self.block(self.norm.body)
         style = self.styles[0]
-        if isinstance(style, Looped):  # scalar tangents live in arrays of W lanes
-            params = set(self.norm.params)
-            scalars = sorted(v for v in self.active if v not in params
-                             and self.types[v] == FLOAT)
-            body = [S.assign(S.name(self.tangent_name(0, v)),
-                             S.parse_expr(f"np.zeros({style.width})")) for v in scalars] + body
+        self.scratch = []
+        if isinstance(style, Looped):
+            # scalar tangents live in arrays of W lanes, passed in by the caller (a prepared
+            # call allocates nothing); each is written before it is read
+            own = set(self.norm.params)
+            self.scratch = [self.tangent_name(0, v) for v in sorted(self.active)
+                            if v not in own and self.types[v] == FLOAT]
         params = []
         for p in self.norm.params:
             params.append(p)
@@ -336,6 +337,7 @@ class ForwardTransform:
             tangents = []
         body.append(gast.Return(value=gast.Tuple(
             elts=[result, gast.Tuple(elts=tangents, ctx=gast.Load())], ctx=gast.Load())))
+        params += self.scratch
         args = gast.arguments(args=[S.name(p) for p in params], posonlyargs=[], vararg=None,
                               kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
         for a in args.args:

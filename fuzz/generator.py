@@ -1,0 +1,688 @@
+"""Seeded random plain-loop programs for fuzzing srcad.
+
+`generate(seed)` returns a `Program`: the SOURCE TEXT of a module (helper functions and an entry
+function `f`) plus the kinds of `f`'s arguments. Everything is a pure function of the seed
+(`random.Random(seed)`), so a seed reproduces a program exactly.
+
+The grammar covers what srcad promises to differentiate: straight-line float arithmetic, math
+calls with their domains respected (`math.log(1.0 + t * t)`, `math.sqrt(1.0 + t * t)`,
+`math.exp(math.sin(t))`, ...), `if/elif/else` on data, `for` over `range` (1-3 arguments), over an
+array and over `enumerate`, `while` loops with a counter bound and a data-dependent test,
+`break`/`continue`, early `return`, reads and in-place writes of array elements (the input array
+too, the same element many times, swaps), local arrays (`np.zeros`, `np.zeros_like`, `np.ones`,
+`x.copy()`, 2-D `np.zeros((n, 2))`), conditional expressions, kinks (`abs`, `min`, `max`,
+`math.fabs`), integer counters and index arithmetic, and calls between generated module-level
+helpers (scalar, tuple-returning `a, b = h(...)`, array-writing, two-array with possible
+aliasing), with early returns inside them.
+
+Every index is in range by construction (loop intervals are tracked; otherwise `% len(a)`), every
+`while` loop has a counter bound, and every variable is assigned on all paths before it is read.
+Branch tests never compare floats for equality; the inputs are chosen later (`fuzz/run.py`) so
+that no test value sits within 1e-3 of its threshold.
+
+`instrument(source)` rewrites a program so that a plain run records, for every float comparison
+and every kink, the margin to the non-differentiable point and the branch taken.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# --- the program ------------------------------------------------------------------------------
+
+
+@dataclass
+class ArgKind:
+    """One argument of `f`: 'dup' (float array, Duplicated), 'active' (float, Active) or
+    'const_int' (int, passed bare)."""
+
+    kind: str
+    name: str
+    shape: tuple = ()
+    value: int = 0
+
+
+@dataclass
+class Program:
+    seed: int
+    source: str  # the whole module, without the argument builder
+    entry: str
+    args: list[ArgKind]
+    returns_float: bool
+
+
+def make_inputs(program: Program, rng: np.random.Generator):
+    """Values for `f`'s arguments (plain values, no annotations)."""
+    values = []
+    for arg in program.args:
+        if arg.kind == "dup":
+            values.append(np.round(rng.uniform(-1.5, 1.5, arg.shape), 3) + 0.0)
+        elif arg.kind == "active":
+            values.append(float(np.round(rng.uniform(-1.5, 1.5), 3)))
+        else:
+            values.append(arg.value)
+    return values
+
+
+def module_text(program: Program, values, header: str = "") -> str:
+    """A self-contained module: the program plus `args()` building the annotated arguments."""
+    lines = []
+    if header:
+        lines += ['"""' + header.rstrip() + '\n"""', ""]
+    body = program.source
+    lines.append(body.rstrip())
+    lines += ["", "", "def args():", "    return ("]
+    for arg, value in zip(program.args, values):
+        if arg.kind == "dup":
+            lines.append(f"        Duplicated(np.array({_array_repr(value)}), "
+                         f"np.zeros({tuple(np.shape(value))!r})),")
+        elif arg.kind == "active":
+            lines.append(f"        Active({float(value)!r}),")
+        else:
+            lines.append(f"        {value!r},")
+    lines.append("    )")
+    return "\n".join(lines) + "\n"
+
+
+def _array_repr(value) -> str:
+    value = np.asarray(value)
+    if value.ndim == 0:
+        return repr(float(value))
+    return "[" + ", ".join(_array_repr(v) for v in value) + "]"
+
+
+PRELUDE = ("import math\n\nimport numpy as np\n\n"
+           "from srcad import Active, Duplicated  # noqa: F401\n")
+
+# --- scopes -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Arr:
+    name: str
+    shape: tuple  # concrete sizes, or None per dimension when unknown (helper parameters)
+    len_expr: tuple  # how the code names each size
+    min_shape: tuple
+
+
+@dataclass
+class IntVar:
+    name: str
+    lo: int | None  # a concrete interval, when known
+    hi: int | None
+    valid_for: frozenset = frozenset()  # arrays it indexes safely along axis 0
+
+
+@dataclass
+class Scope:
+    floats: list = field(default_factory=list)
+    ints: list = field(default_factory=list)
+    arrays: list = field(default_factory=list)
+
+    def child(self) -> Scope:
+        return Scope(list(self.floats), list(self.ints), list(self.arrays))
+
+
+@dataclass
+class Helper:
+    name: str
+    kind: str  # scalar | tuple | array | array2
+
+
+@dataclass
+class FunctionContext:
+    returns: str  # float | none | tuple
+    helpers: list
+    is_main: bool
+    loop_depth: int = 0
+    budget: int = 30  # statements left in this function
+    calls_left: int = 3
+
+
+CMP_OPS = ["<", ">", "<=", ">="]
+
+
+class Generator:
+    def __init__(self, seed: int):
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.counter = 0
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def const(self) -> str:
+        return repr(self.rng.choice([0.5, 0.25, 0.75, 1.5, 2.0, 0.3, 0.1, 1.2, 0.9, 3.0, 0.6]))
+
+    # -- expressions -----------------------------------------------------------------------
+
+    def fexpr(self, scope: Scope, ctx: FunctionContext, depth: int, calls: bool = True) -> str:
+        rng = self.rng
+        if depth <= 0 or self.chance(0.25):
+            return self.leaf(scope)
+        d = depth - 1
+        kinds = ["add", "add", "sub", "mul", "mul", "div", "neg", "unary", "unary", "unary",
+                 "square", "kink", "ifexp", "mixint", "call"]
+        kind = rng.choice(kinds)
+        e = lambda: self.fexpr(scope, ctx, d, calls)  # noqa: E731
+        if kind == "add":
+            return f"{e()} + {e()}"
+        if kind == "sub":
+            return f"{e()} - ({e()})"
+        if kind == "mul":
+            return f"({e()}) * ({e()})"
+        if kind == "div":
+            b = e()
+            den = rng.choice([f"(1.5 + ({b}) * ({b}))", f"(2.0 + math.sin({b}))",
+                              f"(1.0 + math.exp({self.bounded(b)}))", f"({b} * {b} + 0.5)"])
+            return f"({e()}) / {den}"
+        if kind == "neg":
+            return f"-({e()})"
+        if kind == "square":
+            return rng.choice([f"({e()}) ** 2", f"math.pow({e()}, 2.0)",
+                               f"(0.5 + ({e()}) ** 2) ** 0.5"])
+        if kind == "unary":
+            a = e()
+            return rng.choice([
+                f"math.sin({a})", f"math.cos({a})", f"math.tanh({a})", f"math.atan({a})",
+                f"math.exp({self.bounded(a)})", f"math.log(1.0 + ({a}) * ({a}))",
+                f"math.sqrt(1.0 + ({a}) * ({a}))", f"math.log1p(({a}) ** 2)",
+                f"math.erf({a})", f"np.sin({a})", f"np.tanh({a})", f"np.exp({self.bounded(a)})",
+                f"math.hypot({a}, 1.0)", f"math.atan2({a}, 2.0 + math.cos({a}))",
+                f"math.cosh(math.sin({a}))", f"math.expm1(math.tanh({a}))",
+            ])
+        if kind == "kink":
+            return rng.choice([f"abs({e()})", f"min({e()}, {e()})", f"max({e()}, {e()})",
+                               f"math.fabs({e()})"])
+        if kind == "ifexp":
+            a, b = self.fexpr(scope, ctx, d, False), self.fexpr(scope, ctx, d, False)
+            return f"({a} if {self.cond(scope, ctx, 1)} else {b})"
+        if kind == "mixint" and scope.ints:
+            iv = rng.choice(scope.ints).name
+            return rng.choice([f"{iv} * ({e()})", f"float({iv}) * 0.5 + {e()}",
+                               f"({e()}) / ({iv} + 1.0)"])
+        if kind == "call" and calls and ctx.calls_left > 0:
+            scalars = [h for h in ctx.helpers if h.kind == "scalar"]
+            if scalars:
+                ctx.calls_left -= 1
+                h = rng.choice(scalars)
+                return f"{h.name}({e()}, {e()})"
+        return self.leaf(scope)
+
+    def bounded(self, a: str) -> str:
+        return self.rng.choice([f"math.sin({a})", f"math.tanh({a})", f"-({a}) * ({a})",
+                                f"math.cos({a})"])
+
+    def leaf(self, scope: Scope, allow_const: bool = True) -> str:
+        rng = self.rng
+        options = []
+        if scope.floats:
+            options += ["float"] * 4
+        if scope.arrays:
+            options += ["elem"] * 4
+        if allow_const or not options:
+            options.append("const")
+        if scope.ints:
+            options.append("int")
+        kind = rng.choice(options)
+        if kind == "float":
+            return rng.choice(scope.floats)
+        if kind == "elem":
+            arr = rng.choice(scope.arrays)
+            return self.element(scope, arr)
+        if kind == "int":
+            iv = rng.choice(scope.ints).name
+            return rng.choice([f"float({iv})", f"0.1 * {iv}", f"({iv} + 0.5)"])
+        return self.const()
+
+    def element(self, scope: Scope, arr: Arr) -> str:
+        idx = ", ".join(self.index(scope, arr, d) for d in range(len(arr.shape)))
+        if len(arr.shape) == 2 and self.chance(0.3):
+            i, j = idx.split(", ")
+            return f"{arr.name}[{i}][{j}]"
+        return f"{arr.name}[{idx}]"
+
+    def index(self, scope: Scope, arr: Arr, dim: int) -> str:
+        rng = self.rng
+        size, minsize, lexpr = arr.shape[dim], arr.min_shape[dim], arr.len_expr[dim]
+        opts = [str(rng.randint(-minsize, minsize - 1))]
+        for iv in scope.ints:
+            direct = (dim == 0 and arr.name in iv.valid_for) or (
+                size is not None and iv.lo is not None and iv.hi is not None
+                and -size <= iv.lo and iv.hi <= size - 1)
+            if direct:
+                opts += [iv.name] * 3
+                if iv.lo is not None and iv.lo >= 0 or (dim == 0 and arr.name in iv.valid_for):
+                    opts.append(f"{lexpr} - 1 - {iv.name}")
+            opts.append(f"({iv.name} + {rng.randint(0, 3)}) % {lexpr}")
+        return rng.choice(opts)
+
+    def cond(self, scope: Scope, ctx: FunctionContext, depth: int = 2) -> str:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.2 and scope.ints:
+            iv = rng.choice(scope.ints).name
+            return rng.choice([f"{iv} % 2 == 0", f"{iv} > {rng.randint(0, 2)}",
+                               f"{iv} < {rng.randint(1, 3)}", f"{iv} % 3 != 1"])
+        if r < 0.3 and depth > 0:
+            op = rng.choice(["and", "or"])
+            return f"{self.cond(scope, ctx, 0)} {op} {self.cond(scope, ctx, 0)}"
+        if r < 0.35 and depth > 0:
+            return f"not {self.cond(scope, ctx, 0)}"
+        lhs = self.fexpr(scope, ctx, rng.randint(0, 2), calls=False)
+        if not any(ch.isalpha() for ch in lhs.replace("math.", "").replace("np.", "")):
+            lhs = self.leaf(scope, allow_const=False)
+        rhs = (self.fexpr(scope, ctx, 1, calls=False) if self.chance(0.4)
+               else rng.choice(["0.0", "0.5", "-0.3", "1.0", "0.2", "-1.0"]))
+        return f"{lhs} {rng.choice(CMP_OPS)} {rhs}"
+
+    # -- statements ------------------------------------------------------------------------
+
+    def block(self, scope: Scope, ctx: FunctionContext, depth: int, n: int) -> list[str]:
+        lines = []
+        for _ in range(n):
+            if ctx.budget <= 0:
+                break
+            ctx.budget -= 1
+            lines += self.statement(scope, ctx, depth)
+        if not lines:
+            lines = self.simple(scope, ctx)
+        return lines
+
+    def statement(self, scope: Scope, ctx: FunctionContext, depth: int) -> list[str]:
+        rng = self.rng
+        weights = {"simple": 6, "elem": 4 if scope.arrays else 0, "if": 2 if depth > 0 else 0,
+                   "for": 2 if depth > 0 else 0, "while": 1 if depth > 0 else 0,
+                   "exit": 2 if ctx.loop_depth > 0 else 0, "return": 1,
+                   "call": 2 if ctx.helpers and ctx.calls_left > 0 else 0,
+                   "counter": 1 if any(iv.name.startswith("kc") for iv in scope.ints) else 0,
+                   "swap": 1, "ifexp": 1}
+        kind = rng.choices(list(weights), list(weights.values()))[0]
+        if kind == "simple":
+            return self.simple(scope, ctx)
+        if kind == "elem":
+            return self.element_write(scope, ctx)
+        if kind == "if":
+            return self.if_stmt(scope, ctx, depth)
+        if kind == "for":
+            return self.for_stmt(scope, ctx, depth)
+        if kind == "while":
+            return self.while_stmt(scope, ctx, depth)
+        if kind == "exit":
+            word = rng.choice(["break", "continue"])
+            return [f"if {self.cond(scope, ctx)}:", f"    {word}"]
+        if kind == "return":
+            return [f"if {self.cond(scope, ctx)}:", f"    {self.return_stmt(scope, ctx)}"]
+        if kind == "call":
+            return self.call_stmt(scope, ctx)
+        if kind == "counter":
+            kc = [iv for iv in scope.ints if iv.name.startswith("kc")][0].name
+            return [f"{kc} += 1"]
+        if kind == "swap":
+            if len(scope.floats) >= 2 and self.chance(0.5):
+                a, b = rng.sample(scope.floats, 2)
+                return [f"{a}, {b} = {b}, {a}"]
+            if scope.arrays:
+                arr = rng.choice(scope.arrays)
+                e1, e2 = self.element(scope, arr), self.element(scope, arr)
+                return [f"{e1}, {e2} = {e2}, {e1}"]
+            return self.simple(scope, ctx)
+        # ifexp
+        value = (f"{self.fexpr(scope, ctx, 1, False)} if {self.cond(scope, ctx)} "
+                 f"else {self.fexpr(scope, ctx, 1, False)}")
+        return [f"{self.float_target(scope)} = {value}"]
+
+    def float_target(self, scope: Scope, new_p: float = 0.4) -> str:
+        locals_ = [v for v in scope.floats]
+        if not locals_ or self.chance(new_p):
+            name = self.fresh("t")
+            scope.floats.append(name)
+            return name
+        return self.rng.choice(locals_)
+
+    def simple(self, scope: Scope, ctx: FunctionContext) -> list[str]:
+        rng = self.rng
+        e = self.fexpr(scope, ctx, rng.randint(1, 3))
+        existing = [v for v in scope.floats]
+        if existing and self.chance(0.6):
+            t = rng.choice(existing)
+            op = rng.choice(["=", "+=", "-=", "*=", "=", "/="])
+            if op == "*=":
+                e = rng.choice([f"math.cos({e})", f"(0.9 + 0.1 * math.sin({e}))",
+                                f"math.tanh({e})"])
+            if op == "/=":
+                e = f"(1.0 + ({e}) ** 2)"
+            if op == "=" and self.chance(0.5):
+                e = f"0.5 * {t} + {e}"
+            return [f"{t} {op} {e}"]
+        t = self.fresh("t")
+        line = f"{t} = {e}"
+        scope.floats.append(t)
+        return [line]
+
+    def element_write(self, scope: Scope, ctx: FunctionContext) -> list[str]:
+        rng = self.rng
+        arr = rng.choice(scope.arrays)
+        target = self.element(scope, arr)
+        e = self.fexpr(scope, ctx, rng.randint(1, 3))
+        op = rng.choice(["=", "=", "+=", "-=", "*="])
+        if op == "*=":
+            e = rng.choice([f"math.cos({e})", f"(0.9 + 0.1 * math.sin({e}))", f"math.tanh({e})"])
+        if op == "=" and self.chance(0.4):
+            e = f"0.5 * {target} + {e}"
+        return [f"{target} {op} {e}"]
+
+    def if_stmt(self, scope: Scope, ctx: FunctionContext, depth: int) -> list[str]:
+        rng = self.rng
+        lines = [f"if {self.cond(scope, ctx)}:"]
+        lines += indent(self.block(scope.child(), ctx, depth - 1, rng.randint(1, 3)))
+        if self.chance(0.3):
+            lines.append(f"elif {self.cond(scope, ctx)}:")
+            lines += indent(self.block(scope.child(), ctx, depth - 1, rng.randint(1, 2)))
+        if self.chance(0.6):
+            lines.append("else:")
+            lines += indent(self.block(scope.child(), ctx, depth - 1, rng.randint(1, 3)))
+        return lines
+
+    def ranges(self, scope: Scope, ctx: FunctionContext):
+        """(range text, IntVar interval and arrays it indexes)."""
+        rng = self.rng
+        opts = []
+        arrays1 = [a for a in scope.arrays]
+        for arr in arrays1:
+            L, le = arr.shape[0], arr.len_expr[0]
+            hi = None if L is None else L - 1
+            v = frozenset([arr.name])
+            opts += [(f"range({le})", 0, hi, v), (f"range(1, {le})", 1, hi, v),
+                     (f"range({le} - 1, -1, -1)", 0, hi, v), (f"range(0, {le}, 2)", 0, hi, v)]
+        c = rng.randint(1, 4)
+        opts.append((f"range({c})", 0, c - 1, frozenset()))
+        c1 = rng.randint(0, 2)
+        opts.append((f"range({c1}, {c1 + rng.randint(1, 3)})", c1, c1 + 2, frozenset()))
+        for iv in scope.ints:
+            if iv.lo is not None and iv.lo >= 0 and iv.hi is not None and iv.hi <= 5:
+                opts.append((f"range({iv.name})", 0, max(iv.hi - 1, 0), frozenset()))
+                opts.append((f"range({iv.name} + 1)", 0, iv.hi, frozenset()))
+        return rng.choice(opts)
+
+    def for_stmt(self, scope: Scope, ctx: FunctionContext, depth: int) -> list[str]:
+        rng = self.rng
+        body_scope = scope.child()
+        ctx.loop_depth += 1
+        r = rng.random()
+        if r < 0.15 and scope.arrays:
+            arr = rng.choice([a for a in scope.arrays if len(a.shape) == 1] or [None])
+            if arr is not None:
+                v = self.fresh("v")
+                body_scope.floats.append(v)
+                if self.chance(0.5):
+                    head = f"for {v} in {arr.name}:"
+                else:
+                    j = self.fresh("j")
+                    body_scope.ints.append(IntVar(j, 0, arr.shape[0] and arr.shape[0] - 1,
+                                                  frozenset([arr.name])))
+                    head = f"for {j}, {v} in enumerate({arr.name}):"
+                lines = [head] + indent(self.block(body_scope, ctx, depth - 1,
+                                                   rng.randint(1, 3)))
+                ctx.loop_depth -= 1
+                return lines
+        text, lo, hi, valid = self.ranges(scope, ctx)
+        i = self.fresh("i")
+        body_scope.ints.append(IntVar(i, lo, hi, valid))
+        lines = [f"for {i} in {text}:"]
+        lines += indent(self.block(body_scope, ctx, depth - 1, rng.randint(1, 4)))
+        ctx.loop_depth -= 1
+        return lines
+
+    def while_stmt(self, scope: Scope, ctx: FunctionContext, depth: int) -> list[str]:
+        rng = self.rng
+        k = self.fresh("k")
+        bound = rng.randint(1, 5)
+        body_scope = scope.child()
+        body_scope.ints.append(IntVar(k, 1, bound))
+        ctx.loop_depth += 1
+        if self.chance(0.3):
+            body = self.block(body_scope, ctx, depth - 1, rng.randint(1, 3))
+            # the bound is tested first, so `continue` in the body cannot skip it
+            lines = [f"{k} = 0", "while True:", f"    {k} += 1",
+                     f"    if {k} > {bound} or {self.cond(body_scope, ctx, 0)}:", "        break"]
+            lines += indent(body)
+        else:
+            test = self.cond(scope, ctx, 0)
+            body = self.block(body_scope, ctx, depth - 1, rng.randint(1, 3))
+            lines = [f"{k} = 0", f"while {k} < {bound} and {test}:", f"    {k} += 1"]
+            lines += indent(body)
+        ctx.loop_depth -= 1
+        scope.ints.append(IntVar(k, 0, bound))
+        return lines
+
+    def return_stmt(self, scope: Scope, ctx: FunctionContext) -> str:
+        if ctx.returns == "none":
+            return "return"
+        if ctx.returns == "tuple":
+            return (f"return {self.fexpr(scope, ctx, 2, False)}, "
+                    f"{self.fexpr(scope, ctx, 2, False)}")
+        return f"return {self.fexpr(scope, ctx, 2)}"
+
+    def call_stmt(self, scope: Scope, ctx: FunctionContext) -> list[str]:
+        rng = self.rng
+        h = rng.choice(ctx.helpers)
+        ctx.calls_left -= 1
+        e = lambda: self.fexpr(scope, ctx, rng.randint(0, 2), calls=False)  # noqa: E731
+        if h.kind == "scalar":
+            if self.chance(0.3) and scope.floats:
+                t = rng.choice(scope.floats)
+                return [f"{t} += {h.name}({e()}, {e()})"]
+            call = f"{h.name}({e()}, {e()})"
+            return [f"{self.float_target(scope, 0.6)} = {call}"]
+        if h.kind == "tuple":
+            a1, a2 = e(), e()
+            p, q = self.float_target(scope, 0.6), self.float_target(scope, 0.6)
+            if p == q:
+                q = self.fresh("t")
+                scope.floats.append(q)
+            return [f"{p}, {q} = {h.name}({a1}, {a2})"]
+        arrays1 = [a for a in scope.arrays if len(a.shape) == 1]
+        if not arrays1:
+            return self.simple(scope, ctx)
+        if h.kind == "array":
+            call = f"{h.name}({rng.choice(arrays1).name}, {e()})"
+        else:
+            dst, src = rng.choice(arrays1), rng.choice(arrays1)
+            call = f"{h.name}({dst.name}, {src.name}, {e()})"
+        if self.chance(0.3):
+            return [call]
+        return [f"{self.float_target(scope, 0.6)} = {call}"]
+
+    # -- functions -------------------------------------------------------------------------
+
+    def helper(self, name: str, kind: str, helpers: list) -> str:
+        rng = self.rng
+        scope = Scope()
+        returns = {"scalar": "float", "tuple": "tuple"}.get(kind, "float")
+        ctx = FunctionContext(returns, list(helpers), False, budget=rng.randint(2, 7),
+                              calls_left=1)
+        if kind in ("scalar", "tuple"):
+            params = ["u", "v"]
+            scope.floats += ["u", "v"]
+        elif kind == "array":
+            params = ["arr", "t"]
+            scope.floats.append("t")
+            scope.arrays.append(Arr("arr", (None,), ("len(arr)",), (2,)))
+        else:
+            params = ["dst", "src", "t"]
+            scope.floats.append("t")
+            scope.arrays += [Arr("dst", (None,), ("len(dst)",), (2,)),
+                             Arr("src", (None,), ("len(src)",), (2,))]
+        lines = [f"def {name}({', '.join(params)}):"]
+        body = []
+        if kind in ("array", "array2"):
+            # a loop over the array writing its elements, the typical helper
+            target = scope.arrays[0]
+            i = self.fresh("i")
+            inner = scope.child()
+            inner.ints.append(IntVar(i, 0, None, frozenset([target.name])))
+            ctx.loop_depth += 1
+            loop_body = [f"{target.name}[{i}] = {self.fexpr(inner, ctx, 2)}"]
+            loop_body += self.block(inner, ctx, 1, rng.randint(0, 2))
+            ctx.loop_depth -= 1
+            body += [f"for {i} in range(len({target.name})):"] + indent(loop_body)
+        body += self.block(scope, ctx, 2, rng.randint(1, 4))
+        body.append(self.final_return(scope, ctx))
+        return "\n".join(lines + indent(body))
+
+    def final_return(self, scope: Scope, ctx: FunctionContext) -> str:
+        if ctx.returns == "none":
+            return ""
+        return self.return_stmt(scope, ctx)
+
+    def program(self) -> Program:
+        rng = self.rng
+        helpers = []
+        texts = []
+        for k in range(rng.choice([0, 1, 1, 2, 2, 3])):
+            kind = rng.choice(["scalar", "scalar", "tuple", "array", "array2"])
+            h = Helper(f"h{k}", kind)
+            texts.append(self.helper(h.name, kind, helpers))
+            helpers.append(h)
+        nx, ny = rng.randint(2, 5), rng.randint(2, 5)
+        args = [ArgKind("dup", "y", (ny,)), ArgKind("dup", "x", (nx,)), ArgKind("active", "a")]
+        if self.chance(0.3):
+            args.append(ArgKind("const_int", "n", value=rng.randint(1, 4)))
+        if self.chance(0.15):  # scalar-only variant: f(x, a)
+            args = [a for a in args if a.name != "y"]
+        returns = "float" if (self.chance(0.6) or all(a.name != "y" for a in args)) else "none"
+        scope = Scope(floats=["a"])
+        arrays = {"x": nx, "y": ny}
+        for arg in args:
+            if arg.kind == "dup":
+                scope.arrays.append(Arr(arg.name, (arrays[arg.name],), (f"len({arg.name})",),
+                                        (arrays[arg.name],)))
+            elif arg.kind == "const_int":
+                scope.ints.append(IntVar("n", arg.value, arg.value))
+        ctx = FunctionContext(returns, helpers, True, budget=rng.randint(4, 16),
+                              calls_left=rng.randint(1, 3))
+        body = []
+        if self.chance(0.4):
+            body.append("kc = 0")
+            scope.ints.append(IntVar("kc", None, None))
+        for _ in range(rng.choice([0, 0, 1, 1, 2])):
+            z = self.fresh("z")
+            src = rng.choice(["x", "y"]) if any(a.name == "y" for a in args) else "x"
+            L = arrays[src]
+            choice = rng.randint(0, 4)
+            if choice == 0:
+                body.append(f"{z} = np.zeros(len({src}))")
+            elif choice == 1:
+                body.append(f"{z} = {src}.copy()")
+            elif choice == 2:
+                body.append(f"{z} = np.zeros_like({src})")
+            elif choice == 3:
+                L = rng.randint(2, 4)
+                body.append(f"{z} = np.ones({L})")
+            if choice == 4:
+                body.append(f"{z} = np.zeros((len({src}), 2))")
+                scope.arrays.append(Arr(z, (L, 2), (f"len({src})", "2"), (L, 2)))
+            else:
+                scope.arrays.append(Arr(z, (L,), (f"len({z})",), (L,)))
+        for _ in range(rng.randint(0, 2)):
+            body += self.simple(scope, ctx)
+        body += self.block(scope, ctx, 3, rng.randint(3, 8))
+        final = self.final_return(scope, ctx)
+        if final:
+            body.append(final)
+        params = ", ".join(a.name for a in args)
+        texts.append("\n".join([f"def f({params}):"] + indent(body)))
+        source = PRELUDE + "\n\n" + "\n\n\n".join(texts) + "\n"
+        return Program(self.seed, source, "f", args, returns == "float")
+
+
+def indent(lines: list[str]) -> list[str]:
+    return ["    " + line if line else line for line in lines]
+
+
+def generate(seed: int) -> Program:
+    return Generator(seed).program()
+
+
+# --- instrumentation: margins to non-differentiable points ------------------------------------
+
+INSTRUMENT_PRELUDE = '''
+_MARGINS = []
+_DIFFS = []
+_TRACE = []
+
+
+def _is_int(v):
+    return isinstance(v, (int, bool)) and not isinstance(v, float)
+
+
+def _cmp(a, b, op):
+    r = {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
+    if not (_is_int(a) and _is_int(b)):
+        _MARGINS.append(abs(a - b) / max(1.0, abs(a), abs(b)))
+        _DIFFS.append(a - b)
+        _TRACE.append(r)
+    return r
+
+
+def _k_abs(a):
+    _MARGINS.append(abs(a) / max(1.0, abs(a)))
+    _DIFFS.append(a)
+    _TRACE.append(a >= 0)
+    return abs(a)
+
+
+def _k_min(a, b):
+    _cmp(a, b, "<")
+    return min(a, b)
+
+
+def _k_max(a, b):
+    _cmp(a, b, ">")
+    return max(a, b)
+'''
+
+_OPS = {ast.Lt: "<", ast.Gt: ">", ast.LtE: "<=", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+class _Instrument(ast.NodeTransformer):
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) != 1 or type(node.ops[0]) not in _OPS:
+            return node
+        return ast.Call(ast.Name("_cmp", ast.Load()),
+                        [node.left, node.comparators[0], ast.Constant(_OPS[type(node.ops[0])])],
+                        [])
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        name = None
+        if isinstance(f, ast.Name) and f.id in ("abs", "min", "max"):
+            name = f.id
+        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
+                f.value.id in ("math", "np") and f.attr in ("fabs", "abs", "absolute"):
+            name = "abs"
+        if name is None or len(node.args) != (1 if name == "abs" else 2):
+            return node
+        node.func = ast.Name(f"_k_{name}", ast.Load())
+        return node
+
+
+def instrument(source: str) -> str:
+    """The program with comparisons and kinks recording their margins (in `_MARGINS`) and the
+    branch taken (in `_TRACE`); for plain runs only, never for srcad."""
+    tree = ast.parse(source)
+    tree = ast.fix_missing_locations(_Instrument().visit(tree))
+    return INSTRUMENT_PRELUDE + "\n" + ast.unparse(tree) + "\n"
