@@ -31,27 +31,29 @@ from srcad.errors import (
     UnsupportedSyntaxError,
 )
 from srcad.operators import (
-    PreparationMismatchError,
     derivative,
     gradient,
-    hessian,
-    hvp,
     jacobian,
     prepare_derivative,
     prepare_gradient,
-    prepare_hessian,
-    prepare_hvp,
     prepare_jacobian,
     prepare_pullback,
     prepare_pushforward,
-    prepare_second_derivative,
     prepare_value_and_gradient,
     prepare_value_and_jacobian,
     pullback,
     pushforward,
-    second_derivative,
     value_and_gradient,
     value_and_jacobian,
+)
+from srcad.preparation import PreparationMismatchError
+from srcad.second_order import (
+    hessian,
+    hvp,
+    prepare_hessian,
+    prepare_hvp,
+    prepare_second_derivative,
+    second_derivative,
 )
 
 __all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Duplicated",

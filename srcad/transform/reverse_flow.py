@@ -117,22 +117,13 @@ def _has_break(body) -> bool:
 def _on_every_exit(block, push: list) -> list:
     """`block` with `push` at its end and before every `break` that leaves it (also from
     inside nested ifs: a break skips the end of every branch it jumps out of)."""
-    out = []
-    for stmt in block:
-        if isinstance(stmt, gast.Break):
-            out += copy.deepcopy(push) + [stmt]
-            continue
-        if isinstance(stmt, gast.If):
-            stmt = copy.copy(stmt)
-            stmt.body = _breaks_push(stmt.body, push)
-            stmt.orelse = _breaks_push(stmt.orelse, push)
-        out.append(stmt)
+    out = _before_breaks(block, push)
     if not (out and isinstance(out[-1], gast.Break)):
         out += copy.deepcopy(push)
     return out
 
 
-def _breaks_push(block, push: list) -> list:
+def _before_breaks(block, push: list) -> list:
     out = []
     for stmt in block:
         if isinstance(stmt, gast.Break):
@@ -140,7 +131,7 @@ def _breaks_push(block, push: list) -> list:
             continue
         if isinstance(stmt, gast.If):
             stmt = copy.copy(stmt)
-            stmt.body = _breaks_push(stmt.body, push)
-            stmt.orelse = _breaks_push(stmt.orelse, push)
+            stmt.body = _before_breaks(stmt.body, push)
+            stmt.orelse = _before_breaks(stmt.orelse, push)
         out.append(stmt)
     return out

@@ -1,0 +1,125 @@
+"""Second-order operators by forward over reverse: srcad's forward (vector) mode runs over the
+reverse code srcad generated, which is plain Python. hvp is one lane, hessian chunks of
+lanes over the unit vectors, second_derivative one lane over a float input (wrapped as a
+one-element array).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from srcad.engines import HessianEngine, Slot, scalar_as_array
+from srcad.errors import ArgumentError
+from srcad.preparation import (
+    Prep,
+    check_shape,
+    choose_chunk,
+    input_slot,
+    make_prep,
+    operator_entry,
+    read_arguments,
+    values_of,
+)
+
+
+# -- second order: forward over reverse ---------------------------------------------------------
+@operator_entry
+def prepare_hvp(f, *args, tangent=None, mode=None, chunk=None, backend="python") -> Prep:
+    return _prepare_second("hvp", f, args, 1, backend)
+
+
+def _prepare_second(operator, f, args, width, backend="python") -> Prep:
+    slots = read_arguments(args)
+    if any(s.role == "output" for s in slots):
+        raise ArgumentError(f"{operator} needs a float-valued f (no Output argument)")
+    x = input_slot(slots)
+    target = f
+    if not x.is_array:
+        position = [s.role for s in slots].index("x")
+        target = scalar_as_array(f, len(slots), position)
+        slots = list(slots)
+        slots[position] = Slot("x", np.array([float(x.value)]))
+    engine = HessianEngine(target, slots, width, backend)
+    prep = make_prep(operator, f, read_arguments(args), "forward-over-reverse", width, engine,
+                 scalar=not x.is_array, n=np.size(x.value))
+    return prep
+
+
+def _second_values(prep, slots):
+    values = values_of(slots)
+    if prep.state["scalar"]:
+        position = [s.role for s in slots].index("x")
+        box = prep.state.setdefault("box", np.zeros(1))
+        box[0] = values[position]
+        values[position] = box
+    prep.engine.set_values(values)
+
+
+@operator_entry
+def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None, backend="python"):
+    """H v, the Hessian of a float-valued f at x times v (forward over reverse)."""
+    slots = read_arguments(args)
+    prep = prep or prepare_hvp(f, *args, backend=backend)
+    prep.check("hvp", f, slots)
+    _second_values(prep, slots)
+    engine = prep.engine.engine
+    expected = () if prep.state["scalar"] else engine.x_lanes[0].shape
+    check_shape("tangent", tangent, expected)
+    if out is not None:
+        check_shape("out", out, expected)
+    engine.seed([np.reshape(np.asarray(tangent, dtype=float), engine.x_lanes[0].shape)])
+    engine.run()
+    result = engine.output_lanes[0]
+    if prep.state["scalar"]:
+        return float(result[0])
+    if out is not None:
+        out[...] = result
+        return out
+    return result.copy()
+
+
+@operator_entry
+def prepare_hessian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+    x = input_slot(read_arguments(args)).value
+    return _prepare_second("hessian", f, args, choose_chunk(np.size(x), chunk), backend)
+
+
+@operator_entry
+def hessian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
+    """The Hessian of a float-valued f at x, an (n, n) array (chunks of forward-over-reverse
+    lanes)."""
+    slots = read_arguments(args)
+    prep = prep or prepare_hessian(f, *args, chunk=chunk, backend=backend)
+    prep.check("hessian", f, slots)
+    _second_values(prep, slots)
+    n = prep.state["n"]
+    H = out if out is not None else np.empty((n, n))
+    check_shape("out", H, (n, n))
+    engine = prep.engine.engine
+    for start in range(0, n, engine.width):
+        engine.seed_basis(start, n)
+        engine.run()
+        for k in range(min(engine.width, n - start)):
+            H[:, start + k] = engine.output_lanes[k].reshape(-1)
+    return H
+
+
+@operator_entry
+def prepare_second_derivative(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+    prep = _prepare_second("second_derivative", f, args, 1, backend)
+    if not prep.state["scalar"]:
+        raise ArgumentError("second_derivative needs a float input", hint="use hessian")
+    return prep
+
+
+@operator_entry
+def second_derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
+    """d^2 f / d x^2 for a float input and a float-valued f."""
+    slots = read_arguments(args)
+    prep = prep or prepare_second_derivative(f, *args, backend=backend)
+    prep.check("second_derivative", f, slots)
+    _second_values(prep, slots)
+    engine = prep.engine.engine
+    engine.seed([np.ones(1)])
+    engine.run()
+    return float(engine.output_lanes[0][0])
