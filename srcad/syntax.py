@@ -100,6 +100,11 @@ def substitute(template: Node | str, mapping: dict) -> Node:
     return _Substituter(mapping).visit(node)
 
 
+def substitute_stmt(stmt: Node, mapping: dict) -> Node:
+    """`substitute` for a statement."""
+    return _Substituter(mapping).visit(copy.deepcopy(stmt))
+
+
 def unparse_expr(node: Node) -> str:
     import ast
 

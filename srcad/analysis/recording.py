@@ -29,8 +29,12 @@ class Site:
 
 
 class Recording:
-    def __init__(self, body: list):
+    """Readability of values for the reverse sweep. `keep_taped(d)` true marks definitions
+    the reverse sweep should not recompute (the numba backend tapes transcendental calls)."""
+
+    def __init__(self, body: list, keep_taped=None):
         self.body = body
+        self.keep_taped = keep_taped or (lambda stmt: False)
         self.sites: dict[int, tuple] = {}
         self.def_count: dict[str, int] = {}
         self.def_site: dict[str, object] = {}
@@ -134,6 +138,8 @@ class Recording:
         if self.def_count.get(name) != 1:
             return False
         d = self.def_site[name]
+        if self.keep_taped(d):
+            return False
         if not (isinstance(d, gast.Assign) and isinstance(d.targets[0], gast.Name)):
             return False
         if not self.loops_around(d):
@@ -162,6 +168,8 @@ class Recording:
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
             return False
         name = stmt.targets[0].id
+        if self.keep_taped(stmt):
+            return False
         if self.def_count.get(name) != 1 or not self.loops_around(stmt):
             return False
         sub: list = []

@@ -23,7 +23,7 @@ from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.optimize import drop_dead_resets
 from srcad.transform.reverse_arrays import ReverseArrays
 from srcad.transform.reverse_flow import ReverseControlFlow
-from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, ListTapes
+from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, ArrayTapes, ListTapes
 
 
 @dataclass
@@ -41,11 +41,16 @@ class ReverseTransform(ReverseControlFlow, ReverseArrays):
         self.activity = activity
         self.arg_kinds = arg_kinds  # param -> "const" | "active" | "duplicated"
         self.namer = norm.namer
-        self.recording = Recording(norm.body)
+        self.tapes = tapes or ListTapes()
+        # numba: a float store and load beat recomputing exp/sqrt/...; python: about even,
+        # so recompute and keep the tape short
+        self.tape_calls = isinstance(self.tapes, ArrayTapes)
+        self.recording = Recording(norm.body, self._calls_function if self.tape_calls
+                                   else None)
         self.bar: dict[str, str] = {}
         self.taped: list[str] = []
-        self.tapes = tapes or ListTapes()
         self.used_tapes: set[str] = set()
+        self.loop_frames: list[dict] = []  # enclosing loops while their bodies are processed
         self.name = name
         self.result = None
         self.return_bar = None
@@ -112,6 +117,10 @@ class ReverseTransform(ReverseControlFlow, ReverseArrays):
     def _push(self, expr, typ) -> list:
         tape = FLOAT_TAPE if typ == FLOAT else INT_TAPE
         self.used_tapes.add(tape)
+        frame = self.loop_frames[-1] if self.loop_frames else None
+        if frame is not None and frame["kind"] == "for":  # space reserved before the loop
+            frame["pushes"][tape] = frame["pushes"].get(tape, 0) + 1
+            return self.tapes.push(tape, expr, checked=False)
         return self.tapes.push(tape, expr)
 
     def _pop(self, target, typ) -> list:
@@ -255,17 +264,54 @@ class ReverseTransform(ReverseControlFlow, ReverseArrays):
         if not diff.is_active(expr):
             rev.append(S.assign(seed_read, S.const(0.0)))
             return pushes + [stmt], rev
+        primal, prepared = [stmt], None
+        taped = self._taped_intermediates(stmt, diff, expr, value, subst)
+        if taped is not None:
+            primal, call_pops, recompute, prepared = taped
+            rev[1:1] = call_pops
+            rev += recompute
         if _reads_target(expr, tname) or isinstance(target, gast.Subscript):
             g = self.namer.fresh(f"{tname}_bar_value" if isinstance(target, gast.Subscript)
                                  else "g")
             rev.append(S.assign(S.name(g), seed_read))
             rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))
-            rev += diff.adjoint(expr, S.name(g), accumulate)
+            rev += diff.adjoint(expr, S.name(g), accumulate, prepared)
         else:
-            prepared = self._replay_with_intermediates(stmt, diff, expr, tname)
+            if prepared is None:
+                prepared = self._replay_with_intermediates(stmt, diff, expr, tname)
             rev += diff.adjoint(expr, seed_read, accumulate, prepared)
             rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))
-        return pushes + [stmt], rev
+        return pushes + primal, rev
+
+    def _calls_function(self, stmt) -> bool:
+        """Does the right-hand side call a math function (exp, sqrt, ...)?"""
+        value = getattr(stmt, "value", None)
+        if value is None:
+            return False
+        diff = ExpressionDiff(self.norm, self.namer, self.active_leaf)
+        return any(isinstance(n, gast.Call) and diff.primitive(n) is not None
+                   for n in gast.walk(value))
+
+    def _taped_intermediates(self, stmt, diff, expr, value, subst):
+        """numba: compute the statement's rule intermediates in the forward sweep and tape the
+        ones that are function calls (exp, sqrt, ...); the reverse pops them and recomputes
+        only the cheap arithmetic. Returns (primal, pops, recompute, prepared) or None."""
+        if not self.tape_calls:
+            return None
+        stmts, temps, rebuild = diff.prepare(expr)
+        calls = [s.targets[0].id for s in stmts if isinstance(s.value, gast.Call)]
+        if not calls:
+            return None
+        primal = copy.copy(stmt)
+        primal.value = rebuild(value)
+        # the forward sweep reads elements where the reverse reads their taped copies
+        originals = {tmp.id: _from_dump(key, expr) for key, tmp in subst.items()}
+        forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
+        forward = forward[:-1] + [p for c in calls for p in self._push(S.name(c), FLOAT)] \
+            + forward[-1:]
+        pops = [p for c in reversed(calls) for p in self._pop(S.name(c, store=True), FLOAT)]
+        recompute = [s for s in stmts if s.targets[0].id not in calls]
+        return forward, pops, recompute, (stmts, temps, rebuild)
 
     def _replay_with_intermediates(self, stmt, diff, expr, tname):
         """For a definition the reverse sweep recomputes anyway (`v = f(...)` inside a loop,
@@ -351,6 +397,11 @@ class ReverseTransform(ReverseControlFlow, ReverseArrays):
 
 
 # -- small predicates -----------------------------------------------------------------------
+def _from_dump(key, expr):
+    """The node of `expr` whose gast.dump is `key`."""
+    return next(n for n in gast.walk(expr) if gast.dump(n) == key)
+
+
 def _index_leaves(index) -> list:
     out = []
     for n in gast.walk(index):

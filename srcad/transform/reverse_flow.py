@@ -19,7 +19,10 @@ from srcad import syntax as S
 
 class ReverseControlFlow:
     def for_loop(self, loop):
+        frame = {"kind": "for", "pushes": {}}  # pushes per iteration, for one capacity check
+        self.loop_frames.append(frame)
         body_fwd, body_rev = self.block(loop.body)
+        self.loop_frames.pop()
         body_rev = self.with_replays(loop.body, body_rev)
         original, loop = loop, copy.copy(loop)
         loop.body = body_fwd
@@ -41,6 +44,10 @@ class ReverseControlFlow:
             after += self._push(S.name(saved), "int")
             pops[:0] = self._pop(S.name(saved, store=True), "int")
         loop.iter = gast.Call(func=S.as_load(loop.iter.func), args=args, keywords=[])
+        for tape, count in sorted(frame["pushes"].items()):
+            need = S.substitute("count * len(span)", {"count": S.const(count),
+                                                     "span": S.as_load(loop.iter)})
+            before += self.tapes.reserve(tape, need)
         trips = None
         if _has_break(loop.body):
             trips = self.namer.fresh(f"{index}_trips")
@@ -54,7 +61,9 @@ class ReverseControlFlow:
         return before + [loop] + after, [self._comment(original)] + pops + setup + [reverse_loop]
 
     def while_loop(self, loop):
+        self.loop_frames.append({"kind": "while"})  # unknown trip count: pushes check space
         body_fwd, body_rev = self.block(loop.body)
+        self.loop_frames.pop()
         body_rev = self.with_replays(loop.body, body_rev)
         loop = copy.copy(loop)
         if not body_rev:

@@ -25,8 +25,12 @@ class ListTapes:
     def init(self, tape: str) -> list:
         return [S.assign(S.name(tape), gast.List(elts=[], ctx=gast.Load()))]
 
-    def push(self, tape: str, value) -> list:
+    def push(self, tape: str, value, checked: bool = True) -> list:
         return [S.expr_stmt(S.call(f"{tape}.append", S.as_load(value)))]
+
+    def reserve(self, tape: str, count) -> list:
+        """Make room for `count` more pushes (a list needs none)."""
+        return []
 
     def pop(self, tape: str, target) -> list:
         return [S.assign(target, S.call(f"{tape}.pop"))]
@@ -56,13 +60,22 @@ class ArrayTapes(ListTapes):
     def init(self, tape: str) -> list:
         return [S.assign(S.name(self.size(tape)), S.const(0))]
 
-    def push(self, tape: str, value) -> list:
+    def push(self, tape: str, value, checked: bool = True) -> list:
+        """Store and advance; `checked` grows a full tape first (inside a for loop the space
+        was reserved before the loop instead, keeping the hot loop free of reallocation)."""
         size = self.size(tape)
         grow = S.parse_stmts(f"if {size} == {tape}.shape[0]:\n"
                              f"    {tape} = np.concatenate(({tape}, np.empty_like({tape})))\n")
         store = gast.Subscript(value=S.name(tape), slice=S.name(size), ctx=gast.Store())
-        return grow + [S.assign(store, S.as_load(value)),
-                       S.aug_assign(S.name(size), gast.Add(), S.const(1))]
+        return (grow if checked else []) + [S.assign(store, S.as_load(value)),
+                                            S.aug_assign(S.name(size), gast.Add(), S.const(1))]
+
+    def reserve(self, tape: str, count) -> list:
+        size = self.size(tape)
+        check = S.parse_stmts(
+            f"if {size} + count > {tape}.shape[0]:\n"
+            f"    {tape} = np.concatenate(({tape}, np.empty({size} + count, {tape}.dtype)))\n")
+        return [S.substitute_stmt(stmt, {"count": count}) for stmt in check]
 
     def pop(self, tape: str, target) -> list:
         size = self.size(tape)
