@@ -182,8 +182,8 @@ class Types:
         if isinstance(a, Array) or isinstance(b, Array):
             arr = a if isinstance(a, Array) else b
             return Array(arr.ndim, True)
-        if a is None or b is None:
-            return a or b
+        if a in (None, NONE) or b in (None, NONE):  # not known yet (or a None placeholder)
+            return b if a in (None, NONE) else a
         if isinstance(op, gast.Div):
             return FLOAT if a in NUMERIC and b in NUMERIC else OTHER
         t = join(a, b)

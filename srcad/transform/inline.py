@@ -152,9 +152,12 @@ class Inliner:
             result_expr = gast.Tuple(elts=[S.name(r) for r in results], ctx=gast.Load())
             result_name = None
         else:
+            results = []
             result_name = self.namer.fresh(f"{prefix}_result")
             result_expr = S.name(result_name)
-        body, _ = structure_exits(body, result_name, self.namer.fresh(f"{prefix}_returned"))
+        flag = self.namer.fresh(f"{prefix}_returned")
+        generated = {result_name, flag, *results}  # caller-side names: never renamed
+        body, _ = structure_exits(body, result_name, flag)
         if result_name is not None and not _always_assigns(body, result_name):
             body.insert(0, S.assign(S.name(result_name), S.const(None)))  # a path returns None
 
@@ -170,9 +173,8 @@ class Inliner:
                 fresh = self.namer.fresh(f"{prefix}_{param}")
                 mapping[param] = fresh
                 binds.append(S.assign(S.name(fresh), arg))
-        for local in sorted(stored - set(params)):
-            if local not in (result_name,) and not local.startswith(f"{prefix}_result"):
-                mapping.setdefault(local, self.namer.fresh(f"{prefix}_{local}"))
+        for local in sorted(stored - set(params) - generated):
+            mapping.setdefault(local, self.namer.fresh(f"{prefix}_{local}"))
         free = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
         free -= set(mapping) | stored | set(params)
         for fname in sorted(free):
