@@ -19,7 +19,9 @@ from srcad import syntax as S
 
 class ReverseControlFlow:
     def for_loop(self, loop):
-        frame = {"kind": "for", "pushes": {}}  # pushes per iteration, for one capacity check
+        # pushes per iteration, per tape: reserved once before the loop (or, when this loop's
+        # bounds do not change inside the enclosing for loop, before that one)
+        frame = {"kind": "for", "pushes": {}, "loop": loop}
         self.loop_frames.append(frame)
         body_fwd, body_rev = self.block(loop.body)
         self.loop_frames.pop()
@@ -44,10 +46,7 @@ class ReverseControlFlow:
             after += self._push(S.name(saved), "int")
             pops[:0] = self._pop(S.name(saved, store=True), "int")
         loop.iter = gast.Call(func=S.as_load(loop.iter.func), args=args, keywords=[])
-        for tape, count in sorted(frame["pushes"].items()):
-            need = S.substitute("count * len(span)", {"count": S.const(count),
-                                                     "span": S.as_load(loop.iter)})
-            before += self.tapes.reserve(tape, need)
+        before += self._reserve(frame, original, loop.iter)
         trips = None
         if _has_break(loop.body):
             trips = self.namer.fresh(f"{index}_trips")
@@ -59,6 +58,39 @@ class ReverseControlFlow:
         reverse_loop = gast.For(target=S.name(index, store=True), iter=iterator,
                                 body=body_rev, orelse=[], type_comment=None)
         return before + [loop] + after, [self._comment(original)] + pops + setup + [reverse_loop]
+
+    def _reserve(self, frame, original, span) -> list:
+        """Tape space for every push of this loop: handed to the enclosing for loop when this
+        loop's trip count is fixed there (one check outside the hot loops), else checked
+        here."""
+        need = {}
+        for tape, count in frame["pushes"].items():
+            per_iteration = S.const(count)
+            for extra in frame.get("nested", {}).get(tape, []):
+                per_iteration = gast.BinOp(left=per_iteration, op=gast.Add(), right=extra)
+            need[tape] = S.substitute("(per) * len(span)", {"per": per_iteration,
+                                                            "span": S.as_load(span)})
+        for tape, extras in frame.get("nested", {}).items():
+            if tape not in need:
+                per_iteration = extras[0]
+                for extra in extras[1:]:
+                    per_iteration = gast.BinOp(left=per_iteration, op=gast.Add(), right=extra)
+                need[tape] = S.substitute("(per) * len(span)", {"per": per_iteration,
+                                                                "span": S.as_load(span)})
+        parent = self.loop_frames[-1] if self.loop_frames else None
+        if parent is not None and parent["kind"] == "for" and self._fixed_in(span, parent):
+            nested = parent.setdefault("nested", {})
+            for tape, expr in need.items():
+                nested.setdefault(tape, []).append(expr)
+            return []
+        return [stmt for tape, expr in sorted(need.items())
+                for stmt in self.tapes.reserve(tape, expr)]
+
+    def _fixed_in(self, span, frame) -> bool:
+        """Does `range(...)` give the same trip count on every iteration of frame's loop?"""
+        bound = self.recording.subtree_binds(frame["loop"])
+        return not any(isinstance(n, gast.Subscript) for n in gast.walk(span)) \
+            and not (S.loaded_names(span) & bound)
 
     def while_loop(self, loop):
         self.loop_frames.append({"kind": "while"})  # unknown trip count: pushes check space
