@@ -1,0 +1,189 @@
+"""How the values the reverse sweep reads reach it (a part of `ReverseTransform`).
+
+For each statement: which leaves its adjoint reads (`_needed_leaves`), and for each of them
+whether it is still readable, re-read by a replay, or pushed by the forward sweep and popped by
+the reverse (`_record`); the policy for a definition's own intermediates (recomputed with its
+replay, or, for the numba backend, function-call results taped: `_taped_intermediates`).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from srcad import syntax as S
+from srcad.analysis.types import FLOAT
+from srcad.transform.expressions import ExpressionDiff
+from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
+
+
+class ReverseRecording:
+    def _record(self, exprs, stmt):
+        """Make every expression in `exprs` readable by the reverse of `stmt`.
+
+        Returns (pushes before stmt, pops for its reverse, {dump: replacement})."""
+        pushes, pops, subst = [], [], {}
+        seen = set()
+        exprs = list(exprs)
+        while exprs:
+            expr = exprs.pop(0)
+            key = gast.dump(expr)
+            if key in seen:
+                continue
+            seen.add(key)
+            replays: list = []
+            if self.recording.readable(expr, stmt, replays):
+                for d in replays:
+                    self.recording.request_replay(d)
+                continue
+            if isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Name) \
+                    and not self.recording.mutated_after(expr.value.id, stmt):
+                # the element is still there; only its index needs recording
+                exprs[:0] = index_leaves(expr.slice)
+                continue
+            if isinstance(expr, gast.Subscript):
+                tmp = self.namer.fresh(f"{_root(expr)}_value")
+                subst[key] = S.name(tmp)
+                pushes += self._push(expr, self.types.of(expr))
+                pops.append(self._pop(S.name(tmp, store=True), self.types.of(expr)))
+                continue
+            if isinstance(expr, gast.Name):
+                pushes += self._push(expr, self.types[expr.id])
+                pops.append(self._pop(S.name(expr.id, store=True), self.types[expr.id]))
+                self.taped.append(expr.id)
+                continue
+            raise AssertionError(f"cannot record {gast.dump(expr)}")
+        return pushes, [s for pop in reversed(pops) for s in pop], subst
+
+    def _push(self, expr, typ) -> list:
+        tape = FLOAT_TAPE if typ == FLOAT else INT_TAPE
+        self.used_tapes.add(tape)
+        frame = self.loop_frames[-1] if self.loop_frames else None
+        if frame is not None and frame["kind"] == "for":  # space reserved before the loop
+            frame["pushes"][tape] = frame["pushes"].get(tape, 0) + 1
+            return self.tapes.push(tape, expr, checked=False)
+        return self.tapes.push(tape, expr)
+
+    def _pop(self, target, typ) -> list:
+        tape = FLOAT_TAPE if typ == FLOAT else INT_TAPE
+        return self.tapes.pop(tape, target)
+
+    # -- what the reverse of a statement must read --------------------------------------------
+    def _needed_leaves(self, expr, diff: ExpressionDiff) -> list:
+        """Leaves whose primal values the adjoint of `expr` reads (operands of nonlinear rules,
+        indices of active array reads)."""
+        out = []
+
+        def leaves_of(e):
+            for n in gast.walk(e):
+                if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
+                                                      and not _is_module(self.norm, n)):
+                    if isinstance(n, gast.Name) and _inside_subscript(n, e):
+                        continue
+                    out.append(n)
+
+        def visit(node):
+            if isinstance(node, gast.Subscript):
+                if self.active_leaf(node):
+                    leaves_of(node.slice)
+                return
+            prim = diff.primitive(node)
+            if prim is None:
+                return
+            rule, operands = prim
+            names = dict(zip(rule.operands, operands))
+            for k, operand in enumerate(operands):
+                if rule.partials[k] is None or not diff.is_active(operand):
+                    continue
+                used = S.loaded_names(S.parse_expr(rule.partials[k]))
+                if "ans" in used:
+                    leaves_of(node)
+                for p in used & set(names):
+                    leaves_of(names[p])
+                visit(operand)
+        if diff.is_active(expr):
+            visit(expr)
+        return out
+
+    def _diff(self, subst):
+        def value(node):
+            return copy.deepcopy(subst.get(gast.dump(node), node))
+        return ExpressionDiff(self.norm, self.namer, self.active_leaf, value)
+
+    def _calls_function(self, stmt) -> bool:
+        """Does the right-hand side call a math function (exp, sqrt, ...)?"""
+        value = getattr(stmt, "value", None)
+        if value is None:
+            return False
+        diff = ExpressionDiff(self.norm, self.namer, self.active_leaf)
+        return any(isinstance(n, gast.Call) and diff.primitive(n) is not None
+                   for n in gast.walk(value))
+
+    def _taped_intermediates(self, stmt, diff, expr, value, subst):
+        """numba: compute the statement's rule intermediates in the forward sweep and tape the
+        ones that are function calls (exp, sqrt, ...); the reverse pops them and recomputes
+        only the cheap arithmetic. Returns (primal, pops, recompute, prepared) or None."""
+        if not self.tape_calls:
+            return None
+        stmts, temps, rebuild = diff.prepare(expr)
+        calls = [s.targets[0].id for s in stmts if isinstance(s.value, gast.Call)]
+        if not calls:
+            return None
+        primal = copy.copy(stmt)
+        primal.value = rebuild(value)
+        # the forward sweep reads elements where the reverse reads their taped copies
+        originals = {tmp.id: _from_dump(key, expr) for key, tmp in subst.items()}
+        forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
+        forward = forward[:-1] + [p for c in calls for p in self._push(S.name(c), FLOAT)] \
+            + forward[-1:]
+        pops = [p for c in reversed(calls) for p in self._pop(S.name(c, store=True), FLOAT)]
+        recompute = [s for s in stmts if s.targets[0].id not in calls]
+        return forward, pops, recompute, (stmts, temps, rebuild)
+
+    def _replay_with_intermediates(self, stmt, diff, expr, tname):
+        """For a definition the reverse sweep recomputes anyway (`v = f(...)` inside a loop,
+        from readable values), compute the rule intermediates once, in that recomputation."""
+        replays: list = []
+        if not isinstance(stmt.targets[0], gast.Name) or \
+                not self.recording.self_replayable(stmt, replays):
+            return None
+        prepared = diff.prepare(expr, root_name=tname)
+        for d in replays:
+            self.recording.request_replay(d)
+        self.recording.request_replay(stmt)
+        self.replay_code[id(stmt)] = prepared[0]
+        return prepared
+
+
+def _from_dump(key, expr):
+    """The node of `expr` whose gast.dump is `key`."""
+    return next(n for n in gast.walk(expr) if gast.dump(n) == key)
+
+
+def index_leaves(index) -> list:
+    out = []
+    for n in gast.walk(index):
+        if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
+                                              and not _inside_subscript(n, index)):
+            out.append(n)
+    return out
+
+
+def _root(expr) -> str:
+    return S.target_name(expr) or "value"
+
+
+def _is_module(norm, node) -> bool:
+    import types as pytypes
+    try:
+        return isinstance(norm.resolve(node.id), pytypes.ModuleType) and node.id not in ()
+    except KeyError:
+        return False
+
+
+def _inside_subscript(name, root) -> bool:
+    for n in gast.walk(root):
+        if isinstance(n, gast.Subscript) and any(c is name for c in gast.walk(n)):
+            return True
+    return False
