@@ -5,11 +5,11 @@ the seed-002 Jacobian recursion below) or central finite differences; never srca
 """
 
 import importlib.util
-import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+from seed_problems import seed002, square
 
 import srcad
 from srcad import BatchDuplicated, Cache, Duplicated, Output
@@ -55,15 +55,6 @@ def test_seed003_vector_mode_equals_reverse_mode(chunk):
     np.testing.assert_allclose(vector, reverse, rtol=1e-12)
 
 
-def seed002(y, x, c):
-    for i in range(len(x)):
-        c[i] = x[i]
-    c[0] = 0.0
-    c[len(c) - 1] = 0.0
-    for i in range(1, len(c) - 1):
-        c[i] = math.exp(c[i]) - math.cos(c[i - 1])
-    for i in range(len(y)):
-        y[i] = 2.0 * c[i] + 1.0
 
 
 def seed002_finite_differences(x, h=1e-6):
@@ -107,11 +98,6 @@ def test_seed002_prepared_jacobian_in_place():
     np.testing.assert_allclose(J, seed002_finite_differences(x), atol=1e-7)
 
 
-def square(x):
-    y = np.empty(len(x))
-    for i in range(len(x)):
-        y[i] = x[i] ** 2
-    return y
 
 
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
