@@ -74,7 +74,11 @@ def is_float_like(t) -> bool:
 
 
 def stack_call(node):
-    """(stack name, method) for `name.append(v)` / `name.pop()`, else None."""
+    """(stack name, method) for `name.append(v)`, `name.pop()` and `float(name.pop())`, else
+    None."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+            and node.func.id == "float" and len(node.args) == 1:
+        node = node.args[0]
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
             and node.func.attr in ("append", "pop") and isinstance(node.func.value, gast.Name):
         return node.func.value.id, node.func.attr

@@ -88,7 +88,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
         return fwd, rev
 
     def with_replays(self, block, rev):
-        replays = [s for d in self.recording.replays_for(block)
+        replays = [self.tapes.python_floats(s, self.types)
+                   for d in self.recording.replays_for(block)
                    for s in copy.deepcopy(self.replay_code.get(id(d), [d]))]
         if replays and rev:
             return [S.comment("recompute values of this iteration (cheaper than taping)")] \
