@@ -219,7 +219,8 @@ def _check(f, args, eps, timeout):
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
         with np.errstate(all="ignore"):
-            check_grads(f, *args, eps=eps)
+            check_grads(f, *args, eps=eps,
+                        backend=os.environ.get("SRCAD_FUZZ_BACKEND", "python"))
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
@@ -467,7 +468,10 @@ def main(argv=None):
     parser.add_argument("--minimize-per-kind", type=int, default=2)
     parser.add_argument("--minimize-budget", type=float, default=90.0)
     parser.add_argument("--json", help="write every outcome to this file")
+    parser.add_argument("--backend", default="python", choices=["python", "numba"],
+                        help="srcad backend the programs are checked with")
     opts = parser.parse_args(argv)
+    os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
 
     start = time.time()
     jobs = [(s, opts.timeout) for s in range(opts.seed, opts.seed + opts.count)]
