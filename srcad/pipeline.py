@@ -18,6 +18,7 @@ from srcad.errors import SrcadError
 from srcad.parse import parse_function
 from srcad.transform.forward import ForwardTransform, Looped, Scalar, Stacked, Unrolled
 from srcad.transform.normalize import normalize
+from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.reverse import ReverseTransform
 from srcad.transform.tapes import ArrayTapes, ListTapes
 
@@ -105,6 +106,8 @@ def build(func, request: Request) -> Compiled:
         forward = ForwardTransform(norm, types, activity, kinds, name, styles)
         tree, taped = forward.build(), []
         scratch = len(forward.scratch)
+    if request.backend == "numba":
+        tree = numba_friendly(tree, norm.namer)
     source = to_source(tree)
     namespace = dict(parsed.namespace)
     namespace.update(norm.extra_names)
