@@ -2,6 +2,8 @@
 differences, forward against reverse) as the python backend, on representative constructs."""
 
 
+import math
+
 import numpy as np
 import pytest
 from seed_problems import seed002, seed002_value_and_jacobian
@@ -59,3 +61,21 @@ def sum_of_products(x, a):
         for j in range(len(x)):
             s += a * x[i] ** 4 * x[j] ** 6
     return s
+
+
+def while_true_with_counter(y, x, a):
+    k = 0
+    while True:
+        k += 1
+        if k > 5 or a <= -1.0:
+            break
+        y[0] += (x[k % len(x)] / (k + 1.0)) ** 2
+        a /= 1.0 + math.sin(3.0) ** 2
+    return a * y[0]
+
+
+def test_numba_while_true_with_break_and_branch_flags():
+    """numba cannot type variables updated in a `while True` loop (found by the fuzzer)."""
+    check_grads(while_true_with_counter, srcad.Duplicated(np.array([0.5, 0.1]), np.zeros(2)),
+                srcad.Duplicated(np.array([0.3, -0.7, 1.1]), np.zeros(3)), srcad.Active(0.8),
+                backend="numba")
