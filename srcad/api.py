@@ -24,6 +24,7 @@ from srcad.annotations import (
     Mode,
     Reverse,
 )
+from srcad.compiler import numba_errors
 from srcad.errors import ArgumentError, SrcadError
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
@@ -253,14 +254,14 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     if mode.reverse:
         if seed is None:
             seed = 1.0
-        with not_finite_guard(f, call.values):
+        with not_finite_guard(f, call.values), numba_errors(f.__code__.co_filename):
             value, adjoints = compiled.function(*call.flat, seed, *tape_buffers(compiled))[:2]
         derivs = [None] * len(args)
         for position, adjoint in zip(call.active_positions, adjoints):
             derivs[position] = float(adjoint)
         derivs = tuple(derivs)
         return (derivs, value) if mode.with_primal else derivs
-    with not_finite_guard(f, call.values):
+    with not_finite_guard(f, call.values), numba_errors(f.__code__.co_filename):
         value, tangents = compiled.function(*call.flat, *tape_buffers(compiled))
     call.finish()
     array_out = isinstance(value, np.ndarray)

@@ -7,6 +7,7 @@ numba's own on-disk cache, so a new process skips recompilation."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import itertools
@@ -86,3 +87,21 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
 
 
 _BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "bool", "round"}
+
+
+@contextlib.contextmanager
+def numba_errors(origin: str = ""):
+    """numba compiles on the first call: its refusals (code it cannot type, e.g. a variable
+    read on a path where it may be unbound) become SrcadErrors."""
+    try:
+        yield
+    except Exception as err:
+        if not type(err).__module__.startswith("numba"):
+            raise
+        first = str(err).strip().splitlines()
+        detail = next((line for line in first if "Variable" in line or "Type of" in line),
+                      first[0] if first else type(err).__name__)
+        raise SrcadError(f"numba cannot compile the generated code: {detail.strip()}",
+                         filename=origin or None, construct="backend='numba'",
+                         hint="use backend='python', or make every variable defined on every "
+                         "path") from None

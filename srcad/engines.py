@@ -16,6 +16,7 @@ import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
 from srcad.api import _compiled, tape_buffers
+from srcad.compiler import numba_errors
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import ArgSpec, Request
 
@@ -132,7 +133,8 @@ class ForwardEngine:
     def run(self):
         for buffer in self.zeroed:
             buffer.fill(0.0)
-        return self.function(*self.flat)
+        with numba_errors():
+            return self.function(*self.flat)
 
     def write_columns(self, J, start: int, count: int, tangents) -> None:
         """J[:, start + k] = lane k's output tangent (flattened), for k < count."""
@@ -206,7 +208,8 @@ class ReverseEngine:
             seed.flat[basis] = 1.0
         else:
             self.flat[self.seed_index] = cotangent
-        result = self.function(*self.flat)
+        with numba_errors():
+            result = self.function(*self.flat)
         if self.tape_count:
             self.flat[-self.tape_count:] = result[2:]
         return result[0], result[1]
