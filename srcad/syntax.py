@@ -28,6 +28,19 @@ def parse_expr(source: str) -> Node:
     return copy.deepcopy(_parse_cached(source).body[0].value)
 
 
+@functools.lru_cache(maxsize=None)
+def template_names(source: str) -> frozenset:
+    """Names a template expression reads (cached: rule templates are few)."""
+    return frozenset(loaded_names(_parse_cached(source).body[0].value))
+
+
+@functools.lru_cache(maxsize=None)
+def template_count(source: str, name_: str) -> int:
+    """How often a template expression reads `name_`."""
+    return sum(1 for n in gast.walk(_parse_cached(source).body[0].value)
+               if isinstance(n, gast.Name) and n.id == name_)
+
+
 def parse_stmts(source: str) -> list[Node]:
     """Parse statements."""
     return copy.deepcopy(_parse_cached(source).body)

@@ -41,6 +41,7 @@ class Recording:
         self.bind_count: dict[str, int] = {}  # rebindings only (element writes excluded)
         self._subtree_defs: dict[int, set] = {}
         self._subtree_binds: dict[int, set] = {}
+        self._after: dict[tuple, set] = {}
         self.replays: dict[int, dict[int, object]] = {}  # id(block) -> {index: stmt}
         self._walk(body, (), None)
 
@@ -82,6 +83,12 @@ class Recording:
     def defs_after(self, stmt, binds_only=False) -> set:
         """Variables some statement may write (or, with binds_only, rebind) after `stmt`
         starts, in forward execution."""
+        key = (id(stmt), binds_only)
+        if key not in self._after:
+            self._after[key] = self._defs_after(stmt, binds_only)
+        return self._after[key]
+
+    def _defs_after(self, stmt, binds_only) -> set:
         defs = self.subtree_binds if binds_only else self.subtree_defs
         out = set(defs(stmt))
         for block, index, owner in reversed(self.sites[id(stmt)]):

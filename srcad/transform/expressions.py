@@ -78,7 +78,7 @@ class ExpressionDiff:
             for partial, operand in zip(rule.partials, operands):
                 if partial is None or not self.is_active(operand):
                     continue
-                used = S.loaded_names(S.parse_expr(partial))
+                used = S.template_names(partial)
                 if "ans" in used:
                     needed.add(id(node))
                 for pname in used & set(placeholders):
@@ -199,7 +199,7 @@ class ExpressionDiff:
         rule, operands = prim
         uses = [rule.partials[k] for k, o in enumerate(operands)
                 if rule.partials[k] is not None and self.is_active(o)]
-        return len(uses) == 1 and _count_g(uses[0]) == 1
+        return len(uses) == 1 and S.template_count(uses[0], "g") == 1
 
     # -- forward -----------------------------------------------------------------------------
     def coefficients(self, root, prepared):
@@ -257,8 +257,3 @@ class ExpressionDiff:
 def _is_negated_leaf(node) -> bool:
     return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
         and S.is_leaf(node.operand)
-
-
-def _count_g(template: str) -> int:
-    return sum(1 for n in gast.walk(S.parse_expr(template))
-               if isinstance(n, gast.Name) and n.id == "g")

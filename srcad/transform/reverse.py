@@ -50,7 +50,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
         self.bar: dict[str, str] = {}
         self.taped: list[str] = []
         self.used_tapes: set[str] = set()
-        self.loop_frames: list[dict] = []  # enclosing loops while their bodies are processed
+        self.loop_frames: list[dict] = []
+        self.load_counts: dict | None = None  # reads of each name in the function
         self.name = name
         self.result = None
         self.return_bar = None
@@ -87,6 +88,15 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
         rev = [s for r in reversed(revs) for s in r]
         return fwd, self._assign_first_accumulations(stmts, rev)
 
+    def _load_counts(self) -> dict:
+        if self.load_counts is None:
+            self.load_counts = {}
+            for stmt in self.norm.body:
+                for n in gast.walk(stmt):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                        self.load_counts[n.id] = self.load_counts.get(n.id, 0) + 1
+        return self.load_counts
+
     def _assign_first_accumulations(self, stmts, rev):
         """For a variable defined once in this block and read only after that definition in
         the same block iteration, its adjoint is zero when the iteration's reverse starts and
@@ -101,7 +111,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
                     or self.recording.def_count.get(v) != 1:
                 continue
             later = sum(_loads(s, v) for s in stmts[index + 1:])
-            if later == 0 or later != sum(_loads(s, v) for s in self.norm.body):
+            if later == 0 or later != self._load_counts().get(v, 0):
                 continue  # read elsewhere too (before its definition, after the block...)
             mentions = [k for k, r in enumerate(rev) if bar in _names(r)]
             first, last = mentions[0], mentions[-1]

@@ -96,7 +96,7 @@ class ReverseRecording:
             for k, operand in enumerate(operands):
                 if rule.partials[k] is None or not diff.is_active(operand):
                     continue
-                used = S.loaded_names(S.parse_expr(rule.partials[k]))
+                used = S.template_names(rule.partials[k])
                 if "ans" in used:
                     leaves_of(node)
                 for p in used & set(names):
