@@ -52,6 +52,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
         self.used_tapes: set[str] = set()
         self.loop_frames: list[dict] = []
         self.load_counts: dict | None = None  # reads of each name in the function
+        self.assigned_first: set[str] = set()  # adjoints that need no zero at the start
         self.name = name
         self.result = None
         self.return_bar = None
@@ -125,6 +126,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
                 continue
             rev[first] = S.assign(S.name(bar), head.value)
             del rev[last]
+            self.assigned_first.add(v)
         return rev
 
     def with_replays(self, block, rev):
@@ -262,7 +264,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
         body.append(S.comment("reverse sweep: adjoints in reverse order"))
         duplicated = {p for p in self.norm.params if self.arg_kinds[p] == "duplicated"}
         for v, bar in sorted(self.bar.items()):
-            if v not in duplicated and self.types[v] == FLOAT and v != self.result:
+            if v not in duplicated and self.types[v] == FLOAT and v != self.result \
+                    and v not in self.assigned_first:
                 body.append(S.assign(S.name(bar), S.const(0.0)))
         body += drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
         result = S.name(self.result) if self.result else S.const(None)
