@@ -31,7 +31,6 @@ class ReverseCode:
     tree: gast.FunctionDef
     taped: list = field(default_factory=list)  # variables the forward sweep tapes
     tapes: list = field(default_factory=list)  # the tapes used ("tape", "int_tape")
-    adjoint_names: dict = field(default_factory=dict)
 
 
 class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
@@ -281,7 +280,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
         tree = gast.FunctionDef(name=self.name, args=args, body=[S.expr_stmt(S.const(doc))] + body,
                                 decorator_list=[], returns=None, type_comment=None,
                                 type_params=[])
-        return ReverseCode(tree, list(dict.fromkeys(self.taped)), used, dict(self.bar))
+        return ReverseCode(tree, list(dict.fromkeys(self.taped)), used)
 
     def _docstring(self, duplicated) -> str:
         fn = self.norm.parsed.name

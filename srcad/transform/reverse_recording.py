@@ -9,6 +9,7 @@ replay, or, for the numba backend, function-call results taped: `_taped_intermed
 from __future__ import annotations
 
 import copy
+import types
 
 import gast
 
@@ -175,9 +176,8 @@ def _root(expr) -> str:
 
 
 def _is_module(norm, node) -> bool:
-    import types as pytypes
     try:
-        return isinstance(norm.resolve(node.id), pytypes.ModuleType) and node.id not in ()
+        return isinstance(norm.resolve(node.id), types.ModuleType)
     except KeyError:
         return False
 
