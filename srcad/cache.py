@@ -10,7 +10,10 @@ rebound since, the entry is rebuilt. A thread lock makes the first transformatio
 
 from __future__ import annotations
 
+import shutil
 import threading
+
+from srcad.compiler import cache_dir
 
 _lock = threading.RLock()
 _entries: dict = {}
@@ -37,10 +40,6 @@ def clear() -> None:
 
 def clear_disk() -> None:
     """Delete the numba backend's compiled modules (the folder `compiler.cache_dir()`)."""
-    import shutil
-
-    from srcad.compiler import cache_dir
-
     shutil.rmtree(cache_dir(), ignore_errors=True)
 
 

@@ -6,6 +6,7 @@ Templates are real Python snippets parsed with gast; placeholders are plain name
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 
@@ -119,16 +120,12 @@ def substitute_stmt(stmt: Node, mapping: dict) -> Node:
 
 
 def unparse_expr(node: Node) -> str:
-    import ast
-
     tree = gast.gast_to_ast(gast.Expression(body=copy.deepcopy(node)))
     return ast.unparse(tree)
 
 
 def unparse_header(stmt: Node) -> str:
     """One line of source for a statement (compound statements: their header line only)."""
-    import ast
-
     if isinstance(stmt, (gast.For, gast.While, gast.If)):
         stmt = copy.copy(stmt)
         stmt.body, stmt.orelse = [gast.Pass()], []
