@@ -226,25 +226,20 @@ class HessianEngine:
                              "which the numba backend compiles to machine code",
                              construct=f"backend={backend!r}", hint="use backend='python'")
         self.reverse = ReverseEngine(f, slots)
-        inner, self.user_positions = [], []
+        inner, scratch, self.user_positions = [], [], []
         for slot in slots:
             self.user_positions.append(len(inner))
             if slot.role == "x":
                 inner += [Slot("x", slot.value), Slot("accumulator", np.zeros_like(slot.value))]
-            elif slot.role == "cache":
-                inner += [Slot("cache", slot.value),
-                          Slot("scratch", np.zeros_like(slot.value))]
+            elif slot.role == "cache":  # the cache's shadow: value and lanes zeroed per call
+                shadow = np.zeros_like(slot.value)
+                inner += [Slot("cache", slot.value), Slot("cache", shadow)]
+                scratch.append(shadow)
             else:
                 inner.append(Slot("constant", slot.value))
         inner.append(Slot("constant", 1.0))
-        for slot in inner:  # a cache's shadow is scratch: value and lanes zeroed
-            if slot.role == "scratch":
-                slot.role = "cache"
         self.engine = ForwardEngine(self.reverse.function, inner, width, False)
-        self.scratch = [s.value for s in inner if s.role == "cache"
-                        and not any(s.value is u.value for u in slots)]
-        self.engine.zeroed.extend(self.scratch)
-        self.x_bar = inner[self.user_positions[[s.role for s in slots].index("x")] + 1].value
+        self.engine.zeroed.extend(scratch)
 
     def set_values(self, values):
         self.engine.set_values(values, self.user_positions)
