@@ -77,16 +77,21 @@ def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, bac
         return value, buffer if out is not None else buffer.copy()
     engine, n = prep.engine, np.size(x)
     grad = buffer if buffer is not None else np.zeros(1)
-    flat = grad.reshape(-1)
+    if not grad.flags.c_contiguous:  # a strided `out`: work in the preparation's buffer
+        grad = prep.state["buffer"]
+    row = grad.reshape(1, -1)  # the gradient is the jacobian's one row (a view)
     value = f(*values_of(slots)) if n == 0 else None  # no lane to run: just the value
     for start in range(0, n, engine.width):
         engine.seed_basis(start, n)
         value, tangents = engine.run()
-        for k in range(min(engine.width, n - start)):
-            flat[start + k] = engine.output_tangent(k, tangents)
+        engine.write_columns(row, start, min(engine.width, n - start), tangents)
     if buffer is None:
-        return value, float(flat[0])
-    return value, grad if out is not None else grad.copy()
+        return value, float(row[0, 0])
+    if out is not None:
+        if grad is not out:
+            out[...] = grad
+        return value, out
+    return value, grad.copy()
 
 
 prepare_value_and_gradient = prepare_gradient

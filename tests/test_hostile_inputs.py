@@ -1537,3 +1537,20 @@ def test_no_warnings_on_plain_use():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert srcad.autodiff(Reverse, square, Active(3.0)) == (6.0,)
+
+
+def weighted_squares_2d(X):
+    s = 0.0
+    for i in range(len(X)):
+        for j in range(len(X)):
+            s += X[i, j] ** 2 * (i + 1.0)
+    return s
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_gradient_into_a_transposed_out_is_written(mode):
+    """A non-contiguous `out` must receive the gradient (forward mode once wrote into a copy)."""
+    X = np.arange(4.0).reshape(2, 2)
+    out = np.zeros((2, 2)).T
+    assert srcad.gradient(weighted_squares_2d, X, mode=mode, out=out) is out
+    np.testing.assert_allclose(out, 2 * X * (np.arange(2)[:, None] + 1.0))
