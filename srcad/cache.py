@@ -17,6 +17,7 @@ from srcad.compiler import cache_dir
 
 _lock = threading.RLock()
 _entries: dict = {}
+plans: dict = {}  # the fast path of repeated autodiff calls (api._prepare_call)
 
 
 def lookup_or_build(key, build):
@@ -36,6 +37,7 @@ def clear() -> None:
     """Forget every compiled derivative."""
     with _lock:
         _entries.clear()
+        plans.clear()
 
 
 def clear_disk() -> None:

@@ -5,7 +5,7 @@ Stages hand each other plain values; nothing here knows about a particular const
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import gast
 
@@ -56,6 +56,7 @@ class Compiled:
     tapes: tuple = ()  # numba backend: the tape arrays the function takes and hands back
     written: frozenset = frozenset()  # positions of the arguments whose elements f writes
     scratch: int = 0  # numba vector mode: lane arrays (width W) the caller passes last
+    spare: list = field(default_factory=list)  # numba: tape/lane arrays free for a next call
 
     def is_current(self) -> bool:
         """False once a global the code was generated from has been rebound."""

@@ -79,3 +79,84 @@ def test_numba_while_true_with_break_and_branch_flags():
     check_grads(while_true_with_counter, srcad.Duplicated(np.array([0.5, 0.1]), np.zeros(2)),
                 srcad.Duplicated(np.array([0.3, -0.7, 1.1]), np.zeros(3)), srcad.Active(0.8),
                 backend="numba")
+
+
+def mixture(params, data):
+    K = len(params) // 3
+    total = 0.0
+    for n in range(len(data)):
+        acc = 0.0
+        for k in range(K):
+            s = params[2 * K + k]
+            acc += params[k] * math.exp(-(data[n] - params[K + k]) ** 2 / (2.0 * s * s)) / s
+        total += math.log(acc)
+    return total
+
+
+def mixture_gradient(params, data):
+    """Hand-derived: d log(sum_k w_k e_k / s_k) for e_k = exp(-(x - m_k)^2 / (2 s_k^2))."""
+    K = len(params) // 3
+    w, m, s = params[:K], params[K:2 * K], params[2 * K:]
+    d = data[:, None] - m
+    phi = np.exp(-d ** 2 / (2.0 * s * s)) / s
+    r = w * phi / (phi @ w)[:, None]
+    return np.concatenate([(r / w).sum(0), (r * d / s ** 2).sum(0),
+                           (r * (d ** 2 / s ** 3 - 1.0 / s)).sum(0)])
+
+
+def test_numba_repeated_calls_reuse_tapes_across_sizes():
+    """Raw autodiff calls keep their grown tape arrays for the next call: a long call after a
+    short one, and a short one after it, must not read stale or too-small tapes."""
+    rng = np.random.default_rng(7)
+    params = np.concatenate([rng.uniform(0.5, 1.5, 3), rng.normal(size=3), rng.uniform(1, 2, 3)])
+    for N in (3, 400, 5, 400, 1):
+        data = rng.normal(size=N)
+        dp = np.zeros(9)
+        srcad.autodiff(srcad.Reverse, mixture, srcad.Duplicated(params, dp), data,
+                       backend="numba")
+        np.testing.assert_allclose(dp, mixture_gradient(params, data), rtol=1e-11)
+
+
+def test_numba_concurrent_calls_each_get_their_own_tapes():
+    import threading
+    rng = np.random.default_rng(8)
+    params = np.concatenate([rng.uniform(0.5, 1.5, 2), rng.normal(size=2), rng.uniform(1, 2, 2)])
+    datasets = [rng.normal(size=n) for n in (50, 300, 7, 120)]
+    results, errors = {}, []
+
+    def work(i):
+        try:
+            for _ in range(20):
+                dp = np.zeros(6)
+                srcad.autodiff(srcad.Reverse, mixture, srcad.Duplicated(params, dp),
+                               datasets[i], backend="numba")
+                np.testing.assert_allclose(dp, mixture_gradient(params, datasets[i]),
+                                           rtol=1e-11)
+            results[i] = True
+        except Exception as err:  # reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(datasets))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(results) == len(datasets)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_repeated_call_with_a_wrong_shadow_is_still_refused(backend):
+    """The fast path of repeated calls checks shapes per call."""
+    x = np.linspace(0.5, 1.0, 4)
+    grad = np.zeros(4)
+    srcad.autodiff(srcad.Reverse, sum_of_products, srcad.Duplicated(x, grad), 2.0,
+                   backend=backend)
+    with pytest.raises(srcad.SrcadError, match="not congruent"):
+        srcad.autodiff(srcad.Reverse, sum_of_products, srcad.Duplicated(x, np.zeros(3)), 2.0,
+                       backend=backend)
+    with pytest.raises(srcad.SrcadError, match="congruent"):
+        srcad.autodiff(srcad.Reverse, sum_of_products,
+                       srcad.Duplicated(x, np.zeros(4, dtype=np.float32)), 2.0, backend=backend)
+    with pytest.raises(srcad.SrcadError, match="integer"):
+        srcad.autodiff(srcad.Reverse, sum_of_products, srcad.Duplicated(x, grad), srcad.Active(2),
+                       backend=backend)
