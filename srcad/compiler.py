@@ -8,7 +8,6 @@ numba's own on-disk cache, so a new process skips recompilation, and with one fa
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import itertools
@@ -96,17 +95,6 @@ FASTMATH = frozenset({"arcp"})
 
 
 _BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "bool", "round"}
-
-
-@contextlib.contextmanager
-def numba_errors(origin: str = ""):
-    """numba compiles on the first call: its refusals (code it cannot type, e.g. a variable
-    read on a path where it may be unbound) become SrcadErrors."""
-    try:
-        yield
-    except Exception as err:
-        raise_numba_error(err, origin)
-        raise
 
 
 def raise_numba_error(err: Exception, origin: str = "") -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
 from srcad.api import _compiled, tape_buffers
-from srcad.compiler import numba_errors
+from srcad.compiler import raise_numba_error
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import ArgSpec, Request
 
@@ -54,6 +54,15 @@ def refuse_written_constants(compiled, slots) -> None:
 
 def _zeros_like(value):
     return np.zeros_like(value) if isinstance(value, np.ndarray) else 0.0
+
+
+def call_generated(function, flat):
+    """`function(*flat)`; numba refusing to compile it becomes a SrcadError."""
+    try:
+        return function(*flat)
+    except Exception as err:
+        raise_numba_error(err)
+        raise
 
 
 class ForwardEngine:
@@ -133,8 +142,7 @@ class ForwardEngine:
     def run(self):
         for buffer in self.zeroed:
             buffer.fill(0.0)
-        with numba_errors():
-            return self.function(*self.flat)
+        return call_generated(self.function, self.flat)
 
     def write_columns(self, J, start: int, count: int, tangents) -> None:
         """J[:, start + k] = lane k's output tangent (flattened), for k < count."""
@@ -208,8 +216,7 @@ class ReverseEngine:
             seed.flat[basis] = 1.0
         else:
             self.flat[self.seed_index] = cotangent
-        with numba_errors():
-            result = self.function(*self.flat)
+        result = call_generated(self.function, self.flat)
         if self.tape_count:
             self.flat[-self.tape_count:] = result[2:]
         return result[0], result[1]

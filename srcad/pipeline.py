@@ -17,6 +17,7 @@ from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
 from srcad.parse import parse_function
 from srcad.transform.forward import ForwardTransform, Looped, Scalar, Stacked, Unrolled
+from srcad.transform.hoist import hoist_invariants
 from srcad.transform.normalize import normalize
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.reverse import ReverseTransform
@@ -72,6 +73,8 @@ def build(func, request: Request) -> Compiled:
     norm = normalize(parsed)
     specs = request.specs
     types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    if request.backend == "numba" and hoist_invariants(norm, types):
+        types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     kinds = {p: s.kind for p, s in zip(norm.params, specs)}
     active_inputs = {p for p, k in kinds.items() if k == "active"
                      or (k == "duplicated" and not isinstance(types[p], Array))}

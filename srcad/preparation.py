@@ -55,23 +55,25 @@ class Prep:
     state: dict
 
     def check(self, operator, f, slots):
-        same_fn = f is self.function and operator == self.operator
-        rows, ok = [], same_fn
+        if f is self.function and operator == self.operator \
+                and len(slots) == len(self.signature) \
+                and all(_signature(s.value) == expected and s.role == role
+                        for s, expected, role in zip(slots, self.signature, self.roles)):
+            return
+        rows = []
         for i, slot in enumerate(slots):
             got = _signature(slot.value)
             expected = self.signature[i] if i < len(self.signature) else None
             match = got == expected and slot.role == self.roles[i] if expected else False
-            ok = ok and match
             rows.append(f"  argument {i} ({slot.role}): "
                         + ("matches" if match else f"prepared {self.roles[i] if expected else '-'}"
                            f" {expected}, got {got}"))
-        if not ok or len(slots) != len(self.signature):
-            head = "preparation does not match this call"
-            if not same_fn:
-                head += (f" (it was prepared for {self.operator} of "
-                         f"{getattr(self.function, '__name__', self.function)})")
-            raise PreparationMismatchError(head + ":\n" + "\n".join(rows),
-                                           hint=f"call prepare_{operator} again")
+        head = "preparation does not match this call"
+        if not (f is self.function and operator == self.operator):
+            head += (f" (it was prepared for {self.operator} of "
+                     f"{getattr(self.function, '__name__', self.function)})")
+        raise PreparationMismatchError(head + ":\n" + "\n".join(rows),
+                                       hint=f"call prepare_{operator} again")
 
 
 def _signature(value):
