@@ -53,6 +53,8 @@ class Prep:
     chunk: int
     engine: object
     state: dict
+    slots: list = None  # the preparation's own argument slots, refilled by matching calls
+    key: tuple = None  # `_call_key` of the arguments it was prepared with
 
     def check(self, operator, f, slots):
         if f is self.function and operator == self.operator \
@@ -138,15 +140,42 @@ def output_kind(f, slots):
 
 def make_prep(operator, f, slots, mode, chunk, engine, **state) -> Prep:
     return Prep(operator, f, tuple(s.role for s in slots),
-                tuple(_signature(s.value) for s in slots), mode, chunk, engine, state)
+                tuple(_signature(s.value) for s in slots), mode, chunk, engine, state,
+                [Slot(s.role, s.value) for s in slots], _slots_key(slots))
+
+
+_CONTEXTS = {Constant: "constant", Cache: "cache", Output: "output"}
+
+
+def _call_key(args) -> tuple:
+    """Per argument: its context (or None for x) and its value's type, shape and dtype.
+    Equal keys mean equal `read_arguments` checks and `Prep.check` signatures."""
+    key = []
+    for a in args:
+        context = type(a) if type(a) in _CONTEXTS else None
+        v = a.value if context else a
+        key.append((context, v.shape, v.dtype) if type(v) is np.ndarray else (context, type(v)))
+    return tuple(key)
+
+
+def _slots_key(slots) -> tuple:
+    contexts = {role: context for context, role in _CONTEXTS.items()}
+    return _call_key([contexts[s.role](s.value) if s.role in contexts else s.value
+                      for s in slots])
 
 
 def use_prep(operator, f, args, prep, preparer, **options):
-    slots = read_arguments(args)
-    if prep is None:
-        prep = preparer(f, *args, **options)
+    if prep is not None and prep.function is f and prep.operator == operator \
+            and prep.key == _call_key(args):  # the call the preparation was made for
+        slots = prep.slots
+        for slot, a in zip(slots, args):
+            slot.value = a.value if type(a) in _CONTEXTS else a
     else:
-        prep.check(operator, f, slots)
+        slots = read_arguments(args)
+        if prep is None:
+            prep = preparer(f, *args, **options)
+        else:
+            prep.check(operator, f, slots)
     prep.engine.set_values(values_of(slots))
     return prep, slots
 
