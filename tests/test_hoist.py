@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 from mixture import mixture_gradient_numpy, mixture_loglikelihood  # noqa: E402
 
 
-def _loop_bodies(source: str) -> str:
-    """The generated forward sweep's data loop (from `for n in` to the reverse sweep)."""
-    start = source.index("for n in range(len(data)):")
+def _loop_bodies(source: str, header="for n in range(len(data))") -> str:
+    """The generated forward sweep's outer loop (from its header to the reverse sweep)."""
+    start = source.index(header)
     return source[start:source.index("# reverse sweep")]
 
 
@@ -140,6 +140,32 @@ def inner_range_with_start(x, c):
     return total
 
 
+def repeated_value(x, c):
+    total = 0.0
+    for n in range(len(c)):
+        for k in range(len(x)):
+            total += c[n] / (x[k] * x[k] + 1.0) + c[n] * c[n] / (x[k] * x[k] + 1.0)
+    return total
+
+
+def index_rebound_in_the_body(x, c):
+    total = 0.0
+    for n in range(len(c)):
+        for k in range(len(x) // 2):
+            total += c[n] / (x[k] * x[k] + 1.0)
+            k = k + len(x) // 2  # the index rebound: beyond what a precomputation covers
+            total += c[n] * math.exp(x[k] * 0.5) / (x[k] * x[k] + 2.0)
+    return total
+
+
+def matrix_rows(a, c):
+    total = 0.0
+    for n in range(len(c)):
+        for k in range(a.shape[0]):
+            total += c[n] * math.exp(a[k, 0] - a[k, 1]) / (a[k, 1] ** 2 + 1.0)
+    return total
+
+
 X = np.array([0.6, -1.1, 1.7, 0.3])
 C = np.array([0.5, -0.8, 1.2])
 
@@ -147,7 +173,8 @@ C = np.array([0.5, -0.8, 1.2])
 @pytest.mark.parametrize("f", [writes_the_array_it_reads, loop_carried, early_exit,
                                value_read_after_the_loop, sibling_loops_share_names,
                                rebound_in_the_outer_loop, conditional_expression,
-                               inner_range_with_start])
+                               inner_range_with_start, repeated_value,
+                               index_rebound_in_the_body])
 def test_hoisting_keeps_every_nest_exact(f):
     if f is writes_the_array_it_reads:
         args = (srcad.Duplicated(X.copy(), np.zeros(4)),
@@ -155,6 +182,18 @@ def test_hoisting_keeps_every_nest_exact(f):
     else:
         args = (srcad.Duplicated(X.copy(), np.zeros(4)), srcad.Duplicated(C.copy(), np.zeros(3)))
     check_grads(f, *args, backend="numba")
+
+
+def test_matrix_elements_and_repeated_values_are_hoisted_once():
+    a = np.array([[0.2, 0.7], [-0.4, 1.1], [0.9, -0.3]])
+    check_grads(matrix_rows, srcad.Duplicated(a, np.zeros((3, 2))),
+                srcad.Duplicated(C.copy(), np.zeros(3)), backend="numba")
+    source = srcad.source(matrix_rows, srcad.Reverse, srcad.Duplicated(a, np.zeros((3, 2))),
+                          srcad.Duplicated(C.copy(), np.zeros(3)), backend="numba")
+    assert "math.exp(a[k, 0] - a[k, 1])" not in _loop_bodies(source, "for n in range(len(c))")
+    source = srcad.source(repeated_value, srcad.Reverse, srcad.Duplicated(X, np.zeros(4)),
+                          srcad.Duplicated(C, np.zeros(3)), backend="numba")
+    assert source.count("np.empty(") == 1
 
 
 def test_hoisting_through_an_alias_stays_exact():

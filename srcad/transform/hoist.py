@@ -105,7 +105,8 @@ class _Nest:
             if isinstance(inner, gast.For) and not inner.orelse \
                     and isinstance(inner.target, gast.Name) \
                     and _is_range(self.norm, inner.iter, args=(1,)) \
-                    and not S.loaded_names(inner.iter) & set(self.stores):
+                    and not S.loaded_names(inner.iter) & set(self.stores) \
+                    and not any(inner.target.id in S.bound_names(s) for s in inner.body):
                 _Inner(self, inner).hoist(allocations, loops)
         if not loops:
             return []
@@ -174,6 +175,8 @@ class _Inner:
             return self._k_only(e.left) and self._k_only(e.right)
         if isinstance(e, gast.UnaryOp):
             return self._k_only(e.operand)
+        if isinstance(e, gast.Tuple):  # the index of x[k, j]
+            return all(self._k_only(v) for v in e.elts)
         if isinstance(e, gast.Call):
             norm = self.nest.norm
             info = R.lookup_call(resolve_callee(norm.parsed, e.func, norm.extra_names))
@@ -224,8 +227,11 @@ class _Inner:
         return ops >= 2
 
     def _element(self, base: str, value):
-        array = self.nest.norm.namer.fresh(base)
-        self.hoisted.append((array, value, self.origin))
+        key = gast.dump(value)
+        array = next((a for a, v, _ in self.hoisted if gast.dump(v) == key), None)
+        if array is None:  # the same value hoisted twice shares one array
+            array = self.nest.norm.namer.fresh(base)
+            self.hoisted.append((array, value, self.origin))
         return gast.Subscript(value=S.name(array), slice=S.name(self.k), ctx=gast.Load())
 
     # -- the precomputation and what the inner loop still needs --------------------------------
