@@ -1,6 +1,7 @@
 """Fuzz srcad with random plain-loop programs.
 
     python fuzz/run.py --count 2000 --seed 0 [--jobs 2] [--no-minimize]
+    python fuzz/run.py --backend numba --nests --count 300   # loop nests (hoist.py)
 
 Each program (fuzz/generator.py, seeds seed .. seed+count-1) is written to a module file,
 imported, and checked with `srcad.testing.check_grads` in all modes (forward, 2-lane vector and
@@ -259,8 +260,8 @@ def run_check(text: str, timeout: float = 20.0):
         srcad.cache.clear()
 
 
-def check_seed(seed: int, timeout: float):
-    program = generate(seed)
+def check_seed(seed: int, timeout: float, nests: bool = False):
+    program = generate(seed, nests=nests)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -441,9 +442,9 @@ def minimize(text: str, signature: str, budget: float = 90.0, timeout: float = 1
 
 
 def _worker(job):
-    seed, timeout = job
+    seed, timeout, nests = job
     try:
-        return check_seed(seed, timeout)
+        return check_seed(seed, timeout, nests)
     except (Exception, Timeout) as err:  # noqa: BLE001  (a generator or harness bug, reported apart)
         return {"seed": seed, "category": "harness-error",
                 "signature": f"{type(err).__name__}: {err}", "detail": traceback.format_exc()}
@@ -454,7 +455,12 @@ def header(seed, category, signature, detail, minimized):
     detail = detail.strip().replace('"""', "'''")
     return (f"srcad fuzz failure: seed {seed} ({what}); {category}\n\n"
             f"signature: {signature}\n\n{detail}\n\n"
-            f"Reproduce: check_grads(f, *args()) from srcad.testing.")
+            f"Reproduce: check_grads(f, *args(){_backend_arg()}) from srcad.testing.")
+
+
+def _backend_arg() -> str:
+    backend = os.environ.get("SRCAD_FUZZ_BACKEND", "python")
+    return "" if backend == "python" else f", backend={backend!r}"
 
 
 def main(argv=None):
@@ -470,11 +476,13 @@ def main(argv=None):
     parser.add_argument("--json", help="write every outcome to this file")
     parser.add_argument("--backend", default="python", choices=["python", "numba"],
                         help="srcad backend the programs are checked with")
+    parser.add_argument("--nests", action="store_true",
+                        help="generate mostly loop nests (the numba backend's hoisting)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
 
     start = time.time()
-    jobs = [(s, opts.timeout) for s in range(opts.seed, opts.seed + opts.count)]
+    jobs = [(s, opts.timeout, opts.nests) for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     if opts.jobs > 1:
         import multiprocessing as mp

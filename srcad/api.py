@@ -245,20 +245,20 @@ def _signature(args):
     sig = []
     for a in args:
         kind = type(a)
-        if kind is BatchDuplicated or issubclass(kind, BatchDuplicated):
+        if kind is np.ndarray:
+            sig.append((a.dtype, a.ndim))
+        elif isinstance(a, Duplicated):
+            v, s = a.value, a.shadow
+            sig.append((kind, (v.dtype, v.ndim) if type(v) is np.ndarray else type(v),
+                        (s.dtype, s.ndim) if type(s) is np.ndarray else type(s)))
+        elif isinstance(a, BatchDuplicated):
             return None
-        if isinstance(a, Duplicated):
-            sig.append((kind, _value_signature(a.value), _value_signature(a.shadow)))
         elif isinstance(a, Annotation):
-            sig.append((kind, _value_signature(a.value)))
+            v = a.value
+            sig.append((kind, (v.dtype, v.ndim) if type(v) is np.ndarray else type(v)))
         else:
-            sig.append(_value_signature(a))
+            sig.append(kind)
     return tuple(sig)
-
-
-def _value_signature(v):
-    kind = type(v)
-    return (v.dtype, v.ndim) if kind is np.ndarray else kind
 
 
 def _remember_plan(key, call: _Call, compiled, args) -> None:

@@ -61,8 +61,10 @@ class Compiled:
 
     def is_current(self) -> bool:
         """False once a global the code was generated from has been rebound."""
-        return all(namespace.get(name, _MISSING) is obj
-                   for namespace, name, obj in self.dependencies)
+        for namespace, name, obj in self.dependencies:  # a loop: checked on every call
+            if namespace.get(name, _MISSING) is not obj:
+                return False
+        return True
 
 
 _MISSING = object()
