@@ -217,3 +217,23 @@ def test_empty_outer_loop_does_not_run_the_precomputation():
     value = srcad.autodiff(srcad.ReverseWithPrimal, empty_outer_loop,
                            srcad.Duplicated(x, grad), np.zeros(0), backend="numba")[1]
     assert value == 1.0 and grad.tolist() == [1.0, 0.0, 0.0]
+
+
+def powers(x, c):
+    total = 0.0
+    for n in range(len(c)):
+        for k in range(len(x)):
+            d = c[n] - x[k]
+            total += d ** 2 + (d * 0.5) ** 3 - d ** 4 * 0.01 + x[k] ** 2
+    return total
+
+
+def test_small_integer_powers_become_products_for_numba():
+    """numba computes `e ** 2` with a loop, which keeps LLVM from vectorizing the loop around
+    it; srcad writes `e * e` (the same product) for the numba backend."""
+    args = (srcad.Duplicated(X.copy(), np.zeros(4)), srcad.Duplicated(C.copy(), np.zeros(3)))
+    check_grads(powers, *args, backend="numba")
+    source = srcad.source(powers, srcad.Reverse, *args, backend="numba")
+    code = [line for line in source.splitlines() if not line.strip().startswith("#")]
+    assert not any("** 2" in line or "** 3" in line for line in code)
+    assert "d * d" in source and "** 4" in source
