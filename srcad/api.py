@@ -308,6 +308,15 @@ def _prepare_call(f, mode, args, batch, backend):
     return compiled, call.flat, call.active_positions, args, call
 
 
+def _take_buffers(compiled):
+    """Tape and lane arrays a previous call handed back, else fresh ones. `list.pop` is atomic,
+    so threads never share a buffer (testing `if spare:` first would race)."""
+    try:
+        return compiled.spare.pop()
+    except IndexError:
+        return tape_buffers(compiled)
+
+
 def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     """Differentiate `f` at `args` annotated Const/Active/Duplicated/BatchDuplicated.
 
@@ -331,8 +340,7 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     compiled, flat, active_positions, bound, call = _prepare_call(f, mode, args, batch, backend)
     # numba: tape and lane arrays, reused by later calls (list pop/append are thread-safe)
     spare = compiled.spare
-    buffers = (spare.pop() if spare else tape_buffers(compiled)) if compiled.tapes or \
-        compiled.scratch else ()
+    buffers = _take_buffers(compiled) if compiled.tapes or compiled.scratch else ()
     if mode.reverse:
         flat.append(1.0 if seed is None else seed)
         flat += buffers
