@@ -484,16 +484,25 @@ def main(argv=None):
     start = time.time()
     jobs = [(s, opts.timeout, opts.nests) for s in range(opts.seed, opts.seed + opts.count)]
     results = []
-    if opts.jobs > 1:
-        import multiprocessing as mp
-        with mp.get_context("fork").Pool(opts.jobs, maxtasksperchild=50) as pool:
-            for i, r in enumerate(pool.imap(_worker, jobs, chunksize=4)):
-                results.append(r)
+    # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far
+    signal.signal(signal.SIGTERM, _interrupt)
+    interrupted = False
+    try:
+        if opts.jobs > 1:
+            import multiprocessing as mp
+            with mp.get_context("fork").Pool(opts.jobs, initializer=_worker_signals,
+                                              maxtasksperchild=50) as pool:
+                for i, r in enumerate(pool.imap(_worker, jobs, chunksize=4)):
+                    results.append(r)
+                    _progress(i + 1, len(jobs), results, start)
+        else:
+            for i, job in enumerate(jobs):
+                results.append(_worker(job))
                 _progress(i + 1, len(jobs), results, start)
-    else:
-        for i, job in enumerate(jobs):
-            results.append(_worker(job))
-            _progress(i + 1, len(jobs), results, start)
+    except KeyboardInterrupt:
+        interrupted = True
+        print(f"\ninterrupted after {len(results)} programs", file=sys.stderr)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     print(file=sys.stderr)
 
     counts = collections.Counter(r["category"] for r in results)
@@ -505,7 +514,8 @@ def main(argv=None):
         with open(path, "w") as fh:
             fh.write(_with_header(r["text"], header(r["seed"], r["category"], r["signature"],
                                                     r["detail"], False)))
-        if opts.no_minimize or minimized_per_sig[r["signature"]] >= opts.minimize_per_kind:
+        if opts.no_minimize or interrupted \
+                or minimized_per_sig[r["signature"]] >= opts.minimize_per_kind:
             continue
         minimized_per_sig[r["signature"]] += 1
         small = minimize(r["text"], r["signature"], opts.minimize_budget)
@@ -520,6 +530,15 @@ def main(argv=None):
         with open(opts.json, "w") as fh:
             json.dump(results, fh, indent=1)
     return 1 if counts["disagreed"] or counts["crashed"] or counts["harness-error"] else 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt()
+
+
+def _worker_signals():
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool terminates its workers so
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent alone handles an interruption
 
 
 def _with_header(text, head):

@@ -73,6 +73,19 @@ def loop_carried(x, c):
     return total
 
 
+def carried_into_the_first_iteration(x, c):
+    """The first iteration reads the value `s` had before the nest (found by the fuzzer: the
+    precomputation once assigned `s` ahead of the nest)."""
+    total = 0.0
+    s = 1.0
+    for n in range(len(c)):
+        for k in range(len(x)):
+            total += c[n] * s
+            s = x[k]
+            total += c[n] * math.exp(s * s)
+    return total
+
+
 def early_exit(x, c):
     total = 0.0
     for n in range(len(c)):
@@ -171,6 +184,7 @@ C = np.array([0.5, -0.8, 1.2])
 
 
 @pytest.mark.parametrize("f", [writes_the_array_it_reads, loop_carried, early_exit,
+                               carried_into_the_first_iteration,
                                value_read_after_the_loop, sibling_loops_share_names,
                                rebound_in_the_outer_loop, conditional_expression,
                                inner_range_with_start, repeated_value,

@@ -145,9 +145,11 @@ class _Inner:
         elsewhere = _loads_outside(self.nest.norm.body, self.inner)
         self._drop_dead_defs(elsewhere)
         defs = self._needed_defs()
-        # names read elsewhere too (another loop's `k`) get fresh names in the precomputation
+        # the precomputation gets fresh names for the index and the definitions it repeats: it
+        # runs before the nest, where their old values may still be read (a value carried into
+        # the first iteration, another loop's `k`)
         namer = self.nest.norm.namer
-        renamed = {n: namer.fresh(n) for n in [self.k, *defs] if n in elsewhere}
+        renamed = {n: namer.fresh(n) for n in [self.k, *defs]}
         index = renamed.get(self.k, self.k)
         stop = copy.deepcopy(self.inner.iter)
         loop_body = [_renamed(self.defs[d], renamed) for d in defs]
@@ -185,8 +187,12 @@ class _Inner:
         return False
 
     def _depends_on_k(self, e) -> bool:
-        return any(isinstance(n, gast.Name) and (n.id == self.k or n.id in self.defs)
-                   for n in gast.walk(e))
+        """Reads k, directly or through a definition that does (`s = x[1]` does not)."""
+        for n in gast.walk(e):
+            if isinstance(n, gast.Name) and (n.id == self.k or n.id in self.defs and
+                                             self._depends_on_k(self.defs[n.id].value)):
+                return True
+        return False
 
     def _hoistable(self, e) -> bool:
         return self._k_only(e) and self._depends_on_k(e) \
