@@ -20,6 +20,7 @@ from srcad.transform.forward import ForwardTransform, Looped, Scalar, Stacked, U
 from srcad.transform.hoist import hoist_invariants
 from srcad.transform.normalize import normalize
 from srcad.transform.numba_compat import numba_friendly
+from srcad.transform.optimize import fuse_lane_loops, lane_locals
 from srcad.transform.reverse import ReverseTransform
 from srcad.transform.tapes import ArrayTapes, ListTapes
 
@@ -112,6 +113,10 @@ def build(func, request: Request) -> Compiled:
         forward = ForwardTransform(norm, types, activity, kinds, name, styles)
         tree, taped = forward.build(), []
         scratch = len(forward.scratch)
+        if isinstance(styles[0], Looped):
+            for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)):
+                fn.body = fuse_lane_loops(fn.body, styles[0].lane)
+                lane_locals(fn, styles[0].lane)
     if request.backend == "numba":
         tree = numba_friendly(tree, norm.namer)
     source = to_source(tree)

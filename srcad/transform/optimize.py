@@ -21,3 +21,103 @@ def drop_dead_resets(rev: list, live: set) -> list:
     # a comment left with nothing under it
     return [s for k, s in enumerate(out)
             if not (S.is_comment(s) and (k + 1 == len(out) or S.is_comment(out[k + 1])))]
+
+
+def fuse_lane_loops(body: list, lane: str) -> list:
+    """numba vector mode: one loop over the lanes per straight run of a block instead of one
+    per tangent statement. A lane loop moves down past primal statements that neither write
+    what it reads or writes nor read what it writes (the primal never reads tangents), and
+    adjacent lane loops merge: lanes are independent, so the merged loop does, lane by lane,
+    what the separate loops did."""
+    out, pending = [], None
+    for stmt in body:
+        for field in ("body", "orelse"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list) and not _is_lane_loop(stmt, lane):
+                setattr(stmt, field, fuse_lane_loops(block, lane))
+        if _is_lane_loop(stmt, lane):
+            if pending is None:
+                pending = stmt
+            else:
+                pending.body = pending.body + stmt.body
+            continue
+        if pending is not None and not _conflicts(stmt, pending):
+            out.append(stmt)  # runs before the pending lane loop, which moves down
+            continue
+        if pending is not None:
+            out.append(pending)
+            pending = None
+        out.append(stmt)
+    if pending is not None:
+        out.append(pending)
+    return out
+
+
+def lane_locals(function, lane: str) -> None:
+    """A lane array (`w_dot`, one float per lane) that only one lane loop uses, writing
+    `w_dot[lane]` before reading it, carries nothing between lanes or loops: it becomes a
+    float local to the loop body (`w_dot_lane`), which LLVM keeps in a register."""
+    loops = [n for n in gast.walk(function) if _is_lane_loop(n, lane)]
+    uses: dict = {}
+    for loop in loops:
+        for n in gast.walk(loop):
+            if isinstance(n, gast.Name):
+                uses.setdefault(n.id, set()).add(id(loop))
+    everywhere: dict = {}  # uses in the body (a scratch parameter may stay, unused)
+    for n in gast.walk(function):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Param):
+            everywhere[n.id] = everywhere.get(n.id, 0) + 1
+    for loop in loops:
+        inside: dict = {}
+        for n in gast.walk(loop):
+            if isinstance(n, gast.Name):
+                inside[n.id] = inside.get(n.id, 0) + 1
+        for name_ in [v for v, c in inside.items() if uses[v] == {id(loop)}
+                      and everywhere[v] == c and _first_use_writes_lane(loop.body, v, lane)]:
+            _Scalarize(name_, lane, f"{name_}_{lane}").visit(loop)
+
+
+def _first_use_writes_lane(body, name_: str, lane: str) -> bool:
+    """`name_` appears only as `name_[lane]`, first as the target of a plain assignment."""
+    for stmt in body:
+        for n in gast.walk(stmt):
+            if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
+                    and n.value.id == name_ and not (isinstance(n.slice, gast.Name)
+                                                     and n.slice.id == lane):
+                return False
+        if name_ in S.loaded_names(stmt) - _subscript_targets(stmt):
+            return False
+        if name_ in _subscript_targets(stmt):
+            return isinstance(stmt, gast.Assign)
+    return False
+
+
+def _subscript_targets(stmt) -> set:
+    if isinstance(stmt, gast.Assign):
+        return {t.value.id for t in stmt.targets
+                if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)}
+    return set()
+
+
+class _Scalarize(gast.NodeTransformer):
+    def __init__(self, array, lane, scalar):
+        self.array, self.lane, self.scalar = array, lane, scalar
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if isinstance(node.value, gast.Name) and node.value.id == self.array:
+            return gast.Name(id=self.scalar, ctx=node.ctx, annotation=None, type_comment=None)
+        return node
+
+
+def _is_lane_loop(stmt, lane: str) -> bool:
+    return isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name) \
+        and stmt.target.id == lane and not stmt.orelse
+
+
+def _conflicts(stmt, loop) -> bool:
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr)):
+        return True  # a branch or loop: the lane loop stays above it
+    writes, reads = S.stored_names(stmt), S.loaded_names(stmt)
+    loop_writes, loop_reads = S.stored_names(loop), S.loaded_names(loop)
+    return bool(writes & (loop_reads | loop_writes) or reads & loop_writes)
