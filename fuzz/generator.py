@@ -170,6 +170,16 @@ class _NestState:
     index_after: list = field(default_factory=list)  # inner indices read after the nest
 
 
+# Arithmetic forms both expression grammars share: kind -> form of an operand generator `e`
+# (each call of `e` draws a new operand, left to right).
+_ARITHMETIC = {
+    "add": lambda e: f"{e()} + {e()}",
+    "sub": lambda e: f"{e()} - ({e()})",
+    "mul": lambda e: f"({e()}) * ({e()})",
+    "neg": lambda e: f"-({e()})",
+}
+
+
 class Generator:
     def __init__(self, seed: int, nests: bool = False):
         self.seed = seed
@@ -200,19 +210,13 @@ class Generator:
                  "square", "kink", "ifexp", "mixint", "call"]
         kind = rng.choice(kinds)
         e = lambda: self.fexpr(scope, ctx, d, calls)  # noqa: E731
-        if kind == "add":
-            return f"{e()} + {e()}"
-        if kind == "sub":
-            return f"{e()} - ({e()})"
-        if kind == "mul":
-            return f"({e()}) * ({e()})"
+        if kind in _ARITHMETIC:
+            return _ARITHMETIC[kind](e)
         if kind == "div":
             b = e()
             den = rng.choice([f"(1.5 + ({b}) * ({b}))", f"(2.0 + math.sin({b}))",
                               f"(1.0 + math.exp({self.bounded(b)}))", f"({b} * {b} + 0.5)"])
             return f"({e()}) / {den}"
-        if kind == "neg":
-            return f"-({e()})"
         if kind == "square":
             return rng.choice([f"({e()}) ** 2", f"math.pow({e()}, 2.0)",
                                f"(0.5 + ({e()}) ** 2) ** 0.5"])
@@ -795,16 +799,10 @@ class Generator:
         e = lambda: self.kexpr(leaves, depth - 1)  # noqa: E731
         kind = rng.choice(["add", "sub", "mul", "div", "div", "unary", "unary", "neg",
                            "square"])
-        if kind == "add":
-            return f"{e()} + {e()}"
-        if kind == "sub":
-            return f"{e()} - ({e()})"
-        if kind == "mul":
-            return f"({e()}) * ({e()})"
+        if kind in _ARITHMETIC:
+            return _ARITHMETIC[kind](e)
         if kind == "div":
             return f"({e()}) / {self.kpos(e())}"
-        if kind == "neg":
-            return f"-({e()})"
         if kind == "square":
             return f"math.tanh({e()}) ** 2"
         return self.kunary(e())
