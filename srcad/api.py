@@ -24,10 +24,10 @@ from srcad.annotations import (
     Mode,
     Reverse,
 )
-from srcad.compiler import raise_numba_error
-from srcad.errors import ArgumentError, SrcadError
+from srcad.errors import ArgumentError
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
+from srcad.running import run_generated, take_buffers
 
 
 def _float_type(position, value, what):
@@ -185,31 +185,6 @@ def _arguments(f, mode, args, batch, backend="python") -> _Call:
         raise err.at(code.co_filename, code.co_firstlineno) from None
 
 
-def run_generated(f, function, flat, args):
-    """`function(*flat)`, with its errors explained: an arithmetic error the primal raises too
-    passes through; one only the derivative code hits (sqrt'(0), x ** 0.5 at 0) becomes a
-    SrcadError, and so does numba refusing to compile the generated code."""
-    try:
-        return function(*flat)
-    except (ZeroDivisionError, OverflowError, ValueError) as err:
-        copies = [v.copy() if isinstance(v, np.ndarray) else v
-                  for v in (a.value if isinstance(a, Annotation) else a for a in args)]
-        try:
-            f(*copies)
-        except type(err):
-            raise err from None
-        code = f.__code__
-        raise SrcadError(f"the derivative is not finite at this input ({type(err).__name__}: "
-                         f"{err} in the derivative code; the primal runs fine)",
-                         filename=code.co_filename, line=code.co_firstlineno,
-                         construct="non-finite derivative",
-                         hint="move the input away from the singular point (e.g. sqrt at 0)"
-                         ) from None
-    except Exception as err:
-        raise_numba_error(err, f.__code__.co_filename)
-        raise
-
-
 def _compiled(f, request: Request):
     f = _target(f)
     key = (f, f.__code__, request)
@@ -223,14 +198,6 @@ def _target(f):
     if not isinstance(f, types.FunctionType):
         parse_function(f)  # raises the SrcadError that explains what srcad needs
     return f
-
-
-def tape_buffers(compiled) -> list:
-    """Fresh tape arrays for a numba-compiled reverse function (it grows and returns them),
-    and lane arrays for numba vector mode."""
-    tapes = [np.empty(64) if t == "tape" else np.empty(64, dtype=np.int64)
-             for t in compiled.tapes]
-    return tapes + [np.empty(compiled.request.width) for _ in range(compiled.scratch)]
 
 
 # -- the fast path of repeated calls -----------------------------------------------------------
@@ -308,15 +275,6 @@ def _prepare_call(f, mode, args, batch, backend):
     return compiled, call.flat, call.active_positions, args, call
 
 
-def _take_buffers(compiled):
-    """Tape and lane arrays a previous call handed back, else fresh ones. `list.pop` is atomic,
-    so threads never share a buffer (testing `if spare:` first would race)."""
-    try:
-        return compiled.spare.pop()
-    except IndexError:
-        return tape_buffers(compiled)
-
-
 def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     """Differentiate `f` at `args` annotated Const/Active/Duplicated/BatchDuplicated.
 
@@ -340,7 +298,7 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     compiled, flat, active_positions, bound, call = _prepare_call(f, mode, args, batch, backend)
     # numba: tape and lane arrays, reused by later calls (list pop/append are thread-safe)
     spare = compiled.spare
-    buffers = _take_buffers(compiled) if compiled.tapes or compiled.scratch else ()
+    buffers = take_buffers(compiled) if compiled.tapes or compiled.scratch else ()
     if mode.reverse:
         flat.append(1.0 if seed is None else seed)
         flat += buffers

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
-from srcad.api import _compiled, tape_buffers
-from srcad.compiler import raise_numba_error
+from srcad.api import _compiled
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import ArgSpec, Request
+from srcad.running import call_generated, tape_buffers
 
 
 @dataclass
@@ -54,15 +54,6 @@ def refuse_written_constants(compiled, slots) -> None:
 
 def _zeros_like(value):
     return np.zeros_like(value) if isinstance(value, np.ndarray) else 0.0
-
-
-def call_generated(function, flat):
-    """`function(*flat)`; numba refusing to compile it becomes a SrcadError."""
-    try:
-        return function(*flat)
-    except Exception as err:
-        raise_numba_error(err)
-        raise
 
 
 class ForwardEngine:

@@ -1,0 +1,63 @@
+"""Running generated code: the tape and lane arrays it takes, and its errors explained.
+
+Shared by `api.autodiff` and the operators' engines.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from srcad.annotations import Annotation
+from srcad.compiler import raise_numba_error
+from srcad.errors import SrcadError
+
+
+def run_generated(f, function, flat, args):
+    """`function(*flat)`, with its errors explained: an arithmetic error the primal raises too
+    passes through; one only the derivative code hits (sqrt'(0), x ** 0.5 at 0) becomes a
+    SrcadError, and so does numba refusing to compile the generated code."""
+    try:
+        return function(*flat)
+    except (ZeroDivisionError, OverflowError, ValueError) as err:
+        copies = [v.copy() if isinstance(v, np.ndarray) else v
+                  for v in (a.value if isinstance(a, Annotation) else a for a in args)]
+        try:
+            f(*copies)
+        except type(err):
+            raise err from None
+        code = f.__code__
+        raise SrcadError(f"the derivative is not finite at this input ({type(err).__name__}: "
+                         f"{err} in the derivative code; the primal runs fine)",
+                         filename=code.co_filename, line=code.co_firstlineno,
+                         construct="non-finite derivative",
+                         hint="move the input away from the singular point (e.g. sqrt at 0)"
+                         ) from None
+    except Exception as err:
+        raise_numba_error(err, f.__code__.co_filename)
+        raise
+
+
+def tape_buffers(compiled) -> list:
+    """Fresh tape arrays for a numba-compiled reverse function (it grows and returns them),
+    and lane arrays for numba vector mode."""
+    tapes = [np.empty(64) if t == "tape" else np.empty(64, dtype=np.int64)
+             for t in compiled.tapes]
+    return tapes + [np.empty(compiled.request.width) for _ in range(compiled.scratch)]
+
+
+def take_buffers(compiled):
+    """Tape and lane arrays a previous call handed back, else fresh ones. `list.pop` is atomic,
+    so threads never share a buffer (testing `if spare:` first would race)."""
+    try:
+        return compiled.spare.pop()
+    except IndexError:
+        return tape_buffers(compiled)
+
+
+def call_generated(function, flat):
+    """`function(*flat)`; numba refusing to compile it becomes a SrcadError."""
+    try:
+        return function(*flat)
+    except Exception as err:
+        raise_numba_error(err)
+        raise
