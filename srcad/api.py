@@ -203,7 +203,7 @@ def _target(f):
 # -- the fast path of repeated calls -----------------------------------------------------------
 # A call whose arguments look like an earlier, checked call's (same annotations, value types,
 # dtypes and ranks; shapes are compared per call) reuses that call's flattening and compiled
-# code: ~2 us instead of ~12 us of checks and cache lookups.
+# code: ~5 us of Python per call instead of ~25 us of checks and cache lookups (mixture).
 _CONST, _ACTIVE, _DUPLICATED_ARRAY, _DUPLICATED_FLOAT = range(4)
 
 

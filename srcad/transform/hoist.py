@@ -13,14 +13,14 @@ outer iteration. They are computed once per k, before the outer loop, into array
 and the inner loop reads them; a divisor is hoisted as its reciprocal, so the inner loop
 multiplies instead of dividing (the numba backend's `arcp` licence, see compiler.FASTMATH):
 
-    hoisted = np.empty(len(range(K)))
+    inv_mul = np.empty(len(range(K)))
     if len(range(len(data))) > 0:
-        for k in range(K):
-            s = params[2 * K + k]
-            hoisted[k] = 1.0 / (2.0 * s * s)
+        for k_1 in range(K):                 # fresh names: the nest may still read old
+            s_1 = params[2 * K + k_1]        # values of `k` and `s` (a value carried into
+            inv_mul[k_1] = 1.0 / (2.0 * s_1 * s_1)   # its first iteration)
     for n in range(len(data)):
         ...
-            acc += w * math.exp(-(x - m) ** 2 * hoisted[k]) ...
+            acc += w * math.exp(-(x - m) ** 2 * inv_mul[k]) ...
 
 Every mode then differentiates the rewritten primal: the hoisted arrays are ordinary local
 arrays, their adjoints are accumulated per k in the inner loop and pulled back once.
@@ -150,7 +150,7 @@ class _Inner:
         # the first iteration, another loop's `k`)
         namer = self.nest.norm.namer
         renamed = {n: namer.fresh(n) for n in [self.k, *defs]}
-        index = renamed.get(self.k, self.k)
+        index = renamed[self.k]
         stop = copy.deepcopy(self.inner.iter)
         loop_body = [_renamed(self.defs[d], renamed) for d in defs]
         for array, value, origin in self.hoisted:
