@@ -722,7 +722,7 @@ def targets(suite: Suite, sizes):
     met = None if fresh is None else fresh[0] < 0.05
     out.append(("first-call transformation, mixture reverse (python), median of fresh",
                 None, "< 50 ms", met, "" if fresh is None else f"{ms(fresh[0])} ms"))
-    def race(label, contender, N, K, goal):
+    def race(label, contender, row_name, N, K, goal):
         case = f"N={N}, K={K}"
         row = get(S1, case, SRCAD_NUMBA)
         interleaved = suite.extra.get(f"numba vs {label} {case}")
@@ -731,13 +731,12 @@ def targets(suite: Suite, sizes):
                    interleaved, goal, _why(row))
         else:
             target(f"srcad numba reverse / {contender}, ({N}, {K})",
-                   ratio(row, get(S1, case, JAX if label == "jax" else NUMBA_ADJ)), goal,
-                   _why(row))
+                   ratio(row, get(S1, case, row_name)), goal, _why(row))
 
-    race("jax", "jax.jit(grad)", *sizes[0], 1.0)
-    race("hand", "numba hand adjoint", *sizes[0], 1.2)
+    race("jax", "jax.jit(grad)", JAX, *sizes[0], 1.0)
+    race("hand", "numba hand adjoint", NUMBA_ADJ, *sizes[0], 1.2)
     for N, K in sizes[1:]:
-        race("jax", "jax.jit(grad)", N, K, 1.0)
+        race("jax", "jax.jit(grad)", JAX, N, K, 1.0)
     numba_vec = get(S2, small, V_NUMBA)
     target("numba vector W=12 (one call) / one numba Forward call",
            ratio(numba_vec, get(S2, small, V_NUMBA_ONE)), 3, _why(numba_vec))

@@ -228,17 +228,13 @@ def _signature(args):
     return tuple(sig)
 
 
-def _remember_plan(key, call: _Call, compiled, args) -> None:
-    roles = []
-    for a in args:
-        if isinstance(a, Active):
-            roles.append(_ACTIVE)
-        elif isinstance(a, Duplicated):
-            roles.append(_DUPLICATED_ARRAY if isinstance(a.value, np.ndarray)
-                         else _DUPLICATED_FLOAT)
-        else:
-            roles.append(_CONST)
-    cache.plans[key] = (compiled, tuple(roles), tuple(call.active_positions))
+def _remember_plan(key, call: _Call, compiled) -> None:
+    roles = tuple(_ROLES[spec.kind, isinstance(spec.type, Array)] for spec in call.specs)
+    cache.plans[key] = (compiled, roles, tuple(call.active_positions))
+
+
+_ROLES = {("const", False): _CONST, ("const", True): _CONST, ("active", False): _ACTIVE,
+          ("duplicated", True): _DUPLICATED_ARRAY, ("duplicated", False): _DUPLICATED_FLOAT}
 
 
 def _planned_flat(roles, args):
@@ -271,7 +267,7 @@ def _prepare_call(f, mode, args, batch, backend):
     call = _arguments(f, mode, args, batch, backend)
     compiled = _compiled(f, call.request(mode, backend))
     if signature is not None:
-        _remember_plan(key, call, compiled, args)
+        _remember_plan(key, call, compiled)
     return compiled, call.flat, call.active_positions, args, call
 
 

@@ -100,8 +100,8 @@ prepare_value_and_gradient = prepare_gradient
 @operator_entry
 def gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """Gradient of a float-valued f at x (reverse mode unless mode="forward")."""
-    return value_and_gradient.__wrapped__(f, *args, prep=prep, out=out, mode=mode, chunk=chunk,
-                              backend=backend)[1]
+    return value_and_gradient.__wrapped__(f, *args, prep=prep, out=out, mode=mode,
+                                          chunk=chunk, backend=backend)[1]
 
 
 # -- jacobian ---------------------------------------------------------------------------------
@@ -162,8 +162,8 @@ prepare_value_and_jacobian = prepare_jacobian
 @operator_entry
 def jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """Jacobian of f at x; with out=J fills J in place and returns it."""
-    return value_and_jacobian.__wrapped__(f, *args, prep=prep, out=out, mode=mode, chunk=chunk,
-                              backend=backend)[1]
+    return value_and_jacobian.__wrapped__(f, *args, prep=prep, out=out, mode=mode,
+                                          chunk=chunk, backend=backend)[1]
 
 
 # -- derivative, pushforward, pullback ----------------------------------------------------------

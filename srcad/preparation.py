@@ -53,29 +53,27 @@ class Prep:
     chunk: int
     engine: object
     state: dict
-    slots: list = None  # the preparation's own argument slots, refilled by matching calls
-    key: tuple = None  # `_call_key` of the arguments it was prepared with
+    slots: list  # the preparation's own argument slots, refilled by matching calls
+    key: tuple  # `_call_key` of the arguments it was prepared with
 
     def check(self, operator, f, slots):
-        if f is self.function and operator == self.operator \
-                and len(slots) == len(self.signature) \
-                and all(_signature(s.value) == expected and s.role == role
-                        for s, expected, role in zip(slots, self.signature, self.roles)):
-            return
-        rows = []
+        same_fn = f is self.function and operator == self.operator
+        rows, ok = [], same_fn
         for i, slot in enumerate(slots):
             got = _signature(slot.value)
             expected = self.signature[i] if i < len(self.signature) else None
             match = got == expected and slot.role == self.roles[i] if expected else False
+            ok = ok and match
             rows.append(f"  argument {i} ({slot.role}): "
                         + ("matches" if match else f"prepared {self.roles[i] if expected else '-'}"
                            f" {expected}, got {got}"))
-        head = "preparation does not match this call"
-        if not (f is self.function and operator == self.operator):
-            head += (f" (it was prepared for {self.operator} of "
-                     f"{getattr(self.function, '__name__', self.function)})")
-        raise PreparationMismatchError(head + ":\n" + "\n".join(rows),
-                                       hint=f"call prepare_{operator} again")
+        if not ok or len(slots) != len(self.signature):
+            head = "preparation does not match this call"
+            if not same_fn:
+                head += (f" (it was prepared for {self.operator} of "
+                         f"{getattr(self.function, '__name__', self.function)})")
+            raise PreparationMismatchError(head + ":\n" + "\n".join(rows),
+                                           hint=f"call prepare_{operator} again")
 
 
 def _signature(value):
@@ -141,27 +139,24 @@ def output_kind(f, slots):
 def make_prep(operator, f, slots, mode, chunk, engine, **state) -> Prep:
     return Prep(operator, f, tuple(s.role for s in slots),
                 tuple(_signature(s.value) for s in slots), mode, chunk, engine, state,
-                [Slot(s.role, s.value) for s in slots], _slots_key(slots))
+                [Slot(s.role, s.value) for s in slots],
+                tuple(_key(s.role, s.value) for s in slots))
 
 
 _CONTEXTS = {Constant: "constant", Cache: "cache", Output: "output"}
 
 
+def _key(role, value) -> tuple:
+    if type(value) is np.ndarray:
+        return role, value.shape, value.dtype
+    return role, type(value)
+
+
 def _call_key(args) -> tuple:
-    """Per argument: its context (or None for x) and its value's type, shape and dtype.
-    Equal keys mean equal `read_arguments` checks and `Prep.check` signatures."""
-    key = []
-    for a in args:
-        context = type(a) if type(a) in _CONTEXTS else None
-        v = a.value if context else a
-        key.append((context, v.shape, v.dtype) if type(v) is np.ndarray else (context, type(v)))
-    return tuple(key)
-
-
-def _slots_key(slots) -> tuple:
-    contexts = {role: context for context, role in _CONTEXTS.items()}
-    return _call_key([contexts[s.role](s.value) if s.role in contexts else s.value
-                      for s in slots])
+    """Per argument: its role and its value's type, shape and dtype. Equal keys mean equal
+    `read_arguments` checks and `Prep.check` signatures."""
+    return tuple(_key(_CONTEXTS[type(a)], a.value) if type(a) in _CONTEXTS else _key("x", a)
+                 for a in args)
 
 
 def use_prep(operator, f, args, prep, preparer, **options):

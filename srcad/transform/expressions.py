@@ -15,9 +15,9 @@ from srcad import syntax as S
 from srcad.transform.inline import resolve_callee
 from srcad.transform.simplify import simplify
 
-_BINOPS = {gast.Add: R.ADD, gast.Sub: R.SUB, gast.Mult: R.MUL, gast.Div: R.DIV,
+BINOPS = {gast.Add: R.ADD, gast.Sub: R.SUB, gast.Mult: R.MUL, gast.Div: R.DIV,
            gast.Pow: R.POW, gast.Mod: R.MOD}
-_UNARY = {gast.USub: R.NEG, gast.UAdd: R.POS}
+UNARY = {gast.USub: R.NEG, gast.UAdd: R.POS}
 
 
 class ExpressionDiff:
@@ -38,10 +38,10 @@ class ExpressionDiff:
     def primitive(self, node):
         """(rule, operand nodes) for a differentiable compound node, else None."""
         if isinstance(node, gast.BinOp):
-            rule = _BINOPS.get(type(node.op))
+            rule = BINOPS.get(type(node.op))
             return (rule, [node.left, node.right]) if rule else None
         if isinstance(node, gast.UnaryOp):
-            rule = _UNARY.get(type(node.op))
+            rule = UNARY.get(type(node.op))
             return (rule, [node.operand]) if rule else None
         if isinstance(node, gast.IfExp):
             return R.IFEXP, [node.test, node.body, node.orelse]

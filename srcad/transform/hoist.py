@@ -48,10 +48,8 @@ import numpy as np
 from srcad import rules as R
 from srcad import syntax as S
 from srcad.analysis.types import FLOAT
+from srcad.transform.expressions import BINOPS, UNARY
 from srcad.transform.inline import resolve_callee
-
-_NAMES = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div",
-          gast.Pow: "pow", gast.Mod: "mod", gast.USub: "neg", gast.UAdd: "pos"}
 
 
 def hoist_invariants(norm, types) -> bool:
@@ -284,7 +282,8 @@ def _describe(e) -> str:
         func = e.func
         return func.attr if isinstance(func, gast.Attribute) else getattr(func, "id", "call")
     if isinstance(e, (gast.BinOp, gast.UnaryOp)):
-        return _NAMES.get(type(e.op), "value")
+        rule = {**BINOPS, **UNARY}.get(type(e.op))
+        return rule.name if rule else "value"
     if isinstance(e, gast.Name):
         return e.id
     return "value"

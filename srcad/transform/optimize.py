@@ -58,11 +58,6 @@ def lane_locals(function, lane: str) -> None:
     `w_dot[lane]` before reading it, carries nothing between lanes or loops: it becomes a
     float local to the loop body (`w_dot_lane`), which LLVM keeps in a register."""
     loops = [n for n in gast.walk(function) if _is_lane_loop(n, lane)]
-    uses: dict = {}
-    for loop in loops:
-        for n in gast.walk(loop):
-            if isinstance(n, gast.Name):
-                uses.setdefault(n.id, set()).add(id(loop))
     everywhere: dict = {}  # uses in the body (a scratch parameter may stay, unused)
     for n in gast.walk(function):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Param):
@@ -72,8 +67,8 @@ def lane_locals(function, lane: str) -> None:
         for n in gast.walk(loop):
             if isinstance(n, gast.Name):
                 inside[n.id] = inside.get(n.id, 0) + 1
-        for name_ in [v for v, c in inside.items() if uses[v] == {id(loop)}
-                      and everywhere[v] == c and _first_use_writes_lane(loop.body, v, lane)]:
+        for name_ in [v for v, c in inside.items()  # every use of v is in this loop
+                      if everywhere[v] == c and _first_use_writes_lane(loop.body, v, lane)]:
             _Scalarize(name_, lane, f"{name_}_{lane}").visit(loop)
 
 
