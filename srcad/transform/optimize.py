@@ -23,6 +23,25 @@ def drop_dead_resets(rev: list, live: set) -> list:
             if not (S.is_comment(s) and (k + 1 == len(out) or S.is_comment(out[k + 1])))]
 
 
+def drop_repeated_reads(block: list) -> list:
+    """Drop `v = e` when the same statement ran earlier in this straight-line block and
+    nothing since has set `v` or anything `e` reads (a taped value a replay already read back
+    for the iteration, read again by its own definition's adjoint)."""
+    out, seen = [], []
+    for stmt in block:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+                and not any(isinstance(n, gast.Call) for n in gast.walk(stmt.value)) \
+                and any(S.same(stmt, earlier) for earlier in seen):
+            continue
+        written = S.stored_names(stmt)
+        seen = [e for e in seen if not (written & (S.stored_names(e) | S.loaded_names(e)))]
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+                and stmt.targets[0].id not in S.loaded_names(stmt.value):
+            seen.append(stmt)
+        out.append(stmt)
+    return out
+
+
 def fuse_lane_loops(body: list, lane: str) -> list:
     """numba vector mode: one loop over the lanes per straight run of a block instead of one
     per tangent statement. A lane loop moves down past primal statements that neither write

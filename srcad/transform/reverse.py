@@ -44,8 +44,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
         # numba: a float store and load beat recomputing exp/sqrt/...; python: about even,
         # so recompute and keep the tape short
         self.tape_calls = isinstance(self.tapes, ArrayTapes)
-        self.recording = Recording(norm.body, self._calls_function if self.tape_calls
-                                   else None)
+        self.recording = Recording(norm.body, self._keep_taped if self.tape_calls else None)
         self.bar: dict[str, str] = {}
         self.taped: list[str] = []
         self.used_tapes: set[str] = set()

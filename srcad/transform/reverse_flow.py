@@ -15,17 +15,24 @@ import copy
 import gast
 
 from srcad import syntax as S
+from srcad.transform.optimize import drop_repeated_reads
+from srcad.transform.simplify import simplify
 
 
 class ReverseControlFlow:
     def for_loop(self, loop):
         # pushes per iteration, per tape: reserved once before the loop (or, when this loop's
         # bounds do not change inside the enclosing for loop, before that one)
-        frame = {"kind": "for", "pushes": {}, "loop": loop}
+        frame = {"kind": "for", "pushes": {}, "loop": loop,
+                 "slots": self.tapes.slots and _straight(loop.body)}
         self.loop_frames.append(frame)
         body_fwd, body_rev = self.block(loop.body)
         self.loop_frames.pop()
+        record = sorted(frame["pushes"].items()) if frame["slots"] else []
+        body_fwd += [self.tapes.advance(tape, count) for tape, count in record]
         body_rev = self.with_replays(loop.body, body_rev)
+        if frame["slots"]:
+            body_rev = drop_repeated_reads(body_rev)
         original, loop = loop, copy.copy(loop)
         loop.body = body_fwd
         if not body_rev:
@@ -54,10 +61,31 @@ class ReverseControlFlow:
             loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + loop.body
             after += self._push(S.name(trips), "int")
             pops[:0] = self._pop(S.name(trips, store=True), "int")
+        if frame["slots"] and _iterations_commute(body_rev):
+            return before + [loop] + after, [self._comment(original)] + pops \
+                + self._forward_order(index, loop.iter, body_rev, record)
+        if record:  # this iteration's record starts here
+            body_rev = [self.tapes.back(tape, count) for tape, count in record] + body_rev
         setup, iterator = self.tapes.reverse_range(index, args, trips, self.namer)
         reverse_loop = gast.For(target=S.name(index, store=True), iter=iterator,
                                 body=body_rev, orelse=[], type_comment=None)
         return before + [loop] + after, [self._comment(original)] + pops + setup + [reverse_loop]
+
+    def _forward_order(self, index, span, body_rev, record) -> list:
+        """The reverse loop of independent iterations, visiting them in forward order: LLVM
+        vectorizes an ascending loop over consecutive records, not a descending one. Its
+        records are read front to back, from the first iteration's."""
+        loop = gast.For(target=S.name(index, store=True), iter=S.as_load(span),
+                        body=body_rev + [self.tapes.advance(t, n) for t, n in record],
+                        orelse=[], type_comment=None)
+        if not record:
+            return [S.comment("iterations are independent: visited in forward order"), loop]
+        count = self.namer.fresh(f"{index}_count")
+        back = [self.tapes.back(t, simplify(S.substitute("n * count", {
+            "n": S.const(n), "count": S.name(count)}))) for t, n in record]
+        return [S.assign(S.name(count), S.substitute("len(span)", {"span": S.as_load(span)})),
+                S.comment("iterations are independent: visited in forward order, records "
+                          "read front to back")] + back + [loop] + copy.deepcopy(back)
 
     def _reserve(self, frame, original, span) -> list:
         """Tape space for every push of this loop: handed to the enclosing for loop when this
@@ -84,7 +112,7 @@ class ReverseControlFlow:
                 nested.setdefault(tape, []).append(expr)
             return []
         return [stmt for tape, expr in sorted(need.items())
-                for stmt in self.tapes.reserve(tape, expr)]
+                for stmt in self.tapes.reserve(tape, simplify(expr))]
 
     def _fixed_in(self, span, frame) -> bool:
         """Does `range(...)` give the same trip count on every iteration of frame's loop?"""
@@ -142,6 +170,45 @@ class ReverseControlFlow:
                 test = gast.UnaryOp(op=gast.Not(), operand=test)
         reverse_if = gast.If(test=test, body=body_rev, orelse=else_rev)
         return [node], [self._comment(original)] + pop + [reverse_if]
+
+
+def _straight(body) -> bool:
+    """No branches, loops or exits: every iteration records the same values."""
+    return all(isinstance(s, (gast.Assign, gast.AugAssign, gast.Expr, gast.Pass)) for s in body)
+
+
+def _iterations_commute(body) -> bool:
+    """May a reverse loop body run its iterations in any order? Yes when, besides reading
+    values no iteration changes, it only sets names before reading them in the same iteration
+    and adds into sums (`v += e`, `a[i] += e`) that nothing else in it reads or sets. Floating
+    point sums then differ in rounding only."""
+    sums, other, local = set(), set(), set()
+    for stmt in body:
+        if S.is_comment(stmt):
+            continue
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub)):
+            root = S.target_name(stmt.target)
+            reads = S.loaded_names(stmt.value)
+            if isinstance(stmt.target, gast.Subscript):
+                reads |= S.loaded_names(stmt.target.slice)
+            other |= reads - local
+            if root in local and isinstance(stmt.target, gast.Name):
+                continue  # updates a value of this iteration
+            if (reads - local) & (sums | {root}):
+                return False
+            sums.add(root)
+            continue
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+            return False
+        reads = S.loaded_names(stmt.value) - local
+        if reads & sums:
+            return False
+        other |= reads
+        target = stmt.targets[0].id
+        if target in other or target in sums:
+            return False  # read before set: a value carried from the previous iteration
+        local.add(target)
+    return not (sums & (other | local))
 
 
 def _has_break(body) -> bool:

@@ -46,21 +46,38 @@ class ReverseRecording:
             if isinstance(expr, gast.Subscript):
                 tmp = self.namer.fresh(f"{_root(expr)}_value")
                 subst[key] = S.name(tmp)
-                pushes += self._push(expr, self.types.of(expr))
-                pops.append(self._pop(S.name(tmp, store=True), self.types.of(expr)))
+                push, pop = self._tape_value(expr, self.types.of(expr), S.name(tmp, store=True))
+                pushes += push
+                pops.append(pop)
                 continue
             if isinstance(expr, gast.Name):
-                pushes += self._push(expr, self.types[expr.id])
-                pops.append(self._pop(S.name(expr.id, store=True), self.types[expr.id]))
+                push, pop = self._tape_value(expr, self.types[expr.id],
+                                             S.name(expr.id, store=True))
+                pushes += push
+                pops.append(pop)
                 self.taped.append(expr.id)
                 continue
             raise AssertionError(f"cannot record {gast.dump(expr)}")
         return pushes, [s for pop in reversed(pops) for s in pop], subst
 
+    def _tape_value(self, expr, typ, target) -> tuple[list, list]:
+        """(forward statements recording `expr`, reverse statements reading it into `target`):
+        a push and a pop, or, in a loop whose iterations record the same values, a fixed
+        slot of the iteration's record (read in any order)."""
+        frame = self.loop_frames[-1] if self.loop_frames else None
+        if frame is None or not frame.get("slots"):
+            return self._push(expr, typ), self._pop(target, typ)
+        tape = FLOAT_TAPE if typ == FLOAT else INT_TAPE
+        self.used_tapes.add(tape)
+        slot = frame["pushes"].get(tape, 0)
+        frame["pushes"][tape] = slot + 1
+        return self.tapes.put(tape, expr, slot), self.tapes.get(tape, target, slot)
+
     def _push(self, expr, typ) -> list:
         tape = FLOAT_TAPE if typ == FLOAT else INT_TAPE
         self.used_tapes.add(tape)
         frame = self.loop_frames[-1] if self.loop_frames else None
+        assert frame is None or not frame.get("slots"), "a slotted record pushes by _tape_value"
         if frame is not None and frame["kind"] == "for":  # space reserved before the loop
             frame["pushes"][tape] = frame["pushes"].get(tape, 0) + 1
             return self.tapes.push(tape, expr, checked=False)
@@ -136,11 +153,24 @@ class ReverseRecording:
         # the forward sweep reads elements where the reverse reads their taped copies
         originals = {tmp.id: _from_dump(key, expr) for key, tmp in subst.items()}
         forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
-        forward = forward[:-1] + [p for c in calls for p in self._push(S.name(c), FLOAT)] \
-            + forward[-1:]
-        pops = [p for c in reversed(calls) for p in self._pop(S.name(c, store=True), FLOAT)]
+        recorded = [self._tape_value(S.name(c), FLOAT, S.name(c, store=True)) for c in calls]
+        forward = forward[:-1] + [p for push, _ in recorded for p in push] + forward[-1:]
+        pops = [p for _, pop in reversed(recorded) for p in pop]
         recompute = [s for s in stmts if s.targets[0].id not in calls]
+        if recorded[0][1] and not subst and isinstance(stmt, gast.Assign) \
+                and isinstance(stmt.targets[0], gast.Name) and self._slotted():
+            # its taped calls stay readable for the whole iteration: later statements that
+            # read the value recompute it from them (`Recording` may now replay it)
+            self.replay_code[id(stmt)] = pops + _needed(recompute, primal.value) + [primal]
         return forward, pops, recompute, (stmts, temps, rebuild)
+
+    def _slotted(self) -> bool:
+        return bool(self.loop_frames and self.loop_frames[-1].get("slots"))
+
+    def _keep_taped(self, stmt) -> bool:
+        """numba: a definition that calls exp, sqrt, ... is taped rather than recomputed,
+        unless its calls are in slots of the iteration's record (then it is cheap)."""
+        return self._calls_function(stmt) and id(stmt) not in self.replay_code
 
     def _replay_with_intermediates(self, stmt, diff, expr, tname):
         """For a definition the reverse sweep recomputes anyway (`v = f(...)` inside a loop,
@@ -155,6 +185,16 @@ class ReverseRecording:
         self.recording.request_replay(stmt)
         self.replay_code[id(stmt)] = prepared[0]
         return prepared
+
+
+def _needed(stmts, value) -> list:
+    """The statements of `stmts` (single assignments, in order) that computing `value` needs."""
+    wanted, out = S.loaded_names(value), []
+    for stmt in reversed(stmts):
+        if stmt.targets[0].id in wanted:
+            wanted |= S.loaded_names(stmt.value)
+            out.append(stmt)
+    return out[::-1]
 
 
 def _from_dump(key, expr):

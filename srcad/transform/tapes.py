@@ -4,9 +4,13 @@
   loops read `for i in reversed(range(n))`.
 * `ArrayTapes` (numba backend): tapes are float64 / int64 NumPy arrays passed in by the caller
   (so a prepared call allocates nothing) with a size counter, doubled when full and handed
-  back; reverse loops count down explicitly (numba has no `reversed`).
+  back; reverse loops count down explicitly (numba has no `reversed`). A `for` loop whose body
+  is straight-line records the same values every iteration, so each gets a fixed slot in the
+  iteration's record: `tape[tape_size + 1] = v` forward, `v = tape[tape_size + 1]` in the
+  reverse, in any order (reverse_flow.py then may run independent iterations forward).
 
-Both spell the same stack discipline: pops happen in the reverse order of pushes.
+Both spell the same stack discipline: pops happen in the reverse order of pushes, and a loop
+iteration's record is pushed and popped as a whole.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ FLOAT_TAPE, INT_TAPE = "tape", "int_tape"
 
 class ListTapes:
     backend = "python"
+    slots = False  # fixed places in a loop iteration's record (ArrayTapes)
 
     def init(self, tape: str) -> list:
         return [S.assign(S.name(tape), gast.List(elts=[], ctx=gast.Load()))]
@@ -59,6 +64,7 @@ class ListTapes:
 
 class ArrayTapes(ListTapes):
     backend = "numba"
+    slots = True
 
     @staticmethod
     def size(tape: str) -> str:
@@ -78,16 +84,38 @@ class ArrayTapes(ListTapes):
                                             S.aug_assign(S.name(size), gast.Add(), S.const(1))]
 
     def reserve(self, tape: str, count) -> list:
-        size = self.size(tape)
-        check = S.parse_stmts(
-            f"if {size} + count > {tape}.shape[0]:\n"
-            f"    {tape} = np.concatenate(({tape}, np.empty({size} + count, {tape}.dtype)))\n")
-        return [S.substitute_stmt(stmt, {"count": count}) for stmt in check]
+        """`tape = reserve_tape(tape, tape_size + count)` (srcad/numba_runtime.py)."""
+        need = S.substitute("size + count", {"size": S.name(self.size(tape)), "count": count})
+        return [S.assign(S.name(tape, store=True), S.call("reserve_tape", S.name(tape), need))]
 
     def pop(self, tape: str, target) -> list:
         size = self.size(tape)
         read = gast.Subscript(value=S.name(tape), slice=S.name(size), ctx=gast.Load())
         return [S.aug_assign(S.name(size), gast.Sub(), S.const(1)), S.assign(target, read)]
+
+    def put(self, tape: str, value, slot: int) -> list:
+        """Record `value` at place `slot` of this loop iteration's record (space reserved)."""
+        return [S.assign(self._slot(tape, slot, gast.Store()), S.as_load(value))]
+
+    def get(self, tape: str, target, slot: int) -> list:
+        """Read place `slot` of the iteration's record (`tape_size` at the record's start)."""
+        return [S.assign(target, self._slot(tape, slot, gast.Load()))]
+
+    def advance(self, tape: str, count) -> gast.AST:
+        """`tape_size += count`: past `count` records (an int or an expression)."""
+        count = S.const(count) if isinstance(count, int) else count
+        return S.aug_assign(S.name(self.size(tape)), gast.Add(), count)
+
+    def back(self, tape: str, count) -> gast.AST:
+        """`tape_size -= count`: back to the start of the last `count` records."""
+        count = S.const(count) if isinstance(count, int) else count
+        return S.aug_assign(S.name(self.size(tape)), gast.Sub(), count)
+
+    def _slot(self, tape, slot, ctx):
+        index = S.name(self.size(tape))
+        if slot:
+            index = gast.BinOp(left=index, op=gast.Add(), right=S.const(slot))
+        return gast.Subscript(value=S.name(tape), slice=index, ctx=ctx)
 
     def reverse_range(self, index: str, args: list, trips, namer):
         args = [S.as_load(a) for a in args]
