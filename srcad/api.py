@@ -12,14 +12,13 @@ import types
 
 import numpy as np
 
-from srcad import cache
+from srcad import cache, plans
 from srcad.analysis.types import FLOAT, INT, Array, type_of_value
 from srcad.annotations import (
     Active,
     Annotation,
     BatchDuplicated,
     Const,
-    Duplicated,
     Forward,
     Mode,
     Reverse,
@@ -200,74 +199,30 @@ def _target(f):
     return f
 
 
-# -- the fast path of repeated calls -----------------------------------------------------------
-# A call whose arguments look like an earlier, checked call's (same annotations, value types,
-# dtypes and ranks; shapes are compared per call) reuses that call's flattening and compiled
-# code: ~5 us of Python per call instead of ~25 us of checks and cache lookups (mixture).
-_CONST, _ACTIVE, _DUPLICATED_ARRAY, _DUPLICATED_FLOAT = range(4)
-
-
-def _signature(args):
-    """What decides how a call is checked and flattened, or None (no fast path: batches)."""
-    sig = []
-    for a in args:
-        kind = type(a)
-        if kind is np.ndarray:
-            sig.append((a.dtype, a.ndim))
-        elif isinstance(a, Duplicated):
-            v, s = a.value, a.shadow
-            sig.append((kind, (v.dtype, v.ndim) if type(v) is np.ndarray else type(v),
-                        (s.dtype, s.ndim) if type(s) is np.ndarray else type(s)))
-        elif isinstance(a, BatchDuplicated):
-            return None
-        elif isinstance(a, Annotation):
-            v = a.value
-            sig.append((kind, (v.dtype, v.ndim) if type(v) is np.ndarray else type(v)))
-        else:
-            sig.append(kind)
-    return tuple(sig)
-
-
-def _remember_plan(key, call: _Call, compiled) -> None:
-    roles = tuple(_ROLES[spec.kind, isinstance(spec.type, Array)] for spec in call.specs)
-    cache.plans[key] = (compiled, roles, tuple(call.active_positions))
-
-
-_ROLES = {("const", False): _CONST, ("const", True): _CONST, ("active", False): _ACTIVE,
-          ("duplicated", True): _DUPLICATED_ARRAY, ("duplicated", False): _DUPLICATED_FLOAT}
-
-
-def _planned_flat(roles, args):
-    """The flat argument list of a call matching a plan; None if a shape disagrees."""
-    flat = []
-    for role, a in zip(roles, args):
-        if role == _CONST:
-            flat.append(a.value if isinstance(a, Annotation) else a)
-        elif role == _ACTIVE:
-            flat.append(float(a.value))
-        elif role == _DUPLICATED_ARRAY:
-            if a.shadow.shape != a.value.shape:
-                return None
-            flat += (a.value, a.shadow)
-        else:
-            flat += (float(a.value), float(a.shadow))
-    return flat
+# -- the fast path of repeated calls (srcad/plans.py) ------------------------------------------
+_ROLES = {("const", False): plans.CONST, ("const", True): plans.CONST,
+          ("active", False): plans.ACTIVE, ("duplicated", True): plans.DUPLICATED_ARRAY,
+          ("duplicated", False): plans.DUPLICATED_FLOAT}
 
 
 def _prepare_call(f, mode, args, batch, backend):
-    """(compiled, flat arguments, active positions, the _Call or None on the fast path)."""
+    """(compiled, flat arguments, active positions, bound arguments, the _Call or None on
+    the fast path)."""
+    if len(args) != f.__code__.co_argcount:
+        args = bind_arguments(f, args)
+    for plan in cache.plans.get(f, ()):
+        if plan.fits(f, mode, batch, backend):
+            flat = plan.flat(args)
+            if flat is not None:
+                return plan.compiled, flat, plan.active, args, None
     args = bind_arguments(f, args)
-    signature = _signature(args)
-    key = (f, f.__code__, mode, batch, backend, signature)
-    plan = cache.plans.get(key) if signature is not None else None
-    if plan is not None and plan[0].is_current():
-        flat = _planned_flat(plan[1], args)
-        if flat is not None:
-            return plan[0], flat, plan[2], args, None
     call = _arguments(f, mode, args, batch, backend)
     compiled = _compiled(f, call.request(mode, backend))
-    if signature is not None:
-        _remember_plan(key, call, compiled)
+    if call.width is None:  # batches are flattened by _Call every time
+        roles = [_ROLES[spec.kind, isinstance(spec.type, Array)] for spec in call.specs]
+        kept = [p for p in cache.plans.get(f, ()) if p.fits(f, p.mode, p.batch, p.backend)]
+        cache.plans[f] = kept[-7:] + [plans.Plan(f, mode, batch, backend, args, roles,
+                                                 compiled, call.active_positions)]
     return compiled, call.flat, call.active_positions, args, call
 
 

@@ -17,7 +17,7 @@ from srcad.compiler import cache_dir
 
 _lock = threading.RLock()
 _entries: dict = {}
-plans: dict = {}  # the fast path of repeated autodiff calls (api._prepare_call)
+plans: dict = {}  # function -> its plans (srcad/plans.py), the fast path of repeated calls
 
 
 def lookup_or_build(key, build):

@@ -185,8 +185,9 @@ class ReverseEngine:
         self.tape_count = len(self.compiled.tapes)
 
     def set_values(self, values):
-        for position, v in zip(range(len(values)), values):
-            self.flat[self.value_index[position]] = v
+        flat = self.flat
+        for index, v in zip(self.value_index, values):
+            flat[index] = v
 
     def run(self, x_bar=None, cotangent=1.0, basis=None):
         """Pull back `cotangent` (or the unit vector e_basis of the output) into `x_bar` (an

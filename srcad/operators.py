@@ -64,10 +64,14 @@ def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, bac
     >>> value_and_gradient(f, np.array([2.0, 3.0]))
     (6.0, array([3., 2.]))
     """
+    return _value_and_gradient(f, args, prep, out, mode, chunk, backend)
+
+
+def _value_and_gradient(f, args, prep, out, mode, chunk, backend):
     prep, slots = use_prep("gradient", f, args, prep, prepare_gradient, mode=mode, chunk=chunk,
-                       backend=backend)
-    x = input_slot(slots).value
-    if out is not None:
+                           backend=backend)
+    x = slots[prep.x].value
+    if out is not None and (type(out) is not np.ndarray or out.shape != np.shape(x)):
         check_shape("out", out, np.shape(x))
     buffer = out if out is not None else prep.state["buffer"]
     if prep.mode == "reverse":
@@ -100,8 +104,7 @@ prepare_value_and_gradient = prepare_gradient
 @operator_entry
 def gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
     """Gradient of a float-valued f at x (reverse mode unless mode="forward")."""
-    return value_and_gradient.__wrapped__(f, *args, prep=prep, out=out, mode=mode,
-                                          chunk=chunk, backend=backend)[1]
+    return _value_and_gradient(f, args, prep, out, mode, chunk, backend)[1]
 
 
 # -- jacobian ---------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from srcad.api import _target, bind_arguments
 from srcad.engines import Slot
 from srcad.errors import ArgumentError
 from srcad.pipeline import UNROLL_MAX_WIDTH
+from srcad.plans import CONST, matcher
 
 
 def operator_entry(operator):
@@ -54,7 +55,8 @@ class Prep:
     engine: object
     state: dict
     slots: list  # the preparation's own argument slots, refilled by matching calls
-    key: tuple  # `_call_key` of the arguments it was prepared with
+    match: object  # args -> their values if they look like the preparation's (plans.matcher)
+    x: int  # the position of the input
 
     def check(self, operator, f, slots):
         same_fn = f is self.function and operator == self.operator
@@ -137,40 +139,32 @@ def output_kind(f, slots):
 
 
 def make_prep(operator, f, slots, mode, chunk, engine, **state) -> Prep:
+    prepared = [s.value if s.role == "x" else _WRAPPERS[s.role](s.value) for s in slots]
+    _, match = matcher(prepared, [CONST] * len(slots), lambda a: type(a) in _CONTEXTS,
+                       shapes=True)
     return Prep(operator, f, tuple(s.role for s in slots),
                 tuple(_signature(s.value) for s in slots), mode, chunk, engine, state,
-                [Slot(s.role, s.value) for s in slots],
-                tuple(_key(s.role, s.value) for s in slots))
+                [Slot(s.role, s.value) for s in slots], match,
+                next(i for i, s in enumerate(slots) if s.role == "x"))
 
 
 _CONTEXTS = {Constant: "constant", Cache: "cache", Output: "output"}
-
-
-def _key(role, value) -> tuple:
-    if type(value) is np.ndarray:
-        return role, value.shape, value.dtype
-    return role, type(value)
-
-
-def _call_key(args) -> tuple:
-    """Per argument: its role and its value's type, shape and dtype. Equal keys mean equal
-    `read_arguments` checks and `Prep.check` signatures."""
-    return tuple(_key(_CONTEXTS[type(a)], a.value) if type(a) in _CONTEXTS else _key("x", a)
-                 for a in args)
+_WRAPPERS = {role: wrapper for wrapper, role in _CONTEXTS.items()}
 
 
 def use_prep(operator, f, args, prep, preparer, **options):
-    if prep is not None and prep.function is f and prep.operator == operator \
-            and prep.key == _call_key(args):  # the call the preparation was made for
-        slots = prep.slots
-        for slot, a in zip(slots, args):
-            slot.value = a.value if type(a) in _CONTEXTS else a
+    if prep is not None and prep.function is f and prep.operator == operator:
+        values = prep.match(args)  # the kinds, shapes and dtypes it was prepared for
+        if values is not None:
+            for slot, value in zip(prep.slots, values):
+                slot.value = value
+            prep.engine.set_values(values)
+            return prep, prep.slots
+    slots = read_arguments(args)
+    if prep is None:
+        prep = preparer(f, *args, **options)
     else:
-        slots = read_arguments(args)
-        if prep is None:
-            prep = preparer(f, *args, **options)
-        else:
-            prep.check(operator, f, slots)
+        prep.check(operator, f, slots)
     prep.engine.set_values(values_of(slots))
     return prep, slots
 
