@@ -207,8 +207,14 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
                 rev.append(S.assign(S.name(g), seed_read))
                 seed = S.name(g) if isinstance(op, gast.Add) else \
                     gast.UnaryOp(op=gast.USub(), operand=S.name(g))
-            rev += diff.adjoint(value, seed, accumulate)
-            return pushes + [stmt], rev
+            primal, prepared = [stmt], None
+            taped = self._taped_intermediates(stmt, diff, value, value, subst)
+            if taped is not None:
+                primal, call_pops, recompute, prepared = taped
+                rev[1:1] = call_pops
+                rev += recompute
+            rev += diff.adjoint(value, seed, accumulate, prepared)
+            return pushes + primal, rev
         expr = full if full is not None else value
         if not diff.is_active(expr):
             rev.append(S.assign(seed_read, S.const(0.0)))

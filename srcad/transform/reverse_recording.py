@@ -154,6 +154,7 @@ class ReverseRecording:
         originals = {tmp.id: _from_dump(key, expr) for key, tmp in subst.items()}
         forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
         recorded = [self._tape_value(S.name(c), FLOAT, S.name(c, store=True)) for c in calls]
+        self.taped.extend(calls)
         forward = forward[:-1] + [p for push, _ in recorded for p in push] + forward[-1:]
         pops = [p for _, pop in reversed(recorded) for p in pop]
         recompute = [s for s in stmts if s.targets[0].id not in calls]
