@@ -37,6 +37,7 @@ from srcad import (
     Reverse,
     ReverseWithPrimal,
 )
+from srcad.testing import check_grads
 
 THIS_FILE = os.path.basename(__file__)
 SRCAD_DIR = os.path.dirname(srcad.__file__)
@@ -1554,3 +1555,28 @@ def test_gradient_into_a_transposed_out_is_written(mode):
     out = np.zeros((2, 2)).T
     assert srcad.gradient(weighted_squares_2d, X, mode=mode, out=out) is out
     np.testing.assert_allclose(out, 2 * X * (np.arange(2)[:, None] + 1.0))
+
+
+def variables_named_like_the_tapes(x):
+    tape = 0.0
+    tape_size = 1.0
+    int_tape = 0
+    for i in range(len(x)):
+        int_tape = (int_tape + 2) % len(x)
+        tape = tape * x[i] + x[int_tape] * tape_size
+        tape_size = math.sin(tape_size + x[i])
+    return tape * tape_size
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_variables_named_like_the_generated_tapes(backend):
+    """The generated code's tapes once took their names without looking at the function's own
+    (`tape` was a float here, then `tape.append` failed): they are named around them now."""
+    if backend == "numba":
+        pytest.importorskip("numba")
+    x = np.array([0.3, -0.8, 1.1, 0.5])
+    source = srcad.source(variables_named_like_the_tapes, Reverse,
+                          srcad.Duplicated(x, np.zeros(4)), backend=backend)
+    assert "tape_1" in source and "int_tape_1" in source
+    check_grads(variables_named_like_the_tapes, srcad.Duplicated(x, np.zeros(4)),
+                backend=backend)

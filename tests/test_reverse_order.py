@@ -65,7 +65,7 @@ def hopping_index(x):
     int slot, and the iterations only add into x_bar, so they may run forward."""
     j = 0
     s = 0.0
-    for i in range(len(x)):
+    for _ in range(len(x)):
         j = (j * 7 + 3) % len(x)
         s += x[j] * math.exp(x[j] * 0.5)
     return s

@@ -41,6 +41,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
         self.arg_kinds = arg_kinds  # param -> "const" | "active" | "duplicated"
         self.namer = norm.namer
         self.tapes = tapes or ListTapes()
+        self.tapes.bind(self.namer)
         # numba: a float store and load beat recomputing exp/sqrt/...; python: about even,
         # so recompute and keep the tape short
         self.tape_calls = isinstance(self.tapes, ArrayTapes)

@@ -24,23 +24,42 @@ FLOAT_TAPE, INT_TAPE = "tape", "int_tape"
 
 
 class ListTapes:
+    """Methods take a tape's kind (FLOAT_TAPE, INT_TAPE) and spell it by its bound name."""
+
     backend = "python"
     slots = False  # fixed places in a loop iteration's record (ArrayTapes)
 
+    def __init__(self):
+        self.names = {FLOAT_TAPE: FLOAT_TAPE, INT_TAPE: INT_TAPE}
+
+    def bind(self, namer) -> None:
+        """Name the tapes (and their size counters) so that no variable of the function is
+        named alike: `tape`, or `tape_1` in a function with a `tape` or `tape_size` of its
+        own."""
+        for kind in (FLOAT_TAPE, INT_TAPE):
+            name, k = kind, 0
+            while name in namer.taken or f"{name}_size" in namer.taken:
+                k += 1
+                name = f"{kind}_{k}"
+            namer.reserve(name)
+            namer.reserve(f"{name}_size")
+            self.names[kind] = name
+
     def init(self, tape: str) -> list:
-        return [S.assign(S.name(tape), gast.List(elts=[], ctx=gast.Load()))]
+        return [S.assign(S.name(self.names[tape]), gast.List(elts=[], ctx=gast.Load()))]
 
     def push(self, tape: str, value, checked: bool = True) -> list:
-        return [S.expr_stmt(S.call(f"{tape}.append", S.as_load(value)))]
+        return [S.expr_stmt(S.call(f"{self.names[tape]}.append", S.as_load(value)))]
 
     def reserve(self, tape: str, count) -> list:
         """Make room for `count` more pushes (a list needs none)."""
         return []
 
     def pop(self, tape: str, target) -> list:
+        pop = S.call(f"{self.names[tape]}.pop")
         if tape == FLOAT_TAPE:  # a Python float: the reverse sweep's arithmetic is faster
-            return [S.assign(target, S.call("float", S.call(f"{tape}.pop")))]
-        return [S.assign(target, S.call(f"{tape}.pop"))]
+            return [S.assign(target, S.call("float", pop))]
+        return [S.assign(target, pop)]
 
     def python_floats(self, stmt, types):
         """`stmt` reading float array elements as Python floats (same value; arithmetic on
@@ -66,9 +85,8 @@ class ArrayTapes(ListTapes):
     backend = "numba"
     slots = True
 
-    @staticmethod
-    def size(tape: str) -> str:
-        return f"{tape}_size"
+    def size(self, tape: str) -> str:
+        return f"{self.names[tape]}_size"
 
     def init(self, tape: str) -> list:
         return [S.assign(S.name(self.size(tape)), S.const(0))]
@@ -76,21 +94,22 @@ class ArrayTapes(ListTapes):
     def push(self, tape: str, value, checked: bool = True) -> list:
         """Store and advance; `checked` grows a full tape first (inside a for loop the space
         was reserved before the loop instead, keeping the hot loop free of reallocation)."""
-        size = self.size(tape)
-        grow = S.parse_stmts(f"if {size} == {tape}.shape[0]:\n"
-                             f"    {tape} = np.concatenate(({tape}, np.empty_like({tape})))\n")
-        store = gast.Subscript(value=S.name(tape), slice=S.name(size), ctx=gast.Store())
+        size, name = self.size(tape), self.names[tape]
+        grow = S.parse_stmts(f"if {size} == {name}.shape[0]:\n"
+                             f"    {name} = np.concatenate(({name}, np.empty_like({name})))\n")
+        store = gast.Subscript(value=S.name(name), slice=S.name(size), ctx=gast.Store())
         return (grow if checked else []) + [S.assign(store, S.as_load(value)),
                                             S.aug_assign(S.name(size), gast.Add(), S.const(1))]
 
     def reserve(self, tape: str, count) -> list:
         """`tape = reserve_tape(tape, tape_size + count)` (srcad/numba_runtime.py)."""
         need = S.substitute("size + count", {"size": S.name(self.size(tape)), "count": count})
-        return [S.assign(S.name(tape, store=True), S.call("reserve_tape", S.name(tape), need))]
+        name = self.names[tape]
+        return [S.assign(S.name(name, store=True), S.call("reserve_tape", S.name(name), need))]
 
     def pop(self, tape: str, target) -> list:
         size = self.size(tape)
-        read = gast.Subscript(value=S.name(tape), slice=S.name(size), ctx=gast.Load())
+        read = gast.Subscript(value=S.name(self.names[tape]), slice=S.name(size), ctx=gast.Load())
         return [S.aug_assign(S.name(size), gast.Sub(), S.const(1)), S.assign(target, read)]
 
     def put(self, tape: str, value, slot: int) -> list:
@@ -115,7 +134,7 @@ class ArrayTapes(ListTapes):
         index = S.name(self.size(tape))
         if slot:
             index = gast.BinOp(left=index, op=gast.Add(), right=S.const(slot))
-        return gast.Subscript(value=S.name(tape), slice=index, ctx=ctx)
+        return gast.Subscript(value=S.name(self.names[tape]), slice=index, ctx=ctx)
 
     def reverse_range(self, index: str, args: list, trips, namer):
         args = [S.as_load(a) for a in args]
@@ -136,13 +155,13 @@ class ArrayTapes(ListTapes):
         return before, gast.Call(func=S.name("range"), args=[last, stop, neg], keywords=[])
 
     def parameters(self, used: list) -> list:
-        return list(used)
+        return [self.names[t] for t in used]
 
     def python_floats(self, stmt, types):
         return stmt  # numba: a float64 element is already a machine float
 
     def results(self, used: list) -> list:
-        return [S.name(t) for t in used]
+        return [S.name(self.names[t]) for t in used]
 
 
 class _AsPythonFloat(gast.NodeTransformer):
