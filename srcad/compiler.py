@@ -57,9 +57,9 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         raise SrcadError("the numba backend needs numba", construct="backend='numba'",
                          hint="pip install 'srcad[numba]'") from None
     header = ["import math", "import numpy as np", "",
-              "from srcad.numba_runtime import reserve_tape", ""]
+              "from srcad.numba_runtime import reserve_tape, simd_exp", ""]
     for free in sorted(free_names):
-        if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free == "reserve_tape":
+        if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free in ("reserve_tape", "simd_exp"):
             continue
         value = namespace.get(free)
         if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):

@@ -22,7 +22,7 @@ class Namer:
     def for_tree(cls, tree) -> Namer:
         used = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
         used |= {a.id for a in tree.args.args} if isinstance(tree, gast.FunctionDef) else set()
-        return cls(used | set(dir(builtins)) | {"math", "np", "reserve_tape"})
+        return cls(used | set(dir(builtins)) | {"math", "np", "reserve_tape", "simd_exp"})
 
     def fresh(self, base: str) -> str:
         candidate, k = base, 0

@@ -57,6 +57,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
         self.return_bar = None
         self.returns_array = False
         self.replay_code: dict[int, list] = {}  # id(definition) -> statements recomputing it
+        self.slot_forms: dict = {}  # id(statement) -> SlotForm (taped calls in slots)
+        self.pieces: dict[int, list] = {}  # id(statement) -> its forward sweep statements
         for v in sorted(activity.active - {"<return>"}):
             self.bar[v] = self.namer.fresh(f"{v}_bar")
 
@@ -83,6 +85,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
         fwd, revs = [], []
         for stmt in stmts:
             f, r = self.stmt(stmt)
+            self.pieces[id(stmt)] = f
             fwd.extend(f)
             revs.append([] if all(S.is_comment(s) for s in r) else r)
         rev = [s for r in reversed(revs) for s in r]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import types
+from dataclasses import dataclass
 
 import gast
 
@@ -158,11 +159,18 @@ class ReverseRecording:
         forward = forward[:-1] + [p for push, _ in recorded for p in push] + forward[-1:]
         pops = [p for _, pop in reversed(recorded) for p in pop]
         recompute = [s for s in stmts if s.targets[0].id not in calls]
-        if recorded[0][1] and not subst and isinstance(stmt, gast.Assign) \
-                and isinstance(stmt.targets[0], gast.Name) and self._slotted():
-            # its taped calls stay readable for the whole iteration: later statements that
-            # read the value recompute it from them (`Recording` may now replay it)
-            self.replay_code[id(stmt)] = pops + _needed(recompute, primal.value) + [primal]
+        if self._slotted() and not subst:
+            # its taped calls stay readable for the whole iteration (slots)
+            form = SlotForm(
+                _needed(forward[:len(stmts)], set(calls)) + forward[len(stmts):-1],
+                pops + _needed(recompute, S.loaded_names(primal.value)) + [primal],
+                {s.targets[0].id for s in stmts if s.targets[0].id in calls
+                 and diff.primitive(s.value)[0].name == "exp"})
+            self.slot_forms[id(stmt)] = form
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                # later statements that read the value recompute it from the slots
+                # (`Recording` may now replay it)
+                self.replay_code[id(stmt)] = form.recompute
         return forward, pops, recompute, (stmts, temps, rebuild)
 
     def _slotted(self) -> bool:
@@ -188,9 +196,19 @@ class ReverseRecording:
         return prepared
 
 
-def _needed(stmts, value) -> list:
-    """The statements of `stmts` (single assignments, in order) that computing `value` needs."""
-    wanted, out = S.loaded_names(value), []
+@dataclass
+class SlotForm:
+    """A statement with taped calls in a loop that records them in slots."""
+
+    record: list  # computes its calls and records them
+    recompute: list  # reads the calls back from their slots and computes the statement
+    exps: set  # the temporaries holding exp(...) results
+
+
+def _needed(stmts, wanted: set) -> list:
+    """The statements of `stmts` (single assignments, in order) that computing the names
+    `wanted` needs."""
+    wanted, out = set(wanted), []
     for stmt in reversed(stmts):
         if stmt.targets[0].id in wanted:
             wanted |= S.loaded_names(stmt.value)
