@@ -102,8 +102,9 @@ def build(func, request: Request) -> Compiled:
         if request.width == 1 and not request.stacked:
             styles, suffix = [Scalar()], "forward"
         elif request.stacked and request.backend == "numba":
-            lane = norm.namer.fresh("lane")
-            styles, suffix = [Looped(width=request.width, lane=lane)], f"forward_{request.width}"
+            lane, lanes = norm.namer.fresh("lane"), norm.namer.fresh("lanes")
+            styles = [Looped(width=request.width, lane=lane, lanes=lanes)]
+            suffix = f"forward_{request.width}"
         elif request.stacked:
             styles, suffix = [Stacked(width=request.width)], f"forward_{request.width}"
         else:

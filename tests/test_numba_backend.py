@@ -172,7 +172,7 @@ def test_numba_vector_mode_runs_one_lane_loop_per_block():
                           data, backend="numba")
     inner = source[source.index("for k in range(K):"):]
     inner = inner[:inner.index("total += math.log(acc)")]
-    assert inner.count("for lane in range(6):") == 1
+    assert inner.count("for lane in range(lanes):") == 1
     assert "_dot_lane = " in source  # e.g. the tangent of `s` in the hoisted precomputation
     tangents = srcad.autodiff(srcad.Forward, mixture, srcad.BatchDuplicated(params, np.eye(6)),
                               data, backend="numba")

@@ -6,13 +6,16 @@ How tangents are stored is a `TangentStyle`:
 * `Unrolled(k)`: lane k of a narrow batch, `v_dot_k` (BatchDuplicated, small W): W plain
   float tangents per value, the cheapest form in pure Python;
 * `Stacked(W)`: one NumPy vector of W tangents per value, array shadows of shape (W, ...)
-  (BatchDuplicated, wide W): pays per operation, wins for wide batches.
+  (BatchDuplicated, wide W): pays per operation, wins for wide batches;
+* `Looped(W)`: numba vector mode, every tangent statement a loop over the lanes, array
+  tangents lanes last inside the function (`transform/lanes.py`).
 Every tangent statement is emitted once per style lane; rule intermediates are shared.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass
 
 import gast
@@ -22,6 +25,13 @@ from srcad.analysis.types import FLOAT, Array, stack_call
 from srcad.rules import lookup_call
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.inline import resolve_callee
+from srcad.transform.lanes import (
+    copy_back,
+    lane_count,
+    lanes_first,
+    lanes_last,
+    reread_arrays,
+)
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,20 @@ class Scalar:
         return gast.Subscript(value=S.name(shadow), slice=S.as_load(index), ctx=gast.Load())
 
     def zeros_like(self, array: str):
+        """A fresh tangent array for the local array `array`."""
         return S.call("np.zeros_like", S.name(array))
+
+    def zeros_result(self, array: str):
+        """Zero tangents of a returned array, in the caller's layout."""
+        return self.zeros_like(array)
+
+    def copy_of(self, shadow: str, ndim: int):
+        """The tangents of `x.copy()`, from x's tangent array."""
+        return S.call("np.copy", S.name(shadow))
+
+    def returned(self, shadow: str, ndim: int):
+        """The tangents of a returned array in the caller's layout (None: `shadow` as is)."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -70,25 +93,47 @@ class Stacked(Scalar):
 
 @dataclass(frozen=True)
 class Looped(Stacked):
-    """W lanes in arrays (scalars: shape (W,), arrays: (W, ...)), each tangent statement a loop
-    over the lanes: what numba compiles into tight machine code with no temporaries."""
+    """W lanes in arrays, each tangent statement a loop over the lanes: what numba compiles
+    into tight machine code with no temporaries. A scalar's tangents are an array of W,
+    `v_dot[lane]`; an array's keep the lanes last, `a_dot[i, lane]`, so that a lane loop
+    reads contiguous memory, except the caller's arrays named in `lanes_first`, used in the
+    caller's layout (W, ...), `a_dot[lane, i]` (see transform/lanes.py). The loops run to
+    `lanes`, set at entry (`lanes.lane_count`)."""
 
     lane: str = "lane"
+    lanes: str = "lanes"
+    lanes_first: frozenset = frozenset()
 
     def element(self, shadow: str, index):
-        parts = index.elts if isinstance(index, gast.Tuple) else [index]
-        full = gast.Tuple(elts=[S.name(self.lane)] + [S.as_load(p) for p in parts],
-                          ctx=gast.Load())
-        return gast.Subscript(value=S.name(shadow), slice=full, ctx=gast.Load())
+        parts = [S.as_load(p) for p in (index.elts if isinstance(index, gast.Tuple)
+                                         else [index])]
+        lane = [S.name(self.lane)]
+        elts = lane + parts if shadow in self.lanes_first else parts + lane
+        return gast.Subscript(value=S.name(shadow), slice=gast.Tuple(elts=elts, ctx=gast.Load()),
+                              ctx=gast.Load())
 
     def scalar(self, tangent: str):
         return gast.Subscript(value=S.name(tangent), slice=S.name(self.lane), ctx=gast.Load())
+
+    def zeros_like(self, array: str):
+        return S.parse_expr(f"np.zeros({array}.shape + ({self.lanes},))")
+
+    def zeros_result(self, array: str):
+        return S.parse_expr(f"np.zeros(({self.lanes},) + {array}.shape)")
+
+    def copy_of(self, shadow: str, ndim: int):
+        if shadow in self.lanes_first:
+            return lanes_last(shadow, ndim)
+        return super().copy_of(shadow, ndim)
+
+    def returned(self, shadow: str, ndim: int):
+        return None if shadow in self.lanes_first else lanes_first(shadow, ndim)
 
     def wrap(self, stmts: list) -> list:
         if not stmts:
             return stmts
         return [gast.For(target=S.name(self.lane, store=True),
-                         iter=S.parse_expr(f"range({self.width})"), body=stmts, orelse=[],
+                         iter=S.call("range", S.name(self.lanes)), body=stmts, orelse=[],
                          type_comment=None)]
 
 
@@ -99,7 +144,7 @@ class ForwardTransform:
         self.activity = activity
         self.arg_kinds = arg_kinds
         self.name = name
-        self.styles = styles
+        self.styles = list(styles)
         self.namer = norm.namer
         self.active = {v for v in activity.active if v != "<return>"}
         self.names = {}  # (style index, variable) -> tangent name
@@ -108,6 +153,22 @@ class ForwardTransform:
                 self.names[k, v] = self.namer.fresh(style.name(v))
         self.result = None
         self.result_tangents = None
+        self.copied = {}  # Looped: argument -> the caller's tangent array, copied lanes last
+        if isinstance(styles[0], Looped):
+            self._lay_out_lanes()
+
+    def _lay_out_lanes(self):
+        """Looped: the tangents of an array argument whose elements the body reads again and
+        again go into a lanes-last copy (`x_dot_t`); the others are used where the caller put
+        them (transform/lanes.py)."""
+        arrays = [p for p in self.norm.params if p in self.active
+                  and isinstance(self.types[p], Array) and self.arg_kinds[p] != "const"]
+        reread = reread_arrays(self.norm.body, arrays)
+        for p in reread:
+            self.copied[p] = self.names[0, p]
+            self.names[0, p] = self.namer.fresh(f"{self.names[0, p]}_t")
+        first = frozenset(self.names[0, p] for p in arrays if p not in reread)
+        self.styles[0] = dataclasses.replace(self.styles[0], lanes_first=first)
 
     def tangent_name(self, k, v):
         return self.names[k, v]
@@ -231,13 +292,19 @@ class ForwardTransform:
                                          "elements")
         out = [assign]
         self.result_tangents = []
+        ndim = self.types[value.id].ndim
         for k, style in enumerate(self.styles):
             if value.id in self.active:
-                self.result_tangents.append(self.tangent_name(k, value.id))
+                shadow = self.tangent_name(k, value.id)
+                returned = style.returned(shadow, ndim)
+                if returned is None:
+                    self.result_tangents.append(shadow)
+                    continue
             else:
-                zero = self.namer.fresh(style.name(self.result))
-                out.append(S.assign(S.name(zero), style.zeros_like(value.id)))
-                self.result_tangents.append(zero)
+                returned = style.zeros_result(value.id)
+            tangent = self.namer.fresh(style.name(self.result))
+            out.append(S.assign(S.name(tangent), returned))
+            self.result_tangents.append(tangent)
         return out
 
     def assign(self, stmt, target, value, op):
@@ -304,7 +371,7 @@ class ForwardTransform:
         for k, style in enumerate(self.styles):
             shadow = self.tangent_name(k, tname)
             if source is not None and source in self.active:
-                init = S.call("np.copy", S.name(self.tangent_name(k, source)))
+                init = style.copy_of(self.tangent_name(k, source), self.types[source].ndim)
             else:
                 init = style.zeros_like(tname)
             out.append(S.assign(S.name(shadow), init))
@@ -326,7 +393,7 @@ class ForwardTransform:
             params.append(p)
             if self.arg_kinds[p] in ("duplicated", "active"):
                 for k in range(len(self.styles)):
-                    params.append(self.names.setdefault(
+                    params.append(self.copied.get(p) or self.names.setdefault(
                         (k, p), self.namer.fresh(self.styles[k].name(p))))
         result = S.name(self.result) if self.result else S.const(None)
         if self.result_tangents:
@@ -335,6 +402,8 @@ class ForwardTransform:
             tangents = [S.const(0.0)] * len(self.styles)
         else:
             tangents = []
+        if isinstance(style, Looped):
+            body = self._lanes_entry(style, params) + body + self._lanes_exit(body)
         body.append(gast.Return(value=gast.Tuple(
             elts=[result, gast.Tuple(elts=tangents, ctx=gast.Load())], ctx=gast.Load())))
         params += self.scratch
@@ -346,6 +415,29 @@ class ForwardTransform:
         return gast.FunctionDef(name=self.name, args=args,
                                 body=[S.expr_stmt(S.const(doc))] + body, decorator_list=[],
                                 returns=None, type_comment=None, type_params=[])
+
+    def _lanes_entry(self, style, params) -> list:
+        """Looped: the lane count, and the lanes-last copies of argument tangents."""
+        tangents = [t for t in params if t not in self.norm.params]
+        out = lane_count(style.lanes, style.width, tangents[0] if tangents else None)
+        for p, caller in self.copied.items():
+            index = ", ".join("ijklmn"[:self.types[p].ndim])
+            out.append(S.comment(f"lanes last: {self.names[0, p]}[{index}, lane] is "
+                                 f"{caller}[lane, {index}] (contiguous lane loops)"))
+            out.append(S.assign(S.name(self.names[0, p], store=True),
+                                lanes_last(caller, self.types[p].ndim)))
+        return out
+
+    def _lanes_exit(self, body) -> list:
+        """Looped: the lanes-last copies the body wrote, back into the caller's arrays."""
+        written = set()
+        for stmt in body:
+            written |= S.stored_names(stmt)
+        out = [copy_back(caller, self.names[0, p], self.types[p].ndim)
+               for p, caller in self.copied.items() if self.names[0, p] in written]
+        if out:
+            out.insert(0, S.comment("tangents of the written arguments, lanes first again"))
+        return out
 
     def _docstring(self) -> str:
         fn = self.norm.parsed.name
