@@ -206,24 +206,39 @@ _ROLES = {("const", False): plans.CONST, ("const", True): plans.CONST,
 
 
 def _prepare_call(f, mode, args, batch, backend):
-    """(compiled, flat arguments, active positions, bound arguments, the _Call or None on
-    the fast path)."""
+    """(compiled, flat arguments, active positions, bound arguments, batched or not, the
+    _Call or None on the fast path)."""
     if len(args) != f.__code__.co_argcount:
         args = bind_arguments(f, args)
     for plan in cache.plans.get(f, ()):
         if plan.fits(f, mode, batch, backend):
             flat = plan.flat(args)
             if flat is not None:
-                return plan.compiled, flat, plan.active, args, None
+                return plan.compiled, flat, plan.active, args, plan.batched, None
     args = bind_arguments(f, args)
     call = _arguments(f, mode, args, batch, backend)
     compiled = _compiled(f, call.request(mode, backend))
-    if call.width is None:  # batches are flattened by _Call every time
-        roles = [_ROLES[spec.kind, isinstance(spec.type, Array)] for spec in call.specs]
+    roles = _plan_roles(call, args)
+    if roles is not None:
         kept = [p for p in cache.plans.get(f, ()) if p.fits(f, p.mode, p.batch, p.backend)]
         cache.plans[f] = kept[-7:] + [plans.Plan(f, mode, batch, backend, args, roles,
                                                  compiled, call.active_positions)]
-    return compiled, call.flat, call.active_positions, args, call
+    return compiled, call.flat, call.active_positions, args, call.width is not None, call
+
+
+def _plan_roles(call: _Call, args):
+    """The plan roles of a checked call's arguments, or None when its flattening is not one
+    a plan repeats (batches of separate shadows, unrolled lanes, scalar batches)."""
+    if call.width is None:
+        return [_ROLES[spec.kind, isinstance(spec.type, Array)] for spec in call.specs]
+    batches = [a for a in args if isinstance(a, BatchDuplicated)]
+    if not call.stacked or call.copy_back or not all(
+            isinstance(a.value, np.ndarray) and isinstance(a.shadows, np.ndarray)
+            for a in batches):
+        return None
+    return [plans.BATCH_STACKED if isinstance(a, BatchDuplicated)
+            else _ROLES[spec.kind, isinstance(spec.type, Array)]
+            for a, spec in zip(args, call.specs)]
 
 
 def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
@@ -246,7 +261,8 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     if not isinstance(mode, Mode):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
                             "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
-    compiled, flat, active_positions, bound, call = _prepare_call(f, mode, args, batch, backend)
+    compiled, flat, active_positions, bound, batched, call = _prepare_call(f, mode, args, batch,
+                                                                           backend)
     # numba: tape and lane arrays, reused by later calls (list pop/append are thread-safe)
     spare = compiled.spare
     buffers = take_buffers(compiled) if compiled.tapes or compiled.scratch else ()
@@ -271,7 +287,7 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     array_out = isinstance(value, np.ndarray)
     if not tangents:
         tangent = None
-    elif call is None or call.width is None:
+    elif not batched:
         tangent = tangents[0] if array_out else float(tangents[0])
     elif stacked:
         shape = (width,) + (value.shape if array_out else ())

@@ -14,17 +14,19 @@ import numpy as np
 
 from srcad.annotations import Annotation, Duplicated
 
-CONST, ACTIVE, DUPLICATED_ARRAY, DUPLICATED_FLOAT = range(4)
+CONST, ACTIVE, DUPLICATED_ARRAY, DUPLICATED_FLOAT, BATCH_STACKED = range(5)
 
 
 class Plan:
     """A checked call of `f`: its compiled code and how to flatten matching arguments."""
 
-    __slots__ = ("code", "mode", "batch", "backend", "compiled", "active", "flat", "source")
+    __slots__ = ("code", "mode", "batch", "backend", "compiled", "active", "batched", "flat",
+                 "source")
 
     def __init__(self, f, mode, batch, backend, args, roles, compiled, active):
         self.code, self.mode, self.batch, self.backend = f.__code__, mode, batch, backend
         self.compiled, self.active = compiled, tuple(active)
+        self.batched = BATCH_STACKED in roles
         self.source, self.flat = matcher(args, roles, lambda a: isinstance(a, Annotation))
 
     def fits(self, f, mode, batch, backend) -> bool:
@@ -35,7 +37,8 @@ class Plan:
 def matcher(args, roles, wrapped, shapes=False):
     """(source, function): `flat(args)`, the flat argument list when `args` look like these
     (`wrapped(a)`: the value is `a.value`; `shapes`: arrays must have these shapes too), else
-    None. Roles: CONST passes the value, ACTIVE a float, DUPLICATED_* the value and shadow."""
+    None. Roles: CONST passes the value, ACTIVE a float, DUPLICATED_* the value and shadow,
+    BATCH_STACKED an array value and its W shadows as one (W, ...) array."""
     env = {"ndarray": np.ndarray}
     names = [f"a{i}" for i in range(len(args))]
     lines = ["def flat(args):", f"    if len(args) != {len(args)}:", "        return None"]
@@ -53,6 +56,14 @@ def matcher(args, roles, wrapped, shapes=False):
             out.append(f"v{i}")
         elif role == ACTIVE:
             out.append(f"float(v{i})")
+        elif role == BATCH_STACKED:
+            env[f"S{i}"] = a.value.dtype
+            lines += [f"    s{i} = a{i}.shadows",
+                      f"    if (type(s{i}) is not ndarray or s{i}.shape[0] != {len(a.shadows)} "
+                      f"or s{i}.shape[1:] != v{i}.shape",
+                      f"            or (s{i}.dtype is not S{i} and s{i}.dtype != S{i})):",
+                      "        return None"]
+            out += [f"v{i}", f"s{i}"]
         else:
             assert isinstance(a, Duplicated)
             lines.append(f"    s{i} = a{i}.shadow")

@@ -177,3 +177,24 @@ def test_numba_vector_mode_runs_one_lane_loop_per_block():
     tangents = srcad.autodiff(srcad.Forward, mixture, srcad.BatchDuplicated(params, np.eye(6)),
                               data, backend="numba")
     np.testing.assert_allclose(tangents, mixture_gradient(params, data), rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_repeated_batch_calls_check_width_and_shapes(backend):
+    """Stacked batches (one (W, ...) shadow array) take the fast path of repeated calls: a
+    different width or a shadow of another shape must not reuse the plan."""
+    params = np.array([0.7, 1.3, -0.4, 0.9, 0.8, 1.6])
+    data = np.linspace(-1.0, 1.0, 5)
+    grad = mixture_gradient(params, data)
+    for width in (3, 3, 6, 2, 6):
+        seeds = np.eye(6)[:width]
+        tangents = srcad.autodiff(srcad.Forward, mixture, srcad.BatchDuplicated(params, seeds),
+                                  data, batch="stacked", backend=backend)
+        np.testing.assert_allclose(tangents, grad[:width], rtol=1e-12)
+    with pytest.raises(srcad.SrcadError, match="congruent"):
+        srcad.autodiff(srcad.Forward, mixture, srcad.BatchDuplicated(params, np.zeros((6, 5))),
+                       data, batch="stacked", backend=backend)
+    with pytest.raises(srcad.SrcadError, match="congruent"):
+        srcad.autodiff(srcad.Forward, mixture,
+                       srcad.BatchDuplicated(params, np.zeros((6, 6), dtype=np.float32)),
+                       data, batch="stacked", backend=backend)
