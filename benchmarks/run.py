@@ -263,7 +263,7 @@ def mixture_size(suite: Suite, srcad, N, K):
             dp = np.zeros_like(p)
 
             def call():
-                dp[:] = 0.0
+                dp.fill(0.0)
                 return autodiff(mode, f, dup(p, dp), d, **options)
             return call, lambda _: dp.copy()
         return setup

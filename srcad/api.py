@@ -26,7 +26,7 @@ from srcad.annotations import (
 from srcad.errors import ArgumentError
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
-from srcad.running import run_generated, take_buffers
+from srcad.running import explain_error, run_generated, take_buffers
 
 
 def _float_type(position, value, what):
@@ -210,8 +210,10 @@ def _prepare_call(f, mode, args, batch, backend):
     _Call or None on the fast path)."""
     if len(args) != f.__code__.co_argcount:
         args = bind_arguments(f, args)
+    code = f.__code__
     for plan in cache.plans.get(f, ()):
-        if plan.fits(f, mode, batch, backend):
+        if plan.mode is mode and plan.code is code and plan.backend == backend \
+                and plan.batch == batch and plan.compiled.is_current():  # Plan.fits, inlined
             flat = plan.flat(args)
             if flat is not None:
                 return plan.compiled, flat, plan.active, args, plan.batched, None
@@ -269,14 +271,20 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     if mode.reverse:
         flat.append(1.0 if seed is None else seed)
         flat += buffers
-        out = run_generated(f, compiled.function, flat, bound)
+        try:
+            out = compiled.function(*flat)
+        except Exception as err:
+            explain_error(err, f, bound)
         if buffers:
             spare.append(out[2:])
         value, adjoints = out[0], out[1]
-        derivs = [None] * len(args)
-        for position, adjoint in zip(active_positions, adjoints):
-            derivs[position] = float(adjoint)
-        derivs = tuple(derivs)
+        if active_positions:
+            derivs = [None] * len(args)
+            for position, adjoint in zip(active_positions, adjoints):
+                derivs[position] = float(adjoint)
+            derivs = tuple(derivs)
+        else:
+            derivs = (None,) * len(args)
         return (derivs, value) if mode.with_primal else derivs
     value, tangents = run_generated(f, compiled.function, flat + list(buffers), bound)
     if buffers:

@@ -132,7 +132,8 @@ def build(func, request: Request) -> Compiled:
                         [n.target] if isinstance(n, gast.AugAssign) else [])
               if isinstance(t, gast.Subscript)}
     written = frozenset(i for i, p in enumerate(norm.params) if p in stored)
-    return Compiled(function, source, name, request, taped, norm.dependencies, tapes, written,
+    dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())
+    return Compiled(function, source, name, request, taped, dependencies, tapes, written,
                     scratch)
 
 

@@ -13,12 +13,18 @@ from srcad.errors import SrcadError
 
 
 def run_generated(f, function, flat, args):
-    """`function(*flat)`, with its errors explained: an arithmetic error the primal raises too
-    passes through; one only the derivative code hits (sqrt'(0), x ** 0.5 at 0) becomes a
-    SrcadError, and so does numba refusing to compile the generated code."""
+    """`function(*flat)`, with its errors explained (`explain_error`)."""
     try:
         return function(*flat)
-    except (ZeroDivisionError, OverflowError, ValueError) as err:
+    except Exception as err:
+        explain_error(err, f, args)
+
+
+def explain_error(err, f, args):
+    """Raise what an error of generated code stands for: an arithmetic error the primal raises
+    too passes through; one only the derivative code hits (sqrt'(0), x ** 0.5 at 0) becomes a
+    SrcadError, and so does numba refusing to compile the generated code."""
+    if isinstance(err, (ZeroDivisionError, OverflowError, ValueError)):
         copies = [v.copy() if isinstance(v, np.ndarray) else v
                   for v in (a.value if isinstance(a, Annotation) else a for a in args)]
         try:
@@ -32,9 +38,8 @@ def run_generated(f, function, flat, args):
                          construct="non-finite derivative",
                          hint="move the input away from the singular point (e.g. sqrt at 0)"
                          ) from None
-    except Exception as err:
-        raise_numba_error(err, f.__code__.co_filename)
-        raise
+    raise_numba_error(err, f.__code__.co_filename)
+    raise err
 
 
 def tape_buffers(compiled) -> list:
