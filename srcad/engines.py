@@ -16,6 +16,7 @@ import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
 from srcad.api import _compiled
+from srcad.compiler import raise_numba_error
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import ArgSpec, Request
 from srcad.running import call_generated, tape_buffers
@@ -192,9 +193,10 @@ class ReverseEngine:
     def run(self, x_bar=None, cotangent=1.0, basis=None):
         """Pull back `cotangent` (or the unit vector e_basis of the output) into `x_bar` (an
         x-shaped buffer, zeroed here); returns (value, adjoints of float x)."""
+        flat = self.flat
         if x_bar is not None:
             x_bar.fill(0.0)
-            self.flat[self.x_bar_index] = x_bar
+            flat[self.x_bar_index] = x_bar
         for buffer in self.zeroed:
             buffer.fill(0.0)
         if self.output_shadow is not None:
@@ -203,14 +205,18 @@ class ReverseEngine:
             else:
                 self.output_shadow[...] = cotangent
         elif basis is not None:
-            seed = self.flat[self.seed_index]
+            seed = flat[self.seed_index]
             seed.fill(0.0)
             seed.flat[basis] = 1.0
         else:
-            self.flat[self.seed_index] = cotangent
-        result = call_generated(self.function, self.flat)
+            flat[self.seed_index] = cotangent
+        try:
+            result = self.function(*flat)
+        except Exception as err:  # numba refusing to compile it: a SrcadError
+            raise_numba_error(err)
+            raise
         if self.tape_count:
-            self.flat[-self.tape_count:] = result[2:]
+            flat[-self.tape_count:] = result[2:]
         return result[0], result[1]
 
 

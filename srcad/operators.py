@@ -30,6 +30,7 @@ from srcad.preparation import (
     make_prep,
     operator_entry,
     output_kind,
+    prepared_call,
     read_arguments,
     use_prep,
     values_of,
@@ -68,10 +69,12 @@ def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, bac
 
 
 def _value_and_gradient(f, args, prep, out, mode, chunk, backend):
-    prep, slots = use_prep("gradient", f, args, prep, prepare_gradient, mode=mode, chunk=chunk,
-                           backend=backend)
+    slots = prepared_call("gradient", f, args, prep) if prep is not None else None
+    if slots is None:
+        prep, slots = use_prep("gradient", f, args, prep, prepare_gradient, mode=mode,
+                               chunk=chunk, backend=backend)
     x = slots[prep.x].value
-    if out is not None and (type(out) is not np.ndarray or out.shape != np.shape(x)):
+    if out is not None and (type(out) is not np.ndarray or out.shape != getattr(x, "shape", ())):
         check_shape("out", out, np.shape(x))
     buffer = out if out is not None else prep.state["buffer"]
     if prep.mode == "reverse":

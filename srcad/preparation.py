@@ -23,7 +23,9 @@ def operator_entry(operator):
     @functools.wraps(operator)
     def wrapper(f, *args, **options):
         f = _target(f)
-        return operator(f, *bind_arguments(f, args), **options)
+        if len(args) != f.__code__.co_argcount:
+            args = bind_arguments(f, args)
+        return operator(f, *args, **options)
     return wrapper
 
 
@@ -153,13 +155,12 @@ _WRAPPERS = {role: wrapper for wrapper, role in _CONTEXTS.items()}
 
 
 def use_prep(operator, f, args, prep, preparer, **options):
-    if prep is not None and prep.function is f and prep.operator == operator:
-        values = prep.match(args)  # the kinds, shapes and dtypes it was prepared for
-        if values is not None:
-            for slot, value in zip(prep.slots, values):
-                slot.value = value
-            prep.engine.set_values(values)
-            return prep, prep.slots
+    """(the preparation, the argument slots): `prep` refilled with `args`, checked against
+    them, or made by `preparer`."""
+    if prep is not None:
+        matching = prepared_call(operator, f, args, prep)
+        if matching is not None:
+            return prep, matching
     slots = read_arguments(args)
     if prep is None:
         prep = preparer(f, *args, **options)
@@ -167,6 +168,19 @@ def use_prep(operator, f, args, prep, preparer, **options):
         prep.check(operator, f, slots)
     prep.engine.set_values(values_of(slots))
     return prep, slots
+
+
+def prepared_call(operator, f, args, prep):
+    """The preparation's slots, refilled with `args`, if they are the kinds, shapes and dtypes
+    it was prepared for; else None."""
+    if prep.function is f and prep.operator == operator:
+        values = prep.match(args)
+        if values is not None:
+            for slot, value in zip(prep.slots, values):
+                slot.value = value
+            prep.engine.set_values(values)
+            return prep.slots
+    return None
 
 
 def lanes_in_arrays(width, backend) -> bool:
