@@ -26,7 +26,7 @@ from srcad.annotations import (
 from srcad.errors import ArgumentError
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
-from srcad.running import explain_error, run_generated, take_buffers
+from srcad.running import explain_error, kept_tapes, run_generated, take_buffers
 
 
 def _float_type(position, value, what):
@@ -276,7 +276,7 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
         except Exception as err:
             explain_error(err, f, bound)
         if buffers:
-            spare.append(out[2:])
+            spare.append(kept_tapes(buffers, out[2:]))
         value, adjoints = out[0], out[1]
         if active_positions:
             derivs = [None] * len(args)

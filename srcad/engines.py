@@ -19,7 +19,7 @@ from srcad.api import _compiled
 from srcad.compiler import raise_numba_error
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import ArgSpec, Request
-from srcad.running import call_generated, tape_buffers
+from srcad.running import call_generated, kept_tapes, tape_buffers
 
 
 @dataclass
@@ -216,7 +216,7 @@ class ReverseEngine:
             raise_numba_error(err)
             raise
         if self.tape_count:
-            flat[-self.tape_count:] = result[2:]
+            flat[-self.tape_count:] = kept_tapes(flat[-self.tape_count:], result[2:])
         return result[0], result[1]
 
 

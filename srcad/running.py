@@ -59,6 +59,15 @@ def take_buffers(compiled):
         return tape_buffers(compiled)
 
 
+def kept_tapes(passed, returned):
+    """The tape arrays for the next call: the ones a call grew (it returns them), else the ones
+    it was passed (it returns None for those)."""
+    for array in returned:
+        if array is not None:
+            return [p if r is None else r for p, r in zip(passed, returned)]
+    return passed
+
+
 def call_generated(function, flat):
     """`function(*flat)`; numba refusing to compile it becomes a SrcadError."""
     try:

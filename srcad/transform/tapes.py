@@ -3,11 +3,12 @@
 * `ListTapes` (python backend): `tape = []`, `tape.append(v)`, `v = tape.pop()`; reverse
   loops read `for i in reversed(range(n))`.
 * `ArrayTapes` (numba backend): tapes are float64 / int64 NumPy arrays passed in by the caller
-  (so a prepared call allocates nothing) with a size counter, doubled when full and handed
-  back; reverse loops count down explicitly (numba has no `reversed`). A `for` loop whose body
-  is straight-line records the same values every iteration, so each gets a fixed slot in the
-  iteration's record: `tape[tape_size + 1] = v` forward, `v = tape[tape_size + 1]` in the
-  reverse, in any order (reverse_flow.py then may run independent iterations forward).
+  (so a prepared call allocates nothing) with a size counter, grown when full and handed back
+  when grown (else None); reverse loops count down explicitly (numba has no `reversed`). A
+  `for` loop whose body is straight-line records the same values every iteration, so each gets
+  a fixed slot in the iteration's record: `tape[tape_size + 1] = v` forward,
+  `v = tape[tape_size + 1]` in the reverse, in any order (reverse_flow.py then may run
+  independent iterations forward).
 
 Both spell the same stack discipline: pops happen in the reverse order of pushes, and a loop
 iteration's record is pushed and popped as a whole.
@@ -38,11 +39,12 @@ class ListTapes:
         own."""
         for kind in (FLOAT_TAPE, INT_TAPE):
             name, k = kind, 0
-            while name in namer.taken or f"{name}_size" in namer.taken:
+            while {name, f"{name}_size", f"{name}_length"} & namer.taken:
                 k += 1
                 name = f"{kind}_{k}"
             namer.reserve(name)
             namer.reserve(f"{name}_size")
+            namer.reserve(f"{name}_length")
             self.names[kind] = name
 
     def init(self, tape: str) -> list:
@@ -89,7 +91,9 @@ class ArrayTapes(ListTapes):
         return f"{self.names[tape]}_size"
 
     def init(self, tape: str) -> list:
-        return [S.assign(S.name(self.size(tape)), S.const(0))]
+        name = self.names[tape]
+        return [S.assign(S.name(self.size(tape)), S.const(0)),
+                S.assign(S.name(f"{name}_length"), S.parse_expr(f"{name}.shape[0]"))]
 
     def push(self, tape: str, value, checked: bool = True) -> list:
         """Store and advance; `checked` grows a full tape first (inside a for loop the space
@@ -161,7 +165,10 @@ class ArrayTapes(ListTapes):
         return stmt  # numba: a float64 element is already a machine float
 
     def results(self, used: list) -> list:
-        return [S.name(self.names[t]) for t in used]
+        """Each tape, if the call grew it (the caller keeps it for the next call), else None
+        (returning an array costs numba more than returning None)."""
+        return [S.parse_expr(f"{n} if {n}.shape[0] > {n}_length else None")
+                for n in (self.names[t] for t in used)]
 
 
 class _AsPythonFloat(gast.NodeTransformer):
