@@ -23,6 +23,7 @@ from srcad.transform.optimize import drop_dead_resets
 from srcad.transform.reverse_arrays import ReverseArrays
 from srcad.transform.reverse_flow import ReverseControlFlow
 from srcad.transform.reverse_recording import ReverseRecording, index_leaves
+from srcad.transform.reverse_slots import ReverseSlots
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, ArrayTapes, ListTapes
 
 
@@ -33,7 +34,7 @@ class ReverseCode:
     tapes: list = field(default_factory=list)  # the tapes used ("tape", "int_tape")
 
 
-class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseArrays):
+class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, ReverseArrays):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, tapes=None):
         self.norm = norm
         self.types = types

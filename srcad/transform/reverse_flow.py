@@ -6,6 +6,7 @@
 * `while`: its trip count is taped; the reverse runs the body's adjoint that many times;
 * `if`: the reverse re-evaluates the test when it can read its operands, otherwise the taken
   branch is taped (after the branch, so the flag is popped before the branch's own records).
+numba, a `for` loop with a straight-line body: its records are slots (reverse_slots.py).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import copy
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.types import FLOAT
 from srcad.transform.optimize import drop_repeated_reads
+from srcad.transform.reverse_slots import iterations_commute, straight
 from srcad.transform.simplify import simplify
 
 
@@ -25,13 +26,13 @@ class ReverseControlFlow:
         # pushes per iteration, per tape: reserved once before the loop (or, when this loop's
         # bounds do not change inside the enclosing for loop, before that one)
         frame = {"kind": "for", "pushes": {}, "loop": loop,
-                 "slots": self.tapes.slots and _straight(loop.body)}
+                 "slots": self.tapes.slots and straight(loop.body)}
         self.loop_frames.append(frame)
         body_fwd, body_rev = self.block(loop.body)
         self.loop_frames.pop()
         record = sorted(frame["pushes"].items()) if frame["slots"] else []
         advance = [self.tapes.advance(tape, count) for tape, count in record]
-        split = self._split_sums(loop.body) if record else None
+        split = self.split_sums(loop.body) if record else None
         body_fwd += advance
         body_rev = self.with_replays(loop.body, body_rev)
         if frame["slots"]:
@@ -64,90 +65,16 @@ class ReverseControlFlow:
             loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + loop.body
             after += self._push(S.name(trips), "int")
             pops[:0] = self._pop(S.name(trips, store=True), "int")
-        forward = [loop] if split is None else self._long_loops_split(loop, split, record)
-        if frame["slots"] and _iterations_commute(body_rev):
+        forward = [loop] if split is None else self.long_loops_split(loop, split, record)
+        if frame["slots"] and iterations_commute(body_rev):
             return before + forward + after, [self._comment(original)] + pops \
-                + self._forward_order(index, loop.iter, body_rev, record)
+                + self.forward_order(index, loop.iter, body_rev, record)
         if record:  # this iteration's record starts here
             body_rev = [self.tapes.back(tape, count) for tape, count in record] + body_rev
         setup, iterator = self.tapes.reverse_range(index, args, trips, self.namer)
         reverse_loop = gast.For(target=S.name(index, store=True), iter=iterator,
                                 body=body_rev, orelse=[], type_comment=None)
         return before + forward + after, [self._comment(original)] + pops + setup + [reverse_loop]
-
-    def _split_sums(self, body):
-        """numba, a straight-line loop body that computes exp(...) and adds into sums: (a body
-        computing and recording everything but the sums, its exp vectorizable; a body reading
-        the sums' operands back from the records and adding them), or None. LLVM does not
-        vectorize a loop adding into a float in order; without the sums it does."""
-        sums = [s for s in body if _is_sum(s, body, self.types)]
-        exps = set().union(*(self.slot_forms[id(s)].exps for s in body
-                             if id(s) in self.slot_forms))
-        if not sums or not exps:
-            return None
-        first, second, replays = [], [], []
-        for stmt in body:
-            form = self.slot_forms.get(id(stmt))
-            if not any(stmt is s for s in sums):
-                first += copy.deepcopy(self.pieces[id(stmt)])
-                continue
-            needed: list = []
-            if not self.recording.readable(stmt.value, stmt, needed):
-                return None
-            replays += needed
-            if form is not None:
-                first += copy.deepcopy(form.record)
-                second += copy.deepcopy(form.recompute)
-            elif len(self.pieces[id(stmt)]) == 1:  # nothing recorded for it
-                second.append(copy.deepcopy(stmt))
-            else:
-                return None
-        if not _iteration_local(first):
-            return None
-        order = {id(s): i for i, s in enumerate(body)}
-        # definitions outside the loop (replayed for the reverse sweep) still hold their value
-        unique = sorted({id(d): d for d in replays if id(d) in order}.values(),
-                        key=lambda d: order[id(d)])
-        recomputed = [s for d in unique for s in copy.deepcopy(self.replay_code.get(id(d), [d]))]
-        second = drop_repeated_reads(recomputed + second)
-        first = _drop_dead(first, second)
-        return [_vector_exp(s, exps) for s in first], _drop_dead(second, first)
-
-    def _long_loops_split(self, loop, split, record) -> gast.If:
-        """`if <trips> >= SPLIT_MIN_TRIPS:` the loop split in two (`_split_sums`), `else:` as
-        it was (a short loop pays more for two loops than it gains)."""
-        first, second = split
-        index = loop.target.id
-        trips = self.namer.fresh(f"{index}_trips")
-        advance = [self.tapes.advance(t, n) for t, n in record]
-        back = [self.tapes.back(t, simplify(S.substitute("n * trips", {
-            "n": S.const(n), "trips": S.name(trips)}))) for t, n in record]
-        loops = [S.comment("long loop: exp vectorized (srcad.numba_runtime.simd_exp), the sums "
-                           "in a second loop"),
-                 gast.For(target=S.name(index, store=True), iter=S.as_load(loop.iter),
-                          body=first + advance, orelse=[], type_comment=None)] + back + [
-                 gast.For(target=S.name(index, store=True), iter=S.as_load(loop.iter),
-                          body=second + copy.deepcopy(advance), orelse=[], type_comment=None)]
-        test = gast.Compare(left=S.name(trips), ops=[gast.GtE()],
-                            comparators=[S.const(SPLIT_MIN_TRIPS)])
-        count = S.assign(S.name(trips), S.substitute("len(span)", {"span": S.as_load(loop.iter)}))
-        return [count, gast.If(test=test, body=loops, orelse=[loop])]
-
-    def _forward_order(self, index, span, body_rev, record) -> list:
-        """The reverse loop of independent iterations, visiting them in forward order: LLVM
-        vectorizes an ascending loop over consecutive records, not a descending one. Its
-        records are read front to back, from the first iteration's."""
-        loop = gast.For(target=S.name(index, store=True), iter=S.as_load(span),
-                        body=body_rev + [self.tapes.advance(t, n) for t, n in record],
-                        orelse=[], type_comment=None)
-        if not record:
-            return [S.comment("iterations are independent: visited in forward order"), loop]
-        count = self.namer.fresh(f"{index}_count")
-        back = [self.tapes.back(t, simplify(S.substitute("n * count", {
-            "n": S.const(n), "count": S.name(count)}))) for t, n in record]
-        return [S.assign(S.name(count), S.substitute("len(span)", {"span": S.as_load(span)})),
-                S.comment("iterations are independent: visited in forward order, records "
-                          "read front to back")] + back + [loop] + copy.deepcopy(back)
 
     def _reserve(self, frame, original, span) -> list:
         """Tape space for every push of this loop: handed to the enclosing for loop when this
@@ -232,98 +159,6 @@ class ReverseControlFlow:
                 test = gast.UnaryOp(op=gast.Not(), operand=test)
         reverse_if = gast.If(test=test, body=body_rev, orelse=else_rev)
         return [node], [self._comment(original)] + pop + [reverse_if]
-
-
-def _straight(body) -> bool:
-    """No branches, loops or exits: every iteration records the same values."""
-    return all(isinstance(s, (gast.Assign, gast.AugAssign, gast.Expr, gast.Pass)) for s in body)
-
-
-def _iterations_commute(body) -> bool:
-    """May a reverse loop body run its iterations in any order? Yes when, besides reading
-    values no iteration changes, it only sets names before reading them in the same iteration
-    and adds into sums (`v += e`, `a[i] += e`) that nothing else in it reads or sets. Floating
-    point sums then differ in rounding only."""
-    sums, other, local = set(), set(), set()
-    for stmt in body:
-        if S.is_comment(stmt):
-            continue
-        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub)):
-            root = S.target_name(stmt.target)
-            reads = S.loaded_names(stmt.value)
-            if isinstance(stmt.target, gast.Subscript):
-                reads |= S.loaded_names(stmt.target.slice)
-            other |= reads - local
-            if root in local and isinstance(stmt.target, gast.Name):
-                continue  # updates a value of this iteration
-            if (reads - local) & (sums | {root}):
-                return False
-            sums.add(root)
-            continue
-        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
-            return False
-        reads = S.loaded_names(stmt.value) - local
-        if reads & sums:
-            return False
-        other |= reads
-        target = stmt.targets[0].id
-        if target in other or target in sums:
-            return False  # read before set: a value carried from the previous iteration
-        local.add(target)
-    return not (sums & (other | local))
-
-
-# below this many iterations the two loops of `_split_sums` cost more than the vectorized exp
-# gains (measured on the mixture: slower at K=4, faster from K=8)
-SPLIT_MIN_TRIPS = 8
-
-
-def _is_sum(stmt, body, types) -> bool:
-    """`v += e` / `v -= e` into a float that nothing else in the loop body reads or sets."""
-    if not (isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub))
-            and isinstance(stmt.target, gast.Name)):
-        return False
-    v = stmt.target.id
-    return types[v] == FLOAT and v not in S.loaded_names(stmt.value) and not any(
-        v in S.loaded_names(t) | S.stored_names(t) for t in body if t is not stmt)
-
-
-def _iteration_local(body) -> bool:
-    """Is the body plain assignments, each name it sets set before it is read in the same
-    iteration (nothing carried from one iteration to the next but through arrays)?"""
-    assigned = {s.targets[0].id for s in body
-                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)}
-    local = set()
-    for stmt in body:
-        if S.is_comment(stmt):
-            continue
-        if not isinstance(stmt, gast.Assign) or (S.loaded_names(stmt) - local) & assigned:
-            return False
-        if isinstance(stmt.targets[0], gast.Name):
-            local.add(stmt.targets[0].id)
-    return True
-
-
-def _drop_dead(block, other) -> list:
-    """`block` without the assignments `v = e` nothing later in it reads, where `other` (the
-    other loop of a split) sets `v` too (so after both loops `v` still holds a value)."""
-    out, later = [], set()
-    for stmt in reversed(block):
-        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
-                and stmt.targets[0].id not in later \
-                and any(stmt.targets[0].id in S.stored_names(t) for t in other):
-            continue
-        later |= S.loaded_names(stmt)
-        out.append(stmt)
-    return out[::-1]
-
-
-def _vector_exp(stmt, exps):
-    """`e = math.exp(a)` -> `e = simd_exp(a)` for the temporaries `exps`."""
-    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
-            and stmt.targets[0].id in exps and isinstance(stmt.value, gast.Call):
-        stmt.value.func = S.name("simd_exp")
-    return stmt
 
 
 def _has_break(body) -> bool:
