@@ -356,7 +356,8 @@ def mixture_size(suite: Suite, srcad, N, K):
         for label, setup in (("jax", jax_grad), ("hand", numba_adjoint)):
             try:
                 suite.extra[f"numba vs {label} {case}"] = interleaved_ratio(
-                    srcad_numba()[0], setup()[0], suite.cfg)
+                    srcad_numba()[0], setup()[0], suite.cfg, pairs=None if suite.cfg.quick
+                    else 201)  # calls of 25-300 us: more pairs, a steadier median
             except Skip:
                 pass
 
