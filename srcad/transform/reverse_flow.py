@@ -26,7 +26,8 @@ class ReverseControlFlow:
         # pushes per iteration, per tape: reserved once before the loop (or, when this loop's
         # bounds do not change inside the enclosing for loop, before that one)
         frame = {"kind": "for", "pushes": {}, "loop": loop,
-                 "slots": self.tapes.slots and straight(loop.body)}
+                 "slots": self.tapes.slots and straight(loop.body),
+                 "checked": not self._reservable(loop)}
         self.loop_frames.append(frame)
         body_fwd, body_rev = self.block(loop.body)
         self.loop_frames.pop()
@@ -78,36 +79,56 @@ class ReverseControlFlow:
 
     def _reserve(self, frame, original, span) -> list:
         """Tape space for every push of this loop: handed to the enclosing for loop when this
-        loop's trip count is fixed there (one check outside the hot loops), else checked
-        here."""
+        loop's trip count is fixed there (one check outside the hot loops), else reserved
+        here, before the loop (`span`: its range, bounds saved before it if need be)."""
+        parent = self.loop_frames[-1] if self.loop_frames else None
+        if parent is not None and parent["kind"] == "for" and not parent["checked"] \
+                and self._fixed_in(original.iter, parent["loop"]):
+            nested = parent.setdefault("nested", {})
+            for tape, expr in self._need(frame, original.iter).items():
+                nested.setdefault(tape, []).append(expr)
+            return []
+        return [stmt for tape, expr in sorted(self._need(frame, span).items())
+                for stmt in self.tapes.reserve(tape, simplify(expr))]
+
+    @staticmethod
+    def _need(frame, span) -> dict:
+        """Per tape: the pushes of all iterations of the loop over `span` (its own and those
+        its fixed nested loops handed up)."""
         need = {}
-        for tape, count in frame["pushes"].items():
-            per_iteration = S.const(count)
-            for extra in frame.get("nested", {}).get(tape, []):
+        for tape in sorted(set(frame["pushes"]) | set(frame.get("nested", {}))):
+            terms = ([S.const(frame["pushes"][tape])] if tape in frame["pushes"] else []) \
+                + frame.get("nested", {}).get(tape, [])
+            per_iteration = terms[0]
+            for extra in terms[1:]:
                 per_iteration = gast.BinOp(left=per_iteration, op=gast.Add(), right=extra)
             need[tape] = S.substitute("(per) * len(span)", {"per": per_iteration,
                                                             "span": S.as_load(span)})
-        for tape, extras in frame.get("nested", {}).items():
-            if tape not in need:
-                per_iteration = extras[0]
-                for extra in extras[1:]:
-                    per_iteration = gast.BinOp(left=per_iteration, op=gast.Add(), right=extra)
-                need[tape] = S.substitute("(per) * len(span)", {"per": per_iteration,
-                                                                "span": S.as_load(span)})
-        parent = self.loop_frames[-1] if self.loop_frames else None
-        if parent is not None and parent["kind"] == "for" and self._fixed_in(span, parent):
-            nested = parent.setdefault("nested", {})
-            for tape, expr in need.items():
-                nested.setdefault(tape, []).append(expr)
-            return []
-        return [stmt for tape, expr in sorted(need.items())
-                for stmt in self.tapes.reserve(tape, simplify(expr))]
+        return need
 
-    def _fixed_in(self, span, frame) -> bool:
-        """Does `range(...)` give the same trip count on every iteration of frame's loop?"""
-        bound = self.recording.subtree_binds(frame["loop"])
+    def _fixed_in(self, span, loop) -> bool:
+        """Does `range(...)` give the same trip count on every iteration of `loop`?"""
+        bound = self.recording.subtree_binds(loop)
         return not any(isinstance(n, gast.Subscript) for n in gast.walk(span)) \
             and not (S.loaded_names(span) & bound)
+
+    def _reservable(self, loop) -> bool:
+        """Can one reservation before `loop` hold all its pushes? Only when every loop inside
+        it is a for loop whose trip count is fixed within the loop around it: a while loop,
+        or a loop reserving for itself inside, would use up the space reserved for the pushes
+        that follow it (then this loop's own pushes check for space one by one)."""
+        def fixed(block, around) -> bool:
+            for stmt in block:
+                if isinstance(stmt, gast.While):
+                    return False
+                if isinstance(stmt, gast.For) and not (self._fixed_in(stmt.iter, around)
+                                                       and fixed(stmt.body, stmt)):
+                    return False
+                if isinstance(stmt, gast.If) and not (fixed(stmt.body, around)
+                                                      and fixed(stmt.orelse, around)):
+                    return False
+            return True
+        return fixed(loop.body, loop)
 
     def while_loop(self, loop):
         self.loop_frames.append({"kind": "while"})  # unknown trip count: pushes check space

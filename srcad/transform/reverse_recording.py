@@ -79,7 +79,8 @@ class ReverseRecording:
         self.used_tapes.add(tape)
         frame = self.loop_frames[-1] if self.loop_frames else None
         assert frame is None or not frame.get("slots"), "a slotted record pushes by _tape_value"
-        if frame is not None and frame["kind"] == "for":  # space reserved before the loop
+        if frame is not None and frame["kind"] == "for" and not frame["checked"]:
+            # space reserved before the loop
             frame["pushes"][tape] = frame["pushes"].get(tape, 0) + 1
             return self.tapes.push(tape, expr, checked=False)
         return self.tapes.push(tape, expr)
