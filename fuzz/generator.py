@@ -155,7 +155,7 @@ NEST_FRACTION = 0.85
 # With `nests`, this fraction of the seeds make sum-loop programs (Generator.sum_program). The
 # choice has a random stream of its own, so every other seed keeps the program it had before
 # sum_program existed.
-SUM_FRACTION = 0.35
+SUM_FRACTION = 0.4
 
 
 def _sum_seed(seed: int) -> bool:
@@ -937,7 +937,10 @@ class Generator:
         for _ in range(rng.choice([1, 1, 2, 2, 3])):
             r = rng.random()
             if r < 0.12:
+                mval = st.mval  # nest reads x[m + k]: only when 2 m <= len(x)
+                st.mval = mval if mval is None or 2 * mval <= nx else None
                 body += self.nest(scope, ctx, st)
+                st.mval = mval
             elif r < 0.5:
                 before, loop, after, reads = self.sum_loop(scope, ctx, st, None, ["a"] +
                                                            st.invariants, local, count, True)
@@ -1078,7 +1081,7 @@ class Generator:
         body = []
         carried = None
         if not clean and self.chance(0.6):
-            carried = rng.choice(["scalar", "sum", "product", "element"])
+            carried = rng.choice(["scalar", "sum", "product", "element", "self"])
         s = None
         if carried in ("scalar", "product"):
             s = self.fresh("s")
@@ -1091,10 +1094,11 @@ class Generator:
         base = list(leaves)
 
         def exp_call():
-            fn = "np.exp" if self.chance(0.12) else "math.exp"
             v = kdep(self.kexpr(leaves, rng.randint(0, 2)))
             form = rng.choice(["bounded", "bounded", "gauss", "gauss", "steep", "plain",
                                "plain", "low", "high", "tiny"])
+            # (np.exp raises on underflow under the fuzzer's np.errstate: no tiny results)
+            fn = "np.exp" if form in ("bounded", "plain") and self.chance(0.2) else "math.exp"
             if form == "bounded":
                 return f"{fn}({self.bounded(v)})"
             if form == "gauss":
@@ -1115,8 +1119,12 @@ class Generator:
         def term():
             """(a value to add, is it positive)."""
             r = rng.random()
+            unused = [e for e in exps if not any(re.search(rf"\b{e}\b", line) for line in body
+                                                 if not line.startswith(f"{e} = "))]
+            if unused and self.chance(0.8):
+                r = 0.0  # an exp computed earlier in the body, not read yet
             if exps and r < 0.45:
-                e = rng.choice(exps)
+                e = rng.choice(unused or exps)
                 return rng.choice([(e, True), (f"{e} * {self.kpos(rng.choice(leaves))}", True),
                                    (f"{e} / {self.kpos(self.kexpr(leaves, 1))}", True),
                                    (f"{rng.choice(nd)} * {e}", False),
@@ -1140,14 +1148,21 @@ class Generator:
 
         added = set()
         writes = ([local] if local else []) + (["y"] if st.ny and not self.y_read else [])
-        if not clean:
-            writes += ["x"] + (["y"] if st.ny else [])
+        if not clean:  # (writes to x make srcad tape every read of x in earlier loops)
+            writes += (["x"] if self.chance(0.35) else []) + (["y"] if st.ny else [])
         helpers = helpers_of(ctx)
         for j in range(rng.randint(3, 7)):
-            kind = rng.choices(["exp", "def", "pos", "sum", "write", "call", "filler"],
+            kind = rng.choices(["exp", "def", "pos", "sum", "write", "call", "int", "filler"],
                                [3, 2, 1, 4, 1.2 if writes else 0,
-                                0.3 if ctx.calls_left > 0 and helpers else 0,
+                                0.3 if ctx.calls_left > 0 and helpers else 0, 0.4,
                                 0 if clean else 0.5])[0]
+            if kind == "int":  # an int of the index (int slots of the record), read as index
+                jv = self.fresh("j")
+                arr = rng.choice(["x", "c"])
+                body.append(f"{jv} = ({k} * {rng.randint(2, 7)} + {rng.randint(0, 3)}) "
+                            f"% len({arr})")
+                leaves = leaves + [f"{arr}[{jv}]"]
+                continue
             if kind == "exp" or (j == 0 and not exps):
                 e = self.fresh("e")
                 body.append(f"{e} = {exp_call()}")
@@ -1216,6 +1231,12 @@ class Generator:
             sq[1] = False
             body.insert(rng.randint(0, len(body)),
                         f"{rng.choice([sq[0] for sq in sums])} += 0.1 * math.tanh({sq[0]})")
+        elif carried == "self":  # a sum whose addend reads the sum itself
+            sq = rng.choice(sums)
+            sq[1] = False
+            at_ = rng.randint(0, len(body))
+            body.insert(at_, f"{sq[0]} {rng.choice(['+=', '-='])} 0.05 * {sq[0]} * "
+                             f"{self.kunary(rng.choice(earlier(at_)))}")
         elif carried == "element":  # written for a later iteration, read before that
             arr = local or rng.choice(["x", "c"])
             first = rng.randint(0, len(body))

@@ -31,9 +31,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
-import srcad  # noqa: E402
 from generator import generate, make_inputs  # noqa: E402
 from run import load_module  # noqa: E402
+
+import srcad  # noqa: E402
 
 FORWARD_ORDER = "visited in forward order"
 SPLIT = re.compile(r"if \w+ >= 8:\n\s*# long loop: exp vectorized[^\n]*\n\s*for (\w+) in ")
