@@ -575,20 +575,7 @@ class Generator:
         nx = max(2 * mval, 2) + rng.randint(0, 1) if mval is not None else rng.randint(2, 6)
         nc = max(nval or 0, rng.randint(1, 4))
         ny = rng.randint(2, 4) if self.chance(0.35) else None
-        args = [ArgKind("dup", "x", (nx,)), ArgKind("dup", "c", (nc,))]
-        if ny is not None:
-            args.append(ArgKind("dup", "y", (ny,)))
-        args.append(ArgKind("active", "a"))
-        scope = Scope(floats=["a"])
-        for arg in args:
-            if arg.kind == "dup":
-                scope.arrays.append(Arr(arg.name, arg.shape, (f"len({arg.name})",), arg.shape))
-        if mval is not None:
-            args.append(ArgKind("const_int", "m", value=mval))
-            scope.ints.append(IntVar("m", mval, mval))
-        if nval is not None:
-            args.append(ArgKind("const_int", "n", value=nval))
-            scope.ints.append(IntVar("n", nval, nval))
+        args, scope = _nest_signature(nx, nc, ny, mval, nval)
         ctx = FunctionContext("float", helpers, True, budget=rng.randint(4, 10),
                               calls_left=rng.randint(0, 3))
         st = _NestState(acc=self.fresh("acc"), nx=nx, nc=nc, ny=ny, mval=mval, nval=nval)
@@ -890,20 +877,7 @@ class Generator:
         nc = max(nval or 0, rng.randint(1, 4) if self.chance(0.75) else rng.randint(8, 10))
         ny = rng.choice([2, 3, 5, 8, 10]) if self.chance(0.45) else None
         self.y_read = self.chance(0.5)  # clean sum loops read y, or else write it
-        args = [ArgKind("dup", "x", (nx,)), ArgKind("dup", "c", (nc,))]
-        if ny is not None:
-            args.append(ArgKind("dup", "y", (ny,)))
-        args.append(ArgKind("active", "a"))
-        scope = Scope(floats=["a"])
-        for arg in args:
-            if arg.kind == "dup":
-                scope.arrays.append(Arr(arg.name, arg.shape, (f"len({arg.name})",), arg.shape))
-        if mval is not None:
-            args.append(ArgKind("const_int", "m", value=mval))
-            scope.ints.append(IntVar("m", mval, mval))
-        if nval is not None:
-            args.append(ArgKind("const_int", "n", value=nval))
-            scope.ints.append(IntVar("n", nval, nval))
+        args, scope = _nest_signature(nx, nc, ny, mval, nval)
         ctx = FunctionContext("float", helpers, True, budget=rng.randint(3, 8),
                               calls_left=rng.randint(0, 2))
         st = _NestState(acc=self.fresh("acc"), nx=nx, nc=nc, ny=ny, mval=mval, nval=nval)
@@ -1382,6 +1356,26 @@ def helpers_of(ctx: FunctionContext) -> list:
 
 def indent(lines: list[str]) -> list[str]:
     return ["    " + line if line else line for line in lines]
+
+
+def _nest_signature(nx, nc, ny, mval, nval):
+    """(arguments, scope) of a nest program: arrays x, c (and y), the Active float a, and the
+    int constants m and n when given."""
+    args = [ArgKind("dup", "x", (nx,)), ArgKind("dup", "c", (nc,))]
+    if ny is not None:
+        args.append(ArgKind("dup", "y", (ny,)))
+    args.append(ArgKind("active", "a"))
+    scope = Scope(floats=["a"])
+    for arg in args:
+        if arg.kind == "dup":
+            scope.arrays.append(Arr(arg.name, arg.shape, (f"len({arg.name})",), arg.shape))
+    if mval is not None:
+        args.append(ArgKind("const_int", "m", value=mval))
+        scope.ints.append(IntVar("m", mval, mval))
+    if nval is not None:
+        args.append(ArgKind("const_int", "n", value=nval))
+        scope.ints.append(IntVar("n", nval, nval))
+    return args, scope
 
 
 def generate(seed: int, nests: bool = False) -> Program:

@@ -212,24 +212,14 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                 rev.append(S.assign(S.name(g), seed_read))
                 seed = S.name(g) if isinstance(op, gast.Add) else \
                     gast.UnaryOp(op=gast.USub(), operand=S.name(g))
-            primal, prepared = [stmt], None
-            taped = self._taped_intermediates(stmt, diff, value, value, subst)
-            if taped is not None:
-                primal, call_pops, recompute, prepared = taped
-                rev[1:1] = call_pops
-                rev += recompute
+            primal, prepared = self._with_taped_calls(stmt, diff, value, value, subst, rev)
             rev += diff.adjoint(value, seed, accumulate, prepared)
             return pushes + primal, rev
         expr = full if full is not None else value
         if not diff.is_active(expr):
             rev.append(S.assign(seed_read, S.const(0.0)))
             return pushes + [stmt], rev
-        primal, prepared = [stmt], None
-        taped = self._taped_intermediates(stmt, diff, expr, value, subst)
-        if taped is not None:
-            primal, call_pops, recompute, prepared = taped
-            rev[1:1] = call_pops
-            rev += recompute
+        primal, prepared = self._with_taped_calls(stmt, diff, expr, value, subst, rev)
         if _reads_target(expr, tname) or isinstance(target, gast.Subscript):
             g = self.namer.fresh(f"{tname}_bar_value" if isinstance(target, gast.Subscript)
                                  else "g")
@@ -242,6 +232,17 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             rev += diff.adjoint(expr, seed_read, accumulate, prepared)
             rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))
         return pushes + primal, rev
+
+    def _with_taped_calls(self, stmt, diff, expr, value, subst, rev):
+        """(forward statements, prepared intermediates or None) of `stmt`; with taped calls
+        (numba), `rev` gets their pops after its comment and their cheap intermediates."""
+        taped = self._taped_intermediates(stmt, diff, expr, value, subst)
+        if taped is None:
+            return [stmt], None
+        primal, call_pops, recompute, prepared = taped
+        rev[1:1] = call_pops
+        rev += recompute
+        return primal, prepared
 
     def _adjoint_ref(self, leaf):
         if isinstance(leaf, gast.Name):
