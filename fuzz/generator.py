@@ -547,6 +547,27 @@ class Generator:
 
     # -- loop nests (srcad/transform/hoist.py) ---------------------------------------------
 
+    def _nest_start(self, helpers, nx, nc, ny, mval, nval, budget, calls, half):
+        """What every nest program starts with: its arguments and scope, the accumulator,
+        sometimes `K = len(x) // 2` (chance `half`) and up to two loop-invariant floats."""
+        rng = self.rng
+        args, scope = _nest_signature(nx, nc, ny, mval, nval)
+        ctx = FunctionContext("float", helpers, True, budget=rng.randint(*budget),
+                              calls_left=rng.randint(0, calls))
+        st = _NestState(acc=self.fresh("acc"), nx=nx, nc=nc, ny=ny, mval=mval, nval=nval)
+        body = [f"{st.acc} = 0.0"]
+        scope.floats.append(st.acc)
+        if self.chance(half):
+            st.half = self.fresh("K")
+            body.append(f"{st.half} = len(x) // 2")
+            scope.ints.append(IntVar(st.half, nx // 2, nx // 2))
+        for _ in range(rng.choice([0, 1, 1, 2])):
+            b = self.fresh("b")
+            body.append(f"{b} = {self.fexpr(scope, ctx, rng.randint(0, 2), calls=False)}")
+            scope.floats.append(b)
+            st.invariants.append(b)
+        return args, scope, ctx, st, body
+
     def nest_program(self) -> Program:
         """`f(x, c, [y,] a[, m][, n])` whose body holds one or two top-level loop nests
 
@@ -575,21 +596,8 @@ class Generator:
         nx = max(2 * mval, 2) + rng.randint(0, 1) if mval is not None else rng.randint(2, 6)
         nc = max(nval or 0, rng.randint(1, 4))
         ny = rng.randint(2, 4) if self.chance(0.35) else None
-        args, scope = _nest_signature(nx, nc, ny, mval, nval)
-        ctx = FunctionContext("float", helpers, True, budget=rng.randint(4, 10),
-                              calls_left=rng.randint(0, 3))
-        st = _NestState(acc=self.fresh("acc"), nx=nx, nc=nc, ny=ny, mval=mval, nval=nval)
-        body = [f"{st.acc} = 0.0"]
-        scope.floats.append(st.acc)
-        if self.chance(0.4):
-            st.half = self.fresh("K")
-            body.append(f"{st.half} = len(x) // 2")
-            scope.ints.append(IntVar(st.half, nx // 2, nx // 2))
-        for _ in range(rng.choice([0, 1, 1, 2])):
-            b = self.fresh("b")
-            body.append(f"{b} = {self.fexpr(scope, ctx, rng.randint(0, 2), calls=False)}")
-            scope.floats.append(b)
-            st.invariants.append(b)
+        args, scope, ctx, st, body = self._nest_start(helpers, nx, nc, ny, mval, nval,
+                                                      budget=(4, 10), calls=3, half=0.4)
         if self.chance(0.35):  # a scalar carried across inner iterations
             s = self.fresh("s")
             body.append(f"{s} = {rng.choice(['0.0', '1.0', 'a', '0.5 * a'])}")
@@ -877,21 +885,8 @@ class Generator:
         nc = max(nval or 0, rng.randint(1, 4) if self.chance(0.75) else rng.randint(8, 10))
         ny = rng.choice([2, 3, 5, 8, 10]) if self.chance(0.45) else None
         self.y_read = self.chance(0.5)  # clean sum loops read y, or else write it
-        args, scope = _nest_signature(nx, nc, ny, mval, nval)
-        ctx = FunctionContext("float", helpers, True, budget=rng.randint(3, 8),
-                              calls_left=rng.randint(0, 2))
-        st = _NestState(acc=self.fresh("acc"), nx=nx, nc=nc, ny=ny, mval=mval, nval=nval)
-        body = [f"{st.acc} = 0.0"]
-        scope.floats.append(st.acc)
-        if self.chance(0.3):
-            st.half = self.fresh("K")
-            body.append(f"{st.half} = len(x) // 2")
-            scope.ints.append(IntVar(st.half, nx // 2, nx // 2))
-        for _ in range(rng.choice([0, 1, 1, 2])):
-            b = self.fresh("b")
-            body.append(f"{b} = {self.fexpr(scope, ctx, rng.randint(0, 2), calls=False)}")
-            scope.floats.append(b)
-            st.invariants.append(b)
+        args, scope, ctx, st, body = self._nest_start(helpers, nx, nc, ny, mval, nval,
+                                                      budget=(3, 8), calls=2, half=0.3)
         count = None
         if self.chance(0.2):  # a trip count from the data: how many c[j] pass a test
             count, j = self.fresh("cnt"), self.fresh("j")

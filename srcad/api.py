@@ -213,7 +213,7 @@ def _prepare_call(f, mode, args, batch, backend):
     code = f.__code__
     for plan in cache.plans.get(f, ()):
         if plan.mode is mode and plan.code is code and plan.backend == backend \
-                and plan.batch == batch and plan.compiled.is_current():  # Plan.fits, inlined
+                and plan.batch == batch and plan.compiled.is_current():
             flat = plan.flat(args)
             if flat is not None:
                 return plan.compiled, flat, plan.active, args, plan.batched, None
@@ -222,7 +222,7 @@ def _prepare_call(f, mode, args, batch, backend):
     compiled = _compiled(f, call.request(mode, backend))
     roles = _plan_roles(call, args)
     if roles is not None:
-        kept = [p for p in cache.plans.get(f, ()) if p.fits(f, p.mode, p.batch, p.backend)]
+        kept = [p for p in cache.plans.get(f, ()) if p.code is code and p.compiled.is_current()]
         cache.plans[f] = kept[-7:] + [plans.Plan(f, mode, batch, backend, args, roles,
                                                  compiled, call.active_positions)]
     return compiled, call.flat, call.active_positions, args, call.width is not None, call

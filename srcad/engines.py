@@ -16,7 +16,6 @@ import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
 from srcad.api import _compiled
-from srcad.compiler import raise_numba_error
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import ArgSpec, Request
 from srcad.running import call_generated, kept_tapes, tape_buffers
@@ -210,11 +209,7 @@ class ReverseEngine:
             seed.flat[basis] = 1.0
         else:
             flat[self.seed_index] = cotangent
-        try:
-            result = self.function(*flat)
-        except Exception as err:  # numba refusing to compile it: a SrcadError
-            raise_numba_error(err)
-            raise
+        result = call_generated(self.function, flat)
         if self.tape_count:
             flat[-self.tape_count:] = kept_tapes(flat[-self.tape_count:], result[2:])
         return result[0], result[1]

@@ -29,10 +29,6 @@ class Plan:
         self.batched = BATCH_STACKED in roles
         self.source, self.flat = matcher(args, roles, lambda a: isinstance(a, Annotation))
 
-    def fits(self, f, mode, batch, backend) -> bool:
-        return mode is self.mode and f.__code__ is self.code and backend == self.backend \
-            and batch == self.batch and self.compiled.is_current()
-
 
 def matcher(args, roles, wrapped, shapes=False):
     """(source, function): `flat(args)`, the flat argument list when `args` look like these
