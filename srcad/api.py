@@ -26,7 +26,7 @@ from srcad.annotations import (
 from srcad.errors import ArgumentError
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
-from srcad.running import explain_error, kept_tapes, run_generated, take_buffers
+from srcad.running import run_generated, take_buffers
 
 
 def _float_type(position, value, what):
@@ -205,27 +205,19 @@ _ROLES = {("const", False): plans.CONST, ("const", True): plans.CONST,
           ("duplicated", False): plans.DUPLICATED_FLOAT}
 
 
-def _prepare_call(f, mode, args, batch, backend):
-    """(compiled, flat arguments, active positions, bound arguments, batched or not, the
-    _Call or None on the fast path)."""
-    if len(args) != f.__code__.co_argcount:
-        args = bind_arguments(f, args)
-    code = f.__code__
-    for plan in cache.plans.get(f, ()):
-        if plan.mode is mode and plan.code is code and plan.backend == backend \
-                and plan.batch == batch and plan.compiled.is_current():
-            flat = plan.flat(args)
-            if flat is not None:
-                return plan.compiled, flat, plan.active, args, plan.batched, None
-    args = bind_arguments(f, args)
+def _checked_call(f, mode, args, batch, backend):
+    """(the checked _Call, compiled code, its new Plan or None): the slow path, which also
+    records a plan for the next call with arguments like these."""
     call = _arguments(f, mode, args, batch, backend)
     compiled = _compiled(f, call.request(mode, backend))
     roles = _plan_roles(call, args)
+    plan = None
     if roles is not None:
+        code = f.__code__
+        plan = plans.Plan(f, mode, batch, backend, args, roles, compiled, call.active_positions)
         kept = [p for p in cache.plans.get(f, ()) if p.code is code and p.compiled.is_current()]
-        cache.plans[f] = kept[-7:] + [plans.Plan(f, mode, batch, backend, args, roles,
-                                                 compiled, call.active_positions)]
-    return compiled, call.flat, call.active_positions, args, call.width is not None, call
+        cache.plans[f] = kept[-7:] + [plan]
+    return call, compiled, plan
 
 
 def _plan_roles(call: _Call, args):
@@ -263,32 +255,44 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     if not isinstance(mode, Mode):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
                             "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
-    compiled, flat, active_positions, bound, batched, call = _prepare_call(f, mode, args, batch,
-                                                                           backend)
-    # numba: tape and lane arrays, reused by later calls (list pop/append are thread-safe)
-    spare = compiled.spare
-    buffers = take_buffers(compiled) if compiled.tapes or compiled.scratch else ()
-    if mode.reverse:
-        flat.append(1.0 if seed is None else seed)
-        flat += buffers
-        try:
-            out = compiled.function(*flat)
-        except Exception as err:
-            explain_error(err, f, bound)
-        if buffers:
-            spare.append(kept_tapes(buffers, out[2:]))
-        value, adjoints = out[0], out[1]
-        if active_positions:
-            derivs = [None] * len(args)
-            for position, adjoint in zip(active_positions, adjoints):
-                derivs[position] = float(adjoint)
-            derivs = tuple(derivs)
-        else:
-            derivs = (None,) * len(args)
-        return (derivs, value) if mode.with_primal else derivs
-    value, tangents = run_generated(f, compiled.function, flat + list(buffers), bound)
+    given = len(args)
+    if given != f.__code__.co_argcount:
+        args = bind_arguments(f, args)
+    # the fast path: a plan of an earlier call with arguments like these (srcad/plans.py)
+    code = f.__code__
+    for plan in cache.plans.get(f, ()):
+        if plan.mode is not mode or plan.code is not code or plan.backend != backend \
+                or plan.batch != batch:
+            continue
+        if plan.run is not None:  # reverse: checks, call and result in one generated frame
+            out = plan.run(args, 1.0 if seed is None else seed)
+            if out is not plans.MISS:
+                return out if given == len(args) else _given(out, given, mode)
+        elif plan.compiled.is_current():
+            flat = plan.flat(args)
+            if flat is not None:
+                return _forward(f, mode, plan.compiled, flat, args, plan.batched, None)
+    args = bind_arguments(f, args)
+    call, compiled, plan = _checked_call(f, mode, args, batch, backend)
+    if mode.reverse:  # a reverse call always has a plan: run it
+        return _given(plan.run(args, 1.0 if seed is None else seed), given, mode)
+    return _forward(f, mode, compiled, call.flat, args, call.width is not None, call)
+
+
+def _given(out, given, mode):
+    """A reverse result with one entry per argument given (not per default filled in)."""
+    if mode.with_primal:
+        return out[0][:given], out[1]
+    return out[:given]
+
+
+def _forward(f, mode, compiled, flat, args, batched, call):
+    """Run forward (vector) mode code; the tangent (and value) as `autodiff` returns them."""
+    # numba: lane arrays, reused by later calls (list pop/append are thread-safe)
+    buffers = take_buffers(compiled) if compiled.scratch else ()
+    value, tangents = run_generated(f, compiled.function, flat + list(buffers), args)
     if buffers:
-        spare.append(buffers)
+        compiled.spare.append(buffers)
     width, stacked = compiled.request.width, compiled.request.stacked
     if call is not None:
         call.finish()

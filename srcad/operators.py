@@ -20,6 +20,7 @@ import numpy as np
 
 from srcad.engines import ForwardEngine, ReverseEngine
 from srcad.errors import ArgumentError
+from srcad.plans import MISS
 from srcad.preparation import (
     Prep,
     PreparationMismatchError,
@@ -69,6 +70,10 @@ def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, bac
 
 
 def _value_and_gradient(f, args, prep, out, mode, chunk, backend):
+    if prep is not None and prep.run is not None and prep.function is f:
+        result = prep.run(args, out)  # a reverse gradient's whole call (srcad/plans.py)
+        if result is not MISS:
+            return result
     slots = prepared_call("gradient", f, args, prep) if prep is not None else None
     if slots is None:
         prep, slots = use_prep("gradient", f, args, prep, prepare_gradient, mode=mode,

@@ -15,16 +15,17 @@ from srcad.api import _target, bind_arguments
 from srcad.engines import Slot
 from srcad.errors import ArgumentError
 from srcad.pipeline import UNROLL_MAX_WIDTH
-from srcad.plans import CONST, matcher
+from srcad.plans import CONST, gradient_entry, matcher
 
 
 def operator_entry(operator):
-    """Every operator and preparation: the plain function behind f, its defaults filled in."""
+    """Every operator and preparation: the plain function behind f, its defaults filled in
+    (as Constants: the one bare argument is x)."""
     @functools.wraps(operator)
     def wrapper(f, *args, **options):
         f = _target(f)
         if len(args) != f.__code__.co_argcount:
-            args = bind_arguments(f, args)
+            args = args + tuple(Constant(v) for v in bind_arguments(f, args)[len(args):])
         return operator(f, *args, **options)
     return wrapper
 
@@ -59,6 +60,7 @@ class Prep:
     slots: list  # the preparation's own argument slots, refilled by matching calls
     match: object  # args -> their values if they look like the preparation's (plans.matcher)
     x: int  # the position of the input
+    run: object = None  # reverse gradients: the whole call when args match (plans.MISS if not)
 
     def check(self, operator, f, slots):
         same_fn = f is self.function and operator == self.operator
@@ -142,12 +144,15 @@ def output_kind(f, slots):
 
 def make_prep(operator, f, slots, mode, chunk, engine, **state) -> Prep:
     prepared = [s.value if s.role == "x" else _WRAPPERS[s.role](s.value) for s in slots]
-    _, match = matcher(prepared, [CONST] * len(slots), lambda a: type(a) in _CONTEXTS,
-                       shapes=True)
+    wrapped = lambda a: type(a) in _CONTEXTS  # noqa: E731
+    _, match = matcher(prepared, [CONST] * len(slots), wrapped, shapes=True)
+    run = None
+    if operator == "gradient" and mode == "reverse":
+        _, run = gradient_entry(prepared, wrapped, engine, state["buffer"])
     return Prep(operator, f, tuple(s.role for s in slots),
                 tuple(_signature(s.value) for s in slots), mode, chunk, engine, state,
                 [Slot(s.role, s.value) for s in slots], match,
-                next(i for i, s in enumerate(slots) if s.role == "x"))
+                next(i for i, s in enumerate(slots) if s.role == "x"), run)
 
 
 _CONTEXTS = {Constant: "constant", Cache: "cache", Output: "output"}
