@@ -11,10 +11,11 @@ from typing import Any
 
 
 class Annotation:
+    __slots__ = ()  # the subclasses too (slots=True): one is built per argument per call
     kind = "const"
 
 
-@dataclass
+@dataclass(slots=True)
 class Const(Annotation):
     """No derivative; the value is read (and possibly written) as is."""
 
@@ -22,7 +23,7 @@ class Const(Annotation):
     kind = "const"
 
 
-@dataclass
+@dataclass(slots=True)
 class Active(Annotation):
     """A float scalar whose derivative is returned (reverse mode)."""
 
@@ -30,7 +31,7 @@ class Active(Annotation):
     kind = "active"
 
 
-@dataclass
+@dataclass(slots=True)
 class Duplicated(Annotation):
     """A float array with a shadow of the same shape and dtype."""
 
@@ -39,7 +40,7 @@ class Duplicated(Annotation):
     kind = "duplicated"
 
 
-@dataclass
+@dataclass(slots=True)
 class DuplicatedNoNeed(Duplicated):
     """Like Duplicated; the primal result may be skipped (srcad computes it anyway)."""
 
@@ -62,7 +63,7 @@ Forward = Mode("Forward", False, False)
 ForwardWithPrimal = Mode("ForwardWithPrimal", False, True)
 
 
-@dataclass
+@dataclass(slots=True)
 class BatchDuplicated(Annotation):
     """A float (scalar or array) with W shadows: a sequence of W shadows, or one array whose
     leading axis is W. Forward mode propagates all W tangent directions in one call."""
@@ -72,7 +73,7 @@ class BatchDuplicated(Annotation):
     kind = "batch"
 
 
-@dataclass
+@dataclass(slots=True)
 class BatchDuplicatedNoNeed(BatchDuplicated):
     """Like BatchDuplicated; the primal result may be skipped (srcad computes it anyway)."""
 
@@ -81,14 +82,14 @@ class BatchDuplicatedNoNeed(BatchDuplicated):
 
 # Contexts of the operators (DifferentiationInterface style): every argument but the one we
 # differentiate with respect to says what it is.
-@dataclass
+@dataclass(slots=True)
 class Constant:
     """Read-only data: no derivative flows through it."""
 
     value: Any
 
 
-@dataclass
+@dataclass(slots=True)
 class Cache:
     """Scratch storage: its value on entry does not matter and f may overwrite it; srcad owns
     its shadow (allocated at preparation, zeroed on each call)."""
@@ -96,7 +97,7 @@ class Cache:
     value: Any
 
 
-@dataclass
+@dataclass(slots=True)
 class Output:
     """An array f writes its result into (f returns None): `f(y, x, ...)`."""
 
