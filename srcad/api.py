@@ -26,6 +26,7 @@ from srcad.annotations import (
 from srcad.errors import ArgumentError
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
+from srcad.plans import MISS
 from srcad.running import run_generated, take_buffers
 
 
@@ -251,28 +252,29 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     >>> autodiff(Forward, sq, Duplicated(3.0, 1.0))
     6.0
     """
-    f = _target(f)
-    if not isinstance(mode, Mode):
-        raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
-                            "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
+    f = getattr(f, "__srcad_wrapped__", f)
+    if type(f) is not types.FunctionType:
+        f = _target(f)  # refuses what is not a plain function
+    code = f.__code__
     given = len(args)
-    if given != f.__code__.co_argcount:
+    if given != code.co_argcount:
         args = bind_arguments(f, args)
     # the fast path: a plan of an earlier call with arguments like these (srcad/plans.py)
-    code = f.__code__
     for plan in cache.plans.get(f, ()):
         if plan.mode is not mode or plan.code is not code or plan.backend != backend \
                 or plan.batch != batch:
             continue
         if plan.run is not None:  # reverse: checks, call and result in one generated frame
             out = plan.run(args, 1.0 if seed is None else seed)
-            if out is not plans.MISS:
+            if out is not MISS:
                 return out if given == len(args) else _given(out, given, mode)
         elif plan.compiled.is_current():
             flat = plan.flat(args)
             if flat is not None:
                 return _forward(f, mode, plan.compiled, flat, args, plan.batched, None)
-    args = bind_arguments(f, args)
+    if not isinstance(mode, Mode):
+        raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
+                            "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
     call, compiled, plan = _checked_call(f, mode, args, batch, backend)
     if mode.reverse:  # a reverse call always has a plan: run it
         return _given(plan.run(args, 1.0 if seed is None else seed), given, mode)
