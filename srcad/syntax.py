@@ -15,6 +15,40 @@ import gast
 Node = gast.AST
 
 
+def clone(node):
+    """A deep copy of a tree (or a list of trees). ~6x faster than `copy.deepcopy`, which
+    otherwise takes a third of a transformation's time (the first-call target, issue 5)."""
+    if type(node) is list:
+        return [clone(n) for n in node]
+    if not isinstance(node, ast.AST):
+        return node
+    cls = type(node)
+    new = cls.__new__(cls)
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        if type(value) is list:
+            fields[key] = [clone(v) for v in value]
+        elif isinstance(value, ast.AST):
+            fields[key] = clone(value)
+        else:
+            fields[key] = value
+    return new
+
+
+def nodes(tree):
+    """Every node of `tree`, in no particular order (`ast.walk`'s work without its
+    breadth-first bookkeeping; for the name sets below, which every stage asks for)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        for value in node.__dict__.values():
+            if type(value) is list:
+                todo.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                todo.append(value)
+
+
 @functools.lru_cache(maxsize=None)
 def _parse_cached(source: str) -> gast.Module:
     return gast.parse(source)
@@ -26,7 +60,7 @@ def parse_expr(source: str) -> Node:
     >>> type(parse_expr("a + 1")).__name__
     'BinOp'
     """
-    return copy.deepcopy(_parse_cached(source).body[0].value)
+    return clone(_parse_cached(source).body[0].value)
 
 
 @functools.lru_cache(maxsize=None)
@@ -44,7 +78,7 @@ def template_count(source: str, name_: str) -> int:
 
 def parse_stmts(source: str) -> list[Node]:
     """Parse statements."""
-    return copy.deepcopy(_parse_cached(source).body)
+    return clone(_parse_cached(source).body)
 
 
 def name(identifier: str, store: bool = False) -> gast.Name:
@@ -57,13 +91,13 @@ def const(value) -> gast.Constant:
 
 
 def assign(target: Node, value: Node) -> gast.Assign:
-    target = copy.deepcopy(target)
+    target = clone(target)
     set_store(target)
     return gast.Assign(targets=[target], value=value, type_comment=None)
 
 
 def aug_assign(target: Node, op: Node, value: Node) -> gast.AugAssign:
-    target = copy.deepcopy(target)
+    target = clone(target)
     set_store(target)
     return gast.AugAssign(target=target, op=op, value=value)
 
@@ -87,7 +121,7 @@ def set_store(target: Node) -> None:
 
 
 def as_load(node: Node) -> Node:
-    node = copy.deepcopy(node)
+    node = clone(node)
     for sub in gast.walk(node):
         if hasattr(sub, "ctx"):
             sub.ctx = gast.Load()
@@ -100,7 +134,7 @@ class _Substituter(gast.NodeTransformer):
 
     def visit_Name(self, node):
         if node.id in self.mapping and isinstance(node.ctx, gast.Load):
-            return copy.deepcopy(self.mapping[node.id])
+            return clone(self.mapping[node.id])
         return node
 
 
@@ -110,17 +144,17 @@ def substitute(template: Node | str, mapping: dict) -> Node:
     >>> unparse_expr(substitute("g * y", {"g": name("z_bar"), "y": name("w")}))
     'z_bar * w'
     """
-    node = parse_expr(template) if isinstance(template, str) else copy.deepcopy(template)
+    node = parse_expr(template) if isinstance(template, str) else clone(template)
     return _Substituter(mapping).visit(node)
 
 
 def substitute_stmt(stmt: Node, mapping: dict) -> Node:
     """`substitute` for a statement."""
-    return _Substituter(mapping).visit(copy.deepcopy(stmt))
+    return _Substituter(mapping).visit(clone(stmt))
 
 
 def unparse_expr(node: Node) -> str:
-    tree = gast.gast_to_ast(gast.Expression(body=copy.deepcopy(node)))
+    tree = gast.gast_to_ast(gast.Expression(body=clone(node)))
     return ast.unparse(tree)
 
 
@@ -129,7 +163,7 @@ def unparse_header(stmt: Node) -> str:
     if isinstance(stmt, (gast.For, gast.While, gast.If)):
         stmt = copy.copy(stmt)
         stmt.body, stmt.orelse = [gast.Pass()], []
-    tree = ast.fix_missing_locations(gast.gast_to_ast(gast.Module(body=[copy.deepcopy(stmt)],
+    tree = ast.fix_missing_locations(gast.gast_to_ast(gast.Module(body=[clone(stmt)],
                                                                   type_ignores=[])))
     return ast.unparse(tree).split("\n")[0].rstrip(":")
 
@@ -137,7 +171,7 @@ def unparse_header(stmt: Node) -> str:
 def loaded_names(node: Node) -> set[str]:
     """Names read anywhere in an expression or statement."""
     return {
-        n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+        n.id for n in nodes(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
     }
 
 
@@ -151,36 +185,34 @@ def target_name(target: Node) -> str | None:
 def stored_names(stmt: Node) -> set[str]:
     """Variables a statement (with its nested blocks) binds or mutates."""
     out = set()
-    for n in gast.walk(stmt):
-        if isinstance(n, gast.Assign):
-            for t in n.targets:
-                out |= _targets(t)
-        elif isinstance(n, gast.AugAssign):
-            out |= _targets(n.target)
-        elif isinstance(n, gast.For):
-            out |= _targets(n.target)
+    for t in _store_targets(stmt):
+        out |= _targets(t)
     return out
 
 
 def bound_names(stmt: Node) -> set[str]:
     """Variables a statement (with nested blocks) rebinds: `x = ...`, `x += ...`, `for x in`.
     Element writes `x[i] = ...` mutate `x` but do not rebind it."""
-    return {n for n in stored_names(stmt) if n in _rebinding(stmt)}
-
-
-def _rebinding(stmt: Node) -> set[str]:
     out = set()
-    for n in gast.walk(stmt):
-        targets = []
-        if isinstance(n, gast.Assign):
-            targets = n.targets
-        elif isinstance(n, (gast.AugAssign, gast.For)):
-            targets = [n.target]
-        for t in targets:
-            for sub in gast.walk(t):
-                if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Store):
-                    out.add(sub.id)
+    for t in _store_targets(stmt):
+        out |= _rebound(t)
     return out
+
+
+def _store_targets(stmt: Node):
+    for n in nodes(stmt):
+        if isinstance(n, gast.Assign):
+            yield from n.targets
+        elif isinstance(n, (gast.AugAssign, gast.For)):
+            yield n.target
+
+
+def _rebound(target: Node) -> set[str]:
+    if isinstance(target, gast.Name):
+        return {target.id}
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return set().union(*(_rebound(e) for e in target.elts))
+    return set()
 
 
 def _targets(target: Node) -> set[str]:

@@ -12,8 +12,6 @@ duplication), so no flags are needed, except for a `return` inside a loop: it se
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
 from srcad import syntax as S
@@ -62,8 +60,8 @@ class _Exits:
                 return out, True
             if isinstance(stmt, gast.If) and _exits_here(stmt):
                 # each branch gets its own copy of the tail (this pass rewrites in place)
-                body, always_body = self.block(stmt.body + copy.deepcopy(rest), depth)
-                orelse, always_else = self.block(stmt.orelse + copy.deepcopy(rest), depth)
+                body, always_body = self.block(stmt.body + S.clone(rest), depth)
+                orelse, always_else = self.block(stmt.orelse + S.clone(rest), depth)
                 stmt.body = body or [gast.Pass()]
                 stmt.orelse = orelse
                 out.append(stmt)

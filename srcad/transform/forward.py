@@ -337,7 +337,7 @@ class ForwardTransform:
             t = diff.tangent(expr, self.leaf_tangent(k), prepared, coefs)
             ref = self.target_tangent(k, target)
             if aug_linear and t is not None:
-                tangents.append(gast.AugAssign(target=ref, op=copy.deepcopy(op), value=t))
+                tangents.append(gast.AugAssign(target=ref, op=S.clone(op), value=t))
             elif not aug_linear:
                 tangents.append(S.assign(ref, t if t is not None else S.const(0.0)))
         tangents = self.styles[0].wrap(tangents)

@@ -40,8 +40,6 @@ When it applies (anything else is left alone):
 
 from __future__ import annotations
 
-import copy
-
 import gast
 import numpy as np
 
@@ -108,7 +106,7 @@ class _Nest:
                 _Inner(self, inner).hoist(allocations, loops)
         if not loops:
             return []
-        trips = S.call("len", copy.deepcopy(outer.iter))
+        trips = S.call("len", S.clone(outer.iter))
         guard = gast.If(test=gast.Compare(left=trips, ops=[gast.Gt()],
                                           comparators=[S.const(0)]), body=loops, orelse=[])
         comment = S.comment("hoisted: values of the next loop nest that depend only on "
@@ -149,15 +147,15 @@ class _Inner:
         namer = self.nest.norm.namer
         renamed = {n: namer.fresh(n) for n in [self.k, *defs]}
         index = renamed[self.k]
-        stop = copy.deepcopy(self.inner.iter)
+        stop = S.clone(self.inner.iter)
         loop_body = [_renamed(self.defs[d], renamed) for d in defs]
         for array, value, origin in self.hoisted:
-            size = S.call("len", copy.deepcopy(stop))
+            size = S.call("len", S.clone(stop))
             allocations.append(S.assign(S.name(array), S.call("np.empty", size)))
             element = gast.Subscript(value=S.name(array), slice=S.name(index), ctx=gast.Store())
             loop_body.append(gast.copy_location(S.assign(element, _renamed(value, renamed)),
                                                 origin))
-        loops.append(gast.For(target=S.name(index, store=True), iter=copy.deepcopy(stop),
+        loops.append(gast.For(target=S.name(index, store=True), iter=S.clone(stop),
                               body=loop_body, orelse=[], type_comment=None))
 
     # -- which values depend on k alone --------------------------------------------------------
@@ -201,12 +199,12 @@ class _Inner:
         if isinstance(e, gast.BinOp) and isinstance(e.op, gast.Div) \
                 and not isinstance(e.right, gast.Constant) and self._hoistable(e.right):
             reciprocal = gast.BinOp(left=S.const(1.0), op=gast.Div(),
-                                    right=copy.deepcopy(e.right))
+                                    right=S.clone(e.right))
             return gast.BinOp(left=self._rewrite(e.left), op=gast.Mult(),
                               right=self._element("inv_" + _describe(e.right), reciprocal))
         if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)) and self._worth(e) \
                 and self._hoistable(e):
-            return self._element(_describe(e), copy.deepcopy(e))
+            return self._element(_describe(e), S.clone(e))
         if isinstance(e, gast.BinOp):
             e.left, e.right = self._rewrite(e.left), self._rewrite(e.right)
         elif isinstance(e, gast.UnaryOp):
@@ -270,7 +268,7 @@ def _loads_outside(body, inner) -> set:
 
 
 def _renamed(node, mapping):
-    node = copy.deepcopy(node)
+    node = S.clone(node)
     for n in gast.walk(node):
         if isinstance(n, gast.Name) and n.id in mapping:
             n.id = mapping[n.id]

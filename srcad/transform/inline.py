@@ -9,7 +9,6 @@ Python); other arguments are bound by assignment. Recursion is refused.
 
 from __future__ import annotations
 
-import copy
 import types
 
 import gast
@@ -132,7 +131,7 @@ class Inliner:
         if len(call.args) != len(params):
             raise self.parsed.error(call, "call", f"{callee.__name__} takes {len(params)} "
                                     f"arguments, {len(call.args)} given")
-        body = copy.deepcopy(cparsed.tree.body)
+        body = S.clone(cparsed.tree.body)
         if body and S.is_comment(body[0]):
             body = body[1:]  # docstring
         cnamer = Namer.for_tree(cparsed.tree)

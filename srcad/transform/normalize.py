@@ -5,7 +5,6 @@ fence -> desugar -> inline user calls -> desugar again (tuple results) -> struct
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 import gast
@@ -38,7 +37,7 @@ class Normalized:
 def normalize(parsed: ParsedFunction) -> Normalized:
     check_syntax(parsed)
     tree = parsed.tree
-    body = copy.deepcopy(tree.body)
+    body = S.clone(tree.body)
     doc = None
     if body and S.is_comment(body[0]):
         doc = body[0].value.value

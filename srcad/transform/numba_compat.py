@@ -12,8 +12,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
 from srcad import syntax as S
@@ -50,10 +48,10 @@ class _SmallPowers(gast.NodeTransformer):
         if isinstance(node.op, gast.Pow) and isinstance(exponent, gast.Constant) \
                 and type(exponent.value) is int and exponent.value in (2, 3) \
                 and _plain(node.left):
-            square = gast.BinOp(left=node.left, op=gast.Mult(), right=copy.deepcopy(node.left))
+            square = gast.BinOp(left=node.left, op=gast.Mult(), right=S.clone(node.left))
             if exponent.value == 2:
                 return gast.copy_location(square, node)
-            return gast.copy_location(gast.BinOp(left=copy.deepcopy(node.left), op=gast.Mult(),
+            return gast.copy_location(gast.BinOp(left=S.clone(node.left), op=gast.Mult(),
                                                  right=square), node)
         return node
 

@@ -11,7 +11,6 @@ Conventions of the generated code:
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 import gast
@@ -135,7 +134,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
     def with_replays(self, block, rev):
         replays = [self.tapes.python_floats(s, self.types)
                    for d in self.recording.replays_for(block)
-                   for s in copy.deepcopy(self.replay_code.get(id(d), [d]))]
+                   for s in S.clone(self.replay_code.get(id(d), [d]))]
         if replays and rev:
             return [S.comment("recompute values of this iteration (cheaper than taping)")] \
                 + replays + rev

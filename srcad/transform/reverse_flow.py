@@ -198,7 +198,7 @@ def _on_every_exit(block, push: list) -> list:
     inside nested ifs: a break skips the end of every branch it jumps out of)."""
     out = _before_breaks(block, push)
     if not (out and isinstance(out[-1], gast.Break)):
-        out += copy.deepcopy(push)
+        out += S.clone(push)
     return out
 
 
@@ -206,7 +206,7 @@ def _before_breaks(block, push: list) -> list:
     out = []
     for stmt in block:
         if isinstance(stmt, gast.Break):
-            out += copy.deepcopy(push) + [stmt]
+            out += S.clone(push) + [stmt]
             continue
         if isinstance(stmt, gast.If):
             stmt = copy.copy(stmt)

@@ -128,7 +128,7 @@ class ReverseRecording:
 
     def _diff(self, subst):
         def value(node):
-            return copy.deepcopy(subst.get(gast.dump(node), node))
+            return S.clone(subst.get(gast.dump(node), node))
         return ExpressionDiff(self.norm, self.namer, self.active_leaf, value)
 
     def _calls_function(self, stmt) -> bool:

@@ -15,8 +15,6 @@ single value the reverse sweep reads:
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
 from srcad import syntax as S
@@ -40,17 +38,17 @@ class ReverseSlots:
         for stmt in body:
             form = self.slot_forms.get(id(stmt))
             if not any(stmt is s for s in sums):
-                first += copy.deepcopy(self.pieces[id(stmt)])
+                first += S.clone(self.pieces[id(stmt)])
                 continue
             needed: list = []
             if not self.recording.readable(stmt.value, stmt, needed):
                 return None
             replays += needed
             if form is not None:
-                first += copy.deepcopy(form.record)
-                second += copy.deepcopy(form.recompute)
+                first += S.clone(form.record)
+                second += S.clone(form.recompute)
             elif len(self.pieces[id(stmt)]) == 1:  # nothing recorded for it
-                second.append(copy.deepcopy(stmt))
+                second.append(S.clone(stmt))
             else:
                 return None
         if not _iteration_local(first):
@@ -59,7 +57,7 @@ class ReverseSlots:
         # definitions outside the loop (replayed for the reverse sweep) still hold their value
         unique = sorted({id(d): d for d in replays if id(d) in order}.values(),
                         key=lambda d: order[id(d)])
-        recomputed = [s for d in unique for s in copy.deepcopy(self.replay_code.get(id(d), [d]))]
+        recomputed = [s for d in unique for s in S.clone(self.replay_code.get(id(d), [d]))]
         second = drop_repeated_reads(recomputed + second)
         first = _drop_dead(first, second)
         return [_vector_exp(s, exps) for s in first], _drop_dead(second, first)
@@ -76,7 +74,7 @@ class ReverseSlots:
                  gast.For(target=S.name(index, store=True), iter=S.as_load(loop.iter),
                           body=first + advance, orelse=[], type_comment=None)] + back + [
                  gast.For(target=S.name(index, store=True), iter=S.as_load(loop.iter),
-                          body=second + copy.deepcopy(advance), orelse=[], type_comment=None)]
+                          body=second + S.clone(advance), orelse=[], type_comment=None)]
         test = gast.Compare(left=S.as_load(count.targets[0]), ops=[gast.GtE()],
                             comparators=[S.const(SPLIT_MIN_TRIPS)])
         return [count, gast.If(test=test, body=loops, orelse=[loop])]
@@ -92,7 +90,7 @@ class ReverseSlots:
             return [S.comment("iterations are independent: visited in forward order"), loop]
         count, back = self._records_of_loop(index, span, record, "count")
         return [count, S.comment("iterations are independent: visited in forward order, records "
-                                 "read front to back")] + back + [loop] + copy.deepcopy(back)
+                                 "read front to back")] + back + [loop] + S.clone(back)
 
     def _records_of_loop(self, index, span, record, role):
         """(`<index>_<role> = len(span)`, the statements moving each tape back over the records
