@@ -127,7 +127,7 @@ def build(func, request: Request) -> Compiled:
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:
         function = compile_source(source, name, namespace, parsed.filename)
-    stored = {S.target_name(t) for st in norm.body for n in gast.walk(st)
+    stored = {S.target_name(t) for st in norm.body for n in S.nodes(st)
               for t in (n.targets if isinstance(n, gast.Assign) else
                         [n.target] if isinstance(n, gast.AugAssign) else [])
               if isinstance(t, gast.Subscript)}

@@ -32,7 +32,7 @@ def _exits_here(stmt, in_nested_loop=False) -> bool:
 
 
 def _has_return(stmt) -> bool:
-    return any(isinstance(n, gast.Return) for n in gast.walk(stmt))
+    return any(isinstance(n, gast.Return) for n in S.nodes(stmt))
 
 
 class _Exits:

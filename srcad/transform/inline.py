@@ -40,8 +40,7 @@ def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
 
 def global_reads(parsed: ParsedFunction) -> list:
     """(globals dict, name, current object) for each module-level name the function reads."""
-    names = {n.id for n in gast.walk(parsed.tree) if isinstance(n, gast.Name)
-             and isinstance(n.ctx, gast.Load)}
+    names = S.loaded_names(parsed.tree)
     closure = set(parsed.func.__code__.co_freevars)
     module = parsed.func.__globals__
     return [(module, n, module[n]) for n in sorted(names - closure) if n in module]

@@ -6,6 +6,8 @@ import builtins
 
 import gast
 
+from srcad import syntax as S
+
 
 class Namer:
     """Hands out names not used in the function so far.
@@ -20,7 +22,7 @@ class Namer:
 
     @classmethod
     def for_tree(cls, tree) -> Namer:
-        used = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+        used = {n.id for n in S.nodes(tree) if isinstance(n, gast.Name)}
         used |= {a.id for a in tree.args.args} if isinstance(tree, gast.FunctionDef) else set()
         return cls(used | set(dir(builtins)) | {"math", "np", "reserve_tape", "simd_exp"})
 

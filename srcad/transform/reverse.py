@@ -95,7 +95,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if self.load_counts is None:
             self.load_counts = {}
             for stmt in self.norm.body:
-                for n in gast.walk(stmt):
+                for n in S.nodes(stmt):
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                         self.load_counts[n.id] = self.load_counts.get(n.id, 0) + 1
         return self.load_counts
@@ -105,6 +105,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         the same block iteration, its adjoint is zero when the iteration's reverse starts and
         dead after its definition's adjoint: the first `v_bar += e` becomes `v_bar = e` and
         the reset `v_bar = 0.0` goes (fewer statements in the hottest loops)."""
+        names = None  # the names of each reverse statement, listed once
         for index, d in enumerate(stmts):
             if not (isinstance(d, gast.Assign) and isinstance(d.targets[0], gast.Name)):
                 continue
@@ -116,7 +117,11 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             later = sum(_loads(s, v) for s in stmts[index + 1:])
             if later == 0 or later != self._load_counts().get(v, 0):
                 continue  # read elsewhere too (before its definition, after the block...)
-            mentions = [k for k, r in enumerate(rev) if bar in _names(r)]
+            if names is None:
+                names = [_names(r) for r in rev]
+            mentions = [k for k, n in enumerate(names) if bar in n]
+            if not mentions:
+                continue
             first, last = mentions[0], mentions[-1]
             head, tail = rev[first], rev[last]
             if not (isinstance(head, gast.AugAssign) and isinstance(head.op, gast.Add)
@@ -127,7 +132,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                     and tail.targets[0].id == bar and isinstance(tail.value, gast.Constant)):
                 continue
             rev[first] = S.assign(S.name(bar), head.value)
-            del rev[last]
+            names[first] = _names(rev[first])
+            del rev[last], names[last]
             self.assigned_first.add(v)
         return rev
 
@@ -315,12 +321,12 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
 
 # -- small predicates -----------------------------------------------------------------------
 def _loads(stmt, name) -> int:
-    return sum(1 for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == name
+    return sum(1 for n in S.nodes(stmt) if isinstance(n, gast.Name) and n.id == name
                and isinstance(n.ctx, gast.Load))
 
 
 def _names(stmt) -> set:
-    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)}
+    return {n.id for n in S.nodes(stmt) if isinstance(n, gast.Name)}
 
 
 def _reads_target(expr, tname) -> bool:

@@ -243,7 +243,7 @@ def _is_module(norm, node) -> bool:
 
 
 def _inside_subscript(name, root) -> bool:
-    for n in gast.walk(root):
-        if isinstance(n, gast.Subscript) and any(c is name for c in gast.walk(n)):
+    for n in S.nodes(root):
+        if isinstance(n, gast.Subscript) and any(c is name for c in S.nodes(n)):
             return True
     return False
