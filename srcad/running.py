@@ -10,6 +10,7 @@ import numpy as np
 from srcad.annotations import Annotation
 from srcad.compiler import raise_numba_error
 from srcad.errors import SrcadError
+from srcad.transform.tapes import INT_TAPE
 
 
 def run_generated(f, function, flat, args):
@@ -45,7 +46,7 @@ def explain_error(err, f, args):
 def tape_buffers(compiled) -> list:
     """Fresh tape arrays for a numba-compiled reverse function (it grows and returns them),
     and lane arrays for numba vector mode."""
-    tapes = [np.empty(64) if t == "tape" else np.empty(64, dtype=np.int64)
+    tapes = [np.empty(64, dtype=np.int64) if t == INT_TAPE else np.empty(64)
              for t in compiled.tapes]
     return tapes + [np.empty(compiled.request.width) for _ in range(compiled.scratch)]
 

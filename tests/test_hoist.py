@@ -205,9 +205,40 @@ def test_matrix_elements_and_repeated_values_are_hoisted_once():
     source = srcad.source(matrix_rows, srcad.Reverse, srcad.Duplicated(a, np.zeros((3, 2))),
                           srcad.Duplicated(C.copy(), np.zeros(3)), backend="numba")
     assert "math.exp(a[k, 0] - a[k, 1])" not in _loop_bodies(source, "for n in range(len(c))")
-    source = srcad.source(repeated_value, srcad.Reverse, srcad.Duplicated(X, np.zeros(4)),
+    source = srcad.source(repeated_value, srcad.Forward, srcad.Duplicated(X, np.zeros(4)),
                           srcad.Duplicated(C, np.zeros(3)), backend="numba")
     assert source.count("np.empty(") == 1
+    # reverse mode carves the one array (and its adjoint) from the workspace
+    source = srcad.source(repeated_value, srcad.Reverse, srcad.Duplicated(X, np.zeros(4)),
+                          srcad.Duplicated(C, np.zeros(3)), backend="numba")
+    assert "np.empty(" not in source
+    assert source.count(" = work[") == 2
+
+
+def three_nests(x, c):
+    """Three hoisted nests; the middle one's inner loop has a negative stop (no trips)."""
+    total = 0.0
+    for n in range(len(c)):
+        for k in range(len(x)):
+            total += c[n] / (x[k] * x[k] + 1.0)
+    for n in range(len(c)):
+        for k in range(len(x) - 9):
+            total += c[n] * math.exp(x[k])
+    for n in range(len(c)):
+        for k in range(len(x)):
+            total += c[n] * c[n] * math.sin(2.0 * x[k])
+    return total
+
+
+def test_workspace_arrays_of_nests_never_overlap():
+    """numba reverse mode keeps hoisted arrays in its workspace, nest after nest; a nest whose
+    inner loop runs no trip (a negative stop) must not move the next nest's arrays back over
+    the first's, which the reverse sweep still reads."""
+    source = srcad.source(three_nests, srcad.Reverse, srcad.Duplicated(X, np.zeros(4)),
+                          srcad.Duplicated(C, np.zeros(3)), backend="numba")
+    assert source.count("= reserve_tape(work") == 3
+    check_grads(three_nests, srcad.Duplicated(X.copy(), np.zeros(4)),
+                srcad.Duplicated(C.copy(), np.zeros(3)), backend="numba")
 
 
 def test_hoisting_through_an_alias_stays_exact():

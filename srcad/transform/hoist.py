@@ -72,6 +72,30 @@ def _is_range(norm, node, args=(1, 2, 3)) -> bool:
         and resolve_callee(norm.parsed, node.func, norm.extra_names) is range
 
 
+def _never_negative(norm, e, depth=0) -> bool:
+    """Is int `e` >= 0 whenever it is evaluated? Constants, `len(...)`, sums, products and
+    floor quotients of such, and names bound once in the function, to such a value (`K =
+    len(params) // 3`)."""
+    if depth > 8:
+        return False
+    if isinstance(e, gast.Constant):
+        return type(e.value) is int and e.value >= 0
+    if isinstance(e, gast.Call):
+        return not e.keywords and len(e.args) == 1 \
+            and resolve_callee(norm.parsed, e.func, norm.extra_names) is len
+    if isinstance(e, gast.BinOp) and isinstance(e.op, (gast.Add, gast.Mult, gast.FloorDiv)):
+        return _never_negative(norm, e.left, depth + 1) \
+            and _never_negative(norm, e.right, depth + 1)
+    if isinstance(e, gast.Name) and e.id not in norm.params:
+        bindings = [n for st in norm.body for n in S.nodes(st)
+                    if isinstance(n, (gast.Assign, gast.AugAssign, gast.For))
+                    and e.id in S.bound_names(n)]
+        return len(bindings) == 1 and isinstance(bindings[0], gast.Assign) \
+            and len(bindings[0].targets) == 1 and isinstance(bindings[0].targets[0], gast.Name) \
+            and _never_negative(norm, bindings[0].value, depth + 1)
+    return False
+
+
 def _count_stores(node) -> dict:
     counts: dict = {}
     for n in gast.walk(node):
@@ -155,6 +179,10 @@ class _Inner:
             element = gast.Subscript(value=S.name(array), slice=S.name(index), ctx=gast.Store())
             loop_body.append(gast.copy_location(S.assign(element, _renamed(value, renamed)),
                                                 origin))
+        group, length = tuple(array for array, _, _ in self.hoisted), self.inner.iter.args[0]
+        for array in group:
+            self.nest.norm.workspace[array] = (group, length,
+                                               _never_negative(self.nest.norm, length))
         loops.append(gast.For(target=S.name(index, store=True), iter=S.clone(stop),
                               body=loop_body, orelse=[], type_comment=None))
 

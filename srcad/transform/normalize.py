@@ -27,6 +27,11 @@ class Normalized:
     extra_names: dict = field(default_factory=dict)  # names inlined helpers need
     dependencies: list = field(default_factory=list)  # inlined functions (for the cache key)
     docstring: str | None = None
+    # arrays srcad itself made that never leave the function (hoisted precomputations), each
+    # -> (the arrays made together, their length `stop` (len(range(stop)) if negative), stop
+    # known >= 0): numba reverse mode keeps them in a workspace array passed in and kept
+    # across calls, so a call allocates no array of its own
+    workspace: dict = field(default_factory=dict)
 
     def resolve(self, name_: str):
         if name_ in self.extra_names:

@@ -23,14 +23,14 @@ from srcad.transform.reverse_arrays import ReverseArrays
 from srcad.transform.reverse_flow import ReverseControlFlow
 from srcad.transform.reverse_recording import ReverseRecording, index_leaves
 from srcad.transform.reverse_slots import ReverseSlots
-from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, ArrayTapes, ListTapes
+from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
 
 
 @dataclass
 class ReverseCode:
     tree: gast.FunctionDef
     taped: list = field(default_factory=list)  # variables the forward sweep tapes
-    tapes: list = field(default_factory=list)  # the tapes used ("tape", "int_tape")
+    tapes: list = field(default_factory=list)  # the tapes used ("tape", "int_tape", "work")
 
 
 class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, ReverseArrays):
@@ -270,7 +270,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if self.return_bar is None:
             self.return_bar = self.namer.fresh("result_bar")
         params.append(self.return_bar)
-        used = [t for t in (FLOAT_TAPE, INT_TAPE) if t in self.used_tapes]
+        used = [t for t in (FLOAT_TAPE, INT_TAPE, WORK) if t in self.used_tapes]
         params += self.tapes.parameters(used)
         body = [S.comment("forward sweep: the primal, recording what the reverse sweep needs")]
         for tape in used:

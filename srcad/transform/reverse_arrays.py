@@ -9,6 +9,7 @@ import gast
 from srcad import syntax as S
 from srcad.rules import lookup_call
 from srcad.transform.inline import resolve_callee
+from srcad.transform.tapes import WORK, ArrayTapes
 
 
 class ReverseArrays:
@@ -27,6 +28,8 @@ class ReverseArrays:
     def array_binding(self, stmt, target, value):
         """`c = np.zeros(n)`, `c = x.copy()`: allocate the shadow with the array."""
         tname = target.id
+        if tname in self.norm.workspace and isinstance(self.tapes, ArrayTapes):
+            return self._in_workspace(stmt, tname), []
         if tname not in self.bar:
             return [stmt], []
         if self.recording.loops_around(stmt) or self.recording.bind_count.get(tname, 0) > 1:
@@ -48,6 +51,27 @@ class ReverseArrays:
             rev = [self._comment(stmt), S.aug_assign(S.name(self.bar[source]), gast.Add(),
                                                      S.name(self.bar[tname]))]
         return [stmt, alloc], rev
+
+    def _in_workspace(self, stmt, tname) -> list:
+        """Hoisted arrays `a = np.empty(len(range(stop)))` (numba): the group made with `a`,
+        and their shadows, carved from the workspace where the group's first is made."""
+        group, stop, never_negative = self.norm.workspace[tname]
+        if tname != group[0]:
+            return []
+        self.used_tapes.add(WORK)
+        clamp = []
+        if not never_negative:  # a negative stop would make negative slice bounds
+            count = self.namer.fresh("count")
+            clamp = [S.assign(S.name(count, store=True), S.call("max", S.clone(stop),
+                                                                S.const(0)))]
+            stop = S.name(count)
+        arrays = [(a, zero) for name in group
+                  for a, zero in [(name, False)] + ([(self.bar[name], True)]
+                                                    if name in self.bar else [])]
+        out = [S.comment(f"{', '.join(a for a, _ in arrays)}: in "
+                         f"`{self.tapes.names[WORK]}`, kept across calls (no allocation)")]
+        out += clamp + self.tapes.carve(WORK, arrays, stop)
+        return [gast.copy_location(s, stmt) for s in out]
 
 
 def _copied_array(norm, value):

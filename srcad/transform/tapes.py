@@ -22,6 +22,9 @@ from srcad import syntax as S
 from srcad.transform.simplify import simplify
 
 FLOAT_TAPE, INT_TAPE = "tape", "int_tape"
+# numba: a float array for arrays of the function's own (hoisted precomputations and their
+# adjoints), kept and grown like the tapes, so a call allocates none (`ArrayTapes.carve`)
+WORK = "work"
 
 
 class ListTapes:
@@ -31,13 +34,13 @@ class ListTapes:
     slots = False  # fixed places in a loop iteration's record (ArrayTapes)
 
     def __init__(self):
-        self.names = {FLOAT_TAPE: FLOAT_TAPE, INT_TAPE: INT_TAPE}
+        self.names = {FLOAT_TAPE: FLOAT_TAPE, INT_TAPE: INT_TAPE, WORK: WORK}
 
     def bind(self, namer) -> None:
         """Name the tapes (and their size counters) so that no variable of the function is
         named alike: `tape`, or `tape_1` in a function with a `tape` or `tape_size` of its
         own."""
-        for kind in (FLOAT_TAPE, INT_TAPE):
+        for kind in (FLOAT_TAPE, INT_TAPE, WORK):
             name, k = kind, 0
             while {name, f"{name}_size", f"{name}_length"} & namer.taken:
                 k += 1
@@ -110,6 +113,34 @@ class ArrayTapes(ListTapes):
         need = S.substitute("size + count", {"size": S.name(self.size(tape)), "count": count})
         name = self.names[tape]
         return [S.assign(S.name(name, store=True), S.call("reserve_tape", S.name(name), need))]
+
+    def carve(self, tape: str, arrays: list, stop) -> list:
+        """Arrays of the function's own, each `stop` floats long, in the workspace `work` (the
+        `tape` WORK): `name = work[work_size + j * stop:work_size + (j + 1) * stop]` for the
+        j-th (name, zero) of `arrays` (zeroed if `zero`), then `work_size` advanced past them.
+        No allocation per call. A later growth copies `work`; the arrays still refer to the old
+        buffer, which stays alive as long as they do.
+
+        `stop` must be >= 0 (the caller clamps it otherwise): a negative one would make
+        negative slice bounds, which count from the end.
+
+        Measured on the mixture (numba, K=4): this form ran ~2% faster than np.empty arrays,
+        and than the same arrays carved one by one or sized `len(range(stop))`, with which LLVM
+        no longer proves them apart; carved from the float tape instead, ~2% slower."""
+        size, name = S.name(self.size(tape)), self.names[tape]
+        out = self.reserve(tape, S.substitute("n * stop", {"n": S.const(len(arrays)),
+                                                          "stop": stop}))
+        for j, (array, zero) in enumerate(arrays):
+            start, end = (f"size + {k} * stop" if k > 1 else "size + stop" if k else "size"
+                          for k in (j, j + 1))
+            view = S.substitute(f"work[{start}:{end}]",
+                                {"work": S.name(name), "size": size, "stop": stop})
+            out.append(S.assign(S.name(array, store=True), view))
+            if zero:
+                out += S.parse_stmts(f"{array}[:] = 0.0")
+        out.append(self.advance(tape, S.substitute("n * stop", {"n": S.const(len(arrays)),
+                                                                "stop": stop})))
+        return out
 
     def pop(self, tape: str, target) -> list:
         size = self.size(tape)
