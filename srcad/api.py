@@ -27,7 +27,7 @@ from srcad.errors import ArgumentError
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
 from srcad.plans import MISS
-from srcad.running import run_generated, take_buffers
+from srcad.running import kept_tapes, run_generated, take_buffers
 
 
 def _float_type(position, value, what):
@@ -290,11 +290,12 @@ def _given(out, given, mode):
 
 def _forward(f, mode, compiled, flat, args, batched, call):
     """Run forward (vector) mode code; the tangent (and value) as `autodiff` returns them."""
-    # numba: lane arrays, reused by later calls (list pop/append are thread-safe)
-    buffers = take_buffers(compiled) if compiled.scratch else ()
-    value, tangents = run_generated(f, compiled.function, flat + list(buffers), args)
+    # numba: lane arrays and workspace, reused by later calls (list pop/append are thread-safe)
+    buffers = take_buffers(compiled) if compiled.scratch or compiled.tapes else ()
+    out = run_generated(f, compiled.function, flat + list(buffers), args)
+    value, tangents = out[0], out[1]
     if buffers:
-        compiled.spare.append(buffers)
+        compiled.spare.append(kept_tapes(buffers, out[2:]))
     width, stacked = compiled.request.width, compiled.request.stacked
     if call is not None:
         call.finish()

@@ -71,7 +71,9 @@ class ForwardEngine:
         refuse_written_constants(self.compiled, slots)
         self.function = self.compiled.function
         self.flat, self.value_index = [], []
-        self.scratch = tape_buffers(self.compiled)  # numba: lane arrays of scalar tangents
+        # numba: lane arrays of scalar tangents, then the workspace
+        self.scratch = tape_buffers(self.compiled)
+        self.work_count = len(self.compiled.tapes)
         self.x_lanes, self.zeroed, self.output_lanes = [], [], []
         self.x_float_index = []
         for slot in slots:
@@ -131,9 +133,13 @@ class ForwardEngine:
                 lane[...] = t
 
     def run(self):
+        """(value, tangents) of one call."""
         for buffer in self.zeroed:
             buffer.fill(0.0)
-        return call_generated(self.function, self.flat)
+        result = call_generated(self.function, self.flat)
+        if self.work_count:  # numba: the workspace, kept (and grown) across calls
+            self.flat[-self.work_count:] = kept_tapes(self.flat[-self.work_count:], result[2:])
+        return result[0], result[1]
 
     def write_columns(self, J, start: int, count: int, tangents) -> None:
         """J[:, start + k] = lane k's output tangent (flattened), for k < count."""

@@ -22,7 +22,7 @@ from srcad.transform.normalize import normalize
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.optimize import fuse_lane_loops, lane_locals
 from srcad.transform.reverse import ReverseTransform
-from srcad.transform.tapes import ArrayTapes, ListTapes
+from srcad.transform.tapes import WORK, ArrayTapes, ListTapes
 
 # Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
 UNROLL_MAX_WIDTH = 16
@@ -114,6 +114,7 @@ def build(func, request: Request) -> Compiled:
         forward = ForwardTransform(norm, types, activity, kinds, name, styles)
         tree, taped = forward.build(), []
         scratch = len(forward.scratch)
+        tapes = (WORK,) if forward.uses_work else ()
         if isinstance(styles[0], Looped):
             for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)):
                 fn.body = fuse_lane_loops(fn.body, styles[0].lane)

@@ -44,11 +44,11 @@ def explain_error(err, f, args):
 
 
 def tape_buffers(compiled) -> list:
-    """Fresh tape arrays for a numba-compiled reverse function (it grows and returns them),
-    and lane arrays for numba vector mode."""
+    """Fresh buffers of a numba-compiled function, in the order it takes them last: lane
+    arrays (vector mode), then its tapes and workspace (it grows and returns those)."""
     tapes = [np.empty(64, dtype=np.int64) if t == INT_TAPE else np.empty(64)
              for t in compiled.tapes]
-    return tapes + [np.empty(compiled.request.width) for _ in range(compiled.scratch)]
+    return [np.empty(compiled.request.width) for _ in range(compiled.scratch)] + tapes
 
 
 def take_buffers(compiled):
@@ -61,11 +61,13 @@ def take_buffers(compiled):
 
 
 def kept_tapes(passed, returned):
-    """The tape arrays for the next call: the ones a call grew (it returns them), else the ones
-    it was passed (it returns None for those)."""
+    """The buffers for the next call: `passed` with its last len(returned) (the tapes and the
+    workspace) replaced by the ones a call grew (it returns them; None for the others)."""
     for array in returned:
         if array is not None:
-            return [p if r is None else r for p, r in zip(passed, returned)]
+            lanes = len(passed) - len(returned)
+            return list(passed[:lanes]) + [p if r is None else r
+                                           for p, r in zip(passed[lanes:], returned)]
     return passed
 
 

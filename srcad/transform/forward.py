@@ -26,12 +26,13 @@ from srcad.rules import lookup_call
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.inline import resolve_callee
 from srcad.transform.lanes import (
-    copy_back,
+    copy_lanes_last,
     lane_count,
     lanes_first,
     lanes_last,
     reread_arrays,
 )
+from srcad.transform.tapes import WORK, ArrayTapes
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,11 @@ class ForwardTransform:
         self.result = None
         self.result_tangents = None
         self.copied = {}  # Looped: argument -> the caller's tangent array, copied lanes last
+        # Looped (numba): lanes-last copies and hoisted arrays live in a workspace array passed
+        # in and kept across calls, as in reverse mode (ArrayTapes.carve_shaped)
+        self.work, self.uses_work = ArrayTapes(), False
         if isinstance(styles[0], Looped):
+            self.work.bind(self.namer)
             self._lay_out_lanes()
 
     def _lay_out_lanes(self):
@@ -350,6 +355,8 @@ class ForwardTransform:
 
     def array_binding(self, stmt, target, value):
         tname = target.id
+        if tname in self.norm.workspace and isinstance(self.styles[0], Looped):
+            return self._in_workspace(stmt, tname)
         if tname not in self.active:
             return [stmt]
         source = None
@@ -376,6 +383,33 @@ class ForwardTransform:
                 init = style.zeros_like(tname)
             out.append(S.assign(S.name(shadow), init))
         return out
+
+    def _in_workspace(self, stmt, tname) -> list:
+        """Looped: hoisted arrays `a = np.empty(len(range(stop)))`, the group made with `a`
+        and their lanes-last tangents, carved from the workspace where the group's first is
+        made."""
+        group, stop, never_negative = self.norm.workspace[tname]
+        if tname != group[0]:
+            return []
+        out = []
+        if not never_negative:  # a negative stop would make negative slice bounds
+            count = self.namer.fresh("count")
+            out.append(S.assign(S.name(count, store=True),
+                                S.call("max", S.clone(stop), S.const(0))))
+            stop = S.name(count)
+        lanes = S.name(self.styles[0].lanes)
+        entries = []
+        for a in group:
+            entries.append((a, S.clone(stop), None, False))
+            if a in self.active:
+                entries.append((self.tangent_name(0, a), S.substitute(
+                    "stop * lanes", {"stop": stop, "lanes": lanes}), gast.Tuple(
+                    elts=[S.clone(stop), S.clone(lanes)], ctx=gast.Load()), True))
+        out = [S.comment(f"{', '.join(e[0] for e in entries)}: in `{self.work.names[WORK]}`, "
+                         "kept across calls (no allocation)")] + out
+        out += self.work.carve_shaped(WORK, entries)
+        self.uses_work = True
+        return [gast.copy_location(s, stmt) for s in out]
 
     # -- the whole function -------------------------------------------------------------------
     def build(self) -> gast.FunctionDef:
@@ -404,9 +438,13 @@ class ForwardTransform:
             tangents = []
         if isinstance(style, Looped):
             body = self._lanes_entry(style, params) + body + self._lanes_exit(body)
-        body.append(gast.Return(value=gast.Tuple(
-            elts=[result, gast.Tuple(elts=tangents, ctx=gast.Load())], ctx=gast.Load())))
+        returned = [result, gast.Tuple(elts=tangents, ctx=gast.Load())]
         params += self.scratch
+        if self.uses_work:
+            body = self.work.init(WORK) + body
+            returned += self.work.results([WORK])
+            params += self.work.parameters([WORK])
+        body.append(gast.Return(value=gast.Tuple(elts=returned, ctx=gast.Load())))
         args = gast.arguments(args=[S.name(p) for p in params], posonlyargs=[], vararg=None,
                               kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
         for a in args.args:
@@ -420,20 +458,33 @@ class ForwardTransform:
         """Looped: the lane count, and the lanes-last copies of argument tangents."""
         tangents = [t for t in params if t not in self.norm.params]
         out = lane_count(style.lanes, style.width, tangents[0] if tangents else None)
+        entries, copies = [], []
         for p, caller in self.copied.items():
             index = ", ".join("ijklmn"[:self.types[p].ndim])
             out.append(S.comment(f"lanes last: {self.names[0, p]}[{index}, lane] is "
-                                 f"{caller}[lane, {index}] (contiguous lane loops)"))
-            out.append(S.assign(S.name(self.names[0, p], store=True),
-                                lanes_last(caller, self.types[p].ndim)))
+                                 f"{caller}[lane, {index}] (contiguous lane loops), in "
+                                 f"`{self.work.names[WORK]}`"))
+            entries.append((self.names[0, p], S.parse_expr(f"{caller}.size"),
+                            S.parse_expr(f"{caller}.shape[1:] + ({style.lanes},)"), False))
+            copies.append(copy_lanes_last(self.names[0, p], caller, self._indices(p),
+                                          style.lane, style.lanes))
+        if entries:
+            self.uses_work = True
+            out += self.work.carve_shaped(WORK, entries) + copies
         return out
+
+    def _indices(self, p) -> list:
+        """Fresh loop indices, one per axis of the array argument `p`."""
+        return [self.namer.fresh(i) for i in "ijklmn"[:self.types[p].ndim]]
 
     def _lanes_exit(self, body) -> list:
         """Looped: the lanes-last copies the body wrote, back into the caller's arrays."""
         written = set()
         for stmt in body:
             written |= S.stored_names(stmt)
-        out = [copy_back(caller, self.names[0, p], self.types[p].ndim)
+        style = self.styles[0]
+        out = [copy_lanes_last(self.names[0, p], caller, self._indices(p), style.lane,
+                               style.lanes, back=True)
                for p, caller in self.copied.items() if self.names[0, p] in written]
         if out:
             out.insert(0, S.comment("tangents of the written arguments, lanes first again"))

@@ -7,8 +7,9 @@ last, shape (..., W), `a_dot_t[i, lane]`: the W tangents of an element side by s
 lane loop reads and writes contiguous memory and vectorizes.
 
 Local arrays (hoisted values, `np.zeros`, copies) are allocated lanes last. An argument's
-tangents are copied into that layout at entry, and back when the function writes them, when
-that pays: when its elements are read again and again (`reread_arrays`). An argument whose
+tangents are copied into that layout at entry (into the workspace array the caller keeps, so
+no allocation), and back when the function writes them, when that pays: when its elements
+are read again and again (`reread_arrays`). An argument whose
 elements are touched about once per call is used in the caller's layout: a copy would cost as
 much as the strided accesses it saves (seed 002: W=100 lanes of n=100 elements, each read once
 or twice). The lane loops run to `lanes`, set at entry (`lane_count`): a literal W for narrow
@@ -104,7 +105,17 @@ def lanes_first(array: str, ndim: int):
     return S.parse_expr(f"np.ascontiguousarray({array}.transpose({_axes(order)}))")
 
 
-def copy_back(target: str, array: str, ndim: int):
-    """`target[...] = array` in the caller's layout: lanes first again, written in place."""
-    order = [ndim] + list(range(ndim))
-    return S.parse_stmts(f"{target}[...] = {array}.transpose({_axes(order)})")[0]
+def copy_lanes_last(target: str, array: str, indices: list, lane: str, lanes: str,
+                    back: bool = False) -> gast.For:
+    """Loops setting `target[i, ..., lane] = array[lane, i, ...]` (`array` (W, d1, ..., dn),
+    `target` (d1, ..., dn, W)), or the other way round when `back`. Loops, not
+    `target[...] = array.transpose(...)`: numba copies a transposed source into a temporary
+    first (it might overlap the target), an allocation per call."""
+    last = f"{target}[{', '.join(indices + [lane])}]"
+    first = f"{array}[{', '.join([lane] + indices)}]"
+    code = f"{first} = {last}" if back else f"{last} = {first}"
+    loops = [f"for {lane} in range({lanes}):"]
+    for depth, index in reversed(list(enumerate(indices))):
+        loops.insert(0, f"for {index} in range({array}.shape[{depth + 1}]):")
+    source = "\n".join("    " * k + line for k, line in enumerate(loops + [code]))
+    return S.parse_stmts(source)[0]

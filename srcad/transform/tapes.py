@@ -142,6 +142,28 @@ class ArrayTapes(ListTapes):
                                                                 "stop": stop})))
         return out
 
+    def carve_shaped(self, tape: str, entries: list) -> list:
+        """For each (name, length, shape or None, zero) of `entries`, one after the other:
+        `name = work[work_size:work_size + length]` (reshaped to `shape`, zeroed if `zero`),
+        `work_size` advanced past it (numba vector mode: arrays whose lengths differ). Every
+        `length` must be >= 0."""
+        size, name = S.name(self.size(tape)), self.names[tape]
+        total = entries[0][1]
+        for _, length, _, _ in entries[1:]:
+            total = gast.BinOp(left=total, op=gast.Add(), right=length)
+        out = self.reserve(tape, S.clone(total))
+        for array, length, shape, zero in entries:
+            view = S.substitute("work[size:size + length]", {"work": S.name(name), "size": size,
+                                                            "length": length})
+            if shape is not None:
+                view = gast.Call(func=gast.Attribute(value=view, attr="reshape", ctx=gast.Load()),
+                                 args=[S.clone(shape)], keywords=[])
+            out.append(S.assign(S.name(array, store=True), view))
+            if zero:
+                out += S.parse_stmts(f"{array}[:] = 0.0")
+            out.append(self.advance(tape, S.clone(length)))
+        return out
+
     def pop(self, tape: str, target) -> list:
         size = self.size(tape)
         read = gast.Subscript(value=S.name(self.names[tape]), slice=S.name(size), ctx=gast.Load())
