@@ -32,7 +32,7 @@ from srcad.transform.lanes import (
     lanes_last,
     reread_arrays,
 )
-from srcad.transform.tapes import WORK, ArrayTapes
+from srcad.transform.tapes import WORK, ArrayTapes, workspace_group
 
 
 @dataclass(frozen=True)
@@ -388,15 +388,10 @@ class ForwardTransform:
         """Looped: hoisted arrays `a = np.empty(len(range(stop)))`, the group made with `a`
         and their lanes-last tangents, carved from the workspace where the group's first is
         made."""
-        group, stop, never_negative = self.norm.workspace[tname]
-        if tname != group[0]:
+        found = workspace_group(self.norm, tname, self.namer)
+        if found is None:
             return []
-        out = []
-        if not never_negative:  # a negative stop would make negative slice bounds
-            count = self.namer.fresh("count")
-            out.append(S.assign(S.name(count, store=True),
-                                S.call("max", S.clone(stop), S.const(0))))
-            stop = S.name(count)
+        group, stop, clamp = found
         lanes = S.name(self.styles[0].lanes)
         entries = []
         for a in group:
@@ -406,8 +401,8 @@ class ForwardTransform:
                     "stop * lanes", {"stop": stop, "lanes": lanes}), gast.Tuple(
                     elts=[S.clone(stop), S.clone(lanes)], ctx=gast.Load()), True))
         out = [S.comment(f"{', '.join(e[0] for e in entries)}: in `{self.work.names[WORK]}`, "
-                         "kept across calls (no allocation)")] + out
-        out += self.work.carve_shaped(WORK, entries)
+                         "kept across calls (no allocation)")]
+        out += clamp + self.work.carve_shaped(WORK, entries)
         self.uses_work = True
         return [gast.copy_location(s, stmt) for s in out]
 

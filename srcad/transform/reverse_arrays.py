@@ -9,7 +9,7 @@ import gast
 from srcad import syntax as S
 from srcad.rules import lookup_call
 from srcad.transform.inline import resolve_callee
-from srcad.transform.tapes import WORK, ArrayTapes
+from srcad.transform.tapes import WORK, ArrayTapes, workspace_group
 
 
 class ReverseArrays:
@@ -55,16 +55,11 @@ class ReverseArrays:
     def _in_workspace(self, stmt, tname) -> list:
         """Hoisted arrays `a = np.empty(len(range(stop)))` (numba): the group made with `a`,
         and their shadows, carved from the workspace where the group's first is made."""
-        group, stop, never_negative = self.norm.workspace[tname]
-        if tname != group[0]:
+        found = workspace_group(self.norm, tname, self.namer)
+        if found is None:
             return []
+        group, stop, clamp = found
         self.used_tapes.add(WORK)
-        clamp = []
-        if not never_negative:  # a negative stop would make negative slice bounds
-            count = self.namer.fresh("count")
-            clamp = [S.assign(S.name(count, store=True), S.call("max", S.clone(stop),
-                                                                S.const(0)))]
-            stop = S.name(count)
         arrays = [(a, zero) for name in group
                   for a, zero in [(name, False)] + ([(self.bar[name], True)]
                                                     if name in self.bar else [])]

@@ -233,3 +233,19 @@ class _AsPythonFloat(gast.NodeTransformer):
         if isinstance(node.ctx, gast.Load) and self.types.of(node) == "float":
             return gast.Call(func=S.name("float"), args=[node], keywords=[])
         return node
+
+
+def workspace_group(norm, array, namer):
+    """(the hoisted arrays made with `array`, their length, the statements computing it) when
+    `array` is the first of its group (`Normalized.workspace`), else None: a group is carved
+    from the workspace where its first array is made. The length is the inner loop's `stop`,
+    clamped at 0 (a fresh `count`) unless provably >= 0: a negative slice bound would count
+    from the end of the workspace."""
+    group, stop, never_negative = norm.workspace[array]
+    if array != group[0]:
+        return None
+    if never_negative:
+        return group, stop, []
+    count = namer.fresh("count")
+    return group, S.name(count), [S.assign(S.name(count, store=True),
+                                           S.call("max", S.clone(stop), S.const(0)))]
