@@ -16,12 +16,13 @@ from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
 from srcad.parse import parse_function
-from srcad.transform.forward import ForwardTransform, Looped, Scalar, Stacked, Unrolled
+from srcad.transform.forward import ForwardTransform
 from srcad.transform.hoist import hoist_invariants
 from srcad.transform.normalize import normalize
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.optimize import fuse_lane_loops, lane_locals
 from srcad.transform.reverse import ReverseTransform
+from srcad.transform.styles import Looped, Scalar, Stacked, Unrolled
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes
 
 # Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
