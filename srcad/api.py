@@ -323,10 +323,20 @@ def _decorator(mode: Mode):
         if f is None:
             return functools.partial(decorate, **options)
 
+        unknown = set(options) - {"seed", "batch", "backend"}
+        if unknown:
+            raise ArgumentError(f"unknown option {sorted(unknown)[0]!r} of srcad.{mode.name}",
+                                hint="the options are seed, batch and backend")
+        seed, batch = options.get("seed"), options.get("batch")
+        backend = options.get("backend", "python")
+
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
-            if any(isinstance(a, Annotation) for a in args):
-                return autodiff(mode, f, *args, **{**options, **kwargs})
+            for a in args:  # a loop, not any(...): this is every gradient call's first step
+                if isinstance(a, Annotation):
+                    if kwargs:
+                        return autodiff(mode, f, *args, **{**options, **kwargs})
+                    return autodiff(mode, f, *args, seed=seed, batch=batch, backend=backend)
             return f(*args, **kwargs)
 
         wrapper.__srcad_wrapped__ = f

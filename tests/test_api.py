@@ -109,6 +109,26 @@ def test_decorator_with_parentheses_behaves_the_same():
     assert cube_called(srcad.Active(3.0), seed=2.0) == (54.0,)
 
 
+def test_decorator_options_apply_to_every_annotated_call():
+    def square_sum(x):
+        s = 0.0
+        for i in range(len(x)):
+            s += x[i] * x[i]
+        return s
+
+    seeded = srcad.reverse(seed=3.0)(square_sum)
+    x = np.array([1.0, -2.0])
+    for _ in range(2):  # the checked call, then the fast path
+        shadow = np.zeros(2)
+        assert seeded(srcad.Duplicated(x, shadow)) == (None,)
+        np.testing.assert_array_equal(shadow, 3.0 * 2.0 * x)
+    shadow = np.zeros(2)
+    seeded(srcad.Duplicated(x, shadow), seed=-1.0)  # a call's own keyword wins
+    np.testing.assert_array_equal(shadow, -2.0 * x)
+    with pytest.raises(srcad.SrcadError, match="unknown option 'bakend'"):
+        srcad.reverse(bakend="numba")(square_sum)
+
+
 def test_wrapper_source_shows_the_generated_adjoint():
     text = cube.source(srcad.Active(2.0))
     assert text.startswith("def cube_reverse(x, result_bar=1.0):")
