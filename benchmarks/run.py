@@ -229,6 +229,7 @@ NUMBA_ADJ = "numba hand-written adjoint (speed of light)"
 NUMBA_PRIMAL = "numba primal"
 FD = "central differences on the numba primal"
 SRCAD_PREP_GRAD = "srcad.gradient, prepared (issue 4)"
+SRCAD_PREP_GRAD_NUMBA = "srcad.gradient, prepared, numba backend"
 
 
 def section_mixture(suite: Suite, srcad, sizes):
@@ -347,6 +348,17 @@ def mixture_size(suite: Suite, srcad, N, K):
     run_case(suite, S1, case, SRCAD_PREP_GRAD,
              lambda: setup_prepared_gradient(srcad, params.copy(), data.copy()),
              ref=ref, large=large)
+
+    def prepared_numba():
+        installed("numba")
+        return setup_prepared_gradient(srcad, params.copy(), data.copy(), backend="numba")
+
+    run_case(suite, S1, case, SRCAD_PREP_GRAD_NUMBA, prepared_numba, ref=ref, large=large)
+    if not large:
+        for mode in ("reverse", "forward"):
+            count_allocations(suite, f"mixture gradient {mode}", lambda m=mode: (
+                setup_prepared_gradient(srcad, params.copy(), data.copy(), backend="numba",
+                                        mode=m)))
     if not large:
         # Interface overhead is a few percent at most, below this machine's drift between two
         # contenders timed one after the other: time the pair interleaved, call by call.
@@ -410,18 +422,71 @@ def _operators(srcad, *names):
         raise Skip(f"not implemented: {exc}") from None
 
 
-def setup_prepared_gradient(srcad, params, data):
+def setup_prepared_gradient(srcad, params, data, **options):
     gradient, prepare, constant = _operators(srcad, "gradient", "prepare_gradient", "Constant")
     f, out = mixture_loglikelihood, np.zeros_like(params)
-    prep = prepare(f, params, constant(data))
-    return (lambda: gradient(f, params, constant(data), prep=prep, out=out)), np.asarray
+    prep = prepare(f, params, constant(data), **options)
+    def call():
+        return gradient(f, params, constant(data), prep=prep, out=out)
+    call.prep = prep
+    return call, np.asarray
+
+
+def count_allocations(suite: Suite, label, setup):
+    """The issue-5 target "a prepared numba call allocates nothing beyond its results": numba's
+    allocation statistics (NRT) over repeated prepared calls, less the one MemInfo numba makes
+    for each array argument it unboxes. Stored as suite.extra["allocations"][label]."""
+    try:
+        installed("numba")
+        from numba.core.runtime import _nrt_python as nrt
+        call, _ = setup()
+    except (Skip, ImportError):
+        return
+    engine = call.prep.engine
+    arrays = sum(isinstance(v, np.ndarray) for v in engine.flat)
+    nrt.memsys_enable_stats()
+    try:
+        call()
+        call()  # a first call may grow the tapes and the workspace
+        counter = _CountingCalls(engine)
+        before = nrt.memsys_get_stats_alloc()
+        for _ in range(5):
+            call()
+        allocated = nrt.memsys_get_stats_alloc() - before
+        counter.stop()
+    finally:
+        nrt.memsys_disable_stats()
+    # a prepared reverse gradient runs its one compiled call without the engine (plans.py)
+    calls = counter.calls or 5
+    suite.extra.setdefault("allocations", {})[label] = (allocated - arrays * calls) / 5
+
+
+class _CountingCalls:
+    """Counts the calls of an engine's compiled function (a prepared operator may run it
+    several times: once per chunk of lanes, once per row of a reverse jacobian)."""
+
+    def __init__(self, engine):
+        self.engine, self.calls = engine, 0
+        run = engine.run
+
+        def counted(*args, **kwargs):
+            self.calls += 1
+            return run(*args, **kwargs)
+
+        engine.run = counted
+
+    def stop(self):
+        del self.engine.run
 
 
 def setup_prepared_jacobian(srcad, f, y, x, c, J, **options):
     jacobian, prepare, output, cache = _operators(srcad, "jacobian", "prepare_jacobian",
                                                   "Output", "Cache")
     prep = prepare(f, output(y), x, cache(c), **options)
-    return (lambda: jacobian(f, output(y), x, cache(c), prep=prep, out=J)), np.asarray
+    def call():
+        return jacobian(f, output(y), x, cache(c), prep=prep, out=J)
+    call.prep = prep
+    return call, np.asarray
 
 
 def setup_prepared_square_jacobian(srcad, x, J, **options):
@@ -512,6 +577,9 @@ J_CHUNK_STACKED = "srcad vector, chunks of 16, batch='stacked'"
 J_NUMBA = "srcad numba backend, W=100 stacked"
 J_PREPARED = "srcad.jacobian, prepared, in place, default chunk (issue 4)"
 J_PREPARED_100 = "srcad.jacobian, prepared, in place, chunk=100 (issue 4)"
+J_PREPARED_REV = "srcad.jacobian, prepared, in place, reverse mode (one pass per row)"
+J_PREPARED_NUMBA = "srcad.jacobian, prepared, in place, numba backend, forward"
+J_PREPARED_NUMBA_REV = "srcad.jacobian, prepared, in place, numba backend, reverse"
 SQ_RAW = "srcad.autodiff vector W=100 stacked (raw)"
 SQ_PREPARED = "srcad.jacobian, prepared, default chunk (issue 4)"
 SQ_PREPARED_100 = "srcad.jacobian, prepared, chunk=100 (issue 4)"
@@ -585,6 +653,17 @@ def section_jacobian(suite: Suite, srcad):
 
     run_case(suite, S3, case, J_PREPARED, prepared(), ref=ref)
     run_case(suite, S3, case, J_PREPARED_100, prepared(chunk=n), ref=ref)
+    run_case(suite, S3, case, J_PREPARED_REV, prepared(mode="reverse"), ref=ref)
+
+    def prepared_numba(mode):
+        def setup():
+            installed("numba")
+            return prepared(backend="numba", mode=mode)()
+        return setup
+
+    for name, mode in ((J_PREPARED_NUMBA, "forward"), (J_PREPARED_NUMBA_REV, "reverse")):
+        run_case(suite, S3, case, name, prepared_numba(mode), ref=ref)
+        count_allocations(suite, f"seed-002 jacobian {mode}", prepared_numba(mode))
 
     def finite_differences():
         x, y, c, J, _ = buffers()
@@ -785,6 +864,12 @@ def targets(suite: Suite, sizes):
     numba_vec = get(S2, small, V_NUMBA)
     target("numba vector W=12 (one call) / one numba Forward call",
            ratio(numba_vec, get(S2, small, V_NUMBA_ONE)), 3, _why(numba_vec))
+    allocations = suite.extra.get("allocations")
+    if allocations:
+        worst = max(allocations.values())
+        out.append(("allocations inside the compiled code per prepared numba call (numba's "
+                    "NRT statistics; " + ", ".join(allocations) + ")", None, "0", worst == 0,
+                    ", ".join(f"{v:g}" for v in allocations.values())))
     prep = get(S1, small, SRCAD_PREP_GRAD)
     target("prepared srcad.gradient / raw srcad.autodiff reverse, mixture (500, 4), "
            "timed interleaved", suite.extra.get(f"overhead {small}"), 1.05, _why(prep))
