@@ -70,7 +70,15 @@ def test_repeated_autodiff_calls_allocate_nothing(counting):
 
     # params, its shadow, data, the tape and the workspace
     assert counting(call) == 5
-    np.testing.assert_allclose(shadow, mixture_gradient_numpy(params, data), rtol=1e-10)
+    grad = mixture_gradient_numpy(params, data)
+    np.testing.assert_allclose(shadow, grad, rtol=1e-10)
+    # forward mode, one direction: params, its tangent, data and the workspace
+    direction = np.linspace(-1.0, 1.0, params.size)
+    tangents = []
+    assert counting(lambda: tangents.append(srcad.autodiff(
+        srcad.Forward, mixture_loglikelihood, srcad.Duplicated(params, direction), data,
+        backend="numba"))) == 4
+    assert tangents[-1] == pytest.approx(float(grad @ direction), rel=1e-10)
 
 
 @pytest.mark.parametrize("mode", ["forward", "reverse"])

@@ -42,11 +42,12 @@ class ForwardTransform:
         self.result = None
         self.result_tangents = None
         self.copied = {}  # Looped: argument -> the caller's tangent array, copied lanes last
-        # Looped (numba): lanes-last copies and hoisted arrays live in a workspace array passed
-        # in and kept across calls, as in reverse mode (ArrayTapes.carve_shaped)
+        # numba: hoisted arrays (and Looped's lanes-last copies) live in a workspace array
+        # passed in and kept across calls, as in reverse mode (ArrayTapes.carve_shaped)
         self.work, self.uses_work = ArrayTapes(), False
-        if isinstance(styles[0], Looped):
+        if isinstance(styles[0], Looped) or norm.workspace:  # hoisting: numba only
             self.work.bind(self.namer)
+        if isinstance(styles[0], Looped):
             self._lay_out_lanes()
 
     def _lay_out_lanes(self):
@@ -242,7 +243,7 @@ class ForwardTransform:
 
     def array_binding(self, stmt, target, value):
         tname = target.id
-        if tname in self.norm.workspace and isinstance(self.styles[0], Looped):
+        if tname in self.norm.workspace:  # Scalar or Looped: hoisting is numba only
             return self._in_workspace(stmt, tname)
         if tname not in self.active:
             return [stmt]
@@ -272,21 +273,25 @@ class ForwardTransform:
         return out
 
     def _in_workspace(self, stmt, tname) -> list:
-        """Looped: hoisted arrays `a = np.empty(len(range(stop)))`, the group made with `a`
-        and their lanes-last tangents, carved from the workspace where the group's first is
-        made."""
+        """numba: hoisted arrays `a = np.empty(len(range(stop)))`, the group made with `a`
+        and their tangents (Looped: lanes last), carved from the workspace where the group's
+        first is made."""
         found = workspace_group(self.norm, tname, self.namer)
         if found is None:
             return []
         group, stop, clamp = found
-        lanes = S.name(self.styles[0].lanes)
         entries = []
         for a in group:
             entries.append((a, S.clone(stop), None, False))
-            if a in self.active:
+            if a not in self.active:
+                continue
+            if isinstance(self.styles[0], Looped):  # lanes last: (stop, lanes)
+                lanes = S.name(self.styles[0].lanes)
                 entries.append((self.tangent_name(0, a), S.substitute(
                     "stop * lanes", {"stop": stop, "lanes": lanes}), gast.Tuple(
                     elts=[S.clone(stop), S.clone(lanes)], ctx=gast.Load()), True))
+            else:
+                entries.append((self.tangent_name(0, a), S.clone(stop), None, True))
         out = [S.comment(f"{', '.join(e[0] for e in entries)}: in `{self.work.names[WORK]}`, "
                          "kept across calls (no allocation)")]
         out += clamp + self.work.carve_shaped(WORK, entries)
