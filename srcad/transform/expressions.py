@@ -151,9 +151,22 @@ class ExpressionDiff:
         else:
             stmts, (_, temps, rebuild) = [], prepared
 
-        def propagate(node, g):
+        def propagate(node, g, out=stmts):
             if isinstance(node, (gast.Name, gast.Subscript)):
-                stmts.extend(accumulate(node, g))
+                out.extend(accumulate(node, g))
+                return
+            if isinstance(node, gast.IfExp):
+                # `b if t else c`: the seed goes to the taken branch only, in an `if`, so that
+                # the other branch's leaves (`x[k]` with k out of range there) are not touched
+                taken, other = [], []
+                if self.is_active(node.body):
+                    propagate(node.body, g, taken)
+                if self.is_active(node.orelse):
+                    propagate(node.orelse, S.clone(g), other)
+                test = rebuild(node.test)
+                if not taken:
+                    test, taken, other = gast.UnaryOp(op=gast.Not(), operand=test), other, []
+                out.append(gast.If(test=test, body=taken, orelse=other))
                 return
             rule, operands = self.primitive(node)
             active = [(k, o) for k, o in enumerate(operands)
@@ -174,17 +187,17 @@ class ExpressionDiff:
                     key = gast.dump(operand)
                     if key not in done:
                         done.add(key)
-                        propagate(operand, merged[key])
+                        propagate(operand, merged[key], out)
                     continue
                 contribution = self._instance(rule, k, operands, node, g, rebuild)
                 if isinstance(operand, (gast.Name, gast.Subscript)) or S.is_leaf(contribution) \
                         or self._reads_seed_once(operand):
-                    propagate(operand, contribution)  # used once: no temporary needed
+                    propagate(operand, contribution, out)  # used once: no temporary needed
                     continue
                 base = temps.get(id(operand)) or self.primitive(operand)[0].name
                 temp = self.namer.fresh(f"{base}_bar")
-                stmts.append(S.assign(S.name(temp), contribution))
-                propagate(operand, S.name(temp))
+                out.append(S.assign(S.name(temp), contribution))
+                propagate(operand, S.name(temp), out)
 
         if self.is_active(root):
             propagate(root, seed)
@@ -216,6 +229,9 @@ class ExpressionDiff:
             for k, operand in enumerate(operands):
                 if rule.partials[k] is None or not self.is_active(operand):
                     continue
+                if isinstance(node, gast.IfExp):  # no coefficient: `tangent` selects a branch
+                    visit(operand)
+                    continue
                 coef = self._instance(rule, k, operands, node, S.const(1.0), rebuild)
                 if not S.is_leaf(coef) and not _is_negated_leaf(coef):
                     temp = self.namer.fresh(f"{rule.name}_d{rule.operands[k]}")
@@ -242,6 +258,11 @@ class ExpressionDiff:
         def tan(node):
             if isinstance(node, (gast.Name, gast.Subscript)):
                 return leaf_tangent(node)
+            if isinstance(node, gast.IfExp):
+                # `b if t else c`: the taken branch's tangent only (the other branch's leaves,
+                # `x[k]` with k out of range there, are not read)
+                return gast.IfExp(test=rebuild(node.test), body=branch(node.body),
+                                  orelse=branch(node.orelse))
             rule, operands = self.primitive(node)
             terms = [term(rule, k, operands, node, tan(operand))
                      for k, operand in enumerate(operands)
@@ -250,6 +271,9 @@ class ExpressionDiff:
             for t in terms[1:]:
                 total = simplify(gast.BinOp(left=total, op=gast.Add(), right=t))
             return total
+
+        def branch(node):
+            return tan(node) if self.is_active(node) else S.const(0.0)
 
         return tan(root) if self.is_active(root) else None
 
