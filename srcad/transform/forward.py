@@ -43,7 +43,7 @@ class ForwardTransform:
         self.result_tangents = None
         self.copied = {}  # Looped: argument -> the caller's tangent array, copied lanes last
         # numba: hoisted arrays (and Looped's lanes-last copies) live in a workspace array
-        # passed in and kept across calls, as in reverse mode (ArrayTapes.carve_shaped)
+        # passed in and kept across calls, as in reverse mode (ArrayTapes.carve)
         self.work, self.uses_work = ArrayTapes(), False
         if isinstance(styles[0], Looped) or norm.workspace:  # hoisting: numba only
             self.work.bind(self.namer)
@@ -294,7 +294,7 @@ class ForwardTransform:
                 entries.append((self.tangent_name(0, a), S.clone(stop), None, True))
         out = [S.comment(f"{', '.join(e[0] for e in entries)}: in `{self.work.names[WORK]}`, "
                          "kept across calls (no allocation)")]
-        out += clamp + self.work.carve_shaped(WORK, entries)
+        out += clamp + self.work.carve(WORK, entries)
         self.uses_work = True
         return [gast.copy_location(s, stmt) for s in out]
 
@@ -357,7 +357,7 @@ class ForwardTransform:
                                           style.lane, style.lanes))
         if entries:
             self.uses_work = True
-            out += self.work.carve_shaped(WORK, entries) + copies
+            out += self.work.carve(WORK, entries) + copies
         return out
 
     def _indices(self, p) -> list:

@@ -60,12 +60,12 @@ class ReverseArrays:
             return []
         group, stop, clamp = found
         self.used_tapes.add(WORK)
-        arrays = [(a, zero) for name in group
-                  for a, zero in [(name, False)] + ([(self.bar[name], True)]
-                                                    if name in self.bar else [])]
-        out = [S.comment(f"{', '.join(a for a, _ in arrays)}: in "
+        entries = [(a, stop, None, zero) for name in group
+                   for a, zero in [(name, False)] + ([(self.bar[name], True)]
+                                                     if name in self.bar else [])]
+        out = [S.comment(f"{', '.join(e[0] for e in entries)}: in "
                          f"`{self.tapes.names[WORK]}`, kept across calls (no allocation)")]
-        out += clamp + self.tapes.carve(WORK, arrays, stop)
+        out += clamp + self.tapes.carve(WORK, entries)
         return [gast.copy_location(s, stmt) for s in out]
 
 
