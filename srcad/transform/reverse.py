@@ -292,13 +292,13 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                               defaults=[] if self.tapes.parameters(used) else [S.const(1.0)])
         for a in args.args:
             a.ctx = gast.Param()
-        doc = self._docstring(duplicated)
+        doc = self._docstring(duplicated, self.tapes.parameters(used))
         tree = gast.FunctionDef(name=self.name, args=args, body=[S.expr_stmt(S.const(doc))] + body,
                                 decorator_list=[], returns=None, type_comment=None,
                                 type_params=[])
         return ReverseCode(tree, list(dict.fromkeys(self.taped)), used)
 
-    def _docstring(self, duplicated) -> str:
+    def _docstring(self, duplicated, buffers) -> str:
         fn = self.norm.parsed.name
         varied = sorted(p for p in self.norm.params if self.arg_kinds[p] != "const")
         written = set().union(*(S.stored_names(st) for st in self.norm.body))
@@ -316,6 +316,9 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                  "Returns (value, adjoints of the Active arguments).",
                  f"`{self.return_bar}` seeds the return value; the shadows `*_bar` of",
                  "Duplicated arrays are added into."]
+        if buffers:  # numba: tapes and the workspace, arrays the caller keeps across calls
+            lines += [f"{', '.join(f'`{b}`' for b in buffers)}: arrays the caller keeps across "
+                      "calls; each is returned", "when this call grew it, else None."]
         return "\n".join("    " + line if line else "" for line in lines).lstrip() + "\n    "
 
 
