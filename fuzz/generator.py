@@ -1378,6 +1378,21 @@ def generate(seed: int, nests: bool = False) -> Program:
     return Generator(seed, nests).program()
 
 
+def rate_programs(argv, description, count):
+    """(options, (seed, program) for each seed): the command line the rate scripts share
+    (hoist_rate.py, split_rate.py): --count, --seed, --nests, --show."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--count", type=int, default=count)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--nests", action="store_true")
+    parser.add_argument("--show", type=int, default=0)
+    opts = parser.parse_args(argv)
+    seeds = range(opts.seed, opts.seed + opts.count)
+    return opts, ((seed, generate(seed, nests=opts.nests)) for seed in seeds)
+
+
 # --- instrumentation: margins to non-differentiable points ------------------------------------
 
 INSTRUMENT_PRELUDE = '''

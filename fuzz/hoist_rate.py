@@ -10,7 +10,6 @@ Prints the fraction of programs with a hoisted value (and of the loop-nest progr
 
 from __future__ import annotations
 
-import argparse
 import collections
 import os
 import sys
@@ -21,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
-from generator import generate  # noqa: E402
+from generator import rate_programs  # noqa: E402
 from run import load_module  # noqa: E402
 
 from srcad.analysis.types import FLOAT, INT, Array, Types  # noqa: E402
@@ -55,16 +54,10 @@ def hoists(program):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--count", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--nests", action="store_true")
-    parser.add_argument("--show", type=int, default=0)
-    opts = parser.parse_args(argv)
+    opts, programs = rate_programs(argv, __doc__.split("\n")[0], 500)
     counts = collections.Counter()
     shown = 0
-    for seed in range(opts.seed, opts.seed + opts.count):
-        program = generate(seed, nests=opts.nests)
+    for seed, program in programs:
         nest = program.nest
         try:
             hoisted, text = hoists(program)

@@ -18,7 +18,6 @@ backend="numba")`, nothing compiled) and count
 
 from __future__ import annotations
 
-import argparse
 import ast
 import collections
 import os
@@ -31,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
-from generator import generate, make_inputs  # noqa: E402
+from generator import make_inputs, rate_programs  # noqa: E402
 from run import load_module  # noqa: E402
 
 import srcad  # noqa: E402
@@ -78,16 +77,10 @@ def trip_counts(program, values, indices) -> list:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--count", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--nests", action="store_true")
-    parser.add_argument("--show", type=int, default=0)
-    opts = parser.parse_args(argv)
+    opts, programs = rate_programs(argv, __doc__.split("\n")[0], 300)
     counts = collections.Counter()
     shown = 0
-    for seed in range(opts.seed, opts.seed + opts.count):
-        program = generate(seed, nests=opts.nests)
+    for seed, program in programs:
         values = make_inputs(program, np.random.default_rng([seed, 0]))
         module, _ = load_module(program.source)
         counts["programs"] += 1
