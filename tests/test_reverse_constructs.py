@@ -614,6 +614,36 @@ def test_int_truncation_has_no_derivative():
     assert d == pytest.approx(5.0 + 2 * 1.7, rel=1e-12)
 
 
+def guarded_log(x):
+    """The guard idiom: the call in the untaken branch would raise (log of x <= 0)."""
+    return math.log(x) * x if x > 0.0 else 0.5 * x
+
+
+def guarded_nested(x):
+    return math.exp(x) * (math.sqrt(x) if x > 0.5 else -x) if x > -0.5 else math.log(-x)
+
+
+GUARD_CASES = [(guarded_log, -1.0, 0.5), (guarded_log, 0.0, 0.5),
+               (guarded_log, 2.0, math.log(2.0) + 1.0),
+               (guarded_nested, -1.0, -1.0), (guarded_nested, 0.25, -math.exp(0.25) * 1.25),
+               (guarded_nested, 2.0, math.exp(2.0) * (math.sqrt(2.0) + 0.5 / math.sqrt(2.0)))]
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("f, x, expected", GUARD_CASES)
+def test_guarded_calls_follow_the_taken_branch_in_every_mode(f, x, expected, backend):
+    """A conditional expression computes only its taken branch, and so does every derivative
+    of it: the untaken branch's calls are not evaluated (they would raise and be refused as a
+    non-finite derivative)."""
+    (d,) = srcad.autodiff(Reverse, f, Active(x), backend=backend)
+    assert d == pytest.approx(expected, rel=1e-12)
+    assert srcad.autodiff(srcad.Forward, f, Duplicated(x, 1.0),
+                          backend=backend) == pytest.approx(expected, rel=1e-12)
+    lanes = srcad.autodiff(srcad.Forward, f, srcad.BatchDuplicated(x, [1.0, -2.0]),
+                           backend=backend)
+    np.testing.assert_allclose(lanes, [expected, -2.0 * expected], rtol=1e-12)
+
+
 # --- calls to the user's own functions --------------------------------------------------------
 
 def square_plus(a, b):

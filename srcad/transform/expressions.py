@@ -121,14 +121,19 @@ class ExpressionDiff:
                                            for v in value])
             return clone
 
-        def post(node):
-            for child in gast.iter_child_nodes(node):
-                if isinstance(child, gast.expr):
-                    post(child)
+        def post(node, guard=None):
+            if isinstance(node, gast.IfExp):
+                post(node.test, guard)
+                post(node.body, _guarded(guard, rebuild(node.test)))
+                post(node.orelse, _guarded(guard, _negated(rebuild(node.test))))
+            else:
+                for child in gast.iter_child_nodes(node):
+                    if isinstance(child, gast.expr):
+                        post(child, guard)
             if id(node) in needed or (node is root and root_name is not None):
                 rule, _ = self.primitive(node) or (None, None)
                 temp = root_name if node is root and root_name else self.namer.fresh(rule.name)
-                stmts.append(S.assign(S.name(temp), rebuild(node)))
+                stmts.append(S.assign(S.name(temp), _only_if(guard, rebuild(node))))
                 temps[id(node)] = temp
 
         post(root)
@@ -221,7 +226,7 @@ class ExpressionDiff:
         _, _, rebuild = prepared
         stmts, coefs = [], {}
 
-        def visit(node):
+        def visit(node, guard=None):
             prim = self.primitive(node)
             if prim is None:
                 return
@@ -230,15 +235,17 @@ class ExpressionDiff:
                 if rule.partials[k] is None or not self.is_active(operand):
                     continue
                 if isinstance(node, gast.IfExp):  # no coefficient: `tangent` selects a branch
-                    visit(operand)
+                    test = rebuild(node.test)
+                    visit(operand, _guarded(guard, test if operand is node.body
+                                            else _negated(test)))
                     continue
                 coef = self._instance(rule, k, operands, node, S.const(1.0), rebuild)
                 if not S.is_leaf(coef) and not _is_negated_leaf(coef):
                     temp = self.namer.fresh(f"{rule.name}_d{rule.operands[k]}")
-                    stmts.append(S.assign(S.name(temp), coef))
+                    stmts.append(S.assign(S.name(temp), _only_if(guard, coef)))
                     coef = S.name(temp)
                 coefs[id(node), k] = coef
-                visit(operand)
+                visit(operand, guard)
 
         if self.is_active(root):
             visit(root)
@@ -281,3 +288,23 @@ class ExpressionDiff:
 def _is_negated_leaf(node) -> bool:
     return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
         and S.is_leaf(node.operand)
+
+
+# -- conditional expressions: the values of a branch are computed only when it is taken ------
+def _guarded(guard, test):
+    """The condition under which a branch of `... if test else ...` runs, inside `guard`."""
+    if guard is None:
+        return test
+    return gast.BoolOp(op=gast.And(), values=[S.clone(guard), S.clone(test)])
+
+
+def _negated(test):
+    return gast.UnaryOp(op=gast.Not(), operand=S.clone(test))
+
+
+def _only_if(guard, value):
+    """`value if guard else 0.0`: an intermediate of an untaken branch is never computed
+    (`math.log(x) if x > 0.0 else 0.0` at x <= 0 would raise); nothing reads it then."""
+    if guard is None:
+        return value
+    return gast.IfExp(test=S.clone(guard), body=value, orelse=S.const(0.0))
