@@ -22,7 +22,7 @@ from srcad.transform.lanes import (
     reread_arrays,
 )
 from srcad.transform.styles import Looped, Stacked, Unrolled
-from srcad.transform.tapes import WORK, ArrayTapes, workspace_group
+from srcad.transform.tapes import WORK, ArrayTapes
 
 
 class ForwardTransform:
@@ -274,29 +274,23 @@ class ForwardTransform:
 
     def _in_workspace(self, stmt, tname) -> list:
         """numba: hoisted arrays `a = np.empty(len(range(stop)))`, the group made with `a`
-        and their tangents (Looped: lanes last), carved from the workspace where the group's
-        first is made."""
-        found = workspace_group(self.norm, tname, self.namer)
-        if found is None:
-            return []
-        group, stop, clamp = found
-        entries = []
-        for a in group:
-            entries.append((a, S.clone(stop), None, False))
+        and their tangents (Looped: lanes last), carved from the workspace
+        (`ArrayTapes.carve_group`)."""
+        style = self.styles[0]
+
+        def tangents(a, stop):
             if a not in self.active:
-                continue
-            if isinstance(self.styles[0], Looped):  # lanes last: (stop, lanes)
-                lanes = S.name(self.styles[0].lanes)
-                entries.append((self.tangent_name(0, a), S.substitute(
-                    "stop * lanes", {"stop": stop, "lanes": lanes}), gast.Tuple(
-                    elts=[S.clone(stop), S.clone(lanes)], ctx=gast.Load()), True))
-            else:
-                entries.append((self.tangent_name(0, a), S.clone(stop), None, True))
-        out = [S.comment(f"{', '.join(e[0] for e in entries)}: in `{self.work.names[WORK]}`, "
-                         "kept across calls (no allocation)")]
-        out += clamp + self.work.carve(WORK, entries)
-        self.uses_work = True
-        return [gast.copy_location(s, stmt) for s in out]
+                return None
+            if not isinstance(style, Looped):
+                return self.tangent_name(0, a), S.clone(stop), None
+            lanes = S.name(style.lanes)
+            return (self.tangent_name(0, a), S.substitute("stop * lanes", {
+                "stop": stop, "lanes": lanes}), gast.Tuple(elts=[S.clone(stop), lanes],
+                                                           ctx=gast.Load()))
+
+        out = self.work.carve_group(self.norm, tname, self.namer, tangents, stmt)
+        self.uses_work = self.uses_work or bool(out)
+        return out
 
     # -- the whole function -------------------------------------------------------------------
     def build(self) -> gast.FunctionDef:

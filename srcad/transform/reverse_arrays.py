@@ -9,7 +9,7 @@ import gast
 from srcad import syntax as S
 from srcad.rules import lookup_call
 from srcad.transform.inline import resolve_callee
-from srcad.transform.tapes import WORK, ArrayTapes, workspace_group
+from srcad.transform.tapes import WORK, ArrayTapes
 
 
 class ReverseArrays:
@@ -54,19 +54,13 @@ class ReverseArrays:
 
     def _in_workspace(self, stmt, tname) -> list:
         """Hoisted arrays `a = np.empty(len(range(stop)))` (numba): the group made with `a`,
-        and their shadows, carved from the workspace where the group's first is made."""
-        found = workspace_group(self.norm, tname, self.namer)
-        if found is None:
-            return []
-        group, stop, clamp = found
-        self.used_tapes.add(WORK)
-        entries = [(a, stop, None, zero) for name in group
-                   for a, zero in [(name, False)] + ([(self.bar[name], True)]
-                                                     if name in self.bar else [])]
-        out = [S.comment(f"{', '.join(e[0] for e in entries)}: in "
-                         f"`{self.tapes.names[WORK]}`, kept across calls (no allocation)")]
-        out += clamp + self.tapes.carve(WORK, entries)
-        return [gast.copy_location(s, stmt) for s in out]
+        and their shadows, carved from the workspace (`ArrayTapes.carve_group`)."""
+        out = self.tapes.carve_group(
+            self.norm, tname, self.namer,
+            lambda a, stop: (self.bar[a], S.clone(stop), None) if a in self.bar else None, stmt)
+        if out:
+            self.used_tapes.add(WORK)
+        return out
 
 
 def _copied_array(norm, value):

@@ -144,6 +144,32 @@ class ArrayTapes(ListTapes):
                 out += S.parse_stmts(f"{array}[:] = 0.0")
         return out + [self.advance(tape, _sum([e[1] for e in entries]))]
 
+    def carve_group(self, norm, array, namer, derivative, stmt) -> list:
+        """The workspace block of the hoisted arrays made with `array` (`Normalized.workspace`)
+        and their derivatives, where the group's first array is made ([] for the others).
+        `derivative(a, length)` gives (name, length, shape or None) of a's shadow or tangents,
+        or None. The length is the inner loop's `stop`, clamped at 0 (a fresh `count`) unless
+        provably >= 0: a negative slice bound would count from the end of the workspace."""
+        group, stop, never_negative = norm.workspace[array]
+        if array != group[0]:
+            return []
+        clamp = []
+        if not never_negative:
+            count = namer.fresh("count")
+            clamp = [S.assign(S.name(count, store=True),
+                              S.call("max", S.clone(stop), S.const(0)))]
+            stop = S.name(count)
+        entries = []
+        for a in group:
+            entries.append((a, S.clone(stop), None, False))
+            shadow = derivative(a, stop)
+            if shadow is not None:
+                entries.append((*shadow, True))
+        out = [S.comment(f"{', '.join(e[0] for e in entries)}: in `{self.names[WORK]}`, "
+                         "kept across calls (no allocation)")]
+        out += clamp + self.carve(WORK, entries)
+        return [gast.copy_location(s, stmt) for s in out]
+
     def pop(self, tape: str, target) -> list:
         size = self.size(tape)
         read = gast.Subscript(value=S.name(self.names[tape]), slice=S.name(size), ctx=gast.Load())
@@ -213,22 +239,6 @@ class _AsPythonFloat(gast.NodeTransformer):
         if isinstance(node.ctx, gast.Load) and self.types.of(node) == "float":
             return gast.Call(func=S.name("float"), args=[node], keywords=[])
         return node
-
-
-def workspace_group(norm, array, namer):
-    """(the hoisted arrays made with `array`, their length, the statements computing it) when
-    `array` is the first of its group (`Normalized.workspace`), else None: a group is carved
-    from the workspace where its first array is made. The length is the inner loop's `stop`,
-    clamped at 0 (a fresh `count`) unless provably >= 0: a negative slice bound would count
-    from the end of the workspace."""
-    group, stop, never_negative = norm.workspace[array]
-    if array != group[0]:
-        return None
-    if never_negative:
-        return group, stop, []
-    count = namer.fresh("count")
-    return group, S.name(count), [S.assign(S.name(count, store=True),
-                                           S.call("max", S.clone(stop), S.const(0)))]
 
 
 def _sum(terms: list):
