@@ -30,6 +30,7 @@ from srcad.errors import (
     UnsupportedCallError,
     UnsupportedSyntaxError,
 )
+from srcad.function_transforms import grad, hessian, jacfwd, jacrev, value_and_grad
 from srcad.operators import (
     derivative,
     gradient,
@@ -48,7 +49,6 @@ from srcad.operators import (
 )
 from srcad.preparation import PreparationMismatchError
 from srcad.second_order import (
-    hessian,
     hvp,
     prepare_hessian,
     prepare_hvp,
@@ -65,4 +65,4 @@ __all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Dupli
            "value_and_jacobian", "prepare_derivative", "prepare_gradient", "prepare_hessian",
            "prepare_hvp", "prepare_jacobian", "prepare_pullback", "prepare_pushforward",
            "prepare_second_derivative", "prepare_value_and_gradient",
-           "prepare_value_and_jacobian"]
+           "prepare_value_and_jacobian", "grad", "value_and_grad", "jacfwd", "jacrev"]

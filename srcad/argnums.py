@@ -1,0 +1,88 @@
+"""The arguments of the function transforms (srcad/function_transforms.py): `argnums` checked
+and resolved as JAX does (an int or a tuple of ints; negative positions count from the end),
+keyword arguments bound to their positions, and the differentiated arguments checked to be
+floats or float arrays. Every refusal is an `ArgumentError` naming the transform.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from srcad.errors import ArgumentError
+
+
+def looks_like_argnums(value) -> bool:
+    """An int or a tuple of ints: never an operator's input (which is a float or an array)."""
+    if isinstance(value, (tuple, list)):
+        return all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_argnums(transform, argnums, has_aux) -> tuple:
+    """The argnums as a tuple of ints, checked when the transform is made."""
+    if has_aux:
+        raise ArgumentError(f"{transform}: has_aux=True is not supported (srcad differentiates "
+                            "the function's source and cannot differentiate one entry of a "
+                            "returned tuple)", hint="return the value alone and compute the "
+                            "auxiliary data in a separate call")
+    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums) \
+        if isinstance(argnums, (tuple, list)) else None
+    if not positions or not all(isinstance(p, int) and not isinstance(p, bool)
+                                for p in positions):
+        raise ArgumentError(f"{transform}: argnums must be an int or a non-empty tuple of "
+                            f"ints, got {argnums!r}")
+    return positions
+
+
+def resolve_argnums(argnums, positions, count) -> tuple:
+    """The argnums as non-negative positions among `count` positional arguments."""
+    resolved = tuple(p + count if p < 0 else p for p in positions)
+    if any(not 0 <= p < count for p in resolved):
+        raise ArgumentError(f"differentiating with respect to argnums={argnums!r} needs "
+                            f"{max(positions) + 1 if max(positions) >= 0 else -min(positions)} "
+                            f"positional arguments, got {count}")
+    if len(set(resolved)) != len(resolved):
+        raise ArgumentError(f"argnums={argnums!r} names an argument twice")
+    return resolved
+
+
+def bind_keywords(fun, transform, argnums, args, kwargs) -> tuple:
+    """`args` with the keyword arguments bound to their positions (srcad takes positional
+    arguments only); keyword arguments are constants, as in JAX."""
+    if not kwargs:
+        return args
+    try:
+        bound = inspect.signature(fun).bind(*args, **kwargs)
+    except TypeError as err:
+        raise ArgumentError(f"{transform}: {err}") from None
+    bound.apply_defaults()
+    return bound.args
+
+
+def differentiable(value, position, transform):
+    """A float or float array to differentiate with respect to, else ArgumentError."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind != "f":
+            raise ArgumentError(f"{transform}: argument {position} is an array of dtype "
+                                f"{value.dtype}; derivatives need a float array",
+                                hint="convert with x.astype(float)")
+        return value
+    if isinstance(value, (float, np.floating)):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        raise ArgumentError(f"{transform}: argument {position} is an integer ({value!r}); "
+                            "integers have no derivative", hint=f"pass a float, e.g. "
+                            f"{float(value)!r}")
+    raise ArgumentError(f"{transform}: argument {position} must be a float or a float NumPy "
+                        f"array, got {type(value).__name__}",
+                        hint="convert with np.asarray(x, dtype=float)")
+
+
+def signature(args) -> tuple:
+    """What an output's shape may depend on: each argument's kind, shape and dtype, and the
+    value of int and bool arguments."""
+    return tuple((a.shape, a.dtype.str) if isinstance(a, np.ndarray)
+                 else (type(a), a if isinstance(a, (int, np.integer)) else None)
+                 for a in args)

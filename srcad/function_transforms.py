@@ -1,0 +1,369 @@
+"""JAX-style function transforms: `grad`, `value_and_grad`, `jacfwd`, `jacrev`, `hessian`.
+
+Each takes a function and returns a function with the same positional arguments. `argnums`
+says which arguments are differentiated (an int, or a tuple of ints for a tuple of results,
+as in JAX); every other argument is a constant. Keyword arguments are passed to the function
+and never differentiated. So a transformed function drops into code that expects a plain
+callable, such as `scipy.optimize.minimize(f, x0, jac=srcad.grad(f))`.
+
+The transforms only compose the public API: `grad`, `value_and_grad` and `jacrev` are
+reverse-mode `autodiff` calls (one pass for a float output, one pass per output element
+otherwise, every argnum at once), `jacfwd` is one batched forward-mode `autodiff` call over
+the unit vectors of every argnum, and `hessian` is the forward-over-reverse `hessian`
+operator. What they guarantee:
+
+* a differentiated argument must be a float or a float NumPy array (an int is refused with
+  `ArgumentError`, like JAX refuses integer inputs);
+* the derivative with respect to a float is a float, with respect to an array an array
+  shaped like it; a Jacobian has shape `output.shape + input.shape` (JAX's convention);
+* `grad` refuses a function that does not return a float rather than differentiate the sum
+  of its outputs.
+
+`srcad.hessian` is both the operator and the transform: `hessian(f, x, *contexts)` is the
+Hessian at x (the operator form), `hessian(f)` or `hessian(f, argnums=...)` a function (the
+transform form).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from srcad.annotations import (
+    Active,
+    BatchDuplicated,
+    Constant,
+    Duplicated,
+    Forward,
+    ReverseWithPrimal,
+)
+from srcad.api import autodiff
+from srcad.argnums import (
+    bind_keywords,
+    check_argnums,
+    differentiable,
+    looks_like_argnums,
+    resolve_argnums,
+    signature,
+)
+from srcad.errors import ArgumentError
+from srcad.second_order import hessian as hessian_operator
+from srcad.second_order import prepare_hessian
+
+Argnums = int | Sequence[int]
+
+_SHAPE_MEMO_SIZE = 32  # jacrev: output shapes remembered per argument signature
+
+
+def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False, *,
+         backend: str = "python") -> Callable[..., Any]:
+    """A function computing the gradient of the float-valued `fun` (reverse mode).
+
+    Args:
+        fun: a plain Python function srcad can differentiate, returning a float.
+        argnums: the position of the argument to differentiate, or a tuple of positions (the
+            gradient is then a tuple, one entry per position).
+        has_aux: accepted for JAX compatibility; only False is supported.
+        backend: "python" or "numba", as for `srcad.autodiff`.
+
+    Returns:
+        A function of the same arguments as `fun` returning the gradient: a float for a
+        float argument, an array shaped like the argument for an array.
+
+    >>> def f(x, y):
+    ...     return x * x * y
+    >>> grad(f)(3.0, 2.0)
+    12.0
+    >>> grad(f, argnums=(0, 1))(3.0, 2.0)
+    (12.0, 9.0)
+    """
+    value_and_gradient = value_and_grad(fun, argnums, has_aux, backend=backend)
+
+    @functools.wraps(fun)
+    def gradient_of_fun(*args, **kwargs):
+        return value_and_gradient(*args, **kwargs)[1]
+
+    return gradient_of_fun
+
+
+def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False, *,
+                   backend: str = "python") -> Callable[..., Any]:
+    """A function computing `(fun(*args), grad(fun, argnums)(*args))` in one reverse pass.
+
+    Arguments as for `grad`. The value is a float.
+
+    >>> def f(x, y):
+    ...     return x * x * y
+    >>> value_and_grad(f)(3.0, 2.0)
+    (18.0, 12.0)
+    """
+    positions = check_argnums("value_and_grad", argnums, has_aux)
+
+    @functools.wraps(fun)
+    def value_and_gradient_of_fun(*args, **kwargs):
+        args = bind_keywords(fun, "value_and_grad", argnums, args, kwargs)
+        wrt = resolve_argnums(argnums, positions, len(args))
+        annotated = _annotate(args, wrt, "value_and_grad")
+        derivatives, value = _reverse(fun, annotated, 1.0, backend)
+        value = _float_output(value, "grad", fun)
+        gradients = tuple(_derivative(annotated[i], derivatives[i]) for i in wrt)
+        return value, gradients[0] if isinstance(argnums, int) else gradients
+
+    return value_and_gradient_of_fun
+
+
+def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *,
+           backend: str = "python") -> Callable[..., Any]:
+    """A function computing the Jacobian of `fun` in forward mode: one batched forward call
+    propagates a tangent lane per input element (of every argnum at once).
+
+    `fun` returns a float or a float array. The Jacobian with respect to an argument has shape
+    `output.shape + argument.shape`: the gradient for a float output, the derivative for a
+    float argument, a float when both are floats. A tuple `argnums` gives a tuple.
+
+    >>> import numpy as np
+    >>> def f(x):
+    ...     y = np.zeros(2)
+    ...     y[0] = x[0] * x[1]
+    ...     y[1] = 3.0 * x[1]
+    ...     return y
+    >>> jacfwd(f)(np.array([2.0, 5.0]))
+    array([[5., 2.],
+           [0., 3.]])
+    """
+    positions = check_argnums("jacfwd", argnums, has_aux)
+
+    @functools.wraps(fun)
+    def jacobian_of_fun(*args, **kwargs):
+        args = bind_keywords(fun, "jacfwd", argnums, args, kwargs)
+        wrt = resolve_argnums(argnums, positions, len(args))
+        values = [differentiable(args[i], i, "jacfwd") for i in wrt]
+        sizes = [int(np.size(v)) for v in values]
+        width = sum(sizes)
+        if width == 0:  # no tangent lane to run: the Jacobians are empty
+            out_shape = np.shape(_checked_output(fun(*args), "jacfwd", fun))
+            blocks = tuple(np.zeros(out_shape + np.shape(v)) for v in values)
+            return blocks[0] if isinstance(argnums, int) else blocks
+        annotated = list(args)
+        start = 0
+        for i, value, size in zip(wrt, values, sizes):
+            annotated[i] = BatchDuplicated(value, _unit_lanes(value, start, size, width))
+            start += size
+        tangents = _checked_output(autodiff(Forward, fun, *annotated, backend=backend),
+                                   "jacfwd", fun)
+        out_shape = np.shape(tangents)[1:]
+        blocks, start = [], 0
+        for value, size in zip(values, sizes):
+            block = np.moveaxis(tangents[start:start + size], 0, -1)  # out.shape + (size,)
+            blocks.append(_shaped(block.reshape(out_shape + np.shape(value)), value, out_shape))
+            start += size
+        return blocks[0] if isinstance(argnums, int) else tuple(blocks)
+
+    return jacobian_of_fun
+
+
+def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *,
+           backend: str = "python") -> Callable[..., Any]:
+    """A function computing the Jacobian of `fun` in reverse mode: one reverse pass per
+    output element (every argnum at once), one pass in all for a float output.
+
+    Shapes as for `jacfwd`; prefer `jacrev` when the output has fewer elements than the
+    inputs.
+
+    >>> import numpy as np
+    >>> def f(x):
+    ...     y = np.zeros(2)
+    ...     y[0] = x[0] * x[1]
+    ...     y[1] = 3.0 * x[1]
+    ...     return y
+    >>> jacrev(f)(np.array([2.0, 5.0]))
+    array([[5., 2.],
+           [0., 3.]])
+    """
+    positions = check_argnums("jacrev", argnums, has_aux)
+    output_shapes = {}  # argument signature -> the shape of an array output
+
+    @functools.wraps(fun)
+    def jacobian_of_fun(*args, **kwargs):
+        args = bind_keywords(fun, "jacrev", argnums, args, kwargs)
+        wrt = resolve_argnums(argnums, positions, len(args))
+        values = [differentiable(args[i], i, "jacrev") for i in wrt]
+        key = signature(args)
+        out_shape = output_shapes.get(key)
+        if out_shape is None:
+            # one pass with a scalar seed: the gradient for a float output, else the output's
+            # shape (no plain call of fun: under numba the primal in Python may cost more than
+            # the whole Jacobian)
+            annotated = _annotate(args, wrt, "jacrev")
+            derivatives, value = _reverse(fun, annotated, 1.0, backend)
+            if np.ndim(_checked_output(value, "jacrev", fun)) == 0:
+                blocks = tuple(_derivative(annotated[i], derivatives[i]) for i in wrt)
+                return blocks[0] if isinstance(argnums, int) else blocks
+            if len(output_shapes) >= _SHAPE_MEMO_SIZE:
+                output_shapes.clear()
+            out_shape = output_shapes[key] = np.shape(value)
+        blocks = _reverse_rows(fun, args, wrt, values, out_shape, backend)
+        if blocks is None:  # the output's shape changed for the same signature: learn it again
+            del output_shapes[key]
+            return jacobian_of_fun(*args)
+        blocks = [_shaped(b, v, out_shape) for b, v in zip(blocks, values)]
+        return blocks[0] if isinstance(argnums, int) else tuple(blocks)
+
+    return jacobian_of_fun
+
+
+def _reverse_rows(fun, args, wrt, values, out_shape, backend):
+    """The Jacobian blocks (out_shape + argument shape), one reverse pass per output element
+    seeded with its unit vector; None if an output of another shape came back."""
+    m = int(np.prod(out_shape))
+    blocks = [np.zeros(out_shape + np.shape(v), dtype=_dtype(v)) for v in values]
+    rows = [b.reshape((m,) + np.shape(v)) for b, v in zip(blocks, values)]
+    seed = np.zeros(out_shape)
+    flat_seed = seed.reshape(-1)
+    annotated = list(args)
+    for k in range(m):
+        flat_seed[k] = 1.0
+        for i, value, row in zip(wrt, values, rows):
+            # an array argument's gradient accumulates straight into its row of the block
+            annotated[i] = Duplicated(value, row[k]) if isinstance(value, np.ndarray) \
+                else Active(value)
+        derivatives, value = _reverse(fun, annotated, seed, backend)
+        if np.shape(value) != out_shape:
+            return None
+        for i, value, row in zip(wrt, values, rows):
+            if not isinstance(value, np.ndarray):
+                row[k] = derivatives[i]
+        flat_seed[k] = 0.0
+    return blocks
+
+
+def _hessian_transform(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
+                       *, backend: str = "python") -> Callable[..., Any]:
+    positions = check_argnums("hessian", argnums, has_aux)
+    if len(positions) != 1:
+        raise ArgumentError(f"hessian with argnums={argnums!r}: the blocks between two "
+                            "different arguments are not available",
+                            hint="differentiate with respect to one argument (pack several "
+                            "inputs into one array)")
+    preparations = {}  # argument signature -> the operator's preparation
+
+    @functools.wraps(fun)
+    def hessian_of_fun(*args, **kwargs):
+        args = bind_keywords(fun, "hessian", argnums, args, kwargs)
+        (i,) = resolve_argnums(argnums, positions, len(args))
+        differentiable(args[i], i, "hessian")
+        operands = [a if j == i else Constant(a) for j, a in enumerate(args)]
+        key = signature(args)
+        if key not in preparations:
+            if len(preparations) >= _SHAPE_MEMO_SIZE:
+                preparations.clear()
+            preparations[key] = prepare_hessian(fun, *operands, backend=backend)
+        H = hessian_operator(fun, *operands, prep=preparations[key], backend=backend)
+        if not isinstance(args[i], np.ndarray):
+            H = float(H[0, 0])
+        else:
+            H = H.reshape(np.shape(args[i]) * 2)
+        return H if isinstance(argnums, int) else ((H,),)
+
+    return hessian_of_fun
+
+
+def hessian(fun: Callable[..., Any], *args: Any, **options: Any) -> Any:
+    """The Hessian of a float-valued function: as an operator or as a transform.
+
+    * `hessian(f, x, *contexts, prep=None, out=None, chunk=None, backend="python")`, the
+      operator form (one bare argument, the others `Constant`/`Cache`), is the Hessian at x:
+      an `(n, n)` array over x's C-ordered flattening.
+    * `hessian(f, argnums=0, has_aux=False, backend="python")`, the transform form (JAX's
+      `jax.hessian`), returns a function of f's arguments; the Hessian with respect to an
+      array argument has shape `x.shape + x.shape`, with respect to a float it is a float.
+      One argnum only (`argnums=(i,)` gives `((H,),)` as in JAX).
+
+    Both run srcad's forward mode over its own reverse code (python backend only).
+
+    >>> import numpy as np
+    >>> def f(x):
+    ...     return x[0] ** 2 * x[1]
+    >>> hessian(f)(np.array([1.0, 3.0]))
+    array([[6., 2.],
+           [2., 0.]])
+    >>> hessian(f, np.array([1.0, 3.0]))
+    array([[6., 2.],
+           [2., 0.]])
+    """
+    if not args or (len(args) == 1 and looks_like_argnums(args[0])):
+        # no point given (an int or a tuple of ints is never an operator's input)
+        return _hessian_transform(fun, *args, **options)
+    return hessian_operator(fun, *args, **options)
+
+
+# -- the results -------------------------------------------------------------------------------
+def _annotate(args, wrt, transform) -> list:
+    """`args` with the differentiated ones annotated for reverse mode (fresh zero shadows)."""
+    annotated = list(args)
+    for i in wrt:
+        value = differentiable(args[i], i, transform)
+        annotated[i] = Duplicated(value, np.zeros_like(value)) \
+            if isinstance(value, np.ndarray) else Active(value)
+    return annotated
+
+
+def _reverse(fun, annotated, seed, backend):
+    return autodiff(ReverseWithPrimal, fun, *annotated, seed=seed, backend=backend)
+
+
+def _derivative(annotation, derivative):
+    """A reverse pass's derivative for one argument: its shadow for an array."""
+    if isinstance(annotation, Duplicated):
+        return annotation.shadow
+    return float(derivative)
+
+
+def _where(fun) -> dict:
+    """The file and line of `fun`, for a refusal about what it returns."""
+    code = getattr(getattr(fun, "__srcad_wrapped__", fun), "__code__", None)
+    return {} if code is None else {"filename": code.co_filename, "line": code.co_firstlineno}
+
+
+def _float_output(value, transform, fun) -> float:
+    if isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, np.ndarray) and value.shape == ():
+        return float(value)
+    shape = f"an array of shape {value.shape}" if isinstance(value, np.ndarray) \
+        else type(value).__name__
+    raise ArgumentError(f"{transform} needs a function returning a float, got {shape}",
+                        hint="use jacfwd or jacrev for functions returning arrays",
+                        **_where(fun))
+
+
+def _checked_output(value, transform, fun):
+    if value is None or not (isinstance(value, (float, int, np.floating, np.integer, np.ndarray))
+                             and not isinstance(value, bool)):
+        raise ArgumentError(f"{transform} needs a function returning a float or a float array, "
+                            f"got {type(value).__name__}", **_where(fun))
+    return value
+
+
+def _unit_lanes(value, start, size, width):
+    """The seeds of one argument in a batch of `width` lanes: lanes start..start+size-1 are
+    its unit vectors, the others zero."""
+    if not isinstance(value, np.ndarray):
+        return [1.0 if k == start else 0.0 for k in range(width)]
+    lanes = np.zeros((width, size), dtype=value.dtype)
+    lanes[start:start + size] = np.eye(size, dtype=value.dtype)
+    return lanes.reshape((width,) + value.shape)
+
+
+def _shaped(block, value, out_shape):
+    """A Jacobian block; a float when both the output and the argument are floats."""
+    if out_shape == () and not isinstance(value, np.ndarray):
+        return float(block)
+    return block
+
+
+def _dtype(value):
+    return value.dtype if isinstance(value, np.ndarray) else np.float64
