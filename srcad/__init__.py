@@ -7,6 +7,7 @@
 (6.0, 2.0)
 """
 
+from srcad._version import __version__ as __version__
 from srcad.annotations import (
     Active,
     BatchDuplicated,
