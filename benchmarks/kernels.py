@@ -1,6 +1,6 @@
 """The functions the benchmark suite races, outside the harness.
 
-Everything here is plain code with no timing logic: the seed-problem functions in the form a
+Everything here is plain code with no timing logic: the benchmark problems in the form a
 srcad user writes them, the vectorized forms JAX and autograd need, a hand-written numba adjoint
 (the "speed of light" reference) and exact reference derivatives for checking.
 
@@ -15,12 +15,12 @@ import math
 import numpy as np
 
 # --------------------------------------------------------------------------------------------
-# Seed 003: the mixture log-likelihood
+# The Gaussian-mixture log-likelihood
 # --------------------------------------------------------------------------------------------
 
 
 def mixture_loglikelihood_inline(params, data):
-    """Seed 003 exactly as in seed-problems.md: plain loops, `math.exp` inline (no helper)."""
+    """The mixture log-likelihood with plain loops and `math.exp` inline (no helper)."""
     K = len(params) // 3
     total = 0.0
     for n in range(len(data)):
@@ -146,11 +146,11 @@ def make_autograd_mixture():
 
 
 # --------------------------------------------------------------------------------------------
-# Seed 002: in-place function with a scratch cache
+# An in-place function with a scratch cache
 # --------------------------------------------------------------------------------------------
 
 
-def seed002_f(y, x, c):
+def scratch_cache_f(y, x, c):
     """Writes y in place; c is scratch storage whose content on entry does not matter."""
     for i in range(len(x)):
         c[i] = x[i]
@@ -162,8 +162,8 @@ def seed002_f(y, x, c):
         y[i] = 2.0 * c[i] + 1.0
 
 
-def seed002_jacobian_reference(x):
-    """Exact dy/dx of `seed002_f` (J[i, j] = dy_i / dx_j), by the recurrence
+def scratch_cache_jacobian_reference(x):
+    """Exact dy/dx of `scratch_cache_f` (J[i, j] = dy_i / dx_j), by the recurrence
     dc_i = exp(x_i) e_i + sin(c_{i-1}) dc_{i-1} for 0 < i < n-1 (c_0 and c_{n-1} are zeroed)."""
     n = len(x)
     c = np.zeros(n)
@@ -175,7 +175,7 @@ def seed002_jacobian_reference(x):
     return 2.0 * dc
 
 
-def seed002_central_differences(f, y, x, c, J, h_rel=6e-6):
+def inplace_central_differences(f, y, x, c, J, h_rel=6e-6):
     """Central finite-difference jacobian of the in-place `f(y, x, c)`, written into J."""
     xp = x.copy()
     up = np.empty_like(y)
@@ -191,11 +191,11 @@ def seed002_central_differences(f, y, x, c, J, h_rel=6e-6):
 
 
 # --------------------------------------------------------------------------------------------
-# Seed 000: the wrapper must cost nothing
+# An elementwise square: the wrapper must cost nothing
 # --------------------------------------------------------------------------------------------
 
 
-def seed000_square(x):
+def square(x):
     y = np.empty(len(x))
     for i in range(len(x)):
         y[i] = x[i] ** 2

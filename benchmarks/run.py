@@ -1,10 +1,10 @@
-"""Side-by-side benchmark suite for srcad (issue 5). Run with `make bench`.
+"""Side-by-side benchmark suite for srcad. Run with `make bench`.
 
     .venv/bin/python benchmarks/run.py            # full run, writes docs/benchmarks.md (+ .png)
     .venv/bin/python benchmarks/run.py --quick    # smoke run: few repeats, writes nothing
     .venv/bin/python benchmarks/run.py --pin 0    # pin the process to CPU 0 first
 
-Method (the seed-000 lesson: benchmark honestly):
+Method (benchmark honestly):
 - every contender gets the same data, built once per problem size;
 - every contender's derivative is checked against an exact reference before it is timed; one
   that disagrees is reported as DISAGREES and not timed;
@@ -213,11 +213,11 @@ def ms(seconds):
 
 
 # --------------------------------------------------------------------------------------------
-# Section 1: seed-003 mixture gradient
+# Section 1: Gaussian-mixture log-likelihood gradient
 # --------------------------------------------------------------------------------------------
 
-S1 = "1. seed-003 mixture gradient"
-PY_PRIMAL = "python primal, seed form (inline math.exp)"
+S1 = "1. Gaussian-mixture log-likelihood gradient"
+PY_PRIMAL = "python primal (inline math.exp)"
 PY_PRIMAL_HELPER = "python primal, examples/mixture.py (normal_pdf helper)"
 SRCAD_REV = "srcad reverse, python backend"
 SRCAD_VEC = "srcad forward vector W=3K, python backend"
@@ -228,7 +228,7 @@ NUMPY = "NumPy hand-written analytic gradient"
 NUMBA_ADJ = "numba hand-written adjoint (speed of light)"
 NUMBA_PRIMAL = "numba primal"
 FD = "central differences on the numba primal"
-SRCAD_PREP_GRAD = "srcad.gradient, prepared (issue 4)"
+SRCAD_PREP_GRAD = "srcad.gradient, prepared"
 SRCAD_PREP_GRAD_NUMBA = "srcad.gradient, prepared, numba backend"
 
 
@@ -410,8 +410,8 @@ def _unroll_max():
 
 
 # --------------------------------------------------------------------------------------------
-# Prepared operators (issue 4). Each is ONE function written against the API of issue 4; until
-# srcad has the operator, the AttributeError makes the contender "skipped (not implemented)".
+# Prepared operators. Each is ONE function written against the operator API; where
+# srcad lacks the operator, the AttributeError makes the contender "skipped (not implemented)".
 # --------------------------------------------------------------------------------------------
 
 
@@ -491,7 +491,7 @@ def setup_prepared_jacobian(srcad, f, y, x, c, J, **options):
 
 def setup_prepared_square_jacobian(srcad, x, J, **options):
     jacobian, prepare = _operators(srcad, "jacobian", "prepare_jacobian")
-    f = kernels.seed000_square
+    f = kernels.square
     prep = prepare(f, x, **options)
     return (lambda: jacobian(f, x, prep=prep, out=J)), np.asarray
 
@@ -566,23 +566,23 @@ def section_vector(suite: Suite, srcad):
 
 
 # --------------------------------------------------------------------------------------------
-# Section 3: seed-002 in-place jacobian
+# Section 3: in-place jacobian with a scratch cache
 # --------------------------------------------------------------------------------------------
 
-S3 = "3. seed-002 in-place jacobian dy/dx, n=100"
+S3 = "3. in-place jacobian with a scratch cache, dy/dx, n=100"
 J_STACKED = "srcad vector W=100 stacked (one call)"
 J_SEPARATE = "srcad 100 separate Forward calls"
 J_CHUNK = "srcad vector, chunks of 16 (default strategy: unrolled)"
 J_CHUNK_STACKED = "srcad vector, chunks of 16, batch='stacked'"
 J_NUMBA = "srcad numba backend, W=100 stacked"
-J_PREPARED = "srcad.jacobian, prepared, in place, default chunk (issue 4)"
-J_PREPARED_100 = "srcad.jacobian, prepared, in place, chunk=100 (issue 4)"
+J_PREPARED = "srcad.jacobian, prepared, in place, default chunk"
+J_PREPARED_100 = "srcad.jacobian, prepared, in place, chunk=100"
 J_PREPARED_REV = "srcad.jacobian, prepared, in place, reverse mode (one pass per row)"
 J_PREPARED_NUMBA = "srcad.jacobian, prepared, in place, numba backend, forward"
 J_PREPARED_NUMBA_REV = "srcad.jacobian, prepared, in place, numba backend, reverse"
 SQ_RAW = "srcad.autodiff vector W=100 stacked (raw)"
-SQ_PREPARED = "srcad.jacobian, prepared, default chunk (issue 4)"
-SQ_PREPARED_100 = "srcad.jacobian, prepared, chunk=100 (issue 4)"
+SQ_PREPARED = "srcad.jacobian, prepared, default chunk"
+SQ_PREPARED_100 = "srcad.jacobian, prepared, chunk=100"
 J_FD = "central differences on the python f"
 J_PRIMAL = "python primal f (one call, for scale)"
 
@@ -592,8 +592,8 @@ def section_jacobian(suite: Suite, srcad):
     n = 100
     case = f"n={n}"
     x0 = np.random.default_rng(2).random(n)
-    ref = kernels.seed002_jacobian_reference(x0)
-    f = kernels.seed002_f
+    ref = kernels.scratch_cache_jacobian_reference(x0)
+    f = kernels.scratch_cache_f
     autodiff, fwd = srcad.autodiff, srcad.Forward
     dup, batch = srcad.Duplicated, srcad.BatchDuplicated
 
@@ -663,11 +663,11 @@ def section_jacobian(suite: Suite, srcad):
 
     for name, mode in ((J_PREPARED_NUMBA, "forward"), (J_PREPARED_NUMBA_REV, "reverse")):
         run_case(suite, S3, case, name, prepared_numba(mode), ref=ref)
-        count_allocations(suite, f"seed-002 jacobian {mode}", prepared_numba(mode))
+        count_allocations(suite, f"scratch-cache jacobian {mode}", prepared_numba(mode))
 
     def finite_differences():
         x, y, c, J, _ = buffers()
-        fd = kernels.seed002_central_differences
+        fd = kernels.inplace_central_differences
         return (lambda: fd(f, y, x, c, J)), np.asarray
 
     run_case(suite, S3, case, J_FD, finite_differences, ref=ref, tol=TOL_FD,
@@ -679,13 +679,13 @@ def section_jacobian(suite: Suite, srcad):
 
     run_case(suite, S3, case, J_PRIMAL, primal)
 
-    # Seed 000 (interface overhead) needs the prepared operator; the raw path is measured now.
-    case0 = "seed-000 x**2, n=100"
+    # The elementwise square (interface overhead): the raw path and the prepared operator.
+    case0 = "elementwise x**2, n=100"
     x1 = np.random.default_rng(0).random(n)
     ref0 = np.diag(2.0 * x1)
 
     def raw_square():
-        x, eye, g = x1.copy(), np.eye(n), kernels.seed000_square
+        x, eye, g = x1.copy(), np.eye(n), kernels.square
         return (lambda: autodiff(fwd, g, batch(x, eye), batch="stacked")), np.asarray
 
     run_case(suite, S3, case0, SQ_RAW, raw_square, ref=ref0,
@@ -822,7 +822,7 @@ def targets(suite: Suite, sizes):
         target(f"srcad reverse (python) / python primal, same function (helper form), {case}"
                + (", timed interleaved" if interleaved else ""),
                interleaved or ratio(rev, get(S1, case, PY_PRIMAL_HELPER)), 3)
-        out.append((f"srcad reverse (python) / python primal, seed inline form, {case}",
+        out.append((f"srcad reverse (python) / python primal, inline form, {case}",
                     ratio(rev, get(S1, case, PY_PRIMAL)), "(information)", None, ""))
     target("vector W=12 (one call) / 12 separate Forward calls, mixture (500, 4), "
            "timed interleaved", suite.extra.get("vector vs separate"), 0.7)
@@ -832,9 +832,9 @@ def targets(suite: Suite, sizes):
     out.append(("vector W=12 (one call) / one Forward call, python backend",
                 ratio(get(S2, small, V_DEFAULT), get(S2, small, V_ONE)), "(information)", None,
                 ""))
-    target("vector W=100 stacked / 100 separate Forward calls, seed-002 (n=100)",
+    target("vector W=100 stacked / 100 separate Forward calls, scratch-cache jacobian (n=100)",
            ratio(get(S3, "n=100", J_STACKED), get(S3, "n=100", J_SEPARATE)), 0.15)
-    out.append(("chunks of 16 / 100 separate Forward calls, seed-002 (n=100)",
+    out.append(("chunks of 16 / 100 separate Forward calls, scratch-cache jacobian (n=100)",
                 ratio(get(S3, "n=100", J_CHUNK), get(S3, "n=100", J_SEPARATE)), "(information)",
                 None, ""))
     fresh = suite.extra.get("fresh reverse, python backend")
@@ -873,15 +873,16 @@ def targets(suite: Suite, sizes):
     prep = get(S1, small, SRCAD_PREP_GRAD)
     target("prepared srcad.gradient / raw srcad.autodiff reverse, mixture (500, 4), "
            "timed interleaved", suite.extra.get(f"overhead {small}"), 1.05, _why(prep))
-    sq = get(S3, "seed-000 x**2, n=100", SQ_PREPARED_100)
-    out.append(("prepared srcad.jacobian chunk=100 / raw autodiff W=100 stacked, seed-000 x**2",
-                ratio(sq, get(S3, "seed-000 x**2, n=100", SQ_RAW)), "(information)", None,
+    sq = get(S3, "elementwise x**2, n=100", SQ_PREPARED_100)
+    out.append(("prepared srcad.jacobian chunk=100 / raw autodiff W=100 stacked, elementwise x**2",
+                ratio(sq, get(S3, "elementwise x**2, n=100", SQ_RAW)), "(information)", None,
                 _why(sq)))
     jp = get(S3, "n=100", J_PREPARED)
-    out.append(("prepared srcad.jacobian (default chunk) / raw W=100 stacked, seed-002",
+    out.append(("prepared srcad.jacobian (default chunk) / raw W=100 stacked, "
+                "scratch-cache jacobian",
                 ratio(jp, get(S3, "n=100", J_STACKED)), "(information)", None, _why(jp)))
     jp = get(S3, "n=100", J_PREPARED_100)
-    out.append(("prepared srcad.jacobian chunk=100 / raw W=100 stacked, seed-002",
+    out.append(("prepared srcad.jacobian chunk=100 / raw W=100 stacked, scratch-cache jacobian",
                 ratio(jp, get(S3, "n=100", J_STACKED)), "(information)", None, _why(jp)))
     return [t for t in out if t[1] is not None or t[3] is not None or t[4]]
 
@@ -967,7 +968,8 @@ def markdown(suite: Suite, info, sizes, wall):
         lines.append(f"| {desc} | {shown} | {goal} | {verdict} |")
     lines.append("")
 
-    lines += [f"## {S1}", "", "Median us per call (ratio to the python primal, seed form).", ""]
+    lines += [f"## {S1}", "", "Median us per call (ratio to the python primal, inline math.exp).",
+              ""]
     cases = [f"N={N}, K={K}" for N, K in sizes]
     lines += ["| method | " + " | ".join(cases) + " |", "|---|" + "---|" * len(cases)]
     names = list(dict.fromkeys(r.name for r in suite.rows if r.section == S1))
@@ -991,7 +993,7 @@ def markdown(suite: Suite, info, sizes, wall):
         lines += [f"## {section}", ""]
         for case in dict.fromkeys(r.case for r in suite.rows if r.section == section):
             base = {S2: [V_SEPARATE, V_ONE], S3: [J_SEPARATE, J_PRIMAL]}[section]
-            if case.startswith("seed-000"):
+            if case.startswith("elementwise"):
                 base = [SQ_RAW]
             lines += _detail_table(suite, section, case, base)
 
@@ -1015,8 +1017,8 @@ def markdown(suite: Suite, info, sizes, wall):
               "- Same data for every contender (`make_problem` of examples/mixture.py, seed 42).",
               f"- Every derivative is checked before timing: max abs error <= {TOL:g} x max "
               f"|reference| (finite differences: {TOL_FD:g}); references are the NumPy analytic "
-              "gradient (seed 003) and the exact recurrence (seed 002). A contender that "
-              "disagrees is reported and not timed.",
+              "gradient (mixture) and the exact recurrence (scratch-cache jacobian). A contender "
+              "that disagrees is reported and not timed.",
               "- Timed closures bind functions and data as locals; the first call is timed "
               "separately; warm-up calls follow; the median (and min) over samples is reported.",
               "- srcad reverse zeroes `dparams` inside the timed call (it accumulates). JAX runs "
@@ -1065,7 +1067,8 @@ def chart(suite: Suite, sizes, path):
         ax.barh([r.name for r in rows], [r.median * 1e6 for r in rows], color=colors)
         ax.set_xscale("log")
         ax.invert_yaxis()
-        ax.set_title(f"seed-003 mixture gradient, {case} (median us, log scale)", fontsize=10)
+        ax.set_title(f"Gaussian-mixture log-likelihood gradient, {case} (median us, log scale)",
+                     fontsize=10)
         ax.tick_params(axis="y", labelsize=8)
         for i, r in enumerate(rows):
             ax.text(r.median * 1e6, i, f" {us(r.median)}", va="center", fontsize=7)

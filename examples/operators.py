@@ -1,4 +1,5 @@
-"""Operators with preparation (issue 4): seeds 002 and 000, and a Hessian-vector product.
+"""Operators with preparation: an in-place jacobian with a scratch cache, the jacobian of an
+elementwise square, and a Hessian-vector product.
 
 Run with ``.venv/bin/python examples/operators.py``.
 """
@@ -13,7 +14,7 @@ from srcad import Cache, Constant, Output
 
 
 def f(y, x, c):
-    """Seed 002: writes y in place; c is scratch storage whose content on entry does not
+    """Writes y in place; c is scratch storage whose content on entry does not
     matter."""
     for i in range(len(x)):
         c[i] = x[i]
@@ -26,7 +27,7 @@ def f(y, x, c):
 
 
 def square(x):
-    """Seed 000."""
+    """The elementwise square of x, a new array."""
     y = np.empty(len(x))
     for i in range(len(x)):
         y[i] = x[i] ** 2
@@ -43,14 +44,15 @@ def energy(x, k):
     return s
 
 
-def seed_002():
+def scratch_cache_jacobian():
     n = 100
     rng = np.random.default_rng(0)
     x = rng.random(n)
     y, c, J = np.zeros(n), np.zeros(n), np.zeros((n, n))
     # transform, compile, pick mode and chunk, allocate every seed and shadow: once
     prep = srcad.prepare_jacobian(f, Output(y), x, Cache(c))
-    print(f"seed 002: prepared {prep.operator} in {prep.mode} mode, chunk {prep.chunk}")
+    print(f"in-place jacobian with a scratch cache: prepared {prep.operator} in {prep.mode} "
+          f"mode, chunk {prep.chunk}")
     runs = 50
     start = time.perf_counter()
     for _ in range(runs):
@@ -72,10 +74,10 @@ def seed_002():
     print(f"  max |J - finite differences| = {np.max(np.abs(J - fd)):.1e}")
 
 
-def seed_000():
+def square_jacobian():
     x = np.linspace(-1.0, 1.0, 100)
     J = srcad.jacobian(square, x)
-    print(f"seed 000: jacobian of square is diagonal 2x: {np.allclose(J, np.diag(2 * x))}")
+    print(f"jacobian of the elementwise square is diagonal 2x: {np.allclose(J, np.diag(2 * x))}")
     prep = srcad.prepare_jacobian(square, x)
     out = np.empty((100, 100))
     srcad.jacobian(square, x, prep=prep, out=out)
@@ -100,6 +102,6 @@ def hessian_vector_product():
 
 
 if __name__ == "__main__":
-    seed_002()
-    seed_000()
+    scratch_cache_jacobian()
+    square_jacobian()
     hessian_vector_product()

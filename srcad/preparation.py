@@ -198,9 +198,10 @@ NUMBA_MAX_CHUNK = 256
 
 def choose_chunk(n, chunk, backend="python"):
     """Lanes per call. python: min(n, 16) lanes unrolled into floats, so a prepared call
-    allocates no arrays (chunk > 16 keeps lanes in NumPy vectors: on seed 002, n = 100, one
-    call of 100 lanes is ~9x faster than 7 calls of 16, but every operation allocates).
-    numba: min(n, 256) lanes in arrays, looped over; no temporaries either way."""
+    allocates no arrays (chunk > 16 keeps lanes in NumPy vectors: on the scratch-cache
+    jacobian, n = 100, one call of 100 lanes is ~9x faster than 7 calls of 16, but every
+    operation allocates). numba: min(n, 256) lanes in arrays, looped over; no temporaries
+    either way."""
     if chunk is not None:
         return max(1, int(chunk))
     return max(1, min(n, NUMBA_MAX_CHUNK if backend == "numba" else UNROLL_MAX_WIDTH))

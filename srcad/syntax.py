@@ -17,7 +17,7 @@ Node = gast.AST
 
 def clone(node):
     """A deep copy of a tree (or a list of trees). ~6x faster than `copy.deepcopy`, which
-    otherwise takes a third of a transformation's time (the first-call target, issue 5)."""
+    otherwise takes a third of a transformation's time (the first call's cost counts)."""
     if type(node) is list:
         return [clone(n) for n in node]
     if not isinstance(node, ast.AST):

@@ -11,9 +11,10 @@ tangents are copied into that layout at entry (into the workspace array the call
 no allocation), and back when the function writes them, when that pays: when its elements
 are read again and again (`reread_arrays`). An argument whose
 elements are touched about once per call is used in the caller's layout: a copy would cost as
-much as the strided accesses it saves (seed 002: W=100 lanes of n=100 elements, each read once
-or twice). The lane loops run to `lanes`, set at entry (`lane_count`): a literal W for narrow
-batches, the first axis of the caller's array from `MIN_COUNTED_LANES` lanes on.
+much as the strided accesses it saves (the scratch-cache jacobian: W=100 lanes of n=100
+elements, each read once or twice). The lane loops run to `lanes`, set at entry
+(`lane_count`): a literal W for narrow batches, the first axis of the caller's array from
+`MIN_COUNTED_LANES` lanes on.
 """
 
 from __future__ import annotations
