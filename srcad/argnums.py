@@ -33,6 +33,8 @@ def check_argnums(transform, argnums, has_aux) -> tuple:
                                 for p in positions):
         raise ArgumentError(f"{transform}: argnums must be an int or a non-empty tuple of "
                             f"ints, got {argnums!r}")
+    if len(set(positions)) != len(positions):
+        raise ArgumentError(f"{transform}: argnums={argnums!r} names an argument twice")
     return positions
 
 

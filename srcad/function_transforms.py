@@ -49,7 +49,7 @@ from srcad.argnums import (
     resolve_argnums,
     signature,
 )
-from srcad.errors import ArgumentError
+from srcad.errors import ActivityError, ArgumentError
 from srcad.second_order import hessian as hessian_operator
 from srcad.second_order import prepare_hessian
 
@@ -80,11 +80,13 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
     >>> grad(f, argnums=(0, 1))(3.0, 2.0)
     (12.0, 9.0)
     """
-    value_and_gradient = value_and_grad(fun, argnums, has_aux, backend=backend)
+    value_and_gradients = _reverse_gradients(fun, "grad", argnums, has_aux, backend)
+    single = isinstance(argnums, int)
 
     @functools.wraps(fun)
     def gradient_of_fun(*args, **kwargs):
-        return value_and_gradient(*args, **kwargs)[1]
+        gradients = value_and_gradients(args, kwargs)[1]
+        return gradients[0] if single else gradients
 
     return gradient_of_fun
 
@@ -100,19 +102,33 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
     >>> value_and_grad(f)(3.0, 2.0)
     (18.0, 12.0)
     """
-    positions = check_argnums("value_and_grad", argnums, has_aux)
+    value_and_gradients = _reverse_gradients(fun, "value_and_grad", argnums, has_aux, backend)
+    single = isinstance(argnums, int)
 
     @functools.wraps(fun)
     def value_and_gradient_of_fun(*args, **kwargs):
-        args = bind_keywords(fun, "value_and_grad", argnums, args, kwargs)
-        wrt = resolve_argnums(argnums, positions, len(args))
-        annotated = _annotate(args, wrt, "value_and_grad")
-        derivatives, value = _reverse(fun, annotated, 1.0, backend)
-        value = _float_output(value, "grad", fun)
-        gradients = tuple(_derivative(annotated[i], derivatives[i]) for i in wrt)
-        return value, gradients[0] if isinstance(argnums, int) else gradients
+        value, gradients = value_and_gradients(args, kwargs)
+        return value, gradients[0] if single else gradients
 
     return value_and_gradient_of_fun
+
+
+def _reverse_gradients(fun, transform, argnums, has_aux, backend):
+    """(args, kwargs) -> (fun's value, the gradients of every argnum): one reverse pass."""
+    positions = check_argnums(transform, argnums, has_aux)
+    lowest, highest = min(positions), max(positions)
+
+    def run(args, kwargs):
+        if kwargs:
+            args = bind_keywords(fun, transform, argnums, args, kwargs)
+        wrt = positions if lowest >= 0 and highest < len(args) \
+            else resolve_argnums(argnums, positions, len(args))
+        annotated = _annotate(args, wrt, transform)
+        derivatives, value = _run(transform, ReverseWithPrimal, fun, annotated, 1.0, backend)
+        value = _float_output(value, transform, fun)
+        return value, tuple(_derivative(annotated[i], derivatives[i]) for i in wrt)
+
+    return run
 
 
 def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *,
@@ -152,7 +168,7 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
         for i, value, size in zip(wrt, values, sizes):
             annotated[i] = BatchDuplicated(value, _unit_lanes(value, start, size, width))
             start += size
-        tangents = _checked_output(autodiff(Forward, fun, *annotated, backend=backend),
+        tangents = _checked_output(_run("jacfwd", Forward, fun, annotated, None, backend),
                                    "jacfwd", fun)
         out_shape = np.shape(tangents)[1:]
         blocks, start = [], 0
@@ -198,7 +214,7 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
             # shape (no plain call of fun: under numba the primal in Python may cost more than
             # the whole Jacobian)
             annotated = _annotate(args, wrt, "jacrev")
-            derivatives, value = _reverse(fun, annotated, 1.0, backend)
+            derivatives, value = _run("jacrev", ReverseWithPrimal, fun, annotated, 1.0, backend)
             if np.ndim(_checked_output(value, "jacrev", fun)) == 0:
                 blocks = tuple(_derivative(annotated[i], derivatives[i]) for i in wrt)
                 return blocks[0] if isinstance(argnums, int) else blocks
@@ -230,7 +246,7 @@ def _reverse_rows(fun, args, wrt, values, out_shape, backend):
             # an array argument's gradient accumulates straight into its row of the block
             annotated[i] = Duplicated(value, row[k]) if isinstance(value, np.ndarray) \
                 else Active(value)
-        derivatives, value = _reverse(fun, annotated, seed, backend)
+        derivatives, value = _run("jacrev", ReverseWithPrimal, fun, annotated, seed, backend)
         if np.shape(value) != out_shape:
             return None
         for i, value, row in zip(wrt, values, rows):
@@ -305,14 +321,28 @@ def _annotate(args, wrt, transform) -> list:
     """`args` with the differentiated ones annotated for reverse mode (fresh zero shadows)."""
     annotated = list(args)
     for i in wrt:
-        value = differentiable(args[i], i, transform)
-        annotated[i] = Duplicated(value, np.zeros_like(value)) \
-            if isinstance(value, np.ndarray) else Active(value)
+        value = args[i]
+        if type(value) is float:  # the common cases first: this runs on every call
+            annotated[i] = Active(value)
+        elif type(value) is np.ndarray and value.dtype.kind == "f":
+            annotated[i] = Duplicated(value, np.zeros_like(value))
+        else:
+            value = differentiable(value, i, transform)
+            annotated[i] = Duplicated(value, np.zeros_like(value)) \
+                if isinstance(value, np.ndarray) else Active(value)
     return annotated
 
 
-def _reverse(fun, annotated, seed, backend):
-    return autodiff(ReverseWithPrimal, fun, *annotated, seed=seed, backend=backend)
+def _run(transform, mode, fun, annotated, seed, backend):
+    """One autodiff call; a Const-array refusal gets the fix that fits a transform."""
+    try:
+        return autodiff(mode, fun, *annotated, seed=seed, backend=backend)
+    except ActivityError as err:
+        raise ActivityError(err.message, filename=err.filename, line=err.line,
+                            construct=err.construct,
+                            hint=f"{transform} treats the arguments not in argnums as constants: "
+                            "allocate scratch storage inside the function, or pass it as "
+                            "srcad.Cache(c) to an operator such as srcad.gradient") from None
 
 
 def _derivative(annotation, derivative):
@@ -329,6 +359,8 @@ def _where(fun) -> dict:
 
 
 def _float_output(value, transform, fun) -> float:
+    if type(value) is float:
+        return value
     if isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, np.ndarray) and value.shape == ():

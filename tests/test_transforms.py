@@ -366,3 +366,21 @@ def test_the_docstring_examples_run():
     import srcad.function_transforms
 
     assert doctest.testmod(srcad.function_transforms).failed == 0
+
+
+def writes_scratch(x, c):
+    for i in range(len(x)):
+        c[i] = x[i] * x[i]
+    s = 0.0
+    for i in range(len(c)):
+        s += c[i]
+    return s
+
+
+@pytest.mark.parametrize("transform", [srcad.grad, srcad.jacfwd, srcad.jacrev])
+def test_scratch_storage_among_the_constants_is_refused_with_the_operator_fix(transform):
+    with pytest.raises(srcad.ActivityError, match=r"write into a Const array.*srcad\.Cache"):
+        transform(writes_scratch)(np.ones(3), np.zeros(3))
+    # the operator form with a Cache context: d/dx sum x_i^2 = 2x
+    x = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(srcad.gradient(writes_scratch, x, srcad.Cache(np.zeros(3))), 2 * x)
