@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import types
+from typing import Any, Literal
 
 import numpy as np
 
@@ -24,10 +25,13 @@ from srcad.annotations import (
     Reverse,
 )
 from srcad.errors import ArgumentError
+from srcad.hints import Backend, Function
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
 from srcad.plans import MISS
 from srcad.running import kept_tapes, run_generated, take_buffers
+
+Batch = Literal["unrolled", "stacked"] | None  # how vector mode stores lanes (None: srcad picks)
 
 
 def _float_type(position, value, what):
@@ -236,7 +240,8 @@ def _plan_roles(call: _Call, args):
             for a, spec in zip(args, call.specs)]
 
 
-def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
+def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | None = None,
+             batch: Batch = None, backend: Backend = "python") -> Any:
     """Differentiate `f` at `args` annotated Const/Active/Duplicated/BatchDuplicated.
 
     Reverse returns one entry per argument (the derivative for Active ones, None otherwise);
@@ -245,6 +250,7 @@ def autodiff(mode: Mode, f, *args, seed=None, batch=None, backend="python"):
     ForwardWithPrimal returns (tangent, value). `batch` forces "unrolled" or "stacked" lanes;
     `backend="numba"` compiles the generated code with numba.njit.
 
+    >>> from srcad import Active, Duplicated, Forward, Reverse
     >>> def sq(x):
     ...     return x * x
     >>> autodiff(Reverse, sq, Active(3.0))
@@ -312,14 +318,15 @@ def _forward(f, mode, compiled, flat, args, batched, call):
     return (tangent, value) if mode.with_primal else tangent
 
 
-def source(f, mode: Mode, *args, batch=None, backend="python") -> str:
+def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
+           backend: Backend = "python") -> str:
     """The generated source for `f` in `mode` with this activity signature."""
     f = _target(f)
     return _compiled(f, _arguments(f, mode, args, batch, backend).request(mode, backend)).source
 
 
 def _decorator(mode: Mode):
-    def decorate(f=None, **options):
+    def decorate(f: Function | None = None, **options: Any) -> Any:
         if f is None:
             return functools.partial(decorate, **options)
 

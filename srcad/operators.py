@@ -16,10 +16,14 @@ Choices when not forced:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from srcad.engines import ForwardEngine, ReverseEngine
 from srcad.errors import ArgumentError
+from srcad.hints import Backend, Function, OperatorMode, Point
 from srcad.plans import MISS
 from srcad.preparation import (
     Prep,
@@ -40,7 +44,21 @@ from srcad.preparation import (
 
 # -- gradient ---------------------------------------------------------------------------------
 @operator_entry
-def prepare_gradient(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
+                     backend: Backend = "python") -> Prep:
+    """Prepare `gradient` and `value_and_gradient` of f at arguments like `args`.
+
+    Transforms and compiles f, chooses the mode (reverse, one pass, unless mode="forward") and
+    the chunk, and allocates every shadow and result buffer once. Pass the result as `prep=`:
+    it fits every call whose arguments have the same kinds, shapes and dtypes (the values may
+    differ), and raises `PreparationMismatchError` otherwise.
+
+    >>> def f(x):
+    ...     return x[0] * x[1]
+    >>> prep = prepare_gradient(f, np.zeros(2))
+    >>> gradient(f, np.array([2.0, 3.0]), prep=prep)
+    array([3., 2.])
+    """
     slots = read_arguments(args)
     kind, _ = output_kind(f, slots)
     if kind != "float":
@@ -58,13 +76,17 @@ def prepare_gradient(f, *args, mode=None, chunk=None, backend="python") -> Prep:
 
 
 @operator_entry
-def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
+def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
+                       out: np.ndarray | None = None, mode: OperatorMode = None,
+                       chunk: int | None = None,
+                       backend: Backend = "python") -> tuple[float, Point]:
     """(f(x), gradient of f at x).
 
     >>> def f(x):
     ...     return x[0] * x[1]
-    >>> value_and_gradient(f, np.array([2.0, 3.0]))
-    (6.0, array([3., 2.]))
+    >>> value, grad = value_and_gradient(f, np.array([2.0, 3.0]))
+    >>> print(value, grad)
+    6.0 [3. 2.]
     """
     return _value_and_gradient(f, args, prep, out, mode, chunk, backend)
 
@@ -110,14 +132,44 @@ prepare_value_and_gradient = prepare_gradient
 
 
 @operator_entry
-def gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
-    """Gradient of a float-valued f at x (reverse mode unless mode="forward")."""
+def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
+             mode: OperatorMode = None, chunk: int | None = None,
+             backend: Backend = "python") -> Point:
+    """Gradient of a float-valued f at x (reverse mode unless mode="forward").
+
+    The one bare argument is x, a float or a float array; the others are `Constant`, `Cache`
+    or `Output` contexts. The gradient is shaped like x (a float for a float x); with `out=`
+    it is written into `out`, which is returned.
+
+    >>> from srcad import Constant
+    >>> def f(x, a):
+    ...     return a * x[0] * x[1]
+    >>> gradient(f, np.array([2.0, 3.0]), Constant(10.0))
+    array([30., 20.])
+    """
     return _value_and_gradient(f, args, prep, out, mode, chunk, backend)[1]
 
 
 # -- jacobian ---------------------------------------------------------------------------------
 @operator_entry
-def prepare_jacobian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
+                     backend: Backend = "python") -> Prep:
+    """Prepare `jacobian` and `value_and_jacobian` of f at arguments like `args`.
+
+    Chooses forward vector mode when x has no more elements than the output, else one reverse
+    pass per output element (`mode=` forces either), and the number of tangent lanes per call
+    (`chunk`); allocates every seed, shadow and buffer once. Pass the result as `prep=`.
+
+    >>> from srcad import Output
+    >>> def f(y, x):
+    ...     for i in range(len(x)):
+    ...         y[i] = x[i] * x[i]
+    >>> y, J = np.zeros(2), np.zeros((2, 2))
+    >>> prep = prepare_jacobian(f, Output(y), np.zeros(2))
+    >>> jacobian(f, Output(y), np.array([1.0, 3.0]), prep=prep, out=J)
+    array([[2., 0.],
+           [0., 6.]])
+    """
     slots = read_arguments(args)
     kind, template = output_kind(f, slots)
     if kind == "float":
@@ -138,7 +190,10 @@ def prepare_jacobian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
 
 
 @operator_entry
-def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
+def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
+                       out: np.ndarray | None = None, mode: OperatorMode = None,
+                       chunk: int | None = None,
+                       backend: Backend = "python") -> tuple[Point, np.ndarray]:
     """(f's output, jacobian d output / d x) as a (output size, input size) array."""
     prep, slots = use_prep("jacobian", f, args, prep, prepare_jacobian, mode=mode, chunk=chunk,
                        backend=backend)
@@ -171,16 +226,34 @@ prepare_value_and_jacobian = prepare_jacobian
 
 
 @operator_entry
-def jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
-    """Jacobian of f at x; with out=J fills J in place and returns it."""
+def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
+             mode: OperatorMode = None, chunk: int | None = None,
+             backend: Backend = "python") -> np.ndarray:
+    """Jacobian of f at x, an (output size, input size) array over C-ordered flattenings;
+    with out=J fills J in place and returns it.
+
+    f returns an array or writes one passed as `Output(y)`.
+
+    >>> def f(x):
+    ...     y = np.zeros(2)
+    ...     y[0] = x[0] * x[1]
+    ...     y[1] = 3.0 * x[1]
+    ...     return y
+    >>> jacobian(f, np.array([2.0, 5.0]))
+    array([[5., 2.],
+           [0., 3.]])
+    """
     return value_and_jacobian.__wrapped__(f, *args, prep=prep, out=out, mode=mode,
                                           chunk=chunk, backend=backend)[1]
 
 
 # -- derivative, pushforward, pullback ----------------------------------------------------------
 @operator_entry
-def prepare_pushforward(f, *args, tangent=None, mode=None, chunk=None,
-                        backend="python") -> Prep:
+def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point] | None = None,
+                        mode: OperatorMode = None, chunk: int | None = None,
+                        backend: Backend = "python") -> Prep:
+    """Prepare `pushforward` of f at arguments like `args`, for one tangent (shaped like x) or
+    a tuple of W tangents propagated together in one vector-mode call."""
     slots = read_arguments(args)
     kind, template = output_kind(f, slots)
     batch = tangent is not None and isinstance(tangent, (tuple, list))
@@ -190,9 +263,16 @@ def prepare_pushforward(f, *args, tangent=None, mode=None, chunk=None,
 
 
 @operator_entry
-def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None,
-                backend="python"):
-    """J v (jvp) for a tangent v shaped like x; a tuple of tangents gives a tuple of results."""
+def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep: Prep | None = None,
+                out: np.ndarray | Sequence[np.ndarray] | None = None, mode: OperatorMode = None,
+                chunk: int | None = None, backend: Backend = "python") -> Point | tuple[Point, ...]:
+    """J v (jvp) for a tangent v shaped like x; a tuple of tangents gives a tuple of results.
+
+    >>> def f(x):
+    ...     return x[0] * x[1]
+    >>> pushforward(f, np.array([2.0, 3.0]), tangent=np.array([1.0, 1.0]))
+    5.0
+    """
     prep, _ = use_prep("pushforward", f, args, prep, prepare_pushforward, tangent=tangent,
                    backend=backend)
     tangents_in = tangent if prep.state["batch"] else (tangent,)
@@ -222,15 +302,26 @@ def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None,
 
 
 @operator_entry
-def prepare_derivative(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
+                       backend: Backend = "python") -> Prep:
+    """Prepare `derivative` of f (a float input x) at arguments like `args`: one forward-mode
+    lane."""
     prep = prepare_pushforward(f, *args, tangent=1.0, backend=backend)
     prep.operator = "derivative"
     return prep
 
 
 @operator_entry
-def derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
-    """d f / d x for a float input x (the output may be a float or an array)."""
+def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
+               mode: OperatorMode = None, chunk: int | None = None,
+               backend: Backend = "python") -> Point:
+    """d f / d x for a float input x (the output may be a float or an array).
+
+    >>> def f(x):
+    ...     return x * x * x
+    >>> derivative(f, 2.0)
+    12.0
+    """
     if not isinstance(input_slot(read_arguments(args)).value, (float, np.floating)):
         raise ArgumentError("derivative needs a float input", hint="use jacobian or gradient")
     prep = prep or prepare_derivative(f, *args, backend=backend)
@@ -243,8 +334,11 @@ def derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="py
 
 
 @operator_entry
-def prepare_pullback(f, *args, cotangent=None, mode=None, chunk=None,
-                     backend="python") -> Prep:
+def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
+                     mode: OperatorMode = None, chunk: int | None = None,
+                     backend: Backend = "python") -> Prep:
+    """Prepare `pullback` of f at arguments like `args`: one reverse pass per call, with the
+    cotangent (shaped like f's output) given at each call."""
     slots = read_arguments(args)
     kind, template = output_kind(f, slots)
     engine = ReverseEngine(f, slots, backend)
@@ -256,9 +350,19 @@ def prepare_pullback(f, *args, cotangent=None, mode=None, chunk=None,
 
 
 @operator_entry
-def pullback(f, *args, cotangent, prep=None, out=None, mode=None, chunk=None,
-             backend="python"):
-    """u^T J (vjp) for a cotangent u shaped like the output; the result is shaped like x."""
+def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None,
+             out: np.ndarray | None = None, mode: OperatorMode = None, chunk: int | None = None,
+             backend: Backend = "python") -> Point:
+    """u^T J (vjp) for a cotangent u shaped like the output; the result is shaped like x.
+
+    >>> def f(x):
+    ...     y = np.zeros(2)
+    ...     y[0] = x[0] * x[1]
+    ...     y[1] = 3.0 * x[1]
+    ...     return y
+    >>> pullback(f, np.array([2.0, 5.0]), cotangent=np.array([1.0, 1.0]))
+    array([5., 5.])
+    """
     prep, _ = use_prep("pullback", f, args, prep, prepare_pullback, cotangent=cotangent,
                    backend=backend)
     buffer = out if out is not None else prep.state["buffer"]

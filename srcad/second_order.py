@@ -6,10 +6,13 @@ one-element array).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from srcad.engines import HessianEngine, Slot, scalar_as_array
 from srcad.errors import ArgumentError
+from srcad.hints import Backend, Function, OperatorMode, Point
 from srcad.preparation import (
     Prep,
     check_shape,
@@ -24,7 +27,10 @@ from srcad.preparation import (
 
 # -- second order: forward over reverse ---------------------------------------------------------
 @operator_entry
-def prepare_hvp(f, *args, tangent=None, mode=None, chunk=None, backend="python") -> Prep:
+def prepare_hvp(f: Function, *args: Any, tangent: Point | None = None, mode: OperatorMode = None,
+                chunk: int | None = None, backend: Backend = "python") -> Prep:
+    """Prepare `hvp` of a float-valued f at arguments like `args`: srcad's reverse code for f,
+    differentiated again in forward mode (one tangent lane), with every buffer allocated."""
     return _prepare_second("hvp", f, args, 1, backend)
 
 
@@ -56,8 +62,16 @@ def _second_values(prep, slots):
 
 
 @operator_entry
-def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None, backend="python"):
-    """H v, the Hessian of a float-valued f at x times v (forward over reverse)."""
+def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
+        out: np.ndarray | None = None, mode: OperatorMode = None, chunk: int | None = None,
+        backend: Backend = "python") -> Point:
+    """H v, the Hessian of a float-valued f at x times v (forward over reverse).
+
+    >>> def f(x):
+    ...     return x[0] ** 2 * x[1]
+    >>> hvp(f, np.array([1.0, 3.0]), tangent=np.array([1.0, 0.0]))
+    array([6., 2.])
+    """
     slots = read_arguments(args)
     prep = prep or prepare_hvp(f, *args, backend=backend)
     prep.check("hvp", f, slots)
@@ -79,13 +93,26 @@ def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None, backend="
 
 
 @operator_entry
-def prepare_hessian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+def prepare_hessian(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
+                    backend: Backend = "python") -> Prep:
+    """Prepare the `hessian` operator of a float-valued f at arguments like `args`: forward
+    over reverse, `chunk` Hessian columns per call (at most 16 by default).
+
+    >>> def f(x):
+    ...     return x[0] ** 2 * x[1]
+    >>> prep = prepare_hessian(f, np.zeros(2))
+    >>> hessian(f, np.array([1.0, 3.0]), prep=prep)
+    array([[6., 2.],
+           [2., 0.]])
+    """
     x = input_slot(read_arguments(args)).value
     return _prepare_second("hessian", f, args, choose_chunk(np.size(x), chunk), backend)
 
 
 @operator_entry
-def hessian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
+def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
+            mode: OperatorMode = None, chunk: int | None = None,
+            backend: Backend = "python") -> np.ndarray:
     """The Hessian of a float-valued f at x, an (n, n) array (chunks of forward-over-reverse
     lanes)."""
     slots = read_arguments(args)
@@ -105,7 +132,10 @@ def hessian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="pytho
 
 
 @operator_entry
-def prepare_second_derivative(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+def prepare_second_derivative(f: Function, *args: Any, mode: OperatorMode = None,
+                              chunk: int | None = None, backend: Backend = "python") -> Prep:
+    """Prepare `second_derivative` of a float-valued f of a float input x at arguments like
+    `args`."""
     prep = _prepare_second("second_derivative", f, args, 1, backend)
     if not prep.state["scalar"]:
         raise ArgumentError("second_derivative needs a float input", hint="use hessian")
@@ -113,8 +143,16 @@ def prepare_second_derivative(f, *args, mode=None, chunk=None, backend="python")
 
 
 @operator_entry
-def second_derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
-    """d^2 f / d x^2 for a float input and a float-valued f."""
+def second_derivative(f: Function, *args: Any, prep: Prep | None = None,
+                      out: np.ndarray | None = None, mode: OperatorMode = None,
+                      chunk: int | None = None, backend: Backend = "python") -> float:
+    """d^2 f / d x^2 for a float input and a float-valued f.
+
+    >>> def f(x):
+    ...     return x ** 4
+    >>> second_derivative(f, 2.0)
+    48.0
+    """
     slots = read_arguments(args)
     prep = prep or prepare_second_derivative(f, *args, backend=backend)
     prep.check("second_derivative", f, slots)

@@ -360,14 +360,6 @@ def test_the_operator_form_still_refuses_contexts_it_does_not_know():
     assert H.shape == (1, 1) and H[0, 0] == 0.0
 
 
-def test_the_docstring_examples_run():
-    import doctest
-
-    import srcad.function_transforms
-
-    assert doctest.testmod(srcad.function_transforms).failed == 0
-
-
 def writes_scratch(x, c):
     for i in range(len(x)):
         c[i] = x[i] * x[i]

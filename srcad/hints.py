@@ -1,0 +1,13 @@
+"""Type aliases for the signatures of the public API (annotations only; nothing here runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+import numpy as np
+
+Function = Callable[..., Any]  # a plain Python function srcad can read the source of
+Point = float | np.ndarray  # an input, a tangent or a derivative: a float or a float array
+Backend = Literal["python", "numba"]
+OperatorMode = Literal["forward", "reverse"] | None  # None: the operator chooses

@@ -1,0 +1,71 @@
+"""What a user installing srcad relies on: a version number with one source, the license, the
+type marker shipped with the package, and docstrings and type hints on the public API."""
+
+import inspect
+import pathlib
+import re
+import tomllib
+
+import srcad
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_the_version_has_one_source():
+    project = PYPROJECT["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    attr = PYPROJECT["tool"]["setuptools"]["dynamic"]["version"]["attr"]
+    module, name = attr.rsplit(".", 1)
+    assert getattr(__import__(module, fromlist=[name]), name) == srcad.__version__
+    assert re.fullmatch(r"\d+\.\d+\.\d+((a|b|rc)\d+)?(\.dev\d+)?", srcad.__version__)
+
+
+def test_the_license_and_metadata_are_declared():
+    project = PYPROJECT["project"]
+    assert project["license"] == "MIT"
+    assert "MIT License" in (ROOT / "LICENSE").read_text()
+    assert "Copyright (c)" in (ROOT / "LICENSE").read_text()
+    assert (ROOT / project["readme"]).exists()
+    assert project["authors"] and project["classifiers"] and project["keywords"]
+    assert "scipy" in " ".join(project["optional-dependencies"]["dev"])
+
+
+def test_the_type_marker_ships_with_the_package():
+    assert (ROOT / "srcad" / "py.typed").exists()
+    assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["srcad"]
+
+
+def public_functions():
+    return [(name, getattr(srcad, name)) for name in srcad.__all__
+            if inspect.isfunction(getattr(srcad, name))]
+
+
+def test_every_public_function_has_a_docstring():
+    missing = [name for name, f in public_functions() if not (f.__doc__ or "").strip()]
+    assert not missing, missing
+
+
+def test_every_public_function_has_type_hints():
+    missing = []
+    for name, f in public_functions():
+        signature = inspect.signature(f)
+        unannotated = [p.name for p in signature.parameters.values()
+                       if p.annotation is inspect.Parameter.empty]
+        if unannotated or signature.return_annotation is inspect.Signature.empty:
+            missing.append((name, unannotated))
+    assert not missing, missing
+
+
+def test_the_docstring_examples_of_the_public_modules_run():
+    import doctest
+
+    import srcad.api
+    import srcad.function_transforms
+    import srcad.operators
+    import srcad.second_order
+    import srcad.testing
+
+    for module in (srcad, srcad.api, srcad.operators, srcad.second_order,
+                   srcad.function_transforms, srcad.testing):
+        assert doctest.testmod(module).failed == 0, module.__name__
