@@ -88,6 +88,7 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
         gradients = value_and_gradients(args, kwargs)[1]
         return gradients[0] if single else gradients
 
+    gradient_of_fun.__srcad_transform__ = "grad"
     return gradient_of_fun
 
 
@@ -110,6 +111,7 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
         value, gradients = value_and_gradients(args, kwargs)
         return value, gradients[0] if single else gradients
 
+    value_and_gradient_of_fun.__srcad_transform__ = "value_and_grad"
     return value_and_gradient_of_fun
 
 
@@ -178,6 +180,7 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
             start += size
         return blocks[0] if isinstance(argnums, int) else tuple(blocks)
 
+    jacobian_of_fun.__srcad_transform__ = "jacfwd"
     return jacobian_of_fun
 
 
@@ -228,6 +231,7 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
         blocks = [_shaped(b, v, out_shape) for b, v in zip(blocks, values)]
         return blocks[0] if isinstance(argnums, int) else tuple(blocks)
 
+    jacobian_of_fun.__srcad_transform__ = "jacrev"
     return jacobian_of_fun
 
 
@@ -246,8 +250,8 @@ def _reverse_rows(fun, args, wrt, values, out_shape, backend):
             # an array argument's gradient accumulates straight into its row of the block
             annotated[i] = Duplicated(value, row[k]) if isinstance(value, np.ndarray) \
                 else Active(value)
-        derivatives, value = _run("jacrev", ReverseWithPrimal, fun, annotated, seed, backend)
-        if np.shape(value) != out_shape:
+        derivatives, output = _run("jacrev", ReverseWithPrimal, fun, annotated, seed, backend)
+        if np.shape(output) != out_shape:
             return None
         for i, value, row in zip(wrt, values, rows):
             if not isinstance(value, np.ndarray):
@@ -284,6 +288,7 @@ def _hessian_transform(fun: Callable[..., float], argnums: Argnums = 0, has_aux:
             H = H.reshape(np.shape(args[i]) * 2)
         return H if isinstance(argnums, int) else ((H,),)
 
+    hessian_of_fun.__srcad_transform__ = "hessian"
     return hessian_of_fun
 
 

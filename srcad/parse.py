@@ -62,7 +62,18 @@ def parse_function(func) -> ParsedFunction:
     >>> parse_function(f).tree.name
     'f'
     """
-    func = inspect.unwrap(func)
+    # unwrap decorators, but not a transform (srcad.grad(f) wraps f and computes f's gradient:
+    # differentiating f in its place would return a first derivative for a second one)
+    func = inspect.unwrap(func, stop=lambda f: hasattr(f, "__srcad_transform__"))
+    transform = getattr(func, "__srcad_transform__", None)
+    if transform is not None:
+        code = inspect.unwrap(func).__code__
+        raise SrcadError(
+            f"{func.__qualname__} is srcad.{transform} of a function; srcad differentiates "
+            "source code, and a transformed function has none of its own",
+            filename=code.co_filename, line=code.co_firstlineno, construct=transform,
+            hint="for second derivatives, apply srcad.hessian, srcad.hvp or "
+            "srcad.second_derivative to the function itself")
     if not isinstance(func, types.FunctionType):
         raise SrcadError(
             f"cannot differentiate {func!r}: srcad needs a Python function with source code",

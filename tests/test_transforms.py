@@ -376,3 +376,19 @@ def test_scratch_storage_among_the_constants_is_refused_with_the_operator_fix(tr
     # the operator form with a Cache context: d/dx sum x_i^2 = 2x
     x = np.array([1.0, -2.0, 0.5])
     np.testing.assert_allclose(srcad.gradient(writes_scratch, x, srcad.Cache(np.zeros(3))), 2 * x)
+
+
+def cube(x):
+    return x * x * x
+
+
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jacfwd", "jacrev", "hessian"])
+def test_a_transformed_function_is_not_differentiated_again_as_the_original(transform):
+    # differentiating the original in its place would give 27 = f'(3) for f''(3) = 18
+    inner = getattr(srcad, transform)(cube)
+    with pytest.raises(srcad.SrcadError, match=f"is srcad.{transform} of a function.*"
+                       "apply srcad.hessian"):
+        srcad.grad(inner)(3.0)
+    with pytest.raises(srcad.SrcadError):  # value_and_grad's tuple is refused before parsing
+        srcad.gradient(inner, 3.0)
+    assert srcad.hessian(cube)(3.0) == pytest.approx(18.0, rel=1e-14)
