@@ -20,13 +20,8 @@ def looks_like_argnums(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_argnums(transform, argnums, has_aux) -> tuple:
+def check_argnums(transform, argnums) -> tuple:
     """The argnums as a tuple of ints, checked when the transform is made."""
-    if has_aux:
-        raise ArgumentError(f"{transform}: has_aux=True is not supported (srcad differentiates "
-                            "the function's source and cannot differentiate one entry of a "
-                            "returned tuple)", hint="return the value alone and compute the "
-                            "auxiliary data in a separate call")
     positions = (argnums,) if isinstance(argnums, int) else tuple(argnums) \
         if isinstance(argnums, (tuple, list)) else None
     if not positions or not all(isinstance(p, int) and not isinstance(p, bool)

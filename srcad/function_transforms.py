@@ -17,7 +17,10 @@ operator. What they guarantee:
 * the derivative with respect to a float is a float, with respect to an array an array
   shaped like it; a Jacobian has shape `output.shape + input.shape` (JAX's convention);
 * `grad` refuses a function that does not return a float rather than differentiate the sum
-  of its outputs.
+  of its outputs;
+* a transformed function is refused if differentiated again (srcad/parse.py), rather than
+  differentiated as the function it wraps;
+* with `has_aux=True` (srcad/auxiliary.py) only the value of `(value, aux)` is differentiated.
 
 `srcad.hessian` is both the operator and the transform: `hessian(f, x, *contexts)` is the
 Hessian at x (the operator form), `hessian(f)` or `hessian(f, argnums=...)` a function (the
@@ -40,7 +43,7 @@ from srcad.annotations import (
     Forward,
     ReverseWithPrimal,
 )
-from srcad.api import autodiff
+from srcad.api import autodiff, bind_arguments
 from srcad.argnums import (
     bind_keywords,
     check_argnums,
@@ -49,9 +52,18 @@ from srcad.argnums import (
     resolve_argnums,
     signature,
 )
+from srcad.auxiliary import ValueOnly
 from srcad.errors import ActivityError, ArgumentError
 from srcad.second_order import hessian as hessian_operator
 from srcad.second_order import prepare_hessian
+from srcad.transform_outputs import (
+    checked_output,
+    derivative_of,
+    dtype_of,
+    float_output,
+    result,
+    shaped,
+)
 
 Argnums = int | Sequence[int]
 
@@ -66,7 +78,9 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
         fun: a plain Python function srcad can differentiate, returning a float.
         argnums: the position of the argument to differentiate, or a tuple of positions (the
             gradient is then a tuple, one entry per position).
-        has_aux: accepted for JAX compatibility; only False is supported.
+        has_aux: `fun` returns a pair `(value, aux)`; only the value is differentiated and
+            the transformed function returns `(gradient, aux)` (aux from one more plain
+            call of `fun`).
         backend: "python" or "numba", as for `srcad.autodiff`.
 
     Returns:
@@ -85,8 +99,9 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
 
     @functools.wraps(fun)
     def gradient_of_fun(*args, **kwargs):
-        gradients = value_and_gradients(args, kwargs)[1]
-        return gradients[0] if single else gradients
+        _, gradients, aux = value_and_gradients(args, kwargs)
+        gradients = gradients[0] if single else gradients
+        return (gradients, aux) if has_aux else gradients
 
     gradient_of_fun.__srcad_transform__ = "grad"
     return gradient_of_fun
@@ -96,7 +111,8 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
                    backend: str = "python") -> Callable[..., Any]:
     """A function computing `(fun(*args), grad(fun, argnums)(*args))` in one reverse pass.
 
-    Arguments as for `grad`. The value is a float.
+    Arguments as for `grad`. The value is a float; with `has_aux=True` the result is
+    `((value, aux), gradient)`, as in JAX.
 
     >>> def f(x, y):
     ...     return x * x * y
@@ -108,27 +124,31 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
 
     @functools.wraps(fun)
     def value_and_gradient_of_fun(*args, **kwargs):
-        value, gradients = value_and_gradients(args, kwargs)
-        return value, gradients[0] if single else gradients
+        value, gradients, aux = value_and_gradients(args, kwargs)
+        return (value, aux) if has_aux else value, gradients[0] if single else gradients
 
     value_and_gradient_of_fun.__srcad_transform__ = "value_and_grad"
     return value_and_gradient_of_fun
 
 
 def _reverse_gradients(fun, transform, argnums, has_aux, backend):
-    """(args, kwargs) -> (fun's value, the gradients of every argnum): one reverse pass."""
-    positions = check_argnums(transform, argnums, has_aux)
+    """(args, kwargs) -> (fun's value, the gradients of every argnum, aux or None): one
+    reverse pass."""
+    positions = check_argnums(transform, argnums)
     lowest, highest = min(positions), max(positions)
+    value_only = ValueOnly(fun, transform) if has_aux else None
 
     def run(args, kwargs):
         if kwargs:
             args = bind_keywords(fun, transform, argnums, args, kwargs)
+        target, args, aux = _target(fun, value_only, args)
         wrt = positions if lowest >= 0 and highest < len(args) \
             else resolve_argnums(argnums, positions, len(args))
         annotated = _annotate(args, wrt, transform)
-        derivatives, value = _run(transform, ReverseWithPrimal, fun, annotated, 1.0, backend)
-        value = _float_output(value, transform, fun)
-        return value, tuple(_derivative(annotated[i], derivatives[i]) for i in wrt)
+        derivatives, value = _run(transform, ReverseWithPrimal, target, annotated, 1.0, backend)
+        value = float_output(value, transform, fun)
+        gradients = tuple(derivative_of(annotated[i], derivatives[i]) for i in wrt)
+        return value, gradients, aux
 
     return run
 
@@ -140,7 +160,8 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
 
     `fun` returns a float or a float array. The Jacobian with respect to an argument has shape
     `output.shape + argument.shape`: the gradient for a float output, the derivative for a
-    float argument, a float when both are floats. A tuple `argnums` gives a tuple.
+    float argument, a float when both are floats. A tuple `argnums` gives a tuple; with
+    `has_aux=True` the result is `(jacobian, aux)`.
 
     >>> import numpy as np
     >>> def f(x):
@@ -152,33 +173,35 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     array([[5., 2.],
            [0., 3.]])
     """
-    positions = check_argnums("jacfwd", argnums, has_aux)
+    positions = check_argnums("jacfwd", argnums)
+    value_only = ValueOnly(fun, "jacfwd") if has_aux else None
 
     @functools.wraps(fun)
     def jacobian_of_fun(*args, **kwargs):
         args = bind_keywords(fun, "jacfwd", argnums, args, kwargs)
+        target, args, aux = _target(fun, value_only, args)
         wrt = resolve_argnums(argnums, positions, len(args))
         values = [differentiable(args[i], i, "jacfwd") for i in wrt]
         sizes = [int(np.size(v)) for v in values]
         width = sum(sizes)
         if width == 0:  # no tangent lane to run: the Jacobians are empty
-            out_shape = np.shape(_checked_output(fun(*args), "jacfwd", fun))
-            blocks = tuple(np.zeros(out_shape + np.shape(v)) for v in values)
-            return blocks[0] if isinstance(argnums, int) else blocks
+            out_shape = np.shape(checked_output(target(*args), "jacfwd", fun))
+            blocks = [np.zeros(out_shape + np.shape(v)) for v in values]
+            return result(blocks, argnums, value_only, aux)
         annotated = list(args)
         start = 0
         for i, value, size in zip(wrt, values, sizes):
             annotated[i] = BatchDuplicated(value, _unit_lanes(value, start, size, width))
             start += size
-        tangents = _checked_output(_run("jacfwd", Forward, fun, annotated, None, backend),
+        tangents = checked_output(_run("jacfwd", Forward, target, annotated, None, backend),
                                    "jacfwd", fun)
         out_shape = np.shape(tangents)[1:]
         blocks, start = [], 0
         for value, size in zip(values, sizes):
             block = np.moveaxis(tangents[start:start + size], 0, -1)  # out.shape + (size,)
-            blocks.append(_shaped(block.reshape(out_shape + np.shape(value)), value, out_shape))
+            blocks.append(shaped(block.reshape(out_shape + np.shape(value)), value, out_shape))
             start += size
-        return blocks[0] if isinstance(argnums, int) else tuple(blocks)
+        return result(blocks, argnums, value_only, aux)
 
     jacobian_of_fun.__srcad_transform__ = "jacfwd"
     return jacobian_of_fun
@@ -202,12 +225,14 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     array([[5., 2.],
            [0., 3.]])
     """
-    positions = check_argnums("jacrev", argnums, has_aux)
+    positions = check_argnums("jacrev", argnums)
+    value_only = ValueOnly(fun, "jacrev") if has_aux else None
     output_shapes = {}  # argument signature -> the shape of an array output
 
     @functools.wraps(fun)
     def jacobian_of_fun(*args, **kwargs):
         args = bind_keywords(fun, "jacrev", argnums, args, kwargs)
+        target, args, aux = _target(fun, value_only, args)
         wrt = resolve_argnums(argnums, positions, len(args))
         values = [differentiable(args[i], i, "jacrev") for i in wrt]
         key = signature(args)
@@ -217,29 +242,30 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
             # shape (no plain call of fun: under numba the primal in Python may cost more than
             # the whole Jacobian)
             annotated = _annotate(args, wrt, "jacrev")
-            derivatives, value = _run("jacrev", ReverseWithPrimal, fun, annotated, 1.0, backend)
-            if np.ndim(_checked_output(value, "jacrev", fun)) == 0:
-                blocks = tuple(_derivative(annotated[i], derivatives[i]) for i in wrt)
-                return blocks[0] if isinstance(argnums, int) else blocks
+            derivatives, value = _run("jacrev", ReverseWithPrimal, target, annotated, 1.0,
+                                      backend)
+            if np.ndim(checked_output(value, "jacrev", fun)) == 0:
+                blocks = [derivative_of(annotated[i], derivatives[i]) for i in wrt]
+                return result(blocks, argnums, value_only, aux)
             if len(output_shapes) >= _SHAPE_MEMO_SIZE:
                 output_shapes.clear()
             out_shape = output_shapes[key] = np.shape(value)
-        blocks = _reverse_rows(fun, args, wrt, values, out_shape, backend)
+        blocks = _reverse_rows(target, args, wrt, values, out_shape, backend)
         if blocks is None:  # the output's shape changed for the same signature: learn it again
             del output_shapes[key]
             return jacobian_of_fun(*args)
-        blocks = [_shaped(b, v, out_shape) for b, v in zip(blocks, values)]
-        return blocks[0] if isinstance(argnums, int) else tuple(blocks)
+        blocks = [shaped(b, v, out_shape) for b, v in zip(blocks, values)]
+        return result(blocks, argnums, value_only, aux)
 
     jacobian_of_fun.__srcad_transform__ = "jacrev"
     return jacobian_of_fun
 
 
-def _reverse_rows(fun, args, wrt, values, out_shape, backend):
+def _reverse_rows(target, args, wrt, values, out_shape, backend):
     """The Jacobian blocks (out_shape + argument shape), one reverse pass per output element
     seeded with its unit vector; None if an output of another shape came back."""
     m = int(np.prod(out_shape))
-    blocks = [np.zeros(out_shape + np.shape(v), dtype=_dtype(v)) for v in values]
+    blocks = [np.zeros(out_shape + np.shape(v), dtype=dtype_of(v)) for v in values]
     rows = [b.reshape((m,) + np.shape(v)) for b, v in zip(blocks, values)]
     seed = np.zeros(out_shape)
     flat_seed = seed.reshape(-1)
@@ -250,7 +276,7 @@ def _reverse_rows(fun, args, wrt, values, out_shape, backend):
             # an array argument's gradient accumulates straight into its row of the block
             annotated[i] = Duplicated(value, row[k]) if isinstance(value, np.ndarray) \
                 else Active(value)
-        derivatives, output = _run("jacrev", ReverseWithPrimal, fun, annotated, seed, backend)
+        derivatives, output = _run("jacrev", ReverseWithPrimal, target, annotated, seed, backend)
         if np.shape(output) != out_shape:
             return None
         for i, value, row in zip(wrt, values, rows):
@@ -262,17 +288,19 @@ def _reverse_rows(fun, args, wrt, values, out_shape, backend):
 
 def _hessian_transform(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
                        *, backend: str = "python") -> Callable[..., Any]:
-    positions = check_argnums("hessian", argnums, has_aux)
+    positions = check_argnums("hessian", argnums)
     if len(positions) != 1:
         raise ArgumentError(f"hessian with argnums={argnums!r}: the blocks between two "
                             "different arguments are not available",
                             hint="differentiate with respect to one argument (pack several "
                             "inputs into one array)")
+    value_only = ValueOnly(fun, "hessian") if has_aux else None
     preparations = {}  # argument signature -> the operator's preparation
 
     @functools.wraps(fun)
     def hessian_of_fun(*args, **kwargs):
         args = bind_keywords(fun, "hessian", argnums, args, kwargs)
+        target, args, aux = _target(fun, value_only, args)
         (i,) = resolve_argnums(argnums, positions, len(args))
         differentiable(args[i], i, "hessian")
         operands = [a if j == i else Constant(a) for j, a in enumerate(args)]
@@ -280,13 +308,14 @@ def _hessian_transform(fun: Callable[..., float], argnums: Argnums = 0, has_aux:
         if key not in preparations:
             if len(preparations) >= _SHAPE_MEMO_SIZE:
                 preparations.clear()
-            preparations[key] = prepare_hessian(fun, *operands, backend=backend)
-        H = hessian_operator(fun, *operands, prep=preparations[key], backend=backend)
+            preparations[key] = prepare_hessian(target, *operands, backend=backend)
+        H = hessian_operator(target, *operands, prep=preparations[key], backend=backend)
         if not isinstance(args[i], np.ndarray):
             H = float(H[0, 0])
         else:
             H = H.reshape(np.shape(args[i]) * 2)
-        return H if isinstance(argnums, int) else ((H,),)
+        H = H if isinstance(argnums, int) else ((H,),)
+        return (H, aux) if value_only else H
 
     hessian_of_fun.__srcad_transform__ = "hessian"
     return hessian_of_fun
@@ -301,7 +330,8 @@ def hessian(fun: Callable[..., Any], *args: Any, **options: Any) -> Any:
     * `hessian(f, argnums=0, has_aux=False, backend="python")`, the transform form (JAX's
       `jax.hessian`), returns a function of f's arguments; the Hessian with respect to an
       array argument has shape `x.shape + x.shape`, with respect to a float it is a float.
-      One argnum only (`argnums=(i,)` gives `((H,),)` as in JAX).
+      One argnum only (`argnums=(i,)` gives `((H,),)` as in JAX); with `has_aux=True` the
+      result is `(H, aux)`.
 
     Both run srcad's forward mode over its own reverse code (python backend only).
 
@@ -322,6 +352,18 @@ def hessian(fun: Callable[..., Any], *args: Any, **options: Any) -> Any:
 
 
 # -- the results -------------------------------------------------------------------------------
+def _target(fun, value_only, args):
+    """(the function to differentiate, its arguments, aux): fun, args and None, or with
+    has_aux fun's value-only function, args completed with fun's defaults, and the aux."""
+    if value_only is None:
+        return fun, args, None
+    args = bind_arguments(getattr(fun, "__srcad_wrapped__", fun), args)
+    # the aux first: a plain call refuses a function that returns no pair as such (the
+    # value-only wrapper would be refused for an unpacking the user never wrote)
+    aux = value_only.aux(args)
+    return value_only.function(len(args)), args, aux
+
+
 def _annotate(args, wrt, transform) -> list:
     """`args` with the differentiated ones annotated for reverse mode (fresh zero shadows)."""
     annotated = list(args)
@@ -350,41 +392,6 @@ def _run(transform, mode, fun, annotated, seed, backend):
                             "srcad.Cache(c) to an operator such as srcad.gradient") from None
 
 
-def _derivative(annotation, derivative):
-    """A reverse pass's derivative for one argument: its shadow for an array."""
-    if isinstance(annotation, Duplicated):
-        return annotation.shadow
-    return float(derivative)
-
-
-def _where(fun) -> dict:
-    """The file and line of `fun`, for a refusal about what it returns."""
-    code = getattr(getattr(fun, "__srcad_wrapped__", fun), "__code__", None)
-    return {} if code is None else {"filename": code.co_filename, "line": code.co_firstlineno}
-
-
-def _float_output(value, transform, fun) -> float:
-    if type(value) is float:
-        return value
-    if isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, np.ndarray) and value.shape == ():
-        return float(value)
-    shape = f"an array of shape {value.shape}" if isinstance(value, np.ndarray) \
-        else type(value).__name__
-    raise ArgumentError(f"{transform} needs a function returning a float, got {shape}",
-                        hint="use jacfwd or jacrev for functions returning arrays",
-                        **_where(fun))
-
-
-def _checked_output(value, transform, fun):
-    if value is None or not (isinstance(value, (float, int, np.floating, np.integer, np.ndarray))
-                             and not isinstance(value, bool)):
-        raise ArgumentError(f"{transform} needs a function returning a float or a float array, "
-                            f"got {type(value).__name__}", **_where(fun))
-    return value
-
-
 def _unit_lanes(value, start, size, width):
     """The seeds of one argument in a batch of `width` lanes: lanes start..start+size-1 are
     its unit vectors, the others zero."""
@@ -393,14 +400,3 @@ def _unit_lanes(value, start, size, width):
     lanes = np.zeros((width, size), dtype=value.dtype)
     lanes[start:start + size] = np.eye(size, dtype=value.dtype)
     return lanes.reshape((width,) + value.shape)
-
-
-def _shaped(block, value, out_shape):
-    """A Jacobian block; a float when both the output and the argument are floats."""
-    if out_shape == () and not isinstance(value, np.ndarray):
-        return float(block)
-    return block
-
-
-def _dtype(value):
-    return value.dtype if isinstance(value, np.ndarray) else np.float64

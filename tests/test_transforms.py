@@ -343,9 +343,49 @@ def test_too_few_positional_arguments_are_refused():
         srcad.grad(mixed, argnums=2)(1.5, np.ones(2))
 
 
-def test_has_aux_is_refused_with_a_fix():
-    with pytest.raises(ArgumentError, match="has_aux=True is not supported"):
-        srcad.grad(mixed, has_aux=True)
+def residual_norm(p, t, observed):
+    """(sum of squared residuals, the residuals): a value with auxiliary data."""
+    r = np.zeros(len(t))
+    s = 0.0
+    for i in range(len(t)):
+        r[i] = p[0] * math.exp(-p[1] * t[i]) + p[2] - observed[i]
+        s += r[i] ** 2
+    return s, r
+
+
+def test_has_aux_differentiates_the_value_and_returns_the_aux():
+    t, p = np.linspace(0.0, 2.0, 5), np.array([2.0, 0.7, -0.5])
+    observed = np.cos(t)
+    r = curve(t, p) - observed
+    expected = 2.0 * curve_jacobian(t, p).T @ r  # d/dp sum r_i^2
+    g, aux = srcad.grad(residual_norm, has_aux=True)(p, t, observed)
+    np.testing.assert_allclose(g, expected, rtol=1e-12)
+    np.testing.assert_allclose(aux, r, rtol=1e-14)
+    (value, aux), g = srcad.value_and_grad(residual_norm, has_aux=True)(p, t, observed)
+    assert value == pytest.approx(float(r @ r), rel=1e-14)
+    np.testing.assert_allclose(g, expected, rtol=1e-12)
+    np.testing.assert_allclose(aux, r, rtol=1e-14)
+    for transform in (srcad.jacfwd, srcad.jacrev):
+        J, aux = transform(residual_norm, has_aux=True)(p, t, observed)
+        np.testing.assert_allclose(J, expected, rtol=1e-12)
+        np.testing.assert_allclose(aux, r, rtol=1e-14)
+    H, aux = srcad.hessian(residual_norm, has_aux=True)(p, t, observed)
+    # the Hessian: central differences of the hand-derived gradient
+    np.testing.assert_allclose(H, central_jacobian(_gradient_of_norm, (p, t, observed), 0),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(aux, r, rtol=1e-14)
+
+
+def _gradient_of_norm(p, t, observed):
+    r = curve(t, p) - observed
+    return 2.0 * curve_jacobian(t, p).T @ r
+
+
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jacfwd", "jacrev", "hessian"])
+def test_has_aux_needs_a_pair(transform):
+    with pytest.raises(ArgumentError, match=f"{transform} with has_aux=True needs a function "
+                       "returning a pair"):
+        getattr(srcad, transform)(rosen, has_aux=True)(np.array([1.0, 2.0]))
 
 
 def test_hessian_with_two_argnums_is_refused():
