@@ -1,7 +1,8 @@
 """The arguments of the function transforms (srcad/function_transforms.py): `argnums` checked
 and resolved as JAX does (an int or a tuple of ints; negative positions count from the end),
 keyword arguments bound to their positions, and the differentiated arguments checked to be
-floats or float arrays. Every refusal is an `ArgumentError` naming the transform.
+floats or float arrays and annotated (for a reverse pass, or as unit-vector lanes for a
+batched forward pass). Every refusal is an `ArgumentError` naming the transform.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import inspect
 
 import numpy as np
 
+from srcad.annotations import Active, Duplicated
 from srcad.errors import ArgumentError
 
 
@@ -83,3 +85,29 @@ def signature(args) -> tuple:
     return tuple((a.shape, a.dtype.str) if isinstance(a, np.ndarray)
                  else (type(a), a if isinstance(a, (int, np.integer)) else None)
                  for a in args)
+
+
+def annotate_for_reverse(args, wrt, transform) -> list:
+    """`args` with the differentiated ones annotated for reverse mode (fresh zero shadows)."""
+    annotated = list(args)
+    for i in wrt:
+        value = args[i]
+        if type(value) is float:  # the common cases first: this runs on every call
+            annotated[i] = Active(value)
+        elif type(value) is np.ndarray and value.dtype.kind == "f":
+            annotated[i] = Duplicated(value, np.zeros_like(value))
+        else:
+            value = differentiable(value, i, transform)
+            annotated[i] = Duplicated(value, np.zeros_like(value)) \
+                if isinstance(value, np.ndarray) else Active(value)
+    return annotated
+
+
+def unit_lanes(value, start, size, width):
+    """The seeds of one argument in a batch of `width` lanes: lanes start..start+size-1 are
+    its unit vectors, the others zero."""
+    if not isinstance(value, np.ndarray):
+        return [1.0 if k == start else 0.0 for k in range(width)]
+    lanes = np.zeros((width, size), dtype=value.dtype)
+    lanes[start:start + size] = np.eye(size, dtype=value.dtype)
+    return lanes.reshape((width,) + value.shape)

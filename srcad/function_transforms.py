@@ -45,12 +45,14 @@ from srcad.annotations import (
 )
 from srcad.api import autodiff, bind_arguments
 from srcad.argnums import (
+    annotate_for_reverse,
     bind_keywords,
     check_argnums,
     differentiable,
     looks_like_argnums,
     resolve_argnums,
     signature,
+    unit_lanes,
 )
 from srcad.auxiliary import ValueOnly
 from srcad.errors import ActivityError, ArgumentError
@@ -144,7 +146,7 @@ def _reverse_gradients(fun, transform, argnums, has_aux, backend):
         target, args, aux = _target(fun, value_only, args)
         wrt = positions if lowest >= 0 and highest < len(args) \
             else resolve_argnums(argnums, positions, len(args))
-        annotated = _annotate(args, wrt, transform)
+        annotated = annotate_for_reverse(args, wrt, transform)
         derivatives, value = _run(transform, ReverseWithPrimal, target, annotated, 1.0, backend)
         value = float_output(value, transform, fun)
         gradients = tuple(derivative_of(annotated[i], derivatives[i]) for i in wrt)
@@ -191,7 +193,7 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
         annotated = list(args)
         start = 0
         for i, value, size in zip(wrt, values, sizes):
-            annotated[i] = BatchDuplicated(value, _unit_lanes(value, start, size, width))
+            annotated[i] = BatchDuplicated(value, unit_lanes(value, start, size, width))
             start += size
         tangents = checked_output(_run("jacfwd", Forward, target, annotated, None, backend),
                                    "jacfwd", fun)
@@ -241,7 +243,7 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
             # one pass with a scalar seed: the gradient for a float output, else the output's
             # shape (no plain call of fun: under numba the primal in Python may cost more than
             # the whole Jacobian)
-            annotated = _annotate(args, wrt, "jacrev")
+            annotated = annotate_for_reverse(args, wrt, "jacrev")
             derivatives, value = _run("jacrev", ReverseWithPrimal, target, annotated, 1.0,
                                       backend)
             if np.ndim(checked_output(value, "jacrev", fun)) == 0:
@@ -364,22 +366,6 @@ def _target(fun, value_only, args):
     return value_only.function(len(args)), args, aux
 
 
-def _annotate(args, wrt, transform) -> list:
-    """`args` with the differentiated ones annotated for reverse mode (fresh zero shadows)."""
-    annotated = list(args)
-    for i in wrt:
-        value = args[i]
-        if type(value) is float:  # the common cases first: this runs on every call
-            annotated[i] = Active(value)
-        elif type(value) is np.ndarray and value.dtype.kind == "f":
-            annotated[i] = Duplicated(value, np.zeros_like(value))
-        else:
-            value = differentiable(value, i, transform)
-            annotated[i] = Duplicated(value, np.zeros_like(value)) \
-                if isinstance(value, np.ndarray) else Active(value)
-    return annotated
-
-
 def _run(transform, mode, fun, annotated, seed, backend):
     """One autodiff call; a Const-array refusal gets the fix that fits a transform."""
     try:
@@ -390,13 +376,3 @@ def _run(transform, mode, fun, annotated, seed, backend):
                             hint=f"{transform} treats the arguments not in argnums as constants: "
                             "allocate scratch storage inside the function, or pass it as "
                             "srcad.Cache(c) to an operator such as srcad.gradient") from None
-
-
-def _unit_lanes(value, start, size, width):
-    """The seeds of one argument in a batch of `width` lanes: lanes start..start+size-1 are
-    its unit vectors, the others zero."""
-    if not isinstance(value, np.ndarray):
-        return [1.0 if k == start else 0.0 for k in range(width)]
-    lanes = np.zeros((width, size), dtype=value.dtype)
-    lanes[start:start + size] = np.eye(size, dtype=value.dtype)
-    return lanes.reshape((width,) + value.shape)
