@@ -129,12 +129,20 @@ def gradient_entry(args, wrapped, engine, buffer):
 
 
 def _current(compiled, env) -> list:
-    """Lines returning MISS once a global the code was generated from has been rebound
-    (`Compiled.is_current`, unrolled)."""
+    """Lines returning MISS once a global or a closure variable the code was generated from
+    has been rebound (`Compiled.is_current`, unrolled: one test per name)."""
     lines = []
     for i, (namespace, name, obj) in enumerate(compiled.dependencies):
         env[f"G{i}"], env[f"O{i}"] = namespace, obj
         lines += [f"    if G{i}.get({name!r}, MISS) is not O{i}:", "        return MISS"]
+    if compiled.cells:
+        tests = []
+        for i, (cell, obj) in enumerate(compiled.cells):
+            env[f"C{i}"], env[f"P{i}"] = cell, obj
+            tests.append(f"C{i}.cell_contents is not P{i}")
+        lines += ["    try:", f"        if {' or '.join(tests)}:", "            return MISS",
+                  "    except ValueError:",  # an empty cell: the checked path decides
+                  "        return MISS"]
     return lines
 
 

@@ -15,7 +15,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
-from srcad.parse import ParsedFunction, parse_function
+from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
 from srcad.rules import lookup_call
 from srcad.transform.desugar import desugar
 from srcad.transform.exits import structure_exits
@@ -46,6 +46,14 @@ def global_reads(parsed: ParsedFunction) -> list:
     return [(module, n, module[n]) for n in sorted(names - closure) if n in module]
 
 
+def closure_reads(parsed: ParsedFunction) -> list:
+    """(cell, object it held) for each closure variable of the function: the generated code
+    is built from these values, so the cache checks that each cell still holds its object."""
+    func = parsed.func
+    return [(cell, parsed.namespace.get(name, EMPTY_CELL))
+            for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ())]
+
+
 def is_user_function(obj) -> bool:
     return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
 
@@ -69,6 +77,7 @@ class Inliner:
         # (namespace dict, name, object) for every global the inlined code read: the cache
         # checks them on each call, so rebinding a helper or a constant is never stale
         self.dependencies: list = global_reads(parsed)
+        self.cells: list = closure_reads(parsed)  # (cell, object) likewise for closures
 
     # -- statements --------------------------------------------------------------------------
     def block(self, stmts: list) -> list:
@@ -139,6 +148,7 @@ class Inliner:
         body = inner.block(body)
         body = desugar(cparsed, body, cnamer)
         self.dependencies.extend(inner.dependencies)
+        self.cells.extend(inner.cells)
         for taken in cnamer.taken:
             self.namer.reserve(taken)
 
