@@ -88,11 +88,13 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
 def gradient_entry(args, wrapped, engine, buffer):
     """(source, function): `run(args, out)`, (value, gradient) of a prepared reverse gradient
     whose arguments look like the preparation's `args` (shapes too) and `out` is None or an
-    array like the gradient; else MISS. It zeroes and fills `out` or `buffer` (None for a
-    float x) and the engine's other shadows, and keeps grown tapes in the engine."""
+    array like the gradient, and the code is current; else MISS. It zeroes and fills `out`
+    or `buffer` (None for a float x) and the engine's other shadows, and keeps grown tapes in
+    the engine."""
     env = {"function": engine.function, "F": engine.flat, "B": buffer,
            "raise_numba_error": raise_numba_error}
     lines, values = _match(args, [CONST] * len(args), wrapped, True, env, "MISS")
+    lines += _current(engine.compiled, env)
     if buffer is None:
         lines += ["    if out is not None:", "        return MISS"]
     else:

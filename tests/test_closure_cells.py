@@ -7,6 +7,7 @@ after the rebinding must notice. Expected values are derived by hand.
 """
 
 import importlib
+import importlib.util
 import sys
 import textwrap
 
@@ -96,10 +97,12 @@ def _forward(f, x, backend="python"):
 
 
 MODES = [_reverse, _forward]
+BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.skipif(
+    importlib.util.find_spec("numba") is None, reason="numba is not importable"))]
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_float_in_a_cell_rebound(m, mode, backend):
     f, set_k = m.scaled(2.0)
     for _ in range(2):
@@ -111,7 +114,7 @@ def test_a_float_in_a_cell_rebound(m, mode, backend):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_an_int_in_a_cell_rebound(m, mode, backend):
     f, set_n = m.repeated(2)
     for _ in range(2):
@@ -171,3 +174,33 @@ def test_a_cell_rebound_in_the_test_itself():
     k = 5.0
     assert _reverse(f, 1.5) == 15.0
     assert _forward(f, 1.5) == 15.0
+
+
+def test_preparations_see_a_rebound_cell(m):
+    f, set_w = m.weighted(np.array([1.0, 2.0]))
+    x = np.array([1.5])
+
+    def scalar_in(x):
+        return f(x[0])
+
+    preps = {
+        "reverse": srcad.prepare_gradient(scalar_in, x),
+        "forward": srcad.prepare_gradient(scalar_in, x, mode="forward"),
+    }
+    derivative_prep = srcad.prepare_derivative(f, 1.5)
+    hvp_prep = srcad.prepare_hvp(scalar_in, x)
+    pullback_prep = srcad.prepare_pullback(scalar_in, x)
+    for _ in range(2):
+        for prep in preps.values():
+            assert srcad.gradient(scalar_in, x, prep=prep)[0] == 7.0  # w0 + 2 w1 x
+        assert srcad.derivative(f, 1.5, prep=derivative_prep) == 7.0
+        assert srcad.hvp(scalar_in, x, tangent=np.ones(1), prep=hvp_prep)[0] == 4.0  # 2 w1
+        assert srcad.pullback(scalar_in, x, cotangent=2.0, prep=pullback_prep)[0] == 14.0
+    set_w(np.array([3.0, -1.0]))
+    for _ in range(2):
+        for prep in preps.values():
+            assert srcad.gradient(scalar_in, x, prep=prep)[0] == 0.0
+        assert srcad.derivative(f, 1.5, prep=derivative_prep) == 0.0
+        assert srcad.hvp(scalar_in, x, tangent=np.ones(1), prep=hvp_prep)[0] == -2.0
+        assert srcad.pullback(scalar_in, x, cotangent=2.0, prep=pullback_prep)[0] == 0.0
+    assert preps["forward"].mode == "forward"  # prepared again with its own options
