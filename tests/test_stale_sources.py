@@ -136,6 +136,29 @@ def test_a_function_kept_from_before_a_reload_runs_the_reloaded_helper(module_di
     assert srcad.autodiff(srcad.Forward, old_f, srcad.Duplicated(3.0, 1.0)) == 27.0
 
 
+def test_a_helper_reached_through_a_reloaded_module_gives_the_new_derivative(module_dir):
+    helpers = _import(module_dir, "attribute_helpers", """
+        def square(x):
+            return x * x
+    """)
+    m = _import(module_dir, "uses_attribute", """
+        import attribute_helpers
+
+        def f(x):
+            return attribute_helpers.square(x) + x
+    """)
+    for _ in range(2):
+        assert srcad.autodiff(srcad.Reverse, m.f, srcad.Active(3.0)) == (7.0,)
+    _write(module_dir / "attribute_helpers.py", """
+        def square(x):
+            return x * x * x
+    """)
+    importlib.reload(helpers)
+    assert m.f(3.0) == 30.0  # f now runs the reloaded helper: 3 x**2 + 1
+    assert srcad.autodiff(srcad.Reverse, m.f, srcad.Active(3.0)) == (28.0,)
+    assert srcad.autodiff(srcad.Forward, m.f, srcad.Duplicated(3.0, 1.0)) == 28.0
+
+
 def test_an_inlined_helper_edited_in_its_own_file_is_refused(module_dir):
     _import(module_dir, "edited_helpers", """
         def helper(x):

@@ -46,6 +46,19 @@ def global_reads(parsed: ParsedFunction) -> list:
     return [(module, n, module[n]) for n in sorted(names - closure) if n in module]
 
 
+def attribute_reads(parsed: ParsedFunction, func_expr, extra: dict) -> list:
+    """(module dict, attribute, object) for each module attribute a call's function expression
+    reads (`helpers.square`, `package.module.f`): reloading that module rebinds them, which
+    must rebuild the code like a rebound global."""
+    if not isinstance(func_expr, gast.Attribute):
+        return []
+    base = resolve_callee(parsed, func_expr.value, extra)
+    if not isinstance(base, types.ModuleType):
+        return []
+    return attribute_reads(parsed, func_expr.value, extra) + [
+        (vars(base), func_expr.attr, getattr(base, func_expr.attr, None))]
+
+
 def closure_reads(parsed: ParsedFunction) -> list:
     """(cell, object it held) for each closure variable of the function: the generated code
     is built from these values, so the cache checks that each cell still holds its object."""
@@ -133,6 +146,7 @@ class Inliner:
             raise self.parsed.error(call, "recursion", f"{callee.__name__} calls itself "
                                     "(directly or indirectly); recursion is not supported",
                                     hint="write the recursion as a loop")
+        self.dependencies.extend(attribute_reads(self.parsed, call.func, self.extra))
         cparsed = parse_function(callee)
         check_syntax(cparsed)
         params = [a.id for a in cparsed.tree.args.args]
