@@ -4,8 +4,9 @@ The key uses the function object and its code object (a redefined function is a 
 with new code, so it never hits a stale entry) and, for each argument, its annotation kind and
 type (float, int, array rank and dtype kind), the mode and the batch width. Shapes are not in
 the key: the generated code is shape-generic. Each entry also remembers every module-level
-name the code was generated from (helpers it inlined, constants it read); if one has been
-rebound since, the entry is rebuilt. A thread lock makes the first transformation happen once.
+name and every closure cell the code was generated from (helpers it inlined, constants and
+closure variables it read); if one has been rebound since, the entry is rebuilt. A thread
+lock makes the first transformation happen once.
 """
 
 from __future__ import annotations

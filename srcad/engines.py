@@ -103,6 +103,10 @@ class ForwardEngine:
         for position, v in zip(positions, values):
             self.flat[self.value_index[position]] = v
 
+    def is_current(self) -> bool:
+        """False once a name the code was built from has been rebound (prepare again)."""
+        return self.compiled.is_current()
+
     def seed_basis(self, start: int, size: int):
         """Lane k gets the unit vector e_(start + k) (zero past `size`)."""
         if self.stacked:
@@ -195,6 +199,10 @@ class ReverseEngine:
         for index, v in zip(self.value_index, values):
             flat[index] = v
 
+    def is_current(self) -> bool:
+        """False once a name the code was built from has been rebound (prepare again)."""
+        return self.compiled.is_current()
+
     def run(self, x_bar=None, cotangent=1.0, basis=None):
         """Pull back `cotangent` (or the unit vector e_basis of the output) into `x_bar` (an
         x-shaped buffer, zeroed here); returns (value, adjoints of float x)."""
@@ -249,6 +257,9 @@ class HessianEngine:
 
     def set_values(self, values):
         self.engine.set_values(values, self.user_positions)
+
+    def is_current(self) -> bool:
+        return self.reverse.is_current()  # the forward code runs over this reverse code
 
 
 _wrapper_counter = itertools.count()

@@ -55,3 +55,8 @@ class ActivityError(SrcadError):
 
 class ArgumentError(SrcadError):
     """Arguments or annotations that do not fit the function or each other."""
+
+
+class StaleSourceError(SrcadError):
+    """The function's source file no longer holds the code the function runs (edited after
+    the function was defined, or a function object kept from before a module reload)."""

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 import gast
 
 from srcad.errors import SrcadError, UnsupportedSyntaxError
+from srcad.source_check import check_source
+
+EMPTY_CELL = object()  # what an empty closure cell held when the function was parsed
 
 
 @dataclass
@@ -98,6 +101,7 @@ def parse_function(func) -> ParsedFunction:
             line=func.__code__.co_firstlineno, construct="function",
             hint="define the function in a file, not at an interactive prompt",
         ) from None
+    check_source(func, lines, first_line)  # the text is the code Python runs, or refused
     source = textwrap.dedent("".join(lines))
     module = gast.parse(source)
     tree = module.body[0]

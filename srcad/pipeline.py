@@ -56,16 +56,24 @@ class Compiled:
     request: Request
     taped: list
     dependencies: list  # (globals dict, name, object) read when the code was generated
+    cells: list  # (closure cell, object) read when the code was generated
     tapes: tuple = ()  # numba backend: the tape arrays the function takes and hands back
     written: frozenset = frozenset()  # positions of the arguments whose elements f writes
     scratch: int = 0  # numba vector mode: lane arrays (width W) the caller passes last
     spare: list = field(default_factory=list)  # numba: tape/lane arrays free for a next call
 
     def is_current(self) -> bool:
-        """False once a global the code was generated from has been rebound."""
+        """False once a global or a closure variable the code was generated from has been
+        rebound (or a closure cell emptied; one empty when the code was built never is)."""
         for namespace, name, obj in self.dependencies:  # a loop: checked on every call
             if namespace.get(name, _MISSING) is not obj:
                 return False
+        try:
+            for cell, obj in self.cells:
+                if cell.cell_contents is not obj:
+                    return False
+        except ValueError:  # an empty cell
+            return False
         return True
 
 
@@ -135,7 +143,8 @@ def build(func, request: Request) -> Compiled:
               if isinstance(t, gast.Subscript)}
     written = frozenset(i for i, p in enumerate(norm.params) if p in stored)
     dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())
-    return Compiled(function, source, name, request, taped, dependencies, tapes, written,
+    cells = list({id(cell): (cell, obj) for cell, obj in norm.cells}.values())
+    return Compiled(function, source, name, request, taped, dependencies, cells, tapes, written,
                     scratch)
 
 

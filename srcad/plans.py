@@ -88,11 +88,13 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
 def gradient_entry(args, wrapped, engine, buffer):
     """(source, function): `run(args, out)`, (value, gradient) of a prepared reverse gradient
     whose arguments look like the preparation's `args` (shapes too) and `out` is None or an
-    array like the gradient; else MISS. It zeroes and fills `out` or `buffer` (None for a
-    float x) and the engine's other shadows, and keeps grown tapes in the engine."""
+    array like the gradient, and the code is current; else MISS. It zeroes and fills `out`
+    or `buffer` (None for a float x) and the engine's other shadows, and keeps grown tapes in
+    the engine."""
     env = {"function": engine.function, "F": engine.flat, "B": buffer,
            "raise_numba_error": raise_numba_error}
     lines, values = _match(args, [CONST] * len(args), wrapped, True, env, "MISS")
+    lines += _current(engine.compiled, env)
     if buffer is None:
         lines += ["    if out is not None:", "        return MISS"]
     else:
@@ -129,12 +131,20 @@ def gradient_entry(args, wrapped, engine, buffer):
 
 
 def _current(compiled, env) -> list:
-    """Lines returning MISS once a global the code was generated from has been rebound
-    (`Compiled.is_current`, unrolled)."""
+    """Lines returning MISS once a global or a closure variable the code was generated from
+    has been rebound (`Compiled.is_current`, unrolled: one test per name)."""
     lines = []
     for i, (namespace, name, obj) in enumerate(compiled.dependencies):
         env[f"G{i}"], env[f"O{i}"] = namespace, obj
         lines += [f"    if G{i}.get({name!r}, MISS) is not O{i}:", "        return MISS"]
+    if compiled.cells:
+        tests = []
+        for i, (cell, obj) in enumerate(compiled.cells):
+            env[f"C{i}"], env[f"P{i}"] = cell, obj
+            tests.append(f"C{i}.cell_contents is not P{i}")
+        lines += ["    try:", f"        if {' or '.join(tests)}:", "            return MISS",
+                  "    except ValueError:",  # an empty cell: the checked path decides
+                  "        return MISS"]
     return lines
 
 

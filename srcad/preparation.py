@@ -26,7 +26,10 @@ def operator_entry(operator):
         f = _target(f)
         if len(args) != f.__code__.co_argcount:
             args = args + tuple(Constant(v) for v in bind_arguments(f, args)[len(args):])
-        return operator(f, *args, **options)
+        result = operator(f, *args, **options)
+        if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
+            result.remake = functools.partial(operator, f, **options)
+        return result
     return wrapper
 
 
@@ -61,8 +64,11 @@ class Prep:
     match: object  # args -> their values if they look like the preparation's (plans.matcher)
     x: int  # the position of the input
     run: object = None  # reverse gradients: the whole call when args match (plans.MISS if not)
+    remake: object = None  # args -> a new preparation with the same options
 
     def check(self, operator, f, slots):
+        """Raise PreparationMismatchError unless `slots` fit this preparation; prepare again
+        (in place) if a name its code was built from has been rebound since."""
         same_fn = f is self.function and operator == self.operator
         rows, ok = [], same_fn
         for i, slot in enumerate(slots):
@@ -80,6 +86,9 @@ class Prep:
                          f"{getattr(self.function, '__name__', self.function)})")
             raise PreparationMismatchError(head + ":\n" + "\n".join(rows),
                                            hint=f"call prepare_{operator} again")
+        if not self.engine.is_current():
+            args = [s.value if s.role == "x" else _WRAPPERS[s.role](s.value) for s in slots]
+            vars(self).update(vars(self.remake(*args)))
 
 
 def _signature(value):
@@ -177,8 +186,8 @@ def use_prep(operator, f, args, prep, preparer, **options):
 
 def prepared_call(operator, f, args, prep):
     """The preparation's slots, refilled with `args`, if they are the kinds, shapes and dtypes
-    it was prepared for; else None."""
-    if prep.function is f and prep.operator == operator:
+    it was prepared for and its code is current; else None."""
+    if prep.function is f and prep.operator == operator and prep.engine.is_current():
         values = prep.match(args)
         if values is not None:
             for slot, value in zip(prep.slots, values):

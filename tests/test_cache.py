@@ -107,3 +107,28 @@ def test_copysign_has_a_derivative_not_a_silent_zero():
     dx, dy = srcad.autodiff(srcad.Reverse, copysign_user, srcad.Active(2.0), srcad.Active(-1.0))
     assert dx == pytest.approx(-4.0) and dy == pytest.approx(2.0)
     check_grads(copysign_user, srcad.Active(2.0), srcad.Active(-1.0))
+
+
+def test_a_preparation_sees_a_rebound_global(tmp_path):
+    m = _module(tmp_path, "stale_prepared", """
+        SCALE = 2.0
+
+        def f(x):
+            return SCALE * x[0] * x[1]
+
+        def g(y, x):
+            y[0] = SCALE * x[0] * x[1]
+            y[1] = x[0]
+    """)
+    x = np.array([2.0, 3.0])
+    prep = srcad.prepare_gradient(m.f, x)
+    out = np.zeros(2)
+    for _ in range(2):
+        np.testing.assert_array_equal(srcad.gradient(m.f, x, prep=prep, out=out), [6.0, 4.0])
+    m.SCALE = 5.0
+    for _ in range(2):
+        np.testing.assert_array_equal(srcad.gradient(m.f, x, prep=prep, out=out), [15.0, 10.0])
+    y = srcad.Output(np.zeros(2))
+    jac = srcad.prepare_jacobian(m.g, y, x)
+    m.SCALE = 1.0
+    np.testing.assert_array_equal(srcad.jacobian(m.g, y, x, prep=jac), [[3.0, 2.0], [1.0, 0.0]])

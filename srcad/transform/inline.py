@@ -15,7 +15,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
-from srcad.parse import ParsedFunction, parse_function
+from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
 from srcad.rules import lookup_call
 from srcad.transform.desugar import desugar
 from srcad.transform.exits import structure_exits
@@ -46,6 +46,27 @@ def global_reads(parsed: ParsedFunction) -> list:
     return [(module, n, module[n]) for n in sorted(names - closure) if n in module]
 
 
+def attribute_reads(parsed: ParsedFunction, func_expr, extra: dict) -> list:
+    """(module dict, attribute, object) for each module attribute a call's function expression
+    reads (`helpers.square`, `package.module.f`): reloading that module rebinds them, which
+    must rebuild the code like a rebound global."""
+    if not isinstance(func_expr, gast.Attribute):
+        return []
+    base = resolve_callee(parsed, func_expr.value, extra)
+    if not isinstance(base, types.ModuleType):
+        return []
+    return attribute_reads(parsed, func_expr.value, extra) + [
+        (vars(base), func_expr.attr, getattr(base, func_expr.attr, None))]
+
+
+def closure_reads(parsed: ParsedFunction) -> list:
+    """(cell, object it held) for each closure variable of the function: the generated code
+    is built from these values, so the cache checks that each cell still holds its object."""
+    func = parsed.func
+    return [(cell, parsed.namespace.get(name, EMPTY_CELL))
+            for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ())]
+
+
 def is_user_function(obj) -> bool:
     return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
 
@@ -69,6 +90,7 @@ class Inliner:
         # (namespace dict, name, object) for every global the inlined code read: the cache
         # checks them on each call, so rebinding a helper or a constant is never stale
         self.dependencies: list = global_reads(parsed)
+        self.cells: list = closure_reads(parsed)  # (cell, object) likewise for closures
 
     # -- statements --------------------------------------------------------------------------
     def block(self, stmts: list) -> list:
@@ -124,6 +146,7 @@ class Inliner:
             raise self.parsed.error(call, "recursion", f"{callee.__name__} calls itself "
                                     "(directly or indirectly); recursion is not supported",
                                     hint="write the recursion as a loop")
+        self.dependencies.extend(attribute_reads(self.parsed, call.func, self.extra))
         cparsed = parse_function(callee)
         check_syntax(cparsed)
         params = [a.id for a in cparsed.tree.args.args]
@@ -139,6 +162,7 @@ class Inliner:
         body = inner.block(body)
         body = desugar(cparsed, body, cnamer)
         self.dependencies.extend(inner.dependencies)
+        self.cells.extend(inner.cells)
         for taken in cnamer.taken:
             self.namer.reserve(taken)
 

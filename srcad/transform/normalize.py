@@ -25,7 +25,8 @@ class Normalized:
     body: list  # ends with `return <expr>` when the function returns a value
     namer: Namer
     extra_names: dict = field(default_factory=dict)  # names inlined helpers need
-    dependencies: list = field(default_factory=list)  # inlined functions (for the cache key)
+    dependencies: list = field(default_factory=list)  # (globals, name, object) read (cache)
+    cells: list = field(default_factory=list)  # (closure cell, object) read (cache)
     docstring: str | None = None
     # arrays srcad itself made that never leave the function (hoisted precomputations), each
     # -> (the arrays made together, their length `stop` (len(range(stop)) if negative), stop
@@ -66,4 +67,4 @@ def normalize(parsed: ParsedFunction) -> Normalized:
     if not body:
         body = [gast.Pass()]
     return Normalized(parsed, [a.id for a in tree.args.args], body, namer, inliner.extra,
-                      inliner.dependencies, doc)
+                      inliner.dependencies, inliner.cells, doc)
