@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from srcad.engines import ForwardEngine, ReverseEngine
+from srcad.engines import ForwardEngine, ReverseEngine, primal_value
 from srcad.errors import ArgumentError
 from srcad.plans import MISS
 from srcad.preparation import (
@@ -34,7 +34,6 @@ from srcad.preparation import (
     prepared_call,
     read_arguments,
     use_prep,
-    values_of,
 )
 
 
@@ -92,7 +91,7 @@ def _value_and_gradient(f, args, prep, out, mode, chunk, backend):
     if not grad.flags.c_contiguous:  # a strided `out`: work in the preparation's buffer
         grad = prep.state["buffer"]
     row = grad.reshape(1, -1)  # the gradient is the jacobian's one row (a view)
-    value = f(*values_of(slots)) if n == 0 else None  # no lane to run: just the value
+    value = primal_value(engine, f) if n == 0 else None  # no lane to run: just the value
     for start in range(0, n, engine.width):
         engine.seed_basis(start, n)
         value, tangents = engine.run()
@@ -148,7 +147,7 @@ def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, bac
     engine = prep.engine
     value = None
     if (n == 0 or m == 0) and [s for s in slots if s.role == "output"]:
-        f(*values_of(slots))
+        primal_value(engine, f)
     if prep.mode == "forward":
         for start in range(0, n, engine.width):
             engine.seed_basis(start, n)
@@ -163,7 +162,7 @@ def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, bac
     if outputs:
         return outputs[0], J
     if value is None:  # nothing to differentiate (an empty input or output): just the value
-        value = f(*values_of(slots))
+        value = primal_value(engine, f)
     return value, J
 
 

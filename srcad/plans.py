@@ -89,7 +89,8 @@ def gradient_entry(args, wrapped, engine, buffer):
     """(source, function): `run(args, out)`, (value, gradient) of a prepared reverse gradient
     whose arguments look like the preparation's `args` (shapes too) and `out` is None or an
     array like the gradient; else MISS. It zeroes and fills `out` or `buffer` (None for a
-    float x) and the engine's other shadows, and keeps grown tapes in the engine."""
+    float x) and the engine's other shadows, copies x into the engine's copy when f writes x
+    (`engines.InputCopy`), and keeps grown tapes in the engine."""
     env = {"function": engine.function, "F": engine.flat, "B": buffer,
            "raise_numba_error": raise_numba_error}
     lines, values = _match(args, [CONST] * len(args), wrapped, True, env, "MISS")
@@ -103,8 +104,13 @@ def gradient_entry(args, wrapped, engine, buffer):
                   "        x_bar = out", "    else:", "        return MISS",
                   "    x_bar.fill(0.0)"]
     flat, tapes = [], len(engine.flat) - engine.tape_count
+    copy = engine.input_copy  # f writes x: it runs on the preparation's copy of x
     for p, entry in enumerate(engine.flat):
-        if p in engine.value_index:
+        if copy is not None and p == copy.index:
+            env.update(XW=copy.work, copyto=np.copyto)
+            lines.append(f"    copyto(XW, {values[engine.value_index.index(p)]})")
+            flat.append("XW")
+        elif p in engine.value_index:
             flat.append(values[engine.value_index.index(p)])
         elif p == engine.x_bar_index:
             flat.append("x_bar")
