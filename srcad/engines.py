@@ -102,7 +102,7 @@ class ForwardEngine:
     zeroed, read out), "accumulator" (its value and lanes zeroed per call, lanes read out)."""
 
     def __init__(self, f, slots: list, width: int, stacked: bool, backend: str = "python"):
-        self.slots, self.width, self.stacked = slots, width, stacked
+        self.slots, self.width, self.stacked, self.backend = slots, width, stacked, backend
         specs = tuple(_spec(s, True) for s in slots)
         self.compiled = _compiled(f, Request("forward", specs, width, stacked, backend))
         refuse_written_constants(self.compiled, slots)
@@ -205,7 +205,7 @@ class ReverseEngine:
     """Reverse mode: a cotangent of the output in, the adjoint of x out (`x_bar`)."""
 
     def __init__(self, f, slots: list, backend: str = "python"):
-        self.slots = slots
+        self.slots, self.backend = slots, backend
         specs = tuple(_spec(s, False) for s in slots)
         self.compiled = _compiled(f, Request("reverse", specs, backend=backend))
         refuse_written_constants(self.compiled, slots)
@@ -278,6 +278,7 @@ class HessianEngine:
             raise SrcadError("hvp and hessian differentiate srcad's generated reverse code, "
                              "which the numba backend compiles to machine code",
                              construct=f"backend={backend!r}", hint="use backend='python'")
+        self.backend = backend
         self.reverse = ReverseEngine(f, slots)
         inner, scratch, self.user_positions = [], [], []
         for slot in slots:

@@ -20,6 +20,12 @@ import numpy as np
 
 from srcad.engines import ForwardEngine, ReverseEngine, primal_value
 from srcad.errors import ArgumentError
+from srcad.operator_options import (
+    check_options,
+    check_out,
+    refuse_chunk_in_reverse,
+    refuse_float_out,
+)
 from srcad.plans import MISS
 from srcad.preparation import (
     Prep,
@@ -40,6 +46,8 @@ from srcad.preparation import (
 # -- gradient ---------------------------------------------------------------------------------
 @operator_entry
 def prepare_gradient(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+    check_options("gradient", mode, chunk, backend)
+    backend = backend or "python"
     slots = read_arguments(args)
     kind, _ = output_kind(f, slots)
     if kind != "float":
@@ -57,7 +65,7 @@ def prepare_gradient(f, *args, mode=None, chunk=None, backend="python") -> Prep:
 
 
 @operator_entry
-def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
+def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
     """(f(x), gradient of f at x).
 
     >>> def f(x):
@@ -69,17 +77,24 @@ def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, bac
 
 
 def _value_and_gradient(f, args, prep, out, mode, chunk, backend):
-    if prep is not None and prep.run is not None and prep.function is f:
+    if prep is not None and prep.run is not None and prep.function is f and mode is None \
+            and chunk is None and backend is None:
         result = prep.run(args, out)  # a reverse gradient's whole call (srcad/plans.py)
         if result is not MISS:
             return result
-    slots = prepared_call("gradient", f, args, prep) if prep is not None else None
+    slots = None
+    if prep is not None:
+        prep.check_options(mode, chunk, backend)
+        slots = prepared_call("gradient", f, args, prep)
     if slots is None:
         prep, slots = use_prep("gradient", f, args, prep, prepare_gradient, mode=mode,
                                chunk=chunk, backend=backend)
     x = slots[prep.x].value
-    if out is not None and (type(out) is not np.ndarray or out.shape != getattr(x, "shape", ())):
-        check_shape("out", out, np.shape(x))
+    if out is not None and (type(out) is not np.ndarray or out.shape != getattr(x, "shape", ())
+                            or out.dtype.kind != "f"):
+        if not isinstance(x, np.ndarray):
+            refuse_float_out("gradient of a float x")
+        check_out(out, np.shape(x))
     buffer = out if out is not None else prep.state["buffer"]
     if prep.mode == "reverse":
         value, adjoints = prep.engine.run(x_bar=buffer)
@@ -109,7 +124,7 @@ prepare_value_and_gradient = prepare_gradient
 
 
 @operator_entry
-def gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
+def gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
     """Gradient of a float-valued f at x (reverse mode unless mode="forward")."""
     return _value_and_gradient(f, args, prep, out, mode, chunk, backend)[1]
 
@@ -117,6 +132,8 @@ def gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend="pyth
 # -- jacobian ---------------------------------------------------------------------------------
 @operator_entry
 def prepare_jacobian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+    check_options("jacobian", mode, chunk, backend)
+    backend = backend or "python"
     slots = read_arguments(args)
     kind, template = output_kind(f, slots)
     if kind == "float":
@@ -124,6 +141,8 @@ def prepare_jacobian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
                             hint="use gradient for float-valued functions")
     n, m = np.size(input_slot(slots).value), template.size
     mode = mode or ("forward" if n <= m else "reverse")
+    if mode == "reverse" and chunk is not None:
+        refuse_chunk_in_reverse("jacobian (x.size > output size picks reverse mode)")
     if mode == "forward":
         width = choose_chunk(n, chunk, backend)
         engine = ForwardEngine(f, slots, width, lanes_in_arrays(width, backend), backend)
@@ -137,13 +156,14 @@ def prepare_jacobian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
 
 
 @operator_entry
-def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
+def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
     """(f's output, jacobian d output / d x) as a (output size, input size) array."""
     prep, slots = use_prep("jacobian", f, args, prep, prepare_jacobian, mode=mode, chunk=chunk,
                        backend=backend)
     n, m = prep.state["n"], prep.state["m"]
     J = out if out is not None else np.empty((m, n))
-    check_shape("out", J, (m, n))
+    if out is not None:
+        check_out(J, (m, n))
     engine = prep.engine
     value = None
     if (n == 0 or m == 0) and [s for s in slots if s.role == "output"]:
@@ -170,7 +190,7 @@ prepare_value_and_jacobian = prepare_jacobian
 
 
 @operator_entry
-def jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
+def jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
     """Jacobian of f at x; with out=J fills J in place and returns it."""
     return value_and_jacobian.__wrapped__(f, *args, prep=prep, out=out, mode=mode,
                                           chunk=chunk, backend=backend)[1]
@@ -180,20 +200,24 @@ def jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="pyth
 @operator_entry
 def prepare_pushforward(f, *args, tangent=None, mode=None, chunk=None,
                         backend="python") -> Prep:
+    check_options("pushforward", mode, chunk, backend)
+    backend = backend or "python"
     slots = read_arguments(args)
     kind, template = output_kind(f, slots)
     batch = tangent is not None and isinstance(tangent, (tuple, list))
     width = len(tangent) if batch else 1
     engine = ForwardEngine(f, slots, width, lanes_in_arrays(width, backend), backend)
-    return make_prep("pushforward", f, slots, "forward", width, engine, kind=kind, batch=batch)
+    return make_prep("pushforward", f, slots, "forward", width, engine, kind=kind, batch=batch,
+                     shape=() if kind == "float" else np.shape(template))
 
 
 @operator_entry
 def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None,
-                backend="python"):
-    """J v (jvp) for a tangent v shaped like x; a tuple of tangents gives a tuple of results."""
+                backend=None):
+    """J v (jvp) for a tangent v shaped like x; a tuple of tangents gives a tuple of results.
+    Forward mode only (mode=None or "forward"); the lanes are the tangents (no chunk=)."""
     prep, _ = use_prep("pushforward", f, args, prep, prepare_pushforward, tangent=tangent,
-                   backend=backend)
+                       mode=mode, chunk=chunk, backend=backend)
     tangents_in = tangent if prep.state["batch"] else (tangent,)
     if len(tangents_in) != prep.chunk:
         raise PreparationMismatchError(f"prepared for {prep.chunk} tangents, got "
@@ -202,6 +226,8 @@ def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None,
     for t in tangents_in:
         check_shape("tangent", t, np.shape(x))
     engine = prep.engine
+    if out is not None:
+        _check_pushforward_out(prep, out)
     engine.seed(tangents_in)
     _, tangents = engine.run()
     results = []
@@ -220,19 +246,39 @@ def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None,
     return tuple(results) if prep.state["batch"] else results[0]
 
 
+def _check_pushforward_out(prep, out):
+    """out= of a pushforward: an array (a tuple of W arrays for W tangents) shaped like the
+    output; refused for a float output."""
+    if prep.state["kind"] == "float":
+        refuse_float_out(prep.operator)
+    shape = prep.state["shape"]
+    if not prep.state["batch"]:
+        check_out(out, shape)
+        return
+    if not isinstance(out, tuple) or len(out) != prep.chunk:
+        raise ArgumentError(f"out= of a pushforward of {prep.chunk} tangents is a tuple of "
+                            f"{prep.chunk} arrays", construct="out")
+    for buffer in out:
+        check_out(buffer, shape)
+
+
 @operator_entry
 def prepare_derivative(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+    check_options("derivative", mode, chunk, backend)
     prep = prepare_pushforward(f, *args, tangent=1.0, backend=backend)
     prep.operator = "derivative"
     return prep
 
 
 @operator_entry
-def derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
-    """d f / d x for a float input x (the output may be a float or an array)."""
+def derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
+    """d f / d x for a float input x (the output may be a float or an array); forward mode."""
     if not isinstance(input_slot(read_arguments(args)).value, (float, np.floating)):
         raise ArgumentError("derivative needs a float input", hint="use jacobian or gradient")
-    prep = prep or prepare_derivative(f, *args, backend=backend)
+    if prep is None:
+        prep = prepare_derivative(f, *args, mode=mode, chunk=chunk, backend=backend)
+    else:
+        prep.check_options(mode, chunk, backend)
     prep.check("derivative", f, read_arguments(args))
     prep.operator = "pushforward"
     try:
@@ -244,6 +290,8 @@ def derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="py
 @operator_entry
 def prepare_pullback(f, *args, cotangent=None, mode=None, chunk=None,
                      backend="python") -> Prep:
+    check_options("pullback", mode, chunk, backend)
+    backend = backend or "python"
     slots = read_arguments(args)
     kind, template = output_kind(f, slots)
     engine = ReverseEngine(f, slots, backend)
@@ -256,15 +304,18 @@ def prepare_pullback(f, *args, cotangent=None, mode=None, chunk=None,
 
 @operator_entry
 def pullback(f, *args, cotangent, prep=None, out=None, mode=None, chunk=None,
-             backend="python"):
-    """u^T J (vjp) for a cotangent u shaped like the output; the result is shaped like x."""
+             backend=None):
+    """u^T J (vjp) for a cotangent u shaped like the output; the result is shaped like x.
+    Reverse mode only (mode=None or "reverse"), one pass (no chunk=)."""
     prep, _ = use_prep("pullback", f, args, prep, prepare_pullback, cotangent=cotangent,
-                   backend=backend)
+                       mode=mode, chunk=chunk, backend=backend)
     buffer = out if out is not None else prep.state["buffer"]
     engine = prep.engine
     x = input_slot(read_arguments(args)).value
     if out is not None:
-        check_shape("out", out, np.shape(x))
+        if not isinstance(x, np.ndarray):
+            refuse_float_out("pullback to a float x")
+        check_out(out, np.shape(x))
     if prep.state["kind"] == "array":
         check_shape("cotangent", cotangent, np.shape(engine.flat[engine.seed_index]))
     elif prep.state["kind"] == "output":

@@ -60,6 +60,7 @@ class Compiled:
     written: frozenset = frozenset()  # positions of the arguments whose elements f writes
     scratch: int = 0  # numba vector mode: lane arrays (width W) the caller passes last
     spare: list = field(default_factory=list)  # numba: tape/lane arrays free for a next call
+    returns_value: bool = True  # False: f returns nothing (it only writes arrays)
 
     def is_current(self) -> bool:
         """False once a global the code was generated from has been rebound."""
@@ -135,8 +136,11 @@ def build(func, request: Request) -> Compiled:
               if isinstance(t, gast.Subscript)}
     written = frozenset(i for i, p in enumerate(norm.params) if p in stored)
     dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())
+    last = norm.body[-1]
+    returns_value = isinstance(last, gast.Return) and last.value is not None and not (
+        isinstance(last.value, gast.Constant) and last.value.value is None)
     return Compiled(function, source, name, request, taped, dependencies, tapes, written,
-                    scratch)
+                    scratch, returns_value=returns_value)
 
 
 def _free_names(tree) -> set:

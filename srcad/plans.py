@@ -18,7 +18,7 @@ import numpy as np
 
 from srcad.annotations import Annotation, Duplicated
 from srcad.compiler import raise_numba_error
-from srcad.running import explain_error, tape_buffers
+from srcad.running import explain_error, refuse_unused_seed, tape_buffers
 
 CONST, ACTIVE, DUPLICATED_ARRAY, DUPLICATED_FLOAT, BATCH_STACKED = range(5)
 MISS = object()  # what a reverse entry returns when the arguments do not match its plan
@@ -56,12 +56,17 @@ def matcher(args, roles, wrapped, shapes=False):
 
 def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
     """(source, function): `run(args, seed)`, the result of `autodiff(Reverse or
-    ReverseWithPrimal, f, *args)` when `args` look like these, else MISS. Tape arrays come
+    ReverseWithPrimal, f, *args, seed=seed)` when `args` look like these, else MISS. Tape arrays come
     from, and go back to, `compiled.spare` as on the checked path."""
     env = {"function": compiled.function, "f": f, "explain_error": explain_error}
     lines, flat = _match(args, roles, wrapped, False, env, "MISS")
     lines += _current(compiled, env)
-    flat.append("seed")
+    if compiled.returns_value:
+        flat.append("1.0 if seed is None else seed")
+    else:  # the seeds of its results are the shadows of the arrays it writes
+        env["refuse_unused_seed"] = refuse_unused_seed
+        lines += ["    if seed is not None:", "        refuse_unused_seed(f)"]
+        flat.append("1.0")
     tapes = len(compiled.tapes)
     if tapes:  # take_buffers and kept_tapes (srcad/running.py), inlined
         env.update(compiled=compiled, spare=compiled.spare, tape_buffers=tape_buffers)
@@ -71,7 +76,7 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
     lines += ["    try:",
               f"        out = function({', '.join(flat)})",
               "    except Exception as err:",
-              "        explain_error(err, f, args)"]
+              "        explain_error(err, f, args, seed)"]
     if tapes:
         grown = " or ".join(f"out[{2 + i}] is not None" for i in range(tapes))
         kept = ", ".join(f"tapes[{i}] if out[{2 + i}] is None else out[{2 + i}]"

@@ -62,6 +62,17 @@ class Prep:
     x: int  # the position of the input
     run: object = None  # reverse gradients: the whole call when args match (plans.MISS if not)
 
+    def check_options(self, mode, chunk, backend):
+        """Options given with prep= must be the ones it was prepared with (they are fixed
+        when the preparation is built)."""
+        for name, given, prepared in (("mode", mode, self.mode), ("chunk", chunk, self.chunk),
+                                      ("backend", backend, self.engine.backend)):
+            if given is not None and given != prepared:
+                raise PreparationMismatchError(
+                    f"the preparation runs {name}={prepared!r}; this call asks for "
+                    f"{name}={given!r}", hint=f"call prepare_{self.operator} again with "
+                    f"{name}={given!r}, or leave {name} out (the preparation's is used)")
+
     def check(self, operator, f, slots):
         same_fn = f is self.function and operator == self.operator
         rows, ok = [], same_fn
@@ -161,8 +172,9 @@ _WRAPPERS = {role: wrapper for wrapper, role in _CONTEXTS.items()}
 
 def use_prep(operator, f, args, prep, preparer, **options):
     """(the preparation, the argument slots): `prep` refilled with `args`, checked against
-    them, or made by `preparer`."""
+    them (and with the options given, `Prep.check_options`), or made by `preparer`."""
     if prep is not None:
+        prep.check_options(options.get("mode"), options.get("chunk"), options.get("backend"))
         matching = prepared_call(operator, f, args, prep)
         if matching is not None:
             return prep, matching

@@ -10,6 +10,7 @@ import numpy as np
 
 from srcad.engines import HessianEngine, Slot, scalar_as_array
 from srcad.errors import ArgumentError
+from srcad.operator_options import SECOND_ORDER, check_options, check_out, refuse_float_out
 from srcad.preparation import (
     Prep,
     check_shape,
@@ -25,10 +26,12 @@ from srcad.preparation import (
 # -- second order: forward over reverse ---------------------------------------------------------
 @operator_entry
 def prepare_hvp(f, *args, tangent=None, mode=None, chunk=None, backend="python") -> Prep:
+    check_options("hvp", mode, chunk, backend)
     return _prepare_second("hvp", f, args, 1, backend)
 
 
-def _prepare_second(operator, f, args, width, backend="python") -> Prep:
+def _prepare_second(operator, f, args, width, backend) -> Prep:
+    backend = backend or "python"
     slots = read_arguments(args)
     if any(s.role == "output" for s in slots):
         raise ArgumentError(f"{operator} needs a float-valued f (no Output argument)")
@@ -40,8 +43,16 @@ def _prepare_second(operator, f, args, width, backend="python") -> Prep:
         slots = list(slots)
         slots[position] = Slot("x", np.array([float(x.value)]))
     engine = HessianEngine(target, slots, width, backend)
-    prep = make_prep(operator, f, read_arguments(args), "forward-over-reverse", width, engine,
+    prep = make_prep(operator, f, read_arguments(args), SECOND_ORDER, width, engine,
                  scalar=not x.is_array, n=np.size(x.value))
+    return prep
+
+
+def _prepared(operator, preparer, f, args, prep, mode, chunk, backend) -> Prep:
+    """`prep`, checked against the options given, or a new preparation."""
+    if prep is None:
+        return preparer(f, *args, mode=mode, chunk=chunk, backend=backend)
+    prep.check_options(mode, chunk, backend)
     return prep
 
 
@@ -56,17 +67,19 @@ def _second_values(prep, slots):
 
 
 @operator_entry
-def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None, backend="python"):
+def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None, backend=None):
     """H v, the Hessian of a float-valued f at x times v (forward over reverse)."""
     slots = read_arguments(args)
-    prep = prep or prepare_hvp(f, *args, backend=backend)
+    prep = _prepared("hvp", prepare_hvp, f, args, prep, mode, chunk, backend)
     prep.check("hvp", f, slots)
     _second_values(prep, slots)
     engine = prep.engine.engine
     expected = () if prep.state["scalar"] else engine.x_lanes[0].shape
     check_shape("tangent", tangent, expected)
     if out is not None:
-        check_shape("out", out, expected)
+        if prep.state["scalar"]:
+            refuse_float_out("hvp of a float x")
+        check_out(out, expected)
     engine.seed([np.reshape(np.asarray(tangent, dtype=float), engine.x_lanes[0].shape)])
     engine.run()
     result = engine.output_lanes[0]
@@ -80,21 +93,23 @@ def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None, backend="
 
 @operator_entry
 def prepare_hessian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+    check_options("hessian", mode, chunk, backend)
     x = input_slot(read_arguments(args)).value
     return _prepare_second("hessian", f, args, choose_chunk(np.size(x), chunk), backend)
 
 
 @operator_entry
-def hessian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
+def hessian(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
     """The Hessian of a float-valued f at x, an (n, n) array (chunks of forward-over-reverse
     lanes)."""
     slots = read_arguments(args)
-    prep = prep or prepare_hessian(f, *args, chunk=chunk, backend=backend)
+    prep = _prepared("hessian", prepare_hessian, f, args, prep, mode, chunk, backend)
     prep.check("hessian", f, slots)
     _second_values(prep, slots)
     n = prep.state["n"]
     H = out if out is not None else np.empty((n, n))
-    check_shape("out", H, (n, n))
+    if out is not None:
+        check_out(H, (n, n))
     engine = prep.engine.engine
     for start in range(0, n, engine.width):
         engine.seed_basis(start, n)
@@ -106,6 +121,7 @@ def hessian(f, *args, prep=None, out=None, mode=None, chunk=None, backend="pytho
 
 @operator_entry
 def prepare_second_derivative(f, *args, mode=None, chunk=None, backend="python") -> Prep:
+    check_options("second_derivative", mode, chunk, backend)
     prep = _prepare_second("second_derivative", f, args, 1, backend)
     if not prep.state["scalar"]:
         raise ArgumentError("second_derivative needs a float input", hint="use hessian")
@@ -113,10 +129,13 @@ def prepare_second_derivative(f, *args, mode=None, chunk=None, backend="python")
 
 
 @operator_entry
-def second_derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend="python"):
+def second_derivative(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
     """d^2 f / d x^2 for a float input and a float-valued f."""
+    if out is not None:
+        refuse_float_out("second_derivative")
     slots = read_arguments(args)
-    prep = prep or prepare_second_derivative(f, *args, backend=backend)
+    prep = _prepared("second_derivative", prepare_second_derivative, f, args, prep, mode,
+                     chunk, backend)
     prep.check("second_derivative", f, slots)
     _second_values(prep, slots)
     engine = prep.engine.engine
