@@ -336,10 +336,9 @@ def source(f, mode: Mode, *args, batch=None, backend="python") -> str:
 
 def _decorator(mode: Mode):
     def decorate(f=None, **options):
+        _check_decorator_options(options, mode, "srcad." + mode.name.lower())
         if f is None:
             return functools.partial(decorate, **options)
-
-        _check_decorator_options(options, mode, "srcad." + mode.name.lower())
         seed, batch = options.get("seed"), options.get("batch")
         backend = options.get("backend", "python")
 

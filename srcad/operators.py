@@ -90,8 +90,8 @@ def _value_and_gradient(f, args, prep, out, mode, chunk, backend):
         prep, slots = use_prep("gradient", f, args, prep, prepare_gradient, mode=mode,
                                chunk=chunk, backend=backend)
     x = slots[prep.x].value
-    if out is not None and (type(out) is not np.ndarray or out.shape != getattr(x, "shape", ())
-                            or out.dtype.kind != "f"):
+    if out is not None and (type(out) is not np.ndarray or type(x) is not np.ndarray
+                            or out.shape != x.shape or out.dtype.kind != "f"):
         if not isinstance(x, np.ndarray):
             refuse_float_out("gradient of a float x")
         check_out(out, np.shape(x))

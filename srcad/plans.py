@@ -56,8 +56,8 @@ def matcher(args, roles, wrapped, shapes=False):
 
 def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
     """(source, function): `run(args, seed)`, the result of `autodiff(Reverse or
-    ReverseWithPrimal, f, *args, seed=seed)` when `args` look like these, else MISS. Tape arrays come
-    from, and go back to, `compiled.spare` as on the checked path."""
+    ReverseWithPrimal, f, *args, seed=seed)` when `args` look like these, else MISS. Tape
+    arrays come from, and go back to, `compiled.spare` as on the checked path."""
     env = {"function": compiled.function, "f": f, "explain_error": explain_error}
     lines, flat = _match(args, roles, wrapped, False, env, "MISS")
     lines += _current(compiled, env)
