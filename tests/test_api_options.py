@@ -233,8 +233,9 @@ def test_pushforward_batch_out_is_a_tuple_of_arrays():
 def test_forward_mode_refuses_a_seed(backend):
     for mode in (Forward, ForwardWithPrimal):
         for _ in range(2):  # the checked call and the fast path of a repeated call
-            refused(lambda: srcad.autodiff(mode, s2s, Duplicated(0.5, 1.0), 2.0, seed=3.0,
-                                           backend=backend), "seed=", "forward", "Duplicated")
+            refused(lambda mode=mode: srcad.autodiff(
+                mode, s2s, Duplicated(0.5, 1.0), 2.0, seed=3.0, backend=backend),
+                "seed=", "forward", "Duplicated")
             srcad.autodiff(mode, s2s, Duplicated(0.5, 1.0), 2.0, backend=backend)
     refused(lambda: srcad.autodiff(Forward, s2s, BatchDuplicated(0.5, [1.0, 2.0]), 2.0,
                                    seed=1.0, backend=backend), "seed=")
@@ -256,8 +257,9 @@ def test_reverse_seed_scales_the_derivative(backend):
 def test_reverse_seed_of_a_function_returning_nothing_is_refused(backend):
     for _ in range(2):
         dx, dy = np.zeros(2), np.array([1.0, 2.0])
-        refused(lambda: srcad.autodiff(Reverse, pair_into, Duplicated(np.zeros(2), dy),
-                                       Duplicated(X, dx), seed=2.0, backend=backend),
+        refused(lambda dx=dx, dy=dy: srcad.autodiff(
+            Reverse, pair_into, Duplicated(np.zeros(2), dy), Duplicated(X, dx), seed=2.0,
+            backend=backend),
                 "seed=", "returns nothing")
         dy = np.array([1.0, 2.0])
         srcad.autodiff(Reverse, pair_into, Duplicated(np.zeros(2), dy), Duplicated(X, dx),
@@ -273,7 +275,7 @@ def test_reverse_seed_that_is_not_a_number_is_refused(seed):
 
 def test_batch_without_batch_duplicated_is_refused():
     for mode in (Reverse, ReverseWithPrimal):
-        refused(lambda: srcad.autodiff(mode, s2s, Active(0.5), 2.0, batch="stacked"),
+        refused(lambda mode=mode: srcad.autodiff(mode, s2s, Active(0.5), 2.0, batch="stacked"),
                 "batch=", "BatchDuplicated")
     refused(lambda: srcad.autodiff(Forward, s2s, Duplicated(0.5, 1.0), 2.0, batch="unrolled"),
             "batch=")
