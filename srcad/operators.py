@@ -4,7 +4,12 @@
 input x we differentiate with respect to (a float or a float array); the others are
 `Constant(c)`, `Cache(c)` or `Output(y)`. `prepare_op(f, *args, ...)` transforms, compiles,
 chooses mode and chunk and allocates every seed, shadow and result buffer once; the prepared
-call then refills those buffers in place (with `out=`, it returns `out` itself).
+call then refills those buffers in place. x and Constant contexts are never modified (when f
+writes x, it runs on a copy the preparation holds).
+
+`out=` aliasing: with `out=`, the result returned IS `out`, and the next call with the same
+`out` overwrites it. A caller that keeps the arrays it is given (scipy's BFGS keeps the
+previous gradient) must get a fresh array: call without `out=` (examples/scipy_minimize.py).
 
 Choices when not forced:
 * jacobian: forward vector mode when len(x) <= len(y), else one reverse pass per row;
@@ -66,7 +71,8 @@ def prepare_gradient(f, *args, mode=None, chunk=None, backend="python") -> Prep:
 
 @operator_entry
 def value_and_gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
-    """(f(x), gradient of f at x).
+    """(f(x), gradient of f at x). With out=g the gradient is g itself, refilled by each call
+    (a caller that keeps it, like scipy's BFGS, must not pass out=).
 
     >>> def f(x):
     ...     return x[0] * x[1]
@@ -125,7 +131,9 @@ prepare_value_and_gradient = prepare_gradient
 
 @operator_entry
 def gradient(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
-    """Gradient of a float-valued f at x (reverse mode unless mode="forward")."""
+    """Gradient of a float-valued f at x (reverse mode unless mode="forward"; chunk= only
+    with mode="forward"). With out=g it returns g itself, refilled by the next call with it:
+    a caller that keeps the returned array (scipy's BFGS) must not pass out=."""
     return _value_and_gradient(f, args, prep, out, mode, chunk, backend)[1]
 
 
@@ -157,7 +165,8 @@ def prepare_jacobian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
 
 @operator_entry
 def value_and_jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
-    """(f's output, jacobian d output / d x) as a (output size, input size) array."""
+    """(f's output, jacobian d output / d x) as a (output size, input size) array; with
+    out=J the jacobian is J itself (refilled by the next call with it)."""
     prep, slots = use_prep("jacobian", f, args, prep, prepare_jacobian, mode=mode, chunk=chunk,
                        backend=backend)
     n, m = prep.state["n"], prep.state["m"]
@@ -191,7 +200,8 @@ prepare_value_and_jacobian = prepare_jacobian
 
 @operator_entry
 def jacobian(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
-    """Jacobian of f at x; with out=J fills J in place and returns it."""
+    """Jacobian of f at x; with out=J fills J in place and returns it (the next call with
+    out=J overwrites it: copy J to keep it)."""
     return value_and_jacobian.__wrapped__(f, *args, prep=prep, out=out, mode=mode,
                                           chunk=chunk, backend=backend)[1]
 
@@ -215,7 +225,8 @@ def prepare_pushforward(f, *args, tangent=None, mode=None, chunk=None,
 def pushforward(f, *args, tangent, prep=None, out=None, mode=None, chunk=None,
                 backend=None):
     """J v (jvp) for a tangent v shaped like x; a tuple of tangents gives a tuple of results.
-    Forward mode only (mode=None or "forward"); the lanes are the tangents (no chunk=)."""
+    Forward mode only (mode=None or "forward"); the lanes are the tangents (no chunk=).
+    With out= (a tuple of arrays for a tuple of tangents) the results are those arrays."""
     prep, _ = use_prep("pushforward", f, args, prep, prepare_pushforward, tangent=tangent,
                        mode=mode, chunk=chunk, backend=backend)
     tangents_in = tangent if prep.state["batch"] else (tangent,)
@@ -306,7 +317,8 @@ def prepare_pullback(f, *args, cotangent=None, mode=None, chunk=None,
 def pullback(f, *args, cotangent, prep=None, out=None, mode=None, chunk=None,
              backend=None):
     """u^T J (vjp) for a cotangent u shaped like the output; the result is shaped like x.
-    Reverse mode only (mode=None or "reverse"), one pass (no chunk=)."""
+    Reverse mode only (mode=None or "reverse"), one pass (no chunk=). With out= the result
+    is `out` itself, refilled by the next call with it."""
     prep, _ = use_prep("pullback", f, args, prep, prepare_pullback, cotangent=cotangent,
                        mode=mode, chunk=chunk, backend=backend)
     buffer = out if out is not None else prep.state["buffer"]

@@ -68,7 +68,8 @@ def _second_values(prep, slots):
 
 @operator_entry
 def hvp(f, *args, tangent, prep=None, out=None, mode=None, chunk=None, backend=None):
-    """H v, the Hessian of a float-valued f at x times v (forward over reverse)."""
+    """H v, the Hessian of a float-valued f at x times v (forward over reverse). With out=
+    the result is `out` itself, refilled by the next call with it."""
     slots = read_arguments(args)
     prep = _prepared("hvp", prepare_hvp, f, args, prep, mode, chunk, backend)
     prep.check("hvp", f, slots)
@@ -101,7 +102,7 @@ def prepare_hessian(f, *args, mode=None, chunk=None, backend="python") -> Prep:
 @operator_entry
 def hessian(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None):
     """The Hessian of a float-valued f at x, an (n, n) array (chunks of forward-over-reverse
-    lanes)."""
+    lanes); with out=H it is H itself, refilled by the next call with it."""
     slots = read_arguments(args)
     prep = _prepared("hessian", prepare_hessian, f, args, prep, mode, chunk, backend)
     prep.check("hessian", f, slots)
