@@ -18,9 +18,12 @@ from srcad.annotations import (
     Active,
     Annotation,
     BatchDuplicated,
+    Cache,
     Const,
+    Constant,
     Forward,
     Mode,
+    Output,
     Reverse,
 )
 from srcad.errors import ArgumentError
@@ -103,8 +106,12 @@ class _Call:
         if isinstance(arg, Const):
             typ = type_of_value(value)
             if typ == "other" and value is not None:
+                contexts = (Constant, Cache, Output)  # the operators' argument kinds
+                hint = ("Constant, Cache and Output are for the operators (srcad.gradient, "
+                        "...); autodiff takes the value bare or as Const(...)"
+                        if isinstance(value, contexts) else None)
                 raise ArgumentError(f"argument {position}: srcad handles floats, ints, bools "
-                                    f"and NumPy arrays, got {type(value).__name__}")
+                                    f"and NumPy arrays, got {type(value).__name__}", hint=hint)
             self.specs.append(ArgSpec("const", typ))
             self.flat.append(value)
             return

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from srcad.annotations import Cache, Constant, Output
+from srcad.annotations import Annotation, Cache, Constant, Output
 from srcad.api import _target, bind_arguments
 from srcad.engines import Slot
 from srcad.errors import ArgumentError
@@ -119,8 +119,10 @@ def read_arguments(args) -> list[Slot]:
     if isinstance(x, np.ndarray):
         _float_array(x, "the input")
     elif not isinstance(x, (float, np.floating)):
+        hint = ("the operators take x bare (Active, Duplicated and Const are autodiff's "
+                "annotations)" if isinstance(x, Annotation) else "pass 3.0, not 3")
         raise ArgumentError(f"the input must be a float or a float array, got "
-                            f"{type(x).__name__}", hint="pass 3.0, not 3")
+                            f"{type(x).__name__}", hint=hint)
     return slots
 
 

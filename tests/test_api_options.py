@@ -375,3 +375,15 @@ def test_forward_with_primal_returns_tangent_then_value(backend):
                                         Duplicated(X, np.array([1.0, 2.0])), backend=backend)
         np.testing.assert_allclose(tangent, PAIR_J @ [1.0, 2.0], rtol=1e-14)
         np.testing.assert_allclose(value, [X[0] * X[1], X[0] + 3 * X[1]], rtol=1e-14)
+
+
+# -- annotations given to the wrong entry point --------------------------------------------------
+def test_operator_contexts_in_autodiff_are_refused_with_a_hint():
+    for context in (Constant(2.0), srcad.Cache(np.zeros(2)), srcad.Output(np.zeros(2))):
+        refused(lambda context=context: srcad.autodiff(Reverse, s2s, Active(0.5), context),
+                "for the operators", "Const(")
+
+
+def test_autodiff_annotations_in_operators_are_refused_with_a_hint():
+    refused(lambda: srcad.gradient(s2s, Active(0.5), Constant(2.0)), "x bare")
+    refused(lambda: srcad.jacobian(pair, Duplicated(X, np.zeros(2))), "x bare")
