@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.types import Array, Types, is_float_like
+from srcad.analysis.writes import written_arguments
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
@@ -88,6 +88,7 @@ def build(func, request: Request) -> Compiled:
                     if s.kind == "const" and isinstance(s.type, Array)}
     activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
                                 _returns_float(norm, types))
+    written = written_arguments(norm, types)
     tapes: tuple = ()
     scratch = 0
     if request.backend not in ("python", "numba"):
@@ -130,11 +131,6 @@ def build(func, request: Request) -> Compiled:
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:
         function = compile_source(source, name, namespace, parsed.filename)
-    stored = {S.target_name(t) for st in norm.body for n in S.nodes(st)
-              for t in (n.targets if isinstance(n, gast.Assign) else
-                        [n.target] if isinstance(n, gast.AugAssign) else [])
-              if isinstance(t, gast.Subscript)}
-    written = frozenset(i for i, p in enumerate(norm.params) if p in stored)
     dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())
     last = norm.body[-1]
     returns_value = isinstance(last, gast.Return) and last.value is not None and not (

@@ -259,3 +259,71 @@ def test_prepared_call_keeps_x_unchanged_without_allocating_per_n():
             tracemalloc.stop()
         np.testing.assert_array_equal(x, x_given)
     assert peaks[1000] - peaks[100] < 2048, peaks
+
+
+# -- writes through a second name for an array: refused -----------------------------------------
+# srcad follows arrays by name; a write through another name for the same array changed x
+# without srcad knowing: the derivative was silently wrong (alias_write: srcad gave 1 for
+# every entry of a gradient 2 x) and the operators' copy of x was never made.
+def alias_write(x):
+    y = x
+    for i in range(len(x)):
+        y[i] = y[i] * y[i]
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i]
+    return s
+
+
+def row_write(X):
+    s = 0.0
+    for row in X:
+        row[0] = row[0] * 2.0
+    for i in range(len(X)):
+        s += X[i, 0]
+    return s
+
+
+def constant_written_through_alias(x, c):
+    d = c
+    for i in range(len(x)):
+        d[i] = d[i] + 1.0
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * c[i]
+    return s
+
+
+def read_only_alias(x, w):
+    v = w
+    s = 0.0
+    for i in range(len(x)):
+        s += v[i] * x[i] * x[i]
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_write_through_a_second_name_is_refused(backend):
+    x, X = np.array([1.0, 2.0, 3.0]), np.array([[1.0, 2.0], [3.0, 4.0]])
+    cases = [(alias_write, x, "`y` is a second name for the array `x`"),
+             (row_write, X, "`row` is a second name for the array `X`")]
+    for f, value, words in cases:
+        for mode in (srcad.Reverse, srcad.Forward):
+            with pytest.raises(srcad.UnsupportedSyntaxError, match=words):
+                srcad.autodiff(mode, f, srcad.Duplicated(value.copy(), np.zeros_like(value)),
+                               backend=backend)
+        given = value.copy()
+        with pytest.raises(srcad.UnsupportedSyntaxError, match="array alias"):
+            srcad.gradient(f, given, backend=backend)
+        np.testing.assert_array_equal(given, value)
+    c = np.ones(3)
+    with pytest.raises(srcad.UnsupportedSyntaxError, match="`d` is a second name"):
+        srcad.gradient(constant_written_through_alias, x, srcad.Constant(c), backend=backend)
+    np.testing.assert_array_equal(c, np.ones(3))
+
+
+def test_read_only_second_name_of_a_constant_array_still_works():
+    """s = sum w_i x_i^2: gradient 2 w x."""
+    x, w = np.array([1.0, -2.0, 0.5]), np.array([3.0, 0.5, -1.0])
+    np.testing.assert_allclose(srcad.gradient(read_only_alias, x, srcad.Constant(w)),
+                               2 * w * x, rtol=1e-14)
