@@ -327,3 +327,22 @@ def test_read_only_second_name_of_a_constant_array_still_works():
     x, w = np.array([1.0, -2.0, 0.5]), np.array([3.0, 0.5, -1.0])
     np.testing.assert_allclose(srcad.gradient(read_only_alias, x, srcad.Constant(w)),
                                2 * w * x, rtol=1e-14)
+
+
+def shifts_a_constant_in_place(x, c):
+    c += 1.0
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * c[i]
+    return s
+
+
+def test_constant_updated_in_place_by_augmented_assignment_is_refused():
+    """`c += 1.0` on an array is an in-place write (NumPy): before, a Constant written this
+    way was changed by every pass (forward gradient in chunks of 1 gave [3, 4, 5] for c + 1 =
+    [2, 2, 2]) instead of being refused like `c[i] = ...`."""
+    x, c = np.array([1.0, 2.0, 3.0]), np.ones(3)
+    for options in ({}, dict(mode="forward", chunk=1)):
+        with pytest.raises(srcad.ArgumentError, match="writes into argument 1"):
+            srcad.gradient(shifts_a_constant_in_place, x, srcad.Constant(c), **options)
+    np.testing.assert_array_equal(c, np.ones(3))

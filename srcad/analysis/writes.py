@@ -37,11 +37,15 @@ def _bindings(norm, types):
                     yield node, target.id, source
 
 
-def _written_names(norm) -> set:
-    """Names whose elements are stored into (`x[i] = ...`, `x[i] += ...`)."""
+def _written_names(norm, types) -> set:
+    """Names whose elements are stored into (`x[i] = ...`, `x[i] += ...`, and `x += ...` on
+    an array, which NumPy does in place)."""
     written = set()
     for stmt in norm.body:
         for node in S.nodes(stmt):
+            if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
+                    and isinstance(types.of(node.target), Array):
+                written.add(node.target.id)
             targets = (node.targets if isinstance(node, gast.Assign) else
                        [node.target] if isinstance(node, gast.AugAssign) else [])
             written.update(S.target_name(t) for t in targets if isinstance(t, gast.Subscript))
@@ -53,7 +57,7 @@ def written_arguments(norm, types) -> frozenset:
     is written through either name is refused (see the module docstring), so an argument's
     own name is the only one its elements can be written through."""
     bindings = list(_bindings(norm, types))
-    written = _written_names(norm)
+    written = _written_names(norm, types)
     for node, target, source in bindings:
         if target in written or source in written:
             raise norm.parsed.error(
