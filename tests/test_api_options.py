@@ -387,3 +387,19 @@ def test_operator_contexts_in_autodiff_are_refused_with_a_hint():
 def test_autodiff_annotations_in_operators_are_refused_with_a_hint():
     refused(lambda: srcad.gradient(s2s, Active(0.5), Constant(2.0)), "x bare")
     refused(lambda: srcad.jacobian(pair, Duplicated(X, np.zeros(2))), "x bare")
+
+
+# -- check_grads modes= --------------------------------------------------------------------------
+@pytest.mark.parametrize("modes", [("forward",), ("rev", "Vec"), (), "rev"])
+def test_check_grads_refuses_modes_it_would_not_check(modes):
+    """An unknown mode name used to leave that mode unchecked: ("forward",) compared finite
+    differences with nothing and passed."""
+    from srcad.testing import check_grads
+    refused(lambda: check_grads(s2s, Active(0.5), 2.0, modes=modes), "modes=", "'fwd'")
+
+
+def test_check_grads_takes_each_mode_alone():
+    from srcad.testing import check_grads
+    for mode in ("fwd", "rev", "vec"):
+        check_grads(s2s, Active(0.5), 2.0, modes=(mode,))
+        check_grads(s2s, Active(0.5), 2.0, modes=[mode])
