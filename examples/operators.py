@@ -1,4 +1,4 @@
-"""Operators with preparation (issue 4): seeds 002 and 000, and a Hessian-vector product.
+"""Operators with preparation: seeds 002 and 000, and a Hessian-vector product.
 
 Run with ``.venv/bin/python examples/operators.py``.
 """
