@@ -19,9 +19,12 @@ from srcad.annotations import (
     Active,
     Annotation,
     BatchDuplicated,
+    Cache,
     Const,
+    Constant,
     Forward,
     Mode,
+    Output,
     Reverse,
 )
 from srcad.errors import ArgumentError
@@ -29,7 +32,7 @@ from srcad.hints import Backend, Function
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
 from srcad.plans import MISS
-from srcad.running import kept_tapes, run_generated, take_buffers
+from srcad.running import kept_tapes, refuse_forward_seed, run_generated, take_buffers
 
 Batch = Literal["unrolled", "stacked"] | None  # how vector mode stores lanes (None: srcad picks)
 
@@ -76,6 +79,11 @@ class _Call:
         if batch not in (None, "unrolled", "stacked"):
             raise ArgumentError(f"unknown batch layout {batch!r}",
                                 hint="use batch='unrolled' or batch='stacked'")
+        if batch is not None and not any(isinstance(a, BatchDuplicated) for a in args):
+            raise ArgumentError(f"batch={batch!r} lays out the lanes of BatchDuplicated "
+                                "arguments (forward mode), and this call has none",
+                                construct="batch", hint="leave batch out, or pass "
+                                "BatchDuplicated(x, shadows) in forward mode")
         for a in args:
             if isinstance(a, BatchDuplicated) and not hasattr(a.shadows, "__len__"):
                 raise ArgumentError("BatchDuplicated takes a sequence of W shadows (or one "
@@ -102,8 +110,12 @@ class _Call:
         if isinstance(arg, Const):
             typ = type_of_value(value)
             if typ == "other" and value is not None:
+                contexts = (Constant, Cache, Output)  # the operators' argument kinds
+                hint = ("Constant, Cache and Output are for the operators (srcad.gradient, "
+                        "...); autodiff takes the value bare or as Const(...)"
+                        if isinstance(value, contexts) else None)
                 raise ArgumentError(f"argument {position}: srcad handles floats, ints, bools "
-                                    f"and NumPy arrays, got {type(value).__name__}")
+                                    f"and NumPy arrays, got {type(value).__name__}", hint=hint)
             self.specs.append(ArgSpec("const", typ))
             self.flat.append(value)
             return
@@ -245,10 +257,12 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     """Differentiate `f` at `args` annotated Const/Active/Duplicated/BatchDuplicated.
 
     Reverse returns one entry per argument (the derivative for Active ones, None otherwise);
-    ReverseWithPrimal returns (derivatives, value). Forward returns the tangent of the return
-    value (a float; with BatchDuplicated an array of W tangents; None when f returns None);
-    ForwardWithPrimal returns (tangent, value). `batch` forces "unrolled" or "stacked" lanes;
-    `backend="numba"` compiles the generated code with numba.njit.
+    ReverseWithPrimal returns (derivatives, value). `seed` (reverse mode only) is the adjoint
+    of the return value, 1.0 by default. Forward returns the tangent of the return value (a
+    float; with BatchDuplicated an array of W tangents; None when f returns None);
+    ForwardWithPrimal returns (tangent, value); forward mode has no seed (the shadows of the
+    inputs are the direction). `batch` forces "unrolled" or "stacked" lanes of BatchDuplicated
+    arguments; `backend="numba"` compiles the generated code with numba.njit.
 
     >>> from srcad import Active, Duplicated, Forward, Reverse
     >>> def sq(x):
@@ -271,20 +285,28 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
                 or plan.batch != batch:
             continue
         if plan.run is not None:  # reverse: checks, call and result in one generated frame
-            out = plan.run(args, 1.0 if seed is None else seed)
+            out = plan.run(args, seed)
             if out is not MISS:
                 return out if given == len(args) else _given(out, given, mode)
         elif plan.compiled.is_current():
+            if seed is not None:
+                refuse_forward_seed()
             flat = plan.flat(args)
             if flat is not None:
                 return _forward(f, mode, plan.compiled, flat, args, plan.batched, None)
+    _check_mode(mode)
+    if seed is not None and not mode.reverse:
+        refuse_forward_seed()
+    call, compiled, plan = _checked_call(f, mode, args, batch, backend)
+    if mode.reverse:  # a reverse call always has a plan: run it
+        return _given(plan.run(args, seed), given, mode)
+    return _forward(f, mode, compiled, call.flat, args, call.width is not None, call)
+
+
+def _check_mode(mode):
     if not isinstance(mode, Mode):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
                             "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
-    call, compiled, plan = _checked_call(f, mode, args, batch, backend)
-    if mode.reverse:  # a reverse call always has a plan: run it
-        return _given(plan.run(args, 1.0 if seed is None else seed), given, mode)
-    return _forward(f, mode, compiled, call.flat, args, call.width is not None, call)
 
 
 def _given(out, given, mode):
@@ -321,19 +343,16 @@ def _forward(f, mode, compiled, flat, args, batched, call):
 def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
            backend: Backend = "python") -> str:
     """The generated source for `f` in `mode` with this activity signature."""
+    _check_mode(mode)
     f = _target(f)
     return _compiled(f, _arguments(f, mode, args, batch, backend).request(mode, backend)).source
 
 
 def _decorator(mode: Mode):
     def decorate(f: Function | None = None, **options: Any) -> Any:
+        _check_decorator_options(options, mode, "srcad." + mode.name.lower())
         if f is None:
             return functools.partial(decorate, **options)
-
-        unknown = set(options) - {"seed", "batch", "backend"}
-        if unknown:
-            raise ArgumentError(f"unknown option {sorted(unknown)[0]!r} of srcad.{mode.name}",
-                                hint="the options are seed, batch and backend")
         seed, batch = options.get("seed"), options.get("batch")
         backend = options.get("backend", "python")
 
@@ -342,18 +361,34 @@ def _decorator(mode: Mode):
             for a in args:  # a loop, not any(...): this is every gradient call's first step
                 if isinstance(a, Annotation):
                     if kwargs:
+                        _check_decorator_options(kwargs, mode, f"the call of {f.__name__}")
                         return autodiff(mode, f, *args, **{**options, **kwargs})
                     return autodiff(mode, f, *args, seed=seed, batch=batch, backend=backend)
             return f(*args, **kwargs)
 
         wrapper.__srcad_wrapped__ = f
-        wrapper.source = lambda *args: source(f, mode, *args, **options)
+        # the seed scales the derivatives, it does not change the generated code
+        code_options = {k: v for k, v in options.items() if k != "seed"}
+        wrapper.source = lambda *args: source(f, mode, *args, **code_options)
         return wrapper
 
     decorate.__doc__ = (f"Decorator: plain calls run `f` unchanged; calls with any annotation "
                         f"run {mode!r} exactly as `autodiff({mode!r}, f, ...)`. "
                         "`wrapper.source(*args)` shows the generated code.")
     return decorate
+
+
+def _check_decorator_options(options, mode, where):
+    """Options of a decorated function (given to the decorator or to an annotated call): seed
+    (reverse mode), batch and backend; anything else is refused, not passed on."""
+    if not mode.reverse and "seed" in options:
+        refuse_forward_seed()
+    allowed = ("seed", "batch", "backend") if mode.reverse else ("batch", "backend")
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ArgumentError(f"unknown option {unknown[0]!r} of {where}", construct="option",
+                            hint=f"the options are {', '.join(allowed)}; keyword arguments of "
+                            "the function itself are not supported: pass them positionally")
 
 
 reverse = _decorator(Reverse)

@@ -52,6 +52,43 @@ def refuse_written_constants(compiled, slots) -> None:
                                 "Output(...) if it holds a result")
 
 
+class InputCopy:
+    """Operators leave x unchanged. When f writes elements of its input x (the analysis lists
+    the arguments f writes), the generated code runs on this copy instead, refilled from the
+    caller's x before every pass: a Jacobian or a Hessian takes several passes, and each must
+    start from x. The copy is allocated once, at preparation."""
+
+    def __init__(self, flat: list, index: int):
+        self.index = index  # where x sits in the engine's flat argument list
+        self.work = np.empty_like(flat[index])
+        self.given = flat[index]
+        flat[index] = self.work
+
+    @staticmethod
+    def needed(compiled, slots, flat, value_index):
+        """An InputCopy of x when f writes x's elements, else None."""
+        for position, slot in enumerate(slots):
+            if slot.role == "x" and slot.is_array and position in compiled.written:
+                return InputCopy(flat, value_index[position])
+        return None
+
+    def take(self, flat: list) -> None:
+        """After `set_values` put the caller's x into `flat`: keep it as the source, run on
+        the copy."""
+        self.given = flat[self.index]
+        flat[self.index] = self.work
+
+    def refill(self) -> None:
+        np.copyto(self.work, self.given)
+
+
+def primal_value(engine, f):
+    """f at the engine's current arguments (x's copy in place of x when f writes it)."""
+    if engine.input_copy is not None:
+        engine.input_copy.refill()
+    return f(*[engine.flat[i] for i in engine.value_index])
+
+
 def _zeros_like(value):
     return np.zeros_like(value) if isinstance(value, np.ndarray) else 0.0
 
@@ -65,7 +102,7 @@ class ForwardEngine:
     zeroed, read out), "accumulator" (its value and lanes zeroed per call, lanes read out)."""
 
     def __init__(self, f, slots: list, width: int, stacked: bool, backend: str = "python"):
-        self.slots, self.width, self.stacked = slots, width, stacked
+        self.slots, self.width, self.stacked, self.backend = slots, width, stacked, backend
         specs = tuple(_spec(s, True) for s in slots)
         self.compiled = _compiled(f, Request("forward", specs, width, stacked, backend))
         refuse_written_constants(self.compiled, slots)
@@ -97,11 +134,14 @@ class ForwardEngine:
                 self.zeroed.extend(lane for lane in lanes if isinstance(lane, np.ndarray))
             self.flat.extend(lanes)
         self.flat += self.scratch
+        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
 
     def set_values(self, values, positions=None):
         positions = range(len(values)) if positions is None else positions
         for position, v in zip(positions, values):
             self.flat[self.value_index[position]] = v
+        if self.input_copy is not None:
+            self.input_copy.take(self.flat)
 
     def is_current(self) -> bool:
         """False once a name the code was built from has been rebound (prepare again)."""
@@ -140,6 +180,8 @@ class ForwardEngine:
         """(value, tangents) of one call."""
         for buffer in self.zeroed:
             buffer.fill(0.0)
+        if self.input_copy is not None:
+            self.input_copy.refill()
         result = call_generated(self.function, self.flat)
         if self.work_count:  # numba: the workspace, kept (and grown) across calls
             self.flat[-self.work_count:] = kept_tapes(self.flat[-self.work_count:], result[2:])
@@ -167,7 +209,7 @@ class ReverseEngine:
     """Reverse mode: a cotangent of the output in, the adjoint of x out (`x_bar`)."""
 
     def __init__(self, f, slots: list, backend: str = "python"):
-        self.slots = slots
+        self.slots, self.backend = slots, backend
         specs = tuple(_spec(s, False) for s in slots)
         self.compiled = _compiled(f, Request("reverse", specs, backend=backend))
         refuse_written_constants(self.compiled, slots)
@@ -193,11 +235,14 @@ class ReverseEngine:
         # numba backend: tape arrays, kept (and grown) across calls
         self.flat += tape_buffers(self.compiled)
         self.tape_count = len(self.compiled.tapes)
+        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
 
     def set_values(self, values):
         flat = self.flat
         for index, v in zip(self.value_index, values):
             flat[index] = v
+        if self.input_copy is not None:
+            self.input_copy.take(flat)
 
     def is_current(self) -> bool:
         """False once a name the code was built from has been rebound (prepare again)."""
@@ -223,6 +268,8 @@ class ReverseEngine:
             seed.flat[basis] = 1.0
         else:
             flat[self.seed_index] = cotangent
+        if self.input_copy is not None:
+            self.input_copy.refill()
         result = call_generated(self.function, flat)
         if self.tape_count:
             flat[-self.tape_count:] = kept_tapes(flat[-self.tape_count:], result[2:])
@@ -239,6 +286,7 @@ class HessianEngine:
             raise SrcadError("hvp and hessian differentiate srcad's generated reverse code, "
                              "which the numba backend compiles to machine code",
                              construct=f"backend={backend!r}", hint="use backend='python'")
+        self.backend = backend
         self.reverse = ReverseEngine(f, slots)
         inner, scratch, self.user_positions = [], [], []
         for slot in slots:

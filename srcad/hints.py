@@ -11,3 +11,4 @@ Function = Callable[..., Any]  # a plain Python function srcad can read the sour
 Point = float | np.ndarray  # an input, a tangent or a derivative: a float or a float array
 Backend = Literal["python", "numba"]
 OperatorMode = Literal["forward", "reverse"] | None  # None: the operator chooses
+SecondOrderMode = Literal["forward-over-reverse"] | None  # the one mode of hvp, hessian, ...

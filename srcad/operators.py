@@ -4,7 +4,12 @@
 input x we differentiate with respect to (a float or a float array); the others are
 `Constant(c)`, `Cache(c)` or `Output(y)`. `prepare_op(f, *args, ...)` transforms, compiles,
 chooses mode and chunk and allocates every seed, shadow and result buffer once; the prepared
-call then refills those buffers in place (with `out=`, it returns `out` itself).
+call then refills those buffers in place. x and Constant contexts are never modified (when f
+writes x, it runs on a copy the preparation holds).
+
+`out=` aliasing: with `out=`, the result returned IS `out`, and the next call with the same
+`out` overwrites it. A caller that keeps the arrays it is given (scipy's BFGS keeps the
+previous gradient) must get a fresh array: call without `out=` (examples/scipy_minimize.py).
 
 Choices when not forced:
 * jacobian: forward vector mode when len(x) <= len(y), else one reverse pass per row;
@@ -21,9 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from srcad.engines import ForwardEngine, ReverseEngine
+from srcad.engines import ForwardEngine, ReverseEngine, primal_value
 from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, OperatorMode, Point
+from srcad.operator_options import (
+    check_options,
+    check_out,
+    refuse_chunk_in_reverse,
+    refuse_float_out,
+)
 from srcad.plans import MISS
 from srcad.preparation import (
     Prep,
@@ -38,14 +49,13 @@ from srcad.preparation import (
     prepared_call,
     read_arguments,
     use_prep,
-    values_of,
 )
 
 
 # -- gradient ---------------------------------------------------------------------------------
 @operator_entry
 def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
-                     backend: Backend = "python") -> Prep:
+                     backend: Backend | None = "python") -> Prep:
     """Prepare `gradient` and `value_and_gradient` of f at arguments like `args`.
 
     Transforms and compiles f, chooses the mode (reverse, one pass, unless mode="forward") and
@@ -59,6 +69,8 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     >>> gradient(f, np.array([2.0, 3.0]), prep=prep)
     array([3., 2.])
     """
+    check_options("gradient", mode, chunk, backend)
+    backend = backend or "python"
     slots = read_arguments(args)
     kind, _ = output_kind(f, slots)
     if kind != "float":
@@ -79,8 +91,9 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
 def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
                        chunk: int | None = None,
-                       backend: Backend = "python") -> tuple[float, Point]:
-    """(f(x), gradient of f at x).
+                       backend: Backend | None = None) -> tuple[float, Point]:
+    """(f(x), gradient of f at x). With out=g the gradient is g itself, refilled by each call
+    (a caller that keeps it, like scipy's BFGS, must not pass out=).
 
     >>> def f(x):
     ...     return x[0] * x[1]
@@ -92,17 +105,24 @@ def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
 
 
 def _value_and_gradient(f, args, prep, out, mode, chunk, backend):
-    if prep is not None and prep.run is not None and prep.function is f:
+    if prep is not None and prep.run is not None and prep.function is f and mode is None \
+            and chunk is None and backend is None:
         result = prep.run(args, out)  # a reverse gradient's whole call (srcad/plans.py)
         if result is not MISS:
             return result
-    slots = prepared_call("gradient", f, args, prep) if prep is not None else None
+    slots = None
+    if prep is not None:
+        prep.check_options(mode, chunk, backend)
+        slots = prepared_call("gradient", f, args, prep)
     if slots is None:
         prep, slots = use_prep("gradient", f, args, prep, prepare_gradient, mode=mode,
                                chunk=chunk, backend=backend)
     x = slots[prep.x].value
-    if out is not None and (type(out) is not np.ndarray or out.shape != getattr(x, "shape", ())):
-        check_shape("out", out, np.shape(x))
+    if out is not None and (type(out) is not np.ndarray or type(x) is not np.ndarray
+                            or out.shape != x.shape or out.dtype.kind != "f"):
+        if not isinstance(x, np.ndarray):
+            refuse_float_out("gradient of a float x")
+        check_out(out, np.shape(x))
     buffer = out if out is not None else prep.state["buffer"]
     if prep.mode == "reverse":
         value, adjoints = prep.engine.run(x_bar=buffer)
@@ -114,7 +134,7 @@ def _value_and_gradient(f, args, prep, out, mode, chunk, backend):
     if not grad.flags.c_contiguous:  # a strided `out`: work in the preparation's buffer
         grad = prep.state["buffer"]
     row = grad.reshape(1, -1)  # the gradient is the jacobian's one row (a view)
-    value = f(*values_of(slots)) if n == 0 else None  # no lane to run: just the value
+    value = primal_value(engine, f) if n == 0 else None  # no lane to run: just the value
     for start in range(0, n, engine.width):
         engine.seed_basis(start, n)
         value, tangents = engine.run()
@@ -134,12 +154,14 @@ prepare_value_and_gradient = prepare_gradient
 @operator_entry
 def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
-             backend: Backend = "python") -> Point:
-    """Gradient of a float-valued f at x (reverse mode unless mode="forward").
+             backend: Backend | None = None) -> Point:
+    """Gradient of a float-valued f at x (reverse mode unless mode="forward"; chunk= only
+    with mode="forward").
 
     The one bare argument is x, a float or a float array; the others are `Constant`, `Cache`
-    or `Output` contexts. The gradient is shaped like x (a float for a float x); with `out=`
-    it is written into `out`, which is returned.
+    or `Output` contexts. The gradient is shaped like x (a float for a float x). With out=g
+    it is written into g, which is returned and refilled by the next call with it: a caller
+    that keeps the returned array (scipy's BFGS) must not pass out=.
 
     >>> from srcad import Constant
     >>> def f(x, a):
@@ -153,7 +175,7 @@ def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
 # -- jacobian ---------------------------------------------------------------------------------
 @operator_entry
 def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
-                     backend: Backend = "python") -> Prep:
+                     backend: Backend | None = "python") -> Prep:
     """Prepare `jacobian` and `value_and_jacobian` of f at arguments like `args`.
 
     Chooses forward vector mode when x has no more elements than the output, else one reverse
@@ -170,6 +192,8 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     array([[2., 0.],
            [0., 6.]])
     """
+    check_options("jacobian", mode, chunk, backend)
+    backend = backend or "python"
     slots = read_arguments(args)
     kind, template = output_kind(f, slots)
     if kind == "float":
@@ -177,6 +201,8 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                             hint="use gradient for float-valued functions")
     n, m = np.size(input_slot(slots).value), template.size
     mode = mode or ("forward" if n <= m else "reverse")
+    if mode == "reverse" and chunk is not None:
+        refuse_chunk_in_reverse("jacobian (x.size > output size picks reverse mode)")
     if mode == "forward":
         width = choose_chunk(n, chunk, backend)
         engine = ForwardEngine(f, slots, width, lanes_in_arrays(width, backend), backend)
@@ -193,17 +219,19 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
 def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
                        chunk: int | None = None,
-                       backend: Backend = "python") -> tuple[Point, np.ndarray]:
-    """(f's output, jacobian d output / d x) as a (output size, input size) array."""
+                       backend: Backend | None = None) -> tuple[Point, np.ndarray]:
+    """(f's output, jacobian d output / d x) as a (output size, input size) array; with
+    out=J the jacobian is J itself (refilled by the next call with it)."""
     prep, slots = use_prep("jacobian", f, args, prep, prepare_jacobian, mode=mode, chunk=chunk,
                        backend=backend)
     n, m = prep.state["n"], prep.state["m"]
     J = out if out is not None else np.empty((m, n))
-    check_shape("out", J, (m, n))
+    if out is not None:
+        check_out(J, (m, n))
     engine = prep.engine
     value = None
     if (n == 0 or m == 0) and [s for s in slots if s.role == "output"]:
-        f(*values_of(slots))
+        primal_value(engine, f)
     if prep.mode == "forward":
         for start in range(0, n, engine.width):
             engine.seed_basis(start, n)
@@ -218,7 +246,7 @@ def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
     if outputs:
         return outputs[0], J
     if value is None:  # nothing to differentiate (an empty input or output): just the value
-        value = f(*values_of(slots))
+        value = primal_value(engine, f)
     return value, J
 
 
@@ -228,9 +256,10 @@ prepare_value_and_jacobian = prepare_jacobian
 @operator_entry
 def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
-             backend: Backend = "python") -> np.ndarray:
+             backend: Backend | None = None) -> np.ndarray:
     """Jacobian of f at x, an (output size, input size) array over C-ordered flattenings;
-    with out=J fills J in place and returns it.
+    with out=J fills J in place and returns it (the next call with out=J overwrites it: copy
+    J to keep it).
 
     f returns an array or writes one passed as `Output(y)`.
 
@@ -251,22 +280,28 @@ def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
 @operator_entry
 def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point] | None = None,
                         mode: OperatorMode = None, chunk: int | None = None,
-                        backend: Backend = "python") -> Prep:
+                        backend: Backend | None = "python") -> Prep:
     """Prepare `pushforward` of f at arguments like `args`, for one tangent (shaped like x) or
     a tuple of W tangents propagated together in one vector-mode call."""
+    check_options("pushforward", mode, chunk, backend)
+    backend = backend or "python"
     slots = read_arguments(args)
     kind, template = output_kind(f, slots)
     batch = tangent is not None and isinstance(tangent, (tuple, list))
     width = len(tangent) if batch else 1
     engine = ForwardEngine(f, slots, width, lanes_in_arrays(width, backend), backend)
-    return make_prep("pushforward", f, slots, "forward", width, engine, kind=kind, batch=batch)
+    return make_prep("pushforward", f, slots, "forward", width, engine, kind=kind, batch=batch,
+                     shape=() if kind == "float" else np.shape(template))
 
 
 @operator_entry
 def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep: Prep | None = None,
                 out: np.ndarray | Sequence[np.ndarray] | None = None, mode: OperatorMode = None,
-                chunk: int | None = None, backend: Backend = "python") -> Point | tuple[Point, ...]:
+                chunk: int | None = None,
+                backend: Backend | None = None) -> Point | tuple[Point, ...]:
     """J v (jvp) for a tangent v shaped like x; a tuple of tangents gives a tuple of results.
+    Forward mode only (mode=None or "forward"); the lanes are the tangents (no chunk=).
+    With out= (a tuple of arrays for a tuple of tangents) the results are those arrays.
 
     >>> def f(x):
     ...     return x[0] * x[1]
@@ -274,7 +309,7 @@ def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep:
     5.0
     """
     prep, _ = use_prep("pushforward", f, args, prep, prepare_pushforward, tangent=tangent,
-                   backend=backend)
+                       mode=mode, chunk=chunk, backend=backend)
     tangents_in = tangent if prep.state["batch"] else (tangent,)
     if len(tangents_in) != prep.chunk:
         raise PreparationMismatchError(f"prepared for {prep.chunk} tangents, got "
@@ -283,6 +318,8 @@ def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep:
     for t in tangents_in:
         check_shape("tangent", t, np.shape(x))
     engine = prep.engine
+    if out is not None:
+        _check_pushforward_out(prep, out)
     engine.seed(tangents_in)
     _, tangents = engine.run()
     results = []
@@ -301,11 +338,28 @@ def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep:
     return tuple(results) if prep.state["batch"] else results[0]
 
 
+def _check_pushforward_out(prep, out):
+    """out= of a pushforward: an array (a tuple of W arrays for W tangents) shaped like the
+    output; refused for a float output."""
+    if prep.state["kind"] == "float":
+        refuse_float_out(prep.operator)
+    shape = prep.state["shape"]
+    if not prep.state["batch"]:
+        check_out(out, shape)
+        return
+    if not isinstance(out, tuple) or len(out) != prep.chunk:
+        raise ArgumentError(f"out= of a pushforward of {prep.chunk} tangents is a tuple of "
+                            f"{prep.chunk} arrays", construct="out")
+    for buffer in out:
+        check_out(buffer, shape)
+
+
 @operator_entry
 def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
-                       backend: Backend = "python") -> Prep:
+                       backend: Backend | None = "python") -> Prep:
     """Prepare `derivative` of f (a float input x) at arguments like `args`: one forward-mode
     lane."""
+    check_options("derivative", mode, chunk, backend)
     prep = prepare_pushforward(f, *args, tangent=1.0, backend=backend)
     prep.operator = "derivative"
     return prep
@@ -314,8 +368,8 @@ def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk
 @operator_entry
 def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
                mode: OperatorMode = None, chunk: int | None = None,
-               backend: Backend = "python") -> Point:
-    """d f / d x for a float input x (the output may be a float or an array).
+               backend: Backend | None = None) -> Point:
+    """d f / d x for a float input x (the output may be a float or an array); forward mode.
 
     >>> def f(x):
     ...     return x * x * x
@@ -324,7 +378,10 @@ def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarra
     """
     if not isinstance(input_slot(read_arguments(args)).value, (float, np.floating)):
         raise ArgumentError("derivative needs a float input", hint="use jacobian or gradient")
-    prep = prep or prepare_derivative(f, *args, backend=backend)
+    if prep is None:
+        prep = prepare_derivative(f, *args, mode=mode, chunk=chunk, backend=backend)
+    else:
+        prep.check_options(mode, chunk, backend)
     prep.check("derivative", f, read_arguments(args))
     prep.operator = "pushforward"
     try:
@@ -336,9 +393,11 @@ def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarra
 @operator_entry
 def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
                      mode: OperatorMode = None, chunk: int | None = None,
-                     backend: Backend = "python") -> Prep:
+                     backend: Backend | None = "python") -> Prep:
     """Prepare `pullback` of f at arguments like `args`: one reverse pass per call, with the
     cotangent (shaped like f's output) given at each call."""
+    check_options("pullback", mode, chunk, backend)
+    backend = backend or "python"
     slots = read_arguments(args)
     kind, template = output_kind(f, slots)
     engine = ReverseEngine(f, slots, backend)
@@ -352,8 +411,10 @@ def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
 @operator_entry
 def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None,
              out: np.ndarray | None = None, mode: OperatorMode = None, chunk: int | None = None,
-             backend: Backend = "python") -> Point:
+             backend: Backend | None = None) -> Point:
     """u^T J (vjp) for a cotangent u shaped like the output; the result is shaped like x.
+    Reverse mode only (mode=None or "reverse"), one pass (no chunk=). With out= the result
+    is `out` itself, refilled by the next call with it.
 
     >>> def f(x):
     ...     y = np.zeros(2)
@@ -364,12 +425,14 @@ def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None
     array([5., 5.])
     """
     prep, _ = use_prep("pullback", f, args, prep, prepare_pullback, cotangent=cotangent,
-                   backend=backend)
+                       mode=mode, chunk=chunk, backend=backend)
     buffer = out if out is not None else prep.state["buffer"]
     engine = prep.engine
     x = input_slot(read_arguments(args)).value
     if out is not None:
-        check_shape("out", out, np.shape(x))
+        if not isinstance(x, np.ndarray):
+            refuse_float_out("pullback to a float x")
+        check_out(out, np.shape(x))
     if prep.state["kind"] == "array":
         check_shape("cotangent", cotangent, np.shape(engine.flat[engine.seed_index]))
     elif prep.state["kind"] == "output":

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.types import Array, Types, is_float_like
+from srcad.analysis.writes import written_arguments
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
@@ -61,6 +61,7 @@ class Compiled:
     written: frozenset = frozenset()  # positions of the arguments whose elements f writes
     scratch: int = 0  # numba vector mode: lane arrays (width W) the caller passes last
     spare: list = field(default_factory=list)  # numba: tape/lane arrays free for a next call
+    returns_value: bool = True  # False: f returns nothing (it only writes arrays)
 
     def is_current(self) -> bool:
         """False once a global or a closure variable the code was generated from has been
@@ -95,6 +96,7 @@ def build(func, request: Request) -> Compiled:
                     if s.kind == "const" and isinstance(s.type, Array)}
     activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
                                 _returns_float(norm, types))
+    written = written_arguments(norm, types)
     tapes: tuple = ()
     scratch = 0
     if request.backend not in ("python", "numba"):
@@ -137,15 +139,13 @@ def build(func, request: Request) -> Compiled:
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:
         function = compile_source(source, name, namespace, parsed.filename)
-    stored = {S.target_name(t) for st in norm.body for n in S.nodes(st)
-              for t in (n.targets if isinstance(n, gast.Assign) else
-                        [n.target] if isinstance(n, gast.AugAssign) else [])
-              if isinstance(t, gast.Subscript)}
-    written = frozenset(i for i, p in enumerate(norm.params) if p in stored)
     dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())
     cells = list({id(cell): (cell, obj) for cell, obj in norm.cells}.values())
+    last = norm.body[-1]
+    returns_value = isinstance(last, gast.Return) and last.value is not None and not (
+        isinstance(last.value, gast.Constant) and last.value.value is None)
     return Compiled(function, source, name, request, taped, dependencies, cells, tapes, written,
-                    scratch)
+                    scratch, returns_value=returns_value)
 
 
 def _free_names(tree) -> set:

@@ -18,7 +18,7 @@ import numpy as np
 
 from srcad.annotations import Annotation, Duplicated
 from srcad.compiler import raise_numba_error
-from srcad.running import explain_error, tape_buffers
+from srcad.running import explain_error, refuse_unused_seed, tape_buffers
 
 CONST, ACTIVE, DUPLICATED_ARRAY, DUPLICATED_FLOAT, BATCH_STACKED = range(5)
 MISS = object()  # what a reverse entry returns when the arguments do not match its plan
@@ -56,12 +56,17 @@ def matcher(args, roles, wrapped, shapes=False):
 
 def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
     """(source, function): `run(args, seed)`, the result of `autodiff(Reverse or
-    ReverseWithPrimal, f, *args)` when `args` look like these, else MISS. Tape arrays come
-    from, and go back to, `compiled.spare` as on the checked path."""
+    ReverseWithPrimal, f, *args, seed=seed)` when `args` look like these, else MISS. Tape
+    arrays come from, and go back to, `compiled.spare` as on the checked path."""
     env = {"function": compiled.function, "f": f, "explain_error": explain_error}
     lines, flat = _match(args, roles, wrapped, False, env, "MISS")
     lines += _current(compiled, env)
-    flat.append("seed")
+    if compiled.returns_value:
+        flat.append("1.0 if seed is None else seed")
+    else:  # the seeds of its results are the shadows of the arrays it writes
+        env["refuse_unused_seed"] = refuse_unused_seed
+        lines += ["    if seed is not None:", "        refuse_unused_seed(f)"]
+        flat.append("1.0")
     tapes = len(compiled.tapes)
     if tapes:  # take_buffers and kept_tapes (srcad/running.py), inlined
         env.update(compiled=compiled, spare=compiled.spare, tape_buffers=tape_buffers)
@@ -71,7 +76,7 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
     lines += ["    try:",
               f"        out = function({', '.join(flat)})",
               "    except Exception as err:",
-              "        explain_error(err, f, args)"]
+              "        explain_error(err, f, args, seed)"]
     if tapes:
         grown = " or ".join(f"out[{2 + i}] is not None" for i in range(tapes))
         kept = ", ".join(f"tapes[{i}] if out[{2 + i}] is None else out[{2 + i}]"
@@ -89,8 +94,8 @@ def gradient_entry(args, wrapped, engine, buffer):
     """(source, function): `run(args, out)`, (value, gradient) of a prepared reverse gradient
     whose arguments look like the preparation's `args` (shapes too) and `out` is None or an
     array like the gradient, and the code is current; else MISS. It zeroes and fills `out`
-    or `buffer` (None for a float x) and the engine's other shadows, and keeps grown tapes in
-    the engine."""
+    or `buffer` (None for a float x) and the engine's other shadows, copies x into the
+    engine's copy when f writes x (`engines.InputCopy`), and keeps grown tapes in the engine."""
     env = {"function": engine.function, "F": engine.flat, "B": buffer,
            "raise_numba_error": raise_numba_error}
     lines, values = _match(args, [CONST] * len(args), wrapped, True, env, "MISS")
@@ -105,8 +110,13 @@ def gradient_entry(args, wrapped, engine, buffer):
                   "        x_bar = out", "    else:", "        return MISS",
                   "    x_bar.fill(0.0)"]
     flat, tapes = [], len(engine.flat) - engine.tape_count
+    copy = engine.input_copy  # f writes x: it runs on the preparation's copy of x
     for p, entry in enumerate(engine.flat):
-        if p in engine.value_index:
+        if copy is not None and p == copy.index:
+            env.update(XW=copy.work, copyto=np.copyto)
+            lines.append(f"    copyto(XW, {values[engine.value_index.index(p)]})")
+            flat.append("XW")
+        elif p in engine.value_index:
             flat.append(values[engine.value_index.index(p)])
         elif p == engine.x_bar_index:
             flat.append("x_bar")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from srcad.annotations import Cache, Constant, Output
+from srcad.annotations import Annotation, Cache, Constant, Output
 from srcad.api import _target, bind_arguments
 from srcad.engines import Slot
 from srcad.errors import ArgumentError
@@ -66,6 +66,17 @@ class Prep:
     run: object = None  # reverse gradients: the whole call when args match (plans.MISS if not)
     remake: object = None  # args -> a new preparation with the same options
 
+    def check_options(self, mode, chunk, backend):
+        """Options given with prep= must be the ones it was prepared with (they are fixed
+        when the preparation is built)."""
+        for name, given, prepared in (("mode", mode, self.mode), ("chunk", chunk, self.chunk),
+                                      ("backend", backend, self.engine.backend)):
+            if given is not None and given != prepared:
+                raise PreparationMismatchError(
+                    f"the preparation runs {name}={prepared!r}; this call asks for "
+                    f"{name}={given!r}", hint=f"call prepare_{self.operator} again with "
+                    f"{name}={given!r}, or leave {name} out (the preparation's is used)")
+
     def check(self, operator, f, slots):
         """Raise PreparationMismatchError unless `slots` fit this preparation; prepare again
         (in place) if a name its code was built from has been rebound since."""
@@ -117,8 +128,10 @@ def read_arguments(args) -> list[Slot]:
     if isinstance(x, np.ndarray):
         _float_array(x, "the input")
     elif not isinstance(x, (float, np.floating)):
+        hint = ("the operators take x bare (Active, Duplicated and Const are autodiff's "
+                "annotations)" if isinstance(x, Annotation) else "pass 3.0, not 3")
         raise ArgumentError(f"the input must be a float or a float array, got "
-                            f"{type(x).__name__}", hint="pass 3.0, not 3")
+                            f"{type(x).__name__}", hint=hint)
     return slots
 
 
@@ -170,8 +183,9 @@ _WRAPPERS = {role: wrapper for wrapper, role in _CONTEXTS.items()}
 
 def use_prep(operator, f, args, prep, preparer, **options):
     """(the preparation, the argument slots): `prep` refilled with `args`, checked against
-    them, or made by `preparer`."""
+    them (and with the options given, `Prep.check_options`), or made by `preparer`."""
     if prep is not None:
+        prep.check_options(options.get("mode"), options.get("chunk"), options.get("backend"))
         matching = prepared_call(operator, f, args, prep)
         if matching is not None:
             return prep, matching

@@ -1,6 +1,7 @@
-"""Running generated code: the tape and lane arrays it takes, and its errors explained.
+"""Running generated code: the tape and lane arrays it takes, the seed it may be given, and
+its errors explained.
 
-Shared by `api.autodiff` and the operators' engines.
+Shared by `api.autodiff`, its fast path (`plans.py`) and the operators' engines.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import numpy as np
 
 from srcad.annotations import Annotation
 from srcad.compiler import raise_numba_error
-from srcad.errors import SrcadError
+from srcad.errors import ArgumentError, SrcadError
 from srcad.transform.tapes import INT_TAPE
 
 
@@ -21,10 +22,40 @@ def run_generated(f, function, flat, args):
         explain_error(err, f, args)
 
 
-def explain_error(err, f, args):
-    """Raise what an error of generated code stands for: an arithmetic error the primal raises
-    too passes through; one only the derivative code hits (sqrt'(0), x ** 0.5 at 0) becomes a
-    SrcadError, and so does numba refusing to compile the generated code."""
+def refuse_forward_seed():
+    raise ArgumentError("seed= is the adjoint of the return value, an input of reverse mode; "
+                        "forward mode has no output seed", construct="seed",
+                        hint="the tangent is the direction: scale the shadow instead, "
+                        "Duplicated(x, 3.0 * dx)")
+
+
+def refuse_unused_seed(f):
+    """A reverse call with seed= of a function that returns nothing: the seeds of its results
+    are the shadows of the arrays it writes."""
+    code = f.__code__
+    raise ArgumentError(f"seed= is the adjoint of the return value, and {f.__name__} returns "
+                        "nothing", filename=code.co_filename, line=code.co_firstlineno,
+                        construct="seed", hint="seed the arrays it writes through their "
+                        "shadows: Duplicated(y, dy) with dy the adjoint of y")
+
+
+def check_seed(seed):
+    """A reverse-mode seed is a number (or, for f returning an array, a number or a float
+    array shaped like the result); anything else is refused."""
+    if seed is None or type(seed) in (float, int) or isinstance(seed, (np.floating, np.integer)):
+        return
+    if isinstance(seed, np.ndarray) and seed.dtype.kind in "fiu":
+        return
+    raise ArgumentError(f"seed= takes a float (or, for f returning an array, a float array "
+                        f"shaped like the result), got {type(seed).__name__}", construct="seed")
+
+
+def explain_error(err, f, args, seed=None):
+    """Raise what an error of generated code stands for: a seed that is not a number is
+    refused; an arithmetic error the primal raises too passes through; one only the
+    derivative code hits (sqrt'(0), x ** 0.5 at 0) becomes a SrcadError, and so does numba
+    refusing to compile the generated code."""
+    check_seed(seed)
     if isinstance(err, (ZeroDivisionError, OverflowError, ValueError)):
         copies = [v.copy() if isinstance(v, np.ndarray) else v
                   for v in (a.value if isinstance(a, Annotation) else a for a in args)]

@@ -12,7 +12,8 @@ import numpy as np
 
 from srcad.engines import HessianEngine, Slot, scalar_as_array
 from srcad.errors import ArgumentError
-from srcad.hints import Backend, Function, OperatorMode, Point
+from srcad.hints import Backend, Function, Point, SecondOrderMode
+from srcad.operator_options import SECOND_ORDER, check_options, check_out, refuse_float_out
 from srcad.preparation import (
     Prep,
     check_shape,
@@ -27,14 +28,17 @@ from srcad.preparation import (
 
 # -- second order: forward over reverse ---------------------------------------------------------
 @operator_entry
-def prepare_hvp(f: Function, *args: Any, tangent: Point | None = None, mode: OperatorMode = None,
-                chunk: int | None = None, backend: Backend = "python") -> Prep:
+def prepare_hvp(f: Function, *args: Any, tangent: Point | None = None,
+                mode: SecondOrderMode = None, chunk: int | None = None,
+                backend: Backend | None = "python") -> Prep:
     """Prepare `hvp` of a float-valued f at arguments like `args`: srcad's reverse code for f,
     differentiated again in forward mode (one tangent lane), with every buffer allocated."""
+    check_options("hvp", mode, chunk, backend)
     return _prepare_second("hvp", f, args, 1, backend)
 
 
-def _prepare_second(operator, f, args, width, backend="python") -> Prep:
+def _prepare_second(operator, f, args, width, backend) -> Prep:
+    backend = backend or "python"
     slots = read_arguments(args)
     if any(s.role == "output" for s in slots):
         raise ArgumentError(f"{operator} needs a float-valued f (no Output argument)")
@@ -46,8 +50,16 @@ def _prepare_second(operator, f, args, width, backend="python") -> Prep:
         slots = list(slots)
         slots[position] = Slot("x", np.array([float(x.value)]))
     engine = HessianEngine(target, slots, width, backend)
-    prep = make_prep(operator, f, read_arguments(args), "forward-over-reverse", width, engine,
+    prep = make_prep(operator, f, read_arguments(args), SECOND_ORDER, width, engine,
                  scalar=not x.is_array, n=np.size(x.value))
+    return prep
+
+
+def _prepared(operator, preparer, f, args, prep, mode, chunk, backend) -> Prep:
+    """`prep`, checked against the options given, or a new preparation."""
+    if prep is None:
+        return preparer(f, *args, mode=mode, chunk=chunk, backend=backend)
+    prep.check_options(mode, chunk, backend)
     return prep
 
 
@@ -63,9 +75,10 @@ def _second_values(prep, slots):
 
 @operator_entry
 def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
-        out: np.ndarray | None = None, mode: OperatorMode = None, chunk: int | None = None,
-        backend: Backend = "python") -> Point:
-    """H v, the Hessian of a float-valued f at x times v (forward over reverse).
+        out: np.ndarray | None = None, mode: SecondOrderMode = None, chunk: int | None = None,
+        backend: Backend | None = None) -> Point:
+    """H v, the Hessian of a float-valued f at x times v (forward over reverse). With out=
+    the result is `out` itself, refilled by the next call with it.
 
     >>> def f(x):
     ...     return x[0] ** 2 * x[1]
@@ -73,14 +86,16 @@ def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
     array([6., 2.])
     """
     slots = read_arguments(args)
-    prep = prep or prepare_hvp(f, *args, backend=backend)
+    prep = _prepared("hvp", prepare_hvp, f, args, prep, mode, chunk, backend)
     prep.check("hvp", f, slots)
     _second_values(prep, slots)
     engine = prep.engine.engine
     expected = () if prep.state["scalar"] else engine.x_lanes[0].shape
     check_shape("tangent", tangent, expected)
     if out is not None:
-        check_shape("out", out, expected)
+        if prep.state["scalar"]:
+            refuse_float_out("hvp of a float x")
+        check_out(out, expected)
     engine.seed([np.reshape(np.asarray(tangent, dtype=float), engine.x_lanes[0].shape)])
     engine.run()
     result = engine.output_lanes[0]
@@ -93,8 +108,8 @@ def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
 
 
 @operator_entry
-def prepare_hessian(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
-                    backend: Backend = "python") -> Prep:
+def prepare_hessian(f: Function, *args: Any, mode: SecondOrderMode = None,
+                    chunk: int | None = None, backend: Backend | None = "python") -> Prep:
     """Prepare the `hessian` operator of a float-valued f at arguments like `args`: forward
     over reverse, `chunk` Hessian columns per call (at most 16 by default).
 
@@ -105,23 +120,25 @@ def prepare_hessian(f: Function, *args: Any, mode: OperatorMode = None, chunk: i
     array([[6., 2.],
            [2., 0.]])
     """
+    check_options("hessian", mode, chunk, backend)
     x = input_slot(read_arguments(args)).value
     return _prepare_second("hessian", f, args, choose_chunk(np.size(x), chunk), backend)
 
 
 @operator_entry
 def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
-            mode: OperatorMode = None, chunk: int | None = None,
-            backend: Backend = "python") -> np.ndarray:
+            mode: SecondOrderMode = None, chunk: int | None = None,
+            backend: Backend | None = None) -> np.ndarray:
     """The Hessian of a float-valued f at x, an (n, n) array (chunks of forward-over-reverse
-    lanes)."""
+    lanes); with out=H it is H itself, refilled by the next call with it."""
     slots = read_arguments(args)
-    prep = prep or prepare_hessian(f, *args, chunk=chunk, backend=backend)
+    prep = _prepared("hessian", prepare_hessian, f, args, prep, mode, chunk, backend)
     prep.check("hessian", f, slots)
     _second_values(prep, slots)
     n = prep.state["n"]
     H = out if out is not None else np.empty((n, n))
-    check_shape("out", H, (n, n))
+    if out is not None:
+        check_out(H, (n, n))
     engine = prep.engine.engine
     for start in range(0, n, engine.width):
         engine.seed_basis(start, n)
@@ -132,10 +149,12 @@ def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray |
 
 
 @operator_entry
-def prepare_second_derivative(f: Function, *args: Any, mode: OperatorMode = None,
-                              chunk: int | None = None, backend: Backend = "python") -> Prep:
+def prepare_second_derivative(f: Function, *args: Any, mode: SecondOrderMode = None,
+                              chunk: int | None = None,
+                              backend: Backend | None = "python") -> Prep:
     """Prepare `second_derivative` of a float-valued f of a float input x at arguments like
     `args`."""
+    check_options("second_derivative", mode, chunk, backend)
     prep = _prepare_second("second_derivative", f, args, 1, backend)
     if not prep.state["scalar"]:
         raise ArgumentError("second_derivative needs a float input", hint="use hessian")
@@ -144,8 +163,8 @@ def prepare_second_derivative(f: Function, *args: Any, mode: OperatorMode = None
 
 @operator_entry
 def second_derivative(f: Function, *args: Any, prep: Prep | None = None,
-                      out: np.ndarray | None = None, mode: OperatorMode = None,
-                      chunk: int | None = None, backend: Backend = "python") -> float:
+                      out: np.ndarray | None = None, mode: SecondOrderMode = None,
+                      chunk: int | None = None, backend: Backend | None = None) -> float:
     """d^2 f / d x^2 for a float input and a float-valued f.
 
     >>> def f(x):
@@ -153,8 +172,11 @@ def second_derivative(f: Function, *args: Any, prep: Prep | None = None,
     >>> second_derivative(f, 2.0)
     48.0
     """
+    if out is not None:
+        refuse_float_out("second_derivative")
     slots = read_arguments(args)
-    prep = prep or prepare_second_derivative(f, *args, backend=backend)
+    prep = _prepared("second_derivative", prepare_second_derivative, f, args, prep, mode,
+                     chunk, backend)
     prep.check("second_derivative", f, slots)
     _second_values(prep, slots)
     engine = prep.engine.engine

@@ -22,6 +22,7 @@ from srcad.annotations import (
     ReverseWithPrimal,
 )
 from srcad.api import autodiff
+from srcad.errors import ArgumentError
 
 
 def _unwrap(arg):
@@ -35,6 +36,9 @@ def _call(f, values):
     return out, values
 
 
+CHECK_MODES = ("fwd", "rev", "vec")
+
+
 def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
                 modes=("fwd", "rev", "vec"), backend="python"):
     """Check derivatives of `f` at `args` three ways, in random directions.
@@ -45,6 +49,10 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
     vector mode (two lanes: v and 2v); <J^T u, v> by reverse mode. All must agree (the
     dot-product test). Raises AssertionError naming the disagreeing pair.
     """
+    unknown = [m for m in modes if m not in CHECK_MODES] if not isinstance(modes, str) else [modes]
+    if unknown or not modes:  # an unknown name would leave that mode silently unchecked
+        raise ArgumentError(f"check_grads checks modes {CHECK_MODES}, got modes={modes!r}",
+                            construct="modes", hint="pass a tuple of 'fwd', 'rev' and 'vec'")
     rng = np.random.default_rng(seed)
     values = [_unwrap(a) for a in args]
     positions = [i for i, a in enumerate(args) if isinstance(a, (Active, Duplicated))]

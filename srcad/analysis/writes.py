@@ -1,0 +1,77 @@
+"""Which arrays a function writes, and writes srcad cannot follow.
+
+srcad follows each array by its name: the derivative of `x[i] = ...` is attached to `x`. A
+second name for the same array (`y = x`, or a row view `row = x[i]`, which is what
+`for row in x` becomes) written through (`y[i] = ...`) changes `x` without srcad knowing, so
+the derivative would be silently wrong; such writes are refused. A second name bound once, by
+a top-level statement, after the last write to either name (`return s, r` inlined into a
+caller) reads the finished array and is allowed. The same alias classes give
+the arguments a function writes (`Compiled.written`), which the operators use to keep their
+promise that x and Constant contexts are left unchanged.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad import syntax as S
+from srcad.analysis.types import Array
+
+
+def _base_name(expr):
+    """`x` for `x`, `x[i]`, `x[i][j]`; None for anything else (a call makes a new array)."""
+    while isinstance(expr, gast.Subscript):
+        expr = expr.value
+    return expr.id if isinstance(expr, gast.Name) else None
+
+
+def _bindings(norm, types):
+    """(assignment, target name, source name, statement index) for every `name = array or
+    view of an array`; the index is that of the top-level statement holding it."""
+    for index, stmt in enumerate(norm.body):
+        for node in S.nodes(stmt):
+            if not isinstance(node, gast.Assign):
+                continue
+            source = _base_name(node.value)
+            if source is None or not isinstance(types.of(node.value), Array):
+                continue
+            for target in node.targets:
+                if isinstance(target, gast.Name) and target.id != source:
+                    yield node, target.id, source, index
+
+
+def _written_names(statements, types) -> set:
+    """Names whose elements `statements` store into (`x[i] = ...`, `x[i] += ...`, and
+    `x += ...` on an array, which NumPy does in place)."""
+    written = set()
+    for stmt in statements:
+        for node in S.nodes(stmt):
+            if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
+                    and isinstance(types.of(node.target), Array):
+                written.add(node.target.id)
+            targets = (node.targets if isinstance(node, gast.Assign) else
+                       [node.target] if isinstance(node, gast.AugAssign) else [])
+            written.update(S.target_name(t) for t in targets if isinstance(t, gast.Subscript))
+    return written
+
+
+def written_arguments(norm, types) -> frozenset:
+    """Positions of the arguments whose elements f writes. A second name for an array that
+    is written through either name is refused (see the module docstring), so an argument's
+    own name is the only one its elements can be written through."""
+    written = _written_names(norm.body, types)
+    for node, target, source, index in _bindings(norm, types):
+        # A binding that is itself a top-level statement runs once, after every write in the
+        # statements before it: only later writes can go through the second name (inlining
+        # `return s, r` binds the caller's result name to r after r is filled).
+        later = (_written_names(norm.body[index + 1:], types) if norm.body[index] is node
+                 else written)
+        if target in later or source in later:
+            raise norm.parsed.error(
+                node, "array alias",
+                f"`{target}` is a second name for the array `{source}` (or a view of it), and "
+                "the function writes elements through one of them; srcad follows arrays by "
+                "name, so the derivative would be silently wrong",
+                hint=f"read and write through `{source}` itself, or make a copy: "
+                f"{target} = {S.unparse_expr(node.value)}.copy()")
+    return frozenset(i for i, p in enumerate(norm.params) if p in written)

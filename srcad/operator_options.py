@@ -1,0 +1,91 @@
+"""What the operators' keywords may be: `mode`, `chunk`, `backend` and `out`.
+
+An option an operator would ignore or misread is refused with an `ArgumentError` naming the
+values it takes: a mode string it does not run (`mode="Forward"`), a `chunk` where there are
+no lanes to choose, an `out=` for a float result or of a non-float dtype. All of this is
+checked at preparation (options given with `prep=` must be the preparation's:
+`Prep.check_options`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from srcad.errors import ArgumentError
+from srcad.preparation import check_shape
+
+SECOND_ORDER = "forward-over-reverse"
+BACKENDS = ("python", "numba")
+
+# The modes each operator runs; mode=None is the operator's own choice among them.
+OPERATOR_MODES = {
+    "gradient": ("forward", "reverse"),
+    "jacobian": ("forward", "reverse"),
+    "derivative": ("forward",),
+    "pushforward": ("forward",),
+    "pullback": ("reverse",),
+    "hvp": (SECOND_ORDER,),
+    "hessian": (SECOND_ORDER,),
+    "second_derivative": (SECOND_ORDER,),
+}
+
+_OTHER_MODE_HINTS = {
+    "derivative": "for df/dx by reverse passes use jacobian(f, ..., mode='reverse') or "
+                  "gradient(f, ...)",
+    "pushforward": "J v by reverse passes: jacobian(f, ..., mode='reverse') @ v",
+    "pullback": "u^T J by forward passes: u @ jacobian(f, ..., mode='forward')",
+}
+
+# Why an operator has no chunk to choose.
+_NO_CHUNK = {
+    "derivative": "derivative propagates one tangent",
+    "pushforward": "its lanes are the tangents: pass tangent=(v1, v2, ...) to propagate "
+                   "several in one call",
+    "pullback": "reverse mode pulls back one cotangent per pass",
+    "hvp": "hvp propagates one tangent; hessian(..., chunk=k) takes k columns per pass",
+    "second_derivative": "second_derivative propagates one tangent",
+}
+
+
+def check_options(operator: str, mode, chunk, backend) -> None:
+    """Refuse a mode, chunk or backend `operator` does not take (at preparation)."""
+    modes = OPERATOR_MODES[operator]
+    if mode is not None and mode not in modes:
+        allowed = " or ".join(repr(m) for m in (None, *modes))
+        raise ArgumentError(f"{operator} takes mode={allowed}, got mode={mode!r}",
+                            construct="mode", hint=_OTHER_MODE_HINTS.get(
+                                operator, "mode names are lower case"))
+    if backend is not None and backend not in BACKENDS:
+        raise ArgumentError(f"unknown backend {backend!r}", construct="backend",
+                            hint="use backend='python' or backend='numba'")
+    if chunk is None:
+        return
+    if operator in _NO_CHUNK:
+        raise ArgumentError(f"{operator} takes no chunk= ({_NO_CHUNK[operator]})",
+                            construct="chunk", hint="leave chunk out")
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ArgumentError(f"chunk= is the number of tangent lanes per pass, a positive "
+                            f"integer; got {chunk!r}", construct="chunk")
+    if operator == "gradient" and mode != "forward":
+        refuse_chunk_in_reverse(operator)
+
+
+def refuse_chunk_in_reverse(operator: str) -> None:
+    raise ArgumentError(f"chunk= sets the tangent lanes of forward mode, and this {operator} "
+                        "runs reverse mode", construct="chunk",
+                        hint="pass mode='forward' with chunk=, or leave chunk out")
+
+
+def check_out(out, shape) -> None:
+    """`out=` is a float NumPy array shaped like the result."""
+    if not isinstance(out, np.ndarray) or out.dtype.kind != "f":
+        got = (f"a {out.dtype} array" if isinstance(out, np.ndarray)
+               else type(out).__name__)
+        raise ArgumentError(f"out= takes a float NumPy array, got {got}", construct="out",
+                            hint=f"np.empty({tuple(shape)!r})")
+    check_shape("out", out, shape)
+
+
+def refuse_float_out(operator: str) -> None:
+    raise ArgumentError(f"out= receives an array result, and this {operator} returns a float",
+                        construct="out", hint="leave out= out")

@@ -1,0 +1,36 @@
+"""The runnable examples run and show what they say.
+
+examples/scipy_minimize.py needs scipy (in the `dev` extra); this file skips only if scipy is
+not installed.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def load_example(name):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_scipy_bfgs_converges_with_a_fresh_gradient_and_not_with_out(capsys):
+    pytest.importorskip("scipy")
+    example = load_example("scipy_minimize")
+    x0 = np.linspace(-0.5, 0.5, 10)
+    for run in (example.minimize_right, example.minimize_right_one_callback):
+        result = run(x0)
+        assert result.success, result.message
+        np.testing.assert_allclose(result.x, np.ones(10), atol=1e-6)  # the minimum is x = 1
+    # the pitfall the example warns about: BFGS keeps the returned array, out= overwrites it
+    aliased = example.minimize_aliased(x0)
+    assert not aliased.success and np.max(np.abs(aliased.x - 1.0)) > 1e-2
+    example.main()
+    printed = capsys.readouterr().out
+    assert printed.count("converged: True") == 2 and "converged: False" in printed
