@@ -8,9 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
 from srcad import syntax as S
+from srcad.array_runtime import unbroadcast
 from srcad.analysis.activity import analyse_activity
+from srcad.analysis.array_bindings import check_array_statements, refuse_array_code
 from srcad.analysis.types import Array, Types, is_float_like
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
@@ -24,6 +27,9 @@ from srcad.transform.optimize import fuse_lane_loops, lane_locals
 from srcad.transform.reverse import ReverseTransform
 from srcad.transform.styles import Looped, Scalar, Stacked, Unrolled
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes
+
+# What generated code of array programs calls besides NumPy (the names are reserved).
+ARRAY_RUNTIME = {"unbroadcast": unbroadcast}
 
 # Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
 UNROLL_MAX_WIDTH = 16
@@ -87,6 +93,8 @@ def build(func, request: Request) -> Compiled:
                     if s.kind == "const" and isinstance(s.type, Array)}
     activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
                                 _returns_float(norm, types))
+    check_array_statements(norm, types, activity.active)
+    refuse_array_code(norm, types, activity.active, _array_code_unsupported(request))
     tapes: tuple = ()
     scratch = 0
     if request.backend not in ("python", "numba"):
@@ -125,6 +133,8 @@ def build(func, request: Request) -> Compiled:
     source = to_source(tree)
     namespace = dict(parsed.namespace)
     namespace.update(norm.extra_names)
+    namespace.update(ARRAY_RUNTIME)
+    namespace.setdefault("np", np)
     if request.backend == "numba":
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:
@@ -137,6 +147,15 @@ def build(func, request: Request) -> Compiled:
     dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())
     return Compiled(function, source, name, request, taped, dependencies, tapes, written,
                     scratch)
+
+
+def _array_code_unsupported(request) -> str | None:
+    """Where whole-array derivative code is not generated yet (None: it is)."""
+    if request.backend == "numba":
+        return "the numba backend"
+    if request.mode == "forward" and (request.stacked or request.width > UNROLL_MAX_WIDTH):
+        return "vector mode with stacked lanes"
+    return None
 
 
 def _free_names(tree) -> set:

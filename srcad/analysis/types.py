@@ -13,6 +13,7 @@ import gast
 import numpy as np
 
 from srcad import syntax as S
+from srcad.analysis.primitives import array_call, select_rule
 from srcad.errors import UnsupportedCallError
 from srcad.rules import lookup_call
 from srcad.transform.inline import resolve_callee
@@ -183,9 +184,8 @@ class Types:
         return "module" if isinstance(obj, pytypes.ModuleType) else type_of_value(obj)
 
     def _binop(self, a, op, b):
-        if isinstance(a, Array) or isinstance(b, Array):
-            arr = a if isinstance(a, Array) else b
-            return Array(arr.ndim, True)
+        if isinstance(a, Array) or isinstance(b, Array):  # broadcasting: the larger rank
+            return Array(max(t.ndim for t in (a, b) if isinstance(t, Array)), True)
         if a in (None, NONE) or b in (None, NONE):  # not known yet (or a None placeholder)
             return b if a in (None, NONE) else a
         if isinstance(op, gast.Div):
@@ -194,6 +194,8 @@ class Types:
         return INT if t == BOOL else t
 
     def _BinOp(self, e):
+        if isinstance(e.op, gast.MatMult):
+            return self._array_call(e, array_call(self.norm, e))
         return self._binop(self.of(e.left), e.op, self.of(e.right))
 
     def _UnaryOp(self, e):
@@ -219,6 +221,8 @@ class Types:
 
     def _Attribute(self, e):
         base = self.of(e.value)
+        if isinstance(base, Array) and e.attr == "T":
+            return self._array_call(e, array_call(self.norm, e))
         if isinstance(base, Array):
             return {"shape": SHAPE, "size": INT, "ndim": INT}.get(e.attr, OTHER)
         if base == "module":
@@ -233,7 +237,9 @@ class Types:
         if base == RANGE:
             return RANGE
         if isinstance(base, Array):
-            k = len(e.slice.elts) if isinstance(e.slice, gast.Tuple) else 1
+            # an int index drops an axis, a slice keeps it
+            parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
+            k = sum(1 for p in parts if not isinstance(p, gast.Slice))
             if k >= base.ndim:
                 return FLOAT if base.is_float else INT
             return Array(base.ndim - k, base.is_float)
@@ -251,6 +257,9 @@ class Types:
             base = self.of(func.value)
             if isinstance(base, Array):
                 return base
+        call = array_call(self.norm, e)
+        if call is not None:
+            return self._array_call(e, call)
         obj = resolve_callee(self.norm.parsed, func, self.norm.extra_names)
         info = lookup_call(obj) if obj is not None else None
         if info is None:
@@ -267,6 +276,25 @@ class Types:
         if info.result == "array":
             return self._constructed(info, e)
         return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE}[info.result]
+
+    def _array_call(self, e, call):
+        """The type of an array primitive's result: the broadcast rank of an elementwise
+        rule's operands, the rank a reduction or product rule states; rank 0 is a float."""
+        operands = [self.of(o) for o in call.operands]
+        if any(t is None for t in operands):
+            return None  # not yet known in this fixpoint round
+        if any(t not in NUMERIC and not isinstance(t, Array) for t in operands):
+            return OTHER
+        ranks = [t.ndim if isinstance(t, Array) else 0 for t in operands]
+        rule = select_rule(self.norm, e, call, ranks)
+        rank = max(ranks) if rule.elementwise else rule.rank
+        if rank > 0:
+            return Array(rank, True)
+        if rule.elementwise and call.info.rule is not None and call.info.result == "float":
+            return FLOAT  # np.exp of a float
+        if rule.elementwise and not any(isinstance(t, Array) for t in operands):
+            return FLOAT if call.info.name != "where" else join(operands[1], operands[2])
+        return FLOAT
 
     def _constructed(self, info, e):
         is_float = not any(k.arg == "dtype" and _is_int_dtype(k.value) for k in e.keywords)

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad import rules as _r
+from srcad.rules.elementwise import elementwise
+from srcad.rules.linalg import matmul, transpose
+from srcad.rules.reductions import reduction
 
 _RULES_BY_NAME = {
     # math, numpy scalar functions
@@ -67,6 +70,10 @@ class CallInfo:
     rule: _r.Rule | None  # None: no derivative (the result never carries one)
     result: str  # "float", "int", "bool", "array", "range", "same" (type of first argument)
     constructor: bool = False  # builds a new float array (np.zeros ...)
+    # array-aware: (operand ranks, literal keywords) -> the Rule for this call; the
+    # operands are the leading positional arguments, the rest are the `keywords` named
+    select: object = None
+    keywords: tuple = ()
 
 
 def _build() -> dict[int, CallInfo]:
@@ -79,7 +86,17 @@ def _build() -> dict[int, CallInfo]:
         add(getattr(math, fname), CallInfo(fname, _RULES_BY_NAME[fname], "float"))
     add(math.fabs, CallInfo("fabs", _RULES_BY_NAME["abs"], "float"))
     for np_name, rname in _NUMPY_ALIASES.items():
-        add(getattr(np, np_name), CallInfo(rname, _RULES_BY_NAME[rname], "float"))
+        scalar = _RULES_BY_NAME[rname]
+        add(getattr(np, np_name), CallInfo(rname, scalar, "float",
+                                           select=elementwise(scalar, rname)))
+    add(np.square, CallInfo("square", None, "float", select=elementwise(None, "square")))
+    add(np.where, CallInfo("where", None, "float", select=elementwise(None, "where")))
+    for fn, name in ((np.sum, "sum"), (np.mean, "mean")):
+        add(fn, CallInfo(name, None, "float", select=reduction(name),
+                         keywords=("axis", "keepdims")))
+    add(np.dot, CallInfo("dot", None, "float", select=matmul("dot")))
+    add(np.matmul, CallInfo("matmul", None, "float", select=matmul("matmul")))
+    add(np.transpose, CallInfo("transpose", None, "float", select=transpose))
     add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same"))
     add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
     add(builtins.max, CallInfo("max", _RULES_BY_NAME["max"], "same"))
@@ -104,11 +121,31 @@ def _build() -> dict[int, CallInfo]:
     add(np.copysign, CallInfo("copysign", _RULES_BY_NAME["copysign"], "float"))
     for ctor in (np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like):
         add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True))
-    add(np.copy, CallInfo("copy", None, "array", constructor=True))
+    add(np.copy, CallInfo("copy", None, "array", constructor=True,
+                          select=elementwise(None, "copy")))
     return table
 
 
 _TABLE = _build()
+
+
+# Array methods, spelled as the NumPy function of the receiver: x.sum(axis=0) is
+# np.sum(x, axis=0), x.dot(y) is np.dot(x, y).
+_METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.transpose,
+            "copy": np.copy}
+# Matrix product operator `x @ y`.
+MATMUL_OPERATOR = CallInfo("matmul", None, "float", select=matmul("matmul"))
+TRANSPOSE_ATTRIBUTE = CallInfo("transpose", None, "float", select=transpose)
+
+
+def lookup_method(attr: str) -> CallInfo | None:
+    """The call an array method stands for (`x.sum()`), or None.
+
+    >>> lookup_method("mean").name
+    'mean'
+    """
+    fn = _METHODS.get(attr)
+    return None if fn is None else lookup_call(fn)
 
 
 def lookup_call(obj) -> CallInfo | None:

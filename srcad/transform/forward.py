@@ -12,6 +12,7 @@ import dataclasses
 import gast
 
 from srcad import syntax as S
+from srcad.analysis.array_bindings import expression_bound, is_allocation
 from srcad.analysis.types import FLOAT, Array, stack_call
 from srcad.rules import lookup_call
 from srcad.transform.expressions import ExpressionDiff
@@ -39,6 +40,7 @@ class ForwardTransform:
         for v in sorted(self.active):
             for k, style in enumerate(styles):
                 self.names[k, v] = self.namer.fresh(style.name(v))
+        self.expression_arrays = expression_bound(norm, types) & self.active
         self.result = None
         self.result_tangents = None
         self.copied = {}  # Looped: argument -> the caller's tangent array, copied lanes last
@@ -68,10 +70,10 @@ class ForwardTransform:
 
     def active_leaf(self, node) -> bool:
         if isinstance(node, gast.Name):
-            return node.id in self.active and self.types[node.id] == FLOAT
-        if isinstance(node, gast.Subscript):
+            return node.id in self.active and _differentiable(self.types[node.id])
+        if isinstance(node, gast.Subscript):  # an element, a row or a slice
             return (isinstance(node.value, gast.Name) and node.value.id in self.active
-                    and self.types.of(node) == FLOAT)
+                    and _differentiable(self.types.of(node)))
         return False
 
     def leaf_tangent(self, k):
@@ -132,7 +134,7 @@ class ForwardTransform:
             value = stmt.value.args[0]
             tangent = S.const(0.0)
             if self.active_leaf(value) or not S.is_leaf(value):
-                diff = ExpressionDiff(self.norm, self.namer, self.active_leaf)
+                diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
                 tangent = diff.tangent(value, self.leaf_tangent(k), diff.prepare(value)) \
                     or S.const(0.0)
             out.append(S.expr_stmt(gast.Call(
@@ -205,11 +207,16 @@ class ForwardTransform:
         if isinstance(value, gast.List) or (stack_call(value) and stack_call(value)[0]
                                              in self.active):
             return self.stack_assign(stmt, target, value)
-        if isinstance(self.types[tname], Array) and isinstance(target, gast.Name):
+        if isinstance(self.types[tname], Array) and isinstance(target, gast.Name) \
+                and (tname not in self.expression_arrays or is_allocation(self.norm, value)):
             return self.array_binding(stmt, target, value)
         if tname not in self.active:
             return [stmt]
-        diff = ExpressionDiff(self.norm, self.namer, self.active_leaf)
+        diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
+        if tname in self.expression_arrays and not diff.is_active(value):
+            return [stmt] + [S.assign(S.name(self.tangent_name(k, tname)),
+                                      style.zeros_like(tname))
+                             for k, style in enumerate(self.styles)]
         aug_linear = op is not None and isinstance(op, (gast.Add, gast.Sub))
         if op is not None and not aug_linear:
             expr = gast.BinOp(left=S.as_load(target), op=op, right=value)
@@ -391,3 +398,7 @@ class ForwardTransform:
                  "Returns (value, tangents of the return value). The shadows of Duplicated",
                  "arrays are seeds on entry and hold the tangents of written arrays on exit."]
         return "\n".join("    " + line if line else "" for line in lines).lstrip() + "\n    "
+
+
+def _differentiable(t) -> bool:
+    return t == FLOAT or (isinstance(t, Array) and t.is_float)

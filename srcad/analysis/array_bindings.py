@@ -1,0 +1,115 @@
+"""How array variables are bound: by allocations (constructors, copies), whose elements the
+function then writes, or by whole-array expressions, whose derivatives flow through the
+array rules. The transformations treat the two kinds differently."""
+
+from __future__ import annotations
+
+import gast
+
+from srcad import rules as R
+from srcad import syntax as S
+from srcad.analysis.activity import differentiable_reads
+from srcad.analysis.types import Array
+from srcad.transform.inline import resolve_callee
+
+
+def is_allocation(norm, value) -> bool:
+    """Does `value` make a new array from no active expression: a constructor (`np.zeros(n)`,
+    `np.zeros_like(x)`) or a copy (`x.copy()`, `np.copy(x)`)?"""
+    if not isinstance(value, gast.Call):
+        return False
+    if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
+        return True
+    info = R.lookup_call(resolve_callee(norm.parsed, value.func, norm.extra_names))
+    return info is not None and info.constructor
+
+
+def expression_bound(norm, types) -> set:
+    """Array variables some assignment binds to an array expression (not an allocation):
+    their derivatives flow through whole-array rules, not element by element."""
+    out = set()
+    for stmt in norm.body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
+                    and isinstance(types[node.targets[0].id], Array) \
+                    and not is_allocation(norm, node.value):
+                out.add(node.targets[0].id)
+    return out
+
+
+def written_in_place(norm) -> set:
+    """Variables whose contents some statement changes in place: element or slice writes
+    (`x[i] = v`, `x[1:] += v`) and augmented assignments (`x += v` writes an array)."""
+    out = set()
+    for stmt in norm.body:
+        for node in gast.walk(stmt):
+            targets = node.targets if isinstance(node, gast.Assign) else \
+                [node.target] if isinstance(node, gast.AugAssign) else []
+            for t in targets:
+                if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+                    out.add(t.value.id)
+                elif isinstance(t, gast.Name) and isinstance(node, gast.AugAssign):
+                    out.add(t.id)
+    return out
+
+
+def check_array_statements(norm, types, active: set) -> None:
+    """Refuse what whole-array differentiation does not handle yet, naming the line:
+    `acc += x` on an active array (in place in NumPy: it writes every alias of `acc`), an
+    active array argument rebound to an expression (its shadow is the caller's), element
+    writes into an active array that is also bound to expressions."""
+    bound = expression_bound(norm, types) & active
+    for stmt in norm.body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
+                    and node.target.id in active and isinstance(types[node.target.id], Array):
+                name = node.target.id
+                raise norm.parsed.error(node, "augmented assignment to an array",
+                                        f"`{name} {_op(node.op)}= ...` updates the array "
+                                        f"`{name}` in place",
+                                        hint=f"write {name} = {name} {_op(node.op)} ...")
+            if not isinstance(node, gast.Assign):
+                continue
+            target = node.targets[0]
+            if isinstance(target, gast.Name) and target.id in bound \
+                    and target.id in norm.params:
+                raise norm.parsed.error(node, "array argument rebound", f"the argument "
+                                        f"`{target.id}` is rebound to an array expression",
+                                        hint=f"bind the new value to a new name: "
+                                        f"{target.id}2 = ...")
+            if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
+                    and target.value.id in bound:
+                raise norm.parsed.error(node, "element write", f"elements of `"
+                                        f"{target.value.id}` are written, and it is also "
+                                        "bound to whole-array expressions",
+                                        hint="write the elements of an array made with "
+                                        "np.zeros or .copy(), or compute it as a whole")
+
+
+def _op(op) -> str:
+    return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/"}.get(type(op), "op")
+
+
+def refuse_array_code(norm, types, active: set, where: str | None) -> None:
+    """Refuse whole-array operations on active values `where` they are not generated yet
+    (the numba backend, stacked vector lanes), naming the line; None: nothing refused."""
+    if where is None:
+        return
+    for stmt in norm.body:
+        for node in gast.walk(stmt):
+            if not isinstance(node, (gast.Assign, gast.AugAssign, gast.Return)) \
+                    or node.value is None or is_allocation(norm, node.value):
+                continue
+            for e in gast.walk(node.value):
+                if not isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute)):
+                    continue
+                operands = [c for c in gast.iter_child_nodes(e) if isinstance(c, gast.expr)]
+                if not (isinstance(types.of(e), Array)
+                        or any(isinstance(types.of(c), Array) for c in operands)):
+                    continue
+                if differentiable_reads(e, norm) & active:
+                    raise norm.parsed.error(
+                        node, "array operation", f"whole-array operations on active arrays "
+                        f"(`{S.unparse_expr(e)}`) are not supported in {where} yet",
+                        hint="use the python backend (and at most 16 vector lanes), or "
+                        "write the elements in a loop")
