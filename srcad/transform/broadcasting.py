@@ -33,6 +33,9 @@ class Broadcasting:
         if self.rank(node) == 0:
             return gast.Tuple(elts=[], ctx=gast.Load())
         if isinstance(node, (gast.Name, gast.Subscript)):
+            taped = self.diff.leaf_value(shape_attribute(node))  # the shape, recorded alone
+            if gast.dump(taped) != gast.dump(shape_attribute(node)):
+                return taped
             return gast.Attribute(value=rebuild(node), attr="shape", ctx=gast.Load())
         prim = self.diff.primitive(node)
         if prim is None:
@@ -54,6 +57,15 @@ class Broadcasting:
         if len(shapes) == 1:
             return next(iter(shapes.values()))
         return S.call("np.broadcast_shapes", *shapes.values())
+
+    def shape_reads(self, node) -> list:
+        """What the shape expression of `node` reads: `x.shape` attributes of its leaves
+        (and, where no rule gives a shape, the leaves whose values it reads)."""
+        shape = self.shape_of(node, lambda leaf: S.as_load(leaf))
+        return [n for n in gast.walk(shape) if (isinstance(n, gast.Attribute)
+                                                and n.attr == "shape")
+                or (isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+                    and n.func.attr == "shape")]
 
     def may_broadcast(self, operands, k) -> bool:
         """Can the elementwise node over `operands` be wider than its operand k? Only if
@@ -86,3 +98,10 @@ class Broadcasting:
 def _is_broadcast_shapes(node) -> bool:
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
         and node.func.attr == "broadcast_shapes"
+
+
+def shape_attribute(leaf) -> gast.Attribute:
+    """`x.shape` of a leaf: what the reverse sweep reads (and the forward sweep records, when
+    the leaf is rebound later) where it needs only the shape of `x`, not its value."""
+    return gast.Attribute(value=S.as_load(leaf), attr="shape", ctx=gast.Load())
+

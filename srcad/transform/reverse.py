@@ -4,7 +4,8 @@ statements in reverse order, reading taped values back).
 
 Conventions of the generated code:
 * the adjoint of `v` is `v_bar`; array shadows are the arrays passed in by the caller;
-* `tape` holds floats and `int_tape` branch flags, trip counts and indices (plain lists, popped
+* `tape` holds floats, `int_tape` branch flags, trip counts, indices and array shapes, and
+  `array_tape` arrays, by reference (plain lists, popped
   in the reverse order of their pushes);
 * every reverse block starts with a comment naming the primal line it undoes.
 """

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.types import FLOAT, Array
+from srcad.analysis.types import FLOAT, SHAPE, Array
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE
 
@@ -50,6 +50,14 @@ class ReverseRecording:
                     and not self.recording.mutated_after(expr.value.id, stmt):
                 # the element is still there; only its index needs recording
                 exprs[:0] = index_leaves(expr.slice)
+                continue
+            if isinstance(expr, gast.Attribute) and expr.attr == "shape":
+                # a rebound array whose shape alone the reverse reads: a tuple on the tape
+                tmp = self.namer.fresh(f"{_root(expr.value)}_shape")
+                subst[key] = S.name(tmp)
+                push, pop = self._tape_value(expr, SHAPE, S.name(tmp, store=True))
+                pushes += push
+                pops.append(pop)
                 continue
             if isinstance(expr, gast.Subscript):
                 tmp = self.namer.fresh(f"{_root(expr)}_value")
@@ -112,6 +120,13 @@ class ReverseRecording:
                         continue
                     out.append(n)
 
+        def shapes_of(e):  # only what its shape expression reads (`x.shape`)
+            for read in diff.shapes.shape_reads(e):
+                if isinstance(read, gast.Attribute):
+                    out.append(read)
+                else:  # np.shape(value): the leaves of the value
+                    leaves_of(read)
+
         def visit(node):
             if isinstance(node, gast.Subscript):
                 if self.active_leaf(node):
@@ -132,9 +147,9 @@ class ReverseRecording:
                     leaves_of(names[p])
                 for p in names:  # shapes: of `x_shape`, of an operand broadcasting undoes
                     if f"{p}_shape" in used:
-                        leaves_of(names[p])
+                        shapes_of(names[p])
                 if rule.elementwise and diff.shapes.may_broadcast(operands, k):
-                    leaves_of(operand)
+                    shapes_of(operand)
                 visit(operand)
         if diff.is_active(expr):
             visit(expr)
@@ -173,7 +188,8 @@ class ReverseRecording:
         primal = copy.copy(stmt)
         primal.value = rebuild(value)
         # the forward sweep reads elements where the reverse reads their taped copies
-        originals = {tmp.id: _from_dump(key, expr) for key, tmp in subst.items()}
+        originals = {tmp.id: _from_dump(key, expr) for key, tmp in subst.items()
+                     if not key.startswith("Attribute(")}  # taped shapes: not read here
         forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
         recorded = [self._tape_value(S.name(c), self.types.of(node_of[c]) if arrays else FLOAT,
                                      S.name(c, store=True)) for c in calls]
