@@ -57,11 +57,18 @@ def _newton_sqrt():
     return srcad.source(functions.newton_sqrt, srcad.Reverse, srcad.Active(2.0))
 
 
+def _logistic_loss():
+    X, y = np.ones((4, 3)), np.ones(4)
+    return srcad.source(functions.logistic_loss, srcad.Reverse,
+                        srcad.Duplicated(np.zeros(3), np.zeros(3)), X, y)
+
+
 CASES = {
     "mixture_loglikelihood": _mixture,
     "branch": _branch,
     "inplace_scratch": _inplace,
     "while_break": _newton_sqrt,
+    "array_logistic_loss": _logistic_loss,
 }
 
 

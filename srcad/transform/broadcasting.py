@@ -22,6 +22,24 @@ class Broadcasting:
 
     def __init__(self, diff):
         self.diff = diff
+        self.sink = None  # reverse: statements where compound shapes are named, once each
+        self._named: dict[str, str] = {}
+
+    def collect(self, sink) -> None:
+        """Name compound shapes (`shape = np.broadcast_shapes(y.shape, z.shape)`) in `sink`
+        from now on (None: write them inline)."""
+        self.sink, self._named = sink, {}
+
+    def named_shape(self, node, rebuild):
+        """`shape_of(node)`, as a temporary when it is more than `x.shape`."""
+        shape = self.shape_of(node, rebuild)
+        if self.sink is None or isinstance(shape, (gast.Attribute, gast.Tuple, gast.Name)):
+            return shape
+        key = gast.dump(shape)
+        if key not in self._named:
+            self._named[key] = self.diff.namer.fresh("shape")
+            self.sink.append(S.assign(S.name(self._named[key]), shape))
+        return S.name(self._named[key])
 
     def rank(self, node) -> int:
         types = self.diff.types
@@ -78,7 +96,7 @@ class Broadcasting:
         """`contribution` (the node's shape) summed to the shape of `operand`."""
         if self.rank(operand) == 0:
             return S.call("np.sum", contribution)
-        return S.call("unbroadcast", contribution, self.shape_of(operand, rebuild))
+        return S.call("unbroadcast", contribution, self.named_shape(operand, rebuild))
 
     def term_exact(self, rule, k, operands, tangent_exact: bool) -> bool:
         """Does the forward term of operand k (rule k applied to its tangent) have the whole

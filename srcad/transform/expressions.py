@@ -171,7 +171,7 @@ class ExpressionDiff:
         mapping["g"] = seed
         for p, o in zip(rule.operands, operands):
             if f"{p}_shape" in S.template_names(template):
-                mapping[f"{p}_shape"] = self.shapes.shape_of(o, rebuild)
+                mapping[f"{p}_shape"] = self.shapes.named_shape(o, rebuild)
         return simplify(S.substitute(template, mapping))
 
     def _contribution(self, rule, k, operands, node, seed, rebuild):
@@ -241,7 +241,9 @@ class ExpressionDiff:
                 propagate(operand, S.name(temp), out)
 
         if self.is_active(root):
+            self.shapes.collect(stmts)
             propagate(root, seed)
+            self.shapes.collect(None)
         return stmts
 
     def _reads_seed_once(self, node) -> bool:

@@ -39,3 +39,12 @@ def newton_sqrt(a):
         x = nxt
         steps += 1
     return x
+
+
+import numpy as np  # noqa: E402  (here, not at the top: the lines above keep their numbers)
+
+
+def logistic_loss(w, X, y):
+    """A whole-array program: the logistic-regression loss with np.dot and np.mean."""
+    z = np.dot(X, w)
+    return np.mean(np.log(1.0 + np.exp(-y * z)))
