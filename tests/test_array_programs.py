@@ -200,3 +200,33 @@ def test_axis_must_be_a_literal():
     with pytest.raises(SrcadError) as info:
         srcad.autodiff(srcad.Reverse, by_variable_axis, dup(np.ones((2, 2))), 0)
     assert "literal" in str(info.value)
+
+
+def rebinds_array_to_float(x):
+    x2 = x * x
+    s = np.sum(x2)
+    x2 = s * s
+    return x2
+
+
+def test_a_name_rebound_from_array_to_float_is_refused_with_a_fix():
+    with pytest.raises(SrcadError) as info:
+        srcad.autodiff(srcad.Reverse, rebinds_array_to_float, dup(np.ones(3)))
+    assert "`x2` is bound to an array in one place and to a number" in str(info.value)
+    assert "two names" in str(info.value)
+
+
+def view_of_written_array(x):
+    c = np.zeros(3)
+    for i in range(3):
+        c[i] = x[i] * x[i]
+    d = c[1:]
+    c[1] = 0.0
+    return np.sum(d * x[1:])
+
+
+def test_a_view_of_an_array_written_later_is_refused():
+    # d shares c's memory: writing c[1] changes d, which a value-by-value reverse would miss
+    with pytest.raises(SrcadError) as info:
+        srcad.autodiff(srcad.Reverse, view_of_written_array, dup(np.ones(3)))
+    assert "view of `c`" in str(info.value) and "c[1:].copy()" in str(info.value)

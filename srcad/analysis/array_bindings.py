@@ -59,6 +59,7 @@ def check_array_statements(norm, types, active: set) -> None:
     active array argument rebound to an expression (its shadow is the caller's), element
     writes into an active array that is also bound to expressions."""
     bound = expression_bound(norm, types) & active
+    mutated = written_in_place(norm)
     for stmt in norm.body:
         for node in gast.walk(stmt):
             if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
@@ -77,6 +78,13 @@ def check_array_statements(norm, types, active: set) -> None:
                                         f"`{target.id}` is rebound to an array expression",
                                         hint=f"bind the new value to a new name: "
                                         f"{target.id}2 = ...")
+            viewed = _viewed_array(node.value)
+            if isinstance(target, gast.Name) and target.id in bound and viewed in mutated:
+                raise norm.parsed.error(node, "view of a written array", f"`{target.id}` is "
+                                        f"a view of `{viewed}` (it shares its memory), and "
+                                        f"the elements of `{viewed}` are written",
+                                        hint=f"take a copy: {target.id} = "
+                                        f"{S.unparse_expr(node.value)}.copy()")
             if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
                     and target.value.id in bound:
                 raise norm.parsed.error(node, "element write", f"elements of `"
@@ -84,6 +92,15 @@ def check_array_statements(norm, types, active: set) -> None:
                                         "bound to whole-array expressions",
                                         hint="write the elements of an array made with "
                                         "np.zeros or .copy(), or compute it as a whole")
+
+
+def _viewed_array(value):
+    """The array `value` is a view of, without a copy (`x`, `x[1:]`, `A[i]`, `x.T`), or
+    None."""
+    while isinstance(value, gast.Subscript) or (isinstance(value, gast.Attribute)
+                                                and value.attr == "T"):
+        value = value.value
+    return value.id if isinstance(value, gast.Name) else None
 
 
 def _op(op) -> str:

@@ -92,6 +92,7 @@ class Types:
     def __init__(self, norm, arg_types: dict):
         self.norm = norm
         self.env = dict(arg_types)
+        self.mixed: set[str] = set()  # names bound to an array and to a number
         for _ in range(20):
             before = dict(self.env)
             for stmt in norm.body:
@@ -113,6 +114,11 @@ class Types:
                                         else node.value)
                 if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                     name = node.targets[0].id
+                    if name in self.mixed:
+                        raise self.norm.parsed.error(
+                            node, "assignment", f"`{name}` is bound to an array in one place "
+                            "and to a number in another", hint="use two names, one for the "
+                            "array and one for the number")
                     if self.env.get(name) in (OTHER, None):
                         what = "a tuple" if isinstance(node.value, gast.Tuple) else \
                             "a value of a kind srcad does not handle"
@@ -147,7 +153,11 @@ class Types:
 
     def _bind(self, target, t):
         if isinstance(target, gast.Name):
-            self.env[target.id] = join(self.env.get(target.id), t)
+            old = self.env.get(target.id)
+            if (isinstance(old, Array) and t in NUMERIC) or (old in NUMERIC
+                                                             and isinstance(t, Array)):
+                self.mixed.add(target.id)
+            self.env[target.id] = join(old, t)
 
     def _stmt(self, stmt):
         for node in gast.walk(stmt):
