@@ -31,10 +31,10 @@ class Broadcasting:
         self.sink, self._named = sink, {}
 
     def named_shape(self, node, rebuild):
-        """`shape_of(node)`, as a temporary when it is more than `x.shape`."""
+        """`shape_of(node)`, as a temporary when it calls np.broadcast_shapes."""
         shape = self.shape_of(node, rebuild)
-        if self.sink is None or isinstance(shape, (gast.Attribute, gast.Tuple, gast.Name)):
-            return shape
+        if self.sink is None or not any(isinstance(n, gast.Call) for n in gast.walk(shape)):
+            return shape  # `x.shape`, `W.shape[:1]`: as cheap to read as a name
         key = gast.dump(shape)
         if key not in self._named:
             self._named[key] = self.diff.namer.fresh("shape")

@@ -20,7 +20,7 @@ from srcad import syntax as S
 from srcad.analysis.array_bindings import expression_bound, written_in_place
 from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_float_like
-from srcad.transform.optimize import drop_dead_resets
+from srcad.transform.optimize import assign_after_reset, drop_dead_resets
 from srcad.transform.reverse_arrays import ReverseArrays
 from srcad.transform.reverse_flow import ReverseControlFlow
 from srcad.transform.reverse_recording import ReverseRecording, index_leaves
@@ -246,6 +246,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             rev.append(S.assign(S.name(g), seed_read))
             rev.append(self._zero(target))
             rev += diff.adjoint(expr, S.name(g), accumulate, prepared)
+            if tname in self.expression_arrays and isinstance(target, gast.Name):
+                rev = assign_after_reset(rev, self.bar[tname])
         else:
             if prepared is None:
                 prepared = self._replay_with_intermediates(stmt, diff, expr, tname)
