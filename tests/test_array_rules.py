@@ -278,3 +278,85 @@ def matvec_plus_row(W, h, b, c):
 def test_product_broadcast_against_a_matrix():
     check_grads(matvec_plus_row, _annotated(_value((3, 4))), _annotated(_value((4,))),
                 _annotated(_value((2, 3))), _weights((2, 3)))
+
+
+# -- more primitives: ufunc spellings, extrema, norms, outer products, ... ------------------------
+def ufunc_forms(x, y, c):
+    return np.sum(c * np.divide(np.multiply(np.add(x, y), np.subtract(x, y)), np.negative(y)))
+
+
+def test_ufunc_forms_of_the_operators():
+    x, y = _value((2, 3), positive=True), _value((3,), positive=True)
+    check_grads(ufunc_forms, _annotated(x), _annotated(y), _weights((2, 3)))
+
+
+def max_all(x):
+    return np.max(x) * np.min(x)
+
+
+def max_axis(x, c):
+    return np.sum(c * np.max(x, axis=0)) + np.sum(c * np.amin(x, 0))
+
+
+def max_keepdims(x, c):
+    return np.sum(c * np.exp(x - np.max(x, axis=1, keepdims=True)))
+
+
+def max_method(x):
+    return x.max() - x.min(axis=1).sum()
+
+
+EXTREMA = [(max_all, None), (max_axis, (3,)), (max_keepdims, (4, 3)), (max_method, None)]
+
+
+@pytest.mark.parametrize("f, weights", EXTREMA, ids=[f.__name__ for f, _ in EXTREMA])
+def test_extrema(f, weights):
+    x = _value((4, 3))
+    extra = () if weights is None else (_weights(weights),)
+    check_grads(f, _annotated(x), *extra)
+
+
+def max_with_ties(x):
+    return np.max(x)
+
+
+def test_max_splits_the_seed_among_ties():
+    x = np.array([1.0, 3.0, 3.0, 2.0])
+    x_bar = np.zeros(4)
+    srcad.autodiff(srcad.Reverse, max_with_ties, srcad.Duplicated(x, x_bar))
+    np.testing.assert_array_equal(x_bar, [0.0, 0.5, 0.5, 0.0])
+
+
+def norms(x, A):
+    return np.linalg.norm(x) + np.linalg.norm(A) ** 2
+
+
+def cumulative(x, c):
+    return np.sum(c * np.cumsum(x * x))
+
+
+def outer_inner_trace(x, y, A):
+    return np.sum(np.outer(x, y) * A) + np.inner(x, x) * np.trace(A @ A)
+
+
+def log_add_exp_and_clip(x, y, c):
+    return np.sum(c * np.logaddexp(x, y)) + np.sum(c * np.clip(x, -0.5, 0.5)) \
+        + np.sum(x.clip(-0.3, 0.8))
+
+
+def test_norms():
+    check_grads(norms, _annotated(_value((4,))), _annotated(_value((2, 3))))
+
+
+def test_cumsum():
+    check_grads(cumulative, _annotated(_value((5,))), _weights((5,)))
+
+
+def test_outer_inner_trace():
+    check_grads(outer_inner_trace, _annotated(_value((3,))), _annotated(_value((3,))),
+                _annotated(_value((3, 3))))
+
+
+def test_logaddexp_and_clip():
+    x = np.array([-0.9, -0.2, 0.1, 0.7, 1.3])  # away from the clip bounds
+    check_grads(log_add_exp_and_clip, _annotated(x), _annotated(_value((5,))), _weights((5,)))

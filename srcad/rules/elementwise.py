@@ -38,7 +38,19 @@ ARRAY_RULES = {
     "max": rule("maximum", "x y", "np.where(x >= y, g, 0.0)", "np.where(x >= y, 0.0, g)"),
     "where": rule("where", "c x y", None, "np.where(c, g, 0.0)", "np.where(c, 0.0, g)"),
     "copy": rule("copy", "x", "g"),
+    "logaddexp": rule("logaddexp", "x y", "g * np.exp(x - ans)", "g * np.exp(y - ans)"),
+    # the bounds of np.clip(x, lo, hi) pass g where x is cut off
+    "clip": rule("clip", "x lo hi", "np.where((x >= lo) & (x <= hi), g, 0.0)",
+                 "np.where(x < lo, g, 0.0)", "np.where(x > hi, g, 0.0)"),
 }
+
+
+def operator(rule_):
+    """A `select` for the ufunc spelling of an operator (np.add(x, y) is x + y): the
+    operator's rule, for floats and arrays alike."""
+    def select(ranks, keywords):
+        return rule_
+    return select
 
 
 def elementwise(scalar_rule, name):

@@ -8,6 +8,9 @@ other operand's value, and the adjoint is its transpose; one rule per pair of ra
 | 2, 1         | g @ y, x @ g        | np.outer(g, y), x.T @ g    | x.shape[:1]            |
 | 1, 2         | g @ y, x @ g        | y @ g, np.outer(x, g)      | y.shape[1:]            |
 | 2, 2         | g @ y, x @ g        | g @ y.T, x.T @ g           | x.shape[:1] + y.shape[1:] |
+
+np.outer(x, y) of vectors: adjoints g @ y, x @ g; np.inner of vectors is np.dot; np.trace(A):
+tangent np.trace(g), adjoint g * np.eye(n, m).
 """
 
 from __future__ import annotations
@@ -44,3 +47,29 @@ def transpose(ranks, keywords):
     """x.T and np.transpose(x) (all axes reversed)."""
     return linear("transpose", "x", ("np.transpose(g)", "np.transpose(g)"),
                   shape="x_shape[::-1]", rank=ranks[0])
+
+
+def outer(ranks, keywords):
+    """np.outer(x, y) of two vectors."""
+    if tuple(ranks) != (1, 1):
+        raise SrcadError(f"np.outer of operands of ranks {tuple(ranks)}", construct="outer",
+                         hint="srcad differentiates np.outer of two vectors")
+    return linear("outer", "x y", ("np.outer(g, y)", "g @ y"), ("np.outer(x, g)", "x @ g"),
+                  shape="x_shape + y_shape", rank=2)
+
+
+def inner(ranks, keywords):
+    """np.inner(x, y) of two vectors (np.dot)."""
+    if tuple(ranks) != (1, 1):
+        raise SrcadError(f"np.inner of operands of ranks {tuple(ranks)}", construct="inner",
+                         hint="srcad differentiates np.inner of two vectors")
+    return matmul("inner")(ranks, keywords)
+
+
+def trace(ranks, keywords):
+    """np.trace(A) of a matrix."""
+    if ranks[0] != 2:
+        raise SrcadError("np.trace of an array of rank other than 2", construct="trace",
+                         hint="srcad differentiates np.trace of a matrix")
+    return linear("trace", "x", ("np.trace(g)", "g * np.eye(x_shape[0], x_shape[1])"),
+                  shape="()", rank=0)

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad import rules as _r
-from srcad.rules.elementwise import elementwise
-from srcad.rules.linalg import matmul, transpose
-from srcad.rules.reductions import reduction
+from srcad.rules.elementwise import elementwise, operator
+from srcad.rules.linalg import inner, matmul, outer, trace, transpose
+from srcad.rules.reductions import cumsum, extremum, norm, reduction
 
 _RULES_BY_NAME = {
     # math, numpy scalar functions
@@ -97,6 +97,19 @@ def _build() -> dict[int, CallInfo]:
     add(np.dot, CallInfo("dot", None, "float", select=matmul("dot")))
     add(np.matmul, CallInfo("matmul", None, "float", select=matmul("matmul")))
     add(np.transpose, CallInfo("transpose", None, "float", select=transpose))
+    for fn, name in ((np.max, "max"), (np.min, "min"), (np.amax, "max"), (np.amin, "min")):
+        add(fn, CallInfo(name, None, "float", select=extremum(name),
+                         keywords=("axis", "keepdims")))
+    add(np.linalg.norm, CallInfo("norm", None, "float", select=norm))
+    add(np.cumsum, CallInfo("cumsum", None, "float", select=cumsum))
+    add(np.outer, CallInfo("outer", None, "float", select=outer))
+    add(np.inner, CallInfo("inner", None, "float", select=inner))
+    add(np.trace, CallInfo("trace", None, "float", select=trace))
+    for fn, rule_ in ((np.add, _r.ADD), (np.subtract, _r.SUB), (np.multiply, _r.MUL),
+                      (np.divide, _r.DIV), (np.true_divide, _r.DIV), (np.negative, _r.NEG)):
+        add(fn, CallInfo(fn.__name__, None, "float", select=operator(rule_)))
+    for name in ("logaddexp", "clip"):
+        add(getattr(np, name), CallInfo(name, None, "float", select=elementwise(None, name)))
     add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same"))
     add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
     add(builtins.max, CallInfo("max", _RULES_BY_NAME["max"], "same"))
@@ -132,7 +145,8 @@ _TABLE = _build()
 # Array methods, spelled as the NumPy function of the receiver: x.sum(axis=0) is
 # np.sum(x, axis=0), x.dot(y) is np.dot(x, y).
 _METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.transpose,
-            "copy": np.copy}
+            "copy": np.copy, "max": np.max, "min": np.min, "cumsum": np.cumsum,
+            "clip": np.clip, "trace": np.trace}
 # Matrix product operator `x @ y`.
 MATMUL_OPERATOR = CallInfo("matmul", None, "float", select=matmul("matmul"))
 TRANSPOSE_ATTRIBUTE = CallInfo("transpose", None, "float", select=transpose)
