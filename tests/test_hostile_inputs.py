@@ -5,7 +5,7 @@ wrong result. Const inputs are never modified by generated code, and inputs are 
 when the primal function itself modifies them.
 
 Complements tests/test_refusals.py (which covers try, with, generators, nested def, global,
-np.linalg.norm in reverse, time.time, direct recursion, *args, lambdas, bound methods by name,
+np.linalg.det in reverse, time.time, direct recursion, *args, lambdas, bound methods by name,
 Active(3), Active(array), wrong shadow shapes and integer Duplicated arrays in reverse mode).
 """
 
