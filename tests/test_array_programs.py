@@ -39,6 +39,22 @@ def rnn_loss(W, U, xs, h0, target):
     return np.sum((h - target) ** 2)
 
 
+def mlp_loss(W1, b1, W2, b2, X, labels):
+    hidden = np.tanh(X @ W1 + b1)
+    scores = hidden @ W2 + b2
+    shifted = scores - np.max(scores, axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    return -np.mean(np.sum(log_probs * labels, axis=1))
+
+
+def test_two_layer_mlp_with_softmax_cross_entropy():
+    N, D, H, K = 12, 5, 4, 3
+    labels = np.eye(K)[RNG.integers(0, K, N)]
+    check_grads(mlp_loss, dup(0.5 * RNG.standard_normal((D, H))), dup(RNG.standard_normal(H)),
+                dup(0.5 * RNG.standard_normal((H, K))), dup(RNG.standard_normal(K)),
+                RNG.standard_normal((N, D)), labels)
+
+
 def test_logistic_regression_loss():
     X = RNG.standard_normal((30, 4))
     y = np.sign(RNG.standard_normal(30))

@@ -191,9 +191,12 @@ class ReverseRecording:
         originals = {tmp.id: _from_dump(key, expr) for key, tmp in subst.items()
                      if not key.startswith("Attribute(")}  # taped shapes: not read here
         forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
-        recorded = [self._tape_value(S.name(c), self.types.of(node_of[c]) if arrays else FLOAT,
-                                     S.name(c, store=True)) for c in calls]
-        self.taped.extend(calls)
+        if arrays and not self.tape_calls and not self.recording.loops_around(stmt):
+            recorded = [([], [])] * len(calls)  # run once: the temporaries stay readable
+        else:
+            recorded = [self._tape_value(S.name(c), self.types.of(node_of[c]) if arrays
+                                         else FLOAT, S.name(c, store=True)) for c in calls]
+            self.taped.extend(calls)
         forward = forward[:-1] + [p for push, _ in recorded for p in push] + forward[-1:]
         pops = [p for _, pop in reversed(recorded) for p in pop]
         recompute = [s for s in stmts if s.targets[0].id not in calls]
