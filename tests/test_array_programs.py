@@ -147,6 +147,57 @@ def test_softmax_cross_entropy_with_keepdims():
     check_grads(softmax_cross_entropy, dup(RNG.standard_normal((5, 3))), labels)
 
 
+# -- views: rows passed to helpers, rows iterated over, work arrays made in a loop ----------------
+def squared_distance(a, b):
+    d = a - b
+    return np.dot(d, d)
+
+
+def nearest_center_cost(x, mu):
+    total = 0.0
+    for i in range(x.shape[0]):
+        best = squared_distance(x[i], mu[0])
+        for k in range(1, mu.shape[0]):
+            best = min(best, squared_distance(x[i], mu[k]))
+        total = total + best
+    return total
+
+
+def energy_over_rows(charges, w):
+    e = 0.0
+    for p in charges:
+        e = e + np.sum(p * p) * w
+    return e
+
+
+def work_array_per_iteration(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        w = np.zeros(3)
+        w[0] = x[i]
+        w[1] = x[i] * x[i]
+        w[2] = 1.0
+        s = s + np.sum(w * w)
+    return s
+
+
+def test_rows_passed_to_a_helper():
+    check_grads(nearest_center_cost, dup(RNG.standard_normal((5, 2))),
+                dup(RNG.standard_normal((3, 2))))
+
+
+def test_iterating_over_the_rows_of_a_matrix():
+    check_grads(energy_over_rows, dup(RNG.standard_normal((4, 3))), srcad.Active(0.5))
+
+
+def test_work_array_allocated_in_a_loop():
+    # each iteration's array is a new value: taped by copy (its elements are written), its
+    # adjoint reset where it is allocated
+    check_grads(work_array_per_iteration, dup(RNG.standard_normal(4)))
+    source = srcad.source(work_array_per_iteration, srcad.Reverse, dup(np.ones(4)))
+    assert "array_tape.append(np.copy(w))" in source
+
+
 # -- the tape of an RNN: T hidden states, by reference -------------------------------------------
 def test_rnn_tape_keeps_hidden_states_by_reference():
     H, D, T = 4, 3, 6

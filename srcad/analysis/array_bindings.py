@@ -130,3 +130,27 @@ def refuse_array_code(norm, types, active: set, where: str | None) -> None:
                         f"(`{S.unparse_expr(e)}`) are not supported in {where} yet",
                         hint="use the python backend (and at most 16 vector lanes), or "
                         "write the elements in a loop")
+
+
+def rebound_allocations(norm, types) -> set:
+    """Local arrays allocated inside a loop or more than once (`w = np.zeros(3)` in a loop, a
+    work array per iteration): the reverse sweep treats each allocation as a new value of the
+    name, as it does a whole-array expression."""
+    counts: dict[str, int] = {}
+    out = set()
+
+    def block(stmts, in_loop):
+        for stmt in stmts:
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+                    and isinstance(types[stmt.targets[0].id], Array) \
+                    and is_allocation(norm, stmt.value):
+                name = stmt.targets[0].id
+                counts[name] = counts.get(name, 0) + 1
+                if in_loop or counts[name] > 1:
+                    out.add(name)
+            for field in ("body", "orelse"):
+                sub = getattr(stmt, field, None)
+                if isinstance(sub, list):
+                    block(sub, in_loop or isinstance(stmt, (gast.For, gast.While)))
+    block(norm.body, False)
+    return out - set(norm.params)

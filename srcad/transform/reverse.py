@@ -17,7 +17,11 @@ from dataclasses import dataclass, field
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.array_bindings import expression_bound, written_in_place
+from srcad.analysis.array_bindings import (
+    expression_bound,
+    rebound_allocations,
+    written_in_place,
+)
 from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_float_like
 from srcad.transform.optimize import assign_after_reset, drop_dead_resets
@@ -47,7 +51,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         # numba: a float store and load beat recomputing exp/sqrt/...; python: about even,
         # so recompute and keep the tape short
         self.tape_calls = isinstance(self.tapes, ArrayTapes)
-        self.expression_arrays = expression_bound(norm, types) & set(activity.active)
+        self.expression_arrays = (expression_bound(norm, types)
+                                  | rebound_allocations(norm, types)) & set(activity.active)
         self.recording = Recording(norm.body, self._keep_taped)
         self.bar: dict[str, str] = {}
         self.taped: list[str] = []

@@ -35,6 +35,7 @@ class ReverseRecording:
         pushes, pops, subst = [], [], {}
         seen = set()
         exprs = list(exprs)
+        whole = {e.id for e in exprs if isinstance(e, gast.Name)}
         while exprs:
             expr = exprs.pop(0)
             key = gast.dump(expr)
@@ -51,6 +52,9 @@ class ReverseRecording:
                 # the element is still there; only its index needs recording
                 exprs[:0] = index_leaves(expr.slice)
                 continue
+            if isinstance(expr, gast.Attribute) and expr.attr == "shape" \
+                    and isinstance(expr.value, gast.Name) and expr.value.id in whole:
+                continue  # the array itself is popped back into its name: its shape too
             if isinstance(expr, gast.Attribute) and expr.attr == "shape":
                 # a rebound array whose shape alone the reverse reads: a tuple on the tape
                 tmp = self.namer.fresh(f"{_root(expr.value)}_shape")
