@@ -63,12 +63,21 @@ def _logistic_loss():
                         srcad.Duplicated(np.zeros(3), np.zeros(3)), X, y)
 
 
+def _rnn_loss():
+    H, D, T = 3, 2, 4
+    return srcad.source(functions.rnn_loss, srcad.Reverse,
+                        srcad.Duplicated(np.eye(H), np.zeros((H, H))),
+                        srcad.Duplicated(np.ones((H, D)), np.zeros((H, D))), np.ones((T, D)),
+                        srcad.Duplicated(np.zeros(H), np.zeros(H)), np.ones(H))
+
+
 CASES = {
     "mixture_loglikelihood": _mixture,
     "branch": _branch,
     "inplace_scratch": _inplace,
     "while_break": _newton_sqrt,
     "array_logistic_loss": _logistic_loss,
+    "array_rnn": _rnn_loss,
 }
 
 

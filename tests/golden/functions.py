@@ -48,3 +48,11 @@ def logistic_loss(w, X, y):
     """A whole-array program: the logistic-regression loss with np.dot and np.mean."""
     z = np.dot(X, w)
     return np.mean(np.log(1.0 + np.exp(-y * z)))
+
+
+def rnn_loss(W, U, xs, h0, target):
+    """An array rebound in a loop: the hidden state of a recurrent network."""
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t])
+    return np.sum((h - target) ** 2)
