@@ -297,3 +297,40 @@ def test_a_view_of_an_array_written_later_is_refused():
     with pytest.raises(SrcadError) as info:
         srcad.autodiff(srcad.Reverse, view_of_written_array, dup(np.ones(3)))
     assert "view of `c`" in str(info.value) and "c[1:].copy()" in str(info.value)
+
+
+# -- slice and row writes into allocated arrays ---------------------------------------------------
+def shifted_squares(x):
+    y = np.zeros(x.shape[0] + 1)
+    y[1:] = x * x
+    y[0] = x[0]
+    return np.sum(y * y)
+
+
+def column_updates(A, v):
+    B = np.zeros((A.shape[0], A.shape[1]))
+    for k in range(A.shape[1]):
+        B[:, k] += A[:, k] * v
+    B[1:3, :] = B[1:3, :] * B[0]
+    return np.sum(B * B)
+
+
+def rows_broadcast(xs, c):
+    h = np.zeros((xs.shape[0], xs.shape[1]))
+    for t in range(xs.shape[0]):
+        h[t] = xs[t] * c
+    h[0] = c
+    h[1:, 0] = xs[0, 1]
+    return np.sum(h ** 3)
+
+
+def test_slice_write():
+    check_grads(shifted_squares, dup(RNG.standard_normal(4)))
+
+
+def test_column_updates_and_a_block_rewrite():
+    check_grads(column_updates, dup(RNG.standard_normal((4, 3))), dup(RNG.standard_normal(4)))
+
+
+def test_row_writes_that_broadcast():
+    check_grads(rows_broadcast, dup(RNG.standard_normal((4, 3))), srcad.Active(0.6))

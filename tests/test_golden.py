@@ -71,6 +71,11 @@ def _rnn_loss():
                         srcad.Duplicated(np.zeros(H), np.zeros(H)), np.ones(H))
 
 
+def _rows_and_elements():
+    return srcad.source(functions.rows_and_elements, srcad.Reverse,
+                        srcad.Duplicated(np.ones((3, 2)), np.zeros((3, 2))), srcad.Active(1.0))
+
+
 CASES = {
     "mixture_loglikelihood": _mixture,
     "branch": _branch,
@@ -78,6 +83,7 @@ CASES = {
     "while_break": _newton_sqrt,
     "array_logistic_loss": _logistic_loss,
     "array_rnn": _rnn_loss,
+    "array_rows_and_elements": _rows_and_elements,
 }
 
 

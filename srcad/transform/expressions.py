@@ -182,6 +182,14 @@ class ExpressionDiff:
         return contribution
 
     # -- reverse -----------------------------------------------------------------------------
+    def fit_seed(self, root, seed, prepared=None):
+        """The seed of a slice `y[1:] = root` summed to the shape of `root` (which may be
+        narrower: NumPy broadcasts it into the slice)."""
+        rebuild = prepared[2] if prepared is not None else self.leaf_value
+        if self.shapes.rank(root) == 0:
+            return S.call("np.sum", seed)
+        return S.call("unbroadcast", seed, self.shapes.shape_of(root, rebuild))
+
     def adjoint(self, root, seed, accumulate, prepared=None):
         """Statements that add `seed`-weighted partials of `root` into its active leaves.
 

@@ -219,8 +219,13 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             leaves = self._needed_leaves(full, diff)
         else:
             full = None
+        # a slice or row write (`y[1:] = v`): v may be narrower (broadcast into the slice)
+        slice_write = isinstance(target, gast.Subscript) and \
+            isinstance(self.types.of(target), Array)
         if isinstance(target, gast.Subscript):
             leaves = index_leaves(target.slice) + leaves
+        if slice_write:
+            leaves += [r for r in diff.shapes.shape_reads(value) if isinstance(r, gast.Attribute)]
         pushes, pops, subst = self._record(leaves, stmt)
         diff = self._diff(subst)
         seed_read = self._adjoint_ref(target)
@@ -234,10 +239,12 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                                                                            operand=seed_read)
             if _reads_target(value, tname):
                 g = self.namer.fresh("g")
-                rev.append(S.assign(S.name(g), seed_read))
+                rev.append(S.assign(S.name(g), _copied(seed_read) if slice_write else seed_read))
                 seed = S.name(g) if isinstance(op, gast.Add) else \
                     gast.UnaryOp(op=gast.USub(), operand=S.name(g))
             primal, prepared = self._with_taped_calls(stmt, diff, value, value, subst, rev)
+            if slice_write:
+                seed = diff.fit_seed(value, seed, prepared)
             rev += diff.adjoint(value, seed, accumulate, prepared)
             return pushes + primal, rev
         expr = full if full is not None else value
@@ -248,9 +255,11 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if _reads_target(expr, tname) or isinstance(target, gast.Subscript):
             g = self.namer.fresh(f"{tname}_bar_value" if isinstance(target, gast.Subscript)
                                  else "g")
-            rev.append(S.assign(S.name(g), seed_read))
+            # a slice of the adjoint is a view: copied before the slice is zeroed
+            rev.append(S.assign(S.name(g), _copied(seed_read) if slice_write else seed_read))
             rev.append(self._zero(target))
-            rev += diff.adjoint(expr, S.name(g), accumulate, prepared)
+            seed = diff.fit_seed(expr, S.name(g), prepared) if slice_write else S.name(g)
+            rev += diff.adjoint(expr, seed, accumulate, prepared)
             if tname in self.expression_arrays and isinstance(target, gast.Name):
                 rev = assign_after_reset(rev, self.bar[tname])
         else:
@@ -347,6 +356,10 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
 
 
 # -- small predicates -----------------------------------------------------------------------
+def _copied(expr):
+    return S.call("np.copy", expr)
+
+
 def _differentiable(t) -> bool:
     return t == FLOAT or (isinstance(t, Array) and t.is_float)
 

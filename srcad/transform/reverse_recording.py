@@ -35,7 +35,7 @@ class ReverseRecording:
         pushes, pops, subst = [], [], {}
         seen = set()
         exprs = list(exprs)
-        whole = {e.id for e in exprs if isinstance(e, gast.Name)}
+        whole = {gast.dump(e) for e in exprs if isinstance(e, (gast.Name, gast.Subscript))}
         while exprs:
             expr = exprs.pop(0)
             key = gast.dump(expr)
@@ -53,8 +53,8 @@ class ReverseRecording:
                 exprs[:0] = index_leaves(expr.slice)
                 continue
             if isinstance(expr, gast.Attribute) and expr.attr == "shape" \
-                    and isinstance(expr.value, gast.Name) and expr.value.id in whole:
-                continue  # the array itself is popped back into its name: its shape too
+                    and gast.dump(expr.value) in whole:
+                continue  # the array itself is recorded (popped back): its shape with it
             if isinstance(expr, gast.Attribute) and expr.attr == "shape":
                 # a rebound array whose shape alone the reverse reads: a tuple on the tape
                 tmp = self.namer.fresh(f"{_root(expr.value)}_shape")
@@ -66,7 +66,10 @@ class ReverseRecording:
             if isinstance(expr, gast.Subscript):
                 tmp = self.namer.fresh(f"{_root(expr)}_value")
                 subst[key] = S.name(tmp)
-                push, pop = self._tape_value(expr, self.types.of(expr), S.name(tmp, store=True))
+                typ, value = self.types.of(expr), expr
+                if isinstance(typ, Array):  # a row or a slice is a view: its values, copied
+                    value = S.call("np.copy", expr)
+                push, pop = self._tape_value(value, typ, S.name(tmp, store=True))
                 pushes += push
                 pops.append(pop)
                 continue

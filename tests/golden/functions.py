@@ -56,3 +56,14 @@ def rnn_loss(W, U, xs, h0, target):
     for t in range(xs.shape[0]):
         h = np.tanh(W @ h + U @ xs[t])
     return np.sum((h - target) ** 2)
+
+
+def rows_and_elements(xs, c):
+    """Element writes mixed with row and slice writes that broadcast."""
+    h = np.zeros((xs.shape[0], xs.shape[1]))
+    for t in range(xs.shape[0]):
+        h[t] = xs[t] * c
+    h[0] = c
+    h[1:, 0] = xs[0, 1]
+    h[0, 0] = h[1, 1] * h[0, 1]
+    return np.sum(h ** 3)
