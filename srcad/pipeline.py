@@ -19,6 +19,7 @@ from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
 from srcad.parse import parse_function
+from srcad.transform.array_params import localize_rebound_array_arguments
 from srcad.transform.forward import ForwardTransform
 from srcad.transform.hoist import hoist_invariants
 from srcad.transform.normalize import normalize
@@ -82,6 +83,7 @@ def build(func, request: Request) -> Compiled:
     parsed = parse_function(func)
     norm = normalize(parsed)
     specs = request.specs
+    localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if request.backend == "numba" and hoist_invariants(norm, types):
         types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})

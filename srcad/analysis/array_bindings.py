@@ -55,9 +55,10 @@ def written_in_place(norm) -> set:
 
 def check_array_statements(norm, types, active: set) -> None:
     """Refuse what whole-array differentiation does not handle yet, naming the line:
-    `acc += x` on an active array (in place in NumPy: it writes every alias of `acc`), an
-    active array argument rebound to an expression (its shadow is the caller's), element
-    writes into an active array that is also bound to expressions."""
+    `acc += x` on an active array (in place in NumPy: it writes every alias of `acc`), element
+    writes into an active array that is also bound to expressions, a direct view of an array
+    whose elements are written. (An array argument rebound to an expression was renamed
+    before: transform/array_params.py.)"""
     bound = expression_bound(norm, types) & active
     mutated = written_in_place(norm)
     for stmt in norm.body:
@@ -72,12 +73,6 @@ def check_array_statements(norm, types, active: set) -> None:
             if not isinstance(node, gast.Assign):
                 continue
             target = node.targets[0]
-            if isinstance(target, gast.Name) and target.id in bound \
-                    and target.id in norm.params:
-                raise norm.parsed.error(node, "array argument rebound", f"the argument "
-                                        f"`{target.id}` is rebound to an array expression",
-                                        hint=f"bind the new value to a new name: "
-                                        f"{target.id}2 = ...")
             viewed = _viewed_array(node.value)
             if isinstance(target, gast.Name) and target.id in bound and viewed in mutated:
                 raise norm.parsed.error(node, "view of a written array", f"`{target.id}` is "

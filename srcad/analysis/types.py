@@ -74,6 +74,12 @@ def is_float_like(t) -> bool:
         (isinstance(t, Stack) and t.element == FLOAT)
 
 
+def is_differentiable(t) -> bool:
+    """Can a value of type `t` carry a derivative (a float, a float array)? Unlike
+    `is_float_like`, not a stack."""
+    return t == FLOAT or (isinstance(t, Array) and t.is_float)
+
+
 def stack_call(node):
     """(stack name, method) for `name.append(v)`, `name.pop()` and `float(name.pop())`, else
     None."""

@@ -13,7 +13,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.array_bindings import expression_bound, is_allocation
-from srcad.analysis.types import FLOAT, Array, stack_call
+from srcad.analysis.types import FLOAT, Array, is_differentiable, stack_call
 from srcad.rules import lookup_call
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.inline import resolve_callee
@@ -70,10 +70,10 @@ class ForwardTransform:
 
     def active_leaf(self, node) -> bool:
         if isinstance(node, gast.Name):
-            return node.id in self.active and _differentiable(self.types[node.id])
+            return node.id in self.active and is_differentiable(self.types[node.id])
         if isinstance(node, gast.Subscript):  # an element, a row or a slice
             return (isinstance(node.value, gast.Name) and node.value.id in self.active
-                    and _differentiable(self.types.of(node)))
+                    and is_differentiable(self.types.of(node)))
         return False
 
     def leaf_tangent(self, k):
@@ -398,7 +398,3 @@ class ForwardTransform:
                  "Returns (value, tangents of the return value). The shadows of Duplicated",
                  "arrays are seeds on entry and hold the tangents of written arrays on exit."]
         return "\n".join("    " + line if line else "" for line in lines).lstrip() + "\n    "
-
-
-def _differentiable(t) -> bool:
-    return t == FLOAT or (isinstance(t, Array) and t.is_float)

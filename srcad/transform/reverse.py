@@ -23,7 +23,7 @@ from srcad.analysis.array_bindings import (
     written_in_place,
 )
 from srcad.analysis.recording import Recording
-from srcad.analysis.types import FLOAT, Array, is_float_like
+from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
 from srcad.transform.optimize import assign_after_reset, drop_dead_resets
 from srcad.transform.reverse_arrays import ReverseArrays
 from srcad.transform.reverse_flow import ReverseControlFlow
@@ -76,11 +76,11 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
     # -- helpers -----------------------------------------------------------------------------
     def active_leaf(self, node) -> bool:
         if isinstance(node, gast.Name):
-            return node.id in self.bar and _differentiable(self.types[node.id])
+            return node.id in self.bar and is_differentiable(self.types[node.id])
         if isinstance(node, gast.Subscript):  # an element, a row or a slice
             base = node.value
             return (isinstance(base, gast.Name) and base.id in self.bar
-                    and _differentiable(self.types.of(node)))
+                    and is_differentiable(self.types.of(node)))
         return False
 
     def _zero(self, target):
@@ -358,10 +358,6 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
 # -- small predicates -----------------------------------------------------------------------
 def _copied(expr):
     return S.call("np.copy", expr)
-
-
-def _differentiable(t) -> bool:
-    return t == FLOAT or (isinstance(t, Array) and t.is_float)
 
 
 def _loads(stmt, name) -> int:

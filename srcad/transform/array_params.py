@@ -1,0 +1,34 @@
+"""Array arguments rebound in the body (`h = np.tanh(W @ h + b)` with `h` an argument): the
+argument takes a new name, and the body's `h` is a local bound to it at entry (`h = h_in`,
+no copy), so the body and its `# line N:` comments read as written.
+
+The adjoint of an array argument is the caller's shadow, added into; a rebinding would make
+the name's adjoint a new array and lose the caller's. With the local name, the argument is
+read once, at entry, and its adjoint is what flows back through that first binding.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad import syntax as S
+from srcad.analysis.array_bindings import is_allocation
+from srcad.analysis.types import Array
+
+
+def localize_rebound_array_arguments(norm, arg_types: dict) -> None:
+    """Rename every array argument that some assignment binds to a whole-array expression
+    (in `norm.params`, by position), and bind the old name to it first."""
+    for k, param in enumerate(norm.params):
+        if not isinstance(arg_types.get(param), Array) or not _rebound(norm, param):
+            continue
+        renamed = norm.namer.fresh(f"{param}_in")
+        norm.params[k] = renamed
+        entry = gast.copy_location(S.assign(S.name(param), S.name(renamed)), norm.parsed.tree)
+        norm.body.insert(0, entry)
+
+
+def _rebound(norm, param) -> bool:
+    return any(isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name)
+               and node.targets[0].id == param and not is_allocation(norm, node.value)
+               for stmt in norm.body for node in gast.walk(stmt))
