@@ -346,3 +346,28 @@ def test_column_updates_and_a_block_rewrite():
 
 def test_row_writes_that_broadcast():
     check_grads(rows_broadcast, dup(RNG.standard_normal((4, 3))), srcad.Active(0.6))
+
+
+# -- the operators on array programs -------------------------------------------------------------
+def tanh_map(x):
+    y = np.tanh(x) * 2.0 + np.sum(x * x)
+    return y
+
+
+def test_gradient_and_jacobian_operators():
+    X = RNG.standard_normal((20, 3))
+    y = np.sign(RNG.standard_normal(20))
+    w = RNG.standard_normal(3)
+    g = srcad.gradient(logistic_loss, w, srcad.Constant(X), srcad.Constant(y))
+    np.testing.assert_allclose(g, -(X.T @ (y / (1.0 + np.exp(y * (X @ w))))) / 20, rtol=1e-12)
+    for n in (3, 40):  # forward chunks and reverse rows
+        x = np.linspace(-1.0, 1.0, n)
+        expected = np.diag(2.0 * (1.0 - np.tanh(x) ** 2)) + 2.0 * x[None, :]
+        np.testing.assert_allclose(srcad.jacobian(tanh_map, x), expected, rtol=1e-12)
+
+
+def test_second_order_of_array_programs_is_refused_by_name():
+    X = RNG.standard_normal((5, 2))
+    with pytest.raises(SrcadError) as info:
+        srcad.hessian(logistic_loss, np.ones(2), srcad.Constant(X), srcad.Constant(np.ones(5)))
+    assert "hessian" in str(info.value) and "array programs" in str(info.value)

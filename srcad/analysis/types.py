@@ -299,10 +299,10 @@ class Types:
         operands = [self.of(o) for o in call.operands]
         if any(t is None for t in operands):
             return None  # not yet known in this fixpoint round
+        ranks = [t.ndim if isinstance(t, Array) else 0 for t in operands]
+        rule = select_rule(self.norm, e, call, ranks)  # refuses what has no rule, by name
         if any(t not in NUMERIC and not isinstance(t, Array) for t in operands):
             return OTHER
-        ranks = [t.ndim if isinstance(t, Array) else 0 for t in operands]
-        rule = select_rule(self.norm, e, call, ranks)
         rank = max(ranks) if rule.elementwise else rule.rank
         if rank > 0:
             return Array(rank, True)

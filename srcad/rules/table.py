@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad import rules as _r
+from srcad.array_runtime import unbroadcast
+from srcad.errors import SrcadError
 from srcad.rules.elementwise import elementwise, operator
 from srcad.rules.linalg import inner, matmul, outer, trace, transpose
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
@@ -110,6 +112,10 @@ def _build() -> dict[int, CallInfo]:
         add(fn, CallInfo(fn.__name__, None, "float", select=operator(rule_)))
     for name in ("logaddexp", "clip"):
         add(getattr(np, name), CallInfo(name, None, "float", select=elementwise(None, name)))
+    # what srcad's generated array code calls: known, so that differentiating that code again
+    # (hessian, hvp) is refused by name instead of inlining NumPy's own Python
+    for fn in (unbroadcast, np.broadcast_to, np.broadcast_shapes, np.expand_dims):
+        add(fn, CallInfo(fn.__name__, None, "float", select=_not_yet(fn.__name__)))
     add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same"))
     add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
     add(builtins.max, CallInfo("max", _RULES_BY_NAME["max"], "same"))
@@ -137,6 +143,15 @@ def _build() -> dict[int, CallInfo]:
     add(np.copy, CallInfo("copy", None, "array", constructor=True,
                           select=elementwise(None, "copy")))
     return table
+
+
+def _not_yet(name):
+    def select(ranks, keywords):
+        raise SrcadError(f"`{name}` has no derivative rule yet (srcad's generated array code "
+                         "calls it: differentiating that code again, as hessian and hvp do, "
+                         "is not supported for array programs yet)", construct="call",
+                         hint="use gradient or jacobian of array programs")
+    return select
 
 
 _TABLE = _build()
