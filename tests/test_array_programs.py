@@ -371,3 +371,43 @@ def test_second_order_of_array_programs_is_refused_by_name():
     with pytest.raises(SrcadError) as info:
         srcad.hessian(logistic_loss, np.ones(2), srcad.Constant(X), srcad.Constant(np.ones(5)))
     assert "hessian" in str(info.value) and "array programs" in str(info.value)
+
+
+# -- aliases, conditional values, new axes, gathers ------------------------------------------------
+def alias_then_product(x):
+    y = x
+    z = y * x
+    return np.sum(z)
+
+
+def conditional_array(x, s):
+    y = x if s > 0 else -x
+    return np.sum(y * y * s)
+
+
+def relu_two_ways(x):
+    return np.sum(np.where(x > 0, x, 0.0) + np.maximum(x, 0.0) * x)
+
+
+def new_axes(x, y):
+    return np.sum(np.sin(x[:, None] * y[None, :])) + np.sum(np.cos(x[:, np.newaxis] - y))
+
+
+def gathers(x, idx):
+    return np.sum(x[idx])
+
+
+def test_alias_conditional_relu_and_new_axes():
+    check_grads(alias_then_product, dup(RNG.standard_normal(3)))
+    check_grads(conditional_array, dup(RNG.standard_normal(3)), srcad.Active(0.5))
+    check_grads(conditional_array, dup(RNG.standard_normal(3)), srcad.Active(-0.5))
+    check_grads(relu_two_ways, dup(RNG.standard_normal(5)))
+    check_grads(new_axes, dup(RNG.standard_normal(3)), dup(RNG.standard_normal(4)))
+
+
+def test_gathers_are_refused_not_mistyped():
+    # x[idx] with idx an int array is an array (was typed a float: x_bar[idx] += g drops the
+    # repeated indices)
+    with pytest.raises(SrcadError) as info:
+        srcad.autodiff(srcad.Reverse, gathers, dup(np.ones(3)), np.array([0, 0, 2]))
+    assert "x[idx]" in str(info.value) and "gather" in str(info.value)

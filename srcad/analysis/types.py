@@ -253,12 +253,20 @@ class Types:
         if base == RANGE:
             return RANGE
         if isinstance(base, Array):
-            # an int index drops an axis, a slice keeps it
+            # an int index drops an axis, a slice keeps it, None (np.newaxis) adds one
             parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
-            k = sum(1 for p in parts if not isinstance(p, gast.Slice))
-            if k >= base.ndim:
+            new = sum(1 for p in parts if _is_new_axis(p))
+            for p in parts:
+                if isinstance(self.of(p), Array) or (isinstance(p, gast.Constant)
+                                                     and p.value is Ellipsis):
+                    raise self.norm.parsed.error(
+                        e, "array index", f"`{S.unparse_expr(e)}` indexes with an array (a "
+                        "gather or a mask) or an ellipsis", hint="index with ints and slices, "
+                        "or loop over the indices")
+            k = sum(1 for p in parts if not isinstance(p, gast.Slice)) - new
+            if k >= base.ndim + new:
                 return FLOAT if base.is_float else INT
-            return Array(base.ndim - k, base.is_float)
+            return Array(base.ndim + new - k, base.is_float)
         return OTHER if base is not None else None
 
     def _List(self, e):
@@ -326,6 +334,11 @@ class Types:
             base = self.of(shape.value)
             return Array(base.ndim if isinstance(base, Array) else 1, is_float)
         return Array(1, is_float)
+
+
+def _is_new_axis(node) -> bool:
+    return (isinstance(node, gast.Constant) and node.value is None) or \
+        (isinstance(node, gast.Attribute) and node.attr == "newaxis")
 
 
 def _is_int_dtype(node) -> bool:
