@@ -312,13 +312,7 @@ class Types:
         if any(t not in NUMERIC and not isinstance(t, Array) for t in operands):
             return OTHER
         rank = max(ranks) if rule.elementwise else rule.rank
-        if rank > 0:
-            return Array(rank, True)
-        if rule.elementwise and call.info.rule is not None and call.info.result == "float":
-            return FLOAT  # np.exp of a float
-        if rule.elementwise and not any(isinstance(t, Array) for t in operands):
-            return FLOAT if call.info.name != "where" else join(operands[1], operands[2])
-        return FLOAT
+        return Array(rank, True) if rank > 0 else FLOAT
 
     def _constructed(self, info, e):
         is_float = not any(k.arg == "dtype" and _is_int_dtype(k.value) for k in e.keywords)
