@@ -11,10 +11,10 @@ import gast
 import numpy as np
 
 from srcad import syntax as S
-from srcad.array_runtime import unbroadcast
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.array_bindings import check_array_statements, refuse_array_code
 from srcad.analysis.types import Array, Types, is_float_like
+from srcad.array_runtime import unbroadcast
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError

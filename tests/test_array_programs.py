@@ -107,7 +107,7 @@ def columns_and_rows(A, v):
 
 def euler_steps(y0, a):
     y = y0.copy()
-    for step in range(5):
+    for _ in range(5):
         y = y + 0.1 * (a * y - y ** 3)
     return np.sum(y)
 
