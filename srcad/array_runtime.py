@@ -1,8 +1,8 @@
 """What generated derivative code of array programs calls besides NumPy: undoing
 broadcasting, the one place where an adjoint is summed back to its operand's shape.
 
-The generated code names this function `unbroadcast` (pipeline.py puts it in the namespace
-the code runs in).
+The generated code names these functions `unbroadcast` and `reshaped` (pipeline.py puts
+them in the namespace the code runs in).
 """
 
 from __future__ import annotations
@@ -34,3 +34,16 @@ def unbroadcast(g, shape):
                                       if n == 1 and gshape[lead + k] != 1)
     out = np.sum(g, axis=axes, keepdims=True) if axes else g
     return out.reshape(shape)
+
+
+def reshaped(shape, new_shape):
+    """The shape `np.reshape` gives an array of `shape` for `new_shape` (one entry may be -1).
+
+    >>> reshaped((2, 3), (-1, 2))
+    (3, 2)
+    """
+    new_shape = tuple(int(n) for n in new_shape)
+    if -1 in new_shape:
+        known = int(np.prod([n for n in new_shape if n != -1]))
+        new_shape = tuple(int(np.prod(shape)) // known if n == -1 else n for n in new_shape)
+    return new_shape

@@ -14,7 +14,7 @@ from srcad import syntax as S
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.array_bindings import check_array_statements, refuse_array_code
 from srcad.analysis.types import Array, Types, is_float_like
-from srcad.array_runtime import unbroadcast
+from srcad.array_runtime import reshaped, unbroadcast
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
@@ -30,7 +30,7 @@ from srcad.transform.styles import Looped, Scalar, Stacked, Unrolled
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes
 
 # What generated code of array programs calls besides NumPy (the names are reserved).
-ARRAY_RUNTIME = {"unbroadcast": unbroadcast}
+ARRAY_RUNTIME = {"unbroadcast": unbroadcast, "reshaped": reshaped}
 
 # Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
 UNROLL_MAX_WIDTH = 16

@@ -411,3 +411,18 @@ def test_gathers_are_refused_not_mistyped():
     with pytest.raises(SrcadError) as info:
         srcad.autodiff(srcad.Reverse, gathers, dup(np.ones(3)), np.array([0, 0, 2]))
     assert "x[idx]" in str(info.value) and "gather" in str(info.value)
+
+
+def reshaped_view_of_written_array(x):
+    c = np.zeros(4)
+    for i in range(4):
+        c[i] = x[i] * x[i]
+    d = c.reshape(2, 2)
+    c[0] = 0.0
+    return np.sum(d)
+
+
+def test_a_reshaped_view_of_an_array_written_later_is_refused():
+    with pytest.raises(SrcadError) as info:
+        srcad.autodiff(srcad.Reverse, reshaped_view_of_written_array, dup(np.ones(4)))
+    assert "view of `c`" in str(info.value)

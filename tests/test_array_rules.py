@@ -360,3 +360,34 @@ def test_outer_inner_trace():
 def test_logaddexp_and_clip():
     x = np.array([-0.9, -0.2, 0.1, 0.7, 1.3])  # away from the clip bounds
     check_grads(log_add_exp_and_clip, _annotated(x), _annotated(_value((5,))), _weights((5,)))
+
+
+# -- shapes --------------------------------------------------------------------------------------
+def reshapes(x, c):
+    n = x.shape[0]
+    y = x.reshape(n * 3, 1) * 2.0
+    z = np.reshape(x, (-1,)) + np.ravel(x) * x.flatten()
+    return np.sum(c * y) + np.sum(z * z) + np.sum(np.reshape(x, (3, -1)) ** 2)
+
+
+def new_and_squeezed_axes(x, c):
+    col = np.expand_dims(x, 1)
+    row = np.expand_dims(x, axis=0)
+    return np.sum(c * np.sin(col * row)) + np.sum(np.squeeze(col, axis=1) ** 3)
+
+
+def reshape_broadcast(x, b):
+    # the reshaped operand's shape undoes broadcasting against b: (2, 3) + (2, 1)
+    return np.sum(np.tanh(x.reshape(2, 3) + b))
+
+
+def test_reshape_ravel_flatten():
+    check_grads(reshapes, _annotated(_value((2, 3))), _weights((6, 1)))
+
+
+def test_expand_dims_and_squeeze():
+    check_grads(new_and_squeezed_axes, _annotated(_value((4,))), _weights((4, 4)))
+
+
+def test_reshape_against_broadcasting():
+    check_grads(reshape_broadcast, _annotated(_value((6,))), _annotated(_value((2, 1))))

@@ -4,6 +4,8 @@ array rules. The transformations treat the two kinds differently."""
 
 from __future__ import annotations
 
+import types
+
 import gast
 
 from srcad import rules as R
@@ -73,7 +75,7 @@ def check_array_statements(norm, types, active: set) -> None:
             if not isinstance(node, gast.Assign):
                 continue
             target = node.targets[0]
-            viewed = _viewed_array(node.value)
+            viewed = _viewed_array(norm, node.value)
             if isinstance(target, gast.Name) and target.id in bound and viewed in mutated:
                 raise norm.parsed.error(node, "view of a written array", f"`{target.id}` is "
                                         f"a view of `{viewed}` (it shares its memory), and "
@@ -89,13 +91,26 @@ def check_array_statements(norm, types, active: set) -> None:
                                         "np.zeros or .copy(), or compute it as a whole")
 
 
-def _viewed_array(value):
-    """The array `value` is a view of, without a copy (`x`, `x[1:]`, `A[i]`, `x.T`), or
-    None."""
-    while isinstance(value, gast.Subscript) or (isinstance(value, gast.Attribute)
-                                                and value.attr == "T"):
-        value = value.value
-    return value.id if isinstance(value, gast.Name) else None
+_VIEW_CALLS = {"reshape", "ravel", "transpose", "squeeze", "expand_dims"}
+
+
+def _viewed_array(norm, value):
+    """The array `value` is a view of, without a copy (`x`, `x[1:]`, `A[i]`, `x.T`,
+    `x.reshape(...)`, `np.ravel(x)`), or None."""
+    while True:
+        if isinstance(value, gast.Subscript) or (isinstance(value, gast.Attribute)
+                                                 and value.attr == "T"):
+            value = value.value
+        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                and value.func.attr in _VIEW_CALLS:
+            receiver = value.func.value
+            is_module = isinstance(resolve_callee(norm.parsed, receiver, norm.extra_names),
+                                   types.ModuleType)
+            if is_module and not value.args:
+                return None
+            value = value.args[0] if is_module else receiver
+        else:
+            return value.id if isinstance(value, gast.Name) else None
 
 
 def _op(op) -> str:

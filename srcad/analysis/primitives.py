@@ -45,6 +45,8 @@ def array_call(norm, node) -> ArrayCall | None:
         info = R.lookup_call(resolve_callee(norm.parsed, func, norm.extra_names))
     if info is None or info.select is None:
         return None
+    if info.shape_arguments and len(args) == 2 and isinstance(args[1], gast.Tuple):
+        args = [args[0]] + list(args[1].elts)  # x.reshape((n, m)) is x.reshape(n, m)
     count = 1 if info.keywords else len(args)
     keywords = {}
     for name, value in list(zip(info.keywords, args[count:])) + \

@@ -25,6 +25,7 @@ from srcad.errors import SrcadError
 from srcad.rules.elementwise import elementwise, operator
 from srcad.rules.linalg import inner, matmul, outer, trace, transpose
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
+from srcad.rules.shapes import expand_dims, ravel, reshape, squeeze
 
 _RULES_BY_NAME = {
     # math, numpy scalar functions
@@ -76,6 +77,7 @@ class CallInfo:
     # operands are the leading positional arguments, the rest are the `keywords` named
     select: object = None
     keywords: tuple = ()
+    shape_arguments: bool = False  # reshape: the new shape's entries are operands too
 
 
 def _build() -> dict[int, CallInfo]:
@@ -112,9 +114,13 @@ def _build() -> dict[int, CallInfo]:
         add(fn, CallInfo(fn.__name__, None, "float", select=operator(rule_)))
     for name in ("logaddexp", "clip"):
         add(getattr(np, name), CallInfo(name, None, "float", select=elementwise(None, name)))
+    add(np.reshape, CallInfo("reshape", None, "float", select=reshape, shape_arguments=True))
+    add(np.ravel, CallInfo("ravel", None, "float", select=ravel))
+    for fn, select in ((np.expand_dims, expand_dims), (np.squeeze, squeeze)):
+        add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=("axis",)))
     # what srcad's generated array code calls: known, so that differentiating that code again
     # (hessian, hvp) is refused by name instead of inlining NumPy's own Python
-    for fn in (unbroadcast, np.broadcast_to, np.broadcast_shapes, np.expand_dims):
+    for fn in (unbroadcast, np.broadcast_to, np.broadcast_shapes):
         add(fn, CallInfo(fn.__name__, None, "float", select=_not_yet(fn.__name__)))
     add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same"))
     add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
@@ -161,7 +167,8 @@ _TABLE = _build()
 # np.sum(x, axis=0), x.dot(y) is np.dot(x, y).
 _METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.transpose,
             "copy": np.copy, "max": np.max, "min": np.min, "cumsum": np.cumsum,
-            "clip": np.clip, "trace": np.trace}
+            "clip": np.clip, "trace": np.trace, "reshape": np.reshape, "ravel": np.ravel,
+            "flatten": np.ravel, "squeeze": np.squeeze}
 # Matrix product operator `x @ y`.
 MATMUL_OPERATOR = CallInfo("matmul", None, "float", select=matmul("matmul"))
 TRANSPOSE_ATTRIBUTE = CallInfo("transpose", None, "float", select=transpose)

@@ -60,9 +60,11 @@ class Broadcasting:
             return S.call("np.shape", rebuild(node))
         rule, operands = prim
         if not rule.elementwise:
+            used = S.template_names(rule.shape)
             mapping = {f"{p}_shape": self.shape_of(o, rebuild)
-                       for p, o in zip(rule.operands, operands)
-                       if f"{p}_shape" in S.template_names(rule.shape)}
+                       for p, o in zip(rule.operands, operands) if f"{p}_shape" in used}
+            mapping.update({p: rebuild(o) for p, o in zip(rule.operands, operands)
+                            if p in used})  # the sizes of a reshape
             return S.substitute(rule.shape, mapping)
         shapes = {}  # one of each: np.broadcast_shapes(x.shape, t.shape), flat
         for o in operands:
@@ -77,13 +79,25 @@ class Broadcasting:
         return S.call("np.broadcast_shapes", *shapes.values())
 
     def shape_reads(self, node) -> list:
-        """What the shape expression of `node` reads: `x.shape` attributes of its leaves
-        (and, where no rule gives a shape, the leaves whose values it reads)."""
-        shape = self.shape_of(node, lambda leaf: S.as_load(leaf))
-        return [n for n in gast.walk(shape) if (isinstance(n, gast.Attribute)
-                                                and n.attr == "shape")
-                or (isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
-                    and n.func.attr == "shape")]
+        """What the shape expression of `node` reads: `x.shape` attributes of its leaves, the
+        values it reads otherwise (the sizes of a reshape; `np.shape(value)` where no rule
+        gives a shape)."""
+        out = []
+
+        def walk(e):
+            if isinstance(e, gast.Attribute) and e.attr == "shape":
+                out.append(e)
+            elif isinstance(e, (gast.Name, gast.Subscript)):
+                out.append(e)
+            elif isinstance(e, gast.Call):
+                for a in e.args:
+                    walk(a)
+            else:
+                for child in gast.iter_child_nodes(e):
+                    if isinstance(child, gast.expr):
+                        walk(child)
+        walk(self.shape_of(node, lambda leaf: S.as_load(leaf)))
+        return out
 
     def may_broadcast(self, operands, k) -> bool:
         """Can the elementwise node over `operands` be wider than its operand k? Only if
