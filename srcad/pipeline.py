@@ -19,7 +19,10 @@ from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
 from srcad.parse import parse_function
-from srcad.transform.array_params import localize_rebound_array_arguments
+from srcad.transform.array_params import (
+    localize_rebound_array_arguments,
+    rebind_in_place_updates,
+)
 from srcad.transform.forward import ForwardTransform
 from srcad.transform.hoist import hoist_invariants
 from srcad.transform.normalize import normalize
@@ -85,6 +88,7 @@ def build(func, request: Request) -> Compiled:
     specs = request.specs
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    rebind_in_place_updates(norm, types)
     if request.backend == "numba" and hoist_invariants(norm, types):
         types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     kinds = {p: s.kind for p, s in zip(norm.params, specs)}

@@ -216,9 +216,24 @@ def test_rnn_tape_keeps_hidden_states_by_reference():
 
 # -- refusals ------------------------------------------------------------------------------------
 def in_place_add(x):
-    acc = x * 1.0
+    acc = x
     acc += x
     return np.sum(acc)
+
+
+def in_place_accumulation(x, A):
+    acc = np.zeros(x.shape[0])
+    for i in range(A.shape[0]):
+        acc += A[i] * x
+        acc *= 0.9
+    total = np.sum(acc * acc)
+    return total
+
+
+def test_in_place_updates_of_an_unshared_local_array():
+    # acc += e on an array no other name shares is acc = acc + e
+    check_grads(in_place_accumulation, dup(RNG.standard_normal(3)),
+                dup(RNG.standard_normal((4, 3))))
 
 
 def rebinds_argument(x):
@@ -246,7 +261,7 @@ def writes_into_expression_array(x):
 
 
 @pytest.mark.parametrize("f, words", [
-    (in_place_add, ("acc +=", "acc = acc +")),
+    (in_place_add, ("acc +=", "acc = acc +")),  # acc shares x
     (writes_into_expression_array, ("elements of `y`",)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_refused_array_statements_name_the_line(f, words):

@@ -75,7 +75,7 @@ def check_array_statements(norm, types, active: set) -> None:
             if not isinstance(node, gast.Assign):
                 continue
             target = node.targets[0]
-            viewed = _viewed_array(norm, node.value)
+            viewed = viewed_array(norm, node.value)
             if isinstance(target, gast.Name) and target.id in bound and viewed in mutated:
                 raise norm.parsed.error(node, "view of a written array", f"`{target.id}` is "
                                         f"a view of `{viewed}` (it shares its memory), and "
@@ -94,7 +94,7 @@ def check_array_statements(norm, types, active: set) -> None:
 _VIEW_CALLS = {"reshape", "ravel", "transpose", "squeeze", "expand_dims"}
 
 
-def _viewed_array(norm, value):
+def viewed_array(norm, value):
     """The array `value` is a view of, without a copy (`x`, `x[1:]`, `A[i]`, `x.T`,
     `x.reshape(...)`, `np.ravel(x)`), or None."""
     while True:
