@@ -36,15 +36,16 @@ def _rebound(norm, param) -> bool:
                for stmt in norm.body for node in gast.walk(stmt))
 
 
-def rebind_in_place_updates(norm, types) -> None:
-    """`acc += x` on a local array that no other name can share (each of its bindings makes a
+def rebind_in_place_updates(norm, types, active: set) -> None:
+    """`acc += x` on an active local array that no other name can share (each of its bindings makes a
     new array: an allocation or an expression, never a view or another name) is
     `acc = acc + x`: NumPy updates in place, but nothing else can see the difference. Updates
-    of arguments and of possible aliases stay as written (and are refused as in-place)."""
+    of arguments and of possible aliases stay as written (and are refused as in-place), and
+    so do inactive ones (nothing to differentiate: no allocation added)."""
     candidates = {p for p in {t.target.id for stmt in norm.body for t in gast.walk(stmt)
                               if isinstance(t, gast.AugAssign)
                               and isinstance(t.target, gast.Name)}
-                  if isinstance(types[p], Array) and p not in norm.params}
+                  if isinstance(types[p], Array) and p in active and p not in norm.params}
     for stmt in norm.body:
         for node in gast.walk(stmt):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
