@@ -441,3 +441,24 @@ def test_a_reshaped_view_of_an_array_written_later_is_refused():
     with pytest.raises(SrcadError) as info:
         srcad.autodiff(srcad.Reverse, reshaped_view_of_written_array, dup(np.ones(4)))
     assert "view of `c`" in str(info.value)
+
+
+def copies_and_views(x):
+    y = np.array(x)
+    y[0] = 2.0 * y[1]
+    z = np.asarray(x) * y
+    return np.sum(z * z)
+
+
+def test_np_array_copies_np_asarray_does_not():
+    check_grads(copies_and_views, dup(RNG.standard_normal(3)))
+
+
+def copy_of_an_expression(x, y):
+    z = np.copy(x * y)
+    return np.sum(z * x)
+
+
+def test_a_copy_of_an_expression_carries_its_derivative():
+    # np.copy(x * y) was taken for an allocation like np.zeros: no derivative through z
+    check_grads(copy_of_an_expression, dup(RNG.standard_normal(3)), dup(RNG.standard_normal(3)))

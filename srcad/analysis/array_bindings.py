@@ -15,15 +15,31 @@ from srcad.analysis.types import Array
 from srcad.transform.inline import resolve_callee
 
 
+def copy_source(norm, value) -> str | None:
+    """`x` when `value` copies the array variable `x` (`x.copy()`, `np.copy(x)`,
+    `np.array(x)`), else None."""
+    if not isinstance(value, gast.Call):
+        return None
+    if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
+        source = value.func.value
+    else:
+        info = R.lookup_call(resolve_callee(norm.parsed, value.func, norm.extra_names))
+        if info is None or not info.constructor or info.select is None or not value.args:
+            return None
+        source = value.args[0]
+    return source.id if isinstance(source, gast.Name) else None
+
+
 def is_allocation(norm, value) -> bool:
     """Does `value` make a new array from no active expression: a constructor (`np.zeros(n)`,
-    `np.zeros_like(x)`) or a copy (`x.copy()`, `np.copy(x)`)?"""
+    `np.zeros_like(x)`) or a copy of a variable (`x.copy()`, `np.copy(x)`)? A copy of an
+    expression (`np.copy(x * y)`) is an expression (its rule is the identity)."""
+    if copy_source(norm, value) is not None:
+        return True
     if not isinstance(value, gast.Call):
         return False
-    if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
-        return True
     info = R.lookup_call(resolve_callee(norm.parsed, value.func, norm.extra_names))
-    return info is not None and info.constructor
+    return info is not None and info.constructor and info.select is None
 
 
 def expression_bound(norm, types) -> set:
@@ -91,7 +107,7 @@ def check_array_statements(norm, types, active: set) -> None:
                                         "np.zeros or .copy(), or compute it as a whole")
 
 
-_VIEW_CALLS = {"reshape", "ravel", "transpose", "squeeze", "expand_dims"}
+_VIEW_CALLS = {"reshape", "ravel", "transpose", "squeeze", "expand_dims", "asarray"}
 
 
 def viewed_array(norm, value):

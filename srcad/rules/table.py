@@ -114,6 +114,10 @@ def _build() -> dict[int, CallInfo]:
         add(fn, CallInfo(fn.__name__, None, "float", select=operator(rule_)))
     for name in ("logaddexp", "clip"):
         add(getattr(np, name), CallInfo(name, None, "float", select=elementwise(None, name)))
+    # np.array(x) of an array is a copy (an allocation, like np.copy), np.asarray(x) the array
+    add(np.array, CallInfo("array", None, "array", constructor=True,
+                           select=elementwise(None, "copy")))
+    add(np.asarray, CallInfo("asarray", None, "float", select=elementwise(None, "copy")))
     add(np.reshape, CallInfo("reshape", None, "float", select=reshape, shape_arguments=True))
     add(np.ravel, CallInfo("ravel", None, "float", select=ravel))
     for fn, select in ((np.expand_dims, expand_dims), (np.squeeze, squeeze)):

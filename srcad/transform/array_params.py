@@ -37,8 +37,8 @@ def _rebound(norm, param) -> bool:
 
 
 def rebind_in_place_updates(norm, types, active: set) -> None:
-    """`acc += x` on an active local array that no other name can share (each of its bindings makes a
-    new array: an allocation or an expression, never a view or another name) is
+    """`acc += x` on an active local array that no other name can share (each of its
+    bindings makes a new array: an allocation or an expression, never a view or a name) is
     `acc = acc + x`: NumPy updates in place, but nothing else can see the difference. Updates
     of arguments and of possible aliases stay as written (and are refused as in-place), and
     so do inactive ones (nothing to differentiate: no allocation added)."""

@@ -12,11 +12,9 @@ import dataclasses
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.array_bindings import expression_bound, is_allocation
+from srcad.analysis.array_bindings import copy_source, expression_bound, is_allocation
 from srcad.analysis.types import FLOAT, Array, is_differentiable, stack_call
-from srcad.rules import lookup_call
 from srcad.transform.expressions import ExpressionDiff
-from srcad.transform.inline import resolve_callee
 from srcad.transform.lanes import (
     copy_lanes_last,
     lane_count,
@@ -254,18 +252,8 @@ class ForwardTransform:
             return self._in_workspace(stmt, tname)
         if tname not in self.active:
             return [stmt]
-        source = None
-        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
-                and value.func.attr == "copy" and isinstance(value.func.value, gast.Name):
-            source = value.func.value.id
-        info = None
-        if isinstance(value, gast.Call):
-            info = lookup_call(resolve_callee(self.norm.parsed, value.func,
-                                              self.norm.extra_names))
-            if info is not None and info.name == "copy" and value.args \
-                    and isinstance(value.args[0], gast.Name):
-                source = value.args[0].id
-        if source is None and not (info is not None and info.constructor):
+        source = copy_source(self.norm, value)
+        if not is_allocation(self.norm, value):
             raise self.norm.parsed.error(stmt, "array assignment", f"whole-array operations "
                                          f"on the active array `{tname}` are not supported",
                                          hint="write the elements in a loop, or use x.copy()")
