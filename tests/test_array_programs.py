@@ -462,3 +462,19 @@ def copy_of_an_expression(x, y):
 def test_a_copy_of_an_expression_carries_its_derivative():
     # np.copy(x * y) was taken for an allocation like np.zeros: no derivative through z
     check_grads(copy_of_an_expression, dup(RNG.standard_normal(3)), dup(RNG.standard_normal(3)))
+
+
+def returns_an_array(x, w):
+    y = np.tanh(x) * w
+    return y
+
+
+def writes_its_output_argument(x, out):
+    out[:] = np.tanh(x) * 2.0
+    out[0] = out[1] * x[0]
+    return np.sum(out)
+
+
+def test_array_results_returned_and_written():
+    check_grads(returns_an_array, dup(RNG.standard_normal(3)), srcad.Active(0.4))
+    check_grads(writes_its_output_argument, dup(RNG.standard_normal(3)), dup(np.zeros(3)))
