@@ -12,7 +12,11 @@ import numpy as np
 
 from srcad import syntax as S
 from srcad.analysis.activity import analyse_activity
-from srcad.analysis.array_bindings import check_array_statements, refuse_array_code
+from srcad.analysis.array_bindings import (
+    check_array_statements,
+    numba_forward_supports,
+    refuse_array_code,
+)
 from srcad.analysis.types import Array, Types, is_float_like
 from srcad.array_runtime import reshaped, unbroadcast
 from srcad.codegen import to_source
@@ -100,7 +104,8 @@ def build(func, request: Request) -> Compiled:
                                 _returns_float(norm, types))
     rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
     check_array_statements(norm, types, activity.active)
-    refuse_array_code(norm, types, activity.active, _array_code_unsupported(request))
+    refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
+                      numba_forward_supports(norm) if _numba_forward(request) else None)
     tapes: tuple = ()
     scratch = 0
     if request.backend not in ("python", "numba"):
@@ -156,12 +161,19 @@ def build(func, request: Request) -> Compiled:
 
 
 def _array_code_unsupported(request) -> str | None:
-    """Where whole-array derivative code is not generated yet (None: it is)."""
+    """Where whole-array derivative code is not generated (or not all of it) yet."""
     if request.backend == "numba":
-        return "the numba backend"
+        return "the numba backend" if _numba_forward(request) else \
+            "the numba backend (reverse and vector mode)"
     if request.mode == "forward" and (request.stacked or request.width > UNROLL_MAX_WIDTH):
         return "vector mode with stacked lanes"
     return None
+
+
+def _numba_forward(request) -> bool:
+    """numba, forward mode with one tangent: compiles the elementwise part of array code."""
+    return request.backend == "numba" and request.mode == "forward" \
+        and request.width == 1 and not request.stacked
 
 
 def _free_names(tree) -> set:

@@ -11,6 +11,7 @@ import gast
 from srcad import rules as R
 from srcad import syntax as S
 from srcad.analysis.activity import differentiable_reads
+from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array
 from srcad.transform.inline import resolve_callee
 
@@ -133,9 +134,10 @@ def _op(op) -> str:
     return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/"}.get(type(op), "op")
 
 
-def refuse_array_code(norm, types, active: set, where: str | None) -> None:
+def refuse_array_code(norm, types, active: set, where: str | None, supported=None) -> None:
     """Refuse whole-array operations on active values `where` they are not generated yet
-    (the numba backend, stacked vector lanes), naming the line; None: nothing refused."""
+    (the numba backend, stacked vector lanes), naming the line; None: nothing refused. With
+    `supported(node)`, only the operations it rejects are refused."""
     if where is None:
         return
     for stmt in norm.body:
@@ -150,12 +152,34 @@ def refuse_array_code(norm, types, active: set, where: str | None) -> None:
                 if not (isinstance(types.of(e), Array)
                         or any(isinstance(types.of(c), Array) for c in operands)):
                     continue
-                if differentiable_reads(e, norm) & active:
+                if differentiable_reads(e, norm) & active and not (supported and supported(e)):
                     raise norm.parsed.error(
                         node, "array operation", f"whole-array operations on active arrays "
                         f"(`{S.unparse_expr(e)}`) are not supported in {where} yet",
                         hint="use the python backend (and at most 16 vector lanes), or "
                         "write the elements in a loop")
+
+
+# numba forward mode compiles these as generated (products need SciPy under numba, reductions
+# with axis= are not all implemented there)
+_NUMBA_FORWARD = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
+                  "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
+                  "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
+                  "transpose"}
+
+
+def numba_forward_supports(norm):
+    """`supported(node)` for `refuse_array_code`: the array operations numba compiles in
+    forward mode (elementwise operators and functions, np.sum and np.mean of a whole array,
+    transposes)."""
+    def supported(node) -> bool:
+        call = array_call(norm, node)
+        if call is None:
+            return not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult))
+        if call.info.name in ("sum", "mean"):
+            return not call.keywords
+        return call.info.name in _NUMBA_FORWARD
+    return supported
 
 
 def rebound_allocations(norm, types) -> set:
