@@ -8,14 +8,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
 from srcad.analysis.activity import analyse_activity
+from srcad.analysis.array_bindings import (
+    check_array_statements,
+    numba_forward_supports,
+    refuse_array_code,
+)
 from srcad.analysis.types import Array, Types, is_float_like
 from srcad.analysis.writes import written_arguments
+from srcad.array_runtime import reshaped, unbroadcast
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
 from srcad.parse import parse_function
+from srcad.transform.array_params import (
+    localize_rebound_array_arguments,
+    rebind_in_place_updates,
+)
 from srcad.transform.forward import ForwardTransform
 from srcad.transform.hoist import hoist_invariants
 from srcad.transform.normalize import normalize
@@ -24,6 +35,9 @@ from srcad.transform.optimize import fuse_lane_loops, lane_locals
 from srcad.transform.reverse import ReverseTransform
 from srcad.transform.styles import Looped, Scalar, Stacked, Unrolled
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes
+
+# What generated code of array programs calls besides NumPy (the names are reserved).
+ARRAY_RUNTIME = {"unbroadcast": unbroadcast, "reshaped": reshaped}
 
 # Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
 UNROLL_MAX_WIDTH = 16
@@ -85,6 +99,7 @@ def build(func, request: Request) -> Compiled:
     parsed = parse_function(func)
     norm = normalize(parsed)
     specs = request.specs
+    localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if request.backend == "numba" and hoist_invariants(norm, types):
         types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
@@ -96,6 +111,10 @@ def build(func, request: Request) -> Compiled:
                     if s.kind == "const" and isinstance(s.type, Array)}
     activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
                                 _returns_float(norm, types))
+    rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
+    check_array_statements(norm, types, activity.active)
+    refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
+                      numba_forward_supports(norm) if _numba_forward(request) else None)
     written = written_arguments(norm, types)
     tapes: tuple = ()
     scratch = 0
@@ -135,6 +154,8 @@ def build(func, request: Request) -> Compiled:
     source = to_source(tree)
     namespace = dict(parsed.namespace)
     namespace.update(norm.extra_names)
+    namespace.update(ARRAY_RUNTIME)
+    namespace.setdefault("np", np)
     if request.backend == "numba":
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:
@@ -146,6 +167,22 @@ def build(func, request: Request) -> Compiled:
         isinstance(last.value, gast.Constant) and last.value.value is None)
     return Compiled(function, source, name, request, taped, dependencies, cells, tapes, written,
                     scratch, returns_value=returns_value)
+
+
+def _array_code_unsupported(request) -> str | None:
+    """Where whole-array derivative code is not generated (or not all of it) yet."""
+    if request.backend == "numba":
+        return "the numba backend" if _numba_forward(request) else \
+            "the numba backend (reverse and vector mode)"
+    if request.mode == "forward" and (request.stacked or request.width > UNROLL_MAX_WIDTH):
+        return "vector mode with stacked lanes"
+    return None
+
+
+def _numba_forward(request) -> bool:
+    """numba, forward mode with one tangent: compiles the elementwise part of array code."""
+    return request.backend == "numba" and request.mode == "forward" \
+        and request.width == 1 and not request.stacked
 
 
 def _free_names(tree) -> set:

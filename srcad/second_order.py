@@ -21,6 +21,7 @@ from srcad.preparation import (
     input_slot,
     make_prep,
     operator_entry,
+    output_kind,
     read_arguments,
     values_of,
 )
@@ -42,6 +43,10 @@ def _prepare_second(operator, f, args, width, backend) -> Prep:
     slots = read_arguments(args)
     if any(s.role == "output" for s in slots):
         raise ArgumentError(f"{operator} needs a float-valued f (no Output argument)")
+    # forward over reverse of an array-valued f would differentiate the sum of its entries
+    if output_kind(f, slots)[0] != "float":
+        raise ArgumentError(f"{operator} needs f to return a float",
+                            hint="use jacobian (jacfwd, jacrev) for functions returning arrays")
     x = input_slot(slots)
     target = f
     if not x.is_array:

@@ -57,11 +57,33 @@ def _newton_sqrt():
     return srcad.source(functions.newton_sqrt, srcad.Reverse, srcad.Active(2.0))
 
 
+def _logistic_loss():
+    X, y = np.ones((4, 3)), np.ones(4)
+    return srcad.source(functions.logistic_loss, srcad.Reverse,
+                        srcad.Duplicated(np.zeros(3), np.zeros(3)), X, y)
+
+
+def _rnn_loss():
+    H, D, T = 3, 2, 4
+    return srcad.source(functions.rnn_loss, srcad.Reverse,
+                        srcad.Duplicated(np.eye(H), np.zeros((H, H))),
+                        srcad.Duplicated(np.ones((H, D)), np.zeros((H, D))), np.ones((T, D)),
+                        srcad.Duplicated(np.zeros(H), np.zeros(H)), np.ones(H))
+
+
+def _rows_and_elements():
+    return srcad.source(functions.rows_and_elements, srcad.Reverse,
+                        srcad.Duplicated(np.ones((3, 2)), np.zeros((3, 2))), srcad.Active(1.0))
+
+
 CASES = {
     "mixture_loglikelihood": _mixture,
     "branch": _branch,
     "inplace_scratch": _inplace,
     "while_break": _newton_sqrt,
+    "array_logistic_loss": _logistic_loss,
+    "array_rnn": _rnn_loss,
+    "array_rows_and_elements": _rows_and_elements,
 }
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import gast
 
+from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Types, is_float_like, stack_call
 from srcad.errors import ActivityError
 from srcad.rules import lookup_call
@@ -24,6 +25,12 @@ def differentiable_reads(expr, norm) -> set[str]:
     out: set[str] = set()
 
     def walk(e):
+        call = array_call(norm, e) if isinstance(e, (gast.Call, gast.BinOp, gast.Attribute)) \
+            else None
+        if call is not None:  # np.sum(x, axis=0), x.T, x @ y: through the operands
+            for operand in call.operands:
+                walk(operand)
+            return
         if isinstance(e, gast.Name):
             out.add(e.id)
         elif isinstance(e, gast.Subscript):

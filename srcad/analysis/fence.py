@@ -39,7 +39,6 @@ _REFUSED = {
     gast.NamedExpr: ("assignment expression (:=)", "assign in a statement of its own"),
     gast.Starred: ("starred expression", "pass the arguments one by one"),
     gast.Match: ("match", "use if/elif/else"),
-    gast.Slice: ("slice", "index single elements in a loop"),
 }
 
 
@@ -72,16 +71,18 @@ def check_syntax(parsed: ParsedFunction, tree: gast.FunctionDef | None = None) -
                 raise parsed.error(node, "attribute assignment", "not supported",
                                    hint="keep the value in a variable or an array element")
             if isinstance(node, gast.Call) and node.keywords:
-                if not all(k.arg == "dtype" for k in node.keywords):
+                if not all(k.arg in ("dtype", "axis", "keepdims") for k in node.keywords):
                     raise parsed.error(node, "keyword arguments", "calls with keyword arguments "
-                                       "are not supported (except dtype= of array constructors)",
+                                       "are not supported (except dtype= of array constructors, "
+                                       "axis= and keepdims= of reductions)",
                                        hint="pass the arguments by position")
 
 
 def _stack_syntax(tree) -> set:
-    """Ids of the few list and slice nodes srcad's own generated code uses, so that generated
-    code can be differentiated again: `tape = []` (a stack of floats or ints) and
-    `range(...)[:n]` (the iterations a loop with `break` ran)."""
+    """Ids of the list and slice nodes srcad accepts: those its own generated code uses, so
+    that generated code can be differentiated again (`tape = []`, a stack of floats or ints,
+    and `range(...)[:n]`, the iterations a loop with `break` ran), and slices of arrays
+    (`x[1:]`, `A[:, k]`, `y[1:] = v`)."""
     allowed = set()
     for node in gast.walk(tree):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.List) \
@@ -91,4 +92,8 @@ def _stack_syntax(tree) -> set:
                 and isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Name) \
                 and node.value.func.id == "range":
             allowed.add(id(node.slice))
+        if isinstance(node, gast.Subscript):
+            # slices of arrays, read and written: x[1:], A[:, k], y[1:] = v
+            parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+            allowed.update(id(p) for p in parts if isinstance(p, gast.Slice))
     return allowed

@@ -13,6 +13,7 @@ import gast
 import numpy as np
 
 from srcad import syntax as S
+from srcad.analysis.primitives import array_call, select_rule
 from srcad.errors import UnsupportedCallError
 from srcad.rules import lookup_call
 from srcad.transform.inline import resolve_callee
@@ -73,6 +74,12 @@ def is_float_like(t) -> bool:
         (isinstance(t, Stack) and t.element == FLOAT)
 
 
+def is_differentiable(t) -> bool:
+    """Can a value of type `t` carry a derivative (a float, a float array)? Unlike
+    `is_float_like`, not a stack."""
+    return t == FLOAT or (isinstance(t, Array) and t.is_float)
+
+
 def stack_call(node):
     """(stack name, method) for `name.append(v)`, `name.pop()` and `float(name.pop())`, else
     None."""
@@ -91,6 +98,7 @@ class Types:
     def __init__(self, norm, arg_types: dict):
         self.norm = norm
         self.env = dict(arg_types)
+        self.mixed: set[str] = set()  # names bound to an array and to a number
         for _ in range(20):
             before = dict(self.env)
             for stmt in norm.body:
@@ -112,6 +120,11 @@ class Types:
                                         else node.value)
                 if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                     name = node.targets[0].id
+                    if name in self.mixed:
+                        raise self.norm.parsed.error(
+                            node, "assignment", f"`{name}` is bound to an array in one place "
+                            "and to a number in another", hint="use two names, one for the "
+                            "array and one for the number")
                     if self.env.get(name) in (OTHER, None):
                         what = "a tuple" if isinstance(node.value, gast.Tuple) else \
                             "a value of a kind srcad does not handle"
@@ -146,7 +159,11 @@ class Types:
 
     def _bind(self, target, t):
         if isinstance(target, gast.Name):
-            self.env[target.id] = join(self.env.get(target.id), t)
+            old = self.env.get(target.id)
+            if (isinstance(old, Array) and t in NUMERIC) or (old in NUMERIC
+                                                             and isinstance(t, Array)):
+                self.mixed.add(target.id)
+            self.env[target.id] = join(old, t)
 
     def _stmt(self, stmt):
         for node in gast.walk(stmt):
@@ -183,9 +200,8 @@ class Types:
         return "module" if isinstance(obj, pytypes.ModuleType) else type_of_value(obj)
 
     def _binop(self, a, op, b):
-        if isinstance(a, Array) or isinstance(b, Array):
-            arr = a if isinstance(a, Array) else b
-            return Array(arr.ndim, True)
+        if isinstance(a, Array) or isinstance(b, Array):  # broadcasting: the larger rank
+            return Array(max(t.ndim for t in (a, b) if isinstance(t, Array)), True)
         if a in (None, NONE) or b in (None, NONE):  # not known yet (or a None placeholder)
             return b if a in (None, NONE) else a
         if isinstance(op, gast.Div):
@@ -194,6 +210,8 @@ class Types:
         return INT if t == BOOL else t
 
     def _BinOp(self, e):
+        if isinstance(e.op, gast.MatMult):
+            return self._array_call(e, array_call(self.norm, e))
         return self._binop(self.of(e.left), e.op, self.of(e.right))
 
     def _UnaryOp(self, e):
@@ -219,6 +237,8 @@ class Types:
 
     def _Attribute(self, e):
         base = self.of(e.value)
+        if isinstance(base, Array) and e.attr == "T":
+            return self._array_call(e, array_call(self.norm, e))
         if isinstance(base, Array):
             return {"shape": SHAPE, "size": INT, "ndim": INT}.get(e.attr, OTHER)
         if base == "module":
@@ -233,10 +253,20 @@ class Types:
         if base == RANGE:
             return RANGE
         if isinstance(base, Array):
-            k = len(e.slice.elts) if isinstance(e.slice, gast.Tuple) else 1
-            if k >= base.ndim:
+            # an int index drops an axis, a slice keeps it, None (np.newaxis) adds one
+            parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
+            new = sum(1 for p in parts if _is_new_axis(p))
+            for p in parts:
+                if isinstance(self.of(p), Array) or (isinstance(p, gast.Constant)
+                                                     and p.value is Ellipsis):
+                    raise self.norm.parsed.error(
+                        e, "array index", f"`{S.unparse_expr(e)}` indexes with an array (a "
+                        "gather or a mask) or an ellipsis", hint="index with ints and slices, "
+                        "or loop over the indices")
+            k = sum(1 for p in parts if not isinstance(p, gast.Slice)) - new
+            if k >= base.ndim + new:
                 return FLOAT if base.is_float else INT
-            return Array(base.ndim - k, base.is_float)
+            return Array(base.ndim + new - k, base.is_float)
         return OTHER if base is not None else None
 
     def _List(self, e):
@@ -251,6 +281,9 @@ class Types:
             base = self.of(func.value)
             if isinstance(base, Array):
                 return base
+        call = array_call(self.norm, e)
+        if call is not None:
+            return self._array_call(e, call)
         obj = resolve_callee(self.norm.parsed, func, self.norm.extra_names)
         info = lookup_call(obj) if obj is not None else None
         if info is None:
@@ -268,6 +301,19 @@ class Types:
             return self._constructed(info, e)
         return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE}[info.result]
 
+    def _array_call(self, e, call):
+        """The type of an array primitive's result: the broadcast rank of an elementwise
+        rule's operands, the rank a reduction or product rule states; rank 0 is a float."""
+        operands = [self.of(o) for o in call.operands]
+        if any(t is None for t in operands):
+            return None  # not yet known in this fixpoint round
+        ranks = [t.ndim if isinstance(t, Array) else 0 for t in operands]
+        rule = select_rule(self.norm, e, call, ranks)  # refuses what has no rule, by name
+        if any(t not in NUMERIC and not isinstance(t, Array) for t in operands):
+            return OTHER
+        rank = max(ranks) if rule.elementwise else rule.rank
+        return Array(rank, True) if rank > 0 else FLOAT
+
     def _constructed(self, info, e):
         is_float = not any(k.arg == "dtype" and _is_int_dtype(k.value) for k in e.keywords)
         if info.name.endswith("_like") or info.name == "copy":
@@ -282,6 +328,11 @@ class Types:
             base = self.of(shape.value)
             return Array(base.ndim if isinstance(base, Array) else 1, is_float)
         return Array(1, is_float)
+
+
+def _is_new_axis(node) -> bool:
+    return (isinstance(node, gast.Constant) and node.value is None) or \
+        (isinstance(node, gast.Attribute) and node.attr == "newaxis")
 
 
 def _is_int_dtype(node) -> bool:

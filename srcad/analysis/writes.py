@@ -1,9 +1,11 @@
 """Which arrays a function writes, and writes srcad cannot follow.
 
 srcad follows each array by its name: the derivative of `x[i] = ...` is attached to `x`. A
-second name for the same array (`y = x`, or a row view `row = x[i]`, which is what
-`for row in x` becomes) written through (`y[i] = ...`) changes `x` without srcad knowing, so
-the derivative would be silently wrong; such writes are refused. A second name bound once, by
+second name for the same array (`y = x`, a row or slice view `row = x[i]`, which is what
+`for row in x` becomes, or any other view NumPy makes without a copy: `x.T`, `x.reshape(...)`,
+`np.ravel(x)`, `np.asarray(x)`, as `viewed_array` recognises them) written through
+(`y[i] = ...`) changes `x` without srcad knowing, so the derivative would be silently wrong;
+such writes are refused. A second name bound once, by
 a top-level statement, after the last write to either name (`return s, r` inlined into a
 caller) reads the finished array and is allowed. The same alias classes give
 the arguments a function writes (`Compiled.written`), which the operators use to keep their
@@ -15,14 +17,8 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
+from srcad.analysis.array_bindings import viewed_array
 from srcad.analysis.types import Array
-
-
-def _base_name(expr):
-    """`x` for `x`, `x[i]`, `x[i][j]`; None for anything else (a call makes a new array)."""
-    while isinstance(expr, gast.Subscript):
-        expr = expr.value
-    return expr.id if isinstance(expr, gast.Name) else None
 
 
 def _bindings(norm, types):
@@ -32,7 +28,7 @@ def _bindings(norm, types):
         for node in S.nodes(stmt):
             if not isinstance(node, gast.Assign):
                 continue
-            source = _base_name(node.value)
+            source = viewed_array(norm, node.value)
             if source is None or not isinstance(types.of(node.value), Array):
                 continue
             for target in node.targets:

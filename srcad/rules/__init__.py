@@ -10,6 +10,13 @@ text serves both modes and they cannot drift apart:
 Placeholders: the operand names (their primal values), `ans` (the primal result) and `g`.
 A partial of None marks an operand with no derivative (an index, a condition).
 The table is read-only; transformations only look rules up.
+
+Array rules (rules/elementwise.py, reductions.py, linalg.py) use the same type. An elementwise
+rule keeps one formula for both modes; its operands broadcast against each other, which the
+transformation undoes in one place (`unbroadcast`). A rule that is not elementwise (a sum, a
+matmul) gives its `tangents` beside its `partials`, and its result's `shape` from the
+operands' shapes (placeholders `x_shape`, ...); every adjoint it gives has exactly its
+operand's shape.
 """
 
 from __future__ import annotations
@@ -29,13 +36,29 @@ class Rule:
     operands: tuple[str, ...]
     partials: tuple[str | None, ...]
     result: str = "float"  # the primal result type when operands are floats
+    # forward mode, per operand, when not the same formula as `partials` (g: the tangent)
+    tangents: tuple[str | None, ...] | None = None
+    elementwise: bool = True  # operands broadcast; the result has the broadcast shape
+    shape: str | None = None  # not elementwise: the result's shape from `x_shape`, ...
+    rank: int | None = None  # not elementwise: the result's rank (0: a float)
 
     def __post_init__(self):
         assert len(self.operands) == len(self.partials), self.name
+        assert self.tangents is None or len(self.tangents) == len(self.partials), self.name
+
+    def tangent(self, k: int) -> str | None:
+        """The forward-mode template of operand k (g: its tangent)."""
+        return self.partials[k] if self.tangents is None else self.tangents[k]
 
 
 def rule(name, operands, *partials, result="float") -> Rule:
     return Rule(name, tuple(operands.split()), tuple(partials), result)
+
+
+def linear(name, operands, *pairs, shape, rank) -> Rule:
+    """A rule that is not elementwise: per operand a (tangent, adjoint) pair of templates."""
+    return Rule(name, tuple(operands.split()), tuple(a for _, a in pairs), "float",
+                tuple(t for t, _ in pairs), False, shape, rank)
 
 
 # Operators (kept here: the transformations need them by name).
@@ -49,7 +72,12 @@ NEG = rule("neg", "x", "-g")
 POS = rule("pos", "x", "g")
 IFEXP = rule("select", "test body orelse", None, "(g if test else 0.0)", "(0.0 if test else g)")
 
-from srcad.rules.table import CallInfo, lookup_call  # noqa: E402  (the table needs Rule)
+# The same operators on arrays: NumPy in place of math where a formula calls a function.
+ARRAY_POW = rule("pow", "x y", "g * y * x ** (y - 1)", "g * ans * np.log(x)")
+ARRAY_MOD = rule("mod", "x y", "g", "-g * np.floor(x / y)")
 
-__all__ = ["Rule", "rule", "lookup_call", "CallInfo", "ADD", "SUB", "MUL", "DIV", "POW", "MOD",
+from srcad.rules.table import CallInfo, lookup_call, lookup_method  # noqa: E402  (needs Rule)
+
+__all__ = ["Rule", "rule", "linear", "lookup_call", "lookup_method", "CallInfo", "ARRAY_POW",
+           "ARRAY_MOD", "ADD", "SUB", "MUL", "DIV", "POW", "MOD",
            "NEG", "POS", "IFEXP"]

@@ -20,6 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad import rules as _r
+from srcad.array_runtime import unbroadcast
+from srcad.errors import SrcadError
+from srcad.rules.elementwise import elementwise, operator
+from srcad.rules.linalg import inner, matmul, outer, trace, transpose
+from srcad.rules.reductions import cumsum, extremum, norm, reduction
+from srcad.rules.shapes import expand_dims, ravel, reshape, squeeze
 
 _RULES_BY_NAME = {
     # math, numpy scalar functions
@@ -67,6 +73,11 @@ class CallInfo:
     rule: _r.Rule | None  # None: no derivative (the result never carries one)
     result: str  # "float", "int", "bool", "array", "range", "same" (type of first argument)
     constructor: bool = False  # builds a new float array (np.zeros ...)
+    # array-aware: (operand ranks, literal keywords) -> the Rule for this call; the
+    # operands are the leading positional arguments, the rest are the `keywords` named
+    select: object = None
+    keywords: tuple = ()
+    shape_arguments: bool = False  # reshape: the new shape's entries are operands too
 
 
 def _build() -> dict[int, CallInfo]:
@@ -79,7 +90,42 @@ def _build() -> dict[int, CallInfo]:
         add(getattr(math, fname), CallInfo(fname, _RULES_BY_NAME[fname], "float"))
     add(math.fabs, CallInfo("fabs", _RULES_BY_NAME["abs"], "float"))
     for np_name, rname in _NUMPY_ALIASES.items():
-        add(getattr(np, np_name), CallInfo(rname, _RULES_BY_NAME[rname], "float"))
+        scalar = _RULES_BY_NAME[rname]
+        add(getattr(np, np_name), CallInfo(rname, scalar, "float",
+                                           select=elementwise(scalar, rname)))
+    add(np.square, CallInfo("square", None, "float", select=elementwise(None, "square")))
+    add(np.where, CallInfo("where", None, "float", select=elementwise(None, "where")))
+    for fn, name in ((np.sum, "sum"), (np.mean, "mean")):
+        add(fn, CallInfo(name, None, "float", select=reduction(name),
+                         keywords=("axis", "keepdims")))
+    add(np.dot, CallInfo("dot", None, "float", select=matmul("dot")))
+    add(np.matmul, CallInfo("matmul", None, "float", select=matmul("matmul")))
+    add(np.transpose, CallInfo("transpose", None, "float", select=transpose))
+    for fn, name in ((np.max, "max"), (np.min, "min"), (np.amax, "max"), (np.amin, "min")):
+        add(fn, CallInfo(name, None, "float", select=extremum(name),
+                         keywords=("axis", "keepdims")))
+    add(np.linalg.norm, CallInfo("norm", None, "float", select=norm))
+    add(np.cumsum, CallInfo("cumsum", None, "float", select=cumsum))
+    add(np.outer, CallInfo("outer", None, "float", select=outer))
+    add(np.inner, CallInfo("inner", None, "float", select=inner))
+    add(np.trace, CallInfo("trace", None, "float", select=trace))
+    for fn, rule_ in ((np.add, _r.ADD), (np.subtract, _r.SUB), (np.multiply, _r.MUL),
+                      (np.divide, _r.DIV), (np.true_divide, _r.DIV), (np.negative, _r.NEG)):
+        add(fn, CallInfo(fn.__name__, None, "float", select=operator(rule_)))
+    for name in ("logaddexp", "clip"):
+        add(getattr(np, name), CallInfo(name, None, "float", select=elementwise(None, name)))
+    # np.array(x) of an array is a copy (an allocation, like np.copy), np.asarray(x) the array
+    add(np.array, CallInfo("array", None, "array", constructor=True,
+                           select=elementwise(None, "copy")))
+    add(np.asarray, CallInfo("asarray", None, "float", select=elementwise(None, "copy")))
+    add(np.reshape, CallInfo("reshape", None, "float", select=reshape, shape_arguments=True))
+    add(np.ravel, CallInfo("ravel", None, "float", select=ravel))
+    for fn, select in ((np.expand_dims, expand_dims), (np.squeeze, squeeze)):
+        add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=("axis",)))
+    # what srcad's generated array code calls: known, so that differentiating that code again
+    # (hessian, hvp) is refused by name instead of inlining NumPy's own Python
+    for fn in (unbroadcast, np.broadcast_to, np.broadcast_shapes):
+        add(fn, CallInfo(fn.__name__, None, "float", select=_not_yet(fn.__name__)))
     add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same"))
     add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
     add(builtins.max, CallInfo("max", _RULES_BY_NAME["max"], "same"))
@@ -104,11 +150,42 @@ def _build() -> dict[int, CallInfo]:
     add(np.copysign, CallInfo("copysign", _RULES_BY_NAME["copysign"], "float"))
     for ctor in (np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like):
         add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True))
-    add(np.copy, CallInfo("copy", None, "array", constructor=True))
+    add(np.copy, CallInfo("copy", None, "array", constructor=True,
+                          select=elementwise(None, "copy")))
     return table
 
 
+def _not_yet(name):
+    def select(ranks, keywords):
+        raise SrcadError(f"`{name}` has no derivative rule yet (srcad's generated array code "
+                         "calls it: differentiating that code again, as hessian and hvp do, "
+                         "is not supported for array programs yet)", construct="call",
+                         hint="use gradient or jacobian of array programs")
+    return select
+
+
 _TABLE = _build()
+
+
+# Array methods, spelled as the NumPy function of the receiver: x.sum(axis=0) is
+# np.sum(x, axis=0), x.dot(y) is np.dot(x, y).
+_METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.transpose,
+            "copy": np.copy, "max": np.max, "min": np.min, "cumsum": np.cumsum,
+            "clip": np.clip, "trace": np.trace, "reshape": np.reshape, "ravel": np.ravel,
+            "flatten": np.ravel, "squeeze": np.squeeze}
+# Matrix product operator `x @ y`.
+MATMUL_OPERATOR = CallInfo("matmul", None, "float", select=matmul("matmul"))
+TRANSPOSE_ATTRIBUTE = CallInfo("transpose", None, "float", select=transpose)
+
+
+def lookup_method(attr: str) -> CallInfo | None:
+    """The call an array method stands for (`x.sum()`), or None.
+
+    >>> lookup_method("mean").name
+    'mean'
+    """
+    fn = _METHODS.get(attr)
+    return None if fn is None else lookup_call(fn)
 
 
 def lookup_call(obj) -> CallInfo | None:

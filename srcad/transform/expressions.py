@@ -12,11 +12,14 @@ import gast
 
 from srcad import rules as R
 from srcad import syntax as S
+from srcad.analysis.primitives import array_call, select_rule
+from srcad.transform.broadcasting import Broadcasting
 from srcad.transform.inline import resolve_callee
 from srcad.transform.simplify import simplify
 
 BINOPS = {gast.Add: R.ADD, gast.Sub: R.SUB, gast.Mult: R.MUL, gast.Div: R.DIV,
            gast.Pow: R.POW, gast.Mod: R.MOD}
+ARRAY_BINOPS = {**BINOPS, gast.Pow: R.ARRAY_POW, gast.Mod: R.ARRAY_MOD}
 UNARY = {gast.USub: R.NEG, gast.UAdd: R.POS}
 
 
@@ -25,20 +28,40 @@ class ExpressionDiff:
 
     `leaf_active(node)` says whether a Name or Subscript leaf carries a derivative;
     `leaf_value(node)` gives the expression to read its primal value through (a taped copy or
-    the leaf itself).
+    the leaf itself). With `types`, array operands select array rules and broadcasting is
+    undone (transform/broadcasting.py); without, every operand is a float.
     """
 
-    def __init__(self, norm, namer, leaf_active, leaf_value=None):
+    def __init__(self, norm, namer, leaf_active, leaf_value=None, types=None):
         self.norm = norm
         self.namer = namer
         self.leaf_active = leaf_active
         self.leaf_value = leaf_value or (lambda node: node)
+        self.types = types
+        self.shapes = Broadcasting(self)
+        self._primitives: dict[int, tuple] = {}
 
     # -- primitives ------------------------------------------------------------------------
     def primitive(self, node):
         """(rule, operand nodes) for a differentiable compound node, else None."""
+        key = id(node)
+        if key not in self._primitives:
+            self._primitives[key] = (node, self._primitive(node))
+        return self._primitives[key][1]
+
+    def _primitive(self, node):
+        call = array_call(self.norm, node) \
+            if isinstance(node, (gast.Call, gast.BinOp, gast.Attribute)) else None
+        if call is not None:
+            rule = select_rule(self.norm, node, call,
+                               [self.shapes.rank(o) for o in call.operands])
+            if len(call.operands) != len(rule.operands):
+                raise self.norm.parsed.error(node, "call", f"{call.info.name} takes "
+                                             f"{len(rule.operands)} arguments here")
+            return rule, call.operands
         if isinstance(node, gast.BinOp):
-            rule = BINOPS.get(type(node.op))
+            table = ARRAY_BINOPS if self.shapes.rank(node) > 0 else BINOPS
+            rule = table.get(type(node.op))
             return (rule, [node.left, node.right]) if rule else None
         if isinstance(node, gast.UnaryOp):
             rule = UNARY.get(type(node.op))
@@ -75,10 +98,12 @@ class ExpressionDiff:
                 return
             rule, operands = prim
             placeholders = dict(zip(rule.operands, operands))
-            for partial, operand in zip(rule.partials, operands):
+            for k, (partial, operand) in enumerate(zip(rule.partials, operands)):
                 if partial is None or not self.is_active(operand):
                     continue
                 used = S.template_names(partial)
+                if rule.tangents is not None:  # one prepare serves both modes
+                    used = used | S.template_names(rule.tangents[k])
                 if "ans" in used:
                     needed.add(id(node))
                 for pname in used & set(placeholders):
@@ -139,13 +164,32 @@ class ExpressionDiff:
         post(root)
         return stmts, temps, rebuild
 
-    def _instance(self, rule, k, operands, node, seed, rebuild):
+    def _instance(self, rule, k, operands, node, seed, rebuild, tangent=False):
+        template = rule.tangent(k) if tangent else rule.partials[k]
         mapping = {p: rebuild(o) for p, o in zip(rule.operands, operands)}
         mapping["ans"] = rebuild(node)
         mapping["g"] = seed
-        return simplify(S.substitute(rule.partials[k], mapping))
+        for p, o in zip(rule.operands, operands):
+            if f"{p}_shape" in S.template_names(template):
+                mapping[f"{p}_shape"] = self.shapes.named_shape(o, rebuild)
+        return simplify(S.substitute(template, mapping))
+
+    def _contribution(self, rule, k, operands, node, seed, rebuild):
+        """The adjoint contribution of `seed` to operand k, in the operand's shape."""
+        contribution = self._instance(rule, k, operands, node, seed, rebuild)
+        if rule.elementwise and self.shapes.may_broadcast(operands, k):
+            return self.shapes.reduce_to(contribution, operands[k], rebuild)
+        return contribution
 
     # -- reverse -----------------------------------------------------------------------------
+    def fit_seed(self, root, seed, prepared=None):
+        """The seed of a slice `y[1:] = root` summed to the shape of `root` (which may be
+        narrower: NumPy broadcasts it into the slice)."""
+        rebuild = prepared[2] if prepared is not None else self.leaf_value
+        if self.shapes.rank(root) == 0:
+            return S.call("np.sum", seed)
+        return S.call("unbroadcast", seed, self.shapes.shape_of(root, rebuild))
+
     def adjoint(self, root, seed, accumulate, prepared=None):
         """Statements that add `seed`-weighted partials of `root` into its active leaves.
 
@@ -178,7 +222,7 @@ class ExpressionDiff:
                       if rule.partials[k] is not None and self.is_active(o)]
             merged: dict[str, gast.AST] = {}  # `s * s`: one accumulation of both partials
             for k, operand in active:
-                contribution = self._instance(rule, k, operands, node, g, rebuild)
+                contribution = self._contribution(rule, k, operands, node, g, rebuild)
                 if isinstance(operand, (gast.Name, gast.Subscript)):
                     key = gast.dump(operand)
                     if key in merged:
@@ -194,7 +238,7 @@ class ExpressionDiff:
                         done.add(key)
                         propagate(operand, merged[key], out)
                     continue
-                contribution = self._instance(rule, k, operands, node, g, rebuild)
+                contribution = self._contribution(rule, k, operands, node, g, rebuild)
                 if isinstance(operand, (gast.Name, gast.Subscript)) or S.is_leaf(contribution) \
                         or self._reads_seed_once(operand):
                     propagate(operand, contribution, out)  # used once: no temporary needed
@@ -205,7 +249,9 @@ class ExpressionDiff:
                 propagate(operand, S.name(temp), out)
 
         if self.is_active(root):
+            self.shapes.collect(stmts)
             propagate(root, seed)
+            self.shapes.collect(None)
         return stmts
 
     def _reads_seed_once(self, node) -> bool:
@@ -239,6 +285,9 @@ class ExpressionDiff:
                     visit(operand, _guarded(guard, test if operand is node.body
                                             else _negated(test)))
                     continue
+                if not rule.elementwise:  # a sum, a product: its tangent formula per lane
+                    visit(operand, guard)
+                    continue
                 coef = self._instance(rule, k, operands, node, S.const(1.0), rebuild)
                 if not S.is_leaf(coef) and not _is_negated_leaf(coef):
                     temp = self.namer.fresh(f"{rule.name}_d{rule.operands[k]}")
@@ -258,31 +307,45 @@ class ExpressionDiff:
         _, _, rebuild = prepared
 
         def term(rule, k, operands, node, seed):
-            if coefs is None:
-                return self._instance(rule, k, operands, node, seed, rebuild)
+            if coefs is None or not rule.elementwise:
+                return self._instance(rule, k, operands, node, seed, rebuild, tangent=True)
             return simplify(gast.BinOp(left=seed, op=gast.Mult(), right=coefs[id(node), k]))
 
         def tan(node):
+            """(tangent expression, whether it has the node's whole shape)"""
             if isinstance(node, (gast.Name, gast.Subscript)):
-                return leaf_tangent(node)
+                return leaf_tangent(node), True
             if isinstance(node, gast.IfExp):
                 # `b if t else c`: the taken branch's tangent only (the other branch's leaves,
                 # `x[k]` with k out of range there, are not read)
                 return gast.IfExp(test=rebuild(node.test), body=branch(node.body),
-                                  orelse=branch(node.orelse))
+                                  orelse=branch(node.orelse)), True
             rule, operands = self.primitive(node)
-            terms = [term(rule, k, operands, node, tan(operand))
-                     for k, operand in enumerate(operands)
-                     if rule.partials[k] is not None and self.is_active(operand)]
+            terms, exact = [], False
+            for k, operand in enumerate(operands):
+                if rule.tangent(k) is None or not self.is_active(operand):
+                    continue
+                t, t_exact = tan(operand)
+                if not rule.elementwise and not t_exact:
+                    t, t_exact = self.shapes.widen(t, operand, rebuild), True
+                terms.append(term(rule, k, operands, node, t))
+                exact = exact or not rule.elementwise or \
+                    self.shapes.term_exact(rule, k, operands, t_exact)
             total = terms[0]
             for t in terms[1:]:
                 total = simplify(gast.BinOp(left=total, op=gast.Add(), right=t))
-            return total
+            return total, exact
 
         def branch(node):
-            return tan(node) if self.is_active(node) else S.const(0.0)
+            return tan(node)[0] if self.is_active(node) else S.const(0.0)
 
-        return tan(root) if self.is_active(root) else None
+        if not self.is_active(root):
+            return None
+        total, exact = tan(root)
+        if not exact and self.shapes.rank(root) > 0:
+            total = self.shapes.widen(total, root, rebuild)
+        return total
+
 
 
 def _is_negated_leaf(node) -> bool:

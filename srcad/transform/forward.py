@@ -12,10 +12,9 @@ import dataclasses
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.types import FLOAT, Array, stack_call
-from srcad.rules import lookup_call
+from srcad.analysis.array_bindings import copy_source, expression_bound, is_allocation
+from srcad.analysis.types import FLOAT, Array, is_differentiable, stack_call
 from srcad.transform.expressions import ExpressionDiff
-from srcad.transform.inline import resolve_callee
 from srcad.transform.lanes import (
     copy_lanes_last,
     lane_count,
@@ -39,6 +38,7 @@ class ForwardTransform:
         for v in sorted(self.active):
             for k, style in enumerate(styles):
                 self.names[k, v] = self.namer.fresh(style.name(v))
+        self.expression_arrays = expression_bound(norm, types) & self.active
         self.result = None
         self.result_tangents = None
         self.copied = {}  # Looped: argument -> the caller's tangent array, copied lanes last
@@ -68,10 +68,10 @@ class ForwardTransform:
 
     def active_leaf(self, node) -> bool:
         if isinstance(node, gast.Name):
-            return node.id in self.active and self.types[node.id] == FLOAT
-        if isinstance(node, gast.Subscript):
+            return node.id in self.active and is_differentiable(self.types[node.id])
+        if isinstance(node, gast.Subscript):  # an element, a row or a slice
             return (isinstance(node.value, gast.Name) and node.value.id in self.active
-                    and self.types.of(node) == FLOAT)
+                    and is_differentiable(self.types.of(node)))
         return False
 
     def leaf_tangent(self, k):
@@ -132,7 +132,7 @@ class ForwardTransform:
             value = stmt.value.args[0]
             tangent = S.const(0.0)
             if self.active_leaf(value) or not S.is_leaf(value):
-                diff = ExpressionDiff(self.norm, self.namer, self.active_leaf)
+                diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
                 tangent = diff.tangent(value, self.leaf_tangent(k), diff.prepare(value)) \
                     or S.const(0.0)
             out.append(S.expr_stmt(gast.Call(
@@ -205,11 +205,16 @@ class ForwardTransform:
         if isinstance(value, gast.List) or (stack_call(value) and stack_call(value)[0]
                                              in self.active):
             return self.stack_assign(stmt, target, value)
-        if isinstance(self.types[tname], Array) and isinstance(target, gast.Name):
+        if isinstance(self.types[tname], Array) and isinstance(target, gast.Name) \
+                and (tname not in self.expression_arrays or is_allocation(self.norm, value)):
             return self.array_binding(stmt, target, value)
         if tname not in self.active:
             return [stmt]
-        diff = ExpressionDiff(self.norm, self.namer, self.active_leaf)
+        diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
+        if tname in self.expression_arrays and not diff.is_active(value):
+            return [stmt] + [S.assign(S.name(self.tangent_name(k, tname)),
+                                      style.zeros_like(tname))
+                             for k, style in enumerate(self.styles)]
         aug_linear = op is not None and isinstance(op, (gast.Add, gast.Sub))
         if op is not None and not aug_linear:
             expr = gast.BinOp(left=S.as_load(target), op=op, right=value)
@@ -247,18 +252,8 @@ class ForwardTransform:
             return self._in_workspace(stmt, tname)
         if tname not in self.active:
             return [stmt]
-        source = None
-        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
-                and value.func.attr == "copy" and isinstance(value.func.value, gast.Name):
-            source = value.func.value.id
-        info = None
-        if isinstance(value, gast.Call):
-            info = lookup_call(resolve_callee(self.norm.parsed, value.func,
-                                              self.norm.extra_names))
-            if info is not None and info.name == "copy" and value.args \
-                    and isinstance(value.args[0], gast.Name):
-                source = value.args[0].id
-        if source is None and not (info is not None and info.constructor):
+        source = copy_source(self.norm, value)
+        if not is_allocation(self.norm, value):
             raise self.norm.parsed.error(stmt, "array assignment", f"whole-array operations "
                                          f"on the active array `{tname}` are not supported",
                                          hint="write the elements in a loop, or use x.copy()")

@@ -8,12 +8,15 @@ from srcad import syntax as S
 
 
 def drop_dead_resets(rev: list, live: set) -> list:
-    """Remove top-level `v_bar = 0.0` resets that nothing reads afterwards."""
+    """Remove top-level `v_bar = 0.0` (`v_bar = np.zeros_like(v_bar)`) resets that nothing
+    reads afterwards."""
     out = []
     live = set(live)
     for stmt in reversed(rev):
         if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
-                and isinstance(stmt.value, gast.Constant) and stmt.targets[0].id not in live):
+                and (isinstance(stmt.value, gast.Constant)
+                     or _is_array_reset(stmt, stmt.targets[0].id))
+                and stmt.targets[0].id not in live):
             continue
         live |= S.loaded_names(stmt)
         out.append(stmt)
@@ -135,3 +138,49 @@ def _conflicts(stmt, loop) -> bool:
     writes, reads = S.stored_names(stmt), S.loaded_names(stmt)
     loop_writes, loop_reads = S.stored_names(loop), S.loaded_names(loop)
     return bool(writes & (loop_reads | loop_writes) or reads & loop_writes)
+
+
+# Calls whose result may share memory with an argument (a view, or the argument itself).
+_VIEWS = {"broadcast_to", "transpose", "expand_dims", "reshape", "ravel", "asarray"}
+
+
+def assign_after_reset(rev: list, bar: str) -> list:
+    """`bar = np.zeros_like(bar)` followed, with no other mention of `bar` in between, by
+    `bar += e` where `e` makes a new array (`W.T @ g`, `g * y`): `bar = e` instead, one
+    allocation and one pass fewer. An array adjoint must own its array (docs/arrays.md), so a
+    view or an existing array (`g`, `np.broadcast_to(g, s)`) is still added into zeros."""
+    out = list(rev)
+    for i, stmt in enumerate(out):
+        if not (_is_array_reset(stmt, bar)):
+            continue
+        for j in range(i + 1, len(out)):
+            later = out[j]
+            if bar not in {n.id for n in S.nodes(later) if isinstance(n, gast.Name)}:
+                continue
+            if isinstance(later, gast.AugAssign) and isinstance(later.op, gast.Add) \
+                    and isinstance(later.target, gast.Name) and later.target.id == bar \
+                    and bar not in S.loaded_names(later.value) and _fresh(later.value):
+                out[j] = S.assign(S.name(bar), later.value)
+                del out[i]
+            break
+        break
+    return out
+
+
+def _is_array_reset(stmt, bar) -> bool:
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+        and stmt.targets[0].id == bar and isinstance(stmt.value, gast.Call) \
+        and S.unparse_expr(stmt.value) == f"np.zeros_like({bar})"
+
+
+def _fresh(expr) -> bool:
+    """Does `expr` (an array-valued adjoint contribution) evaluate to a new array?"""
+    if isinstance(expr, (gast.BinOp, gast.UnaryOp)):
+        return True
+    if isinstance(expr, gast.Call):
+        name = expr.func.attr if isinstance(expr.func, gast.Attribute) else \
+            getattr(expr.func, "id", "")
+        if name == "unbroadcast":  # may hand back its argument as is
+            return _fresh(expr.args[0])
+        return name not in _VIEWS
+    return False

@@ -4,7 +4,8 @@ statements in reverse order, reading taped values back).
 
 Conventions of the generated code:
 * the adjoint of `v` is `v_bar`; array shadows are the arrays passed in by the caller;
-* `tape` holds floats and `int_tape` branch flags, trip counts and indices (plain lists, popped
+* `tape` holds floats, `int_tape` branch flags, trip counts, indices and array shapes, and
+  `array_tape` arrays, by reference (plain lists, popped
   in the reverse order of their pushes);
 * every reverse block starts with a comment naming the primal line it undoes.
 """
@@ -16,14 +17,19 @@ from dataclasses import dataclass, field
 import gast
 
 from srcad import syntax as S
+from srcad.analysis.array_bindings import (
+    expression_bound,
+    rebound_allocations,
+    written_in_place,
+)
 from srcad.analysis.recording import Recording
-from srcad.analysis.types import FLOAT, Array, is_float_like
-from srcad.transform.optimize import drop_dead_resets
+from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
+from srcad.transform.optimize import assign_after_reset, drop_dead_resets
 from srcad.transform.reverse_arrays import ReverseArrays
 from srcad.transform.reverse_flow import ReverseControlFlow
 from srcad.transform.reverse_recording import ReverseRecording, index_leaves
 from srcad.transform.reverse_slots import ReverseSlots
-from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
+from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
 
 
 @dataclass
@@ -45,7 +51,9 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         # numba: a float store and load beat recomputing exp/sqrt/...; python: about even,
         # so recompute and keep the tape short
         self.tape_calls = isinstance(self.tapes, ArrayTapes)
-        self.recording = Recording(norm.body, self._keep_taped if self.tape_calls else None)
+        self.expression_arrays = (expression_bound(norm, types)
+                                  | rebound_allocations(norm, types)) & set(activity.active)
+        self.recording = Recording(norm.body, self._keep_taped)
         self.bar: dict[str, str] = {}
         self.taped: list[str] = []
         self.used_tapes: set[str] = set()
@@ -61,16 +69,27 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         self.pieces: dict[int, list] = {}  # id(statement) -> its forward sweep statements
         for v in sorted(activity.active - {"<return>"}):
             self.bar[v] = self.namer.fresh(f"{v}_bar")
+        # arrays bound to whole-array expressions (docs/arrays.md), and arrays whose elements
+        # or contents the function writes (taped by copy, not by reference)
+        self.written_in_place = written_in_place(norm)
 
     # -- helpers -----------------------------------------------------------------------------
     def active_leaf(self, node) -> bool:
         if isinstance(node, gast.Name):
-            return node.id in self.bar and self.types[node.id] == FLOAT
-        if isinstance(node, gast.Subscript):
+            return node.id in self.bar and is_differentiable(self.types[node.id])
+        if isinstance(node, gast.Subscript):  # an element, a row or a slice
             base = node.value
             return (isinstance(base, gast.Name) and base.id in self.bar
-                    and self.types.of(node) == FLOAT)
+                    and is_differentiable(self.types.of(node)))
         return False
+
+    def _zero(self, target):
+        """`v_bar = 0.0`; for an array, a new zero array (docs/arrays.md: an array adjoint
+        owns its array, and the old one may still be read as a seed)."""
+        ref = self._adjoint_ref(target)
+        if isinstance(target, gast.Name) and isinstance(self.types[target.id], Array):
+            return S.assign(ref, S.call("np.zeros_like", S.clone(ref)))
+        return S.assign(ref, S.const(0.0))
 
     def error(self, node, construct, message, hint=None):
         return self.norm.parsed.error(node, construct, message, hint=hint)
@@ -189,7 +208,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         ttype = self.types[tname]
         active_target = tname in self.bar
         if isinstance(ttype, Array) and isinstance(target, gast.Name):
-            return self.array_binding(stmt, target, value)
+            if tname not in self.expression_arrays:
+                return self.array_binding(stmt, target, value)
         if not active_target:
             return [stmt], []
         diff = self._diff({})
@@ -199,8 +219,13 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             leaves = self._needed_leaves(full, diff)
         else:
             full = None
+        # a slice or row write (`y[1:] = v`): v may be narrower (broadcast into the slice)
+        slice_write = isinstance(target, gast.Subscript) and \
+            isinstance(self.types.of(target), Array)
         if isinstance(target, gast.Subscript):
             leaves = index_leaves(target.slice) + leaves
+        if slice_write:
+            leaves += [r for r in diff.shapes.shape_reads(value) if isinstance(r, gast.Attribute)]
         pushes, pops, subst = self._record(leaves, stmt)
         diff = self._diff(subst)
         seed_read = self._adjoint_ref(target)
@@ -214,28 +239,34 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                                                                            operand=seed_read)
             if _reads_target(value, tname):
                 g = self.namer.fresh("g")
-                rev.append(S.assign(S.name(g), seed_read))
+                rev.append(S.assign(S.name(g), _copied(seed_read) if slice_write else seed_read))
                 seed = S.name(g) if isinstance(op, gast.Add) else \
                     gast.UnaryOp(op=gast.USub(), operand=S.name(g))
             primal, prepared = self._with_taped_calls(stmt, diff, value, value, subst, rev)
+            if slice_write:
+                seed = diff.fit_seed(value, seed, prepared)
             rev += diff.adjoint(value, seed, accumulate, prepared)
             return pushes + primal, rev
         expr = full if full is not None else value
         if not diff.is_active(expr):
-            rev.append(S.assign(seed_read, S.const(0.0)))
+            rev.append(self._zero(target))
             return pushes + [stmt], rev
         primal, prepared = self._with_taped_calls(stmt, diff, expr, value, subst, rev)
         if _reads_target(expr, tname) or isinstance(target, gast.Subscript):
             g = self.namer.fresh(f"{tname}_bar_value" if isinstance(target, gast.Subscript)
                                  else "g")
-            rev.append(S.assign(S.name(g), seed_read))
-            rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))
-            rev += diff.adjoint(expr, S.name(g), accumulate, prepared)
+            # a slice of the adjoint is a view: copied before the slice is zeroed
+            rev.append(S.assign(S.name(g), _copied(seed_read) if slice_write else seed_read))
+            rev.append(self._zero(target))
+            seed = diff.fit_seed(expr, S.name(g), prepared) if slice_write else S.name(g)
+            rev += diff.adjoint(expr, seed, accumulate, prepared)
+            if tname in self.expression_arrays and isinstance(target, gast.Name):
+                rev = assign_after_reset(rev, self.bar[tname])
         else:
             if prepared is None:
                 prepared = self._replay_with_intermediates(stmt, diff, expr, tname)
             rev += diff.adjoint(expr, seed_read, accumulate, prepared)
-            rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))
+            rev.append(self._zero(target))
         return pushes + primal, rev
 
     def _with_taped_calls(self, stmt, diff, expr, value, subst, rev):
@@ -270,7 +301,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if self.return_bar is None:
             self.return_bar = self.namer.fresh("result_bar")
         params.append(self.return_bar)
-        used = [t for t in (FLOAT_TAPE, INT_TAPE, WORK) if t in self.used_tapes]
+        used = [t for t in (FLOAT_TAPE, INT_TAPE, WORK, ARRAY_TAPE) if t in self.used_tapes]
         params += self.tapes.parameters(used)
         body = [S.comment("forward sweep: the primal, recording what the reverse sweep needs")]
         for tape in used:
@@ -282,6 +313,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             if v not in duplicated and self.types[v] == FLOAT and v != self.result \
                     and v not in self.assigned_first:
                 body.append(S.assign(S.name(bar), S.const(0.0)))
+            elif v in self.expression_arrays and v not in duplicated:
+                body.append(S.assign(S.name(bar), S.call("np.zeros_like", S.name(v))))
         body += drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
         result = S.name(self.result) if self.result else S.const(None)
         body.append(gast.Return(value=gast.Tuple(
@@ -323,6 +356,10 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
 
 
 # -- small predicates -----------------------------------------------------------------------
+def _copied(expr):
+    return S.call("np.copy", expr)
+
+
 def _loads(stmt, name) -> int:
     return sum(1 for n in S.nodes(stmt) if isinstance(n, gast.Name) and n.id == name
                and isinstance(n.ctx, gast.Load))

@@ -7,8 +7,7 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
-from srcad.rules import lookup_call
-from srcad.transform.inline import resolve_callee
+from srcad.analysis.array_bindings import copy_source, is_allocation
 from srcad.transform.tapes import WORK, ArrayTapes
 
 
@@ -36,12 +35,8 @@ class ReverseArrays:
             raise self.error(stmt, "array creation", f"active array `{tname}` is created "
                              "inside a loop or bound more than once",
                              hint="allocate it once before the loop and write its elements")
-        source = _copied_array(self.norm, value)
-        info = None
-        if isinstance(value, gast.Call):
-            obj = resolve_callee(self.norm.parsed, value.func, self.norm.extra_names)
-            info = lookup_call(obj)
-        if source is None and not (info is not None and info.constructor):
+        source = copy_source(self.norm, value)
+        if not is_allocation(self.norm, value):
             raise self.error(stmt, "array assignment", f"whole-array operations on the active "
                              f"array `{tname}` are not supported",
                              hint="write the elements in a loop, or use x.copy()")
@@ -62,16 +57,3 @@ class ReverseArrays:
             self.used_tapes.add(WORK)
         return out
 
-
-def _copied_array(norm, value):
-    """`x` when value is `x.copy()` or `np.copy(x)`."""
-    if isinstance(value, gast.Call):
-        if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" \
-                and isinstance(value.func.value, gast.Name) and not value.args:
-            return value.func.value.id
-        obj = resolve_callee(norm.parsed, value.func, norm.extra_names)
-        info = lookup_call(obj)
-        if info is not None and info.name == "copy" and value.args \
-                and isinstance(value.args[0], gast.Name):
-            return value.args[0].id
-    return None

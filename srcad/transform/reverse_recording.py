@@ -15,9 +15,16 @@ from dataclasses import dataclass
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.types import FLOAT
+from srcad.analysis.types import FLOAT, SHAPE, Array
 from srcad.transform.expressions import ExpressionDiff
-from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
+from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE
+
+
+def tape_for(typ) -> str:
+    """The tape a value of type `typ` goes on."""
+    if isinstance(typ, Array):
+        return ARRAY_TAPE
+    return FLOAT_TAPE if typ == FLOAT else INT_TAPE
 
 
 class ReverseRecording:
@@ -28,6 +35,7 @@ class ReverseRecording:
         pushes, pops, subst = [], [], {}
         seen = set()
         exprs = list(exprs)
+        whole = {gast.dump(e) for e in exprs if isinstance(e, (gast.Name, gast.Subscript))}
         while exprs:
             expr = exprs.pop(0)
             key = gast.dump(expr)
@@ -44,16 +52,32 @@ class ReverseRecording:
                 # the element is still there; only its index needs recording
                 exprs[:0] = index_leaves(expr.slice)
                 continue
+            if isinstance(expr, gast.Attribute) and expr.attr == "shape" \
+                    and gast.dump(expr.value) in whole:
+                continue  # the array itself is recorded (popped back): its shape with it
+            if isinstance(expr, gast.Attribute) and expr.attr == "shape":
+                # a rebound array whose shape alone the reverse reads: a tuple on the tape
+                tmp = self.namer.fresh(f"{_root(expr.value)}_shape")
+                subst[key] = S.name(tmp)
+                push, pop = self._tape_value(expr, SHAPE, S.name(tmp, store=True))
+                pushes += push
+                pops.append(pop)
+                continue
             if isinstance(expr, gast.Subscript):
                 tmp = self.namer.fresh(f"{_root(expr)}_value")
                 subst[key] = S.name(tmp)
-                push, pop = self._tape_value(expr, self.types.of(expr), S.name(tmp, store=True))
+                typ, value = self.types.of(expr), expr
+                if isinstance(typ, Array):  # a row or a slice is a view: its values, copied
+                    value = S.call("np.copy", expr)
+                push, pop = self._tape_value(value, typ, S.name(tmp, store=True))
                 pushes += push
                 pops.append(pop)
                 continue
             if isinstance(expr, gast.Name):
-                push, pop = self._tape_value(expr, self.types[expr.id],
-                                             S.name(expr.id, store=True))
+                typ, value = self.types[expr.id], expr
+                if isinstance(typ, Array) and expr.id in self.written_in_place:
+                    value = S.call("np.copy", expr)  # its elements change later: a copy
+                push, pop = self._tape_value(value, typ, S.name(expr.id, store=True))
                 pushes += push
                 pops.append(pop)
                 self.taped.append(expr.id)
@@ -75,7 +99,7 @@ class ReverseRecording:
         return self.tapes.put(tape, expr, slot), self.tapes.get(tape, target, slot)
 
     def _push(self, expr, typ) -> list:
-        tape = FLOAT_TAPE if typ == FLOAT else INT_TAPE
+        tape = tape_for(typ)
         self.used_tapes.add(tape)
         frame = self.loop_frames[-1] if self.loop_frames else None
         assert frame is None or not frame.get("slots"), "a slotted record pushes by _tape_value"
@@ -86,7 +110,7 @@ class ReverseRecording:
         return self.tapes.push(tape, expr)
 
     def _pop(self, target, typ) -> list:
-        tape = FLOAT_TAPE if typ == FLOAT else INT_TAPE
+        tape = tape_for(typ)
         return self.tapes.pop(tape, target)
 
     # -- what the reverse of a statement must read --------------------------------------------
@@ -102,6 +126,13 @@ class ReverseRecording:
                     if isinstance(n, gast.Name) and _inside_subscript(n, e):
                         continue
                     out.append(n)
+
+        def shapes_of(e):  # only what its shape expression reads (`x.shape`)
+            for read in diff.shapes.shape_reads(e):
+                if isinstance(read, gast.Attribute):
+                    out.append(read)
+                else:  # np.shape(value): the leaves of the value
+                    leaves_of(read)
 
         def visit(node):
             if isinstance(node, gast.Subscript):
@@ -121,6 +152,11 @@ class ReverseRecording:
                     leaves_of(node)
                 for p in used & set(names):
                     leaves_of(names[p])
+                for p in names:  # shapes: of `x_shape`, of an operand broadcasting undoes
+                    if f"{p}_shape" in used:
+                        shapes_of(names[p])
+                if rule.elementwise and diff.shapes.may_broadcast(operands, k):
+                    shapes_of(operand)
                 visit(operand)
         if diff.is_active(expr):
             visit(expr)
@@ -129,34 +165,45 @@ class ReverseRecording:
     def _diff(self, subst):
         def value(node):
             return S.clone(subst.get(gast.dump(node), node))
-        return ExpressionDiff(self.norm, self.namer, self.active_leaf, value)
+        return ExpressionDiff(self.norm, self.namer, self.active_leaf, value, self.types)
 
     def _calls_function(self, stmt) -> bool:
         """Does the right-hand side call a math function (exp, sqrt, ...)?"""
         value = getattr(stmt, "value", None)
         if value is None:
             return False
-        diff = ExpressionDiff(self.norm, self.namer, self.active_leaf)
+        diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
         return any(isinstance(n, gast.Call) and diff.primitive(n) is not None
                    for n in gast.walk(value))
 
     def _taped_intermediates(self, stmt, diff, expr, value, subst):
-        """numba: compute the statement's rule intermediates in the forward sweep and tape the
-        ones that are function calls (exp, sqrt, ...); the reverse pops them and recomputes
-        only the cheap arithmetic. Returns (primal, pops, recompute, prepared) or None."""
-        if not self.tape_calls:
+        """numba, and array statements in python: compute the statement's rule intermediates
+        in the forward sweep and tape the ones that are function calls (exp, sqrt, ...; for
+        arrays also products `W @ h`, taped by reference); the reverse pops them and
+        recomputes only the cheap arithmetic. Returns (primal, pops, recompute, prepared) or
+        None."""
+        arrays = self._array_statement(stmt)
+        if not (self.tape_calls or arrays):
             return None
         stmts, temps, rebuild = diff.prepare(expr)
-        calls = [s.targets[0].id for s in stmts if isinstance(s.value, gast.Call)]
+        node_of = {temps[id(n)]: n for n in gast.walk(expr) if id(n) in temps}
+        calls = [s.targets[0].id for s in stmts if isinstance(s.value, gast.Call)
+                 or (arrays and isinstance(s.value, gast.BinOp)
+                     and isinstance(s.value.op, gast.MatMult))]
         if not calls:
             return None
         primal = copy.copy(stmt)
         primal.value = rebuild(value)
         # the forward sweep reads elements where the reverse reads their taped copies
-        originals = {tmp.id: _from_dump(key, expr) for key, tmp in subst.items()}
+        originals = {tmp.id: _from_dump(key, expr) for key, tmp in subst.items()
+                     if not key.startswith("Attribute(")}  # taped shapes: not read here
         forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
-        recorded = [self._tape_value(S.name(c), FLOAT, S.name(c, store=True)) for c in calls]
-        self.taped.extend(calls)
+        if arrays and not self.tape_calls and not self.recording.loops_around(stmt):
+            recorded = [([], [])] * len(calls)  # run once: the temporaries stay readable
+        else:
+            recorded = [self._tape_value(S.name(c), self.types.of(node_of[c]) if arrays
+                                         else FLOAT, S.name(c, store=True)) for c in calls]
+            self.taped.extend(calls)
         forward = forward[:-1] + [p for push, _ in recorded for p in push] + forward[-1:]
         pops = [p for _, pop in reversed(recorded) for p in pop]
         recompute = [s for s in stmts if s.targets[0].id not in calls]
@@ -179,8 +226,18 @@ class ReverseRecording:
 
     def _keep_taped(self, stmt) -> bool:
         """numba: a definition that calls exp, sqrt, ... is taped rather than recomputed,
-        unless its calls are in slots of the iteration's record (then it is cheap)."""
+        unless its calls are in slots of the iteration's record (then it is cheap); python:
+        an array defined by a call or a product (taped by reference, recomputing costs)."""
+        if not self.tape_calls:
+            return self._array_statement(stmt) and (self._calls_function(stmt) or any(
+                isinstance(n, gast.BinOp) and isinstance(n.op, gast.MatMult)
+                for n in gast.walk(stmt.value)))
         return self._calls_function(stmt) and id(stmt) not in self.replay_code
+
+    def _array_statement(self, stmt) -> bool:
+        """Does `stmt` bind an array by a whole-array expression?"""
+        return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+            and stmt.targets[0].id in self.expression_arrays
 
     def _replay_with_intermediates(self, stmt, diff, expr, tname):
         """For a definition the reverse sweep recomputes anyway (`v = f(...)` inside a loop,

@@ -22,6 +22,9 @@ from srcad import syntax as S
 from srcad.transform.simplify import simplify
 
 FLOAT_TAPE, INT_TAPE = "tape", "int_tape"
+# python backend: arrays the reverse sweep reads after the primal rebinds their names, taped by
+# reference (a rebinding makes a new array; the old one is never written again)
+ARRAY_TAPE = "array_tape"
 # numba: a float array for arrays of the function's own (hoisted precomputations and their
 # adjoints), kept and grown like the tapes, so a call allocates none (`ArrayTapes.carve`)
 WORK = "work"
@@ -34,13 +37,14 @@ class ListTapes:
     slots = False  # fixed places in a loop iteration's record (ArrayTapes)
 
     def __init__(self):
-        self.names = {FLOAT_TAPE: FLOAT_TAPE, INT_TAPE: INT_TAPE, WORK: WORK}
+        self.names = {FLOAT_TAPE: FLOAT_TAPE, INT_TAPE: INT_TAPE, WORK: WORK,
+                      ARRAY_TAPE: ARRAY_TAPE}
 
     def bind(self, namer) -> None:
         """Name the tapes (and their size counters) so that no variable of the function is
         named alike: `tape`, or `tape_1` in a function with a `tape` or `tape_size` of its
         own."""
-        for kind in (FLOAT_TAPE, INT_TAPE, WORK):
+        for kind in (FLOAT_TAPE, INT_TAPE, WORK, ARRAY_TAPE):
             name, k = kind, 0
             while {name, f"{name}_size", f"{name}_length"} & namer.taken:
                 k += 1

@@ -39,3 +39,31 @@ def newton_sqrt(a):
         x = nxt
         steps += 1
     return x
+
+
+import numpy as np  # noqa: E402  (here, not at the top: the lines above keep their numbers)
+
+
+def logistic_loss(w, X, y):
+    """A whole-array program: the logistic-regression loss with np.dot and np.mean."""
+    z = np.dot(X, w)
+    return np.mean(np.log(1.0 + np.exp(-y * z)))
+
+
+def rnn_loss(W, U, xs, h0, target):
+    """An array rebound in a loop: the hidden state of a recurrent network."""
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t])
+    return np.sum((h - target) ** 2)
+
+
+def rows_and_elements(xs, c):
+    """Element writes mixed with row and slice writes that broadcast."""
+    h = np.zeros((xs.shape[0], xs.shape[1]))
+    for t in range(xs.shape[0]):
+        h[t] = xs[t] * c
+    h[0] = c
+    h[1:, 0] = xs[0, 1]
+    h[0, 0] = h[1, 1] * h[0, 1]
+    return np.sum(h ** 3)

@@ -1,0 +1,206 @@
+"""How array variables are bound: by allocations (constructors, copies), whose elements the
+function then writes, or by whole-array expressions, whose derivatives flow through the
+array rules. The transformations treat the two kinds differently."""
+
+from __future__ import annotations
+
+import types
+
+import gast
+
+from srcad import rules as R
+from srcad import syntax as S
+from srcad.analysis.activity import differentiable_reads
+from srcad.analysis.primitives import array_call
+from srcad.analysis.types import Array
+from srcad.transform.inline import resolve_callee
+
+
+def copy_source(norm, value) -> str | None:
+    """`x` when `value` copies the array variable `x` (`x.copy()`, `np.copy(x)`,
+    `np.array(x)`), else None."""
+    if not isinstance(value, gast.Call):
+        return None
+    if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
+        source = value.func.value
+    else:
+        info = R.lookup_call(resolve_callee(norm.parsed, value.func, norm.extra_names))
+        if info is None or not info.constructor or info.select is None or not value.args:
+            return None
+        source = value.args[0]
+    return source.id if isinstance(source, gast.Name) else None
+
+
+def is_allocation(norm, value) -> bool:
+    """Does `value` make a new array from no active expression: a constructor (`np.zeros(n)`,
+    `np.zeros_like(x)`) or a copy of a variable (`x.copy()`, `np.copy(x)`)? A copy of an
+    expression (`np.copy(x * y)`) is an expression (its rule is the identity)."""
+    if copy_source(norm, value) is not None:
+        return True
+    if not isinstance(value, gast.Call):
+        return False
+    info = R.lookup_call(resolve_callee(norm.parsed, value.func, norm.extra_names))
+    return info is not None and info.constructor and info.select is None
+
+
+def expression_bound(norm, types) -> set:
+    """Array variables some assignment binds to an array expression (not an allocation):
+    their derivatives flow through whole-array rules, not element by element."""
+    out = set()
+    for stmt in norm.body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
+                    and isinstance(types[node.targets[0].id], Array) \
+                    and not is_allocation(norm, node.value):
+                out.add(node.targets[0].id)
+    return out
+
+
+def written_in_place(norm) -> set:
+    """Variables whose contents some statement changes in place: element or slice writes
+    (`x[i] = v`, `x[1:] += v`) and augmented assignments (`x += v` writes an array)."""
+    out = set()
+    for stmt in norm.body:
+        for node in gast.walk(stmt):
+            targets = node.targets if isinstance(node, gast.Assign) else \
+                [node.target] if isinstance(node, gast.AugAssign) else []
+            for t in targets:
+                if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+                    out.add(t.value.id)
+                elif isinstance(t, gast.Name) and isinstance(node, gast.AugAssign):
+                    out.add(t.id)
+    return out
+
+
+def check_array_statements(norm, types, active: set) -> None:
+    """Refuse what whole-array differentiation does not handle yet, naming the line:
+    `acc += x` on an active array (in place in NumPy: it writes every alias of `acc`), element
+    writes into an active array that is also bound to expressions, a direct view of an array
+    whose elements are written. (An array argument rebound to an expression was renamed
+    before: transform/array_params.py.)"""
+    bound = expression_bound(norm, types) & active
+    mutated = written_in_place(norm)
+    for stmt in norm.body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
+                    and node.target.id in active and isinstance(types[node.target.id], Array):
+                name = node.target.id
+                raise norm.parsed.error(node, "augmented assignment to an array",
+                                        f"`{name} {_op(node.op)}= ...` updates the array "
+                                        f"`{name}` in place",
+                                        hint=f"write {name} = {name} {_op(node.op)} ...")
+            if not isinstance(node, gast.Assign):
+                continue
+            target = node.targets[0]
+            viewed = viewed_array(norm, node.value)
+            if isinstance(target, gast.Name) and target.id in bound and viewed in mutated:
+                raise norm.parsed.error(node, "view of a written array", f"`{target.id}` is "
+                                        f"a view of `{viewed}` (it shares its memory), and "
+                                        f"the elements of `{viewed}` are written",
+                                        hint=f"take a copy: {target.id} = "
+                                        f"{S.unparse_expr(node.value)}.copy()")
+            if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
+                    and target.value.id in bound:
+                raise norm.parsed.error(node, "element write", f"elements of `"
+                                        f"{target.value.id}` are written, and it is also "
+                                        "bound to whole-array expressions",
+                                        hint="write the elements of an array made with "
+                                        "np.zeros or .copy(), or compute it as a whole")
+
+
+_VIEW_CALLS = {"reshape", "ravel", "transpose", "squeeze", "expand_dims", "asarray"}
+
+
+def viewed_array(norm, value):
+    """The array `value` is a view of, without a copy (`x`, `x[1:]`, `A[i]`, `x.T`,
+    `x.reshape(...)`, `np.ravel(x)`), or None."""
+    while True:
+        if isinstance(value, gast.Subscript) or (isinstance(value, gast.Attribute)
+                                                 and value.attr == "T"):
+            value = value.value
+        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                and value.func.attr in _VIEW_CALLS:
+            receiver = value.func.value
+            is_module = isinstance(resolve_callee(norm.parsed, receiver, norm.extra_names),
+                                   types.ModuleType)
+            if is_module and not value.args:
+                return None
+            value = value.args[0] if is_module else receiver
+        else:
+            return value.id if isinstance(value, gast.Name) else None
+
+
+def _op(op) -> str:
+    return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/"}.get(type(op), "op")
+
+
+def refuse_array_code(norm, types, active: set, where: str | None, supported=None) -> None:
+    """Refuse whole-array operations on active values `where` they are not generated yet
+    (the numba backend, stacked vector lanes), naming the line; None: nothing refused. With
+    `supported(node)`, only the operations it rejects are refused."""
+    if where is None:
+        return
+    for stmt in norm.body:
+        for node in gast.walk(stmt):
+            if not isinstance(node, (gast.Assign, gast.AugAssign, gast.Return)) \
+                    or node.value is None or is_allocation(norm, node.value):
+                continue
+            for e in gast.walk(node.value):
+                if not isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute)):
+                    continue
+                operands = [c for c in gast.iter_child_nodes(e) if isinstance(c, gast.expr)]
+                if not (isinstance(types.of(e), Array)
+                        or any(isinstance(types.of(c), Array) for c in operands)):
+                    continue
+                if differentiable_reads(e, norm) & active and not (supported and supported(e)):
+                    raise norm.parsed.error(
+                        node, "array operation", f"whole-array operations on active arrays "
+                        f"(`{S.unparse_expr(e)}`) are not supported in {where} yet",
+                        hint="use the python backend (and at most 16 vector lanes), or "
+                        "write the elements in a loop")
+
+
+# numba forward mode compiles these as generated (products need SciPy under numba, reductions
+# with axis= are not all implemented there)
+_NUMBA_FORWARD = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
+                  "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
+                  "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
+                  "transpose"}
+
+
+def numba_forward_supports(norm):
+    """`supported(node)` for `refuse_array_code`: the array operations numba compiles in
+    forward mode (elementwise operators and functions, np.sum and np.mean of a whole array,
+    transposes)."""
+    def supported(node) -> bool:
+        call = array_call(norm, node)
+        if call is None:
+            return not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult))
+        if call.info.name in ("sum", "mean"):
+            return not call.keywords
+        return call.info.name in _NUMBA_FORWARD
+    return supported
+
+
+def rebound_allocations(norm, types) -> set:
+    """Local arrays allocated inside a loop or more than once (`w = np.zeros(3)` in a loop, a
+    work array per iteration): the reverse sweep treats each allocation as a new value of the
+    name, as it does a whole-array expression."""
+    counts: dict[str, int] = {}
+    out = set()
+
+    def block(stmts, in_loop):
+        for stmt in stmts:
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+                    and isinstance(types[stmt.targets[0].id], Array) \
+                    and is_allocation(norm, stmt.value):
+                name = stmt.targets[0].id
+                counts[name] = counts.get(name, 0) + 1
+                if in_loop or counts[name] > 1:
+                    out.add(name)
+            for field in ("body", "orelse"):
+                sub = getattr(stmt, field, None)
+                if isinstance(sub, list):
+                    block(sub, in_loop or isinstance(stmt, (gast.For, gast.While)))
+    block(norm.body, False)
+    return out - set(norm.params)

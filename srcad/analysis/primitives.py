@@ -1,0 +1,94 @@
+"""Which array primitive an expression node applies: one answer for the type analysis, the
+activity analysis and the transformations.
+
+`array_call(norm, node)` recognizes the spellings of an array primitive: a NumPy function
+with a rule `select` (`np.sum(x, axis=0)`), an array method (`x.sum(axis=0)`, `x.dot(y)`),
+the transpose attribute `x.T` and the operator `x @ y`. It returns the call's facts, its
+operand expressions and its literal keywords (`axis`, `keepdims`); `select_rule` then picks
+the rule for the operands' ranks.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+
+import gast
+
+from srcad import rules as R
+from srcad.errors import SrcadError
+from srcad.transform.inline import resolve_callee
+
+
+@dataclass(frozen=True)
+class ArrayCall:
+    info: R.CallInfo
+    operands: list
+    keywords: dict
+
+
+def array_call(norm, node) -> ArrayCall | None:
+    """The array primitive `node` applies, or None (also for every scalar-only spelling the
+    scalar rules already cover: operators other than `@`, math functions)."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
+        return ArrayCall(R.table.MATMUL_OPERATOR, [node.left, node.right], {})
+    if isinstance(node, gast.Attribute) and node.attr == "T" and not _is_module(norm, node.value):
+        return ArrayCall(R.table.TRANSPOSE_ATTRIBUTE, [node.value], {})
+    if not isinstance(node, gast.Call):
+        return None
+    func, args = node.func, list(node.args)
+    info = None
+    if isinstance(func, gast.Attribute) and not _is_module(norm, func.value):
+        info = R.lookup_method(func.attr)
+        args = [func.value] + args
+    if info is None:
+        info = R.lookup_call(resolve_callee(norm.parsed, func, norm.extra_names))
+    if info is None or info.select is None:
+        return None
+    if info.shape_arguments and len(args) == 2 and isinstance(args[1], gast.Tuple):
+        args = [args[0]] + list(args[1].elts)  # x.reshape((n, m)) is x.reshape(n, m)
+    count = 1 if info.keywords else len(args)
+    keywords = {}
+    for name, value in list(zip(info.keywords, args[count:])) + \
+            [(k.arg, k.value) for k in node.keywords]:
+        if name not in info.keywords:
+            raise norm.parsed.error(node, info.name, f"the keyword `{name}` of {info.name}",
+                                    hint=f"srcad knows {', '.join(info.keywords) or 'none'}")
+        keywords[name] = _literal(norm, node, info.name, name, value)
+    return ArrayCall(info, args[:count], keywords)
+
+
+def select_rule(norm, node, call: ArrayCall, ranks) -> R.Rule:
+    """The rule of `call` for operands of these ranks (0 for floats); refusals are located
+    at `node`."""
+    try:
+        return call.info.select(tuple(ranks), call.keywords)
+    except SrcadError as error:
+        raise norm.parsed.error(node, error.construct, error.message, hint=error.hint) from None
+
+
+def _literal(norm, node, fname, name, value):
+    try:
+        return _evaluate(value)
+    except ValueError:
+        raise norm.parsed.error(node, fname, f"`{name}=` of {fname} is not a literal",
+                                hint="write axis and keepdims as literals (axis=0, "
+                                "keepdims=True): the rank of the result depends on them") \
+            from None
+
+
+def _evaluate(value):
+    if isinstance(value, gast.Constant):
+        return value.value
+    if isinstance(value, gast.Tuple):
+        return tuple(_evaluate(e) for e in value.elts)
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+        return -_evaluate(value.operand)
+    raise ValueError(value)
+
+
+def _is_module(norm, node) -> bool:
+    obj = resolve_callee(norm.parsed, node, norm.extra_names) \
+        if isinstance(node, (gast.Name, gast.Attribute)) else None
+    return isinstance(obj, types.ModuleType)
+

@@ -1,0 +1,65 @@
+"""Elementwise NumPy functions on arrays: one formula for both modes, as for scalars, with
+NumPy in place of `math` (np.cos of an array where math.cos of a float). Operands broadcast
+against each other; the transformation undoes broadcasting in adjoints (`unbroadcast`).
+
+| primitive         | partial applied to seed g                     |
+|-------------------|-----------------------------------------------|
+| np.exp(x)         | g * ans                                       |
+| np.maximum(x, y)  | np.where(x >= y, g, 0.0), np.where(x >= y, 0.0, g) |
+| np.where(c, x, y) | -, np.where(c, g, 0.0), np.where(c, 0.0, g)   |
+"""
+
+from __future__ import annotations
+
+from srcad.rules import rule
+
+ARRAY_RULES = {
+    "exp": rule("exp", "x", "g * ans"),
+    "log": rule("log", "x", "g / x"),
+    "log1p": rule("log1p", "x", "g / (1.0 + x)"),
+    "expm1": rule("expm1", "x", "g * (ans + 1.0)"),
+    "sqrt": rule("sqrt", "x", "g / (2.0 * ans)"),
+    "square": rule("square", "x", "2.0 * x * g"),
+    "sin": rule("sin", "x", "g * np.cos(x)"),
+    "cos": rule("cos", "x", "-g * np.sin(x)"),
+    "tan": rule("tan", "x", "g * (1.0 + ans * ans)"),
+    "asin": rule("arcsin", "x", "g / np.sqrt(1.0 - x * x)"),
+    "acos": rule("arccos", "x", "-g / np.sqrt(1.0 - x * x)"),
+    "atan": rule("arctan", "x", "g / (1.0 + x * x)"),
+    "atan2": rule("arctan2", "y x", "g * x / (x * x + y * y)", "-g * y / (x * x + y * y)"),
+    "sinh": rule("sinh", "x", "g * np.cosh(x)"),
+    "cosh": rule("cosh", "x", "g * np.sinh(x)"),
+    "tanh": rule("tanh", "x", "g * (1.0 - ans * ans)"),
+    "pow": rule("power", "x y", "g * y * x ** (y - 1)", "g * ans * np.log(x)"),
+    "hypot": rule("hypot", "x y", "g * x / ans", "g * y / ans"),
+    # the scalar rules' tie-breaking: abs'(0) = 1, min and max pass g to x on a tie
+    "abs": rule("abs", "x", "np.where(x >= 0.0, g, -g)"),
+    "min": rule("minimum", "x y", "np.where(x <= y, g, 0.0)", "np.where(x <= y, 0.0, g)"),
+    "max": rule("maximum", "x y", "np.where(x >= y, g, 0.0)", "np.where(x >= y, 0.0, g)"),
+    "where": rule("where", "c x y", None, "np.where(c, g, 0.0)", "np.where(c, 0.0, g)"),
+    "copy": rule("copy", "x", "g"),
+    "logaddexp": rule("logaddexp", "x y", "g * np.exp(x - ans)", "g * np.exp(y - ans)"),
+    # the bounds of np.clip(x, lo, hi) pass g where x is cut off
+    "clip": rule("clip", "x lo hi", "np.where((x >= lo) & (x <= hi), g, 0.0)",
+                 "np.where(x < lo, g, 0.0)", "np.where(x > hi, g, 0.0)"),
+}
+
+
+def operator(rule_):
+    """A `select` for the ufunc spelling of an operator (np.add(x, y) is x + y): the
+    operator's rule, for floats and arrays alike."""
+    def select(ranks, keywords):
+        return rule_
+    return select
+
+
+def elementwise(scalar_rule, name):
+    """A `select` for a NumPy function: the scalar rule (math.* formulas, generated code as
+    for floats) when every operand is a float, else the array rule."""
+    array_rule = ARRAY_RULES[name]
+
+    def select(ranks, keywords):
+        if scalar_rule is not None and not any(ranks):
+            return scalar_rule
+        return array_rule
+    return select

@@ -1,0 +1,59 @@
+"""Shapes: reshape, ravel / flatten, expand_dims, squeeze. Linear and elementwise in their
+operand's values, so the tangent is the same reshaping of the tangent and the adjoint puts
+the seed back into the operand's shape. The new shape of a reshape (expressions, `-1` for
+one axis) is made of operands without derivative (`n0`, `n1`, ...).
+
+| primitive               | tangent                    | adjoint                 |
+|-------------------------|----------------------------|-------------------------|
+| x.reshape(n0, n1)       | np.reshape(g, (n0, n1))    | np.reshape(g, x.shape)  |
+| np.ravel(x), x.flatten()| np.ravel(g)                | np.reshape(g, x.shape)  |
+| np.expand_dims(x, 1)    | np.expand_dims(g, 1)       | np.reshape(g, x.shape)  |
+| np.squeeze(x, axis=0)   | np.squeeze(g, axis=0)      | np.reshape(g, x.shape)  |
+"""
+
+from __future__ import annotations
+
+from srcad.errors import SrcadError
+from srcad.rules import Rule
+
+_BACK = "np.reshape(g, x_shape)"
+
+
+def reshape(ranks, keywords):
+    """x.reshape(n0, n1, ...), x.reshape((n0, n1)), np.reshape(x, (n0, n1))."""
+    count = len(ranks) - 1
+    if count == 0:
+        raise SrcadError("reshape without a shape", construct="reshape")
+    sizes = [f"n{k}" for k in range(count)]
+    shape = "(" + ", ".join(sizes) + ("," if count == 1 else "") + ")"
+    return Rule("reshape", ("x",) + tuple(sizes), (_BACK,) + (None,) * count, "float",
+                (f"np.reshape(g, {shape})",) + (None,) * count, False,
+                f"reshaped(x_shape, {shape})", count)
+
+
+def ravel(ranks, keywords):
+    """np.ravel(x), x.ravel(), x.flatten()."""
+    return Rule("ravel", ("x",), (_BACK,), "float", ("np.ravel(g)",), False,
+                "reshaped(x_shape, (-1,))", 1)
+
+
+def _axis(keywords, rank, name) -> int:
+    axis = keywords.get("axis")
+    if not isinstance(axis, int) or not -rank <= axis < rank:
+        raise SrcadError(f"{name} needs a literal int axis within the rank", construct=name,
+                         hint=f"write np.{name}(x, axis=0)")
+    return axis % rank
+
+
+def expand_dims(ranks, keywords):
+    """np.expand_dims(x, axis)."""
+    a = _axis(keywords, ranks[0] + 1, "expand_dims")
+    return Rule("expand_dims", ("x",), (_BACK,), "float", (f"np.expand_dims(g, {a})",), False,
+                f"x_shape[:{a}] + (1,) + x_shape[{a}:]", ranks[0] + 1)
+
+
+def squeeze(ranks, keywords):
+    """np.squeeze(x, axis) (the axis must be given: the rank depends on it)."""
+    a = _axis(keywords, ranks[0], "squeeze")
+    return Rule("squeeze", ("x",), (_BACK,), "float", (f"np.squeeze(g, axis={a})",), False,
+                f"x_shape[:{a}] + x_shape[{a + 1}:]", ranks[0] - 1)
