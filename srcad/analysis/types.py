@@ -236,9 +236,10 @@ class Types:
         return OTHER
 
     def _Attribute(self, e):
+        call = array_call(self.norm, e)  # x.T, np.linalg.slogdet(A).logabsdet
+        if call is not None:
+            return self._array_call(e, call)
         base = self.of(e.value)
-        if isinstance(base, Array) and e.attr == "T":
-            return self._array_call(e, array_call(self.norm, e))
         if isinstance(base, Array):
             return {"shape": SHAPE, "size": INT, "ndim": INT}.get(e.attr, OTHER)
         if base == "module":
@@ -299,7 +300,8 @@ class Types:
             return INT if t == BOOL else t
         if info.result == "array":
             return self._constructed(info, e)
-        return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE}[info.result]
+        return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE,
+                "other": OTHER}[info.result]
 
     def _array_call(self, e, call):
         """The type of an array primitive's result: the broadcast rank of an elementwise
@@ -321,6 +323,13 @@ class Types:
             ndim = base.ndim if isinstance(base, Array) else 1
             return Array(ndim, is_float and (not isinstance(base, Array) or base.is_float
                                              or not info.name == "copy"))
+        if info.name in ("full", "full_like") and len(e.args) > 1 \
+                and self.of(e.args[1]) in (INT, BOOL) and not e.keywords:
+            is_float = False  # np.full(n, 3) holds ints
+        if info.name in ("eye", "identity"):
+            return Array(2, is_float)
+        if info.name in ("arange", "linspace"):  # np.arange(n) of ints holds ints
+            return Array(1, is_float and (info.name == "linspace" or _has_float(self, e)))
         shape = e.args[0] if e.args else None
         if isinstance(shape, gast.Tuple):
             return Array(len(shape.elts), is_float)
@@ -328,6 +337,12 @@ class Types:
             base = self.of(shape.value)
             return Array(base.ndim if isinstance(base, Array) else 1, is_float)
         return Array(1, is_float)
+
+
+def _has_float(types, call) -> bool:
+    """Does a call have a float argument or a float dtype (np.arange(0.0, 1.0, 0.1))?"""
+    return any(types.of(a) == FLOAT for a in call.args) or \
+        any(k.arg == "dtype" and "float" in gast.dump(k.value) for k in call.keywords)
 
 
 def _is_new_axis(node) -> bool:
