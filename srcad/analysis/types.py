@@ -23,6 +23,7 @@ from srcad.transform.inline import resolve_callee
 class Array:
     ndim: int
     is_float: bool = True
+    is_bool: bool = False  # a mask (a comparison of arrays), for reads `x[mask]`
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def type_of_value(value):
     if isinstance(value, (float, np.floating)):
         return FLOAT
     if isinstance(value, np.ndarray):
-        return Array(value.ndim, value.dtype.kind == "f")
+        return Array(value.ndim, value.dtype.kind == "f", value.dtype.kind == "b")
     if value is None:
         return NONE
     return OTHER
@@ -118,6 +119,15 @@ class Types:
                             and not isinstance(node.value, gast.Tuple)):
                     self._refuse_opaque(node if not isinstance(node, gast.Return)
                                         else node.value)
+                targets = node.targets if isinstance(node, gast.Assign) else \
+                    [node.target] if isinstance(node, gast.AugAssign) else []
+                for target in targets:
+                    if isinstance(target, gast.Subscript) and \
+                            isinstance(self.of(target.value), Array) and index_kind(self, target):
+                        raise self.norm.parsed.error(
+                            node, "array index", f"a write through an index array "
+                            f"(`{S.unparse_expr(target)} = ...`)", hint="index arrays and "
+                            "masks are supported in reads; write the elements in a loop")
                 if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                     name = node.targets[0].id
                     if name in self.mixed:
@@ -200,6 +210,10 @@ class Types:
         return "module" if isinstance(obj, pytypes.ModuleType) else type_of_value(obj)
 
     def _binop(self, a, op, b):
+        if isinstance(op, (gast.BitAnd, gast.BitOr, gast.BitXor)) \
+                and all(t == BOOL or (isinstance(t, Array) and t.is_bool) for t in (a, b)) \
+                and (isinstance(a, Array) or isinstance(b, Array)):  # masks combined
+            return Array(max(t.ndim for t in (a, b) if isinstance(t, Array)), False, True)
         if isinstance(a, Array) or isinstance(b, Array):  # broadcasting: the larger rank
             return Array(max(t.ndim for t in (a, b) if isinstance(t, Array)), True)
         if a in (None, NONE) or b in (None, NONE):  # not known yet (or a None placeholder)
@@ -221,7 +235,9 @@ class Types:
         return INT if t == BOOL else t
 
     def _Compare(self, e):
-        return BOOL
+        ranks = [t.ndim for t in map(self.of, [e.left] + list(e.comparators))
+                 if isinstance(t, Array)]
+        return Array(max(ranks), False, True) if ranks else BOOL  # arrays compare to a mask
 
     def _BoolOp(self, e):
         t = None
@@ -256,14 +272,16 @@ class Types:
         if isinstance(base, Array):
             # an int index drops an axis, a slice keeps it, None (np.newaxis) adds one
             parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
-            new = sum(1 for p in parts if _is_new_axis(p))
-            for p in parts:
-                if isinstance(self.of(p), Array) or (isinstance(p, gast.Constant)
-                                                     and p.value is Ellipsis):
-                    raise self.norm.parsed.error(
-                        e, "array index", f"`{S.unparse_expr(e)}` indexes with an array (a "
-                        "gather or a mask) or an ellipsis", hint="index with ints and slices, "
-                        "or loop over the indices")
+            new = sum(1 for p in parts if is_new_axis(p))
+            kinds = [self.of(p) for p in parts]
+            if any(t is None for t in kinds):
+                return None  # not yet known in this fixpoint round
+            if any(isinstance(p, gast.Constant) and p.value is Ellipsis for p in parts):
+                raise self.norm.parsed.error(
+                    e, "array index", f"`{S.unparse_expr(e)}` indexes with an ellipsis",
+                    hint="write the slices out: x[:, 0] for x[..., 0]")
+            if any(isinstance(t, Array) for t in kinds):
+                return gathered_type(self, e, base, parts, kinds)
             k = sum(1 for p in parts if not isinstance(p, gast.Slice)) - new
             if k >= base.ndim + new:
                 return FLOAT if base.is_float else INT
@@ -345,7 +363,7 @@ def _has_float(types, call) -> bool:
         any(k.arg == "dtype" and "float" in gast.dump(k.value) for k in call.keywords)
 
 
-def _is_new_axis(node) -> bool:
+def is_new_axis(node) -> bool:
     return (isinstance(node, gast.Constant) and node.value is None) or \
         (isinstance(node, gast.Attribute) and node.attr == "newaxis")
 
@@ -361,3 +379,8 @@ def _describe(func) -> str:
     if isinstance(func, gast.Attribute):
         return _describe(func.value) + "." + func.attr
     return type(func).__name__
+
+
+from srcad.analysis.index_types import gathered_type, index_kind  # noqa: E402  (needs Array)
+
+__all__ = ["Array", "Types", "index_kind"]
