@@ -52,6 +52,12 @@ def array_call(norm, node) -> ArrayCall | None:
         info = R.lookup_call(resolve_callee(norm.parsed, func, norm.extra_names))
     if info is None or info.select is None:
         return None
+    if info.name == "array" and args and isinstance(args[0], (gast.List, gast.Tuple)):
+        info = R.table.ARRAY_OF_LIST
+    if info.sequence and not (args and isinstance(args[0], (gast.List, gast.Tuple))):
+        raise norm.parsed.error(node, info.name, f"{info.name} of a value that is not a list "
+                                "or tuple written out", hint=f"list the arrays in the call: "
+                                f"np.{info.name}([a, b])")
     if info.shape_arguments and len(args) == 2 and isinstance(args[1], gast.Tuple):
         args = [args[0]] + list(args[1].elts)  # x.reshape((n, m)) is x.reshape(n, m)
     count = 1 if info.keywords else len(args)
@@ -62,6 +68,8 @@ def array_call(norm, node) -> ArrayCall | None:
             raise norm.parsed.error(node, info.name, f"the keyword `{name}` of {info.name}",
                                     hint=f"srcad knows {', '.join(info.keywords) or 'none'}")
         keywords[name] = _literal(norm, node, info.name, name, value)
+    if info.sequence:  # np.stack([a, b], axis=1): the listed values are the operands
+        return ArrayCall(info, list(args[0].elts), keywords)
     return ArrayCall(info, args[:count], keywords)
 
 

@@ -153,7 +153,8 @@ class Types:
             if stack_call(expr) or (isinstance(expr.func, gast.Attribute)
                                     and expr.func.attr == "copy"):
                 return
-            operands = list(expr.args)
+            operands = [e for a in expr.args  # np.stack([a, b]): the listed values
+                        for e in (a.elts if isinstance(a, gast.List) else [a])]
         for operand in operands:
             if isinstance(operand, (gast.Constant, gast.Compare, gast.BoolOp, gast.Tuple)):
                 continue

@@ -22,6 +22,7 @@ import numpy as np
 from srcad import rules as _r
 from srcad.array_runtime import cholesky_adjoint, cholesky_tangent, diagonal_adjoint, unbroadcast
 from srcad.errors import SrcadError
+from srcad.rules.building import at_least, concatenate, hstack, stack, vstack
 from srcad.rules.decompositions import (
     cholesky,
     det,
@@ -87,6 +88,7 @@ class CallInfo:
     select: object = None
     keywords: tuple = ()
     shape_arguments: bool = False  # reshape: the new shape's entries are operands too
+    sequence: bool = False  # np.stack([a, b]): the listed values are the operands
 
 
 def _build() -> dict[int, CallInfo]:
@@ -121,6 +123,13 @@ def _build() -> dict[int, CallInfo]:
     for fn, select in ((np.linalg.solve, solve), (np.linalg.inv, inv), (np.linalg.det, det),
                        (np.linalg.cholesky, cholesky), (np.diag, diag)):
         add(fn, CallInfo(fn.__name__, None, "float", select=select))
+    for fn, select in ((np.concatenate, concatenate), (np.stack, stack), (np.hstack, hstack),
+                       (np.vstack, vstack)):
+        add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=("axis",),
+                         sequence=True))
+    for ndim in (1, 2, 3):
+        fn = getattr(np, f"atleast_{ndim}d")
+        add(fn, CallInfo(fn.__name__, None, "float", select=at_least(ndim)))
     # a tuple: only its parts `.sign` and `.logabsdet` are values (SLOGDET_PARTS)
     add(np.linalg.slogdet, CallInfo("slogdet", None, "other"))
     for fn, rule_ in ((np.add, _r.ADD), (np.subtract, _r.SUB), (np.multiply, _r.MUL),
@@ -192,6 +201,8 @@ _METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.trans
 # Matrix product operator `x @ y`.
 MATMUL_OPERATOR = CallInfo("matmul", None, "float", select=matmul("matmul"))
 TRANSPOSE_ATTRIBUTE = CallInfo("transpose", None, "float", select=transpose)
+# np.array([a, b * c]) of a list: the listed values stacked (np.array(x) of an array: a copy)
+ARRAY_OF_LIST = CallInfo("array", None, "float", select=stack, sequence=True)
 # The parts of `np.linalg.slogdet(A)` (desugar unpacks `s, ld = np.linalg.slogdet(A)`)
 SLOGDET_PARTS = {"logabsdet": CallInfo("logabsdet", None, "float", select=logabsdet),
                  "sign": CallInfo("sign", None, "float", select=sign_of_det)}

@@ -44,7 +44,8 @@ class _Simplify(gast.NodeTransformer):
             return node.left
         if op in (gast.Add, gast.Sub) and b == 0:
             return node.left
-        if op is gast.Add and _same_product(node.left, node.right):  # g*s + s*g -> 2.0 * g*s
+        if op is gast.Add and _same_product(node.left, node.right) \
+                and not _shape_like(node.left):  # g*s + s*g -> 2.0 * g*s (not of shapes)
             return gast.BinOp(left=S.const(2.0), op=gast.Mult(), right=node.left)
         if op in (gast.Add, gast.Sub) and isinstance(node.right, gast.UnaryOp) \
                 and isinstance(node.right.op, gast.USub):  # a + -b -> a - b
@@ -76,6 +77,13 @@ def _strip_negation(node):
         if left is not None:
             return gast.BinOp(left=left, op=node.op, right=node.right)
     return None
+
+
+def _shape_like(node) -> bool:
+    """Does `node` read a shape (`x.shape`, `x.shape[0]`, a tuple)? `s + s` is then a tuple
+    concatenation or an int: never `2.0 * s`."""
+    return any(isinstance(n, gast.Tuple) or (isinstance(n, gast.Attribute) and n.attr == "shape")
+               for n in gast.walk(node))
 
 
 def _same_product(a, b) -> bool:
