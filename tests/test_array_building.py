@@ -136,3 +136,11 @@ def test_refusals_name_the_line(f, args, words):
     with pytest.raises(SrcadError) as info:
         srcad.autodiff(srcad.Reverse, f, *args())
     assert words in str(info.value) and "test_array_building.py" in str(info.value)
+
+
+def test_forward_mode_joins_the_tangents_once():
+    # one join of the listed tangents, not one join per operand padded with zeros
+    args = (dup(np.ones((2, 3))), dup(np.ones((2, 1))), np.ones((2, 4)))
+    source = srcad.source(concatenate_columns, srcad.Forward, *args)
+    assert "np.concatenate((A_dot, B_dot), axis=1)" in source, source
+    check_grads(concatenate_columns, *args)

@@ -132,3 +132,10 @@ def constant_index(x):
 def test_constant_arrays_anywhere():
     check_grads(constants, dup(RNG.standard_normal(4)))
     check_grads(constant_index, dup(RNG.standard_normal(5)))
+
+
+def test_numba_forward_mode_of_gathers_and_masks():
+    check_grads(gather, dup(RNG.standard_normal(5)), np.array([0, 3, 3, 1]), weights(4),
+                modes=("fwd",), backend="numba")
+    check_grads(positive_part, dup(np.array([-1.2, 0.3, -0.4, 1.5])), modes=("fwd",),
+                backend="numba")
