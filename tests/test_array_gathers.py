@@ -79,6 +79,21 @@ def test_gather_in_a_loop():
                 np.array([[0, 4], [4, 4], [2, 1]]), srcad.Active(0.8))
 
 
+def named_gather(x, idx):
+    y = x[idx]
+    return np.sum(y * y * x[0])
+
+
+def two_index_arrays(A, i, j):
+    return np.sum(np.sin(A[i, :, j]))
+
+
+def test_gather_bound_to_a_name_and_two_index_arrays():
+    check_grads(named_gather, dup(RNG.standard_normal(4)), np.array([3, 3, 0]))
+    check_grads(two_index_arrays, dup(RNG.standard_normal((3, 2, 4))), np.array([0, 2, 2]),
+                np.array([1, 1, 3]))
+
+
 # -- masks ----------------------------------------------------------------------------------------
 def positive_part(x):
     return np.sum(x[x > 0.0] ** 2) + np.sum(np.exp(x[x < 0.0]))
@@ -139,3 +154,14 @@ def test_numba_forward_mode_of_gathers_and_masks():
                 modes=("fwd",), backend="numba")
     check_grads(positive_part, dup(np.array([-1.2, 0.3, -0.4, 1.5])), modes=("fwd",),
                 backend="numba")
+
+
+def indexes_a_gather(A, idx):
+    return np.sum(A[idx][1] ** 2)
+
+
+def test_indexing_a_gathered_array_in_one_expression_is_refused():
+    # x[i][j] is read as x[i, j], which is not what it means when i is an index array
+    with pytest.raises(SrcadError) as info:
+        srcad.autodiff(srcad.Reverse, indexes_a_gather, dup(np.ones((3, 2))), np.array([2, 0]))
+    assert "A[idx][1]" in str(info.value) and "y = x[idx]" in str(info.value)

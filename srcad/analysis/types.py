@@ -281,6 +281,11 @@ class Types:
                 raise self.norm.parsed.error(
                     e, "array index", f"`{S.unparse_expr(e)}` indexes with an ellipsis",
                     hint="write the slices out: x[:, 0] for x[..., 0]")
+            if getattr(e.slice, "chained", False) and isinstance(kinds[0], Array):
+                raise self.norm.parsed.error(
+                    e, "array index", f"`{S.unparse_expr(e.value)}[{S.unparse_expr(parts[0])}]"
+                    f"[{S.unparse_expr(parts[1])}]` indexes the result of an index array",
+                    hint="bind the gathered array to a name first: y = x[idx]; y[j]")
             if any(isinstance(t, Array) for t in kinds):
                 return gathered_type(self, e, base, parts, kinds)
             k = sum(1 for p in parts if not isinstance(p, gast.Slice)) - new

@@ -60,6 +60,7 @@ class Desugar(gast.NodeTransformer):
                 and not isinstance(inner.slice, (gast.Slice, gast.Tuple))
                 and not isinstance(node.slice, (gast.Slice, gast.Tuple))):
             index = gast.Tuple(elts=[inner.slice, node.slice], ctx=gast.Load())
+            index.chained = True  # x[idx][j] is not x[idx, j] for an index array: types.py
             return gast.Subscript(value=inner.value, slice=index, ctx=node.ctx)
         return node
 
