@@ -47,3 +47,41 @@ def reshaped(shape, new_shape):
         known = int(np.prod([n for n in new_shape if n != -1]))
         new_shape = tuple(int(np.prod(shape)) // known if n == -1 else n for n in new_shape)
     return new_shape
+
+
+def diagonal_adjoint(g, shape):
+    """The adjoint of `np.diag(A)` for a matrix `A` of `shape`: `g` on the main diagonal of a
+    zero matrix (the diagonal of a non-square matrix has min(shape) entries).
+
+    >>> diagonal_adjoint(np.array([1.0, 2.0]), (3, 2))
+    array([[1., 0.],
+           [0., 2.],
+           [0., 0.]])
+    """
+    out = np.zeros(shape)
+    k = np.arange(len(g))
+    out[k, k] = g
+    return out
+
+
+def _half_diagonal_lower(x):
+    """The lower triangle of `x` with its diagonal halved (the map Phi of the Cholesky rules)."""
+    return np.tril(x) - 0.5 * np.diag(np.diag(x))
+
+
+def cholesky_tangent(L, dA):
+    """The tangent of `L = np.linalg.cholesky(A)` for a tangent `dA` of `A`. NumPy reads only
+    the lower triangle of `A` (the upper one is taken to mirror it), so only the lower triangle
+    of `dA` moves `L`: dL = L Phi(L^-1 S L^-T) with S the symmetric matrix of that triangle."""
+    sym = np.tril(dA) + np.tril(dA, -1).T
+    inner = np.linalg.solve(L, np.linalg.solve(L, sym).T).T  # L^-1 sym L^-T
+    return L @ _half_diagonal_lower(inner)
+
+
+def cholesky_adjoint(L, g):
+    """The adjoint of `A` for `L = np.linalg.cholesky(A)` and the seed `g` of `L` (the
+    transpose of `cholesky_tangent`): zero above the diagonal, which NumPy never reads."""
+    projected = _half_diagonal_lower(L.T @ g)
+    left = np.linalg.solve(L.T, projected)  # L^-T P
+    sym = np.linalg.solve(L.T, left.T).T  # L^-T P L^-1
+    return np.tril(sym) + np.tril(sym.T, -1)

@@ -18,7 +18,13 @@ from srcad.analysis.array_bindings import (
 )
 from srcad.analysis.types import Array, Types, is_float_like
 from srcad.analysis.writes import written_arguments
-from srcad.array_runtime import reshaped, unbroadcast
+from srcad.array_runtime import (
+    cholesky_adjoint,
+    cholesky_tangent,
+    diagonal_adjoint,
+    reshaped,
+    unbroadcast,
+)
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
@@ -37,7 +43,8 @@ from srcad.transform.styles import Looped, Scalar, Stacked, Unrolled
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes
 
 # What generated code of array programs calls besides NumPy (the names are reserved).
-ARRAY_RUNTIME = {"unbroadcast": unbroadcast, "reshaped": reshaped}
+ARRAY_RUNTIME = {f.__name__: f for f in (unbroadcast, reshaped, diagonal_adjoint,
+                                           cholesky_tangent, cholesky_adjoint)}
 
 # Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
 UNROLL_MAX_WIDTH = 16

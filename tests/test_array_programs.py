@@ -420,12 +420,12 @@ def test_alias_conditional_relu_and_new_axes():
     check_grads(new_axes, dup(RNG.standard_normal(3)), dup(RNG.standard_normal(4)))
 
 
-def test_gathers_are_refused_not_mistyped():
+def test_gathers_accumulate_repeated_indices():
     # x[idx] with idx an int array is an array (was typed a float: x_bar[idx] += g drops the
-    # repeated indices)
-    with pytest.raises(SrcadError) as info:
-        srcad.autodiff(srcad.Reverse, gathers, dup(np.ones(3)), np.array([0, 0, 2]))
-    assert "x[idx]" in str(info.value) and "gather" in str(info.value)
+    # repeated indices); its adjoint adds once per occurrence
+    check_grads(gathers, dup(RNG.standard_normal(3)), np.array([0, 0, 2]))
+    source = srcad.source(gathers, srcad.Reverse, dup(np.ones(3)), np.array([0, 0, 2]))
+    assert "np.add.at(x_bar, idx," in source
 
 
 def reshaped_view_of_written_array(x):

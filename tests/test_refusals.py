@@ -57,7 +57,7 @@ def uses_global(x):
 
 
 def calls_numpy_linalg(x):
-    return np.linalg.det(np.outer(x, x)) * x[0]
+    return np.sum(np.linalg.pinv(np.outer(x, x))) * x[0]
 
 
 def calls_time(x):
@@ -88,7 +88,7 @@ REFUSED = [
     ("lambda", SQUARE, (Active(1.0),)),
     ("def", has_nested_def, (Active(1.0),)),
     ("global", uses_global, (Active(1.0),)),
-    ("det", calls_numpy_linalg, (Duplicated(np.ones(3), np.zeros(3)),)),
+    ("pinv", calls_numpy_linalg, (Duplicated(np.ones(3), np.zeros(3)),)),
     ("time", calls_time, (Active(1.0),)),
     ("recursi", recursive, (Active(1.0), 2)),
     ("args", star_args, (Active(1.0), Active(2.0))),

@@ -34,7 +34,8 @@ _REFUSED = {
     gast.GeneratorExp: ("generator expression", "write a for loop"),
     gast.Dict: ("dict", "use separate variables or a NumPy array"),
     gast.Set: ("set", "use separate variables or a NumPy array"),
-    gast.List: ("list", "use a NumPy array"),
+    gast.List: ("list", "use a NumPy array; a list literal is accepted as the first argument "
+                "of np.concatenate, np.stack, np.hstack, np.vstack and np.array"),
     gast.JoinedStr: ("f-string", "format strings outside the differentiated function"),
     gast.NamedExpr: ("assignment expression (:=)", "assign in a statement of its own"),
     gast.Starred: ("starred expression", "pass the arguments one by one"),
@@ -81,8 +82,9 @@ def check_syntax(parsed: ParsedFunction, tree: gast.FunctionDef | None = None) -
 def _stack_syntax(tree) -> set:
     """Ids of the list and slice nodes srcad accepts: those its own generated code uses, so
     that generated code can be differentiated again (`tape = []`, a stack of floats or ints,
-    and `range(...)[:n]`, the iterations a loop with `break` ran), and slices of arrays
-    (`x[1:]`, `A[:, k]`, `y[1:] = v`)."""
+    and `range(...)[:n]`, the iterations a loop with `break` ran), slices of arrays
+    (`x[1:]`, `A[:, k]`, `y[1:] = v`), and list literals listing the arrays NumPy joins
+    (`np.stack([a, b])`; the rule table checks the function called)."""
     allowed = set()
     for node in gast.walk(tree):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.List) \
@@ -92,8 +94,22 @@ def _stack_syntax(tree) -> set:
                 and isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Name) \
                 and node.value.func.id == "range":
             allowed.add(id(node.slice))
+        if isinstance(node, gast.Call) and node.args and isinstance(node.args[0], gast.List) \
+                and _called_name(node.func) in _LIST_TAKING:
+            allowed.add(id(node.args[0]))  # np.stack([a, b]), np.array([a, b * c])
         if isinstance(node, gast.Subscript):
             # slices of arrays, read and written: x[1:], A[:, k], y[1:] = v
             parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
             allowed.update(id(p) for p in parts if isinstance(p, gast.Slice))
     return allowed
+
+
+# NumPy functions whose first argument may be a list literal (checked again by the rule table,
+# which knows the function object)
+_LIST_TAKING = {"concatenate", "stack", "hstack", "vstack", "array"}
+
+
+def _called_name(func) -> str | None:
+    if isinstance(func, gast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, gast.Name) else None

@@ -3,7 +3,8 @@ activity analysis and the transformations.
 
 `array_call(norm, node)` recognizes the spellings of an array primitive: a NumPy function
 with a rule `select` (`np.sum(x, axis=0)`), an array method (`x.sum(axis=0)`, `x.dot(y)`),
-the transpose attribute `x.T` and the operator `x @ y`. It returns the call's facts, its
+the transpose attribute `x.T`, the parts `.sign` and `.logabsdet` of `np.linalg.slogdet(A)`
+and the operator `x @ y`. It returns the call's facts, its
 operand expressions and its literal keywords (`axis`, `keepdims`); `select_rule` then picks
 the rule for the operands' ranks.
 """
@@ -14,6 +15,7 @@ import types
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from srcad import rules as R
 from srcad.errors import SrcadError
@@ -34,6 +36,11 @@ def array_call(norm, node) -> ArrayCall | None:
         return ArrayCall(R.table.MATMUL_OPERATOR, [node.left, node.right], {})
     if isinstance(node, gast.Attribute) and node.attr == "T" and not _is_module(norm, node.value):
         return ArrayCall(R.table.TRANSPOSE_ATTRIBUTE, [node.value], {})
+    if isinstance(node, gast.Attribute) and node.attr in R.table.SLOGDET_PARTS \
+            and isinstance(node.value, gast.Call) and len(node.value.args) == 1 \
+            and resolve_callee(norm.parsed, node.value.func, norm.extra_names) \
+            is np.linalg.slogdet:  # `s, ld = np.linalg.slogdet(A)`, unpacked by desugar
+        return ArrayCall(R.table.SLOGDET_PARTS[node.attr], list(node.value.args), {})
     if not isinstance(node, gast.Call):
         return None
     func, args = node.func, list(node.args)
@@ -45,6 +52,12 @@ def array_call(norm, node) -> ArrayCall | None:
         info = R.lookup_call(resolve_callee(norm.parsed, func, norm.extra_names))
     if info is None or info.select is None:
         return None
+    if info.name == "array" and args and isinstance(args[0], (gast.List, gast.Tuple)):
+        info = R.table.ARRAY_OF_LIST
+    if info.sequence and not (args and isinstance(args[0], (gast.List, gast.Tuple))):
+        raise norm.parsed.error(node, info.name, f"{info.name} of a value that is not a list "
+                                "or tuple written out", hint=f"list the arrays in the call: "
+                                f"np.{info.name}([a, b])")
     if info.shape_arguments and len(args) == 2 and isinstance(args[1], gast.Tuple):
         args = [args[0]] + list(args[1].elts)  # x.reshape((n, m)) is x.reshape(n, m)
     count = 1 if info.keywords else len(args)
@@ -55,6 +68,8 @@ def array_call(norm, node) -> ArrayCall | None:
             raise norm.parsed.error(node, info.name, f"the keyword `{name}` of {info.name}",
                                     hint=f"srcad knows {', '.join(info.keywords) or 'none'}")
         keywords[name] = _literal(norm, node, info.name, name, value)
+    if info.sequence:  # np.stack([a, b], axis=1): the listed values are the operands
+        return ArrayCall(info, list(args[0].elts), keywords)
     return ArrayCall(info, args[:count], keywords)
 
 

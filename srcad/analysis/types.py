@@ -23,6 +23,7 @@ from srcad.transform.inline import resolve_callee
 class Array:
     ndim: int
     is_float: bool = True
+    is_bool: bool = False  # a mask (a comparison of arrays), for reads `x[mask]`
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def type_of_value(value):
     if isinstance(value, (float, np.floating)):
         return FLOAT
     if isinstance(value, np.ndarray):
-        return Array(value.ndim, value.dtype.kind == "f")
+        return Array(value.ndim, value.dtype.kind == "f", value.dtype.kind == "b")
     if value is None:
         return NONE
     return OTHER
@@ -118,6 +119,15 @@ class Types:
                             and not isinstance(node.value, gast.Tuple)):
                     self._refuse_opaque(node if not isinstance(node, gast.Return)
                                         else node.value)
+                targets = node.targets if isinstance(node, gast.Assign) else \
+                    [node.target] if isinstance(node, gast.AugAssign) else []
+                for target in targets:
+                    if isinstance(target, gast.Subscript) and \
+                            isinstance(self.of(target.value), Array) and index_kind(self, target):
+                        raise self.norm.parsed.error(
+                            node, "array index", f"a write through an index array "
+                            f"(`{S.unparse_expr(target)} = ...`)", hint="index arrays and "
+                            "masks are supported in reads; write the elements in a loop")
                 if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                     name = node.targets[0].id
                     if name in self.mixed:
@@ -143,7 +153,8 @@ class Types:
             if stack_call(expr) or (isinstance(expr.func, gast.Attribute)
                                     and expr.func.attr == "copy"):
                 return
-            operands = list(expr.args)
+            operands = [e for a in expr.args  # np.stack([a, b]): the listed values
+                        for e in (a.elts if isinstance(a, gast.List) else [a])]
         for operand in operands:
             if isinstance(operand, (gast.Constant, gast.Compare, gast.BoolOp, gast.Tuple)):
                 continue
@@ -200,6 +211,10 @@ class Types:
         return "module" if isinstance(obj, pytypes.ModuleType) else type_of_value(obj)
 
     def _binop(self, a, op, b):
+        if isinstance(op, (gast.BitAnd, gast.BitOr, gast.BitXor)) \
+                and all(t == BOOL or (isinstance(t, Array) and t.is_bool) for t in (a, b)) \
+                and (isinstance(a, Array) or isinstance(b, Array)):  # masks combined
+            return Array(max(t.ndim for t in (a, b) if isinstance(t, Array)), False, True)
         if isinstance(a, Array) or isinstance(b, Array):  # broadcasting: the larger rank
             return Array(max(t.ndim for t in (a, b) if isinstance(t, Array)), True)
         if a in (None, NONE) or b in (None, NONE):  # not known yet (or a None placeholder)
@@ -221,7 +236,9 @@ class Types:
         return INT if t == BOOL else t
 
     def _Compare(self, e):
-        return BOOL
+        ranks = [t.ndim for t in map(self.of, [e.left] + list(e.comparators))
+                 if isinstance(t, Array)]
+        return Array(max(ranks), False, True) if ranks else BOOL  # arrays compare to a mask
 
     def _BoolOp(self, e):
         t = None
@@ -236,9 +253,10 @@ class Types:
         return OTHER
 
     def _Attribute(self, e):
+        call = array_call(self.norm, e)  # x.T, np.linalg.slogdet(A).logabsdet
+        if call is not None:
+            return self._array_call(e, call)
         base = self.of(e.value)
-        if isinstance(base, Array) and e.attr == "T":
-            return self._array_call(e, array_call(self.norm, e))
         if isinstance(base, Array):
             return {"shape": SHAPE, "size": INT, "ndim": INT}.get(e.attr, OTHER)
         if base == "module":
@@ -255,14 +273,21 @@ class Types:
         if isinstance(base, Array):
             # an int index drops an axis, a slice keeps it, None (np.newaxis) adds one
             parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
-            new = sum(1 for p in parts if _is_new_axis(p))
-            for p in parts:
-                if isinstance(self.of(p), Array) or (isinstance(p, gast.Constant)
-                                                     and p.value is Ellipsis):
-                    raise self.norm.parsed.error(
-                        e, "array index", f"`{S.unparse_expr(e)}` indexes with an array (a "
-                        "gather or a mask) or an ellipsis", hint="index with ints and slices, "
-                        "or loop over the indices")
+            new = sum(1 for p in parts if is_new_axis(p))
+            kinds = [self.of(p) for p in parts]
+            if any(t is None for t in kinds):
+                return None  # not yet known in this fixpoint round
+            if any(isinstance(p, gast.Constant) and p.value is Ellipsis for p in parts):
+                raise self.norm.parsed.error(
+                    e, "array index", f"`{S.unparse_expr(e)}` indexes with an ellipsis",
+                    hint="write the slices out: x[:, 0] for x[..., 0]")
+            if getattr(e.slice, "chained", False) and isinstance(kinds[0], Array):
+                raise self.norm.parsed.error(
+                    e, "array index", f"`{S.unparse_expr(e.value)}[{S.unparse_expr(parts[0])}]"
+                    f"[{S.unparse_expr(parts[1])}]` indexes the result of an index array",
+                    hint="bind the gathered array to a name first: y = x[idx]; y[j]")
+            if any(isinstance(t, Array) for t in kinds):
+                return gathered_type(self, e, base, parts, kinds)
             k = sum(1 for p in parts if not isinstance(p, gast.Slice)) - new
             if k >= base.ndim + new:
                 return FLOAT if base.is_float else INT
@@ -299,7 +324,8 @@ class Types:
             return INT if t == BOOL else t
         if info.result == "array":
             return self._constructed(info, e)
-        return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE}[info.result]
+        return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE,
+                "other": OTHER}[info.result]
 
     def _array_call(self, e, call):
         """The type of an array primitive's result: the broadcast rank of an elementwise
@@ -321,6 +347,13 @@ class Types:
             ndim = base.ndim if isinstance(base, Array) else 1
             return Array(ndim, is_float and (not isinstance(base, Array) or base.is_float
                                              or not info.name == "copy"))
+        if info.name in ("full", "full_like") and len(e.args) > 1 \
+                and self.of(e.args[1]) in (INT, BOOL) and not e.keywords:
+            is_float = False  # np.full(n, 3) holds ints
+        if info.name in ("eye", "identity"):
+            return Array(2, is_float)
+        if info.name in ("arange", "linspace"):  # np.arange(n) of ints holds ints
+            return Array(1, is_float and (info.name == "linspace" or _has_float(self, e)))
         shape = e.args[0] if e.args else None
         if isinstance(shape, gast.Tuple):
             return Array(len(shape.elts), is_float)
@@ -330,7 +363,13 @@ class Types:
         return Array(1, is_float)
 
 
-def _is_new_axis(node) -> bool:
+def _has_float(types, call) -> bool:
+    """Does a call have a float argument or a float dtype (np.arange(0.0, 1.0, 0.1))?"""
+    return any(types.of(a) == FLOAT for a in call.args) or \
+        any(k.arg == "dtype" and "float" in gast.dump(k.value) for k in call.keywords)
+
+
+def is_new_axis(node) -> bool:
     return (isinstance(node, gast.Constant) and node.value is None) or \
         (isinstance(node, gast.Attribute) and node.attr == "newaxis")
 
@@ -346,3 +385,8 @@ def _describe(func) -> str:
     if isinstance(func, gast.Attribute):
         return _describe(func.value) + "." + func.attr
     return type(func).__name__
+
+
+from srcad.analysis.index_types import gathered_type, index_kind  # noqa: E402  (needs Array)
+
+__all__ = ["Array", "Types", "index_kind"]

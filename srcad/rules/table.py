@@ -20,8 +20,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad import rules as _r
-from srcad.array_runtime import unbroadcast
+from srcad.array_runtime import cholesky_adjoint, cholesky_tangent, diagonal_adjoint, unbroadcast
 from srcad.errors import SrcadError
+from srcad.rules.building import at_least, concatenate, hstack, stack, vstack
+from srcad.rules.decompositions import (
+    cholesky,
+    det,
+    diag,
+    inv,
+    logabsdet,
+    sign_of_det,
+    solve,
+)
 from srcad.rules.elementwise import elementwise, operator
 from srcad.rules.linalg import inner, matmul, outer, trace, transpose
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
@@ -78,6 +88,7 @@ class CallInfo:
     select: object = None
     keywords: tuple = ()
     shape_arguments: bool = False  # reshape: the new shape's entries are operands too
+    sequence: bool = False  # np.stack([a, b]): the listed values are the operands
 
 
 def _build() -> dict[int, CallInfo]:
@@ -109,6 +120,18 @@ def _build() -> dict[int, CallInfo]:
     add(np.outer, CallInfo("outer", None, "float", select=outer))
     add(np.inner, CallInfo("inner", None, "float", select=inner))
     add(np.trace, CallInfo("trace", None, "float", select=trace))
+    for fn, select in ((np.linalg.solve, solve), (np.linalg.inv, inv), (np.linalg.det, det),
+                       (np.linalg.cholesky, cholesky), (np.diag, diag)):
+        add(fn, CallInfo(fn.__name__, None, "float", select=select))
+    for fn, select in ((np.concatenate, concatenate), (np.stack, stack), (np.hstack, hstack),
+                       (np.vstack, vstack)):
+        add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=("axis",),
+                         sequence=True))
+    for ndim in (1, 2, 3):
+        fn = getattr(np, f"atleast_{ndim}d")
+        add(fn, CallInfo(fn.__name__, None, "float", select=at_least(ndim)))
+    # a tuple: only its parts `.sign` and `.logabsdet` are values (SLOGDET_PARTS)
+    add(np.linalg.slogdet, CallInfo("slogdet", None, "other"))
     for fn, rule_ in ((np.add, _r.ADD), (np.subtract, _r.SUB), (np.multiply, _r.MUL),
                       (np.divide, _r.DIV), (np.true_divide, _r.DIV), (np.negative, _r.NEG)):
         add(fn, CallInfo(fn.__name__, None, "float", select=operator(rule_)))
@@ -124,7 +147,8 @@ def _build() -> dict[int, CallInfo]:
         add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=("axis",)))
     # what srcad's generated array code calls: known, so that differentiating that code again
     # (hessian, hvp) is refused by name instead of inlining NumPy's own Python
-    for fn in (unbroadcast, np.broadcast_to, np.broadcast_shapes):
+    for fn in (unbroadcast, np.broadcast_to, np.broadcast_shapes, diagonal_adjoint,
+               cholesky_tangent, cholesky_adjoint):
         add(fn, CallInfo(fn.__name__, None, "float", select=_not_yet(fn.__name__)))
     add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same"))
     add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
@@ -148,7 +172,8 @@ def _build() -> dict[int, CallInfo]:
     add(np.sign, CallInfo("sign", None, "float"))
     add(math.copysign, CallInfo("copysign", _RULES_BY_NAME["copysign"], "float"))
     add(np.copysign, CallInfo("copysign", _RULES_BY_NAME["copysign"], "float"))
-    for ctor in (np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like):
+    for ctor in (np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like,
+                 np.full, np.full_like, np.eye, np.identity, np.arange, np.linspace):
         add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True))
     add(np.copy, CallInfo("copy", None, "array", constructor=True,
                           select=elementwise(None, "copy")))
@@ -176,6 +201,11 @@ _METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.trans
 # Matrix product operator `x @ y`.
 MATMUL_OPERATOR = CallInfo("matmul", None, "float", select=matmul("matmul"))
 TRANSPOSE_ATTRIBUTE = CallInfo("transpose", None, "float", select=transpose)
+# np.array([a, b * c]) of a list: the listed values stacked (np.array(x) of an array: a copy)
+ARRAY_OF_LIST = CallInfo("array", None, "float", select=stack, sequence=True)
+# The parts of `np.linalg.slogdet(A)` (desugar unpacks `s, ld = np.linalg.slogdet(A)`)
+SLOGDET_PARTS = {"logabsdet": CallInfo("logabsdet", None, "float", select=logabsdet),
+                 "sign": CallInfo("sign", None, "float", select=sign_of_det)}
 
 
 def lookup_method(attr: str) -> CallInfo | None:

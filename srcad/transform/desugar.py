@@ -5,14 +5,18 @@
 * tuple assignment and swaps become one assignment per target (through temporaries only when a
   target is read on the right-hand side); `n, m = x.shape` reads `x.shape[k]`;
 * `a = b = e` becomes two assignments; annotated assignments lose their annotation;
-* `min(a, b, c)` becomes `min(min(a, b), c)` (same for max).
+* `min(a, b, c)` becomes `min(min(a, b), c)` (same for max);
+* `s, ld = np.linalg.slogdet(A)` becomes `s = np.linalg.slogdet(A).sign` and
+  `ld = np.linalg.slogdet(A).logabsdet` (the rule table knows the second as a primitive).
 """
 
 from __future__ import annotations
 
 import builtins
+import types
 
 import gast
+import numpy as np
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
@@ -33,6 +37,22 @@ class Desugar(gast.NodeTransformer):
         except KeyError:
             return False
 
+    def _resolved(self, node):
+        if isinstance(node, gast.Name):
+            try:
+                return self.parsed.resolve(node.id)
+            except KeyError:
+                return None
+        if isinstance(node, gast.Attribute):
+            base = self._resolved(node.value)
+            if isinstance(base, types.ModuleType):
+                return getattr(base, node.attr, None)
+        return None
+
+    def _is_slogdet(self, value) -> bool:
+        return isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+            and self._resolved(value.func) is np.linalg.slogdet
+
     def visit_Subscript(self, node):
         self.generic_visit(node)
         inner = node.value
@@ -40,6 +60,7 @@ class Desugar(gast.NodeTransformer):
                 and not isinstance(inner.slice, (gast.Slice, gast.Tuple))
                 and not isinstance(node.slice, (gast.Slice, gast.Tuple))):
             index = gast.Tuple(elts=[inner.slice, node.slice], ctx=gast.Load())
+            index.chained = True  # x[idx][j] is not x[idx, j] for an index array: types.py
             return gast.Subscript(value=inner.value, slice=index, ctx=node.ctx)
         return node
 
@@ -87,6 +108,13 @@ class Desugar(gast.NodeTransformer):
             out += [gast.copy_location(S.assign(t, S.name(tmp)), origin)
                     for t, tmp in zip(elts, temps)]
             return out
+        if self._is_slogdet(value) and len(elts) == 2:
+            written = set().union(*(S.stored_names(S.assign(t, S.const(0))) for t in elts))
+            if not written & S.loaded_names(value):
+                parts = [gast.Attribute(value=S.clone(value), attr=attr, ctx=gast.Load())
+                         for attr in ("sign", "logabsdet")]
+                return [s for t, part in zip(elts, parts)
+                        for s in self._assign_one(t, part, origin)]
         if isinstance(value, gast.Attribute) and value.attr == "shape":
             source = value
             out = []

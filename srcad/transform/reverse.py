@@ -232,7 +232,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         rev = [self._comment(stmt)] + pops
 
         def accumulate(leaf, contribution):
-            return [S.aug_assign(self._adjoint_ref(leaf), gast.Add(), contribution)]
+            return self.accumulate_leaf(leaf, contribution)
 
         if op is not None and full is None:  # v += e, v -= e: v's adjoint passes through
             seed = seed_read if isinstance(op, gast.Add) else gast.UnaryOp(op=gast.USub(),

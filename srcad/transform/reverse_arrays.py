@@ -8,10 +8,21 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.array_bindings import copy_source, is_allocation
+from srcad.analysis.types import index_kind
 from srcad.transform.tapes import WORK, ArrayTapes
 
 
 class ReverseArrays:
+    def accumulate_leaf(self, leaf, contribution) -> list:
+        """`x_bar += c` for a leaf `x` or `x[i]`; for a gather `x[idx]`, `np.add.at(x_bar, idx,
+        c)`, which adds once per occurrence of a repeated index (`x_bar[idx] += c` would add
+        only the last one)."""
+        if isinstance(leaf, gast.Subscript) and index_kind(self.types, leaf) == "gather":
+            base = S.name(self.bar[S.target_name(leaf)])
+            return [gast.Expr(value=S.call("np.add.at", base, _index_value(leaf.slice),
+                                           contribution))]
+        return [S.aug_assign(self._adjoint_ref(leaf), gast.Add(), contribution)]
+
     def array_return(self, stmt, assign):
         """`return y` for an active array y: its adjoint is seeded with the `result_bar`
         array."""
@@ -57,3 +68,13 @@ class ReverseArrays:
             self.used_tapes.add(WORK)
         return out
 
+
+
+def _index_value(index):
+    """An index as a value (`(slice(None), idx)` for the `:, idx` of a subscript)."""
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[_index_value(p) for p in index.elts], ctx=gast.Load())
+    if isinstance(index, gast.Slice):
+        return S.call("slice", *[S.as_load(b) if b is not None else S.const(None)
+                                 for b in (index.lower, index.upper, index.step)])
+    return S.as_load(index)

@@ -1,5 +1,8 @@
 """Algebraic clean-up of rule instances, so generated code reads like hand-written code:
-constant folding, `1.0 * g` -> `g`, `x ** 1` -> `x`, `-(-g)` -> `g`.
+constant folding, `1.0 * g` -> `g`, `x ** 1` -> `x`, `-(-g)` -> `g`, and the tangents of
+the listed arrays of a join merged into one join:
+`np.stack((a_dot, np.zeros(b.shape)), axis=0) + np.stack((np.zeros(a.shape), b_dot), axis=0)`
+-> `np.stack((a_dot, b_dot), axis=0)`.
 """
 
 from __future__ import annotations
@@ -44,8 +47,13 @@ class _Simplify(gast.NodeTransformer):
             return node.left
         if op in (gast.Add, gast.Sub) and b == 0:
             return node.left
-        if op is gast.Add and _same_product(node.left, node.right):  # g*s + s*g -> 2.0 * g*s
+        if op is gast.Add and _same_product(node.left, node.right) \
+                and not _shape_like(node.left):  # g*s + s*g -> 2.0 * g*s (not of shapes)
             return gast.BinOp(left=S.const(2.0), op=gast.Mult(), right=node.left)
+        if op is gast.Add:
+            merged = _merged_join(node.left, node.right)
+            if merged is not None:
+                return merged
         if op in (gast.Add, gast.Sub) and isinstance(node.right, gast.UnaryOp) \
                 and isinstance(node.right.op, gast.USub):  # a + -b -> a - b
             flipped = gast.Sub() if op is gast.Add else gast.Add()
@@ -76,6 +84,40 @@ def _strip_negation(node):
         if left is not None:
             return gast.BinOp(left=left, op=node.op, right=node.right)
     return None
+
+
+def _shape_like(node) -> bool:
+    """Does `node` read a shape (`x.shape`, `x.shape[0]`, a tuple)? `s + s` is then a tuple
+    concatenation or an int: never `2.0 * s`."""
+    return any(isinstance(n, gast.Tuple) or (isinstance(n, gast.Attribute) and n.attr == "shape")
+               for n in gast.walk(node))
+
+
+_JOINS = ("np.concatenate", "np.stack")
+
+
+def _is_zero(node) -> bool:
+    return _num(node) == 0 or (isinstance(node, gast.Call) and not node.keywords
+                               and S.unparse_expr(node.func) == "np.zeros")
+
+
+def _merged_join(a, b):
+    """`join((x, 0), axis) + join((0, y), axis)` as `join((x, y), axis)` (same join, same
+    axis, a zero on one side at every position), else None."""
+    if not all(isinstance(n, gast.Call) and len(n.args) == 1 and isinstance(n.args[0], gast.Tuple)
+               and S.unparse_expr(n.func) in _JOINS for n in (a, b)):
+        return None
+    if S.unparse_expr(a.func) != S.unparse_expr(b.func) \
+            or [gast.dump(k) for k in a.keywords] != [gast.dump(k) for k in b.keywords] \
+            or len(a.args[0].elts) != len(b.args[0].elts):
+        return None
+    parts = []
+    for x, y in zip(a.args[0].elts, b.args[0].elts):
+        if not (_is_zero(x) or _is_zero(y)):
+            return None
+        parts.append(y if _is_zero(x) else x)
+    return gast.Call(func=a.func, args=[gast.Tuple(elts=parts, ctx=gast.Load())],
+                     keywords=a.keywords)
 
 
 def _same_product(a, b) -> bool:
