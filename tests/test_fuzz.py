@@ -25,6 +25,7 @@ BOUNDED_SEED = 10_000
 BOUNDED_COUNT = 60
 
 
+@pytest.mark.slow
 def test_bounded_fuzz_run_has_no_disagreement_and_no_crash():
     results = [fuzz_run.check_seed(seed, timeout=20.0)
                for seed in range(BOUNDED_SEED, BOUNDED_SEED + BOUNDED_COUNT)]

@@ -602,9 +602,8 @@ def test_construct_is_refused_with_file_line_and_hint(name, f, args, words, offs
 
 @pytest.mark.parametrize("name, f, args, words, offset", REFUSED, ids=[r[0] for r in REFUSED])
 def test_construct_refusal_says_what_to_do_instead(name, f, args, words, offset):
-    """The issue asks for 'what to do instead' on every refusal: the hint must be present."""
-    if name in ("async", "async-generator", "yield-from"):
-        pytest.xfail("usage.md documents no fix for generators/async ('-')")
+    """Every refusal says what to do instead: the hint must be present (async functions and
+    generators included)."""
     refused(lambda: srcad.autodiff(Reverse, f, *args))
 
 
