@@ -259,8 +259,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--only", default="", help="run mutants whose label contains this")
+    parser.add_argument("--kind", choices=["all", "rules", "mechanisms"], default="all")
     options = parser.parse_args(argv)
-    mutants = [m for m in all_mutants() if options.only in m.label]
+    mutants = [m for m in all_mutants() if options.only in m.label and (
+        options.kind == "all" or (options.kind == "rules") == m.label.startswith("rule "))]
     if options.list:
         for m in mutants:
             print(f"{m.label}  ({m.path})")

@@ -122,3 +122,35 @@ def test_finite_difference_error_bound_comes_from_the_function():
     assert fd == pytest.approx(1e-6, rel=1e-9) and err < 1e-15
     fd, err = testing._central_difference(line(1e-6, 1.0), 1e-6)
     assert 1e-12 < err < 1e-8
+
+
+def squares_in_place(x):
+    for i in range(len(x)):
+        x[i] = x[i] * x[i]
+
+
+@pytest.mark.parametrize("what, f, args, message", [
+    ("value", sine_product, lambda: (srcad.Active(0.7), srcad.Active(2.0)),
+     "generated code returns"),
+    ("array", squares_in_place, lambda: (srcad.Duplicated(np.array([0.5, 2.0]), np.zeros(2)),),
+     "generated code leaves argument 0"),
+])
+def test_generated_code_computing_another_primal_fails(monkeypatch, what, f, args, message):
+    """The generated reverse code must compute the primal bit for bit (value and written
+    arrays): one ulp off in either fails, before any derivative is compared."""
+    real = testing.autodiff
+
+    def off_by_one_ulp(mode, f, *args, **kwargs):
+        out = real(mode, f, *args, **kwargs)
+        if mode is not ReverseWithPrimal:
+            return out
+        if what == "array":
+            array = args[0].value
+            array[0] = np.nextafter(array[0], np.inf)
+            return out
+        return out[0], np.nextafter(out[1], np.inf)
+
+    check_grads(f, *args())
+    monkeypatch.setattr(testing, "autodiff", off_by_one_ulp)
+    with pytest.raises(AssertionError, match=message):
+        check_grads(f, *args())
