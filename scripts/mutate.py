@@ -44,8 +44,16 @@ FAST = ["-m", "not slow", "-k", "not numba", "-x", "-q", "-p", "no:cacheprovider
 TIMEOUT = 300  # seconds per mutant; a mutant that hangs the tests counts as killed
 
 # label -> why the mutant computes exactly what the original computes
+_BY_BRANCH = ("the transformations differentiate `b if c else d` branch by branch "
+              "(srcad/transform/expressions.py: the seed or tangent goes to the taken branch); "
+              "of the select rule they read only its name and which partial is None")
 EQUIVALENT = {
     "rule add: swap operands": "both partials are `g`",
+    "rule select: flip the sign of body": _BY_BRANCH,
+    "rule select: drop a term of body": _BY_BRANCH,
+    "rule select: flip the sign of orelse": _BY_BRANCH,
+    "rule select: drop a term of orelse": _BY_BRANCH,
+    "rule select: swap operands": _BY_BRANCH,
 }
 
 
@@ -260,7 +268,10 @@ def main(argv=None) -> int:
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--only", default="", help="run mutants whose label contains this")
     parser.add_argument("--kind", choices=["all", "rules", "mechanisms"], default="all")
+    parser.add_argument("--files", nargs="+", help="test files to run instead of FAST_FILES")
     options = parser.parse_args(argv)
+    if options.files:
+        FAST_FILES[:] = options.files
     mutants = [m for m in all_mutants() if options.only in m.label and (
         options.kind == "all" or (options.kind == "rules") == m.label.startswith("rule "))]
     if options.list:
