@@ -10,6 +10,7 @@ random directions (and, once forward mode exists, forward against reverse).
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 
@@ -120,7 +121,10 @@ def check_grads(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, directions=3,
 
 def agrees(value, fd, fd_error, rtol, atol) -> bool:
     """A derivative `value` agrees with the finite difference `fd` (of error `fd_error`)
-    within `rtol` of the larger of the two, plus `atol`. NaN never agrees."""
+    within `rtol` of the larger of the two, plus `atol`. NaN never agrees; where anything is
+    infinite (a bound of inf would accept every value) only equal values agree."""
+    if not (math.isfinite(value) and math.isfinite(fd) and math.isfinite(fd_error)):
+        return value == fd
     return abs(value - fd) <= rtol * max(abs(value), abs(fd)) + fd_error + atol
 
 

@@ -112,6 +112,10 @@ def test_agreement_is_relative_to_the_quantities_compared():
     assert not testing.agrees(float("nan"), 1.0, 0.0, 1e-6, 0.0)
     assert testing.agrees(1.1e-6, 1.0e-6, 2e-7, 1e-6, 0.0)  # within the fd's own error
     assert not testing.agrees(1.1e-6, 1.0e-6, 5e-8, 1e-6, 0.0)  # beyond it
+    inf = float("inf")  # an infinite bound or value accepts nothing but an equal value
+    assert not testing.agrees(5.0, inf, 0.0, 1e-6, 0.0)
+    assert not testing.agrees(1.0, 2.0, inf, 1e-6, 0.0)
+    assert testing.agrees(inf, inf, 0.0, 1e-6, 0.0)
 
 
 def test_finite_difference_error_bound_comes_from_the_function():
