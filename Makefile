@@ -36,6 +36,6 @@ fuzz: venv
 
 # Mutation check (scripts/mutate.py, docs/fuzzing.md): every rule of the derivative table and a
 # set of mechanisms broken on purpose, one at a time, in a copy of the tree; the fast test
-# subset must fail on each. Not part of `make test` (about 20 minutes).
+# subset must fail on each. Not part of `make test` (about 25 minutes).
 mutate: venv
 	$(VENV)/bin/python scripts/mutate.py
