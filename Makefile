@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint fuzz bench
+.PHONY: venv demo test lint fuzz bench mutate
 
 venv: $(STAMP)
 
@@ -33,3 +33,9 @@ bench: venv
 # vector and reverse mode against finite differences; failures land in fuzz/failures/.
 fuzz: venv
 	$(VENV)/bin/python fuzz/run.py --count 2000
+
+# Mutation check (scripts/mutate.py, docs/fuzzing.md): every rule of the derivative table and a
+# set of mechanisms broken on purpose, one at a time, in a copy of the tree; the fast test
+# subset must fail on each. Not part of `make test` (about 25 minutes).
+mutate: venv
+	$(VENV)/bin/python scripts/mutate.py

@@ -89,10 +89,18 @@ def parse_function(func) -> ParsedFunction:
         raise UnsupportedSyntaxError(
             "lambdas are not supported", filename=filename, line=func.__code__.co_firstlineno,
             construct="lambda", hint="write the function with `def`")
-    if inspect.isgeneratorfunction(func) or inspect.iscoroutinefunction(func):
+    if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
         raise UnsupportedSyntaxError(
-            "generators and async functions cannot be differentiated", filename=filename,
-            line=func.__code__.co_firstlineno, construct="generator/async def")
+            "async functions cannot be differentiated", filename=filename,
+            line=func.__code__.co_firstlineno, construct="async def",
+            hint="move the computation into a plain `def` function, differentiate that, and "
+            "call it from the async code")
+    if inspect.isgeneratorfunction(func):
+        raise UnsupportedSyntaxError(
+            "generators cannot be differentiated", filename=filename,
+            line=func.__code__.co_firstlineno, construct="generator",
+            hint="write a plain function that computes the values in a loop and returns "
+            "the one to differentiate (or writes them into an Output array)")
     try:
         lines, first_line = inspect.getsourcelines(func)
     except (OSError, TypeError) as exc:

@@ -10,6 +10,7 @@ random directions (and, once forward mode exists, forward against reverse).
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 
@@ -39,7 +40,7 @@ def _call(f, values):
 CHECK_MODES = ("fwd", "rev", "vec")
 
 
-def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
+def check_grads(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, directions=3,
                 modes=("fwd", "rev", "vec"), backend="python"):
     """Check derivatives of `f` at `args` three ways, in random directions.
 
@@ -48,6 +49,14 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
     output weights u: <u, J v> by central finite differences, by forward mode, and by the
     vector mode (two lanes: v and 2v); <J^T u, v> by reverse mode. All must agree (the
     dot-product test). Raises AssertionError naming the disagreeing pair.
+
+    Each mode's value `d` must satisfy |d - fd| <= rtol * max(|d|, |fd|) + fd_error + atol:
+    relative to the size of the quantities compared (so a 10% error in a derivative of size
+    1e-6 fails), plus the finite difference's own error, estimated from the function (its
+    change from step eps to 2 eps, and its rounding at this step), never from the derivatives
+    checked. The quantity compared is the whole <u, J v>: an error in a small part of a
+    Jacobian whose other parts are large (an input array the function leaves as it is, whose
+    identity block is in J) is judged against the whole; check such parts on their own.
     """
     unknown = [m for m in modes if m not in CHECK_MODES] if not isinstance(modes, str) else [modes]
     if unknown or not modes:  # an unknown name would leave that mode silently unchecked
@@ -70,16 +79,17 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
                       else float(rng.standard_normal())) if scalar_out else 0.0
 
         def probe(step, direction=direction, weights=weights, out_weight=out_weight):
+            """(<u, f(x + step v)>, the sum of its terms' sizes)."""
             moved = list(values)
             for i in positions:
                 moved[i] = values[i] + step * direction[i]
             out, arrays = _call(f, moved)
-            total = float(np.sum(out_weight * out)) if scalar_out else 0.0
-            for i in dup:
-                total += float(np.sum(weights[i] * arrays[i]))
-            return total
+            terms = [out_weight * np.asarray(out, dtype=float)] if scalar_out else []
+            terms += [weights[i] * arrays[i] for i in dup]
+            return (sum(float(np.sum(t)) for t in terms),
+                    sum(float(np.sum(np.abs(t))) for t in terms))
 
-        fd = (probe(eps) - probe(-eps)) / (2 * eps)
+        fd, fd_error = _central_difference(probe, eps)
 
         call_args = []
         shadows = {}
@@ -111,11 +121,33 @@ def check_grads(f, *args, rtol=1e-6, atol=1e-8, eps=1e-6, seed=0, directions=3,
                                    out_weight, scalar_out, 2, backend)
             results["vector lane 1"] = lane_values[0]
             results["vector lane 2 / 2"] = lane_values[1] / 2.0
-        scale = max(max(abs(r) for r in results.values()), 1.0)
         for label, value in results.items():
-            if not abs(value - fd) <= atol + rtol * scale:
+            if not agrees(value, fd, fd_error, rtol, atol):
                 raise AssertionError(f"{label} = {value!r} disagrees with finite differences "
-                                     f"{fd!r} (all: {results})")
+                                     f"{fd!r} (error bound {fd_error:.3g}) (all: {results})")
+
+
+def agrees(value, fd, fd_error, rtol, atol) -> bool:
+    """A derivative `value` agrees with the finite difference `fd` (of error `fd_error`)
+    within `rtol` of the larger of the two, plus `atol`. NaN never agrees; where anything is
+    infinite (a bound of inf would accept every value) only equal values agree."""
+    if not (math.isfinite(value) and math.isfinite(fd) and math.isfinite(fd_error)):
+        return value == fd
+    return abs(value - fd) <= rtol * max(abs(value), abs(fd)) + fd_error + atol
+
+
+def _central_difference(probe, eps):
+    """(fd, error bound) of a central difference with step `eps`. The truncation error is
+    O(eps^2), so the step-2eps difference is off by about four times as much: their gap
+    bounds it. Rounding: each probe is off by ~machine epsilon times the size of its terms,
+    divided by the step."""
+    (plus, size_plus), (minus, size_minus) = probe(eps), probe(-eps)
+    (plus2, size_plus2), (minus2, size_minus2) = probe(2 * eps), probe(-2 * eps)
+    fd = (plus - minus) / (2 * eps)
+    fd2 = (plus2 - minus2) / (4 * eps)
+    size = max(size_plus, size_minus, size_plus2, size_minus2)
+    rounding = 8 * np.finfo(float).eps * size / eps
+    return fd, abs(fd2 - fd) + rounding
 
 
 def _same_primal(out0, arrays0, value, arrays, exact=True):

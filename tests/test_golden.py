@@ -4,6 +4,9 @@ A change in code generation shows up here as a readable diff. After checking tha
 output is right (and no more bloated than before), regenerate the files with
 
     SRCAD_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden.py
+
+A run that rewrites the files skips every case (a rewritten file proves nothing); run again
+without the variable to check them.
 """
 
 import importlib.util
@@ -89,9 +92,26 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_generated_adjoint_source_matches_golden_file(name):
+    check_golden(name, GOLDEN, UPDATE)
+
+
+def check_golden(name, folder, update):
     text = CASES[name]()
-    path = GOLDEN / f"{name}.txt"
-    if UPDATE:
+    path = folder / f"{name}.txt"
+    if update:
         path.write_text(text)
+        pytest.skip(f"rewrote {path}: check the diff, then run without SRCAD_UPDATE_GOLDEN")
     assert path.exists(), f"{path} missing: run with SRCAD_UPDATE_GOLDEN=1"
     assert text == path.read_text(), f"generated source for {name} changed; see {path}"
+
+
+def test_rewriting_a_golden_file_never_passes(tmp_path):
+    """With the update variable set, the file is rewritten and the case skips, even when the
+    old file differed; without it, a changed file fails."""
+    (tmp_path / "branch.txt").write_text("stale\n")
+    with pytest.raises(pytest.skip.Exception):
+        check_golden("branch", tmp_path, update=True)
+    assert (tmp_path / "branch.txt").read_text() == CASES["branch"]()
+    (tmp_path / "branch.txt").write_text("stale\n")
+    with pytest.raises(AssertionError, match="changed"):
+        check_golden("branch", tmp_path, update=False)

@@ -628,6 +628,7 @@ def _peak(op, *args, **kwargs):
 BOUND = 16 * 1024  # bytes; measured peaks are 3-8 KB whatever n (n*n*8 = 320 KB at n=200)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", [None, 16])
 def test_prepared_inplace_jacobian_allocates_nothing_proportional(chunk):
     """Seed 002: peaks measured 3.6-7.2 KB for n = 100, 200, 400 (J alone is n*n*8 bytes)."""
@@ -642,6 +643,7 @@ def test_prepared_inplace_jacobian_allocates_nothing_proportional(chunk):
     assert abs(peaks[400] - peaks[100]) < 2048, peaks
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", [16, 40])
 def test_prepared_inplace_gradient_forward_allocates_nothing_proportional(chunk):
     """A fixed chunk: peaks ~3.7 KB (16 unrolled lanes) and ~6.7 KB (40 stacked lanes) for
@@ -656,6 +658,7 @@ def test_prepared_inplace_gradient_forward_allocates_nothing_proportional(chunk)
     assert abs(peaks[400] - peaks[100]) < 2048, peaks
 
 
+@pytest.mark.slow
 def test_prepared_inplace_gradient_reverse_without_tape_allocates_nothing_proportional():
     """Reverse mode allocates its tape, a Python list proportional to the number of overwritten
     values (seed 002 and `chain` need one: 17 KB at n = 400 for `chain`, 27 KB for the
