@@ -56,7 +56,8 @@ def _load(path):
 @pytest.mark.parametrize("path", REGRESSIONS, ids=[os.path.basename(p) for p in REGRESSIONS])
 def test_regression_program(path):
     module = _load(path)
-    backend = getattr(module, "BACKEND", "python")
-    if backend == "numba":
-        pytest.importorskip("numba")
-    check_grads(module.f, *module.args(), backend=backend)
+    backends = getattr(module, "BACKENDS", (getattr(module, "BACKEND", "python"),))
+    for backend in backends:
+        if backend == "numba":
+            pytest.importorskip("numba")
+        check_grads(module.f, *module.args(), backend=backend)

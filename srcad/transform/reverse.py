@@ -21,7 +21,7 @@ from srcad.analysis.types import FLOAT, Array, is_float_like
 from srcad.transform.optimize import drop_dead_resets
 from srcad.transform.reverse_arrays import ReverseArrays
 from srcad.transform.reverse_flow import ReverseControlFlow
-from srcad.transform.reverse_recording import ReverseRecording, index_leaves
+from srcad.transform.reverse_recording import ReverseRecording, index_leaves, replaced
 from srcad.transform.reverse_slots import ReverseSlots
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
 
@@ -203,11 +203,11 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             leaves = index_leaves(target.slice) + leaves
         pushes, pops, subst = self._record(leaves, stmt)
         diff = self._diff(subst)
-        seed_read = self._adjoint_ref(target)
+        seed_read = self._adjoint_ref(target, subst)
         rev = [self._comment(stmt)] + pops
 
         def accumulate(leaf, contribution):
-            return [S.aug_assign(self._adjoint_ref(leaf), gast.Add(), contribution)]
+            return [S.aug_assign(self._adjoint_ref(leaf, subst), gast.Add(), contribution)]
 
         if op is not None and full is None:  # v += e, v -= e: v's adjoint passes through
             seed = seed_read if isinstance(op, gast.Add) else gast.UnaryOp(op=gast.USub(),
@@ -229,13 +229,13 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             g = self.namer.fresh(f"{tname}_bar_value" if isinstance(target, gast.Subscript)
                                  else "g")
             rev.append(S.assign(S.name(g), seed_read))
-            rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))
+            rev.append(S.assign(self._adjoint_ref(target, subst), S.const(0.0)))
             rev += diff.adjoint(expr, S.name(g), accumulate, prepared)
         else:
             if prepared is None:
                 prepared = self._replay_with_intermediates(stmt, diff, expr, tname)
             rev += diff.adjoint(expr, seed_read, accumulate, prepared)
-            rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))
+            rev.append(S.assign(self._adjoint_ref(target, subst), S.const(0.0)))
         return pushes + primal, rev
 
     def _with_taped_calls(self, stmt, diff, expr, value, subst, rev):
@@ -249,11 +249,14 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         rev += recompute
         return primal, prepared
 
-    def _adjoint_ref(self, leaf):
+    def _adjoint_ref(self, leaf, subst=None):
+        """`v_bar` or `x_bar[i]` for a leaf; an index the forward sweep taped (`subst`) is read
+        from its taped copy: the reverse sweep indexes where the primal read."""
         if isinstance(leaf, gast.Name):
             return S.name(self.bar[leaf.id])
         base = S.target_name(leaf)
-        return gast.Subscript(value=S.name(self.bar[base]), slice=S.as_load(leaf.slice),
+        return gast.Subscript(value=S.name(self.bar[base]),
+                              slice=S.as_load(replaced(leaf.slice, subst or {})),
                               ctx=gast.Load())
 
     # -- the whole function ------------------------------------------------------------------

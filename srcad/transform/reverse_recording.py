@@ -128,7 +128,7 @@ class ReverseRecording:
 
     def _diff(self, subst):
         def value(node):
-            return S.clone(subst.get(gast.dump(node), node))
+            return replaced(node, subst)
         return ExpressionDiff(self.norm, self.namer, self.active_leaf, value)
 
     def _calls_function(self, stmt) -> bool:
@@ -153,7 +153,8 @@ class ReverseRecording:
         primal = copy.copy(stmt)
         primal.value = rebuild(value)
         # the forward sweep reads elements where the reverse reads their taped copies
-        originals = {tmp.id: _from_dump(key, expr) for key, tmp in subst.items()}
+        originals = {tmp.id: node for key, tmp in subst.items()
+                     if (node := _from_dump(key, expr)) is not None}
         forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
         recorded = [self._tape_value(S.name(c), FLOAT, S.name(c, store=True)) for c in calls]
         self.taped.extend(calls)
@@ -218,8 +219,25 @@ def _needed(stmts, wanted: set) -> list:
 
 
 def _from_dump(key, expr):
-    """The node of `expr` whose gast.dump is `key`."""
-    return next(n for n in gast.walk(expr) if gast.dump(n) == key)
+    """The node of `expr` whose gast.dump is `key` (None for a value `expr` does not read, such
+    as an index of the assignment's target)."""
+    return next((n for n in gast.walk(expr) if gast.dump(n) == key), None)
+
+
+def replaced(node, subst: dict):
+    """A copy of `node` reading the taped copies `subst` ({gast.dump: name}, from `_record`)
+    wherever it reads a recorded value, the outermost first: `x[idx[0]]` with `idx[0]` taped
+    reads `x[idx_value]` (idx may have changed since), and `x_bar[idx_value]` takes its
+    adjoint."""
+    if not subst:
+        return S.clone(node)
+
+    class Replace(gast.NodeTransformer):
+        def visit(self, n):
+            found = subst.get(gast.dump(n)) if isinstance(n, gast.expr) else None
+            return S.clone(found) if found is not None else self.generic_visit(n)
+
+    return Replace().visit(S.clone(node))
 
 
 def index_leaves(index) -> list:
