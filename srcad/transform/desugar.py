@@ -170,7 +170,7 @@ class Desugar(gast.NodeTransformer):
             return _range(down), []
         before = []
         for k in (0, 2):  # start and step are read three times: evaluate them once
-            args[k] = simplify(args[k])  # -2 is a constant
+            args[k] = simplify(args[k], integers=True)  # -2 is a constant
             if not isinstance(args[k], (gast.Name, gast.Constant)):
                 bound = self.namer.fresh(f"{loop.target.id}_{('start', '', 'step')[k]}")
                 before.append(gast.copy_location(S.assign(S.name(bound), args[k]), loop))
@@ -183,7 +183,7 @@ class Desugar(gast.NodeTransformer):
 
 
 def _range(args):
-    return gast.Call(func=S.name("range"), args=[simplify(a) for a in args], keywords=[])
+    return gast.Call(func=S.name("range"), args=[simplify(a, integers=True) for a in args], keywords=[])
 
 
 def _is_range(node, pass_) -> bool:

@@ -89,7 +89,7 @@ class ReverseControlFlow:
                 nested.setdefault(tape, []).append(expr)
             return []
         return [stmt for tape, expr in sorted(self._need(frame, span).items())
-                for stmt in self.tapes.reserve(tape, simplify(expr))]
+                for stmt in self.tapes.reserve(tape, simplify(expr, integers=True))]
 
     @staticmethod
     def _need(frame, span) -> dict:
