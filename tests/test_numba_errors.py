@@ -15,7 +15,7 @@ numba = pytest.importorskip("numba")
 
 def two_taping_loops(x, n):
     s = 0.0
-    for j in range(3):
+    for _ in range(3):
         for i in range(1, n):
             s = s * s * x[i] + 0.1
         for i in range(1, n):

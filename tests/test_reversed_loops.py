@@ -46,7 +46,7 @@ def empty_and_negative(x, n):
     s = 1.0
     for i in reversed(range(n, 2)):  # empty: n >= 2
         s = s * x[i]
-    for i in reversed(range(-n)):  # empty
+    for _ in reversed(range(-n)):  # empty
         s = s * x[0]
     for i in reversed(range(2, -1, -1)):  # 0, 1, 2
         s = s * x[i] + x[i]

@@ -4,6 +4,10 @@
 Name-level and flow-insensitive (sound, slightly conservative): each assignment links its
 target to the differentiable reads of its value; array element writes link the array to itself.
 Indices, conditions, `len`, `int(...)`, `//` and comparisons carry no derivative.
+
+Derivatives flow through element reads of array variables only: a whole varied array (`x` in
+np.tanh(x) or x @ w, a row a[i], an element of a computed array (2.0 * x)[i]) that reaches an
+active value is refused here, in every mode, rather than silently carrying no derivative.
 """
 
 from __future__ import annotations
@@ -12,22 +16,26 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad.analysis.types import Types, is_float_like, stack_call
+from srcad import syntax as S
+from srcad.analysis.types import Array, Types, is_float_like, stack_call
 from srcad.errors import ActivityError
 from srcad.rules import lookup_call
 from srcad.syntax import target_name
 from srcad.transform.inline import resolve_callee
 
 
-def differentiable_reads(expr, norm) -> set[str]:
-    """Names whose derivative can flow through `expr` (skips indices, tests, int results)."""
-    out: set[str] = set()
+def differentiable_leaves(expr, norm) -> list:
+    """The nodes through which a derivative can enter `expr`: names and element reads (their
+    indices carry none), skipping tests, int results and calls without a derivative."""
+    out: list = []
 
     def walk(e):
         if isinstance(e, gast.Name):
-            out.add(e.id)
+            out.append(e)
         elif isinstance(e, gast.Subscript):
-            walk(e.value)  # the index carries no derivative
+            out.append(e)
+            if not isinstance(e.value, gast.Name):
+                walk(e.value)  # an element of a computed array: np.tanh(x)[i], x.copy()[i]
         elif isinstance(e, gast.BinOp):
             if not isinstance(e.op, gast.FloorDiv):
                 walk(e.left)
@@ -40,7 +48,8 @@ def differentiable_reads(expr, norm) -> set[str]:
             walk(e.orelse)
         elif isinstance(e, gast.Call):
             if stack_call(e) and stack_call(e)[1] == "pop":
-                out.add(stack_call(e)[0])
+                out.append(gast.Name(id=stack_call(e)[0], ctx=gast.Load(), annotation=None,
+                                     type_comment=None))
                 return
             if isinstance(e.func, gast.Attribute) and e.func.attr == "copy":
                 walk(e.func.value)
@@ -54,6 +63,30 @@ def differentiable_reads(expr, norm) -> set[str]:
 
     walk(expr)
     return out
+
+
+def differentiable_reads(expr, norm) -> set[str]:
+    """Names whose derivative can flow through `expr` (skips indices, tests, int results)."""
+    return {leaf.id if isinstance(leaf, gast.Name) else leaf.value.id
+            for leaf in differentiable_leaves(expr, norm)
+            if isinstance(leaf, gast.Name) or isinstance(leaf.value, gast.Name)}
+
+
+def whole_array_read(expr, norm, types, varied: set):
+    """The first part of `expr` through which a derivative would enter as a whole array
+    (`x` in np.tanh(x), x @ w, x * 2.0; a row x[i] of a matrix; an element of a computed
+    array, (2.0 * x)[i]) from a varied array, else None. srcad differentiates element reads
+    of array variables only: anything else would silently carry no derivative."""
+    for leaf in differentiable_leaves(expr, norm):
+        if isinstance(leaf, gast.Subscript) and not isinstance(leaf.value, gast.Name):
+            if differentiable_reads(leaf.value, norm) & varied:
+                return leaf
+            continue
+        name = leaf.id if isinstance(leaf, gast.Name) else leaf.value.id
+        t = types.of(leaf)
+        if name in varied and isinstance(t, Array) and t.is_float:
+            return leaf
+    return None
 
 
 @dataclass
@@ -116,4 +149,38 @@ def analyse_activity(norm, types: Types, active_inputs: set, duplicated: set, co
                     hint=f"pass Duplicated({target}, d_{target}) (a zero shadow works for "
                     "scratch arrays)")
     active = {v for v in varied & useful if is_float_like(types[v]) or v == "<return>"}
+    _refuse_whole_array_reads(norm, types, active, varied)
     return Activity(varied, useful, active)
+
+
+def _refuse_whole_array_reads(norm, types, active, varied):
+    """Refuse whole-array arithmetic that reaches an active value: its derivative would be
+    lost. Copies (`c = x.copy()`) and arrays returned by name are left to the transformations,
+    which handle them."""
+    for target, _, stmt in _edges(norm):
+        if target not in active or isinstance(stmt, gast.Expr):
+            continue
+        value = stmt.value
+        if isinstance(stmt, gast.Return) and isinstance(value, gast.Name):
+            continue
+        if isinstance(stmt, gast.Assign) and _is_copy(value, norm):
+            continue
+        found = whole_array_read(value, norm, types, varied)
+        if found is not None:
+            shown = S.unparse_expr(found)
+            raise norm.parsed.error(
+                stmt, "whole-array operation", f"`{shown}` is a whole array that carries a "
+                f"derivative, used in `{S.unparse_expr(value)}`; srcad differentiates element "
+                "by element (x[i], x[i, j]) and would lose this derivative",
+                hint="write it as a loop over the elements (y[i] = np.tanh(x[i]))")
+
+
+def _is_copy(value, norm) -> bool:
+    """`x.copy()` or `np.copy(x)`."""
+    if not isinstance(value, gast.Call):
+        return False
+    if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
+        return True
+    info = lookup_call(resolve_callee(norm.parsed, value.func, norm.extra_names))
+    return info is not None and info.name == "copy"
+

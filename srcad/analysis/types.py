@@ -2,6 +2,11 @@
 
 Flow-insensitive: a variable's type is the join over all its assignments. Integers, booleans
 and shapes never carry derivatives. Calls srcad has no rule for are refused here.
+
+An array-valued expression is never typed as a number: NumPy functions, arithmetic and
+comparisons follow their operands (np.exp(x) of an array is an array of its rank, x @ x of
+vectors a float), and so do indexing with arrays (x[idx]) and partial indexing (a row a[i]).
+A function that takes numbers only (math.exp, float, min) is refused an array argument.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import numpy as np
 from srcad import syntax as S
 from srcad.errors import UnsupportedCallError
 from srcad.rules import lookup_call
+from srcad.rules.table import ELEMENTWISE, SCALAR
 from srcad.transform.inline import resolve_callee
 
 
@@ -184,8 +190,7 @@ class Types:
 
     def _binop(self, a, op, b):
         if isinstance(a, Array) or isinstance(b, Array):
-            arr = a if isinstance(a, Array) else b
-            return Array(arr.ndim, True)
+            return _array_binop(a, op, b)
         if a in (None, NONE) or b in (None, NONE):  # not known yet (or a None placeholder)
             return b if a in (None, NONE) else a
         if isinstance(op, gast.Div):
@@ -203,7 +208,9 @@ class Types:
         return INT if t == BOOL else t
 
     def _Compare(self, e):
-        return BOOL
+        # comparing arrays compares element by element: a bool array
+        ranks = [t.ndim for t in map(self.of, [e.left, *e.comparators]) if isinstance(t, Array)]
+        return Array(max(ranks), False) if ranks and max(ranks) > 0 else BOOL
 
     def _BoolOp(self, e):
         t = None
@@ -233,10 +240,8 @@ class Types:
         if base == RANGE:
             return RANGE
         if isinstance(base, Array):
-            k = len(e.slice.elts) if isinstance(e.slice, gast.Tuple) else 1
-            if k >= base.ndim:
-                return FLOAT if base.is_float else INT
-            return Array(base.ndim - k, base.is_float)
+            return _indexed(base, [self.of(i) for i in (
+                e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice])])
         return OTHER if base is not None else None
 
     def _List(self, e):
@@ -259,6 +264,14 @@ class Types:
                 e, "call", f"srcad has no derivative rule for `{shown}`",
                 hint="use math/numpy scalar functions, builtins abs/min/max/pow/float/int, or "
                 "your own plain Python functions", kind=UnsupportedCallError)
+        arrays = [t for t in map(self.of, e.args) if isinstance(t, Array)]
+        if arrays and info.arrays == ELEMENTWISE:
+            return self._mapped(info, e, arrays)
+        if arrays and info.arrays == SCALAR and max(a.ndim for a in arrays) > 0:
+            shown = getattr(obj, "__name__", None) or _describe(func)
+            raise self.norm.parsed.error(
+                e, "call", f"`{shown}` takes numbers, and `{S.unparse_expr(e)}` passes it an "
+                "array", hint="apply it to one element at a time in a loop (x[i])")
         if info.result == "same":
             t = None
             for a in e.args:
@@ -268,8 +281,20 @@ class Types:
             return self._constructed(info, e)
         return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE}[info.result]
 
+    def _mapped(self, info, e, arrays):
+        """The type of an elementwise call with array arguments (np.exp(x), abs(x)): an
+        array of the broadcast rank; a float array unless every operand is an int."""
+        ndim = max(a.ndim for a in arrays)
+        if info.result == "float" or any(a.is_float for a in arrays):
+            is_float = True
+        else:
+            is_float = any(self.of(a) == FLOAT for a in e.args)
+        return Array(ndim, is_float) if ndim > 0 else (FLOAT if is_float else INT)
+
     def _constructed(self, info, e):
         is_float = not any(k.arg == "dtype" and _is_int_dtype(k.value) for k in e.keywords)
+        if info.name in ("eye", "identity"):
+            return Array(2, is_float)
         if info.name.endswith("_like") or info.name == "copy":
             base = self.of(e.args[0]) if e.args else None
             ndim = base.ndim if isinstance(base, Array) else 1
@@ -282,6 +307,36 @@ class Types:
             base = self.of(shape.value)
             return Array(base.ndim if isinstance(base, Array) else 1, is_float)
         return Array(1, is_float)
+
+
+def _array_binop(a, op, b) -> Array | str:
+    """`a op b` with an array operand: broadcasting gives the larger rank, `@` contracts
+    (a vector @ a vector is a number); int arrays stay int under + - * // % **."""
+    rank = {t: (t.ndim if isinstance(t, Array) else 0) for t in (a, b)}
+    ndim = max(rank.values())
+    if isinstance(op, gast.MatMult):
+        ndim = rank[b] - 1 if rank[a] == 1 else rank[a] - 1 if rank[b] == 1 else ndim
+    is_float = isinstance(op, gast.Div) or any(
+        (t.is_float if isinstance(t, Array) else t == FLOAT) for t in (a, b))
+    if ndim == 0:
+        return FLOAT if is_float else INT
+    return Array(ndim, is_float)
+
+
+def _indexed(base: Array, indices: list):
+    """The type of `base[i, j, ...]`: an element, or, with fewer indices than dimensions or an
+    array among them (x[idx], x[mask]), an array."""
+    ndim, fancy = base.ndim, False
+    for t in indices:
+        if isinstance(t, Array) and t.ndim > 0:
+            fancy = True
+            ndim += t.ndim - 1  # an index array's rank replaces one axis (a 2-D bool mask
+            # leaves fewer: the rank is then too high, which can only refuse, never drop)
+        else:
+            ndim -= 1
+    if fancy or ndim > 0:
+        return Array(max(ndim, 1 if fancy else 0), base.is_float)
+    return FLOAT if base.is_float else INT
 
 
 def _is_int_dtype(node) -> bool:

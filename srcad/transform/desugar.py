@@ -183,7 +183,8 @@ class Desugar(gast.NodeTransformer):
 
 
 def _range(args):
-    return gast.Call(func=S.name("range"), args=[simplify(a, integers=True) for a in args], keywords=[])
+    return gast.Call(func=S.name("range"), args=[simplify(a, integers=True) for a in args],
+                     keywords=[])
 
 
 def _is_range(node, pass_) -> bool:

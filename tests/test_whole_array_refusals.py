@@ -1,0 +1,205 @@
+"""Whole-array operations on values that carry a derivative are refused, in every mode and
+backend, until srcad differentiates them: a NumPy function's result follows its arguments'
+types (array in, array out), so np.exp(x) of an active array is never taken for a float that
+carries no derivative. Whole-array operations on constants need no derivative and run.
+Library functions (NumPy's own Python code, the standard library) are never inlined."""
+
+import math
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import Active, Duplicated
+from srcad.errors import SrcadError, UnsupportedCallError
+from srcad.testing import check_grads
+
+BACKENDS = ["python", "numba"]  # numba is in the dev extra
+
+
+def tanh_then_dot(x):
+    y = np.tanh(x)
+    return y @ y
+
+
+def exp_returned(x):
+    return np.exp(x)
+
+
+def maximum_then_loop(x):
+    y = np.maximum(x, 0.0)
+    s = 0.0
+    for i in range(len(y)):
+        s += y[i] * y[i]
+    return s
+
+
+def element_of_abs(x):
+    return np.abs(x)[0] * 2.0
+
+
+def element_of_product(x):
+    return (2.0 * x)[1] * x[0]
+
+
+def dot_of_vectors(x):
+    return x @ x
+
+
+def row_copied(a, y):
+    for i in range(a.shape[0]):
+        y[i] = a[i]  # a whole row
+
+
+def fancy_index(x, idx):
+    return x[idx] @ x[idx]
+
+
+def mask_times(x):
+    z = (x > 0.0) * x
+    return z[0]
+
+
+def power_of_array(x):
+    y = x ** 2.0
+    return y[0] + y[1]
+
+
+def builtin_abs_of_array(x):
+    y = abs(x)
+    return y[0]
+
+
+def vector_times_matrix(x, a):
+    v = x @ a
+    return v[0]
+
+
+def elementwise_into_element(x, out):
+    out[0] = np.sin(x) @ np.cos(x)
+
+
+X = np.array([0.3, -0.7, 1.1])
+A = np.array([[0.3, -0.7, 1.1], [0.2, 0.5, -0.4]])
+REFUSED = {
+    "tanh_then_dot": (tanh_then_dot, lambda: (Duplicated(X.copy(), np.zeros(3)),)),
+    "exp_returned": (exp_returned, lambda: (Duplicated(X.copy(), np.zeros(3)),)),
+    "maximum_then_loop": (maximum_then_loop, lambda: (Duplicated(X.copy(), np.zeros(3)),)),
+    "element_of_abs": (element_of_abs, lambda: (Duplicated(X.copy(), np.zeros(3)),)),
+    "element_of_product": (element_of_product, lambda: (Duplicated(X.copy(), np.zeros(3)),)),
+    "dot_of_vectors": (dot_of_vectors, lambda: (Duplicated(X.copy(), np.zeros(3)),)),
+    "row_copied": (row_copied, lambda: (Duplicated(A.copy(), np.zeros((2, 3))),
+                                        Duplicated(np.zeros((2, 3)), np.ones((2, 3))))),
+    "fancy_index": (fancy_index, lambda: (Duplicated(X.copy(), np.zeros(3)),
+                                          np.array([2, 0]))),
+    "mask_times": (mask_times, lambda: (Duplicated(X.copy(), np.zeros(3)),)),
+    "power_of_array": (power_of_array, lambda: (Duplicated(X.copy(), np.zeros(3)),)),
+    "builtin_abs_of_array": (builtin_abs_of_array,
+                             lambda: (Duplicated(X.copy(), np.zeros(3)),)),
+    "vector_times_matrix": (vector_times_matrix,
+                            lambda: (Duplicated(X[:2].copy(), np.zeros(2)), A.copy())),
+    "elementwise_into_element": (elementwise_into_element,
+                                 lambda: (Duplicated(X.copy(), np.zeros(3)),
+                                          Duplicated(np.zeros(1), np.ones(1)))),
+}
+
+
+def _forward_args(args):
+    return [Duplicated(a.value, np.ones_like(a.value)) if isinstance(a, Duplicated) else a
+            for a in args]
+
+
+def _batch_args(args):
+    return [srcad.BatchDuplicated(a.value, [np.ones_like(a.value), np.ones_like(a.value)])
+            if isinstance(a, Duplicated) else a for a in args]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("mode", ["reverse", "forward", "vector"])
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_whole_array_operation_on_active_array_is_refused(name, mode, backend):
+    f, args = REFUSED[name]
+    with pytest.raises(SrcadError) as refused:
+        if mode == "reverse":
+            seed = np.ones(3) if name == "exp_returned" else None
+            srcad.autodiff(srcad.Reverse, f, *args(), seed=seed, backend=backend)
+        elif mode == "forward":
+            srcad.autodiff(srcad.Forward, f, *_forward_args(args()), backend=backend)
+        else:
+            srcad.autodiff(srcad.Forward, f, *_batch_args(args()), backend=backend)
+    assert refused.value.filename == __file__  # the user's own file and line
+    assert "whole-array" in str(refused.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_math_function_of_an_array_is_refused(backend):
+    def exp_of_array(x):
+        return math.exp(x) * 2.0
+
+    with pytest.raises(SrcadError, match="takes numbers"):
+        srcad.autodiff(srcad.Reverse, exp_of_array, Duplicated(X.copy(), np.zeros(3)),
+                       backend=backend)
+
+
+# -- whole-array operations on constants need no derivative: they run ------------------------
+def weighted_by_exp(x, c):
+    w = np.exp(c) * 0.5
+    s = 0.0
+    for i in range(len(x)):
+        s += w[i] * x[i] * x[i]
+    return s
+
+
+def through_identity(x, n):
+    eye = np.eye(n)
+    s = 0.0
+    for i in range(n):
+        for j in range(n):
+            s += eye[i, j] * x[i] * x[j] + 0.5 * x[j]
+    return s
+
+
+def dot_of_constants(x, c):
+    return (c @ c) * x[0] * x[1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_whole_array_operations_on_constants_run(backend):
+    c = np.array([0.1, -0.2, 0.4])
+    check_grads(weighted_by_exp, Duplicated(X.copy(), np.zeros(3)), c, backend=backend)
+    dx = np.zeros(3)
+    srcad.autodiff(srcad.Reverse, weighted_by_exp, Duplicated(X.copy(), dx), c,
+                   backend=backend)
+    np.testing.assert_allclose(dx, np.exp(c) * X, rtol=1e-14)  # d/dx_i of 0.5 e^c_i x_i^2
+    check_grads(through_identity, Duplicated(X.copy(), np.zeros(3)), 3, backend=backend)
+    dx = np.zeros(3)
+    srcad.autodiff(srcad.Reverse, through_identity, Duplicated(X.copy(), dx), 3,
+                   backend=backend)
+    np.testing.assert_allclose(dx, 2.0 * X + 1.5, rtol=1e-14)  # sum x_i^2 + 1.5 sum x_j
+    if backend == "python":  # numba compiles `@` only with scipy installed
+        check_grads(dot_of_constants, Duplicated(X.copy(), np.zeros(3)), c)
+
+
+# -- library functions are never inlined ---------------------------------------------------------
+def uses_tri(x, n):
+    lower = np.tri(n)  # a Python function inside NumPy with no rule
+    return lower[1, 0] * x[0]
+
+
+def test_library_function_is_refused_at_the_users_line_not_inlined():
+    with pytest.raises(UnsupportedCallError) as refused:
+        srcad.autodiff(srcad.Reverse, uses_tri, Duplicated(X.copy(), np.zeros(3)), 3)
+    assert refused.value.filename == __file__
+    assert refused.value.line == uses_tri.__code__.co_firstlineno + 1
+    assert "tri" in str(refused.value)
+
+
+def test_stdlib_function_is_not_inlined():
+    import statistics
+
+    def mean_of_two(a, b):
+        return statistics.fmean(a, b)  # stdlib Python code: a library call, no rule
+
+    with pytest.raises(UnsupportedCallError) as refused:
+        srcad.autodiff(srcad.Reverse, mean_of_two, Active(1.0), Active(2.0))
+    assert refused.value.filename == __file__
