@@ -203,3 +203,36 @@ def test_stdlib_function_is_not_inlined():
     with pytest.raises(UnsupportedCallError) as refused:
         srcad.autodiff(srcad.Reverse, mean_of_two, Active(1.0), Active(2.0))
     assert refused.value.filename == __file__
+
+
+# -- rows and `and`/`or` ---------------------------------------------------------------------------
+def scalar_into_row(x, a):
+    for i in range(a.shape[0]):
+        a[i] = x[i] * 2.0  # broadcast into a whole row
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scalar_broadcast_into_a_row(backend):
+    args = (Duplicated(X[:2].copy(), np.zeros(2)), Duplicated(np.zeros((2, 3)), np.zeros((2, 3))))
+    check_grads(scalar_into_row, *args, modes=("fwd", "vec"), backend=backend)
+    with pytest.raises(SrcadError, match="whole row") as refused:
+        srcad.autodiff(srcad.Reverse, scalar_into_row, *args, backend=backend)
+    assert refused.value.filename == __file__
+
+
+def first_truthy(x):
+    y = x[0] or 1.0  # one of its operands: x[0] unless it is 0.0
+    return y * x[1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("mode", ["reverse", "forward", "vector"])
+def test_or_on_floats_that_carry_derivatives_is_refused(mode, backend):
+    args = (Duplicated(X.copy(), np.zeros(3)),)
+    with pytest.raises(SrcadError, match="and/or"):
+        if mode == "reverse":
+            srcad.autodiff(srcad.Reverse, first_truthy, *args, backend=backend)
+        elif mode == "forward":
+            srcad.autodiff(srcad.Forward, first_truthy, *_forward_args(args), backend=backend)
+        else:
+            srcad.autodiff(srcad.Forward, first_truthy, *_batch_args(args), backend=backend)

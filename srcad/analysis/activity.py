@@ -46,6 +46,10 @@ def differentiable_leaves(expr, norm) -> list:
         elif isinstance(e, gast.IfExp):
             walk(e.body)
             walk(e.orelse)
+        elif isinstance(e, gast.BoolOp):
+            out.append(e)  # `a or b` is one of its operands: a derivative could enter
+            for v in e.values:
+                walk(v)
         elif isinstance(e, gast.Call):
             if stack_call(e) and stack_call(e)[1] == "pop":
                 out.append(gast.Name(id=stack_call(e)[0], ctx=gast.Load(), annotation=None,
@@ -59,7 +63,7 @@ def differentiable_leaves(expr, norm) -> list:
             if info is not None and (info.rule is not None or info.name == "copy"):
                 for a in e.args:
                     walk(a)
-        # Constant, Compare, BoolOp, Attribute (shape, math.pi): no derivative
+        # Constant, Compare, Attribute (shape, math.pi): no derivative
 
     walk(expr)
     return out
@@ -69,7 +73,8 @@ def differentiable_reads(expr, norm) -> set[str]:
     """Names whose derivative can flow through `expr` (skips indices, tests, int results)."""
     return {leaf.id if isinstance(leaf, gast.Name) else leaf.value.id
             for leaf in differentiable_leaves(expr, norm)
-            if isinstance(leaf, gast.Name) or isinstance(leaf.value, gast.Name)}
+            if isinstance(leaf, gast.Name) or (isinstance(leaf, gast.Subscript)
+                                               and isinstance(leaf.value, gast.Name))}
 
 
 def whole_array_read(expr, norm, types, varied: set):
@@ -78,6 +83,8 @@ def whole_array_read(expr, norm, types, varied: set):
     array, (2.0 * x)[i]) from a varied array, else None. srcad differentiates element reads
     of array variables only: anything else would silently carry no derivative."""
     for leaf in differentiable_leaves(expr, norm):
+        if isinstance(leaf, gast.BoolOp):
+            continue
         if isinstance(leaf, gast.Subscript) and not isinstance(leaf.value, gast.Name):
             if differentiable_reads(leaf.value, norm) & varied:
                 return leaf
@@ -154,9 +161,9 @@ def analyse_activity(norm, types: Types, active_inputs: set, duplicated: set, co
 
 
 def _refuse_whole_array_reads(norm, types, active, varied):
-    """Refuse whole-array arithmetic that reaches an active value: its derivative would be
-    lost. Copies (`c = x.copy()`) and arrays returned by name are left to the transformations,
-    which handle them."""
+    """Refuse whole-array arithmetic (and `a or b` on floats) that reaches an active value:
+    its derivative would be lost. Copies (`c = x.copy()`) and arrays returned by name are left
+    to the transformations, which handle them."""
     for target, _, stmt in _edges(norm):
         if target not in active or isinstance(stmt, gast.Expr):
             continue
@@ -165,6 +172,12 @@ def _refuse_whole_array_reads(norm, types, active, varied):
             continue
         if isinstance(stmt, gast.Assign) and _is_copy(value, norm):
             continue
+        for node in differentiable_leaves(value, norm):
+            if isinstance(node, gast.BoolOp) and differentiable_reads(node, norm) & varied:
+                raise norm.parsed.error(
+                    stmt, "and/or", f"`{S.unparse_expr(node)}` evaluates to one of its "
+                    "operands, which carry derivatives; srcad does not differentiate through "
+                    "`and`/`or`", hint="write a conditional expression: a if a else b")
         found = whole_array_read(value, norm, types, varied)
         if found is not None:
             shown = S.unparse_expr(found)
