@@ -89,3 +89,20 @@ def test_reversed_loop_hand_derived_gradient(backend):
     tangents = [srcad.autodiff(srcad.Forward, halving_sum, Duplicated(x.copy(), e),
                                backend=backend) for e in np.eye(4)]
     np.testing.assert_allclose(tangents, expected, rtol=1e-14)
+
+
+def over_a_sliced_range(x, k):
+    s = 0.0
+    for i in reversed(range(len(x))[:k]):
+        s = s * x[i] + x[i]
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reversed_sliced_range_is_refused_in_reverse_mode(backend):
+    # forward mode runs it as written (srcad's own reverse loops have this form)
+    args = (Duplicated(X.copy(), np.zeros(5)), 3)
+    check_grads(over_a_sliced_range, *args, modes=("fwd", "vec"))
+    with pytest.raises(srcad.SrcadError, match="slice of a range") as refused:
+        srcad.autodiff(srcad.Reverse, over_a_sliced_range, *args, backend=backend)
+    assert refused.value.filename == __file__
