@@ -236,3 +236,20 @@ def test_or_on_floats_that_carry_derivatives_is_refused(mode, backend):
             srcad.autodiff(srcad.Forward, first_truthy, *_forward_args(args), backend=backend)
         else:
             srcad.autodiff(srcad.Forward, first_truthy, *_batch_args(args), backend=backend)
+
+
+def minimum_with_constant_array(x, c, w):
+    s = 0.0
+    for i in range(len(x)):
+        s += np.minimum(x[i], c) @ w  # an array built from an element and a constant array
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_array_computed_from_an_element_is_refused(backend):
+    args = (Duplicated(X.copy(), np.zeros(3)), np.array([0.0, 0.5, 2.0]), np.ones(3))
+    with pytest.raises(SrcadError, match="whole-array"):
+        srcad.autodiff(srcad.Reverse, minimum_with_constant_array, *args, backend=backend)
+    with pytest.raises(SrcadError, match="whole-array"):
+        srcad.autodiff(srcad.Forward, minimum_with_constant_array, *_forward_args(args),
+                       backend=backend)

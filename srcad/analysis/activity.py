@@ -27,9 +27,19 @@ from srcad.transform.inline import resolve_callee
 def differentiable_leaves(expr, norm) -> list:
     """The nodes through which a derivative can enter `expr`: names and element reads (their
     indices carry none), skipping tests, int results and calls without a derivative."""
+    return [n for n in differentiable_nodes(expr, norm)
+            if isinstance(n, (gast.Name, gast.Subscript, gast.BoolOp))]
+
+
+def differentiable_nodes(expr, norm) -> list:
+    """The nodes of `expr` reached from its root through positions a derivative can flow
+    through (indices, tests, calls without a derivative not entered), outermost first; a node
+    reached may itself carry none (a comparison, np.sign(x))."""
     out: list = []
 
     def walk(e):
+        if not isinstance(e, (gast.Name, gast.Subscript, gast.BoolOp)):
+            out.append(e)
         if isinstance(e, gast.Name):
             out.append(e)
         elif isinstance(e, gast.Subscript):
@@ -80,10 +90,16 @@ def differentiable_reads(expr, norm) -> set[str]:
 def whole_array_read(expr, norm, types, varied: set):
     """The first part of `expr` through which a derivative would enter as a whole array
     (`x` in np.tanh(x), x @ w, x * 2.0; a row x[i] of a matrix; an element of a computed
-    array, (2.0 * x)[i]) from a varied array, else None. srcad differentiates element reads
-    of array variables only: anything else would silently carry no derivative."""
-    for leaf in differentiable_leaves(expr, norm):
+    array, (2.0 * x)[i]; np.minimum(x[i], c) of a constant array c) from a varied value, else
+    None. srcad differentiates element reads of array variables only: anything else would
+    silently carry no derivative."""
+    for leaf in differentiable_nodes(expr, norm):
         if isinstance(leaf, gast.BoolOp):
+            continue
+        if not isinstance(leaf, (gast.Name, gast.Subscript)):
+            t = types.of(leaf)  # a computed array
+            if isinstance(t, Array) and t.is_float and differentiable_reads(leaf, norm) & varied:
+                return leaf
             continue
         if isinstance(leaf, gast.Subscript) and not isinstance(leaf.value, gast.Name):
             if differentiable_reads(leaf.value, norm) & varied:
