@@ -272,9 +272,9 @@ class Types:
             raise self.norm.parsed.error(
                 e, "call", f"`{shown}` takes numbers, and `{S.unparse_expr(e)}` passes it an "
                 "array", hint="apply it to one element at a time in a loop (x[i])")
-        if info.result == "same":
-            t = None
-            for a in e.args:
+        if info.result == "same" or (info.name == "round" and len(e.args) == 2):
+            t = None  # round(x, 2) is a float for a float x, like abs, min, max and pow
+            for a in e.args[:1] if info.name == "round" else e.args:
                 t = join(t, self.of(a))
             return INT if t == BOOL else t
         if info.result == "array":
