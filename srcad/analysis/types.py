@@ -298,8 +298,9 @@ class Types:
         if info.name.endswith("_like") or info.name == "copy":
             base = self.of(e.args[0]) if e.args else None
             ndim = base.ndim if isinstance(base, Array) else 1
-            return Array(ndim, is_float and (not isinstance(base, Array) or base.is_float
-                                             or not info.name == "copy"))
+            if isinstance(base, Array) and not any(k.arg == "dtype" for k in e.keywords):
+                return Array(ndim, base.is_float)  # np.zeros_like(idx) is an int array too
+            return Array(ndim, is_float)
         shape = e.args[0] if e.args else None
         if isinstance(shape, gast.Tuple):
             return Array(len(shape.elts), is_float)
