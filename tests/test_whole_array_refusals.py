@@ -205,7 +205,7 @@ def test_stdlib_function_is_not_inlined():
     assert refused.value.filename == __file__
 
 
-# -- rows and `and`/`or` ---------------------------------------------------------------------------
+# -- rows and `and`/`or` ----------------------------------------------------------------------
 def scalar_into_row(x, a):
     for i in range(a.shape[0]):
         a[i] = x[i] * 2.0  # broadcast into a whole row
@@ -253,3 +253,34 @@ def test_array_computed_from_an_element_is_refused(backend):
     with pytest.raises(SrcadError, match="whole-array"):
         srcad.autodiff(srcad.Forward, minimum_with_constant_array, *_forward_args(args),
                        backend=backend)
+
+
+# -- other array-valued expressions: attributes and methods stay refused ---------------------
+def transposed(a):
+    return a.T[0, 1] * a[0, 0]
+
+
+def method_sum(x):
+    return x.sum() * x[0]
+
+
+def method_dot(x, w):
+    return x.dot(w)
+
+
+def numpy_sum(x):
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("f, args", [
+    (transposed, lambda: (Duplicated(A[:, :2].copy(), np.zeros((2, 2))),)),
+    (method_sum, lambda: (Duplicated(X.copy(), np.zeros(3)),)),
+    (method_dot, lambda: (Duplicated(X.copy(), np.zeros(3)), np.ones(3))),
+    (numpy_sum, lambda: (Duplicated(X.copy(), np.zeros(3)),)),
+], ids=["x.T", "x.sum()", "x.dot(w)", "np.sum"])
+@pytest.mark.parametrize("mode", [srcad.Reverse, srcad.Forward])
+def test_array_attributes_and_methods_are_refused(f, args, mode):
+    call_args = args() if mode is srcad.Reverse else _forward_args(args())
+    with pytest.raises(SrcadError) as refused:
+        srcad.autodiff(mode, f, *call_args)
+    assert refused.value.filename == __file__
