@@ -284,3 +284,19 @@ def test_array_attributes_and_methods_are_refused(f, args, mode):
     with pytest.raises(SrcadError) as refused:
         srcad.autodiff(mode, f, *call_args)
     assert refused.value.filename == __file__
+
+
+def rows_of_shaped_zeros(x):
+    shape = x.shape
+    c = np.zeros(shape)  # a matrix: its rank comes from x.shape, through a variable
+    for i in range(shape[0]):
+        c[i] = x[i, 0]  # a whole row
+    return c[0, 1] * x[1, 1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_constructor_rank_through_a_shape_variable(backend):
+    args = (Duplicated(A[:, :2].copy(), np.zeros((2, 2))),)
+    check_grads(rows_of_shaped_zeros, *args, modes=("fwd", "vec"), backend=backend)
+    with pytest.raises(SrcadError, match="whole row"):
+        srcad.autodiff(srcad.Reverse, rows_of_shaped_zeros, *args, backend=backend)

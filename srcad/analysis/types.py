@@ -304,10 +304,25 @@ class Types:
         shape = e.args[0] if e.args else None
         if isinstance(shape, gast.Tuple):
             return Array(len(shape.elts), is_float)
+        if isinstance(shape, gast.Name) and self.of(shape) == SHAPE:
+            # `shp = x.shape; np.zeros(shp)`: the rank of the arrays shp was taken from
+            shape = self._shape_sources(shape.id)
         if isinstance(shape, gast.Attribute) and shape.attr == "shape":
             base = self.of(shape.value)
             return Array(base.ndim if isinstance(base, Array) else 1, is_float)
-        return Array(1, is_float)
+        if shape is None or self.of(shape) in (INT, BOOL, None):
+            return Array(1, is_float)
+        return OTHER  # a shape srcad cannot see (a tuple variable): refused where used
+
+    def _shape_sources(self, name):
+        """The `x.shape` a shape variable is bound to, when every binding is one of the same
+        rank; else None."""
+        sources = [n.value for stmt in self.norm.body for n in gast.walk(stmt)
+                   if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)
+                   and n.targets[0].id == name]
+        ranks = {getattr(self.of(v.value), "ndim", None) if isinstance(v, gast.Attribute)
+                 and v.attr == "shape" else None for v in sources}
+        return sources[0] if sources and len(ranks) == 1 and None not in ranks else None
 
 
 def _array_binop(a, op, b) -> Array | str:
