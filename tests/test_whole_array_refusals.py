@@ -211,13 +211,19 @@ def scalar_into_row(x, a):
         a[i] = x[i] * 2.0  # broadcast into a whole row
 
 
+def _refused_in_every_mode(f, args, backend, match):
+    for mode_args, mode in ((args, srcad.Reverse), (_forward_args(args), srcad.Forward),
+                            (_batch_args(args), srcad.Forward)):
+        with pytest.raises(SrcadError, match=match) as refused:
+            srcad.autodiff(mode, f, *mode_args, backend=backend)
+        assert refused.value.filename == __file__
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_scalar_broadcast_into_a_row(backend):
+    # reverse mode crashed on it (as a "non-finite derivative")
     args = (Duplicated(X[:2].copy(), np.zeros(2)), Duplicated(np.zeros((2, 3)), np.zeros((2, 3))))
-    check_grads(scalar_into_row, *args, modes=("fwd", "vec"), backend=backend)
-    with pytest.raises(SrcadError, match="whole row") as refused:
-        srcad.autodiff(srcad.Reverse, scalar_into_row, *args, backend=backend)
-    assert refused.value.filename == __file__
+    _refused_in_every_mode(scalar_into_row, args, backend, "whole row")
 
 
 def first_truthy(x):
@@ -296,7 +302,6 @@ def rows_of_shaped_zeros(x):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_constructor_rank_through_a_shape_variable(backend):
+    # c was typed a vector: reverse mode crashed, numba's vector mode gave a wrong tangent
     args = (Duplicated(A[:, :2].copy(), np.zeros((2, 2))),)
-    check_grads(rows_of_shaped_zeros, *args, modes=("fwd", "vec"), backend=backend)
-    with pytest.raises(SrcadError, match="whole row"):
-        srcad.autodiff(srcad.Reverse, rows_of_shaped_zeros, *args, backend=backend)
+    _refused_in_every_mode(rows_of_shaped_zeros, args, backend, "whole row")

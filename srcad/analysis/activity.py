@@ -184,6 +184,13 @@ def _refuse_whole_array_reads(norm, types, active, varied):
         if target not in active or isinstance(stmt, gast.Expr):
             continue
         value = stmt.value
+        written = stmt.targets[0] if isinstance(stmt, gast.Assign) else \
+            stmt.target if isinstance(stmt, gast.AugAssign) else None
+        if isinstance(written, gast.Subscript) and isinstance(types.of(written), Array):
+            raise norm.parsed.error(
+                stmt, "whole-array operation", f"`{S.unparse_expr(written)}` is a whole row of "
+                "an array that carries derivatives; srcad differentiates element by element",
+                hint="write the row's elements in a loop: a[i, j] = ...")
         if isinstance(stmt, gast.Return) and isinstance(value, gast.Name):
             continue
         if isinstance(stmt, gast.Assign) and _is_copy(value, norm):

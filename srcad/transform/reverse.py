@@ -192,10 +192,6 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             return self.array_binding(stmt, target, value)
         if not active_target:
             return [stmt], []
-        if isinstance(target, gast.Subscript) and isinstance(self.types.of(target), Array):
-            raise self.error(stmt, "array assignment", f"`{S.unparse_expr(target)}` is a whole "
-                             "row of an active array; srcad differentiates element by element",
-                             hint="write the row's elements in a loop: a[i, j] = ...")
         diff = self._diff({})
         leaves = self._needed_leaves(value, diff)
         if op is not None and not isinstance(op, (gast.Add, gast.Sub)):
