@@ -305,3 +305,15 @@ def test_constructor_rank_through_a_shape_variable(backend):
     # c was typed a vector: reverse mode crashed, numba's vector mode gave a wrong tangent
     args = (Duplicated(A[:, :2].copy(), np.zeros((2, 2))),)
     _refused_in_every_mode(rows_of_shaped_zeros, args, backend, "whole row")
+
+
+def test_user_module_named_like_the_standard_library_is_still_inlined(tmp_path):
+    import importlib.util
+
+    path = tmp_path / "user_csv.py"
+    path.write_text("def helper(v):\n    return v * v\n\n\n"
+                    "def f(v):\n    return helper(v) + v\n")
+    spec = importlib.util.spec_from_file_location("csv", path)  # named like the stdlib csv
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert srcad.autodiff(srcad.Reverse, module.f, Active(1.5)) == (4.0,)  # 2v + 1

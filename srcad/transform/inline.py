@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import os
 import site
-import sys
 import sysconfig
 import types
 
@@ -65,12 +64,12 @@ def is_user_function(obj, caller=None) -> bool:
 
 
 def is_library_function(obj) -> bool:
-    """Is `obj` defined in an installed package or the standard library?"""
-    module = (getattr(obj, "__module__", None) or "").split(".")[0]
-    if module in sys.stdlib_module_names:
-        return True
+    """Is `obj` defined in an installed package or the standard library (by where its code
+    lives: a user's own `random.py` or `test.py` is not the standard library's)?"""
     code = getattr(obj, "__code__", None)
-    filename = os.path.realpath(code.co_filename) if code is not None else ""
+    if code is None or code.co_filename.startswith("<frozen"):
+        return code is not None
+    filename = os.path.realpath(code.co_filename)
     return any(filename.startswith(root + os.sep) for root in _library_roots())
 
 
