@@ -99,13 +99,33 @@ _BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "b
 
 
 def raise_numba_error(err: Exception, origin: str = "") -> None:
-    """Raise the SrcadError for an error numba raised; return for any other error."""
+    """Raise the SrcadError for an error numba raised, quoting numba's own first line of
+    explanation; return for any other error."""
     if not type(err).__module__.startswith("numba"):
         return
-    first = str(err).strip().splitlines()
-    detail = next((line for line in first if "Variable" in line or "Type of" in line),
-                  first[0] if first else type(err).__name__)
-    raise SrcadError(f"numba cannot compile the generated code: {detail.strip()}",
-                     filename=origin or None, construct="backend='numba'",
-                     hint="use backend='python', or make every variable defined on every "
-                     "path") from None
+    detail = numba_first_line(str(err)) or type(err).__name__
+    undefined = any(word in detail for word in ("unify", "Type of variable", "NameError",
+                                                  "not defined"))
+    hint = ("make every variable defined on every path, or use backend='python'" if undefined
+            else "use backend='python'")
+    raise SrcadError(f"numba cannot compile the generated code: {detail}",
+                     filename=origin or None, construct="backend='numba'", hint=hint) from None
+
+
+def numba_first_line(message: str) -> str:
+    """The first line of a numba error that says what went wrong, past the stage headers
+    ("Failed in nopython mode pipeline ..."); a line announcing a signature (ending in ':')
+    takes the signature with it.
+
+    >>> numba_first_line("Failed in nopython mode pipeline (step: x)\\nNo implementation "
+    ...                  "found for signature:\\n \\n >>> empty(float64)\\n")
+    'No implementation found for signature: >>> empty(float64)'
+    """
+    lines = [line.strip() for line in message.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("Failed in ")]
+    if not lines:
+        return ""
+    first = lines[0]
+    if first.endswith(":") and len(lines) > 1:
+        first += " " + lines[1]
+    return first

@@ -15,6 +15,7 @@ from srcad.analysis.array_bindings import (
     check_array_statements,
     numba_forward_supports,
     refuse_array_code,
+    refuse_local_row_writes,
 )
 from srcad.analysis.types import Array, Types, is_float_like
 from srcad.analysis.writes import written_arguments
@@ -122,6 +123,8 @@ def build(func, request: Request) -> Compiled:
     check_array_statements(norm, types, activity.active)
     refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
                       numba_forward_supports(norm) if _numba_forward(request) else None)
+    refuse_local_row_writes(norm, types, activity.active, _array_code_unsupported(request)
+                            if request.mode == "forward" and not _numba_forward(request) else None)
     written = written_arguments(norm, types)
     tapes: tuple = ()
     scratch = 0

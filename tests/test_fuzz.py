@@ -1,5 +1,6 @@
 """A bounded, seeded run of the random-program fuzzer (fuzz/generator.py, fuzz/run.py), and the
-minimized programs it found (tests/regressions/*.py, each a module with `f` and `args()`).
+minimized programs it found (tests/regressions/*.py, each a module with `f` and `args()`, and
+`REFUSED`, a pattern of the refusal, for a program srcad now refuses).
 
 Every generated program must either be refused with a SrcadError or have forward, vector and
 reverse derivatives that agree with central finite differences. `make fuzz` runs thousands.
@@ -12,6 +13,7 @@ import sys
 
 import pytest
 
+from srcad.errors import SrcadError
 from srcad.testing import check_grads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -62,7 +64,14 @@ def _load(path):
 @pytest.mark.parametrize("path", REGRESSIONS, ids=[os.path.basename(p) for p in REGRESSIONS])
 def test_regression_program(path):
     module = _load(path)
-    backend = getattr(module, "BACKEND", "python")
-    if backend == "numba":
-        pytest.importorskip("numba")
-    check_grads(module.f, *module.args(), backend=backend)
+    backends = getattr(module, "BACKENDS", (getattr(module, "BACKEND", "python"),))
+    for backend in backends:
+        if backend == "numba":
+            pytest.importorskip("numba")
+        refused = getattr(module, "REFUSED", None)  # a program srcad now refuses, by name
+        if refused is None:
+            check_grads(module.f, *module.args(), backend=backend)
+            continue
+        with pytest.raises(SrcadError, match=refused) as error:
+            check_grads(module.f, *module.args(), backend=backend)
+        assert error.value.filename == path

@@ -4,6 +4,12 @@
 Name-level and flow-insensitive (sound, slightly conservative): each assignment links its
 target to the differentiable reads of its value; array element writes link the array to itself.
 Indices, conditions, `len`, `int(...)`, `//` and comparisons carry no derivative.
+
+Whole arrays carry derivatives through the array rules (docs/arrays.md). What those rules do
+not differentiate is refused here, in every mode, rather than silently carrying no
+derivative: an element of a computed array ((2.0 * x)[i], np.abs(x)[0], a.T[0, 1]), a
+function with no array rule applied to a varied array (abs(x), pow(x, 2)), and `a or b` on
+floats that carry derivatives.
 """
 
 from __future__ import annotations
@@ -12,19 +18,31 @@ from dataclasses import dataclass
 
 import gast
 
+from srcad import syntax as S
 from srcad.analysis.primitives import array_call
-from srcad.analysis.types import Types, is_float_like, stack_call
+from srcad.analysis.types import Array, Types, is_float_like, stack_call
 from srcad.errors import ActivityError
 from srcad.rules import lookup_call
 from srcad.syntax import target_name
 from srcad.transform.inline import resolve_callee
 
 
-def differentiable_reads(expr, norm) -> set[str]:
-    """Names whose derivative can flow through `expr` (skips indices, tests, int results)."""
-    out: set[str] = set()
+def differentiable_leaves(expr, norm) -> list:
+    """The nodes through which a derivative can enter `expr`: names and element reads (their
+    indices carry none), skipping tests, int results and calls without a derivative."""
+    return [n for n in differentiable_nodes(expr, norm)
+            if isinstance(n, (gast.Name, gast.Subscript, gast.BoolOp))]
+
+
+def differentiable_nodes(expr, norm) -> list:
+    """The nodes of `expr` reached from its root through positions a derivative can flow
+    through (indices, tests, calls without a derivative not entered), outermost first; a node
+    reached may itself carry none (a comparison, np.sign(x))."""
+    out: list = []
 
     def walk(e):
+        if not isinstance(e, (gast.Name, gast.Subscript, gast.BoolOp)):
+            out.append(e)
         call = array_call(norm, e) if isinstance(e, (gast.Call, gast.BinOp, gast.Attribute)) \
             else None
         if call is not None:  # np.sum(x, axis=0), x.T, x @ y: through the operands
@@ -32,9 +50,11 @@ def differentiable_reads(expr, norm) -> set[str]:
                 walk(operand)
             return
         if isinstance(e, gast.Name):
-            out.add(e.id)
+            out.append(e)
         elif isinstance(e, gast.Subscript):
-            walk(e.value)  # the index carries no derivative
+            out.append(e)
+            if not isinstance(e.value, gast.Name):
+                walk(e.value)  # an element of a computed array: np.tanh(x)[i], x.copy()[i]
         elif isinstance(e, gast.BinOp):
             if not isinstance(e.op, gast.FloorDiv):
                 walk(e.left)
@@ -45,9 +65,14 @@ def differentiable_reads(expr, norm) -> set[str]:
         elif isinstance(e, gast.IfExp):
             walk(e.body)
             walk(e.orelse)
+        elif isinstance(e, gast.BoolOp):
+            out.append(e)  # `a or b` is one of its operands: a derivative could enter
+            for v in e.values:
+                walk(v)
         elif isinstance(e, gast.Call):
             if stack_call(e) and stack_call(e)[1] == "pop":
-                out.add(stack_call(e)[0])
+                out.append(gast.Name(id=stack_call(e)[0], ctx=gast.Load(), annotation=None,
+                                     type_comment=None))
                 return
             if isinstance(e.func, gast.Attribute) and e.func.attr == "copy":
                 walk(e.func.value)
@@ -57,10 +82,44 @@ def differentiable_reads(expr, norm) -> set[str]:
             if info is not None and (info.rule is not None or info.name == "copy"):
                 for a in e.args:
                     walk(a)
-        # Constant, Compare, BoolOp, Attribute (shape, math.pi): no derivative
+        # Constant, Compare, Attribute (shape, math.pi): no derivative
 
     walk(expr)
     return out
+
+
+def differentiable_reads(expr, norm) -> set[str]:
+    """Names whose derivative can flow through `expr` (skips indices, tests, int results)."""
+    return {leaf.id if isinstance(leaf, gast.Name) else leaf.value.id
+            for leaf in differentiable_leaves(expr, norm)
+            if isinstance(leaf, gast.Name) or (isinstance(leaf, gast.Subscript)
+                                               and isinstance(leaf.value, gast.Name))}
+
+
+def unhandled_array_read(expr, norm, types, varied: set):
+    """The first part of `expr` through which a derivative of a varied value would enter an
+    array in a way no array rule differentiates, else None: an element of a computed array
+    ((2.0 * x)[i], np.abs(x)[0], a.T[0, 1]: only elements of array variables are read back),
+    or a call with no array rule given a varied array (abs(x), pow(x, 2), np.copysign(x, y):
+    their rules are scalar)."""
+    for node in differentiable_nodes(expr, norm):
+        if isinstance(node, gast.Subscript) and not isinstance(node.value, gast.Name):
+            if differentiable_reads(node.value, norm) & varied:
+                return node
+        elif isinstance(node, gast.Call) and array_call(norm, node) is None \
+                and _has_scalar_rule(node, norm):
+            for arg in node.args:
+                t = types.of(arg)
+                if isinstance(t, Array) and t.is_float and differentiable_reads(arg, norm) & varied:
+                    return node
+    return None
+
+
+def _has_scalar_rule(call, norm) -> bool:
+    """Does `call` carry a derivative by a scalar rule only (abs, pow, np.copysign)? Calls
+    without a derivative (np.zeros_like, len) pass arrays through harmlessly."""
+    info = lookup_call(resolve_callee(norm.parsed, call.func, norm.extra_names))
+    return info is not None and info.rule is not None
 
 
 @dataclass
@@ -123,4 +182,53 @@ def analyse_activity(norm, types: Types, active_inputs: set, duplicated: set, co
                     hint=f"pass Duplicated({target}, d_{target}) (a zero shadow works for "
                     "scratch arrays)")
     active = {v for v in varied & useful if is_float_like(types[v]) or v == "<return>"}
+    _refuse_unhandled_array_reads(norm, types, active, varied)
+    _refuse_constructor_fills(norm, types, useful, varied)
     return Activity(varied, useful, active)
+
+
+def _refuse_unhandled_array_reads(norm, types, active, varied):
+    """Refuse what would reach an active value without its derivative: `a or b` on floats,
+    and the array reads no array rule differentiates (`unhandled_array_read`)."""
+    for target, _, stmt in _edges(norm):
+        if target not in active or isinstance(stmt, gast.Expr):
+            continue
+        value = stmt.value
+        for node in differentiable_leaves(value, norm):
+            if isinstance(node, gast.BoolOp) and differentiable_reads(node, norm) & varied:
+                raise norm.parsed.error(
+                    stmt, "and/or", f"`{S.unparse_expr(node)}` evaluates to one of its "
+                    "operands, which carry derivatives; srcad does not differentiate through "
+                    "`and`/`or`", hint="write a conditional expression: a if a else b")
+        found = unhandled_array_read(value, norm, types, varied)
+        if found is not None:
+            raise norm.parsed.error(
+                stmt, "whole-array operation", f"`{S.unparse_expr(found)}` reads a whole array "
+                f"that carries a derivative, in `{S.unparse_expr(value)}`, in a way srcad does "
+                "not differentiate (an element of a computed array, or a function with no "
+                "array rule)", hint="name the array first (y = 2.0 * x; then y[i]), or use "
+                "the NumPy function (np.abs(x)) or a loop over the elements")
+
+
+def _refuse_constructor_fills(norm, types, useful, varied):
+    """Refuse an array constructor given a value that carries a derivative (`np.full(n, x)`,
+    `np.linspace(0.0, x, n)`, `np.arange(x, x + 3.0)`) whose result is used: constructors have
+    no derivative rule, so the array would silently carry none. Their sizes and the array a
+    `*_like` constructor copies the shape of carry no derivative."""
+    for target, _, stmt in _edges(norm):
+        if target not in useful or isinstance(stmt, gast.Expr):
+            continue
+        for node in gast.walk(stmt.value):
+            if not isinstance(node, gast.Call):
+                continue
+            info = lookup_call(resolve_callee(norm.parsed, node.func, norm.extra_names))
+            if info is None or not info.constructor or info.select is not None:
+                continue
+            values = node.args[1:] if info.name.endswith("_like") else node.args
+            if any(r in varied and is_float_like(types[r]) for v in values
+                   for r in differentiable_reads(v, norm)):
+                raise norm.parsed.error(
+                    stmt, "array constructor", f"`{S.unparse_expr(node)}` fills an array with "
+                    f"a value that carries a derivative; srcad does not differentiate "
+                    f"`{info.name}`'s values", hint="scale a constant array instead "
+                    "(x * np.ones(n), a + (b - a) * np.linspace(0.0, 1.0, n))")

@@ -160,6 +160,29 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
                         "write the elements in a loop")
 
 
+def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None:
+    """Refuse a whole row or slice written into an active local array (`c[i] = x[i, 0]` with
+    `c` a matrix) `where` tangents keep their lanes as the last axis (numba's vector mode,
+    stacked lanes): the row's tangent would be written across the lanes; None: nothing
+    refused. Arguments' shadows keep their lanes first, and their rows are written right."""
+    if where is None:
+        return
+    for stmt in norm.body:
+        for node in gast.walk(stmt):
+            target = node.targets[0] if isinstance(node, gast.Assign) else \
+                node.target if isinstance(node, gast.AugAssign) else None
+            if not isinstance(target, gast.Subscript) or \
+                    not isinstance(types.of(target), Array):
+                continue
+            name = S.target_name(target)
+            if name in active and name not in norm.params:
+                raise norm.parsed.error(
+                    node, "row write", f"`{S.unparse_expr(target)}` writes a whole row or "
+                    f"slice of the local array `{name}`, which carries tangents; that is not "
+                    f"supported in {where} yet", hint="write the elements in a loop "
+                    f"({name}[i, j] = ...), or use the python backend with at most 16 lanes")
+
+
 # numba forward mode compiles these as generated (products need SciPy under numba, reductions
 # with axis= are not all implemented there)
 _NUMBA_FORWARD = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad.syntax import bound_names, stored_names
+from srcad.syntax import bound_names, stored_names, target_name
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ class Recording:
         self._subtree_binds: dict[int, set] = {}
         self._after: dict[tuple, set] = {}
         self.replays: dict[int, dict[int, object]] = {}  # id(block) -> {index: stmt}
+        self.aliases = array_aliases(body)  # name -> names that may share its elements
         self._walk(body, (), None)
 
     def _walk(self, block, path, owner):
@@ -69,9 +70,11 @@ class Recording:
         return set()
 
     def subtree_defs(self, stmt) -> set:
+        """Names `stmt` may bind or whose elements it may write (through any alias: after
+        `q = p`, `q[0] = v` writes p[0] too)."""
         key = id(stmt)
         if key not in self._subtree_defs:
-            self._subtree_defs[key] = stored_names(stmt)
+            self._subtree_defs[key] = stored_names(stmt) | written_through(stmt, self.aliases)
         return self._subtree_defs[key]
 
     def subtree_binds(self, stmt) -> set:
@@ -192,3 +195,52 @@ class Recording:
     def replays_for(self, block) -> list:
         found = self.replays.get(id(block), {})
         return [found[i] for i in sorted(found)]
+
+
+def written_through(stmt, aliases: dict) -> set:
+    """The names whose elements `stmt` (with its nested blocks) may write through an alias:
+    p for `q[0] = v` after `q = p`."""
+    out: set = set()
+    for node in gast.walk(stmt):
+        targets = node.targets if isinstance(node, gast.Assign) else \
+            [node.target] if isinstance(node, gast.AugAssign) else []
+        for t in targets:
+            if isinstance(t, gast.Subscript):
+                out |= aliases.get(target_name(t), set())
+    return out
+
+
+def array_aliases(body) -> dict:
+    """For each name, the other names that may refer to the same array: `q = p` (or
+    `q = p if c else r`, `q = a[i]`, a row of a matrix is a view) makes q and p one class.
+    Over-approximate: a number bound like this never has its elements written."""
+    parent: dict = {}
+
+    def find(n):
+        while parent.get(n, n) != n:
+            n = parent[n]
+        return n
+
+    def roots(e):
+        if isinstance(e, gast.Name):
+            return [e.id]
+        if isinstance(e, gast.Subscript):
+            return roots(e.value)
+        if isinstance(e, gast.IfExp):
+            return roots(e.body) + roots(e.orelse)
+        return []
+
+    for stmt in body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+                for other in roots(node.value):
+                    parent[find(node.targets[0].id)] = find(other)
+    classes: dict = {}
+    for n in list(parent):
+        classes.setdefault(find(n), set()).add(n)
+    out = {}
+    for members in classes.values():
+        members = members | {find(next(iter(members)))}
+        for n in members:
+            out[n] = members - {n}
+    return out

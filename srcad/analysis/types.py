@@ -2,6 +2,12 @@
 
 Flow-insensitive: a variable's type is the join over all its assignments. Integers, booleans
 and shapes never carry derivatives. Calls srcad has no rule for are refused here.
+
+An array-valued expression is never typed as a number: NumPy functions, arithmetic and
+comparisons follow their operands (np.exp(x) of an array is an array of its rank, x @ x of
+vectors a float), and so does partial indexing (a row a[i]); indexing with an array (a gather
+or a mask) is refused. A function that takes numbers only (math.exp, float, min) is refused an
+array argument.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from srcad import syntax as S
 from srcad.analysis.primitives import array_call, select_rule
 from srcad.errors import UnsupportedCallError
 from srcad.rules import lookup_call
+from srcad.rules.table import ELEMENTWISE, SCALAR
 from srcad.transform.inline import resolve_callee
 
 
@@ -215,8 +222,8 @@ class Types:
                 and all(t == BOOL or (isinstance(t, Array) and t.is_bool) for t in (a, b)) \
                 and (isinstance(a, Array) or isinstance(b, Array)):  # masks combined
             return Array(max(t.ndim for t in (a, b) if isinstance(t, Array)), False, True)
-        if isinstance(a, Array) or isinstance(b, Array):  # broadcasting: the larger rank
-            return Array(max(t.ndim for t in (a, b) if isinstance(t, Array)), True)
+        if isinstance(a, Array) or isinstance(b, Array):
+            return _array_binop(a, op, b)
         if a in (None, NONE) or b in (None, NONE):  # not known yet (or a None placeholder)
             return b if a in (None, NONE) else a
         if isinstance(op, gast.Div):
@@ -236,9 +243,9 @@ class Types:
         return INT if t == BOOL else t
 
     def _Compare(self, e):
-        ranks = [t.ndim for t in map(self.of, [e.left] + list(e.comparators))
-                 if isinstance(t, Array)]
-        return Array(max(ranks), False, True) if ranks else BOOL  # arrays compare to a mask
+        # comparing arrays compares element by element: a bool array (a mask)
+        ranks = [t.ndim for t in map(self.of, [e.left, *e.comparators]) if isinstance(t, Array)]
+        return Array(max(ranks), False, True) if ranks and max(ranks) > 0 else BOOL
 
     def _BoolOp(self, e):
         t = None
@@ -317,9 +324,17 @@ class Types:
                 e, "call", f"srcad has no derivative rule for `{shown}`",
                 hint="use math/numpy scalar functions, builtins abs/min/max/pow/float/int, or "
                 "your own plain Python functions", kind=UnsupportedCallError)
-        if info.result == "same":
-            t = None
-            for a in e.args:
+        arrays = [t for t in map(self.of, e.args) if isinstance(t, Array)]
+        if arrays and info.arrays == ELEMENTWISE:
+            return self._mapped(info, e, arrays)
+        if arrays and info.arrays == SCALAR and max(a.ndim for a in arrays) > 0:
+            shown = getattr(obj, "__name__", None) or _describe(func)
+            raise self.norm.parsed.error(
+                e, "call", f"`{shown}` takes numbers, and `{S.unparse_expr(e)}` passes it an "
+                "array", hint="apply it to one element at a time in a loop (x[i])")
+        if info.result == "same" or (info.name == "round" and len(e.args) == 2):
+            t = None  # round(x, 2) is a float for a float x, like abs, min, max and pow
+            for a in e.args[:1] if info.name == "round" else e.args:
                 t = join(t, self.of(a))
             return INT if t == BOOL else t
         if info.result == "array":
@@ -340,13 +355,26 @@ class Types:
         rank = max(ranks) if rule.elementwise else rule.rank
         return Array(rank, True) if rank > 0 else FLOAT
 
+    def _mapped(self, info, e, arrays):
+        """The type of an elementwise call with array arguments (np.exp(x), abs(x)): an
+        array of the broadcast rank; a float array unless every operand is an int."""
+        ndim = max(a.ndim for a in arrays)
+        if info.result == "float" or any(a.is_float for a in arrays):
+            is_float = True
+        else:
+            is_float = any(self.of(a) == FLOAT for a in e.args)
+        return Array(ndim, is_float) if ndim > 0 else (FLOAT if is_float else INT)
+
     def _constructed(self, info, e):
         is_float = not any(k.arg == "dtype" and _is_int_dtype(k.value) for k in e.keywords)
+        if info.name in ("eye", "identity"):
+            return Array(2, is_float)
         if info.name.endswith("_like") or info.name == "copy":
             base = self.of(e.args[0]) if e.args else None
             ndim = base.ndim if isinstance(base, Array) else 1
-            return Array(ndim, is_float and (not isinstance(base, Array) or base.is_float
-                                             or not info.name == "copy"))
+            if isinstance(base, Array) and not any(k.arg == "dtype" for k in e.keywords):
+                return Array(ndim, base.is_float)  # np.zeros_like(idx) is an int array too
+            return Array(ndim, is_float)
         if info.name in ("full", "full_like") and len(e.args) > 1 \
                 and self.of(e.args[1]) in (INT, BOOL) and not e.keywords:
             is_float = False  # np.full(n, 3) holds ints
@@ -357,10 +385,39 @@ class Types:
         shape = e.args[0] if e.args else None
         if isinstance(shape, gast.Tuple):
             return Array(len(shape.elts), is_float)
+        if isinstance(shape, gast.Name) and self.of(shape) == SHAPE:
+            # `shp = x.shape; np.zeros(shp)`: the rank of the arrays shp was taken from
+            shape = self._shape_sources(shape.id)
         if isinstance(shape, gast.Attribute) and shape.attr == "shape":
             base = self.of(shape.value)
             return Array(base.ndim if isinstance(base, Array) else 1, is_float)
-        return Array(1, is_float)
+        if shape is None or self.of(shape) in (INT, BOOL, None):
+            return Array(1, is_float)
+        return OTHER  # a shape srcad cannot see (a tuple variable): refused where used
+
+    def _shape_sources(self, name):
+        """The `x.shape` a shape variable is bound to, when every binding is one of the same
+        rank; else None."""
+        sources = [n.value for stmt in self.norm.body for n in gast.walk(stmt)
+                   if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)
+                   and n.targets[0].id == name]
+        ranks = {getattr(self.of(v.value), "ndim", None) if isinstance(v, gast.Attribute)
+                 and v.attr == "shape" else None for v in sources}
+        return sources[0] if sources and len(ranks) == 1 and None not in ranks else None
+
+
+def _array_binop(a, op, b) -> Array | str:
+    """`a op b` with an array operand: broadcasting gives the larger rank, `@` contracts
+    (a vector @ a vector is a number); int arrays stay int under + - * // % **."""
+    rank = {t: (t.ndim if isinstance(t, Array) else 0) for t in (a, b)}
+    ndim = max(rank.values())
+    if isinstance(op, gast.MatMult):
+        ndim = rank[b] - 1 if rank[a] == 1 else rank[a] - 1 if rank[b] == 1 else ndim
+    is_float = isinstance(op, gast.Div) or any(
+        (t.is_float if isinstance(t, Array) else t == FLOAT) for t in (a, b))
+    if ndim == 0:
+        return FLOAT if is_float else INT
+    return Array(ndim, is_float)
 
 
 def _has_float(types, call) -> bool:

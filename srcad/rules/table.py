@@ -75,6 +75,12 @@ _NUMPY_ALIASES = {"exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1"
                   "absolute": "abs", "fabs": "abs", "minimum": "min", "maximum": "max"}
 
 
+# What a call does with array arguments (`CallInfo.arrays`):
+ELEMENTWISE = "elementwise"  # applied element by element: array in, array of that rank out
+SCALAR = "scalar"  # takes numbers only (math.exp, float, min): an array argument is refused
+ANY = "any"  # takes arrays as they are (len, np.zeros_like, np.copy): `result` says what
+
+
 @dataclass(frozen=True)
 class CallInfo:
     """What srcad knows of a called object."""
@@ -89,6 +95,7 @@ class CallInfo:
     keywords: tuple = ()
     shape_arguments: bool = False  # reshape: the new shape's entries are operands too
     sequence: bool = False  # np.stack([a, b]): the listed values are the operands
+    arrays: str = SCALAR  # ELEMENTWISE, SCALAR or ANY
 
 
 def _build() -> dict[int, CallInfo]:
@@ -100,9 +107,11 @@ def _build() -> dict[int, CallInfo]:
     for fname in _MATH_NAMES:
         add(getattr(math, fname), CallInfo(fname, _RULES_BY_NAME[fname], "float"))
     add(math.fabs, CallInfo("fabs", _RULES_BY_NAME["abs"], "float"))
+    # NumPy functions map over arrays: np.exp(x) of an array is an array (its array rule,
+    # chosen by `select`), never a float
     for np_name, rname in _NUMPY_ALIASES.items():
         scalar = _RULES_BY_NAME[rname]
-        add(getattr(np, np_name), CallInfo(rname, scalar, "float",
+        add(getattr(np, np_name), CallInfo(rname, scalar, "float", arrays=ELEMENTWISE,
                                            select=elementwise(scalar, rname)))
     add(np.square, CallInfo("square", None, "float", select=elementwise(None, "square")))
     add(np.where, CallInfo("where", None, "float", select=elementwise(None, "where")))
@@ -150,15 +159,15 @@ def _build() -> dict[int, CallInfo]:
     for fn in (unbroadcast, np.broadcast_to, np.broadcast_shapes, diagonal_adjoint,
                cholesky_tangent, cholesky_adjoint):
         add(fn, CallInfo(fn.__name__, None, "float", select=_not_yet(fn.__name__)))
-    add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same"))
+    add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same", arrays=ELEMENTWISE))
     add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
     add(builtins.max, CallInfo("max", _RULES_BY_NAME["max"], "same"))
-    add(builtins.pow, CallInfo("pow", _RULES_BY_NAME["pow"], "same"))
+    add(builtins.pow, CallInfo("pow", _RULES_BY_NAME["pow"], "same", arrays=ELEMENTWISE))
     add(builtins.float, CallInfo("float", _RULES_BY_NAME["float"], "float"))
     # Known, no derivative.
     add(builtins.int, CallInfo("int", None, "int"))
-    add(builtins.round, CallInfo("round", None, "int"))
-    add(builtins.len, CallInfo("len", None, "int"))
+    add(builtins.round, CallInfo("round", None, "int", arrays=ELEMENTWISE))
+    add(builtins.len, CallInfo("len", None, "int", arrays=ANY))
     add(builtins.range, CallInfo("range", None, "range"))
     add(builtins.reversed, CallInfo("reversed", None, "range"))
     add(builtins.bool, CallInfo("bool", None, "bool"))
@@ -167,15 +176,18 @@ def _build() -> dict[int, CallInfo]:
     add(math.isnan, CallInfo("isnan", None, "bool"))
     add(math.isinf, CallInfo("isinf", None, "bool"))
     add(math.isfinite, CallInfo("isfinite", None, "bool"))
-    add(np.floor, CallInfo("floor", None, "float"))
-    add(np.ceil, CallInfo("ceil", None, "float"))
-    add(np.sign, CallInfo("sign", None, "float"))
+    add(np.floor, CallInfo("floor", None, "float", arrays=ELEMENTWISE))
+    add(np.ceil, CallInfo("ceil", None, "float", arrays=ELEMENTWISE))
+    add(np.sign, CallInfo("sign", None, "float", arrays=ELEMENTWISE))
     add(math.copysign, CallInfo("copysign", _RULES_BY_NAME["copysign"], "float"))
-    add(np.copysign, CallInfo("copysign", _RULES_BY_NAME["copysign"], "float"))
+    add(np.copysign, CallInfo("copysign", _RULES_BY_NAME["copysign"], "float",
+                              arrays=ELEMENTWISE))
+    # constructors: their arguments are sizes and fill values (a fill value that carries a
+    # derivative is refused where the call is typed)
     for ctor in (np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like,
                  np.full, np.full_like, np.eye, np.identity, np.arange, np.linspace):
-        add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True))
-    add(np.copy, CallInfo("copy", None, "array", constructor=True,
+        add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True, arrays=ANY))
+    add(np.copy, CallInfo("copy", None, "array", constructor=True, arrays=ANY,
                           select=elementwise(None, "copy")))
     return table
 

@@ -1,6 +1,8 @@
 """Rewrite sugar into the small core the analyses understand (idempotent).
 
 * `for v in xs` and `for i, v in enumerate(xs)` become index loops over `range(len(xs))`;
+* `for i in reversed(range(a, b, c))` becomes a loop over a counting-down `range` (every later
+  stage sees a plain range; numba has no `reversed`), `reversed(x)` over `range(len(x))`;
 * `x[i][j]` becomes `x[i, j]`;
 * tuple assignment and swaps become one assignment per target (through temporaries only when a
   target is read on the right-hand side); `n, m = x.shape` reads `x.shape[k]`;
@@ -21,6 +23,7 @@ import numpy as np
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
+from srcad.transform.simplify import simplify
 
 
 class Desugar(gast.NodeTransformer):
@@ -133,11 +136,25 @@ class Desugar(gast.NodeTransformer):
     def visit_For(self, node):
         self.generic_visit(node)
         it = node.iter
+        before = []
         if isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.reversed) \
-                and len(it.args) == 1 and _is_range(it.args[0], self):
-            it = it.args[0]  # reversed(range(...)) and reversed(range(...)[:n]) stay as they are
-            if isinstance(it, gast.Subscript):
-                it = it.value
+                and len(it.args) == 1:
+            seq = it.args[0]
+            if isinstance(seq, gast.Name):  # reversed(x): the elements of an array, last first
+                index = self.namer.fresh(f"{S.target_name(node.target) or 'item'}_index")
+                read = gast.Subscript(value=S.as_load(seq), slice=S.name(index), ctx=gast.Load())
+                span = S.parse_expr("reversed(range(len(seq)))")
+                span.func = S.as_load(it.func)
+                span.args[0].args[0].args[0] = S.as_load(seq)
+                loop = gast.For(target=S.name(index, store=True), iter=span,
+                                body=self._assign_one(node.target, read, node) + node.body,
+                                orelse=[], type_comment=None)
+                return self.visit_For(gast.copy_location(loop, node))
+            if _is_range(seq, self) and not isinstance(seq, gast.Subscript):
+                node.iter, before = self._counting_down(seq, node)
+                return before + [node] if before else node
+            if _is_range(seq, self):
+                return node  # reversed(range(...)[:n]), srcad's own reverse loops, stays
         if isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.range):
             if not isinstance(node.target, gast.Name):
                 raise self.parsed.error(node, "for", "a range loop needs a single variable")
@@ -162,6 +179,40 @@ class Desugar(gast.NodeTransformer):
         loop = gast.For(target=S.name(index.id, store=True), iter=rng, body=body, orelse=[],
                         type_comment=None)
         return gast.copy_location(loop, node)
+
+
+    def _counting_down(self, span, loop):
+        """(`range(...)` visiting the indices of `span` = range(...) last first, statements
+        binding the bounds it reads more than once): reversed(range(n)) is
+        range(n - 1, -1, -1); in general reversed(range(a, b, c)) is
+        range(a + (len(range(a, b, c)) - 1) * c, a - c, -c)."""
+        if not isinstance(loop.target, gast.Name):
+            raise self.parsed.error(loop, "for", "a range loop needs a single variable")
+        args = list(span.args)
+        if len(args) == 1:
+            down = [S.substitute("b - 1", {"b": args[0]}), S.const(-1), S.const(-1)]
+            return _range(down), []
+        if len(args) == 2:
+            down = [S.substitute("b - 1", {"b": args[1]}), S.substitute("a - 1", {"a": args[0]}),
+                    S.const(-1)]
+            return _range(down), []
+        before = []
+        for k in (0, 2):  # start and step are read three times: evaluate them once
+            args[k] = simplify(args[k], integers=True)  # -2 is a constant
+            if not isinstance(args[k], (gast.Name, gast.Constant)):
+                bound = self.namer.fresh(f"{loop.target.id}_{('start', '', 'step')[k]}")
+                before.append(gast.copy_location(S.assign(S.name(bound), args[k]), loop))
+                args[k] = S.name(bound)
+        a, b, c = args
+        mapping = {"a": a, "b": b, "c": c}
+        down = [S.substitute("a + (len(range(a, b, c)) - 1) * c", mapping),
+                S.substitute("a - c", mapping), S.substitute("-c", mapping)]
+        return _range(down), before
+
+
+def _range(args):
+    return gast.Call(func=S.name("range"), args=[simplify(a, integers=True) for a in args],
+                     keywords=[])
 
 
 def _is_range(node, pass_) -> bool:

@@ -9,6 +9,10 @@ Python); other arguments are bound by assignment. Recursion is refused.
 
 from __future__ import annotations
 
+import functools
+import os
+import site
+import sysconfig
 import types
 
 import gast
@@ -67,8 +71,41 @@ def closure_reads(parsed: ParsedFunction) -> list:
             for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ())]
 
 
-def is_user_function(obj) -> bool:
-    return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
+def is_user_function(obj, caller=None) -> bool:
+    """Is `obj` a plain Python function of the user's own, to inline? A function of an
+    installed package (NumPy's Python code, the standard library, site-packages) is a library
+    call instead, however it is written, unless it belongs to the same top-level package as
+    `caller`, the function being differentiated."""
+    if not isinstance(obj, types.FunctionType) or lookup_call(obj) is not None:
+        return False
+    if not is_library_function(obj):
+        return True
+    package = _package(obj)
+    return package is not None and package == _package(caller)
+
+
+def is_library_function(obj) -> bool:
+    """Is `obj` defined in an installed package or the standard library (by where its code
+    lives: a user's own `random.py` or `test.py` is not the standard library's)?"""
+    code = getattr(obj, "__code__", None)
+    if code is None or code.co_filename.startswith("<frozen"):
+        return code is not None
+    filename = os.path.realpath(code.co_filename)
+    return any(filename.startswith(root + os.sep) for root in _library_roots())
+
+
+@functools.lru_cache(maxsize=1)
+def _library_roots() -> tuple:
+    """Folders that hold installed code: the standard library and site-packages."""
+    paths = sysconfig.get_paths()
+    roots = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    roots |= set(site.getsitepackages()) if hasattr(site, "getsitepackages") else set()
+    return tuple(sorted({os.path.realpath(r) for r in roots if r}))
+
+
+def _package(func):
+    module = getattr(func, "__module__", None)
+    return module.split(".")[0] if module and module != "__main__" else None
 
 
 def _set_lines(node, lineno):
@@ -105,7 +142,7 @@ class Inliner:
             self._refuse_calls_in(stmt.test, "while condition")
         elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
             obj = resolve_callee(self.parsed, stmt.value.func, self.extra)
-            if is_user_function(obj):
+            if is_user_function(obj, self.stack[0]):
                 self._hoist_args(stmt.value, pre)
                 body, _ = self.inline_call(obj, stmt.value)
                 return pre + body
@@ -121,7 +158,7 @@ class Inliner:
         for node in gast.walk(expr):
             if isinstance(node, gast.Call):
                 obj = resolve_callee(self.parsed, node.func, self.extra)
-                if is_user_function(obj):
+                if is_user_function(obj, self.stack[0]):
                     raise self.parsed.error(node, f"call in {where}", f"calls to "
                                             f"{obj.__name__} are not allowed in a {where}",
                                             hint="assign the call to a variable first")
@@ -256,7 +293,7 @@ class _Hoister(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)  # inner calls first, left to right
         obj = resolve_callee(self.inliner.parsed, node.func, self.inliner.extra)
-        if not is_user_function(obj):
+        if not is_user_function(obj, self.inliner.stack[0]):
             return node
         body, result = self.inliner.inline_call(obj, node)
         self.pre.extend(body)

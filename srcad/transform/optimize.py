@@ -5,6 +5,7 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
+from srcad.analysis.recording import array_aliases, written_through
 
 
 def drop_dead_resets(rev: list, live: set) -> list:
@@ -45,25 +46,28 @@ def drop_repeated_reads(block: list) -> list:
     return out
 
 
-def fuse_lane_loops(body: list, lane: str) -> list:
+def fuse_lane_loops(body: list, lane: str, aliases: dict | None = None) -> list:
     """numba vector mode: one loop over the lanes per straight run of a block instead of one
     per tangent statement. A lane loop moves down past primal statements that neither write
     what it reads or writes nor read what it writes (the primal never reads tangents), and
     adjacent lane loops merge: lanes are independent, so the merged loop does, lane by lane,
-    what the separate loops did."""
+    what the separate loops did. A write through an alias (`q[0] = ...` after `q = p`) counts
+    as a write of every name it may alias."""
+    if aliases is None:
+        aliases = array_aliases(body)
     out, pending = [], None
     for stmt in body:
         for field in ("body", "orelse"):
             block = getattr(stmt, field, None)
             if isinstance(block, list) and not _is_lane_loop(stmt, lane):
-                setattr(stmt, field, fuse_lane_loops(block, lane))
+                setattr(stmt, field, fuse_lane_loops(block, lane, aliases))
         if _is_lane_loop(stmt, lane):
             if pending is None:
                 pending = stmt
             else:
                 pending.body = pending.body + stmt.body
             continue
-        if pending is not None and not _conflicts(stmt, pending):
+        if pending is not None and not _conflicts(stmt, pending, aliases):
             out.append(stmt)  # runs before the pending lane loop, which moves down
             continue
         if pending is not None:
@@ -132,10 +136,11 @@ def _is_lane_loop(stmt, lane: str) -> bool:
         and stmt.target.id == lane and not stmt.orelse
 
 
-def _conflicts(stmt, loop) -> bool:
+def _conflicts(stmt, loop, aliases: dict) -> bool:
     if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr)):
         return True  # a branch or loop: the lane loop stays above it
     writes, reads = S.stored_names(stmt), S.loaded_names(stmt)
+    writes = writes | written_through(stmt, aliases)
     loop_writes, loop_reads = S.stored_names(loop), S.loaded_names(loop)
     return bool(writes & (loop_reads | loop_writes) or reads & loop_writes)
 

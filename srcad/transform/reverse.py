@@ -27,7 +27,7 @@ from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
 from srcad.transform.optimize import assign_after_reset, drop_dead_resets
 from srcad.transform.reverse_arrays import ReverseArrays
 from srcad.transform.reverse_flow import ReverseControlFlow
-from srcad.transform.reverse_recording import ReverseRecording, index_leaves
+from srcad.transform.reverse_recording import ReverseRecording, index_leaves, replaced
 from srcad.transform.reverse_slots import ReverseSlots
 from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
 
@@ -83,10 +83,11 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                     and is_differentiable(self.types.of(node)))
         return False
 
-    def _zero(self, target):
+    def _zero(self, target, subst=None):
         """`v_bar = 0.0`; for an array, a new zero array (docs/arrays.md: an array adjoint
-        owns its array, and the old one may still be read as a seed)."""
-        ref = self._adjoint_ref(target)
+        owns its array, and the old one may still be read as a seed). A taped index (`subst`)
+        is read from its taped copy, as in `_adjoint_ref`."""
+        ref = self._adjoint_ref(target, subst)
         if isinstance(target, gast.Name) and isinstance(self.types[target.id], Array):
             return S.assign(ref, S.call("np.zeros_like", S.clone(ref)))
         return S.assign(ref, S.const(0.0))
@@ -228,11 +229,11 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             leaves += [r for r in diff.shapes.shape_reads(value) if isinstance(r, gast.Attribute)]
         pushes, pops, subst = self._record(leaves, stmt)
         diff = self._diff(subst)
-        seed_read = self._adjoint_ref(target)
+        seed_read = self._adjoint_ref(target, subst)
         rev = [self._comment(stmt)] + pops
 
         def accumulate(leaf, contribution):
-            return self.accumulate_leaf(leaf, contribution)
+            return self.accumulate_leaf(leaf, contribution, subst)
 
         if op is not None and full is None:  # v += e, v -= e: v's adjoint passes through
             seed = seed_read if isinstance(op, gast.Add) else gast.UnaryOp(op=gast.USub(),
@@ -257,7 +258,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                                  else "g")
             # a slice of the adjoint is a view: copied before the slice is zeroed
             rev.append(S.assign(S.name(g), _copied(seed_read) if slice_write else seed_read))
-            rev.append(self._zero(target))
+            rev.append(self._zero(target, subst))
             seed = diff.fit_seed(expr, S.name(g), prepared) if slice_write else S.name(g)
             rev += diff.adjoint(expr, seed, accumulate, prepared)
             if tname in self.expression_arrays and isinstance(target, gast.Name):
@@ -266,7 +267,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             if prepared is None:
                 prepared = self._replay_with_intermediates(stmt, diff, expr, tname)
             rev += diff.adjoint(expr, seed_read, accumulate, prepared)
-            rev.append(self._zero(target))
+            rev.append(self._zero(target, subst))
         return pushes + primal, rev
 
     def _with_taped_calls(self, stmt, diff, expr, value, subst, rev):
@@ -280,11 +281,14 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         rev += recompute
         return primal, prepared
 
-    def _adjoint_ref(self, leaf):
+    def _adjoint_ref(self, leaf, subst=None):
+        """`v_bar` or `x_bar[i]` for a leaf; an index the forward sweep taped (`subst`) is read
+        from its taped copy: the reverse sweep indexes where the primal read."""
         if isinstance(leaf, gast.Name):
             return S.name(self.bar[leaf.id])
         base = S.target_name(leaf)
-        return gast.Subscript(value=S.name(self.bar[base]), slice=S.as_load(leaf.slice),
+        return gast.Subscript(value=S.name(self.bar[base]),
+                              slice=S.as_load(replaced(leaf.slice, subst or {})),
                               ctx=gast.Load())
 
     # -- the whole function ------------------------------------------------------------------

@@ -9,19 +9,21 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.array_bindings import copy_source, is_allocation
 from srcad.analysis.types import index_kind
+from srcad.transform.reverse_recording import replaced
 from srcad.transform.tapes import WORK, ArrayTapes
 
 
 class ReverseArrays:
-    def accumulate_leaf(self, leaf, contribution) -> list:
+    def accumulate_leaf(self, leaf, contribution, subst=None) -> list:
         """`x_bar += c` for a leaf `x` or `x[i]`; for a gather `x[idx]`, `np.add.at(x_bar, idx,
         c)`, which adds once per occurrence of a repeated index (`x_bar[idx] += c` would add
-        only the last one)."""
+        only the last one). An index the forward sweep taped (`subst`) is read from its copy."""
         if isinstance(leaf, gast.Subscript) and index_kind(self.types, leaf) == "gather":
             base = S.name(self.bar[S.target_name(leaf)])
-            return [gast.Expr(value=S.call("np.add.at", base, _index_value(leaf.slice),
+            index = S.as_load(replaced(leaf.slice, subst or {}))
+            return [gast.Expr(value=S.call("np.add.at", base, _index_value(index),
                                            contribution))]
-        return [S.aug_assign(self._adjoint_ref(leaf), gast.Add(), contribution)]
+        return [S.aug_assign(self._adjoint_ref(leaf, subst), gast.Add(), contribution)]
 
     def array_return(self, stmt, assign):
         """`return y` for an active array y: its adjoint is seeded with the `result_bar`

@@ -23,6 +23,11 @@ from srcad.transform.simplify import simplify
 
 class ReverseControlFlow:
     def for_loop(self, loop):
+        if not (isinstance(loop.iter, gast.Call) and isinstance(loop.iter.func, gast.Name)
+                and loop.iter.func.id == "range"):  # reversed(range(...)[:n]) is left
+            raise self.error(loop, "for", "reverse mode runs loops over range(...) and "
+                             "reversed(range(...)), not over a slice of a range",
+                             hint="loop over range(...) and break, or compute the bounds")
         # pushes per iteration, per tape: reserved once before the loop (or, when this loop's
         # bounds do not change inside the enclosing for loop, before that one)
         frame = {"kind": "for", "pushes": {}, "loop": loop,
@@ -89,7 +94,7 @@ class ReverseControlFlow:
                 nested.setdefault(tape, []).append(expr)
             return []
         return [stmt for tape, expr in sorted(self._need(frame, span).items())
-                for stmt in self.tapes.reserve(tape, simplify(expr))]
+                for stmt in self.tapes.reserve(tape, simplify(expr, integers=True))]
 
     @staticmethod
     def _need(frame, span) -> dict:

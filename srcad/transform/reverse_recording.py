@@ -164,7 +164,7 @@ class ReverseRecording:
 
     def _diff(self, subst):
         def value(node):
-            return S.clone(subst.get(gast.dump(node), node))
+            return replaced(node, subst)
         return ExpressionDiff(self.norm, self.namer, self.active_leaf, value, self.types)
 
     def _calls_function(self, stmt) -> bool:
@@ -195,8 +195,9 @@ class ReverseRecording:
         primal = copy.copy(stmt)
         primal.value = rebuild(value)
         # the forward sweep reads elements where the reverse reads their taped copies
-        originals = {tmp.id: _from_dump(key, expr) for key, tmp in subst.items()
-                     if not key.startswith("Attribute(")}  # taped shapes: not read here
+        originals = {tmp.id: node for key, tmp in subst.items()  # taped shapes: not read here
+                     if not key.startswith("Attribute(")
+                     and (node := _from_dump(key, expr)) is not None}
         forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
         if arrays and not self.tape_calls and not self.recording.loops_around(stmt):
             recorded = [([], [])] * len(calls)  # run once: the temporaries stay readable
@@ -275,8 +276,25 @@ def _needed(stmts, wanted: set) -> list:
 
 
 def _from_dump(key, expr):
-    """The node of `expr` whose gast.dump is `key`."""
-    return next(n for n in gast.walk(expr) if gast.dump(n) == key)
+    """The node of `expr` whose gast.dump is `key` (None for a value `expr` does not read, such
+    as an index of the assignment's target)."""
+    return next((n for n in gast.walk(expr) if gast.dump(n) == key), None)
+
+
+def replaced(node, subst: dict):
+    """A copy of `node` reading the taped copies `subst` ({gast.dump: name}, from `_record`)
+    wherever it reads a recorded value, the outermost first: `x[idx[0]]` with `idx[0]` taped
+    reads `x[idx_value]` (idx may have changed since), and `x_bar[idx_value]` takes its
+    adjoint."""
+    if not subst:
+        return S.clone(node)
+
+    class Replace(gast.NodeTransformer):
+        def visit(self, n):
+            found = subst.get(gast.dump(n)) if isinstance(n, gast.expr) else None
+            return S.clone(found) if found is not None else self.generic_visit(n)
+
+    return Replace().visit(S.clone(node))
 
 
 def index_leaves(index) -> list:

@@ -97,7 +97,7 @@ class ReverseSlots:
         of that many iterations)."""
         count = self.namer.fresh(f"{index}_{role}")
         back = [self.tapes.back(t, simplify(S.substitute("n * count", {
-            "n": S.const(n), "count": S.name(count)}))) for t, n in record]
+            "n": S.const(n), "count": S.name(count)}), integers=True)) for t, n in record]
         return S.assign(S.name(count), S.substitute("len(span)", {"span": S.as_load(span)})), back
 
 

@@ -23,6 +23,9 @@ def _num(node):
 
 
 class _Simplify(gast.NodeTransformer):
+    def __init__(self, integers: bool):
+        self.integers = integers
+
     def visit_BinOp(self, node):
         self.generic_visit(node)
         a, b = _num(node.left), _num(node.right)
@@ -49,7 +52,8 @@ class _Simplify(gast.NodeTransformer):
             return node.left
         if op is gast.Add and _same_product(node.left, node.right) \
                 and not _shape_like(node.left):  # g*s + s*g -> 2.0 * g*s (not of shapes)
-            return gast.BinOp(left=S.const(2.0), op=gast.Mult(), right=node.left)
+            two = S.const(2 if self.integers else 2.0)
+            return gast.BinOp(left=two, op=gast.Mult(), right=node.left)
         if op is gast.Add:
             merged = _merged_join(node.left, node.right)
             if merged is not None:
@@ -128,10 +132,13 @@ def _same_product(a, b) -> bool:
             and S.same(a.left, b.right) and S.same(a.right, b.left))
 
 
-def simplify(expr):
-    """Simplify an expression tree.
+def simplify(expr, integers: bool = False):
+    """Simplify an expression tree. With `integers` (tape sizes, loop bounds, trip counts) the
+    result stays an int where the expression is one: `n + n` is `2 * n`, not `2.0 * n`.
 
     >>> S.unparse_expr(simplify(S.parse_expr("g * 2 * x ** (2 - 1)")))
     'g * 2 * x'
+    >>> S.unparse_expr(simplify(S.parse_expr("1 * len(r) + 1 * len(r)"), integers=True))
+    '2 * len(r)'
     """
-    return _Simplify().visit(expr)
+    return _Simplify(integers).visit(expr)

@@ -216,9 +216,11 @@ class ArrayTapes(ListTapes):
             keywords=[])
         before = [S.assign(S.name(count), total)]
         last = simplify(S.substitute("start + (count - 1) * step",
-                                     {"start": start, "count": S.name(count), "step": step}))
-        stop = simplify(S.substitute("start - step", {"start": start, "step": step}))
-        neg = simplify(S.substitute("-step", {"step": step}))
+                                     {"start": start, "count": S.name(count), "step": step}),
+                        integers=True)
+        stop = simplify(S.substitute("start - step", {"start": start, "step": step}),
+                        integers=True)
+        neg = simplify(S.substitute("-step", {"step": step}), integers=True)
         return before, gast.Call(func=S.name("range"), args=[last, stop, neg], keywords=[])
 
     def parameters(self, used: list) -> list:
