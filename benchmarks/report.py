@@ -131,7 +131,9 @@ def targets(suite: Suite, sizes):
     out.append(("prepared srcad.jacobian chunk=100 / raw W=100 stacked, scratch-cache jacobian",
                 ratio(jp, get(S3, "n=100", J_STACKED)), "(information)", None, _why(jp)))
     out += problem_arrays.targets(suite)
-    return [t for t in out if t[1] is not None or t[3] is not None or t[4]]
+    # a target whose problem was not run (a partial run) is left out, not listed as "not run"
+    return [t for t in out
+            if t[1] is not None or t[3] is not None or (t[4] and t[4] != "not run")]
 
 
 def _why(row):
@@ -180,6 +182,10 @@ def machine_info(pinned_to):
         "os": platform.platform(),
         "pinned": pinned,
         "load average at start": " ".join(f"{v:.2f}" for v in os.getloadavg()),
+        # NumPy's BLAS threads: on a loaded machine a multi-threaded BLAS makes the NumPy-based
+        # contenders' times erratic (the array programs' matrix products)
+        "BLAS threads": os.environ.get("OPENBLAS_NUM_THREADS", "OpenBLAS default (all CPUs; "
+                                       "OPENBLAS_NUM_THREADS unset)"),
         "python": sys.version.split()[0],
         "srcad": f"{version('srcad')} (git {rev})",
     }
@@ -286,7 +292,8 @@ def _arrays_section(suite):
         return []
     lines = [f"## {problem_arrays.S5}", "",
              "Loss gradients; every contender checked against the hand-written NumPy gradient "
-             "before timing. The target ratios (timed interleaved) are in the targets table.",
+             "before timing. The target ratios are in the targets table (to the NumPy-based "
+             "contenders timed interleaved; to JAX, ratios of medians).",
              ""]
     for case in cases.values():
         lines += _detail_table(suite, problem_arrays.S5, case, [problem_arrays.HAND])

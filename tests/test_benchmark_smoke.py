@@ -66,3 +66,21 @@ def test_rnn_tape_measurement_counts_the_hidden_states(bench):
     # one new hidden state per step (h0 is the caller's), each of H float64s
     assert tape["arrays kept"] == T and tape["bytes kept"] == T * H * 8
     assert tape["steps"] == T and tape["pushes"] >= T
+
+
+def test_a_refused_contender_is_a_row_saying_why(bench):
+    harness = importlib.import_module("harness")
+    cfg = harness.Config(True, repeats=1, min_sample=0.0, warmup=0, budget=0.0, large_repeats=1,
+                         large_warmup=0, fresh_transforms=1)
+    suite = harness.Suite(cfg)
+    key, case, f, args, reference, active = bench.problems(bench.TINY_SIZES)[-1]
+    for name, backend in ((bench.SRCAD_PY, "python"), (bench.SRCAD_NUMBA, "numba")):
+        harness.run_case(suite, bench.S5, case, name,
+                         bench.srcad_reverse(srcad, f, args, active, backend),
+                         ref=reference(*args))
+    python, numba = suite.rows
+    assert python.ok and python.err <= 1e-12
+    # numba's reverse mode of array code: either right, or a row naming the refused line
+    assert numba.ok and numba.err <= 1e-12 or (
+        numba.status.startswith("skipped (refused: array_kernels.py:") and "numba" in numba.status
+    ), numba.status
