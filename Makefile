@@ -25,6 +25,8 @@ lint: venv
 # Side-by-side benchmark suite (issue 5): installs the optional contenders (jax, autograd,
 # matplotlib, numba) and writes docs/benchmarks.md and docs/benchmarks.png.
 # BENCH_ARGS=--quick for a smoke run, BENCH_ARGS="--pin 0" to pin to one CPU.
+# BENCH_ARGS="--only arrays" for one problem; OPENBLAS_NUM_THREADS=1 make bench for steady
+# NumPy times on a loaded machine (the setting is recorded in the machine table).
 bench: venv
 	$(VENV)/bin/pip install -q -e '.[dev,bench]' numba
 	$(VENV)/bin/python benchmarks/run.py $(BENCH_ARGS)
