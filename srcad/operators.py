@@ -36,6 +36,7 @@ from srcad.operator_options import (
     refuse_float_out,
 )
 from srcad.plans import MISS
+from srcad.prep_cache import reusing_preparations, tangent_count
 from srcad.preparation import (
     Prep,
     PreparationMismatchError,
@@ -88,6 +89,7 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
 
 
 @operator_entry
+@reusing_preparations("gradient", prepare_gradient)
 def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
                        chunk: int | None = None,
@@ -152,6 +154,7 @@ prepare_value_and_gradient = prepare_gradient
 
 
 @operator_entry
+@reusing_preparations("gradient", prepare_gradient)
 def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
              backend: Backend | None = None) -> Point:
@@ -216,6 +219,7 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
 
 
 @operator_entry
+@reusing_preparations("jacobian", prepare_jacobian)
 def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
                        chunk: int | None = None,
@@ -295,6 +299,7 @@ def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point
 
 
 @operator_entry
+@reusing_preparations("pushforward", prepare_pushforward, tangent_count)
 def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep: Prep | None = None,
                 out: np.ndarray | Sequence[np.ndarray] | None = None, mode: OperatorMode = None,
                 chunk: int | None = None,
@@ -366,6 +371,7 @@ def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk
 
 
 @operator_entry
+@reusing_preparations("derivative", prepare_derivative)
 def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
                mode: OperatorMode = None, chunk: int | None = None,
                backend: Backend | None = None) -> Point:
@@ -409,6 +415,7 @@ def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
 
 
 @operator_entry
+@reusing_preparations("pullback", prepare_pullback)
 def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None,
              out: np.ndarray | None = None, mode: OperatorMode = None, chunk: int | None = None,
              backend: Backend | None = None) -> Point:

@@ -99,7 +99,9 @@ class Prep:
                                            hint=f"call prepare_{operator} again")
         if not self.engine.is_current():
             args = [s.value if s.role == "x" else _WRAPPERS[s.role](s.value) for s in slots]
-            vars(self).update(vars(self.remake(*args)))
+            remake = self.remake  # the new preparation's is None (made by the bare operator)
+            vars(self).update(vars(remake(*args)))
+            self.remake = remake
 
 
 def _signature(value):
