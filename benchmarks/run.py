@@ -1124,6 +1124,7 @@ def main(argv=None):
         section_jacobian(suite, srcad)
     if "4" in sections:
         section_transform(suite, srcad)
+    __import__("interface_cost").section_interface_cost(suite, srcad)
     wall = perf_counter() - start
     print_summary(suite, sizes)
     print(f"\nwall time {wall:.0f} s")

@@ -97,6 +97,9 @@ def reusing_preparations(operator, preparer, extra_key=lambda extra: None):
         @functools.wraps(op)
         def call(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None, **extra):
             if prep is not None:
+                if not extra:  # keywords spelled out: no dict per prepared call
+                    return op(f, *args, prep=prep, out=out, mode=mode, chunk=chunk,
+                              backend=backend)
                 return op(f, *args, prep=prep, out=out, mode=mode, chunk=chunk,
                           backend=backend, **extra)
             key = (operator, f, mode, chunk, backend, extra_key(extra), _value_keys(args))
