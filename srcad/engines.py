@@ -145,6 +145,7 @@ class ForwardEngine:
             self.flat.extend(lanes)
         self.flat += self.scratch
         self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.seeded = None  # (start, size) of the unit vectors the stacked x lanes hold
 
     def set_values(self, values, positions=None):
         positions = range(len(values)) if positions is None else positions
@@ -160,10 +161,14 @@ class ForwardEngine:
     def seed_basis(self, start: int, size: int):
         """Lane k gets the unit vector e_(start + k) (zero past `size`)."""
         if self.stacked:
+            if self.seeded == (start, size):  # one chunk of all lanes: the seed is still there
+                return
             lanes = self.x_lanes[0].reshape(self.width, -1)
             lanes.fill(0.0)
             count = max(0, min(self.width, size - start))
             np.fill_diagonal(lanes[:count, start:start + count], 1.0)  # a view: no allocation
+            # the code writes x's tangent lanes only when f writes x (then it runs on a copy)
+            self.seeded = (start, size) if self.input_copy is None else None
             return
         if self.x_float_index:
             for k, index in enumerate(self.x_float_index):
@@ -176,6 +181,7 @@ class ForwardEngine:
 
     def seed(self, tangents):
         """Lane k gets tangents[k] (a float or an x-shaped array)."""
+        self.seeded = None
         if self.x_float_index:
             for index, t in zip(self.x_float_index, tangents):
                 self.flat[index] = float(t)
