@@ -5,10 +5,11 @@ iteration) would otherwise transform-cache-look-up, allocate every buffer and bu
 argument matcher on every call: ~100x a prepared call on the numba backend. Instead the
 preparation is kept here, keyed by the operator, the function object and the options a
 preparation depends on (mode, chunk, backend, the tangent count of a pushforward) and, for
-Constant contexts holding an int, bool or str, their values (f's output shape may depend on
-them). Among the preparations of one key, the one whose generated matcher (`plans.matcher`)
-accepts the call's arguments -- the same types, context kinds, shapes and dtypes, exactly what
-`Prep.check` compares -- is used; a new shape gets a new preparation.
+Constant contexts holding an int (Python or NumPy), bool or str, their values (f's output
+shape may depend on them). Among the preparations of one key, the one whose generated
+matcher (`plans.matcher`) accepts the call's arguments -- the same types, context kinds,
+shapes and dtypes, exactly what `Prep.check` compares -- is used; a new shape gets a new
+preparation.
 
 Correctness of a reused preparation is the prepared call's: each call refills the
 preparation's value slots with THIS call's arrays (x, Constant, Cache, Output), so results land
@@ -32,6 +33,8 @@ import functools
 import threading
 from collections import OrderedDict
 
+import numpy as np
+
 from srcad.annotations import Constant
 
 MAX_KEYS = 64
@@ -42,9 +45,10 @@ _idle: OrderedDict = OrderedDict()  # key -> idle preparations, the most recentl
 
 
 def _value_keys(args) -> tuple:
-    """Values of Constant contexts that may shape f's output (ints, bools, strings)."""
+    """Values of Constant contexts that may shape f's output (ints, NumPy ints, bools,
+    strings)."""
     return tuple(a.value for a in args
-                 if type(a) is Constant and type(a.value) in (int, bool, str))
+                 if type(a) is Constant and isinstance(a.value, (int, str, np.integer)))
 
 
 def take(key, args):

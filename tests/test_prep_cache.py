@@ -104,6 +104,10 @@ def test_an_int_constant_that_shapes_the_output_is_keyed_by_value():
     J3 = srcad.jacobian(first_n, x, Constant(3))
     np.testing.assert_allclose(J2, [[2.0, 0.0, 0.0], [0.0, 4.0, 0.0]])
     np.testing.assert_allclose(J3, np.diag(2.0 * x))
+    J1 = srcad.jacobian(first_n, x, Constant(np.int64(1)))
+    J2 = srcad.jacobian(first_n, x, Constant(np.int64(2)))
+    np.testing.assert_allclose(J1, [[2.0, 0.0, 0.0]])
+    np.testing.assert_allclose(J2, [[2.0, 0.0, 0.0], [0.0, 4.0, 0.0]])
 
 
 SCALE = 2.0
