@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import interface_cost
 import problem_arrays
 from harness import ROOT, TOL, TOL_FD, Suite, fmt_ratio, ms, ratio, us
 from problem_jacobian import (
@@ -283,6 +284,7 @@ def markdown(suite: Suite, info, sizes, wall):
               "differences by the test suite; gradients are compared as one flat vector.",
               "- Skipped contenders (not installed / not implemented) are listed, not dropped.",
               ""]
+    lines += interface_cost.markdown_lines(suite)
     return "\n".join(lines)
 
 

@@ -36,6 +36,7 @@ import sys
 import harness
 import numpy as np
 from harness import FULL, QUICK, Suite, ms, perf_counter
+from interface_cost import section_interface_cost
 from mixture import make_problem, mixture_loglikelihood
 from problem_arrays import section_arrays
 from problem_jacobian import section_jacobian
@@ -53,6 +54,7 @@ PROBLEMS = [
     ("3", "jacobian", lambda suite, srcad, sizes: section_jacobian(suite, srcad)),
     ("4", "transform", lambda suite, srcad, sizes: section_transform(suite, srcad)),
     ("5", "arrays", lambda suite, srcad, sizes: section_arrays(suite, srcad)),
+    ("6", "interface", lambda suite, srcad, sizes: section_interface_cost(suite, srcad)),
 ]
 
 

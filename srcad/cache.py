@@ -35,10 +35,14 @@ def lookup_or_build(key, build):
 
 
 def clear() -> None:
-    """Forget every compiled derivative."""
+    """Forget every compiled derivative, and the preparations kept for unprepared operator
+    calls (srcad/prep_cache.py)."""
+    from srcad import prep_cache  # the operators' layer sits above this module
+
     with _lock:
         _entries.clear()
         plans.clear()
+    prep_cache.clear()
 
 
 def clear_disk() -> None:

@@ -19,6 +19,7 @@ from srcad.api import _compiled
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import ArgSpec, Request
 from srcad.running import call_generated, kept_tapes, tape_buffers
+from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
 
 
 @dataclass
@@ -89,6 +90,15 @@ def primal_value(engine, f):
     return f(*[engine.flat[i] for i in engine.value_index])
 
 
+def _set_element(array, index: int) -> None:
+    """array's C-order element `index` = 1.0. Not `array.flat[index]`: a flat iterator
+    allocates ~2.6 KB each time (more than a jacobian row), a reshaped view ~0.2 KB."""
+    if array.ndim == 1:
+        array[index] = 1.0
+    else:
+        array.reshape(-1)[index] = 1.0
+
+
 def _zeros_like(value):
     return np.zeros_like(value) if isinstance(value, np.ndarray) else 0.0
 
@@ -135,6 +145,7 @@ class ForwardEngine:
             self.flat.extend(lanes)
         self.flat += self.scratch
         self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.seeded = None  # (start, size) of the unit vectors the stacked x lanes hold
 
     def set_values(self, values, positions=None):
         positions = range(len(values)) if positions is None else positions
@@ -150,10 +161,14 @@ class ForwardEngine:
     def seed_basis(self, start: int, size: int):
         """Lane k gets the unit vector e_(start + k) (zero past `size`)."""
         if self.stacked:
+            if self.seeded == (start, size):  # one chunk of all lanes: the seed is still there
+                return
             lanes = self.x_lanes[0].reshape(self.width, -1)
             lanes.fill(0.0)
             count = max(0, min(self.width, size - start))
             np.fill_diagonal(lanes[:count, start:start + count], 1.0)  # a view: no allocation
+            # the code writes x's tangent lanes only when f writes x (then it runs on a copy)
+            self.seeded = (start, size) if self.input_copy is None else None
             return
         if self.x_float_index:
             for k, index in enumerate(self.x_float_index):
@@ -162,10 +177,11 @@ class ForwardEngine:
         for k, lane in enumerate(self.x_lanes):
             lane.fill(0.0)
             if start + k < size:
-                lane.flat[start + k] = 1.0
+                _set_element(lane, start + k)
 
     def seed(self, tangents):
         """Lane k gets tangents[k] (a float or an x-shaped array)."""
+        self.seeded = None
         if self.x_float_index:
             for index, t in zip(self.x_float_index, tangents):
                 self.flat[index] = float(t)
@@ -208,10 +224,10 @@ class ForwardEngine:
 class ReverseEngine:
     """Reverse mode: a cotangent of the output in, the adjoint of x out (`x_bar`)."""
 
-    def __init__(self, f, slots: list, backend: str = "python"):
+    def __init__(self, f, slots: list, backend: str = "python", array_tapes: bool = False):
         self.slots, self.backend = slots, backend
         specs = tuple(_spec(s, False) for s in slots)
-        self.compiled = _compiled(f, Request("reverse", specs, backend=backend))
+        self.compiled = _reverse_code(f, specs, backend, array_tapes)
         refuse_written_constants(self.compiled, slots)
         self.function = self.compiled.function
         self.flat, self.value_index, self.zeroed = [], [], []
@@ -259,13 +275,13 @@ class ReverseEngine:
             buffer.fill(0.0)
         if self.output_shadow is not None:
             if basis is not None:
-                self.output_shadow.flat[basis] = 1.0
+                _set_element(self.output_shadow, basis)
             else:
                 self.output_shadow[...] = cotangent
         elif basis is not None:
             seed = flat[self.seed_index]
             seed.fill(0.0)
-            seed.flat[basis] = 1.0
+            _set_element(seed, basis)
         else:
             flat[self.seed_index] = cotangent
         if self.input_copy is not None:
@@ -274,6 +290,20 @@ class ReverseEngine:
         if self.tape_count:
             flat[-self.tape_count:] = kept_tapes(flat[-self.tape_count:], result[2:])
         return result[0], result[1]
+
+
+def _reverse_code(f, specs, backend, array_tapes):
+    """The reverse code of f. python backend: with its tapes in arrays the engine keeps (as
+    numba's), so a prepared call allocates no tape list and no float object per recorded value;
+    code that tapes whole arrays keeps its tape lists."""
+    if backend == "python" and array_tapes:
+        try:
+            compiled = _compiled(f, Request("reverse", specs, backend=backend, array_tapes=True))
+        except SrcadError:
+            compiled = None  # refused with array tapes: the list-tape build says why, if at all
+        if compiled is not None and set(compiled.tapes) <= {FLOAT_TAPE, INT_TAPE}:
+            return compiled
+    return _compiled(f, Request("reverse", specs, backend=backend))
 
 
 class HessianEngine:
@@ -287,7 +317,7 @@ class HessianEngine:
                              "which the numba backend compiles to machine code",
                              construct=f"backend={backend!r}", hint="use backend='python'")
         self.backend = backend
-        self.reverse = ReverseEngine(f, slots)
+        self.reverse = ReverseEngine(f, slots)  # list tapes: srcad's forward mode runs over it
         inner, scratch, self.user_positions = [], [], []
         for slot in slots:
             self.user_positions.append(len(inner))

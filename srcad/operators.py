@@ -13,9 +13,11 @@ previous gradient) must get a fresh array: call without `out=` (examples/scipy_m
 
 Choices when not forced:
 * jacobian: forward vector mode when len(x) <= len(y), else one reverse pass per row;
-* chunk: python backend: min(len(x), 16) tangent lanes unrolled into plain floats (no array
-  is allocated per call; a forced chunk > 16 keeps lanes in NumPy vectors: faster for wide
-  inputs, but it allocates); numba backend: min(len(x), 256) lanes in arrays, looped over;
+* chunk (jacobian, forward gradient): python backend: up to 16 lanes unrolled into plain
+  floats (no array allocated per call), more in ONE call of stacked NumPy lanes (measured:
+  about the raw BatchDuplicated call; `preparation.default_width`); numba backend: lanes in
+  arrays, looped over, equal chunks of at most 256;
+* calls without prep= reuse a kept preparation (srcad/prep_cache.py);
 * hvp and hessian: forward-over-reverse (srcad's forward mode run over its own reverse code).
 """
 
@@ -36,11 +38,12 @@ from srcad.operator_options import (
     refuse_float_out,
 )
 from srcad.plans import MISS
+from srcad.prep_cache import reusing_preparations, tangent_count
 from srcad.preparation import (
     Prep,
     PreparationMismatchError,
     check_shape,
-    choose_chunk,
+    forward_engine,
     input_slot,
     lanes_in_arrays,
     make_prep,
@@ -78,9 +81,8 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     x = input_slot(slots).value
     if mode == "forward":
         n = np.size(x)
-        width = choose_chunk(n, chunk, backend)
-        engine = ForwardEngine(f, slots, width, lanes_in_arrays(width, backend), backend)
-        return make_prep("gradient", f, slots, "forward", width, engine,
+        engine = forward_engine(f, slots, n, chunk, backend)
+        return make_prep("gradient", f, slots, "forward", engine.width, engine,
                      buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
     engine = ReverseEngine(f, slots, backend)
     return make_prep("gradient", f, slots, "reverse", 1, engine,
@@ -88,6 +90,7 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
 
 
 @operator_entry
+@reusing_preparations("gradient", prepare_gradient)
 def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
                        chunk: int | None = None,
@@ -152,6 +155,7 @@ prepare_value_and_gradient = prepare_gradient
 
 
 @operator_entry
+@reusing_preparations("gradient", prepare_gradient)
 def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
              backend: Backend | None = None) -> Point:
@@ -204,24 +208,29 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     if mode == "reverse" and chunk is not None:
         refuse_chunk_in_reverse("jacobian (x.size > output size picks reverse mode)")
     if mode == "forward":
-        width = choose_chunk(n, chunk, backend)
-        engine = ForwardEngine(f, slots, width, lanes_in_arrays(width, backend), backend)
-        return make_prep("jacobian", f, slots, "forward", width, engine, n=n, m=m)
-    engine = ReverseEngine(f, slots, backend)
+        engine = forward_engine(f, slots, n, chunk, backend)
+        return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
+    engine = ReverseEngine(f, slots, backend, array_tapes=True)  # no tape list per row
     if kind == "array":
         engine.flat[engine.seed_index] = np.zeros_like(template)
     x = input_slot(slots).value
-    return make_prep("jacobian", f, slots, "reverse", 1, engine, n=n, m=m,
-                 row=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
+    row = np.zeros_like(x) if isinstance(x, np.ndarray) else None
+    return make_prep("jacobian", f, slots, "reverse", 1, engine, n=n, m=m, row=row,
+                     flat_row=None if row is None else row.reshape(-1))  # a view, made once
 
 
 @operator_entry
+@reusing_preparations("jacobian", prepare_jacobian)
 def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
                        chunk: int | None = None,
                        backend: Backend | None = None) -> tuple[Point, np.ndarray]:
     """(f's output, jacobian d output / d x) as a (output size, input size) array; with
     out=J the jacobian is J itself (refilled by the next call with it)."""
+    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend)
+
+
+def _value_and_jacobian(f, args, prep, out, mode, chunk, backend):
     prep, slots = use_prep("jacobian", f, args, prep, prepare_jacobian, mode=mode, chunk=chunk,
                        backend=backend)
     n, m = prep.state["n"], prep.state["m"]
@@ -238,10 +247,10 @@ def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
             value, tangents = engine.run()
             engine.write_columns(J, start, min(engine.width, n - start), tangents)
     else:
-        row = prep.state["row"]
+        row, flat_row = prep.state["row"], prep.state["flat_row"]
         for i in range(m):
             value, adjoints = engine.run(x_bar=row, basis=i)
-            J[i, :] = row.reshape(-1) if row is not None else adjoints[0]
+            J[i] = flat_row if row is not None else adjoints[0]
     outputs = [s.value for s in slots if s.role == "output"]
     if outputs:
         return outputs[0], J
@@ -254,6 +263,7 @@ prepare_value_and_jacobian = prepare_jacobian
 
 
 @operator_entry
+@reusing_preparations("jacobian", prepare_jacobian)
 def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
              backend: Backend | None = None) -> np.ndarray:
@@ -272,8 +282,7 @@ def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
     array([[5., 2.],
            [0., 3.]])
     """
-    return value_and_jacobian.__wrapped__(f, *args, prep=prep, out=out, mode=mode,
-                                          chunk=chunk, backend=backend)[1]
+    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend)[1]
 
 
 # -- derivative, pushforward, pullback ----------------------------------------------------------
@@ -295,6 +304,7 @@ def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point
 
 
 @operator_entry
+@reusing_preparations("pushforward", prepare_pushforward, tangent_count)
 def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep: Prep | None = None,
                 out: np.ndarray | Sequence[np.ndarray] | None = None, mode: OperatorMode = None,
                 chunk: int | None = None,
@@ -366,6 +376,7 @@ def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk
 
 
 @operator_entry
+@reusing_preparations("derivative", prepare_derivative)
 def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
                mode: OperatorMode = None, chunk: int | None = None,
                backend: Backend | None = None) -> Point:
@@ -409,6 +420,7 @@ def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
 
 
 @operator_entry
+@reusing_preparations("pullback", prepare_pullback)
 def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None,
              out: np.ndarray | None = None, mode: OperatorMode = None, chunk: int | None = None,
              backend: Backend | None = None) -> Point:

@@ -30,6 +30,7 @@ from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
 from srcad.parse import parse_function
+from srcad.running import reserve_tape
 from srcad.transform.array_params import (
     localize_rebound_array_arguments,
     rebind_in_place_updates,
@@ -41,7 +42,7 @@ from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.optimize import fuse_lane_loops, lane_locals
 from srcad.transform.reverse import ReverseTransform
 from srcad.transform.styles import Looped, Scalar, Stacked, Unrolled
-from srcad.transform.tapes import WORK, ArrayTapes, ListTapes
+from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
 
 # What generated code of array programs calls besides NumPy (the names are reserved).
 ARRAY_RUNTIME = {f.__name__: f for f in (unbroadcast, reshaped, diagonal_adjoint,
@@ -68,6 +69,7 @@ class Request:
     width: int = 1  # batch width (forward vector mode); 1 = plain forward
     stacked: bool = False  # vector mode with NumPy vectors instead of unrolled lanes
     backend: str = "python"  # "python" | "numba"
+    array_tapes: bool = False  # python reverse mode: tapes in arrays the caller passes
 
 
 @dataclass
@@ -133,10 +135,11 @@ def build(func, request: Request) -> Compiled:
                          hint="use 'python' or 'numba'")
     if request.mode == "reverse":
         name = norm.namer.fresh(f"{parsed.name}_reverse")
-        dialect = ArrayTapes() if request.backend == "numba" else ListTapes()
+        dialect = ArrayTapes() if request.backend == "numba" else \
+            PythonArrayTapes() if request.array_tapes else ListTapes()
         code = ReverseTransform(norm, types, activity, kinds, name, dialect).build()
         tree, taped = code.tree, code.taped
-        if request.backend == "numba":
+        if request.backend == "numba" or request.array_tapes:
             tapes = tuple(code.tapes)
     else:
         if request.width == 1 and not request.stacked:
@@ -166,6 +169,7 @@ def build(func, request: Request) -> Compiled:
     namespace.update(norm.extra_names)
     namespace.update(ARRAY_RUNTIME)
     namespace.setdefault("np", np)
+    namespace.setdefault("reserve_tape", reserve_tape)  # the python backend's (array tapes)
     if request.backend == "numba":
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:

@@ -82,6 +82,14 @@ def tape_buffers(compiled) -> list:
     return [np.empty(compiled.request.width) for _ in range(compiled.scratch)] + tapes
 
 
+def reserve_tape(tape, need):
+    """`tape` if it holds `need` values, else a longer copy (at least doubled): the python
+    backend's array tapes (numba code calls numba_runtime's)."""
+    if need <= tape.shape[0]:
+        return tape
+    return np.concatenate((tape, np.empty(max(need, tape.shape[0]), tape.dtype)))
+
+
 def take_buffers(compiled):
     """Tape and lane arrays a previous call handed back, else fresh ones. `list.pop` is atomic,
     so threads never share a buffer (testing `if spare:` first would race)."""

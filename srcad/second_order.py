@@ -14,6 +14,7 @@ from srcad.engines import HessianEngine, Slot, scalar_as_array
 from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, Point, SecondOrderMode
 from srcad.operator_options import SECOND_ORDER, check_options, check_out, refuse_float_out
+from srcad.prep_cache import reusing_preparations
 from srcad.preparation import (
     Prep,
     check_shape,
@@ -79,6 +80,7 @@ def _second_values(prep, slots):
 
 
 @operator_entry
+@reusing_preparations("hvp", prepare_hvp)
 def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
         out: np.ndarray | None = None, mode: SecondOrderMode = None, chunk: int | None = None,
         backend: Backend | None = None) -> Point:
@@ -131,6 +133,7 @@ def prepare_hessian(f: Function, *args: Any, mode: SecondOrderMode = None,
 
 
 @operator_entry
+@reusing_preparations("hessian", prepare_hessian)
 def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
             mode: SecondOrderMode = None, chunk: int | None = None,
             backend: Backend | None = None) -> np.ndarray:
@@ -167,6 +170,7 @@ def prepare_second_derivative(f: Function, *args: Any, mode: SecondOrderMode = N
 
 
 @operator_entry
+@reusing_preparations("second_derivative", prepare_second_derivative)
 def second_derivative(f: Function, *args: Any, prep: Prep | None = None,
                       out: np.ndarray | None = None, mode: SecondOrderMode = None,
                       chunk: int | None = None, backend: Backend | None = None) -> float:

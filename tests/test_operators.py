@@ -468,11 +468,11 @@ def test_every_operator_has_a_prepare_twin(op):
 # -- mode and chunk choices ---------------------------------------------------------------------
 def test_default_modes_and_chunks():
     """mode=None: forward when len(x) <= len(y), else reverse; gradient: reverse.
-    chunk=None (python backend): min(len(x), 16) unrolled lanes."""
+    chunk=None (python backend): all lanes in one call (unrolled up to 16, stacked above)."""
     x = np.random.default_rng(0).random(N)
     y, c = np.zeros(N), np.zeros(N)
     prep = srcad.prepare_jacobian(seed002, Output(y), x, Cache(c))
-    assert (prep.mode, prep.chunk) == ("forward", min(N, 16))
+    assert (prep.mode, prep.chunk, prep.engine.stacked) == ("forward", N, N > 16)
     prep = srcad.prepare_jacobian(square, np.ones(5))
     assert (prep.mode, prep.chunk) == ("forward", 5)
     prep = srcad.prepare_jacobian(narrow, x, Constant(np.ones(3)))
@@ -628,10 +628,7 @@ def _peak(op, *args, **kwargs):
 BOUND = 16 * 1024  # bytes; measured peaks are 3-8 KB whatever n (n*n*8 = 320 KB at n=200)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("chunk", [None, 16])
-def test_prepared_inplace_jacobian_allocates_nothing_proportional(chunk):
-    """Seed 002: peaks measured 3.6-7.2 KB for n = 100, 200, 400 (J alone is n*n*8 bytes)."""
+def _inplace_jacobian_peaks(chunk):
     peaks = {}
     for n in (100, 200, 400):
         x = np.random.default_rng(n).random(n)
@@ -639,8 +636,25 @@ def test_prepared_inplace_jacobian_allocates_nothing_proportional(chunk):
         prep = srcad.prepare_jacobian(seed002, Output(y), x, Cache(c), chunk=chunk)
         peaks[n] = _peak(srcad.jacobian, seed002, Output(y), x, Cache(c), prep=prep, out=J)
         np.testing.assert_allclose(J, seed002_value_and_jacobian(x)[1], rtol=RTOL, atol=ATOL)
+    return peaks
+
+
+@pytest.mark.slow
+def test_prepared_inplace_jacobian_allocates_nothing_proportional():
+    """Seed 002, 16 unrolled lanes: peaks measured 3.6-7.2 KB for n = 100, 200, 400 (J alone
+    is n*n*8 bytes)."""
+    peaks = _inplace_jacobian_peaks(16)
     assert max(peaks.values()) < BOUND, peaks
     assert abs(peaks[400] - peaks[100]) < 2048, peaks
+
+
+@pytest.mark.slow
+def test_prepared_inplace_jacobian_default_allocates_a_few_rows():
+    """The default, one call of n stacked lanes: each operation makes a temporary of n floats,
+    freed at once (measured ~0.9 KB + 3 rows for n = 100, 200, 400), never J's n rows."""
+    peaks = _inplace_jacobian_peaks(None)
+    for n, peak in peaks.items():
+        assert peak < 4 * n * 8 + 2048, peaks
 
 
 @pytest.mark.slow

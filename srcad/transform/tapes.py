@@ -236,6 +236,30 @@ class ArrayTapes(ListTapes):
                 for n in (self.names[t] for t in used)]
 
 
+class PythonArrayTapes(ArrayTapes):
+    """`ArrayTapes` run by CPython (the python backend's prepared reverse operators): the
+    tapes are the caller's arrays, so a prepared call allocates no tape; elements read back
+    become Python floats and ints (their arithmetic is ~3x cheaper than NumPy scalars')."""
+
+    backend = "python"
+
+    def pop(self, tape: str, target) -> list:
+        *advance, read = super().pop(tape, target)
+        return advance + [_as_python(tape, read)]
+
+    def get(self, tape: str, target, slot: int) -> list:
+        return [_as_python(tape, stmt) for stmt in super().get(tape, target, slot)]
+
+    def python_floats(self, stmt, types):
+        return ListTapes.python_floats(self, stmt, types)
+
+
+def _as_python(tape, assign):
+    """`target = float(read)` (`int(read)` for the int tape)."""
+    assign.value = S.call("int" if tape == INT_TAPE else "float", assign.value)
+    return assign
+
+
 class _AsPythonFloat(gast.NodeTransformer):
     def __init__(self, types):
         self.types = types
