@@ -100,46 +100,64 @@ def _failing_labels(message: str, rtol=1e-6, atol=1e-8):
     return tuple(bad)
 
 
-def _check(f, args, eps, timeout):
+# The modes each program is checked in, one check_grads call each (so that a crash in one
+# mode does not hide the others): forward, 2-lane vector, reverse.
+MODES = ("fwd", "vec", "rev")
+
+# Worst first: the overall outcome of a program is its worst mode's.
+SEVERITY = ("crashed", "disagreed", "timeout", "fd-noise", "refused", "agreed")
+
+
+def _check(f, args, eps, timeout, mode):
     signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
         with np.errstate(all="ignore"):
-            check_grads(f, *args, eps=eps,
+            check_grads(f, *args, eps=eps, modes=(mode,),
                         backend=os.environ.get("SRCAD_FUZZ_BACKEND", "python"))
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def run_check(text: str, timeout: float = 20.0):
-    """Outcome of one program module: (category, signature, detail)."""
+def check_mode(f, args, mode: str, timeout: float):
+    """Outcome of one mode against central differences: (category, signature, detail)."""
+    try:
+        _check(f, args(), 1e-6, timeout, mode)
+        return "agreed", None, ""
+    except srcad.SrcadError as err:
+        return "refused", f"{type(err).__name__}: {normalize_message(str(err))}", str(err)
+    except Timeout:
+        return "timeout", "timeout", f"no answer within {timeout} s"
+    except AssertionError as err:
+        first = str(err)
+        labels = _failing_labels(first)
+        for eps in (1e-5, 1e-7):
+            try:
+                _check(f, args(), eps, timeout, mode)
+                return "fd-noise", None, first
+            except AssertionError:
+                pass
+        return "disagreed", f"disagrees with FD: {', '.join(labels)}", first
+    except Exception as err:  # noqa: BLE001
+        where = _srcad_frame(err.__traceback__)
+        sig = f"{type(err).__name__} at {where}: {normalize_message(str(err))}"
+        detail = "".join(traceback.format_exception(type(err), err, err.__traceback__)[-6:])
+        return "crashed", sig, detail
+
+
+def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
+    """Outcome of one program module, its worst mode's: (category, signature, detail); the
+    signature names the mode. `per_mode`, when given, receives each mode's outcome."""
     module, name = load_module(text)
     try:
-        f, args = module.f, module.args
-        try:
-            _check(f, args(), 1e-6, timeout)
-            return "agreed", None, ""
-        except srcad.SrcadError as err:
-            return "refused", f"{type(err).__name__}: {normalize_message(str(err))}", str(err)
-        except Timeout:
-            return "timeout", "timeout", f"no answer within {timeout} s"
-        except AssertionError as err:
-            first = str(err)
-            labels = _failing_labels(first)
-            for eps in (1e-5, 1e-7):
-                try:
-                    _check(f, args(), eps, timeout)
-                    return "fd-noise", None, first
-                except AssertionError:
-                    pass
-            kind = ("AD modes disagree with each other"
-                    if 0 < len(labels) < 4 else "all AD modes disagree with FD")
-            return "disagreed", f"{kind}: {', '.join(labels)}", first
-        except Exception as err:  # noqa: BLE001
-            where = _srcad_frame(err.__traceback__)
-            sig = f"{type(err).__name__} at {where}: {normalize_message(str(err))}"
-            detail = "".join(traceback.format_exception(type(err), err, err.__traceback__)[-6:])
-            return "crashed", sig, detail
+        outcomes = {mode: check_mode(module.f, module.args, mode, timeout) for mode in MODES}
     finally:
         sys.modules.pop(name, None)
         srcad.cache.clear()
+    if per_mode is not None:
+        per_mode.update(outcomes)
+    mode, (category, sig, detail) = min(outcomes.items(),
+                                        key=lambda item: SEVERITY.index(item[1][0]))
+    if category in ("crashed", "disagreed", "timeout"):
+        sig = f"{mode}: {sig}"
+    return category, sig, detail

@@ -36,15 +36,17 @@ import random
 
 from grammar_expressions import ExpressionGrammar
 from grammar_nests import NestGrammar
+from grammar_shapes import ShapeGrammar
 from grammar_statements import StatementGrammar
 from grammar_sums import SumGrammar
 from instrument import instrument  # noqa: F401  (fuzz/run.py imports it from here)
 from program import Program, make_inputs, module_text  # noqa: F401  (likewise)
 
 
-class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar):
-    def __init__(self, seed: int, nests: bool = False):
+class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, ShapeGrammar):
+    def __init__(self, seed: int, nests: bool = False, shapes: frozenset = frozenset()):
         self.seed = seed
+        self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before
         self.rng = random.Random(seed)
         self.counter = 0
         self.nests = nests  # loop nests for srcad/transform/hoist.py (see nest_program)
@@ -63,9 +65,11 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar):
         return repr(self.rng.choice([0.5, 0.25, 0.75, 1.5, 2.0, 0.3, 0.1, 1.2, 0.9, 3.0, 0.6]))
 
 
-def generate(seed: int, nests: bool = False) -> Program:
-    """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`)."""
-    return Generator(seed, nests).program()
+def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset()) -> Program:
+    """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
+    `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
+    the program it always gave)."""
+    return Generator(seed, nests, shapes).program()
 
 
 def rate_programs(argv, description, count):

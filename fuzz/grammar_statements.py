@@ -26,6 +26,10 @@ class StatementGrammar:
 
     def statement(self, scope: Scope, ctx: FunctionContext, depth: int) -> list[str]:
         rng = self.rng
+        if self.shapes:  # (no draw without shapes: the programs stay as they were)
+            lines = self.shape_statement(scope, ctx, depth)
+            if lines:
+                return lines
         weights = {"simple": 6, "elem": 4 if scope.arrays else 0, "if": 2 if depth > 0 else 0,
                    "for": 2 if depth > 0 else 0, "while": 1 if depth > 0 else 0,
                    "exit": 2 if ctx.loop_depth > 0 else 0, "return": 1,
@@ -162,6 +166,8 @@ class StatementGrammar:
                 ctx.loop_depth -= 1
                 return lines
         text, lo, hi, valid = self.ranges(scope, ctx)
+        if "reversed" in self.shapes:
+            text = self.maybe_reversed(text)
         i = self.fresh("i")
         body_scope.ints.append(IntVar(i, lo, hi, valid))
         lines = [f"for {i} in {text}:"]

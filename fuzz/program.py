@@ -45,20 +45,27 @@ def make_inputs(program: Program, rng: np.random.Generator):
     return values
 
 
-def module_text(program: Program, values, header: str = "") -> str:
-    """A self-contained module: the program plus `args()` building the annotated arguments."""
+def module_text(program: Program, values, header: str = "", annotations=None) -> str:
+    """A self-contained module: the program plus `args()` building the annotated arguments.
+    `annotations` (fuzz/activity_mix.py), one per argument, may make a float argument
+    'const' (passed bare); by default each argument is annotated as its kind says."""
     lines = []
     if header:
         lines += ['"""' + header.rstrip() + '\n"""', ""]
     body = program.source
     lines.append(body.rstrip())
     lines += ["", "", "def args():", "    return ("]
-    for arg, value in zip(program.args, values):
-        if arg.kind == "dup":
+    annotations = annotations or [arg.kind for arg in program.args]
+    for arg, value, annotation in zip(program.args, values, annotations):
+        if annotation == "dup":
             lines.append(f"        Duplicated(np.array({_array_repr(value)}), "
                          f"np.zeros({tuple(np.shape(value))!r})),")
-        elif arg.kind == "active":
+        elif annotation == "active":
             lines.append(f"        Active({float(value)!r}),")
+        elif annotation == "const" and arg.kind == "dup":
+            lines.append(f"        np.array({_array_repr(value)}),")
+        elif annotation == "const" and arg.kind == "active":
+            lines.append(f"        {float(value)!r},")
         else:
             lines.append(f"        {value!r},")
     lines.append("    )")

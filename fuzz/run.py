@@ -39,20 +39,32 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
-from checking import Timeout, run_check  # noqa: E402
+from activity_mix import choose_annotations, describe, expected_refusal  # noqa: E402
+from checking import MODES, SEVERITY, Timeout, run_check  # noqa: E402
 from generator import generate, module_text  # noqa: E402
+from grammar_shapes import SHAPES  # noqa: E402
 from inputs import choose_inputs  # noqa: E402
 from minimize import minimize  # noqa: E402
 
 
-def check_seed(seed: int, timeout: float, nests: bool = False):
-    program = generate(seed, nests=nests)
+def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
+               shapes: frozenset = frozenset()):
+    """Generate, choose inputs and check one program; `mix`: with an annotation mix
+    (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
+    (fuzz/grammar_shapes.py)."""
+    program = generate(seed, nests=nests, shapes=shapes)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
-    text = module_text(program, values)
-    category, sig, detail = run_check(text, timeout)
+    annotations = choose_annotations(program, seed) if mix else None
+    text = module_text(program, values, annotations=annotations)
+    per_mode = {}
+    category, sig, detail = run_check(text, timeout, per_mode)
+    mixed = annotations or [a.kind for a in program.args]
     return {"seed": seed, "category": category, "signature": sig, "detail": detail,
+            "annotations": describe(program, mixed),
+            "modes": {mode: outcome[0] for mode, outcome in per_mode.items()},
+            "expected_refusal": category == "refused" and expected_refusal(program, mixed, sig),
             "text": text if category in ("disagreed", "crashed") else None}
 
 
@@ -60,9 +72,9 @@ def check_seed(seed: int, timeout: float, nests: bool = False):
 
 
 def _worker(job):
-    seed, timeout, nests = job
+    seed, timeout, nests, mix, shapes = job
     try:
-        return check_seed(seed, timeout, nests)
+        return check_seed(seed, timeout, nests, mix, shapes)
     except (Exception, Timeout) as err:  # noqa: BLE001  (a generator or harness bug, reported apart)
         return {"seed": seed, "category": "harness-error",
                 "signature": f"{type(err).__name__}: {err}", "detail": traceback.format_exc()}
@@ -96,11 +108,21 @@ def main(argv=None):
                         help="srcad backend the programs are checked with")
     parser.add_argument("--nests", action="store_true",
                         help="generate mostly loop nests (the numba backend's hoisting)")
+    parser.add_argument("--no-mix", action="store_true",
+                        help="every float argument varied (default: each independently Const "
+                             "or varied, fuzz/activity_mix.py)")
+    parser.add_argument("--shapes", default="",
+                        help=f"extra constructs, comma-separated: {', '.join(SHAPES)} or all "
+                             "(fuzz/grammar_shapes.py)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
+    shapes = frozenset(SHAPES if opts.shapes == "all" else filter(None, opts.shapes.split(",")))
+    if shapes - set(SHAPES):
+        parser.error(f"unknown shapes {sorted(shapes - set(SHAPES))}; known: {SHAPES}")
 
     start = time.time()
-    jobs = [(s, opts.timeout, opts.nests) for s in range(opts.seed, opts.seed + opts.count)]
+    jobs = [(s, opts.timeout, opts.nests, not opts.no_mix, shapes)
+            for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far
     signal.signal(signal.SIGTERM, _interrupt)
@@ -185,6 +207,16 @@ def summarize(results, counts, elapsed) -> str:
              f"  skipped:   {counts['skipped']} (no acceptable inputs)"]
     if counts["harness-error"]:
         lines.append(f"  harness errors: {counts['harness-error']}")
+    expected = sum(1 for r in results if r.get("expected_refusal"))
+    if expected:
+        lines.append(f"  ({expected} of the refusals: a Const array written with varied "
+                     "values, ActivityError as required)")
+    checked = [r for r in results if r.get("modes")]
+    if checked:
+        lines.append("per mode (" + ", ".join(SEVERITY[::-1]) + "):")
+        for mode in MODES:
+            per = collections.Counter(r["modes"][mode] for r in checked)
+            lines.append(f"  {mode}: " + " / ".join(str(per[c]) for c in SEVERITY[::-1]))
     for cat in ("refused", "disagreed", "crashed", "timeout", "skipped", "harness-error"):
         sigs = collections.Counter(r["signature"] for r in results if r["category"] == cat)
         if not sigs:
@@ -194,6 +226,10 @@ def summarize(results, counts, elapsed) -> str:
             seeds = [r["seed"] for r in results if r["category"] == cat
                      and r["signature"] == sig][:5]
             lines.append(f"  {n:5d}  {sig}  (seeds {seeds})")
+            if cat in ("disagreed", "crashed"):
+                mixes = [r["annotations"] for r in results if r["category"] == cat
+                         and r["signature"] == sig][:2]
+                lines.append(f"         annotations: {mixes}")
     return "\n".join(lines)
 
 
