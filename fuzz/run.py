@@ -2,16 +2,20 @@
 
     python fuzz/run.py --count 2000 --seed 0 [--jobs 2] [--no-minimize]
     python fuzz/run.py --backend numba --nests --count 300   # loop nests (hoist.py)
+    python fuzz/run.py --shapes all --count 500               # extra constructs
 
-Each program (fuzz/generator.py, seeds seed .. seed+count-1) is written to a module file,
-imported, and checked with `srcad.testing.check_grads` in all modes (forward, 2-lane vector and
-reverse against central finite differences). Inputs are drawn so that no branch test or kink is
+Each program (fuzz/generator.py, seeds seed .. seed+count-1) is written to a module file with
+its annotations (each float argument independently Const or varied, fuzz/activity_mix.py;
+--no-mix: all varied), imported, and checked with `srcad.testing.check_grads` in each mode on
+its own (forward, 2-lane vector and reverse against central finite differences; a program's
+outcome is its worst mode's, and the summary counts each mode's). Inputs are drawn so that no branch test or kink is
 within 1e-3 of its threshold and the branch trace is stable under small perturbations; programs
 whose primal overflows or leaves [-1e3, 1e3] get new inputs (up to 8 draws), else are skipped.
 
 Outcomes:
   agreed     check_grads passed
-  refused    srcad raised SrcadError (fine, counted by message kind)
+  refused    srcad raised SrcadError (fine, counted by message kind; the ActivityError of a
+             Const array written with varied values is the required answer, counted apart)
   disagreed  check_grads failed, and still fails with eps=1e-5 and eps=1e-7 (a wrong derivative)
   fd-noise   check_grads failed with eps=1e-6 but passed with another step (reported apart)
   crashed    any other exception (from srcad or from its generated code): a bug
