@@ -8,9 +8,10 @@ Each program (fuzz/generator.py, seeds seed .. seed+count-1) is written to a mod
 its annotations (each float argument independently Const or varied, fuzz/activity_mix.py;
 --no-mix: all varied), imported, and checked with `srcad.testing.check_grads` in each mode on
 its own (forward, 2-lane vector and reverse against central finite differences; a program's
-outcome is its worst mode's, and the summary counts each mode's). Inputs are drawn so that no branch test or kink is
-within 1e-3 of its threshold and the branch trace is stable under small perturbations; programs
-whose primal overflows or leaves [-1e3, 1e3] get new inputs (up to 8 draws), else are skipped.
+outcome is its worst mode's, and the summary counts each mode's). Inputs are drawn so that no
+branch test or kink is within 1e-3 of its threshold and the branch trace is stable under small
+perturbations; programs whose primal overflows or leaves [-1e3, 1e3] get new inputs (up to 8
+draws), else are skipped.
 
 Outcomes:
   agreed     check_grads passed
@@ -136,7 +137,9 @@ def main(argv=None):
             import multiprocessing as mp
             with mp.get_context("fork").Pool(opts.jobs, initializer=_worker_signals,
                                               maxtasksperchild=50) as pool:
-                for i, r in enumerate(pool.imap(_worker, jobs, chunksize=4)):
+                # unordered: a program stuck in one worker does not hold back the results
+                # of the others (an interruption reports all of them)
+                for i, r in enumerate(pool.imap_unordered(_worker, jobs, chunksize=4)):
                     results.append(r)
                     _progress(i + 1, len(jobs), results, start)
         else:
@@ -148,6 +151,7 @@ def main(argv=None):
         print(f"\ninterrupted after {len(results)} programs", file=sys.stderr)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     print(file=sys.stderr)
+    results.sort(key=lambda r: r["seed"])
 
     counts = collections.Counter(r["category"] for r in results)
     os.makedirs(opts.out, exist_ok=True)
