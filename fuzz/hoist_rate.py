@@ -20,8 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
+from checking import load_module  # noqa: E402
 from generator import rate_programs  # noqa: E402
-from run import load_module  # noqa: E402
 
 from srcad.analysis.types import FLOAT, INT, Array, Types  # noqa: E402
 from srcad.codegen import to_source  # noqa: E402

@@ -30,8 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
+from checking import load_module  # noqa: E402
 from generator import make_inputs, rate_programs  # noqa: E402
-from run import load_module  # noqa: E402
 
 import srcad  # noqa: E402
 

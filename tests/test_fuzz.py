@@ -9,6 +9,7 @@ reverse derivatives that agree with central finite differences. `make fuzz` runs
 import glob
 import importlib.util
 import os
+import re
 import sys
 
 import pytest
@@ -31,16 +32,55 @@ MAX_REFUSED = BOUNDED_COUNT // 10
 
 
 @pytest.mark.slow
-def test_bounded_fuzz_run_has_no_disagreement_and_no_crash():
-    results = [fuzz_run.check_seed(seed, timeout=20.0)
+@pytest.mark.parametrize("mix", [True, False], ids=["mixed annotations", "all varied"])
+def test_bounded_fuzz_run_has_no_disagreement_and_no_crash(mix):
+    """Every mode (forward, vector, reverse) of every program agrees with central differences,
+    with each float argument independently Const or varied (`mix`), or all varied. With the
+    mix, the only refusals are the ActivityError a Const array written with varied values
+    must get."""
+    results = [fuzz_run.check_seed(seed, timeout=20.0, mix=mix)
                for seed in range(BOUNDED_SEED, BOUNDED_SEED + BOUNDED_COUNT)]
-    bad = [(r["seed"], r["category"], r["signature"]) for r in results
+    bad = [(r["seed"], r["category"], r["signature"], r["annotations"]) for r in results
            if r["category"] in ("disagreed", "crashed", "timeout")]
     checked = [r for r in results if r["category"] in ("agreed", "refused")]
     assert not bad, f"fuzz failures (reproduce with fuzz/run.py --seed N --count 1): {bad}"
     assert len(checked) >= BOUNDED_COUNT * 3 // 4, "too few checkable programs generated"
-    refusals = [(r["seed"], r["signature"]) for r in results if r["category"] == "refused"]
+    refusals = [(r["seed"], r["signature"]) for r in results
+                if r["category"] == "refused" and not r["expected_refusal"]]
     assert len(refusals) <= MAX_REFUSED, f"{len(refusals)} programs refused: {refusals}"
+    agreed = [r for r in results if r["category"] == "agreed"]
+    assert len(agreed) >= BOUNDED_COUNT // 2, "too few programs answered"
+    if mix:
+        assert not refusals, f"refusals other than a Const array's ActivityError: {refusals}"
+        consts = [r for r in agreed if ":const" in r["annotations"]]
+        assert len(consts) >= BOUNDED_COUNT // 4, "too few answered programs with a Const"
+
+
+def test_annotation_mix_keeps_one_varied_argument():
+    """Every mix keeps a varied argument, and over many seeds each float argument is
+    sometimes Const and sometimes varied."""
+    from activity_mix import choose_annotations
+    from generator import generate
+    seen = set()
+    for seed in range(200):
+        program = generate(seed)
+        mix = choose_annotations(program, seed)
+        assert any(kind in ("dup", "active") for kind in mix)
+        seen |= {(arg.name, kind) for arg, kind in zip(program.args, mix)}
+    assert {("x", "const"), ("x", "dup"), ("a", "const"), ("a", "active"), ("y", "const"),
+            ("y", "dup")} <= seen
+
+
+def test_shapes_are_generated_when_switched_on():
+    """--shapes: int index arrays rotated in a loop, loops over reversed(range(...)), sibling
+    loops in an outer loop; none of them without the switch."""
+    from generator import generate
+    shapes = frozenset(["index-arrays", "reversed", "multi-tape"])
+    texts = [generate(seed, shapes=shapes).source for seed in range(40)]
+    assert sum("dtype=np.int64" in t for t in texts) >= 5
+    assert sum("reversed(range(" in t for t in texts) >= 5
+    assert sum(bool(re.search(r"for o\d+ in range", t)) for t in texts) >= 5
+    assert not any("reversed(" in generate(seed).source for seed in range(40))
 
 
 def test_generator_is_deterministic():

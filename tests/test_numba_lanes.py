@@ -181,3 +181,23 @@ def test_numba_mixture_lane_loops_are_vectorized():
     fresh(*call.flat, *tape_buffers(compiled))  # keeps no LLVM to inspect
     llvm = "\n".join(fresh.inspect_llvm().values())
     assert re.search(r"fmul[^\n]*<\d+ x double>", llvm), "no vector multiply in the lane loops"
+
+
+def rescale_seeded(x, a):
+    """a -> 0.5 a + |0.2 a| (a > 0: 0.7 a), times x[0]: d/da = 0.7 x[0]. The first tangent
+    statement reads the caller's seed of `a` and overwrites it in the same lane loop."""
+    a = 0.5 * a + math.fabs(a * 0.2)
+    t = x[0] * a
+    return t
+
+
+def test_lane_array_read_by_its_first_write_keeps_its_value():
+    """A lane array whose first use is `a_dot[lane] = a_dot[lane] * 0.5 + ...` carries a value
+    into the loop (here the caller's seed): it must not become a loop-local float (numba
+    refused the code: `a_dot_lane` read before assignment)."""
+    x = np.array([1.5, -0.5])
+    seeds = [1.0, -2.0, 0.5]
+    tangents = srcad.autodiff(Forward, rescale_seeded,
+                              BatchDuplicated(x, [np.zeros(2) for _ in seeds]),
+                              BatchDuplicated(0.8, seeds), backend="numba")
+    np.testing.assert_allclose(tangents, [0.7 * 1.5 * s for s in seeds], rtol=1e-12)

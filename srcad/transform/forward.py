@@ -15,6 +15,7 @@ from srcad import syntax as S
 from srcad.analysis.array_bindings import copy_source, expression_bound, is_allocation
 from srcad.analysis.types import FLOAT, Array, is_differentiable, stack_call
 from srcad.transform.expressions import ExpressionDiff
+from srcad.transform.forward_stacks import StackTangents
 from srcad.transform.lanes import (
     copy_lanes_last,
     lane_count,
@@ -22,9 +23,10 @@ from srcad.transform.lanes import (
 )
 from srcad.transform.styles import Looped, Stacked, Unrolled
 from srcad.transform.tapes import WORK, ArrayTapes
+from srcad.transform.unset_tangents import UnsetTangents
 
 
-class ForwardTransform:
+class ForwardTransform(StackTangents):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, styles: list):
         self.norm = norm
         self.types = types
@@ -42,6 +44,9 @@ class ForwardTransform:
         self.result = None
         self.result_tangents = None
         self.copied = {}  # Looped: argument -> the caller's tangent array, copied lanes last
+        # scalar tangents a path can read before setting them (a Const argument made active
+        # on one path): zero at entry
+        self.unset = UnsetTangents(p for p in norm.params if self.seeded(p))
         # numba: hoisted arrays (and Looped's lanes-last copies) live in a workspace array
         # passed in and kept across calls, as in reverse mode (ArrayTapes.carve)
         self.work, self.uses_work = ArrayTapes(), False
@@ -63,6 +68,10 @@ class ForwardTransform:
         first = frozenset(self.names[0, p] for p in arrays if p not in reread)
         self.styles[0] = dataclasses.replace(self.styles[0], lanes_first=first)
 
+    def seeded(self, p) -> bool:
+        """The caller passes p's tangents (a varied argument)."""
+        return self.arg_kinds.get(p) in ("duplicated", "active")
+
     def tangent_name(self, k, v):
         return self.names[k, v]
 
@@ -77,6 +86,7 @@ class ForwardTransform:
     def leaf_tangent(self, k):
         def tangent(node):
             if isinstance(node, gast.Name):
+                self.unset.read(node.id)
                 return self.styles[k].scalar(self.tangent_name(k, node.id))
             return self.styles[k].element(self.tangent_name(k, node.value.id), node.slice)
         return tangent
@@ -106,58 +116,20 @@ class ForwardTransform:
             return self.ret(stmt)
         if isinstance(stmt, (gast.For, gast.While, gast.If)):
             stmt = copy.copy(stmt)
-            stmt.body = self.block(stmt.body) or [gast.Pass()]
-            stmt.orelse = self.block(stmt.orelse)
+
+            def body():
+                stmt.body = self.block(stmt.body) or [gast.Pass()]
+
+            def orelse():
+                stmt.orelse = self.block(stmt.orelse)
+            if isinstance(stmt, gast.If):
+                self.unset.branch([body, orelse])
+            else:
+                self.unset.loop([body, orelse])
             return [stmt]
         if isinstance(stmt, gast.Expr) and stack_call(stmt.value):
             return self.stack_push(stmt)
         return [stmt]
-
-    # -- stacks (srcad's own tapes, when generated reverse code is differentiated again) ----
-    def stack_push(self, stmt):
-        stack, method = stack_call(stmt.value)
-        if stack not in self.active:
-            return [stmt]
-        if isinstance(self.styles[0], Looped):
-            raise self.norm.parsed.error(stmt, "tape", "differentiating generated reverse code "
-                                         "is supported by the python backend only")
-        out = [stmt]
-        for k in range(len(self.styles)):
-            shadow = S.name(self.tangent_name(k, stack))
-            if method == "pop":
-                out.append(S.expr_stmt(gast.Call(
-                    func=gast.Attribute(value=shadow, attr="pop", ctx=gast.Load()), args=[],
-                    keywords=[])))
-                continue
-            value = stmt.value.args[0]
-            tangent = S.const(0.0)
-            if self.active_leaf(value) or not S.is_leaf(value):
-                diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
-                tangent = diff.tangent(value, self.leaf_tangent(k), diff.prepare(value)) \
-                    or S.const(0.0)
-            out.append(S.expr_stmt(gast.Call(
-                func=gast.Attribute(value=shadow, attr="append", ctx=gast.Load()),
-                args=[tangent], keywords=[])))
-        return out
-
-    def stack_assign(self, stmt, target, value):
-        """`tape = []` and `v = tape.pop()` with an active tape."""
-        out = [stmt]
-        method = stack_call(value)
-        for k in range(len(self.styles)):
-            if isinstance(value, gast.List):
-                if target.id in self.active:
-                    out.append(S.assign(S.name(self.tangent_name(k, target.id)),
-                                        gast.List(elts=[], ctx=gast.Load())))
-                continue
-            pop = gast.Call(func=gast.Attribute(value=S.name(self.tangent_name(k, method[0])),
-                                                attr="pop", ctx=gast.Load()),
-                            args=[], keywords=[])
-            if isinstance(target, gast.Name) and target.id in self.active:
-                out.append(S.assign(self.target_tangent(k, target), pop))
-            else:
-                out.append(S.expr_stmt(pop))
-        return out
 
     def ret(self, stmt):
         if stmt.value is None:
@@ -235,10 +207,14 @@ class ForwardTransform:
             t = diff.tangent(expr, self.leaf_tangent(k), prepared, coefs)
             ref = self.target_tangent(k, target)
             if aug_linear and t is not None:
+                if isinstance(target, gast.Name):
+                    self.unset.read(tname)  # `a_dot += ...` reads a_dot
                 tangents.append(gast.AugAssign(target=ref, op=S.clone(op), value=t))
             elif not aug_linear:
                 tangents.append(S.assign(ref, t if t is not None else S.const(0.0)))
         tangents = self.styles[0].wrap(tangents)
+        if isinstance(target, gast.Name) and (tangents or not aug_linear):
+            self.unset.write(tname)
         if root_name is not None:
             return out + tangents
         # the primal, reusing the intermediates computed above
@@ -294,10 +270,9 @@ class ForwardTransform:
         self.scratch = []
         if isinstance(style, Looped):
             # scalar tangents live in arrays of W lanes, passed in by the caller (a prepared
-            # call allocates nothing); each is written before it is read
-            own = set(self.norm.params)
+            # call allocates nothing); each is written before it is read, or zeroed at entry
             self.scratch = [self.tangent_name(0, v) for v in sorted(self.active)
-                            if v not in own and self.types[v] == FLOAT]
+                            if not self.seeded(v) and self.types[v] == FLOAT]
         params = []
         for p in self.norm.params:
             params.append(p)
@@ -312,6 +287,7 @@ class ForwardTransform:
             tangents = [S.const(0.0)] * len(self.styles)
         else:
             tangents = []
+        body = self._zero_unset() + body
         if isinstance(style, Looped):
             body = self._lanes_entry(style, params) + body + self._lanes_exit(body)
         returned = [result, gast.Tuple(elts=tangents, ctx=gast.Load())]
@@ -329,6 +305,16 @@ class ForwardTransform:
         return gast.FunctionDef(name=self.name, args=args,
                                 body=[S.expr_stmt(S.const(doc))] + body, decorator_list=[],
                                 returns=None, type_comment=None, type_params=[])
+
+    def _zero_unset(self) -> list:
+        """Zero tangents for the scalars some path reads before setting (unset_tangents.py)."""
+        unset = sorted(self.unset.unset_reads)
+        if not unset:
+            return []
+        zeros = [S.assign(self.target_tangent(k, S.name(v)), S.const(0.0))
+                 for v in unset for k in range(len(self.styles))]
+        return [S.comment(f"read before set on some path: zero tangents for "
+                          f"{', '.join(unset)}")] + self.styles[0].wrap(zeros)
 
     def _lanes_entry(self, style, params) -> list:
         """Looped: the lane count, and the lanes-last copies of argument tangents."""

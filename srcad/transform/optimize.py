@@ -99,17 +99,19 @@ def lane_locals(function, lane: str) -> None:
 
 
 def _first_use_writes_lane(body, name_: str, lane: str) -> bool:
-    """`name_` appears only as `name_[lane]`, first as the target of a plain assignment."""
+    """`name_` appears only as `name_[lane]`, first as the target of a plain assignment whose
+    value does not read it (`v_dot[lane] = v_dot[lane] * 0.5` reads the value on entry: a
+    seed the caller passed, or what an earlier loop left)."""
     for stmt in body:
         for n in gast.walk(stmt):
             if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
                     and n.value.id == name_ and not (isinstance(n.slice, gast.Name)
                                                      and n.slice.id == lane):
                 return False
-        if name_ in S.loaded_names(stmt) - _subscript_targets(stmt):
-            return False
         if name_ in _subscript_targets(stmt):
-            return isinstance(stmt, gast.Assign)
+            return name_ not in S.loaded_names(stmt.value)
+        if name_ in S.loaded_names(stmt):
+            return False
     return False
 
 

@@ -1,0 +1,163 @@
+"""Checking one fuzz program module with srcad: import it, run `srcad.testing.check_grads`
+under a time limit, and classify the outcome (agreed, refused, disagreed, fd-noise, crashed,
+timeout) with a signature that groups failures of the same kind.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import itertools
+import os
+import re
+import signal
+import sys
+import tempfile
+import traceback
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
+
+import srcad  # noqa: E402
+import srcad.cache  # noqa: E402
+from srcad.testing import check_grads  # noqa: E402
+
+_TMP = None
+_COUNTER = itertools.count()
+
+
+def tmpdir() -> str:
+    global _TMP
+    if _TMP is None:
+        _TMP = tempfile.mkdtemp(prefix="srcad_fuzz_")
+    return _TMP
+
+
+class Timeout(BaseException):
+    """Raised by SIGALRM; a BaseException so that `except Exception` cannot swallow it."""
+
+
+def _alarm(signum, frame):
+    raise Timeout()
+
+
+def load_module(text: str):
+    path = os.path.join(tmpdir(), f"fz_{os.getpid()}_{next(_COUNTER)}.py")
+    with open(path, "w") as fh:
+        fh.write(text)
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module, name
+
+
+def normalize_message(msg: str) -> str:
+    msg = re.sub(r"^\S*:\d+: ", "", msg)
+    msg = re.sub(r"`[^`]*`", "`_`", msg)
+    msg = re.sub(r"'[^']*'", "'_'", msg)
+    msg = re.sub(r"\d+(\.\d+)?", "N", msg)
+    return msg[:140]
+
+
+def _srcad_frame(tb) -> str:
+    where = "?"
+    for frame in traceback.extract_tb(tb):
+        fn = frame.filename
+        if "/srcad/" in fn or fn.startswith("<srcad"):
+            base = "generated" if fn.startswith("<srcad") else os.path.relpath(fn, ROOT)
+            where = f"{base}:{frame.name}"
+    return where
+
+
+def _failing_labels(message: str, rtol=1e-6, atol=1e-8):
+    m = re.search(r"\(all: (\{.*\})\)\s*$", message, re.S)
+    if not m:
+        return ("?",)
+    text = re.sub(r"\bnan\b", "None", m.group(1))
+    text = re.sub(r"\binf\b", "1e999", text)
+    try:
+        results = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return ("?",)
+    fd = results.get("finite differences")
+    vals = [abs(v) for v in results.values() if v is not None]
+    scale = max(max(vals, default=1.0), 1.0)
+    bad = []
+    for label, value in results.items():
+        if label == "finite differences":
+            continue
+        if value is None or fd is None or not abs(value - fd) <= atol + rtol * scale:
+            bad.append(label)
+    return tuple(bad)
+
+
+# The modes each program is checked in, one check_grads call each (so that a crash in one
+# mode does not hide the others): forward, 2-lane vector, reverse.
+MODES = ("fwd", "vec", "rev")
+
+# Worst first: the overall outcome of a program is its worst mode's.
+SEVERITY = ("crashed", "disagreed", "timeout", "fd-noise", "refused", "agreed")
+
+
+def _check(f, args, eps, timeout, mode):
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        with np.errstate(all="ignore"):
+            check_grads(f, *args, eps=eps, modes=(mode,),
+                        backend=os.environ.get("SRCAD_FUZZ_BACKEND", "python"))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def check_mode(f, args, mode: str, timeout: float):
+    """Outcome of one mode against central differences: (category, signature, detail)."""
+    try:
+        _check(f, args(), 1e-6, timeout, mode)
+        return "agreed", None, ""
+    except srcad.SrcadError as err:
+        return "refused", f"{type(err).__name__}: {normalize_message(str(err))}", str(err)
+    except Timeout:
+        return "timeout", "timeout", f"no answer within {timeout} s"
+    except AssertionError as err:
+        first = str(err)
+        labels = _failing_labels(first)
+        for eps in (1e-5, 1e-7):
+            try:
+                _check(f, args(), eps, timeout, mode)
+                return "fd-noise", None, first
+            except AssertionError:
+                pass
+        return "disagreed", f"disagrees with FD: {', '.join(labels)}", first
+    except Exception as err:  # noqa: BLE001
+        where = _srcad_frame(err.__traceback__)
+        sig = f"{type(err).__name__} at {where}: {normalize_message(str(err))}"
+        detail = "".join(traceback.format_exception(type(err), err, err.__traceback__)[-6:])
+        return "crashed", sig, detail
+
+
+def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
+    """Outcome of one program module, its worst mode's: (category, signature, detail); the
+    signature names the mode. `per_mode`, when given, receives each mode's outcome."""
+    module, name = load_module(text)
+    try:
+        outcomes = {mode: check_mode(module.f, module.args, mode, timeout) for mode in MODES}
+    finally:
+        sys.modules.pop(name, None)
+        srcad.cache.clear()
+    if per_mode is not None:
+        per_mode.update(outcomes)
+    mode, (category, sig, detail) = min(outcomes.items(),
+                                        key=lambda item: SEVERITY.index(item[1][0]))
+    if category in ("crashed", "disagreed", "timeout"):
+        sig = f"{mode}: {sig}"
+    return category, sig, detail

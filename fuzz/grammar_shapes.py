@@ -1,0 +1,110 @@
+"""Extra constructs the fuzzer can switch on (`run.py --shapes index-arrays,reversed,multi-tape`,
+`generate(seed, shapes=...)`), shapes found in code written outside the project:
+
+* `index-arrays`: an int index array filled, then rotated inside a loop, and used to index a
+  float array (`x[idx[0]]`): the reverse sweep must index with what was read at the time;
+* `reversed`: user loops `for i in reversed(range(...))`;
+* `multi-tape`: several taping loops over the same range inside one outer loop.
+
+A mixin of `generator.Generator`. Without shapes it draws nothing, so every seed keeps the
+program it had before.
+"""
+
+from __future__ import annotations
+
+from scopes import FunctionContext, IntVar, Scope, indent
+
+SHAPES = ("index-arrays", "reversed", "multi-tape")
+
+# The chance that a statement (at a depth that allows a loop) is one of the switched-on
+# statement shapes, and that a `for` over a range runs it reversed.
+SHAPE_CHANCE = 0.2
+REVERSED_CHANCE = 0.35
+
+
+class ShapeGrammar:
+    def maybe_reversed(self, text: str) -> str:
+        """`range(...)` or, by chance, `reversed(range(...))` (same indices, other order)."""
+        return f"reversed({text})" if self.chance(REVERSED_CHANCE) else text
+
+    def shape_statement(self, scope: Scope, ctx: FunctionContext, depth: int):
+        """The lines of a statement shape, or None for an ordinary statement."""
+        kinds = [k for k in ("index-arrays", "multi-tape") if k in self.shapes]
+        if not kinds or depth <= 0 or not self.chance(SHAPE_CHANCE):
+            return None
+        if self.rng.choice(kinds) == "index-arrays":
+            return self.rotated_index_loop(scope, ctx, depth)
+        return self.sibling_taping_loops(scope, ctx, depth)
+
+    def accumulator(self, scope: Scope):
+        """(lines, name): a float to add into, new (set to 0.0 first) or one in scope."""
+        if scope.floats and self.chance(0.6):
+            return [], self.rng.choice(scope.floats)
+        t = self.fresh("t")
+        scope.floats.append(t)
+        return [f"{t} = 0.0"], t
+
+    def rotated_index_loop(self, scope: Scope, ctx: FunctionContext, depth: int):
+        """`idx` = a rotation of 0..n-1; a loop reading `x[idx[0]]` (and maybe writing through
+        it), then rotating `idx` by one: the values read move with the iterations."""
+        rng = self.rng
+        arrays = [a for a in scope.arrays if len(a.shape) == 1 and a.shape[0] is not None]
+        if not arrays:
+            return None
+        src = rng.choice(arrays)
+        n, size = src.len_expr[0], src.shape[0]
+        idx, i, j, k, p = (self.fresh(v) for v in ("idx", "i", "j", "k", "p"))
+        lines, acc = self.accumulator(scope)
+        lines += [f"{idx} = np.zeros({n}, dtype=np.int64)", f"for {i} in range({n}):",
+                  f"    {idx}[{i}] = ({i} + {rng.randint(0, size - 1)}) % {n}"]
+        body_scope = scope.child()
+        if self.chance(0.5):
+            trips = n
+            body_scope.ints.append(IntVar(k, 0, size - 1, frozenset([src.name])))
+        else:
+            count = rng.randint(1, 3)
+            trips = str(count)
+            body_scope.ints.append(IntVar(k, 0, count - 1))
+        first, last = f"{src.name}[{idx}[0]]", f"{src.name}[{idx}[{n} - 1]]"
+        ctx.loop_depth += 1
+        e = self.fexpr(body_scope, ctx, 1, calls=False)
+        body = [rng.choice([f"{acc} += {first} * {first}",
+                            f"{acc} = {acc} * (0.9 + 0.1 * math.sin({first})) + {last}",
+                            f"{acc} += math.tanh({first}) * ({e})"])]
+        if self.chance(0.3):
+            dst = rng.choice(arrays)
+            body.append(f"{dst.name}[{idx}[1] % {dst.len_expr[0]}] += 0.5 * {first}")
+        if self.chance(0.4):
+            body += self.block(body_scope, ctx, depth - 1, rng.randint(1, 2))
+        ctx.loop_depth -= 1
+        body += [f"{p} = {idx}[0]", f"for {j} in range({n} - 1):",
+                 f"    {idx}[{j}] = {idx}[{j} + 1]", f"{idx}[{n} - 1] = {p}"]
+        return lines + [f"for {k} in range({trips}):"] + indent(body)
+
+    def sibling_taping_loops(self, scope: Scope, ctx: FunctionContext, depth: int):
+        """An outer loop around two or three loops over the same range, each overwriting a
+        float with a nonlinear function of itself (a value the reverse sweep needs: taped)."""
+        rng = self.rng
+        text, lo, hi, valid = self.ranges(scope, ctx)
+        if "reversed" in self.shapes:
+            text = self.maybe_reversed(text)
+        lines, acc = self.accumulator(scope)
+        o, outer = self.fresh("o"), rng.randint(1, 3)
+        outer_scope = scope.child()
+        outer_scope.ints.append(IntVar(o, 0, outer - 1))
+        body = []
+        ctx.loop_depth += 1
+        for _ in range(rng.choice([2, 2, 3])):
+            i = self.fresh("i")
+            inner = outer_scope.child()
+            inner.ints.append(IntVar(i, lo, hi, valid))
+            leaf = self.leaf(inner, allow_const=False)
+            inner_body = [rng.choice([
+                f"{acc} = {acc} * (0.9 + 0.1 * math.cos({leaf})) + 0.1 * {leaf}",
+                f"{acc} = math.sin({acc}) + {leaf}",
+                f"{acc} += {leaf} * math.tanh({acc})"])]
+            if self.chance(0.4):
+                inner_body += self.block(inner, ctx, depth - 1, 1)
+            body += [f"for {i} in {text}:"] + indent(inner_body)
+        ctx.loop_depth -= 1
+        return lines + [f"for {o} in range({outer}):"] + indent(body)
