@@ -13,10 +13,13 @@ class SrcadError(Exception):
     "m.py:3: call: no rule for 'foo'"
     """
 
-    def __init__(self, message, *, filename=None, line=None, construct=None, hint=None):
+    def __init__(self, message, *, filename=None, line=None, construct=None, hint=None,
+                 column=None):
         self.message = message
         self.filename = filename
         self.line = line
+        self.column = column  # 1-based, as editors count
+        self.problems = [self]  # a combined error lists every problem it stands for
         self.construct = construct
         self.hint = hint
         super().__init__(self._render())
@@ -28,10 +31,27 @@ class SrcadError(Exception):
         return type(self)(self.message, filename=filename, line=line,
                           construct=self.construct, hint=self.hint)
 
+    @classmethod
+    def combine(cls, problems: list) -> SrcadError:
+        """One error for several problems: located at the first, listing all (in source
+        order) so that a single run shows everything to fix."""
+        problems = sorted(problems, key=lambda p: (p.line or 0, p.column or 0))
+        if len(problems) == 1:
+            return problems[0]
+        first = problems[0]
+        listing = "\n".join("  " + p._render() for p in problems)
+        error = cls(f"{len(problems)} constructs srcad does not differentiate:\n{listing}",
+                    filename=first.filename, line=first.line, column=first.column,
+                    construct=None)
+        error.problems = problems
+        return error
+
     def _render(self) -> str:
         where = ""
         if self.filename is not None:
             line = f"{self.line}: " if self.line is not None else " "
+            if self.line is not None and self.column is not None:
+                line = f"{self.line}:{self.column}: "
             where = f"{self.filename}:{line}"
         what = f"{self.construct}: " if self.construct else ""
         text = f"{where}{what}{self.message}"

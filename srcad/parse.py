@@ -5,6 +5,7 @@ its names (globals and closure) and to point errors at the user's file and line.
 from __future__ import annotations
 
 import inspect
+import linecache
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -40,8 +41,24 @@ class ParsedFunction:
         return self.source_lines[line - self.first_line].strip()
 
     def error(self, node, construct, message, hint=None, kind=UnsupportedSyntaxError):
-        return kind(message, filename=self.filename, line=self.line_of(node) or self.first_line,
-                    construct=construct, hint=hint)
+        column = getattr(node, "col_offset", None)
+        line = self.line_of(node)
+        if column is not None and line is not None:
+            column += 1 + self._indent(line)
+        return kind(message, filename=self.filename, line=line or self.first_line,
+                    construct=construct, hint=hint, column=column if line else None)
+
+    def _indent(self, line: int) -> int:
+        """Columns the dedent removed from the source line (gast counts from the dedent)."""
+        try:
+            raw = linecache.getline(self.filename, line)
+        except Exception:  # noqa: BLE001 - a missing file only loses the column offset
+            return 0
+        text = self.source_lines[line - self.first_line] if \
+            0 <= line - self.first_line < len(self.source_lines) else ""
+        if not raw or not text.strip():
+            return 0
+        return max(0, (len(raw) - len(raw.lstrip())) - (len(text) - len(text.lstrip())))
 
     def resolve(self, name_: str):
         """The object a free name refers to, as at call time (closure first, then globals,
@@ -62,9 +79,10 @@ def parse_function(func) -> ParsedFunction:
     >>> parse_function(f).tree.name
     'f'
     """
-    # unwrap decorators, but not a transform (srcad.grad(f) wraps f and computes f's gradient:
-    # differentiating f in its place would return a first derivative for a second one)
-    func = inspect.unwrap(func, stop=lambda f: hasattr(f, "__srcad_transform__"))
+    # Only srcad's own decorators are unwrapped: they call the function unchanged. Any other
+    # wrapper (functools.wraps sets `__wrapped__`) may compute something else (`2 * f(x)`),
+    # so it is differentiated as itself, never as the function it wraps.
+    func = getattr(func, "__srcad_wrapped__", func)
     transform = getattr(func, "__srcad_transform__", None)
     if transform is not None:
         code = inspect.unwrap(func).__code__
@@ -91,7 +109,8 @@ def parse_function(func) -> ParsedFunction:
             "generators and async functions cannot be differentiated", filename=filename,
             line=func.__code__.co_firstlineno, construct="generator/async def")
     try:
-        lines, first_line = inspect.getsourcelines(func)
+        # of the code object: inspect.getsourcelines(func) would follow `__wrapped__`
+        lines, first_line = inspect.getsourcelines(func.__code__)
     except (OSError, TypeError) as exc:
         raise SrcadError(
             f"the source of {func.__qualname__} is not available ({exc})", filename=filename,

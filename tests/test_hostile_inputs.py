@@ -447,12 +447,11 @@ def walrus(x):
 
 
 def lambda_inside(x):
-    g = lambda a: a * a  # noqa: E731
-    return g(x)
+    return (lambda a: a * a)(x)  # called where it is written, not assigned to a name
 
 
 def comprehension(x):
-    return sum([x * i for i in range(3)])
+    return [x * i for i in range(3)][1]  # a list kept as a value (sum/max/min are lowered)
 
 
 def assigns_attribute(x):
@@ -475,14 +474,6 @@ def uses_raise(x):
 def uses_assert(x):
     assert x > 0.0
     return x * x
-
-
-def loop_else(x):
-    for _ in range(3):
-        x = x * 1.5
-    else:
-        x = x + 1.0
-    return x
 
 
 def uses_match(x, k):
@@ -584,7 +575,6 @@ REFUSED = [
     ("attribute-assignment", assigns_attribute, (Active(1.0),), ("attribute",), 1),
     ("del", uses_del, (Active(1.0),), ("del",), 2),
     ("raise", uses_raise, (Active(1.0),), ("raise",), 2),
-    ("loop-else", loop_else, (Active(1.0),), ("else",), 1),
     ("match", uses_match, (Active(1.0), 1), ("match",), 1),
     ("keyword-call", calls_with_keyword, (Active(1.0),), ("keyword",), 1),
     ("builtin-sum", uses_builtin_sum, (Duplicated(np.ones(3), np.zeros(3)),), ("sum",), 1),

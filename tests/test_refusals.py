@@ -37,9 +37,12 @@ def generator(x):
 
 
 def has_nested_def(x):
-    def inner(a):
-        return a * a
-    return inner(x)
+    s = 0.0
+    for _ in range(2):
+        def inner(a):  # a definition inside a loop: each iteration would rebind it
+            return a * a
+        s += inner(x)
+    return s
 
 
 class Model:

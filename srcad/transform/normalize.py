@@ -1,6 +1,6 @@
 """Stage 2: the normalized function every mode differentiates.
 
-fence -> desugar -> inline user calls -> desugar again (tuple results) -> structured exits.
+lower conveniences -> fence -> desugar -> inline user calls -> desugar again (tuple results) -> structured exits.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from srcad.parse import ParsedFunction
 from srcad.transform.desugar import desugar
 from srcad.transform.exits import structure_exits
 from srcad.transform.inline import Inliner
+from srcad.transform.lower import lower
 from srcad.transform.names import Namer
 
 
@@ -40,7 +41,6 @@ class Normalized:
 
 
 def normalize(parsed: ParsedFunction) -> Normalized:
-    check_syntax(parsed)
     tree = parsed.tree
     body = S.clone(tree.body)
     doc = None
@@ -48,8 +48,10 @@ def normalize(parsed: ParsedFunction) -> Normalized:
         doc = body[0].value.value
         body = body[1:]
     namer = Namer.for_tree(tree)
+    body, local_functions = lower(parsed, body, namer)
+    check_syntax(parsed, body, local_functions)
     body = desugar(parsed, body, namer, unpack_calls=False)
-    inliner = Inliner(parsed, namer)
+    inliner = Inliner(parsed, namer, local_functions=local_functions)
     body = inliner.block(body)
     body = desugar(parsed, body, namer)
     final = None
