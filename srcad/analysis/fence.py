@@ -7,6 +7,8 @@ message (calls without rules, whole-array arithmetic on active arrays).
 
 from __future__ import annotations
 
+import builtins
+import functools
 import types
 
 import gast
@@ -117,7 +119,7 @@ def _problem(parsed, node, local_functions, called):
                                                                            local_functions):
         if not all(k.arg == "dtype" for k in node.keywords):
             return ("keyword arguments", "keyword arguments are supported in calls to your "
-                    "own functions and dtype= of array constructors only",
+                    "own functions, enumerate(start=) and dtype= of array constructors only",
                     "pass the arguments by position")
     return None
 
@@ -135,7 +137,11 @@ def _takes_keywords(parsed, call, local_functions) -> bool:
         obj = parsed.resolve(func.id)
     except KeyError:
         return False
+    if obj is builtins.enumerate:  # lowered by desugar, which reads start=
+        return all(k.arg == "start" for k in call.keywords)
     obj = getattr(obj, "__srcad_wrapped__", obj)
+    if isinstance(obj, functools.partial):
+        obj = obj.func
     return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
 
 

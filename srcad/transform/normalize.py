@@ -1,6 +1,7 @@
 """Stage 2: the normalized function every mode differentiates.
 
-lower conveniences -> fence -> desugar -> inline user calls -> desugar again (tuple results) -> structured exits.
+lower conveniences -> fence -> desugar -> inline user calls -> split tuple locals ->
+desugar again (tuple results) -> structured exits.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.parse import ParsedFunction
-from srcad.transform.desugar import desugar
+from srcad.transform.desugar import Desugar, desugar
 from srcad.transform.exits import structure_exits
 from srcad.transform.inline import Inliner
 from srcad.transform.lower import lower
 from srcad.transform.names import Namer
+from srcad.transform.tuples import split_tuple_locals
 
 
 @dataclass
@@ -53,6 +55,8 @@ def normalize(parsed: ParsedFunction) -> Normalized:
     body = desugar(parsed, body, namer, unpack_calls=False)
     inliner = Inliner(parsed, namer, local_functions=local_functions)
     body = inliner.block(body)
+    params = [a.id for a in tree.args.args]
+    body = split_tuple_locals(body, params, namer, Desugar(parsed, namer, True)._assign_one)
     body = desugar(parsed, body, namer)
     final = None
     returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
