@@ -24,7 +24,7 @@ from srcad.annotations import (
     Mode,
     Reverse,
 )
-from srcad.errors import ArgumentError
+from srcad.errors import ArgumentError, SrcadError, surfaced
 from srcad.hints import Backend, Function
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
@@ -192,7 +192,10 @@ def _arguments(f, mode, args, batch, backend="python") -> _Call:
 def _compiled(f, request: Request):
     f = _target(f)
     key = (f, f.__code__, request)
-    return cache.lookup_or_build(key, lambda: build(f, request))
+    try:
+        return cache.lookup_or_build(key, lambda: build(f, request))
+    except SrcadError as err:
+        raise surfaced(err) from None
 
 
 def _target(f):
@@ -281,7 +284,10 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     if not isinstance(mode, Mode):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
                             "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
-    call, compiled, plan = _checked_call(f, mode, args, batch, backend)
+    try:
+        call, compiled, plan = _checked_call(f, mode, args, batch, backend)
+    except SrcadError as err:
+        raise surfaced(err) from None
     if mode.reverse:  # a reverse call always has a plan: run it
         return _given(plan.run(args, 1.0 if seed is None else seed), given, mode)
     return _forward(f, mode, compiled, call.flat, args, call.width is not None, call)

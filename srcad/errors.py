@@ -5,6 +5,21 @@ Every refusal names the file, the line and the construct, and says what to do in
 
 from __future__ import annotations
 
+import os
+
+
+def debugging() -> bool:
+    """SRCAD_DEBUG=1 (or any value but 0 or empty) keeps srcad's own frames in the
+    tracebacks of its errors, for debugging srcad itself."""
+    return os.environ.get("SRCAD_DEBUG", "") not in ("", "0")
+
+
+def surfaced(err: BaseException) -> BaseException:
+    """`err` to re-raise (`raise surfaced(err) from None`) at the public API: without srcad's
+    inner frames, which say nothing about the user's code (the message names its file and
+    line), so the traceback ends at the user's call; SRCAD_DEBUG=1 keeps them."""
+    return err if debugging() else err.with_traceback(None)
+
 
 class SrcadError(Exception):
     """srcad refuses to differentiate something (never a silently wrong answer).

@@ -112,13 +112,21 @@ class Types:
                                         else node.value)
                 if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                     name = node.targets[0].id
-                    if self.env.get(name) in (OTHER, None):
+                    if self.env.get(name) in (OTHER, None) and self._culprit(name) is node:
                         what = "a tuple" if isinstance(node.value, gast.Tuple) else \
                             "a value of a kind srcad does not handle"
                         raise self.norm.parsed.error(
                             node, "assignment", f"`{name}` holds {what}",
                             hint="srcad handles floats, ints, bools and NumPy arrays; unpack "
                             "tuples directly: a, b = f(x)")
+
+    def _culprit(self, name):
+        """The assignment to `name` to blame: the first whose own value is opaque (not the
+        first assignment, `s = 0.0`, when a later one makes `s` opaque)."""
+        assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
+                   if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)
+                   and n.targets[0].id == name]
+        return next((n for n in assigns if self.of(n.value) in (OTHER, None)), assigns[0])
 
     def _refuse_opaque(self, expr):
         operands = [expr]
@@ -293,5 +301,8 @@ def _describe(func) -> str:
     if isinstance(func, gast.Name):
         return func.id
     if isinstance(func, gast.Attribute):
-        return _describe(func.value) + "." + func.attr
-    return type(func).__name__
+        base = func.value
+        if isinstance(base, (gast.Name, gast.Attribute)):
+            return _describe(base) + "." + func.attr
+        return f"({S.unparse_expr(base)}).{func.attr}"  # not the tree's node names (BinOp)
+    return S.unparse_expr(func)
