@@ -1,0 +1,258 @@
+"""Python as people write it around the math: comprehensions reduced by sum/max/min, zip,
+enumerate(start), reversed ranges, loop else, tuple locals, keyword arguments and defaults,
+nested functions, lambdas, functools.partial, and decorators that are not srcad's.
+
+Every construct is checked in reverse, forward and vector mode against central finite
+differences (srcad.testing.check_grads), on the python backend and under numba; where the
+derivative has an easy closed form it is checked exactly too.
+"""
+
+import functools
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import Active, Duplicated, Forward, Reverse
+from srcad.testing import check_grads
+
+# --- comprehensions -----------------------------------------------------------------------
+
+
+def power_series(x, n):
+    return sum(x ** i / (i + 1) for i in range(n))
+
+
+def reductions(x, y):
+    total = sum([x[i] * y[i] for i in range(len(x))], 0.5)
+    top = max(v * v for v in x if v > 0.0)
+    low = min(x[i] - y[i] for i in range(len(x)))
+    return total + top * low
+
+
+def nested_generators(x, y):
+    inner = sum(x[i] * y[j] for i in range(len(x)) for j in range(i))
+    nested = sum(sum(x[i] * y[j] for j in range(len(y))) * x[i] for i in range(len(x)))
+    return inner + nested
+
+
+def comprehension_variable_is_not_the_functions(x, y):
+    i = 2
+    s = sum(x[i] * x[i] for i in range(len(x)))  # this `i` is the comprehension's own
+    return s * y[i]
+
+
+# --- loops ---------------------------------------------------------------------------------
+
+
+def zipped(x, y, n):
+    s = 0.0
+    for a, b, k in zip(x, y, range(1, n, 2)):
+        s += a * b * k
+    return s
+
+
+def enumerated(x, y):
+    s = 0.0
+    for i, v in enumerate(x, 3):
+        s += v * i
+    for i, v in enumerate(y, start=-1):
+        s += v * i * v
+    return s
+
+
+def reversed_ranges(x, n):
+    s = 0.0
+    for i in reversed(range(n)):
+        s = s * 0.5 + x[i % len(x)]
+    for i in reversed(range(1, n, 2)):
+        s = s * 0.25 + x[i % len(x)] * s
+    return s
+
+
+def loop_else(x, n):
+    s = x
+    for _ in range(n):
+        s = s * x
+        if s > 10.0:
+            break
+    else:
+        s = s + 1.0  # runs only when the loop did not break
+    k = 0
+    while k < n:
+        k += 1
+    else:
+        s = s * 2.0
+    return s
+
+
+# --- tuples --------------------------------------------------------------------------------
+
+
+def _pair(a, b):
+    return a + b, a * b
+
+
+def tuple_from_helper(x, y):
+    t = _pair(x, y)
+    return t[0] * t[1] + t[-1]
+
+
+def tuple_locals(x, y):
+    t = (x * y, x - y, 3.0)
+    u = t
+    a, b, c = u
+    if x > 0.0:
+        t = (t[1], t[0], t[-1] * x)  # a swap through the tuple's own elements
+    return t[0] * a + t[1] * b + t[2] * c
+
+
+# --- calls ---------------------------------------------------------------------------------
+
+
+def helper_with_options(a, b=2.0, *, c=3.0):
+    return a * b + c * a * a
+
+
+def keyword_calls(x, y):
+    return helper_with_options(x, c=y) + helper_with_options(y, b=x) + helper_with_options(b=y,
+                                                                                           a=x)
+
+
+def nested_def_and_lambda(x, y):
+    scale = y * 2.0
+
+    def h(a, p=2):
+        t = a * scale  # `scale` is the enclosing function's, read when h is called
+        return t ** p
+
+    sq = lambda a: a * a + scale  # noqa: E731
+    first = h(x)
+    scale = scale + x  # late binding, as Python's closures
+    return first + sq(h(y, p=3))
+
+
+BOUND = functools.partial(helper_with_options, c=0.5)
+
+
+def calls_partial(x):
+    return BOUND(x) * x + BOUND(x, 3.0)
+
+
+def twice(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return 2.0 * fn(x)
+    return wrapper
+
+
+@twice
+def doubled_square(x):
+    return x * x
+
+
+def scaled(x, y, weight=0.5):
+    return weight * x * y
+
+
+X = np.array([0.3, -0.7, 1.1, 0.4])
+Y = np.array([0.9, 0.2, -0.5, 1.4, 0.6])
+
+
+def _dup(a):
+    return Duplicated(a.copy(), np.zeros_like(a))
+
+
+CASES = [
+    ("sum of a generator", power_series, lambda: (Active(0.7), 6)),
+    ("sum/max/min of comprehensions", reductions, lambda: (_dup(X), _dup(Y))),
+    ("nested generators", nested_generators, lambda: (_dup(X), _dup(Y))),
+    ("comprehension scope", comprehension_variable_is_not_the_functions,
+     lambda: (_dup(X), _dup(Y))),
+    ("zip", zipped, lambda: (_dup(X), _dup(Y), 9)),
+    ("enumerate start", enumerated, lambda: (_dup(X), _dup(Y))),
+    ("reversed ranges", reversed_ranges, lambda: (_dup(X), 9)),
+    ("loop else, no break", loop_else, lambda: (Active(1.2), 3)),
+    ("loop else, break", loop_else, lambda: (Active(2.5), 6)),
+    ("tuple from helper", tuple_from_helper, lambda: (Active(0.5), Active(2.0))),
+    ("tuple locals", tuple_locals, lambda: (Active(0.5), Active(2.0))),
+    ("tuple locals, other branch", tuple_locals, lambda: (Active(-0.5), Active(2.0))),
+    ("keyword arguments", keyword_calls, lambda: (Active(1.3), Active(0.7))),
+    ("nested def and lambda", nested_def_and_lambda, lambda: (Active(0.3), Active(0.7))),
+    ("functools.partial helper", calls_partial, lambda: (Active(0.4),)),
+    ("user decorator", doubled_square, lambda: (Active(1.5),)),
+    ("mixed: Const float", scaled, lambda: (Active(1.5), 2.0)),
+]
+
+
+@pytest.mark.parametrize("name, f, make_args", CASES, ids=[c[0] for c in CASES])
+def test_construct_matches_finite_differences_in_every_mode(name, f, make_args):
+    check_grads(f, *make_args())
+
+
+NUMBA_CASES = [c for c in CASES if c[0] in (
+    "sum/max/min of comprehensions", "nested generators", "zip", "enumerate start",
+    "reversed ranges", "loop else, break", "tuple locals", "keyword arguments",
+    "nested def and lambda", "functools.partial helper")]
+
+
+@pytest.mark.parametrize("name, f, make_args", NUMBA_CASES, ids=[c[0] for c in NUMBA_CASES])
+def test_construct_under_numba(name, f, make_args):
+    pytest.importorskip("numba")
+    check_grads(f, *make_args(), backend="numba")
+
+
+# --- exact values ----------------------------------------------------------------------------
+
+
+def test_sum_of_generator_exact():
+    x, n = 0.7, 6
+    expected = sum(i * x ** (i - 1) / (i + 1) for i in range(1, n))  # d/dx x^i/(i+1)
+    dx = srcad.autodiff(Reverse, power_series, Active(x), n)[0]
+    assert dx == pytest.approx(expected, rel=1e-14)
+    assert srcad.autodiff(Forward, power_series, Duplicated(x, 1.0), n) == \
+        pytest.approx(expected, rel=1e-14)
+
+
+def test_user_decorator_is_differentiated_as_itself():
+    """The wrapper returns 2 * x * x: its derivative at 3 is 12, not the wrapped x * x's 6."""
+    assert srcad.autodiff(Reverse, doubled_square, Active(3.0)) == (12.0,)
+    assert srcad.autodiff(Forward, doubled_square, Duplicated(3.0, 1.0)) == 12.0
+
+
+def test_keyword_arguments_and_defaults_exact():
+    x, y = 1.3, 0.7
+    # x*2 + y*x^2 + y*x + 3*y^2 + x*y + 3*x^2
+    dx = 2.0 + 2 * y * x + y + y + 6 * x
+    dy = x * x + x + 6 * y + x
+    got = srcad.autodiff(Reverse, keyword_calls, Active(x), Active(y))
+    assert got == pytest.approx((dx, dy), rel=1e-14)
+
+
+def test_nested_function_reads_the_enclosing_variable_at_the_call():
+    x, y = 0.3, 0.7
+    # first = (2xy)^2; sq(h(y, 3)) = ((2y+x) y)^6 + (2y+x)
+    w = 2 * y + x
+    dx = 8 * x * y * y + 6 * (w * y) ** 5 * y + 1.0
+    got = srcad.autodiff(Reverse, nested_def_and_lambda, Active(x), Active(y))
+    assert got[0] == pytest.approx(dx, rel=1e-13)
+
+
+def test_loop_else_runs_only_without_break():
+    # no break (x = 1.2, n = 3): s = x^4 + 1, then * 2: d/dx = 8 x^3
+    assert srcad.autodiff(Reverse, loop_else, Active(1.2), 3)[0] == \
+        pytest.approx(8 * 1.2 ** 3, rel=1e-14)
+    # break at s = x^3 > 10 (x = 2.5): s = x^3, then * 2: d/dx = 6 x^2
+    assert srcad.autodiff(Reverse, loop_else, Active(2.5), 6)[0] == \
+        pytest.approx(6 * 2.5 ** 2, rel=1e-14)
+
+
+def test_max_of_generator_picks_the_largest_element():
+    x = np.array([0.5, -2.0, 1.5, 1.0])
+    grad = np.zeros(4)
+    srcad.autodiff(Reverse, largest_doubled, Duplicated(x, grad))
+    assert grad.tolist() == [0.0, 0.0, 2.0, 0.0]  # the largest, 2 * x[2]
+
+
+def largest_doubled(x):
+    return max(2.0 * v for v in x)
