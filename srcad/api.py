@@ -25,6 +25,7 @@ from srcad.annotations import (
     Reverse,
 )
 from srcad.errors import ArgumentError, SrcadError, surfaced
+from srcad.partials import plain_function
 from srcad.hints import Backend, Function
 from srcad.parse import parse_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
@@ -202,6 +203,8 @@ def _target(f):
     """The plain function behind `f` (a decorated wrapper's original); anything else is
     refused here, before it is used as a cache key."""
     f = getattr(f, "__srcad_wrapped__", f)
+    if isinstance(f, functools.partial):
+        f = plain_function(f) or f  # a plain function with source that calls the partial
     if not isinstance(f, types.FunctionType):
         parse_function(f)  # raises the SrcadError that explains what srcad needs
     return f

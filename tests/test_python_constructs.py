@@ -256,3 +256,23 @@ def test_max_of_generator_picks_the_largest_element():
 
 def largest_doubled(x):
     return max(2.0 * v for v in x)
+
+
+def model(x, w, b=2.0, *, c=3.0):
+    return w * x * x + b * x + c
+
+
+def test_partial_as_the_differentiated_function():
+    bound_x = functools.partial(model, 1.5, c=0.25)  # f(w, b=2.0)
+    assert srcad.autodiff(Reverse, bound_x, Active(2.0), Active(1.0)) == (1.5 ** 2, 1.5)
+    assert srcad.autodiff(Reverse, bound_x, Active(2.0)) == (1.5 ** 2,)  # b's default
+    bound_w = functools.partial(model, w=0.5)  # f(x)
+    assert srcad.autodiff(Forward, bound_w, Duplicated(2.0, 1.0)) == 2 * 0.5 * 2.0 + 2.0
+    check_grads(bound_x, Active(0.7), Active(1.1))
+
+
+def test_partial_leaving_a_keyword_only_parameter_is_refused():
+    def needs_c(x, *, c):
+        return x * c
+    with pytest.raises(srcad.ArgumentError, match="`c` to be passed by keyword"):
+        srcad.autodiff(Reverse, functools.partial(needs_c), Active(1.0))
