@@ -76,6 +76,13 @@ def list_kept(x):
     return [x * i for i in range(3)][1]
 
 
+def reduction_in_while_condition(x):
+    k = 0
+    while k < sum(i for i in range(3)):
+        k += 1
+    return x * k
+
+
 def keyword_to_numpy(x):
     return np.sum(x, axis=0)
 
@@ -101,6 +108,8 @@ KINDS = [
     (nested_def_in_loop, (Active(1.0),), "nested function definition", 3, 9, "top level"),
     (local_function_passed_on, (Active(1.0),), "local function", 3, 24, "call it directly"),
     (list_kept, (Active(1.0),), "list comprehension", 1, 12, "sum(...), max(...)"),
+    (reduction_in_while_condition, (Active(1.0),), "generator expression", 2, 18,
+     "statement of its own"),
     (keyword_to_numpy, (Duplicated(np.ones(3), np.zeros(3)),), "keyword arguments", 1, 12,
      "by position"),
     (unknown_keyword, (Active(1.0),), "call", 1, 12, "unexpected argument `c`"),

@@ -68,11 +68,20 @@ def check_syntax(parsed: ParsedFunction, body: list | None = None, local_functio
     called = {id(n.func) for stmt in body for n in gast.walk(stmt)
               if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
               and n.func.id in local_functions}
+    # reductions lower.py left in place: in a while condition, `and`/`or`, `x if c else y`
+    unlowered = {id(n.args[0]) for stmt in body for n in gast.walk(stmt)
+                 if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
+                 and n.func.id in ("sum", "max", "min") and n.args
+                 and isinstance(n.args[0], (gast.GeneratorExp, gast.ListComp))}
     for stmt in body:
         for node in gast.walk(stmt):
             if id(node) in allowed:
                 continue
             problem = _problem(parsed, node, local_functions, called)
+            if problem is not None and id(node) in unlowered:
+                problem = (problem[0], "a sum/max/min of it in a while condition, "
+                           "`and`/`or` or `x if c else y` is not lowered to a loop", "assign it to a variable in a "
+                           "statement of its own first")
             if problem is not None:
                 problems.append(parsed.error(node, *problem[:2], hint=problem[2]))
     if problems:

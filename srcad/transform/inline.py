@@ -3,8 +3,11 @@ caller (and get the same lean tapes), not treated as black boxes.
 
 A call inside an expression is hoisted before its statement: the callee's body, with its
 locals renamed `<callee>_<name>`, runs there and leaves its value in `<callee>_result`.
-Array arguments passed by name are aliased (the callee writes into the caller's array, as in
-Python); other arguments are bound by assignment. Recursion is refused.
+Arguments are bound as Python binds them (positional, keywords, the defaults the function
+holds; a functools.partial adds its bound arguments). Array arguments passed by name are
+aliased (the callee writes into the caller's array, as in Python); other arguments are bound by
+assignment. Local functions (a nested `def`, an assigned `lambda`; srcad/transform/lower.py)
+are inlined the same way. Recursion is refused.
 """
 
 from __future__ import annotations
