@@ -414,6 +414,7 @@ def slices(x):
 
 def list_literal(x):
     v = [x, x * x]
+    v.append(x)  # a list that grows (a fixed one read by constant index is supported)
     return v[0] + v[1]
 
 

@@ -107,6 +107,24 @@ def tuple_locals(x, y):
     return t[0] * a + t[1] * b + t[2] * c
 
 
+# --- lists of known length -------------------------------------------------------------------
+
+
+def fixed_lists(x, y):
+    xs = [1.0, x * x, y]
+    xs[0] = xs[2] * x
+    xs[-1] += y * y
+    s = sum(xs) + len(xs) * max(xs) - min(xs)
+    for v in xs:
+        s = s * 0.5 + v
+    for w in (x, y, 2.0):  # the tuple is built before the loop changes x
+        s = s + w * w
+        x = x * 1.1
+    total = sum(v * v for v in xs)
+    xs = [xs[1], xs[0], xs[2]]  # a swap: every element is read before any is written
+    return s + total + xs[0] * 3.0
+
+
 # --- calls ---------------------------------------------------------------------------------
 
 
@@ -177,6 +195,7 @@ CASES = [
     ("tuple from helper", tuple_from_helper, lambda: (Active(0.5), Active(2.0))),
     ("tuple locals", tuple_locals, lambda: (Active(0.5), Active(2.0))),
     ("tuple locals, other branch", tuple_locals, lambda: (Active(-0.5), Active(2.0))),
+    ("fixed-length lists", fixed_lists, lambda: (Active(0.7), Active(1.3))),
     ("keyword arguments", keyword_calls, lambda: (Active(1.3), Active(0.7))),
     ("nested def and lambda", nested_def_and_lambda, lambda: (Active(0.3), Active(0.7))),
     ("functools.partial helper", calls_partial, lambda: (Active(0.4),)),
@@ -192,7 +211,8 @@ def test_construct_matches_finite_differences_in_every_mode(name, f, make_args):
 
 NUMBA_CASES = [c for c in CASES if c[0] in (
     "sum/max/min of comprehensions", "nested generators", "zip", "enumerate start",
-    "reversed ranges", "loop else, break", "tuple locals", "keyword arguments",
+    "reversed ranges", "loop else, break", "tuple locals", "fixed-length lists",
+    "keyword arguments",
     "nested def and lambda", "functools.partial helper")]
 
 
@@ -236,6 +256,16 @@ def test_nested_function_reads_the_enclosing_variable_at_the_call():
     dx = 8 * x * y * y + 6 * (w * y) ** 5 * y + 1.0
     got = srcad.autodiff(Reverse, nested_def_and_lambda, Active(x), Active(y))
     assert got[0] == pytest.approx(dx, rel=1e-13)
+
+
+def test_fixed_list_exact():
+    def sum_of_squares_list(x, y):
+        parts = [x * x, x * y, 2.0]
+        parts[2] = parts[0] * y
+        return sum(parts) + len(parts)
+    # x^2 + xy + x^2 y + 3
+    got = srcad.autodiff(Reverse, sum_of_squares_list, Active(0.5), Active(3.0))
+    assert got == pytest.approx((2 * 0.5 + 3.0 + 2 * 0.5 * 3.0, 0.5 + 0.25), rel=1e-15)
 
 
 def test_loop_else_runs_only_without_break():

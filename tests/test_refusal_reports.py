@@ -30,7 +30,7 @@ def several_problems(x):
     ys = [y, x]
     with open(os.devnull):
         y = y * 2.0
-    return y + ys[0]
+    return y + ys[int(x)]  # a variable index: the list cannot become variables
 
 
 def test_every_refusal_of_a_function_in_one_error():
@@ -83,6 +83,12 @@ def reduction_in_while_condition(x):
     return x * k
 
 
+def list_appended(x):
+    xs = [x, 2.0]
+    xs.append(x)
+    return xs[0]
+
+
 def keyword_to_numpy(x):
     return np.sum(x, axis=0)
 
@@ -110,6 +116,7 @@ KINDS = [
     (list_kept, (Active(1.0),), "list comprehension", 1, 12, "sum(...), max(...)"),
     (reduction_in_while_condition, (Active(1.0),), "generator expression", 2, 18,
      "statement of its own"),
+    (list_appended, (Active(1.0),), "list", 1, 10, "for append or a variable index"),
     (keyword_to_numpy, (Duplicated(np.ones(3), np.zeros(3)),), "keyword arguments", 1, 12,
      "by position"),
     (unknown_keyword, (Active(1.0),), "call", 1, 12, "unexpected argument `c`"),

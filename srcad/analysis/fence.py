@@ -46,7 +46,8 @@ _REFUSED = {
                       "lowered to loops; write other uses as a for loop"),
     gast.Dict: ("dict", "use separate variables or a NumPy array"),
     gast.Set: ("set", "use separate variables or a NumPy array"),
-    gast.List: ("list", "use a NumPy array"),
+    gast.List: ("list", "a list literal read by constant index, len/sum/max/min and loops over "
+                "it is supported; for append or a variable index use a NumPy array"),
     gast.JoinedStr: ("f-string", "format strings outside the differentiated function"),
     gast.NamedExpr: ("assignment expression (:=)", "assign in a statement of its own"),
     gast.Starred: ("starred expression", "pass the arguments one by one"),

@@ -6,6 +6,7 @@
   renamed, so they never clobber the function's own);
 * `for ... else` and `while ... else` become the loop plus `if not <broke>:` (a flag set at
   each `break` of that loop);
+* lists of known length become one variable per element (srcad/transform/lists.py);
 * a nested `def` and a `name = lambda ...` at the top of the body are taken out of it and
   handed to the inliner, which inlines their calls like those of module-level helpers (their
   free names read the enclosing function's variables at the call, as Python's closures do).
@@ -22,6 +23,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
+from srcad.transform.lists import split_fixed_lists
 from srcad.transform.names import Namer
 
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
@@ -257,4 +259,6 @@ class _SetFlagAtBreak:
 def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]:
     """(the lowered body, the local functions it defined: name -> LocalFunction)."""
     lowering = Lowering(parsed, namer)
-    return lowering.block(body, top=True), lowering.local_functions
+    body = lowering.block(body, top=True)
+    params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
+    return split_fixed_lists(parsed, body, namer, params), lowering.local_functions
