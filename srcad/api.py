@@ -25,9 +25,9 @@ from srcad.annotations import (
     Reverse,
 )
 from srcad.errors import ArgumentError, SrcadError, surfaced
-from srcad.partials import plain_function
 from srcad.hints import Backend, Function
 from srcad.parse import parse_function
+from srcad.partials import plain_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
 from srcad.plans import MISS
 from srcad.running import kept_tapes, run_generated, take_buffers

@@ -38,12 +38,12 @@ _REFUSED = {
     gast.Import: ("import", "import at module level"),
     gast.ImportFrom: ("import", "import at module level"),
     gast.Raise: ("raise", "check the inputs before calling srcad"),
-    gast.ListComp: ("list comprehension", "sum(...), max(...) and min(...) of a comprehension are "
-                      "lowered to loops; write other uses as a for loop"),
+    gast.ListComp: ("list comprehension", "sum(...), max(...) and min(...) of a comprehension "
+                    "are lowered to loops; write other uses as a for loop"),
     gast.SetComp: ("set comprehension", "write a for loop"),
     gast.DictComp: ("dict comprehension", "write a for loop"),
-    gast.GeneratorExp: ("generator expression", "sum(...), max(...) and min(...) of a comprehension are "
-                      "lowered to loops; write other uses as a for loop"),
+    gast.GeneratorExp: ("generator expression", "sum(...), max(...) and min(...) of a "
+                        "comprehension are lowered to loops; write other uses as a for loop"),
     gast.Dict: ("dict", "use separate variables or a NumPy array"),
     gast.Set: ("set", "use separate variables or a NumPy array"),
     gast.List: ("list", "a list literal read by constant index, len/sum/max/min and loops over "
@@ -81,8 +81,8 @@ def check_syntax(parsed: ParsedFunction, body: list | None = None, local_functio
             problem = _problem(parsed, node, local_functions, called)
             if problem is not None and id(node) in unlowered:
                 problem = (problem[0], "a sum/max/min of it in a while condition, "
-                           "`and`/`or` or `x if c else y` is not lowered to a loop", "assign it to a variable in a "
-                           "statement of its own first")
+                           "`and`/`or` or `x if c else y` is not lowered to a loop",
+                           "assign it to a variable in a statement of its own first")
             if problem is not None:
                 problems.append(parsed.error(node, *problem[:2], hint=problem[2]))
     if problems:
