@@ -92,6 +92,10 @@ class Desugar(gast.NodeTransformer):
         if isinstance(value, gast.Attribute) and value.attr == "shape":
             source = value
             out = []
+        elif isinstance(value, gast.Name) and value.id not in set().union(
+                *(S.stored_names(S.assign(t, S.const(0))) for t in elts)):
+            source = value  # `a, b = t` reads t[0], t[1] (no copy: t is not rebound here)
+            out = []
         elif isinstance(value, gast.Call) and not self.unpack_calls:
             # a call to a helper becomes a tuple of its results once inlined
             return [gast.copy_location(S.assign(target, value), origin)]

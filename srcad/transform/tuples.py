@@ -50,7 +50,20 @@ def _splittable(body, params) -> dict:
                 if isinstance(v, gast.Name) and not sizes.get(v.id, set()) <= sizes[n]:
                     sizes[n] |= sizes[v.id]
                     grown = True
-    candidates = {n: s.pop() for n, s in sizes.items() if len(s) == 1}
+    # A name rebound to tuples of different sizes keeps max-size parts: a program that runs
+    # reads t[k] only below the size of t's current binding. Not with a negative index (its
+    # element depends on that size) or a copy `u = t` (it would copy unassigned parts).
+    candidates = {n: max(s) for n, s in sizes.items() if s}
+    several = {n for n, s in sizes.items() if len(s) > 1}
+    for stmt in body:
+        for node in S.nodes(stmt):
+            if isinstance(node, gast.Name) and node.id in several and isinstance(
+                    node.ctx, gast.Load) and not _positive_index_of(node, stmt):
+                candidates.pop(node.id, None)
+            if isinstance(node, gast.Assign) and isinstance(node.value, gast.Name) \
+                    and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name) \
+                    and node.targets[0].id in several:
+                candidates.pop(node.targets[0].id, None)
     changed = True
     while changed:  # drop names bound or read any other way, until nothing changes
         changed = False
@@ -70,9 +83,16 @@ def _splittable(body, params) -> dict:
     return candidates
 
 
+def _positive_index_of(name_node, stmt) -> bool:
+    """Is `name_node` the value of a subscript by a constant index >= 0 in `stmt`?"""
+    return any(isinstance(n, gast.Subscript) and n.value is name_node
+               and isinstance(n.slice, gast.Constant) and type(n.slice.value) is int
+               and n.slice.value >= 0 for n in S.nodes(stmt))
+
+
 def _fits(value, size, candidates) -> bool:
     if isinstance(value, gast.Tuple):
-        return len(value.elts) == size
+        return len(value.elts) <= size
     return isinstance(value, gast.Name) and candidates.get(value.id) == size
 
 
@@ -135,8 +155,8 @@ class _Split(gast.NodeTransformer):
         value = self.visit(node.value)
         if isinstance(value, gast.Name):
             value = gast.Tuple(elts=[S.name(p) for p in self.parts[value.id]], ctx=gast.Load())
-        targets = gast.Tuple(elts=[S.name(p, store=True) for p in self.parts[target.id]],
-                             ctx=gast.Store())
+        parts = self.parts[target.id][:len(value.elts)]  # a smaller tuple sets the first parts
+        targets = gast.Tuple(elts=[S.name(p, store=True) for p in parts], ctx=gast.Store())
         return self.assign_one(targets, value, node)
 
     def visit_For(self, node):
