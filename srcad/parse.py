@@ -93,12 +93,16 @@ def parse_function(func) -> ParsedFunction:
             hint="for second derivatives, apply srcad.hessian, srcad.hvp or "
             "srcad.second_derivative to the function itself")
     if not isinstance(func, types.FunctionType):
+        wrapped = getattr(func, "__wrapped__", None)
+        hint = ("wrap the call in a plain `def` function; builtins, C functions and "
+                "functools.partial objects of them have no Python source")
+        if isinstance(wrapped, types.FunctionType):  # @functools.lru_cache, @numba.njit, ...
+            hint = (f"it is a decorator's wrapper of {wrapped.__qualname__}; if the decorator "
+                    "does not change what the function computes, differentiate the "
+                    f"undecorated function ({wrapped.__name__}.__wrapped__)")
         raise SrcadError(
             f"cannot differentiate {func!r}: srcad needs a Python function with source code",
-            construct=type(func).__name__,
-            hint="wrap the call in a plain `def` function; builtins, C functions and "
-            "functools.partial objects have no Python source",
-        )
+            construct=type(func).__name__, hint=hint)
     filename = func.__code__.co_filename
     if func.__name__ == "<lambda>":
         raise UnsupportedSyntaxError(
@@ -122,7 +126,7 @@ def parse_function(func) -> ParsedFunction:
     tree = module.body[0]
     if not isinstance(tree, gast.FunctionDef):
         raise UnsupportedSyntaxError("expected a `def` function", filename=filename,
-                                     line=first_line, construct=type(tree).__name__)
+                                     line=first_line, construct="function")
     tree.decorator_list = []
     # Decorators occupy the first lines; gast line numbers are relative to the dedented text.
     namespace = dict(func.__globals__)

@@ -193,3 +193,15 @@ def test_traceback_ends_at_the_users_call(tmp_path, debug):
     else:
         assert len(srcad_frames) == 1 and "api.py" in srcad_frames[0]  # the public call only
         assert "During handling" not in run.stderr
+
+
+def test_a_cached_function_is_refused_with_a_hint_to_the_undecorated_function():
+    """functools.lru_cache's wrapper is no plain function: srcad does not guess that it
+    computes what it wraps, but says how to differentiate the wrapped function."""
+    @functools.lru_cache(maxsize=None)
+    def cached(x):
+        return x * x
+
+    with pytest.raises(srcad.SrcadError, match=r"cached\.__wrapped__"):
+        srcad.autodiff(Reverse, cached, Active(3.0))
+    assert srcad.autodiff(Reverse, cached.__wrapped__, Active(3.0)) == (6.0,)
