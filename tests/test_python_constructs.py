@@ -306,3 +306,22 @@ def test_partial_leaving_a_keyword_only_parameter_is_refused():
         return x * c
     with pytest.raises(srcad.ArgumentError, match="`c` to be passed by keyword"):
         srcad.autodiff(Reverse, functools.partial(needs_c), Active(1.0))
+
+
+def second_order(x):
+    def power(a, p=2):
+        return a ** p
+    t = (x[0] * x[1], x[1])
+    parts = [t[0], power(x[0], p=3)]
+    return sum(power(v) for v in x) + sum(parts) + t[1] * t[0]
+
+
+def test_hessian_through_lowered_constructs():
+    """Second order differentiates srcad's generated reverse code, lowered again."""
+    x = np.array([0.3, 0.7, -0.2])
+    # sum v^2 + x0 x1 + x0^3 + x0 x1^2
+    x0, x1 = x[0], x[1]
+    expected = np.array([[2 + 6 * x0, 1 + 2 * x1, 0.0],
+                         [1 + 2 * x1, 2 + 2 * x0, 0.0],
+                         [0.0, 0.0, 2.0]])
+    assert np.allclose(srcad.hessian(second_order, x), expected, rtol=1e-13, atol=1e-13)
