@@ -124,6 +124,10 @@ def parse_function(func) -> ParsedFunction:
     source = textwrap.dedent("".join(lines))
     module = gast.parse(source)
     tree = module.body[0]
+    if isinstance(tree, gast.AsyncFunctionDef):
+        raise UnsupportedSyntaxError("async functions cannot be differentiated",
+                                     filename=filename, line=first_line, construct="async def",
+                                     hint="differentiate a plain synchronous function")
     if not isinstance(tree, gast.FunctionDef):
         raise UnsupportedSyntaxError("expected a `def` function", filename=filename,
                                      line=first_line, construct="function")

@@ -125,6 +125,12 @@ def fixed_lists(x, y):
     return s + total + xs[0] * 3.0
 
 
+def list_comprehension_kept(x, a):
+    ys = [x[i] * a + i for i in range(3)]  # constant bounds: a list of known length
+    zs = [ys[k] * ys[k] for k in range(1, 3)]
+    return sum(ys) * zs[0] + max(zs) + len(zs)
+
+
 # --- calls ---------------------------------------------------------------------------------
 
 
@@ -196,6 +202,7 @@ CASES = [
     ("tuple locals", tuple_locals, lambda: (Active(0.5), Active(2.0))),
     ("tuple locals, other branch", tuple_locals, lambda: (Active(-0.5), Active(2.0))),
     ("fixed-length lists", fixed_lists, lambda: (Active(0.7), Active(1.3))),
+    ("list comprehension kept", list_comprehension_kept, lambda: (_dup(X), Active(0.8))),
     ("keyword arguments", keyword_calls, lambda: (Active(1.3), Active(0.7))),
     ("nested def and lambda", nested_def_and_lambda, lambda: (Active(0.3), Active(0.7))),
     ("functools.partial helper", calls_partial, lambda: (Active(0.4),)),
@@ -212,6 +219,7 @@ def test_construct_matches_finite_differences_in_every_mode(name, f, make_args):
 NUMBA_CASES = [c for c in CASES if c[0] in (
     "sum/max/min of comprehensions", "nested generators", "zip", "enumerate start",
     "reversed ranges", "loop else, break", "tuple locals", "fixed-length lists",
+    "list comprehension kept",
     "keyword arguments",
     "nested def and lambda", "functools.partial helper")]
 

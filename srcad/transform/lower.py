@@ -6,7 +6,9 @@
   renamed, so they never clobber the function's own);
 * `for ... else` and `while ... else` become the loop plus `if not <broke>:` (a flag set at
   each `break` of that loop);
-* lists of known length become one variable per element (srcad/transform/lists.py);
+* a list comprehension over a range with constant bounds, assigned to a name, becomes the list
+  literal it builds,
+  and lists of known length become one variable per element (srcad/transform/lists.py);
 * a nested `def` and a `name = lambda ...` at the top of the body are taken out of it and
   handed to the inliner, which inlines their calls like those of module-level helpers (their
   free names read the enclosing function's variables at the call, as Python's closures do).
@@ -74,6 +76,14 @@ class Lowering:
             return []
         if isinstance(stmt, (gast.For, gast.While)) and stmt.orelse:
             return self.block(self._loop_else(stmt))
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) \
+                and isinstance(stmt.value, gast.ListComp):
+            # `ys = [e for i in range(3)]`: the list literal `[e0, e1, e2]` it builds (a list of
+            # known length, which srcad/transform/lists.py splits)
+            unrolled = _unrolled(stmt.value, self)
+            if unrolled is not None:
+                stmt.value = gast.copy_location(unrolled, stmt.value)
         pre: list = []
         fields = ("value", "iter", "targets", "target") if isinstance(stmt, gast.While) \
             else ("value", "test", "iter", "targets", "target")
@@ -206,6 +216,29 @@ class _Hoister(gast.NodeTransformer):
 
     def visit_Lambda(self, node):
         return node
+
+
+_UNROLL_MAX = 64
+
+
+def _unrolled(comp, lowering):
+    if len(comp.generators) != 1 or comp.generators[0].ifs:
+        return None
+    gen = comp.generators[0]
+    it = gen.iter
+    if not (isinstance(gen.target, gast.Name) and isinstance(it, gast.Call)
+            and lowering._is_builtin(it.func, builtins.range) and not it.keywords
+            and all(isinstance(a, gast.Constant) and type(a.value) is int for a in it.args)
+            and 1 <= len(it.args) <= 3):
+        return None
+    if any(isinstance(n, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp,
+                          gast.Lambda)) for n in gast.walk(comp.elt)):
+        return None
+    values = list(range(*(a.value for a in it.args)))
+    if len(values) > _UNROLL_MAX:
+        return None
+    elts = [S.substitute(comp.elt, {gen.target.id: S.const(v)}) for v in values]
+    return gast.List(elts=elts, ctx=gast.Load())
 
 
 class _ScopedRenamer(gast.NodeTransformer):
