@@ -333,3 +333,24 @@ def test_hessian_through_lowered_constructs():
                          [1 + 2 * x1, 2 + 2 * x0, 0.0],
                          [0.0, 0.0, 2.0]])
     assert np.allclose(srcad.hessian(second_order, x), expected, rtol=1e-13, atol=1e-13)
+
+
+def make_loss(data, weight=0.5):
+    def residual(p, d):
+        return p[0] * d + p[1] - d * d
+
+    def loss(params):
+        return weight * sum(residual(params, data[i]) ** 2 for i in range(len(data)))
+    return loss
+
+
+def test_closure_from_a_factory():
+    """A loss made by a factory reads its data and weight from closure cells, and calls a
+    helper defined next to it."""
+    data = np.array([0.1, 0.5, 0.9])
+    loss = make_loss(data)
+    p = np.array([0.3, -0.2])
+    r = p[0] * data + p[1] - data * data
+    expected = np.array([2 * 0.5 * np.sum(r * data), 2 * 0.5 * np.sum(r)])
+    assert np.allclose(srcad.gradient(loss, p), expected, rtol=1e-14, atol=1e-15)
+    check_grads(loss, Duplicated(p.copy(), np.zeros(2)))
