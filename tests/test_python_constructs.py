@@ -61,6 +61,13 @@ def enumerated(x, y):
     return s
 
 
+def enumerated_zip(x, y):
+    s = 0.0
+    for i, (u, v) in enumerate(zip(x, y), 1):
+        s += u * v * i
+    return s
+
+
 def reversed_ranges(x, n):
     s = 0.0
     for i in reversed(range(n)):
@@ -195,6 +202,7 @@ CASES = [
      lambda: (_dup(X), _dup(Y))),
     ("zip", zipped, lambda: (_dup(X), _dup(Y), 9)),
     ("enumerate start", enumerated, lambda: (_dup(X), _dup(Y))),
+    ("enumerate of zip", enumerated_zip, lambda: (_dup(X), _dup(Y))),
     ("reversed ranges", reversed_ranges, lambda: (_dup(X), 9)),
     ("loop else, no break", loop_else, lambda: (Active(1.2), 3)),
     ("loop else, break", loop_else, lambda: (Active(2.5), 6)),

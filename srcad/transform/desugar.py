@@ -132,7 +132,12 @@ class Desugar(gast.NodeTransformer):
             index, item = node.target.elts
             start = it.args[1] if len(it.args) > 1 else \
                 it.keywords[0].value if it.keywords else None
-            return self._index_loop(node, [(item, it.args[0])], (index, start))
+            inner = it.args[0]
+            if isinstance(inner, gast.Call) and self._is_builtin(inner.func, builtins.zip) \
+                    and not inner.keywords and isinstance(item, gast.Tuple) \
+                    and len(item.elts) == len(inner.args):  # enumerate(zip(x, y))
+                return self._index_loop(node, list(zip(item.elts, inner.args)), (index, start))
+            return self._index_loop(node, [(item, inner)], (index, start))
         return self._index_loop(node, [(node.target, it)], None)
 
     def _index_loop(self, node, pairs, counted):
