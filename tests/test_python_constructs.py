@@ -138,6 +138,17 @@ def list_comprehension_kept(x, a):
     return sum(ys) * zs[0] + max(zs) + len(zs)
 
 
+def grown_list(x, a, n):
+    terms = []
+    for i in range(1, n):
+        t = x[i % len(x)] * a + i
+        terms.append(t * t)
+    s = sum(terms) + len(terms) * terms[0] + max(terms) - min(terms)
+    for v in terms:
+        s = s * 0.5 + v
+    return s + terms[len(terms) - 1]
+
+
 # --- calls ---------------------------------------------------------------------------------
 
 
@@ -211,6 +222,7 @@ CASES = [
     ("tuple locals, other branch", tuple_locals, lambda: (Active(-0.5), Active(2.0))),
     ("fixed-length lists", fixed_lists, lambda: (Active(0.7), Active(1.3))),
     ("list comprehension kept", list_comprehension_kept, lambda: (_dup(X), Active(0.8))),
+    ("list grown by append", grown_list, lambda: (_dup(X), Active(0.8), 6)),
     ("keyword arguments", keyword_calls, lambda: (Active(1.3), Active(0.7))),
     ("nested def and lambda", nested_def_and_lambda, lambda: (Active(0.3), Active(0.7))),
     ("functools.partial helper", calls_partial, lambda: (Active(0.4),)),
@@ -227,7 +239,7 @@ def test_construct_matches_finite_differences_in_every_mode(name, f, make_args):
 NUMBA_CASES = [c for c in CASES if c[0] in (
     "sum/max/min of comprehensions", "nested generators", "zip", "enumerate start",
     "reversed ranges", "loop else, break", "tuple locals", "fixed-length lists",
-    "list comprehension kept",
+    "list comprehension kept", "list grown by append",
     "keyword arguments",
     "nested def and lambda", "functools.partial helper")]
 
@@ -282,6 +294,17 @@ def test_fixed_list_exact():
     # x^2 + xy + x^2 y + 3
     got = srcad.autodiff(Reverse, sum_of_squares_list, Active(0.5), Active(3.0))
     assert got == pytest.approx((2 * 0.5 + 3.0 + 2 * 0.5 * 3.0, 0.5 + 0.25), rel=1e-15)
+
+
+def test_grown_list_exact():
+    def sum_of_appended(x, n):
+        parts = []
+        for i in range(n):
+            parts.append(x ** i)
+        return sum(parts) + parts[2]
+    x = 1.5  # d/dx (1 + x + x^2 + x^3) + d/dx x^2
+    got = srcad.autodiff(Reverse, sum_of_appended, Active(x), 4)
+    assert got[0] == pytest.approx(1 + 2 * x + 3 * x * x + 2 * x, rel=1e-15)
 
 
 def test_loop_else_runs_only_without_break():

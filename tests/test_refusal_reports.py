@@ -89,6 +89,14 @@ def list_appended(x):
     return xs[0]
 
 
+def list_appended_conditionally(x, n):
+    xs = []
+    for i in range(n):
+        if i % 2 == 0:
+            xs.append(x * i)
+    return sum(xs)
+
+
 def keyword_to_numpy(x):
     return np.sum(x, axis=0)
 
@@ -116,7 +124,8 @@ KINDS = [
     (list_kept, (Active(1.0),), "list comprehension", 1, 12, "sum(...), max(...)"),
     (reduction_in_while_condition, (Active(1.0),), "generator expression", 2, 18,
      "statement of its own"),
-    (list_appended, (Active(1.0),), "list", 1, 10, "for append or a variable index"),
+    (list_appended, (Active(1.0),), "list", 1, 10, "otherwise use a NumPy array"),
+    (list_appended_conditionally, (Active(1.0), 3), "list", 1, 10, "one append per iteration"),
     (keyword_to_numpy, (Duplicated(np.ones(3), np.zeros(3)),), "keyword arguments", 1, 12,
      "by position"),
     (unknown_keyword, (Active(1.0),), "call", 1, 12, "unexpected argument `c`"),

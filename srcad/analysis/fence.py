@@ -46,8 +46,10 @@ _REFUSED = {
                         "comprehension are lowered to loops; write other uses as a for loop"),
     gast.Dict: ("dict", "use separate variables or a NumPy array"),
     gast.Set: ("set", "use separate variables or a NumPy array"),
-    gast.List: ("list", "a list literal read by constant index, len/sum/max/min and loops over "
-                "it is supported; for append or a variable index use a NumPy array"),
+    gast.List: ("list", "srcad supports a list literal read by constant index, len/sum/max/min "
+                "and loops over it, and a list filled by one append per iteration of a for "
+                "loop over a range (not under an if, no break) and then only read; otherwise "
+                "use a NumPy array"),
     gast.JoinedStr: ("f-string", "format strings outside the differentiated function"),
     gast.NamedExpr: ("assignment expression (:=)", "assign in a statement of its own"),
     gast.Starred: ("starred expression", "pass the arguments one by one"),
@@ -164,11 +166,16 @@ def _stack_syntax_in(body) -> set:
 def _stack_syntax(tree) -> set:
     """Ids of the few list and slice nodes srcad's own generated code uses, so that generated
     code can be differentiated again: `tape = []` (a stack of floats or ints) and
-    `range(...)[:n]` (the iterations a loop with `break` ran)."""
+    `range(...)[:n]` (the iterations a loop with `break` ran). A stack is popped; a list that
+    is never popped is the user's, and refused unless srcad/transform/lists.py lowered it."""
     allowed = set()
+    popped = {n.func.value.id for n in gast.walk(tree) if isinstance(n, gast.Call)
+              and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
+              and isinstance(n.func.value, gast.Name)}
     for node in gast.walk(tree):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.List) \
-                and not node.value.elts and isinstance(node.targets[0], gast.Name):
+                and not node.value.elts and isinstance(node.targets[0], gast.Name) \
+                and node.targets[0].id in popped:
             allowed.add(id(node.value))
         if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice) \
                 and isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Name) \

@@ -112,7 +112,8 @@ class Types:
                                         else node.value)
                 if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                     name = node.targets[0].id
-                    if self.env.get(name) in (OTHER, None) and self._culprit(name) is node:
+                    if self.env.get(name) in (OTHER, None):
+                        node = self._culprit(name)  # a later `s += v` may be the cause
                         what = "a tuple" if isinstance(node.value, gast.Tuple) else \
                             "a value of a kind srcad does not handle"
                         raise self.norm.parsed.error(
@@ -124,8 +125,11 @@ class Types:
         """The assignment to `name` to blame: the first whose own value is opaque (not the
         first assignment, `s = 0.0`, when a later one makes `s` opaque)."""
         assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
-                   if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)
-                   and n.targets[0].id == name]
+                   if isinstance(n, (gast.Assign, gast.AugAssign))
+                   and isinstance(n.targets[0] if isinstance(n, gast.Assign) else n.target,
+                                  gast.Name)
+                   and S.target_name(n.targets[0] if isinstance(n, gast.Assign)
+                                     else n.target) == name]
         return next((n for n in assigns if self.of(n.value) in (OTHER, None)), assigns[0])
 
     def _refuse_opaque(self, expr):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 
 import gast
+import numpy as np
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
@@ -204,3 +205,129 @@ class _Split(gast.NodeTransformer):
         return node
 
     visit_While = visit_If = _nested
+
+
+def grow_lists_into_arrays(parsed: ParsedFunction, body: list, namer: Namer) -> list:
+    """A list of floats built by one `append` per iteration of a `for` loop becomes an array.
+
+    `xs = []` at the top level of the function, followed (before any other use of `xs`) by a
+    `for` loop over a range whose body appends to it exactly once, at the body's top level,
+    and never breaks or continues: `xs` becomes `np.zeros(len(range(...)))` written through a
+    counter, so the analyses see a local array (reverse mode keeps what it needs like for any
+    array). Afterwards `xs` may only be indexed, iterated, and given to len/sum/max/min (the
+    latter three become loops). Its elements are floats. Needs `np` to be NumPy in the
+    function's module; any other list stays as written, for the fence to refuse.
+    """
+    try:
+        if parsed.resolve("np") is not np:
+            return body
+    except KeyError:
+        return body
+    out, grown = list(body), set()
+    for j, stmt in enumerate(body):
+        name_ = _empty_list(stmt)
+        if name_ is None:
+            continue
+        later = [k for k in range(j + 1, len(body)) if name_ in _names(body[k])]
+        if not later or not _appending_loop(body[later[0]], name_):
+            continue
+        loop = body[later[0]]
+        if not _only_read_after(body[later[0] + 1:], name_, parsed) \
+                or _bindings_of(body, name_) != 1:
+            continue
+        grown.add(name_)
+        count = namer.fresh(f"{name_}_length")
+        span = S.as_load(loop.iter)
+        out[j] = gast.copy_location(S.assign(S.name(name_), S.substitute(
+            "np.zeros(len(span))", {"span": span})), stmt)
+        loop.body = [s for a in loop.body for s in _append_as_write(a, name_, count)]
+        out[later[0]] = [gast.copy_location(S.assign(S.name(count), S.const(0)), loop), loop]
+    flat = []
+    for stmt in out:
+        flat.extend(stmt if isinstance(stmt, list) else [stmt])
+    return [_ReductionsAsLoops(parsed, grown).visit(s) for s in flat] if grown else flat
+
+
+def _bindings_of(body, name_) -> int:
+    """How many statements bind `name_` (assignments, augmented ones, loop variables)."""
+    count = 0
+    for stmt in body:
+        for node in S.nodes(stmt):
+            targets = node.targets if isinstance(node, gast.Assign) else \
+                [node.target] if isinstance(node, (gast.AugAssign, gast.For)) else []
+            count += sum(1 for t in targets for n in S.nodes(t)
+                         if isinstance(n, gast.Name) and n.id == name_)
+    return count
+
+
+def _names(stmt) -> set:
+    return {n.id for n in S.nodes(stmt) if isinstance(n, gast.Name)}
+
+
+def _empty_list(stmt):
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.List) \
+            and not stmt.value.elts:
+        return stmt.targets[0].id
+    return None
+
+
+def _is_append(stmt, name_) -> bool:
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append"
+            and isinstance(stmt.value.func.value, gast.Name)
+            and stmt.value.func.value.id == name_ and len(stmt.value.args) == 1
+            and not stmt.value.keywords)
+
+
+def _appending_loop(loop, name_) -> bool:
+    if not (isinstance(loop, gast.For) and not loop.orelse and isinstance(loop.iter, gast.Call)
+            and isinstance(loop.iter.func, gast.Name) and loop.iter.func.id == "range"
+            and not _exits_loop(loop.body)):
+        return False
+    appends = [s for s in loop.body if _is_append(s, name_)]
+    uses = sum(1 for s in loop.body for n in S.nodes(s)
+               if isinstance(n, gast.Name) and n.id == name_)
+    return len(appends) == 1 and uses == 1 and name_ not in S.loaded_names(appends[0].value.args[0])
+
+
+def _append_as_write(stmt, name_, count):
+    if not _is_append(stmt, name_):
+        return [stmt]
+    target = gast.Subscript(value=S.name(name_), slice=S.name(count), ctx=gast.Store())
+    return [gast.copy_location(S.assign(target, stmt.value.args[0]), stmt),
+            gast.copy_location(S.aug_assign(S.name(count), gast.Add(), S.const(1)), stmt)]
+
+
+def _only_read_after(stmts, name_, parsed) -> bool:
+    """After the loop: only `xs[...]` reads, `for v in xs`, and len/sum/max/min of `xs`."""
+    finder = _Finder(parsed, set())
+    allowed = set()
+    for stmt in stmts:
+        for node in S.nodes(stmt):
+            if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                    and isinstance(node.ctx, gast.Load):
+                allowed.add(id(node.value))
+            elif isinstance(node, gast.For) and isinstance(node.iter, gast.Name):
+                allowed.add(id(node.iter))
+            elif finder.reduction(node):
+                allowed.add(id(node.args[0]))
+    return all(id(n) in allowed for s in stmts for n in S.nodes(s)
+               if isinstance(n, gast.Name) and n.id == name_)
+
+
+class _ReductionsAsLoops(gast.NodeTransformer):
+    """`sum(xs)`, `max(xs)`, `min(xs)` of a grown list: the same over a generator expression,
+    which srcad/transform/lower.py turns into a loop."""
+
+    def __init__(self, parsed, grown):
+        self.finder = _Finder(parsed, set())
+        self.grown = grown
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        kind = self.finder.reduction(node)
+        if kind in ("sum", "max", "min") and node.args[0].id in self.grown:
+            name_ = node.args[0].id
+            node.args = [S.substitute("(xs[k] for k in range(len(xs)))", {"xs": S.name(name_)})]
+        return node

@@ -8,7 +8,8 @@
   each `break` of that loop);
 * a list comprehension over a range with constant bounds, assigned to a name, becomes the list
   literal it builds,
-  and lists of known length become one variable per element (srcad/transform/lists.py);
+  lists of known length become one variable per element, and lists grown by one append per
+  loop iteration become arrays (srcad/transform/lists.py);
 * a nested `def` and a `name = lambda ...` at the top of the body are taken out of it and
   handed to the inliner, which inlines their calls like those of module-level helpers (their
   free names read the enclosing function's variables at the call, as Python's closures do).
@@ -25,7 +26,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
-from srcad.transform.lists import split_fixed_lists
+from srcad.transform.lists import grow_lists_into_arrays, split_fixed_lists
 from srcad.transform.names import Namer
 
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
@@ -292,6 +293,6 @@ class _SetFlagAtBreak:
 def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]:
     """(the lowered body, the local functions it defined: name -> LocalFunction)."""
     lowering = Lowering(parsed, namer)
-    body = lowering.block(body, top=True)
+    body = lowering.block(grow_lists_into_arrays(parsed, body, namer), top=True)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     return split_fixed_lists(parsed, body, namer, params), lowering.local_functions
