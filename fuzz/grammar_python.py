@@ -1,7 +1,8 @@
 """Seeded random programs written the way people write Python around the math: sum/max/min
 of generator expressions and list comprehensions (nested, filtered), zip, enumerate with a
 start, reversed ranges, loop else, tuple locals, lists of known length, keyword arguments and
-defaults, a nested def, an assigned lambda and functools.partial.
+defaults, a nested def, an assigned lambda, functools.partial, list comprehensions over
+constant ranges, and lists grown by append.
 
 `generate(seed)` returns a `generator.Program` (module source, entry `f`, argument kinds) like
 fuzz/generator.py's, so fuzz/run.py's checks apply; everything is a pure function of the seed.
@@ -84,9 +85,8 @@ def _blocks(rng):
                 f"    s += a * {_c(rng)}"]
 
     def tuple_local():
-        # `w`, not `t`: a name rebound to tuples of other sizes cannot be indexed from the end
-        return [f"w = (s * {_c(rng)}, s + a, {_c(rng)})",
-                rng.choice(["s = w[0] + w[-1] * w[1]", "p, q, r = w\ns = p * r + q"])]
+        return [f"t = (s * {_c(rng)}, s + a, {_c(rng)})",
+                rng.choice(["s = t[0] + t[-1] * t[1]", "p, q, r = t\ns = p * r + q"])]
 
     def tuple_helper():
         return [rng.choice(["t = pair(s, a)", "t = (s, a * s)"]), f"s = t[0] * {_c(rng)} + t[1]",
@@ -99,6 +99,10 @@ def _blocks(rng):
                 "for v in ls:",
                 f"    s = s * {_c(rng)} + v"]
 
+    def list_comprehension():
+        return [f"zs = [x[k % len(x)] * {_c(rng)} + k for k in range({rng.randint(1, 4)})]",
+                "s = s * 0.5 + sum(zs) * zs[-1]"]
+
     def keywords():
         return [rng.choice([f"s = scale(s, factor={_c(rng)}) + scale(a, offset=s * {_c(rng)})",
                             "s = HALF(s) + scale(offset=a, v=s)"])]
@@ -107,12 +111,13 @@ def _blocks(rng):
         return [rng.choice(["s = h(s) + g(a)", "s = h(s, p=1) * g(y[0])"])]
 
     return [generator_sum, nested_sum, extreme, zipped, enumerated, reversed_loop, loop_else,
-            tuple_local, tuple_helper, fixed_list, keywords, local_functions]
+            tuple_local, tuple_helper, fixed_list, list_comprehension, keywords, local_functions]
 
 
 def generate(seed: int) -> Program:
     rng = random.Random(seed)
     blocks = _blocks(rng)
+    grown = rng.random() < 0.5  # a list grown by append, read after the blocks
     lines = ["def f(x, y, a):",
              "    def h(v, p=2):",
              f"        return v * {_c(rng)} + a * v ** p * 0.1",
@@ -122,6 +127,11 @@ def generate(seed: int) -> Program:
     for _ in range(rng.randint(3, 6)):
         for line in rng.choice(blocks)():
             lines.extend("    " + part for part in line.split("\n") if part)
+    if grown:  # at the function's top level, as srcad requires
+        lines += ["    terms = []", f"    for i in range({rng.randint(0, 2)}, len(y)):",
+                  f"        terms.append(y[i] * s * {_c(rng)})",
+                  f"    s = s * {_c(rng)} + sum(terms) + max(terms) * len(terms)",
+                  "    for v in terms:", "        s = s * 0.5 + v * terms[0]"]
     lines.append("    return s")
     n, m = rng.randint(3, 6), rng.randint(3, 6)
     args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "y", (m,)), ArgKind("active", "a")]

@@ -132,6 +132,16 @@ def fixed_lists(x, y):
     return s + total + xs[0] * 3.0
 
 
+def rebound_to_other_sizes(x, y):
+    t = (x, y, x * y)
+    s = t[-1] * t[0]
+    t = (s, x)  # another size: t[-1] is now x
+    zs = [t[-1], s, y]
+    s = s + t[-1] * zs[-1]
+    zs = [zs[0] * s, zs[-1]]
+    return s * zs[-1] + zs[0]
+
+
 def list_comprehension_kept(x, a):
     ys = [x[i] * a + i for i in range(3)]  # constant bounds: a list of known length
     zs = [ys[k] * ys[k] for k in range(1, 3)]
@@ -223,6 +233,7 @@ CASES = [
     ("fixed-length lists", fixed_lists, lambda: (Active(0.7), Active(1.3))),
     ("list comprehension kept", list_comprehension_kept, lambda: (_dup(X), Active(0.8))),
     ("list grown by append", grown_list, lambda: (_dup(X), Active(0.8), 6)),
+    ("rebound to other sizes", rebound_to_other_sizes, lambda: (Active(0.6), Active(-1.2))),
     ("keyword arguments", keyword_calls, lambda: (Active(1.3), Active(0.7))),
     ("nested def and lambda", nested_def_and_lambda, lambda: (Active(0.3), Active(0.7))),
     ("functools.partial helper", calls_partial, lambda: (Active(0.4),)),

@@ -29,6 +29,10 @@ _REDUCTIONS = {"len": builtins.len, "sum": builtins.sum, "max": builtins.max,
 
 def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) -> list:
     finder = _Finder(parsed, set(params))
+    lists = {s.targets[0].id for s in body if isinstance(s, gast.Assign)
+             and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+             and isinstance(s.value, gast.List)}
+    body = version_rebinds(body, lists - set(params), namer)
     lengths = finder.splittable(body)
     parts = {n: [namer.fresh(f"{n}_{k}") for k in range(size)] for n, size in lengths.items()}
     return _Split(finder, parts, namer).block(body)
@@ -330,4 +334,38 @@ class _ReductionsAsLoops(gast.NodeTransformer):
         if kind in ("sum", "max", "min") and node.args[0].id in self.grown:
             name_ = node.args[0].id
             node.args = [S.substitute("(xs[k] for k in range(len(xs)))", {"xs": S.name(name_)})]
+        return node
+
+
+def version_rebinds(body: list, names: set, namer: Namer) -> list:
+    """Each of `names` that is bound only by assignments at the top level of `body` (several
+    times) gets a fresh name per binding, read until the next one: `zs = [a, b, c]; ...;
+    zs = [d, e]` holds two lists of known lengths, each split on its own."""
+    bound_at: dict = {}
+    for k, stmt in enumerate(body):
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in names:
+            bound_at.setdefault(stmt.targets[0].id, []).append(k)
+    for name_, positions in bound_at.items():
+        if len(positions) < 2 or _bindings_of(body, name_) != len(positions):
+            continue
+        current = name_
+        for k, stmt in enumerate(body):
+            if k in positions:
+                stmt.value = _Renamed(name_, current).visit(stmt.value)
+                version = positions.index(k)
+                current = name_ if version == 0 else namer.fresh(f"{name_}_v{version}")
+                stmt.targets[0].id = current
+            else:
+                body[k] = _Renamed(name_, current).visit(stmt)
+    return body
+
+
+class _Renamed(gast.NodeTransformer):
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        if node.id == self.old:
+            node.id = self.new
         return node

@@ -12,12 +12,17 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
+from srcad.transform.lists import version_rebinds
 from srcad.transform.names import Namer
 
 
 def split_tuple_locals(body: list, params, namer: Namer, assign_one) -> list:
     """`body` with its splittable tuple locals split; `assign_one(target, value, origin)` is
     desugar's tuple assignment (it orders swaps through temporaries)."""
+    tuples = {s.targets[0].id for s in body if isinstance(s, gast.Assign)
+              and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+              and isinstance(s.value, gast.Tuple)}
+    body = version_rebinds(body, tuples - set(params), namer)
     sizes = _splittable(body, set(params))
     if not sizes:
         return body
