@@ -70,6 +70,10 @@ def enumerated_zip(x, y):
 
 def reversed_ranges(x, n):
     s = 0.0
+    for v in reversed(x):
+        s = s * 0.75 + v * v
+    for i, (u, v) in enumerate(zip(reversed(x), x)):
+        s += u * v * i
     for i in reversed(range(n)):
         s = s * 0.5 + x[i % len(x)]
     for i in reversed(range(1, n, 2)):

@@ -1,8 +1,8 @@
 """Rewrite sugar into the small core the analyses understand (idempotent).
 
 * `for v in xs`, `for i, v in enumerate(xs, start)` and `for a, b in zip(xs, range(...))`
-  become index loops over `range(len(...))` (the shortest, for zip); `reversed(range(...))`
-  becomes a range that counts down;
+  become index loops over `range(len(...))` (the shortest, for zip; `reversed(xs)` reads
+  `xs[len(xs) - 1 - k]`); `reversed(range(...))` becomes a range that counts down;
 * `x[i][j]` becomes `x[i, j]`;
 * tuple assignment and swaps become one assignment per target (through temporaries only when a
   target is read on the right-hand side); `n, m = x.shape` reads `x.shape[k]`;
@@ -162,6 +162,12 @@ class Desugar(gast.NodeTransformer):
                 lengths.append(S.call("len", S.as_load(seq)))
                 reads.append((target, gast.Subscript(value=S.as_load(seq), slice=S.name(index),
                                                      ctx=gast.Load())))
+            elif isinstance(seq, gast.Call) and self._is_builtin(seq.func, builtins.reversed) \
+                    and len(seq.args) == 1 and isinstance(seq.args[0], gast.Name) \
+                    and not seq.keywords:  # reversed(x): x[len(x) - 1 - k]
+                lengths.append(S.call("len", S.as_load(seq.args[0])))
+                reads.append((target, S.substitute("x[len(x) - 1 - k]", {
+                    "x": S.as_load(seq.args[0]), "k": S.name(index)})))
             else:
                 raise self.parsed.error(node, "for", "loops must run over range(...), an array "
                                         "variable, or zip/enumerate/reversed of those",
