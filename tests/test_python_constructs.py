@@ -109,6 +109,13 @@ def tuple_from_helper(x, y):
     return t[0] * t[1] + t[-1]
 
 
+def loop_over_helper_tuple(x, y):
+    s = 0.0
+    for w in _pair(x, y):
+        s = s * x + w
+    return s
+
+
 def tuple_locals(x, y):
     t = (x * y, x - y, 3.0)
     u = t
@@ -233,6 +240,7 @@ CASES = [
     ("loop else, break", loop_else, lambda: (Active(2.5), 6)),
     ("tuple from helper", tuple_from_helper, lambda: (Active(0.5), Active(2.0))),
     ("tuple locals", tuple_locals, lambda: (Active(0.5), Active(2.0))),
+    ("loop over a helper's tuple", loop_over_helper_tuple, lambda: (Active(0.5), Active(2.0))),
     ("tuple locals, other branch", tuple_locals, lambda: (Active(-0.5), Active(2.0))),
     ("fixed-length lists", fixed_lists, lambda: (Active(0.7), Active(1.3))),
     ("list comprehension kept", list_comprehension_kept, lambda: (_dup(X), Active(0.8))),

@@ -138,6 +138,8 @@ class Desugar(gast.NodeTransformer):
                     and len(item.elts) == len(inner.args):  # enumerate(zip(x, y))
                 return self._index_loop(node, list(zip(item.elts, inner.args)), (index, start))
             return self._index_loop(node, [(item, inner)], (index, start))
+        if isinstance(it, gast.Call) and not self.unpack_calls:
+            return node  # `for v in helper(x)`: a tuple literal once the helper is inlined
         return self._index_loop(node, [(node.target, it)], None)
 
     def _index_loop(self, node, pairs, counted):

@@ -16,6 +16,7 @@ from srcad.parse import ParsedFunction
 from srcad.transform.desugar import Desugar, desugar
 from srcad.transform.exits import structure_exits
 from srcad.transform.inline import Inliner
+from srcad.transform.lists import split_fixed_lists
 from srcad.transform.lower import lower
 from srcad.transform.names import Namer
 from srcad.transform.tuples import split_tuple_locals
@@ -57,6 +58,8 @@ def normalize(parsed: ParsedFunction) -> Normalized:
     body = inliner.block(body)
     params = [a.id for a in tree.args.args]
     body = split_tuple_locals(body, params, namer, Desugar(parsed, namer, True)._assign_one)
+    # `for v in helper(x)`: the inlined helper's tuple result is a literal now; unroll it
+    body = split_fixed_lists(parsed, body, namer, params)
     body = desugar(parsed, body, namer)
     final = None
     returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
