@@ -350,6 +350,53 @@ def largest_doubled(x):
     return max(2.0 * v for v in x)
 
 
+def largest_square_after(x, k):
+    return max(x[i] * x[i] for i in range(k, len(x)))
+
+
+def smallest_positive(x):
+    return min(v for v in x if v > 0.0)
+
+
+def largest_grown(x, n):
+    xs = []
+    for i in range(n):
+        xs.append(x * i)
+    return max(xs)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_max_and_min_of_an_empty_generator_raise_as_python_does(backend):
+    """Python raises ValueError for max()/min() of an empty sequence; the lowered loop used to
+    return 0.0 and its derivative 0 instead. The message is Python's own."""
+    x = np.array([-1.0, 2.0, 3.0])
+    cases = [(largest_square_after, (x, 3)), (smallest_positive, (-np.abs(x),))]
+    for f, args in cases:
+        with pytest.raises(ValueError) as python:
+            f(*args)
+        for mode in (Reverse, Forward):
+            shadow = np.zeros(3) if mode is Reverse else np.ones(3)
+            with pytest.raises(ValueError) as generated:
+                srcad.autodiff(mode, f, Duplicated(args[0].copy(), shadow), *args[1:],
+                               backend=backend)
+            assert str(generated.value) == str(python.value)
+    # not empty: the same code still answers (d/dx[2] of x[2]^2 is 6; the smallest positive
+    # element is x[1] = 2.0, so the gradient is e_1)
+    grad = np.zeros(3)
+    srcad.autodiff(Reverse, largest_square_after, Duplicated(x, grad), 2, backend=backend)
+    assert grad.tolist() == [0.0, 0.0, 6.0]
+    grad = np.zeros(3)
+    srcad.autodiff(Reverse, smallest_positive, Duplicated(x, grad), backend=backend)
+    assert grad.tolist() == [0.0, 1.0, 0.0]
+    # a grown list is reduced through the same loop: max(x * i for i < n)
+    with pytest.raises(ValueError) as python:
+        largest_grown(2.0, 0)
+    with pytest.raises(ValueError) as generated:
+        srcad.autodiff(Reverse, largest_grown, Active(2.0), 0, backend=backend)
+    assert str(generated.value) == str(python.value)
+    assert srcad.autodiff(Reverse, largest_grown, Active(2.0), 3, backend=backend) == (2.0, None)
+
+
 def model(x, w, b=2.0, *, c=3.0):
     return w * x * x + b * x + c
 

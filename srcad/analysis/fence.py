@@ -187,6 +187,8 @@ def _stack_syntax(tree) -> set:
         if isinstance(node, gast.Call) and node.args and isinstance(node.args[0], gast.List) \
                 and _called_name(node.func) in _LIST_TAKING:
             allowed.add(id(node.args[0]))  # np.stack([a, b]), np.array([a, b * c])
+        if _is_empty_reduction_raise(node):  # lowered max()/min() of a comprehension
+            allowed.update(id(n) for n in gast.walk(node))
         if isinstance(node, gast.Subscript):
             # slices of arrays, read and written: x[1:], A[:, k], y[1:] = v
             parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
@@ -203,3 +205,15 @@ def _called_name(func) -> str | None:
     if isinstance(func, gast.Attribute):
         return func.attr
     return func.id if isinstance(func, gast.Name) else None
+
+
+def _is_empty_reduction_raise(node) -> bool:
+    """`raise ValueError("max() arg is an empty sequence")`, as srcad/transform/lower.py
+    writes it after the loop of max()/min() of a comprehension (Python raises it there)."""
+    from srcad.transform.lower import EMPTY_REDUCTION  # lower imports the fence's neighbours
+
+    exc = node.exc if isinstance(node, gast.Raise) else None
+    return isinstance(exc, gast.Call) and isinstance(exc.func, gast.Name) \
+        and exc.func.id == "ValueError" and len(exc.args) == 1 and not exc.keywords \
+        and isinstance(exc.args[0], gast.Constant) \
+        and exc.args[0].value in EMPTY_REDUCTION.values() and node.cause is None

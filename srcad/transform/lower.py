@@ -32,6 +32,18 @@ from srcad.transform.names import Namer
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
 
 
+def _empty_message(reduce) -> str:
+    try:
+        reduce(())
+    except ValueError as err:
+        return str(err)
+    raise AssertionError(f"{reduce.__name__}(()) did not raise")  # pragma: no cover
+
+
+# what max()/min() of an empty sequence raise in this Python (the text changed in 3.12)
+EMPTY_REDUCTION = {"max": _empty_message(max), "min": _empty_message(min)}
+
+
 class LocalFunction:
     """A function defined inside the differentiated one (`def` or `lambda`), inlined at its
     calls; `parsed` shares the enclosing function's file, lines and namespace."""
@@ -158,12 +170,15 @@ class Lowering:
             keep = S.parse_stmts(f"if {started}:\n    {acc} = {kind}({acc}, {item})\n"
                                  f"else:\n    {acc} = {item}\n    {started} = True\n")
             inner = [S.assign(S.name(item), element)] + keep
+            # Python raises on an empty sequence; 0 would be a silently wrong value
+            empty = S.parse_stmts(f"if not {started}:\n"
+                                  f"    raise ValueError({EMPTY_REDUCTION[kind]!r})\n")
         for gen in reversed(generators):
             for cond in reversed(gen.ifs):
                 inner = [gast.If(test=cond, body=inner, orelse=[])]
             inner = [gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[],
                               type_comment=None)]
-        stmts = setup + inner
+        stmts = setup + inner + (empty if kind != "sum" else [])
         for s in stmts:
             for node in gast.walk(s):
                 if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
