@@ -27,9 +27,10 @@ from srcad.annotations import (
     Output,
     Reverse,
 )
-from srcad.errors import ArgumentError
+from srcad.errors import ArgumentError, SrcadError, surfaced
 from srcad.hints import Backend, Function
 from srcad.parse import parse_function
+from srcad.partials import plain_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
 from srcad.plans import MISS
 from srcad.running import kept_tapes, refuse_forward_seed, run_generated, take_buffers
@@ -204,13 +205,18 @@ def _arguments(f, mode, args, batch, backend="python") -> _Call:
 def _compiled(f, request: Request):
     f = _target(f)
     key = (f, f.__code__, request)
-    return cache.lookup_or_build(key, lambda: build(f, request))
+    try:
+        return cache.lookup_or_build(key, lambda: build(f, request))
+    except SrcadError as err:
+        raise surfaced(err) from None
 
 
 def _target(f):
     """The plain function behind `f` (a decorated wrapper's original); anything else is
     refused here, before it is used as a cache key."""
     f = getattr(f, "__srcad_wrapped__", f)
+    if isinstance(f, functools.partial):
+        f = plain_function(f) or f  # a plain function with source that calls the partial
     if not isinstance(f, types.FunctionType):
         parse_function(f)  # raises the SrcadError that explains what srcad needs
     return f
@@ -297,7 +303,10 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     _check_mode(mode)
     if seed is not None and not mode.reverse:
         refuse_forward_seed()
-    call, compiled, plan = _checked_call(f, mode, args, batch, backend)
+    try:
+        call, compiled, plan = _checked_call(f, mode, args, batch, backend)
+    except SrcadError as err:
+        raise surfaced(err) from None
     if mode.reverse:  # a reverse call always has a plan: run it
         return _given(plan.run(args, seed), given, mode)
     return _forward(f, mode, compiled, call.flat, args, call.width is not None, call)

@@ -95,7 +95,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
 FASTMATH = frozenset({"arcp"})
 
 
-_BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "bool", "round"}
+_BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "bool", "round",
+                  "ValueError"}  # raised by lowered max()/min() of an empty comprehension
 
 
 def raise_numba_error(err: Exception, origin: str = "") -> None:

@@ -5,6 +5,21 @@ Every refusal names the file, the line and the construct, and says what to do in
 
 from __future__ import annotations
 
+import os
+
+
+def debugging() -> bool:
+    """SRCAD_DEBUG=1 (or any value but 0 or empty) keeps srcad's own frames in the
+    tracebacks of its errors, for debugging srcad itself."""
+    return os.environ.get("SRCAD_DEBUG", "") not in ("", "0")
+
+
+def surfaced(err: BaseException) -> BaseException:
+    """`err` to re-raise (`raise surfaced(err) from None`) at the public API: without srcad's
+    inner frames, which say nothing about the user's code (the message names its file and
+    line), so the traceback ends at the user's call; SRCAD_DEBUG=1 keeps them."""
+    return err if debugging() else err.with_traceback(None)
+
 
 class SrcadError(Exception):
     """srcad refuses to differentiate something (never a silently wrong answer).
@@ -13,10 +28,13 @@ class SrcadError(Exception):
     "m.py:3: call: no rule for 'foo'"
     """
 
-    def __init__(self, message, *, filename=None, line=None, construct=None, hint=None):
+    def __init__(self, message, *, filename=None, line=None, construct=None, hint=None,
+                 column=None):
         self.message = message
         self.filename = filename
         self.line = line
+        self.column = column  # 1-based, as editors count
+        self.problems = [self]  # a combined error lists every problem it stands for
         self.construct = construct
         self.hint = hint
         super().__init__(self._render())
@@ -28,10 +46,27 @@ class SrcadError(Exception):
         return type(self)(self.message, filename=filename, line=line,
                           construct=self.construct, hint=self.hint)
 
+    @classmethod
+    def combine(cls, problems: list) -> SrcadError:
+        """One error for several problems: located at the first, listing all (in source
+        order) so that a single run shows everything to fix."""
+        problems = sorted(problems, key=lambda p: (p.line or 0, p.column or 0))
+        if len(problems) == 1:
+            return problems[0]
+        first = problems[0]
+        listing = "\n".join("  " + p._render() for p in problems)
+        error = cls(f"{len(problems)} constructs srcad does not differentiate:\n{listing}",
+                    filename=first.filename, line=first.line, column=first.column,
+                    construct=None)
+        error.problems = problems
+        return error
+
     def _render(self) -> str:
         where = ""
         if self.filename is not None:
             line = f"{self.line}: " if self.line is not None else " "
+            if self.line is not None and self.column is not None:
+                line = f"{self.line}:{self.column}: "
             where = f"{self.filename}:{line}"
         what = f"{self.construct}: " if self.construct else ""
         text = f"{where}{what}{self.message}"

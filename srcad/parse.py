@@ -5,6 +5,7 @@ its names (globals and closure) and to point errors at the user's file and line.
 from __future__ import annotations
 
 import inspect
+import linecache
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -43,8 +44,24 @@ class ParsedFunction:
         return self.source_lines[line - self.first_line].strip()
 
     def error(self, node, construct, message, hint=None, kind=UnsupportedSyntaxError):
-        return kind(message, filename=self.filename, line=self.line_of(node) or self.first_line,
-                    construct=construct, hint=hint)
+        column = getattr(node, "col_offset", None)
+        line = self.line_of(node)
+        if column is not None and line is not None:
+            column += 1 + self._indent(line)
+        return kind(message, filename=self.filename, line=line or self.first_line,
+                    construct=construct, hint=hint, column=column if line else None)
+
+    def _indent(self, line: int) -> int:
+        """Columns the dedent removed from the source line (gast counts from the dedent)."""
+        try:
+            raw = linecache.getline(self.filename, line)
+        except Exception:  # noqa: BLE001 - a missing file only loses the column offset
+            return 0
+        text = self.source_lines[line - self.first_line] if \
+            0 <= line - self.first_line < len(self.source_lines) else ""
+        if not raw or not text.strip():
+            return 0
+        return max(0, (len(raw) - len(raw.lstrip())) - (len(text) - len(text.lstrip())))
 
     def resolve(self, name_: str):
         """The object a free name refers to, as at call time (closure first, then globals,
@@ -65,9 +82,10 @@ def parse_function(func) -> ParsedFunction:
     >>> parse_function(f).tree.name
     'f'
     """
-    # unwrap decorators, but not a transform (srcad.grad(f) wraps f and computes f's gradient:
-    # differentiating f in its place would return a first derivative for a second one)
-    func = inspect.unwrap(func, stop=lambda f: hasattr(f, "__srcad_transform__"))
+    # Only srcad's own decorators are unwrapped: they call the function unchanged. Any other
+    # wrapper (functools.wraps sets `__wrapped__`) may compute something else (`2 * f(x)`),
+    # so it is differentiated as itself, never as the function it wraps.
+    func = getattr(func, "__srcad_wrapped__", func)
     transform = getattr(func, "__srcad_transform__", None)
     if transform is not None:
         code = inspect.unwrap(func).__code__
@@ -78,12 +96,16 @@ def parse_function(func) -> ParsedFunction:
             hint="for second derivatives, apply srcad.hessian, srcad.hvp or "
             "srcad.second_derivative to the function itself")
     if not isinstance(func, types.FunctionType):
+        wrapped = getattr(func, "__wrapped__", None)
+        hint = ("wrap the call in a plain `def` function; builtins, C functions and "
+                "functools.partial objects of them have no Python source")
+        if isinstance(wrapped, types.FunctionType):  # @functools.lru_cache, @numba.njit, ...
+            hint = (f"it is a decorator's wrapper of {wrapped.__qualname__}; if the decorator "
+                    "does not change what the function computes, differentiate the "
+                    f"undecorated function ({wrapped.__name__}.__wrapped__)")
         raise SrcadError(
             f"cannot differentiate {func!r}: srcad needs a Python function with source code",
-            construct=type(func).__name__,
-            hint="wrap the call in a plain `def` function; builtins, C functions and "
-            "functools.partial objects have no Python source",
-        )
+            construct=type(func).__name__, hint=hint)
     filename = func.__code__.co_filename
     if func.__name__ == "<lambda>":
         raise UnsupportedSyntaxError(
@@ -102,7 +124,8 @@ def parse_function(func) -> ParsedFunction:
             hint="write a plain function that computes the values in a loop and returns "
             "the one to differentiate (or writes them into an Output array)")
     try:
-        lines, first_line = inspect.getsourcelines(func)
+        # of the code object: inspect.getsourcelines(func) would follow `__wrapped__`
+        lines, first_line = inspect.getsourcelines(func.__code__)
     except (OSError, TypeError) as exc:
         raise SrcadError(
             f"the source of {func.__qualname__} is not available ({exc})", filename=filename,
@@ -113,9 +136,13 @@ def parse_function(func) -> ParsedFunction:
     source = textwrap.dedent("".join(lines))
     module = gast.parse(source)
     tree = module.body[0]
+    if isinstance(tree, gast.AsyncFunctionDef):
+        raise UnsupportedSyntaxError("async functions cannot be differentiated",
+                                     filename=filename, line=first_line, construct="async def",
+                                     hint="differentiate a plain synchronous function")
     if not isinstance(tree, gast.FunctionDef):
         raise UnsupportedSyntaxError("expected a `def` function", filename=filename,
-                                     line=first_line, construct=type(tree).__name__)
+                                     line=first_line, construct="function")
     tree.decorator_list = []
     # Decorators occupy the first lines; gast line numbers are relative to the dedented text.
     namespace = dict(func.__globals__)

@@ -37,9 +37,12 @@ def generator(x):
 
 
 def has_nested_def(x):
-    def inner(a):
-        return a * a
-    return inner(x)
+    s = 0.0
+    for _ in range(2):
+        def inner(a):  # a definition inside a loop: each iteration would rebind it
+            return a * a
+        s += inner(x)
+    return s
 
 
 class Model:
@@ -232,12 +235,12 @@ def _pair(a, b):
     return a + b, a * b
 
 
-def keeps_a_tuple(x, y):
+def keeps_a_tuple(x, y, k):
     t = _pair(x, y)
-    return t[0] * t[1]
+    return t[k] * t[1]  # a variable index: the tuple cannot be split into variables
 
 
 def test_tuple_valued_variable_is_refused_not_silently_zero():
     with pytest.raises(srcad.SrcadError, match="tuple") as err:
-        srcad.autodiff(srcad.Reverse, keeps_a_tuple, srcad.Active(0.5), srcad.Active(2.0))
+        srcad.autodiff(srcad.Reverse, keeps_a_tuple, srcad.Active(0.5), srcad.Active(2.0), 0)
     assert "test_refusals.py" in str(err.value)

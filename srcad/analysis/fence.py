@@ -1,4 +1,5 @@
-"""Reject, up front, every construct srcad does not differentiate, with file and line.
+"""Reject, up front, every construct srcad does not differentiate, with file, line and column,
+all of them in one error.
 
 Everything that passes the fence is handled by the later stages or refused there with its own
 message (calls without rules, whole-array arithmetic on active arrays).
@@ -6,9 +7,15 @@ message (calls without rules, whole-array arithmetic on active arrays).
 
 from __future__ import annotations
 
+import builtins
+import functools
+import types
+
 import gast
 
+from srcad.errors import UnsupportedSyntaxError
 from srcad.parse import ParsedFunction
+from srcad.rules import lookup_call
 
 _REFUSED = {
     gast.Try: ("try/except", "move the error handling outside the differentiated function"),
@@ -18,9 +25,12 @@ _REFUSED = {
     gast.Yield: ("yield", "generators cannot be differentiated"),
     gast.YieldFrom: ("yield from", "generators cannot be differentiated"),
     gast.Await: ("await", "differentiate a plain synchronous function"),
-    gast.Lambda: ("lambda", "define a module-level function with `def` and call it"),
+    gast.Lambda: ("lambda", "assign it to a name at the top of the function body and call "
+                  "it, or define it with `def`"),
     gast.ClassDef: ("class definition", "define classes outside and pass numbers or arrays in"),
-    gast.FunctionDef: ("nested function definition", "define the helper at module level"),
+    gast.FunctionDef: ("nested function definition", "define it once, at the top level of the "
+                       "function body (not inside a loop or branch), with named parameters "
+                       "and constant defaults, or at module level"),
     gast.AsyncFunctionDef: ("async function", "define the helper at module level"),
     gast.Global: ("global", "pass the value as an argument"),
     gast.Nonlocal: ("nonlocal", "pass the value as an argument and return the new one"),
@@ -28,14 +38,19 @@ _REFUSED = {
     gast.Import: ("import", "import at module level"),
     gast.ImportFrom: ("import", "import at module level"),
     gast.Raise: ("raise", "check the inputs before calling srcad"),
-    gast.ListComp: ("list comprehension", "write a for loop"),
+    gast.ListComp: ("list comprehension", "sum(...), max(...) and min(...) of a comprehension "
+                    "are lowered to loops; write other uses as a for loop"),
     gast.SetComp: ("set comprehension", "write a for loop"),
     gast.DictComp: ("dict comprehension", "write a for loop"),
-    gast.GeneratorExp: ("generator expression", "write a for loop"),
+    gast.GeneratorExp: ("generator expression", "sum(...), max(...) and min(...) of a "
+                        "comprehension are lowered to loops; write other uses as a for loop"),
     gast.Dict: ("dict", "use separate variables or a NumPy array"),
     gast.Set: ("set", "use separate variables or a NumPy array"),
-    gast.List: ("list", "use a NumPy array; a list literal is accepted as the first argument "
-                "of np.concatenate, np.stack, np.hstack, np.vstack and np.array"),
+    gast.List: ("list", "srcad supports a list literal read by constant index, len/sum/max/min "
+                "and loops over it, and a list filled by one append per iteration of a for "
+                "loop over a range (not under an if, no break) and then only read; otherwise "
+                "use a NumPy array (a list literal is also accepted as the first argument of "
+                "np.concatenate, np.stack, np.hstack, np.vstack and np.array)"),
     gast.JoinedStr: ("f-string", "format strings outside the differentiated function"),
     gast.NamedExpr: ("assignment expression (:=)", "assign in a statement of its own"),
     gast.Starred: ("starred expression", "pass the arguments one by one"),
@@ -43,40 +58,110 @@ _REFUSED = {
 }
 
 
-def check_syntax(parsed: ParsedFunction, tree: gast.FunctionDef | None = None) -> None:
-    """Raise UnsupportedSyntaxError at the first refused construct of the function body."""
-    tree = tree or parsed.tree
-    args = tree.args
-    if args.vararg or args.kwarg:
-        raise parsed.error(tree, "*args/**kwargs", "variadic arguments are not supported",
-                           hint="name every argument")
-    if args.kwonlyargs:
-        raise parsed.error(tree, "keyword-only arguments", "only positional arguments are "
-                           "supported", hint="make them ordinary positional arguments")
-    if getattr(args, "posonlyargs", None):
-        raise parsed.error(tree, "positional-only arguments", "the `/` marker is not "
-                           "supported", hint="remove the `/` from the signature")
-    allowed = _stack_syntax(tree)
-    for stmt in tree.body:
+def check_syntax(parsed: ParsedFunction, body: list | None = None, local_functions=(),
+                 top_level: bool = True) -> None:
+    """Raise one UnsupportedSyntaxError listing every refused construct of the function (each
+    with its line, column and fix), so that one run shows them all. `body` is the lowered
+    body (srcad/transform/lower.py), `local_functions` the names of the functions it defined;
+    `top_level` False checks a helper, which may take keyword-only parameters."""
+    tree = parsed.tree
+    body = tree.body if body is None else body
+    problems = _signature_problems(parsed, tree, top_level)
+    allowed = _stack_syntax(tree) | _stack_syntax_in(body)
+    called = {id(n.func) for stmt in body for n in gast.walk(stmt)
+              if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
+              and n.func.id in local_functions}
+    # reductions lower.py left in place: in a while condition, `and`/`or`, `x if c else y`
+    unlowered = {id(n.args[0]) for stmt in body for n in gast.walk(stmt)
+                 if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
+                 and n.func.id in ("sum", "max", "min") and n.args
+                 and isinstance(n.args[0], (gast.GeneratorExp, gast.ListComp))}
+    for stmt in body:
         for node in gast.walk(stmt):
             if id(node) in allowed:
                 continue
-            refused = _REFUSED.get(type(node))
-            if refused is not None:
-                construct, hint = refused
-                raise parsed.error(node, construct, "not supported by srcad", hint=hint)
-            if isinstance(node, (gast.For, gast.While)) and node.orelse:
-                raise parsed.error(node, "loop else", "`else` on a loop is not supported",
-                                   hint="use a flag variable")
-            if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):
-                raise parsed.error(node, "attribute assignment", "not supported",
-                                   hint="keep the value in a variable or an array element")
-            if isinstance(node, gast.Call) and node.keywords:
-                if not all(k.arg in ("dtype", "axis", "keepdims") for k in node.keywords):
-                    raise parsed.error(node, "keyword arguments", "calls with keyword arguments "
-                                       "are not supported (except dtype= of array constructors, "
-                                       "axis= and keepdims= of reductions)",
-                                       hint="pass the arguments by position")
+            problem = _problem(parsed, node, local_functions, called)
+            if problem is not None and id(node) in unlowered:
+                problem = (problem[0], "a sum/max/min of it in a while condition, "
+                           "`and`/`or` or `x if c else y` is not lowered to a loop",
+                           "assign it to a variable in a statement of its own first")
+            if problem is not None:
+                problems.append(parsed.error(node, *problem[:2], hint=problem[2]))
+    if problems:
+        raise UnsupportedSyntaxError.combine(problems)
+
+
+def _signature_problems(parsed, tree, top_level) -> list:
+    args = tree.args
+    out = []
+    if args.vararg or args.kwarg:
+        hint = "name every argument"
+        wrapped = getattr(parsed.func, "__wrapped__", None)
+        if wrapped is not None and parsed.func.__code__.co_name == tree.name:
+            hint = (f"this is a decorator's wrapper of {wrapped.__qualname__}, which srcad "
+                    "differentiates as written; differentiate the undecorated function "
+                    f"({parsed.func.__name__}.__wrapped__) or a plain `def` that calls it")
+        out.append(parsed.error(tree, "*args/**kwargs", "variadic arguments are not supported",
+                                hint=hint))
+    if args.kwonlyargs and top_level:
+        out.append(parsed.error(tree, "keyword-only arguments", "the differentiated function "
+                                "takes its arguments by position",
+                                hint="make them ordinary positional arguments"))
+    if getattr(args, "posonlyargs", None):
+        out.append(parsed.error(tree, "positional-only arguments", "the `/` marker is not "
+                                "supported", hint="remove the `/` from the signature"))
+    return out
+
+
+def _problem(parsed, node, local_functions, called):
+    """(construct, message, hint) when `node` is refused, else None."""
+    if isinstance(node, gast.Name) and node.id in local_functions and id(node) not in called:
+        return ("local function", f"the local function `{node.id}` can only be called",
+                "call it directly; pass its results around, not the function")
+    refused = _REFUSED.get(type(node))
+    if refused is not None:
+        construct, hint = refused
+        return construct, "not supported by srcad", hint
+    if isinstance(node, (gast.For, gast.While)) and node.orelse:
+        return "loop else", "`else` on a loop is not supported", "use a flag variable"
+    if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):
+        return ("attribute assignment", "not supported",
+                "keep the value in a variable or an array element")
+    if isinstance(node, gast.Call) and node.keywords and not _takes_keywords(parsed, node,
+                                                                           local_functions):
+        if not all(k.arg in ("dtype", "axis", "keepdims") for k in node.keywords):
+            return ("keyword arguments", "keyword arguments are supported in calls to your "
+                    "own functions, enumerate(start=), dtype= of array constructors and axis= "
+                    "and keepdims= of reductions only",
+                    "pass the arguments by position")
+    return None
+
+
+def _takes_keywords(parsed, call, local_functions) -> bool:
+    """Is `call` a call to one of the user's own functions (whose keywords inlining binds)?"""
+    func = call.func
+    if any(k.arg is None for k in call.keywords):  # f(**options)
+        return False
+    if isinstance(func, gast.Name) and func.id in local_functions:
+        return True
+    if not isinstance(func, gast.Name):
+        return False
+    try:
+        obj = parsed.resolve(func.id)
+    except KeyError:
+        return False
+    if obj is builtins.enumerate:  # lowered by desugar, which reads start=
+        return all(k.arg == "start" for k in call.keywords)
+    obj = getattr(obj, "__srcad_wrapped__", obj)
+    if isinstance(obj, functools.partial):
+        obj = obj.func
+    return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
+
+
+def _stack_syntax_in(body) -> set:
+    module = gast.FunctionDef(name="_", args=None, body=body, decorator_list=[], returns=None,
+                              type_comment=None)
+    return _stack_syntax(module)
 
 
 def _stack_syntax(tree) -> set:
@@ -84,11 +169,16 @@ def _stack_syntax(tree) -> set:
     that generated code can be differentiated again (`tape = []`, a stack of floats or ints,
     and `range(...)[:n]`, the iterations a loop with `break` ran), slices of arrays
     (`x[1:]`, `A[:, k]`, `y[1:] = v`), and list literals listing the arrays NumPy joins
-    (`np.stack([a, b])`; the rule table checks the function called)."""
+    (`np.stack([a, b])`; the rule table checks the function called). A stack is popped; any
+    other list is the user's, and refused unless srcad/transform/lists.py lowered it."""
     allowed = set()
+    popped = {n.func.value.id for n in gast.walk(tree) if isinstance(n, gast.Call)
+              and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
+              and isinstance(n.func.value, gast.Name)}
     for node in gast.walk(tree):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.List) \
-                and not node.value.elts and isinstance(node.targets[0], gast.Name):
+                and not node.value.elts and isinstance(node.targets[0], gast.Name) \
+                and node.targets[0].id in popped:
             allowed.add(id(node.value))
         if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice) \
                 and isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Name) \
@@ -97,6 +187,8 @@ def _stack_syntax(tree) -> set:
         if isinstance(node, gast.Call) and node.args and isinstance(node.args[0], gast.List) \
                 and _called_name(node.func) in _LIST_TAKING:
             allowed.add(id(node.args[0]))  # np.stack([a, b]), np.array([a, b * c])
+        if _is_empty_reduction_raise(node):  # lowered max()/min() of a comprehension
+            allowed.update(id(n) for n in gast.walk(node))
         if isinstance(node, gast.Subscript):
             # slices of arrays, read and written: x[1:], A[:, k], y[1:] = v
             parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
@@ -113,3 +205,15 @@ def _called_name(func) -> str | None:
     if isinstance(func, gast.Attribute):
         return func.attr
     return func.id if isinstance(func, gast.Name) else None
+
+
+def _is_empty_reduction_raise(node) -> bool:
+    """`raise ValueError("max() arg is an empty sequence")`, as srcad/transform/lower.py
+    writes it after the loop of max()/min() of a comprehension (Python raises it there)."""
+    from srcad.transform.lower import EMPTY_REDUCTION  # lower imports the fence's neighbours
+
+    exc = node.exc if isinstance(node, gast.Raise) else None
+    return isinstance(exc, gast.Call) and isinstance(exc.func, gast.Name) \
+        and exc.func.id == "ValueError" and len(exc.args) == 1 and not exc.keywords \
+        and isinstance(exc.args[0], gast.Constant) \
+        and exc.args[0].value in EMPTY_REDUCTION.values() and node.cause is None

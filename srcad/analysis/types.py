@@ -143,12 +143,24 @@ class Types:
                             "and to a number in another", hint="use two names, one for the "
                             "array and one for the number")
                     if self.env.get(name) in (OTHER, None):
+                        node = self._culprit(name)  # a later `s += v` may be the cause
                         what = "a tuple" if isinstance(node.value, gast.Tuple) else \
                             "a value of a kind srcad does not handle"
                         raise self.norm.parsed.error(
                             node, "assignment", f"`{name}` holds {what}",
                             hint="srcad handles floats, ints, bools and NumPy arrays; unpack "
                             "tuples directly: a, b = f(x)")
+
+    def _culprit(self, name):
+        """The assignment to `name` to blame: the first whose own value is opaque (not the
+        first assignment, `s = 0.0`, when a later one makes `s` opaque)."""
+        assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
+                   if isinstance(n, (gast.Assign, gast.AugAssign))
+                   and isinstance(n.targets[0] if isinstance(n, gast.Assign) else n.target,
+                                  gast.Name)
+                   and S.target_name(n.targets[0] if isinstance(n, gast.Assign)
+                                     else n.target) == name]
+        return next((n for n in assigns if self.of(n.value) in (OTHER, None)), assigns[0])
 
     def _refuse_opaque(self, expr):
         operands = [expr]
@@ -440,8 +452,11 @@ def _describe(func) -> str:
     if isinstance(func, gast.Name):
         return func.id
     if isinstance(func, gast.Attribute):
-        return _describe(func.value) + "." + func.attr
-    return type(func).__name__
+        base = func.value
+        if isinstance(base, (gast.Name, gast.Attribute)):
+            return _describe(base) + "." + func.attr
+        return f"({S.unparse_expr(base)}).{func.attr}"  # not the tree's node names (BinOp)
+    return S.unparse_expr(func)
 
 
 from srcad.analysis.index_types import gathered_type, index_kind  # noqa: E402  (needs Array)

@@ -1,8 +1,10 @@
 """Rewrite sugar into the small core the analyses understand (idempotent).
 
-* `for v in xs` and `for i, v in enumerate(xs)` become index loops over `range(len(xs))`;
+* `for v in xs`, `for i, v in enumerate(xs, start)` and `for a, b in zip(xs, range(...))`
+  become index loops over `range(len(...))` (the shortest, for zip; `reversed(xs)` reads
+  `xs[len(xs) - 1 - k]`);
 * `for i in reversed(range(a, b, c))` becomes a loop over a counting-down `range` (every later
-  stage sees a plain range; numba has no `reversed`), `reversed(x)` over `range(len(x))`;
+  stage sees a plain range; numba has no `reversed`);
 * `x[i][j]` becomes `x[i, j]`;
 * tuple assignment and swaps become one assignment per target (through temporaries only when a
   target is read on the right-hand side); `n, m = x.shape` reads `x.shape[k]`;
@@ -121,6 +123,10 @@ class Desugar(gast.NodeTransformer):
         if isinstance(value, gast.Attribute) and value.attr == "shape":
             source = value
             out = []
+        elif isinstance(value, gast.Name) and value.id not in set().union(
+                *(S.stored_names(S.assign(t, S.const(0))) for t in elts)):
+            source = value  # `a, b = t` reads t[0], t[1] (no copy: t is not rebound here)
+            out = []
         elif isinstance(value, gast.Call) and not self.unpack_calls:
             # a call to a helper becomes a tuple of its results once inlined
             return [gast.copy_location(S.assign(target, value), origin)]
@@ -136,50 +142,96 @@ class Desugar(gast.NodeTransformer):
     def visit_For(self, node):
         self.generic_visit(node)
         it = node.iter
-        before = []
         if isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.reversed) \
-                and len(it.args) == 1:
-            seq = it.args[0]
-            if isinstance(seq, gast.Name):  # reversed(x): the elements of an array, last first
-                index = self.namer.fresh(f"{S.target_name(node.target) or 'item'}_index")
-                read = gast.Subscript(value=S.as_load(seq), slice=S.name(index), ctx=gast.Load())
-                span = S.parse_expr("reversed(range(len(seq)))")
-                span.func = S.as_load(it.func)
-                span.args[0].args[0].args[0] = S.as_load(seq)
-                loop = gast.For(target=S.name(index, store=True), iter=span,
-                                body=self._assign_one(node.target, read, node) + node.body,
-                                orelse=[], type_comment=None)
-                return self.visit_For(gast.copy_location(loop, node))
-            if _is_range(seq, self) and not isinstance(seq, gast.Subscript):
-                node.iter, before = self._counting_down(seq, node)
+                and len(it.args) == 1 and _is_range(it.args[0], self):
+            if isinstance(it.args[0], gast.Call):  # reversed(range(...)): a counting-down range
+                node.iter, before = self._counting_down(it.args[0], node)
                 return before + [node] if before else node
-            if _is_range(seq, self):
-                return node  # reversed(range(...)[:n]), srcad's own reverse loops, stays
+            return node  # reversed(range(...)[:n]) (srcad's generated reverse code) stays
         if isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.range):
             if not isinstance(node.target, gast.Name):
                 raise self.parsed.error(node, "for", "a range loop needs a single variable")
             return node
+        if isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.zip) \
+                and it.args and not it.keywords and isinstance(node.target, gast.Tuple) \
+                and len(node.target.elts) == len(it.args):
+            return self._index_loop(node, list(zip(node.target.elts, it.args)), None)
         if (isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.enumerate)
-                and len(it.args) == 1 and isinstance(node.target, gast.Tuple)
-                and len(node.target.elts) == 2):
+                and 1 <= len(it.args) + len(it.keywords) <= 2 and len(it.args) >= 1
+                and all(k.arg == "start" for k in it.keywords)
+                and isinstance(node.target, gast.Tuple) and len(node.target.elts) == 2):
             index, item = node.target.elts
-            seq = it.args[0]
-        else:
-            seq = it
-            item = node.target
-            index = S.name(self.namer.fresh(f"{S.target_name(item) or 'item'}_index"), store=True)
-        if not isinstance(seq, gast.Name) or not isinstance(index, gast.Name):
-            raise self.parsed.error(node, "for", "loops must run over range(...), an array "
-                                    "variable, or enumerate(array)",
-                                    hint="loop over indices: for i in range(len(x))")
-        rng = S.parse_expr("range(len(seq))")
-        rng.args[0].args[0] = S.as_load(seq)
-        read = gast.Subscript(value=S.as_load(seq), slice=S.name(index.id), ctx=gast.Load())
-        body = self._assign_one(item, read, node) + node.body
-        loop = gast.For(target=S.name(index.id, store=True), iter=rng, body=body, orelse=[],
-                        type_comment=None)
-        return gast.copy_location(loop, node)
+            start = it.args[1] if len(it.args) > 1 else \
+                it.keywords[0].value if it.keywords else None
+            inner = it.args[0]
+            if isinstance(inner, gast.Call) and self._is_builtin(inner.func, builtins.zip) \
+                    and not inner.keywords and isinstance(item, gast.Tuple) \
+                    and len(item.elts) == len(inner.args):  # enumerate(zip(x, y))
+                return self._index_loop(node, list(zip(item.elts, inner.args)), (index, start))
+            return self._index_loop(node, [(item, inner)], (index, start))
+        if isinstance(it, gast.Call) and not self.unpack_calls:
+            return node  # `for v in helper(x)`: a tuple literal once the helper is inlined
+        return self._index_loop(node, [(node.target, it)], None)
 
+    def _index_loop(self, node, pairs, counted):
+        """`for k in range(<shortest length>)` assigning each target its sequence's k-th
+        element (an array variable's `x[k]`, a range's `start + k * step`), and with
+        `counted` = (target, start) the count `k + start` as enumerate gives it."""
+        out: list = []
+        reads, lengths = [], []
+        base = S.target_name(pairs[0][0]) or "item"
+        index = self.namer.fresh(f"{base}_index")
+        for target, seq in pairs:
+            if isinstance(seq, gast.Call) and self._is_builtin(seq.func, builtins.range) \
+                    and not seq.keywords and 1 <= len(seq.args) <= 3:
+                bounds = [self._once(a, "range_bound", out, node.body) for a in seq.args]
+                start = bounds[0] if len(bounds) > 1 else S.const(0)
+                step = bounds[2] if len(bounds) > 2 else S.const(1)
+                span = gast.Call(func=S.as_load(seq.func), args=bounds, keywords=[])
+                lengths.append(S.call("len", span))
+                reads.append((target, S.substitute("start + k * step", {
+                    "start": start, "k": S.name(index), "step": step})))
+            elif isinstance(seq, gast.Name):
+                lengths.append(S.call("len", S.as_load(seq)))
+                reads.append((target, gast.Subscript(value=S.as_load(seq), slice=S.name(index),
+                                                     ctx=gast.Load())))
+            elif isinstance(seq, gast.Call) and self._is_builtin(seq.func, builtins.reversed) \
+                    and len(seq.args) == 1 and isinstance(seq.args[0], gast.Name) \
+                    and not seq.keywords:  # reversed(x): x[len(x) - 1 - k]
+                lengths.append(S.call("len", S.as_load(seq.args[0])))
+                reads.append((target, S.substitute("x[len(x) - 1 - k]", {
+                    "x": S.as_load(seq.args[0]), "k": S.name(index)})))
+            else:
+                raise self.parsed.error(node, "for", "loops must run over range(...), an array "
+                                        "variable, or zip/enumerate/reversed of those",
+                                        hint="assign the sequence to a variable first, or loop "
+                                        "over indices: for i in range(len(x))")
+        length = lengths[0]
+        for other in lengths[1:]:
+            length = S.call("min", length, other)
+        if counted is not None:
+            target, start = counted
+            if not isinstance(target, gast.Name):
+                raise self.parsed.error(node, "for", "enumerate's count needs a single variable")
+            count = S.name(index) if start is None else gast.BinOp(
+                left=S.name(index), op=gast.Add(), right=self._once(start, "start", out, node.body))
+            reads.insert(0, (target, count))
+        body = [s for target, read in reads for s in self._assign_one(target, read, node)]
+        loop = gast.For(target=S.name(index, store=True), iter=S.call("range", length),
+                        body=body + node.body, orelse=[], type_comment=None)
+        for stmt in out:
+            gast.copy_location(stmt, node)
+        return out + [gast.copy_location(loop, node)]
+
+    def _once(self, expr, base, out, body):
+        """`expr` evaluated once before the loop (a constant, or a name the loop does not
+        rebind, as it is)."""
+        if isinstance(expr, gast.Constant) or (isinstance(expr, gast.Name) and expr.id not in
+                                               set().union(*map(S.bound_names, body), set())):
+            return expr
+        tmp = self.namer.fresh(base)
+        out.append(S.assign(S.name(tmp), expr))
+        return S.name(tmp)
 
     def _counting_down(self, span, loop):
         """(`range(...)` visiting the indices of `span` = range(...) last first, statements

@@ -3,8 +3,11 @@ caller (and get the same lean tapes), not treated as black boxes.
 
 A call inside an expression is hoisted before its statement: the callee's body, with its
 locals renamed `<callee>_<name>`, runs there and leaves its value in `<callee>_result`.
-Array arguments passed by name are aliased (the callee writes into the caller's array, as in
-Python); other arguments are bound by assignment. Recursion is refused.
+Arguments are bound as Python binds them (positional, keywords, the defaults the function
+holds; a functools.partial adds its bound arguments). Array arguments passed by name are
+aliased (the callee writes into the caller's array, as in Python); other arguments are bound by
+assignment. Local functions (a nested `def`, an assigned `lambda`; srcad/transform/lower.py)
+are inlined the same way. Recursion is refused.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
 from srcad.rules import lookup_call
 from srcad.transform.desugar import desugar
 from srcad.transform.exits import structure_exits
+from srcad.transform.lower import LocalFunction, lower
 from srcad.transform.names import Namer
 
 
@@ -76,6 +80,10 @@ def is_user_function(obj, caller=None) -> bool:
     installed package (NumPy's Python code, the standard library, site-packages) is a library
     call instead, however it is written, unless it belongs to the same top-level package as
     `caller`, the function being differentiated."""
+    if isinstance(obj, LocalFunction):  # a nested def or lambda of the caller
+        return True
+    if isinstance(obj, functools.partial):
+        return is_user_function(obj.func, caller)
     if not isinstance(obj, types.FunctionType) or lookup_call(obj) is not None:
         return False
     if not is_library_function(obj):
@@ -108,26 +116,37 @@ def _package(func):
     return module.split(".")[0] if module and module != "__main__" else None
 
 
-def _set_lines(node, lineno):
+def _set_lines(node, lineno, column):
     for sub in gast.walk(node):
         if isinstance(sub, (gast.stmt, gast.expr)):
             sub.lineno = lineno
             sub.end_lineno = lineno
+            sub.col_offset = column
 
 
 class Inliner:
     """Inlines into one top-level function; `extra` collects names the inlined code needs that
     the top-level function's namespace binds differently."""
 
-    def __init__(self, parsed: ParsedFunction, namer: Namer, stack=(), extra=None):
+    def __init__(self, parsed: ParsedFunction, namer: Namer, stack=(), extra=None,
+                 local_functions=None):
         self.parsed = parsed
         self.namer = namer
         self.stack = stack + (parsed.func,)
         self.extra = {} if extra is None else extra
+        self.local_functions = local_functions or {}  # name -> LocalFunction
         # (namespace dict, name, object) for every global the inlined code read: the cache
         # checks them on each call, so rebinding a helper or a constant is never stale
         self.dependencies: list = global_reads(parsed)
         self.cells: list = closure_reads(parsed)  # (cell, object) likewise for closures
+
+    def callee(self, func_expr):
+        """What a call's function expression names: a local function, or the object it
+        resolves to (srcad's own decorators seen through: they call the function unchanged)."""
+        if isinstance(func_expr, gast.Name) and func_expr.id in self.local_functions:
+            return self.local_functions[func_expr.id]
+        obj = resolve_callee(self.parsed, func_expr, self.extra)
+        return getattr(obj, "__srcad_wrapped__", obj)
 
     # -- statements --------------------------------------------------------------------------
     def block(self, stmts: list) -> list:
@@ -141,7 +160,7 @@ class Inliner:
         if isinstance(stmt, gast.While):
             self._refuse_calls_in(stmt.test, "while condition")
         elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
-            obj = resolve_callee(self.parsed, stmt.value.func, self.extra)
+            obj = self.callee(stmt.value.func)
             if is_user_function(obj, self.stack[0]):
                 self._hoist_args(stmt.value, pre)
                 body, _ = self.inline_call(obj, stmt.value)
@@ -157,7 +176,7 @@ class Inliner:
     def _refuse_calls_in(self, expr, where):
         for node in gast.walk(expr):
             if isinstance(node, gast.Call):
-                obj = resolve_callee(self.parsed, node.func, self.extra)
+                obj = self.callee(node.func)
                 if is_user_function(obj, self.stack[0]):
                     raise self.parsed.error(node, f"call in {where}", f"calls to "
                                             f"{obj.__name__} are not allowed in a {where}",
@@ -176,26 +195,32 @@ class Inliner:
 
     def _hoist_args(self, call, pre):
         call.args = [self._hoist(a, pre, None) for a in call.args]
+        for k in call.keywords:
+            k.value = self._hoist(k.value, pre, None)
 
     # -- one call ----------------------------------------------------------------------------
     def inline_call(self, callee, call) -> tuple[list, gast.AST]:
+        if isinstance(callee, functools.partial):
+            return self.inline_call(callee.func, self._partial_call(callee, call))
         if callee in self.stack:
             raise self.parsed.error(call, "recursion", f"{callee.__name__} calls itself "
                                     "(directly or indirectly); recursion is not supported",
                                     hint="write the recursion as a loop")
         self.dependencies.extend(attribute_reads(self.parsed, call.func, self.extra))
-        cparsed = parse_function(callee)
-        check_syntax(cparsed)
-        params = [a.id for a in cparsed.tree.args.args]
-        if len(call.args) != len(params):
-            raise self.parsed.error(call, "call", f"{callee.__name__} takes {len(params)} "
-                                    f"arguments, {len(call.args)} given")
+        local = isinstance(callee, LocalFunction)
+        cparsed = callee.parsed if local else parse_function(callee)
         body = S.clone(cparsed.tree.body)
         if body and S.is_comment(body[0]):
             body = body[1:]  # docstring
         cnamer = Namer.for_tree(cparsed.tree)
+        body, own_locals = lower(cparsed, body, cnamer)
+        # a local function sees its siblings (they are its closure); a module-level one not
+        visible = {**(self.local_functions if local else {}), **own_locals}
+        check_syntax(cparsed, body, visible, top_level=False)
+        params, bound = self._bind(callee, cparsed, call)
         body = desugar(cparsed, body, cnamer, unpack_calls=False)
-        inner = Inliner(cparsed, cnamer, self.stack, extra={})
+        inner = Inliner(cparsed, cnamer, self.stack + (callee,), extra={},
+                        local_functions=visible)
         body = inner.block(body)
         body = desugar(cparsed, body, cnamer)
         self.dependencies.extend(inner.dependencies)
@@ -225,7 +250,7 @@ class Inliner:
         rebound = {n.id for s in body for n in gast.walk(s)
                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         mapping, binds = {}, []
-        for param, arg in zip(params, call.args):
+        for param, arg in bound:
             if isinstance(arg, gast.Name) and param not in rebound:
                 mapping[param] = arg.id
             else:
@@ -237,11 +262,13 @@ class Inliner:
         free = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
         free -= set(mapping) | stored | set(params)
         for fname in sorted(free):
-            try:
-                obj = cparsed.resolve(fname)
-            except KeyError:
-                continue
-            obj = inner.extra.get(fname, obj)
+            if fname in inner.extra:
+                obj = inner.extra[fname]
+            else:
+                try:
+                    obj = cparsed.resolve(fname)
+                except KeyError:
+                    continue
             mine = resolve_callee(self.parsed, S.name(fname), self.extra)
             if mine is not obj:
                 alias = self.namer.fresh(f"{fname}_{prefix}")
@@ -252,8 +279,57 @@ class Inliner:
         text = f"inlined call {S.unparse_expr(call)}"
         out = [S.comment(text)] + binds + body
         for s in out:
-            _set_lines(s, getattr(call, "lineno", None))
+            _set_lines(s, getattr(call, "lineno", None), getattr(call, "col_offset", 0))
         return out, result_expr
+
+    def _bind(self, callee, cparsed, call) -> tuple[list, list]:
+        """(parameter names, [(parameter, argument expression)]) as Python binds the call:
+        positional arguments, then keywords, then the defaults (their values as the function
+        holds them, evaluated when it was defined)."""
+        args = cparsed.tree.args
+        positional = [a.id for a in args.args]
+        params = positional + [a.id for a in args.kwonlyargs]
+        name_ = callee.__name__
+        if len(call.args) > len(positional):
+            raise self.parsed.error(call, "call", f"{name_} takes {len(positional)} positional "
+                                    f"arguments, {len(call.args)} given")
+        given = dict(zip(positional, call.args))
+        for keyword in call.keywords:
+            if keyword.arg not in params or keyword.arg in given:
+                problem = "an unexpected" if keyword.arg not in params else "a repeated"
+                raise self.parsed.error(call, "call", f"{name_} gets {problem} argument "
+                                        f"`{keyword.arg}`")
+            given[keyword.arg] = keyword.value
+        defaults = callee.defaults if isinstance(callee, LocalFunction) else {
+            **dict(zip(positional[len(positional) - len(callee.__defaults__ or ()):],
+                       callee.__defaults__ or ())), **(callee.__kwdefaults__ or {})}
+        missing = [p for p in params if p not in given and p not in defaults]
+        if missing:
+            raise self.parsed.error(call, "call", f"{name_} is missing the argument "
+                                    f"`{missing[0]}`", hint="pass every argument that has no "
+                                    "default")
+        bound = [(p, given[p] if p in given else self._value(defaults[p], f"{name_}_{p}"))
+                 for p in params]
+        return params, bound
+
+    def _value(self, value, base):
+        """An expression for a value computed outside the function (a default, an argument
+        bound by functools.partial): a constant, or a name bound to the object itself."""
+        if value is None or type(value) in (bool, int, float):
+            return S.const(value)
+        alias = self.namer.fresh(f"{base}_default")
+        self.extra[alias] = value
+        return S.name(alias)
+
+    def _partial_call(self, partial, call):
+        """The call of `partial.func` that calling `partial` makes."""
+        func = getattr(partial.func, "__name__", "function")
+        args = [self._value(v, f"{func}_bound") for v in partial.args] + list(call.args)
+        keywords = [gast.keyword(arg=k, value=self._value(v, f"{func}_{k}"))
+                    for k, v in partial.keywords.items()]
+        keywords = [k for k in keywords if k.arg not in {c.arg for c in call.keywords}]
+        new = gast.Call(func=call.func, args=args, keywords=keywords + list(call.keywords))
+        return gast.copy_location(new, call)
 
     @staticmethod
     def _tuple_returns(body) -> int:
@@ -292,7 +368,7 @@ class _Hoister(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)  # inner calls first, left to right
-        obj = resolve_callee(self.inliner.parsed, node.func, self.inliner.extra)
+        obj = self.inliner.callee(node.func)
         if not is_user_function(obj, self.inliner.stack[0]):
             return node
         body, result = self.inliner.inline_call(obj, node)

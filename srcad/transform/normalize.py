@@ -1,6 +1,7 @@
 """Stage 2: the normalized function every mode differentiates.
 
-fence -> desugar -> inline user calls -> desugar again (tuple results) -> structured exits.
+lower conveniences -> fence -> desugar -> inline user calls -> split tuple locals ->
+desugar again (tuple results) -> structured exits.
 """
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.parse import ParsedFunction
-from srcad.transform.desugar import desugar
+from srcad.transform.desugar import Desugar, desugar
 from srcad.transform.exits import structure_exits
 from srcad.transform.inline import Inliner
+from srcad.transform.lists import split_fixed_lists
+from srcad.transform.lower import lower
 from srcad.transform.names import Namer
+from srcad.transform.tuples import split_tuple_locals
 
 
 @dataclass
@@ -41,7 +45,6 @@ class Normalized:
 
 
 def normalize(parsed: ParsedFunction) -> Normalized:
-    check_syntax(parsed)
     tree = parsed.tree
     body = S.clone(tree.body)
     doc = None
@@ -49,9 +52,15 @@ def normalize(parsed: ParsedFunction) -> Normalized:
         doc = body[0].value.value
         body = body[1:]
     namer = Namer.for_tree(tree)
+    body, local_functions = lower(parsed, body, namer)
+    check_syntax(parsed, body, local_functions)
     body = desugar(parsed, body, namer, unpack_calls=False)
-    inliner = Inliner(parsed, namer)
+    inliner = Inliner(parsed, namer, local_functions=local_functions)
     body = inliner.block(body)
+    params = [a.id for a in tree.args.args]
+    body = split_tuple_locals(body, params, namer, Desugar(parsed, namer, True)._assign_one)
+    # `for v in helper(x)`: the inlined helper's tuple result is a literal now; unroll it
+    body = split_fixed_lists(parsed, body, namer, params)
     body = desugar(parsed, body, namer)
     final = None
     returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]

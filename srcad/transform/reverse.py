@@ -179,7 +179,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             return self.while_loop(stmt)
         if isinstance(stmt, gast.If):
             return self.if_stmt(stmt)
-        if isinstance(stmt, (gast.Pass, gast.Break, gast.Assert)) or S.is_comment(stmt):
+        if isinstance(stmt, (gast.Pass, gast.Break, gast.Assert, gast.Raise)) or S.is_comment(stmt):
             return [stmt], []
         if isinstance(stmt, gast.Expr):
             return [stmt], []

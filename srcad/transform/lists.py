@@ -1,0 +1,371 @@
+"""Lists of known length become one variable per element (before the fence).
+
+A local bound only to list literals of one length (`xs = [a, x * x, 2.0]`) and used only as
+
+* `xs[k]` with a constant `k` (read or written, `xs[k] += ...` too),
+* `len(xs)`, `sum(xs)`, `max(xs)`, `min(xs)`,
+* `for v in xs` whose body does not `break` or `continue` (the loop is unrolled),
+
+is split into `xs_0, xs_1, ...`: the analyses see plain scalars (or arrays), and reverse mode
+needs no list on its tape. `for v in (a, b, c)` over a tuple literal is unrolled the same way.
+A list used any other way (`append`, a variable index, passed to a call) stays a list, and the
+fence refuses it with its line.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import gast
+import numpy as np
+
+from srcad import syntax as S
+from srcad.parse import ParsedFunction
+from srcad.transform.names import Namer
+
+_REDUCTIONS = {"len": builtins.len, "sum": builtins.sum, "max": builtins.max,
+               "min": builtins.min}
+
+
+def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) -> list:
+    finder = _Finder(parsed, set(params))
+    lists = {s.targets[0].id for s in body if isinstance(s, gast.Assign)
+             and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+             and isinstance(s.value, gast.List)}
+    body = version_rebinds(body, lists - set(params), namer)
+    lengths = finder.splittable(body)
+    parts = {n: [namer.fresh(f"{n}_{k}") for k in range(size)] for n, size in lengths.items()}
+    return _Split(finder, parts, namer).block(body)
+
+
+def _constant_index(index, size):
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub) \
+            and isinstance(index.operand, gast.Constant):
+        value = -index.operand.value
+    elif isinstance(index, gast.Constant):
+        value = index.value
+    else:
+        return None
+    if type(value) is not int or not -size <= value < size:
+        return None
+    return value % size
+
+
+def _exits_loop(body) -> bool:
+    """Does `body` break or continue the loop it belongs to (not a nested loop)?"""
+    for stmt in body:
+        if isinstance(stmt, (gast.Break, gast.Continue)):
+            return True
+        if isinstance(stmt, gast.If) and (_exits_loop(stmt.body) or _exits_loop(stmt.orelse)):
+            return True
+    return False
+
+
+class _Finder:
+    def __init__(self, parsed, params):
+        self.parsed = parsed
+        self.params = params
+
+    def reduction(self, node):
+        """'len'/'sum'/'max'/'min' when `node` is such a call of one name, else None."""
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+                and len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], gast.Name)):
+            return None
+        try:
+            obj = self.parsed.resolve(node.func.id)
+        except KeyError:
+            return None
+        return next((k for k, fn in _REDUCTIONS.items() if obj is fn), None)
+
+    def splittable(self, body) -> dict:
+        lengths: dict = {}
+        for stmt in body:
+            for node in S.nodes(stmt):
+                if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                        and isinstance(node.targets[0], gast.Name) \
+                        and isinstance(node.value, gast.List) \
+                        and not any(isinstance(e, gast.Starred) for e in node.value.elts):
+                    lengths.setdefault(node.targets[0].id, set()).add(len(node.value.elts))
+        candidates = {n: s.pop() for n, s in lengths.items()
+                      if len(s) == 1 and n not in self.params}
+        if not candidates:
+            return {}
+        allowed = set()
+        for stmt in body:
+            for node in S.nodes(stmt):
+                if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                        and isinstance(node.targets[0], gast.Name) \
+                        and node.targets[0].id in candidates \
+                        and isinstance(node.value, gast.List):
+                    allowed.add(id(node.targets[0]))
+                elif isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                        and node.value.id in candidates and _constant_index(
+                            node.slice, candidates[node.value.id]) is not None:
+                    allowed.add(id(node.value))
+                elif self.reduction(node) and node.args[0].id in candidates:
+                    allowed.add(id(node.args[0]))
+                elif isinstance(node, gast.For) and isinstance(node.iter, gast.Name) \
+                        and node.iter.id in candidates and not _exits_loop(node.body) \
+                        and not node.orelse:
+                    allowed.add(id(node.iter))
+        for stmt in body:
+            for node in S.nodes(stmt):
+                if isinstance(node, gast.Name) and node.id in candidates \
+                        and id(node) not in allowed:
+                    del candidates[node.id]
+        return candidates
+
+
+class _Split(gast.NodeTransformer):
+    def __init__(self, finder, parts, namer):
+        self.finder = finder
+        self.parts = parts
+        self.namer = namer
+
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            new = self.visit(stmt)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if isinstance(node.value, gast.Name) and node.value.id in self.parts:
+            part = self.parts[node.value.id][_constant_index(node.slice,
+                                                             len(self.parts[node.value.id]))]
+            return gast.copy_location(S.name(part, store=isinstance(node.ctx, gast.Store)),
+                                      node)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        kind = self.finder.reduction(node)
+        if kind is None or node.args[0].id not in self.parts:
+            return node
+        parts = [S.name(p) for p in self.parts[node.args[0].id]]
+        if kind == "len":
+            return gast.copy_location(S.const(len(parts)), node)
+        if kind == "sum":  # as Python adds: 0 + xs[0] + xs[1] + ...
+            total = S.const(0)
+            for part in parts:
+                total = gast.BinOp(left=total, op=gast.Add(), right=part)
+            return gast.copy_location(total, node)
+        if not parts:
+            return node  # max([]) raises in Python: leave it to the fence
+        out = parts[0]
+        for part in parts[1:]:
+            out = gast.Call(func=S.as_load(node.func), args=[out, part], keywords=[])
+        return gast.copy_location(out, node)
+
+    def visit_Assign(self, node):
+        target = node.targets[0]
+        if not (len(node.targets) == 1 and isinstance(target, gast.Name)
+                and target.id in self.parts and isinstance(node.value, gast.List)):
+            return self.generic_visit(node)
+        values = [self.visit(e) for e in node.value.elts]
+        names = self.parts[target.id]
+        written = set(names)
+        read = set().union(set(), *(S.loaded_names(v) for v in values))
+        if not written & read:
+            return [gast.copy_location(S.assign(S.name(n), v), node)
+                    for n, v in zip(names, values)]
+        temps = [self.namer.fresh(f"{n}_new") for n in names]  # all first, as Python does
+        return ([gast.copy_location(S.assign(S.name(t), v), node) for t, v in zip(temps, values)]
+                + [gast.copy_location(S.assign(S.name(n), S.name(t)), node)
+                   for n, t in zip(names, temps)])
+
+    def visit_For(self, node):
+        it = node.iter
+        elements, out = None, []
+        if isinstance(it, gast.Name) and it.id in self.parts:
+            elements = [S.name(p) for p in self.parts[it.id]]  # read live, as Python does
+        elif isinstance(it, (gast.Tuple, gast.List)) and not _exits_loop(node.body) \
+                and not node.orelse and not any(isinstance(e, gast.Starred) for e in it.elts):
+            elements = []  # a tuple literal is built once, before the loop
+            for e in it.elts:
+                if isinstance(e, gast.Constant):
+                    elements.append(e)
+                    continue
+                tmp = self.namer.fresh("element")
+                out.append(gast.copy_location(S.assign(S.name(tmp), self.visit(e)), node))
+                elements.append(S.name(tmp))
+        if elements is None:
+            node.iter = self.visit(node.iter)
+            node.body = self.block(node.body)
+            node.orelse = self.block(node.orelse)
+            return node
+        for element in elements:
+            out.append(gast.copy_location(S.assign(node.target, element), node))
+            out.extend(self.block(S.clone(node.body)))
+        return out
+
+    def _nested(self, node):
+        if hasattr(node, "test"):
+            node.test = self.visit(node.test)
+        node.body = self.block(node.body)
+        node.orelse = self.block(node.orelse)
+        return node
+
+    visit_While = visit_If = _nested
+
+
+def grow_lists_into_arrays(parsed: ParsedFunction, body: list, namer: Namer) -> list:
+    """A list of floats built by one `append` per iteration of a `for` loop becomes an array.
+
+    `xs = []` at the top level of the function, followed (before any other use of `xs`) by a
+    `for` loop over a range whose body appends to it exactly once, at the body's top level,
+    and never breaks or continues: `xs` becomes `np.zeros(len(range(...)))` written through a
+    counter, so the analyses see a local array (reverse mode keeps what it needs like for any
+    array). Afterwards `xs` may only be indexed, iterated, and given to len/sum/max/min (the
+    latter three become loops). Its elements are floats. Needs `np` to be NumPy in the
+    function's module; any other list stays as written, for the fence to refuse.
+    """
+    try:
+        if parsed.resolve("np") is not np:
+            return body
+    except KeyError:
+        return body
+    out, grown = list(body), set()
+    for j, stmt in enumerate(body):
+        name_ = _empty_list(stmt)
+        if name_ is None:
+            continue
+        later = [k for k in range(j + 1, len(body)) if name_ in _names(body[k])]
+        if not later or not _appending_loop(body[later[0]], name_):
+            continue
+        loop = body[later[0]]
+        if not _only_read_after(body[later[0] + 1:], name_, parsed) \
+                or _bindings_of(body, name_) != 1:
+            continue
+        grown.add(name_)
+        count = namer.fresh(f"{name_}_length")
+        span = S.as_load(loop.iter)
+        out[j] = gast.copy_location(S.assign(S.name(name_), S.substitute(
+            "np.zeros(len(span))", {"span": span})), stmt)
+        loop.body = [s for a in loop.body for s in _append_as_write(a, name_, count)]
+        out[later[0]] = [gast.copy_location(S.assign(S.name(count), S.const(0)), loop), loop]
+    flat = []
+    for stmt in out:
+        flat.extend(stmt if isinstance(stmt, list) else [stmt])
+    return [_ReductionsAsLoops(parsed, grown).visit(s) for s in flat] if grown else flat
+
+
+def _bindings_of(body, name_) -> int:
+    """How many statements bind `name_` (assignments, augmented ones, loop variables)."""
+    count = 0
+    for stmt in body:
+        for node in S.nodes(stmt):
+            targets = node.targets if isinstance(node, gast.Assign) else \
+                [node.target] if isinstance(node, (gast.AugAssign, gast.For)) else []
+            count += sum(1 for t in targets for n in S.nodes(t)
+                         if isinstance(n, gast.Name) and n.id == name_)
+    return count
+
+
+def _names(stmt) -> set:
+    return {n.id for n in S.nodes(stmt) if isinstance(n, gast.Name)}
+
+
+def _empty_list(stmt):
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.List) \
+            and not stmt.value.elts:
+        return stmt.targets[0].id
+    return None
+
+
+def _is_append(stmt, name_) -> bool:
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append"
+            and isinstance(stmt.value.func.value, gast.Name)
+            and stmt.value.func.value.id == name_ and len(stmt.value.args) == 1
+            and not stmt.value.keywords)
+
+
+def _appending_loop(loop, name_) -> bool:
+    if not (isinstance(loop, gast.For) and not loop.orelse and isinstance(loop.iter, gast.Call)
+            and isinstance(loop.iter.func, gast.Name) and loop.iter.func.id == "range"
+            and not _exits_loop(loop.body)):
+        return False
+    appends = [s for s in loop.body if _is_append(s, name_)]
+    uses = sum(1 for s in loop.body for n in S.nodes(s)
+               if isinstance(n, gast.Name) and n.id == name_)
+    return len(appends) == 1 and uses == 1 and name_ not in S.loaded_names(appends[0].value.args[0])
+
+
+def _append_as_write(stmt, name_, count):
+    if not _is_append(stmt, name_):
+        return [stmt]
+    target = gast.Subscript(value=S.name(name_), slice=S.name(count), ctx=gast.Store())
+    return [gast.copy_location(S.assign(target, stmt.value.args[0]), stmt),
+            gast.copy_location(S.aug_assign(S.name(count), gast.Add(), S.const(1)), stmt)]
+
+
+def _only_read_after(stmts, name_, parsed) -> bool:
+    """After the loop: only `xs[...]` reads, `for v in xs`, and len/sum/max/min of `xs`."""
+    finder = _Finder(parsed, set())
+    allowed = set()
+    for stmt in stmts:
+        for node in S.nodes(stmt):
+            if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                    and isinstance(node.ctx, gast.Load):
+                allowed.add(id(node.value))
+            elif isinstance(node, gast.For) and isinstance(node.iter, gast.Name):
+                allowed.add(id(node.iter))
+            elif finder.reduction(node):
+                allowed.add(id(node.args[0]))
+    return all(id(n) in allowed for s in stmts for n in S.nodes(s)
+               if isinstance(n, gast.Name) and n.id == name_)
+
+
+class _ReductionsAsLoops(gast.NodeTransformer):
+    """`sum(xs)`, `max(xs)`, `min(xs)` of a grown list: the same over a generator expression,
+    which srcad/transform/lower.py turns into a loop."""
+
+    def __init__(self, parsed, grown):
+        self.finder = _Finder(parsed, set())
+        self.grown = grown
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        kind = self.finder.reduction(node)
+        if kind in ("sum", "max", "min") and node.args[0].id in self.grown:
+            name_ = node.args[0].id
+            node.args = [S.substitute("(xs[k] for k in range(len(xs)))", {"xs": S.name(name_)})]
+        return node
+
+
+def version_rebinds(body: list, names: set, namer: Namer) -> list:
+    """Each of `names` that is bound only by assignments at the top level of `body` (several
+    times) gets a fresh name per binding, read until the next one: `zs = [a, b, c]; ...;
+    zs = [d, e]` holds two lists of known lengths, each split on its own."""
+    bound_at: dict = {}
+    for k, stmt in enumerate(body):
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in names:
+            bound_at.setdefault(stmt.targets[0].id, []).append(k)
+    for name_, positions in bound_at.items():
+        if len(positions) < 2 or _bindings_of(body, name_) != len(positions):
+            continue
+        current = name_
+        for k, stmt in enumerate(body):
+            if k in positions:
+                stmt.value = _Renamed(name_, current).visit(stmt.value)
+                version = positions.index(k)
+                current = name_ if version == 0 else namer.fresh(f"{name_}_v{version}")
+                stmt.targets[0].id = current
+            else:
+                body[k] = _Renamed(name_, current).visit(stmt)
+    return body
+
+
+class _Renamed(gast.NodeTransformer):
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        if node.id == self.old:
+            node.id = self.new
+        return node

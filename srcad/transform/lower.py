@@ -1,0 +1,313 @@
+"""Lower Python conveniences to the core the fence admits; runs before the fence.
+
+* `sum(e for v in xs if c)`, `sum([...])` and `max(...)`/`min(...)` of one generator or list
+  comprehension become loops that accumulate into a fresh variable, placed before the statement
+  that uses them (nested generators become nested loops; the comprehension's variables are
+  renamed, so they never clobber the function's own);
+* `for ... else` and `while ... else` become the loop plus `if not <broke>:` (a flag set at
+  each `break` of that loop);
+* a list comprehension over a range with constant bounds, assigned to a name, becomes the list
+  literal it builds,
+  lists of known length become one variable per element, and lists grown by one append per
+  loop iteration become arrays (srcad/transform/lists.py);
+* a nested `def` and a `name = lambda ...` at the top of the body are taken out of it and
+  handed to the inliner, which inlines their calls like those of module-level helpers (their
+  free names read the enclosing function's variables at the call, as Python's closures do).
+
+What this pass cannot lower stays as written, and the fence refuses it with its own message
+(a comprehension inside `and`/`or`/`x if c else y` or a `while` condition, for instance).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import gast
+
+from srcad import syntax as S
+from srcad.parse import ParsedFunction
+from srcad.transform.lists import grow_lists_into_arrays, split_fixed_lists
+from srcad.transform.names import Namer
+
+_COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
+
+
+def _empty_message(reduce) -> str:
+    try:
+        reduce(())
+    except ValueError as err:
+        return str(err)
+    raise AssertionError(f"{reduce.__name__}(()) did not raise")  # pragma: no cover
+
+
+# what max()/min() of an empty sequence raise in this Python (the text changed in 3.12)
+EMPTY_REDUCTION = {"max": _empty_message(max), "min": _empty_message(min)}
+
+
+class LocalFunction:
+    """A function defined inside the differentiated one (`def` or `lambda`), inlined at its
+    calls; `parsed` shares the enclosing function's file, lines and namespace."""
+
+    def __init__(self, parsed: ParsedFunction, name: str):
+        self.parsed = parsed
+        self.__name__ = name
+
+    @property
+    def defaults(self) -> dict:
+        """Parameter -> default value (constants only; the fence refuses others)."""
+        args = self.parsed.tree.args
+        positional = args.args[len(args.args) - len(args.defaults):]
+        out = {p.id: d.value for p, d in zip(positional, args.defaults)}
+        out.update({p.id: d.value for p, d in zip(args.kwonlyargs, args.kw_defaults)
+                    if d is not None})
+        return out
+
+
+class Lowering:
+    def __init__(self, parsed: ParsedFunction, namer: Namer):
+        self.parsed = parsed
+        self.namer = namer
+        self.local_functions: dict[str, LocalFunction] = {}
+
+    def _is_builtin(self, node, obj) -> bool:
+        if not isinstance(node, gast.Name) or node.id in self.local_functions:
+            return False
+        try:
+            return self.parsed.resolve(node.id) is obj
+        except KeyError:
+            return False
+
+    # -- statements --------------------------------------------------------------------------
+    def block(self, stmts: list, top: bool = False) -> list:
+        out = []
+        for stmt in stmts:
+            out.extend(self.stmt(stmt, top))
+        return out
+
+    def stmt(self, stmt, top: bool = False) -> list:
+        if top and self._local_function(stmt):
+            return []
+        if isinstance(stmt, (gast.For, gast.While)) and stmt.orelse:
+            return self.block(self._loop_else(stmt))
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) \
+                and isinstance(stmt.value, gast.ListComp):
+            # `ys = [e for i in range(3)]`: the list literal `[e0, e1, e2]` it builds (a list of
+            # known length, which srcad/transform/lists.py splits)
+            unrolled = _unrolled(stmt.value, self)
+            if unrolled is not None:
+                stmt.value = gast.copy_location(unrolled, stmt.value)
+        pre: list = []
+        fields = ("value", "iter", "targets", "target") if isinstance(stmt, gast.While) \
+            else ("value", "test", "iter", "targets", "target")
+        for field in fields:
+            if getattr(stmt, field, None) is not None:
+                setattr(stmt, field, _Hoister(self, pre).visit_field(getattr(stmt, field)))
+        for field in ("body", "orelse"):
+            if isinstance(getattr(stmt, field, None), list):
+                setattr(stmt, field, self.block(getattr(stmt, field)))
+        return pre + [stmt]
+
+    def _local_function(self, stmt) -> bool:
+        if isinstance(stmt, gast.FunctionDef) and not stmt.decorator_list:
+            tree = stmt
+        elif (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+              and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Lambda)):
+            lam = stmt.value
+            tree = gast.FunctionDef(name=stmt.targets[0].id, args=lam.args,
+                                    body=[gast.copy_location(gast.Return(value=lam.body), stmt)],
+                                    decorator_list=[], returns=None, type_comment=None)
+            gast.copy_location(tree, stmt)
+        else:
+            return False
+        defaults = tree.args.defaults + [d for d in tree.args.kw_defaults if d is not None]
+        if tree.args.vararg or tree.args.kwarg or \
+                not all(isinstance(d, gast.Constant) for d in defaults):
+            return False  # the fence refuses it: inlining binds constant defaults only
+        if tree.name in self.local_functions:
+            return False  # defined twice: the fence refuses the second definition
+        parsed = ParsedFunction(self.parsed.func, tree, self.parsed.filename,
+                                self.parsed.first_line, self.parsed.source_lines,
+                                self.parsed.namespace)
+        self.local_functions[tree.name] = LocalFunction(parsed, tree.name)
+        return True
+
+    def _loop_else(self, loop) -> list:
+        orelse, loop.orelse = loop.orelse, []
+        breaks = _own_breaks(loop.body)
+        if not breaks:
+            return [loop] + orelse
+        flag = self.namer.fresh("broke")
+        _SetFlagAtBreak(flag).visit_block(loop.body)
+        test = gast.UnaryOp(op=gast.Not(), operand=S.name(flag))
+        after = gast.copy_location(gast.If(test=test, body=orelse, orelse=[]), loop)
+        return [gast.copy_location(S.assign(S.name(flag), S.const(False)), loop), loop, after]
+
+    # -- comprehensions ----------------------------------------------------------------------
+    def reduction(self, call, pre: list):
+        """The variable holding `sum/max/min(<comprehension>)`, its loops appended to `pre`;
+        None when `call` is not such a reduction."""
+        kind = next((k for k, fn in (("sum", builtins.sum), ("max", builtins.max),
+                                     ("min", builtins.min)) if self._is_builtin(call.func, fn)),
+                    None)
+        if kind is None or call.keywords or not call.args \
+                or not isinstance(call.args[0], _COMPREHENSIONS):
+            return None
+        if len(call.args) > (2 if kind == "sum" else 1):
+            return None
+        comp = call.args[0]
+        acc = self.namer.fresh(f"{kind}_of")
+        generators, element = self._renamed(comp)
+        if kind == "sum":
+            start = call.args[1] if len(call.args) > 1 else S.const(0)
+            setup = [S.assign(S.name(acc), start)]
+            inner = [S.assign(S.name(acc), gast.BinOp(left=S.name(acc), op=gast.Add(),
+                                                      right=element))]
+        else:
+            started = self.namer.fresh(f"{acc}_started")
+            item = self.namer.fresh(f"{acc}_item")
+            setup = [S.assign(S.name(started), S.const(False)), S.assign(S.name(acc), S.const(0))]
+            keep = S.parse_stmts(f"if {started}:\n    {acc} = {kind}({acc}, {item})\n"
+                                 f"else:\n    {acc} = {item}\n    {started} = True\n")
+            inner = [S.assign(S.name(item), element)] + keep
+            # Python raises on an empty sequence; 0 would be a silently wrong value
+            empty = S.parse_stmts(f"if not {started}:\n"
+                                  f"    raise ValueError({EMPTY_REDUCTION[kind]!r})\n")
+        for gen in reversed(generators):
+            for cond in reversed(gen.ifs):
+                inner = [gast.If(test=cond, body=inner, orelse=[])]
+            inner = [gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[],
+                              type_comment=None)]
+        stmts = setup + inner + (empty if kind != "sum" else [])
+        for s in stmts:
+            for node in gast.walk(s):
+                if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
+                    gast.copy_location(node, call)
+        pre.extend(self.block(stmts))
+        return S.name(acc)
+
+    def _renamed(self, comp):
+        """The comprehension's generators and element with its variables renamed fresh."""
+        generators = [S.clone(g) for g in comp.generators]
+        element = S.clone(comp.elt)
+        for k, gen in enumerate(generators):
+            for target in (n for n in gast.walk(gen.target) if isinstance(n, gast.Name)):
+                fresh = self.namer.fresh(target.id)
+                renamer = _ScopedRenamer(target.id, fresh)
+                target.id = fresh
+                gen.ifs = [renamer.visit(c) for c in gen.ifs]
+                for later in generators[k + 1:]:
+                    later.iter = renamer.visit(later.iter)
+                    later.ifs = [renamer.visit(c) for c in later.ifs]
+                element = renamer.visit(element)
+        return generators, element
+
+
+class _Hoister(gast.NodeTransformer):
+    """Replaces reductions over comprehensions in one statement's expressions; leaves the
+    branches of conditional expressions alone (hoisting would evaluate them unconditionally)."""
+
+    def __init__(self, lowering: Lowering, pre: list):
+        self.lowering = lowering
+        self.pre = pre
+
+    def visit_field(self, value):
+        if isinstance(value, list):
+            return [self.visit(v) for v in value]
+        return self.visit(value)
+
+    def visit_Call(self, node):
+        reduced = self.lowering.reduction(node, self.pre)
+        if reduced is not None:
+            return reduced
+        return self.generic_visit(node)
+
+    def visit_IfExp(self, node):
+        node.test = self.visit(node.test)
+        return node
+
+    def visit_BoolOp(self, node):
+        node.values[0] = self.visit(node.values[0])
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+
+_UNROLL_MAX = 64
+
+
+def _unrolled(comp, lowering):
+    if len(comp.generators) != 1 or comp.generators[0].ifs:
+        return None
+    gen = comp.generators[0]
+    it = gen.iter
+    if not (isinstance(gen.target, gast.Name) and isinstance(it, gast.Call)
+            and lowering._is_builtin(it.func, builtins.range) and not it.keywords
+            and all(isinstance(a, gast.Constant) and type(a.value) is int for a in it.args)
+            and 1 <= len(it.args) <= 3):
+        return None
+    if any(isinstance(n, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp,
+                          gast.Lambda)) for n in gast.walk(comp.elt)):
+        return None
+    values = list(range(*(a.value for a in it.args)))
+    if len(values) > _UNROLL_MAX:
+        return None
+    elts = [S.substitute(comp.elt, {gen.target.id: S.const(v)}) for v in values]
+    return gast.List(elts=elts, ctx=gast.Load())
+
+
+class _ScopedRenamer(gast.NodeTransformer):
+    """Renames `old` to `new`, except inside a nested comprehension that binds `old` again."""
+
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        if node.id == self.old:
+            node.id = self.new
+        return node
+
+    def _comprehension(self, node):
+        if any(isinstance(n, gast.Name) and n.id == self.old
+               for g in node.generators for n in gast.walk(g.target)):
+            node.generators[0].iter = self.visit(node.generators[0].iter)
+            return node
+        return self.generic_visit(node)
+
+    visit_GeneratorExp = visit_ListComp = visit_SetComp = visit_DictComp = _comprehension
+
+
+def _own_breaks(body) -> bool:
+    """Does `body` break out of the loop it belongs to (not of a nested loop)?"""
+    for stmt in body:
+        if isinstance(stmt, gast.Break):
+            return True
+        if isinstance(stmt, gast.If) and (_own_breaks(stmt.body) or _own_breaks(stmt.orelse)):
+            return True
+    return False
+
+
+class _SetFlagAtBreak:
+    def __init__(self, flag):
+        self.flag = flag
+
+    def visit_block(self, body):
+        out = []
+        for stmt in body:
+            if isinstance(stmt, gast.Break):
+                out.append(gast.copy_location(S.assign(S.name(self.flag), S.const(True)), stmt))
+            elif isinstance(stmt, gast.If):
+                stmt.body = self.visit_block(stmt.body)
+                stmt.orelse = self.visit_block(stmt.orelse)
+            out.append(stmt)
+        body[:] = out
+        return body
+
+
+def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]:
+    """(the lowered body, the local functions it defined: name -> LocalFunction)."""
+    lowering = Lowering(parsed, namer)
+    body = lowering.block(grow_lists_into_arrays(parsed, body, namer), top=True)
+    params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
+    return split_fixed_lists(parsed, body, namer, params), lowering.local_functions
