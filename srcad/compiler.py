@@ -57,9 +57,14 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         raise SrcadError("the numba backend needs numba", construct="backend='numba'",
                          hint="pip install 'srcad[numba]'") from None
     header = ["import math", "import numpy as np", "",
-              "from srcad.numba_runtime import reserve_tape, simd_exp", ""]
+              "from srcad.numba_runtime import reserve_tape, simd_exp"]
+    arrays = sorted(free_names & _NUMBA_ARRAY_NAMES)
+    if arrays:
+        header.append(f"from srcad.numba_arrays import {', '.join(arrays)}")
+    header.append("")
     for free in sorted(free_names):
-        if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free in ("reserve_tape", "simd_exp"):
+        if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free in _NUMBA_ARRAY_NAMES \
+                or free in ("reserve_tape", "simd_exp"):
             continue
         value = namespace.get(free)
         if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):
@@ -94,6 +99,10 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
 # (it can make an exact cancellation a tiny nonzero) and no reassociation.
 FASTMATH = frozenset({"arcp"})
 
+
+# srcad/numba_arrays.py: the array runtime, compiled (numba_compat.py spells products
+# `array_matmul`)
+_NUMBA_ARRAY_NAMES = {"unbroadcast", "array_matmul"}
 
 _BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "bool", "round"}
 

@@ -14,7 +14,7 @@ from srcad import syntax as S
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.array_bindings import (
     check_array_statements,
-    numba_forward_supports,
+    numba_supports,
     refuse_array_code,
 )
 from srcad.analysis.types import Array, Types, is_float_like
@@ -105,7 +105,7 @@ def build(func, request: Request) -> Compiled:
     rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
     check_array_statements(norm, types, activity.active)
     refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
-                      numba_forward_supports(norm) if _numba_forward(request) else None)
+                      numba_supports(norm) if _numba_arrays(request) else None)
     tapes: tuple = ()
     scratch = 0
     if request.backend not in ("python", "numba"):
@@ -163,17 +163,18 @@ def build(func, request: Request) -> Compiled:
 def _array_code_unsupported(request) -> str | None:
     """Where whole-array derivative code is not generated (or not all of it) yet."""
     if request.backend == "numba":
-        return "the numba backend" if _numba_forward(request) else \
-            "the numba backend (reverse and vector mode)"
+        return "the numba backend" if _numba_arrays(request) else \
+            "the numba backend (vector mode)"
     if request.mode == "forward" and (request.stacked or request.width > UNROLL_MAX_WIDTH):
         return "vector mode with stacked lanes"
     return None
 
 
-def _numba_forward(request) -> bool:
-    """numba, forward mode with one tangent: compiles the elementwise part of array code."""
-    return request.backend == "numba" and request.mode == "forward" \
-        and request.width == 1 and not request.stacked
+def _numba_arrays(request) -> bool:
+    """numba, reverse mode or forward mode with one tangent: compiles array code (what
+    `numba_supports` accepts)."""
+    return request.backend == "numba" and (request.mode == "reverse" or (
+        request.width == 1 and not request.stacked))
 
 
 def _free_names(tree) -> set:

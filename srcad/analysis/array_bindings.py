@@ -160,25 +160,25 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
                         "write the elements in a loop")
 
 
-# numba forward mode compiles these as generated (products need SciPy under numba, reductions
-# with axis= are not all implemented there)
-_NUMBA_FORWARD = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
-                  "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
-                  "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
-                  "transpose"}
+# the numba backend compiles these as generated (srcad/numba_arrays.py adds the products);
+# reductions with axis= are not all implemented there
+_NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
+                   "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
+                   "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
+                   "transpose", "dot", "matmul", "outer"}
 
 
-def numba_forward_supports(norm):
-    """`supported(node)` for `refuse_array_code`: the array operations numba compiles in
-    forward mode (elementwise operators and functions, np.sum and np.mean of a whole array,
-    transposes)."""
+def numba_supports(norm):
+    """`supported(node)` for `refuse_array_code`: the array operations the numba backend
+    compiles (elementwise operators and functions, np.sum and np.mean of a whole array,
+    transposes, products of 1-D and 2-D arrays)."""
     def supported(node) -> bool:
         call = array_call(norm, node)
         if call is None:
-            return not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult))
+            return True
         if call.info.name in ("sum", "mean"):
             return not call.keywords
-        return call.info.name in _NUMBA_FORWARD
+        return call.info.name in _NUMBA_COMPILED
     return supported
 
 

@@ -8,6 +8,9 @@
   one. They become `e * e` and `e * (e * e)`, the very products numba's loop forms (so the
   same bits), when `e` is plain arithmetic on names, constants and elements: written twice,
   it is computed once (LLVM merges identical pure arithmetic).
+* `a @ b`, `np.dot(a, b)`, `np.matmul(a, b)`, `a.dot(b)`: `array_matmul(a, b)`
+  (srcad/numba_arrays.py): numba's own product needs SciPy's BLAS and contiguous operands;
+  srcad's calls it where it can, else loops.
 """
 
 from __future__ import annotations
@@ -56,6 +59,26 @@ class _SmallPowers(gast.NodeTransformer):
         return node
 
 
+class _Products(gast.NodeTransformer):
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.MatMult):
+            return gast.copy_location(S.call("array_matmul", node.left, node.right), node)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if not isinstance(f, gast.Attribute) or node.keywords:
+            return node
+        module = isinstance(f.value, gast.Name) and f.value.id == "np"
+        if module and f.attr in ("dot", "matmul") and len(node.args) == 2:
+            return gast.copy_location(S.call("array_matmul", *node.args), node)
+        if not module and f.attr == "dot" and len(node.args) == 1:  # x.dot(y)
+            return gast.copy_location(S.call("array_matmul", f.value, node.args[0]), node)
+        return node
+
+
 def _plain(e) -> bool:
     return all(isinstance(n, (gast.Name, gast.Constant, gast.Attribute, gast.Subscript,
                               gast.BinOp, gast.UnaryOp, gast.Tuple, gast.Load,
@@ -65,4 +88,4 @@ def _plain(e) -> bool:
 
 def numba_friendly(tree, namer):
     """`tree` with the rewrites above applied (in place)."""
-    return _SmallPowers().visit(_ConstantLoops(namer).visit(tree))
+    return _Products().visit(_SmallPowers().visit(_ConstantLoops(namer).visit(tree)))

@@ -1,0 +1,171 @@
+"""Array programs on the numba backend: the generated whole-array code compiled by numba in
+reverse and forward mode, checked against central finite differences and against the python
+backend; the compiled runtime (`unbroadcast`, `matmul`) against NumPy; what numba does not
+compile is refused by name and line."""
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import Duplicated
+from srcad.errors import SrcadError
+from srcad.testing import check_grads
+from tests.test_array_programs import (
+    accumulate,
+    euler_steps,
+    logistic_loss,
+    rnn_loss,
+    smoothness,
+    softmax_cross_entropy,
+    squared_error,
+)
+
+pytest.importorskip("numba")
+
+RNG = np.random.default_rng(11)
+
+
+def dup(x):
+    return Duplicated(x, np.zeros_like(x))
+
+
+def broadcast_then_sum(a, x):
+    return np.sum(np.exp(a + x) * np.where(x > 0.0, x, 0.1 * x)) + np.mean(np.maximum(x, a))
+
+
+def two_ranks_rebound(A, v):
+    M = A
+    h = v
+    for _ in range(3):
+        M = np.tanh(M * 0.5 + 0.1)
+        h = np.sin(M @ h)
+    return np.sum(h) + np.sum(M * M)
+
+
+def gather_rows(W, xs):
+    total = 0.0
+    for t in range(xs.shape[0]):
+        total = total + np.dot(xs[t], W @ xs[t])
+    return total
+
+
+def _rnn_args(H=5, T=4, D=3):
+    return (dup(0.5 * RNG.standard_normal((H, H))), dup(RNG.standard_normal((H, D))),
+            RNG.standard_normal((T, D)), dup(RNG.standard_normal(H)), RNG.standard_normal(H))
+
+
+PROGRAMS = [
+    (logistic_loss, lambda: (dup(RNG.standard_normal(4)), RNG.standard_normal((30, 4)),
+                             np.sign(RNG.standard_normal(30)))),
+    (squared_error, lambda: (dup(RNG.standard_normal((2, 3))), dup(RNG.standard_normal(3)))),
+    (rnn_loss, _rnn_args),
+    (smoothness, lambda: (dup(RNG.standard_normal(5)),)),
+    (accumulate, lambda: (dup(RNG.standard_normal(3)), dup(RNG.standard_normal((4, 3))))),
+    (euler_steps, lambda: (dup(RNG.standard_normal(4)), srcad.Active(0.3))),
+    (broadcast_then_sum, lambda: (srcad.Active(0.2), dup(RNG.standard_normal((2, 3))))),
+    (two_ranks_rebound, lambda: (dup(RNG.standard_normal((3, 3))), dup(RNG.standard_normal(3)))),
+    (gather_rows, lambda: (dup(RNG.standard_normal((3, 3))), RNG.standard_normal((4, 3)))),
+]
+
+
+@pytest.mark.parametrize("f, args", PROGRAMS, ids=lambda v: getattr(v, "__name__", ""))
+def test_numba_reverse_and_forward_mode_of_array_programs(f, args):
+    check_grads(f, *args(), modes=("fwd", "rev"), backend="numba")
+
+
+@pytest.mark.parametrize("f, args", PROGRAMS[:3], ids=lambda v: getattr(v, "__name__", ""))
+def test_numba_gradient_equals_the_python_backend(f, args):
+    values = args()
+    grads = {}
+    for backend in ("python", "numba"):
+        copies = [Duplicated(a.value, np.zeros_like(a.value)) if isinstance(a, Duplicated)
+                  else a for a in values]
+        _, value = srcad.autodiff(srcad.ReverseWithPrimal, f, *copies, backend=backend)
+        grads[backend] = (value, [a.shadow for a in copies if isinstance(a, Duplicated)])
+    assert grads["numba"][0] == pytest.approx(grads["python"][0], rel=1e-12)
+    for got, want in zip(grads["numba"][1], grads["python"][1]):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_numba_rnn_gradient_matches_hand_written_backpropagation_through_time():
+    W, U, xs, h0, target = (a.value if isinstance(a, Duplicated) else a for a in _rnn_args())
+    W_bar, U_bar, h0_bar = np.zeros_like(W), np.zeros_like(U), np.zeros_like(h0)
+    srcad.autodiff(srcad.Reverse, rnn_loss, Duplicated(W, W_bar), Duplicated(U, U_bar), xs,
+                   Duplicated(h0, h0_bar), target, backend="numba")
+    hs = [h0]
+    for t in range(xs.shape[0]):
+        hs.append(np.tanh(W @ hs[-1] + U @ xs[t]))
+    g = 2.0 * (hs[-1] - target)
+    dW, dU = np.zeros_like(W), np.zeros_like(U)
+    for t in reversed(range(xs.shape[0])):
+        a = g * (1.0 - hs[t + 1] ** 2)
+        dW += np.outer(a, hs[t])
+        dU += np.outer(a, xs[t])
+        g = W.T @ a
+    np.testing.assert_allclose(W_bar, dW, rtol=1e-10)
+    np.testing.assert_allclose(U_bar, dU, rtol=1e-10)
+    np.testing.assert_allclose(h0_bar, g, rtol=1e-10)
+
+
+def test_numba_reverse_tapes_arrays_of_each_rank_on_its_own_list():
+    text = srcad.source(two_ranks_rebound, srcad.Reverse, dup(np.ones((3, 3))), dup(np.ones(3)),
+                        backend="numba")
+    assert "array_tape_1d = []" in text and "array_tape_2d = []" in text
+
+
+# -- the compiled runtime against NumPy ----------------------------------------------------------
+@pytest.mark.parametrize("g_shape, shape", [
+    ((2, 3), (3,)), ((2, 3), (2, 1)), ((2, 3), (1, 3)), ((4, 2, 3), (2, 1)), ((2, 3), ()),
+    ((3,), (3,)), ((2, 3), (2, 3)),
+])
+def test_compiled_unbroadcast_sums_the_broadcast_axes(g_shape, shape):
+    import numba
+
+    from srcad.numba_arrays import unbroadcast
+
+    @numba.njit
+    def run(g, shape):
+        return unbroadcast(g, shape)
+
+    g = RNG.standard_normal(g_shape)
+    lead = len(g_shape) - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + k for k, n in enumerate(shape)
+                                      if n == 1 and g_shape[lead + k] != 1)
+    want = np.sum(g, axis=axes).reshape(shape) if axes else g
+    np.testing.assert_allclose(run(g, shape), want, rtol=1e-12)
+    np.testing.assert_allclose(run(g.T.copy().T, shape), want, rtol=1e-12)  # F layout
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((3, 4), (4,)), ((4,), (4, 2)), ((3, 4), (4, 2)),
+                                              ((4,), (4,))])
+def test_compiled_matmul_of_strided_and_contiguous_operands(a_shape, b_shape):
+    import numba
+
+    from srcad.numba_arrays import array_matmul as matmul
+
+    @numba.njit
+    def run(a, b):
+        return matmul(a, b)
+
+    a, b = RNG.standard_normal(a_shape), RNG.standard_normal(b_shape)
+    strided_a = np.repeat(a, 2, axis=-1)[..., ::2]  # not contiguous: the loops
+    np.testing.assert_allclose(run(a, b), np.dot(a, b), rtol=1e-12)
+    np.testing.assert_allclose(run(strided_a, b), np.dot(a, b), rtol=1e-12)
+
+
+# -- refused by name -----------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", [srcad.Reverse, srcad.Forward])
+def test_numba_refuses_reductions_with_an_axis_by_name(mode):
+    with pytest.raises(SrcadError) as info:
+        srcad.autodiff(mode, softmax_cross_entropy, dup(np.ones((2, 3))), np.eye(3)[:2],
+                       backend="numba")
+    text = str(info.value)
+    assert "numba" in text and "axis=1" in text and "test_array_programs.py" in text
+
+
+def test_numba_vector_mode_refuses_array_operations_by_name():
+    seeds = [np.eye(3)[k] for k in range(3)]
+    with pytest.raises(SrcadError) as info:
+        srcad.autodiff(srcad.Forward, squared_error, srcad.BatchDuplicated(np.ones(3), seeds),
+                       np.zeros(3), backend="numba")
+    assert "numba" in str(info.value) and "(x - t) ** 2" in str(info.value)
