@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from srcad.errors import SrcadError
+from srcad.transform.numba_compat import reduction_of
 
 _counter = itertools.count()
 RUNTIME_NAMES = {"math": math, "np": np}
@@ -59,12 +60,16 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     header = ["import math", "import numpy as np", "",
               "from srcad.numba_runtime import reserve_tape, simd_exp"]
     arrays = sorted(free_names & _NUMBA_ARRAY_NAMES)
+    reductions = {n: reduction_of(n) for n in sorted(free_names) if reduction_of(n)}
+    if reductions:
+        arrays.append("reducer")
     if arrays:
         header.append(f"from srcad.numba_arrays import {', '.join(arrays)}")
+    header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
     header.append("")
     for free in sorted(free_names):
         if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free in _NUMBA_ARRAY_NAMES \
-                or free in ("reserve_tape", "simd_exp"):
+                or free in reductions or free in ("reserve_tape", "simd_exp"):
             continue
         value = namespace.get(free)
         if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):

@@ -143,3 +143,61 @@ def _matmul(a, b):
     if _BLAS and a.layout in "CF" and b.layout in "CF" and a.dtype == b.dtype:
         return lambda a, b: np.dot(a, b)
     return lambda a, b: loops(a, b)
+
+
+# -- reductions with an axis -------------------------------------------------------------------
+# numba has np.sum with an int axis only, and no keepdims; srcad's generated code spells
+# `np.sum(x, axis=1, keepdims=True)` as `reduce_sum_1_keep(x)` (transform/numba_compat.py), a
+# function made here for that reduction and compiled, per rank of x, to a loop nest.
+_START = {"sum": "0.0", "mean": "0.0", "max": "-np.inf", "min": "np.inf"}
+_STEP = {"sum": "{acc} += {v}", "mean": "{acc} += {v}",
+         "max": "if {v} > {acc} or {v} != {v}:\n{pad}    {acc} = {v}",  # NaN propagates
+         "min": "if {v} < {acc} or {v} != {v}:\n{pad}    {acc} = {v}"}
+
+
+def reducer(kind: str, axes, keepdims: bool):
+    """`f(x)`: np.<kind>(x, axis=axes, keepdims=keepdims) (axes None, an int or a tuple)."""
+    def reduction(x):
+        return getattr(np, kind)(x, axis=axes, keepdims=keepdims)
+
+    @overload(reduction)
+    def _compiled(x):
+        if not isinstance(x, types.Array):
+            return None
+        return _reduction_source(kind, axes, keepdims, x.ndim)
+    return reduction
+
+
+def _reduction_source(kind, axes, keepdims, rank):
+    reduced = tuple(range(rank)) if axes is None else tuple(
+        a % rank for a in (axes if isinstance(axes, tuple) else (axes,)))
+    kept = [a for a in range(rank) if a not in reduced]
+    out_dims = [("1" if a in reduced else f"x.shape[{a}]") for a in range(rank)] if keepdims \
+        else [f"x.shape[{a}]" for a in kept]
+    out_index = [("0" if a in reduced else f"i{a}") for a in range(rank)] if keepdims \
+        else [f"i{a}" for a in kept]
+    scalar = not out_dims
+    acc = "acc" if scalar else f"out[{', '.join(out_index)}]"
+    count = " * ".join(f"x.shape[{a}]" for a in reduced) or "1"
+    lines = ["def impl(x):", f"    count = {count}"]
+    if kind in ("max", "min"):
+        lines += ["    if count == 0:",
+                  "        raise ValueError('zero-size array to a reduction without identity')"]
+    if scalar:
+        lines.append(f"    acc = {_START[kind]}")
+    else:
+        lines.append(f"    out = np.full(({', '.join(out_dims)},), {_START[kind]})")
+    pad = "    "
+    for a in range(rank):
+        lines.append(f"{pad}for i{a} in range(x.shape[{a}]):")
+        pad += "    "
+    value = f"x[{', '.join(f'i{a}' for a in range(rank))}]"
+    lines.append(pad + _STEP[kind].format(acc=acc, v=value, pad=pad))
+    result = "acc" if scalar else "out"
+    if kind == "mean":
+        lines.append(f"    return {result} / count")
+    else:
+        lines.append(f"    return {result}")
+    namespace = {"np": np}
+    exec("\n".join(lines), namespace)
+    return namespace["impl"]

@@ -160,24 +160,22 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
                         "write the elements in a loop")
 
 
-# the numba backend compiles these as generated (srcad/numba_arrays.py adds the products);
-# reductions with axis= are not all implemented there
+# the numba backend compiles these as generated (srcad/numba_arrays.py adds the products and
+# the reductions with axis=)
 _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
                    "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
                    "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
-                   "transpose", "dot", "matmul", "outer"}
+                   "transpose", "dot", "matmul", "outer", "sum", "mean"}
 
 
 def numba_supports(norm):
     """`supported(node)` for `refuse_array_code`: the array operations the numba backend
-    compiles (elementwise operators and functions, np.sum and np.mean of a whole array,
-    transposes, products of 1-D and 2-D arrays)."""
+    compiles (elementwise operators and functions, np.sum, np.mean, np.max and np.min with or
+    without axis=, transposes, products of 1-D and 2-D arrays)."""
     def supported(node) -> bool:
         call = array_call(norm, node)
         if call is None:
             return True
-        if call.info.name in ("sum", "mean"):
-            return not call.keywords
         return call.info.name in _NUMBA_COMPILED
     return supported
 
