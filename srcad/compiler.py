@@ -8,12 +8,14 @@ numba's own on-disk cache, so a new process skips recompilation, and with one fa
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import itertools
 import linecache
 import math
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -80,7 +82,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                              construct="backend='numba'",
                              hint="pass it as an argument, or use backend='python'")
     text = "\n".join(header) + "\n\n\n" + source
-    options = f"{numba.__version__} fastmath={sorted(FASTMATH)}"  # numba's cache ignores options
+    # numba's cache ignores options, and code it compiled from srcad's runtime modules
+    options = f"{numba.__version__} fastmath={sorted(FASTMATH)} runtime={_runtime_digest()}"
     digest = hashlib.sha256((text + options).encode()).hexdigest()[:16]
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -98,6 +101,15 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     return numba.njit(cache=True, fastmath=set(FASTMATH))(getattr(module, name))
 
 
+@functools.lru_cache(maxsize=None)
+def _runtime_digest() -> str:
+    """A hash of the runtime modules generated code calls into: a cached module compiled
+    against an older runtime (inlined into it by numba) is never loaded with a newer one."""
+    here = Path(__file__).parent
+    text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 # LLVM may divide by multiplying with a reciprocal (and hoist or share that reciprocal): ~20%
 # faster reverse sweeps, results within an ulp or two. No other fast-math license: NaN, inf and
 # signed zeros keep their IEEE meaning (the non-finite guards rely on it), no FMA contraction
@@ -113,13 +125,40 @@ _BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "b
 
 
 def raise_numba_error(err: Exception, origin: str = "") -> None:
-    """Raise the SrcadError for an error numba raised; return for any other error."""
+    """Raise the SrcadError for an error numba raised; return for any other error. Where numba
+    names a line of a generated module, the error names the user's line and statement (the
+    `# line N:` comment above it) and, for a call numba has no implementation of, the call."""
     if not type(err).__module__.startswith("numba"):
         return
-    first = str(err).strip().splitlines()
+    text = str(err)
+    first = text.strip().splitlines()
     detail = next((line for line in first if "Variable" in line or "Type of" in line),
                   first[0] if first else type(err).__name__)
+    missing = re.search(r"No implementation of function Function\(<(?:built-in )?"
+                        r"(?:function|method) (\w+)", text)
+    if missing:
+        detail = f"numba has no `{missing.group(1)}` for these operands"
+    line, statement = _user_line(text)
+    if statement:
+        detail += f" (in `{statement}`)"
     raise SrcadError(f"numba cannot compile the generated code: {detail.strip()}",
-                     filename=origin or None, construct="backend='numba'",
-                     hint="use backend='python', or make every variable defined on every "
-                     "path") from None
+                     filename=origin or None, line=line, construct="backend='numba'",
+                     hint="use backend='python'" if missing else "use backend='python', or "
+                     "make every variable defined on every path") from None
+
+
+def _user_line(text: str) -> tuple:
+    """(line, statement) of the user's code that the first generated line numba names in
+    `text` comes from, or (None, None)."""
+    where = re.search(r'File "([^"]*srcad_[^"]*\.py)", line (\d+)', text)
+    if where is None:
+        return None, None
+    try:
+        lines = Path(where.group(1)).read_text().splitlines()
+    except OSError:
+        return None, None
+    for k in range(min(int(where.group(2)), len(lines)) - 1, -1, -1):
+        comment = re.match(r"\s*# line (\d+): (.*)", lines[k])
+        if comment:
+            return int(comment.group(1)), comment.group(2).strip()
+    return None, None

@@ -134,6 +134,9 @@ _LOOPS = {(1, 1): _inner, (2, 1): _matvec, (1, 2): _vecmat, (2, 2): _matmat}
 
 @overload(array_matmul)
 def _matmul(a, b):
+    if isinstance(a, (types.Float, types.Integer)) or isinstance(b, (types.Float,
+                                                                    types.Integer)):
+        return lambda a, b: a * b  # np.dot with a number is a product
     if not (isinstance(a, types.Array) and isinstance(b, types.Array)
             and isinstance(a.dtype, types.Float) and isinstance(b.dtype, types.Float)):
         raise TypingError("array_matmul: srcad compiles products of float arrays only")

@@ -55,6 +55,14 @@ def extrema_and_means(A):
         + np.mean(A.sum(axis=1) ** 2) + np.sum(np.mean(A, axis=(0, 1), keepdims=True))
 
 
+def sum_over_two_axes(x, c):
+    return np.sum(c * np.sum(x * x, axis=(0, 2)))
+
+
+def dot_with_a_number(a, x):
+    return np.sum(np.dot(a, x) * x)
+
+
 def running_total(x):
     return np.sum(np.cumsum(x) * x)
 
@@ -84,6 +92,8 @@ PROGRAMS = [
     (softmax_cross_entropy, lambda: (dup(RNG.standard_normal((4, 3))), np.eye(3)[[0, 2, 1, 1]])),
     (mlp_loss, _mlp_args),
     (extrema_and_means, lambda: (dup(RNG.standard_normal((3, 4))),)),
+    (sum_over_two_axes, lambda: (dup(RNG.standard_normal((2, 3, 4))), RNG.standard_normal(3))),
+    (dot_with_a_number, lambda: (srcad.Active(0.4), dup(RNG.standard_normal(3)))),
 ]
 
 
@@ -187,3 +197,19 @@ def test_numba_vector_mode_refuses_array_operations_by_name():
         srcad.autodiff(srcad.Forward, squared_error, srcad.BatchDuplicated(np.ones(3), seeds),
                        np.zeros(3), backend="numba")
     assert "numba" in str(info.value) and "(x - t) ** 2" in str(info.value)
+
+
+def test_a_call_numba_does_not_compile_is_refused_at_the_users_line(tmp_path, monkeypatch):
+    from srcad.compiler import compile_numba, raise_numba_error
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(tmp_path))
+    source = ("def g(x):\n"
+              "    # line 7: y = np.linalg.qr(x)\n"
+              "    y = np.linalg.qr(x, 'r')\n"
+              "    return y\n")
+    g = compile_numba(source, "g", {}, {"np"}, "user.py")
+    with pytest.raises(Exception) as raised:
+        g(np.ones((2, 2)))
+    with pytest.raises(SrcadError) as info:
+        raise_numba_error(raised.value, "user.py")
+    assert str(info.value).startswith("user.py:7: ")
+    assert "`qr`" in str(info.value) and "y = np.linalg.qr(x)" in str(info.value)

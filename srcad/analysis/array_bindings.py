@@ -165,7 +165,7 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
 _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
                    "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
                    "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
-                   "transpose", "dot", "matmul", "outer", "sum", "mean"}
+                   "transpose", "dot", "matmul", "outer", "sum", "mean", "asarray"}
 
 
 def numba_supports(norm):

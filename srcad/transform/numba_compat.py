@@ -11,6 +11,7 @@
 * `a @ b`, `np.dot(a, b)`, `np.matmul(a, b)`, `a.dot(b)`: `array_matmul(a, b)`
   (srcad/numba_arrays.py): numba's own product needs SciPy's BLAS and contiguous operands;
   srcad's calls it where it can, else loops.
+* `np.expand_dims(g, (0, 2))`: one axis at a time (numba's takes an int).
 * `np.sum(x, axis=1, keepdims=True)` (and np.mean, np.max, np.min, np.amax, np.amin, the
   methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
   (srcad/numba_arrays.py `reducer`; the compiler imports each such name it finds). numba has
@@ -81,6 +82,14 @@ class _Products(gast.NodeTransformer):
         module = isinstance(f.value, gast.Name) and f.value.id == "np"
         if f.attr in _REDUCTIONS:
             return _reduction(node, module)
+        if module and f.attr == "expand_dims" and len(node.args) == 2 \
+                and isinstance(node.args[1], gast.Tuple):
+            # numba takes one axis: inserted one by one, in increasing order (non-negative
+            # axes: the reduction rules spell them so), each lands where the tuple puts it
+            out = node.args[0]
+            for axis in sorted(node.args[1].elts, key=_literal):
+                out = S.call("np.expand_dims", out, axis)
+            return gast.copy_location(out, node)
         if node.keywords:
             return node
         if module and f.attr in ("dot", "matmul") and len(node.args) == 2:
@@ -113,6 +122,13 @@ def _reduction(node, module):
         return node
     name = reduction_name(_REDUCTIONS[f.attr], axes, keep)
     return gast.copy_location(S.call(name, operand), node)
+
+
+def _literal(e):
+    try:
+        return gast.literal_eval(e)
+    except ValueError:
+        return 0
 
 
 def reduction_name(kind: str, axes, keepdims: bool) -> str:
