@@ -164,17 +164,17 @@ def _array_code_unsupported(request) -> str | None:
     """Where whole-array derivative code is not generated (or not all of it) yet."""
     if request.backend == "numba":
         return "the numba backend" if _numba_arrays(request) else \
-            "the numba backend (vector mode)"
+            "numba vector mode with lanes in arrays (batch='unrolled' compiles up to 16 " \
+            "lanes)"
     if request.mode == "forward" and (request.stacked or request.width > UNROLL_MAX_WIDTH):
         return "vector mode with stacked lanes"
     return None
 
 
 def _numba_arrays(request) -> bool:
-    """numba, reverse mode or forward mode with one tangent: compiles array code (what
-    `numba_supports` accepts)."""
-    return request.backend == "numba" and (request.mode == "reverse" or (
-        request.width == 1 and not request.stacked))
+    """numba, reverse mode or forward mode with one tangent or unrolled lanes
+    (`batch="unrolled"`): compiles array code (what `numba_supports` accepts)."""
+    return request.backend == "numba" and (request.mode == "reverse" or not request.stacked)
 
 
 def _free_names(tree) -> set:

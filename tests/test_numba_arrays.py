@@ -191,12 +191,26 @@ def test_numba_refuses_what_it_does_not_compile_by_name_and_line(mode):
     assert "numba" in text and "np.cumsum(x)" in text and "test_numba_arrays.py:" in text
 
 
-def test_numba_vector_mode_refuses_array_operations_by_name():
+def test_numba_vector_mode_refuses_array_operations_in_lane_arrays_by_name():
     seeds = [np.eye(3)[k] for k in range(3)]
     with pytest.raises(SrcadError) as info:
         srcad.autodiff(srcad.Forward, squared_error, srcad.BatchDuplicated(np.ones(3), seeds),
                        np.zeros(3), backend="numba")
-    assert "numba" in str(info.value) and "(x - t) ** 2" in str(info.value)
+    text = str(info.value)
+    assert "numba" in text and "(x - t) ** 2" in text and "batch='unrolled'" in text
+
+
+@pytest.mark.parametrize("f, args", [PROGRAMS[2], PROGRAMS[9]],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_numba_vector_mode_with_unrolled_lanes_equals_one_forward_call_per_lane(f, args):
+    values = [a.value if isinstance(a, Duplicated) else a for a in args()]
+    x = values[0]
+    seeds = [RNG.standard_normal(x.shape) for _ in range(3)]
+    lanes = srcad.autodiff(srcad.Forward, f, srcad.BatchDuplicated(x, seeds), *values[1:],
+                           batch="unrolled", backend="numba")
+    for k, seed in enumerate(seeds):
+        one = srcad.autodiff(srcad.Forward, f, Duplicated(x, seed), *values[1:], backend="numba")
+        assert lanes[k] == pytest.approx(one, rel=1e-12)
 
 
 def test_a_call_numba_does_not_compile_is_refused_at_the_users_line(tmp_path, monkeypatch):
