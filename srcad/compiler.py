@@ -8,18 +8,21 @@ numba's own on-disk cache, so a new process skips recompilation, and with one fa
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import itertools
 import linecache
 import math
 import os
+import re
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from srcad.errors import SrcadError
+from srcad.transform.numba_compat import reduction_of
 
 _counter = itertools.count()
 RUNTIME_NAMES = {"math": math, "np": np}
@@ -57,9 +60,18 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         raise SrcadError("the numba backend needs numba", construct="backend='numba'",
                          hint="pip install 'srcad[numba]'") from None
     header = ["import math", "import numpy as np", "",
-              "from srcad.numba_runtime import reserve_tape, simd_exp", ""]
+              "from srcad.numba_runtime import reserve_tape, simd_exp"]
+    arrays = sorted(free_names & _NUMBA_ARRAY_NAMES)
+    reductions = {n: reduction_of(n) for n in sorted(free_names) if reduction_of(n)}
+    if reductions:
+        arrays.append("reducer")
+    if arrays:
+        header.append(f"from srcad.numba_arrays import {', '.join(arrays)}")
+    header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
+    header.append("")
     for free in sorted(free_names):
-        if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free in ("reserve_tape", "simd_exp"):
+        if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free in _NUMBA_ARRAY_NAMES \
+                or free in reductions or free in ("reserve_tape", "simd_exp"):
             continue
         value = namespace.get(free)
         if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):
@@ -70,7 +82,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                              construct="backend='numba'",
                              hint="pass it as an argument, or use backend='python'")
     text = "\n".join(header) + "\n\n\n" + source
-    options = f"{numba.__version__} fastmath={sorted(FASTMATH)}"  # numba's cache ignores options
+    # numba's cache ignores options, and code it compiled from srcad's runtime modules
+    options = f"{numba.__version__} fastmath={sorted(FASTMATH)} runtime={_runtime_digest()}"
     digest = hashlib.sha256((text + options).encode()).hexdigest()[:16]
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -88,6 +101,15 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     return numba.njit(cache=True, fastmath=set(FASTMATH))(getattr(module, name))
 
 
+@functools.lru_cache(maxsize=None)
+def _runtime_digest() -> str:
+    """A hash of the runtime modules generated code calls into: a cached module compiled
+    against an older runtime (inlined into it by numba) is never loaded with a newer one."""
+    here = Path(__file__).parent
+    text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 # LLVM may divide by multiplying with a reciprocal (and hoist or share that reciprocal): ~20%
 # faster reverse sweeps, results within an ulp or two. No other fast-math license: NaN, inf and
 # signed zeros keep their IEEE meaning (the non-finite guards rely on it), no FMA contraction
@@ -95,22 +117,36 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
 FASTMATH = frozenset({"arcp"})
 
 
+# srcad/numba_arrays.py: the array runtime, compiled (numba_compat.py spells products
+# `array_matmul`)
+_NUMBA_ARRAY_NAMES = {"unbroadcast", "array_matmul"}
+
 _BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "bool", "round",
                   "ValueError"}  # raised by lowered max()/min() of an empty comprehension
 
 
 def raise_numba_error(err: Exception, origin: str = "") -> None:
     """Raise the SrcadError for an error numba raised, quoting numba's own first line of
-    explanation; return for any other error."""
+    explanation; return for any other error. Where numba names a line of a generated module,
+    the error names the user's line and statement (the `# line N:` comment above it) and, for
+    a call numba has no implementation of, the call."""
     if not type(err).__module__.startswith("numba"):
         return
-    detail = numba_first_line(str(err)) or type(err).__name__
+    text = str(err)
+    detail = numba_first_line(text) or type(err).__name__
     undefined = any(word in detail for word in ("unify", "Type of variable", "NameError",
                                                   "not defined"))
+    missing = re.search(r"No implementation of function Function\(<(?:built-in )?"
+                        r"(?:function|method) (\w+)", text)
+    if missing:
+        detail = f"numba has no `{missing.group(1)}` for these operands ({detail})"
+    line, statement = _user_line(text)
+    where = f" of `{statement}`" if statement else ""
     hint = ("make every variable defined on every path, or use backend='python'" if undefined
             else "use backend='python'")
-    raise SrcadError(f"numba cannot compile the generated code: {detail}",
-                     filename=origin or None, construct="backend='numba'", hint=hint) from None
+    raise SrcadError(f"numba cannot compile the generated code{where}: {detail}",
+                     filename=origin or None, line=line, construct="backend='numba'",
+                     hint=hint) from None
 
 
 def numba_first_line(message: str) -> str:
@@ -130,3 +166,20 @@ def numba_first_line(message: str) -> str:
     if first.endswith(":") and len(lines) > 1:
         first += " " + lines[1]
     return first
+
+
+def _user_line(text: str) -> tuple:
+    """(line, statement) of the user's code that the first generated line numba names in
+    `text` comes from, or (None, None)."""
+    where = re.search(r'File "([^"]*srcad_[^"]*\.py)", line (\d+)', text)
+    if where is None:
+        return None, None
+    try:
+        lines = Path(where.group(1)).read_text().splitlines()
+    except OSError:
+        return None, None
+    for k in range(min(int(where.group(2)), len(lines)) - 1, -1, -1):
+        comment = re.match(r"\s*# line (\d+): (.*)", lines[k])
+        if comment:
+            return int(comment.group(1)), comment.group(2).strip()
+    return None, None

@@ -13,9 +13,10 @@ import numpy as np
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.array_bindings import (
     check_array_statements,
-    numba_forward_supports,
+    numba_supports,
     refuse_array_code,
     refuse_local_row_writes,
+    refuse_numba_indexing,
 )
 from srcad.analysis.types import Array, Types, is_float_like
 from srcad.analysis.writes import written_arguments
@@ -124,9 +125,11 @@ def build(func, request: Request) -> Compiled:
     rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
     check_array_statements(norm, types, activity.active)
     refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
-                      numba_forward_supports(norm) if _numba_forward(request) else None)
+                      numba_supports(norm) if _numba_arrays(request) else None)
     refuse_local_row_writes(norm, types, activity.active, _array_code_unsupported(request)
-                            if request.mode == "forward" and not _numba_forward(request) else None)
+                            if request.mode == "forward" and not _numba_arrays(request) else None)
+    if request.backend == "numba":
+        refuse_numba_indexing(norm, types, activity.active, request.mode == "reverse")
     written = written_arguments(norm, types)
     tapes: tuple = ()
     scratch = 0
@@ -186,17 +189,18 @@ def build(func, request: Request) -> Compiled:
 def _array_code_unsupported(request) -> str | None:
     """Where whole-array derivative code is not generated (or not all of it) yet."""
     if request.backend == "numba":
-        return "the numba backend" if _numba_forward(request) else \
-            "the numba backend (reverse and vector mode)"
+        return "the numba backend" if _numba_arrays(request) else \
+            "numba vector mode with lanes in arrays (batch='unrolled' compiles up to 16 " \
+            "lanes)"
     if request.mode == "forward" and (request.stacked or request.width > UNROLL_MAX_WIDTH):
         return "vector mode with stacked lanes"
     return None
 
 
-def _numba_forward(request) -> bool:
-    """numba, forward mode with one tangent: compiles the elementwise part of array code."""
-    return request.backend == "numba" and request.mode == "forward" \
-        and request.width == 1 and not request.stacked
+def _numba_arrays(request) -> bool:
+    """numba, reverse mode or forward mode with one tangent or unrolled lanes
+    (`batch="unrolled"`): compiles array code (what `numba_supports` accepts)."""
+    return request.backend == "numba" and (request.mode == "reverse" or not request.stacked)
 
 
 def _free_names(tree) -> set:

@@ -273,13 +273,6 @@ def test_refused_array_statements_name_the_line(f, words):
         assert word in text, text
 
 
-def test_numba_reverse_mode_refuses_array_operations_clearly():
-    with pytest.raises(SrcadError) as info:
-        srcad.autodiff(srcad.Reverse, squared_error, dup(np.ones(3)), np.zeros(3),
-                       backend="numba")
-    assert "numba" in str(info.value) and "(x - t) ** 2" in str(info.value)
-
-
 def test_wide_vector_mode_refuses_array_operations_clearly():
     seeds = [np.eye(3)[k % 3] for k in range(20)]
     with pytest.raises(SrcadError) as info:
@@ -478,29 +471,3 @@ def writes_its_output_argument(x, out):
 def test_array_results_returned_and_written():
     check_grads(returns_an_array, dup(RNG.standard_normal(3)), srcad.Active(0.4))
     check_grads(writes_its_output_argument, dup(RNG.standard_normal(3)), dup(np.zeros(3)))
-
-
-# -- numba: forward mode compiles elementwise array code; the rest is refused by name -------------
-def broadcast_then_sum(a, x):
-    return np.sum(np.exp(a + x) * np.where(x > 0.0, x, 0.1 * x)) + np.mean(np.maximum(x, a))
-
-
-@pytest.mark.parametrize("f, args", [
-    (squared_error, lambda: (dup(RNG.standard_normal(4)), RNG.standard_normal(4))),
-    (smoothness, lambda: (dup(RNG.standard_normal(5)),)),
-    (accumulate, lambda: (dup(RNG.standard_normal(3)), dup(RNG.standard_normal((4, 3))))),
-    (euler_steps, lambda: (dup(RNG.standard_normal(4)), srcad.Active(0.3))),
-    (broadcast_then_sum, lambda: (srcad.Active(0.2), dup(RNG.standard_normal((2, 3))))),
-], ids=lambda v: getattr(v, "__name__", ""))
-def test_numba_forward_mode_of_elementwise_array_code(f, args):
-    check_grads(f, *args(), modes=("fwd",), backend="numba")
-
-
-@pytest.mark.parametrize("f, args, shown", [
-    (logistic_loss, lambda: (dup(np.ones(3)), np.ones((4, 3)), np.ones(4)), "np.dot(X, w)"),
-    (softmax_cross_entropy, lambda: (dup(np.ones((2, 3))), np.eye(3)[:2]), "axis=1"),
-], ids=lambda v: getattr(v, "__name__", ""))
-def test_numba_forward_mode_refuses_products_and_axes_by_name(f, args, shown):
-    with pytest.raises(SrcadError) as info:
-        srcad.autodiff(srcad.Forward, f, *args(), backend="numba")
-    assert "numba" in str(info.value) and shown in str(info.value)

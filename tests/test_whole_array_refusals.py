@@ -126,9 +126,9 @@ REFUSED = {
     "element_of_abs": (element_of_abs, lambda: (_x(),), "whole-array"),
     "element_of_product": (element_of_product, lambda: (_x(),), "whole-array"),
     "builtin_abs_of_array": (builtin_abs_of_array, lambda: (_x(),), "whole-array"),
-    # (numba's reverse and vector mode refuse np.exp(x) itself first)
+    # (numba's vector mode with lanes in arrays refuses np.exp(x) itself first)
     "exp_returned": (exp_returned, lambda: (_x(),),
-                     "only an array variable can be returned|not supported in the numba"),
+                     "only an array variable can be returned|not supported in numba vector"),
 }
 
 

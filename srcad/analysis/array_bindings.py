@@ -12,7 +12,7 @@ from srcad import rules as R
 from srcad import syntax as S
 from srcad.analysis.activity import differentiable_reads
 from srcad.analysis.primitives import array_call
-from srcad.analysis.types import Array
+from srcad.analysis.types import Array, index_kind
 from srcad.transform.inline import resolve_callee
 
 
@@ -183,26 +183,53 @@ def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None
                     f"({name}[i, j] = ...), or use the python backend with at most 16 lanes")
 
 
-# numba forward mode compiles these as generated (products need SciPy under numba, reductions
-# with axis= are not all implemented there)
-_NUMBA_FORWARD = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
-                  "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
-                  "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
-                  "transpose"}
+# the numba backend compiles these as generated (srcad/numba_arrays.py adds the products and
+# the reductions with axis=)
+_NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
+                   "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
+                   "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
+                   "transpose", "dot", "matmul", "outer", "sum", "mean", "asarray"}
 
 
-def numba_forward_supports(norm):
-    """`supported(node)` for `refuse_array_code`: the array operations numba compiles in
-    forward mode (elementwise operators and functions, np.sum and np.mean of a whole array,
-    transposes)."""
+def numba_supports(norm):
+    """`supported(node)` for `refuse_array_code`: the array operations the numba backend
+    compiles (elementwise operators and functions, np.sum, np.mean, np.max and np.min with or
+    without axis=, transposes, products of 1-D and 2-D arrays)."""
     def supported(node) -> bool:
         call = array_call(norm, node)
         if call is None:
-            return not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult))
-        if call.info.name in ("sum", "mean"):
-            return not call.keywords
-        return call.info.name in _NUMBA_FORWARD
+            return True
+        return call.info.name in _NUMBA_COMPILED
     return supported
+
+
+def refuse_numba_indexing(norm, types, active: set, reverse: bool) -> None:
+    """Refuse, naming the line, the reads through index arrays and masks the numba backend
+    does not compile: a mask of rank above 1 (numba indexes with 1-D masks only), and in
+    reverse mode a gather from an active array (its adjoint adds repeated indices up with
+    `np.add.at`, which numba lacks). Forward mode compiles 1-D masks and gathers."""
+    statements = [n for stmt in norm.body for n in gast.walk(stmt) if isinstance(n, gast.stmt)]
+    for stmt in statements:  # each statement's own expressions (not its body's)
+        reads = [e for c in gast.iter_child_nodes(stmt) if isinstance(c, gast.expr)
+                 for e in gast.walk(c)]
+        for e in reads:
+            if not isinstance(e, gast.Subscript) or not isinstance(types.of(e.value), Array):
+                continue
+            kind = index_kind(types, e)
+            parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
+            indices = [types.of(p) for p in parts if not isinstance(p, gast.Slice)]
+            if kind == "mask" and any(isinstance(t, Array) and t.ndim > 1 for t in indices):
+                message = f"`{S.unparse_expr(e)}` reads through a mask of rank above 1; " \
+                    "numba indexes with 1-D masks only"
+                hint = "use backend='python'"
+            elif kind == "gather" and reverse and differentiable_reads(e, norm) & active:
+                message = f"`{S.unparse_expr(e)}` reads through an index array; the numba " \
+                    "backend does not compile its reverse (repeated indices are added up " \
+                    "with np.add.at, which numba lacks)"
+                hint = "use forward mode, or backend='python'"
+            else:
+                continue
+            raise norm.parsed.error(stmt, "index array", message, hint=hint)
 
 
 def rebound_allocations(norm, types) -> set:

@@ -8,6 +8,14 @@
   one. They become `e * e` and `e * (e * e)`, the very products numba's loop forms (so the
   same bits), when `e` is plain arithmetic on names, constants and elements: written twice,
   it is computed once (LLVM merges identical pure arithmetic).
+* `a @ b`, `np.dot(a, b)`, `np.matmul(a, b)`, `a.dot(b)`: `array_matmul(a, b)`
+  (srcad/numba_arrays.py): numba's own product needs SciPy's BLAS and contiguous operands;
+  srcad's calls it where it can, else loops.
+* `np.expand_dims(g, (0, 2))`: one axis at a time (numba's takes an int).
+* `np.sum(x, axis=1, keepdims=True)` (and np.mean, np.max, np.min, np.amax, np.amin, the
+  methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
+  (srcad/numba_arrays.py `reducer`; the compiler imports each such name it finds). numba has
+  np.sum with an int axis only, and no keepdims.
 """
 
 from __future__ import annotations
@@ -15,6 +23,9 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
+
+_REDUCTIONS = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "amax": "max",
+               "amin": "min"}
 
 
 class _ConstantLoops(gast.NodeTransformer):
@@ -56,6 +67,93 @@ class _SmallPowers(gast.NodeTransformer):
         return node
 
 
+class _Products(gast.NodeTransformer):
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.MatMult):
+            return gast.copy_location(S.call("array_matmul", node.left, node.right), node)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if not isinstance(f, gast.Attribute):
+            return node
+        module = isinstance(f.value, gast.Name) and f.value.id == "np"
+        if f.attr in _REDUCTIONS:
+            return _reduction(node, module)
+        if module and f.attr == "expand_dims" and len(node.args) == 2 \
+                and isinstance(node.args[1], gast.Tuple):
+            # numba takes one axis: inserted one by one, in increasing order (non-negative
+            # axes: the reduction rules spell them so), each lands where the tuple puts it
+            out = node.args[0]
+            for axis in sorted(node.args[1].elts, key=_literal):
+                out = S.call("np.expand_dims", out, axis)
+            return gast.copy_location(out, node)
+        if node.keywords:
+            return node
+        if module and f.attr in ("dot", "matmul") and len(node.args) == 2:
+            return gast.copy_location(S.call("array_matmul", *node.args), node)
+        if not module and f.attr == "dot" and len(node.args) == 1:  # x.dot(y)
+            return gast.copy_location(S.call("array_matmul", f.value, node.args[0]), node)
+        return node
+
+
+def _reduction(node, module):
+    """`reduce_sum_1_keep(x)` for `np.sum(x, axis=1, keepdims=True)`; `node` itself for a
+    whole-array reduction (numba has those) or an axis that is not a literal."""
+    f = node.func
+    operand = node.args[0] if module and node.args else f.value
+    rest = node.args[1:] if module else node.args
+    if module and not node.args:
+        return node
+    keywords = {k.arg: k.value for k in node.keywords}
+    axis = keywords.get("axis", rest[0] if rest else None)
+    keepdims = keywords.get("keepdims", rest[1] if len(rest) > 1 else None)
+    if axis is None and keepdims is None:
+        return node
+    try:
+        axes = None if axis is None else gast.literal_eval(axis)
+        keep = False if keepdims is None else bool(gast.literal_eval(keepdims))
+    except ValueError:
+        return node
+    if axes is not None and not all(type(a) is int for a in (
+            axes if isinstance(axes, tuple) else (axes,))):
+        return node
+    name = reduction_name(_REDUCTIONS[f.attr], axes, keep)
+    return gast.copy_location(S.call(name, operand), node)
+
+
+def _literal(e):
+    try:
+        return gast.literal_eval(e)
+    except ValueError:
+        return 0
+
+
+def reduction_name(kind: str, axes, keepdims: bool) -> str:
+    """`reduce_sum_1_keep`, `reduce_mean_0_2`, `reduce_max_all_keep`, `reduce_sum_m1`."""
+    spelled = "all" if axes is None else "_".join(
+        f"m{-a}" if a < 0 else str(a) for a in (axes if isinstance(axes, tuple) else (axes,)))
+    return f"reduce_{kind}_{spelled}" + ("_keep" if keepdims else "")
+
+
+def reduction_of(name: str):
+    """(kind, axes, keepdims) of a `reduction_name`, or None for any other name."""
+    parts = name.split("_")
+    if len(parts) < 3 or parts[0] != "reduce" or parts[1] not in _REDUCTIONS.values():
+        return None
+    keep = parts[-1] == "keep"
+    spelled = parts[2:-1] if keep else parts[2:]
+    if spelled == ["all"]:
+        return parts[1], None, keep
+    try:
+        axes = tuple(-int(a[1:]) if a.startswith("m") else int(a) for a in spelled)
+    except ValueError:
+        return None
+    return parts[1], axes[0] if len(axes) == 1 else axes, keep
+
+
 def _plain(e) -> bool:
     return all(isinstance(n, (gast.Name, gast.Constant, gast.Attribute, gast.Subscript,
                               gast.BinOp, gast.UnaryOp, gast.Tuple, gast.Load,
@@ -65,4 +163,4 @@ def _plain(e) -> bool:
 
 def numba_friendly(tree, namer):
     """`tree` with the rewrites above applied (in place)."""
-    return _SmallPowers().visit(_ConstantLoops(namer).visit(tree))
+    return _Products().visit(_SmallPowers().visit(_ConstantLoops(namer).visit(tree)))

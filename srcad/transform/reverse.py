@@ -305,7 +305,9 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if self.return_bar is None:
             self.return_bar = self.namer.fresh("result_bar")
         params.append(self.return_bar)
-        used = [t for t in (FLOAT_TAPE, INT_TAPE, WORK, ARRAY_TAPE) if t in self.used_tapes]
+        used = [t for t in (FLOAT_TAPE, INT_TAPE, WORK, ARRAY_TAPE) if t in self.used_tapes] \
+            + sorted(t for t in self.used_tapes if t not in (FLOAT_TAPE, INT_TAPE, WORK,
+                                                              ARRAY_TAPE))
         params += self.tapes.parameters(used)
         body = [S.comment("forward sweep: the primal, recording what the reverse sweep needs")]
         for tape in used:
@@ -333,7 +335,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         tree = gast.FunctionDef(name=self.name, args=args, body=[S.expr_stmt(S.const(doc))] + body,
                                 decorator_list=[], returns=None, type_comment=None,
                                 type_params=[])
-        return ReverseCode(tree, list(dict.fromkeys(self.taped)), used)
+        return ReverseCode(tree, list(dict.fromkeys(self.taped)),
+                           [t for t in used if self.tapes.parameters([t])])
 
     def _docstring(self, duplicated, buffers) -> str:
         fn = self.norm.parsed.name

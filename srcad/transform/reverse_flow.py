@@ -16,6 +16,7 @@ import copy
 import gast
 
 from srcad import syntax as S
+from srcad.analysis.types import Array
 from srcad.transform.optimize import drop_repeated_reads
 from srcad.transform.reverse_slots import iterations_commute, straight
 from srcad.transform.simplify import simplify
@@ -31,7 +32,8 @@ class ReverseControlFlow:
         # pushes per iteration, per tape: reserved once before the loop (or, when this loop's
         # bounds do not change inside the enclosing for loop, before that one)
         frame = {"kind": "for", "pushes": {}, "loop": loop,
-                 "slots": self.tapes.slots and straight(loop.body),
+                 "slots": self.tapes.slots and straight(loop.body)
+                 and not self._binds_arrays(loop.body),  # array tapes stay stacks
                  "checked": not self._reservable(loop)}
         self.loop_frames.append(frame)
         body_fwd, body_rev = self.block(loop.body)
@@ -116,6 +118,12 @@ class ReverseControlFlow:
         bound = self.recording.subtree_binds(loop)
         return not any(isinstance(n, gast.Subscript) for n in gast.walk(span)) \
             and not (S.loaded_names(span) & bound)
+
+    def _binds_arrays(self, body) -> bool:
+        """Does `body` bind an array variable (whose old values may go on an array tape)?"""
+        return any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+                   and isinstance(self.types[n.id], Array)
+                   for stmt in body for n in gast.walk(stmt))
 
     def _reservable(self, loop) -> bool:
         """Can one reservation before `loop` hold all its pushes? Only when every loop inside

@@ -17,14 +17,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import FLOAT, SHAPE, Array
 from srcad.transform.expressions import ExpressionDiff
-from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE
-
-
-def tape_for(typ) -> str:
-    """The tape a value of type `typ` goes on."""
-    if isinstance(typ, Array):
-        return ARRAY_TAPE
-    return FLOAT_TAPE if typ == FLOAT else INT_TAPE
+from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
 
 
 class ReverseRecording:
@@ -59,7 +52,8 @@ class ReverseRecording:
                 # a rebound array whose shape alone the reverse reads: a tuple on the tape
                 tmp = self.namer.fresh(f"{_root(expr.value)}_shape")
                 subst[key] = S.name(tmp)
-                push, pop = self._tape_value(expr, SHAPE, S.name(tmp, store=True))
+                push, pop = self._tape_value(expr, SHAPE, S.name(tmp, store=True),
+                                             getattr(self.types.of(expr.value), "ndim", 0))
                 pushes += push
                 pops.append(pop)
                 continue
@@ -85,21 +79,22 @@ class ReverseRecording:
             raise AssertionError(f"cannot record {gast.dump(expr)}")
         return pushes, [s for pop in reversed(pops) for s in pop], subst
 
-    def _tape_value(self, expr, typ, target) -> tuple[list, list]:
+    def _tape_value(self, expr, typ, target, ndim: int = 0) -> tuple[list, list]:
         """(forward statements recording `expr`, reverse statements reading it into `target`):
         a push and a pop, or, in a loop whose iterations record the same values, a fixed
         slot of the iteration's record (read in any order)."""
         frame = self.loop_frames[-1] if self.loop_frames else None
         if frame is None or not frame.get("slots"):
-            return self._push(expr, typ), self._pop(target, typ)
+            return self._push(expr, typ, ndim), self._pop(target, typ, ndim)
+        assert typ != SHAPE and not isinstance(typ, Array), "a loop taping arrays has no slots"
         tape = FLOAT_TAPE if typ == FLOAT else INT_TAPE
         self.used_tapes.add(tape)
         slot = frame["pushes"].get(tape, 0)
         frame["pushes"][tape] = slot + 1
         return self.tapes.put(tape, expr, slot), self.tapes.get(tape, target, slot)
 
-    def _push(self, expr, typ) -> list:
-        tape = tape_for(typ)
+    def _push(self, expr, typ, ndim: int = 0) -> list:
+        tape = self.tapes.tape_for(typ, ndim)
         self.used_tapes.add(tape)
         frame = self.loop_frames[-1] if self.loop_frames else None
         assert frame is None or not frame.get("slots"), "a slotted record pushes by _tape_value"
@@ -109,8 +104,8 @@ class ReverseRecording:
             return self.tapes.push(tape, expr, checked=False)
         return self.tapes.push(tape, expr)
 
-    def _pop(self, target, typ) -> list:
-        tape = tape_for(typ)
+    def _pop(self, target, typ, ndim: int = 0) -> list:
+        tape = self.tapes.tape_for(typ, ndim)
         return self.tapes.pop(tape, target)
 
     # -- what the reverse of a statement must read --------------------------------------------
@@ -182,7 +177,11 @@ class ReverseRecording:
         arrays also products `W @ h`, taped by reference); the reverse pops them and
         recomputes only the cheap arithmetic. Returns (primal, pops, recompute, prepared) or
         None."""
-        arrays = self._array_statement(stmt)
+        # numba: a statement with array intermediates (`return np.mean(np.exp(-z))`) tapes
+        # them as the definition of an array does (by reference, or not at all if run once)
+        arrays = self._array_statement(stmt) or (self.tape_calls and any(
+            isinstance(self.types.of(n), Array) for n in gast.walk(expr)
+            if isinstance(n, gast.expr)))
         if not (self.tape_calls or arrays):
             return None
         stmts, temps, rebuild = diff.prepare(expr)
@@ -199,11 +198,11 @@ class ReverseRecording:
                      if not key.startswith("Attribute(")
                      and (node := _from_dump(key, expr)) is not None}
         forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
-        if arrays and not self.tape_calls and not self.recording.loops_around(stmt):
+        if arrays and not self.recording.loops_around(stmt):
             recorded = [([], [])] * len(calls)  # run once: the temporaries stay readable
         else:
-            recorded = [self._tape_value(S.name(c), self.types.of(node_of[c]) if arrays
-                                         else FLOAT, S.name(c, store=True)) for c in calls]
+            recorded = [self._tape_value(S.name(c), _array_or_float(self.types.of(node_of[c])),
+                                         S.name(c, store=True)) for c in calls]
             self.taped.extend(calls)
         forward = forward[:-1] + [p for push, _ in recorded for p in push] + forward[-1:]
         pops = [p for _, pop in reversed(recorded) for p in pop]
@@ -229,10 +228,12 @@ class ReverseRecording:
         """numba: a definition that calls exp, sqrt, ... is taped rather than recomputed,
         unless its calls are in slots of the iteration's record (then it is cheap); python:
         an array defined by a call or a product (taped by reference, recomputing costs)."""
-        if not self.tape_calls:
-            return self._array_statement(stmt) and (self._calls_function(stmt) or any(
+        if self._array_statement(stmt):  # both backends
+            return self._calls_function(stmt) or any(
                 isinstance(n, gast.BinOp) and isinstance(n.op, gast.MatMult)
-                for n in gast.walk(stmt.value)))
+                for n in gast.walk(stmt.value))
+        if not self.tape_calls:
+            return False
         return self._calls_function(stmt) and id(stmt) not in self.replay_code
 
     def _array_statement(self, stmt) -> bool:
@@ -322,3 +323,8 @@ def _inside_subscript(name, root) -> bool:
         if isinstance(n, gast.Subscript) and any(c is name for c in S.nodes(n)):
             return True
     return False
+
+
+def _array_or_float(typ):
+    """How a taped intermediate is recorded: an array by reference, anything else as a float."""
+    return typ if isinstance(typ, Array) else FLOAT

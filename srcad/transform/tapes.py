@@ -2,13 +2,20 @@
 
 * `ListTapes` (python backend): `tape = []`, `tape.append(v)`, `v = tape.pop()`; reverse
   loops read `for i in reversed(range(n))`.
-* `ArrayTapes` (numba backend): tapes are float64 / int64 NumPy arrays passed in by the caller
-  (so a prepared call allocates nothing) with a size counter, grown when full and handed back
-  when grown (else None); reverse loops count down explicitly (numba has no `reversed`). A
+* `ArrayTapes` (numba backend): tapes of numbers are float64 / int64 NumPy arrays passed in
+  by the caller (so a prepared call allocates nothing) with a size counter, grown when full
+  and handed back when grown (else None); reverse loops count down explicitly (numba has no
+  `reversed`). A
   `for` loop whose body is straight-line records the same values every iteration, so each gets
   a fixed slot in the iteration's record: `tape[tape_size + 1] = v` forward,
   `v = tape[tape_size + 1]` in the reverse, in any order (reverse_flow.py then may run
   independent iterations forward).
+
+  Arrays (and the shapes of arrays) are taped by reference on local lists, one per rank
+  and dtype (`array_tape_1d = []`, `int_array_tape_1d = []`, `shape_tape_2d = []`): numba
+  types a list by its elements, and an array's rank and dtype and a shape's length are part
+  of its type. A loop that tapes arrays is not slotted (its pushes and pops stay in stack
+  order).
 
 Both spell the same stack discipline: pops happen in the reverse order of pushes, and a loop
 iteration's record is pushed and popped as a whole.
@@ -19,6 +26,7 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
+from srcad.analysis.types import FLOAT, SHAPE, Array
 from srcad.transform.simplify import simplify
 
 FLOAT_TAPE, INT_TAPE = "tape", "int_tape"
@@ -53,6 +61,14 @@ class ListTapes:
             namer.reserve(f"{name}_size")
             namer.reserve(f"{name}_length")
             self.names[kind] = name
+        self.namer = namer
+
+    def tape_for(self, typ, ndim: int = 0) -> str:
+        """The tape a value of srcad type `typ` goes on (`ndim`: the rank of the array whose
+        shape a SHAPE value is)."""
+        if isinstance(typ, Array):
+            return ARRAY_TAPE
+        return FLOAT_TAPE if typ == FLOAT else INT_TAPE
 
     def init(self, tape: str) -> list:
         return [S.assign(S.name(self.names[tape]), gast.List(elts=[], ctx=gast.Load()))]
@@ -94,10 +110,27 @@ class ArrayTapes(ListTapes):
     backend = "numba"
     slots = True
 
+    def tape_for(self, typ, ndim: int = 0) -> str:
+        if isinstance(typ, Array) or typ == SHAPE:
+            # numba types a list by its elements: float and int arrays go on separate lists
+            base = "shape_tape" if typ == SHAPE else ARRAY_TAPE if typ.is_float else \
+                "int_array_tape"
+            kind = f"{base}_{getattr(typ, 'ndim', ndim)}d"
+            if kind not in self.names:
+                self.names[kind] = self.namer.fresh(kind)
+            return kind
+        return super().tape_for(typ)
+
+    def is_list(self, tape: str) -> bool:
+        """Is `tape` a local list (arrays, shapes) rather than an array the caller passes?"""
+        return tape not in (FLOAT_TAPE, INT_TAPE, WORK)
+
     def size(self, tape: str) -> str:
         return f"{self.names[tape]}_size"
 
     def init(self, tape: str) -> list:
+        if self.is_list(tape):
+            return super().init(tape)
         name = self.names[tape]
         return [S.assign(S.name(self.size(tape)), S.const(0)),
                 S.assign(S.name(f"{name}_length"), S.parse_expr(f"{name}.shape[0]"))]
@@ -105,6 +138,8 @@ class ArrayTapes(ListTapes):
     def push(self, tape: str, value, checked: bool = True) -> list:
         """Store and advance; `checked` grows a full tape first (inside a for loop the space
         was reserved before the loop instead, keeping the hot loop free of reallocation)."""
+        if self.is_list(tape):
+            return super().push(tape, value)
         size, name = self.size(tape), self.names[tape]
         grow = S.parse_stmts(f"if {size} == {name}.shape[0]:\n"
                              f"    {name} = np.concatenate(({name}, np.empty_like({name})))\n")
@@ -114,6 +149,8 @@ class ArrayTapes(ListTapes):
 
     def reserve(self, tape: str, count) -> list:
         """`tape = reserve_tape(tape, tape_size + count)` (srcad/numba_runtime.py)."""
+        if self.is_list(tape):
+            return []
         need = S.substitute("size + count", {"size": S.name(self.size(tape)), "count": count})
         name = self.names[tape]
         return [S.assign(S.name(name, store=True), S.call("reserve_tape", S.name(name), need))]
@@ -175,6 +212,8 @@ class ArrayTapes(ListTapes):
         return [gast.copy_location(s, stmt) for s in out]
 
     def pop(self, tape: str, target) -> list:
+        if self.is_list(tape):
+            return [S.assign(target, S.call(f"{self.names[tape]}.pop"))]
         size = self.size(tape)
         read = gast.Subscript(value=S.name(self.names[tape]), slice=S.name(size), ctx=gast.Load())
         return [S.aug_assign(S.name(size), gast.Sub(), S.const(1)), S.assign(target, read)]
@@ -224,7 +263,7 @@ class ArrayTapes(ListTapes):
         return before, gast.Call(func=S.name("range"), args=[last, stop, neg], keywords=[])
 
     def parameters(self, used: list) -> list:
-        return [self.names[t] for t in used]
+        return [self.names[t] for t in used if not self.is_list(t)]
 
     def python_floats(self, stmt, types):
         return stmt  # numba: a float64 element is already a machine float
@@ -233,7 +272,7 @@ class ArrayTapes(ListTapes):
         """Each tape, if the call grew it (the caller keeps it for the next call), else None
         (returning an array costs numba more than returning None)."""
         return [S.parse_expr(f"{n} if {n}.shape[0] > {n}_length else None")
-                for n in (self.names[t] for t in used)]
+                for n in (self.names[t] for t in used if not self.is_list(t))]
 
 
 class PythonArrayTapes(ArrayTapes):
