@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from generator import ArgKind, Program
+from program import ArgKind, Program
 
 HEADER = '''import functools
 import math
