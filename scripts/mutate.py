@@ -170,7 +170,7 @@ MECHANISMS = [
      [("if isinstance(array, gast.Name) and array.id in self.defs_after(stmt):", "if False:")]),
     ("reverse: an overwritten variable keeps its adjoint", "srcad/transform/reverse.py",
      [("            rev += diff.adjoint(expr, seed_read, accumulate, prepared)\n"
-       "            rev.append(S.assign(self._adjoint_ref(target), S.const(0.0)))",
+       "            rev.append(self._zero(target, subst))",
        "            rev += diff.adjoint(expr, seed_read, accumulate, prepared)")]),
     ("cache entries never go stale", "srcad/cache.py",
      [("if entry is not None and entry.is_current():", "if entry is not None:"),
@@ -193,8 +193,12 @@ MECHANISMS = [
     ("engine does not zero the gradient buffer", "srcad/engines.py",
      [("            x_bar.fill(0.0)\n", "            pass\n")]),
     ("forward engine does not zero its output lanes", "srcad/engines.py",
-     [("        for buffer in self.zeroed:\n            buffer.fill(0.0)\n        result =",
-       "        for buffer in self.zeroed:\n            pass\n        result =")]),
+     [("        for buffer in self.zeroed:\n            buffer.fill(0.0)\n"
+       "        if self.input_copy is not None:\n            self.input_copy.refill()\n"
+       "        result =",
+       "        for buffer in self.zeroed:\n            pass\n"
+       "        if self.input_copy is not None:\n            self.input_copy.refill()\n"
+       "        result =")]),
     ("operators let f write into a Constant", "srcad/engines.py",
      [('if slot.role == "constant" and i in compiled.written:', "if False:")]),
     ("check_grads tolerance 1e3", "srcad/testing.py",
