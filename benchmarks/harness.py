@@ -194,9 +194,9 @@ def ms(seconds):
     return "-" if seconds is None else f"{seconds * 1e3:,.1f}"
 
 
-def interleaved_ratio(a, b, cfg, pairs=None):
-    """median time of a / median time of b, the two called alternately (same drift)."""
-    pairs = pairs or (9 if cfg.quick else 61)
+def interleaved_medians(a, b, pairs):
+    """(median time of a, median time of b) in seconds, the two called alternately (same
+    drift)."""
     a(), b()
     times_a, times_b = [], []
     for _ in range(pairs):
@@ -207,7 +207,13 @@ def interleaved_ratio(a, b, cfg, pairs=None):
         t2 = perf_counter()
         times_a.append(t1 - t0)
         times_b.append(t2 - t1)
-    return statistics.median(times_a) / statistics.median(times_b)
+    return statistics.median(times_a), statistics.median(times_b)
+
+
+def interleaved_ratio(a, b, cfg, pairs=None):
+    """median time of a / median time of b, the two called alternately (same drift)."""
+    time_a, time_b = interleaved_medians(a, b, pairs or (9 if cfg.quick else 61))
+    return time_a / time_b
 
 
 def ratio(a, b):

@@ -14,30 +14,13 @@ list of (case, numerator, denominator, numerator median s, denominator median s,
 from __future__ import annotations
 
 import importlib.util
-import statistics
-import time
 
 import kernels
 import numpy as np
+from harness import interleaved_medians
 from mixture import make_problem, mixture_gradient_numpy, mixture_loglikelihood
 
-perf_counter = time.perf_counter
 TOL = 1e-6
-
-
-def _interleaved(a, b, pairs):
-    """(median of a, median of b) in seconds, a and b called alternately."""
-    a(), b()
-    times_a, times_b = [], []
-    for _ in range(pairs):
-        t0 = perf_counter()
-        a()
-        t1 = perf_counter()
-        b()
-        t2 = perf_counter()
-        times_a.append(t1 - t0)
-        times_b.append(t2 - t1)
-    return statistics.median(times_a), statistics.median(times_b)
 
 
 def _agrees(got, ref) -> bool:
@@ -55,7 +38,7 @@ def _row(suite, case, names, a, b, ref, pairs):
             print(f"  {case}: {name} DISAGREES with the reference: not timed")
             results.append((case, *names, None, None, None))
             return
-    ta, tb = _interleaved(a, b, pairs)
+    ta, tb = interleaved_medians(a, b, pairs)
     results.append((case, *names, ta, tb, ta / tb))
     print(f"  {case:<46} {names[0]} / {names[1]}: {ta * 1e6:9.1f} us / {tb * 1e6:9.1f} us"
           f" = {ta / tb:5.2f}x")
