@@ -47,6 +47,9 @@ class ReverseRecording:
                 for d in replays:
                     self.recording.request_replay(d)
                 continue
+            if isinstance(expr, gast.Call):  # `len(x)` of a rebound x: x itself recorded
+                exprs.insert(0, expr.args[0])
+                continue
             if isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Name) \
                     and not self.recording.mutated_after(expr.value.id, stmt):
                 # the element is still there; only its index needs recording
@@ -120,7 +123,12 @@ class ReverseRecording:
         out = []
 
         def leaves_of(e):
+            lengths = _length_reads(e)
+            out.extend(lengths)
+            inside = {id(call.args[0]) for call in lengths}
             for n in gast.walk(e):
+                if id(n) in inside:
+                    continue
                 if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
                                                       and not _is_module(self.norm, n)):
                     if isinstance(n, gast.Name) and _inside_subscript(n, e):
@@ -298,12 +306,24 @@ def replaced(node, subst: dict):
 
 
 def index_leaves(index) -> list:
-    out = []
+    out = _length_reads(index)
+    inside = {id(call.args[0]) for call in out}
     for n in gast.walk(index):
+        if id(n) in inside:
+            continue
         if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
                                               and not _inside_subscript(n, index)):
             out.append(n)
     return out
+
+
+def _length_reads(expr) -> list:
+    """The `len(x)` calls in `expr` outside subscripts: leaves that read only a shape (an
+    array whose elements are written later is still readable through them)."""
+    return [n for n in gast.walk(expr) if isinstance(n, gast.Call)
+            and isinstance(n.func, gast.Name) and n.func.id == "len" and len(n.args) == 1
+            and not n.keywords and isinstance(n.args[0], gast.Name)
+            and not _inside_subscript(n, expr)]
 
 
 def _root(expr) -> str:
