@@ -195,7 +195,8 @@ class ReverseRecording:
             return None
         stmts, temps, rebuild = diff.prepare(expr)
         node_of = {temps[id(n)]: n for n in gast.walk(expr) if id(n) in temps}
-        calls = [s.targets[0].id for s in stmts if isinstance(s.value, gast.Call)
+        calls = [s.targets[0].id for s in stmts if (isinstance(s.value, gast.Call)
+                                                    and not _is_view(diff, s.value))
                  or (arrays and isinstance(s.value, gast.BinOp)
                      and isinstance(s.value.op, gast.MatMult))]
         if not calls:
@@ -303,6 +304,18 @@ def replaced(node, subst: dict):
             return S.clone(found) if found is not None else self.generic_visit(n)
 
     return Replace().visit(S.clone(node))
+
+
+# Rules whose result may be a view of their operand (NumPy makes no copy): kept as a
+# temporary, it would change when the operand's elements are written later, so the reverse
+# sweep recomputes it from the recorded operand instead.
+VIEW_RULES = frozenset(["reshape", "ravel", "expand_dims", "squeeze", "transpose",
+                        "atleast_1d", "atleast_2d", "atleast_3d"])
+
+
+def _is_view(diff, call) -> bool:
+    prim = diff.primitive(call)
+    return prim is not None and prim[0].name in VIEW_RULES
 
 
 def index_leaves(index) -> list:
