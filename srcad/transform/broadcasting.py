@@ -87,7 +87,8 @@ class Broadcasting:
         def walk(e):
             if isinstance(e, gast.Attribute) and e.attr == "shape":
                 out.append(e)
-            elif isinstance(e, (gast.Name, gast.Subscript)):
+            elif isinstance(e, gast.Name) or (isinstance(e, gast.Subscript)
+                                              and isinstance(_base(e), gast.Name)):
                 out.append(e)
             elif isinstance(e, gast.Call):
                 for a in e.args:
@@ -137,3 +138,11 @@ def shape_attribute(leaf) -> gast.Attribute:
     the leaf is rebound later) where it needs only the shape of `x`, not its value."""
     return gast.Attribute(value=S.as_load(leaf), attr="shape", ctx=gast.Load())
 
+
+def _base(e):
+    """The expression a chain of subscripts and attributes starts from (`x` of `x.shape[:1]`;
+    a call for a part of a computed shape, `np.broadcast_shapes(...)[:-1]`, whose own reads
+    are walked instead)."""
+    while isinstance(e, (gast.Subscript, gast.Attribute)):
+        e = e.value
+    return e
