@@ -88,7 +88,7 @@ class Broadcasting:
             if isinstance(e, gast.Attribute) and e.attr == "shape":
                 out.append(e)
             elif isinstance(e, gast.Name) or (isinstance(e, gast.Subscript)
-                                              and isinstance(_base(e), gast.Name)):
+                                              and not _computed_shape(_base(e))):
                 out.append(e)
             elif isinstance(e, gast.Call):
                 for a in e.args:
@@ -140,9 +140,18 @@ def shape_attribute(leaf) -> gast.Attribute:
 
 
 def _base(e):
-    """The expression a chain of subscripts and attributes starts from (`x` of `x.shape[:1]`;
-    a call for a part of a computed shape, `np.broadcast_shapes(...)[:-1]`, whose own reads
-    are walked instead)."""
+    """The expression a chain of subscripts and attributes starts from (`x` of `x.shape[:1]`,
+    the call of `np.broadcast_shapes(...)[:-1]`)."""
     while isinstance(e, (gast.Subscript, gast.Attribute)):
         e = e.value
     return e
+
+
+def _computed_shape(e) -> bool:
+    """Is `e` a shape computed from other shapes (`np.broadcast_shapes(...)`, a runtime helper
+    such as `reshaped(...)`)? A part of it is no value to record: what it reads is walked.
+    (`np.shape(value)` is recorded as it is: its value has a type.)"""
+    if not isinstance(e, gast.Call):
+        return False
+    f = e.func
+    return not (isinstance(f, gast.Attribute) and f.attr == "shape")

@@ -196,7 +196,7 @@ class ReverseRecording:
         stmts, temps, rebuild = diff.prepare(expr)
         node_of = {temps[id(n)]: n for n in gast.walk(expr) if id(n) in temps}
         calls = [s.targets[0].id for s in stmts if (isinstance(s.value, gast.Call)
-                                                    and not _is_view(diff, s.value))
+                                                    and not _is_view(diff, node_of, s))
                  or (arrays and isinstance(s.value, gast.BinOp)
                      and isinstance(s.value.op, gast.MatMult))]
         if not calls:
@@ -313,8 +313,11 @@ VIEW_RULES = frozenset(["reshape", "ravel", "expand_dims", "squeeze", "transpose
                         "atleast_1d", "atleast_2d", "atleast_3d"])
 
 
-def _is_view(diff, call) -> bool:
-    prim = diff.primitive(call)
+def _is_view(diff, node_of, stmt) -> bool:
+    """Does the intermediate `stmt` compute a view? (Asked of the original node: the
+    temporaries in `stmt.value` have no types.)"""
+    node = node_of.get(stmt.targets[0].id)
+    prim = diff.primitive(node) if isinstance(node, gast.Call) else None
     return prim is not None and prim[0].name in VIEW_RULES
 
 
