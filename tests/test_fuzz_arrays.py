@@ -40,8 +40,9 @@ def test_bounded_array_fuzz_run_agrees_in_every_mode():
     bad = [(r["seed"], r["category"], r["signature"], r.get("annotations")) for r in results
            if r["category"] not in ("agreed", "refused")]
     assert not bad, f"array fuzz failures (fuzz/run.py --arrays --seed N --count 1): {bad}"
+    # the grammar writes only what srcad differentiates on python: a refusal is a wrong one
     refused = [(r["seed"], r["signature"]) for r in results if r["category"] == "refused"]
-    assert len(refused) <= BOUNDED_COUNT // 10, f"programs refused: {refused}"
+    assert not refused, f"programs refused: {refused}"
     consts = [r for r in results if r["category"] == "agreed" and ":const" in r["annotations"]]
     assert len(consts) >= BOUNDED_COUNT // 4, "too few answered programs with a Const argument"
 
