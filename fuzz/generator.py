@@ -26,7 +26,8 @@ and every kink, the margin to the non-differentiable point and the branch taken
 
 The grammar lives in one module per construct family, each a mixin of `Generator`:
 grammar_expressions.py, grammar_statements.py (plain programs), grammar_nests.py (loop nests),
-grammar_sums.py (sum loops); program.py holds the `Program` and its module text, scopes.py what
+grammar_sums.py (sum loops), grammar_shapes.py (extra constructs), grammar_arrays.py
+(whole-array programs); program.py holds the `Program` and its module text, scopes.py what
 the grammar knows in scope.
 """
 
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import random
 
+from grammar_arrays import ArrayGrammar
 from grammar_expressions import ExpressionGrammar
 from grammar_nests import NestGrammar
 from grammar_shapes import ShapeGrammar
@@ -43,7 +45,8 @@ from instrument import instrument  # noqa: F401  (fuzz/run.py imports it from he
 from program import Program, make_inputs, module_text  # noqa: F401  (likewise)
 
 
-class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, ShapeGrammar):
+class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, ShapeGrammar,
+                ArrayGrammar):
     def __init__(self, seed: int, nests: bool = False, shapes: frozenset = frozenset()):
         self.seed = seed
         self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before
@@ -65,11 +68,13 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, Sh
         return repr(self.rng.choice([0.5, 0.25, 0.75, 1.5, 2.0, 0.3, 0.1, 1.2, 0.9, 3.0, 0.6]))
 
 
-def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset()) -> Program:
+def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
+             arrays: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
-    the program it always gave)."""
-    return Generator(seed, nests, shapes).program()
+    the program it always gave); `arrays`: a whole-array program (grammar_arrays.py)."""
+    generator = Generator(seed, nests, shapes)
+    return generator.array_program() if arrays else generator.program()
 
 
 def rate_programs(argv, description, count):

@@ -12,13 +12,13 @@ import numpy as np
 
 @dataclass
 class ArgKind:
-    """One argument of `f`: 'dup' (float array, Duplicated), 'active' (float, Active) or
-    'const_int' (int, passed bare)."""
+    """One argument of `f`: 'dup' (float array, Duplicated), 'active' (float, Active),
+    'const_int' (int, passed bare) or 'index' (an int array, the list `value`, passed bare)."""
 
     kind: str
     name: str
     shape: tuple = ()
-    value: int = 0
+    value: int | list = 0
 
 
 @dataclass
@@ -66,6 +66,8 @@ def module_text(program: Program, values, header: str = "", annotations=None) ->
             lines.append(f"        np.array({_array_repr(value)}),")
         elif annotation == "const" and arg.kind == "active":
             lines.append(f"        {float(value)!r},")
+        elif arg.kind == "index":
+            lines.append(f"        np.array({list(value)!r}),")
         else:
             lines.append(f"        {value!r},")
     lines.append("    )")

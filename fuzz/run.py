@@ -3,6 +3,7 @@
     python fuzz/run.py --count 2000 --seed 0 [--jobs 2] [--no-minimize]
     python fuzz/run.py --backend numba --nests --count 300   # loop nests (hoist.py)
     python fuzz/run.py --shapes all --count 500               # extra constructs
+    python fuzz/run.py --arrays --count 300                   # whole-array programs
 
 Each program (fuzz/generator.py, seeds seed .. seed+count-1) is written to a module file with
 its annotations (each float argument independently Const or varied, fuzz/activity_mix.py;
@@ -53,11 +54,11 @@ from minimize import minimize  # noqa: E402
 
 
 def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
-               shapes: frozenset = frozenset()):
+               shapes: frozenset = frozenset(), arrays: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
-    (fuzz/grammar_shapes.py)."""
-    program = generate(seed, nests=nests, shapes=shapes)
+    (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py)."""
+    program = generate(seed, nests=nests, shapes=shapes, arrays=arrays)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -70,6 +71,10 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
             "annotations": describe(program, mixed),
             "modes": {mode: outcome[0] for mode, outcome in per_mode.items()},
             "expected_refusal": category == "refused" and expected_refusal(program, mixed, sig),
+            # the numba backend refuses most whole-array code by design (docs/arrays.md)
+            "numba_array_refusals": [mode for mode, outcome in per_mode.items()
+                                     if arrays and outcome[0] == "refused"
+                                     and os.environ.get("SRCAD_FUZZ_BACKEND") == "numba"],
             "text": text if category in ("disagreed", "crashed") else None}
 
 
@@ -77,9 +82,9 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
 
 
 def _worker(job):
-    seed, timeout, nests, mix, shapes = job
+    seed, timeout, nests, mix, shapes, arrays = job
     try:
-        return check_seed(seed, timeout, nests, mix, shapes)
+        return check_seed(seed, timeout, nests, mix, shapes, arrays)
     except (Exception, Timeout) as err:  # noqa: BLE001  (a generator or harness bug, reported apart)
         return {"seed": seed, "category": "harness-error",
                 "signature": f"{type(err).__name__}: {err}", "detail": traceback.format_exc()}
@@ -119,6 +124,8 @@ def main(argv=None):
     parser.add_argument("--shapes", default="",
                         help=f"extra constructs, comma-separated: {', '.join(SHAPES)} or all "
                              "(fuzz/grammar_shapes.py)")
+    parser.add_argument("--arrays", action="store_true",
+                        help="whole-array programs (fuzz/grammar_arrays.py)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
     shapes = frozenset(SHAPES if opts.shapes == "all" else filter(None, opts.shapes.split(",")))
@@ -126,7 +133,7 @@ def main(argv=None):
         parser.error(f"unknown shapes {sorted(shapes - set(SHAPES))}; known: {SHAPES}")
 
     start = time.time()
-    jobs = [(s, opts.timeout, opts.nests, not opts.no_mix, shapes)
+    jobs = [(s, opts.timeout, opts.nests, not opts.no_mix, shapes, opts.arrays)
             for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far
@@ -219,6 +226,11 @@ def summarize(results, counts, elapsed) -> str:
     if expected:
         lines.append(f"  ({expected} of the refusals: a Const array written with varied "
                      "values, ActivityError as required)")
+    numba_arrays = collections.Counter(mode for r in results
+                                       for mode in r.get("numba_array_refusals", ()))
+    if numba_arrays:
+        lines.append("  (refused whole-array code under numba, by design, per mode: "
+                     + ", ".join(f"{mode} {numba_arrays[mode]}" for mode in MODES) + ")")
     checked = [r for r in results if r.get("modes")]
     if checked:
         lines.append("per mode (" + ", ".join(SEVERITY[::-1]) + "):")

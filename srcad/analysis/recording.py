@@ -116,7 +116,12 @@ class Recording:
         if isinstance(expr, gast.Constant):
             return True
         if isinstance(expr, gast.Name):
+            if expr.id in self.defs_after(stmt) - self.defs_after(stmt, binds_only=True):
+                return False  # a whole array read whose elements are written later
             return self._name_readable(expr.id, stmt, replays)
+        shape_of = _shape_read(expr)
+        if shape_of is not None:  # element writes keep the shape: only a rebinding matters
+            return self._name_readable(shape_of, stmt, replays)
         if isinstance(expr, gast.Attribute):
             return self.readable(expr.value, stmt, replays)
         if isinstance(expr, gast.Subscript):
@@ -195,6 +200,19 @@ class Recording:
     def replays_for(self, block) -> list:
         found = self.replays.get(id(block), {})
         return [found[i] for i in sorted(found)]
+
+
+def _shape_read(expr):
+    """The array name whose shape alone `expr` reads (`x.shape`, `x.size`, `x.ndim`,
+    `len(x)`), else None."""
+    if isinstance(expr, gast.Attribute) and expr.attr in ("shape", "size", "ndim") \
+            and isinstance(expr.value, gast.Name):
+        return expr.value.id
+    if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) \
+            and expr.func.id == "len" and len(expr.args) == 1 and not expr.keywords \
+            and isinstance(expr.args[0], gast.Name):
+        return expr.args[0].id
+    return None
 
 
 def written_through(stmt, aliases: dict) -> set:

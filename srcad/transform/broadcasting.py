@@ -87,7 +87,8 @@ class Broadcasting:
         def walk(e):
             if isinstance(e, gast.Attribute) and e.attr == "shape":
                 out.append(e)
-            elif isinstance(e, (gast.Name, gast.Subscript)):
+            elif isinstance(e, gast.Name) or (isinstance(e, gast.Subscript)
+                                              and not _computed_shape(_base(e))):
                 out.append(e)
             elif isinstance(e, gast.Call):
                 for a in e.args:
@@ -137,3 +138,20 @@ def shape_attribute(leaf) -> gast.Attribute:
     the leaf is rebound later) where it needs only the shape of `x`, not its value."""
     return gast.Attribute(value=S.as_load(leaf), attr="shape", ctx=gast.Load())
 
+
+def _base(e):
+    """The expression a chain of subscripts and attributes starts from (`x` of `x.shape[:1]`,
+    the call of `np.broadcast_shapes(...)[:-1]`)."""
+    while isinstance(e, (gast.Subscript, gast.Attribute)):
+        e = e.value
+    return e
+
+
+def _computed_shape(e) -> bool:
+    """Is `e` a shape computed from other shapes (`np.broadcast_shapes(...)`, a runtime helper
+    such as `reshaped(...)`)? A part of it is no value to record: what it reads is walked.
+    (`np.shape(value)` is recorded as it is: its value has a type.)"""
+    if not isinstance(e, gast.Call):
+        return False
+    f = e.func
+    return not (isinstance(f, gast.Attribute) and f.attr == "shape")

@@ -141,6 +141,9 @@ class ExpressionDiff:
             for field, value in gast.iter_fields(node):
                 if isinstance(value, gast.expr) and field != "func":
                     setattr(clone, field, rebuild(value))
+                elif field == "func" and isinstance(value, gast.Attribute):
+                    # a method's receiver is an operand (`x.dot(y)`): read as recorded too
+                    setattr(clone, field, rebuild(value))
                 elif isinstance(value, list):
                     setattr(clone, field, [rebuild(v) if isinstance(v, gast.expr) else v
                                            for v in value])

@@ -40,6 +40,9 @@ class ReverseRecording:
                 for d in replays:
                     self.recording.request_replay(d)
                 continue
+            if isinstance(expr, gast.Call):  # `len(x)` of a rebound x: x itself recorded
+                exprs.insert(0, expr.args[0])
+                continue
             if isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Name) \
                     and not self.recording.mutated_after(expr.value.id, stmt):
                 # the element is still there; only its index needs recording
@@ -115,7 +118,12 @@ class ReverseRecording:
         out = []
 
         def leaves_of(e):
+            lengths = _length_reads(e)
+            out.extend(lengths)
+            inside = {id(call.args[0]) for call in lengths}
             for n in gast.walk(e):
+                if id(n) in inside:
+                    continue
                 if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
                                                       and not _is_module(self.norm, n)):
                     if isinstance(n, gast.Name) and _inside_subscript(n, e):
@@ -186,7 +194,8 @@ class ReverseRecording:
             return None
         stmts, temps, rebuild = diff.prepare(expr)
         node_of = {temps[id(n)]: n for n in gast.walk(expr) if id(n) in temps}
-        calls = [s.targets[0].id for s in stmts if isinstance(s.value, gast.Call)
+        calls = [s.targets[0].id for s in stmts if (isinstance(s.value, gast.Call)
+                                                    and not _is_view(diff, node_of, s))
                  or (arrays and isinstance(s.value, gast.BinOp)
                      and isinstance(s.value.op, gast.MatMult))]
         if not calls:
@@ -298,13 +307,40 @@ def replaced(node, subst: dict):
     return Replace().visit(S.clone(node))
 
 
+# Rules whose result may be a view of their operand (NumPy makes no copy): kept as a
+# temporary, it would change when the operand's elements are written later, so the reverse
+# sweep recomputes it from the recorded operand instead.
+VIEW_RULES = frozenset(["reshape", "ravel", "expand_dims", "squeeze", "transpose",
+                        "atleast_1d", "atleast_2d", "atleast_3d"])
+
+
+def _is_view(diff, node_of, stmt) -> bool:
+    """Does the intermediate `stmt` compute a view? (Asked of the original node: the
+    temporaries in `stmt.value` have no types.)"""
+    node = node_of.get(stmt.targets[0].id)
+    prim = diff.primitive(node) if isinstance(node, gast.Call) else None
+    return prim is not None and prim[0].name in VIEW_RULES
+
+
 def index_leaves(index) -> list:
-    out = []
+    out = _length_reads(index)
+    inside = {id(call.args[0]) for call in out}
     for n in gast.walk(index):
+        if id(n) in inside:
+            continue
         if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
                                               and not _inside_subscript(n, index)):
             out.append(n)
     return out
+
+
+def _length_reads(expr) -> list:
+    """The `len(x)` calls in `expr` outside subscripts: leaves that read only a shape (an
+    array whose elements are written later is still readable through them)."""
+    return [n for n in gast.walk(expr) if isinstance(n, gast.Call)
+            and isinstance(n.func, gast.Name) and n.func.id == "len" and len(n.args) == 1
+            and not n.keywords and isinstance(n.args[0], gast.Name)
+            and not _inside_subscript(n, expr)]
 
 
 def _root(expr) -> str:
