@@ -114,3 +114,18 @@ def test_callables_cover_math_numpy_and_builtins():
     names = {c for c, _ in CALLABLES}
     assert {"math.exp", "np.exp", "np.arctan2", "abs", "min", "max", "pow", "float",
             "math.fabs", "np.copysign"} <= names
+
+
+# The operators on arrays use their own rules (np.log, np.floor in the formulas): each checked
+# with both operands arrays that carry derivatives, elementwise, in every mode.
+ARRAY_OPERATORS = {
+    "pow": ("np.sum(x ** y)", (np.array([1.3, 0.6, 2.0]), np.array([2.1, -1.5, 0.5]))),
+    "mod": ("np.sum(x % y)", (np.array([2.7, -1.3, 0.4]), np.array([0.8, 0.7, 1.1]))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARRAY_OPERATORS))
+def test_rule_of_each_array_operator_matches_finite_differences(name):
+    expression, (x, y) = ARRAY_OPERATORS[name]
+    f = _function(["x", "y"], f"1.5 * {expression}")
+    check_grads(f, srcad.Duplicated(x.copy(), np.zeros(3)), srcad.Duplicated(y.copy(), np.zeros(3)))
