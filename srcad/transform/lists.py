@@ -38,7 +38,8 @@ def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) 
     return _Split(finder, parts, namer).block(body)
 
 
-def _constant_index(index, size):
+def constant_index(index, size):
+    """The int a constant index (`2`, `-1`) picks among `size` parts, else None."""
     if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub) \
             and isinstance(index.operand, gast.Constant):
         value = -index.operand.value
@@ -100,7 +101,7 @@ class _Finder:
                         and isinstance(node.value, gast.List):
                     allowed.add(id(node.targets[0]))
                 elif isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
-                        and node.value.id in candidates and _constant_index(
+                        and node.value.id in candidates and constant_index(
                             node.slice, candidates[node.value.id]) is not None:
                     allowed.add(id(node.value))
                 elif self.reduction(node) and node.args[0].id in candidates:
@@ -117,11 +118,13 @@ class _Finder:
         return candidates
 
 
-class _Split(gast.NodeTransformer):
-    def __init__(self, finder, parts, namer):
-        self.finder = finder
+class PartsSplitter(gast.NodeTransformer):
+    """Rewrites a container `v` of known length into its parts `parts[v]` (one variable per
+    element): `v[k]` with a constant k becomes the k-th part. Lists and tuples add how their
+    assignments and loops split."""
+
+    def __init__(self, parts):
         self.parts = parts
-        self.namer = namer
 
     def block(self, stmts):
         out = []
@@ -133,11 +136,18 @@ class _Split(gast.NodeTransformer):
     def visit_Subscript(self, node):
         self.generic_visit(node)
         if isinstance(node.value, gast.Name) and node.value.id in self.parts:
-            part = self.parts[node.value.id][_constant_index(node.slice,
-                                                             len(self.parts[node.value.id]))]
+            part = self.parts[node.value.id][constant_index(node.slice,
+                                                            len(self.parts[node.value.id]))]
             return gast.copy_location(S.name(part, store=isinstance(node.ctx, gast.Store)),
                                       node)
         return node
+
+
+class _Split(PartsSplitter):
+    def __init__(self, finder, parts, namer):
+        super().__init__(parts)
+        self.finder = finder
+        self.namer = namer
 
     def visit_Call(self, node):
         self.generic_visit(node)

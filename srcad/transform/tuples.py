@@ -12,7 +12,7 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
-from srcad.transform.lists import version_rebinds
+from srcad.transform.lists import PartsSplitter, constant_index, version_rebinds
 from srcad.transform.names import Namer
 
 
@@ -109,7 +109,7 @@ def _allowed_reads(body, candidates) -> set:
         for node in S.nodes(stmt):
             if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                     and node.value.id in candidates and isinstance(node.ctx, gast.Load) \
-                    and _constant_index(node.slice, candidates[node.value.id]) is not None:
+                    and constant_index(node.slice, candidates[node.value.id]) is not None:
                 ok.add(id(node.value))
             if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                     and isinstance(node.targets[0], gast.Name) \
@@ -120,37 +120,10 @@ def _allowed_reads(body, candidates) -> set:
     return ok
 
 
-def _constant_index(index, size):
-    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub) \
-            and isinstance(index.operand, gast.Constant):
-        value = -index.operand.value
-    elif isinstance(index, gast.Constant):
-        value = index.value
-    else:
-        return None
-    if type(value) is not int or not -size <= value < size:
-        return None
-    return value % size
-
-
-class _Split(gast.NodeTransformer):
+class _Split(PartsSplitter):
     def __init__(self, parts, assign_one):
-        self.parts = parts
+        super().__init__(parts)
         self.assign_one = assign_one
-
-    def block(self, stmts):
-        out = []
-        for stmt in stmts:
-            new = self.visit(stmt)
-            out.extend(new if isinstance(new, list) else [new])
-        return out
-
-    def visit_Subscript(self, node):
-        self.generic_visit(node)
-        if isinstance(node.value, gast.Name) and node.value.id in self.parts:
-            k = _constant_index(node.slice, len(self.parts[node.value.id]))
-            return gast.copy_location(S.name(self.parts[node.value.id][k]), node)
-        return node
 
     def visit_Assign(self, node):
         target = node.targets[0]
