@@ -3,37 +3,19 @@ call: its tapes are arrays the preparation keeps (transform/tapes.py, PythonArra
 call's peak of traced memory stays below one row of the jacobian (a tape list of the 100x100
 scratch-cache jacobian held ~7 KB of floats per row pass)."""
 
-import math
 import tracemalloc
 
 import numpy as np
+from seed_problems import seed002 as scratch_cache_f
+from seed_problems import seed002_value_and_jacobian
 
 import srcad
 from srcad import Cache, Output
 
 
-def scratch_cache_f(y, x, c):
-    for i in range(len(x)):
-        c[i] = x[i]
-    c[0] = 0.0
-    c[len(c) - 1] = 0.0
-    for i in range(1, len(c) - 1):
-        c[i] = math.exp(c[i]) - math.cos(c[i - 1])
-    for i in range(len(y)):
-        y[i] = 2.0 * c[i] + 1.0
-
-
 def reference(x):
-    """dy/dx by hand: c_i = exp(c_i0) - cos(c_(i-1)) in order, y = 2 c + 1."""
-    n = len(x)
-    c, dc = x.copy(), np.eye(n)
-    c[0] = c[-1] = 0.0
-    dc[0] = dc[-1] = 0.0
-    for i in range(1, n - 1):
-        new = math.exp(c[i]) - math.cos(c[i - 1])
-        dc[i] = math.exp(c[i]) * dc[i] + math.sin(c[i - 1]) * dc[i - 1]
-        c[i] = new
-    return 2.0 * dc
+    """dy/dx of the scratch-cache function, derived by hand (tests/seed_problems.py)."""
+    return seed002_value_and_jacobian(x)[1]
 
 
 def peak_of(call) -> int:
