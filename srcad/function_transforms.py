@@ -180,10 +180,8 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
 
     @functools.wraps(fun)
     def jacobian_of_fun(*args, **kwargs):
-        args = bind_keywords(fun, "jacfwd", argnums, args, kwargs)
-        target, args, aux = _target(fun, value_only, args)
-        wrt = resolve_argnums(argnums, positions, len(args))
-        values = [differentiable(args[i], i, "jacfwd") for i in wrt]
+        target, args, aux, wrt, values = _bound(fun, "jacfwd", argnums, positions, value_only,
+                                                args, kwargs)
         sizes = [int(np.size(v)) for v in values]
         width = sum(sizes)
         if width == 0:  # no tangent lane to run: the Jacobians are empty
@@ -233,10 +231,8 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
 
     @functools.wraps(fun)
     def jacobian_of_fun(*args, **kwargs):
-        args = bind_keywords(fun, "jacrev", argnums, args, kwargs)
-        target, args, aux = _target(fun, value_only, args)
-        wrt = resolve_argnums(argnums, positions, len(args))
-        values = [differentiable(args[i], i, "jacrev") for i in wrt]
+        target, args, aux, wrt, values = _bound(fun, "jacrev", argnums, positions, value_only,
+                                                args, kwargs)
         key = signature(args)
         out_shape = output_shapes.get(key)
         if out_shape is None:
@@ -301,10 +297,8 @@ def _hessian_transform(fun: Callable[..., float], argnums: Argnums = 0, has_aux:
 
     @functools.wraps(fun)
     def hessian_of_fun(*args, **kwargs):
-        args = bind_keywords(fun, "hessian", argnums, args, kwargs)
-        target, args, aux = _target(fun, value_only, args)
-        (i,) = resolve_argnums(argnums, positions, len(args))
-        differentiable(args[i], i, "hessian")
+        target, args, aux, (i,), _ = _bound(fun, "hessian", argnums, positions, value_only,
+                                            args, kwargs)
         operands = [a if j == i else Constant(a) for j, a in enumerate(args)]
         key = signature(args)
         if key not in preparations:
@@ -354,6 +348,16 @@ def hessian(fun: Callable[..., Any], *args: Any, **options: Any) -> Any:
 
 
 # -- the results -------------------------------------------------------------------------------
+def _bound(fun, transform, argnums, positions, value_only, args, kwargs):
+    """(target, args, aux, wrt, values) of one call of a transformed function: keywords bound,
+    has_aux's value-only target and aux, the argnums resolved and their values checked."""
+    args = bind_keywords(fun, transform, argnums, args, kwargs)
+    target, args, aux = _target(fun, value_only, args)
+    wrt = resolve_argnums(argnums, positions, len(args))
+    values = [differentiable(args[i], i, transform) for i in wrt]
+    return target, args, aux, wrt, values
+
+
 def _target(fun, value_only, args):
     """(the function to differentiate, its arguments, aux): fun, args and None, or with
     has_aux fun's value-only function, args completed with fun's defaults, and the aux."""
