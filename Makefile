@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml $(wildcard srcad/__init__.py)
 demo: venv
 	$(VENV)/bin/python examples/mixture.py
 
+# The suite runs on every core (pytest-xdist); each worker keeps its own compile caches.
 test: venv
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest -q -n auto
 
 lint: venv
 	$(VENV)/bin/ruff check .
