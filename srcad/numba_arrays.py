@@ -7,6 +7,9 @@ numba): the same names and meanings as the python backend's runtime, compiled.
 * `array_matmul(a, b)`: `a @ b` and `np.dot(a, b)` of 1-D and 2-D float arrays (numba's own
   needs SciPy's BLAS; with SciPy installed and both operands contiguous it is called, else
   loops).
+* `outer_add(a, x, y)`: `a += np.outer(x, y)`, the adjoint of a matrix-vector product, as one
+  loop over `a` (numba's np.outer would allocate a matrix each time, then add it: in a
+  recurrent loop that doubles the reverse sweep).
 
 Each is a plain Python function (the reference, run by the interpreter) with a numba
 `overload` that numba compiles for the operand types; types it does not cover fail to type,
@@ -146,6 +149,33 @@ def _matmul(a, b):
     if _BLAS and a.layout in "CF" and b.layout in "CF" and a.dtype == b.dtype:
         return lambda a, b: np.dot(a, b)
     return lambda a, b: loops(a, b)
+
+
+def outer_add(a, x, y):
+    a += np.outer(x, y)
+
+
+@numba.njit(cache=True)
+def _outer_add(a, x, y):
+    if a.shape[0] != x.shape[0] or a.shape[1] != y.shape[0]:
+        raise ValueError("outer_add: shapes do not match")
+    for i in range(x.shape[0]):
+        xi = x[i]
+        for j in range(y.shape[0]):
+            a[i, j] += xi * y[j]
+
+
+@overload(outer_add)
+def _outer_add_overload(a, x, y):
+    if not isinstance(a, types.Array) or a.ndim != 2:
+        raise TypingError("outer_add: srcad compiles an outer product added to a matrix only")
+    if isinstance(x, types.Array) and isinstance(y, types.Array) and x.ndim == 1 \
+            and y.ndim == 1:
+        return lambda a, x, y: _outer_add(a, x, y)
+
+    def general(a, x, y):  # np.outer flattens its operands
+        a += np.outer(x, y)
+    return general
 
 
 # -- reductions with an axis -------------------------------------------------------------------

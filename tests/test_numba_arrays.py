@@ -182,6 +182,32 @@ def test_compiled_matmul_of_strided_and_contiguous_operands(a_shape, b_shape):
     np.testing.assert_allclose(run(strided_a, b), np.dot(a, b), rtol=1e-12)
 
 
+def test_compiled_outer_add_adds_the_outer_product_into_the_matrix_in_place():
+    import numba
+
+    from srcad.numba_arrays import outer_add
+
+    @numba.njit
+    def run(a, x, y):
+        outer_add(a, x, y)
+
+    a, x, y = RNG.standard_normal((3, 4)), RNG.standard_normal(3), RNG.standard_normal(4)
+    want = a + np.outer(x, y)
+    run(a, x, y)  # into what a already holds, as `a += np.outer(x, y)`
+    np.testing.assert_allclose(a, want, rtol=1e-12)
+    big = RNG.standard_normal((6, 8))
+    view, want = big[::2, ::2], big[::2, ::2] + np.outer(x, y)  # a strided view is written
+    run(view, x, y)
+    np.testing.assert_allclose(big[::2, ::2], want, rtol=1e-12)
+    with pytest.raises(ValueError):
+        run(np.zeros((4, 3)), x, y)
+
+
+def test_numba_adjoint_of_a_matrix_vector_product_adds_the_outer_product_in_place():
+    text = srcad.source(rnn_loss, srcad.Reverse, *_rnn_args(), backend="numba")
+    assert "outer_add(W_bar," in text and "np.outer" not in text
+
+
 # -- refused by name -----------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", [srcad.Reverse, srcad.Forward])
 def test_numba_refuses_what_it_does_not_compile_by_name_and_line(mode):

@@ -25,7 +25,8 @@ class Namer:
         used = {n.id for n in S.nodes(tree) if isinstance(n, gast.Name)}
         used |= {a.id for a in tree.args.args} if isinstance(tree, gast.FunctionDef) else set()
         return cls(used | set(dir(builtins)) | {"math", "np", "reserve_tape", "simd_exp",
-                                                  "unbroadcast", "reshaped", "array_matmul"})
+                                                  "unbroadcast", "reshaped", "array_matmul",
+                                                  "outer_add"})
 
     def fresh(self, base: str) -> str:
         candidate, k = base, 0

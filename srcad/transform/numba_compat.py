@@ -11,6 +11,8 @@
 * `a @ b`, `np.dot(a, b)`, `np.matmul(a, b)`, `a.dot(b)`: `array_matmul(a, b)`
   (srcad/numba_arrays.py): numba's own product needs SciPy's BLAS and contiguous operands;
   srcad's calls it where it can, else loops.
+* `a += np.outer(x, y)` (a statement, the adjoint of a matrix-vector product):
+  `outer_add(a, x, y)`, one loop over `a` instead of a new matrix added to it.
 * `np.expand_dims(g, (0, 2))`: one axis at a time (numba's takes an int).
 * `np.sum(x, axis=1, keepdims=True)` (and np.mean, np.max, np.min, np.amax, np.amin, the
   methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
@@ -68,6 +70,18 @@ class _SmallPowers(gast.NodeTransformer):
 
 
 class _Products(gast.NodeTransformer):
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        v = node.value
+        if isinstance(node.op, gast.Add) and isinstance(v, gast.Call) and not v.keywords \
+                and len(v.args) == 2 and isinstance(v.func, gast.Attribute) \
+                and v.func.attr == "outer" and isinstance(v.func.value, gast.Name) \
+                and v.func.value.id == "np":
+            target = S.clone(node.target)
+            target.ctx = gast.Load()  # a Name or a Subscript: its inner loads stay loads
+            return gast.copy_location(S.expr_stmt(S.call("outer_add", target, *v.args)), node)
+        return node
+
     def visit_BinOp(self, node):
         self.generic_visit(node)
         if isinstance(node.op, gast.MatMult):
