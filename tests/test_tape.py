@@ -100,3 +100,38 @@ def test_tape_holds_exactly_one_float_per_data_point(N):
     assert value == pytest.approx(mixture.mixture_loglikelihood(params, data), rel=1e-14)
     reference = mixture.mixture_gradient_numpy(params, data)
     np.testing.assert_allclose(params_bar, reference, rtol=1e-10, atol=1e-12)
+
+
+def triangle_nest(x):
+    """The innermost trip count, j + 1, changes with the outer loop's j but not with k's."""
+    j = 0  # bound before the nest too: a reservation read before `for j` would see 0
+    s = 0.0
+    for j in range(len(x)):
+        for k in range(len(x)):
+            for i in range(j + 1):
+                s = math.sin(s + x[i] * x[k])  # s's old value is taped
+    return s
+
+
+def test_numba_tape_reservation_of_a_nest_is_read_where_its_trip_counts_are_known():
+    """The tape space of the k and i loops (n * (j + 1) pushes) is reserved inside `for j`,
+    where j has its value, not before it with j's value from before the loop (too little
+    space: the pushes would write past the end of the tape)."""
+    x = np.linspace(0.2, 0.9, 5)
+    source = srcad.source(triangle_nest, srcad.Reverse, srcad.Duplicated(x, np.zeros(5)),
+                          backend="numba")
+    forward = source.split("# reverse sweep")[0]
+    assert forward.index("for j in range") < forward.index("reserve_tape(")
+    grad = np.zeros(5)
+    srcad.autodiff(srcad.Reverse, triangle_nest, srcad.Duplicated(x.copy(), grad),
+                   backend="numba")
+    s, want = 0.0, np.zeros(5)  # ds/dx carried along the recurrence, by hand
+    for j in range(5):
+        for k in range(5):
+            for i in range(j + 1):
+                c = math.cos(s + x[i] * x[k])
+                want = c * want
+                want[i] += c * x[k]
+                want[k] += c * x[i]
+                s = math.sin(s + x[i] * x[k])
+    np.testing.assert_allclose(grad, want, rtol=1e-12)

@@ -89,10 +89,13 @@ class ReverseControlFlow:
         loop's trip count is fixed there (one check outside the hot loops), else reserved
         here, before the loop (`span`: its range, bounds saved before it if need be)."""
         parent = self.loop_frames[-1] if self.loop_frames else None
+        need = self._need(frame, original.iter)
+        # the count handed up is read before the enclosing loop: every name in it (this loop's
+        # bounds and those its own nested loops handed up) must keep its value there
         if parent is not None and parent["kind"] == "for" and not parent["checked"] \
-                and self._fixed_in(original.iter, parent["loop"]):
+                and all(self._fixed_in(expr, parent["loop"]) for expr in need.values()):
             nested = parent.setdefault("nested", {})
-            for tape, expr in self._need(frame, original.iter).items():
+            for tape, expr in need.items():
                 nested.setdefault(tape, []).append(expr)
             return []
         return [stmt for tape, expr in sorted(self._need(frame, span).items())
@@ -130,18 +133,21 @@ class ReverseControlFlow:
         it is a for loop whose trip count is fixed within the loop around it: a while loop,
         or a loop reserving for itself inside, would use up the space reserved for the pushes
         that follow it (then this loop's own pushes check for space one by one)."""
-        def fixed(block, around) -> bool:
+        def fixed(block, arounds) -> bool:
+            # a nested trip count is summed into the reservation before `loop`: it must be
+            # fixed in every loop between (`range(j + 1)` inside `for j` is not)
             for stmt in block:
                 if isinstance(stmt, gast.While):
                     return False
-                if isinstance(stmt, gast.For) and not (self._fixed_in(stmt.iter, around)
-                                                       and fixed(stmt.body, stmt)):
+                if isinstance(stmt, gast.For) and not (
+                        all(self._fixed_in(stmt.iter, a) for a in arounds)
+                        and fixed(stmt.body, arounds + [stmt])):
                     return False
-                if isinstance(stmt, gast.If) and not (fixed(stmt.body, around)
-                                                      and fixed(stmt.orelse, around)):
+                if isinstance(stmt, gast.If) and not (fixed(stmt.body, arounds)
+                                                      and fixed(stmt.orelse, arounds)):
                     return False
             return True
-        return fixed(loop.body, loop)
+        return fixed(loop.body, [loop])
 
     def while_loop(self, loop):
         self.loop_frames.append({"kind": "while"})  # unknown trip count: pushes check space
