@@ -27,6 +27,7 @@ from srcad.annotations import (
     Output,
     Reverse,
 )
+from srcad.display import GeneratedSource
 from srcad.errors import ArgumentError, SrcadError, surfaced
 from srcad.hints import Backend, Function
 from srcad.parse import parse_function
@@ -351,10 +352,12 @@ def _forward(f, mode, compiled, flat, args, batched, call):
 
 def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
            backend: Backend = "python") -> str:
-    """The generated source for `f` in `mode` with this activity signature."""
+    """The generated source for `f` in `mode` with this activity signature (a `str` that
+    notebooks display highlighted)."""
     _check_mode(mode)
     f = _target(f)
-    return _compiled(f, _arguments(f, mode, args, batch, backend).request(mode, backend)).source
+    request = _arguments(f, mode, args, batch, backend).request(mode, backend)
+    return GeneratedSource(_compiled(f, request).source)
 
 
 def _decorator(mode: Mode):
