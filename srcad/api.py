@@ -27,7 +27,6 @@ from srcad.annotations import (
     Output,
     Reverse,
 )
-from srcad.display import GeneratedSource
 from srcad.errors import ArgumentError, SrcadError, surfaced
 from srcad.hints import Backend, Function
 from srcad.parse import parse_function
@@ -356,8 +355,7 @@ def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
     notebooks display highlighted)."""
     _check_mode(mode)
     f = _target(f)
-    request = _arguments(f, mode, args, batch, backend).request(mode, backend)
-    return GeneratedSource(_compiled(f, request).source)
+    return _compiled(f, _arguments(f, mode, args, batch, backend).request(mode, backend)).source
 
 
 def _decorator(mode: Mode):

@@ -139,7 +139,7 @@ def load_function(target: str):
         path = Path(location).resolve()
         if not path.is_file():
             raise UsageError(f"{location}: no such file")
-        module_name = "srcad_cli_" + path.stem
+        module_name = "_cli_module_" + path.stem  # not srcad_*: the prefix of generated modules
         spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module  # inspect.getsource and pickling look it up here

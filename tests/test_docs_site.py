@@ -58,3 +58,14 @@ def test_docs_extra_and_ci_build_the_site_with_warnings_as_errors():
 
 def test_the_benchmarks_page_shows_the_plot():
     assert "](benchmarks.png)" in (ROOT / "docs" / "benchmarks.md").read_text()
+
+
+def test_docstring_examples_become_code_blocks_in_the_api_reference():
+    spec = importlib.util.spec_from_file_location(
+        "griffe_doctest_blocks", ROOT / "scripts" / "griffe_doctest_blocks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = "Adds.\n\n    >>> add(1,\n    ...     2)\n    3\n\nMore text.\n>>> 1\n1"
+    assert module.fence_doctests(text) == (
+        "Adds.\n\n    ```pycon\n    >>> add(1,\n    ...     2)\n    3\n    ```\n\nMore text.\n"
+        "```pycon\n>>> 1\n1\n```")
