@@ -46,7 +46,8 @@ def install() -> None:
                     self.started[id(ev.data["dispatcher"])] = clock()
 
             def on_end(self, ev):
-                start = self.started.pop(id(ev.data["dispatcher"]), None)
+                start = self.started.pop(id(ev.data["dispatcher"]), None) if _generated(ev) \
+                    else None
                 if start is not None:
                     compiled(ev.data["dispatcher"].py_func.__name__, clock() - start)
 
@@ -55,8 +56,13 @@ def install() -> None:
 
 
 def _generated(ev) -> bool:
-    function = getattr(ev.data.get("dispatcher"), "py_func", None)
-    return getattr(function, "__module__", "").startswith(GENERATED_MODULE_PREFIX)
+    """Whether the event is the compilation of a generated function. Never raises: numba
+    compiles other objects too (a `__module__` may be None), and a listener that raised would
+    break their compilation."""
+    data = ev.data if isinstance(ev.data, dict) else {}
+    function = getattr(data.get("dispatcher"), "py_func", None)
+    module = getattr(function, "__module__", None)
+    return isinstance(module, str) and module.startswith(GENERATED_MODULE_PREFIX)
 
 
 def compiled(name: str, seconds: float) -> None:

@@ -77,3 +77,18 @@ def test_numba_code_srcad_did_not_generate_is_ignored(fresh, monkeypatch, caplog
     with caplog.at_level(logging.WARNING, logger="srcad"):
         assert users_own(1.0) == 2.0
     assert not caplog.records
+
+
+def test_compile_events_of_other_objects_are_ignored_without_error():
+    class Event:
+        def __init__(self, data):
+            self.data = data
+
+    class Dispatcher:
+        def __init__(self, module):
+            self.py_func = type("F", (), {"__module__": module})()
+
+    for data in ({"dispatcher": Dispatcher(None)}, {"dispatcher": object()}, {}, None,
+                 {"dispatcher": Dispatcher("numpy")}):
+        assert not compile_notice._generated(Event(data))
+    assert compile_notice._generated(Event({"dispatcher": Dispatcher("srcad_f_0123")}))
