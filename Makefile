@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint fuzz bench mutate
+.PHONY: venv demo test lint fuzz bench mutate docs
 
 venv: $(STAMP)
 
@@ -42,3 +42,9 @@ fuzz: venv
 # subset must fail on each. Not part of `make test` (about 25 minutes).
 mutate: venv
 	$(VENV)/bin/python scripts/mutate.py
+
+# The documentation site (mkdocs.yml): mkdocs-material, the API reference from the docstrings,
+# the gallery and examples pages generated at build time; warnings are errors.
+docs: venv
+	$(VENV)/bin/pip install -q -e '.[dev,docs]'
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site

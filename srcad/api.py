@@ -351,7 +351,8 @@ def _forward(f, mode, compiled, flat, args, batched, call):
 
 def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
            backend: Backend = "python") -> str:
-    """The generated source for `f` in `mode` with this activity signature."""
+    """The generated source for `f` in `mode` with this activity signature (a `str` that
+    notebooks display highlighted)."""
     _check_mode(mode)
     f = _target(f)
     return _compiled(f, _arguments(f, mode, args, batch, backend).request(mode, backend)).source

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from srcad import compile_notice
 from srcad.errors import SrcadError
 from srcad.transform.numba_compat import reduction_of
 
@@ -59,6 +60,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     except ImportError:
         raise SrcadError("the numba backend needs numba", construct="backend='numba'",
                          hint="pip install 'srcad[numba]'") from None
+    compile_notice.install()  # a slow first compilation says so, once
     header = ["import math", "import numpy as np", "",
               "from srcad.numba_runtime import reserve_tape, simd_exp"]
     arrays = sorted(free_names & _NUMBA_ARRAY_NAMES)

@@ -61,6 +61,17 @@ class SrcadError(Exception):
         error.problems = problems
         return error
 
+    def _repr_html_(self) -> str:
+        from srcad.display import error_html
+        return error_html(self)
+
+    def _render_traceback_(self) -> list[str]:
+        """IPython shows these lines instead of a traceback (SRCAD_DEBUG=1 keeps it)."""
+        if debugging():
+            raise NotImplementedError  # IPython then prints the full traceback
+        from srcad.display import error_lines
+        return error_lines(self)
+
     def _render(self) -> str:
         where = ""
         if self.filename is not None:

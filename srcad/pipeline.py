@@ -29,6 +29,7 @@ from srcad.array_runtime import (
 )
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
+from srcad.display import GeneratedSource
 from srcad.errors import SrcadError
 from srcad.parse import parse_function
 from srcad.running import reserve_tape
@@ -182,8 +183,9 @@ def build(func, request: Request) -> Compiled:
     last = norm.body[-1]
     returns_value = isinstance(last, gast.Return) and last.value is not None and not (
         isinstance(last.value, gast.Constant) and last.value.value is None)
-    return Compiled(function, source, name, request, taped, dependencies, cells, tapes, written,
-                    scratch, returns_value=returns_value)
+    # a str that notebooks display highlighted (srcad/display.py)
+    return Compiled(function, GeneratedSource(source), name, request, taped, dependencies, cells,
+                    tapes, written, scratch, returns_value=returns_value)
 
 
 def _array_code_unsupported(request) -> str | None:

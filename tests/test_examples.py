@@ -34,3 +34,41 @@ def test_scipy_bfgs_converges_with_a_fresh_gradient_and_not_with_out(capsys):
     example.main()
     printed = capsys.readouterr().out
     assert printed.count("converged: True") == 2 and "converged: False" in printed
+
+
+# Each of these examples compares its derivative with central finite differences, a closed form
+# derived by hand, or scipy's own fit, asserts the agreement and returns the difference it found.
+CHECKED_EXAMPLES = {
+    "ode_sensitivity": ("max relative difference", 1e-6),
+    "stiff_implicit": ("hand-derived one", 1e-12),
+    "newton_solver": ("from finite differences", 1e-6),
+    "logistic_regression": ("closed-form gradient", 1e-12),
+    "rnn": ("from finite differences", 1e-5),
+    "springs": ("max relative difference", 1e-6),
+    "max_likelihood": ("finite differences of the gradient", 1e-6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHECKED_EXAMPLES))
+def test_example_runs_and_its_derivative_matches_the_reference(name, capsys):
+    if name == "max_likelihood":
+        pytest.importorskip("scipy")
+    phrase, tolerance = CHECKED_EXAMPLES[name]
+    error = load_example(name).main()
+    printed = capsys.readouterr().out
+    assert error < tolerance
+    assert phrase in printed
+
+
+def test_every_example_is_run_by_a_test():
+    tested = set(CHECKED_EXAMPLES) | {"scipy_minimize", "mixture", "operators"}
+    assert {path.stem for path in EXAMPLES.glob("*.py")} <= tested
+    assert len(tested) >= 8
+
+
+def test_operators_example_runs(capsys):
+    example = load_example("operators")
+    example.square_jacobian()
+    example.hessian_vector_product()
+    printed = capsys.readouterr().out
+    assert "True" in printed and "False" not in printed

@@ -1,0 +1,6 @@
+"""`python -m srcad`: the command line of srcad/cli.py."""
+
+from srcad.cli import console_main
+
+if __name__ == "__main__":
+    console_main()
