@@ -141,13 +141,12 @@ def _jax_residual(jnp):
     return residual
 
 
-def jax_jacobian(x, constants):
-    """A zero-argument callable: J as a CSR from jax.jit(vmap(jacfwd)) of one observation's
-    residual (15 columns) and the weight errors' diagonal -2 w, assembled in GradBench's
-    column order. Also used as the reference."""
+def jax_blocks(x, constants):
+    """A zero-argument callable: the nonzero blocks of J from jax.jit(vmap(jacfwd)) of one
+    observation's residual (d/d cam, d/d point, d/d w: (p, 2, 15) values, as GradBench's JAX
+    tool computes them), without assembling a sparse matrix."""
     import jax
     import jax.numpy as jnp
-    import scipy.sparse
 
     jax.config.update("jax_enable_x64", True)
     n, m, p, obs, feats = constants
@@ -158,13 +157,29 @@ def jax_jacobian(x, constants):
     weights = jnp.asarray(x[N_CAM * n + 3 * m:])
     cam_idx, pt_idx = jnp.asarray(obs[:, 0]), jnp.asarray(obs[:, 1])
     feats_j = jnp.asarray(feats)
-    rows, cols = _pattern(n, m, p, obs)
 
     def call():
-        d_cam, d_point, d_w = block(cams[cam_idx], points[pt_idx], weights, feats_j)
-        d_cam, d_point, d_w = (np.asarray(d.block_until_ready()) for d in (d_cam, d_point, d_w))
+        blocks = block(cams[cam_idx], points[pt_idx], weights, feats_j)
+        return tuple(np.asarray(d.block_until_ready()) for d in blocks)
+
+    call()
+    return call
+
+
+def jax_jacobian(x, constants):
+    """A zero-argument callable: J as a CSR, the blocks of `jax_blocks` and the weight
+    errors' diagonal -2 w assembled in GradBench's row and column order. The reference."""
+    import scipy.sparse
+
+    n, m, p, obs, _ = constants
+    blocks = jax_blocks(x, constants)
+    rows, cols = _pattern(n, m, p, obs)
+    weights = x[N_CAM * n + 3 * m:]
+
+    def call():
+        d_cam, d_point, d_w = blocks()
         reproj = np.concatenate([d_cam, d_point, d_w[:, :, None]], axis=2)  # (p, 2, 15)
-        vals = np.concatenate([reproj.reshape(-1), -2.0 * np.asarray(weights)])
+        vals = np.concatenate([reproj.reshape(-1), -2.0 * weights])
         return scipy.sparse.csr_matrix((vals, (rows, cols)), shape=(3 * p, x.size))
 
     return call
