@@ -23,6 +23,7 @@ with the natural order); the compressed Jacobian has one column per color.
 from __future__ import annotations
 
 import ast
+import re
 
 import numpy as np
 
@@ -100,14 +101,34 @@ def _empty_like(value):
     return _object_array(np.zeros_like(value)) if isinstance(value, np.ndarray) else 0.0
 
 
+_TRACING_FILE = "<srcad sparsity tracing>"
+_LINE_COMMENT = re.compile(r"#\s*line (\d+): (.*)")
+
+
+def _user_statement(compiled, error):
+    """(line, statement) of the user's code the failing tracing line was generated from (the
+    generated code's `# line N: ...` comments), or (None, None)."""
+    tb, lineno = error.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == _TRACING_FILE:
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    if lineno is None:
+        return None, None
+    for text in reversed(compiled.source.splitlines()[:lineno]):
+        found = _LINE_COMMENT.search(text)
+        if found:
+            return int(found.group(1)), found.group(2).strip()
+    return None, None
+
+
 def tracing_function(compiled):
     """The generated forward function (one tangent per value) with its tangent arrays made
     object arrays."""
     tree = _ObjectTangents().visit(ast.parse(compiled.source))
     namespace = dict(compiled.function.__globals__)
     namespace["_srcad_object_array"] = _object_array
-    exec(compile(ast.fix_missing_locations(tree), f"<srcad sparsity {compiled.name}>", "exec"),
-         namespace)
+    exec(compile(ast.fix_missing_locations(tree), _TRACING_FILE, "exec"), namespace)
     return namespace[compiled.function.__name__]
 
 
@@ -133,8 +154,10 @@ def jacobian_pattern(compiled, slots, f) -> tuple[np.ndarray, np.ndarray, int]:
     try:
         _, tangents = function(*flat)
     except TypeError as err:
+        line, statement = _user_statement(compiled, err)
         raise SrcadError(f"the sparsity pattern could not be traced: {err} (a dependency set "
-                         "reached code that needs a number)", construct=f.__name__,
+                         "reached code that needs a number)", filename=f.__code__.co_filename,
+                         line=line, construct=statement or f.__name__,
                          hint="pass sparse=False (a dense jacobian)") from None
     out = output_shadow if output_shadow is not None else tangents[0]
     rows = np.reshape(np.asarray(out, dtype=object), -1)
