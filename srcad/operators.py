@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.batched_reverse import prepare_batched_reverse_jacobian
 from srcad.engines import ForwardEngine, ReverseEngine, primal_value
 from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, OperatorMode, Point
@@ -219,9 +220,12 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                                 hint="leave mode out")
         return prepare_sparse_jacobian(f, slots, template, chunk, backend)
     n, m = np.size(input_slot(slots).value), template.size
+    explicit_mode = mode
     mode = mode or ("forward" if n <= m else "reverse")
     if mode == "reverse" and chunk is not None:
-        refuse_chunk_in_reverse("jacobian (x.size > output size picks reverse mode)")
+        if explicit_mode != "reverse":
+            refuse_chunk_in_reverse("jacobian (x.size > output size picks reverse mode)")
+        return prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m)
     if mode == "forward":
         engine = forward_engine(f, slots, n, chunk, backend)
         return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
@@ -272,6 +276,9 @@ def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None):
             engine.seed_basis(start, n)
             value, tangents = engine.run()
             engine.write_columns(J, start, min(engine.width, n - start), tangents)
+    elif prep.state.get("batched"):
+        for start in range(0, m, engine.width):
+            value = engine.rows(J, start, m)
     else:
         row, flat_row = prep.state["row"], prep.state["flat_row"]
         for i in range(m):
