@@ -196,3 +196,64 @@ def prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m):
     engine = BatchedReverseEngine(f, slots, template, int(chunk))
     return make_prep("jacobian", f, slots, "reverse", int(chunk), engine, n=n, m=m,
                      batched=True)
+
+
+def batched_autodiff(mode, f, args, seed):
+    """autodiff(Reverse | ReverseWithPrimal, f, ..., BatchDuplicated(x, shadows), ...): W
+    cotangents in one sweep (python backend). Lane k's seed is the shadow k of each array f
+    writes (its cotangent) and `seed` (a number for every lane, or W numbers for a float
+    result, or an array of shape (W,) + the result's shape); lane k's adjoints are added into
+    shadow k of every input. Active floats get their W derivatives as an array."""
+    from srcad.annotations import Active, BatchDuplicated, Duplicated
+    from srcad.api import _arguments, _check_shadow, _compiled
+    from srcad.errors import ArgumentError
+
+    batches = [a for a in args if isinstance(a, BatchDuplicated)]
+    widths = {len(a.shadows) for a in batches}
+    if len(widths) != 1 or 0 in widths:
+        raise ArgumentError(f"BatchDuplicated arguments need one width W >= 1, got {widths}")
+    width = widths.pop()
+    if any(type(a) is Duplicated for a in args):
+        raise ArgumentError("mixing Duplicated and BatchDuplicated in one call",
+                            hint="give every differentiated array W shadows")
+    single = [Duplicated(a.value, a.shadows[0]) if isinstance(a, BatchDuplicated) else a
+              for a in args]
+    call = _arguments(f, mode, single, None)  # checks kinds, dtypes, the first shadows
+    compiled = _compiled(f, call.request(mode, "python"))
+    try:
+        function = batched_function(compiled, width)
+    except BatchUnsupported as err:
+        raise err.at(f.__code__.co_filename, f.__code__.co_firstlineno) from None
+    flat, copy_back, position = list(call.flat), [], 0
+    for k, arg in enumerate(args):  # call.flat: value (and shadow) per argument, in order
+        if isinstance(arg, BatchDuplicated):
+            for s in arg.shadows:
+                _check_shadow(k, arg.value, s)
+            lanes = np.stack([np.asarray(s, dtype=float) for s in arg.shadows], axis=-1)
+            flat[position + 1] = lanes
+            copy_back.append((lanes, arg.shadows))
+            position += 2
+        else:
+            position += 1
+    flat.append(_lanes_seed(seed, width))
+    value, adjoints = function(*flat)
+    for lanes, shadows in copy_back:
+        for k, shadow in enumerate(shadows):
+            shadow[...] = lanes[..., k]
+    derivatives = iter(np.broadcast_to(a, (width,)).copy() for a in adjoints)
+    out = tuple(next(derivatives) if isinstance(a, Active) else None for a in args)
+    return (out, value) if mode.with_primal else out
+
+
+def _lanes_seed(seed, width):
+    """The result's adjoint with the lanes last (a number broadcasts to every lane)."""
+    if seed is None:
+        return 1.0
+    seed = np.asarray(seed, dtype=float)
+    if seed.ndim == 0:
+        return float(seed)
+    if seed.shape[0] != width:
+        from srcad.errors import ArgumentError
+        raise ArgumentError(f"seed= of a batch of {width} lanes is a number or has a leading "
+                            f"axis of {width}, got shape {seed.shape}", construct="seed")
+    return np.moveaxis(seed, 0, -1).copy()
