@@ -40,7 +40,6 @@ from srcad.operator_options import (
 )
 from srcad.plans import MISS
 from srcad.prep_cache import reusing_preparations, tangent_count
-from srcad.sparse_jacobian import prepare_sparse_jacobian, sparse_jacobian_call
 from srcad.preparation import (
     Prep,
     PreparationMismatchError,
@@ -55,6 +54,7 @@ from srcad.preparation import (
     read_arguments,
     use_prep,
 )
+from srcad.sparse_jacobian import prepare_sparse_jacobian, sparse_jacobian_call
 
 
 # -- gradient ---------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def ht_objective(err, theta, parents, base_relatives, inverse_base_absolutes, ba
         pose[i, 2] = theta[3 + i]
     i_theta = 6
     i_pose = 5
-    for finger in range(5):
+    for _finger in range(5):
         for k in range(2, 5):
             pose[0, i_pose] = theta[i_theta]
             i_theta += 1
@@ -258,14 +258,15 @@ def _jax_objective(jnp, constants):
     return f
 
 
-def jax_jacobian(theta, constants):
-    """A zero-argument callable: jax.jit(jax.jacfwd) of the JAX transcription (the angle-axis
-    norm is assumed >= 1e-4, as at the generated points)."""
+def jax_jacobian(theta, constants, reverse=False):
+    """A zero-argument callable: jax.jit(jax.jacfwd) (jacrev if `reverse`) of the JAX
+    transcription (the angle-axis norm is assumed >= 1e-4, as at the generated points)."""
     import jax
     import jax.numpy as jnp
 
     jax.config.update("jax_enable_x64", True)
-    jac = jax.jit(jax.jacfwd(_jax_objective(jnp, constants)))
+    transform = jax.jacrev if reverse else jax.jacfwd
+    jac = jax.jit(transform(_jax_objective(jnp, constants)))
     theta_j = jnp.asarray(theta)
     jac(theta_j).block_until_ready()
     return lambda: np.asarray(jac(theta_j).block_until_ready())

@@ -18,8 +18,9 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
-from gradbench import ba, ht  # noqa: E402
 from harness import interleaved_medians  # noqa: E402
+
+from gradbench import ba, ht  # noqa: E402
 
 
 def _prepared(make):
@@ -41,7 +42,7 @@ def measure_ba(size, pairs, backends):
     csr, t_csr = _prepared(lambda: ba.jax_jacobian(x, constants))
     reference = csr()
     for backend in backends:
-        call, t_prep = _prepared(lambda: ba.srcad_jacobian(x, constants, backend=backend))
+        call, t_prep = _prepared(lambda b=backend: ba.srcad_jacobian(x, constants, backend=b))
         J = call()
         error = abs(J - reference).max() / abs(reference).max()
         assert error < 1e-10, error
@@ -59,8 +60,14 @@ def measure_ht(size, pairs, backends):
     print(f"ht {size}: {len(constants[5])} correspondences, J {3 * len(constants[5])} x 26")
     jax_call, t_jax = _prepared(lambda: ht.jax_jacobian(theta, constants))
     reference = jax_call()
+    jax_rev, t_rev = _prepared(lambda: ht.jax_jacobian(theta, constants, reverse=True))
+    assert np.abs(jax_rev() - reference).max() <= 1e-10 * np.abs(reference).max()
+    rev_time, fwd_time = interleaved_medians(jax_rev, jax_call, pairs)
+    print("  JAX:")
+    _row("JAX jit(jacfwd)", fwd_time, t_jax, fwd_time)
+    _row("JAX jit(jacrev)", rev_time, t_rev, fwd_time)
     for backend in backends:
-        call, t_prep = _prepared(lambda: ht.srcad_jacobian(theta, constants, backend=backend))
+        call, t_prep = _prepared(lambda b=backend: ht.srcad_jacobian(theta, constants, backend=b))
         error = np.abs(call() - reference).max() / np.abs(reference).max()
         assert error < 1e-10, error
         srcad_time, jax_time = interleaved_medians(call, jax_call, pairs)
