@@ -172,22 +172,26 @@ def jacobian_pattern(compiled, slots, f) -> tuple[np.ndarray, np.ndarray, int]:
 
 def color_columns(indptr, indices, n: int) -> np.ndarray:
     """Greedy coloring of the columns (natural order): two columns with a nonzero in the same
-    row get different colors. Returns the color of each column (0, 1, ...)."""
+    row get different colors. Returns the color of each column (0, 1, ...).
+
+    Each row keeps the set of colors its columns have so far, as the bits of an int: column
+    j takes the lowest color absent from every one of its rows, then joins them. That is
+    exactly the greedy distance-2 coloring of the column intersection graph, in O(nonzeros)."""
     m = len(indptr) - 1
     rows_of_nz = np.repeat(np.arange(m), np.diff(indptr))
     order = np.argsort(indices, kind="stable")  # CSC: the rows of each column
-    col_ptr = np.zeros(n + 1, dtype=np.int64)
-    np.add.at(col_ptr, indices + 1, 1)
-    col_ptr = np.cumsum(col_ptr)
-    col_rows = rows_of_nz[order]
-    colors = np.full(n, -1, dtype=np.int64)
-    forbidden = np.full(n + 1, -1, dtype=np.int64)  # forbidden[c] == j: color c is taken near j
+    col_ptr = np.concatenate([[0], np.cumsum(np.bincount(indices, minlength=n))])
+    col_rows = rows_of_nz[order].tolist()
+    col_ptr = col_ptr.tolist()
+    used = [0] * m  # per row: the colors taken, as bits
+    colors = np.zeros(n, dtype=np.int64)
     for j in range(n):
-        for r in col_rows[col_ptr[j]:col_ptr[j + 1]]:
-            neighbours = colors[indices[indptr[r]:indptr[r + 1]]]
-            forbidden[neighbours[neighbours >= 0]] = j
-        c = 0
-        while forbidden[c] == j:
-            c += 1
-        colors[j] = c
+        rows = col_rows[col_ptr[j]:col_ptr[j + 1]]
+        taken = 0
+        for r in rows:
+            taken |= used[r]
+        bit = ~taken & (taken + 1)  # the lowest color not taken
+        colors[j] = bit.bit_length() - 1
+        for r in rows:
+            used[r] |= bit
     return colors
