@@ -43,17 +43,21 @@ class Deps:
         self.indices = indices
 
     def _union(self, other):
-        if isinstance(other, Deps):
+        if other.__class__ is Deps:
             if other.indices <= self.indices:
                 return self
+            if self.indices <= other.indices:
+                return other
             return Deps(self.indices | other.indices)
-        _check_number(other)
+        if other.__class__ not in _NUMBER_TYPES:
+            _check_number(other)
         return self
 
     def _keep(self, other):
-        if isinstance(other, Deps):  # not linear code (a product of two tangents): union
+        if other.__class__ is Deps:  # not linear code (a product of two tangents): union
             return self._union(other)
-        _check_number(other)
+        if other.__class__ not in _NUMBER_TYPES:
+            _check_number(other)
         return self
 
     __add__ = __radd__ = __sub__ = __rsub__ = _union
@@ -66,6 +70,9 @@ class Deps:
 
     def __repr__(self):
         return f"Deps({sorted(self.indices)})"
+
+
+_NUMBER_TYPES = frozenset((float, int, bool, np.float64, np.int64))
 
 
 def _check_number(other):
