@@ -282,6 +282,14 @@ def central_differences(theta, constants, eps=1e-6):
     return np.stack(columns, axis=1)
 
 
+def _fd_error(problem):
+    """The JAX reference against central differences, relative to its largest entry."""
+    theta, constants = problem
+    reference = jax_jacobian(theta, constants)()
+    fd = central_differences(theta, constants)
+    return float(np.abs(reference - fd).max() / np.abs(reference).max())
+
+
 def _eval():
     """The port in the shared eval interface (benchmarks/gradbench/common.py)."""
     from .common import Eval, Implementation
@@ -304,6 +312,7 @@ def _eval():
             Implementation("jacobian", "jax", "vectorized",
                            lambda problem: jax_jacobian(*problem)),
         ),
+        fd_check=lambda problem: _fd_error(problem),
         rtol=1e-8,
         notes=("the simple inputs (no us); synthetic hand model in GradBench's layout",),
     )
