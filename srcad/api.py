@@ -141,7 +141,9 @@ class _Call:
             raise ArgumentError(f"argument {position}: reverse-mode Duplicated takes a float "
                                 "array", hint="use Active(x) for a float scalar")
         if mode.reverse and isinstance(arg, BatchDuplicated):
-            raise ArgumentError(f"argument {position}: BatchDuplicated is for forward mode")
+            raise ArgumentError(f"argument {position}: BatchDuplicated in reverse mode runs "
+                                "on the python backend, without batch=", hint="backend="
+                                "'python', or one call per cotangent with Duplicated")
         self.specs.append(ArgSpec("duplicated", typ))
         if isinstance(value, np.ndarray) or not mode.reverse:
             self.flat.append(value if isinstance(value, np.ndarray) else float(value))
@@ -303,6 +305,13 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     _check_mode(mode)
     if seed is not None and not mode.reverse:
         refuse_forward_seed()
+    if mode.reverse and backend == "python" and batch is None \
+            and any(isinstance(a, BatchDuplicated) for a in args):
+        from srcad.batched_reverse import batched_autodiff  # W cotangents per sweep
+        try:
+            return _given(batched_autodiff(mode, f, args, seed), given, mode)
+        except SrcadError as err:
+            raise surfaced(err) from None
     try:
         call, compiled, plan = _checked_call(f, mode, args, batch, backend)
     except SrcadError as err:

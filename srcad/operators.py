@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.batched_reverse import prepare_batched_reverse_jacobian
 from srcad.engines import ForwardEngine, ReverseEngine, primal_value
 from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, OperatorMode, Point
@@ -53,6 +54,7 @@ from srcad.preparation import (
     read_arguments,
     use_prep,
 )
+from srcad.sparse_jacobian import prepare_sparse_jacobian, sparse_jacobian_call
 
 
 # -- gradient ---------------------------------------------------------------------------------
@@ -177,14 +179,22 @@ def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
 
 
 # -- jacobian ---------------------------------------------------------------------------------
+def _sparse_key(extra):
+    """A kept jacobian preparation also depends on sparse=."""
+    return bool(extra.get("sparse"))
+
+
 @operator_entry
 def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
-                     backend: Backend | None = "python") -> Prep:
+                     backend: Backend | None = "python", sparse: bool = False) -> Prep:
     """Prepare `jacobian` and `value_and_jacobian` of f at arguments like `args`.
 
     Chooses forward vector mode when x has no more elements than the output, else one reverse
     pass per output element (`mode=` forces either), and the number of tangent lanes per call
     (`chunk`); allocates every seed, shadow and buffer once. Pass the result as `prep=`.
+    sparse=True: detect J's sparsity pattern and color its columns once, here; calls return
+    a scipy.sparse.csr_matrix computed by forward mode with one lane per color
+    (srcad/sparse_jacobian.py).
 
     >>> from srcad import Output
     >>> def f(y, x):
@@ -203,10 +213,19 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     if kind == "float":
         raise ArgumentError("jacobian needs an array output (returned, or Output(y))",
                             hint="use gradient for float-valued functions")
+    if sparse:
+        if mode not in (None, "forward"):
+            raise ArgumentError("sparse=True computes the jacobian in forward mode (one lane "
+                                "per color of columns)", construct=f"mode={mode!r}",
+                                hint="leave mode out")
+        return prepare_sparse_jacobian(f, slots, template, chunk, backend)
     n, m = np.size(input_slot(slots).value), template.size
+    explicit_mode = mode
     mode = mode or ("forward" if n <= m else "reverse")
     if mode == "reverse" and chunk is not None:
-        refuse_chunk_in_reverse("jacobian (x.size > output size picks reverse mode)")
+        if explicit_mode != "reverse":
+            refuse_chunk_in_reverse("jacobian (x.size > output size picks reverse mode)")
+        return prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m)
     if mode == "forward":
         engine = forward_engine(f, slots, n, chunk, backend)
         return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
@@ -220,19 +239,30 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
 
 
 @operator_entry
-@reusing_preparations("jacobian", prepare_jacobian)
+@reusing_preparations("jacobian", prepare_jacobian, _sparse_key)
 def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
-                       chunk: int | None = None,
-                       backend: Backend | None = None) -> tuple[Point, np.ndarray]:
+                       chunk: int | None = None, backend: Backend | None = None,
+                       sparse: bool | None = None) -> tuple[Point, np.ndarray]:
     """(f's output, jacobian d output / d x) as a (output size, input size) array; with
-    out=J the jacobian is J itself (refilled by the next call with it)."""
-    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend)
+    out=J the jacobian is J itself (refilled by the next call with it). sparse=True: J is a
+    scipy.sparse.csr_matrix (see jacobian)."""
+    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse)
 
 
-def _value_and_jacobian(f, args, prep, out, mode, chunk, backend):
+def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None):
+    options = {} if sparse is None else {"sparse": sparse}
     prep, slots = use_prep("jacobian", f, args, prep, prepare_jacobian, mode=mode, chunk=chunk,
-                       backend=backend)
+                           backend=backend, **options)
+    if sparse is not None and bool(sparse) != bool(prep.state.get("sparse")):
+        raise PreparationMismatchError(f"the preparation computes a "
+                                       f"{'sparse' if prep.state.get('sparse') else 'dense'} "
+                                       f"jacobian; this call asks for sparse={sparse!r}",
+                                       hint="call prepare_jacobian again with this sparse=")
+    if prep.state.get("sparse"):
+        value, J = sparse_jacobian_call(prep, out)
+        outputs = [s.value for s in slots if s.role == "output"]
+        return (outputs[0] if outputs else value), J
     n, m = prep.state["n"], prep.state["m"]
     J = out if out is not None else np.empty((m, n))
     if out is not None:
@@ -246,6 +276,9 @@ def _value_and_jacobian(f, args, prep, out, mode, chunk, backend):
             engine.seed_basis(start, n)
             value, tangents = engine.run()
             engine.write_columns(J, start, min(engine.width, n - start), tangents)
+    elif prep.state.get("batched"):
+        for start in range(0, m, engine.width):
+            value = engine.rows(J, start, m)
     else:
         row, flat_row = prep.state["row"], prep.state["flat_row"]
         for i in range(m):
@@ -263,13 +296,17 @@ prepare_value_and_jacobian = prepare_jacobian
 
 
 @operator_entry
-@reusing_preparations("jacobian", prepare_jacobian)
+@reusing_preparations("jacobian", prepare_jacobian, _sparse_key)
 def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
-             backend: Backend | None = None) -> np.ndarray:
+             backend: Backend | None = None, sparse: bool | None = None) -> np.ndarray:
     """Jacobian of f at x, an (output size, input size) array over C-ordered flattenings;
     with out=J fills J in place and returns it (the next call with out=J overwrites it: copy
     J to keep it).
+
+    sparse=True: a scipy.sparse.csr_matrix, from J's sparsity pattern (found at the
+    preparation point) and one forward lane per color of columns; out= is then a CSR of the
+    preparation's pattern, refilled in place (srcad/sparse_jacobian.py).
 
     f returns an array or writes one passed as `Output(y)`.
 
@@ -282,7 +319,7 @@ def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
     array([[5., 2.],
            [0., 3.]])
     """
-    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend)[1]
+    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse)[1]
 
 
 # -- derivative, pushforward, pullback ----------------------------------------------------------

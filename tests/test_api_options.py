@@ -148,7 +148,8 @@ def test_chunk_that_is_not_a_positive_integer_is_refused(chunk):
 def test_chunk_in_reverse_mode_is_refused():
     refused(lambda: srcad.gradient(prod, X, chunk=1), "reverse", "mode='forward'")
     refused(lambda: srcad.gradient(prod, X, mode="reverse", chunk=1), "reverse")
-    refused(lambda: srcad.jacobian(pair, X, mode="reverse", chunk=1), "reverse")
+    # (jacobian with mode="reverse" and chunk=W pulls back W rows per sweep:
+    # tests/test_batched_reverse.py)
     # mode=None picks reverse for a jacobian with fewer outputs than inputs
     refused(lambda: srcad.jacobian(pair, np.ones(3), chunk=2), "reverse")
 

@@ -209,6 +209,12 @@ class ForwardTransform(StackTangents):
             if aug_linear and t is not None:
                 if isinstance(target, gast.Name):
                     self.unset.read(tname)  # `a_dot += ...` reads a_dot
+                if isinstance(target, gast.Name) and _shares_vectors(self.styles[k]):
+                    # `a_dot` may be another value's vector (`a = b` binds a_dot to b_dot, `a =
+                    # x[i]` to a view of x_dot): adding in place would change that value too
+                    tangents.append(S.assign(ref, gast.BinOp(left=S.name(ref.id),
+                                                             op=S.clone(op), right=t)))
+                    continue
                 tangents.append(gast.AugAssign(target=ref, op=S.clone(op), value=t))
             elif not aug_linear:
                 tangents.append(S.assign(ref, t if t is not None else S.const(0.0)))
@@ -372,3 +378,9 @@ class ForwardTransform(StackTangents):
                  "Returns (value, tangents of the return value). The shadows of Duplicated",
                  "arrays are seeds on entry and hold the tangents of written arrays on exit."]
         return "\n".join("    " + line if line else "" for line in lines).lstrip() + "\n    "
+
+
+def _shares_vectors(style) -> bool:
+    """Stacked lanes: a scalar's W tangents are one NumPy vector, which an assignment binds
+    without copying (numba's Looped lanes copy element by element)."""
+    return isinstance(style, Stacked) and not isinstance(style, Looped)

@@ -1,0 +1,324 @@
+"""GradBench `ht` (hand tracking, the "simple" inputs without `us`): residuals of a skinned
+hand model and their dense Jacobian with respect to the 26 pose parameters.
+
+The loop form transliterates cpp/gradbench/evals/ht.hpp with its LightMatrix products written
+as loops: pose parameters from theta, per-bone Euler rotations posed onto the base relatives,
+relatives chained to absolutes, linear blend skinning of the base positions, mirroring, the
+global angle-axis rotation, scaling and translation, then err = points - vertices. Matrices
+are row-major here (the C++ reads column-major JSON and transposes; this port's generator
+writes row-major arrays directly).
+
+J is (3 * correspondences, 26): srcad computes it with `jacobian` in forward vector mode (26
+lanes). The reference is a JAX transcription of the same function (jit(jacfwd)), checked
+against central differences in the tests.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+N_THETA = 26
+PARENTS = (-1, 0, 1, 2, 3, 1, 5, 6, 7, 1, 9, 10, 11, 1, 13, 14, 15, 1, 17, 18, 19, 0)  # 22 bones
+
+
+def ht_objective(err, theta, parents, base_relatives, inverse_base_absolutes, base_positions,
+                 weights, correspondences, points, mirrored):
+    """err[3 i + j] = points[j, i] - vertex_positions[j, correspondences[i]]."""
+    nb = len(parents)
+    nv = base_positions.shape[1]
+    # to_pose_params: columns 0 rotation, 1 scale (ones), 2 translation, 3.. bones
+    pose = np.zeros((3, nb + 3))
+    for i in range(3):
+        pose[i, 0] = theta[i]
+        pose[i, 1] = 1.0
+        pose[i, 2] = theta[3 + i]
+    i_theta = 6
+    i_pose = 5
+    for _finger in range(5):
+        for k in range(2, 5):
+            pose[0, i_pose] = theta[i_theta]
+            i_theta += 1
+            if k == 2:
+                pose[1, i_pose] = theta[i_theta]
+                i_theta += 1
+            i_pose += 1
+        i_pose += 1
+    # get_posed_relatives: base_relative @ [[R, 0], [0, 1]], R = Rz Ry Rx of (x, z, y) angles
+    relatives = np.zeros((nb, 4, 4))
+    for b in range(nb):
+        tx = pose[0, b + 3]
+        ty = pose[2, b + 3]
+        tz = pose[1, b + 3]
+        cx, sx = math.cos(tx), math.sin(tx)
+        cy, sy = math.cos(ty), math.sin(ty)
+        cz, sz = math.cos(tz), math.sin(tz)
+        tr = np.zeros((4, 4))
+        tr[0, 0] = cz * cy
+        tr[0, 1] = -sz * cx + cz * sy * sx
+        tr[0, 2] = sz * sx + cz * sy * cx
+        tr[1, 0] = sz * cy
+        tr[1, 1] = cz * cx + sz * sy * sx
+        tr[1, 2] = -cz * sx + sz * sy * cx
+        tr[2, 0] = -sy
+        tr[2, 1] = cy * sx
+        tr[2, 2] = cy * cx
+        tr[3, 3] = 1.0
+        for r in range(4):
+            for c in range(4):
+                s = 0.0
+                for k in range(4):
+                    s += base_relatives[b, r, k] * tr[k, c]
+                relatives[b, r, c] = s
+    # relatives_to_absolutes, then transforms = absolutes @ inverse_base_absolutes
+    absolutes = np.zeros((nb, 4, 4))
+    transforms = np.zeros((nb, 4, 4))
+    for b in range(nb):
+        parent = parents[b]
+        for r in range(4):
+            for c in range(4):
+                if parent == -1:
+                    absolutes[b, r, c] = relatives[b, r, c]
+                else:
+                    s = 0.0
+                    for k in range(4):
+                        s += absolutes[parent, r, k] * relatives[b, k, c]
+                    absolutes[b, r, c] = s
+        for r in range(4):
+            for c in range(4):
+                s = 0.0
+                for k in range(4):
+                    s += absolutes[b, r, k] * inverse_base_absolutes[b, k, c]
+                transforms[b, r, c] = s
+    # skinning: positions = sum over bones of weight * (transform @ base position)[:3]
+    positions = np.zeros((3, nv))
+    for b in range(nb):
+        for v in range(nv):
+            for r in range(3):
+                s = 0.0
+                for k in range(4):
+                    s += transforms[b, r, k] * base_positions[k, v]
+                positions[r, v] += s * weights[b, v]
+    if mirrored:
+        for v in range(nv):
+            positions[0, v] = -positions[0, v]
+    # apply_global_transform: R(angle axis) with column i scaled by pose[i, 1], then translate
+    a0, a1, a2 = pose[0, 0], pose[1, 0], pose[2, 0]
+    norm = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+    rot = np.zeros((3, 3))
+    if norm < 0.0001:
+        for i in range(3):
+            rot[i, i] = 1.0
+    else:
+        x, y, z = a0 / norm, a1 / norm, a2 / norm
+        s, c = math.sin(norm), math.cos(norm)
+        rot[0, 0] = x * x + (1.0 - x * x) * c
+        rot[0, 1] = x * y * (1.0 - c) - z * s
+        rot[0, 2] = x * z * (1.0 - c) + y * s
+        rot[1, 0] = x * y * (1.0 - c) + z * s
+        rot[1, 1] = y * y + (1.0 - y * y) * c
+        rot[1, 2] = y * z * (1.0 - c) - x * s
+        rot[2, 0] = x * z * (1.0 - c) - y * s
+        rot[2, 1] = z * y * (1.0 - c) + x * s
+        rot[2, 2] = z * z + (1.0 - z * z) * c
+    for i in range(len(correspondences)):
+        v = correspondences[i]
+        for j in range(3):
+            s = pose[j, 2]
+            for k in range(3):
+                s += rot[j, k] * pose[k, 1] * positions[k, v]
+            err[3 * i + j] = points[j, i] - s
+
+
+# -- input --------------------------------------------------------------------------------------
+SIZES = {"small": {"vertices": 12, "correspondences": 8},
+         "quick": {"vertices": 544, "correspondences": 100},
+         "default": {"vertices": 544, "correspondences": 1600}}  # ADBench's hand model: 544
+
+
+def _rigid(rng, scale):
+    q, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+    if np.linalg.det(q) < 0:
+        q[:, 0] = -q[:, 0]
+    t = np.eye(4)
+    t[:3, :3] = q
+    t[:3, 3] = scale * rng.standard_normal(3)
+    return t
+
+
+def generate(vertices, correspondences, seed=0):
+    """A synthetic hand in GradBench's layout (22 bones, ADBench's parent tree): rigid base
+    relatives, the inverse absolutes they imply, homogeneous base positions, skinning weights
+    summing to one per vertex, random correspondences, points near the posed model."""
+    rng = np.random.default_rng(seed)
+    nb = len(PARENTS)
+    relatives = [_rigid(rng, 0.5) for _ in range(nb)]
+    absolutes = []
+    for b, parent in enumerate(PARENTS):
+        absolutes.append(relatives[b] if parent == -1 else absolutes[parent] @ relatives[b])
+    positions = np.vstack([rng.standard_normal((3, vertices)), np.ones((1, vertices))])
+    weights = rng.random((nb, vertices)) ** 4
+    weights /= weights.sum(axis=0)
+    return {"theta": (0.1 * rng.standard_normal(N_THETA)).tolist(), "us": [],
+            "data": {"model": {"parents": list(PARENTS),
+                               "base_relatives": [r.tolist() for r in relatives],
+                               "inverse_base_absolutes": [np.linalg.inv(a).tolist()
+                                                          for a in absolutes],
+                               "base_positions": positions.tolist(),
+                               "weights": weights.tolist(), "is_mirrored": False},
+                     "correspondences": rng.integers(0, vertices, correspondences).tolist(),
+                     "points": rng.standard_normal((3, correspondences)).tolist()}}
+
+
+def parse(data):
+    """(theta, constants): the Constant arguments of ht_objective after err and theta."""
+    model = data["data"]["model"]
+    constants = (np.asarray(model["parents"], np.int64),
+                 np.asarray(model["base_relatives"], float),
+                 np.asarray(model["inverse_base_absolutes"], float),
+                 np.asarray(model["base_positions"], float),
+                 np.asarray(model["weights"], float),
+                 np.asarray(data["data"]["correspondences"], np.int64),
+                 np.asarray(data["data"]["points"], float),
+                 bool(model["is_mirrored"]))
+    return np.asarray(data["theta"], float), constants
+
+
+def objective(theta, constants):
+    err = np.zeros(3 * len(constants[5]))
+    ht_objective(err, theta, *constants)
+    return err
+
+
+# -- srcad --------------------------------------------------------------------------------------
+def srcad_jacobian(theta, constants, backend="numba"):
+    """A zero-argument callable: the dense (3 c, 26) Jacobian, prepared once, filled in place."""
+    import srcad
+
+    err = np.zeros(3 * len(constants[5]))
+    args = (srcad.Output(err), theta) + tuple(srcad.Constant(c) for c in constants)
+    prep = srcad.prepare_jacobian(ht_objective, *args, backend=backend)
+    J = srcad.jacobian(ht_objective, *args, prep=prep)
+    return lambda: srcad.jacobian(ht_objective, *args, prep=prep, out=J)
+
+
+# -- JAX reference ------------------------------------------------------------------------------
+def _jax_objective(jnp, constants):
+    parents, base_rel, inv_abs, base_pos, weights, corr, points, mirrored = constants
+
+    def euler(t):  # (x, z, y) angles as ht.hpp's euler_angles_to_rotation_matrix reads them
+        cx, sx = jnp.cos(t[0]), jnp.sin(t[0])
+        cy, sy = jnp.cos(t[2]), jnp.sin(t[2])
+        cz, sz = jnp.cos(t[1]), jnp.sin(t[1])
+        one, zero = jnp.ones(()), jnp.zeros(())
+        rx = jnp.array([[one, zero, zero], [zero, cx, -sx], [zero, sx, cx]])
+        ry = jnp.array([[cy, zero, sy], [zero, one, zero], [-sy, zero, cy]])
+        rz = jnp.array([[cz, -sz, zero], [sz, cz, zero], [zero, zero, one]])
+        return rz @ ry @ rx
+
+    def f(theta):
+        nb = len(parents)
+        pose = jnp.zeros((3, nb + 3)).at[:, 0].set(theta[0:3]).at[:, 1].set(1.0)
+        pose = pose.at[:, 2].set(theta[3:6])
+        i_theta, i_pose = 6, 5
+        for _ in range(5):
+            for k in range(2, 5):
+                pose = pose.at[0, i_pose].set(theta[i_theta])
+                i_theta += 1
+                if k == 2:
+                    pose = pose.at[1, i_pose].set(theta[i_theta])
+                    i_theta += 1
+                i_pose += 1
+            i_pose += 1
+        absolutes = []
+        positions = jnp.zeros((3, base_pos.shape[1]))
+        for b in range(nb):
+            tr = jnp.eye(4).at[:3, :3].set(euler(pose[:, b + 3]))
+            rel = jnp.asarray(base_rel[b]) @ tr
+            absolute = rel if parents[b] == -1 else absolutes[parents[b]] @ rel
+            absolutes.append(absolute)
+            transform = absolute @ jnp.asarray(inv_abs[b])
+            positions = positions + (transform @ base_pos)[:3] * weights[b]
+        if mirrored:
+            positions = positions.at[0].multiply(-1.0)
+        a = pose[:, 0]
+        norm = jnp.sqrt(jnp.sum(a * a))
+        x, y, z = a / norm
+        s, c = jnp.sin(norm), jnp.cos(norm)
+        rot = jnp.array([[x * x + (1 - x * x) * c, x * y * (1 - c) - z * s,
+                          x * z * (1 - c) + y * s],
+                         [x * y * (1 - c) + z * s, y * y + (1 - y * y) * c,
+                          y * z * (1 - c) - x * s],
+                         [x * z * (1 - c) - y * s, z * y * (1 - c) + x * s,
+                          z * z + (1 - z * z) * c]])
+        vertices = (rot * pose[:, 1]) @ positions + pose[:, 2:3]
+        return (jnp.asarray(points) - vertices[:, corr]).T.reshape(-1)
+
+    return f
+
+
+def jax_jacobian(theta, constants, reverse=False):
+    """A zero-argument callable: jax.jit(jax.jacfwd) (jacrev if `reverse`) of the JAX
+    transcription (the angle-axis norm is assumed >= 1e-4, as at the generated points)."""
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+    transform = jax.jacrev if reverse else jax.jacfwd
+    jac = jax.jit(transform(_jax_objective(jnp, constants)))
+    theta_j = jnp.asarray(theta)
+    jac(theta_j).block_until_ready()
+    return lambda: np.asarray(jac(theta_j).block_until_ready())
+
+
+def central_differences(theta, constants, eps=1e-6):
+    columns = []
+    for j in range(theta.size):
+        hi, lo = theta.copy(), theta.copy()
+        hi[j] += eps
+        lo[j] -= eps
+        columns.append((objective(hi, constants) - objective(lo, constants)) / (2.0 * eps))
+    return np.stack(columns, axis=1)
+
+
+def _fd_error(problem):
+    """The JAX reference against central differences, relative to its largest entry."""
+    theta, constants = problem
+    reference = jax_jacobian(theta, constants)()
+    fd = central_differences(theta, constants)
+    return float(np.abs(reference - fd).max() / np.abs(reference).max())
+
+
+def _eval():
+    """The port in the shared eval interface (benchmarks/gradbench/common.py)."""
+    from .common import Eval, Implementation
+
+    def build_srcad(backend):
+        return lambda problem: srcad_jacobian(*problem, backend=backend)
+
+    return Eval(
+        name="ht", primal="objective", derivative="jacobian", sizes=SIZES,
+        generate=generate, parse=parse,
+        reference={"objective": lambda problem: objective(*problem),
+                   "jacobian": lambda problem: jax_jacobian(*problem)()},
+        to_json={"objective": lambda r: np.asarray(r).tolist(),
+                 "jacobian": lambda J: np.asarray(J).tolist()},
+        implementations=(
+            Implementation("objective", "primal", "loops",
+                           lambda problem: lambda: objective(*problem)),
+            Implementation("jacobian", "srcad-python", "loops", build_srcad("python")),
+            Implementation("jacobian", "srcad-numba", "loops", build_srcad("numba")),
+            Implementation("jacobian", "jax", "vectorized",
+                           lambda problem: jax_jacobian(*problem)),
+        ),
+        fd_check=lambda problem: _fd_error(problem),
+        rtol=1e-8,
+        notes=("the simple inputs (no us); synthetic hand model in GradBench's layout",),
+    )
+
+
+try:
+    EVAL = _eval()
+except ImportError:  # common.py not on this branch yet: the functions above still work
+    EVAL = None

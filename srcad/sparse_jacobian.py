@@ -1,0 +1,108 @@
+"""Sparse Jacobians: `jacobian(f, x, ..., sparse=True)` and its preparation.
+
+The preparation finds the pattern of J (`sparsity.jacobian_pattern`: dependency sets
+propagated through f's forward code, at the preparation point), colors its columns
+(`sparsity.color_columns`: columns sharing no row get one color) and builds a forward engine
+with one lane per color (in equal chunks when there are more colors than a call takes). A call
+seeds lane c with the sum of the unit vectors of the columns of color c, so one vector-mode
+pass gives the compressed Jacobian B (output size x colors), and J[i, j] = B[i, color[j]] for
+every (i, j) of the pattern: a gather into the CSR's `data`, precomputed as flat indices of B.
+
+Guarantee: the result equals the dense Jacobian wherever f takes the branches it took at the
+preparation point (the pattern's caveat, `srcad/sparsity.py`). `out=` must be a CSR matrix
+with the preparation's structure (as returned by a previous call); its `data` is refilled in
+place.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from srcad.api import _compiled
+from srcad.engines import Slot, _spec
+from srcad.errors import ArgumentError, SrcadError
+from srcad.pipeline import Request
+from srcad.preparation import forward_engine, input_slot, make_prep
+from srcad.sparsity import color_columns, jacobian_pattern
+
+
+def _scipy_sparse():
+    try:
+        import scipy.sparse
+    except ImportError:  # pragma: no cover - scipy is a dev dependency
+        raise SrcadError("sparse=True returns a scipy.sparse.csr_matrix, and SciPy is not "
+                         "installed", construct="sparse=True", hint="pip install scipy") from None
+    return scipy.sparse
+
+
+def prepare_sparse_jacobian(f, slots, template, chunk, backend):
+    """The preparation of a sparse jacobian: pattern, coloring, a forward engine of one lane
+    per color (per chunk), the seeds of every chunk and the gather indices into B."""
+    sparse = _scipy_sparse()
+    x = input_slot(slots).value
+    if not isinstance(x, np.ndarray):
+        raise ArgumentError("sparse=True needs an array input x", construct="sparse=True",
+                            hint="leave sparse out for a float x")
+    n, m = x.size, template.size
+    specs = tuple(_spec(Slot(s.role, s.value), True) for s in slots)
+    tracing = _compiled(f, Request("forward", specs, 1, False, "python"))
+    indptr, indices, rows = jacobian_pattern(tracing, slots, f)
+    if rows != m:
+        raise SrcadError(f"the traced output has {rows} elements, f's output {m}",
+                         construct=f.__name__)
+    colors = color_columns(indptr, indices, n)
+    count = int(colors.max()) + 1 if n else 0
+    engine = forward_engine(f, slots, max(count, 1), chunk, backend)
+    width = engine.width
+    seeds = []  # per chunk: the x-shaped seeds of its lanes
+    for start in range(0, max(count, 1), width):
+        lanes = []
+        for c in range(start, start + width):
+            seed = np.zeros(n)
+            seed[colors == c] = 1.0
+            lanes.append(seed.reshape(x.shape))
+        seeds.append(lanes)
+    compressed = np.zeros((m, len(seeds) * width))
+    rows_of_nz = np.repeat(np.arange(m), np.diff(indptr))
+    gather = rows_of_nz * compressed.shape[1] + colors[indices]
+    template_csr = sparse.csr_matrix((np.zeros(len(indices)), indices, indptr), shape=(m, n))
+    return make_prep("jacobian", f, slots, "forward", width, engine, n=n, m=m, sparse=True,
+                     colors=colors, seeds=seeds, compressed=compressed, gather=gather,
+                     pattern=template_csr)
+
+
+def sparse_jacobian_call(prep, out):
+    """Fill `out` (a CSR of the preparation's structure) or a new CSR with J; returns
+    (value, J)."""
+    state, engine = prep.state, prep.engine
+    pattern, compressed = state["pattern"], state["compressed"]
+    if out is None:
+        out = _scipy_sparse().csr_matrix((np.empty(pattern.nnz), pattern.indices,
+                                          pattern.indptr), shape=pattern.shape, copy=False)
+    else:
+        _check_sparse_out(out, pattern)
+    value = None
+    width = engine.width
+    for k, lanes in enumerate(state["seeds"]):
+        engine.seed(lanes)
+        value, tangents = engine.run()
+        engine.write_columns(compressed, k * width, width, tangents)
+    np.take(compressed.reshape(-1), state["gather"], out=out.data)
+    return value, out
+
+
+def _check_sparse_out(out, pattern) -> None:
+    sparse = _scipy_sparse()
+    if not (sparse.issparse(out) and out.format == "csr") or out.shape != pattern.shape:
+        raise ArgumentError(f"out= of a sparse jacobian is a {pattern.shape} CSR matrix with "
+                            f"the preparation's pattern, got {type(out).__name__}",
+                            construct="out", hint="pass the CSR a previous call returned")
+    if out.indices is not pattern.indices and not (
+            out.nnz == pattern.nnz and np.array_equal(out.indptr, pattern.indptr)
+            and np.array_equal(out.indices, pattern.indices)):
+        raise ArgumentError("out= has another sparsity pattern than the preparation's",
+                            construct="out", hint="pass the CSR a previous call returned")
+    if out.data.dtype != np.float64:
+        raise ArgumentError(f"out= holds {out.data.dtype} values; the jacobian is float64",
+                            construct="out")
+
