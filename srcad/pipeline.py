@@ -30,6 +30,7 @@ from srcad.array_runtime import (
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
+from srcad.nested import NESTED_RUNTIME, refuse_nested_in_numba
 from srcad.parse import parse_function
 from srcad.running import reserve_tape
 from srcad.transform.array_params import (
@@ -171,9 +172,11 @@ def build(func, request: Request) -> Compiled:
     namespace = dict(parsed.namespace)
     namespace.update(norm.extra_names)
     namespace.update(ARRAY_RUNTIME)
+    namespace.update(NESTED_RUNTIME)
     namespace.setdefault("np", np)
     namespace.setdefault("reserve_tape", reserve_tape)  # the python backend's (array tapes)
     if request.backend == "numba":
+        refuse_nested_in_numba(parsed, _free_names(tree))
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:
         function = compile_source(source, name, namespace, parsed.filename)

@@ -28,6 +28,7 @@ from srcad.transform.desugar import desugar
 from srcad.transform.exits import structure_exits
 from srcad.transform.lower import LocalFunction, lower
 from srcad.transform.names import Namer
+from srcad.transform.nested_calls import rewrite_nested_calls
 
 
 def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
@@ -216,6 +217,7 @@ class Inliner:
         body, own_locals = lower(cparsed, body, cnamer)
         # a local function sees its siblings (they are its closure); a module-level one not
         visible = {**(self.local_functions if local else {}), **own_locals}
+        body = rewrite_nested_calls(cparsed, body, cnamer, visible)
         check_syntax(cparsed, body, visible, top_level=False)
         params, bound = self._bind(callee, cparsed, call)
         body = desugar(cparsed, body, cnamer, unpack_calls=False)

@@ -1,0 +1,189 @@
+"""Nested differentiation at run time: the gradient of an inner function g, called from a
+function srcad differentiates, as a primitive with a derivative rule.
+
+`transform/nested_calls.py` rewrites `srcad.grad(g)(a0, ..., an)` and
+`srcad.gradient(g, x, Constant(p), ...)` in the differentiated source into
+`srcad_nested_gradient(token, a0, ..., an)`, where `token` names one `NestedGradient` (g and
+the position of the differentiated argument). Its rule (`nested_rule`) is, per operand a_k,
+
+* tangent: d(grad_x g)/d a_k . t, the tangent of the gradient of g for a direction t on a_k;
+* adjoint: (d(grad_x g)/d a_k)^T . s = the block (a_k, x) of g's Hessian applied to s, which,
+  the Hessian being symmetric, is the tangent of grad_(a_k) g for the direction s on x.
+
+Both are forward over reverse: srcad's forward mode run over srcad's reverse code of g (the
+code `hvp` differentiates), with every float argument of g differentiated. So an outer reverse
+pass differentiates the inner gradient by a Hessian-vector product of g, and an outer forward
+pass by the same product with the outer tangents as directions. All of it is generated Python
+(python backend); numba code cannot call back into it, so the numba backend refuses an outer
+function with nested calls (`compiler.compile_numba`).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from srcad.analysis.types import Array, type_of_value
+from srcad.annotations import Const, Duplicated, Forward
+from srcad.rules import linear
+from srcad.rules.table import CallInfo, register
+
+NESTED_NAME = "srcad_nested_gradient"
+_REGISTRY: dict[int, NestedGradient] = {}
+_TOKENS: dict[tuple, int] = {}
+_LOCK = threading.Lock()
+
+
+class NestedGradient:
+    """The gradient of `g` with respect to its argument `argnum`, with the second-order
+    products its rule needs."""
+
+    def __init__(self, g, argnum: int):
+        self.g, self.argnum = g, argnum
+
+    def _reverse(self, args):
+        """(srcad's reverse code of g with every float argument boxed as an array and
+        differentiated, the boxed arguments, the differentiated positions)."""
+        from srcad.api import _compiled
+        from srcad.engines import scalar_as_array
+        from srcad.pipeline import ArgSpec, Request
+
+        floats = tuple(i for i, a in enumerate(args) if type_of_value(a) == type_of_value(1.0))
+        target = scalar_as_array(self.g, len(args), floats) if floats else self.g
+        boxed = [np.array([float(a)]) if i in floats else a for i, a in enumerate(args)]
+        differentiated = [i for i, a in enumerate(boxed)
+                          if isinstance(type_of_value(a), Array) and a.dtype.kind == "f"]
+        specs = tuple(ArgSpec("duplicated" if i in differentiated else "const",
+                              type_of_value(a)) for i, a in enumerate(boxed))
+        compiled = _compiled(target, Request("reverse", specs, backend="python"))
+        return compiled.function, boxed, differentiated, floats
+
+    def gradient(self, args):
+        """grad_(argnum) g at args (a float for a float argument)."""
+        function, boxed, differentiated, floats = self._reverse(args)
+        flat, bars = [], {}
+        for i, a in enumerate(boxed):
+            flat.append(a)
+            if i in differentiated:
+                bars[i] = np.zeros_like(a)
+                flat.append(bars[i])
+        function(*flat, 1.0)
+        if self.argnum not in bars:
+            raise TypeError(f"srcad.grad: argument {self.argnum} of {self.g.__name__} is not "
+                            "a float or a float array")
+        return _unboxed(bars[self.argnum], self.argnum in floats)
+
+    def second(self, args, directions):
+        """The tangents of grad_(a_k) g for every argument k, for the directions given
+        (position -> tangent; the others are zero): forward over reverse."""
+        from srcad.api import autodiff
+
+        function, boxed, differentiated, floats = self._reverse(args)
+        annotated, bar_dots = [], {}
+        for i, a in enumerate(boxed):
+            if i not in differentiated:
+                annotated.append(Const(a))
+                continue
+            direction = directions.get(i)
+            direction = np.zeros_like(a) if direction is None else \
+                np.reshape(np.asarray(direction, dtype=float), a.shape).copy()
+            bar_dots[i] = np.zeros_like(a)
+            annotated += [Duplicated(a, direction), Duplicated(np.zeros_like(a), bar_dots[i])]
+        annotated.append(Const(1.0))
+        autodiff(Forward, function, *annotated)
+        return {i: _unboxed(d, i in floats) for i, d in bar_dots.items()}
+
+
+def _unboxed(value, was_float):
+    return float(value[0]) if was_float else value
+
+
+def token_for(g, argnum: int) -> int:
+    """The token of grad_(argnum) g (one per function and position, kept for the process)."""
+    key = (g, argnum)
+    with _LOCK:
+        token = _TOKENS.get(key)
+        if token is None:
+            token = len(_REGISTRY) + 1
+            _TOKENS[key] = token
+            _REGISTRY[token] = NestedGradient(g, argnum)
+        return token
+
+
+def _in_call_order(nested, operands):
+    """g's arguments from the operands of the rewritten call (the differentiated one first)."""
+    x, *rest = operands
+    return rest[:nested.argnum] + [x] + rest[nested.argnum:]
+
+
+def _position(nested, k):
+    """g's argument position of operand k (operand 0 is the differentiated argument)."""
+    if k == 0:
+        return nested.argnum
+    return k - 1 if k - 1 < nested.argnum else k
+
+
+def srcad_nested_gradient(token, *operands):
+    """grad_x g: what `srcad.grad(g, argnums=i)(*args)` computes, called as
+    `srcad_nested_gradient(token, args[i], <the other args in order>)`."""
+    nested = _REGISTRY[token]
+    return nested.gradient(_in_call_order(nested, list(operands)))
+
+
+def srcad_nested_tangent(token, k, *operands_and_direction):
+    """The tangent of grad_x g for the direction t on operand k (t the last argument)."""
+    *operands, direction = operands_and_direction
+    nested = _REGISTRY[token]
+    args = _in_call_order(nested, operands)
+    return nested.second(args, {_position(nested, k): direction})[nested.argnum]
+
+
+def srcad_nested_adjoint(token, k, *operands_and_seed):
+    """The adjoint the seed s of grad_x g sends to operand k: H[k, x] s."""
+    *operands, seed = operands_and_seed
+    nested = _REGISTRY[token]
+    args = _in_call_order(nested, operands)
+    return nested.second(args, {nested.argnum: seed})[_position(nested, k)]
+
+
+def nested_rule(ranks, keywords):
+    """The rule of `srcad_nested_gradient(token, x, a1, ..., an)`: shaped like x."""
+    count = len(ranks) - 1
+    operands = " ".join(["t"] + [f"a{k}" for k in range(count)])
+    listed = ", ".join(f"a{k}" for k in range(count))
+    pairs = [(None, None)] + [(f"srcad_nested_tangent(t, {k}, {listed}, g)",
+                               f"srcad_nested_adjoint(t, {k}, {listed}, g)") for k in range(count)]
+    shape = "a0_shape" if ranks[1] else "()"
+    return linear("nested_gradient", operands, *pairs, shape=shape, rank=ranks[1])
+
+
+register(srcad_nested_gradient, CallInfo(NESTED_NAME, None, "float", select=nested_rule))
+
+# names the generated code calls (pipeline.py adds them to its namespace)
+NESTED_RUNTIME = {f.__name__: f for f in (srcad_nested_gradient, srcad_nested_tangent,
+                                          srcad_nested_adjoint)}
+
+
+def refuse_nested_in_numba(parsed, free_names) -> None:
+    """numba code cannot call the Python code of a nested gradient: refused, with where."""
+    if free_names & set(NESTED_RUNTIME):
+        from srcad.errors import SrcadError
+        raise SrcadError(f"{parsed.name} calls srcad.grad or srcad.gradient of another "
+                         "function; the numba backend cannot call that nested derivative "
+                         "(it runs as generated Python code)", filename=parsed.filename,
+                         line=parsed.first_line, construct="backend='numba'",
+                         hint="use backend='python' for the outer derivative")
+
+
+def _third_order(ranks, keywords):
+    from srcad.errors import SrcadError
+    raise SrcadError("differentiating the derivative of a nested srcad.grad/srcad.gradient "
+                     "call (a third derivative) is not supported", construct="nested gradient",
+                     hint="differentiate the function with the nested call once (reverse or "
+                     "forward mode); hvp, hessian and second_derivative of it are third "
+                     "derivatives of the inner function")
+
+
+for _runtime in (srcad_nested_tangent, srcad_nested_adjoint):
+    register(_runtime, CallInfo(_runtime.__name__, None, "float", select=_third_order))
