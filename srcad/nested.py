@@ -24,8 +24,7 @@ import threading
 
 import numpy as np
 
-from srcad.analysis.types import Array, type_of_value
-from srcad.annotations import Const, Duplicated, Forward
+from srcad.analysis.types import FLOAT, Array, type_of_value
 from srcad.rules import linear
 from srcad.rules.table import CallInfo, register
 
@@ -35,64 +34,90 @@ _TOKENS: dict[tuple, int] = {}
 _LOCK = threading.Lock()
 
 
+class _Code:
+    """srcad's reverse code of g for one signature of arguments, every float argument boxed as
+    a one-element array and every float array differentiated; and srcad's forward code of
+    that reverse code (built on first use)."""
+
+    def __init__(self, g, args):
+        from srcad.api import _compiled
+        from srcad.engines import scalar_as_array
+        from srcad.pipeline import ArgSpec, Request
+
+        self.floats = tuple(i for i, a in enumerate(args) if type_of_value(a) == FLOAT)
+        target = scalar_as_array(g, len(args), self.floats) if self.floats else g
+        boxed = self.boxed(args)
+        self.differentiated = tuple(i for i, a in enumerate(boxed)
+                                    if isinstance(type_of_value(a), Array) and a.dtype.kind == "f")
+        types = [type_of_value(a) for a in boxed]
+        specs = tuple(ArgSpec("duplicated" if i in self.differentiated else "const", t)
+                      for i, t in enumerate(types))
+        self.reverse = _compiled(target, Request("reverse", specs, backend="python"))
+        forward_specs = []
+        for i, t in enumerate(types):
+            forward_specs += [ArgSpec("duplicated", t)] * 2 if i in self.differentiated \
+                else [ArgSpec("const", t)]
+        self._forward_request = Request("forward", tuple(forward_specs) + (
+            ArgSpec("const", FLOAT),), backend="python")
+        self._forward = None
+
+    def boxed(self, args):
+        return [np.array([float(a)]) if i in self.floats else a for i, a in enumerate(args)]
+
+    def forward(self):
+        from srcad.api import _compiled
+        if self._forward is None or not self._forward.is_current():
+            self._forward = _compiled(self.reverse.function, self._forward_request)
+        return self._forward.function
+
+
 class NestedGradient:
     """The gradient of `g` with respect to its argument `argnum`, with the second-order
     products its rule needs."""
 
     def __init__(self, g, argnum: int):
         self.g, self.argnum = g, argnum
+        self.codes: dict[tuple, _Code] = {}  # by the srcad types of the arguments
 
-    def _reverse(self, args):
-        """(srcad's reverse code of g with every float argument boxed as an array and
-        differentiated, the boxed arguments, the differentiated positions)."""
-        from srcad.api import _compiled
-        from srcad.engines import scalar_as_array
-        from srcad.pipeline import ArgSpec, Request
-
-        floats = tuple(i for i, a in enumerate(args) if type_of_value(a) == type_of_value(1.0))
-        target = scalar_as_array(self.g, len(args), floats) if floats else self.g
-        boxed = [np.array([float(a)]) if i in floats else a for i, a in enumerate(args)]
-        differentiated = [i for i, a in enumerate(boxed)
-                          if isinstance(type_of_value(a), Array) and a.dtype.kind == "f"]
-        specs = tuple(ArgSpec("duplicated" if i in differentiated else "const",
-                              type_of_value(a)) for i, a in enumerate(boxed))
-        compiled = _compiled(target, Request("reverse", specs, backend="python"))
-        return compiled.function, boxed, differentiated, floats
+    def _code(self, args) -> _Code:
+        key = tuple(type_of_value(a) for a in args)
+        code = self.codes.get(key)
+        if code is None or not code.reverse.is_current():
+            code = self.codes[key] = _Code(self.g, args)
+        if self.argnum not in code.differentiated:
+            raise TypeError(f"srcad.grad: argument {self.argnum} of {self.g.__name__} is not "
+                            "a float or a float array")
+        return code
 
     def gradient(self, args):
         """grad_(argnum) g at args (a float for a float argument)."""
-        function, boxed, differentiated, floats = self._reverse(args)
+        code = self._code(args)
         flat, bars = [], {}
-        for i, a in enumerate(boxed):
+        for i, a in enumerate(code.boxed(args)):
             flat.append(a)
-            if i in differentiated:
+            if i in code.differentiated:
                 bars[i] = np.zeros_like(a)
                 flat.append(bars[i])
-        function(*flat, 1.0)
-        if self.argnum not in bars:
-            raise TypeError(f"srcad.grad: argument {self.argnum} of {self.g.__name__} is not "
-                            "a float or a float array")
-        return _unboxed(bars[self.argnum], self.argnum in floats)
+        code.reverse.function(*flat, 1.0)
+        return _unboxed(bars[self.argnum], self.argnum in code.floats)
 
     def second(self, args, directions):
         """The tangents of grad_(a_k) g for every argument k, for the directions given
         (position -> tangent; the others are zero): forward over reverse."""
-        from srcad.api import autodiff
-
-        function, boxed, differentiated, floats = self._reverse(args)
-        annotated, bar_dots = [], {}
-        for i, a in enumerate(boxed):
-            if i not in differentiated:
-                annotated.append(Const(a))
+        code = self._code(args)
+        forward = code.forward()
+        flat, bar_dots = [], {}
+        for i, a in enumerate(code.boxed(args)):
+            flat.append(a)
+            if i not in code.differentiated:
                 continue
             direction = directions.get(i)
-            direction = np.zeros_like(a) if direction is None else \
-                np.reshape(np.asarray(direction, dtype=float), a.shape).copy()
+            flat.append(np.zeros_like(a) if direction is None else
+                        np.reshape(np.asarray(direction, dtype=float), a.shape).copy())
             bar_dots[i] = np.zeros_like(a)
-            annotated += [Duplicated(a, direction), Duplicated(np.zeros_like(a), bar_dots[i])]
-        annotated.append(Const(1.0))
-        autodiff(Forward, function, *annotated)
-        return {i: _unboxed(d, i in floats) for i, d in bar_dots.items()}
+            flat += [np.zeros_like(a), bar_dots[i]]
+        forward(*flat, 1.0)
+        return {i: _unboxed(d, i in code.floats) for i, d in bar_dots.items()}
 
 
 def _unboxed(value, was_float):
