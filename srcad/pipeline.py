@@ -110,6 +110,8 @@ _MISSING = object()
 def build(func, request: Request) -> Compiled:
     parsed = parse_function(func)
     norm = normalize(parsed)
+    if request.backend == "numba":
+        refuse_nested_in_numba(norm)
     specs = request.specs
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
@@ -176,7 +178,6 @@ def build(func, request: Request) -> Compiled:
     namespace.setdefault("np", np)
     namespace.setdefault("reserve_tape", reserve_tape)  # the python backend's (array tapes)
     if request.backend == "numba":
-        refuse_nested_in_numba(parsed, _free_names(tree))
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:
         function = compile_source(source, name, namespace, parsed.filename)

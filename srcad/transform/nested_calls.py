@@ -35,7 +35,8 @@ def _srcad_api() -> dict:
     out = {}
     for name in srcad.__all__:
         obj = getattr(srcad, name)
-        if isinstance(obj, types.FunctionType) or name in ("Constant", "Const"):
+        if isinstance(obj, types.FunctionType) or name in ("Constant", "Const", "Cache",
+                                                            "Output"):
             out[id(obj)] = (obj, name)
     return out
 
