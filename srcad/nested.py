@@ -97,7 +97,7 @@ class NestedGradient:
         for i, a in enumerate(code.boxed(args)):
             flat.append(a)
             if i in code.differentiated:
-                bars[i] = np.zeros_like(a)
+                bars[i] = np.zeros(a.shape)
                 flat.append(bars[i])
         code.reverse.function(*flat, 1.0)
         return _unboxed(bars[self.argnum], self.argnum in code.floats)
@@ -113,10 +113,10 @@ class NestedGradient:
             if i not in code.differentiated:
                 continue
             direction = directions.get(i)
-            flat.append(np.zeros_like(a) if direction is None else
+            flat.append(np.zeros(a.shape) if direction is None else
                         np.reshape(np.asarray(direction, dtype=float), a.shape).copy())
-            bar_dots[i] = np.zeros_like(a)
-            flat += [np.zeros_like(a), bar_dots[i]]
+            bar_dots[i] = np.zeros(a.shape)
+            flat += [np.zeros(a.shape), bar_dots[i]]
         forward(*flat, 1.0)
         return {i: _unboxed(d, i in code.floats) for i, d in bar_dots.items()}
 
@@ -166,11 +166,38 @@ def srcad_nested_tangent(token, k, *operands_and_direction):
 
 
 def srcad_nested_adjoint(token, k, *operands_and_seed):
-    """The adjoint the seed s of grad_x g sends to operand k: H[k, x] s."""
+    """The adjoint the seed s of grad_x g sends to operand k: H[k, x] s. The reverse sweep asks
+    for every operand in a row with the same operands and seed, and one forward-over-reverse
+    pass gives them all: the last pass is kept (per thread), with copies of what it read."""
     *operands, seed = operands_and_seed
     nested = _REGISTRY[token]
-    args = _in_call_order(nested, operands)
-    return nested.second(args, {nested.argnum: seed})[_position(nested, k)]
+    last = getattr(_LAST, "adjoints", None)
+    if last is None or last[0] != token or not _same(last[1], operands_and_seed):
+        args = _in_call_order(nested, operands)
+        last = _LAST.adjoints = (token, [np.copy(v) if isinstance(v, np.ndarray) else v
+                                         for v in operands_and_seed],
+                                 nested.second(args, {nested.argnum: seed}))
+    adjoint = last[2][_position(nested, k)]
+    # a copy: the generated code may bind the adjoint and add into it in place
+    return np.copy(adjoint) if isinstance(adjoint, np.ndarray) else adjoint
+
+
+_LAST = threading.local()
+
+
+def _same(kept, values) -> bool:
+    """Are `values` equal, element by element and type by type, to the copies `kept`?"""
+    if len(kept) != len(values):
+        return False
+    for a, b in zip(kept, values):
+        if isinstance(a, np.ndarray) != isinstance(b, np.ndarray) or type(a) is not type(b):
+            return False
+        if isinstance(a, np.ndarray):
+            if a.shape != b.shape or a.dtype != b.dtype or not np.array_equal(a, b):
+                return False
+        elif a != b:
+            return False
+    return True
 
 
 def nested_rule(ranks, keywords):
