@@ -80,6 +80,21 @@ def test_mixed_partials_through_an_inner_gradient_both_modes():
     check_grads(slope_times_x, Active(x), Active(p))
 
 
+def two_uses(x, p):
+    a = srcad.grad(cubic)(x, p)
+    b = srcad.grad(cubic)(x, p)
+    return a * a + b * x
+
+
+def test_two_calls_with_the_same_operands_get_their_own_adjoints():
+    x, p = 0.9, -0.4
+    inner = 3.0 * p * x * x + math.cos(x)  # G; then f = G^2 + G x
+    d_inner_x, d_inner_p = 6.0 * p * x - math.sin(x), 3.0 * x * x
+    expected = (2.0 * inner * d_inner_x + d_inner_x * x + inner,
+                2.0 * inner * d_inner_p + d_inner_p * x)
+    assert srcad.autodiff(Reverse, two_uses, Active(x), Active(p)) == pytest.approx(expected)
+
+
 def test_argnums_selects_the_inner_argument():
     x, p = 0.4, -0.8
     assert srcad.autodiff(Reverse, p_slope, Active(x), Active(p)) == \
