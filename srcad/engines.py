@@ -344,12 +344,13 @@ _wrapper_counter = itertools.count()
 
 
 @functools.lru_cache(maxsize=None)
-def scalar_as_array(f, nargs: int, position: int):
+def scalar_as_array(f, nargs: int, position):
     """A plain function `g(..., x_array, ...) = f(..., x_array[0], ...)` with real source (so
     srcad can differentiate it, inlining f): operators that need an array input use it for
-    float inputs."""
+    float inputs. `position` is one argument's position or a tuple of them."""
+    positions = (position,) if isinstance(position, int) else position
     params = [f"arg{i}" for i in range(nargs)]
-    call = ", ".join(f"{p}[0]" if i == position else p for i, p in enumerate(params))
+    call = ", ".join(f"{p}[0]" if i in positions else p for i, p in enumerate(params))
     name = f"{f.__name__}_of_array"
     source = f"def {name}({', '.join(params)}):\n    return {f.__name__}({call})\n"
     filename = f"<srcad wrapper {name} #{next(_wrapper_counter)}>"

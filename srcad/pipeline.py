@@ -31,6 +31,7 @@ from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.display import GeneratedSource
 from srcad.errors import SrcadError
+from srcad.nested import NESTED_RUNTIME, refuse_nested_in_numba
 from srcad.parse import parse_function
 from srcad.running import reserve_tape
 from srcad.transform.array_params import (
@@ -110,6 +111,8 @@ _MISSING = object()
 def build(func, request: Request) -> Compiled:
     parsed = parse_function(func)
     norm = normalize(parsed)
+    if request.backend == "numba":
+        refuse_nested_in_numba(norm)
     specs = request.specs
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
@@ -172,6 +175,7 @@ def build(func, request: Request) -> Compiled:
     namespace = dict(parsed.namespace)
     namespace.update(norm.extra_names)
     namespace.update(ARRAY_RUNTIME)
+    namespace.update(NESTED_RUNTIME)
     namespace.setdefault("np", np)
     namespace.setdefault("reserve_tape", reserve_tape)  # the python backend's (array tapes)
     if request.backend == "numba":

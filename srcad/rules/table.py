@@ -243,3 +243,9 @@ def lookup_call(obj) -> CallInfo | None:
     if entry is None or entry[0] is not obj:
         return None
     return entry[1]
+
+
+def register(obj, info: CallInfo) -> None:
+    """Add a call srcad's own runtime defines (the nested gradient of srcad/nested.py); done
+    at import, never during a transformation."""
+    _TABLE[id(obj)] = (obj, info)

@@ -28,6 +28,7 @@ from srcad.transform.desugar import desugar
 from srcad.transform.exits import structure_exits
 from srcad.transform.lower import LocalFunction, lower
 from srcad.transform.names import Namer
+from srcad.transform.nested_calls import rewrite_nested_calls
 
 
 def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
@@ -203,9 +204,7 @@ class Inliner:
         if isinstance(callee, functools.partial):
             return self.inline_call(callee.func, self._partial_call(callee, call))
         if callee in self.stack:
-            raise self.parsed.error(call, "recursion", f"{callee.__name__} calls itself "
-                                    "(directly or indirectly); recursion is not supported",
-                                    hint="write the recursion as a loop")
+            raise self._recursion(callee, call)
         self.dependencies.extend(attribute_reads(self.parsed, call.func, self.extra))
         local = isinstance(callee, LocalFunction)
         cparsed = callee.parsed if local else parse_function(callee)
@@ -216,6 +215,7 @@ class Inliner:
         body, own_locals = lower(cparsed, body, cnamer)
         # a local function sees its siblings (they are its closure); a module-level one not
         visible = {**(self.local_functions if local else {}), **own_locals}
+        body = rewrite_nested_calls(cparsed, body, cnamer, visible)
         check_syntax(cparsed, body, visible, top_level=False)
         params, bound = self._bind(callee, cparsed, call)
         body = desugar(cparsed, body, cnamer, unpack_calls=False)
@@ -281,6 +281,21 @@ class Inliner:
         for s in out:
             _set_lines(s, getattr(call, "lineno", None), getattr(call, "col_offset", 0))
         return out, result_expr
+
+    def _recursion(self, callee, call):
+        """Recursion is refused: srcad inlines the user's functions, and a recursive
+        derivative would need a tape per call depth. The message names the cycle and the call
+        that closes it; the hint gives the loop form."""
+        chain = list(self.stack[self.stack.index(callee):]) + [callee]
+        cycle = " -> ".join(getattr(f, "__name__", "?") for f in chain)
+        how = "calls itself" if len(chain) == 2 else "calls itself indirectly"
+        return self.parsed.error(
+            call, "recursion", f"{callee.__name__} {how} ({cycle}); recursion is not "
+            "supported", hint=f"write {callee.__name__} as a loop: keep the pending "
+            "sub-problems in an explicit stack (an array and a counter) or visit them in a "
+            "fixed order with nested loops; a determinant by expansion in minors, for "
+            "instance, becomes elimination in loops, or np.linalg.det, which srcad "
+            "differentiates")
 
     def _bind(self, callee, cparsed, call) -> tuple[list, list]:
         """(parameter names, [(parameter, argument expression)]) as Python binds the call:

@@ -19,6 +19,7 @@ from srcad.transform.inline import Inliner
 from srcad.transform.lists import split_fixed_lists
 from srcad.transform.lower import lower
 from srcad.transform.names import Namer
+from srcad.transform.nested_calls import rewrite_nested_calls
 from srcad.transform.tuples import split_tuple_locals
 
 
@@ -53,6 +54,7 @@ def normalize(parsed: ParsedFunction) -> Normalized:
         body = body[1:]
     namer = Namer.for_tree(tree)
     body, local_functions = lower(parsed, body, namer)
+    body = rewrite_nested_calls(parsed, body, namer, local_functions)
     check_syntax(parsed, body, local_functions)
     body = desugar(parsed, body, namer, unpack_calls=False)
     inliner = Inliner(parsed, namer, local_functions=local_functions)

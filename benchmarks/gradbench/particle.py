@@ -1,0 +1,234 @@
+"""GradBench `particle`: the control w that makes a charged particle, pushed by the field of
+two fixed charges, reach the x axis at the origin; nested differentiation.
+
+The trajectory (`naive_euler`) is Euler integration of the force, the gradient of the
+potential `potential(x, w)` with respect to the position, computed by a nested
+`srcad.grad(potential)(x, w)` (or `srcad.gradient(..., mode="forward")`); the outer derivative
+d naive_euler / d w, which the argmin's gradient descent uses, differentiates through it.
+Transliterated from the eval (cpp/gradbench/evals/particle.hpp for the potential, the
+GradBench solver for the argmin). The four GradBench functions name the outer and inner modes:
+`rf` is the argmin in reverse mode over an Euler loop whose force is taken in forward mode.
+
+srcad differentiates the nested gradient as one primitive (srcad/nested.py): whichever mode
+the inner call names, the inner gradient runs as srcad's reverse code and its derivative as
+forward over reverse. So `ff` and `fr` (and `rf` and `rr`) run the same code: the inner mode is
+recorded in the source, not in what runs. The numba backend cannot call the nested gradient
+(it is generated Python code) and refuses the port.
+"""
+
+import functools
+import math
+
+import numpy as np
+
+import srcad
+
+from .common import Eval, Implementation, Refused, jax_or_unavailable
+
+FUNCTIONS = ("ff", "fr", "rf", "rr")
+
+
+def potential(x, w):
+    # unit charges at (10, 10 - w) and (10, 0): p(x; w) = sum of 1 / distance
+    return 1.0 / math.sqrt((x[0] - 10.0) ** 2 + (x[1] - (10.0 - w)) ** 2) \
+        + 1.0 / math.sqrt((x[0] - 10.0) ** 2 + x[1] ** 2)
+
+
+def naive_euler(w):
+    """x(t_f)[0]^2 where the path crosses the x axis; the force by a reverse-mode gradient."""
+    x = np.array([0.0, 8.0])
+    xdot = np.array([0.75, 0.0])
+    delta_t = 1e-1
+    while True:
+        xddot = -1.0 * srcad.grad(potential)(x, w)
+        x_new = x + delta_t * xdot
+        if x_new[1] > 0.0:
+            x = x_new
+            xdot = xdot + delta_t * xddot
+        else:
+            break
+    delta_t_f = -x[1] / xdot[1]
+    x_t_f = x + delta_t_f * xdot
+    return x_t_f[0] * x_t_f[0]
+
+
+def naive_euler_forward_force(w):
+    """naive_euler, the force by a forward-mode gradient."""
+    x = np.array([0.0, 8.0])
+    xdot = np.array([0.75, 0.0])
+    delta_t = 1e-1
+    while True:
+        xddot = -1.0 * srcad.gradient(potential, x, srcad.Constant(w), mode="forward")
+        x_new = x + delta_t * xdot
+        if x_new[1] > 0.0:
+            x = x_new
+            xdot = xdot + delta_t * xddot
+        else:
+            break
+    delta_t_f = -x[1] / xdot[1]
+    x_t_f = x + delta_t_f * xdot
+    return x_t_f[0] * x_t_f[0]
+
+
+def naive_euler_by_hand(w):
+    """naive_euler with the force derived by hand (no srcad): the central-differences and
+    reference primal."""
+    x = np.array([0.0, 8.0])
+    xdot = np.array([0.75, 0.0])
+    delta_t = 1e-1
+    while True:
+        force = np.zeros(2)
+        for cx, cy in ((10.0, 10.0 - w), (10.0, 0.0)):
+            d = np.array([x[0] - cx, x[1] - cy])
+            force += d / math.sqrt(d @ d) ** 3  # -grad of 1/|d|
+        x_new = x + delta_t * xdot
+        if x_new[1] > 0.0:
+            x = x_new
+            xdot = xdot + delta_t * force
+        else:
+            break
+    x_t_f = x + (-x[1] / xdot[1]) * xdot
+    return x_t_f[0] * x_t_f[0]
+
+
+def multivariate_argmin(f, g, x):
+    """The GradBench solver: gradient descent with a step that doubles after 10 accepted steps
+    and halves on a rejected one; stops when the gradient or the step is below 1e-5."""
+    x = np.array(x, dtype=float)
+    fx, gx = f(x), g(x)
+    eta, i = 1e-5, 0
+    while True:
+        if math.sqrt(float(gx @ gx)) <= 1e-5:
+            return x
+        if i == 10:
+            eta, i = 2.0 * eta, 0
+            continue
+        x_prime = x - eta * gx
+        if math.sqrt(float((x - x_prime) @ (x - x_prime))) <= 1e-5:
+            return x
+        fx_prime = f(x_prime)
+        if fx_prime < fx:
+            x, fx, gx = x_prime, fx_prime, g(x_prime)
+            i += 1
+        else:
+            eta, i = eta / 2.0, 0
+
+
+def srcad_derivative(outer, inner, backend="python"):
+    """d naive_euler / d w by srcad: outer "r" reverse or "f" forward mode, over an Euler loop
+    whose force is taken by a nested gradient in `inner` mode."""
+    function = naive_euler if inner == "r" else naive_euler_forward_force
+    if outer == "r":
+        return lambda w: srcad.autodiff(srcad.Reverse, function, srcad.Active(w),
+                                        backend=backend)[0]
+    return lambda w: srcad.autodiff(srcad.Forward, function, srcad.Duplicated(w, 1.0),
+                                    backend=backend)
+
+
+def generate(w=0.0):
+    return {"w": float(w)}
+
+
+def parse(data):
+    return float(data["w"])
+
+
+def _solve(primal, derivative, w0):
+    return float(multivariate_argmin(lambda w: primal(w[0]),
+                                     lambda w: np.array([derivative(w[0])]), [w0])[0])
+
+
+def _srcad(function, backend):
+    outer, inner = function
+
+    def build(w0):
+        derivative = srcad_derivative(outer, inner, backend)
+        try:
+            derivative(w0)
+        except srcad.SrcadError as exc:
+            raise Refused(f"{type(exc).__name__}: {exc}") from exc
+        primal = naive_euler if inner == "r" else naive_euler_forward_force
+        return lambda: _solve(primal, derivative, w0)
+
+    return Implementation(function, f"srcad-{backend}", "loops", build)
+
+
+@functools.lru_cache(maxsize=None)
+def jax_derivative(inner="r"):
+    """(naive_euler, d naive_euler / d w) by JAX: jvp (forward mode) through
+    `lax.while_loop`, with `jax.grad` (inner "r") or `jax.jacfwd` (inner "f") for the force;
+    jitted. JAX's reverse mode cannot differentiate a while loop."""
+    jax = jax_or_unavailable()
+    import jax.numpy as jnp
+
+    def p(x, w):
+        return 1.0 / jnp.sqrt((x[0] - 10.0) ** 2 + (x[1] - (10.0 - w)) ** 2) \
+            + 1.0 / jnp.sqrt((x[0] - 10.0) ** 2 + x[1] ** 2)
+
+    force = jax.grad(p) if inner == "r" else jax.jacfwd(p)
+
+    def euler(w):
+        def step(state):
+            x, xdot, _ = state
+            x_new = x + 0.1 * xdot
+            go = x_new[1] > 0.0
+            return (jnp.where(go, x_new, x), jnp.where(go, xdot - 0.1 * force(x, w), xdot), go)
+
+        x, xdot, _ = jax.lax.while_loop(lambda s: s[2], step,
+                                        (jnp.array([0.0, 8.0]), jnp.array([0.75, 0.0]), True))
+        x_t_f = x + (-x[1] / xdot[1]) * xdot
+        return x_t_f[0] * x_t_f[0]
+
+    jvp = jax.jit(lambda w: jax.jvp(euler, (w,), (1.0,)))
+    return lambda w: tuple(float(v) for v in jvp(w))
+
+
+def fd_check(w):
+    """Largest relative error of the reference derivative (JAX) against central differences
+    of the hand-derived primal."""
+    h = 1e-6
+    want = (naive_euler_by_hand(w + h) - naive_euler_by_hand(w - h)) / (2 * h)
+    return abs(jax_derivative()(w)[1] - want) / abs(want)
+
+
+def reference_solution(w0):
+    """The argmin with JAX's derivative and the primal with the hand-derived force."""
+    derivative = jax_derivative()
+    return _solve(naive_euler_by_hand, lambda w: derivative(w)[1], w0)
+
+
+def _jax(function):
+    def build(w0):
+        derivative = jax_derivative(function[1])
+        return lambda: _solve(lambda w: derivative(w)[0], lambda w: derivative(w)[1], w0)
+
+    return Implementation(function, "jax", "while_loop", build)
+
+
+EVAL = Eval(
+    name="particle",
+    primal="naive_euler",
+    derivative="rr",
+    # the eval's one input is w = 0 (~8 s per srcad solve); at w = 0.21, near the optimum
+    # 0.2072, the first step is already below the solver's tolerance: one derivative, the
+    # nested one, and no descent; from w = 0.2 the descent takes ~7 s
+    sizes={"small": {"w": 0.21}, "quick": {"w": 0.2}, "default": {"w": 0.0}},
+    generate=generate,
+    parse=parse,
+    reference={"naive_euler": naive_euler_by_hand,
+               **{name: reference_solution for name in FUNCTIONS}},
+    to_json={"naive_euler": float, **{name: float for name in FUNCTIONS}},
+    implementations=(
+        Implementation("naive_euler", "primal", "loops", lambda w0: lambda: naive_euler(w0)),
+        *(_srcad(name, "python") for name in FUNCTIONS),
+        *(_srcad(name, "numba") for name in FUNCTIONS),
+        *(_jax(name) for name in ("ff", "fr")),
+    ),
+    rtol=1e-6,
+    notes=("The inner mode (the second letter) is recorded in the source; srcad computes every "
+           "nested gradient as reverse code and its derivative as forward over reverse, so "
+           "ff = fr and rf = rr in what runs.",
+           "srcad-numba: refused, the nested gradient runs as generated Python code.",
+           "jax: ff and fr only; JAX's reverse mode cannot differentiate the Euler loop "
+           "(lax.while_loop), and eager Python loops under jax.grad take ~50 s per derivative."),
+)

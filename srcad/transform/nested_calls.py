@@ -1,0 +1,179 @@
+"""Calls of srcad's own gradient API inside a differentiated function, rewritten into the
+nested-gradient primitive of srcad/nested.py (runs after `lower`, before the fence).
+
+* `srcad.grad(g)(a0, ..., an)` and `srcad.grad(g, argnums=i)(...)` (i an int literal);
+* `srcad.gradient(g, x, Constant(p), ...)` (the bare argument is x, the `Constant`s are the
+  other arguments of g, in order)
+
+become `srcad_nested_gradient(token, <the differentiated argument>, <the others in order>)`,
+whose rule differentiates the inner gradient by forward over reverse of g. g must be a plain
+function the name resolves to (module level or imported): a function defined inside the
+differentiated one reads its variables through its closure, which the primitive cannot see,
+so it is refused with a rewrite hint. Every other srcad transform or operator called inside a
+differentiated function is refused here, by name, instead of being inlined as user code.
+"""
+
+from __future__ import annotations
+
+import types
+
+import gast
+
+from srcad import syntax as S
+from srcad.errors import UnsupportedCallError
+from srcad.parse import ParsedFunction
+from srcad.transform.names import Namer
+
+_HINT_LOCAL = ("define {name} at module level and pass the values it reads as arguments: "
+               "srcad.grad({name})(x, p)")
+
+
+def _srcad_api() -> dict:
+    """id -> (object, public name) of srcad's public functions (imported late: srcad's
+    package imports this module)."""
+    import srcad
+    out = {}
+    for name in srcad.__all__:
+        obj = getattr(srcad, name)
+        if isinstance(obj, types.FunctionType) or name in ("Constant", "Const", "Cache",
+                                                            "Output"):
+            out[id(obj)] = (obj, name)
+    return out
+
+
+def rewrite_nested_calls(parsed: ParsedFunction, body: list, namer: Namer,
+                         local_functions: dict) -> list:
+    """`body` with every nested gradient call rewritten (see the module docstring)."""
+    if not any(isinstance(n, gast.Call) for s in body for n in gast.walk(s)):
+        return body
+    rewriter = _Rewriter(parsed, local_functions)
+    return [rewriter.visit(s) for s in body]
+
+
+class _Rewriter(gast.NodeTransformer):
+    def __init__(self, parsed, local_functions):
+        self.parsed = parsed
+        self.local_functions = local_functions
+        self.api = _srcad_api()
+
+    def _api_name(self, func_expr):
+        """The public srcad name a call's function expression resolves to, or None."""
+        from srcad.transform.inline import resolve_callee
+        if isinstance(func_expr, gast.Name) and func_expr.id in self.local_functions:
+            return None
+        obj = resolve_callee(self.parsed, func_expr, {})
+        entry = self.api.get(id(obj))
+        return entry[1] if entry is not None and entry[0] is obj else None
+
+    def visit_Call(self, node):
+        if isinstance(node.func, gast.Call) and self._api_name(node.func.func) == "grad":
+            node.args = [self.visit(a) for a in node.args]
+            return self._grad(node)
+        self.generic_visit(node)
+        name = self._api_name(node.func)
+        if name == "gradient":
+            return self._gradient(node)
+        if name is not None and name not in ("Constant", "Const"):
+            raise self._refusal(node, name)
+        if isinstance(node.func, gast.Call):
+            inner = self._api_name(node.func.func)
+            if inner is not None:
+                raise self._refusal(node, inner)
+        return node
+
+    def _refusal(self, node, name):
+        return self.parsed.error(
+            node, f"srcad.{name}", f"srcad.{name} is called inside a function srcad "
+            "differentiates; srcad differentiates nested srcad.grad(g)(...) and "
+            "srcad.gradient(g, x, Constant(p), ...) calls", kind=UnsupportedCallError,
+            hint="write the inner derivative as srcad.grad(g)(x, p) or srcad.gradient(g, x, "
+            "srcad.Constant(p)) with g a module-level function returning a float")
+
+    def _grad(self, node):
+        make = node.func
+        if len(make.args) != 1:
+            raise self.parsed.error(make, "srcad.grad", "srcad.grad inside a differentiated "
+                                    "function takes the function alone",
+                                    hint="srcad.grad(g) or srcad.grad(g, argnums=1)",
+                                    kind=UnsupportedCallError)
+        argnum = 0
+        for keyword in make.keywords:
+            value = keyword.value
+            literal = isinstance(value, gast.Constant)
+            if keyword.arg == "argnums" and literal and type(value.value) is int:
+                argnum = value.value
+            elif keyword.arg == "has_aux" and literal and value.value is False:
+                continue
+            elif keyword.arg == "backend" and literal and isinstance(value.value, str):
+                continue  # the inner gradient runs as generated Python code either way
+            else:
+                raise self.parsed.error(
+                    make, "srcad.grad", f"srcad.grad(..., {keyword.arg}=...) inside a "
+                    "differentiated function", kind=UnsupportedCallError,
+                    hint="pass argnums as one int literal; has_aux and tuples of argnums "
+                    "are not supported in nested calls")
+        self._positional_only(node, "srcad.grad(g)")
+        if not 0 <= argnum < len(node.args):
+            raise self.parsed.error(node, "srcad.grad", f"argnums={argnum} but the gradient "
+                                    f"is called with {len(node.args)} arguments",
+                                    kind=UnsupportedCallError)
+        return self._primitive(node, make.args[0], argnum, list(node.args))
+
+    def _gradient(self, node):
+        if not node.args:
+            raise self.parsed.error(node, "srcad.gradient", "srcad.gradient needs a function "
+                                    "and x", kind=UnsupportedCallError)
+        for keyword in node.keywords:
+            literal = isinstance(keyword.value, gast.Constant)
+            if not (keyword.arg in ("backend", "mode") and literal):
+                raise self.parsed.error(
+                    node, "srcad.gradient", f"srcad.gradient(..., {keyword.arg}=...) inside a "
+                    "differentiated function", kind=UnsupportedCallError,
+                    hint="leave out prep=, out= and chunk= in nested calls")
+        g_expr, *rest = node.args
+        args, bare = [], []
+        for position, arg in enumerate(rest):
+            if isinstance(arg, gast.Call) and self._api_name(arg.func) in ("Constant", "Const") \
+                    and len(arg.args) == 1 and not arg.keywords:
+                args.append(arg.args[0])
+                continue
+            if isinstance(arg, gast.Call) and self._api_name(arg.func) is not None:
+                raise self.parsed.error(arg, "srcad.gradient", "srcad.gradient inside a "
+                                        "differentiated function takes x and Constant(...) "
+                                        "arguments only", kind=UnsupportedCallError)
+            args.append(arg)
+            bare.append(position)
+        if len(bare) != 1:
+            raise self.parsed.error(node, "srcad.gradient", f"srcad.gradient needs exactly one "
+                                    f"bare argument x, got {len(bare)}",
+                                    kind=UnsupportedCallError,
+                                    hint="wrap the other arguments in srcad.Constant(...)")
+        return self._primitive(node, g_expr, bare[0], args)
+
+    def _positional_only(self, node, what):
+        if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+            raise self.parsed.error(node, what, f"keyword or starred arguments of {what}(...) "
+                                    "inside a differentiated function",
+                                    kind=UnsupportedCallError, hint="pass them positionally")
+
+    def _primitive(self, node, g_expr, argnum, args):
+        from srcad.nested import NESTED_NAME, srcad_nested_gradient, token_for
+        from srcad.transform.inline import resolve_callee
+        if isinstance(g_expr, gast.Name) and g_expr.id in self.local_functions:
+            raise self.parsed.error(
+                node, "nested gradient", f"the gradient of {g_expr.id}, a function defined "
+                "inside the differentiated function", kind=UnsupportedCallError,
+                hint=_HINT_LOCAL.format(name=g_expr.id))
+        g = resolve_callee(self.parsed, g_expr, {})
+        g = getattr(g, "__srcad_wrapped__", g)
+        if not isinstance(g, types.FunctionType) or g.__name__ == "<lambda>":
+            shown = S.unparse_expr(g_expr)
+            raise self.parsed.error(
+                node, "nested gradient", f"the gradient of `{shown}`: srcad needs a plain "
+                "function it can name (module level or imported) to differentiate it twice",
+                kind=UnsupportedCallError, hint=_HINT_LOCAL.format(name="g"))
+        self.parsed.namespace[NESTED_NAME] = srcad_nested_gradient
+        operands = [args[argnum]] + args[:argnum] + args[argnum + 1:]
+        call = gast.Call(func=S.name(NESTED_NAME),
+                         args=[S.const(token_for(g, argnum))] + operands, keywords=[])
+        return gast.copy_location(call, node)
