@@ -38,6 +38,7 @@ from srcad.transform.array_params import (
     localize_rebound_array_arguments,
     rebind_in_place_updates,
 )
+from srcad.transform.defined import typed_defaults
 from srcad.transform.forward import ForwardTransform
 from srcad.transform.hoist import hoist_invariants
 from srcad.transform.normalize import normalize
@@ -170,6 +171,9 @@ def build(func, request: Request) -> Compiled:
                 fn.body = fuse_lane_loops(fn.body, styles[0].lane)
                 lane_locals(fn, styles[0].lane)
     if request.backend == "numba":
+        for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)
+                   and n.name == name):
+            typed_defaults(fn, norm.body, norm.params, types)
         tree = numba_friendly(tree, norm.namer)
     source = to_source(tree)
     namespace = dict(parsed.namespace)

@@ -38,7 +38,7 @@ def test_bounded_fuzz_run_has_no_disagreement_and_no_crash(mix):
     with each float argument independently Const or varied (`mix`), or all varied. With the
     mix, the only refusals are the ActivityError a Const array written with varied values
     must get."""
-    results = [fuzz_run.check_seed(seed, timeout=20.0, mix=mix)
+    results = [fuzz_run.check_seed(seed, timeout=60.0, mix=mix)
                for seed in range(BOUNDED_SEED, BOUNDED_SEED + BOUNDED_COUNT)]
     bad = [(r["seed"], r["category"], r["signature"], r["annotations"]) for r in results
            if r["category"] in ("disagreed", "crashed", "timeout")]
@@ -124,7 +124,7 @@ def test_bounded_fuzz_run_with_the_extra_shapes_has_no_disagreement_and_no_crash
     it, and user loops over reversed ranges differentiate in every mode. Before those fixes a
     run of 400 such programs had 33 disagreements and 54 crashes."""
     shapes = frozenset(["index-arrays", "reversed", "multi-tape"])
-    results = [fuzz_run.check_seed(seed, timeout=20.0, shapes=shapes)
+    results = [fuzz_run.check_seed(seed, timeout=60.0, shapes=shapes)
                for seed in range(BOUNDED_SEED, BOUNDED_SEED + BOUNDED_COUNT // 2)]
     bad = [(r["seed"], r["category"], r["signature"]) for r in results
            if r["category"] in ("disagreed", "crashed", "timeout")]

@@ -26,7 +26,7 @@ def _check(seeds, backend):
     old = os.environ.get("SRCAD_FUZZ_BACKEND")
     os.environ["SRCAD_FUZZ_BACKEND"] = backend
     try:
-        return [fuzz_run.check_seed(seed, timeout=20.0, arrays=True) for seed in seeds]
+        return [fuzz_run.check_seed(seed, timeout=60.0, arrays=True) for seed in seeds]
     finally:
         if old is None:
             del os.environ["SRCAD_FUZZ_BACKEND"]

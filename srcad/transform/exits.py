@@ -100,3 +100,14 @@ def structure_exits(body: list, result: str | None, flag: str) -> tuple[list, bo
     if worker.flag_used:
         out.insert(0, S.assign(S.name(flag), S.const(False)))
     return out, worker.flag_used
+
+
+def always_assigns(body, name) -> bool:
+    """Does every path through `body` assign `name` (at top level or in both branches)?"""
+    for stmt in body:
+        if isinstance(stmt, gast.Assign) and S.target_name(stmt.targets[0]) == name:
+            return True
+        if isinstance(stmt, gast.If) and stmt.orelse and always_assigns(stmt.body, name) \
+                and always_assigns(stmt.orelse, name):
+            return True
+    return False

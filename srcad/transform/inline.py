@@ -25,7 +25,7 @@ from srcad.analysis.fence import check_syntax
 from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
 from srcad.rules import lookup_call
 from srcad.transform.desugar import desugar
-from srcad.transform.exits import structure_exits
+from srcad.transform.exits import always_assigns, structure_exits
 from srcad.transform.lower import LocalFunction, lower
 from srcad.transform.names import Namer
 from srcad.transform.nested_calls import rewrite_nested_calls
@@ -242,7 +242,7 @@ class Inliner:
         flag = self.namer.fresh(f"{prefix}_returned")
         generated = {result_name, flag, *results}  # caller-side names: never renamed
         body, _ = structure_exits(body, result_name, flag)
-        if result_name is not None and not _always_assigns(body, result_name):
+        if result_name is not None and not always_assigns(body, result_name):
             body.insert(0, S.assign(S.name(result_name), S.const(None)))  # a path returns None
 
         # Rename the callee's locals; alias array-like arguments passed by name.
@@ -363,17 +363,6 @@ class Inliner:
             new = Split().visit(stmt)
             out.extend(new if isinstance(new, list) else [new])
         return out
-
-
-def _always_assigns(body, name) -> bool:
-    """Does every path through `body` assign `name` (at top level or in both branches)?"""
-    for stmt in body:
-        if isinstance(stmt, gast.Assign) and S.target_name(stmt.targets[0]) == name:
-            return True
-        if isinstance(stmt, gast.If) and stmt.orelse and _always_assigns(stmt.body, name) \
-                and _always_assigns(stmt.orelse, name):
-            return True
-    return False
 
 
 class _Hoister(gast.NodeTransformer):

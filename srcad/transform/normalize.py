@@ -14,7 +14,7 @@ from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.parse import ParsedFunction
 from srcad.transform.desugar import Desugar, desugar
-from srcad.transform.exits import structure_exits
+from srcad.transform.exits import always_assigns, structure_exits
 from srcad.transform.inline import Inliner
 from srcad.transform.lists import split_fixed_lists
 from srcad.transform.lower import lower
@@ -73,7 +73,8 @@ def normalize(parsed: ParsedFunction) -> Normalized:
     if final is not None:
         body.append(final)
     elif result is not None:
-        body.insert(0, S.assign(S.name(result), S.const(None)))
+        if not always_assigns(body, result):  # a path falls off the end: it returns None
+            body.insert(0, S.assign(S.name(result), S.const(None)))
         body.append(gast.Return(value=S.name(result)))
     if not body:
         body = [gast.Pass()]

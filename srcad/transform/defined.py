@@ -1,0 +1,112 @@
+"""numba: variables the generated code reads on a path numba cannot see assigning them.
+
+The reverse sweep of `if c: t = ...` reads `t` in the arm replaying that branch; the branch is
+chosen again from a flag on the tape, so the read only happens when the forward sweep assigned
+`t`. numba's compiler does not know the two tests agree: it sees `t` possibly undefined and
+refuses the function ("Unsupported assignment encountered: Undefined"). Python runs it.
+
+`possibly_unset(body, defined)` is a definite-assignment pass (a branch keeps what both arms
+assign, a loop what was assigned before it: it may run zero times) returning the local names
+some path reads before assigning. When the user's own function has no such read, every one the
+generated code has is of the kind above, and giving those names a value of their type at entry
+(`typed_defaults`) changes nothing a run computes. When the user's function has one (Python
+would raise UnboundLocalError on some input), nothing is added and numba refuses as before.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad import syntax as S
+from srcad.analysis.types import BOOL, FLOAT, INT
+
+_ZERO = {FLOAT: 0.0, INT: 0, BOOL: False}
+
+
+class _Reads:
+    def __init__(self, locals_: set, defined: set):
+        self.locals = locals_
+        self.set = set(defined)
+        self.unset: set = set()
+
+    def expr(self, node) -> None:
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) \
+                    and n.id in self.locals and n.id not in self.set:
+                self.unset.add(n.id)
+
+    def assign(self, target) -> None:
+        for n in gast.walk(target):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                self.set.add(n.id)
+            elif isinstance(n, gast.Subscript):
+                self.expr(n.value)
+                self.expr(n.slice)
+
+    def block(self, body) -> None:
+        for stmt in body:
+            self.stmt(stmt)
+
+    def stmt(self, stmt) -> None:
+        if isinstance(stmt, gast.Assign):
+            self.expr(stmt.value)
+            for target in stmt.targets:
+                self.assign(target)
+        elif isinstance(stmt, (gast.AugAssign, gast.AnnAssign)):
+            if stmt.value is not None:
+                self.expr(stmt.value)
+            if isinstance(stmt, gast.AugAssign):
+                self.expr(S.as_load(stmt.target))
+            self.assign(stmt.target)
+        elif isinstance(stmt, gast.If):
+            self.expr(stmt.test)
+            self._arms([stmt.body, stmt.orelse])
+        elif isinstance(stmt, gast.For):
+            self.expr(stmt.iter)
+            before = set(self.set)
+            self.assign(stmt.target)
+            self.block(stmt.body)
+            self.set = before
+            self.block(stmt.orelse)
+            self.set = before
+        elif isinstance(stmt, gast.While):
+            self.expr(stmt.test)
+            before = set(self.set)
+            self.block(stmt.body)
+            self.set = before
+            self.block(stmt.orelse)
+            self.set = before
+        elif isinstance(stmt, gast.FunctionDef):
+            return
+        else:
+            self.expr(stmt)
+
+    def _arms(self, arms) -> None:
+        before, after = self.set, None
+        for arm in arms:
+            self.set = set(before)
+            self.block(arm)
+            after = self.set if after is None else after & self.set
+        self.set = after
+
+
+def possibly_unset(body: list, defined) -> set:
+    """Local names of `body` read on some path before any assignment (`defined`: the
+    parameters)."""
+    locals_ = set().union(*(S.stored_names(s) for s in body)) if body else set()
+    reads = _Reads(locals_ - set(defined), defined)
+    reads.block(body)
+    return reads.unset
+
+
+def typed_defaults(function: gast.FunctionDef, user_body: list, params, types) -> None:
+    """Assign, at the top of the generated `function`, a zero of its type to each scalar local
+    it may read unassigned, when the user's function (`user_body`) reads none unassigned."""
+    if possibly_unset(user_body, params):
+        return
+    generated_params = [a.id for a in function.args.args]
+    names = sorted(possibly_unset(function.body, generated_params))
+    zeros = [S.assign(S.name(n), S.const(_ZERO[types[n]])) for n in names if types[n] in _ZERO]
+    if zeros:
+        start = 1 if function.body and S.is_comment(function.body[0]) else 0
+        function.body[start:start] = zeros
