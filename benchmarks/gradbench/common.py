@@ -1,0 +1,191 @@
+"""The interface every GradBench port module shares, and the helpers they all use.
+
+A port module (`gmm.py`, `lse.py`, ...) defines one module-level `EVAL = Eval(...)`. Everything
+that consumes ports (the GradBench tool adapter `srcad.gradbench`, `run.py`, the tests) goes
+through `discover()` and this interface only, so adding a module adds it everywhere.
+
+Guarantees: `Eval.check` compares a result with the reference entry by entry (relative to the
+largest reference entry) and never passes a result of the wrong shape; `discover` returns the
+ports sorted by name and skips no module silently (an import error propagates).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+# The kinds of implementation a port may offer. "srcad-python" and "srcad-numba" are srcad's
+# derivative on the python and numba backends; "jax" and "autograd" the same derivative by those
+# tools (skipped where not installed); "primal" the plain-Python function itself (no derivative).
+TOOLS = ("primal", "srcad-python", "srcad-numba", "jax", "autograd")
+
+
+class Unavailable(Exception):
+    """An implementation that cannot run here (a tool not installed); the message says why."""
+
+
+class Refused(Exception):
+    """srcad refused the port; the message is srcad's own (file, line, construct, hint)."""
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """One way to compute one GradBench function of an eval.
+
+    `build(problem)` does every one-time step (transform, compile, allocate) and returns a
+    zero-argument callable: the part that is timed. The callable returns the result in the
+    eval's result form (a float, an array, or a tuple of arrays), as `Eval.reference` does.
+    `build` raises `Unavailable` when the tool is missing and `Refused` when srcad refuses.
+    """
+
+    function: str  # GradBench function name: "objective", "jacobian", "gradient", ...
+    tool: str  # one of TOOLS
+    form: str  # which primal it differentiates: "loops" (as the C++) or "vectorized" (NumPy)
+    build: Callable[[Any], Callable[[], Any]]
+
+    @property
+    def label(self) -> str:
+        return f"{self.tool} ({self.form})"
+
+
+@dataclass(frozen=True)
+class Eval:
+    """A GradBench eval ported to Python.
+
+    name: the GradBench module name ("gmm").
+    primal, derivative: the GradBench names of the value function and the derivative function
+        ("objective", "jacobian"); the derivative is what srcad computes.
+    sizes: named generator arguments: "small" (tests, under a second on every backend), "quick"
+        (a fast benchmark run), "default" (one of the eval's own default sizes).
+    generate: generate(**sizes[name]) -> the GradBench input (JSON-ready, no min_runs/min_seconds),
+        following the eval's own generator.
+    parse: GradBench input -> problem (whatever the module's implementations take: NumPy arrays).
+    reference: function name -> (problem -> result), independent of srcad (JAX or hand-derived
+        NumPy), checked against central differences in the tests.
+    to_json: function name -> (result -> GradBench output).
+    implementations: every implementation the module offers.
+    rtol: agreement required against the reference, relative to the largest reference entry.
+    notes: refusals and rewrites worth reporting (shown on the results page).
+    """
+
+    name: str
+    primal: str
+    derivative: str
+    sizes: Mapping[str, Mapping[str, Any]]
+    generate: Callable[..., dict]
+    parse: Callable[[dict], Any]
+    reference: Mapping[str, Callable[[Any], Any]]
+    to_json: Mapping[str, Callable[[Any], Any]]
+    implementations: tuple[Implementation, ...]
+    rtol: float = 1e-8
+    notes: tuple[str, ...] = field(default=())
+
+    def input(self, size: str = "small") -> dict:
+        return self.generate(**self.sizes[size])
+
+    def find(self, function: str, tool: str, form: str | None = None) -> Implementation:
+        """The implementation of `function` by `tool`, the loop form first unless `form`."""
+        found = [i for i in self.implementations if i.function == function and i.tool == tool]
+        if form is not None:
+            found = [i for i in found if i.form == form]
+        if not found:
+            raise Unavailable(f"{self.name}.{function}: no {tool} implementation")
+        found.sort(key=lambda i: i.form != "loops")
+        return found[0]
+
+    def error(self, function: str, result, expected) -> float:
+        """Largest deviation from `expected`, relative to its largest entry (inf on a shape
+        mismatch)."""
+        got, want = flatten(result), flatten(expected)
+        if got.shape != want.shape:
+            return float("inf")
+        scale = max(float(np.max(np.abs(want))) if want.size else 0.0, 1e-300)
+        return float(np.max(np.abs(got - want))) / scale if want.size else 0.0
+
+    def check(self, function: str, result, expected) -> bool:
+        return self.error(function, result, expected) <= self.rtol
+
+
+def flatten(result) -> np.ndarray:
+    """A result (float, array, tuple or list of them) as one flat float vector."""
+    if isinstance(result, (tuple, list)):
+        parts = [flatten(r) for r in result]
+        return np.concatenate(parts) if parts else np.zeros(0)
+    return np.asarray(result, dtype=float).ravel()
+
+
+def discover() -> list[Eval]:
+    """Every port module of this package that defines `EVAL`, sorted by eval name."""
+    found = []
+    package = importlib.import_module(__package__)
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name in ("common", "run", "timing") or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__package__}.{info.name}")
+        if isinstance(getattr(module, "EVAL", None), Eval):
+            found.append(module.EVAL)
+    return sorted(found, key=lambda e: e.name)
+
+
+def by_name() -> dict[str, Eval]:
+    return {e.name: e for e in discover()}
+
+
+# ----------------------------------------------------------------------------------------------
+# Building blocks the port modules share.
+
+
+def srcad_gradient(function, arrays: tuple, constants: tuple, backend: str, order=None):
+    """A zero-argument callable: srcad's reverse-mode gradient of `function` with respect to
+    each array of `arrays` (a tuple of arrays shaped like them), with `constants` passed as is.
+
+    `order` gives each call's argument list as a tuple of ("x", i) / ("c", i) markers; the
+    default is every array first, then every constant. Compiles once, here; the callable
+    zeroes the shadows and runs the generated code.
+    """
+    import srcad
+
+    shadows = tuple(np.zeros_like(a) for a in arrays)
+    if order is None:
+        order = tuple(("x", i) for i in range(len(arrays))) + tuple(
+            ("c", i) for i in range(len(constants)))
+
+    def arguments():
+        return [srcad.Duplicated(arrays[i], shadows[i]) if kind == "x" else constants[i]
+                for kind, i in order]
+
+    try:
+        srcad.autodiff(srcad.Reverse, function, *arguments(), backend=backend)
+    except srcad.SrcadError as exc:
+        raise Refused(f"{type(exc).__name__}: {exc}") from exc
+
+    def call():
+        for s in shadows:
+            s.fill(0.0)
+        srcad.autodiff(srcad.Reverse, function, *arguments(), backend=backend)
+        return shadows[0] if len(shadows) == 1 else shadows
+
+    return call
+
+
+def jax_or_unavailable():
+    try:
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+        return jax
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise Unavailable("jax is not installed") from exc
+
+
+def autograd_or_unavailable():
+    try:
+        import autograd
+
+        return autograd
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise Unavailable("autograd is not installed") from exc
