@@ -86,7 +86,10 @@ def _primal(form):
                           lambda p: lambda: FORMS[form](p.centroids, p.points))
 
 
-def _srcad(backend, form):
+def _srcad(backend, form, hvp_backend=None):
+    """srcad's J and H 1 on `backend` (`hvp_backend` for H 1 when given: second order needs
+    the python backend)."""
+
     def build(p):
         import srcad
 
@@ -96,7 +99,7 @@ def _srcad(backend, form):
         try:
             grad_prep = srcad.prepare_gradient(f, p.centroids, constant, backend=backend)
             hvp_prep = srcad.prepare_hvp(f, p.centroids, constant, tangent=ones,
-                                         backend=backend)
+                                         backend=hvp_backend or backend)
         except srcad.SrcadError as exc:
             raise Refused(f"{type(exc).__name__}: {exc}") from exc
         jacobian = np.zeros_like(p.centroids)
@@ -109,7 +112,8 @@ def _srcad(backend, form):
 
         return call
 
-    return Implementation("dir", f"srcad-{backend}", form, build)
+    label = form if hvp_backend is None else f"{form}, hvp on {hvp_backend}"
+    return Implementation("dir", f"srcad-{backend}", label, build)
 
 
 def _jax(p):
@@ -166,7 +170,10 @@ EVAL = Eval(
         _srcad("numba", "loops"),
         _srcad("python", "vectorized"),
         _srcad("numba", "vectorized"),
+        _srcad("numba", "loops", hvp_backend="python"),
         Implementation("dir", "jax", "vectorized", _jax),
         Implementation("dir", "autograd", "vectorized", _autograd),
     ),
+    notes=("srcad-numba: Hessian-vector products (second order) need the python backend, so the "
+           "numba row computes J on numba and H 1 on the python backend.",),
 )
