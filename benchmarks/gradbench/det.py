@@ -17,6 +17,7 @@ from .common import (
     Eval,
     Implementation,
     autograd_or_unavailable,
+    gradient_error,
     jax_or_unavailable,
     srcad_gradient,
 )
@@ -129,11 +130,11 @@ def _primal(form):
     return Implementation("primal", "primal", form, lambda p: lambda: FORMS[form](p.a, p.ell))
 
 
-def _srcad(backend, form):
+def _srcad(backend, form, refused=None):
     def build(p):
         return srcad_gradient(FORMS[form], (p.a,), (p.ell,), backend)
 
-    return Implementation("gradient", f"srcad-{backend}", form, build)
+    return Implementation("gradient", f"srcad-{backend}", form, build, refused)
 
 
 def _jax(p):
@@ -165,12 +166,13 @@ EVAL = Eval(
     parse=Problem,
     reference={"primal": reference_primal, "gradient": reference_gradient},
     to_json={"primal": float, "gradient": lambda g: np.asarray(g).tolist()},
+    fd_check=lambda p: gradient_error(lambda: reference_primal(p), (p.a,), reference_gradient(p)),
     implementations=(
         _primal("loops"),
         _primal("recursive"),
         _srcad("python", "loops"),
         _srcad("numba", "loops"),
-        _srcad("python", "recursive"),
+        _srcad("python", "recursive", refused="recursion is not supported"),
         Implementation("gradient", "jax", "levels", _jax),
         Implementation("gradient", "autograd", "levels", _autograd),
     ),

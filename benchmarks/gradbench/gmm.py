@@ -16,6 +16,7 @@ from .common import (
     Eval,
     Implementation,
     autograd_or_unavailable,
+    gradient_error,
     jax_or_unavailable,
     srcad_gradient,
 )
@@ -235,6 +236,13 @@ def generate(d, k, n, m=0, gamma=1.0, seed=31337):
 
 
 def _jax_functions(p):
+    """JAX's objective and gradient for problem p, made (and jitted) once per problem."""
+    if getattr(p, "jax_functions", None) is None:
+        p.jax_functions = _make_jax_functions(p)
+    return p.jax_functions
+
+
+def _make_jax_functions(p):
     jax = jax_or_unavailable()
     import jax.numpy as jnp
 
@@ -326,11 +334,11 @@ def _primal(form):
     return Implementation("objective", "primal", form, build)
 
 
-def _srcad(backend, form):
+def _srcad(backend, form, refused=None):
     def build(p):
         return srcad_gradient(FORMS[form][0], p.independent, _constants(p, form), backend)
 
-    return Implementation("jacobian", f"srcad-{backend}", form, build)
+    return Implementation("jacobian", f"srcad-{backend}", form, build, refused)
 
 
 def jacobian_json(grads):
@@ -351,15 +359,17 @@ EVAL = Eval(
     parse=Problem,
     reference={"objective": reference_objective, "jacobian": reference_jacobian},
     to_json={"objective": float, "jacobian": jacobian_json},
+    fd_check=lambda p: gradient_error(lambda: reference_objective(p), p.independent,
+                                      reference_jacobian(p)),
     implementations=(
         _primal("loops"),
         _primal("vectorized"),
-        _srcad("python", "loops"),
-        _srcad("numba", "loops"),
+        _srcad("python", "loops", refused="view of a written array"),
+        _srcad("numba", "loops", refused="view of a written array"),
         _srcad("python", "loops-rows"),
         _srcad("numba", "loops-rows"),
         _srcad("python", "vectorized"),
-        _srcad("numba", "vectorized"),
+        _srcad("numba", "vectorized", refused="not supported in the numba backend"),
         Implementation("jacobian", "jax", "vectorized", _jax),
         Implementation("jacobian", "autograd", "vectorized", _autograd),
     ),

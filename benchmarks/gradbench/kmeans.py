@@ -18,6 +18,8 @@ from .common import (
     Implementation,
     Refused,
     autograd_or_unavailable,
+    central_differences,
+    flatten,
     jax_or_unavailable,
 )
 
@@ -78,6 +80,27 @@ def reference_dir(p):
     return p.centroids - sums / counts
 
 
+def fd_check(p, eps=1e-4):
+    """The reference direction against J from central differences of the cost and the Hessian
+    diagonal from second differences (exact for the cost, piecewise quadratic, away from ties)."""
+    cost = lambda: reference_cost(p)  # noqa: E731
+    (jacobian,) = central_differences(cost, (p.centroids,), eps)
+    hessian = np.zeros_like(p.centroids)
+    flat, hflat = p.centroids.reshape(-1), hessian.reshape(-1)
+    base = cost()
+    for i in range(flat.size):
+        saved = flat[i]
+        flat[i] = saved + eps
+        up = cost()
+        flat[i] = saved - eps
+        down = cost()
+        flat[i] = saved
+        hflat[i] = (up - 2.0 * base + down) / (eps * eps)
+    want = flatten(jacobian / hessian)
+    got = flatten(reference_dir(p))
+    return float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
+
+
 FORMS = {"loops": cost_loops, "vectorized": cost_vectorized}
 
 
@@ -86,7 +109,7 @@ def _primal(form):
                           lambda p: lambda: FORMS[form](p.centroids, p.points))
 
 
-def _srcad(backend, form, hvp_backend=None):
+def _srcad(backend, form, hvp_backend=None, refused=None):
     """srcad's J and H 1 on `backend` (`hvp_backend` for H 1 when given: second order needs
     the python backend)."""
 
@@ -113,7 +136,7 @@ def _srcad(backend, form, hvp_backend=None):
         return call
 
     label = form if hvp_backend is None else f"{form}, hvp on {hvp_backend}"
-    return Implementation("dir", f"srcad-{backend}", label, build)
+    return Implementation("dir", f"srcad-{backend}", label, build, refused)
 
 
 def _jax(p):
@@ -163,13 +186,14 @@ EVAL = Eval(
     parse=Problem,
     reference={"cost": reference_cost, "dir": reference_dir},
     to_json={"cost": float, "dir": lambda a: np.asarray(a).tolist()},
+    fd_check=fd_check,
     implementations=(
         _primal("loops"),
         _primal("vectorized"),
         _srcad("python", "loops"),
-        _srcad("numba", "loops"),
-        _srcad("python", "vectorized"),
-        _srcad("numba", "vectorized"),
+        _srcad("numba", "loops", refused="hvp and hessian differentiate"),
+        _srcad("python", "vectorized", refused="differentiating that code again"),
+        _srcad("numba", "vectorized", refused="hvp and hessian differentiate"),
         _srcad("numba", "loops", hvp_backend="python"),
         Implementation("dir", "jax", "vectorized", _jax),
         Implementation("dir", "autograd", "vectorized", _autograd),

@@ -12,6 +12,7 @@ from .common import (
     Eval,
     Implementation,
     autograd_or_unavailable,
+    gradient_error,
     jax_or_unavailable,
     srcad_gradient,
 )
@@ -83,11 +84,11 @@ def _primal(form):
     return Implementation("primal", "primal", form, lambda p: lambda: FORMS[form](p.x, p.n))
 
 
-def _srcad(backend, form):
+def _srcad(backend, form, refused=None):
     def build(p):
         return srcad_gradient(FORMS[form], (p.x,), (p.n,), backend)
 
-    return Implementation("gradient", f"srcad-{backend}", form, build)
+    return Implementation("gradient", f"srcad-{backend}", form, build, refused)
 
 
 def _jax(p):
@@ -137,6 +138,7 @@ EVAL = Eval(
     parse=Problem,
     reference={"primal": reference_primal, "gradient": reference_gradient},
     to_json={"primal": float, "gradient": lambda g: np.asarray(g).tolist()},
+    fd_check=lambda p: gradient_error(lambda: reference_primal(p), (p.x,), reference_gradient(p)),
     implementations=(
         _primal("loops"),
         _primal("vectorized"),

@@ -9,7 +9,14 @@ import math
 
 import numpy as np
 
-from .common import Eval, Implementation, jax_or_unavailable, srcad_gradient, autograd_or_unavailable
+from .common import (
+    Eval,
+    Implementation,
+    autograd_or_unavailable,
+    gradient_error,
+    jax_or_unavailable,
+    srcad_gradient,
+)
 
 
 def lse_loops(x):
@@ -56,13 +63,13 @@ def _primal(form):
     return Implementation("primal", "primal", form, build)
 
 
-def _srcad(backend, form):
+def _srcad(backend, form, refused=None):
     f = lse_loops if form == "loops" else lse_vectorized
 
     def build(x):
         return srcad_gradient(f, (x,), (), backend)
 
-    return Implementation("gradient", f"srcad-{backend}", form, build)
+    return Implementation("gradient", f"srcad-{backend}", form, build, refused)
 
 
 def _jax(x):
@@ -100,6 +107,7 @@ EVAL = Eval(
     parse=parse,
     reference={"primal": reference_primal, "gradient": reference_gradient},
     to_json={"primal": float, "gradient": lambda g: np.asarray(g).tolist()},
+    fd_check=lambda x: gradient_error(lambda: reference_primal(x), (x,), reference_gradient(x)),
     implementations=(
         _primal("loops"),
         _primal("vectorized"),

@@ -13,6 +13,7 @@ from .common import (
     Eval,
     Implementation,
     autograd_or_unavailable,
+    gradient_error,
     jax_or_unavailable,
     srcad_gradient,
 )
@@ -102,6 +103,13 @@ def generate(n, s, seed=31337):
 
 
 def _jax_gradient(p):
+    """JAX's gradient for problem p, made (and jitted) once per problem."""
+    if getattr(p, "jax_gradient", None) is None:
+        p.jax_gradient = _make_jax_gradient(p)
+    return p.jax_gradient
+
+
+def _make_jax_gradient(p):
     jax = jax_or_unavailable()
     import jax.numpy as jnp
 
@@ -173,11 +181,11 @@ def _primal(form):
                           lambda p: lambda: FORMS[form][0](p.x, p.s))
 
 
-def _srcad(backend, form):
+def _srcad(backend, form, refused=None):
     def build(p):
         return srcad_gradient(FORMS[form][1], (p.x,), (p.s,), backend)
 
-    return Implementation("gradient", f"srcad-{backend}", form, build)
+    return Implementation("gradient", f"srcad-{backend}", form, build, refused)
 
 
 EVAL = Eval(
@@ -194,14 +202,16 @@ EVAL = Eval(
     reference={"primal": reference_primal, "gradient": reference_gradient},
     to_json={"primal": lambda y: np.asarray(y).tolist(),
              "gradient": lambda g: np.asarray(g).tolist()},
+    fd_check=lambda p: gradient_error(lambda: reference_primal(p)[-1], (p.x,),
+                                      reference_gradient(p)),
     implementations=(
         _primal("loops"),
         _primal("vectorized"),
         _srcad("python", "loops"),
         _srcad("numba", "loops"),
-        _srcad("python", "loops-return"),
+        _srcad("python", "loops-return", refused="view of a written array"),
         _srcad("python", "vectorized"),
-        _srcad("numba", "vectorized"),
+        _srcad("numba", "vectorized", refused="not supported in the numba backend"),
         Implementation("gradient", "jax", "vectorized", _jax),
         Implementation("gradient", "autograd", "vectorized", _autograd),
     ),
