@@ -146,6 +146,8 @@ def main(argv=None) -> None:
     parser.add_argument("--backend", choices=BACKENDS, default="numba")
     parser.add_argument("--ports", default=None,
                         help="directory holding benchmarks/gradbench (default: this checkout)")
+    parser.add_argument("--multithreaded", action="store_true",
+                        help="accepted as GradBench's tools accept it; srcad runs one thread")
     args = parser.parse_args(argv)
     # the ports and the libraries they import must not write to stdout: it carries responses
     stdout, sys.stdout = sys.stdout, sys.stderr
