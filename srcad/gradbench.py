@@ -46,7 +46,7 @@ def load_ports(root: str | os.PathLike | None = None):
 
 
 class Tool:
-    """The state of one session: the ports, the backend, the prepared functions."""
+    """The state of one conversation with an eval: the ports and the backend."""
 
     def __init__(self, common, backend: str = "numba", log: TextIO = sys.stderr):
         if backend not in BACKENDS:

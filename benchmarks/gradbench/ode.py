@@ -2,9 +2,9 @@
 y = 0 to t = 2, and the gradient of the last component of the solution with respect to x.
 
 The loop form transliterates cpp/gradbench/evals/ode.hpp (`primal` writes the solution into
-`yf`, a helper `ode_fun` writes into work arrays k1..k4 and y_tmp); the vectorized form writes each stage as one
-array expression. The reference is JAX's gradient of the vectorized form (a `lax.scan` over the
-steps, as the GradBench JAX tool writes it).
+`yf`, a helper `ode_fun` writes into work arrays k1..k4 and y_tmp); the vectorized form writes
+each stage as one array expression. The reference is JAX's gradient of the vectorized form (a
+`lax.scan` over the steps, as the GradBench JAX tool writes it).
 """
 
 import numpy as np
