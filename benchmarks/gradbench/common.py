@@ -40,12 +40,15 @@ class Implementation:
     zero-argument callable: the part that is timed. The callable returns the result in the
     eval's result form (a float, an array, or a tuple of arrays), as `Eval.reference` does.
     `build` raises `Unavailable` when the tool is missing and `Refused` when srcad refuses.
+    `expect_refusal`, for a natural form srcad refuses today, is a part of the message srcad
+    refuses it with: the tests check the refusal is that one (and fail once srcad accepts it).
     """
 
     function: str  # GradBench function name: "objective", "jacobian", "gradient", ...
     tool: str  # one of TOOLS
     form: str  # which primal it differentiates: "loops" (as the C++) or "vectorized" (NumPy)
     build: Callable[[Any], Callable[[], Any]]
+    expect_refusal: str | None = None
 
     @property
     def label(self) -> str:
@@ -68,6 +71,8 @@ class Eval:
         NumPy), checked against central differences in the tests.
     to_json: function name -> (result -> GradBench output).
     implementations: every implementation the module offers.
+    fd_check: problem -> the largest error of the reference derivative against central
+        differences (relative to its largest entry); the tests require it small at size "small".
     rtol: agreement required against the reference, relative to the largest reference entry.
     notes: refusals and rewrites worth reporting (shown on the results page).
     """
@@ -81,6 +86,7 @@ class Eval:
     reference: Mapping[str, Callable[[Any], Any]]
     to_json: Mapping[str, Callable[[Any], Any]]
     implementations: tuple[Implementation, ...]
+    fd_check: Callable[[Any], float]
     rtol: float = 1e-8
     notes: tuple[str, ...] = field(default=())
 
@@ -116,6 +122,35 @@ def flatten(result) -> np.ndarray:
         parts = [flatten(r) for r in result]
         return np.concatenate(parts) if parts else np.zeros(0)
     return np.asarray(result, dtype=float).ravel()
+
+
+def central_differences(f: Callable[[], float], arrays, eps: float = 1e-6) -> tuple:
+    """The gradient of `f()` with respect to every entry of `arrays`, by central differences:
+    each entry is perturbed in place and restored."""
+    grads = []
+    for a in arrays:
+        g = np.zeros_like(a)
+        flat, gflat = a.reshape(-1), g.reshape(-1)  # views: a is perturbed in place
+        for i in range(flat.size):
+            saved = flat[i]
+            flat[i] = saved + eps
+            up = f()
+            flat[i] = saved - eps
+            down = f()
+            flat[i] = saved
+            gflat[i] = (up - down) / (2 * eps)
+        grads.append(g)
+    return tuple(grads)
+
+
+def gradient_error(f: Callable[[], float], arrays, derivative, eps: float = 1e-6) -> float:
+    """Largest deviation of `derivative` from the central differences of f with respect to
+    `arrays`, relative to the largest entry of the differences."""
+    want = flatten(central_differences(f, arrays, eps))
+    got = flatten(derivative)
+    if got.shape != want.shape:
+        return float("inf")
+    return float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-300))
 
 
 def discover() -> list[Eval]:

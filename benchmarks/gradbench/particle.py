@@ -224,6 +224,7 @@ EVAL = Eval(
         *(_srcad(name, "numba") for name in FUNCTIONS),
         *(_jax(name) for name in ("ff", "fr")),
     ),
+    fd_check=fd_check,
     rtol=1e-6,
     notes=("The inner mode (the second letter) is recorded in the source; srcad computes every "
            "nested gradient as reverse code and its derivative as forward over reverse, so "

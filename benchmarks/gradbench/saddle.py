@@ -181,6 +181,7 @@ EVAL = Eval(
         *(_srcad(name, "python") for name in FUNCTIONS),
         *(_srcad(name, "numba") for name in FUNCTIONS),
     ),
+    fd_check=fd_check,
     rtol=1e-6,
     notes=("The inner mode (the second letter) is recorded in the source; srcad computes every "
            "nested gradient as reverse code and its derivative as forward over reverse, so "

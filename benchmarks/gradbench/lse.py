@@ -1,0 +1,121 @@
+"""GradBench `lse`: LogSumExp of a vector and its gradient.
+
+The loop form follows cpp/gradbench/evals/lse.hpp (a max pass, then a sum of shifted
+exponentials); the vectorized form is what a NumPy user writes. The reference gradient is the
+softmax, derived by hand.
+"""
+
+import math
+
+import numpy as np
+
+from .common import (
+    Eval,
+    Implementation,
+    autograd_or_unavailable,
+    gradient_error,
+    jax_or_unavailable,
+    srcad_gradient,
+)
+
+
+def lse_loops(x):
+    a = x[0]
+    for i in range(1, len(x)):
+        a = max(a, x[i])
+    s = 0.0
+    for i in range(len(x)):
+        s += math.exp(x[i] - a)
+    return math.log(s) + a
+
+
+def lse_vectorized(x):
+    a = np.max(x)
+    return np.log(np.sum(np.exp(x - a))) + a
+
+
+def generate(n, seed=31337):
+    # the eval seeds NumPy's global generator once and draws x uniform in [0, 1)
+    rng = np.random.RandomState(seed)
+    return {"x": rng.rand(n).tolist()}
+
+
+def parse(data):
+    return np.array(data["x"], dtype=float)
+
+
+def reference_gradient(x):
+    e = np.exp(x - np.max(x))
+    return e / np.sum(e)
+
+
+def reference_primal(x):
+    a = np.max(x)
+    return float(np.log(np.sum(np.exp(x - a))) + a)
+
+
+def _primal(form):
+    f = lse_loops if form == "loops" else lse_vectorized
+
+    def build(x):
+        return lambda: f(x)
+
+    return Implementation("primal", "primal", form, build)
+
+
+def _srcad(backend, form, refused=None):
+    f = lse_loops if form == "loops" else lse_vectorized
+
+    def build(x):
+        return srcad_gradient(f, (x,), (), backend)
+
+    return Implementation("gradient", f"srcad-{backend}", form, build, refused)
+
+
+def _jax(x):
+    jax = jax_or_unavailable()
+    import jax.numpy as jnp
+
+    def f(v):
+        a = jnp.max(v)
+        return jnp.log(jnp.sum(jnp.exp(v - a))) + a
+
+    g = jax.jit(jax.grad(f))
+    xj = jax.device_put(x)
+    g(xj).block_until_ready()
+    return lambda: np.asarray(g(xj).block_until_ready())
+
+
+def _autograd(x):
+    autograd = autograd_or_unavailable()
+    import autograd.numpy as anp
+
+    def f(v):
+        a = anp.max(v)
+        return anp.log(anp.sum(anp.exp(v - a))) + a
+
+    g = autograd.grad(f)
+    return lambda: g(x)
+
+
+EVAL = Eval(
+    name="lse",
+    primal="primal",
+    derivative="gradient",
+    sizes={"small": {"n": 50}, "quick": {"n": 10000}, "default": {"n": 80000}},
+    generate=generate,
+    parse=parse,
+    reference={"primal": reference_primal, "gradient": reference_gradient},
+    to_json={"primal": float, "gradient": lambda g: np.asarray(g).tolist()},
+    fd_check=lambda x: gradient_error(lambda: reference_primal(x), (x,), reference_gradient(x)),
+    implementations=(
+        _primal("loops"),
+        _primal("vectorized"),
+        _srcad("python", "loops"),
+        _srcad("numba", "loops"),
+        _srcad("python", "vectorized"),
+        _srcad("numba", "vectorized"),
+        Implementation("gradient", "jax", "vectorized", _jax),
+        Implementation("gradient", "autograd", "vectorized", _autograd),
+    ),
+)

@@ -1,0 +1,256 @@
+"""Time srcad's GradBench ports side by side with JAX, autograd and the plain-Python primal, and
+write docs/gradbench.md.
+
+    python benchmarks/gradbench/run.py [--quick] [--evals gmm lse ...] [--out docs/gradbench.md]
+
+Method: per eval, one input at the eval's "default" size (or "quick" with --quick); every
+implementation is built (transform, compilation, jit: not timed), run once and checked against
+the eval's reference (a disagreeing implementation is reported, never timed), then timed in
+rounds, each round calling every implementation once, so they all see the same machine load;
+the median of each implementation's samples is reported. An implementation whose single call
+exceeds the per-implementation budget is timed once. JAX runs on one CPU thread, like the
+GradBench JAX tool (pinned to one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# one CPU thread for XLA, set before JAX is imported by any port
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                      "intra_op_parallelism_threads=1")
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.gradbench import common  # noqa: E402
+
+NUMBA_TARGET = 1.0  # srcad numba / jax.jit
+PYTHON_TARGET = 4.0  # srcad python / plain-Python primal, for the gradient evals
+GRADIENTS = ("gradient", "jacobian")
+
+
+@dataclass
+class Cell:
+    implementation: common.Implementation
+    status: str = "ok"  # ok, refused, unavailable, failed, wrong
+    detail: str = ""
+    error: float = float("nan")
+    samples: list = field(default_factory=list)
+    call: object = None
+
+    @property
+    def median(self):
+        return statistics.median(self.samples) if self.samples else None
+
+
+def measure_eval(port: common.Eval, size: str, rounds: int, budget: float, log) -> list[Cell]:
+    problem = port.parse(port.input(size))
+    expected = {}
+    cells = []
+    for implementation in port.implementations:
+        cell = Cell(implementation)
+        cells.append(cell)
+        try:
+            cell.call = implementation.build(problem)
+            start = time.perf_counter()
+            result = cell.call()
+            first = time.perf_counter() - start
+        except common.Refused as exc:
+            cell.status, cell.detail = "refused", str(exc)
+            continue
+        except common.Unavailable as exc:
+            cell.status, cell.detail = "unavailable", str(exc)
+            continue
+        except Exception as exc:
+            cell.status, cell.detail = "failed", f"{type(exc).__name__}: {exc}"
+            traceback.print_exc(file=log)
+            continue
+        function = implementation.function
+        if function not in expected:
+            expected[function] = port.reference[function](problem)
+        cell.error = port.error(function, result, expected[function])
+        if cell.error > port.rtol:
+            cell.status, cell.detail = "wrong", f"error {cell.error:.1e} > {port.rtol:.0e}"
+            cell.call = None
+        elif first > budget:
+            cell.samples.append(first)  # too slow to repeat: one sample
+            cell.call = None
+        print(f"  {port.name} {implementation.function} {implementation.label}: "
+              f"{cell.status} {cell.detail[:100]}", file=log, flush=True)
+    for _ in range(rounds):
+        for cell in cells:
+            if cell.call is None:
+                continue
+            start = time.perf_counter()
+            cell.call()
+            cell.samples.append(time.perf_counter() - start)
+            if sum(cell.samples) > budget:
+                cell.call = None
+    return cells
+
+
+# ----------------------------------------------------------------------------------------------
+# the page
+
+
+def fmt_time(seconds):
+    if seconds is None:
+        return "-"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def fmt_ratio(a, b):
+    return f"{a / b:.2f}x" if a is not None and b else "-"
+
+
+def chosen(cells, function, tool):
+    """The cell the GradBench tool would use: the first accepted form of this tool."""
+    for cell in cells:
+        i = cell.implementation
+        if i.function == function and i.tool == tool and cell.status == "ok":
+            return cell
+    return None
+
+
+def primal_of(cells, port, form):
+    """The plain-Python primal of the same form (else the first primal)."""
+    primals = [c for c in cells if c.implementation.function == port.primal
+               and c.implementation.tool == "primal" and c.status == "ok"]
+    same = [c for c in primals if form.startswith(c.implementation.form)]
+    same.sort(key=lambda c: -len(c.implementation.form))
+    return (same or primals or [None])[0]
+
+
+def summary_row(port, cells):
+    numba = chosen(cells, port.derivative, "srcad-numba")
+    python = chosen(cells, port.derivative, "srcad-python")
+    jax = chosen(cells, port.derivative, "jax")
+    autograd = chosen(cells, port.derivative, "autograd")
+    primal = primal_of(cells, port, python.implementation.form if python else "loops")
+    med = lambda c: c.median if c else None  # noqa: E731
+    numba_ratio = med(numba) / med(jax) if numba and jax and med(jax) else None
+    python_ratio = med(python) / med(primal) if python and primal and med(primal) else None
+    return [
+        port.name,
+        fmt_time(med(primal)) + (f" ({primal.implementation.form})" if primal else ""),
+        fmt_time(med(python)) + (f" ({python.implementation.form})" if python else ""),
+        fmt_time(med(numba)) + (f" ({numba.implementation.form})" if numba else ""),
+        fmt_time(med(jax)),
+        fmt_time(med(autograd)),
+        target(numba_ratio, NUMBA_TARGET),
+        # the python target is for gradients; kmeans' Newton step is a gradient and an hvp
+        target(python_ratio, PYTHON_TARGET if port.derivative in GRADIENTS else None),
+    ]
+
+
+def target(ratio, limit):
+    """The ratio, with a mark when there is a target to meet."""
+    if ratio is None:
+        return "-"
+    if limit is None:
+        return f"{ratio:.2f}x"
+    return f"{ratio:.2f}x {'✓' if ratio <= limit else '✗'}"
+
+
+def write_page(path, results, size, elapsed, load):
+    lines = [
+        "# srcad on the GradBench evals",
+        "",
+        "Generated by `python benchmarks/gradbench/run.py"
+        + (" --quick" if size == "quick" else "") + "`; do not edit by hand.",
+        "",
+        "Python ports of the [GradBench](https://github.com/gradbench/gradbench) evals "
+        "(benchmarks/gradbench, see its README): the primal as a Python user transliterates the "
+        "eval's C++ (loops, helpers, row views, work arrays), and a vectorized NumPy form where "
+        "that is natural. Each eval at one input of "
+        + ("its *quick* size (smaller than GradBench's defaults, for a fast run)"
+           if size == "quick" else "one of GradBench's default sizes")
+        + "; each cell is the median time of one derivative call (of one primal call for the "
+        "plain-Python column), checked against the eval's reference before it is timed. "
+        "All implementations of an eval are timed in the same rounds. JAX is jitted and runs "
+        "on one thread. srcad's columns use the form the GradBench tool (`python -m "
+        "srcad.gradbench`) uses: the C++-shaped loop form, or the nearest rewrite srcad "
+        "accepts where it refuses that form (per-eval tables below).",
+        "",
+        f"Targets: srcad numba <= {NUMBA_TARGET:.1f}x jax.jit; srcad python <= "
+        f"{PYTHON_TARGET:.0f}x the plain-Python primal of the same form.",
+        "",
+        "| eval | size | plain Python primal | srcad python | srcad numba | jax.jit | autograd "
+        "| numba / jax | python / primal |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for port, cells, description in results:
+        row = summary_row(port, cells)
+        lines.append("| " + " | ".join([row[0], description] + row[1:]) + " |")
+    lines += ["", f"Total run time: {elapsed:.0f} s on {os.cpu_count()} CPUs; load average "
+              f"{load[0]:.1f} at the start, {load[1]:.1f} at the end (other work shares the "
+              "machine: times are comparable within a row, less so between runs).", ""]
+    for port, cells, description in results:
+        lines += [f"## {port.name} ({description})", "",
+                  "| function | tool | form | status | error vs reference | median |",
+                  "|---|---|---|---|---|---|"]
+        for cell in cells:
+            i = cell.implementation
+            error = "-" if cell.error != cell.error else f"{cell.error:.1e}"
+            status = cell.status if cell.status == "ok" else f"**{cell.status}**"
+            lines.append(f"| {i.function} | {i.tool} | {i.form} | {status} | {error} "
+                         f"| {fmt_time(cell.median)} |")
+        refusals = [c for c in cells if c.status != "ok"]
+        if refusals or port.notes:
+            lines.append("")
+        for cell in refusals:
+            lines.append(f"- {cell.implementation.tool} ({cell.implementation.form}), "
+                         f"{cell.status}: `{one_line(cell.detail)}`")
+        for note in port.notes:
+            lines.append(f"- {note}")
+        lines.append("")
+    Path(path).write_text("\n".join(lines))
+
+
+def one_line(text, limit=400):
+    text = " ".join(str(text).split()).replace(str(ROOT) + "/", "")
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def describe(port, size):
+    return ", ".join(f"{k}={v}" for k, v in port.sizes[size].items())
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the smaller 'quick' sizes")
+    parser.add_argument("--evals", nargs="*", help="only these evals")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--budget", type=float, default=4.0,
+                        help="seconds of timed calls per implementation at most")
+    parser.add_argument("--out", default=str(ROOT / "docs" / "gradbench.md"))
+    args = parser.parse_args(argv)
+    size = "quick" if args.quick else "default"
+    start, load_start = time.perf_counter(), os.getloadavg()[0]
+    results = []
+    for port in common.discover():
+        if args.evals and port.name not in args.evals:
+            continue
+        print(f"{port.name} ({describe(port, size)})", file=sys.stderr, flush=True)
+        cells = measure_eval(port, size, args.rounds, args.budget, sys.stderr)
+        results.append((port, cells, describe(port, size)))
+    write_page(args.out, results, size, time.perf_counter() - start,
+               (load_start, os.getloadavg()[0]))
+    print(f"wrote {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
