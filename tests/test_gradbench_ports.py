@@ -61,7 +61,8 @@ def check_implementations(name, tool, first_only=False):
 def test_every_port_names_its_functions_and_sizes():
     assert {"gmm", "lse", "llsq", "ode", "kmeans", "lstm", "det"} <= set(EVALS)
     for port in EVALS.values():
-        assert set(port.to_json) == {port.primal, port.derivative}
+        # particle and saddle have four derivative functions (ff, fr, rf, rr), the others one
+        assert {port.primal, port.derivative} <= set(port.to_json) == set(port.reference)
         assert {"small", "quick", "default"} <= set(port.sizes)
 
 

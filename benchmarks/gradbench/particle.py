@@ -150,7 +150,10 @@ def _srcad(function, backend):
         primal = naive_euler if inner == "r" else naive_euler_forward_force
         return lambda: _solve(primal, derivative, w0)
 
-    return Implementation(function, f"srcad-{backend}", "loops", build)
+    # numba code cannot call the nested derivative, which runs as generated Python code
+    refused = "the numba backend cannot call that nested derivative" \
+        if backend == "numba" else None
+    return Implementation(function, f"srcad-{backend}", "loops", build, expect_refusal=refused)
 
 
 @functools.lru_cache(maxsize=None)

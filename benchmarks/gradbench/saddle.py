@@ -159,7 +159,10 @@ def _srcad(function, backend):
 
         return lambda: _saddle(r1, r1_gradient, argmax_gradient, start)
 
-    return Implementation(function, f"srcad-{backend}", "loops", build)
+    # numba code cannot call the nested derivative, which runs as generated Python code
+    refused = "the numba backend cannot call that nested derivative" \
+        if backend == "numba" else None
+    return Implementation(function, f"srcad-{backend}", "loops", build, expect_refusal=refused)
 
 
 EVAL = Eval(
