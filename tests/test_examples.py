@@ -34,3 +34,19 @@ def test_scipy_bfgs_converges_with_a_fresh_gradient_and_not_with_out(capsys):
     example.main()
     printed = capsys.readouterr().out
     assert printed.count("converged: True") == 2 and "converged: False" in printed
+
+
+def test_dask_mixture_fit_recovers_the_generating_mixture():
+    pytest.importorskip("distributed")
+    pytest.importorskip("scipy")
+    import dask
+
+    import row_sum_problems  # noqa: F401  (puts examples/ on sys.path: `import mixture`)
+
+    example = load_example("dask_mixture")
+    with dask.config.set(scheduler="sync"):  # no cluster: Dask's local scheduler
+        data = example.generated_points(1200, 600, seed=1).persist()
+        result = example.fit(data, backend="numba")
+    assert result.success, result.message
+    fitted, true = example.normalized(result.x), example.normalized(example.TRUE_PARAMS)
+    np.testing.assert_allclose(fitted, true, atol=0.2)
