@@ -109,10 +109,10 @@ def partial_results(f, params, data, *contexts, backend="python"):
 
     params, data = _checked(f, params, data)
     reference = FunctionReference.of(f)
-    task = delayed(_chunk_value_and_gradient, pure=True)
+    task = delayed(_chunk_value_and_gradient, pure=False)
     level = [task(reference, params, chunk, contexts, backend)
              for chunk in data.to_delayed().ravel()]
-    add = delayed(_add_partials, pure=True)
+    add = delayed(_add_partials, pure=False)
     while len(level) > 1:
         level = [add(*level[k:k + SPLIT_EVERY]) for k in range(0, len(level), SPLIT_EVERY)]
     return level[0]
