@@ -7,9 +7,9 @@ cluster (srcad.dask), with the costs docs/scaling.md builds its model from.
 * for the model: the gradient cost per row of one chunk (numba, in this process), the fixed
   cost of one srcad.dask gradient (tiny chunks) and the extra cost per chunk task.
 
-Every result is checked against parallel=False / the single-process gradient (1e-12 relative)
-before it is timed (normwise: max |difference| / max |entry|). Results: suite.extra["parallel"] as (what, value, unit, note) rows;
-`markdown_lines(suite)` renders them.
+Every result is checked against parallel=False / the single-process gradient (1e-12 relative,
+normwise: max |difference| / max |entry|) before it is timed. Results: suite.extra["parallel"]
+as (what, value, unit, note) rows; `markdown_lines(suite)` renders them.
 """
 
 from __future__ import annotations

@@ -48,10 +48,10 @@ def generated_points(points: int, chunk_rows: int, seed: int = 0):
 def fit(data, backend: str = "numba", start=None):
     """Maximum-likelihood mixture parameters for `data` (a dask.array), by L-BFGS-B with
     srcad.dask's gradient; returns scipy's OptimizeResult."""
+    from mixture import mixture_loglikelihood
     from scipy.optimize import minimize
 
     import srcad.dask
-    from mixture import mixture_loglikelihood
 
     N = data.shape[0]
     K = len(TRUE_PARAMS) // 3
@@ -84,9 +84,8 @@ def main():
     parser.add_argument("--backend", default="numba")
     args = parser.parse_args()
 
-    from distributed import Client, LocalCluster
-
     import mixture
+    from distributed import Client, LocalCluster
 
     if args.scheduler:
         client = Client(args.scheduler)

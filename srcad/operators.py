@@ -37,6 +37,7 @@ from srcad.operator_options import (
     refuse_chunk_in_reverse,
     refuse_float_out,
 )
+from srcad.parallel import parallel_option
 from srcad.plans import MISS
 from srcad.prep_cache import reusing_preparations, tangent_count
 from srcad.preparation import (
@@ -56,6 +57,7 @@ from srcad.preparation import (
 
 
 # -- gradient ---------------------------------------------------------------------------------
+@parallel_option("prepare_gradient")
 @operator_entry
 def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
                      backend: Backend | None = "python") -> Prep:
@@ -89,6 +91,7 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
+@parallel_option("value_and_gradient")
 @operator_entry
 @reusing_preparations("gradient", prepare_gradient)
 def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
@@ -154,6 +157,7 @@ def _value_and_gradient(f, args, prep, out, mode, chunk, backend):
 prepare_value_and_gradient = prepare_gradient
 
 
+@parallel_option("gradient")
 @operator_entry
 @reusing_preparations("gradient", prepare_gradient)
 def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,

@@ -13,11 +13,12 @@ same bits every time, and agrees with parallel=False up to the order of the addi
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import threading
 
 import numpy as np
 
-from srcad.annotations import Active, Annotation, Const, Duplicated
+from srcad.annotations import Active, Annotation, Const, Constant, Duplicated
 from srcad.errors import ArgumentError, surfaced
 from srcad.row_sums import RowSumError, row_sum
 
@@ -47,7 +48,7 @@ def chunk_bounds(rows: int, count: int) -> list:
     return list(zip(edges[:-1], edges[1:]))
 
 
-def data_argument(f, args, where: str):
+def data_argument(f, args, where: str, operator: bool = False):
     """(position, rows) of the argument f sums over; refused when f is not a row sum or that
     argument is not a constant array."""
     try:
@@ -58,7 +59,14 @@ def data_argument(f, args, where: str):
             filename=err.filename, line=err.line, construct=err.construct, hint=err.hint,
             column=err.column)) from None
     value = args[split.data_position]
-    if isinstance(value, Annotation) and not isinstance(value, Const):
+    if operator:  # the operators' data is a Constant context (a bare argument is x)
+        if not isinstance(value, Constant):
+            raise ArgumentError(f"{where} splits argument {split.data_position} "
+                                f"(`{split.data_name}`) into chunks of rows, so it must be "
+                                f"passed as Constant(...)", construct="parallel",
+                                hint="differentiate with respect to another argument")
+        value = value.value
+    elif isinstance(value, Annotation) and not isinstance(value, Const):
         raise ArgumentError(f"{where} splits argument {split.data_position} "
                             f"(`{split.data_name}`) into chunks of rows, so it must be a "
                             f"constant, not {type(value).__name__}", construct="parallel",
@@ -134,3 +142,80 @@ def _sum_forward(results, with_primal):
     if with_primal:
         return _sum([r[0] for r in results]), _sum([r[1] for r in results])
     return _sum(results)
+
+
+# -- the operators: gradient, value_and_gradient, prepare_gradient ----------------------------
+
+def parallel_option(operator: str):
+    """Decorate a gradient operator (or its preparation) to take `parallel=True`: then it runs
+    through a ParallelPreparation, one gradient preparation per chunk of rows."""
+    def decorate(op):
+        @functools.wraps(op)
+        def call(f, *args, **options):
+            if options:
+                parallel = options.pop("parallel") if "parallel" in options else False
+                if parallel or type(options.get("prep")) is ParallelPreparation:
+                    return _parallel_operator(operator, f, args, options)
+            return op(f, *args, **options)
+        return call
+    return decorate
+
+
+def _parallel_operator(operator, f, args, options):
+    prep, out = options.pop("prep", None), options.pop("out", None)
+    if operator == "prepare_gradient":
+        return ParallelPreparation(f, args, **options)
+    if prep is None:
+        prep = ParallelPreparation(f, args, **options)
+    elif options.get("backend") not in (None, "numba") or options.get("mode") is not None:
+        raise ArgumentError("a parallel preparation runs with the options it was made with",
+                            construct="parallel", hint="leave mode= and backend= out")
+    value, grad = prep.value_and_gradient(f, args)
+    if out is not None:
+        out[...] = grad
+        grad = out
+    return grad if operator == "gradient" else (value, grad)
+
+
+class ParallelPreparation:
+    """What `prepare_gradient(..., parallel=True)` returns: one gradient preparation per chunk
+    of the rows of f's Constant data (each with its own buffers and tapes), run on threads and
+    added in chunk order."""
+
+    def __init__(self, f, args, mode=None, chunk=None, backend="python"):
+        from srcad.api import _target
+        from srcad.operators import prepare_gradient
+
+        if backend != "numba":
+            raise ArgumentError("parallel=True runs numba-compiled code on several threads",
+                                construct="parallel", hint="pass backend='numba'")
+        self.function = _target(f)
+        self.position, data = data_argument(self.function, args, "parallel=True",
+                                            operator=True)
+        self.rows = len(data)
+        self.bounds = chunk_bounds(self.rows, thread_count())
+        self.preps = [prepare_gradient(self.function, *self._chunk(args, start, stop),
+                                       mode=mode, chunk=chunk, backend=backend)
+                      for start, stop in self.bounds]
+
+    def _chunk(self, args, start, stop):
+        chunk_args = list(args)
+        chunk_args[self.position] = Constant(args[self.position].value[start:stop])
+        return chunk_args
+
+    def value_and_gradient(self, f, args):
+        from srcad.api import _target
+        from srcad.operators import value_and_gradient
+
+        data = args[self.position]
+        if _target(f) is not self.function or not isinstance(data, Constant) \
+                or len(data.value) != self.rows:
+            raise ArgumentError("this parallel preparation was made for another function or "
+                                f"another row count ({self.rows} rows)", construct="prep")
+
+        def run(k):
+            start, stop = self.bounds[k]
+            return value_and_gradient(f, *self._chunk(args, start, stop), prep=self.preps[k])
+
+        results = list(_pool(len(self.bounds)).map(run, range(len(self.bounds))))
+        return _sum([r[0] for r in results]), _sum([r[1] for r in results])

@@ -40,7 +40,6 @@ def test_dask_mixture_fit_recovers_the_generating_mixture():
     pytest.importorskip("distributed")
     pytest.importorskip("scipy")
     import dask
-
     import row_sum_problems  # noqa: F401  (puts examples/ on sys.path: `import mixture`)
 
     example = load_example("dask_mixture")

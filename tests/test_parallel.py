@@ -103,3 +103,20 @@ def test_chunks_cover_the_rows_once():
     assert srcad.parallel.chunk_bounds(10, 3) == [(0, 3), (3, 6), (6, 10)]
     assert srcad.parallel.chunk_bounds(2, 4) == [(0, 1), (1, 2)]
     assert srcad.parallel.chunk_bounds(0, 4) == [(0, 0)]
+
+
+def test_gradient_operators_take_parallel():
+    params, data = problems.make_problem(500, 2)
+    f = problems.mixture_loglikelihood
+    expected = problems.mixture_gradient_numpy(params, data)
+    prep = srcad.prepare_gradient(f, params, srcad.Constant(data), backend="numba",
+                                  parallel=True)
+    assert len(prep.preps) == 3  # one preparation (buffers, tapes) per chunk of rows
+    out = np.zeros_like(params)
+    assert srcad.gradient(f, params, srcad.Constant(data), prep=prep, out=out) is out
+    assert relative(out, expected) < 1e-10
+    value, grad = srcad.value_and_gradient(f, params, srcad.Constant(data), backend="numba",
+                                           parallel=True)
+    assert relative(grad, out) < 1e-12 and relative(value, f(params, data)) < 1e-12
+    with pytest.raises(srcad.ArgumentError, match="Constant"):
+        srcad.gradient(f, params, data, backend="numba", parallel=True)
