@@ -15,6 +15,7 @@ as (what, value, unit, note) rows; `markdown_lines(suite)` renders them.
 from __future__ import annotations
 
 import importlib.util
+from time import process_time
 
 import numpy as np
 from harness import interleaved_medians, perf_counter
@@ -36,6 +37,15 @@ def _median_time(call, repeats):
         start = perf_counter()
         call()
         times.append(perf_counter() - start)
+    return float(np.median(times))
+
+
+def _median_cpu(call, repeats):
+    times = []
+    for _ in range(repeats):
+        start = process_time()
+        call()
+        times.append(process_time() - start)
     return float(np.median(times))
 
 
@@ -82,8 +92,14 @@ def threads(suite, srcad, rows, N):
           f"agree to {error:.0e})")
     rows.append((case + ": parallel=True / parallel=False", t_parallel / t_serial, "x",
                  f"{t_parallel * 1e3:.1f} ms / {t_serial * 1e3:.1f} ms, target <= 0.6x"))
-    rows.append(("gradient cost per row, one thread (numba, K=4)", t_serial / N * 1e9, "ns",
-                 "c_row of the model"))
+    # CPU time, all threads: what the split costs in work, whatever else runs on the machine
+    cpu_parallel, cpu_serial = (_median_cpu(run, 9) for run in (run_parallel, run_serial))
+    print(f"  CPU time (all threads): parallel=True {cpu_parallel * 1e3:.1f} ms, parallel=False "
+          f"{cpu_serial * 1e3:.1f} ms = {cpu_parallel / cpu_serial:.2f}x")
+    rows.append((case + ": CPU time, parallel=True / parallel=False", cpu_parallel / cpu_serial,
+                 "x", "the work the split adds; on idle cores wall time ~ this / threads"))
+    rows.append(("gradient CPU time per row, one thread (numba, K=4)", cpu_serial / N * 1e9,
+                 "ns", "c_row of the model"))
 
 
 def cluster(srcad, rows, N, quick):

@@ -21,12 +21,14 @@ chunks on threads, `srcad.dask` on the workers of a Dask cluster.
 from __future__ import annotations
 
 import functools
+import types
 from dataclasses import dataclass
 
 import gast
 
 from srcad.errors import SrcadError
 from srcad.parse import parse_function
+from srcad.transform.inline import is_library_function
 
 
 class RowSumError(SrcadError):
@@ -85,9 +87,46 @@ class _RowSumCheck:
                         "`return total` alone (the sum is the result)")
         total = rest[0].value.id
         prelude = body[:index]
+        self._check_argument_writes(tree, self.parsed, set(self.params))
         self._check_prelude(prelude, data, total, loop)
         self._check_body(loop, data, row_index, row_name, total)
         return RowSum(self.params.index(data), data, self.parsed.line_of(loop))
+
+    def _check_argument_writes(self, tree, parsed, arrays, seen=()):
+        """f (and, through the arrays they are given, its own helpers) writes no element of
+        an argument: the threads of parallel=True share the arguments, and a write there
+        would carry values from one row (or chunk) to the next."""
+        for node in gast.walk(tree):
+            if isinstance(node, (gast.Assign, gast.AugAssign)):
+                targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+                for target in targets:
+                    base = target
+                    while isinstance(base, gast.Subscript):
+                        base = base.value
+                    if base is not target and isinstance(base, gast.Name) \
+                            and base.id in arrays:
+                        raise parsed.error(target, "row sum", f"writes an element of "
+                                           f"`{base.id}`, an argument of "
+                                           f"{parsed.name}: chunks of rows run at once would "
+                                           "share it", hint="work in a local array",
+                                           kind=RowSumError)
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+                    and node.func.id not in seen:
+                self._check_helper(parsed, node, seen)
+
+    def _check_helper(self, parsed, call, seen):
+        """A helper of the user's own that writes into the arrays it is given is refused (the
+        array may outlive one row: a prelude array, or an argument)."""
+        try:
+            helper = parsed.resolve(call.func.id)
+        except KeyError:
+            return
+        if not isinstance(helper, types.FunctionType) or is_library_function(helper):
+            return
+        inner = parse_function(helper)
+        names = [a.id for a in inner.tree.args.args]
+        self._check_argument_writes(inner.tree, inner, set(names),
+                                    tuple(seen) + (call.func.id,))
 
     def _rows_of(self, loop):
         """(data, index name or None, row name or None) when `loop` runs over the rows of an

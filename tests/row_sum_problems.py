@@ -119,3 +119,16 @@ def assigned_in_branch(p, x):
             scale = p[0]
         total += scale * x[n]
     return total
+
+
+def add_row(buffer, value):
+    buffer[0] += value  # the buffer outlives the row: a running sum
+
+
+def running_buffer(p, x):
+    buffer = np.zeros(1)
+    total = 0.0
+    for n in range(len(x)):
+        add_row(buffer, x[n])
+        total += p[0] * buffer[0]
+    return total

@@ -77,6 +77,7 @@ def test_a_sum_inside_an_inner_loop_with_a_scalar_parameter():
     ("mean", 103, "`return total` alone"),
     ("stops_early", 110, "`break`"),
     ("assigned_in_branch", 120, "outside the block that assigns it"),
+    ("running_buffer", 125, "writes an element of `buffer`"),
 ])
 def test_what_is_not_a_sum_over_rows_is_refused_at_its_line(name, line, says):
     f = getattr(problems, name)
