@@ -272,7 +272,9 @@ class _Iteration:
     def target(self, target, path, statement):
         if isinstance(target, gast.Name):
             self.occurrence(target.id, "store", path, target)
-            if isinstance(statement, gast.Assign):
+            # a new array (np.zeros(...), an expression), not a second name for an old one
+            if isinstance(statement, gast.Assign) and not isinstance(
+                    statement.value, (gast.Name, gast.Subscript, gast.Attribute)):
                 self.local_arrays.add(target.id)
         elif isinstance(target, (gast.Tuple, gast.List)):
             for element in target.elts:

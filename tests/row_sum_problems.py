@@ -132,3 +132,13 @@ def running_buffer(p, x):
         add_row(buffer, x[n])
         total += p[0] * buffer[0]
     return total
+
+
+def aliased_buffer(p, x):
+    buffer = np.zeros(1)
+    total = 0.0
+    for n in range(len(x)):
+        alias = buffer  # a second name for the array made before the loop
+        alias[0] += x[n]
+        total += p[0] * alias[0]
+    return total

@@ -78,6 +78,7 @@ def test_a_sum_inside_an_inner_loop_with_a_scalar_parameter():
     ("stops_early", 110, "`break`"),
     ("assigned_in_branch", 120, "outside the block that assigns it"),
     ("running_buffer", 125, "writes an element of `buffer`"),
+    ("aliased_buffer", 142, "writes an element of `alias`"),
 ])
 def test_what_is_not_a_sum_over_rows_is_refused_at_its_line(name, line, says):
     f = getattr(problems, name)
