@@ -15,6 +15,7 @@ from pathlib import Path
 
 import interface_cost
 import problem_arrays
+import problem_parallel
 from harness import ROOT, TOL, TOL_FD, Suite, fmt_ratio, ms, ratio, us
 from problem_jacobian import (
     J_CHUNK,
@@ -286,6 +287,7 @@ def markdown(suite: Suite, info, sizes, wall):
               "- Skipped contenders (not installed / not implemented) are listed, not dropped.",
               ""]
     lines += interface_cost.markdown_lines(suite)
+    lines += problem_parallel.markdown_lines(suite)
     return "\n".join(lines)
 
 

@@ -41,6 +41,7 @@ from mixture import make_problem, mixture_loglikelihood
 from problem_arrays import section_arrays
 from problem_jacobian import section_jacobian
 from problem_mixture import section_mixture
+from problem_parallel import section_parallel
 from problem_transform import section_transform
 from problem_vector import section_vector
 from report import chart, machine_info, markdown, print_summary
@@ -55,6 +56,7 @@ PROBLEMS = [
     ("4", "transform", lambda suite, srcad, sizes: section_transform(suite, srcad)),
     ("5", "arrays", lambda suite, srcad, sizes: section_arrays(suite, srcad)),
     ("6", "interface", lambda suite, srcad, sizes: section_interface_cost(suite, srcad)),
+    ("7", "parallel", lambda suite, srcad, sizes: section_parallel(suite, srcad)),
 ]
 
 

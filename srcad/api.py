@@ -261,7 +261,7 @@ def _plan_roles(call: _Call, args):
 
 
 def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | None = None,
-             batch: Batch = None, backend: Backend = "python") -> Any:
+             batch: Batch = None, backend: Backend = "python", parallel: bool = False) -> Any:
     """Differentiate `f` at `args` annotated Const/Active/Duplicated/BatchDuplicated.
 
     Reverse returns one entry per argument (the derivative for Active ones, None otherwise);
@@ -271,6 +271,8 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     ForwardWithPrimal returns (tangent, value); forward mode has no seed (the shadows of the
     inputs are the direction). `batch` forces "unrolled" or "stacked" lanes of BatchDuplicated
     arguments; `backend="numba"` compiles the generated code with numba.njit.
+    `parallel=True` (numba backend) splits the rows of the data argument of a function that
+    sums over them across numba's threads (srcad/parallel.py).
 
     >>> from srcad import Active, Duplicated, Forward, Reverse
     >>> def sq(x):
@@ -283,6 +285,11 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     f = getattr(f, "__srcad_wrapped__", f)
     if type(f) is not types.FunctionType:
         f = _target(f)  # refuses what is not a plain function
+    if parallel:
+        from srcad.parallel import autodiff_parallel
+
+        _check_mode(mode)
+        return autodiff_parallel(autodiff, mode, f, args, seed, batch, backend)
     code = f.__code__
     given = len(args)
     if given != code.co_argcount:
@@ -373,7 +380,7 @@ def _decorator(mode: Mode):
         if f is None:
             return functools.partial(decorate, **options)
         seed, batch = options.get("seed"), options.get("batch")
-        backend = options.get("backend", "python")
+        backend, parallel = options.get("backend", "python"), options.get("parallel", False)
 
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
@@ -382,12 +389,13 @@ def _decorator(mode: Mode):
                     if kwargs:
                         _check_decorator_options(kwargs, mode, f"the call of {f.__name__}")
                         return autodiff(mode, f, *args, **{**options, **kwargs})
-                    return autodiff(mode, f, *args, seed=seed, batch=batch, backend=backend)
+                    return autodiff(mode, f, *args, seed=seed, batch=batch, backend=backend,
+                                    parallel=parallel)
             return f(*args, **kwargs)
 
         wrapper.__srcad_wrapped__ = f
         # the seed scales the derivatives, it does not change the generated code
-        code_options = {k: v for k, v in options.items() if k != "seed"}
+        code_options = {k: v for k, v in options.items() if k not in ("seed", "parallel")}
         wrapper.source = lambda *args: source(f, mode, *args, **code_options)
         return wrapper
 
@@ -399,10 +407,11 @@ def _decorator(mode: Mode):
 
 def _check_decorator_options(options, mode, where):
     """Options of a decorated function (given to the decorator or to an annotated call): seed
-    (reverse mode), batch and backend; anything else is refused, not passed on."""
+    (reverse mode), batch, backend and parallel; anything else is refused, not passed on."""
     if not mode.reverse and "seed" in options:
         refuse_forward_seed()
-    allowed = ("seed", "batch", "backend") if mode.reverse else ("batch", "backend")
+    allowed = ("seed", "batch", "backend", "parallel") if mode.reverse \
+        else ("batch", "backend", "parallel")
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ArgumentError(f"unknown option {unknown[0]!r} of {where}", construct="option",

@@ -85,7 +85,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                              hint="pass it as an argument, or use backend='python'")
     text = "\n".join(header) + "\n\n\n" + source
     # numba's cache ignores options, and code it compiled from srcad's runtime modules
-    options = f"{numba.__version__} fastmath={sorted(FASTMATH)} runtime={_runtime_digest()}"
+    options = (f"{numba.__version__} fastmath={sorted(FASTMATH)} nogil "
+               f"runtime={_runtime_digest()}")
     digest = hashlib.sha256((text + options).encode()).hexdigest()[:16]
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -100,7 +101,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         module = importlib.util.module_from_spec(spec)
         sys.modules[path.stem] = module  # numba's cache finds the module again by name
         spec.loader.exec_module(module)
-    return numba.njit(cache=True, fastmath=set(FASTMATH))(getattr(module, name))
+    # nogil: srcad.parallel runs chunks of rows on threads at once
+    return numba.njit(cache=True, nogil=True, fastmath=set(FASTMATH))(getattr(module, name))
 
 
 @functools.lru_cache(maxsize=None)

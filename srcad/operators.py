@@ -38,6 +38,7 @@ from srcad.operator_options import (
     refuse_chunk_in_reverse,
     refuse_float_out,
 )
+from srcad.parallel import parallel_option
 from srcad.plans import MISS
 from srcad.prep_cache import reusing_preparations, tangent_count
 from srcad.preparation import (
@@ -58,6 +59,7 @@ from srcad.sparse_jacobian import prepare_sparse_jacobian, sparse_jacobian_call
 
 
 # -- gradient ---------------------------------------------------------------------------------
+@parallel_option("prepare_gradient")
 @operator_entry
 def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
                      backend: Backend | None = "python") -> Prep:
@@ -91,6 +93,7 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
+@parallel_option("value_and_gradient")
 @operator_entry
 @reusing_preparations("gradient", prepare_gradient)
 def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
@@ -156,6 +159,7 @@ def _value_and_gradient(f, args, prep, out, mode, chunk, backend):
 prepare_value_and_gradient = prepare_gradient
 
 
+@parallel_option("gradient")
 @operator_entry
 @reusing_preparations("gradient", prepare_gradient)
 def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,

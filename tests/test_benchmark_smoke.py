@@ -41,7 +41,7 @@ def central_differences(f, args, active, h=1e-6):
 
 def test_every_benchmark_module_imports(bench):
     for name in ("harness", "prepared", "problem_mixture", "problem_vector", "problem_jacobian",
-                 "problem_transform", "problem_arrays", "report", "run"):
+                 "problem_transform", "problem_arrays", "problem_parallel", "report", "run"):
         importlib.import_module(name)
 
 

@@ -61,7 +61,7 @@ def test_example_runs_and_its_derivative_matches_the_reference(name, capsys):
 
 
 def test_every_example_is_run_by_a_test():
-    tested = set(CHECKED_EXAMPLES) | {"scipy_minimize", "mixture", "operators"}
+    tested = set(CHECKED_EXAMPLES) | {"scipy_minimize", "mixture", "operators", "dask_mixture"}
     assert {path.stem for path in EXAMPLES.glob("*.py")} <= tested
     assert len(tested) >= 8
 
@@ -72,3 +72,17 @@ def test_operators_example_runs(capsys):
     example.hessian_vector_product()
     printed = capsys.readouterr().out
     assert "True" in printed and "False" not in printed
+
+def test_dask_mixture_fit_recovers_the_generating_mixture():
+    pytest.importorskip("distributed")
+    pytest.importorskip("scipy")
+    import dask
+    import row_sum_problems  # noqa: F401  (puts examples/ on sys.path: `import mixture`)
+
+    example = load_example("dask_mixture")
+    with dask.config.set(scheduler="sync"):  # no cluster: Dask's local scheduler
+        data = example.generated_points(1200, 600, seed=1).persist()
+        result = example.fit(data, backend="numba")
+    assert result.success, result.message
+    fitted, true = example.normalized(result.x), example.normalized(example.TRUE_PARAMS)
+    np.testing.assert_allclose(fitted, true, atol=0.2)

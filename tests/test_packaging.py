@@ -29,6 +29,10 @@ def test_the_license_and_metadata_are_declared():
     assert (ROOT / project["readme"]).exists()
     assert project["authors"] and project["classifiers"] and project["keywords"]
     assert "scipy" in " ".join(project["optional-dependencies"]["dev"])
+    # srcad.dask needs both, on a user's machine (extra `dask`) and in the test suite (`dev`)
+    for extra in ("dask", "dev"):
+        needs = " ".join(project["optional-dependencies"][extra])
+        assert "dask[array]" in needs and "distributed" in needs
 
 
 def test_the_type_marker_ships_with_the_package():

@@ -1,0 +1,144 @@
+"""Value and gradient of a sum over the rows of a `dask.array`, computed on a Dask cluster.
+
+For f(params, data, *contexts) that `srcad.row_sums` proves to be a sum over the rows of
+`data`, f(params, data) is the sum of f(params, chunk) over the row chunks of data, and so is
+its gradient. `value_and_gradient` maps srcad's reverse mode over the chunks where they live
+(each task returns one value and one gradient: a few floats) and adds the partial results in
+a tree of `SPLIT_EVERY` at a time. It runs on the current Dask client (`Client(...)`), else
+on Dask's local scheduler.
+
+Nothing compiled crosses the wire: a task carries f by reference (its module and qualified
+name, as any Dask task function), params, the chunk's key and the contexts. Each worker
+process imports f and builds its derivative once (srcad's in-memory cache; with
+backend="numba" also numba's disk cache in SRCAD_CACHE_DIR, so a restarted worker on the same
+machine loads it). The module of f must therefore be importable on the workers, as for any
+function a Dask task runs (install it there, or `client.upload_file("model.py")`).
+
+Needs the `dask` extra: pip install 'srcad[dask]'.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from srcad.errors import ArgumentError, surfaced
+from srcad.row_sums import RowSumError, row_sum
+
+SPLIT_EVERY = 8  # partial results added per reduction task
+
+
+@dataclass(frozen=True)
+class FunctionReference:
+    """f by module and qualified name: what a task sends instead of f's code."""
+
+    module: str
+    qualname: str
+
+    @classmethod
+    def of(cls, f) -> FunctionReference:
+        f = getattr(f, "__srcad_wrapped__", f)
+        module, qualname = getattr(f, "__module__", None), getattr(f, "__qualname__", "")
+        if module in (None, "__main__") or "<locals>" in qualname:
+            raise ArgumentError(f"srcad.dask sends {getattr(f, '__name__', f)!r} to the workers "
+                                "by module and name, and it is not importable there "
+                                f"({'defined inside a function' if module else 'in __main__'})",
+                                construct="srcad.dask", hint="define f at the top level of a "
+                                "module the workers can import (client.upload_file ships one)")
+        return cls(module, qualname)
+
+    def resolve(self):
+        target = importlib.import_module(self.module)
+        for part in self.qualname.split("."):
+            target = getattr(target, part)
+        return target
+
+
+def _chunk_value_and_gradient(reference, params, chunk, contexts, backend):
+    """On a worker: (value, gradient) of f on one chunk of rows."""
+    import srcad
+
+    f = reference.resolve()
+    gradient = np.zeros_like(params)
+    _, value = srcad.autodiff(srcad.ReverseWithPrimal, f, srcad.Duplicated(params, gradient),
+                              np.asarray(chunk), *contexts, backend=backend)
+    return float(value), gradient
+
+
+def _add_partials(*partials):
+    """The sum of (value, gradient) pairs, added in the order given."""
+    value, gradient = partials[0][0], partials[0][1].copy()
+    for v, g in partials[1:]:
+        value += v
+        gradient += g
+    return value, gradient
+
+
+def _checked(f, params, data):
+    import dask.array as da
+
+    try:
+        split = row_sum(f)
+    except RowSumError as err:
+        raise surfaced(RowSumError(
+            f"srcad.dask needs f to be a sum over the rows of its data: {err.message}",
+            filename=err.filename, line=err.line, construct=err.construct, hint=err.hint,
+            column=err.column)) from None
+    if split.data_position != 1:
+        raise ArgumentError(f"srcad.dask calls f(params, data, *contexts), and "
+                            f"{f.__name__} sums over the rows of argument "
+                            f"{split.data_position} (`{split.data_name}`)",
+                            construct="srcad.dask", hint="make the data the second argument")
+    params = np.asarray(params, dtype=float)
+    if params.ndim != 1:
+        raise ArgumentError(f"params must be a 1-D float array, got shape {params.shape}",
+                            construct="srcad.dask")
+    if not isinstance(data, da.Array):
+        data = da.from_array(np.asarray(data))
+    if data.ndim > 1 and any(len(c) > 1 for c in data.chunks[1:]):
+        data = data.rechunk({axis: -1 for axis in range(1, data.ndim)})  # whole rows
+    return params, data
+
+
+def partial_results(f, params, data, *contexts, backend="python"):
+    """The delayed (value, gradient) of f over `data`: one task per chunk of rows, added in a
+    tree of SPLIT_EVERY."""
+    from dask import delayed
+
+    params, data = _checked(f, params, data)
+    reference = FunctionReference.of(f)
+    task = delayed(_chunk_value_and_gradient, pure=False)
+    level = [task(reference, params, chunk, contexts, backend)
+             for chunk in data.to_delayed().ravel()]
+    add = delayed(_add_partials, pure=False)
+    while len(level) > 1:
+        level = [add(*level[k:k + SPLIT_EVERY]) for k in range(0, len(level), SPLIT_EVERY)]
+    return level[0]
+
+
+def value_and_gradient(f, params, data, *contexts, backend="python"):
+    """(f(params, data, *contexts), its gradient with respect to params), computed chunk by
+    chunk of data's rows on the current Dask client (else the local scheduler).
+
+    `data` is a dask.array (a NumPy array is wrapped as one chunk); f must be a sum over its
+    rows (`srcad.row_sums`), importable on the workers; `contexts` are sent to every task."""
+    return partial_results(f, params, data, *contexts, backend=backend).compute()
+
+
+def value_and_grad(f, data, *contexts, backend="python"):
+    """params -> (value, gradient) of f over data: `scipy.optimize.minimize(..., jac=True)`
+    takes it (negate both to maximize)."""
+    params_, data_ = _checked(f, np.zeros(1), data)
+
+    def evaluate(params):
+        return value_and_gradient(f, params, data_, *contexts, backend=backend)
+
+    return evaluate
+
+
+def grad(f, data, *contexts, backend="python"):
+    """params -> gradient of f over data (the `jac=` of scipy.optimize.minimize)."""
+    evaluate = value_and_grad(f, data, *contexts, backend=backend)
+    return lambda params: evaluate(params)[1]

@@ -1,0 +1,84 @@
+"""srcad.dask: value and gradient of a sum over the rows of a dask.array, chunk by chunk on
+the worker processes of a Dask cluster, equal to the single-process gradient."""
+
+import numpy as np
+import pytest
+import row_sum_problems as problems
+
+import srcad
+
+pytest.importorskip("distributed")
+import dask  # noqa: E402
+import dask.array as da  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+
+import srcad.dask  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    """One cluster of two worker processes for the module (they import row_sum_problems and
+    mixture by name: a worker process starts with this process's sys.path)."""
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        yield client
+
+
+def relative(a, b):
+    return np.max(np.abs(np.asarray(a) - b) / np.maximum(np.abs(b), 1e-300))
+
+
+def single_process(f, params, data):
+    grad = np.zeros_like(params)
+    _, value = srcad.autodiff(srcad.ReverseWithPrimal, f, srcad.Duplicated(params, grad), data)
+    return value, grad
+
+
+def test_mixture_on_two_worker_processes_equals_one_process(client):
+    params, data = problems.make_problem(5003, 3)
+    chunked = da.from_array(data, chunks=700)  # 8 chunks: two levels of the reduction tree
+    value, grad = srcad.dask.value_and_gradient(problems.mixture_loglikelihood, params,
+                                                chunked)
+    expected_value, expected = single_process(problems.mixture_loglikelihood, params, data)
+    assert relative(grad, expected) < 1e-12 and relative(value, expected_value) < 1e-12
+    assert relative(grad, problems.mixture_gradient_numpy(params, data)) < 1e-10
+    ran_on = client.run(lambda: __import__("sys").modules.get("mixture") is not None)
+    assert all(ran_on.values())  # both workers computed chunks
+    # scipy's form: params -> gradient
+    gradient = srcad.dask.grad(problems.mixture_loglikelihood, chunked)
+    assert relative(gradient(params), expected) < 1e-12
+
+
+def test_rows_of_a_matrix_chunked_both_ways(client):
+    rng = np.random.default_rng(3)
+    X, p = rng.standard_normal((300, 4)), rng.standard_normal(4)
+    chunked = da.from_array(X, chunks=(64, 2))  # columns are joined back into whole rows
+    value, grad = srcad.dask.value_and_gradient(problems.hinge_rows, p, chunked)
+    assert relative(grad, problems.hinge_rows_gradient(p, X)) < 1e-12
+    assert relative(value, problems.hinge_rows(p, X)) < 1e-12
+
+
+def test_without_a_client_the_local_scheduler_computes_it(client):
+    params, data = problems.make_problem(400, 2)
+    with dask.config.set(scheduler="sync"):
+        value, grad = srcad.dask.value_and_gradient(problems.mixture_loglikelihood, params,
+                                                    da.from_array(data, chunks=150))
+    assert relative(grad, single_process(problems.mixture_loglikelihood, params, data)[1]) \
+        < 1e-12
+
+
+def test_refusals(client):
+    data = da.ones(10, chunks=5)
+    with pytest.raises(srcad.SrcadError, match="loop-carried dependence"):
+        srcad.dask.value_and_gradient(problems.carried, np.ones(1), data)
+
+    def local(p, x):
+        total = 0.0
+        for n in range(len(x)):
+            total += p[0] * x[n]
+        return total
+
+    with pytest.raises(srcad.ArgumentError, match="not importable"):
+        srcad.dask.value_and_gradient(local, np.ones(1), data)
+    with pytest.raises(srcad.ArgumentError, match="data the second argument"):
+        srcad.dask.value_and_gradient(problems.power_sums, np.ones(1), data, np.ones(3))
