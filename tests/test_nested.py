@@ -109,7 +109,7 @@ def test_inner_gradient_of_an_array_with_a_constant_against_central_differences(
     _, p_bar = srcad.autodiff(Reverse, field_gradient_norm, Duplicated(v, v_bar), Active(p))
     for k in range(3):
         e = np.eye(3)[k]
-        expected = central(lambda t: field_gradient_norm(v + t * e, p), 0.0)
+        expected = central(lambda t, e=e: field_gradient_norm(v + t * e, p), 0.0)
         assert v_bar[k] == pytest.approx(expected, rel=1e-6)
         tangent = srcad.autodiff(Forward, field_gradient_norm, Duplicated(v, e),
                                  Duplicated(p, 0.0))
@@ -127,7 +127,7 @@ def saddle(y, x):
 
 def outer_objective(x, eta, steps):
     y = 0.0
-    for k in range(steps):
+    for _ in range(steps):
         y = y + eta * srcad.grad(saddle)(y, x)
     return saddle(y, x)
 
