@@ -27,6 +27,7 @@ from srcad.annotations import (
     Output,
     Reverse,
 )
+from srcad.container_calls import container_autodiff, container_source, has_container
 from srcad.errors import ArgumentError, SrcadError, surfaced
 from srcad.hints import Backend, Function
 from srcad.parse import parse_function
@@ -301,6 +302,9 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
             if flat is not None:
                 return _forward(f, mode, plan.compiled, flat, args, plan.batched, None)
     _check_mode(mode)
+    if has_container(args):  # a dict, list or tuple of parameters (srcad/container_calls.py)
+        out = container_autodiff(mode, f, args, seed, batch, backend)
+        return _given(out, given, mode) if mode.reverse else out
     if seed is not None and not mode.reverse:
         refuse_forward_seed()
     try:
@@ -354,6 +358,8 @@ def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
     """The generated source for `f` in `mode` with this activity signature."""
     _check_mode(mode)
     f = _target(f)
+    if has_container(args):
+        return container_source(f, mode, bind_arguments(f, args), batch, backend)
     return _compiled(f, _arguments(f, mode, args, batch, backend).request(mode, backend)).source
 
 

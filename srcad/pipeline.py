@@ -71,6 +71,8 @@ class Request:
     stacked: bool = False  # vector mode with NumPy vectors instead of unrolled lanes
     backend: str = "python"  # "python" | "numba"
     array_tapes: bool = False  # python reverse mode: tapes in arrays the caller passes
+    # (position, treedef) of arguments passed as containers; `specs` has one entry per leaf
+    containers: tuple = ()
 
 
 @dataclass
@@ -108,7 +110,7 @@ _MISSING = object()
 
 def build(func, request: Request) -> Compiled:
     parsed = parse_function(func)
-    norm = normalize(parsed)
+    norm = normalize(parsed, request.containers)
     specs = request.specs
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})

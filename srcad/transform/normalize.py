@@ -14,6 +14,7 @@ from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.parse import ParsedFunction
 from srcad.transform.desugar import Desugar, desugar
+from srcad.transform.containers import split_container_params
 from srcad.transform.exits import structure_exits
 from srcad.transform.inline import Inliner
 from srcad.transform.lists import split_fixed_lists
@@ -44,7 +45,9 @@ class Normalized:
         return self.parsed.resolve(name_)
 
 
-def normalize(parsed: ParsedFunction) -> Normalized:
+def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
+    """`containers`: (position, treedef) of the parameters passed as containers (one
+    parameter per leaf in the result, srcad/transform/containers.py)."""
     tree = parsed.tree
     body = S.clone(tree.body)
     doc = None
@@ -58,6 +61,7 @@ def normalize(parsed: ParsedFunction) -> Normalized:
     inliner = Inliner(parsed, namer, local_functions=local_functions)
     body = inliner.block(body)
     params = [a.id for a in tree.args.args]
+    body, params = split_container_params(parsed, body, params, containers, namer)
     body = split_tuple_locals(body, params, namer, Desugar(parsed, namer, True)._assign_one)
     # `for v in helper(x)`: the inlined helper's tuple result is a literal now; unroll it
     body = split_fixed_lists(parsed, body, namer, params)
@@ -75,5 +79,5 @@ def normalize(parsed: ParsedFunction) -> Normalized:
         body.append(gast.Return(value=S.name(result)))
     if not body:
         body = [gast.Pass()]
-    return Normalized(parsed, [a.id for a in tree.args.args], body, namer, inliner.extra,
+    return Normalized(parsed, params, body, namer, inliner.extra,
                       inliner.dependencies, inliner.cells, doc)
