@@ -341,6 +341,8 @@ def _forward(f, mode, compiled, flat, args, batched, call):
     if call is not None:
         call.finish()
     array_out = isinstance(value, np.ndarray)
+    if compiled.tuple_return and tangents:  # one tangent per element of the tuple returned
+        return _tuple_tangents(value, tangents, batched, width, stacked, mode)
     if not tangents:
         tangent = None
     elif not batched:
@@ -351,6 +353,24 @@ def _forward(f, mode, compiled, flat, args, batched, call):
     else:
         tangent = np.array([t if array_out else float(t) for t in tangents])
     return (tangent, value) if mode.with_primal else tangent
+
+
+def _tuple_tangents(value, tangents, batched, width, stacked, mode):
+    """The tangent of a tuple `value` as `autodiff` returns it: a tuple with one tangent per
+    element (each stacked over the lanes in vector mode)."""
+    out = []
+    for j, element in enumerate(value):
+        shape = np.shape(element)
+        if not batched:
+            t = tangents[0][j]
+            out.append(np.asarray(t, dtype=float).copy() if shape else float(t))
+        elif stacked:
+            out.append(np.broadcast_to(np.asarray(tangents[0][j], dtype=float),
+                                       (width,) + shape).copy())
+        else:
+            out.append(np.array([np.asarray(lane[j], dtype=float) for lane in tangents]))
+    out = tuple(out)
+    return (out, value) if mode.with_primal else out
 
 
 def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,

@@ -1,5 +1,5 @@
-"""The operators with a container input x: a dict, list or tuple of float arrays and floats
-(nested), as JAX users keep model parameters.
+"""The operators with a container input x (a dict, list or tuple of float arrays and floats,
+nested, as JAX users keep model parameters) or a function returning a tuple.
 
 Every call is built on `autodiff` with `Duplicated(x, shadow)` (srcad/container_calls.py),
 and every result has x's structure:
@@ -12,6 +12,10 @@ and every result has x's structure:
 * `out=` is a container like the result, filled in place (its float entries are set in their
   dict or list) and returned.
 
+A function returning a tuple `(a, b)` (jacobian, pullback, pushforward, as JAX's jacrev and
+vjp): the jacobian is a tuple with one jacobian per returned value, the cotangent of a pullback
+a tuple with one cotangent per value, a pushforward's result a tuple of tangents.
+
 Leaves that are not floats (ints, bools, None) are constants: their entries in a result are
 copied from x. A preparation (`prepare_gradient(f, params)`) records x's structure and the
 backend; a call with another structure raises `PreparationMismatchError`. hvp, hessian,
@@ -23,8 +27,16 @@ from __future__ import annotations
 import numpy as np
 
 from srcad import pytrees
-from srcad.annotations import Cache, Constant, Duplicated, Forward, Output, ReverseWithPrimal
-from srcad.errors import ArgumentError
+from srcad.annotations import (
+    Active,
+    Cache,
+    Constant,
+    Duplicated,
+    Forward,
+    Output,
+    ReverseWithPrimal,
+)
+from srcad.errors import ArgumentError, SrcadError
 
 _ARRAY_ONLY = ("hvp", "hessian", "second_derivative", "derivative")
 
@@ -32,6 +44,26 @@ _ARRAY_ONLY = ("hvp", "hessian", "second_derivative", "derivative")
 def container_input(args) -> bool:
     """Is the one bare argument (x) a container?"""
     return any(type(a) in pytrees.CONTAINERS for a in args)
+
+
+_TUPLE_RETURNS: dict = {}  # code object -> does the function end with `return a, b`?
+
+
+def returns_tuple(f) -> bool:
+    """Does f's last statement return a tuple (`return a, b`)? Read from its source once."""
+    code = f.__code__
+    known = _TUPLE_RETURNS.get(code)
+    if known is None:
+        from srcad.parse import parse_function  # noqa: PLC0415
+        try:
+            body = parse_function(f).tree.body
+        except SrcadError:
+            return False  # refused later, with its reason
+        import gast  # noqa: PLC0415
+        known = bool(body) and isinstance(body[-1], gast.Return) and isinstance(
+            body[-1].value, gast.Tuple)
+        _TUPLE_RETURNS[code] = known
+    return known
 
 
 class ContainerPrep:
@@ -56,15 +88,24 @@ def _compatible(a, b):
 
 
 def container_operator(name, f, args, options):
-    """`name(f, *args, **options)` (an operator or a preparation) with a container x."""
+    """`name(f, *args, **options)` (an operator or a preparation) with a container x or a
+    function returning a tuple."""
     base = name.removeprefix("prepare_")
-    if base in _ARRAY_ONLY:
-        raise ArgumentError(f"{base} takes a float or a float array x, got a "
-                            f"{_kind(args)} of parameters", construct=base,
-                            hint="gradient, jacobian, pullback and pushforward take "
-                            "containers; for second derivatives concatenate the leaves "
+    bare = [a for a in args if not isinstance(a, (Constant, Cache, Output))]
+    if len(bare) != 1:
+        raise ArgumentError(f"exactly one argument must be bare (the input to differentiate "
+                            f"with respect to); got {len(bare)}",
+                            hint="wrap the others in Constant(...), Cache(...) or Output(...)")
+    x = bare[0]
+    if base in _ARRAY_ONLY or (base in ("gradient", "value_and_gradient")
+                               and type(x) not in pytrees.CONTAINERS):
+        what = (f"a {type(x).__name__} of parameters" if type(x) in pytrees.CONTAINERS
+                else "a function returning a tuple")
+        raise ArgumentError(f"{base} takes a float or a float array x and a function returning "
+                            f"a float or an array, got {what}", construct=base,
+                            hint="jacobian, pullback and pushforward take containers and "
+                            "tuple outputs; for second derivatives concatenate the leaves "
                             "into one array (np.concatenate)")
-    x = next(a for a in args if type(a) in pytrees.CONTAINERS)
     tree = pytrees.treedef(x, "the input")
     prep = options.get("prep")
     backend = options.get("backend") or (prep.backend if prep is not None else "python")
@@ -73,13 +114,15 @@ def container_operator(name, f, args, options):
     if prep is not None:
         if not isinstance(prep, ContainerPrep):
             from srcad.preparation import PreparationMismatchError  # noqa: PLC0415
-            raise PreparationMismatchError("this preparation is for an array or float input; "
-                                           "the input is a container")
+            raise PreparationMismatchError("this preparation is for an array or float input "
+                                           "and output; the input is a container or f "
+                                           "returns a tuple")
         prep.check(base, f, tree)
     mode, chunk = options.get("mode"), options.get("chunk")
     if chunk is not None:
-        raise ArgumentError(f"chunk= with a container input: {base} runs one pass per "
-                            "tangent or cotangent", construct="chunk", hint="leave chunk out")
+        raise ArgumentError(f"chunk= with a container input or a tuple output: {base} runs one "
+                            "pass per tangent or cotangent", construct="chunk",
+                            hint="leave chunk out")
     run = _Runner(f, args, backend)
     out = options.get("out")
     if base in ("gradient", "value_and_gradient"):
@@ -94,21 +137,20 @@ def container_operator(name, f, args, options):
         return run.reverse(_target(x, out), seed=options["cotangent"])[1]
     if base == "pushforward":
         tangent = options["tangent"]
-        pytrees.check_congruent(x, tangent, "the tangent")
+        if type(x) in pytrees.CONTAINERS:
+            pytrees.check_congruent(x, tangent, "the tangent")
         t = run.forward(tangent)
         if out is not None:
-            out[...] = t
+            for buffer, value in zip(out if type(t) is tuple else (out,),
+                                     t if type(t) is tuple else (t,)):
+                buffer[...] = value
             return out
         return t
     if base in ("jacobian", "value_and_jacobian"):
         value, jac = _jacobian(run, x, mode, out)
         return jac if base == "jacobian" else (value, jac)
-    raise ArgumentError(f"{base} does not take a container input", construct=base)
-
-
-def _kind(args):
-    x = next(a for a in args if type(a) in pytrees.CONTAINERS)
-    return type(x).__name__
+    raise ArgumentError(f"{base} does not take a container input or a tuple output",
+                        construct=base)
 
 
 def _check_float(value, operator):
@@ -117,8 +159,17 @@ def _check_float(value, operator):
 
 
 def _target(x, out):
-    """The shadow a reverse pass accumulates into: `out` zeroed (checked congruent), or a
-    fresh container of zeros."""
+    """The shadow a reverse pass accumulates into: `out` zeroed (checked congruent), or fresh
+    zeros like x (None for a float x: its derivative is returned)."""
+    if type(x) not in pytrees.CONTAINERS:
+        if not isinstance(x, np.ndarray):
+            return None
+        if out is None:
+            return np.zeros_like(x)
+        if not isinstance(out, np.ndarray) or out.shape != x.shape:
+            raise ArgumentError(f"out= must be an array of shape {x.shape}", construct="out")
+        out.fill(0.0)
+        return out
     if out is None:
         return pytrees.tree_zeros_like(x)
     pytrees.check_congruent(x, out, "out=")
@@ -135,12 +186,13 @@ def _target(x, out):
 
 
 class _Runner:
-    """autodiff calls of f with x as Duplicated(x, shadow) and the contexts as annotations."""
+    """autodiff calls of f with x annotated (a container or an array as Duplicated(x,
+    shadow), a float as Active or Duplicated) and the contexts as annotations."""
 
     def __init__(self, f, args, backend):
         self.f, self.args, self.backend = f, args, backend
         self.x_position = next(i for i, a in enumerate(args)
-                               if type(a) in pytrees.CONTAINERS)
+                               if not isinstance(a, (Constant, Cache, Output)))
         self.outputs = [i for i, a in enumerate(args) if isinstance(a, Output)]
 
     def _annotated(self, x_annotation, output_shadow=None):
@@ -152,34 +204,36 @@ class _Runner:
                 annotated.append(a.value)
             elif isinstance(a, Cache):
                 annotated.append(Duplicated(a.value, np.zeros_like(a.value)))
-            elif isinstance(a, Output):
+            else:
                 shadow = output_shadow if output_shadow is not None else np.zeros_like(a.value)
                 annotated.append(Duplicated(a.value, shadow))
-            else:
-                raise ArgumentError("exactly one argument must be bare (the input to "
-                                    "differentiate with respect to)",
-                                    hint="wrap the others in Constant(...), Cache(...) or "
-                                    "Output(...)")
         return annotated
 
     def reverse(self, shadow, seed):
-        """(value, shadow): one reverse pass, the cotangent `seed` of the output (None: 1.0)."""
+        """(value, derivative): one reverse pass, the cotangent `seed` of the output (None:
+        1.0); the derivative is `shadow` filled (the float for a float x)."""
         from srcad.api import autodiff  # noqa: PLC0415
         x = self.args[self.x_position]
+        x_annotation = Active(x) if shadow is None else Duplicated(x, shadow)
         if self.outputs:  # f writes y: the cotangent is y's shadow
             cotangent = None if seed is None else np.array(seed, dtype=float)
-            annotated = self._annotated(Duplicated(x, shadow), cotangent)
-            autodiff(ReverseWithPrimal, self.f, *annotated, backend=self.backend)
-            return self.args[self.outputs[0]].value, shadow
-        annotated = self._annotated(Duplicated(x, shadow))
-        _, value = autodiff(ReverseWithPrimal, self.f, *annotated, seed=seed,
-                            backend=self.backend)
-        return value, shadow
+            annotated = self._annotated(x_annotation, cotangent)
+            derivatives, _ = autodiff(ReverseWithPrimal, self.f, *annotated,
+                                      backend=self.backend)
+            value = self.args[self.outputs[0]].value
+        else:
+            derivatives, value = autodiff(ReverseWithPrimal, self.f,
+                                          *self._annotated(x_annotation), seed=seed,
+                                          backend=self.backend)
+        return value, float(derivatives[self.x_position]) if shadow is None else shadow
 
     def forward(self, tangent):
-        """J v: the tangent of f's output (of the Output array it writes)."""
+        """J v: the tangent of f's output (of the Output array it writes; a tuple for a
+        tuple of values)."""
         from srcad.api import autodiff  # noqa: PLC0415
         x = self.args[self.x_position]
+        if type(x) not in pytrees.CONTAINERS and not isinstance(x, np.ndarray):
+            tangent = float(tangent)
         annotated = self._annotated(Duplicated(x, tangent))
         t = autodiff(Forward, self.f, *annotated, backend=self.backend)
         if self.outputs:
@@ -193,49 +247,82 @@ class _Runner:
 
 
 def _jacobian(run, x, mode, out):
-    """(value, jacobian container): forward mode (one pass per input element) when x has no
-    more elements than the output, else reverse (one pass per output element)."""
+    """(value, jacobian): forward mode (one pass per input element) when x has no more
+    elements than the output, else reverse (one pass per output element). The jacobian of
+    an output of shape `o` with respect to an input leaf of shape `s` has shape `o + s`; it
+    comes in x's structure, and in a tuple over the values of a tuple output."""
     value = run.value()
-    out_shape = np.shape(value)
+    outputs = list(value) if type(value) is tuple else [value]
+    out_shapes = [np.shape(v) for v in outputs]
     tree = pytrees.treedef(x)
     leaf_paths = pytrees.paths(tree)
     given = pytrees.leaves(x)
     floats = [k for k, v in enumerate(given)
               if isinstance(v, (float, np.floating)) or (isinstance(v, np.ndarray)
                                                           and v.dtype.kind == "f")]
-    blocks = {k: np.zeros(out_shape + np.shape(given[k])) for k in floats}
+    blocks = [{k: np.zeros(o + np.shape(given[k])) for k in floats} for o in out_shapes]
     n = sum(int(np.size(given[k])) for k in floats)
-    m = int(np.prod(out_shape))
+    m = sum(int(np.prod(o)) for o in out_shapes)
     if mode not in (None, "forward", "reverse"):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use 'forward' or 'reverse'")
     if (mode or ("forward" if n <= m else "reverse")) == "forward":
         for k in floats:
             for e in range(int(np.size(given[k]))):
-                tangent = pytrees.tree_zeros_like(x)
-                if isinstance(given[k], np.ndarray):
-                    pytrees.get(tangent, leaf_paths[k]).reshape(-1)[e] = 1.0
-                else:
-                    pytrees.set_leaf(tangent, leaf_paths[k], 1.0)
-                column = np.asarray(run.forward(tangent), dtype=float)
-                block = blocks[k].reshape(out_shape + (-1,))
-                block[..., e] = column
+                tangent = _unit_tangent(x, tree, leaf_paths, given, k, e)
+                t = run.forward(tangent)
+                for j, column in enumerate(t if type(value) is tuple else (t,)):
+                    blocks[j][k].reshape(out_shapes[j] + (-1,))[..., e] = column
     else:
-        for i in range(m):
-            seed = np.zeros(out_shape)
-            seed.reshape(-1)[i] = 1.0
-            _, row = run.reverse(pytrees.tree_zeros_like(x), seed if out_shape else 1.0)
-            rows = pytrees.leaves(row)
-            for k in floats:
-                blocks[k].reshape((m,) + np.shape(given[k]))[i] = rows[k]
-    blocks = {k: float(b) if b.shape == () else b for k, b in blocks.items()}
-    result = [blocks[k] if k in blocks else given[k] for k in range(len(given))]
+        for j, shape in enumerate(out_shapes):
+            for i in range(int(np.prod(shape))):
+                seeds = [np.zeros(o) if o else 0.0 for o in out_shapes]
+                if shape:
+                    seeds[j].reshape(-1)[i] = 1.0
+                else:
+                    seeds[j] = 1.0
+                seed = tuple(seeds) if type(value) is tuple else seeds[0]
+                _, row = run.reverse(_target(x, None), seed)
+                rows = pytrees.leaves(row)
+                for k in floats:
+                    blocks[j][k].reshape((-1,) + np.shape(given[k]))[i] = rows[k]
+    jacobians = []
+    for j in range(len(outputs)):
+        leaves = [blocks[j][k] if k in blocks[j] else given[k] for k in range(len(given))]
+        leaves = [float(b) if isinstance(b, np.ndarray) and b.shape == () else b
+                  for b in leaves]
+        jacobians.append(pytrees.unflatten(tree, leaves))
+    result = tuple(jacobians) if type(value) is tuple else jacobians[0]
     if out is None:
-        return value, pytrees.unflatten(tree, result)
-    pytrees.check_congruent(x, out, "out=")
-    for k in floats:
-        target = pytrees.get(out, leaf_paths[k])
-        if isinstance(target, np.ndarray) and target.shape == np.shape(blocks[k]):
-            target[...] = blocks[k]
+        return value, result
+    return value, _fill(out, result)
+
+
+def _unit_tangent(x, tree, leaf_paths, given, k, e):
+    """A tangent like x, zero but for element e of leaf k."""
+    if tree == pytrees.LEAF:
+        if isinstance(x, np.ndarray):
+            t = np.zeros_like(x)
+            t.reshape(-1)[e] = 1.0
+            return t
+        return 1.0
+    tangent = pytrees.tree_zeros_like(x)
+    if isinstance(given[k], np.ndarray):
+        pytrees.get(tangent, leaf_paths[k]).reshape(-1)[e] = 1.0
+    else:
+        pytrees.set_leaf(tangent, leaf_paths[k], 1.0)
+    return tangent
+
+
+def _fill(out, result):
+    """`out` (a container like `result`) filled with `result` in place."""
+    if isinstance(result, np.ndarray):
+        out[...] = result
+        return out
+    pytrees.check_congruent(result, out, "out=")
+    for path, leaf in zip(pytrees.paths(pytrees.treedef(result)), pytrees.leaves(result)):
+        target = pytrees.get(out, path)
+        if isinstance(target, np.ndarray) and target.shape == np.shape(leaf):
+            target[...] = leaf
         else:
-            pytrees.set_leaf(out, leaf_paths[k], blocks[k], "out=")
-    return value, out
+            pytrees.set_leaf(out, path, leaf, "out=")
+    return out

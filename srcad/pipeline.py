@@ -18,7 +18,7 @@ from srcad.analysis.array_bindings import (
     refuse_local_row_writes,
     refuse_numba_indexing,
 )
-from srcad.analysis.types import Array, Types, is_float_like
+from srcad.analysis.types import Array, Types, is_float_like, refuse_active_opaque_calls
 from srcad.analysis.writes import written_arguments
 from srcad.array_runtime import (
     cholesky_adjoint,
@@ -89,6 +89,7 @@ class Compiled:
     scratch: int = 0  # numba vector mode: lane arrays (width W) the caller passes last
     spare: list = field(default_factory=list)  # numba: tape/lane arrays free for a next call
     returns_value: bool = True  # False: f returns nothing (it only writes arrays)
+    tuple_return: int = 0  # f returns a tuple of this many values (one seed each)
 
     def is_current(self) -> bool:
         """False once a global or a closure variable the code was generated from has been
@@ -124,6 +125,7 @@ def build(func, request: Request) -> Compiled:
                     if s.kind == "const" and isinstance(s.type, Array)}
     activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
                                 _returns_float(norm, types))
+    refuse_active_opaque_calls(norm, types, activity.varied)
     rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
     check_array_statements(norm, types, activity.active)
     refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
@@ -184,8 +186,10 @@ def build(func, request: Request) -> Compiled:
     last = norm.body[-1]
     returns_value = isinstance(last, gast.Return) and last.value is not None and not (
         isinstance(last.value, gast.Constant) and last.value.value is None)
+    tuple_return = len(last.value.elts) if isinstance(last, gast.Return) and isinstance(
+        last.value, gast.Tuple) else 0
     return Compiled(function, source, name, request, taped, dependencies, cells, tapes, written,
-                    scratch, returns_value=returns_value)
+                    scratch, returns_value=returns_value, tuple_return=tuple_return)
 
 
 def _array_code_unsupported(request) -> str | None:
@@ -215,5 +219,7 @@ def _free_names(tree) -> set:
 
 def _returns_float(norm, types) -> bool:
     last = norm.body[-1]
+    if isinstance(last, gast.Return) and isinstance(last.value, gast.Tuple):
+        return any(is_float_like(types.of(e)) for e in last.value.elts)
     return isinstance(last, gast.Return) and last.value is not None and \
         is_float_like(types.of(last.value))

@@ -13,7 +13,7 @@ import numpy as np
 
 from srcad.annotations import Annotation, Cache, Constant, Output
 from srcad.api import _target, bind_arguments
-from srcad.container_operators import container_input, container_operator
+from srcad.container_operators import container_input, container_operator, returns_tuple
 from srcad.engines import ForwardEngine, Slot
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import UNROLL_MAX_WIDTH
@@ -25,6 +25,9 @@ def operator_entry(operator):
     (as Constants: the one bare argument is x), keyword arguments meant for f bound as
     Constants, and a container x (a dict, list or tuple) handed to the container operators."""
     options_taken = set(inspect.signature(operator).parameters) - {"f", "args"}
+    # operators defined for functions returning a tuple (srcad/container_operators.py)
+    tuple_outputs = operator.__name__.removeprefix("prepare_") in (
+        "jacobian", "value_and_jacobian", "pullback", "pushforward")
 
     @functools.wraps(operator)
     def wrapper(f, *args, **options):
@@ -34,7 +37,7 @@ def operator_entry(operator):
                                                    if k not in options_taken})
         if len(args) != f.__code__.co_argcount:
             args = args + tuple(Constant(v) for v in bind_arguments(f, args)[len(args):])
-        if container_input(args):
+        if container_input(args) or (tuple_outputs and returns_tuple(f)):
             return container_operator(operator.__name__, f, args, options)
         result = operator(f, *args, **options)
         if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)

@@ -105,6 +105,9 @@ def check_grads(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, directions=3,
                                 if isinstance(v, np.ndarray) else 0.0, values[i]) for i in dup}
         out_weight = (rng.standard_normal(np.shape(out0)) if isinstance(out0, np.ndarray)
                       else float(rng.standard_normal())) if scalar_out else 0.0
+        if type(out0) is tuple:  # a tuple of values: one weight (reverse-mode seed) each
+            out_weight = tuple(rng.standard_normal(np.shape(v)) if isinstance(v, np.ndarray)
+                               else float(rng.standard_normal()) for v in out0)
 
         def probe(step, direction=direction, weights=weights, out_weight=out_weight):
             """(<u, f(x + step v)>, the sum of its terms' sizes)."""
@@ -113,6 +116,8 @@ def check_grads(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, directions=3,
                 moved[i] = _tree_map(lambda v, d: v + step * d, values[i], direction[i])
             out, arrays = _call(f, moved)
             terms = [out_weight * np.asarray(out, dtype=float)] if scalar_out else []
+            if type(out) is tuple:
+                terms = [w * np.asarray(v, dtype=float) for w, v in zip(out_weight, out)]
             terms += [w * a for i in dup for w, a in zip(pytrees.leaves(weights[i]),
                                                          pytrees.leaves(arrays[i]))
                       if isinstance(a, np.ndarray)]
@@ -136,7 +141,8 @@ def check_grads(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, directions=3,
         results = {"finite differences": fd}
         if "rev" in modes:
             derivs, value = autodiff(ReverseWithPrimal, f, *call_args,
-                                     seed=out_weight if scalar_out else None, backend=backend)
+                                     seed=out_weight if scalar_out or type(out0) is tuple
+                                     else None, backend=backend)
             _same_primal(out0, arrays0, value, [_unwrap(a) for a in call_args],
                          exact=backend == "python")
             rev = 0.0
@@ -188,6 +194,8 @@ def _same_primal(out0, arrays0, value, arrays, exact=True):
     def same(a, b):
         if a is None and b is None:
             return True
+        if type(a) is tuple or type(b) is tuple:  # a tuple return: element by element
+            return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
         a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
         if exact:
             return np.array_equal(a, b, equal_nan=True)
@@ -229,6 +237,9 @@ def _forward(f, args, values, positions, dup, direction, weights, out_weight, sc
         if scalar_out:
             t = tangent if lanes is None else tangent[k]
             total += float(np.sum(out_weight * t))
+        elif type(out_weight) is tuple:  # a tuple of values: a tuple of tangents
+            for w, t in zip(out_weight, tangent):
+                total += float(np.sum(w * (t if lanes is None else t[k])))
         for i in dup:
             shadow = shadows[i] if lanes is None else shadows[i][k]
             total += sum(float(np.sum(w * t)) for w, t in zip(pytrees.leaves(weights[i]),

@@ -70,6 +70,13 @@ def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
     returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
     if body and isinstance(body[-1], gast.Return) and len(returns) == 1:
         final = body.pop()
+        if isinstance(final.value, gast.Tuple):  # `return a, b`: each element a variable
+            body += _named_elements(final, namer)
+    elif any(isinstance(r.value, gast.Tuple) for r in returns):
+        raise parsed.error(next(r for r in returns if isinstance(r.value, gast.Tuple)),
+                           "return", "a function returning a tuple returns it once, as its "
+                           "last statement", hint="assign the values on each path and "
+                           "return them at the end: return a, b")
     result = namer.fresh("result") if returns and final is None else None
     body, _ = structure_exits(body, result, namer.fresh("returned"))
     if final is not None:
@@ -81,3 +88,17 @@ def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
         body = [gast.Pass()]
     return Normalized(parsed, params, body, namer, inliner.extra,
                       inliner.dependencies, inliner.cells, doc)
+
+
+def _named_elements(final, namer) -> list:
+    """Assignments making every element of the tuple `final` returns a variable (the
+    transforms seed and read each element's derivative by name)."""
+    out = []
+    for k, element in enumerate(final.value.elts):
+        if isinstance(element, gast.Starred):
+            raise ValueError("starred element")  # the fence refuses starred returns
+        if not isinstance(element, gast.Name):
+            name_ = namer.fresh(f"result_{k}")
+            out.append(gast.copy_location(S.assign(S.name(name_), element), final))
+            final.value.elts[k] = S.name(name_)
+    return out
