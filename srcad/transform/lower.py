@@ -26,7 +26,11 @@ import gast
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
-from srcad.transform.lists import grow_lists_into_arrays, split_fixed_lists
+from srcad.transform.lists import (
+    fold_literal_reductions,
+    grow_lists_into_arrays,
+    split_fixed_lists,
+)
 from srcad.transform.names import Namer
 
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
@@ -308,6 +312,7 @@ class _SetFlagAtBreak:
 def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]:
     """(the lowered body, the local functions it defined: name -> LocalFunction)."""
     lowering = Lowering(parsed, namer)
+    body = fold_literal_reductions(parsed, body)
     body = lowering.block(grow_lists_into_arrays(parsed, body, namer), top=True)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     return split_fixed_lists(parsed, body, namer, params), lowering.local_functions
