@@ -10,6 +10,8 @@ reads `params["w"]`, and each leaf becomes an argument of its own in the generat
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from srcad.errors import ArgumentError
@@ -84,7 +86,7 @@ def _build(tree, it):
     return built if kind == "list" else tuple(built)
 
 
-def tree_zeros_like(value):
+def tree_zeros_like(value: Any) -> Any:
     """A container like `value` with every float array leaf replaced by zeros of its shape and
     dtype and every float leaf by 0.0 (other leaves are kept): the shadow to pass with
     `Duplicated(params, tree_zeros_like(params))`."""
