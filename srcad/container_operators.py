@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from srcad import pytrees
+from srcad import syntax as S
 from srcad.annotations import (
     Active,
     Cache,
@@ -59,9 +60,7 @@ def returns_tuple(f) -> bool:
             body = parse_function(f).tree.body
         except SrcadError:
             return False  # refused later, with its reason
-        import gast  # noqa: PLC0415
-        known = bool(body) and isinstance(body[-1], gast.Return) and isinstance(
-            body[-1].value, gast.Tuple)
+        known = bool(body) and S.is_tuple_return(body[-1])
         _TUPLE_RETURNS[code] = known
     return known
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import gast
 import numpy as np
 
+from srcad import syntax as S
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.array_bindings import (
     check_array_statements,
@@ -186,8 +187,7 @@ def build(func, request: Request) -> Compiled:
     last = norm.body[-1]
     returns_value = isinstance(last, gast.Return) and last.value is not None and not (
         isinstance(last.value, gast.Constant) and last.value.value is None)
-    tuple_return = len(last.value.elts) if isinstance(last, gast.Return) and isinstance(
-        last.value, gast.Tuple) else 0
+    tuple_return = len(last.value.elts) if S.is_tuple_return(last) else 0
     return Compiled(function, source, name, request, taped, dependencies, cells, tapes, written,
                     scratch, returns_value=returns_value, tuple_return=tuple_return)
 
@@ -219,7 +219,7 @@ def _free_names(tree) -> set:
 
 def _returns_float(norm, types) -> bool:
     last = norm.body[-1]
-    if isinstance(last, gast.Return) and isinstance(last.value, gast.Tuple):
+    if S.is_tuple_return(last):
         return any(is_float_like(types.of(e)) for e in last.value.elts)
     return isinstance(last, gast.Return) and last.value is not None and \
         is_float_like(types.of(last.value))

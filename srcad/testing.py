@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from srcad import pytrees
 from srcad.annotations import (
     Active,
     Annotation,
@@ -22,7 +23,6 @@ from srcad.annotations import (
     Forward,
     ReverseWithPrimal,
 )
-from srcad import pytrees
 from srcad.api import autodiff
 from srcad.errors import ArgumentError
 

@@ -100,14 +100,13 @@ def stack_call(node):
     return None
 
 
-def no_rule_error(norm, call):
+def no_rule_error(norm, call, why="its argument carries a derivative here (a call on "
+                  "constants needs no rule)", hint="use math/numpy scalar functions, builtins "
+                  "abs/min/max/pow/float/int, or your own plain Python functions"):
     shown = getattr(resolve_callee(norm.parsed, call.func, norm.extra_names), "__name__",
                     None) or _describe(call.func)
-    return norm.parsed.error(
-        call, "call", f"srcad has no derivative rule for `{shown}`, and its argument "
-        "carries a derivative here (a call on constants needs no rule)",
-        hint="use math/numpy scalar functions, builtins abs/min/max/pow/float/int, or "
-        "your own plain Python functions", kind=UnsupportedCallError)
+    return norm.parsed.error(call, "call", f"srcad has no derivative rule for `{shown}`, and "
+                             f"{why}", hint=hint, kind=UnsupportedCallError)
 
 
 def refuse_active_opaque_calls(norm, types, varied) -> None:
@@ -201,11 +200,27 @@ class Types:
             if isinstance(operand, (gast.Constant, gast.Compare, gast.BoolOp, gast.Tuple)):
                 continue
             if self.of(operand) == OTHER:
+                self._refuse_guessed_type(operand)
                 raise self.norm.parsed.error(
                     operand, "opaque value", f"srcad cannot see into `{S.unparse_expr(operand)}` "
                     "(an attribute of an object, a tuple or list element, or a number of an "
                     "unsupported type), so it could not know whether a derivative flows "
                     "through it", hint="pass the value as a float or NumPy array argument")
+
+    def _refuse_guessed_type(self, operand):
+        """`lower = np.tri(n)`, then `lower[1, 0]`: the result of a call without a rule was
+        taken to be a float, and the code uses it as something else: refused at the call."""
+        names = {n.id for n in gast.walk(operand) if isinstance(n, gast.Name)}
+        for stmt in self.norm.body:
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
+                        and node.targets[0].id in names and id(node.value) in self.opaque_calls:
+                    raise no_rule_error(self.norm, node.value, "srcad runs such a call as it "
+                                        "is on constants and takes its result to be a float "
+                                        "(or an array of its array arguments' rank), and "
+                                        f"`{node.targets[0].id}` is used as something else",
+                                        hint="compute it outside the differentiated function "
+                                        "and pass it as an argument")
 
     def __getitem__(self, name):
         return self.env.get(name)

@@ -136,7 +136,7 @@ class ForwardTransform(StackTangents):
             return []
         self.result = self.namer.fresh("result")
         assign = gast.copy_location(S.assign(S.name(self.result), stmt.value), stmt)
-        if isinstance(stmt.value, gast.Tuple):
+        if S.is_tuple_return(stmt):
             return self.tuple_return(stmt, assign)
         rtype = self.types.of(stmt.value)
         if isinstance(rtype, Array) and rtype.is_float:

@@ -26,11 +26,8 @@ import gast
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
-from srcad.transform.lists import (
-    fold_literal_reductions,
-    grow_lists_into_arrays,
-    split_fixed_lists,
-)
+from srcad.transform.list_reductions import fold_literal_reductions
+from srcad.transform.lists import grow_lists_into_arrays, split_fixed_lists
 from srcad.transform.names import Namer
 
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)

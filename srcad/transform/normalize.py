@@ -13,8 +13,8 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.parse import ParsedFunction
-from srcad.transform.desugar import Desugar, desugar
 from srcad.transform.containers import split_container_params
+from srcad.transform.desugar import Desugar, desugar
 from srcad.transform.exits import structure_exits
 from srcad.transform.inline import Inliner
 from srcad.transform.lists import split_fixed_lists
@@ -70,10 +70,10 @@ def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
     returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
     if body and isinstance(body[-1], gast.Return) and len(returns) == 1:
         final = body.pop()
-        if isinstance(final.value, gast.Tuple):  # `return a, b`: each element a variable
+        if S.is_tuple_return(final):  # `return a, b`: each element a variable
             body += _named_elements(final, namer)
-    elif any(isinstance(r.value, gast.Tuple) for r in returns):
-        raise parsed.error(next(r for r in returns if isinstance(r.value, gast.Tuple)),
+    elif any(S.is_tuple_return(r) for r in returns):
+        raise parsed.error(next(r for r in returns if S.is_tuple_return(r)),
                            "return", "a function returning a tuple returns it once, as its "
                            "last statement", hint="assign the values on each path and "
                            "return them at the end: return a, b")
@@ -95,8 +95,6 @@ def _named_elements(final, namer) -> list:
     transforms seed and read each element's derivative by name)."""
     out = []
     for k, element in enumerate(final.value.elts):
-        if isinstance(element, gast.Starred):
-            raise ValueError("starred element")  # the fence refuses starred returns
         if not isinstance(element, gast.Name):
             name_ = namer.fresh(f"result_{k}")
             out.append(gast.copy_location(S.assign(S.name(name_), element), final))

@@ -191,7 +191,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         self.result = self.namer.fresh("result")
         assign = gast.copy_location(S.assign(S.name(self.result), stmt.value), stmt)
         self.recording.sites[id(assign)] = self.recording.sites[id(stmt)]
-        if isinstance(stmt.value, gast.Tuple):
+        if S.is_tuple_return(stmt):
             return self.tuple_return(stmt, assign)
         if "<return>" in self.activity.active and is_float_like(self.types.of(stmt.value)):
             self.return_bar = self.namer.fresh("result_bar")
