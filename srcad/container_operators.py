@@ -42,11 +42,6 @@ from srcad.errors import ArgumentError, SrcadError
 _ARRAY_ONLY = ("hvp", "hessian", "second_derivative", "derivative")
 
 
-def container_input(args) -> bool:
-    """Is the one bare argument (x) a container?"""
-    return any(type(a) in pytrees.CONTAINERS for a in args)
-
-
 _TUPLE_RETURNS: dict = {}  # code object -> does the function end with `return a, b`?
 
 

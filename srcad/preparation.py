@@ -13,11 +13,12 @@ import numpy as np
 
 from srcad.annotations import Annotation, Cache, Constant, Output
 from srcad.api import _target, bind_arguments
-from srcad.container_operators import container_input, container_operator, returns_tuple
+from srcad.container_operators import container_operator, returns_tuple
 from srcad.engines import ForwardEngine, Slot
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import UNROLL_MAX_WIDTH
 from srcad.plans import CONST, gradient_entry, matcher
+from srcad.pytrees import CONTAINERS
 
 
 def operator_entry(operator):
@@ -32,12 +33,17 @@ def operator_entry(operator):
     @functools.wraps(operator)
     def wrapper(f, *args, **options):
         f = _target(f)
-        if options.keys() - options_taken:
-            args = keywords_as_constants(f, args, {k: options.pop(k) for k in list(options)
-                                                   if k not in options_taken})
+        for key in options:  # loops, not set operations: this runs on every prepared call
+            if key not in options_taken:
+                args = keywords_as_constants(f, args, {k: options.pop(k) for k in list(options)
+                                                       if k not in options_taken})
+                break
         if len(args) != f.__code__.co_argcount:
             args = args + tuple(Constant(v) for v in bind_arguments(f, args)[len(args):])
-        if container_input(args) or (tuple_outputs and returns_tuple(f)):
+        for a in args:
+            if type(a) in CONTAINERS:  # x is a dict, list or tuple of parameters
+                return container_operator(operator.__name__, f, args, options)
+        if tuple_outputs and returns_tuple(f):
             return container_operator(operator.__name__, f, args, options)
         result = operator(f, *args, **options)
         if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)

@@ -211,6 +211,11 @@ class Types:
         """`lower = np.tri(n)`, then `lower[1, 0]`: the result of a call without a rule was
         taken to be a float, and the code uses it as something else: refused at the call."""
         names = {n.id for n in gast.walk(operand) if isinstance(n, gast.Name)}
+        assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
+                   if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+        for _ in range(3):  # through copies: `lower = tri_value` (normalize binds the call)
+            names |= {a.value.id for a in assigns if a.targets[0].id in names
+                      and isinstance(a.value, gast.Name)}
         for stmt in self.norm.body:
             for node in gast.walk(stmt):
                 if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \

@@ -13,10 +13,11 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.parse import ParsedFunction
+from srcad.rules import lookup_call
 from srcad.transform.containers import split_container_params
 from srcad.transform.desugar import Desugar, desugar
 from srcad.transform.exits import structure_exits
-from srcad.transform.inline import Inliner
+from srcad.transform.inline import Inliner, resolve_callee
 from srcad.transform.lists import split_fixed_lists
 from srcad.transform.lower import lower
 from srcad.transform.names import Namer
@@ -65,6 +66,7 @@ def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
     body = split_tuple_locals(body, params, namer, Desugar(parsed, namer, True)._assign_one)
     # `for v in helper(x)`: the inlined helper's tuple result is a literal now; unroll it
     body = split_fixed_lists(parsed, body, namer, params)
+    body = _bind_library_calls(parsed, body, namer, inliner.extra)
     body = desugar(parsed, body, namer)
     final = None
     returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
@@ -100,3 +102,41 @@ def _named_elements(final, namer) -> list:
             out.append(gast.copy_location(S.assign(S.name(name_), element), final))
             final.value.elts[k] = S.name(name_)
     return out
+
+
+def _bind_library_calls(parsed, body, namer, extra) -> list:
+    """Each call of a library function srcad has no rule for (run as it is on constants) is
+    bound to a variable before its statement: derivative code reads the variable instead of
+    calling again (`random.random()` twice would draw two numbers)."""
+    out = []
+    for stmt in body:
+        for block in ("body", "orelse"):
+            if isinstance(stmt, (gast.For, gast.While, gast.If)):
+                setattr(stmt, block, _bind_library_calls(parsed, getattr(stmt, block), namer,
+                                                         extra))
+        if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return)):
+            binder = _CallBinder(parsed, namer, extra)
+            stmt = binder.visit(stmt)
+            out.extend(gast.copy_location(b, stmt) for b in binder.bound)
+        out.append(stmt)
+    return out
+
+
+class _CallBinder(gast.NodeTransformer):
+    def __init__(self, parsed, namer, extra):
+        self.parsed, self.namer, self.extra, self.bound = parsed, namer, extra, []
+
+    def visit_IfExp(self, node):
+        return node  # evaluated on one branch only: left where it is
+
+    visit_BoolOp = visit_Lambda = visit_IfExp
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        obj = resolve_callee(self.parsed, node.func, self.extra)
+        if obj is None or not callable(obj) or lookup_call(obj) is not None \
+                or isinstance(obj, type):
+            return node
+        name_ = self.namer.fresh(f"{getattr(obj, '__name__', 'call')}_value")
+        self.bound.append(S.assign(S.name(name_), node))
+        return S.name(name_)
