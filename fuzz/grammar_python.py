@@ -2,7 +2,7 @@
 of generator expressions and list comprehensions (nested, filtered), zip, enumerate with a
 start, reversed ranges, loop else, tuple locals, lists of known length, keyword arguments and
 defaults, a nested def, an assigned lambda, functools.partial, list comprehensions over
-constant ranges, and lists grown by append.
+constant ranges, lists grown by append, and (three programs in ten) a tuple returned.
 
 `generate(seed)` returns a `generator.Program` (module source, entry `f`, argument kinds) like
 fuzz/generator.py's, so fuzz/run.py's checks apply; everything is a pure function of the seed.
@@ -21,6 +21,8 @@ HEADER = '''import functools
 import math
 
 import numpy as np
+
+from srcad import Active, Duplicated  # noqa: F401  (fuzz/run.py's args() annotates)
 
 
 def pair(u, v):
@@ -132,7 +134,12 @@ def generate(seed: int) -> Program:
                   f"        terms.append(y[i] * s * {_c(rng)})",
                   f"    s = s * {_c(rng)} + sum(terms) + max(terms) * len(terms)",
                   "    for v in terms:", "        s = s * 0.5 + v * terms[0]"]
-    lines.append("    return s")
+    # a tuple returned (drawn apart, so each seed's body is what it always was): checked
+    # value by value, one seed (reverse) and one tangent (forward) per value
+    if random.Random(seed + 7919).random() < 0.3:
+        lines.append(f"    return s, s * a + {_c(rng)}, {_c(rng)}")
+    else:
+        lines.append("    return s")
     n, m = rng.randint(3, 6), rng.randint(3, 6)
     args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "y", (m,)), ArgKind("active", "a")]
     return Program(seed, HEADER + "\n\n" + "\n".join(lines) + "\n", "f", args, True)

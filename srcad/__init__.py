@@ -50,6 +50,7 @@ from srcad.operators import (
     value_and_jacobian,
 )
 from srcad.preparation import PreparationMismatchError
+from srcad.pytrees import tree_zeros_like
 from srcad.second_order import (
     hvp,
     prepare_hessian,
@@ -67,4 +68,5 @@ __all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Dupli
            "value_and_gradient", "value_and_jacobian", "prepare_derivative", "prepare_gradient",
            "prepare_hessian", "prepare_hvp", "prepare_jacobian", "prepare_pullback",
            "prepare_pushforward", "prepare_second_derivative", "prepare_value_and_gradient",
-           "prepare_value_and_jacobian", "grad", "value_and_grad", "jacfwd", "jacrev"]
+           "prepare_value_and_jacobian", "grad", "value_and_grad", "jacfwd", "jacrev",
+           "tree_zeros_like"]

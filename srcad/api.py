@@ -27,6 +27,7 @@ from srcad.annotations import (
     Output,
     Reverse,
 )
+from srcad.container_calls import container_autodiff, container_source, has_container
 from srcad.errors import ArgumentError, SrcadError, surfaced
 from srcad.hints import Backend, Function
 from srcad.parse import parse_function
@@ -310,6 +311,9 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
             if flat is not None:
                 return _forward(f, mode, plan.compiled, flat, args, plan.batched, None)
     _check_mode(mode)
+    if has_container(args):  # a dict, list or tuple of parameters (srcad/container_calls.py)
+        out = container_autodiff(mode, f, args, seed, batch, backend)
+        return _given(out, given, mode) if mode.reverse else out
     if seed is not None and not mode.reverse:
         refuse_forward_seed()
     if mode.reverse and backend == "python" and batch is None \
@@ -353,6 +357,8 @@ def _forward(f, mode, compiled, flat, args, batched, call):
     if call is not None:
         call.finish()
     array_out = isinstance(value, np.ndarray)
+    if compiled.tuple_return and tangents:  # one tangent per element of the tuple returned
+        return _tuple_tangents(value, tangents, batched, width, stacked, mode)
     if not tangents:
         tangent = None
     elif not batched:
@@ -365,12 +371,32 @@ def _forward(f, mode, compiled, flat, args, batched, call):
     return (tangent, value) if mode.with_primal else tangent
 
 
+def _tuple_tangents(value, tangents, batched, width, stacked, mode):
+    """The tangent of a tuple `value` as `autodiff` returns it: a tuple with one tangent per
+    element (each stacked over the lanes in vector mode)."""
+    out = []
+    for j, element in enumerate(value):
+        shape = np.shape(element)
+        if not batched:
+            t = tangents[0][j]
+            out.append(np.asarray(t, dtype=float).copy() if shape else float(t))
+        elif stacked:
+            out.append(np.broadcast_to(np.asarray(tangents[0][j], dtype=float),
+                                       (width,) + shape).copy())
+        else:
+            out.append(np.array([np.asarray(lane[j], dtype=float) for lane in tangents]))
+    out = tuple(out)
+    return (out, value) if mode.with_primal else out
+
+
 def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
            backend: Backend = "python") -> str:
     """The generated source for `f` in `mode` with this activity signature (a `str` that
     notebooks display highlighted)."""
     _check_mode(mode)
     f = _target(f)
+    if has_container(args):
+        return container_source(f, mode, bind_arguments(f, args), batch, backend)
     return _compiled(f, _arguments(f, mode, args, batch, backend).request(mode, backend)).source
 
 

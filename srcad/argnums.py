@@ -13,6 +13,7 @@ import numpy as np
 
 from srcad.annotations import Active, Duplicated
 from srcad.errors import ArgumentError
+from srcad.pytrees import CONTAINERS, tree_zeros_like
 
 
 def looks_like_argnums(value) -> bool:
@@ -74,9 +75,11 @@ def differentiable(value, position, transform):
         raise ArgumentError(f"{transform}: argument {position} is an integer ({value!r}); "
                             "integers have no derivative", hint=f"pass a float, e.g. "
                             f"{float(value)!r}")
+    hint = ("grad and value_and_grad take a dict, list or tuple of parameters; for a "
+            "jacobian use srcad.jacobian(f, params, ...)" if type(value) in CONTAINERS
+            else "convert with np.asarray(x, dtype=float)")
     raise ArgumentError(f"{transform}: argument {position} must be a float or a float NumPy "
-                        f"array, got {type(value).__name__}",
-                        hint="convert with np.asarray(x, dtype=float)")
+                        f"array, got {type(value).__name__}", hint=hint)
 
 
 def signature(args) -> tuple:
@@ -96,6 +99,8 @@ def annotate_for_reverse(args, wrt, transform) -> list:
             annotated[i] = Active(value)
         elif type(value) is np.ndarray and value.dtype.kind == "f":
             annotated[i] = Duplicated(value, np.zeros_like(value))
+        elif type(value) in CONTAINERS:  # parameters in a dict, list or tuple: the
+            annotated[i] = Duplicated(value, tree_zeros_like(value))  # gradient is one too
         else:
             value = differentiable(value, i, transform)
             annotated[i] = Duplicated(value, np.zeros_like(value)) \

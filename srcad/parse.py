@@ -74,6 +74,27 @@ class ParsedFunction:
         return builtins_[name_]
 
 
+def _no_source(func, filename, exc) -> SrcadError:
+    """The refusal of a function whose text Python did not keep, saying where it came from.
+
+    Python 3.13's interactive prompt, IPython and Jupyter keep what is typed (in `linecache`,
+    as `<python-input-N>`, `<ipython-input-...>`), and srcad reads it from there; the older
+    prompt, `python -c` and `exec` of a string keep nothing."""
+    line = func.__code__.co_firstlineno
+    if filename.startswith("<") and filename.endswith(">"):
+        return SrcadError(
+            f"the source of {func.__qualname__} is not available: it was defined in "
+            f"{filename} (an interactive prompt before Python 3.13, `python -c` or `exec` of "
+            "a string), and Python keeps no text of it", filename=filename, line=line,
+            construct="function", hint="define the function in a file and import it, or use "
+            "Python 3.13's prompt, IPython or Jupyter, which keep what you type; for exec, "
+            "register the text first: linecache.cache[name] = (len(text), None, "
+            "text.splitlines(True), name), then exec(compile(text, name, 'exec'))")
+    return SrcadError(f"the source of {func.__qualname__} is not available ({exc})",
+                      filename=filename, line=line, construct="function",
+                      hint="make the file that defines it readable (srcad reads the text)")
+
+
 def parse_function(func) -> ParsedFunction:
     """Parse a plain Python function.
 
@@ -127,11 +148,7 @@ def parse_function(func) -> ParsedFunction:
         # of the code object: inspect.getsourcelines(func) would follow `__wrapped__`
         lines, first_line = inspect.getsourcelines(func.__code__)
     except (OSError, TypeError) as exc:
-        raise SrcadError(
-            f"the source of {func.__qualname__} is not available ({exc})", filename=filename,
-            line=func.__code__.co_firstlineno, construct="function",
-            hint="define the function in a file, not at an interactive prompt",
-        ) from None
+        raise _no_source(func, filename, exc) from None
     check_source(func, lines, first_line)  # the text is the code Python runs, or refused
     source = textwrap.dedent("".join(lines))
     module = gast.parse(source)

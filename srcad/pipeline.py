@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import gast
 import numpy as np
 
+from srcad import syntax as S
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.array_bindings import (
     check_array_statements,
@@ -18,7 +19,7 @@ from srcad.analysis.array_bindings import (
     refuse_local_row_writes,
     refuse_numba_indexing,
 )
-from srcad.analysis.types import Array, Types, is_float_like
+from srcad.analysis.types import Array, Types, is_float_like, refuse_active_opaque_calls
 from srcad.analysis.writes import written_arguments
 from srcad.array_runtime import (
     cholesky_adjoint,
@@ -74,6 +75,8 @@ class Request:
     stacked: bool = False  # vector mode with NumPy vectors instead of unrolled lanes
     backend: str = "python"  # "python" | "numba"
     array_tapes: bool = False  # python reverse mode: tapes in arrays the caller passes
+    # (position, treedef) of arguments passed as containers; `specs` has one entry per leaf
+    containers: tuple = ()
 
 
 @dataclass
@@ -90,6 +93,7 @@ class Compiled:
     scratch: int = 0  # numba vector mode: lane arrays (width W) the caller passes last
     spare: list = field(default_factory=list)  # numba: tape/lane arrays free for a next call
     returns_value: bool = True  # False: f returns nothing (it only writes arrays)
+    tuple_return: int = 0  # f returns a tuple of this many values (one seed each)
 
     def is_current(self) -> bool:
         """False once a global or a closure variable the code was generated from has been
@@ -111,7 +115,7 @@ _MISSING = object()
 
 def build(func, request: Request) -> Compiled:
     parsed = parse_function(func)
-    norm = normalize(parsed)
+    norm = normalize(parsed, request.containers)
     if request.backend == "numba":
         refuse_nested_in_numba(norm)
     specs = request.specs
@@ -127,6 +131,7 @@ def build(func, request: Request) -> Compiled:
                     if s.kind == "const" and isinstance(s.type, Array)}
     activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
                                 _returns_float(norm, types))
+    refuse_active_opaque_calls(norm, types, activity.varied)
     rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
     check_array_statements(norm, types, activity.active)
     refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
@@ -191,9 +196,11 @@ def build(func, request: Request) -> Compiled:
     last = norm.body[-1]
     returns_value = isinstance(last, gast.Return) and last.value is not None and not (
         isinstance(last.value, gast.Constant) and last.value.value is None)
+    tuple_return = len(last.value.elts) if S.is_tuple_return(last) else 0
     # a str that notebooks display highlighted (srcad/display.py)
     return Compiled(function, GeneratedSource(source), name, request, taped, dependencies, cells,
-                    tapes, written, scratch, returns_value=returns_value)
+                    tapes, written, scratch, returns_value=returns_value,
+                    tuple_return=tuple_return)
 
 
 def _array_code_unsupported(request) -> str | None:
@@ -223,5 +230,7 @@ def _free_names(tree) -> set:
 
 def _returns_float(norm, types) -> bool:
     last = norm.body[-1]
+    if S.is_tuple_return(last):
+        return any(is_float_like(types.of(e)) for e in last.value.elts)
     return isinstance(last, gast.Return) and last.value is not None and \
         is_float_like(types.of(last.value))

@@ -18,7 +18,7 @@ import numpy as np
 
 from srcad.annotations import Annotation, Duplicated
 from srcad.compiler import raise_numba_error
-from srcad.running import explain_error, refuse_unused_seed, tape_buffers
+from srcad.running import explain_error, refuse_unused_seed, tape_buffers, tuple_seeds
 
 CONST, ACTIVE, DUPLICATED_ARRAY, DUPLICATED_FLOAT, BATCH_STACKED = range(5)
 MISS = object()  # what a reverse entry returns when the arguments do not match its plan
@@ -61,7 +61,11 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
     env = {"function": compiled.function, "f": f, "explain_error": explain_error}
     lines, flat = _match(args, roles, wrapped, False, env, "MISS")
     lines += _current(compiled, env)
-    if compiled.returns_value:
+    if compiled.tuple_return:  # one seed per element of the tuple f returns
+        env["tuple_seeds"] = tuple_seeds
+        lines.append(f"    seed = tuple_seeds(f, seed, {compiled.tuple_return})")
+        flat.append("seed")
+    elif compiled.returns_value:
         flat.append("1.0 if seed is None else seed")
     else:  # the seeds of its results are the shadows of the arrays it writes
         env["refuse_unused_seed"] = refuse_unused_seed

@@ -6,31 +6,80 @@ Output contexts), the `Prep` a preparation returns and the checks a prepared cal
 from __future__ import annotations
 
 import functools
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
 
 from srcad.annotations import Annotation, Cache, Constant, Output
 from srcad.api import _target, bind_arguments
+from srcad.container_operators import container_operator, returns_tuple
 from srcad.engines import ForwardEngine, Slot
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import UNROLL_MAX_WIDTH
 from srcad.plans import CONST, gradient_entry, matcher
+from srcad.pytrees import CONTAINERS
 
 
 def operator_entry(operator):
     """Every operator and preparation: the plain function behind f, its defaults filled in
-    (as Constants: the one bare argument is x)."""
+    (as Constants: the one bare argument is x), keyword arguments meant for f bound as
+    Constants, and a container x (a dict, list or tuple) handed to the container operators."""
+    options_taken = set(inspect.signature(operator).parameters) - {"f", "args"}
+    # operators defined for functions returning a tuple (srcad/container_operators.py)
+    tuple_outputs = operator.__name__.removeprefix("prepare_") in (
+        "jacobian", "value_and_jacobian", "pullback", "pushforward")
+
     @functools.wraps(operator)
     def wrapper(f, *args, **options):
         f = _target(f)
+        for key in options:  # loops, not set operations: this runs on every prepared call
+            if key not in options_taken:
+                args = keywords_as_constants(f, args, {k: options.pop(k) for k in list(options)
+                                                       if k not in options_taken})
+                break
         if len(args) != f.__code__.co_argcount:
             args = args + tuple(Constant(v) for v in bind_arguments(f, args)[len(args):])
+        for a in args:
+            if type(a) in CONTAINERS:  # x is a dict, list or tuple of parameters
+                return container_operator(operator.__name__, f, args, options)
+        if tuple_outputs and returns_tuple(f):
+            return container_operator(operator.__name__, f, args, options)
         result = operator(f, *args, **options)
         if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
             result.remake = functools.partial(operator, f, **options)
         return result
     return wrapper
+
+
+def keywords_as_constants(f, args, keywords) -> tuple:
+    """`args` extended by f's parameters after them, from `keywords` (as Constants: keyword
+    arguments are never differentiated) or their defaults."""
+    code = f.__code__
+    names = code.co_varnames[:code.co_argcount]
+    for name in keywords:
+        if name not in names:
+            raise ArgumentError(f"{f.__name__} has no parameter `{name}` (and it is no option "
+                                "of the operator)", filename=code.co_filename,
+                                line=code.co_firstlineno, construct="keyword")
+        if names.index(name) < len(args):
+            raise ArgumentError(f"{f.__name__} got `{name}` both positionally and as a keyword",
+                                filename=code.co_filename, line=code.co_firstlineno,
+                                construct="keyword")
+    defaults = f.__defaults__ or ()
+    first_default = code.co_argcount - len(defaults)
+    bound = list(args)
+    for position in range(len(args), code.co_argcount):
+        name = names[position]
+        if name in keywords:
+            bound.append(Constant(keywords[name]))
+        elif position >= first_default:
+            bound.append(Constant(defaults[position - first_default]))
+        else:
+            raise ArgumentError(f"{f.__name__} is missing the argument `{name}`",
+                                filename=code.co_filename, line=code.co_firstlineno,
+                                construct="keyword")
+    return tuple(bound)
 
 
 def check_shape(what, array, shape):

@@ -39,6 +39,22 @@ def refuse_unused_seed(f):
                         "shadows: Duplicated(y, dy) with dy the adjoint of y")
 
 
+def tuple_seeds(f, seed, count) -> tuple:
+    """The seeds of a function returning a tuple of `count` values: a tuple (or list) of
+    `count` seeds, one per element (a number, or an array shaped like an array element)."""
+    if not isinstance(seed, (tuple, list)) or len(seed) != count:
+        code = f.__code__
+        raise ArgumentError(f"{f.__name__} returns a tuple of {count} values: seed= takes one "
+                            f"seed per value, got {type(seed).__name__}"
+                            + (f" of {len(seed)}" if isinstance(seed, (tuple, list)) else ""),
+                            filename=code.co_filename, line=code.co_firstlineno,
+                            construct="seed", hint="pass seed=(1.0, 0.0) for the derivatives "
+                            "of the first value")
+    for s in seed:
+        check_seed(s)
+    return tuple(float(s) if type(s) is int else s for s in seed)
+
+
 def check_seed(seed):
     """A reverse-mode seed is a number (or, for f returning an array, a number or a float
     array shaped like the result); anything else is refused."""

@@ -242,3 +242,11 @@ def comment(text: str) -> gast.Expr:
 def is_comment(stmt: Node) -> bool:
     return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
             and isinstance(stmt.value.value, str))
+
+
+def is_tuple_return(stmt) -> bool:
+    """Is `stmt` a `return a, b` of values (no element itself a tuple, a list or starred):
+    the function returns a tuple differentiated value by value. srcad's own generated code
+    returns `(value, (adjoints...))`, which is not one."""
+    return isinstance(stmt, gast.Return) and isinstance(stmt.value, gast.Tuple) and not any(
+        isinstance(e, (gast.Tuple, gast.List, gast.Starred)) for e in stmt.value.elts)

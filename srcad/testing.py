@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from srcad import pytrees
 from srcad.annotations import (
     Active,
     Annotation,
@@ -24,6 +25,30 @@ from srcad.annotations import (
 )
 from srcad.api import autodiff
 from srcad.errors import ArgumentError
+
+
+def _is_float(leaf) -> bool:
+    return isinstance(leaf, (float, np.floating)) or (isinstance(leaf, np.ndarray)
+                                                      and leaf.dtype.kind == "f")
+
+
+def _tree_map(fn, tree, *others):
+    """fn over the float leaves of a container (others: containers of the same structure),
+    other leaves kept; a plain value is one leaf."""
+    if type(tree) not in pytrees.CONTAINERS:
+        return fn(tree, *others)
+    rest = [pytrees.leaves(o) for o in others]
+    out = [fn(leaf, *(r[k] for r in rest)) if _is_float(leaf) else leaf
+           for k, leaf in enumerate(pytrees.leaves(tree))]
+    return pytrees.unflatten(pytrees.treedef(tree), out)
+
+
+def _tree_dot(a, b) -> float:
+    """The sum of the elementwise products of the float leaves of a and b."""
+    if type(a) not in pytrees.CONTAINERS:
+        return float(np.sum(a * b))
+    return sum(float(np.sum(x * y)) for x, y in zip(pytrees.leaves(a), pytrees.leaves(b))
+               if _is_float(x) and _is_float(y))
 
 
 def _unwrap(arg):
@@ -72,20 +97,30 @@ def check_grads(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, directions=3,
     scalar_out = isinstance(out0, (float, np.floating)) or (
         isinstance(out0, np.ndarray) and out0.dtype.kind == "f")
     for _ in range(directions):
-        direction = {i: (rng.standard_normal(np.shape(values[i])) if i in dup
-                         else float(rng.standard_normal())) for i in positions}
-        weights = {i: rng.standard_normal(np.shape(values[i])) for i in dup}
+        # a container's float leaves are directions; only its arrays are outputs (weighted)
+        direction = {i: _tree_map(lambda v: rng.standard_normal(np.shape(v))
+                                  if isinstance(v, np.ndarray) else float(rng.standard_normal()),
+                                  values[i]) for i in positions}
+        weights = {i: _tree_map(lambda v: rng.standard_normal(np.shape(v))
+                                if isinstance(v, np.ndarray) else 0.0, values[i]) for i in dup}
         out_weight = (rng.standard_normal(np.shape(out0)) if isinstance(out0, np.ndarray)
                       else float(rng.standard_normal())) if scalar_out else 0.0
+        if type(out0) is tuple:  # a tuple of values: one weight (reverse-mode seed) each
+            out_weight = tuple(rng.standard_normal(np.shape(v)) if isinstance(v, np.ndarray)
+                               else float(rng.standard_normal()) for v in out0)
 
         def probe(step, direction=direction, weights=weights, out_weight=out_weight):
             """(<u, f(x + step v)>, the sum of its terms' sizes)."""
             moved = list(values)
             for i in positions:
-                moved[i] = values[i] + step * direction[i]
+                moved[i] = _tree_map(lambda v, d: v + step * d, values[i], direction[i])
             out, arrays = _call(f, moved)
             terms = [out_weight * np.asarray(out, dtype=float)] if scalar_out else []
-            terms += [weights[i] * arrays[i] for i in dup]
+            if type(out) is tuple:
+                terms = [w * np.asarray(v, dtype=float) for w, v in zip(out_weight, out)]
+            terms += [w * a for i in dup for w, a in zip(pytrees.leaves(weights[i]),
+                                                         pytrees.leaves(arrays[i]))
+                      if isinstance(a, np.ndarray)]
             return (sum(float(np.sum(t)) for t in terms),
                     sum(float(np.sum(np.abs(t))) for t in terms))
 
@@ -96,7 +131,8 @@ def check_grads(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, directions=3,
         for i, a in enumerate(args):
             v = copy.deepcopy(values[i])
             if isinstance(a, Duplicated):
-                shadows[i] = np.array(weights[i], dtype=float)
+                shadows[i] = _tree_map(lambda w: np.array(w, dtype=float)
+                                       if isinstance(w, np.ndarray) else 0.0, weights[i])
                 call_args.append(Duplicated(v, shadows[i]))
             elif isinstance(a, Active):
                 call_args.append(Active(v))
@@ -105,13 +141,14 @@ def check_grads(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, directions=3,
         results = {"finite differences": fd}
         if "rev" in modes:
             derivs, value = autodiff(ReverseWithPrimal, f, *call_args,
-                                     seed=out_weight if scalar_out else None, backend=backend)
+                                     seed=out_weight if scalar_out or type(out0) is tuple
+                                     else None, backend=backend)
             _same_primal(out0, arrays0, value, [_unwrap(a) for a in call_args],
                          exact=backend == "python")
             rev = 0.0
             for i in positions:
                 grad = shadows[i] if i in dup else derivs[i]
-                rev += float(np.sum(grad * direction[i]))
+                rev += _tree_dot(grad, direction[i])
             results["reverse <J^T u, v>"] = rev
         if "fwd" in modes:
             results["forward <u, J v>"] = _forward(f, args, values, positions, dup, direction,
@@ -157,6 +194,8 @@ def _same_primal(out0, arrays0, value, arrays, exact=True):
     def same(a, b):
         if a is None and b is None:
             return True
+        if type(a) is tuple or type(b) is tuple:  # a tuple return: element by element
+            return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
         a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
         if exact:
             return np.array_equal(a, b, equal_nan=True)
@@ -178,12 +217,15 @@ def _forward(f, args, values, positions, dup, direction, weights, out_weight, sc
         if i not in positions:
             call_args.append(v)
         elif lanes is None:
-            seed_ = (np.array(direction[i], dtype=float) if i in dup
-                     else float(direction[i]))
+            seed_ = (_tree_map(lambda d: np.array(d, dtype=float)
+                               if isinstance(d, np.ndarray) else float(d), direction[i])
+                     if i in dup else float(direction[i]))
             shadows[i] = seed_
             call_args.append(Duplicated(v, seed_))
         else:
-            seeds = [np.array((k + 1) * np.asarray(direction[i]), dtype=float) if i in dup
+            seeds = [_tree_map(lambda d, k=k: np.array((k + 1) * np.asarray(d), dtype=float)
+                               if isinstance(d, np.ndarray) else float((k + 1) * d),
+                               direction[i]) if i in dup
                      else float((k + 1) * direction[i]) for k in range(lanes)]
             shadows[i] = seeds
             call_args.append(BatchDuplicated(v, seeds))
@@ -195,8 +237,13 @@ def _forward(f, args, values, positions, dup, direction, weights, out_weight, sc
         if scalar_out:
             t = tangent if lanes is None else tangent[k]
             total += float(np.sum(out_weight * t))
+        elif type(out_weight) is tuple:  # a tuple of values: a tuple of tangents
+            for w, t in zip(out_weight, tangent):
+                total += float(np.sum(w * (t if lanes is None else t[k])))
         for i in dup:
             shadow = shadows[i] if lanes is None else shadows[i][k]
-            total += float(np.sum(weights[i] * shadow))
+            total += sum(float(np.sum(w * t)) for w, t in zip(pytrees.leaves(weights[i]),
+                                                              pytrees.leaves(shadow))
+                         if isinstance(t, np.ndarray))
         totals.append(total)
     return totals[0] if lanes is None else totals

@@ -65,6 +65,9 @@ def differentiable_nodes(expr, norm) -> list:
         elif isinstance(e, gast.IfExp):
             walk(e.body)
             walk(e.orelse)
+        elif isinstance(e, gast.Tuple):  # `return a, b`: each element is an output
+            for v in e.elts:
+                walk(v)
         elif isinstance(e, gast.BoolOp):
             out.append(e)  # `a or b` is one of its operands: a derivative could enter
             for v in e.values:

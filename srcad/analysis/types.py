@@ -100,6 +100,25 @@ def stack_call(node):
     return None
 
 
+def no_rule_error(norm, call, why="its argument carries a derivative here (a call on "
+                  "constants needs no rule)", hint="use math/numpy scalar functions, builtins "
+                  "abs/min/max/pow/float/int, or your own plain Python functions"):
+    shown = getattr(resolve_callee(norm.parsed, call.func, norm.extra_names), "__name__",
+                    None) or _describe(call.func)
+    return norm.parsed.error(call, "call", f"srcad has no derivative rule for `{shown}`, and "
+                             f"{why}", hint=hint, kind=UnsupportedCallError)
+
+
+def refuse_active_opaque_calls(norm, types, varied) -> None:
+    """A call with no derivative rule whose argument carries a derivative is refused (its
+    derivative would silently be zero); on constants it runs as it is."""
+    for call in types.opaque_calls.values():
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            names = {n.id for n in gast.walk(arg) if isinstance(n, gast.Name)}
+            if names & varied and is_float_like(types.of(arg)):
+                raise no_rule_error(norm, call)
+
+
 class Types:
     """Types of all variables of a normalized function, given the argument types."""
 
@@ -107,6 +126,9 @@ class Types:
         self.norm = norm
         self.env = dict(arg_types)
         self.mixed: set[str] = set()  # names bound to an array and to a number
+        # calls with no derivative rule (a library function): fine on constants; one given
+        # a value that carries a derivative is refused after the activity analysis
+        self.opaque_calls: dict = {}
         for _ in range(20):
             before = dict(self.env)
             for stmt in norm.body:
@@ -178,11 +200,32 @@ class Types:
             if isinstance(operand, (gast.Constant, gast.Compare, gast.BoolOp, gast.Tuple)):
                 continue
             if self.of(operand) == OTHER:
+                self._refuse_guessed_type(operand)
                 raise self.norm.parsed.error(
                     operand, "opaque value", f"srcad cannot see into `{S.unparse_expr(operand)}` "
                     "(an attribute of an object, a tuple or list element, or a number of an "
                     "unsupported type), so it could not know whether a derivative flows "
                     "through it", hint="pass the value as a float or NumPy array argument")
+
+    def _refuse_guessed_type(self, operand):
+        """`lower = np.tri(n)`, then `lower[1, 0]`: the result of a call without a rule was
+        taken to be a float, and the code uses it as something else: refused at the call."""
+        names = {n.id for n in gast.walk(operand) if isinstance(n, gast.Name)}
+        assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
+                   if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+        for _ in range(3):  # through copies: `lower = tri_value` (normalize binds the call)
+            names |= {a.value.id for a in assigns if a.targets[0].id in names
+                      and isinstance(a.value, gast.Name)}
+        for stmt in self.norm.body:
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
+                        and node.targets[0].id in names and id(node.value) in self.opaque_calls:
+                    raise no_rule_error(self.norm, node.value, "srcad runs such a call as it "
+                                        "is on constants and takes its result to be a float "
+                                        "(or an array of its array arguments' rank), and "
+                                        f"`{node.targets[0].id}` is used as something else",
+                                        hint="compute it outside the differentiated function "
+                                        "and pass it as an argument")
 
     def __getitem__(self, name):
         return self.env.get(name)
@@ -331,11 +374,16 @@ class Types:
         obj = resolve_callee(self.norm.parsed, func, self.norm.extra_names)
         info = lookup_call(obj) if obj is not None else None
         if info is None:
-            shown = getattr(obj, "__name__", None) or _describe(func)
-            raise self.norm.parsed.error(
-                e, "call", f"srcad has no derivative rule for `{shown}`",
-                hint="use math/numpy scalar functions, builtins abs/min/max/pow/float/int, or "
-                "your own plain Python functions", kind=UnsupportedCallError)
+            if obj is None or not callable(obj):
+                raise no_rule_error(self.norm, e)
+            # a library call with no rule runs as it is on constants; it is taken to return
+            # a float, or a float array of the rank of its array arguments
+            self.opaque_calls[id(e)] = e
+            kinds = [self.of(a) for a in e.args]
+            if any(k is None for k in kinds):
+                return None
+            ranks = [k.ndim for k in kinds if isinstance(k, Array)]
+            return Array(max(ranks), True) if ranks else FLOAT
         arrays = [t for t in map(self.of, e.args) if isinstance(t, Array)]
         if arrays and info.arrays == ELEMENTWISE:
             return self._mapped(info, e, arrays)

@@ -14,17 +14,13 @@ fence refuses it with its line.
 
 from __future__ import annotations
 
-import builtins
-
 import gast
 import numpy as np
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
+from srcad.transform.list_reductions import builtin_name, reduction_kind
 from srcad.transform.names import Namer
-
-_REDUCTIONS = {"len": builtins.len, "sum": builtins.sum, "max": builtins.max,
-               "min": builtins.min}
 
 
 def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) -> list:
@@ -68,16 +64,12 @@ class _Finder:
         self.params = params
 
     def reduction(self, node):
-        """'len'/'sum'/'max'/'min' when `node` is such a call of one name, else None."""
-        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
-                and len(node.args) == 1 and not node.keywords
+        """'len'/'sum'/'max'/'min' when `node` is such a call of one name (also np.sum,
+        np.max, np.min), 'array' for np.array/np.asarray of it, else None."""
+        if not (isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords
                 and isinstance(node.args[0], gast.Name)):
             return None
-        try:
-            obj = self.parsed.resolve(node.func.id)
-        except KeyError:
-            return None
-        return next((k for k, fn in _REDUCTIONS.items() if obj is fn), None)
+        return reduction_kind(self.parsed, node.func)
 
     def splittable(self, body) -> dict:
         lengths: dict = {}
@@ -157,16 +149,20 @@ class _Split(PartsSplitter):
         parts = [S.name(p) for p in self.parts[node.args[0].id]]
         if kind == "len":
             return gast.copy_location(S.const(len(parts)), node)
+        if kind == "array":  # np.array(xs): of the list literal (the fence accepts it)
+            node.args = [gast.List(elts=parts, ctx=gast.Load())]
+            return node
         if kind == "sum":  # as Python adds: 0 + xs[0] + xs[1] + ...
             total = S.const(0)
             for part in parts:
                 total = gast.BinOp(left=total, op=gast.Add(), right=part)
             return gast.copy_location(total, node)
-        if not parts:
+        builtin = builtin_name(self.finder.parsed, kind)
+        if not parts or builtin is None:
             return node  # max([]) raises in Python: leave it to the fence
         out = parts[0]
         for part in parts[1:]:
-            out = gast.Call(func=S.as_load(node.func), args=[out, part], keywords=[])
+            out = gast.Call(func=S.clone(builtin), args=[out, part], keywords=[])
         return gast.copy_location(out, node)
 
     def visit_Assign(self, node):
@@ -341,7 +337,11 @@ class _ReductionsAsLoops(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         kind = self.finder.reduction(node)
-        if kind in ("sum", "max", "min") and node.args[0].id in self.grown:
+        if kind == "array" and node.args[0].id in self.grown:  # already an array: a copy
+            return gast.copy_location(S.substitute("xs.copy()", {"xs": node.args[0]}), node)
+        if kind in ("sum", "max", "min") and node.args[0].id in self.grown \
+                and builtin_name(self.finder.parsed, kind) is not None:
+            node.func = builtin_name(self.finder.parsed, kind)
             name_ = node.args[0].id
             node.args = [S.substitute("(xs[k] for k in range(len(xs)))", {"xs": S.name(name_)})]
         return node

@@ -13,9 +13,11 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.parse import ParsedFunction
+from srcad.rules import lookup_call
+from srcad.transform.containers import split_container_params
 from srcad.transform.desugar import Desugar, desugar
 from srcad.transform.exits import always_assigns, structure_exits
-from srcad.transform.inline import Inliner
+from srcad.transform.inline import Inliner, resolve_callee
 from srcad.transform.lists import split_fixed_lists
 from srcad.transform.lower import lower
 from srcad.transform.names import Namer
@@ -45,7 +47,9 @@ class Normalized:
         return self.parsed.resolve(name_)
 
 
-def normalize(parsed: ParsedFunction) -> Normalized:
+def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
+    """`containers`: (position, treedef) of the parameters passed as containers (one
+    parameter per leaf in the result, srcad/transform/containers.py)."""
     tree = parsed.tree
     body = S.clone(tree.body)
     doc = None
@@ -60,14 +64,23 @@ def normalize(parsed: ParsedFunction) -> Normalized:
     inliner = Inliner(parsed, namer, local_functions=local_functions)
     body = inliner.block(body)
     params = [a.id for a in tree.args.args]
+    body, params = split_container_params(parsed, body, params, containers, namer)
     body = split_tuple_locals(body, params, namer, Desugar(parsed, namer, True)._assign_one)
     # `for v in helper(x)`: the inlined helper's tuple result is a literal now; unroll it
     body = split_fixed_lists(parsed, body, namer, params)
+    body = _bind_library_calls(parsed, body, namer, inliner.extra)
     body = desugar(parsed, body, namer)
     final = None
     returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
     if body and isinstance(body[-1], gast.Return) and len(returns) == 1:
         final = body.pop()
+        if S.is_tuple_return(final):  # `return a, b`: each element a variable
+            body += _named_elements(final, namer)
+    elif any(S.is_tuple_return(r) for r in returns):
+        raise parsed.error(next(r for r in returns if S.is_tuple_return(r)),
+                           "return", "a function returning a tuple returns it once, as its "
+                           "last statement", hint="assign the values on each path and "
+                           "return them at the end: return a, b")
     result = namer.fresh("result") if returns and final is None else None
     body, _ = structure_exits(body, result, namer.fresh("returned"))
     if final is not None:
@@ -78,5 +91,55 @@ def normalize(parsed: ParsedFunction) -> Normalized:
         body.append(gast.Return(value=S.name(result)))
     if not body:
         body = [gast.Pass()]
-    return Normalized(parsed, [a.id for a in tree.args.args], body, namer, inliner.extra,
+    return Normalized(parsed, params, body, namer, inliner.extra,
                       inliner.dependencies, inliner.cells, doc)
+
+
+def _named_elements(final, namer) -> list:
+    """Assignments making every element of the tuple `final` returns a variable (the
+    transforms seed and read each element's derivative by name)."""
+    out = []
+    for k, element in enumerate(final.value.elts):
+        if not isinstance(element, gast.Name):
+            name_ = namer.fresh(f"result_{k}")
+            out.append(gast.copy_location(S.assign(S.name(name_), element), final))
+            final.value.elts[k] = S.name(name_)
+    return out
+
+
+def _bind_library_calls(parsed, body, namer, extra) -> list:
+    """Each call of a library function srcad has no rule for (run as it is on constants) is
+    bound to a variable before its statement: derivative code reads the variable instead of
+    calling again (`random.random()` twice would draw two numbers)."""
+    out = []
+    for stmt in body:
+        for block in ("body", "orelse"):
+            if isinstance(stmt, (gast.For, gast.While, gast.If)):
+                setattr(stmt, block, _bind_library_calls(parsed, getattr(stmt, block), namer,
+                                                         extra))
+        if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return)):
+            binder = _CallBinder(parsed, namer, extra)
+            stmt = binder.visit(stmt)
+            out.extend(gast.copy_location(b, stmt) for b in binder.bound)
+        out.append(stmt)
+    return out
+
+
+class _CallBinder(gast.NodeTransformer):
+    def __init__(self, parsed, namer, extra):
+        self.parsed, self.namer, self.extra, self.bound = parsed, namer, extra, []
+
+    def visit_IfExp(self, node):
+        return node  # evaluated on one branch only: left where it is
+
+    visit_BoolOp = visit_Lambda = visit_IfExp
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        obj = resolve_callee(self.parsed, node.func, self.extra)
+        if obj is None or not callable(obj) or lookup_call(obj) is not None \
+                or isinstance(obj, type):
+            return node
+        name_ = self.namer.fresh(f"{getattr(obj, '__name__', 'call')}_value")
+        self.bound.append(S.assign(S.name(name_), node))
+        return S.name(name_)

@@ -191,6 +191,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         self.result = self.namer.fresh("result")
         assign = gast.copy_location(S.assign(S.name(self.result), stmt.value), stmt)
         self.recording.sites[id(assign)] = self.recording.sites[id(stmt)]
+        if S.is_tuple_return(stmt):
+            return self.tuple_return(stmt, assign)
         if "<return>" in self.activity.active and is_float_like(self.types.of(stmt.value)):
             self.return_bar = self.namer.fresh("result_bar")
             if isinstance(self.types.of(stmt.value), Array):
@@ -203,6 +205,20 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             kill = S.assign(S.name(self.return_bar), S.const(0.0))
             return fwd, [s for s in rev if not S.same(s, kill)]
         return [assign], []
+
+    def tuple_return(self, stmt, assign):
+        """`return a, b` (each element a variable): `result_bar` is a tuple of one seed per
+        element, added into the adjoint of each active element."""
+        self.return_bar = self.namer.fresh("result_bar")
+        seeds = [self.namer.fresh(f"{self.return_bar}_{k}") for k in range(len(stmt.value.elts))]
+        rev = []
+        for seed, element in zip(seeds, stmt.value.elts):
+            if element.id in self.bar and is_float_like(self.types[element.id]):
+                rev.append(S.aug_assign(S.name(self.bar[element.id]), gast.Add(),
+                                        S.name(seed)))
+        unpack = S.assign(gast.Tuple(elts=[S.name(s, store=True) for s in seeds],
+                                     ctx=gast.Store()), S.name(self.return_bar))
+        return [assign], [self._comment(stmt), unpack] + rev if rev else []
 
     def assign(self, stmt, target, value, op):
         tname = S.target_name(target)

@@ -1,0 +1,322 @@
+"""The operators with a container input x (a dict, list or tuple of float arrays and floats,
+nested, as JAX users keep model parameters) or a function returning a tuple.
+
+Every call is built on `autodiff` with `Duplicated(x, shadow)` (srcad/container_calls.py),
+and every result has x's structure:
+
+* `gradient`, `value_and_gradient`: the gradient is a container like x (reverse mode);
+* `pullback`: u^T J, a container like x;
+* `pushforward`: J v for a tangent v of x's structure; the result is shaped like f's output;
+* `jacobian`, `value_and_jacobian`: a container like x whose leaf for an input leaf of shape
+  `s` has shape `output.shape + s` (JAX's `jacrev` convention);
+* `out=` is a container like the result, filled in place (its float entries are set in their
+  dict or list) and returned.
+
+A function returning a tuple `(a, b)` (jacobian, pullback, pushforward, as JAX's jacrev and
+vjp): the jacobian is a tuple with one jacobian per returned value, the cotangent of a pullback
+a tuple with one cotangent per value, a pushforward's result a tuple of tangents.
+
+Leaves that are not floats (ints, bools, None) are constants: their entries in a result are
+copied from x. A preparation (`prepare_gradient(f, params)`) records x's structure and the
+backend; a call with another structure raises `PreparationMismatchError`. hvp, hessian,
+second_derivative and derivative take a float or an array x only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from srcad import pytrees
+from srcad import syntax as S
+from srcad.annotations import (
+    Active,
+    Cache,
+    Constant,
+    Duplicated,
+    Forward,
+    Output,
+    ReverseWithPrimal,
+)
+from srcad.errors import ArgumentError, SrcadError
+
+_ARRAY_ONLY = ("hvp", "hessian", "second_derivative", "derivative")
+
+
+_TUPLE_RETURNS: dict = {}  # code object -> does the function end with `return a, b`?
+
+
+def returns_tuple(f) -> bool:
+    """Does f's last statement return a tuple (`return a, b`)? Read from its source once."""
+    code = f.__code__
+    known = _TUPLE_RETURNS.get(code)
+    if known is None:
+        from srcad.parse import parse_function  # noqa: PLC0415
+        try:
+            body = parse_function(f).tree.body
+        except SrcadError:
+            return False  # refused later, with its reason
+        known = bool(body) and S.is_tuple_return(body[-1])
+        _TUPLE_RETURNS[code] = known
+    return known
+
+
+class ContainerPrep:
+    """A preparation of an operator with a container x: its structure and backend."""
+
+    def __init__(self, operator, f, tree, backend):
+        self.operator, self.function, self.tree, self.backend = operator, f, tree, backend
+
+    def check(self, operator, f, tree):
+        from srcad.preparation import PreparationMismatchError  # noqa: PLC0415
+        if f is not self.function or tree != self.tree or not _compatible(operator,
+                                                                           self.operator):
+            raise PreparationMismatchError(
+                f"this preparation is for {self.operator} of {self.function.__name__} with an "
+                "input of another structure" if tree != self.tree else
+                f"this preparation is for {self.operator} of {self.function.__name__}")
+
+
+def _compatible(a, b):
+    pairs = {("value_and_gradient", "gradient"), ("value_and_jacobian", "jacobian")}
+    return a == b or (a, b) in pairs or (b, a) in pairs
+
+
+def container_operator(name, f, args, options):
+    """`name(f, *args, **options)` (an operator or a preparation) with a container x or a
+    function returning a tuple."""
+    base = name.removeprefix("prepare_")
+    bare = [a for a in args if not isinstance(a, (Constant, Cache, Output))]
+    if len(bare) != 1:
+        raise ArgumentError(f"exactly one argument must be bare (the input to differentiate "
+                            f"with respect to); got {len(bare)}",
+                            hint="wrap the others in Constant(...), Cache(...) or Output(...)")
+    x = bare[0]
+    if base in _ARRAY_ONLY or (base in ("gradient", "value_and_gradient")
+                               and type(x) not in pytrees.CONTAINERS):
+        what = (f"a {type(x).__name__} of parameters" if type(x) in pytrees.CONTAINERS
+                else "a function returning a tuple")
+        raise ArgumentError(f"{base} takes a float or a float array x and a function returning "
+                            f"a float or an array, got {what}", construct=base,
+                            hint="jacobian, pullback and pushforward take containers and "
+                            "tuple outputs; for second derivatives concatenate the leaves "
+                            "into one array (np.concatenate)")
+    tree = pytrees.treedef(x, "the input")
+    prep = options.get("prep")
+    backend = options.get("backend") or (prep.backend if prep is not None else "python")
+    if name.startswith("prepare_"):
+        return ContainerPrep(base, f, tree, backend)
+    if prep is not None:
+        if not isinstance(prep, ContainerPrep):
+            from srcad.preparation import PreparationMismatchError  # noqa: PLC0415
+            raise PreparationMismatchError("this preparation is for an array or float input "
+                                           "and output; the input is a container or f "
+                                           "returns a tuple")
+        prep.check(base, f, tree)
+    mode, chunk = options.get("mode"), options.get("chunk")
+    if chunk is not None:
+        raise ArgumentError(f"chunk= with a container input or a tuple output: {base} runs one "
+                            "pass per tangent or cotangent", construct="chunk",
+                            hint="leave chunk out")
+    run = _Runner(f, args, backend)
+    out = options.get("out")
+    if base in ("gradient", "value_and_gradient"):
+        if mode not in (None, "reverse"):
+            raise ArgumentError(f"mode={mode!r}: the gradient with respect to a container is "
+                                "computed in reverse mode", construct="mode",
+                                hint="leave mode out")
+        value, grad = run.reverse(_target(x, out), seed=None)
+        _check_float(value, base)
+        return grad if base == "gradient" else (value, grad)
+    if base == "pullback":
+        return run.reverse(_target(x, out), seed=options["cotangent"])[1]
+    if base == "pushforward":
+        tangent = options["tangent"]
+        if type(x) in pytrees.CONTAINERS:
+            pytrees.check_congruent(x, tangent, "the tangent")
+        t = run.forward(tangent)
+        if out is not None:
+            for buffer, value in zip(out if type(t) is tuple else (out,),
+                                     t if type(t) is tuple else (t,)):
+                buffer[...] = value
+            return out
+        return t
+    if base in ("jacobian", "value_and_jacobian"):
+        value, jac = _jacobian(run, x, mode, out)
+        return jac if base == "jacobian" else (value, jac)
+    raise ArgumentError(f"{base} does not take a container input or a tuple output",
+                        construct=base)
+
+
+def _check_float(value, operator):
+    if not isinstance(value, (float, np.floating)):
+        raise ArgumentError(f"{operator} needs f to return a float", hint="use jacobian")
+
+
+def _target(x, out):
+    """The shadow a reverse pass accumulates into: `out` zeroed (checked congruent), or fresh
+    zeros like x (None for a float x: its derivative is returned)."""
+    if type(x) not in pytrees.CONTAINERS:
+        if not isinstance(x, np.ndarray):
+            return None
+        if out is None:
+            return np.zeros_like(x)
+        if not isinstance(out, np.ndarray) or out.shape != x.shape:
+            raise ArgumentError(f"out= must be an array of shape {x.shape}", construct="out")
+        out.fill(0.0)
+        return out
+    if out is None:
+        return pytrees.tree_zeros_like(x)
+    pytrees.check_congruent(x, out, "out=")
+    for path, leaf, given in zip(pytrees.paths(pytrees.treedef(x)), pytrees.leaves(out),
+                                 pytrees.leaves(x)):
+        if isinstance(given, np.ndarray) and given.dtype.kind == "f":
+            if not isinstance(leaf, np.ndarray) or leaf.shape != given.shape:
+                raise ArgumentError(f"out={pytrees.describe(path)} must be an array of shape "
+                                    f"{given.shape}", construct="out")
+            leaf.fill(0.0)
+        elif isinstance(given, (float, np.floating)):
+            pytrees.set_leaf(out, path, 0.0, "out=")
+    return out
+
+
+class _Runner:
+    """autodiff calls of f with x annotated (a container or an array as Duplicated(x,
+    shadow), a float as Active or Duplicated) and the contexts as annotations."""
+
+    def __init__(self, f, args, backend):
+        self.f, self.args, self.backend = f, args, backend
+        self.x_position = next(i for i, a in enumerate(args)
+                               if not isinstance(a, (Constant, Cache, Output)))
+        self.outputs = [i for i, a in enumerate(args) if isinstance(a, Output)]
+
+    def _annotated(self, x_annotation, output_shadow=None):
+        annotated = []
+        for i, a in enumerate(self.args):
+            if i == self.x_position:
+                annotated.append(x_annotation)
+            elif isinstance(a, Constant):
+                annotated.append(a.value)
+            elif isinstance(a, Cache):
+                annotated.append(Duplicated(a.value, np.zeros_like(a.value)))
+            else:
+                shadow = output_shadow if output_shadow is not None else np.zeros_like(a.value)
+                annotated.append(Duplicated(a.value, shadow))
+        return annotated
+
+    def reverse(self, shadow, seed):
+        """(value, derivative): one reverse pass, the cotangent `seed` of the output (None:
+        1.0); the derivative is `shadow` filled (the float for a float x)."""
+        from srcad.api import autodiff  # noqa: PLC0415
+        x = self.args[self.x_position]
+        x_annotation = Active(x) if shadow is None else Duplicated(x, shadow)
+        if self.outputs:  # f writes y: the cotangent is y's shadow
+            cotangent = None if seed is None else np.array(seed, dtype=float)
+            annotated = self._annotated(x_annotation, cotangent)
+            derivatives, _ = autodiff(ReverseWithPrimal, self.f, *annotated,
+                                      backend=self.backend)
+            value = self.args[self.outputs[0]].value
+        else:
+            derivatives, value = autodiff(ReverseWithPrimal, self.f,
+                                          *self._annotated(x_annotation), seed=seed,
+                                          backend=self.backend)
+        return value, float(derivatives[self.x_position]) if shadow is None else shadow
+
+    def forward(self, tangent):
+        """J v: the tangent of f's output (of the Output array it writes; a tuple for a
+        tuple of values)."""
+        from srcad.api import autodiff  # noqa: PLC0415
+        x = self.args[self.x_position]
+        if type(x) not in pytrees.CONTAINERS and not isinstance(x, np.ndarray):
+            tangent = float(tangent)
+        annotated = self._annotated(Duplicated(x, tangent))
+        t = autodiff(Forward, self.f, *annotated, backend=self.backend)
+        if self.outputs:
+            return annotated[self.outputs[0]].shadow.copy()
+        return t
+
+    def value(self):
+        values = [a.value if isinstance(a, (Constant, Cache, Output)) else a for a in self.args]
+        result = self.f(*values)
+        return values[self.outputs[0]] if self.outputs else result
+
+
+def _jacobian(run, x, mode, out):
+    """(value, jacobian): forward mode (one pass per input element) when x has no more
+    elements than the output, else reverse (one pass per output element). The jacobian of
+    an output of shape `o` with respect to an input leaf of shape `s` has shape `o + s`; it
+    comes in x's structure, and in a tuple over the values of a tuple output."""
+    value = run.value()
+    outputs = list(value) if type(value) is tuple else [value]
+    out_shapes = [np.shape(v) for v in outputs]
+    tree = pytrees.treedef(x)
+    leaf_paths = pytrees.paths(tree)
+    given = pytrees.leaves(x)
+    floats = [k for k, v in enumerate(given)
+              if isinstance(v, (float, np.floating)) or (isinstance(v, np.ndarray)
+                                                          and v.dtype.kind == "f")]
+    blocks = [{k: np.zeros(o + np.shape(given[k])) for k in floats} for o in out_shapes]
+    n = sum(int(np.size(given[k])) for k in floats)
+    m = sum(int(np.prod(o)) for o in out_shapes)
+    if mode not in (None, "forward", "reverse"):
+        raise ArgumentError(f"unknown mode {mode!r}", hint="use 'forward' or 'reverse'")
+    if (mode or ("forward" if n <= m else "reverse")) == "forward":
+        for k in floats:
+            for e in range(int(np.size(given[k]))):
+                tangent = _unit_tangent(x, tree, leaf_paths, given, k, e)
+                t = run.forward(tangent)
+                for j, column in enumerate(t if type(value) is tuple else (t,)):
+                    blocks[j][k].reshape(out_shapes[j] + (-1,))[..., e] = column
+    else:
+        for j, shape in enumerate(out_shapes):
+            for i in range(int(np.prod(shape))):
+                seeds = [np.zeros(o) if o else 0.0 for o in out_shapes]
+                if shape:
+                    seeds[j].reshape(-1)[i] = 1.0
+                else:
+                    seeds[j] = 1.0
+                seed = tuple(seeds) if type(value) is tuple else seeds[0]
+                _, row = run.reverse(_target(x, None), seed)
+                rows = pytrees.leaves(row)
+                for k in floats:
+                    blocks[j][k].reshape((-1,) + np.shape(given[k]))[i] = rows[k]
+    jacobians = []
+    for j in range(len(outputs)):
+        leaves = [blocks[j][k] if k in blocks[j] else given[k] for k in range(len(given))]
+        leaves = [float(b) if isinstance(b, np.ndarray) and b.shape == () else b
+                  for b in leaves]
+        jacobians.append(pytrees.unflatten(tree, leaves))
+    result = tuple(jacobians) if type(value) is tuple else jacobians[0]
+    if out is None:
+        return value, result
+    return value, _fill(out, result)
+
+
+def _unit_tangent(x, tree, leaf_paths, given, k, e):
+    """A tangent like x, zero but for element e of leaf k."""
+    if tree == pytrees.LEAF:
+        if isinstance(x, np.ndarray):
+            t = np.zeros_like(x)
+            t.reshape(-1)[e] = 1.0
+            return t
+        return 1.0
+    tangent = pytrees.tree_zeros_like(x)
+    if isinstance(given[k], np.ndarray):
+        pytrees.get(tangent, leaf_paths[k]).reshape(-1)[e] = 1.0
+    else:
+        pytrees.set_leaf(tangent, leaf_paths[k], 1.0)
+    return tangent
+
+
+def _fill(out, result):
+    """`out` (a container like `result`) filled with `result` in place."""
+    if isinstance(result, np.ndarray):
+        out[...] = result
+        return out
+    pytrees.check_congruent(result, out, "out=")
+    for path, leaf in zip(pytrees.paths(pytrees.treedef(result)), pytrees.leaves(result)):
+        target = pytrees.get(out, path)
+        if isinstance(target, np.ndarray) and target.shape == np.shape(leaf):
+            target[...] = leaf
+        else:
+            pytrees.set_leaf(out, path, leaf, "out=")
+    return out

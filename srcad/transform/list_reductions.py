@@ -1,0 +1,82 @@
+"""Reductions of lists: which call is a `len`/`sum`/`max`/`min` (builtin or NumPy) or an
+`np.array` of a list, and the sums, maxima and minima of list and tuple literals written out
+(`np.sum([1.0, a * a, 2.0])` is `1.0 + a * a + 2.0`), before the fence sees any list.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import gast
+import numpy as np
+
+from srcad import syntax as S
+
+_REDUCTIONS = {"len": builtins.len, "sum": builtins.sum, "max": builtins.max,
+               "min": builtins.min}
+# NumPy's reductions of a list are the builtins' (np.array of a list: its elements)
+_NUMPY_REDUCTIONS = {id(np.sum): "sum", id(np.max): "max", id(np.amax): "max",
+                     id(np.min): "min", id(np.amin): "min", id(np.array): "array",
+                     id(np.asarray): "array"}
+
+
+def _callee(parsed, func):
+    """The object a call's function expression names (`sum`, `np.sum`), else None."""
+    try:
+        if isinstance(func, gast.Name):
+            return parsed.resolve(func.id)
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+            return getattr(parsed.resolve(func.value.id), func.attr, None)
+    except KeyError:
+        return None
+    return None
+
+
+def reduction_kind(parsed, func):
+    obj = _callee(parsed, func)
+    if obj is None:
+        return None
+    kind = next((k for k, fn in _REDUCTIONS.items() if obj is fn), None)
+    if kind is None and _NUMPY_REDUCTIONS.get(id(obj)) is not None:
+        kind = _NUMPY_REDUCTIONS[id(obj)]
+    return kind
+
+
+def builtin_name(parsed, name_):
+    """The name of a builtin as the module sees it (None when the module rebinds it)."""
+    try:
+        return S.name(name_) if parsed.resolve(name_) is getattr(builtins, name_) else None
+    except KeyError:
+        return None
+
+
+def fold_literal_reductions(parsed, body):
+    """`np.sum([1.0, a * a, 2.0])`, `sum((a, b))`, `np.max([a, b])`: the sum, max or min of a
+    list or tuple literal, written out (`1.0 + a * a + 2.0`; max and min as Python's builtins
+    pick: the first of equal values)."""
+    return [_LiteralReductions(parsed).visit(s) for s in body]
+
+
+class _LiteralReductions(gast.NodeTransformer):
+    def __init__(self, parsed):
+        self.parsed = parsed
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not (len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], (gast.List, gast.Tuple)) and node.args[0].elts
+                and not any(isinstance(e, gast.Starred) for e in node.args[0].elts)):
+            return node
+        kind = reduction_kind(self.parsed, node.func)
+        elements = node.args[0].elts
+        if kind == "sum":
+            out = elements[0]
+            for e in elements[1:]:
+                out = gast.BinOp(left=out, op=gast.Add(), right=e)
+            if _callee(self.parsed, node.func) is builtins.sum:  # Python's sum starts at 0
+                out = gast.BinOp(left=S.const(0), op=gast.Add(), right=out)
+            return gast.copy_location(out, node)
+        if kind in ("max", "min") and builtin_name(self.parsed, kind) is not None:
+            return gast.copy_location(gast.Call(func=builtin_name(self.parsed, kind),
+                                                args=elements, keywords=[]), node)
+        return node

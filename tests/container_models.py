@@ -1,0 +1,57 @@
+"""Functions of parameter containers (dicts, lists, tuples of arrays and floats), for
+tests/test_containers.py (srcad reads their source from this file)."""
+
+import math
+
+import numpy as np
+
+
+def simple(params, x):
+    return params["a"] * x[0] + params["b"][1] * params["a"]
+
+
+def dense(layer, h):
+    return np.tanh(layer["W"] @ h + layer["b"])
+
+
+def predict(params, x):
+    h = x
+    layers = params["layers"]
+    for layer in layers:
+        h = dense(layer, h)
+    return h
+
+
+def mlp_loss(params, x):
+    w, b = params["out"]
+    y = predict(params, x)
+    return np.sum(w * y) + b + params["scale"] * params["scale"]
+
+
+def scalar_loss(params, x, lam):
+    s = 0.0
+    for i in range(len(params["b"])):
+        a = params["b"][i]
+        for j in range(len(x)):
+            a += params["W"][i, j] * x[j]
+        s += math.tanh(a) * params["v"][i]
+    return s + lam * params["c"] * params["c"]
+
+
+def tuple_params(params, x):
+    w, b = params
+    s = b
+    for i in range(len(x)):
+        s += w[i] * x[i] * x[i]
+    return s
+
+
+def outputs(params, x):
+    y = np.zeros(2)
+    y[0] = params["a"] * x[0] * x[1]
+    y[1] = params["a"] * params["w"][0] + params["w"][1] * x[0]
+    return y
+
+
+def computed_index(params, k):
+    return params[0][0] * params[k]

@@ -1,0 +1,26 @@
+"""NumPy functions applied to lists, for tests/test_numpy_lists.py (srcad reads their source
+from this file)."""
+
+import numpy as np
+
+
+def literal_sum(a):
+    return np.sum([1.0, a * a, 2.0]) + np.max([a, 0.5]) * np.min((a, 3.0))
+
+
+def fixed_list(a):
+    xs = [a, 2.0 * a, 1.0]
+    return np.sum(xs) * np.max(xs) + np.min(xs)
+
+
+def fixed_list_as_array(a):
+    xs = [a, 2.0 * a, 1.0]
+    return np.sum(np.array(xs) * a)
+
+
+def appended(a, n):
+    lst = []
+    for i in range(n):
+        lst.append(a * i)
+    arr = np.array(lst)
+    return np.sum(lst) + arr[1] * a + np.max(lst)

@@ -1,0 +1,35 @@
+"""np.sum, np.max, np.min and np.array of list literals, of lists of known length and of
+lists grown by append (srcad/transform/lists.py)."""
+
+import pytest
+
+import srcad
+from srcad.testing import check_grads
+from tests import numpy_list_models as m
+
+
+def test_reductions_of_lists():
+    # 1 + a^2 + 2 + max(a, 0.5) * min(a, 3): d/da = 2a + 2a at a = 1.5 (both pick a)
+    assert srcad.autodiff(srcad.Reverse, m.literal_sum, srcad.Active(1.5)) == \
+        (pytest.approx(6.0),)
+    # (3a + 1) * 2a + 1 (a = 1.5: max 2a, min 1): d/da = 12a + 2
+    assert srcad.autodiff(srcad.Reverse, m.fixed_list, srcad.Active(1.5)) == \
+        (pytest.approx(20.0),)
+    for f in (m.literal_sum, m.fixed_list):
+        check_grads(f, srcad.Active(1.5))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_appended_list(backend):
+    # 6a + a * a + 3a: d/da = 9 + 2a
+    assert srcad.autodiff(srcad.Reverse, m.appended, srcad.Active(1.5), 4,
+                          backend=backend) == (pytest.approx(12.0), None)
+    if backend == "python":
+        check_grads(m.appended, srcad.Active(1.5), 4)
+
+
+def test_array_of_a_fixed_list():
+    # sum([a, 2a, 1] * a) = 3a^2 + a: d/da = 6a + 1
+    assert srcad.autodiff(srcad.Reverse, m.fixed_list_as_array,
+                          srcad.Active(1.5)) == (pytest.approx(10.0),)
+    check_grads(m.fixed_list_as_array, srcad.Active(1.5))
