@@ -103,7 +103,9 @@ def stack_call(node):
 class Types:
     """Types of all variables of a normalized function, given the argument types."""
 
-    def __init__(self, norm, arg_types: dict):
+    def __init__(self, norm, arg_types: dict, check: bool = True):
+        """`check=False` infers without refusing (a pass that renames names of two kinds
+        asks which names those are first)."""
         self.norm = norm
         self.env = dict(arg_types)
         self.mixed: set[str] = set()  # names bound to an array and to a number
@@ -113,7 +115,8 @@ class Types:
                 self._stmt(stmt)
             if before == self.env:
                 break
-        self._refuse_unknown()
+        if check:
+            self._refuse_unknown()
 
     def _refuse_unknown(self):
         """Refuse values srcad cannot see into (attributes of objects, tuples, Fractions...)
