@@ -145,10 +145,15 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
             if not isinstance(node, (gast.Assign, gast.AugAssign, gast.Return)) \
                     or node.value is None or is_allocation(norm, node.value):
                 continue
+            parts = {id(e.value): array_call(norm, e) for e in gast.walk(node.value)
+                     if isinstance(e, gast.Attribute) and isinstance(e.value, gast.Call)}
             for e in gast.walk(node.value):
-                if not isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute)):
+                if not isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute)) \
+                        or parts.get(id(e)):  # slogdet(A) of `.logabsdet`: the part is typed
                     continue
                 operands = [c for c in gast.iter_child_nodes(e) if isinstance(c, gast.expr)]
+                if isinstance(e, gast.Attribute) and parts.get(id(e.value)):
+                    operands = parts[id(e.value)].operands
                 if not (isinstance(types.of(e), Array)
                         or any(isinstance(types.of(c), Array) for c in operands)):
                     continue
@@ -188,7 +193,9 @@ def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None
 _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
                    "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
                    "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
-                   "transpose", "dot", "matmul", "outer", "sum", "mean", "asarray"}
+                   "transpose", "dot", "matmul", "outer", "sum", "mean", "asarray",
+                   "cumsum", "norm", "reshape", "ravel", "concatenate", "stack", "solve",
+                   "inv", "det", "slogdet", "logabsdet", "sign", "cholesky"}
 
 
 def numba_supports(norm):

@@ -339,6 +339,8 @@ class Types:
                 e, "call", f"srcad has no derivative rule for `{shown}`",
                 hint="use math/numpy scalar functions, builtins abs/min/max/pow/float/int, or "
                 "your own plain Python functions", kind=UnsupportedCallError)
+        if info.name == "slogdet":  # a pair: only its parts `.sign`, `.logabsdet` are values
+            return OTHER
         arrays = [t for t in map(self.of, e.args) if isinstance(t, Array)]
         if arrays and info.arrays == ELEMENTWISE:
             return self._mapped(info, e, arrays)

@@ -11,6 +11,13 @@
 * `a @ b`, `np.dot(a, b)`, `np.matmul(a, b)`, `a.dot(b)`: `array_matmul(a, b)`
   (srcad/numba_arrays.py): numba's own product needs SciPy's BLAS and contiguous operands;
   srcad's calls it where it can, else loops.
+* `np.concatenate([a, b])`, `np.stack([a, b], axis=1)` (and hstack, vstack): the listed
+  arrays as a tuple (numba joins tuples of arrays; a list must hold one type).
+* `np.linalg.slogdet(A).logabsdet` (and `.sign`): `np.linalg.slogdet(A)[1]` (`[0]`):
+  numba's slogdet returns a plain pair.
+* `x.reshape(s)`, `np.reshape(x, s)`, `np.ravel(x)`, `x.ravel()`: of
+  `np.ascontiguousarray(x)` (numba reshapes contiguous arrays only, and fails at run time
+  otherwise; the array itself when it is contiguous, a copy otherwise, which no one writes).
 * `np.expand_dims(g, (0, 2))`: one axis at a time (numba's takes an int).
 * `np.sum(x, axis=1, keepdims=True)` (and np.mean, np.max, np.min, np.amax, np.amin, the
   methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
@@ -24,6 +31,8 @@ import gast
 
 from srcad import syntax as S
 
+_SLOGDET_PARTS = {"sign": 0, "logabsdet": 1}  # numba's slogdet returns a plain pair
+_JOINS = ("concatenate", "stack", "hstack", "vstack")  # numba joins a tuple, not a list
 _REDUCTIONS = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "amax": "max",
                "amin": "min"}
 
@@ -68,6 +77,15 @@ class _SmallPowers(gast.NodeTransformer):
 
 
 class _Products(gast.NodeTransformer):
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr in _SLOGDET_PARTS and isinstance(node.value, gast.Call) \
+                and S.unparse_expr(node.value.func) == "np.linalg.slogdet":
+            index = S.const(_SLOGDET_PARTS[node.attr])
+            return gast.copy_location(gast.Subscript(value=node.value, slice=index,
+                                                     ctx=gast.Load()), node)
+        return node
+
     def visit_BinOp(self, node):
         self.generic_visit(node)
         if isinstance(node.op, gast.MatMult):
@@ -90,6 +108,18 @@ class _Products(gast.NodeTransformer):
             for axis in sorted(node.args[1].elts, key=_literal):
                 out = S.call("np.expand_dims", out, axis)
             return gast.copy_location(out, node)
+        if f.attr in ("reshape", "ravel") and (module or f.attr == "reshape") and node.args:
+            if module:  # np.reshape(x, s), np.ravel(x)
+                node.args[0] = S.call("np.ascontiguousarray", node.args[0])
+            else:  # x.reshape(s)
+                f.value = S.call("np.ascontiguousarray", f.value)
+            return node
+        if not module and f.attr in ("ravel", "flatten") and not node.args:
+            f.value = S.call("np.ascontiguousarray", f.value)
+            return node
+        if module and f.attr in _JOINS and node.args and isinstance(node.args[0], gast.List):
+            node.args[0] = gast.Tuple(elts=node.args[0].elts, ctx=gast.Load())
+            return node
         if node.keywords:
             return node
         if module and f.attr in ("dot", "matmul") and len(node.args) == 2:
