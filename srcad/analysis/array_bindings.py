@@ -13,6 +13,7 @@ from srcad import syntax as S
 from srcad.analysis.activity import differentiable_reads
 from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array, index_kind
+from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
 from srcad.transform.inline import resolve_callee
 
 
@@ -162,7 +163,8 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
                         node, "array operation", f"whole-array operations on active arrays "
                         f"(`{S.unparse_expr(e)}`) are not supported in {where} yet",
                         hint="use the python backend (and at most 16 vector lanes), or "
-                        "write the elements in a loop")
+                        "write the elements in a loop",
+                        kind=UnsupportedSyntaxError if supported else LaneLayoutError)
 
 
 def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None:
@@ -185,7 +187,8 @@ def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None
                     node, "row write", f"`{S.unparse_expr(target)}` writes a whole row or "
                     f"slice of the local array `{name}`, which carries tangents; that is not "
                     f"supported in {where} yet", hint="write the elements in a loop "
-                    f"({name}[i, j] = ...), or use the python backend with at most 16 lanes")
+                    f"({name}[i, j] = ...), or use the python backend with at most 16 lanes",
+                    kind=LaneLayoutError)
 
 
 # the numba backend compiles these as generated (srcad/numba_arrays.py adds the products and
