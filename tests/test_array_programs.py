@@ -273,11 +273,12 @@ def test_refused_array_statements_name_the_line(f, words):
         assert word in text, text
 
 
-def test_wide_vector_mode_refuses_array_operations_clearly():
+def test_wide_vector_mode_refuses_array_operations_in_stacked_lanes_clearly():
+    # by default the 20 lanes run as 16 + 4 unrolled ones (tests/test_array_lanes.py)
     seeds = [np.eye(3)[k % 3] for k in range(20)]
     with pytest.raises(SrcadError) as info:
         srcad.autodiff(srcad.Forward, squared_error, srcad.BatchDuplicated(np.ones(3), seeds),
-                       np.zeros(3))
+                       np.zeros(3), batch="stacked")
     assert "stacked" in str(info.value)
 
 

@@ -38,6 +38,15 @@ def residual(A, x, b):
     return A @ x - b
 
 
+def read_before_retyping(W, x, b):
+    # h's rows are read by np.outer (which checks its operands' ranks) before h is rebound to
+    # a float: typing the function before the renaming must not refuse the read
+    h = np.stack([np.dot(W.T, b), x[::-1]])
+    s = np.sum(np.outer(h[1], x))
+    h = np.sum(h * h)
+    return h + s
+
+
 def rebound_in_a_loop(x):
     for _ in range(2):
         x = np.sum(x)
@@ -47,6 +56,8 @@ def rebound_in_a_loop(x):
 BOTH = [(squared_total, lambda: (dup(RNG.standard_normal(4)),)),
         (norm_then_scale, lambda: (dup(RNG.standard_normal(3)), dup(RNG.standard_normal(3)))),
         (sine_times_x, lambda: (dup(RNG.standard_normal(4)),)),
+        (read_before_retyping, lambda: (dup(RNG.standard_normal((2, 3))),
+                                        dup(RNG.standard_normal(3)), dup(RNG.standard_normal(2)))),
         (residual, lambda: (dup(RNG.standard_normal((3, 2))), dup(RNG.standard_normal(2)),
                             RNG.standard_normal(3)))]
 

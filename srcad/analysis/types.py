@@ -20,7 +20,7 @@ import numpy as np
 
 from srcad import syntax as S
 from srcad.analysis.primitives import array_call, select_rule
-from srcad.errors import UnsupportedCallError
+from srcad.errors import SrcadError, UnsupportedCallError
 from srcad.rules import lookup_call
 from srcad.rules.table import ELEMENTWISE, SCALAR
 from srcad.transform.inline import resolve_callee
@@ -104,19 +104,28 @@ class Types:
     """Types of all variables of a normalized function, given the argument types."""
 
     def __init__(self, norm, arg_types: dict, check: bool = True):
-        """`check=False` infers without refusing (a pass that renames names of two kinds
-        asks which names those are first)."""
+        """`check=False` infers without refusing, as far as it gets (a pass that renames
+        names of two kinds asks which names those are first: a read of such a name may not
+        type until it is renamed)."""
         self.norm = norm
         self.env = dict(arg_types)
         self.mixed: set[str] = set()  # names bound to an array and to a number
+        try:
+            self._infer()
+        except SrcadError:
+            if check:
+                raise
+            return
+        if check:
+            self._refuse_unknown()
+
+    def _infer(self):
         for _ in range(20):
             before = dict(self.env)
-            for stmt in norm.body:
+            for stmt in self.norm.body:
                 self._stmt(stmt)
             if before == self.env:
                 break
-        if check:
-            self._refuse_unknown()
 
     def _refuse_unknown(self):
         """Refuse values srcad cannot see into (attributes of objects, tuples, Fractions...)
