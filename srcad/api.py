@@ -303,11 +303,17 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     _check_mode(mode)
     if seed is not None and not mode.reverse:
         refuse_forward_seed()
+    lanes_key = None
+    if batch is None and any(isinstance(a, BatchDuplicated) for a in args):
+        lanes_key = (f, code, _arguments(f, mode, args, batch, backend).request(mode, backend))
+        if lanes_key in _LANE_REFUSALS:  # refusals are not cached: do not build again
+            return _lanes_in_chunks(f, mode, args, backend, _LANE_REFUSALS[lanes_key])
     try:
         call, compiled, plan = _checked_call(f, mode, args, batch, backend)
     except LaneLayoutError as err:
-        if batch is not None:
+        if lanes_key is None:
             raise surfaced(err) from None
+        _LANE_REFUSALS[lanes_key] = err
         return _lanes_in_chunks(f, mode, args, backend, err)
     except SrcadError as err:
         raise surfaced(err) from None
@@ -320,6 +326,10 @@ def _check_mode(mode):
     if not isinstance(mode, Mode):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
                             "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
+
+
+# (function, code, request) whose lanes in arrays were refused: run in unrolled chunks
+_LANE_REFUSALS: dict = {}
 
 
 def _lanes_in_chunks(f, mode, args, backend, refusal):

@@ -41,6 +41,8 @@ def test_python_vector_mode_of_array_code_beyond_16_lanes(width):
                                      BatchDuplicated(x, list(seeds)), t)
     np.testing.assert_allclose(tangents, lanes, rtol=1e-15)
     assert value == pytest.approx(weighted_sines(x, t), rel=1e-15)
+    again = srcad.autodiff(srcad.Forward, weighted_sines, BatchDuplicated(x, 2.0 * seeds), t)
+    np.testing.assert_allclose(again, 2.0 * lanes, rtol=1e-12)  # the remembered refusal
 
 
 def test_python_jacfwd_of_an_array_valued_function_with_20_inputs():
