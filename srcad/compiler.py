@@ -119,7 +119,8 @@ FASTMATH = frozenset({"arcp"})
 
 # srcad/numba_arrays.py: the array runtime, compiled (numba_compat.py spells products
 # `array_matmul`)
-_NUMBA_ARRAY_NAMES = {"unbroadcast", "array_matmul", "cholesky_tangent", "cholesky_adjoint"}
+_NUMBA_ARRAY_NAMES = {"unbroadcast", "array_matmul", "cholesky_tangent", "cholesky_adjoint",
+                      "reshaped"}
 
 _BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "bool", "round",
                   "ValueError"}  # raised by lowered max()/min() of an empty comprehension

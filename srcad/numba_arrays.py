@@ -8,6 +8,8 @@ numba): the same names and meanings as the python backend's runtime, compiled.
   needs SciPy's BLAS; with SciPy installed and both operands contiguous it is called, else
   loops).
 
+* `reshaped(shape, new_shape)`: array_runtime's (the shape `np.reshape` gives, one entry may
+  be -1), through numba's own reshape of an empty int8 array of that size.
 * `cholesky_tangent(L, dA)`, `cholesky_adjoint(L, g)`: srcad/array_runtime.py's formulas,
   spelled with what numba compiles (`np.tril` and `np.linalg.solve` of contiguous matrices).
 
@@ -245,4 +247,18 @@ def _cholesky_adjoint(L, g):
         left = _solve(L.T, projected)
         sym = _solve(L.T, left.T).T
         return np.tril(sym) + np.tril(sym.T, -1)
+    return impl
+
+
+def reshaped(shape, new_shape):
+    return _python.reshaped(shape, new_shape)
+
+
+@overload(reshaped)
+def _reshaped(shape, new_shape):
+    def impl(shape, new_shape):  # array_runtime.reshaped
+        size = 1
+        for n in shape:
+            size *= n
+        return np.empty(size, np.int8).reshape(new_shape).shape
     return impl

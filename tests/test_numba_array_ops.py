@@ -29,7 +29,9 @@ def reshapes(x, A):
     y = np.reshape(x, (2, 3))
     z = A.T.reshape(-1)  # a transpose is not contiguous: numba reshapes a copy
     w = np.ravel(A)
-    return np.sum(np.sin(y) * y[0]) + np.sum(z * z * w)
+    # a reshape broadcast against a row: its adjoint is summed to the reshaped shape
+    column = np.reshape(x, (-1, 1)) * np.sin(w[:2])
+    return np.sum(np.sin(y) * y[0]) + np.sum(z * z * w) + np.sum(column * column)
 
 
 def joins(x, y):
