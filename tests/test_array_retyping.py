@@ -67,8 +67,8 @@ def test_every_mode_on_the_python_backend(f, args):
     check_grads(f, *args())
 
 
-@pytest.mark.parametrize("f, args", BOTH, ids=lambda v: getattr(v, "__name__", ""))
-def test_forward_and_reverse_on_numba(f, args):
+@pytest.mark.parametrize("f, args", BOTH[:3:2], ids=lambda v: getattr(v, "__name__", ""))
+def test_forward_and_reverse_on_numba(f, args):  # two programs: numba compiling is the cost
     pytest.importorskip("numba")
     check_grads(f, *args(), modes=("fwd", "rev"), backend="numba")
 

@@ -1,8 +1,10 @@
 """The numba backend compiles the array operations numba 0.68 implements: np.cumsum,
-np.linalg.norm, reshapes (also of non-contiguous arrays), np.concatenate/np.stack, and
-np.linalg solve/inv/det/slogdet/cholesky, in forward and reverse mode, each checked against
-central finite differences and forward against reverse; what it still lacks is refused
-naming the function and the line."""
+np.linalg.norm, reshapes (also of non-contiguous arrays), np.concatenate/np.stack, in forward
+and reverse mode, each checked against central finite differences and forward against
+reverse; np.linalg solve/inv/det/slogdet/cholesky likewise in scripts/check_numba_linalg.py
+(numba's LAPACK bindings are slow to compile), and here the Cholesky gradient (srcad's
+compiled adjoint) against the python backend; what numba still lacks is refused naming the
+function and the line."""
 
 import numpy as np
 import pytest
@@ -64,6 +66,10 @@ PROGRAMS = [
     (cumsum_and_norm, lambda: (dup(RNG.standard_normal(4)),)),
     (reshapes, lambda: (dup(RNG.standard_normal(6)), dup(RNG.standard_normal((2, 3))))),
     (joins, lambda: (dup(RNG.standard_normal(3)), dup(RNG.standard_normal(3)))),
+]
+# numba compiles LAPACK bindings for each np.linalg function (tens of seconds in all): these
+# run in scripts/check_numba_linalg.py; the suite keeps the Cholesky gradient below
+LINALG = [
     (linear_algebra, lambda: (dup(_matrix()), dup(RNG.standard_normal(3)))),
     (cholesky_of_spd, lambda: (dup(_matrix()),)),
 ]

@@ -111,7 +111,7 @@ class _Products(gast.NodeTransformer):
         if f.attr in ("reshape", "ravel") and (module or f.attr == "reshape") and node.args:
             if module:  # np.reshape(x, s), np.ravel(x)
                 node.args[0] = S.call("np.ascontiguousarray", node.args[0])
-            else:  # x.reshape(s)
+            elif not _contiguous_slice(f.value):  # x.reshape(s)
                 f.value = S.call("np.ascontiguousarray", f.value)
             return node
         if not module and f.attr in ("ravel", "flatten") and not node.args:
@@ -182,6 +182,13 @@ def reduction_of(name: str):
     except ValueError:
         return None
     return parts[1], axes[0] if len(axes) == 1 else axes, keep
+
+
+def _contiguous_slice(e) -> bool:
+    """`work[a:b]`: a step-one slice of a name (the workspace carved by generated code, a 1-D
+    contiguous array) is contiguous: reshaped as it is, a view of the workspace."""
+    return isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name) \
+        and isinstance(e.slice, gast.Slice) and e.slice.step is None
 
 
 def _plain(e) -> bool:
