@@ -18,6 +18,8 @@
 * `x.reshape(s)`, `np.reshape(x, s)`, `np.ravel(x)`, `x.ravel()`: of
   `np.ascontiguousarray(x)` (numba reshapes contiguous arrays only, and fails at run time
   otherwise; the array itself when it is contiguous, a copy otherwise, which no one writes).
+  A step-one slice of a name (`work[a:b]`, the workspace generated code carves) is contiguous
+  and reshaped as it is.
 * `np.expand_dims(g, (0, 2))`: one axis at a time (numba's takes an int).
 * `np.sum(x, axis=1, keepdims=True)` (and np.mean, np.max, np.min, np.amax, np.amin, the
   methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
