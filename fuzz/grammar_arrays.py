@@ -13,7 +13,11 @@ written with the array primitives srcad differentiates (docs/arrays.md):
 * arrays rebound in loops (`h = np.tanh(W @ h + b)`, arguments too) and accumulated
   (`acc = acc + ...`, `acc += ...` on a local no other name shares);
 * `np.concatenate`, `np.hstack`, `np.stack`, `np.vstack` of written-out lists;
-* gathers through the int array `idx` (`x[idx]`, `W[idx]`, `W[:, idx]`; repeated indices).
+* gathers through the int array `idx` (`x[idx]`, `W[idx]`, `W[:, idx]`; repeated indices);
+* `np.cumsum`, and `np.linalg.solve`, `inv` and `det` of `2.0 * np.eye(k) + 0.1 * np.outer(u, u)`
+  (eigenvalues at least 2: well conditioned for every u);
+* a local array rebound to a float at the top level (`h2 = np.sum(h2 * (...))`; srcad gives
+  each binding its own name), never one a loop rebinds.
 
 A quarter of the programs (ELEMENTWISE_FRACTION) are elementwise code only (operators, NumPy
 functions, whole sums and means, transposes, rebinding loops): what the numba backend compiles
@@ -164,14 +168,30 @@ class ArrayGrammar:
         """The non-elementwise constructions that can give `shape`."""
         makers = []
         if len(shape) == 1:
-            makers += [self.matvec, self.reduced_axis]
+            makers += [self.matvec, self.reduced_axis, self.running_sum, self.solved]
             if shape[0] >= 2:
                 makers.append(self.joined_vector)
         else:
             makers += [self.outer, self.matmat]
             if shape[0] in (2, 3):
                 makers.append(self.stacked_rows)
+            if shape[0] == shape[1]:
+                makers.append(self.inverted)
         return makers
+
+    def running_sum(self, shape, depth):
+        return f"np.cumsum({self.aexpr(shape, depth - 1)})"
+
+    def solved(self, shape, depth):
+        k = shape[0]
+        u = self.aexpr((k,), depth - 1)
+        return f"np.linalg.solve(2.0 * np.eye({k}) + 0.1 * np.outer({u}, {u}), " \
+            f"{self.aexpr(shape, depth - 1)})"
+
+    def inverted(self, shape, depth):
+        k = shape[0]
+        u = self.aexpr((k,), depth - 1)
+        return f"np.linalg.inv(2.0 * np.eye({k}) + 0.1 * np.outer({u}, {u}))"
 
     def matrix_of(self, rows, cols, depth):
         """A matrix expression (rows, cols): an argument or local, or a product/outer."""
@@ -231,8 +251,11 @@ class ArrayGrammar:
             return self._scalar_leaf()
         shape = rng.choice(self.shapes_in_use)
         e = self.aexpr(shape, max(depth - 1, 0))
-        kind = rng.choices(["sum", "mean", "dot", "norm", "trace", "max"],
-                           [5, 3, 0, 0, 0, 0] if self.elementwise_only else [5, 3, 3, 1, 1, 1])[0]
+        kind = rng.choices(["sum", "mean", "dot", "norm", "trace", "max", "det"],
+                           [5, 3, 0, 0, 0, 0, 0] if self.elementwise_only
+                           else [5, 3, 3, 1, 1, 1, 1])[0]
+        if kind == "det" and len(shape) == 1:
+            return f"np.linalg.det(2.0 * np.eye({shape[0]}) + 0.1 * np.outer({e}, {e}))"
         if kind == "dot" and len(shape) == 1:
             return f"np.dot({e}, {self.aexpr(shape, max(depth - 1, 0))})"
         if kind == "norm":
@@ -262,6 +285,20 @@ class ArrayGrammar:
         self.arr_floats.append(name)
         return [line]
 
+    def retyped_array(self, depth):
+        """`hK = np.sum(hK * (...))`: a local array rebound to a float at the top level (never
+        one a loop rebinds, nor an argument); a new array when there is none to rebind."""
+        names = [n for n in self.rebindable
+                 if n not in self.loop_bound and n not in self.args_rebindable]
+        if not names:
+            return self.new_array(self.rng.choice(self.shapes_in_use), depth)
+        h = self.rng.choice(names)
+        shape = self.arr_scope.pop(h)
+        self.rebindable.remove(h)
+        self.arr_floats.append(h)
+        fn = self.rng.choice(["np.sum", "np.mean"])
+        return [f"{h} = {fn}({h} * ({self.aexpr(shape, depth - 1)}))"]
+
     def rebinding_loop(self, depth):
         """`for t in range(T): h = np.tanh(W @ h + b)`-like recurrences and accumulations."""
         rng = self.rng
@@ -270,6 +307,7 @@ class ArrayGrammar:
             return self.new_array(rng.choice(self.shapes_in_use[:3]), depth) + \
                 (self.rebinding_loop(depth) if self.chance(0.8) else [])
         h = rng.choice(names)
+        self.loop_bound.add(h)
         shape = self.arr_scope[h]
         t = self.fresh("t")
         body = []
@@ -345,9 +383,12 @@ class ArrayGrammar:
         return [f"for {t} in range({self.rng.randint(1, 4)}):"] + indent(body)
 
     def array_statement(self, depth):
-        kind = self.rng.choices(["new", "float", "loop", "alloc", "write", "write_loop"],
-                                [5, 2, 3, 0, 0, 0] if self.elementwise_only else
-                                [5, 2, 3, 2, 3, 2])[0]
+        kind = self.rng.choices(["new", "float", "loop", "alloc", "write", "write_loop",
+                                 "retype"],
+                                [5, 2, 3, 0, 0, 0, 1] if self.elementwise_only else
+                                [5, 2, 3, 2, 3, 2, 1])[0]
+        if kind == "retype":
+            return self.retyped_array(depth)
         if kind == "new":
             return self.new_array(self.rng.choice(self.shapes_in_use), depth)
         if kind == "float":
@@ -378,6 +419,7 @@ class ArrayGrammar:
         self.arr_scope = {"W": (m, n), "x": (n,), "b": (m,)}
         self.arr_floats = []
         self.rebindable, self.written = [], []
+        self.loop_bound = set()  # locals a loop rebinds: never rebound to a float
         self.args_rebindable = []
         if self.chance(0.3):  # an argument rebound in the body (`x = np.tanh(...)`)
             self.args_rebindable = [rng.choice(["x", "b"])]

@@ -28,7 +28,7 @@ from srcad.annotations import (
     Reverse,
 )
 from srcad.container_calls import container_autodiff, container_source, has_container
-from srcad.errors import ArgumentError, SrcadError, surfaced
+from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.hints import Backend, Function
 from srcad.parse import parse_function
 from srcad.partials import plain_function
@@ -323,8 +323,18 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
             return _given(batched_autodiff(mode, f, args, seed), given, mode)
         except SrcadError as err:
             raise surfaced(err) from None
+    lanes_key = None
+    if batch is None and any(isinstance(a, BatchDuplicated) for a in args):
+        lanes_key = (f, code, _arguments(f, mode, args, batch, backend).request(mode, backend))
+        if lanes_key in _LANE_REFUSALS:  # refusals are not cached: do not build again
+            return _lanes_in_chunks(f, mode, args, backend, _LANE_REFUSALS[lanes_key])
     try:
         call, compiled, plan = _checked_call(f, mode, args, batch, backend)
+    except LaneLayoutError as err:
+        if lanes_key is None:
+            raise surfaced(err) from None
+        _LANE_REFUSALS[lanes_key] = err
+        return _lanes_in_chunks(f, mode, args, backend, err)
     except SrcadError as err:
         raise surfaced(err) from None
     if mode.reverse:  # a reverse call always has a plan: run it
@@ -336,6 +346,31 @@ def _check_mode(mode):
     if not isinstance(mode, Mode):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
                             "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
+
+
+# (function, code, request) whose lanes in arrays were refused: run in unrolled chunks
+_LANE_REFUSALS: dict = {}
+
+
+def _lanes_in_chunks(f, mode, args, backend, refusal):
+    """Vector mode of whole-array code in the default batch layout, where lanes in arrays
+    are refused (numba; the python backend beyond UNROLL_MAX_WIDTH lanes): the lanes run in
+    chunks of at most UNROLL_MAX_WIDTH unrolled lanes, one call per chunk. Tangents are
+    linear in the seeds, so the chunks' tangents, joined, are the batch's. A function that
+    writes its arguments would run its primal once per chunk: refused as before."""
+    width = len(next(a.shadows for a in args if isinstance(a, BatchDuplicated)))
+
+    def chunk(start):
+        return [BatchDuplicated(a.value, a.shadows[start:start + UNROLL_MAX_WIDTH])
+                if isinstance(a, BatchDuplicated) else a for a in args]
+    first = _arguments(f, mode, chunk(0), "unrolled", backend)
+    if _compiled(f, first.request(mode, backend)).written:
+        raise surfaced(refusal) from None
+    parts = [autodiff(mode, f, *chunk(start), batch="unrolled", backend=backend)
+             for start in range(0, width, UNROLL_MAX_WIDTH)]
+    tangents = [p[0] if mode.with_primal else p for p in parts]
+    joined = None if tangents[0] is None else np.concatenate(tangents)
+    return (joined, parts[0][1]) if mode.with_primal else joined
 
 
 def _given(out, given, mode):

@@ -123,7 +123,8 @@ FASTMATH = frozenset({"arcp"})
 
 # srcad/numba_arrays.py: the array runtime, compiled (numba_compat.py spells products
 # `array_matmul`)
-_NUMBA_ARRAY_NAMES = {"unbroadcast", "array_matmul", "outer_add"}
+_NUMBA_ARRAY_NAMES = {"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
+                      "cholesky_adjoint", "reshaped"}
 
 _BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "bool", "round",
                   "ValueError"}  # raised by lowered max()/min() of an empty comprehension

@@ -90,6 +90,11 @@ class UnsupportedSyntaxError(SrcadError):
     """The function uses a construct srcad does not differentiate."""
 
 
+class LaneLayoutError(UnsupportedSyntaxError):
+    """Whole-array code refused in a layout of vector lanes (lanes in arrays): srcad's default
+    batch layout runs such code in chunks of unrolled lanes instead (api.autodiff)."""
+
+
 class UnsupportedCallError(SrcadError):
     """The function calls something srcad has no derivative rule for."""
 

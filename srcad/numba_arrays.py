@@ -11,6 +11,11 @@ numba): the same names and meanings as the python backend's runtime, compiled.
   loop over `a` (numba's np.outer would allocate a matrix each time, then add it: in a
   recurrent loop that doubles the reverse sweep).
 
+* `reshaped(shape, new_shape)`: array_runtime's (the shape `np.reshape` gives, one entry may
+  be -1), through numba's own reshape of an empty int8 array of that size.
+* `cholesky_tangent(L, dA)`, `cholesky_adjoint(L, g)`: srcad/array_runtime.py's formulas,
+  spelled with what numba compiles (`np.tril` and `np.linalg.solve` of contiguous matrices).
+
 Each is a plain Python function (the reference, run by the interpreter) with a numba
 `overload` that numba compiles for the operand types; types it does not cover fail to type,
 which the caller reports as a refusal.
@@ -24,6 +29,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
+from srcad import array_runtime as _python
 from srcad.array_runtime import unbroadcast as _python_unbroadcast
 
 try:  # numba's np.dot calls BLAS through SciPy
@@ -234,3 +240,55 @@ def _reduction_source(kind, axes, keepdims, rank):
     namespace = {"np": np}
     exec("\n".join(lines), namespace)
     return namespace["impl"]
+
+
+def cholesky_tangent(L, dA):
+    return _python.cholesky_tangent(L, dA)
+
+
+def cholesky_adjoint(L, g):
+    return _python.cholesky_adjoint(L, g)
+
+
+@numba.njit(cache=True)
+def _half_diagonal_lower(x):
+    return np.tril(x) - 0.5 * np.diag(np.diag(x))
+
+
+@numba.njit(cache=True)
+def _solve(a, b):
+    return np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+
+@overload(cholesky_tangent)
+def _cholesky_tangent(L, dA):
+    def impl(L, dA):  # array_runtime.cholesky_tangent
+        sym = np.tril(dA) + np.tril(dA, -1).T
+        inner = _solve(L, _solve(L, sym).T).T
+        return np.dot(np.ascontiguousarray(L), np.ascontiguousarray(_half_diagonal_lower(inner)))
+    return impl
+
+
+@overload(cholesky_adjoint)
+def _cholesky_adjoint(L, g):
+    def impl(L, g):  # array_runtime.cholesky_adjoint
+        projected = _half_diagonal_lower(np.dot(np.ascontiguousarray(L.T),
+                                                np.ascontiguousarray(g)))
+        left = _solve(L.T, projected)
+        sym = _solve(L.T, left.T).T
+        return np.tril(sym) + np.tril(sym.T, -1)
+    return impl
+
+
+def reshaped(shape, new_shape):
+    return _python.reshaped(shape, new_shape)
+
+
+@overload(reshaped)
+def _reshaped(shape, new_shape):
+    def impl(shape, new_shape):  # array_runtime.reshaped
+        size = 1
+        for n in shape:
+            size *= n
+        return np.empty(size, np.int8).reshape(new_shape).shape
+    return impl

@@ -37,6 +37,7 @@ from srcad.parse import parse_function
 from srcad.running import reserve_tape
 from srcad.transform.array_params import (
     localize_rebound_array_arguments,
+    name_array_returns,
     rebind_in_place_updates,
 )
 from srcad.transform.defined import typed_defaults
@@ -45,6 +46,7 @@ from srcad.transform.hoist import hoist_invariants
 from srcad.transform.normalize import normalize
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.optimize import fuse_lane_loops, lane_locals
+from srcad.transform.retyped_names import split_retyped_names
 from srcad.transform.reverse import ReverseTransform
 from srcad.transform.styles import Looped, Scalar, Stacked, Unrolled
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
@@ -119,8 +121,11 @@ def build(func, request: Request) -> Compiled:
     if request.backend == "numba":
         refuse_nested_in_numba(norm)
     specs = request.specs
+    split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    if name_array_returns(norm, types):
+        types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if request.backend == "numba" and hoist_invariants(norm, types):
         types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     kinds = {p: s.kind for p, s in zip(norm.params, specs)}

@@ -15,7 +15,7 @@ from srcad.annotations import Annotation, Cache, Constant, Output
 from srcad.api import _target, bind_arguments
 from srcad.container_operators import container_operator, returns_tuple
 from srcad.engines import ForwardEngine, Slot
-from srcad.errors import ArgumentError, SrcadError
+from srcad.errors import ArgumentError, LaneLayoutError
 from srcad.pipeline import UNROLL_MAX_WIDTH
 from srcad.plans import CONST, gradient_entry, matcher
 from srcad.pytrees import CONTAINERS
@@ -297,14 +297,14 @@ def default_width(n, backend) -> int:
 
 def forward_engine(f, slots, n, chunk, backend):
     """The forward engine of a first-order operator: `chunk` lanes if forced, else
-    `default_width`; wide python lanes are stacked, and code that stacked lanes cannot run yet
-    (whole-array operations) falls back to chunks of 16 unrolled lanes."""
+    `default_width`; wide python lanes and numba's are in arrays, and code that lanes in
+    arrays cannot run yet (whole-array operations) falls back to chunks of 16 unrolled
+    lanes."""
     width = max(1, int(chunk)) if chunk is not None else default_width(n, backend)
     stacked = lanes_in_arrays(width, backend)
-    if chunk is not None or not stacked or backend == "numba":
+    if chunk is not None or not stacked:
         return ForwardEngine(f, slots, width, stacked, backend)
     try:
         return ForwardEngine(f, slots, width, True, backend)
-    except SrcadError:
-        width = choose_chunk(n, None, backend)
-        return ForwardEngine(f, slots, width, lanes_in_arrays(width, backend), backend)
+    except LaneLayoutError:  # numba too: its unrolled lanes compile whole-array code
+        return ForwardEngine(f, slots, choose_chunk(n, None), False, backend)

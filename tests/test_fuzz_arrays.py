@@ -37,8 +37,10 @@ def _check(seeds, backend):
 @pytest.mark.slow
 def test_bounded_array_fuzz_run_agrees_in_every_mode():
     results = _check(range(BOUNDED_SEED, BOUNDED_SEED + BOUNDED_COUNT), "python")
+    # fd-noise: central differences failed at eps=1e-6 and agreed at another step, in every
+    # mode alike (seed 20018's products of hypot and outer products): not a disagreement
     bad = [(r["seed"], r["category"], r["signature"], r.get("annotations")) for r in results
-           if r["category"] not in ("agreed", "refused")]
+           if r["category"] not in ("agreed", "refused", "fd-noise")]
     assert not bad, f"array fuzz failures (fuzz/run.py --arrays --seed N --count 1): {bad}"
     # the grammar writes only what srcad differentiates on python: a refusal is a wrong one
     refused = [(r["seed"], r["signature"]) for r in results if r["category"] == "refused"]
@@ -66,7 +68,9 @@ def test_array_grammar_covers_the_primitives():
                     r"np\.outer\(", r"\.T\b", r"\w\[\d+:\d+\]", r"\[idx\]",
                     r"np\.(concatenate|hstack)\(\[", r"np\.(stack|vstack)\(\[",
                     r"np\.expand_dims|np\.reshape|\[:, None\]", r"\bfor t\d+ in range",
-                    r"\bz\d+\[[^\]]*\] [-+]?= ", r"h\d+ = np\.tanh\("]:
+                    r"\bz\d+\[[^\]]*\] [-+]?= ", r"h\d+ = np\.tanh\(",
+                    r"np\.cumsum\(", r"np\.linalg\.(solve|inv|det)\(",
+                    r"\b(h\d+) = np\.(sum|mean)\(\1 \* "]:
         assert re.search(pattern, body), f"no program uses {pattern}"
     assert all(re.search(r"^    return ", t, re.M) for t in texts)
 

@@ -13,6 +13,7 @@ from srcad import syntax as S
 from srcad.analysis.activity import differentiable_reads
 from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array, index_kind
+from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
 from srcad.transform.inline import resolve_callee
 
 
@@ -145,10 +146,15 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
             if not isinstance(node, (gast.Assign, gast.AugAssign, gast.Return)) \
                     or node.value is None or is_allocation(norm, node.value):
                 continue
+            parts = {id(e.value): array_call(norm, e) for e in gast.walk(node.value)
+                     if isinstance(e, gast.Attribute) and isinstance(e.value, gast.Call)}
             for e in gast.walk(node.value):
-                if not isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute)):
+                if not isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute)) \
+                        or parts.get(id(e)):  # slogdet(A) of `.logabsdet`: the part is typed
                     continue
                 operands = [c for c in gast.iter_child_nodes(e) if isinstance(c, gast.expr)]
+                if isinstance(e, gast.Attribute) and parts.get(id(e.value)):
+                    operands = parts[id(e.value)].operands
                 if not (isinstance(types.of(e), Array)
                         or any(isinstance(types.of(c), Array) for c in operands)):
                     continue
@@ -157,7 +163,8 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
                         node, "array operation", f"whole-array operations on active arrays "
                         f"(`{S.unparse_expr(e)}`) are not supported in {where} yet",
                         hint="use the python backend (and at most 16 vector lanes), or "
-                        "write the elements in a loop")
+                        "write the elements in a loop",
+                        kind=UnsupportedSyntaxError if supported else LaneLayoutError)
 
 
 def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None:
@@ -180,7 +187,8 @@ def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None
                     node, "row write", f"`{S.unparse_expr(target)}` writes a whole row or "
                     f"slice of the local array `{name}`, which carries tangents; that is not "
                     f"supported in {where} yet", hint="write the elements in a loop "
-                    f"({name}[i, j] = ...), or use the python backend with at most 16 lanes")
+                    f"({name}[i, j] = ...), or use the python backend with at most 16 lanes",
+                    kind=LaneLayoutError)
 
 
 # the numba backend compiles these as generated (srcad/numba_arrays.py adds the products and
@@ -188,7 +196,9 @@ def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None
 _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
                    "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
                    "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
-                   "transpose", "dot", "matmul", "outer", "sum", "mean", "asarray"}
+                   "transpose", "dot", "matmul", "outer", "sum", "mean", "asarray",
+                   "cumsum", "norm", "reshape", "ravel", "concatenate", "stack", "solve",
+                   "inv", "det", "slogdet", "logabsdet", "sign", "cholesky"}
 
 
 def numba_supports(norm):

@@ -20,7 +20,7 @@ import numpy as np
 
 from srcad import syntax as S
 from srcad.analysis.primitives import array_call, select_rule
-from srcad.errors import UnsupportedCallError
+from srcad.errors import SrcadError, UnsupportedCallError
 from srcad.rules import lookup_call
 from srcad.rules.table import ELEMENTWISE, SCALAR
 from srcad.transform.inline import resolve_callee
@@ -122,20 +122,32 @@ def refuse_active_opaque_calls(norm, types, varied) -> None:
 class Types:
     """Types of all variables of a normalized function, given the argument types."""
 
-    def __init__(self, norm, arg_types: dict):
+    def __init__(self, norm, arg_types: dict, check: bool = True):
+        """`check=False` infers without refusing, as far as it gets (a pass that renames
+        names of two kinds asks which names those are first: a read of such a name may not
+        type until it is renamed)."""
         self.norm = norm
         self.env = dict(arg_types)
         self.mixed: set[str] = set()  # names bound to an array and to a number
         # calls with no derivative rule (a library function): fine on constants; one given
         # a value that carries a derivative is refused after the activity analysis
         self.opaque_calls: dict = {}
+        try:
+            self._infer()
+        except SrcadError:
+            if check:
+                raise
+            return
+        if check:
+            self._refuse_unknown()
+
+    def _infer(self):
         for _ in range(20):
             before = dict(self.env)
-            for stmt in norm.body:
+            for stmt in self.norm.body:
                 self._stmt(stmt)
             if before == self.env:
                 break
-        self._refuse_unknown()
 
     def _refuse_unknown(self):
         """Refuse values srcad cannot see into (attributes of objects, tuples, Fractions...)
@@ -384,6 +396,8 @@ class Types:
                 return None
             ranks = [k.ndim for k in kinds if isinstance(k, Array)]
             return Array(max(ranks), True) if ranks else FLOAT
+        if info.name == "slogdet":  # a pair: only its parts `.sign`, `.logabsdet` are values
+            return OTHER
         arrays = [t for t in map(self.of, e.args) if isinstance(t, Array)]
         if arrays and info.arrays == ELEMENTWISE:
             return self._mapped(info, e, arrays)

@@ -7,6 +7,11 @@ no copy), so the body and its `# line N:` comments read as written.
 The adjoint of an array argument is the caller's shadow, added into; a rebinding would make
 the name's adjoint a new array and lose the caller's. With the local name, the argument is
 read once, at entry, and its adjoint is what flows back through that first binding.
+
+An array expression returned (`return np.sin(x) * x`) is bound to a name first
+(`result_array = np.sin(x) * x; return result_array`): the return value's tangent and
+adjoint are those of an array variable, and the expression is differentiated as any
+array assignment.
 """
 
 from __future__ import annotations
@@ -68,3 +73,29 @@ class _InPlace(gast.NodeTransformer):
             value = gast.BinOp(left=S.name(node.target.id), op=node.op, right=node.value)
             return gast.copy_location(S.assign(S.name(node.target.id), value), node)
         return node
+
+
+def name_array_returns(norm, types) -> bool:
+    """Bind each returned array expression (not a name) to a fresh name just before its
+    `return`. True when the body changed (the types are then computed again)."""
+    changed = False
+
+    def block(body):
+        nonlocal changed
+        out = []
+        for stmt in body:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(stmt, field, None), list):
+                    setattr(stmt, field, block(getattr(stmt, field)))
+            if isinstance(stmt, gast.Return) and stmt.value is not None \
+                    and not isinstance(stmt.value, gast.Name) \
+                    and isinstance(types.of(stmt.value), Array):
+                name = norm.namer.fresh("result_array")
+                out.append(gast.copy_location(S.assign(S.name(name), stmt.value), stmt))
+                stmt.value = S.name(name)
+                changed = True
+            out.append(stmt)
+        return out
+
+    norm.body = block(norm.body)
+    return changed

@@ -41,6 +41,16 @@ class Broadcasting:
             self.sink.append(S.assign(S.name(self._named[key]), shape))
         return S.name(self._named[key])
 
+    def drop_unused(self, stmts) -> None:
+        """Remove from `stmts` the named shapes nothing reads (a seed first broadcast to a
+        shape and then used unbroadcast, expressions.py `_contribution`)."""
+        names = set(self._named.values())
+        read = {n.id for s in stmts for n in gast.walk(s)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        stmts[:] = [s for s in stmts if not (isinstance(s, gast.Assign)
+                                             and isinstance(s.targets[0], gast.Name)
+                                             and s.targets[0].id in names - read)]
+
     def rank(self, node) -> int:
         types = self.diff.types
         t = types.of(node) if types is not None else None
@@ -113,11 +123,12 @@ class Broadcasting:
             return S.call("np.sum", contribution)
         return S.call("unbroadcast", contribution, self.named_shape(operand, rebuild))
 
-    def term_exact(self, rule, k, operands, tangent_exact: bool) -> bool:
+    def term_exact(self, rule, k, operands, tangent_exact: bool, partial=False) -> bool:
         """Does the forward term of operand k (rule k applied to its tangent) have the whole
         node's shape? Yes when every array operand is either mentioned by the formula or is
-        operand k with a tangent of its own shape."""
-        used = S.template_names(rule.tangent(k))
+        operand k with a tangent of its own shape. `partial`: the same question of the
+        adjoint formula (the seed is then `g`)."""
+        used = S.template_names(rule.partials[k] if partial else rule.tangent(k))
         if "ans" in used:
             return True
         return all(self.rank(o) == 0 or p in used or (j == k and tangent_exact)

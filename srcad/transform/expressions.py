@@ -178,7 +178,13 @@ class ExpressionDiff:
         return simplify(S.substitute(template, mapping))
 
     def _contribution(self, rule, k, operands, node, seed, rebuild):
-        """The adjoint contribution of `seed` to operand k, in the operand's shape."""
+        """The adjoint contribution of `seed` to operand k, in the operand's shape. A seed
+        broadcast up to the node (`np.broadcast_to(s, shape)`, a sum's adjoint) is used
+        unbroadcast where the partial's other factors already have the node's shape
+        (`s / add`, not `np.broadcast_to(s, shape) / add`): NumPy broadcasts `s` the same."""
+        if rule.elementwise and _is_broadcast_to(seed) \
+                and self.shapes.term_exact(rule, k, operands, False, partial=True):
+            seed = seed.args[0]
         contribution = self._instance(rule, k, operands, node, seed, rebuild)
         if rule.elementwise and self.shapes.may_broadcast(operands, k):
             return self.shapes.reduce_to(contribution, operands[k], rebuild)
@@ -254,6 +260,7 @@ class ExpressionDiff:
         if self.is_active(root):
             self.shapes.collect(stmts)
             propagate(root, seed)
+            self.shapes.drop_unused(stmts)
             self.shapes.collect(None)
         return stmts
 
@@ -349,6 +356,11 @@ class ExpressionDiff:
             total = self.shapes.widen(total, root, rebuild)
         return total
 
+
+
+def _is_broadcast_to(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr == "broadcast_to" and len(node.args) == 2
 
 
 def _is_negated_leaf(node) -> bool:

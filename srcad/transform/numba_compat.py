@@ -13,6 +13,15 @@
   srcad's calls it where it can, else loops.
 * `a += np.outer(x, y)` (a statement, the adjoint of a matrix-vector product):
   `outer_add(a, x, y)`, one loop over `a` instead of a new matrix added to it.
+* `np.concatenate([a, b])`, `np.stack([a, b], axis=1)` (and hstack, vstack): the listed
+  arrays as a tuple (numba joins tuples of arrays; a list must hold one type).
+* `np.linalg.slogdet(A).logabsdet` (and `.sign`): `np.linalg.slogdet(A)[1]` (`[0]`):
+  numba's slogdet returns a plain pair.
+* `x.reshape(s)`, `np.reshape(x, s)`, `np.ravel(x)`, `x.ravel()`: of
+  `np.ascontiguousarray(x)` (numba reshapes contiguous arrays only, and fails at run time
+  otherwise; the array itself when it is contiguous, a copy otherwise, which no one writes).
+  A step-one slice of a name (`work[a:b]`, the workspace generated code carves) is contiguous
+  and reshaped as it is.
 * `np.expand_dims(g, (0, 2))`: one axis at a time (numba's takes an int).
 * `np.sum(x, axis=1, keepdims=True)` (and np.mean, np.max, np.min, np.amax, np.amin, the
   methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
@@ -26,6 +35,8 @@ import gast
 
 from srcad import syntax as S
 
+_SLOGDET_PARTS = {"sign": 0, "logabsdet": 1}  # numba's slogdet returns a plain pair
+_JOINS = ("concatenate", "stack", "hstack", "vstack")  # numba joins a tuple, not a list
 _REDUCTIONS = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "amax": "max",
                "amin": "min"}
 
@@ -80,6 +91,13 @@ class _Products(gast.NodeTransformer):
             target = S.clone(node.target)
             target.ctx = gast.Load()  # a Name or a Subscript: its inner loads stay loads
             return gast.copy_location(S.expr_stmt(S.call("outer_add", target, *v.args)), node)
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr in _SLOGDET_PARTS and isinstance(node.value, gast.Call) \
+                and S.unparse_expr(node.value.func) == "np.linalg.slogdet":
+            index = S.const(_SLOGDET_PARTS[node.attr])
+            return gast.copy_location(gast.Subscript(value=node.value, slice=index,
+                                                     ctx=gast.Load()), node)
         return node
 
     def visit_BinOp(self, node):
@@ -104,6 +122,18 @@ class _Products(gast.NodeTransformer):
             for axis in sorted(node.args[1].elts, key=_literal):
                 out = S.call("np.expand_dims", out, axis)
             return gast.copy_location(out, node)
+        if f.attr in ("reshape", "ravel") and (module or f.attr == "reshape") and node.args:
+            if module:  # np.reshape(x, s), np.ravel(x)
+                node.args[0] = S.call("np.ascontiguousarray", node.args[0])
+            elif not _contiguous_slice(f.value):  # x.reshape(s)
+                f.value = S.call("np.ascontiguousarray", f.value)
+            return node
+        if not module and f.attr in ("ravel", "flatten") and not node.args:
+            f.value = S.call("np.ascontiguousarray", f.value)
+            return node
+        if module and f.attr in _JOINS and node.args and isinstance(node.args[0], gast.List):
+            node.args[0] = gast.Tuple(elts=node.args[0].elts, ctx=gast.Load())
+            return node
         if node.keywords:
             return node
         if module and f.attr in ("dot", "matmul") and len(node.args) == 2:
@@ -166,6 +196,13 @@ def reduction_of(name: str):
     except ValueError:
         return None
     return parts[1], axes[0] if len(axes) == 1 else axes, keep
+
+
+def _contiguous_slice(e) -> bool:
+    """`work[a:b]`: a step-one slice of a name (the workspace carved by generated code, a 1-D
+    contiguous array) is contiguous: reshaped as it is, a view of the workspace."""
+    return isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name) \
+        and isinstance(e.slice, gast.Slice) and e.slice.step is None
 
 
 def _plain(e) -> bool:

@@ -1,0 +1,61 @@
+"""A name rebound from an array to a number (or back) becomes one name per binding.
+
+`x = np.sum(x); x = x * x` with `x` an array argument binds `x` to an array and then to
+numbers. Every stage types a name once, so each top-level rebinding of such a name gets a
+fresh name (`x_1 = np.sum(x)`, `x_2 = x_1 * x_1`, `return x_2`), and the reads after it read
+the new name: single assignment for straight-line code, the same program. A name of two
+kinds that is bound inside a loop or a branch keeps its refusal (which binding a read sees
+would depend on the path taken).
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad.analysis.types import Types
+
+
+def split_retyped_names(norm, arg_types: dict) -> None:
+    """Rename, in `norm.body`, each top-level rebinding of a name bound both to an array and
+    to a number (arguments count as the first binding)."""
+    mixed = Types(norm, arg_types, check=False).mixed
+    for name in sorted(mixed):
+        if _only_top_level_bindings(norm.body, name):
+            _rename_bindings(norm, name)
+
+
+def _binds(node, name) -> bool:
+    targets = node.targets if isinstance(node, gast.Assign) else \
+        [node.target] if isinstance(node, (gast.AugAssign, gast.For)) else []
+    return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
+               for t in targets for n in gast.walk(t))
+
+
+def _only_top_level_bindings(body, name) -> bool:
+    for stmt in body:
+        top = isinstance(stmt, (gast.Assign, gast.AugAssign)) and _binds(stmt, name)
+        nested = [n for n in gast.walk(stmt) if n is not stmt and _binds(n, name)]
+        if nested or (isinstance(stmt, gast.Assign) and top and not (
+                len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name))):
+            return False
+    return True
+
+
+def _rename_bindings(norm, name) -> None:
+    current = name
+    for stmt in norm.body:
+        if isinstance(stmt, gast.Assign) and _binds(stmt, name):
+            _Rename(name, current).visit(stmt.value)
+            current = norm.namer.fresh(name)
+            stmt.targets[0].id = current
+        else:  # reads (and `x += e`, which keeps the binding it updates) see the latest
+            _Rename(name, current).visit(stmt)
+
+
+class _Rename(gast.NodeVisitor):
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        if node.id == self.old:
+            node.id = self.new

@@ -1,0 +1,68 @@
+"""Vector mode of whole-array code beyond what lanes in arrays run: in the default batch
+layout the lanes run in chunks of at most 16 unrolled lanes (more than 16 lanes on the python
+backend; any width on numba), which is exact since tangents are linear in the seeds. Checked
+against hand-derived gradients; a function that writes its arguments stays refused."""
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import BatchDuplicated
+from srcad.errors import SrcadError
+
+RNG = np.random.default_rng(31)
+
+
+def weighted_sines(x, t):
+    return np.sum((x - t) ** 2 * np.sin(x))
+
+
+def weighted_sines_gradient(x, t):
+    return 2.0 * (x - t) * np.sin(x) + (x - t) ** 2 * np.cos(x)
+
+
+def sine_times_x(x):
+    y = np.sin(x) * x
+    return y
+
+
+def writes_its_argument(y, x):
+    y[0] = np.sum(x * x)
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("width", [17, 40])
+def test_python_vector_mode_of_array_code_beyond_16_lanes(width):
+    x, t = RNG.standard_normal(5), RNG.standard_normal(5)
+    seeds = RNG.standard_normal((width, 5))
+    lanes = srcad.autodiff(srcad.Forward, weighted_sines, BatchDuplicated(x, seeds), t)
+    np.testing.assert_allclose(lanes, seeds @ weighted_sines_gradient(x, t), rtol=1e-12)
+    tangents, value = srcad.autodiff(srcad.ForwardWithPrimal, weighted_sines,
+                                     BatchDuplicated(x, list(seeds)), t)
+    np.testing.assert_allclose(tangents, lanes, rtol=1e-15)
+    assert value == pytest.approx(weighted_sines(x, t), rel=1e-15)
+    again = srcad.autodiff(srcad.Forward, weighted_sines, BatchDuplicated(x, 2.0 * seeds), t)
+    np.testing.assert_allclose(again, 2.0 * lanes, rtol=1e-12)  # the remembered refusal
+
+
+def test_python_jacfwd_of_an_array_valued_function_with_20_inputs():
+    x = RNG.standard_normal(20)
+    np.testing.assert_allclose(srcad.jacfwd(sine_times_x)(x),
+                               np.diag(np.cos(x) * x + np.sin(x)), rtol=1e-12)
+
+
+def test_a_function_writing_its_arguments_is_still_refused_beyond_16_lanes():
+    x = RNG.standard_normal(3)
+    y = np.zeros(2)
+    seeds = RNG.standard_normal((20, 3))
+    with pytest.raises(SrcadError) as info:
+        srcad.autodiff(srcad.Forward, writes_its_argument,
+                       BatchDuplicated(y, np.zeros((20, 2))), BatchDuplicated(x, seeds))
+    assert "stacked lanes" in str(info.value) and "test_array_lanes.py:" in str(info.value)
+
+
+def test_batch_stacked_asked_for_is_still_refused():
+    x, t = RNG.standard_normal(3), RNG.standard_normal(3)
+    with pytest.raises(SrcadError, match="stacked lanes"):
+        srcad.autodiff(srcad.Forward, weighted_sines, BatchDuplicated(x, np.eye(3)), t,
+                       batch="stacked")
