@@ -15,6 +15,7 @@ import numpy as np
 
 from srcad import cache, plans
 from srcad.analysis.types import FLOAT, INT, Array, type_of_value
+from srcad.checkpointing import memory_bytes
 from srcad.annotations import (
     Active,
     Annotation,
@@ -164,9 +165,9 @@ class _Call:
         if isinstance(value, np.ndarray):
             self.copy_back.append((stacked, list(shadows)))
 
-    def request(self, mode: Mode, backend: str = "python") -> Request:
+    def request(self, mode: Mode, backend: str = "python", memory=None) -> Request:
         if mode.reverse:
-            return Request("reverse", self.specs, backend=backend)
+            return Request("reverse", self.specs, backend=backend, memory=memory)
         return Request("forward", self.specs, self.width or 1, self.stacked, backend)
 
     def finish(self):
@@ -228,11 +229,11 @@ _ROLES = {("const", False): plans.CONST, ("const", True): plans.CONST,
           ("duplicated", False): plans.DUPLICATED_FLOAT}
 
 
-def _checked_call(f, mode, args, batch, backend):
+def _checked_call(f, mode, args, batch, backend, memory=None):
     """(the checked _Call, compiled code, its new Plan or None): the slow path, which also
     records a plan for the next call with arguments like these."""
     call = _arguments(f, mode, args, batch, backend)
-    compiled = _compiled(f, call.request(mode, backend))
+    compiled = _compiled(f, call.request(mode, backend, memory_bytes(memory)))
     roles = _plan_roles(call, args)
     plan = None
     if roles is not None:
@@ -259,7 +260,7 @@ def _plan_roles(call: _Call, args):
 
 
 def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | None = None,
-             batch: Batch = None, backend: Backend = "python") -> Any:
+             batch: Batch = None, backend: Backend = "python", memory=None) -> Any:
     """Differentiate `f` at `args` annotated Const/Active/Duplicated/BatchDuplicated.
 
     Reverse returns one entry per argument (the derivative for Active ones, None otherwise);
@@ -268,7 +269,9 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     float; with BatchDuplicated an array of W tangents; None when f returns None);
     ForwardWithPrimal returns (tangent, value); forward mode has no seed (the shadows of the
     inputs are the direction). `batch` forces "unrolled" or "stacked" lanes of BatchDuplicated
-    arguments; `backend="numba"` compiles the generated code with numba.njit.
+    arguments; `backend="numba"` compiles the generated code with numba.njit. `memory`
+    (reverse mode: bytes, or a string such as "50MB") checkpoints the loops at the top of
+    `f`'s body: their tape is replaced by at most that much of snapshots (docs/usage.md).
 
     >>> from srcad import Active, Duplicated, Forward, Reverse
     >>> def sq(x):
@@ -285,10 +288,15 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     given = len(args)
     if given != code.co_argcount:
         args = bind_arguments(f, args)
+    if memory is not None:
+        try:
+            memory = memory_bytes(memory)
+        except SrcadError as err:
+            raise surfaced(err) from None
     # the fast path: a plan of an earlier call with arguments like these (srcad/plans.py)
     for plan in cache.plans.get(f, ()):
         if plan.mode is not mode or plan.code is not code or plan.backend != backend \
-                or plan.batch != batch:
+                or plan.batch != batch or plan.compiled.request.memory != memory:
             continue
         if plan.run is not None:  # reverse: checks, call and result in one generated frame
             out = plan.run(args, seed)
@@ -304,7 +312,10 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     if seed is not None and not mode.reverse:
         refuse_forward_seed()
     try:
-        call, compiled, plan = _checked_call(f, mode, args, batch, backend)
+        if memory is not None and not mode.reverse:
+            raise ArgumentError("memory= bounds the tape of reverse mode; forward mode has "
+                                "no tape", construct="memory", hint="leave memory= out")
+        call, compiled, plan = _checked_call(f, mode, args, batch, backend, memory)
     except SrcadError as err:
         raise surfaced(err) from None
     if mode.reverse:  # a reverse call always has a plan: run it
@@ -350,11 +361,13 @@ def _forward(f, mode, compiled, flat, args, batched, call):
 
 
 def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
-           backend: Backend = "python") -> str:
+           backend: Backend = "python", memory=None) -> str:
     """The generated source for `f` in `mode` with this activity signature."""
     _check_mode(mode)
     f = _target(f)
-    return _compiled(f, _arguments(f, mode, args, batch, backend).request(mode, backend)).source
+    request = _arguments(f, mode, args, batch, backend).request(mode, backend,
+                                                                memory_bytes(memory))
+    return _compiled(f, request).source
 
 
 def _decorator(mode: Mode):
@@ -364,6 +377,7 @@ def _decorator(mode: Mode):
             return functools.partial(decorate, **options)
         seed, batch = options.get("seed"), options.get("batch")
         backend = options.get("backend", "python")
+        memory = options.get("memory")
 
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
@@ -372,7 +386,8 @@ def _decorator(mode: Mode):
                     if kwargs:
                         _check_decorator_options(kwargs, mode, f"the call of {f.__name__}")
                         return autodiff(mode, f, *args, **{**options, **kwargs})
-                    return autodiff(mode, f, *args, seed=seed, batch=batch, backend=backend)
+                    return autodiff(mode, f, *args, seed=seed, batch=batch, backend=backend,
+                                    memory=memory)
             return f(*args, **kwargs)
 
         wrapper.__srcad_wrapped__ = f
@@ -392,7 +407,7 @@ def _check_decorator_options(options, mode, where):
     (reverse mode), batch and backend; anything else is refused, not passed on."""
     if not mode.reverse and "seed" in options:
         refuse_forward_seed()
-    allowed = ("seed", "batch", "backend") if mode.reverse else ("batch", "backend")
+    allowed = ("seed", "batch", "backend", "memory") if mode.reverse else ("batch", "backend")
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ArgumentError(f"unknown option {unknown[0]!r} of {where}", construct="option",

@@ -79,3 +79,20 @@ def simd_exp(x):
     y = math.inf if x > _OVERFLOW else y
     y = 0.0 if x < _UNDERFLOW else y
     return y if x == x else x
+
+
+# -- the binomial checkpointing schedule (srcad/checkpointing.py), compiled --------------------
+def _compiled_schedule():
+    """njit versions of srcad/checkpointing.py's functions, calling each other compiled."""
+    import types as pytypes
+
+    from srcad import checkpointing
+    env = dict(vars(checkpointing))
+    for name in ("_binom", "optimal_advances", "advance_length", "binomial_plan",
+                 "snapshot_count", "checkpoint_plan"):
+        plain = getattr(checkpointing, name)
+        env[name] = numba.njit(cache=True)(pytypes.FunctionType(plain.__code__, env, name))
+    return env["checkpoint_plan"]
+
+
+checkpoint_plan = _compiled_schedule()

@@ -27,6 +27,7 @@ from srcad.array_runtime import (
     reshaped,
     unbroadcast,
 )
+from srcad.checkpointing import checkpoint_plan
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
@@ -71,6 +72,7 @@ class Request:
     stacked: bool = False  # vector mode with NumPy vectors instead of unrolled lanes
     backend: str = "python"  # "python" | "numba"
     array_tapes: bool = False  # python reverse mode: tapes in arrays the caller passes
+    memory: int | None = None  # reverse mode: bytes for a loop's snapshots (checkpointing)
 
 
 @dataclass
@@ -140,7 +142,9 @@ def build(func, request: Request) -> Compiled:
         name = norm.namer.fresh(f"{parsed.name}_reverse")
         dialect = ArrayTapes() if request.backend == "numba" else \
             PythonArrayTapes() if request.array_tapes else ListTapes()
-        code = ReverseTransform(norm, types, activity, kinds, name, dialect).build()
+        transform = ReverseTransform(norm, types, activity, kinds, name, dialect)
+        transform.memory = request.memory
+        code = transform.build()
         tree, taped = code.tree, code.taped
         if request.backend == "numba" or request.array_tapes:
             tapes = tuple(code.tapes)
@@ -173,6 +177,7 @@ def build(func, request: Request) -> Compiled:
     namespace.update(ARRAY_RUNTIME)
     namespace.setdefault("np", np)
     namespace.setdefault("reserve_tape", reserve_tape)  # the python backend's (array tapes)
+    namespace.setdefault("checkpoint_plan", checkpoint_plan)
     if request.backend == "numba":
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:
