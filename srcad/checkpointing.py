@@ -65,43 +65,51 @@ def binomial_plan(trips, snapshots):
     starts (`split`) and how many state slots the snapshots need (`slots`, one more than
     used: the state before the last step)."""
     snapshots = max(1, min(snapshots, trips))
-    rows = [(TAKE, 0, 0)][:0]
     if trips == 0:
         return np.zeros((0, 3), np.int64), 0, 0
+    rows, count = np.empty((64, 3), np.int64), 0
     # tasks (first, stop, slot): reverse steps first .. stop-1 from the state of step `first`
     # held in snapshot `slot`; last in, first out (the right half of a split first)
     tasks = [(0, trips, 0)]
     current = 0  # the step whose state the loop variables hold now (-1: none)
     split = -1
     if trips > 1:
-        rows.append((TAKE, 0, 0))
+        rows, count = _add(rows, count, TAKE, 0, 0)
     while len(tasks) > 0:
         first, stop, slot = tasks.pop()
         if current != first:
-            rows.append((RESTORE, slot, 0))
+            rows, count = _add(rows, count, RESTORE, slot, 0)
         steps = stop - first
         if steps > 1:
             middle = first + advance_length(steps, snapshots - slot)
-            rows.append((ADVANCE, first, middle))
+            rows, count = _add(rows, count, ADVANCE, first, middle)
             if middle == stop - 1:  # the last step: reverse it, then the rest from `slot`
                 tasks.append((first, stop - 1, slot))
             else:
-                rows.append((TAKE, slot + 1, 0))
+                rows, count = _add(rows, count, TAKE, slot + 1, 0)
                 tasks.append((first, middle, slot))
                 tasks.append((middle, stop, slot + 1))
                 current = middle
                 continue
         if split < 0:  # the first turn: the forward sweep ends with the last step run
-            split = len(rows)
-            rows.append((TAKE, snapshots, 0))
-            rows.append((ADVANCE, stop - 1, stop))
-            rows.append((RESTORE, snapshots, 0))
-        rows.append((TURN, stop - 1, 0))
+            split = count
+            rows, count = _add(rows, count, TAKE, snapshots, 0)
+            rows, count = _add(rows, count, ADVANCE, stop - 1, stop)
+            rows, count = _add(rows, count, RESTORE, snapshots, 0)
+        rows, count = _add(rows, count, TURN, stop - 1, 0)
         current = -1
-    out = np.empty((len(rows), 3), np.int64)
-    for k in range(len(rows)):
-        out[k, 0], out[k, 1], out[k, 2] = rows[k]
-    return out, split + 2, snapshots + 1
+    return rows[:count].copy(), split + 2, snapshots + 1
+
+
+def _add(rows, count, action, first, last):
+    """`rows` with one more row (an array grown by doubling: a list of tuples costs ~5x the
+    memory), and the new count."""
+    if count == rows.shape[0]:
+        rows = np.concatenate((rows, np.empty_like(rows)))
+    rows[count, 0] = action
+    rows[count, 1] = first
+    rows[count, 2] = last
+    return rows, count + 1
 
 
 def snapshot_count(budget, state_bytes, trips):

@@ -88,7 +88,7 @@ def _compiled_schedule():
 
     from srcad import checkpointing
     env = dict(vars(checkpointing))
-    for name in ("_binom", "optimal_advances", "advance_length", "binomial_plan",
+    for name in ("_binom", "optimal_advances", "advance_length", "_add", "binomial_plan",
                  "snapshot_count", "checkpoint_plan"):
         plain = getattr(checkpointing, name)
         env[name] = numba.njit(cache=True)(pytypes.FunctionType(plain.__code__, env, name))
