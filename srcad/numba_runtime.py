@@ -89,10 +89,10 @@ def _compiled_schedule():
     from srcad import checkpointing
     env = dict(vars(checkpointing))
     for name in ("_binom", "optimal_advances", "advance_length", "_add", "binomial_plan",
-                 "snapshot_count", "checkpoint_plan"):
+                 "snapshot_count", "checkpoint_plan", "array_bytes"):
         plain = getattr(checkpointing, name)
         env[name] = numba.njit(cache=True)(pytypes.FunctionType(plain.__code__, env, name))
-    return env["checkpoint_plan"]
+    return env["checkpoint_plan"], env["array_bytes"]
 
 
-checkpoint_plan = _compiled_schedule()
+checkpoint_plan, array_bytes = _compiled_schedule()

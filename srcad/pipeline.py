@@ -27,7 +27,7 @@ from srcad.array_runtime import (
     reshaped,
     unbroadcast,
 )
-from srcad.checkpointing import checkpoint_plan
+from srcad.checkpointing import array_bytes, warn_checkpointed
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.errors import SrcadError
@@ -177,7 +177,8 @@ def build(func, request: Request) -> Compiled:
     namespace.update(ARRAY_RUNTIME)
     namespace.setdefault("np", np)
     namespace.setdefault("reserve_tape", reserve_tape)  # the python backend's (array tapes)
-    namespace.setdefault("checkpoint_plan", checkpoint_plan)
+    namespace.setdefault("checkpoint_plan", warn_checkpointed)
+    namespace.setdefault("array_bytes", array_bytes)
     if request.backend == "numba":
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:
