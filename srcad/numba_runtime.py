@@ -7,7 +7,9 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, register_jitable
+
+from srcad import checkpointing
 
 
 @numba.njit(cache=True, inline="never")
@@ -82,17 +84,11 @@ def simd_exp(x):
 
 
 # -- the binomial checkpointing schedule (srcad/checkpointing.py), compiled --------------------
-def _compiled_schedule():
-    """njit versions of srcad/checkpointing.py's functions, calling each other compiled."""
-    import types as pytypes
-
-    from srcad import checkpointing
-    env = dict(vars(checkpointing))
-    for name in ("_binom", "optimal_advances", "advance_length", "_add", "binomial_plan",
-                 "snapshot_count", "checkpoint_plan", "array_bytes"):
-        plain = getattr(checkpointing, name)
-        env[name] = numba.njit(cache=True)(pytypes.FunctionType(plain.__code__, env, name))
-    return env["checkpoint_plan"], env["array_bytes"]
-
-
-checkpoint_plan, array_bytes = _compiled_schedule()
+# Its helpers become callable from compiled code as they are (register_jitable keeps the plain
+# functions); the two functions generated code calls are compiled and cached on disk.
+for _helper in (checkpointing._binom, checkpointing.optimal_advances,
+                checkpointing.advance_length, checkpointing._add, checkpointing.binomial_plan,
+                checkpointing.snapshot_count):
+    register_jitable(_helper)
+checkpoint_plan = numba.njit(cache=True)(checkpointing.checkpoint_plan)
+array_bytes = numba.njit(cache=True)(checkpointing.array_bytes)

@@ -72,7 +72,9 @@ class Request:
     stacked: bool = False  # vector mode with NumPy vectors instead of unrolled lanes
     backend: str = "python"  # "python" | "numba"
     array_tapes: bool = False  # python reverse mode: tapes in arrays the caller passes
-    memory: int | None = None  # reverse mode: bytes for a loop's snapshots (checkpointing)
+    # reverse mode: bytes for a loop's snapshots (checkpointing); None: the automatic budget;
+    # 0: loops taped whole (forward over reverse)
+    memory: int | None = None
 
 
 @dataclass

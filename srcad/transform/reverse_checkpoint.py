@@ -48,7 +48,7 @@ class ReverseCheckpoint:
     def checkpointed(self, loop) -> bool:
         """Is `loop` reversed through a checkpointing plan? Top-level range loops: all of them
         with memory=, those that carry an array (time-stepping loops) without."""
-        if not any(loop is s for s in self.norm.body):
+        if self.memory == 0 or not any(loop is s for s in self.norm.body):
             return False
         if self.memory is None and not any(isinstance(t, Array) for _, t in self._carried(loop)):
             return False
