@@ -29,7 +29,7 @@ from srcad.annotations import (
     Reverse,
 )
 from srcad.errors import ArgumentError, SrcadError, surfaced
-from srcad.hints import Backend, Function
+from srcad.hints import Backend, Function, Memory
 from srcad.parse import parse_function
 from srcad.partials import plain_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
@@ -260,7 +260,7 @@ def _plan_roles(call: _Call, args):
 
 
 def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | None = None,
-             batch: Batch = None, backend: Backend = "python", memory=None) -> Any:
+             batch: Batch = None, backend: Backend = "python", memory: Memory = None) -> Any:
     """Differentiate `f` at `args` annotated Const/Active/Duplicated/BatchDuplicated.
 
     Reverse returns one entry per argument (the derivative for Active ones, None otherwise);
@@ -361,7 +361,7 @@ def _forward(f, mode, compiled, flat, args, batched, call):
 
 
 def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
-           backend: Backend = "python", memory=None) -> str:
+           backend: Backend = "python", memory: Memory = None) -> str:
     """The generated source for `f` in `mode` with this activity signature."""
     _check_mode(mode)
     f = _target(f)

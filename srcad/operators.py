@@ -30,7 +30,7 @@ import numpy as np
 
 from srcad.engines import ForwardEngine, ReverseEngine, primal_value
 from srcad.errors import ArgumentError
-from srcad.hints import Backend, Function, OperatorMode, Point
+from srcad.hints import Backend, Function, Memory, OperatorMode, Point
 from srcad.operator_options import (
     check_memory,
     check_options,
@@ -65,7 +65,7 @@ def _memory_key(extra):
 # -- gradient ---------------------------------------------------------------------------------
 @operator_entry
 def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
-                     backend: Backend | None = "python", memory=None) -> Prep:
+                     backend: Backend | None = "python", memory: Memory = None) -> Prep:
     """Prepare `gradient` and `value_and_gradient` of f at arguments like `args`.
 
     Transforms and compiles f, chooses the mode (reverse, one pass, unless mode="forward") and
@@ -102,7 +102,7 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
 def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
                        chunk: int | None = None,
-                       backend: Backend | None = None, memory=None) -> tuple[float, Point]:
+                       backend: Backend | None = None, memory: Memory = None) -> tuple[float, Point]:
     """(f(x), gradient of f at x). With out=g the gradient is g itself, refilled by each call
     (a caller that keeps it, like scipy's BFGS, must not pass out=).
 
@@ -167,7 +167,7 @@ prepare_value_and_gradient = prepare_gradient
 @reusing_preparations("gradient", prepare_gradient, _memory_key)
 def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
-             backend: Backend | None = None, memory=None) -> Point:
+             backend: Backend | None = None, memory: Memory = None) -> Point:
     """Gradient of a float-valued f at x (reverse mode unless mode="forward"; chunk= only
     with mode="forward").
 
@@ -188,7 +188,7 @@ def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
 # -- jacobian ---------------------------------------------------------------------------------
 @operator_entry
 def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
-                     backend: Backend | None = "python", memory=None) -> Prep:
+                     backend: Backend | None = "python", memory: Memory = None) -> Prep:
     """Prepare `jacobian` and `value_and_jacobian` of f at arguments like `args`.
 
     Chooses forward vector mode when x has no more elements than the output, else one reverse
@@ -235,7 +235,7 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
 def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
                        chunk: int | None = None,
-                       backend: Backend | None = None, memory=None) -> tuple[Point, np.ndarray]:
+                       backend: Backend | None = None, memory: Memory = None) -> tuple[Point, np.ndarray]:
     """(f's output, jacobian d output / d x) as a (output size, input size) array; with
     out=J the jacobian is J itself (refilled by the next call with it)."""
     return _value_and_jacobian(f, args, prep, out, mode, chunk, backend, memory)
@@ -279,7 +279,7 @@ prepare_value_and_jacobian = prepare_jacobian
 @reusing_preparations("jacobian", prepare_jacobian, _memory_key)
 def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
-             backend: Backend | None = None, memory=None) -> np.ndarray:
+             backend: Backend | None = None, memory: Memory = None) -> np.ndarray:
     """Jacobian of f at x, an (output size, input size) array over C-ordered flattenings;
     with out=J fills J in place and returns it (the next call with out=J overwrites it: copy
     J to keep it).
@@ -417,7 +417,7 @@ def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarra
 @operator_entry
 def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
                      mode: OperatorMode = None, chunk: int | None = None,
-                     backend: Backend | None = "python", memory=None) -> Prep:
+                     backend: Backend | None = "python", memory: Memory = None) -> Prep:
     """Prepare `pullback` of f at arguments like `args`: one reverse pass per call, with the
     cotangent (shaped like f's output) given at each call."""
     check_options("pullback", mode, chunk, backend)
@@ -436,7 +436,7 @@ def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
 @reusing_preparations("pullback", prepare_pullback, _memory_key)
 def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None,
              out: np.ndarray | None = None, mode: OperatorMode = None, chunk: int | None = None,
-             backend: Backend | None = None, memory=None) -> Point:
+             backend: Backend | None = None, memory: Memory = None) -> Point:
     """u^T J (vjp) for a cotangent u shaped like the output; the result is shaped like x.
     Reverse mode only (mode=None or "reverse"), one pass (no chunk=). With out= the result
     is `out` itself, refilled by the next call with it.

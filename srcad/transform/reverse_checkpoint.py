@@ -47,10 +47,10 @@ class ReverseCheckpoint:
 
     def checkpointed(self, loop) -> bool:
         """Is `loop` reversed through a checkpointing plan? Top-level range loops: all of them
-        with memory=, those that carry an array (time-stepping loops) without."""
+        with memory=, time-stepping ones (`_time_stepping`) without."""
         if self.memory == 0 or not any(loop is s for s in self.norm.body):
             return False
-        if self.memory is None and not any(isinstance(t, Array) for _, t in self._carried(loop)):
+        if self.memory is None and not self._time_stepping(loop):
             return False
         why = self._not_checkpointable(loop)
         if why:
@@ -59,6 +59,14 @@ class ReverseCheckpoint:
                      self.norm.parsed.filename, line, why)
             return False
         return True
+
+    def _time_stepping(self, loop) -> bool:
+        """What the automatic budget looks at: a loop whose steps run loops of their own (over
+        a state) and that carries an array. Other loops keep their ordinary reverse code
+        (slot records, reservations, forward-ordered reverse loops on numba) unless memory=
+        is given: the automatic plan costs a schedule and a measurement per call."""
+        return any(isinstance(n, (gast.For, gast.While)) for s in loop.body for n in S.nodes(s)) \
+            and any(isinstance(t, Array) for _, t in self._carried(loop))
 
     def _not_checkpointable(self, loop) -> str | None:
         if any(isinstance(n, (gast.Break, gast.Return)) for n in S.nodes(loop)):
