@@ -7,7 +7,7 @@ gradients equal to 1e-12 relative. Memory: python, tracemalloc's peak during the
 the bytes srcad allocates for the reverse sweep (tapes as grown, snapshots, schedule rows).
 
     .venv/bin/python benchmarks/run.py --only checkpoint
-    .venv/bin/python benchmarks/problem_checkpoint.py numba 100000 python 2000
+    .venv/bin/python benchmarks/problem_checkpoint.py numba 100000 python 200
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def section_checkpoint(suite, srcad, sizes=None, cases=None):
     from srcad import checkpointing
     print(f"\n{S7}")
     state = 8 * 100
-    cases = cases or [("numba", 100_000), ("python", 2_000)]
+    cases = cases or [("numba", 100_000), ("python", 200)]
     lines = []
     for backend, steps in cases:
         if backend == "numba":
@@ -134,5 +134,5 @@ def section_checkpoint(suite, srcad, sizes=None, cases=None):
 if __name__ == "__main__":  # e.g. `problem_checkpoint.py numba 100000 python 2000`
     sys.path.insert(0, str(HERE.parent))
     import srcad as _srcad
-    _args = sys.argv[1:] or ["numba", "100000", "python", "2000"]
+    _args = sys.argv[1:] or ["numba", "100000", "python", "200"]
     section_checkpoint(None, _srcad, cases=list(zip(_args[::2], map(int, _args[1::2]))))
