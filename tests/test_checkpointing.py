@@ -285,3 +285,21 @@ def test_reverse_jacobian_of_arrays_taped_by_reference():
     with pytest.raises(srcad.PreparationMismatchError, match="memory"):
         prep = srcad.prepare_jacobian(rebinding, x, memory=64)
         srcad.jacobian(rebinding, x, prep=prep, memory=128)
+
+
+def written_after_the_loop(y, p, steps):
+    for k in range(steps):
+        for j in range(len(y)):
+            y[j] = y[j] * np.cos(p[j] * y[(j + 1) % len(y)])
+    y[0] = y[0] * 3.0  # the caller sees this too
+    return np.sum(y * y)
+
+
+def test_argument_written_after_the_loop_keeps_the_primal_final_state():
+    y_ckpt, g_full, g_ckpt = Y0.copy(), np.zeros(5), np.zeros(5)
+    autodiff(Reverse, written_after_the_loop, Duplicated(Y0.copy(), g_full), P, 6)
+    autodiff(Reverse, written_after_the_loop, Duplicated(y_ckpt, g_ckpt), P, 6, memory=100)
+    expected = Y0.copy()
+    written_after_the_loop(expected, P, 6)
+    np.testing.assert_array_equal(y_ckpt, expected)
+    np.testing.assert_allclose(g_ckpt, g_full, rtol=1e-12, atol=0)

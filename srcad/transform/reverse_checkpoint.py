@@ -10,7 +10,7 @@ step. Everything the reverse of a step reads is on that step's tape, is the loop
 not written by the loop (recording.py), which is exactly what holds right after the step is
 rerun. Arrays the loop rebinds are restored as fresh copies (the caller may hold the old
 object); arrays it writes in place are restored in place, and an argument array gets its
-final contents back after the reverse sweep.
+contents back (as the forward sweep left them) after the loop's reverse.
 
 Loops inside the checkpointed one, and loops elsewhere, are taped as usual; a top-level loop
 that cannot be checkpointed (a `break`, or a carried value of another type) is taped too, and
@@ -216,8 +216,6 @@ class ReverseCheckpoint:
         if automatic:
             header += ", when its tape would exceed the default memory budget"
         fwd = [S.comment(header)] + lines(setup) + forward
-        fwd += [S.assign(S.name(final, store=True), S.call(f"{v}.copy"))
-                for v, final in finals.items()]
 
         # reverse sweep: the rest of the plan; recorded steps are reversed from their tape
         turn = S.parse_stmts(f"{index} = {n['start']} + {n['first']} * {n['step']}\n")
@@ -226,6 +224,8 @@ class ReverseCheckpoint:
         if automatic:  # the rest of the loop taped whole, or step 0
             branches += [(REVERSE, steps(body_rev, backwards=True))]
         reverse = interpreter(f"{n['split']}, {n['plan']}.shape[0]", branches)
-        rev = [self._comment(loop)] + reverse
+        # an argument array ends as the primal leaves it: as the whole forward sweep did
+        rev = [self._comment(loop)] + [S.assign(S.name(final, store=True), S.call(f"{v}.copy"))
+                                       for v, final in finals.items()] + reverse
         rev += [S.parse_stmts(f"{v}[:] = {final}\n")[0] for v, final in finals.items()]
         return fwd, rev
