@@ -39,6 +39,7 @@ from harness import FULL, QUICK, Suite, ms, perf_counter
 from interface_cost import section_interface_cost
 from mixture import make_problem, mixture_loglikelihood
 from problem_arrays import section_arrays
+from problem_checkpoint import section_checkpoint
 from problem_jacobian import section_jacobian
 from problem_mixture import section_mixture
 from problem_parallel import section_parallel
@@ -57,6 +58,8 @@ PROBLEMS = [
     ("5", "arrays", lambda suite, srcad, sizes: section_arrays(suite, srcad)),
     ("6", "interface", lambda suite, srcad, sizes: section_interface_cost(suite, srcad)),
     ("7", "parallel", lambda suite, srcad, sizes: section_parallel(suite, srcad)),
+    ("8", "checkpoint", lambda suite, srcad, sizes: section_checkpoint(
+        suite, srcad, cases=[("numba", 2_000), ("python", 100)] if suite.cfg.quick else None)),
 ]
 
 

@@ -24,6 +24,7 @@ from srcad.annotations import (
     ReverseWithPrimal,
 )
 from srcad.api import autodiff, forward, reverse, source
+from srcad.checkpointing import CheckpointWarning
 from srcad.errors import (
     ActivityError,
     ArgumentError,
@@ -69,4 +70,4 @@ __all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Dupli
            "prepare_hessian", "prepare_hvp", "prepare_jacobian", "prepare_pullback",
            "prepare_pushforward", "prepare_second_derivative", "prepare_value_and_gradient",
            "prepare_value_and_jacobian", "grad", "value_and_grad", "jacfwd", "jacrev",
-           "tree_zeros_like"]
+           "tree_zeros_like", "CheckpointWarning"]

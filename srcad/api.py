@@ -27,9 +27,10 @@ from srcad.annotations import (
     Output,
     Reverse,
 )
+from srcad.checkpointing import memory_bytes
 from srcad.container_calls import container_autodiff, container_source, has_container
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
-from srcad.hints import Backend, Function
+from srcad.hints import Backend, Function, Memory
 from srcad.parse import parse_function
 from srcad.partials import plain_function
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request, build
@@ -167,9 +168,9 @@ class _Call:
         if isinstance(value, np.ndarray):
             self.copy_back.append((stacked, list(shadows)))
 
-    def request(self, mode: Mode, backend: str = "python") -> Request:
+    def request(self, mode: Mode, backend: str = "python", memory=None) -> Request:
         if mode.reverse:
-            return Request("reverse", self.specs, backend=backend)
+            return Request("reverse", self.specs, backend=backend, memory=memory)
         return Request("forward", self.specs, self.width or 1, self.stacked, backend)
 
     def finish(self):
@@ -231,11 +232,11 @@ _ROLES = {("const", False): plans.CONST, ("const", True): plans.CONST,
           ("duplicated", False): plans.DUPLICATED_FLOAT}
 
 
-def _checked_call(f, mode, args, batch, backend):
+def _checked_call(f, mode, args, batch, backend, memory=None):
     """(the checked _Call, compiled code, its new Plan or None): the slow path, which also
     records a plan for the next call with arguments like these."""
     call = _arguments(f, mode, args, batch, backend)
-    compiled = _compiled(f, call.request(mode, backend))
+    compiled = _compiled(f, call.request(mode, backend, memory_bytes(memory)))
     roles = _plan_roles(call, args)
     plan = None
     if roles is not None:
@@ -262,7 +263,8 @@ def _plan_roles(call: _Call, args):
 
 
 def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | None = None,
-             batch: Batch = None, backend: Backend = "python", parallel: bool = False) -> Any:
+             batch: Batch = None, backend: Backend = "python", parallel: bool = False,
+             memory: Memory = None) -> Any:
     """Differentiate `f` at `args` annotated Const/Active/Duplicated/BatchDuplicated.
 
     Reverse returns one entry per argument (the derivative for Active ones, None otherwise);
@@ -273,7 +275,9 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     inputs are the direction). `batch` forces "unrolled" or "stacked" lanes of BatchDuplicated
     arguments; `backend="numba"` compiles the generated code with numba.njit.
     `parallel=True` (numba backend) splits the rows of the data argument of a function that
-    sums over them across numba's threads (srcad/parallel.py).
+    sums over them across numba's threads (srcad/parallel.py). `memory`
+    (reverse mode: bytes, or a string such as "50MB") checkpoints the loops at the top of
+    `f`'s body: their tape is replaced by at most that much of snapshots (docs/usage.md).
 
     >>> from srcad import Active, Duplicated, Forward, Reverse
     >>> def sq(x):
@@ -290,15 +294,23 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
         from srcad.parallel import autodiff_parallel
 
         _check_mode(mode)
+        if memory is not None:
+            raise surfaced(ArgumentError("memory= and parallel=True together are not supported",
+                                         construct="memory", hint="leave one of them out"))
         return autodiff_parallel(autodiff, mode, f, args, seed, batch, backend)
     code = f.__code__
     given = len(args)
     if given != code.co_argcount:
         args = bind_arguments(f, args)
+    if memory is not None:
+        try:
+            memory = memory_bytes(memory)
+        except SrcadError as err:
+            raise surfaced(err) from None
     # the fast path: a plan of an earlier call with arguments like these (srcad/plans.py)
     for plan in cache.plans.get(f, ()):
         if plan.mode is not mode or plan.code is not code or plan.backend != backend \
-                or plan.batch != batch:
+                or plan.batch != batch or plan.compiled.request.memory != memory:
             continue
         if plan.run is not None:  # reverse: checks, call and result in one generated frame
             out = plan.run(args, seed)
@@ -312,6 +324,10 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
                 return _forward(f, mode, plan.compiled, flat, args, plan.batched, None)
     _check_mode(mode)
     if has_container(args):  # a dict, list or tuple of parameters (srcad/container_calls.py)
+        if memory is not None:
+            raise ArgumentError("memory= with a container of parameters is not supported",
+                                construct="memory", hint="pass the arrays as arguments of "
+                                "their own, or leave memory= out")
         out = container_autodiff(mode, f, args, seed, batch, backend)
         return _given(out, given, mode) if mode.reverse else out
     if seed is not None and not mode.reverse:
@@ -329,7 +345,10 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
         if lanes_key in _LANE_REFUSALS:  # refusals are not cached: do not build again
             return _lanes_in_chunks(f, mode, args, backend, _LANE_REFUSALS[lanes_key])
     try:
-        call, compiled, plan = _checked_call(f, mode, args, batch, backend)
+        if memory is not None and not mode.reverse:
+            raise ArgumentError("memory= bounds the tape of reverse mode; forward mode has "
+                                "no tape", construct="memory", hint="leave memory= out")
+        call, compiled, plan = _checked_call(f, mode, args, batch, backend, memory)
     except LaneLayoutError as err:
         if lanes_key is None:
             raise surfaced(err) from None
@@ -425,14 +444,16 @@ def _tuple_tangents(value, tangents, batched, width, stacked, mode):
 
 
 def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
-           backend: Backend = "python") -> str:
+           backend: Backend = "python", memory: Memory = None) -> str:
     """The generated source for `f` in `mode` with this activity signature (a `str` that
     notebooks display highlighted)."""
     _check_mode(mode)
     f = _target(f)
     if has_container(args):
         return container_source(f, mode, bind_arguments(f, args), batch, backend)
-    return _compiled(f, _arguments(f, mode, args, batch, backend).request(mode, backend)).source
+    request = _arguments(f, mode, args, batch, backend).request(mode, backend,
+                                                                memory_bytes(memory))
+    return _compiled(f, request).source
 
 
 def _decorator(mode: Mode):
@@ -442,6 +463,7 @@ def _decorator(mode: Mode):
             return functools.partial(decorate, **options)
         seed, batch = options.get("seed"), options.get("batch")
         backend, parallel = options.get("backend", "python"), options.get("parallel", False)
+        memory = options.get("memory")
 
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
@@ -451,7 +473,7 @@ def _decorator(mode: Mode):
                         _check_decorator_options(kwargs, mode, f"the call of {f.__name__}")
                         return autodiff(mode, f, *args, **{**options, **kwargs})
                     return autodiff(mode, f, *args, seed=seed, batch=batch, backend=backend,
-                                    parallel=parallel)
+                                    parallel=parallel, memory=memory)
             return f(*args, **kwargs)
 
         wrapper.__srcad_wrapped__ = f
@@ -471,7 +493,7 @@ def _check_decorator_options(options, mode, where):
     (reverse mode), batch, backend and parallel; anything else is refused, not passed on."""
     if not mode.reverse and "seed" in options:
         refuse_forward_seed()
-    allowed = ("seed", "batch", "backend", "parallel") if mode.reverse \
+    allowed = ("seed", "batch", "backend", "parallel", "memory") if mode.reverse \
         else ("batch", "backend", "parallel")
     unknown = sorted(set(options) - set(allowed))
     if unknown:

@@ -62,7 +62,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                          hint="pip install 'srcad[numba]'") from None
     compile_notice.install()  # a slow first compilation says so, once
     header = ["import math", "import numpy as np", "",
-              "from srcad.numba_runtime import reserve_tape, simd_exp"]
+              "from srcad.numba_runtime import (array_bytes, checkpoint_plan, reserve_tape, "
+              "simd_exp)"]
     arrays = sorted(free_names & _NUMBA_ARRAY_NAMES)
     reductions = {n: reduction_of(n) for n in sorted(free_names) if reduction_of(n)}
     if reductions:
@@ -73,7 +74,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     header.append("")
     for free in sorted(free_names):
         if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free in _NUMBA_ARRAY_NAMES \
-                or free in reductions or free in ("reserve_tape", "simd_exp"):
+                or free in reductions \
+                or free in ("reserve_tape", "simd_exp", "checkpoint_plan", "array_bytes"):
             continue
         value = namespace.get(free)
         if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):

@@ -224,10 +224,11 @@ class ForwardEngine:
 class ReverseEngine:
     """Reverse mode: a cotangent of the output in, the adjoint of x out (`x_bar`)."""
 
-    def __init__(self, f, slots: list, backend: str = "python", array_tapes: bool = False):
+    def __init__(self, f, slots: list, backend: str = "python", array_tapes: bool = False,
+                 memory: int | None = None):
         self.slots, self.backend = slots, backend
         specs = tuple(_spec(s, False) for s in slots)
-        self.compiled = _reverse_code(f, specs, backend, array_tapes)
+        self.compiled = _reverse_code(f, specs, backend, array_tapes, memory)
         refuse_written_constants(self.compiled, slots)
         self.function = self.compiled.function
         self.flat, self.value_index, self.zeroed = [], [], []
@@ -292,18 +293,19 @@ class ReverseEngine:
         return result[0], result[1]
 
 
-def _reverse_code(f, specs, backend, array_tapes):
+def _reverse_code(f, specs, backend, array_tapes, memory=None):
     """The reverse code of f. python backend: with its tapes in arrays the engine keeps (as
     numba's), so a prepared call allocates no tape list and no float object per recorded value;
     code that tapes whole arrays keeps its tape lists."""
     if backend == "python" and array_tapes:
         try:
-            compiled = _compiled(f, Request("reverse", specs, backend=backend, array_tapes=True))
+            compiled = _compiled(f, Request("reverse", specs, backend=backend, array_tapes=True,
+                                            memory=memory))
         except SrcadError:
             compiled = None  # refused with array tapes: the list-tape build says why, if at all
         if compiled is not None and set(compiled.tapes) <= {FLOAT_TAPE, INT_TAPE}:
             return compiled
-    return _compiled(f, Request("reverse", specs, backend=backend))
+    return _compiled(f, Request("reverse", specs, backend=backend, memory=memory))
 
 
 class HessianEngine:
@@ -317,7 +319,8 @@ class HessianEngine:
                              "which the numba backend compiles to machine code",
                              construct=f"backend={backend!r}", hint="use backend='python'")
         self.backend = backend
-        self.reverse = ReverseEngine(f, slots)  # list tapes: srcad's forward mode runs over it
+        # list tapes, loops taped whole (memory=0): srcad's forward mode runs over this code
+        self.reverse = ReverseEngine(f, slots, memory=0)
         inner, scratch, self.user_positions = [], [], []
         for slot in slots:
             self.user_positions.append(len(inner))

@@ -12,3 +12,4 @@ Point = float | np.ndarray  # an input, a tangent or a derivative: a float or a 
 Backend = Literal["python", "numba"]
 OperatorMode = Literal["forward", "reverse"] | None  # None: the operator chooses
 SecondOrderMode = Literal["forward-over-reverse"] | None  # the one mode of hvp, hessian, ...
+Memory = int | str | None  # memory=: bytes, or "50MB"; None: the automatic budget

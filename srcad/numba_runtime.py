@@ -7,7 +7,9 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, register_jitable
+
+from srcad import checkpointing
 
 
 @numba.njit(cache=True, inline="never")
@@ -79,3 +81,14 @@ def simd_exp(x):
     y = math.inf if x > _OVERFLOW else y
     y = 0.0 if x < _UNDERFLOW else y
     return y if x == x else x
+
+
+# -- the binomial checkpointing schedule (srcad/checkpointing.py), compiled --------------------
+# Its helpers become callable from compiled code as they are (register_jitable keeps the plain
+# functions); the two functions generated code calls are compiled and cached on disk.
+for _helper in (checkpointing._binom, checkpointing.optimal_advances,
+                checkpointing.advance_length, checkpointing._add, checkpointing.binomial_plan,
+                checkpointing.snapshot_count):
+    register_jitable(_helper)
+checkpoint_plan = numba.njit(cache=True)(checkpointing.checkpoint_plan)
+array_bytes = numba.njit(cache=True)(checkpointing.array_bytes)

@@ -1,4 +1,4 @@
-"""What the operators' keywords may be: `mode`, `chunk`, `backend` and `out`.
+"""What the operators' keywords may be: `mode`, `chunk`, `backend`, `out` and `memory`.
 
 An option an operator would ignore or misread is refused with an `ArgumentError` naming the
 values it takes: a mode string it does not run (`mode="Forward"`), a `chunk` where there are
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from srcad.checkpointing import memory_bytes
 from srcad.errors import ArgumentError
-from srcad.preparation import check_shape
+from srcad.preparation import PreparationMismatchError, check_shape
 
 SECOND_ORDER = "forward-over-reverse"
 BACKENDS = ("python", "numba")
@@ -89,3 +90,23 @@ def check_out(out, shape) -> None:
 def refuse_float_out(operator: str) -> None:
     raise ArgumentError(f"out= receives an array result, and this {operator} returns a float",
                         construct="out", hint="leave out= out")
+
+
+def memory_option(operator: str, mode, memory):
+    """`memory=` as bytes (None: the automatic budget), refused where no reverse pass runs."""
+    if memory is None:
+        return None
+    if mode == "forward":
+        raise ArgumentError(f"memory= bounds the tape of reverse mode, and this {operator} "
+                            "runs forward mode", construct="memory",
+                            hint="leave memory= out, or pass mode='reverse'")
+    return memory_bytes(memory)
+
+
+def check_memory(prep, memory) -> None:
+    """memory= given with prep= must be the preparation's (it is compiled in)."""
+    if memory is not None and memory_bytes(memory) != prep.engine.compiled.request.memory:
+        raise PreparationMismatchError(
+            f"the preparation was made with memory={prep.engine.compiled.request.memory!r}; "
+            f"this call asks for memory={memory!r}",
+            hint=f"call prepare_{prep.operator} again with memory={memory!r}")

@@ -31,10 +31,12 @@ import numpy as np
 from srcad.batched_reverse import prepare_batched_reverse_jacobian
 from srcad.engines import ForwardEngine, ReverseEngine, primal_value
 from srcad.errors import ArgumentError
-from srcad.hints import Backend, Function, OperatorMode, Point
+from srcad.hints import Backend, Function, Memory, OperatorMode, Point
 from srcad.operator_options import (
+    check_memory,
     check_options,
     check_out,
+    memory_option,
     refuse_chunk_in_reverse,
     refuse_float_out,
 )
@@ -58,11 +60,16 @@ from srcad.preparation import (
 from srcad.sparse_jacobian import prepare_sparse_jacobian, sparse_jacobian_call
 
 
+def _memory_key(extra):
+    """A kept preparation also depends on memory= (compiled into its reverse code)."""
+    return extra.get("memory")
+
+
 # -- gradient ---------------------------------------------------------------------------------
 @parallel_option("prepare_gradient")
 @operator_entry
 def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
-                     backend: Backend | None = "python") -> Prep:
+                     backend: Backend | None = "python", memory: Memory = None) -> Prep:
     """Prepare `gradient` and `value_and_gradient` of f at arguments like `args`.
 
     Transforms and compiles f, chooses the mode (reverse, one pass, unless mode="forward") and
@@ -77,6 +84,7 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     array([3., 2.])
     """
     check_options("gradient", mode, chunk, backend)
+    memory = memory_option("gradient", mode, memory)
     backend = backend or "python"
     slots = read_arguments(args)
     kind, _ = output_kind(f, slots)
@@ -88,18 +96,18 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
         engine = forward_engine(f, slots, n, chunk, backend)
         return make_prep("gradient", f, slots, "forward", engine.width, engine,
                      buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
-    engine = ReverseEngine(f, slots, backend)
+    engine = ReverseEngine(f, slots, backend, memory=memory)
     return make_prep("gradient", f, slots, "reverse", 1, engine,
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
 @parallel_option("value_and_gradient")
 @operator_entry
-@reusing_preparations("gradient", prepare_gradient)
+@reusing_preparations("gradient", prepare_gradient, _memory_key)
 def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
-                       chunk: int | None = None,
-                       backend: Backend | None = None) -> tuple[float, Point]:
+                       chunk: int | None = None, backend: Backend | None = None,
+                       memory: Memory = None) -> tuple[float, Point]:
     """(f(x), gradient of f at x). With out=g the gradient is g itself, refilled by each call
     (a caller that keeps it, like scipy's BFGS, must not pass out=).
 
@@ -109,22 +117,23 @@ def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
     >>> print(value, grad)
     6.0 [3. 2.]
     """
-    return _value_and_gradient(f, args, prep, out, mode, chunk, backend)
+    return _value_and_gradient(f, args, prep, out, mode, chunk, backend, memory)
 
 
-def _value_and_gradient(f, args, prep, out, mode, chunk, backend):
+def _value_and_gradient(f, args, prep, out, mode, chunk, backend, memory=None):
     if prep is not None and prep.run is not None and prep.function is f and mode is None \
-            and chunk is None and backend is None:
+            and chunk is None and backend is None and memory is None:
         result = prep.run(args, out)  # a reverse gradient's whole call (srcad/plans.py)
         if result is not MISS:
             return result
     slots = None
     if prep is not None:
         prep.check_options(mode, chunk, backend)
+        check_memory(prep, memory)
         slots = prepared_call("gradient", f, args, prep)
     if slots is None:
         prep, slots = use_prep("gradient", f, args, prep, prepare_gradient, mode=mode,
-                               chunk=chunk, backend=backend)
+                               chunk=chunk, backend=backend, memory=memory)
     x = slots[prep.x].value
     if out is not None and (type(out) is not np.ndarray or type(x) is not np.ndarray
                             or out.shape != x.shape or out.dtype.kind != "f"):
@@ -161,10 +170,10 @@ prepare_value_and_gradient = prepare_gradient
 
 @parallel_option("gradient")
 @operator_entry
-@reusing_preparations("gradient", prepare_gradient)
+@reusing_preparations("gradient", prepare_gradient, _memory_key)
 def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
-             backend: Backend | None = None) -> Point:
+             backend: Backend | None = None, memory: Memory = None) -> Point:
     """Gradient of a float-valued f at x (reverse mode unless mode="forward"; chunk= only
     with mode="forward").
 
@@ -179,18 +188,19 @@ def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
     >>> gradient(f, np.array([2.0, 3.0]), Constant(10.0))
     array([30., 20.])
     """
-    return _value_and_gradient(f, args, prep, out, mode, chunk, backend)[1]
+    return _value_and_gradient(f, args, prep, out, mode, chunk, backend, memory)[1]
 
 
 # -- jacobian ---------------------------------------------------------------------------------
-def _sparse_key(extra):
-    """A kept jacobian preparation also depends on sparse=."""
-    return bool(extra.get("sparse"))
+def _jacobian_key(extra):
+    """A kept jacobian preparation also depends on sparse= and memory=."""
+    return bool(extra.get("sparse")), extra.get("memory")
 
 
 @operator_entry
 def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
-                     backend: Backend | None = "python", sparse: bool = False) -> Prep:
+                     backend: Backend | None = "python", sparse: bool = False,
+                     memory: Memory = None) -> Prep:
     """Prepare `jacobian` and `value_and_jacobian` of f at arguments like `args`.
 
     Chooses forward vector mode when x has no more elements than the output, else one reverse
@@ -222,18 +232,25 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
             raise ArgumentError("sparse=True computes the jacobian in forward mode (one lane "
                                 "per color of columns)", construct=f"mode={mode!r}",
                                 hint="leave mode out")
+        memory_option("sparse jacobian", "forward", memory)  # refused: no tape to bound
         return prepare_sparse_jacobian(f, slots, template, chunk, backend)
     n, m = np.size(input_slot(slots).value), template.size
     explicit_mode = mode
-    mode = mode or ("forward" if n <= m else "reverse")
+    mode = mode or ("forward" if n <= m and memory is None else "reverse")
+    memory = memory_option("jacobian", mode, memory)
     if mode == "reverse" and chunk is not None:
         if explicit_mode != "reverse":
             refuse_chunk_in_reverse("jacobian (x.size > output size picks reverse mode)")
+        if memory is not None:
+            raise ArgumentError("memory= checkpoints one-row reverse passes; chunked reverse "
+                                "passes keep whole tapes", construct="memory",
+                                hint="leave chunk= out, or leave memory= out")
         return prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m)
     if mode == "forward":
         engine = forward_engine(f, slots, n, chunk, backend)
         return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
-    engine = ReverseEngine(f, slots, backend, array_tapes=True)  # no tape list per row
+    engine = ReverseEngine(f, slots, backend, array_tapes=True,  # no tape list per row
+                           memory=memory)
     if kind == "array":
         engine.flat[engine.seed_index] = np.zeros_like(template)
     x = input_slot(slots).value
@@ -243,21 +260,24 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
 
 
 @operator_entry
-@reusing_preparations("jacobian", prepare_jacobian, _sparse_key)
+@reusing_preparations("jacobian", prepare_jacobian, _jacobian_key)
 def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
                        chunk: int | None = None, backend: Backend | None = None,
-                       sparse: bool | None = None) -> tuple[Point, np.ndarray]:
+                       sparse: bool | None = None,
+                       memory: Memory = None) -> tuple[Point, np.ndarray]:
     """(f's output, jacobian d output / d x) as a (output size, input size) array; with
     out=J the jacobian is J itself (refilled by the next call with it). sparse=True: J is a
     scipy.sparse.csr_matrix (see jacobian)."""
-    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse)
+    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse, memory)
 
 
-def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None):
+def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None, memory=None):
+    if prep is not None:
+        check_memory(prep, memory)
     options = {} if sparse is None else {"sparse": sparse}
     prep, slots = use_prep("jacobian", f, args, prep, prepare_jacobian, mode=mode, chunk=chunk,
-                           backend=backend, **options)
+                           backend=backend, memory=memory, **options)
     if sparse is not None and bool(sparse) != bool(prep.state.get("sparse")):
         raise PreparationMismatchError(f"the preparation computes a "
                                        f"{'sparse' if prep.state.get('sparse') else 'dense'} "
@@ -300,10 +320,11 @@ prepare_value_and_jacobian = prepare_jacobian
 
 
 @operator_entry
-@reusing_preparations("jacobian", prepare_jacobian, _sparse_key)
+@reusing_preparations("jacobian", prepare_jacobian, _jacobian_key)
 def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
-             backend: Backend | None = None, sparse: bool | None = None) -> np.ndarray:
+             backend: Backend | None = None, sparse: bool | None = None,
+             memory: Memory = None) -> np.ndarray:
     """Jacobian of f at x, an (output size, input size) array over C-ordered flattenings;
     with out=J fills J in place and returns it (the next call with out=J overwrites it: copy
     J to keep it).
@@ -323,7 +344,7 @@ def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
     array([[5., 2.],
            [0., 3.]])
     """
-    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse)[1]
+    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse, memory)[1]
 
 
 # -- derivative, pushforward, pullback ----------------------------------------------------------
@@ -445,14 +466,14 @@ def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarra
 @operator_entry
 def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
                      mode: OperatorMode = None, chunk: int | None = None,
-                     backend: Backend | None = "python") -> Prep:
+                     backend: Backend | None = "python", memory: Memory = None) -> Prep:
     """Prepare `pullback` of f at arguments like `args`: one reverse pass per call, with the
     cotangent (shaped like f's output) given at each call."""
     check_options("pullback", mode, chunk, backend)
     backend = backend or "python"
     slots = read_arguments(args)
     kind, template = output_kind(f, slots)
-    engine = ReverseEngine(f, slots, backend)
+    engine = ReverseEngine(f, slots, backend, memory=memory_option("pullback", mode, memory))
     if kind == "array":
         engine.flat[engine.seed_index] = np.zeros_like(template)
     x = input_slot(slots).value
@@ -461,10 +482,10 @@ def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
 
 
 @operator_entry
-@reusing_preparations("pullback", prepare_pullback)
+@reusing_preparations("pullback", prepare_pullback, _memory_key)
 def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None,
              out: np.ndarray | None = None, mode: OperatorMode = None, chunk: int | None = None,
-             backend: Backend | None = None) -> Point:
+             backend: Backend | None = None, memory: Memory = None) -> Point:
     """u^T J (vjp) for a cotangent u shaped like the output; the result is shaped like x.
     Reverse mode only (mode=None or "reverse"), one pass (no chunk=). With out= the result
     is `out` itself, refilled by the next call with it.
@@ -477,8 +498,10 @@ def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None
     >>> pullback(f, np.array([2.0, 5.0]), cotangent=np.array([1.0, 1.0]))
     array([5., 5.])
     """
+    if prep is not None:
+        check_memory(prep, memory)
     prep, _ = use_prep("pullback", f, args, prep, prepare_pullback, cotangent=cotangent,
-                       mode=mode, chunk=chunk, backend=backend)
+                       mode=mode, chunk=chunk, backend=backend, memory=memory)
     buffer = out if out is not None else prep.state["buffer"]
     engine = prep.engine
     x = input_slot(read_arguments(args)).value

@@ -28,6 +28,7 @@ from srcad.array_runtime import (
     reshaped,
     unbroadcast,
 )
+from srcad.checkpointing import array_bytes, warn_checkpointed
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.display import GeneratedSource
@@ -79,6 +80,9 @@ class Request:
     array_tapes: bool = False  # python reverse mode: tapes in arrays the caller passes
     # (position, treedef) of arguments passed as containers; `specs` has one entry per leaf
     containers: tuple = ()
+    # reverse mode: bytes for a loop's snapshots (checkpointing); None: the automatic budget;
+    # 0: loops taped whole (forward over reverse)
+    memory: int | None = None
 
 
 @dataclass
@@ -155,7 +159,9 @@ def build(func, request: Request) -> Compiled:
         name = norm.namer.fresh(f"{parsed.name}_reverse")
         dialect = ArrayTapes() if request.backend == "numba" else \
             PythonArrayTapes() if request.array_tapes else ListTapes()
-        code = ReverseTransform(norm, types, activity, kinds, name, dialect).build()
+        transform = ReverseTransform(norm, types, activity, kinds, name, dialect)
+        transform.memory = request.memory
+        code = transform.build()
         tree, taped = code.tree, code.taped
         if request.backend == "numba" or request.array_tapes:
             tapes = tuple(code.tapes)
@@ -192,6 +198,8 @@ def build(func, request: Request) -> Compiled:
     namespace.update(NESTED_RUNTIME)
     namespace.setdefault("np", np)
     namespace.setdefault("reserve_tape", reserve_tape)  # the python backend's (array tapes)
+    namespace.setdefault("checkpoint_plan", warn_checkpointed)
+    namespace.setdefault("array_bytes", array_bytes)
     if request.backend == "numba":
         function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
     else:

@@ -79,6 +79,12 @@ def _rows_and_elements():
                         srcad.Duplicated(np.ones((3, 2)), np.zeros((3, 2))), srcad.Active(1.0))
 
 
+def _checkpointed_loop():
+    return srcad.source(functions.damped_oscillator, srcad.Reverse,
+                        srcad.Duplicated(np.ones(3), np.zeros(3)), np.ones(3), 100, 0.01,
+                        memory="2KB")
+
+
 CASES = {
     "mixture_loglikelihood": _mixture,
     "branch": _branch,
@@ -87,6 +93,7 @@ CASES = {
     "array_logistic_loss": _logistic_loss,
     "array_rnn": _rnn_loss,
     "array_rows_and_elements": _rows_and_elements,
+    "checkpointed_loop": _checkpointed_loop,
 }
 
 

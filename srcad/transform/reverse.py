@@ -26,6 +26,7 @@ from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
 from srcad.transform.optimize import assign_after_reset, drop_dead_resets
 from srcad.transform.reverse_arrays import ReverseArrays
+from srcad.transform.reverse_checkpoint import ReverseCheckpoint
 from srcad.transform.reverse_flow import ReverseControlFlow
 from srcad.transform.reverse_recording import ReverseRecording, index_leaves, replaced
 from srcad.transform.reverse_slots import ReverseSlots
@@ -39,7 +40,8 @@ class ReverseCode:
     tapes: list = field(default_factory=list)  # the tapes used ("tape", "int_tape", "work")
 
 
-class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, ReverseArrays):
+class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, ReverseArrays,
+                       ReverseCheckpoint):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, tapes=None):
         self.norm = norm
         self.types = types

@@ -29,6 +29,8 @@ class ReverseControlFlow:
             raise self.error(loop, "for", "reverse mode runs loops over range(...) and "
                              "reversed(range(...)), not over a slice of a range",
                              hint="loop over range(...) and break, or compute the bounds")
+        if self.checkpointed(loop):  # reverse_checkpoint.py: snapshots, not a whole tape
+            return self.checkpointed_loop(loop)
         # pushes per iteration, per tape: reserved once before the loop (or, when this loop's
         # bounds do not change inside the enclosing for loop, before that one)
         frame = {"kind": "for", "pushes": {}, "loop": loop,

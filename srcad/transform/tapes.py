@@ -284,6 +284,8 @@ class PythonArrayTapes(ArrayTapes):
 
     def pop(self, tape: str, target) -> list:
         *advance, read = super().pop(tape, target)
+        if self.is_list(tape):  # an array (or a shape) taped by reference stays one
+            return advance + [read]
         return advance + [_as_python(tape, read)]
 
     def get(self, tape: str, target, slot: int) -> list:

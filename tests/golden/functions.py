@@ -67,3 +67,15 @@ def rows_and_elements(xs, c):
     h[1:, 0] = xs[0, 1]
     h[0, 0] = h[1, 1] * h[0, 1]
     return np.sum(h ** 3)
+
+
+def damped_oscillator(y0, p, steps, dt):
+    """A time-stepping loop checkpointed with memory=: snapshots of y and energy."""
+    n = len(y0)
+    y = y0.copy()
+    energy = 0.0
+    for s in range(steps):
+        for j in range(n):
+            y[j] = y[j] + dt * (-p[j] * y[j] + math.sin(y[(j + 1) % n]))
+        energy = energy + dt * y[0] * y[0]
+    return energy
