@@ -364,8 +364,8 @@ EVAL = Eval(
     implementations=(
         _primal("loops"),
         _primal("vectorized"),
-        _srcad("python", "loops", refused="view of a written array"),
-        _srcad("numba", "loops", refused="view of a written array"),
+        _srcad("python", "loops"),
+        _srcad("numba", "loops"),
         _srcad("python", "loops-rows"),
         _srcad("numba", "loops-rows"),
         _srcad("python", "vectorized"),

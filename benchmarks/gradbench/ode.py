@@ -209,7 +209,7 @@ EVAL = Eval(
         _primal("vectorized"),
         _srcad("python", "loops"),
         _srcad("numba", "loops"),
-        _srcad("python", "loops-return", refused="view of a written array"),
+        _srcad("python", "loops-return"),
         _srcad("python", "vectorized"),
         _srcad("numba", "vectorized", refused="not supported in the numba backend"),
         Implementation("gradient", "jax", "vectorized", _jax),
