@@ -127,3 +127,12 @@ def test_a_view_a_later_write_can_change_is_still_refused(f):
         with pytest.raises(SrcadError) as info:
             srcad.autodiff(mode, f, dup(a.copy()))
         assert "test_array_views.py" in str(info.value) and "`c`" in str(info.value)
+
+
+def test_rows_of_a_filled_array_on_numba():
+    # the same rows on the numba backend (reverse mode: the += adjoints are compiled)
+    pytest.importorskip("numba")
+    a, v = RNG.standard_normal((3, 2)), RNG.standard_normal(2)
+    ga, _ = rows_of_a_filled_array_gradient(a, v)
+    np.testing.assert_allclose(srcad.gradient(rows_of_a_filled_array, a, Constant(v),
+                                              backend="numba"), ga, rtol=1e-12)

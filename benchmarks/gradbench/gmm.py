@@ -100,7 +100,7 @@ def log_wishart_prior_views(qdiags, sum_qs, l, gamma, m, log_gamma_d):
     return -out + k * c
 
 
-# The nearest rewrite srcad accepts: a written work array (`qdiags`) is passed whole with the row
+# The rows rewrite: a written work array (`qdiags`) is passed whole with the row
 # index, instead of as a row view.
 
 

@@ -65,7 +65,7 @@ def ode_solve(x, s):
 
 
 def ode_last_returned(x, s):
-    """A helper returning the array it filled: refused (see the notes)."""
+    """A helper returning the array it filled (the caller binds the finished array)."""
     yf = ode_solve(x, s)
     return yf[len(x) - 1]
 
