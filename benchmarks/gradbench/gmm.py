@@ -100,7 +100,7 @@ def log_wishart_prior_views(qdiags, sum_qs, l, gamma, m, log_gamma_d):
     return -out + k * c
 
 
-# The nearest rewrite srcad accepts: a written work array (`qdiags`) is passed whole with the row
+# The rows rewrite: a written work array (`qdiags`) is passed whole with the row
 # index, instead of as a row view.
 
 
@@ -364,12 +364,12 @@ EVAL = Eval(
     implementations=(
         _primal("loops"),
         _primal("vectorized"),
-        _srcad("python", "loops", refused="view of a written array"),
-        _srcad("numba", "loops", refused="view of a written array"),
+        _srcad("python", "loops"),
+        _srcad("numba", "loops"),
         _srcad("python", "loops-rows"),
         _srcad("numba", "loops-rows"),
         _srcad("python", "vectorized"),
-        _srcad("numba", "vectorized", refused="not supported in the numba backend"),
+        _srcad("numba", "vectorized"),
         Implementation("jacobian", "jax", "vectorized", _jax),
         Implementation("jacobian", "autograd", "vectorized", _autograd),
     ),

@@ -77,10 +77,11 @@ def check_array_statements(norm, types, active: set) -> None:
     """Refuse what whole-array differentiation does not handle yet, naming the line:
     `acc += x` on an active array (in place in NumPy: it writes every alias of `acc`), element
     writes into an active array that is also bound to expressions, a direct view of an array
-    whose elements are written. (An array argument rebound to an expression was renamed
+    whose elements are written after the view is made (an alias of a finished array, as
+    an inlined helper's returned local, is its value). (An array argument rebound to an expression was renamed
     before: transform/array_params.py.)"""
     bound = expression_bound(norm, types) & active
-    mutated = written_in_place(norm)
+    written_after = writes_after(norm)
     for stmt in norm.body:
         for node in gast.walk(stmt):
             if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
@@ -94,7 +95,8 @@ def check_array_statements(norm, types, active: set) -> None:
                 continue
             target = node.targets[0]
             viewed = viewed_array(norm, node.value)
-            if isinstance(target, gast.Name) and target.id in bound and viewed in mutated:
+            if isinstance(target, gast.Name) and target.id in bound \
+                    and viewed in written_after(node):
                 raise norm.parsed.error(node, "view of a written array", f"`{target.id}` is "
                                         f"a view of `{viewed}` (it shares its memory), and "
                                         f"the elements of `{viewed}` are written",
@@ -107,6 +109,45 @@ def check_array_statements(norm, types, active: set) -> None:
                                         "bound to whole-array expressions",
                                         hint="write the elements of an array made with "
                                         "np.zeros or .copy(), or compute it as a whole")
+
+
+def _element_writes(stmt) -> set:
+    """Arrays whose elements `stmt` itself (not its nested blocks) writes in place."""
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else \
+        [stmt.target] if isinstance(stmt, gast.AugAssign) else []
+    return {S.target_name(t) for t in targets
+            if isinstance(t, gast.Subscript) or isinstance(stmt, gast.AugAssign)} - {None}
+
+
+def writes_after(norm):
+    """`written_after(stmt)`: the arrays whose elements some statement may write after
+    `stmt` runs: a write later in the body, or anywhere in a loop around `stmt` (its next
+    iteration runs after it). A view made there could change under the reverse sweep."""
+    order = []  # (statement, the loops around it), in the order they are written
+
+    def block(stmts, loops):
+        for s in stmts:
+            order.append((s, loops))
+            inner = loops + (id(s),) if isinstance(s, (gast.For, gast.While)) else loops
+            for field in ("body", "orelse"):
+                sub = getattr(s, field, None)
+                if isinstance(sub, list):
+                    block(sub, inner)
+    block(norm.body, ())
+    position = {id(s): k for k, (s, _) in enumerate(order)}
+    writes = [_element_writes(s) for s, _ in order]
+
+    def written_after(stmt) -> set:
+        k = position.get(id(stmt))
+        if k is None:  # a statement outside the blocks walked: every write counts
+            return set().union(*writes)
+        loops = set(order[k][1])
+        out = set().union(*writes[k + 1:]) if k + 1 < len(order) else set()
+        for j in range(k):
+            if loops & set(order[j][1]):
+                out |= writes[j]
+        return out
+    return written_after
 
 
 _VIEW_CALLS = {"reshape", "ravel", "transpose", "squeeze", "expand_dims", "asarray"}

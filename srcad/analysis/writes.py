@@ -5,9 +5,10 @@ second name for the same array (`y = x`, a row or slice view `row = x[i]`, which
 `for row in x` becomes, or any other view NumPy makes without a copy: `x.T`, `x.reshape(...)`,
 `np.ravel(x)`, `np.asarray(x)`, as `viewed_array` recognises them) written through
 (`y[i] = ...`) changes `x` without srcad knowing, so the derivative would be silently wrong;
-such writes are refused. A second name bound once, by
-a top-level statement, after the last write to either name (`return s, r` inlined into a
-caller) reads the finished array and is allowed. The same alias classes give
+such writes are refused. A second name bound after the last write to either name (no later
+statement, and no statement of a loop around the binding, writes either: `return s, r`
+inlined into a caller, a row `qdiags[k]` of a finished array passed to a helper) reads the
+finished array and is allowed. The same alias classes give
 the arguments a function writes (`Compiled.written`), which the operators use to keep their
 promise that x and Constant contexts are left unchanged.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.array_bindings import viewed_array
+from srcad.analysis.array_bindings import viewed_array, writes_after
 from srcad.analysis.types import Array
 
 
@@ -56,12 +57,13 @@ def written_arguments(norm, types) -> frozenset:
     is written through either name is refused (see the module docstring), so an argument's
     own name is the only one its elements can be written through."""
     written = _written_names(norm.body, types)
-    for node, target, source, index in _bindings(norm, types):
-        # A binding that is itself a top-level statement runs once, after every write in the
-        # statements before it: only later writes can go through the second name (inlining
-        # `return s, r` binds the caller's result name to r after r is filled).
-        later = (_written_names(norm.body[index + 1:], types) if norm.body[index] is node
-                 else written)
+    written_after = writes_after(norm)
+    for node, target, source, _ in _bindings(norm, types):
+        # Only writes that may run after the binding go through the second name: a later
+        # statement, or any statement of a loop around the binding (inlining `return s, r`
+        # binds the caller's result name to r after r is filled; a helper's row argument
+        # `qdiags[k]` is read after the loop that filled `qdiags`).
+        later = written_after(node)
         if target in later or source in later:
             raise norm.parsed.error(
                 node, "array alias",

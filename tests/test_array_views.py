@@ -1,0 +1,138 @@
+"""Views and aliases of arrays whose elements the function writes: a view (`c = e[i]`, a row
+passed to a helper, the rows of `for row in e`, a helper's filled local returned to the
+caller) made after the last write to its array reads the finished values, and is
+differentiated as the subscript it is; a view that a later write (a later statement, or the
+next iteration of a loop around it) could change under the reverse sweep is refused with its
+line. Gradients are checked against hand-derived formulas, central differences and forward
+against reverse (check_grads)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import Const, Constant, Duplicated
+from srcad.errors import SrcadError
+from srcad.testing import check_grads
+
+RNG = np.random.default_rng(7)
+
+
+def dup(x):
+    return Duplicated(x, np.zeros_like(x))
+
+
+def _weighted_squares(x):
+    y = np.zeros(len(x))
+    for i in range(len(x)):
+        y[i] = x[i] * x[i] * (i + 1)
+    return y
+
+
+def ends_of_returned_array(x):
+    # the helper's filled local `y` becomes the caller's `y`: an alias of a finished array
+    y = _weighted_squares(x)
+    return y[len(x) - 1] + 3.0 * y[0]
+
+
+def test_an_array_a_helper_fills_and_returns_is_differentiated():
+    # f = n x_{n-1}^2 + 3 x_0^2: gradient (6 x_0, 0, ..., 2 n x_{n-1})
+    x = RNG.standard_normal(4)
+    expected = np.zeros(4)
+    expected[0], expected[3] = 6.0 * x[0], 8.0 * x[3]
+    for mode in ("reverse", "forward"):
+        np.testing.assert_allclose(srcad.gradient(ends_of_returned_array, x, mode=mode),
+                                   expected, rtol=1e-13)
+    check_grads(ends_of_returned_array, dup(x))
+
+
+def _row_dot(row, v):
+    s = 0.0
+    for j in range(len(v)):
+        s = s + row[j] * v[j]
+    return s
+
+
+def rows_of_a_filled_array(a, v):
+    """sum_i (e_i . v)^2 with e = exp(a): rows of the written `e` bound to a name, passed to
+    a helper, and iterated over."""
+    k, d = a.shape
+    e = np.zeros((k, d))
+    for i in range(k):
+        for j in range(d):
+            e[i, j] = math.exp(a[i, j])
+    total = 0.0
+    for i in range(k):
+        c = e[i]
+        total = total + 0.5 * _row_dot(c, v) * _row_dot(e[i], v)
+    for row in e:
+        total = total + 0.5 * _row_dot(row, v) ** 2
+    return total
+
+
+def rows_of_a_filled_array_in_v(v, a):
+    return rows_of_a_filled_array(a, v)
+
+
+def rows_of_a_filled_array_gradient(a, v):
+    e = np.exp(a)
+    ev = e @ v
+    return 2.0 * ev[:, None] * v[None, :] * e, 2.0 * e.T @ ev
+
+
+def test_rows_of_an_array_written_before_are_read_as_its_rows():
+    a, v = RNG.standard_normal((3, 2)), RNG.standard_normal(2)
+    ga, gv = rows_of_a_filled_array_gradient(a, v)
+    for mode in ("reverse", "forward"):
+        np.testing.assert_allclose(srcad.gradient(rows_of_a_filled_array, a, Constant(v),
+                                                  mode=mode), ga, rtol=1e-12)
+        np.testing.assert_allclose(srcad.gradient(rows_of_a_filled_array_in_v, v,
+                                                  Constant(a), mode=mode), gv, rtol=1e-12)
+    check_grads(rows_of_a_filled_array, dup(a), dup(v))
+    check_grads(rows_of_a_filled_array, dup(a), Const(v))  # mixed annotations
+    check_grads(rows_of_a_filled_array, Const(a), dup(v))
+
+
+def view_made_before_a_write(a):
+    # c is e's row i before its elements are written: NumPy's c sees the writes
+    k, d = a.shape
+    e = np.zeros((k, d))
+    total = 0.0
+    for i in range(k):
+        c = e[i]
+        for j in range(d):
+            e[i, j] = math.exp(a[i, j])
+        total = total + _row_dot(c, c)
+    return total
+
+
+def view_rebound_each_iteration(a):
+    # e is written in the loop around the view: the next iteration changes the old view
+    k, d = a.shape
+    e = np.zeros((k, d))
+    total = 0.0
+    for i in range(k):
+        for j in range(d):
+            e[i, j] = math.exp(a[i, j])
+        c = e[0]
+        total = total + _row_dot(c, c)
+    return total
+
+
+@pytest.mark.parametrize("f", [view_made_before_a_write, view_rebound_each_iteration])
+def test_a_view_a_later_write_can_change_is_still_refused(f):
+    a = np.ones((2, 2))
+    for mode in (srcad.Reverse, srcad.Forward):
+        with pytest.raises(SrcadError) as info:
+            srcad.autodiff(mode, f, dup(a.copy()))
+        assert "test_array_views.py" in str(info.value) and "`c`" in str(info.value)
+
+
+def test_rows_of_a_filled_array_on_numba():
+    # the same rows on the numba backend (reverse mode: the += adjoints are compiled)
+    pytest.importorskip("numba")
+    a, v = RNG.standard_normal((3, 2)), RNG.standard_normal(2)
+    ga, _ = rows_of_a_filled_array_gradient(a, v)
+    np.testing.assert_allclose(srcad.gradient(rows_of_a_filled_array, a, Constant(v),
+                                              backend="numba"), ga, rtol=1e-12)
