@@ -78,8 +78,8 @@ def check_array_statements(norm, types, active: set) -> None:
     `acc += x` on an active array (in place in NumPy: it writes every alias of `acc`), element
     writes into an active array that is also bound to expressions, a direct view of an array
     whose elements are written after the view is made (an alias of a finished array, as
-    an inlined helper's returned local, is its value). (An array argument rebound to an expression was renamed
-    before: transform/array_params.py.)"""
+    an inlined helper's returned local, is its value). (An array argument rebound to an
+    expression was renamed before: transform/array_params.py.)"""
     bound = expression_bound(norm, types) & active
     written_after = writes_after(norm)
     for stmt in norm.body:
