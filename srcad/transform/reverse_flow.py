@@ -20,6 +20,7 @@ from srcad.analysis.types import Array
 from srcad.transform.optimize import drop_repeated_reads
 from srcad.transform.reverse_slots import iterations_commute, straight
 from srcad.transform.simplify import simplify
+from srcad.transform.trip_bounds import fixed_span, resolved
 
 
 class ReverseControlFlow:
@@ -75,6 +76,9 @@ class ReverseControlFlow:
             loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + loop.body
             after += self._push(S.name(trips), "int")
             pops[:0] = self._pop(S.name(trips, store=True), "int")
+        for name, typ in sorted(frame.get("invariants", {}).items()):  # _taped_after_loop
+            after += self._push(S.name(name), typ)
+            pops[:0] = self._pop(S.name(name, store=True), typ)
         forward = [loop] if split is None else self.long_loops_split(loop, split, record)
         if frame["slots"] and iterations_commute(body_rev):
             return before + forward + after, [self._comment(original)] + pops \
@@ -91,11 +95,17 @@ class ReverseControlFlow:
         loop's trip count is fixed there (one check outside the hot loops), else reserved
         here, before the loop (`span`: its range, bounds saved before it if need be)."""
         parent = self.loop_frames[-1] if self.loop_frames else None
-        need = self._need(frame, original.iter)
         # the count handed up is read before the enclosing loop: every name in it (this loop's
-        # bounds and those its own nested loops handed up) must keep its value there
-        if parent is not None and parent["kind"] == "for" and not parent["checked"] \
-                and all(self._fixed_in(expr, parent["loop"]) for expr in need.values()):
+        # bounds, or a longer range's (trip_bounds.py), and those its own nested loops handed
+        # up) must keep its value there
+        need = None
+        if parent is not None and parent["kind"] == "for" and not parent["checked"]:
+            span = fixed_span(original.iter, [parent["loop"]], self.recording)
+            if span is not None:
+                need = {tape: resolved(expr, parent["loop"], self.recording)
+                        for tape, expr in self._need(frame, span).items()}
+        if need is not None and all(self._fixed_in(expr, parent["loop"])
+                                    for expr in need.values()):
             nested = parent.setdefault("nested", {})
             for tape, expr in need.items():
                 nested.setdefault(tape, []).append(expr)
@@ -142,7 +152,7 @@ class ReverseControlFlow:
                 if isinstance(stmt, gast.While):
                     return False
                 if isinstance(stmt, gast.For) and not (
-                        all(self._fixed_in(stmt.iter, a) for a in arounds)
+                        fixed_span(stmt.iter, arounds, self.recording) is not None
                         and fixed(stmt.body, arounds + [stmt])):
                     return False
                 if isinstance(stmt, gast.If) and not (fixed(stmt.body, arounds)

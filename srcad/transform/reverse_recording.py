@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.types import FLOAT, SHAPE, Array
+from srcad.analysis.types import FLOAT, INT, SHAPE, Array
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
 
@@ -70,6 +70,9 @@ class ReverseRecording:
                 pushes += push
                 pops.append(pop)
                 continue
+            if isinstance(expr, gast.Name) and self._taped_after_loop(expr.id):
+                self.taped.append(expr.id)
+                continue
             if isinstance(expr, gast.Name):
                 typ, value = self.types[expr.id], expr
                 if isinstance(typ, Array) and expr.id in self.written_in_place:
@@ -81,6 +84,36 @@ class ReverseRecording:
                 continue
             raise AssertionError(f"cannot record {gast.dump(expr)}")
         return pushes, [s for pop in reversed(pops) for s in pop], subst
+
+    def _taped_after_loop(self, name) -> bool:
+        """Record the number `name` once per run of the enclosing for loops that leave it
+        alone, instead of once per iteration: pushed after the outermost such loop, popped
+        back before its reverse loop (`for_loop` emits both, `frame["invariants"]`). The row of
+        det's expansion by minors went on the tape once per column: now once per minor.
+        Only where `name` is certainly bound when that loop ends (a parameter, or assigned at
+        the top level of a block the loop sits in, before it), so the push cannot fail where
+        the loop runs no iteration."""
+        if isinstance(self.types[name], Array) or self.types[name] not in (FLOAT, INT):
+            return False
+        chosen = None
+        for frame in reversed(self.loop_frames):
+            if frame["kind"] != "for" \
+                    or name in self.recording.subtree_binds(frame["loop"]):
+                break
+            chosen = frame
+        if chosen is None or not self._bound_before(name, chosen["loop"]):
+            return False
+        chosen.setdefault("invariants", {})[name] = self.types[name]
+        return True
+
+    def _bound_before(self, name, loop) -> bool:
+        if name in self.norm.params:
+            return True
+        for block, index, _ in self.recording.sites[id(loop)]:
+            if any(isinstance(stmt, gast.Assign) and name in S.bound_names(stmt)
+                   for stmt in block[:index]):
+                return True
+        return False
 
     def _tape_value(self, expr, typ, target, ndim: int = 0) -> tuple[list, list]:
         """(forward statements recording `expr`, reverse statements reading it into `target`):
