@@ -47,10 +47,14 @@ class ReverseCheckpoint:
 
     def checkpointed(self, loop) -> bool:
         """Is `loop` reversed through a checkpointing plan? Top-level range loops: all of them
-        with memory=, time-stepping ones (`_time_stepping`) without."""
+        with memory=, time-stepping ones (`_time_stepping`) without on the python backend."""
         if self.memory == 0 or not any(loop is s for s in self.norm.body):
             return False
-        if self.memory is None and not self._time_stepping(loop):
+        # the automatic budget: python backend only. On numba the plan would replace the
+        # reservations made once outside the hot loops and the slot records that make its
+        # reverse code fast (a data loop with work arrays, as gmm's, looks time-stepping)
+        if self.memory is None and (self.tapes.backend == "numba"
+                                    or not self._time_stepping(loop)):
             return False
         why = self._not_checkpointable(loop)
         if why:
