@@ -91,6 +91,8 @@ class _Products(gast.NodeTransformer):
             target = S.clone(node.target)
             target.ctx = gast.Load()  # a Name or a Subscript: its inner loads stay loads
             return gast.copy_location(S.expr_stmt(S.call("outer_add", target, *v.args)), node)
+        return node
+
     def visit_Attribute(self, node):
         self.generic_visit(node)
         if node.attr in _SLOGDET_PARTS and isinstance(node.value, gast.Call) \
