@@ -369,7 +369,7 @@ EVAL = Eval(
         _srcad("python", "loops-rows"),
         _srcad("numba", "loops-rows"),
         _srcad("python", "vectorized"),
-        _srcad("numba", "vectorized", refused="not supported in the numba backend"),
+        _srcad("numba", "vectorized"),
         Implementation("jacobian", "jax", "vectorized", _jax),
         Implementation("jacobian", "autograd", "vectorized", _autograd),
     ),

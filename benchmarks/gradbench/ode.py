@@ -211,7 +211,7 @@ EVAL = Eval(
         _srcad("numba", "loops"),
         _srcad("python", "loops-return", refused="view of a written array"),
         _srcad("python", "vectorized"),
-        _srcad("numba", "vectorized", refused="not supported in the numba backend"),
+        _srcad("numba", "vectorized"),
         Implementation("gradient", "jax", "vectorized", _jax),
         Implementation("gradient", "autograd", "vectorized", _autograd),
     ),
