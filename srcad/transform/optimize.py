@@ -181,8 +181,12 @@ def _is_array_reset(stmt, bar) -> bool:
             and stmt.targets[0].id == bar and isinstance(stmt.value, gast.Call)):
         return False
     text = S.unparse_expr(stmt.value)
-    return text == f"np.zeros_like({bar})" or (
-        text.startswith("np.zeros(") and bar.endswith("_bar") and len(stmt.value.args) == 1)
+    if text == f"np.zeros_like({bar})":
+        return True
+    shape = stmt.value.args[0] if len(stmt.value.args) == 1 else None
+    return text.startswith("np.zeros(") and (  # `v.shape`, or `v_shape` popped from a tape
+        (isinstance(shape, gast.Attribute) and shape.attr == "shape")
+        or (isinstance(shape, gast.Name) and "_shape" in shape.id))
 
 
 def _fresh(expr) -> bool:
