@@ -142,7 +142,7 @@ def build(func, request: Request) -> Compiled:
                                 _returns_float(norm, types))
     refuse_active_opaque_calls(norm, types, activity.varied)
     rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
-    check_array_statements(norm, types, activity.active)
+    check_array_statements(norm, types, activity.active, request.mode == "forward")
     refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
                       numba_supports(norm) if _numba_arrays(request) else None)
     refuse_local_row_writes(norm, types, activity.active, _array_code_unsupported(request)

@@ -381,6 +381,18 @@ def reshape_broadcast(x, b):
     return np.sum(np.tanh(x.reshape(2, 3) + b))
 
 
+def broadcasts_and_shape_values(x, b):
+    # np.broadcast_to to a written shape and to a shape value, a reshape to a shape value
+    y = np.broadcast_to(x, (3, 4)) * b
+    z = np.reshape(y, b.T.shape)
+    return np.sum(z * z) + np.sum(np.broadcast_to(x[0] * x[1], x.shape) * x)
+
+
+def test_broadcast_to_and_reshape_to_a_shape_value():
+    check_grads(broadcasts_and_shape_values, _annotated(_value((4,))),
+                _annotated(_value((3, 4))))
+
+
 def test_reshape_ravel_flatten():
     check_grads(reshapes, _annotated(_value((2, 3))), _weights((6, 1)))
 

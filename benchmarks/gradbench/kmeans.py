@@ -192,7 +192,7 @@ EVAL = Eval(
         _primal("vectorized"),
         _srcad("python", "loops"),
         _srcad("numba", "loops", refused="hvp and hessian differentiate"),
-        _srcad("python", "vectorized", refused="differentiating that code again"),
+        _srcad("python", "vectorized"),
         _srcad("numba", "vectorized", refused="hvp and hessian differentiate"),
         _srcad("numba", "loops", hvp_backend="python"),
         Implementation("dir", "jax", "vectorized", _jax),

@@ -20,7 +20,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.primitives import array_call
-from srcad.analysis.types import Array, Types, is_float_like, stack_call
+from srcad.analysis.types import Array, Stack, Types, is_float_like, stack_call
 from srcad.errors import ActivityError
 from srcad.rules import lookup_call
 from srcad.syntax import target_name
@@ -185,9 +185,23 @@ def analyse_activity(norm, types: Types, active_inputs: set, duplicated: set, co
                     hint=f"pass Duplicated({target}, d_{target}) (a zero shadow works for "
                     "scratch arrays)")
     active = {v for v in varied & useful if is_float_like(types[v]) or v == "<return>"}
+    _refuse_mixed_stacks(norm, types, varied)
     _refuse_unhandled_array_reads(norm, types, active, varied)
     _refuse_constructor_fills(norm, types, useful, varied)
     return Activity(varied, useful, active)
+
+
+def _refuse_mixed_stacks(norm, types, varied):
+    """A tape of generated reverse code that receives values carrying derivatives must carry
+    their tangents: refused when its entries are of different kinds (arrays of different
+    ranks, floats and arrays), whose tangents srcad does not stack."""
+    for target, reads, stmt in _edges(norm):
+        if isinstance(stmt, gast.Expr) and isinstance(types[target], Stack) \
+                and not is_float_like(types[target]) and (reads - {target}) & varied:
+            raise norm.parsed.error(stmt, "tape", f"the tape `{target}` holds values of "
+                                    "different kinds (floats and arrays, or arrays of "
+                                    "different ranks), and some carry derivatives",
+                                    hint="use gradient or jacobian of this program")
 
 
 def _refuse_unhandled_array_reads(norm, types, active, varied):

@@ -73,19 +73,25 @@ def written_in_place(norm) -> set:
     return out
 
 
-def check_array_statements(norm, types, active: set) -> None:
+def check_array_statements(norm, types, active: set, forward: bool = False) -> None:
     """Refuse what whole-array differentiation does not handle yet, naming the line:
     `acc += x` on an active array (in place in NumPy: it writes every alias of `acc`), element
     writes into an active array that is also bound to expressions, a direct view of an array
     whose elements are written after the view is made (an alias of a finished array, as
     an inlined helper's returned local, is its value). (An array argument rebound to an
-    expression was renamed before: transform/array_params.py.)"""
+    expression was renamed before: transform/array_params.py.) In forward mode, `p += x` and
+    `p -= x` on an array argument that no other name shares and nothing rebinds (the
+    `w_bar += ...` of srcad's own reverse code, which hessian and hvp differentiate again) are
+    kept: the tangent is updated in place beside the value, in the caller's tangent array."""
     bound = expression_bound(norm, types) & active
     written_after = writes_after(norm)
+    updated_in_place = _unshared_argument_updates(norm) if forward else set()
     for stmt in norm.body:
         for node in gast.walk(stmt):
             if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
-                    and node.target.id in active and isinstance(types[node.target.id], Array):
+                    and node.target.id in active and isinstance(types[node.target.id], Array) \
+                    and not (node.target.id in updated_in_place
+                             and isinstance(node.op, (gast.Add, gast.Sub))):
                 name = node.target.id
                 raise norm.parsed.error(node, "augmented assignment to an array",
                                         f"`{name} {_op(node.op)}= ...` updates the array "
@@ -305,3 +311,19 @@ def rebound_allocations(norm, types) -> set:
                     block(sub, in_loop or isinstance(stmt, (gast.For, gast.While)))
     block(norm.body, False)
     return out - set(norm.params)
+
+
+def _unshared_argument_updates(norm) -> set:
+    """Array arguments only ever updated with `p += x` / `p -= x`: never bound in the body,
+    never bound to another name, never viewed (`q = p`, `q = p[1:]`, `q = p.T`)."""
+    bound, shared = set(), set()
+    for stmt in norm.body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Assign):
+                bound |= {n.id for t in node.targets for n in gast.walk(t)
+                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+                shared |= {n.id for n in gast.walk(node.value) if isinstance(n, gast.Name)
+                           and viewed_array(norm, node.value) == n.id}
+                if isinstance(node.value, gast.Name):
+                    shared.add(node.value.id)
+    return {p for p in norm.params if p not in bound and p not in shared}

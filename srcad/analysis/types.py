@@ -20,6 +20,7 @@ import numpy as np
 
 from srcad import syntax as S
 from srcad.analysis.primitives import array_call, select_rule
+from srcad.analysis.shape_lengths import operand_ranks
 from srcad.errors import SrcadError, UnsupportedCallError
 from srcad.rules import lookup_call
 from srcad.rules.table import ELEMENTWISE, SCALAR
@@ -78,8 +79,9 @@ def join(a, b):
 
 
 def is_float_like(t) -> bool:
+    """A float, a float array, or a stack (a tape of generated reverse code) of either."""
     return t == FLOAT or (isinstance(t, Array) and t.is_float) or \
-        (isinstance(t, Stack) and t.element == FLOAT)
+        (isinstance(t, Stack) and is_differentiable(t.element))
 
 
 def is_differentiable(t) -> bool:
@@ -340,8 +342,8 @@ class Types:
 
     def _Subscript(self, e):
         base = self.of(e.value)
-        if base == SHAPE:
-            return INT
+        if base == SHAPE:  # `x.shape[0]` is an int, `x.shape[:1]` a shape
+            return SHAPE if isinstance(e.slice, gast.Slice) else INT
         if base == RANGE:
             return RANGE
         if isinstance(base, Array):
@@ -413,7 +415,7 @@ class Types:
             return INT if t == BOOL else t
         if info.result == "array":
             return self._constructed(info, e)
-        return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE,
+        return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE, "shape": SHAPE,
                 "other": OTHER}[info.result]
 
     def _array_call(self, e, call):
@@ -422,9 +424,11 @@ class Types:
         operands = [self.of(o) for o in call.operands]
         if any(t is None for t in operands):
             return None  # not yet known in this fixpoint round
-        ranks = [t.ndim if isinstance(t, Array) else 0 for t in operands]
+        ranks = operand_ranks(self.norm, self.of, call.operands)  # a shape: its length
         rule = select_rule(self.norm, e, call, ranks)  # refuses what has no rule, by name
-        if any(t not in NUMERIC and not isinstance(t, Array) for t in operands):
+        if any(t not in NUMERIC and not isinstance(t, Array) and not (
+                p is None and (t == SHAPE or isinstance(o, gast.Tuple)))  # a shape operand
+               for t, p, o in zip(operands, rule.partials, call.operands)):
             return OTHER
         rank = max(ranks) if rule.elementwise else rule.rank
         return Array(rank, True) if rank > 0 else FLOAT

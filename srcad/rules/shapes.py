@@ -9,6 +9,12 @@ one axis) is made of operands without derivative (`n0`, `n1`, ...).
 | np.ravel(x), x.flatten()| np.ravel(g)                | np.reshape(g, x.shape)  |
 | np.expand_dims(x, 1)    | np.expand_dims(g, 1)       | np.reshape(g, x.shape)  |
 | np.squeeze(x, axis=0)   | np.squeeze(g, axis=0)      | np.reshape(g, x.shape)  |
+| np.broadcast_to(x, s)   | np.broadcast_to(g, s)      | unbroadcast(g, x.shape) |
+| unbroadcast(x, s)       | unbroadcast(g, s)          | np.broadcast_to(g, x.shape) |
+
+`unbroadcast` (srcad/array_runtime.py) and `np.broadcast_to` are what srcad's own array
+adjoints call: their rules let hessian and hvp differentiate that code again. Their rank is
+the length of the shape `s` (analysis/shape_lengths.py), which the code must show.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ def reshape(ranks, keywords):
     count = len(ranks) - 1
     if count == 0:
         raise SrcadError("reshape without a shape", construct="reshape")
+    if count == 1 and ranks[1] != 0:  # np.reshape(g, x.shape): a shape value of that length
+        return Rule("reshape", ("x", "s"), (_BACK, None), "float", ("np.reshape(g, s)", None),
+                    False, "reshaped(x_shape, s)", _shape_rank(ranks, "reshape"))
     sizes = [f"n{k}" for k in range(count)]
     shape = "(" + ", ".join(sizes) + ("," if count == 1 else "") + ")"
     return Rule("reshape", ("x",) + tuple(sizes), (_BACK,) + (None,) * count, "float",
@@ -57,3 +66,24 @@ def squeeze(ranks, keywords):
     a = _axis(keywords, ranks[0], "squeeze")
     return Rule("squeeze", ("x",), (_BACK,), "float", (f"np.squeeze(g, axis={a})",), False,
                 f"x_shape[:{a}] + x_shape[{a + 1}:]", ranks[0] - 1)
+
+
+def _shape_rank(ranks, name) -> int:
+    if ranks[1] is None:
+        raise SrcadError(f"the length of the shape `{name}` broadcasts to is not known from "
+                         "the code (a shape taken from a tape or a variable)", construct=name,
+                         hint="use gradient or jacobian of this program")
+    return ranks[1]
+
+
+def broadcast_to(ranks, keywords):
+    """np.broadcast_to(x, s): linear; the adjoint sums the broadcast axes back."""
+    return Rule("broadcast_to", ("x", "s"), ("unbroadcast(g, x_shape)", None), "float",
+                ("np.broadcast_to(g, s)", None), False, "s", _shape_rank(ranks, "broadcast_to"))
+
+
+def unbroadcast(ranks, keywords):
+    """unbroadcast(x, s), srcad's sum of x down to the shape s: linear; the adjoint broadcasts
+    the seed back up."""
+    return Rule("unbroadcast", ("x", "s"), ("np.broadcast_to(g, x_shape)", None), "float",
+                ("unbroadcast(g, s)", None), False, "s", _shape_rank(ranks, "unbroadcast"))

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad import rules as _r
-from srcad.array_runtime import cholesky_adjoint, cholesky_tangent, diagonal_adjoint, unbroadcast
+from srcad.array_runtime import cholesky_adjoint, cholesky_tangent, diagonal_adjoint
+from srcad.array_runtime import unbroadcast as unbroadcast_function
 from srcad.errors import SrcadError
 from srcad.rules.building import at_least, concatenate, hstack, stack, vstack
 from srcad.rules.decompositions import (
@@ -35,7 +36,7 @@ from srcad.rules.decompositions import (
 from srcad.rules.elementwise import elementwise, operator
 from srcad.rules.linalg import inner, matmul, outer, trace, transpose
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
-from srcad.rules.shapes import expand_dims, ravel, reshape, squeeze
+from srcad.rules.shapes import broadcast_to, expand_dims, ravel, reshape, squeeze, unbroadcast
 
 _RULES_BY_NAME = {
     # math, numpy scalar functions
@@ -154,10 +155,13 @@ def _build() -> dict[int, CallInfo]:
     add(np.ravel, CallInfo("ravel", None, "float", select=ravel))
     for fn, select in ((np.expand_dims, expand_dims), (np.squeeze, squeeze)):
         add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=("axis",)))
-    # what srcad's generated array code calls: known, so that differentiating that code again
-    # (hessian, hvp) is refused by name instead of inlining NumPy's own Python
-    for fn in (unbroadcast, np.broadcast_to, np.broadcast_shapes, diagonal_adjoint,
-               cholesky_tangent, cholesky_adjoint):
+    # what srcad's generated array code calls, differentiated again by hessian and hvp:
+    # broadcasts and their sums have rules, a shape has no derivative, and the rest is
+    # refused by name instead of inlining NumPy's own Python
+    add(unbroadcast_function, CallInfo("unbroadcast", None, "float", select=unbroadcast))
+    add(np.broadcast_to, CallInfo("broadcast_to", None, "float", select=broadcast_to))
+    add(np.broadcast_shapes, CallInfo("broadcast_shapes", None, "shape", arrays=ANY))
+    for fn in (diagonal_adjoint, cholesky_tangent, cholesky_adjoint):
         add(fn, CallInfo(fn.__name__, None, "float", select=_not_yet(fn.__name__)))
     add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same", arrays=ELEMENTWISE))
     add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
@@ -195,9 +199,9 @@ def _build() -> dict[int, CallInfo]:
 def _not_yet(name):
     def select(ranks, keywords):
         raise SrcadError(f"`{name}` has no derivative rule yet (srcad's generated array code "
-                         "calls it: differentiating that code again, as hessian and hvp do, "
-                         "is not supported for array programs yet)", construct="call",
-                         hint="use gradient or jacobian of array programs")
+                         "calls it: hessian and hvp, which differentiate that code again, "
+                         "do not go through it yet)", construct="call",
+                         hint="use gradient or jacobian of this program")
     return select
 
 

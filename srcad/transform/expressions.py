@@ -13,6 +13,7 @@ import gast
 from srcad import rules as R
 from srcad import syntax as S
 from srcad.analysis.primitives import array_call, select_rule
+from srcad.analysis.shape_lengths import operand_ranks
 from srcad.transform.broadcasting import Broadcasting
 from srcad.transform.inline import resolve_callee
 from srcad.transform.simplify import simplify
@@ -53,8 +54,7 @@ class ExpressionDiff:
         call = array_call(self.norm, node) \
             if isinstance(node, (gast.Call, gast.BinOp, gast.Attribute)) else None
         if call is not None:
-            rule = select_rule(self.norm, node, call,
-                               [self.shapes.rank(o) for o in call.operands])
+            rule = select_rule(self.norm, node, call, self._ranks(call.operands))
             if len(call.operands) != len(rule.operands):
                 raise self.norm.parsed.error(node, "call", f"{call.info.name} takes "
                                              f"{len(rule.operands)} arguments here")
@@ -77,6 +77,11 @@ class ExpressionDiff:
                                                  f"{len(info.rule.operands)} arguments here")
                 return info.rule, list(node.args)
         return None
+
+    def _ranks(self, operands) -> list:
+        if self.types is None:
+            return [0] * len(operands)
+        return operand_ranks(self.norm, self.types.of, operands)
 
     def is_active(self, node) -> bool:
         if isinstance(node, (gast.Name, gast.Subscript)):

@@ -207,7 +207,9 @@ class ForwardTransform(StackTangents):
         if isinstance(value, gast.List) or (stack_call(value) and stack_call(value)[0]
                                              in self.active):
             return self.stack_assign(stmt, target, value)
+        in_place = op is not None and tname in self.norm.params  # `p += x`, checked before
         if isinstance(self.types[tname], Array) and isinstance(target, gast.Name) \
+                and not in_place \
                 and (tname not in self.expression_arrays or is_allocation(self.norm, value)):
             return self.array_binding(stmt, target, value)
         if tname not in self.active:

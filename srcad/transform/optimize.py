@@ -175,9 +175,18 @@ def assign_after_reset(rev: list, bar: str) -> list:
 
 
 def _is_array_reset(stmt, bar) -> bool:
-    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
-        and stmt.targets[0].id == bar and isinstance(stmt.value, gast.Call) \
-        and S.unparse_expr(stmt.value) == f"np.zeros_like({bar})"
+    """`bar = np.zeros_like(bar)`, or `bar = np.zeros(shape)` (the reset to the shape of the
+    value a rebinding replaced, transform/reverse.py)."""
+    if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+            and stmt.targets[0].id == bar and isinstance(stmt.value, gast.Call)):
+        return False
+    text = S.unparse_expr(stmt.value)
+    if text == f"np.zeros_like({bar})":
+        return True
+    shape = stmt.value.args[0] if len(stmt.value.args) == 1 else None
+    return text.startswith("np.zeros(") and (  # `v.shape`, or `v_shape` popped from a tape
+        (isinstance(shape, gast.Attribute) and shape.attr == "shape")
+        or (isinstance(shape, gast.Name) and "_shape" in shape.id))
 
 
 def _fresh(expr) -> bool:

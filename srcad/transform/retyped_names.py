@@ -6,22 +6,40 @@ fresh name (`x_1 = np.sum(x)`, `x_2 = x_1 * x_1`, `return x_2`), and the reads a
 the new name: single assignment for straight-line code, the same program. A name of two
 kinds that is bound inside a loop or a branch keeps its refusal (which binding a read sees
 would depend on the path taken).
+
+An array name rebound at the top level (`h = x; h = np.tanh(W @ h + b); h = V @ h`) gets
+one name per binding too, whatever its types: each binding may have its own shape, and its
+tangent and adjoint must have that binding's shape (one adjoint array shared by the
+bindings of a name would receive the adjoint of a (3,) value into the (4,) array of the
+next one). An array name rebound inside a loop or a branch keeps one name; reverse mode
+then resets its adjoint to the shape of the value the binding replaced (transform/reverse.py).
 """
 
 from __future__ import annotations
 
 import gast
 
-from srcad.analysis.types import Types
+from srcad.analysis.types import Array, Types
 
 
 def split_retyped_names(norm, arg_types: dict) -> None:
     """Rename, in `norm.body`, each top-level rebinding of a name bound both to an array and
     to a number (arguments count as the first binding)."""
-    mixed = Types(norm, arg_types, check=False).mixed
-    for name in sorted(mixed):
+    types = Types(norm, arg_types, check=False)
+    for name in sorted(types.mixed):
         if _only_top_level_bindings(norm.body, name):
             _rename_bindings(norm, name)
+    for name in sorted(n for n, t in types.env.items()
+                       if isinstance(t, Array) and n not in types.mixed):
+        if _rebinding_count(norm, name) > 1 and _only_top_level_bindings(norm.body, name):
+            _rename_bindings(norm, name)
+
+
+def _rebinding_count(norm, name) -> int:
+    """Plain bindings `name = e` of the body, the argument counting as one."""
+    return (name in norm.params) + sum(
+        1 for stmt in norm.body for n in gast.walk(stmt)
+        if isinstance(n, gast.Assign) and _binds(n, name))
 
 
 def _binds(node, name) -> bool:

@@ -85,12 +85,16 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                     and is_differentiable(self.types.of(node)))
         return False
 
-    def _zero(self, target, subst=None):
+    def _zero(self, target, subst=None, old_shape=None):
         """`v_bar = 0.0`; for an array, a new zero array (docs/arrays.md: an array adjoint
-        owns its array, and the old one may still be read as a seed). A taped index (`subst`)
-        is read from its taped copy, as in `_adjoint_ref`."""
+        owns its array, and the old one may still be read as a seed), of the replaced
+        value's shape where a rebinding may change it (`old_shape`, read as recorded). A
+        taped index (`subst`) is read from its taped copy, as in `_adjoint_ref`."""
         ref = self._adjoint_ref(target, subst)
         if isinstance(target, gast.Name) and isinstance(self.types[target.id], Array):
+            if old_shape is not None:
+                shape = (subst or {}).get(gast.dump(old_shape), old_shape)
+                return S.assign(ref, S.call("np.zeros", S.clone(shape)))
             return S.assign(ref, S.call("np.zeros_like", S.clone(ref)))
         return S.assign(ref, S.const(0.0))
 
@@ -245,6 +249,9 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             leaves = index_leaves(target.slice) + leaves
         if slice_write:
             leaves += [r for r in diff.shapes.shape_reads(value) if isinstance(r, gast.Attribute)]
+        old_shape = self._replaced_shape(stmt, target, op)
+        if old_shape is not None:
+            leaves.append(old_shape)
         pushes, pops, subst = self._record(leaves, stmt)
         diff = self._diff(subst)
         seed_read = self._adjoint_ref(target, subst)
@@ -268,7 +275,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             return pushes + primal, rev
         expr = full if full is not None else value
         if not diff.is_active(expr):
-            rev.append(self._zero(target))
+            rev.append(self._zero(target, subst, old_shape))
             return pushes + [stmt], rev
         primal, prepared = self._with_taped_calls(stmt, diff, expr, value, subst, rev)
         if _reads_target(expr, tname) or isinstance(target, gast.Subscript):
@@ -276,7 +283,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                                  else "g")
             # a slice of the adjoint is a view: copied before the slice is zeroed
             rev.append(S.assign(S.name(g), _copied(seed_read) if slice_write else seed_read))
-            rev.append(self._zero(target, subst))
+            rev.append(self._zero(target, subst, old_shape))
             seed = diff.fit_seed(expr, S.name(g), prepared) if slice_write else S.name(g)
             rev += diff.adjoint(expr, seed, accumulate, prepared)
             if tname in self.expression_arrays and isinstance(target, gast.Name):
@@ -285,8 +292,31 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             if prepared is None:
                 prepared = self._replay_with_intermediates(stmt, diff, expr, tname)
             rev += diff.adjoint(expr, seed_read, accumulate, prepared)
-            rev.append(self._zero(target, subst))
+            rev.append(self._zero(target, subst, old_shape))
         return pushes + primal, rev
+
+    def _replaced_shape(self, stmt, target, op):
+        """`v.shape` before `v = e` rebinds an array name that a loop or a branch rebinds
+        (top-level rebindings have a name each, transform/retyped_names.py): the adjoint of
+        the value replaced is reset to zeros of its own shape, which may differ from the new
+        value's (`h = h[1:] * h[:-1]` in a loop). None for other statements and for the
+        first binding of the name (there is no old value)."""
+        if op is not None or not isinstance(target, gast.Name):
+            return None
+        name = target.id
+        if name not in self.expression_arrays or self.recording.bind_count.get(name, 0) < 2 \
+                or self.recording.def_site.get(name) is None or self._first_binding(stmt, name):
+            return None
+        return gast.Attribute(value=S.name(name), attr="shape", ctx=gast.Load())
+
+    def _first_binding(self, stmt, name) -> bool:
+        if name in self.norm.params:
+            return False
+        for node in (n for top in self.norm.body for n in gast.walk(top)):
+            if isinstance(node, gast.Assign) and name in S.stored_names(node) \
+                    and isinstance(node.targets[0], gast.Name):
+                return node is stmt
+        return False
 
     def _with_taped_calls(self, stmt, diff, expr, value, subst, rev):
         """(forward statements, prepared intermediates or None) of `stmt`; with taped calls

@@ -1,0 +1,82 @@
+"""The length of a shape value, where the code shows it: the rank of the arrays of that shape.
+
+srcad's generated array code names shapes (`X.shape[:1]`, `np.broadcast_shapes(y.shape,
+z.shape)`, `x_shape[:1] + (1,) + x_shape[1:]`) and calls `unbroadcast(g, shape)` and
+`np.broadcast_to(g, shape)`; differentiating that code again (hessian, hvp) needs the rank of
+their results, which is the length of the shape. Shapes stay run-time values: only their
+length is read here, from `x.shape` of an array of known rank, constant slices of it, tuples
+written out, `+` of shapes, `np.broadcast_shapes` (the longest) and names bound to one of
+these (every binding the same length). Anything else has no known length (None).
+
+>>> import numpy as np
+>>> len(np.broadcast_shapes((3,), (2, 1))) == max(1, 2)
+True
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from srcad.transform.inline import resolve_callee
+
+SHAPE = "shape"  # the type analysis's name for a shape value (analysis/types.py)
+
+
+def operand_ranks(norm, type_of, operands) -> list:
+    """The ranks `select` picks a rule with: an array's rank, 0 for a number, and for a
+    shape value (`unbroadcast(g, x.shape)`) its length, the rank of the arrays of that
+    shape (None when the code does not show it)."""
+    ranks = []
+    for o in operands:
+        t = type_of(o)
+        if t == SHAPE or isinstance(o, gast.Tuple):
+            ranks.append(shape_length(norm, type_of, o))
+        else:
+            ranks.append(getattr(t, "ndim", 0))
+    return ranks
+
+
+def shape_length(norm, type_of, node, _seen=None) -> int | None:
+    """The number of entries of the shape `node` evaluates to, or None when unknown."""
+    seen = _seen or set()
+    if isinstance(node, gast.Tuple):
+        if any(isinstance(e, gast.Starred) for e in node.elts):
+            return None
+        return len(node.elts)
+    if isinstance(node, gast.Attribute) and node.attr == "shape":
+        return getattr(type_of(node.value), "ndim", None)
+    if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):
+        base = shape_length(norm, type_of, node.value, seen)
+        bounds = [_constant(b) for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+        if base is None or any(b is False for b in bounds):
+            return None
+        return len(range(base)[slice(*bounds)])
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+        left = shape_length(norm, type_of, node.left, seen)
+        right = shape_length(norm, type_of, node.right, seen)
+        return None if left is None or right is None else left + right
+    if isinstance(node, gast.Call) and resolve_callee(norm.parsed, node.func,
+                                                      norm.extra_names) is np.broadcast_shapes:
+        lengths = [shape_length(norm, type_of, a, seen) for a in node.args]
+        return None if not lengths or None in lengths else max(lengths)
+    if isinstance(node, gast.Name) and node.id not in seen and node.id not in norm.params:
+        seen = seen | {node.id}
+        values = [n.value for stmt in norm.body for n in gast.walk(stmt)
+                  if isinstance(n, gast.Assign) and len(n.targets) == 1
+                  and isinstance(n.targets[0], gast.Name) and n.targets[0].id == node.id]
+        lengths = {shape_length(norm, type_of, v, seen) for v in values}
+        return lengths.pop() if len(lengths) == 1 else None
+    return None
+
+
+def _constant(bound):
+    """A slice bound as an int (None when absent), or False when it is not a literal."""
+    if bound is None:
+        return None
+    if isinstance(bound, gast.Constant) and isinstance(bound.value, int):
+        return bound.value
+    if isinstance(bound, gast.UnaryOp) and isinstance(bound.op, gast.USub) \
+            and isinstance(bound.operand, gast.Constant) and isinstance(bound.operand.value, int):
+        return -bound.operand.value
+    return False
