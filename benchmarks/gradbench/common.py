@@ -224,3 +224,60 @@ def autograd_or_unavailable():
         return autograd
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise Unavailable("autograd is not installed") from exc
+
+
+def primal_implementation(function_name: str, form: str, function, arguments) -> Implementation:
+    """The plain-Python `function` itself, timed; `arguments(problem)` is its argument tuple."""
+
+    def build(problem):
+        args = arguments(problem)
+        return lambda: function(*args)
+
+    return Implementation(function_name, "primal", form, build)
+
+
+def srcad_implementation(function_name: str, form: str, function, backend: str, arguments,
+                         refused: str | None = None) -> Implementation:
+    """srcad's reverse-mode gradient of `function` on `backend` (`srcad_gradient`);
+    `arguments(problem)` is (the arrays differentiated, the constants)."""
+
+    def build(problem):
+        arrays, constants = arguments(problem)
+        return srcad_gradient(function, arrays, constants, backend)
+
+    return Implementation(function_name, f"srcad-{backend}", form, build, refused)
+
+
+def jax_timed(jax, function, array) -> Callable[[], np.ndarray]:
+    """A zero-argument callable running the jitted `function` on `array` (put on the device
+    here) and returning a NumPy array; the one call here compiles it, outside the timing."""
+    on_device = jax.device_put(array)
+    function(on_device).block_until_ready()
+    return lambda: np.asarray(function(on_device).block_until_ready())
+
+
+def jax_references(make_functions):
+    """(reference objective, reference gradient, JAX build) of a port whose references are
+    JAX's: `make_functions(problem)` -> (jax, jitted objective, jitted gradient with respect to
+    every array of `problem.independent`), made once per problem and kept on it."""
+
+    def functions(problem):
+        if getattr(problem, "jax_functions", None) is None:
+            problem.jax_functions = make_functions(problem)
+        return problem.jax_functions
+
+    def reference_objective(problem):
+        _, objective, _ = functions(problem)
+        return float(objective(*problem.independent))
+
+    def reference_gradient(problem):
+        _, _, gradient = functions(problem)
+        return tuple(np.asarray(a) for a in gradient(*problem.independent))
+
+    def build(problem):
+        jax, _, gradient = functions(problem)
+        args = tuple(jax.device_put(a) for a in problem.independent)
+        jax.block_until_ready(gradient(*args))
+        return lambda: tuple(np.asarray(a) for a in jax.block_until_ready(gradient(*args)))
+
+    return reference_objective, reference_gradient, build

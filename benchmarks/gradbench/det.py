@@ -19,7 +19,9 @@ from .common import (
     autograd_or_unavailable,
     gradient_error,
     jax_or_unavailable,
-    srcad_gradient,
+    jax_timed,
+    primal_implementation,
+    srcad_implementation,
 )
 
 
@@ -127,14 +129,12 @@ FORMS = {"loops": det_loops, "recursive": det_recursive}
 
 
 def _primal(form):
-    return Implementation("primal", "primal", form, lambda p: lambda: FORMS[form](p.a, p.ell))
+    return primal_implementation("primal", form, FORMS[form], lambda p: (p.a, p.ell))
 
 
 def _srcad(backend, form, refused=None):
-    def build(p):
-        return srcad_gradient(FORMS[form], (p.a,), (p.ell,), backend)
-
-    return Implementation("gradient", f"srcad-{backend}", form, build, refused)
+    return srcad_implementation("gradient", form, FORMS[form], backend,
+                                lambda p: ((p.a,), (p.ell,)), refused)
 
 
 def _jax(p):
@@ -143,9 +143,7 @@ def _jax(p):
 
     tables = level_tables(p.ell)
     g = jax.jit(jax.grad(lambda a: det_levels(jnp, a, p.ell, tables)))
-    a = jax.device_put(p.a)
-    g(a).block_until_ready()
-    return lambda: np.asarray(g(a).block_until_ready())
+    return jax_timed(jax, g, p.a)
 
 
 def _autograd(p):

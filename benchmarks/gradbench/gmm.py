@@ -18,7 +18,9 @@ from .common import (
     autograd_or_unavailable,
     gradient_error,
     jax_or_unavailable,
-    srcad_gradient,
+    jax_references,
+    primal_implementation,
+    srcad_implementation,
 )
 
 
@@ -235,13 +237,6 @@ def generate(d, k, n, m=0, gamma=1.0, seed=31337):
     }
 
 
-def _jax_functions(p):
-    """JAX's objective and gradient for problem p, made (and jitted) once per problem."""
-    if getattr(p, "jax_functions", None) is None:
-        p.jax_functions = _make_jax_functions(p)
-    return p.jax_functions
-
-
 def _make_jax_functions(p):
     jax = jax_or_unavailable()
     import jax.numpy as jnp
@@ -269,21 +264,8 @@ def _make_jax_functions(p):
     return jax, jax.jit(objective), jax.jit(jax.grad(objective, argnums=(0, 1, 2, 3)))
 
 
-def reference_objective(p):
-    _, f, _ = _jax_functions(p)
-    return float(f(*p.independent))
-
-
-def reference_jacobian(p):
-    _, _, g = _jax_functions(p)
-    return tuple(np.asarray(a) for a in g(*p.independent))
-
-
-def _jax(p):
-    jax, _, g = _jax_functions(p)
-    args = tuple(jax.device_put(a) for a in p.independent)
-    jax.block_until_ready(g(*args))
-    return lambda: tuple(np.asarray(a) for a in jax.block_until_ready(g(*args)))
+# JAX's objective and gradient, made (and jitted) once per problem
+reference_objective, reference_jacobian, _jax = jax_references(_make_jax_functions)
 
 
 def _autograd(p):
@@ -327,18 +309,13 @@ def _constants(p, form):
 
 
 def _primal(form):
-    def build(p):
-        f, constants = FORMS[form][0], _constants(p, form)
-        return lambda: f(*p.independent, *constants)
-
-    return Implementation("objective", "primal", form, build)
+    return primal_implementation("objective", form, FORMS[form][0],
+                                 lambda p: (*p.independent, *_constants(p, form)))
 
 
 def _srcad(backend, form, refused=None):
-    def build(p):
-        return srcad_gradient(FORMS[form][0], p.independent, _constants(p, form), backend)
-
-    return Implementation("jacobian", f"srcad-{backend}", form, build, refused)
+    return srcad_implementation("jacobian", form, FORMS[form][0], backend,
+                                lambda p: (p.independent, _constants(p, form)), refused)
 
 
 def jacobian_json(grads):

@@ -21,6 +21,7 @@ from .common import (
     central_differences,
     flatten,
     jax_or_unavailable,
+    jax_timed,
 )
 
 
@@ -154,9 +155,7 @@ def _jax(p):
         j, h = jax.jvp(jax.grad(cost), (c,), (jnp.ones_like(c),))
         return j / h
 
-    c = jax.device_put(p.centroids)
-    direction(c).block_until_ready()
-    return lambda: np.asarray(direction(c).block_until_ready())
+    return jax_timed(jax, direction, p.centroids)
 
 
 def _autograd(p):

@@ -14,7 +14,9 @@ from .common import (
     autograd_or_unavailable,
     gradient_error,
     jax_or_unavailable,
-    srcad_gradient,
+    jax_timed,
+    primal_implementation,
+    srcad_implementation,
 )
 
 
@@ -81,14 +83,12 @@ FORMS = {"loops": llsq_loops, "vectorized": llsq_vectorized}
 
 
 def _primal(form):
-    return Implementation("primal", "primal", form, lambda p: lambda: FORMS[form](p.x, p.n))
+    return primal_implementation("primal", form, FORMS[form], lambda p: (p.x, p.n))
 
 
 def _srcad(backend, form, refused=None):
-    def build(p):
-        return srcad_gradient(FORMS[form], (p.x,), (p.n,), backend)
-
-    return Implementation("gradient", f"srcad-{backend}", form, build, refused)
+    return srcad_implementation("gradient", form, FORMS[form], backend,
+                                lambda p: ((p.x,), (p.n,)), refused)
 
 
 def _jax(p):
@@ -104,9 +104,7 @@ def _jax(p):
         return jnp.sum(r * r) / 2.0
 
     g = jax.jit(jax.grad(f))
-    x = jax.device_put(p.x)
-    g(x).block_until_ready()
-    return lambda: np.asarray(g(x).block_until_ready())
+    return jax_timed(jax, g, p.x)
 
 
 def _autograd(p):

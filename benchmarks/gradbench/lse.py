@@ -15,7 +15,9 @@ from .common import (
     autograd_or_unavailable,
     gradient_error,
     jax_or_unavailable,
-    srcad_gradient,
+    jax_timed,
+    primal_implementation,
+    srcad_implementation,
 )
 
 
@@ -54,22 +56,16 @@ def reference_primal(x):
     return float(np.log(np.sum(np.exp(x - a))) + a)
 
 
+FORMS = {"loops": lse_loops, "vectorized": lse_vectorized}
+
+
 def _primal(form):
-    f = lse_loops if form == "loops" else lse_vectorized
-
-    def build(x):
-        return lambda: f(x)
-
-    return Implementation("primal", "primal", form, build)
+    return primal_implementation("primal", form, FORMS[form], lambda x: (x,))
 
 
 def _srcad(backend, form, refused=None):
-    f = lse_loops if form == "loops" else lse_vectorized
-
-    def build(x):
-        return srcad_gradient(f, (x,), (), backend)
-
-    return Implementation("gradient", f"srcad-{backend}", form, build, refused)
+    return srcad_implementation("gradient", form, FORMS[form], backend,
+                                lambda x: ((x,), ()), refused)
 
 
 def _jax(x):
@@ -81,9 +77,7 @@ def _jax(x):
         return jnp.log(jnp.sum(jnp.exp(v - a))) + a
 
     g = jax.jit(jax.grad(f))
-    xj = jax.device_put(x)
-    g(xj).block_until_ready()
-    return lambda: np.asarray(g(xj).block_until_ready())
+    return jax_timed(jax, g, x)
 
 
 def _autograd(x):

@@ -17,7 +17,9 @@ from .common import (
     autograd_or_unavailable,
     gradient_error,
     jax_or_unavailable,
-    srcad_gradient,
+    jax_references,
+    primal_implementation,
+    srcad_implementation,
 )
 
 
@@ -157,13 +159,6 @@ def generate(l, c, seed=31337):
     }
 
 
-def _jax_functions(p):
-    """JAX's objective and gradient for problem p, made (and jitted) once per problem."""
-    if getattr(p, "jax_functions", None) is None:
-        p.jax_functions = _make_jax_functions(p)
-    return p.jax_functions
-
-
 def _make_jax_functions(p):
     jax = jax_or_unavailable()
     import jax.numpy as jnp
@@ -197,21 +192,8 @@ def _make_jax_functions(p):
     return jax, jax.jit(objective), jax.jit(jax.grad(objective, argnums=(0, 1)))
 
 
-def reference_objective(p):
-    _, f, _ = _jax_functions(p)
-    return float(f(*p.independent))
-
-
-def reference_jacobian(p):
-    _, _, g = _jax_functions(p)
-    return tuple(np.asarray(a) for a in g(*p.independent))
-
-
-def _jax(p):
-    jax, _, g = _jax_functions(p)
-    args = tuple(jax.device_put(a) for a in p.independent)
-    jax.block_until_ready(g(*args))
-    return lambda: tuple(np.asarray(a) for a in jax.block_until_ready(g(*args)))
+# JAX's objective and gradient, made (and jitted) once per problem
+reference_objective, reference_jacobian, _jax = jax_references(_make_jax_functions)
 
 
 def _autograd(p):
@@ -251,15 +233,13 @@ FORMS = {"loops": lstm_loops, "loops-rows": lstm_rows}
 
 
 def _primal(form):
-    return Implementation("objective", "primal", form,
-                          lambda p: lambda: FORMS[form](*p.independent, *p.constants))
+    return primal_implementation("objective", form, FORMS[form],
+                                 lambda p: (*p.independent, *p.constants))
 
 
 def _srcad(backend, form, refused=None):
-    def build(p):
-        return srcad_gradient(FORMS[form], p.independent, p.constants, backend)
-
-    return Implementation("jacobian", f"srcad-{backend}", form, build, refused)
+    return srcad_implementation("jacobian", form, FORMS[form], backend,
+                                lambda p: (p.independent, p.constants), refused)
 
 
 def jacobian_json(grads):

@@ -15,7 +15,9 @@ from .common import (
     autograd_or_unavailable,
     gradient_error,
     jax_or_unavailable,
-    srcad_gradient,
+    jax_timed,
+    primal_implementation,
+    srcad_implementation,
 )
 
 
@@ -145,9 +147,7 @@ def reference_primal(p):
 
 def _jax(p):
     jax, g = _jax_gradient(p)
-    x = jax.device_put(p.x)
-    g(x).block_until_ready()
-    return lambda: np.asarray(g(x).block_until_ready())
+    return jax_timed(jax, g, p.x)
 
 
 def _autograd(p):
@@ -177,15 +177,12 @@ FORMS = {"loops": (ode_solve, ode_last_loops),
 
 
 def _primal(form):
-    return Implementation("primal", "primal", form,
-                          lambda p: lambda: FORMS[form][0](p.x, p.s))
+    return primal_implementation("primal", form, FORMS[form][0], lambda p: (p.x, p.s))
 
 
 def _srcad(backend, form, refused=None):
-    def build(p):
-        return srcad_gradient(FORMS[form][1], (p.x,), (p.s,), backend)
-
-    return Implementation("gradient", f"srcad-{backend}", form, build, refused)
+    return srcad_implementation("gradient", form, FORMS[form][1], backend,
+                                lambda p: ((p.x,), (p.s,)), refused)
 
 
 EVAL = Eval(
