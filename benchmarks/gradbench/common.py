@@ -226,6 +226,15 @@ def autograd_or_unavailable():
         raise Unavailable("autograd is not installed") from exc
 
 
+# What the ports of nested derivatives (particle, saddle) report about how srcad runs them.
+NESTED_GRADIENT_NOTES = (
+    "The inner mode (the second letter) is recorded in the source; srcad computes every "
+    "nested gradient as reverse code and its derivative as forward over reverse, so "
+    "ff = fr and rf = rr in what runs.",
+    "srcad-numba: refused, the nested gradient runs as generated Python code.",
+)
+
+
 def primal_implementation(function_name: str, form: str, function, arguments) -> Implementation:
     """The plain-Python `function` itself, timed; `arguments(problem)` is its argument tuple."""
 

@@ -91,19 +91,24 @@ def _srcad(backend, form, refused=None):
                                 lambda p: ((p.x,), (p.n,)), refused)
 
 
+def _vectorized_in(xp, n, m):
+    """The vectorized form of size (n, m) written with the array module `xp` (jax.numpy,
+    autograd.numpy)."""
+
+    def f(x):
+        ts = -1.0 + xp.arange(n) * 2.0 / (n - 1.0)
+        powers = ts[:, None] ** xp.arange(m)[None, :]
+        r = xp.sign(ts) - xp.dot(powers, x)
+        return xp.sum(r * r) / 2.0
+
+    return f
+
+
 def _jax(p):
     jax = jax_or_unavailable()
     import jax.numpy as jnp
 
-    n, m = p.n, len(p.x)
-
-    def f(x):
-        ts = -1.0 + jnp.arange(n) * 2.0 / (n - 1.0)
-        powers = ts[:, None] ** jnp.arange(m)[None, :]
-        r = jnp.sign(ts) - powers @ x
-        return jnp.sum(r * r) / 2.0
-
-    g = jax.jit(jax.grad(f))
+    g = jax.jit(jax.grad(_vectorized_in(jnp, p.n, len(p.x))))
     return jax_timed(jax, g, p.x)
 
 
@@ -111,15 +116,7 @@ def _autograd(p):
     autograd = autograd_or_unavailable()
     import autograd.numpy as anp
 
-    n, m = p.n, len(p.x)
-
-    def f(x):
-        ts = -1.0 + anp.arange(n) * 2.0 / (n - 1.0)
-        powers = ts[:, None] ** anp.arange(m)[None, :]
-        r = anp.sign(ts) - anp.dot(powers, x)
-        return anp.sum(r * r) / 2.0
-
-    g = autograd.grad(f)
+    g = autograd.grad(_vectorized_in(anp, p.n, len(p.x)))
     return lambda: g(p.x)
 
 

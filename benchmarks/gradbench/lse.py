@@ -68,15 +68,21 @@ def _srcad(backend, form, refused=None):
                                 lambda x: ((x,), ()), refused)
 
 
+def _vectorized_in(xp):
+    """The vectorized form written with the array module `xp` (jax.numpy, autograd.numpy)."""
+
+    def f(v):
+        a = xp.max(v)
+        return xp.log(xp.sum(xp.exp(v - a))) + a
+
+    return f
+
+
 def _jax(x):
     jax = jax_or_unavailable()
     import jax.numpy as jnp
 
-    def f(v):
-        a = jnp.max(v)
-        return jnp.log(jnp.sum(jnp.exp(v - a))) + a
-
-    g = jax.jit(jax.grad(f))
+    g = jax.jit(jax.grad(_vectorized_in(jnp)))
     return jax_timed(jax, g, x)
 
 
@@ -84,11 +90,7 @@ def _autograd(x):
     autograd = autograd_or_unavailable()
     import autograd.numpy as anp
 
-    def f(v):
-        a = anp.max(v)
-        return anp.log(anp.sum(anp.exp(v - a))) + a
-
-    g = autograd.grad(f)
+    g = autograd.grad(_vectorized_in(anp))
     return lambda: g(x)
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 import srcad
 
-from .common import Eval, Implementation, Refused, jax_or_unavailable
+from .common import NESTED_GRADIENT_NOTES, Eval, Implementation, Refused, jax_or_unavailable
 
 FUNCTIONS = ("ff", "fr", "rf", "rr")
 
@@ -229,10 +229,7 @@ EVAL = Eval(
     ),
     fd_check=fd_check,
     rtol=1e-6,
-    notes=("The inner mode (the second letter) is recorded in the source; srcad computes every "
-           "nested gradient as reverse code and its derivative as forward over reverse, so "
-           "ff = fr and rf = rr in what runs.",
-           "srcad-numba: refused, the nested gradient runs as generated Python code.",
+    notes=(*NESTED_GRADIENT_NOTES,
            "jax: ff and fr only; JAX's reverse mode cannot differentiate the Euler loop "
            "(lax.while_loop), and eager Python loops under jax.grad take ~50 s per derivative."),
 )

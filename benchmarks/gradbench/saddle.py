@@ -21,7 +21,7 @@ import numpy as np
 
 import srcad
 
-from .common import Eval, Implementation, Refused
+from .common import NESTED_GRADIENT_NOTES, Eval, Implementation, Refused
 from .particle import FUNCTIONS, multivariate_argmin
 
 
@@ -186,10 +186,7 @@ EVAL = Eval(
     ),
     fd_check=fd_check,
     rtol=1e-6,
-    notes=("The inner mode (the second letter) is recorded in the source; srcad computes every "
-           "nested gradient as reverse code and its derivative as forward over reverse, so "
-           "ff = fr and rf = rr in what runs.",
-           "srcad-numba: refused, the nested gradient runs as generated Python code.",
+    notes=(*NESTED_GRADIENT_NOTES,
            "reference: derived by hand (the objective separates: the gradient of r1_cost is "
            "2 p1)."),
 )
