@@ -23,6 +23,7 @@ import numpy as np
 
 from srcad import compile_notice
 from srcad.errors import SrcadError
+from srcad.transform.names import NUMBA_ARRAY_NAMES, NUMBA_RUNTIME_NAMES
 from srcad.transform.numba_compat import reduction_of
 
 _counter = itertools.count()
@@ -64,7 +65,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     header = ["import math", "import numpy as np", "",
               "from srcad.numba_runtime import (array_bytes, checkpoint_plan, reserve_tape, "
               "simd_exp)"]
-    arrays = sorted(free_names & _NUMBA_ARRAY_NAMES)
+    arrays = sorted(free_names & NUMBA_ARRAY_NAMES)
     reductions = {n: reduction_of(n) for n in sorted(free_names) if reduction_of(n)}
     if reductions:
         arrays.append("reducer")
@@ -73,9 +74,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
     header.append("")
     for free in sorted(free_names):
-        if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free in _NUMBA_ARRAY_NAMES \
-                or free in reductions \
-                or free in ("reserve_tape", "simd_exp", "checkpoint_plan", "array_bytes"):
+        if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free in NUMBA_ARRAY_NAMES \
+                or free in reductions or free in NUMBA_RUNTIME_NAMES:
             continue
         value = namespace.get(free)
         if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):
@@ -123,10 +123,6 @@ def _runtime_digest() -> str:
 FASTMATH = frozenset({"arcp"})
 
 
-# srcad/numba_arrays.py: the array runtime, compiled (numba_compat.py spells products
-# `array_matmul`)
-_NUMBA_ARRAY_NAMES = {"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
-                      "cholesky_adjoint", "reshaped"}
 
 _BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "bool", "round",
                   "ValueError"}  # raised by lowered max()/min() of an empty comprehension

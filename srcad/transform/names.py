@@ -8,6 +8,14 @@ import gast
 
 from srcad import syntax as S
 
+# Names generated code calls from srcad's runtime: never given to a fresh variable, and never
+# bound from f's namespace by the numba compiler (srcad/compiler.py imports them instead).
+NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", "array_bytes"})
+# srcad/numba_arrays.py: the array runtime, compiled (numba_compat.py spells products
+# `array_matmul`, rank-one adjoints `outer_add`)
+NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
+                               "cholesky_adjoint", "reshaped"})
+
 
 class Namer:
     """Hands out names not used in the function so far.
@@ -24,9 +32,8 @@ class Namer:
     def for_tree(cls, tree) -> Namer:
         used = {n.id for n in S.nodes(tree) if isinstance(n, gast.Name)}
         used |= {a.id for a in tree.args.args} if isinstance(tree, gast.FunctionDef) else set()
-        return cls(used | set(dir(builtins)) | {"math", "np", "reserve_tape", "simd_exp",
-                                                  "unbroadcast", "reshaped", "array_matmul",
-                                                  "outer_add"})
+        return cls(used | set(dir(builtins)) | {"math", "np"} | NUMBA_RUNTIME_NAMES
+                   | NUMBA_ARRAY_NAMES)
 
     def fresh(self, base: str) -> str:
         candidate, k = base, 0
