@@ -52,7 +52,7 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, Sh
         self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before
         self.rng = random.Random(seed)
         self.counter = 0
-        self.nests = nests  # loop nests for srcad/transform/hoist.py (see nest_program)
+        self.nests = nests  # loop nests for srcad/transform/normalize/hoist.py (see nest_program)
         self.y_read = True  # sum_program: do its clean sum loops read y (else they write it)
 
     # -- helpers ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Loop-nest grammar (`generate(seed, nests=True)`): programs `f(x, c, [y,] a[, m][, n])` made
-of one or two loop nests for the numba backend's hoisting (srcad/transform/hoist.py), with
+of one or two loop nests for the numba backend's hoisting (srcad/transform/normalize/hoist.py), with
 inner bodies mixing values of the inner index alone with values of the outer one, and the
 cases the pass must refuse or handle. A mixin of `generator.Generator`.
 """

@@ -1,7 +1,7 @@
 """Sum-loop grammar (`generate(seed, nests=True)`, a fraction of the seeds chosen by a random
 stream of their own): straight-line loops adding exp terms into float sums, for the numba
-reverse mode's forward-order reverse loops and split loops (srcad/transform/reverse_flow.py).
-A mixin of `generator.Generator`.
+reverse mode's forward-order reverse loops and split loops
+(srcad/transform/reverse/control_flow.py). A mixin of `generator.Generator`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """How many generated programs reach the numba backend's reverse-mode loop paths
-(srcad/transform/reverse_flow.py): forward-order reverse loops and split loops.
+(srcad/transform/reverse/control_flow.py): forward-order reverse loops and split loops.
 
     python fuzz/split_rate.py --nests --count 300 [--seed 0] [--show 1]
 

@@ -168,7 +168,7 @@ MECHANISMS = [
     ("recording: an array written later is read back as it is at the end",
      "srcad/analysis/recording.py",
      [("if isinstance(array, gast.Name) and array.id in self.defs_after(stmt):", "if False:")]),
-    ("reverse: an overwritten variable keeps its adjoint", "srcad/transform/reverse.py",
+    ("reverse: an overwritten variable keeps its adjoint", "srcad/transform/reverse/transform.py",
      [("            rev += diff.adjoint(expr, seed_read, accumulate, prepared)\n"
        "            rev.append(self._zero(target, subst))",
        "            rev += diff.adjoint(expr, seed_read, accumulate, prepared)")]),

@@ -3,8 +3,8 @@ any depth), bare (a constant) or as `Duplicated(params, shadow)` with a shadow o
 structure (`srcad.tree_zeros_like(params)`).
 
 Each container is flattened into its leaves at the boundary (srcad/pytrees.py), and the
-generated code takes one argument per leaf (srcad/transform/containers.py); its structure is
-part of the cache key. Leaves of a `Duplicated` container: a float array is `Duplicated` with
+generated code takes one argument per leaf (srcad/transform/normalize/containers.py); its structure
+is part of the cache key. Leaves of a `Duplicated` container: a float array is `Duplicated` with
 the shadow's array (reverse mode adds into it); a float is `Active` in reverse mode, its
 derivative added into the shadow's entry (a dict's or a list's: a tuple is immutable), and
 `Duplicated` with the shadow's float as tangent in forward mode; an int, bool or None is a

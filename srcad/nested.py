@@ -1,7 +1,7 @@
 """Nested differentiation at run time: the gradient of an inner function g, called from a
 function srcad differentiates, as a primitive with a derivative rule.
 
-`transform/nested_calls.py` rewrites `srcad.grad(g)(a0, ..., an)` and
+`transform/normalize/nested_calls.py` rewrites `srcad.grad(g)(a0, ..., an)` and
 `srcad.gradient(g, x, Constant(p), ...)` in the differentiated source into
 `srcad_nested_gradient(token, a0, ..., an)`, where `token` names one `NestedGradient` (g and
 the position of the differentiated argument). Its rule (`nested_rule`) is, per operand a_k,

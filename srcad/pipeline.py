@@ -36,20 +36,20 @@ from srcad.errors import SrcadError
 from srcad.nested import NESTED_RUNTIME, refuse_nested_in_numba
 from srcad.parse import parse_function
 from srcad.running import reserve_tape
-from srcad.transform.array_params import (
+from srcad.transform.defined import typed_defaults
+from srcad.transform.forward.styles import Looped, Scalar, Stacked, Unrolled
+from srcad.transform.forward.transform import ForwardTransform
+from srcad.transform.normalize.array_params import (
     localize_rebound_array_arguments,
     name_array_returns,
     rebind_in_place_updates,
 )
-from srcad.transform.defined import typed_defaults
-from srcad.transform.forward import ForwardTransform
-from srcad.transform.hoist import hoist_invariants
-from srcad.transform.normalize import normalize
+from srcad.transform.normalize.hoist import hoist_invariants
+from srcad.transform.normalize.retyped_names import split_retyped_names
+from srcad.transform.normalize.stage import normalize
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.optimize import fuse_lane_loops, lane_locals
-from srcad.transform.retyped_names import split_retyped_names
-from srcad.transform.reverse import ReverseTransform
-from srcad.transform.styles import Looped, Scalar, Stacked, Unrolled
+from srcad.transform.reverse.transform import ReverseTransform
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
 
 # What generated code of array programs calls besides NumPy (the names are reserved).

@@ -5,7 +5,7 @@ else is a leaf (a float, an int, a bool, None, a NumPy array). Leaves come in a 
 a dict's by sorted key (as JAX orders them), a list's and a tuple's by position. The structure
 (`treedef`) is a hashable value, part of the cache key of the generated code: the function
 reads `params["w"]`, and each leaf becomes an argument of its own in the generated code
-(srcad/transform/containers.py), so the analyses see plain floats and arrays.
+(srcad/transform/normalize/containers.py), so the analyses see plain floats and arrays.
 """
 
 from __future__ import annotations

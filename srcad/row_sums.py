@@ -28,7 +28,7 @@ import gast
 
 from srcad.errors import SrcadError
 from srcad.parse import parse_function
-from srcad.transform.inline import is_library_function
+from srcad.transform.normalize.inline import is_library_function
 
 
 class RowSumError(SrcadError):

@@ -1,6 +1,6 @@
 """Parameter containers: a dict, list or tuple of arrays and floats as the differentiated
 argument of autodiff, the operators and the transforms (srcad/pytrees.py,
-srcad/container_calls.py, srcad/container_operators.py, srcad/transform/containers.py)."""
+srcad/container_calls.py, srcad/container_operators.py, srcad/transform/normalize/containers.py)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Loop-invariant code motion out of loop nests (numba backend, srcad/transform/hoist.py):
+"""Loop-invariant code motion out of loop nests (numba backend, srcad/transform/normalize/hoist.py):
 the mixture's per-component values leave the data loop, and every nest where moving a value
 would change a result (aliasing writes, loop-carried values, early exits, empty loops, values
 read after the loop) still gets exact derivatives in every mode."""

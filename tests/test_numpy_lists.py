@@ -1,5 +1,5 @@
 """np.sum, np.max, np.min and np.array of list literals, of lists of known length and of
-lists grown by append (srcad/transform/lists.py)."""
+lists grown by append (srcad/transform/normalize/lists.py)."""
 
 import pytest
 

@@ -1,6 +1,6 @@
 """numba tapes: the pushes of loops nested in a hot loop are reserved once, before the outermost
-loop, when their trip counts are bounded there (srcad/transform/trip_bounds.py): a helper's own
-`n = len(v)` is read through, a triangular `range(i + 1, n)` / `range(i)` is bounded by the
+loop, when their trip counts are bounded there (srcad/transform/reverse/trip_bounds.py): a helper's
+own `n = len(v)` is read through, a triangular `range(i + 1, n)` / `range(i)` is bounded by the
 enclosing index's extremes. The derivatives stay right (the over-reserved space is only space),
 and a bound the rules cannot see through (a step) keeps its reservation inside the loop.
 """

@@ -24,7 +24,7 @@ from srcad.analysis.types import Array, Stack, Types, is_float_like, stack_call
 from srcad.errors import ActivityError
 from srcad.rules import lookup_call
 from srcad.syntax import target_name
-from srcad.transform.inline import resolve_callee
+from srcad.transform.normalize.inline import resolve_callee
 
 
 def differentiable_leaves(expr, norm) -> list:

@@ -14,7 +14,7 @@ from srcad.analysis.activity import differentiable_reads
 from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
-from srcad.transform.inline import resolve_callee
+from srcad.transform.normalize.inline import resolve_callee
 
 
 def copy_source(norm, value) -> str | None:
@@ -79,8 +79,8 @@ def check_array_statements(norm, types, active: set, forward: bool = False) -> N
     writes into an active array that is also bound to expressions, a direct view of an array
     whose elements are written after the view is made (an alias of a finished array, as
     an inlined helper's returned local, is its value). (An array argument rebound to an
-    expression was renamed before: transform/array_params.py.) In forward mode, `p += x` and
-    `p -= x` on an array argument that no other name shares and nothing rebinds (the
+    expression was renamed before: transform/normalize/array_params.py.) In forward mode, `p += x`
+    and `p -= x` on an array argument that no other name shares and nothing rebinds (the
     `w_bar += ...` of srcad's own reverse code, which hessian and hvp differentiate again) are
     kept: the tangent is updated in place beside the value, in the caller's tangent array."""
     bound = expression_bound(norm, types) & active

@@ -62,8 +62,8 @@ def check_syntax(parsed: ParsedFunction, body: list | None = None, local_functio
                  top_level: bool = True) -> None:
     """Raise one UnsupportedSyntaxError listing every refused construct of the function (each
     with its line, column and fix), so that one run shows them all. `body` is the lowered
-    body (srcad/transform/lower.py), `local_functions` the names of the functions it defined;
-    `top_level` False checks a helper, which may take keyword-only parameters."""
+    body (srcad/transform/normalize/lower.py), `local_functions` the names of the functions it
+    defined; `top_level` False checks a helper, which may take keyword-only parameters."""
     tree = parsed.tree
     body = tree.body if body is None else body
     problems = _signature_problems(parsed, tree, top_level)
@@ -170,7 +170,7 @@ def _stack_syntax(tree) -> set:
     and `range(...)[:n]`, the iterations a loop with `break` ran), slices of arrays
     (`x[1:]`, `A[:, k]`, `y[1:] = v`), and list literals listing the arrays NumPy joins
     (`np.stack([a, b])`; the rule table checks the function called). A stack is popped; any
-    other list is the user's, and refused unless srcad/transform/lists.py lowered it."""
+    other list is the user's, and refused unless srcad/transform/normalize/lists.py lowered it."""
     allowed = set()
     popped = {n.func.value.id for n in gast.walk(tree) if isinstance(n, gast.Call)
               and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
@@ -208,9 +208,10 @@ def _called_name(func) -> str | None:
 
 
 def _is_empty_reduction_raise(node) -> bool:
-    """`raise ValueError("max() arg is an empty sequence")`, as srcad/transform/lower.py
+    """`raise ValueError("max() arg is an empty sequence")`, as srcad/transform/normalize/lower.py
     writes it after the loop of max()/min() of a comprehension (Python raises it there)."""
-    from srcad.transform.lower import EMPTY_REDUCTION  # lower imports the fence's neighbours
+    # lower.py imports the fence's neighbours
+    from srcad.transform.normalize.lower import EMPTY_REDUCTION
 
     exc = node.exc if isinstance(node, gast.Raise) else None
     return isinstance(exc, gast.Call) and isinstance(exc.func, gast.Name) \

@@ -19,7 +19,7 @@ import numpy as np
 
 from srcad import rules as R
 from srcad.errors import SrcadError
-from srcad.transform.inline import resolve_callee
+from srcad.transform.normalize.inline import resolve_callee
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from srcad.analysis.shape_lengths import operand_ranks
 from srcad.errors import SrcadError, UnsupportedCallError
 from srcad.rules import lookup_call
 from srcad.rules.table import ELEMENTWISE, SCALAR
-from srcad.transform.inline import resolve_callee
+from srcad.transform.normalize.inline import resolve_callee
 
 
 @dataclass(frozen=True)

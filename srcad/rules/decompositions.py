@@ -14,7 +14,7 @@ y: the right-hand side b, ans: the result).
 | np.diag(v) (v: 1-D)   | np.diag(dv)                         | np.diag(g)                      |
 | np.diag(A) (A: 2-D)   | np.diag(dA)                         | g on the diagonal of zeros      |
 
-`s, ld = np.linalg.slogdet(A)` is unpacked (transform/desugar.py) into the attributes
+`s, ld = np.linalg.slogdet(A)` is unpacked (transform/normalize/desugar.py) into the attributes
 `np.linalg.slogdet(A).sign` (no derivative) and `.logabsdet`. np.linalg.cholesky reads only
 the lower triangle of A, so its adjoint is zero above the diagonal: the derivative of what
 NumPy computes, also for a non-symmetric A.

@@ -15,7 +15,7 @@ from srcad import syntax as S
 from srcad.analysis.primitives import array_call, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
 from srcad.transform.broadcasting import Broadcasting
-from srcad.transform.inline import resolve_callee
+from srcad.transform.normalize.inline import resolve_callee
 from srcad.transform.simplify import simplify
 
 BINOPS = {gast.Add: R.ADD, gast.Sub: R.SUB, gast.Mult: R.MUL, gast.Div: R.DIV,

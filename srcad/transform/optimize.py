@@ -176,7 +176,7 @@ def assign_after_reset(rev: list, bar: str) -> list:
 
 def _is_array_reset(stmt, bar) -> bool:
     """`bar = np.zeros_like(bar)`, or `bar = np.zeros(shape)` (the reset to the shape of the
-    value a rebinding replaced, transform/reverse.py)."""
+    value a rebinding replaced, transform/reverse/transform.py)."""
     if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
             and stmt.targets[0].id == bar and isinstance(stmt.value, gast.Call)):
         return False

@@ -8,7 +8,7 @@
   `reversed`). A
   `for` loop whose body is straight-line records the same values every iteration, so each gets
   a fixed slot in the iteration's record: `tape[tape_size + 1] = v` forward,
-  `v = tape[tape_size + 1]` in the reverse, in any order (reverse_flow.py then may run
+  `v = tape[tape_size + 1]` in the reverse, in any order (reverse/control_flow.py then may run
   independent iterations forward).
 
   Arrays (and the shapes of arrays) are taped by reference on local lists, one per rank

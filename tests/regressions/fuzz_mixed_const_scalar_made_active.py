@@ -4,7 +4,7 @@
 `x`, so the activity analysis marks it active everywhere. The element write `x[n] = a` read
 its tangent before any statement had set it: forward and vector mode raised
 `UnboundLocalError: cannot access local variable 'a_dot'`. A tangent read before it is set on
-some path is now zero at entry (srcad/transform/unset_tangents.py).
+some path is now zero at entry (srcad/transform/forward/unset_tangents.py).
 
 Reproduce: check_grads(f, *args()) from srcad.testing.
 """

@@ -5,7 +5,7 @@ signature: AD modes disagree with each other: ?
 generated code returns 0.474, the primal np.float64(1.237)
 
 Reproduce: check_grads(f, *args(), backend='numba') from srcad.testing.
-Fixed: the hoisting precomputation (srcad/transform/hoist.py) assigned `s2 = x[1]` before the
+Fixed: the hoisting precomputation (srcad/transform/normalize/hoist.py) assigned `s2 = x[1]` before the
 nest, so the first iteration's `acc1 += s2` read x[1] instead of 1.0; it now uses fresh names.
 """
 # ruff: noqa

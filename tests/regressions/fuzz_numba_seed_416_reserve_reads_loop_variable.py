@@ -5,7 +5,7 @@ The innermost loop `for i6 in range(j4 + 1)` has a trip count fixed within the m
 not within the outer one, which binds j4; the tape space of the middle and inner loops was
 reserved before the outer loop, reading j4 before it exists (or, had j4 a value from before the
 loop, with too little space: pushes past the tape's end). Fixed: a count is handed to an
-enclosing loop only when every name in it keeps its value there (srcad/transform/reverse_flow.py).
+enclosing loop only when every name in it keeps its value there (srcad/transform/reverse/control_flow.py).
 
 Reproduce: check_grads(f, *args(), backend='numba') from srcad.testing.
 """

@@ -24,7 +24,7 @@ import math
 import numpy as np
 from srcad import Active, Duplicated
 
-BACKEND = "numba"  # tape reservation (srcad/transform/reverse_flow.py, _reserve) is numba only
+BACKEND = "numba"  # tape reservation (srcad/transform/reverse/control_flow.py, _reserve) is numba only
 
 
 def f(x, c, a):

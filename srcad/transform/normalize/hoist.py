@@ -47,7 +47,7 @@ from srcad import rules as R
 from srcad import syntax as S
 from srcad.analysis.types import FLOAT
 from srcad.transform.expressions import BINOPS, UNARY
-from srcad.transform.inline import resolve_callee
+from srcad.transform.normalize.inline import resolve_callee
 
 
 def hoist_invariants(norm, types) -> bool:

@@ -14,15 +14,15 @@ from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.parse import ParsedFunction
 from srcad.rules import lookup_call
-from srcad.transform.containers import split_container_params
-from srcad.transform.desugar import Desugar, desugar
-from srcad.transform.exits import always_assigns, structure_exits
-from srcad.transform.inline import Inliner, resolve_callee
-from srcad.transform.lists import split_fixed_lists
-from srcad.transform.lower import lower
 from srcad.transform.names import Namer
-from srcad.transform.nested_calls import rewrite_nested_calls
-from srcad.transform.tuples import split_tuple_locals
+from srcad.transform.normalize.containers import split_container_params
+from srcad.transform.normalize.desugar import Desugar, desugar
+from srcad.transform.normalize.exits import always_assigns, structure_exits
+from srcad.transform.normalize.inline import Inliner, resolve_callee
+from srcad.transform.normalize.lists import split_fixed_lists
+from srcad.transform.normalize.lower import lower
+from srcad.transform.normalize.nested_calls import rewrite_nested_calls
+from srcad.transform.normalize.tuples import split_tuple_locals
 
 
 @dataclass
@@ -49,7 +49,7 @@ class Normalized:
 
 def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
     """`containers`: (position, treedef) of the parameters passed as containers (one
-    parameter per leaf in the result, srcad/transform/containers.py)."""
+    parameter per leaf in the result, srcad/transform/normalize/containers.py)."""
     tree = parsed.tree
     body = S.clone(tree.body)
     doc = None

@@ -1,5 +1,5 @@
 """Trip counts of nested for loops, written so that they can be read before an enclosing loop
-(used by the numba tape reservations, reverse_flow.py).
+(used by the numba tape reservations, control_flow.py).
 
 A loop's pushes are reserved once before the outermost loop in which its trip count is fixed,
 instead of on every iteration of the loops around it: a call to `reserve_tape` inside a hot

@@ -19,8 +19,8 @@ import numpy as np
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
-from srcad.transform.list_reductions import builtin_name, reduction_kind
 from srcad.transform.names import Namer
+from srcad.transform.normalize.list_reductions import builtin_name, reduction_kind
 
 
 def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) -> list:
@@ -328,7 +328,7 @@ def _only_read_after(stmts, name_, parsed) -> bool:
 
 class _ReductionsAsLoops(gast.NodeTransformer):
     """`sum(xs)`, `max(xs)`, `min(xs)` of a grown list: the same over a generator expression,
-    which srcad/transform/lower.py turns into a loop."""
+    which srcad/transform/normalize/lower.py turns into a loop."""
 
     def __init__(self, parsed, grown):
         self.finder = _Finder(parsed, set())

@@ -6,8 +6,8 @@ locals renamed `<callee>_<name>`, runs there and leaves its value in `<callee>_r
 Arguments are bound as Python binds them (positional, keywords, the defaults the function
 holds; a functools.partial adds its bound arguments). Array arguments passed by name are
 aliased (the callee writes into the caller's array, as in Python); other arguments are bound by
-assignment. Local functions (a nested `def`, an assigned `lambda`; srcad/transform/lower.py)
-are inlined the same way. Recursion is refused.
+assignment. Local functions (a nested `def`, an assigned `lambda`;
+srcad/transform/normalize/lower.py) are inlined the same way. Recursion is refused.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
 from srcad.rules import lookup_call
-from srcad.transform.desugar import desugar
-from srcad.transform.exits import always_assigns, structure_exits
-from srcad.transform.lower import LocalFunction, lower
 from srcad.transform.names import Namer
-from srcad.transform.nested_calls import rewrite_nested_calls
+from srcad.transform.normalize.desugar import desugar
+from srcad.transform.normalize.exits import always_assigns, structure_exits
+from srcad.transform.normalize.lower import LocalFunction, lower
+from srcad.transform.normalize.nested_calls import rewrite_nested_calls
 
 
 def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):

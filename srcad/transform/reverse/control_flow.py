@@ -6,7 +6,7 @@
 * `while`: its trip count is taped; the reverse runs the body's adjoint that many times;
 * `if`: the reverse re-evaluates the test when it can read its operands, otherwise the taken
   branch is taped (after the branch, so the flag is popped before the branch's own records).
-numba, a `for` loop with a straight-line body: its records are slots (reverse_slots.py).
+numba, a `for` loop with a straight-line body: its records are slots (slots.py).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import Array
 from srcad.transform.optimize import drop_repeated_reads
-from srcad.transform.reverse_slots import iterations_commute, straight
+from srcad.transform.reverse.slots import iterations_commute, straight
+from srcad.transform.reverse.trip_bounds import fixed_span, resolved
 from srcad.transform.simplify import simplify
-from srcad.transform.trip_bounds import fixed_span, resolved
 
 
 class ReverseControlFlow:
@@ -30,7 +30,7 @@ class ReverseControlFlow:
             raise self.error(loop, "for", "reverse mode runs loops over range(...) and "
                              "reversed(range(...)), not over a slice of a range",
                              hint="loop over range(...) and break, or compute the bounds")
-        if self.checkpointed(loop):  # reverse_checkpoint.py: snapshots, not a whole tape
+        if self.checkpointed(loop):  # checkpoint.py: snapshots, not a whole tape
             return self.checkpointed_loop(loop)
         # pushes per iteration, per tape: reserved once before the loop (or, when this loop's
         # bounds do not change inside the enclosing for loop, before that one)

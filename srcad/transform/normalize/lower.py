@@ -9,7 +9,7 @@
 * a list comprehension over a range with constant bounds, assigned to a name, becomes the list
   literal it builds,
   lists of known length become one variable per element, and lists grown by one append per
-  loop iteration become arrays (srcad/transform/lists.py);
+  loop iteration become arrays (srcad/transform/normalize/lists.py);
 * a nested `def` and a `name = lambda ...` at the top of the body are taken out of it and
   handed to the inliner, which inlines their calls like those of module-level helpers (their
   free names read the enclosing function's variables at the call, as Python's closures do).
@@ -26,9 +26,9 @@ import gast
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
-from srcad.transform.list_reductions import fold_literal_reductions
-from srcad.transform.lists import grow_lists_into_arrays, split_fixed_lists
 from srcad.transform.names import Namer
+from srcad.transform.normalize.list_reductions import fold_literal_reductions
+from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_lists
 
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
 
@@ -94,7 +94,7 @@ class Lowering:
                 and isinstance(stmt.targets[0], gast.Name) \
                 and isinstance(stmt.value, gast.ListComp):
             # `ys = [e for i in range(3)]`: the list literal `[e0, e1, e2]` it builds (a list of
-            # known length, which srcad/transform/lists.py splits)
+            # known length, which srcad/transform/normalize/lists.py splits)
             unrolled = _unrolled(stmt.value, self)
             if unrolled is not None:
                 stmt.value = gast.copy_location(unrolled, stmt.value)

@@ -1,7 +1,7 @@
 """Forward mode of srcad's own tapes: when generated reverse code is differentiated again,
 an active tape (a Python list of floats) carries a list of tangents alongside, pushed and
-popped in step with it. A mixin of `ForwardTransform` (transform/forward.py); python backend
-only.
+popped in step with it. A mixin of `ForwardTransform` (transform/forward/transform.py); python
+backend only.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import stack_call
 from srcad.transform.expressions import ExpressionDiff
-from srcad.transform.styles import Looped
+from srcad.transform.forward.styles import Looped
 
 
 class StackTangents:

@@ -7,7 +7,7 @@ array element, a fresh tangent array, and the statements of one primal statement
 * `Stacked(W)`: one NumPy vector of W tangents per value, array shadows of shape (W, ...)
   (BatchDuplicated, wide W): pays per operation, wins for wide batches;
 * `Looped(W)`: numba vector mode, every tangent statement a loop over the lanes, array
-  tangents lanes last inside the function (`transform/lanes.py`).
+  tangents lanes last inside the function (`transform/forward/lanes.py`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import gast
 
 from srcad import syntax as S
-from srcad.transform.lanes import lanes_first, lanes_last
+from srcad.transform.forward.lanes import lanes_first, lanes_last
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class Looped(Stacked):
     into tight machine code with no temporaries. A scalar's tangents are an array of W,
     `v_dot[lane]`; an array's keep the lanes last, `a_dot[i, lane]`, so that a lane loop
     reads contiguous memory, except the caller's arrays named in `lanes_first`, used in the
-    caller's layout (W, ...), `a_dot[lane, i]` (see transform/lanes.py). The loops run to
+    caller's layout (W, ...), `a_dot[lane, i]` (see transform/forward/lanes.py). The loops run to
     `lanes`, set at entry (`lanes.lane_count`)."""
 
     lane: str = "lane"

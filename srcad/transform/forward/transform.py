@@ -1,6 +1,6 @@
 """Forward (tangent) mode, scalar or batched: the primal runs once and each active value
 carries its tangent(s) alongside, statement by statement, with no tape. How the tangents are
-stored is a `TangentStyle` (transform/styles.py: Scalar, Unrolled, Stacked, Looped); every
+stored is a `TangentStyle` (transform/forward/styles.py: Scalar, Unrolled, Stacked, Looped); every
 tangent statement is emitted once per style lane, rule intermediates are shared.
 """
 
@@ -15,15 +15,15 @@ from srcad import syntax as S
 from srcad.analysis.array_bindings import copy_source, expression_bound, is_allocation
 from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like, stack_call
 from srcad.transform.expressions import ExpressionDiff
-from srcad.transform.forward_stacks import StackTangents
-from srcad.transform.lanes import (
+from srcad.transform.forward.lanes import (
     copy_lanes_last,
     lane_count,
     reread_arrays,
 )
-from srcad.transform.styles import Looped, Stacked, Unrolled
+from srcad.transform.forward.stacks import StackTangents
+from srcad.transform.forward.styles import Looped, Stacked, Unrolled
+from srcad.transform.forward.unset_tangents import UnsetTangents
 from srcad.transform.tapes import WORK, ArrayTapes
-from srcad.transform.unset_tangents import UnsetTangents
 
 
 class ForwardTransform(StackTangents):
@@ -58,7 +58,7 @@ class ForwardTransform(StackTangents):
     def _lay_out_lanes(self):
         """Looped: the tangents of an array argument whose elements the body reads again and
         again go into a lanes-last copy (`x_dot_t`); the others are used where the caller put
-        them (transform/lanes.py)."""
+        them (transform/forward/lanes.py)."""
         arrays = [p for p in self.norm.params if p in self.active
                   and isinstance(self.types[p], Array) and self.arg_kinds[p] != "const"]
         reread = reread_arrays(self.norm.body, arrays)

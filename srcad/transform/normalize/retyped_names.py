@@ -12,7 +12,8 @@ one name per binding too, whatever its types: each binding may have its own shap
 tangent and adjoint must have that binding's shape (one adjoint array shared by the
 bindings of a name would receive the adjoint of a (3,) value into the (4,) array of the
 next one). An array name rebound inside a loop or a branch keeps one name; reverse mode
-then resets its adjoint to the shape of the value the binding replaced (transform/reverse.py).
+then resets its adjoint to the shape of the value the binding replaced
+(transform/reverse/transform.py).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ import gast
 from srcad import syntax as S
 from srcad.errors import UnsupportedSyntaxError
 from srcad.pytrees import LEAF
-from srcad.transform.lists import _exits_loop
 from srcad.transform.names import Namer
+from srcad.transform.normalize.lists import _exits_loop
 
 _HINT = ("read a container argument's entries by constant keys and indices (params['w'], "
          "params[0]), pass it to your own functions, or loop over it: for layer in layers")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
-from srcad.transform.lists import PartsSplitter, constant_index, version_rebinds
 from srcad.transform.names import Namer
+from srcad.transform.normalize.lists import PartsSplitter, constant_index, version_rebinds
 
 
 def split_tuple_locals(body: list, params, namer: Namer, assign_one) -> list:

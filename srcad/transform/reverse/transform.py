@@ -25,11 +25,11 @@ from srcad.analysis.array_bindings import (
 from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
 from srcad.transform.optimize import assign_after_reset, drop_dead_resets
-from srcad.transform.reverse_arrays import ReverseArrays
-from srcad.transform.reverse_checkpoint import ReverseCheckpoint
-from srcad.transform.reverse_flow import ReverseControlFlow
-from srcad.transform.reverse_recording import ReverseRecording, index_leaves, replaced
-from srcad.transform.reverse_slots import ReverseSlots
+from srcad.transform.reverse.arrays import ReverseArrays
+from srcad.transform.reverse.checkpoint import ReverseCheckpoint
+from srcad.transform.reverse.control_flow import ReverseControlFlow
+from srcad.transform.reverse.recording import ReverseRecording, index_leaves, replaced
+from srcad.transform.reverse.slots import ReverseSlots
 from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
 
 
@@ -297,8 +297,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
 
     def _replaced_shape(self, stmt, target, op):
         """`v.shape` before `v = e` rebinds an array name that a loop or a branch rebinds
-        (top-level rebindings have a name each, transform/retyped_names.py): the adjoint of
-        the value replaced is reset to zeros of its own shape, which may differ from the new
+        (top-level rebindings have a name each, transform/normalize/retyped_names.py): the adjoint
+        of the value replaced is reset to zeros of its own shape, which may differ from the new
         value's (`h = h[1:] * h[:-1]` in a loop). None for other statements and for the
         first binding of the name (there is no old value)."""
         if op is not None or not isinstance(target, gast.Name):
