@@ -129,7 +129,7 @@ class BatchedReverseEngine:
     seed), and x's adjoint array (lanes last) holds the W rows afterwards."""
 
     def __init__(self, f, slots, template, width: int):
-        from srcad.api import _compiled
+        from srcad.differentiate import _compiled
         from srcad.engines import InputCopy, _spec, refuse_written_constants
         from srcad.pipeline import Request
 
@@ -205,7 +205,8 @@ def batched_autodiff(mode, f, args, seed):
     result, or an array of shape (W,) + the result's shape); lane k's adjoints are added into
     shadow k of every input. Active floats get their W derivatives as an array."""
     from srcad.annotations import Active, BatchDuplicated, Duplicated
-    from srcad.api import _arguments, _check_shadow, _compiled
+    from srcad.arguments import _arguments, _check_shadow
+    from srcad.differentiate import _compiled
     from srcad.errors import ArgumentError
 
     batches = [a for a in args if isinstance(a, BatchDuplicated)]

@@ -93,7 +93,7 @@ def _is_float(value) -> bool:
 def container_autodiff(mode, f, args, seed, batch, backend):
     """`autodiff(mode, f, *args, ...)` where some argument is a container (args bound to f's
     parameters already)."""
-    from srcad import api, plans  # noqa: PLC0415 - api imports this module
+    from srcad import differentiate, plans  # noqa: PLC0415 - it imports this module
     try:
         flat_args, layout, floats = flatten_arguments(mode, args)
         key = (f, f.__code__, layout, mode, batch, backend)
@@ -101,8 +101,8 @@ def container_autodiff(mode, f, args, seed, batch, backend):
         if mode.reverse:
             out = plan.run(flat_args, seed) if plan is not None else plans.MISS
             if out is plans.MISS:
-                call, compiled = _checked(api, f, mode, flat_args, layout, batch, backend)
-                roles = api._plan_roles(call, flat_args)
+                call, compiled = _checked(f, mode, flat_args, layout, batch, backend)
+                roles = differentiate._plan_roles(call, flat_args)
                 plan = plans.Plan(_flat_view(f, layout, len(flat_args)), mode, batch, backend,
                                   flat_args, roles, compiled, call.active_positions)
                 _plans[key] = plan
@@ -111,28 +111,28 @@ def container_autodiff(mode, f, args, seed, batch, backend):
         if seed is not None:
             from srcad.running import refuse_forward_seed  # noqa: PLC0415
             refuse_forward_seed()
-        call, compiled = _checked(api, f, mode, flat_args, layout, batch, backend)
-        return api._forward(_flat_view(f, layout, len(flat_args)), mode, compiled, call.flat,
-                            flat_args, call.width is not None, call)
+        call, compiled = _checked(f, mode, flat_args, layout, batch, backend)
+        return differentiate._forward(_flat_view(f, layout, len(flat_args)), mode, compiled,
+                                      call.flat, flat_args, call.width is not None, call)
     except SrcadError as err:
         raise surfaced(err) from None
 
 
 def container_source(f, mode, args, batch, backend) -> str:
     """`source(f, mode, *args)` where some argument is a container."""
-    from srcad import api  # noqa: PLC0415 - api imports this module
     flat_args, layout, _ = flatten_arguments(mode, args)
-    return _checked(api, f, mode, flat_args, layout, batch, backend)[1].source
+    return _checked(f, mode, flat_args, layout, batch, backend)[1].source
 
 
-def _checked(api, f, mode, flat_args, layout, batch, backend):
+def _checked(f, mode, flat_args, layout, batch, backend):
+    from srcad import arguments, differentiate  # noqa: PLC0415 - they import this module
     try:
-        call = api._Call(mode, flat_args, batch, backend)
+        call = arguments._Call(mode, flat_args, batch, backend)
     except ArgumentError as err:
         code = f.__code__
         raise err.at(code.co_filename, code.co_firstlineno) from None
     request = dataclasses.replace(call.request(mode, backend), containers=layout)
-    return call, api._compiled(f, request)
+    return call, differentiate._compiled(f, request)
 
 
 def _reverse_result(out, mode, args, layout, floats):

@@ -206,7 +206,7 @@ class _Runner:
     def reverse(self, shadow, seed):
         """(value, derivative): one reverse pass, the cotangent `seed` of the output (None:
         1.0); the derivative is `shadow` filled (the float for a float x)."""
-        from srcad.api import autodiff  # noqa: PLC0415
+        from srcad.differentiate import autodiff  # noqa: PLC0415
         x = self.args[self.x_position]
         x_annotation = Active(x) if shadow is None else Duplicated(x, shadow)
         if self.outputs:  # f writes y: the cotangent is y's shadow
@@ -224,7 +224,7 @@ class _Runner:
     def forward(self, tangent):
         """J v: the tangent of f's output (of the Output array it writes; a tuple for a
         tuple of values)."""
-        from srcad.api import autodiff  # noqa: PLC0415
+        from srcad.differentiate import autodiff  # noqa: PLC0415
         x = self.args[self.x_position]
         if type(x) not in pytrees.CONTAINERS and not isinstance(x, np.ndarray):
             tangent = float(tangent)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
-from srcad.api import _compiled
+from srcad.differentiate import _compiled
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import ArgSpec, Request
 from srcad.running import call_generated, kept_tapes, tape_buffers

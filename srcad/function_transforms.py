@@ -43,7 +43,6 @@ from srcad.annotations import (
     Forward,
     ReverseWithPrimal,
 )
-from srcad.api import autodiff, bind_arguments
 from srcad.argnums import (
     annotate_for_reverse,
     bind_keywords,
@@ -54,7 +53,9 @@ from srcad.argnums import (
     signature,
     unit_lanes,
 )
+from srcad.arguments import bind_arguments
 from srcad.auxiliary import ValueOnly
+from srcad.differentiate import autodiff
 from srcad.errors import ActivityError, ArgumentError
 from srcad.second_order import hessian as hessian_operator
 from srcad.second_order import prepare_hessian

@@ -41,7 +41,7 @@ class _Code:
     that reverse code (built on first use)."""
 
     def __init__(self, g, args):
-        from srcad.api import _compiled
+        from srcad.differentiate import _compiled
         from srcad.engines import scalar_as_array
         from srcad.pipeline import ArgSpec, Request
 
@@ -66,7 +66,7 @@ class _Code:
         return [np.array([float(a)]) if i in self.floats else a for i, a in enumerate(args)]
 
     def forward(self):
-        from srcad.api import _compiled
+        from srcad.differentiate import _compiled
         if self._forward is None or not self._forward.is_current():
             self._forward = _compiled(self.reverse.function, self._forward_request)
         return self._forward.function

@@ -110,3 +110,8 @@ def check_memory(prep, memory) -> None:
             f"the preparation was made with memory={prep.engine.compiled.request.memory!r}; "
             f"this call asks for memory={memory!r}",
             hint=f"call prepare_{prep.operator} again with memory={memory!r}")
+
+
+def memory_key(extra):
+    """A kept preparation also depends on memory= (compiled into its reverse code)."""
+    return extra.get("memory")

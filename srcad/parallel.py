@@ -84,7 +84,7 @@ def autodiff_parallel(autodiff, mode, f, args, seed, batch, backend):
     if backend != "numba":
         raise ArgumentError("parallel=True runs numba-compiled code on several threads",
                             construct="parallel", hint="pass backend='numba'")
-    from srcad.api import bind_arguments
+    from srcad.arguments import bind_arguments
 
     args = bind_arguments(f, args)
     position, data = data_argument(f, args, "parallel=True")
@@ -183,8 +183,8 @@ class ParallelPreparation:
     added in chunk order."""
 
     def __init__(self, f, args, mode=None, chunk=None, backend="python"):
-        from srcad.api import _target
-        from srcad.operators import prepare_gradient
+        from srcad.differentiate import _target
+        from srcad.gradient_operators import prepare_gradient
 
         if backend != "numba":
             raise ArgumentError("parallel=True runs numba-compiled code on several threads",
@@ -204,8 +204,8 @@ class ParallelPreparation:
         return chunk_args
 
     def value_and_gradient(self, f, args):
-        from srcad.api import _target
-        from srcad.operators import value_and_gradient
+        from srcad.differentiate import _target
+        from srcad.gradient_operators import value_and_gradient
 
         data = args[self.position]
         if _target(f) is not self.function or not isinstance(data, Constant) \

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad.annotations import Annotation, Cache, Constant, Output
-from srcad.api import _target, bind_arguments
+from srcad.arguments import bind_arguments
 from srcad.container_operators import container_operator, returns_tuple
+from srcad.differentiate import _target
 from srcad.engines import ForwardEngine, Slot
 from srcad.errors import ArgumentError, LaneLayoutError
 from srcad.pipeline import UNROLL_MAX_WIDTH

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from srcad.api import _compiled
+from srcad.differentiate import _compiled
 from srcad.engines import Slot, _spec
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import Request

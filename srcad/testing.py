@@ -23,7 +23,7 @@ from srcad.annotations import (
     Forward,
     ReverseWithPrimal,
 )
-from srcad.api import autodiff
+from srcad.differentiate import autodiff
 from srcad.errors import ArgumentError
 
 

@@ -65,11 +65,18 @@ def test_the_docstring_examples_of_the_public_modules_run():
     import doctest
 
     import srcad.api
+    import srcad.decorators
+    import srcad.differentiate
+    import srcad.directional_operators
     import srcad.function_transforms
+    import srcad.gradient_operators
+    import srcad.jacobian_operators
     import srcad.operators
     import srcad.second_order
     import srcad.testing
 
-    for module in (srcad, srcad.api, srcad.operators, srcad.second_order,
+    for module in (srcad, srcad.api, srcad.differentiate, srcad.decorators, srcad.operators,
+                   srcad.gradient_operators, srcad.jacobian_operators,
+                   srcad.directional_operators, srcad.second_order,
                    srcad.function_transforms, srcad.testing):
         assert doctest.testmod(module).failed == 0, module.__name__
