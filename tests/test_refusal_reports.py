@@ -200,7 +200,7 @@ def test_traceback_ends_at_the_users_call(tmp_path, debug):
     if debug:
         assert len(srcad_frames) > 3  # srcad's own frames, for debugging srcad
     else:
-        assert len(srcad_frames) == 1 and "api.py" in srcad_frames[0]  # the public call only
+        assert len(srcad_frames) == 1 and "differentiate.py" in srcad_frames[0]  # autodiff
         assert "During handling" not in run.stderr
 
 

@@ -1,7 +1,8 @@
 """What kind of value each variable holds: int, float, bool, or a float array of some rank.
 
 Flow-insensitive: a variable's type is the join over all its assignments. Integers, booleans
-and shapes never carry derivatives. Calls srcad has no rule for are refused here.
+and shapes never carry derivatives. Calls srcad has no rule for are refused (the refusals:
+srcad/analysis/type_refusals.py; the kinds of value: srcad/analysis/value_types.py).
 
 An array-valued expression is never typed as a number: NumPy functions, arithmetic and
 comparisons follow their operands (np.exp(x) of an array is an array of its rank, x @ x of
@@ -13,115 +14,44 @@ array argument.
 from __future__ import annotations
 
 import types as pytypes
-from dataclasses import dataclass
 
 import gast
-import numpy as np
 
 from srcad import syntax as S
+from srcad.analysis.index_types import gathered_type, index_kind
 from srcad.analysis.primitives import array_call, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
-from srcad.errors import SrcadError, UnsupportedCallError
+from srcad.analysis.type_refusals import (
+    TypeRefusals,
+    _describe,
+    no_rule_error,
+    refuse_active_opaque_calls,
+)
+from srcad.analysis.value_types import (
+    BOOL,
+    FLOAT,
+    INT,
+    NONE,
+    NUMERIC,
+    OTHER,
+    RANGE,
+    SHAPE,
+    Array,
+    Stack,
+    is_differentiable,
+    is_float_like,
+    is_new_axis,
+    join,
+    stack_call,
+    type_of_value,
+)
+from srcad.errors import SrcadError
 from srcad.rules import lookup_call
 from srcad.rules.table import ELEMENTWISE, SCALAR
 from srcad.transform.normalize.inline import resolve_callee
 
 
-@dataclass(frozen=True)
-class Array:
-    ndim: int
-    is_float: bool = True
-    is_bool: bool = False  # a mask (a comparison of arrays), for reads `x[mask]`
-
-
-@dataclass(frozen=True)
-class Stack:
-    """A list used as a stack (`tape = []`, `.append`, `.pop()`), as in srcad's own
-    generated reverse code, which can thus be differentiated again."""
-
-    element: object = None
-
-
-INT, FLOAT, BOOL, NONE = "int", "float", "bool", "none"
-SHAPE, RANGE, OTHER = "shape", "range", "other"
-NUMERIC = {BOOL: 0, INT: 1, FLOAT: 2}
-
-
-def type_of_value(value):
-    """The srcad type of a runtime argument value."""
-    if isinstance(value, (bool, np.bool_)):
-        return BOOL
-    if isinstance(value, (int, np.integer)):
-        return INT
-    if isinstance(value, (float, np.floating)):
-        return FLOAT
-    if isinstance(value, np.ndarray):
-        return Array(value.ndim, value.dtype.kind == "f", value.dtype.kind == "b")
-    if value is None:
-        return NONE
-    return OTHER
-
-
-def join(a, b):
-    if a is None:
-        return b
-    if b is None or a == b:
-        return a
-    if a in NUMERIC and b in NUMERIC:
-        return a if NUMERIC[a] >= NUMERIC[b] else b
-    if isinstance(a, Stack) and isinstance(b, Stack):
-        return Stack(join(a.element, b.element))
-    if a == NONE:
-        return b
-    if b == NONE:
-        return a
-    return OTHER
-
-
-def is_float_like(t) -> bool:
-    """A float, a float array, or a stack (a tape of generated reverse code) of either."""
-    return t == FLOAT or (isinstance(t, Array) and t.is_float) or \
-        (isinstance(t, Stack) and is_differentiable(t.element))
-
-
-def is_differentiable(t) -> bool:
-    """Can a value of type `t` carry a derivative (a float, a float array)? Unlike
-    `is_float_like`, not a stack."""
-    return t == FLOAT or (isinstance(t, Array) and t.is_float)
-
-
-def stack_call(node):
-    """(stack name, method) for `name.append(v)`, `name.pop()` and `float(name.pop())`, else
-    None."""
-    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-            and node.func.id == "float" and len(node.args) == 1:
-        node = node.args[0]
-    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-            and node.func.attr in ("append", "pop") and isinstance(node.func.value, gast.Name):
-        return node.func.value.id, node.func.attr
-    return None
-
-
-def no_rule_error(norm, call, why="its argument carries a derivative here (a call on "
-                  "constants needs no rule)", hint="use math/numpy scalar functions, builtins "
-                  "abs/min/max/pow/float/int, or your own plain Python functions"):
-    shown = getattr(resolve_callee(norm.parsed, call.func, norm.extra_names), "__name__",
-                    None) or _describe(call.func)
-    return norm.parsed.error(call, "call", f"srcad has no derivative rule for `{shown}`, and "
-                             f"{why}", hint=hint, kind=UnsupportedCallError)
-
-
-def refuse_active_opaque_calls(norm, types, varied) -> None:
-    """A call with no derivative rule whose argument carries a derivative is refused (its
-    derivative would silently be zero); on constants it runs as it is."""
-    for call in types.opaque_calls.values():
-        for arg in list(call.args) + [k.value for k in call.keywords]:
-            names = {n.id for n in gast.walk(arg) if isinstance(n, gast.Name)}
-            if names & varied and is_float_like(types.of(arg)):
-                raise no_rule_error(norm, call)
-
-
-class Types:
+class Types(TypeRefusals):
     """Types of all variables of a normalized function, given the argument types."""
 
     def __init__(self, norm, arg_types: dict, check: bool = True):
@@ -150,96 +80,6 @@ class Types:
                 self._stmt(stmt)
             if before == self.env:
                 break
-
-    def _refuse_unknown(self):
-        """Refuse values srcad cannot see into (attributes of objects, tuples, Fractions...)
-        wherever they reach arithmetic: treating them as constants could silently drop a
-        derivative."""
-        for stmt in self.norm.body:
-            for node in gast.walk(stmt):
-                if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Call)) \
-                        or (isinstance(node, gast.Return) and node.value is not None
-                            and not isinstance(node.value, gast.Tuple)):
-                    self._refuse_opaque(node if not isinstance(node, gast.Return)
-                                        else node.value)
-                targets = node.targets if isinstance(node, gast.Assign) else \
-                    [node.target] if isinstance(node, gast.AugAssign) else []
-                for target in targets:
-                    if isinstance(target, gast.Subscript) and \
-                            isinstance(self.of(target.value), Array) and index_kind(self, target):
-                        raise self.norm.parsed.error(
-                            node, "array index", f"a write through an index array "
-                            f"(`{S.unparse_expr(target)} = ...`)", hint="index arrays and "
-                            "masks are supported in reads; write the elements in a loop")
-                if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
-                    name = node.targets[0].id
-                    if name in self.mixed:
-                        raise self.norm.parsed.error(
-                            node, "assignment", f"`{name}` is bound to an array in one place "
-                            "and to a number in another", hint="use two names, one for the "
-                            "array and one for the number")
-                    if self.env.get(name) in (OTHER, None):
-                        node = self._culprit(name)  # a later `s += v` may be the cause
-                        what = "a tuple" if isinstance(node.value, gast.Tuple) else \
-                            "a value of a kind srcad does not handle"
-                        raise self.norm.parsed.error(
-                            node, "assignment", f"`{name}` holds {what}",
-                            hint="srcad handles floats, ints, bools and NumPy arrays; unpack "
-                            "tuples directly: a, b = f(x)")
-
-    def _culprit(self, name):
-        """The assignment to `name` to blame: the first whose own value is opaque (not the
-        first assignment, `s = 0.0`, when a later one makes `s` opaque)."""
-        assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
-                   if isinstance(n, (gast.Assign, gast.AugAssign))
-                   and isinstance(n.targets[0] if isinstance(n, gast.Assign) else n.target,
-                                  gast.Name)
-                   and S.target_name(n.targets[0] if isinstance(n, gast.Assign)
-                                     else n.target) == name]
-        return next((n for n in assigns if self.of(n.value) in (OTHER, None)), assigns[0])
-
-    def _refuse_opaque(self, expr):
-        operands = [expr]
-        if isinstance(expr, gast.BinOp):
-            operands = [expr.left, expr.right]
-        elif isinstance(expr, gast.UnaryOp):
-            operands = [expr.operand]
-        elif isinstance(expr, gast.Call):
-            if stack_call(expr) or (isinstance(expr.func, gast.Attribute)
-                                    and expr.func.attr == "copy"):
-                return
-            operands = [e for a in expr.args  # np.stack([a, b]): the listed values
-                        for e in (a.elts if isinstance(a, gast.List) else [a])]
-        for operand in operands:
-            if isinstance(operand, (gast.Constant, gast.Compare, gast.BoolOp, gast.Tuple)):
-                continue
-            if self.of(operand) == OTHER:
-                self._refuse_guessed_type(operand)
-                raise self.norm.parsed.error(
-                    operand, "opaque value", f"srcad cannot see into `{S.unparse_expr(operand)}` "
-                    "(an attribute of an object, a tuple or list element, or a number of an "
-                    "unsupported type), so it could not know whether a derivative flows "
-                    "through it", hint="pass the value as a float or NumPy array argument")
-
-    def _refuse_guessed_type(self, operand):
-        """`lower = np.tri(n)`, then `lower[1, 0]`: the result of a call without a rule was
-        taken to be a float, and the code uses it as something else: refused at the call."""
-        names = {n.id for n in gast.walk(operand) if isinstance(n, gast.Name)}
-        assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
-                   if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
-        for _ in range(3):  # through copies: `lower = tri_value` (normalize binds the call)
-            names |= {a.value.id for a in assigns if a.targets[0].id in names
-                      and isinstance(a.value, gast.Name)}
-        for stmt in self.norm.body:
-            for node in gast.walk(stmt):
-                if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
-                        and node.targets[0].id in names and id(node.value) in self.opaque_calls:
-                    raise no_rule_error(self.norm, node.value, "srcad runs such a call as it "
-                                        "is on constants and takes its result to be a float "
-                                        "(or an array of its array arguments' rank), and "
-                                        f"`{node.targets[0].id}` is used as something else",
-                                        hint="compute it outside the differentiated function "
-                                        "and pass it as an argument")
 
     def __getitem__(self, name):
         return self.env.get(name)
@@ -504,27 +344,13 @@ def _has_float(types, call) -> bool:
         any(k.arg == "dtype" and "float" in gast.dump(k.value) for k in call.keywords)
 
 
-def is_new_axis(node) -> bool:
-    return (isinstance(node, gast.Constant) and node.value is None) or \
-        (isinstance(node, gast.Attribute) and node.attr == "newaxis")
-
-
 def _is_int_dtype(node) -> bool:
     text = gast.dump(node)
     return "int" in text or "bool" in text
 
 
-def _describe(func) -> str:
-    if isinstance(func, gast.Name):
-        return func.id
-    if isinstance(func, gast.Attribute):
-        base = func.value
-        if isinstance(base, (gast.Name, gast.Attribute)):
-            return _describe(base) + "." + func.attr
-        return f"({S.unparse_expr(base)}).{func.attr}"  # not the tree's node names (BinOp)
-    return S.unparse_expr(func)
-
-
-from srcad.analysis.index_types import gathered_type, index_kind  # noqa: E402  (needs Array)
-
-__all__ = ["Array", "Types", "index_kind"]
+# what other modules import from here: the value types (srcad/analysis/value_types.py) and the
+# refusals (srcad/analysis/type_refusals.py) beside the inference
+__all__ = ["BOOL", "FLOAT", "INT", "NONE", "OTHER", "RANGE", "SHAPE", "Array", "Stack", "Types",
+           "index_kind", "is_differentiable", "is_float_like", "is_new_axis", "join",
+           "refuse_active_opaque_calls", "stack_call", "type_of_value"]

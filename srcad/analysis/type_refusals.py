@@ -1,0 +1,139 @@
+"""What the type inference refuses, with the user's line and a fix: calls without a derivative rule
+on values that carry one, values srcad cannot see into reaching arithmetic, a name bound to an
+array and to a number, writes through an index array (`TypeRefusals`, a part of `Types`).
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad import syntax as S
+from srcad.analysis.index_types import index_kind
+from srcad.analysis.value_types import OTHER, Array, is_float_like, stack_call
+from srcad.errors import UnsupportedCallError
+from srcad.transform.normalize.inline import resolve_callee
+
+
+def no_rule_error(norm, call, why="its argument carries a derivative here (a call on "
+                  "constants needs no rule)", hint="use math/numpy scalar functions, builtins "
+                  "abs/min/max/pow/float/int, or your own plain Python functions"):
+    shown = getattr(resolve_callee(norm.parsed, call.func, norm.extra_names), "__name__",
+                    None) or _describe(call.func)
+    return norm.parsed.error(call, "call", f"srcad has no derivative rule for `{shown}`, and "
+                             f"{why}", hint=hint, kind=UnsupportedCallError)
+
+
+def refuse_active_opaque_calls(norm, types, varied) -> None:
+    """A call with no derivative rule whose argument carries a derivative is refused (its
+    derivative would silently be zero); on constants it runs as it is."""
+    for call in types.opaque_calls.values():
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            names = {n.id for n in gast.walk(arg) if isinstance(n, gast.Name)}
+            if names & varied and is_float_like(types.of(arg)):
+                raise no_rule_error(norm, call)
+
+
+def _describe(func) -> str:
+    if isinstance(func, gast.Name):
+        return func.id
+    if isinstance(func, gast.Attribute):
+        base = func.value
+        if isinstance(base, (gast.Name, gast.Attribute)):
+            return _describe(base) + "." + func.attr
+        return f"({S.unparse_expr(base)}).{func.attr}"  # not the tree's node names (BinOp)
+    return S.unparse_expr(func)
+
+
+class TypeRefusals:
+    """The refusals of `Types`, run once its inference has settled (`check=True`): they read
+    `self.norm`, `self.env`, `self.mixed`, `self.opaque_calls` and `self.of`."""
+
+    def _refuse_unknown(self):
+        """Refuse values srcad cannot see into (attributes of objects, tuples, Fractions...)
+        wherever they reach arithmetic: treating them as constants could silently drop a
+        derivative."""
+        for stmt in self.norm.body:
+            for node in gast.walk(stmt):
+                if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Call)) \
+                        or (isinstance(node, gast.Return) and node.value is not None
+                            and not isinstance(node.value, gast.Tuple)):
+                    self._refuse_opaque(node if not isinstance(node, gast.Return)
+                                        else node.value)
+                targets = node.targets if isinstance(node, gast.Assign) else \
+                    [node.target] if isinstance(node, gast.AugAssign) else []
+                for target in targets:
+                    if isinstance(target, gast.Subscript) and \
+                            isinstance(self.of(target.value), Array) and index_kind(self, target):
+                        raise self.norm.parsed.error(
+                            node, "array index", f"a write through an index array "
+                            f"(`{S.unparse_expr(target)} = ...`)", hint="index arrays and "
+                            "masks are supported in reads; write the elements in a loop")
+                if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+                    name = node.targets[0].id
+                    if name in self.mixed:
+                        raise self.norm.parsed.error(
+                            node, "assignment", f"`{name}` is bound to an array in one place "
+                            "and to a number in another", hint="use two names, one for the "
+                            "array and one for the number")
+                    if self.env.get(name) in (OTHER, None):
+                        node = self._culprit(name)  # a later `s += v` may be the cause
+                        what = "a tuple" if isinstance(node.value, gast.Tuple) else \
+                            "a value of a kind srcad does not handle"
+                        raise self.norm.parsed.error(
+                            node, "assignment", f"`{name}` holds {what}",
+                            hint="srcad handles floats, ints, bools and NumPy arrays; unpack "
+                            "tuples directly: a, b = f(x)")
+
+    def _culprit(self, name):
+        """The assignment to `name` to blame: the first whose own value is opaque (not the
+        first assignment, `s = 0.0`, when a later one makes `s` opaque)."""
+        assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
+                   if isinstance(n, (gast.Assign, gast.AugAssign))
+                   and isinstance(n.targets[0] if isinstance(n, gast.Assign) else n.target,
+                                  gast.Name)
+                   and S.target_name(n.targets[0] if isinstance(n, gast.Assign)
+                                     else n.target) == name]
+        return next((n for n in assigns if self.of(n.value) in (OTHER, None)), assigns[0])
+
+    def _refuse_opaque(self, expr):
+        operands = [expr]
+        if isinstance(expr, gast.BinOp):
+            operands = [expr.left, expr.right]
+        elif isinstance(expr, gast.UnaryOp):
+            operands = [expr.operand]
+        elif isinstance(expr, gast.Call):
+            if stack_call(expr) or (isinstance(expr.func, gast.Attribute)
+                                    and expr.func.attr == "copy"):
+                return
+            operands = [e for a in expr.args  # np.stack([a, b]): the listed values
+                        for e in (a.elts if isinstance(a, gast.List) else [a])]
+        for operand in operands:
+            if isinstance(operand, (gast.Constant, gast.Compare, gast.BoolOp, gast.Tuple)):
+                continue
+            if self.of(operand) == OTHER:
+                self._refuse_guessed_type(operand)
+                raise self.norm.parsed.error(
+                    operand, "opaque value", f"srcad cannot see into `{S.unparse_expr(operand)}` "
+                    "(an attribute of an object, a tuple or list element, or a number of an "
+                    "unsupported type), so it could not know whether a derivative flows "
+                    "through it", hint="pass the value as a float or NumPy array argument")
+
+    def _refuse_guessed_type(self, operand):
+        """`lower = np.tri(n)`, then `lower[1, 0]`: the result of a call without a rule was
+        taken to be a float, and the code uses it as something else: refused at the call."""
+        names = {n.id for n in gast.walk(operand) if isinstance(n, gast.Name)}
+        assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
+                   if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+        for _ in range(3):  # through copies: `lower = tri_value` (normalize binds the call)
+            names |= {a.value.id for a in assigns if a.targets[0].id in names
+                      and isinstance(a.value, gast.Name)}
+        for stmt in self.norm.body:
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
+                        and node.targets[0].id in names and id(node.value) in self.opaque_calls:
+                    raise no_rule_error(self.norm, node.value, "srcad runs such a call as it "
+                                        "is on constants and takes its result to be a float "
+                                        "(or an array of its array arguments' rank), and "
+                                        f"`{node.targets[0].id}` is used as something else",
+                                        hint="compute it outside the differentiated function "
+                                        "and pass it as an argument")
