@@ -28,6 +28,7 @@ from srcad.transform.optimize import assign_after_reset, drop_dead_resets
 from srcad.transform.reverse.arrays import ReverseArrays
 from srcad.transform.reverse.checkpoint import ReverseCheckpoint
 from srcad.transform.reverse.control_flow import ReverseControlFlow
+from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.recording import ReverseRecording, index_leaves, replaced
 from srcad.transform.reverse.slots import ReverseSlots
 from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
@@ -41,7 +42,7 @@ class ReverseCode:
 
 
 class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, ReverseArrays,
-                       ReverseCheckpoint):
+                       ReverseCheckpoint, FirstAccumulations):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, tapes=None):
         self.norm = norm
         self.types = types
@@ -116,52 +117,6 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             revs.append([] if all(S.is_comment(s) for s in r) else r)
         rev = [s for r in reversed(revs) for s in r]
         return fwd, self._assign_first_accumulations(stmts, rev)
-
-    def _load_counts(self) -> dict:
-        if self.load_counts is None:
-            self.load_counts = {}
-            for stmt in self.norm.body:
-                for n in S.nodes(stmt):
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                        self.load_counts[n.id] = self.load_counts.get(n.id, 0) + 1
-        return self.load_counts
-
-    def _assign_first_accumulations(self, stmts, rev):
-        """For a variable defined once in this block and read only after that definition in
-        the same block iteration, its adjoint is zero when the iteration's reverse starts and
-        dead after its definition's adjoint: the first `v_bar += e` becomes `v_bar = e` and
-        the reset `v_bar = 0.0` goes (fewer statements in the hottest loops)."""
-        names = None  # the names of each reverse statement, listed once
-        for index, d in enumerate(stmts):
-            if not (isinstance(d, gast.Assign) and isinstance(d.targets[0], gast.Name)):
-                continue
-            v = d.targets[0].id
-            bar = self.bar.get(v)
-            if bar is None or self.types[v] != FLOAT or v in self.norm.params \
-                    or self.recording.def_count.get(v) != 1:
-                continue
-            later = sum(_loads(s, v) for s in stmts[index + 1:])
-            if later == 0 or later != self._load_counts().get(v, 0):
-                continue  # read elsewhere too (before its definition, after the block...)
-            if names is None:
-                names = [_names(r) for r in rev]
-            mentions = [k for k, n in enumerate(names) if bar in n]
-            if not mentions:
-                continue
-            first, last = mentions[0], mentions[-1]
-            head, tail = rev[first], rev[last]
-            if not (isinstance(head, gast.AugAssign) and isinstance(head.op, gast.Add)
-                    and isinstance(head.target, gast.Name) and head.target.id == bar
-                    and bar not in S.loaded_names(head.value)):
-                continue
-            if not (isinstance(tail, gast.Assign) and isinstance(tail.targets[0], gast.Name)
-                    and tail.targets[0].id == bar and isinstance(tail.value, gast.Constant)):
-                continue
-            rev[first] = S.assign(S.name(bar), head.value)
-            names[first] = _names(rev[first])
-            del rev[last], names[last]
-            self.assigned_first.add(v)
-        return rev
 
     def with_replays(self, block, rev):
         replays = [self.tapes.python_floats(s, self.types)
@@ -415,17 +370,6 @@ def _copied(expr):
     return S.call("np.copy", expr)
 
 
-def _loads(stmt, name) -> int:
-    return sum(1 for n in S.nodes(stmt) if isinstance(n, gast.Name) and n.id == name
-               and isinstance(n.ctx, gast.Load))
-
-
-def _names(stmt) -> set:
-    return {n.id for n in S.nodes(stmt) if isinstance(n, gast.Name)}
-
-
 def _reads_target(expr, tname) -> bool:
     return tname in S.loaded_names(expr)
-
-
 

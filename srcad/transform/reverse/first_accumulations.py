@@ -1,0 +1,71 @@
+"""A clean-up of reverse blocks (a part of `ReverseTransform`): a variable defined once in a block
+and read only after that definition in the same iteration has a zero adjoint when the
+iteration's reverse starts and a dead one after its definition's adjoint, so its first `v_bar += e`
+becomes `v_bar = e` and the reset `v_bar = 0.0` goes.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad import syntax as S
+from srcad.analysis.types import FLOAT
+
+
+class FirstAccumulations:
+    """The first-accumulation clean-up of `ReverseTransform.block`."""
+
+    def _load_counts(self) -> dict:
+        if self.load_counts is None:
+            self.load_counts = {}
+            for stmt in self.norm.body:
+                for n in S.nodes(stmt):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                        self.load_counts[n.id] = self.load_counts.get(n.id, 0) + 1
+        return self.load_counts
+
+    def _assign_first_accumulations(self, stmts, rev):
+        """For a variable defined once in this block and read only after that definition in
+        the same block iteration, its adjoint is zero when the iteration's reverse starts and
+        dead after its definition's adjoint: the first `v_bar += e` becomes `v_bar = e` and
+        the reset `v_bar = 0.0` goes (fewer statements in the hottest loops)."""
+        names = None  # the names of each reverse statement, listed once
+        for index, d in enumerate(stmts):
+            if not (isinstance(d, gast.Assign) and isinstance(d.targets[0], gast.Name)):
+                continue
+            v = d.targets[0].id
+            bar = self.bar.get(v)
+            if bar is None or self.types[v] != FLOAT or v in self.norm.params \
+                    or self.recording.def_count.get(v) != 1:
+                continue
+            later = sum(_loads(s, v) for s in stmts[index + 1:])
+            if later == 0 or later != self._load_counts().get(v, 0):
+                continue  # read elsewhere too (before its definition, after the block...)
+            if names is None:
+                names = [_names(r) for r in rev]
+            mentions = [k for k, n in enumerate(names) if bar in n]
+            if not mentions:
+                continue
+            first, last = mentions[0], mentions[-1]
+            head, tail = rev[first], rev[last]
+            if not (isinstance(head, gast.AugAssign) and isinstance(head.op, gast.Add)
+                    and isinstance(head.target, gast.Name) and head.target.id == bar
+                    and bar not in S.loaded_names(head.value)):
+                continue
+            if not (isinstance(tail, gast.Assign) and isinstance(tail.targets[0], gast.Name)
+                    and tail.targets[0].id == bar and isinstance(tail.value, gast.Constant)):
+                continue
+            rev[first] = S.assign(S.name(bar), head.value)
+            names[first] = _names(rev[first])
+            del rev[last], names[last]
+            self.assigned_first.add(v)
+        return rev
+
+
+def _loads(stmt, name) -> int:
+    return sum(1 for n in S.nodes(stmt) if isinstance(n, gast.Name) and n.id == name
+               and isinstance(n.ctx, gast.Load))
+
+
+def _names(stmt) -> set:
+    return {n.id for n in S.nodes(stmt) if isinstance(n, gast.Name)}
