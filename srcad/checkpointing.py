@@ -247,3 +247,19 @@ def memory_bytes(memory) -> int | None:
         raise ArgumentError(f"memory= is a positive number of bytes, got {memory!r}",
                             construct="memory")
     return amount
+
+
+def reverse_memory(memory, forward: bool, what: str, hint: str = "leave memory= out") -> int | None:
+    """`memory=` as bytes (None: loops are taped whole), refused where `what` runs forward
+    mode, which has no tape to bound: the one check of memory= for autodiff, the decorators
+    and the operators.
+
+    >>> reverse_memory("2 KiB", False, "this gradient")
+    2048
+    """
+    if memory is None:
+        return None
+    if forward:
+        raise ArgumentError(f"memory= bounds the tape of reverse mode, and {what} runs forward "
+                            "mode", construct="memory", hint=hint)
+    return memory_bytes(memory)

@@ -12,7 +12,7 @@ from srcad.annotations import (
     Reverse,
 )
 from srcad.arguments import Batch, _arguments, _check_mode, bind_arguments
-from srcad.checkpointing import memory_bytes
+from srcad.checkpointing import memory_bytes, reverse_memory
 from srcad.container_calls import container_source, has_container
 from srcad.differentiate import _compiled, _target, autodiff
 from srcad.errors import ArgumentError
@@ -70,6 +70,8 @@ def _check_decorator_options(options, mode, where):
     (reverse mode), batch, backend and parallel; anything else is refused, not passed on."""
     if not mode.reverse and "seed" in options:
         refuse_forward_seed()
+    if not mode.reverse and "memory" in options:
+        reverse_memory(options["memory"], True, where)
     allowed = ("seed", "batch", "backend", "parallel", "memory") if mode.reverse \
         else ("batch", "backend", "parallel")
     unknown = sorted(set(options) - set(allowed))

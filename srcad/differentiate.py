@@ -20,7 +20,7 @@ from srcad.annotations import (
     Mode,
 )
 from srcad.arguments import Batch, _arguments, _Call, _check_mode, bind_arguments
-from srcad.checkpointing import memory_bytes
+from srcad.checkpointing import memory_bytes, reverse_memory
 from srcad.container_calls import container_autodiff, has_container
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.hints import Backend, Function, Memory
@@ -170,9 +170,7 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
         if lanes_key in _LANE_REFUSALS:  # refusals are not cached: do not build again
             return _lanes_in_chunks(f, mode, args, backend, _LANE_REFUSALS[lanes_key])
     try:
-        if memory is not None and not mode.reverse:
-            raise ArgumentError("memory= bounds the tape of reverse mode; forward mode has "
-                                "no tape", construct="memory", hint="leave memory= out")
+        reverse_memory(memory, not mode.reverse, "this autodiff call")
         call, compiled, plan = _checked_call(f, mode, args, batch, backend, memory)
     except LaneLayoutError as err:
         if lanes_key is None:

@@ -213,18 +213,14 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     """A function computing the Jacobian of `fun` in reverse mode: one reverse pass per
     output element (every argnum at once), one pass in all for a float output.
 
-    Shapes as for `jacfwd`; prefer `jacrev` when the output has fewer elements than the
-    inputs.
+    Shapes as for `jacfwd` (whose example gives the same Jacobian with `jacrev`); prefer
+    `jacrev` when the output has fewer elements than the inputs, as for a float output:
 
     >>> import numpy as np
     >>> def f(x):
-    ...     y = np.zeros(2)
-    ...     y[0] = x[0] * x[1]
-    ...     y[1] = 3.0 * x[1]
-    ...     return y
+    ...     return x[0] * x[1]
     >>> jacrev(f)(np.array([2.0, 5.0]))
-    array([[5., 2.],
-           [0., 3.]])
+    array([5., 2.])
     """
     positions = check_argnums("jacrev", argnums)
     value_only = ValueOnly(fun, "jacrev") if has_aux else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from srcad.checkpointing import memory_bytes
+from srcad.checkpointing import memory_bytes, reverse_memory
 from srcad.errors import ArgumentError
 from srcad.preparation import PreparationMismatchError, check_shape
 
@@ -94,13 +94,8 @@ def refuse_float_out(operator: str) -> None:
 
 def memory_option(operator: str, mode, memory):
     """`memory=` as bytes (None: the automatic budget), refused where no reverse pass runs."""
-    if memory is None:
-        return None
-    if mode == "forward":
-        raise ArgumentError(f"memory= bounds the tape of reverse mode, and this {operator} "
-                            "runs forward mode", construct="memory",
-                            hint="leave memory= out, or pass mode='reverse'")
-    return memory_bytes(memory)
+    return reverse_memory(memory, mode == "forward", f"this {operator}",
+                          hint="leave memory= out, or pass mode='reverse'")
 
 
 def check_memory(prep, memory) -> None:

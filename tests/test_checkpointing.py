@@ -217,6 +217,21 @@ def test_forward_mode_refuses_memory():
         autodiff(srcad.Forward, damped, Duplicated(0.3, 1.0), 0.7, 3, memory=100)
 
 
+def test_every_forward_entry_point_refuses_memory_with_one_error():
+    # autodiff, the forward decorator (given memory= or called with it) and the operators in
+    # forward mode all say why: forward mode has no tape to bound
+    why = "memory= bounds the tape of reverse mode, and .* runs forward mode"
+    with pytest.raises(ArgumentError, match=why):
+        autodiff(srcad.Forward, damped, Duplicated(0.3, 1.0), 0.7, 3, memory=100)
+    with pytest.raises(ArgumentError, match=why):
+        srcad.forward(memory=100)(damped)
+    with pytest.raises(ArgumentError, match=why):
+        srcad.forward(damped)(Duplicated(0.3, 1.0), 0.7, 3, memory=100)
+    with pytest.raises(ArgumentError, match=why):
+        srcad.gradient(damped, 0.3, srcad.Constant(0.7), srcad.Constant(3), mode="forward",
+                       memory=100)
+
+
 # -- numba -------------------------------------------------------------------------------------
 def test_numba_gradient_and_tape_size():
     pytest.importorskip("numba")

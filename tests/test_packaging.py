@@ -64,7 +64,9 @@ def test_every_public_function_has_type_hints():
 def test_the_docstring_examples_of_the_public_modules_run():
     import doctest
 
+    import srcad.analysis.definite_assignment
     import srcad.api
+    import srcad.checkpointing
     import srcad.decorators
     import srcad.differentiate
     import srcad.directional_operators
@@ -78,5 +80,6 @@ def test_the_docstring_examples_of_the_public_modules_run():
     for module in (srcad, srcad.api, srcad.differentiate, srcad.decorators, srcad.operators,
                    srcad.gradient_operators, srcad.jacobian_operators,
                    srcad.directional_operators, srcad.second_order,
-                   srcad.function_transforms, srcad.testing):
+                   srcad.function_transforms, srcad.testing, srcad.checkpointing,
+                   srcad.analysis.definite_assignment):
         assert doctest.testmod(module).failed == 0, module.__name__

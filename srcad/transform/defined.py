@@ -5,9 +5,9 @@ chosen again from a flag on the tape, so the read only happens when the forward 
 `t`. numba's compiler does not know the two tests agree: it sees `t` possibly undefined and
 refuses the function ("Unsupported assignment encountered: Undefined"). Python runs it.
 
-`possibly_unset(body, defined)` is a definite-assignment pass (a branch keeps what both arms
-assign, a loop what was assigned before it: it may run zero times) returning the local names
-some path reads before assigning. When the user's own function has no such read, every one the
+`possibly_unset(body, defined)` is a definite-assignment pass
+(srcad/analysis/definite_assignment.py) returning the local names some path reads before
+assigning. When the user's own function has no such read, every one the
 generated code has is of the kind above, and giving those names a value of their type at entry
 (`typed_defaults`) changes nothing a run computes. When the user's function has one (Python
 would raise UnboundLocalError on some input), nothing is added and numba refuses as before.
@@ -18,27 +18,29 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
+from srcad.analysis.definite_assignment import DefiniteAssignment
 from srcad.analysis.types import BOOL, FLOAT, INT
 
 _ZERO = {FLOAT: 0.0, INT: 0, BOOL: False}
 
 
 class _Reads:
+    """The reads and assignments of local names, statement by statement, reported to a
+    `DefiniteAssignment` that follows the paths."""
+
     def __init__(self, locals_: set, defined: set):
         self.locals = locals_
-        self.set = set(defined)
-        self.unset: set = set()
+        self.paths = DefiniteAssignment(defined)
 
     def expr(self, node) -> None:
         for n in gast.walk(node):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) \
-                    and n.id in self.locals and n.id not in self.set:
-                self.unset.add(n.id)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.locals:
+                self.paths.read(n.id)
 
     def assign(self, target) -> None:
         for n in gast.walk(target):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                self.set.add(n.id)
+                self.paths.write(n.id)
             elif isinstance(n, gast.Subscript):
                 self.expr(n.value)
                 self.expr(n.slice)
@@ -60,34 +62,21 @@ class _Reads:
             self.assign(stmt.target)
         elif isinstance(stmt, gast.If):
             self.expr(stmt.test)
-            self._arms([stmt.body, stmt.orelse])
+            self.paths.branch([lambda: self.block(stmt.body), lambda: self.block(stmt.orelse)])
         elif isinstance(stmt, gast.For):
             self.expr(stmt.iter)
-            before = set(self.set)
-            self.assign(stmt.target)
-            self.block(stmt.body)
-            self.set = before
-            self.block(stmt.orelse)
-            self.set = before
+
+            def body():
+                self.assign(stmt.target)
+                self.block(stmt.body)
+            self.paths.loop([body, lambda: self.block(stmt.orelse)])
         elif isinstance(stmt, gast.While):
             self.expr(stmt.test)
-            before = set(self.set)
-            self.block(stmt.body)
-            self.set = before
-            self.block(stmt.orelse)
-            self.set = before
+            self.paths.loop([lambda: self.block(stmt.body), lambda: self.block(stmt.orelse)])
         elif isinstance(stmt, gast.FunctionDef):
             return
         else:
             self.expr(stmt)
-
-    def _arms(self, arms) -> None:
-        before, after = self.set, None
-        for arm in arms:
-            self.set = set(before)
-            self.block(arm)
-            after = self.set if after is None else after & self.set
-        self.set = after
 
 
 def possibly_unset(body: list, defined) -> set:
@@ -96,7 +85,7 @@ def possibly_unset(body: list, defined) -> set:
     locals_ = set().union(*(S.stored_names(s) for s in body)) if body else set()
     reads = _Reads(locals_ - set(defined), defined)
     reads.block(body)
-    return reads.unset
+    return reads.paths.unset_reads
 
 
 def typed_defaults(function: gast.FunctionDef, user_body: list, params, types) -> None:

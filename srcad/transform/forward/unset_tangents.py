@@ -16,34 +16,10 @@ overwrites the zero, so the initialisation is never wrong, only sometimes unneed
 
 from __future__ import annotations
 
+from srcad.analysis.definite_assignment import DefiniteAssignment
 
-class UnsetTangents:
-    def __init__(self, set_on_entry):
-        self.set = set(set_on_entry)  # tangents set on every path to the current statement
-        self.unset_reads: set = set()  # variables whose tangent some path reads unset
 
-    def read(self, variable: str) -> None:
-        if variable not in self.set:
-            self.unset_reads.add(variable)
-
-    def write(self, variable: str) -> None:
-        self.set.add(variable)
-
-    def branch(self, arms) -> None:
-        """`arms`: one callable per arm of a conditional, each transforming its block; after
-        them, a tangent is set if every arm set it (or it was set before)."""
-        before, after = self.set, None
-        for arm in arms:
-            self.set = set(before)
-            arm()
-            after = self.set if after is None else after & self.set
-        self.set = after if after is not None else before
-
-    def loop(self, parts) -> None:
-        """`parts`: the body (and `else`) of a loop, transformed in order; a loop may run zero
-        times, so what it sets is not set after it."""
-        before = self.set
-        self.set = set(before)
-        for part in parts:
-            part()
-        self.set = before
+class UnsetTangents(DefiniteAssignment):
+    """The variables whose scalar tangent is set on every path so far (`set`), and those
+    whose tangent some path reads unset (`unset_reads`): srcad/analysis/definite_assignment.py
+    over the tangent statements."""
