@@ -170,7 +170,7 @@ MECHANISMS = [
      [("if isinstance(array, gast.Name) and array.id in self.defs_after(stmt):", "if False:")]),
     ("reverse: an overwritten variable keeps its adjoint", "srcad/transform/reverse/transform.py",
      [("            rev += diff.adjoint(expr, seed_read, accumulate, prepared)\n"
-       "            rev.append(self._zero(target, subst))",
+       "            rev.append(self._zero(target, subst, old_shape))",
        "            rev += diff.adjoint(expr, seed_read, accumulate, prepared)")]),
     ("cache entries never go stale", "srcad/cache.py",
      [("if entry is not None and entry.is_current():", "if entry is not None:"),
