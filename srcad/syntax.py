@@ -138,6 +138,27 @@ class _Substituter(gast.NodeTransformer):
         return node
 
 
+class Renamer(gast.NodeTransformer):
+    """Renames, in place, every name `mapping` lists (loads and stores alike)."""
+
+    def __init__(self, mapping: dict):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if node.id in self.mapping:
+            node.id = self.mapping[node.id]
+        return node
+
+
+def rename(tree: Node, old: str, new: str) -> Node:
+    """`tree` with the name `old` renamed `new` everywhere, in place.
+
+    >>> unparse_expr(rename(parse_expr("x * y + x"), "x", "x_1"))
+    'x_1 * y + x_1'
+    """
+    return Renamer({old: new}).visit(tree)
+
+
 def substitute(template: Node | str, mapping: dict) -> Node:
     """Replace placeholder names by nodes (deep copies).
 

@@ -274,7 +274,7 @@ class Inliner:
                 alias = self.namer.fresh(f"{fname}_{prefix}")
                 mapping[fname] = alias
                 self.extra[alias] = obj
-        renamer = _Renamer(mapping)
+        renamer = S.Renamer(mapping)
         body = [renamer.visit(s) for s in body]
         text = f"inlined call {S.unparse_expr(call)}"
         out = [S.comment(text)] + binds + body
@@ -380,11 +380,3 @@ class _Hoister(gast.NodeTransformer):
         return result
 
 
-class _Renamer(gast.NodeTransformer):
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def visit_Name(self, node):
-        if node.id in self.mapping:
-            node.id = self.mapping[node.id]
-        return node

@@ -362,20 +362,12 @@ def version_rebinds(body: list, names: set, namer: Namer) -> list:
         current = name_
         for k, stmt in enumerate(body):
             if k in positions:
-                stmt.value = _Renamed(name_, current).visit(stmt.value)
+                stmt.value = S.rename(stmt.value, name_, current)
                 version = positions.index(k)
                 current = name_ if version == 0 else namer.fresh(f"{name_}_v{version}")
                 stmt.targets[0].id = current
             else:
-                body[k] = _Renamed(name_, current).visit(stmt)
+                body[k] = S.rename(stmt, name_, current)
     return body
 
 
-class _Renamed(gast.NodeTransformer):
-    def __init__(self, old, new):
-        self.old, self.new = old, new
-
-    def visit_Name(self, node):
-        if node.id == self.old:
-            node.id = self.new
-        return node

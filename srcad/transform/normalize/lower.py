@@ -258,16 +258,12 @@ def _unrolled(comp, lowering):
     return gast.List(elts=elts, ctx=gast.Load())
 
 
-class _ScopedRenamer(gast.NodeTransformer):
+class _ScopedRenamer(S.Renamer):
     """Renames `old` to `new`, except inside a nested comprehension that binds `old` again."""
 
     def __init__(self, old, new):
-        self.old, self.new = old, new
-
-    def visit_Name(self, node):
-        if node.id == self.old:
-            node.id = self.new
-        return node
+        super().__init__({old: new})
+        self.old = old
 
     def _comprehension(self, node):
         if any(isinstance(n, gast.Name) and n.id == self.old

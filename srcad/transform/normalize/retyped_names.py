@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gast
 
+from srcad import syntax as S
 from srcad.analysis.types import Array, Types
 
 
@@ -64,17 +65,10 @@ def _rename_bindings(norm, name) -> None:
     current = name
     for stmt in norm.body:
         if isinstance(stmt, gast.Assign) and _binds(stmt, name):
-            _Rename(name, current).visit(stmt.value)
+            S.rename(stmt.value, name, current)
             current = norm.namer.fresh(name)
             stmt.targets[0].id = current
         else:  # reads (and `x += e`, which keeps the binding it updates) see the latest
-            _Rename(name, current).visit(stmt)
+            S.rename(stmt, name, current)
 
 
-class _Rename(gast.NodeVisitor):
-    def __init__(self, old, new):
-        self.old, self.new = old, new
-
-    def visit_Name(self, node):
-        if node.id == self.old:
-            node.id = self.new
