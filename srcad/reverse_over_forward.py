@@ -16,6 +16,7 @@ and a refusal while differentiating the forward code names the user's file and l
 
 from __future__ import annotations
 
+import math
 import re
 import weakref
 
@@ -52,10 +53,25 @@ def tangent_function(forward, origin: str):
                          construct="return", hint="return a single float from f")
     function.body[-1] = gast.Return(value=returned.elts[1].elts[0])
     function.name = f"{function.name}_tangent"
+    _call_modules_by_their_names(tree, forward_function.__globals__)
     tangent = compile_source(to_source(tree), function.name, forward_function.__globals__,
                              origin)
     _TANGENTS[forward_function] = tangent
     return tangent
+
+
+def _call_modules_by_their_names(tree, namespace) -> None:
+    """Names the forward code binds to `math` or `numpy` (an inlined function's module alias,
+    `math_quartic`) renamed `math` and `np`: the numba backend embeds only those modules."""
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and node.id not in _MODULES:
+            value = namespace.get(node.id)
+            for name, module in _MODULES.items():
+                if value is module:
+                    node.id = name
+
+
+_MODULES = {"math": math, "np": np}
 
 
 def located_in_user_code(err: SrcadError, tangent, origin: str) -> SrcadError:
