@@ -16,15 +16,14 @@ and a refusal while differentiating the forward code names the user's file and l
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 import weakref
 
-import gast
 import numpy as np
 
 from srcad.api import _compiled
-from srcad.codegen import to_source
 from srcad.compiler import compile_source
 from srcad.engines import ReverseEngine, Slot, _spec
 from srcad.errors import SrcadError
@@ -38,37 +37,44 @@ _TANGENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def tangent_function(forward, origin: str):
     """The forward code `forward` (a `Compiled`) of a float-valued f (`return value,
     (tangent,)`) rewritten to `return tangent`, compiled as a plain function with source in
-    srcad's line cache."""
+    srcad's line cache. The rewrite edits the text (the last statement and the name), so the
+    `# line N:` comments that lead back to f stay."""
     forward_function = forward.function
     tangent = _TANGENTS.get(forward_function)
     if tangent is not None:
         return tangent
-    tree = gast.parse(str(forward.source))
-    function = tree.body[0]
+    text = str(forward.source)
+    function = ast.parse(text).body[0]
     last = function.body[-1]
-    returned = last.value if isinstance(last, gast.Return) else None
-    if not (isinstance(returned, gast.Tuple) and len(returned.elts) == 2
-            and isinstance(returned.elts[1], gast.Tuple) and len(returned.elts[1].elts) == 1):
+    returned = last.value if isinstance(last, ast.Return) else None
+    if not (isinstance(returned, ast.Tuple) and len(returned.elts) == 2
+            and isinstance(returned.elts[1], ast.Tuple) and len(returned.elts[1].elts) == 1):
         raise SrcadError("second order needs f to return one float", filename=origin,
                          construct="return", hint="return a single float from f")
-    function.body[-1] = gast.Return(value=returned.elts[1].elts[0])
-    function.name = f"{function.name}_tangent"
-    _call_modules_by_their_names(tree, forward_function.__globals__)
-    tangent = compile_source(to_source(tree), function.name, forward_function.__globals__,
-                             origin)
+    lines = text.splitlines()
+    indent = lines[last.lineno - 1][:last.col_offset]
+    lines[last.lineno - 1:last.end_lineno] = [
+        f"{indent}return {ast.unparse(returned.elts[1].elts[0])}"]
+    name = f"{function.name}_tangent"
+    lines[function.lineno - 1] = lines[function.lineno - 1].replace(
+        f"def {function.name}(", f"def {name}(", 1)
+    source = _modules_by_their_names("\n".join(lines) + "\n", function,
+                                     forward_function.__globals__)
+    tangent = compile_source(source, name, forward_function.__globals__, origin)
     _TANGENTS[forward_function] = tangent
     return tangent
 
 
-def _call_modules_by_their_names(tree, namespace) -> None:
-    """Names the forward code binds to `math` or `numpy` (an inlined function's module alias,
-    `math_quartic`) renamed `math` and `np`: the numba backend embeds only those modules."""
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Name) and node.id not in _MODULES:
-            value = namespace.get(node.id)
-            for name, module in _MODULES.items():
-                if value is module:
-                    node.id = name
+def _modules_by_their_names(text: str, function, namespace) -> str:
+    """`text` with the names the forward code binds to `math` or `numpy` (an inlined
+    function's module alias, `math_quartic`) written `math` and `np`: the numba backend
+    embeds only those modules."""
+    aliases = {node.id: name for node in ast.walk(function) if isinstance(node, ast.Name)
+               and node.id not in _MODULES
+               for name, module in _MODULES.items() if namespace.get(node.id) is module}
+    for alias, name in aliases.items():
+        text = re.sub(rf"\b{alias}\b", name, text)
+    return text
 
 
 _MODULES = {"math": math, "np": np}
@@ -90,7 +96,8 @@ def located_in_user_code(err: SrcadError, tangent, origin: str) -> SrcadError:
             break
     return type(err)(f"{err.message} (in srcad's forward code of f, which second order "
                      "differentiates in reverse mode)", filename=origin, line=user_line,
-                     construct=err.construct, hint=err.hint)
+                     construct=err.construct,
+                     hint="use backend='python' with mode='reverse-over-forward'")
 
 
 class ReverseOverForwardEngine:

@@ -28,6 +28,11 @@ def array_energy(x, p):
     return np.sum(np.tanh(p * x)) + np.dot(x, x) ** 2
 
 
+def gathered_cubes(x, idx):
+    y = x[idx]  # the numba reverse of a gather needs np.add.at
+    return np.sum(y * y * y)
+
+
 def quartic(x):
     return x ** 4 + math.exp(-x)
 
@@ -95,3 +100,18 @@ def test_numba_hessian_refuses_chunks_and_forward_over_reverse():
     with pytest.raises(srcad.ArgumentError, match="reverse over forward"):
         srcad.prepare_hvp(chain_energy, X, Constant(P), tangent=X, backend="numba",
                           mode="forward-over-reverse")
+
+
+def test_numba_refusal_in_the_forward_code_names_the_line_of_f():
+    import inspect
+    line = inspect.getsourcelines(gathered_cubes)[1] + 1
+    with pytest.raises(srcad.SrcadError, match=rf"test_second_order_numba.py:{line}: .*index "
+                       "array.*forward code of f"):
+        srcad.prepare_hvp(gathered_cubes, X, Constant(np.array([0, 2, 2])), tangent=X,
+                          backend="numba")
+    # the hint's way: reverse over forward on the python backend, against the hand-derived
+    # H v = (6 x0 v0, 0, 12 x2 v2) (x2 gathered twice)
+    x, v = np.array([0.3, 0.5, -0.2]), np.array([1.0, 2.0, 3.0])
+    got = srcad.hvp(gathered_cubes, x, Constant(np.array([0, 2, 2])), tangent=v,
+                    mode="reverse-over-forward")
+    np.testing.assert_allclose(got, [6 * 0.3 * 1.0, 0.0, 12 * -0.2 * 3.0], rtol=1e-13)
