@@ -53,9 +53,11 @@ def cache_dir() -> Path:
     return Path(root) if root else Path.home() / ".cache" / "srcad"
 
 
-def compile_numba(source: str, name: str, namespace: dict, free_names: set, origin: str = ""):
+def compile_numba(source: str, name: str, namespace: dict, free_names: set, origin: str = "",
+                  helpers: str = ""):
     """Write `source` as a real module in the cache folder (numba's on-disk cache needs a file)
-    and return `numba.njit(cache=True)` of its function `name`."""
+    and return `numba.njit(cache=True)` of its function `name`. `helpers`: source of functions
+    it calls, each decorated `@srcad_jit` (jitted in the module with the same options)."""
     try:
         import numba
     except ImportError:
@@ -72,6 +74,9 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     if arrays:
         header.append(f"from srcad.numba_arrays import {', '.join(arrays)}")
     header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
+    if helpers:
+        header += ["import numba", f"srcad_jit = numba.njit(cache=True, nogil=True, "
+                   f"fastmath={set(FASTMATH)!r})"]
     header.append("")
     for free in sorted(free_names):
         if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free in NUMBA_ARRAY_NAMES \
@@ -85,7 +90,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                              f"({type(value).__name__})", filename=origin,
                              construct="backend='numba'",
                              hint="pass it as an argument, or use backend='python'")
-    text = "\n".join(header) + "\n\n\n" + source
+    text = "\n".join(header) + "\n\n\n" + (helpers + "\n\n\n" if helpers else "") + source
     # numba's cache ignores options, and code it compiled from srcad's runtime modules
     options = (f"{numba.__version__} fastmath={sorted(FASTMATH)} nogil "
                f"runtime={_runtime_digest()}")

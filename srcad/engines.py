@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import itertools
 import linecache
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -358,6 +359,8 @@ def scalar_as_array(f, nargs: int, position):
     source = f"def {name}({', '.join(params)}):\n    return {f.__name__}({call})\n"
     filename = f"<srcad wrapper {name} #{next(_wrapper_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {f.__name__: f}
+    # math and np as the numba backend embeds them (an inlined f's own module names are then
+    # these, not aliases numba code could not read)
+    namespace = {f.__name__: f, "math": math, "np": np}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]

@@ -326,7 +326,8 @@ def hessian(fun: Callable[..., Any], *args: Any, **options: Any) -> Any:
       One argnum only (`argnums=(i,)` gives `((H,),)` as in JAX); with `has_aux=True` the
       result is `(H, aux)`.
 
-    Both run srcad's forward mode over its own reverse code (python backend only).
+    Both run srcad's forward mode over its own reverse code on the python backend, and
+    srcad's numba reverse mode over its own forward code on numba (reverse over forward).
 
     >>> import numpy as np
     >>> def f(x):

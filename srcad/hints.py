@@ -11,5 +11,7 @@ Function = Callable[..., Any]  # a plain Python function srcad can read the sour
 Point = float | np.ndarray  # an input, a tangent or a derivative: a float or a float array
 Backend = Literal["python", "numba"]
 OperatorMode = Literal["forward", "reverse"] | None  # None: the operator chooses
-SecondOrderMode = Literal["forward-over-reverse"] | None  # the one mode of hvp, hessian, ...
+# the modes of hvp, hessian, ... (None: forward over reverse on python, reverse over forward
+# on numba)
+SecondOrderMode = Literal["forward-over-reverse", "reverse-over-forward"] | None
 Memory = int | str | None  # memory=: bytes, or "50MB"; None: the automatic budget

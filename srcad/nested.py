@@ -14,9 +14,10 @@ Both are forward over reverse: srcad's forward mode run over srcad's reverse cod
 code `hvp` differentiates), with every float argument of g differentiated. So an outer reverse
 pass differentiates the inner gradient by a Hessian-vector product of g, and an outer forward
 pass by the same product with the outer tangents as directions. All of it is generated Python
-(python backend); numba code cannot call back into it, so the numba backend refuses an outer
-function with nested calls (`refuse_nested_in_numba`), and so are third derivatives (the
-tangent and adjoint calls are registered with a rule that refuses).
+(python backend); numba code cannot call back into it, so on the numba backend the calls are
+renamed to numba kernels of their own, compiled into the outer code's module
+(srcad/nested_numba.py). Third derivatives are refused (the tangent and adjoint calls are
+registered with a rule that refuses).
 """
 
 from __future__ import annotations
@@ -216,25 +217,6 @@ register(srcad_nested_gradient, CallInfo(NESTED_NAME, None, "float", select=nest
 # names the generated code calls (pipeline.py adds them to its namespace)
 NESTED_RUNTIME = {f.__name__: f for f in (srcad_nested_gradient, srcad_nested_tangent,
                                           srcad_nested_adjoint)}
-
-
-def refuse_nested_in_numba(norm) -> None:
-    """numba code cannot call the Python code of a nested gradient: refused, at the call."""
-    import gast
-
-    for stmt in norm.body:
-        for node in gast.walk(stmt):
-            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
-                try:
-                    called = norm.resolve(node.func.id)
-                except KeyError:
-                    continue
-                if called is srcad_nested_gradient:
-                    raise norm.parsed.error(
-                        node, "backend='numba'", f"{norm.parsed.name} calls srcad.grad or "
-                        "srcad.gradient of another function; the numba backend cannot call "
-                        "that nested derivative (it runs as generated Python code)",
-                        hint="use backend='python' for the outer derivative")
 
 
 def _third_order(ranks, keywords):

@@ -16,6 +16,7 @@ from srcad.errors import ArgumentError
 from srcad.preparation import PreparationMismatchError, check_shape
 
 SECOND_ORDER = "forward-over-reverse"
+REVERSE_OVER_FORWARD = "reverse-over-forward"  # the numba backend's second order
 BACKENDS = ("python", "numba")
 
 # The modes each operator runs; mode=None is the operator's own choice among them.
@@ -25,9 +26,9 @@ OPERATOR_MODES = {
     "derivative": ("forward",),
     "pushforward": ("forward",),
     "pullback": ("reverse",),
-    "hvp": (SECOND_ORDER,),
-    "hessian": (SECOND_ORDER,),
-    "second_derivative": (SECOND_ORDER,),
+    "hvp": (SECOND_ORDER, REVERSE_OVER_FORWARD),
+    "hessian": (SECOND_ORDER, REVERSE_OVER_FORWARD),
+    "second_derivative": (SECOND_ORDER, REVERSE_OVER_FORWARD),
 }
 
 _OTHER_MODE_HINTS = {

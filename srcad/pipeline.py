@@ -33,7 +33,8 @@ from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
 from srcad.display import GeneratedSource
 from srcad.errors import SrcadError
-from srcad.nested import NESTED_RUNTIME, refuse_nested_in_numba
+from srcad.nested import NESTED_RUNTIME
+from srcad.nested_numba import NumbaNested
 from srcad.parse import parse_function
 from srcad.running import reserve_tape
 from srcad.transform.defined import typed_defaults
@@ -122,8 +123,6 @@ _MISSING = object()
 def build(func, request: Request) -> Compiled:
     parsed = parse_function(func)
     norm = normalize(parsed, request.containers)
-    if request.backend == "numba":
-        refuse_nested_in_numba(norm)
     specs = request.specs
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
@@ -150,6 +149,8 @@ def build(func, request: Request) -> Compiled:
     if request.backend == "numba":
         refuse_numba_indexing(norm, types, activity.active, request.mode == "reverse")
     written = written_arguments(norm, types)
+    # numba: kernels of the nested gradients, compiled into the module of this code
+    nested = NumbaNested(norm, types) if request.backend == "numba" else None
     tapes: tuple = ()
     scratch = 0
     if request.backend not in ("python", "numba"):
@@ -190,7 +191,7 @@ def build(func, request: Request) -> Compiled:
         for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)
                    and n.name == name):
             typed_defaults(fn, norm.body, norm.params, types)
-        tree = numba_friendly(tree, norm.namer)
+        tree = numba_friendly(nested.rename(tree), norm.namer)
     source = to_source(tree)
     namespace = dict(parsed.namespace)
     namespace.update(norm.extra_names)
@@ -201,7 +202,9 @@ def build(func, request: Request) -> Compiled:
     namespace.setdefault("checkpoint_plan", warn_checkpointed)
     namespace.setdefault("array_bytes", array_bytes)
     if request.backend == "numba":
-        function = compile_numba(source, name, namespace, _free_names(tree), parsed.filename)
+        free = _free_names(tree) | _free_names(gast.parse(nested.helpers))
+        function = compile_numba(source, name, namespace, free - nested.names, parsed.filename,
+                                 helpers=nested.helpers)
     else:
         function = compile_source(source, name, namespace, parsed.filename)
     dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())

@@ -1,7 +1,8 @@
-"""Second-order operators by forward over reverse: srcad's forward (vector) mode runs over the
-reverse code srcad generated, which is plain Python. hvp is one lane, hessian chunks of
-lanes over the unit vectors, second_derivative one lane over a float input (wrapped as a
-one-element array).
+"""Second-order operators. python backend: forward over reverse, srcad's forward (vector) mode
+run over the reverse code srcad generated, which is plain Python; hvp is one lane, hessian
+chunks of lanes over the unit vectors, second_derivative one lane over a float input (wrapped
+as a one-element array). numba backend: reverse over forward (srcad/reverse_over_forward.py),
+srcad's numba reverse mode run over srcad's forward code; one pass per Hessian column.
 """
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ import numpy as np
 from srcad.engines import HessianEngine, Slot, scalar_as_array
 from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, Point, SecondOrderMode
-from srcad.operator_options import SECOND_ORDER, check_options, check_out, refuse_float_out
+from srcad.operator_options import (
+    REVERSE_OVER_FORWARD,
+    SECOND_ORDER,
+    check_options,
+    check_out,
+    refuse_float_out,
+)
 from srcad.prep_cache import reusing_preparations
 from srcad.preparation import (
     Prep,
@@ -26,6 +33,7 @@ from srcad.preparation import (
     read_arguments,
     values_of,
 )
+from srcad.reverse_over_forward import ReverseOverForwardEngine
 
 
 # -- second order: forward over reverse ---------------------------------------------------------
@@ -36,11 +44,27 @@ def prepare_hvp(f: Function, *args: Any, tangent: Point | None = None,
     """Prepare `hvp` of a float-valued f at arguments like `args`: srcad's reverse code for f,
     differentiated again in forward mode (one tangent lane), with every buffer allocated."""
     check_options("hvp", mode, chunk, backend)
-    return _prepare_second("hvp", f, args, 1, backend)
+    return _prepare_second("hvp", f, args, 1, backend, mode)
 
 
-def _prepare_second(operator, f, args, width, backend) -> Prep:
+def second_order_mode(mode, backend) -> str:
+    """The mode given, else the backend's: forward over reverse on python (vector lanes over
+    plain Python reverse code), reverse over forward on numba (its reverse code passes tape
+    arrays srcad's forward mode does not differentiate; its forward code is plain)."""
+    if mode == SECOND_ORDER and backend == "numba":
+        raise ArgumentError("backend='numba' runs second order as reverse over forward: the "
+                            "numba reverse code takes and returns tape arrays, which srcad's "
+                            "forward mode does not differentiate", construct="mode",
+                            hint="leave mode out (or mode='reverse-over-forward'), or use "
+                            "backend='python'")
+    if mode is not None:
+        return mode
+    return REVERSE_OVER_FORWARD if backend == "numba" else SECOND_ORDER
+
+
+def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
     backend = backend or "python"
+    mode = second_order_mode(mode, backend)
     slots = read_arguments(args)
     if any(s.role == "output" for s in slots):
         raise ArgumentError(f"{operator} needs a float-valued f (no Output argument)")
@@ -55,9 +79,12 @@ def _prepare_second(operator, f, args, width, backend) -> Prep:
         target = scalar_as_array(f, len(slots), position)
         slots = list(slots)
         slots[position] = Slot("x", np.array([float(x.value)]))
-    engine = HessianEngine(target, slots, width, backend)
-    prep = make_prep(operator, f, read_arguments(args), SECOND_ORDER, width, engine,
-                 scalar=not x.is_array, n=np.size(x.value))
+    if mode == REVERSE_OVER_FORWARD:
+        engine = ReverseOverForwardEngine(target, slots, backend)
+    else:
+        engine = HessianEngine(target, slots, width, backend)
+    prep = make_prep(operator, f, read_arguments(args), mode, engine.engine.width, engine,
+                     scalar=not x.is_array, n=np.size(x.value))
     return prep
 
 
@@ -129,7 +156,11 @@ def prepare_hessian(f: Function, *args: Any, mode: SecondOrderMode = None,
     """
     check_options("hessian", mode, chunk, backend)
     x = input_slot(read_arguments(args)).value
-    return _prepare_second("hessian", f, args, choose_chunk(np.size(x), chunk), backend)
+    if chunk not in (None, 1) and second_order_mode(mode, backend) == REVERSE_OVER_FORWARD:
+        raise ArgumentError("reverse over forward (the numba backend's second order) takes one "
+                            "Hessian column per pass", construct="chunk",
+                            hint="leave chunk out, or use backend='python'")
+    return _prepare_second("hessian", f, args, choose_chunk(np.size(x), chunk), backend, mode)
 
 
 @operator_entry
@@ -163,7 +194,7 @@ def prepare_second_derivative(f: Function, *args: Any, mode: SecondOrderMode = N
     """Prepare `second_derivative` of a float-valued f of a float input x at arguments like
     `args`."""
     check_options("second_derivative", mode, chunk, backend)
-    prep = _prepare_second("second_derivative", f, args, 1, backend)
+    prep = _prepare_second("second_derivative", f, args, 1, backend, mode)
     if not prep.state["scalar"]:
         raise ArgumentError("second_derivative needs a float input", hint="use hessian")
     return prep

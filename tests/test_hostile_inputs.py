@@ -1506,9 +1506,11 @@ def test_numba_argument_checks():
 
 
 @needs_numba
-def test_numba_hvp_is_refused_clearly():
-    refused(lambda: srcad.hvp(square_sum, np.ones(3), tangent=np.ones(3), backend="numba"),
-            "backend", filename=None)
+def test_numba_forward_over_reverse_is_refused_clearly():
+    # numba runs second order as reverse over forward; the other order is refused by name
+    refused(lambda: srcad.hvp(square_sum, np.ones(3), tangent=np.ones(3), backend="numba",
+                              mode="forward-over-reverse"), "numba", "reverse over forward",
+            filename=None)
 
 
 @needs_numba

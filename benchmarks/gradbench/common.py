@@ -231,7 +231,8 @@ NESTED_GRADIENT_NOTES = (
     "The inner mode (the second letter) is recorded in the source; srcad computes every "
     "nested gradient as reverse code and its derivative as forward over reverse, so "
     "ff = fr and rf = rr in what runs.",
-    "srcad-numba: refused, the nested gradient runs as generated Python code.",
+    "srcad-numba: the nested gradient and its derivative (reverse over forward) run as numba "
+    "kernels compiled into the outer derivative's code.",
 )
 
 

@@ -4,7 +4,8 @@ direction J H^-1 for the centroids C, where H, the Hessian, is diagonal.
 The loop form transliterates cpp/gradbench/evals/kmeans.hpp (a helper `euclid_dist_2` over row
 views, a running `min`); the vectorized form computes all point-centroid distances at once.
 srcad computes J by reverse mode and the Hessian diagonal as the Hessian-vector product with a
-vector of ones (H is diagonal, so H 1 is its diagonal), forward over reverse.
+vector of ones (H is diagonal, so H 1 is its diagonal): forward over reverse on the python
+backend, reverse over forward on numba.
 The reference is derived by hand: with c(i) the centroid closest to P_i, J_j = 2 sum_{c(i)=j}
 (C_j - P_i) and H_jj = 2 |{i : c(i) = j}|, so the direction is C_j minus the mean of its points.
 """
@@ -110,9 +111,8 @@ def _primal(form):
                           lambda p: lambda: FORMS[form](p.centroids, p.points))
 
 
-def _srcad(backend, form, hvp_backend=None, refused=None):
-    """srcad's J and H 1 on `backend` (`hvp_backend` for H 1 when given: second order needs
-    the python backend)."""
+def _srcad(backend, form):
+    """srcad's J and H 1 on `backend`."""
 
     def build(p):
         import srcad
@@ -123,7 +123,7 @@ def _srcad(backend, form, hvp_backend=None, refused=None):
         try:
             grad_prep = srcad.prepare_gradient(f, p.centroids, constant, backend=backend)
             hvp_prep = srcad.prepare_hvp(f, p.centroids, constant, tangent=ones,
-                                         backend=hvp_backend or backend)
+                                         backend=backend)
         except srcad.SrcadError as exc:
             raise Refused(f"{type(exc).__name__}: {exc}") from exc
         jacobian = np.zeros_like(p.centroids)
@@ -136,8 +136,7 @@ def _srcad(backend, form, hvp_backend=None, refused=None):
 
         return call
 
-    label = form if hvp_backend is None else f"{form}, hvp on {hvp_backend}"
-    return Implementation("dir", f"srcad-{backend}", label, build, refused)
+    return Implementation("dir", f"srcad-{backend}", form, build)
 
 
 def _jax(p):
@@ -190,13 +189,12 @@ EVAL = Eval(
         _primal("loops"),
         _primal("vectorized"),
         _srcad("python", "loops"),
-        _srcad("numba", "loops", refused="hvp and hessian differentiate"),
+        _srcad("numba", "loops"),
         _srcad("python", "vectorized"),
-        _srcad("numba", "vectorized", refused="hvp and hessian differentiate"),
-        _srcad("numba", "loops", hvp_backend="python"),
+        _srcad("numba", "vectorized"),
         Implementation("dir", "jax", "vectorized", _jax),
         Implementation("dir", "autograd", "vectorized", _autograd),
     ),
-    notes=("srcad-numba: Hessian-vector products (second order) need the python backend, so the "
-           "numba row computes J on numba and H 1 on the python backend.",),
+    notes=("srcad-numba: H 1 by reverse over forward (srcad's numba reverse mode over its "
+           "forward code).",),
 )

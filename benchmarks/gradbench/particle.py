@@ -11,9 +11,9 @@ GradBench solver for the argmin). The four GradBench functions name the outer an
 
 srcad differentiates the nested gradient as one primitive (srcad/nested.py): whichever mode
 the inner call names, the inner gradient runs as srcad's reverse code and its derivative as
-forward over reverse. So `ff` and `fr` (and `rf` and `rr`) run the same code: the inner mode is
-recorded in the source, not in what runs. The numba backend cannot call the nested gradient
-(it is generated Python code) and refuses the port.
+forward over reverse (reverse over forward on numba, where the nested calls run as numba
+kernels compiled into the outer code). So `ff` and `fr` (and `rf` and `rr`) run the same
+code: the inner mode is recorded in the source, not in what runs.
 """
 
 import functools
@@ -150,10 +150,7 @@ def _srcad(function, backend):
         primal = naive_euler if inner == "r" else naive_euler_forward_force
         return lambda: _solve(primal, derivative, w0)
 
-    # numba code cannot call the nested derivative, which runs as generated Python code
-    refused = "the numba backend cannot call that nested derivative" \
-        if backend == "numba" else None
-    return Implementation(function, f"srcad-{backend}", "loops", build, expect_refusal=refused)
+    return Implementation(function, f"srcad-{backend}", "loops", build)
 
 
 @functools.lru_cache(maxsize=None)

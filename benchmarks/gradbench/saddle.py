@@ -10,8 +10,8 @@ GradBench solver. The four functions name the modes: `rf` is the outer argmin in
 over an inner argmax in forward mode; step 2, the argmax at the found x, uses the outer mode.
 
 As in `particle`, srcad computes every nested gradient as reverse code and its derivative as
-forward over reverse, whichever mode the inner call names; the numba backend refuses the
-nested call. The reference is derived by hand: the objective separates, so the inner argmax
+forward over reverse (reverse over forward on numba), whichever mode the inner call names.
+The reference is derived by hand: the objective separates, so the inner argmax
 does not depend on p1 and the gradient of r1_cost is 2 p1.
 """
 
@@ -159,10 +159,7 @@ def _srcad(function, backend):
 
         return lambda: _saddle(r1, r1_gradient, argmax_gradient, start)
 
-    # numba code cannot call the nested derivative, which runs as generated Python code
-    refused = "the numba backend cannot call that nested derivative" \
-        if backend == "numba" else None
-    return Implementation(function, f"srcad-{backend}", "loops", build, expect_refusal=refused)
+    return Implementation(function, f"srcad-{backend}", "loops", build)
 
 
 EVAL = Eval(

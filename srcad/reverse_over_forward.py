@@ -1,0 +1,155 @@
+"""Second order by reverse over forward: srcad's reverse mode run over srcad's forward code.
+
+The forward code of f (python backend, one tangent) is plain Python with no tapes; rewritten
+to return only the tangent of f's float result (`tangent_function`), it is
+x, v -> grad f(x) . v, a function srcad differentiates again in reverse mode, on either
+backend. Its gradient in x is H v. This is how the numba backend computes second order: the
+numba reverse code of f takes and returns tape arrays the forward transform cannot
+differentiate, while the forward code of f is an ordinary function for the numba reverse
+transform (forward over reverse, `engines.HessianEngine`, stays the python backend's choice).
+
+Guarantee: `ReverseOverForwardEngine` speaks the lane protocol of the forward engine that
+`second_order.py` drives (one lane: `x_lanes`, `output_lanes`, `seed`, `seed_basis`, `run`),
+and a refusal while differentiating the forward code names the user's file and line (the
+`# line N:` comment the forward code carries), never the generated module.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import weakref
+
+import numpy as np
+
+from srcad.api import _compiled
+from srcad.compiler import compile_source
+from srcad.engines import ReverseEngine, Slot, _spec
+from srcad.errors import SrcadError
+from srcad.pipeline import Request
+
+# forward code's function -> its tangent-only rewrite (one per forward code, so srcad's cache,
+# keyed by the function object, builds the reverse code of it once)
+_TANGENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def tangent_function(forward, origin: str):
+    """The forward code `forward` (a `Compiled`) of a float-valued f (`return value,
+    (tangent,)`) rewritten to `return tangent`, compiled as a plain function with source in
+    srcad's line cache. The rewrite edits the text (the last statement and the name), so the
+    `# line N:` comments that lead back to f stay."""
+    forward_function = forward.function
+    tangent = _TANGENTS.get(forward_function)
+    if tangent is not None:
+        return tangent
+    text = str(forward.source)
+    function = ast.parse(text).body[0]
+    last = function.body[-1]
+    returned = last.value if isinstance(last, ast.Return) else None
+    if not (isinstance(returned, ast.Tuple) and len(returned.elts) == 2
+            and isinstance(returned.elts[1], ast.Tuple) and len(returned.elts[1].elts) == 1):
+        raise SrcadError("second order needs f to return one float", filename=origin,
+                         construct="return", hint="return a single float from f")
+    lines = text.splitlines()
+    indent = lines[last.lineno - 1][:last.col_offset]
+    lines[last.lineno - 1:last.end_lineno] = [
+        f"{indent}return {ast.unparse(returned.elts[1].elts[0])}"]
+    name = f"{function.name}_tangent"
+    lines[function.lineno - 1] = lines[function.lineno - 1].replace(
+        f"def {function.name}(", f"def {name}(", 1)
+    source = _modules_by_their_names("\n".join(lines) + "\n", function,
+                                     forward_function.__globals__)
+    tangent = compile_source(source, name, forward_function.__globals__, origin)
+    _TANGENTS[forward_function] = tangent
+    return tangent
+
+
+def _modules_by_their_names(text: str, function, namespace) -> str:
+    """`text` with the names the forward code binds to `math` or `numpy` (an inlined
+    function's module alias, `math_quartic`) written `math` and `np`: the numba backend
+    embeds only those modules."""
+    aliases = {node.id: name for node in ast.walk(function) if isinstance(node, ast.Name)
+               and node.id not in _MODULES
+               for name, module in _MODULES.items() if namespace.get(node.id) is module}
+    for alias, name in aliases.items():
+        text = re.sub(rf"\b{alias}\b", name, text)
+    return text
+
+
+_MODULES = {"math": math, "np": np}
+
+
+def located_in_user_code(err: SrcadError, tangent, origin: str) -> SrcadError:
+    """`err`, raised inside the forward code `tangent`, located at the user's line it came
+    from (the nearest `# line N:` comment above the generated line)."""
+    import linecache
+    filename = tangent.__code__.co_filename
+    if err.filename != filename or err.line is None:
+        return err
+    lines = linecache.getlines(filename)
+    user_line = None
+    for k in range(min(err.line, len(lines)) - 1, -1, -1):
+        comment = re.match(r"\s*# line (\d+):", lines[k])
+        if comment:
+            user_line = int(comment.group(1))
+            break
+    return type(err)(f"{err.message} (in srcad's forward code of f, which second order "
+                     "differentiates in reverse mode)", filename=origin, line=user_line,
+                     construct=err.construct,
+                     hint="use backend='python' with mode='reverse-over-forward'")
+
+
+class ReverseOverForwardEngine:
+    """H v by one reverse pass over the tangent function of f: x duplicated (its adjoint is
+    H v), the direction v and the other arguments constant. One lane (`width` 1): the
+    Hessian takes one pass per column."""
+
+    width = 1
+
+    def __init__(self, f, slots: list, backend: str):
+        self.backend = backend
+        origin = getattr(getattr(f, "__code__", None), "co_filename", "")
+        specs = tuple(_spec(s, True) for s in slots)
+        self.forward = _compiled(f, Request("forward", specs, backend="python"))
+        tangent = tangent_function(self.forward, origin)
+        inner, self.user_positions, self.scratch = [], [], []
+        for slot in slots:
+            self.user_positions.append(len(inner))
+            if slot.role == "x":
+                self.direction = np.zeros_like(slot.value)
+                inner += [Slot("x", slot.value), Slot("constant", self.direction)]
+            elif slot.role == "cache":  # its tangent is scratch too, zeroed per pass
+                self.scratch.append(np.zeros_like(slot.value))
+                inner += [Slot("cache", slot.value), Slot("cache", self.scratch[-1])]
+            else:
+                inner.append(Slot("constant", slot.value))
+        try:
+            self.reverse = ReverseEngine(tangent, inner, backend)
+        except SrcadError as err:
+            raise located_in_user_code(err, tangent, origin) from None
+        self.values = [s.value for s in inner]
+        self.x_bar = np.zeros_like(self.direction)
+        self.engine = self  # the lane protocol second_order.py drives
+        self.x_lanes, self.output_lanes = [self.direction], [self.x_bar]
+
+    def set_values(self, values, positions=None):
+        for position, value in zip(self.user_positions, values):
+            self.values[position] = value
+        self.reverse.set_values(self.values)
+
+    def is_current(self) -> bool:
+        return self.forward.is_current()
+
+    def seed(self, tangents):
+        self.direction[...] = tangents[0]
+
+    def seed_basis(self, start: int, size: int):
+        self.direction.fill(0.0)
+        if start < size:
+            self.direction.reshape(-1)[start] = 1.0
+
+    def run(self):
+        for buffer in self.scratch:
+            buffer.fill(0.0)
+        return self.reverse.run(self.x_bar)
