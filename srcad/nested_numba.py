@@ -61,7 +61,7 @@ class NumbaNested:
         self.sites[token] = operand_types
 
     def _kernels(self, token, operand_types) -> str:
-        from srcad.api import _compiled
+        from srcad.differentiate import _compiled
         from srcad.engines import scalar_as_array
         from srcad.nested import _REGISTRY, _in_call_order, _position
         from srcad.pipeline import ArgSpec, Request

@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from srcad.api import _compiled
+from srcad.differentiate import _compiled
 from srcad.compiler import compile_source
 from srcad.engines import ReverseEngine, Slot, _spec
 from srcad.errors import SrcadError
