@@ -49,6 +49,7 @@ from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.optimize import fuse_lane_loops, lane_locals
 from srcad.transform.retyped_names import split_retyped_names
 from srcad.transform.reverse import ReverseTransform
+from srcad.transform.views import resolve_views
 from srcad.transform.styles import Looped, Scalar, Stacked, Unrolled
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
 
@@ -127,6 +128,7 @@ def build(func, request: Request) -> Compiled:
     specs = request.specs
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    resolve_views(norm, {p: s.type for p, s in zip(norm.params, specs)})
     types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if name_array_returns(norm, types):
         types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
