@@ -254,11 +254,12 @@ class _Resolver:
         return _Substitute(self, stmt, env, poisoned).visit(node)
 
     def _unknown_base(self, stmt, name):
-        return self.error(stmt, f"`{name}` is a view whose array is not known here: it is "
-                          "made in a branch or an earlier loop iteration, and it is written "
-                          "through (a write through it writes that array)",
-                          hint="write through the array itself in each branch (a[k] = ... "
-                          "or b[k] = ...), or make the view in the same block as its uses")
+        return self.error(stmt, f"`{name}` is a view whose array is not known here (it is "
+                          "made in a branch, or in an earlier iteration of a loop around "
+                          "this line), and the array it views is written while it is in use",
+                          hint="make the view in the same block as its uses (peel the "
+                          "first iteration if it views another array), or read and write "
+                          "through each array itself")
 
 
 class _Substitute(gast.NodeTransformer):
