@@ -149,3 +149,76 @@ def test_a_write_through_a_view_matches_the_hand_derivative():
     for mode in ("reverse", "forward"):
         np.testing.assert_allclose(srcad.gradient(row_writes, x, mode=mode), expected,
                                    rtol=1e-12)
+
+
+def every_kind_of_view(x, w):
+    # the scenarios above in one function, for the numba backend (one compile per mode)
+    a = np.zeros((4, 3))
+    a[0] = x
+    for t in range(1, 4):
+        _step(a[t], a[t - 1], w)  # a row written by a helper
+    out = a
+    for i in range(4):
+        row = out[i]  # a view of an alias
+        row[0] = row[0] * row[2]
+        row += w * row[1]
+    blk = a[1:3, 0:2]
+    for p in range(2):
+        col = blk[:, p]  # a column of a block
+        col[1] = col[0] * x[p]
+    return np.sum(a * a)
+
+
+def test_every_kind_of_view_on_numba():
+    pytest.importorskip("numba")
+    x, w = RNG.standard_normal(3), RNG.standard_normal(3)
+    check_grads(every_kind_of_view, dup(x), dup(w), backend="numba")
+    check_grads(every_kind_of_view, dup(x), dup(w))
+
+
+# -- refused: a view whose array is not known from the source, or whose indices do not compose
+
+
+def view_chosen_by_a_branch(x, flag):
+    a = x.copy()
+    b = np.zeros(3)
+    if flag > 0:
+        v = a
+    else:
+        v = b
+    v[0] = x[1] * 2.0  # writes a or b, depending on flag
+    return np.sum(a * b)
+
+
+def view_of_a_rebound_array(x):
+    a = x.copy()
+    v = a[0:2]  # v keeps viewing the first a
+    for k in range(2):
+        v[k] = x[k] * v[k]
+        a = np.ones(3)
+    return np.sum(a) + np.sum(v)
+
+
+def negative_index_into_a_slice(x):
+    a = x.copy()
+    v = a[1:]
+    v[-1] = x[0] * x[0]  # a[-1], not a[1 + -1]
+    return np.sum(a * a)
+
+
+@pytest.mark.parametrize("f, line, words", [
+    (view_chosen_by_a_branch, 7, "`v` is a view whose array is not known here"),
+    (view_of_a_rebound_array, 2, "`v` is a view of `a`, which is rebound while the view"),
+    (negative_index_into_a_slice, 3, "the index `-1` into the slice `1:` may be negative"),
+])
+def test_views_srcad_cannot_resolve_are_refused_by_line(f, line, words):
+    line += f.__code__.co_firstlineno  # the line of the statement refused
+    x = np.array([0.5, -1.0, 2.0])
+    args = (x, 1.0) if f is view_chosen_by_a_branch else (x,)
+    for mode in (srcad.Reverse, srcad.Forward):
+        with pytest.raises(SrcadError) as info:
+            srcad.autodiff(mode, f, dup(x.copy()), *args[1:])
+        error = info.value
+        assert error.filename == __file__ and error.line == line, (error.filename, error.line)
+        assert words in str(error) and "write through a view" in str(error)
+        assert error.hint
