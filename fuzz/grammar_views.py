@@ -43,7 +43,7 @@ def _blocks(rng, r, c):
     i0, j0 = rng.randrange(r), rng.randrange(c)
 
     def row_loop(n):
-        return [f"for i in range(len(A)):", f"    v{n} = A[i]", f"    for k in range({c}):",
+        return ["for i in range(len(A)):", f"    v{n} = A[i]", f"    for k in range({c}):",
                 f"        v{n}[k] = {_element(rng, f'v{n}[k]', 'w[k]')}"], None
 
     def row_whole(n):

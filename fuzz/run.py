@@ -5,6 +5,7 @@
     python fuzz/run.py --shapes all --count 500               # extra constructs
     python fuzz/run.py --arrays --count 300                   # whole-array programs
     python fuzz/run.py --python --count 300                   # Python's conveniences
+    python fuzz/run.py --views --count 300                    # writes through views
 
 Each program (fuzz/generator.py, seeds seed .. seed+count-1) is written to a module file with
 its annotations (each float argument independently Const or varied, fuzz/activity_mix.py;

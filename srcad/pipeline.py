@@ -49,9 +49,9 @@ from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.optimize import fuse_lane_loops, lane_locals
 from srcad.transform.retyped_names import split_retyped_names
 from srcad.transform.reverse import ReverseTransform
-from srcad.transform.views import resolve_views
 from srcad.transform.styles import Looped, Scalar, Stacked, Unrolled
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
+from srcad.transform.views import resolve_views
 
 # What generated code of array programs calls besides NumPy (the names are reserved).
 ARRAY_RUNTIME = {f.__name__: f for f in (unbroadcast, reshaped, diagonal_adjoint,

@@ -3,8 +3,9 @@ passed to a helper, the rows of `for row in e`, a helper's filled local returned
 caller) made after the last write to its array reads the finished values, and is
 differentiated as the subscript it is; a view that a later write (a later statement, or the
 next iteration of a loop around it) changes sees the write, as in NumPy (it is read as the
-array itself: tests/test_array_view_writes.py has the writes through views). Gradients are checked against hand-derived formulas, central differences and forward
-against reverse (check_grads)."""
+array itself: tests/test_array_view_writes.py has the writes through views). Gradients are
+checked against hand-derived formulas, central differences and forward against reverse
+(check_grads)."""
 
 import math
 
