@@ -166,6 +166,13 @@ def every_kind_of_view(x, w):
     for p in range(2):
         col = blk[:, p]  # a column of a block
         col[1] = col[0] * x[p]
+    even = a[::2]  # every other row
+    for p in range(2):
+        tail = even[p][1:]  # a view of a view
+        for k in range(2):
+            tail[k] = tail[k] * w[k]
+    for r in a:
+        r[:] = np.sin(r) * r[0]
     return np.sum(a * a)
 
 
