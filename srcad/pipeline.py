@@ -52,6 +52,7 @@ from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.optimize import fuse_lane_loops, lane_locals
 from srcad.transform.reverse.transform import ReverseTransform
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
+from srcad.transform.normalize.views import resolve_views
 
 # What generated code of array programs calls besides NumPy (the names are reserved).
 ARRAY_RUNTIME = {f.__name__: f for f in (unbroadcast, reshaped, diagonal_adjoint,
@@ -126,6 +127,7 @@ def build(func, request: Request) -> Compiled:
     specs = request.specs
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    resolve_views(norm, {p: s.type for p, s in zip(norm.params, specs)})
     types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if name_array_returns(norm, types):
         types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})

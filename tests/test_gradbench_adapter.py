@@ -146,8 +146,9 @@ def test_unknown_module_and_function_and_bad_input_fail_with_an_error():
 
 
 def test_a_refused_form_falls_back_to_the_next_and_says_so():
-    # lstm's C++-shaped form binds a row view of the written state and writes through it:
-    # srcad refuses it, and the tool answers with the rewrite that indexes the rows
+    # lstm's C++-shaped form reads the layers' input through `layer_output`, which views
+    # `output` or a hidden row depending on the iteration: srcad refuses it, and the tool
+    # answers with the next form (the first layer peeled)
     log = io.StringIO()
     tool = srcad.gradbench.Tool(common, "python", log=log)
     port = EVALS["lstm"]
@@ -157,7 +158,7 @@ def test_a_refused_form_falls_back_to_the_next_and_says_so():
                              "input": data | {"min_runs": 1, "min_seconds": 0}})
     check_evaluate_response(response, 1)
     assert "srcad-python (loops) refused" in log.getvalue()
-    assert "view of a written array" in log.getvalue()
+    assert "view whose array is not known here" in log.getvalue()
     expected = port.to_json["jacobian"](expected_output(port, "jacobian", data))
     np.testing.assert_allclose(response["output"], expected, rtol=1e-8)
 

@@ -57,7 +57,23 @@ def written_arguments(norm, types) -> frozenset:
     is written through either name is refused (see the module docstring), so an argument's
     own name is the only one its elements can be written through."""
     written = _written_names(norm.body, types)
+    for node, target, source in shared_while_written(norm, types):
+        raise norm.parsed.error(
+            node, "array alias",
+            f"`{target}` is a second name for the array `{source}` (or a view of it), and "
+            "the function writes elements through one of them; srcad follows arrays by "
+            "name, so the derivative would be silently wrong",
+            hint=f"read and write through `{source}` itself, or make a copy: "
+            f"{target} = {S.unparse_expr(node.value)}.copy()")
+    return frozenset(i for i, p in enumerate(norm.params) if p in written)
+
+
+def shared_while_written(norm, types) -> list:
+    """(assignment, second name, array) for each second name of an array that some write
+    may change after it is bound (transform/normalize/views.py rewrites the basic views among them
+    as reads and writes of the array itself; what is left is refused)."""
     written_after = writes_after(norm)
+    out = []
     for node, target, source, _ in _bindings(norm, types):
         # Only writes that may run after the binding go through the second name: a later
         # statement, or any statement of a loop around the binding (inlining `return s, r`
@@ -65,11 +81,5 @@ def written_arguments(norm, types) -> frozenset:
         # `qdiags[k]` is read after the loop that filled `qdiags`).
         later = written_after(node)
         if target in later or source in later:
-            raise norm.parsed.error(
-                node, "array alias",
-                f"`{target}` is a second name for the array `{source}` (or a view of it), and "
-                "the function writes elements through one of them; srcad follows arrays by "
-                "name, so the derivative would be silently wrong",
-                hint=f"read and write through `{source}` itself, or make a copy: "
-                f"{target} = {S.unparse_expr(node.value)}.copy()")
-    return frozenset(i for i, p in enumerate(norm.params) if p in written)
+            out.append((node, target, source))
+    return out

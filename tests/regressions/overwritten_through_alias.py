@@ -4,8 +4,8 @@ with its final value.
 
 signature: reverse <J^T u, v> disagrees with finite differences (python and numba backends)
 
-Writes through a second name for an array are now refused by name (srcad/analysis/writes.py,
-`REFUSED` below); the to-be-recorded analysis counts them as writes of the aliased array too.
+Writes through a second name for an array were then refused by name; they are now rewritten
+as writes of the array itself (srcad/transform/normalize/views.py), and the derivative agrees.
 
 Reproduce: check_grads(f, *args(), backend=b) from srcad.testing, b in BACKENDS.
 """
@@ -14,7 +14,6 @@ import numpy as np
 from srcad import Duplicated
 
 BACKENDS = ("python", "numba")
-REFUSED = "second name for the array"
 
 
 def f(x, n):

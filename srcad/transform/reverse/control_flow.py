@@ -135,9 +135,12 @@ class ReverseControlFlow:
             and not (S.loaded_names(span) & bound)
 
     def _binds_arrays(self, body) -> bool:
-        """Does `body` bind an array variable (whose old values may go on an array tape)?"""
-        return any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
-                   and isinstance(self.types[n.id], Array)
+        """Does `body` bind an array variable, or overwrite a row or slice of one (`a[i, :] =
+        ...`), whose old values may go on an array tape?"""
+        return any((isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+                    and isinstance(self.types[n.id], Array))
+                   or (isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript)
+                       and isinstance(self.types.of(n.targets[0]), Array))
                    for stmt in body for n in gast.walk(stmt))
 
     def _reservable(self, loop) -> bool:
