@@ -1,7 +1,8 @@
 """Programs that write through views (`run.py --views`, `generate(seed, views=True)`):
 `f(X, w, a)` with `X` an (r, c) matrix and `w` a (c,) vector (Duplicated float arrays) and `a`
 an Active float. The body copies X into a work array `A` and runs three to five blocks, each
-writing `A` through a view of it, as NumPy programs do (docs/arrays.md, transform/normalize/views.py):
+writing `A` through a view of it, as NumPy programs do
+(docs/arrays.md, transform/normalize/views.py):
 
 * a row bound to a name in a loop and written element by element (`v = A[i]; v[k] = ...`),
   or updated as a whole (`v += w * a`, `v[:] = np.sin(v) * w`);

@@ -48,11 +48,11 @@ from srcad.transform.normalize.array_params import (
 from srcad.transform.normalize.hoist import hoist_invariants
 from srcad.transform.normalize.retyped_names import split_retyped_names
 from srcad.transform.normalize.stage import normalize
+from srcad.transform.normalize.views import resolve_views
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.optimize import fuse_lane_loops, lane_locals
 from srcad.transform.reverse.transform import ReverseTransform
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
-from srcad.transform.normalize.views import resolve_views
 
 # What generated code of array programs calls besides NumPy (the names are reserved).
 ARRAY_RUNTIME = {f.__name__: f for f in (unbroadcast, reshaped, diagonal_adjoint,
