@@ -23,8 +23,8 @@ import weakref
 
 import numpy as np
 
-from srcad.differentiate import _compiled
 from srcad.compiler import compile_source
+from srcad.differentiate import _compiled
 from srcad.engines import ReverseEngine, Slot, _spec
 from srcad.errors import SrcadError
 from srcad.pipeline import Request
