@@ -110,6 +110,23 @@ def expr_stmt(value: Node) -> gast.Expr:
     return gast.Expr(value=value)
 
 
+def index_value(index: Node) -> Node:
+    """An index as a value (`(slice(None), idx)` for the `:, idx` of a subscript)."""
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[index_value(p) for p in index.elts], ctx=gast.Load())
+    if isinstance(index, gast.Slice):
+        return call("slice", *[as_load(b) if b is not None else const(None)
+                               for b in (index.lower, index.upper, index.step)])
+    return as_load(index)
+
+
+def add_at(target: gast.Subscript, value: Node) -> gast.Expr:
+    """`np.add.at(a, idx, value)` for the target `a[idx]`: adds once per occurrence of a
+    repeated index (`a[idx] += value` would add only the last one)."""
+    return gast.Expr(value=call("np.add.at", as_load(target.value), index_value(target.slice),
+                                value))
+
+
 def set_store(target: Node) -> None:
     """Mark a target expression as a store (its inner loads stay loads)."""
     if isinstance(target, (gast.Name, gast.Subscript, gast.Attribute)):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.primitives import array_call
+from srcad.analysis.primitives import array_call, effect_call
 from srcad.analysis.types import Array, Stack, Types, is_float_like, stack_call
 from srcad.errors import ActivityError
 from srcad.rules import lookup_call
@@ -151,6 +151,10 @@ def _edges(norm):
             elif isinstance(node, gast.Expr) and stack_call(node.value) and node.value.args:
                 stack = stack_call(node.value)[0]
                 yield stack, differentiable_reads(node.value.args[0], norm) | {stack}, node
+            elif isinstance(node, gast.Expr) and effect_call(norm, node.value) == "add.at":
+                base, _, value = node.value.args  # np.add.at(a, idx, v) adds v into a
+                yield target_name(base), differentiable_reads(value, norm) | {
+                    target_name(base)}, node
             elif isinstance(node, gast.Return) and node.value is not None:
                 yield "<return>", differentiable_reads(node.value, norm), node
 

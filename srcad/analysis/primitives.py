@@ -107,3 +107,29 @@ def _is_module(norm, node) -> bool:
         if isinstance(node, (gast.Name, gast.Attribute)) else None
     return isinstance(obj, types.ModuleType)
 
+
+
+def effect_call(norm, node) -> str | None:
+    """What the call of an expression statement (`f(...)` alone on its line, made for its
+    effect) is: "add.at" for `np.add.at(a, idx, v)` (a rule: it adds v into a at idx),
+    "print", "call" for any other call, whose writes into its arguments srcad cannot see; None
+    when `node` is not a call."""
+    if not isinstance(node, gast.Call):
+        return None
+    func = node.func
+    if isinstance(func, gast.Attribute) and func.attr == "at" and len(node.args) == 3 \
+            and not node.keywords and resolve_callee(norm.parsed, func.value,
+                                                     norm.extra_names) is np.add:
+        return "add.at"
+    obj = resolve_callee(norm.parsed, func, norm.extra_names) \
+        if isinstance(func, (gast.Name, gast.Attribute)) else None
+    return "print" if obj is print else "call"
+
+
+def effect_operands(node) -> list:
+    """The values a call made for its effect receives: its arguments and, for a method, the
+    variable it is called on (`z` in `z.fill(c)`)."""
+    operands = list(node.args) + [k.value for k in node.keywords]
+    if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
+        operands.append(node.func.value)
+    return operands

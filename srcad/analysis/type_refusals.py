@@ -9,6 +9,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.index_types import index_kind
+from srcad.analysis.primitives import effect_operands
 from srcad.analysis.value_types import OTHER, Array, is_float_like, stack_call
 from srcad.errors import UnsupportedCallError
 from srcad.transform.normalize.inline import resolve_callee
@@ -31,6 +32,17 @@ def refuse_active_opaque_calls(norm, types, varied) -> None:
             names = {n.id for n in gast.walk(arg) if isinstance(n, gast.Name)}
             if names & varied and is_float_like(types.of(arg)):
                 raise no_rule_error(norm, call)
+    for call in types.effect_calls.values():
+        for operand in effect_operands(call):
+            carried = sorted(n.id for n in gast.walk(operand) if isinstance(n, gast.Name)
+                             and n.id in varied and is_float_like(types.of(n)))
+            if carried:
+                raise norm.parsed.error(
+                    call, "call", f"`{S.unparse_expr(call)}` is called for its effect and "
+                    f"receives `{carried[0]}`, which carries a derivative: srcad cannot see what "
+                    "the call writes", hint="write the update as an assignment (`z[:] = x`, "
+                    "`z[i] += v`), or make the call on constants only",
+                    kind=UnsupportedCallError)
 
 
 def _describe(func) -> str:

@@ -19,7 +19,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.index_types import gathered_type, index_kind
-from srcad.analysis.primitives import array_call, select_rule
+from srcad.analysis.primitives import array_call, effect_call, effect_operands, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
 from srcad.analysis.type_refusals import (
     TypeRefusals,
@@ -64,6 +64,7 @@ class Types(TypeRefusals):
         # calls with no derivative rule (a library function): fine on constants; one given
         # a value that carries a derivative is refused after the activity analysis
         self.opaque_calls: dict = {}
+        self.effect_calls: dict = {}  # other calls made for their effect (`z.fill(c)`)
         try:
             self._infer()
         except SrcadError:
@@ -107,6 +108,14 @@ class Types(TypeRefusals):
             elif isinstance(node, gast.Expr) and stack_call(node.value) and node.value.args:
                 stack = stack_call(node.value)[0]
                 self._bind(S.name(stack, store=True), Stack(self.of(node.value.args[0])))
+            elif isinstance(node, gast.Expr) and effect_call(self.norm, node.value):
+                # a call made for its effect (`np.copyto(z, x)`, `z.fill(c)`) may write into
+                # what it receives: kept, and refused after the activity analysis when any of
+                # that carries a derivative (`np.add.at` has a rule; print writes nothing)
+                for operand in effect_operands(node.value):
+                    self.of(operand)
+                if effect_call(self.norm, node.value) == "call":
+                    self.effect_calls[id(node.value)] = node.value
 
     # -- expressions ---------------------------------------------------------------------------
     def of(self, e):

@@ -13,6 +13,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.array_bindings import copy_source, expression_bound, is_allocation
+from srcad.analysis.primitives import effect_call
 from srcad.analysis.types import FLOAT, Array, is_differentiable, stack_call
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.forward.lanes import (
@@ -130,7 +131,34 @@ class ForwardTransform(ForwardReturns, StackTangents):
             return [stmt]
         if isinstance(stmt, gast.Expr) and stack_call(stmt.value):
             return self.stack_push(stmt)
+        if isinstance(stmt, gast.Expr) and effect_call(self.norm, stmt.value) == "add.at":
+            return self.add_at(stmt)
         return [stmt]
+
+    def add_at(self, stmt):
+        """`np.add.at(a, idx, v)` adds v into a once per occurrence of an index; it is linear
+        in a and v, so the tangents add the same way: `np.add.at(a_dot, idx, v_dot)`, computed
+        before the primal changes a."""
+        base, index, value = stmt.value.args
+        if not (isinstance(base, gast.Name) and base.id in self.active):
+            return [stmt]
+        target = gast.Subscript(value=S.clone(base), slice=S.clone(index), ctx=gast.Store())
+        diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
+        prepared = diff.prepare(value)
+        out = [S.comment(f"line {self.norm.parsed.line_of(stmt)}: {S.unparse_header(stmt)}")]
+        out += prepared[0]
+        coefs = None
+        if len(self.styles) > 1 or isinstance(self.styles[0], Stacked):
+            coef_stmts, coefs = diff.coefficients(value, prepared)
+            out += coef_stmts
+        tangents = []
+        for k in range(len(self.styles)):
+            t = diff.tangent(value, self.leaf_tangent(k), prepared, coefs)
+            if t is not None:
+                tangents.append(S.add_at(self.target_tangent(k, target), t))
+        primal = copy.deepcopy(stmt)
+        primal.value.args[2] = prepared[2](value)
+        return out + self.styles[0].wrap(tangents) + [primal]
 
     def assign(self, stmt, target, value, op):
         tname = S.target_name(target)

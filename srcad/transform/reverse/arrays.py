@@ -21,8 +21,8 @@ class ReverseArrays:
         if isinstance(leaf, gast.Subscript) and index_kind(self.types, leaf) == "gather":
             base = S.name(self.bar[S.target_name(leaf)])
             index = S.as_load(replaced(leaf.slice, subst or {}))
-            return [gast.Expr(value=S.call("np.add.at", base, _index_value(index),
-                                           contribution))]
+            return [S.add_at(gast.Subscript(value=base, slice=index, ctx=gast.Load()),
+                             contribution)]
         return [S.aug_assign(self._adjoint_ref(leaf, subst), gast.Add(), contribution)]
 
     def array_return(self, stmt, assign):
@@ -71,12 +71,3 @@ class ReverseArrays:
         return out
 
 
-
-def _index_value(index):
-    """An index as a value (`(slice(None), idx)` for the `:, idx` of a subscript)."""
-    if isinstance(index, gast.Tuple):
-        return gast.Tuple(elts=[_index_value(p) for p in index.elts], ctx=gast.Load())
-    if isinstance(index, gast.Slice):
-        return S.call("slice", *[S.as_load(b) if b is not None else S.const(None)
-                                 for b in (index.lower, index.upper, index.step)])
-    return S.as_load(index)

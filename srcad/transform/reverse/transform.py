@@ -22,6 +22,7 @@ from srcad.analysis.array_bindings import (
     rebound_allocations,
     written_in_place,
 )
+from srcad.analysis.primitives import effect_call
 from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
 from srcad.transform.optimize import assign_after_reset, drop_dead_resets
@@ -143,6 +144,12 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if isinstance(stmt, (gast.Pass, gast.Break, gast.Assert, gast.Raise)) or S.is_comment(stmt):
             return [stmt], []
         if isinstance(stmt, gast.Expr):
+            if effect_call(self.norm, stmt.value) == "add.at" and (
+                    S.loaded_names(stmt.value) & self.activity.active):
+                raise self.error(stmt, "np.add.at", "`np.add.at` on values that carry "
+                                 "derivatives is differentiated in forward mode only",
+                                 hint="use mode='forward', or write the additions in a loop "
+                                 "(`for k in range(len(idx)): a[idx[k]] += v[k]`)")
             return [stmt], []
         raise self.error(stmt, type(stmt).__name__, "statement not supported in reverse mode")
 
