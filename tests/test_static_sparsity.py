@@ -11,15 +11,15 @@ import sys
 
 import numpy as np
 import pytest
+from test_sparse_jacobian import arrowhead, banded, calls_solve, product, whole_array
 
 import srcad
-from srcad import Constant, Output
+from srcad import Output
 from srcad.api import _compiled
 from srcad.engines import Slot, _spec
 from srcad.pipeline import Request
 from srcad.sparsity import jacobian_pattern
 from srcad.static_sparsity import static_pattern
-from test_sparse_jacobian import arrowhead, banded, calls_solve, product, whole_array
 
 BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
 
