@@ -23,6 +23,7 @@ import ast
 import numpy as np
 
 from srcad.errors import SrcadError
+from srcad.running import call_generated, kept_tapes
 
 _ALLOCATIONS = {"zeros", "zeros_like", "empty", "empty_like"}
 _PLAIN_CALLS = {"range", "reversed", "len", "min", "max", "int", "float", "abs"}
@@ -128,17 +129,23 @@ class BatchedReverseEngine:
     unit vector e_(start + k) of the output (an Output array's shadow or the returned array's
     seed), and x's adjoint array (lanes last) holds the W rows afterwards."""
 
-    def __init__(self, f, slots, template, width: int):
+    def __init__(self, f, slots, template, width: int, backend: str = "python"):
         from srcad.api import _compiled
-        from srcad.engines import InputCopy, _spec, refuse_written_constants
+        from srcad.engines import InputCopy, _reverse_code, _spec, refuse_written_constants
         from srcad.pipeline import Request
 
-        self.slots, self.width, self.backend = slots, width, "python"
+        self.slots, self.width, self.backend = slots, width, backend
         specs = tuple(_spec(s, False) for s in slots)
-        self.compiled = _compiled(f, Request("reverse", specs, backend="python"))
+        if backend == "numba":
+            self.compiled = _reverse_code(f, specs, "numba", False)
+        else:
+            self.compiled = _compiled(f, Request("reverse", specs, backend="python"))
         refuse_written_constants(self.compiled, slots)
         try:
-            self.function = batched_function(self.compiled, width)
+            if backend == "numba":
+                self.function, rows = numba_lanes_function(self.compiled, slots, template)
+            else:
+                self.function = batched_function(self.compiled, width)
         except BatchUnsupported as err:
             raise err.at(f.__code__.co_filename, f.__code__.co_firstlineno) from None
         self.flat, self.value_index, self.zeroed = [], [], []
@@ -157,7 +164,16 @@ class BatchedReverseEngine:
             self.flat.append(shadow)
         if self.seed is None:  # a returned array: its seed is result_bar
             self.seed = np.zeros(np.shape(template) + (width,))
-        self.flat.append(self.seed)
+            self.flat.append(self.seed)
+        else:  # numba: result_bar is typed even where f returns nothing
+            self.flat.append(np.zeros(width) if backend == "numba" else self.seed)
+        self.tape_count = 0
+        if backend == "numba":  # the lanes of adjoint floats, then the tapes (kept, grown)
+            from srcad.running import tape_buffers
+
+            self.flat.append(np.zeros((rows, width)))
+            self.flat += tape_buffers(self.compiled)
+            self.tape_count = len(self.compiled.tapes)
         self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
 
     def set_values(self, values):
@@ -179,21 +195,47 @@ class BatchedReverseEngine:
         seed[start + np.arange(count), np.arange(count)] = 1.0
         if self.input_copy is not None:
             self.input_copy.refill()
-        value, _ = self.function(*self.flat)
+        result = call_generated(self.function, self.flat)
+        if self.tape_count:
+            self.flat[-self.tape_count:] = kept_tapes(self.flat[-self.tape_count:], result[2:])
         J[start:start + count] = self.x_bar.reshape(-1, self.width)[:, :count].T
-        return value
+        return result[0]
+
+
+def numba_lanes_function(compiled, slots, template):
+    """(the numba function of `compiled`'s reverse code running W lanes, its workspace
+    rows): srcad/batched_lanes.py's rewrite, compiled as srcad compiles its own code."""
+    import ast
+
+    from srcad.batched_lanes import LaneCode
+    from srcad.compiler import compile_numba
+
+    parameters = [a.arg for a in next(n for n in ast.parse(compiled.source).body
+                                       if isinstance(n, ast.FunctionDef)).args.args]
+    values = [p for k, p in enumerate(parameters)
+              if not (p.endswith("_bar") and k and parameters[k - 1] == p[:-4])]
+    ndims = {name: np.ndim(slot.value) for name, slot in zip(values, slots)
+             if slot.role != "constant" and isinstance(slot.value, np.ndarray)}
+    seed_ndim = np.ndim(template) if isinstance(template, np.ndarray) else None
+    code = LaneCode(compiled.source, ndims, seed_ndim)
+    tree = ast.parse(code.source)
+    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+              and isinstance(n.ctx, ast.Load)}
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+             and isinstance(n.ctx, ast.Store)} | {a.arg for a in ast.walk(tree)
+                                                  if isinstance(a, ast.arg)}
+    namespace = compiled.function.py_func.__globals__
+    function = compile_numba(code.source, code.name, namespace, loaded - bound,
+                             compiled.function.py_func.__code__.co_filename)
+    return function, code.rows
 
 
 def prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m):
-    """jacobian(mode="reverse", chunk=W): W rows of J per reverse sweep, python backend."""
-    from srcad.errors import ArgumentError
+    """jacobian(mode="reverse", chunk=W): W rows of J per reverse sweep (python: lanes as
+    vectors; numba: a loop over the lanes, srcad/batched_lanes.py)."""
     from srcad.preparation import make_prep
 
-    if backend != "python":
-        raise ArgumentError("chunk= in reverse mode (W rows per reverse sweep) runs on the "
-                            "python backend", construct="chunk",
-                            hint="leave chunk out (one sweep per row), or backend='python'")
-    engine = BatchedReverseEngine(f, slots, template, int(chunk))
+    engine = BatchedReverseEngine(f, slots, template, int(chunk), backend)
     return make_prep("jacobian", f, slots, "reverse", int(chunk), engine, n=n, m=m,
                      batched=True)
 
