@@ -155,6 +155,8 @@ class LaneCode:
         if isinstance(target, ast.Name) and target.id in self.arrays:
             if isinstance(stmt, ast.Assign) and _np_call(stmt.value, {"zeros_like"}):
                 return None  # an allocation, rewritten with the other statements
+            if self._whole_array_sum(stmt):
+                return None  # `y_bar += result_bar`: both lanes last, elementwise
             _refuse(f"the adjoint array `{target.id}` rebound")
         is_lane = (isinstance(target, ast.Name) and target.id in self.scalars) or (
             isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
@@ -186,12 +188,22 @@ class LaneCode:
                 _refuse(f"a loop over adjoints: `{ast.unparse(stmt.iter)}`")
             stmt.body, stmt.orelse = self._block(stmt.body), self._block(stmt.orelse)
             return stmt
+        if self._whole_array_sum(stmt):
+            return stmt
         if isinstance(stmt, ast.Return) and stmt.value is not None:
             self._check_return(stmt.value)
             return stmt
         if self._has_lanes(stmt):
             _refuse(f"the statement `{ast.unparse(stmt)}`")
         return stmt
+
+    def _whole_array_sum(self, stmt) -> bool:
+        """`a_bar += b_bar` (or -=) of two adjoint arrays of one shape: elementwise, so the
+        lanes (last in both) add lane by lane."""
+        return (isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, (ast.Add, ast.Sub))
+                and isinstance(stmt.target, ast.Name) and isinstance(stmt.value, ast.Name)
+                and stmt.target.id in self.arrays and stmt.value.id in self.arrays
+                and self.arrays[stmt.target.id] == self.arrays[stmt.value.id] > 0)
 
     def _check_return(self, value):
         """(value, (adjoints of Active floats), tapes...): an Active float's adjoint is
@@ -230,6 +242,38 @@ class _Lanes(ast.NodeTransformer):
             return ast.Subscript(value=node.value, slice=ast.Tuple(index, ast.Load()),
                                  ctx=node.ctx)
         return self.generic_visit(node)
+
+
+_FUNCTIONS = {}  # (id of the one-lane Compiled, ndims, seed ndim) -> (it, function, rows)
+
+
+def numba_lanes_function(compiled, ndims, seed_ndim):
+    """(the numba function of `compiled`'s reverse code running W lanes, its workspace rows),
+    made once per reverse code. `ndims`: per argument, the ndim of an array whose shadow has
+    lanes (None for the others); `seed_ndim`: the result's (None: a float or nothing)."""
+    key = (id(compiled), tuple(ndims), seed_ndim)
+    kept = _FUNCTIONS.get(key)
+    if kept is not None and kept[0] is compiled:
+        return kept[1], kept[2]
+    from srcad.compiler import compile_numba
+
+    parameters = [a.arg for a in next(n for n in ast.parse(compiled.source).body
+                                       if isinstance(n, ast.FunctionDef)).args.args]
+    values = [p for k, p in enumerate(parameters)
+              if not (p.endswith("_bar") and k and parameters[k - 1] == p[:-4])]
+    code = LaneCode(compiled.source, {name: ndim for name, ndim in zip(values, ndims)
+                                      if ndim is not None}, seed_ndim)
+    tree = ast.parse(code.source)
+    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+              and isinstance(n.ctx, ast.Load)}
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+             and isinstance(n.ctx, ast.Store)} | {a.arg for a in ast.walk(tree)
+                                                  if isinstance(a, ast.arg)}
+    python_function = compiled.function.py_func
+    function = compile_numba(code.source, code.name, python_function.__globals__,
+                             loaded - bound, python_function.__code__.co_filename)
+    _FUNCTIONS[key] = (compiled, function, code.rows)
+    return function, code.rows
 
 
 def _lane_loop(statements) -> ast.For:

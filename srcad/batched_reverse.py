@@ -23,7 +23,7 @@ import ast
 import numpy as np
 
 from srcad.errors import SrcadError
-from srcad.running import call_generated, kept_tapes
+from srcad.running import call_generated, kept_tapes, take_buffers
 
 _ALLOCATIONS = {"zeros", "zeros_like", "empty", "empty_like"}
 _PLAIN_CALLS = {"range", "reversed", "len", "min", "max", "int", "float", "abs"}
@@ -143,7 +143,12 @@ class BatchedReverseEngine:
         refuse_written_constants(self.compiled, slots)
         try:
             if backend == "numba":
-                self.function, rows = numba_lanes_function(self.compiled, slots, template)
+                from srcad.batched_lanes import numba_lanes_function
+
+                ndims = [np.ndim(v.value) if v.role != "constant" and v.is_array else None
+                         for v in slots]
+                seed_ndim = np.ndim(template) if isinstance(template, np.ndarray) else None
+                self.function, rows = numba_lanes_function(self.compiled, ndims, seed_ndim)
             else:
                 self.function = batched_function(self.compiled, width)
         except BatchUnsupported as err:
@@ -202,34 +207,6 @@ class BatchedReverseEngine:
         return result[0]
 
 
-def numba_lanes_function(compiled, slots, template):
-    """(the numba function of `compiled`'s reverse code running W lanes, its workspace
-    rows): srcad/batched_lanes.py's rewrite, compiled as srcad compiles its own code."""
-    import ast
-
-    from srcad.batched_lanes import LaneCode
-    from srcad.compiler import compile_numba
-
-    parameters = [a.arg for a in next(n for n in ast.parse(compiled.source).body
-                                       if isinstance(n, ast.FunctionDef)).args.args]
-    values = [p for k, p in enumerate(parameters)
-              if not (p.endswith("_bar") and k and parameters[k - 1] == p[:-4])]
-    ndims = {name: np.ndim(slot.value) for name, slot in zip(values, slots)
-             if slot.role != "constant" and isinstance(slot.value, np.ndarray)}
-    seed_ndim = np.ndim(template) if isinstance(template, np.ndarray) else None
-    code = LaneCode(compiled.source, ndims, seed_ndim)
-    tree = ast.parse(code.source)
-    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
-              and isinstance(n.ctx, ast.Load)}
-    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
-             and isinstance(n.ctx, ast.Store)} | {a.arg for a in ast.walk(tree)
-                                                  if isinstance(a, ast.arg)}
-    namespace = compiled.function.py_func.__globals__
-    function = compile_numba(code.source, code.name, namespace, loaded - bound,
-                             compiled.function.py_func.__code__.co_filename)
-    return function, code.rows
-
-
 def prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m):
     """jacobian(mode="reverse", chunk=W): W rows of J per reverse sweep (python: lanes as
     vectors; numba: a loop over the lanes, srcad/batched_lanes.py)."""
@@ -240,12 +217,31 @@ def prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m):
                      batched=True)
 
 
-def batched_autodiff(mode, f, args, seed):
+MAX_REVERSE_LANES = 64  # numba's default rows per reverse sweep: memory of W-lane adjoints
+
+
+def default_batched_reverse_jacobian(f, slots, template, n, m):
+    """A reverse-mode jacobian on numba with more than one row: W rows per sweep (equal
+    sweeps of at most MAX_REVERSE_LANES), or None when the reverse code is refused for
+    lanes (the caller sweeps once per row)."""
+    width = -(-m // -(-m // MAX_REVERSE_LANES))
+    try:
+        prep = prepare_batched_reverse_jacobian(f, slots, template, width, "numba", n, m)
+        prep.engine.rows(np.empty((width, n)), 0, width)  # compiled now, not at a first call
+    except BatchUnsupported:
+        return None
+    except SrcadError:  # numba refused the lanes' code: the one-row sweeps still serve
+        return None
+    return prep
+
+
+def batched_autodiff(mode, f, args, seed, backend="python"):
     """autodiff(Reverse | ReverseWithPrimal, f, ..., BatchDuplicated(x, shadows), ...): W
     cotangents in one sweep (python backend). Lane k's seed is the shadow k of each array f
     writes (its cotangent) and `seed` (a number for every lane, or W numbers for a float
     result, or an array of shape (W,) + the result's shape); lane k's adjoints are added into
-    shadow k of every input. Active floats get their W derivatives as an array."""
+    shadow k of every input. Active floats get their W derivatives as an array. numba: the
+    lanes loop (srcad/batched_lanes.py); an array result's seed= has the leading axis W."""
     from srcad.annotations import Active, BatchDuplicated, Duplicated
     from srcad.api import _arguments, _check_shadow, _compiled
     from srcad.errors import ArgumentError
@@ -260,10 +256,18 @@ def batched_autodiff(mode, f, args, seed):
                             hint="give every differentiated array W shadows")
     single = [Duplicated(a.value, a.shadows[0]) if isinstance(a, BatchDuplicated) else a
               for a in args]
-    call = _arguments(f, mode, single, None)  # checks kinds, dtypes, the first shadows
-    compiled = _compiled(f, call.request(mode, "python"))
+    call = _arguments(f, mode, single, None, backend)  # checks kinds, dtypes, the first shadows
+    compiled = _compiled(f, call.request(mode, backend))
+    seed_lanes = _lanes_seed(seed, width)
     try:
-        function = batched_function(compiled, width)
+        if backend == "numba":
+            from srcad.batched_lanes import numba_lanes_function
+
+            ndims = [np.ndim(a.value) if isinstance(a, BatchDuplicated) else None for a in args]
+            seed_ndim = np.ndim(seed_lanes) - 1 if np.ndim(seed_lanes) else None
+            function, rows = numba_lanes_function(compiled, ndims, seed_ndim)
+        else:
+            function = batched_function(compiled, width)
     except BatchUnsupported as err:
         raise err.at(f.__code__.co_filename, f.__code__.co_firstlineno) from None
     flat, copy_back, position = list(call.flat), [], 0
@@ -277,8 +281,15 @@ def batched_autodiff(mode, f, args, seed):
             position += 2
         else:
             position += 1
-    flat.append(_lanes_seed(seed, width))
-    value, adjoints = function(*flat)
+    if backend == "numba":
+        flat.append(seed_lanes if np.ndim(seed_lanes) else np.full(width, seed_lanes))
+        flat.append(np.zeros((rows, width)))
+        buffers = take_buffers(compiled)
+        value, adjoints, *grown = call_generated(function, flat + buffers)
+        compiled.spare.append(kept_tapes(buffers, grown))
+    else:
+        flat.append(seed_lanes)
+        value, adjoints = function(*flat)
     for lanes, shadows in copy_back:
         for k, shadow in enumerate(shadows):
             shadow[...] = lanes[..., k]
