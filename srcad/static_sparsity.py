@@ -57,8 +57,7 @@ def static_pattern(f, slots) -> tuple[np.ndarray, np.ndarray, int] | None:
             raise _Unprovable
         values = dict(zip(names, (s.value for s in slots)))
         return _Slicer(function, x_name, outputs[0], values, f).pattern()
-    except (_Unprovable, OSError, TypeError, SyntaxError, IndexError, KeyError,
-            ValueError, ZeroDivisionError, StopIteration):
+    except Exception:  # noqa: BLE001 - anything unproven (or failing in the slice) is traced
         return None
 
 
@@ -78,6 +77,14 @@ class _Slicer:
         self.function, self.x, self.out, self.values, self.f = function, x_name, out_name, values, f
         self._check_output_uses()
         self.active = self._active_names()
+        # arrays a call could write: the arguments that are arrays, and local allocations
+        self.arrays = {name for name, value in values.items() if isinstance(value, np.ndarray)}
+        self.arrays |= {t.id for node in ast.walk(function) if isinstance(node, ast.Assign)
+                        and isinstance(node.value, ast.Call) for t in node.targets
+                        if isinstance(t, ast.Name)
+                        and isinstance(node.value.func, ast.Attribute)
+                        and isinstance(node.value.func.value, ast.Name)
+                        and node.value.func.value.id in ("np", "numpy")}
         self.reads = self.carried = 0
 
     # -- which names hold values that depend on x ----------------------------------------------
@@ -171,10 +178,9 @@ class _Slicer:
         if self._shape_of_argument(expr):
             return frozenset()
         if isinstance(expr, ast.Call):
-            if any(isinstance(n, ast.Name) and n.id == self.out for n in ast.walk(expr)):
-                raise _Unprovable
-            if self._is_active(expr.func):
-                raise _Unprovable
+            if self._is_active(expr.func) or any(
+                    isinstance(a, ast.Name) and a.id in self.arrays for a in expr.args):
+                raise _Unprovable  # a call given a whole array might write it
             children = list(expr.args) + [k.value for k in expr.keywords]
         else:
             children = list(ast.iter_child_nodes(expr))

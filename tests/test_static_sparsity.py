@@ -73,6 +73,18 @@ def local_array(y, x):
     y[0] = t[0] * x[1]
 
 
+def _tail_sum(x, i):
+    s = 0.0
+    for k in range(i, len(x)):
+        s += x[k]
+    return s
+
+
+def whole_x_to_a_helper(y, x):
+    for i in range(len(x)):
+        y[i] = _tail_sum(x, i)
+
+
 def traced(f, slots):
     specs = tuple(_spec(Slot(s.role, s.value), True) for s in slots)
     return jacobian_pattern(_compiled(f, Request("forward", specs, 1, False, "python")),
@@ -160,6 +172,7 @@ def test_sparse_jacobian_says_which_pattern_it_used(ba):
     (whole_array, (np.ones(4),)),
     (calls_solve, (np.ones(2), np.eye(2))),
     (local_array, (np.zeros(1), np.ones(2))),
+    (whole_x_to_a_helper, (np.zeros(3), np.ones(3))),  # a call given a whole array
 ])
 def test_declines_what_it_cannot_prove(f, args):
     roles = ["x"] if len(args) == 1 or f is calls_solve else ["output", "x"]
