@@ -130,8 +130,9 @@ class _Call:
                                 "array", hint="use Active(x) for a float scalar")
         if mode.reverse and isinstance(arg, BatchDuplicated):
             raise ArgumentError(f"argument {position}: BatchDuplicated in reverse mode runs "
-                                "on the python backend, without batch=", hint="backend="
-                                "'python', or one call per cotangent with Duplicated")
+                                "on the python and numba backends, without batch=",
+                                hint="leave batch out, or one call per cotangent with "
+                                "Duplicated")
         self.specs.append(ArgSpec("duplicated", typ))
         if isinstance(value, np.ndarray) or not mode.reverse:
             self.flat.append(value if isinstance(value, np.ndarray) else float(value))

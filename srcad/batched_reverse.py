@@ -23,6 +23,7 @@ import ast
 import numpy as np
 
 from srcad.errors import SrcadError
+from srcad.running import call_generated, kept_tapes, take_buffers
 
 _ALLOCATIONS = {"zeros", "zeros_like", "empty", "empty_like"}
 _PLAIN_CALLS = {"range", "reversed", "len", "min", "max", "int", "float", "abs"}
@@ -128,17 +129,28 @@ class BatchedReverseEngine:
     unit vector e_(start + k) of the output (an Output array's shadow or the returned array's
     seed), and x's adjoint array (lanes last) holds the W rows afterwards."""
 
-    def __init__(self, f, slots, template, width: int):
+    def __init__(self, f, slots, template, width: int, backend: str = "python"):
         from srcad.differentiate import _compiled
-        from srcad.engines import InputCopy, _spec, refuse_written_constants
+        from srcad.engines import InputCopy, _reverse_code, _spec, refuse_written_constants
         from srcad.pipeline import Request
 
-        self.slots, self.width, self.backend = slots, width, "python"
+        self.slots, self.width, self.backend = slots, width, backend
         specs = tuple(_spec(s, False) for s in slots)
-        self.compiled = _compiled(f, Request("reverse", specs, backend="python"))
+        if backend == "numba":
+            self.compiled = _reverse_code(f, specs, "numba", False)
+        else:
+            self.compiled = _compiled(f, Request("reverse", specs, backend="python"))
         refuse_written_constants(self.compiled, slots)
         try:
-            self.function = batched_function(self.compiled, width)
+            if backend == "numba":
+                from srcad.batched_lanes import numba_lanes_function
+
+                ndims = [np.ndim(v.value) if v.role != "constant" and v.is_array else None
+                         for v in slots]
+                seed_ndim = np.ndim(template) if isinstance(template, np.ndarray) else None
+                self.function, rows = numba_lanes_function(self.compiled, ndims, seed_ndim)
+            else:
+                self.function = batched_function(self.compiled, width)
         except BatchUnsupported as err:
             raise err.at(f.__code__.co_filename, f.__code__.co_firstlineno) from None
         self.flat, self.value_index, self.zeroed = [], [], []
@@ -157,7 +169,16 @@ class BatchedReverseEngine:
             self.flat.append(shadow)
         if self.seed is None:  # a returned array: its seed is result_bar
             self.seed = np.zeros(np.shape(template) + (width,))
-        self.flat.append(self.seed)
+            self.flat.append(self.seed)
+        else:  # numba: result_bar is typed even where f returns nothing
+            self.flat.append(np.zeros(width) if backend == "numba" else self.seed)
+        self.tape_count = 0
+        if backend == "numba":  # the lanes of adjoint floats, then the tapes (kept, grown)
+            from srcad.running import tape_buffers
+
+            self.flat.append(np.zeros((rows, width)))
+            self.flat += tape_buffers(self.compiled)
+            self.tape_count = len(self.compiled.tapes)
         self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
 
     def set_values(self, values):
@@ -179,31 +200,48 @@ class BatchedReverseEngine:
         seed[start + np.arange(count), np.arange(count)] = 1.0
         if self.input_copy is not None:
             self.input_copy.refill()
-        value, _ = self.function(*self.flat)
+        result = call_generated(self.function, self.flat)
+        if self.tape_count:
+            self.flat[-self.tape_count:] = kept_tapes(self.flat[-self.tape_count:], result[2:])
         J[start:start + count] = self.x_bar.reshape(-1, self.width)[:, :count].T
-        return value
+        return result[0]
 
 
 def prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m):
-    """jacobian(mode="reverse", chunk=W): W rows of J per reverse sweep, python backend."""
-    from srcad.errors import ArgumentError
+    """jacobian(mode="reverse", chunk=W): W rows of J per reverse sweep (python: lanes as
+    vectors; numba: a loop over the lanes, srcad/batched_lanes.py)."""
     from srcad.preparation import make_prep
 
-    if backend != "python":
-        raise ArgumentError("chunk= in reverse mode (W rows per reverse sweep) runs on the "
-                            "python backend", construct="chunk",
-                            hint="leave chunk out (one sweep per row), or backend='python'")
-    engine = BatchedReverseEngine(f, slots, template, int(chunk))
+    engine = BatchedReverseEngine(f, slots, template, int(chunk), backend)
     return make_prep("jacobian", f, slots, "reverse", int(chunk), engine, n=n, m=m,
                      batched=True)
 
 
-def batched_autodiff(mode, f, args, seed):
+MAX_REVERSE_LANES = 64  # numba's default rows per reverse sweep: memory of W-lane adjoints
+
+
+def default_batched_reverse_jacobian(f, slots, template, n, m):
+    """A reverse-mode jacobian on numba with more than one row: W rows per sweep (equal
+    sweeps of at most MAX_REVERSE_LANES), or None when the reverse code is refused for
+    lanes (the caller sweeps once per row)."""
+    width = -(-m // -(-m // MAX_REVERSE_LANES))
+    try:
+        prep = prepare_batched_reverse_jacobian(f, slots, template, width, "numba", n, m)
+        prep.engine.rows(np.empty((width, n)), 0, width)  # compiled now, not at a first call
+    except BatchUnsupported:
+        return None
+    except SrcadError:  # numba refused the lanes' code: the one-row sweeps still serve
+        return None
+    return prep
+
+
+def batched_autodiff(mode, f, args, seed, backend="python"):
     """autodiff(Reverse | ReverseWithPrimal, f, ..., BatchDuplicated(x, shadows), ...): W
     cotangents in one sweep (python backend). Lane k's seed is the shadow k of each array f
     writes (its cotangent) and `seed` (a number for every lane, or W numbers for a float
     result, or an array of shape (W,) + the result's shape); lane k's adjoints are added into
-    shadow k of every input. Active floats get their W derivatives as an array."""
+    shadow k of every input. Active floats get their W derivatives as an array. numba: the
+    lanes loop (srcad/batched_lanes.py); an array result's seed= has the leading axis W."""
     from srcad.annotations import Active, BatchDuplicated, Duplicated
     from srcad.arguments import _arguments, _check_shadow
     from srcad.differentiate import _compiled
@@ -219,10 +257,18 @@ def batched_autodiff(mode, f, args, seed):
                             hint="give every differentiated array W shadows")
     single = [Duplicated(a.value, a.shadows[0]) if isinstance(a, BatchDuplicated) else a
               for a in args]
-    call = _arguments(f, mode, single, None)  # checks kinds, dtypes, the first shadows
-    compiled = _compiled(f, call.request(mode, "python"))
+    call = _arguments(f, mode, single, None, backend)  # checks kinds, dtypes, the first shadows
+    compiled = _compiled(f, call.request(mode, backend))
+    seed_lanes = _lanes_seed(seed, width)
     try:
-        function = batched_function(compiled, width)
+        if backend == "numba":
+            from srcad.batched_lanes import numba_lanes_function
+
+            ndims = [np.ndim(a.value) if isinstance(a, BatchDuplicated) else None for a in args]
+            seed_ndim = np.ndim(seed_lanes) - 1 if np.ndim(seed_lanes) else None
+            function, rows = numba_lanes_function(compiled, ndims, seed_ndim)
+        else:
+            function = batched_function(compiled, width)
     except BatchUnsupported as err:
         raise err.at(f.__code__.co_filename, f.__code__.co_firstlineno) from None
     flat, copy_back, position = list(call.flat), [], 0
@@ -236,8 +282,15 @@ def batched_autodiff(mode, f, args, seed):
             position += 2
         else:
             position += 1
-    flat.append(_lanes_seed(seed, width))
-    value, adjoints = function(*flat)
+    if backend == "numba":
+        flat.append(seed_lanes if np.ndim(seed_lanes) else np.full(width, seed_lanes))
+        flat.append(np.zeros((rows, width)))
+        buffers = take_buffers(compiled)
+        value, adjoints, *grown = call_generated(function, flat + buffers)
+        compiled.spare.append(kept_tapes(buffers, grown))
+    else:
+        flat.append(seed_lanes)
+        value, adjoints = function(*flat)
     for lanes, shadows in copy_back:
         for k, shadow in enumerate(shadows):
             shadow[...] = lanes[..., k]

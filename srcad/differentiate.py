@@ -157,11 +157,11 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
         return _given(out, given, mode) if mode.reverse else out
     if seed is not None and not mode.reverse:
         refuse_forward_seed()
-    if mode.reverse and backend == "python" and batch is None \
+    if mode.reverse and backend in ("python", "numba") and batch is None \
             and any(isinstance(a, BatchDuplicated) for a in args):
         from srcad.batched_reverse import batched_autodiff  # W cotangents per sweep
         try:
-            return _given(batched_autodiff(mode, f, args, seed), given, mode)
+            return _given(batched_autodiff(mode, f, args, seed, backend), given, mode)
         except SrcadError as err:
             raise surfaced(err) from None
     lanes_key = None

@@ -9,7 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from srcad.batched_reverse import prepare_batched_reverse_jacobian
+from srcad.batched_reverse import (
+    default_batched_reverse_jacobian,
+    prepare_batched_reverse_jacobian,
+)
 from srcad.engines import ReverseEngine, primal_value
 from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, Memory, OperatorMode, Point
@@ -92,6 +95,11 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     if mode == "forward":
         engine = forward_engine(f, slots, n, chunk, backend)
         return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
+    if backend == "numba" and m > 1 and memory is None \
+            and isinstance(input_slot(slots).value, np.ndarray):
+        batched = default_batched_reverse_jacobian(f, slots, template, n, m)  # W rows a sweep
+        if batched is not None:
+            return batched
     engine = ReverseEngine(f, slots, backend, array_tapes=True,  # no tape list per row
                            memory=memory)
     if kind == "array":

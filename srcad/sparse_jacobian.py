@@ -1,7 +1,9 @@
 """Sparse Jacobians: `jacobian(f, x, ..., sparse=True)` and its preparation.
 
-The preparation finds the pattern of J (`sparsity.jacobian_pattern`: dependency sets
-propagated through f's forward code, at the preparation point), colors its columns
+The preparation finds the pattern of J, from the source where its index structure allows
+(`static_sparsity.static_pattern`), otherwise by tracing (`sparsity.jacobian_pattern`:
+dependency sets propagated through f's forward code, at the preparation point); which one
+is `prep.state["pattern_source"]`, "static" or "traced". It colors the columns
 (`sparsity.color_columns`: columns sharing no row get one color) and builds a forward engine
 with one lane per color (in equal chunks when there are more colors than a call takes). A call
 seeds lane c with the sum of the unit vectors of the columns of color c, so one vector-mode
@@ -24,6 +26,7 @@ from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import Request
 from srcad.preparation import forward_engine, input_slot, make_prep
 from srcad.sparsity import color_columns, jacobian_pattern
+from srcad.static_sparsity import static_pattern
 
 
 def _scipy_sparse():
@@ -44,9 +47,12 @@ def prepare_sparse_jacobian(f, slots, template, chunk, backend):
         raise ArgumentError("sparse=True needs an array input x", construct="sparse=True",
                             hint="leave sparse out for a float x")
     n, m = x.size, template.size
-    specs = tuple(_spec(Slot(s.role, s.value), True) for s in slots)
-    tracing = _compiled(f, Request("forward", specs, 1, False, "python"))
-    indptr, indices, rows = jacobian_pattern(tracing, slots, f)
+    found, source = static_pattern(f, slots), "static"
+    if found is None:
+        specs = tuple(_spec(Slot(s.role, s.value), True) for s in slots)
+        tracing = _compiled(f, Request("forward", specs, 1, False, "python"))
+        found, source = jacobian_pattern(tracing, slots, f), "traced"
+    indptr, indices, rows = found
     if rows != m:
         raise SrcadError(f"the traced output has {rows} elements, f's output {m}",
                          construct=f.__name__)
@@ -68,7 +74,7 @@ def prepare_sparse_jacobian(f, slots, template, chunk, backend):
     template_csr = sparse.csr_matrix((np.zeros(len(indices)), indices, indptr), shape=(m, n))
     return make_prep("jacobian", f, slots, "forward", width, engine, n=n, m=m, sparse=True,
                      colors=colors, seeds=seeds, compressed=compressed, gather=gather,
-                     pattern=template_csr)
+                     pattern=template_csr, pattern_source=source)
 
 
 def sparse_jacobian_call(prep, out):

@@ -1,7 +1,9 @@
 """jacobian(..., mode="reverse", chunk=W): W rows of the jacobian per reverse sweep (the
 generated reverse code run on W lanes of adjoints). Checked against hand-derived jacobians
 and forward mode, with returned arrays, Output, Cache and Constant contexts, W not dividing
-the number of rows; code the lanes cannot go through is refused by name."""
+the number of rows, on the python backend (lanes as vectors) and numba (a loop over the
+lanes, srcad/batched_lanes.py); code the lanes cannot go through is refused by name, and
+numba's default reverse jacobian sweeps W rows at once where the code allows."""
 
 import math
 
@@ -67,19 +69,24 @@ def whole_array(x):
     return y
 
 
-@pytest.mark.parametrize("width", [1, 3, 7])
-def test_rows_per_sweep_match_the_hand_derived_jacobian(width):
+@pytest.mark.parametrize("backend, width", [("python", 1), ("python", 3), ("python", 7),
+                                            ("numba", 3), ("numba", 7)])
+def test_rows_per_sweep_match_the_hand_derived_jacobian(backend, width):
     x = np.array([0.4, -1.1, 0.8, 1.7, 0.3, -0.6, 1.2])
-    J = srcad.jacobian(arrow, x, mode="reverse", chunk=width)
+    prep = srcad.prepare_jacobian(arrow, x, mode="reverse", chunk=width, backend=backend)
+    assert prep.state["batched"] and prep.engine.backend == backend
+    J = srcad.jacobian(arrow, x, prep=prep)
     np.testing.assert_allclose(J, arrow_expected(x), rtol=1e-14, atol=1e-14)
 
 
-def test_contexts_and_forward_mode_agree():
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_contexts_and_forward_mode_agree(backend):
     x = np.array([0.2, 0.5, -0.3, 0.9, 0.1])
     a = 1.5
     y, c = np.zeros(5), np.zeros(5)
     args = (Output(y), x, Cache(c), Constant(a))
-    prep = srcad.prepare_jacobian(scaled_with_cache, *args, mode="reverse", chunk=2)
+    prep = srcad.prepare_jacobian(scaled_with_cache, *args, mode="reverse", chunk=2,
+                                  backend=backend)
     J = srcad.jacobian(scaled_with_cache, *args, prep=prep)
     np.testing.assert_allclose(J, scaled_expected(x, a), rtol=1e-13)
     np.testing.assert_allclose(J, srcad.jacobian(scaled_with_cache, *args, mode="forward"),
@@ -98,8 +105,23 @@ def test_contexts_and_forward_mode_agree():
 def test_code_the_lanes_cannot_run_is_refused():
     with pytest.raises(srcad.SrcadError, match=r"test_batched_reverse\.py.*np\.cumsum"):
         srcad.jacobian(whole_array, np.ones(4), mode="reverse", chunk=2)
-    with pytest.raises(srcad.ArgumentError, match="python backend"):
-        srcad.jacobian(arrow, np.ones(4), mode="reverse", chunk=2, backend="numba")
+    with pytest.raises(srcad.SrcadError, match=r"test_batched_reverse\.py.*adjoint"):
+        srcad.jacobian(whole_array, np.ones(4), mode="reverse", chunk=2, backend="numba")
+
+
+def test_numba_reverse_jacobian_sweeps_w_rows_where_the_code_allows():
+    x = np.array([0.4, -1.1, 0.8, 1.7, 0.3])
+    prep = srcad.prepare_jacobian(arrow, x, mode="reverse", backend="numba")
+    assert prep.state.get("batched") and prep.chunk == 5  # one sweep of 5 lanes
+    np.testing.assert_allclose(srcad.jacobian(arrow, x, prep=prep), arrow_expected(x),
+                               rtol=1e-14, atol=1e-14)
+    # whole-array code: one sweep per row, as before
+    prep = srcad.prepare_jacobian(whole_array, x, mode="reverse", backend="numba")
+    assert not prep.state.get("batched")
+    expected = np.tril(np.ones((5, 5))) * x[0]
+    expected[:, 0] += np.cumsum(x)
+    np.testing.assert_allclose(srcad.jacobian(whole_array, x, prep=prep), expected,
+                               rtol=1e-14)
 
 
 # -- autodiff(Reverse, ..., BatchDuplicated(...)) ---------------------------------------------
@@ -128,7 +150,8 @@ def weighted_square(x, a):
     return s * a
 
 
-def test_autodiff_batch_reverse_pulls_back_w_cotangents():
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_autodiff_batch_reverse_pulls_back_w_cotangents(backend):
     n, width = 5, 3
     x, a = np.linspace(0.2, 1.0, n), 0.7
     rng = np.random.default_rng(0)
@@ -137,7 +160,8 @@ def test_autodiff_batch_reverse_pulls_back_w_cotangents():
     start = [rng.standard_normal(n) for _ in range(width)]  # shadows accumulate
     x_shadows = [s.copy() for s in start]
     out = srcad.autodiff(srcad.Reverse, ring, srcad.BatchDuplicated(np.zeros(n), y_shadows),
-                         srcad.BatchDuplicated(x, x_shadows), srcad.Active(a))
+                         srcad.BatchDuplicated(x, x_shadows), srcad.Active(a),
+                         backend=backend)
     jx, ja = ring_jacobians(x, a)
     for k in range(width):
         np.testing.assert_allclose(x_shadows[k], start[k] + cotangents[k] @ jx, rtol=1e-13)
@@ -146,12 +170,13 @@ def test_autodiff_batch_reverse_pulls_back_w_cotangents():
     np.testing.assert_allclose(out[2], [c @ ja for c in cotangents], rtol=1e-13)
 
 
-def test_autodiff_batch_reverse_seeds_per_lane():
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_autodiff_batch_reverse_seeds_per_lane(backend):
     x, a = np.array([0.5, -1.0, 2.0]), 1.5
     shadows = [np.zeros(3), np.zeros(3)]
     (dx, da), value = srcad.autodiff(srcad.ReverseWithPrimal, weighted_square,
                                      srcad.BatchDuplicated(x, shadows), srcad.Active(a),
-                                     seed=[1.0, 3.0])
+                                     seed=[1.0, 3.0], backend=backend)
     assert dx is None
     assert value == pytest.approx(a * a * np.sum(x * x))
     np.testing.assert_allclose(shadows[0], 2.0 * a * a * x, rtol=1e-14)
@@ -162,8 +187,8 @@ def test_autodiff_batch_reverse_seeds_per_lane():
 
 def test_autodiff_batch_reverse_refusals():
     x = np.ones(3)
-    with pytest.raises(srcad.ArgumentError, match="python backend"):
-        srcad.autodiff(srcad.Reverse, weighted_square, srcad.BatchDuplicated(x, [x.copy()]),
-                       srcad.Active(1.0), backend="numba")
     with pytest.raises(srcad.SrcadError, match="np.cumsum"):
         srcad.autodiff(srcad.Reverse, whole_array, srcad.BatchDuplicated(x, [np.zeros(3)]))
+    with pytest.raises(srcad.SrcadError, match="adjoint"):
+        srcad.autodiff(srcad.Reverse, whole_array, srcad.BatchDuplicated(x, [np.zeros(3)]),
+                       seed=np.ones((1, 3)), backend="numba")

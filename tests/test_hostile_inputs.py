@@ -1133,14 +1133,13 @@ def test_batch_mixed_with_duplicated_is_refused():
 
 def test_batch_in_reverse_pulls_back_each_lane():
     """BatchDuplicated in reverse mode: lane k's gradient is added into shadow k (2 x, times
-    the lane's seed); on numba it is refused."""
-    shadows = [np.zeros(3), np.ones(3)]
-    answered(lambda: srcad.autodiff(Reverse, square_sum, BatchDuplicated(np.ones(3), shadows),
-                                    seed=[1.0, 2.0]))
-    np.testing.assert_allclose(shadows, [[2.0, 2.0, 2.0], [5.0, 5.0, 5.0]])
-    refused(lambda: srcad.autodiff(Reverse, square_sum, BatchDuplicated(np.ones(3),
-                                                                        [np.ones(3)]),
-                                   backend="numba"), "python backend")
+    the lane's seed), on both backends."""
+    for backend in ("python", "numba"):
+        shadows = [np.zeros(3), np.ones(3)]
+        answered(lambda shadows=shadows, backend=backend: srcad.autodiff(
+            Reverse, square_sum, BatchDuplicated(np.ones(3), shadows), seed=[1.0, 2.0],
+            backend=backend))
+        np.testing.assert_allclose(shadows, [[2.0, 2.0, 2.0], [5.0, 5.0, 5.0]])
 
 
 def test_batch_integer_lane_values():

@@ -83,7 +83,8 @@ def test_repeated_autodiff_calls_allocate_nothing(counting):
 
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
 def test_prepared_inplace_jacobian_allocates_nothing(counting, mode):
-    """Seed 002, in place with a Cache: reverse mode runs one pass per row."""
+    """Seed 002, in place with a Cache: reverse mode runs W rows per sweep (batched reverse
+    mode, 40 rows in one sweep of 40 lanes), forward mode W columns per call."""
     n = 40
     rng = np.random.default_rng(5)
     y, c, J, x = np.zeros(n), np.zeros(n), np.zeros((n, n)), rng.random(n)
@@ -93,6 +94,32 @@ def test_prepared_inplace_jacobian_allocates_nothing(counting, mode):
     def call():
         srcad.jacobian(seed002, srcad.Output(y), x, srcad.Cache(c), prep=prep, out=J)
 
-    calls = n if mode == "reverse" else -(-n // prep.chunk)
+    assert mode == "forward" or prep.state["batched"]
+    calls = -(-n // prep.chunk)
     assert counting(call) == calls * arrays_passed(prep.engine)
     np.testing.assert_allclose(J, seed002_value_and_jacobian(x)[1], rtol=1e-12, atol=1e-12)
+
+
+def test_batched_reverse_autodiff_allocates_nothing_but_its_arguments(counting):
+    """W cotangents per sweep on numba: the lane shadows, the seed, the workspace of adjoint
+    floats' lanes and the tape are passed; the code allocates nothing itself."""
+    n, width = 40, 4
+    rng = np.random.default_rng(5)
+    x = rng.random(n)
+    y_shadows = [np.eye(n)[k] for k in range(width)]
+    x_shadows = [np.zeros(n) for _ in range(width)]
+
+    def call():
+        for s in x_shadows:
+            s.fill(0.0)
+        for k, s in enumerate(y_shadows):
+            s[:] = np.eye(n)[k]
+        srcad.autodiff(srcad.Reverse, seed002, srcad.BatchDuplicated(np.zeros(n), y_shadows),
+                       srcad.BatchDuplicated(x, x_shadows),
+                       srcad.BatchDuplicated(np.zeros(n), [np.zeros(n)] * width),
+                       backend="numba")
+
+    # y, its lanes, x, its lanes, c, its lanes, the seed, the workspace, the tape
+    assert counting(call) == 9
+    J = seed002_value_and_jacobian(x)[1]
+    np.testing.assert_allclose(np.array(x_shadows), J[:width], rtol=1e-12, atol=1e-12)

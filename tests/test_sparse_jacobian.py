@@ -193,3 +193,15 @@ def test_ht_jacobian_matches_central_differences(gradbench):
     fd = ht.central_differences(theta, constants)
     assert J.shape == (3 * len(constants[5]), 26)
     np.testing.assert_allclose(J, fd, rtol=1e-6, atol=1e-7 * np.abs(fd).max())
+
+
+def test_ht_complicated_jacobian_matches_central_differences(gradbench):
+    # the complicated inputs: columns 0, 1 are d err / d us of each row's own pair
+    ht = gradbench[1]
+    problem = ht.parse(ht.generate(**ht.SIZES["small-complicated"]))
+    assert len(problem) == 3 and problem[2][0].size == 2 * len(problem[1][5])
+    J = ht.srcad_jacobian(*problem, backend="python")()
+    fd = ht.central_differences(*problem)
+    assert J.shape == (3 * len(problem[1][5]), 2 + 26)
+    assert np.abs(J[:, :2]).min() > 0.0  # every row reads its own u pair
+    np.testing.assert_allclose(J, fd, rtol=1e-6, atol=1e-7 * np.abs(fd).max())

@@ -19,13 +19,15 @@ import math
 
 import numpy as np
 
+from .ht_jax import jax_jacobian
+
 N_THETA = 26
 PARENTS = (-1, 0, 1, 2, 3, 1, 5, 6, 7, 1, 9, 10, 11, 1, 13, 14, 15, 1, 17, 18, 19, 0)  # 22 bones
 
 
-def ht_objective(err, theta, parents, base_relatives, inverse_base_absolutes, base_positions,
-                 weights, correspondences, points, mirrored):
-    """err[3 i + j] = points[j, i] - vertex_positions[j, correspondences[i]]."""
+def posed_vertices(vertices, theta, parents, base_relatives, inverse_base_absolutes,
+                   base_positions, weights, mirrored):
+    """vertices (3, nv) = the skinned, globally transformed hand of pose theta[:26]."""
     nb = len(parents)
     nv = base_positions.shape[1]
     # to_pose_params: columns 0 rotation, 1 scale (ones), 2 translation, 3.. bones
@@ -122,19 +124,53 @@ def ht_objective(err, theta, parents, base_relatives, inverse_base_absolutes, ba
         rot[2, 0] = x * z * (1.0 - c) - y * s
         rot[2, 1] = z * y * (1.0 - c) + x * s
         rot[2, 2] = z * z + (1.0 - z * z) * c
-    for i in range(len(correspondences)):
-        v = correspondences[i]
+    for v in range(nv):
         for j in range(3):
             s = pose[j, 2]
             for k in range(3):
                 s += rot[j, k] * pose[k, 1] * positions[k, v]
-            err[3 * i + j] = points[j, i] - s
+            vertices[j, v] = s
+
+
+def ht_objective(err, theta, parents, base_relatives, inverse_base_absolutes, base_positions,
+                 weights, correspondences, points, mirrored):
+    """err[3 i + j] = points[j, i] - vertex_positions[j, correspondences[i]]."""
+    vertices = np.zeros((3, base_positions.shape[1]))
+    posed_vertices(vertices, theta, parents, base_relatives, inverse_base_absolutes,
+                   base_positions, weights, mirrored)
+    for i in range(len(correspondences)):
+        v = correspondences[i]
+        for j in range(3):
+            err[3 * i + j] = points[j, i] - vertices[j, v]
+
+
+def ht_objective_complicated(err, inputs, parents, base_relatives, inverse_base_absolutes,
+                             base_positions, weights, triangles, correspondences, points,
+                             mirrored):
+    """inputs = [theta (26), us (2 c)]: err[3 i + j] = points[j, i] minus the point of
+    triangle correspondences[i] at barycentric (u0, u1, 1 - u0 - u1), u = us[2 i: 2 i + 2]."""
+    vertices = np.zeros((3, base_positions.shape[1]))
+    posed_vertices(vertices, inputs, parents, base_relatives, inverse_base_absolutes,
+                   base_positions, weights, mirrored)
+    for i in range(len(correspondences)):
+        t = correspondences[i]
+        u0 = inputs[N_THETA + 2 * i]
+        u1 = inputs[N_THETA + 2 * i + 1]
+        for j in range(3):
+            point = (u0 * vertices[j, triangles[t, 0]] + u1 * vertices[j, triangles[t, 1]]
+                     + (1.0 - u0 - u1) * vertices[j, triangles[t, 2]])
+            err[3 * i + j] = points[j, i] - point
 
 
 # -- input --------------------------------------------------------------------------------------
 SIZES = {"small": {"vertices": 12, "correspondences": 8},
          "quick": {"vertices": 544, "correspondences": 100},
-         "default": {"vertices": 544, "correspondences": 1600}}  # ADBench's hand model: 544
+         "default": {"vertices": 544, "correspondences": 1600},  # ADBench's hand model: 544
+         # the "complicated" inputs (us given: each correspondence a point on a triangle)
+         "small-complicated": {"vertices": 12, "correspondences": 8, "complicated": True},
+         "quick-complicated": {"vertices": 544, "correspondences": 100, "complicated": True},
+         "complicated": {"vertices": 544, "correspondences": 1600, "complicated": True}}
+TRIANGLES = 1084  # ADBench's hand model (544 vertices)
 
 
 def _rigid(rng, scale):
@@ -147,10 +183,12 @@ def _rigid(rng, scale):
     return t
 
 
-def generate(vertices, correspondences, seed=0):
+def generate(vertices, correspondences, seed=0, complicated=False):
     """A synthetic hand in GradBench's layout (22 bones, ADBench's parent tree): rigid base
     relatives, the inverse absolutes they imply, homogeneous base positions, skinning weights
-    summing to one per vertex, random correspondences, points near the posed model."""
+    summing to one per vertex, random correspondences, points near the posed model. With
+    `complicated`, the model has triangles, correspondences index them and `us` holds one
+    barycentric pair (u0, u1) per correspondence, as in GradBench's "complicated" files."""
     rng = np.random.default_rng(seed)
     nb = len(PARENTS)
     relatives = [_rigid(rng, 0.5) for _ in range(nb)]
@@ -160,19 +198,27 @@ def generate(vertices, correspondences, seed=0):
     positions = np.vstack([rng.standard_normal((3, vertices)), np.ones((1, vertices))])
     weights = rng.random((nb, vertices)) ** 4
     weights /= weights.sum(axis=0)
-    return {"theta": (0.1 * rng.standard_normal(N_THETA)).tolist(), "us": [],
+    # triangles of three distinct vertices, and the us, from their own stream (the simple
+    # inputs stay those of earlier runs)
+    mesh = np.random.default_rng(seed + 1)
+    triangles = np.argsort(mesh.random((min(TRIANGLES, 2 * vertices), vertices)), axis=1)[:, :3]
+    targets = len(triangles) if complicated else vertices
+    us = mesh.random((correspondences, 2)) * 0.5 if complicated else np.zeros((0, 2))
+    return {"theta": (0.1 * rng.standard_normal(N_THETA)).tolist(), "us": us.tolist(),
             "data": {"model": {"parents": list(PARENTS),
                                "base_relatives": [r.tolist() for r in relatives],
                                "inverse_base_absolutes": [np.linalg.inv(a).tolist()
                                                           for a in absolutes],
                                "base_positions": positions.tolist(),
-                               "weights": weights.tolist(), "is_mirrored": False},
-                     "correspondences": rng.integers(0, vertices, correspondences).tolist(),
+                               "weights": weights.tolist(), "is_mirrored": False,
+                               "triangles": triangles.tolist()},
+                     "correspondences": rng.integers(0, targets, correspondences).tolist(),
                      "points": rng.standard_normal((3, correspondences)).tolist()}}
 
 
 def parse(data):
-    """(theta, constants): the Constant arguments of ht_objective after err and theta."""
+    """(theta, constants): the Constant arguments of ht_objective after err and theta; for
+    the complicated inputs (`us` not empty), (theta, constants, (us, triangles))."""
     model = data["data"]["model"]
     constants = (np.asarray(model["parents"], np.int64),
                  np.asarray(model["base_relatives"], float),
@@ -182,20 +228,37 @@ def parse(data):
                  np.asarray(data["data"]["correspondences"], np.int64),
                  np.asarray(data["data"]["points"], float),
                  bool(model["is_mirrored"]))
-    return np.asarray(data["theta"], float), constants
+    theta = np.asarray(data["theta"], float)
+    if len(data.get("us", [])) == 0:
+        return theta, constants
+    us = np.asarray(data["us"], float).reshape(-1)
+    return theta, constants, (us, np.asarray(model["triangles"], np.int64))
 
 
-def objective(theta, constants):
+def complicated_arguments(theta, constants, complicated):
+    """(inputs, constants) of ht_objective_complicated: inputs = [theta, us]."""
+    us, triangles = complicated
+    return np.concatenate([theta, us]), constants[:5] + (triangles,) + constants[5:]
+
+
+def objective(theta, constants, complicated=None):
     err = np.zeros(3 * len(constants[5]))
-    ht_objective(err, theta, *constants)
+    if complicated is None:
+        ht_objective(err, theta, *constants)
+    else:
+        inputs, arguments = complicated_arguments(theta, constants, complicated)
+        ht_objective_complicated(err, inputs, *arguments)
     return err
 
 
 # -- srcad --------------------------------------------------------------------------------------
-def srcad_jacobian(theta, constants, backend="numba"):
-    """A zero-argument callable: the dense (3 c, 26) Jacobian, prepared once, filled in place."""
+def srcad_jacobian(theta, constants, complicated=None, backend="numba"):
+    """A zero-argument callable: the dense (3 c, 26) Jacobian, prepared once, filled in place
+    (the complicated inputs: `srcad_complicated_jacobian`)."""
     import srcad
 
+    if complicated is not None:
+        return srcad_complicated_jacobian(theta, constants, complicated, backend)
     err = np.zeros(3 * len(constants[5]))
     args = (srcad.Output(err), theta) + tuple(srcad.Constant(c) for c in constants)
     prep = srcad.prepare_jacobian(ht_objective, *args, backend=backend)
@@ -203,90 +266,75 @@ def srcad_jacobian(theta, constants, backend="numba"):
     return lambda: srcad.jacobian(ht_objective, *args, prep=prep, out=J)
 
 
-# -- JAX reference ------------------------------------------------------------------------------
-def _jax_objective(jnp, constants):
-    parents, base_rel, inv_abs, base_pos, weights, corr, points, mirrored = constants
+def srcad_complicated_jacobian(theta, constants, complicated, backend="numba"):
+    """A zero-argument callable: GradBench's (3 c, 2 + 26) Jacobian of the complicated
+    inputs. Row 3 i + j depends on us[2 i] and us[2 i + 1] only, so columns 0 and 1 hold
+    d err / d us[2 i] and d err / d us[2 i + 1] of each row's own correspondence, columns
+    2.. d err / d theta. srcad computes the sparse (3 c, 26 + 2 c) Jacobian with respect to
+    inputs = [theta, us] (`sparse=True`: the u columns of different correspondences share
+    no row and take two colors, so one forward pass has 28 lanes) and gathers it into that
+    layout."""
+    import srcad
 
-    def euler(t):  # (x, z, y) angles as ht.hpp's euler_angles_to_rotation_matrix reads them
-        cx, sx = jnp.cos(t[0]), jnp.sin(t[0])
-        cy, sy = jnp.cos(t[2]), jnp.sin(t[2])
-        cz, sz = jnp.cos(t[1]), jnp.sin(t[1])
-        one, zero = jnp.ones(()), jnp.zeros(())
-        rx = jnp.array([[one, zero, zero], [zero, cx, -sx], [zero, sx, cx]])
-        ry = jnp.array([[cy, zero, sy], [zero, one, zero], [-sy, zero, cy]])
-        rz = jnp.array([[cz, -sz, zero], [sz, cz, zero], [zero, zero, one]])
-        return rz @ ry @ rx
+    inputs, arguments = complicated_arguments(theta, constants, complicated)
+    rows = 3 * len(constants[5])
+    args = ((srcad.Output(np.zeros(rows)), inputs)
+            + tuple(srcad.Constant(c) for c in arguments))
+    prep = srcad.prepare_jacobian(ht_objective_complicated, *args, sparse=True,
+                                  backend=backend)
+    J = srcad.jacobian(ht_objective_complicated, *args, prep=prep)
+    # where each GradBench entry sits in J.data (-1: a structural zero)
+    row = np.arange(rows)
+    wanted = np.empty((rows, 2 + N_THETA), np.int64)
+    wanted[:, 0] = N_THETA + 2 * (row // 3)
+    wanted[:, 1] = wanted[:, 0] + 1
+    wanted[:, 2:] = np.arange(N_THETA)
+    position = np.full(wanted.shape, -1, np.int64)
+    for r in range(rows):
+        start, stop = J.indptr[r], J.indptr[r + 1]
+        found = {int(c): start + k for k, c in enumerate(J.indices[start:stop])}
+        position[r] = [found.get(int(c), -1) for c in wanted[r]]
+    present = position >= 0
+    out = np.zeros(wanted.shape)
 
-    def f(theta):
-        nb = len(parents)
-        pose = jnp.zeros((3, nb + 3)).at[:, 0].set(theta[0:3]).at[:, 1].set(1.0)
-        pose = pose.at[:, 2].set(theta[3:6])
-        i_theta, i_pose = 6, 5
-        for _ in range(5):
-            for k in range(2, 5):
-                pose = pose.at[0, i_pose].set(theta[i_theta])
-                i_theta += 1
-                if k == 2:
-                    pose = pose.at[1, i_pose].set(theta[i_theta])
-                    i_theta += 1
-                i_pose += 1
-            i_pose += 1
-        absolutes = []
-        positions = jnp.zeros((3, base_pos.shape[1]))
-        for b in range(nb):
-            tr = jnp.eye(4).at[:3, :3].set(euler(pose[:, b + 3]))
-            rel = jnp.asarray(base_rel[b]) @ tr
-            absolute = rel if parents[b] == -1 else absolutes[parents[b]] @ rel
-            absolutes.append(absolute)
-            transform = absolute @ jnp.asarray(inv_abs[b])
-            positions = positions + (transform @ base_pos)[:3] * weights[b]
-        if mirrored:
-            positions = positions.at[0].multiply(-1.0)
-        a = pose[:, 0]
-        norm = jnp.sqrt(jnp.sum(a * a))
-        x, y, z = a / norm
-        s, c = jnp.sin(norm), jnp.cos(norm)
-        rot = jnp.array([[x * x + (1 - x * x) * c, x * y * (1 - c) - z * s,
-                          x * z * (1 - c) + y * s],
-                         [x * y * (1 - c) + z * s, y * y + (1 - y * y) * c,
-                          y * z * (1 - c) - x * s],
-                         [x * z * (1 - c) - y * s, z * y * (1 - c) + x * s,
-                          z * z + (1 - z * z) * c]])
-        vertices = (rot * pose[:, 1]) @ positions + pose[:, 2:3]
-        return (jnp.asarray(points) - vertices[:, corr]).T.reshape(-1)
+    def call():
+        srcad.jacobian(ht_objective_complicated, *args, prep=prep, out=J)
+        out[present] = J.data[position[present]]
+        return out
 
-    return f
+    return call
 
 
-def jax_jacobian(theta, constants, reverse=False):
-    """A zero-argument callable: jax.jit(jax.jacfwd) (jacrev if `reverse`) of the JAX
-    transcription (the angle-axis norm is assumed >= 1e-4, as at the generated points)."""
-    import jax
-    import jax.numpy as jnp
-
-    jax.config.update("jax_enable_x64", True)
-    transform = jax.jacrev if reverse else jax.jacfwd
-    jac = jax.jit(transform(_jax_objective(jnp, constants)))
-    theta_j = jnp.asarray(theta)
-    jac(theta_j).block_until_ready()
-    return lambda: np.asarray(jac(theta_j).block_until_ready())
-
-
-def central_differences(theta, constants, eps=1e-6):
+def central_differences(theta, constants, complicated=None, eps=1e-6):
+    """Central differences in GradBench's layout (the u columns of the complicated inputs
+    as the sum over correspondences, each row reading its own pair)."""
+    directions = [np.eye(theta.size)[j] for j in range(theta.size)]
+    if complicated is not None:
+        us = complicated[0]
+        directions = [np.concatenate([np.zeros(theta.size), np.arange(us.size) % 2 == k])
+                      for k in range(2)] + [np.concatenate([d, np.zeros(us.size)])
+                                            for d in directions]
+        base = np.concatenate([theta, us])
+    else:
+        base = theta
     columns = []
-    for j in range(theta.size):
-        hi, lo = theta.copy(), theta.copy()
-        hi[j] += eps
-        lo[j] -= eps
-        columns.append((objective(hi, constants) - objective(lo, constants)) / (2.0 * eps))
+    for d in directions:
+        hi, lo = base + eps * d, base - eps * d
+        columns.append((_objective_at(hi, theta.size, constants, complicated)
+                        - _objective_at(lo, theta.size, constants, complicated)) / (2 * eps))
     return np.stack(columns, axis=1)
+
+
+def _objective_at(point, n_theta, constants, complicated):
+    if complicated is None:
+        return objective(point, constants)
+    return objective(point[:n_theta], constants, (point[n_theta:], complicated[1]))
 
 
 def _fd_error(problem):
     """The JAX reference against central differences, relative to its largest entry."""
-    theta, constants = problem
-    reference = jax_jacobian(theta, constants)()
-    fd = central_differences(theta, constants)
+    reference = jax_jacobian(*problem)()
+    fd = central_differences(*problem)
     return float(np.abs(reference - fd).max() / np.abs(reference).max())
 
 
@@ -314,7 +362,9 @@ def _eval():
         ),
         fd_check=lambda problem: _fd_error(problem),
         rtol=1e-8,
-        notes=("the simple inputs (no us); synthetic hand model in GradBench's layout",),
+        notes=("the simple inputs (no us) and, at the *-complicated sizes, the complicated "
+               "ones (sparse=True over [theta, us]); synthetic hand model in GradBench's "
+               "layout",),
     )
 
 
