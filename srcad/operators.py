@@ -273,6 +273,11 @@ def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
 
 
 def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None, memory=None):
+    if prep is not None and prep.run is not None and prep.function is f and mode is None \
+            and chunk is None and backend is None and not sparse and memory is None:
+        result = prep.run(args, out)  # one call of all lanes, bound at preparation (plans.py)
+        if result is not MISS:
+            return result
     if prep is not None:
         check_memory(prep, memory)
     options = {} if sparse is None else {"sparse": sparse}

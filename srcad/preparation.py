@@ -17,7 +17,7 @@ from srcad.container_operators import container_operator, returns_tuple
 from srcad.engines import ForwardEngine, Slot
 from srcad.errors import ArgumentError, LaneLayoutError
 from srcad.pipeline import UNROLL_MAX_WIDTH
-from srcad.plans import CONST, gradient_entry, matcher
+from srcad.plans import CONST, gradient_entry, jacobian_entry, matcher
 from srcad.pytrees import CONTAINERS
 
 
@@ -222,6 +222,9 @@ def make_prep(operator, f, slots, mode, chunk, engine, **state) -> Prep:
     run = None
     if operator == "gradient" and mode == "reverse":
         _, run = gradient_entry(prepared, wrapped, engine, state["buffer"])
+    elif operator == "jacobian" and mode == "forward":
+        entry = jacobian_entry(prepared, wrapped, engine, state["n"], state["m"])
+        run = None if entry is None else entry[1]
     return Prep(operator, f, tuple(s.role for s in slots),
                 tuple(_signature(s.value) for s in slots), mode, chunk, engine, state,
                 [Slot(s.role, s.value) for s in slots], match,
