@@ -195,6 +195,9 @@ def test_a_loop_writing_every_element_first_is_proven():
     assert proven(STACKED, before="        t = x[i] * 2.0\n")
     assert proven(STACKED, after="        y_dot[:, i] = y_dot[:, i] * 3.0\n")
     assert proven(LOOPED, value="x_dot[lane, i] * 2.0")
+    narrow = LOOPED.replace("x_dot.shape[0]", "4")  # narrow lanes are counted by a number
+    assert proven(narrow, value="x_dot[lane, i]")
+    assert not proven(LOOPED.replace("x_dot.shape[0]", "3"), value="x_dot[lane, i]")
 
 
 @pytest.mark.parametrize("change", [
@@ -217,8 +220,28 @@ def test_an_early_return_or_a_rebound_bound_keeps_the_zeroing():
     rebound = "\ndef f(y, y_dot, x, x_dot):\n    x = x[:1]\n" \
         "    for i in range(len(x)):\n        y_dot[:, i] = x_dot[:, i]\n    return None, ()\n"
     never = "\ndef f(y, y_dot, x, x_dot):\n    return None, ()\n"
-    shapes = {"y": (3,), "x": (3,)}
+    shapes = {"y": (3,), "x": (3,), "y_dot": (4, 3), "x_dot": (4, 3)}
+    fixed = early.replace("    if x[0] > 0.0:\n        return None, ()\n", "")
+    assert overwritten_first(fixed, {"y_dot": 3}, shapes) == {"y_dot"}  # the control case
     for source in (early, rebound, never):
         assert overwritten_first(source, {"y_dot": 3}, shapes) == set()
     assert not proven(LOOPED, value="x_dot[lane, i]",
                       before="            lane = 0\n")  # not every lane
+
+
+@pytest.mark.parametrize("backend_name, n, chunk", [
+    ("python", 40, 20),  # equal chunks: the code writes J.T's rows s .. s + 20
+    ("python", 40, 17),  # a short last chunk: the lanes are copied into J
+    ("numba", 20, 10),
+])
+def test_chunked_entry_matches_central_differences(backend_name, n, chunk):
+    if backend_name == "numba":
+        pytest.importorskip("numba")
+    x = np.random.default_rng(7).uniform(0.2, 0.9, n)
+    contexts = [srcad.Output(np.zeros(n)), srcad.Cache(np.full(n, 7.0))]
+    prep = srcad.prepare_jacobian(scratch, contexts[0], x, contexts[1], chunk=chunk,
+                                  backend=backend_name)
+    assert prep.run is not None and prep.chunk == chunk
+    J = np.full((n, n), np.nan)
+    srcad.jacobian(scratch, contexts[0], x, contexts[1], prep=prep, out=J)
+    np.testing.assert_allclose(J, central_jacobian(scratch, x, contexts), rtol=1e-6, atol=1e-8)

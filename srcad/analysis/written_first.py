@@ -13,14 +13,14 @@ The proof is syntactic over the generated function and conservative: the tangent
         <statements not naming s>       # no break, continue or return
         s[:, i] = <expression without s>             # lanes stacked in NumPy vectors
     or
-        for lane in range(lanes):       # lanes = <a lane array>.shape[0], bound once
+        for lane in range(lanes):       # lanes: bound once to the lane count W
             <statements not naming s>
             s[lane, i] = <expression without s>      # lanes looped over (numba)
 
-with B >= L at the preparation's shapes (which every prepared call has), no statement before
-it returns, and the loop names `s` nowhere else except as that same element. Anything else
-(a tangent read, written conditionally, partly, through another name, or never) keeps its
-zeroing.
+with B >= L at the preparation's shapes (which every prepared call has; `lanes` is a number
+or `p.shape[0]` equal to the tangent's first axis), no statement before it returns, and the
+loop names `s` nowhere else except as that same element. Anything else (a tangent read,
+written conditionally, partly, through another name, or never) keeps its zeroing.
 
 >>> source = '''
 ... def f(y, y_dot, x, x_dot):
@@ -29,9 +29,9 @@ zeroing.
 ...         y[i] = 2.0 * x[i]
 ...     return None, ()
 ... '''
->>> sorted(overwritten_first(source, {"y_dot": 3}, {"x": (3,), "y": (3,)}))
+>>> sorted(overwritten_first(source, {"y_dot": 3}, {"x": (3,), "y_dot": (2, 3)}))
 ['y_dot']
->>> sorted(overwritten_first(source, {"y_dot": 4}, {"x": (3,), "y": (4,)}))
+>>> sorted(overwritten_first(source, {"y_dot": 4}, {"x": (3,), "y_dot": (2, 4)}))
 []
 """
 
@@ -50,10 +50,10 @@ def overwritten_first(source: str, candidates: dict, shapes: dict) -> set:
                     if isinstance(node, ast.FunctionDef))
     params = {a.arg for a in function.args.args}
     stored = _stored_names(function)
-    lane_counts = _lane_counts(function, params, stored)
     fixed = {p: shape for p, shape in shapes.items() if p in params and p not in stored}
-    return {name for name, length in candidates.items()
-            if _first_use_overwrites(function.body, name, length, fixed, lane_counts)}
+    lane_counts = _lane_counts(function, fixed, stored)
+    return {name for name, length in candidates.items() if name in fixed
+            and _first_use_overwrites(function.body, name, length, fixed, lane_counts)}
 
 
 def parameters(source: str) -> list:
@@ -72,32 +72,35 @@ def _stored_names(function) -> dict:
     return counts
 
 
-def _lane_counts(function, params, stored) -> set:
-    """Names bound once, at the top level, to `<parameter>.shape[0]`: the lane count (every
-    lane array the code takes has the same first axis)."""
-    names = set()
+def _lane_counts(function, fixed, stored) -> dict:
+    """Names bound once, at the top level, to a number or to `<argument>.shape[0]` -> that
+    count at the preparation's shapes (a lane loop covers every lane when it equals the
+    first axis of the tangent it writes)."""
+    counts = {}
     for stmt in function.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], ast.Name) and stored[stmt.targets[0].id] == 1:
             value = stmt.value
-            if isinstance(value, ast.Subscript) and _is_number(value.slice, 0) \
-                    and isinstance(value.value, ast.Attribute) and value.value.attr == "shape" \
-                    and isinstance(value.value.value, ast.Name) \
-                    and value.value.value.id in params:
-                names.add(stmt.targets[0].id)
-    return names
+            if isinstance(value, ast.Subscript) and not _is_number(value.slice, 0):
+                continue  # `p.shape[k]`, k > 0, is no lane count
+            count = _known_int(value, fixed)
+            if count is not None:
+                counts[stmt.targets[0].id] = count
+    return counts
 
 
 def _first_use_overwrites(body, name, length, fixed, lane_counts) -> bool:
     for stmt in body:
         if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name) \
                 and stmt.targets[0].id in lane_counts:
-            continue  # `lanes = name.shape[0]` reads the shape, no element
+            continue  # `lanes = name.shape[0]` reads a shape, no element
         if not _names(stmt, name):
             if any(isinstance(node, ast.Return) for node in ast.walk(stmt)):
                 return False  # the function may end before the tangent is written
             continue
-        bound = _covering_loop(stmt, name, fixed, lane_counts)
+        lanes = {count_name for count_name, count in lane_counts.items()
+                 if count == fixed[name][0]}  # the loops over every lane of `name`
+        bound = _covering_loop(stmt, name, fixed, lanes)
         return bound is not None and bound >= length
     return False  # never written: its content on entry is the result
 
