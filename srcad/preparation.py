@@ -17,7 +17,7 @@ from srcad.container_operators import container_operator, returns_tuple
 from srcad.engines import ForwardEngine, Slot
 from srcad.errors import ArgumentError, LaneLayoutError
 from srcad.pipeline import UNROLL_MAX_WIDTH
-from srcad.plans import CONST, gradient_entry, jacobian_entry, matcher
+from srcad.plans import CONST, MISS, gradient_entry, jacobian_entry, matcher
 from srcad.pytrees import CONTAINERS
 
 
@@ -30,8 +30,19 @@ def operator_entry(operator):
     tuple_outputs = operator.__name__.removeprefix("prepare_") in (
         "jacobian", "value_and_jacobian", "pullback", "pushforward")
 
+    # prepared calls a preparation runs whole (`Prep.run`): the preparation's operator, and
+    # whether the operator returns (value, result) or the result alone
+    whole = _WHOLE_CALLS.get(operator.__name__)
+
     @functools.wraps(operator)
     def wrapper(f, *args, **options):
+        if whole is not None and len(options) <= 2:  # prep= and out= only: no frame between
+            prep = options.get("prep")
+            if type(prep) is Prep and prep.run is not None and prep.function is f \
+                    and prep.operator == whole[0] and len(options) == 1 + ("out" in options):
+                result = prep.run(args, options.get("out"))
+                if result is not MISS:
+                    return result if whole[1] else result[1]
         f = _target(f)
         for key in options:  # loops, not set operations: this runs on every prepared call
             if key not in options_taken:
@@ -50,6 +61,10 @@ def operator_entry(operator):
             result.remake = functools.partial(operator, f, **options)
         return result
     return wrapper
+
+
+_WHOLE_CALLS = {"gradient": ("gradient", False), "value_and_gradient": ("gradient", True),
+                "jacobian": ("jacobian", False), "value_and_jacobian": ("jacobian", True)}
 
 
 def keywords_as_constants(f, args, keywords) -> tuple:
