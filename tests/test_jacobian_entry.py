@@ -209,6 +209,7 @@ def test_a_loop_writing_every_element_first_is_proven():
     {"after": "        y_dot[:, i - 1] = 0.0\n"},  # another element named in the loop
     {"before": "        if x[i] > 0.5:\n            continue\n"},  # the write may be skipped
     {"bound": "n"},  # not known at the preparation
+    {"after": "        if x[i] > 0.5:\n            break\n"},  # later elements may be skipped
 ])
 def test_anything_else_keeps_the_zeroing(change):
     assert not proven(STACKED, **change)
@@ -227,6 +228,9 @@ def test_an_early_return_or_a_rebound_bound_keeps_the_zeroing():
         assert overwritten_first(source, {"y_dot": 3}, shapes) == set()
     assert not proven(LOOPED, value="x_dot[lane, i]",
                       before="            lane = 0\n")  # not every lane
+    assert not proven(LOOPED.replace("{after}", "            if x[i] > 0.5:\n"
+                                     "                break\n{after}"),
+                      value="x_dot[lane, i]")  # later lanes may be skipped
 
 
 @pytest.mark.parametrize("backend_name, n, chunk", [

@@ -10,7 +10,7 @@ The proof is syntactic over the generated function and conservative: the tangent
 1-D array of length L is overwritten first when the first top-level statement naming `s` is
 
     for i in range(B):                  # B: a number, len(p) or p.shape[k], p an argument
-        <statements not naming s>       # no break, continue or return
+        <statements not naming s>       # no break, continue or return (nor after the write)
         s[:, i] = <expression without s>             # lanes stacked in NumPy vectors
     or
         for lane in range(lanes):       # lanes: bound once to the lane count W
@@ -122,8 +122,9 @@ def _covering_loop(stmt, name, fixed, lane_counts):
         if _is_element_write(inner, name, ast.Slice, index) or \
                 _is_lane_loop_write(inner, name, index, lane_counts):
             written = _element_dump(inner, name)
-            rest = stmt.body[position + 1:]
-            return bound if all(_only_element(s, name, written) for s in rest) else None
+            rest = stmt.body[position + 1:]  # a break or return there ends the loop early
+            return bound if all(_only_element(s, name, written) and not _exits(s)
+                                for s in rest) else None
         return None
     return None
 
@@ -145,8 +146,9 @@ def _is_lane_loop_write(stmt, name, index, lane_counts) -> bool:
             continue
         if not _is_element_write(inner, name, ast.Name, index, lane):
             return False
-        written = ast.dump(inner.targets[0].slice)
-        return all(_only_element(s, name, written) for s in stmt.body[position + 1:])
+        written = ast.dump(inner.targets[0].slice)  # a break there would skip later lanes
+        return all(_only_element(s, name, written) and not _exits(s)
+                   for s in stmt.body[position + 1:])
     return False
 
 
