@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
-from srcad.analysis.written_first import overwritten_first, parameters
+from srcad.analysis.written_first import indexed_only, overwritten_first, parameters
 from srcad.api import _compiled
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import ArgSpec, Request
@@ -146,6 +146,7 @@ class ForwardEngine:
             self.flat.extend(lanes)
         self.flat += self.scratch
         self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.indexed_only = set()  # ids of Output/Cache tangents the code only indexes
         self.overwritten = self._overwritten_tangents() if stacked else set()
         self.zeroed = [b for b in self.zeroed if id(b) not in self.overwritten]
         self.seeded = None  # (start, size) of the unit vectors the stacked x lanes hold
@@ -163,6 +164,8 @@ class ForwardEngine:
         shapes = {name: np.shape(value) for name, value in zip(names, self.flat)
                   if isinstance(value, np.ndarray)}
         proven = overwritten_first(self.compiled.source, candidates, shapes)
+        self.indexed_only = {id(self.flat[names.index(name)]) for name in candidates
+                             if indexed_only(self.compiled.source, name)}
         return {id(self.flat[names.index(name)]) for name in proven}
 
     def set_values(self, values, positions=None):

@@ -151,10 +151,11 @@ def jacobian_entry(args, wrapped, engine, n, m):
     MISS. None when the preparation is not of that kind (or f writes x: it runs on a copy).
 
     One call of all n lanes keeps its seeds from call to call; chunks of W lanes are seeded in
-    turn. J gets the tangents without a copy when f writes one 1-D Output and the chunks are
-    equal: the code takes `J.T` (lane k is column k), or its rows s .. s+W, as that Output's
-    tangent; otherwise the lanes are copied into J. The Cache and Output tangents the code
-    does not provably overwrite first are zeroed (`engine.overwritten`,
+    turn. J gets the tangents without a copy when f writes one 1-D Output, the chunks are
+    equal and the code only indexes that Output's tangent (`engine.indexed_only`: a reshape
+    of a transposed view would copy): the code takes `J.T` (lane k is column k), or its rows
+    s .. s+W, as that tangent; otherwise the lanes are copied into J. The Cache and Output
+    tangents the code does not provably overwrite first are zeroed (`engine.overwritten`,
     analysis/written_first.py)."""
     width = engine.width
     if not engine.stacked or engine.input_copy is not None or not n * m:
@@ -162,7 +163,8 @@ def jacobian_entry(args, wrapped, engine, n, m):
     chunked = width < n
     outputs = [p for p, slot in zip(engine.value_index, engine.slots) if slot.role == "output"]
     direct = None
-    if len(outputs) == 1 and np.ndim(engine.flat[outputs[0]]) == 1 and n % width == 0:
+    if len(outputs) == 1 and np.ndim(engine.flat[outputs[0]]) == 1 and n % width == 0 \
+            and id(engine.flat[outputs[0] + 1]) in engine.indexed_only:
         direct = outputs[0] + 1  # the flat position of the Output's lane array
     env = {"function": engine.function, "F": engine.flat, "E": engine, "empty": np.empty,
            "XD": np.dtype(np.float64), "raise_numba_error": raise_numba_error,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.analysis.written_first import overwritten_first
+from srcad.analysis.written_first import indexed_only, overwritten_first
 
 N = 20  # python lanes are stacked (the entry's kind) above 16
 
@@ -249,3 +249,11 @@ def test_chunked_entry_matches_central_differences(backend_name, n, chunk):
     J = np.full((n, n), np.nan)
     srcad.jacobian(scratch, contexts[0], x, contexts[1], prep=prep, out=J)
     np.testing.assert_allclose(J, central_jacobian(scratch, x, contexts), rtol=1e-6, atol=1e-8)
+
+
+def test_only_a_tangent_the_code_indexes_is_replaced_by_a_transposed_view():
+    """A reshape (or any call) of the tangent could copy a transposed view: writes lost."""
+    assert indexed_only("def f(y, y_dot):\n    y_dot[0, 1] = y_dot.shape[0]\n", "y_dot")
+    assert not indexed_only("def f(y, y_dot):\n    v = y_dot.reshape(-1)\n    v[0] = 1.0\n",
+                            "y_dot")
+    assert not indexed_only("def f(y, y_dot):\n    helper(y_dot)\n", "y_dot")

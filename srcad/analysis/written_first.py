@@ -63,6 +63,21 @@ def parameters(source: str) -> list:
     return [a.arg for a in function.args.args]
 
 
+def indexed_only(source: str, name: str) -> bool:
+    """Does the first function of `source` use `name` only as `name[...]` or `name.shape`?
+    Then the code reads and writes it element by element, whatever its memory layout (a
+    transposed view passed in its place is written through, never copied)."""
+    function = next(node for node in ast.parse(source).body
+                    if isinstance(node, ast.FunctionDef))
+    allowed = {id(node.value) for node in ast.walk(function)
+               if isinstance(node, (ast.Subscript, ast.Attribute))
+               and isinstance(node.value, ast.Name) and node.value.id == name
+               and (isinstance(node, ast.Subscript) or node.attr == "shape")}
+    return all(id(node) in allowed for node in ast.walk(function)
+               if isinstance(node, ast.Name) and node.id == name
+               and isinstance(node.ctx, ast.Load))
+
+
 def _stored_names(function) -> dict:
     """name -> how many times the function binds it (assignments, loop targets, ...)."""
     counts: dict = {}
