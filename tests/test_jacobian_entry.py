@@ -257,3 +257,22 @@ def test_only_a_tangent_the_code_indexes_is_replaced_by_a_transposed_view():
     assert not indexed_only("def f(y, y_dot):\n    v = y_dot.reshape(-1)\n    v[0] = 1.0\n",
                             "y_dot")
     assert not indexed_only("def f(y, y_dot):\n    helper(y_dot)\n", "y_dot")
+
+
+def test_a_preparation_of_another_operator_is_refused():
+    """A jacobian's preparation runs a whole call too: gradient must not run it (nor jacobian
+    a gradient's), with or without other options."""
+    def total(x):
+        s = 0.0
+        for i in range(len(x)):
+            s += x[i] * x[i]
+        return s
+    x = np.linspace(0.5, 1.5, N)
+    jacobian_prep = srcad.prepare_jacobian(returned, x)
+    gradient_prep = srcad.prepare_gradient(total, x)
+    with pytest.raises(srcad.PreparationMismatchError):
+        srcad.gradient(returned, x, prep=jacobian_prep)
+    with pytest.raises(srcad.PreparationMismatchError):
+        srcad.gradient(returned, x, prep=jacobian_prep, mode=None)
+    with pytest.raises(srcad.PreparationMismatchError):
+        srcad.jacobian(total, x, prep=gradient_prep, mode=None)
