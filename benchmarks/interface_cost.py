@@ -2,7 +2,7 @@
 
 * an unprepared operator call against the same call with a preparation (the preparation is
   kept for the next call like it, srcad/prep_cache.py): target <= 1.2x;
-* a prepared in-place jacobian with the default chunk and lane style against the best raw
+* a prepared jacobian (n = 10, 100, 400) with the default chunk and lane style against the raw
   `autodiff(Forward, f, BatchDuplicated(x, eye))` call: target <= 1.1x.
 
 Both sides of each ratio are called alternately (same drift: this machine is shared), and each
@@ -49,9 +49,7 @@ def section_interface_cost(suite, srcad):
     quick = suite.cfg.quick
     pairs = 9 if quick else 61
     backends = ["python"] + (["numba"] if importlib.util.find_spec("numba") else [])
-    constant, output, cache = srcad.Constant, srcad.Output, srcad.Cache
-    forward, batch = srcad.Forward, srcad.BatchDuplicated
-    gradient, jacobian = srcad.gradient, srcad.jacobian
+    constant, gradient = srcad.Constant, srcad.gradient
 
     # unprepared / prepared: the mixture's gradient, as an optimizer callback calls it
     params, data = make_problem(500, 4)
@@ -64,8 +62,15 @@ def section_interface_cost(suite, srcad):
              lambda p=prep: gradient(f, params, constant(data), prep=p),
              ref, pairs)
 
-    # default prepared jacobian / the best raw call, n = 100
-    n = 100
+    # default prepared jacobian / the best raw call (one call of every lane), n = 10, 100, 400
+    for n in (10, 100) if quick else (10, 100, 400):
+        _jacobian_rows(suite, srcad, backends, n, pairs if n <= 100 else max(9, pairs // 3))
+
+
+def _jacobian_rows(suite, srcad, backends, n, pairs):
+    output, cache = srcad.Output, srcad.Cache
+    forward, batch = srcad.Forward, srcad.BatchDuplicated
+    jacobian = srcad.jacobian
     x = np.random.default_rng(0).random(n)
     eye = np.eye(n)
     square = kernels.square
@@ -94,7 +99,7 @@ def section_interface_cost(suite, srcad):
              ("jacobian default", "raw BatchDuplicated"),
              lambda p=prep, y=y, c=c, J=J: jacobian(g, output(y), x, cache(c), prep=p, out=J),
              raw, ref, pairs)
-        if backend == "python":
+        if backend == "python" and n == 100:
             _row(suite, f"scratch-cache jacobian n={n}, {backend}", ("unprepared", "prepared"),
                  lambda y=y, c=c, J=J: jacobian(g, output(y), x, cache(c), out=J),
                  lambda p=prep, y=y, c=c, J=J: jacobian(g, output(y), x, cache(c), prep=p,

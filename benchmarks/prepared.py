@@ -54,8 +54,12 @@ def count_allocations(suite: Suite, label, setup):
         counter.stop()
     finally:
         nrt.memsys_disable_stats()
-    # a prepared reverse gradient runs its one compiled call without the engine (plans.py)
-    calls = counter.calls or 5
+    # a prepared reverse gradient and a forward jacobian with lanes in arrays run their
+    # compiled calls without the engine's run (plans.py): one per chunk of lanes
+    prep = call.prep
+    chunks = -(-prep.state["n"] // prep.chunk) if prep.operator == "jacobian" \
+        and prep.mode == "forward" else 1
+    calls = counter.calls or 5 * chunks
     suite.extra.setdefault("allocations", {})[label] = (allocated - arrays * calls) / 5
 
 

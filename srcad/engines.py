@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
+from srcad.analysis.written_first import indexed_only, overwritten_first, parameters
 from srcad.differentiate import _compiled
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import ArgSpec, Request
@@ -146,7 +147,27 @@ class ForwardEngine:
             self.flat.extend(lanes)
         self.flat += self.scratch
         self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.indexed_only = set()  # ids of Output/Cache tangents the code only indexes
+        self.overwritten = self._overwritten_tangents() if stacked else set()
+        self.zeroed = [b for b in self.zeroed if id(b) not in self.overwritten]
         self.seeded = None  # (start, size) of the unit vectors the stacked x lanes hold
+
+    def _overwritten_tangents(self) -> set:
+        """ids of the stacked Cache and Output tangents the code writes in full before reading
+        them (analysis/written_first.py): their zeroing is skipped."""
+        names = parameters(self.compiled.source)
+        if len(names) != len(self.flat):
+            return set()
+        candidates = {}
+        for slot, position in zip(self.slots, self.value_index):
+            if slot.role in ("cache", "output") and slot.is_array and slot.value.ndim == 1:
+                candidates[names[position + 1]] = slot.value.shape[0]
+        shapes = {name: np.shape(value) for name, value in zip(names, self.flat)
+                  if isinstance(value, np.ndarray)}
+        proven = overwritten_first(self.compiled.source, candidates, shapes)
+        self.indexed_only = {id(self.flat[names.index(name)]) for name in candidates
+                             if indexed_only(self.compiled.source, name)}
+        return {id(self.flat[names.index(name)]) for name in proven}
 
     def set_values(self, values, positions=None):
         positions = range(len(values)) if positions is None else positions

@@ -90,8 +90,9 @@ def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
 
 
 def _value_and_gradient(f, args, prep, out, mode, chunk, backend, memory=None):
-    if prep is not None and prep.run is not None and prep.function is f and mode is None \
-            and chunk is None and backend is None and memory is None:
+    if prep is not None and prep.run is not None and prep.function is f \
+            and prep.operator == "gradient" and mode is None and chunk is None \
+            and backend is None and memory is None:
         result = prep.run(args, out)  # a reverse gradient's whole call (srcad/plans.py)
         if result is not MISS:
             return result

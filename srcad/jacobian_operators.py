@@ -23,6 +23,7 @@ from srcad.operator_options import (
     memory_option,
     refuse_chunk_in_reverse,
 )
+from srcad.plans import MISS
 from srcad.prep_cache import reusing_preparations
 from srcad.preparation import (
     Prep,
@@ -92,8 +93,8 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                                 "passes keep whole tapes", construct="memory",
                                 hint="leave chunk= out, or leave memory= out")
         return prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m)
-    if mode == "forward":
-        engine = forward_engine(f, slots, n, chunk, backend)
+    if mode == "forward":  # python: stacked lanes, so the one-call entry runs it (plans.py)
+        engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
         return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
     if backend == "numba" and m > 1 and memory is None \
             and isinstance(input_slot(slots).value, np.ndarray):
@@ -124,6 +125,12 @@ def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
 
 
 def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None, memory=None):
+    if prep is not None and prep.run is not None and prep.function is f \
+            and prep.operator == "jacobian" and mode is None and chunk is None \
+            and backend is None and not sparse and memory is None:
+        result = prep.run(args, out)  # one call of all lanes, bound at preparation (plans.py)
+        if result is not MISS:
+            return result
     if prep is not None:
         check_memory(prep, memory)
     options = {} if sparse is None else {"sparse": sparse}

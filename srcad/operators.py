@@ -13,10 +13,13 @@ previous gradient) must get a fresh array: call without `out=` (examples/scipy_m
 
 Choices when not forced:
 * jacobian: forward vector mode when len(x) <= len(y), else one reverse pass per row;
-* chunk (jacobian, forward gradient): python backend: up to 16 lanes unrolled into plain
-  floats (no array allocated per call), more in ONE call of stacked NumPy lanes (measured:
-  about the raw BatchDuplicated call; `preparation.default_width`); numba backend: lanes in
-  arrays, looped over, equal chunks of at most 256;
+* chunk (jacobian, forward gradient): python backend: a forward gradient's lanes up to 16
+  unrolled into plain floats (no array allocated per call), more, and a jacobian's at every
+  width, in ONE call of stacked NumPy lanes (measured: about the raw BatchDuplicated call;
+  `preparation.default_width`); numba backend: lanes in arrays, looped over, equal chunks of
+  at most 256. A prepared forward jacobian with lanes in arrays runs as one generated entry
+  (`plans.jacobian_entry`: J.T is a 1-D Output's tangent, no copy; tangents the code
+  overwrites first are not zeroed);
 * calls without prep= reuse a kept preparation (srcad/prep_cache.py);
 * hvp and hessian: forward-over-reverse (srcad's forward mode run over its own reverse code).
 

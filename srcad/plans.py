@@ -144,6 +144,77 @@ def gradient_entry(args, wrapped, engine, buffer):
     return _define("run", "args, out", lines, env)
 
 
+def jacobian_entry(args, wrapped, engine, n, m):
+    """(source, function) of `run(args, out)`, (f's output, J) of a prepared forward jacobian
+    with stacked lanes (`engine.stacked`), when `args` look like the preparation's (shapes
+    too), `out` is None or a C-ordered float64 (m, n) array and the code is current; else
+    MISS. None when the preparation is not of that kind (or f writes x: it runs on a copy).
+
+    One call of all n lanes keeps its seeds from call to call; chunks of W lanes are seeded in
+    turn. J gets the tangents without a copy when f writes one 1-D Output, the chunks are
+    equal and the code only indexes that Output's tangent (`engine.indexed_only`: a reshape
+    of a transposed view would copy): the code takes `J.T` (lane k is column k), or its rows
+    s .. s+W, as that tangent; otherwise the lanes are copied into J. The Cache and Output
+    tangents the code does not provably overwrite first are zeroed (`engine.overwritten`,
+    analysis/written_first.py)."""
+    width = engine.width
+    if not engine.stacked or engine.input_copy is not None or not n * m:
+        return None
+    chunked = width < n
+    outputs = [p for p, slot in zip(engine.value_index, engine.slots) if slot.role == "output"]
+    direct = None
+    if len(outputs) == 1 and np.ndim(engine.flat[outputs[0]]) == 1 and n % width == 0 \
+            and id(engine.flat[outputs[0] + 1]) in engine.indexed_only:
+        direct = outputs[0] + 1  # the flat position of the Output's lane array
+    env = {"function": engine.function, "F": engine.flat, "E": engine, "empty": np.empty,
+           "XD": np.dtype(np.float64), "raise_numba_error": raise_numba_error,
+           "asarray": np.asarray}
+    lines, values = _match(args, [CONST] * len(args), wrapped, True, env, "MISS")
+    lines += _current(engine.compiled, env)
+    lines += ["    if out is None:", f"        J = empty(({m}, {n}))",
+              f"    elif type(out) is ndarray and out.shape == ({m}, {n}) and out.dtype is XD "
+              "and out.flags.c_contiguous:",
+              "        J = out", "    else:", "        return MISS"]
+    zeroed = {id(b) for b in engine.zeroed}
+    if direct is not None and id(engine.flat[direct]) in zeroed:
+        lines.append("    J.fill(0.0)")  # each chunk's code writes its own columns only
+    if chunked:
+        lines += [f"    for s in range(0, {n}, {width}):", f"        E.seed_basis(s, {n})"]
+    else:  # the x lanes hold e_0 .. e_(n-1) from the first call on
+        lines += [f"    if E.seeded != (0, {n}):", f"        E.seed_basis(0, {n})"]
+    pad = "        " if chunked else "    "
+    flat, tapes = [], len(engine.flat) - engine.work_count
+    for p, entry in enumerate(engine.flat):
+        if p in engine.value_index:
+            flat.append(values[engine.value_index.index(p)])
+        elif p == direct:
+            flat.append(f"J.T[s:s + {width}]" if chunked else "J.T")
+        elif p >= tapes:
+            flat.append(f"F[{p}]")  # the workspace: a call may grow it
+        else:
+            env[f"L{p}"] = entry
+            if id(entry) in zeroed:
+                lines.append(f"{pad}L{p}.fill(0.0)")
+            flat.append(f"L{p}")
+    lines += [f"{pad}try:",
+              f"{pad}    out_ = function({', '.join(flat)})",
+              f"{pad}except Exception as err:",
+              f"{pad}    raise_numba_error(err)",
+              f"{pad}    raise"]
+    for i, p in enumerate(range(tapes, len(engine.flat))):
+        lines += [f"{pad}if out_[{2 + i}] is not None:", f"{pad}    F[{p}] = out_[{2 + i}]"]
+    if direct is None:  # lane k of the output's tangent is column s + k of J
+        lanes = f"L{outputs[-1] + 1}" if outputs else "asarray(out_[1][0])"
+        if chunked:
+            lines += [f"{pad}c = min({width}, {n} - s)",
+                      f"{pad}J[:, s:s + c] = {lanes}[:c].reshape(c, -1).T"]
+        else:
+            lines.append(f"    J[:, :] = {lanes}[:{n}].reshape({n}, -1).T")  # chunk= > n
+    value = values[engine.value_index.index(outputs[0])] if outputs else "out_[0]"
+    lines.append(f"    return {value}, J")
+    return _define("run", "args, out", lines, env)
+
+
 def _current(compiled, env) -> list:
     """Lines returning MISS once a global or a closure variable the code was generated from
     has been rebound (`Compiled.is_current`, unrolled: one test per name)."""
