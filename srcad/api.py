@@ -294,10 +294,10 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
         from srcad.parallel import autodiff_parallel
 
         _check_mode(mode)
-        if memory is not None:
-            raise surfaced(ArgumentError("memory= and parallel=True together are not supported",
-                                         construct="memory", hint="leave one of them out"))
-        return autodiff_parallel(autodiff, mode, f, args, seed, batch, backend)
+        try:
+            return autodiff_parallel(autodiff, mode, f, args, seed, batch, backend, memory)
+        except SrcadError as err:
+            raise surfaced(err) from None
     code = f.__code__
     given = len(args)
     if given != code.co_argcount:
@@ -493,6 +493,9 @@ def _check_decorator_options(options, mode, where):
     (reverse mode), batch, backend and parallel; anything else is refused, not passed on."""
     if not mode.reverse and "seed" in options:
         refuse_forward_seed()
+    if not mode.reverse and "memory" in options:
+        raise ArgumentError("memory= bounds the tape of reverse mode; forward mode has no tape",
+                            construct="memory", hint="leave memory= out")
     allowed = ("seed", "batch", "backend", "parallel", "memory") if mode.reverse \
         else ("batch", "backend", "parallel")
     unknown = sorted(set(options) - set(allowed))

@@ -1,5 +1,9 @@
 """What the operators' keywords may be: `mode`, `chunk`, `backend`, `out` and `memory`.
 
+`memory=` is taken by every operator and preparation: it checkpoints the reverse passes of
+gradient, jacobian and pullback, and is refused with the reason by the operators that run
+no reverse pass it could bound (`memory_refused`).
+
 An option an operator would ignore or misread is refused with an `ArgumentError` naming the
 values it takes: a mode string it does not run (`mode="Forward"`), a `chunk` where there are
 no lanes to choose, an `out=` for a float result or of a non-float dtype. All of this is
@@ -8,6 +12,8 @@ checked at preparation (options given with `prep=` must be the preparation's:
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -110,3 +116,34 @@ def check_memory(prep, memory) -> None:
             f"the preparation was made with memory={prep.engine.compiled.request.memory!r}; "
             f"this call asks for memory={memory!r}",
             hint=f"call prepare_{prep.operator} again with memory={memory!r}")
+
+
+# Why an operator has no tape for memory= to bound.
+_NO_TAPE = {
+    "derivative": "derivative runs forward mode, which keeps no tape",
+    "pushforward": "pushforward runs forward mode, which keeps no tape",
+    "hvp": "hvp runs forward mode over srcad's reverse code, whose loops it tapes whole",
+    "hessian": "hessian runs forward mode over srcad's reverse code, whose loops it tapes "
+               "whole",
+    "second_derivative": "second_derivative runs forward mode over srcad's reverse code, "
+                         "whose loops it tapes whole",
+}
+
+
+def memory_refused(operator: str):
+    """Decorate an operator (or its preparation) that runs no checkpointable reverse pass:
+    memory= is refused saying why (memory=None, the default, is accepted)."""
+    reason = _NO_TAPE[operator.removeprefix("prepare_")]
+
+    def decorate(op):
+        @functools.wraps(op)
+        def call(f, *args, **options):
+            if options and "memory" in options:
+                if options.pop("memory") is not None:
+                    raise ArgumentError(f"memory= bounds the tape of reverse mode, and "
+                                        f"{reason}", construct="memory",
+                                        hint="leave memory= out; gradient, jacobian and "
+                                        "pullback take it")
+            return op(f, *args, **options)
+        return call
+    return decorate

@@ -37,10 +37,11 @@ from srcad.operator_options import (
     check_options,
     check_out,
     memory_option,
+    memory_refused,
     refuse_chunk_in_reverse,
     refuse_float_out,
 )
-from srcad.parallel import parallel_option
+from srcad.parallel_operators import parallel_option
 from srcad.plans import MISS
 from srcad.prep_cache import reusing_preparations, tangent_count
 from srcad.preparation import (
@@ -197,6 +198,7 @@ def _jacobian_key(extra):
     return bool(extra.get("sparse")), extra.get("memory")
 
 
+@parallel_option("prepare_jacobian")
 @operator_entry
 def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
                      backend: Backend | None = "python", sparse: bool = False,
@@ -259,6 +261,7 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                      flat_row=None if row is None else row.reshape(-1))  # a view, made once
 
 
+@parallel_option("value_and_jacobian")
 @operator_entry
 @reusing_preparations("jacobian", prepare_jacobian, _jacobian_key)
 def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
@@ -319,6 +322,7 @@ def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None, m
 prepare_value_and_jacobian = prepare_jacobian
 
 
+@parallel_option("jacobian")
 @operator_entry
 @reusing_preparations("jacobian", prepare_jacobian, _jacobian_key)
 def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
@@ -348,6 +352,8 @@ def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
 
 
 # -- derivative, pushforward, pullback ----------------------------------------------------------
+@memory_refused("prepare_pushforward")
+@parallel_option("prepare_pushforward")
 @operator_entry
 def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point] | None = None,
                         mode: OperatorMode = None, chunk: int | None = None,
@@ -365,6 +371,8 @@ def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point
                      shape=() if kind == "float" else np.shape(template))
 
 
+@memory_refused("pushforward")
+@parallel_option("pushforward")
 @operator_entry
 @reusing_preparations("pushforward", prepare_pushforward, tangent_count)
 def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep: Prep | None = None,
@@ -426,6 +434,8 @@ def _check_pushforward_out(prep, out):
         check_out(buffer, shape)
 
 
+@memory_refused("prepare_derivative")
+@parallel_option("prepare_derivative")
 @operator_entry
 def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
                        backend: Backend | None = "python") -> Prep:
@@ -437,6 +447,8 @@ def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk
     return prep
 
 
+@memory_refused("derivative")
+@parallel_option("derivative")
 @operator_entry
 @reusing_preparations("derivative", prepare_derivative)
 def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
@@ -463,6 +475,7 @@ def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarra
         prep.operator = "derivative"
 
 
+@parallel_option("prepare_pullback")
 @operator_entry
 def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
                      mode: OperatorMode = None, chunk: int | None = None,
@@ -481,6 +494,7 @@ def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
+@parallel_option("pullback")
 @operator_entry
 @reusing_preparations("pullback", prepare_pullback, _memory_key)
 def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None,

@@ -13,7 +13,14 @@ import numpy as np
 from srcad.engines import HessianEngine, Slot, scalar_as_array
 from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, Point, SecondOrderMode
-from srcad.operator_options import SECOND_ORDER, check_options, check_out, refuse_float_out
+from srcad.operator_options import (
+    SECOND_ORDER,
+    check_options,
+    check_out,
+    memory_refused,
+    refuse_float_out,
+)
+from srcad.parallel_operators import parallel_option
 from srcad.prep_cache import reusing_preparations
 from srcad.preparation import (
     Prep,
@@ -29,6 +36,8 @@ from srcad.preparation import (
 
 
 # -- second order: forward over reverse ---------------------------------------------------------
+@memory_refused("prepare_hvp")
+@parallel_option("prepare_hvp")
 @operator_entry
 def prepare_hvp(f: Function, *args: Any, tangent: Point | None = None,
                 mode: SecondOrderMode = None, chunk: int | None = None,
@@ -79,6 +88,8 @@ def _second_values(prep, slots):
     prep.engine.set_values(values)
 
 
+@memory_refused("hvp")
+@parallel_option("hvp")
 @operator_entry
 @reusing_preparations("hvp", prepare_hvp)
 def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
@@ -114,6 +125,8 @@ def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
     return result.copy()
 
 
+@memory_refused("prepare_hessian")
+@parallel_option("prepare_hessian")
 @operator_entry
 def prepare_hessian(f: Function, *args: Any, mode: SecondOrderMode = None,
                     chunk: int | None = None, backend: Backend | None = "python") -> Prep:
@@ -132,6 +145,8 @@ def prepare_hessian(f: Function, *args: Any, mode: SecondOrderMode = None,
     return _prepare_second("hessian", f, args, choose_chunk(np.size(x), chunk), backend)
 
 
+@memory_refused("hessian")
+@parallel_option("hessian")
 @operator_entry
 @reusing_preparations("hessian", prepare_hessian)
 def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
@@ -156,6 +171,8 @@ def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray |
     return H
 
 
+@memory_refused("prepare_second_derivative")
+@parallel_option("prepare_second_derivative")
 @operator_entry
 def prepare_second_derivative(f: Function, *args: Any, mode: SecondOrderMode = None,
                               chunk: int | None = None,
@@ -169,6 +186,8 @@ def prepare_second_derivative(f: Function, *args: Any, mode: SecondOrderMode = N
     return prep
 
 
+@memory_refused("second_derivative")
+@parallel_option("second_derivative")
 @operator_entry
 @reusing_preparations("second_derivative", prepare_second_derivative)
 def second_derivative(f: Function, *args: Any, prep: Prep | None = None,
