@@ -2,7 +2,7 @@
 
 `memory=` is taken by every operator and preparation: it checkpoints the reverse passes of
 gradient, jacobian and pullback, and is refused with the reason by the operators that run
-no reverse pass it could bound (`memory_refused`).
+no reverse pass it could bound (`refuse_memory`).
 
 An option an operator would ignore or misread is refused with an `ArgumentError` naming the
 values it takes: a mode string it does not run (`mode="Forward"`), a `chunk` where there are
@@ -12,8 +12,6 @@ checked at preparation (options given with `prep=` must be the preparation's:
 """
 
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 
@@ -130,20 +128,10 @@ _NO_TAPE = {
 }
 
 
-def memory_refused(operator: str):
-    """Decorate an operator (or its preparation) that runs no checkpointable reverse pass:
-    memory= is refused saying why (memory=None, the default, is accepted)."""
-    reason = _NO_TAPE[operator.removeprefix("prepare_")]
-
-    def decorate(op):
-        @functools.wraps(op)
-        def call(f, *args, **options):
-            if options and "memory" in options:
-                if options.pop("memory") is not None:
-                    raise ArgumentError(f"memory= bounds the tape of reverse mode, and "
-                                        f"{reason}", construct="memory",
-                                        hint="leave memory= out; gradient, jacobian and "
-                                        "pullback take it")
-            return op(f, *args, **options)
-        return call
-    return decorate
+def refuse_memory(operator: str, memory) -> None:
+    """memory= given to an operator that runs no checkpointable reverse pass: refused, saying
+    why (memory=None, the default, is accepted)."""
+    if memory is not None:
+        raise ArgumentError(f"memory= bounds the tape of reverse mode, and "
+                            f"{_NO_TAPE[operator]}", construct="memory",
+                            hint="leave memory= out; gradient, jacobian and pullback take it")

@@ -37,9 +37,9 @@ from srcad.operator_options import (
     check_options,
     check_out,
     memory_option,
-    memory_refused,
     refuse_chunk_in_reverse,
     refuse_float_out,
+    refuse_memory,
 )
 from srcad.parallel_operators import parallel_option
 from srcad.plans import MISS
@@ -67,8 +67,8 @@ def _memory_key(extra):
 
 
 # -- gradient ---------------------------------------------------------------------------------
-@parallel_option("prepare_gradient")
 @operator_entry
+@parallel_option("prepare_gradient")
 def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
                      backend: Backend | None = "python", memory: Memory = None) -> Prep:
     """Prepare `gradient` and `value_and_gradient` of f at arguments like `args`.
@@ -102,8 +102,8 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
-@parallel_option("value_and_gradient")
 @operator_entry
+@parallel_option("value_and_gradient")
 @reusing_preparations("gradient", prepare_gradient, _memory_key)
 def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
@@ -169,8 +169,8 @@ def _value_and_gradient(f, args, prep, out, mode, chunk, backend, memory=None):
 prepare_value_and_gradient = prepare_gradient
 
 
-@parallel_option("gradient")
 @operator_entry
+@parallel_option("gradient")
 @reusing_preparations("gradient", prepare_gradient, _memory_key)
 def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
@@ -198,8 +198,8 @@ def _jacobian_key(extra):
     return bool(extra.get("sparse")), extra.get("memory")
 
 
-@parallel_option("prepare_jacobian")
 @operator_entry
+@parallel_option("prepare_jacobian")
 def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
                      backend: Backend | None = "python", sparse: bool = False,
                      memory: Memory = None) -> Prep:
@@ -261,8 +261,8 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                      flat_row=None if row is None else row.reshape(-1))  # a view, made once
 
 
-@parallel_option("value_and_jacobian")
 @operator_entry
+@parallel_option("value_and_jacobian")
 @reusing_preparations("jacobian", prepare_jacobian, _jacobian_key)
 def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
@@ -322,8 +322,8 @@ def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None, m
 prepare_value_and_jacobian = prepare_jacobian
 
 
-@parallel_option("jacobian")
 @operator_entry
+@parallel_option("jacobian")
 @reusing_preparations("jacobian", prepare_jacobian, _jacobian_key)
 def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,
@@ -352,14 +352,15 @@ def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
 
 
 # -- derivative, pushforward, pullback ----------------------------------------------------------
-@memory_refused("prepare_pushforward")
-@parallel_option("prepare_pushforward")
 @operator_entry
+@parallel_option("prepare_pushforward")
 def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point] | None = None,
                         mode: OperatorMode = None, chunk: int | None = None,
-                        backend: Backend | None = "python") -> Prep:
+                        backend: Backend | None = "python",
+                        memory: Memory = None) -> Prep:
     """Prepare `pushforward` of f at arguments like `args`, for one tangent (shaped like x) or
     a tuple of W tangents propagated together in one vector-mode call."""
+    refuse_memory("pushforward", memory)
     check_options("pushforward", mode, chunk, backend)
     backend = backend or "python"
     slots = read_arguments(args)
@@ -371,14 +372,14 @@ def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point
                      shape=() if kind == "float" else np.shape(template))
 
 
-@memory_refused("pushforward")
-@parallel_option("pushforward")
 @operator_entry
+@parallel_option("pushforward")
 @reusing_preparations("pushforward", prepare_pushforward, tangent_count)
 def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep: Prep | None = None,
                 out: np.ndarray | Sequence[np.ndarray] | None = None, mode: OperatorMode = None,
                 chunk: int | None = None,
-                backend: Backend | None = None) -> Point | tuple[Point, ...]:
+                backend: Backend | None = None,
+                memory: Memory = None) -> Point | tuple[Point, ...]:
     """J v (jvp) for a tangent v shaped like x; a tuple of tangents gives a tuple of results.
     Forward mode only (mode=None or "forward"); the lanes are the tangents (no chunk=).
     With out= (a tuple of arrays for a tuple of tangents) the results are those arrays.
@@ -388,6 +389,7 @@ def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep:
     >>> pushforward(f, np.array([2.0, 3.0]), tangent=np.array([1.0, 1.0]))
     5.0
     """
+    refuse_memory("pushforward", memory)
     prep, _ = use_prep("pushforward", f, args, prep, prepare_pushforward, tangent=tangent,
                        mode=mode, chunk=chunk, backend=backend)
     tangents_in = tangent if prep.state["batch"] else (tangent,)
@@ -434,26 +436,27 @@ def _check_pushforward_out(prep, out):
         check_out(buffer, shape)
 
 
-@memory_refused("prepare_derivative")
-@parallel_option("prepare_derivative")
 @operator_entry
+@parallel_option("prepare_derivative")
 def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
-                       backend: Backend | None = "python") -> Prep:
+                       backend: Backend | None = "python",
+                       memory: Memory = None) -> Prep:
     """Prepare `derivative` of f (a float input x) at arguments like `args`: one forward-mode
     lane."""
+    refuse_memory("derivative", memory)
     check_options("derivative", mode, chunk, backend)
     prep = prepare_pushforward(f, *args, tangent=1.0, backend=backend)
     prep.operator = "derivative"
     return prep
 
 
-@memory_refused("derivative")
-@parallel_option("derivative")
 @operator_entry
+@parallel_option("derivative")
 @reusing_preparations("derivative", prepare_derivative)
 def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
                mode: OperatorMode = None, chunk: int | None = None,
-               backend: Backend | None = None) -> Point:
+               backend: Backend | None = None,
+               memory: Memory = None) -> Point:
     """d f / d x for a float input x (the output may be a float or an array); forward mode.
 
     >>> def f(x):
@@ -461,6 +464,7 @@ def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarra
     >>> derivative(f, 2.0)
     12.0
     """
+    refuse_memory("derivative", memory)
     if not isinstance(input_slot(read_arguments(args)).value, (float, np.floating)):
         raise ArgumentError("derivative needs a float input", hint="use jacobian or gradient")
     if prep is None:
@@ -475,8 +479,8 @@ def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarra
         prep.operator = "derivative"
 
 
-@parallel_option("prepare_pullback")
 @operator_entry
+@parallel_option("prepare_pullback")
 def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
                      mode: OperatorMode = None, chunk: int | None = None,
                      backend: Backend | None = "python", memory: Memory = None) -> Prep:
@@ -494,8 +498,8 @@ def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
-@parallel_option("pullback")
 @operator_entry
+@parallel_option("pullback")
 @reusing_preparations("pullback", prepare_pullback, _memory_key)
 def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None,
              out: np.ndarray | None = None, mode: OperatorMode = None, chunk: int | None = None,

@@ -17,7 +17,6 @@ there is no numba code to run on threads), any backend but numba, and memory= (a
 
 from __future__ import annotations
 
-import functools
 import inspect
 
 import numpy as np
@@ -38,27 +37,40 @@ _PREPARED_BY = {
 _SECOND_ORDER = ("hvp", "hessian", "second_derivative")
 # keywords of a call, not of its preparation (each call may bring new ones)
 _CALL_KEYWORDS = ("tangent", "cotangent")
-_OPERATORS = {}  # name -> the operator or preparation without the parallel option
+_ENTRIES = {}  # name -> its ParallelEntry
 
 
 def parallel_option(operator: str):
-    """Decorate an operator or a `prepare_*` to take `parallel=True` (then it runs through a
-    ParallelPreparation) or a ParallelPreparation as `prep=`; parallel=False changes nothing."""
+    """Mark an operator or a `prepare_*` (below its `operator_entry`) as taking `parallel=True`
+    and a ParallelPreparation as `prep=`: operator_entry hands those calls to its
+    ParallelEntry; parallel=False changes nothing. (No wrapper of its own: a prepared call
+    costs no more than before.)"""
     def decorate(op):
-        _OPERATORS[operator] = op
-
-        @functools.wraps(op)
-        def call(f, *args, **options):
-            if options:
-                parallel = options.pop("parallel") if "parallel" in options else False
-                if parallel or type(options.get("prep")) is ParallelPreparation:
-                    return _parallel_operator(operator, f, args, options)
-            return op(f, *args, **options)
-        return call
+        op.parallel_entry = ParallelEntry(operator)
+        return op
     return decorate
 
 
-def _parallel_operator(operator, f, args, options):
+class ParallelEntry:
+    """An operator's calls with `parallel=` or a ParallelPreparation; `public` is the operator
+    as users call it (operator_entry sets it)."""
+
+    def __init__(self, operator):
+        self.operator, self.public = operator, None
+        _ENTRIES[operator] = self
+
+    def __call__(self, f, args, options):
+        prep, out = options.pop("prep", None), options.pop("out", None)
+        if options.pop("parallel", False) or type(prep) is ParallelPreparation:
+            return _parallel_operator(self.operator, f, args, prep, out, options)
+        if prep is not None:  # parallel=False: the operator as usual
+            options["prep"] = prep
+        if out is not None:
+            options["out"] = out
+        return self.public(f, *args, **options)
+
+
+def _parallel_operator(operator, f, args, prep, out, options):
     kind = operator.removeprefix("prepare_")
     if kind in _SECOND_ORDER:
         raise ArgumentError(f"parallel=True runs numba-compiled derivative code on several "
@@ -67,8 +79,9 @@ def _parallel_operator(operator, f, args, options):
                             hint=f"leave parallel= out of {operator}")
     args = _bound(operator, f, args, options)
     if operator.startswith("prepare_"):
+        if prep is not None or out is not None:
+            raise ArgumentError(f"{operator} takes no prep= or out=", construct="prep")
         return ParallelPreparation(kind, f, args, options, operator)
-    prep, out = options.pop("prep", None), options.pop("out", None)
     call_keywords = {k: options[k] for k in _CALL_KEYWORDS if k in options}
     if prep is None:
         prep = ParallelPreparation(_PREPARED_BY[operator], f, args, options, operator)
@@ -80,7 +93,7 @@ def _parallel_operator(operator, f, args, options):
 def _bound(operator, f, args, options):
     """args with f's keyword arguments (taken out of `options`) and defaults appended as
     Constants, as every operator binds them (srcad/preparation.py: operator_entry)."""
-    taken = inspect.signature(_OPERATORS[operator]).parameters
+    taken = inspect.signature(_ENTRIES[operator].public).parameters
     keywords = {k: options.pop(k) for k in list(options) if k not in taken}
     f = _target(f)
     if keywords or len(args) != f.__code__.co_argcount:
@@ -93,6 +106,8 @@ class ParallelPreparation:
     per chunk of the rows of f's Constant data, run on threads, their results added in chunk
     order."""
 
+    splits_rows = True  # what operator_entry looks for in prep=
+
     def __init__(self, operator, f, args, options, called=None):
         """`operator` to prepare per chunk (prepare_<operator>), by the `called` one."""
         options = dict(options)
@@ -104,7 +119,7 @@ class ParallelPreparation:
                                             f"{operator} with parallel=True", operator=True)
         self.rows = len(data)
         self.bounds = chunk_bounds(self.rows, parallel.thread_count())
-        prepare = _OPERATORS[f"prepare_{operator}"]
+        prepare = _ENTRIES[f"prepare_{operator}"].public
         self.preps = [prepare(self.function, *self._chunk(args, start, stop), **options)
                       for start, stop in self.bounds]
 
@@ -141,7 +156,7 @@ class ParallelPreparation:
             raise PreparationMismatchError("this parallel preparation was made for another "
                                            f"function or another row count ({self.rows} rows)",
                                            hint="prepare again for these arguments")
-        op = _OPERATORS[operator]
+        op = _ENTRIES[operator].public
 
         def run(k):
             start, stop = self.bounds[k]

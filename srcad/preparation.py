@@ -29,9 +29,14 @@ def operator_entry(operator):
     # operators defined for functions returning a tuple (srcad/container_operators.py)
     tuple_outputs = operator.__name__.removeprefix("prepare_") in (
         "jacobian", "value_and_jacobian", "pullback", "pushforward")
+    # parallel=True and parallel preparations (srcad/parallel_operators.py: parallel_option)
+    parallel = getattr(operator, "parallel_entry", None)
 
     @functools.wraps(operator)
     def wrapper(f, *args, **options):
+        if parallel is not None and options and (
+                "parallel" in options or getattr(options.get("prep"), "splits_rows", False)):
+            return parallel(f, args, options)
         f = _target(f)
         for key in options:  # loops, not set operations: this runs on every prepared call
             if key not in options_taken:
@@ -49,6 +54,8 @@ def operator_entry(operator):
         if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
             result.remake = functools.partial(operator, f, **options)
         return result
+    if parallel is not None:
+        parallel.public = wrapper
     return wrapper
 
 
