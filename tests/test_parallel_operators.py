@@ -75,6 +75,9 @@ def test_gradient_takes_the_data_as_a_keyword_of_f(problem):
     params, data, expected = problem
     grad = srcad.gradient(f, params, data=data, backend="numba", parallel=True)
     assert relative(grad, expected) < 1e-10
+    # parallel=False is the ordinary call, whatever the backend
+    serial = srcad.gradient(f, params, srcad.Constant(data), parallel=False)
+    assert relative(serial, expected) < 1e-10
 
 
 @pytest.mark.parametrize("operator, extra", [
