@@ -57,8 +57,12 @@ def fit(data, backend: str = "numba", start=None):
     K = len(TRUE_PARAMS) // 3
     value_and_grad = srcad.dask.value_and_grad(mixture_loglikelihood, data, backend=backend)
 
+    seconds = []  # wall time of each srcad.dask gradient
+
     def negative_normalized(params):
+        began = time.perf_counter()
         value, grad = value_and_grad(params)
+        seconds.append(time.perf_counter() - began)
         W = params[:K].sum()
         grad = grad.copy()
         grad[:K] -= N / W
@@ -66,7 +70,24 @@ def fit(data, backend: str = "numba", start=None):
 
     start = np.array([1.0, 1.0, 1.0, -1.0, 0.0, 1.0, 1.0, 1.0, 1.0]) if start is None else start
     bounds = [(1e-6, None)] * K + [(None, None)] * K + [(1e-3, None)] * K
-    return minimize(negative_normalized, start, jac=True, method="L-BFGS-B", bounds=bounds)
+    result = minimize(negative_normalized, start, jac=True, method="L-BFGS-B", bounds=bounds)
+    result.gradient_seconds = seconds
+    return result
+
+
+def peak_memory_bytes() -> int:
+    """The peak resident memory of this process so far (Linux reports ru_maxrss in KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def cpu_seconds() -> float:
+    """The CPU time this process has used so far (user and system)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def normalized(params):
@@ -85,7 +106,7 @@ def main():
     args = parser.parse_args()
 
     import mixture
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster, wait
 
     if args.scheduler:
         client = Client(args.scheduler)
@@ -96,12 +117,24 @@ def main():
     with client:
         began = time.perf_counter()
         data = generated_points(int(args.points), args.chunk_rows).persist()
+        wait(data)
         print(f"{data.shape[0]:.3g} points in {data.numblocks[0]} chunks on "
-              f"{len(client.scheduler_info()['workers'])} workers")
+              f"{len(client.scheduler_info()['workers'])} workers, generated in "
+              f"{time.perf_counter() - began:.1f} s")
+        cpu_before = client.run(cpu_seconds)
         result = fit(data, backend=args.backend)
         took = time.perf_counter() - began
         print(f"converged: {result.success} in {result.nit} iterations, {result.nfev} "
               f"gradients, {took:.1f} s (generation included)")
+        seconds = np.array(result.gradient_seconds)
+        cpu = sum(client.run(cpu_seconds).values()) - sum(cpu_before.values())
+        print(f"time per gradient: median {np.median(seconds):.2f} s (first {seconds[0]:.2f} "
+              f"s, with the workers' compilation; max {seconds.max():.2f} s); CPU time of "
+              f"all workers {cpu / len(seconds):.2f} s per gradient")
+        peaks = client.run(peak_memory_bytes)  # on every worker process
+        print("peak memory per worker: " + ", ".join(
+            f"{peak / 2**20:.0f} MiB" for peak in peaks.values())
+            + f"; this process: {peak_memory_bytes() / 2**20:.0f} MiB")
         np.set_printoptions(precision=4, suppress=True)
         print(f"fitted (weights normalized): {normalized(result.x)}")
         print(f"true:                        {normalized(TRUE_PARAMS)}")

@@ -34,7 +34,9 @@ The functions use only integers and arrays, so numba compiles them unchanged
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -198,18 +200,34 @@ class CheckpointWarning(UserWarning):
     """A loop's tape would exceed the default memory budget: it is checkpointed instead."""
 
 
-def warn_checkpointed(trips, state_bytes, budget, step_bytes, line):
+def warn_checkpointed(trips, state_bytes, budget, step_bytes, line, filename="<unknown>",
+                      function="f"):
     """`checkpoint_plan` for the python backend: says when the automatic budget made it
-    checkpoint a loop (a warning; silence it with `warnings.simplefilter("ignore",
-    srcad.CheckpointWarning)`, or choose with memory=)."""
+    checkpoint a loop (a warning naming the loop's file, line and function, reported at the
+    user's call; silence it with `warnings.simplefilter("ignore", srcad.CheckpointWarning)`,
+    or choose with memory=). The pipeline binds `filename` and `function`."""
     plan = checkpoint_plan(trips, state_bytes, budget, step_bytes, line)
     if step_bytes >= 0 and checkpointed(plan[0]):
-        warnings.warn(f"srcad: the loop at line {line} would tape about "
+        warnings.warn(f"srcad: the loop at {filename}:{line} (in {function}) would tape about "
                       f"{(trips - 1) * step_bytes} bytes ({trips} steps), over the default "
-                      f"memory budget of {budget} bytes; it is checkpointed ({plan[2] - 1} "
-                      "snapshots of its state, recomputing steps). Pass memory= to set the "
-                      "budget.", CheckpointWarning, stacklevel=3)
+                      f"memory budget of {budget} bytes (srcad.checkpointing.DEFAULT_MEMORY); "
+                      f"it is checkpointed ({plan[2] - 1} snapshots of its state, recomputing "
+                      "steps). Pass memory= to set the budget.", CheckpointWarning,
+                      stacklevel=_outside_srcad())
     return plan
+
+
+_SRCAD_DIRECTORY = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _outside_srcad() -> int:
+    """The stacklevel of warn_checkpointed's caller's first frame outside srcad (its modules
+    and the code it generates): the user's call, where the warning is reported."""
+    frame, level = sys._getframe(2), 2  # the caller of warn_checkpointed is level 2
+    while frame is not None and (frame.f_code.co_filename.startswith(_SRCAD_DIRECTORY)
+                                 or frame.f_code.co_filename.startswith("<srcad")):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def array_bytes(arrays):

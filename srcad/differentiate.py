@@ -118,11 +118,10 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     if parallel:
         from srcad.parallel import autodiff_parallel
 
-        _check_mode(mode)
-        if memory is not None:
-            raise surfaced(ArgumentError("memory= and parallel=True together are not supported",
-                                         construct="memory", hint="leave one of them out"))
-        return autodiff_parallel(autodiff, mode, f, args, seed, batch, backend)
+        try:
+            return autodiff_parallel(autodiff, mode, f, args, seed, batch, backend, memory)
+        except SrcadError as err:
+            raise surfaced(err) from None
     code = f.__code__
     given = len(args)
     if given != code.co_argcount:

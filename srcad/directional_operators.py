@@ -18,7 +18,9 @@ from srcad.operator_options import (
     memory_key,
     memory_option,
     refuse_float_out,
+    refuse_memory,
 )
+from srcad.parallel_operators import parallel_option
 from srcad.prep_cache import reusing_preparations, tangent_count
 from srcad.preparation import (
     Prep,
@@ -35,11 +37,14 @@ from srcad.preparation import (
 
 
 @operator_entry
+@parallel_option("prepare_pushforward")
 def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point] | None = None,
                         mode: OperatorMode = None, chunk: int | None = None,
-                        backend: Backend | None = "python") -> Prep:
+                        backend: Backend | None = "python",
+                        memory: Memory = None) -> Prep:
     """Prepare `pushforward` of f at arguments like `args`, for one tangent (shaped like x) or
     a tuple of W tangents propagated together in one vector-mode call."""
+    refuse_memory("pushforward", memory)
     check_options("pushforward", mode, chunk, backend)
     backend = backend or "python"
     slots = read_arguments(args)
@@ -52,11 +57,13 @@ def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point
 
 
 @operator_entry
+@parallel_option("pushforward")
 @reusing_preparations("pushforward", prepare_pushforward, tangent_count)
 def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep: Prep | None = None,
                 out: np.ndarray | Sequence[np.ndarray] | None = None, mode: OperatorMode = None,
                 chunk: int | None = None,
-                backend: Backend | None = None) -> Point | tuple[Point, ...]:
+                backend: Backend | None = None,
+                memory: Memory = None) -> Point | tuple[Point, ...]:
     """J v (jvp) for a tangent v shaped like x; a tuple of tangents gives a tuple of results.
     Forward mode only (mode=None or "forward"); the lanes are the tangents (no chunk=).
     With out= (a tuple of arrays for a tuple of tangents) the results are those arrays.
@@ -66,6 +73,7 @@ def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep:
     >>> pushforward(f, np.array([2.0, 3.0]), tangent=np.array([1.0, 1.0]))
     5.0
     """
+    refuse_memory("pushforward", memory)
     prep, _ = use_prep("pushforward", f, args, prep, prepare_pushforward, tangent=tangent,
                        mode=mode, chunk=chunk, backend=backend)
     tangents_in = tangent if prep.state["batch"] else (tangent,)
@@ -113,10 +121,13 @@ def _check_pushforward_out(prep, out):
 
 
 @operator_entry
+@parallel_option("prepare_derivative")
 def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
-                       backend: Backend | None = "python") -> Prep:
+                       backend: Backend | None = "python",
+                       memory: Memory = None) -> Prep:
     """Prepare `derivative` of f (a float input x) at arguments like `args`: one forward-mode
     lane."""
+    refuse_memory("derivative", memory)
     check_options("derivative", mode, chunk, backend)
     prep = prepare_pushforward(f, *args, tangent=1.0, backend=backend)
     prep.operator = "derivative"
@@ -124,10 +135,12 @@ def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk
 
 
 @operator_entry
+@parallel_option("derivative")
 @reusing_preparations("derivative", prepare_derivative)
 def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
                mode: OperatorMode = None, chunk: int | None = None,
-               backend: Backend | None = None) -> Point:
+               backend: Backend | None = None,
+               memory: Memory = None) -> Point:
     """d f / d x for a float input x (the output may be a float or an array); forward mode.
 
     >>> def f(x):
@@ -135,6 +148,7 @@ def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarra
     >>> derivative(f, 2.0)
     12.0
     """
+    refuse_memory("derivative", memory)
     if not isinstance(input_slot(read_arguments(args)).value, (float, np.floating)):
         raise ArgumentError("derivative needs a float input", hint="use jacobian or gradient")
     if prep is None:
@@ -150,6 +164,7 @@ def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarra
 
 
 @operator_entry
+@parallel_option("prepare_pullback")
 def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
                      mode: OperatorMode = None, chunk: int | None = None,
                      backend: Backend | None = "python", memory: Memory = None) -> Prep:
@@ -168,6 +183,7 @@ def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
 
 
 @operator_entry
+@parallel_option("pullback")
 @reusing_preparations("pullback", prepare_pullback, memory_key)
 def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None,
              out: np.ndarray | None = None, mode: OperatorMode = None, chunk: int | None = None,

@@ -19,7 +19,7 @@ from srcad.operator_options import (
     memory_option,
     refuse_float_out,
 )
-from srcad.parallel import parallel_option
+from srcad.parallel_operators import parallel_option
 from srcad.plans import MISS
 from srcad.prep_cache import reusing_preparations
 from srcad.preparation import (
@@ -35,8 +35,8 @@ from srcad.preparation import (
 )
 
 
-@parallel_option("prepare_gradient")
 @operator_entry
+@parallel_option("prepare_gradient")
 def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
                      backend: Backend | None = "python", memory: Memory = None) -> Prep:
     """Prepare `gradient` and `value_and_gradient` of f at arguments like `args`.
@@ -70,8 +70,8 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 
 
-@parallel_option("value_and_gradient")
 @operator_entry
+@parallel_option("value_and_gradient")
 @reusing_preparations("gradient", prepare_gradient, memory_key)
 def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
@@ -138,8 +138,8 @@ def _value_and_gradient(f, args, prep, out, mode, chunk, backend, memory=None):
 prepare_value_and_gradient = prepare_gradient
 
 
-@parallel_option("gradient")
 @operator_entry
+@parallel_option("gradient")
 @reusing_preparations("gradient", prepare_gradient, memory_key)
 def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,

@@ -23,6 +23,7 @@ from srcad.operator_options import (
     memory_option,
     refuse_chunk_in_reverse,
 )
+from srcad.parallel_operators import parallel_option
 from srcad.plans import MISS
 from srcad.prep_cache import reusing_preparations
 from srcad.preparation import (
@@ -45,6 +46,7 @@ def _jacobian_key(extra):
 
 
 @operator_entry
+@parallel_option("prepare_jacobian")
 def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
                      backend: Backend | None = "python", sparse: bool = False,
                      memory: Memory = None) -> Prep:
@@ -112,6 +114,7 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
 
 
 @operator_entry
+@parallel_option("value_and_jacobian")
 @reusing_preparations("jacobian", prepare_jacobian, _jacobian_key)
 def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
                        out: np.ndarray | None = None, mode: OperatorMode = None,
@@ -178,6 +181,7 @@ prepare_value_and_jacobian = prepare_jacobian
 
 
 @operator_entry
+@parallel_option("jacobian")
 @reusing_preparations("jacobian", prepare_jacobian, _jacobian_key)
 def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
              mode: OperatorMode = None, chunk: int | None = None,

@@ -1,5 +1,9 @@
 """What the operators' keywords may be: `mode`, `chunk`, `backend`, `out` and `memory`.
 
+`memory=` is taken by every operator and preparation: it checkpoints the reverse passes of
+gradient, jacobian and pullback, and is refused with the reason by the operators that run
+no reverse pass it could bound (`refuse_memory`).
+
 An option an operator would ignore or misread is refused with an `ArgumentError` naming the
 values it takes: a mode string it does not run (`mode="Forward"`), a `chunk` where there are
 no lanes to choose, an `out=` for a float result or of a non-float dtype. All of this is
@@ -111,3 +115,25 @@ def check_memory(prep, memory) -> None:
 def memory_key(extra):
     """A kept preparation also depends on memory= (compiled into its reverse code)."""
     return extra.get("memory")
+
+
+# Why an operator has no tape for memory= to bound.
+_NO_TAPE = {
+    "derivative": "derivative runs forward mode, which keeps no tape",
+    "pushforward": "pushforward runs forward mode, which keeps no tape",
+    "hvp": "hvp runs srcad's second order (forward over reverse, or reverse over forward on "
+           "numba), which does not checkpoint",
+    "hessian": "hessian runs srcad's second order (forward over reverse, or reverse over "
+               "forward on numba), which does not checkpoint",
+    "second_derivative": "second_derivative runs srcad's second order (forward over reverse, "
+                         "or reverse over forward on numba), which does not checkpoint",
+}
+
+
+def refuse_memory(operator: str, memory) -> None:
+    """memory= given to an operator that runs no checkpointable reverse pass: refused, saying
+    why (memory=None, the default, is accepted)."""
+    if memory is not None:
+        raise ArgumentError(f"memory= bounds the tape of reverse mode, and "
+                            f"{_NO_TAPE[operator]}", construct="memory",
+                            hint="leave memory= out; gradient, jacobian and pullback take it")

@@ -13,7 +13,6 @@ same bits every time, and agrees with parallel=False up to the order of the addi
 from __future__ import annotations
 
 import concurrent.futures
-import functools
 import threading
 
 import numpy as np
@@ -79,11 +78,27 @@ def data_argument(f, args, where: str, operator: bool = False):
     return split.data_position, value
 
 
-def autodiff_parallel(autodiff, mode, f, args, seed, batch, backend):
-    """`autodiff(mode, f, *args, ...)` with the rows of f's data argument split over threads."""
+def check_parallel_options(backend, memory, where: str) -> None:
+    """parallel=True needs the numba backend, and does not take memory= (checkpointing splits
+    a loop's tape in time, parallel=True its rows over threads: not both at once)."""
     if backend != "numba":
-        raise ArgumentError("parallel=True runs numba-compiled code on several threads",
-                            construct="parallel", hint="pass backend='numba'")
+        raise ArgumentError(f"parallel=True runs numba-compiled code on several threads, and "
+                            f"{where} was given backend={backend or 'python'!r}",
+                            construct="parallel",
+                            hint="pass backend='numba'")
+    if memory is not None:
+        raise ArgumentError(f"memory= and parallel=True together are not supported ({where})",
+                            construct="memory", hint="leave one of them out")
+
+
+def run_chunks(run, count: int) -> list:
+    """[run(0), ..., run(count - 1)], on the thread pool."""
+    return list(_pool(count).map(run, range(count)))
+
+
+def autodiff_parallel(autodiff, mode, f, args, seed, batch, backend, memory=None):
+    """`autodiff(mode, f, *args, ...)` with the rows of f's data argument split over threads."""
+    check_parallel_options(backend, memory, "autodiff")
     from srcad.arguments import bind_arguments
 
     args = bind_arguments(f, args)
@@ -101,10 +116,10 @@ def autodiff_parallel(autodiff, mode, f, args, seed, batch, backend):
                           else a for a in chunk_args]
         per_chunk.append(chunk_args)
 
-    def run(chunk_args):
-        return autodiff(mode, f, *chunk_args, seed=seed, batch=batch, backend=backend)
+    def run(k):
+        return autodiff(mode, f, *per_chunk[k], seed=seed, batch=batch, backend=backend)
 
-    results = list(_pool(len(chunks)).map(run, per_chunk))
+    results = run_chunks(run, len(chunks))
     if not mode.reverse:
         return _sum_forward(results, mode.with_primal)
     return _sum_reverse(args, per_chunk, results, mode.with_primal)
@@ -142,80 +157,3 @@ def _sum_forward(results, with_primal):
     if with_primal:
         return _sum([r[0] for r in results]), _sum([r[1] for r in results])
     return _sum(results)
-
-
-# -- the operators: gradient, value_and_gradient, prepare_gradient ----------------------------
-
-def parallel_option(operator: str):
-    """Decorate a gradient operator (or its preparation) to take `parallel=True`: then it runs
-    through a ParallelPreparation, one gradient preparation per chunk of rows."""
-    def decorate(op):
-        @functools.wraps(op)
-        def call(f, *args, **options):
-            if options:
-                parallel = options.pop("parallel") if "parallel" in options else False
-                if parallel or type(options.get("prep")) is ParallelPreparation:
-                    return _parallel_operator(operator, f, args, options)
-            return op(f, *args, **options)
-        return call
-    return decorate
-
-
-def _parallel_operator(operator, f, args, options):
-    prep, out = options.pop("prep", None), options.pop("out", None)
-    if operator == "prepare_gradient":
-        return ParallelPreparation(f, args, **options)
-    if prep is None:
-        prep = ParallelPreparation(f, args, **options)
-    elif options.get("backend") not in (None, "numba") or options.get("mode") is not None:
-        raise ArgumentError("a parallel preparation runs with the options it was made with",
-                            construct="parallel", hint="leave mode= and backend= out")
-    value, grad = prep.value_and_gradient(f, args)
-    if out is not None:
-        out[...] = grad
-        grad = out
-    return grad if operator == "gradient" else (value, grad)
-
-
-class ParallelPreparation:
-    """What `prepare_gradient(..., parallel=True)` returns: one gradient preparation per chunk
-    of the rows of f's Constant data (each with its own buffers and tapes), run on threads and
-    added in chunk order."""
-
-    def __init__(self, f, args, mode=None, chunk=None, backend="python"):
-        from srcad.differentiate import _target
-        from srcad.gradient_operators import prepare_gradient
-
-        if backend != "numba":
-            raise ArgumentError("parallel=True runs numba-compiled code on several threads",
-                                construct="parallel", hint="pass backend='numba'")
-        self.function = _target(f)
-        self.position, data = data_argument(self.function, args, "parallel=True",
-                                            operator=True)
-        self.rows = len(data)
-        self.bounds = chunk_bounds(self.rows, thread_count())
-        self.preps = [prepare_gradient(self.function, *self._chunk(args, start, stop),
-                                       mode=mode, chunk=chunk, backend=backend)
-                      for start, stop in self.bounds]
-
-    def _chunk(self, args, start, stop):
-        chunk_args = list(args)
-        chunk_args[self.position] = Constant(args[self.position].value[start:stop])
-        return chunk_args
-
-    def value_and_gradient(self, f, args):
-        from srcad.differentiate import _target
-        from srcad.gradient_operators import value_and_gradient
-
-        data = args[self.position]
-        if _target(f) is not self.function or not isinstance(data, Constant) \
-                or len(data.value) != self.rows:
-            raise ArgumentError("this parallel preparation was made for another function or "
-                                f"another row count ({self.rows} rows)", construct="prep")
-
-        def run(k):
-            start, stop = self.bounds[k]
-            return value_and_gradient(f, *self._chunk(args, start, stop), prep=self.preps[k])
-
-        results = list(_pool(len(self.bounds)).map(run, range(len(self.bounds))))
-        return _sum([r[0] for r in results]), _sum([r[1] for r in results])

@@ -5,6 +5,7 @@ Stages hand each other plain values; nothing here knows about a particular const
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import gast
@@ -201,7 +202,8 @@ def build(func, request: Request) -> Compiled:
     namespace.update(NESTED_RUNTIME)
     namespace.setdefault("np", np)
     namespace.setdefault("reserve_tape", reserve_tape)  # the python backend's (array tapes)
-    namespace.setdefault("checkpoint_plan", warn_checkpointed)
+    namespace.setdefault("checkpoint_plan", functools.partial(  # names the loop's function
+        warn_checkpointed, filename=parsed.filename, function=parsed.name))
     namespace.setdefault("array_bytes", array_bytes)
     if request.backend == "numba":
         free = _free_names(tree) | _free_names(gast.parse(nested.helpers))

@@ -30,6 +30,8 @@ def operator_entry(operator):
     # operators defined for functions returning a tuple (srcad/container_operators.py)
     tuple_outputs = operator.__name__.removeprefix("prepare_") in (
         "jacobian", "value_and_jacobian", "pullback", "pushforward")
+    # parallel=True and parallel preparations (srcad/parallel_operators.py: parallel_option)
+    parallel = getattr(operator, "parallel_entry", None)
 
     # prepared calls a preparation runs whole (`Prep.run`): the preparation's operator, and
     # whether the operator returns (value, result) or the result alone
@@ -44,6 +46,9 @@ def operator_entry(operator):
                 result = prep.run(args, options.get("out"))
                 if result is not MISS:
                     return result if whole[1] else result[1]
+        if parallel is not None and options and (
+                "parallel" in options or getattr(options.get("prep"), "splits_rows", False)):
+            return parallel(f, args, options)
         f = _target(f)
         for key in options:  # loops, not set operations: this runs on every prepared call
             if key not in options_taken:
@@ -61,6 +66,8 @@ def operator_entry(operator):
         if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
             result.remake = functools.partial(operator, f, **options)
         return result
+    if parallel is not None:
+        parallel.public = wrapper
     return wrapper
 
 

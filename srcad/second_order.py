@@ -13,14 +13,16 @@ import numpy as np
 
 from srcad.engines import HessianEngine, Slot, scalar_as_array
 from srcad.errors import ArgumentError
-from srcad.hints import Backend, Function, Point, SecondOrderMode
+from srcad.hints import Backend, Function, Memory, Point, SecondOrderMode
 from srcad.operator_options import (
     REVERSE_OVER_FORWARD,
     SECOND_ORDER,
     check_options,
     check_out,
     refuse_float_out,
+    refuse_memory,
 )
+from srcad.parallel_operators import parallel_option
 from srcad.prep_cache import reusing_preparations
 from srcad.preparation import (
     Prep,
@@ -38,11 +40,14 @@ from srcad.reverse_over_forward import ReverseOverForwardEngine
 
 # -- second order: forward over reverse ---------------------------------------------------------
 @operator_entry
+@parallel_option("prepare_hvp")
 def prepare_hvp(f: Function, *args: Any, tangent: Point | None = None,
                 mode: SecondOrderMode = None, chunk: int | None = None,
-                backend: Backend | None = "python") -> Prep:
+                backend: Backend | None = "python",
+                memory: Memory = None) -> Prep:
     """Prepare `hvp` of a float-valued f at arguments like `args`: srcad's reverse code for f,
     differentiated again in forward mode (one tangent lane), with every buffer allocated."""
+    refuse_memory("hvp", memory)
     check_options("hvp", mode, chunk, backend)
     return _prepare_second("hvp", f, args, 1, backend, mode)
 
@@ -107,10 +112,12 @@ def _second_values(prep, slots):
 
 
 @operator_entry
+@parallel_option("hvp")
 @reusing_preparations("hvp", prepare_hvp)
 def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
         out: np.ndarray | None = None, mode: SecondOrderMode = None, chunk: int | None = None,
-        backend: Backend | None = None) -> Point:
+        backend: Backend | None = None,
+        memory: Memory = None) -> Point:
     """H v, the Hessian of a float-valued f at x times v (forward over reverse). With out=
     the result is `out` itself, refilled by the next call with it.
 
@@ -119,6 +126,7 @@ def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
     >>> hvp(f, np.array([1.0, 3.0]), tangent=np.array([1.0, 0.0]))
     array([6., 2.])
     """
+    refuse_memory("hvp", memory)
     slots = read_arguments(args)
     prep = _prepared("hvp", prepare_hvp, f, args, prep, mode, chunk, backend)
     prep.check("hvp", f, slots)
@@ -142,8 +150,10 @@ def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
 
 
 @operator_entry
+@parallel_option("prepare_hessian")
 def prepare_hessian(f: Function, *args: Any, mode: SecondOrderMode = None,
-                    chunk: int | None = None, backend: Backend | None = "python") -> Prep:
+                    chunk: int | None = None, backend: Backend | None = "python",
+                    memory: Memory = None) -> Prep:
     """Prepare the `hessian` operator of a float-valued f at arguments like `args`: forward
     over reverse, `chunk` Hessian columns per call (at most 16 by default).
 
@@ -154,6 +164,7 @@ def prepare_hessian(f: Function, *args: Any, mode: SecondOrderMode = None,
     array([[6., 2.],
            [2., 0.]])
     """
+    refuse_memory("hessian", memory)
     check_options("hessian", mode, chunk, backend)
     x = input_slot(read_arguments(args)).value
     if chunk not in (None, 1) and second_order_mode(mode, backend) == REVERSE_OVER_FORWARD:
@@ -164,12 +175,15 @@ def prepare_hessian(f: Function, *args: Any, mode: SecondOrderMode = None,
 
 
 @operator_entry
+@parallel_option("hessian")
 @reusing_preparations("hessian", prepare_hessian)
 def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
             mode: SecondOrderMode = None, chunk: int | None = None,
-            backend: Backend | None = None) -> np.ndarray:
+            backend: Backend | None = None,
+            memory: Memory = None) -> np.ndarray:
     """The Hessian of a float-valued f at x, an (n, n) array (chunks of forward-over-reverse
     lanes); with out=H it is H itself, refilled by the next call with it."""
+    refuse_memory("hessian", memory)
     slots = read_arguments(args)
     prep = _prepared("hessian", prepare_hessian, f, args, prep, mode, chunk, backend)
     prep.check("hessian", f, slots)
@@ -188,11 +202,14 @@ def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray |
 
 
 @operator_entry
+@parallel_option("prepare_second_derivative")
 def prepare_second_derivative(f: Function, *args: Any, mode: SecondOrderMode = None,
                               chunk: int | None = None,
-                              backend: Backend | None = "python") -> Prep:
+                              backend: Backend | None = "python",
+                              memory: Memory = None) -> Prep:
     """Prepare `second_derivative` of a float-valued f of a float input x at arguments like
     `args`."""
+    refuse_memory("second_derivative", memory)
     check_options("second_derivative", mode, chunk, backend)
     prep = _prepare_second("second_derivative", f, args, 1, backend, mode)
     if not prep.state["scalar"]:
@@ -201,10 +218,12 @@ def prepare_second_derivative(f: Function, *args: Any, mode: SecondOrderMode = N
 
 
 @operator_entry
+@parallel_option("second_derivative")
 @reusing_preparations("second_derivative", prepare_second_derivative)
 def second_derivative(f: Function, *args: Any, prep: Prep | None = None,
                       out: np.ndarray | None = None, mode: SecondOrderMode = None,
-                      chunk: int | None = None, backend: Backend | None = None) -> float:
+                      chunk: int | None = None, backend: Backend | None = None,
+                      memory: Memory = None) -> float:
     """d^2 f / d x^2 for a float input and a float-valued f.
 
     >>> def f(x):
@@ -212,6 +231,7 @@ def second_derivative(f: Function, *args: Any, prep: Prep | None = None,
     >>> second_derivative(f, 2.0)
     48.0
     """
+    refuse_memory("second_derivative", memory)
     if out is not None:
         refuse_float_out("second_derivative")
     slots = read_arguments(args)
