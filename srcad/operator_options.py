@@ -117,23 +117,15 @@ def memory_key(extra):
     return extra.get("memory")
 
 
-# Why an operator has no tape for memory= to bound.
-_NO_TAPE = {
-    "derivative": "derivative runs forward mode, which keeps no tape",
-    "pushforward": "pushforward runs forward mode, which keeps no tape",
-    "hvp": "hvp runs srcad's second order (forward over reverse, or reverse over forward on "
-           "numba), which does not checkpoint",
-    "hessian": "hessian runs srcad's second order (forward over reverse, or reverse over "
-               "forward on numba), which does not checkpoint",
-    "second_derivative": "second_derivative runs srcad's second order (forward over reverse, "
-                         "or reverse over forward on numba), which does not checkpoint",
-}
-
-
 def refuse_memory(operator: str, memory) -> None:
     """memory= given to an operator that runs no checkpointable reverse pass: refused, saying
-    why (memory=None, the default, is accepted)."""
-    if memory is not None:
-        raise ArgumentError(f"memory= bounds the tape of reverse mode, and "
-                            f"{_NO_TAPE[operator]}", construct="memory",
-                            hint="leave memory= out; gradient, jacobian and pullback take it")
+    why (memory=None, the default, is accepted). The forward operators' refusal is
+    `reverse_memory`'s, as for autodiff and the decorators."""
+    hint = "leave memory= out; gradient, jacobian and pullback take it"
+    if operator in ("derivative", "pushforward"):
+        reverse_memory(memory, True, operator, hint=hint)
+    elif memory is not None:
+        raise ArgumentError(f"memory= bounds the tape of reverse mode, and {operator} runs "
+                            "srcad's second order (forward over reverse, or reverse over "
+                            "forward on numba), which does not checkpoint", construct="memory",
+                            hint=hint)

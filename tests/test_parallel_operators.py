@@ -85,10 +85,10 @@ def test_gradient_takes_the_data_as_a_keyword_of_f(problem):
     ("prepare_hvp", {"tangent": np.ones(6)})])
 def test_second_order_operators_refuse_parallel_naming_themselves(problem, operator, extra):
     params, data, _ = problem
-    with pytest.raises(srcad.ArgumentError, match=f"and {operator.removeprefix('prepare_')} "
-                       "runs srcad's forward mode over its generated reverse code"):
+    with pytest.raises(srcad.ArgumentError, match=f"; {operator.removeprefix('prepare_')} "
+                       r"\(second order\) does not run in chunks"):
         getattr(srcad, operator)(f, params, srcad.Constant(data), parallel=True, **extra)
-    with pytest.raises(srcad.ArgumentError, match="second_derivative runs srcad's forward"):
+    with pytest.raises(srcad.ArgumentError, match=r"second_derivative \(second order\)"):
         srcad.second_derivative(problems.power_sums, 1.0, srcad.Constant(np.ones(2)),
                                 srcad.Constant(np.ones(3)), parallel=True)
 
@@ -123,7 +123,7 @@ def test_memory_is_refused_where_no_reverse_pass_runs(operator, extra):
     x = 2.0 if "derivative" in operator else np.ones(2)
     name = operator.removeprefix("prepare_")
     with pytest.raises(srcad.ArgumentError, match=f"memory= bounds the tape of reverse mode, "
-                       f"and {name} runs forward mode"):
+                       f"and {name} runs (forward mode|srcad's second order)"):
         getattr(srcad, operator)(g, x, memory="1MB", **extra)
-    with pytest.raises(srcad.ArgumentError, match="forward mode has no tape"):
+    with pytest.raises(srcad.ArgumentError, match="srcad.forward runs forward mode"):
         srcad.forward(g, memory="1MB")
