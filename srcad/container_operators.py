@@ -24,6 +24,7 @@ second_derivative and derivative take a float or an array x only.
 
 from __future__ import annotations
 
+import gast
 import numpy as np
 
 from srcad import pytrees
@@ -42,11 +43,12 @@ from srcad.errors import ArgumentError, SrcadError
 _ARRAY_ONLY = ("hvp", "hessian", "second_derivative", "derivative")
 
 
-_TUPLE_RETURNS: dict = {}  # code object -> does the function end with `return a, b`?
+_TUPLE_RETURNS: dict = {}  # code object -> does the function return `a, b`?
 
 
 def returns_tuple(f) -> bool:
-    """Does f's last statement return a tuple (`return a, b`)? Read from its source once."""
+    """Does f return a tuple (`return a, b`, on one path or several)? Read from its source
+    once."""
     code = f.__code__
     known = _TUPLE_RETURNS.get(code)
     if known is None:
@@ -55,9 +57,19 @@ def returns_tuple(f) -> bool:
             body = parse_function(f).tree.body
         except SrcadError:
             return False  # refused later, with its reason
-        known = bool(body) and S.is_tuple_return(body[-1])
+        known = any(S.is_tuple_return(r) for r in _own_returns(body))
         _TUPLE_RETURNS[code] = known
     return known
+
+
+def _own_returns(stmts):
+    """The return statements of a function body, not those of functions defined in it."""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Return):
+            yield stmt
+        elif not isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+            for field in ("body", "orelse", "handlers", "finalbody"):
+                yield from _own_returns(getattr(stmt, field, None) or [])
 
 
 class ContainerPrep:

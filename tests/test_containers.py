@@ -132,3 +132,23 @@ def test_refusals_name_the_line():
                        srcad.Duplicated((np.ones(2), 0.5), (np.zeros(2), 0.0)), X)
     with pytest.raises(srcad.ArgumentError, match="hessian takes a float"):
         srcad.hessian(m.simple, {"a": 1.0, "b": np.ones(2)}, srcad.Constant(X))
+
+
+ITERATED = {"layers": [{"w": np.array([0.5, 0.2]), "b": 0.1},
+                       {"w": np.array([0.3, -0.4]), "b": 0.2}],
+            "ws": [0.5, 1.5], "nested": [[0.3, 0.6]]}
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_loop_over_a_list_inside_a_container_argument(backend):
+    params = ITERATED
+    check_grads(m.iterate_entries, srcad.Duplicated(params, srcad.tree_zeros_like(params)), X,
+                backend=backend)
+    # by hand: s = (t0 + t1) * 0.5 * 1 * 1.5 * 2 + 0.3^2 + 0.6^2, t_l = sum_i tanh(w_l,i x_i + b_l)
+    grad = srcad.gradient(m.iterate_entries, params, srcad.Constant(X), backend=backend)
+    u = [np.array([0.5, 0.2]) * X + 0.1, np.array([0.3, -0.4]) * X + 0.2]
+    t = [np.sum(np.tanh(v)) for v in u]
+    np.testing.assert_allclose(grad["layers"][1]["w"], 1.5 * X / np.cosh(u[1]) ** 2)
+    assert grad["layers"][0]["b"] == pytest.approx(1.5 * np.sum(1 / np.cosh(u[0]) ** 2))
+    assert grad["ws"][0] == pytest.approx((t[0] + t[1]) * 3.0)
+    assert grad["nested"][0] == pytest.approx([0.6, 1.2])

@@ -24,6 +24,7 @@ from srcad.analysis.array_bindings import (
 )
 from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
+from srcad.transform.first_bindings import first_binding
 from srcad.transform.optimize import assign_after_reset, drop_dead_resets
 from srcad.transform.reverse_arrays import ReverseArrays
 from srcad.transform.reverse_checkpoint import ReverseCheckpoint
@@ -310,13 +311,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         return gast.Attribute(value=S.name(name), attr="shape", ctx=gast.Load())
 
     def _first_binding(self, stmt, name) -> bool:
-        if name in self.norm.params:
-            return False
-        for node in (n for top in self.norm.body for n in gast.walk(top)):
-            if isinstance(node, gast.Assign) and name in S.stored_names(node) \
-                    and isinstance(node.targets[0], gast.Name):
-                return node is stmt
-        return False
+        return first_binding(self.norm.body, self.norm.params, stmt, name)
 
     def _with_taped_calls(self, stmt, diff, expr, value, subst, rev):
         """(forward statements, prepared intermediates or None) of `stmt`; with taped calls
@@ -426,6 +421,4 @@ def _names(stmt) -> set:
 
 def _reads_target(expr, tname) -> bool:
     return tname in S.loaded_names(expr)
-
-
 
