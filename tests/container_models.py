@@ -67,3 +67,14 @@ def iterate_entries(params, x):
     for v in params["nested"][0]:
         s = s + v * v
     return s
+
+
+def quadratic_mix(p, x):
+    return p["c"] * p["c"] * x[0] + np.sum(p["w"] * p["w"] * x) * p["c"] + p["k"]
+
+
+def two_outputs(p, x):
+    s = 0.0
+    for i in range(len(x)):
+        s += p["w"][i] * x[i]
+    return s * p["c"], p["w"] * p["c"]

@@ -130,8 +130,8 @@ def test_refusals_name_the_line():
     with pytest.raises(srcad.ArgumentError, match="tuple"):
         srcad.autodiff(srcad.Reverse, m.tuple_params,
                        srcad.Duplicated((np.ones(2), 0.5), (np.zeros(2), 0.0)), X)
-    with pytest.raises(srcad.ArgumentError, match="hessian takes a float"):
-        srcad.hessian(m.simple, {"a": 1.0, "b": np.ones(2)}, srcad.Constant(X))
+    with pytest.raises(srcad.ArgumentError, match="second_derivative takes a float"):
+        srcad.second_derivative(m.simple, {"a": 1.0, "b": np.ones(2)}, srcad.Constant(X))
 
 
 ITERATED = {"layers": [{"w": np.array([0.5, 0.2]), "b": 0.1},

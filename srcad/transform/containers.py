@@ -22,7 +22,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.errors import UnsupportedSyntaxError
-from srcad.pytrees import LEAF
+from srcad.pytrees import BOXED, LEAF
 from srcad.transform.lists import _exits_loop
 from srcad.transform.names import Namer
 
@@ -47,10 +47,15 @@ class _Node:
         return None
 
 
+class _Boxed(str):
+    """The parameter name of a float leaf passed in a one-element array: read as name[0]."""
+
+
 def _tree_names(tree, base, namer, path=()):
-    if tree == LEAF:
+    if tree in (LEAF, BOXED):
         suffix = "_".join(str(k) for k in path)
-        return namer.fresh(f"{base}_{suffix}" if suffix else base)
+        name_ = namer.fresh(f"{base}_{suffix}" if suffix else base)
+        return _Boxed(name_) if tree == BOXED else name_
     kind, keys, children = tree
     return _Node(kind, list(keys), [_tree_names(c, base, namer, path + (k,))
                                     for k, c in zip(keys, children)])
@@ -75,7 +80,7 @@ def split_container_params(parsed, body: list, params: list, containers, namer: 
 
 def _leaf_names(node):
     if isinstance(node, str):
-        return [node]
+        return [str(node)]
     return [n for c in node.children for n in _leaf_names(c)]
 
 
@@ -200,6 +205,9 @@ class _Resolver:
             # `params["b"][1]` reaches here as params["b", 1]: keys, then the leaf's index
             index = expr.slice.elts if isinstance(expr.slice, gast.Tuple) else [expr.slice]
             for k, element in enumerate(index):
+                if isinstance(found, _Boxed):
+                    raise self.error(expr, "a float entry of a container is indexed",
+                                     hint="index arrays only")
                 if isinstance(found, str):
                     rest = index[k:]
                     return gast.Subscript(value=S.name(found), slice=rest[0] if len(rest) == 1
@@ -239,6 +247,9 @@ class _Rewriter(gast.NodeTransformer):
 
     def visit_Subscript(self, node):
         found = self.resolver.resolve(node, self.env, self.ints)
+        if isinstance(found, _Boxed):
+            return gast.copy_location(gast.Subscript(value=S.name(str(found)), slice=S.const(0),
+                                                     ctx=node.ctx), node)
         if isinstance(found, str):
             return gast.copy_location(S.name(found, store=isinstance(node.ctx, gast.Store)), node)
         if isinstance(found, _Node):
