@@ -130,6 +130,12 @@ def container_operator(name, f, args, options):
                                            "returns a tuple")
         prep.check(base, f, tree)
     mode, chunk = options.get("mode"), options.get("chunk")
+    for option in ("memory", "sparse"):
+        if options.get(option):
+            raise ArgumentError(f"{option}= with a container input or a tuple output is not "
+                                "supported", construct=option,
+                                hint="pass the arrays as arguments of their own, or leave "
+                                f"{option}= out")
     from srcad.operator_options import check_options  # noqa: PLC0415 - it imports this module
     check_options(base.removeprefix("value_and_"), mode, chunk, options.get("backend"))
     out = options.get("out")
@@ -151,7 +157,15 @@ def container_operator(name, f, args, options):
         return run.reverse(_target(x, out), seed=options["cotangent"])[1]
     if base == "pushforward":
         tangent = options["tangent"]
-        if type(x) in pytrees.CONTAINERS:
+        if _several_tangents(x, tangent):  # lanes: one vector-mode call, a tuple of results
+            for t in tangent:
+                if container:
+                    pytrees.check_congruent(x, t, "each tangent")
+            results = tuple(run.forward_lanes(list(tangent)))
+            if out is not None:
+                return tuple(_fill(buffer, r) for buffer, r in zip(out, results))
+            return results
+        if container:
             pytrees.check_congruent(x, tangent, "the tangent")
         t = run.forward(tangent)
         if out is not None:
@@ -165,6 +179,15 @@ def container_operator(name, f, args, options):
         return jac if base == "jacobian" else (value, jac)
     raise ArgumentError(f"{base} does not take a container input or a tuple output",
                         construct=base)
+
+
+def _several_tangents(x, tangent) -> bool:
+    """Is `tangent` a tuple or list of tangents (rather than one tangent like x)?"""
+    if type(tangent) not in (tuple, list):
+        return False
+    if type(x) not in pytrees.CONTAINERS:
+        return True
+    return pytrees.treedef(tangent) != pytrees.treedef(x)
 
 
 def _check_float(value, operator):

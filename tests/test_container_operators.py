@@ -108,3 +108,16 @@ def test_numba_jacobian_lanes_and_second_order_refusal():
         srcad.hessian(m.quadratic_mix, params, srcad.Constant(X), backend="numba")
     with pytest.raises(srcad.ArgumentError, match="derivative takes a float x"):
         srcad.derivative(m.quadratic_mix, params, srcad.Constant(X))
+
+
+def test_pushforward_of_several_tangents_in_one_call():
+    params = _params()
+    dc = {"c": 1.0, "w": np.zeros(2), "k": 0}
+    dw0 = {"c": 0.0, "w": np.array([1.0, 0.0]), "k": 0}
+    (s_c, y_c), (s_w, y_w) = srcad.pushforward(m.two_outputs, params, srcad.Constant(X),
+                                               tangent=(dc, dw0))
+    assert s_c == pytest.approx(np.sum(W * X)) and s_w == pytest.approx(X[0] * C)
+    np.testing.assert_allclose(y_c, W)
+    np.testing.assert_allclose(y_w, [C, 0.0])
+    with pytest.raises(srcad.ArgumentError, match="memory= with a container"):
+        srcad.gradient(m.quadratic_mix, params, srcad.Constant(X), memory="1MB")
