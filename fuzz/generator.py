@@ -69,11 +69,15 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, Sh
 
 
 def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
-             arrays: bool = False, python: bool = False) -> Program:
+             arrays: bool = False, python: bool = False, containers: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
-    `python`: a program written with Python's conveniences (grammar_python.py)."""
+    `python`: a program written with Python's conveniences (grammar_python.py);
+    `containers`: a program over a parameter container (grammar_containers.py)."""
+    if containers:
+        from grammar_containers import generate as container_program
+        return container_program(seed)
     if python:
         from grammar_python import generate as python_program
         return python_program(seed)
