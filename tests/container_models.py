@@ -78,3 +78,7 @@ def two_outputs(p, x):
     for i in range(len(x)):
         s += p["w"][i] * x[i]
     return s * p["c"], p["w"] * p["c"]
+
+
+def leaf_in_library_call(params, x):
+    return np.sum(np.copysign(params["w"], x))

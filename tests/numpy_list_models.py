@@ -24,3 +24,16 @@ def appended(a, n):
         lst.append(a * i)
     arr = np.array(lst)
     return np.sum(lst) + arr[1] * a + np.max(lst)
+
+
+def comprehension_lists(x, a):
+    ys = [x[i] * a for i in range(len(x))]
+    zs = [v * v for v in x]
+    return sum(ys) + ys[-1] * zs[0] + max(zs) + np.sum(zs)
+
+
+def arrays_appended(x, a):
+    hs = []
+    for i in range(3):
+        hs.append(x * a)
+    return np.sum(hs[0])

@@ -152,3 +152,11 @@ def test_loop_over_a_list_inside_a_container_argument(backend):
     assert grad["layers"][0]["b"] == pytest.approx(1.5 * np.sum(1 / np.cosh(u[0]) ** 2))
     assert grad["ws"][0] == pytest.approx((t[0] + t[1]) * 3.0)
     assert grad["nested"][0] == pytest.approx([0.6, 1.2])
+
+
+def test_refusals_spell_leaves_as_the_user_does():
+    params = {"w": np.array([1.0, 2.0])}
+    line = m.leaf_in_library_call.__code__.co_firstlineno + 1
+    with pytest.raises(srcad.SrcadError, match=rf"container_models.py:{line}:") as err:
+        srcad.gradient(m.leaf_in_library_call, params, srcad.Constant(X))
+    assert "params['w']" in str(err.value) and "params_w" not in str(err.value)

@@ -104,3 +104,13 @@ def test_calls_on_constants_need_no_rule():
     with pytest.raises(srcad.UnsupportedCallError, match="tuple_return_models.py:.*lgamma.*"
                        "carries a derivative"):
         srcad.autodiff(srcad.Reverse, m.rule_needed, srcad.Active(1.5))
+
+
+def test_numba_vector_mode_of_whole_array_tuple_joins_each_value_lanes():
+    # whole-array code under numba runs its lanes in unrolled chunks; each value's lanes join
+    x = np.array([0.3, -0.7, 1.1])
+    lanes = srcad.autodiff(srcad.Forward, m.whole_array_values,
+                           srcad.BatchDuplicated(x, list(np.eye(3))), 0.7, backend="numba")
+    np.testing.assert_allclose(lanes[0], [0.7, 0.7, 0.7])  # d sum(a x) / dx_k
+    np.testing.assert_allclose(lanes[1], np.diag(2 * x))   # d x^2 / dx_k, lane k
+    np.testing.assert_allclose(lanes[2], [0.0, 0.0, 0.0])

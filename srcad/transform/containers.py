@@ -22,7 +22,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.errors import UnsupportedSyntaxError
-from srcad.pytrees import BOXED, LEAF
+from srcad.pytrees import BOXED, LEAF, describe, paths
 from srcad.transform.lists import _exits_loop
 from srcad.transform.names import Namer
 
@@ -73,6 +73,8 @@ def split_container_params(parsed, body: list, params: list, containers, namer: 
             node = _tree_names(layout[position], name_, namer)
             env[name_] = node
             flat.extend(_leaf_names(node))
+            for leaf, path in zip(_leaf_names(node), paths(layout[position])):
+                parsed.spellings[leaf] = name_ + describe(path)
         else:
             flat.append(name_)
     return _Resolver(parsed).block(body, env, {}), flat
