@@ -56,3 +56,16 @@ def test_arrays_appended_to_a_grown_list_are_refused_at_the_append():
                        r"written into one element of `hs` \(a list grown by append holds "
                        "floats"):
         srcad.gradient(m.arrays_appended, np.ones(2), srcad.Constant(0.5))
+
+
+def test_appends_in_straight_line_code_extend_a_literal_list():
+    x = np.array([0.3, -0.7])
+    check_grads(m.literal_then_appends, srcad.Duplicated(x, np.zeros(2)), srcad.Active(0.7))
+    # by hand: q = 1 + a^4 + (x0 a)^2; f = q + (1 + a^2 + x0 a + q) + 4 q + 3 + a^2
+    a, x0 = 0.7, x[0]
+    _, d_a = srcad.autodiff(srcad.Reverse, m.literal_then_appends, x, srcad.Active(a))
+    d_q = 4 * a ** 3 + 2 * x0 ** 2 * a
+    assert d_a == pytest.approx(d_q + 2 * a + x0 + d_q + 4 * d_q + 2 * a)
+    # a list another name holds is left as written: refused with its line, never rewritten
+    with pytest.raises(srcad.UnsupportedSyntaxError, match=r"numpy_list_models.py:\d+:\d+: "):
+        srcad.autodiff(srcad.Reverse, m.appended_through_alias, srcad.Active(1.0))

@@ -26,6 +26,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
+from srcad.transform.list_appends import appends_to_literals
 from srcad.transform.list_reductions import fold_literal_reductions
 from srcad.transform.lists import grow_lists_into_arrays, split_fixed_lists
 from srcad.transform.names import Namer
@@ -349,7 +350,7 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     """(the lowered body, the local functions it defined: name -> LocalFunction)."""
     lowering = Lowering(parsed, namer)
     body = fold_literal_reductions(parsed, body)
-    body = lowering.comprehensions_as_appends(body)
+    body = appends_to_literals(lowering.comprehensions_as_appends(body))
     body = lowering.block(grow_lists_into_arrays(parsed, body, namer), top=True)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     return split_fixed_lists(parsed, body, namer, params), lowering.local_functions
