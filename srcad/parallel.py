@@ -19,7 +19,7 @@ import threading
 import numpy as np
 
 from srcad.annotations import Active, Annotation, Const, Constant, Duplicated
-from srcad.errors import ArgumentError, surfaced
+from srcad.errors import ArgumentError, SrcadError, surfaced
 from srcad.row_sums import RowSumError, row_sum
 
 _POOL = []
@@ -152,11 +152,14 @@ def parallel_option(operator: str):
     def decorate(op):
         @functools.wraps(op)
         def call(f, *args, **options):
-            if options:
-                parallel = options.pop("parallel") if "parallel" in options else False
-                if parallel or type(options.get("prep")) is ParallelPreparation:
-                    return _parallel_operator(operator, f, args, options)
-            return op(f, *args, **options)
+            try:
+                if options:
+                    parallel = options.pop("parallel") if "parallel" in options else False
+                    if parallel or type(options.get("prep")) is ParallelPreparation:
+                        return _parallel_operator(operator, f, args, options)
+                return op(f, *args, **options)
+            except SrcadError as err:  # the traceback ends at the user's call
+                raise surfaced(err) from None
         return call
     return decorate
 

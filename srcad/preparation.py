@@ -15,7 +15,7 @@ from srcad.annotations import Annotation, Cache, Constant, Output
 from srcad.api import _target, bind_arguments
 from srcad.container_operators import container_operator, returns_tuple
 from srcad.engines import ForwardEngine, Slot
-from srcad.errors import ArgumentError, LaneLayoutError
+from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.pipeline import UNROLL_MAX_WIDTH
 from srcad.plans import CONST, gradient_entry, matcher
 from srcad.pytrees import CONTAINERS
@@ -32,6 +32,12 @@ def operator_entry(operator):
 
     @functools.wraps(operator)
     def wrapper(f, *args, **options):
+        try:
+            return entry(f, *args, **options)
+        except SrcadError as err:  # the traceback ends at the user's call (SRCAD_DEBUG=1 keeps it)
+            raise surfaced(err) from None
+
+    def entry(f, *args, **options):
         f = _target(f)
         for key in options:  # loops, not set operations: this runs on every prepared call
             if key not in options_taken:

@@ -82,3 +82,10 @@ def two_outputs(p, x):
 
 def leaf_in_library_call(params, x):
     return np.sum(np.copysign(params["w"], x))
+
+
+def iterate_dict(params, x):
+    s = 0.0
+    for key in params:
+        s += params[key] * x[0]
+    return s

@@ -2,6 +2,9 @@
 argument of autodiff, the operators and the transforms (srcad/pytrees.py,
 srcad/container_calls.py, srcad/container_operators.py, srcad/transform/containers.py)."""
 
+import os
+import traceback
+
 import numpy as np
 import pytest
 
@@ -160,3 +163,16 @@ def test_refusals_spell_leaves_as_the_user_does():
     with pytest.raises(srcad.SrcadError, match=rf"container_models.py:{line}:") as err:
         srcad.gradient(m.leaf_in_library_call, params, srcad.Constant(X))
     assert "params['w']" in str(err.value) and "params_w" not in str(err.value)
+
+
+def test_iterating_over_a_dict_is_refused_at_the_loop_and_the_traceback_ends_at_the_call():
+    params = {"w": 1.5, "b": 2.0}
+    line = m.iterate_dict.__code__.co_firstlineno + 2
+    with pytest.raises(srcad.UnsupportedSyntaxError,
+                       match=rf"container_models.py:{line}:5: container: a dict argument is read "
+                       r"by constant string keys; iterating over it .* \(write its entries "
+                       r"out: \['b'\], \['w'\]\)") as err:
+        srcad.gradient(m.iterate_dict, params, srcad.Constant(X))
+    frames = traceback.extract_tb(err.value.__traceback__)
+    inside = [f for f in frames if f.filename.startswith(os.path.dirname(srcad.__file__))]
+    assert len(inside) <= 1, [f.name for f in inside]  # the raise at the public call only

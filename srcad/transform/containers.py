@@ -89,8 +89,11 @@ def _leaf_names(node):
 class _Resolver:
     def __init__(self, parsed):
         self.parsed = parsed
+        self.current = None  # the statement being resolved (errors point at it)
 
     def error(self, node, message, hint=_HINT):
+        if getattr(node, "lineno", None) is None:  # made by srcad: its statement's line
+            node = self.current
         return self.parsed.error(node, "container", message, hint=hint,
                                  kind=UnsupportedSyntaxError)
 
@@ -102,6 +105,7 @@ class _Resolver:
         return out
 
     def stmt(self, stmt, env, ints) -> list:
+        self.current = stmt
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], gast.Name):
             target = stmt.targets[0].id
@@ -217,6 +221,12 @@ class _Resolver:
                                           ctx=expr.ctx)
                 key = self._key(element, ints)
                 part = found.child(key)
+                if part is None and found.kind == "dict" and type(key) is int:
+                    keys = ", ".join(f"[{k!r}]" for k in found.keys)
+                    raise self.error(expr, "a dict argument is read by constant string keys; "
+                                     "iterating over it (for key in params) or indexing it "
+                                     "by position is not supported",
+                                     hint=f"write its entries out: {keys}")
                 if part is None:
                     what = "key" if found.kind == "dict" else "index"
                     raise self.error(expr, f"the container {what} {S.unparse_expr(element)} "
