@@ -4,11 +4,15 @@ nested, as JAX users keep model parameters) or a function returning a tuple.
 Every call is built on `autodiff` with `Duplicated(x, shadow)` (srcad/container_calls.py),
 and every result has x's structure:
 
-* `gradient`, `value_and_gradient`: the gradient is a container like x (reverse mode);
+* `gradient`, `value_and_gradient`: the gradient is a container like x (reverse mode, or
+  forward lanes with mode="forward");
 * `pullback`: u^T J, a container like x;
-* `pushforward`: J v for a tangent v of x's structure; the result is shaped like f's output;
+* `pushforward`: J v for a tangent v of x's structure (a tuple of tangents: one vector-mode
+  call); the result is shaped like f's output;
 * `jacobian`, `value_and_jacobian`: a container like x whose leaf for an input leaf of shape
-  `s` has shape `output.shape + s` (JAX's `jacrev` convention);
+  `s` has shape `output.shape + s` (JAX's `jacrev` convention; srcad/container_jacobian.py);
+* `hvp`, `hessian`: forward over reverse (srcad/container_second_order.py), H v a container
+  like x, H a container like x of containers like x (JAX's `jax.hessian`);
 * `out=` is a container like the result, filled in place (its float entries are set in their
   dict or list) and returned.
 
@@ -18,8 +22,8 @@ a tuple with one cotangent per value, a pushforward's result a tuple of tangents
 
 Leaves that are not floats (ints, bools, None) are constants: their entries in a result are
 copied from x. A preparation (`prepare_gradient(f, params)`) records x's structure and the
-backend; a call with another structure raises `PreparationMismatchError`. hvp, hessian,
-second_derivative and derivative take a float or an array x only.
+backend; a call with another structure raises `PreparationMismatchError`. second_derivative
+and derivative take a float x; memory= and sparse= are refused.
 """
 
 from __future__ import annotations
