@@ -32,29 +32,29 @@ def operator_entry(operator):
 
     @functools.wraps(operator)
     def wrapper(f, *args, **options):
+        # one frame, no inner call: a prepared call allocates nothing here (the reverse
+        # jacobian's memory test); a refusal's traceback ends at the user's call
         try:
-            return entry(f, *args, **options)
-        except SrcadError as err:  # the traceback ends at the user's call (SRCAD_DEBUG=1 keeps it)
-            raise surfaced(err) from None
-
-    def entry(f, *args, **options):
-        f = _target(f)
-        for key in options:  # loops, not set operations: this runs on every prepared call
-            if key not in options_taken:
-                args = keywords_as_constants(f, args, {k: options.pop(k) for k in list(options)
-                                                       if k not in options_taken})
-                break
-        if len(args) != f.__code__.co_argcount:
-            args = args + tuple(Constant(v) for v in bind_arguments(f, args)[len(args):])
-        for a in args:
-            if type(a) in CONTAINERS:  # x is a dict, list or tuple of parameters
+            f = _target(f)
+            for key in options:  # loops, not set operations: this runs on every prepared call
+                if key not in options_taken:
+                    args = keywords_as_constants(f, args, {k: options.pop(k)
+                                                           for k in list(options)
+                                                           if k not in options_taken})
+                    break
+            if len(args) != f.__code__.co_argcount:
+                args = args + tuple(Constant(v) for v in bind_arguments(f, args)[len(args):])
+            for a in args:
+                if type(a) in CONTAINERS:  # x is a dict, list or tuple of parameters
+                    return container_operator(operator.__name__, f, args, options)
+            if tuple_outputs and returns_tuple(f):
                 return container_operator(operator.__name__, f, args, options)
-        if tuple_outputs and returns_tuple(f):
-            return container_operator(operator.__name__, f, args, options)
-        result = operator(f, *args, **options)
-        if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
-            result.remake = functools.partial(operator, f, **options)
-        return result
+            result = operator(f, *args, **options)
+            if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
+                result.remake = functools.partial(operator, f, **options)
+            return result
+        except SrcadError as err:  # SRCAD_DEBUG=1 keeps srcad's frames
+            raise surfaced(err) from None
     return wrapper
 
 

@@ -3,8 +3,8 @@ followed by `xs.append(e)` in straight-line code becomes `xs = [xs[0], xs[1], e]
 literal one longer, which srcad/transform/lists.py splits into variables like any list of
 known length. Appends inside loops and branches are left as written (a list grown by one
 append per iteration of a loop becomes an array, srcad/transform/lists.py; others are
-refused with their line). A list given away between its binding and an append (`ys = xs`,
-`helper(xs)`) could be changed through another name: its appends are left as written too.
+refused with their line). A list used any other way anywhere in the body (`ys = xs`,
+`helper(xs)`, `xs.pop()`, an append in a loop) keeps all its appends as written.
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ def appends_to_literals(body: list) -> list:
     >>> print(S.unparse_expr(appends_to_literals(body)[1]).strip())
     xs = [xs[0], b]
     """
+    eligible = _only_read_and_appended(body)
     known: dict = {}  # list name -> its length
     out = []
     for stmt in body:
         name_ = _appended(stmt)
-        if name_ is not None and name_ in known and not _reads_whole(stmt.value.args[0], name_):
+        if name_ is not None and name_ in known:
             elements = [gast.Subscript(value=S.name(name_), slice=S.const(k), ctx=gast.Load())
                         for k in range(known[name_])]
             literal = gast.List(elts=elements + [stmt.value.args[0]], ctx=gast.Load())
@@ -37,14 +38,38 @@ def appends_to_literals(body: list) -> list:
             known[name_] += 1
             out.append(new)
             continue
-        for other in list(known):
-            if other in S.stored_names(stmt) or _reads_whole(stmt, other):
-                del known[other]
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.List):
-            known[stmt.targets[0].id] = len(stmt.value.elts)
+        literal = _literal_binding(stmt)
+        if literal in eligible:
+            known[literal] = len(stmt.value.elts)
         out.append(stmt)
     return out
+
+
+def _literal_binding(stmt):
+    """The name `xs` of `xs = [...]`, else None."""
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.List):
+        return stmt.targets[0].id
+    return None
+
+
+def _only_read_and_appended(body) -> set:
+    """Names bound only by top-level list literals and otherwise only read (indexed, looped
+    over, reduced) or appended to by top-level statements: nothing else (`xs.pop()`, an
+    append in a loop, `ys = xs`, `helper(xs)`) sees the list, so its appends can be literals."""
+    names = {_literal_binding(stmt) for stmt in body} - {None}
+    for stmt in body:
+        literal, appended = _literal_binding(stmt), _appended(stmt)
+        for name_ in list(names):
+            if name_ == literal:
+                if _reads_whole(stmt.value, name_):
+                    names.discard(name_)
+            elif name_ == appended:
+                if _reads_whole(stmt.value.args[0], name_):
+                    names.discard(name_)
+            elif name_ in S.stored_names(stmt) or _reads_whole(stmt, name_):
+                names.discard(name_)
+    return names
 
 
 def _appended(stmt):
