@@ -16,6 +16,7 @@ import random
 # The chance that a float argument is Const: with three float arguments, about 30% of the
 # mixes keep every argument varied (the fuzzer's programs before mixes existed).
 CONST_CHANCE = 1 / 3
+VARIED = ("dup", "active", "container")  # argument kinds a mix may make Const
 
 
 def choose_annotations(program, seed: int) -> list[str]:
@@ -24,15 +25,15 @@ def choose_annotations(program, seed: int) -> list[str]:
     rng = random.Random(f"annotations {seed}")
     while True:
         mix = [("const" if rng.random() < CONST_CHANCE else arg.kind)
-               if arg.kind in ("dup", "active") else arg.kind for arg in program.args]
-        if any(kind in ("dup", "active") for kind in mix):
+               if arg.kind in VARIED else arg.kind for arg in program.args]
+        if any(kind in VARIED for kind in mix):
             return mix
 
 
 def describe(program, annotations) -> str:
     """`y:dup x:const a:active`, for reports."""
     return " ".join(f"{arg.name}:{kind}" for arg, kind in zip(program.args, annotations)
-                    if arg.kind in ("dup", "active"))
+                    if arg.kind in VARIED)
 
 
 def expected_refusal(program, annotations, message: str) -> bool:

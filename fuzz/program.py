@@ -13,7 +13,9 @@ import numpy as np
 @dataclass
 class ArgKind:
     """One argument of `f`: 'dup' (float array, Duplicated), 'active' (float, Active),
-    'const_int' (int, passed bare) or 'index' (an int array, the list `value`, passed bare)."""
+    'const_int' (int, passed bare), 'index' (an int array, the list `value`, passed bare) or
+    'container' (a parameter container of structure `value`, Duplicated with a zero shadow
+    of its structure; fuzz/grammar_containers.py)."""
 
     kind: str
     name: str
@@ -40,9 +42,36 @@ def make_inputs(program: Program, rng: np.random.Generator):
             values.append(np.round(rng.uniform(-1.5, 1.5, arg.shape), 3) + 0.0)
         elif arg.kind == "active":
             values.append(float(np.round(rng.uniform(-1.5, 1.5), 3)))
+        elif arg.kind == "container":
+            values.append(_container_values(arg.value, rng))
         else:
             values.append(arg.value)
     return values
+
+
+def _container_values(spec, rng):
+    """A parameter container of structure `spec` (fuzz/grammar_containers.py): "f" a float,
+    n an array of n floats, ("int", v) the int v."""
+    if isinstance(spec, dict):
+        return {key: _container_values(v, rng) for key, v in spec.items()}
+    if isinstance(spec, list):
+        return [_container_values(v, rng) for v in spec]
+    if isinstance(spec, tuple):
+        return spec[1]
+    if spec == "f":
+        return float(np.round(rng.uniform(-1.5, 1.5), 3))
+    return np.round(rng.uniform(-1.5, 1.5, spec), 3) + 0.0
+
+
+def container_repr(value) -> str:
+    """Python text building the container `value` (arrays as np.array([...]))."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {container_repr(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(container_repr(v) for v in value) + "]"
+    if isinstance(value, np.ndarray):
+        return f"np.array({_array_repr(value)})"
+    return repr(value)
 
 
 def module_text(program: Program, values, header: str = "", annotations=None) -> str:
@@ -66,6 +95,11 @@ def module_text(program: Program, values, header: str = "", annotations=None) ->
             lines.append(f"        np.array({_array_repr(value)}),")
         elif annotation == "const" and arg.kind == "active":
             lines.append(f"        {float(value)!r},")
+        elif annotation == "container":
+            text = container_repr(value)
+            lines.append(f"        Duplicated({text}, tree_zeros_like({text})),")
+        elif annotation == "const" and arg.kind == "container":
+            lines.append(f"        {container_repr(value)},")
         elif arg.kind == "index":
             lines.append(f"        np.array({list(value)!r}),")
         else:

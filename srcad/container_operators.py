@@ -4,11 +4,15 @@ nested, as JAX users keep model parameters) or a function returning a tuple.
 Every call is built on `autodiff` with `Duplicated(x, shadow)` (srcad/container_calls.py),
 and every result has x's structure:
 
-* `gradient`, `value_and_gradient`: the gradient is a container like x (reverse mode);
+* `gradient`, `value_and_gradient`: the gradient is a container like x (reverse mode, or
+  forward lanes with mode="forward");
 * `pullback`: u^T J, a container like x;
-* `pushforward`: J v for a tangent v of x's structure; the result is shaped like f's output;
+* `pushforward`: J v for a tangent v of x's structure (a tuple of tangents: one vector-mode
+  call); the result is shaped like f's output;
 * `jacobian`, `value_and_jacobian`: a container like x whose leaf for an input leaf of shape
-  `s` has shape `output.shape + s` (JAX's `jacrev` convention);
+  `s` has shape `output.shape + s` (JAX's `jacrev` convention; srcad/container_jacobian.py);
+* `hvp`, `hessian`: forward over reverse (srcad/container_second_order.py), H v a container
+  like x, H a container like x of containers like x (JAX's `jax.hessian`);
 * `out=` is a container like the result, filled in place (its float entries are set in their
   dict or list) and returned.
 
@@ -18,18 +22,20 @@ a tuple with one cotangent per value, a pushforward's result a tuple of tangents
 
 Leaves that are not floats (ints, bools, None) are constants: their entries in a result are
 copied from x. A preparation (`prepare_gradient(f, params)`) records x's structure and the
-backend; a call with another structure raises `PreparationMismatchError`. hvp, hessian,
-second_derivative and derivative take a float or an array x only.
+backend; a call with another structure raises `PreparationMismatchError`. second_derivative
+and derivative take a float x; memory= and sparse= are refused.
 """
 
 from __future__ import annotations
 
+import gast
 import numpy as np
 
 from srcad import pytrees
 from srcad import syntax as S
 from srcad.annotations import (
     Active,
+    BatchDuplicated,
     Cache,
     Constant,
     Duplicated,
@@ -37,16 +43,21 @@ from srcad.annotations import (
     Output,
     ReverseWithPrimal,
 )
+from srcad.container_jacobian import fill as _fill
+from srcad.container_jacobian import jacobian
+from srcad.container_second_order import ContainerSecondOrder
 from srcad.errors import ArgumentError, SrcadError
 
 _ARRAY_ONLY = ("hvp", "hessian", "second_derivative", "derivative")
+_SECOND_ORDER = ("hvp", "hessian")
 
 
-_TUPLE_RETURNS: dict = {}  # code object -> does the function end with `return a, b`?
+_TUPLE_RETURNS: dict = {}  # code object -> does the function return `a, b`?
 
 
 def returns_tuple(f) -> bool:
-    """Does f's last statement return a tuple (`return a, b`)? Read from its source once."""
+    """Does f return a tuple (`return a, b`, on one path or several)? Read from its source
+    once."""
     code = f.__code__
     known = _TUPLE_RETURNS.get(code)
     if known is None:
@@ -55,9 +66,19 @@ def returns_tuple(f) -> bool:
             body = parse_function(f).tree.body
         except SrcadError:
             return False  # refused later, with its reason
-        known = bool(body) and S.is_tuple_return(body[-1])
+        known = any(S.is_tuple_return(r) for r in _own_returns(body))
         _TUPLE_RETURNS[code] = known
     return known
+
+
+def _own_returns(stmts):
+    """The return statements of a function body, not those of functions defined in it."""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Return):
+            yield stmt
+        elif not isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+            for field in ("body", "orelse", "handlers", "finalbody"):
+                yield from _own_returns(getattr(stmt, field, None) or [])
 
 
 class ContainerPrep:
@@ -91,15 +112,15 @@ def container_operator(name, f, args, options):
                             f"with respect to); got {len(bare)}",
                             hint="wrap the others in Constant(...), Cache(...) or Output(...)")
     x = bare[0]
-    if base in _ARRAY_ONLY or (base in ("gradient", "value_and_gradient")
-                               and type(x) not in pytrees.CONTAINERS):
-        what = (f"a {type(x).__name__} of parameters" if type(x) in pytrees.CONTAINERS
+    container = type(x) in pytrees.CONTAINERS
+    if base in _ARRAY_ONLY and not (container and base in _SECOND_ORDER) or (
+            base in ("gradient", "value_and_gradient") and not container):
+        what = (f"a {type(x).__name__} of parameters" if container
                 else "a function returning a tuple")
+        hint = ("a derivative takes a float x; use jacobian or gradient for a container"
+                if container else "jacobian, pullback and pushforward take tuple outputs")
         raise ArgumentError(f"{base} takes a float or a float array x and a function returning "
-                            f"a float or an array, got {what}", construct=base,
-                            hint="jacobian, pullback and pushforward take containers and "
-                            "tuple outputs; for second derivatives concatenate the leaves "
-                            "into one array (np.concatenate)")
+                            f"a float or an array, got {what}", construct=base, hint=hint)
     tree = pytrees.treedef(x, "the input")
     prep = options.get("prep")
     backend = options.get("backend") or (prep.backend if prep is not None else "python")
@@ -113,25 +134,42 @@ def container_operator(name, f, args, options):
                                            "returns a tuple")
         prep.check(base, f, tree)
     mode, chunk = options.get("mode"), options.get("chunk")
-    if chunk is not None:
-        raise ArgumentError(f"chunk= with a container input or a tuple output: {base} runs one "
-                            "pass per tangent or cotangent", construct="chunk",
-                            hint="leave chunk out")
-    run = _Runner(f, args, backend)
+    for option in ("memory", "sparse"):
+        if options.get(option):
+            raise ArgumentError(f"{option}= with a container input or a tuple output is not "
+                                "supported", construct=option,
+                                hint="pass the arrays as arguments of their own, or leave "
+                                f"{option}= out")
+    from srcad.operator_options import check_options  # noqa: PLC0415 - it imports this module
+    check_options(base.removeprefix("value_and_"), mode, chunk, options.get("backend"))
     out = options.get("out")
+    if base in _SECOND_ORDER:
+        position = next(i for i, a in enumerate(args) if a is x)
+        second = ContainerSecondOrder(f, args, position, backend)
+        if base == "hvp":
+            return _fill(out, second.hvp(options["tangent"], x))
+        return _fill(out, second.hessian(x, chunk))
+    run = _Runner(f, args, backend)
     if base in ("gradient", "value_and_gradient"):
-        if mode not in (None, "reverse"):
-            raise ArgumentError(f"mode={mode!r}: the gradient with respect to a container is "
-                                "computed in reverse mode", construct="mode",
-                                hint="leave mode out")
-        value, grad = run.reverse(_target(x, out), seed=None)
+        if mode == "forward":  # the jacobian's one row, by lanes of unit tangents
+            value, grad = jacobian(run, x, "forward", out, chunk)
+        else:
+            value, grad = run.reverse(_target(x, out), seed=None)
         _check_float(value, base)
         return grad if base == "gradient" else (value, grad)
     if base == "pullback":
         return run.reverse(_target(x, out), seed=options["cotangent"])[1]
     if base == "pushforward":
         tangent = options["tangent"]
-        if type(x) in pytrees.CONTAINERS:
+        if _several_tangents(x, tangent):  # lanes: one vector-mode call, a tuple of results
+            for t in tangent:
+                if container:
+                    pytrees.check_congruent(x, t, "each tangent")
+            results = tuple(run.forward_lanes(list(tangent)))
+            if out is not None:
+                return tuple(_fill(buffer, r) for buffer, r in zip(out, results))
+            return results
+        if container:
             pytrees.check_congruent(x, tangent, "the tangent")
         t = run.forward(tangent)
         if out is not None:
@@ -141,10 +179,19 @@ def container_operator(name, f, args, options):
             return out
         return t
     if base in ("jacobian", "value_and_jacobian"):
-        value, jac = _jacobian(run, x, mode, out)
+        value, jac = jacobian(run, x, mode, out, chunk)
         return jac if base == "jacobian" else (value, jac)
     raise ArgumentError(f"{base} does not take a container input or a tuple output",
                         construct=base)
+
+
+def _several_tangents(x, tangent) -> bool:
+    """Is `tangent` a tuple or list of tangents (rather than one tangent like x)?"""
+    if type(tangent) not in (tuple, list):
+        return False
+    if type(x) not in pytrees.CONTAINERS:
+        return True
+    return pytrees.treedef(tangent) != pytrees.treedef(x)
 
 
 def _check_float(value, operator):
@@ -234,89 +281,34 @@ class _Runner:
             return annotated[self.outputs[0]].shadow.copy()
         return t
 
+    def forward_lanes(self, tangents):
+        """J v for each tangent of `tangents` in one vector-mode call: a list of lane
+        results (each a tuple for a tuple of values)."""
+        from srcad.api import autodiff  # noqa: PLC0415
+        if len(tangents) == 1:
+            return [self.forward(tangents[0])]
+        x = self.args[self.x_position]
+        lanes = [float(t) for t in tangents] if type(x) not in pytrees.CONTAINERS and \
+            not isinstance(x, np.ndarray) else list(tangents)
+        annotated = []
+        for i, a in enumerate(self.args):
+            if i == self.x_position:
+                annotated.append(BatchDuplicated(x, lanes))
+            elif isinstance(a, Constant):
+                annotated.append(a.value)
+            else:  # Cache, Output: zero lanes (an Output's lanes are the result)
+                annotated.append(BatchDuplicated(a.value, [np.zeros_like(a.value)
+                                                           for _ in tangents]))
+        batch = "unrolled" if self.backend == "numba" else None
+        t = autodiff(Forward, self.f, *annotated, backend=self.backend, batch=batch)
+        if self.outputs:
+            shadows = annotated[self.outputs[0]].shadows
+            return [np.array(shadows[k]) for k in range(len(tangents))]
+        if type(t) is tuple:
+            return [tuple(np.asarray(v)[k] for v in t) for k in range(len(tangents))]
+        return [np.asarray(t)[k] for k in range(len(tangents))]
+
     def value(self):
         values = [a.value if isinstance(a, (Constant, Cache, Output)) else a for a in self.args]
         result = self.f(*values)
         return values[self.outputs[0]] if self.outputs else result
-
-
-def _jacobian(run, x, mode, out):
-    """(value, jacobian): forward mode (one pass per input element) when x has no more
-    elements than the output, else reverse (one pass per output element). The jacobian of
-    an output of shape `o` with respect to an input leaf of shape `s` has shape `o + s`; it
-    comes in x's structure, and in a tuple over the values of a tuple output."""
-    value = run.value()
-    outputs = list(value) if type(value) is tuple else [value]
-    out_shapes = [np.shape(v) for v in outputs]
-    tree = pytrees.treedef(x)
-    leaf_paths = pytrees.paths(tree)
-    given = pytrees.leaves(x)
-    floats = [k for k, v in enumerate(given)
-              if isinstance(v, (float, np.floating)) or (isinstance(v, np.ndarray)
-                                                          and v.dtype.kind == "f")]
-    blocks = [{k: np.zeros(o + np.shape(given[k])) for k in floats} for o in out_shapes]
-    n = sum(int(np.size(given[k])) for k in floats)
-    m = sum(int(np.prod(o)) for o in out_shapes)
-    if mode not in (None, "forward", "reverse"):
-        raise ArgumentError(f"unknown mode {mode!r}", hint="use 'forward' or 'reverse'")
-    if (mode or ("forward" if n <= m else "reverse")) == "forward":
-        for k in floats:
-            for e in range(int(np.size(given[k]))):
-                tangent = _unit_tangent(x, tree, leaf_paths, given, k, e)
-                t = run.forward(tangent)
-                for j, column in enumerate(t if type(value) is tuple else (t,)):
-                    blocks[j][k].reshape(out_shapes[j] + (-1,))[..., e] = column
-    else:
-        for j, shape in enumerate(out_shapes):
-            for i in range(int(np.prod(shape))):
-                seeds = [np.zeros(o) if o else 0.0 for o in out_shapes]
-                if shape:
-                    seeds[j].reshape(-1)[i] = 1.0
-                else:
-                    seeds[j] = 1.0
-                seed = tuple(seeds) if type(value) is tuple else seeds[0]
-                _, row = run.reverse(_target(x, None), seed)
-                rows = pytrees.leaves(row)
-                for k in floats:
-                    blocks[j][k].reshape((-1,) + np.shape(given[k]))[i] = rows[k]
-    jacobians = []
-    for j in range(len(outputs)):
-        leaves = [blocks[j][k] if k in blocks[j] else given[k] for k in range(len(given))]
-        leaves = [float(b) if isinstance(b, np.ndarray) and b.shape == () else b
-                  for b in leaves]
-        jacobians.append(pytrees.unflatten(tree, leaves))
-    result = tuple(jacobians) if type(value) is tuple else jacobians[0]
-    if out is None:
-        return value, result
-    return value, _fill(out, result)
-
-
-def _unit_tangent(x, tree, leaf_paths, given, k, e):
-    """A tangent like x, zero but for element e of leaf k."""
-    if tree == pytrees.LEAF:
-        if isinstance(x, np.ndarray):
-            t = np.zeros_like(x)
-            t.reshape(-1)[e] = 1.0
-            return t
-        return 1.0
-    tangent = pytrees.tree_zeros_like(x)
-    if isinstance(given[k], np.ndarray):
-        pytrees.get(tangent, leaf_paths[k]).reshape(-1)[e] = 1.0
-    else:
-        pytrees.set_leaf(tangent, leaf_paths[k], 1.0)
-    return tangent
-
-
-def _fill(out, result):
-    """`out` (a container like `result`) filled with `result` in place."""
-    if isinstance(result, np.ndarray):
-        out[...] = result
-        return out
-    pytrees.check_congruent(result, out, "out=")
-    for path, leaf in zip(pytrees.paths(pytrees.treedef(result)), pytrees.leaves(result)):
-        target = pytrees.get(out, path)
-        if isinstance(target, np.ndarray) and target.shape == np.shape(leaf):
-            target[...] = leaf
-        else:
-            pytrees.set_leaf(out, path, leaf, "out=")
-    return out

@@ -204,7 +204,13 @@ def _lanes_in_chunks(f, mode, args, backend, refusal):
     parts = [autodiff(mode, f, *chunk(start), batch="unrolled", backend=backend)
              for start in range(0, width, UNROLL_MAX_WIDTH)]
     tangents = [p[0] if mode.with_primal else p for p in parts]
-    joined = None if tangents[0] is None else np.concatenate(tangents)
+    if tangents[0] is None:
+        joined = None
+    elif type(tangents[0]) is tuple:  # f returns a tuple: join each value's lanes
+        joined = tuple(np.concatenate([t[k] for t in tangents])
+                       for k in range(len(tangents[0])))
+    else:
+        joined = np.concatenate(tangents)
     return (joined, parts[0][1]) if mode.with_primal else joined
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import re
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -28,6 +29,9 @@ class ParsedFunction:
     first_line: int  # absolute line number of the `def` line
     source_lines: list[str]
     namespace: dict = field(repr=False)  # closure cells over globals, as Python resolves them
+    # names srcad gave to values the user spells otherwise (a container's leaf parameter
+    # `params_w` is `params["w"]`): error messages say what the user wrote
+    spellings: dict = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
@@ -44,6 +48,8 @@ class ParsedFunction:
         return self.source_lines[line - self.first_line].strip()
 
     def error(self, node, construct, message, hint=None, kind=UnsupportedSyntaxError):
+        if self.spellings:
+            message = _respelled(message, self.spellings)
         column = getattr(node, "col_offset", None)
         line = self.line_of(node)
         if column is not None and line is not None:
@@ -170,3 +176,9 @@ def parse_function(func) -> ParsedFunction:
             except ValueError:  # empty cell
                 pass
     return ParsedFunction(func, tree, filename, first_line, source.splitlines(), namespace)
+
+
+def _respelled(message: str, spellings: dict) -> str:
+    """`message` with each name srcad made replaced by the user's spelling."""
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, spellings)) + r")\b")
+    return pattern.sub(lambda m: spellings[m.group(1)], message)

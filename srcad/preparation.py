@@ -16,7 +16,7 @@ from srcad.arguments import bind_arguments
 from srcad.container_operators import container_operator, returns_tuple
 from srcad.differentiate import _target
 from srcad.engines import ForwardEngine, Slot
-from srcad.errors import ArgumentError, LaneLayoutError
+from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.pipeline import UNROLL_MAX_WIDTH
 from srcad.plans import CONST, MISS, gradient_entry, jacobian_entry, matcher
 from srcad.pytrees import CONTAINERS
@@ -39,33 +39,38 @@ def operator_entry(operator):
 
     @functools.wraps(operator)
     def wrapper(f, *args, **options):
-        if whole is not None and len(options) <= 2:  # prep= and out= only: no frame between
-            prep = options.get("prep")
-            if type(prep) is Prep and prep.run is not None and prep.function is f \
-                    and prep.operator == whole[0] and len(options) == 1 + ("out" in options):
-                result = prep.run(args, options.get("out"))
-                if result is not MISS:
-                    return result if whole[1] else result[1]
-        if parallel is not None and options and (
-                "parallel" in options or getattr(options.get("prep"), "splits_rows", False)):
-            return parallel(f, args, options)
-        f = _target(f)
-        for key in options:  # loops, not set operations: this runs on every prepared call
-            if key not in options_taken:
-                args = keywords_as_constants(f, args, {k: options.pop(k) for k in list(options)
-                                                       if k not in options_taken})
-                break
-        if len(args) != f.__code__.co_argcount:
-            args = args + tuple(Constant(v) for v in bind_arguments(f, args)[len(args):])
-        for a in args:
-            if type(a) in CONTAINERS:  # x is a dict, list or tuple of parameters
+        # one frame, no inner call: a prepared call allocates nothing here (the reverse
+        # jacobian's memory test); a refusal's traceback ends at the user's call
+        try:
+            if whole is not None and len(options) <= 2:  # prep= and out= only: no frame between
+                prep = options.get("prep")
+                if type(prep) is Prep and prep.run is not None and prep.function is f \
+                        and prep.operator == whole[0] and len(options) == 1 + ("out" in options):
+                    result = prep.run(args, options.get("out"))
+                    if result is not MISS:
+                        return result if whole[1] else result[1]
+            if parallel is not None and options and (
+                    "parallel" in options or getattr(options.get("prep"), "splits_rows", False)):
+                return parallel(f, args, options)
+            f = _target(f)
+            for key in options:  # loops, not set operations: this runs on every prepared call
+                if key not in options_taken:
+                    args = keywords_as_constants(f, args, {k: options.pop(k) for k in list(options)
+                                                           if k not in options_taken})
+                    break
+            if len(args) != f.__code__.co_argcount:
+                args = args + tuple(Constant(v) for v in bind_arguments(f, args)[len(args):])
+            for a in args:
+                if type(a) in CONTAINERS:  # x is a dict, list or tuple of parameters
+                    return container_operator(operator.__name__, f, args, options)
+            if tuple_outputs and returns_tuple(f):
                 return container_operator(operator.__name__, f, args, options)
-        if tuple_outputs and returns_tuple(f):
-            return container_operator(operator.__name__, f, args, options)
-        result = operator(f, *args, **options)
-        if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
-            result.remake = functools.partial(operator, f, **options)
-        return result
+            result = operator(f, *args, **options)
+            if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
+                result.remake = functools.partial(operator, f, **options)
+            return result
+        except SrcadError as err:  # SRCAD_DEBUG=1 keeps srcad's frames
+            raise surfaced(err) from None
     if parallel is not None:
         parallel.public = wrapper
     return wrapper

@@ -17,6 +17,9 @@ import numpy as np
 from srcad.errors import ArgumentError
 
 LEAF = "leaf"
+# a float leaf passed as a one-element array (hvp and hessian: every float leaf then has a
+# shadow array); the code reads it as `leaf[0]` (srcad/transform/containers.py)
+BOXED = "boxed leaf"
 CONTAINERS = (dict, list, tuple)
 
 
@@ -63,7 +66,7 @@ def _collect(value, out):
 
 def paths(tree, prefix=()) -> list:
     """The key paths of the leaves of `tree` (a treedef), in order: tuples of keys."""
-    if tree == LEAF:
+    if tree in (LEAF, BOXED):
         return [prefix]
     _, keys, children = tree
     return [p for key, child in zip(keys, children) for p in paths(child, prefix + (key,))]
@@ -77,7 +80,7 @@ def unflatten(tree, values):
 
 
 def _build(tree, it):
-    if tree == LEAF:
+    if tree in (LEAF, BOXED):
         return next(it)
     kind, keys, children = tree
     built = [_build(child, it) for child in children]
@@ -100,6 +103,19 @@ def tree_zeros_like(value: Any) -> Any:
     if isinstance(value, (float, np.floating)):
         return 0.0
     return value
+
+
+def boxed(tree, floats):
+    """`tree` with the leaves whose flag in `floats` (in leaf order) is true BOXED."""
+    flags = iter(floats)
+    return _boxed(tree, flags)
+
+
+def _boxed(tree, flags):
+    if tree == LEAF:
+        return BOXED if next(flags) else LEAF
+    kind, keys, children = tree
+    return (kind, keys, tuple(_boxed(c, flags) for c in children))
 
 
 def get(value, path):

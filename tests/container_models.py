@@ -55,3 +55,37 @@ def outputs(params, x):
 
 def computed_index(params, k):
     return params[0][0] * params[k]
+
+
+def iterate_entries(params, x):
+    s = 0.0
+    for layer in params["layers"]:
+        for i in range(len(x)):
+            s += math.tanh(layer["w"][i] * x[i] + layer["b"])
+    for k, w in enumerate(params["ws"], 1):
+        s = s * w * k
+    for v in params["nested"][0]:
+        s = s + v * v
+    return s
+
+
+def quadratic_mix(p, x):
+    return p["c"] * p["c"] * x[0] + np.sum(p["w"] * p["w"] * x) * p["c"] + p["k"]
+
+
+def two_outputs(p, x):
+    s = 0.0
+    for i in range(len(x)):
+        s += p["w"][i] * x[i]
+    return s * p["c"], p["w"] * p["c"]
+
+
+def leaf_in_library_call(params, x):
+    return np.sum(np.copysign(params["w"], x))
+
+
+def iterate_dict(params, x):
+    s = 0.0
+    for key in params:
+        s += params[key] * x[0]
+    return s

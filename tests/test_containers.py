@@ -2,6 +2,9 @@
 argument of autodiff, the operators and the transforms (srcad/pytrees.py,
 srcad/container_calls.py, srcad/container_operators.py, srcad/transform/normalize/containers.py)."""
 
+import os
+import traceback
+
 import numpy as np
 import pytest
 
@@ -130,5 +133,46 @@ def test_refusals_name_the_line():
     with pytest.raises(srcad.ArgumentError, match="tuple"):
         srcad.autodiff(srcad.Reverse, m.tuple_params,
                        srcad.Duplicated((np.ones(2), 0.5), (np.zeros(2), 0.0)), X)
-    with pytest.raises(srcad.ArgumentError, match="hessian takes a float"):
-        srcad.hessian(m.simple, {"a": 1.0, "b": np.ones(2)}, srcad.Constant(X))
+    with pytest.raises(srcad.ArgumentError, match="second_derivative takes a float"):
+        srcad.second_derivative(m.simple, {"a": 1.0, "b": np.ones(2)}, srcad.Constant(X))
+
+
+ITERATED = {"layers": [{"w": np.array([0.5, 0.2]), "b": 0.1},
+                       {"w": np.array([0.3, -0.4]), "b": 0.2}],
+            "ws": [0.5, 1.5], "nested": [[0.3, 0.6]]}
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_loop_over_a_list_inside_a_container_argument(backend):
+    params = ITERATED
+    check_grads(m.iterate_entries, srcad.Duplicated(params, srcad.tree_zeros_like(params)), X,
+                backend=backend)
+    # by hand: s = (t0 + t1) * 0.5 * 1 * 1.5 * 2 + 0.3^2 + 0.6^2, t_l = sum_i tanh(w_l,i x_i + b_l)
+    grad = srcad.gradient(m.iterate_entries, params, srcad.Constant(X), backend=backend)
+    u = [np.array([0.5, 0.2]) * X + 0.1, np.array([0.3, -0.4]) * X + 0.2]
+    t = [np.sum(np.tanh(v)) for v in u]
+    np.testing.assert_allclose(grad["layers"][1]["w"], 1.5 * X / np.cosh(u[1]) ** 2)
+    assert grad["layers"][0]["b"] == pytest.approx(1.5 * np.sum(1 / np.cosh(u[0]) ** 2))
+    assert grad["ws"][0] == pytest.approx((t[0] + t[1]) * 3.0)
+    assert grad["nested"][0] == pytest.approx([0.6, 1.2])
+
+
+def test_refusals_spell_leaves_as_the_user_does():
+    params = {"w": np.array([1.0, 2.0])}
+    line = m.leaf_in_library_call.__code__.co_firstlineno + 1
+    with pytest.raises(srcad.SrcadError, match=rf"container_models.py:{line}:") as err:
+        srcad.gradient(m.leaf_in_library_call, params, srcad.Constant(X))
+    assert "params['w']" in str(err.value) and "params_w" not in str(err.value)
+
+
+def test_iterating_over_a_dict_is_refused_at_the_loop_and_the_traceback_ends_at_the_call():
+    params = {"w": 1.5, "b": 2.0}
+    line = m.iterate_dict.__code__.co_firstlineno + 2
+    with pytest.raises(srcad.UnsupportedSyntaxError,
+                       match=rf"container_models.py:{line}:5: container: a dict argument is read "
+                       r"by constant string keys; iterating over it .* \(write its entries "
+                       r"out: \['b'\], \['w'\]\)") as err:
+        srcad.gradient(m.iterate_dict, params, srcad.Constant(X))
+    frames = traceback.extract_tb(err.value.__traceback__)
+    inside = [f for f in frames if f.filename.startswith(os.path.dirname(srcad.__file__))]
+    assert len(inside) <= 1, [f.name for f in inside]  # the raise at the public call only

@@ -433,7 +433,8 @@ def slices(x):
 
 def list_literal(x):
     v = [x, x * x]
-    v.append(x)  # a list that grows (a fixed one read by constant index is supported)
+    if x > 0.0:
+        v.append(x)  # a list that grows on one path (straight-line appends extend the literal)
     return v[0] + v[1]
 
 

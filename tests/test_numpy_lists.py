@@ -1,6 +1,7 @@
 """np.sum, np.max, np.min and np.array of list literals, of lists of known length and of
 lists grown by append (srcad/transform/normalize/lists.py)."""
 
+import numpy as np
 import pytest
 
 import srcad
@@ -33,3 +34,38 @@ def test_array_of_a_fixed_list():
     assert srcad.autodiff(srcad.Reverse, m.fixed_list_as_array,
                           srcad.Active(1.5)) == (pytest.approx(10.0),)
     check_grads(m.fixed_list_as_array, srcad.Active(1.5))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_list_comprehension_over_any_range_or_array(backend):
+    x = np.array([0.3, -0.7, 1.1])
+    if backend == "python":  # numba: the reverse gradient below (compiling is the cost)
+        check_grads(m.comprehension_lists, srcad.Duplicated(x, np.zeros(3)), srcad.Active(0.7))
+    # by hand: a sum(x) + a x2 x0^2 + max(x^2) + sum(x^2), max at x2
+    grad = srcad.gradient(m.comprehension_lists, x, srcad.Constant(0.7), backend=backend)
+    expected = 0.7 + 2 * x
+    expected[0] += 0.7 * x[2] * 2 * x[0]
+    expected[2] += 0.7 * x[0] ** 2 + 2 * x[2]
+    np.testing.assert_allclose(grad, expected)
+
+
+def test_arrays_appended_to_a_grown_list_are_refused_at_the_append():
+    line = m.arrays_appended.__code__.co_firstlineno + 3
+    with pytest.raises(srcad.UnsupportedSyntaxError,
+                       match=rf"numpy_list_models.py:{line}:9: element write: an array is "
+                       r"written into one element of `hs` \(a list grown by append holds "
+                       "floats"):
+        srcad.gradient(m.arrays_appended, np.ones(2), srcad.Constant(0.5))
+
+
+def test_appends_in_straight_line_code_extend_a_literal_list():
+    x = np.array([0.3, -0.7])
+    check_grads(m.literal_then_appends, srcad.Duplicated(x, np.zeros(2)), srcad.Active(0.7))
+    # by hand: q = 1 + a^4 + (x0 a)^2; f = q + (1 + a^2 + x0 a + q) + 4 q + 3 + a^2
+    a, x0 = 0.7, x[0]
+    _, d_a = srcad.autodiff(srcad.Reverse, m.literal_then_appends, x, srcad.Active(a))
+    d_q = 4 * a ** 3 + 2 * x0 ** 2 * a
+    assert d_a == pytest.approx(d_q + 2 * a + x0 + d_q + 4 * d_q + 2 * a)
+    # a list another name holds is left as written: refused with its line, never rewritten
+    with pytest.raises(srcad.UnsupportedSyntaxError, match=r"numpy_list_models.py:\d+:\d+: "):
+        srcad.autodiff(srcad.Reverse, m.appended_through_alias, srcad.Active(1.0))

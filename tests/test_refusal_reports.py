@@ -85,7 +85,8 @@ def reduction_in_while_condition(x):
 
 def list_appended(x):
     xs = [x, 2.0]
-    xs.append(x)
+    if x > 0.0:
+        xs.append(x)
     return xs[0]
 
 

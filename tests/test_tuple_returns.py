@@ -2,6 +2,7 @@
 reverse mode, a tuple of tangents in forward mode; the operators follow JAX), and a call with
 no derivative rule runs as it is on constants."""
 
+import inspect
 import math
 
 import numpy as np
@@ -40,9 +41,43 @@ def test_floats_and_arrays_all_modes(backend):
                 backend=backend)
 
 
-def test_tuple_returned_on_several_paths_is_refused():
-    with pytest.raises(srcad.UnsupportedSyntaxError, match="returns it once"):
-        srcad.autodiff(srcad.Reverse, m.two_returns, srcad.Active(1.0), seed=(1.0, 1.0))
+def test_tuple_returned_on_several_paths():
+    # two_returns: (x, 2x) for x > 0, else (-x, x)
+    assert srcad.autodiff(srcad.Reverse, m.two_returns, srcad.Active(1.5),
+                          seed=(1.0, 1.0)) == (3.0,)
+    assert srcad.autodiff(srcad.Reverse, m.two_returns, srcad.Active(-1.5),
+                          seed=(1.0, 0.5)) == (-0.5,)
+    assert srcad.autodiff(srcad.Forward, m.two_returns, srcad.Duplicated(-1.5, 1.0)) == (-1.0,
+                                                                                        1.0)
+    x = np.array([0.5, -1.0])
+    for a in (0.5, -0.5):  # the first return, then the last (past the loop's returns)
+        check_grads(m.early_returns, srcad.Duplicated(x, np.zeros(2)), srcad.Active(a))
+    first, second = srcad.jacobian(m.early_returns, x, srcad.Constant(-0.5))
+    np.testing.assert_allclose(first, [x[1], x[0]])  # d(x1 x0)/dx
+    np.testing.assert_allclose(second, [-0.5, 0.0])  # d(a x0)/dx
+    # if/else both returning (the operators see a tuple output without a final return)
+    y, s = srcad.jacobian(m.branch_returns, x)
+    np.testing.assert_allclose(y, 2.0 * np.eye(2))
+    np.testing.assert_allclose(s, [1.0, 0.0])
+    y, s = srcad.jacobian(m.branch_returns, -x, mode="reverse")
+    np.testing.assert_allclose(y, [[1.0, -0.5], [0.0, 2.0]])  # d(x x1)/dx at (-0.5, 1)
+    np.testing.assert_allclose(s, [0.0, 1.0])
+    check_grads(m.branch_returns, srcad.Duplicated(-x, np.zeros(2)), backend="numba",
+                modes=("fwd", "rev"))
+
+
+def test_tuple_returns_of_other_lengths_are_refused_at_their_line():
+    lines, _ = inspect.getsourcelines(m.uneven_returns)
+    start = lines and m.uneven_returns.__code__.co_firstlineno
+    with pytest.raises(srcad.UnsupportedSyntaxError,
+                       match=rf"tuple_return_models.py:{start + 3}:5: return: every return "
+                       "of a function returning a tuple of 2 values must return 2 values"):
+        srcad.autodiff(srcad.Forward, m.uneven_returns, srcad.Duplicated(1.0, 1.0))
+    start = m.falls_off.__code__.co_firstlineno
+    with pytest.raises(srcad.UnsupportedSyntaxError,
+                       match=rf"tuple_return_models.py:{start + 4}:5: return: a function "
+                       "returning a tuple must return one on every path"):
+        srcad.autodiff(srcad.Forward, m.falls_off, srcad.Duplicated(1.0, 1.0))
 
 
 def test_operators_follow_jax():
@@ -69,3 +104,13 @@ def test_calls_on_constants_need_no_rule():
     with pytest.raises(srcad.UnsupportedCallError, match="tuple_return_models.py:.*lgamma.*"
                        "carries a derivative"):
         srcad.autodiff(srcad.Reverse, m.rule_needed, srcad.Active(1.5))
+
+
+def test_numba_vector_mode_of_whole_array_tuple_joins_each_value_lanes():
+    # whole-array code under numba runs its lanes in unrolled chunks; each value's lanes join
+    x = np.array([0.3, -0.7, 1.1])
+    lanes = srcad.autodiff(srcad.Forward, m.whole_array_values,
+                           srcad.BatchDuplicated(x, list(np.eye(3))), 0.7, backend="numba")
+    np.testing.assert_allclose(lanes[0], [0.7, 0.7, 0.7])  # d sum(a x) / dx_k
+    np.testing.assert_allclose(lanes[1], np.diag(2 * x))   # d x^2 / dx_k, lane k
+    np.testing.assert_allclose(lanes[2], [0.0, 0.0, 0.0])

@@ -26,6 +26,35 @@ def two_returns(x):
     return -x, x
 
 
+def early_returns(x, a):
+    if a > 0.0:
+        return x[0] * a, x[1]
+    for i in range(2):
+        if x[i] > 5.0:
+            return x[i], a
+    return x[1] * x[0], x[0] * a
+
+
+def branch_returns(x):
+    if x[0] > 0.0:
+        return x * 2.0, x[0]
+    else:
+        return x * x[1], x[1]
+
+
+def uneven_returns(x):
+    if x > 0.0:
+        return x, x
+    return x
+
+
+def falls_off(x):
+    if x > 0.0:
+        return x, x
+    y = x
+    x = y
+
+
 def log_prior(x, m):
     c = math.lgamma(m / 2) + scipy.special.gammaln(m * 1.0)
     return c * x * x + math.gamma(3.5)
@@ -33,3 +62,7 @@ def log_prior(x, m):
 
 def rule_needed(x):
     return math.lgamma(x) * 2.0
+
+
+def whole_array_values(x, a):
+    return np.sum(x * a), x * x, a * a

@@ -10,7 +10,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.index_types import index_kind
 from srcad.analysis.primitives import effect_operands
-from srcad.analysis.value_types import OTHER, Array, is_float_like, stack_call
+from srcad.analysis.value_types import BOOL, INT, OTHER, Array, is_float_like, stack_call
 from srcad.errors import UnsupportedCallError
 from srcad.transform.normalize.inline import resolve_callee
 
@@ -64,6 +64,10 @@ class TypeRefusals:
         """Refuse values srcad cannot see into (attributes of objects, tuples, Fractions...)
         wherever they reach arithmetic: treating them as constants could silently drop a
         derivative."""
+        for stmt in self.norm.body:  # first: the cause of a name's mixed kinds below
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Assign):
+                    self._refuse_array_into_element(node, node.targets[0])
         for stmt in self.norm.body:
             for node in gast.walk(stmt):
                 if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Call)) \
@@ -95,6 +99,24 @@ class TypeRefusals:
                             node, "assignment", f"`{name}` holds {what}",
                             hint="srcad handles floats, ints, bools and NumPy arrays; unpack "
                             "tuples directly: a, b = f(x)")
+
+    def _refuse_array_into_element(self, node, target):
+        """`y[i] = v` with v an array and y[i] one element (NumPy raises "setting an array
+        element with a sequence"): also what appending arrays to a list grown by append
+        becomes (such a list is an array of floats)."""
+        if not (isinstance(node, gast.Assign) and isinstance(target, gast.Subscript)):
+            return
+        array, value = self.of(target.value), self.of(node.value)
+        if not (isinstance(array, Array) and isinstance(value, Array) and value.ndim >= 1):
+            return
+        index = target.slice.elts if isinstance(target.slice, gast.Tuple) else [target.slice]
+        if len(index) == array.ndim and all(self.of(i) in (INT, BOOL) for i in index):
+            name = S.target_name(target) or "the array"
+            raise self.norm.parsed.error(
+                node, "element write", f"an array is written into one element of `{name}` (a "
+                "list grown by append holds floats; an array element holds a number)",
+                hint="append floats, or make a 2-D array with np.zeros((n, m)) and write its "
+                "rows: a[i] = v")
 
     def _culprit(self, name):
         """The assignment to `name` to blame: the first whose own value is opaque (not the

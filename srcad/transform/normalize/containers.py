@@ -22,7 +22,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.errors import UnsupportedSyntaxError
-from srcad.pytrees import LEAF
+from srcad.pytrees import BOXED, LEAF, describe, paths
 from srcad.transform.names import Namer
 from srcad.transform.normalize.lists import _exits_loop
 
@@ -47,10 +47,15 @@ class _Node:
         return None
 
 
+class _Boxed(str):
+    """The parameter name of a float leaf passed in a one-element array: read as name[0]."""
+
+
 def _tree_names(tree, base, namer, path=()):
-    if tree == LEAF:
+    if tree in (LEAF, BOXED):
         suffix = "_".join(str(k) for k in path)
-        return namer.fresh(f"{base}_{suffix}" if suffix else base)
+        name_ = namer.fresh(f"{base}_{suffix}" if suffix else base)
+        return _Boxed(name_) if tree == BOXED else name_
     kind, keys, children = tree
     return _Node(kind, list(keys), [_tree_names(c, base, namer, path + (k,))
                                     for k, c in zip(keys, children)])
@@ -68,6 +73,8 @@ def split_container_params(parsed, body: list, params: list, containers, namer: 
             node = _tree_names(layout[position], name_, namer)
             env[name_] = node
             flat.extend(_leaf_names(node))
+            for leaf, path in zip(_leaf_names(node), paths(layout[position])):
+                parsed.spellings[leaf] = name_ + describe(path)
         else:
             flat.append(name_)
     return _Resolver(parsed).block(body, env, {}), flat
@@ -75,15 +82,18 @@ def split_container_params(parsed, body: list, params: list, containers, namer: 
 
 def _leaf_names(node):
     if isinstance(node, str):
-        return [node]
+        return [str(node)]
     return [n for c in node.children for n in _leaf_names(c)]
 
 
 class _Resolver:
     def __init__(self, parsed):
         self.parsed = parsed
+        self.current = None  # the statement being resolved (errors point at it)
 
     def error(self, node, message, hint=_HINT):
+        if getattr(node, "lineno", None) is None:  # made by srcad: its statement's line
+            node = self.current
         return self.parsed.error(node, "container", message, hint=hint,
                                  kind=UnsupportedSyntaxError)
 
@@ -95,6 +105,7 @@ class _Resolver:
         return out
 
     def stmt(self, stmt, env, ints) -> list:
+        self.current = stmt
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
                 and isinstance(stmt.targets[0], gast.Name):
             target = stmt.targets[0].id
@@ -200,6 +211,9 @@ class _Resolver:
             # `params["b"][1]` reaches here as params["b", 1]: keys, then the leaf's index
             index = expr.slice.elts if isinstance(expr.slice, gast.Tuple) else [expr.slice]
             for k, element in enumerate(index):
+                if isinstance(found, _Boxed):
+                    raise self.error(expr, "a float entry of a container is indexed",
+                                     hint="index arrays only")
                 if isinstance(found, str):
                     rest = index[k:]
                     return gast.Subscript(value=S.name(found), slice=rest[0] if len(rest) == 1
@@ -207,6 +221,12 @@ class _Resolver:
                                           ctx=expr.ctx)
                 key = self._key(element, ints)
                 part = found.child(key)
+                if part is None and found.kind == "dict" and type(key) is int:
+                    keys = ", ".join(f"[{k!r}]" for k in found.keys)
+                    raise self.error(expr, "a dict argument is read by constant string keys; "
+                                     "iterating over it (for key in params) or indexing it "
+                                     "by position is not supported",
+                                     hint=f"write its entries out: {keys}")
                 if part is None:
                     what = "key" if found.kind == "dict" else "index"
                     raise self.error(expr, f"the container {what} {S.unparse_expr(element)} "
@@ -239,6 +259,9 @@ class _Rewriter(gast.NodeTransformer):
 
     def visit_Subscript(self, node):
         found = self.resolver.resolve(node, self.env, self.ints)
+        if isinstance(found, _Boxed):
+            return gast.copy_location(gast.Subscript(value=S.name(str(found)), slice=S.const(0),
+                                                     ctx=node.ctx), node)
         if isinstance(found, str):
             return gast.copy_location(S.name(found, store=isinstance(node.ctx, gast.Store)), node)
         if isinstance(found, _Node):

@@ -191,7 +191,8 @@ class Desugar(gast.NodeTransformer):
                 lengths.append(S.call("len", span))
                 reads.append((target, S.substitute("start + k * step", {
                     "start": start, "k": S.name(index), "step": step})))
-            elif isinstance(seq, gast.Name):
+            elif isinstance(seq, gast.Name) or _constant_keys(seq):
+                # `params["layers"]` of a container argument: unrolled by its length later
                 lengths.append(S.call("len", S.as_load(seq)))
                 reads.append((target, gast.Subscript(value=S.as_load(seq), slice=S.name(index),
                                                      ctx=gast.Load())))
@@ -260,6 +261,18 @@ class Desugar(gast.NodeTransformer):
         down = [S.substitute("a + (len(range(a, b, c)) - 1) * c", mapping),
                 S.substitute("a - c", mapping), S.substitute("-c", mapping)]
         return _range(down), before
+
+
+def _constant_keys(seq) -> bool:
+    """Is `seq` a name read at constant keys, `params["layers"]` or `params["layers"][0]`?"""
+    if not isinstance(seq, gast.Subscript):
+        return False
+    while isinstance(seq, gast.Subscript):
+        keys = seq.slice.elts if isinstance(seq.slice, gast.Tuple) else [seq.slice]
+        if not all(isinstance(k, gast.Constant) and type(k.value) in (str, int) for k in keys):
+            return False
+        seq = seq.value
+    return isinstance(seq, gast.Name)
 
 
 def _range(args):

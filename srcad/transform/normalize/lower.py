@@ -27,6 +27,7 @@ import gast
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
+from srcad.transform.normalize.list_appends import appends_to_literals
 from srcad.transform.normalize.list_reductions import fold_literal_reductions
 from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_lists
 
@@ -108,6 +109,45 @@ class Lowering:
             if isinstance(getattr(stmt, field, None), list):
                 setattr(stmt, field, self.block(getattr(stmt, field)))
         return pre + [stmt]
+
+    def comprehensions_as_appends(self, body) -> list:
+        """`ys = [e for v in seq]` at the top of the body, over a range or an array variable
+        and not unrolled (srcad/transform/lists.py splits those over constant ranges): `ys =
+        []` and a range loop appending once per element, the list grown by append that
+        grow_lists_into_arrays makes an array (the comprehension's variable renamed: it
+        stays its own)."""
+        out = []
+        for stmt in body:
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], gast.Name)
+                    and isinstance(stmt.value, gast.ListComp)
+                    and len(stmt.value.generators) == 1 and not stmt.value.generators[0].ifs
+                    and _unrolled(S.clone(stmt.value), self) is None):
+                out.append(stmt)
+                continue
+            (gen,), element = self._renamed(stmt.value)
+            it, body_ = gen.iter, []
+            if isinstance(it, gast.Name):  # `for v in x`: `for k in range(len(x))`, v = x[k]
+                index = self.namer.fresh(f"{it.id}_index")
+                body_.append(gast.Assign(targets=[gen.target], value=gast.Subscript(
+                    value=S.name(it.id), slice=S.name(index), ctx=gast.Load())))
+                it, gen.target = S.call("range", S.call("len", S.name(it.id))), \
+                    S.name(index, store=True)
+            elif not (isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.range)):
+                out.append(stmt)  # other sequences: refused by the fence, with the line
+                continue
+            name_ = stmt.targets[0].id
+            body_.append(gast.Expr(value=gast.Call(
+                func=gast.Attribute(value=S.name(name_), attr="append", ctx=gast.Load()),
+                args=[element], keywords=[])))
+            loop = gast.For(target=gen.target, iter=it, body=body_, orelse=[],
+                            type_comment=None)
+            for new in (S.assign(S.name(name_), gast.List(elts=[], ctx=gast.Load())), loop):
+                for node in gast.walk(new):
+                    if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
+                        gast.copy_location(node, stmt)
+                out.append(new)
+        return out
 
     def _local_function(self, stmt) -> bool:
         if isinstance(stmt, gast.FunctionDef) and not stmt.decorator_list:
@@ -306,6 +346,7 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     """(the lowered body, the local functions it defined: name -> LocalFunction)."""
     lowering = Lowering(parsed, namer)
     body = fold_literal_reductions(parsed, body)
+    body = appends_to_literals(lowering.comprehensions_as_appends(body))
     body = lowering.block(grow_lists_into_arrays(parsed, body, namer), top=True)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     return split_fixed_lists(parsed, body, namer, params), lowering.local_functions

@@ -77,10 +77,17 @@ def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
         if S.is_tuple_return(final):  # `return a, b`: each element a variable
             body += _named_elements(final, namer)
     elif any(S.is_tuple_return(r) for r in returns):
-        raise parsed.error(next(r for r in returns if S.is_tuple_return(r)),
-                           "return", "a function returning a tuple returns it once, as its "
-                           "last statement", hint="assign the values on each path and "
-                           "return them at the end: return a, b")
+        # `return a, b` on several paths: each assigns the same fresh names, returned once
+        results = _tuple_results(parsed, returns, namer)
+        if _falls_through(body):
+            raise parsed.error(body[-1], "return", "a function returning a tuple must return "
+                               "one on every path; here the end of the function is reached "
+                               "without a return (which returns None)",
+                               hint="end the function with return a, b")
+        body = Inliner._split_tuple_returns(body, results)
+        final = gast.Return(value=gast.Tuple(elts=[S.name(r) for r in results],
+                                             ctx=gast.Load()))
+        gast.copy_location(final, returns[-1])
     result = namer.fresh("result") if returns and final is None else None
     body, _ = structure_exits(body, result, namer.fresh("returned"))
     if final is not None:
@@ -93,6 +100,30 @@ def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
         body = [gast.Pass()]
     return Normalized(parsed, params, body, namer, inliner.extra,
                       inliner.dependencies, inliner.cells, doc)
+
+
+def _tuple_results(parsed, returns, namer) -> list:
+    """Fresh names for the values of a tuple returned on several paths; every return must
+    return a tuple of the same length."""
+    size = len(next(r for r in returns if S.is_tuple_return(r)).value.elts)
+    for r in returns:
+        if not S.is_tuple_return(r) or len(r.value.elts) != size:
+            raise parsed.error(r, "return", f"every return of a function returning a tuple of "
+                               f"{size} values must return {size} values, as `return a, b`",
+                               hint="return the same number of values on every path")
+    return [namer.fresh(f"result_{k}") for k in range(size)]
+
+
+def _falls_through(stmts) -> bool:
+    """Can control reach the end of `stmts` (a loop may always run to its end)?"""
+    if not stmts:
+        return True
+    last = stmts[-1]
+    if isinstance(last, gast.Return):
+        return False
+    if isinstance(last, gast.If):
+        return _falls_through(last.body) or _falls_through(last.orelse)
+    return True
 
 
 def _named_elements(final, namer) -> list:

@@ -30,6 +30,7 @@ from srcad.transform.reverse.arrays import ReverseArrays
 from srcad.transform.reverse.checkpoint import ReverseCheckpoint
 from srcad.transform.reverse.control_flow import ReverseControlFlow
 from srcad.transform.reverse.first_accumulations import FirstAccumulations
+from srcad.transform.reverse.first_bindings import first_binding
 from srcad.transform.reverse.recording import ReverseRecording, index_leaves, replaced
 from srcad.transform.reverse.slots import ReverseSlots
 from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
@@ -272,13 +273,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         return gast.Attribute(value=S.name(name), attr="shape", ctx=gast.Load())
 
     def _first_binding(self, stmt, name) -> bool:
-        if name in self.norm.params:
-            return False
-        for node in (n for top in self.norm.body for n in gast.walk(top)):
-            if isinstance(node, gast.Assign) and name in S.stored_names(node) \
-                    and isinstance(node.targets[0], gast.Name):
-                return node is stmt
-        return False
+        return first_binding(self.norm.body, self.norm.params, stmt, name)
 
     def _with_taped_calls(self, stmt, diff, expr, value, subst, rev):
         """(forward statements, prepared intermediates or None) of `stmt`; with taped calls
