@@ -20,6 +20,7 @@ from srcad.analysis.array_bindings import (
     refuse_local_row_writes,
     refuse_numba_indexing,
 )
+from srcad.analysis.type_refusals import refuse_zero_dim_arrays
 from srcad.analysis.types import Array, Types, is_float_like, refuse_active_opaque_calls
 from srcad.analysis.writes import written_arguments
 from srcad.array_runtime import (
@@ -126,6 +127,7 @@ def build(func, request: Request) -> Compiled:
     parsed = parse_function(func)
     norm = normalize(parsed, request.containers)
     specs = request.specs
+    refuse_zero_dim_arrays(norm, specs)
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     resolve_views(norm, {p: s.type for p, s in zip(norm.params, specs)})

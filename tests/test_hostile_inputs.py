@@ -1619,3 +1619,35 @@ def test_variables_named_like_the_generated_tapes(backend):
     assert "tape_1" in source and "int_tape_1" in source
     check_grads(variables_named_like_the_tapes, srcad.Duplicated(x, np.zeros(4)),
                 backend=backend)
+
+
+def _add_square_in_place(a, y):
+    a += y * y
+
+
+def _copy_then_add(a, y):
+    b = a * 1.0
+    b += y * y
+    return np.sum(b * b)
+
+
+@pytest.mark.parametrize("f", [_add_square_in_place, _copy_then_add])
+@pytest.mark.parametrize("mode", [Forward, Reverse])
+def test_a_zero_dim_array_with_a_derivative_is_refused(f, mode):
+    """NumPy arithmetic on a 0-d array returns a scalar: forward mode lost the tangent of
+    `a += y * y` (the shadow kept its seed) and `b = a * 1.0; b += ...` wrote into a's
+    shadow. Refused at the function, naming the argument; a Constant 0-d array still runs."""
+    seed = Active(3.0) if mode is Reverse else Duplicated(3.0, 1.0)
+    with pytest.raises(srcad.ArgumentError) as caught:
+        srcad.autodiff(mode, f, Duplicated(np.array(2.0), np.array(1.0)), seed)
+    assert "argument `a` is a 0-d array" in str(caught.value)
+    assert caught.value.line == f.__code__.co_firstlineno
+    assert "a.reshape(1)" in str(caught.value)
+
+
+def test_a_zero_dim_constant_array_runs():
+    def scaled(x, c):
+        return x * x * c
+
+    # d/dx x^2 c = 2 x c = 12 (the result is one entry per argument: None for the Const)
+    assert srcad.autodiff(Reverse, scaled, Active(3.0), np.array(2.0)) == (12.0, None)

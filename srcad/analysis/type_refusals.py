@@ -11,7 +11,7 @@ from srcad import syntax as S
 from srcad.analysis.index_types import index_kind
 from srcad.analysis.primitives import effect_operands
 from srcad.analysis.value_types import BOOL, INT, OTHER, Array, is_float_like, stack_call
-from srcad.errors import UnsupportedCallError
+from srcad.errors import ArgumentError, UnsupportedCallError
 from srcad.transform.normalize.inline import resolve_callee
 
 
@@ -22,6 +22,21 @@ def no_rule_error(norm, call, why="its argument carries a derivative here (a cal
                     None) or _describe(call.func)
     return norm.parsed.error(call, "call", f"srcad has no derivative rule for `{shown}`, and "
                              f"{why}", hint=hint, kind=UnsupportedCallError)
+
+
+def refuse_zero_dim_arrays(norm, specs) -> None:
+    """A 0-d float array that carries a derivative is refused: NumPy arithmetic on it returns
+    a scalar (`a * 1.0` is a float64, `b += v` then rebinds instead of writing), so the array
+    semantics srcad's derivative code relies on (writes in place, shadows written on exit)
+    do not hold for it."""
+    for param, spec in zip(norm.params, specs):
+        if spec.kind != "const" and isinstance(spec.type, Array) and spec.type.ndim == 0:
+            raise norm.parsed.error(
+                norm.parsed.tree, "argument", f"argument `{param}` is a 0-d array: NumPy "
+                "arithmetic on a 0-d array returns a scalar, so srcad does not differentiate "
+                "it as an array", hint=f"pass float({param}), or the one-element array "
+                f"{param}.reshape(1)",
+                kind=ArgumentError)
 
 
 def refuse_active_opaque_calls(norm, types, varied) -> None:
