@@ -21,6 +21,17 @@ from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
 
 
 class ReverseRecording:
+    def _rebound_view_readable(self, name, stmt) -> bool:
+        """A name rebound later but never written through (a row view `w = W[i]` per
+        iteration) that the reverse sweep can bind again (its binding replayed)."""
+        replays: list = []
+        if not (self.recording.only_rebound_after(name.id, stmt)
+                and self.recording.readable(name, stmt, replays)):
+            return False
+        for d in replays:
+            self.recording.request_replay(d)
+        return True
+
     def _record(self, exprs, stmt):
         """Make every expression in `exprs` readable by the reverse of `stmt`.
 
@@ -44,7 +55,8 @@ class ReverseRecording:
                 exprs.insert(0, expr.args[0])
                 continue
             if isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Name) \
-                    and not self.recording.mutated_after(expr.value.id, stmt):
+                    and (not self.recording.mutated_after(expr.value.id, stmt)
+                         or self._rebound_view_readable(expr.value, stmt)):
                 # the element is still there; only its index needs recording
                 exprs[:0] = index_leaves(expr.slice)
                 continue
