@@ -72,6 +72,11 @@ class ReverseRecording:
                 pushes += push
                 pops.append(pop)
                 continue
+            invariant = self._element_taped_after_loop(expr) \
+                if isinstance(expr, gast.Subscript) else None
+            if invariant is not None:  # pushed once after the loops that leave it alone
+                subst[key] = S.name(invariant)
+                continue
             if isinstance(expr, gast.Subscript):
                 tmp = self.namer.fresh(f"{_root(expr)}_value")
                 subst[key] = S.name(tmp)
@@ -109,14 +114,46 @@ class ReverseRecording:
             return False
         chosen = None
         for frame in reversed(self.loop_frames):
-            if frame["kind"] != "for" \
+            if frame["kind"] != "for" or frame.get("checkpointed") \
                     or name in self.recording.subtree_binds(frame["loop"]):
                 break
             chosen = frame
         if chosen is None or not self._bound_before(name, chosen["loop"]):
             return False
-        chosen.setdefault("invariants", {})[name] = self.types[name]
+        chosen.setdefault("invariants", {})[name] = (self.types[name], S.name(name))
         return True
+
+    def _element_taped_after_loop(self, expr):
+        """The name to read an element `a[i]` (a number) back into when the enclosing for
+        loops leave it alone -- they write neither `a`'s elements (through any alias) nor the
+        names of its index -- so that it goes on the tape once per run of those loops, as a
+        number does (`_taped_after_loop`), instead of once per iteration: gmm's `x[i]`, read
+        for every j of `for j in range(i + 1, d)`, once per i. None where it does not apply."""
+        typ = self.types.of(expr)
+        if typ not in (FLOAT, INT) or not isinstance(expr.value, gast.Name) \
+                or not all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.Tuple,
+                                          gast.operator, gast.expr_context))
+                           for n in gast.walk(expr.slice)):
+            return None
+        names = {expr.value.id} | {n.id for n in gast.walk(expr.slice)
+                                   if isinstance(n, gast.Name)}
+        chosen, outer = None, []
+        for k in range(len(self.loop_frames) - 1, -1, -1):
+            frame = self.loop_frames[k]
+            if frame["kind"] != "for" or frame.get("checkpointed") \
+                    or names & self.recording.subtree_defs(frame["loop"]):
+                break
+            chosen, outer = frame, self.loop_frames[:k]
+        if chosen is None:
+            return None
+        # bound when the chosen loop ends: before it, or the index of a loop around it
+        around = {f["loop"].target.id for f in outer if f["kind"] == "for"
+                  and isinstance(f["loop"].target, gast.Name)}
+        if not all(n in around or self._bound_before(n, chosen["loop"]) for n in names):
+            return None
+        tmp = self.namer.fresh(f"{_root(expr)}_value")
+        chosen.setdefault("invariants", {})[tmp] = (typ, S.as_load(S.clone(expr)))
+        return tmp
 
     def _bound_before(self, name, loop) -> bool:
         if name in self.norm.params:
