@@ -1,6 +1,6 @@
 """A number the reverse of an inner loop needs, which that loop leaves alone but the loop around
 it changes, goes on the tape once per run of the inner loop (pushed after it, popped before its
-reverse loop), not once per inner iteration (`ReverseRecording._taped_after_loop`)."""
+reverse loop), not once per inner iteration (srcad/transform/invariant_pushes.py)."""
 
 import math
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.types import FLOAT, INT, SHAPE, Array
+from srcad.analysis.types import FLOAT, SHAPE, Array
 from srcad.transform.expressions import ExpressionDiff
+from srcad.transform.invariant_pushes import InvariantPushes
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
 
 
-class ReverseRecording:
+class ReverseRecording(InvariantPushes):
     def _rebound_view_readable(self, name, stmt) -> bool:
         """A name rebound later but never written through (a row view `w = W[i]` per
         iteration) that the reverse sweep can bind again (its binding replayed)."""
@@ -101,68 +102,6 @@ class ReverseRecording:
                 continue
             raise AssertionError(f"cannot record {gast.dump(expr)}")
         return pushes, [s for pop in reversed(pops) for s in pop], subst
-
-    def _taped_after_loop(self, name) -> bool:
-        """Record the number `name` once per run of the enclosing for loops that leave it
-        alone, instead of once per iteration: pushed after the outermost such loop, popped
-        back before its reverse loop (`for_loop` emits both, `frame["invariants"]`). The row of
-        det's expansion by minors went on the tape once per column: now once per minor.
-        Only where `name` is certainly bound when that loop ends (a parameter, or assigned at
-        the top level of a block the loop sits in, before it), so the push cannot fail where
-        the loop runs no iteration."""
-        if isinstance(self.types[name], Array) or self.types[name] not in (FLOAT, INT):
-            return False
-        chosen = None
-        for frame in reversed(self.loop_frames):
-            if frame["kind"] != "for" or frame.get("checkpointed") \
-                    or name in self.recording.subtree_binds(frame["loop"]):
-                break
-            chosen = frame
-        if chosen is None or not self._bound_before(name, chosen["loop"]):
-            return False
-        chosen.setdefault("invariants", {})[name] = (self.types[name], S.name(name))
-        return True
-
-    def _element_taped_after_loop(self, expr):
-        """The name to read an element `a[i]` (a number) back into when the enclosing for
-        loops leave it alone -- they write neither `a`'s elements (through any alias) nor the
-        names of its index -- so that it goes on the tape once per run of those loops, as a
-        number does (`_taped_after_loop`), instead of once per iteration: gmm's `x[i]`, read
-        for every j of `for j in range(i + 1, d)`, once per i. None where it does not apply."""
-        typ = self.types.of(expr)
-        if typ not in (FLOAT, INT) or not isinstance(expr.value, gast.Name) \
-                or not all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.Tuple,
-                                          gast.operator, gast.expr_context))
-                           for n in gast.walk(expr.slice)):
-            return None
-        names = {expr.value.id} | {n.id for n in gast.walk(expr.slice)
-                                   if isinstance(n, gast.Name)}
-        chosen, outer = None, []
-        for k in range(len(self.loop_frames) - 1, -1, -1):
-            frame = self.loop_frames[k]
-            if frame["kind"] != "for" or frame.get("checkpointed") \
-                    or names & self.recording.subtree_defs(frame["loop"]):
-                break
-            chosen, outer = frame, self.loop_frames[:k]
-        if chosen is None:
-            return None
-        # bound when the chosen loop ends: before it, or the index of a loop around it
-        around = {f["loop"].target.id for f in outer if f["kind"] == "for"
-                  and isinstance(f["loop"].target, gast.Name)}
-        if not all(n in around or self._bound_before(n, chosen["loop"]) for n in names):
-            return None
-        tmp = self.namer.fresh(f"{_root(expr)}_value")
-        chosen.setdefault("invariants", {})[tmp] = (typ, S.as_load(S.clone(expr)))
-        return tmp
-
-    def _bound_before(self, name, loop) -> bool:
-        if name in self.norm.params:
-            return True
-        for block, index, _ in self.recording.sites[id(loop)]:
-            if any(isinstance(stmt, gast.Assign) and name in S.bound_names(stmt)
-                   for stmt in block[:index]):
-                return True
-        return False
 
     def _tape_value(self, expr, typ, target, ndim: int = 0) -> tuple[list, list]:
         """(forward statements recording `expr`, reverse statements reading it into `target`):
