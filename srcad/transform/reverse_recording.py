@@ -174,8 +174,9 @@ class ReverseRecording(InvariantPushes):
                 used = S.template_names(rule.partials[k])
                 if "ans" in used:
                     leaves_of(node)
-                for p in used & set(names):
-                    leaves_of(names[p])
+                for p in names:  # in operand order: a set's order changes with the hash seed
+                    if p in used:
+                        leaves_of(names[p])
                 for p in names:  # shapes: of `x_shape`, of an operand broadcasting undoes
                     if f"{p}_shape" in used:
                         shapes_of(names[p])
