@@ -139,3 +139,36 @@ def test_rows_of_a_filled_array_on_numba():
     ga, _ = rows_of_a_filled_array_gradient(a, v)
     np.testing.assert_allclose(srcad.gradient(rows_of_a_filled_array, a, Constant(v),
                                               backend="numba"), ga, rtol=1e-12)
+
+
+def row_dots(W, v):
+    # w, a row view of an array nothing writes, taken again by each iteration
+    total = 0.0
+    for i in range(W.shape[0]):
+        w = W[i]
+        s = 0.0
+        for j in range(v.shape[0]):
+            s = s + w[j] * v[j]
+        total = total + s * s
+    return total
+
+
+def row_dots_in_v(v, W):
+    return row_dots(W, v)
+
+
+def test_a_row_view_per_iteration_is_read_again_not_taped_and_its_adjoint_zeroed_in_place():
+    # sum_i (W_i . v)^2: dW_i = 2 s_i v, dv = 2 sum_i s_i W_i, with s = W v
+    W, v = RNG.standard_normal((4, 3)), RNG.standard_normal(3)
+    s = W @ v
+    np.testing.assert_allclose(srcad.gradient(row_dots, W, Constant(v)),
+                               2.0 * s[:, None] * v[None, :], rtol=1e-12)
+    np.testing.assert_allclose(srcad.gradient(row_dots_in_v, v, Constant(W)),
+                               2.0 * W.T @ s, rtol=1e-12)
+    check_grads(row_dots, dup(W), dup(v))
+    text = srcad.source(row_dots, srcad.Reverse, dup(W), dup(v))
+    code = [line.strip() for line in text.splitlines() if not line.strip().startswith("#")]
+    # the reverse sweep binds w = W[i] again and reads w[j]; only s is taped
+    assert not any(line.startswith("tape.append(w[") for line in code), text
+    # w's adjoint is added into W_bar[i], then zeroed in place: no new array per iteration
+    assert "w_bar[...] = 0.0" in code and "w_bar = np.zeros_like(w_bar)" not in code, text

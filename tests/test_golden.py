@@ -122,3 +122,43 @@ def test_rewriting_a_golden_file_never_passes(tmp_path):
     (tmp_path / "branch.txt").write_text("stale\n")
     with pytest.raises(AssertionError, match="changed"):
         check_golden("branch", tmp_path, update=False)
+
+
+# -- the generated source does not depend on the hash seed ----------------------------------------
+# (numba's disk cache is keyed by the source: a source that changed with PYTHONHASHSEED would
+# be compiled again by every other process)
+
+_RUNNING_MAX = """
+import numpy as np, srcad
+
+def running_max(x):
+    y = np.zeros(len(x))  # refilled per k: max's operands m and y[i] both go on the tape
+    total = 0.0
+    for k in range(2):
+        for i in range(len(x)):
+            y[i] = x[i] * (k + 1.0)
+        m = y[0]
+        for i in range(1, len(y)):
+            m = max(m, y[i])
+        total = total + m
+    return total
+
+x = np.linspace(0.0, 1.0, 4)
+print(srcad.source(running_max, srcad.Reverse, srcad.Duplicated(x, np.zeros(4))))
+"""
+
+
+def test_generated_source_is_the_same_under_every_hash_seed(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "running_max.py"  # srcad reads the function's source from its file
+    script.write_text(_RUNNING_MAX)
+    sources = []
+    for seed in ("1", "2"):  # max's two operands came out in either order
+        path = os.pathsep.join([str(HERE.parent), os.environ.get("PYTHONPATH", "")])
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=path)
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                              text=True, check=True)
+        sources.append(done.stdout)
+    assert "tape" in sources[0] and sources[0] == sources[1]

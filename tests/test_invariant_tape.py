@@ -1,6 +1,6 @@
 """A number the reverse of an inner loop needs, which that loop leaves alone but the loop around
 it changes, goes on the tape once per run of the inner loop (pushed after it, popped before its
-reverse loop), not once per inner iteration (`ReverseRecording._taped_after_loop`)."""
+reverse loop), not once per inner iteration (srcad.transform.reverse.invariant_pushes.py)."""
 
 import math
 
@@ -70,3 +70,31 @@ def test_loop_invariant_tape_entries_differentiate_right():
         for n, flag in ((3, True), (0, True), (0, False)):  # n = 0, flag False: v unbound
             check_grads(maybe_bound, srcad.Duplicated(a, np.zeros_like(a)), n, flag,
                         modes=("rev",), backend=backend)
+
+
+def centered_pairs(x, m):
+    """`c` is refilled per k, so its elements are taped; `c[i]` is left alone by the j loop
+    (neither `c` nor `i` is written there): once per i, while `c[j]` goes once per j."""
+    n = len(x)
+    c = np.zeros(n)
+    s = 0.0
+    for k in range(m.shape[0]):
+        for i in range(n):
+            c[i] = x[i] - m[k, i]
+        for i in range(n):
+            for j in range(i + 1, n):
+                s = s + c[i] * c[j] * c[j]
+    return s
+
+
+def test_an_element_the_inner_loop_leaves_alone_is_taped_once_per_inner_loop():
+    x, m = np.linspace(0.2, 1.1, 4), np.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    forward = _forward(srcad.source(centered_pairs, srcad.Reverse,
+                                    srcad.Duplicated(x, np.zeros_like(x)),
+                                    srcad.Duplicated(m, np.zeros_like(m))))
+    loops_j = set(_indents(forward, "for j in"))  # the k loop is checkpointed: two copies
+    assert set(_indents(forward, ".append(c[i])")) == loops_j  # after the j loop
+    assert set(_indents(forward, ".append(c[j])")) == {indent + 4 for indent in loops_j}
+    for backend in ("python", "numba"):
+        check_grads(centered_pairs, srcad.Duplicated(x, np.zeros_like(x)),
+                    srcad.Duplicated(m, np.zeros_like(m)), modes=("rev",), backend=backend)

@@ -203,6 +203,30 @@ def test_compiled_outer_add_adds_the_outer_product_into_the_matrix_in_place():
         run(np.zeros((4, 3)), x, y)
 
 
+def test_compiled_array_tanh_is_numpys_tanh_within_three_ulp():
+    import numba
+
+    from srcad.numba_arrays import array_tanh
+
+    @numba.njit
+    def run(a):
+        return array_tanh(a)
+
+    a = RNG.uniform(-4.0, 4.0, (5, 6))
+    for operand in (a, a[:, ::2], a[1]):  # contiguous, strided, one row
+        got, want = run(operand), np.tanh(operand)
+        assert got.shape == want.shape
+        assert np.all(np.abs(got - want) <= 3 * np.spacing(np.abs(want)))
+    assert run(0.3) == np.tanh(0.3)  # a number: numba's own tanh
+
+
+def test_numba_tanh_of_an_array_runs_the_vectorizable_loop():
+    text = srcad.source(rnn_loss, srcad.Reverse, *_rnn_args(), backend="numba")
+    code = [line for line in text.splitlines() if not line.strip().startswith("#")]
+    assert any("array_tanh(" in line for line in code)
+    assert not any("np.tanh" in line for line in code)
+
+
 def test_numba_adjoint_of_a_matrix_vector_product_adds_the_outer_product_in_place():
     text = srcad.source(rnn_loss, srcad.Reverse, *_rnn_args(), backend="numba")
     assert "outer_add(W_bar," in text and "np.outer" not in text

@@ -7,13 +7,19 @@ import pytest
 
 numba = pytest.importorskip("numba")
 
-from srcad.numba_runtime import reserve_tape, simd_exp  # noqa: E402
+from srcad.numba_runtime import reserve_tape, simd_exp, simd_tanh  # noqa: E402
 
 
 @numba.njit
 def _exp_all(xs, out):
     for i in range(xs.shape[0]):
         out[i] = simd_exp(xs[i])
+
+
+@numba.njit
+def _tanh_all(xs, out):
+    for i in range(xs.shape[0]):
+        out[i] = simd_tanh(xs[i])
 
 
 def _ulps(got, want):
@@ -65,3 +71,26 @@ def test_reserve_tape_keeps_a_large_enough_tape_and_grows_a_small_one():
     assert reserve_tape(tape, 4) is tape
     grown = reserve_tape(tape, 9)
     assert grown.shape[0] >= 9 and np.array_equal(grown[:4], tape)
+
+
+def test_simd_tanh_is_within_three_ulp_of_tanh():
+    rng = np.random.default_rng(1)
+    xs = np.concatenate([rng.uniform(-1.0, 1.0, 100_000), rng.uniform(-25.0, 25.0, 100_000),
+                         np.linspace(0.15, 0.4, 20_001),  # where expm1's reduction starts
+                         np.exp(rng.uniform(-700.0, 1.0, 20_000)) * rng.choice([-1, 1], 20_000)])
+    out = np.empty_like(xs)
+    _tanh_all(xs, out)
+    want = np.array([math.tanh(x) for x in xs])
+    assert _ulps(out, want).max() <= 3.0
+
+
+def test_simd_tanh_at_the_edges():
+    xs = np.array([0.0, -0.0, 5e-324, -5e-324, 1e-300, 19.9, 20.0, 20.1, 710.0, 1e308, np.inf,
+                   -np.inf, np.nan])
+    out = np.empty_like(xs)
+    _tanh_all(xs, out)
+    for x, y in zip(xs, out):
+        if math.isnan(x):
+            assert math.isnan(y)
+        else:
+            assert y == math.tanh(x) and math.copysign(1.0, y) == math.copysign(1.0, x), x

@@ -101,6 +101,25 @@ class Recording:
                 out |= defs(owner)
         return out
 
+    def only_rebound_after(self, name, stmt) -> bool:
+        """Is `name` only rebound after `stmt` (a row view `w = W[i]` taken again by the next
+        iteration), with no element written through it or any name it may alias? Its
+        elements are then readable whenever the name is (the binding replayed, rule 3)."""
+        if name not in self.defs_after(stmt, binds_only=True):
+            return False
+        key = (id(stmt), "elements")
+        if key not in self._after:
+            self._after[key] = self._elements_written_after(stmt)
+        return name not in self._after[key]
+
+    def _elements_written_after(self, stmt) -> set:
+        out = set()
+        for block, index, owner in self.sites[id(stmt)]:
+            for s in block[index:] + ([owner] if isinstance(owner, (gast.For, gast.While))
+                                      else []):
+                out |= element_writes(s, self.aliases)
+        return out
+
     def mutated_after(self, array: str, stmt) -> bool:
         return array in self.defs_after(stmt)
 
@@ -128,8 +147,9 @@ class Recording:
             array = expr.value
             while isinstance(array, (gast.Subscript, gast.Attribute)):
                 array = array.value
-            if isinstance(array, gast.Name) and array.id in self.defs_after(stmt):
-                # the array itself may be rebound or written later
+            if isinstance(array, gast.Name) and array.id in self.defs_after(stmt) \
+                    and not self.only_rebound_after(array.id, stmt):
+                # the array's elements may be written later
                 if not (isinstance(expr.value, gast.Attribute) and expr.value.attr == "shape"):
                     return False
             return self.readable(expr.value, stmt, replays) and self.readable(expr.slice, stmt,
@@ -213,6 +233,19 @@ def _shape_read(expr):
             and isinstance(expr.args[0], gast.Name):
         return expr.args[0].id
     return None
+
+
+def element_writes(stmt, aliases: dict) -> set:
+    """The names whose elements `stmt` (with its nested blocks) may write, directly
+    (`a[i] = v`, `a[i] += v`) or through an alias."""
+    return (stored_names(stmt) - _plain_names(stmt)) | written_through(stmt, aliases) | {
+        target_name(n) for n in gast.walk(stmt)
+        if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store)}
+
+
+def _plain_names(stmt) -> set:
+    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Store)}
 
 
 def written_through(stmt, aliases: dict) -> set:

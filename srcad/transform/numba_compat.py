@@ -11,6 +11,9 @@
 * `a @ b`, `np.dot(a, b)`, `np.matmul(a, b)`, `a.dot(b)`: `array_matmul(a, b)`
   (srcad/numba_arrays.py): numba's own product needs SciPy's BLAS and contiguous operands;
   srcad's calls it where it can, else loops.
+* `np.tanh(x)`: `array_tanh(x)` (srcad/numba_arrays.py): of a float64 array, one loop of
+  srcad's vectorizable tanh (numba's calls the C library's once per element, a third of a
+  recurrent network's reverse sweep); of a number, numba's own.
 * `a += np.outer(x, y)` (a statement, the adjoint of a matrix-vector product):
   `outer_add(a, x, y)`, one loop over `a` instead of a new matrix added to it.
 * `np.concatenate([a, b])`, `np.stack([a, b], axis=1)` (and hstack, vstack): the listed
@@ -138,6 +141,8 @@ class _Products(gast.NodeTransformer):
             return node
         if node.keywords:
             return node
+        if module and f.attr == "tanh" and len(node.args) == 1:
+            return gast.copy_location(S.call("array_tanh", *node.args), node)
         if module and f.attr in ("dot", "matmul") and len(node.args) == 2:
             return gast.copy_location(S.call("array_matmul", *node.args), node)
         if not module and f.attr == "dot" and len(node.args) == 1:  # x.dot(y)

@@ -9,8 +9,8 @@ from srcad.analysis.recording import array_aliases, written_through
 
 
 def drop_dead_resets(rev: list, live: set) -> list:
-    """Remove top-level `v_bar = 0.0` (`v_bar = np.zeros_like(v_bar)`) resets that nothing
-    reads afterwards."""
+    """Remove top-level `v_bar = 0.0` (`v_bar = np.zeros_like(v_bar)`, `v_bar[...] = 0.0`)
+    resets that nothing reads afterwards."""
     out = []
     live = set(live)
     for stmt in reversed(rev):
@@ -18,6 +18,8 @@ def drop_dead_resets(rev: list, live: set) -> list:
                 and (isinstance(stmt.value, gast.Constant)
                      or _is_array_reset(stmt, stmt.targets[0].id))
                 and stmt.targets[0].id not in live):
+            continue
+        if _in_place_reset(stmt) and stmt.targets[0].value.id not in live:
             continue
         live |= S.loaded_names(stmt)
         out.append(stmt)
@@ -187,6 +189,15 @@ def _is_array_reset(stmt, bar) -> bool:
     return text.startswith("np.zeros(") and (  # `v.shape`, or `v_shape` popped from a tape
         (isinstance(shape, gast.Attribute) and shape.attr == "shape")
         or (isinstance(shape, gast.Name) and "_shape" in shape.id))
+
+
+def _in_place_reset(stmt) -> bool:
+    """`v_bar[...] = 0.0`: an array adjoint zeroed in place (transform/reverse.py `_zero`)."""
+    if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)):
+        return False
+    target = stmt.targets[0]
+    return (isinstance(target.value, gast.Name) and isinstance(target.slice, gast.Constant)
+            and target.slice.value is Ellipsis and isinstance(stmt.value, gast.Constant))
 
 
 def _fresh(expr) -> bool:

@@ -128,7 +128,8 @@ class ReverseCheckpoint:
 
         used, self.used_tapes = self.used_tapes, set()  # the tapes one step pushes on
         self.loop_frames.append({"kind": "for", "pushes": {}, "loop": loop, "slots": False,
-                                 "checked": True})  # no space reserved: pushes check it
+                                 "checked": True,  # no space reserved: pushes check it
+                                 "checkpointed": True})  # records nothing after the loop
         body_fwd, body_rev = self.block(loop.body)
         self.loop_frames.pop()
         step_tapes, self.used_tapes = self.used_tapes, used | self.used_tapes

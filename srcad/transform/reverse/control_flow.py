@@ -76,8 +76,9 @@ class ReverseControlFlow:
             loop.body = [S.aug_assign(S.name(trips), gast.Add(), S.const(1))] + loop.body
             after += self._push(S.name(trips), "int")
             pops[:0] = self._pop(S.name(trips, store=True), "int")
-        for name, typ in sorted(frame.get("invariants", {}).items()):  # _taped_after_loop
-            after += self._push(S.name(name), typ)
+        for name, (typ, value) in sorted(frame.get("invariants", {}).items(),
+                                         key=lambda item: item[0]):  # _taped_after_loop
+            after += self._push(S.clone(value), typ)
             pops[:0] = self._pop(S.name(name, store=True), typ)
         forward = [loop] if split is None else self.long_loops_split(loop, split, record)
         if frame["slots"] and iterations_commute(body_rev):

@@ -15,12 +15,24 @@ from dataclasses import dataclass
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.types import FLOAT, INT, SHAPE, Array
+from srcad.analysis.types import FLOAT, SHAPE, Array
 from srcad.transform.expressions import ExpressionDiff
+from srcad.transform.reverse.invariant_pushes import InvariantPushes
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
 
 
-class ReverseRecording:
+class ReverseRecording(InvariantPushes):
+    def _rebound_view_readable(self, name, stmt) -> bool:
+        """A name rebound later but never written through (a row view `w = W[i]` per
+        iteration) that the reverse sweep can bind again (its binding replayed)."""
+        replays: list = []
+        if not (self.recording.only_rebound_after(name.id, stmt)
+                and self.recording.readable(name, stmt, replays)):
+            return False
+        for d in replays:
+            self.recording.request_replay(d)
+        return True
+
     def _record(self, exprs, stmt):
         """Make every expression in `exprs` readable by the reverse of `stmt`.
 
@@ -44,7 +56,8 @@ class ReverseRecording:
                 exprs.insert(0, expr.args[0])
                 continue
             if isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Name) \
-                    and not self.recording.mutated_after(expr.value.id, stmt):
+                    and (not self.recording.mutated_after(expr.value.id, stmt)
+                         or self._rebound_view_readable(expr.value, stmt)):
                 # the element is still there; only its index needs recording
                 exprs[:0] = index_leaves(expr.slice)
                 continue
@@ -59,6 +72,11 @@ class ReverseRecording:
                                              getattr(self.types.of(expr.value), "ndim", 0))
                 pushes += push
                 pops.append(pop)
+                continue
+            invariant = self._element_taped_after_loop(expr) \
+                if isinstance(expr, gast.Subscript) else None
+            if invariant is not None:  # pushed once after the loops that leave it alone
+                subst[key] = S.name(invariant)
                 continue
             if isinstance(expr, gast.Subscript):
                 tmp = self.namer.fresh(f"{_root(expr)}_value")
@@ -84,36 +102,6 @@ class ReverseRecording:
                 continue
             raise AssertionError(f"cannot record {gast.dump(expr)}")
         return pushes, [s for pop in reversed(pops) for s in pop], subst
-
-    def _taped_after_loop(self, name) -> bool:
-        """Record the number `name` once per run of the enclosing for loops that leave it
-        alone, instead of once per iteration: pushed after the outermost such loop, popped
-        back before its reverse loop (`for_loop` emits both, `frame["invariants"]`). The row of
-        det's expansion by minors went on the tape once per column: now once per minor.
-        Only where `name` is certainly bound when that loop ends (a parameter, or assigned at
-        the top level of a block the loop sits in, before it), so the push cannot fail where
-        the loop runs no iteration."""
-        if isinstance(self.types[name], Array) or self.types[name] not in (FLOAT, INT):
-            return False
-        chosen = None
-        for frame in reversed(self.loop_frames):
-            if frame["kind"] != "for" \
-                    or name in self.recording.subtree_binds(frame["loop"]):
-                break
-            chosen = frame
-        if chosen is None or not self._bound_before(name, chosen["loop"]):
-            return False
-        chosen.setdefault("invariants", {})[name] = self.types[name]
-        return True
-
-    def _bound_before(self, name, loop) -> bool:
-        if name in self.norm.params:
-            return True
-        for block, index, _ in self.recording.sites[id(loop)]:
-            if any(isinstance(stmt, gast.Assign) and name in S.bound_names(stmt)
-                   for stmt in block[:index]):
-                return True
-        return False
 
     def _tape_value(self, expr, typ, target, ndim: int = 0) -> tuple[list, list]:
         """(forward statements recording `expr`, reverse statements reading it into `target`):
@@ -186,8 +174,9 @@ class ReverseRecording:
                 used = S.template_names(rule.partials[k])
                 if "ans" in used:
                     leaves_of(node)
-                for p in used & set(names):
-                    leaves_of(names[p])
+                for p in names:  # in operand order: a set's order changes with the hash seed
+                    if p in used:
+                        leaves_of(names[p])
                 for p in names:  # shapes: of `x_shape`, of an operand broadcasting undoes
                     if f"{p}_shape" in used:
                         shapes_of(names[p])

@@ -88,16 +88,24 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                     and is_differentiable(self.types.of(node)))
         return False
 
-    def _zero(self, target, subst=None, old_shape=None):
+    def _zero(self, target, subst=None, old_shape=None, seed_spent=False):
         """`v_bar = 0.0`; for an array, a new zero array (docs/arrays.md: an array adjoint
         owns its array, and the old one may still be read as a seed), of the replaced
         value's shape where a rebinding may change it (`old_shape`, read as recorded). A
-        taped index (`subst`) is read from its taped copy, as in `_adjoint_ref`."""
+        taped index (`subst`) is read from its taped copy, as in `_adjoint_ref`.
+
+        `seed_spent`: the adjoint of the definition has been added into its operands already
+        (nothing reads the seed any more), so a local array adjoint of unchanged shape is
+        zeroed in place (`v_bar[...] = 0.0`): no allocation per reset, which in a loop (a row
+        view `w = W[i]` per iteration) costs more than the row's arithmetic."""
         ref = self._adjoint_ref(target, subst)
         if isinstance(target, gast.Name) and isinstance(self.types[target.id], Array):
             if old_shape is not None:
                 shape = (subst or {}).get(gast.dump(old_shape), old_shape)
                 return S.assign(ref, S.call("np.zeros", S.clone(shape)))
+            if seed_spent and target.id not in self.norm.params:
+                return S.assign(gast.Subscript(value=S.clone(ref), slice=gast.Constant(
+                    value=Ellipsis, kind=None), ctx=gast.Store()), S.const(0.0))
             return S.assign(ref, S.call("np.zeros_like", S.clone(ref)))
         return S.assign(ref, S.const(0.0))
 
@@ -255,7 +263,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             if prepared is None:
                 prepared = self._replay_with_intermediates(stmt, diff, expr, tname)
             rev += diff.adjoint(expr, seed_read, accumulate, prepared)
-            rev.append(self._zero(target, subst, old_shape))
+            rev.append(self._zero(target, subst, old_shape, seed_spent=True))
         return pushes + primal, rev
 
     def _replaced_shape(self, stmt, target, op):
