@@ -68,17 +68,19 @@ class _CountingCalls:
     several times: once per chunk of lanes, once per row of a reverse jacobian)."""
 
     def __init__(self, engine):
+        # a batched reverse jacobian's engine runs one compiled sweep per `rows` call
         self.engine, self.calls = engine, 0
-        run = engine.run
+        self.method = "run" if hasattr(engine, "run") else "rows"
+        run = getattr(engine, self.method)
 
         def counted(*args, **kwargs):
             self.calls += 1
             return run(*args, **kwargs)
 
-        engine.run = counted
+        setattr(engine, self.method, counted)
 
     def stop(self):
-        del self.engine.run
+        delattr(self.engine, self.method)
 
 
 def setup_prepared_jacobian(srcad, f, y, x, c, J, **options):
