@@ -291,3 +291,9 @@ def _define(name, params, lines, env):
     source = "\n".join([f"def {name}({params}):"] + lines) + "\n"
     exec(compile(source, "<srcad fast path>", "exec"), env)
     return source, env[name]
+
+
+# operators whose prepared call a preparation runs whole (`Prep.run`): the preparation's
+# operator, and whether the operator returns (value, result) or the result alone
+WHOLE_CALLS = {"gradient": ("gradient", False), "value_and_gradient": ("gradient", True),
+               "jacobian": ("jacobian", False), "value_and_jacobian": ("jacobian", True)}

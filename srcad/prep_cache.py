@@ -36,6 +36,7 @@ from collections import OrderedDict
 import numpy as np
 
 from srcad.annotations import Constant
+from srcad.plans import MISS, WHOLE_CALLS
 
 MAX_KEYS = 64
 MAX_PER_KEY = 4
@@ -98,6 +99,8 @@ def reusing_preparations(operator, preparer, extra_key=lambda extra: None):
     runs it without them (its checks of them pass, and a reverse gradient takes its fast
     path). `extra_key(extra)`: what else the preparation depends on."""
     def decorate(op):
+        whole = WHOLE_CALLS.get(op.__name__)  # the kept preparation runs the call whole
+
         @functools.wraps(op)
         def call(f, *args, prep=None, out=None, mode=None, chunk=None, backend=None, **extra):
             if prep is not None:
@@ -113,6 +116,12 @@ def reusing_preparations(operator, preparer, extra_key=lambda extra: None):
                 return op(f, *args, out=out, mode=mode, chunk=chunk, backend=backend, **extra)
             if prep is None:
                 prep = preparer(f, *args, mode=mode, chunk=chunk, backend=backend, **extra)
+            elif whole is not None and not extra and prep.run is not None \
+                    and prep.operator == whole[0]:
+                result = prep.run(args, out)
+                if result is not MISS:
+                    give_back(key, prep)
+                    return result if whole[1] else result[1]
             result = op(f, *args, prep=prep, out=out, **extra)
             give_back(key, prep)
             return result

@@ -18,7 +18,7 @@ from srcad.differentiate import _target
 from srcad.engines import ForwardEngine, Slot
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.pipeline import UNROLL_MAX_WIDTH
-from srcad.plans import CONST, MISS, gradient_entry, jacobian_entry, matcher
+from srcad.plans import CONST, MISS, WHOLE_CALLS, gradient_entry, jacobian_entry, matcher
 from srcad.pytrees import CONTAINERS
 
 
@@ -35,7 +35,7 @@ def operator_entry(operator):
 
     # prepared calls a preparation runs whole (`Prep.run`): the preparation's operator, and
     # whether the operator returns (value, result) or the result alone
-    whole = _WHOLE_CALLS.get(operator.__name__)
+    whole = WHOLE_CALLS.get(operator.__name__)
 
     @functools.wraps(operator)
     def wrapper(f, *args, **options):
@@ -76,8 +76,7 @@ def operator_entry(operator):
     return wrapper
 
 
-_WHOLE_CALLS = {"gradient": ("gradient", False), "value_and_gradient": ("gradient", True),
-                "jacobian": ("jacobian", False), "value_and_jacobian": ("jacobian", True)}
+
 
 
 def keywords_as_constants(f, args, keywords) -> tuple:
