@@ -489,3 +489,25 @@ def writes_its_output_argument(x, out):
 def test_array_results_returned_and_written():
     check_grads(returns_an_array, dup(RNG.standard_normal(3)), srcad.Active(0.4))
     check_grads(writes_its_output_argument, dup(RNG.standard_normal(3)), dup(np.zeros(3)))
+
+
+def _array_on_one_branch(x, c):
+    if c > 0.0:
+        y = 2.0 * x
+        r = np.sin(y)
+    else:
+        r = x * x
+    return np.sum(r * r)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_an_array_bound_on_one_branch_only(backend):
+    """`y` exists only when the first arm runs: reverse mode made its adjoint at the top of the
+    reverse sweep and raised UnboundLocalError on the other arm; it is made with `y` now.
+    By hand: c > 0, f = sum sin(2x)^2, df/dx = 2 sin(4x); else f = sum x^4, df/dx = 4 x^3."""
+    x = np.array([0.3, -0.7])
+    for c, expected in ((1.0, 2.0 * np.sin(4.0 * x)), (-1.0, 4.0 * x ** 3)):
+        check_grads(_array_on_one_branch, srcad.Duplicated(x.copy(), np.zeros(2)), c,
+                    backend=backend)
+        got = srcad.gradient(_array_on_one_branch, x, srcad.Constant(c), backend=backend)
+        np.testing.assert_allclose(got, expected, rtol=1e-13)

@@ -17,6 +17,8 @@ rules of the paths live here once, for forward mode's tangents
 
 from __future__ import annotations
 
+import gast
+
 
 class DefiniteAssignment:
     def __init__(self, set_on_entry):
@@ -48,3 +50,22 @@ class DefiniteAssignment:
             self.set = set(before)
             part()
         self.set = before
+
+
+def bound_on_every_branch(body, set_on_entry=()) -> set:
+    """The names every path through `body`'s branches binds (`name = ...`): an `if` keeps what
+    all its arms bind; a loop's body counts as run (only branches are told apart here)."""
+    paths = DefiniteAssignment(set_on_entry)
+
+    def walk(stmts):
+        for stmt in stmts:
+            if isinstance(stmt, gast.If):
+                paths.branch([lambda b=stmt.body: walk(b), lambda b=stmt.orelse: walk(b)])
+            elif isinstance(stmt, (gast.For, gast.While)):
+                walk(stmt.body)
+            elif isinstance(stmt, gast.Assign):
+                for target in stmt.targets:
+                    if isinstance(target, gast.Name):
+                        paths.write(target.id)
+    walk(body)
+    return paths.set

@@ -70,4 +70,19 @@ class ReverseArrays:
             self.used_tapes.add(WORK)
         return out
 
-
+def adjoints_made_with(stmts, adjoints: dict) -> list:
+    """`stmts` with `v_bar = np.zeros_like(v)` after each binding `v = ...` of a name in
+    `adjoints` (v -> v_bar), in every nested block."""
+    if not adjoints:
+        return stmts
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            stmt.body = adjoints_made_with(stmt.body, adjoints)
+            stmt.orelse = adjoints_made_with(stmt.orelse, adjoints)
+        out.append(stmt)
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+                and stmt.targets[0].id in adjoints:
+            name = stmt.targets[0].id
+            out.append(S.assign(S.name(adjoints[name]), S.call("np.zeros_like", S.name(name))))
+    return out

@@ -22,11 +22,12 @@ from srcad.analysis.array_bindings import (
     rebound_allocations,
     written_in_place,
 )
+from srcad.analysis.definite_assignment import bound_on_every_branch
 from srcad.analysis.primitives import effect_call
 from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
 from srcad.transform.optimize import assign_after_reset, drop_dead_resets
-from srcad.transform.reverse.arrays import ReverseArrays
+from srcad.transform.reverse.arrays import ReverseArrays, adjoints_made_with
 from srcad.transform.reverse.checkpoint import ReverseCheckpoint
 from srcad.transform.reverse.control_flow import ReverseControlFlow
 from srcad.transform.reverse.first_accumulations import FirstAccumulations
@@ -325,14 +326,20 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         body = [S.comment("forward sweep: the primal, recording what the reverse sweep needs")]
         for tape in used:
             body += self.tapes.init(tape)
-        body += fwd
-        body.append(S.comment("reverse sweep: adjoints in reverse order"))
         duplicated = {p for p in self.norm.params if self.arg_kinds[p] == "duplicated"}
+        # an array bound on some branches only: its adjoint is made where it is bound (at the
+        # top of the reverse sweep the array may not exist)
+        on_some_branches = self.expression_arrays - duplicated - bound_on_every_branch(
+            self.norm.body, self.norm.params)
+        body += adjoints_made_with(fwd, {v: self.bar[v] for v in on_some_branches
+                                          if v in self.bar})
+        body.append(S.comment("reverse sweep: adjoints in reverse order"))
         for v, bar in sorted(self.bar.items()):
             if v not in duplicated and self.types[v] == FLOAT and v != self.result \
                     and v not in self.assigned_first:
                 body.append(S.assign(S.name(bar), S.const(0.0)))
-            elif v in self.expression_arrays and v not in duplicated:
+            elif v in self.expression_arrays and v not in duplicated \
+                    and v not in on_some_branches:
                 body.append(S.assign(S.name(bar), S.call("np.zeros_like", S.name(v))))
         body += drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
         result = S.name(self.result) if self.result else S.const(None)
