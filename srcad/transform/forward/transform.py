@@ -144,21 +144,27 @@ class ForwardTransform(ForwardReturns, StackTangents):
             return [stmt]
         target = gast.Subscript(value=S.clone(base), slice=S.clone(index), ctx=gast.Store())
         diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
-        prepared = diff.prepare(value)
+        out, prepared, lanes = self._lane_tangents(stmt, value, diff)
+        tangents = [S.add_at(self.target_tangent(k, target), t)
+                    for k, t in enumerate(lanes) if t is not None]
+        primal = copy.deepcopy(stmt)
+        primal.value.args[2] = prepared[2](value)
+        return out + self.styles[0].wrap(tangents) + [primal]
+
+    def _lane_tangents(self, stmt, expr, diff, root_name=None):
+        """(statements, prepared, lanes): the line comment, the rule intermediates and
+        coefficients every lane shares, and the tangent of `expr` in each lane (None where it
+        has none)."""
+        prepared = diff.prepare(expr, root_name=root_name)
         out = [S.comment(f"line {self.norm.parsed.line_of(stmt)}: {S.unparse_header(stmt)}")]
         out += prepared[0]
         coefs = None
         if len(self.styles) > 1 or isinstance(self.styles[0], Stacked):
-            coef_stmts, coefs = diff.coefficients(value, prepared)
+            coef_stmts, coefs = diff.coefficients(expr, prepared)
             out += coef_stmts
-        tangents = []
-        for k in range(len(self.styles)):
-            t = diff.tangent(value, self.leaf_tangent(k), prepared, coefs)
-            if t is not None:
-                tangents.append(S.add_at(self.target_tangent(k, target), t))
-        primal = copy.deepcopy(stmt)
-        primal.value.args[2] = prepared[2](value)
-        return out + self.styles[0].wrap(tangents) + [primal]
+        lanes = [diff.tangent(expr, self.leaf_tangent(k), prepared, coefs)
+                 for k in range(len(self.styles))]
+        return out, prepared, lanes
 
     def assign(self, stmt, target, value, op):
         tname = S.target_name(target)
@@ -185,16 +191,9 @@ class ForwardTransform(ForwardReturns, StackTangents):
         rebinds_itself = tname in S.loaded_names(expr) or isinstance(target, gast.Subscript) \
             or aug_linear
         root_name = None if rebinds_itself or op is not None else tname
-        prepared = diff.prepare(expr, root_name=root_name)
-        out = [S.comment(f"line {self.norm.parsed.line_of(stmt)}: {S.unparse_header(stmt)}")]
-        out += prepared[0]
-        coefs = None
-        if len(self.styles) > 1 or isinstance(self.styles[0], Stacked):
-            coef_stmts, coefs = diff.coefficients(expr, prepared)
-            out += coef_stmts
+        out, prepared, lanes = self._lane_tangents(stmt, expr, diff, root_name)
         tangents = []
-        for k in range(len(self.styles)):
-            t = diff.tangent(expr, self.leaf_tangent(k), prepared, coefs)
+        for k, t in enumerate(lanes):
             ref = self.target_tangent(k, target)
             if aug_linear and t is not None:
                 if isinstance(target, gast.Name):
