@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from srcad.errors import ArgumentError, surfaced
-from srcad.row_sums import RowSumError, row_sum
+from srcad.errors import ArgumentError
+from srcad.row_sums import required_row_sum
 
 SPLIT_EVERY = 8  # partial results added per reduction task
 
@@ -79,13 +79,7 @@ def _add_partials(*partials):
 def _checked(f, params, data):
     import dask.array as da
 
-    try:
-        split = row_sum(f)
-    except RowSumError as err:
-        raise surfaced(RowSumError(
-            f"srcad.dask needs f to be a sum over the rows of its data: {err.message}",
-            filename=err.filename, line=err.line, construct=err.construct, hint=err.hint,
-            column=err.column)) from None
+    split = required_row_sum(f, "srcad.dask needs f to be a sum over the rows of its data")
     if split.data_position != 1:
         raise ArgumentError(f"srcad.dask calls f(params, data, *contexts), and "
                             f"{f.__name__} sums over the rows of argument "

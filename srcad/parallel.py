@@ -18,8 +18,8 @@ import threading
 import numpy as np
 
 from srcad.annotations import Active, Annotation, Const, Constant, Duplicated
-from srcad.errors import ArgumentError, surfaced
-from srcad.row_sums import RowSumError, row_sum
+from srcad.errors import ArgumentError
+from srcad.row_sums import required_row_sum
 
 _POOL = []
 _POOL_LOCK = threading.Lock()
@@ -50,13 +50,7 @@ def chunk_bounds(rows: int, count: int) -> list:
 def data_argument(f, args, where: str, operator: bool = False):
     """(position, rows) of the argument f sums over; refused when f is not a row sum or that
     argument is not a constant array."""
-    try:
-        split = row_sum(f)
-    except RowSumError as err:
-        raise surfaced(RowSumError(
-            f"{where} needs f to be a sum over the rows of an argument: {err.message}",
-            filename=err.filename, line=err.line, construct=err.construct, hint=err.hint,
-            column=err.column)) from None
+    split = required_row_sum(f, f"{where} needs f to be a sum over the rows of an argument")
     value = args[split.data_position]
     if operator:  # the operators' data is a Constant context (a bare argument is x)
         if not isinstance(value, Constant):

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad.errors import SrcadError
+from srcad.errors import SrcadError, surfaced
 from srcad.parse import parse_function
 from srcad.transform.normalize.inline import is_library_function
 
@@ -55,6 +55,18 @@ def row_sum(f) -> RowSum:
     """The RowSum of f (see the module docstring), or a RowSumError saying why not."""
     f = getattr(f, "__srcad_wrapped__", f)
     return _cached(f, f.__code__)
+
+
+def required_row_sum(f, needs: str) -> RowSum:
+    """`row_sum(f)` for an option that needs it; a refusal is raised at the user's call, its
+    message led by `needs` ("parallel=True needs f to be a sum over the rows of an
+    argument")."""
+    try:
+        return row_sum(f)
+    except RowSumError as err:
+        raise surfaced(RowSumError(f"{needs}: {err.message}", filename=err.filename,
+                                   line=err.line, construct=err.construct, hint=err.hint,
+                                   column=err.column)) from None
 
 
 class _RowSumCheck:
