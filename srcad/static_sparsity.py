@@ -32,10 +32,7 @@ import textwrap
 
 import numpy as np
 
-
-class _Unprovable(Exception):
-    """The source has a construct the analysis does not prove; the caller traces."""
-
+from srcad.sparsity_recorder import Recorder, Unprovable
 
 _SHAPE_ATTRIBUTES = {"shape", "size", "ndim", "dtype"}
 _ALL = "*"  # in a dependency set: every element of x
@@ -49,12 +46,12 @@ def static_pattern(f, slots) -> tuple[np.ndarray, np.ndarray, int] | None:
         names = [a.arg for a in function.args.args]
         if (len(names) != len(slots) or function.args.vararg or function.args.kwarg
                 or function.args.kwonlyargs or function.args.posonlyargs):
-            raise _Unprovable
+            raise Unprovable
         roles = dict(zip(names, (s.role for s in slots)))
         x_name = next(n for n, r in roles.items() if r == "x")
         outputs = [n for n, r in roles.items() if r == "output"]
         if len(outputs) != 1 or any(r == "cache" for r in roles.values()):
-            raise _Unprovable
+            raise Unprovable
         values = dict(zip(names, (s.value for s in slots)))
         return _Slicer(function, x_name, outputs[0], values, f).pattern()
     except Exception:  # noqa: BLE001 - anything unproven (or failing in the slice) is traced
@@ -64,7 +61,7 @@ def static_pattern(f, slots) -> tuple[np.ndarray, np.ndarray, int] | None:
 def _function_def(f) -> ast.FunctionDef:
     tree = ast.parse(textwrap.dedent(inspect.getsource(f)))
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-        raise _Unprovable
+        raise Unprovable
     return tree.body[0]
 
 
@@ -96,7 +93,7 @@ class _Slicer:
                                  ast.ClassDef, ast.While, ast.Break, ast.Continue, ast.Try,
                                  ast.With, ast.Global, ast.Nonlocal, ast.NamedExpr,
                                  ast.Delete, ast.Starred)) and node is not self.function:
-                raise _Unprovable
+                raise Unprovable
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 names = [n.id for t in targets for n in ast.walk(t)
@@ -112,7 +109,7 @@ class _Slicer:
                             active.add(name)
                             changed = True
         if self.x in active or self.out in active:
-            raise _Unprovable
+            raise Unprovable
         return active
 
     def _mentions_active(self, expr, active) -> bool:
@@ -148,7 +145,7 @@ class _Slicer:
                 allowed.update(id(n) for n in ast.walk(node))
         for node in ast.walk(self.function):
             if isinstance(node, ast.Name) and node.id == self.out and id(node) not in allowed:
-                raise _Unprovable
+                raise Unprovable
 
     def _is_active(self, expr) -> bool:
         return self._mentions_active(expr, self.active)
@@ -160,7 +157,7 @@ class _Slicer:
                 and expr.value.id == self.x:
             index = expr.slice
             if any(isinstance(n, ast.Slice) for n in ast.walk(index)) or self._is_active(index):
-                raise _Unprovable
+                raise Unprovable
             temp = f"_srcad_read_{self.reads}"
             self.reads += 1
             reads.append((temp, index))
@@ -169,10 +166,10 @@ class _Slicer:
             if expr.id == self.x:
                 return frozenset((_ALL,))
             if expr.id == self.out:
-                raise _Unprovable
+                raise Unprovable
             if expr.id in self.active:
                 if expr.id not in env:  # carried across a loop boundary, or unset
-                    raise _Unprovable
+                    raise Unprovable
                 return env[expr.id]
             return frozenset()
         if self._shape_of_argument(expr):
@@ -180,7 +177,7 @@ class _Slicer:
         if isinstance(expr, ast.Call):
             if self._is_active(expr.func) or any(
                     isinstance(a, ast.Name) and a.id in self.arrays for a in expr.args):
-                raise _Unprovable  # a call given a whole array might write it
+                raise Unprovable  # a call given a whole array might write it
             children = list(expr.args) + [k.value for k in expr.keywords]
         else:
             children = list(ast.iter_child_nodes(expr))
@@ -202,7 +199,7 @@ class _Slicer:
         if isinstance(stmt, ast.Expr):
             if isinstance(stmt.value, ast.Constant):
                 return []  # a docstring
-            raise _Unprovable
+            raise Unprovable
         if isinstance(stmt, ast.Pass):
             return []
         if isinstance(stmt, ast.Return):
@@ -210,38 +207,38 @@ class _Slicer:
                     stmt.value is None or (isinstance(stmt.value, ast.Constant)
                                            and stmt.value.value is None)):
                 return []
-            raise _Unprovable
+            raise Unprovable
         if isinstance(stmt, (ast.Assign, ast.AugAssign)):
             return self._assignment(stmt, env, flatten)
         if isinstance(stmt, ast.If):
             return self._if(stmt, env, flatten)
         if isinstance(stmt, ast.For):
             return self._for(stmt, env, flatten)
-        raise _Unprovable
+        raise Unprovable
 
     def _assignment(self, stmt, env, flatten) -> list:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         if len(targets) != 1:
-            raise _Unprovable
+            raise Unprovable
         target = targets[0]
         if isinstance(target, ast.Subscript):
             if not (isinstance(target.value, ast.Name) and target.value.id == self.out):
-                raise _Unprovable  # x, a constant or a local array written
+                raise Unprovable  # x, a constant or a local array written
             row = target.slice
             if any(isinstance(n, ast.Slice) for n in ast.walk(row)) or self._is_active(row):
-                raise _Unprovable
+                raise Unprovable
             reads = []
             deps = self._deps(stmt.value, env, reads)
             return _bind(reads) + [_record_call(row, deps)]
         names = [target] if isinstance(target, ast.Name) else (
             list(target.elts) if isinstance(target, ast.Tuple) else None)
         if names is None or not all(isinstance(n, ast.Name) for n in names):
-            raise _Unprovable
+            raise Unprovable
         if not any(n.id in self.active for n in names):
             if flatten:
-                raise _Unprovable  # an index assigned under a branch on an active value
+                raise Unprovable  # an index assigned under a branch on an active value
             if self._is_active(stmt.value):
-                raise _Unprovable
+                raise Unprovable
             return [stmt]
         reads = []
         if (isinstance(stmt, ast.Assign) and isinstance(target, ast.Tuple)
@@ -252,7 +249,7 @@ class _Slicer:
         for name, deps in zip(names, parts):
             if isinstance(stmt, ast.AugAssign):
                 if name.id not in env:
-                    raise _Unprovable
+                    raise Unprovable
                 deps = deps | env[name.id]
             env[name.id] = deps
         return _bind(reads)
@@ -278,9 +275,9 @@ class _Slicer:
 
     def _for(self, stmt, env, flatten) -> list:
         if stmt.orelse or self._is_active(stmt.iter) or _names([stmt.target]) & self.active:
-            raise _Unprovable
+            raise Unprovable
         if flatten:
-            raise _Unprovable  # the loop's index would be assigned under an active branch
+            raise Unprovable  # the loop's index would be assigned under an active branch
         assigned = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
                     and isinstance(n.ctx, ast.Store)}
         inner = {k: v for k, v in env.items() if k not in assigned}
@@ -320,7 +317,7 @@ class _Slicer:
         closure = inspect.getclosurevars(self.f)
         namespace.update(closure.nonlocals)
         x, out = np.asarray(self.values[self.x]), np.asarray(self.values[self.out])
-        recorder = _Recorder(x.shape, out.shape)
+        recorder = Recorder(x.shape, out.shape)
         namespace["_srcad_record"] = recorder.record
         exec(compile(module, "<srcad index slice>", "exec"), namespace)
         namespace["_srcad_index_slice"](*self.values.values())
@@ -349,57 +346,3 @@ def _dependency_list(deps) -> ast.List:
 def _record_call(row, deps) -> ast.Expr:
     return ast.Expr(ast.Call(func=ast.Name("_srcad_record", ast.Load()),
                              args=[row, _dependency_list(deps)], keywords=[]))
-
-
-class _Recorder:
-    """Collects (row, column) pairs as flat C-order indices, checking every index."""
-
-    def __init__(self, x_shape, out_shape):
-        self.x_shape, self.out_shape = x_shape, out_shape
-        self.n, self.m = int(np.prod(x_shape)), int(np.prod(out_shape))
-        self.rows, self.columns = [], []
-
-    def record(self, row, dependencies):
-        r = _flat(row, self.out_shape)
-        columns = set()
-        self._gather(dependencies, columns, set())
-        self.rows.extend([r] * len(columns))
-        self.columns.extend(columns)
-
-    def _gather(self, items, columns, seen):
-        if id(items) in seen:  # carried lists may hold each other
-            return
-        seen.add(id(items))
-        for item in items:
-            if item is None:  # a read in a branch this iteration did not take
-                continue
-            if isinstance(item, list):
-                self._gather(item, columns, seen)
-            elif isinstance(item, str):
-                columns.update(range(self.n))
-            else:
-                columns.add(_flat(item, self.x_shape))
-
-    def csr(self):
-        keys = np.unique(np.asarray(self.rows, np.int64) * max(self.n, 1)
-                         + np.asarray(self.columns, np.int64))
-        rows, columns = np.divmod(keys, max(self.n, 1))
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=self.m))])
-        return indptr.astype(np.int64), columns.astype(np.int64), self.m
-
-
-def _flat(index, shape) -> int:
-    index = index if isinstance(index, tuple) else (index,)
-    if len(index) != len(shape):
-        raise _Unprovable
-    flat = 0
-    for k, size in zip(index, shape):
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-            raise _Unprovable
-        k = int(k)
-        if k < 0:
-            k += size
-        if not 0 <= k < size:
-            raise _Unprovable
-        flat = flat * size + k
-    return flat
