@@ -108,13 +108,13 @@ class Types(TypeRefusals):
             elif isinstance(node, gast.Expr) and stack_call(node.value) and node.value.args:
                 stack = stack_call(node.value)[0]
                 self._bind(S.name(stack, store=True), Stack(self.of(node.value.args[0])))
-            elif isinstance(node, gast.Expr) and effect_call(self.norm, node.value):
+            elif isinstance(node, gast.Expr) and (effect := effect_call(self.norm, node.value)):
                 # a call made for its effect (`np.copyto(z, x)`, `z.fill(c)`) may write into
                 # what it receives: kept, and refused after the activity analysis when any of
                 # that carries a derivative (`np.add.at` has a rule; print writes nothing)
                 for operand in effect_operands(node.value):
                     self.of(operand)
-                if effect_call(self.norm, node.value) == "call":
+                if effect == "call":
                     self.effect_calls[id(node.value)] = node.value
 
     # -- expressions ---------------------------------------------------------------------------
