@@ -47,17 +47,39 @@ class SrcadError(Exception):
                           construct=self.construct, hint=self.hint)
 
     @classmethod
-    def combine(cls, problems: list) -> SrcadError:
-        """One error for several problems: located at the first, listing all (in source
-        order) so that a single run shows everything to fix."""
-        problems = sorted(problems, key=lambda p: (p.line or 0, p.column or 0))
+    def combine(cls, problems: list, function: str | None = None,
+                filename: str | None = None) -> SrcadError:
+        """One error for several problems, listing all in source order (those in the
+        function's own file first) so that a single run shows everything to fix; one problem
+        is returned as it is. The error is of the most specific class every problem is an
+        instance of (at least `cls`'s base, SrcadError), located at the first problem. A
+        problem of the batch layout (LaneLayoutError: the default layout runs such code in
+        chunks of unrolled lanes instead) is left out when there are others.
+
+        >>> a = SrcadError("no", filename="/m.py", line=3, column=5, construct="with")
+        >>> b = SrcadError("no", filename="/m.py", line=2, column=1, construct="del")
+        >>> print(SrcadError.combine([a, b], function="f", filename="/m.py"))
+        srcad refuses 2 constructs in f (m.py):
+          /m.py:2:1: del: no
+          /m.py:3:5: with: no
+        """
+        if len(problems) > 1 and not all(isinstance(p, LaneLayoutError) for p in problems):
+            problems = [p for p in problems if not isinstance(p, LaneLayoutError)]
+        problems = sorted(problems, key=lambda p: (filename is not None
+                                                   and p.filename != filename,
+                                                   p.line or 0, p.column or 0))
         if len(problems) == 1:
             return problems[0]
+        kind = next(k for k in type(problems[0]).__mro__
+                    if all(isinstance(p, k) for p in problems))
         first = problems[0]
+        where = os.path.basename(filename or first.filename or "")
+        what = f" in {function}" if function else ""
         listing = "\n".join("  " + p._render() for p in problems)
-        error = cls(f"{len(problems)} constructs srcad does not differentiate:\n{listing}",
-                    filename=first.filename, line=first.line, column=first.column,
-                    construct=None)
+        error = kind(f"srcad refuses {len(problems)} constructs{what}"
+                     f"{f' ({where})' if where else ''}:\n{listing}")
+        # located at the first problem (for tools), after the header is written without it
+        error.filename, error.line, error.column = first.filename, first.line, first.column
         error.problems = problems
         return error
 

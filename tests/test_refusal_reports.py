@@ -42,7 +42,7 @@ def test_every_refusal_of_a_function_in_one_error():
                      ("list", _line(several_problems, 5), 10),
                      ("with", _line(several_problems, 6), 5)]
     text = str(err)
-    assert text.startswith(f"{__file__}:{_line(several_problems, 1)}:5: 3 constructs")
+    assert text.startswith(f"srcad refuses 3 constructs in several_problems ({THIS_FILE}):\n")
     for construct, line, column in found:
         assert f"{THIS_FILE}:{line}:{column}: {construct}: " in text
     assert text.count("(") >= 3  # each with its fix

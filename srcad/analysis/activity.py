@@ -182,12 +182,12 @@ def analyse_activity(norm, types: Types, active_inputs: set, duplicated: set, co
     for target, reads, stmt in edges:
         if target in const_arrays and reads & varied and reads - {target}:
             if (reads - {target}) & varied:
-                raise norm.parsed.error(
+                norm.refusals.add(norm.parsed.error(
                     stmt, "write into a Const array",
                     f"`{target}` is not annotated but receives values that depend on active "
                     "inputs; its derivative would be silently lost", kind=ActivityError,
                     hint=f"pass Duplicated({target}, d_{target}) (a zero shadow works for "
-                    "scratch arrays)")
+                    "scratch arrays)"))
     active = {v for v in varied & useful if is_float_like(types[v]) or v == "<return>"}
     _refuse_mixed_stacks(norm, types, varied)
     _refuse_unhandled_array_reads(norm, types, active, varied)
@@ -202,10 +202,10 @@ def _refuse_mixed_stacks(norm, types, varied):
     for target, reads, stmt in _edges(norm):
         if isinstance(stmt, gast.Expr) and isinstance(types[target], Stack) \
                 and not is_float_like(types[target]) and (reads - {target}) & varied:
-            raise norm.parsed.error(stmt, "tape", f"the tape `{target}` holds values of "
-                                    "different kinds (floats and arrays, or arrays of "
-                                    "different ranks), and some carry derivatives",
-                                    hint="use gradient or jacobian of this program")
+            norm.refusals.add(norm.parsed.error(
+                stmt, "tape", f"the tape `{target}` holds values of different kinds (floats "
+                "and arrays, or arrays of different ranks), and some carry derivatives",
+                hint="use gradient or jacobian of this program"))
 
 
 def _refuse_unhandled_array_reads(norm, types, active, varied):
@@ -217,18 +217,21 @@ def _refuse_unhandled_array_reads(norm, types, active, varied):
         value = stmt.value
         for node in differentiable_leaves(value, norm):
             if isinstance(node, gast.BoolOp) and differentiable_reads(node, norm) & varied:
-                raise norm.parsed.error(
+                norm.refusals.add(norm.parsed.error(
                     stmt, "and/or", f"`{S.unparse_expr(node)}` evaluates to one of its "
                     "operands, which carry derivatives; srcad does not differentiate through "
-                    "`and`/`or`", hint="write a conditional expression: a if a else b")
-        found = unhandled_array_read(value, norm, types, varied)
-        if found is not None:
-            raise norm.parsed.error(
-                stmt, "whole-array operation", f"`{S.unparse_expr(found)}` reads a whole array "
-                f"that carries a derivative, in `{S.unparse_expr(value)}`, in a way srcad does "
-                "not differentiate (an element of a computed array, or a function with no "
-                "array rule)", hint="name the array first (y = 2.0 * x; then y[i]), or use "
-                "the NumPy function (np.abs(x)) or a loop over the elements")
+                    "`and`/`or`", hint="write a conditional expression: a if a else b"))
+                break  # one refusal per statement
+        else:
+            found = unhandled_array_read(value, norm, types, varied)
+            if found is not None:
+                norm.refusals.add(norm.parsed.error(
+                    stmt, "whole-array operation", f"`{S.unparse_expr(found)}` reads a whole "
+                    f"array that carries a derivative, in `{S.unparse_expr(value)}`, in a way "
+                    "srcad does not differentiate (an element of a computed array, or a "
+                    "function with no array rule)", hint="name the array first (y = 2.0 * x; "
+                    "then y[i]), or use the NumPy function (np.abs(x)) or a loop over the "
+                    "elements"))
 
 
 def _refuse_constructor_fills(norm, types, useful, varied):
@@ -248,8 +251,9 @@ def _refuse_constructor_fills(norm, types, useful, varied):
             values = node.args[1:] if info.name.endswith("_like") else node.args
             if any(r in varied and is_float_like(types[r]) for v in values
                    for r in differentiable_reads(v, norm)):
-                raise norm.parsed.error(
+                norm.refusals.add(norm.parsed.error(
                     stmt, "array constructor", f"`{S.unparse_expr(node)}` fills an array with "
                     f"a value that carries a derivative; srcad does not differentiate "
                     f"`{info.name}`'s values", hint="scale a constant array instead "
-                    "(x * np.ones(n), a + (b - a) * np.linspace(0.0, 1.0, n))")
+                    "(x * np.ones(n), a + (b - a) * np.linspace(0.0, 1.0, n))"))
+                break

@@ -93,28 +93,27 @@ def check_array_statements(norm, types, active: set, forward: bool = False) -> N
                     and not (node.target.id in updated_in_place
                              and isinstance(node.op, (gast.Add, gast.Sub))):
                 name = node.target.id
-                raise norm.parsed.error(node, "augmented assignment to an array",
-                                        f"`{name} {_op(node.op)}= ...` updates the array "
-                                        f"`{name}` in place",
-                                        hint=f"write {name} = {name} {_op(node.op)} ...")
+                norm.refusals.add(norm.parsed.error(
+                    node, "augmented assignment to an array", f"`{name} {_op(node.op)}= ...` "
+                    f"updates the array `{name}` in place",
+                    hint=f"write {name} = {name} {_op(node.op)} ..."))
             if not isinstance(node, gast.Assign):
                 continue
             target = node.targets[0]
             viewed = viewed_array(norm, node.value)
             if isinstance(target, gast.Name) and target.id in bound \
                     and viewed in written_after(node):
-                raise norm.parsed.error(node, "view of a written array", f"`{target.id}` is "
-                                        f"a view of `{viewed}` (it shares its memory), and "
-                                        f"the elements of `{viewed}` are written",
-                                        hint=f"take a copy: {target.id} = "
-                                        f"{S.unparse_expr(node.value)}.copy()")
+                norm.refusals.add(norm.parsed.error(
+                    node, "view of a written array", f"`{target.id}` is a view of `{viewed}` "
+                    f"(it shares its memory), and the elements of `{viewed}` are written",
+                    hint=f"take a copy: {target.id} = {S.unparse_expr(node.value)}.copy()"))
             if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
                     and target.value.id in bound:
-                raise norm.parsed.error(node, "element write", f"elements of `"
-                                        f"{target.value.id}` are written, and it is also "
-                                        "bound to whole-array expressions",
-                                        hint="write the elements of an array made with "
-                                        "np.zeros or .copy(), or compute it as a whole")
+                norm.refusals.add(norm.parsed.error(
+                    node, "element write", f"elements of `{target.value.id}` are written, "
+                    "and it is also bound to whole-array expressions",
+                    hint="write the elements of an array made with np.zeros or .copy(), or "
+                    "compute it as a whole"))
 
 
 def _element_writes(stmt) -> set:
@@ -206,12 +205,13 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
                         or any(isinstance(types.of(c), Array) for c in operands)):
                     continue
                 if differentiable_reads(e, norm) & active and not (supported and supported(e)):
-                    raise norm.parsed.error(
+                    norm.refusals.add(norm.parsed.error(
                         node, "array operation", f"whole-array operations on active arrays "
                         f"(`{S.unparse_expr(e)}`) are not supported in {where} yet",
                         hint="use the python backend (and at most 16 vector lanes), or "
                         "write the elements in a loop",
-                        kind=UnsupportedSyntaxError if supported else LaneLayoutError)
+                        kind=UnsupportedSyntaxError if supported else LaneLayoutError))
+                    break  # one refusal per statement
 
 
 def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None:
@@ -230,12 +230,12 @@ def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None
                 continue
             name = S.target_name(target)
             if name in active and name not in norm.params:
-                raise norm.parsed.error(
+                norm.refusals.add(norm.parsed.error(
                     node, "row write", f"`{S.unparse_expr(target)}` writes a whole row or "
                     f"slice of the local array `{name}`, which carries tangents; that is not "
                     f"supported in {where} yet", hint="write the elements in a loop "
                     f"({name}[i, j] = ...), or use the python backend with at most 16 lanes",
-                    kind=LaneLayoutError)
+                    kind=LaneLayoutError))
 
 
 # the numba backend compiles these as generated (srcad/numba_arrays.py adds the products and
@@ -287,7 +287,8 @@ def refuse_numba_indexing(norm, types, active: set, reverse: bool) -> None:
                 hint = "use forward mode, or backend='python'"
             else:
                 continue
-            raise norm.parsed.error(stmt, "index array", message, hint=hint)
+            norm.refusals.add(norm.parsed.error(stmt, "index array", message, hint=hint))
+            break  # one refusal per statement
 
 
 def rebound_allocations(norm, types) -> set:

@@ -64,9 +64,19 @@ def check_syntax(parsed: ParsedFunction, body: list | None = None, local_functio
     with its line, column and fix), so that one run shows them all. `body` is the lowered
     body (srcad/transform/normalize/lower.py), `local_functions` the names of the functions it
     defined; `top_level` False checks a helper, which may take keyword-only parameters."""
+    problems = [error for _, error in syntax_refusals(parsed, body, local_functions, top_level)]
+    if problems:
+        raise UnsupportedSyntaxError.combine(problems, function=parsed.name,
+                                             filename=parsed.filename)
+
+
+def syntax_refusals(parsed: ParsedFunction, body: list | None = None, local_functions=(),
+                    top_level: bool = True) -> list:
+    """(refused node, its UnsupportedSyntaxError) for every construct `check_syntax` refuses;
+    the node of a refused signature is the function definition itself."""
     tree = parsed.tree
     body = tree.body if body is None else body
-    problems = _signature_problems(parsed, tree, top_level)
+    problems = [(tree, error) for error in _signature_problems(parsed, tree, top_level)]
     allowed = _stack_syntax(tree) | _stack_syntax_in(body)
     called = {id(n.func) for stmt in body for n in gast.walk(stmt)
               if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
@@ -86,9 +96,8 @@ def check_syntax(parsed: ParsedFunction, body: list | None = None, local_functio
                            "`and`/`or` or `x if c else y` is not lowered to a loop",
                            "assign it to a variable in a statement of its own first")
             if problem is not None:
-                problems.append(parsed.error(node, *problem[:2], hint=problem[2]))
-    if problems:
-        raise UnsupportedSyntaxError.combine(problems)
+                problems.append((node, parsed.error(node, *problem[:2], hint=problem[2])))
+    return problems
 
 
 def _signature_problems(parsed, tree, top_level) -> list:

@@ -5,12 +5,14 @@ array and to a number, writes through an index array (`TypeRefusals`, a part of 
 
 from __future__ import annotations
 
+import dataclasses
+
 import gast
 
 from srcad import syntax as S
 from srcad.analysis.index_types import index_kind
 from srcad.analysis.primitives import effect_operands
-from srcad.analysis.value_types import BOOL, INT, OTHER, Array, is_float_like, stack_call
+from srcad.analysis.value_types import BOOL, FLOAT, INT, OTHER, Array, is_float_like, stack_call
 from srcad.errors import ArgumentError, UnsupportedCallError
 from srcad.transform.normalize.inline import resolve_callee
 
@@ -24,19 +26,23 @@ def no_rule_error(norm, call, why="its argument carries a derivative here (a cal
                              f"{why}", hint=hint, kind=UnsupportedCallError)
 
 
-def refuse_zero_dim_arrays(norm, specs) -> None:
+def refuse_zero_dim_arrays(norm, specs) -> tuple:
     """A 0-d float array that carries a derivative is refused: NumPy arithmetic on it returns
     a scalar (`a * 1.0` is a float64, `b += v` then rebinds instead of writing), so the array
     semantics srcad's derivative code relies on (writes in place, shadows written on exit)
-    do not hold for it."""
-    for param, spec in zip(norm.params, specs):
+    do not hold for it. Returns the specs the later checks analyse: a refused array as the
+    float its fix passes."""
+    analysed = list(specs)
+    for k, (param, spec) in enumerate(zip(norm.params, specs)):
         if spec.kind != "const" and isinstance(spec.type, Array) and spec.type.ndim == 0:
-            raise norm.parsed.error(
+            analysed[k] = dataclasses.replace(spec, type=FLOAT)
+            norm.refusals.add(norm.parsed.error(
                 norm.parsed.tree, "argument", f"argument `{param}` is a 0-d array: NumPy "
                 "arithmetic on a 0-d array returns a scalar, so srcad does not differentiate "
                 "it as an array", hint=f"pass float({param}), or the one-element array "
                 f"{param}.reshape(1)",
-                kind=ArgumentError)
+                kind=ArgumentError))
+    return tuple(analysed)
 
 
 def refuse_active_opaque_calls(norm, types, varied) -> None:
@@ -46,18 +52,20 @@ def refuse_active_opaque_calls(norm, types, varied) -> None:
         for arg in list(call.args) + [k.value for k in call.keywords]:
             names = {n.id for n in gast.walk(arg) if isinstance(n, gast.Name)}
             if names & varied and is_float_like(types.of(arg)):
-                raise no_rule_error(norm, call)
+                norm.refusals.add(no_rule_error(norm, call))
+                break
     for call in types.effect_calls.values():
         for operand in effect_operands(call):
             carried = sorted(n.id for n in gast.walk(operand) if isinstance(n, gast.Name)
                              and n.id in varied and is_float_like(types.of(n)))
             if carried:
-                raise norm.parsed.error(
+                norm.refusals.add(norm.parsed.error(
                     call, "call", f"`{S.unparse_expr(call)}` is called for its effect and "
                     f"receives `{carried[0]}`, which carries a derivative: srcad cannot see what "
                     "the call writes", hint="write the update as an assignment (`z[:] = x`, "
                     "`z[i] += v`), or make the call on constants only",
-                    kind=UnsupportedCallError)
+                    kind=UnsupportedCallError))
+                break
 
 
 def _describe(func) -> str:
@@ -78,60 +86,82 @@ class TypeRefusals:
     def _refuse_unknown(self):
         """Refuse values srcad cannot see into (attributes of objects, tuples, Fractions...)
         wherever they reach arithmetic: treating them as constants could silently drop a
-        derivative."""
-        for stmt in self.norm.body:  # first: the cause of a name's mixed kinds below
-            for node in gast.walk(stmt):
-                if isinstance(node, gast.Assign):
-                    self._refuse_array_into_element(node, node.targets[0])
+        derivative. Each name is refused once, and nothing that reads a refused name or
+        is assigned to one is refused again (a consequence, not a construct of its own)."""
+        # first: the cause of a name's mixed kinds below (not refused again there)
+        written = {self._refuse_array_into_element(node, node.targets[0])
+                   for stmt in self.norm.body for node in gast.walk(stmt)
+                   if isinstance(node, gast.Assign)} - {None}
+        refused = self._refuse_unknown_names(written)
+        skipped = {id(n) for stmt in self.norm.body for a in gast.walk(stmt)
+                   if isinstance(a, gast.Assign) and S.target_name(a.targets[0]) in refused
+                   for n in gast.walk(a.value)}
         for stmt in self.norm.body:
             for node in gast.walk(stmt):
+                if id(node) in skipped:
+                    continue
                 if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Call)) \
                         or (isinstance(node, gast.Return) and node.value is not None
                             and not isinstance(node.value, gast.Tuple)):
                     self._refuse_opaque(node if not isinstance(node, gast.Return)
-                                        else node.value)
+                                        else node.value, refused)
                 targets = node.targets if isinstance(node, gast.Assign) else \
                     [node.target] if isinstance(node, gast.AugAssign) else []
                 for target in targets:
                     if isinstance(target, gast.Subscript) and \
                             isinstance(self.of(target.value), Array) and index_kind(self, target):
-                        raise self.norm.parsed.error(
+                        self.norm.refusals.add(self.norm.parsed.error(
                             node, "array index", f"a write through an index array "
                             f"(`{S.unparse_expr(target)} = ...`)", hint="index arrays and "
-                            "masks are supported in reads; write the elements in a loop")
-                if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
-                    name = node.targets[0].id
-                    if name in self.mixed:
-                        raise self.norm.parsed.error(
-                            node, "assignment", f"`{name}` is bound to an array in one place "
-                            "and to a number in another", hint="use two names, one for the "
-                            "array and one for the number")
-                    if self.env.get(name) in (OTHER, None):
-                        node = self._culprit(name)  # a later `s += v` may be the cause
-                        what = "a tuple" if isinstance(node.value, gast.Tuple) else \
-                            "a value of a kind srcad does not handle"
-                        raise self.norm.parsed.error(
-                            node, "assignment", f"`{name}` holds {what}",
-                            hint="srcad handles floats, ints, bools and NumPy arrays; unpack "
-                            "tuples directly: a, b = f(x)")
+                            "masks are supported in reads; write the elements in a loop"))
+
+    def _refuse_unknown_names(self, written) -> set:
+        """Refuse names bound to an array and to a number, or to values srcad does not
+        handle, each once (not those of `written`, refused already); the names refused."""
+        refused = set(written)
+        for stmt in self.norm.body:
+            for node in gast.walk(stmt):
+                if not (isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name)):
+                    continue
+                name = node.targets[0].id
+                if name in refused:
+                    continue
+                if name in self.mixed:
+                    refused.add(name)
+                    self.norm.refusals.add(self.norm.parsed.error(
+                        node, "assignment", f"`{name}` is bound to an array in one place "
+                        "and to a number in another", hint="use two names, one for the "
+                        "array and one for the number"))
+                elif self.env.get(name) in (OTHER, None):
+                    refused.add(name)
+                    node = self._culprit(name)  # a later `s += v` may be the cause
+                    what = "a tuple" if isinstance(node.value, gast.Tuple) else \
+                        "a value of a kind srcad does not handle"
+                    self.norm.refusals.add(self.norm.parsed.error(
+                        node, "assignment", f"`{name}` holds {what}",
+                        hint="srcad handles floats, ints, bools and NumPy arrays; unpack "
+                        "tuples directly: a, b = f(x)"))
+        return refused
 
     def _refuse_array_into_element(self, node, target):
         """`y[i] = v` with v an array and y[i] one element (NumPy raises "setting an array
         element with a sequence"): also what appending arrays to a list grown by append
-        becomes (such a list is an array of floats)."""
+        becomes (such a list is an array of floats). The array's name when refused."""
         if not (isinstance(node, gast.Assign) and isinstance(target, gast.Subscript)):
-            return
+            return None
         array, value = self.of(target.value), self.of(node.value)
         if not (isinstance(array, Array) and isinstance(value, Array) and value.ndim >= 1):
-            return
+            return None
         index = target.slice.elts if isinstance(target.slice, gast.Tuple) else [target.slice]
         if len(index) == array.ndim and all(self.of(i) in (INT, BOOL) for i in index):
             name = S.target_name(target) or "the array"
-            raise self.norm.parsed.error(
+            self.norm.refusals.add(self.norm.parsed.error(
                 node, "element write", f"an array is written into one element of `{name}` (a "
                 "list grown by append holds floats; an array element holds a number)",
                 hint="append floats, or make a 2-D array with np.zeros((n, m)) and write its "
-                "rows: a[i] = v")
+                "rows: a[i] = v"))
+            return S.target_name(target)
+        return None
 
     def _culprit(self, name):
         """The assignment to `name` to blame: the first whose own value is opaque (not the
@@ -144,7 +174,7 @@ class TypeRefusals:
                                      else n.target) == name]
         return next((n for n in assigns if self.of(n.value) in (OTHER, None)), assigns[0])
 
-    def _refuse_opaque(self, expr):
+    def _refuse_opaque(self, expr, refused=frozenset()):
         operands = [expr]
         if isinstance(expr, gast.BinOp):
             operands = [expr.left, expr.right]
@@ -157,19 +187,24 @@ class TypeRefusals:
             operands = [e for a in expr.args  # np.stack([a, b]): the listed values
                         for e in (a.elts if isinstance(a, gast.List) else [a])]
         for operand in operands:
-            if isinstance(operand, (gast.Constant, gast.Compare, gast.BoolOp, gast.Tuple)):
+            if isinstance(operand, (gast.Constant, gast.Compare, gast.BoolOp, gast.Tuple)) \
+                    or any(isinstance(n, gast.Name) and n.id in refused
+                           for n in gast.walk(operand)):
                 continue
             if self.of(operand) == OTHER:
-                self._refuse_guessed_type(operand)
-                raise self.norm.parsed.error(
-                    operand, "opaque value", f"srcad cannot see into `{S.unparse_expr(operand)}` "
-                    "(an attribute of an object, a tuple or list element, or a number of an "
-                    "unsupported type), so it could not know whether a derivative flows "
-                    "through it", hint="pass the value as a float or NumPy array argument")
+                if not self._refuse_guessed_type(operand):
+                    self.norm.refusals.add(self.norm.parsed.error(
+                        operand, "opaque value", "srcad cannot see into "
+                        f"`{S.unparse_expr(operand)}` (an attribute of an object, a tuple or "
+                        "list element, or a number of an unsupported type), so it could not "
+                        "know whether a derivative flows through it",
+                        hint="pass the value as a float or NumPy array argument"))
+                return  # one refusal per expression
 
-    def _refuse_guessed_type(self, operand):
+    def _refuse_guessed_type(self, operand) -> bool:
         """`lower = np.tri(n)`, then `lower[1, 0]`: the result of a call without a rule was
-        taken to be a float, and the code uses it as something else: refused at the call."""
+        taken to be a float, and the code uses it as something else: refused at the call
+        (True when so)."""
         names = {n.id for n in gast.walk(operand) if isinstance(n, gast.Name)}
         assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
                    if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
@@ -180,9 +215,11 @@ class TypeRefusals:
             for node in gast.walk(stmt):
                 if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
                         and node.targets[0].id in names and id(node.value) in self.opaque_calls:
-                    raise no_rule_error(self.norm, node.value, "srcad runs such a call as it "
-                                        "is on constants and takes its result to be a float "
-                                        "(or an array of its array arguments' rank), and "
-                                        f"`{node.targets[0].id}` is used as something else",
-                                        hint="compute it outside the differentiated function "
-                                        "and pass it as an argument")
+                    self.norm.refusals.add(no_rule_error(
+                        self.norm, node.value, "srcad runs such a call as it is on constants "
+                        "and takes its result to be a float (or an array of its array "
+                        f"arguments' rank), and `{node.targets[0].id}` is used as something "
+                        "else", hint="compute it outside the differentiated function and "
+                        "pass it as an argument"))
+                    return True
+        return False

@@ -58,13 +58,13 @@ def written_arguments(norm, types) -> frozenset:
     own name is the only one its elements can be written through."""
     written = _written_names(norm.body, types)
     for node, target, source in shared_while_written(norm, types):
-        raise norm.parsed.error(
+        norm.refusals.add(norm.parsed.error(
             node, "array alias",
             f"`{target}` is a second name for the array `{source}` (or a view of it), and "
             "the function writes elements through one of them; srcad follows arrays by "
             "name, so the derivative would be silently wrong",
             hint=f"read and write through `{source}` itself, or make a copy: "
-            f"{target} = {S.unparse_expr(node.value)}.copy()")
+            f"{target} = {S.unparse_expr(node.value)}.copy()"))
     return frozenset(i for i, p in enumerate(norm.params) if p in written)
 
 

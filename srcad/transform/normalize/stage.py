@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.fence import check_syntax
+from srcad.errors import UnsupportedSyntaxError
+from srcad.analysis.fence import syntax_refusals
 from srcad.parse import ParsedFunction
+from srcad.refusals import STRICT, Refusals
 from srcad.rules import lookup_call
 from srcad.transform.names import Namer
 from srcad.transform.normalize.containers import split_container_params
@@ -22,6 +24,7 @@ from srcad.transform.normalize.inline import Inliner, resolve_callee
 from srcad.transform.normalize.lists import split_fixed_lists
 from srcad.transform.normalize.lower import lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls
+from srcad.transform.normalize.refused_code import set_aside_refused
 from srcad.transform.normalize.tuples import split_tuple_locals
 
 
@@ -40,6 +43,8 @@ class Normalized:
     # known >= 0): numba reverse mode keeps them in a workspace array passed in and kept
     # across calls, so a call allocates no array of its own
     workspace: dict = field(default_factory=dict)
+    # the function's refusals: the analyses add what they refuse (srcad/refusals.py)
+    refusals: Refusals = STRICT
 
     def resolve(self, name_: str):
         if name_ in self.extra_names:
@@ -47,9 +52,12 @@ class Normalized:
         return self.parsed.resolve(name_)
 
 
-def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
+def normalize(parsed: ParsedFunction, containers: tuple = (),
+              refusals: Refusals = STRICT) -> Normalized:
     """`containers`: (position, treedef) of the parameters passed as containers (one
-    parameter per leaf in the result, srcad/transform/normalize/containers.py)."""
+    parameter per leaf in the result, srcad/transform/normalize/containers.py). The syntax
+    check's refusals go to `refusals`; when it collects, normalization goes on without the
+    refused code (srcad/transform/normalize/refused_code.py) for the later checks."""
     tree = parsed.tree
     body = S.clone(tree.body)
     doc = None
@@ -59,7 +67,14 @@ def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
     namer = Namer.for_tree(tree)
     body, local_functions = lower(parsed, body, namer)
     body = rewrite_nested_calls(parsed, body, namer, local_functions)
-    check_syntax(parsed, body, local_functions)
+    refused = syntax_refusals(parsed, body, local_functions)
+    if refused:
+        refusals.add(UnsupportedSyntaxError.combine([e for _, e in refused],
+                                                    function=parsed.name,
+                                                    filename=parsed.filename))
+        body = set_aside_refused(body, [n for n, _ in refused if n is not tree],
+                                 _signature_names(tree) if any(n is tree for n, _ in refused)
+                                 else set())
     body = desugar(parsed, body, namer, unpack_calls=False)
     inliner = Inliner(parsed, namer, local_functions=local_functions)
     body = inliner.block(body)
@@ -99,7 +114,15 @@ def normalize(parsed: ParsedFunction, containers: tuple = ()) -> Normalized:
     if not body:
         body = [gast.Pass()]
     return Normalized(parsed, params, body, namer, inliner.extra,
-                      inliner.dependencies, inliner.cells, doc)
+                      inliner.dependencies, inliner.cells, doc, refusals=refusals)
+
+
+def _signature_names(tree) -> set:
+    """The parameters of a signature the syntax check refuses (*args, **kwargs, keyword-only,
+    positional-only): names the function reads that hold no value srcad passes."""
+    args = tree.args
+    out = {a.id for a in list(args.kwonlyargs) + list(getattr(args, "posonlyargs", None) or [])}
+    return out | {a.id for a in (args.vararg, args.kwarg) if a is not None}
 
 
 def _tuple_results(parsed, returns, namer) -> list:

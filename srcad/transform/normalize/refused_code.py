@@ -1,0 +1,83 @@
+"""The body the later checks see when the syntax check refused something: every statement that
+holds a refused construct set aside, and with it every statement that reads a value one of them
+makes (or would make), so the later checks report only what is wrong on its own, never a
+consequence of a construct already refused (`d = {...}` refused, then `d["a"] * x` reported as
+an opaque value). Nothing of this body is differentiated: it exists to be checked.
+
+A statement is set aside whole when it is not an `if`, `for` or `while`, or when the header of
+one of those (its test, its target or what it loops over) holds a refused construct or reads
+such a value; otherwise its blocks are looked into. The function's final `return` may go too:
+the checks that ask what carries a derivative to the result then find nothing to refuse, which
+misses refusals but never reports a wrong one.
+"""
+
+from __future__ import annotations
+
+import gast
+
+_BRANCHING = (gast.If, gast.For, gast.While)
+
+
+def set_aside_refused(body: list, refused: list, names: set) -> list:
+    """`body` without the statements holding a node of `refused` or reading a value of one:
+    `names` are names the refused constructs make (parameters of a refused signature);
+    names the set-aside statements bind are added to them, until nothing more is set aside."""
+    refused_ids = {id(node) for node in refused}
+    poisoned = set(names)
+    while True:
+        before = len(poisoned)
+        body = _block(body, refused_ids, poisoned)
+        if len(poisoned) == before:
+            return body
+
+
+def _block(stmts, refused_ids, poisoned) -> list:
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, _BRANCHING) and not _taints(_header(stmt), refused_ids, poisoned):
+            stmt.body = _block(stmt.body, refused_ids, poisoned)
+            stmt.orelse = _block(stmt.orelse, refused_ids, poisoned) if stmt.orelse else []
+            out.append(stmt)
+        elif _taints([stmt], refused_ids, poisoned):
+            poisoned |= _made(stmt)
+        else:
+            out.append(stmt)
+    return out or [gast.Pass()]
+
+
+def _header(stmt) -> list:
+    if isinstance(stmt, gast.For):
+        return [stmt.target, stmt.iter]
+    return [stmt.test]
+
+
+def _taints(parts, refused_ids, poisoned) -> bool:
+    return any(id(node) in refused_ids or (isinstance(node, gast.Name) and node.id in poisoned)
+               for part in parts for node in gast.walk(part))
+
+
+def _made(stmt) -> set:
+    """Names `stmt` binds or may change: its targets (an element write changes the array),
+    definitions and imports, declared names, and everything a call made for its effect
+    receives."""
+    out = set()
+    for node in gast.walk(stmt):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            out.add(node.id)
+        elif isinstance(node, (gast.FunctionDef, gast.ClassDef, gast.AsyncFunctionDef)):
+            out.add(node.name)
+        elif isinstance(node, (gast.Import, gast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            out |= set(node.names)
+        elif isinstance(node, gast.Expr):
+            out |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    for node in gast.walk(stmt):  # `x[i] = v`, `x.a = v`: x changes
+        targets = node.targets if isinstance(node, gast.Assign) else \
+            [node.target] if isinstance(node, (gast.AugAssign, gast.For)) else []
+        for target in targets:
+            while isinstance(target, (gast.Subscript, gast.Attribute)):
+                target = target.value
+            if isinstance(target, gast.Name):
+                out.add(target.id)
+    return out
