@@ -373,8 +373,10 @@ def _run(transform, mode, fun, annotated, seed, backend):
     try:
         return autodiff(mode, fun, *annotated, seed=seed, backend=backend)
     except ActivityError as err:
-        raise ActivityError(err.message, filename=err.filename, line=err.line,
-                            construct=err.construct,
-                            hint=f"{transform} treats the arguments not in argnums as constants: "
-                            "allocate scratch storage inside the function, or pass it as "
-                            "srcad.Cache(c) to an operator such as srcad.gradient") from None
+        hint = (f"{transform} treats the arguments not in argnums as constants: allocate "
+                "scratch storage inside the function, or pass it as srcad.Cache(c) to an "
+                "operator such as srcad.gradient")
+        problems = [ActivityError(p.message, filename=p.filename, line=p.line,
+                                  construct=p.construct, hint=hint) for p in err.problems]
+        raise ActivityError.combine(problems, function=getattr(fun, "__name__", None),
+                                    filename=err.filename) from None

@@ -1,5 +1,6 @@
 """Reject, up front, every construct srcad does not differentiate, with file, line and column,
-all of them in one error.
+all of them in one error (`check_syntax`), or each with the node refused (`syntax_refusals`:
+normalization sets those statements aside so the later checks report in the same error).
 
 Everything that passes the fence is handled by the later stages or refused there with its own
 message (calls without rules, whole-array arithmetic on active arrays).

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 import gast
 
 from srcad import syntax as S
-from srcad.errors import UnsupportedSyntaxError
 from srcad.analysis.fence import syntax_refusals
+from srcad.errors import UnsupportedSyntaxError
 from srcad.parse import ParsedFunction
 from srcad.refusals import STRICT, Refusals
 from srcad.rules import lookup_call
