@@ -120,6 +120,28 @@ def test_what_a_refused_construct_feeds_is_not_reported_again():
                      ("dict", _line(refused_values_used_later, 3))]
 
 
+def try_and_with_around_the_work(x, z):
+    try:
+        y = np.unique(x) * 2.0
+    except ValueError:
+        y = x
+    with open(os.devnull):
+        np.copyto(z, y)
+    return np.sum(y)
+
+
+def test_code_inside_a_refused_try_or_with_is_still_checked():
+    """What is left when the fix is made (the body of the try, of the with) is checked."""
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.autodiff(Reverse, try_and_with_around_the_work, dup(np.ones(3)), dup(np.ones(3)))
+    found = [(p.construct, p.line, p.column) for p in info.value.problems]
+    f = try_and_with_around_the_work
+    assert found == [("try/except", _line(f, 1), 5), ("call", _line(f, 2), 13),
+                     ("with", _line(f, 5), 5), ("call", _line(f, 6), 9)]
+    assert "unique" in str(info.value.problems[1])
+    assert "np.copyto(z, y)" in str(info.value.problems[3])
+
+
 def syntax_then_view(x, flag):
     a = x.copy()
     b = np.zeros(3)

@@ -4,11 +4,12 @@ makes (or would make), so the later checks report only what is wrong on its own,
 consequence of a construct already refused (`d = {...}` refused, then `d["a"] * x` reported as
 an opaque value). Nothing of this body is differentiated: it exists to be checked.
 
-A statement is set aside whole when it is not an `if`, `for` or `while`, or when the header of
-one of those (its test, its target or what it loops over) holds a refused construct or reads
-such a value; otherwise its blocks are looked into. The function's final `return` may go too:
-the checks that ask what carries a derivative to the result then find nothing to refuse, which
-misses refusals but never reports a wrong one.
+A refused `try` or `with` leaves what its fix leaves (the `try`'s body, `else` and `finally`,
+the `with`'s body); any other statement is set aside whole when it is not an `if`, `for` or
+`while`, or when the header of one of those (its test, its target or what it loops over) holds
+a refused construct or reads such a value; otherwise its blocks are looked into. The
+function's final `return` may go too: the checks that ask what carries a derivative to the
+result then find nothing to refuse, which misses refusals but never reports a wrong one.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ def set_aside_refused(body: list, refused: list, names: set) -> list:
 def _block(stmts, refused_ids, poisoned) -> list:
     out = []
     for stmt in stmts:
-        if isinstance(stmt, _BRANCHING) and not _taints(_header(stmt), refused_ids, poisoned):
+        kept = _kept_blocks(stmt, refused_ids, poisoned)
+        if kept is not None:
+            out.extend(_block(kept, refused_ids, poisoned))
+        elif isinstance(stmt, _BRANCHING) and not _taints(_header(stmt), refused_ids, poisoned):
             stmt.body = _block(stmt.body, refused_ids, poisoned)
             stmt.orelse = _block(stmt.orelse, refused_ids, poisoned) if stmt.orelse else []
             out.append(stmt)
@@ -43,6 +47,27 @@ def _block(stmts, refused_ids, poisoned) -> list:
         else:
             out.append(stmt)
     return out or [gast.Pass()]
+
+
+def _kept_blocks(stmt, refused_ids, poisoned) -> list | None:
+    """The statements a refused `try` or `with` leaves when its fix is made (the error
+    handling or the resource moved outside): the `try`'s body, `else` and `finally`, the
+    `with`'s body. The names only its handlers or its `as` bind are poisoned. None for any
+    other statement, or a `with` whose resources hold a refused construct or read a
+    poisoned value."""
+    if id(stmt) not in refused_ids:
+        return None
+    if isinstance(stmt, gast.Try):
+        kept = stmt.body + stmt.orelse + stmt.finalbody
+        bound = set().union(*(_made(k) for k in kept))
+        poisoned |= set().union(*(_made(h) for h in stmt.handlers)) - bound
+        return kept
+    if isinstance(stmt, gast.With) and not _taints(
+            [item.context_expr for item in stmt.items], refused_ids, poisoned):
+        poisoned |= {n.id for item in stmt.items if item.optional_vars is not None
+                     for n in gast.walk(item.optional_vars) if isinstance(n, gast.Name)}
+        return stmt.body
+    return None
 
 
 def _header(stmt) -> list:
