@@ -131,15 +131,47 @@ def build(func, request: Request) -> Compiled:
     together: the syntax check, 0-d array arguments, the type refusals made once the types
     are inferred, the activity analysis's refusals, calls without a rule and calls for their
     effect on values that carry derivatives, and the array, numba and alias checks. Stopping
-    the pipeline (reported with whatever was collected before): parsing, the normalization
+    the checks (reported with whatever was collected before): parsing, the normalization
     after the syntax check (inlining, containers, loops), views srcad cannot resolve, types
-    it cannot infer; after the checks, the transforms stop at their first refusal and run
-    only on a function nothing was refused in."""
+    it cannot infer. The transforms run only on a function nothing was refused in, and stop
+    at their first refusal."""
     parsed = parse_function(func)
     refusals = Refusals(parsed.name, parsed.filename)
     with refusals.stopping():
-        norm = normalize(parsed, request.containers, refusals)
-        written, nested, types, activity, kinds = _checked(norm, request, refusals)
+        return _built(parsed, request, refusals)
+
+
+def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
+    norm = normalize(parsed, request.containers, refusals)
+    specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
+    split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    resolve_views(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    if name_array_returns(norm, types):
+        types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    if request.backend == "numba" and hoist_invariants(norm, types):
+        types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    kinds = {p: s.kind for p, s in zip(norm.params, specs)}
+    active_inputs = {p for p, k in kinds.items() if k == "active"
+                     or (k == "duplicated" and not isinstance(types[p], Array))}
+    duplicated = {p for p, k in kinds.items() if k == "duplicated" and isinstance(types[p], Array)}
+    const_arrays = {p for p, s in zip(norm.params, specs)
+                    if s.kind == "const" and isinstance(s.type, Array)}
+    activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
+                                _returns_float(norm, types))
+    refuse_active_opaque_calls(norm, types, activity.varied)
+    rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
+    check_array_statements(norm, types, activity.active, request.mode == "forward")
+    refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
+                      numba_supports(norm) if _numba_arrays(request) else None)
+    refuse_local_row_writes(norm, types, activity.active, _array_code_unsupported(request)
+                            if request.mode == "forward" and not _numba_arrays(request) else None)
+    if request.backend == "numba":
+        refuse_numba_indexing(norm, types, activity.active, request.mode == "reverse")
+    written = written_arguments(norm, types)
+    # numba: kernels of the nested gradients, compiled into the module of this code
+    nested = NumbaNested(norm, types) if request.backend == "numba" else None
     refusals.raise_any()
     refusals.collect = False  # from here on (the transforms), a refusal raises at once
     tapes: tuple = ()
@@ -209,40 +241,6 @@ def build(func, request: Request) -> Compiled:
     return Compiled(function, GeneratedSource(source), name, request, taped, dependencies, cells,
                     tapes, written, scratch, returns_value=returns_value,
                     tuple_return=tuple_return)
-
-
-def _checked(norm, request: Request, refusals: Refusals):
-    """The analyses of a normalized function and their checks (refusals to `refusals`)."""
-    specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
-    split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    resolve_views(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    if name_array_returns(norm, types):
-        types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    if request.backend == "numba" and hoist_invariants(norm, types):
-        types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    kinds = {p: s.kind for p, s in zip(norm.params, specs)}
-    active_inputs = {p for p, k in kinds.items() if k == "active"
-                     or (k == "duplicated" and not isinstance(types[p], Array))}
-    duplicated = {p for p, k in kinds.items() if k == "duplicated" and isinstance(types[p], Array)}
-    const_arrays = {p for p, s in zip(norm.params, specs)
-                    if s.kind == "const" and isinstance(s.type, Array)}
-    activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
-                                _returns_float(norm, types))
-    refuse_active_opaque_calls(norm, types, activity.varied)
-    rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
-    check_array_statements(norm, types, activity.active, request.mode == "forward")
-    refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
-                      numba_supports(norm) if _numba_arrays(request) else None)
-    refuse_local_row_writes(norm, types, activity.active, _array_code_unsupported(request)
-                            if request.mode == "forward" and not _numba_arrays(request) else None)
-    if request.backend == "numba":
-        refuse_numba_indexing(norm, types, activity.active, request.mode == "reverse")
-    written = written_arguments(norm, types)
-    # numba: kernels of the nested gradients, compiled into the module of this code
-    nested = NumbaNested(norm, types) if request.backend == "numba" else None
-    return written, nested, types, activity, kinds
 
 
 def _array_code_unsupported(request) -> str | None:
