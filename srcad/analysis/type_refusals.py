@@ -49,6 +49,8 @@ def refuse_active_opaque_calls(norm, types, varied) -> None:
     """A call with no derivative rule whose argument carries a derivative is refused (its
     derivative would silently be zero); on constants it runs as it is."""
     for call in types.opaque_calls.values():
+        if id(call) in types.refused_calls:
+            continue  # refused by the type checks (its result used as something else)
         for arg in list(call.args) + [k.value for k in call.keywords]:
             names = {n.id for n in gast.walk(arg) if isinstance(n, gast.Name)}
             if names & varied and is_float_like(types.of(arg)):
@@ -215,6 +217,7 @@ class TypeRefusals:
             for node in gast.walk(stmt):
                 if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
                         and node.targets[0].id in names and id(node.value) in self.opaque_calls:
+                    self.refused_calls.add(id(node.value))
                     self.norm.refusals.add(no_rule_error(
                         self.norm, node.value, "srcad runs such a call as it is on constants "
                         "and takes its result to be a float (or an array of its array "

@@ -65,6 +65,7 @@ class Types(TypeRefusals):
         # a value that carries a derivative is refused after the activity analysis
         self.opaque_calls: dict = {}
         self.effect_calls: dict = {}  # other calls made for their effect (`z.fill(c)`)
+        self.refused_calls: set = set()  # ids of opaque calls refused already (`check`)
         try:
             self._infer()
         except SrcadError:
