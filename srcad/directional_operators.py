@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.engines import ForwardEngine, ReverseEngine
+from srcad.engines import ReverseEngine
 from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, Memory, OperatorMode, Point
 from srcad.operator_options import (

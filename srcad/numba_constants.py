@@ -8,10 +8,12 @@ generated function's own signature.
 * A call of a function numba cannot compile (`scipy.special.gammaln(a)`, a library's Python
   function), when its arguments are the generated function's own arguments (never written in
   it), globals and constants: the wrapper computes it before the kernel runs, once per call
-  (in a loop or a branch too: its arguments do not change there). Measured against numba's
-  object mode, which would run it where it stands: a `with numba.objmode` block needs its
-  result types declared and costs a lock and a Python frame each time it runs (per loop
-  iteration), where the wrapper costs one Python call per kernel call.
+  (in a loop or a branch too: its arguments do not change there; in a branch it runs
+  whether or not the branch does). Against numba's object mode (`with numba.objmode`, which
+  also needs the result's type declared), benchmarks/numba_constant_calls.py measured a call
+  of `scipy.special.gammaln` passed in at 0.36 us per kernel call (n = 10), in object mode
+  once before the loop 0.70 us, in object mode where it stands in the loop 4.9 us (1.8 ms at
+  n = 1000).
 * Such a call on values the function computes (a local, a loop variable) cannot be computed
   before the kernel: refused, naming the call and what it depends on.
 
