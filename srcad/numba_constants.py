@@ -7,7 +7,8 @@ generated function's own signature.
   is rebound (`Compiled.is_current`), as for numbers, which are embedded.
 * A call of a function numba cannot compile (`scipy.special.gammaln(a)`, a library's Python
   function), when its arguments are the generated function's own arguments (never written in
-  it), globals and constants: the wrapper computes it before the kernel runs, once per call
+  it), globals, constants and locals bound once, at the top level, to such values (`half = m /
+  2`, read through its value): the wrapper computes it before the kernel runs, once per call
   (in a loop or a branch too: its arguments do not change there; in a branch it runs
   whether or not the branch does). Against numba's object mode (`with numba.objmode`, which
   also needs the result's type declared), benchmarks/numba_constant_calls.py measured a call
@@ -58,6 +59,8 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
     invariant = ({p for p in params if p not in written}
                  | {n for n in free_names if n not in bound and not provided(n)})
     taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | set(params)
+    known = _BUILTINS - bound
+    definitions = _constant_locals(fn, invariant | known)
     leading: list = []
     edits: list = []  # (start, end, text): the calls, replaced in the text (comments stay)
     lines = source.splitlines()
@@ -68,7 +71,7 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
             if callee is None:
                 return self.generic_visit(node)
             reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-            varying = sorted(reads - invariant - _BUILTINS)
+            varying = sorted(reads - invariant - known - set(definitions))
             if varying:
                 line, statement = comment_above(lines, node.lineno)
                 if line is None and locate is not None:
@@ -78,12 +81,14 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
                     f"{', '.join(f'`{v}`' for v in varying)}, computed inside the function"
                     f"{f' (in `{statement}`)' if statement else ''}; the numba backend runs "
                     "such a call before the compiled code only when its arguments are the "
-                    "function's arguments, globals and constants",
+                    "function's arguments, globals, constants and locals bound once to "
+                    "those",
                     filename=origin or None, line=line, construct="backend='numba'",
                     hint="compute it outside the function and pass it in as an argument, or "
                     "use backend='python'")
             parameter = _fresh("srcad_constant", taken)
-            leading.append((parameter, ast.unparse(node)))
+            leading.append((parameter, ast.unparse(_Substitute(definitions).visit(
+                ast.parse(ast.unparse(node), mode="eval").body))))
             edits.append(((node.lineno, node.col_offset),
                           (node.end_lineno, node.end_col_offset), parameter))
             return node
@@ -142,6 +147,36 @@ def comment_above(lines, lineno) -> tuple:
 
 
 _BUILTINS = set(dir(builtins))
+
+
+def _constant_locals(fn, invariant: set) -> dict:
+    """{name: its value}: locals bound once in the function, at its top level, to an
+    expression of invariant names and such locals (`half = m / 2`), which a call computed
+    before the kernel reads through their values."""
+    counts: dict = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    definitions: dict = {}
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) \
+                and counts.get(stmt.targets[0].id) == 1:
+            reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+            if reads <= invariant | set(definitions):
+                definitions[stmt.targets[0].id] = _Substitute(definitions).visit(stmt.value)
+    return definitions
+
+
+class _Substitute(ast.NodeTransformer):
+    """An expression with the constant locals it reads replaced by their values."""
+
+    def __init__(self, definitions):
+        self.definitions = definitions
+
+    def visit_Name(self, node):
+        value = self.definitions.get(node.id)
+        return node if value is None or not isinstance(node.ctx, ast.Load) else value
 
 
 def _written_bases(fn):
