@@ -24,7 +24,7 @@ import numpy as np
 
 from srcad import compile_notice
 from srcad.errors import SrcadError
-from srcad.numba_constants import constant_arguments, kernel_wrapper
+from srcad.numba_constants import comment_above, constant_arguments, kernel_wrapper
 from srcad.transform.names import NUMBA_ARRAY_NAMES, NUMBA_RUNTIME_NAMES
 from srcad.transform.numba_compat import reduction_of
 
@@ -204,8 +204,4 @@ def _user_line(text: str) -> tuple:
         lines = Path(where.group(1)).read_text().splitlines()
     except OSError:
         return None, None
-    for k in range(min(int(where.group(2)), len(lines)) - 1, -1, -1):
-        comment = re.match(r"\s*# line (\d+): (.*)", lines[k])
-        if comment:
-            return int(comment.group(1)), comment.group(2).strip()
-    return None, None
+    return comment_above(lines, int(where.group(2)))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import builtins
 import cmath
+import copy
 import math
 import random
 import re
@@ -164,7 +165,8 @@ def _constant_locals(fn, invariant: set) -> dict:
                 and counts.get(stmt.targets[0].id) == 1:
             reads = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
             if reads <= invariant | set(definitions):
-                definitions[stmt.targets[0].id] = _Substitute(definitions).visit(stmt.value)
+                definitions[stmt.targets[0].id] = _Substitute(definitions).visit(
+                    copy.deepcopy(stmt.value))
     return definitions
 
 
@@ -176,12 +178,23 @@ class _Substitute(ast.NodeTransformer):
 
     def visit_Name(self, node):
         value = self.definitions.get(node.id)
-        return node if value is None or not isinstance(node.ctx, ast.Load) else value
+        if value is None or not isinstance(node.ctx, ast.Load):
+            return node
+        return copy.deepcopy(value)
 
 
 def _written_bases(fn):
-    """Names whose elements the function writes (`c[i] = v`, `c[i] += v`)."""
+    """Names whose elements the function writes (`c[i] = v`, `c[i] += v`) or may write (what
+    a call made for its effect receives: `c.fill(v)`, `np.copyto(c, v)`)."""
     for node in ast.walk(fn):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and not (isinstance(node.value.func, ast.Name) and node.value.func.id == "print"):
+            call = node.value
+            for e in [call.func] + call.args + [k.value for k in call.keywords]:
+                while isinstance(e, (ast.Subscript, ast.Attribute)):
+                    e = e.value
+                if isinstance(e, ast.Name):
+                    yield e.id
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, ast.AugAssign) else []
         for target in targets:
