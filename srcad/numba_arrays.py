@@ -13,6 +13,8 @@ numba): the same names and meanings as the python backend's runtime, compiled.
 * `array_stack(parts)`: `np.stack(parts, axis=0)` of a tuple; of numbers (the tangent of
   `np.array([a * a, b, 2.0])`), the vector of them, which numba's np.stack (arrays only) does
   not build.
+* `array_copy(x)`: `np.array(x)` of anything but a list written out: of an array, a copy
+  (numba's np.array does not take an array); of anything else, numba's np.array.
 * `outer_add(a, x, y)`: `a += np.outer(x, y)`, the adjoint of a matrix-vector product, as one
   loop over `a` (numba's np.outer would allocate a matrix each time, then add it: in a
   recurrent loop that doubles the reverse sweep).
@@ -200,6 +202,17 @@ def _array_stack(parts):
             return out
         return numbers
     return lambda parts: np.stack(parts, axis=0)
+
+
+def array_copy(x):
+    return np.array(x)
+
+
+@overload(array_copy)
+def _array_copy(x):
+    if isinstance(x, types.Array):
+        return lambda x: np.copy(x)
+    return lambda x: np.array(x)
 
 
 def outer_add(a, x, y):

@@ -2,7 +2,7 @@
 functions numba cannot compile on constants (computed before the compiled code), arrays read
 from closure cells and globals (passed to it as arguments), whole-array vector mode over
 arrays and containers (unrolled lanes where lanes in arrays cannot run it) and
-`np.array([a * a, b, 2.0])` of active numbers, each in reverse, forward and vector mode
+`np.array([a * a, b, 2.0])` of active numbers and `np.array(x)` of an array, each in reverse, forward and vector mode
 (check_grads: central differences and the dot-product test) and through the operators,
 against derivatives worked out by hand. What numba cannot run is refused, saying why.
 
@@ -182,7 +182,8 @@ def test_whole_array_vector_mode_over_a_dict():
 def built_from_numbers(x, b):
     a = x[0]
     v = np.array([a * a, b, 2.0])
-    return np.sum(v * v) * x[1]
+    w = np.array(x)  # a copy (numba's np.array takes no array)
+    return np.sum(v * v) * w[1]
 
 
 def test_array_of_active_numbers_in_every_mode():

@@ -15,7 +15,7 @@ NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", 
 # `array_matmul`, rank-one adjoints `outer_add`)
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
                                "cholesky_adjoint", "reshaped", "array_tanh",
-                               "array_stack"})
+                               "array_stack", "array_copy"})
 
 
 class Namer:

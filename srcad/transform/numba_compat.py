@@ -20,6 +20,8 @@
   arrays as a tuple (numba joins tuples of arrays; a list must hold one type).
   `np.stack((a, b), axis=0)`: `array_stack((a, b))` (srcad/numba_arrays.py), which also
   stacks numbers (the tangent of `np.array([a * a, b])`; numba's np.stack takes arrays).
+* `np.array(x)` of anything but a list or tuple written out: `array_copy(x)`, a copy of an
+  array (numba's np.array takes lists, tuples and numbers).
 * `np.linalg.slogdet(A).logabsdet` (and `.sign`): `np.linalg.slogdet(A)[1]` (`[0]`):
   numba's slogdet returns a plain pair.
 * `x.reshape(s)`, `np.reshape(x, s)`, `np.ravel(x)`, `x.ravel()`: of
@@ -147,6 +149,9 @@ class _Products(gast.NodeTransformer):
             return node
         if node.keywords:
             return node
+        if module and f.attr == "array" and len(node.args) == 1 \
+                and not isinstance(node.args[0], (gast.List, gast.Tuple)):
+            return gast.copy_location(S.call("array_copy", node.args[0]), node)
         if module and f.attr == "tanh" and len(node.args) == 1:
             return gast.copy_location(S.call("array_tanh", *node.args), node)
         if module and f.attr in ("dot", "matmul") and len(node.args) == 2:
