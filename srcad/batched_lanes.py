@@ -270,8 +270,9 @@ def numba_lanes_function(compiled, ndims, seed_ndim):
              and isinstance(n.ctx, ast.Store)} | {a.arg for a in ast.walk(tree)
                                                   if isinstance(a, ast.arg)}
     python_function = compiled.function.py_func
+    origin = getattr(compiled.function, "srcad_origin", python_function.__code__.co_filename)
     function = compile_numba(code.source, code.name, python_function.__globals__,
-                             loaded - bound, python_function.__code__.co_filename)
+                             loaded - bound, origin)
     _FUNCTIONS[key] = (compiled, function, code.rows)
     return function, code.rows
 

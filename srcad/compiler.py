@@ -8,6 +8,7 @@ numba's own on-disk cache, so a new process skips recompilation, and with one fa
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import importlib.util
@@ -23,6 +24,7 @@ import numpy as np
 
 from srcad import compile_notice
 from srcad.errors import SrcadError
+from srcad.numba_constants import comment_above, constant_arguments, kernel_wrapper
 from srcad.transform.names import NUMBA_ARRAY_NAMES, NUMBA_RUNTIME_NAMES
 from srcad.transform.numba_compat import reduction_of
 
@@ -54,10 +56,12 @@ def cache_dir() -> Path:
 
 
 def compile_numba(source: str, name: str, namespace: dict, free_names: set, origin: str = "",
-                  helpers: str = ""):
+                  helpers: str = "", locate=None):
     """Write `source` as a real module in the cache folder (numba's on-disk cache needs a file)
     and return `numba.njit(cache=True)` of its function `name`. `helpers`: source of functions
-    it calls, each decorated `@srcad_jit` (jitted in the module with the same options)."""
+    it calls, each decorated `@srcad_jit` (jitted in the module with the same options).
+    What numba cannot compile into it is passed in by a wrapper (srcad/numba_constants.py;
+    `locate(callee)`: the user's line of a call, for its refusal)."""
     try:
         import numba
     except ImportError:
@@ -74,6 +78,13 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     if arrays:
         header.append(f"from srcad.numba_arrays import {', '.join(arrays)}")
     header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
+    # arrays and calls numba cannot compile, passed in by a wrapper (srcad/numba_constants.py)
+    given = source
+    source, leading, free_names = constant_arguments(
+        source, name, namespace, free_names,
+        lambda n: n in RUNTIME_NAMES or n in _BUILTIN_NAMES or n in NUMBA_ARRAY_NAMES
+        or n in reductions or n in NUMBA_RUNTIME_NAMES,
+        _loaded_names(helpers), origin, locate)
     if helpers:
         header += ["import numba", f"srcad_jit = numba.njit(cache=True, nogil=True, "
                    f"fastmath={set(FASTMATH)!r})"]
@@ -109,7 +120,14 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         sys.modules[path.stem] = module  # numba's cache finds the module again by name
         spec.loader.exec_module(module)
     # nogil: srcad.parallel runs chunks of rows on threads at once
-    return numba.njit(cache=True, nogil=True, fastmath=set(FASTMATH))(getattr(module, name))
+    kernel = numba.njit(cache=True, nogil=True, fastmath=set(FASTMATH))(getattr(module, name))
+    return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
+
+
+def _loaded_names(text: str) -> set:
+    if not text:
+        return set()
+    return {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
 
 
 @functools.lru_cache(maxsize=None)
@@ -186,8 +204,4 @@ def _user_line(text: str) -> tuple:
         lines = Path(where.group(1)).read_text().splitlines()
     except OSError:
         return None, None
-    for k in range(min(int(where.group(2)), len(lines)) - 1, -1, -1):
-        comment = re.match(r"\s*# line (\d+): (.*)", lines[k])
-        if comment:
-            return int(comment.group(1)), comment.group(2).strip()
-    return None, None
+    return comment_above(lines, int(where.group(2)))

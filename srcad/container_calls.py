@@ -25,7 +25,8 @@ from srcad.annotations import (
     Const,
     Duplicated,
 )
-from srcad.errors import ArgumentError, SrcadError, surfaced
+from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
+from srcad.pipeline import UNROLL_MAX_WIDTH
 
 _plans: dict = {}  # (f, code, layout, mode, batch, backend) -> the reverse Plan of last call
 
@@ -111,11 +112,20 @@ def container_autodiff(mode, f, args, seed, batch, backend):
         if seed is not None:
             from srcad.running import refuse_forward_seed  # noqa: PLC0415
             refuse_forward_seed()
-        call, compiled = _checked(f, mode, flat_args, layout, batch, backend)
+        try:
+            call, compiled = _checked(f, mode, flat_args, layout, batch, backend)
+        except LaneLayoutError:  # numba's lanes in arrays: whole-array code runs unrolled
+            if batch is not None or _lane_count(flat_args) > UNROLL_MAX_WIDTH:
+                raise
+            call, compiled = _checked(f, mode, flat_args, layout, "unrolled", backend)
         return differentiate._forward(_flat_view(f, layout, len(flat_args)), mode, compiled,
                                       call.flat, flat_args, call.width is not None, call)
     except SrcadError as err:
         raise surfaced(err) from None
+
+
+def _lane_count(flat_args) -> int:
+    return max((len(a.shadows) for a in flat_args if isinstance(a, BatchDuplicated)), default=0)
 
 
 def container_source(f, mode, args, batch, backend) -> str:

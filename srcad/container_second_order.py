@@ -57,9 +57,13 @@ class ContainerSecondOrder:
         from srcad.container_calls import flatten_arguments  # noqa: PLC0415
         from srcad.differentiate import _compiled  # noqa: PLC0415
         if backend not in (None, "python"):
-            raise ArgumentError("hvp and hessian differentiate srcad's generated reverse "
-                                "code, which the numba backend compiles to machine code",
-                                construct=f"backend={backend!r}", hint="use backend='python'")
+            raise ArgumentError("hvp and hessian of a parameter container run forward over "
+                                "srcad's generated reverse code, which the numba backend "
+                                "compiles to machine code",
+                                construct=f"backend={backend!r}",
+                                hint="use backend='python', or pass x as one array (the numba "
+                                "backend runs hvp and hessian of an array as reverse over "
+                                "forward)")
         if any(isinstance(a, Output) for a in args):
             raise ArgumentError("hvp and hessian need a float-valued f (no Output argument)")
         original = args[x_position]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from srcad.engines import ForwardEngine, ReverseEngine
+from srcad.engines import ReverseEngine
 from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, Memory, OperatorMode, Point
 from srcad.operator_options import (
@@ -27,7 +27,7 @@ from srcad.preparation import (
     PreparationMismatchError,
     check_shape,
     input_slot,
-    lanes_in_arrays,
+    lanes_engine,
     make_prep,
     operator_entry,
     output_kind,
@@ -51,7 +51,7 @@ def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point
     kind, template = output_kind(f, slots)
     batch = tangent is not None and isinstance(tangent, (tuple, list))
     width = len(tangent) if batch else 1
-    engine = ForwardEngine(f, slots, width, lanes_in_arrays(width, backend), backend)
+    engine = lanes_engine(f, slots, width, backend)
     return make_prep("pushforward", f, slots, "forward", width, engine, kind=kind, batch=batch,
                      shape=() if kind == "float" else np.shape(template))
 

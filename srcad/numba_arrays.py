@@ -10,6 +10,11 @@ numba): the same names and meanings as the python backend's runtime, compiled.
 * `array_tanh(x)`: `np.tanh(x)`; of a float64 array, a loop of `simd_tanh`
   (srcad/numba_runtime.py, within 3 ulp) that LLVM vectorizes, where numba's np.tanh calls the
   C library once per element; of anything else, numba's np.tanh.
+* `array_stack(parts)`: `np.stack(parts, axis=0)` of a tuple; of numbers (the tangent of
+  `np.array([a * a, b, 2.0])`), the vector of them, which numba's np.stack (arrays only) does
+  not build.
+* `array_copy(x)`: `np.array(x)` of anything but a list written out: of an array, a copy
+  (numba's np.array does not take an array); of anything else, numba's np.array.
 * `outer_add(a, x, y)`: `a += np.outer(x, y)`, the adjoint of a matrix-vector product, as one
   loop over `a` (numba's np.outer would allocate a matrix each time, then add it: in a
   recurrent loop that doubles the reverse sweep).
@@ -177,6 +182,37 @@ def _array_tanh(x):
             return out
         return vectorized
     return lambda x: np.tanh(x)
+
+
+def array_stack(parts):
+    return np.stack(parts, axis=0)
+
+
+@overload(array_stack)
+def _array_stack(parts):
+    if isinstance(parts, types.BaseTuple) and all(isinstance(t, types.Number) for t in parts):
+        count = len(parts)
+
+        def numbers(parts):
+            out = np.empty(count)
+            i = 0
+            for v in numba.literal_unroll(parts):  # floats and ints alike
+                out[i] = v
+                i += 1
+            return out
+        return numbers
+    return lambda parts: np.stack(parts, axis=0)
+
+
+def array_copy(x):
+    return np.array(x)
+
+
+@overload(array_copy)
+def _array_copy(x):
+    if isinstance(x, types.Array):
+        return lambda x: np.copy(x)
+    return lambda x: np.array(x)
 
 
 def outer_add(a, x, y):

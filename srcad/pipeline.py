@@ -228,7 +228,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     if request.backend == "numba":
         free = _free_names(tree) | _free_names(gast.parse(nested.helpers))
         function = compile_numba(source, name, namespace, free - nested.names, parsed.filename,
-                                 helpers=nested.helpers)
+                                 helpers=nested.helpers,
+                                 locate=functools.partial(_call_line, parsed))
     else:
         function = compile_source(source, name, namespace, parsed.filename)
     dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())
@@ -258,6 +259,14 @@ def _numba_arrays(request) -> bool:
     """numba, reverse mode or forward mode with one tangent or unrolled lanes
     (`batch="unrolled"`): compiles array code (what `numba_supports` accepts)."""
     return request.backend == "numba" and (request.mode == "reverse" or not request.stacked)
+
+
+def _call_line(parsed, callee: str) -> int | None:
+    """The line of the first call of `callee` (dotted, as written) in the user's function."""
+    for node in gast.walk(parsed.tree):
+        if isinstance(node, gast.Call) and S.unparse_expr(node.func) == callee:
+            return parsed.line_of(node)
+    return None
 
 
 def _free_names(tree) -> set:

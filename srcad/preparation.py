@@ -336,9 +336,27 @@ def forward_engine(f, slots, n, chunk, backend, stack_narrow=False):
     operations) falls back to chunks of 16 unrolled lanes."""
     width = max(1, int(chunk)) if chunk is not None else default_width(n, backend)
     stacked = lanes_in_arrays(width, backend) or (stack_narrow and chunk is None)
+    if chunk is not None and backend == "numba":
+        return lanes_engine(f, slots, width, backend, chunked=True)
     if chunk is not None or not stacked:
         return ForwardEngine(f, slots, width, stacked, backend)
     try:
         return ForwardEngine(f, slots, width, True, backend)
     except LaneLayoutError:  # numba too: its unrolled lanes compile whole-array code
         return ForwardEngine(f, slots, choose_chunk(n, None), False, backend)
+
+
+def lanes_engine(f, slots, width, backend, chunked=False):
+    """The forward engine of `width` lanes (one per tangent, or a forced chunk): in arrays
+    on numba and beyond UNROLL_MAX_WIDTH lanes, unrolled otherwise. numba code that lanes in
+    arrays cannot run yet (whole-array operations) runs with unrolled lanes instead, at most
+    UNROLL_MAX_WIDTH of them: when `chunked` (the operator runs its lanes in chunks of the
+    engine's width) a wider forced chunk gets a narrower engine; a batch of more tangents
+    than that is refused as before."""
+    stacked = lanes_in_arrays(width, backend)
+    try:
+        return ForwardEngine(f, slots, width, stacked, backend)
+    except LaneLayoutError:
+        if backend != "numba" or (width > UNROLL_MAX_WIDTH and not chunked):
+            raise
+        return ForwardEngine(f, slots, min(width, UNROLL_MAX_WIDTH), False, backend)

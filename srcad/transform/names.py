@@ -14,7 +14,8 @@ NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", 
 # srcad/numba_arrays.py: the array runtime, compiled (numba_compat.py spells products
 # `array_matmul`, rank-one adjoints `outer_add`)
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
-                               "cholesky_adjoint", "reshaped", "array_tanh"})
+                               "cholesky_adjoint", "reshaped", "array_tanh",
+                               "array_stack", "array_copy"})
 
 
 class Namer:

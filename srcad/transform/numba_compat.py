@@ -18,6 +18,10 @@
   `outer_add(a, x, y)`, one loop over `a` instead of a new matrix added to it.
 * `np.concatenate([a, b])`, `np.stack([a, b], axis=1)` (and hstack, vstack): the listed
   arrays as a tuple (numba joins tuples of arrays; a list must hold one type).
+  `np.stack((a, b), axis=0)`: `array_stack((a, b))` (srcad/numba_arrays.py), which also
+  stacks numbers (the tangent of `np.array([a * a, b])`; numba's np.stack takes arrays).
+* `np.array(x)` of anything but a list or tuple written out: `array_copy(x)`, a copy of an
+  array (numba's np.array takes lists, tuples and numbers).
 * `np.linalg.slogdet(A).logabsdet` (and `.sign`): `np.linalg.slogdet(A)[1]` (`[0]`):
   numba's slogdet returns a plain pair.
 * `x.reshape(s)`, `np.reshape(x, s)`, `np.ravel(x)`, `x.ravel()`: of
@@ -138,9 +142,16 @@ class _Products(gast.NodeTransformer):
             return node
         if module and f.attr in _JOINS and node.args and isinstance(node.args[0], gast.List):
             node.args[0] = gast.Tuple(elts=node.args[0].elts, ctx=gast.Load())
+        if module and f.attr == "stack" and len(node.args) == 1 \
+                and isinstance(node.args[0], gast.Tuple) and _axis_zero(node.keywords):
+            return gast.copy_location(S.call("array_stack", node.args[0]), node)
+        if module and f.attr in _JOINS and node.args and isinstance(node.args[0], gast.Tuple):
             return node
         if node.keywords:
             return node
+        if module and f.attr == "array" and len(node.args) == 1 \
+                and not isinstance(node.args[0], (gast.List, gast.Tuple)):
+            return gast.copy_location(S.call("array_copy", node.args[0]), node)
         if module and f.attr == "tanh" and len(node.args) == 1:
             return gast.copy_location(S.call("array_tanh", *node.args), node)
         if module and f.attr in ("dot", "matmul") and len(node.args) == 2:
@@ -173,6 +184,12 @@ def _reduction(node, module):
         return node
     name = reduction_name(_REDUCTIONS[f.attr], axes, keep)
     return gast.copy_location(S.call(name, operand), node)
+
+
+def _axis_zero(keywords) -> bool:
+    """No keyword but `axis=0` (np.stack's default)."""
+    return all(k.arg == "axis" and isinstance(k.value, gast.Constant) and k.value.value == 0
+               for k in keywords)
 
 
 def _literal(e):
