@@ -30,6 +30,7 @@ from srcad.transform.optimize import assign_after_reset, drop_dead_resets
 from srcad.transform.reverse.arrays import ReverseArrays, adjoints_made_with
 from srcad.transform.reverse.checkpoint import ReverseCheckpoint
 from srcad.transform.reverse.control_flow import ReverseControlFlow
+from srcad.transform.reverse.counters import ReverseCounters
 from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.first_bindings import first_binding
 from srcad.transform.reverse.recording import ReverseRecording, index_leaves, replaced
@@ -45,7 +46,7 @@ class ReverseCode:
 
 
 class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, ReverseArrays,
-                       ReverseCheckpoint, FirstAccumulations):
+                       ReverseCheckpoint, FirstAccumulations, ReverseCounters):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, tapes=None):
         self.norm = norm
         self.types = types
@@ -121,11 +122,12 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
     # -- statements ----------------------------------------------------------------------------
     def block(self, stmts):
         fwd, revs = [], []
-        for stmt in stmts:
+        for index, stmt in enumerate(stmts):
             f, r = self.stmt(stmt)
             self.pieces[id(stmt)] = f
-            fwd.extend(f)
-            revs.append([] if all(S.is_comment(s) for s in r) else r)
+            pushes, pops = self.counter_region_ends(stmts, index)
+            fwd.extend(f + pushes)
+            revs.append([] if all(S.is_comment(s) for s in r) else pops + r)
         rev = [s for r in reversed(revs) for s in r]
         return fwd, self._assign_first_accumulations(stmts, rev)
 
@@ -139,6 +141,9 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         return rev
 
     def stmt(self, stmt):
+        counter_step = self.counter_step(stmt)
+        if counter_step is not None:
+            return counter_step
         if isinstance(stmt, gast.Assign):
             return self.assign(stmt, stmt.targets[0], stmt.value, None)
         if isinstance(stmt, gast.AugAssign):
@@ -307,6 +312,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
 
     # -- the whole function ------------------------------------------------------------------
     def build(self) -> ReverseCode:
+        self.recording.counters = self._restored_counters()
         fwd, rev = self.block(self.norm.body)
         params, returned = [], []
         for p in self.norm.params:
