@@ -35,6 +35,7 @@ from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.first_bindings import first_binding
 from srcad.transform.reverse.recording import ReverseRecording, index_leaves, replaced
 from srcad.transform.reverse.slots import ReverseSlots
+from srcad.transform.reverse.view_adjoints import ViewAdjoints
 from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
 
 
@@ -46,7 +47,7 @@ class ReverseCode:
 
 
 class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, ReverseArrays,
-                       ReverseCheckpoint, FirstAccumulations, ReverseCounters):
+                       ReverseCheckpoint, FirstAccumulations, ReverseCounters, ViewAdjoints):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, tapes=None):
         self.norm = norm
         self.types = types
@@ -210,6 +211,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if isinstance(ttype, Array) and isinstance(target, gast.Name):
             if tname not in self.expression_arrays:
                 return self.array_binding(stmt, target, value)
+            if self.view_adjoint_binding(stmt, target, value, op):
+                return [stmt], []  # its reads' adjoints went into the array's (replayed)
         if not active_target:
             return [stmt], []
         diff = self._diff({})
@@ -338,14 +341,14 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         on_some_branches = self.expression_arrays - duplicated - bound_on_every_branch(
             self.norm.body, self.norm.params)
         body += adjoints_made_with(fwd, {v: self.bar[v] for v in on_some_branches
-                                          if v in self.bar})
+                                          if v in self.bar and v not in self.aliased_views})
         body.append(S.comment("reverse sweep: adjoints in reverse order"))
         for v, bar in sorted(self.bar.items()):
             if v not in duplicated and self.types[v] == FLOAT and v != self.result \
                     and v not in self.assigned_first:
                 body.append(S.assign(S.name(bar), S.const(0.0)))
             elif v in self.expression_arrays and v not in duplicated \
-                    and v not in on_some_branches:
+                    and v not in on_some_branches and v not in self.aliased_views:
                 body.append(S.assign(S.name(bar), S.call("np.zeros_like", S.name(v))))
         body += drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
         result = S.name(self.result) if self.result else S.const(None)
