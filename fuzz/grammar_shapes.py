@@ -4,7 +4,11 @@
 * `index-arrays`: an int index array filled, then rotated inside a loop, and used to index a
   float array (`x[idx[0]]`): the reverse sweep must index with what was read at the time;
 * `reversed`: user loops `for i in reversed(range(...))`;
-* `multi-tape`: several taping loops over the same range inside one outer loop.
+* `multi-tape`: several taping loops over the same range inside one outer loop;
+* `counters`: an int counter restarted per outer iteration and stepped in the for loops after
+  it, indexing a float array (gmm's packed triangle `l[lparamsidx]`): the reverse sweep undoes
+  its steps instead of taping it (srcad/analysis/induction.py); sometimes also stepped under
+  an `if` or next to a `break`, where it is taped.
 
 A mixin of `generator.Generator`. Without shapes it draws nothing, so every seed keeps the
 program it had before.
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 from scopes import FunctionContext, IntVar, Scope, indent
 
-SHAPES = ("index-arrays", "reversed", "multi-tape")
+SHAPES = ("index-arrays", "reversed", "multi-tape", "counters")
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.
@@ -29,11 +33,14 @@ class ShapeGrammar:
 
     def shape_statement(self, scope: Scope, ctx: FunctionContext, depth: int):
         """The lines of a statement shape, or None for an ordinary statement."""
-        kinds = [k for k in ("index-arrays", "multi-tape") if k in self.shapes]
+        kinds = [k for k in ("index-arrays", "multi-tape", "counters") if k in self.shapes]
         if not kinds or depth <= 0 or not self.chance(SHAPE_CHANCE):
             return None
-        if self.rng.choice(kinds) == "index-arrays":
+        kind = self.rng.choice(kinds)
+        if kind == "index-arrays":
             return self.rotated_index_loop(scope, ctx, depth)
+        if kind == "counters":
+            return self.counted_loops(scope, ctx, depth)
         return self.sibling_taping_loops(scope, ctx, depth)
 
     def accumulator(self, scope: Scope):
@@ -107,4 +114,38 @@ class ShapeGrammar:
                 inner_body += self.block(inner, ctx, depth - 1, 1)
             body += [f"for {i} in {text}:"] + indent(inner_body)
         ctx.loop_depth -= 1
+        return lines + [f"for {o} in range({outer}):"] + indent(body)
+
+    def counted_loops(self, scope: Scope, ctx: FunctionContext, depth: int):
+        """An outer loop; in it a counter `c` set, then stepped (by 1, 2 or a loop index) in
+        a triangle of for loops, each step after an active statement reading `x[c % n]`; `c`
+        read again after the loops. By chance a step under an `if` and other statements
+        (maybe a `break`) in the inner loop: then `c` is taped, not restored."""
+        rng = self.rng
+        arrays = [a for a in scope.arrays if len(a.shape) == 1 and a.shape[0] is not None]
+        if not arrays:
+            return None
+        src = rng.choice(arrays)
+        n = src.len_expr[0]
+        o, i, j, c = (self.fresh(v) for v in ("o", "i", "j", "c"))
+        lines, acc = self.accumulator(scope)
+        read = f"{src.name}[{c} % {n}]"
+        outer = rng.randint(1, 3)
+        inner_scope = scope.child()
+        inner_scope.ints += [IntVar(o, 0, outer - 1), IntVar(i, 0, 2), IntVar(j, 1, 3)]
+        step = rng.choice(["1", "2", i, f"{o} + 1"])
+        inner = [rng.choice([f"{acc} += {read} * {src.name}[{j} % {n}]",
+                             f"{acc} = {acc} * (0.9 + 0.1 * math.sin({read})) + {read}",
+                             f"{acc} += math.tanh({acc}) * {read}"]),
+                 f"{c} {rng.choice(['+=', '+=', '-='])} {step}"]
+        ctx.loop_depth += 2
+        if self.chance(0.25):
+            inner += [f"if {self.cond(inner_scope, ctx)}:", f"    {c} += 1"]
+        if self.chance(0.25):
+            inner += self.block(inner_scope, ctx, depth - 1, 1)
+        ctx.loop_depth -= 2
+        body = [f"{c} = {rng.choice(['0', o, '1'])}", f"for {i} in range(3):",
+                f"    for {j} in range({i} + 1, 4):"] + indent(indent(inner))
+        if self.chance(0.5):
+            body.append(f"{acc} = {acc} + 0.5 * {read} * {src.name}[{o} % {n}]")
         return lines + [f"for {o} in range({outer}):"] + indent(body)

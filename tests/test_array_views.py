@@ -157,7 +157,7 @@ def row_dots_in_v(v, W):
     return row_dots(W, v)
 
 
-def test_a_row_view_per_iteration_is_read_again_not_taped_and_its_adjoint_zeroed_in_place():
+def test_a_row_view_per_iteration_is_read_again_not_taped_and_its_adjoint_is_the_adjoints_row():
     # sum_i (W_i . v)^2: dW_i = 2 s_i v, dv = 2 sum_i s_i W_i, with s = W v
     W, v = RNG.standard_normal((4, 3)), RNG.standard_normal(3)
     s = W @ v
@@ -170,5 +170,7 @@ def test_a_row_view_per_iteration_is_read_again_not_taped_and_its_adjoint_zeroed
     code = [line.strip() for line in text.splitlines() if not line.strip().startswith("#")]
     # the reverse sweep binds w = W[i] again and reads w[j]; only s is taped
     assert not any(line.startswith("tape.append(w[") for line in code), text
-    # w's adjoint is added into W_bar[i], then zeroed in place: no new array per iteration
-    assert "w_bar[...] = 0.0" in code and "w_bar = np.zeros_like(w_bar)" not in code, text
+    # w's adjoint is the row W_bar[i] (bound with the replay): no array of its own to add into
+    # W_bar[i] and zero per iteration (transform/reverse/view_adjoints.py)
+    assert "w_bar = W_bar[i]" in code and "w_bar = np.zeros_like(w_bar)" not in code, text
+    assert "w_bar[...] = 0.0" not in code and "W_bar[i] += w_bar" not in code, text

@@ -83,6 +83,15 @@ def test_shapes_are_generated_when_switched_on():
     assert not any("reversed(" in generate(seed).source for seed in range(40))
 
 
+def test_counter_shape_is_generated_when_switched_on():
+    """--shapes counters: a counter set in an outer loop and stepped in the loops after it
+    (the reverse sweep restores it, srcad/analysis/induction.py); not without the switch."""
+    from generator import generate
+    texts = [generate(seed, shapes=frozenset(["counters"])).source for seed in range(40)]
+    assert sum(bool(re.search(r"\n +c\d+ [+-]= ", t)) for t in texts) >= 5
+    assert not any(re.search(r"\n +c\d+ [+-]= ", generate(seed).source) for seed in range(40))
+
+
 def test_generator_is_deterministic():
     from generator import generate
     assert generate(123).source == generate(123).source

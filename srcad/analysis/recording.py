@@ -8,6 +8,9 @@ The reverse sweep reads a value `v` that the forward sweep read at statement S:
 3. *replayed*: `v` has one definition D, inside a loop, before S in the same block iteration,
    and D's right-hand side is itself readable (by 1-3) at D; the reverse sweep re-executes D at
    the start of that block instead of taping it (cheap reads like `w = params[k]`);
+4. *restored counter* (`readable_in_reverse` only): `v` is an induction counter
+   (analysis/induction.py) and S is in its region but does not bind it; the reverse sweep
+   undoes each step of `v` as it passes it, so `v` holds S's value where the reverse of S runs;
 otherwise S pushes it on the tape and the reverse of S pops it. Array elements are readable
 when the array is never written after S and their index is readable.
 """
@@ -44,6 +47,8 @@ class Recording:
         self._after: dict[tuple, set] = {}
         self.replays: dict[int, dict[int, object]] = {}  # id(block) -> {index: stmt}
         self.aliases = array_aliases(body)  # name -> names that may share its elements
+        self.counters: dict = {}  # name -> Induction the reverse sweep restores (rule 4)
+        self._counters_restored = False  # rule 4 applies (readable_in_reverse)
         self._walk(body, (), None)
 
     def _walk(self, block, path, owner):
@@ -159,8 +164,21 @@ class Recording:
         children = [c for c in gast.iter_child_nodes(expr) if isinstance(c, gast.expr)]
         return all(self.readable(c, stmt, replays) for c in children)
 
+    def readable_in_reverse(self, expr, stmt, replays: list) -> bool:
+        """`readable`, where the reverse of `stmt` itself reads `expr`: counters count too
+        (rule 4; a replay runs elsewhere, at the start of its block's reverse)."""
+        self._counters_restored = True
+        try:
+            return self.readable(expr, stmt, replays)
+        finally:
+            self._counters_restored = False
+
     def _name_readable(self, name, stmt, replays) -> bool:
         if name not in self.defs_after(stmt, binds_only=True):
+            return True
+        counter = self.counters.get(name) if self._counters_restored else None
+        if counter is not None and counter.in_region(self.sites[id(stmt)]) \
+                and name not in self.subtree_binds(stmt):
             return True
         for loop in self.loops_around(stmt):
             if (isinstance(loop, gast.For) and isinstance(loop.target, gast.Name)
@@ -191,8 +209,12 @@ class Recording:
         if s_path[depth][0] is not block or s_path[depth][1] <= d_index:
             return False
         sub: list = []
-        if not self.readable(d.value, d, sub):
-            return False
+        restored, self._counters_restored = self._counters_restored, False
+        try:
+            if not self.readable(d.value, d, sub):
+                return False
+        finally:
+            self._counters_restored = restored
         replays.extend(sub)
         replays.append(d)
         return True

@@ -48,7 +48,7 @@ class ReverseRecording(InvariantPushes):
                 continue
             seen.add(key)
             replays: list = []
-            if self.recording.readable(expr, stmt, replays):
+            if self.recording.readable_in_reverse(expr, stmt, replays):
                 for d in replays:
                     self.recording.request_replay(d)
                 continue

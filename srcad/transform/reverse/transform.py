@@ -30,10 +30,12 @@ from srcad.transform.optimize import assign_after_reset, drop_dead_resets
 from srcad.transform.reverse.arrays import ReverseArrays, adjoints_made_with
 from srcad.transform.reverse.checkpoint import ReverseCheckpoint
 from srcad.transform.reverse.control_flow import ReverseControlFlow
+from srcad.transform.reverse.counters import ReverseCounters
 from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.first_bindings import first_binding
 from srcad.transform.reverse.recording import ReverseRecording, index_leaves, replaced
 from srcad.transform.reverse.slots import ReverseSlots
+from srcad.transform.reverse.view_adjoints import ViewAdjoints
 from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
 
 
@@ -45,7 +47,7 @@ class ReverseCode:
 
 
 class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, ReverseArrays,
-                       ReverseCheckpoint, FirstAccumulations):
+                       ReverseCheckpoint, FirstAccumulations, ReverseCounters, ViewAdjoints):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, tapes=None):
         self.norm = norm
         self.types = types
@@ -121,11 +123,12 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
     # -- statements ----------------------------------------------------------------------------
     def block(self, stmts):
         fwd, revs = [], []
-        for stmt in stmts:
+        for index, stmt in enumerate(stmts):
             f, r = self.stmt(stmt)
             self.pieces[id(stmt)] = f
-            fwd.extend(f)
-            revs.append([] if all(S.is_comment(s) for s in r) else r)
+            pushes, pops = self.counter_region_ends(stmts, index)
+            fwd.extend(f + pushes)
+            revs.append([] if all(S.is_comment(s) for s in r) else pops + r)
         rev = [s for r in reversed(revs) for s in r]
         return fwd, self._assign_first_accumulations(stmts, rev)
 
@@ -139,6 +142,9 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         return rev
 
     def stmt(self, stmt):
+        counter_step = self.counter_step(stmt)
+        if counter_step is not None:
+            return counter_step
         if isinstance(stmt, gast.Assign):
             return self.assign(stmt, stmt.targets[0], stmt.value, None)
         if isinstance(stmt, gast.AugAssign):
@@ -205,6 +211,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if isinstance(ttype, Array) and isinstance(target, gast.Name):
             if tname not in self.expression_arrays:
                 return self.array_binding(stmt, target, value)
+            if self.view_adjoint_binding(stmt, target, value, op):
+                return [stmt], []  # its reads' adjoints went into the array's (replayed)
         if not active_target:
             return [stmt], []
         diff = self._diff({})
@@ -307,6 +315,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
 
     # -- the whole function ------------------------------------------------------------------
     def build(self) -> ReverseCode:
+        self.recording.counters = self._restored_counters()
         fwd, rev = self.block(self.norm.body)
         params, returned = [], []
         for p in self.norm.params:
@@ -332,14 +341,14 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         on_some_branches = self.expression_arrays - duplicated - bound_on_every_branch(
             self.norm.body, self.norm.params)
         body += adjoints_made_with(fwd, {v: self.bar[v] for v in on_some_branches
-                                          if v in self.bar})
+                                          if v in self.bar and v not in self.aliased_views})
         body.append(S.comment("reverse sweep: adjoints in reverse order"))
         for v, bar in sorted(self.bar.items()):
             if v not in duplicated and self.types[v] == FLOAT and v != self.result \
                     and v not in self.assigned_first:
                 body.append(S.assign(S.name(bar), S.const(0.0)))
             elif v in self.expression_arrays and v not in duplicated \
-                    and v not in on_some_branches:
+                    and v not in on_some_branches and v not in self.aliased_views:
                 body.append(S.assign(S.name(bar), S.call("np.zeros_like", S.name(v))))
         body += drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
         result = S.name(self.result) if self.result else S.const(None)
