@@ -1,8 +1,8 @@
 """Seeded random programs over lists of unknown length and parts of computed arrays:
 `f(x, X, a)` with `x` a float array, `X` a float matrix and `a` a float. The blocks:
 
-* filtered list comprehensions kept in a variable, over a range or over `x`
-  (`ys = [x[i] * a for i in range(len(x)) if x[i] > 0.2]`);
+* filtered list comprehensions kept in a variable, over a range, over `x`, over `enumerate`
+  and `zip` (`ys = [x[i] * a for i in range(len(x)) if x[i] > 0.2]`);
 * lists appended to under conditions in a loop, in both arms of an `if`, with `break`
   (an int test) or `continue`, sometimes two appends per iteration;
 * the lists read as Python reads lists: `len`, `sum`, `max`/`min`, `ys[0]`, `ys[-1]`,
@@ -77,10 +77,17 @@ def _blocks(rng, n, m, counter):
 
     def filtered_comprehension():
         ys = fresh("ys")
-        if rng.random() < 0.5:
+        draw = rng.random()
+        if draw < 0.5:
             cond = rng.choice([f"x[i] > {_threshold(rng)}", f"i % 2 == {rng.randint(0, 1)}",
                                f"x[i] * a < {_threshold(rng)}"])
             line = f"{ys} = [{_item(rng, 'i')} for i in range(len(x)) if {cond}]"
+        elif draw < 0.7:
+            column = fresh("column")
+            line = rng.choice([
+                f"{column} = X[:, 0]\n{ys} = [u * w * {_c(rng)} + 0.3719 * k for k, (u, w) in "
+                f"enumerate(zip(x, {column})) if u > {_threshold(rng)}]",
+                f"{ys} = [v * k + v * a for k, v in enumerate(x, 1) if k % 2 == 1]"])
         else:
             line = (f"{ys} = [v * {rng.choice(['a', 's', _c(rng)])} + v * v for v in x "
                     f"if v > {_threshold(rng)}]")
@@ -136,7 +143,7 @@ def generate(seed: int) -> Program:
     lines = ["def f(x, X, a):", "    s = a * x[0]"]
     for _ in range(rng.randint(2, 5)):
         for line in rng.choice(blocks)():
-            lines.append("    " + line)
+            lines.extend("    " + part for part in line.split("\n"))
     lines.append("    return s")
     args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "X", (n, m)), ArgKind("active", "a")]
     return Program(seed, HEADER + "\n\n" + "\n".join(lines) + "\n", "f", args, True)

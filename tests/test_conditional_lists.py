@@ -46,6 +46,16 @@ def until_large(x):
     return sum(ys)
 
 
+def zipped_and_enumerated(x, y):
+    ps = [u * w for u, w in zip(x, y) if u > 0.0]
+    qs = [v * k for k, v in enumerate(x, 1) if k % 2 == 1]
+    rs = []
+    for v in reversed(x):
+        if v < 1.0:
+            rs.append(v * v)
+    return sum(ps) + len(ps) * qs[-1] + max(rs)
+
+
 def filtered_pair(x):
     ys = [v * v for v in x if v > 0.0]
     return np.array([sum(ys), ys[0] * ys[-1]])
@@ -106,6 +116,19 @@ def test_conditional_appends_with_break():
     check_grads(until_large, _dup(X))
     np.testing.assert_allclose(_reverse_gradient(until_large, X), [2.0 * X[0], 0.0, 0.0, 0.0],
                                rtol=1e-14)
+
+
+def test_filtered_comprehensions_over_zip_and_enumerate():
+    # ps = [x0 y0, x2 y2] (x1 < 0), qs = [x0, 3 x2], rs = [x3^2, x1^2, x0^2] with max x1^2:
+    # f = x0 y0 + x2 y2 + 6 x2 + x1^2
+    y = np.array([1.0, 2.0, 0.5])
+    check_grads(zipped_and_enumerated, _dup(X), _dup(y))
+    check_grads(zipped_and_enumerated, X.copy(), _dup(y))
+    args = (_dup(X), _dup(y))
+    srcad.autodiff(srcad.Reverse, zipped_and_enumerated, *args)
+    np.testing.assert_allclose(args[0].shadow, [y[0], 2.0 * X[1], y[2] + 6.0, 0.0],
+                               rtol=1e-14)
+    np.testing.assert_allclose(args[1].shadow, [X[0], 0.0, X[2]], rtol=1e-14)
 
 
 def test_jacobian_of_a_filtered_list():

@@ -12,8 +12,10 @@ Only expressions that are arrays whenever they can be subscripted are named: ari
 (srcad/analysis/primitives.py `array_call`). Other subscripted values (a tuple a library call
 returns, `x.shape[0]`) are left as written. Like the library calls of
 srcad/transform/normalize/stage.py, a part of an expression Python evaluates only on some
-paths (an arm of `a if c else b`, the right of `and`/`or`) is left where it is, and so is a
-`while` test, evaluated once per iteration; the refusal of such a read names its line.
+paths (an arm of `a if c else b`, the right of `and`/`or`) is left where it is (naming it
+would compute it on every path; srcad/analysis/activity.py refuses such a read when it carries
+a derivative, with its line), and so is a `while` test, evaluated once per iteration (a test
+carries no derivative and reads the element as it is).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Lists of floats grown under conditions become arrays of the length they reach.
 
 `ys = []` at the top level of the function, followed (before any other use of `ys`) by a `for`
-loop over a `range` or an array variable whose body appends to `ys`, also inside `if`s (not
-inside a nested loop), `break` and `continue` allowed (a loop that appends once per iteration
-is lists.py's grown list):
+loop over a `range` or an array variable (or `zip`, `enumerate`, `reversed` of those) whose
+body appends to `ys`, also inside `if`s (not inside a nested loop), `break` and `continue`
+allowed (a range loop that appends once per iteration is lists.py's grown list):
 
     ys = []
     for i in range(n):
@@ -72,7 +72,7 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         grown.add(name_)
         buffer = namer.fresh(f"{name_}_buffer")
         count = namer.fresh(f"{name_}_length")
-        room = S.call("len", S.as_load(loop.iter))
+        room = _trips(loop.iter)
         if len(appends) > 1:
             room = gast.BinOp(left=room, op=gast.Mult(), right=S.const(len(appends)))
         out[j] = gast.copy_location(S.assign(S.name(buffer), S.call("np.zeros", room)), stmt)
@@ -95,10 +95,7 @@ def _conditional_appends(loop, name_) -> list:
     """The appends to `name_` of `loop` when `loop` is a `for` over a range or an array
     variable, without `else`, that uses `name_` only in `name_.append(e)` statements of its
     body or of `if`s in it, with `e` not reading `name_`; else []."""
-    if not (isinstance(loop, gast.For) and not loop.orelse
-            and (isinstance(loop.iter, gast.Name) or (
-                isinstance(loop.iter, gast.Call) and isinstance(loop.iter.func, gast.Name)
-                and loop.iter.func.id == "range"))):
+    if not (isinstance(loop, gast.For) and not loop.orelse and _trips(loop.iter) is not None):
         return []
     if name_ in _names(loop.iter) or name_ in _names(loop.target):
         return []
@@ -119,6 +116,22 @@ def _conditional_appends(loop, name_) -> list:
         return True
 
     return appends if visit(loop.body) else []
+
+
+def _trips(sequence):
+    """An expression at least the number of iterations of `for ... in sequence`: `len` of a
+    range or an array variable, of the first sequence of a `zip` (it stops at the shortest),
+    of the sequence `enumerate` or `reversed` is given; None for other sequences."""
+    if isinstance(sequence, gast.Name):
+        return S.call("len", S.as_load(sequence))
+    if not (isinstance(sequence, gast.Call) and isinstance(sequence.func, gast.Name)
+            and sequence.args and not sequence.keywords):
+        return None
+    if sequence.func.id == "range":
+        return S.call("len", S.as_load(sequence))
+    if sequence.func.id in ("zip", "enumerate", "reversed"):
+        return _trips(sequence.args[0])
+    return None
 
 
 def _appends_as_writes(stmts, name_, buffer, count) -> list:

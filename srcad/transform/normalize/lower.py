@@ -118,8 +118,8 @@ class Lowering:
         variable and not unrolled (srcad/transform/lists.py splits those over constant ranges):
         `ys = []` and a range loop appending once per element, the list grown by append that
         grow_lists_into_arrays makes an array (the comprehension's variable renamed: it
-        stays its own); with `if`s, appending when they hold, the list conditional_lists.py
-        makes an array."""
+        stays its own); with `if`s (appending when they hold) or over `zip`, `enumerate`,
+        `reversed`, the list conditional_lists.py makes an array."""
         out = []
         for stmt in body:
             if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
@@ -137,7 +137,10 @@ class Lowering:
                     value=S.name(it.id), slice=S.name(index), ctx=gast.Load())))
                 it, gen.target = S.call("range", S.call("len", S.name(it.id))), \
                     S.name(index, store=True)
-            elif not (isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.range)):
+            elif not (isinstance(it, gast.Call) and (
+                    self._is_builtin(it.func, builtins.range) or any(
+                        self._is_builtin(it.func, fn)  # conditional_lists.py's loops
+                        for fn in (builtins.zip, builtins.enumerate, builtins.reversed)))):
                 out.append(stmt)  # other sequences: refused by the fence, with the line
                 continue
             name_ = stmt.targets[0].id
