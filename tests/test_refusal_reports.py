@@ -93,7 +93,7 @@ def list_appended(x):
 def list_appended_in_a_nested_loop(x, n):
     xs = []
     for i in range(n):
-        for j in range(i):
+        for _j in range(i):
             xs.append(x * i)
     return sum(xs)
 

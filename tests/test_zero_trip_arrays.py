@@ -13,7 +13,7 @@ from srcad.testing import check_grads
 
 def squares_summed_n_times(x, n):
     s = 0.0
-    for k in range(n):
+    for _k in range(n):
         a = x * x
         s += np.sum(a)
     return s + x[0]
@@ -22,7 +22,7 @@ def squares_summed_n_times(x, n):
 def matrix_in_inner_loop(x, n, m):
     s = x[0] * x[1]
     for i in range(n):
-        for j in range(m):  # m = 0: the inner loop never binds b
+        for _j in range(m):  # m = 0: the inner loop never binds b
             b = np.outer(x, x) * (i + 1.0)
             s += b[0, 1]
     return s
