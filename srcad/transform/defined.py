@@ -99,14 +99,15 @@ def possibly_unset(body: list, defined) -> set:
 def typed_defaults(function: gast.FunctionDef, user_body: list, params, types,
                    scalars: bool = True) -> None:
     """Assign, at the top of the generated `function`, a zero of its type to each local it may
-    read unassigned (a scalar when `scalars`, an empty float array of its rank), when the
-    user's function (`user_body`) reads none unassigned."""
-    if possibly_unset(user_body, params):
-        return
+    read unassigned: a scalar when `scalars` and the user's function (`user_body`) reads
+    none unassigned, an empty float array of its rank when the user's function never reads
+    that array unassigned (where it does, Python raises, and so must the generated code)."""
+    user_unset = possibly_unset(user_body, params)
     generated_params = [a.id for a in function.args.args]
     names = sorted(possibly_unset(function.body, generated_params))
     zeros = [S.assign(S.name(n), _default(types[n])) for n in names
-             if (scalars and types[n] in _ZERO) or _float_array(types[n])]
+             if (scalars and not user_unset and types[n] in _ZERO)
+             or (_float_array(types[n]) and n not in user_unset)]
     if zeros:
         start = 1 if function.body and S.is_comment(function.body[0]) else 0
         function.body[start:start] = zeros
