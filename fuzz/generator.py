@@ -70,19 +70,23 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, Sh
 
 def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              arrays: bool = False, python: bool = False, views: bool = False,
-             containers: bool = False) -> Program:
+             containers: bool = False, lists: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
     `python`: a program written with Python's conveniences (grammar_python.py); `views`: a
     program writing an array through views of it (grammar_views.py); `containers`: a program
-    over a parameter container (grammar_containers.py)."""
+    over a parameter container (grammar_containers.py); `lists`: a program over lists of
+    unknown length and parts of computed arrays (grammar_lists.py)."""
     if views:
         from grammar_views import generate as views_program
         return views_program(seed)
     if containers:
         from grammar_containers import generate as container_program
         return container_program(seed)
+    if lists:
+        from grammar_lists import generate as lists_program
+        return lists_program(seed)
     if python:
         from grammar_python import generate as python_program
         return python_program(seed)

@@ -7,6 +7,7 @@
     python fuzz/run.py --python --count 300                   # Python's conveniences
     python fuzz/run.py --views --count 300                    # writes through views
     python fuzz/run.py --containers --count 300               # parameter containers
+    python fuzz/run.py --lists --count 300                    # lists of unknown length
 
 Each program (fuzz/generator.py, seeds seed .. seed+count-1) is written to a module file with
 its annotations (each float argument independently Const or varied, fuzz/activity_mix.py;
@@ -58,15 +59,16 @@ from minimize import minimize  # noqa: E402
 
 def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                shapes: frozenset = frozenset(), arrays: bool = False, python: bool = False,
-               views: bool = False, containers: bool = False):
+               views: bool = False, containers: bool = False, lists: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
     `python`: Python's conveniences (fuzz/grammar_python.py); `views`: writes through views
     (fuzz/grammar_views.py); `containers`: programs over a parameter container
-    (fuzz/grammar_containers.py)."""
+    (fuzz/grammar_containers.py); `lists`: lists of unknown length and parts of computed
+    arrays (fuzz/grammar_lists.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
-                       views=views, containers=containers)
+                       views=views, containers=containers, lists=lists)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -90,10 +92,10 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
 
 
 def _worker(job):
-    seed, timeout, nests, mix, shapes, arrays, python, views, containers = job
+    seed, timeout, nests, mix, shapes, arrays, python, views, containers, lists = job
     try:
         return check_seed(seed, timeout, nests, mix, shapes, arrays, python, views,
-                          containers)
+                          containers, lists)
     except (Exception, Timeout) as err:  # noqa: BLE001  (a generator or harness bug, reported apart)
         return {"seed": seed, "category": "harness-error",
                 "signature": f"{type(err).__name__}: {err}", "detail": traceback.format_exc()}
@@ -145,6 +147,10 @@ def main(argv=None):
     parser.add_argument("--containers", action="store_true",
                         help="programs over a dict/list parameter container "
                              "(fuzz/grammar_containers.py)")
+    parser.add_argument("--lists", action="store_true",
+                        help="programs over lists of unknown length (filtered comprehensions, "
+                             "conditional appends) and parts of computed arrays "
+                             "(fuzz/grammar_lists.py)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
     shapes = frozenset(SHAPES if opts.shapes == "all" else filter(None, opts.shapes.split(",")))
@@ -153,7 +159,8 @@ def main(argv=None):
 
     start = time.time()
     jobs = [(s, opts.timeout, opts.nests, not opts.no_mix, shapes, opts.arrays, opts.python,
-             opts.views, opts.containers) for s in range(opts.seed, opts.seed + opts.count)]
+             opts.views, opts.containers, opts.lists)
+            for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far
     signal.signal(signal.SIGTERM, _interrupt)

@@ -210,10 +210,10 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
             for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)):
                 fn.body = fuse_lane_loops(fn.body, styles[0].lane)
                 lane_locals(fn, styles[0].lane)
+    for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)
+               and n.name == name):  # python: arrays only (a loop that ran zero times)
+        typed_defaults(fn, norm.body, norm.params, types, scalars=request.backend == "numba")
     if request.backend == "numba":
-        for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)
-                   and n.name == name):
-            typed_defaults(fn, norm.body, norm.params, types)
         tree = numba_friendly(nested.rename(tree), norm.namer)
     source = to_source(tree)
     namespace = dict(parsed.namespace)

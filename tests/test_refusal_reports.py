@@ -90,10 +90,10 @@ def list_appended(x):
     return xs[0]
 
 
-def list_appended_conditionally(x, n):
+def list_appended_in_a_nested_loop(x, n):
     xs = []
     for i in range(n):
-        if i % 2 == 0:
+        for _j in range(i):
             xs.append(x * i)
     return sum(xs)
 
@@ -126,7 +126,8 @@ KINDS = [
     (reduction_in_while_condition, (Active(1.0),), "generator expression", 2, 18,
      "statement of its own"),
     (list_appended, (Active(1.0),), "list", 1, 10, "otherwise use a NumPy array"),
-    (list_appended_conditionally, (Active(1.0), 3), "list", 1, 10, "one append per iteration"),
+    (list_appended_in_a_nested_loop, (Active(1.0), 3), "list", 1, 10,
+     "not in a loop nested in it"),
     (keyword_to_numpy, (Duplicated(np.ones(3), np.zeros(3)),), "keyword arguments", 1, 12,
      "by position"),
     (unknown_keyword, (Active(1.0),), "call", 1, 12, "unexpected argument `c`"),

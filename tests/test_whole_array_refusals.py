@@ -40,6 +40,10 @@ def element_of_abs(x):
     return np.abs(x)[0] * 2.0
 
 
+def element_of_builtin_abs(x):
+    return abs(x)[0] * 2.0  # builtin abs of an array: no array rule
+
+
 def element_of_product(x):
     return (2.0 * x)[1] * x[0]
 
@@ -119,14 +123,18 @@ HANDLED = {
     # x[idx] @ x[idx] with idx = [2, 0] is x[2]^2 + x[0]^2: gradient 2 x at 0 and 2
     "fancy_index": (fancy_index, lambda: (_x(), np.array([2, 0])),
                     lambda: [np.array([2.0 * X[0], 0.0, 2.0 * X[2]])]),
+    # an element of a computed array is read from the array named first: 2 |x_0| with
+    # x_0 = 0.3 > 0, and (2 x_1) x_0
+    "element_of_abs": (element_of_abs, lambda: (_x(),), lambda: [np.array([2.0, 0.0, 0.0])]),
+    "element_of_product": (element_of_product, lambda: (_x(),),
+                           lambda: [np.array([2.0 * X[1], 2.0 * X[0], 0.0])]),
 }
 
 # What the array rules do not differentiate stays refused, in every mode and backend, with
 # the message that says why (before, the first two gave wrong derivatives without a word and
 # abs(x) crashed as a "non-finite derivative").
 REFUSED = {
-    "element_of_abs": (element_of_abs, lambda: (_x(),), "whole-array"),
-    "element_of_product": (element_of_product, lambda: (_x(),), "whole-array"),
+    "element_of_builtin_abs": (element_of_builtin_abs, lambda: (_x(),), "whole-array"),
     "builtin_abs_of_array": (builtin_abs_of_array, lambda: (_x(),), "whole-array"),
 }
 
@@ -355,10 +363,17 @@ def test_array_methods_are_differentiated(f, args, expected):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_element_of_a_transpose_is_refused(backend):
-    # a.T[0, 1] is a[1, 0]; the element of the computed transpose lost its derivative
-    args = (Duplicated(A[:, :2].copy(), np.zeros((2, 2))),)
-    _refused_in_every_mode(transposed, args, backend, "whole-array")
+def test_element_of_a_transpose_is_differentiated(backend):
+    # a.T[0, 1] is a[1, 0] (once refused: the element of the computed transpose lost its
+    # derivative); the transpose is named first, so a[1, 0] a[0, 0] has the gradient
+    # a[0, 0] at (1, 0) and a[1, 0] at (0, 0)
+    a = A[:, :2].copy()
+    args = lambda: (Duplicated(a.copy(), np.zeros((2, 2))),)  # noqa: E731
+    check_grads(transposed, *args(), backend=backend)
+    want = np.zeros((2, 2))
+    want[1, 0], want[0, 0] = a[0, 0], a[1, 0]
+    np.testing.assert_allclose(_reverse_shadows(transposed, args, backend)[0], want,
+                               rtol=1e-14)
 
 
 def rows_of_shaped_zeros(x):

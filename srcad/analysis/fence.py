@@ -40,7 +40,8 @@ _REFUSED = {
     gast.ImportFrom: ("import", "import at module level"),
     gast.Raise: ("raise", "check the inputs before calling srcad"),
     gast.ListComp: ("list comprehension", "sum(...), max(...) and min(...) of a comprehension "
-                    "are lowered to loops; write other uses as a for loop"),
+                    "are lowered to loops, and so is `ys = [e for v in seq if c]` (one `for`) "
+                    "at the top of the body; write other uses as a for loop"),
     gast.SetComp: ("set comprehension", "write a for loop"),
     gast.DictComp: ("dict comprehension", "write a for loop"),
     gast.GeneratorExp: ("generator expression", "sum(...), max(...) and min(...) of a "
@@ -48,8 +49,9 @@ _REFUSED = {
     gast.Dict: ("dict", "use separate variables or a NumPy array"),
     gast.Set: ("set", "use separate variables or a NumPy array"),
     gast.List: ("list", "srcad supports a list literal read by constant index, len/sum/max/min "
-                "and loops over it, and a list filled by one append per iteration of a for "
-                "loop over a range (not under an if, no break) and then only read; otherwise "
+                "and loops over it, and a list filled by appends (under ifs too) in one for loop "
+                "over a range or an array, not in a loop nested in it, and then only read; "
+                "otherwise "
                 "use a NumPy array (a list literal is also accepted as the first argument of "
                 "np.concatenate, np.stack, np.hstack, np.vstack and np.array)"),
     gast.JoinedStr: ("f-string", "format strings outside the differentiated function"),

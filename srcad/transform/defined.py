@@ -11,6 +11,13 @@ assigning. When the user's own function has no such read, every one the
 generated code has is of the kind above, and giving those names a value of their type at entry
 (`typed_defaults`) changes nothing a run computes. When the user's function has one (Python
 would raise UnboundLocalError on some input), nothing is added and numba refuses as before.
+
+Both backends: reverse mode makes the adjoint of an array bound inside a loop at the top of the
+reverse sweep (`a_bar = np.zeros_like(a)`), from the array the last iteration left. A loop
+that ran zero times left none, and Python raised UnboundLocalError. Such a float array gets an
+empty array of its rank at entry (`a = np.zeros((0,))`): the adjoint made from it is empty and
+unread, since the reverse loop that would read it runs zero times too, and a loop allocates
+nothing more than before.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.definite_assignment import DefiniteAssignment
 from srcad.analysis.types import BOOL, FLOAT, INT
+from srcad.analysis.value_types import Array
 
 _ZERO = {FLOAT: 0.0, INT: 0, BOOL: False}
 
@@ -88,14 +96,29 @@ def possibly_unset(body: list, defined) -> set:
     return reads.paths.unset_reads
 
 
-def typed_defaults(function: gast.FunctionDef, user_body: list, params, types) -> None:
-    """Assign, at the top of the generated `function`, a zero of its type to each scalar local
-    it may read unassigned, when the user's function (`user_body`) reads none unassigned."""
-    if possibly_unset(user_body, params):
-        return
+def typed_defaults(function: gast.FunctionDef, user_body: list, params, types,
+                   scalars: bool = True) -> None:
+    """Assign, at the top of the generated `function`, a zero of its type to each local it may
+    read unassigned: a scalar when `scalars` and the user's function (`user_body`) reads
+    none unassigned, an empty float array of its rank when the user's function never reads
+    that array unassigned (where it does, Python raises, and so must the generated code)."""
+    user_unset = possibly_unset(user_body, params)
     generated_params = [a.id for a in function.args.args]
     names = sorted(possibly_unset(function.body, generated_params))
-    zeros = [S.assign(S.name(n), S.const(_ZERO[types[n]])) for n in names if types[n] in _ZERO]
+    zeros = [S.assign(S.name(n), _default(types[n])) for n in names
+             if (scalars and not user_unset and types[n] in _ZERO)
+             or (_float_array(types[n]) and n not in user_unset)]
     if zeros:
         start = 1 if function.body and S.is_comment(function.body[0]) else 0
         function.body[start:start] = zeros
+
+
+def _float_array(t) -> bool:
+    return isinstance(t, Array) and t.is_float and not t.is_bool
+
+
+def _default(t):
+    """A zero of scalar type `t`, or an empty float array of `t`'s rank."""
+    if _float_array(t):
+        return S.call("np.zeros", gast.Tuple(elts=[S.const(0)] * t.ndim, ctx=gast.Load()))
+    return S.const(_ZERO[t])

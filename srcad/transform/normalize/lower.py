@@ -9,7 +9,9 @@
 * a list comprehension over a range with constant bounds, assigned to a name, becomes the list
   literal it builds,
   lists of known length become one variable per element, and lists grown by one append per
-  loop iteration become arrays (srcad/transform/normalize/lists.py);
+  loop iteration become arrays (srcad/transform/normalize/lists.py), as do lists appended to
+  under conditions, filtered comprehensions included
+  (srcad/transform/normalize/conditional_lists.py);
 * a nested `def` and a `name = lambda ...` at the top of the body are taken out of it and
   handed to the inliner, which inlines their calls like those of module-level helpers (their
   free names read the enclosing function's variables at the call, as Python's closures do).
@@ -27,6 +29,7 @@ import gast
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
+from srcad.transform.normalize.conditional_lists import grow_conditional_lists
 from srcad.transform.normalize.list_appends import appends_to_literals
 from srcad.transform.normalize.list_reductions import fold_literal_reductions
 from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_lists
@@ -111,17 +114,18 @@ class Lowering:
         return pre + [stmt]
 
     def comprehensions_as_appends(self, body) -> list:
-        """`ys = [e for v in seq]` at the top of the body, over a range or an array variable
-        and not unrolled (srcad/transform/lists.py splits those over constant ranges): `ys =
-        []` and a range loop appending once per element, the list grown by append that
+        """`ys = [e for v in seq if c]` at the top of the body, over a range or an array
+        variable and not unrolled (srcad/transform/lists.py splits those over constant ranges):
+        `ys = []` and a range loop appending once per element, the list grown by append that
         grow_lists_into_arrays makes an array (the comprehension's variable renamed: it
-        stays its own)."""
+        stays its own); with `if`s (appending when they hold) or over `zip`, `enumerate`,
+        `reversed`, the list conditional_lists.py makes an array."""
         out = []
         for stmt in body:
             if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
                     and isinstance(stmt.targets[0], gast.Name)
                     and isinstance(stmt.value, gast.ListComp)
-                    and len(stmt.value.generators) == 1 and not stmt.value.generators[0].ifs
+                    and len(stmt.value.generators) == 1
                     and _unrolled(S.clone(stmt.value), self) is None):
                 out.append(stmt)
                 continue
@@ -133,13 +137,19 @@ class Lowering:
                     value=S.name(it.id), slice=S.name(index), ctx=gast.Load())))
                 it, gen.target = S.call("range", S.call("len", S.name(it.id))), \
                     S.name(index, store=True)
-            elif not (isinstance(it, gast.Call) and self._is_builtin(it.func, builtins.range)):
+            elif not (isinstance(it, gast.Call) and (
+                    self._is_builtin(it.func, builtins.range) or any(
+                        self._is_builtin(it.func, fn)  # conditional_lists.py's loops
+                        for fn in (builtins.zip, builtins.enumerate, builtins.reversed)))):
                 out.append(stmt)  # other sequences: refused by the fence, with the line
                 continue
             name_ = stmt.targets[0].id
-            body_.append(gast.Expr(value=gast.Call(
+            append = [gast.Expr(value=gast.Call(
                 func=gast.Attribute(value=S.name(name_), attr="append", ctx=gast.Load()),
-                args=[element], keywords=[])))
+                args=[element], keywords=[]))]
+            for cond in reversed(gen.ifs):  # `if c`: appended when c holds (conditional_lists)
+                append = [gast.If(test=cond, body=append, orelse=[])]
+            body_ += append
             loop = gast.For(target=gen.target, iter=it, body=body_, orelse=[],
                             type_comment=None)
             for new in (S.assign(S.name(name_), gast.List(elts=[], ctx=gast.Load())), loop):
@@ -347,6 +357,7 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     lowering = Lowering(parsed, namer)
     body = fold_literal_reductions(parsed, body)
     body = appends_to_literals(lowering.comprehensions_as_appends(body))
-    body = lowering.block(grow_lists_into_arrays(parsed, body, namer), top=True)
+    body = grow_conditional_lists(parsed, grow_lists_into_arrays(parsed, body, namer), namer)
+    body = lowering.block(body, top=True)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     return split_fixed_lists(parsed, body, namer, params), lowering.local_functions

@@ -1,7 +1,8 @@
 """Stage 2: the normalized function every mode differentiates.
 
 lower conveniences -> fence -> desugar -> inline user calls -> split tuple locals ->
-desugar again (tuple results) -> structured exits.
+name library calls and subscripted computed arrays -> desugar again (tuple results) ->
+structured exits.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from srcad.parse import ParsedFunction
 from srcad.refusals import STRICT, Refusals
 from srcad.rules import lookup_call
 from srcad.transform.names import Namer
+from srcad.transform.normalize.computed_subscripts import name_computed_arrays
 from srcad.transform.normalize.containers import split_container_params
 from srcad.transform.normalize.desugar import Desugar, desugar
 from srcad.transform.normalize.exits import always_assigns, structure_exits
@@ -84,6 +86,7 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
     # `for v in helper(x)`: the inlined helper's tuple result is a literal now; unroll it
     body = split_fixed_lists(parsed, body, namer, params)
     body = _bind_library_calls(parsed, body, namer, inliner.extra)
+    body = name_computed_arrays(parsed, body, namer, inliner.extra)
     body = desugar(parsed, body, namer)
     final = None
     returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]

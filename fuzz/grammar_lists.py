@@ -1,0 +1,149 @@
+"""Seeded random programs over lists of unknown length and parts of computed arrays:
+`f(x, X, a)` with `x` a float array, `X` a float matrix and `a` a float. The blocks:
+
+* filtered list comprehensions kept in a variable, over a range, over `x`, over `enumerate`
+  and `zip` (`ys = [x[i] * a for i in range(len(x)) if x[i] > 0.2]`);
+* lists appended to under conditions in a loop, in both arms of an `if`, with `break`
+  (an int test) or `continue`, sometimes two appends per iteration;
+* the lists read as Python reads lists: `len`, `sum`, `max`/`min`, `ys[0]`, `ys[-1]`,
+  `ys[k]` under `if len(ys) > k`, `for v in ys`, and a loop over `range(len(ys))` binding a
+  local array (a loop that runs zero times when the list is empty);
+* an element or slice of a computed array: `np.mean(X, axis=0)[j]`, `(X @ x)[i]`,
+  `np.sum(X, axis=1)[i]` in a loop, `np.cumsum(x)[-1]`, `(a * x)[1:] @ x[1:]`, `X.T[j, i]`,
+  `np.tanh(x)[k]`, also in an `if` test.
+
+`generate(seed)` returns a `Program` like fuzz/generator.py's; everything is a pure function of
+the seed. The float tests of the filters and appends are data-dependent: the instrumented run
+(fuzz/instrument.py) keeps the inputs away from their thresholds, as for the plain grammar.
+`max`/`min` compare values offset by multiples of 0.3719, which inputs rounded to 3 decimals
+practically never tie; `len` tests compare ints. Values stay bounded (coefficients below 1 in
+magnitude, lists no longer than twice `len(x)`).
+"""
+
+from __future__ import annotations
+
+import random
+
+from program import ArgKind, Program
+
+HEADER = '''import math
+
+import numpy as np
+
+from srcad import Active, Duplicated  # noqa: F401  (fuzz/run.py's args() annotates)
+'''
+
+
+def _c(rng: random.Random) -> str:
+    """A coefficient in (-0.9, 0.9), never 0."""
+    return repr(round(rng.choice([-1, 1]) * rng.uniform(0.1, 0.9), 3))
+
+
+def _threshold(rng: random.Random) -> str:
+    return repr(round(rng.uniform(-0.8, 0.8), 2))
+
+
+def _item(rng, index):
+    """A smooth expression of x[index], offset by 0.3719 * index (no ties for max/min)."""
+    x = f"x[{index}]"
+    body = rng.choice([f"{x} * {x}", f"{x} * a", f"math.sin({x}) * s", f"{x} * {_c(rng)}",
+                       f"math.exp({_c(rng)} * {x})"])
+    return f"{body} + 0.3719 * {index}"
+
+
+def _blocks(rng, n, m, counter):
+    """Block makers: each returns lines updating the float `s` (reads x, X, a)."""
+    def fresh(base):
+        counter[0] += 1
+        return f"{base}{counter[0]}"
+
+    def reads(ys):
+        """Lines reading the list `ys` the ways lists are read."""
+        out = [rng.choice([f"s = s * {_c(rng)} + sum({ys}) * {_c(rng)}",
+                           f"s = s * {_c(rng)} + len({ys}) * {_c(rng)} + sum({ys})"])]
+        k = rng.randint(0, 2)
+        for _ in range(rng.randint(1, 3)):
+            out += rng.choice([
+                [f"if len({ys}) > {k}:",
+                 f"    s += {ys}[{k}] * {_c(rng)} + {ys}[-1] * {ys}[0] * {_c(rng)}"],
+                [f"if len({ys}) > 0:",
+                 f"    s += {rng.choice(['max', 'min'])}({ys}) * {_c(rng)}"],
+                [f"for v in {ys}:", f"    s = s * {_c(rng)} + v"],
+                [f"for k in range(len({ys})):",
+                 f"    w = x * {ys}[k] * {_c(rng)}",  # a local array bound in the loop
+                 f"    s += w[k % len(x)] + np.sum(w) * {_c(rng)}"],
+            ])
+        return out
+
+    def filtered_comprehension():
+        ys = fresh("ys")
+        draw = rng.random()
+        if draw < 0.5:
+            cond = rng.choice([f"x[i] > {_threshold(rng)}", f"i % 2 == {rng.randint(0, 1)}",
+                               f"x[i] * a < {_threshold(rng)}"])
+            line = f"{ys} = [{_item(rng, 'i')} for i in range(len(x)) if {cond}]"
+        elif draw < 0.7:
+            column = fresh("column")
+            line = rng.choice([
+                f"{column} = X[:, 0]\n{ys} = [u * w * {_c(rng)} + 0.3719 * k for k, (u, w) in "
+                f"enumerate(zip(x, {column})) if u > {_threshold(rng)}]",
+                f"{ys} = [v * k + v * a for k, v in enumerate(x, 1) if k % 2 == 1]"])
+        else:
+            line = (f"{ys} = [v * {rng.choice(['a', 's', _c(rng)])} + v * v for v in x "
+                    f"if v > {_threshold(rng)}]")
+        return [line] + reads(ys)
+
+    def conditional_appends():
+        ys = fresh("ys")
+        lines = [f"{ys} = []", "for i in range(len(x)):"]
+        if rng.random() < 0.3:
+            lines += [f"    if i == {rng.randint(1, n)}:", "        break"]
+        lines += [f"    if x[i] > {_threshold(rng)}:",
+                  f"        {ys}.append({_item(rng, 'i')})"]
+        if rng.random() < 0.5:
+            lines += ["    else:", f"        {ys}.append({_c(rng)} * x[i] * a)"]
+        elif rng.random() < 0.3:
+            lines += ["    elif i % 2 == 0:", "        continue"]
+        if rng.random() < 0.3:
+            lines += [f"    if x[i] * s < {_threshold(rng)}:",
+                      f"        {ys}.append(x[i] + s * {_c(rng)})"]
+        return lines + reads(ys)
+
+    def computed_element():
+        i, j = rng.randrange(n), rng.randrange(m)
+        return [rng.choice([
+            f"s += np.mean(X, axis=0)[{j}] * {_c(rng)}",
+            f"s = s * {_c(rng)} + (X.T @ x)[{j}]",
+            f"s += np.cumsum(x)[-1] * {_c(rng)} + np.cumsum(x * a)[{i}]",
+            f"s += (a * x)[1:] @ x[1:] * {_c(rng)}",
+            f"s += X.T[{j}, {i}] * s * {_c(rng)}",
+            f"s += np.tanh(x * s)[{i}] * {_c(rng)}",
+            f"s += (x @ X)[{j}] * (X @ np.ones({m}))[{i}] * {_c(rng)}",
+        ])]
+
+    def computed_in_loop():
+        return ["for i in range(X.shape[0]):",
+                f"    s += np.sum(X, axis=1)[i] * {_c(rng)} + (X * s)[i, 0] * {_c(rng)}"]
+
+    def computed_in_test():
+        return [f"if np.sum(X, axis=0)[{rng.randrange(m)}] > {_threshold(rng)}:",
+                f"    s = s * {_c(rng)} + np.exp(x * {_c(rng)})[-1]",
+                "else:",
+                f"    s += (x * x)[0] * {_c(rng)}"]
+
+    return [filtered_comprehension, conditional_appends, computed_element, computed_in_loop,
+            computed_in_test]
+
+
+def generate(seed: int) -> Program:
+    rng = random.Random(f"lists {seed}")
+    n, m = rng.randint(2, 5), rng.randint(2, 4)
+    counter = [0]
+    blocks = _blocks(rng, n, m, counter)
+    lines = ["def f(x, X, a):", "    s = a * x[0]"]
+    for _ in range(rng.randint(2, 5)):
+        for line in rng.choice(blocks)():
+            lines.extend("    " + part for part in line.split("\n"))
+    lines.append("    return s")
+    args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "X", (n, m)), ArgKind("active", "a")]
+    return Program(seed, HEADER + "\n\n" + "\n".join(lines) + "\n", "f", args, True)
