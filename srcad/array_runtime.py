@@ -85,3 +85,27 @@ def cholesky_adjoint(L, g):
     left = np.linalg.solve(L.T, projected)  # L^-T P
     sym = np.linalg.solve(L.T, left.T).T  # L^-T P L^-1
     return np.tril(sym) + np.tril(sym.T, -1)
+
+
+def view_element(index, start, stop, step, length):
+    """The position along an axis of `length` that `index` reads in the view
+    `start:stop:step` of that axis (step > 0), as NumPy reads `a[start:stop:step][index]`:
+    a negative index counts from the view's end, and an index out of the view raises
+    IndexError even where the array goes on. srcad/transform/normalize/views.py calls it
+    where a view's index composes into an index of its array; plain arithmetic, so numba
+    compiles it too (srcad/numba_runtime.py).
+
+    >>> view_element(-1, 1, 4, 1, 6)  # a[1:4][-1] is a[3]
+    3
+    >>> view_element(5, 1, 3, 1, 8)
+    Traceback (most recent call last):
+    IndexError: index 5 is out of bounds for a view of size 2
+    """
+    start = max(start + length, 0) if start < 0 else min(start, length)
+    stop = max(stop + length, 0) if stop < 0 else min(stop, length)
+    size = max(0, (stop - start + step - 1) // step)
+    position = index + size if index < 0 else index
+    if position < 0 or position >= size:
+        raise IndexError("index " + str(index) + " is out of bounds for a view of size "
+                         + str(size))
+    return start + position * step

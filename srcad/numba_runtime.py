@@ -9,7 +9,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic, register_jitable
 
-from srcad import checkpointing
+from srcad import array_runtime, checkpointing
 
 
 @numba.njit(cache=True, inline="never")
@@ -21,6 +21,10 @@ def reserve_tape(tape, need):
     if need <= tape.shape[0]:
         return tape
     return np.concatenate((tape, np.empty(max(need, tape.shape[0]), tape.dtype)))
+
+
+# an index into a slice of an array, checked against the slice (views.py composes it)
+view_element = numba.njit(cache=True)(array_runtime.view_element)
 
 
 # -- an exp that LLVM can vectorize --------------------------------------------------------------

@@ -7,7 +7,12 @@ as `out = h[t]`), the rows of `for row in A` (`row = A[row_index]`), a block `bl
 follows arrays by name, so such a view is resolved before the analyses: each read and write
 of it becomes the same read or write of its array with the indices composed (`v[k]` ->
 `state[i, k]`, `blk[p, q]` -> `A[1 + p, q]`, `v += g` -> `state[i] += g`), and its binding is
-dropped. The element and slice writes of the array itself then carry every derivative: the
+dropped. An int index into a sliced axis is checked against the slice as NumPy checks
+it (`a[1:3][5]` raises IndexError though `a[6]` may exist; `v[-1]` is the view's last
+element): through `view_element` (srcad/array_runtime.py), except where NumPy's own check
+of the array is the view's (no upper bound, a start and index never negative) and, for a
+`range` counter into literal bounds, behind a comparison that calls it only out of the view.
+The element and slice writes of the array itself then carry every derivative: the
 tangent or adjoint of the view is the same view of the array's tangent or adjoint, and a
 write through one view is seen by every other view, as in NumPy.
 
@@ -18,7 +23,7 @@ source at each use; an index variable rebound while the view is in use is read o
 the view is made (`v_i = i`). Refused, naming the line: a view whose array depends on a
 branch or on an earlier loop iteration (`v = a[0] if ... else b[0]` written as an if),
 a view used after its array is rebound, and indices that do not compose into one basic
-index (a slice of a slice, an index that may be negative into a sliced axis).
+index (a slice of a slice, a step that is not a positive literal).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import INT, Array, Types
 from srcad.analysis.writes import shared_while_written
+from srcad.array_runtime import view_element
 
 
 @dataclass(frozen=True)
@@ -187,10 +193,11 @@ class _Resolver:
         parts = [self._rewrite(S.clone(p), stmt, env, poisoned) for p in parts]
         if inner.parts is None:
             return View(inner.base, tuple(parts))
-        return View(inner.base, self._compose(list(inner.parts), parts))
+        return View(inner.base, self._compose(inner.base, list(inner.parts), parts))
 
-    def _compose(self, outer: list, inner: list) -> tuple:
-        """The index of `x[outer][inner]` as one index of `x` (basic indices)."""
+    def _compose(self, base: str, outer: list, inner: list) -> tuple:
+        """The index of `base[outer][inner]` as one index of `base` (basic indices: the k-th
+        part indexes axis k)."""
         out, rest = [], list(inner)
         for p in outer:
             if not isinstance(p, gast.Slice) or not rest:
@@ -204,23 +211,52 @@ class _Resolver:
                     raise _NotComposable(f"a slice of the slice `{S.unparse_expr(p)}`")
                 out.append(p)
             else:
-                out.append(self._element_of_slice(p, q))
+                out.append(self._element_of_slice(base, len(out), p, q))
         return tuple(out + rest)
 
-    def _element_of_slice(self, p, q):
-        """`x[p][q]` for a slice p and an int q that is never negative: `x[start + q*step]`."""
+    def _element_of_slice(self, base, axis, p, q):
+        """`base[p][q]` for a slice p of `axis` and an int q, as one index of `base`: checked
+        against the slice as NumPy checks it (IndexError out of the view, a negative q counts
+        from its end), unchecked only where NumPy's own check of `base` is the view's."""
         step = p.step.value if isinstance(p.step, gast.Constant) else 1 if p.step is None \
             else None
         if not isinstance(step, int) or step <= 0:
             raise _NotComposable(f"the step of `{S.unparse_expr(p)}` is not a positive number")
-        if not (isinstance(q, gast.Constant) and isinstance(q.value, int) and q.value >= 0) \
-                and not (isinstance(q, gast.Name) and q.id in self.counters):
-            raise _NotComposable(f"the index `{S.unparse_expr(q)}` into the slice "
-                                 f"`{S.unparse_expr(p)}` may be negative")
         offset = q if step == 1 else gast.BinOp(left=q, op=gast.Mult(), right=S.const(step))
         if p.lower is None or (isinstance(p.lower, gast.Constant) and p.lower.value == 0):
-            return offset
-        return gast.BinOp(left=S.clone(p.lower), op=gast.Add(), right=offset)
+            position = offset
+        else:
+            position = gast.BinOp(left=S.clone(p.lower), op=gast.Add(), right=offset)
+        lower, upper = _literal(p.lower, 0), _literal(p.upper, None)
+        if not (self._never_negative(q) and (lower is not None and lower >= 0
+                                              or self._never_negative(p.lower))):
+            return self._checked(base, axis, p, q, step)
+        if p.upper is None:  # start + q*step < len(base) exactly when q is in the view
+            return position
+        if lower is None or upper is None or upper < 0:
+            return self._checked(base, axis, p, q, step)
+        size = len(range(lower, upper, step))  # or less, where base is shorter: its check
+        if isinstance(q, gast.Constant):
+            return position if q.value < size else self._checked(base, axis, p, q, step)
+        # a counter: compared on every read, the call made only out of the view
+        return gast.IfExp(test=gast.Compare(left=S.clone(q), ops=[gast.Lt()],
+                                            comparators=[S.const(size)]),
+                          body=position, orelse=self._checked(base, axis, p, q, step))
+
+    def _never_negative(self, e) -> bool:
+        return isinstance(e, gast.Constant) and isinstance(e.value, int) and e.value >= 0 \
+            or isinstance(e, gast.Name) and e.id in self.counters
+
+    def _checked(self, base, axis, p, q, step):
+        """`view_element(q, start, stop, step, len(axis))` (srcad/array_runtime.py)."""
+        self.norm.extra_names["view_element"] = view_element
+        length = gast.Subscript(value=gast.Attribute(value=S.name(base), attr="shape",
+                                                     ctx=gast.Load()),
+                                slice=S.const(axis), ctx=gast.Load())
+        start = S.const(0) if p.lower is None else S.clone(p.lower)
+        stop = S.clone(length) if p.upper is None else S.clone(p.upper)
+        return gast.Call(func=S.name("view_element"),
+                         args=[S.clone(q), start, stop, S.const(step), length], keywords=[])
 
     def _freeze(self, stmt, name, view, rest):
         """Assignments reading the view's index variables where it is made, if a statement
@@ -331,6 +367,16 @@ def _counters(body) -> set:
             elif isinstance(node, (gast.Assign, gast.AugAssign)):
                 bad |= S.bound_names(node)
     return good - bad
+
+
+def _literal(e, absent):
+    """The int `e` spells (a literal, or minus one), `absent` for no bound, else None."""
+    if e is None:
+        return absent
+    if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
+        inner = _literal(e.operand, None)
+        return -inner if inner is not None else None
+    return e.value if isinstance(e, gast.Constant) and type(e.value) is int else None
 
 
 def _is_full(p) -> bool:
