@@ -66,7 +66,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     compile_notice.install()  # a slow first compilation says so, once
     header = ["import math", "import numpy as np", "",
               "from srcad.numba_runtime import (array_bytes, checkpoint_plan, reserve_tape, "
-              "simd_exp, view_element)"]
+              "simd_exp, view_element, view_size, view_start)"]
     arrays = sorted(free_names & NUMBA_ARRAY_NAMES)
     reductions = {n: reduction_of(n) for n in sorted(free_names) if reduction_of(n)}
     if reductions:

@@ -35,7 +35,13 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import INT, Array, Types
 from srcad.analysis.writes import shared_while_written
-from srcad.array_runtime import view_element
+from srcad.transform.normalize.view_indices import (
+    RUNTIME,
+    NotComposable,
+    element_of_slice,
+    needs_size,
+    size_assignments,
+)
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,8 @@ class View:
 
     base: str
     parts: tuple | None
+    # (axis, start name, size name) of slices whose bounds are known only at run time
+    sizes: tuple = ()
 
     def expression(self, ctx=None):
         node = S.name(self.base)
@@ -54,11 +62,7 @@ class View:
         return gast.Subscript(value=node, slice=index, ctx=ctx or gast.Load())
 
     def key(self) -> str:
-        return S.unparse_expr(self.expression())
-
-
-class _NotComposable(Exception):
-    pass
+        return S.unparse_expr(self.expression()) + repr(self.sizes)
 
 
 def resolve_views(norm, arg_types: dict) -> bool:
@@ -96,6 +100,8 @@ class _Resolver:
             if view is not None:
                 name = stmt.targets[0].id
                 frozen, view = self._freeze(stmt, name, view, stmts[k + 1:])
+                sized, view = self._sized(name, view, stmts[k + 1:])
+                frozen += sized
                 env[name] = view
                 poisoned.discard(name)
                 out.extend(gast.copy_location(a, stmt) for a in frozen)
@@ -169,7 +175,7 @@ class _Resolver:
             return None
         try:
             return self._view_of(stmt.value, stmt, env, poisoned)
-        except _NotComposable as reason:
+        except NotComposable as reason:
             raise self.error(stmt, f"`{stmt.targets[0].id}` is a view whose indices srcad "
                              f"cannot compose into one index of its array: {reason}",
                              hint="index the array itself") from None
@@ -193,13 +199,14 @@ class _Resolver:
         parts = [self._rewrite(S.clone(p), stmt, env, poisoned) for p in parts]
         if inner.parts is None:
             return View(inner.base, tuple(parts))
-        return View(inner.base, self._compose(inner.base, list(inner.parts), parts))
+        return View(inner.base, self._compose(inner, parts), inner.sizes)
 
-    def _compose(self, base: str, outer: list, inner: list) -> tuple:
-        """The index of `base[outer][inner]` as one index of `base` (basic indices: the k-th
-        part indexes axis k)."""
+    def _compose(self, view: View, inner: list) -> tuple:
+        """The index of `view[inner]` as one index of its array (basic indices: the k-th
+        part indexes axis k; view_indices.py checks an int into a slice)."""
+        sizes = {axis: (start, size) for axis, start, size in view.sizes}
         out, rest = [], list(inner)
-        for p in outer:
+        for p in view.parts:
             if not isinstance(p, gast.Slice) or not rest:
                 out.append(p)
                 continue
@@ -208,55 +215,37 @@ class _Resolver:
                 out.append(q)
             elif isinstance(q, gast.Slice):
                 if not _is_full(q):
-                    raise _NotComposable(f"a slice of the slice `{S.unparse_expr(p)}`")
+                    raise NotComposable(f"a slice of the slice `{S.unparse_expr(p)}`")
                 out.append(p)
             else:
-                out.append(self._element_of_slice(base, len(out), p, q))
+                self.norm.extra_names.update(RUNTIME)
+                out.append(element_of_slice(view.base, len(out), p, q, self.counters,
+                                            sizes.get(len(out))))
         return tuple(out + rest)
 
-    def _element_of_slice(self, base, axis, p, q):
-        """`base[p][q]` for a slice p of `axis` and an int q, as one index of `base`: checked
-        against the slice as NumPy checks it (IndexError out of the view, a negative q counts
-        from its end), unchecked only where NumPy's own check of `base` is the view's."""
-        step = p.step.value if isinstance(p.step, gast.Constant) else 1 if p.step is None \
-            else None
-        if not isinstance(step, int) or step <= 0:
-            raise _NotComposable(f"the step of `{S.unparse_expr(p)}` is not a positive number")
-        offset = q if step == 1 else gast.BinOp(left=q, op=gast.Mult(), right=S.const(step))
-        if p.lower is None or (isinstance(p.lower, gast.Constant) and p.lower.value == 0):
-            position = offset
-        else:
-            position = gast.BinOp(left=S.clone(p.lower), op=gast.Add(), right=offset)
-        lower, upper = _literal(p.lower, 0), _literal(p.upper, None)
-        if not (self._never_negative(q) and (lower is not None and lower >= 0
-                                              or self._never_negative(p.lower))):
-            return self._checked(base, axis, p, q, step)
-        if p.upper is None:  # start + q*step < len(base) exactly when q is in the view
-            return position
-        if lower is None or upper is None or upper < 0:
-            return self._checked(base, axis, p, q, step)
-        size = len(range(lower, upper, step))  # or less, where base is shorter: its check
-        if isinstance(q, gast.Constant):
-            return position if q.value < size else self._checked(base, axis, p, q, step)
-        # a counter: compared on every read, the call made only out of the view
-        return gast.IfExp(test=gast.Compare(left=S.clone(q), ops=[gast.Lt()],
-                                            comparators=[S.const(size)]),
-                          body=position, orelse=self._checked(base, axis, p, q, step))
-
-    def _never_negative(self, e) -> bool:
-        return isinstance(e, gast.Constant) and isinstance(e.value, int) and e.value >= 0 \
-            or isinstance(e, gast.Name) and e.id in self.counters
-
-    def _checked(self, base, axis, p, q, step):
-        """`view_element(q, start, stop, step, len(axis))` (srcad/array_runtime.py)."""
-        self.norm.extra_names["view_element"] = view_element
-        length = gast.Subscript(value=gast.Attribute(value=S.name(base), attr="shape",
-                                                     ctx=gast.Load()),
-                                slice=S.const(axis), ctx=gast.Load())
-        start = S.const(0) if p.lower is None else S.clone(p.lower)
-        stop = S.clone(length) if p.upper is None else S.clone(p.upper)
-        return gast.Call(func=S.name("view_element"),
-                         args=[S.clone(q), start, stop, S.const(step), length], keywords=[])
+    def _sized(self, name, view, rest):
+        """Assignments of the start and size of each slice of `view` an index into it needs
+        (bounds known only at run time: view_indices.py), where the view is made, and the
+        View that knows their names. None while the view is not indexed."""
+        if view.parts is None or not any(
+                isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
+                and n.value.id == name for s in _region(rest, name) for n in S.nodes(s)):
+            return [], view
+        known = {axis for axis, _, _ in view.sizes}
+        assignments, sizes = [], list(view.sizes)
+        for axis, p in enumerate(view.parts):
+            if not isinstance(p, gast.Slice) or _is_full(p) or axis in known \
+                    or not needs_size(p, self.counters):
+                continue
+            try:
+                start = self.norm.namer.fresh(f"{name}_start")
+                size = self.norm.namer.fresh(f"{name}_size")
+                assignments += size_assignments(view.base, axis, p, start, size)
+            except NotComposable:  # refused where it is indexed
+                continue
+            self.norm.extra_names.update(RUNTIME)
+            sizes.append((axis, start, size))
+        return assignments, View(view.base, view.parts, tuple(sizes))
 
     def _freeze(self, stmt, name, view, rest):
         """Assignments reading the view's index variables where it is made, if a statement
@@ -280,7 +269,7 @@ class _Resolver:
             if n in self.counters:
                 self.counters.add(renamed[n])
         parts = tuple(_Renamer(renamed).visit(S.clone(p)) for p in view.parts)
-        return frozen, View(view.base, parts)
+        return frozen, View(view.base, parts, view.sizes)
 
     # -- expressions
 
@@ -316,7 +305,7 @@ class _Substitute(gast.NodeTransformer):
         if isinstance(root, gast.Name) and root.id in self.env:
             try:
                 view = self.resolver._view_of(node, self.stmt, self.env, self.poisoned)
-            except _NotComposable as reason:
+            except NotComposable as reason:
                 raise self.resolver.error(self.stmt, f"`{S.unparse_expr(node)}` reads or "
                                           f"writes through the view `{root.id}` with indices "
                                           f"srcad cannot compose into one index of its "
@@ -367,16 +356,6 @@ def _counters(body) -> set:
             elif isinstance(node, (gast.Assign, gast.AugAssign)):
                 bad |= S.bound_names(node)
     return good - bad
-
-
-def _literal(e, absent):
-    """The int `e` spells (a literal, or minus one), `absent` for no bound, else None."""
-    if e is None:
-        return absent
-    if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
-        inner = _literal(e.operand, None)
-        return -inner if inner is not None else None
-    return e.value if isinstance(e, gast.Constant) and type(e.value) is int else None
 
 
 def _is_full(p) -> bool:
