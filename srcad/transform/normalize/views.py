@@ -9,12 +9,10 @@ of it becomes the same read or write of its array with the indices composed (`v[
 `state[i, k]`, `blk[p, q]` -> `A[1 + p, q]`, `v += g` -> `state[i] += g`), and its binding is
 dropped. An int index into a sliced axis is checked against the slice as NumPy checks
 it (`a[1:3][5]` raises IndexError though `a[6]` may exist; `v[-1]` is the view's last
-element): through `view_element` (srcad/array_runtime.py), except where NumPy's own check
-of the array is the view's (no upper bound, a start and index never negative) and, for a
-`range` counter into literal bounds, behind a comparison that calls it only out of the view.
-The element and slice writes of the array itself then carry every derivative: the
-tangent or adjoint of the view is the same view of the array's tangent or adjoint, and a
-write through one view is seen by every other view, as in NumPy.
+element), at the cost of a comparison in range (view_indices.py). The element and slice
+writes of the array itself then carry every derivative: the tangent or adjoint of the view
+is the same view of the array's tangent or adjoint, and a write through one view is seen by
+every other view, as in NumPy.
 
 Guarantees: only views the old rule refused are touched (a second name of an array some
 statement writes after the name is bound, analysis/writes.py), so the generated code of
@@ -226,7 +224,7 @@ class _Resolver:
     def _sized(self, name, view, rest):
         """Assignments of the start and size of each slice of `view` an index into it needs
         (bounds known only at run time: view_indices.py), where the view is made, and the
-        View that knows their names. None while the view is not indexed."""
+        View that knows their names (nothing while the view is not indexed)."""
         if view.parts is None or not any(
                 isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
                 and n.value.id == name for s in _region(rest, name) for n in S.nodes(s)):
