@@ -32,6 +32,8 @@ class Program:
     returns_float: bool
     nest: bool = False  # made by Generator.nest_program (or sum_program)
     sums: bool = False  # made by Generator.sum_program
+    # mode -> the line its refusal must name, None: it must agree (fuzz/grammar_effects.py)
+    refusals: dict | None = None
 
 
 def make_inputs(program: Program, rng: np.random.Generator):

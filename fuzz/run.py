@@ -8,6 +8,7 @@
     python fuzz/run.py --views --count 300                    # writes through views
     python fuzz/run.py --containers --count 300               # parameter containers
     python fuzz/run.py --lists --count 300                    # lists of unknown length
+    python fuzz/run.py --effects --count 200                  # calls made for their effect
 
 Each program (fuzz/generator.py, seeds seed .. seed+count-1) is written to a module file with
 its annotations (each float argument independently Const or varied, fuzz/activity_mix.py;
@@ -22,7 +23,8 @@ Outcomes:
   agreed     check_grads passed
   refused    srcad raised SrcadError (fine, counted by message kind; the ActivityError of a
              Const array written with varied values is the required answer, counted apart)
-  disagreed  check_grads failed, and still fails with eps=1e-5 and eps=1e-7 (a wrong derivative)
+  disagreed  check_grads failed, and still fails with eps=1e-5 and eps=1e-7 (a wrong derivative);
+             --effects: a required refusal missing or naming another line
   fd-noise   check_grads failed with eps=1e-6 but passed with another step (reported apart)
   crashed    any other exception (from srcad or from its generated code): a bug
   timeout    no answer within --timeout seconds
@@ -52,6 +54,7 @@ sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 from activity_mix import choose_annotations, describe, expected_refusal  # noqa: E402
 from checking import MODES, SEVERITY, Timeout, run_check  # noqa: E402
 from generator import generate, module_text  # noqa: E402
+from grammar_effects import judge  # noqa: E402
 from grammar_shapes import SHAPES  # noqa: E402
 from inputs import choose_inputs  # noqa: E402
 from minimize import minimize  # noqa: E402
@@ -59,28 +62,35 @@ from minimize import minimize  # noqa: E402
 
 def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                shapes: frozenset = frozenset(), arrays: bool = False, python: bool = False,
-               views: bool = False, containers: bool = False, lists: bool = False):
+               views: bool = False, containers: bool = False, lists: bool = False,
+               effects: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
     `python`: Python's conveniences (fuzz/grammar_python.py); `views`: writes through views
     (fuzz/grammar_views.py); `containers`: programs over a parameter container
     (fuzz/grammar_containers.py); `lists`: lists of unknown length and parts of computed
-    arrays (fuzz/grammar_lists.py)."""
+    arrays (fuzz/grammar_lists.py); `effects`: calls made for their effect, refusals required
+    by line (fuzz/grammar_effects.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
-                       views=views, containers=containers, lists=lists)
+                       views=views, containers=containers, lists=lists, effects=effects)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
-    annotations = choose_annotations(program, seed) if mix else None
+    # a required refusal needs its values varied: no annotation mix there
+    annotations = choose_annotations(program, seed) if mix and not program.refusals else None
     text = module_text(program, values, annotations=annotations)
     per_mode = {}
     category, sig, detail = run_check(text, timeout, per_mode)
+    if program.refusals:
+        category, sig, detail = judge(program.refusals, per_mode,
+                                      os.environ.get("SRCAD_FUZZ_BACKEND", "python"))
     mixed = annotations or [a.kind for a in program.args]
     return {"seed": seed, "category": category, "signature": sig, "detail": detail,
             "annotations": describe(program, mixed),
             "modes": {mode: outcome[0] for mode, outcome in per_mode.items()},
             "expected_refusal": category == "refused" and expected_refusal(program, mixed, sig),
+            "required_refusal": category == "refused" and bool(program.refusals),
             # the numba backend refuses most whole-array code by design (docs/arrays.md)
             "numba_array_refusals": [mode for mode, outcome in per_mode.items()
                                      if arrays and outcome[0] == "refused"
@@ -92,10 +102,10 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
 
 
 def _worker(job):
-    seed, timeout, nests, mix, shapes, arrays, python, views, containers, lists = job
+    seed, timeout, nests, mix, shapes, arrays, python, views, containers, lists, effects = job
     try:
         return check_seed(seed, timeout, nests, mix, shapes, arrays, python, views,
-                          containers, lists)
+                          containers, lists, effects)
     except (Exception, Timeout) as err:  # noqa: BLE001  (a generator or harness bug, reported apart)
         return {"seed": seed, "category": "harness-error",
                 "signature": f"{type(err).__name__}: {err}", "detail": traceback.format_exc()}
@@ -151,6 +161,10 @@ def main(argv=None):
                         help="programs over lists of unknown length (filtered comprehensions, "
                              "conditional appends) and parts of computed arrays "
                              "(fuzz/grammar_lists.py)")
+    parser.add_argument("--effects", action="store_true",
+                        help="calls made for their effect (np.copyto, z.fill, y.sort, "
+                             "np.add.at): refused by line on derivative values "
+                             "(fuzz/grammar_effects.py)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
     shapes = frozenset(SHAPES if opts.shapes == "all" else filter(None, opts.shapes.split(",")))
@@ -159,7 +173,7 @@ def main(argv=None):
 
     start = time.time()
     jobs = [(s, opts.timeout, opts.nests, not opts.no_mix, shapes, opts.arrays, opts.python,
-             opts.views, opts.containers, opts.lists)
+             opts.views, opts.containers, opts.lists, opts.effects)
             for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far
@@ -252,6 +266,10 @@ def summarize(results, counts, elapsed) -> str:
     if expected:
         lines.append(f"  ({expected} of the refusals: a Const array written with varied "
                      "values, ActivityError as required)")
+    required = sum(1 for r in results if r.get("required_refusal"))
+    if required:
+        lines.append(f"  ({required} of the refusals: a call made for its effect on "
+                     "derivative values, refused naming its line as required)")
     numba_arrays = collections.Counter(mode for r in results
                                        for mode in r.get("numba_array_refusals", ()))
     if numba_arrays:

@@ -85,3 +85,59 @@ def cholesky_adjoint(L, g):
     left = np.linalg.solve(L.T, projected)  # L^-T P
     sym = np.linalg.solve(L.T, left.T).T  # L^-T P L^-1
     return np.tril(sym) + np.tril(sym.T, -1)
+
+
+def view_element(index, start, stop, step, length):
+    """The position along an axis of `length` that `index` reads in the view
+    `start:stop:step` of that axis (step > 0), as NumPy reads `a[start:stop:step][index]`:
+    a negative index counts from the view's end, and an index out of the view raises
+    IndexError even where the array goes on. srcad/transform/normalize/view_indices.py
+    calls it where a view's index composes into an index of its array (numba code calls
+    srcad/numba_runtime.py's, whose message names no numbers).
+
+    >>> view_element(-1, 1, 4, 1, 6)  # a[1:4][-1] is a[3]
+    3
+    >>> view_element(5, 1, 3, 1, 8)
+    Traceback (most recent call last):
+    IndexError: index 5 is out of bounds for a view of size 2
+    """
+    position = view_position(index, start, stop, step, length)
+    if position < 0:
+        raise IndexError(f"index {index} is out of bounds for a view of size "
+                         f"{view_size(start, stop, step, length)}")
+    return position
+
+
+def view_position(index, start, stop, step, length):
+    """`view_element`'s position, -1 where the index is out of the view (plain arithmetic:
+    numba compiles it too).
+
+    >>> view_position(-1, 1, 4, 1, 6), view_position(3, 1, 4, 1, 6)
+    (3, -1)
+    """
+    size = view_size(start, stop, step, length)
+    position = index + size if index < 0 else index
+    if position < 0 or position >= size:
+        return -1
+    return view_start(start, stop, step, length) + position * step
+
+
+def view_start(start, stop, step, length):
+    """The first position of the view `start:stop:step` (step > 0) of an axis of `length`.
+
+    >>> view_start(-3, 10, 1, 6), view_start(8, 10, 1, 6)
+    (3, 6)
+    """
+    return max(start + length, 0) if start < 0 else min(start, length)
+
+
+def view_size(start, stop, step, length):
+    """The number of elements of the view `start:stop:step` (step > 0) of an axis of
+    `length`, as `len(range(length)[start:stop:step])`.
+
+    >>> view_size(1, 10, 2, 6), view_size(-3, -1, 1, 6), view_size(4, 2, 1, 6)
+    (3, 2, 0)
+    """
+    first = view_start(start, stop, step, length)
+    last = max(stop + length, 0) if stop < 0 else min(stop, length)
+    return max(0, (last - first + step - 1) // step)

@@ -70,7 +70,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     compile_notice.install()  # a slow first compilation says so, once
     header = ["import math", "import numpy as np", "",
               "from srcad.numba_runtime import (array_bytes, checkpoint_plan, reserve_tape, "
-              "simd_exp)"]
+              "simd_exp, view_element, view_size, view_start)"]
     arrays = sorted(free_names & NUMBA_ARRAY_NAMES)
     reductions = {n: reduction_of(n) for n in sorted(free_names) if reduction_of(n)}
     if reductions:
@@ -135,7 +135,8 @@ def _runtime_digest() -> str:
     """A hash of the runtime modules generated code calls into: a cached module compiled
     against an older runtime (inlined into it by numba) is never loaded with a newer one."""
     here = Path(__file__).parent
-    text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py"))
+    text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py",
+                                                     "array_runtime.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

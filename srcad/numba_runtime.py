@@ -9,7 +9,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic, register_jitable
 
-from srcad import checkpointing
+from srcad import array_runtime, checkpointing
 
 
 @numba.njit(cache=True, inline="never")
@@ -21,6 +21,24 @@ def reserve_tape(tape, need):
     if need <= tape.shape[0]:
         return tape
     return np.concatenate((tape, np.empty(max(need, tape.shape[0]), tape.dtype)))
+
+
+# an index into a slice of an array, checked against the slice (normalize/view_indices.py)
+# (jitable: compiled into the calling code, where they call each other)
+view_start = register_jitable(array_runtime.view_start)
+view_size = register_jitable(array_runtime.view_size)
+register_jitable(array_runtime.view_position)
+
+
+@register_jitable
+def view_element(index, start, stop, step, length):
+    """array_runtime.view_element with a message naming no numbers: formatting them inlines
+    string code at each call site, and loops reading a view with run-time bounds ran ~30x
+    slower with it (an inline comparison guards the call)."""
+    position = array_runtime.view_position(index, start, stop, step, length)
+    if position < 0:
+        raise IndexError("index out of bounds for a view")
+    return position
 
 
 # -- an exp that LLVM can vectorize --------------------------------------------------------------

@@ -29,6 +29,9 @@ from srcad.array_runtime import (
     diagonal_adjoint,
     reshaped,
     unbroadcast,
+    view_element,
+    view_size,
+    view_start,
 )
 from srcad.checkpointing import array_bytes, warn_checkpointed
 from srcad.codegen import to_source
@@ -59,7 +62,8 @@ from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
 
 # What generated code of array programs calls besides NumPy (the names are reserved).
 ARRAY_RUNTIME = {f.__name__: f for f in (unbroadcast, reshaped, diagonal_adjoint,
-                                           cholesky_tangent, cholesky_adjoint)}
+                                           cholesky_tangent, cholesky_adjoint, view_element,
+                                           view_size, view_start)}
 
 # Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
 UNROLL_MAX_WIDTH = 16

@@ -206,17 +206,9 @@ def view_of_a_rebound_array(x):
     return np.sum(a) + np.sum(v)
 
 
-def negative_index_into_a_slice(x):
-    a = x.copy()
-    v = a[1:]
-    v[-1] = x[0] * x[0]  # a[-1], not a[1 + -1]
-    return np.sum(a * a)
-
-
 @pytest.mark.parametrize("f, line, words", [
     (view_chosen_by_a_branch, 7, "`v` is a view whose array is not known here"),
     (view_of_a_rebound_array, 2, "`v` is a view of `a`, which is rebound while the view"),
-    (negative_index_into_a_slice, 3, "the index `-1` into the slice `1:` may be negative"),
 ])
 def test_views_srcad_cannot_resolve_are_refused_by_line(f, line, words):
     line += f.__code__.co_firstlineno  # the line of the statement refused

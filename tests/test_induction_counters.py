@@ -13,7 +13,7 @@ import srcad
 from srcad.testing import check_grads
 
 
-def packed_rows(x, l, n):
+def packed_rows(x, lower, n):
     """A packed lower triangle indexed by a counter, restarted for every row block (as gmm's
     `lparamsidx`): its region runs in the `r` loop."""
     s = 0.0
@@ -21,7 +21,7 @@ def packed_rows(x, l, n):
         idx = 0
         for i in range(3):
             for j in range(i + 1, 3):
-                s = s + l[r, idx] * x[r, i] * x[r, j]
+                s = s + lower[r, idx] * x[r, i] * x[r, j]
                 idx += 1
     return s
 

@@ -2,7 +2,8 @@
 functions numba cannot compile on constants (computed before the compiled code), arrays read
 from closure cells and globals (passed to it as arguments), whole-array vector mode over
 arrays and containers (unrolled lanes where lanes in arrays cannot run it) and
-`np.array([a * a, b, 2.0])` of active numbers and `np.array(x)` of an array, each in reverse, forward and vector mode
+`np.array([a * a, b, 2.0])` of active numbers and `np.array(x)` of an array, each in
+reverse, forward and vector mode
 (check_grads: central differences and the dot-product test) and through the operators,
 against derivatives worked out by hand. What numba cannot run is refused, saying why.
 

@@ -20,7 +20,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad import rules as _r
-from srcad.array_runtime import cholesky_adjoint, cholesky_tangent, diagonal_adjoint
+from srcad.array_runtime import (
+    cholesky_adjoint,
+    cholesky_tangent,
+    diagonal_adjoint,
+    view_element,
+    view_size,
+    view_start,
+)
 from srcad.array_runtime import unbroadcast as unbroadcast_function
 from srcad.errors import SrcadError
 from srcad.rules.building import at_least, concatenate, hstack, stack, vstack
@@ -172,6 +179,8 @@ def _build() -> dict[int, CallInfo]:
     add(builtins.int, CallInfo("int", None, "int"))
     add(builtins.round, CallInfo("round", None, "int", arrays=ELEMENTWISE))
     add(builtins.len, CallInfo("len", None, "int", arrays=ANY))
+    for fn in (view_element, view_size, view_start):  # normalize/view_indices.py's checks
+        add(fn, CallInfo(fn.__name__, None, "int"))
     add(builtins.range, CallInfo("range", None, "range"))
     add(builtins.reversed, CallInfo("reversed", None, "range"))
     add(builtins.bool, CallInfo("bool", None, "bool"))

@@ -7,9 +7,12 @@ as `out = h[t]`), the rows of `for row in A` (`row = A[row_index]`), a block `bl
 follows arrays by name, so such a view is resolved before the analyses: each read and write
 of it becomes the same read or write of its array with the indices composed (`v[k]` ->
 `state[i, k]`, `blk[p, q]` -> `A[1 + p, q]`, `v += g` -> `state[i] += g`), and its binding is
-dropped. The element and slice writes of the array itself then carry every derivative: the
-tangent or adjoint of the view is the same view of the array's tangent or adjoint, and a
-write through one view is seen by every other view, as in NumPy.
+dropped. An int index into a sliced axis is checked against the slice as NumPy checks
+it (`a[1:3][5]` raises IndexError though `a[6]` may exist; `v[-1]` is the view's last
+element), at the cost of a comparison in range (view_indices.py). The element and slice
+writes of the array itself then carry every derivative: the tangent or adjoint of the view
+is the same view of the array's tangent or adjoint, and a write through one view is seen by
+every other view, as in NumPy.
 
 Guarantees: only views the old rule refused are touched (a second name of an array some
 statement writes after the name is bound, analysis/writes.py), so the generated code of
@@ -18,7 +21,7 @@ source at each use; an index variable rebound while the view is in use is read o
 the view is made (`v_i = i`). Refused, naming the line: a view whose array depends on a
 branch or on an earlier loop iteration (`v = a[0] if ... else b[0]` written as an if),
 a view used after its array is rebound, and indices that do not compose into one basic
-index (a slice of a slice, an index that may be negative into a sliced axis).
+index (a slice of a slice, a step that is not a positive literal).
 """
 
 from __future__ import annotations
@@ -30,6 +33,13 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import INT, Array, Types
 from srcad.analysis.writes import shared_while_written
+from srcad.transform.normalize.view_indices import (
+    RUNTIME,
+    NotComposable,
+    element_of_slice,
+    needs_size,
+    size_assignments,
+)
 
 
 @dataclass(frozen=True)
@@ -38,6 +48,8 @@ class View:
 
     base: str
     parts: tuple | None
+    # (axis, start name, size name) of slices whose bounds are known only at run time
+    sizes: tuple = ()
 
     def expression(self, ctx=None):
         node = S.name(self.base)
@@ -48,11 +60,7 @@ class View:
         return gast.Subscript(value=node, slice=index, ctx=ctx or gast.Load())
 
     def key(self) -> str:
-        return S.unparse_expr(self.expression())
-
-
-class _NotComposable(Exception):
-    pass
+        return S.unparse_expr(self.expression()) + repr(self.sizes)
 
 
 def resolve_views(norm, arg_types: dict) -> bool:
@@ -90,6 +98,8 @@ class _Resolver:
             if view is not None:
                 name = stmt.targets[0].id
                 frozen, view = self._freeze(stmt, name, view, stmts[k + 1:])
+                sized, view = self._sized(name, view, stmts[k + 1:])
+                frozen += sized
                 env[name] = view
                 poisoned.discard(name)
                 out.extend(gast.copy_location(a, stmt) for a in frozen)
@@ -163,7 +173,7 @@ class _Resolver:
             return None
         try:
             return self._view_of(stmt.value, stmt, env, poisoned)
-        except _NotComposable as reason:
+        except NotComposable as reason:
             raise self.error(stmt, f"`{stmt.targets[0].id}` is a view whose indices srcad "
                              f"cannot compose into one index of its array: {reason}",
                              hint="index the array itself") from None
@@ -187,12 +197,14 @@ class _Resolver:
         parts = [self._rewrite(S.clone(p), stmt, env, poisoned) for p in parts]
         if inner.parts is None:
             return View(inner.base, tuple(parts))
-        return View(inner.base, self._compose(list(inner.parts), parts))
+        return View(inner.base, self._compose(inner, parts), inner.sizes)
 
-    def _compose(self, outer: list, inner: list) -> tuple:
-        """The index of `x[outer][inner]` as one index of `x` (basic indices)."""
+    def _compose(self, view: View, inner: list) -> tuple:
+        """The index of `view[inner]` as one index of its array (basic indices: the k-th
+        part indexes axis k; view_indices.py checks an int into a slice)."""
+        sizes = {axis: (start, size) for axis, start, size in view.sizes}
         out, rest = [], list(inner)
-        for p in outer:
+        for p in view.parts:
             if not isinstance(p, gast.Slice) or not rest:
                 out.append(p)
                 continue
@@ -201,26 +213,37 @@ class _Resolver:
                 out.append(q)
             elif isinstance(q, gast.Slice):
                 if not _is_full(q):
-                    raise _NotComposable(f"a slice of the slice `{S.unparse_expr(p)}`")
+                    raise NotComposable(f"a slice of the slice `{S.unparse_expr(p)}`")
                 out.append(p)
             else:
-                out.append(self._element_of_slice(p, q))
+                self.norm.extra_names.update(RUNTIME)
+                out.append(element_of_slice(view.base, len(out), p, q, self.counters,
+                                            sizes.get(len(out))))
         return tuple(out + rest)
 
-    def _element_of_slice(self, p, q):
-        """`x[p][q]` for a slice p and an int q that is never negative: `x[start + q*step]`."""
-        step = p.step.value if isinstance(p.step, gast.Constant) else 1 if p.step is None \
-            else None
-        if not isinstance(step, int) or step <= 0:
-            raise _NotComposable(f"the step of `{S.unparse_expr(p)}` is not a positive number")
-        if not (isinstance(q, gast.Constant) and isinstance(q.value, int) and q.value >= 0) \
-                and not (isinstance(q, gast.Name) and q.id in self.counters):
-            raise _NotComposable(f"the index `{S.unparse_expr(q)}` into the slice "
-                                 f"`{S.unparse_expr(p)}` may be negative")
-        offset = q if step == 1 else gast.BinOp(left=q, op=gast.Mult(), right=S.const(step))
-        if p.lower is None or (isinstance(p.lower, gast.Constant) and p.lower.value == 0):
-            return offset
-        return gast.BinOp(left=S.clone(p.lower), op=gast.Add(), right=offset)
+    def _sized(self, name, view, rest):
+        """Assignments of the start and size of each slice of `view` an index into it needs
+        (bounds known only at run time: view_indices.py), where the view is made, and the
+        View that knows their names (nothing while the view is not indexed)."""
+        if view.parts is None or not any(
+                isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
+                and n.value.id == name for s in _region(rest, name) for n in S.nodes(s)):
+            return [], view
+        known = {axis for axis, _, _ in view.sizes}
+        assignments, sizes = [], list(view.sizes)
+        for axis, p in enumerate(view.parts):
+            if not isinstance(p, gast.Slice) or _is_full(p) or axis in known \
+                    or not needs_size(p, self.counters):
+                continue
+            try:
+                start = self.norm.namer.fresh(f"{name}_start")
+                size = self.norm.namer.fresh(f"{name}_size")
+                assignments += size_assignments(view.base, axis, p, start, size)
+            except NotComposable:  # refused where it is indexed
+                continue
+            self.norm.extra_names.update(RUNTIME)
+            sizes.append((axis, start, size))
+        return assignments, View(view.base, view.parts, tuple(sizes))
 
     def _freeze(self, stmt, name, view, rest):
         """Assignments reading the view's index variables where it is made, if a statement
@@ -244,7 +267,7 @@ class _Resolver:
             if n in self.counters:
                 self.counters.add(renamed[n])
         parts = tuple(_Renamer(renamed).visit(S.clone(p)) for p in view.parts)
-        return frozen, View(view.base, parts)
+        return frozen, View(view.base, parts, view.sizes)
 
     # -- expressions
 
@@ -280,7 +303,7 @@ class _Substitute(gast.NodeTransformer):
         if isinstance(root, gast.Name) and root.id in self.env:
             try:
                 view = self.resolver._view_of(node, self.stmt, self.env, self.poisoned)
-            except _NotComposable as reason:
+            except NotComposable as reason:
                 raise self.resolver.error(self.stmt, f"`{S.unparse_expr(node)}` reads or "
                                           f"writes through the view `{root.id}` with indices "
                                           f"srcad cannot compose into one index of its "

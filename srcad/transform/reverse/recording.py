@@ -72,11 +72,13 @@ class ReverseRecording(InvariantPushes):
                                              getattr(self.types.of(expr.value), "ndim", 0))
                 pushes += push
                 pops.append(pop)
+                self.taped.append(S.unparse_expr(expr))
                 continue
             invariant = self._element_taped_after_loop(expr) \
                 if isinstance(expr, gast.Subscript) else None
             if invariant is not None:  # pushed once after the loops that leave it alone
                 subst[key] = S.name(invariant)
+                self.taped.append(S.unparse_expr(expr))
                 continue
             if isinstance(expr, gast.Subscript):
                 tmp = self.namer.fresh(f"{_root(expr)}_value")
@@ -87,6 +89,7 @@ class ReverseRecording(InvariantPushes):
                 push, pop = self._tape_value(value, typ, S.name(tmp, store=True))
                 pushes += push
                 pops.append(pop)
+                self.taped.append(S.unparse_expr(expr))  # the element as the source reads it
                 continue
             if isinstance(expr, gast.Name) and self._taped_after_loop(expr.id):
                 self.taped.append(expr.id)

@@ -63,7 +63,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                                   | rebound_allocations(norm, types)) & set(activity.active)
         self.recording = Recording(norm.body, self._keep_taped)
         self.bar: dict[str, str] = {}
-        self.taped: list[str] = []
+        self.taped: list[str] = []  # what the forward sweep records: names, elements, shapes
         self.used_tapes: set[str] = set()
         self.loop_frames: list[dict] = []
         self.load_counts: dict | None = None  # reads of each name in the function

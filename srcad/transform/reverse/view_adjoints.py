@@ -25,7 +25,8 @@ class ViewAdjoints:
     def view_adjoint_binding(self, stmt, target, value, op) -> bool:
         """Is `stmt` (`v = A[i]`) a view binding whose adjoint aliases `A_bar[i]`? If so, its
         replay binds the alias too, and its own reverse has nothing left to do."""
-        if op is not None or not (isinstance(target, gast.Name) and isinstance(value, gast.Subscript)
+        if op is not None or not (isinstance(target, gast.Name)
+                                  and isinstance(value, gast.Subscript)
                                   and isinstance(value.value, gast.Name)):
             return False
         view, array = target.id, value.value.id
