@@ -24,7 +24,8 @@ class ReverseArrays:
             return [S.add_at(gast.Subscript(value=base, slice=index, ctx=gast.Load()),
                              contribution)]
         if isinstance(leaf, gast.Subscript) and isinstance(self.tapes, ArrayTapes) \
-                and isinstance(self.types.of(leaf), Array):
+                and isinstance(self.types.of(leaf), Array) \
+                and index_kind(self.types, leaf) is None:  # a view (a mask's read is a copy)
             # numba: `x_bar[j] += c` on a row or slice stores the view back into itself,
             # copying it to a temporary first (numba sees the two overlap), an allocation per
             # row per iteration (kmeans' centroid rows: half its gradient's time); added into
