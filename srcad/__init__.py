@@ -53,7 +53,9 @@ from srcad.operators import (
 from srcad.preparation import PreparationMismatchError
 from srcad.pytrees import tree_zeros_like
 from srcad.second_order import (
+    gradient_and_hvp,
     hvp,
+    prepare_gradient_and_hvp,
     prepare_hessian,
     prepare_hvp,
     prepare_second_derivative,
@@ -65,9 +67,11 @@ __all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Dupli
            "autodiff", "forward", "reverse", "source", "SrcadError", "ActivityError",
            "ArgumentError", "StaleSourceError", "UnsupportedCallError", "UnsupportedSyntaxError",
            "Cache", "Constant", "Output", "PreparationMismatchError", "derivative", "gradient",
-           "hessian", "hvp", "jacobian", "pullback", "pushforward", "second_derivative",
+           "hessian", "hvp", "gradient_and_hvp", "jacobian", "pullback", "pushforward",
+           "second_derivative",
            "value_and_gradient", "value_and_jacobian", "prepare_derivative", "prepare_gradient",
-           "prepare_hessian", "prepare_hvp", "prepare_jacobian", "prepare_pullback",
+           "prepare_hessian", "prepare_hvp", "prepare_gradient_and_hvp", "prepare_jacobian",
+           "prepare_pullback",
            "prepare_pushforward", "prepare_second_derivative", "prepare_value_and_gradient",
            "prepare_value_and_jacobian", "grad", "value_and_grad", "jacfwd", "jacrev",
            "tree_zeros_like", "CheckpointWarning"]

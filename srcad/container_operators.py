@@ -48,7 +48,7 @@ from srcad.container_jacobian import jacobian
 from srcad.container_second_order import ContainerSecondOrder
 from srcad.errors import ArgumentError, SrcadError
 
-_ARRAY_ONLY = ("hvp", "hessian", "second_derivative", "derivative")
+_ARRAY_ONLY = ("hvp", "hessian", "second_derivative", "derivative", "gradient_and_hvp")
 _SECOND_ORDER = ("hvp", "hessian")
 
 

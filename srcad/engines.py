@@ -357,6 +357,8 @@ class HessianEngine:
         inner.append(Slot("constant", 1.0))
         self.engine = ForwardEngine(self.reverse.function, inner, width, False)
         self.engine.zeroed.extend(scratch)
+        # the reverse code adds grad f into its x_bar, the accumulator: the primal of this pass
+        self.gradient = next(s.value for s in inner if s.role == "accumulator")
 
     def set_values(self, values):
         self.engine.set_values(values, self.user_positions)

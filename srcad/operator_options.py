@@ -31,6 +31,7 @@ OPERATOR_MODES = {
     "pushforward": ("forward",),
     "pullback": ("reverse",),
     "hvp": (SECOND_ORDER, REVERSE_OVER_FORWARD),
+    "gradient_and_hvp": (SECOND_ORDER, REVERSE_OVER_FORWARD),
     "hessian": (SECOND_ORDER, REVERSE_OVER_FORWARD),
     "second_derivative": (SECOND_ORDER, REVERSE_OVER_FORWARD),
 }
@@ -49,6 +50,7 @@ _NO_CHUNK = {
                    "several in one call",
     "pullback": "reverse mode pulls back one cotangent per pass",
     "hvp": "hvp propagates one tangent; hessian(..., chunk=k) takes k columns per pass",
+    "gradient_and_hvp": "gradient_and_hvp propagates one tangent",
     "second_derivative": "second_derivative propagates one tangent",
 }
 

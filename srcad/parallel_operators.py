@@ -34,7 +34,7 @@ _PREPARED_BY = {
     "jacobian": "jacobian", "value_and_jacobian": "jacobian",
     "pushforward": "pushforward", "derivative": "derivative", "pullback": "pullback",
 }
-_SECOND_ORDER = ("hvp", "hessian", "second_derivative")
+_SECOND_ORDER = ("hvp", "gradient_and_hvp", "hessian", "second_derivative")
 # keywords of a call, not of its preparation (each call may bring new ones)
 _CALL_KEYWORDS = ("tangent", "cotangent")
 _ENTRIES = {}  # name -> its ParallelEntry

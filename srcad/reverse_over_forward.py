@@ -103,40 +103,69 @@ def located_in_user_code(err: SrcadError, tangent, origin: str) -> SrcadError:
 class ReverseOverForwardEngine:
     """H v by one reverse pass over the tangent function of f: x duplicated (its adjoint is
     H v), the direction v and the other arguments constant. One lane (`width` 1): the
-    Hessian takes one pass per column."""
+    Hessian takes one pass per column.
+
+    `with_gradient` (`gradient_and_hvp`): the direction is duplicated too, and the same pass
+    leaves the gradient of f in its adjoint (`gradient`): grad f . v is linear in v, so its
+    gradient in v is grad f, exactly. Where srcad's reverse mode refuses the tangent function
+    with an active direction (numba: whole-array operations on the direction's tangents), the
+    gradient takes a reverse pass of f of its own instead (`gradient_pass`)."""
 
     width = 1
 
-    def __init__(self, f, slots: list, backend: str):
+    def __init__(self, f, slots: list, backend: str, with_gradient: bool = False):
         self.backend = backend
         origin = getattr(getattr(f, "__code__", None), "co_filename", "")
         specs = tuple(_spec(s, True) for s in slots)
         self.forward = _compiled(f, Request("forward", specs, backend="python"))
         tangent = tangent_function(self.forward, origin)
+        self.direction = np.zeros_like(next(s.value for s in slots if s.role == "x"))
+        self.gradient_pass, self.gradient = None, None
+        try:
+            inner = self._inner_slots(slots, with_gradient)
+            self.reverse = ReverseEngine(tangent, inner, backend)
+        except SrcadError as err:
+            if not with_gradient:
+                raise located_in_user_code(err, tangent, origin) from None
+            self.gradient_pass = ReverseEngine(f, slots, backend)
+            self.gradient = np.zeros_like(self.direction)
+            inner = self._inner_slots(slots, False)
+            try:
+                self.reverse = ReverseEngine(tangent, inner, backend)
+            except SrcadError as err:
+                raise located_in_user_code(err, tangent, origin) from None
+        self.values = [s.value for s in inner]
+        self.x_bar = np.zeros_like(self.direction)
+        if with_gradient and self.gradient_pass is None:
+            # the direction's adjoint (a Cache's shadow, zeroed by each run): grad f
+            shadow = self.reverse.value_index[self.direction_position] + 1
+            self.gradient = self.reverse.flat[shadow]
+        self.engine = self  # the lane protocol second_order.py drives
+        self.x_lanes, self.output_lanes = [self.direction], [self.x_bar]
+
+    def _inner_slots(self, slots, active_direction: bool) -> list:
+        """The tangent function's arguments: each of f's, x followed by the direction
+        (constant, or a Cache whose shadow is grad f), a Cache followed by its tangent."""
         inner, self.user_positions, self.scratch = [], [], []
         for slot in slots:
             self.user_positions.append(len(inner))
             if slot.role == "x":
-                self.direction = np.zeros_like(slot.value)
-                inner += [Slot("x", slot.value), Slot("constant", self.direction)]
+                self.direction_position = len(inner) + 1
+                inner += [Slot("x", slot.value),
+                          Slot("cache" if active_direction else "constant", self.direction)]
             elif slot.role == "cache":  # its tangent is scratch too, zeroed per pass
                 self.scratch.append(np.zeros_like(slot.value))
                 inner += [Slot("cache", slot.value), Slot("cache", self.scratch[-1])]
             else:
                 inner.append(Slot("constant", slot.value))
-        try:
-            self.reverse = ReverseEngine(tangent, inner, backend)
-        except SrcadError as err:
-            raise located_in_user_code(err, tangent, origin) from None
-        self.values = [s.value for s in inner]
-        self.x_bar = np.zeros_like(self.direction)
-        self.engine = self  # the lane protocol second_order.py drives
-        self.x_lanes, self.output_lanes = [self.direction], [self.x_bar]
+        return inner
 
     def set_values(self, values, positions=None):
         for position, value in zip(self.user_positions, values):
             self.values[position] = value
         self.reverse.set_values(self.values)
+        if self.gradient_pass is not None:
+            self.gradient_pass.set_values(values)
 
     def is_current(self) -> bool:
         return self.forward.is_current()
@@ -150,6 +179,8 @@ class ReverseOverForwardEngine:
             self.direction.reshape(-1)[start] = 1.0
 
     def run(self):
+        if self.gradient_pass is not None:
+            self.gradient_pass.run(self.gradient)
         for buffer in self.scratch:
             buffer.fill(0.0)
         return self.reverse.run(self.x_bar)

@@ -85,7 +85,8 @@ def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
         slots = list(slots)
         slots[position] = Slot("x", np.array([float(x.value)]))
     if mode == REVERSE_OVER_FORWARD:
-        engine = ReverseOverForwardEngine(target, slots, backend)
+        engine = ReverseOverForwardEngine(target, slots, backend,
+                                          with_gradient=operator == "gradient_and_hvp")
     else:
         engine = HessianEngine(target, slots, width, backend)
     prep = make_prep(operator, f, read_arguments(args), mode, engine.engine.width, engine,
@@ -127,26 +128,78 @@ def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
     array([6., 2.])
     """
     refuse_memory("hvp", memory)
+    prep = _hvp_pass("hvp", prepare_hvp, f, args, tangent, prep, (out,), mode, chunk, backend)
+    return _lane_result(prep, prep.engine.engine.output_lanes[0], out)
+
+
+def _hvp_pass(operator, preparer, f, args, tangent, prep, outs, mode, chunk, backend) -> Prep:
+    """One pass of `operator` (hvp, gradient_and_hvp) along `tangent`, its arguments and
+    `outs` checked; returns the preparation, its engine holding the results."""
     slots = read_arguments(args)
-    prep = _prepared("hvp", prepare_hvp, f, args, prep, mode, chunk, backend)
-    prep.check("hvp", f, slots)
+    prep = _prepared(operator, preparer, f, args, prep, mode, chunk, backend)
+    prep.check(operator, f, slots)
     _second_values(prep, slots)
     engine = prep.engine.engine
     expected = () if prep.state["scalar"] else engine.x_lanes[0].shape
     check_shape("tangent", tangent, expected)
-    if out is not None:
-        if prep.state["scalar"]:
-            refuse_float_out("hvp of a float x")
-        check_out(out, expected)
+    for out in outs:
+        if out is not None:
+            if prep.state["scalar"]:
+                refuse_float_out(f"{operator} of a float x")
+            check_out(out, expected)
     engine.seed([np.reshape(np.asarray(tangent, dtype=float), engine.x_lanes[0].shape)])
     engine.run()
-    result = engine.output_lanes[0]
+    return prep
+
+
+def _lane_result(prep, result, out):
+    """An x-shaped result of a pass: a float for a float x, else `out` refilled or a copy."""
     if prep.state["scalar"]:
         return float(result[0])
     if out is not None:
         out[...] = result
         return out
     return result.copy()
+
+
+@operator_entry
+@parallel_option("prepare_gradient_and_hvp")
+def prepare_gradient_and_hvp(f: Function, *args: Any, tangent: Point | None = None,
+                             mode: SecondOrderMode = None, chunk: int | None = None,
+                             backend: Backend | None = "python",
+                             memory: Memory = None) -> Prep:
+    """Prepare `gradient_and_hvp` of a float-valued f at arguments like `args`."""
+    refuse_memory("gradient_and_hvp", memory)
+    check_options("gradient_and_hvp", mode, chunk, backend)
+    return _prepare_second("gradient_and_hvp", f, args, 1, backend, mode)
+
+
+@operator_entry
+@parallel_option("gradient_and_hvp")
+@reusing_preparations("gradient_and_hvp", prepare_gradient_and_hvp)
+def gradient_and_hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
+                     out: tuple | None = None, mode: SecondOrderMode = None,
+                     chunk: int | None = None, backend: Backend | None = None,
+                     memory: Memory = None) -> tuple:
+    """(grad f(x), H v) from the one pass `hvp` runs, as JAX's `jvp(grad(f), (x,), (v,))`:
+    forward over reverse computes the gradient on its way to H v, and reverse over forward
+    (numba) reads it off the direction's adjoint (grad f . v is linear in v). With
+    out=(g, hv) the results are those arrays, refilled by the next call with them.
+
+    >>> def f(x):
+    ...     return x[0] ** 2 * x[1]
+    >>> gradient_and_hvp(f, np.array([1.0, 3.0]), tangent=np.array([1.0, 0.0]))
+    (array([6., 1.]), array([6., 2.]))
+    """
+    refuse_memory("gradient_and_hvp", memory)
+    if out is not None and not (isinstance(out, tuple) and len(out) == 2):
+        raise ArgumentError("gradient_and_hvp takes out=(g, hv), two x-shaped arrays",
+                            construct="out")
+    outs = out if out is not None else (None, None)
+    prep = _hvp_pass("gradient_and_hvp", prepare_gradient_and_hvp, f, args, tangent, prep,
+                     outs, mode, chunk, backend)
+    return (_lane_result(prep, prep.engine.gradient, outs[0]),
+            _lane_result(prep, prep.engine.engine.output_lanes[0], outs[1]))
 
 
 @operator_entry

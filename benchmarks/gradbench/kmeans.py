@@ -3,9 +3,10 @@ direction J H^-1 for the centroids C, where H, the Hessian, is diagonal.
 
 The loop form transliterates cpp/gradbench/evals/kmeans.hpp (a helper `euclid_dist_2` over row
 views, a running `min`); the vectorized form computes all point-centroid distances at once.
-srcad computes J by reverse mode and the Hessian diagonal as the Hessian-vector product with a
-vector of ones (H is diagonal, so H 1 is its diagonal): forward over reverse on the python
-backend, reverse over forward on numba.
+srcad computes J and the Hessian diagonal, the Hessian-vector product with a vector of ones (H is
+diagonal, so H 1 is its diagonal), in one pass (`gradient_and_hvp`, as JAX's
+`jvp(grad(cost), (c,), (1,))`): forward over reverse on the python backend, reverse over forward
+on numba.
 The reference is derived by hand: with c(i) the centroid closest to P_i, J_j = 2 sum_{c(i)=j}
 (C_j - P_i) and H_jj = 2 |{i : c(i) = j}|, so the direction is C_j minus the mean of its points.
 """
@@ -112,7 +113,7 @@ def _primal(form):
 
 
 def _srcad(backend, form):
-    """srcad's J and H 1 on `backend`."""
+    """srcad's J and H 1 on `backend`, from one pass (`gradient_and_hvp`)."""
 
     def build(p):
         import srcad
@@ -121,17 +122,16 @@ def _srcad(backend, form):
         ones = np.ones_like(p.centroids)
         constant = srcad.Constant(p.points)
         try:
-            grad_prep = srcad.prepare_gradient(f, p.centroids, constant, backend=backend)
-            hvp_prep = srcad.prepare_hvp(f, p.centroids, constant, tangent=ones,
-                                         backend=backend)
+            prep = srcad.prepare_gradient_and_hvp(f, p.centroids, constant, tangent=ones,
+                                                  backend=backend)
         except srcad.SrcadError as exc:
             raise Refused(f"{type(exc).__name__}: {exc}") from exc
         jacobian = np.zeros_like(p.centroids)
         hessian = np.zeros_like(p.centroids)
 
         def call():
-            srcad.gradient(f, p.centroids, constant, prep=grad_prep, out=jacobian)
-            srcad.hvp(f, p.centroids, constant, tangent=ones, prep=hvp_prep, out=hessian)
+            srcad.gradient_and_hvp(f, p.centroids, constant, tangent=ones, prep=prep,
+                                   out=(jacobian, hessian))
             return jacobian / hessian
 
         return call
@@ -195,6 +195,6 @@ EVAL = Eval(
         Implementation("dir", "jax", "vectorized", _jax),
         Implementation("dir", "autograd", "vectorized", _autograd),
     ),
-    notes=("srcad-numba: H 1 by reverse over forward (srcad's numba reverse mode over its "
-           "forward code).",),
+    notes=("srcad-numba: J and H 1 by one reverse-over-forward pass (srcad's numba reverse "
+           "mode over its forward code; J is the adjoint of the direction).",),
 )

@@ -8,7 +8,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.array_bindings import copy_source, is_allocation
-from srcad.analysis.types import index_kind
+from srcad.analysis.types import Array, index_kind
 from srcad.transform.reverse.recording import replaced
 from srcad.transform.tapes import WORK, ArrayTapes
 
@@ -23,6 +23,16 @@ class ReverseArrays:
             index = S.as_load(replaced(leaf.slice, subst or {}))
             return [S.add_at(gast.Subscript(value=base, slice=index, ctx=gast.Load()),
                              contribution)]
+        if isinstance(leaf, gast.Subscript) and isinstance(self.tapes, ArrayTapes) \
+                and isinstance(self.types.of(leaf), Array) \
+                and index_kind(self.types, leaf) is None:  # a view (a mask's read is a copy)
+            # numba: `x_bar[j] += c` on a row or slice stores the view back into itself,
+            # copying it to a temporary first (numba sees the two overlap), an allocation per
+            # row per iteration (kmeans' centroid rows: half its gradient's time); added into
+            # the view in place instead
+            view = self.namer.fresh(f"{self.bar[S.target_name(leaf)]}_row")
+            return [S.assign(S.name(view), self._adjoint_ref(leaf, subst)),
+                    S.aug_assign(S.name(view), gast.Add(), contribution)]
         return [S.aug_assign(self._adjoint_ref(leaf, subst), gast.Add(), contribution)]
 
     def array_return(self, stmt, assign):

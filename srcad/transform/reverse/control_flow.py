@@ -18,6 +18,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import Array
 from srcad.transform.optimize import drop_repeated_reads
+from srcad.transform.reverse.row_views import is_shape_entry, row_view
 from srcad.transform.reverse.slots import iterations_commute, straight
 from srcad.transform.reverse.trip_bounds import fixed_span, resolved
 from srcad.transform.simplify import simplify
@@ -101,9 +102,9 @@ class ReverseControlFlow:
         # up) must keep its value there
         need = None
         if parent is not None and parent["kind"] == "for" and not parent["checked"]:
-            span = fixed_span(original.iter, [parent["loop"]], self.recording)
+            span = fixed_span(original.iter, [parent["loop"]], self.recording, self._row_view)
             if span is not None:
-                need = {tape: resolved(expr, parent["loop"], self.recording)
+                need = {tape: resolved(expr, parent["loop"], self.recording, self._row_view)
                         for tape, expr in self._need(frame, span).items()}
         if need is not None and all(self._fixed_in(expr, parent["loop"])
                                     for expr in need.values()):
@@ -132,8 +133,12 @@ class ReverseControlFlow:
     def _fixed_in(self, span, loop) -> bool:
         """Does `range(...)` give the same trip count on every iteration of `loop`?"""
         bound = self.recording.subtree_binds(loop)
-        return not any(isinstance(n, gast.Subscript) for n in gast.walk(span)) \
-            and not (S.loaded_names(span) & bound)
+        return not any(isinstance(n, gast.Subscript) and not is_shape_entry(n)
+                       for n in gast.walk(span)) and not (S.loaded_names(span) & bound)
+
+    def _row_view(self, name):
+        """(a, count) for a row view `name = a[i]` of a parameter (row_views.py), else None."""
+        return row_view(name, self.recording, self.types, self.norm.params)
 
     def _binds_arrays(self, body) -> bool:
         """Does `body` bind an array variable, or overwrite a row or slice of one (`a[i, :] =
@@ -156,7 +161,8 @@ class ReverseControlFlow:
                 if isinstance(stmt, gast.While):
                     return False
                 if isinstance(stmt, gast.For) and not (
-                        fixed_span(stmt.iter, arounds, self.recording) is not None
+                        fixed_span(stmt.iter, arounds, self.recording, self._row_view)
+                        is not None
                         and fixed(stmt.body, arounds + [stmt])):
                     return False
                 if isinstance(stmt, gast.If) and not (fixed(stmt.body, arounds)

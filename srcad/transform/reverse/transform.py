@@ -34,6 +34,8 @@ from srcad.transform.reverse.counters import ReverseCounters
 from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.first_bindings import first_binding
 from srcad.transform.reverse.recording import ReverseRecording, index_leaves, replaced
+from srcad.transform.reverse.row_adjoints import RowAdjoints
+from srcad.transform.reverse.row_views import fresh_adjoint
 from srcad.transform.reverse.slots import ReverseSlots
 from srcad.transform.reverse.view_adjoints import ViewAdjoints
 from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
@@ -47,7 +49,8 @@ class ReverseCode:
 
 
 class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, ReverseArrays,
-                       ReverseCheckpoint, FirstAccumulations, ReverseCounters, ViewAdjoints):
+                       ReverseCheckpoint, FirstAccumulations, ReverseCounters, ViewAdjoints,
+                       RowAdjoints):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, tapes=None):
         self.norm = norm
         self.types = types
@@ -68,6 +71,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         self.loop_frames: list[dict] = []
         self.load_counts: dict | None = None  # reads of each name in the function
         self.assigned_first: set[str] = set()  # adjoints that need no zero at the start
+        self.row_adjoints: dict | None = None  # row views whose adjoint is a view (numba)
         self.name = name
         self.result = None
         self.return_bar = None
@@ -129,8 +133,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             pushes, pops = self.counter_region_ends(stmts, index)
             fwd.extend(f + pushes)
             revs.append([] if all(S.is_comment(s) for s in r) else pops + r)
-        rev = [s for r in reversed(revs) for s in r]
-        return fwd, self._assign_first_accumulations(stmts, rev)
+        rev = self._assign_first_accumulations(stmts, [s for r in reversed(revs) for s in r])
+        return fwd, self._row_adjoint_bindings(stmts, rev) + rev
 
     def with_replays(self, block, rev):
         replays = [self.tapes.python_floats(s, self.types)
@@ -213,6 +217,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                 return self.array_binding(stmt, target, value)
             if self.view_adjoint_binding(stmt, target, value, op):
                 return [stmt], []  # its reads' adjoints went into the array's (replayed)
+            if self._row_adjoints().get(tname, (None,))[0] is stmt:
+                return [stmt], []  # its adjoint was added into the parameter's as it went
         if not active_target:
             return [stmt], []
         diff = self._diff({})
@@ -340,6 +346,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         # top of the reverse sweep the array may not exist)
         on_some_branches = self.expression_arrays - duplicated - bound_on_every_branch(
             self.norm.body, self.norm.params)
+        on_some_branches -= set(self._row_adjoints())  # views bound in the reverse sweep
         body += adjoints_made_with(fwd, {v: self.bar[v] for v in on_some_branches
                                           if v in self.bar and v not in self.aliased_views})
         body.append(S.comment("reverse sweep: adjoints in reverse order"))
@@ -348,8 +355,10 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                     and v not in self.assigned_first:
                 body.append(S.assign(S.name(bar), S.const(0.0)))
             elif v in self.expression_arrays and v not in duplicated \
-                    and v not in on_some_branches and v not in self.aliased_views:
-                body.append(S.assign(S.name(bar), S.call("np.zeros_like", S.name(v))))
+                    and v not in on_some_branches and v not in self.aliased_views \
+                    and v not in self._row_adjoints():
+                body.append(S.assign(S.name(bar), fresh_adjoint(
+                    v, self.recording, self.types, self.norm.params)))
         body += drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
         result = S.name(self.result) if self.result else S.const(None)
         body.append(gast.Return(value=gast.Tuple(

@@ -11,6 +11,8 @@ loop nest, and the tape rebound there, cost the mixture's gradient ~40% (numba, 
 * names bound once, in the whole function, to a value built from constants, names and `len`
   of names (`d = len(x)`, an inlined helper's own `n = len(a)`): the same value on every
   iteration, so read through their definition (`range(d)` -> `range(len(x))`);
+* `len(r)` of a row view `r = a[i]` of a parameter (row_views.py): `a.shape[1]`, the length
+  of every row (a helper over rows, `for k in range(len(r))`, inlined in the loop over i);
 * the index `i` of the innermost loop of `arounds` when that loop is `range(lo, hi)` (step 1)
   and nothing else binds `i`: in a start `i + c`, `i >= lo` bounds the trip count by that
   of `lo + c`; in a stop `i + c`, `i <= hi - 1` by that of `hi - 1 + c` (a triangular nest
@@ -26,28 +28,32 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
+from srcad.transform.reverse.row_views import is_shape_entry, row_length
 
 _RESOLVE_DEPTH = 4  # definitions read through a chain of at most this many names
 
 
-def fixed_span(span, arounds: list, recording):
+def fixed_span(span, arounds: list, recording, rows=None):
     """A range at least as long as `span` on every iteration of `arounds`, fixed in all of
-    them, or None (see the module docstring)."""
+    them, or None (see the module docstring). `rows(name)`: (a, count) for a row view of a
+    parameter (row_views.row_view), else None."""
     bounded = _index_bounded(span, arounds[-1], recording)
     if bounded is None:
         return None
     for loop in arounds:
-        bounded = resolved(bounded, loop, recording)
+        bounded = resolved(bounded, loop, recording, rows)
         if not _fixed_in(bounded, loop, recording):
             return None
     return bounded
 
 
-def resolved(expr, loop, recording):
+def resolved(expr, loop, recording, rows=None):
     """`expr` with the names `loop` binds replaced by their single simple definition, where
-    they have one."""
+    they have one, and `len(r)` of a row view `r` it binds by the length of the rows."""
     for _ in range(_RESOLVE_DEPTH):
         bound = recording.subtree_binds(loop)
+        if rows is not None:
+            expr = _row_lengths(expr, bound, rows)
         subst = {}
         for name in S.loaded_names(expr) & bound:
             value = _simple_definition(name, recording)
@@ -61,8 +67,27 @@ def resolved(expr, loop, recording):
 
 def _fixed_in(span, loop, recording) -> bool:
     bound = recording.subtree_binds(loop)
-    return not any(isinstance(n, gast.Subscript) for n in gast.walk(span)) \
-        and not (S.loaded_names(span) & bound)
+    return not any(isinstance(n, gast.Subscript) and not is_shape_entry(n)
+                   for n in gast.walk(span)) and not (S.loaded_names(span) & bound)
+
+
+def _row_lengths(expr, bound: set, rows):
+    """`expr` with each `len(r)` of a row view `r` in `bound` written `a.shape[count]`."""
+    class Lengths(gast.NodeTransformer):
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            if _is_len_of_name(node) and node.args[0].id in bound:
+                row = rows(node.args[0].id)
+                if row is not None:
+                    return row_length(*row)
+            return node
+    return Lengths().visit(S.clone(expr))
+
+
+def _is_len_of_name(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+        and node.func.id == "len" and len(node.args) == 1 and not node.keywords \
+        and isinstance(node.args[0], gast.Name)
 
 
 def _simple_definition(name, recording):
