@@ -53,6 +53,7 @@ from srcad.transform.normalize.stage import normalize
 from srcad.transform.normalize.views import resolve_views
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.optimize import fuse_lane_loops, lane_locals
+from srcad.transform.row_views import hoist_row_views, row_view_types
 from srcad.transform.reverse.transform import ReverseTransform
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
 
@@ -169,6 +170,8 @@ def build(func, request: Request) -> Compiled:
         transform.memory = request.memory
         code = transform.build()
         tree, taped = code.tree, code.taped
+        if request.backend == "python":
+            hoist_row_views(tree, *row_view_types(types, transform.bar), norm.namer)
         if request.backend == "numba" or request.array_tapes:
             tapes = tuple(code.tapes)
     else:
