@@ -2,9 +2,12 @@
 (srcad/transform/row_views.py): `state[2 * k + 1, j]` becomes `state_row[j]`. The rows of a
 state updated in place keep exact derivatives, and every loop where a view taken before the
 loop would differ (a row index only valid while the loop runs, a row index the loop changes,
-an early exit, an array the loop rebinds) still gets exact derivatives."""
+an early exit, an array the loop rebinds) still gets exact derivatives. An index computed
+again and again is computed once (srcad/transform/index_reuse.py), and an element adjoint
+zeroed and then added to is assigned (srcad/transform/optimize.py)."""
 
 import math
+import re
 
 import numpy as np
 
@@ -98,3 +101,47 @@ def test_rows_a_view_would_get_wrong_keep_exact_derivatives():
         source = srcad.source(f, srcad.Reverse, srcad.Duplicated(a, np.zeros((3, 5))))
         if f is not rebound_rows:  # b's row is still a view (of the new b) after the loop
             assert "a_row" not in source, f.__name__
+
+
+def gates(w, x, n):
+    """Four gates' weights in one vector, read at 0, n, 2n and 3n past i."""
+    s = 0.0
+    for i in range(n):
+        a = math.tanh(x[i] * w[n + i] + w[2 * n + i])
+        s += a * w[3 * n + i] + w[n + i] * w[2 * n + i]
+    return s
+
+
+def moving_index(a):
+    s = 0.0
+    k = 0
+    for i in range(3):
+        s += a[2 * k + i] * a[2 * k + i]
+        k = k + 1
+        s += a[2 * k + i] * math.sin(a[2 * k + i])
+    return s
+
+
+def test_an_index_computed_again_and_again_is_computed_once():
+    w, x = np.random.default_rng(3).normal(size=12), np.random.default_rng(4).normal(size=3)
+    source = srcad.source(gates, srcad.Reverse, srcad.Duplicated(w, np.zeros(12)), x, 3)
+    assert re.search(r"index\w* = 2 \* n \+ i", source)
+    assert "w_bar[2 * n + i]" not in source
+    check_grads(gates, srcad.Duplicated(w, np.zeros(12)), x, 3, modes=("rev",))
+    a = np.random.default_rng(5).normal(size=10)
+    check_grads(moving_index, srcad.Duplicated(a, np.zeros(10)), modes=("rev",))
+
+
+def running_product(x):
+    for i in range(1, x.shape[0]):
+        x[i] = x[i] * x[i - 1] + math.sin(x[i])
+    return x[x.shape[0] - 1]
+
+
+def test_an_element_adjoint_zeroed_then_added_to_is_assigned():
+    x = np.random.default_rng(6).uniform(0.5, 1.0, size=5)
+    source = srcad.source(running_product, srcad.Reverse, srcad.Duplicated(x, np.zeros(5)))
+    lines = [line.strip() for line in source.splitlines()]
+    assert not any(line == "x_bar[i] = 0.0" and following.startswith("x_bar[i] +=")
+                   for line, following in zip(lines, lines[1:]))
+    check_grads(running_product, srcad.Duplicated(x, np.zeros(5)), modes=("rev",))
