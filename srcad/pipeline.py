@@ -40,6 +40,7 @@ from srcad.nested_numba import NumbaNested
 from srcad.parse import parse_function
 from srcad.running import reserve_tape
 from srcad.transform.defined import typed_defaults
+from srcad.transform.element_reuse import reuse_element_reads
 from srcad.transform.forward.styles import Looped, Scalar, Stacked, Unrolled
 from srcad.transform.forward.transform import ForwardTransform
 from srcad.transform.index_reuse import reuse_indices
@@ -177,7 +178,8 @@ def build(func, request: Request) -> Compiled:
         tree, taped = code.tree, code.taped
         if request.backend == "python":
             arrays, ints = row_view_types(types, transform.bar)
-            hoist_row_views(tree, arrays, ints, norm.namer)
+            rows = hoist_row_views(tree, arrays, ints, norm.namer)
+            reuse_element_reads(tree, set(arrays) | rows, norm.namer)
             reuse_indices(tree, ints, norm.namer)
             tree.body = assign_after_element_reset(tree.body)
         if request.backend == "numba" or request.array_tapes:

@@ -43,22 +43,27 @@ def row_view_types(types, bars: dict) -> tuple[dict, set]:
     return arrays, ints
 
 
-def hoist_row_views(fn: gast.FunctionDef, arrays: dict, ints: set, namer) -> None:
-    """Rewrite `fn`'s loops in place (see the module docstring)."""
-    fn.body = _block(fn.body, arrays, ints, namer)
+def hoist_row_views(fn: gast.FunctionDef, arrays: dict, ints: set, namer) -> set:
+    """Rewrite `fn`'s loops in place (see the module docstring); the names of the rows."""
+    made: list = []
+    fn.body = _block(fn.body, arrays, ints, namer, made)
+    return {stmt.targets[0].id for hoisted in made for stmt in hoisted[1].body}
 
 
-def _block(stmts: list, arrays, ints, namer) -> list:
+def _block(stmts: list, arrays, ints, namer, made: list) -> list:
     out = []
     for stmt in stmts:
         for field in ("body", "orelse", "finalbody"):
             if isinstance(getattr(stmt, field, None), list):
-                setattr(stmt, field, _block(getattr(stmt, field), arrays, ints, namer))
+                setattr(stmt, field, _block(getattr(stmt, field), arrays, ints, namer, made))
         if isinstance(stmt, gast.Try):
             for handler in stmt.handlers:
-                handler.body = _block(handler.body, arrays, ints, namer)
+                handler.body = _block(handler.body, arrays, ints, namer, made)
         if isinstance(stmt, gast.For):
-            out += _hoisted(stmt, arrays, ints, namer)
+            hoisted = _hoisted(stmt, arrays, ints, namer)
+            if hoisted:
+                made.append(hoisted)
+            out += hoisted
         out.append(stmt)
     return out
 

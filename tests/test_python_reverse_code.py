@@ -3,8 +3,9 @@
 state updated in place keep exact derivatives, and every loop where a view taken before the
 loop would differ (a row index only valid while the loop runs, a row index the loop changes,
 an early exit, an array the loop rebinds) still gets exact derivatives. An index computed
-again and again is computed once (srcad/transform/index_reuse.py), and an element adjoint
-zeroed and then added to is assigned (srcad/transform/optimize.py)."""
+again and again is computed once (srcad/transform/index_reuse.py), an element read again is
+read once until an array is written (srcad/transform/element_reuse.py), and an element
+adjoint zeroed and then added to is assigned (srcad/transform/optimize.py)."""
 
 import math
 import re
@@ -145,3 +146,27 @@ def test_an_element_adjoint_zeroed_then_added_to_is_assigned():
     assert not any(line == "x_bar[i] = 0.0" and following.startswith("x_bar[i] +=")
                    for line, following in zip(lines, lines[1:]))
     check_grads(running_product, srcad.Duplicated(x, np.zeros(5)), modes=("rev",))
+
+
+def read_write_read(a):
+    """Elements read twice, written (through the row the pass binds, and through the array),
+    then read again: a read after a write is a new read."""
+    s = 0.0
+    for i in range(a.shape[1]):
+        s += a[0, i] * a[0, i]
+        a[0, i] = a[0, i] * 2.0 + s
+        s += a[0, i] * a[1, i]
+        a[1, i] = a[0, i] * a[1, i]
+        s += a[1, i] * a[1, i]
+    return s
+
+
+def test_an_element_read_again_is_read_once_until_an_array_is_written():
+    a = np.random.default_rng(7).uniform(0.5, 1.0, size=(2, 4))
+    source = srcad.source(read_write_read, srcad.Reverse, srcad.Duplicated(a, np.zeros((2, 4))))
+    assert re.search(r"\w+_read = a\w*\[", source)
+    check_grads(read_write_read, srcad.Duplicated(a, np.zeros((2, 4))), modes=("rev",))
+    params, state, inputs = _cell_args()
+    source = srcad.source(cell_rows, srcad.Reverse, srcad.Duplicated(params, np.zeros((4, 3))),
+                          srcad.Duplicated(state, np.zeros((4, 3))), inputs)
+    assert "tape.append(state_row_read" in source  # the taped element is the one computed with
