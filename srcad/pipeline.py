@@ -44,8 +44,10 @@ from srcad.parse import parse_function
 from srcad.refusals import Refusals
 from srcad.running import reserve_tape
 from srcad.transform.defined import typed_defaults
+from srcad.transform.element_reuse import reuse_element_reads
 from srcad.transform.forward.styles import Looped, Scalar, Stacked, Unrolled
 from srcad.transform.forward.transform import ForwardTransform
+from srcad.transform.index_reuse import reuse_indices
 from srcad.transform.normalize.array_params import (
     localize_rebound_array_arguments,
     name_array_returns,
@@ -56,8 +58,13 @@ from srcad.transform.normalize.retyped_names import split_retyped_names
 from srcad.transform.normalize.stage import normalize
 from srcad.transform.normalize.views import resolve_views
 from srcad.transform.numba_compat import numba_friendly
-from srcad.transform.optimize import fuse_lane_loops, lane_locals
+from srcad.transform.optimize import (
+    assign_after_element_reset,
+    fuse_lane_loops,
+    lane_locals,
+)
 from srcad.transform.reverse.transform import ReverseTransform
+from srcad.transform.row_views import hoist_row_views, row_view_types
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
 
 # What generated code of array programs calls besides NumPy (the names are reserved).
@@ -191,6 +198,12 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
         transform.memory = request.memory
         code = transform.build()
         tree, taped = code.tree, code.taped
+        if request.backend == "python":
+            arrays, ints = row_view_types(types, transform.bar)
+            rows = hoist_row_views(tree, arrays, ints, norm.namer)
+            reuse_element_reads(tree, set(arrays) | rows, norm.namer)
+            reuse_indices(tree, ints, norm.namer)
+            tree.body = assign_after_element_reset(tree.body)
         if request.backend == "numba" or request.array_tapes:
             tapes = tuple(code.tapes)
     else:

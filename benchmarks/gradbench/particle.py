@@ -153,11 +153,15 @@ def _srcad(function, backend):
     return Implementation(function, f"srcad-{backend}", "loops", build)
 
 
-@functools.lru_cache(maxsize=None)
-def jax_derivative(inner="r"):
-    """(naive_euler, d naive_euler / d w) by JAX: jvp (forward mode) through
-    `lax.while_loop`, with `jax.grad` (inner "r") or `jax.jacfwd` (inner "f") for the force;
-    jitted. JAX's reverse mode cannot differentiate a while loop."""
+# Euler steps JAX's reverse mode runs: the eval's paths cross the axis after ~350 (w in
+# [-0.2, 0.5]); the steps after the crossing are masked, and a path that has not crossed by
+# then is an error, not a result
+EULER_BOUND = 600
+
+
+def _jax_euler(inner):
+    """(jax, one Euler step (state -> state), initial state): the state is (x, xdot, going);
+    the force by `jax.grad` (inner "r") or `jax.jacfwd` (inner "f") of the potential."""
     jax = jax_or_unavailable()
     import jax.numpy as jnp
 
@@ -167,20 +171,57 @@ def jax_derivative(inner="r"):
 
     force = jax.grad(p) if inner == "r" else jax.jacfwd(p)
 
-    def euler(w):
-        def step(state):
-            x, xdot, _ = state
-            x_new = x + 0.1 * xdot
-            go = x_new[1] > 0.0
-            return (jnp.where(go, x_new, x), jnp.where(go, xdot - 0.1 * force(x, w), xdot), go)
+    def step(state, w):
+        x, xdot, going = state
+        x_new = x + 0.1 * xdot
+        go = going & (x_new[1] > 0.0)
+        return (jnp.where(go, x_new, x), jnp.where(go, xdot - 0.1 * force(x, w), xdot), go)
 
-        x, xdot, _ = jax.lax.while_loop(lambda s: s[2], step,
-                                        (jnp.array([0.0, 8.0]), jnp.array([0.75, 0.0]), True))
-        x_t_f = x + (-x[1] / xdot[1]) * xdot
-        return x_t_f[0] * x_t_f[0]
+    return jax, step, (jnp.array([0.0, 8.0]), jnp.array([0.75, 0.0]), jnp.array(True))
+
+
+def _crossing(x, xdot):
+    x_t_f = x + (-x[1] / xdot[1]) * xdot
+    return x_t_f[0] * x_t_f[0]
+
+
+@functools.lru_cache(maxsize=None)
+def jax_derivative(inner="r"):
+    """(naive_euler, d naive_euler / d w) by JAX: jvp (forward mode) through
+    `lax.while_loop`, with `jax.grad` (inner "r") or `jax.jacfwd` (inner "f") for the force;
+    jitted. JAX's reverse mode cannot differentiate a while loop (`jax_reverse_derivative`)."""
+    jax, step, start = _jax_euler(inner)
+
+    def euler(w):
+        x, xdot, _ = jax.lax.while_loop(lambda s: s[2], lambda s: step(s, w), start)
+        return _crossing(x, xdot)
 
     jvp = jax.jit(lambda w: jax.jvp(euler, (w,), (1.0,)))
     return lambda w: tuple(float(v) for v in jvp(w))
+
+
+@functools.lru_cache(maxsize=None)
+def jax_reverse_derivative(inner="r"):
+    """(naive_euler, d naive_euler / d w) by JAX's reverse mode (`jax.value_and_grad`): the
+    Euler loop as a `lax.scan` of EULER_BOUND steps, those after the crossing masked; jitted.
+    Raises when the path has not crossed the axis within the bound."""
+    jax, step, start = _jax_euler(inner)
+
+    def euler(w):
+        (x, xdot, going), _ = jax.lax.scan(lambda s, _: (step(s, w), None), start, None,
+                                           length=EULER_BOUND)
+        return _crossing(x, xdot), going
+
+    value_and_grad = jax.jit(jax.value_and_grad(euler, has_aux=True))
+
+    def derivative(w):
+        (value, going), grad = value_and_grad(w)
+        if bool(going):
+            raise RuntimeError(f"particle: the path from w={w} has not crossed the axis "
+                               f"after {EULER_BOUND} Euler steps (raise EULER_BOUND)")
+        return float(value), float(grad)
+
+    return derivative
 
 
 def fd_check(w):
@@ -198,11 +239,16 @@ def reference_solution(w0):
 
 
 def _jax(function):
+    """JAX's derivative in the outer mode the function names (the first letter): forward
+    mode through `lax.while_loop`, reverse mode through a masked `lax.scan`."""
+    outer, inner = function
+
     def build(w0):
-        derivative = jax_derivative(function[1])
+        derivative = (jax_derivative if outer == "f" else jax_reverse_derivative)(inner)
+        derivative(w0)  # compiles
         return lambda: _solve(lambda w: derivative(w)[0], lambda w: derivative(w)[1], w0)
 
-    return Implementation(function, "jax", "while_loop", build)
+    return Implementation(function, "jax", "while_loop" if outer == "f" else "scan", build)
 
 
 EVAL = Eval(
@@ -222,11 +268,14 @@ EVAL = Eval(
         Implementation("naive_euler", "primal", "loops", lambda w0: lambda: naive_euler(w0)),
         *(_srcad(name, "python") for name in FUNCTIONS),
         *(_srcad(name, "numba") for name in FUNCTIONS),
-        *(_jax(name) for name in ("ff", "fr")),
+        *(_jax(name) for name in FUNCTIONS),
     ),
     fd_check=fd_check,
     rtol=1e-6,
     notes=(*NESTED_GRADIENT_NOTES,
-           "jax: ff and fr only; JAX's reverse mode cannot differentiate the Euler loop "
-           "(lax.while_loop), and eager Python loops under jax.grad take ~50 s per derivative."),
+           "jax: the same Euler loop jitted, the force by jax.grad (inner r) or jax.jacfwd "
+           "(inner f); ff and fr by jax.jvp through lax.while_loop, rf and rr by "
+           f"jax.value_and_grad through lax.scan over {EULER_BOUND} steps, those after the "
+           "crossing masked (JAX's reverse mode cannot differentiate a while_loop; the run "
+           "fails if the path has not crossed by then); the argmin in Python, as srcad's."),
 )

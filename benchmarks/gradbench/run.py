@@ -15,8 +15,13 @@ plain-Python primal and its derivative came out 12x apart that way, ~2.6x by CPU
 minimums), while the process's CPU time misses or adds work done on other threads (XLA's: a
 JAX gradient read 45 us of CPU time for 250 us of wall-clock time, another 5.7 ms for 3.0 ms).
 `--clock process` or `--clock wall` times every call one way. An implementation whose single
-call exceeds the per-implementation budget is timed once. JAX is asked for one CPU thread,
-like the GradBench JAX tool (pinned to one core).
+call exceeds the per-implementation budget is timed once. JAX computes on one thread, like
+the GradBench JAX tool (pinned to one core): no XLA flag bounds the XLA:CPU runtime's thread
+pools (`--xla_cpu_multi_thread_eigen=false` covers Eigen's matrix products only; with it and
+`intra_op_parallelism_threads=1`, which XLA does not read, a gmm gradient still computed on
+four threads), and the CPU client sizes them by the CPUs the process may run on, so JAX's
+client is created while the process is pinned to one CPU (`pin_jax_to_one_cpu`): its threads
+stay on that CPU, and the gradient computes on one thread.
 """
 
 from __future__ import annotations
@@ -29,9 +34,9 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# one CPU thread for XLA, set before JAX is imported by any port
-os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
-                      "intra_op_parallelism_threads=1")
+# Eigen's matrix products on the calling thread, set before JAX is imported by any port (the
+# rest of XLA's threads: `pin_jax_to_one_cpu`)
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -57,6 +62,25 @@ class Cell:
     def best(self):
         """The reported time: the least of the samples."""
         return min(self.samples) if self.samples else None
+
+
+def pin_jax_to_one_cpu() -> str:
+    """Create JAX's CPU client while the process may run on one CPU only, then restore the
+    process's CPUs: XLA sizes its thread pools by the CPUs available at creation and its threads
+    keep that affinity, so JAX computes on one thread. Returns what the page says about it."""
+    try:
+        import jax
+    except ImportError:
+        return "JAX is not installed"
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        jax.devices("cpu")
+    finally:
+        os.sched_setaffinity(0, cpus)
+    return (f"JAX {jax.__version__} computes on one thread: its CPU client is created while "
+            "the process is pinned to one CPU (XLA sizes its thread pools by the CPUs then "
+            f"available, and its threads stay there), with XLA_FLAGS={os.environ['XLA_FLAGS']}")
 
 
 CLOCKS = {"process": time.process_time, "wall": time.perf_counter}
@@ -187,7 +211,7 @@ def target(ratio, limit):
     return f"{ratio:.2f}x {'✓' if ratio <= limit else '✗'}"
 
 
-def write_page(path, results, size, elapsed, load, clock="auto"):
+def write_page(path, results, size, elapsed, load, clock="auto", jax_threads=""):
     lines = [
         "# srcad on the GradBench evals",
         "",
@@ -211,10 +235,11 @@ def write_page(path, results, size, elapsed, load, clock="auto"):
            "process": "the minimum over the rounds of the process's CPU time "
                       "(`time.process_time`). ",
            "wall": "the minimum over the rounds of the wall-clock time. "}[clock]
-        + "All implementations of an eval are timed in the same rounds. JAX is jitted and asked "
-        "for one thread. srcad's columns use the form the GradBench tool (`python -m "
-        "srcad.gradbench`) uses: the C++-shaped loop form, or the nearest rewrite srcad "
-        "accepts where it refuses that form (per-eval tables below).",
+        + "All implementations of an eval are timed in the same rounds. JAX is jitted; "
+        + (jax_threads + ". " if jax_threads else "")
+        + "srcad's columns use the form the GradBench tool (`python -m srcad.gradbench`) "
+        "uses: the C++-shaped loop form, or the nearest rewrite srcad accepts where it "
+        "refuses that form (per-eval tables below).",
         "",
         f"Targets: srcad numba <= {NUMBA_TARGET:.1f}x jax.jit; srcad python <= "
         f"{PYTHON_TARGET:.0f}x the plain-Python primal of the same form.",
@@ -274,6 +299,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     size = "quick" if args.quick else "default"
     start, load_start = time.perf_counter(), os.getloadavg()[0]
+    jax_threads = pin_jax_to_one_cpu()
     results = []
     for port in common.discover():
         if args.evals and port.name not in args.evals:
@@ -282,7 +308,7 @@ def main(argv=None):
         cells = measure_eval(port, size, args.rounds, args.budget, sys.stderr, args.clock)
         results.append((port, cells, describe(port, size)))
     write_page(args.out, results, size, time.perf_counter() - start,
-               (load_start, os.getloadavg()[0]), args.clock)
+               (load_start, os.getloadavg()[0]), args.clock, jax_threads)
     print(f"wrote {args.out}", file=sys.stderr)
 
 

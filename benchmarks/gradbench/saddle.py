@@ -15,13 +15,14 @@ The reference is derived by hand: the objective separates, so the inner argmax
 does not depend on p1 and the gradient of r1_cost is 2 p1.
 """
 
+import functools
 import math
 
 import numpy as np
 
 import srcad
 
-from .common import NESTED_GRADIENT_NOTES, Eval, Implementation, Refused
+from .common import NESTED_GRADIENT_NOTES, Eval, Implementation, Refused, jax_or_unavailable
 from .particle import FUNCTIONS, multivariate_argmin
 
 
@@ -162,6 +163,86 @@ def _srcad(function, backend):
     return Implementation(function, f"srcad-{backend}", "loops", build)
 
 
+# Iterations of the inner argmax JAX's reverse mode runs: the eval's takes 170 from (1, 1)
+# (the inner problem does not depend on p1); the iterations after it stops are masked, and an
+# argmax that has not stopped by then is an error, not a result
+INNER_BOUND = 400
+
+
+@functools.lru_cache(maxsize=None)
+def jax_functions(outer, inner):
+    """(r1_cost, its gradient in p1, the gradient of neg_r2_cost in p) by JAX, jitted: the
+    inner argmax (the GradBench solver as a state machine, one step per iteration: stop,
+    double the step, accept or reject) with the gradient in p by `jax.grad` (inner "r") or
+    `jax.jacfwd` (inner "f"); the gradient of r1_cost by `jax.jacfwd` through
+    `lax.while_loop` (outer "f") or `jax.grad` through a `lax.scan` of INNER_BOUND steps,
+    the steps after the stop masked (outer "r": JAX's reverse mode cannot differentiate a
+    while_loop)."""
+    jax = jax_or_unavailable()
+    import jax.numpy as jnp
+
+    def neg_r2(p, p1):
+        return -((p1[0] * p1[0] + p1[1] * p1[1]) - (p[0] * p[0] + p[1] * p[1]))
+
+    inner_gradient = jax.grad(neg_r2) if inner == "r" else jax.jacfwd(neg_r2)
+    outer_gradient = jax.grad if outer == "r" else jax.jacfwd
+
+    def step(state, p1):
+        x, fx, gx, eta, i, going = state
+        small_gradient = jnp.sqrt(gx[0] * gx[0] + gx[1] * gx[1]) <= 1e-5
+        double = i == 10
+        x_prime = x - eta * gx
+        small_step = jnp.sqrt((x[0] - x_prime[0]) ** 2 + (x[1] - x_prime[1]) ** 2) <= 1e-5
+        fx_prime = neg_r2(x_prime, p1)
+        stop = small_gradient | (~double & small_step)
+        moves = going & ~stop & ~double
+        accept, reject = moves & (fx_prime < fx), moves & ~(fx_prime < fx)
+        doubles = going & ~small_gradient & double
+        return (jnp.where(accept, x_prime, x), jnp.where(accept, fx_prime, fx),
+                jnp.where(accept, inner_gradient(x_prime, p1), gx),
+                jnp.where(doubles, 2.0 * eta, jnp.where(reject, eta / 2.0, eta)),
+                jnp.where(doubles | reject, 0, jnp.where(accept, i + 1, i)), going & ~stop)
+
+    def start_state(p1, start):
+        return (start, neg_r2(start, p1), inner_gradient(start, p1), 1e-5, 0, jnp.array(True))
+
+    def r1_while(p1, start):
+        state = jax.lax.while_loop(lambda s: s[5], lambda s: step(s, p1),
+                                   start_state(p1, start))
+        return -state[1]
+
+    def r1_scan(p1, start):
+        state, _ = jax.lax.scan(lambda s, _: (step(s, p1), None), start_state(p1, start),
+                                None, length=INNER_BOUND)
+        return -state[1], state[5]
+
+    if outer == "f":
+        gradient = jax.jit(outer_gradient(r1_while))
+    else:
+        scanned = jax.jit(jax.grad(r1_scan, has_aux=True))
+
+        def gradient(p1, start):
+            g, going = scanned(p1, start)
+            if bool(going):
+                raise RuntimeError(f"saddle: the inner argmax from {start} has not stopped "
+                                   f"after {INNER_BOUND} iterations (raise INNER_BOUND)")
+            return g
+
+    r1, argmax_gradient = jax.jit(r1_while), jax.jit(outer_gradient(neg_r2))
+    return (lambda p1, start: float(r1(p1, start)),
+            lambda p1, start: np.asarray(gradient(p1, start)),
+            lambda p, x: np.asarray(argmax_gradient(p, x)))
+
+
+def _jax(function):
+    def build(start):
+        r1, r1_gradient, argmax_gradient = jax_functions(*function)
+        r1_gradient(start, start)  # compiles
+        return lambda: _saddle(r1, r1_gradient, argmax_gradient, start)
+
+    return Implementation(function, "jax", "while_loop" if function[0] == "f" else "scan", build)
+
+
 EVAL = Eval(
     name="saddle",
     primal="r1_cost",
@@ -180,10 +261,17 @@ EVAL = Eval(
         Implementation("r1_cost", "primal", "loops", lambda s: lambda: r1_cost(s, s)),
         *(_srcad(name, "python") for name in FUNCTIONS),
         *(_srcad(name, "numba") for name in FUNCTIONS),
+        *(_jax(name) for name in FUNCTIONS),
     ),
     fd_check=fd_check,
     rtol=1e-6,
     notes=(*NESTED_GRADIENT_NOTES,
+           "jax: the same solvers jitted, the inner gradient by jax.grad (inner r) or "
+           "jax.jacfwd (inner f); the gradient of r1_cost by jax.jacfwd through lax.while_loop "
+           f"(ff, fr) or jax.grad through lax.scan over {INNER_BOUND} iterations, those after "
+           "the inner argmax stops masked (rf, rr: JAX's reverse mode cannot differentiate a "
+           "while_loop; the run fails if it has not stopped by then); the outer argmin in "
+           "Python, as srcad's.",
            "reference: derived by hand (the objective separates: the gradient of r1_cost is "
            "2 p1)."),
 )

@@ -211,3 +211,37 @@ def _fresh(expr) -> bool:
             return _fresh(expr.args[0])
         return name not in _VIEWS
     return False
+
+
+def assign_after_element_reset(stmts: list) -> list:
+    """python backend: `x_bar[i] = 0.0` directly followed by `x_bar[i] += e` (the adjoint of
+    `x[i] = x[i] * f + ...`: the seed read, the element zeroed, its own share added back)
+    becomes `x_bar[i] = e` (when e does not read x_bar), in every block: one store and one
+    read of the element fewer."""
+    out = []
+    for stmt in stmts:
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(stmt, field, None), list):
+                setattr(stmt, field, assign_after_element_reset(getattr(stmt, field)))
+        if isinstance(stmt, gast.Try):
+            for handler in stmt.handlers:
+                handler.body = assign_after_element_reset(handler.body)
+        last = out[-1] if out else None
+        if (isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add)
+                and isinstance(stmt.target, gast.Subscript) and _element_reset(last)
+                and S.same(S.as_load(stmt.target), S.as_load(last.targets[0]))
+                and S.target_name(stmt.target) not in S.loaded_names(stmt.value)):
+            out[-1] = S.assign(last.targets[0], stmt.value)
+            continue
+        out.append(stmt)
+    return out
+
+
+def _element_reset(stmt) -> bool:
+    """`x_bar[i] = 0.0` (a subscript of a name, an index that is not a slice)."""
+    return (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Subscript)
+            and isinstance(stmt.targets[0].value, gast.Name)
+            and not any(isinstance(n, (gast.Slice, gast.Call)) for n in S.nodes(stmt.targets[0]))
+            and isinstance(stmt.value, gast.Constant) and stmt.value.value == 0.0
+            and type(stmt.value.value) is float)
