@@ -167,6 +167,23 @@ class Renamer(gast.NodeTransformer):
         return node
 
 
+class AlwaysEvaluated(gast.NodeTransformer):
+    """A transformer that enters only the parts of an expression evaluated whenever it is:
+    the test of `a if c else b`, the first operand of `and`/`or`, not a lambda's body (what it
+    hoists out of an expression must not run where the expression would not run it)."""
+
+    def visit_IfExp(self, node):
+        node.test = self.visit(node.test)
+        return node
+
+    def visit_BoolOp(self, node):
+        node.values[0] = self.visit(node.values[0])
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+
 def rename(tree: Node, old: str, new: str) -> Node:
     """`tree` with the name `old` renamed `new` everywhere, in place.
 

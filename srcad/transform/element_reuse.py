@@ -21,33 +21,15 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
+from srcad.transform.straight_runs import rewrite_runs, with_inserts
 
-_COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try)
 _PURE_FUNCTIONS = {"float", "int", "abs", "len", "min", "max", "range", "reversed"}
 _LIST_METHODS = {"append", "pop"}  # the tapes' (lists: they hold no array the code indexes)
 
 
 def reuse_element_reads(fn: gast.FunctionDef, arrays: set, namer) -> None:
     """Rewrite every block of `fn` in place (see the module docstring)."""
-    fn.body = _block(fn.body, arrays, namer)
-
-
-def _block(stmts: list, arrays, namer) -> list:
-    for stmt in stmts:
-        for field in ("body", "orelse", "finalbody"):
-            if isinstance(getattr(stmt, field, None), list):
-                setattr(stmt, field, _block(getattr(stmt, field), arrays, namer))
-        if isinstance(stmt, gast.Try):
-            for handler in stmt.handlers:
-                handler.body = _block(handler.body, arrays, namer)
-    out, run = [], []
-    for stmt in stmts:
-        if isinstance(stmt, _COMPOUND):
-            out += _run(run, arrays, namer) + [stmt]
-            run = []
-        else:
-            run.append(stmt)
-    return out + _run(run, arrays, namer)
+    fn.body = rewrite_runs(fn.body, lambda run: _run(run, arrays, namer))
 
 
 def _run(stmts: list, arrays, namer) -> list:
@@ -86,12 +68,7 @@ def _run(stmts: list, arrays, namer) -> list:
         replace = _Replace(dump, name)
         for k in sorted(set(positions)):
             stmts[k] = replace.visit(S.clone(stmts[k]))  # may share nodes with code elsewhere
-    if not inserts:
-        return stmts
-    out = []
-    for k, stmt in enumerate(stmts):
-        out += inserts.get(k, []) + [stmt]
-    return out
+    return with_inserts(stmts, inserts)
 
 
 class _Replace(gast.NodeTransformer):

@@ -19,31 +19,12 @@ import gast
 
 from srcad import syntax as S
 from srcad.transform.row_views import _INT_OPS
-
-_COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try)
+from srcad.transform.straight_runs import rewrite_runs, with_inserts
 
 
 def reuse_indices(fn: gast.FunctionDef, ints: set, namer) -> None:
     """Rewrite every block of `fn` in place (see the module docstring)."""
-    fn.body = _block(fn.body, ints, namer)
-
-
-def _block(stmts: list, ints, namer) -> list:
-    for stmt in stmts:
-        for field in ("body", "orelse", "finalbody"):
-            if isinstance(getattr(stmt, field, None), list):
-                setattr(stmt, field, _block(getattr(stmt, field), ints, namer))
-        if isinstance(stmt, gast.Try):
-            for handler in stmt.handlers:
-                handler.body = _block(handler.body, ints, namer)
-    out, run = [], []
-    for stmt in stmts:
-        if isinstance(stmt, _COMPOUND):
-            out += _run(run, ints, namer) + [stmt]
-            run = []
-        else:
-            run.append(stmt)
-    return out + _run(run, ints, namer)
+    fn.body = rewrite_runs(fn.body, lambda run: _run(run, ints, namer))
 
 
 def _run(stmts: list, ints, namer) -> list:
@@ -79,12 +60,7 @@ def _run(stmts: list, ints, namer) -> list:
             for node in S.nodes(stmts[k]):
                 value = _replace_in(node, dump, name, ints) or value
         inserts.setdefault(positions[0], []).append(S.assign(S.name(name, store=True), value))
-    if not inserts:
-        return stmts
-    out = []
-    for k, stmt in enumerate(stmts):
-        out += inserts.get(k, []) + [stmt]
-    return out
+    return with_inserts(stmts, inserts)
 
 
 def _indices(stmt, ints) -> list:

@@ -62,20 +62,9 @@ def _is_computed_array(where, node) -> bool:
     return False
 
 
-class _Namer(gast.NodeTransformer):
+class _Namer(S.AlwaysEvaluated):
     def __init__(self, where, namer):
         self.where, self.namer, self.bound = where, namer, []
-
-    def visit_IfExp(self, node):
-        node.test = self.visit(node.test)  # always evaluated; the arms are not
-        return node
-
-    def visit_BoolOp(self, node):
-        node.values[0] = self.visit(node.values[0])
-        return node
-
-    def visit_Lambda(self, node):
-        return node
 
     def visit_Subscript(self, node):
         self.generic_visit(node)

@@ -34,48 +34,29 @@ with its line. Needs `np` to be NumPy in the function's module.
 from __future__ import annotations
 
 import gast
-import numpy as np
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.lists import (
-    _bindings_of,
-    _empty_list,
     _is_append,
     _names,
-    _only_read_after,
-    _ReductionsAsLoops,
+    lists_grown,
 )
 
 
 def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> list:
     """`body` with the lists appended to under conditions (above) made arrays."""
-    try:
-        if parsed.resolve("np") is not np:
-            return body
-    except KeyError:
-        return body
-    out, grown = list(body), set()
-    for j, stmt in enumerate(body):
-        name_ = _empty_list(stmt)
-        if name_ is None:
-            continue
-        later = [k for k in range(j + 1, len(body)) if name_ in _names(body[k])]
-        if not later:
-            continue
-        loop = body[later[0]]
+    def grow(stmt, loop, name_):
         appends = _conditional_appends(loop, name_)
-        if not appends or not _only_read_after(body[later[0] + 1:], name_, parsed) \
-                or _bindings_of(body, name_) != 1:
-            continue
-        grown.add(name_)
+        if not appends:
+            return None
         buffer = namer.fresh(f"{name_}_buffer")
         count = namer.fresh(f"{name_}_length")
         room = _trips(loop.iter)
         if len(appends) > 1:
             room = gast.BinOp(left=room, op=gast.Mult(), right=S.const(len(appends)))
-        out[j] = gast.copy_location(S.assign(S.name(buffer), S.call("np.zeros", room)), stmt)
+        made = gast.copy_location(S.assign(S.name(buffer), S.call("np.zeros", room)), stmt)
         loop.body = _appends_as_writes(loop.body, name_, buffer, count)
         filled = S.substitute("buffer[0:count].copy()", {"buffer": S.name(buffer),
                                                           "count": S.name(count)})
@@ -84,11 +65,8 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
             for node in gast.walk(s):
                 if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
                     gast.copy_location(node, loop)
-        out[later[0]] = new
-    flat = []
-    for stmt in out:
-        flat.extend(stmt if isinstance(stmt, list) else [stmt])
-    return [_ReductionsAsLoops(parsed, grown).visit(s) for s in flat] if grown else flat
+        return made, new
+    return lists_grown(parsed, body, grow)
 
 
 def _conditional_appends(loop, name_) -> list:

@@ -254,7 +254,7 @@ class Lowering:
         return generators, element
 
 
-class _Hoister(gast.NodeTransformer):
+class _Hoister(S.AlwaysEvaluated):
     """Replaces reductions over comprehensions in one statement's expressions; leaves the
     branches of conditional expressions alone (hoisting would evaluate them unconditionally)."""
 
@@ -272,17 +272,6 @@ class _Hoister(gast.NodeTransformer):
         if reduced is not None:
             return reduced
         return self.generic_visit(node)
-
-    def visit_IfExp(self, node):
-        node.test = self.visit(node.test)
-        return node
-
-    def visit_BoolOp(self, node):
-        node.values[0] = self.visit(node.values[0])
-        return node
-
-    def visit_Lambda(self, node):
-        return node
 
 
 _UNROLL_MAX = 64
