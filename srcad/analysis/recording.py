@@ -65,6 +65,14 @@ class Recording:
                 if isinstance(sub, list):
                     self._walk(sub, here, stmt)
 
+    def only_assignment(self, name):
+        """`name = value` when that is `name`'s one definition in the function, else None."""
+        stmt = self.def_site.get(name) if self.def_count.get(name) == 1 else None
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name:
+            return stmt
+        return None
+
     @staticmethod
     def _direct_defs(stmt) -> set:
         if isinstance(stmt, (gast.Assign, gast.AugAssign)):

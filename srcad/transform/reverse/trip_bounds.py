@@ -92,13 +92,8 @@ def _is_len_of_name(node) -> bool:
 
 def _simple_definition(name, recording):
     """The value of `name`'s only binding when it is `name = <simple>`, else None."""
-    if recording.def_count.get(name) != 1:
-        return None
-    stmt = recording.def_site.get(name)
-    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name):
-        return None
-    return stmt.value if _simple(stmt.value) else None
+    stmt = recording.only_assignment(name)
+    return stmt.value if stmt is not None and _simple(stmt.value) else None
 
 
 def _simple(expr) -> bool:

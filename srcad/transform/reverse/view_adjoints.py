@@ -89,10 +89,6 @@ class ViewAdjoints:
     def _read_only_after_in_block(self, stmt, view) -> bool:
         """Is every read of `view` in the statements after `stmt` in its block?"""
         block, index, _ = self.recording.sites[id(stmt)][-1]
-        after = sum(_loads(s, view) for s in block[index + 1:])
-        return after == sum(_loads(s, view) for s in self.norm.body)
-
-
-def _loads(stmt, name) -> int:
-    return sum(1 for n in S.nodes(stmt) if isinstance(n, gast.Name) and n.id == name
-               and isinstance(n.ctx, gast.Load))
+        after = sum(1 for s in block[index + 1:] for n in S.nodes(s)
+                    if isinstance(n, gast.Name) and n.id == view and isinstance(n.ctx, gast.Load))
+        return after == self._load_counts().get(view, 0)
