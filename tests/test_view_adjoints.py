@@ -53,6 +53,17 @@ def array_written_in_loop(W, x):
     return s
 
 
+def whole_rows(W, x):
+    """Two overlapping views of one row (both alias W_bar), read by whole-array operations
+    (their adjoints are added into as arrays)."""
+    s = 0.0
+    for i in range(W.shape[0]):
+        w = W[i]
+        e = W[i, 1:]
+        s = s + np.sum(np.sin(w) * x) + np.dot(e, e) * w[0]
+    return s
+
+
 def written_before_loop(W, x):
     """W's elements are written before the loop only: the reverse of that write runs after
     every addition through the rows' adjoints, as without them."""
@@ -82,7 +93,7 @@ X0 = np.linspace(0.3, 1.1, 4)
 
 @pytest.mark.parametrize("backend", ["python", "numba"])
 @pytest.mark.parametrize("f", [rows, read_after_loop, array_written_in_loop,
-                               written_before_loop, rebound_in_loop],
+                               whole_rows, written_before_loop, rebound_in_loop],
                          ids=lambda f: f.__name__)
 def test_view_adjoints_differentiate_right(f, backend):
     modes = ("fwd", "rev", "vec") if backend == "python" else ("rev",)
@@ -112,5 +123,7 @@ def test_which_views_alias_their_arrays_adjoint():
     for backend in ("python", "numba"):
         reverse = _reverse(written_before_loop, backend)
         assert "w_bar = W_bar[i]" in reverse and "+= w_bar" not in reverse
+        reverse = _reverse(whole_rows, backend)
+        assert "w_bar = W_bar[i]" in reverse and "e_bar = W_bar[i, 1:]" in reverse
         reverse = _reverse(rebound_in_loop, backend)
         assert "v_bar = A_bar[i]" not in reverse and "v_bar[...] = 0.0" in reverse

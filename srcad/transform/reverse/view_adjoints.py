@@ -46,13 +46,14 @@ class ViewAdjoints:
                                   and isinstance(value.value, gast.Name)):
             return False
         view, array = target.id, value.value.id
+        block, index, _ = self.recording.sites[id(stmt)][-1]
         if view not in self.bar or array not in self.bar or view in self.norm.params \
                 or not isinstance(self.types[view], Array) \
                 or index_kind(self.types, value) is not None \
                 or self.recording.def_count.get(view) != 1 \
                 or {view, array} & self.recording.elements_written_after(stmt) \
                 or array in self.recording.defs_after(stmt, binds_only=True) \
-                or not self._read_only_after_in_block(stmt, view):
+                or not self._read_only_after(block, index, view):  # first_accumulations.py
             return False
         if not self._readable_at_block_start(stmt):
             replays: list = []
@@ -85,10 +86,3 @@ class ViewAdjoints:
         return all(self.recording.bind_count.get(name, 0) == 0
                    or (name in loops and self.recording.def_count.get(name) == 1)
                    for name in S.loaded_names(stmt.value))
-
-    def _read_only_after_in_block(self, stmt, view) -> bool:
-        """Is every read of `view` in the statements after `stmt` in its block?"""
-        block, index, _ = self.recording.sites[id(stmt)][-1]
-        after = sum(1 for s in block[index + 1:] for n in S.nodes(s)
-                    if isinstance(n, gast.Name) and n.id == view and isinstance(n.ctx, gast.Load))
-        return after == self._load_counts().get(view, 0)
