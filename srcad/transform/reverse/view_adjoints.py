@@ -9,7 +9,7 @@ reset by the reverse of the binding: per iteration two passes over the row, and 
 nothing can tell the difference, `v_bar` is `A_bar[i]` itself, bound at the start of the
 reverse of the block that binds `v`, and the reverse of the binding is nothing.
 
-Where (`aliased_view`):
+Where (`view_adjoint_binding`):
 * `v = A[i]`, one plain binding of `v` in the whole function (not a parameter), basic
   indexing (ints and slices: a view, not a gather), `v` and `A` both active;
 * `A` is not rebound, and no element of `v`, `A` or any name that may alias them is written,
@@ -21,7 +21,7 @@ Where (`aliased_view`):
   adjoint, which is needed before the loop's reverse);
 * `A[i]` can be evaluated at the start of the block's reverse: it reads only names the
   function never binds (a parameter, a constant index) and the indices of the for loops
-  around it, or else the binding is replayed there (`k = j + 1; r = x[k]`, the replay
+  around it (each reverse loop binds its index to the iteration's value), or else the binding is replayed there (`k = j + 1; r = x[k]`, the replay
   requested with what it reads, `Recording.self_replayable`), the alias bound after the
   replays.
 """
