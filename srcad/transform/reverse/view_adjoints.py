@@ -21,9 +21,9 @@ Where (`view_adjoint_binding`):
   adjoint, which is needed before the loop's reverse);
 * `A[i]` can be evaluated at the start of the block's reverse: it reads only names the
   function never binds (a parameter, a constant index) and the indices of the for loops
-  around it (each reverse loop binds its index to the iteration's value), or else the binding is replayed there (`k = j + 1; r = x[k]`, the replay
-  requested with what it reads, `Recording.self_replayable`), the alias bound after the
-  replays.
+  around it (each reverse loop binds its index to the iteration's value), or else the
+  binding is replayed there (`k = j + 1; r = x[k]`, the replay requested with what it reads,
+  `Recording.self_replayable`), the alias bound after the replays.
 """
 
 from __future__ import annotations
