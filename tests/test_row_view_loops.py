@@ -151,7 +151,7 @@ def test_a_loop_over_rows_that_runs_no_iteration_has_a_zero_gradient(backend):
                                want, rtol=1e-12)
 
 
-# -- the adjoint of a row view as a view of the parameter's adjoint (row_adjoints.py) ----------
+# -- the adjoint of a row view as a view of the parameter's adjoint (view_adjoints.py) ---------
 def two_views_of_a_row(x, w):
     """Two views of one row in an iteration, one read by a nested loop, one by an expression."""
     s = 0.0
@@ -185,24 +185,27 @@ def last_row_read_after_its_loop(x):
     return s + r[1] * r[2]
 
 
+@pytest.mark.parametrize("backend", ["python", "numba"])
 @pytest.mark.parametrize("f", [two_views_of_a_row, top_level_and_shifted_rows,
                                last_row_read_after_its_loop])
-def test_row_adjoints_as_views_differentiate_right(f):
+def test_row_adjoints_as_views_differentiate_right(f, backend):
     x = RNG.uniform(0.5, 1.5, (4, 3))
     args = [srcad.Duplicated(x, np.zeros_like(x))]
     if f is two_views_of_a_row:
         args.append(srcad.Const(RNG.uniform(size=3)))
-    check_grads(f, *args, modes=("rev",), backend="numba")
+    check_grads(f, *args, modes=("rev",), backend=backend)
 
 
-def test_row_adjoints_are_views_of_the_parameters_adjoint_where_they_can_be():
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_row_adjoints_are_views_of_the_parameters_adjoint_where_they_can_be(backend):
     x = RNG.uniform(size=(4, 3))
     source = srcad.source(top_level_and_shifted_rows, srcad.Reverse,
-                          srcad.Duplicated(x, np.zeros_like(x)), backend="numba")
+                          srcad.Duplicated(x, np.zeros_like(x)), backend=backend)
     reverse = source.split("# reverse sweep")[1]
     assert "first_bar = x_bar[0]" in reverse  # bound outside any loop, indexed by a constant
-    # `x[k]`, k not a loop index: its replay (k, then r) binds the alias after k is known
-    # (view_adjoints.py); never an array of its own reset per iteration
+    assert "x_bar[0] += first_bar" not in reverse
+    # `x[k]`, k not a loop index: its replay (k, then r) binds the alias after k is known;
+    # never an array of its own reset per iteration
     assert "k = j + 1\n        r = x[k]\n        r_bar = x_bar[k]" in reverse
     assert "r_bar = np.zeros" not in reverse and "r_bar[...] = 0.0" not in reverse
 

@@ -1,8 +1,8 @@
 """A row view bound in a loop and only read in the rest of the iteration (`w = W[i]`) has as its
-adjoint the same row of the array's adjoint (`w_bar = W_bar[i]`, bound where the reverse sweep
-replays `w = W[i]`): no work array added into `W_bar[i]` and zeroed per iteration
-(srcad/transform/reverse/view_adjoints.py). A view read after its loop keeps its own
-adjoint."""
+adjoint the same row of the array's adjoint (`w_bar = W_bar[i]`, bound at the start of the
+iteration's reverse, after the replay of `w = W[i]` where its index needs one): no work array
+added into `W_bar[i]` and zeroed per iteration (srcad/transform/reverse/view_adjoints.py). A
+view read after its loop, or of an array the loop rebinds, keeps its own adjoint."""
 
 import math
 
@@ -53,12 +53,47 @@ def array_written_in_loop(W, x):
     return s
 
 
+def whole_rows(W, x):
+    """Two overlapping views of one row (both alias W_bar), read by whole-array operations
+    (their adjoints are added into as arrays)."""
+    s = 0.0
+    for i in range(W.shape[0]):
+        w = W[i]
+        e = W[i, 1:]
+        s = s + np.sum(np.sin(w) * x) + np.dot(e, e) * w[0]
+    return s
+
+
+def written_before_loop(W, x):
+    """W's elements are written before the loop only: the reverse of that write runs after
+    every addition through the rows' adjoints, as without them."""
+    W[0, 1] = W[0, 1] * x[0]
+    s = 0.0
+    for i in range(W.shape[0]):
+        w = W[i]
+        s = s + math.sin(w[0]) * w[1] * x[i]
+    return s
+
+
+def rebound_in_loop(W, x):
+    """A is rebound after the row is taken: the row's adjoint belongs to the old A, whose
+    adjoint is not A_bar at the start of the iteration's reverse."""
+    s = 0.0
+    A = W * 1.0
+    for i in range(W.shape[0]):
+        v = A[i]
+        A = A * x[i]
+        s = s + v[0] * v[1] * x[i]
+    return s
+
+
 W0 = np.linspace(-0.6, 0.8, 12).reshape(3, 4)
 X0 = np.linspace(0.3, 1.1, 4)
 
 
 @pytest.mark.parametrize("backend", ["python", "numba"])
-@pytest.mark.parametrize("f", [rows, read_after_loop, array_written_in_loop],
+@pytest.mark.parametrize("f", [rows, read_after_loop, array_written_in_loop,
+                               whole_rows, written_before_loop, rebound_in_loop],
                          ids=lambda f: f.__name__)
 def test_view_adjoints_differentiate_right(f, backend):
     modes = ("fwd", "rev", "vec") if backend == "python" else ("rev",)
@@ -82,3 +117,13 @@ def test_a_row_view_read_in_its_iteration_has_the_rows_adjoint_as_its_own():
 
 def test_a_view_read_after_its_loop_keeps_its_own_adjoint():
     assert "W_bar[i] += w_bar" in _reverse(read_after_loop)
+
+
+def test_which_views_alias_their_arrays_adjoint():
+    for backend in ("python", "numba"):
+        reverse = _reverse(written_before_loop, backend)
+        assert "w_bar = W_bar[i]" in reverse and "+= w_bar" not in reverse
+        reverse = _reverse(whole_rows, backend)
+        assert "w_bar = W_bar[i]" in reverse and "e_bar = W_bar[i, 1:]" in reverse
+        reverse = _reverse(rebound_in_loop, backend)
+        assert "v_bar = A_bar[i]" not in reverse and "v_bar[...] = 0.0" in reverse

@@ -65,6 +65,14 @@ class Recording:
                 if isinstance(sub, list):
                     self._walk(sub, here, stmt)
 
+    def only_assignment(self, name):
+        """`name = value` when that is `name`'s one definition in the function, else None."""
+        stmt = self.def_site.get(name) if self.def_count.get(name) == 1 else None
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name:
+            return stmt
+        return None
+
     @staticmethod
     def _direct_defs(stmt) -> set:
         if isinstance(stmt, (gast.Assign, gast.AugAssign)):
@@ -112,17 +120,20 @@ class Recording:
         elements are then readable whenever the name is (the binding replayed, rule 3)."""
         if name not in self.defs_after(stmt, binds_only=True):
             return False
-        key = (id(stmt), "elements")
-        if key not in self._after:
-            self._after[key] = self._elements_written_after(stmt)
-        return name not in self._after[key]
+        return name not in self.elements_written_after(stmt)
 
-    def _elements_written_after(self, stmt) -> set:
+    def elements_written_after(self, stmt) -> set:
+        """The names whose elements (directly or through an alias) may be written from `stmt`
+        on: the rest of each block around it, and the loops around it (a later iteration)."""
+        key = (id(stmt), "elements")
+        if key in self._after:
+            return self._after[key]
         out = set()
         for block, index, owner in self.sites[id(stmt)]:
             for s in block[index:] + ([owner] if isinstance(owner, (gast.For, gast.While))
                                       else []):
                 out |= element_writes(s, self.aliases)
+        self._after[key] = out
         return out
 
     def mutated_after(self, array: str, stmt) -> bool:

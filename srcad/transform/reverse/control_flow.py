@@ -18,7 +18,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import Array
 from srcad.transform.optimize import drop_repeated_reads
-from srcad.transform.reverse.row_views import is_shape_entry, row_view
+from srcad.transform.reverse.parameter_rows import is_shape_entry, row_view
 from srcad.transform.reverse.slots import iterations_commute, straight
 from srcad.transform.reverse.trip_bounds import fixed_span, resolved
 from srcad.transform.simplify import simplify
@@ -137,7 +137,7 @@ class ReverseControlFlow:
                        for n in gast.walk(span)) and not (S.loaded_names(span) & bound)
 
     def _row_view(self, name):
-        """(a, count) for a row view `name = a[i]` of a parameter (row_views.py), else None."""
+        """(a, count) for a row view `name = a[i]` of a parameter (parameter_rows.py), else None."""
         return row_view(name, self.recording, self.types, self.norm.params)
 
     def _binds_arrays(self, body) -> bool:

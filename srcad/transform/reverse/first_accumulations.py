@@ -24,6 +24,11 @@ class FirstAccumulations:
                         self.load_counts[n.id] = self.load_counts.get(n.id, 0) + 1
         return self.load_counts
 
+    def _read_only_after(self, block, index, name) -> bool:
+        """Is `name` read, and every read of it in the function in `block[index + 1:]`?"""
+        later = sum(_loads(s, name) for s in block[index + 1:])
+        return later > 0 and later == self._load_counts().get(name, 0)
+
     def _assign_first_accumulations(self, stmts, rev):
         """For a variable defined once in this block and read only after that definition in
         the same block iteration, its adjoint is zero when the iteration's reverse starts and
@@ -38,8 +43,7 @@ class FirstAccumulations:
             if bar is None or self.types[v] != FLOAT or v in self.norm.params \
                     or self.recording.def_count.get(v) != 1:
                 continue
-            later = sum(_loads(s, v) for s in stmts[index + 1:])
-            if later == 0 or later != self._load_counts().get(v, 0):
+            if not self._read_only_after(stmts, index, v):
                 continue  # read elsewhere too (before its definition, after the block...)
             if names is None:
                 names = [_names(r) for r in rev]

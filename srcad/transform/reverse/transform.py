@@ -33,9 +33,8 @@ from srcad.transform.reverse.control_flow import ReverseControlFlow
 from srcad.transform.reverse.counters import ReverseCounters
 from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.first_bindings import first_binding
+from srcad.transform.reverse.parameter_rows import fresh_adjoint
 from srcad.transform.reverse.recording import ReverseRecording, index_leaves, replaced
-from srcad.transform.reverse.row_adjoints import RowAdjoints
-from srcad.transform.reverse.row_views import fresh_adjoint
 from srcad.transform.reverse.slots import ReverseSlots
 from srcad.transform.reverse.view_adjoints import ViewAdjoints
 from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
@@ -49,8 +48,7 @@ class ReverseCode:
 
 
 class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, ReverseArrays,
-                       ReverseCheckpoint, FirstAccumulations, ReverseCounters, ViewAdjoints,
-                       RowAdjoints):
+                       ReverseCheckpoint, FirstAccumulations, ReverseCounters, ViewAdjoints):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, tapes=None):
         self.norm = norm
         self.types = types
@@ -71,7 +69,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         self.loop_frames: list[dict] = []
         self.load_counts: dict | None = None  # reads of each name in the function
         self.assigned_first: set[str] = set()  # adjoints that need no zero at the start
-        self.row_adjoints: dict | None = None  # row views whose adjoint is a view (numba)
+        self.aliased_views: dict = {}  # views whose adjoint is a view of the array's adjoint
         self.name = name
         self.result = None
         self.return_bar = None
@@ -134,7 +132,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             fwd.extend(f + pushes)
             revs.append([] if all(S.is_comment(s) for s in r) else pops + r)
         rev = self._assign_first_accumulations(stmts, [s for r in reversed(revs) for s in r])
-        return fwd, self._row_adjoint_bindings(stmts, rev) + rev
+        return fwd, self.view_adjoint_aliases(stmts, rev) + rev
 
     def with_replays(self, block, rev):
         replays = [self.tapes.python_floats(s, self.types)
@@ -216,9 +214,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             if tname not in self.expression_arrays:
                 return self.array_binding(stmt, target, value)
             if self.view_adjoint_binding(stmt, target, value, op):
-                return [stmt], []  # its reads' adjoints went into the array's (replayed)
-            if self._row_adjoints().get(tname, (None,))[0] is stmt:
-                return [stmt], []  # its adjoint was added into the parameter's as it went
+                return [stmt], []  # its reads' adjoints went into the array's as they went
         if not active_target:
             return [stmt], []
         diff = self._diff({})
@@ -346,17 +342,16 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         # top of the reverse sweep the array may not exist)
         on_some_branches = self.expression_arrays - duplicated - bound_on_every_branch(
             self.norm.body, self.norm.params)
-        on_some_branches -= set(self._row_adjoints())  # views bound in the reverse sweep
+        on_some_branches -= set(self.aliased_views)  # bound in the reverse sweep
         body += adjoints_made_with(fwd, {v: self.bar[v] for v in on_some_branches
-                                          if v in self.bar and v not in self.aliased_views})
+                                          if v in self.bar})
         body.append(S.comment("reverse sweep: adjoints in reverse order"))
         for v, bar in sorted(self.bar.items()):
             if v not in duplicated and self.types[v] == FLOAT and v != self.result \
                     and v not in self.assigned_first:
                 body.append(S.assign(S.name(bar), S.const(0.0)))
             elif v in self.expression_arrays and v not in duplicated \
-                    and v not in on_some_branches and v not in self.aliased_views \
-                    and v not in self._row_adjoints():
+                    and v not in on_some_branches and v not in self.aliased_views:
                 body.append(S.assign(S.name(bar), fresh_adjoint(
                     v, self.recording, self.types, self.norm.params)))
         body += drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})

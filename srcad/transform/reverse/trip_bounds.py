@@ -11,7 +11,7 @@ loop nest, and the tape rebound there, cost the mixture's gradient ~40% (numba, 
 * names bound once, in the whole function, to a value built from constants, names and `len`
   of names (`d = len(x)`, an inlined helper's own `n = len(a)`): the same value on every
   iteration, so read through their definition (`range(d)` -> `range(len(x))`);
-* `len(r)` of a row view `r = a[i]` of a parameter (row_views.py): `a.shape[1]`, the length
+* `len(r)` of a row view `r = a[i]` of a parameter (parameter_rows.py): `a.shape[1]`, the length
   of every row (a helper over rows, `for k in range(len(r))`, inlined in the loop over i);
 * the index `i` of the innermost loop of `arounds` when that loop is `range(lo, hi)` (step 1)
   and nothing else binds `i`: in a start `i + c`, `i >= lo` bounds the trip count by that
@@ -28,7 +28,7 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
-from srcad.transform.reverse.row_views import is_shape_entry, row_length
+from srcad.transform.reverse.parameter_rows import is_shape_entry, row_length
 
 _RESOLVE_DEPTH = 4  # definitions read through a chain of at most this many names
 
@@ -36,7 +36,7 @@ _RESOLVE_DEPTH = 4  # definitions read through a chain of at most this many name
 def fixed_span(span, arounds: list, recording, rows=None):
     """A range at least as long as `span` on every iteration of `arounds`, fixed in all of
     them, or None (see the module docstring). `rows(name)`: (a, count) for a row view of a
-    parameter (row_views.row_view), else None."""
+    parameter (parameter_rows.row_view), else None."""
     bounded = _index_bounded(span, arounds[-1], recording)
     if bounded is None:
         return None
@@ -92,13 +92,8 @@ def _is_len_of_name(node) -> bool:
 
 def _simple_definition(name, recording):
     """The value of `name`'s only binding when it is `name = <simple>`, else None."""
-    if recording.def_count.get(name) != 1:
-        return None
-    stmt = recording.def_site.get(name)
-    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name):
-        return None
-    return stmt.value if _simple(stmt.value) else None
+    stmt = recording.only_assignment(name)
+    return stmt.value if stmt is not None and _simple(stmt.value) else None
 
 
 def _simple(expr) -> bool:

@@ -21,13 +21,8 @@ from srcad.analysis.types import INT, Array
 
 def row_view(name, recording, types, params) -> tuple[str, int] | None:
     """(a, count) when `name` is such a row view of parameter `a` (see above), else None."""
-    if recording.def_count.get(name) != 1:
-        return None
-    stmt = recording.def_site.get(name)
-    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name):
-        return None
-    value = stmt.value
+    stmt = recording.only_assignment(name)
+    value = stmt.value if stmt is not None else None
     if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)):
         return None
     array = value.value.id
