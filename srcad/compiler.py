@@ -159,7 +159,7 @@ def raise_numba_error(err: Exception, origin: str = "") -> None:
     a call numba has no implementation of, the call."""
     if not type(err).__module__.startswith("numba"):
         return
-    text = str(err)
+    text = without_colours(str(err))
     detail = numba_first_line(text) or type(err).__name__
     undefined = any(word in detail for word in ("unify", "Type of variable", "NameError",
                                                   "not defined"))
@@ -176,6 +176,15 @@ def raise_numba_error(err: Exception, origin: str = "") -> None:
                      hint=hint) from None
 
 
+_COLOUR_CODES = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def without_colours(message: str) -> str:
+    """`message` without terminal colour codes (numba colours its errors when colorama is
+    installed; a message srcad quotes must read the same in a log or a notebook)."""
+    return _COLOUR_CODES.sub("", message)
+
+
 def numba_first_line(message: str) -> str:
     """The first line of a numba error that says what went wrong, past the stage headers
     ("Failed in nopython mode pipeline ..."); a line announcing a signature (ending in ':')
@@ -185,7 +194,7 @@ def numba_first_line(message: str) -> str:
     ...                  "found for signature:\\n \\n >>> empty(float64)\\n")
     'No implementation found for signature: >>> empty(float64)'
     """
-    lines = [line.strip() for line in message.splitlines()]
+    lines = [line.strip() for line in without_colours(message).splitlines()]
     lines = [line for line in lines if line and not line.startswith("Failed in ")]
     if not lines:
         return ""
