@@ -22,8 +22,9 @@ becomes a buffer with room for every append the loop can make, written through a
     ys = ys_buffer[0:ys_length].copy()
 
 so `ys` is an array of exactly `len(ys)` floats: indexing it (negative indices and an index out
-of range behave as for the list), iterating over it, and len/sum/max/min of it (the last three
-as loops, srcad/transform/normalize/lists.py) are what they are for the list. Each element is
+of range behave as for the list), iterating over it, len/sum/max/min of it (the last three
+as loops, srcad/transform/normalize/lists.py) and its truth value in a test (`if ys:`, `not
+ys`, read as `len(ys) > 0`, which it is for the list) are what they are for the list. Each element is
 written once, so reverse mode needs no tape of the buffer: the counter's values are those of any
 int of the loop. A filtered list comprehension kept in a variable (`ys = [e for i in range(n) if
 c]`) arrives here as such a loop (srcad/transform/normalize/lower.py). Afterwards `ys` may only
@@ -39,6 +40,7 @@ import numpy as np
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
+from srcad.transform.normalize.list_truth import truth_as_length
 from srcad.transform.normalize.lists import (
     _bindings_of,
     _empty_list,
@@ -66,6 +68,8 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
             continue
         loop = body[later[0]]
         appends = _conditional_appends(loop, name_)
+        if appends:  # `if ys:` is `if len(ys) > 0:` for the list, and then for the array
+            truth_as_length(body[later[0] + 1:], name_)
         if not appends or not _only_read_after(body[later[0] + 1:], name_, parsed) \
                 or _bindings_of(body, name_) != 1:
             continue
@@ -148,3 +152,4 @@ def _appends_as_writes(stmts, name_, buffer, count) -> list:
             stmt.orelse = _appends_as_writes(stmt.orelse, name_, buffer, count)
         out.append(stmt)
     return out
+

@@ -21,6 +21,7 @@ from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.list_reductions import builtin_name, reduction_kind
+from srcad.transform.normalize.list_truth import truth_as_length
 
 
 def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) -> list:
@@ -242,6 +243,7 @@ def grow_lists_into_arrays(parsed: ParsedFunction, body: list, namer: Namer) -> 
         if not later or not _appending_loop(body[later[0]], name_):
             continue
         loop = body[later[0]]
+        truth_as_length(body[later[0] + 1:], name_)  # the same test, for the list too
         if not _only_read_after(body[later[0] + 1:], name_, parsed) \
                 or _bindings_of(body, name_) != 1:
             continue
