@@ -26,10 +26,10 @@ of range behave as for the list), iterating over it, len/sum/max/min of it (the 
 as loops, srcad/transform/normalize/lists.py) and its truth value in a test (`if ys:`, `not
 ys`, read as `len(ys) > 0`, which it is for the list: list_truth.py) are what they are for
 the list. Each element is written once, so reverse mode needs no tape of the buffer: the
-counter's values are those of any int of the loop. A filtered list comprehension kept in a variable (`ys = [e for i in range(n) if
-c]`) arrives here as such a loop (srcad/transform/normalize/lower.py). Afterwards `ys` may only
-be read as for the lists of lists.py; any other list stays as written, and the fence refuses it
-with its line. Needs `np` to be NumPy in the function's module.
+counter's values are those of any int of the loop. A filtered list comprehension kept in a
+variable (`ys = [e for i in range(n) if c]`) arrives here as such a loop
+(srcad/transform/normalize/lower.py). Afterwards `ys` may only be read as for the lists of
+lists.py; any other list stays as written, and the fence refuses it with its line. Needs `np` to be NumPy in the function's module.
 """
 
 from __future__ import annotations
