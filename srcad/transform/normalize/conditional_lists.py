@@ -29,7 +29,8 @@ the list. Each element is written once, so reverse mode needs no tape of the buf
 counter's values are those of any int of the loop. A filtered list comprehension kept in a
 variable (`ys = [e for i in range(n) if c]`) arrives here as such a loop
 (srcad/transform/normalize/lower.py). Afterwards `ys` may only be read as for the lists of
-lists.py; any other list stays as written, and the fence refuses it with its line. Needs `np` to be NumPy in the function's module.
+lists.py; any other list stays as written, and the fence refuses it with its line. Needs `np`
+to be NumPy in the function's module.
 """
 
 from __future__ import annotations
