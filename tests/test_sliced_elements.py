@@ -1,5 +1,5 @@
 """An index into a slice written directly on an array (`x[1:3][1]`, `x[-3:][0]`, `A[1:, 0][1]`)
-reads one element of the array, composed like a view's index and checked as NumPy checks it:
+reads (or writes) one element of the array, composed like a view's index and checked as NumPy checks it:
 `x[1:3][5]` raises IndexError though `x[6]` exists, and a negative index counts from the
 slice's end. Derivatives are checked against central differences and forward against reverse
 (check_grads), on both backends, and once exactly against a gradient derived by hand."""
@@ -40,12 +40,28 @@ def sliced_rows(a, x):
     return a[1:, 0][1] * x[1:3][0] + np.sum(a[1:][2]) * a[1:3][-1][2]
 
 
+def written_through_slices(x):
+    a = x.copy()
+    a[1:4][1] = x[0] * x[3]  # a[2]
+    a[-3:][-1] *= x[1]  # a[7]
+    return np.sum(a * a)
+
+
 def test_the_gradient_is_the_one_derived_by_hand():
     for k in (0, 3, -1):
         x_bar = np.zeros_like(X)
         srcad.autodiff(srcad.Reverse, sliced_reads, Duplicated(X.copy(), x_bar), k)
         np.testing.assert_allclose(x_bar, _sliced_reads_by_hand(X, k % (len(X) - 1)),
                                    rtol=1e-13)
+    # a[2] = x0 x3, a[7] = x7 x1, the rest of a is x: sum(a^2)
+    x0, x1, x3, x7 = X[0], X[1], X[3], X[7]
+    want = 2.0 * X
+    want[2] = 0.0
+    want[0], want[3] = 2 * x0 + 2 * x0 * x3 * x3, 2 * x3 + 2 * x0 * x0 * x3
+    want[7], want[1] = 2 * x7 * x1 * x1, 2 * x1 + 2 * x7 * x7 * x1
+    x_bar = np.zeros_like(X)
+    srcad.autodiff(srcad.Reverse, written_through_slices, Duplicated(X.copy(), x_bar))
+    np.testing.assert_allclose(x_bar, want, rtol=1e-13)
 
 
 @pytest.mark.parametrize("backend", ["python", "numba"])
@@ -55,6 +71,7 @@ def test_elements_of_slices_match_finite_differences_in_every_mode(backend):
     check_grads(sliced_reads, dup(X), 3, backend=backend)
     check_grads(sliced_reads, dup(X), -2, backend=backend)
     check_grads(sliced_rows, dup(A), dup(X), backend=backend)
+    check_grads(written_through_slices, dup(X), backend=backend)
 
 
 def past_the_slice(x, k):
