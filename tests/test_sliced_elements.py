@@ -1,8 +1,8 @@
 """An index into a slice written directly on an array (`x[1:3][1]`, `x[-3:][0]`, `A[1:, 0][1]`)
-reads (or writes) one element of the array, composed like a view's index and checked as NumPy checks it:
-`x[1:3][5]` raises IndexError though `x[6]` exists, and a negative index counts from the
-slice's end. Derivatives are checked against central differences and forward against reverse
-(check_grads), on both backends, and once exactly against a gradient derived by hand."""
+reads (or writes) one element of the array, composed like a view's index and checked as NumPy
+checks it: `x[1:3][5]` raises IndexError though `x[6]` exists, and a negative index counts
+from the slice's end. Derivatives are checked against central differences and forward against
+reverse (check_grads), on both backends, and exactly against gradients derived by hand."""
 
 import numpy as np
 import pytest
