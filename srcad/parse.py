@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from srcad import syntax as S
 from srcad.errors import SrcadError, UnsupportedSyntaxError
 from srcad.source_check import check_source
 
@@ -32,6 +33,9 @@ class ParsedFunction:
     # names srcad gave to values the user spells otherwise (a container's leaf parameter
     # `params_w` is `params["w"]`): error messages say what the user wrote
     spellings: dict = field(default_factory=dict, repr=False)
+    # names srcad bound to expressions the user wrote inline (`product = A @ x` for
+    # `(A @ x)[0]`, `sum_of` for `sum(v for v in x)`) -> that expression: `spelled` quotes it
+    expressions: dict = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
@@ -46,6 +50,11 @@ class ParsedFunction:
         if line is None:
             return ""
         return self.source_lines[line - self.first_line].strip()
+
+    def spelled(self, node) -> str:
+        """`node` as source, with each name srcad bound to an expression the user wrote
+        inline put back as that expression (`product[0]` is `(A @ x)[0]`)."""
+        return S.unparse_expr(_Respell(self.expressions).visit(S.clone(node)))
 
     def error(self, node, construct, message, hint=None, kind=UnsupportedSyntaxError):
         if self.spellings:
@@ -182,3 +191,22 @@ def _respelled(message: str, spellings: dict) -> str:
     """`message` with each name srcad made replaced by the user's spelling."""
     pattern = re.compile(r"\b(" + "|".join(map(re.escape, spellings)) + r")\b")
     return pattern.sub(lambda m: spellings[m.group(1)], message)
+
+
+class _Respell(gast.NodeTransformer):
+    """Names srcad made put back as the expressions they hold (theirs too, in turn)."""
+
+    def __init__(self, expressions: dict, depth: int = 0):
+        self.expressions, self.depth = expressions, depth
+
+    def visit_Name(self, node):
+        held = self.expressions.get(node.id)
+        if held is None or not isinstance(node.ctx, gast.Load) or self.depth > 8:
+            return node
+        held = _Respell(self.expressions, self.depth + 1).visit(S.clone(held))
+        if isinstance(held, gast.Call) and len(held.args) == 1 and not held.keywords \
+                and isinstance(held.args[0], gast.GeneratorExp):  # sum(v for v in x), as
+            text = S.unparse_expr(held.args[0])  # written: unparse doubles the parentheses
+            return gast.Name(id=f"{S.unparse_expr(held.func)}{text}", ctx=gast.Load(),
+                             annotation=None, type_comment=None)
+        return held

@@ -157,3 +157,52 @@ def test_an_empty_list_raises_what_python_raises():
 
 def test_numba_differentiates_conditional_appends():
     check_grads(positive_squares, _dup(X), 0.5, backend="numba")
+
+
+def emptiness_tested(x, c):
+    ys = []
+    for v in x:
+        if v > c:
+            ys.append(v * v)
+    s = x[0] * x[1]
+    if ys:  # the list's truth value: len(ys) > 0
+        s = sum(ys) * x[0]
+    t = ys[-1] if ys and len(ys) > 1 else x[2]
+    if not ys:
+        s = s * 2.0
+    return s + t
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_list_tested_for_truth_is_its_length(backend):
+    if backend == "numba":
+        pytest.importorskip("numba")
+    x0, x1, x2, x3 = X  # 0.3, -0.7, 1.1, 0.4
+    # c = 0: ys = [x0^2, x2^2, x3^2], s = (x0^2 + x2^2 + x3^2) x0, t = x3^2
+    # c = 5: ys = [], s = 2 x0 x1, t = x2
+    by_hand = {0.0: [3 * x0 ** 2 + x2 ** 2 + x3 ** 2, 0.0, 2 * x2 * x0, 2 * x3 * x0 + 2 * x3],
+               5.0: [2 * x1, 2 * x0, 1.0, 0.0]}
+    for c, want in by_hand.items():
+        x = _dup(X)
+        srcad.autodiff(srcad.Reverse, emptiness_tested, x, c, backend=backend)
+        np.testing.assert_allclose(x.shadow, want, rtol=1e-14)
+        check_grads(emptiness_tested, _dup(X), c, backend=backend)
+
+
+def grown_list_tested_for_truth(x, n):
+    ys = []
+    for i in range(n):  # one append per iteration: srcad/transform/normalize/lists.py
+        ys.append(x[i] * x[i])
+    s = x[0]
+    if ys:
+        s = sum(ys)
+    return s + (ys[0] if not not ys else 0.0)
+
+
+def test_a_grown_list_tested_for_truth_is_its_length():
+    # n = 2: x0^2 + x1^2 + x0^2; n = 0: x0
+    for n, want in ((2, [4 * X[0], 2 * X[1], 0.0, 0.0]), (0, [1.0, 0.0, 0.0, 0.0])):
+        x = _dup(X)
+        srcad.autodiff(srcad.Reverse, grown_list_tested_for_truth, x, n)
+        np.testing.assert_allclose(x.shadow, want, rtol=1e-14)
+        check_grads(grown_list_tested_for_truth, _dup(X), n)

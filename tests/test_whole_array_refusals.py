@@ -420,3 +420,44 @@ def test_user_module_named_like_the_standard_library_is_still_inlined(tmp_path, 
     spec.loader.exec_module(module)
     monkeypatch.setattr(sys.modules[__name__], "user_csv", module)
     assert srcad.autodiff(srcad.Reverse, calls_user_csv, Active(1.5)) == (4.0,)  # 2v + 1
+
+
+# -- refusals quote what the user wrote, not the names srcad gives inline expressions --------
+
+M = np.arange(6.0).reshape(2, 3) * 0.1
+
+
+def logaddexp_of_a_product_element(x):
+    return np.sum(np.logaddexp((M @ x)[0], x))  # numba: no logaddexp
+
+
+def clip_scaled_by_a_generator_sum(x):
+    return np.sum(np.clip(x * sum(v for v in x), -1.0, 1.0))  # numba: no clip
+
+
+def copysign_scaled_by_a_generator_sum(x):
+    return np.sum(np.copysign(x, x) * sum(v * v for v in x))  # no array rule for copysign
+
+
+SPELLED = [
+    (logaddexp_of_a_product_element, "numba", "`np.logaddexp((M @ x)[0], x)`", "product"),
+    (clip_scaled_by_a_generator_sum, "numba", "`np.clip(x * sum(v for v in x), -1.0, 1.0)`",
+     "sum_of"),
+    (copysign_scaled_by_a_generator_sum, "python",
+     "in `np.sum(np.copysign(x, x) * sum(v * v for v in x))`", "sum_of"),
+    (copysign_scaled_by_a_generator_sum, "numba",
+     "in `np.sum(np.copysign(x, x) * sum(v * v for v in x))`", "sum_of"),
+]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("f, backend, quoted, made", SPELLED,
+                         ids=[f"{s[0].__name__}-{s[1]}" for s in SPELLED])
+def test_refusal_quotes_the_users_expression(f, backend, quoted, made, mode):
+    x = np.array([0.3, 0.5, 0.7])
+    with pytest.raises(SrcadError) as refused:
+        _run(f, (Duplicated(x, np.zeros(3)),), mode, backend)
+    message = str(refused.value)
+    assert quoted in message and made not in message, message
+    assert refused.value.filename == __file__
+    assert refused.value.line == f.__code__.co_firstlineno + 1  # the return line

@@ -226,8 +226,9 @@ def _refuse_unhandled_array_reads(norm, types, active, varied):
             found = unhandled_array_read(value, norm, types, varied)
             if found is not None:
                 norm.refusals.add(norm.parsed.error(
-                    stmt, "whole-array operation", f"`{S.unparse_expr(found)}` reads a whole "
-                    f"array that carries a derivative, in `{S.unparse_expr(value)}`, in a way "
+                    stmt, "whole-array operation", f"`{norm.parsed.spelled(found)}` reads a "
+                    f"whole array that carries a derivative, in `{norm.parsed.spelled(value)}`, "
+                    "in a way "
                     "srcad does not differentiate (an element of a computed array, or a "
                     "function with no array rule)", hint="name the array first (y = 2.0 * x; "
                     "then y[i]), or use the NumPy function (np.abs(x)) or a loop over the "

@@ -207,7 +207,7 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
                 if differentiable_reads(e, norm) & active and not (supported and supported(e)):
                     norm.refusals.add(norm.parsed.error(
                         node, "array operation", f"whole-array operations on active arrays "
-                        f"(`{S.unparse_expr(e)}`) are not supported in {where} yet",
+                        f"(`{norm.parsed.spelled(e)}`) are not supported in {where} yet",
                         hint="use the python backend (and at most 16 vector lanes), or "
                         "write the elements in a loop",
                         kind=UnsupportedSyntaxError if supported else LaneLayoutError))

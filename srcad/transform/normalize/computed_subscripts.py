@@ -70,6 +70,7 @@ class _Namer(S.AlwaysEvaluated):
         self.generic_visit(node)
         if isinstance(node.ctx, gast.Load) and _is_computed_array(self.where, node.value):
             name_ = self.namer.fresh(_stem(node.value))
+            self.where.parsed.expressions[name_] = S.clone(node.value)  # for messages
             self.bound.append(S.assign(S.name(name_), node.value))
             node.value = gast.copy_location(S.name(name_), node.value)
         return node

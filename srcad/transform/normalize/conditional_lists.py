@@ -22,13 +22,15 @@ becomes a buffer with room for every append the loop can make, written through a
     ys = ys_buffer[0:ys_length].copy()
 
 so `ys` is an array of exactly `len(ys)` floats: indexing it (negative indices and an index out
-of range behave as for the list), iterating over it, and len/sum/max/min of it (the last three
-as loops, srcad/transform/normalize/lists.py) are what they are for the list. Each element is
-written once, so reverse mode needs no tape of the buffer: the counter's values are those of any
-int of the loop. A filtered list comprehension kept in a variable (`ys = [e for i in range(n) if
-c]`) arrives here as such a loop (srcad/transform/normalize/lower.py). Afterwards `ys` may only
-be read as for the lists of lists.py; any other list stays as written, and the fence refuses it
-with its line. Needs `np` to be NumPy in the function's module.
+of range behave as for the list), iterating over it, len/sum/max/min of it (the last three
+as loops, srcad/transform/normalize/lists.py) and its truth value in a test (`if ys:`, `not
+ys`, read as `len(ys) > 0`, which it is for the list: list_truth.py) are what they are for
+the list. Each element is written once, so reverse mode needs no tape of the buffer: the
+counter's values are those of any int of the loop. A filtered list comprehension kept in a
+variable (`ys = [e for i in range(n) if c]`) arrives here as such a loop
+(srcad/transform/normalize/lower.py). Afterwards `ys` may only be read as for the lists of
+lists.py; any other list stays as written, and the fence refuses it with its line. Needs `np`
+to be NumPy in the function's module.
 """
 
 from __future__ import annotations
@@ -49,8 +51,6 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
     """`body` with the lists appended to under conditions (above) made arrays."""
     def grow(stmt, loop, name_):
         appends = _conditional_appends(loop, name_)
-        if not appends:
-            return None
         buffer = namer.fresh(f"{name_}_buffer")
         count = namer.fresh(f"{name_}_length")
         room = _trips(loop.iter)
@@ -66,7 +66,9 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
                 if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
                     gast.copy_location(node, loop)
         return made, new
-    return lists_grown(parsed, body, grow)
+
+    return lists_grown(parsed, body, lambda loop, name_: bool(_conditional_appends(loop, name_)),
+                       grow)
 
 
 def _conditional_appends(loop, name_) -> list:
@@ -126,3 +128,4 @@ def _appends_as_writes(stmts, name_, buffer, count) -> list:
             stmt.orelse = _appends_as_writes(stmt.orelse, name_, buffer, count)
         out.append(stmt)
     return out
+

@@ -21,6 +21,7 @@ from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.list_reductions import builtin_name, reduction_kind
+from srcad.transform.normalize.list_truth import truth_as_length
 
 
 def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) -> list:
@@ -229,22 +230,20 @@ def grow_lists_into_arrays(parsed: ParsedFunction, body: list, namer: Namer) -> 
     function's module; any other list stays as written, for the fence to refuse.
     """
     def grow(stmt, loop, name_):
-        if not _appending_loop(loop, name_):
-            return None
         count = namer.fresh(f"{name_}_length")
         made = gast.copy_location(S.assign(S.name(name_), S.substitute(
             "np.zeros(len(span))", {"span": S.as_load(loop.iter)})), stmt)
         loop.body = [s for a in loop.body for s in _append_as_write(a, name_, count)]
         return made, [gast.copy_location(S.assign(S.name(count), S.const(0)), loop), loop]
-    return lists_grown(parsed, body, grow)
+    return lists_grown(parsed, body, _appending_loop, grow)
 
 
-def lists_grown(parsed: ParsedFunction, body: list, grow) -> list:
-    """`body` with each list `name = []` of its top level, next used by a loop and only read
-    after it (as `_only_read_after` allows), bound nowhere else, made an array by
-    `grow(stmt, loop, name)`: (the statement replacing `name = []`, the statements replacing
-    the loop), or None when the loop is not of the kind `grow` handles; len/sum/max/min of a
-    grown list become loops. Needs `np` to be NumPy in the function's module."""
+def lists_grown(parsed: ParsedFunction, body: list, accepts, grow) -> list:
+    """`body` with each list `name = []` of its top level, next used by a loop that
+    `accepts(loop, name)`, only read after it (as `_only_read_after` allows) and bound nowhere
+    else, made an array by `grow(stmt, loop, name)`: (the statement replacing `name = []`, the
+    statements replacing the loop); len/sum/max/min of a grown list become loops, a truth test
+    of it its length. Needs `np` to be NumPy in the function's module."""
     try:
         if parsed.resolve("np") is not np:
             return body
@@ -256,14 +255,14 @@ def lists_grown(parsed: ParsedFunction, body: list, grow) -> list:
         if name_ is None:
             continue
         later = [k for k in range(j + 1, len(body)) if name_ in _names(body[k])]
-        if not later or not _only_read_after(body[later[0] + 1:], name_, parsed) \
+        if not later or not accepts(body[later[0]], name_):
+            continue
+        truth_as_length(body[later[0] + 1:], name_)  # `if ys:` is `len(ys) > 0`, list or array
+        if not _only_read_after(body[later[0] + 1:], name_, parsed) \
                 or _bindings_of(body, name_) != 1:
             continue
-        made = grow(stmt, body[later[0]], name_)
-        if made is None:
-            continue
         grown.add(name_)
-        out[j], out[later[0]] = made
+        out[j], out[later[0]] = grow(stmt, body[later[0]], name_)
     flat = []
     for stmt in out:
         flat.extend(stmt if isinstance(stmt, list) else [stmt])

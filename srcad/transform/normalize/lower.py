@@ -208,6 +208,7 @@ class Lowering:
             return None
         comp = call.args[0]
         acc = self.namer.fresh(f"{kind}_of")
+        self.parsed.expressions[acc] = S.clone(call)  # messages quote what the user wrote
         generators, element = self._renamed(comp)
         if kind == "sum":
             start = call.args[1] if len(call.args) > 1 else S.const(0)

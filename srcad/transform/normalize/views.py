@@ -33,6 +33,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import INT, Array, Types
 from srcad.analysis.writes import shared_while_written
+from srcad.transform.normalize.sliced_elements import compose_sliced_elements
 from srcad.transform.normalize.view_indices import (
     RUNTIME,
     NotComposable,
@@ -65,8 +66,10 @@ class View:
 
 def resolve_views(norm, arg_types: dict) -> bool:
     """Rewrite the views written through (module docstring) in `norm.body`; True if any
-    was. Runs until no view the old rule refuses is left that this pass can resolve."""
-    changed = False
+    was. Runs until no view the old rule refuses is left that this pass can resolve.
+    First an index into a slice written on an array (`x[1:3][1]`) becomes one index of it
+    (sliced_elements.py)."""
+    changed = compose_sliced_elements(norm, arg_types)
     for _ in range(8):  # each round resolves the views of the views resolved before
         types = Types(norm, arg_types, check=False)  # a name of two ranks may go away
         pending = {target for _, target, _ in shared_while_written(norm, types)}
