@@ -222,10 +222,10 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if not active_target:
             return [stmt], []
         diff = self._diff({})
-        leaves = self._needed_leaves(value, diff)
+        leaves = self._needed_leaves(value, diff, stmt)
         if op is not None and not isinstance(op, (gast.Add, gast.Sub)):
             full = gast.BinOp(left=S.as_load(target), op=op, right=value)
-            leaves = self._needed_leaves(full, diff)
+            leaves = self._needed_leaves(full, diff, stmt)
         else:
             full = None
         # a slice or row write (`y[1:] = v`): v may be narrower (broadcast into the slice)
