@@ -33,6 +33,7 @@ from srcad.transform.reverse.control_flow import ReverseControlFlow
 from srcad.transform.reverse.counters import ReverseCounters
 from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.first_bindings import first_binding
+from srcad.transform.reverse.invariant_sums import sums_in_locals
 from srcad.transform.reverse.recording import ReverseRecording, index_leaves, replaced
 from srcad.transform.reverse.row_adjoints import RowAdjoints
 from srcad.transform.reverse.row_views import fresh_adjoint
@@ -361,7 +362,9 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                     and v not in self._row_adjoints():
                 body.append(S.assign(S.name(bar), fresh_adjoint(
                     v, self.recording, self.types, self.norm.params)))
-        body += drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
+        rev = drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
+        body += sums_in_locals(rev, body + fwd + rev, set(params), self._scalar_adjoint_element,
+                               self.namer)
         result = S.name(self.result) if self.result else S.const(None)
         body.append(gast.Return(value=gast.Tuple(
             elts=[result, gast.Tuple(elts=returned, ctx=gast.Load())]
@@ -377,6 +380,16 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                                 type_params=[])
         return ReverseCode(tree, list(dict.fromkeys(self.taped)),
                            [t for t in used if self.tapes.parameters([t])])
+
+    def _scalar_adjoint_element(self, bar, index) -> bool:
+        """Does `bar[index]` read one float of the adjoint array `bar`?"""
+        primal = next((v for v, b in self.bar.items() if b == bar), None)
+        typ = self.types[primal] if primal is not None else None
+        if not isinstance(typ, Array) or not typ.is_float or typ.is_bool or \
+                any(isinstance(n, gast.Slice) for n in gast.walk(index)):
+            return False
+        count = len(index.elts) if isinstance(index, gast.Tuple) else 1
+        return count == typ.ndim
 
     def _docstring(self, duplicated, buffers) -> str:
         fn = self.norm.parsed.name
