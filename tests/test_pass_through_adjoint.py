@@ -1,6 +1,6 @@
 """The adjoint of `a[j] = a[j] + e` (or `s = s + e`) passes through: the reverse sweep reads
 `g = a_bar[j]` and adds g into e's operands, without resetting `a_bar[j] = 0.0` and adding g
-back (srcad/transform/reverse/transform.py, `_passed_through`). Where the element is also
+back (srcad/transform/optimize.py, `passed_through`). Where the element is also
 read elsewhere in e (`a[j] + a[k] * b[j]`, k == j on some iterations) the other contributions
 still add to it."""
 

@@ -3,13 +3,15 @@
 `a_bar[i] += acc` after the loop (when it ran).
 
 Guarantees: the element receives the same terms (added in another order: the last bits may
-differ). Applied only where nothing else in the loop can see the element: the array is a local
-adjoint no parameter shares (its alias class, `array_aliases` of the generated code, has no
-parameter), the loop binds neither it nor a name of the index, and every other use of it or of
-an array that may share its elements inside the loop is itself a sum `x[j] += e` (sums commute).
-Loops with `break`, `continue` or `return` are left alone. Worth it in numba: the compiler
-cannot keep the element in a register across iterations that write other arrays it cannot
-prove distinct (gmm's triangle loop, `xcentered_bar[i] += l[idx] * qx_bar`).
+differ). Applied only where nothing else can see the element while the loop runs: the array is
+private, a local bound only to new zeros (`np.zeros`, `np.zeros_like`) and otherwise used only
+through single elements `a_bar[k]`, so no view or other name shares it; the loop binds neither
+it nor a name of the index (an index of names and arithmetic only), and every other use of it
+inside the loop is itself a sum `a_bar[k] += e` (sums commute). The element is added to after
+the loop only when the loop ran (its trip count taken before it). Loops with `break`,
+`continue` or `return` are left alone. Worth it in numba: the compiler cannot keep the element
+in a register across iterations that write other arrays it cannot prove distinct (gmm's
+triangle loop, `xcentered_bar[i] += l[idx] * qx_bar`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.recording import array_aliases
 
 
 def sums_in_locals(body: list, context: list, params: set, scalar_element, namer) -> list:
@@ -25,10 +26,8 @@ def sums_in_locals(body: list, context: list, params: set, scalar_element, namer
     invariant sums of its loops kept in locals. `context`: the whole generated function body
     (where arrays are bound); `scalar_element(name, index)`: does `name[index]` read one number
     (not a row)?"""
-    aliases = array_aliases(context)
-
-    def shared(name) -> set:
-        return {name} | aliases.get(name, set())
+    def private(name) -> bool:
+        return _private(name, context, scalar_element)
 
     def visit(block):
         out = []
@@ -38,7 +37,7 @@ def sums_in_locals(body: list, context: list, params: set, scalar_element, namer
                 if isinstance(sub, list):
                     setattr(stmt, field, visit(sub))
             if isinstance(stmt, gast.For):
-                out += _rewrite(stmt, params, shared, scalar_element, namer)
+                out += _rewrite(stmt, params, private, scalar_element, namer)
             else:
                 out.append(stmt)
         return out
@@ -46,7 +45,7 @@ def sums_in_locals(body: list, context: list, params: set, scalar_element, namer
     return visit(body)
 
 
-def _rewrite(loop, params, shared, scalar_element, namer) -> list:
+def _rewrite(loop, params, private, scalar_element, namer) -> list:
     if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in gast.walk(loop)):
         return [loop]
     if not (isinstance(loop.iter, gast.Call) and isinstance(loop.iter.func, gast.Name)
@@ -54,8 +53,6 @@ def _rewrite(loop, params, shared, scalar_element, namer) -> list:
         return [loop]
     bound = {n.id for n in gast.walk(loop) if isinstance(n, gast.Name)
              and isinstance(n.ctx, gast.Store)}
-    if S.loaded_names(loop.iter) & bound:
-        return [loop]
     sums = {id(n.target) for n in gast.walk(loop) if isinstance(n, gast.AugAssign)
             and isinstance(n.op, gast.Add) and isinstance(n.target, gast.Subscript)}
     # names used in the loop other than as the array of a sum `x[j] += e`
@@ -73,9 +70,9 @@ def _rewrite(loop, params, shared, scalar_element, namer) -> list:
         others = [s for s in loop.body if s is not stmt and isinstance(s, gast.AugAssign)
                   and isinstance(s.target, gast.Subscript)
                   and isinstance(s.target.value, gast.Name) and s.target.value.id == name]
-        if name in params or shared(name) & params or name in bound or others \
-                or S.loaded_names(target.slice) & bound or shared(name) & seen \
-                or name in S.loaded_names(stmt.value) or not scalar_element(name, target.slice):
+        if name in params or name in bound or others or name in seen \
+                or not _plain_index(target.slice) or S.loaded_names(target.slice) & bound \
+                or not scalar_element(name, target.slice) or not private(name):
             body.append(stmt)
             continue
         acc = namer.fresh(f"{name}_sum")
@@ -86,7 +83,41 @@ def _rewrite(loop, params, shared, scalar_element, namer) -> list:
     if not post:
         return [loop]
     loop.body = body
-    ran = gast.Compare(left=S.call("len", S.clone(loop.iter)), ops=[gast.Gt()],
-                       comparators=[S.const(0)])
+    trips = namer.fresh("trips")
+    pre.append(S.assign(S.name(trips), S.call("len", S.clone(loop.iter))))
+    ran = gast.Compare(left=S.name(trips), ops=[gast.Gt()], comparators=[S.const(0)])
     return pre + [loop, gast.If(test=ran, body=post, orelse=[])]
+
+
+def _plain_index(index) -> bool:
+    """Names, constants and arithmetic only (no element read, call or attribute that the loop
+    could change without binding a name)."""
+    return all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Tuple,
+                              gast.operator, gast.unaryop, gast.expr_context))
+               for n in gast.walk(index))
+
+
+_NEW_ZEROS = {"zeros", "zeros_like"}
+
+
+def _private(name, context, scalar_element) -> bool:
+    """Is `name` bound only to new zeros and otherwise used only through single elements?"""
+    elements = set()
+    for node in gast.walk(gast.Module(body=context, type_ignores=[])):
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and node.value.id == name:
+            if not scalar_element(name, node.slice):
+                return False
+            elements.add(id(node.value))
+        elif isinstance(node, gast.Assign) and any(
+                isinstance(t, gast.Name) and t.id == name for t in node.targets):
+            call = node.value
+            if not (len(node.targets) == 1 and isinstance(call, gast.Call)
+                    and isinstance(call.func, gast.Attribute)
+                    and isinstance(call.func.value, gast.Name) and call.func.value.id == "np"
+                    and call.func.attr in _NEW_ZEROS):
+                return False
+            elements.add(id(node.targets[0]))
+    return all(id(n) in elements for n in gast.walk(gast.Module(body=context, type_ignores=[]))
+               if isinstance(n, gast.Name) and n.id == name)
 

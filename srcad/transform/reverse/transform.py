@@ -26,7 +26,7 @@ from srcad.analysis.definite_assignment import bound_on_every_branch
 from srcad.analysis.primitives import effect_call
 from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
-from srcad.transform.optimize import assign_after_reset, drop_dead_resets
+from srcad.transform.optimize import assign_after_reset, drop_dead_resets, passed_through
 from srcad.transform.reverse.arrays import ReverseArrays, adjoints_made_with
 from srcad.transform.reverse.checkpoint import ReverseCheckpoint
 from srcad.transform.reverse.control_flow import ReverseControlFlow
@@ -274,7 +274,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             rev.append(self._zero(target, subst, old_shape))
             seed = diff.fit_seed(expr, S.name(g), prepared) if slice_write else S.name(g)
             rev += diff.adjoint(expr, seed, accumulate, prepared)
-            rev = _passed_through(rev, zero_at, g)
+            rev = passed_through(rev, zero_at, g)
             if tname in self.expression_arrays and isinstance(target, gast.Name):
                 rev = assign_after_reset(rev, self.bar[tname])
         else:
@@ -418,22 +418,6 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
 # -- small predicates -----------------------------------------------------------------------
 def _copied(expr):
     return S.call("np.copy", expr)
-
-
-def _passed_through(rev, zero_at, g) -> list:
-    """`rev` without `X = 0.0` at `zero_at` and the `X += g` right after it, where `g` was
-    read from X just before (`v = v + e`, `a[j] = a[j] + e`: the adjoint passes through):
-    X already holds g. Kept for arrays made anew (`np.zeros_like`): g is the old array."""
-    if zero_at + 1 >= len(rev):
-        return rev
-    zero, add = rev[zero_at], rev[zero_at + 1]
-    if isinstance(zero, gast.Assign) and isinstance(zero.value, gast.Constant) \
-            and zero.value.value == 0.0 and isinstance(add, gast.AugAssign) \
-            and isinstance(add.op, gast.Add) and isinstance(add.value, gast.Name) \
-            and add.value.id == g and gast.dump(S.as_load(add.target)) \
-            == gast.dump(S.as_load(zero.targets[0])):
-        return rev[:zero_at] + rev[zero_at + 2:]
-    return rev
 
 
 def _reads_target(expr, tname) -> bool:
