@@ -52,6 +52,8 @@ def test_array_tapes_grow_and_are_kept():
     srcad.jacobian(scratch_cache_f, Output(y), x, Cache(c), prep=prep, out=J)
     np.testing.assert_allclose(J, reference(x), rtol=1e-12, atol=1e-12)
     tape = prep.engine.flat[-1]
-    assert tape.shape[0] >= 3 * (n - 2)
+    # two floats a step of the middle loop: exp(c[i]) and c[i - 1] (c[i] itself, exp's operand,
+    # is not taped: the reverse reads the taped exp)
+    assert tape.shape[0] >= 2 * (n - 2)
     srcad.jacobian(scratch_cache_f, Output(y), x, Cache(c), prep=prep, out=J)
     assert prep.engine.flat[-1] is tape

@@ -121,6 +121,10 @@ class ExpressionDiff:
             visit(root)
         return needed
 
+    def intermediates(self, root) -> set:
+        """Ids of the nodes of `root` whose values `prepare` computes into temporaries."""
+        return self._plan(root)
+
     def prepare(self, root, root_name=None):
         """Statements computing the intermediates the rules need, as (stmts, temps, rebuild).
 

@@ -245,3 +245,19 @@ def _element_reset(stmt) -> bool:
             and not any(isinstance(n, (gast.Slice, gast.Call)) for n in S.nodes(stmt.targets[0]))
             and isinstance(stmt.value, gast.Constant) and stmt.value.value == 0.0
             and type(stmt.value.value) is float)
+
+
+def passed_through(rev, zero_at, g) -> list:
+    """`rev` without `X = 0.0` at `zero_at` and the `X += g` right after it, where `g` was
+    read from X just before (`v = v + e`, `a[j] = a[j] + e`: the adjoint passes through):
+    X already holds g. Kept for arrays made anew (`np.zeros_like`): g is the old array."""
+    if zero_at + 1 >= len(rev):
+        return rev
+    zero, add = rev[zero_at], rev[zero_at + 1]
+    if isinstance(zero, gast.Assign) and isinstance(zero.value, gast.Constant) \
+            and zero.value.value == 0.0 and isinstance(add, gast.AugAssign) \
+            and isinstance(add.op, gast.Add) and isinstance(add.value, gast.Name) \
+            and add.value.id == g and gast.dump(S.as_load(add.target)) \
+            == gast.dump(S.as_load(zero.targets[0])):
+        return rev[:zero_at] + rev[zero_at + 2:]
+    return rev

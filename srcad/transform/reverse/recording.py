@@ -136,17 +136,21 @@ class ReverseRecording(InvariantPushes):
         return self.tapes.pop(tape, target)
 
     # -- what the reverse of a statement must read --------------------------------------------
-    def _needed_leaves(self, expr, diff: ExpressionDiff) -> list:
+    def _needed_leaves(self, expr, diff: ExpressionDiff, stmt=None) -> list:
         """Leaves whose primal values the adjoint of `expr` reads (operands of nonlinear rules,
-        indices of active array reads)."""
+        indices of active array reads). With `stmt`, the leaves of intermediates it tapes
+        (`_taped_intermediates_of`) are left out unless a rule inside them reads them."""
         out = []
+        taped = self._taped_intermediates_of(stmt, diff, expr) if stmt is not None else set()
 
         def leaves_of(e):
-            lengths = _length_reads(e)
+            # a taped intermediate is read from the tape: its operands are not needed for it
+            under = {id(inner) for n in gast.walk(e) if id(n) in taped for inner in gast.walk(n)}
+            lengths = [c for c in _length_reads(e) if id(c) not in under]
             out.extend(lengths)
             inside = {id(call.args[0]) for call in lengths}
             for n in gast.walk(e):
-                if id(n) in inside:
+                if id(n) in inside or id(n) in under:
                     continue
                 if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
                                                       and not _is_module(self.norm, n)):
@@ -212,17 +216,13 @@ class ReverseRecording(InvariantPushes):
         None."""
         # numba: a statement with array intermediates (`return np.mean(np.exp(-z))`) tapes
         # them as the definition of an array does (by reference, or not at all if run once)
-        arrays = self._array_statement(stmt) or (self.tape_calls and any(
-            isinstance(self.types.of(n), Array) for n in gast.walk(expr)
-            if isinstance(n, gast.expr)))
+        arrays = self._tapes_arrays(stmt, expr)
         if not (self.tape_calls or arrays):
             return None
         stmts, temps, rebuild = diff.prepare(expr)
         node_of = {temps[id(n)]: n for n in gast.walk(expr) if id(n) in temps}
-        calls = [s.targets[0].id for s in stmts if (isinstance(s.value, gast.Call)
-                                                    and not _is_view(diff, node_of, s))
-                 or (arrays and isinstance(s.value, gast.BinOp)
-                     and isinstance(s.value.op, gast.MatMult))]
+        calls = [s.targets[0].id for s in stmts
+                 if _taped_node(diff, node_of.get(s.targets[0].id), arrays)]
         if not calls:
             return None
         primal = copy.copy(stmt)
@@ -254,6 +254,22 @@ class ReverseRecording(InvariantPushes):
                 # (`Recording` may now replay it)
                 self.replay_code[id(stmt)] = form.recompute
         return forward, pops, recompute, (stmts, temps, rebuild)
+
+    def _tapes_arrays(self, stmt, expr) -> bool:
+        """Does `stmt` tape its array intermediates (by reference) as well as its calls?"""
+        return self._array_statement(stmt) or (self.tape_calls and any(
+            isinstance(self.types.of(n), Array) for n in gast.walk(expr)
+            if isinstance(n, gast.expr)))
+
+    def _taped_intermediates_of(self, stmt, diff, expr) -> set:
+        """Ids of the intermediates of `expr` that `_taped_intermediates` tapes: the reverse
+        sweep reads their values from the tape, so the leaves only their recomputation would
+        read are not recorded (rules inside them still read their own operands)."""
+        arrays = self._tapes_arrays(stmt, expr)
+        if not (self.tape_calls or arrays):
+            return set()
+        planned = diff.intermediates(expr)
+        return {id(n) for n in gast.walk(expr) if id(n) in planned and _taped_node(diff, n, arrays)}
 
     def _slotted(self) -> bool:
         return bool(self.loop_frames and self.loop_frames[-1].get("slots"))
@@ -339,12 +355,14 @@ VIEW_RULES = frozenset(["reshape", "ravel", "expand_dims", "squeeze", "transpose
                         "atleast_1d", "atleast_2d", "atleast_3d"])
 
 
-def _is_view(diff, node_of, stmt) -> bool:
-    """Does the intermediate `stmt` compute a view? (Asked of the original node: the
-    temporaries in `stmt.value` have no types.)"""
-    node = node_of.get(stmt.targets[0].id)
-    prim = diff.primitive(node) if isinstance(node, gast.Call) else None
-    return prim is not None and prim[0].name in VIEW_RULES
+def _taped_node(diff, node, arrays: bool) -> bool:
+    """Is the intermediate `node` taped: a call that is not a view (exp, sqrt, ...), or, with
+    array intermediates taped, a product `W @ h`? (Asked of the original node: temporaries
+    have no types.)"""
+    if isinstance(node, gast.Call):
+        prim = diff.primitive(node)
+        return prim is not None and prim[0].name not in VIEW_RULES
+    return arrays and isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult)
 
 
 def index_leaves(index) -> list:

@@ -26,13 +26,14 @@ from srcad.analysis.definite_assignment import bound_on_every_branch
 from srcad.analysis.primitives import effect_call
 from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
-from srcad.transform.optimize import assign_after_reset, drop_dead_resets
+from srcad.transform.optimize import assign_after_reset, drop_dead_resets, passed_through
 from srcad.transform.reverse.arrays import ReverseArrays, adjoints_made_with
 from srcad.transform.reverse.checkpoint import ReverseCheckpoint
 from srcad.transform.reverse.control_flow import ReverseControlFlow
 from srcad.transform.reverse.counters import ReverseCounters
 from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.first_bindings import first_binding
+from srcad.transform.reverse.invariant_sums import sums_in_locals
 from srcad.transform.reverse.parameter_rows import fresh_adjoint
 from srcad.transform.reverse.recording import ReverseRecording, index_leaves, replaced
 from srcad.transform.reverse.slots import ReverseSlots
@@ -218,10 +219,10 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if not active_target:
             return [stmt], []
         diff = self._diff({})
-        leaves = self._needed_leaves(value, diff)
+        leaves = self._needed_leaves(value, diff, stmt)
         if op is not None and not isinstance(op, (gast.Add, gast.Sub)):
             full = gast.BinOp(left=S.as_load(target), op=op, right=value)
-            leaves = self._needed_leaves(full, diff)
+            leaves = self._needed_leaves(full, diff, stmt)
         else:
             full = None
         # a slice or row write (`y[1:] = v`): v may be narrower (broadcast into the slice)
@@ -265,9 +266,11 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                                  else "g")
             # a slice of the adjoint is a view: copied before the slice is zeroed
             rev.append(S.assign(S.name(g), _copied(seed_read) if slice_write else seed_read))
+            zero_at = len(rev)
             rev.append(self._zero(target, subst, old_shape))
             seed = diff.fit_seed(expr, S.name(g), prepared) if slice_write else S.name(g)
             rev += diff.adjoint(expr, seed, accumulate, prepared)
+            rev = passed_through(rev, zero_at, g)
             if tname in self.expression_arrays and isinstance(target, gast.Name):
                 rev = assign_after_reset(rev, self.bar[tname])
         else:
@@ -354,7 +357,9 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                     and v not in on_some_branches and v not in self.aliased_views:
                 body.append(S.assign(S.name(bar), fresh_adjoint(
                     v, self.recording, self.types, self.norm.params)))
-        body += drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
+        rev = drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
+        body += sums_in_locals(rev, body + fwd + rev, set(params), self._scalar_adjoint_element,
+                               self.namer)
         result = S.name(self.result) if self.result else S.const(None)
         body.append(gast.Return(value=gast.Tuple(
             elts=[result, gast.Tuple(elts=returned, ctx=gast.Load())]
@@ -370,6 +375,16 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                                 type_params=[])
         return ReverseCode(tree, list(dict.fromkeys(self.taped)),
                            [t for t in used if self.tapes.parameters([t])])
+
+    def _scalar_adjoint_element(self, bar, index) -> bool:
+        """Does `bar[index]` read one float of the adjoint array `bar`?"""
+        primal = next((v for v, b in self.bar.items() if b == bar), None)
+        typ = self.types[primal] if primal is not None else None
+        if not isinstance(typ, Array) or not typ.is_float or typ.is_bool or \
+                any(isinstance(n, gast.Slice) for n in gast.walk(index)):
+            return False
+        count = len(index.elts) if isinstance(index, gast.Tuple) else 1
+        return count == typ.ndim
 
     def _docstring(self, duplicated, buffers) -> str:
         fn = self.norm.parsed.name
