@@ -378,12 +378,13 @@ def scalar_as_array(f, nargs: int, position):
     positions = (position,) if isinstance(position, int) else position
     params = [f"arg{i}" for i in range(nargs)]
     call = ", ".join(f"{p}[0]" if i in positions else p for i, p in enumerate(params))
-    name = f"{f.__name__}_of_array"
-    source = f"def {name}({', '.join(params)}):\n    return {f.__name__}({call})\n"
+    called = f.__name__ if f.__name__.isidentifier() else "function"  # a lambda: `<lambda>`
+    name = f"{called}_of_array"
+    source = f"def {name}({', '.join(params)}):\n    return {called}({call})\n"
     filename = f"<srcad wrapper {name} #{next(_wrapper_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     # math and np as the numba backend embeds them (an inlined f's own module names are then
     # these, not aliases numba code could not read)
-    namespace = {f.__name__: f, "math": math, "np": np}
+    namespace = {called: f, "math": math, "np": np}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]

@@ -109,6 +109,15 @@ def test_unsupported_construct_is_refused_with_file_and_line(construct, f, args)
     assert info.value.line is not None and f":{info.value.line}:" in text
 
 
+@pytest.mark.parametrize("operator", ["hvp", "gradient_and_hvp"])
+def test_second_order_of_a_float_lambda_is_refused_like_its_gradient(operator):
+    """The second-order operators wrap a float x in an array function named after f: for a
+    lambda (`<lambda>`) that wrapper was invalid Python (SyntaxError from srcad's own code)."""
+    with pytest.raises(srcad.SrcadError) as info:
+        getattr(srcad, operator)(SQUARE, 2.0, tangent=1.0)
+    assert "lambda" in str(info.value).lower() and f"{THIS_FILE}:" in str(info.value)
+
+
 def test_bound_method_is_refused():
     with pytest.raises(srcad.SrcadError) as info:
         srcad.autodiff(Reverse, Model().energy, Active(3.0))
