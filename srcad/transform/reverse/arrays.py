@@ -9,7 +9,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.array_bindings import copy_source, is_allocation
 from srcad.analysis.types import Array, index_kind
-from srcad.transform.reverse.recording import replaced
+from srcad.transform.reverse.leaves import replaced
 from srcad.transform.tapes import WORK, ArrayTapes
 
 

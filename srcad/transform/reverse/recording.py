@@ -18,6 +18,13 @@ from srcad import syntax as S
 from srcad.analysis.types import FLOAT, SHAPE, Array
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.reverse.invariant_pushes import InvariantPushes
+from srcad.transform.reverse.leaves import (
+    from_dump,
+    index_leaves,
+    inside_subscript,
+    length_reads,
+    replaced,
+)
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
 
 
@@ -146,7 +153,7 @@ class ReverseRecording(InvariantPushes):
         def leaves_of(e):
             # a taped intermediate is read from the tape: its operands are not needed for it
             under = {id(inner) for n in gast.walk(e) if id(n) in taped for inner in gast.walk(n)}
-            lengths = [c for c in _length_reads(e) if id(c) not in under]
+            lengths = [c for c in length_reads(e) if id(c) not in under]
             out.extend(lengths)
             inside = {id(call.args[0]) for call in lengths}
             for n in gast.walk(e):
@@ -154,7 +161,7 @@ class ReverseRecording(InvariantPushes):
                     continue
                 if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
                                                       and not _is_module(self.norm, n)):
-                    if isinstance(n, gast.Name) and _inside_subscript(n, e):
+                    if isinstance(n, gast.Name) and inside_subscript(n, e):
                         continue
                     out.append(n)
 
@@ -230,7 +237,7 @@ class ReverseRecording(InvariantPushes):
         # the forward sweep reads elements where the reverse reads their taped copies
         originals = {tmp.id: node for key, tmp in subst.items()  # taped shapes: not read here
                      if not key.startswith("Attribute(")
-                     and (node := _from_dump(key, expr)) is not None}
+                     and (node := from_dump(key, expr)) is not None}
         forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
         if arrays and not self.recording.loops_around(stmt):
             recorded = [([], [])] * len(calls)  # run once: the temporaries stay readable
@@ -326,28 +333,6 @@ def _needed(stmts, wanted: set) -> list:
     return out[::-1]
 
 
-def _from_dump(key, expr):
-    """The node of `expr` whose gast.dump is `key` (None for a value `expr` does not read, such
-    as an index of the assignment's target)."""
-    return next((n for n in gast.walk(expr) if gast.dump(n) == key), None)
-
-
-def replaced(node, subst: dict):
-    """A copy of `node` reading the taped copies `subst` ({gast.dump: name}, from `_record`)
-    wherever it reads a recorded value, the outermost first: `x[idx[0]]` with `idx[0]` taped
-    reads `x[idx_value]` (idx may have changed since), and `x_bar[idx_value]` takes its
-    adjoint."""
-    if not subst:
-        return S.clone(node)
-
-    class Replace(gast.NodeTransformer):
-        def visit(self, n):
-            found = subst.get(gast.dump(n)) if isinstance(n, gast.expr) else None
-            return S.clone(found) if found is not None else self.generic_visit(n)
-
-    return Replace().visit(S.clone(node))
-
-
 # Rules whose result may be a view of their operand (NumPy makes no copy): kept as a
 # temporary, it would change when the operand's elements are written later, so the reverse
 # sweep recomputes it from the recorded operand instead.
@@ -365,27 +350,6 @@ def _taped_node(diff, node, arrays: bool) -> bool:
     return arrays and isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult)
 
 
-def index_leaves(index) -> list:
-    out = _length_reads(index)
-    inside = {id(call.args[0]) for call in out}
-    for n in gast.walk(index):
-        if id(n) in inside:
-            continue
-        if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
-                                              and not _inside_subscript(n, index)):
-            out.append(n)
-    return out
-
-
-def _length_reads(expr) -> list:
-    """The `len(x)` calls in `expr` outside subscripts: leaves that read only a shape (an
-    array whose elements are written later is still readable through them)."""
-    return [n for n in gast.walk(expr) if isinstance(n, gast.Call)
-            and isinstance(n.func, gast.Name) and n.func.id == "len" and len(n.args) == 1
-            and not n.keywords and isinstance(n.args[0], gast.Name)
-            and not _inside_subscript(n, expr)]
-
-
 def _root(expr) -> str:
     return S.target_name(expr) or "value"
 
@@ -395,13 +359,6 @@ def _is_module(norm, node) -> bool:
         return isinstance(norm.resolve(node.id), types.ModuleType)
     except KeyError:
         return False
-
-
-def _inside_subscript(name, root) -> bool:
-    for n in S.nodes(root):
-        if isinstance(n, gast.Subscript) and any(c is name for c in S.nodes(n)):
-            return True
-    return False
 
 
 def _array_or_float(typ):
