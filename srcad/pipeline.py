@@ -21,7 +21,8 @@ from srcad.analysis.array_bindings import (
     refuse_numba_indexing,
 )
 from srcad.analysis.type_refusals import refuse_zero_dim_arrays
-from srcad.analysis.types import Array, Types, is_float_like, refuse_active_opaque_calls
+from srcad.analysis.typed_code import inferred_types, set_aside_untyped
+from srcad.analysis.types import Array, is_float_like, refuse_active_opaque_calls
 from srcad.analysis.writes import written_arguments
 from srcad.array_runtime import (
     cholesky_adjoint,
@@ -155,14 +156,15 @@ def build(func, request: Request) -> Compiled:
 def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     norm = normalize(parsed, request.containers, refusals)
     specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
+    set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     resolve_views(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if name_array_returns(norm, types):
-        types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+        types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if request.backend == "numba" and hoist_invariants(norm, types):
-        types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+        types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     kinds = {p: s.kind for p, s in zip(norm.params, specs)}
     active_inputs = {p for p, k in kinds.items() if k == "active"
                      or (k == "duplicated" and not isinstance(types[p], Array))}

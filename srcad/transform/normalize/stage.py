@@ -58,8 +58,9 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
               refusals: Refusals = STRICT) -> Normalized:
     """`containers`: (position, treedef) of the parameters passed as containers (one
     parameter per leaf in the result, srcad/transform/normalize/containers.py). The syntax
-    check's refusals go to `refusals`; when it collects, normalization goes on without the
-    refused code (srcad/transform/normalize/refused_code.py) for the later checks."""
+    check's refusals and the inlining's (in a helper or at its call) go to `refusals`; when
+    it collects, normalization goes on without the refused code
+    (srcad/transform/normalize/refused_code.py) for the later checks."""
     tree = parsed.tree
     body = S.clone(tree.body)
     doc = None
@@ -78,8 +79,10 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
                                  _signature_names(tree) if any(n is tree for n, _ in refused)
                                  else set())
     body = desugar(parsed, body, namer, unpack_calls=False)
-    inliner = Inliner(parsed, namer, local_functions=local_functions)
+    inliner = Inliner(parsed, namer, local_functions=local_functions, refusals=refusals)
     body = inliner.block(body)
+    if inliner.refused:  # a call refused in the helper or at the call: what it feeds goes
+        body = set_aside_refused(body, inliner.refused, set())
     params = [a.id for a in tree.args.args]
     body, params = split_container_params(parsed, body, params, containers, namer)
     body = split_tuple_locals(body, params, namer, Desugar(parsed, namer, True)._assign_one)
