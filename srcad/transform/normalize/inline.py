@@ -24,13 +24,13 @@ from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.errors import SrcadError
 from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
+from srcad.refusals import STRICT, Refusals
 from srcad.rules import lookup_call
 from srcad.transform.names import Namer
 from srcad.transform.normalize.desugar import desugar
 from srcad.transform.normalize.exits import always_assigns, structure_exits
 from srcad.transform.normalize.lower import LocalFunction, lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls
-from srcad.refusals import STRICT, Refusals
 
 
 def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
