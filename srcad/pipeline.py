@@ -55,6 +55,7 @@ from srcad.transform.normalize.array_params import (
     rebind_in_place_updates,
 )
 from srcad.transform.normalize.hoist import hoist_invariants
+from srcad.transform.normalize.refused_code import without_refused
 from srcad.transform.normalize.retyped_names import split_retyped_names
 from srcad.transform.normalize.stage import normalize
 from srcad.transform.normalize.views import resolve_views
@@ -140,13 +141,14 @@ def build(func, request: Request) -> Compiled:
     """The compiled derivative of `func`. Every construct the checks refuse is reported in
     one error (srcad/refusals.py): the syntax check's, then the later checks' on the code the
     refused constructs do not feed (srcad/transform/normalize/refused_code.py). Collected
-    together: the syntax check, 0-d array arguments, the type refusals made once the types
-    are inferred, the activity analysis's refusals, calls without a rule and calls for their
-    effect on values that carry derivatives, and the array, numba and alias checks. Stopping
-    the checks (reported with whatever was collected before): parsing, the normalization
-    after the syntax check (inlining, containers, loops), views srcad cannot resolve, types
-    it cannot infer. The transforms run only on a function nothing was refused in, and stop
-    at their first refusal."""
+    together: the syntax check, the normalization after it (inlining, containers, loops),
+    0-d array arguments, views srcad cannot resolve, the type inference and its checks, the
+    activity analysis's refusals, calls without a rule and calls for their effect on values
+    that carry derivatives, and the array, numba and alias checks; a stage that stops at a
+    refusal runs again without the statement holding it. Stopping the checks (reported with
+    whatever was collected before): parsing, nested gradients, a refusal at a node srcad
+    made. The transforms run only on a function nothing was refused in, and stop at their
+    first refusal."""
     parsed = parse_function(func)
     refusals = Refusals(parsed.name, parsed.filename)
     with refusals.stopping():
@@ -159,7 +161,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    resolve_views(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    norm.body = without_refused(norm.body, functools.partial(
+        _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals)
     types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if name_array_returns(norm, types):
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
@@ -294,6 +297,12 @@ def _free_names(tree) -> set:
     bound = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}
     return loaded - bound
+
+
+def _views_resolved(norm, arg_types, body) -> list:
+    norm.body = body
+    resolve_views(norm, arg_types)
+    return norm.body
 
 
 def _returns_float(norm, types) -> bool:

@@ -2,9 +2,11 @@
 
 `build` (srcad/pipeline.py) gives the function's `Refusals` to its stages (the analyses read
 it as `norm.refusals`). A check that walks the function calls `refusals.add(error)` for each
-construct it refuses and goes on with the next; a stage that cannot go on (its result would
-be meaningless: a type it could not infer, a view it could not resolve) raises, and
-`stopping()` turns that into one error listing it with everything gathered before. Outside
+construct it refuses and goes on with the next. A stage that stops at a refusal (a type it
+cannot infer, a view it cannot resolve) is run again without the statement holding it
+(`without_refused` in srcad/transform/normalize/refused_code.py), what it recorded before
+forgotten (`mark`, `forget_since`); one that cannot be run so raises, and `stopping()` turns
+that into one error listing it with everything gathered before. Outside
 `build`, or before it starts collecting, `add` raises at once: a check that is called on its
 own refuses as it always did, and never lets a refused construct through unreported.
 """

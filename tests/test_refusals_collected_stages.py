@@ -145,6 +145,47 @@ def test_refusals_in_a_loop_body_and_after_it():
     assert "unexpected argument `j`" in str(info.value.problems[0])
 
 
+def _double(v):
+    return v * 2.0
+
+
+def loops_refused_whole(x, a):
+    k = 0
+    while _double(a) > k:  # refused at the call: the loop goes, and what reads `k`
+        k += 1
+    s = 0.0
+    for v in x * 2.0:  # refused by the loop rewriting: set aside whole
+        s = s + np.unique(v)
+    t = math.exp(x)
+    return s + k + np.sum(t)
+
+
+def test_loops_refused_whole_are_set_aside_and_the_checks_go_on():
+    with pytest.raises(srcad.UnsupportedSyntaxError) as info:
+        srcad.autodiff(Reverse, loops_refused_whole, dup(np.ones(3)), Active(1.0))
+    f = loops_refused_whole
+    assert [(p.construct, p.line, p.column) for p in info.value.problems] == [
+        ("call in while condition", _line(f, 2), 11), ("for", _line(f, 5), 5),
+        ("call", _line(f, 7), 9)]
+
+
+def tuple_on_every_path(x, y):
+    if x[0] > 0.0:
+        return x[0], y[0]
+    r = keeps_a_dict(y[1])
+    q = math.exp(x)
+    return r, q
+
+
+def test_a_return_set_aside_is_not_reported_as_a_missing_one():
+    """Without the last return (it reads refused values) the function would fall off its
+    end on one path: not a refusal of the code as written."""
+    with pytest.raises(srcad.UnsupportedSyntaxError) as info:
+        srcad.autodiff(Reverse, tuple_on_every_path, dup(np.ones(3)), dup(np.ones(3)))
+    assert [(p.construct, p.line) for p in info.value.problems] == [
+        ("dict", _line(keeps_a_dict, 1)), ("call", _line(tuple_on_every_path, 4))]
+
+
 HELPERS = textwrap.dedent("""
     def with_try(v):
         try:

@@ -16,7 +16,7 @@ import gast
 
 from srcad.analysis.types import Types
 from srcad.errors import SrcadError
-from srcad.transform.normalize.refused_code import set_aside_refused
+from srcad.transform.normalize.refused_code import set_aside_node
 
 
 def inferred_types(norm, arg_types: dict) -> Types:
@@ -45,5 +45,4 @@ def _set_aside(norm, err) -> None:
     if not norm.refusals.collect or node is None or not any(
             n is node for stmt in norm.body for n in gast.walk(stmt)):
         raise err
-    norm.refusals.add(err)
-    norm.body = set_aside_refused(norm.body, [node], set())
+    norm.body = set_aside_node(norm.body, node, err, norm.refusals)
