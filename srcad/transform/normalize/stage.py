@@ -70,7 +70,7 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
     namer = Namer.for_tree(tree)
     body, local_functions = lower(parsed, body, namer)
     body = rewrite_nested_calls(parsed, body, namer, local_functions)
-    returns = _returns(body)  # fewer once refused code is set aside: see _normalized_body
+    returns = len(_returns(body))  # fewer once refused code is set aside: _normalized_body
     refused = syntax_refusals(parsed, body, local_functions)
     if refused:
         refusals.add(UnsupportedSyntaxError.combine([e for _, e in refused],
@@ -96,7 +96,9 @@ def _normalized_body(parsed, body, namer, containers, local_functions, refusals,
     inliner = Inliner(parsed, namer, local_functions=local_functions, refusals=refusals)
     body = inliner.block(body)
     if inliner.refused:  # a call refused in the helper or at the call: what it feeds goes
+        before = len(_returns(body))  # (the blocks of `body` are changed in place)
         body = set_aside_refused(body, inliner.refused, set())
+        intact = intact and len(_returns(body)) == before
     params = [a.id for a in parsed.tree.args.args]
     body, params = split_container_params(parsed, body, params, containers, namer)
     body = split_tuple_locals(body, params, namer, Desugar(parsed, namer, True)._assign_one)
