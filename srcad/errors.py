@@ -68,7 +68,8 @@ class SrcadError(Exception):
                            hint=p.hint, column=p.column, context=context)
             copy.node = p.node
             problems.append(copy)
-        return problems[0] if len(problems) == 1 else SrcadError.combine(problems)
+        return problems[0] if len(problems) == 1 else \
+            SrcadError.combine(problems, function=callee, filename=self.filename)
 
     @classmethod
     def combine(cls, problems: list, function: str | None = None,
