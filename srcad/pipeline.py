@@ -141,14 +141,14 @@ def build(func, request: Request) -> Compiled:
     """The compiled derivative of `func`. Every construct the checks refuse is reported in
     one error (srcad/refusals.py): the syntax check's, then the later checks' on the code the
     refused constructs do not feed (srcad/transform/normalize/refused_code.py). Collected
-    together: the syntax check, the normalization after it (inlining, containers, loops),
-    0-d array arguments, views srcad cannot resolve, the type inference and its checks, the
-    activity analysis's refusals, calls without a rule and calls for their effect on values
-    that carry derivatives, and the array, numba and alias checks; a stage that stops at a
-    refusal runs again without the statement holding it. Stopping the checks (reported with
-    whatever was collected before): parsing, nested gradients, a refusal at a node srcad
-    made. The transforms run only on a function nothing was refused in, and stop at their
-    first refusal."""
+    together: the syntax check, the normalization (nested gradients, inlining, containers,
+    loops), 0-d array arguments, views srcad cannot resolve, the type inference and its
+    checks, the activity analysis's refusals, calls without a rule and calls for their
+    effect on values that carry derivatives, and the array, numba and alias checks; a stage
+    that stops at a refusal runs again without the statement holding it. Stopping the checks
+    (reported with whatever was collected before): parsing, numba's nested gradients, a
+    refusal at a node srcad made. The transforms run only on a function nothing was refused
+    in, and stop at their first refusal."""
     parsed = parse_function(func)
     refusals = Refusals(parsed.name, parsed.filename)
     with refusals.stopping():

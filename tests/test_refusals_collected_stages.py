@@ -186,6 +186,26 @@ def test_a_return_set_aside_is_not_reported_as_a_missing_one():
         ("dict", _line(keeps_a_dict, 1)), ("call", _line(tuple_on_every_path, 4))]
 
 
+def _square(v):
+    return v * v
+
+
+def nested_calls_refused(x, a):
+    d = srcad.grad(_square, has_aux=True)(a)
+    h = srcad.hessian(_square)  # noqa: F841
+    t = math.exp(x)
+    return d + a * np.sum(t)
+
+
+def test_refused_nested_srcad_calls_are_collected_with_the_rest():
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.autodiff(Reverse, nested_calls_refused, dup(np.ones(3)), Active(1.0))
+    f = nested_calls_refused
+    assert [(p.construct, p.line, p.column) for p in info.value.problems] == [
+        ("srcad.grad", _line(f, 1), 9), ("srcad.hessian", _line(f, 2), 9),
+        ("call", _line(f, 3), 9)]
+
+
 HELPERS = textwrap.dedent("""
     def with_try(v):
         try:

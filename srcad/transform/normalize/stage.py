@@ -69,8 +69,9 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
         body = body[1:]
     namer = Namer.for_tree(tree)
     body, local_functions = lower(parsed, body, namer)
-    body = rewrite_nested_calls(parsed, body, namer, local_functions)
     returns = len(_returns(body))  # fewer once refused code is set aside: _normalized_body
+    body = without_refused(body, lambda attempt: rewrite_nested_calls(
+        parsed, attempt, namer, local_functions), refusals)
     refused = syntax_refusals(parsed, body, local_functions)
     if refused:
         refusals.add(UnsupportedSyntaxError.combine([e for _, e in refused],
