@@ -29,7 +29,7 @@ class SrcadError(Exception):
     """
 
     def __init__(self, message, *, filename=None, line=None, construct=None, hint=None,
-                 column=None):
+                 column=None, context=None):
         self.message = message
         self.filename = filename
         self.line = line
@@ -37,6 +37,10 @@ class SrcadError(Exception):
         self.problems = [self]  # a combined error lists every problem it stands for
         self.construct = construct
         self.hint = hint
+        # where the refused code runs from, when not in the function itself ("in g, called
+        # from f at line 12"): told after the message, not part of what is refused
+        self.context = context
+        self.node = None  # the tree node refused, when known (what is set aside for it)
         super().__init__(self._render())
 
     def at(self, filename, line) -> SrcadError:
@@ -44,7 +48,28 @@ class SrcadError(Exception):
         if self.filename is not None:
             return self
         return type(self)(self.message, filename=filename, line=line,
-                          construct=self.construct, hint=self.hint)
+                          construct=self.construct, hint=self.hint, context=self.context)
+
+    def called_from(self, callee: str, caller: str, filename: str, line: int) -> SrcadError:
+        """This error (each of its problems) as met while inlining `callee`, called by
+        `caller` at `filename:line`: the context says so (each further call adds its caller).
+
+        >>> e = SrcadError("no", filename="/h.py", line=3, column=5, construct="dict")
+        >>> print(e.called_from("g", "f", "/h.py", 9).called_from("f", "main", "/m.py", 2))
+        /h.py:3:5: dict: no; in g, called from f at line 9, from main at m.py:2
+        """
+        problems = []
+        for p in self.problems:
+            where = f"line {line}" if filename == p.filename else \
+                f"{os.path.basename(filename)}:{line}"
+            context = f"{p.context}, from {caller} at {where}" if p.context else \
+                f"in {callee}, called from {caller} at {where}"
+            copy = type(p)(p.message, filename=p.filename, line=p.line, construct=p.construct,
+                           hint=p.hint, column=p.column, context=context)
+            copy.node = p.node
+            problems.append(copy)
+        return problems[0] if len(problems) == 1 else \
+            SrcadError.combine(problems, function=callee, filename=self.filename)
 
     @classmethod
     def combine(cls, problems: list, function: str | None = None,
@@ -103,6 +128,8 @@ class SrcadError(Exception):
             where = f"{self.filename}:{line}"
         what = f"{self.construct}: " if self.construct else ""
         text = f"{where}{what}{self.message}"
+        if self.context:
+            text += f"; {self.context}"
         if self.hint:
             text += f"\n({self.hint})" if "\n" in text else f" ({self.hint})"
         return text

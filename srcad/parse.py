@@ -63,8 +63,10 @@ class ParsedFunction:
         line = self.line_of(node)
         if column is not None and line is not None:
             column += 1 + self._indent(line)
-        return kind(message, filename=self.filename, line=line or self.first_line,
-                    construct=construct, hint=hint, column=column if line else None)
+        error = kind(message, filename=self.filename, line=line or self.first_line,
+                     construct=construct, hint=hint, column=column if line else None)
+        error.node = node
+        return error
 
     def _indent(self, line: int) -> int:
         """Columns the dedent removed from the source line (gast counts from the dedent)."""

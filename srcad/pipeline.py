@@ -21,7 +21,8 @@ from srcad.analysis.array_bindings import (
     refuse_numba_indexing,
 )
 from srcad.analysis.type_refusals import refuse_zero_dim_arrays
-from srcad.analysis.types import Array, Types, is_float_like, refuse_active_opaque_calls
+from srcad.analysis.typed_code import inferred_types, set_aside_untyped
+from srcad.analysis.types import Array, is_float_like, refuse_active_opaque_calls
 from srcad.analysis.writes import written_arguments
 from srcad.array_runtime import (
     cholesky_adjoint,
@@ -54,6 +55,7 @@ from srcad.transform.normalize.array_params import (
     rebind_in_place_updates,
 )
 from srcad.transform.normalize.hoist import hoist_invariants
+from srcad.transform.normalize.refused_code import without_refused
 from srcad.transform.normalize.retyped_names import split_retyped_names
 from srcad.transform.normalize.stage import normalize
 from srcad.transform.normalize.views import resolve_views
@@ -139,13 +141,14 @@ def build(func, request: Request) -> Compiled:
     """The compiled derivative of `func`. Every construct the checks refuse is reported in
     one error (srcad/refusals.py): the syntax check's, then the later checks' on the code the
     refused constructs do not feed (srcad/transform/normalize/refused_code.py). Collected
-    together: the syntax check, 0-d array arguments, the type refusals made once the types
-    are inferred, the activity analysis's refusals, calls without a rule and calls for their
-    effect on values that carry derivatives, and the array, numba and alias checks. Stopping
-    the checks (reported with whatever was collected before): parsing, the normalization
-    after the syntax check (inlining, containers, loops), views srcad cannot resolve, types
-    it cannot infer. The transforms run only on a function nothing was refused in, and stop
-    at their first refusal."""
+    together: the syntax check, the normalization (nested gradients, inlining, containers,
+    loops), 0-d array arguments, views srcad cannot resolve, the type inference and its
+    checks, the activity analysis's refusals, calls without a rule and calls for their
+    effect on values that carry derivatives, and the array, numba and alias checks; a stage
+    that stops at a refusal runs again without the statement holding it. Stopping the checks
+    (reported with whatever was collected before): parsing, numba's nested gradients, a
+    refusal at a node srcad made. The transforms run only on a function nothing was refused
+    in, and stop at their first refusal."""
     parsed = parse_function(func)
     refusals = Refusals(parsed.name, parsed.filename)
     with refusals.stopping():
@@ -155,14 +158,16 @@ def build(func, request: Request) -> Compiled:
 def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     norm = normalize(parsed, request.containers, refusals)
     specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
+    set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    resolve_views(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    norm.body = without_refused(norm.body, functools.partial(
+        _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals)
+    types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if name_array_returns(norm, types):
-        types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+        types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if request.backend == "numba" and hoist_invariants(norm, types):
-        types = Types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+        types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     kinds = {p: s.kind for p, s in zip(norm.params, specs)}
     active_inputs = {p for p, k in kinds.items() if k == "active"
                      or (k == "duplicated" and not isinstance(types[p], Array))}
@@ -292,6 +297,12 @@ def _free_names(tree) -> set:
     bound = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}
     return loaded - bound
+
+
+def _views_resolved(norm, arg_types, body) -> list:
+    norm.body = body
+    resolve_views(norm, arg_types)
+    return norm.body
 
 
 def _returns_float(norm, types) -> bool:

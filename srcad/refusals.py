@@ -2,9 +2,11 @@
 
 `build` (srcad/pipeline.py) gives the function's `Refusals` to its stages (the analyses read
 it as `norm.refusals`). A check that walks the function calls `refusals.add(error)` for each
-construct it refuses and goes on with the next; a stage that cannot go on (its result would
-be meaningless: a type it could not infer, a view it could not resolve) raises, and
-`stopping()` turns that into one error listing it with everything gathered before. Outside
+construct it refuses and goes on with the next. A stage that stops at a refusal (a type it
+cannot infer, a view it cannot resolve) is run again without the statement holding it
+(`without_refused` in srcad/transform/normalize/refused_code.py), what it recorded before
+forgotten (`mark`, `forget_since`); one that cannot be run so raises, and `stopping()` turns
+that into one error listing it with everything gathered before. Outside
 `build`, or before it starts collecting, `add` raises at once: a check that is called on its
 own refuses as it always did, and never lets a refused construct through unreported.
 """
@@ -31,15 +33,25 @@ class Refusals:
     def add(self, error: SrcadError) -> None:
         """Record `error` (each of a combined error's problems), or raise it when this
         collector does not collect. The same refusal met twice (a check that runs again
-        after a rewrite) is recorded once."""
+        after a rewrite, a helper called twice) is recorded once, as first met."""
         if not self.collect:
             raise error
         for problem in error.problems:
-            key = (problem.filename, problem.line, problem.column, problem.construct,
-                   problem.message)
+            key = _key(problem)
             if key not in self._seen:
                 self._seen.add(key)
                 self.problems.append(problem.with_traceback(None))
+
+    def mark(self) -> int:
+        """A point to go back to (`forget_since`)."""
+        return len(self.problems)
+
+    def forget_since(self, mark: int) -> None:
+        """Drop what was recorded after `mark`: a check that was cut short by a refusal and
+        runs again once the refused code is set aside records it again, or not at all."""
+        for problem in self.problems[mark:]:
+            self._seen.discard(_key(problem))
+        del self.problems[mark:]
 
     def error(self) -> SrcadError:
         """One error for every refusal recorded (the refusal itself when there is one)."""
@@ -68,6 +80,11 @@ class Refusals:
             if not self.problems:
                 raise
             raise self.error() from None
+
+
+def _key(problem: SrcadError) -> tuple:
+    """What makes two refusals the same (not the context: a helper called twice)."""
+    return (problem.filename, problem.line, problem.column, problem.construct, problem.message)
 
 
 # what a check uses when nothing collects: raise the first refusal, as a check on its own does

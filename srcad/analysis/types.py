@@ -66,11 +66,13 @@ class Types(TypeRefusals):
         self.opaque_calls: dict = {}
         self.effect_calls: dict = {}  # other calls made for their effect (`z.fill(c)`)
         self.refused_calls: set = set()  # ids of opaque calls refused already (`check`)
+        self.refusal: SrcadError | None = None  # `check=False`: where the inference stopped
         try:
             self._infer()
-        except SrcadError:
+        except SrcadError as err:
             if check:
                 raise
+            self.refusal = err
             return
         if check:
             self._refuse_unknown()

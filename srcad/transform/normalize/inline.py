@@ -22,7 +22,9 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
+from srcad.errors import SrcadError
 from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
+from srcad.refusals import STRICT, Refusals
 from srcad.rules import lookup_call
 from srcad.transform.names import Namer
 from srcad.transform.normalize.desugar import desugar
@@ -130,7 +132,7 @@ class Inliner:
     the top-level function's namespace binds differently."""
 
     def __init__(self, parsed: ParsedFunction, namer: Namer, stack=(), extra=None,
-                 local_functions=None):
+                 local_functions=None, refusals: Refusals = STRICT):
         self.parsed = parsed
         self.namer = namer
         self.stack = stack + (parsed.func,)
@@ -140,6 +142,9 @@ class Inliner:
         # checks them on each call, so rebinding a helper or a constant is never stale
         self.dependencies: list = global_reads(parsed)
         self.cells: list = closure_reads(parsed)  # (cell, object) likewise for closures
+        # a statement whose inlining is refused (in the helper or at its call) is recorded
+        # in `refusals` and kept as it is, listed in `refused` to be set aside
+        self.refusals, self.refused = refusals, []
 
     def callee(self, func_expr):
         """What a call's function expression names: a local function, or the object it
@@ -153,7 +158,12 @@ class Inliner:
     def block(self, stmts: list) -> list:
         out = []
         for stmt in stmts:
-            out.extend(self.stmt(stmt))
+            try:
+                out.extend(self.stmt(stmt))
+            except SrcadError as err:
+                self.refusals.add(err)  # raises when it does not collect
+                self.refused.append(stmt)
+                out.append(stmt)
         return out
 
     def stmt(self, stmt) -> list:
@@ -208,21 +218,13 @@ class Inliner:
         self.dependencies.extend(attribute_reads(self.parsed, call.func, self.extra))
         local = isinstance(callee, LocalFunction)
         cparsed = callee.parsed if local else parse_function(callee)
-        body = S.clone(cparsed.tree.body)
-        if body and S.is_comment(body[0]):
-            body = body[1:]  # docstring
-        cnamer = Namer.for_tree(cparsed.tree)
-        body, own_locals = lower(cparsed, body, cnamer)
-        # a local function sees its siblings (they are its closure); a module-level one not
-        visible = {**(self.local_functions if local else {}), **own_locals}
-        body = rewrite_nested_calls(cparsed, body, cnamer, visible)
-        check_syntax(cparsed, body, visible, top_level=False)
         params, bound = self._bind(callee, cparsed, call)
-        body = desugar(cparsed, body, cnamer, unpack_calls=False)
-        inner = Inliner(cparsed, cnamer, self.stack + (callee,), extra={},
-                        local_functions=visible)
-        body = inner.block(body)
-        body = desugar(cparsed, body, cnamer)
+        cnamer = Namer.for_tree(cparsed.tree)
+        try:
+            body, inner = self._inlined_body(callee, cparsed, cnamer)
+        except SrcadError as err:  # in the callee's code: said to be called from here
+            raise err.called_from(callee.__name__, self.parsed.name, self.parsed.filename,
+                                  self.parsed.line_of(call)) from None
         self.dependencies.extend(inner.dependencies)
         self.cells.extend(inner.cells)
         for taken in cnamer.taken:
@@ -281,6 +283,22 @@ class Inliner:
         for s in out:
             _set_lines(s, getattr(call, "lineno", None), getattr(call, "col_offset", 0))
         return out, result_expr
+
+    def _inlined_body(self, callee, cparsed, cnamer) -> tuple[list, Inliner]:
+        """The callee's body checked, desugared, its calls inlined (by the Inliner returned)."""
+        local = isinstance(callee, LocalFunction)
+        body = S.clone(cparsed.tree.body)
+        if body and S.is_comment(body[0]):
+            body = body[1:]  # docstring
+        body, own_locals = lower(cparsed, body, cnamer)
+        # a local function sees its siblings (they are its closure); a module-level one not
+        visible = {**(self.local_functions if local else {}), **own_locals}
+        body = rewrite_nested_calls(cparsed, body, cnamer, visible)
+        check_syntax(cparsed, body, visible, top_level=False)
+        body = desugar(cparsed, body, cnamer, unpack_calls=False)
+        inner = Inliner(cparsed, cnamer, self.stack + (callee,), extra={},
+                        local_functions=visible)
+        return desugar(cparsed, inner.block(body), cnamer), inner
 
     def _recursion(self, callee, call):
         """Recursion is refused: srcad inlines the user's functions, and a recursive

@@ -6,8 +6,9 @@ an opaque value). Nothing of this body is differentiated: it exists to be checke
 
 A refused `try` or `with` leaves what its fix leaves (the `try`'s body, `else` and `finally`,
 the `with`'s body); any other statement is set aside whole when it is not an `if`, `for` or
-`while`, or when the header of one of those (its test, its target or what it loops over) holds
-a refused construct or reads such a value; otherwise its blocks are looked into. The
+`while`, when it is one refused as a whole (a loop srcad cannot rewrite), or when the header
+of one (its test, its target or what it loops over) holds a refused construct or reads such
+a value; otherwise its blocks are looked into. The
 function's final `return` may go too: the checks that ask what carries a derivative to the
 result then find nothing to refuse, which misses refusals but never reports a wrong one.
 """
@@ -16,7 +17,42 @@ from __future__ import annotations
 
 import gast
 
+from srcad import syntax as S
+from srcad.errors import SrcadError
+
 _BRANCHING = (gast.If, gast.For, gast.While)
+
+
+def without_refused(body: list, run, refusals):
+    """`run(copy of body)`'s result. A stage that stops at a refusal located at a node of
+    `body` has it recorded in `refusals` and runs again on a copy of `body` without the
+    statement holding that node and what reads its values (what it recorded before is
+    forgotten: it records it again). A refusal elsewhere (at a node a stage made, or not
+    at a node) is raised, as it is when `refusals` does not collect."""
+    while True:
+        attempt = S.clone(body)
+        copies = [n for stmt in attempt for n in gast.walk(stmt)]  # alive: ids stay theirs
+        originals = dict(zip(map(id, copies), (n for stmt in body for n in gast.walk(stmt))))
+        mark = refusals.mark()
+        try:
+            return run(attempt)
+        except SrcadError as err:
+            node = originals.get(id(getattr(err, "node", None)))
+            if not refusals.collect or node is None:
+                raise
+            refusals.forget_since(mark)
+            body = set_aside_node(body, node, err, refusals)
+
+
+def set_aside_node(body: list, node, err: SrcadError, refusals) -> list:
+    """`body` without the statement holding `node` (refused by `err`, recorded in
+    `refusals`) and what reads its values; `err` is raised when `node` would stay (in the
+    kept body of a refused `try` or `with`)."""
+    kept = set_aside_refused(body, [node], set())
+    if any(n is node for stmt in kept for n in gast.walk(stmt)):
+        raise err
+    refusals.add(err)
+    return kept
 
 
 def set_aside_refused(body: list, refused: list, names: set) -> list:
@@ -38,7 +74,8 @@ def _block(stmts, refused_ids, poisoned) -> list:
         kept = _kept_blocks(stmt, refused_ids, poisoned)
         if kept is not None:
             out.extend(_block(kept, refused_ids, poisoned))
-        elif isinstance(stmt, _BRANCHING) and not _taints(_header(stmt), refused_ids, poisoned):
+        elif isinstance(stmt, _BRANCHING) and id(stmt) not in refused_ids \
+                and not _taints(_header(stmt), refused_ids, poisoned):
             stmt.body = _block(stmt.body, refused_ids, poisoned)
             stmt.orelse = _block(stmt.orelse, refused_ids, poisoned) if stmt.orelse else []
             out.append(stmt)

@@ -26,7 +26,7 @@ from srcad.transform.normalize.inline import Inliner, resolve_callee
 from srcad.transform.normalize.lists import split_fixed_lists
 from srcad.transform.normalize.lower import lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls
-from srcad.transform.normalize.refused_code import set_aside_refused
+from srcad.transform.normalize.refused_code import set_aside_refused, without_refused
 from srcad.transform.normalize.tuples import split_tuple_locals
 
 
@@ -58,8 +58,9 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
               refusals: Refusals = STRICT) -> Normalized:
     """`containers`: (position, treedef) of the parameters passed as containers (one
     parameter per leaf in the result, srcad/transform/normalize/containers.py). The syntax
-    check's refusals go to `refusals`; when it collects, normalization goes on without the
-    refused code (srcad/transform/normalize/refused_code.py) for the later checks."""
+    check's refusals and the inlining's (in a helper or at its call) go to `refusals`; when
+    it collects, normalization goes on without the refused code
+    (srcad/transform/normalize/refused_code.py) for the later checks."""
     tree = parsed.tree
     body = S.clone(tree.body)
     doc = None
@@ -68,7 +69,9 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
         body = body[1:]
     namer = Namer.for_tree(tree)
     body, local_functions = lower(parsed, body, namer)
-    body = rewrite_nested_calls(parsed, body, namer, local_functions)
+    returns = len(_returns(body))  # fewer once refused code is set aside: _normalized_body
+    body = without_refused(body, lambda attempt: rewrite_nested_calls(
+        parsed, attempt, namer, local_functions), refusals)
     refused = syntax_refusals(parsed, body, local_functions)
     if refused:
         refusals.add(UnsupportedSyntaxError.combine([e for _, e in refused],
@@ -77,10 +80,27 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
         body = set_aside_refused(body, [n for n, _ in refused if n is not tree],
                                  _signature_names(tree) if any(n is tree for n, _ in refused)
                                  else set())
+    body, params, inliner = without_refused(body, lambda attempt: _normalized_body(
+        parsed, attempt, namer, containers, local_functions, refusals, returns), refusals)
+    return Normalized(parsed, params, body, namer, inliner.extra,
+                      inliner.dependencies, inliner.cells, doc, refusals=refusals)
+
+
+def _normalized_body(parsed, body, namer, containers, local_functions, refusals,
+                     returns) -> tuple:
+    """(body, parameters, Inliner) once the checked `body` is normalized: what the
+    module docstring lists after the fence. `returns`: the function's own returns; when
+    fewer are left (refused code set aside), what the others return says nothing about
+    the function's result, and a tuple returned on some paths sets them aside too."""
+    intact = len(_returns(body)) == returns
     body = desugar(parsed, body, namer, unpack_calls=False)
-    inliner = Inliner(parsed, namer, local_functions=local_functions)
+    inliner = Inliner(parsed, namer, local_functions=local_functions, refusals=refusals)
     body = inliner.block(body)
-    params = [a.id for a in tree.args.args]
+    if inliner.refused:  # a call refused in the helper or at the call: what it feeds goes
+        before = len(_returns(body))  # (the blocks of `body` are changed in place)
+        body = set_aside_refused(body, inliner.refused, set())
+        intact = intact and len(_returns(body)) == before
+    params = [a.id for a in parsed.tree.args.args]
     body, params = split_container_params(parsed, body, params, containers, namer)
     body = split_tuple_locals(body, params, namer, Desugar(parsed, namer, True)._assign_one)
     # `for v in helper(x)`: the inlined helper's tuple result is a literal now; unroll it
@@ -89,7 +109,9 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
     body = name_computed_arrays(parsed, body, namer, inliner.extra)
     body = desugar(parsed, body, namer)
     final = None
-    returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
+    returns = _returns(body)
+    if not intact and any(S.is_tuple_return(r) for r in returns):
+        body, returns = set_aside_refused(body, returns, set()), []
     if body and isinstance(body[-1], gast.Return) and len(returns) == 1:
         final = body.pop()
         if S.is_tuple_return(final):  # `return a, b`: each element a variable
@@ -114,10 +136,11 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
         if not always_assigns(body, result):  # a path falls off the end: it returns None
             body.insert(0, S.assign(S.name(result), S.const(None)))
         body.append(gast.Return(value=S.name(result)))
-    if not body:
-        body = [gast.Pass()]
-    return Normalized(parsed, params, body, namer, inliner.extra,
-                      inliner.dependencies, inliner.cells, doc, refusals=refusals)
+    return body or [gast.Pass()], params, inliner
+
+
+def _returns(body) -> list:
+    return [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
 
 
 def _signature_names(tree) -> set:
