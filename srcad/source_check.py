@@ -75,14 +75,16 @@ def check_source(func: types.FunctionType, lines: list[str], first_line: int) ->
 
 def _in_scope(func, lines, first_line):
     """An ast.Module holding the function's text inside its enclosing scopes, its lines
-    numbered as in the file; None when the text is not one function definition."""
+    numbered as in the file; None when the text is not one function definition or
+    expression."""
     text = "".join(lines)
     indent = text[:len(text) - len(text.lstrip(" \t"))]
     parts = func.__qualname__.split(".")
-    owner = parts[-2] if len(parts) > 1 and parts[-2] != "<locals>" else None
+    owner = parts[-2] if len(parts) > 1 and parts[-2].isidentifier() else None
     cells = [n for n in func.__code__.co_freevars if not (owner and n == "__class__")]
     header = []  # the enclosing scopes, each indented one character deeper than the last
-    if cells or "<locals>" in parts:  # (a function nested in a function is flagged so)
+    # (a function nested in a function, a lambda in a comprehension, is flagged so)
+    if cells or any(p.startswith("<") for p in parts[:-1]):
         header.append(f"def __srcad_scope__({', '.join(cells)}):")
     if owner:
         header.append(f"class {owner}:")
@@ -98,8 +100,8 @@ def _in_scope(func, lines, first_line):
     node = module
     for _ in header:
         node = node.body[-1]
-    if len(node.body) != 1 or not isinstance(node.body[0], ast.FunctionDef):
-        return None
+    if len(node.body) != 1 or not isinstance(node.body[0], (ast.FunctionDef, ast.Expr)):
+        return None  # (an expression: a lambda's, srcad/lambdas.py)
     ast.increment_lineno(node.body[0], first_line - 1 - len(header))
     return _as_loaded(func, module, text)
 

@@ -164,11 +164,7 @@ class Lowering:
             tree = stmt
         elif (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
               and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Lambda)):
-            lam = stmt.value
-            tree = gast.FunctionDef(name=stmt.targets[0].id, args=lam.args,
-                                    body=[gast.copy_location(gast.Return(value=lam.body), stmt)],
-                                    decorator_list=[], returns=None, type_comment=None)
-            gast.copy_location(tree, stmt)
+            tree = S.lambda_as_def(stmt.value, stmt.targets[0].id, stmt)
         else:
             return False
         defaults = tree.args.defaults + [d for d in tree.args.kw_defaults if d is not None]
