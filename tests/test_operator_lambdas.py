@@ -98,7 +98,7 @@ def test_lambda_made_by_a_lambda_reads_its_closure():
 def test_lambda_defaults_and_partials():
     assert srcad.gradient(lambda x, a=3.0: a * x ** 2, 2.0) == 12.0
     assert srcad.gradient(functools.partial(lambda x, c: c * x ** 2, c=2.0), 3.0) == 12.0
-    assert [srcad.gradient(lambda x: k * x ** 2, 1.0) for k in (1.0, 2.0)] == [2.0, 4.0]
+    assert [srcad.gradient(lambda x: k * x ** 2, 1.0) for k in (1.0, 2.0)] == [2.0, 4.0]  # noqa: B023
 
 
 def test_module_level_lambda_and_a_def_calling_one():
@@ -165,7 +165,7 @@ def test_a_lambda_of_other_closure_values_is_differentiated_with_them():
     for data in (np.zeros(3), np.ones(3), np.full(3, 2.0)):
         np.testing.assert_allclose(fitted(data), 2 * (X - data))
     for shift in (1.0, 2.0):  # one closure cell, rebound by the loop
-        assert srcad.gradient(lambda x: (x - shift) ** 2, 0.0) == -2 * shift
+        assert srcad.gradient(lambda x: (x - shift) ** 2, 0.0) == -2 * shift  # noqa: B023
 
 
 def test_a_lambda_called_in_place_inside_a_lambda_is_refused_at_its_column():
@@ -222,3 +222,36 @@ def test_two_alike_lambdas_without_columns_are_refused_not_guessed(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.stdout.splitlines()[0] == "4.0 12.0", out.stderr
     assert "two lambdas on this line" in out.stdout and f"{script}:3:" in out.stdout
+
+
+cube = lambda x: x ** 3  # noqa: E731
+
+
+def uses_gradient_of_cube(x):
+    return srcad.grad(cube)(x) * x  # 3 x^3
+
+
+def test_nested_gradient_of_a_module_level_lambda():
+    assert srcad.gradient(uses_gradient_of_cube, 2.0) == pytest.approx(36.0)  # 9 x^2
+    check_grads(uses_gradient_of_cube, Active(0.7))
+
+
+def test_fuzz_programs_run_through_a_lambda(monkeypatch):
+    fuzz = os.path.join(os.path.dirname(os.path.dirname(THIS_FILE)), "fuzz")
+    monkeypatch.syspath_prepend(fuzz)
+    import checking
+    from generator import generate, module_text
+    from grammar_lambdas import ENTRY, through_lambda
+    from inputs import choose_inputs
+
+    checked = []
+    check_mode = checking.check_mode
+    monkeypatch.setattr(checking, "check_mode", lambda f, *rest: checked.append(f.__name__)
+                        or check_mode(f, *rest))
+    for seed in (0, 4):  # passed as `f(y, x, a)` and as `LAMBDA_SCALE * f(y, x, a)`
+        program = generate(seed)
+        values, _ = choose_inputs(program)
+        text = through_lambda(module_text(program, values), program, seed)
+        assert f"{ENTRY} = (lambda" in text
+        assert checking.run_check(text, timeout=60.0)[0] == "agreed"
+    assert checked == ["<lambda>"] * 6
