@@ -28,7 +28,7 @@ class ValueOnly:
         function = self.functions.get(count)
         if function is None:
             params = ", ".join(f"arg{i}" for i in range(count))
-            name = f"{function_name(self.fun)}_value"
+            name = f"{function_name(self.fun, 'fun')}_value"
             source = (f"def {name}({params}):\n"
                       f"    value, aux = fun_with_aux({params})\n"
                       f"    return value\n")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import types
 import weakref
 from dataclasses import dataclass
 
@@ -55,18 +56,21 @@ def is_lambda(func) -> bool:
     return func.__code__.co_name == "<lambda>"
 
 
-def function_name(func) -> str:
+def function_name(func, default: str = "function") -> str:
     """func's name as generated code spells it: a lambda's is the name `find_lambda` gives it
-    (`lambda` when its text cannot be read).
+    (`lambda` when its text cannot be read); `default` for an object with no name that is an
+    identifier.
 
     >>> def f(x):
     ...     return x
     >>> function_name(f), function_name(lambda x: x)
     ('f', 'lambda_at_line_1')
     """
-    name = getattr(func, "__name__", "function")
-    if name.isidentifier() or not hasattr(func, "__code__") or not is_lambda(func):
-        return name if name.isidentifier() else "function"
+    name = getattr(func, "__name__", None)
+    if isinstance(name, str) and name.isidentifier():
+        return name
+    if not (isinstance(func, types.FunctionType) and is_lambda(func)):
+        return default
     try:
         return find_lambda(func).tree.name
     except (OSError, SrcadError):
@@ -172,7 +176,7 @@ def _compiles(func, node, lines) -> bool:
     needs them, and they move no column)"""
     text = _segment(node, lines)
     try:
-        check_source(func, ["  (\n", *text[:-1], text[-1] + ")\n"], node.lineno - 1)
+        check_source(func, ["    (\n", *text[:-1], text[-1] + ")\n"], node.lineno - 1)
     except StaleSourceError:
         return False
     return True

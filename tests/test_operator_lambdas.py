@@ -255,3 +255,16 @@ def test_fuzz_programs_run_through_a_lambda(monkeypatch):
         assert f"{ENTRY} = (lambda" in text
         assert checking.run_check(text, timeout=60.0)[0] == "agreed"
     assert checked == ["<lambda>"] * 6
+
+
+class Mangled:
+    def method(self):
+        return lambda x: x * self.__scale
+
+
+def test_a_lambda_in_a_method_reading_a_private_name_is_not_taken_for_an_edited_file():
+    """Compiled outside its class, `self.__scale` is not mangled and the code differs: the
+    check compiles the lambda inside `class Mangled` and a function, as Python did."""
+    from srcad.lambdas import find_lambda
+
+    assert find_lambda(Mangled().method()).text == "lambda x: x * self.__scale"

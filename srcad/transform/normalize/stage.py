@@ -198,6 +198,6 @@ class _CallBinder(gast.NodeTransformer):
         if obj is None or not callable(obj) or lookup_call(obj) is not None \
                 or isinstance(obj, type):
             return node
-        name_ = self.namer.fresh(f"{function_name(obj)}_value")
+        name_ = self.namer.fresh(f"{function_name(obj, 'call')}_value")
         self.bound.append(S.assign(S.name(name_), node))
         return S.name(name_)
