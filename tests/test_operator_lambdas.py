@@ -168,12 +168,28 @@ def test_a_lambda_of_other_closure_values_is_differentiated_with_them():
         assert srcad.gradient(lambda x: (x - shift) ** 2, 0.0) == -2 * shift  # noqa: B023
 
 
-def test_a_lambda_called_in_place_inside_a_lambda_is_refused_at_its_column():
-    f = lambda x: (lambda y: y * y)(x)  # noqa: E731
+def called_in_place(x, a):
+    s = 0.0
+    for i in range(len(x)):
+        s += (lambda v, k=2.0: k * v * a)(x[i])
+    return s + (lambda y: y * a)(x[0] + 1.0)
+
+
+def test_a_lambda_called_where_it_is_written_is_inlined():
+    assert srcad.gradient(lambda x: (lambda y: y * y)(x), 3.0) == 6.0
+    # d/dx_i: 2a, plus a for x[0]; d/da: 2 sum(x) + x[0] + 1
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(srcad.gradient(called_in_place, x, srcad.Constant(3.0)),
+                               [9.0, 6.0])
+    check_grads(called_in_place, Duplicated(x.copy(), np.zeros(2)), Active(0.7))
+
+
+def test_a_lambda_called_in_a_branch_is_refused_at_its_column():
+    f = lambda x: x if x > 0.0 else (lambda y: y * y)(x)  # noqa: E731
     with pytest.raises(srcad.SrcadError) as info:
         srcad.gradient(f, 1.0)
     line = f.__code__.co_firstlineno
-    assert f"{THIS_FILE}:{line}:20: lambda" in str(info.value)
+    assert f"{THIS_FILE}:{line}:38: lambda" in str(info.value)
 
 
 def test_a_lambda_without_source_keeps_the_source_not_available_message():

@@ -76,8 +76,8 @@ def star_args(*args):
     return args[0] * args[1]
 
 
-def calls_lambda_in_place(x):
-    return (lambda a: a * a)(x)
+def calls_lambda_in_a_branch(x):
+    return x if x > 0.0 else (lambda a: a * a)(x)
 
 
 REFUSED = [
@@ -90,7 +90,7 @@ REFUSED = [
     ("lgamma", calls_lgamma, (Active(1.5),)),
     ("recursi", recursive, (Active(1.0), 2)),
     ("args", star_args, (Active(1.0), Active(2.0))),
-    ("lambda", calls_lambda_in_place, (Active(1.0),)),
+    ("lambda", calls_lambda_in_a_branch, (Active(1.0),)),
 ]
 
 
