@@ -264,13 +264,14 @@ def test_fuzz_programs_run_through_a_lambda(monkeypatch):
     check_mode = checking.check_mode
     monkeypatch.setattr(checking, "check_mode", lambda f, *rest: checked.append(f.__name__)
                         or check_mode(f, *rest))
-    for seed in (0, 4):  # passed as `f(y, x, a)` and as `LAMBDA_SCALE * f(y, x, a)`
+    # passed as `f(y, x, a)`, `LAMBDA_SCALE * f(y, x, a)` and to a lambda called in place
+    for seed in (0, 4, 6):
         program = generate(seed)
         values, _ = choose_inputs(program)
         text = through_lambda(module_text(program, values), program, seed)
         assert f"{ENTRY} = (lambda" in text
         assert checking.run_check(text, timeout=60.0)[0] == "agreed"
-    assert checked == ["<lambda>"] * 6
+    assert checked == ["<lambda>"] * 9
 
 
 class Mangled:
