@@ -285,3 +285,12 @@ def test_a_lambda_in_a_method_reading_a_private_name_is_not_taken_for_an_edited_
     from srcad.lambdas import find_lambda
 
     assert find_lambda(Mangled().method()).text == "lambda x: x * self.__scale"
+
+
+def test_a_lambda_over_a_parameter_container_and_after_non_ascii_text():
+    params = {"w": np.array([1.0, 2.0]), "b": 1.0}
+    value, grad = srcad.value_and_gradient(lambda p: np.sum(p["w"] ** 2) * p["b"], params)
+    assert value == 5.0 and grad["b"] == 5.0
+    np.testing.assert_allclose(grad["w"], [2.0, 4.0])
+    label, f = "π² ≈ 9.87", lambda x: 3.0 * x ** 2  # columns count UTF-8 bytes
+    assert srcad.gradient(f, 1.0) == 6.0 and label
