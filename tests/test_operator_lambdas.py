@@ -60,6 +60,8 @@ def test_jacobian_and_hvp_of_lambdas():
     v = np.array([1.0, 2.0, -1.0])
     np.testing.assert_allclose(srcad.hvp(lambda x: np.sum(x ** 3), X, tangent=v), 6 * X * v)
     assert srcad.hvp(lambda x: x ** 3, 2.0, tangent=1.0) == pytest.approx(12.0)  # a float x
+    g, hv = srcad.gradient_and_hvp(lambda x: x ** 3, 2.0, tangent=0.5)
+    assert (g, hv) == (pytest.approx(12.0), pytest.approx(6.0))
 
 
 def test_function_transforms_of_lambdas():
