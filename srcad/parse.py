@@ -167,7 +167,7 @@ def parse_function(func) -> ParsedFunction:
     try:
         if is_lambda(func):  # its text found in the file, as a `def` (srcad/lambdas.py)
             found = find_lambda(func)
-            tree, first_line, source_lines = found.tree, found.first_line, found.lines
+            tree, first_line, source_lines = S.clone(found.tree), found.first_line, found.lines
             written_as = found.text
         else:
             tree, first_line, source_lines = _def_tree(func, filename)
