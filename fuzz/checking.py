@@ -21,6 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
+from grammar_lambdas import ENTRY  # noqa: E402
+
 import srcad  # noqa: E402
 import srcad.cache  # noqa: E402
 from srcad.testing import check_grads  # noqa: E402
@@ -150,7 +152,8 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
     signature names the mode. `per_mode`, when given, receives each mode's outcome."""
     module, name = load_module(text)
     try:
-        outcomes = {mode: check_mode(module.f, module.args, mode, timeout) for mode in MODES}
+        f = getattr(module, ENTRY, module.f)  # a program passed as a lambda (--lambdas)
+        outcomes = {mode: check_mode(f, module.args, mode, timeout) for mode in MODES}
     finally:
         sys.modules.pop(name, None)
         srcad.cache.clear()

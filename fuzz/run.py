@@ -9,6 +9,7 @@
     python fuzz/run.py --containers --count 300               # parameter containers
     python fuzz/run.py --lists --count 300                    # lists of unknown length
     python fuzz/run.py --effects --count 200                  # calls made for their effect
+    python fuzz/run.py --lambdas --count 200                  # half of them passed as a lambda
 
 Each program (fuzz/generator.py, seeds seed .. seed+count-1) is written to a module file with
 its annotations (each float argument independently Const or varied, fuzz/activity_mix.py;
@@ -55,6 +56,7 @@ from activity_mix import choose_annotations, describe, expected_refusal  # noqa:
 from checking import MODES, SEVERITY, Timeout, run_check  # noqa: E402
 from generator import generate, module_text  # noqa: E402
 from grammar_effects import judge  # noqa: E402
+from grammar_lambdas import through_lambda  # noqa: E402
 from grammar_shapes import SHAPES  # noqa: E402
 from inputs import choose_inputs  # noqa: E402
 from minimize import minimize  # noqa: E402
@@ -63,7 +65,7 @@ from minimize import minimize  # noqa: E402
 def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                shapes: frozenset = frozenset(), arrays: bool = False, python: bool = False,
                views: bool = False, containers: bool = False, lists: bool = False,
-               effects: bool = False):
+               effects: bool = False, lambdas: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
@@ -71,7 +73,8 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     (fuzz/grammar_views.py); `containers`: programs over a parameter container
     (fuzz/grammar_containers.py); `lists`: lists of unknown length and parts of computed
     arrays (fuzz/grammar_lists.py); `effects`: calls made for their effect, refusals required
-    by line (fuzz/grammar_effects.py)."""
+    by line (fuzz/grammar_effects.py); `lambdas`: half the programs passed to srcad as a
+    lambda calling f (fuzz/grammar_lambdas.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
                        views=views, containers=containers, lists=lists, effects=effects)
     values, why = choose_inputs(program)
@@ -80,6 +83,8 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     # a required refusal needs its values varied: no annotation mix there
     annotations = choose_annotations(program, seed) if mix and not program.refusals else None
     text = module_text(program, values, annotations=annotations)
+    if lambdas:
+        text = through_lambda(text, program, seed)
     per_mode = {}
     category, sig, detail = run_check(text, timeout, per_mode)
     if program.refusals:
@@ -102,10 +107,11 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
 
 
 def _worker(job):
-    seed, timeout, nests, mix, shapes, arrays, python, views, containers, lists, effects = job
+    seed, timeout, nests, mix, shapes, arrays, python, views, containers, lists, effects, \
+        lambdas = job
     try:
         return check_seed(seed, timeout, nests, mix, shapes, arrays, python, views,
-                          containers, lists, effects)
+                          containers, lists, effects, lambdas)
     except (Exception, Timeout) as err:  # noqa: BLE001  (a generator or harness bug, reported apart)
         return {"seed": seed, "category": "harness-error",
                 "signature": f"{type(err).__name__}: {err}", "detail": traceback.format_exc()}
@@ -165,6 +171,9 @@ def main(argv=None):
                         help="calls made for their effect (np.copyto, z.fill, y.sort, "
                              "np.add.at): refused by line on derivative values "
                              "(fuzz/grammar_effects.py)")
+    parser.add_argument("--lambdas", action="store_true",
+                        help="half the programs passed to srcad as a lambda calling f "
+                             "(fuzz/grammar_lambdas.py)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
     shapes = frozenset(SHAPES if opts.shapes == "all" else filter(None, opts.shapes.split(",")))
@@ -173,7 +182,7 @@ def main(argv=None):
 
     start = time.time()
     jobs = [(s, opts.timeout, opts.nests, not opts.no_mix, shapes, opts.arrays, opts.python,
-             opts.views, opts.containers, opts.lists, opts.effects)
+             opts.views, opts.containers, opts.lists, opts.effects, opts.lambdas)
             for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far

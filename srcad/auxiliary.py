@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from srcad.compiler import compile_source
 from srcad.errors import ArgumentError
+from srcad.lambdas import function_name
 
 
 class ValueOnly:
@@ -27,7 +28,7 @@ class ValueOnly:
         function = self.functions.get(count)
         if function is None:
             params = ", ".join(f"arg{i}" for i in range(count))
-            name = f"{getattr(self.fun, '__name__', 'fun')}_value"
+            name = f"{function_name(self.fun, 'fun')}_value"
             source = (f"def {name}({params}):\n"
                       f"    value, aux = fun_with_aux({params})\n"
                       f"    return value\n")

@@ -48,6 +48,8 @@ def _target(f):
         f = plain_function(f) or f  # a plain function with source that calls the partial
     if not isinstance(f, types.FunctionType):
         parse_function(f)  # raises the SrcadError that explains what srcad needs
+    if f.__code__.co_name == "<lambda>":
+        return cache.same_lambda(f)  # a lambda made anew per call: the first one like it
     return f
 
 
@@ -113,7 +115,7 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     6.0
     """
     f = getattr(f, "__srcad_wrapped__", f)
-    if type(f) is not types.FunctionType:
+    if type(f) is not types.FunctionType or f.__code__.co_name == "<lambda>":
         f = _target(f)  # refuses what is not a plain function
     if parallel:
         from srcad.parallel import autodiff_parallel

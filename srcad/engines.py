@@ -19,6 +19,7 @@ from srcad.analysis.types import FLOAT, type_of_value
 from srcad.analysis.written_first import indexed_only, overwritten_first, parameters
 from srcad.differentiate import _compiled
 from srcad.errors import ArgumentError, SrcadError
+from srcad.lambdas import function_name
 from srcad.pipeline import ArgSpec, Request
 from srcad.running import call_generated, kept_tapes, tape_buffers
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
@@ -378,7 +379,7 @@ def scalar_as_array(f, nargs: int, position):
     positions = (position,) if isinstance(position, int) else position
     params = [f"arg{i}" for i in range(nargs)]
     call = ", ".join(f"{p}[0]" if i in positions else p for i, p in enumerate(params))
-    called = f.__name__ if f.__name__.isidentifier() else "function"  # a lambda: `<lambda>`
+    called = function_name(f)  # a lambda's `__name__` is `<lambda>`
     name = f"{called}_of_array"
     source = f"def {name}({', '.join(params)}):\n    return {called}({call})\n"
     filename = f"<srcad wrapper {name} #{next(_wrapper_counter)}>"

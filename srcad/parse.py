@@ -15,6 +15,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.errors import SrcadError, UnsupportedSyntaxError
+from srcad.lambdas import find_lambda, is_lambda
 from srcad.source_check import check_source
 
 EMPTY_CELL = object()  # what an empty closure cell held when the function was parsed
@@ -36,10 +37,18 @@ class ParsedFunction:
     # names srcad bound to expressions the user wrote inline (`product = A @ x` for
     # `(A @ x)[0]`, `sum_of` for `sum(v for v in x)`) -> that expression: `spelled` quotes it
     expressions: dict = field(default_factory=dict, repr=False)
+    written_as: str = ""  # a lambda's text, as the user wrote it (srcad/lambdas.py)
 
     @property
     def name(self) -> str:
         return self.tree.name
+
+    @property
+    def title(self) -> str:
+        """The function as generated code's docstrings name it: a lambda by its text."""
+        if self.written_as:
+            return f"`{' '.join(self.written_as.split())}` (line {self.first_line})"
+        return f"`{self.name}`"
 
     def line_of(self, node) -> int | None:
         lineno = getattr(node, "lineno", None)
@@ -145,10 +154,6 @@ def parse_function(func) -> ParsedFunction:
             f"cannot differentiate {func!r}: srcad needs a Python function with source code",
             construct=type(func).__name__, hint=hint)
     filename = func.__code__.co_filename
-    if func.__name__ == "<lambda>":
-        raise UnsupportedSyntaxError(
-            "lambdas are not supported", filename=filename, line=func.__code__.co_firstlineno,
-            construct="lambda", hint="write the function with `def`")
     if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
         raise UnsupportedSyntaxError(
             "async functions cannot be differentiated", filename=filename,
@@ -162,23 +167,15 @@ def parse_function(func) -> ParsedFunction:
             hint="write a plain function that computes the values in a loop and returns "
             "the one to differentiate (or writes them into an Output array)")
     try:
-        # of the code object: inspect.getsourcelines(func) would follow `__wrapped__`
-        lines, first_line = inspect.getsourcelines(func.__code__)
+        if is_lambda(func):  # its text found in the file, as a `def` (srcad/lambdas.py)
+            found = find_lambda(func)
+            tree, first_line, source_lines = S.clone(found.tree), found.first_line, found.lines
+            written_as = found.text
+        else:
+            tree, first_line, source_lines = _def_tree(func, filename)
+            written_as = ""
     except (OSError, TypeError) as exc:
         raise _no_source(func, filename, exc) from None
-    check_source(func, lines, first_line)  # the text is the code Python runs, or refused
-    source = textwrap.dedent("".join(lines))
-    module = gast.parse(source)
-    tree = module.body[0]
-    if isinstance(tree, gast.AsyncFunctionDef):
-        raise UnsupportedSyntaxError("async functions cannot be differentiated",
-                                     filename=filename, line=first_line, construct="async def",
-                                     hint="differentiate a plain synchronous function")
-    if not isinstance(tree, gast.FunctionDef):
-        raise UnsupportedSyntaxError("expected a `def` function", filename=filename,
-                                     line=first_line, construct="function")
-    tree.decorator_list = []
-    # Decorators occupy the first lines; gast line numbers are relative to the dedented text.
     namespace = dict(func.__globals__)
     if func.__closure__:
         for cell_name, cell in zip(func.__code__.co_freevars, func.__closure__):
@@ -186,7 +183,28 @@ def parse_function(func) -> ParsedFunction:
                 namespace[cell_name] = cell.cell_contents
             except ValueError:  # empty cell
                 pass
-    return ParsedFunction(func, tree, filename, first_line, source.splitlines(), namespace)
+    return ParsedFunction(func, tree, filename, first_line, source_lines, namespace,
+                          written_as=written_as)
+
+
+def _def_tree(func, filename) -> tuple:
+    """(the FunctionDef without decorators, its first line, its dedented lines); its text is
+    the code Python runs, or refused."""
+    # of the code object: inspect.getsourcelines(func) would follow `__wrapped__`
+    lines, first_line = inspect.getsourcelines(func.__code__)
+    check_source(func, lines, first_line)
+    source = textwrap.dedent("".join(lines))
+    tree = gast.parse(source).body[0]
+    if isinstance(tree, gast.AsyncFunctionDef):
+        raise UnsupportedSyntaxError("async functions cannot be differentiated",
+                                     filename=filename, line=first_line, construct="async def",
+                                     hint="differentiate a plain synchronous function")
+    if not isinstance(tree, gast.FunctionDef):
+        raise UnsupportedSyntaxError("expected a `def` function", filename=filename,
+                                     line=first_line, construct="function")
+    # Decorators occupy the first lines; gast line numbers are relative to the dedented text.
+    tree.decorator_list = []
+    return tree, first_line, source.splitlines()
 
 
 def _respelled(message: str, spellings: dict) -> str:

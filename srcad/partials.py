@@ -16,6 +16,7 @@ import weakref
 
 from srcad.compiler import compile_source
 from srcad.errors import ArgumentError
+from srcad.lambdas import function_name
 
 _functions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -57,7 +58,7 @@ def plain_function(partial: functools.partial) -> types.FunctionType | None:
         bound.append(f"{key}=bound_{key}")
     arguments = ", ".join([*[b for b in bound if "=" not in b], *params,
                            *[b for b in bound if "=" in b]])
-    name = f"{func.__name__}_partial"
+    name = f"{function_name(func)}_partial"
     source = (f"def {name}({', '.join(params)}):\n"
               f"    return wrapped_function({arguments})\n")
     function = compile_source(source, name, namespace, code.co_filename)

@@ -75,17 +75,29 @@ def check_source(func: types.FunctionType, lines: list[str], first_line: int) ->
 
 def _in_scope(func, lines, first_line):
     """An ast.Module holding the function's text inside its enclosing scopes, its lines
-    numbered as in the file; None when the text is not one function definition."""
+    numbered as in the file; None when the text is not one function definition or
+    expression."""
     text = "".join(lines)
     indent = text[:len(text) - len(text.lstrip(" \t"))]
     parts = func.__qualname__.split(".")
-    owner = parts[-2] if len(parts) > 1 and parts[-2] != "<locals>" else None
+    # the innermost enclosing class (private names are mangled with its name): a name
+    # followed by anything but `<locals>` (`C.m`, `C.m.<locals>.g`, `f.<locals>.C.m`)
+    classes = [i for i in range(len(parts) - 1)
+               if parts[i].isidentifier() and parts[i + 1] != "<locals>"]
+    at = classes[-1] if classes else -1
+    owner = parts[at] if classes else None
     cells = [n for n in func.__code__.co_freevars if not (owner and n == "__class__")]
+    # a function nested in a function (or a lambda in a comprehension) is flagged so
+    below = any(p.startswith("<") for p in parts[at + 1:-1])  # below the class, if any
+    above = owner is not None and any(p.startswith("<") for p in parts[:at])
+    scope = f"def __srcad_scope__({', '.join(cells)}):"
     header = []  # the enclosing scopes, each indented one character deeper than the last
-    if cells or "<locals>" in parts:  # (a function nested in a function is flagged so)
-        header.append(f"def __srcad_scope__({', '.join(cells)}):")
+    if above or (cells and not below):
+        header.append("def __srcad_outer__():" if owner and below else scope)
     if owner:
         header.append(f"class {owner}:")
+    if below:
+        header.append(scope)
     if indent and not header:
         header.append("if True:")
     if len(header) > len(indent):
@@ -98,8 +110,8 @@ def _in_scope(func, lines, first_line):
     node = module
     for _ in header:
         node = node.body[-1]
-    if len(node.body) != 1 or not isinstance(node.body[0], ast.FunctionDef):
-        return None
+    if len(node.body) != 1 or not isinstance(node.body[0], (ast.FunctionDef, ast.Expr)):
+        return None  # (an expression: a lambda's, srcad/lambdas.py)
     ast.increment_lineno(node.body[0], first_line - 1 - len(header))
     return _as_loaded(func, module, text)
 

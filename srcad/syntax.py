@@ -106,6 +106,21 @@ def call(func: str, *args: Node) -> gast.Call:
     return gast.Call(func=parse_expr(func), args=list(args), keywords=[])
 
 
+def lambda_as_def(lam: gast.Lambda, name_: str, where: Node) -> gast.FunctionDef:
+    """`def name_(<lam's parameters>): return <lam's body>`, located at `where`.
+
+    >>> unparse_header(lambda_as_def(parse_expr("lambda x, a=2: a * x"), "f", None))
+    'def f(x, a=2)'
+    """
+    body = [gast.Return(value=lam.body)]
+    tree = gast.FunctionDef(name=name_, args=lam.args, body=body, decorator_list=[],
+                            returns=None, type_comment=None)
+    if where is not None:
+        gast.copy_location(body[0], where)
+        gast.copy_location(tree, where)
+    return tree
+
+
 def expr_stmt(value: Node) -> gast.Expr:
     return gast.Expr(value=value)
 

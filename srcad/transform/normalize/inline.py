@@ -23,6 +23,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.errors import SrcadError
+from srcad.lambdas import function_name
 from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
 from srcad.refusals import STRICT, Refusals
 from srcad.rules import lookup_call
@@ -230,7 +231,7 @@ class Inliner:
         for taken in cnamer.taken:
             self.namer.reserve(taken)
 
-        prefix = callee.__name__
+        prefix = function_name(callee)
         tuple_size = self._tuple_returns(body)
         if tuple_size:
             results = [self.namer.fresh(f"{prefix}_result_{k}") for k in range(tuple_size)]
@@ -322,7 +323,7 @@ class Inliner:
         args = cparsed.tree.args
         positional = [a.id for a in args.args]
         params = positional + [a.id for a in args.kwonlyargs]
-        name_ = callee.__name__
+        name_ = function_name(callee)
         if len(call.args) > len(positional):
             raise self.parsed.error(call, "call", f"{name_} takes {len(positional)} positional "
                                     f"arguments, {len(call.args)} given")

@@ -12,9 +12,11 @@
   loop iteration become arrays (srcad/transform/normalize/lists.py), as do lists appended to
   under conditions, filtered comprehensions included
   (srcad/transform/normalize/conditional_lists.py);
-* a nested `def` and a `name = lambda ...` at the top of the body are taken out of it and
-  handed to the inliner, which inlines their calls like those of module-level helpers (their
-  free names read the enclosing function's variables at the call, as Python's closures do).
+* a nested `def` and a `name = lambda ...` at the top of the body, and a lambda called where
+  it is written (`(lambda y: y * y)(x)`, where the statement always evaluates it), are taken
+  out of it and handed to the inliner, which inlines their calls like those of module-level
+  helpers (their free names read the enclosing function's variables at the call, as Python's
+  closures do).
 
 What this pass cannot lower stays as written, and the fence refuses it with its own message
 (a comprehension inside `and`/`or`/`x if c else y` or a `while` condition, for instance).
@@ -164,13 +166,19 @@ class Lowering:
             tree = stmt
         elif (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
               and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Lambda)):
-            lam = stmt.value
-            tree = gast.FunctionDef(name=stmt.targets[0].id, args=lam.args,
-                                    body=[gast.copy_location(gast.Return(value=lam.body), stmt)],
-                                    decorator_list=[], returns=None, type_comment=None)
-            gast.copy_location(tree, stmt)
+            tree = S.lambda_as_def(stmt.value, stmt.targets[0].id, stmt)
         else:
             return False
+        return self._local(tree)
+
+    def called_lambda(self, call):
+        """`(lambda y: ...)(x)`: the lambda made a local function, called by its new name
+        (`called_lambda(x)`); left as it is when the fence must refuse it."""
+        name_ = self.namer.fresh("called_lambda")
+        if self._local(S.lambda_as_def(call.func, name_, call)):
+            call.func = gast.copy_location(S.name(name_), call.func)
+
+    def _local(self, tree) -> bool:
         defaults = tree.args.defaults + [d for d in tree.args.kw_defaults if d is not None]
         if tree.args.vararg or tree.args.kwarg or \
                 not all(isinstance(d, gast.Constant) for d in defaults):
@@ -272,6 +280,8 @@ class _Hoister(S.AlwaysEvaluated):
         reduced = self.lowering.reduction(node, self.pre)
         if reduced is not None:
             return reduced
+        if isinstance(node.func, gast.Lambda):
+            self.lowering.called_lambda(node)
         return self.generic_visit(node)
 
 

@@ -166,7 +166,7 @@ class _Rewriter(gast.NodeTransformer):
                 hint=_HINT_LOCAL.format(name=g_expr.id))
         g = resolve_callee(self.parsed, g_expr, {})
         g = getattr(g, "__srcad_wrapped__", g)
-        if not isinstance(g, types.FunctionType) or g.__name__ == "<lambda>":
+        if not isinstance(g, types.FunctionType):
             shown = S.unparse_expr(g_expr)
             raise self.parsed.error(
                 node, "nested gradient", f"the gradient of `{shown}`: srcad needs a plain "

@@ -14,6 +14,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.fence import syntax_refusals
 from srcad.errors import UnsupportedSyntaxError
+from srcad.lambdas import function_name
 from srcad.parse import ParsedFunction
 from srcad.refusals import STRICT, Refusals
 from srcad.rules import lookup_call
@@ -220,6 +221,6 @@ class _CallBinder(gast.NodeTransformer):
         if obj is None or not callable(obj) or lookup_call(obj) is not None \
                 or isinstance(obj, type):
             return node
-        name_ = self.namer.fresh(f"{getattr(obj, '__name__', 'call')}_value")
+        name_ = self.namer.fresh(f"{function_name(obj, 'call')}_value")
         self.bound.append(S.assign(S.name(name_), node))
         return S.name(name_)
