@@ -15,6 +15,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.errors import SrcadError, UnsupportedSyntaxError
+from srcad.runtime_names import rename_clashes
 from srcad.source_check import check_source
 
 EMPTY_CELL = object()  # what an empty closure cell held when the function was parsed
@@ -36,6 +37,9 @@ class ParsedFunction:
     # names srcad bound to expressions the user wrote inline (`product = A @ x` for
     # `(A @ x)[0]`, `sum_of` for `sum(v for v in x)`) -> that expression: `spelled` quotes it
     expressions: dict = field(default_factory=dict, repr=False)
+    # the user's names generated code uses for its own, renamed (srcad/runtime_names.py):
+    # original -> new (`unbroadcast` -> `unbroadcast_1`); `spellings` holds them the other way
+    renamed: dict = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
@@ -184,7 +188,11 @@ def parse_function(func) -> ParsedFunction:
                 namespace[cell_name] = cell.cell_contents
             except ValueError:  # empty cell
                 pass
-    return ParsedFunction(func, tree, filename, first_line, source.splitlines(), namespace)
+    parsed = ParsedFunction(func, tree, filename, first_line, source.splitlines(), namespace)
+    # before any pass adds a call of srcad's runtime: the user's names never mean its names
+    parsed.renamed = rename_clashes(tree, namespace, parsed.resolve)
+    parsed.spellings.update({new: old for old, new in parsed.renamed.items()})
+    return parsed
 
 
 def _respelled(message: str, spellings: dict) -> str:
