@@ -49,6 +49,11 @@ RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NA
     | {"numba", "reducer"}
 
 
+# where the objects generated code calls by these names live
+_RUNTIME_MODULES = {"srcad.array_runtime", "srcad.numba_runtime", "srcad.numba_arrays",
+                    "srcad.running", "srcad.checkpointing", "srcad.nested"}
+
+
 def is_reserved(name: str) -> bool:
     """Does generated code (or the numba module around it) use `name` for its own?
 
@@ -99,12 +104,15 @@ def rename_clashes(tree, namespace: dict, resolve) -> dict:
 
 
 def _means_runtime(name_: str, namespace: dict) -> bool:
-    """Does the free name `name_` resolve to the object generated code means by it?"""
+    """Does the free name `name_` resolve to the object generated code means by it? (srcad's
+    own runtime too: second derivatives differentiate generated code.)"""
     if name_ in MODULES:
         return namespace.get(name_) is MODULES[name_]
     if name_ in GENERATED_BUILTINS:
         return namespace.get(name_, getattr(builtins, name_)) is getattr(builtins, name_)
-    return False
+    value = namespace.get(name_)
+    value = getattr(value, "func", value)  # checkpoint_plan: a functools.partial
+    return getattr(value, "__module__", None) in _RUNTIME_MODULES
 
 
 def _identifiers(tree) -> set:
