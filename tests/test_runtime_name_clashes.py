@@ -176,3 +176,22 @@ def test_every_runtime_name_is_reserved():
 
     assert set(ARRAY_RUNTIME) | set(NESTED_RUNTIME) | {"np", "math", "reversed"} <= RESERVED
     assert is_reserved("reduce_sum_1_keep") and is_reserved("srcad_kernel")
+
+
+@pytest.mark.slow
+def test_fuzzed_array_programs_with_runtime_names_agree():
+    """fuzz/run.py --arrays --shapes runtime-names: variables named `unbroadcast`,
+    `view_element`, ... (seeds 3 and 11 crashed the reverse mode before the renaming)."""
+    import os
+    import sys
+
+    fuzz = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fuzz")
+    if fuzz not in sys.path:
+        sys.path.insert(0, fuzz)
+    import run as fuzz_run
+
+    results = [fuzz_run.check_seed(seed, timeout=60.0, shapes=frozenset({"runtime-names"}),
+                                   arrays=True) for seed in (3, 11, 12, 13)]
+    bad = [(r["seed"], r["category"], r["signature"]) for r in results
+           if r["category"] != "agreed"]
+    assert not bad, f"fuzz/run.py --arrays --shapes runtime-names --seed N --count 1: {bad}"
