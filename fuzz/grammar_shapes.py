@@ -44,7 +44,9 @@ class ShapeGrammar:
             return None
         if not hasattr(self, "_runtime_names"):
             self._names_rng = random.Random(f"runtime names {self.seed}")
-            self._runtime_names = list(RUNTIME_NAMES)
+            # the reverse sweep's loops call `reversed`; the program's own only with `reversed`
+            self._runtime_names = list(RUNTIME_NAMES) + (
+                [] if "reversed" in self.shapes else ["reversed"])
             self._names_rng.shuffle(self._runtime_names)
         if self._runtime_names and self._names_rng.random() < RUNTIME_NAME_CHANCE:
             return self._runtime_names.pop()

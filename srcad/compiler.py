@@ -87,8 +87,11 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                 or free in reductions or free in NUMBA_RUNTIME_NAMES:
             continue
         value = namespace.get(free)
+        module = _module_spelling(value)
         if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):
             header.append(f"{free} = {value!r}")
+        elif module:  # `from numpy import abs` (renamed `abs_1`), `from math import exp`
+            header.append(f"{free} = {module}.{value.__name__}")
         else:
             raise SrcadError(f"the numba backend cannot embed the global `{free}` "
                              f"({type(value).__name__})", filename=origin,
@@ -117,6 +120,14 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
 
 
+def _module_spelling(value) -> str | None:
+    """`np` or `math` for a function of that module (numba compiles it), else None."""
+    for spelled, module in MODULES.items():
+        if callable(value) and getattr(module, getattr(value, "__name__", ""), None) is value:
+            return spelled
+    return None
+
+
 def _loaded_names(text: str) -> set:
     if not text:
         return set()
@@ -138,9 +149,6 @@ def _runtime_digest() -> str:
 # signed zeros keep their IEEE meaning (the non-finite guards rely on it), no FMA contraction
 # (it can make an exact cancellation a tiny nonzero) and no reassociation.
 FASTMATH = frozenset({"arcp"})
-
-
-
 
 
 def raise_numba_error(err: Exception, origin: str = "") -> None:

@@ -195,3 +195,25 @@ def test_fuzzed_array_programs_with_runtime_names_agree():
     bad = [(r["seed"], r["category"], r["signature"]) for r in results
            if r["category"] != "agreed"]
     assert not bad, f"fuzz/run.py --arrays --shapes runtime-names --seed N --count 1: {bad}"
+
+
+def test_numba_globals_bound_to_numpy_functions():
+    """`from numpy import abs, exp`: `abs` is renamed (generated code calls the builtin), and
+    both are bound to the NumPy functions in the numba module."""
+    scope = {}
+    exec("from numpy import abs, exp", scope)
+    source_module = {"abs": scope["abs"], "exp": scope["exp"]}
+    function = _with_globals(_abs_exp, source_module)
+    check_grads(function, srcad.Active(-1.5), modes=("fwd", "rev"), backend="numba")
+
+
+def _abs_exp(x):
+    return abs(x) * exp(x) * x  # noqa: F821 - bound by _with_globals
+
+
+def _with_globals(function, extra):
+    """`function` reading `extra` as its globals (the source is the same, so srcad reads it)."""
+    import types
+
+    return types.FunctionType(function.__code__, {**function.__globals__, **extra},
+                              function.__name__)
