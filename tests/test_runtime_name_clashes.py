@@ -78,6 +78,11 @@ def local_np(x):
     return y @ x + y[0]
 
 
+def local_math(x, a):
+    math = 2.0  # the scalar derivative of np.sin is generated as math.cos
+    return np.sin(a) * math * x[0] + np.cos(x[1] * a)
+
+
 def builtins_rebound_in_a_loop(x):
     reversed = 2.0
     float = 0.5
@@ -99,6 +104,7 @@ CASES = [
     (nested_def_named_like_the_runtime, lambda: (dup(RNG.standard_normal(3)),
                                                  srcad.Active(0.4))),
     (local_np, lambda: (dup(RNG.standard_normal(3)),)),
+    (local_math, lambda: (dup(RNG.standard_normal(2)), srcad.Active(0.3))),
     (builtins_rebound_in_a_loop, lambda: (dup(RNG.standard_normal(3)),)),
 ]
 
