@@ -63,6 +63,8 @@ class ParsedFunction:
     def error(self, node, construct, message, hint=None, kind=UnsupportedSyntaxError):
         if self.spellings:
             message = _respelled(message, self.spellings)
+        if self.renamed and hint:  # `Duplicated(reshaped, ...)`, as the user spells it
+            hint = _respelled(hint, {new: old for old, new in self.renamed.items()})
         column = getattr(node, "col_offset", None)
         line = self.line_of(node)
         if column is not None and line is not None:
