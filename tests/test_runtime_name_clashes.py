@@ -158,6 +158,18 @@ def test_keyword_arguments_meant_for_f_keep_their_names():
     np.testing.assert_allclose(grad, [0.0, 0.0, 2.0 + 2.0 * 4.0, 2.0 * 3.0])
 
 
+@pytest.mark.parametrize("f, c", [(locals_named_like_the_runtime, np.ones(1)),
+                                  (global_named_reshaped, np.arange(1.0, 5.0))],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_hessian_agrees_with_differences_of_the_gradient(f, c):
+    """Second derivatives differentiate generated code, which calls srcad's runtime by name."""
+    x, eps = np.array([0.3, -0.2, 0.5, 0.1]), 1e-6
+    hessian = srcad.hessian(f, x, Constant(c))
+    columns = [(srcad.gradient(f, x + eps * e, Constant(c))
+                - srcad.gradient(f, x - eps * e, Constant(c))) / (2 * eps) for e in np.eye(4)]
+    np.testing.assert_allclose(hessian, np.array(columns), atol=1e-7)
+
+
 @pytest.mark.parametrize("f, args", [CASES[0], CASES[1]], ids=lambda v: getattr(v, "__name__",
                                                                                   ""))
 def test_numba_backend(f, args):
