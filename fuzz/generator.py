@@ -59,7 +59,7 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, Sh
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
-        return f"{prefix}{self.counter}"
+        return self.runtime_name() or f"{prefix}{self.counter}"
 
     def chance(self, p: float) -> bool:
         return self.rng.random() < p

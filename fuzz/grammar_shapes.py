@@ -8,7 +8,10 @@
 * `counters`: an int counter restarted per outer iteration and stepped in the for loops after
   it, indexing a float array (gmm's packed triangle `l[lparamsidx]`): the reverse sweep undoes
   its steps instead of taping it (srcad/analysis/induction.py); sometimes also stepped under
-  an `if` or next to a `break`, where it is taped.
+  an `if` or next to a `break`, where it is taped;
+* `runtime-names`: some variables named like what generated code calls (`unbroadcast`,
+  `view_element`, `reserve_tape`, ...; srcad/runtime_names.py renames them), drawn from a
+  random stream of their own, so the program is otherwise the one the seed gives without it.
 
 A mixin of `generator.Generator`. Without shapes it draws nothing, so every seed keeps the
 program it had before.
@@ -16,17 +19,39 @@ program it had before.
 
 from __future__ import annotations
 
+import random
+
 from scopes import FunctionContext, IntVar, Scope, indent
 
-SHAPES = ("index-arrays", "reversed", "multi-tape", "counters")
+SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names")
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.
 SHAPE_CHANCE = 0.2
 REVERSED_CHANCE = 0.35
+# srcad's runtime names a variable may take (each at most once), and the chance it does
+RUNTIME_NAMES = ("unbroadcast", "reshaped", "view_element", "view_size", "view_start",
+                 "diagonal_adjoint", "cholesky_adjoint", "reserve_tape", "checkpoint_plan",
+                 "array_bytes", "array_matmul", "outer_add", "simd_exp", "reducer",
+                 "reduce_sum_0", "srcad_nested_gradient")
+RUNTIME_NAME_CHANCE = 0.3
 
 
 class ShapeGrammar:
+    def runtime_name(self) -> str | None:
+        """With `runtime-names`, sometimes a name of srcad's runtime for a new variable."""
+        if "runtime-names" not in self.shapes:
+            return None
+        if not hasattr(self, "_runtime_names"):
+            self._names_rng = random.Random(f"runtime names {self.seed}")
+            # the reverse sweep's loops call `reversed`; the program's own only with `reversed`
+            self._runtime_names = list(RUNTIME_NAMES) + (
+                [] if "reversed" in self.shapes else ["reversed"])
+            self._names_rng.shuffle(self._runtime_names)
+        if self._runtime_names and self._names_rng.random() < RUNTIME_NAME_CHANCE:
+            return self._runtime_names.pop()
+        return None
+
     def maybe_reversed(self, text: str) -> str:
         """`range(...)` or, by chance, `reversed(range(...))` (same indices, other order)."""
         return f"reversed({text})" if self.chance(REVERSED_CHANCE) else text

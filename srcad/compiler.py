@@ -14,7 +14,6 @@ import hashlib
 import importlib.util
 import itertools
 import linecache
-import math
 import os
 import re
 import sys
@@ -25,22 +24,17 @@ import numpy as np
 from srcad import compile_notice
 from srcad.errors import SrcadError
 from srcad.numba_constants import comment_above, constant_arguments, kernel_wrapper
-from srcad.transform.names import NUMBA_ARRAY_NAMES, NUMBA_RUNTIME_NAMES
+from srcad.runtime_names import GENERATED_BUILTINS, MODULES, NUMBA_ARRAY_NAMES, NUMBA_RUNTIME_NAMES
 from srcad.transform.numba_compat import reduction_of
 
 _counter = itertools.count()
-RUNTIME_NAMES = {"math": math, "np": np}
 
 
 def compile_source(source: str, name: str, namespace: dict, origin: str = ""):
     """Compile `source` (defining function `name`) in a copy of `namespace`."""
-    env = dict(namespace)
-    for key, value in RUNTIME_NAMES.items():
-        if key in env and env[key] is not value:
-            raise SrcadError(f"the function's module binds `{key}` to something other than "
-                             f"the {value.__name__} module; generated code needs it",
-                             filename=origin, construct="name clash")
-        env[key] = value
+    # `np` and `math` are the modules (a user's name for something else was renamed:
+    # srcad/runtime_names.py)
+    env = {**namespace, **MODULES}
     filename = f"<srcad {name} #{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     code = compile(source, filename, "exec")
@@ -69,8 +63,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                          hint="pip install 'srcad[numba]'") from None
     compile_notice.install()  # a slow first compilation says so, once
     header = ["import math", "import numpy as np", "",
-              "from srcad.numba_runtime import (array_bytes, checkpoint_plan, reserve_tape, "
-              "simd_exp, view_element, view_size, view_start)"]
+              f"from srcad.numba_runtime import ({', '.join(sorted(NUMBA_RUNTIME_NAMES))})"]
     arrays = sorted(free_names & NUMBA_ARRAY_NAMES)
     reductions = {n: reduction_of(n) for n in sorted(free_names) if reduction_of(n)}
     if reductions:
@@ -82,7 +75,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     given = source
     source, leading, free_names = constant_arguments(
         source, name, namespace, free_names,
-        lambda n: n in RUNTIME_NAMES or n in _BUILTIN_NAMES or n in NUMBA_ARRAY_NAMES
+        lambda n: n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES
         or n in reductions or n in NUMBA_RUNTIME_NAMES,
         _loaded_names(helpers), origin, locate)
     if helpers:
@@ -90,12 +83,15 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                    f"fastmath={set(FASTMATH)!r})"]
     header.append("")
     for free in sorted(free_names):
-        if free in RUNTIME_NAMES or free in _BUILTIN_NAMES or free in NUMBA_ARRAY_NAMES \
+        if free in MODULES or free in GENERATED_BUILTINS or free in NUMBA_ARRAY_NAMES \
                 or free in reductions or free in NUMBA_RUNTIME_NAMES:
             continue
         value = namespace.get(free)
+        module = _module_spelling(value)
         if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):
             header.append(f"{free} = {value!r}")
+        elif module:  # `from numpy import abs` (renamed `abs_1`), `from math import exp`
+            header.append(f"{free} = {module}.{value.__name__}")
         else:
             raise SrcadError(f"the numba backend cannot embed the global `{free}` "
                              f"({type(value).__name__})", filename=origin,
@@ -124,6 +120,14 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
 
 
+def _module_spelling(value) -> str | None:
+    """`np` or `math` for a function of that module (numba compiles it), else None."""
+    for spelled, module in MODULES.items():
+        if callable(value) and getattr(module, getattr(value, "__name__", ""), None) is value:
+            return spelled
+    return None
+
+
 def _loaded_names(text: str) -> set:
     if not text:
         return set()
@@ -145,11 +149,6 @@ def _runtime_digest() -> str:
 # signed zeros keep their IEEE meaning (the non-finite guards rely on it), no FMA contraction
 # (it can make an exact cancellation a tiny nonzero) and no reassociation.
 FASTMATH = frozenset({"arcp"})
-
-
-
-_BUILTIN_NAMES = {"range", "len", "float", "int", "abs", "min", "max", "pow", "bool", "round",
-                  "ValueError"}  # raised by lowered max()/min() of an empty comprehension
 
 
 def raise_numba_error(err: Exception, origin: str = "") -> None:

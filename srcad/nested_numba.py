@@ -25,9 +25,8 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import FLOAT, Array
 from srcad.errors import UnsupportedCallError
+from srcad.runtime_names import NESTED_RUNTIME_NAMES as _RUNTIME
 from srcad.transform.tapes import INT_TAPE
-
-_RUNTIME = ("srcad_nested_gradient", "srcad_nested_tangent", "srcad_nested_adjoint")
 
 
 class NumbaNested:

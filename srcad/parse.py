@@ -16,6 +16,7 @@ import gast
 from srcad import syntax as S
 from srcad.errors import SrcadError, UnsupportedSyntaxError
 from srcad.lambdas import find_lambda, is_lambda
+from srcad.runtime_names import rename_clashes
 from srcad.source_check import check_source
 
 EMPTY_CELL = object()  # what an empty closure cell held when the function was parsed
@@ -38,6 +39,9 @@ class ParsedFunction:
     # `(A @ x)[0]`, `sum_of` for `sum(v for v in x)`) -> that expression: `spelled` quotes it
     expressions: dict = field(default_factory=dict, repr=False)
     written_as: str = ""  # a lambda's text, as the user wrote it (srcad/lambdas.py)
+    # the user's names generated code uses for its own, renamed (srcad/runtime_names.py):
+    # original -> new (`unbroadcast` -> `unbroadcast_1`); `spellings` holds them the other way
+    renamed: dict = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
@@ -68,6 +72,8 @@ class ParsedFunction:
     def error(self, node, construct, message, hint=None, kind=UnsupportedSyntaxError):
         if self.spellings:
             message = _respelled(message, self.spellings)
+        if self.renamed and hint:  # `Duplicated(reshaped, ...)`, as the user spells it
+            hint = _respelled(hint, {new: old for old, new in self.renamed.items()})
         column = getattr(node, "col_offset", None)
         line = self.line_of(node)
         if column is not None and line is not None:
@@ -183,8 +189,12 @@ def parse_function(func) -> ParsedFunction:
                 namespace[cell_name] = cell.cell_contents
             except ValueError:  # empty cell
                 pass
-    return ParsedFunction(func, tree, filename, first_line, source_lines, namespace,
-                          written_as=written_as)
+    parsed = ParsedFunction(func, tree, filename, first_line, source_lines, namespace,
+                            written_as=written_as)
+    # before any pass adds a call of srcad's runtime: the user's names never mean its names
+    parsed.renamed = rename_clashes(tree, namespace, parsed.resolve)
+    parsed.spellings.update({new: old for old, new in parsed.renamed.items()})
+    return parsed
 
 
 def _def_tree(func, filename) -> tuple:

@@ -5,12 +5,13 @@ Stages hand each other plain values; nothing here knows about a particular const
 
 from __future__ import annotations
 
+import builtins
 import functools
 from dataclasses import dataclass, field
 
 import gast
-import numpy as np
 
+from srcad import array_runtime
 from srcad import syntax as S
 from srcad.analysis.activity import analyse_activity
 from srcad.analysis.array_bindings import (
@@ -24,16 +25,6 @@ from srcad.analysis.type_refusals import refuse_zero_dim_arrays
 from srcad.analysis.typed_code import inferred_types, set_aside_untyped
 from srcad.analysis.types import Array, is_float_like, refuse_active_opaque_calls
 from srcad.analysis.writes import written_arguments
-from srcad.array_runtime import (
-    cholesky_adjoint,
-    cholesky_tangent,
-    diagonal_adjoint,
-    reshaped,
-    unbroadcast,
-    view_element,
-    view_size,
-    view_start,
-)
 from srcad.checkpointing import array_bytes, warn_checkpointed
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
@@ -44,6 +35,7 @@ from srcad.nested_numba import NumbaNested
 from srcad.parse import parse_function
 from srcad.refusals import Refusals
 from srcad.running import reserve_tape
+from srcad.runtime_names import ARRAY_RUNTIME_NAMES, GENERATED_BUILTINS, MODULES
 from srcad.transform.defined import typed_defaults
 from srcad.transform.element_reuse import reuse_element_reads
 from srcad.transform.forward.styles import Looped, Scalar, Stacked, Unrolled
@@ -70,9 +62,7 @@ from srcad.transform.row_views import hoist_row_views, row_view_types
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
 
 # What generated code of array programs calls besides NumPy (the names are reserved).
-ARRAY_RUNTIME = {f.__name__: f for f in (unbroadcast, reshaped, diagonal_adjoint,
-                                           cholesky_tangent, cholesky_adjoint, view_element,
-                                           view_size, view_start)}
+ARRAY_RUNTIME = {name_: getattr(array_runtime, name_) for name_ in ARRAY_RUNTIME_NAMES}
 
 # Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
 UNROLL_MAX_WIDTH = 16
@@ -240,13 +230,16 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     source = to_source(tree)
     namespace = dict(parsed.namespace)
     namespace.update(norm.extra_names)
+    # what generated code calls by these names (the user's own are renamed:
+    # srcad/runtime_names.py)
     namespace.update(ARRAY_RUNTIME)
     namespace.update(NESTED_RUNTIME)
-    namespace.setdefault("np", np)
-    namespace.setdefault("reserve_tape", reserve_tape)  # the python backend's (array tapes)
-    namespace.setdefault("checkpoint_plan", functools.partial(  # names the loop's function
-        warn_checkpointed, filename=parsed.filename, function=parsed.name))
-    namespace.setdefault("array_bytes", array_bytes)
+    namespace.update(MODULES)
+    namespace.update({name_: getattr(builtins, name_) for name_ in GENERATED_BUILTINS})
+    namespace["reserve_tape"] = reserve_tape  # the python backend's (array tapes)
+    namespace["checkpoint_plan"] = functools.partial(  # names the loop's function
+        warn_checkpointed, filename=parsed.filename, function=parsed.name)
+    namespace["array_bytes"] = array_bytes
     if request.backend == "numba":
         free = _free_names(tree) | _free_names(gast.parse(nested.helpers))
         function = compile_numba(source, name, namespace, free - nested.names, parsed.filename,

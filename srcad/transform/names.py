@@ -7,16 +7,7 @@ import builtins
 import gast
 
 from srcad import syntax as S
-
-# Names generated code calls from srcad's runtime: never given to a fresh variable, and never
-# bound from f's namespace by the numba compiler (srcad/compiler.py imports them instead).
-NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", "array_bytes",
-                                 "view_element", "view_size", "view_start"})
-# srcad/numba_arrays.py: the array runtime, compiled (numba_compat.py spells products
-# `array_matmul`, rank-one adjoints `outer_add`)
-NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
-                               "cholesky_adjoint", "reshaped", "array_tanh",
-                               "array_stack", "array_copy"})
+from srcad.runtime_names import RESERVED
 
 
 class Namer:
@@ -34,8 +25,9 @@ class Namer:
     def for_tree(cls, tree) -> Namer:
         used = {n.id for n in S.nodes(tree) if isinstance(n, gast.Name)}
         used |= {a.id for a in tree.args.args} if isinstance(tree, gast.FunctionDef) else set()
-        return cls(used | set(dir(builtins)) | {"math", "np"} | NUMBA_RUNTIME_NAMES
-                   | NUMBA_ARRAY_NAMES)
+        # never the name of something generated code calls (the user's own are renamed:
+        # srcad/runtime_names.py)
+        return cls(used | set(dir(builtins)) | RESERVED)
 
     def fresh(self, base: str) -> str:
         candidate, k = base, 0

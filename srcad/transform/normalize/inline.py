@@ -51,8 +51,10 @@ def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
 
 
 def global_reads(parsed: ParsedFunction) -> list:
-    """(globals dict, name, current object) for each module-level name the function reads."""
-    names = S.loaded_names(parsed.tree)
+    """(globals dict, name, current object) for each module-level name the function reads
+    (by the name the module binds: a global srcad renamed is read under its new name)."""
+    original = {new: old for old, new in parsed.renamed.items()}
+    names = {original.get(n, n) for n in S.loaded_names(parsed.tree)}
     closure = set(parsed.func.__code__.co_freevars)
     module = parsed.func.__globals__
     return [(module, n, module[n]) for n in sorted(names - closure) if n in module]
@@ -328,20 +330,23 @@ class Inliner:
             raise self.parsed.error(call, "call", f"{name_} takes {len(positional)} positional "
                                     f"arguments, {len(call.args)} given")
         given = dict(zip(positional, call.args))
+        renamed = cparsed.renamed  # keywords name the parameters as the user spells them
         for keyword in call.keywords:
-            if keyword.arg not in params or keyword.arg in given:
-                problem = "an unexpected" if keyword.arg not in params else "a repeated"
+            param = renamed.get(keyword.arg, keyword.arg)
+            if param not in params or param in given:
+                problem = "an unexpected" if param not in params else "a repeated"
                 raise self.parsed.error(call, "call", f"{name_} gets {problem} argument "
                                         f"`{keyword.arg}`")
-            given[keyword.arg] = keyword.value
+            given[param] = keyword.value
         defaults = callee.defaults if isinstance(callee, LocalFunction) else {
             **dict(zip(positional[len(positional) - len(callee.__defaults__ or ()):],
-                       callee.__defaults__ or ())), **(callee.__kwdefaults__ or {})}
+                       callee.__defaults__ or ())),
+            **{renamed.get(k, k): v for k, v in (callee.__kwdefaults__ or {}).items()}}
         missing = [p for p in params if p not in given and p not in defaults]
         if missing:
             raise self.parsed.error(call, "call", f"{name_} is missing the argument "
-                                    f"`{missing[0]}`", hint="pass every argument that has no "
-                                    "default")
+                                    f"`{cparsed.spellings.get(missing[0], missing[0])}`",
+                                    hint="pass every argument that has no default")
         bound = [(p, given[p] if p in given else self._value(defaults[p], f"{name_}_{p}"))
                  for p in params]
         return params, bound

@@ -187,7 +187,8 @@ class Lowering:
             return False  # defined twice: the fence refuses the second definition
         parsed = ParsedFunction(self.parsed.func, tree, self.parsed.filename,
                                 self.parsed.first_line, self.parsed.source_lines,
-                                self.parsed.namespace)
+                                self.parsed.namespace, spellings=self.parsed.spellings,
+                                renamed=self.parsed.renamed)
         self.local_functions[tree.name] = LocalFunction(parsed, tree.name)
         return True
 
