@@ -145,6 +145,8 @@ class Inliner:
         # checks them on each call, so rebinding a helper or a constant is never stale
         self.dependencies: list = global_reads(parsed)
         self.cells: list = closure_reads(parsed)  # (cell, object) likewise for closures
+        self.bound = {n.id for n in gast.walk(parsed.tree) if isinstance(n, gast.Name)
+                      and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
         # a statement whose inlining is refused (in the helper or at its call) is recorded
         # in `refusals` and kept as it is, listed in `refused` to be set aside
         self.refusals, self.refused = refusals, []
@@ -274,8 +276,11 @@ class Inliner:
                     obj = cparsed.resolve(fname)
                 except KeyError:
                     continue
+            # aliased when the caller reads another object by that name, or binds the name
+            # (its local would capture a module-level callee's global; a local function's
+            # free names are the caller's own locals)
             mine = resolve_callee(self.parsed, S.name(fname), self.extra)
-            if mine is not obj:
+            if mine is not obj or (not local and fname in self.bound):
                 alias = self.namer.fresh(f"{fname}_{prefix}")
                 mapping[fname] = alias
                 self.extra[alias] = obj
