@@ -11,8 +11,9 @@ and every result has x's structure:
   call); the result is shaped like f's output;
 * `jacobian`, `value_and_jacobian`: a container like x whose leaf for an input leaf of shape
   `s` has shape `output.shape + s` (JAX's `jacrev` convention; srcad/container_jacobian.py);
-* `hvp`, `hessian`: forward over reverse (srcad/container_second_order.py), H v a container
-  like x, H a container like x of containers like x (JAX's `jax.hessian`);
+* `hvp`, `hessian`: forward over reverse on python, reverse over forward on numba
+  (srcad/container_second_order.py), H v a container like x, H a container like x of
+  containers like x (JAX's `jax.hessian`);
 * `out=` is a container like the result, filled in place (its float entries are set in their
   dict or list) and returned.
 
@@ -145,7 +146,8 @@ def container_operator(name, f, args, options):
     out = options.get("out")
     if base in _SECOND_ORDER:
         position = next(i for i, a in enumerate(args) if a is x)
-        second = ContainerSecondOrder(f, args, position, backend)
+        second = ContainerSecondOrder(f, args, position, backend,
+                                      _reverse_over_forward(base, mode, chunk, backend))
         if base == "hvp":
             return _fill(out, second.hvp(options["tangent"], x))
         return _fill(out, second.hessian(x, chunk))
@@ -183,6 +185,20 @@ def container_operator(name, f, args, options):
         return jac if base == "jacobian" else (value, jac)
     raise ArgumentError(f"{base} does not take a container input or a tuple output",
                         construct=base)
+
+
+def _reverse_over_forward(operator, mode, chunk, backend) -> bool:
+    """Does second order run as reverse over forward (numba's, or asked for), as for an array
+    x? It takes one Hessian column per pass."""
+    from srcad.operator_options import REVERSE_OVER_FORWARD  # noqa: PLC0415 - as above
+    from srcad.second_order import second_order_mode  # noqa: PLC0415
+    if second_order_mode(mode, backend) != REVERSE_OVER_FORWARD:
+        return False
+    if operator == "hessian" and chunk not in (None, 1):
+        raise ArgumentError("reverse over forward (the numba backend's second order) takes one "
+                            "Hessian column per pass", construct="chunk",
+                            hint="leave chunk out, or use backend='python'")
+    return True
 
 
 def _several_tangents(x, tangent) -> bool:
