@@ -31,7 +31,7 @@ class ReverseOverForwardLanes:
     code. `annotated`: f's arguments with x (float leaves boxed) as `Duplicated`; `layout`
     the containers' structures; x's `count` leaves sit at flat positions first, first + 1..."""
 
-    def __init__(self, f, annotated, layout, first, count, backend):
+    def __init__(self, f, annotated, layout, first, count, backend, with_gradient=False):
         from srcad.arguments import _Call  # noqa: PLC0415 - they import this module's importers
         from srcad.container_calls import flatten_arguments  # noqa: PLC0415
         from srcad.differentiate import _compiled  # noqa: PLC0415
@@ -42,6 +42,11 @@ class ReverseOverForwardLanes:
         self.origin = f.__code__.co_filename
         self.tangent = tangent_function(self.forward, self.origin)
         self.first, self.count, self.backend = first, count, backend
+        # gradient_and_hvp: the directions active, their adjoints grad f (grad f . v is
+        # linear in v); None once reverse mode refuses that (numba: whole-array operations
+        # on the directions' tangents) and the directions stay constant
+        self.with_gradient = with_gradient
+        self.gradient = None
 
     def lanes(self, tangents):
         """For each tangent (per-leaf boxed arrays, None for the leaves that are not
@@ -49,8 +54,21 @@ class ReverseOverForwardLanes:
         return [self._pass(t) for t in tangents]
 
     def _pass(self, tangent):
+        try:
+            return self._reverse_pass(tangent)
+        except SrcadError as err:
+            if not self.with_gradient:
+                raise located_in_user_code(err, self.tangent, self.origin) from None
+        self.with_gradient, self.gradient = False, None
+        try:
+            return self._reverse_pass(tangent)
+        except SrcadError as err:
+            raise located_in_user_code(err, self.tangent, self.origin) from None
+
+    def _reverse_pass(self, tangent):
         from srcad.differentiate import autodiff  # noqa: PLC0415
         args, shadows = [], [None] * self.count
+        gradient = [None] * self.count
         for position, a in enumerate(self.flat):
             if not isinstance(a, Duplicated):
                 args.append(a)
@@ -60,11 +78,13 @@ class ReverseOverForwardLanes:
             args.append(Duplicated(a.value, shadow))
             if 0 <= k < self.count:  # a leaf of x, then its direction
                 shadows[k] = shadow
-                args.append(Const(tangent[k]))
+                if self.with_gradient:
+                    gradient[k] = np.zeros_like(a.value)
+                    args.append(Duplicated(tangent[k], gradient[k]))
+                else:
+                    args.append(Const(tangent[k]))
             else:  # a Cache, then its tangent: scratch, zero at each pass
                 args.append(Duplicated(np.zeros_like(a.value), np.zeros_like(a.value)))
-        try:
-            autodiff(Reverse, self.tangent, *args, backend=self.backend)
-        except SrcadError as err:
-            raise located_in_user_code(err, self.tangent, self.origin) from None
+        autodiff(Reverse, self.tangent, *args, backend=self.backend)
+        self.gradient = gradient if self.with_gradient else None
         return shadows

@@ -59,10 +59,11 @@ def _leaf_count(arg) -> int:
 
 
 class ContainerSecondOrder:
-    """hvp and hessian of f at a container x: forward over reverse (python) or reverse over
-    forward (numba, or mode='reverse-over-forward'), assembled in JAX's layout."""
+    """hvp, gradient_and_hvp and hessian of f at a container x: forward over reverse (python)
+    or reverse over forward (numba, or mode='reverse-over-forward'), in JAX's layout."""
 
-    def __init__(self, f, args, x_position, backend, reverse_over_forward):
+    def __init__(self, f, args, x_position, backend, reverse_over_forward,
+                 with_gradient=False):
         from srcad.container_calls import flatten_arguments  # noqa: PLC0415
         if any(isinstance(a, Output) for a in args):
             raise ArgumentError("hvp and hessian need a float-valued f (no Output argument)")
@@ -86,7 +87,7 @@ class ContainerSecondOrder:
         first = sum(_leaf_count(a) for a in annotated[:x_position])
         if reverse_over_forward:
             self.engine = ReverseOverForwardLanes(f, annotated, layout, first,
-                                                  len(self.given), backend)
+                                                  len(self.given), backend, with_gradient)
         else:
             self.engine = _ForwardOverReverseLanes(f, annotated, layout, first,
                                                    len(self.given))
@@ -94,6 +95,12 @@ class ContainerSecondOrder:
         _check_float_valued(f, compiled, args)
 
     def hvp(self, tangent, original_x):
+        """H v, a container like x."""
+        return self.gradient_and_hvp(tangent, original_x)[1]
+
+    def gradient_and_hvp(self, tangent, original_x):
+        """(grad f, H v) from one pass, containers like x; the gradient is None where the
+        engine does not find it on the way (`engine.gradient`)."""
         pytrees.check_congruent(original_x, tangent, "the tangent")
         t = []
         for v, g, path in zip(pytrees.leaves(tangent), pytrees.leaves(original_x),
@@ -107,9 +114,15 @@ class ContainerSecondOrder:
                                     construct="tangent")
             t.append(np.array(v, dtype=float).reshape(np.shape(g) or (1,)))
         (result,) = self.engine.lanes([t])
+        gradient = self.engine.gradient
+        return (None if gradient is None else self._like_x(gradient, original_x),
+                self._like_x(result, original_x))
+
+    def _like_x(self, values, original_x):
+        """Per-leaf boxed results as a container like x (non-float leaves copied)."""
         given = pytrees.leaves(original_x)
         return pytrees.unflatten(self.tree, [g if v is None else self._shaped(v, g)
-                                             for v, g in zip(result, given)])
+                                             for v, g in zip(values, given)])
 
     def hessian(self, original_x, chunk):
         """JAX's layout: H[leaf i][leaf k] of shape shape_i + shape_k, d^2 f / dx_i dx_k."""
@@ -184,12 +197,14 @@ class _ForwardOverReverseLanes:
         request = dataclasses.replace(call.request(Reverse, "python", 0), containers=layout)
         self.reverse = _compiled(f, request)  # list tapes, loops taped whole (memory=0)
         self.first, self.count = first, count
+        self.gradient = None
 
     def lanes(self, tangents):
         """For each tangent (a list of per-leaf arrays, one per float leaf of x, None for
         the others), H v as the same per-leaf list."""
         width = len(tangents)
         leaf_shadows = {}  # leaf index -> its shadow lanes (tangent of the adjoint)
+        self.gradient = [None] * self.count  # the shadows' values: grad f, on the way
         args = []
         for position, a in enumerate(self.flat):
             value = a.value if isinstance(a, Duplicated) else a
@@ -201,12 +216,14 @@ class _ForwardOverReverseLanes:
             value_lanes = [t[k] for t in tangents] if is_x else \
                 [np.zeros_like(value) for _ in range(width)]
             shadow_lanes = [np.zeros_like(value) for _ in range(width)]
+            shadow = np.zeros_like(value)
             if is_x:
                 leaf_shadows[k] = shadow_lanes
+                self.gradient[k] = shadow
             args.append(BatchDuplicated(value, value_lanes) if width > 1
                         else Duplicated(value, value_lanes[0]))
-            args.append(BatchDuplicated(np.zeros_like(value), shadow_lanes) if width > 1
-                        else Duplicated(np.zeros_like(value), shadow_lanes[0]))
+            args.append(BatchDuplicated(shadow, shadow_lanes) if width > 1
+                        else Duplicated(shadow, shadow_lanes[0]))
         args.append(1.0)
         from srcad.differentiate import autodiff  # noqa: PLC0415
         autodiff(Forward, self.reverse.function, *args,
