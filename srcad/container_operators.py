@@ -206,14 +206,15 @@ def _gradient_and_hvp(second, f, args, backend, x, tangent, out):
 def _reverse_over_forward(operator, mode, chunk, backend) -> bool:
     """Does second order run as reverse over forward (numba's, or asked for), as for an array
     x? It takes one Hessian column per pass."""
-    from srcad.operator_options import REVERSE_OVER_FORWARD  # noqa: PLC0415 - as above
+    from srcad.operator_options import (  # noqa: PLC0415 - as above
+        REVERSE_OVER_FORWARD,
+        refuse_chunk_in_reverse_over_forward,
+    )
     from srcad.second_order import second_order_mode  # noqa: PLC0415
     if second_order_mode(mode, backend) != REVERSE_OVER_FORWARD:
         return False
     if operator == "hessian" and chunk not in (None, 1):
-        raise ArgumentError("reverse over forward (the numba backend's second order) takes one "
-                            "Hessian column per pass", construct="chunk",
-                            hint="leave chunk out, or use backend='python'")
+        refuse_chunk_in_reverse_over_forward()
     return True
 
 
