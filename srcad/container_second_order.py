@@ -1,6 +1,6 @@
-"""hvp and hessian with a container x (a dict, list or tuple of float arrays and floats, nested),
-as for an array x (srcad/second_order.py): forward over reverse on the python backend, reverse
-over forward on numba (srcad/container_reverse_over_forward.py), over the leaves of x.
+"""hvp, gradient_and_hvp and hessian with a container x (a dict, list or tuple of float arrays
+and floats, nested), as for an array x (srcad/second_order.py): forward over reverse on the
+python backend, reverse over forward on numba (srcad/container_reverse_over_forward.py).
 
 Forward over reverse: the reverse code of f with x as `Duplicated(x, shadow)` takes each leaf
 and its shadow as arguments of their own (srcad/transform/normalize/containers.py); it is plain
@@ -16,7 +16,6 @@ d^2 f / d w[p] d b[q]. Non-float leaves (ints, bools, None) are copied from x.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import weakref
 
@@ -66,7 +65,8 @@ class ContainerSecondOrder:
                  with_gradient=False):
         from srcad.container_calls import flatten_arguments  # noqa: PLC0415
         if any(isinstance(a, Output) for a in args):
-            raise ArgumentError("hvp and hessian need a float-valued f (no Output argument)")
+            raise ArgumentError("hvp, gradient_and_hvp and hessian need a float-valued f (no "
+                                "Output argument)")
         original = args[x_position]
         numbers = [_is_float_number(v) for v in pytrees.leaves(original)]
         x = _as_arrays(original)
@@ -168,19 +168,26 @@ def _check_float_valued(f, compiled, args) -> None:
     """f returns one float: not nothing nor a tuple (read from its code), nor an array (f run
     once, on copies, per generated code: the argument types it was built for fix that)."""
     if not compiled.returns_value or compiled.tuple_return:
-        raise ArgumentError("hvp and hessian need f to return a float",
+        raise ArgumentError("hvp, gradient_and_hvp and hessian need f to return a float",
                             hint="use jacobian for functions returning arrays or tuples")
     if compiled.function in _FLOAT_VALUED:
         return
-    values = [a.value if isinstance(a, (Constant, Cache)) else a for a in args]
-    result = f(*copy.deepcopy(values))
+    result = f(*[_fresh(a.value if isinstance(a, (Constant, Cache)) else a) for a in args])
     if not isinstance(result, (float, int, np.floating, np.integer)):
-        raise ArgumentError(f"hvp and hessian need f to return a float, got "
+        raise ArgumentError(f"hvp, gradient_and_hvp and hessian need f to return a float, got "
                             f"{type(result).__name__}"
                             + (f" of shape {result.shape}" if isinstance(result, np.ndarray)
                                else ""),
                             hint="use jacobian for functions returning arrays")
     _FLOAT_VALUED[compiled.function] = True
+
+
+def _fresh(value):
+    """`value` with its arrays copied (f may write them)."""
+    if pytrees.is_container(value):
+        return pytrees.unflatten(pytrees.treedef(value),
+                                 [_fresh(v) for v in pytrees.leaves(value)])
+    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 class _ForwardOverReverseLanes:
