@@ -28,14 +28,14 @@ from srcad.reverse_over_forward import located_in_user_code, tangent_function
 
 class ReverseOverForwardLanes:
     """H v for per-leaf tangents by reverse passes over the tangent function of f's forward
-    code. `annotated`: f's arguments with x (float leaves boxed) as `Duplicated`; `layout`
-    the containers' structures; x's `count` leaves sit at flat positions first, first + 1..."""
+    code. `flat`: f's arguments flattened (container_calls.flatten_arguments), x's float
+    leaves boxed and `Duplicated`, at positions first, first + 1, ... (`count` leaves);
+    `layout` the containers' structures."""
 
-    def __init__(self, f, annotated, layout, first, count, backend, with_gradient=False):
+    def __init__(self, f, flat, layout, first, count, backend, with_gradient=False):
         from srcad.arguments import _Call  # noqa: PLC0415 - they import this module's importers
-        from srcad.container_calls import flatten_arguments  # noqa: PLC0415
         from srcad.differentiate import _compiled  # noqa: PLC0415
-        self.flat, _, _ = flatten_arguments(Forward, annotated)
+        self.flat = flat
         call = _Call(Forward, self.flat, None, "python")
         request = dataclasses.replace(call.request(Forward, "python"), containers=layout)
         self.forward = _compiled(f, request)  # one tangent, python: the code reverse reads

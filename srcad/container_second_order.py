@@ -80,17 +80,17 @@ class ContainerSecondOrder:
                 annotated.append(Duplicated(a.value, np.zeros_like(a.value)))
             else:
                 annotated.append(a.value if isinstance(a, Constant) else a)
-        _, layout, _ = flatten_arguments(Reverse, annotated)
+        # every float leaf of x boxed: its leaves flatten alike in either mode
+        flat, layout, _ = flatten_arguments(Reverse, annotated)
         layout = tuple((p, pytrees.boxed(t, numbers)) if p == x_position else (p, t)
                        for p, t in layout)
         # leaf k of x sits at flat position first + k
         first = sum(_leaf_count(a) for a in annotated[:x_position])
         if reverse_over_forward:
-            self.engine = ReverseOverForwardLanes(f, annotated, layout, first,
-                                                  len(self.given), backend, with_gradient)
+            self.engine = ReverseOverForwardLanes(f, flat, layout, first, len(self.given),
+                                                  backend, with_gradient)
         else:
-            self.engine = _ForwardOverReverseLanes(f, annotated, layout, first,
-                                                   len(self.given))
+            self.engine = _ForwardOverReverseLanes(f, flat, layout, first, len(self.given))
         compiled = self.engine.forward if reverse_over_forward else self.engine.reverse
         _check_float_valued(f, compiled, args)
 
@@ -195,11 +195,10 @@ class _ForwardOverReverseLanes:
     of f over x's leaves: leaf k's value carries the tangent lane, the tangent of its shadow
     ends as (H v)_k."""
 
-    def __init__(self, f, annotated, layout, first, count):
+    def __init__(self, f, flat, layout, first, count):
         from srcad.arguments import _Call  # noqa: PLC0415 - they import this module's importers
-        from srcad.container_calls import flatten_arguments  # noqa: PLC0415
         from srcad.differentiate import _compiled  # noqa: PLC0415
-        self.flat, _, _ = flatten_arguments(Reverse, annotated)
+        self.flat = flat
         call = _Call(Reverse, self.flat, None, "python")
         request = dataclasses.replace(call.request(Reverse, "python", 0), containers=layout)
         self.reverse = _compiled(f, request)  # list tapes, loops taped whole (memory=0)
