@@ -11,8 +11,9 @@ and every result has x's structure:
   call); the result is shaped like f's output;
 * `jacobian`, `value_and_jacobian`: a container like x whose leaf for an input leaf of shape
   `s` has shape `output.shape + s` (JAX's `jacrev` convention; srcad/container_jacobian.py);
-* `hvp`, `hessian`: forward over reverse (srcad/container_second_order.py), H v a container
-  like x, H a container like x of containers like x (JAX's `jax.hessian`);
+* `hvp`, `gradient_and_hvp`, `hessian`: forward over reverse on python, reverse over forward
+  on numba (srcad/container_second_order.py), H v and the gradient containers like x, H a
+  container like x of containers like x (JAX's `jax.hessian`);
 * `out=` is a container like the result, filled in place (its float entries are set in their
   dict or list) and returned.
 
@@ -49,7 +50,7 @@ from srcad.container_second_order import ContainerSecondOrder
 from srcad.errors import ArgumentError, SrcadError
 
 _ARRAY_ONLY = ("hvp", "hessian", "second_derivative", "derivative", "gradient_and_hvp")
-_SECOND_ORDER = ("hvp", "hessian")
+_SECOND_ORDER = ("hvp", "hessian", "gradient_and_hvp")
 
 
 _TUPLE_RETURNS: dict = {}  # code object -> does the function return `a, b`?
@@ -145,10 +146,14 @@ def container_operator(name, f, args, options):
     out = options.get("out")
     if base in _SECOND_ORDER:
         position = next(i for i, a in enumerate(args) if a is x)
-        second = ContainerSecondOrder(f, args, position, backend)
+        second = ContainerSecondOrder(f, args, position, backend,
+                                      _reverse_over_forward(base, mode, chunk, backend),
+                                      with_gradient=base == "gradient_and_hvp")
         if base == "hvp":
             return _fill(out, second.hvp(options["tangent"], x))
-        return _fill(out, second.hessian(x, chunk))
+        if base == "hessian":
+            return _fill(out, second.hessian(x, chunk))
+        return _gradient_and_hvp(second, f, args, backend, x, options["tangent"], out)
     run = _Runner(f, args, backend)
     if base in ("gradient", "value_and_gradient"):
         if mode == "forward":  # the jacobian's one row, by lanes of unit tangents
@@ -183,6 +188,34 @@ def container_operator(name, f, args, options):
         return jac if base == "jacobian" else (value, jac)
     raise ArgumentError(f"{base} does not take a container input or a tuple output",
                         construct=base)
+
+
+def _gradient_and_hvp(second, f, args, backend, x, tangent, out):
+    """(grad f, H v), containers like x (out=(g, hv): those, filled); the gradient by a
+    reverse pass of f of its own where the second-order pass does not leave it."""
+    if out is not None and not (isinstance(out, tuple) and len(out) == 2):
+        raise ArgumentError("gradient_and_hvp takes out=(g, hv), two containers like x",
+                            construct="out")
+    outs = out if out is not None else (None, None)
+    gradient, hv = second.gradient_and_hvp(tangent, x)
+    if gradient is None:
+        gradient = _Runner(f, args, backend).reverse(_target(x, outs[0]), seed=None)[1]
+    return _fill(outs[0], gradient), _fill(outs[1], hv)
+
+
+def _reverse_over_forward(operator, mode, chunk, backend) -> bool:
+    """Does second order run as reverse over forward (numba's, or asked for), as for an array
+    x? It takes one Hessian column per pass."""
+    from srcad.operator_options import (  # noqa: PLC0415 - as above
+        REVERSE_OVER_FORWARD,
+        refuse_chunk_in_reverse_over_forward,
+    )
+    from srcad.second_order import second_order_mode  # noqa: PLC0415
+    if second_order_mode(mode, backend) != REVERSE_OVER_FORWARD:
+        return False
+    if operator == "hessian" and chunk not in (None, 1):
+        refuse_chunk_in_reverse_over_forward()
+    return True
 
 
 def _several_tangents(x, tangent) -> bool:

@@ -84,6 +84,12 @@ def refuse_chunk_in_reverse(operator: str) -> None:
                         hint="pass mode='forward' with chunk=, or leave chunk out")
 
 
+def refuse_chunk_in_reverse_over_forward() -> None:
+    raise ArgumentError("reverse over forward (the numba backend's second order) takes one "
+                        "Hessian column per pass", construct="chunk",
+                        hint="leave chunk out, or use backend='python'")
+
+
 def check_out(out, shape) -> None:
     """`out=` is a float NumPy array shaped like the result."""
     if not isinstance(out, np.ndarray) or out.dtype.kind != "f":

@@ -19,6 +19,7 @@ from srcad.operator_options import (
     SECOND_ORDER,
     check_options,
     check_out,
+    refuse_chunk_in_reverse_over_forward,
     refuse_float_out,
     refuse_memory,
 )
@@ -221,9 +222,7 @@ def prepare_hessian(f: Function, *args: Any, mode: SecondOrderMode = None,
     check_options("hessian", mode, chunk, backend)
     x = input_slot(read_arguments(args)).value
     if chunk not in (None, 1) and second_order_mode(mode, backend) == REVERSE_OVER_FORWARD:
-        raise ArgumentError("reverse over forward (the numba backend's second order) takes one "
-                            "Hessian column per pass", construct="chunk",
-                            hint="leave chunk out, or use backend='python'")
+        refuse_chunk_in_reverse_over_forward()
     return _prepare_second("hessian", f, args, choose_chunk(np.size(x), chunk), backend, mode)
 
 
