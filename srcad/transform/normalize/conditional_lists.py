@@ -56,14 +56,14 @@ from srcad.transform.normalize.list_room import room
 def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> list:
     """`body` with the lists appended to in loops (above) made arrays."""
     def accepts(candidate) -> bool:
-        region = _region(candidate)
+        region = candidate.region
         return _only_read_and_appended(parsed, region, candidate.name) \
             and candidate.name not in _names(candidate.made.value) \
             and not _names(candidate.made.value) & _stored(candidate.between) \
             and room(region, candidate.name, _stored(region)) is not None
 
     def grow(candidate):
-        name_, region = candidate.name, _region(candidate)
+        name_, region = candidate.name, candidate.region
         buffer = namer.fresh(f"{name_}_buffer")
         count = namer.fresh(f"{name_}_length")
         space = room(region, name_, _stored(region))
@@ -80,7 +80,7 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
             filled = S.substitute("buffer[0:count].copy()", {"buffer": S.name(buffer),
                                                               "count": S.name(count)})
             new.append(_locate([S.assign(S.name(name_), filled)], candidate.filler)[0])
-        return [], new, ([] if candidate.in_loop else candidate.rest)
+        return [], new, candidate.rest
 
     return lists_grown(parsed, body, accepts, grow, nested=True)
 
@@ -99,12 +99,6 @@ def _plus(space, more):
     if isinstance(space, gast.Constant):
         return S.const(space.value + more)
     return gast.BinOp(left=space, op=gast.Add(), right=S.const(more))
-
-
-def _region(candidate) -> list:
-    """The statements that fill the list and read it as a list: the filler, and in a loop
-    body also the rest of that body."""
-    return [candidate.filler] + (candidate.rest if candidate.in_loop else [])
 
 
 def _names(tree) -> set:

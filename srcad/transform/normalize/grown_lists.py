@@ -27,21 +27,26 @@ from srcad.transform.normalize.list_truth import truth_as_length
 
 @dataclass
 class Candidate:
-    """A list `name = []` (the statement `made`), the statements `between` it and the
-    statement `filler` that next uses it, the statements of the block after that (`rest`),
-    and whether the block is in a loop."""
+    """A list `name = []` (the statement `made`), the statements `between` it and the first
+    statement that uses it, the statements that fill it (`region`: from that first one to the
+    last one that appends to it; in a loop body, to the end of the body), the statements
+    after them (`rest`), and whether the block is in a loop."""
     name: str
     made: gast.stmt
     between: list
-    filler: gast.stmt
+    region: list
     rest: list
     in_loop: bool
+
+    @property
+    def filler(self):
+        return self.region[0]
 
 
 def lists_grown(parsed: ParsedFunction, body: list, accepts, grow, nested=False) -> list:
     """`body` with each list `name = []` whose candidate (above) `accepts(candidate)` made an
     array by `grow(candidate)`: (the statements replacing `name = []`, those replacing the
-    filler, those replacing the rest; the statements between stay). Without `nested`, only
+    region, those replacing the rest; the statements between stay). Without `nested`, only
     the lists of the top level of `body`. A list outside loops must be only read after the
     filler (as `_only_read_after` allows); len/sum/max/min of it become loops, a truth test of
     it its length. Needs `np` to be NumPy in the function's module."""
@@ -66,8 +71,11 @@ def _grow_block(parsed, block, body, accepts, grow, nested, in_loop, grown) -> l
             j += 1
             continue
         k = later[0]
+        end = len(block) if in_loop else 1 + max(m for m in later if any(
+            is_append(n, name_) for n in S.nodes(block[m])) or m == k)
         truth_as_length(block[k:], name_)  # `if ys:` is `len(ys) > 0`, list or array
-        candidate = Candidate(name_, block[j], block[j + 1:k], block[k], block[k + 1:], in_loop)
+        candidate = Candidate(name_, block[j], block[j + 1:k], block[k:end], block[end:],
+                              in_loop)
         if not accepts(candidate) or not (in_loop or _only_read_after(candidate.rest, name_,
                                                                       parsed)):
             j += 1
@@ -75,7 +83,7 @@ def _grow_block(parsed, block, body, accepts, grow, nested, in_loop, grown) -> l
         if not in_loop:
             grown.add(name_)
         made, filled, rest = grow(candidate)
-        block[j:] = made + block[j + 1:k] + filled + rest
+        block[j:] = made + candidate.between + filled + rest
         j += len(made)
     if nested:
         for stmt in block:

@@ -7,9 +7,10 @@ depends on the loop variable, their sum over the iterations: `sum(len(range(i, n
 range(n))`, a generator that srcad/transform/normalize/lower.py makes a loop). A `while` loop
 counts only as the first of the statements and when its trip count is provable: `while i < n`
 (or `<=`) whose body increments `i` by 1 once, at its top level, binds `i` nowhere else and
-never continues. `break` only makes fewer appends. Every name the room reads must keep its
-value through the statements (`region_stored`), so that the room computed before them holds.
-None when no such bound is known (a `while` of another form, an append in another statement).
+never continues (the body's room may depend on `i` when the increment is its last statement).
+`break` only makes fewer appends. Every name the room reads must keep its value through the
+statements (`region_stored`), so that the room computed before them holds. None when no such
+bound is known (a `while` of another form, an append in another statement).
 
 >>> import gast
 >>> stmts = gast.parse("for i in range(n):\\n  for j in range(m):\\n    ys.append(x)").body
@@ -111,12 +112,18 @@ class _Room:
         if len(steps) != 1 or rebinds != 1 or _continues(loop.body) \
                 or not self.invariant(stop, set()):
             return None
-        body = self.block(loop.body, set())
-        if body is None or not self.invariant(body, set()):
+        # the body sees the counter's values from its value at entry up, when it steps last
+        bound = {counter} if loop.body[-1] is steps[0] else set()
+        body = self.block(loop.body, bound)
+        if body is None or not self.invariant(body, bound):
             return None
         if isinstance(test.ops[0], gast.LtE):
             stop = gast.BinOp(left=S.as_load(stop), op=gast.Add(), right=S.const(1))
-        return _times(S.call("len", S.call("range", S.name(counter), S.as_load(stop))), body)
+        span = S.call("range", S.name(counter), S.as_load(stop))
+        if counter not in _names(body):
+            return _times(S.call("len", span), body)
+        return S.call("sum", gast.GeneratorExp(elt=body, generators=[gast.comprehension(
+            target=S.name(counter, store=True), iter=span, ifs=[], is_async=0)]))
 
 
 def _continues(body) -> bool:

@@ -31,6 +31,7 @@ from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.conditional_lists import grow_conditional_lists
 from srcad.transform.normalize.list_appends import appends_to_literals
+from srcad.transform.normalize.list_arms import literals_in_arms_as_appends
 from srcad.transform.normalize.list_reductions import fold_literal_reductions
 from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_lists
 
@@ -347,6 +348,7 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     lowering = Lowering(parsed, namer)
     body = fold_literal_reductions(parsed, body)
     body = appends_to_literals(lowering.comprehensions_as_appends(body))
+    body = literals_in_arms_as_appends(body)
     body = grow_conditional_lists(parsed, grow_lists_into_arrays(parsed, body, namer), namer)
     body = lowering.block(body, top=True)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
