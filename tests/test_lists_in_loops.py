@@ -80,6 +80,8 @@ def growing_list_per_iteration(x):
             ys.append(x[i] * x[j])
         ys.append(x[i])
         total += sum(ys) * ys[-2] + len(ys)
+        for y in ys:  # looped over within the iteration
+            total = total * 0.5 + y
     return total
 
 

@@ -67,7 +67,7 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         buffer = namer.fresh(f"{name_}_buffer")
         count = namer.fresh(f"{name_}_length")
         space = room(region, name_, _stored(region))
-        reads = _BufferReads(parsed, name_, buffer, count)
+        reads = _BufferReads(parsed, namer, name_, buffer, count)
         region = [s for stmt in region for s in _as_list(reads.visit(stmt))]
         first = candidate.made.value.elts  # `ys = [a, b]`: two appends before the filler
         made = [S.assign(S.name(buffer), S.call("np.zeros", _plus(space, len(first))))]
@@ -130,8 +130,9 @@ class _BufferReads(gast.NodeTransformer):
     """Appends to `name_` as writes of `buffer` through `count`, reads of `name_` as reads of
     its filled part `buffer[0:count]`: `len` is `count`, sum/max/min loops over the part."""
 
-    def __init__(self, parsed, name_, buffer, count):
+    def __init__(self, parsed, namer, name_, buffer, count):
         self.parsed = parsed
+        self.namer = namer
         self.name_ = name_
         self.buffer = buffer
         self.count = count
@@ -172,5 +173,10 @@ class _BufferReads(gast.NodeTransformer):
     def visit_For(self, node):
         self.generic_visit(node)
         if isinstance(node.iter, gast.Name) and node.iter.id == self.name_:
-            node.iter = gast.copy_location(self.filled(), node.iter)
+            # over the indices of the filled part (srcad loops over ranges and arrays)
+            index = self.namer.fresh("k")
+            node.body.insert(0, gast.copy_location(S.assign(node.target, gast.Subscript(
+                value=S.name(self.buffer), slice=S.name(index), ctx=gast.Load())), node))
+            node.target = S.name(index, store=True)
+            node.iter = gast.copy_location(S.call("range", S.name(self.count)), node.iter)
         return node
