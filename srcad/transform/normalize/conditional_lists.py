@@ -46,6 +46,7 @@ from srcad.transform.names import Namer
 from srcad.transform.normalize.grown_lists import (
     is_append,
     lists_grown,
+    names_of,
     read_uses,
     reduced_as_loop,
     reduction,
@@ -58,8 +59,8 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
     def accepts(candidate) -> bool:
         region = candidate.region
         return _only_read_and_appended(parsed, region, candidate.name) \
-            and candidate.name not in _names(candidate.made.value) \
-            and not _names(candidate.made.value) & _stored(candidate.between) \
+            and candidate.name not in names_of(candidate.made.value) \
+            and not names_of(candidate.made.value) & _stored(candidate.between) \
             and room(region, candidate.name, _stored(region)) is not None
 
     def grow(candidate):
@@ -100,9 +101,6 @@ def _plus(space, more):
         return S.const(space.value + more)
     return gast.BinOp(left=space, op=gast.Add(), right=S.const(more))
 
-
-def _names(tree) -> set:
-    return {n.id for n in S.nodes(tree) if isinstance(n, gast.Name)}
 
 
 def _stored(stmts) -> set:

@@ -64,7 +64,7 @@ def _grow_block(parsed, block, body, accepts, grow, nested, in_loop, grown) -> l
     j = 0
     while j < len(block):
         name_ = _new_list(block[j])
-        later = [k for k in range(j + 1, len(block)) if name_ in _names(block[k])] \
+        later = [k for k in range(j + 1, len(block)) if name_ in names_of(block[k])] \
             if name_ is not None else []
         if not later or bindings_of(body, name_) != 1 \
                 or _uses(body, name_) != sum(_uses([s], name_) for s in block[j:]):
@@ -111,8 +111,9 @@ def _uses(stmts, name_) -> int:
     return sum(1 for s in stmts for n in S.nodes(s) if isinstance(n, gast.Name) and n.id == name_)
 
 
-def _names(stmt) -> set:
-    return {n.id for n in S.nodes(stmt) if isinstance(n, gast.Name)}
+def names_of(tree) -> set:
+    """Every name `tree` reads or binds."""
+    return {n.id for n in S.nodes(tree) if isinstance(n, gast.Name)}
 
 
 def _new_list(stmt):

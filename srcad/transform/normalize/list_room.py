@@ -23,7 +23,8 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
-from srcad.transform.normalize.grown_lists import is_append
+from srcad.transform.normalize.grown_lists import is_append, names_of
+from srcad.transform.normalize.lists import _exits_loop
 
 
 def room(stmts: list, name_: str, region_stored: set):
@@ -54,7 +55,7 @@ class _Room:
 
     def invariant(self, expr, bound) -> bool:
         """Does `expr` read only names that keep their value (or loop variables in `bound`)?"""
-        return not (_names(expr) - bound) & self.stored
+        return not (names_of(expr) - bound) & self.stored
 
     def block(self, stmts, bound, first=False):
         total = S.const(0)
@@ -83,7 +84,7 @@ class _Room:
         count = trips(loop.iter)
         if count is None or not self.invariant(loop.iter, bound):
             return None
-        targets = _names(loop.target)
+        targets = names_of(loop.target)
         if not all(isinstance(n, (gast.Name, gast.Tuple, gast.List, gast.Store))
                    for n in S.nodes(loop.target)) \
                 or any(targets & S.bound_names(s) for s in loop.body):
@@ -91,7 +92,7 @@ class _Room:
         body = self.block(loop.body, bound | targets)
         if body is None:
             return None
-        if not _names(body) & targets:
+        if not names_of(body) & targets:
             return _times(count, body)
         looped = gast.GeneratorExp(elt=body, generators=[gast.comprehension(
             target=S.clone(loop.target), iter=S.as_load(loop.iter), ifs=[], is_async=0)])
@@ -109,7 +110,7 @@ class _Room:
                  and isinstance(s.op, gast.Add) and isinstance(s.value, gast.Constant)
                  and s.value.value == 1 and type(s.value.value) is int]
         rebinds = sum(1 for s in loop.body if counter in S.bound_names(s))
-        if len(steps) != 1 or rebinds != 1 or _continues(loop.body) \
+        if len(steps) != 1 or rebinds != 1 or _exits_loop(loop.body, gast.Continue) \
                 or not self.invariant(stop, set()):
             return None
         # the body sees the counter's values from its value at entry up, when it steps last
@@ -120,24 +121,12 @@ class _Room:
         if isinstance(test.ops[0], gast.LtE):
             stop = gast.BinOp(left=S.as_load(stop), op=gast.Add(), right=S.const(1))
         span = S.call("range", S.name(counter), S.as_load(stop))
-        if counter not in _names(body):
-            return _times(S.call("len", span), body)
+        if counter not in names_of(body):  # `i` or `n` may be floats: no len(range(i, n))
+            return _times(S.substitute("max(0, int(np.ceil(n - i)))", {
+                "n": S.as_load(stop), "i": S.name(counter)}), body)
         return S.call("sum", gast.GeneratorExp(elt=body, generators=[gast.comprehension(
             target=S.name(counter, store=True), iter=span, ifs=[], is_async=0)]))
 
-
-def _continues(body) -> bool:
-    """Does `body` continue the loop it belongs to (not a nested loop)?"""
-    for stmt in body:
-        if isinstance(stmt, gast.Continue):
-            return True
-        if isinstance(stmt, gast.If) and (_continues(stmt.body) or _continues(stmt.orelse)):
-            return True
-    return False
-
-
-def _names(tree) -> set:
-    return {n.id for n in S.nodes(tree) if isinstance(n, gast.Name)}
 
 
 def _plus(a, b):

@@ -53,12 +53,14 @@ def constant_index(index, size):
     return value % size
 
 
-def _exits_loop(body) -> bool:
-    """Does `body` break or continue the loop it belongs to (not a nested loop)?"""
+def _exits_loop(body, exits=(gast.Break, gast.Continue)) -> bool:
+    """Does `body` break or continue (one of `exits`) the loop it belongs to (not a nested
+    loop)?"""
     for stmt in body:
-        if isinstance(stmt, (gast.Break, gast.Continue)):
+        if isinstance(stmt, exits):
             return True
-        if isinstance(stmt, gast.If) and (_exits_loop(stmt.body) or _exits_loop(stmt.orelse)):
+        if isinstance(stmt, gast.If) and (_exits_loop(stmt.body, exits)
+                                          or _exits_loop(stmt.orelse, exits)):
             return True
     return False
 
