@@ -51,7 +51,7 @@ from srcad.transform.normalize.grown_lists import (
     reduced_as_loop,
     reduction,
 )
-from srcad.transform.normalize.list_room import room
+from srcad.transform.normalize.list_room import added, room
 
 
 def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> list:
@@ -71,7 +71,7 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         reads = _BufferReads(parsed, namer, name_, buffer, count)
         region = [s for stmt in region for s in _as_list(reads.visit(stmt))]
         first = candidate.made.value.elts  # `ys = [a, b]`: two appends before the filler
-        made = [S.assign(S.name(buffer), S.call("np.zeros", _plus(space, len(first))))]
+        made = [S.assign(S.name(buffer), S.call("np.zeros", added(space, S.const(len(first)))))]
         made += [S.assign(gast.Subscript(value=S.name(buffer), slice=S.const(k),
                                          ctx=gast.Store()), e) for k, e in enumerate(first)]
         made.append(S.assign(S.name(count), S.const(len(first))))
@@ -92,15 +92,6 @@ def _locate(stmts, at) -> list:
             if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
                 gast.copy_location(node, at)
     return stmts
-
-
-def _plus(space, more):
-    if not more:
-        return space
-    if isinstance(space, gast.Constant):
-        return S.const(space.value + more)
-    return gast.BinOp(left=space, op=gast.Add(), right=S.const(more))
-
 
 
 def _stored(stmts) -> set:

@@ -63,7 +63,7 @@ class _Room:
             part = self.statement(stmt, bound, first and k == 0)
             if part is None:
                 return None
-            total = _plus(total, part)
+            total = added(total, part)
         return total
 
     def statement(self, stmt, bound, first):
@@ -129,7 +129,8 @@ class _Room:
 
 
 
-def _plus(a, b):
+def added(a, b):
+    """`a + b`, folded when either is a constant."""
     if isinstance(a, gast.Constant) and isinstance(b, gast.Constant):
         return S.const(a.value + b.value)
     if isinstance(a, gast.Constant) and a.value == 0:
