@@ -131,6 +131,10 @@ def _blocks(rng, n, m, counter):
             lines += [f"        {ys}.append({item})"]
         if rng.random() < 0.3:
             lines += [f"    {ys}.append(x[i] * a + 0.0611 * i)"]
+        if rng.random() < 0.3:  # a counted while in the outer loop, its counter set before it
+            lines += [f"    j = {rng.choice(['i', '0', 'i // 2'])}", "    while j < len(x):",
+                      f"        {ys}.append(x[j] * {_c(rng)} + 0.0917 * j + 0.0389 * i)",
+                      "        j += 1"]
         return lines + reads(ys)
 
     def while_appends():

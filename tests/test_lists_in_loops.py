@@ -58,6 +58,16 @@ def counted_while_inclusive(x, a):
     return sum(ys) + ys[-1] * ys[0]
 
 
+def while_in_a_for(x, a):
+    ys = []
+    for i in range(len(x)):
+        j = i // 2  # the counter set just before its while: its trip count is known
+        while j <= i:
+            ys.append(x[j] * x[i] + a)
+            j += 1
+    return sum(ys) * ys[-1] + min(ys)
+
+
 def list_per_iteration(x, a):
     total = 0.0
     for i in range(len(x)):
@@ -173,6 +183,7 @@ def test_appends_in_a_counted_while_loop():
     np.testing.assert_allclose(_reverse_gradient(counted_while, X, 2), want, rtol=1e-14)
     check_grads(counted_while_inclusive, _dup(X), Active(0.6))
     check_grads(counted_while_inclusive, X.copy(), Active(0.6))
+    check_grads(while_in_a_for, _dup(X), Active(0.1))
 
 
 def test_a_list_created_in_a_loop_body_is_used_within_the_iteration():

@@ -5,11 +5,12 @@ An append counts 1, an `if` the larger of its arms' counts, a `for` over a range
 (or zip/enumerate/reversed of those) its trip count times its body's (or, when the body's room
 depends on the loop variable, their sum over the iterations: `sum(len(range(i, n)) for i in
 range(n))`, a generator that srcad/transform/normalize/lower.py makes a loop). A `while` loop
-counts only as the first of the statements and when its trip count is provable: `while i < n`
-(or `<=`) whose body increments `i` by 1 once, at its top level, binds `i` nowhere else and
-never continues (the body's room may depend on `i` when the increment is its last statement).
-`break` only makes fewer appends. Every name the room reads must keep its value through the
-statements (`region_stored`), so that the room computed before them holds. None when no such
+counts when its trip count is provable: `while i < n` (or `<=`), the first of the statements
+or right after `i = e`, whose body increments `i` by 1 once, at its top level, binds `i`
+nowhere else and never continues (the body's room may depend on `i` when the increment is
+its last statement). `break` only makes fewer appends. Every name the room reads must keep
+its value through the statements (`region_stored`), so that the room computed before them
+holds. None when no such
 bound is known (a `while` of another form, an append in another statement).
 
 >>> import gast
@@ -60,13 +61,19 @@ class _Room:
     def block(self, stmts, bound, first=False):
         total = S.const(0)
         for k, stmt in enumerate(stmts):
-            part = self.statement(stmt, bound, first and k == 0)
+            start = None  # a while's counter at entry: its value where the room is computed
+            if isinstance(stmt, gast.While) and first and k == 0:
+                start = _counter(stmt)
+            elif isinstance(stmt, gast.While) and k:  # or set just before the loop (`j = 0`)
+                start = _counter_start(stmts[k - 1], stmt)
+                start = start if start is not None and self.invariant(start, bound) else None
+            part = self.statement(stmt, bound, start)
             if part is None:
                 return None
             total = added(total, part)
         return total
 
-    def statement(self, stmt, bound, first):
+    def statement(self, stmt, bound, start):
         if is_append(stmt, self.name_):
             return S.const(1)
         if isinstance(stmt, gast.If):
@@ -75,7 +82,7 @@ class _Room:
         if isinstance(stmt, gast.For) and not stmt.orelse:
             return self.for_loop(stmt, bound)
         if isinstance(stmt, gast.While) and not stmt.orelse:
-            return self.while_loop(stmt) if first else None
+            return None if start is None else self.while_loop(stmt, bound, start)
         if any(is_append(s, self.name_) for s in S.nodes(stmt)):
             return None  # in a statement of another kind (a loop with `else`)
         return S.const(0)
@@ -98,32 +105,27 @@ class _Room:
             target=S.clone(loop.target), iter=S.as_load(loop.iter), ifs=[], is_async=0)])
         return S.call("sum", looped)
 
-    def while_loop(self, loop):
-        test = loop.test
-        if not (isinstance(test, gast.Compare) and len(test.ops) == 1
-                and isinstance(test.ops[0], (gast.Lt, gast.LtE))
-                and isinstance(test.left, gast.Name)):
-            return None
-        counter, stop = test.left.id, test.comparators[0]
+    def while_loop(self, loop, bound, start):
+        counter, stop = loop.test.left.id, loop.test.comparators[0]
         steps = [s for s in loop.body if isinstance(s, gast.AugAssign)
                  and isinstance(s.target, gast.Name) and s.target.id == counter
                  and isinstance(s.op, gast.Add) and isinstance(s.value, gast.Constant)
                  and s.value.value == 1 and type(s.value.value) is int]
         rebinds = sum(1 for s in loop.body if counter in S.bound_names(s))
         if len(steps) != 1 or rebinds != 1 or _exits_loop(loop.body, gast.Continue) \
-                or not self.invariant(stop, set()):
+                or not self.invariant(stop, bound):
             return None
         # the body sees the counter's values from its value at entry up, when it steps last
-        bound = {counter} if loop.body[-1] is steps[0] else set()
-        body = self.block(loop.body, bound)
-        if body is None or not self.invariant(body, bound):
+        inner = bound | {counter} if loop.body[-1] is steps[0] else bound
+        body = self.block(loop.body, inner)
+        if body is None or not self.invariant(body, inner):
             return None
-        if isinstance(test.ops[0], gast.LtE):
+        if isinstance(loop.test.ops[0], gast.LtE):
             stop = gast.BinOp(left=S.as_load(stop), op=gast.Add(), right=S.const(1))
-        span = S.call("range", S.name(counter), S.as_load(stop))
+        span = S.call("range", S.clone(start), S.as_load(stop))
         if counter not in names_of(body):  # `i` or `n` may be floats: no len(range(i, n))
             return _times(S.substitute("max(0, int(np.ceil(n - i)))", {
-                "n": S.as_load(stop), "i": S.name(counter)}), body)
+                "n": S.as_load(stop), "i": S.clone(start)}), body)
         return S.call("sum", gast.GeneratorExp(elt=body, generators=[gast.comprehension(
             target=S.name(counter, store=True), iter=span, ifs=[], is_async=0)]))
 
@@ -138,6 +140,25 @@ def added(a, b):
     if isinstance(b, gast.Constant) and b.value == 0:
         return a
     return gast.BinOp(left=a, op=gast.Add(), right=b)
+
+
+def _counter(loop):
+    """`i` of `while i < n` (or `<=`), else None."""
+    test = loop.test
+    if isinstance(test, gast.Compare) and len(test.ops) == 1 \
+            and isinstance(test.ops[0], (gast.Lt, gast.LtE)) and isinstance(test.left, gast.Name):
+        return S.name(test.left.id)
+    return None
+
+
+def _counter_start(before, loop):
+    """`e` when the statement `before` the while loop `loop` is `i = e` for its counter `i`."""
+    counter = _counter(loop)
+    if counter is not None and isinstance(before, gast.Assign) and len(before.targets) == 1 \
+            and isinstance(before.targets[0], gast.Name) and before.targets[0].id == counter.id \
+            and counter.id not in names_of(before.value):
+        return before.value
+    return None
 
 
 def _larger(a, b):
