@@ -134,6 +134,16 @@ def literal_in_each_arm_then_loop(x, c):
     return ys[-1] * ys[0] + len(ys)
 
 
+def comprehensions_in_loops(x, a):
+    ys = [x[i] * x[j] + a for i in range(len(x)) for j in range(i) if x[j] > x[i]]
+    total = sum(ys) * len(ys) + ys[0]
+    for i in range(len(x)):
+        zs = [v * x[i] for v in x if v > x[i]]  # a comprehension in a loop body
+        if zs:
+            total += max(zs) + sum(zs)
+    return total
+
+
 def reads_an_empty_list(x):
     ys = []
     for i in range(len(x)):
@@ -210,6 +220,11 @@ def test_a_list_bound_by_a_literal_in_each_arm_of_an_if():
                                rtol=1e-14)
     for c in (2.0, 0.5, -0.5):
         check_grads(literal_in_each_arm_then_loop, _dup(X), Active(c))
+
+
+def test_comprehensions_with_two_fors_and_in_a_loop_body():
+    check_grads(comprehensions_in_loops, _dup(X), Active(0.2))
+    check_grads(comprehensions_in_loops, _dup(X), 0.2)
 
 
 def test_an_index_out_of_range_while_the_list_fills_raises_index_error():

@@ -40,8 +40,8 @@ _REFUSED = {
     gast.ImportFrom: ("import", "import at module level"),
     gast.Raise: ("raise", "check the inputs before calling srcad"),
     gast.ListComp: ("list comprehension", "sum(...), max(...) and min(...) of a comprehension "
-                    "are lowered to loops, and so is `ys = [e for v in seq if c]` (one `for`) "
-                    "at the top of the body; write other uses as a for loop"),
+                    "are lowered to loops, and so is `ys = [e for v in seq if c]` (several "
+                    "`for`s too, over ranges or arrays); write other uses as a for loop"),
     gast.SetComp: ("set comprehension", "write a for loop"),
     gast.DictComp: ("dict comprehension", "write a for loop"),
     gast.GeneratorExp: ("generator expression", "sum(...), max(...) and min(...) of a "
