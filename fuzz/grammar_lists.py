@@ -2,7 +2,8 @@
 `f(x, X, a)` with `x` a float array, `X` a float matrix and `a` a float. The blocks:
 
 * filtered list comprehensions kept in a variable, over a range, over `x`, over `enumerate`
-  and `zip` (`ys = [x[i] * a for i in range(len(x)) if x[i] > 0.2]`);
+  and `zip` (`ys = [x[i] * a for i in range(len(x)) if x[i] > 0.2]`), with two `for`s, in a
+  loop body;
 * lists appended to under conditions in a loop, in both arms of an `if`, with `break`
   (an int test) or `continue`, sometimes two appends per iteration;
 * lists appended to in nested loops (an inner range depending on the outer variable too),
@@ -92,9 +93,13 @@ def _blocks(rng, n, m, counter):
                 f"{column} = X[:, 0]\n{ys} = [u * w * {_c(rng)} + 0.3719 * k for k, (u, w) in "
                 f"enumerate(zip(x, {column})) if u > {_threshold(rng)}]",
                 f"{ys} = [v * k + v * a for k, v in enumerate(x, 1) if k % 2 == 1]"])
-        else:
+        elif draw < 0.85:
             line = (f"{ys} = [v * {rng.choice(['a', 's', _c(rng)])} + v * v for v in x "
                     f"if v > {_threshold(rng)}]")
+        else:  # two fors: nested loops
+            line = (f"{ys} = [x[i] * x[j] * {_c(rng)} + 0.3719 * i + 0.1237 * j "
+                    f"for i in range(len(x)) for j in range({rng.choice(['i', 'len(x)'])}) "
+                    f"if x[j] > {_threshold(rng)}]")
         return [line] + reads(ys)
 
     def conditional_appends():
@@ -151,10 +156,15 @@ def _blocks(rng, n, m, counter):
 
     def list_per_iteration():
         ys = fresh("ys")
-        lines = ["for i in range(len(x)):", f"    {ys} = []", "    for j in range(len(x)):",
-                 f"        if x[j] * {_c(rng)} > x[i] * {_c(rng)}:",
-                 f"            {ys}.append(x[j] * x[i] * {_c(rng)} + 0.3719 * j)",
-                 f"    if {rng.choice([ys, f'len({ys}) > 0'])}:"]
+        if rng.random() < 0.3:  # a comprehension in the loop body
+            lines = ["for i in range(len(x)):",
+                     f"    {ys} = [x[j] * x[i] * {_c(rng)} + 0.3719 * j for j in range(len(x)) "
+                     f"if x[j] * {_c(rng)} > x[i] * {_c(rng)}]"]
+        else:
+            lines = ["for i in range(len(x)):", f"    {ys} = []", "    for j in range(len(x)):",
+                     f"        if x[j] * {_c(rng)} > x[i] * {_c(rng)}:",
+                     f"            {ys}.append(x[j] * x[i] * {_c(rng)} + 0.3719 * j)"]
+        lines += [f"    if {rng.choice([ys, f'len({ys}) > 0'])}:"]
         return lines + indented(reads(ys), 2)
 
     def reads_while_filling():
