@@ -2,9 +2,14 @@
 `f(x, X, a)` with `x` a float array, `X` a float matrix and `a` a float. The blocks:
 
 * filtered list comprehensions kept in a variable, over a range, over `x`, over `enumerate`
-  and `zip` (`ys = [x[i] * a for i in range(len(x)) if x[i] > 0.2]`);
+  and `zip` (`ys = [x[i] * a for i in range(len(x)) if x[i] > 0.2]`), with two `for`s, in a
+  loop body;
 * lists appended to under conditions in a loop, in both arms of an `if`, with `break`
   (an int test) or `continue`, sometimes two appends per iteration;
+* lists appended to in nested loops (an inner range depending on the outer variable too),
+  in a counted `while` loop (with a `for` inside), created and read within a loop body, read
+  while they fill (`len(ys) < k`, a recurrence on `ys[-1]`), and bound by a literal in each
+  arm of an `if` then appended to;
 * the lists read as Python reads lists: `len`, `sum`, `max`/`min`, `ys[0]`, `ys[-1]`,
   `ys[k]` under `if len(ys) > k`, `for v in ys`, and a loop over `range(len(ys))` binding a
   local array (a loop that runs zero times when the list is empty);
@@ -88,9 +93,13 @@ def _blocks(rng, n, m, counter):
                 f"{column} = X[:, 0]\n{ys} = [u * w * {_c(rng)} + 0.3719 * k for k, (u, w) in "
                 f"enumerate(zip(x, {column})) if u > {_threshold(rng)}]",
                 f"{ys} = [v * k + v * a for k, v in enumerate(x, 1) if k % 2 == 1]"])
-        else:
+        elif draw < 0.85:
             line = (f"{ys} = [v * {rng.choice(['a', 's', _c(rng)])} + v * v for v in x "
                     f"if v > {_threshold(rng)}]")
+        else:  # two fors: nested loops
+            line = (f"{ys} = [x[i] * x[j] * {_c(rng)} + 0.3719 * i + 0.1237 * j "
+                    f"for i in range(len(x)) for j in range({rng.choice(['i', 'len(x)'])}) "
+                    f"if x[j] > {_threshold(rng)}]")
         return [line] + reads(ys)
 
     def conditional_appends():
@@ -107,6 +116,77 @@ def _blocks(rng, n, m, counter):
         if rng.random() < 0.3:
             lines += [f"    if x[i] * s < {_threshold(rng)}:",
                       f"        {ys}.append(x[i] + s * {_c(rng)})"]
+        return lines + reads(ys)
+
+    def indented(lines, depth=1):
+        return ["    " * depth + line for line in lines]
+
+    def nested_appends():
+        ys = fresh("ys")
+        inner = rng.choice(["range(len(x))", "range(i + 1, len(x))", f"range({m})",
+                            "range(i)"])
+        lines = [f"{ys} = []", "for i in range(len(x)):", f"    for j in {inner}:"]
+        item = f"x[i] * x[j % len(x)] * {_c(rng)} + 0.3719 * i + 0.1237 * j"
+        if rng.random() < 0.5:
+            lines += [f"        if x[j % len(x)] > {_threshold(rng)}:",
+                      f"            {ys}.append({item})"]
+            if rng.random() < 0.3:
+                lines += ["        elif j > i:", "            break"]
+        else:
+            lines += [f"        {ys}.append({item})"]
+        if rng.random() < 0.3:
+            lines += [f"    {ys}.append(x[i] * a + 0.0611 * i)"]
+        if rng.random() < 0.3:  # a counted while in the outer loop, its counter set before it
+            lines += [f"    j = {rng.choice(['i', '0', 'i // 2'])}", "    while j < len(x):",
+                      f"        {ys}.append(x[j] * {_c(rng)} + 0.0917 * j + 0.0389 * i)",
+                      "        j += 1"]
+        return lines + reads(ys)
+
+    def while_appends():
+        ys, i = fresh("ys"), fresh("i")
+        lines = [f"{ys} = []", f"{i} = {rng.randint(0, 1)}",
+                 f"while {i} {rng.choice(['<', '<='])} len(x) - 1:"]
+        if rng.random() < 0.3:
+            lines += [f"    if x[{i}] > {_threshold(rng)}:", "        break"]
+        lines += [f"    {ys}.append({_item(rng, i)})"]
+        if rng.random() < 0.4:
+            lines += [f"    for j in range({i}):",
+                      f"        {ys}.append(x[j] * {_c(rng)} + 0.1237 * j + 0.0611 * {i})"]
+        return lines + [f"    {i} += 1"] + reads(ys)
+
+    def list_per_iteration():
+        ys = fresh("ys")
+        if rng.random() < 0.3:  # a comprehension in the loop body
+            lines = ["for i in range(len(x)):",
+                     f"    {ys} = [x[j] * x[i] * {_c(rng)} + 0.3719 * j for j in range(len(x)) "
+                     f"if x[j] * {_c(rng)} > x[i] * {_c(rng)}]"]
+        else:
+            lines = ["for i in range(len(x)):", f"    {ys} = []", "    for j in range(len(x)):",
+                     f"        if x[j] * {_c(rng)} > x[i] * {_c(rng)}:",
+                     f"            {ys}.append(x[j] * x[i] * {_c(rng)} + 0.3719 * j)"]
+        lines += [f"    if {rng.choice([ys, f'len({ys}) > 0'])}:"]
+        return lines + indented(reads(ys), 2)
+
+    def reads_while_filling():
+        ys = fresh("ys")
+        first = rng.choice(["[]", "[a * x[0]]", "[x[0], 0.5 * a]"])
+        k = rng.randint(1, n + 1)
+        grown = f"{ys}[-1] * {_c(rng)} + x[i]" if first != "[]" else _item(rng, "i")
+        lines = [f"{ys} = {first}", "for i in range(len(x)):",
+                 f"    if len({ys}) < {k}:", f"        {ys}.append({grown})"]
+        if rng.random() < 0.4:
+            lines += [f"    s += sum({ys}) * {_c(rng)}" if first != "[]" else
+                      f"    s += len({ys}) * {_c(rng)}"]
+        return lines + reads(ys)
+
+    def literal_in_arms():
+        ys = fresh("ys")
+        lines = [f"if x[0] > {_threshold(rng)}:", f"    {ys} = [{_item(rng, 0)}, a]",
+                 "else:", f"    {ys} = [{_item(rng, 1)}]"]
+        if rng.random() < 0.5:
+            lines += ["for i in range(len(x)):", f"    {ys}.append({_item(rng, 'i')})"]
+        else:
+            lines += [f"{ys}.append(x[1] * {_c(rng)})"]
         return lines + reads(ys)
 
     def computed_element():
@@ -132,7 +212,8 @@ def _blocks(rng, n, m, counter):
                 f"    s += (x * x)[0] * {_c(rng)}"]
 
     return [filtered_comprehension, conditional_appends, computed_element, computed_in_loop,
-            computed_in_test]
+            computed_in_test, nested_appends, while_appends, list_per_iteration,
+            reads_while_filling, literal_in_arms]
 
 
 def generate(seed: int) -> Program:

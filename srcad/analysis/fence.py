@@ -40,8 +40,8 @@ _REFUSED = {
     gast.ImportFrom: ("import", "import at module level"),
     gast.Raise: ("raise", "check the inputs before calling srcad"),
     gast.ListComp: ("list comprehension", "sum(...), max(...) and min(...) of a comprehension "
-                    "are lowered to loops, and so is `ys = [e for v in seq if c]` (one `for`) "
-                    "at the top of the body; write other uses as a for loop"),
+                    "are lowered to loops, and so is `ys = [e for v in seq if c]` (several "
+                    "`for`s too, over ranges or arrays); write other uses as a for loop"),
     gast.SetComp: ("set comprehension", "write a for loop"),
     gast.DictComp: ("dict comprehension", "write a for loop"),
     gast.GeneratorExp: ("generator expression", "sum(...), max(...) and min(...) of a "
@@ -49,11 +49,14 @@ _REFUSED = {
     gast.Dict: ("dict", "use separate variables or a NumPy array"),
     gast.Set: ("set", "use separate variables or a NumPy array"),
     gast.List: ("list", "srcad supports a list literal read by constant index, len/sum/max/min "
-                "and loops over it, and a list filled by appends (under ifs too) in one for loop "
-                "over a range or an array, not in a loop nested in it, and then only read; "
-                "otherwise "
-                "use a NumPy array (a list literal is also accepted as the first argument of "
-                "np.concatenate, np.stack, np.hstack, np.vstack and np.array)"),
+                "and loops over it, and a list filled by appends (under ifs, in for loops over "
+                "ranges or arrays nested in any depth, in a `while i < n` loop that steps i by "
+                "1 and never continues) that is otherwise only read (indexed, len/sum/max/min, "
+                "np.array, looped over without appending), also while it fills, bound once "
+                "(or by a literal in every arm of an if) and, when made in a loop body, used "
+                "only in that body; otherwise use a NumPy array (a list literal is also "
+                "accepted as the first argument of np.concatenate, np.stack, np.hstack, "
+                "np.vstack and np.array)"),
     gast.JoinedStr: ("f-string", "format strings outside the differentiated function"),
     gast.NamedExpr: ("assignment expression (:=)", "assign in a statement of its own"),
     gast.Starred: ("starred expression", "pass the arguments one by one"),

@@ -1,36 +1,39 @@
-"""Lists of floats grown under conditions become arrays of the length they reach.
+"""Lists of floats grown by appends anywhere in a loop nest become buffers and a counter.
 
-`ys = []` at the top level of the function, followed (before any other use of `ys`) by a `for`
-loop over a `range` or an array variable (or `zip`, `enumerate`, `reversed` of those) whose
-body appends to `ys`, also inside `if`s (not inside a nested loop), `break` and `continue`
-allowed (a range loop that appends once per iteration is lists.py's grown list):
+`ys = []` in the function's body, or in the body of a loop or an `if`, followed (before any
+other use of `ys`) by a statement that appends to it: appends under `if`s, in nested `for`
+loops (over a `range` or an array, or `zip`, `enumerate`, `reversed` of those), in a `while i <
+n` loop that steps `i` by 1, `break` and `continue` allowed:
 
     ys = []
     for i in range(n):
-        if x[i] > 0:
-            ys.append(x[i] ** 2)
+        for j in range(i, n):
+            if x[i] > x[j]:
+                ys.append(x[i] * x[j])
 
-becomes a buffer with room for every append the loop can make, written through a counter, and
-`ys` the copy of its filled part:
+becomes a buffer with room for every append the statement can make (srcad/transform/normalize/
+list_room.py), written through a counter, and `ys` the copy of its filled part:
 
-    ys_buffer = np.zeros(len(range(n)))
+    ys_buffer = np.zeros(sum(len(range(i, n)) for i in range(n)))
     ys_length = 0
     for i in range(n):
-        if x[i] > 0:
-            ys_buffer[ys_length] = x[i] ** 2
-            ys_length += 1
+        for j in range(i, n):
+            if x[i] > x[j]:
+                ys_buffer[ys_length] = x[i] * x[j]
+                ys_length += 1
     ys = ys_buffer[0:ys_length].copy()
 
-so `ys` is an array of exactly `len(ys)` floats: indexing it (negative indices and an index out
-of range behave as for the list), iterating over it, len/sum/max/min of it (the last three
-as loops, srcad/transform/normalize/lists.py) and its truth value in a test (`if ys:`, `not
-ys`, read as `len(ys) > 0`, which it is for the list: list_truth.py) are what they are for
-the list. Each element is written once, so reverse mode needs no tape of the buffer: the
-counter's values are those of any int of the loop. A filtered list comprehension kept in a
-variable (`ys = [e for i in range(n) if c]`) arrives here as such a loop
-(srcad/transform/normalize/lower.py). Afterwards `ys` may only be read as for the lists of
-lists.py; any other list stays as written, and the fence refuses it with its line. Needs `np`
-to be NumPy in the function's module.
+so `ys` is an array of exactly `len(ys)` floats, read as lists.py's grown lists are. While it
+fills, the loop may read it as a list is read (`len(ys)`, `ys[-1]`, `ys[k]`, `sum(ys)`,
+`for v in ys` without appending to it, a truth test `if ys:`, list_truth.py), also in the
+appended value (`ys.append(ys[-1] * x[i])`): through its filled part `ys_buffer[0:ys_length]`,
+whose indexing raises what the list's does. A list created in a loop body is read that way
+until the end of that body too (no copy per iteration), and used nowhere else. Each element is
+written once per filling, so reverse mode needs no tape of the buffer beyond what it keeps for
+any array write; the counter's values are those of any int of the loop. A filtered list
+comprehension kept in a variable (`ys = [e for i in range(n) if c]`) arrives here as such a
+loop (srcad/transform/normalize/lower.py). Any other list stays as written, and the fence
+refuses it with its line. Needs `np` to be NumPy in the function's module.
 """
 
 from __future__ import annotations
@@ -40,92 +43,129 @@ import gast
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
-from srcad.transform.normalize.lists import (
-    _is_append,
-    _names,
+from srcad.transform.normalize.grown_lists import (
+    is_append,
     lists_grown,
+    names_of,
+    read_uses,
+    reduced_as_loop,
+    reduction,
 )
+from srcad.transform.normalize.list_room import added, room
 
 
 def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> list:
-    """`body` with the lists appended to under conditions (above) made arrays."""
-    def grow(stmt, loop, name_):
-        appends = _conditional_appends(loop, name_)
+    """`body` with the lists appended to in loops (above) made arrays."""
+    def accepts(candidate) -> bool:
+        region = candidate.region
+        return _only_read_and_appended(parsed, region, candidate.name) \
+            and candidate.name not in names_of(candidate.made.value) \
+            and not names_of(candidate.made.value) & _stored(candidate.between) \
+            and room(region, candidate.name, _stored(region)) is not None
+
+    def grow(candidate):
+        name_, region = candidate.name, candidate.region
         buffer = namer.fresh(f"{name_}_buffer")
         count = namer.fresh(f"{name_}_length")
-        room = _trips(loop.iter)
-        if len(appends) > 1:
-            room = gast.BinOp(left=room, op=gast.Mult(), right=S.const(len(appends)))
-        made = gast.copy_location(S.assign(S.name(buffer), S.call("np.zeros", room)), stmt)
-        loop.body = _appends_as_writes(loop.body, name_, buffer, count)
-        filled = S.substitute("buffer[0:count].copy()", {"buffer": S.name(buffer),
-                                                          "count": S.name(count)})
-        new = [S.assign(S.name(count), S.const(0)), loop, S.assign(S.name(name_), filled)]
-        for s in new:
-            for node in gast.walk(s):
-                if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
-                    gast.copy_location(node, loop)
-        return made, new
+        space = room(region, name_, _stored(region))
+        reads = _BufferReads(parsed, namer, name_, buffer, count)
+        region = [s for stmt in region for s in _as_list(reads.visit(stmt))]
+        first = candidate.made.value.elts  # `ys = [a, b]`: two appends before the filler
+        made = [S.assign(S.name(buffer), S.call("np.zeros", added(space, S.const(len(first)))))]
+        made += [S.assign(gast.Subscript(value=S.name(buffer), slice=S.const(k),
+                                         ctx=gast.Store()), e) for k, e in enumerate(first)]
+        made.append(S.assign(S.name(count), S.const(len(first))))
+        # made where the filler starts, when the room's names have their values there
+        new = _locate(made, candidate.made) + region
+        if not candidate.in_loop:
+            filled = S.substitute("buffer[0:count].copy()", {"buffer": S.name(buffer),
+                                                              "count": S.name(count)})
+            new.append(_locate([S.assign(S.name(name_), filled)], candidate.filler)[0])
+        return [], new, candidate.rest
 
-    return lists_grown(parsed, body, lambda loop, name_: bool(_conditional_appends(loop, name_)),
-                       grow)
-
-
-def _conditional_appends(loop, name_) -> list:
-    """The appends to `name_` of `loop` when `loop` is a `for` over a range or an array
-    variable, without `else`, that uses `name_` only in `name_.append(e)` statements of its
-    body or of `if`s in it, with `e` not reading `name_`; else []."""
-    if not (isinstance(loop, gast.For) and not loop.orelse and _trips(loop.iter) is not None):
-        return []
-    if name_ in _names(loop.iter) or name_ in _names(loop.target):
-        return []
-    appends = []
-
-    def visit(stmts) -> bool:
-        for stmt in stmts:
-            if _is_append(stmt, name_):
-                if name_ in S.loaded_names(stmt.value.args[0]):
-                    return False
-                appends.append(stmt)
-            elif isinstance(stmt, gast.If):
-                if name_ in _names(stmt.test) or not (visit(stmt.body)
-                                                      and visit(stmt.orelse)):
-                    return False
-            elif name_ in _names(stmt):  # in a nested loop, or used another way
-                return False
-        return True
-
-    return appends if visit(loop.body) else []
+    return lists_grown(parsed, body, accepts, grow, nested=True)
 
 
-def _trips(sequence):
-    """An expression at least the number of iterations of `for ... in sequence`: `len` of a
-    range or an array variable, of the first sequence of a `zip` (it stops at the shortest),
-    of the sequence `enumerate` or `reversed` is given; None for other sequences."""
-    if isinstance(sequence, gast.Name):
-        return S.call("len", S.as_load(sequence))
-    if not (isinstance(sequence, gast.Call) and isinstance(sequence.func, gast.Name)
-            and sequence.args and not sequence.keywords):
-        return None
-    if sequence.func.id == "range":
-        return S.call("len", S.as_load(sequence))
-    if sequence.func.id in ("zip", "enumerate", "reversed"):
-        return _trips(sequence.args[0])
-    return None
+def _locate(stmts, at) -> list:
+    for s in stmts:
+        for node in gast.walk(s):
+            if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
+                gast.copy_location(node, at)
+    return stmts
 
 
-def _appends_as_writes(stmts, name_, buffer, count) -> list:
-    out = []
-    for stmt in stmts:
-        if _is_append(stmt, name_):
-            target = gast.Subscript(value=S.name(buffer), slice=S.name(count), ctx=gast.Store())
-            out += [gast.copy_location(S.assign(target, stmt.value.args[0]), stmt),
-                    gast.copy_location(S.aug_assign(S.name(count), gast.Add(), S.const(1)),
-                                       stmt)]
-            continue
-        if isinstance(stmt, gast.If):
-            stmt.body = _appends_as_writes(stmt.body, name_, buffer, count)
-            stmt.orelse = _appends_as_writes(stmt.orelse, name_, buffer, count)
-        out.append(stmt)
-    return out
+def _stored(stmts) -> set:
+    return set().union(*(S.stored_names(s) for s in stmts))
 
+
+def _as_list(new) -> list:
+    return new if isinstance(new, list) else [new]
+
+
+def _only_read_and_appended(parsed, region, name_) -> bool:
+    """Does `region` use `name_` only in `name_.append(e)` statements and as a list is read
+    (read_uses), never iterating over it in a loop that appends to it? Some append needed."""
+    appends = [n for s in region for n in S.nodes(s) if is_append(n, name_)]
+    allowed = read_uses(region, name_, parsed) | {id(a.value.func.value) for a in appends}
+    if not appends or any(isinstance(n, gast.Name) and n.id == name_ and id(n) not in allowed
+                          for s in region for n in S.nodes(s)):
+        return False
+    return not any(isinstance(n, gast.For) and isinstance(n.iter, gast.Name)
+                   and n.iter.id == name_ and any(is_append(a, name_) for a in S.nodes(n))
+                   for s in region for n in S.nodes(s))
+
+
+class _BufferReads(gast.NodeTransformer):
+    """Appends to `name_` as writes of `buffer` through `count`, reads of `name_` as reads of
+    its filled part `buffer[0:count]`: `len` is `count`, sum/max/min loops over the part."""
+
+    def __init__(self, parsed, namer, name_, buffer, count):
+        self.parsed = parsed
+        self.namer = namer
+        self.name_ = name_
+        self.buffer = buffer
+        self.count = count
+
+    def filled(self):
+        return S.substitute("buffer[0:count]", {"buffer": S.name(self.buffer),
+                                                 "count": S.name(self.count)})
+
+    def visit_Expr(self, node):
+        if not is_append(node, self.name_):
+            return self.generic_visit(node)
+        value = self.visit(node.value.args[0])  # read before the append, as Python does
+        target = gast.Subscript(value=S.name(self.buffer), slice=S.name(self.count),
+                                ctx=gast.Store())
+        return [gast.copy_location(S.assign(target, value), node),
+                gast.copy_location(S.aug_assign(S.name(self.count), gast.Add(), S.const(1)),
+                                   node)]
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        kind = reduction(self.parsed, node)
+        if kind is None or node.args[0].id != self.name_:
+            return node
+        if kind == "len":
+            return gast.copy_location(S.name(self.count), node)
+        if kind == "array":
+            return gast.copy_location(S.substitute("part.copy()", {"part": self.filled()}),
+                                      node)
+        looped = reduced_as_loop(self.parsed, node, S.name(self.buffer), S.name(self.count))
+        return node if looped is None else looped
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if isinstance(node.value, gast.Name) and node.value.id == self.name_:
+            node.value = gast.copy_location(self.filled(), node.value)
+        return node
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        if isinstance(node.iter, gast.Name) and node.iter.id == self.name_:
+            # over the indices of the filled part (srcad loops over ranges and arrays)
+            index = self.namer.fresh("k")
+            node.body.insert(0, gast.copy_location(S.assign(node.target, gast.Subscript(
+                value=S.name(self.buffer), slice=S.name(index), ctx=gast.Load())), node))
+            node.target = S.name(index, store=True)
+            node.iter = gast.copy_location(S.call("range", S.name(self.count)), node.iter)
+        return node

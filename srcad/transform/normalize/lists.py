@@ -15,13 +15,17 @@ fence refuses it with its line.
 from __future__ import annotations
 
 import gast
-import numpy as np
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
-from srcad.transform.normalize.list_reductions import builtin_name, reduction_kind
-from srcad.transform.normalize.list_truth import truth_as_length
+from srcad.transform.normalize.grown_lists import (
+    bindings_of,
+    is_append,
+    lists_grown,
+    reduction,
+)
+from srcad.transform.normalize.list_reductions import builtin_name
 
 
 def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) -> list:
@@ -49,12 +53,14 @@ def constant_index(index, size):
     return value % size
 
 
-def _exits_loop(body) -> bool:
-    """Does `body` break or continue the loop it belongs to (not a nested loop)?"""
+def _exits_loop(body, exits=(gast.Break, gast.Continue)) -> bool:
+    """Does `body` break or continue (one of `exits`) the loop it belongs to (not a nested
+    loop)?"""
     for stmt in body:
-        if isinstance(stmt, (gast.Break, gast.Continue)):
+        if isinstance(stmt, exits):
             return True
-        if isinstance(stmt, gast.If) and (_exits_loop(stmt.body) or _exits_loop(stmt.orelse)):
+        if isinstance(stmt, gast.If) and (_exits_loop(stmt.body, exits)
+                                          or _exits_loop(stmt.orelse, exits)):
             return True
     return False
 
@@ -65,12 +71,7 @@ class _Finder:
         self.params = params
 
     def reduction(self, node):
-        """'len'/'sum'/'max'/'min' when `node` is such a call of one name (also np.sum,
-        np.max, np.min), 'array' for np.array/np.asarray of it, else None."""
-        if not (isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords
-                and isinstance(node.args[0], gast.Name)):
-            return None
-        return reduction_kind(self.parsed, node.func)
+        return reduction(self.parsed, node)
 
     def splittable(self, body) -> dict:
         lengths: dict = {}
@@ -229,133 +230,36 @@ def grow_lists_into_arrays(parsed: ParsedFunction, body: list, namer: Namer) -> 
     latter three become loops). Its elements are floats. Needs `np` to be NumPy in the
     function's module; any other list stays as written, for the fence to refuse.
     """
-    def grow(stmt, loop, name_):
+    def grow(candidate):
+        loop, name_ = candidate.filler, candidate.name
         count = namer.fresh(f"{name_}_length")
         made = gast.copy_location(S.assign(S.name(name_), S.substitute(
-            "np.zeros(len(span))", {"span": S.as_load(loop.iter)})), stmt)
+            "np.zeros(len(span))", {"span": S.as_load(loop.iter)})), candidate.made)
         loop.body = [s for a in loop.body for s in _append_as_write(a, name_, count)]
-        return made, [gast.copy_location(S.assign(S.name(count), S.const(0)), loop), loop]
+        return [made], [gast.copy_location(S.assign(S.name(count), S.const(0)), loop),
+                        loop], candidate.rest
     return lists_grown(parsed, body, _appending_loop, grow)
 
 
-def lists_grown(parsed: ParsedFunction, body: list, accepts, grow) -> list:
-    """`body` with each list `name = []` of its top level, next used by a loop that
-    `accepts(loop, name)`, only read after it (as `_only_read_after` allows) and bound nowhere
-    else, made an array by `grow(stmt, loop, name)`: (the statement replacing `name = []`, the
-    statements replacing the loop); len/sum/max/min of a grown list become loops, a truth test
-    of it its length. Needs `np` to be NumPy in the function's module."""
-    try:
-        if parsed.resolve("np") is not np:
-            return body
-    except KeyError:
-        return body
-    out, grown = list(body), set()
-    for j, stmt in enumerate(body):
-        name_ = _empty_list(stmt)
-        if name_ is None:
-            continue
-        later = [k for k in range(j + 1, len(body)) if name_ in _names(body[k])]
-        if not later or not accepts(body[later[0]], name_):
-            continue
-        truth_as_length(body[later[0] + 1:], name_)  # `if ys:` is `len(ys) > 0`, list or array
-        if not _only_read_after(body[later[0] + 1:], name_, parsed) \
-                or _bindings_of(body, name_) != 1:
-            continue
-        grown.add(name_)
-        out[j], out[later[0]] = grow(stmt, body[later[0]], name_)
-    flat = []
-    for stmt in out:
-        flat.extend(stmt if isinstance(stmt, list) else [stmt])
-    return [_ReductionsAsLoops(parsed, grown).visit(s) for s in flat] if grown else flat
-
-
-def _bindings_of(body, name_) -> int:
-    """How many statements bind `name_` (assignments, augmented ones, loop variables)."""
-    count = 0
-    for stmt in body:
-        for node in S.nodes(stmt):
-            targets = node.targets if isinstance(node, gast.Assign) else \
-                [node.target] if isinstance(node, (gast.AugAssign, gast.For)) else []
-            count += sum(1 for t in targets for n in S.nodes(t)
-                         if isinstance(n, gast.Name) and n.id == name_)
-    return count
-
-
-def _names(stmt) -> set:
-    return {n.id for n in S.nodes(stmt) if isinstance(n, gast.Name)}
-
-
-def _empty_list(stmt):
-    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.List) \
-            and not stmt.value.elts:
-        return stmt.targets[0].id
-    return None
-
-
-def _is_append(stmt, name_) -> bool:
-    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
-            and isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append"
-            and isinstance(stmt.value.func.value, gast.Name)
-            and stmt.value.func.value.id == name_ and len(stmt.value.args) == 1
-            and not stmt.value.keywords)
-
-
-def _appending_loop(loop, name_) -> bool:
-    if not (isinstance(loop, gast.For) and not loop.orelse and isinstance(loop.iter, gast.Call)
+def _appending_loop(candidate) -> bool:
+    loop, name_ = candidate.filler, candidate.name
+    if candidate.in_loop or candidate.made.value.elts or len(candidate.region) > 1 or not (
+            isinstance(loop, gast.For) and not loop.orelse and isinstance(loop.iter, gast.Call)
             and isinstance(loop.iter.func, gast.Name) and loop.iter.func.id == "range"
             and not _exits_loop(loop.body)):
         return False
-    appends = [s for s in loop.body if _is_append(s, name_)]
+    appends = [s for s in loop.body if is_append(s, name_)]
     uses = sum(1 for s in loop.body for n in S.nodes(s)
                if isinstance(n, gast.Name) and n.id == name_)
     return len(appends) == 1 and uses == 1 and name_ not in S.loaded_names(appends[0].value.args[0])
 
 
 def _append_as_write(stmt, name_, count):
-    if not _is_append(stmt, name_):
+    if not is_append(stmt, name_):
         return [stmt]
     target = gast.Subscript(value=S.name(name_), slice=S.name(count), ctx=gast.Store())
     return [gast.copy_location(S.assign(target, stmt.value.args[0]), stmt),
             gast.copy_location(S.aug_assign(S.name(count), gast.Add(), S.const(1)), stmt)]
-
-
-def _only_read_after(stmts, name_, parsed) -> bool:
-    """After the loop: only `xs[...]` reads, `for v in xs`, and len/sum/max/min of `xs`."""
-    finder = _Finder(parsed, set())
-    allowed = set()
-    for stmt in stmts:
-        for node in S.nodes(stmt):
-            if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
-                    and isinstance(node.ctx, gast.Load):
-                allowed.add(id(node.value))
-            elif isinstance(node, gast.For) and isinstance(node.iter, gast.Name):
-                allowed.add(id(node.iter))
-            elif finder.reduction(node):
-                allowed.add(id(node.args[0]))
-    return all(id(n) in allowed for s in stmts for n in S.nodes(s)
-               if isinstance(n, gast.Name) and n.id == name_)
-
-
-class _ReductionsAsLoops(gast.NodeTransformer):
-    """`sum(xs)`, `max(xs)`, `min(xs)` of a grown list: the same over a generator expression,
-    which srcad/transform/normalize/lower.py turns into a loop."""
-
-    def __init__(self, parsed, grown):
-        self.finder = _Finder(parsed, set())
-        self.grown = grown
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        kind = self.finder.reduction(node)
-        if kind == "array" and node.args[0].id in self.grown:  # already an array: a copy
-            return gast.copy_location(S.substitute("xs.copy()", {"xs": node.args[0]}), node)
-        if kind in ("sum", "max", "min") and node.args[0].id in self.grown \
-                and builtin_name(self.finder.parsed, kind) is not None:
-            node.func = builtin_name(self.finder.parsed, kind)
-            name_ = node.args[0].id
-            node.args = [S.substitute("(xs[k] for k in range(len(xs)))", {"xs": S.name(name_)})]
-        return node
 
 
 def version_rebinds(body: list, names: set, namer: Namer) -> list:
@@ -368,7 +272,7 @@ def version_rebinds(body: list, names: set, namer: Namer) -> list:
                 and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in names:
             bound_at.setdefault(stmt.targets[0].id, []).append(k)
     for name_, positions in bound_at.items():
-        if len(positions) < 2 or _bindings_of(body, name_) != len(positions):
+        if len(positions) < 2 or bindings_of(body, name_) != len(positions):
             continue
         current = name_
         for k, stmt in enumerate(body):

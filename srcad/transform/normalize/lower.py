@@ -33,6 +33,7 @@ from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.conditional_lists import grow_conditional_lists
 from srcad.transform.normalize.list_appends import appends_to_literals
+from srcad.transform.normalize.list_arms import literals_in_arms_as_appends
 from srcad.transform.normalize.list_reductions import fold_literal_reductions
 from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_lists
 
@@ -116,22 +117,42 @@ class Lowering:
         return pre + [stmt]
 
     def comprehensions_as_appends(self, body) -> list:
-        """`ys = [e for v in seq if c]` at the top of the body, over a range or an array
-        variable and not unrolled (srcad/transform/lists.py splits those over constant ranges):
-        `ys = []` and a range loop appending once per element, the list grown by append that
-        grow_lists_into_arrays makes an array (the comprehension's variable renamed: it
-        stays its own); with `if`s (appending when they hold) or over `zip`, `enumerate`,
-        `reversed`, the list conditional_lists.py makes an array."""
+        """`ys = [e for v in seq if c]` in the body or a block nested in it, over a range or
+        an array variable (several `for`s: nested loops) and not unrolled (srcad/transform/
+        lists.py splits those over constant ranges): `ys = []` and a loop appending once per
+        element, the list grown by append that grow_lists_into_arrays makes an array (the
+        comprehension's variables renamed: they stay its own); with `if`s (appending when
+        they hold), over `zip`, `enumerate`, `reversed`, with several `for`s or in a nested
+        block, the list conditional_lists.py makes an array."""
         out = []
         for stmt in body:
-            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], gast.Name)
-                    and isinstance(stmt.value, gast.ListComp)
-                    and len(stmt.value.generators) == 1
-                    and _unrolled(S.clone(stmt.value), self) is None):
+            for field in ("body", "orelse"):
+                if isinstance(stmt, (gast.For, gast.While, gast.If)):
+                    setattr(stmt, field, self.comprehensions_as_appends(getattr(stmt, field)))
+            loop = self._as_loop(stmt) if isinstance(stmt, gast.Assign) \
+                and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) \
+                and isinstance(stmt.value, gast.ListComp) \
+                and _unrolled(S.clone(stmt.value), self) is None else None
+            if loop is None:  # other sequences: refused by the fence, with the line
                 out.append(stmt)
                 continue
-            (gen,), element = self._renamed(stmt.value)
+            for new in (S.assign(S.name(stmt.targets[0].id), gast.List(elts=[],
+                                                                       ctx=gast.Load())), loop):
+                for node in gast.walk(new):
+                    if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
+                        gast.copy_location(node, stmt)
+                out.append(new)
+        return out
+
+    def _as_loop(self, stmt):
+        """The loop nest appending the elements of `ys = [e for ...]` to `ys`, or None."""
+        generators, element = self._renamed(stmt.value)
+        inner = [gast.Expr(value=gast.Call(func=gast.Attribute(
+            value=S.name(stmt.targets[0].id), attr="append", ctx=gast.Load()),
+            args=[element], keywords=[]))]
+        for gen in reversed(generators):
+            for cond in reversed(gen.ifs):  # `if c`: appended when c holds (conditional_lists)
+                inner = [gast.If(test=cond, body=inner, orelse=[])]
             it, body_ = gen.iter, []
             if isinstance(it, gast.Name):  # `for v in x`: `for k in range(len(x))`, v = x[k]
                 index = self.namer.fresh(f"{it.id}_index")
@@ -143,23 +164,10 @@ class Lowering:
                     self._is_builtin(it.func, builtins.range) or any(
                         self._is_builtin(it.func, fn)  # conditional_lists.py's loops
                         for fn in (builtins.zip, builtins.enumerate, builtins.reversed)))):
-                out.append(stmt)  # other sequences: refused by the fence, with the line
-                continue
-            name_ = stmt.targets[0].id
-            append = [gast.Expr(value=gast.Call(
-                func=gast.Attribute(value=S.name(name_), attr="append", ctx=gast.Load()),
-                args=[element], keywords=[]))]
-            for cond in reversed(gen.ifs):  # `if c`: appended when c holds (conditional_lists)
-                append = [gast.If(test=cond, body=append, orelse=[])]
-            body_ += append
-            loop = gast.For(target=gen.target, iter=it, body=body_, orelse=[],
-                            type_comment=None)
-            for new in (S.assign(S.name(name_), gast.List(elts=[], ctx=gast.Load())), loop):
-                for node in gast.walk(new):
-                    if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
-                        gast.copy_location(node, stmt)
-                out.append(new)
-        return out
+                return None
+            inner = [gast.For(target=gen.target, iter=it, body=body_ + inner, orelse=[],
+                              type_comment=None)]
+        return inner[0]
 
     def _local_function(self, stmt) -> bool:
         if isinstance(stmt, gast.FunctionDef) and not stmt.decorator_list:
@@ -358,6 +366,7 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     lowering = Lowering(parsed, namer)
     body = fold_literal_reductions(parsed, body)
     body = appends_to_literals(lowering.comprehensions_as_appends(body))
+    body = literals_in_arms_as_appends(body)
     body = grow_conditional_lists(parsed, grow_lists_into_arrays(parsed, body, namer), namer)
     body = lowering.block(body, top=True)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
