@@ -3,10 +3,11 @@
 For f(params, data, *contexts) that `srcad.row_sums` proves to be a sum over the rows of
 `data`, f(params, data) is the sum of f(params, chunk) over the row chunks of data, and so is
 its gradient. `value_and_gradient` maps srcad's reverse mode over the chunks where they live
-(each task returns one value and one gradient: a few floats) and adds the partial results. On
-the current Dask client (`Client(...)`) it submits plain tasks, one per chunk, and adds the
-results on the client (`srcad.dask_tasks`); without one, Dask's local scheduler runs a graph
-of the chunk tasks and a tree of additions, `SPLIT_EVERY` at a time.
+(each task returns one value and one gradient: a few floats) and adds the partial results.
+For data persisted on the current Dask client (`Client(...)`, `data.persist()`) it submits
+plain tasks on the chunks' futures, one per chunk, and adds the results on the client
+(`srcad.dask_tasks`). Otherwise it computes a graph of the chunk tasks and a tree of additions,
+`SPLIT_EVERY` at a time, on the current client, else on Dask's local scheduler.
 
 Nothing compiled crosses the wire: a task carries f by reference (its module and qualified
 name, as any Dask task function), params, the chunk's key and the contexts. Each worker
@@ -26,6 +27,7 @@ from srcad.dask_tasks import (
     SPLIT_EVERY,
     FunctionReference,
     add_partials,
+    chunk_futures,
     chunk_value_and_gradient,
     value_and_gradient_on,
 )
@@ -56,10 +58,15 @@ def _checked(f, params, data):
 def partial_results(f, params, data, *contexts, backend="python"):
     """The delayed (value, gradient) of f over `data`: one task per chunk of rows, added in a
     tree of SPLIT_EVERY (the graph Dask's local scheduler runs)."""
+    params, data = _checked(f, params, data)
+    return _graph_of_partials(FunctionReference.of(f), params, data, contexts, backend)
+
+
+def _graph_of_partials(reference, params, data, contexts, backend):
+    """The delayed sum of the chunk tasks over data's chunks of rows (data not persisted, or
+    no client: Dask computes each chunk and releases it once its task has run)."""
     from dask import delayed
 
-    params, data = _checked(f, params, data)
-    reference = FunctionReference.of(f)
     task = delayed(chunk_value_and_gradient, pure=False)
     level = [task(chunk, reference, params, contexts, backend)
              for chunk in data.to_delayed().ravel()]
@@ -75,12 +82,13 @@ def value_and_gradient(f, params, data, *contexts, backend="python"):
 
     `data` is a dask.array (a NumPy array is wrapped as one chunk); f must be a sum over its
     rows (`srcad.row_sums`), importable on the workers; `contexts` are sent to every task."""
-    client = _client_of(data)
-    if client is None:
-        return partial_results(f, params, data, *contexts, backend=backend).compute()
     params, data = _checked(f, params, data)
-    return value_and_gradient_on(client, FunctionReference.of(f), params, data, contexts,
-                                 backend)
+    reference = FunctionReference.of(f)
+    client = _client_of(data)
+    futures = None if client is None else chunk_futures(client, data)
+    if futures is None:
+        return _graph_of_partials(reference, params, data, contexts, backend).compute()
+    return value_and_gradient_on(client, futures, reference, params, contexts, backend)
 
 
 def _client_of(data):
@@ -92,7 +100,7 @@ def _client_of(data):
         return None
     from dask.base import get_scheduler
 
-    scheduler = get_scheduler(collections=[data] if hasattr(data, "__dask_graph__") else None)
+    scheduler = get_scheduler(collections=[data])
     scheduler = getattr(scheduler, "__self__", scheduler)  # a client's `get` is bound to it
     return scheduler if isinstance(scheduler, Client) else None
 

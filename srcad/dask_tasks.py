@@ -1,13 +1,12 @@
 """The tasks srcad.dask runs on Dask workers, and how a gradient submits them to a client.
 
 A chunk task computes (value, gradient) of f on one chunk of rows; `add_partials` adds such
-pairs. With a distributed Client, `value_and_gradient_on` submits plain tasks:
+pairs. For data persisted on a distributed Client (`data = data.persist()`, the form an
+optimizer's repeated gradients want), `value_and_gradient_on` submits plain tasks:
 
-- data persisted on the client (`data = data.persist()`, the form an optimizer's repeated
-  gradients want) holds one future per chunk. A gradient is then `client.map` of the chunk task
-  over those futures: one message to the scheduler naming C small tasks, with no array graph to
-  build, optimize or ship. Data that is not persisted is computed in the same graph as the
-  chunk tasks (`client.compute`), so each chunk is released once its task has run.
+- the persisted array holds one future per chunk. A gradient is `client.map` of the chunk task
+  over those futures: one message to the scheduler naming C small tasks, with no array graph
+  to build, optimize or ship.
 - the C partial results (one float and the gradient each) come back to the client in one
   gather and are added there in chunk order: no addition tasks, no partial result moving from
   worker to worker. Only when they would exceed GATHERED_FLOATS floats in all are they added
@@ -92,23 +91,15 @@ def chunk_futures(client, data):
     return None
 
 
-def value_and_gradient_on(client, reference, params, data, contexts, backend):
-    """(value, gradient) of the function `reference` names over data's chunks of rows (whole
-    rows each), computed on the workers of `client`."""
-    futures = chunk_futures(client, data)
+def value_and_gradient_on(client, futures, reference, params, contexts, backend):
+    """(value, gradient) of the function `reference` names over the chunks of rows that
+    `futures` (of `client`, in row order) hold, computed where they live."""
     _last_partials.clear()  # their release leaves with the tasks below
-    if futures is None:
-        from dask import delayed
-
-        task = delayed(chunk_value_and_gradient, pure=False)
-        partials = client.compute([task(chunk, reference, params, contexts, backend)
-                                   for chunk in data.to_delayed().ravel()])
-    else:
-        # pure=False: the keys are one random token and the chunk's index (Dask tokenizes
-        # neither params nor contexts)
-        partials = client.map(chunk_value_and_gradient, futures, key="srcad-chunk", pure=False,
-                              reference=reference, params=params, contexts=contexts,
-                              backend=backend)
+    # pure=False: the keys are one random token and the chunk's index (Dask tokenizes neither
+    # params nor contexts)
+    partials = client.map(chunk_value_and_gradient, futures, key="srcad-chunk", pure=False,
+                          reference=reference, params=params, contexts=contexts,
+                          backend=backend)
     if len(partials) * (params.size + 1) <= GATHERED_FLOATS:
         _last_partials.extend(partials)
         return add_partials(*client.gather(partials))
