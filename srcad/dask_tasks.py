@@ -11,10 +11,6 @@ optimizer's repeated gradients want), `value_and_gradient_on` submits plain task
   gather and are added there in chunk order: no addition tasks, no partial result moving from
   worker to worker. Only when they would exceed GATHERED_FLOATS floats in all are they added
   on the workers instead, in a tree of SPLIT_EVERY at a time.
-- a gradient's partial results are released when the next gradient is submitted, in the same
-  message: a client sends to the scheduler in batches at most every 10 ms, so a release sent
-  as a gradient returns would hold back an optimizer's next gradient, asked for at once, until
-  the next batch.
 """
 
 from __future__ import annotations
@@ -28,8 +24,6 @@ from srcad.errors import ArgumentError
 
 SPLIT_EVERY = 8  # partial results added per reduction task on the workers
 GATHERED_FLOATS = 2**22  # partial results added on the client up to this many floats in all
-
-_last_partials: list = []  # the futures of the last gradient's partial results
 
 
 @dataclass(frozen=True)
@@ -94,17 +88,14 @@ def chunk_futures(client, data):
 def value_and_gradient_on(client, futures, reference, params, contexts, backend):
     """(value, gradient) of the function `reference` names over the chunks of rows that
     `futures` (of `client`, in row order) hold, computed where they live."""
-    _last_partials.clear()  # their release leaves with the tasks below
     # pure=False: the keys are one random token and the chunk's index (Dask tokenizes neither
     # params nor contexts)
     partials = client.map(chunk_value_and_gradient, futures, key="srcad-chunk", pure=False,
                           reference=reference, params=params, contexts=contexts,
                           backend=backend)
     if len(partials) * (params.size + 1) <= GATHERED_FLOATS:
-        _last_partials.extend(partials)
         return add_partials(*client.gather(partials))
     while len(partials) > 1:
         partials = [client.submit(add_partials, *partials[k:k + SPLIT_EVERY], pure=False)
                     for k in range(0, len(partials), SPLIT_EVERY)]
-    _last_partials.extend(partials)
     return partials[0].result()
