@@ -3,9 +3,11 @@
 For f(params, data, *contexts) that `srcad.row_sums` proves to be a sum over the rows of
 `data`, f(params, data) is the sum of f(params, chunk) over the row chunks of data, and so is
 its gradient. `value_and_gradient` maps srcad's reverse mode over the chunks where they live
-(each task returns one value and one gradient: a few floats) and adds the partial results in
-a tree of `SPLIT_EVERY` at a time. It runs on the current Dask client (`Client(...)`), else
-on Dask's local scheduler.
+(each task returns one value and one gradient: a few floats) and adds the partial results.
+For data persisted on the current Dask client (`Client(...)`, `data.persist()`) it submits
+plain tasks on the chunks' futures, one per chunk, and adds the results on the client
+(`srcad.dask_tasks`). Otherwise it computes a graph of the chunk tasks and a tree of additions,
+`SPLIT_EVERY` at a time, on the current client, else on Dask's local scheduler.
 
 Nothing compiled crosses the wire: a task carries f by reference (its module and qualified
 name, as any Dask task function), params, the chunk's key and the contexts. Each worker
@@ -19,61 +21,18 @@ Needs the `dask` extra: pip install 'srcad[dask]'.
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
-
 import numpy as np
 
+from srcad.dask_tasks import (
+    SPLIT_EVERY,
+    FunctionReference,
+    add_partials,
+    chunk_futures,
+    chunk_value_and_gradient,
+    value_and_gradient_on,
+)
 from srcad.errors import ArgumentError
 from srcad.row_sums import required_row_sum
-
-SPLIT_EVERY = 8  # partial results added per reduction task
-
-
-@dataclass(frozen=True)
-class FunctionReference:
-    """f by module and qualified name: what a task sends instead of f's code."""
-
-    module: str
-    qualname: str
-
-    @classmethod
-    def of(cls, f) -> FunctionReference:
-        f = getattr(f, "__srcad_wrapped__", f)
-        module, qualname = getattr(f, "__module__", None), getattr(f, "__qualname__", "")
-        if module in (None, "__main__") or "<locals>" in qualname:
-            raise ArgumentError(f"srcad.dask sends {getattr(f, '__name__', f)!r} to the workers "
-                                "by module and name, and it is not importable there "
-                                f"({'defined inside a function' if module else 'in __main__'})",
-                                construct="srcad.dask", hint="define f at the top level of a "
-                                "module the workers can import (client.upload_file ships one)")
-        return cls(module, qualname)
-
-    def resolve(self):
-        target = importlib.import_module(self.module)
-        for part in self.qualname.split("."):
-            target = getattr(target, part)
-        return target
-
-
-def _chunk_value_and_gradient(reference, params, chunk, contexts, backend):
-    """On a worker: (value, gradient) of f on one chunk of rows."""
-    import srcad
-
-    f = reference.resolve()
-    gradient = np.zeros_like(params)
-    _, value = srcad.autodiff(srcad.ReverseWithPrimal, f, srcad.Duplicated(params, gradient),
-                              np.asarray(chunk), *contexts, backend=backend)
-    return float(value), gradient
-
-
-def _add_partials(*partials):
-    """The sum of (value, gradient) pairs, added in the order given."""
-    value, gradient = partials[0][0], partials[0][1].copy()
-    for v, g in partials[1:]:
-        value += v
-        gradient += g
-    return value, gradient
 
 
 def _checked(f, params, data):
@@ -98,15 +57,20 @@ def _checked(f, params, data):
 
 def partial_results(f, params, data, *contexts, backend="python"):
     """The delayed (value, gradient) of f over `data`: one task per chunk of rows, added in a
-    tree of SPLIT_EVERY."""
+    tree of SPLIT_EVERY (the graph Dask's local scheduler runs)."""
+    params, data = _checked(f, params, data)
+    return _graph_of_partials(FunctionReference.of(f), params, data, contexts, backend)
+
+
+def _graph_of_partials(reference, params, data, contexts, backend):
+    """The delayed sum of the chunk tasks over data's chunks of rows (data not persisted, or
+    no client: Dask computes each chunk and releases it once its task has run)."""
     from dask import delayed
 
-    params, data = _checked(f, params, data)
-    reference = FunctionReference.of(f)
-    task = delayed(_chunk_value_and_gradient, pure=False)
-    level = [task(reference, params, chunk, contexts, backend)
+    task = delayed(chunk_value_and_gradient, pure=False)
+    level = [task(chunk, reference, params, contexts, backend)
              for chunk in data.to_delayed().ravel()]
-    add = delayed(_add_partials, pure=False)
+    add = delayed(add_partials, pure=False)
     while len(level) > 1:
         level = [add(*level[k:k + SPLIT_EVERY]) for k in range(0, len(level), SPLIT_EVERY)]
     return level[0]
@@ -118,7 +82,27 @@ def value_and_gradient(f, params, data, *contexts, backend="python"):
 
     `data` is a dask.array (a NumPy array is wrapped as one chunk); f must be a sum over its
     rows (`srcad.row_sums`), importable on the workers; `contexts` are sent to every task."""
-    return partial_results(f, params, data, *contexts, backend=backend).compute()
+    params, data = _checked(f, params, data)
+    reference = FunctionReference.of(f)
+    client = _client_of(data)
+    futures = None if client is None else chunk_futures(client, data)
+    if futures is None:
+        return _graph_of_partials(reference, params, data, contexts, backend).compute()
+    return value_and_gradient_on(client, futures, reference, params, contexts, backend)
+
+
+def _client_of(data):
+    """The distributed Client that dask.compute would run `data` on, else None (Dask's local
+    scheduler: no client, or `dask.config.set(scheduler=...)` names another)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        return None
+    from dask.base import get_scheduler
+
+    scheduler = get_scheduler(collections=[data])
+    scheduler = getattr(scheduler, "__self__", scheduler)  # a client's `get` is bound to it
+    return scheduler if isinstance(scheduler, Client) else None
 
 
 def value_and_grad(f, data, *contexts, backend="python"):
