@@ -2,7 +2,8 @@
 of generator expressions and list comprehensions (nested, filtered), zip, enumerate with a
 start, reversed ranges, loop else, tuple locals, lists of known length, keyword arguments and
 defaults, a nested def, an assigned lambda, functools.partial, list comprehensions over
-constant ranges, lists grown by append, and (three programs in ten) a tuple returned.
+constant ranges, lists grown by append, a local named like a global an inlined helper reads,
+and (three programs in ten) a tuple returned.
 
 `generate(seed)` returns a `generator.Program` (module source, entry `f`, argument kinds) like
 fuzz/generator.py's, so fuzz/run.py's checks apply; everything is a pure function of the seed.
@@ -34,6 +35,11 @@ def scale(v, factor=1.0, *, offset=0.0):
 
 
 HALF = functools.partial(scale, factor=0.5)
+SHIFT = 0.25
+
+
+def shifted(v):
+    return v + SHIFT * v  # the module's SHIFT, also where f binds a local SHIFT
 '''
 
 
@@ -134,6 +140,11 @@ def generate(seed: int) -> Program:
                   f"        terms.append(y[i] * s * {_c(rng)})",
                   f"    s = s * {_c(rng)} + sum(terms) + max(terms) * len(terms)",
                   "    for v in terms:", "        s = s * 0.5 + v * terms[0]"]
+    # a local named like a global a helper reads (drawn apart, like the tuple below): the
+    # inlined helper must still read the module's value
+    shadow = random.Random(f"shadow {seed}")
+    if shadow.random() < 0.3:
+        lines += [f"    SHIFT = s * {_c(shadow)}", "    s = shifted(s) + SHIFT * a"]
     # a tuple returned (drawn apart, so each seed's body is what it always was): checked
     # value by value, one seed (reverse) and one tangent (forward) per value
     if random.Random(seed + 7919).random() < 0.3:

@@ -28,7 +28,7 @@ import gast
 
 from srcad.errors import SrcadError, surfaced
 from srcad.parse import parse_function
-from srcad.transform.normalize.inline import is_library_function
+from srcad.transform.normalize.user_functions import is_library_function
 
 
 class RowSumError(SrcadError):
