@@ -181,7 +181,8 @@ class ShapeGrammar:
             M, M2 = rng.choice(matrices), rng.choice(matrices)
         else:
             return None
-        more, acc = self.accumulator(scope)
+        # into a float in scope, so that the rows reach the result (a fresh one is often dead)
+        more, acc = ([], rng.choice(scope.floats)) if scope.floats else self.accumulator(scope)
         r, q, i = self.fresh("r"), self.fresh("q"), self.fresh("i")
         use = rng.choice([f"{acc} += {r}[0] * {r}[1]",
                           f"{acc} = {acc} * 0.9 + math.sin({r}[0]) * {r}[1]",
