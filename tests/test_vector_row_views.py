@@ -152,3 +152,16 @@ def test_numba_batched_reverse_runs_row_loops_in_one_sweep(f):
                                atol=1e-8)
     np.testing.assert_allclose(J, srcad.jacobian(f, *args, mode="forward"), rtol=1e-12,
                                atol=1e-14)
+
+
+@pytest.mark.parametrize("f", [products_of_rows, cross_of_zipped_rows],
+                         ids=lambda f: f.__name__)
+def test_python_batched_reverse_keeps_adjoint_rows_as_views(f):
+    """python: adjoint arrays hold their lanes last, so `row_bar = A_bar[i]` is the row's W
+    lanes, written through in place (a copy would lose the writes); W rows of J a sweep."""
+    args, of_matrix = _jacobian_case(f)
+    J = srcad.jacobian(f, *args, mode="reverse", chunk=3)
+    np.testing.assert_allclose(J, _central_differences(of_matrix, args[0]), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(J, srcad.jacobian(f, *args, mode="forward"), rtol=1e-12,
+                               atol=1e-14)
