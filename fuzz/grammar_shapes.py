@@ -12,6 +12,11 @@
 * `runtime-names`: some variables named like what generated code calls (`unbroadcast`,
   `view_element`, `reserve_tape`, ...; srcad/runtime_names.py renames them), drawn from a
   random stream of their own, so the program is otherwise the one the seed gives without it.
+* `row-views`: a loop reading the rows of a matrix (n, 2) through views: `for r in M`,
+  `r = M[i]` or `M[i, :]`, `for r, q in zip(M, M2)`, a row's tail `r[1:]`, a row of one
+  matrix or another chosen by a branch; M a matrix in scope or a local one filled from a
+  vector first (numba vector mode binds a row's tangents to the same row of M's,
+  srcad/transform/forward/views.py; batched reverse, srcad/batched_lanes.py).
 
 A mixin of `generator.Generator`. Without shapes it draws nothing, so every seed keeps the
 program it had before.
@@ -21,9 +26,9 @@ from __future__ import annotations
 
 import random
 
-from scopes import FunctionContext, IntVar, Scope, indent
+from scopes import Arr, FunctionContext, IntVar, Scope, indent
 
-SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names")
+SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names", "row-views")
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.
@@ -58,7 +63,8 @@ class ShapeGrammar:
 
     def shape_statement(self, scope: Scope, ctx: FunctionContext, depth: int):
         """The lines of a statement shape, or None for an ordinary statement."""
-        kinds = [k for k in ("index-arrays", "multi-tape", "counters") if k in self.shapes]
+        kinds = [k for k in ("index-arrays", "multi-tape", "counters", "row-views")
+                 if k in self.shapes]
         if not kinds or depth <= 0 or not self.chance(SHAPE_CHANCE):
             return None
         kind = self.rng.choice(kinds)
@@ -66,6 +72,8 @@ class ShapeGrammar:
             return self.rotated_index_loop(scope, ctx, depth)
         if kind == "counters":
             return self.counted_loops(scope, ctx, depth)
+        if kind == "row-views":
+            return self.row_view_loop(scope, ctx)
         return self.sibling_taping_loops(scope, ctx, depth)
 
     def accumulator(self, scope: Scope):
@@ -174,3 +182,57 @@ class ShapeGrammar:
         if self.chance(0.5):
             body.append(f"{acc} = {acc} + 0.5 * {read} * {src.name}[{o} % {n}]")
         return lines + [f"for {o} in range({outer}):"] + indent(body)
+
+    def row_view_loop(self, scope: Scope, ctx: FunctionContext):
+        """A loop over the rows of an (n, 2) matrix, read through views (module docstring).
+        A local matrix is made only outside loops (an active array is allocated once) and
+        only for this statement."""
+        rng = self.rng
+        matrices = [a for a in scope.arrays if len(a.shape) == 2 and a.shape[1] == 2
+                    and a.shape[0] is not None]
+        lines = []
+        if ctx.loop_depth == 0 and (not matrices or self.chance(0.5)):
+            vectors = [a for a in scope.arrays if len(a.shape) == 1 and a.shape[0] is not None]
+            if not vectors:
+                return None
+            src, m, i = rng.choice(vectors), self.fresh("m"), self.fresh("i")
+            n = src.len_expr[0]
+            lines += [f"{m} = np.zeros(({n}, 2))", f"for {i} in range({n}):",
+                      f"    {m}[{i}, 0] = 0.5 * {src.name}[{i}] + 0.1",
+                      f"    {m}[{i}, 1] = math.sin({src.name}[{i}])"]
+            made = Arr(m, (src.shape[0], 2), (n, "2"), (src.shape[0], 2))
+            M, M2 = made, rng.choice(matrices + [made])
+        elif matrices:
+            M, M2 = rng.choice(matrices), rng.choice(matrices)
+        else:
+            return None
+        # into a float in scope, so that the rows reach the result (a fresh one is often dead)
+        more, acc = ([], rng.choice(scope.floats)) if scope.floats else self.accumulator(scope)
+        r, q, i = self.fresh("r"), self.fresh("q"), self.fresh("i")
+        use = rng.choice([f"{acc} += {r}[0] * {r}[1]",
+                          f"{acc} = {acc} * 0.9 + math.sin({r}[0]) * {r}[1]",
+                          f"{acc} += math.tanh({r}[1] - {r}[0] * {acc})"])
+        rows = f"range(min(len({M.name}), len({M2.name})))"
+        vectors = [a for a in scope.arrays if len(a.shape) == 1 and a.shape[0] is not None
+                   and a.shape[0] >= 2]
+        kind = rng.choice(["for", "index", "zip", "tail", "branch"] + ["slice"] * bool(vectors))
+        if kind == "for":
+            loop = [f"for {r} in {M.name}:", f"    {use}"]
+        elif kind == "index":
+            row = rng.choice([f"{M.name}[{i}]", f"{M.name}[{i}, :]"])
+            loop = [f"for {i} in range(len({M.name})):", f"    {r} = {row}", f"    {use}"]
+        elif kind == "zip":
+            loop = [f"for {r}, {q} in zip({M.name}, {M2.name}):",
+                    f"    {acc} += {r}[0] * {q}[1] - {r}[1] * {q}[0]"]
+        elif kind == "tail":
+            t = self.fresh("t")
+            loop = [f"for {i} in range(len({M.name})):", f"    {r} = {M.name}[{i}]",
+                    f"    {t} = {r}[1:]", f"    {acc} += {t}[0] * {r}[0]"]
+        elif kind == "slice":  # a 1-D view of a vector (an argument's: lanes first)
+            v = rng.choice(vectors).name
+            loop = [f"{r} = {v}[1:]", f"for {i} in range(len({r})):",
+                    f"    {acc} += {r}[{i}] * {v}[{i}]"]
+        else:
+            loop = [f"for {i} in {rows}:", f"    if {i} % 2 == 0:", f"        {r} = {M.name}[{i}]",
+                    "    else:", f"        {r} = {M2.name}[{i}]", f"    {use}"]
+        return lines + more + loop

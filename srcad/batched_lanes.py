@@ -10,13 +10,20 @@ generated (numba-ready) source makes that explicit, for any W and without alloca
 * an adjoint array (a shadow the caller passes, or one the code allocates with
   `np.zeros_like(v)`) holds its lanes last: `y_bar[i]` becomes `y_bar[i, k]`, and the
   allocation `np.zeros(v.shape + (W,))` (the one-lane code allocates it too);
+* a name bound to a row or slice of an adjoint array (`row_bar = A_bar[i]`, `A_bar[i, :]`:
+  the reverse code binds such names only with ints and slices, views, see
+  transform/reverse/view_adjoints.py) is an adjoint array too, the same view of the lanes-last
+  array, so its lanes are last as well; the binding runs once, outside the lane loops;
+* an array copied from an argument (`c = x.copy()`, `np.copy(x)`) has x's dimensions, and
+  so does the adjoint array allocated for it;
 * a float result's seed `result_bar` is a vector of W seeds, `result_bar[k]`;
 * each run of consecutive adjoint statements becomes one `for k in range(W):` loop: the
   primal and tape statements between them run once, as in the one-lane code.
 
 Anything else that could mix the lanes or run a side effect W times is refused
 (`BatchUnsupported`, the caller then sweeps once per cotangent): a branch or a loop bound
-on an adjoint, an adjoint array used whole or by a row, a call other than `math` and plain
+on an adjoint, an adjoint array used whole (but in `a_bar += b_bar`) or indexed by fewer
+indices than it has dimensions outside a view binding, a call other than `math` and plain
 scalar builtins in an adjoint statement, a local adjoint array whose dimensions cannot be
 read from its allocation.
 """
@@ -85,6 +92,13 @@ class LaneCode:
         for name, ndim in list(self.arrays.items()):
             if name != "result_bar":
                 ndims.setdefault(name[:-4], ndim)
+        for node in ast.walk(self.function):  # `c = x.copy()`: x's dimensions
+            source = _copied(node.value) if isinstance(node, ast.Assign) \
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) else None
+            if source is not None and source in ndims:
+                target = node.targets[0].id
+                ndims[target] = ndims[source] if ndims.get(target, ndims[source]) \
+                    == ndims[source] else -1
         for node in ast.walk(self.function):
             if isinstance(node, ast.Assign) and _np_call(node.value, {"zeros_like"}):
                 target = node.targets[0]
@@ -101,6 +115,27 @@ class LaneCode:
                 if self.arrays.get(target.id, ndim) != ndim:
                     _refuse(f"the adjoint array `{target.id}` allocated with two shapes")
                 self.arrays[target.id] = ndim
+        self._adjoint_views()
+
+    def _adjoint_views(self):
+        """Names bound to a row or slice of an adjoint array (`row_bar = A_bar[i, :]`): adjoint
+        arrays of the view's dimensions, lanes last (views of views too)."""
+        bindings = [(node.targets[0].id, node.value) for node in ast.walk(self.function)
+                    if isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)]
+        changed = True
+        while changed:
+            changed = False
+            for name, value in bindings:
+                ndim = _view_ndim(value, self.arrays)
+                if ndim is None or self.arrays.get(name) == ndim:
+                    continue
+                if name in self.arrays:
+                    _refuse(f"the adjoint array `{name}` bound with two shapes")
+                self.arrays[name] = ndim
+                changed = True
+        self.views = {name for name, value in bindings
+                      if _view_ndim(value, self.arrays) is not None}
 
     def _lane_scalars(self) -> list:
         assignments = []
@@ -153,8 +188,10 @@ class LaneCode:
             return None
         target = targets[0]
         if isinstance(target, ast.Name) and target.id in self.arrays:
-            if isinstance(stmt, ast.Assign) and _np_call(stmt.value, {"zeros_like"}):
-                return None  # an allocation, rewritten with the other statements
+            if isinstance(stmt, ast.Assign) and (_np_call(stmt.value, {"zeros_like"})
+                                                 or target.id in self.views
+                                                 and _view_ndim(stmt.value, self.arrays)):
+                return None  # an allocation, rewritten with the other statements; a view
             if self._whole_array_sum(stmt):
                 return None  # `y_bar += result_bar`: both lanes last, elementwise
             _refuse(f"the adjoint array `{target.id}` rebound")
@@ -173,6 +210,8 @@ class LaneCode:
     def _other_statement(self, stmt):
         if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name) \
                 and stmt.targets[0].id in self.arrays:  # np.zeros_like(v): lanes last
+            if not _np_call(stmt.value, {"zeros_like"}):
+                return stmt  # a view of an adjoint array: its lanes stay last
             source = stmt.value.args[0]
             if not (isinstance(source, ast.Name) and source.id in self.arrays):
                 # not a reset (np.zeros_like(a_bar) keeps its lanes): lanes added last
@@ -294,6 +333,37 @@ def _np_call(value, names) -> bool:
     return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
             and isinstance(value.func.value, ast.Name) and value.func.value.id == "np"
             and value.func.attr in names)
+
+
+def _copied(value) -> str | None:
+    """x of `x.copy()` or `np.copy(x)`, else None."""
+    if isinstance(value, ast.Call) and not value.keywords and isinstance(value.func,
+                                                                         ast.Attribute):
+        if value.func.attr == "copy" and not value.args \
+                and isinstance(value.func.value, ast.Name) and value.func.value.id != "np":
+            return value.func.value.id
+        if _np_call(value, {"copy"}) and len(value.args) == 1 \
+                and isinstance(value.args[0], ast.Name):
+            return value.args[0].id
+    return None
+
+
+def _view_ndim(value, arrays: dict) -> int | None:
+    """The dimensions of `value` when it is a row or slice of an adjoint array in `arrays`
+    (ints and `a:b` slices, fewer ints than the array has dimensions), else None. An index
+    is an int or a slice here: the reverse code indexes adjoint views with nothing else."""
+    if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)
+            and arrays.get(value.value.id, 0) > 0):
+        return None
+    index = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+    if any(isinstance(i, (ast.Starred, ast.Constant)) and not isinstance(
+            getattr(i, "value", None), int) for i in index):
+        return None  # an ellipsis or a new axis
+    ints = sum(not isinstance(i, ast.Slice) for i in index)
+    ndim = arrays[value.value.id]
+    if len(index) > ndim or ints == ndim:
+        return None
+    return ndim - ints
 
 
 def _scalar_call(func) -> bool:

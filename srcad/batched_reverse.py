@@ -9,7 +9,9 @@ of the generated source make that exact:
 * `a_bar += t` on a name becomes `a_bar = a_bar + t`: `a_bar` may be bound to another
   adjoint's vector, which an in-place add would change too;
 * a name bound to an element of an adjoint array (`y_bar_value = y_bar[i]`, then
-  `y_bar[i] = 0.0`) gets a copy, not a view the next write would change.
+  `y_bar[i] = 0.0`) gets a copy, not a view the next write would change; a name bound to a
+  row of one (`row_bar = A_bar[i]`, indexed itself afterwards) stays the view it is, the W
+  lanes of the row's adjoints, written through in place as in the one-lane code.
 
 Anything else that could treat the lanes as data is refused (`BatchUnsupported`), so callers
 fall back to one sweep per cotangent: a NumPy call other than an allocation (whole-array code:
@@ -45,14 +47,16 @@ def _reset(call) -> bool:
 
 
 class _Check(ast.NodeVisitor):
-    def __init__(self):
+    def __init__(self, views=frozenset()):
         self.problem = None
+        self.views = views  # ids of `A_bar[i, :]` bound to a row name: views, lanes last
 
     def visit_Call(self, node):
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             ok = func.value.id == "math" or (func.value.id == "np" and func.attr in _ALLOCATIONS)
             ok = ok or (func.attr in ("append", "pop") and func.value.id.endswith("tape"))
+            ok = ok or (func.attr == "copy" and not node.args and not node.keywords)
         else:
             ok = isinstance(func, ast.Name) and func.id in _PLAIN_CALLS
         if not ok:
@@ -65,17 +69,19 @@ class _Check(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Subscript(self, node):
-        if _is_adjoint(node.value) and any(isinstance(n, ast.Slice) for n in ast.walk(node.slice)):
+        if _is_adjoint(node.value) and id(node) not in self.views \
+                and any(isinstance(n, ast.Slice) for n in ast.walk(node.slice)):
             self.problem = self.problem or f"the slice {ast.unparse(node)}"
         self.generic_visit(node)
 
 
 class _Lanes(ast.NodeTransformer):
-    def __init__(self, parameters):
+    def __init__(self, parameters, rows):
         self.parameters = parameters  # the caller's shadows: added into in place, as before
+        self.rows = rows  # rows of adjoint arrays: views written through, in place
 
     def visit_AugAssign(self, node):
-        if _is_adjoint(node.target) and node.target.id not in self.parameters:
+        if _is_adjoint(node.target) and node.target.id not in self.parameters | self.rows:
             value = ast.BinOp(left=ast.Name(node.target.id, ast.Load()), op=node.op,
                               right=node.value)
             return ast.copy_location(ast.Assign(targets=[node.target], value=value), node)
@@ -90,7 +96,8 @@ class _Lanes(ast.NodeTransformer):
                 and isinstance(value.func, ast.Attribute) and value.func.attr in _ALLOCATIONS \
                 and not _reset(value):
             node.value = ast.Call(ast.Name("_srcad_lanes", ast.Load()), [value], [])
-        elif isinstance(value, ast.Subscript) and _is_adjoint(value.value):
+        elif isinstance(value, ast.Subscript) and _is_adjoint(value.value) \
+                and target.id not in self.rows:
             node.value = ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "copy", ast.Load()),
                                   [value], [])
         return node
@@ -100,24 +107,24 @@ def batched_function(compiled, width: int):
     """The reverse function of `compiled` (python backend, list tapes) running W lanes of
     adjoints; raises BatchUnsupported when its code cannot run them."""
     tree = ast.parse(compiled.source)
-    check = _Check()
-    check.visit(tree)
     # a name bound to an element of an adjoint array is copied (below); one that is indexed
-    # itself is a row, a view the code writes through: copying it would lose those writes
-    elements = {n.targets[0].id for n in ast.walk(tree) if isinstance(n, ast.Assign)
+    # itself is a row (or a slice), a view the code writes through: with the lanes last it is
+    # the same view of the lanes, kept as it is (a copy would lose those writes)
+    bindings = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)
                 and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Subscript)
-                and _is_adjoint(n.value.value)}
+                and _is_adjoint(n.value.value)]
+    elements = {n.targets[0].id for n in bindings}
     rows = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Subscript)
             and isinstance(n.value, ast.Name) and n.value.id in elements}
-    if rows and not check.problem:
-        check.problem = f"a row of an adjoint array bound to `{sorted(rows)[0]}`"
+    check = _Check({id(n.value) for n in bindings if n.targets[0].id in rows})
+    check.visit(tree)
     if check.problem:
         raise BatchUnsupported(f"batched reverse mode runs element-by-element code; the "
                                f"reverse code has {check.problem}", construct="batch",
                                hint="leave chunk out: one reverse sweep per row")
     function = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
     parameters = {a.arg for a in function.args.args}
-    tree = ast.fix_missing_locations(_Lanes(parameters).visit(tree))
+    tree = ast.fix_missing_locations(_Lanes(parameters, rows).visit(tree))
     namespace = dict(compiled.function.__globals__)
     namespace["_srcad_lanes"] = lambda a: np.zeros(np.shape(a) + (width,))
     exec(compile(tree, f"<srcad batched reverse {compiled.name}>", "exec"), namespace)

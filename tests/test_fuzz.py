@@ -92,6 +92,18 @@ def test_counter_shape_is_generated_when_switched_on():
     assert not any(re.search(r"\n +c\d+ [+-]= ", generate(seed).source) for seed in range(40))
 
 
+def test_row_view_shape_is_generated_when_switched_on():
+    """--shapes row-views: loops reading the rows of a matrix through views (`for r in M`,
+    `r = M[i]`, `zip(M, M2)`, `t = r[1:]`) and a slice of a vector; not without the switch."""
+    from generator import generate
+    texts = [generate(seed, shapes=frozenset(["row-views"])).source for seed in range(40)]
+    for pattern in (r"for r\d+ in m?z?\d+:", r"zip\(", r"t\d+ = r\d+\[1:\]",
+                    r"r\d+ = \w+\[i\d+(, :)?\]\n"):
+        assert sum(bool(re.search(pattern, t)) for t in texts) >= 3, pattern
+    assert not any(re.search(r"zip\(|r\d+ = \w+\[1:\]", generate(seed).source)
+                   for seed in range(40))
+
+
 def test_generator_is_deterministic():
     from generator import generate
     assert generate(123).source == generate(123).source

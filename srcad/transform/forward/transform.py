@@ -15,6 +15,7 @@ from srcad import syntax as S
 from srcad.analysis.array_bindings import copy_source, expression_bound, is_allocation
 from srcad.analysis.primitives import effect_call
 from srcad.analysis.types import FLOAT, Array, is_differentiable, stack_call
+from srcad.errors import LaneLayoutError
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.forward.lanes import (
     copy_lanes_last,
@@ -25,6 +26,7 @@ from srcad.transform.forward.returns import ForwardReturns
 from srcad.transform.forward.stacks import StackTangents
 from srcad.transform.forward.styles import Looped, Stacked, Unrolled
 from srcad.transform.forward.unset_tangents import UnsetTangents
+from srcad.transform.forward.views import bind_view, view_base, view_bindings, view_layouts
 from srcad.transform.tapes import WORK, ArrayTapes
 
 
@@ -64,10 +66,14 @@ class ForwardTransform(ForwardReturns, StackTangents):
         arrays = [p for p in self.norm.params if p in self.active
                   and isinstance(self.types[p], Array) and self.arg_kinds[p] != "const"]
         reread = reread_arrays(self.norm.body, arrays)
+        bindings = view_bindings(self.norm.body, self.types, self.active)
+        views, viewed = view_layouts(bindings, {p for p in arrays if p not in reread})
+        reread |= viewed
         for p in reread:
             self.copied[p] = self.names[0, p]
             self.names[0, p] = self.namer.fresh(f"{self.names[0, p]}_t")
-        first = frozenset(self.names[0, p] for p in arrays if p not in reread)
+        first = frozenset(self.names[0, v] for v in views | {p for p in arrays
+                                                             if p not in reread})
         self.styles[0] = dataclasses.replace(self.styles[0], lanes_first=first)
 
     def seeded(self, p) -> bool:
@@ -178,6 +184,9 @@ class ForwardTransform(ForwardReturns, StackTangents):
             return self.array_binding(stmt, target, value)
         if tname not in self.active:
             return [stmt]
+        if isinstance(self.styles[0], Looped) and isinstance(self.types[tname], Array) \
+                and isinstance(target, gast.Name) and op is None:
+            return self.view_binding(stmt, tname, value)
         diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
         if tname in self.expression_arrays and not diff.is_active(value):
             return [stmt] + [S.assign(S.name(self.tangent_name(k, tname)),
@@ -237,6 +246,20 @@ class ForwardTransform(ForwardReturns, StackTangents):
                 init = style.zeros_like(tname)
             out.append(S.assign(S.name(shadow), init))
         return out
+
+    def view_binding(self, stmt, tname, value) -> list:
+        """Looped: `v = A[i]` binds v's tangents to the same view of A's, once for all lanes
+        (transform/forward/views.py)."""
+        base = view_base(value)
+        if base is None:
+            raise self.norm.parsed.error(
+                stmt, "array assignment", f"`{tname}` bound to a computed array is not "
+                "supported in numba vector mode with lanes in arrays",
+                hint="batch='unrolled'", kind=LaneLayoutError)
+        line = S.comment(f"line {self.norm.parsed.line_of(stmt)}: {S.unparse_header(stmt)}")
+        shadow = self.tangent_name(0, base) if base in self.active else None
+        return [line, stmt, bind_view(self.styles[0], tname, self.tangent_name(0, tname),
+                                      value, shadow)]
 
     def _in_workspace(self, stmt, tname) -> list:
         """numba: hoisted arrays `a = np.empty(len(range(stop)))`, the group made with `a`
