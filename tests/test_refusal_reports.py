@@ -49,8 +49,8 @@ def test_every_refusal_of_a_function_in_one_error():
 
 
 # one function per refusal kind: (function, args, construct, line offset, column, words of fix)
-def lambda_called_in_place(x):
-    return (lambda a: a * a)(x)
+def lambda_in_a_branch(x):
+    return (lambda a: a * a)(x) if x > 0.0 else x
 
 
 def nested_def_in_loop(x):
@@ -119,7 +119,7 @@ def keyword_only_top(x, *, c):
 
 
 KINDS = [
-    (lambda_called_in_place, (Active(1.0),), "lambda", 1, 13, "assign it to a name"),
+    (lambda_in_a_branch, (Active(1.0),), "lambda", 1, 13, "assign it to a name"),
     (nested_def_in_loop, (Active(1.0),), "nested function definition", 3, 9, "top level"),
     (local_function_passed_on, (Active(1.0),), "local function", 3, 24, "call it directly"),
     (list_kept, (Active(1.0),), "list comprehension", 1, 12, "sum(...), max(...)"),
