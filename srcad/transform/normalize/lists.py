@@ -243,7 +243,8 @@ def grow_lists_into_arrays(parsed: ParsedFunction, body: list, namer: Namer) -> 
 
 def _appending_loop(candidate) -> bool:
     loop, name_ = candidate.filler, candidate.name
-    if candidate.in_loop or candidate.made.value.elts or len(candidate.region) > 1 or not (
+    if candidate.in_loop or not isinstance(candidate.made.value, gast.List) \
+            or candidate.made.value.elts or len(candidate.region) > 1 or not (
             isinstance(loop, gast.For) and not loop.orelse and isinstance(loop.iter, gast.Call)
             and isinstance(loop.iter.func, gast.Name) and loop.iter.func.id == "range"
             and not _exits_loop(loop.body)):
