@@ -75,9 +75,13 @@ def pop_uses(stmts, name_) -> set:
 
 def needs_buffer(made, stmts, name_) -> bool:
     """Does the list `made` binds (`ys = [...]`), used in `stmts` and never appended to, need
-    the buffer: repeated, popped, or indexed by other than a constant in its range?"""
+    the buffer: repeated, popped, or indexed by other than a constant in its range? Not a
+    list of int constants (`[2, 0, 1]`, `[0] * n`): the buffer holds floats."""
     from srcad.transform.normalize.lists import constant_index  # lists.py imports this module
 
+    elements = [repeated(made.value)[0]] if repeated(made.value) else made.value.elts
+    if all(isinstance(e, gast.Constant) and type(e.value) in (int, bool) for e in elements):
+        return False  # ints (indices, say) would be floats in the buffer: left refused
     if repeated(made.value) is not None or pop_uses(stmts, name_):
         return True
     size = len(made.value.elts)
