@@ -68,6 +68,10 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         if not any(is_append(n, name_) for s in region for n in S.nodes(s)) \
                 and not needs_buffer(candidate.made, region + candidate.rest, name_):
             return False  # lists.py makes its elements variables
+        used = region + candidate.rest
+        if pop_uses(region, name_) and not (read_uses(used, name_, parsed)
+                                            | item_writes(used, name_)):
+            return False  # a stack (append and pop only: generated reverse code's tapes)
         return _only_read_and_appended(parsed, region, candidate.name) \
             and candidate.name not in names_of(candidate.made.value) \
             and not names_of(candidate.made.value) & _stored(candidate.between) \
