@@ -112,8 +112,10 @@ def _made(value, buffer, count, space, namer) -> list:
             S.assign(S.name(buffer), S.call("np.zeros", added(space, S.name(count))))]
     if not (isinstance(element, gast.Constant) and element.value == 0):
         k = namer.fresh("k")
-        made += S.parse_stmts(f"for {k} in range({count}):\n    {buffer}[{k}] = element")
-        made[-1] = S.substitute_stmt(made[-1], {"element": element})
+        write = S.assign(gast.Subscript(value=S.name(buffer), slice=S.name(k),
+                                        ctx=gast.Store()), element)
+        made.append(gast.For(target=S.name(k, store=True), iter=S.call("range", S.name(count)),
+                             body=[write], orelse=[], type_comment=None))
     return made
 
 
