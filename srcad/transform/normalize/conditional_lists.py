@@ -32,7 +32,10 @@ until the end of that body too (no copy per iteration), and used nowhere else. E
 written once per filling, so reverse mode needs no tape of the buffer beyond what it keeps for
 any array write; the counter's values are those of any int of the loop. A filtered list
 comprehension kept in a variable (`ys = [e for i in range(n) if c]`) arrives here as such a
-loop (srcad/transform/normalize/lower.py). Any other list stays as written, and the fence
+loop (srcad/transform/normalize/lower.py). The same buffer takes element writes (`ys[k] = v`,
+`ys[k] += v`, through the filled part like reads), `ys.pop()` (the counter one less), `[e] *
+n`, and a literal never appended to that lists.py cannot split (indexed by a variable):
+srcad/transform/normalize/list_writes.py. Any other list stays as written, and the fence
 refuses it with its line. Needs `np` to be NumPy in the function's module.
 """
 
