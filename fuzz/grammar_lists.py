@@ -10,6 +10,10 @@
   in a counted `while` loop (with a `for` inside), created and read within a loop body, read
   while they fill (`len(ys) < k`, a recurrence on `ys[-1]`), and bound by a literal in each
   arm of an `if` then appended to;
+* lists written as Python writes them: a literal indexed by a variable (negative and computed
+  indices too) and written by element (`cs[(i + 1) % 3] += ...`), `[0.0] * n` (or `n * [c]`)
+  accumulated into by element, `extend([...])`, `+= [...]`, `ys = ys + [...]` and `pop()`
+  (under a length test) between appends, an element written after the filling;
 * the lists read as Python reads lists: `len`, `sum`, `max`/`min`, `ys[0]`, `ys[-1]`,
   `ys[k]` under `if len(ys) > k`, `for v in ys`, and a loop over `range(len(ys))` binding a
   local array (a loop that runs zero times when the list is empty);
@@ -189,6 +193,40 @@ def _blocks(rng, n, m, counter):
             lines += [f"{ys}.append(x[1] * {_c(rng)})"]
         return lines + reads(ys)
 
+    def literal_by_variable():
+        cs = fresh("cs")
+        k = rng.randint(1, 2)
+        lines = [f"{cs} = [x[0] * a, s * {_c(rng)}, {_c(rng)}]", "for i in range(len(x)):",
+                 f"    s = s * {_c(rng)} + {cs}[i % 3] * x[i] + {cs}[-1 - i % 2] * {_c(rng)}"]
+        if rng.random() < 0.7:
+            lines += [rng.choice([f"    {cs}[(i + {k}) % 3] += x[i] * {_c(rng)}",
+                                  f"    {cs}[i % 3] = {cs}[i % 3] * {_c(rng)} + x[i] * a"])]
+        return lines + [f"s += {cs}[len(x) % 3] * {_c(rng)}"] + reads(cs)
+
+    def zeros_accumulated():
+        acc = fresh("acc")
+        made = rng.choice(["[0.0] * len(x)", f"len(x) * [{_c(rng)}]", f"[0.0] * {n + 1}"])
+        lines = [f"{acc} = {made}", "for i in range(len(x)):",
+                 f"    {acc}[i] += x[i] * x[i] * {_c(rng)}"]
+        if rng.random() < 0.5:
+            lines += [f"    {acc}[(i + 1) % len(x)] += x[i] * a * {_c(rng)}"]
+        return lines + reads(acc)
+
+    def extended():
+        ys = fresh("ys")
+        lines = [f"{ys} = [a * {_c(rng)}]", "for i in range(len(x)):"]
+        lines += [rng.choice([f"    {ys}.extend([x[i] * {_c(rng)}, a * x[i] + 0.3719 * i])",
+                              f"    {ys} += [x[i] * x[i] * {_c(rng)} + 0.1237 * i]",
+                              f"    {ys} = {ys} + [x[i] * a + 0.0611 * i]"])]
+        if rng.random() < 0.5:
+            lines += [f"    {ys}[i % len({ys})] = {ys}[i % len({ys})] * {_c(rng)} + x[i] * 0.5"]
+        if rng.random() < 0.4:
+            lines += [f"    if len({ys}) > {rng.randint(1, 3)}:", f"        v = {ys}.pop()",
+                      f"        s += v * {_c(rng)}"]
+        if rng.random() < 0.5:
+            lines += [f"{ys}[-1] += s * {_c(rng)}"]
+        return lines + reads(ys)
+
     def computed_element():
         i, j = rng.randrange(n), rng.randrange(m)
         return [rng.choice([
@@ -213,7 +251,8 @@ def _blocks(rng, n, m, counter):
 
     return [filtered_comprehension, conditional_appends, computed_element, computed_in_loop,
             computed_in_test, nested_appends, while_appends, list_per_iteration,
-            reads_while_filling, literal_in_arms]
+            reads_while_filling, literal_in_arms, literal_by_variable, zeros_accumulated,
+            extended]
 
 
 def generate(seed: int) -> Program:

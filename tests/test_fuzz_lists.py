@@ -34,8 +34,9 @@ def test_bounded_lists_fuzz_run_agrees_in_every_mode():
 
 def test_lists_generator_is_deterministic_and_writes_each_construct():
     assert generate(7).source == generate(7).source
-    sources = [generate(s).source for s in range(BOUNDED_SEED, BOUNDED_SEED + 40)]
+    sources = [generate(s).source for s in range(BOUNDED_SEED, BOUNDED_SEED + 80)]
     for construct in (".append(", " if x[i] > ", "for v in x if", "break", "else:",
                       "np.mean(X, axis=0)[", "np.sum(X, axis=1)[i]", ".T[",
-                      "for k in range(len(ys"):
+                      "for k in range(len(ys", ".extend([", ".pop()", "[0.0] * len(x)",
+                      "[i % 3]", "] += x[i]"):
         assert any(construct in s for s in sources), construct

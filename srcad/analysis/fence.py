@@ -49,14 +49,17 @@ _REFUSED = {
     gast.Dict: ("dict", "use separate variables or a NumPy array"),
     gast.Set: ("set", "use separate variables or a NumPy array"),
     gast.List: ("list", "srcad supports a list literal read by constant index, len/sum/max/min "
-                "and loops over it, and a list filled by appends (under ifs, in for loops over "
-                "ranges or arrays nested in any depth, in a `while i < n` loop that steps i by "
-                "1 and never continues) that is otherwise only read (indexed, len/sum/max/min, "
-                "np.array, looped over without appending), also while it fills, bound once "
-                "(or by a literal in every arm of an if) and, when made in a loop body, used "
-                "only in that body; otherwise use a NumPy array (a list literal is also "
-                "accepted as the first argument of np.concatenate, np.stack, np.hstack, "
-                "np.vstack and np.array)"),
+                "and loops over it, and a list of floats (a literal, `[0.0] * n`) filled by "
+                "appends, `extend([...])`, `+= [...]` or `ys = ys + [...]` (under ifs, in for "
+                "loops over ranges or arrays nested in any depth, in a `while i < n` loop that "
+                "steps i by 1 and never continues) that is otherwise only read (indexed by any "
+                "int, len/sum/max/min, np.array, looped over without appending), written by "
+                "element (`ys[k] = v`, `ys[k] += v`) or popped (`ys.pop()`, `v = ys.pop()`), "
+                "also while it fills, bound once (or by a literal in every arm of an if) and, "
+                "when made in a loop body, used only in that body; a literal of ints only by "
+                "constant index (write floats, `[0.0] * n`); otherwise use a NumPy array (a "
+                "list literal is also accepted as the first argument of np.concatenate, "
+                "np.stack, np.hstack, np.vstack and np.array)"),
     gast.JoinedStr: ("f-string", "format strings outside the differentiated function"),
     gast.NamedExpr: ("assignment expression (:=)", "assign in a statement of its own"),
     gast.Starred: ("starred expression", "pass the arguments one by one"),

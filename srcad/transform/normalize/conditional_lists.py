@@ -32,7 +32,10 @@ until the end of that body too (no copy per iteration), and used nowhere else. E
 written once per filling, so reverse mode needs no tape of the buffer beyond what it keeps for
 any array write; the counter's values are those of any int of the loop. A filtered list
 comprehension kept in a variable (`ys = [e for i in range(n) if c]`) arrives here as such a
-loop (srcad/transform/normalize/lower.py). Any other list stays as written, and the fence
+loop (srcad/transform/normalize/lower.py). The same buffer takes element writes (`ys[k] = v`,
+`ys[k] += v`, through the filled part like reads), `ys.pop()` (the counter one less), `[e] *
+n`, and a literal never appended to that lists.py cannot split (indexed by a variable):
+srcad/transform/normalize/list_writes.py. Any other list stays as written, and the fence
 refuses it with its line. Needs `np` to be NumPy in the function's module.
 """
 
@@ -52,12 +55,26 @@ from srcad.transform.normalize.grown_lists import (
     reduction,
 )
 from srcad.transform.normalize.list_room import added, room
+from srcad.transform.normalize.list_writes import (
+    item_writes,
+    needs_buffer,
+    pop_uses,
+    popped,
+    repeated,
+)
 
 
 def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> list:
     """`body` with the lists appended to in loops (above) made arrays."""
     def accepts(candidate) -> bool:
-        region = candidate.region
+        region, name_ = candidate.region, candidate.name
+        if not any(is_append(n, name_) for s in region for n in S.nodes(s)) \
+                and not needs_buffer(candidate.made, region + candidate.rest, name_):
+            return False  # lists.py makes its elements variables
+        used = region + candidate.rest
+        if pop_uses(region, name_) and not (read_uses(used, name_, parsed)
+                                            | item_writes(used, name_)):
+            return False  # a stack (append and pop only: generated reverse code's tapes)
         return _only_read_and_appended(parsed, region, candidate.name) \
             and candidate.name not in names_of(candidate.made.value) \
             and not names_of(candidate.made.value) & _stored(candidate.between) \
@@ -70,11 +87,7 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         space = room(region, name_, _stored(region))
         reads = _BufferReads(parsed, namer, name_, buffer, count)
         region = [s for stmt in region for s in _as_list(reads.visit(stmt))]
-        first = candidate.made.value.elts  # `ys = [a, b]`: two appends before the filler
-        made = [S.assign(S.name(buffer), S.call("np.zeros", added(space, S.const(len(first)))))]
-        made += [S.assign(gast.Subscript(value=S.name(buffer), slice=S.const(k),
-                                         ctx=gast.Store()), e) for k, e in enumerate(first)]
-        made.append(S.assign(S.name(count), S.const(len(first))))
+        made = _made(candidate.made.value, buffer, count, space, namer)
         # made where the filler starts, when the room's names have their values there
         new = _locate(made, candidate.made) + region
         if not candidate.in_loop:
@@ -84,6 +97,29 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         return [], new, candidate.rest
 
     return lists_grown(parsed, body, accepts, grow, nested=True)
+
+
+def _made(value, buffer, count, space, namer) -> list:
+    """The buffer with room for `space` appends after the elements of the list `value`
+    (`[a, b]`: two appends before the filler; `[e] * n`: n copies of e), and its counter."""
+    if repeated(value) is None:
+        made = [S.assign(S.name(buffer), S.call("np.zeros", added(space, S.const(len(
+            value.elts)))))]
+        made += [S.assign(gast.Subscript(value=S.name(buffer), slice=S.const(k),
+                                         ctx=gast.Store()), e) for k, e in enumerate(value.elts)]
+        return made + [S.assign(S.name(count), S.const(len(value.elts)))]
+    element, times = repeated(value)
+    if not (isinstance(times, gast.Constant) and type(times.value) is int and times.value >= 0):
+        times = S.call("max", S.const(0), times)  # `[e] * -1` is empty
+    made = [S.assign(S.name(count), times),
+            S.assign(S.name(buffer), S.call("np.zeros", added(space, S.name(count))))]
+    if not (isinstance(element, gast.Constant) and element.value == 0):
+        k = namer.fresh("k")
+        write = S.assign(gast.Subscript(value=S.name(buffer), slice=S.name(k),
+                                        ctx=gast.Store()), element)
+        made.append(gast.For(target=S.name(k, store=True), iter=S.call("range", S.name(count)),
+                             body=[write], orelse=[], type_comment=None))
+    return made
 
 
 def _locate(stmts, at) -> list:
@@ -104,10 +140,12 @@ def _as_list(new) -> list:
 
 def _only_read_and_appended(parsed, region, name_) -> bool:
     """Does `region` use `name_` only in `name_.append(e)` statements and as a list is read
-    (read_uses), never iterating over it in a loop that appends to it? Some append needed."""
+    (read_uses), written by element (`ys[k] = v`) or popped (`ys.pop()`), never iterating
+    over it in a loop that appends to it?"""
     appends = [n for s in region for n in S.nodes(s) if is_append(n, name_)]
-    allowed = read_uses(region, name_, parsed) | {id(a.value.func.value) for a in appends}
-    if not appends or any(isinstance(n, gast.Name) and n.id == name_ and id(n) not in allowed
+    allowed = read_uses(region, name_, parsed) | {id(a.value.func.value) for a in appends} \
+        | item_writes(region, name_) | pop_uses(region, name_)
+    if any(isinstance(n, gast.Name) and n.id == name_ and id(n) not in allowed
                           for s in region for n in S.nodes(s)):
         return False
     return not any(isinstance(n, gast.For) and isinstance(n.iter, gast.Name)
@@ -131,6 +169,8 @@ class _BufferReads(gast.NodeTransformer):
                                                  "count": S.name(self.count)})
 
     def visit_Expr(self, node):
+        if popped(node, self.name_) is not None:
+            return self._pop(node, None)
         if not is_append(node, self.name_):
             return self.generic_visit(node)
         value = self.visit(node.value.args[0])  # read before the append, as Python does
@@ -139,6 +179,21 @@ class _BufferReads(gast.NodeTransformer):
         return [gast.copy_location(S.assign(target, value), node),
                 gast.copy_location(S.aug_assign(S.name(self.count), gast.Add(), S.const(1)),
                                    node)]
+
+    def visit_Assign(self, node):
+        if popped(node, self.name_) is None:
+            return self.generic_visit(node)
+        return self._pop(node, node.targets[0])
+
+    def _pop(self, stmt, target):
+        """`v = ys.pop()`: the last element of the filled part (IndexError when it is empty,
+        as for the list), then the counter one less."""
+        if target is None:
+            target = S.name(self.namer.fresh(f"{self.name_}_popped"), store=True)
+        last = gast.Subscript(value=self.filled(), slice=S.const(-1), ctx=gast.Load())
+        return [gast.copy_location(S.assign(target, last), stmt),
+                gast.copy_location(S.aug_assign(S.name(self.count), gast.Sub(), S.const(1)),
+                                   stmt)]
 
     def visit_Call(self, node):
         self.generic_visit(node)

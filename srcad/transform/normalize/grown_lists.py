@@ -23,6 +23,7 @@ from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.normalize.list_reductions import builtin_name, reduction_kind
 from srcad.transform.normalize.list_truth import truth_as_length
+from srcad.transform.normalize.list_writes import is_pop, item_writes, repeated
 
 
 @dataclass
@@ -72,7 +73,7 @@ def _grow_block(parsed, block, body, accepts, grow, nested, in_loop, grown) -> l
             continue
         k = later[0]
         end = len(block) if in_loop else 1 + max(m for m in later if any(
-            is_append(n, name_) for n in S.nodes(block[m])) or m == k)
+            is_append(n, name_) or is_pop(n, name_) for n in S.nodes(block[m])) or m == k)
         truth_as_length(block[k:], name_)  # `if ys:` is `len(ys) > 0`, list or array
         candidate = Candidate(name_, block[j], block[j + 1:k], block[k:end], block[end:],
                               in_loop)
@@ -102,8 +103,8 @@ def bindings_of(body, name_) -> int:
         for node in S.nodes(stmt):
             targets = node.targets if isinstance(node, gast.Assign) else \
                 [node.target] if isinstance(node, (gast.AugAssign, gast.For)) else []
-            count += sum(1 for t in targets for n in S.nodes(t)
-                         if isinstance(n, gast.Name) and n.id == name_)
+            count += sum(1 for t in targets for n in S.nodes(t) if isinstance(n, gast.Name)
+                         and n.id == name_ and isinstance(n.ctx, gast.Store))
     return count
 
 
@@ -117,10 +118,12 @@ def names_of(tree) -> set:
 
 
 def _new_list(stmt):
-    """The name `ys` of `ys = []` or `ys = [a, b]` (no starred element), else None."""
+    """The name `ys` of `ys = []`, `ys = [a, b]` (no starred element) or `ys = [e] * n`,
+    else None."""
     if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.List) \
-            and not any(isinstance(e, gast.Starred) for e in stmt.value.elts):
+            and isinstance(stmt.targets[0], gast.Name) and (repeated(stmt.value) or (
+                isinstance(stmt.value, gast.List)
+                and not any(isinstance(e, gast.Starred) for e in stmt.value.elts))):
         return stmt.targets[0].id
     return None
 
@@ -160,8 +163,9 @@ def read_uses(stmts, name_, parsed) -> set:
 
 
 def _only_read_after(stmts, name_, parsed) -> bool:
-    """After the loop: only `xs[...]` reads, `for v in xs`, and len/sum/max/min of `xs`."""
-    allowed = read_uses(stmts, name_, parsed)
+    """After the loop: only `xs[...]` reads and writes of one element, `for v in xs`, and
+    len/sum/max/min of `xs`."""
+    allowed = read_uses(stmts, name_, parsed) | item_writes(stmts, name_)
     return all(id(n) in allowed for s in stmts for n in S.nodes(s)
                if isinstance(n, gast.Name) and n.id == name_)
 

@@ -8,8 +8,9 @@ A local bound only to list literals of one length (`xs = [a, x * x, 2.0]`) and u
 
 is split into `xs_0, xs_1, ...`: the analyses see plain scalars (or arrays), and reverse mode
 needs no list on its tape. `for v in (a, b, c)` over a tuple literal is unrolled the same way.
-A list used any other way (`append`, a variable index, passed to a call) stays a list, and the
-fence refuses it with its line.
+A list indexed by a variable, appended to, popped or `[e] * n` is made a buffer before
+(conditional_lists.py, list_writes.py); one used any other way (passed to a call) stays a
+list, and the fence refuses it with its line.
 """
 
 from __future__ import annotations
@@ -243,7 +244,8 @@ def grow_lists_into_arrays(parsed: ParsedFunction, body: list, namer: Namer) -> 
 
 def _appending_loop(candidate) -> bool:
     loop, name_ = candidate.filler, candidate.name
-    if candidate.in_loop or candidate.made.value.elts or len(candidate.region) > 1 or not (
+    if candidate.in_loop or not isinstance(candidate.made.value, gast.List) \
+            or candidate.made.value.elts or len(candidate.region) > 1 or not (
             isinstance(loop, gast.For) and not loop.orelse and isinstance(loop.iter, gast.Call)
             and isinstance(loop.iter.func, gast.Name) and loop.iter.func.id == "range"
             and not _exits_loop(loop.body)):

@@ -35,6 +35,7 @@ from srcad.transform.normalize.conditional_lists import grow_conditional_lists
 from srcad.transform.normalize.list_appends import appends_to_literals
 from srcad.transform.normalize.list_arms import literals_in_arms_as_appends
 from srcad.transform.normalize.list_reductions import fold_literal_reductions
+from srcad.transform.normalize.list_writes import extends_as_appends
 from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_lists
 
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
@@ -364,10 +365,11 @@ class _SetFlagAtBreak:
 def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]:
     """(the lowered body, the local functions it defined: name -> LocalFunction)."""
     lowering = Lowering(parsed, namer)
+    params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     body = fold_literal_reductions(parsed, body)
-    body = appends_to_literals(lowering.comprehensions_as_appends(body))
+    body = extends_as_appends(lowering.comprehensions_as_appends(body), namer, params)
+    body = appends_to_literals(body)
     body = literals_in_arms_as_appends(body)
     body = grow_conditional_lists(parsed, grow_lists_into_arrays(parsed, body, namer), namer)
     body = lowering.block(body, top=True)
-    params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     return split_fixed_lists(parsed, body, namer, params), lowering.local_functions
