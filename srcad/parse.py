@@ -44,6 +44,11 @@ class ParsedFunction:
     renamed: dict = field(default_factory=dict, repr=False)
 
     @property
+    def generated(self) -> bool:
+        """Is this srcad's own generated code (differentiated again for second order)?"""
+        return self.filename.startswith("<srcad ")
+
+    @property
     def name(self) -> str:
         return self.tree.name
 

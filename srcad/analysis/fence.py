@@ -86,7 +86,7 @@ def syntax_refusals(parsed: ParsedFunction, body: list | None = None, local_func
     tree = parsed.tree
     body = tree.body if body is None else body
     problems = [(tree, error) for error in _signature_problems(parsed, tree, top_level)]
-    allowed = _stack_syntax(tree) | _stack_syntax_in(body)
+    allowed = _stack_syntax(tree, parsed.generated) | _stack_syntax_in(body, parsed.generated)
     called = {id(n.func) for stmt in body for n in gast.walk(stmt)
               if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
               and n.func.id in local_functions}
@@ -176,15 +176,18 @@ def _takes_keywords(parsed, call, local_functions) -> bool:
     return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
 
 
-def _stack_syntax_in(body) -> set:
+def _stack_syntax_in(body, generated: bool) -> set:
     module = gast.FunctionDef(name="_", args=None, body=body, decorator_list=[], returns=None,
                               type_comment=None)
-    return _stack_syntax(module)
+    return _stack_syntax(module, generated)
 
 
-def _stack_syntax(tree) -> set:
+def _stack_syntax(tree, generated: bool) -> set:
     """Ids of the list and slice nodes srcad accepts: those its own generated code uses, so
     that generated code can be differentiated again (`tape = []`, a stack of floats or ints,
+    in `generated` code only: a stack of the user's is lowered to a buffer by
+    srcad/transform/normalize/conditional_lists.py, or refused, as the reverse mode has no
+    rule for `pop`,
     and `range(...)[:n]`, the iterations a loop with `break` ran), slices of arrays
     (`x[1:]`, `A[:, k]`, `y[1:] = v`), and list literals listing the arrays NumPy joins
     (`np.stack([a, b])`; the rule table checks the function called). A stack is popped; any
@@ -196,7 +199,7 @@ def _stack_syntax(tree) -> set:
     for node in gast.walk(tree):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.List) \
                 and not node.value.elts and isinstance(node.targets[0], gast.Name) \
-                and node.targets[0].id in popped:
+                and node.targets[0].id in popped and generated:
             allowed.add(id(node.value))
         if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice) \
                 and isinstance(node.value, gast.Call) and isinstance(node.value.func, gast.Name) \
