@@ -71,6 +71,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     header = ["import math", "import numpy as np", "",
               "from srcad.numba_runtime import (array_bytes, checkpoint_plan, reserve_tape, "
               "simd_exp, view_element, view_size, view_start)"]
+    if "TapeOverBudget" in free_names:  # a loop over the tape budget (checkpoint_fallback.py)
+        header.append("from srcad.checkpointing import TapeOverBudget")
     arrays = sorted(free_names & NUMBA_ARRAY_NAMES)
     reductions = {n: reduction_of(n) for n in sorted(free_names) if reduction_of(n)}
     if reductions:

@@ -11,7 +11,7 @@ from srcad import syntax as S
 # Names generated code calls from srcad's runtime: never given to a fresh variable, and never
 # bound from f's namespace by the numba compiler (srcad/compiler.py imports them instead).
 NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", "array_bytes",
-                                 "view_element", "view_size", "view_start"})
+                                 "view_element", "view_size", "view_start", "TapeOverBudget"})
 # srcad/numba_arrays.py: the array runtime, compiled (numba_compat.py spells products
 # `array_matmul`, rank-one adjoints `outer_add`)
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
