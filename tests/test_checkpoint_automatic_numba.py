@@ -129,3 +129,33 @@ def test_every_caller_over_the_budget(budget):
     fd = [(integrate(Y0 + h * e, P, LONG, DT) - integrate(Y0 - h * e, P, LONG, DT)) / (2 * h)
           for e in np.eye(N)[:3]]
     np.testing.assert_allclose(g[:3], fd, rtol=1e-6)
+
+
+def integrate_in_place(y, p, steps, dt):
+    for _ in range(steps):  # writes the argument y step after step
+        for j in range(len(y)):
+            y[j] = y[j] + dt * (-p[j] * y[j] + np.sin(y[(j + 1) % len(y)]))
+    return np.sum(y * y)
+
+
+def test_argument_written_in_the_loop(budget):
+    """The ordinary code stops before the loop writes the argument; the checkpointed code
+    runs from the caller's values and leaves the argument as the primal does."""
+    _, compiled = budget
+    y, expected = Y0.copy(), Y0.copy()
+    value = integrate_in_place(expected, P, LONG, DT)
+    checkpointing.DEFAULT_MEMORY = 2**40  # restored by monkeypatch
+    srcad.cache.clear()
+    g_taped, y_taped = np.zeros(N), Y0.copy()
+    srcad.autodiff(srcad.Reverse, integrate_in_place, srcad.Duplicated(y_taped, g_taped), P,
+                   LONG, DT)
+    checkpointing.DEFAULT_MEMORY = BUDGET
+    srcad.cache.clear()
+    g = np.zeros(N)
+    (_, got), said = _said(lambda: srcad.autodiff(
+        srcad.ReverseWithPrimal, integrate_in_place, srcad.Duplicated(y, g), P, LONG, DT,
+        backend="numba"))
+    assert len(said) == 1 and len(compiled) == 2, (said, compiled)
+    assert got == pytest.approx(value, rel=1e-12)
+    np.testing.assert_allclose(y, expected, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(g, g_taped, rtol=1e-12, atol=0)
