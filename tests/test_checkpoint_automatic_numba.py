@@ -89,7 +89,8 @@ def test_checkpointed_only_over_the_budget(budget):
                                                       + 2)
         message = str(said[0].message)
         assert f"the loop at {__file__}:{LOOP_LINE} (in integrate)" in message
-        assert f"would tape about {8 * N * LONG} bytes ({LONG} steps)" in message
+        # the steps after the first, as the python backend counts them
+        assert f"would tape about {8 * N * (LONG - 1)} bytes ({LONG} steps)" in message
         assert f"over the default memory budget of {BUDGET} bytes" in message
         np.testing.assert_allclose(g, taped[LONG], rtol=1e-12, atol=0)
     # the tapes: not grown over the budget (the ordinary code stopped before growing its

@@ -107,15 +107,17 @@ class ReverseCheckpoint:
         for expr in need.values():
             total = expr if total is None else gast.BinOp(left=total, op=gast.Add(), right=expr)
         index, budget = loop.target.id, checkpointing.DEFAULT_MEMORY
-        size = self.namer.fresh(f"{index}_tape_bytes")
-        trips = f"len(range({', '.join(S.unparse_expr(a) for a in span.args)}))"
+        size, trips = self.namer.fresh(f"{index}_tape_bytes"), self.namer.fresh(f"{index}_trips")
+        span_args = ", ".join(S.unparse_expr(a) for a in span.args)
         line = self.norm.parsed.line_of(loop) or 0
-        return [S.comment(f"line {line}: a tape over the default memory budget: the caller "
-                          "checkpoints the loop instead"),
+        rest = f"{size} - {size} // {trips}"  # the steps after the first, as python measures
+        return [S.comment(f"line {line}: its tape over the default memory budget: checkpointed "
+                          "by the caller"),
+                S.assign(S.name(trips), S.parse_expr(f"len(range({span_args}))")),
                 S.assign(S.name(size), simplify(S.substitute("8 * (total)", {"total": total}),
                                                 integers=True))] + S.parse_stmts(
-            f"if {size} > {budget}:\n    raise TapeOverBudget({line}, {trips}, {size}, "
-            f"{self._state_bytes(self._carried(loop))}, {budget})\n")
+            f"if {trips} > 1 and {rest} > {budget}:\n    raise TapeOverBudget({line}, {trips}, "
+            f"{rest}, {self._state_bytes(self._carried(loop))}, {budget})\n")
 
     def _writes_arguments(self, statements) -> bool:
         """May `statements` write into (or rebind) an argument?"""
