@@ -160,3 +160,33 @@ def test_argument_written_in_the_loop(budget):
     assert got == pytest.approx(value, rel=1e-12)
     np.testing.assert_allclose(y, expected, rtol=1e-12, atol=0)
     np.testing.assert_allclose(g, g_taped, rtol=1e-12, atol=0)
+
+
+def reads_later_changed(x, c):
+    acc = 0.0
+    z = np.zeros(len(x))
+    for i in range(len(c)):  # a step reads z, which the loop after it changes
+        w = c[i] * 0.3 + z[i % len(z)] + acc
+        for k in range(len(x)):
+            acc += c[i] * np.exp(np.sin(w + x[k]))
+    for k in range(len(x)):
+        z[k] = 0.5 * z[k] + 0.1
+    return acc + z[0]
+
+
+@pytest.mark.parametrize("memory", [64, 10**6])
+def test_step_reading_a_later_changed_array_is_taped_whole(memory):
+    """A recomputed step would read z as the second loop leaves it (python backend, memory=:
+    the gradient was wrong); such a loop is taped whole."""
+    x = np.linspace(-1.0, 1.0, 5)
+    grads = []
+    for m in (None, memory):
+        c = srcad.Duplicated(np.array([-1.4, 0.85, -0.8, -0.9]), np.zeros(4))
+        srcad.autodiff(srcad.Reverse, reads_later_changed, x, c, memory=m)
+        grads.append(c.shadow)
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12, atol=0)
+    h = 1e-6
+    fd = [(reads_later_changed(x, np.array([-1.4, 0.85, -0.8, -0.9]) + h * e)
+           - reads_later_changed(x, np.array([-1.4, 0.85, -0.8, -0.9]) - h * e)) / (2 * h)
+          for e in np.eye(4)]
+    np.testing.assert_allclose(grads[0], fd, rtol=1e-6)

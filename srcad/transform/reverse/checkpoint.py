@@ -13,8 +13,9 @@ object); arrays it writes in place are restored in place, and an argument array 
 contents back (as the forward sweep left them) after the loop's reverse.
 
 Loops inside the checkpointed one, and loops elsewhere, are taped as usual; a top-level loop
-that cannot be checkpointed (a `break`, or a carried value of another type) is taped too, and
-the logger "srcad" says why.
+that cannot be checkpointed (a `break`, a carried value of another type, or a step reading a
+variable that the function changes after the loop) is taped too, and the logger "srcad" says
+why.
 
 Without memory= the python backend plans a time-stepping loop automatically (it measures step
 0's tape). numba's ordinary code keeps its reservations and slot records instead and only
@@ -144,6 +145,15 @@ class ReverseCheckpoint:
         for v, typ in self._carried(loop):
             if typ not in (FLOAT, INT, BOOL) and not isinstance(typ, Array):
                 return f"it carries {v} of type {typ}"
+        # a step recomputed in the reverse sweep reads its inputs as they are then: one the
+        # loop does not write but a later statement changes would have its later value
+        body = self.norm.body
+        after = body[next(k for k, s in enumerate(body) if s is loop) + 1:]
+        changed = set().union(*(S.stored_names(s) for s in after)) \
+            - set().union(*(S.stored_names(s) for s in loop.body))
+        read = sorted(S.loaded_names(loop) & changed)
+        if read:
+            return f"a step reads {read[0]}, which the function changes after the loop"
         return None
 
     def _carried(self, loop) -> list:
