@@ -144,7 +144,8 @@ class BatchedReverseEngine:
         self.slots, self.width, self.backend = slots, width, backend
         specs = tuple(_spec(s, False) for s in slots)
         if backend == "numba":
-            self.compiled = _reverse_code(f, specs, "numba", False)
+            # memory=0: rewritten into lanes below, without the budget fallback
+            self.compiled = _reverse_code(f, specs, "numba", False, memory=0)
         else:
             self.compiled = _compiled(f, Request("reverse", specs, backend="python"))
         refuse_written_constants(self.compiled, slots)

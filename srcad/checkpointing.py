@@ -46,6 +46,9 @@ from srcad.errors import ArgumentError
 TAKE, RESTORE, ADVANCE, RECORD, REVERSE, MEASURE, TURN = 0, 1, 2, 3, 4, 5, 6
 EXPLICIT, AUTOMATIC = -1, -2  # checkpoint_plan's step_bytes before a step is measured
 DEFAULT_MEMORY = 2**28  # bytes: the budget of a loop's tape when memory= is not given
+# Request.memory of the code a numba loop over the budget falls back to: the automatic plan
+# (measure step 0, then plan), which numba's ordinary code does without (checkpoint_fallback.py)
+MEASURED = -1
 
 
 def advance_length(steps, checkpoints):
@@ -200,6 +203,17 @@ class CheckpointWarning(UserWarning):
     """A loop's tape would exceed the default memory budget: it is checkpointed instead."""
 
 
+class TapeOverBudget(Exception):
+    """Raised by numba's ordinary reverse code before a time-stepping loop whose tape would
+    exceed the default budget, before the tape grows; the caller reruns the checkpointed code
+    (srcad/checkpoint_fallback.py). numba rebuilds it from its arguments."""
+
+    def __init__(self, line, trips, tape_bytes, state_bytes, budget):
+        super().__init__(line, trips, tape_bytes, state_bytes, budget)
+        self.line, self.trips, self.tape_bytes = line, trips, tape_bytes
+        self.state_bytes, self.budget = state_bytes, budget
+
+
 def warn_checkpointed(trips, state_bytes, budget, step_bytes, line, filename="<unknown>",
                       function="f"):
     """`checkpoint_plan` for the python backend: says when the automatic budget made it
@@ -208,22 +222,28 @@ def warn_checkpointed(trips, state_bytes, budget, step_bytes, line, filename="<u
     or choose with memory=). The pipeline binds `filename` and `function`."""
     plan = checkpoint_plan(trips, state_bytes, budget, step_bytes, line)
     if step_bytes >= 0 and checkpointed(plan[0]):
-        warnings.warn(f"srcad: the loop at {filename}:{line} (in {function}) would tape about "
-                      f"{(trips - 1) * step_bytes} bytes ({trips} steps), over the default "
-                      f"memory budget of {budget} bytes (srcad.checkpointing.DEFAULT_MEMORY); "
-                      f"it is checkpointed ({plan[2] - 1} snapshots of its state, recomputing "
-                      "steps). Pass memory= to set the budget.", CheckpointWarning,
-                      stacklevel=_outside_srcad())
+        warn_budget(filename, line, function, (trips - 1) * step_bytes, trips, budget,
+                    plan[2] - 1)
     return plan
+
+
+def warn_budget(filename, line, function, tape_bytes, trips, budget, snapshots):
+    """The CheckpointWarning of a loop the automatic budget checkpointed, reported at the
+    first frame outside srcad (the user's call)."""
+    warnings.warn(f"srcad: the loop at {filename}:{line} (in {function}) would tape about "
+                  f"{tape_bytes} bytes ({trips} steps), over the default memory budget of "
+                  f"{budget} bytes (srcad.checkpointing.DEFAULT_MEMORY); it is checkpointed "
+                  f"({snapshots} snapshots of its state, recomputing steps). Pass memory= to "
+                  "set the budget.", CheckpointWarning, stacklevel=_outside_srcad())
 
 
 _SRCAD_DIRECTORY = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def _outside_srcad() -> int:
-    """The stacklevel of warn_checkpointed's caller's first frame outside srcad (its modules
-    and the code it generates): the user's call, where the warning is reported."""
-    frame, level = sys._getframe(2), 2  # the caller of warn_checkpointed is level 2
+    """The stacklevel of warn_budget's caller's first frame outside srcad (its modules and
+    the code it generates): the user's call, where the warning is reported."""
+    frame, level = sys._getframe(2), 2  # the caller of warn_budget is level 2
     while frame is not None and (frame.f_code.co_filename.startswith(_SRCAD_DIRECTORY)
                                  or frame.f_code.co_filename.startswith("<srcad")):
         frame, level = frame.f_back, level + 1

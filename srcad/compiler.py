@@ -24,7 +24,13 @@ import numpy as np
 from srcad import compile_notice
 from srcad.errors import SrcadError
 from srcad.numba_constants import comment_above, constant_arguments, kernel_wrapper
-from srcad.runtime_names import GENERATED_BUILTINS, MODULES, NUMBA_ARRAY_NAMES, NUMBA_RUNTIME_NAMES
+from srcad.runtime_names import (
+    CHECKPOINT_NAMES,
+    GENERATED_BUILTINS,
+    MODULES,
+    NUMBA_ARRAY_NAMES,
+    NUMBA_RUNTIME_NAMES,
+)
 from srcad.transform.numba_compat import reduction_of
 
 _counter = itertools.count()
@@ -64,6 +70,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     compile_notice.install()  # a slow first compilation says so, once
     header = ["import math", "import numpy as np", "",
               f"from srcad.numba_runtime import ({', '.join(sorted(NUMBA_RUNTIME_NAMES))})"]
+    if "TapeOverBudget" in free_names:  # a loop over the tape budget (checkpoint_fallback.py)
+        header.append("from srcad.checkpointing import TapeOverBudget")
     arrays = sorted(free_names & NUMBA_ARRAY_NAMES)
     reductions = {n: reduction_of(n) for n in sorted(free_names) if reduction_of(n)}
     if reductions:
@@ -71,20 +79,20 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     if arrays:
         header.append(f"from srcad.numba_arrays import {', '.join(arrays)}")
     header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
+    def provided(n):  # by the header above, not by f's namespace
+        return n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES \
+            or n in reductions or n in NUMBA_RUNTIME_NAMES or n in CHECKPOINT_NAMES
+
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/numba_constants.py)
     given = source
     source, leading, free_names = constant_arguments(
-        source, name, namespace, free_names,
-        lambda n: n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES
-        or n in reductions or n in NUMBA_RUNTIME_NAMES,
-        _loaded_names(helpers), origin, locate)
+        source, name, namespace, free_names, provided, _loaded_names(helpers), origin, locate)
     if helpers:
         header += ["import numba", f"srcad_jit = numba.njit(cache=True, nogil=True, "
                    f"fastmath={set(FASTMATH)!r})"]
     header.append("")
     for free in sorted(free_names):
-        if free in MODULES or free in GENERATED_BUILTINS or free in NUMBA_ARRAY_NAMES \
-                or free in reductions or free in NUMBA_RUNTIME_NAMES:
+        if provided(free):
             continue
         value = namespace.get(free)
         module = _module_spelling(value)

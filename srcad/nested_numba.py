@@ -78,7 +78,8 @@ class NumbaNested:
         target = scalar_as_array(g, len(types), floats) if floats else g
         specs = tuple(ArgSpec("duplicated" if i in differentiated else "const", t)
                       for i, t in enumerate(boxed))
-        reverse = _compiled(target, Request("reverse", specs, backend="numba"))
+        # memory=0: loops taped whole (this code is inlined into a kernel: no budget fallback)
+        reverse = _compiled(target, Request("reverse", specs, backend="numba", memory=0))
         forward = _compiled(target, Request("forward", specs, backend="python"))
         origin = g.__code__.co_filename
         tangent = tangent_function(forward, origin)
@@ -86,7 +87,8 @@ class NumbaNested:
         for i, t in enumerate(boxed):
             second_specs += [ArgSpec("duplicated", t), ArgSpec("const", t)] \
                 if i in differentiated else [ArgSpec("const", t)]
-        second = _compiled(tangent, Request("reverse", tuple(second_specs), backend="numba"))
+        second = _compiled(tangent, Request("reverse", tuple(second_specs), backend="numba",
+                                            memory=0))
         prefix = f"srcad_nested_{token}"
         texts = [_renamed(reverse, f"{prefix}_reverse"), _renamed(second, f"{prefix}_second")]
         kernel = _KernelWriter(len(types), floats, differentiated, argnum)

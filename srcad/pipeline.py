@@ -25,6 +25,7 @@ from srcad.analysis.type_refusals import refuse_zero_dim_arrays
 from srcad.analysis.typed_code import inferred_types, set_aside_untyped
 from srcad.analysis.types import Array, is_float_like, refuse_active_opaque_calls
 from srcad.analysis.writes import written_arguments
+from srcad.checkpoint_fallback import over_budget_fallback
 from srcad.checkpointing import array_bytes, warn_checkpointed
 from srcad.codegen import to_source
 from srcad.compiler import compile_numba, compile_source
@@ -245,6 +246,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
         function = compile_numba(source, name, namespace, free - nested.names, parsed.filename,
                                  helpers=nested.helpers,
                                  locate=functools.partial(_call_line, parsed))
+        if "TapeOverBudget" in free:  # a loop may be over the budget: the fallback's code
+            function = over_budget_fallback(function, parsed, request, tapes)
     else:
         function = compile_source(source, name, namespace, parsed.filename)
     dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from srcad.annotations import Annotation, Duplicated
+from srcad.checkpoint_fallback import TapeOverBudget, run_checkpointed
 from srcad.compiler import raise_numba_error
 from srcad.running import explain_error, refuse_unused_seed, tape_buffers, tuple_seeds
 
@@ -77,8 +78,12 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
         lines += ["    try:", "        tapes = spare.pop()",
                   "    except IndexError:", "        tapes = tape_buffers(compiled)"]
         flat += [f"tapes[{i}]" for i in range(tapes)]
+    env.update(TapeOverBudget=TapeOverBudget, run_checkpointed=run_checkpointed)
     lines += ["    try:",
               f"        out = function({', '.join(flat)})",
+              "    except TapeOverBudget as over:",  # srcad/checkpoint_fallback.py
+              f"        out = run_checkpointed(function, ({', '.join(flat)},), over, "
+              "lambda err: explain_error(err, f, args, seed))",
               "    except Exception as err:",
               "        explain_error(err, f, args, seed)"]
     if tapes:
@@ -132,8 +137,11 @@ def gradient_entry(args, wrapped, engine, buffer):
             env[f"Z{p}"] = entry
             lines.append(f"    Z{p}.fill(0.0)")
             flat.append(f"Z{p}")
+    env.update(TapeOverBudget=TapeOverBudget, run_checkpointed=run_checkpointed)
     lines += ["    try:",
               f"        out_ = function({', '.join(flat)})",
+              "    except TapeOverBudget as over:",  # srcad/checkpoint_fallback.py
+              f"        out_ = run_checkpointed(function, ({', '.join(flat)},), over)",
               "    except Exception as err:",
               "        raise_numba_error(err)",
               "        raise"]

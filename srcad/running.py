@@ -9,15 +9,19 @@ from __future__ import annotations
 import numpy as np
 
 from srcad.annotations import Annotation
+from srcad.checkpoint_fallback import TapeOverBudget, run_checkpointed
 from srcad.compiler import raise_numba_error
 from srcad.errors import ArgumentError, SrcadError
 from srcad.transform.tapes import INT_TAPE
 
 
 def run_generated(f, function, flat, args):
-    """`function(*flat)`, with its errors explained (`explain_error`)."""
+    """`function(*flat)`, with its errors explained (`explain_error`); numba code over the
+    tape budget runs checkpointed (srcad/checkpoint_fallback.py)."""
     try:
         return function(*flat)
+    except TapeOverBudget as over:
+        return run_checkpointed(function, flat, over, lambda err: explain_error(err, f, args))
     except Exception as err:
         explain_error(err, f, args)
 
@@ -127,9 +131,12 @@ def kept_tapes(passed, returned):
 
 
 def call_generated(function, flat):
-    """`function(*flat)`; numba refusing to compile it becomes a SrcadError."""
+    """`function(*flat)`; numba refusing to compile it becomes a SrcadError; numba code over
+    the tape budget runs checkpointed (srcad/checkpoint_fallback.py)."""
     try:
         return function(*flat)
+    except TapeOverBudget as over:
+        return run_checkpointed(function, flat, over)
     except Exception as err:
         raise_numba_error(err)
         raise

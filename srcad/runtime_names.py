@@ -34,6 +34,8 @@ NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", 
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
                                "cholesky_adjoint", "reshaped", "array_tanh",
                                "array_stack", "array_copy"})
+# srcad/checkpointing.py: what a loop over the automatic tape budget raises (numba)
+CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)
 NESTED_RUNTIME_NAMES = ("srcad_nested_gradient", "srcad_nested_tangent", "srcad_nested_adjoint")
 # the modules generated code spells `np.` and `math.`
@@ -45,7 +47,7 @@ GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs
 # `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_kernel`, `srcad_constant_<k>`)
 PREFIXES = ("srcad_", "reduce_")
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
-    | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) | GENERATED_BUILTINS \
+    | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) | GENERATED_BUILTINS \
     | {"numba", "reducer"}
 
 

@@ -13,8 +13,15 @@ object); arrays it writes in place are restored in place, and an argument array 
 contents back (as the forward sweep left them) after the loop's reverse.
 
 Loops inside the checkpointed one, and loops elsewhere, are taped as usual; a top-level loop
-that cannot be checkpointed (a `break`, or a carried value of another type) is taped too, and
-the logger "srcad" says why.
+that cannot be checkpointed (a `break`, a carried value of another type, or a step reading a
+variable that the function changes after the loop) is taped too, and the logger "srcad" says
+why.
+
+Without memory= the python backend plans a time-stepping loop automatically (it measures step
+0's tape). numba's ordinary code keeps its reservations and slot records instead and only
+compares the reservation before such a loop with the budget (`budget_guard`): over it, it
+raises TapeOverBudget and the caller runs the code generated with memory=MEASURED, the
+automatic plan (srcad/checkpoint_fallback.py).
 """
 
 from __future__ import annotations
@@ -25,36 +32,43 @@ import gast
 
 from srcad import checkpointing
 from srcad import syntax as S
+from srcad.analysis.primitives import effect_call, effect_operands
 from srcad.analysis.types import BOOL, FLOAT, INT, Array
 from srcad.checkpointing import (
     ADVANCE,
     AUTOMATIC,
     EXPLICIT,
     MEASURE,
+    MEASURED,
     RECORD,
     RESTORE,
     REVERSE,
     TAKE,
     TURN,
 )
+from srcad.transform.simplify import simplify
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes
 
 log = logging.getLogger("srcad")
 
 
 class ReverseCheckpoint:
-    memory: int | None = None  # bytes for a loop's snapshots; None: the automatic budget
+    # bytes for a loop's snapshots; None: the automatic budget; MEASURED: the automatic plan
+    # on numba too; 0: loops taped whole
+    memory: int | None = None
 
     def checkpointed(self, loop) -> bool:
         """Is `loop` reversed through a checkpointing plan? Top-level range loops: all of them
-        with memory=, time-stepping ones (`_time_stepping`) without on the python backend."""
+        with memory=, time-stepping ones (`_time_stepping`) with the automatic plan (python
+        backend without memory=, and memory=MEASURED)."""
         if self.memory == 0 or not any(loop is s for s in self.norm.body):
             return False
-        # the automatic budget: python backend only. On numba the plan would replace the
-        # reservations made once outside the hot loops and the slot records that make its
-        # reverse code fast (a data loop with work arrays, as gmm's, looks time-stepping)
-        if self.memory is None and (self.tapes.backend == "numba"
-                                    or not self._time_stepping(loop)):
+        # numba without memory=: the plan would replace the reservations made once outside
+        # the hot loops and the slot records that make its reverse code fast (a data loop with
+        # work arrays, as gmm's, looks time-stepping); `budget_guard` checks the size instead
+        if self.memory in (None, MEASURED) and (
+                (self.memory is None and self.tapes.backend == "numba")
+                or not self._time_stepping(loop)):
             return False
         why = self._not_checkpointable(loop)
         if why:
@@ -72,12 +86,74 @@ class ReverseCheckpoint:
         return any(isinstance(n, (gast.For, gast.While)) for s in loop.body for n in S.nodes(s)) \
             and any(isinstance(t, Array) for _, t in self._carried(loop))
 
+    def budget_guard(self, loop, frame, span) -> list:
+        """numba without memory=, before a top-level time-stepping loop (`_time_stepping`)
+        whose pushes are all reserved before it (`frame`, its range `span`) on the tapes of
+        numbers: `raise TapeOverBudget(...)` when that reservation is over DEFAULT_MEMORY
+        bytes, before the tape grows; the caller then runs the checkpointed code instead
+        (srcad/checkpoint_fallback.py). [] (taped whole, as before) where the size is not
+        known before the loop (a while loop or a trip count set inside it, arrays taped by
+        reference) or the function may have written an argument before it (a rerun would
+        start from the written values)."""
+        if self.memory is not None or self.tapes.backend != "numba" or frame["checked"] \
+                or not any(loop is s for s in self.norm.body) \
+                or not self._time_stepping(loop) or self._not_checkpointable(loop):
+            return []
+        need = self._need(frame, span)
+        before = self.norm.body[:next(k for k, s in enumerate(self.norm.body) if s is loop)]
+        if not need or any(self.tapes.is_list(t) for t in need) \
+                or self._writes_arguments(before):
+            return []
+        total = None
+        for expr in need.values():
+            total = expr if total is None else gast.BinOp(left=total, op=gast.Add(), right=expr)
+        index, budget = loop.target.id, checkpointing.DEFAULT_MEMORY
+        size, trips = self.namer.fresh(f"{index}_tape_bytes"), self.namer.fresh(f"{index}_trips")
+        span_args = ", ".join(S.unparse_expr(a) for a in span.args)
+        line = self.norm.parsed.line_of(loop) or 0
+        rest = f"{size} - {size} // {trips}"  # the steps after the first, as python measures
+        return [S.comment(f"line {line}: its tape over the default memory budget: checkpointed "
+                          "by the caller"),
+                S.assign(S.name(trips), S.parse_expr(f"len(range({span_args}))")),
+                S.assign(S.name(size), simplify(S.substitute("8 * (total)", {"total": total}),
+                                                integers=True))] + S.parse_stmts(
+            f"if {trips} > 1 and {rest} > {budget}:\n    raise TapeOverBudget({line}, {trips}, "
+            f"{rest}, {self._state_bytes(self._carried(loop))}, {budget})\n")
+
+    def _writes_arguments(self, statements) -> bool:
+        """May `statements` write into (or rebind) an argument?"""
+        params = set(self.norm.params)
+        for stmt in statements:
+            if S.stored_names(stmt) & params:
+                return True
+            for node in S.nodes(stmt):
+                if isinstance(node, gast.Expr) and effect_call(self.norm, node.value) and any(
+                        S.loaded_names(o) & params for o in effect_operands(node.value)):
+                    return True
+        return False
+
+    @staticmethod
+    def _state_bytes(carried) -> str:
+        """Source of the bytes of one state of the `carried` variables (8 per number)."""
+        scalars = sum(1 for _, t in carried if not isinstance(t, Array))
+        return " + ".join([f"8 * {scalars}"] + [f"8 * {v}.size" for v, t in carried
+                                                 if isinstance(t, Array)])
+
     def _not_checkpointable(self, loop) -> str | None:
         if any(isinstance(n, (gast.Break, gast.Return)) for n in S.nodes(loop)):
             return "it exits early (break or return)"
         for v, typ in self._carried(loop):
             if typ not in (FLOAT, INT, BOOL) and not isinstance(typ, Array):
                 return f"it carries {v} of type {typ}"
+        # a step recomputed in the reverse sweep reads its inputs as they are then: one the
+        # loop does not write but a later statement changes would have its later value
+        body = self.norm.body
+        after = body[next(k for k, s in enumerate(body) if s is loop) + 1:]
+        changed = set().union(*(S.stored_names(s) for s in after)) \
+            - set().union(*(S.stored_names(s) for s in loop.body))
+        read = sorted(S.loaded_names(loop) & changed)
+        if read:
+            return f"a step reads {read[0]}, which the function changes after the loop"
         return None
 
     def _carried(self, loop) -> list:
@@ -109,7 +185,7 @@ class ReverseCheckpoint:
         n = {k: self.namer.fresh(f"{index}_{k}") for k in (
             "start", "step", "trips", "state_bytes", "plan", "split", "slots", "row",
             "first", "last", "action", "iteration", "tape_mark")}
-        automatic = self.memory is None
+        automatic = self.memory in (None, MEASURED)
         budget = checkpointing.DEFAULT_MEMORY if automatic else self.memory
         line = self.norm.parsed.line_of(loop) or 0
         carried = self._carried(loop)
@@ -138,7 +214,7 @@ class ReverseCheckpoint:
         args = [S.unparse_expr(a) for a in loop.iter.args]
         start = args[0] if len(args) > 1 else "0"
         step = args[2] if len(args) > 2 else "1"
-        sizes = " + ".join([f"8 * {len(scalars)}"] + [f"8 * {v}.size" for v in arrays])
+        sizes = self._state_bytes(carried)
         plan = f"{n['plan']}, {n['split']}, {n['slots']} = checkpoint_plan"
         allocate = []
         if floats:

@@ -69,6 +69,7 @@ class ReverseControlFlow:
             after += self._push(S.name(saved), "int")
             pops[:0] = self._pop(S.name(saved, store=True), "int")
         loop.iter = gast.Call(func=S.as_load(loop.iter.func), args=args, keywords=[])
+        before += self.budget_guard(original, frame, loop.iter)  # checkpoint.py
         before += self._reserve(frame, original, loop.iter)
         trips = None
         if _has_break(loop.body):
