@@ -287,17 +287,14 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         """`v.shape` before `v = e` rebinds an array name that a loop or a branch rebinds
         (top-level rebindings have a name each, transform/normalize/retyped_names.py): the adjoint
         of the value replaced is reset to zeros of its own shape, which may differ from the new
-        value's (`h = h[1:] * h[:-1]` in a loop, `w = x[:i + 1]` rebinding the previous
-        iteration's `w`, reverse/loop_shapes.py). None for other statements and for the
-        first binding of the name outside a loop (there is no old value)."""
-        if op is not None or not isinstance(target, gast.Name):
+        value's (`h = h[1:] * h[:-1]`, `w = x[:i + 1]` in a loop: reverse/loop_shapes.py).
+        None for other statements and for a first binding outside a loop (no old value)."""
+        name = S.target_name(target)
+        if op is not None or not isinstance(target, gast.Name) \
+                or name not in self.expression_arrays or name not in self.recording.def_site:
             return None
-        name = target.id
-        if name not in self.expression_arrays or self.recording.def_site.get(name) is None:
-            return None
-        if (self.recording.bind_count.get(name, 0) < 2 or self._first_binding(stmt, name)) \
-                and not shape_may_change(self.recording, diff.shapes, self.norm.params, stmt,
-                                         name):
+        if (self.recording.bind_count.get(name, 0) < 2 or self._first_binding(stmt, name)) and \
+                not shape_may_change(self.recording, diff.shapes, self.norm.params, stmt, name):
             return None
         return gast.Attribute(value=S.name(name), attr="shape", ctx=gast.Load())
 
