@@ -13,8 +13,9 @@ object); arrays it writes in place are restored in place, and an argument array 
 contents back (as the forward sweep left them) after the loop's reverse.
 
 Loops inside the checkpointed one, and loops elsewhere, are taped as usual; a top-level loop
-that cannot be checkpointed (a `break`, or a carried value of another type) is taped too, and
-the logger "srcad" says why.
+that cannot be checkpointed (a `break`, a carried value of another type, or a local array
+whose shape may change between iterations, reverse/loop_shapes.py) is taped too, and the
+logger "srcad" says why.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from srcad.checkpointing import (
     TAKE,
     TURN,
 )
+from srcad.transform.reverse.loop_shapes import shape_may_change
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes
 
 log = logging.getLogger("srcad")
@@ -78,7 +80,20 @@ class ReverseCheckpoint:
         for v, typ in self._carried(loop):
             if typ not in (FLOAT, INT, BOOL) and not isinstance(typ, Array):
                 return f"it carries {v} of type {typ}"
+        changing = self._shape_changing_locals(loop)
+        if changing:  # a step rerun from a snapshot does not know the previous step's shape
+            return f"it binds {changing[0]} with a shape that may change between iterations"
         return None
+
+    def _shape_changing_locals(self, loop) -> list:
+        """Array locals the loop binds (not carried) whose shape may change per iteration,
+        the carried arrays taken to keep theirs (as their snapshots do)."""
+        carried, shapes = {v for v, _ in self._carried(loop)}, self._diff({}).shapes
+        return [n.targets[0].id for n in S.nodes(loop) if isinstance(n, gast.Assign)
+                and isinstance(n.targets[0], gast.Name) and n.targets[0].id not in carried
+                and n.targets[0].id in self.expression_arrays
+                and shape_may_change(self.recording, shapes, self.norm.params, n,
+                                     n.targets[0].id, settled=carried)]
 
     def _carried(self, loop) -> list:
         """(name, type) of the variables the loop writes that are bound before it."""

@@ -19,23 +19,26 @@ import gast
 from srcad import syntax as S
 
 
-def shape_may_change(recording, shapes, params, stmt, name) -> bool:
+def shape_may_change(recording, shapes, params, stmt, name, settled=frozenset()) -> bool:
     """Can the value `stmt` (`name = value`, inside a loop) binds have another shape than the
-    value it replaces, bound by the loop's previous iteration?"""
+    value it replaces, bound by the loop's previous iteration? The arrays in `settled` are
+    taken to keep their shapes."""
     loops = recording.loops_around(stmt)
     if not loops:
         return False
-    return not _Invariance(recording, shapes, params, loops[0]).binding(name, stmt)
+    return not _Invariance(recording, shapes, params, loops[0], settled).binding(name, stmt)
 
 
 class _Invariance:
-    def __init__(self, recording, shapes, params, loop):
+    def __init__(self, recording, shapes, params, loop, settled):
         self.shapes = shapes
         self.params = set(params)
+        self.settled = settled
         self.bound = recording.subtree_binds(loop)  # the For targets included
         self.bind_count = recording.bind_count
         self.bindings = _bindings_in(loop.body + loop.orelse)
-        self.visiting: set = set()
+        self.visiting: dict = {}  # name -> len(assumed) when its check started
+        self.assumed: set = set()  # carried arrays taken to keep their shape (`array`)
 
     def binding(self, name, stmt) -> bool:
         """Is `stmt` the one binding of `name` in the loop, of a loop-invariant shape?"""
@@ -43,20 +46,32 @@ class _Invariance:
         return assigns == [stmt] and self.array(name)
 
     def array(self, name) -> bool:
-        """Does the array `name` have the same shape wherever the loop reads it?"""
-        if name not in self.bound:
+        """Does the array `name` have the same shape wherever the loop reads it? One the loop
+        carries (bound before it too) does when each of its bindings in the loop keeps its
+        shape (`y = y + k * h`, `np.broadcast_shapes(y.shape, k.shape)`) with invariant parts;
+        a binding that broadcasts can still widen it once, in the first iteration."""
+        if name not in self.bound or name in self.settled or name in self.assumed:
             return True
+        if name in self.visiting:  # a cycle: through a carried array taken to keep its shape
+            return self.visiting[name] < len(self.assumed)
         assigns = self.bindings.get(name, [])
-        if name in self.visiting or name in self.params or not assigns \
-                or len(assigns) != self.bind_count.get(name, 0) \
-                or not all(isinstance(s, gast.AugAssign) or _plain(s, name) for s in assigns):
-            return False  # also bound outside the loop, by a `for`, or from its own shape
-        self.visiting.add(name)
+        if not assigns or not all(isinstance(s, gast.AugAssign) or _plain(s, name)
+                                  for s in assigns):
+            return False  # bound by a `for` or a tuple
+        carried = name in self.params or len(assigns) != self.bind_count.get(name, 0)
+        shapes = [self.shapes.shape_of(s.value, S.as_load) for s in assigns
+                  if isinstance(s, gast.Assign)]
+        if carried and not all(_keeps(shape, name) for shape in shapes):
+            return False
+        if carried:
+            self.assumed.add(name)
+        else:
+            self.visiting[name] = len(self.assumed)
         try:
-            return all(self.expr(self.shapes.shape_of(s.value, S.as_load)) for s in assigns
-                       if isinstance(s, gast.Assign))
+            return all(self.expr(shape) for shape in shapes)
         finally:
-            self.visiting.discard(name)
+            self.assumed.discard(name)
+            self.visiting.pop(name, None)
 
     def expr(self, e) -> bool:
         """Does the shape expression `e` have one value throughout the loop?"""
@@ -81,6 +96,14 @@ class _Invariance:
         if isinstance(k, gast.Slice):
             return all(self.expr(b) for b in (k.lower, k.upper, k.step) if b is not None)
         return self.shapes.rank(k) == 0 or self.expr(k)
+
+
+def _keeps(shape, name) -> bool:
+    """Is `shape` `name.shape`, or np.broadcast_shapes of it with other shapes?"""
+    own = gast.dump(gast.Attribute(value=S.name(name), attr="shape", ctx=gast.Load()))
+    parts = shape.args if isinstance(shape, gast.Call) and isinstance(shape.func, gast.Attribute) \
+        and shape.func.attr == "broadcast_shapes" else [shape]
+    return any(gast.dump(p) == own for p in parts)
 
 
 def _plain(stmt, name) -> bool:
