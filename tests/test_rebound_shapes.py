@@ -156,3 +156,19 @@ def test_a_memory_budget_tapes_such_a_loop_whole():
     x = RNG.standard_normal(6)
     expected = [np.sum(x[k:]) + np.sum(x[:k + 1]) for k in range(6)]
     assert np.allclose(srcad.gradient(growing_prefix, x, memory=200), expected)
+
+
+def widened_once(x, v):
+    y = x * 1.0
+    s = 0.0
+    for _ in range(3):
+        w = np.sin(y) * (y + 1.0)
+        s += np.sum(w * w)
+        y = y + v * 0.1  # (1,) in the first iteration, (3,) after
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason="a carried array widened by broadcasting in the first "
+                   "iteration: the locals computed from it are still zeroed in place")
+def test_a_carried_array_widened_in_the_first_iteration():
+    check_grads(widened_once, dup(np.array([0.3])), dup(np.array([0.1, 0.5, 0.9])))
