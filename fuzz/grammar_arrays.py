@@ -11,7 +11,8 @@ written with the array primitives srcad differentiates (docs/arrays.md):
   and column writes into arrays allocated with `np.zeros` or `.copy()` (`z[1:3] = ...`,
   `Z[:, j] += ...`), also in loops;
 * arrays rebound in loops (`h = np.tanh(W @ h + b)`, arguments too) and accumulated
-  (`acc = acc + ...`, `acc += ...` on a local no other name shares);
+  (`acc = acc + ...`, `acc += ...` on a local no other name shares); a local bound in a loop
+  to a slice whose length depends on the loop index (grammar_loop_shapes.py);
 * `np.concatenate`, `np.hstack`, `np.stack`, `np.vstack` of written-out lists;
 * gathers through the int array `idx` (`x[idx]`, `W[idx]`, `W[:, idx]`; repeated indices);
 * `np.cumsum`, and `np.linalg.solve`, `inv` and `det` of `2.0 * np.eye(k) + 0.1 * np.outer(u, u)`
@@ -384,9 +385,11 @@ class ArrayGrammar:
 
     def array_statement(self, depth):
         kind = self.rng.choices(["new", "float", "loop", "alloc", "write", "write_loop",
-                                 "retype"],
-                                [5, 2, 3, 0, 0, 0, 1] if self.elementwise_only else
-                                [5, 2, 3, 2, 3, 2, 1])[0]
+                                 "retype", "shapes"],
+                                [5, 2, 3, 0, 0, 0, 1, 0] if self.elementwise_only else
+                                [5, 2, 3, 2, 3, 2, 1, 2])[0]
+        if kind == "shapes":  # a local whose shape changes per iteration: grammar_loop_shapes
+            return self.varying_slice_loop(depth)
         if kind == "retype":
             return self.retyped_array(depth)
         if kind == "new":

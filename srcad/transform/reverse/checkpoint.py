@@ -13,9 +13,9 @@ object); arrays it writes in place are restored in place, and an argument array 
 contents back (as the forward sweep left them) after the loop's reverse.
 
 Loops inside the checkpointed one, and loops elsewhere, are taped as usual; a top-level loop
-that cannot be checkpointed (a `break`, a carried value of another type, or a step reading a
-variable that the function changes after the loop) is taped too, and the logger "srcad" says
-why.
+that cannot be checkpointed (a `break`, a carried value of another type, a step reading a
+variable that the function changes after the loop, or a local array whose shape may change
+between iterations, reverse/loop_shapes.py) is taped too, and the logger "srcad" says why.
 
 Without memory= the python backend plans a time-stepping loop automatically (it measures step
 0's tape). numba's ordinary code keeps its reservations and slot records instead and only
@@ -46,6 +46,7 @@ from srcad.checkpointing import (
     TAKE,
     TURN,
 )
+from srcad.transform.reverse.loop_shapes import shape_may_change
 from srcad.transform.simplify import simplify
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes
 
@@ -154,7 +155,20 @@ class ReverseCheckpoint:
         read = sorted(S.loaded_names(loop) & changed)
         if read:
             return f"a step reads {read[0]}, which the function changes after the loop"
+        changing = self._shape_changing_locals(loop)
+        if changing:  # a step rerun from a snapshot does not know the previous step's shape
+            return f"it binds {changing[0]} with a shape that may change between iterations"
         return None
+
+    def _shape_changing_locals(self, loop) -> list:
+        """Array locals the loop binds (not carried) whose shape may change per iteration,
+        the carried arrays taken to keep theirs (as their snapshots do)."""
+        carried, shapes = {v for v, _ in self._carried(loop)}, self._diff({}).shapes
+        return [n.targets[0].id for n in S.nodes(loop) if isinstance(n, gast.Assign)
+                and isinstance(n.targets[0], gast.Name) and n.targets[0].id not in carried
+                and n.targets[0].id in self.expression_arrays
+                and shape_may_change(self.recording, shapes, self.norm.params, n,
+                                     n.targets[0].id, settled=carried)]
 
     def _carried(self, loop) -> list:
         """(name, type) of the variables the loop writes that are bound before it."""

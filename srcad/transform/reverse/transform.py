@@ -36,6 +36,7 @@ from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.first_bindings import first_binding
 from srcad.transform.reverse.invariant_sums import sums_in_locals
 from srcad.transform.reverse.leaves import index_leaves, replaced
+from srcad.transform.reverse.loop_shapes import shape_may_change
 from srcad.transform.reverse.parameter_rows import fresh_adjoint
 from srcad.transform.reverse.recording import ReverseRecording
 from srcad.transform.reverse.slots import ReverseSlots
@@ -234,7 +235,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             leaves = index_leaves(target.slice) + leaves
         if slice_write:
             leaves += [r for r in diff.shapes.shape_reads(value) if isinstance(r, gast.Attribute)]
-        old_shape = self._replaced_shape(stmt, target, op)
+        old_shape = self._replaced_shape(stmt, target, op, diff)
         if old_shape is not None:
             leaves.append(old_shape)
         pushes, pops, subst = self._record(leaves, stmt)
@@ -282,17 +283,18 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             rev.append(self._zero(target, subst, old_shape, seed_spent=True))
         return pushes + primal, rev
 
-    def _replaced_shape(self, stmt, target, op):
+    def _replaced_shape(self, stmt, target, op, diff):
         """`v.shape` before `v = e` rebinds an array name that a loop or a branch rebinds
         (top-level rebindings have a name each, transform/normalize/retyped_names.py): the adjoint
         of the value replaced is reset to zeros of its own shape, which may differ from the new
-        value's (`h = h[1:] * h[:-1]` in a loop). None for other statements and for the
-        first binding of the name (there is no old value)."""
-        if op is not None or not isinstance(target, gast.Name):
+        value's (`h = h[1:] * h[:-1]`, `w = x[:i + 1]` in a loop: reverse/loop_shapes.py).
+        None for other statements and for a first binding outside a loop (no old value)."""
+        name = S.target_name(target)
+        if op is not None or not isinstance(target, gast.Name) \
+                or name not in self.expression_arrays or name not in self.recording.def_site:
             return None
-        name = target.id
-        if name not in self.expression_arrays or self.recording.bind_count.get(name, 0) < 2 \
-                or self.recording.def_site.get(name) is None or self._first_binding(stmt, name):
+        if (self.recording.bind_count.get(name, 0) < 2 or self._first_binding(stmt, name)) and \
+                not shape_may_change(self.recording, diff.shapes, self.norm.params, stmt, name):
             return None
         return gast.Attribute(value=S.name(name), attr="shape", ctx=gast.Load())
 
