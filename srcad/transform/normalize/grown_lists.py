@@ -169,9 +169,16 @@ def _only_read_after(stmts, name_, parsed) -> bool:
 def reduced_as_loop(parsed, node, elements, length):
     """`sum(xs)`, `max(xs)`, `min(xs)` (the call `node`) as the same builtin over a generator
     expression of `elements[k] for k in range(length)`, which srcad/transform/normalize/lower.py
-    turns into a loop; None when `node` is no such call or the module rebinds the builtin."""
+    turns into a loop (`np.sum(xs)`, `np.max(xs)`, `np.min(xs)`: the same NumPy call of
+    `elements[0:length]`, so that of a list of arrays reduces every element of every row);
+    None when `node` is no such call or the module rebinds the builtin."""
     kind = reduction(parsed, node)
-    if kind not in ("sum", "max", "min") or builtin_name(parsed, kind) is None:
+    if kind not in ("sum", "max", "min"):
+        return None
+    if not isinstance(node.func, gast.Name):  # np.sum(xs): of every element of every row
+        part = S.substitute("xs[0:n]", {"xs": elements, "n": length})
+        return gast.copy_location(gast.Call(func=node.func, args=[part], keywords=[]), node)
+    if builtin_name(parsed, kind) is None:
         return None
     loop = S.substitute("(xs[k] for k in range(n))", {"xs": elements, "n": length})
     return gast.copy_location(gast.Call(func=builtin_name(parsed, kind), args=[loop],

@@ -14,10 +14,11 @@ from srcad import syntax as S
 
 _REDUCTIONS = {"len": builtins.len, "sum": builtins.sum, "max": builtins.max,
                "min": builtins.min}
-# NumPy's reductions of a list are the builtins' (np.array of a list: its elements)
+# NumPy's reductions of a list are the builtins' (np.array of a list: its elements; so is
+# np.stack of a list of floats or of arrays of one shape)
 _NUMPY_REDUCTIONS = {id(np.sum): "sum", id(np.max): "max", id(np.amax): "max",
                      id(np.min): "min", id(np.amin): "min", id(np.array): "array",
-                     id(np.asarray): "array"}
+                     id(np.asarray): "array", id(np.stack): "array"}
 
 
 def _callee(parsed, func):
