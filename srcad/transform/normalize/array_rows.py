@@ -89,7 +89,40 @@ def _refusal(norm, types, buffer, list_name, writes, kinds):
     for write in writes:  # another length raises, never broadcast into the row
         write.value = gast.copy_location(S.substitute("np.reshape(v, (width,))", {
             "v": write.value, "width": S.name(width)}), write.value)
+    _rows_summed_from_zeros(norm.body, {buffer, list_name}, width)
     return None
+
+
+def _rows_summed_from_zeros(body, names, width) -> None:
+    """`s = 0` and `s = s + xs[k]` (the loop `sum(xs)` becomes) with `xs` the array of rows:
+    `s` starts as a row of zeros (0 plus a row is that row), so it holds a row throughout."""
+    bindings: dict = {}
+    for node in (n for stmt in body for n in gast.walk(stmt)):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], gast.Name):
+            bindings.setdefault(node.targets[0].id, []).append(node)
+    for acc, assigns in bindings.items():
+        if len(assigns) != 2:
+            continue
+        start, step = assigns
+        if isinstance(start.value, gast.Constant) and start.value.value == 0 \
+                and type(start.value.value) is int and _adds_row(step.value, acc, names):
+            start.value = gast.copy_location(S.call("np.zeros", S.name(width)), start.value)
+
+
+def _adds_row(value, acc, names) -> bool:
+    """Is `value` `acc + xs[k]` (or `xs[0:n][k]`), a row of a name `xs` of `names`?"""
+    if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)
+            and isinstance(value.left, gast.Name) and value.left.id == acc
+            and isinstance(value.right, gast.Subscript)):
+        return False
+    row = value.right
+    if isinstance(row.slice, (gast.Tuple, gast.Slice)):
+        return False  # an element or a slice, no row
+    base = row.value
+    while isinstance(base, gast.Subscript) and isinstance(base.slice, gast.Slice):
+        base = base.value  # the filled part `xs_buffer[0:n]`
+    return isinstance(base, gast.Name) and base.id in names
 
 
 def _made_before_filling(block, at, write) -> None:

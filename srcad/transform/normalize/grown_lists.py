@@ -160,8 +160,11 @@ def read_uses(stmts, name_, parsed) -> set:
 
 
 def _only_read_after(stmts, name_, parsed) -> bool:
-    """After the loop: only `xs[...]` reads, `for v in xs`, and len/sum/max/min of `xs`."""
-    allowed = read_uses(stmts, name_, parsed)
+    """After the loop: only `xs[...]` reads, `for v in xs` (also in a comprehension, which
+    srcad/transform/normalize/lower.py makes a loop), and len/sum/max/min of `xs`."""
+    allowed = read_uses(stmts, name_, parsed) | {
+        id(n.iter) for s in stmts for n in S.nodes(s)
+        if isinstance(n, gast.comprehension) and isinstance(n.iter, gast.Name)}
     return all(id(n) in allowed for s in stmts for n in S.nodes(s)
                if isinstance(n, gast.Name) and n.id == name_)
 
