@@ -33,6 +33,7 @@ from srcad.rules.table import ELEMENTWISE
 from srcad.transform.normalize.inline import resolve_callee
 from srcad.transform.normalize.refused_code import set_aside_node
 
+_RUN_TIME_REFUSAL = "srcad: "  # srcad/running.py raises such an error as it is
 _ELEMENTWISE_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 
 
@@ -84,11 +85,11 @@ def _refusal(norm, types, buffer, list_name, writes, kinds):
     made = block[at]
     made.value = S.substitute("np.zeros((room, width))", {"room": made.value.args[0],
                                                            "width": S.name(width)})
-    block.insert(at, gast.copy_location(S.assign(S.name(width), S.substitute(
-        "shape[0]", {"shape": shape})), made))
-    for write in writes:  # another length raises, never broadcast into the row
-        write.value = gast.copy_location(S.substitute("np.reshape(v, (width,))", {
-            "v": write.value, "width": S.name(width)}), write.value)
+    length = shape.elts[0] if isinstance(shape, gast.Tuple) else S.substitute(
+        "shape[0]", {"shape": shape})
+    block.insert(at, gast.copy_location(S.assign(S.name(width), length), made))
+    checked = _CheckedRows(norm.namer, list_name, width, {id(w) for w in writes})
+    norm.body = checked.block(norm.body)
     _rows_summed_from_zeros(norm.body, {buffer, list_name}, width)
     return None
 
@@ -142,6 +143,47 @@ def _made_before_filling(block, at, write) -> None:
 def _binds(stmt, name_) -> bool:
     return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
         and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name_
+
+
+class _CheckedRows:
+    """Each write `xs_buffer[n] = v` of a row after a check of `len(v)` (`v` bound to a name of
+    its own first, unless it is one): an array of another length raises, where NumPy would
+    broadcast one of length 1 into the row."""
+
+    def __init__(self, namer, list_name, width, writes):
+        self.namer = namer
+        self.list_name = list_name
+        self.width = width
+        self.writes = writes
+
+    def block(self, stmts) -> list:
+        out = []
+        for stmt in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(stmt, (gast.For, gast.While, gast.If)):
+                    setattr(stmt, field, self.block(getattr(stmt, field)))
+            out.extend(self.checked(stmt) if id(stmt) in self.writes else [stmt])
+        return out
+
+    def checked(self, write) -> list:
+        out = []
+        if not isinstance(write.value, gast.Name):
+            row = self.namer.fresh(f"{self.list_name}_row")
+            out.append(gast.copy_location(S.assign(S.name(row), write.value), write))
+            write.value = S.name(row)
+        message = (f"{_RUN_TIME_REFUSAL}the arrays appended to `{self.list_name}` have "
+                   "different lengths (srcad makes a list of arrays an array of rows)")
+        out += S.parse_stmts(f"if len({write.value.id}) != {self.width}:\n"
+                             f"    raise ValueError({message!r})\n")
+        return [*(gast.copy_location(s, write) for s in out[:-1]), _located(out[-1], write),
+                write]
+
+
+def _located(stmt, at):
+    for node in gast.walk(stmt):
+        if isinstance(node, (gast.stmt, gast.expr)):
+            gast.copy_location(node, at)
+    return stmt
 
 
 def _writes_element(node, buffer) -> bool:
