@@ -149,8 +149,8 @@ def build(func, request: Request) -> Compiled:
 def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     norm = normalize(parsed, request.containers, refusals)
     specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
-    set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
     shape_list_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     norm.body = without_refused(norm.body, functools.partial(

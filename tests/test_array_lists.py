@@ -108,6 +108,26 @@ def stacked_mean(W, xs, h0):
     return np.sum(np.mean(np.stack(hs), axis=0) ** 2)
 
 
+def read_while_filling(W, xs, h0):
+    hs = []
+    for t in range(xs.shape[0]):
+        if len(hs) > 0:
+            h = np.tanh(W @ hs[-1] + xs[t])
+        else:
+            h = np.tanh(W @ h0 + xs[t])
+        if np.sum(h) > -10.0:
+            hs.append(h)
+    return np.sum(np.stack(hs) ** 2) + np.max(hs)
+
+
+def squared_rows(x, w):
+    ys = []
+    for i in range(x.shape[0]):
+        g = x[i] * w
+        ys.append(g * g)
+    return np.sum(np.stack(ys))
+
+
 rng = np.random.default_rng(3)
 W = rng.normal(size=(3, 3)) * 0.5
 XS = rng.normal(size=(4, 3))
@@ -124,6 +144,8 @@ CASES = {
     "nested_products": (nested_products, lambda: (Const(XS), dup(H0))),
     "history_per_pass": (history_per_pass, lambda: (Const(W), dup(XS), dup(H0))),
     "stacked_mean": (stacked_mean, lambda: (dup(W), dup(XS), dup(H0))),
+    "read_while_filling": (read_while_filling, lambda: (dup(W), Const(XS), dup(H0))),
+    "squared_rows": (squared_rows, lambda: (dup(XS), Const(H0))),
 }
 
 

@@ -46,12 +46,33 @@ def shape_list_rows(norm, arg_types: dict) -> None:
     for buffer, list_name in norm.namer.list_buffers.items():
         writes = [n for stmt in norm.body for n in gast.walk(stmt) if _writes_element(n, buffer)]
         kinds = [types.of(w.value) for w in writes]
+        if not any(isinstance(k, Array) for k in kinds) and types.refusal is not None:
+            types, kinds = _typed_as_rows(norm, arg_types, types, buffer, writes)
         if not any(isinstance(k, Array) for k in kinds):
             continue
         error = _refusal(norm, types, buffer, list_name, writes, kinds)
         if error is None:
             continue
         norm.body = set_aside_node(norm.body, error.node, error, norm.refusals)
+
+
+def _typed_as_rows(norm, arg_types, types, buffer, writes) -> tuple:
+    """(types, the writes' types) with `buffer` made 2-D, when the inference stops with it
+    1-D and every write is then a 1-D array: a list of arrays read while it fills
+    (`h = np.tanh(W @ hs[-1])`) reads numbers from a 1-D buffer. Else `types` as they were.
+    A list of numbers types without a refusal: never tried as rows."""
+    path = _path(norm.body, buffer)
+    if path is None:
+        return types, [types.of(w.value) for w in writes]
+    block, at = path[-1]
+    made = block[at].value
+    block[at].value = S.substitute("np.zeros((room, 1))", {"room": made.args[0]})
+    trial = Types(norm, arg_types, check=False)
+    kinds = [trial.of(w.value) for w in writes]
+    block[at].value = made
+    if all(isinstance(k, Array) and k.ndim == 1 for k in kinds):
+        return trial, kinds
+    return types, [types.of(w.value) for w in writes]
 
 
 def _refusal(norm, types, buffer, list_name, writes, kinds):
@@ -260,10 +281,13 @@ class _RowShape:
         values = [n.value for stmt in self.norm.body for n in gast.walk(stmt)
                   if isinstance(n, gast.Assign) and len(n.targets) == 1
                   and isinstance(n.targets[0], gast.Name) and n.targets[0].id == name_]
-        if len(values) != 1 or name_ in self.following:
+        if name_ in self.following:
             return None
-        self.following.add(name_)  # bound once, after: the shape of its value
-        return self.of(values[0])
+        self.following.add(name_)  # bound after: the shape of a value it is bound to (the
+        # check of each row's length catches another)
+        shape = next((shape for shape in map(self.of, values) if shape is not None), None)
+        self.following.discard(name_)
+        return shape
 
     def broadcast(self, operands):
         shapes = [self.of(o) for o in operands if self.rank(o) > 0]
