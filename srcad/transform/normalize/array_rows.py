@@ -70,8 +70,9 @@ def _typed_as_rows(norm, arg_types, types, buffer, writes) -> tuple:
     trial = Types(norm, arg_types, check=False)
     kinds = [trial.of(w.value) for w in writes]
     block[at].value = made
-    if all(isinstance(k, Array) and k.ndim == 1 for k in kinds):
-        return trial, kinds
+    stopped = trial.refusal is not None and str(trial.refusal) == str(types.refusal)
+    if not stopped and all(isinstance(k, Array) and k.ndim == 1 for k in kinds):
+        return trial, kinds  # (the inference stopped there, or its rows were the cause)
     return types, [types.of(w.value) for w in writes]
 
 
