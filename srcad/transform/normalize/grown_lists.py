@@ -21,7 +21,11 @@ import numpy as np
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
-from srcad.transform.normalize.list_reductions import builtin_name, reduction_kind
+from srcad.transform.normalize.list_reductions import (
+    builtin_name,
+    numpy_reduction,
+    reduction_kind,
+)
 from srcad.transform.normalize.list_truth import truth_as_length
 
 
@@ -161,10 +165,13 @@ def read_uses(stmts, name_, parsed) -> set:
 
 def _only_read_after(stmts, name_, parsed) -> bool:
     """After the loop: only `xs[...]` reads, `for v in xs` (also in a comprehension, which
-    srcad/transform/normalize/lower.py makes a loop), and len/sum/max/min of `xs`."""
+    srcad/transform/normalize/lower.py makes a loop), len/sum/max/min of `xs`, and
+    `np.sum`/`np.mean` of it with `axis=` (of the array it is then)."""
     allowed = read_uses(stmts, name_, parsed) | {
         id(n.iter) for s in stmts for n in S.nodes(s)
-        if isinstance(n, gast.comprehension) and isinstance(n.iter, gast.Name)}
+        if isinstance(n, gast.comprehension) and isinstance(n.iter, gast.Name)} | {
+        id(n.args[0]) for s in stmts for n in S.nodes(s)  # np.mean(xs, axis=0): the array
+        if isinstance(n, gast.Call) and n.args and numpy_reduction(parsed, n.func)}
     return all(id(n) in allowed for s in stmts for n in S.nodes(s)
                if isinstance(n, gast.Name) and n.id == name_)
 

@@ -43,6 +43,13 @@ def reduction_kind(parsed, func):
     return kind
 
 
+def numpy_reduction(parsed, func) -> bool:
+    """Is `func` np.sum or np.mean, which read a list as the array `np.array` makes of it
+    (`np.mean(hs, axis=0)` of a list of arrays: the mean row)?"""
+    obj = _callee(parsed, func)
+    return obj is not None and any(obj is fn for fn in (np.sum, np.mean))
+
+
 def builtin_name(parsed, name_):
     """The name of a builtin as the module sees it (None when the module rebinds it)."""
     try:
