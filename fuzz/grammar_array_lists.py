@@ -7,7 +7,7 @@
   in X]`, and slices `x[i:i + 2] * a` appended in a stepped range;
 * the lists read as lists of arrays are read: `np.stack` (under `if len(rs) > 0`, NumPy
   refuses an empty list), `sum` of a generator over it, `for g in rs`, `rs[k]` and `rs[-1]`,
-  `sum(rs)` (the row sum), `np.sum(rs)`, `len(rs)`.
+  `sum(rs)` (the row sum), `np.sum(rs)`, `np.mean(rs, axis=0)`, `len(rs)`.
 
 Values stay bounded (tanh, coefficients below 1 in magnitude). `array_list_blocks(rng, n, m,
 fresh, c, threshold)` returns the block makers; each returns lines updating the float `s`.
@@ -32,7 +32,8 @@ def array_list_blocks(rng, n, m, fresh, c, threshold) -> list:
                  f"    s += np.sum({total} * {total}) * {c()}"],
                 [f"s += np.sum({rs}) * {c()} + len({rs}) * {c()}"],
                 [f"if len({rs}) > 0:",
-                 f"    s += np.sum(np.mean(np.stack({rs}), axis=0) * x[0]) * {c()}"],
+                 f"    s += np.sum(np.mean({rng.choice([rs, f'np.stack({rs})'])}, axis=0) "
+                 f"* x[0]) * {c()}"],
             ])
         return out
 
