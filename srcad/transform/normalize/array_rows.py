@@ -9,16 +9,20 @@ known. Once types are known, a list whose appends are 1-D arrays gets a row per 
     for t in range(T):                 hs = np.zeros((len(range(T)), hs_width))
         h = np.tanh(W @ h + xs[t])     for t in range(T):
         hs.append(h)                       h = np.tanh(W @ h + xs[t])
-                                           hs[hs_length] = np.reshape(h, (hs_width,))
+                                           if len(h) != hs_width:
+                                               raise ValueError("srcad: ...")
+                                           hs[hs_length] = h
 
-The rows' shape must be computable where the array is made, before the loop that appends:
+The rows' length must be computable where the array is made, before the loop that appends:
 the shape of an array the appended value is (`h` bound before the loop), or is computed from
 by elementwise arithmetic and functions, `@`, a row `x[i]` of a 2-D array or a slice
-`x[i:i + c]` (`np.broadcast_shapes` of the operands' shapes). Each append is reshaped to
-that shape, so an array of another length raises NumPy's ValueError instead of being
-broadcast into the row. Reverse mode keeps what it keeps for any row write. Refused (at the
-append): arrays of rank 2 or more, numbers and arrays appended to one list, and a shape not
-known before the loop.
+`x[i:i + c]` (`np.broadcast_shapes` of the operands' shapes). Each append checks its
+length, so an array of another length raises ValueError instead of being broadcast into the
+row (srcad/running.py passes the error on as it is). A list of arrays read while it fills
+(`h = f(hs[-1])`) does not type with a 1-D buffer: it is typed again with a 2-D one. `sum(hs)`
+(a loop from `0`) starts from a row of zeros. Reverse mode keeps what it keeps for any row
+write. Refused (at the append): arrays of rank 2 or more, numbers and arrays appended to one
+list, and a length not known before the loop.
 """
 
 from __future__ import annotations
