@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import random
 
+from grammar_array_lists import array_list_blocks
 from program import ArgKind, Program
 
 HEADER = '''import math
@@ -255,11 +256,19 @@ def _blocks(rng, n, m, counter):
             extended]
 
 
-def generate(seed: int) -> Program:
+def generate(seed: int, arrays: bool = False) -> Program:
+    """`arrays`: lists of arrays among the blocks (fuzz/grammar_array_lists.py); without
+    it a seed gives the program it always gave."""
     rng = random.Random(f"lists {seed}")
     n, m = rng.randint(2, 5), rng.randint(2, 4)
     counter = [0]
     blocks = _blocks(rng, n, m, counter)
+    if arrays:
+        def fresh(base):
+            counter[0] += 1
+            return f"{base}{counter[0]}"
+        blocks += array_list_blocks(rng, n, m, fresh, lambda: _c(rng),
+                                    lambda: _threshold(rng)) * 2
     lines = ["def f(x, X, a):", "    s = a * x[0]"]
     for _ in range(rng.randint(2, 5)):
         for line in rng.choice(blocks)():

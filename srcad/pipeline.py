@@ -47,6 +47,7 @@ from srcad.transform.normalize.array_params import (
     name_array_returns,
     rebind_in_place_updates,
 )
+from srcad.transform.normalize.array_rows import shape_list_rows
 from srcad.transform.normalize.hoist import hoist_invariants
 from srcad.transform.normalize.refused_code import without_refused
 from srcad.transform.normalize.retyped_names import split_retyped_names
@@ -149,6 +150,7 @@ def build(func, request: Request) -> Compiled:
 def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     norm = normalize(parsed, request.containers, refusals)
     specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
+    shape_list_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})
     set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})

@@ -76,6 +76,8 @@ def explain_error(err, f, args, seed=None):
     derivative code hits (sqrt'(0), x ** 0.5 at 0) becomes a SrcadError, and so does numba
     refusing to compile the generated code."""
     check_seed(seed)
+    if isinstance(err, ValueError) and str(err).startswith("srcad: "):
+        raise err from None  # generated code's own check (a list of rows of two lengths)
     if isinstance(err, (ZeroDivisionError, OverflowError, ValueError)):
         copies = [v.copy() if isinstance(v, np.ndarray) else v
                   for v in (a.value if isinstance(a, Annotation) else a for a in args)]

@@ -36,7 +36,7 @@ def arrays_appended(x, a):
     hs = []
     for i in range(3):
         hs.append(x * a * i)
-    return np.sum(hs[0])
+    return np.sum(hs[2] * hs[1])
 
 
 def literal_then_appends(x, a):

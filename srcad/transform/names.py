@@ -20,6 +20,9 @@ class Namer:
 
     def __init__(self, taken=()):
         self.taken = set(taken)
+        # the arrays that lists grown by append became (their name -> the list's name): their
+        # rows take the appended arrays' shape once types are known (normalize/array_rows.py)
+        self.list_buffers: dict = {}
 
     @classmethod
     def for_tree(cls, tree) -> Namer:

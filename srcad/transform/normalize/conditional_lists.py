@@ -86,6 +86,7 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         name_, region = candidate.name, candidate.region
         buffer = namer.fresh(f"{name_}_buffer")
         count = namer.fresh(f"{name_}_length")
+        namer.list_buffers[buffer] = name_
         space = room(region, name_, _stored(region))
         reads = _BufferReads(parsed, namer, name_, buffer, count)
         region = [s for stmt in region for s in _as_list(reads.visit(stmt))]

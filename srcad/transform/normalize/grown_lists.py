@@ -21,7 +21,11 @@ import numpy as np
 
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
-from srcad.transform.normalize.list_reductions import builtin_name, reduction_kind
+from srcad.transform.normalize.list_reductions import (
+    builtin_name,
+    numpy_reduction,
+    reduction_kind,
+)
 from srcad.transform.normalize.list_truth import truth_as_length
 from srcad.transform.normalize.list_writes import is_pop, item_writes, repeated
 
@@ -163,9 +167,15 @@ def read_uses(stmts, name_, parsed) -> set:
 
 
 def _only_read_after(stmts, name_, parsed) -> bool:
-    """After the loop: only `xs[...]` reads and writes of one element, `for v in xs`, and
-    len/sum/max/min of `xs`."""
-    allowed = read_uses(stmts, name_, parsed) | item_writes(stmts, name_)
+    """After the loop: only `xs[...]` reads and writes of one element, `for v in xs` (also
+    in a comprehension, which srcad/transform/normalize/lower.py makes a loop),
+    len/sum/max/min of `xs`, and `np.sum`/`np.mean` of it with `axis=` (of the array it is
+    then)."""
+    allowed = read_uses(stmts, name_, parsed) | item_writes(stmts, name_) | {
+        id(n.iter) for s in stmts for n in S.nodes(s)
+        if isinstance(n, gast.comprehension) and isinstance(n.iter, gast.Name)} | {
+        id(n.args[0]) for s in stmts for n in S.nodes(s)  # np.mean(xs, axis=0): the array
+        if isinstance(n, gast.Call) and n.args and numpy_reduction(parsed, n.func)}
     return all(id(n) in allowed for s in stmts for n in S.nodes(s)
                if isinstance(n, gast.Name) and n.id == name_)
 
@@ -173,9 +183,16 @@ def _only_read_after(stmts, name_, parsed) -> bool:
 def reduced_as_loop(parsed, node, elements, length):
     """`sum(xs)`, `max(xs)`, `min(xs)` (the call `node`) as the same builtin over a generator
     expression of `elements[k] for k in range(length)`, which srcad/transform/normalize/lower.py
-    turns into a loop; None when `node` is no such call or the module rebinds the builtin."""
+    turns into a loop (`np.sum(xs)`, `np.max(xs)`, `np.min(xs)`: the same NumPy call of
+    `elements[0:length]`, so that of a list of arrays reduces every element of every row);
+    None when `node` is no such call or the module rebinds the builtin."""
     kind = reduction(parsed, node)
-    if kind not in ("sum", "max", "min") or builtin_name(parsed, kind) is None:
+    if kind not in ("sum", "max", "min"):
+        return None
+    if not isinstance(node.func, gast.Name):  # np.sum(xs): of every element of every row
+        part = S.substitute("xs[0:n]", {"xs": elements, "n": length})
+        return gast.copy_location(gast.Call(func=node.func, args=[part], keywords=[]), node)
+    if builtin_name(parsed, kind) is None:
         return None
     loop = S.substitute("(xs[k] for k in range(n))", {"xs": elements, "n": length})
     return gast.copy_location(gast.Call(func=builtin_name(parsed, kind), args=[loop],

@@ -14,10 +14,11 @@ from srcad import syntax as S
 
 _REDUCTIONS = {"len": builtins.len, "sum": builtins.sum, "max": builtins.max,
                "min": builtins.min}
-# NumPy's reductions of a list are the builtins' (np.array of a list: its elements)
+# NumPy's reductions of a list are the builtins' (np.array of a list: its elements; so is
+# np.stack of a list of floats or of arrays of one shape)
 _NUMPY_REDUCTIONS = {id(np.sum): "sum", id(np.max): "max", id(np.amax): "max",
                      id(np.min): "min", id(np.amin): "min", id(np.array): "array",
-                     id(np.asarray): "array"}
+                     id(np.asarray): "array", id(np.stack): "array"}
 
 
 def _callee(parsed, func):
@@ -40,6 +41,13 @@ def reduction_kind(parsed, func):
     if kind is None and _NUMPY_REDUCTIONS.get(id(obj)) is not None:
         kind = _NUMPY_REDUCTIONS[id(obj)]
     return kind
+
+
+def numpy_reduction(parsed, func) -> bool:
+    """Is `func` np.sum or np.mean, which read a list as the array `np.array` makes of it
+    (`np.mean(hs, axis=0)` of a list of arrays: the mean row)?"""
+    obj = _callee(parsed, func)
+    return obj is not None and any(obj is fn for fn in (np.sum, np.mean))
 
 
 def builtin_name(parsed, name_):

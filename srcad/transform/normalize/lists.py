@@ -234,6 +234,7 @@ def grow_lists_into_arrays(parsed: ParsedFunction, body: list, namer: Namer) -> 
     def grow(candidate):
         loop, name_ = candidate.filler, candidate.name
         count = namer.fresh(f"{name_}_length")
+        namer.list_buffers[name_] = name_
         made = gast.copy_location(S.assign(S.name(name_), S.substitute(
             "np.zeros(len(span))", {"span": S.as_load(loop.iter)})), candidate.made)
         loop.body = [s for a in loop.body for s in _append_as_write(a, name_, count)]
