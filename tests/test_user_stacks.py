@@ -1,8 +1,8 @@
 """A list the user's function uses as a stack (appends, then `pop()`): the reverse mode had no
 rule for `pop` and dropped it, a wrong gradient without an error (srcad accepted the stack as
 the tapes of its own generated code, which it differentiates again for second order). Now a
-user's stack of floats is a buffer and a counter like any list grown by append, and a stack
-srcad cannot lower is refused; srcad's own tapes stay stacks."""
+user's stack is a buffer and a counter like any list grown by append (of floats or of 1-D
+arrays), and a stack srcad cannot lower is refused; srcad's own tapes stay stacks."""
 
 import numpy as np
 import pytest
@@ -16,7 +16,7 @@ def float_stack(x):
     s = 0.0
     for i in range(len(x)):
         st.append(x[i] * x[i])
-    for i in range(len(x)):
+    for _ in range(len(x)):
         v = st.pop()
         s = s * 0.5 + v
     return s
@@ -59,11 +59,11 @@ def test_stack_popped_in_an_uncounted_while_is_refused():
 def array_stack(x, W):
     hs = []
     h = x.copy()
-    for i in range(3):
+    for _ in range(3):
         h = np.tanh(W @ h)
         hs.append(h)
     s = 0.0
-    for i in range(3):
+    for _ in range(3):
         g = hs.pop()
         s = s * 0.5 + np.sum(g * g)
     return s
