@@ -63,19 +63,6 @@ def power_sums_gradient(a, p, x):
     return float(powers @ p), a * powers
 
 
-def scaled_squares(p, x, scale):
-    """A context after the data: sum_n scale[0] (x_n - p_0)^2 + p_1 x_n."""
-    total = 0.0
-    for n in range(len(x)):
-        r = x[n] - p[0]
-        total += scale[0] * r * r + p[1] * x[n]
-    return total
-
-
-def scaled_squares_gradient(p, x, scale):
-    return np.array([-2.0 * scale[0] * (x - p[0]).sum(), x.sum()])
-
-
 # -- not sums over rows ----------------------------------------------------------------------
 
 def carried(p, x):
@@ -155,3 +142,18 @@ def aliased_buffer(p, x):
         alias[0] += x[n]
         total += p[0] * alias[0]
     return total
+
+
+# -- sums over rows with a context after the data (kept last: the tests above name lines) --
+
+def scaled_squares(p, x, scale):
+    """A context after the data: sum_n scale[0] (x_n - p_0)^2 + p_1 x_n."""
+    total = 0.0
+    for n in range(len(x)):
+        r = x[n] - p[0]
+        total += scale[0] * r * r + p[1] * x[n]
+    return total
+
+
+def scaled_squares_gradient(p, x, scale):
+    return np.array([-2.0 * scale[0] * (x - p[0]).sum(), x.sum()])
