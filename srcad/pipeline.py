@@ -151,8 +151,10 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     norm = normalize(parsed, request.containers, refusals)
     specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
     shape_list_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    # a name bound to an array and then to a number is two names first: typed as one, its
+    # array reads would be refused (`np.outer(h[1], x)` before `h = np.sum(...)`)
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     norm.body = without_refused(norm.body, functools.partial(
         _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals)

@@ -433,9 +433,8 @@ def slices(x):
 
 def list_literal(x):
     v = [x, x * x]
-    if x > 0.0:
-        v.append(x)  # a list that grows on one path (straight-line appends extend the literal)
-    return v[0] + v[1]
+    w = v  # a list given another name (appends, element writes and reads are supported)
+    return w[0] + w[1]
 
 
 def dict_literal(x):
@@ -472,7 +471,7 @@ def walrus(x):
 
 
 def lambda_inside(x):
-    return (lambda a: a * a)(x)  # called where it is written, not assigned to a name
+    return (lambda a: a * a)(x) if x > 0.0 else x  # in an arm of a conditional expression
 
 
 def comprehension(x):
