@@ -55,21 +55,26 @@ def main():
 
     shape, _, scale = stats.weibull_min.fit(data, floc=0.0)
     print(f"scipy.stats.weibull_min.fit: shape {shape:.6f}, scale {scale:.6f}")
-    worst = 0.0
+    worst, steepest = 0.0, 0.0
+    grad = srcad.grad(negative_log_likelihood)
     for name, result in fits.items():
         k, lam = np.exp(result.x)
         worst = max(worst, abs(k - shape) / shape, abs(lam - scale) / scale)
+        # scipy's own flag may say "precision loss" at the optimum (the line search can no
+        # longer lower f in floating point): the gradient there says whether it is one
+        slope = np.max(np.abs(grad(result.x, data)))
+        steepest = max(steepest, slope)
         print(f"{name:26s}: shape {k:.6f}, scale {lam:.6f} "
-              f"({result.nit} iterations, converged: {result.success})")
+              f"({result.nit} iterations, largest gradient entry {slope:.1e}, "
+              f"scipy: {result.message})")
     # the gradient and the Hessian at the optimum against central finite differences
     theta, h = newton.x, 1e-5
-    grad = srcad.grad(negative_log_likelihood)
     fd_hessian = np.column_stack([(grad(theta + h * e, data) - grad(theta - h * e, data)) / (2 * h)
                                   for e in np.eye(2)])
     hessian = srcad.hessian(negative_log_likelihood)(theta, data)
     error = np.max(np.abs(hessian - fd_hessian)) / np.max(np.abs(fd_hessian))
     print(f"Hessian at the optimum vs finite differences of the gradient: {error:.1e}")
-    assert worst < 1e-4 and error < 1e-6 and all(r.success for r in fits.values())
+    assert worst < 1e-4 and error < 1e-6 and steepest < 1e-4
     return error
 
 
