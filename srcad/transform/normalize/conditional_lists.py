@@ -72,10 +72,8 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
                 and not needs_buffer(candidate.made, region + candidate.rest, name_):
             return False  # lists.py makes its elements variables
         used = region + candidate.rest
-        own = {id(n) for s in used for n in S.nodes(s)
-               if isinstance(n, gast.Name) and n.id == name_}
         if parsed.generated and pop_uses(region, name_) \
-                and not own & (read_uses(used, name_, parsed) | item_writes(used, name_)):
+                and not (read_uses(used, name_, parsed) | item_writes(used, name_)):
             return False  # a stack (append and pop only) of srcad's: generated code's tapes
         return _only_read_and_appended(parsed, region, candidate.name) \
             and candidate.name not in names_of(candidate.made.value) \

@@ -156,13 +156,16 @@ def read_uses(stmts, name_, parsed) -> set:
     allowed = set()
     for stmt in stmts:
         for node in S.nodes(stmt):
-            if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
-                    and isinstance(node.ctx, gast.Load):
-                allowed.add(id(node.value))
-            elif isinstance(node, gast.For) and isinstance(node.iter, gast.Name):
-                allowed.add(id(node.iter))
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Load):
+                read = node.value
+            elif isinstance(node, gast.For):
+                read = node.iter
             elif reduction(parsed, node):
-                allowed.add(id(node.args[0]))
+                read = node.args[0]
+            else:
+                continue
+            if isinstance(read, gast.Name) and read.id == name_:
+                allowed.add(id(read))
     return allowed
 
 
