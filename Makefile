@@ -23,7 +23,7 @@ test: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 
-# Side-by-side benchmark suite (issue 5): installs the optional contenders (jax, autograd,
+# Side-by-side benchmark suite: installs the optional contenders (jax, autograd,
 # matplotlib, numba) and writes docs/benchmarks.md and docs/benchmarks.png.
 # BENCH_ARGS=--quick for a smoke run, BENCH_ARGS="--pin 0" to pin to one CPU.
 # BENCH_ARGS="--only arrays" for one problem; OPENBLAS_NUM_THREADS=1 make bench for steady
