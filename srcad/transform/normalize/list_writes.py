@@ -25,7 +25,7 @@ from srcad import syntax as S
 
 def extends_as_appends(body: list, namer, params) -> list:
     """`body` with the extensions of list locals (above) written as appends."""
-    lists = _list_names(body) - set(params)
+    lists = list_names(body) - set(params)
     return _block(body, lists, namer) if lists else body
 
 
@@ -132,8 +132,9 @@ def _self_extension(stmt) -> bool:
             and isinstance(stmt.value.right, gast.List))
 
 
-def _list_names(body) -> set:
-    """Locals bound only by list literals (extending themselves aside)."""
+def list_names(body) -> set:
+    """Locals bound only by list literals (extending themselves aside: `ys += e` of any
+    iterable, `ys = ys + [...]`, `ys = ys + zs`)."""
     lists, kept = set(), set()
     for stmt in body:
         for node in S.nodes(stmt):
@@ -142,10 +143,14 @@ def _list_names(body) -> set:
                 if _is_list_value(node.value):
                     lists.add(node.targets[0].id)
                     kept.add(id(node.targets[0]))
-                elif _self_extension(node):
+                elif _self_extension(node) or (
+                        isinstance(node.value, gast.BinOp) and isinstance(node.value.op, gast.Add)
+                        and isinstance(node.value.left, gast.Name)
+                        and isinstance(node.value.right, gast.Name)
+                        and node.value.left.id == node.targets[0].id):
                     kept.add(id(node.targets[0]))
             elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
-                    and isinstance(node.value, gast.List):
+                    and isinstance(node.op, gast.Add):
                 kept.add(id(node.target))
     others = {n.id for s in body for n in S.nodes(s) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Store) and id(n) not in kept}
