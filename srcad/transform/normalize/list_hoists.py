@@ -31,10 +31,12 @@ from srcad.transform.names import Namer  # noqa: F401 (the doctest)
 from srcad.transform.normalize.list_writes import list_names
 
 
-def hoisted(body: list, namer, params) -> list:
-    """`body` with the pops and slices above bound first and the extensions as appends."""
+def hoisted(body: list, namer, params, as_loop=None) -> list:
+    """`body` with the pops and slices above bound first and the extensions as appends.
+    `as_loop(stmt)`: the loop nest appending the elements of `ys = [e for ...]` to `ys`
+    (lower.py's), or None."""
     lists = list_names(body) - set(params)
-    return _Hoists(lists, namer).block(body) if lists else body
+    return _Hoists(lists, namer, as_loop).block(body) if lists else body
 
 
 def _bound(node, lists):
@@ -99,9 +101,10 @@ def _evaluated(stmt):
 
 
 class _Hoists:
-    def __init__(self, lists, namer):
+    def __init__(self, lists, namer, as_loop):
         self.lists = lists
         self.namer = namer
+        self.as_loop = as_loop
 
     def block(self, stmts) -> list:
         out = []
@@ -165,7 +168,11 @@ class _Hoists:
             return None
         out = []
         if isinstance(added, (gast.ListComp, gast.GeneratorExp)):
+            # appended as they are made: the same, as they never read `ys`
+            loop = self.as_loop(S.assign(S.name(name_), added)) if self.as_loop else None
             added = gast.ListComp(elt=added.elt, generators=added.generators)
+            if loop is not None:
+                return _located([loop], stmt)
         if not isinstance(added, gast.Name):
             temp = self.namer.fresh(f"{name_}_added")
             out.append(gast.copy_location(S.assign(S.name(temp), added), stmt))
@@ -174,12 +181,15 @@ class _Hoists:
         loop = gast.For(target=S.name(element, store=True), iter=added, body=[S.expr_stmt(
             S.substitute("ys.append(e)", {"ys": S.name(name_), "e": S.name(element)}))],
             orelse=[], type_comment=None)
-        out.append(loop)
-        for new in out:
-            for node in gast.walk(new):
-                if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
-                    gast.copy_location(node, stmt)
-        return out
+        return _located(out + [loop], stmt)
+
+
+def _located(stmts, at) -> list:
+    for new in stmts:
+        for node in gast.walk(new):
+            if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
+                gast.copy_location(node, at)
+    return stmts
 
 
 class _Replace(gast.NodeTransformer):

@@ -159,8 +159,8 @@ class _Shifts:
             out += _at(f"if {at} < 0:\n    {at} = max({at} + len({name_}) - 1, 0)\n"
                        f"{at} = min({at}, len({name_}) - 1)", {}, stmt)
         j = self.fresh(name_, "k")
-        out += _at(f"for {j} in range(len({name_}) - 1, {at}, -1):\n"
-                   f"    {name_}[{j}] = {name_}[{j} - 1]\n"
+        out += _at(f"for {j} in range(len({name_}) - 1 - {at}):\n"
+                   f"    {name_}[len({name_}) - 1 - {j}] = {name_}[len({name_}) - 2 - {j}]\n"
                    f"{name_}[{at}] = {value}", {}, stmt)
         return out
 

@@ -80,7 +80,8 @@ def needs_buffer(made, stmts, name_) -> bool:
     from srcad.transform.normalize.lists import constant_index  # lists.py imports this module
 
     elements = [repeated(made.value)[0]] if repeated(made.value) else made.value.elts
-    if all(isinstance(e, gast.Constant) and type(e.value) in (int, bool) for e in elements):
+    if all(isinstance(e, gast.Constant) and type(e.value) in (int, bool) for e in elements) \
+            and not int_list(made, stmts, name_):
         return False  # ints (indices, say) would be floats in the buffer: left refused
     if repeated(made.value) is not None or pop_uses(stmts, name_):
         return True
@@ -88,6 +89,42 @@ def needs_buffer(made, stmts, name_) -> bool:
     return any(isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
                and n.value.id == name_ and constant_index(n.slice, size) is None
                for s in stmts for n in S.nodes(s))
+
+
+def int_list(made, stmts, name_) -> bool:
+    """Is the list `made` binds (`ys = [2, 0, 1]`, `ys = [0] * n`) one of ints in `stmts`:
+    int constants in the literal, and every value appended or written into it an int
+    constant or an element of it (`ys[k] += 1`, `ys[j] = ys[k]`; an int with `+ - * // %`)?
+    Its buffer holds ints (ints carry no derivative: an index source, counts)."""
+    elements = [repeated(made.value)[0]] if repeated(made.value) else made.value.elts
+    if not all(_int_value(e, name_) for e in elements):
+        return False
+    for stmt in stmts:
+        for node in S.nodes(stmt):
+            if isinstance(node, gast.Expr) and isinstance(node.value, gast.Call) \
+                    and isinstance(node.value.func, gast.Attribute) \
+                    and node.value.func.attr == "append" \
+                    and isinstance(node.value.func.value, gast.Name) \
+                    and node.value.func.value.id == name_ \
+                    and not all(_int_value(a, name_) for a in node.value.args):
+                return False
+            if isinstance(node, gast.Assign) and any(_element(t, name_) for t in node.targets) \
+                    and not _int_value(node.value, name_):
+                return False
+            if isinstance(node, gast.AugAssign) and _element(node.target, name_) and not (
+                    isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv,
+                                         gast.Mod)) and _int_value(node.value, name_)):
+                return False
+    return True
+
+
+def _int_value(node, name_) -> bool:
+    """Is `node` an int constant (`3`, `-1`) or an element of `name_`?"""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    return (isinstance(node, gast.Constant) and type(node.value) is int) or (
+        isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+        and node.value.id == name_ and not isinstance(node.slice, (gast.Slice, gast.Tuple)))
 
 
 def _element(target, name_) -> bool:

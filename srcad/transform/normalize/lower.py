@@ -369,7 +369,7 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     lowering = Lowering(parsed, namer)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     body = fold_literal_reductions(parsed, body)
-    body = shifted(hoisted(body, namer, params), namer, params)  # before comprehensions go
+    body = shifted(hoisted(body, namer, params, lowering._as_loop), namer, params)  # before comprehensions go
     body = extends_as_appends(lowering.comprehensions_as_appends(body), namer, params)
     body = appends_to_literals(body)
     body = literals_in_arms_as_appends(body)
