@@ -87,11 +87,11 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         count = namer.fresh(f"{name_}_length")
         namer.list_buffers[buffer] = name_
         space = room(region, name_, _stored(region))
-        reads = _BufferReads(parsed, namer, name_, buffer, count)
-        region = [s for stmt in region for s in _as_list(reads.visit(stmt))]
         zeros = "np.zeros(n, dtype=np.int64)" if int_list(candidate.made, region
                                                           + candidate.rest, name_) \
             else "np.zeros(n)"  # a list of ints holds ints
+        reads = _BufferReads(parsed, namer, name_, buffer, count)
+        region = [s for stmt in region for s in _as_list(reads.visit(stmt))]
         made = _made(candidate.made.value, buffer, count, space, namer, zeros)
         # made where the filler starts, when the room's names have their values there
         new = _locate(made, candidate.made) + region

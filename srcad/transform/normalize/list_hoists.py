@@ -54,18 +54,14 @@ def _bound(node, lists):
 
 
 def _in_order(node, lists, always=True):
-    """(node, list name, always evaluated) for each pop and slice of a list of `lists` (after
-    what it evaluates first) and each other read of one (name node), in Python's order."""
+    """(node, list name, always evaluated) for each pop and slice of a list of `lists` and
+    each other read of one (name node), in Python's order."""
     if isinstance(node, gast.Name):
         if node.id in lists:
             yield node, node.id, always
         return
     bound = _bound(node, lists)
-    children = [node.func.value] + node.args if isinstance(node, gast.Call) and bound \
-        else [node.slice] if bound else None
-    if bound is not None:
-        for child in children[1:] if isinstance(node, gast.Call) else children:
-            yield from _in_order(child, lists, always)
+    if bound is not None:  # with what it evaluates first (`ys.pop(len(ys) - 1)`)
         yield node, bound, always
         return
     if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.GeneratorExp,
@@ -132,8 +128,7 @@ class _Hoists:
             what = "popped" if isinstance(node, gast.Call) else "part"
             temp = self.namer.fresh(f"{_bound(node, self.lists)}_{what}")
             names[id(node)] = temp
-            replaced = _Replace(names).visit(node)  # an earlier one inside it: its name
-            out.append(gast.copy_location(S.assign(S.name(temp), replaced), stmt))
+            out.append(gast.copy_location(S.assign(S.name(temp), node), stmt))
         return out + [_Replace(names).visit(stmt)]
 
     @staticmethod
@@ -197,11 +192,8 @@ class _Replace(gast.NodeTransformer):
 
     def __init__(self, names):
         self.names = names
-        self.top = None
 
     def visit(self, node):
-        if self.top is None:
-            self.top = node  # the node being bound is itself kept
-        elif id(node) in self.names:
-            return S.name(self.names[id(node)])
+        if id(node) in self.names:
+            return gast.copy_location(S.name(self.names[id(node)]), node)
         return super().visit(node)

@@ -203,7 +203,7 @@ class _Shifts:
         """`zs = ys[a:b]`: a new list of the elements of the clamped bounds."""
         out, start, stop = self.bounds(stmt, name_, lower, upper)
         j = self.fresh(name_, "k")
-        return _at(f"{made} = []", {}, stmt) + out + _at(
+        return out + _at(f"{made} = []", {}, stmt) + _at(
             f"for {j} in range({start}, {stop}):\n    {made}.append({name_}[{j}])", {}, stmt)
 
     def slice_write(self, stmt, name_, lower, upper, elements):

@@ -134,7 +134,7 @@ def _element(target, name_) -> bool:
 
 
 def _is_list_value(value) -> bool:
-    return (isinstance(value, gast.List)
+    return isinstance(value, gast.ListComp) or (isinstance(value, gast.List)
             and not any(isinstance(e, gast.Starred) for e in value.elts)) \
         or repeated(value) is not None
 
