@@ -108,6 +108,15 @@ def int_lists(x):
     return s + sum(counts) * x[idx[-1]]
 
 
+def written_after_filling(x, a):
+    ys = []
+    n = len(x) - 1  # bound after the list: its array is made once n is
+    for i in range(n):
+        ys.append(x[i] * x[i + 1])
+    ys[0] = ys[-1] * a  # an element assigned after the filling
+    return sum(ys) * ys[0]
+
+
 X = np.array([0.3, -0.7, 1.1, 0.4])
 
 
@@ -130,6 +139,7 @@ CASES = [
     (extended, lambda: (dup(-X), Const(0.7))),
     (int_lists, lambda: (dup(X),)),
     (int_lists, lambda: (dup(-X),)),
+    (written_after_filling, lambda: (dup(X), Active(0.5))),
 ]
 
 
