@@ -94,11 +94,11 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         region = [s for stmt in region for s in _as_list(reads.visit(stmt))]
         made = _made(candidate.made.value, buffer, count, space, namer, zeros)
         # made where the filler starts, when the room's names have their values there
-        new = _locate(made, candidate.made) + region
+        new = S.located(made, candidate.made) + region
         if not candidate.in_loop:
             filled = S.substitute("buffer[0:count].copy()", {"buffer": S.name(buffer),
                                                               "count": S.name(count)})
-            new.append(_locate([S.assign(S.name(name_), filled)], candidate.filler)[0])
+            new.append(S.located([S.assign(S.name(name_), filled)], candidate.filler)[0])
         return [], new, candidate.rest
 
     return lists_grown(parsed, body, accepts, grow, nested=True)
@@ -126,14 +126,6 @@ def _made(value, buffer, count, space, namer, zeros) -> list:
         made.append(gast.For(target=S.name(k, store=True), iter=S.call("range", S.name(count)),
                              body=[write], orelse=[], type_comment=None))
     return made
-
-
-def _locate(stmts, at) -> list:
-    for s in stmts:
-        for node in gast.walk(s):
-            if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
-                gast.copy_location(node, at)
-    return stmts
 
 
 def _stored(stmts) -> set:

@@ -167,7 +167,7 @@ class _Hoists:
             loop = self.as_loop(S.assign(S.name(name_), added)) if self.as_loop else None
             added = gast.ListComp(elt=added.elt, generators=added.generators)
             if loop is not None:
-                return _located([loop], stmt)
+                return S.located([loop], stmt)
         if not isinstance(added, gast.Name):
             temp = self.namer.fresh(f"{name_}_added")
             out.append(gast.copy_location(S.assign(S.name(temp), added), stmt))
@@ -176,15 +176,7 @@ class _Hoists:
         loop = gast.For(target=S.name(element, store=True), iter=added, body=[S.expr_stmt(
             S.substitute("ys.append(e)", {"ys": S.name(name_), "e": S.name(element)}))],
             orelse=[], type_comment=None)
-        return _located(out + [loop], stmt)
-
-
-def _located(stmts, at) -> list:
-    for new in stmts:
-        for node in gast.walk(new):
-            if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
-                gast.copy_location(node, at)
-    return stmts
+        return S.located(out + [loop], stmt)
 
 
 class _Replace(gast.NodeTransformer):

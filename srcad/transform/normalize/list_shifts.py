@@ -21,7 +21,7 @@ is an element write: reverse mode keeps what it keeps for any array write.
 >>> print("\\n".join(S.unparse_header(s) for s in shifted(stmts, Namer(set()), [])[1:]))
 ys_inserted = c
 ys.append(ys_inserted)
-for ys_k in range(len(ys) - 1, 0, -1)
+for ys_k in range(len(ys) - 1)
 ys[0] = ys_inserted
 """
 
@@ -48,12 +48,7 @@ def shifted(body: list, namer, params) -> list:
 
 def _at(template: str, mapping: dict, stmt) -> list:
     """The statements of `template` with `mapping`'s placeholders put in, located at `stmt`."""
-    out = [S.substitute_stmt(s, mapping) for s in S.parse_stmts(template)]
-    for new in out:
-        for node in gast.walk(new):
-            if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
-                gast.copy_location(node, stmt)
-    return out
+    return S.located([S.substitute_stmt(s, mapping) for s in S.parse_stmts(template)], stmt)
 
 
 def _list_call(node, lists, method, count):
@@ -159,7 +154,8 @@ class _Shifts:
             out += _at(f"if {at} < 0:\n    {at} = max({at} + len({name_}) - 1, 0)\n"
                        f"{at} = min({at}, len({name_}) - 1)", {}, stmt)
         j = self.fresh(name_, "k")
-        out += _at(f"for {j} in range(len({name_}) - 1 - {at}):\n"
+        moved = f"len({name_}) - 1" + ("" if at == "0" else f" - {at}")  # the elements after
+        out += _at(f"for {j} in range({moved}):\n"
                    f"    {name_}[len({name_}) - 1 - {j}] = {name_}[len({name_}) - 2 - {j}]\n"
                    f"{name_}[{at}] = {value}", {}, stmt)
         return out

@@ -212,9 +212,5 @@ def _block(stmts, lists, namer) -> list:
             elements = [S.name(t) for t in temps]
         appends = [S.expr_stmt(S.substitute("xs.append(e)", {"xs": S.name(name_), "e": e}))
                    for e in elements] or [gast.Pass()]
-        for new in appends:
-            for node in gast.walk(new):
-                if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
-                    gast.copy_location(node, stmt)
-            out.append(new)
+        out += S.located(appends, stmt)
     return out
