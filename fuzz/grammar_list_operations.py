@@ -4,7 +4,7 @@
   `ys.insert(k, v)` (indices past either end too: Python clamps them);
 * slice writes of the same, a shorter and a longer length (`ys[1:3] = [p, q]`, `ys[-2:] =
   [p]`, `ys[:1] = [p, q, r]`, `del ys[1:3]`), slice reads as new lists (`zs = ys[1:]`,
-  `sum(ys[:-1])`);
+  `sum(ys[:-1])`) and of the list itself (`ys = ys[1:]`);
 * pops inside expressions (`s += ys.pop() * c` under a length test);
 * `extend` by another list, by the array `x`, by a comprehension or a generator;
 * lists of int constants: an index list read by a variable (`x[idx[i % 3] % len(x)]`),
@@ -71,7 +71,8 @@ def list_operation_blocks(rng, n, fresh, c) -> list:
         cut = rng.choice(["1:", ":-1", "1:-1", f"{rng.randint(0, 2)}:{n + 1}"])
         lines = filled(ys) + [f"{zs} = {ys}[{cut}]", f"{zs}[0] = {zs}[0] * {c()}"]
         lines += [rng.choice([f"s += sum({ys}[:-1]) * {c()}",
-                              f"s += max({ys}[1:]) * {c()} + {ys}[0]"])]
+                              f"s += max({ys}[1:]) * {c()} + {ys}[0]",
+                              f"{ys} = {ys}[1:]"])]
         return lines + reads(zs) + reads(ys)
 
     def popped_in_expressions():

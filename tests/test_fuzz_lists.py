@@ -58,7 +58,7 @@ def test_list_operations_generator_writes_each_construct():
     sources = [generate(s, operations=True).source
                for s in range(BOUNDED_SEED, BOUNDED_SEED + 80)]
     for construct in (".pop(0)", ".insert(", "del ", "[1:3] = [", "] = [s * ", ":-1]",
-                      ".extend(x)", ".extend(x[i]", "[0] * len(x)", ".pop() * "):
+                      ".extend(x)", ".extend(x[i]", "[0] * len(x)", ".pop() * ", "[1:]\n"):
         assert any(construct in s for s in sources), construct
     assert not any(".insert(" in generate(s).source
                    for s in range(BOUNDED_SEED, BOUNDED_SEED + 80))

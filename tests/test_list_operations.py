@@ -70,6 +70,21 @@ def slices_read(x, b):
     return sum(zs) + zs[0] * first + ys[1] + sum(ws) * len(ws)
 
 
+def trimmed(x, a):
+    ys = [a]
+    for v in x:
+        ys.append(v * a)
+    ys = ys[1:]  # the same list, shorter: no other name holds it
+    k = len(x) // 2
+    ys = ys[k - 1:k + 10]
+    s = sum(ys) * ys[0]
+    queue = [x[0], x[1] * a, a]
+    while len(queue) > 1:
+        s = s * 0.5 + queue[0] * queue[-1]
+        queue = queue[1:]
+    return s + queue[0]
+
+
 def pops_in_expressions(x, a):
     ys = [a]
     s = 0.0
@@ -134,6 +149,8 @@ CASES = [
     (slices_written, lambda: (Const(X), Active(0.5))),
     (slices_read, lambda: (dup(X), Active(1.5))),
     (slices_read, lambda: (dup(X), Const(1.5))),
+    (trimmed, lambda: (dup(X), Active(0.5))),
+    (trimmed, lambda: (Const(X), Active(0.5))),
     (pops_in_expressions, lambda: (dup(X), Active(0.5))),
     (extended, lambda: (dup(X), Active(0.7))),
     (extended, lambda: (dup(-X), Const(0.7))),
@@ -227,7 +244,7 @@ def test_still_refused(f, construct, line):
     assert construct in str(info.value)
 
 
-@pytest.mark.parametrize("f, args", [CASES[0], CASES[2], CASES[12]],
+@pytest.mark.parametrize("f, args", [CASES[0], CASES[2], CASES[14]],
                          ids=["popped_at", "inserted", "int_lists"])
 def test_numba(f, args):
     pytest.importorskip("numba")

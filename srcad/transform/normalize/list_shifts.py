@@ -12,7 +12,8 @@ For a local `ys` bound only by list literals (never a parameter):
   elements after the slice moved to their new places, through appends and pops;
 * `zs = ys[a:b]` (no step): `zs = []` and a loop appending `ys[k]` for k over the clamped
   bounds, a new list (the pops and slices in an expression are bound first:
-  srcad/transform/normalize/list_hoists.py).
+  srcad/transform/normalize/list_hoists.py); `ys = ys[a:b]`: the elements outside the
+  bounds deleted (no other name holds the list: the same).
 
 The index, the value and the bounds are evaluated once, in Python's order. Moving an element
 is an element write: reverse mode keeps what it keeps for any array write.
@@ -115,6 +116,8 @@ class _Shifts:
         read = _sliced(value, self.lists) if isinstance(target, gast.Name) else None
         if read is not None and read[0] != target.id:
             return self.slice_read(stmt, target.id, *read)
+        if read is not None:
+            return self.trimmed(stmt, *read)
         return None
 
     def fresh(self, name_, what):
@@ -201,6 +204,15 @@ class _Shifts:
         j = self.fresh(name_, "k")
         return out + _at(f"{made} = []", {}, stmt) + _at(
             f"for {j} in range({start}, {stop}):\n    {made}.append({name_}[{j}])", {}, stmt)
+
+    def trimmed(self, stmt, name_, lower, upper):
+        """`ys = ys[a:b]`: the elements from the clamped b on deleted, then those before a
+        (the list is no other name's: the same as a new one)."""
+        out, start, stop = self.bounds(stmt, name_, lower, upper)
+        lo, hi = self.fresh(name_, "start"), self.fresh(name_, "stop")
+        out += _at(f"{lo} = {start}\n{hi} = max({stop}, {lo})", {}, stmt)
+        return out + self.slice_write(stmt, name_, S.name(hi), None, []) \
+            + self.slice_write(stmt, name_, None, S.name(lo), [])
 
     def slice_write(self, stmt, name_, lower, upper, elements):
         """`ys[a:b] = [p, q]`: the elements evaluated first (as Python does), then written

@@ -170,8 +170,8 @@ def _self_extension(stmt) -> bool:
 
 
 def list_names(body) -> set:
-    """Locals bound only by list literals (extending themselves aside: `ys += e` of any
-    iterable, `ys = ys + [...]`, `ys = ys + zs`)."""
+    """Locals bound only by list literals (extending or slicing themselves aside: `ys += e`
+    of any iterable, `ys = ys + [...]`, `ys = ys + zs`, `ys = ys[1:]`)."""
     lists, kept = set(), set()
     for stmt in body:
         for node in S.nodes(stmt):
@@ -184,7 +184,12 @@ def list_names(body) -> set:
                         isinstance(node.value, gast.BinOp) and isinstance(node.value.op, gast.Add)
                         and isinstance(node.value.left, gast.Name)
                         and isinstance(node.value.right, gast.Name)
-                        and node.value.left.id == node.targets[0].id):
+                        and node.value.left.id == node.targets[0].id) or (
+                        isinstance(node.value, gast.Subscript)  # ys = ys[1:] (list_shifts.py)
+                        and isinstance(node.value.value, gast.Name)
+                        and node.value.value.id == node.targets[0].id
+                        and isinstance(node.value.slice, gast.Slice)
+                        and node.value.slice.step is None):
                     kept.add(id(node.targets[0]))
             elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
                     and isinstance(node.op, gast.Add):
