@@ -34,6 +34,7 @@ from __future__ import annotations
 import random
 
 from grammar_array_lists import array_list_blocks
+from grammar_list_operations import list_operation_blocks
 from program import ArgKind, Program
 
 HEADER = '''import math
@@ -61,11 +62,15 @@ def _item(rng, index):
     return f"{body} + 0.3719 * {index}"
 
 
+def fresh_name(counter, base):
+    counter[0] += 1
+    return f"{base}{counter[0]}"
+
+
 def _blocks(rng, n, m, counter):
     """Block makers: each returns lines updating the float `s` (reads x, X, a)."""
     def fresh(base):
-        counter[0] += 1
-        return f"{base}{counter[0]}"
+        return fresh_name(counter, base)
 
     def reads(ys):
         """Lines reading the list `ys` the ways lists are read."""
@@ -256,19 +261,23 @@ def _blocks(rng, n, m, counter):
             extended]
 
 
-def generate(seed: int, arrays: bool = False) -> Program:
-    """`arrays`: lists of arrays among the blocks (fuzz/grammar_array_lists.py); without
-    it a seed gives the program it always gave."""
+def generate(seed: int, arrays: bool = False, operations: bool = False) -> Program:
+    """`arrays`: lists of arrays among the blocks (fuzz/grammar_array_lists.py);
+    `operations`: pops at an index, inserts, slices, extensions by iterables and lists of ints
+    (fuzz/grammar_list_operations.py, their own stream); without them a seed gives the
+    program it always gave."""
     rng = random.Random(f"lists {seed}")
     n, m = rng.randint(2, 5), rng.randint(2, 4)
     counter = [0]
     blocks = _blocks(rng, n, m, counter)
     if arrays:
-        def fresh(base):
-            counter[0] += 1
-            return f"{base}{counter[0]}"
-        blocks += array_list_blocks(rng, n, m, fresh, lambda: _c(rng),
+        blocks += array_list_blocks(rng, n, m, lambda base: fresh_name(counter, base),
+                                    lambda: _c(rng),
                                     lambda: _threshold(rng)) * 2
+    if operations:
+        own = random.Random(f"list operations {seed}")
+        blocks += list_operation_blocks(own, n, lambda base: fresh_name(counter, base),
+                                        lambda: _c(own)) * 2
     lines = ["def f(x, X, a):", "    s = a * x[0]"]
     for _ in range(rng.randint(2, 5)):
         for line in rng.choice(blocks)():

@@ -309,6 +309,16 @@ def comment(text: str) -> gast.Expr:
     return gast.Expr(value=const(COMMENT_PREFIX + " " + text))
 
 
+def located(stmts: list, at: Node) -> list:
+    """`stmts`, each node of them without a location given `at`'s (new statements standing
+    for the statement `at`: errors name its line)."""
+    for stmt in stmts:
+        for node in gast.walk(stmt):
+            if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
+                gast.copy_location(node, at)
+    return stmts
+
+
 def is_comment(stmt: Node) -> bool:
     return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
             and isinstance(stmt.value.value, str))

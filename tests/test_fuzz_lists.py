@@ -40,3 +40,25 @@ def test_lists_generator_is_deterministic_and_writes_each_construct():
                       "for k in range(len(ys", ".extend([", ".pop()", "[0.0] * len(x)",
                       "[i % 3]", "] += x[i]"):
         assert any(construct in s for s in sources), construct
+
+
+@pytest.mark.slow
+def test_bounded_list_operations_fuzz_run_agrees_in_every_mode():
+    results = [fuzz_run.check_seed(seed, timeout=60.0, lists=True, list_operations=True)
+               for seed in range(BOUNDED_SEED, BOUNDED_SEED + 4)]
+    bad = [(r["seed"], r["category"], r["signature"], r.get("annotations")) for r in results
+           if r["category"] not in ("agreed", "fd-noise")]
+    assert not bad, ("list operations fuzz failures (fuzz/run.py --lists --list-operations "
+                     f"--seed N --count 1): {bad}")
+
+
+def test_list_operations_generator_writes_each_construct():
+    """`--list-operations` (fuzz/grammar_list_operations.py) draws from its own stream: the
+    programs of `--lists` alone never move elements."""
+    sources = [generate(s, operations=True).source
+               for s in range(BOUNDED_SEED, BOUNDED_SEED + 80)]
+    for construct in (".pop(0)", ".insert(", "del ", "[1:3] = [", "] = [s * ", ":-1]",
+                      ".extend(x)", ".extend(x[i]", "[0] * len(x)", ".pop() * ", "[1:]\n"):
+        assert any(construct in s for s in sources), construct
+    assert not any(".insert(" in generate(s).source
+                   for s in range(BOUNDED_SEED, BOUNDED_SEED + 80))

@@ -94,6 +94,7 @@ def int_indices(x):
     idx = [2, 0, 1]
     s = 0.0
     for i in range(3):
+        idx[i] = x[i]  # a float in a list of ints: no int buffer (list_operations.py's)
         s += x[idx[i]] * x[i]
     return s
 

@@ -56,6 +56,7 @@ from srcad.transform.normalize.grown_lists import (
 )
 from srcad.transform.normalize.list_room import added, room
 from srcad.transform.normalize.list_writes import (
+    int_list,
     item_writes,
     needs_buffer,
     pop_uses,
@@ -86,26 +87,30 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         count = namer.fresh(f"{name_}_length")
         namer.list_buffers[buffer] = name_
         space = room(region, name_, _stored(region))
+        zeros = "np.zeros(n, dtype=np.int64)" if int_list(candidate.made, region
+                                                          + candidate.rest, name_) \
+            else "np.zeros(n)"  # a list of ints holds ints
         reads = _BufferReads(parsed, namer, name_, buffer, count)
         region = [s for stmt in region for s in _as_list(reads.visit(stmt))]
-        made = _made(candidate.made.value, buffer, count, space, namer)
+        made = _made(candidate.made.value, buffer, count, space, namer, zeros)
         # made where the filler starts, when the room's names have their values there
-        new = _locate(made, candidate.made) + region
+        new = S.located(made, candidate.made) + region
         if not candidate.in_loop:
             filled = S.substitute("buffer[0:count].copy()", {"buffer": S.name(buffer),
                                                               "count": S.name(count)})
-            new.append(_locate([S.assign(S.name(name_), filled)], candidate.filler)[0])
+            new.append(S.located([S.assign(S.name(name_), filled)], candidate.filler)[0])
         return [], new, candidate.rest
 
     return lists_grown(parsed, body, accepts, grow, nested=True)
 
 
-def _made(value, buffer, count, space, namer) -> list:
-    """The buffer with room for `space` appends after the elements of the list `value`
-    (`[a, b]`: two appends before the filler; `[e] * n`: n copies of e), and its counter."""
+def _made(value, buffer, count, space, namer, zeros) -> list:
+    """The buffer (`zeros`: its constructor of n elements) with room for `space` appends
+    after the elements of the list `value` (`[a, b]`: two appends before the filler; `[e] *
+    n`: n copies of e), and its counter."""
     if repeated(value) is None:
-        made = [S.assign(S.name(buffer), S.call("np.zeros", added(space, S.const(len(
-            value.elts)))))]
+        made = [S.assign(S.name(buffer), S.substitute(zeros, {"n": added(space, S.const(len(
+            value.elts)))}))]
         made += [S.assign(gast.Subscript(value=S.name(buffer), slice=S.const(k),
                                          ctx=gast.Store()), e) for k, e in enumerate(value.elts)]
         return made + [S.assign(S.name(count), S.const(len(value.elts)))]
@@ -113,7 +118,7 @@ def _made(value, buffer, count, space, namer) -> list:
     if not (isinstance(times, gast.Constant) and type(times.value) is int and times.value >= 0):
         times = S.call("max", S.const(0), times)  # `[e] * -1` is empty
     made = [S.assign(S.name(count), times),
-            S.assign(S.name(buffer), S.call("np.zeros", added(space, S.name(count))))]
+            S.assign(S.name(buffer), S.substitute(zeros, {"n": added(space, S.name(count))}))]
     if not (isinstance(element, gast.Constant) and element.value == 0):
         k = namer.fresh("k")
         write = S.assign(gast.Subscript(value=S.name(buffer), slice=S.name(k),
@@ -121,14 +126,6 @@ def _made(value, buffer, count, space, namer) -> list:
         made.append(gast.For(target=S.name(k, store=True), iter=S.call("range", S.name(count)),
                              body=[write], orelse=[], type_comment=None))
     return made
-
-
-def _locate(stmts, at) -> list:
-    for s in stmts:
-        for node in gast.walk(s):
-            if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
-                gast.copy_location(node, at)
-    return stmts
 
 
 def _stored(stmts) -> set:

@@ -76,8 +76,11 @@ def _grow_block(parsed, block, body, accepts, grow, nested, in_loop, grown) -> l
             j += 1
             continue
         k = later[0]
+        # to the last statement that appends, pops or assigns an element (the copy after
+        # it is an expression: its elements are not written)
         end = len(block) if in_loop else 1 + max(m for m in later if any(
-            is_append(n, name_) or is_pop(n, name_) for n in S.nodes(block[m])) or m == k)
+            is_append(n, name_) or is_pop(n, name_) for n in S.nodes(block[m]))
+            or _assigns_element(block[m], name_) or m == k)
         truth_as_length(block[k:], name_)  # `if ys:` is `len(ys) > 0`, list or array
         candidate = Candidate(name_, block[j], block[j + 1:k], block[k:end], block[end:],
                               in_loop)
@@ -98,6 +101,13 @@ def _grow_block(parsed, block, body, accepts, grow, nested, in_loop, grown) -> l
                     setattr(stmt, field, _grow_block(parsed, getattr(stmt, field), body,
                                                      accepts, grow, nested, loop, grown))
     return block
+
+
+def _assigns_element(stmt, name_) -> bool:
+    """Does `stmt` (or a statement in it) assign an element of `name_` (`ys[k] = v`)?"""
+    return any(isinstance(n, gast.Assign) and id(n.targets[0].value) in item_writes([n], name_)
+               for n in S.nodes(stmt) if isinstance(n, gast.Assign)
+               and isinstance(n.targets[0], gast.Subscript))
 
 
 def bindings_of(body, name_) -> int:

@@ -74,6 +74,8 @@ class _Room:
         return total
 
     def statement(self, stmt, bound, start):
+        if not any(is_append(n, self.name_) for n in S.nodes(stmt)):
+            return S.const(0)  # whatever its loops (those that move elements, say)
         if is_append(stmt, self.name_):
             return S.const(1)
         if isinstance(stmt, gast.If):
@@ -83,9 +85,7 @@ class _Room:
             return self.for_loop(stmt, bound)
         if isinstance(stmt, gast.While) and not stmt.orelse:
             return None if start is None else self.while_loop(stmt, bound, start)
-        if any(is_append(s, self.name_) for s in S.nodes(stmt)):
-            return None  # in a statement of another kind (a loop with `else`)
-        return S.const(0)
+        return None  # an append in a statement of another kind (a loop with `else`)
 
     def for_loop(self, loop, bound):
         count = trips(loop.iter)

@@ -25,7 +25,7 @@ from srcad import syntax as S
 
 def extends_as_appends(body: list, namer, params) -> list:
     """`body` with the extensions of list locals (above) written as appends."""
-    lists = _list_names(body) - set(params)
+    lists = list_names(body) - set(params)
     return _block(body, lists, namer) if lists else body
 
 
@@ -80,7 +80,8 @@ def needs_buffer(made, stmts, name_) -> bool:
     from srcad.transform.normalize.lists import constant_index  # lists.py imports this module
 
     elements = [repeated(made.value)[0]] if repeated(made.value) else made.value.elts
-    if all(isinstance(e, gast.Constant) and type(e.value) in (int, bool) for e in elements):
+    if all(isinstance(e, gast.Constant) and type(e.value) in (int, bool) for e in elements) \
+            and not int_list(made, stmts, name_):
         return False  # ints (indices, say) would be floats in the buffer: left refused
     if repeated(made.value) is not None or pop_uses(stmts, name_):
         return True
@@ -90,6 +91,42 @@ def needs_buffer(made, stmts, name_) -> bool:
                for s in stmts for n in S.nodes(s))
 
 
+def int_list(made, stmts, name_) -> bool:
+    """Is the list `made` binds (`ys = [2, 0, 1]`, `ys = [0] * n`) one of ints in `stmts`:
+    int constants in the literal, and every value appended or written into it an int
+    constant or an element of it (`ys[k] += 1`, `ys[j] = ys[k]`; an int with `+ - * // %`)?
+    Its buffer holds ints (ints carry no derivative: an index source, counts)."""
+    elements = [repeated(made.value)[0]] if repeated(made.value) else made.value.elts
+    if not all(_int_value(e, name_) for e in elements):
+        return False
+    for stmt in stmts:
+        for node in S.nodes(stmt):
+            if isinstance(node, gast.Expr) and isinstance(node.value, gast.Call) \
+                    and isinstance(node.value.func, gast.Attribute) \
+                    and node.value.func.attr == "append" \
+                    and isinstance(node.value.func.value, gast.Name) \
+                    and node.value.func.value.id == name_ \
+                    and not all(_int_value(a, name_) for a in node.value.args):
+                return False
+            if isinstance(node, gast.Assign) and any(_element(t, name_) for t in node.targets) \
+                    and not _int_value(node.value, name_):
+                return False
+            if isinstance(node, gast.AugAssign) and _element(node.target, name_) and not (
+                    isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv,
+                                         gast.Mod)) and _int_value(node.value, name_)):
+                return False
+    return True
+
+
+def _int_value(node, name_) -> bool:
+    """Is `node` an int constant (`3`, `-1`) or an element of `name_`?"""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    return (isinstance(node, gast.Constant) and type(node.value) is int) or (
+        isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+        and node.value.id == name_ and not isinstance(node.slice, (gast.Slice, gast.Tuple)))
+
+
 def _element(target, name_) -> bool:
     return (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
             and target.value.id == name_
@@ -97,7 +134,7 @@ def _element(target, name_) -> bool:
 
 
 def _is_list_value(value) -> bool:
-    return (isinstance(value, gast.List)
+    return isinstance(value, gast.ListComp) or (isinstance(value, gast.List)
             and not any(isinstance(e, gast.Starred) for e in value.elts)) \
         or repeated(value) is not None
 
@@ -132,8 +169,9 @@ def _self_extension(stmt) -> bool:
             and isinstance(stmt.value.right, gast.List))
 
 
-def _list_names(body) -> set:
-    """Locals bound only by list literals (extending themselves aside)."""
+def list_names(body) -> set:
+    """Locals bound only by list literals (extending or slicing themselves aside: `ys += e`
+    of any iterable, `ys = ys + [...]`, `ys = ys + zs`, `ys = ys[1:]`)."""
     lists, kept = set(), set()
     for stmt in body:
         for node in S.nodes(stmt):
@@ -142,10 +180,19 @@ def _list_names(body) -> set:
                 if _is_list_value(node.value):
                     lists.add(node.targets[0].id)
                     kept.add(id(node.targets[0]))
-                elif _self_extension(node):
+                elif _self_extension(node) or (
+                        isinstance(node.value, gast.BinOp) and isinstance(node.value.op, gast.Add)
+                        and isinstance(node.value.left, gast.Name)
+                        and isinstance(node.value.right, gast.Name)
+                        and node.value.left.id == node.targets[0].id) or (
+                        isinstance(node.value, gast.Subscript)  # ys = ys[1:] (list_shifts.py)
+                        and isinstance(node.value.value, gast.Name)
+                        and node.value.value.id == node.targets[0].id
+                        and isinstance(node.value.slice, gast.Slice)
+                        and node.value.slice.step is None):
                     kept.add(id(node.targets[0]))
             elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
-                    and isinstance(node.value, gast.List):
+                    and isinstance(node.op, gast.Add):
                 kept.add(id(node.target))
     others = {n.id for s in body for n in S.nodes(s) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Store) and id(n) not in kept}
@@ -170,9 +217,5 @@ def _block(stmts, lists, namer) -> list:
             elements = [S.name(t) for t in temps]
         appends = [S.expr_stmt(S.substitute("xs.append(e)", {"xs": S.name(name_), "e": e}))
                    for e in elements] or [gast.Pass()]
-        for new in appends:
-            for node in gast.walk(new):
-                if isinstance(node, (gast.stmt, gast.expr)) and not hasattr(node, "lineno"):
-                    gast.copy_location(node, stmt)
-            out.append(new)
+        out += S.located(appends, stmt)
     return out

@@ -24,6 +24,7 @@ from srcad.transform.normalize.grown_lists import (
     bindings_of,
     is_append,
     lists_grown,
+    names_of,
     reduction,
 )
 from srcad.transform.normalize.list_reductions import builtin_name
@@ -245,12 +246,15 @@ def grow_lists_into_arrays(parsed: ParsedFunction, body: list, namer: Namer) -> 
 
 def _appending_loop(candidate) -> bool:
     loop, name_ = candidate.filler, candidate.name
+    between = set().union(set(), *(S.stored_names(s) for s in candidate.between))
     if candidate.in_loop or not isinstance(candidate.made.value, gast.List) \
             or candidate.made.value.elts or len(candidate.region) > 1 or not (
             isinstance(loop, gast.For) and not loop.orelse and isinstance(loop.iter, gast.Call)
             and isinstance(loop.iter.func, gast.Name) and loop.iter.func.id == "range"
             and not _exits_loop(loop.body)):
         return False
+    if names_of(loop.iter) & between:
+        return False  # the array is made at `ys = []`, before the range's names are bound
     appends = [s for s in loop.body if is_append(s, name_)]
     uses = sum(1 for s in loop.body for n in S.nodes(s)
                if isinstance(n, gast.Name) and n.id == name_)

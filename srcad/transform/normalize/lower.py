@@ -34,7 +34,9 @@ from srcad.transform.names import Namer
 from srcad.transform.normalize.conditional_lists import grow_conditional_lists
 from srcad.transform.normalize.list_appends import appends_to_literals
 from srcad.transform.normalize.list_arms import literals_in_arms_as_appends
+from srcad.transform.normalize.list_hoists import hoisted
 from srcad.transform.normalize.list_reductions import fold_literal_reductions
+from srcad.transform.normalize.list_shifts import shifted
 from srcad.transform.normalize.list_writes import extends_as_appends
 from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_lists
 
@@ -367,6 +369,8 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     lowering = Lowering(parsed, namer)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     body = fold_literal_reductions(parsed, body)
+    # before the comprehensions become loops: `ys.extend(e for ...)` is one too
+    body = shifted(hoisted(body, namer, params, lowering._as_loop), namer, params)
     body = extends_as_appends(lowering.comprehensions_as_appends(body), namer, params)
     body = appends_to_literals(body)
     body = literals_in_arms_as_appends(body)
