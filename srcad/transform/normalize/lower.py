@@ -364,6 +364,9 @@ class _SetFlagAtBreak:
 
 def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]:
     """(the lowered body, the local functions it defined: name -> LocalFunction)."""
+    from srcad.transform.normalize.list_calls import inline_list_calls  # it inlines: a cycle
+
+    body = inline_list_calls(parsed, body, namer)
     lowering = Lowering(parsed, namer)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     body = fold_literal_reductions(parsed, body)
