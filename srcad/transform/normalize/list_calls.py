@@ -33,20 +33,27 @@ line.
 from __future__ import annotations
 
 import builtins
+import types
 
 import gast
 
 from srcad import syntax as S
 from srcad.errors import SrcadError
 from srcad.parse import parse_function
-from srcad.transform.normalize.grown_lists import bindings_of
+from srcad.transform.normalize.grown_lists import bindings_of, read_uses
 from srcad.transform.normalize.inline import Inliner
+from srcad.transform.normalize.list_reductions import numpy_reduction, reduction_kind
 from srcad.transform.normalize.list_writes import repeated
 from srcad.transform.normalize.user_functions import is_user_function
 
 # what a helper inlined from its source may not hold: it would be lowered as the caller's
 _NOT_INLINED_EARLY = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
                       gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom, gast.Await)
+
+
+# how deep helpers passing a list on are inlined (a recursive one is left to the later
+# inlining, which refuses recursion)
+_ROUNDS = 8
 
 
 class _Declined(Exception):
@@ -59,7 +66,11 @@ def inline_list_calls(parsed, body: list, namer) -> list:
     if parsed.generated:
         return body
     inliner = _EarlyInliner(parsed, namer, ())
-    body = inliner.calls(body)
+    for _ in range(_ROUNDS):  # a list a helper returned or passes on is one of the caller's
+        inliner.inlined = False
+        body = inliner.calls(body)
+        if not inliner.inlined:
+            break
     parsed.inlined_reads.extend(inliner.reads())
     lists = list_names(body, parsed)
     body = _copies_as_comprehensions(body, lists, parsed, namer)
@@ -140,6 +151,7 @@ class _EarlyInliner(Inliner):
     def __init__(self, parsed, namer, stack):
         super().__init__(parsed, namer, stack)
         self.known = len(self.dependencies), len(self.cells)
+        self.inlined = False  # has a call been inlined (its code may pass the list on)?
 
     def reads(self) -> list:
         """(namespace, name, object) and (cell, object) the inlined helpers read."""
@@ -192,7 +204,8 @@ class _EarlyInliner(Inliner):
                           and n.id in passed) - sum(1 for n in S.nodes(call)
                                                     if isinstance(n, gast.Name)
                                                     and n.id in passed)
-            if outside and not whole:
+            if outside and not whole and not _only_reads(self.callee(call.func), call,
+                                                         passed):
                 return [stmt]  # the statement reads the list the call may change
         new, pre = S.clone(stmt), []
         try:
@@ -211,6 +224,34 @@ class _EarlyInliner(Inliner):
         return any(isinstance(a, (gast.List, gast.ListComp)) or repeated(a) is not None
                    or isinstance(a, gast.Name) and a.id in lists
                    for a in _arguments(call)) or _returns_list(obj)
+
+
+def _only_reads(func, call, lists) -> bool:
+    """Does the user's function `func` only read (index, loop over, give to len/sum/max/min
+    or NumPy) the lists (names among `lists`) that `call` gives it?"""
+    if not isinstance(func, types.FunctionType):
+        return False
+    try:
+        cparsed = parse_function(func)
+    except SrcadError:
+        return False
+    args = cparsed.tree.args
+    positional = [a.id for a in args.args]
+    given = list(zip(positional, call.args)) + [
+        (cparsed.renamed.get(k.arg, k.arg), k.value) for k in call.keywords]
+    body = cparsed.tree.body
+    for param, arg in given:
+        if not (isinstance(arg, gast.Name) and arg.id in lists):
+            continue
+        read = read_uses(body, param, cparsed) | {
+            id(n.iter) for s in body for n in S.nodes(s) if isinstance(n, gast.comprehension)} \
+            | {id(a) for s in body for n in S.nodes(s) if isinstance(n, gast.Call)
+               and (reduction_kind(cparsed, n.func) or numpy_reduction(cparsed, n.func))
+               for a in n.args}
+        if any(isinstance(n, gast.Name) and n.id == param and id(n) not in read
+               for s in body for n in S.nodes(s)):
+            return False
+    return True
 
 
 def _arguments(call) -> list:
@@ -259,6 +300,7 @@ class _Hoister(S.AlwaysEvaluated):
             self.pre.append(gast.copy_location(S.assign(S.name(value), node), node))
             return S.name(value)
         body, result = self.inliner.inline_early(obj, node)
+        self.inliner.inlined = True
         self.pre.extend(body)
         return result
 

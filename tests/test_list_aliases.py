@@ -1,0 +1,225 @@
+"""Lists given another name, passed to the user's own functions (positionally, by keyword,
+to a helper that appends to them) and returned from them, copied (`list(ys)`, `ys[:]`,
+`ys.copy()`): srcad/transform/normalize/list_calls.py. Each derivative is checked against
+central finite differences of the Python function and forward against reverse
+(`check_grads`) in every mode, with mixed annotations; what stays refused names its file and
+line."""
+
+import os
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import Active, Duplicated
+from srcad.testing import check_grads
+
+THIS_FILE = os.path.basename(__file__)
+
+
+def total(xs):
+    s = 0.0
+    for v in xs:
+        s += v * v
+    return s + len(xs) * xs[0]
+
+
+def aliased_and_passed(x):
+    ys = []
+    for i in range(len(x)):
+        ys.append(np.sin(x[i]))
+    zs = ys  # another name for the same list
+    return total(zs) + total([x[0], 2.0 * x[1]])
+
+
+def feats(x):
+    return [x[0] * x[1], x[1] ** 2]
+
+
+def returned_literal(x):
+    fs = feats(x)
+    s = 0.0
+    for v in feats(x):  # a returned list looped over
+        s += v
+    return fs[0] + fs[1] * 2.0 + s * feats(x)[1]
+
+
+def push(out, v, w):
+    out.append(v * w)
+    if v > 0.0:
+        out.append(v)
+
+
+def appended_by_helper(x, a):
+    ys = []
+    for i in range(len(x)):
+        push(ys, x[i], a)  # Python appends to the caller's list
+    return sum(ys) + len(ys) * a + ys[-1] * ys[0]
+
+
+def append_one(out, v):
+    out.append(v)
+
+
+def appended_in_straight_line(x):
+    ys = [x[0]]
+    append_one(ys, x[1] * x[2])
+    append_one(out=ys, v=x[3])  # by keyword
+    return ys[0] * ys[1] + ys[2] ** 2
+
+
+def run(h0, xs, c):
+    hs = []
+    h = h0
+    for i in range(len(xs)):
+        h = np.tanh(h * c + xs[i])
+        hs.append(h)
+    return hs
+
+
+def stacked(hs):
+    return np.sum(np.stack(hs) ** 2)
+
+
+def list_of_arrays(h0, x, c):
+    hs = run(h0, x, c)
+    return stacked(hs) + np.sum(hs[-1]) * len(hs)
+
+
+def weighted(xs, scale=1.0):
+    return scale * sum(xs) + len(xs)
+
+
+def by_keyword(x, a):
+    ys = [x[0] * a, x[1]]
+    return weighted(xs=ys, scale=a) * len(ys) + weighted(ys)
+
+
+def alias_then_append(x):
+    ys = [x[0]]
+    zs = ys
+    zs.append(x[1] * x[2])  # seen through `ys` too
+    return sum(ys) * ys[1] + zs[0]
+
+
+def copies(x):
+    ys = []
+    for v in x:
+        ys.append(v * v)
+    zs = list(ys)
+    ws = ys[:]
+    us = ys.copy()
+    zs[0] = 3.0 * x[0]  # a copy: `ys` keeps its first element
+    ws.append(x[1])
+    return sum(zs) + ws[-1] * us[1] + ys[0] + len(ws)
+
+
+def last_two(xs):
+    return xs[-1] * xs[-2]
+
+
+def passes_on(xs, c):
+    return last_two(xs) + c * total(xs)
+
+
+def nested_helpers(x, c):
+    ys = [v * c for v in x if v > -1.0]
+    return passes_on(ys, c)
+
+
+X = np.array([0.3, -0.7, 1.1, 0.4])
+H0 = np.array([0.1, -0.2, 0.3, 0.2])
+
+
+def _dup(a):
+    return Duplicated(a.copy(), np.zeros_like(a))
+
+
+CASES = [
+    ("alias and helper", aliased_and_passed, lambda: [_dup(X)]),
+    ("returned literal", returned_literal, lambda: [_dup(X)]),
+    ("helper appends", appended_by_helper, lambda: [_dup(X), Active(0.5)]),
+    ("helper appends, Const x", appended_by_helper, lambda: [X.copy(), Active(0.5)]),
+    ("straight-line appends", appended_in_straight_line, lambda: [_dup(X)]),
+    ("list of arrays", list_of_arrays, lambda: [_dup(H0), _dup(X), Active(0.7)]),
+    ("list of arrays, Const h0 c", list_of_arrays, lambda: [H0.copy(), _dup(X), 0.7]),
+    ("keywords", by_keyword, lambda: [_dup(X), Active(1.3)]),
+    ("keywords, Const x", by_keyword, lambda: [X.copy(), Active(1.3)]),
+    ("alias then append", alias_then_append, lambda: [_dup(X)]),
+    ("copies", copies, lambda: [_dup(X)]),
+    ("helpers passing it on", nested_helpers, lambda: [_dup(X), Active(0.8)]),
+]
+
+
+@pytest.mark.parametrize("name, f, args", CASES, ids=[c[0] for c in CASES])
+def test_lists_through_names_and_helpers(name, f, args):
+    check_grads(f, *args())
+
+
+def test_a_helper_appends_to_the_callers_list():
+    # d/dx of sum(ys) with ys = [x0 a, x0 (x0 > 0), x1 a, ...]: a + 1 where x > 0, a elsewhere,
+    # plus the ys[-1] * ys[0] term and len(ys) * a (no x in it); derived by hand
+    a = 0.5
+    x = np.array([0.3, -0.7])
+    shadow = np.zeros(2)
+    srcad.autodiff(srcad.Reverse, appended_by_helper, Duplicated(x.copy(), shadow), a)
+    ys = [x[0] * a, x[0], x[1] * a]  # the last: x[1] a; the first: x[0] a
+    want = np.array([a + 1.0 + ys[-1] * a, a + a * ys[0]])
+    np.testing.assert_allclose(shadow, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("f, args", [
+    (aliased_and_passed, lambda: [_dup(X)]),
+    (appended_by_helper, lambda: [_dup(X), Active(0.5)]),
+])
+def test_numba(f, args):
+    check_grads(f, *args(), modes=("rev", "fwd"), backend="numba")
+
+
+# -- what stays refused --------------------------------------------------------------------
+
+def grow(out, v):
+    out.append(v)
+    return v
+
+
+def reads_beside_a_call_that_appends(x):
+    ys = [x[0]]
+    s = ys[-1] + grow(ys, x[1])  # Python reads ys[-1] first, then appends
+    return s + sum(ys)
+
+
+def alias_rebound_later(x):
+    ys = []
+    for v in x:
+        ys.append(v)
+    zs = ys
+    ys = [x[0]]
+    return sum(zs) + sum(ys)
+
+
+def local_helper(x):
+    def inner(xs):
+        return xs[0] * xs[1]
+    ys = [x[0], x[1]]
+    return inner(ys)
+
+
+def _line_of(f, text):
+    import inspect
+    lines, first = inspect.getsourcelines(f)
+    return first + next(k for k, line in enumerate(lines) if text in line)
+
+
+@pytest.mark.parametrize("f, text", [
+    (reads_beside_a_call_that_appends, "ys = [x[0]]"),
+    (alias_rebound_later, "ys = []"),
+    (local_helper, "ys = [x[0], x[1]]"),
+])
+def test_refused_with_file_and_line(f, text):
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.autodiff(srcad.Reverse, f, _dup(X))
+    message = str(info.value)
+    assert f"{THIS_FILE}:{_line_of(f, text)}:" in message
+    assert "list: not supported" in message
+    assert "another name" in message and "own module-level functions" in message
