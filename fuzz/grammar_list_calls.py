@@ -11,7 +11,7 @@ calls {seed}")`), so the rest of the program of a seed is the one it always was.
   name, a list literal, or by keyword, also inside a larger expression that reads the list;
 * a helper returning a list literal (read by index, looped over) and one returning a list it
   grew by appends;
-* copies (`list(ys)`, `ys[:]`, `ys.copy()`) appended to and written, the original read after.
+* copies (`list(ys)`, `ys[:]`, `ys.copy()`) appended to or written, the original read after.
 """
 
 from __future__ import annotations
@@ -89,8 +89,10 @@ def list_call_blocks(seed: int, c, threshold, item) -> tuple[list, list]:
     def copied():
         ys, cs = fresh("ys"), fresh("cs")
         copy = rng.choice([f"list({ys})", f"{ys}[:]", f"{ys}.copy()"])
-        lines = grown(ys) + [f"{cs} = {copy}", f"{cs}.append(a * {c(rng)})",
-                             f"{cs}[0] = {cs}[0] * {c(rng)} + a"]
+        # appended or written by element (both: refused, the copy's array is bound whole)
+        lines = grown(ys) + [f"{cs} = {copy}", rng.choice([
+            f"{cs}.append(a * {c(rng)})",
+            f"if len({cs}) > 0:\n    {cs}[0] = {cs}[0] * {c(rng)} + a"])]
         return lines + [f"s += sum({cs}) * {c(rng)} + sum({ys}) * {c(rng)} + len({ys}) * "
                         f"{c(rng)}"]
 

@@ -278,7 +278,7 @@ def generate(seed: int, arrays: bool = False, calls: bool = False) -> Program:
     helpers: list = []
     if calls:
         helpers, more = list_call_blocks(seed, _c, _threshold, _item)
-        lines.extend("    " + line for line in more)
+        lines.extend("    " + part for line in more for part in line.split("\n"))
     lines.append("    return s")
     args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "X", (n, m)), ArgKind("active", "a")]
     return Program(seed, HEADER + "\n\n" + "\n".join(helpers + lines) + "\n", "f", args,
