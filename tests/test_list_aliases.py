@@ -127,6 +127,54 @@ def nested_helpers(x, c):
     return passes_on(ys, c)
 
 
+def extend_in_place(xs, v):
+    xs += [v, v * v]  # in place: the caller's list
+
+
+def extended_by_helper(x):
+    ys = [x[0]]
+    extend_in_place(ys, x[1] * x[2])
+    return sum(ys) * len(ys) + ys[-1]
+
+
+def same(xs):
+    return xs
+
+
+def returned_parameter(x):
+    ys = [x[0]]
+    zs = same(ys)  # the same list
+    zs.append(x[1] * 3.0)
+    return ys[-1] * len(ys) + zs[0]
+
+
+def two_results(x):
+    p = feats(x)
+    q = feats(x * 2.0)  # another list
+    p[0] = p[0] * 3.0
+    return p[0] + q[0] + p[1] * q[1]
+
+
+def results_in_a_loop(x):
+    s = 0.0
+    for i in range(3):
+        fs = feats(x * (i + 1.0))
+        s += fs[0] * fs[1]
+    return s
+
+
+def aliased_in_a_loop_body(x):
+    s = 0.0
+    for i in range(len(x)):
+        ys = []
+        for j in range(i + 1):
+            ys.append(x[j] * x[i])
+        zs = ys
+        zs.append(x[i])
+        s += sum(ys) * len(zs)
+    return s
+
+
 X = np.array([0.3, -0.7, 1.1, 0.4])
 H0 = np.array([0.1, -0.2, 0.3, 0.2])
 
@@ -148,6 +196,11 @@ CASES = [
     ("alias then append", alias_then_append, lambda: [_dup(X)]),
     ("copies", copies, lambda: [_dup(X)]),
     ("helpers passing it on", nested_helpers, lambda: [_dup(X), Active(0.8)]),
+    ("+= in a helper", extended_by_helper, lambda: [_dup(X)]),
+    ("returned parameter", returned_parameter, lambda: [_dup(X)]),
+    ("two results", two_results, lambda: [_dup(X)]),
+    ("results in a loop", results_in_a_loop, lambda: [_dup(X)]),
+    ("alias in a loop body", aliased_in_a_loop_body, lambda: [_dup(X)]),
 ]
 
 
@@ -205,6 +258,16 @@ def local_helper(x):
     return inner(ys)
 
 
+def rebinds(xs):
+    xs = xs + [1.0]  # a new list: the caller's keeps its length
+    return sum(xs) * len(xs)
+
+
+def helper_rebinds_its_parameter(x):
+    ys = [x[0], x[1] * x[2]]
+    return rebinds(ys) + sum(ys) * len(ys)
+
+
 def _line_of(f, text):
     import inspect
     lines, first = inspect.getsourcelines(f)
@@ -215,6 +278,7 @@ def _line_of(f, text):
     (reads_beside_a_call_that_appends, "ys = [x[0]]"),
     (alias_rebound_later, "ys = []"),
     (local_helper, "ys = [x[0], x[1]]"),
+    (helper_rebinds_its_parameter, "ys = [x[0], x[1] * x[2]]"),
 ])
 def test_refused_with_file_and_line(f, text):
     with pytest.raises(srcad.SrcadError) as info:

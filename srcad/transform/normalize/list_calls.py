@@ -332,6 +332,15 @@ def _uses(stmts, name_) -> int:
     return sum(1 for s in stmts for n in S.nodes(s) if isinstance(n, gast.Name) and n.id == name_)
 
 
+def _rebindings(body, name_) -> int:
+    """How many statements bind `name_` to another object: `ys += [a]` extends the list in
+    place (list_writes.py makes it appends), it is none of them."""
+    extends = sum(1 for s in body for n in S.nodes(s) if isinstance(n, gast.AugAssign)
+                  and isinstance(n.op, gast.Add) and isinstance(n.target, gast.Name)
+                  and n.target.id == name_ and isinstance(n.value, gast.List))
+    return bindings_of(body, name_) - extends
+
+
 def _merge_aliases(block, body, lists) -> None:
     """`zs = ys` of a list `ys` (as the module docstring says when): one name for both."""
     for stmt in block:
@@ -350,7 +359,7 @@ def _merge_aliases(block, body, lists) -> None:
         made = next((k for k in range(j - 1) if isinstance(block[k], gast.Assign)
                      and any(isinstance(t, gast.Name) and t.id == source
                              for t in block[k].targets)), None)
-        if made is None or bindings_of(body, alias) != 1 or bindings_of(body, source) != 1 \
+        if made is None or _rebindings(body, alias) != 1 or _rebindings(body, source) != 1 \
                 or _uses(body, alias) != _uses(block[j - 1:], alias):
             continue
         del block[j - 1]
