@@ -175,6 +175,17 @@ def aliased_in_a_loop_body(x):
     return s
 
 
+def local_helpers(x, c):
+    def push(out, v):
+        out.append(v * c)  # c: the enclosing function's
+    ys = []
+    for i in range(len(x)):
+        if x[i] > 0.0:
+            push(ys, x[i])
+    add = lambda zs: sum(zs) * len(zs)  # noqa: E731
+    return add(ys) + len(ys) + add([x[0], c])
+
+
 X = np.array([0.3, -0.7, 1.1, 0.4])
 H0 = np.array([0.1, -0.2, 0.3, 0.2])
 
@@ -201,6 +212,8 @@ CASES = [
     ("two results", two_results, lambda: [_dup(X)]),
     ("results in a loop", results_in_a_loop, lambda: [_dup(X)]),
     ("alias in a loop body", aliased_in_a_loop_body, lambda: [_dup(X)]),
+    ("local def and lambda", local_helpers, lambda: [_dup(X), Active(0.6)]),
+    ("local def and lambda, Const x", local_helpers, lambda: [X.copy(), Active(0.6)]),
 ]
 
 
@@ -251,11 +264,15 @@ def alias_rebound_later(x):
     return sum(zs) + sum(ys)
 
 
-def local_helper(x):
-    def inner(xs):
-        return xs[0] * xs[1]
+def with_nested_def(xs):
+    def square(v):
+        return v * v
+    return square(xs[0])
+
+
+def helper_defines_a_function(x):
     ys = [x[0], x[1]]
-    return inner(ys)
+    return with_nested_def(ys)
 
 
 def rebinds(xs):
@@ -277,7 +294,7 @@ def _line_of(f, text):
 @pytest.mark.parametrize("f, text", [
     (reads_beside_a_call_that_appends, "ys = [x[0]]"),
     (alias_rebound_later, "ys = []"),
-    (local_helper, "ys = [x[0], x[1]]"),
+    (helper_defines_a_function, "ys = [x[0], x[1]]"),
     (helper_rebinds_its_parameter, "ys = [x[0], x[1] * x[2]]"),
 ])
 def test_refused_with_file_and_line(f, text):

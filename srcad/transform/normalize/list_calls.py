@@ -33,7 +33,6 @@ line.
 from __future__ import annotations
 
 import builtins
-import types
 
 import gast
 
@@ -44,6 +43,7 @@ from srcad.transform.normalize.grown_lists import bindings_of, read_uses
 from srcad.transform.normalize.inline import Inliner
 from srcad.transform.normalize.list_reductions import numpy_reduction, reduction_kind
 from srcad.transform.normalize.list_writes import repeated
+from srcad.transform.normalize.lower import LocalFunction
 from srcad.transform.normalize.user_functions import is_user_function
 
 # what a helper inlined from its source may not hold: it would be lowered as the caller's
@@ -60,12 +60,13 @@ class _Declined(Exception):
     """The call is left as it is (the later inlining or the fence takes it)."""
 
 
-def inline_list_calls(parsed, body: list, namer) -> list:
-    """`body` with the calls that pass or return lists inlined, aliases of lists given one
-    name and copies of lists written as comprehensions."""
+def inline_list_calls(parsed, body: list, namer, local_functions: dict) -> list:
+    """`body` with the calls that pass or return lists inlined (of module-level functions
+    and of the `local_functions` it defines), aliases of lists given one name and copies of
+    lists written as comprehensions."""
     if parsed.generated:
         return body
-    inliner = _EarlyInliner(parsed, namer, ())
+    inliner = _EarlyInliner(parsed, namer, (), local_functions)
     for _ in range(_ROUNDS):  # a list a helper returned or passes on is one of the caller's
         inliner.inlined = False
         body = inliner.calls(body)
@@ -127,18 +128,28 @@ def _copied(value, lists, parsed):
     return source.id if isinstance(source, gast.Name) and source.id in lists else None
 
 
+def _parsed(func):
+    """The parsed source of the user's function `func` (a local one's too), else None."""
+    if isinstance(func, LocalFunction):
+        return func.parsed
+    func = getattr(func, "func", func)  # functools.partial
+    try:
+        return parse_function(func)
+    except (SrcadError, TypeError, OSError):
+        return None
+
+
 def _returns_list(func) -> bool:
     """Does the user's function `func` return a list (a literal, a comprehension or a name
     it binds to one)?"""
-    func = getattr(func, "func", func)  # functools.partial
-    try:
-        tree = parse_function(func).tree
-    except (SrcadError, TypeError, OSError):
+    parsed = _parsed(func)
+    if parsed is None:
         return False
+    tree = parsed.tree
     returns = [n.value for n in S.nodes(tree) if isinstance(n, gast.Return) and n.value]
     if not returns:
         return False
-    lists = list_names(tree.body, parse_function(func))
+    lists = list_names(tree.body, parsed)
     return any(isinstance(v, (gast.List, gast.ListComp)) or repeated(v) is not None
                or isinstance(v, gast.Name) and v.id in lists for v in returns)
 
@@ -148,8 +159,8 @@ class _EarlyInliner(Inliner):
     first), for the calls that pass or return lists; declines any call whose inlined code
     would read a name the caller binds to another object."""
 
-    def __init__(self, parsed, namer, stack):
-        super().__init__(parsed, namer, stack)
+    def __init__(self, parsed, namer, stack, local_functions):
+        super().__init__(parsed, namer, stack, local_functions=local_functions)
         self.known = len(self.dependencies), len(self.cells)
         self.inlined = False  # has a call been inlined (its code may pass the list on)?
 
@@ -164,7 +175,9 @@ class _EarlyInliner(Inliner):
         body = S.clone(cparsed.tree.body)
         if body and S.is_comment(body[0]):
             body = body[1:]  # docstring
-        inner = _EarlyInliner(cparsed, cnamer, self.stack + (callee,))
+        # a local function sees its siblings (they are its closure); a module-level one not
+        inner = _EarlyInliner(cparsed, cnamer, self.stack + (callee,),
+                              self.local_functions if isinstance(callee, LocalFunction) else {})
         return inner.calls(body), inner
 
     def inline_early(self, callee, call):
@@ -229,11 +242,8 @@ class _EarlyInliner(Inliner):
 def _only_reads(func, call, lists) -> bool:
     """Does the user's function `func` only read (index, loop over, give to len/sum/max/min
     or NumPy) the lists (names among `lists`) that `call` gives it?"""
-    if not isinstance(func, types.FunctionType):
-        return False
-    try:
-        cparsed = parse_function(func)
-    except SrcadError:
+    cparsed = _parsed(func)
+    if cparsed is None:
         return False
     args = cparsed.tree.args
     positional = [a.id for a in args.args]

@@ -366,8 +366,10 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     """(the lowered body, the local functions it defined: name -> LocalFunction)."""
     from srcad.transform.normalize.list_calls import inline_list_calls  # it inlines: a cycle
 
-    body = inline_list_calls(parsed, body, namer)
     lowering = Lowering(parsed, namer)
+    # the local functions first: a list passed to one is inlined before the lists are lowered
+    body = [s for s in body if not lowering._local_function(s)]
+    body = inline_list_calls(parsed, body, namer, lowering.local_functions)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     body = fold_literal_reductions(parsed, body)
     body = extends_as_appends(lowering.comprehensions_as_appends(body), namer, params)
