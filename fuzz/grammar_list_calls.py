@@ -11,7 +11,9 @@ calls {seed}")`), so the rest of the program of a seed is the one it always was.
   name, a list literal, or by keyword, also inside a larger expression that reads the list;
 * a helper returning a list literal (read by index, looped over) and one returning a list it
   grew by appends;
-* copies (`list(ys)`, `ys[:]`, `ys.copy()`) appended to or written, the original read after.
+* copies (`list(ys)`, `ys[:]`, `ys.copy()`) appended to or written, the original read after;
+* a nested `def` appending to a list (reading the enclosing function's `a` and `s`) and a
+  lambda reading lists, a literal too.
 """
 
 from __future__ import annotations
@@ -96,7 +98,15 @@ def list_call_blocks(seed: int, c, threshold, item) -> tuple[list, list]:
         return lines + [f"s += sum({cs}) * {c(rng)} + sum({ys}) * {c(rng)} + len({ys}) * "
                         f"{c(rng)}"]
 
-    makers = [aliased, pushed, literal_argument, returned_literal, returned_grown, copied]
+    def local_helpers():
+        ys, push, add = fresh("ys"), fresh("push_local"), fresh("add_local")
+        return [f"def {push}(out, v):", f"    out.append(v * a + s * {c(rng)})",
+                f"{add} = lambda zs: sum(zs) * {c(rng)} + len(zs)"] + grown(ys) + [
+                "for i in range(len(x)):", f"    if x[i] < {threshold(rng)}:",
+                f"        {push}({ys}, x[i])", f"s += {add}({ys}) + {add}([a, x[0]])"]
+
+    makers = [aliased, pushed, literal_argument, returned_literal, returned_grown, copied,
+              local_helpers]
     lines: list = []
     for _ in range(rng.randint(1, 3)):
         lines += rng.choice(makers)()

@@ -303,4 +303,4 @@ def test_refused_with_file_and_line(f, text):
     message = str(info.value)
     assert f"{THIS_FILE}:{_line_of(f, text)}:" in message
     assert "list: not supported" in message
-    assert "another name" in message and "own module-level functions" in message
+    assert "another name" in message and "own functions" in message
