@@ -186,6 +186,17 @@ def local_helpers(x, c):
     return add(ys) + len(ys) + add([x[0], c])
 
 
+def closure_appends(x):
+    ys = []
+
+    def push(v):
+        ys.append(v * v)  # the enclosing function's list, from the closure
+
+    for i in range(len(x)):
+        push(x[i])
+    return sum(ys) * len(ys)
+
+
 X = np.array([0.3, -0.7, 1.1, 0.4])
 H0 = np.array([0.1, -0.2, 0.3, 0.2])
 
@@ -214,6 +225,7 @@ CASES = [
     ("alias in a loop body", aliased_in_a_loop_body, lambda: [_dup(X)]),
     ("local def and lambda", local_helpers, lambda: [_dup(X), Active(0.6)]),
     ("local def and lambda, Const x", local_helpers, lambda: [X.copy(), Active(0.6)]),
+    ("closure appends", closure_appends, lambda: [_dup(X)]),
 ]
 
 
@@ -252,6 +264,13 @@ def grow(out, v):
 def reads_beside_a_call_that_appends(x):
     ys = [x[0]]
     s = ys[-1] + grow(ys, x[1])  # Python reads ys[-1] first, then appends
+    return s + sum(ys)
+
+
+def alias_read_beside_a_call_that_appends(x):
+    ys = [x[0]]
+    zs = ys
+    s = zs[-1] * 2.0 + grow(ys, x[1])  # zs[-1] is read before the append
     return s + sum(ys)
 
 
@@ -294,6 +313,7 @@ def _line_of(f, text):
 @pytest.mark.parametrize("f, text", [
     (reads_beside_a_call_that_appends, "ys = [x[0]]"),
     (alias_rebound_later, "ys = []"),
+    (alias_read_beside_a_call_that_appends, "ys = [x[0]]"),
     (helper_defines_a_function, "ys = [x[0], x[1]]"),
     (helper_rebinds_its_parameter, "ys = [x[0], x[1] * x[2]]"),
 ])

@@ -213,15 +213,10 @@ class _EarlyInliner(Inliner):
         if not found:
             return [stmt]
         whole = isinstance(stmt, (gast.Expr, gast.Assign, gast.Return)) and stmt.value in found
-        for call in found:
-            passed = {a.id for a in _arguments(call) if isinstance(a, gast.Name)} & lists
-            outside = sum(1 for n in S.nodes(stmt) if isinstance(n, gast.Name)
-                          and n.id in passed) - sum(1 for n in S.nodes(call)
-                                                    if isinstance(n, gast.Name)
-                                                    and n.id in passed)
-            if outside and not whole and not _only_reads(self.callee(call.func), call,
-                                                         passed):
-                return [stmt]  # the statement reads the list the call may change
+        for call in found:  # a list read beside a call that may change it (or its alias)
+            outside = _mentions(stmt, lists) - _mentions(call, lists)
+            if outside and not whole and not _only_reads(self.callee(call.func), call, lists):
+                return [stmt]
         new, pre = S.clone(stmt), []
         try:
             for f in fields:
@@ -233,9 +228,13 @@ class _EarlyInliner(Inliner):
         return pre + [new]
 
     def _passes_lists(self, call, lists) -> bool:
+        """Does `call` call the user's function with a list, or one returning a list, or a
+        local function reading the caller's lists?"""
         obj = self.callee(call.func)
         if not is_user_function(obj, self.stack[0]):
             return False
+        if isinstance(obj, LocalFunction) and _mentions(obj.parsed.tree, lists):
+            return True
         return any(isinstance(a, (gast.List, gast.ListComp)) or repeated(a) is not None
                    or isinstance(a, gast.Name) and a.id in lists
                    for a in _arguments(call)) or _returns_list(obj)
@@ -249,6 +248,9 @@ def _only_reads(func, call, lists) -> bool:
         return False
     args = cparsed.tree.args
     positional = [a.id for a in args.args]
+    if isinstance(func, LocalFunction) and _mentions(cparsed.tree.body, lists - set(
+            positional + [a.id for a in args.kwonlyargs])):
+        return False  # the caller's lists, read from its closure
     given = list(zip(positional, call.args)) + [
         (cparsed.renamed.get(k.arg, k.arg), k.value) for k in call.keywords]
     body = cparsed.tree.body
@@ -264,6 +266,13 @@ def _only_reads(func, call, lists) -> bool:
                for s in body for n in S.nodes(s)):
             return False
     return True
+
+
+def _mentions(tree, names) -> int:
+    """How many times `tree` (a node or a list of them) names one of `names`."""
+    trees = tree if isinstance(tree, list) else [tree]
+    return sum(1 for t in trees for n in S.nodes(t) if isinstance(n, gast.Name)
+               and n.id in names)
 
 
 def _arguments(call) -> list:
