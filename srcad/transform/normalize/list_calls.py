@@ -1,15 +1,15 @@
-"""Lists given another name, passed to the user's own functions and returned from them:
-resolved before the lists are lowered (srcad/transform/normalize/lower.py runs this first).
+"""Lists given another name, passed to the user's own functions and returned from them: resolved
+before the lists are lowered (srcad/transform/normalize/lower.py runs this first).
 
 A list is lowered to one variable per element (lists.py) or to a buffer and a counter
 (conditional_lists.py) by looking at every use of its name in one function body. So that a
 helper's uses are among them, a call of the user's own function (module-level, or a `def` or
 lambda of the function) that is given a list (a name bound to a list, a list literal or
-comprehension, as a positional or keyword argument) or that returns one is inlined here,
-from the helper's source, before anything is lowered (again, while the inlined code passes a
-list on); the later inlining (inline.py) takes the helper's other calls. The helper's parameter becomes the
-caller's name for the list, as Python binds it to the same object: what the helper appends or
-writes, the caller sees.
+comprehension, as a positional or keyword argument) or that returns one is inlined here, from
+the helper's source, before anything is lowered (again, while the inlined code passes a list
+on); the later inlining (inline.py) takes the helper's other calls. The helper's parameter
+becomes the caller's name for the list, as Python binds it to the same object: what the helper
+appends or writes, the caller sees.
 
     def push(out, v):              ys = []
         out.append(v)              for i in range(len(x)):
@@ -21,14 +21,14 @@ writes, the caller sees.
 Then one list with two names is given one name: `zs = ys`, with `zs` bound nowhere else and
 `ys` bound once, before it in the same block, and `zs` used only after it in that block (so
 that both name the same list wherever `zs` is read; `zs += [a]` extends it in place and binds
-no other list), makes every `zs` a `ys` (what a helper
-returns arrives as such a binding: `fs = feats_result`). A copy, `list(ys)`, `ys[:]` or
-`ys.copy()`, is a new list: `[v for v in ys]`, lowered as comprehensions are.
+no other list), makes every `zs` a `ys` (what a helper returns arrives as such a binding: `fs =
+feats_result`). A copy, `list(ys)`, `ys[:]` or `ys.copy()`, is a new list: `[v for v in ys]`,
+lowered as comprehensions are.
 
-A call left as it is (its helper defines functions or lambdas, declares globals, reads a
-global the caller names otherwise, takes a default that is no constant, or the statement
-reads the list outside a call that may change it, or the call sits in a comprehension, a `while` test or a
-branch of `and`/`or`/`if-else`) keeps the list passed on, and the fence refuses it with its
+A call left as it is (its helper defines functions or lambdas, declares globals, reads a global
+the caller names otherwise, takes a default that is no constant, or the statement reads the
+list outside a call that may change it, or the call sits in a comprehension, a `while` test or
+a branch of `and`/`or`/`if-else`) keeps the list passed on, and the fence refuses it with its
 line.
 """
 
