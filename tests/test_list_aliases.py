@@ -324,3 +324,28 @@ def test_refused_with_file_and_line(f, text):
     assert f"{THIS_FILE}:{_line_of(f, text)}:" in message
     assert "list: not supported" in message
     assert "another name" in message and "own functions" in message
+
+
+SCALE = 2.0
+
+
+def scaled_total(xs):
+    return SCALE * sum(xs)
+
+
+def uses_scaled_total(x):
+    ys = [x[0] * x[1], x[2]]
+    return scaled_total(ys)
+
+
+def test_a_global_read_by_a_helper_inlined_early_is_checked_by_the_cache():
+    # d/dx of SCALE (x0 x1 + x2) is SCALE (x1, x0, 1, 0): rebinding SCALE must rebuild
+    global SCALE
+    try:
+        for scale in (2.0, 3.0):
+            SCALE = scale
+            shadow = np.zeros(4)
+            srcad.autodiff(srcad.Reverse, uses_scaled_total, Duplicated(X.copy(), shadow))
+            np.testing.assert_allclose(shadow, scale * np.array([X[1], X[0], 1.0, 0.0]))
+    finally:
+        SCALE = 2.0
