@@ -349,10 +349,6 @@ def _located(tree, at):
     return tree
 
 
-def _uses(stmts, name_) -> int:
-    return sum(1 for s in stmts for n in S.nodes(s) if isinstance(n, gast.Name) and n.id == name_)
-
-
 def _rebindings(body, name_) -> int:
     """How many statements bind `name_` to another object: `ys += [a]` extends the list in
     place (list_writes.py makes it appends), it is none of them."""
@@ -381,11 +377,11 @@ def _merge_aliases(block, body, lists) -> None:
                      and any(isinstance(t, gast.Name) and t.id == source
                              for t in block[k].targets)), None)
         if made is None or _rebindings(body, alias) != 1 or _rebindings(body, source) != 1 \
-                or _uses(body, alias) != _uses(block[j - 1:], alias):
+                or _mentions(body, {alias}) != _mentions(block[j - 1:], {alias}):
             continue
         del block[j - 1]
         j -= 1
-        if _uses(body, source) == _uses([block[made]], source):
+        if _mentions(body, {source}) == _mentions([block[made]], {source}):
             S.rename(block[made], source, alias)  # the list's only other name: the alias
         else:
             for k in range(j, len(block)):
