@@ -210,8 +210,11 @@ class _EarlyInliner(Inliner):
                   and not (isinstance(stmt, gast.While) and f == "test")]
         found = [n for f in fields for n in _always_evaluated_calls(getattr(stmt, f))
                  if self._passes_lists(n, lists)]
-        if not found:
-            return [stmt]
+        targets = [t for f in ("targets", "target") if hasattr(stmt, f)
+                   for t in (getattr(stmt, f) if f == "targets" else [getattr(stmt, f)])]
+        if not found or any(isinstance(n, gast.Call) and is_user_function(
+                self.callee(n.func), self.stack[0]) for t in targets for n in S.nodes(t)):
+            return [stmt]  # a call in a target: the later inlining keeps the order
         whole = isinstance(stmt, (gast.Expr, gast.Assign, gast.Return)) and stmt.value in found
         for call in found:  # a list read beside a call that may change it (or its alias)
             outside = _mentions(stmt, lists) - _mentions(call, lists)
