@@ -94,7 +94,8 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
         return container_program(seed)
     if lists:
         from grammar_lists import generate as lists_program
-        return lists_program(seed, arrays=arrays, operations=list_operations)
+        return lists_program(seed, arrays=arrays, operations=list_operations,
+                             calls="list-calls" in shapes)
     if python:
         from grammar_python import generate as python_program
         return python_program(seed)

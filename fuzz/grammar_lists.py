@@ -34,6 +34,7 @@ from __future__ import annotations
 import random
 
 from grammar_array_lists import array_list_blocks
+from grammar_list_calls import list_call_blocks
 from grammar_list_operations import list_operation_blocks
 from program import ArgKind, Program
 
@@ -261,10 +262,12 @@ def _blocks(rng, n, m, counter):
             extended]
 
 
-def generate(seed: int, arrays: bool = False, operations: bool = False) -> Program:
+def generate(seed: int, arrays: bool = False, operations: bool = False,
+             calls: bool = False) -> Program:
     """`arrays`: lists of arrays among the blocks (fuzz/grammar_array_lists.py);
     `operations`: pops at an index, inserts, slices, extensions by iterables and lists of ints
-    (fuzz/grammar_list_operations.py, their own stream); without them a seed gives the
+    (fuzz/grammar_list_operations.py, their own stream); `calls`: lists given other names and
+    passed to helpers after them (fuzz/grammar_list_calls.py); without them a seed gives the
     program it always gave."""
     rng = random.Random(f"lists {seed}")
     n, m = rng.randint(2, 5), rng.randint(2, 4)
@@ -282,6 +285,11 @@ def generate(seed: int, arrays: bool = False, operations: bool = False) -> Progr
     for _ in range(rng.randint(2, 5)):
         for line in rng.choice(blocks)():
             lines.extend("    " + part for part in line.split("\n"))
+    helpers: list = []
+    if calls:
+        helpers, more = list_call_blocks(seed, _c, _threshold, _item)
+        lines.extend("    " + part for line in more for part in line.split("\n"))
     lines.append("    return s")
     args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "X", (n, m)), ArgKind("active", "a")]
-    return Program(seed, HEADER + "\n\n" + "\n".join(lines) + "\n", "f", args, True)
+    return Program(seed, HEADER + "\n\n" + "\n".join(helpers + lines) + "\n", "f", args,
+                   True)

@@ -28,7 +28,8 @@ import random
 
 from scopes import Arr, FunctionContext, IntVar, Scope, indent
 
-SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names", "row-views")
+SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names", "row-views",
+          "list-calls")  # list-calls: with --lists only (fuzz/grammar_list_calls.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.

@@ -42,6 +42,9 @@ class ParsedFunction:
     # the user's names generated code uses for its own, renamed (srcad/runtime_names.py):
     # original -> new (`unbroadcast` -> `unbroadcast_1`); `spellings` holds them the other way
     renamed: dict = field(default_factory=dict, repr=False)
+    # what the helpers inlined before the lists are lowered read (list_calls.py): (namespace,
+    # name, object) and (cell, object), for the cache's checks like the function's own reads
+    inlined_reads: list = field(default_factory=list, repr=False)
 
     @property
     def generated(self) -> bool:

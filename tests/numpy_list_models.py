@@ -54,3 +54,13 @@ def appended_through_alias(a):
     ys = xs
     xs.append(2.0 * a)
     return ys[1]
+
+
+def aliased_in_one_branch(a):
+    xs = [a]
+    if a > 0.0:
+        ys = xs
+    else:
+        ys = [a, a]
+    xs.append(2.0 * a)
+    return ys[1]

@@ -32,6 +32,18 @@ def test_bounded_lists_fuzz_run_agrees_in_every_mode():
     assert not bad, f"lists fuzz failures (fuzz/run.py --lists --seed N --count 1): {bad}"
 
 
+@pytest.mark.slow
+def test_bounded_list_calls_fuzz_run_agrees_in_every_mode():
+    # lists given other names, passed to helpers, returned, copied (grammar_list_calls.py)
+    results = [fuzz_run.check_seed(seed, timeout=60.0, lists=True,
+                                   shapes=frozenset({"list-calls"}))
+               for seed in range(BOUNDED_SEED, BOUNDED_SEED + 3)]
+    bad = [(r["seed"], r["category"], r["signature"], r.get("annotations")) for r in results
+           if r["category"] not in ("agreed", "fd-noise")]
+    assert not bad, ("list-calls fuzz failures (fuzz/run.py --lists --shapes list-calls "
+                     f"--seed N --count 1): {bad}")
+
+
 def test_lists_generator_is_deterministic_and_writes_each_construct():
     assert generate(7).source == generate(7).source
     sources = [generate(s).source for s in range(BOUNDED_SEED, BOUNDED_SEED + 80)]

@@ -433,7 +433,8 @@ def slices(x):
 
 def list_literal(x):
     v = [x, x * x]
-    w = v  # a list given another name (appends, element writes and reads are supported)
+    for _ in range(2):  # another name bound in a loop (`w = v` in v's block is supported)
+        w = v
     return w[0] + w[1]
 
 

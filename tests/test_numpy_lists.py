@@ -64,6 +64,9 @@ def test_appends_in_straight_line_code_extend_a_literal_list():
     _, d_a = srcad.autodiff(srcad.Reverse, m.literal_then_appends, x, srcad.Active(a))
     d_q = 4 * a ** 3 + 2 * x0 ** 2 * a
     assert d_a == pytest.approx(d_q + 2 * a + x0 + d_q + 4 * d_q + 2 * a)
-    # a list another name holds is left as written: refused with its line, never rewritten
+    # appended through one name, read through another: the same list (ys[1] = 2 a)
+    assert srcad.autodiff(srcad.Reverse, m.appended_through_alias,
+                          srcad.Active(1.0)) == (pytest.approx(2.0),)
+    # another name bound in one branch only: refused with its line, never rewritten
     with pytest.raises(srcad.UnsupportedSyntaxError, match=r"numpy_list_models.py:\d+:\d+: "):
-        srcad.autodiff(srcad.Reverse, m.appended_through_alias, srcad.Active(1.0))
+        srcad.autodiff(srcad.Reverse, m.aliased_in_one_branch, srcad.Active(1.0))

@@ -59,7 +59,10 @@ _REFUSED = {
                 "when made in a loop body, used only in that body; a literal of ints only by "
                 "constant index (write floats, `[0.0] * n`); otherwise use a NumPy array (a "
                 "list literal is also accepted as the first argument of np.concatenate, "
-                "np.stack, np.hstack, np.vstack and np.array)"),
+                "np.stack, np.hstack, np.vstack and np.array); a list may be passed to and "
+                "returned from your own functions (not in an expression that also reads a "
+                "list the call changes), bound to another name once in the block that makes "
+                "it (`zs = ys`) and copied (`list(ys)`)"),
     gast.JoinedStr: ("f-string", "format strings outside the differentiated function"),
     gast.NamedExpr: ("assignment expression (:=)", "assign in a statement of its own"),
     gast.Starred: ("starred expression", "pass the arguments one by one"),

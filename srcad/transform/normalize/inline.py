@@ -99,8 +99,10 @@ class Inliner:
         self.local_functions = local_functions or {}  # name -> LocalFunction
         # (namespace dict, name, object) for every global the inlined code read: the cache
         # checks them on each call, so rebinding a helper or a constant is never stale
-        self.dependencies: list = global_reads(parsed)
-        self.cells: list = closure_reads(parsed)  # (cell, object) likewise for closures
+        self.dependencies: list = global_reads(parsed) + [
+            r for r in parsed.inlined_reads if len(r) == 3]
+        self.cells: list = closure_reads(parsed) + [  # (cell, object) likewise for closures
+            r for r in parsed.inlined_reads if len(r) == 2]
         self.bound = {n.id for n in gast.walk(parsed.tree) if isinstance(n, gast.Name)
                       and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
         # a statement whose inlining is refused (in the helper or at its call) is recorded

@@ -366,7 +366,12 @@ class _SetFlagAtBreak:
 
 def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]:
     """(the lowered body, the local functions it defined: name -> LocalFunction)."""
+    from srcad.transform.normalize.list_calls import inline_list_calls  # it inlines: a cycle
+
     lowering = Lowering(parsed, namer)
+    # the local functions first: a list passed to one is inlined before the lists are lowered
+    body = [s for s in body if not lowering._local_function(s)]
+    body = inline_list_calls(parsed, body, namer, lowering.local_functions)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     body = fold_literal_reductions(parsed, body)
     # before the comprehensions become loops: `ys.extend(e for ...)` is one too
