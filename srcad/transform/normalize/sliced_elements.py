@@ -3,9 +3,9 @@
 `x[1:3][1]`, `x[-3:][0]`, `A[1:, 2][k]` read an element (or a row) of a slice that no
 variable holds (and `y[i][1:] = v` writes a slice of a row); srcad reads back only parts
 of array variables, and a slice named first (`v = x[1:3]; v[1]`) is a copy on some
-backends. Like a view (views.py), the chain is composed into one basic index of the array (`x[1 + 1]`, `x[view_element(0, -3, ...)]`),
-checked as NumPy checks it (view_indices.py): `x[1:3][5]` raises IndexError though `x[6]`
-may exist, and a negative index counts from the slice's end. From there the ordinary rules
+backends. Like a view (views.py), the chain is composed into one basic index of the array
+(`x[1 + 1]`, `x[view_element(0, -3, ...)]`), checked as NumPy checks it (view_indices.py):
+`x[1:3][5]` raises IndexError though `x[6]` may exist, and a negative index counts from the slice's end. From there the ordinary rules
 of array subscripts apply in every mode and on both backends.
 
 Guarantees: only a chain rooted at an array variable whose indices are ints and slices is
