@@ -5,8 +5,9 @@ variable holds (and `y[i][1:] = v` writes a slice of a row); srcad reads back on
 of array variables, and a slice named first (`v = x[1:3]; v[1]`) is a copy on some
 backends. Like a view (views.py), the chain is composed into one basic index of the array
 (`x[1 + 1]`, `x[view_element(0, -3, ...)]`), checked as NumPy checks it (view_indices.py):
-`x[1:3][5]` raises IndexError though `x[6]` may exist, and a negative index counts from the slice's end. From there the ordinary rules
-of array subscripts apply in every mode and on both backends.
+`x[1:3][5]` raises IndexError though `x[6]` may exist, and a negative index counts from
+the slice's end. From there the ordinary rules of array subscripts apply in every mode and
+on both backends.
 
 Guarantees: only a chain rooted at an array variable whose indices are ints and slices is
 touched, and only when it composes into one index; a chain that does not (a slice of a
