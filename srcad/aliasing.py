@@ -44,21 +44,25 @@ def shared(a, b) -> bool:
                       and np.may_share_memory(a, b))
 
 
-def refuse_aliased_writes(values, written, f=None) -> None:
+def refuse_aliased_writes(values, written, f=None, leaves=False) -> None:
     """Refuse a call whose arguments share memory while f writes one of them (module
-    docstring). `f`: the plain function, for its file, line and parameter names."""
+    docstring). `f`: the plain function, for its file, line and parameter names; `leaves`:
+    `values` are the leaves of containers, not f's parameters."""
     pair = aliased_pair(values, written)
     if pair is None:
         return
-    i, j = pair
     code = getattr(f, "__code__", None)
-    names = code.co_varnames[:code.co_argcount] if code is not None else None
-    label = (lambda k: f"`{names[k]}` (argument {k})") if names and len(names) > j else \
-        (lambda k: f"argument {k}")
-    raise ArgumentError(f"{label(i)} and {label(j)} are the same array or views of one array, "
-                        "and the function writes one of them: a write through one changes "
-                        "the other, which srcad's derivative code does not follow, so the "
-                        "derivative would be silently wrong", construct="aliased arguments",
+    names = code.co_varnames[:code.co_argcount] if code is not None and not leaves else ()
+    if leaves:
+        which = "two arrays among the arguments and the leaves of their containers"
+    elif len(names) > pair[1]:
+        which = " and ".join(f"`{names[k]}` (argument {k})" for k in pair)
+    else:
+        which = " and ".join(f"argument {k}" for k in pair)
+    raise ArgumentError(f"{which} are the same array or views of one array, and the function "
+                        "writes one of them: a write through one changes the other, which "
+                        "srcad's derivative code does not follow, so the derivative would be "
+                        "silently wrong", construct="aliased arguments",
                         filename=code.co_filename if code is not None else None,
                         line=code.co_firstlineno if code is not None else None,
                         hint="pass a copy of one of them (x.copy())")

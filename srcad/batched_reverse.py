@@ -24,6 +24,8 @@ import ast
 
 import numpy as np
 
+from srcad.aliasing import refuse_aliased_writes
+from srcad.annotations import Annotation
 from srcad.errors import SrcadError
 from srcad.running import call_generated, kept_tapes, take_buffers
 
@@ -267,6 +269,8 @@ def batched_autodiff(mode, f, args, seed, backend="python"):
               for a in args]
     call = _arguments(f, mode, single, None, backend)  # checks kinds, dtypes, the first shadows
     compiled = _compiled(f, call.request(mode, backend))
+    refuse_aliased_writes([a.value if isinstance(a, Annotation) else a for a in args],
+                          compiled.written, f)
     seed_lanes = _lanes_seed(seed, width)
     try:
         if backend == "numba":

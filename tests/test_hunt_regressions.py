@@ -132,3 +132,26 @@ def test_aliased_arguments_refused_on_the_fast_path_too():
     with pytest.raises(srcad.ArgumentError, match="same array"):
         srcad.jacobian(sine_into, srcad.Output(x), x, prep=prep)
 
+
+
+def squares_into(y, x):
+    for i in range(len(x)):
+        y[i] = x[i] ** 2 + x[0]
+
+
+def container_write(p, x):
+    p["y"][:] = np.sin(x)
+    return np.sum(p["y"] * p["w"])
+
+
+def test_aliased_arguments_refused_in_batched_reverse_mode_and_containers():
+    # once: batched reverse mode ran (and gave the unaliased program's products); a container
+    # leaf that is another argument crashed with a TypeError
+    x = X.copy()
+    lanes = np.array([[1.0, 2.0, 3.0], [0.0, 1.0, 0.0]])
+    with pytest.raises(srcad.ArgumentError, match="same array"):
+        srcad.autodiff(srcad.Reverse, squares_into, srcad.BatchDuplicated(x, lanes.copy()),
+                       srcad.BatchDuplicated(x, lanes.copy()))
+    params = Duplicated({"y": x, "w": np.ones(3)}, {"y": np.zeros(3), "w": np.zeros(3)})
+    with pytest.raises(srcad.ArgumentError, match="same array"):
+        srcad.autodiff(srcad.Reverse, container_write, params, Duplicated(x, np.zeros(3)))
