@@ -155,3 +155,19 @@ def test_aliased_arguments_refused_in_batched_reverse_mode_and_containers():
     params = Duplicated({"y": x, "w": np.ones(3)}, {"y": np.zeros(3), "w": np.zeros(3)})
     with pytest.raises(srcad.ArgumentError, match="same array"):
         srcad.autodiff(srcad.Reverse, container_write, params, Duplicated(x, np.zeros(3)))
+
+
+def row_tail_update(a, w, s):
+    b = a.copy()
+    b[0][1:] = b[0][1:] * b[0][1:] * 0.5 + w[1:]  # read and written as b[0, 1:]
+    b[1][:] += w * s
+    return np.sum(b * b)
+
+
+def test_slices_of_rows_are_read_and_written_as_one_index():
+    # once: the reads b[0][1:] were refused as whole-array code; the write b[1][:] += ...
+    # crashed forward mode and gave a wrong reverse gradient
+    a = np.arange(9.0).reshape(3, 3) * 0.1
+    w = np.array([0.1, 0.2, 0.3])
+    check_grads(row_tail_update, dup(a), dup(w), srcad.Active(0.5))
+    check_grads(row_tail_update, a, dup(w), srcad.Active(0.5))
