@@ -96,7 +96,7 @@ def _chained(rng, r, c) -> list:
         [f"A[{i}][:] += w * a"],
         [f"for i in range({r}):", f"    A[i][{j}:] = A[i][{j}:] * a + w[{j}:]"],
         [f"A[:, {j}][1:] = A[:, {j}][:-1] * a"],
-        [f"for i in range(1, {r}):", f"    A[i][:2] -= A[i - 1][:2] * (0.5 * a)"],
+        [f"for i in range(1, {r}):", "    A[i][:2] -= A[i - 1][:2] * (0.5 * a)"],
     ])
 
 
