@@ -169,9 +169,11 @@ def jacobian_entry(args, wrapped, engine, n, m, written=()):
     tangents the code does not provably overwrite first are zeroed (`engine.overwritten`,
     analysis/written_first.py)."""
     width = engine.width
-    if not engine.stacked or engine.input_copy is not None or not n * m:
-        return None
     chunked = width < n
+    if not engine.stacked or engine.input_copy is not None or not n * m or (
+            chunked and getattr(engine, "output_restore", None) is not None
+            and engine.output_restore.indices):  # passes restore the Output
+        return None
     outputs = [p for p, slot in zip(engine.value_index, engine.slots) if slot.role == "output"]
     direct = None
     if len(outputs) == 1 and np.ndim(engine.flat[outputs[0]]) == 1 and n % width == 0 \

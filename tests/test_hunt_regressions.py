@@ -204,3 +204,26 @@ def test_hessian_of_a_recurrence_on_the_python_backend():
     g, hv = srcad.gradient_and_hvp(recurrence, X.copy(), tangent=v)
     np.testing.assert_allclose(hv, H @ v, rtol=1e-12)
     np.testing.assert_allclose(g, srcad.grad(recurrence)(X.copy()), rtol=1e-12)
+
+
+# --- an Output whose content on entry f reads, under operators that run f several times -----
+
+def scale_into(y, x):
+    for i in range(len(x)):
+        y[i] = y[i] * x[i] + x[i] ** 2
+
+
+@pytest.mark.parametrize("options", [dict(mode="reverse"), dict(mode="forward", chunk=1)])
+def test_output_read_on_entry_starts_every_pass_from_its_entry_content(options):
+    # once: each reverse pass (one per row) or forward chunk started from what the previous
+    # pass left in y: J's diagonal was [1.6, 2.59, -1.248], not [1.6, 2.4, -1.4], and y held
+    # f applied three times
+    y = np.ones(3)
+    J = srcad.jacobian(scale_into, srcad.Output(y), X.copy(), **options)
+    np.testing.assert_allclose(J, np.diag(1.0 + 2.0 * X), rtol=1e-12)
+    np.testing.assert_allclose(y, X + X ** 2, rtol=1e-12)
+    prep = srcad.prepare_jacobian(scale_into, srcad.Output(np.ones(3)), X.copy(), **options)
+    y = np.full(3, 2.0)
+    J = srcad.jacobian(scale_into, srcad.Output(y), X.copy(), prep=prep)
+    np.testing.assert_allclose(J, np.diag(2.0 + 2.0 * X), rtol=1e-12)
+    np.testing.assert_allclose(y, 2.0 * X + X ** 2, rtol=1e-12)
