@@ -88,7 +88,7 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
         return effects_program(seed)
     if views:
         from grammar_views import generate as views_program
-        return views_program(seed)
+        return views_program(seed, chained="chained-targets" in shapes)
     if containers:
         from grammar_containers import generate as container_program
         return container_program(seed)

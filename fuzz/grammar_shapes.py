@@ -17,6 +17,9 @@
   matrix or another chosen by a branch; M a matrix in scope or a local one filled from a
   vector first (numba vector mode binds a row's tangents to the same row of M's,
   srcad/transform/forward/views.py; batched reverse, srcad/batched_lanes.py).
+* `chained-targets` (with `--views`, fuzz/grammar_views.py): writes into a view made in the
+  target itself, `A[i][1:] = ...`, `A[i][:] += ...`, `A[:, j][1:] = ...`, inserted among the
+  view blocks from a random stream of their own.
 
 A mixin of `generator.Generator`. Without shapes it draws nothing, so every seed keeps the
 program it had before.
@@ -29,7 +32,8 @@ import random
 from scopes import Arr, FunctionContext, IntVar, Scope, indent
 
 SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names", "row-views",
-          "list-calls")  # list-calls: with --lists only (fuzz/grammar_list_calls.py)
+          "list-calls",  # list-calls: with --lists only (fuzz/grammar_list_calls.py)
+          "chained-targets")  # chained-targets: with --views
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.

@@ -87,17 +87,40 @@ def _blocks(rng, r, c):
     return [row_loop, row_whole, column, block, strided, nested, helper, rows, alias]
 
 
-def generate(seed: int) -> Program:
+def _chained(rng, r, c) -> list:
+    """A write into a view made in the target itself (`--shapes chained-targets`): srcad
+    composes it into one index of A (srcad/transform/normalize/sliced_elements.py)."""
+    i, j = rng.randrange(r), rng.randrange(c)
+    return rng.choice([
+        [f"A[{i}][1:] = {_element(rng, f'A[{i}][1:]', 'w[1:]').replace('math.', 'np.')}"],
+        [f"A[{i}][:] += w * a"],
+        [f"for i in range({r}):", f"    A[i][{j}:] = A[i][{j}:] * a + w[{j}:]"],
+        [f"A[:, {j}][1:] = A[:, {j}][:-1] * a"],
+        [f"for i in range(1, {r}):", "    A[i][:2] -= A[i - 1][:2] * (0.5 * a)"],
+    ])
+
+
+def generate(seed: int, chained: bool = False) -> Program:
+    """The program of `seed`; `chained` inserts one to two writes into views made in the
+    target (`_chained`), drawn from a random stream of their own, so the rest of the
+    program is the seed's program without them."""
     rng = random.Random(seed)
     r, c = rng.randint(3, 5), rng.randint(3, 5)
     lines = ["def f(X, w, a):", "    A = X.copy()", "    s = 0.0"]
     readable = []
     kinds = _blocks(rng, r, c)
+    bodies = []
     for n in range(rng.randint(3, 5)):
         body, view = rng.choice(kinds)(n)
-        lines += ["    " + line for line in body]
+        bodies.append(body)
         if view is not None and rng.random() < 0.5:
             readable.append(view)
+    if chained:
+        extra = random.Random(f"chained targets {seed}")
+        for _ in range(extra.randint(1, 2)):
+            bodies.insert(extra.randint(0, len(bodies)), _chained(extra, r, c))
+    for body in bodies:
+        lines += ["    " + line for line in body]
     reads = "".join(f" + np.sum({v} * {v})" for v in readable)
     lines.append(f"    return s + np.sum(A * A){reads}")
     args = [ArgKind("dup", "X", (r, c)), ArgKind("dup", "w", (c,)), ArgKind("active", "a")]

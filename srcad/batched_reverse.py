@@ -24,7 +24,10 @@ import ast
 
 import numpy as np
 
+from srcad.aliasing import refuse_aliased_writes
+from srcad.annotations import Annotation
 from srcad.errors import SrcadError
+from srcad.output_restore import OutputRestore
 from srcad.running import call_generated, kept_tapes, take_buffers
 
 _ALLOCATIONS = {"zeros", "zeros_like", "empty", "empty_like"}
@@ -188,12 +191,14 @@ class BatchedReverseEngine:
             self.flat += tape_buffers(self.compiled)
             self.tape_count = len(self.compiled.tapes)
         self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.output_restore = OutputRestore.needed(slots, self.flat, self.value_index)
 
     def set_values(self, values):
         for index, v in zip(self.value_index, values):
             self.flat[index] = v
         if self.input_copy is not None:
             self.input_copy.take(self.flat)
+        self.output_restore.take(self.flat)
 
     def is_current(self) -> bool:
         return self.compiled.is_current()
@@ -208,6 +213,7 @@ class BatchedReverseEngine:
         seed[start + np.arange(count), np.arange(count)] = 1.0
         if self.input_copy is not None:
             self.input_copy.refill()
+        self.output_restore.refill(self.flat)
         result = call_generated(self.function, self.flat)
         if self.tape_count:
             self.flat[-self.tape_count:] = kept_tapes(self.flat[-self.tape_count:], result[2:])
@@ -267,6 +273,8 @@ def batched_autodiff(mode, f, args, seed, backend="python"):
               for a in args]
     call = _arguments(f, mode, single, None, backend)  # checks kinds, dtypes, the first shadows
     compiled = _compiled(f, call.request(mode, backend))
+    refuse_aliased_writes([a.value if isinstance(a, Annotation) else a for a in args],
+                          compiled.written, f)
     seed_lanes = _lanes_seed(seed, width)
     try:
         if backend == "numba":

@@ -18,6 +18,7 @@ import dataclasses
 import numpy as np
 
 from srcad import pytrees
+from srcad.aliasing import refuse_aliased_writes
 from srcad.annotations import (
     Active,
     Annotation,
@@ -142,7 +143,10 @@ def _checked(f, mode, flat_args, layout, batch, backend):
         code = f.__code__
         raise err.at(code.co_filename, code.co_firstlineno) from None
     request = dataclasses.replace(call.request(mode, backend), containers=layout)
-    return call, differentiate._compiled(f, request)
+    compiled = differentiate._compiled(f, request)
+    refuse_aliased_writes([a.value if isinstance(a, Annotation) else a for a in flat_args],
+                          compiled.written, f, leaves=True)
+    return call, compiled
 
 
 def _reverse_result(out, mode, args, layout, floats):

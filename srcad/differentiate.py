@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 
 from srcad import cache, plans
+from srcad.aliasing import refuse_aliased_writes
 from srcad.analysis.types import Array
 from srcad.annotations import (
+    Annotation,
     BatchDuplicated,
     Mode,
 )
@@ -64,6 +66,8 @@ def _checked_call(f, mode, args, batch, backend, memory=None):
     records a plan for the next call with arguments like these."""
     call = _arguments(f, mode, args, batch, backend)
     compiled = _compiled(f, call.request(mode, backend, memory_bytes(memory)))
+    refuse_aliased_writes([a.value if isinstance(a, Annotation) else a for a in args],
+                          compiled.written, f)
     roles = _plan_roles(call, args)
     plan = None
     if roles is not None:

@@ -20,6 +20,7 @@ from srcad.analysis.written_first import indexed_only, overwritten_first, parame
 from srcad.differentiate import _compiled
 from srcad.errors import ArgumentError, SrcadError
 from srcad.lambdas import function_name
+from srcad.output_restore import OutputRestore
 from srcad.pipeline import ArgSpec, Request
 from srcad.running import call_generated, kept_tapes, tape_buffers
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
@@ -151,6 +152,8 @@ class ForwardEngine:
         self.indexed_only = set()  # ids of Output/Cache tangents the code only indexes
         self.overwritten = self._overwritten_tangents() if stacked else set()
         self.zeroed = [b for b in self.zeroed if id(b) not in self.overwritten]
+        self.output_restore = OutputRestore.needed(slots, self.flat, self.value_index,
+                                                   self.overwritten)
         self.seeded = None  # (start, size) of the unit vectors the stacked x lanes hold
 
     def _overwritten_tangents(self) -> set:
@@ -176,6 +179,7 @@ class ForwardEngine:
             self.flat[self.value_index[position]] = v
         if self.input_copy is not None:
             self.input_copy.take(self.flat)
+        self.output_restore.take(self.flat)
 
     def is_current(self) -> bool:
         """False once a name the code was built from has been rebound (prepare again)."""
@@ -221,6 +225,7 @@ class ForwardEngine:
             buffer.fill(0.0)
         if self.input_copy is not None:
             self.input_copy.refill()
+        self.output_restore.refill(self.flat)
         result = call_generated(self.function, self.flat)
         if self.work_count:  # numba: the workspace, kept (and grown) across calls
             self.flat[-self.work_count:] = kept_tapes(self.flat[-self.work_count:], result[2:])
@@ -276,6 +281,7 @@ class ReverseEngine:
         self.flat += tape_buffers(self.compiled)
         self.tape_count = len(self.compiled.tapes)
         self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.output_restore = OutputRestore.needed(slots, self.flat, self.value_index)
 
     def set_values(self, values):
         flat = self.flat
@@ -283,6 +289,7 @@ class ReverseEngine:
             flat[index] = v
         if self.input_copy is not None:
             self.input_copy.take(flat)
+        self.output_restore.take(flat)
 
     def is_current(self) -> bool:
         """False once a name the code was built from has been rebound (prepare again)."""
@@ -310,6 +317,7 @@ class ReverseEngine:
             flat[self.seed_index] = cotangent
         if self.input_copy is not None:
             self.input_copy.refill()
+        self.output_restore.refill(flat)
         result = call_generated(self.function, flat)
         if self.tape_count:
             flat[-self.tape_count:] = kept_tapes(flat[-self.tape_count:], result[2:])

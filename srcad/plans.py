@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from srcad.aliasing import alias_lines
 from srcad.annotations import Annotation, Duplicated
 from srcad.checkpoint_fallback import TapeOverBudget, run_checkpointed
 from srcad.compiler import raise_numba_error
@@ -42,16 +43,18 @@ class Plan:
             self.source, self.run = reverse_entry(f, args, roles, wrapped, compiled, active,
                                                   mode.with_primal)
         else:
-            self.source, self.flat = matcher(args, roles, wrapped)
+            self.source, self.flat = matcher(args, roles, wrapped, written=compiled.written)
 
 
-def matcher(args, roles, wrapped, shapes=False):
+def matcher(args, roles, wrapped, shapes=False, written=()):
     """(source, function): `flat(args)`, the flat argument list when `args` look like these
     (`wrapped(a)`: the value is `a.value`; `shapes`: arrays must have these shapes too), else
     None. Roles: CONST passes the value, ACTIVE a float, DUPLICATED_* the value and shadow,
-    BATCH_STACKED an array value and its W shadows as one (W, ...) array."""
+    BATCH_STACKED an array value and its W shadows as one (W, ...) array. `written`: the
+    positions f writes, which must not share memory with another argument
+    (srcad/aliasing.py)."""
     env = {}
-    lines, flat = _match(args, roles, wrapped, shapes, env, "None")
+    lines, flat = _match(args, roles, wrapped, shapes, env, "None", written)
     return _define("flat", "args", lines + [f"    return [{', '.join(flat)}]"], env)
 
 
@@ -60,7 +63,7 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
     ReverseWithPrimal, f, *args, seed=seed)` when `args` look like these, else MISS. Tape
     arrays come from, and go back to, `compiled.spare` as on the checked path."""
     env = {"function": compiled.function, "f": f, "explain_error": explain_error}
-    lines, flat = _match(args, roles, wrapped, False, env, "MISS")
+    lines, flat = _match(args, roles, wrapped, False, env, "MISS", compiled.written)
     lines += _current(compiled, env)
     if compiled.tuple_return:  # one seed per element of the tuple f returns
         env["tuple_seeds"] = tuple_seeds
@@ -99,7 +102,7 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
     return _define("run", "args, seed", lines, env)
 
 
-def gradient_entry(args, wrapped, engine, buffer):
+def gradient_entry(args, wrapped, engine, buffer, written=()):
     """(source, function): `run(args, out)`, (value, gradient) of a prepared reverse gradient
     whose arguments look like the preparation's `args` (shapes too) and `out` is None or an
     array like the gradient, and the code is current; else MISS. It zeroes and fills `out`
@@ -107,7 +110,7 @@ def gradient_entry(args, wrapped, engine, buffer):
     engine's copy when f writes x (`engines.InputCopy`), and keeps grown tapes in the engine."""
     env = {"function": engine.function, "F": engine.flat, "B": buffer,
            "raise_numba_error": raise_numba_error}
-    lines, values = _match(args, [CONST] * len(args), wrapped, True, env, "MISS")
+    lines, values = _match(args, [CONST] * len(args), wrapped, True, env, "MISS", written)
     lines += _current(engine.compiled, env)
     if buffer is None:
         lines += ["    if out is not None:", "        return MISS"]
@@ -152,7 +155,7 @@ def gradient_entry(args, wrapped, engine, buffer):
     return _define("run", "args, out", lines, env)
 
 
-def jacobian_entry(args, wrapped, engine, n, m):
+def jacobian_entry(args, wrapped, engine, n, m, written=()):
     """(source, function) of `run(args, out)`, (f's output, J) of a prepared forward jacobian
     with stacked lanes (`engine.stacked`), when `args` look like the preparation's (shapes
     too), `out` is None or a C-ordered float64 (m, n) array and the code is current; else
@@ -166,9 +169,11 @@ def jacobian_entry(args, wrapped, engine, n, m):
     tangents the code does not provably overwrite first are zeroed (`engine.overwritten`,
     analysis/written_first.py)."""
     width = engine.width
-    if not engine.stacked or engine.input_copy is not None or not n * m:
-        return None
     chunked = width < n
+    if not engine.stacked or engine.input_copy is not None or not n * m or (
+            chunked and getattr(engine, "output_restore", None) is not None
+            and engine.output_restore.indices):  # passes restore the Output
+        return None
     outputs = [p for p, slot in zip(engine.value_index, engine.slots) if slot.role == "output"]
     direct = None
     if len(outputs) == 1 and np.ndim(engine.flat[outputs[0]]) == 1 and n % width == 0 \
@@ -177,7 +182,7 @@ def jacobian_entry(args, wrapped, engine, n, m):
     env = {"function": engine.function, "F": engine.flat, "E": engine, "empty": np.empty,
            "XD": np.dtype(np.float64), "raise_numba_error": raise_numba_error,
            "asarray": np.asarray}
-    lines, values = _match(args, [CONST] * len(args), wrapped, True, env, "MISS")
+    lines, values = _match(args, [CONST] * len(args), wrapped, True, env, "MISS", written)
     lines += _current(engine.compiled, env)
     lines += ["    if out is None:", f"        J = empty(({m}, {n}))",
               f"    elif type(out) is ndarray and out.shape == ({m}, {n}) and out.dtype is XD "
@@ -241,9 +246,10 @@ def _current(compiled, env) -> list:
     return lines
 
 
-def _match(args, roles, wrapped, shapes, env, miss):
+def _match(args, roles, wrapped, shapes, env, miss, written=()):
     """(lines, flat): lines binding v<i> (values) and s<i> (shadows) of matching `args`, each
-    mismatch returning `miss`; flat, the expressions of the flat argument list."""
+    mismatch returning `miss` (and values sharing memory with a position in `written`:
+    srcad/aliasing.py); flat, the expressions of the flat argument list."""
     env.update(ndarray=np.ndarray, MISS=MISS)
     fail = f"        return {miss}"
     names = [f"a{i}" for i in range(len(args))]
@@ -278,7 +284,7 @@ def _match(args, roles, wrapped, shapes, env, miss):
                 flat += [f"v{i}", f"s{i}"]
             else:
                 flat += [f"float(v{i})", f"float(s{i})"]
-    return lines, flat
+    return lines + alias_lines(len(args), written, env, fail), flat
 
 
 def _same_kind(var, example, const, env, shapes, fail) -> list:

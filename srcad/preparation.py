@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from srcad.aliasing import refuse_aliased_writes
 from srcad.annotations import Annotation, Cache, Constant, Output
 from srcad.arguments import bind_arguments
 from srcad.container_operators import container_operator, returns_tuple
@@ -186,6 +187,13 @@ def _signature(value):
     return (type(value).__name__, (), None)
 
 
+def written_slots(slots) -> set:
+    """Positions of the arguments f writes, as the contexts say (an Output, a Cache; a
+    Constant f writes is refused, an x f writes runs on a copy): none may share memory with
+    another argument (srcad/aliasing.py)."""
+    return {i for i, s in enumerate(slots) if s.role in ("output", "cache")}
+
+
 def read_arguments(args) -> list[Slot]:
     slots = []
     for arg in args:
@@ -197,6 +205,7 @@ def read_arguments(args) -> list[Slot]:
             slots.append(Slot("output", _float_array(arg.value, "Output")))
         else:
             slots.append(Slot("x", arg))
+    refuse_aliased_writes([s.value for s in slots], written_slots(slots))
     xs = [s for s in slots if s.role == "x"]
     if len(xs) != 1:
         raise ArgumentError(f"exactly one argument must be bare (the input to differentiate "
@@ -245,12 +254,13 @@ def output_kind(f, slots):
 def make_prep(operator, f, slots, mode, chunk, engine, **state) -> Prep:
     prepared = [s.value if s.role == "x" else _WRAPPERS[s.role](s.value) for s in slots]
     wrapped = lambda a: type(a) in _CONTEXTS  # noqa: E731
-    _, match = matcher(prepared, [CONST] * len(slots), wrapped, shapes=True)
+    written = written_slots(slots)
+    _, match = matcher(prepared, [CONST] * len(slots), wrapped, shapes=True, written=written)
     run = None
     if operator == "gradient" and mode == "reverse":
-        _, run = gradient_entry(prepared, wrapped, engine, state["buffer"])
+        _, run = gradient_entry(prepared, wrapped, engine, state["buffer"], written)
     elif operator == "jacobian" and mode == "forward" and not state.get("sparse"):
-        entry = jacobian_entry(prepared, wrapped, engine, state["n"], state["m"])
+        entry = jacobian_entry(prepared, wrapped, engine, state["n"], state["m"], written)
         run = None if entry is None else entry[1]
     return Prep(operator, f, tuple(s.role for s in slots),
                 tuple(_signature(s.value) for s in slots), mode, chunk, engine, state,

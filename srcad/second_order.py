@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from srcad.engines import HessianEngine, Slot, scalar_as_array
-from srcad.errors import ArgumentError
+from srcad.errors import ArgumentError, SrcadError
 from srcad.hints import Backend, Function, Memory, Point, SecondOrderMode
 from srcad.operator_options import (
     REVERSE_OVER_FORWARD,
@@ -70,6 +70,7 @@ def second_order_mode(mode, backend) -> str:
 
 def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
     backend = backend or "python"
+    chosen = mode is None
     mode = second_order_mode(mode, backend)
     slots = read_arguments(args)
     if any(s.role == "output" for s in slots):
@@ -85,11 +86,27 @@ def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
         target = scalar_as_array(f, len(slots), position)
         slots = list(slots)
         slots[position] = Slot("x", np.array([float(x.value)]))
-    if mode == REVERSE_OVER_FORWARD:
+    if mode != REVERSE_OVER_FORWARD:
+        try:
+            engine = HessianEngine(target, slots, width, backend)
+        except SrcadError as err:
+            # forward mode refuses a construct of f's generated reverse code (an adjoint
+            # array written element by element and bound whole): the error names that code,
+            # not f. Unless the mode was asked for, run reverse over forward, which
+            # differentiates f's forward code instead; if it refuses too, the first refusal
+            # stands
+            if not chosen or not all((e.filename or "").startswith("<srcad")
+                                     for e in err.problems):
+                raise
+            try:
+                engine = ReverseOverForwardEngine(target, slots, backend,
+                                                  with_gradient=operator == "gradient_and_hvp")
+            except SrcadError:
+                raise err from None
+            mode = REVERSE_OVER_FORWARD
+    else:
         engine = ReverseOverForwardEngine(target, slots, backend,
                                           with_gradient=operator == "gradient_and_hvp")
-    else:
-        engine = HessianEngine(target, slots, width, backend)
     prep = make_prep(operator, f, read_arguments(args), mode, engine.engine.width, engine,
                      scalar=not x.is_array, n=np.size(x.value))
     return prep

@@ -55,7 +55,9 @@ def _written_names(statements, types) -> set:
 def written_arguments(norm, types) -> frozenset:
     """Positions of the arguments whose elements f writes. A second name for an array that
     is written through either name is refused (see the module docstring), so an argument's
-    own name is the only one its elements can be written through."""
+    own name is the only one its elements can be written through; so is a write through a
+    view made in the target itself (`_refuse_view_targets`)."""
+    _refuse_view_targets(norm)
     written = _written_names(norm.body, types)
     for node, target, source in shared_while_written(norm, types):
         norm.refusals.add(norm.parsed.error(
@@ -83,3 +85,27 @@ def shared_while_written(norm, types) -> list:
         if target in later or source in later:
             out.append((node, target, source))
     return out
+
+
+def _refuse_view_targets(norm) -> None:
+    """Refuse element writes into something other than an array variable: `y.T[0] = v`,
+    `y.reshape(3, 3)[0] = v`, `y[1][:] = v` where normalization did not compose the chain
+    into one index of `y` (transform/normalize/sliced_elements.py, desugar.py). NumPy writes
+    `y` through the view; srcad follows the target's last index alone, so it would write
+    the derivative into the wrong elements or lose it."""
+    for stmt in norm.body:
+        for node in S.nodes(stmt):
+            targets = (node.targets if isinstance(node, gast.Assign) else
+                       [node.target] if isinstance(node, (gast.AugAssign, gast.For)) else [])
+            for target in targets:
+                for t in gast.walk(target):
+                    if isinstance(t, gast.Subscript) and isinstance(t.ctx, gast.Store) \
+                            and not isinstance(t.value, gast.Name):
+                        norm.refusals.add(norm.parsed.error(
+                            t, "write through a view",
+                            f"`{S.unparse_expr(t)}` writes the elements of a view made in "
+                            "the assignment itself; srcad follows writes into array "
+                            "variables by their own index only, so the derivative would be "
+                            "silently wrong",
+                            hint="index the array itself (`y[:, 0] = v` for `y.T[0] = v`, "
+                            "`y[1, :] = v` for `y[1][:] = v`)"))

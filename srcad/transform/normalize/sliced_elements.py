@@ -1,12 +1,13 @@
 """An index into a slice written directly on an array, as one index of the array.
 
 `x[1:3][1]`, `x[-3:][0]`, `A[1:, 2][k]` read an element (or a row) of a slice that no
-variable holds; srcad reads back only parts of array variables, and a slice named first
-(`v = x[1:3]; v[1]`) is a copy on some backends. Like a view (views.py), the chain is
-composed into one basic index of the array (`x[1 + 1]`, `x[view_element(0, -3, ...)]`),
-checked as NumPy checks it (view_indices.py): `x[1:3][5]` raises IndexError though `x[6]`
-may exist, and a negative index counts from the slice's end. From there the ordinary rules
-of array subscripts apply in every mode and on both backends.
+variable holds (`y[i][1:]` reads or writes a slice of a row); srcad reads back only parts
+of array variables, and a slice named first (`v = x[1:3]; v[1]`) is a copy on some
+backends. Like a view (views.py), the chain is composed into one basic index of the array
+(`x[1 + 1]`, `x[view_element(0, -3, ...)]`), checked as NumPy checks it (view_indices.py):
+`x[1:3][5]` raises IndexError though `x[6]` may exist, and a negative index counts from
+the slice's end. From there the ordinary rules of array subscripts apply in every mode and
+on both backends.
 
 Guarantees: only a chain rooted at an array variable whose indices are ints and slices is
 touched, and only when it composes into one index; a chain that does not (a slice of a
@@ -52,10 +53,14 @@ class _Composer(gast.NodeTransformer):
 
 def _sliced_chain(node, types) -> bool:
     """`node` is `base[...][...]` (two subscripts or more) of an array variable with a slice
-    in an inner one."""
-    inner, sliced = node.value, False
+    in one of them (`y[i][1:]` is `y[i, 1:]`: read, it is whole-array code on a view, which
+    srcad refused; written, the reverse and forward transforms knew the target's last index
+    only)."""
+    inner = node.value
     if not isinstance(inner, gast.Subscript):
         return False
+    outer = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+    sliced = any(isinstance(p, gast.Slice) for p in outer)
     while isinstance(inner, gast.Subscript):
         parts = inner.slice.elts if isinstance(inner.slice, gast.Tuple) else [inner.slice]
         sliced = sliced or any(isinstance(p, gast.Slice) for p in parts)
