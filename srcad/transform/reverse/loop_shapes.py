@@ -10,6 +10,13 @@ A shape is loop-invariant when its expression (`Broadcasting.shape_of`) reads on
 the outermost enclosing loop leaves alone, the shapes of arrays bound only inside that loop
 with loop-invariant shapes, and, in a subscript, slice bounds of the same kind and integer
 indices of any value (`A[i]` has the shape of a row whatever `i` is).
+
+An array the loop carries (bound before it) is taken to keep its shape when each of its
+bindings in the loop broadcasts its own shape with others (`y = y + k * h`). That holds for an
+ODE or RNN step, but not for `y = y + v` with a (1,) `y` and a (3,) `v`: such a binding is
+checked at run time (`assumed_to_keep_shape`, reverse/shape_guards.py), and so is every
+binding of a carried array in a checkpointed loop, whose snapshots take them all to keep
+their shapes.
 """
 
 from __future__ import annotations
@@ -27,6 +34,29 @@ def shape_may_change(recording, shapes, params, stmt, name, settled=frozenset())
     if not loops:
         return False
     return not _Invariance(recording, shapes, params, loops[0], settled).binding(name, stmt)
+
+
+def assumed_to_keep_shape(recording, shapes, params, stmt, checkpointed) -> str | None:
+    """The array `stmt` (`name = value`, inside a loop) binds when reverse mode takes it to
+    keep its shape without knowing it does: an array the outermost loop carries, whose every
+    binding in the loop broadcasts its own shape with others (`_Invariance.array`), bound
+    here to another shape expression than its own; in a `checkpointed` loop, any carried
+    array bound to another shape expression than its own. Else None."""
+    loops = recording.loops_around(stmt) if id(stmt) in recording.sites else []
+    name = stmt.targets[0].id
+    if not loops or not _plain(stmt, name):
+        return None
+    assigns = _bindings_in(loops[0].body + loops[0].orelse).get(name, [])
+    if name not in params and len(assigns) == recording.bind_count.get(name, 0):
+        return None  # not carried: bound only in the loop
+    own = gast.dump(gast.Attribute(value=S.name(name), attr="shape", ctx=gast.Load()))
+    if gast.dump(shapes.shape_of(stmt.value, S.as_load)) == own:
+        return None
+    if checkpointed:
+        return name
+    keeps = all(isinstance(s, gast.AugAssign) or (
+        _plain(s, name) and _keeps(shapes.shape_of(s.value, S.as_load), name)) for s in assigns)
+    return name if keeps else None
 
 
 class _Invariance:
