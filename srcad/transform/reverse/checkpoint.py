@@ -155,6 +155,9 @@ class ReverseCheckpoint:
         read = sorted(S.loaded_names(loop) & changed)
         if read:
             return f"a step reads {read[0]}, which the function changes after the loop"
+        changing = self.carried_shape_changes(loop)  # reverse/shape_guards.py
+        if changing:  # the fallback's code, after a step changed its shape
+            return f"it may change the shape of {changing}, an array it carries"
         changing = self._shape_changing_locals(loop)
         if changing:  # a step rerun from a snapshot does not know the previous step's shape
             return f"it binds {changing[0]} with a shape that may change between iterations"

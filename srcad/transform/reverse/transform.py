@@ -35,7 +35,6 @@ from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.first_bindings import first_binding
 from srcad.transform.reverse.invariant_sums import sums_in_locals
 from srcad.transform.reverse.leaves import index_leaves, replaced
-from srcad.transform.reverse.loop_shapes import shape_may_change
 from srcad.transform.reverse.parameter_rows import fresh_adjoint
 from srcad.transform.reverse.recording import ReverseRecording
 from srcad.transform.reverse.shape_guards import ShapeGuards
@@ -295,9 +294,9 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if op is not None or not isinstance(target, gast.Name) \
                 or name not in self.expression_arrays or name not in self.recording.def_site:
             return None
-        if (self.recording.bind_count.get(name, 0) < 2 or first_binding(
-                self.norm.body, self.norm.params, stmt, name)) and \
-                not shape_may_change(self.recording, diff.shapes, self.norm.params, stmt, name):
+        once = self.recording.bind_count.get(name, 0) < 2 or first_binding(
+            self.norm.body, self.norm.params, stmt, name)
+        if once and not self.shape_may_change(stmt, name, diff.shapes):
             return None
         return gast.Attribute(value=S.name(name), attr="shape", ctx=gast.Load())
 
