@@ -200,7 +200,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
             PythonArrayTapes() if request.array_tapes else ListTapes()
         transform = ReverseTransform(norm, types, activity, kinds, name, dialect)
         transform.memory = request.memory
-        transform.shapes_recorded = request.shapes_recorded
+        # memory=0: code run where nothing falls back (forward over reverse, numba kernels)
+        transform.shapes_recorded = request.shapes_recorded or request.memory == 0
         code = transform.build()
         tree, taped = code.tree, code.taped
         if request.backend == "python":
