@@ -28,7 +28,9 @@ import random
 
 from scopes import Arr, FunctionContext, IntVar, Scope, indent
 
-SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names", "row-views")
+# ("widened": array programs only, `--arrays`: fuzz/grammar_loop_shapes.py)
+SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names", "row-views",
+          "widened")
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.
