@@ -50,13 +50,15 @@ class ShapeGuards:
                     and assumed_to_keep_shape(self.recording, shapes, self.norm.params, n, True):
                 return n.targets[0].id
         return None
+
     def shape_guarded(self, stmt, forward, checkpointed=None) -> list:
         """`forward` (the forward sweep's statements for `stmt`) checked as above when `stmt`
         binds a carried array taken to keep its shape; `checkpointed`: in a checkpointed loop
         (default: the loop being transformed is)."""
         if self.shapes_recorded or not isinstance(stmt, gast.Assign) \
                 or not isinstance(stmt.targets[0], gast.Name) \
-                or not isinstance(self.types[stmt.targets[0].id], Array):
+                or not isinstance(self.types[stmt.targets[0].id], Array) \
+                or id(stmt) not in self.recording.sites or not self.recording.loops_around(stmt):
             return forward
         if checkpointed is None:
             checkpointed = any(frame.get("checkpointed") for frame in self.loop_frames)
