@@ -434,6 +434,8 @@ class ArrayGrammar:
         body = []
         for _ in range(rng.randint(3, 7)):
             body += self.array_statement(depth)
+        if "widened" in self.shapes:  # its own random stream: grammar_loop_shapes.py
+            body += self.widened_carried_loop()
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
+
 
 def unbroadcast(g, shape):
     """`g`, the adjoint of a broadcast result, summed to the operand's `shape`: over the

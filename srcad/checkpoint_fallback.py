@@ -20,40 +20,53 @@ import threading
 
 from srcad.checkpointing import MEASURED, TapeOverBudget, snapshot_count, warn_budget
 
-__all__ = ["TapeOverBudget", "over_budget_fallback", "run_checkpointed"]
+__all__ = ["Fallback", "TapeOverBudget", "over_budget_fallback", "run_checkpointed",
+           "run_variant"]
 
 
-class _Fallback:
-    """What a guarded function falls back to: the same request with memory=MEASURED,
-    compiled (through srcad's cache) on the first call over the budget."""
+class Fallback:
+    """What a generated function falls back to: the same request with `changes` (here
+    memory=MEASURED; srcad/shape_fallback.py: shapes_recorded=True), compiled (through
+    srcad's cache) on the first call that needs it."""
 
-    def __init__(self, parsed, request, tapes):
+    def __init__(self, parsed, request, tapes, **changes):
         self.func, self.request, self.tapes = parsed.func, request, tuple(tapes)
         self.filename, self.name = parsed.filename, parsed.name
+        self.changes = changes
         self.lock = threading.Lock()
 
     def compiled(self):
         from srcad.differentiate import _compiled  # noqa: PLC0415 - it imports the pipeline
 
-        with self.lock:  # threads over the budget at once compile it once
-            return _compiled(self.func, dataclasses.replace(self.request, memory=MEASURED))
+        with self.lock:  # threads needing it at once compile it once
+            return _compiled(self.func, dataclasses.replace(self.request, **self.changes))
 
 
 def over_budget_fallback(function, parsed, request, tapes):
     """`function` (numba's reverse code of `parsed` for `request`, taking and returning
     `tapes`), knowing the code to run when it raises TapeOverBudget."""
-    function.srcad_over_budget = _Fallback(parsed, request, tapes)
+    function.srcad_over_budget = Fallback(parsed, request, tapes, memory=MEASURED)
     return function
 
 
 def run_checkpointed(function, flat, over: TapeOverBudget, explain=None):
     """What `function(*flat)` returns, computed by its checkpointed variant after `function`
-    raised `over`: (value, adjoints, then each of `function`'s tapes if grown, else None).
-    The variant takes the tapes it shares with `function` from `flat` (the others from its
-    own spares); `explain(err)` raises what an error of the variant stands for."""
+    raised `over`: (value, adjoints, then each of `function`'s tapes if grown, else None);
+    `explain(err)` raises what an error of the variant stands for."""
+    fallback = function.srcad_over_budget
+    out = run_variant(fallback, flat, explain)
+    warn_budget(fallback.filename, over.line, fallback.name, over.tape_bytes, over.trips,
+                over.budget, snapshot_count(over.budget, over.state_bytes, over.trips - 1))
+    return out
+
+
+def run_variant(fallback: Fallback, flat, explain=None):
+    """What the function `fallback` belongs to returns for `flat`, computed by the variant:
+    (value, adjoints, then each of the function's tapes if grown, else None). The variant
+    takes the tapes it shares with the function from `flat` (the others from its own
+    spares); `explain(err)` raises what an error of the variant stands for."""
     from srcad.running import call_generated, kept_tapes, take_buffers  # noqa: PLC0415
 
-    fallback = function.srcad_over_budget
     variant = fallback.compiled()
     own = take_buffers(variant)
     count = len(fallback.tapes)
@@ -72,6 +85,4 @@ def run_checkpointed(function, flat, over: TapeOverBudget, explain=None):
     variant.spare.append(kept_tapes(own, [None if kind in given else grown for kind, grown
                                           in zip(variant.tapes, out[2:])]))
     returned = dict(zip(variant.tapes, out[2:]))
-    warn_budget(fallback.filename, over.line, fallback.name, over.tape_bytes, over.trips,
-                over.budget, snapshot_count(over.budget, over.state_bytes, over.trips - 1))
     return (out[0], out[1]) + tuple(returned.get(kind) for kind in fallback.tapes)

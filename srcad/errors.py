@@ -157,6 +157,22 @@ class ArgumentError(SrcadError):
     """Arguments or annotations that do not fit the function or each other."""
 
 
+class LoopShapeError(SrcadError):
+    """An array a loop carries changed shape in the loop (`y = y + v` broadcast a (1,) `y`
+    to (3,)). Reverse mode takes such an array to keep its shape (the adjoints of what is
+    computed from it are then zeroed in place, nothing recorded), so the generated code checks
+    that it did, after each binding, and raises this at the user's call instead of returning a
+    wrong derivative. Raised by generated code (python and numba): positional arguments."""
+
+    def __init__(self, name, filename, line, old, new):
+        super().__init__(f"`{name}` changes shape in the loop, from {tuple(old)} to "
+                         f"{tuple(new)}: reverse mode needs an array the loop carries to keep "
+                         "its shape across iterations", filename=filename, line=line,
+                         construct="array that changes shape in a loop",
+                         hint=f"bind `{name}` with its full shape before the loop "
+                         f"(`{name} = {name} * np.ones({tuple(new)})`)")
+
+
 class StaleSourceError(SrcadError):
     """The function's source file no longer holds the code the function runs (edited after
     the function was defined, or a function object kept from before a module reload)."""

@@ -54,7 +54,10 @@ class _Code:
         types = [type_of_value(a) for a in boxed]
         specs = tuple(ArgSpec("duplicated" if i in self.differentiated else "const", t)
                       for i, t in enumerate(types))
-        self.reverse = _compiled(target, Request("reverse", specs, backend="python"))
+        # no run-time shape checks (transform/reverse/shape_guards.py): this code is run
+        # directly and differentiated again
+        self.reverse = _compiled(target, Request("reverse", specs, backend="python",
+                                                 shapes_recorded=True))
         forward_specs = []
         for i, t in enumerate(types):
             forward_specs += [ArgSpec("duplicated", t)] * 2 if i in self.differentiated \

@@ -39,6 +39,7 @@ from numba.extending import overload
 
 from srcad import array_runtime as _python
 from srcad.array_runtime import unbroadcast as _python_unbroadcast
+from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
 from srcad.numba_runtime import simd_tanh
 
 try:  # numba's np.dot calls BLAS through SciPy

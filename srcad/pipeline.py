@@ -37,6 +37,7 @@ from srcad.parse import parse_function
 from srcad.refusals import Refusals
 from srcad.running import reserve_tape
 from srcad.runtime_names import ARRAY_RUNTIME_NAMES, GENERATED_BUILTINS, MODULES
+from srcad.shape_fallback import shape_change_fallback
 from srcad.transform.defined import typed_defaults
 from srcad.transform.element_reuse import reuse_element_reads
 from srcad.transform.forward.styles import Looped, Scalar, Stacked, Unrolled
@@ -93,6 +94,9 @@ class Request:
     # reverse mode: bytes for a loop's snapshots (checkpointing); None: the automatic budget;
     # 0: loops taped whole (forward over reverse)
     memory: int | None = None
+    # reverse mode: no carried array taken to keep its shape (the code run after a loop
+    # changed one: srcad/shape_fallback.py)
+    shapes_recorded: bool = False
 
 
 @dataclass
@@ -196,6 +200,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
             PythonArrayTapes() if request.array_tapes else ListTapes()
         transform = ReverseTransform(norm, types, activity, kinds, name, dialect)
         transform.memory = request.memory
+        # memory=0: code run where nothing falls back (forward over reverse, numba kernels)
+        transform.shapes_recorded = request.shapes_recorded or request.memory == 0
         code = transform.build()
         tree, taped = code.tree, code.taped
         if request.backend == "python":
@@ -254,6 +260,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
             function = over_budget_fallback(function, parsed, request, tapes)
     else:
         function = compile_source(source, name, namespace, parsed.filename)
+    if request.mode == "reverse" and transform.shape_guards:  # a loop may change a shape
+        function = shape_change_fallback(function, parsed, request, tapes, written)
     dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())
     cells = list({id(cell): (cell, obj) for cell, obj in norm.cells}.values())
     last = norm.body[-1]

@@ -12,16 +12,21 @@ from srcad.annotations import Annotation
 from srcad.checkpoint_fallback import TapeOverBudget, run_checkpointed
 from srcad.compiler import raise_numba_error
 from srcad.errors import ArgumentError, SrcadError
+from srcad.shape_fallback import LoopShapeError, run_recording_shapes
 from srcad.transform.tapes import INT_TAPE
 
 
 def run_generated(f, function, flat, args):
     """`function(*flat)`, with its errors explained (`explain_error`); numba code over the
-    tape budget runs checkpointed (srcad/checkpoint_fallback.py)."""
+    tape budget runs checkpointed (srcad/checkpoint_fallback.py), code whose loop changed the
+    shape of an array it carries runs again recording shapes (srcad/shape_fallback.py)."""
     try:
         return function(*flat)
     except TapeOverBudget as over:
         return run_checkpointed(function, flat, over, lambda err: explain_error(err, f, args))
+    except LoopShapeError as changed:  # srcad/shape_fallback.py
+        return run_recording_shapes(function, flat, changed,
+                                    lambda err: explain_error(err, f, args))
     except Exception as err:
         explain_error(err, f, args)
 
@@ -134,11 +139,14 @@ def kept_tapes(passed, returned):
 
 def call_generated(function, flat):
     """`function(*flat)`; numba refusing to compile it becomes a SrcadError; numba code over
-    the tape budget runs checkpointed (srcad/checkpoint_fallback.py)."""
+    the tape budget runs checkpointed (srcad/checkpoint_fallback.py), code whose loop changed the
+    shape of an array it carries runs again recording shapes (srcad/shape_fallback.py)."""
     try:
         return function(*flat)
     except TapeOverBudget as over:
         return run_checkpointed(function, flat, over)
+    except LoopShapeError as changed:  # srcad/shape_fallback.py
+        return run_recording_shapes(function, flat, changed)
     except Exception as err:
         raise_numba_error(err)
         raise

@@ -23,8 +23,10 @@ import gast
 import numpy as np
 
 # srcad/array_runtime.py: what generated array code calls on the python backend
+# (and what a loop raises when an array it carries changes shape: reverse/shape_guards.py)
 ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_tangent",
-                       "cholesky_adjoint", "view_element", "view_size", "view_start")
+                       "cholesky_adjoint", "view_element", "view_size", "view_start",
+                       "LoopShapeError")
 # srcad/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/running.py, srcad/checkpointing.py, srcad/array_runtime.py)
 NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", "array_bytes",
@@ -33,7 +35,7 @@ NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", 
 # products `array_matmul`, rank-one adjoints `outer_add`)
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
                                "cholesky_adjoint", "reshaped", "array_tanh",
-                               "array_stack", "array_copy"})
+                               "array_stack", "array_copy", "LoopShapeError"})
 # srcad/checkpointing.py: what a loop over the automatic tape budget raises (numba)
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)

@@ -155,6 +155,9 @@ class ReverseCheckpoint:
         read = sorted(S.loaded_names(loop) & changed)
         if read:
             return f"a step reads {read[0]}, which the function changes after the loop"
+        changing = self.carried_shape_changes(loop)  # reverse/shape_guards.py
+        if changing:  # the fallback's code, after a step changed its shape
+            return f"it may change the shape of {changing}, an array it carries"
         changing = self._shape_changing_locals(loop)
         if changing:  # a step rerun from a snapshot does not know the previous step's shape
             return f"it binds {changing[0]} with a shape that may change between iterations"
@@ -224,6 +227,7 @@ class ReverseCheckpoint:
         self.loop_frames.pop()
         step_tapes, self.used_tapes = self.used_tapes, used | self.used_tapes
         body_rev = self.with_replays(loop.body, body_rev)
+        primal = self.with_shape_guards(loop.body)  # reverse/shape_guards.py
 
         args = [S.unparse_expr(a) for a in loop.iter.args]
         start = args[0] if len(args) > 1 else "0"
@@ -298,7 +302,7 @@ class ReverseCheckpoint:
 
         # forward sweep: snapshots and primal steps up to the final state (automatic: one
         # step recorded first, its tape measured, then the rest planned)
-        branches = [(TAKE, lines(take)), (ADVANCE, steps(loop.body))]
+        branches = [(TAKE, lines(take)), (ADVANCE, steps(primal))]
         if automatic:  # MEASURE: plan the rest from the tape step 0 took, run its rows
             measure = S.parse_stmts(
                 f"{plan}({n['trips']}, {n['state_bytes']}, {budget}, "
@@ -315,7 +319,7 @@ class ReverseCheckpoint:
         # reverse sweep: the rest of the plan; recorded steps are reversed from their tape
         turn = S.parse_stmts(f"{index} = {n['start']} + {n['first']} * {n['step']}\n")
         branches = [(TAKE, lines(take)), (RESTORE, lines(restore)),
-                    (ADVANCE, steps(loop.body)), (TURN, turn + S.clone(body_fwd) + body_rev)]
+                    (ADVANCE, steps(primal)), (TURN, turn + S.clone(body_fwd) + body_rev)]
         if automatic:  # the rest of the loop taped whole, or step 0
             branches += [(REVERSE, steps(body_rev, backwards=True))]
         reverse = interpreter(f"{n['split']}, {n['plan']}.shape[0]", branches)

@@ -10,6 +10,13 @@ A shape is loop-invariant when its expression (`Broadcasting.shape_of`) reads on
 the outermost enclosing loop leaves alone, the shapes of arrays bound only inside that loop
 with loop-invariant shapes, and, in a subscript, slice bounds of the same kind and integer
 indices of any value (`A[i]` has the shape of a row whatever `i` is).
+
+An array the loop carries (bound before it) is taken to keep its shape when each of its
+bindings in the loop broadcasts its own shape with others (`y = y + k * h`). That holds for an
+ODE or RNN step, but not for `y = y + v` with a (1,) `y` and a (3,) `v`: such a binding is
+checked at run time (`assumed_to_keep_shape`, reverse/shape_guards.py), and so is every
+binding of a carried array in a checkpointed loop, whose snapshots take them all to keep
+their shapes.
 """
 
 from __future__ import annotations
@@ -19,19 +26,45 @@ import gast
 from srcad import syntax as S
 
 
-def shape_may_change(recording, shapes, params, stmt, name, settled=frozenset()) -> bool:
+def shape_may_change(recording, shapes, params, stmt, name, settled=frozenset(),
+                     assume_carried=True) -> bool:
     """Can the value `stmt` (`name = value`, inside a loop) binds have another shape than the
     value it replaces, bound by the loop's previous iteration? The arrays in `settled` are
-    taken to keep their shapes."""
+    taken to keep their shapes; without `assume_carried`, a carried array only when each of
+    its bindings has its own shape (`y = np.sin(y)`), not when they broadcast it."""
     loops = recording.loops_around(stmt)
     if not loops:
         return False
-    return not _Invariance(recording, shapes, params, loops[0], settled).binding(name, stmt)
+    invariance = _Invariance(recording, shapes, params, loops[0], settled, assume_carried)
+    return not invariance.binding(name, stmt)
+
+
+def assumed_to_keep_shape(recording, shapes, params, stmt, checkpointed) -> str | None:
+    """The array `stmt` (`name = value`, inside a loop) binds when reverse mode takes it to
+    keep its shape without knowing it does: an array the outermost loop carries, whose every
+    binding in the loop broadcasts its own shape with others (`_Invariance.array`), bound
+    here to another shape expression than its own; in a `checkpointed` loop, any carried
+    array bound to another shape expression than its own. Else None."""
+    loops = recording.loops_around(stmt) if id(stmt) in recording.sites else []
+    name = stmt.targets[0].id
+    if not loops or not _plain(stmt, name):
+        return None
+    assigns = _bindings_in(loops[0].body + loops[0].orelse).get(name, [])
+    if name not in params and len(assigns) == recording.bind_count.get(name, 0):
+        return None  # not carried: bound only in the loop
+    if _own(shapes.shape_of(stmt.value, S.as_load), name):
+        return None
+    if checkpointed:
+        return name
+    keeps = all(isinstance(s, gast.AugAssign) or (
+        _plain(s, name) and _keeps(shapes.shape_of(s.value, S.as_load), name)) for s in assigns)
+    return name if keeps else None
 
 
 class _Invariance:
-    def __init__(self, recording, shapes, params, loop, settled):
+    def __init__(self, recording, shapes, params, loop, settled, assume_carried=True):
         self.shapes = shapes
+        self.keeps = _keeps if assume_carried else _own
         self.params = set(params)
         self.settled = settled
         self.bound = recording.subtree_binds(loop)  # the For targets included
@@ -48,8 +81,10 @@ class _Invariance:
     def array(self, name) -> bool:
         """Does the array `name` have the same shape wherever the loop reads it? One the loop
         carries (bound before it too) does when each of its bindings in the loop keeps its
-        shape (`y = y + k * h`, `np.broadcast_shapes(y.shape, k.shape)`) with invariant parts;
-        a binding that broadcasts can still widen it once, in the first iteration."""
+        shape (`y = y + k * h`, `np.broadcast_shapes(y.shape, k.shape)`) with invariant parts:
+        a binding that broadcasts could widen it, so the forward sweep checks that it did
+        not (reverse/shape_guards.py); without `assume_carried`, each binding must have its
+        own shape (`y = np.sin(y)`)."""
         if name not in self.bound or name in self.settled or name in self.assumed:
             return True
         if name in self.visiting:  # a cycle: through a carried array taken to keep its shape
@@ -61,7 +96,7 @@ class _Invariance:
         carried = name in self.params or len(assigns) != self.bind_count.get(name, 0)
         shapes = [self.shapes.shape_of(s.value, S.as_load) for s in assigns
                   if isinstance(s, gast.Assign)]
-        if carried and not all(_keeps(shape, name) for shape in shapes):
+        if carried and not all(self.keeps(shape, name) for shape in shapes):
             return False
         if carried:
             self.assumed.add(name)
@@ -100,10 +135,19 @@ class _Invariance:
 
 def _keeps(shape, name) -> bool:
     """Is `shape` `name.shape`, or np.broadcast_shapes of it with other shapes?"""
-    own = gast.dump(gast.Attribute(value=S.name(name), attr="shape", ctx=gast.Load()))
+    own = gast.dump(_own_shape(name))
     parts = shape.args if isinstance(shape, gast.Call) and isinstance(shape.func, gast.Attribute) \
         and shape.func.attr == "broadcast_shapes" else [shape]
     return any(gast.dump(p) == own for p in parts)
+
+
+def _own(shape, name) -> bool:
+    """Is `shape` `name.shape`?"""
+    return gast.dump(shape) == gast.dump(_own_shape(name))
+
+
+def _own_shape(name):
+    return gast.Attribute(value=S.name(name), attr="shape", ctx=gast.Load())
 
 
 def _plain(stmt, name) -> bool:

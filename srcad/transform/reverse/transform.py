@@ -5,8 +5,7 @@ statements in reverse order, reading taped values back).
 Conventions of the generated code:
 * the adjoint of `v` is `v_bar`; array shadows are the arrays passed in by the caller;
 * `tape` holds floats, `int_tape` branch flags, trip counts, indices and array shapes, and
-  `array_tape` arrays, by reference (plain lists, popped
-  in the reverse order of their pushes);
+  `array_tape` arrays, by reference (plain lists, popped in the reverse order of their pushes);
 * every reverse block starts with a comment naming the primal line it undoes.
 """
 
@@ -36,9 +35,9 @@ from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.first_bindings import first_binding
 from srcad.transform.reverse.invariant_sums import sums_in_locals
 from srcad.transform.reverse.leaves import index_leaves, replaced
-from srcad.transform.reverse.loop_shapes import shape_may_change
 from srcad.transform.reverse.parameter_rows import fresh_adjoint
 from srcad.transform.reverse.recording import ReverseRecording
+from srcad.transform.reverse.shape_guards import ShapeGuards
 from srcad.transform.reverse.slots import ReverseSlots
 from srcad.transform.reverse.view_adjoints import ViewAdjoints
 from srcad.transform.tapes import ARRAY_TAPE, FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes, ListTapes
@@ -52,7 +51,8 @@ class ReverseCode:
 
 
 class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, ReverseArrays,
-                       ReverseCheckpoint, FirstAccumulations, ReverseCounters, ViewAdjoints):
+                       ReverseCheckpoint, FirstAccumulations, ReverseCounters, ViewAdjoints,
+                       ShapeGuards):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, tapes=None):
         self.norm = norm
         self.types = types
@@ -131,6 +131,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         fwd, revs = [], []
         for index, stmt in enumerate(stmts):
             f, r = self.stmt(stmt)
+            f = self.shape_guarded(stmt, f)  # a carried array kept its shape (shape_guards.py)
             self.pieces[id(stmt)] = f
             pushes, pops = self.counter_region_ends(stmts, index)
             fwd.extend(f + pushes)
@@ -293,13 +294,11 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if op is not None or not isinstance(target, gast.Name) \
                 or name not in self.expression_arrays or name not in self.recording.def_site:
             return None
-        if (self.recording.bind_count.get(name, 0) < 2 or self._first_binding(stmt, name)) and \
-                not shape_may_change(self.recording, diff.shapes, self.norm.params, stmt, name):
+        once = self.recording.bind_count.get(name, 0) < 2 or first_binding(
+            self.norm.body, self.norm.params, stmt, name)
+        if once and not self.shape_may_change(stmt, name, diff.shapes):
             return None
         return gast.Attribute(value=S.name(name), attr="shape", ctx=gast.Load())
-
-    def _first_binding(self, stmt, name) -> bool:
-        return first_binding(self.norm.body, self.norm.params, stmt, name)
 
     def _with_taped_calls(self, stmt, diff, expr, value, subst, rev):
         """(forward statements, prepared intermediates or None) of `stmt`; with taped calls
