@@ -24,11 +24,12 @@ import numpy as np
 
 # srcad/array_runtime.py: what generated array code calls on the python backend
 ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_tangent",
-                       "cholesky_adjoint", "view_element", "view_size", "view_start")
+                       "cholesky_adjoint", "view_element", "view_size", "view_start",
+                       "grown")
 # srcad/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/running.py, srcad/checkpointing.py, srcad/array_runtime.py)
 NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", "array_bytes",
-                                 "view_element", "view_size", "view_start"})
+                                 "view_element", "view_size", "view_start", "grown"})
 # srcad/numba_arrays.py: the array runtime, compiled (srcad/transform/numba_compat.py spells
 # products `array_matmul`, rank-one adjoints `outer_add`)
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",

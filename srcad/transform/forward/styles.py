@@ -46,6 +46,11 @@ class Scalar:
         """Zero tangents of a returned array, in the caller's layout."""
         return self.zeros_like(array)
 
+    def grown(self, shadow: str, count):
+        """The tangents of a list's buffer made longer with it (`grown(buffer, count)`,
+        normalize/unbounded_lists.py), along the buffer's first axis."""
+        return S.call("grown", S.name(shadow), S.clone(count))
+
     def copy_of(self, shadow: str, ndim: int):
         """The tangents of `x.copy()`, from x's tangent array."""
         return S.call("np.copy", S.name(shadow))
@@ -75,6 +80,9 @@ class Stacked(Scalar):
 
     def zeros_like(self, array: str):
         return S.parse_expr(f"np.zeros(({self.width},) + {array}.shape)")
+
+    def grown(self, shadow: str, count):
+        return S.call("grown", S.name(shadow), S.clone(count), S.const(1))  # lanes first
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,9 @@ class Looped(Stacked):
 
     def zeros_result(self, array: str):
         return S.parse_expr(f"np.zeros(({self.lanes},) + {array}.shape)")
+
+    def grown(self, shadow: str, count):
+        return Scalar.grown(self, shadow, count)  # a local's lanes are last
 
     def copy_of(self, shadow: str, ndim: int):
         if shadow in self.lanes_first:

@@ -62,6 +62,7 @@ from srcad.transform.normalize.list_writes import (
     popped,
     repeated,
 )
+from srcad.transform.normalize.unbounded_lists import growing
 
 
 def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> list:
@@ -77,8 +78,7 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
             return False  # a stack (append and pop only) of srcad's: generated code's tapes
         return _only_read_and_appended(parsed, region, candidate.name) \
             and candidate.name not in names_of(candidate.made.value) \
-            and not names_of(candidate.made.value) & _stored(candidate.between) \
-            and room(region, candidate.name, _stored(region)) is not None
+            and not names_of(candidate.made.value) & _stored(candidate.between)
 
     def grow(candidate):
         name_, region = candidate.name, candidate.region
@@ -88,6 +88,8 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         space = room(region, name_, _stored(region))
         reads = _BufferReads(parsed, namer, name_, buffer, count)
         region = [s for stmt in region for s in _as_list(reads.visit(stmt))]
+        if space is None:  # no bound before the loops: the buffer grows as it fills
+            space, region = growing(parsed, region, buffer, count)
         made = _made(candidate.made.value, buffer, count, space, namer)
         # made where the filler starts, when the room's names have their values there
         new = _locate(made, candidate.made) + region
