@@ -210,6 +210,48 @@ def test_hvp_through_a_growing_list():
     np.testing.assert_allclose(hv, fd, rtol=1e-6, atol=1e-8)
 
 
+def halving_pair(x):
+    ys = []
+    t = x[0] * 1.0
+    while abs(t) > 0.01:
+        ys.append(t * x[1])
+        t = t * 0.5
+    out = np.zeros(2)
+    out[0] = sum(ys)
+    out[1] = ys[-1] * len(ys)
+    return out
+
+
+def test_jacobian_and_hessian_through_a_growing_list():
+    x = np.array([1.3, 0.7])
+    # ys_k = x0 x1 / 2^k for k < 8 (1.3 / 2^7 ~ 0.0102 > 0.01): sum = x0 x1 (2 - 2^-7)
+    s, last = 2.0 - 2.0 ** -7, 8 * 2.0 ** -7
+    want = np.array([[s * x[1], s * x[0]], [last * x[1], last * x[0]]])
+    for mode in ("reverse", "forward"):
+        np.testing.assert_allclose(srcad.jacobian(halving_pair, x, mode=mode), want,
+                                   rtol=1e-14)
+    hessian = srcad.hessian(lambda v: np.sum(halving_pair(v)), x)
+    np.testing.assert_allclose(hessian, [[0.0, s + last], [s + last, 0.0]], rtol=1e-14)
+
+
+def growing_in_steps(x, steps):
+    ys = []
+    s = x * 1.0
+    for _ in range(steps):
+        s = s * np.sin(s) + 1.0
+        t = s
+        while t > 0.1:
+            ys.append(t * x)
+            t = t * 0.5
+    return sum(ys) + s
+
+
+def test_a_loop_that_grows_a_list_is_taped_whole_under_a_memory_budget():
+    full = srcad.autodiff(srcad.Reverse, growing_in_steps, Active(0.9), 12)
+    assert srcad.autodiff(srcad.Reverse, growing_in_steps, Active(0.9), 12, memory=64) == full
+    check_grads(growing_in_steps, Active(0.9), 12, modes=("rev",))
+
+
 def test_numba_backend():
     check_grads(newton_history, Active(1.3), backend="numba")
     check_grads(state_history, _dup(np.array([0.2, -0.4])),

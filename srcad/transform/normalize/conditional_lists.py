@@ -62,11 +62,12 @@ from srcad.transform.normalize.list_writes import (
     popped,
     repeated,
 )
-from srcad.transform.normalize.unbounded_lists import growing
+from srcad.transform.normalize.unbounded_lists import bind_growth, growing
 
 
 def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> list:
     """`body` with the lists appended to in loops (above) made arrays."""
+    bind_growth(parsed)
     def accepts(candidate) -> bool:
         region, name_ = candidate.region, candidate.name
         if not any(is_append(n, name_) for s in region for n in S.nodes(s)) \
@@ -89,7 +90,7 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
         reads = _BufferReads(parsed, namer, name_, buffer, count)
         region = [s for stmt in region for s in _as_list(reads.visit(stmt))]
         if space is None:  # no bound before the loops: the buffer grows as it fills
-            space, region = growing(parsed, region, buffer, count)
+            space, region = growing(region, buffer, count)
         made = _made(candidate.made.value, buffer, count, space, namer)
         # made where the filler starts, when the room's names have their values there
         new = _locate(made, candidate.made) + region

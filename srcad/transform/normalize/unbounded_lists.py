@@ -34,10 +34,16 @@ START = 8  # the room a growing list starts with (doubled as often as it fills)
 GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime_names.py)
 
 
-def growing(parsed, region: list, buffer: str, count: str) -> tuple:
+def bind_growth(parsed) -> None:
+    """Make `grown` mean the runtime function in `parsed` (every function lowered, so that
+    an inlined helper's growth reads the same object in its caller: not renamed). A user's
+    own `grown` was renamed already (srcad/runtime_names.py)."""
+    parsed.namespace[GROWN] = grown
+
+
+def growing(region: list, buffer: str, count: str) -> tuple:
     """(the room the buffer starts with, `region` with `buffer = grown(buffer, count)`
     before each append's write `buffer[count] = v`)."""
-    parsed.namespace[GROWN] = grown  # a user's own `grown` was renamed (runtime_names.py)
     return S.const(START), _block(region, buffer, count)
 
 

@@ -46,6 +46,7 @@ from srcad.checkpointing import (
     TAKE,
     TURN,
 )
+from srcad.transform.normalize.unbounded_lists import is_growth
 from srcad.transform.reverse.loop_shapes import shape_may_change
 from srcad.transform.simplify import simplify
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes
@@ -155,6 +156,9 @@ class ReverseCheckpoint:
         read = sorted(S.loaded_names(loop) & changed)
         if read:
             return f"a step reads {read[0]}, which the function changes after the loop"
+        grows = next((n.targets[0].id for n in S.nodes(loop) if is_growth(n)), None)
+        if grows is not None:  # a snapshot has the shape of the list's buffer at the start
+            return f"the list whose buffer is {grows} grows in it"
         changing = self._shape_changing_locals(loop)
         if changing:  # a step rerun from a snapshot does not know the previous step's shape
             return f"it binds {changing[0]} with a shape that may change between iterations"
