@@ -2,8 +2,8 @@
 
 `ys = []` in the function's body, or in the body of a loop or an `if`, followed (before any
 other use of `ys`) by a statement that appends to it: appends under `if`s, in nested `for`
-loops (over a `range` or an array, or `zip`, `enumerate`, `reversed` of those), in a `while i <
-n` loop that steps `i` by 1, `break` and `continue` allowed:
+loops (over a `range` or an array, or `zip`, `enumerate`, `reversed` of those), in `while`
+loops, `break` and `continue` allowed:
 
     ys = []
     for i in range(n):
@@ -12,7 +12,8 @@ n` loop that steps `i` by 1, `break` and `continue` allowed:
                 ys.append(x[i] * x[j])
 
 becomes a buffer with room for every append the statement can make (srcad/transform/normalize/
-list_room.py), written through a counter, and `ys` the copy of its filled part:
+list_room.py; when no bound is known before the loops, a buffer that grows as it fills:
+unbounded_lists.py), written through a counter, and `ys` the copy of its filled part:
 
     ys_buffer = np.zeros(sum(len(range(i, n)) for i in range(n)))
     ys_length = 0
