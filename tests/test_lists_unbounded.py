@@ -201,6 +201,18 @@ def test_a_fresh_list_per_iteration_of_an_outer_loop():
     check_grads(fresh_list_per_iteration, _dup(X))
 
 
+def test_stacked_vector_lanes_grow_along_the_list():
+    # lanes first: the tangents' buffer grows along its second axis
+    stacked = srcad.forward(batch="stacked")(fresh_list_per_iteration)
+    lanes = stacked(srcad.BatchDuplicated(X.copy(), np.eye(4)))
+    np.testing.assert_allclose(lanes, srcad.gradient(fresh_list_per_iteration, X, mode="forward"),
+                               rtol=1e-14)
+    eps = 1e-6
+    fd = [(fresh_list_per_iteration(X + eps * e) - fresh_list_per_iteration(X - eps * e))
+          / (2 * eps) for e in np.eye(4)]
+    np.testing.assert_allclose(lanes, fd, rtol=1e-6)
+
+
 def test_hvp_through_a_growing_list():
     v = np.array([1.0, -0.5, 0.25, 2.0])
     eps = 1e-6
