@@ -18,6 +18,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.transform.forward.lanes import lanes_first, lanes_last
+from srcad.transform.normalize.unbounded_lists import is_growth
 
 
 @dataclass(frozen=True)
@@ -132,3 +133,15 @@ class Looped(Stacked):
         return [gast.For(target=S.name(self.lane, store=True),
                          iter=S.call("range", S.name(self.lanes)), body=stmts, orelse=[],
                          type_comment=None)]
+
+
+def grown_tangents(transform, stmt):
+    """`stmt` and the tangents made longer with it, in each style's layout, when `stmt` makes
+    a list's buffer longer (`buffer = grown(buffer, n)`, normalize/unbounded_lists.py);
+    else None. `transform`: the ForwardTransform (its styles and tangent names)."""
+    if not is_growth(stmt):
+        return None
+    name, count = stmt.targets[0].id, stmt.value.args[1]
+    return [stmt] + [S.assign(S.name(transform.tangent_name(k, name)),
+                              style.grown(transform.tangent_name(k, name), count))
+                     for k, style in enumerate(transform.styles)]

@@ -24,10 +24,9 @@ from srcad.transform.forward.lanes import (
 )
 from srcad.transform.forward.returns import ForwardReturns
 from srcad.transform.forward.stacks import StackTangents
-from srcad.transform.forward.styles import Looped, Stacked, Unrolled
+from srcad.transform.forward.styles import Looped, Stacked, Unrolled, grown_tangents
 from srcad.transform.forward.unset_tangents import UnsetTangents
 from srcad.transform.forward.views import bind_view, view_base, view_bindings, view_layouts
-from srcad.transform.normalize.unbounded_lists import is_growth
 from srcad.transform.tapes import WORK, ArrayTapes
 
 
@@ -233,9 +232,8 @@ class ForwardTransform(ForwardReturns, StackTangents):
             return self._in_workspace(stmt, tname)
         if tname not in self.active:
             return [stmt]
-        if is_growth(stmt):  # a list's buffer made longer: its tangents alongside
-            return [stmt] + [S.assign(S.name(self.tangent_name(k, tname)), style.grown(
-                self.tangent_name(k, tname), value.args[1])) for k, style in enumerate(self.styles)]
+        if (grown := grown_tangents(self, stmt)) is not None:  # a list's buffer made longer
+            return grown
         source = copy_source(self.norm, value)
         if not is_allocation(self.norm, value):
             raise self.norm.parsed.error(stmt, "array assignment", f"whole-array operations "

@@ -9,7 +9,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.array_bindings import copy_source, is_allocation
 from srcad.analysis.types import Array, index_kind
-from srcad.transform.normalize.unbounded_lists import growths
+from srcad.transform.normalize.unbounded_lists import growths, is_growth
 from srcad.transform.reverse.leaves import replaced
 from srcad.transform.tapes import WORK, ArrayTapes
 
@@ -51,6 +51,8 @@ class ReverseArrays:
     def array_binding(self, stmt, target, value):
         """`c = np.zeros(n)`, `c = x.copy()`: allocate the shadow with the array."""
         tname = target.id
+        if self.grows(stmt):
+            return self.growth(stmt)
         if tname in self.norm.workspace and isinstance(self.tapes, ArrayTapes):
             return self._in_workspace(stmt, tname), []
         if tname not in self.bar:
@@ -71,6 +73,11 @@ class ReverseArrays:
             rev = [self._comment(stmt), S.aug_assign(S.name(self.bar[source]), gast.Add(),
                                                      S.name(self.bar[tname]))]
         return [stmt, alloc], rev
+
+    @staticmethod
+    def grows(stmt) -> bool:
+        """Is `stmt` `ys_buffer = grown(ys_buffer, n)` (normalize/unbounded_lists.py)?"""
+        return is_growth(stmt)
 
     def growth(self, stmt):
         """`ys_buffer = grown(ys_buffer, n)`, a list's buffer made longer (normalize/

@@ -26,7 +26,6 @@ from srcad.analysis.definite_assignment import bound_on_every_branch
 from srcad.analysis.primitives import effect_call
 from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
-from srcad.transform.normalize.unbounded_lists import is_growth
 from srcad.transform.optimize import assign_after_reset, drop_dead_resets, passed_through
 from srcad.transform.reverse.arrays import ReverseArrays, adjoints_made_with
 from srcad.transform.reverse.checkpoint import ReverseCheckpoint
@@ -216,9 +215,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         ttype = self.types[tname]
         active_target = tname in self.bar
         if isinstance(ttype, Array) and isinstance(target, gast.Name):
-            if is_growth(stmt):
-                return self.growth(stmt)
-            if tname not in self.expression_arrays:
+            if tname not in self.expression_arrays or self.grows(stmt):
                 return self.array_binding(stmt, target, value)
             if self.view_adjoint_binding(stmt, target, value, op):
                 return [stmt], []  # its reads' adjoints went into the array's as they went
