@@ -129,6 +129,19 @@ def fresh_list_per_iteration(x):
     return total
 
 
+def grown(v):  # the name of srcad's runtime function: the user's is renamed
+    return v * 2.0
+
+
+def halved_from_a_helper(x):
+    ys = []
+    t = grown(x)
+    while t > 0.01:
+        ys.append(t * x)
+        t = t * 0.5
+    return sum(ys)
+
+
 X = np.array([0.3, -0.7, 1.1, 0.4])
 
 
@@ -211,6 +224,13 @@ def test_stacked_vector_lanes_grow_along_the_list():
     fd = [(fresh_list_per_iteration(X + eps * e) - fresh_list_per_iteration(X - eps * e))
           / (2 * eps) for e in np.eye(4)]
     np.testing.assert_allclose(lanes, fd, rtol=1e-6)
+
+
+def test_a_users_function_named_like_the_runtime_one():
+    check_grads(halved_from_a_helper, Active(0.7))
+    # ys_k = 2 x^2 / 2^k for k < 8 (1.4 / 2^7 > 0.01): f = 2 x^2 (2 - 2^-7)
+    assert srcad.gradient(halved_from_a_helper, 0.7) == pytest.approx(
+        4.0 * 0.7 * (2.0 - 2.0 ** -7), rel=1e-14)
 
 
 def test_hvp_through_a_growing_list():
