@@ -184,7 +184,7 @@ def _build() -> dict[int, CallInfo]:
     for fn in (view_element, view_size, view_start):  # normalize/view_indices.py's checks
         add(fn, CallInfo(fn.__name__, None, "int"))
     # a list's buffer made longer (normalize/unbounded_lists.py): the transformations grow
-    # its tangents and adjoints alongside (analysis/growth.py), never through a rule
+    # its tangents and adjoints alongside (forward/styles.py, reverse/arrays.py), no rule
     add(grown, CallInfo("grown", None, "first", arrays=ANY))
     add(builtins.range, CallInfo("range", None, "range"))
     add(builtins.reversed, CallInfo("reversed", None, "range"))

@@ -18,9 +18,9 @@ the loops run (`while err > tol:`, a counter stepped under an `if` or skipped by
 `grown` (srcad/array_runtime.py, srcad/numba_runtime.py) returns the buffer itself while it
 has room and otherwise a copy twice as long (its new part zero), so the appends cost
 amortized constant time. The transformations grow the buffer's tangents and adjoints
-alongside (srcad/analysis/growth.py): the filled part is the same array values in the
-same places, so nothing else about the list changes, and reverse mode keeps no copy of a
-buffer it replaces (the reverse sweep reads only the final, longest one).
+alongside (srcad/transform/forward/styles.py, reverse/arrays.py): the filled part holds the
+same values in the same places, so nothing else about the list changes, and reverse mode
+keeps no copy of a buffer it replaces (the reverse sweep reads only the final, longest one).
 """
 
 from __future__ import annotations
