@@ -290,3 +290,5 @@ def test_numba_backend():
     check_grads(state_history, _dup(np.array([0.2, -0.4])),
                 _dup(np.array([[0.3, -0.2], [0.1, 0.4]])), 3.0, backend="numba",
                 modes=("vec",))
+    # a list made anew per iteration: its adjoint made in the reverse sweep, of the last length
+    check_grads(fresh_list_per_iteration, _dup(X), backend="numba", modes=("rev",))
