@@ -62,7 +62,7 @@ def _item(rng, index):
     return f"{body} + 0.3719 * {index}"
 
 
-def _blocks(rng, n, m, counter, unbounded=None):
+def _blocks(rng, n, m, counter, unbounded=None, arrays=False):
     """Block makers: each returns lines updating the float `s` (reads x, X, a); with
     `unbounded` (a random stream), the blocks of fuzz/grammar_unbounded_lists.py too."""
     def fresh(base):
@@ -258,7 +258,7 @@ def _blocks(rng, n, m, counter, unbounded=None):
               extended]
     if unbounded is not None:  # twice: about half the blocks
         blocks += unbounded_list_blocks(unbounded, fresh, lambda: _c(unbounded),
-                                        lambda: _threshold(unbounded), reads) * 2
+                                        lambda: _threshold(unbounded), reads, arrays) * 2
     return blocks
 
 
@@ -271,7 +271,7 @@ def generate(seed: int, arrays: bool = False, unbounded: bool = False) -> Progra
     n, m = rng.randint(2, 5), rng.randint(2, 4)
     counter = [0]
     blocks = _blocks(rng, n, m, counter,
-                     random.Random(f"unbounded lists {seed}") if unbounded else None)
+                     random.Random(f"unbounded lists {seed}") if unbounded else None, arrays)
     if arrays:
         def fresh(base):
             counter[0] += 1

@@ -7,7 +7,9 @@ unbounded_lists.py grows their buffers):
 * a counter stepped by 1 or 2 under an `if`, or stepped first and skipped by `continue`;
 * a counted `while` in an outer loop with its counter set once before that loop;
 * an inner range whose length the loop nest computes (`k = i % 3 + 1; for j in range(k)`);
-* a fresh list per iteration of an outer loop filled by a `while` on a tolerance.
+* a fresh list per iteration of an outer loop filled by a `while` on a tolerance;
+* with `--arrays` too, a state history `h = np.tanh(h * c + X[len(hs) % len(x)] * s)`
+  appended in a `while` on a tolerance, read by `np.stack`, `hs[-1]` and `len`.
 
 Drawn from their own random stream (`random.Random(f"unbounded lists {seed}")`), so the
 other blocks of a seed keep their text. Lists stay short (a factor below 0.8 per step, a
@@ -17,9 +19,9 @@ tolerance of at least 0.02, a length cap).
 from __future__ import annotations
 
 
-def unbounded_list_blocks(rng, fresh, c, threshold, reads) -> list:
-    """Block makers over `x`, `a` and `s`; `fresh(base)` names, `c()` a coefficient,
-    `threshold()` a test's threshold, `reads(ys)` lines reading a list."""
+def unbounded_list_blocks(rng, fresh, c, threshold, reads, arrays=False) -> list:
+    """Block makers over `x`, `a` and `s` (and `X` with `arrays`); `fresh(base)` names, `c()`
+    a coefficient, `threshold()` a test's threshold, `reads(ys)` lines reading a list."""
     def factor():
         return repr(round(rng.choice([-1, 1]) * rng.uniform(0.3, 0.8), 3))
 
@@ -82,5 +84,15 @@ def unbounded_list_blocks(rng, fresh, c, threshold, reads) -> list:
                  f"        {t} = {t} * {factor()}", f"    if len({ys}) > 0:"]
         return lines + ["        " + line for line in reads(ys)]
 
+    def state_history():
+        hs, h, t = fresh("hs"), fresh("h"), fresh("t")
+        return [f"{hs} = []", f"{h} = X[0] * a", f"{t} = x[0] * {c()} + {c()}",
+                f"while abs({t}) > {tolerance()}:",
+                f"    {h} = np.tanh({h} * {c()} + X[len({hs}) % len(x)] * s)",
+                f"    {hs}.append({h})", f"    {t} = {t} * {factor()}",
+                f"if len({hs}) > 0:",
+                f"    s += np.sum(np.stack({hs}) ** 2) * {c()} + np.sum({hs}[-1]) * len({hs}) "
+                f"* {c()}"]
+
     return [tolerance_loop, stepped_counter, nested_counted_while, computed_inner_range,
-            fresh_per_iteration]
+            fresh_per_iteration] + ([state_history] * 2 if arrays else [])
