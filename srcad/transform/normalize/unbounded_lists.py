@@ -5,19 +5,21 @@ srcad/transform/normalize/conditional_lists.py makes a list appended to in loops
 a counter. When srcad/transform/normalize/list_room.py knows no bound on the appends before
 the loops run (`while err > tol:`, a counter stepped under an `if` or skipped by `continue`,
 `for j in range(m)` after `m = ...` in the loop nest), the buffer starts with room for
-`START` elements and each append first makes room for itself:
+`START` elements and an append that finds it full first makes room for itself:
 
     hist_buffer = np.zeros(8)
     hist_length = 0
     while err > 0.001:
         ...
-        hist_buffer = grown(hist_buffer, hist_length)
+        if hist_length == hist_buffer.shape[0]:
+            hist_buffer = grown(hist_buffer, hist_length)
         hist_buffer[hist_length] = err * x
         hist_length += 1
 
-`grown` (srcad/array_runtime.py, srcad/numba_runtime.py) returns the buffer itself while it
-has room and otherwise a copy twice as long (its new part zero), so the appends cost
-amortized constant time. The transformations grow the buffer's tangents and adjoints
+`grown` (srcad/array_runtime.py, srcad/numba_runtime.py) returns a copy twice as long (its
+new part zero; the buffer itself when it has room), so the appends cost amortized constant
+time; the test keeps the call off the common path (reverse mode tapes no flag for it: the
+branch has nothing to undo). The transformations grow the buffer's tangents and adjoints
 alongside (srcad/transform/forward/styles.py, reverse/arrays.py): the filled part holds the
 same values in the same places, so nothing else about the list changes, and reverse mode
 keeps no copy of a buffer it replaces (the reverse sweep reads only the final, longest one).
@@ -42,8 +44,8 @@ def bind_growth(parsed) -> None:
 
 
 def growing(region: list, buffer: str, count: str) -> tuple:
-    """(the room the buffer starts with, `region` with `buffer = grown(buffer, count)`
-    before each append's write `buffer[count] = v`)."""
+    """(the room the buffer starts with, `region` with `buffer = grown(buffer, count)`, when
+    the buffer is full, before each append's write `buffer[count] = v`)."""
     return S.const(START), _block(region, buffer, count)
 
 
@@ -54,7 +56,8 @@ def _block(stmts: list, buffer: str, count: str) -> list:
             if isinstance(stmt, (gast.For, gast.While, gast.If)):
                 setattr(stmt, field, _block(getattr(stmt, field), buffer, count))
         if _writes_at_count(stmt, buffer, count):
-            growth = S.assign(S.name(buffer), S.call(GROWN, S.name(buffer), S.name(count)))
+            growth = S.parse_stmts(f"if {count} == {buffer}.shape[0]:\n"
+                                   f"    {buffer} = {GROWN}({buffer}, {count})\n")[0]
             for node in gast.walk(growth):
                 gast.copy_location(node, stmt)
             out.append(growth)
