@@ -72,17 +72,19 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, Sh
 def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              arrays: bool = False, python: bool = False, views: bool = False,
              containers: bool = False, lists: bool = False,
-             effects: bool = False, list_operations: bool = False) -> Program:
+             effects: bool = False, list_operations: bool = False,
+             unbounded: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
     `python`: a program written with Python's conveniences (grammar_python.py); `views`: a
     program writing an array through views of it (grammar_views.py); `containers`: a program
     over a parameter container (grammar_containers.py); `lists`: a program over lists of
-    unknown length and parts of computed arrays (grammar_lists.py); `effects`: a call made for
-    its effect, to be refused by line where it receives derivative values (grammar_effects.py);
-    `list_operations`: with `lists`, pops at an index, inserts, slices and the like
-    (grammar_list_operations.py)."""
+    unknown length and parts of computed arrays (grammar_lists.py; with `unbounded`, lists
+    appended to in loops with no bound known before them, grammar_unbounded_lists.py);
+    `effects`: a call made for its effect, to be refused by line where it receives
+    derivative values (grammar_effects.py); `list_operations`: with `lists`, pops at an index,
+    inserts, slices and the like (grammar_list_operations.py)."""
     if effects:
         from grammar_effects import generate as effects_program
         return effects_program(seed)
@@ -95,7 +97,7 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     if lists:
         from grammar_lists import generate as lists_program
         return lists_program(seed, arrays=arrays, operations=list_operations,
-                             calls="list-calls" in shapes)
+                             calls="list-calls" in shapes, unbounded=unbounded)
     if python:
         from grammar_python import generate as python_program
         return python_program(seed)

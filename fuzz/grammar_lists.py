@@ -36,6 +36,7 @@ import random
 from grammar_array_lists import array_list_blocks
 from grammar_list_calls import list_call_blocks
 from grammar_list_operations import list_operation_blocks
+from grammar_unbounded_lists import unbounded_list_blocks
 from program import ArgKind, Program
 
 HEADER = '''import math
@@ -68,8 +69,9 @@ def fresh_name(counter, base):
     return f"{base}{counter[0]}"
 
 
-def _blocks(rng, n, m, counter):
-    """Block makers: each returns lines updating the float `s` (reads x, X, a)."""
+def _blocks(rng, n, m, counter, unbounded=None, arrays=False):
+    """Block makers: each returns lines updating the float `s` (reads x, X, a); with
+    `unbounded` (a random stream), the blocks of fuzz/grammar_unbounded_lists.py too."""
     def fresh(base):
         return fresh_name(counter, base)
 
@@ -256,23 +258,30 @@ def _blocks(rng, n, m, counter):
                 "else:",
                 f"    s += (x * x)[0] * {_c(rng)}"]
 
-    return [filtered_comprehension, conditional_appends, computed_element, computed_in_loop,
-            computed_in_test, nested_appends, while_appends, list_per_iteration,
-            reads_while_filling, literal_in_arms, literal_by_variable, zeros_accumulated,
-            extended]
+    blocks = [filtered_comprehension, conditional_appends, computed_element, computed_in_loop,
+              computed_in_test, nested_appends, while_appends, list_per_iteration,
+              reads_while_filling, literal_in_arms, literal_by_variable, zeros_accumulated,
+              extended]
+    if unbounded is not None:  # twice: about half the blocks
+        blocks += unbounded_list_blocks(unbounded, fresh, lambda: _c(unbounded),
+                                        lambda: _threshold(unbounded), reads, arrays) * 2
+    return blocks
 
 
 def generate(seed: int, arrays: bool = False, operations: bool = False,
-             calls: bool = False) -> Program:
+             calls: bool = False, unbounded: bool = False) -> Program:
     """`arrays`: lists of arrays among the blocks (fuzz/grammar_array_lists.py);
     `operations`: pops at an index, inserts, slices, extensions by iterables and lists of ints
     (fuzz/grammar_list_operations.py, their own stream); `calls`: lists given other names and
-    passed to helpers after them (fuzz/grammar_list_calls.py); without them a seed gives the
+    passed to helpers after them (fuzz/grammar_list_calls.py); `unbounded`: lists filled by
+    loops with no bound known before them (fuzz/grammar_unbounded_lists.py, their own random
+    stream); without them a seed gives the
     program it always gave."""
     rng = random.Random(f"lists {seed}")
     n, m = rng.randint(2, 5), rng.randint(2, 4)
     counter = [0]
-    blocks = _blocks(rng, n, m, counter)
+    blocks = _blocks(rng, n, m, counter,
+                     random.Random(f"unbounded lists {seed}") if unbounded else None, arrays)
     if arrays:
         blocks += array_list_blocks(rng, n, m, lambda base: fresh_name(counter, base),
                                     lambda: _c(rng),

@@ -8,6 +8,7 @@
     python fuzz/run.py --views --count 300                    # writes through views
     python fuzz/run.py --containers --count 300               # parameter containers
     python fuzz/run.py --lists --count 300                    # lists of unknown length
+    python fuzz/run.py --lists --unbounded --count 300        # ... filled by while loops
     python fuzz/run.py --effects --count 200                  # calls made for their effect
     python fuzz/run.py --lambdas --count 200                  # half of them passed as a lambda
 
@@ -65,7 +66,8 @@ from minimize import minimize  # noqa: E402
 def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                shapes: frozenset = frozenset(), arrays: bool = False, python: bool = False,
                views: bool = False, containers: bool = False, lists: bool = False,
-               effects: bool = False, lambdas: bool = False, list_operations: bool = False):
+               effects: bool = False, lambdas: bool = False, list_operations: bool = False,
+               unbounded: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
@@ -75,10 +77,12 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     arrays (fuzz/grammar_lists.py); `effects`: calls made for their effect, refusals required
     by line (fuzz/grammar_effects.py); `lambdas`: half the programs passed to srcad as a
     lambda calling f (fuzz/grammar_lambdas.py); `list_operations`: with `lists`, pops at an
-    index, inserts, slices and the like (fuzz/grammar_list_operations.py)."""
+    index, inserts, slices and the like (fuzz/grammar_list_operations.py); `unbounded` (with
+    `lists`): lists appended to in loops with no bound known before them
+    (fuzz/grammar_unbounded_lists.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
                        views=views, containers=containers, lists=lists, effects=effects,
-                       list_operations=list_operations)
+                       list_operations=list_operations, unbounded=unbounded)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -110,10 +114,10 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
 
 def _worker(job):
     seed, timeout, nests, mix, shapes, arrays, python, views, containers, lists, effects, \
-        lambdas, list_operations = job
+        lambdas, list_operations, unbounded = job
     try:
         return check_seed(seed, timeout, nests, mix, shapes, arrays, python, views,
-                          containers, lists, effects, lambdas, list_operations)
+                          containers, lists, effects, lambdas, list_operations, unbounded)
     except (Exception, Timeout) as err:  # noqa: BLE001  (a generator or harness bug, reported apart)
         return {"seed": seed, "category": "harness-error",
                 "signature": f"{type(err).__name__}: {err}", "detail": traceback.format_exc()}
@@ -173,6 +177,9 @@ def main(argv=None):
                         help="with --lists: pops at an index, inserts, del, slice writes and "
                              "reads, pops in expressions, extend by iterables, lists of ints "
                              "(fuzz/grammar_list_operations.py)")
+    parser.add_argument("--unbounded", action="store_true",
+                        help="with --lists: lists appended to in loops with no bound known "
+                             "before them (fuzz/grammar_unbounded_lists.py)")
     parser.add_argument("--effects", action="store_true",
                         help="calls made for their effect (np.copyto, z.fill, y.sort, "
                              "np.add.at): refused by line on derivative values "
@@ -189,7 +196,7 @@ def main(argv=None):
     start = time.time()
     jobs = [(s, opts.timeout, opts.nests, not opts.no_mix, shapes, opts.arrays, opts.python,
              opts.views, opts.containers, opts.lists, opts.effects, opts.lambdas,
-             opts.list_operations)
+             opts.list_operations, opts.unbounded)
             for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far

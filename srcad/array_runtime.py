@@ -143,3 +143,27 @@ def view_size(start, stop, step, length):
     first = view_start(start, stop, step, length)
     last = max(stop + length, 0) if stop < 0 else min(stop, length)
     return max(0, (last - first + step - 1) // step)
+
+
+def grown(a, count, axis=0):
+    """`a` when it has room for an element at position `count` along `axis`, else a copy
+    with at least twice the room, its new part zero: the buffer of a list appended to in a
+    loop whose trip count is not known before it (srcad/transform/normalize/
+    unbounded_lists.py) grows this way, and so do its tangents and adjoints (srcad/numba_
+    runtime.py's grows along axis 0, where numba code keeps a list's elements).
+
+    >>> grown(np.ones(2), 1)
+    array([1., 1.])
+    >>> grown(np.ones(2), 2)
+    array([1., 1., 0., 0.])
+    >>> grown(np.ones((3, 2)), 2, axis=1).shape
+    (3, 4)
+    """
+    length = a.shape[axis]
+    if count < length:
+        return a
+    shape = list(a.shape)
+    shape[axis] = max(2 * length, count + 1)
+    out = np.zeros(shape, a.dtype)
+    out[(slice(None),) * axis + (slice(0, length),)] = a
+    return out

@@ -41,6 +41,18 @@ def view_element(index, start, stop, step, length):
     return position
 
 
+@numba.njit(cache=True)
+def grown(a, count):
+    """array_runtime.grown along axis 0 (a list's elements; numba's vector mode keeps a
+    tangent's lanes last)."""
+    length = a.shape[0]
+    if count < length:
+        return a
+    out = np.zeros((max(2 * length, count + 1),) + a.shape[1:], a.dtype)
+    out[:length] = a
+    return out
+
+
 # -- an exp that LLVM can vectorize --------------------------------------------------------------
 # math.exp compiles to a call into the C library, one value at a time: a loop calling it is not
 # vectorized. simd_exp is plain arithmetic: exp(x) = 2^k exp(r), k = round(x / ln 2),

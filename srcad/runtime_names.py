@@ -26,11 +26,11 @@ import numpy as np
 # (and what a loop raises when an array it carries changes shape: reverse/shape_guards.py)
 ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_tangent",
                        "cholesky_adjoint", "view_element", "view_size", "view_start",
-                       "LoopShapeError")
+                       "LoopShapeError", "grown")
 # srcad/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/running.py, srcad/checkpointing.py, srcad/array_runtime.py)
 NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", "array_bytes",
-                                 "view_element", "view_size", "view_start"})
+                                 "view_element", "view_size", "view_start", "grown"})
 # srcad/numba_arrays.py: the array runtime, compiled (srcad/transform/numba_compat.py spells
 # products `array_matmul`, rank-one adjoints `outer_add`)
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",

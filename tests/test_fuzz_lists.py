@@ -74,3 +74,17 @@ def test_list_operations_generator_writes_each_construct():
         assert any(construct in s for s in sources), construct
     assert not any(".insert(" in generate(s).source
                    for s in range(BOUNDED_SEED, BOUNDED_SEED + 80))
+def test_bounded_unbounded_lists_fuzz_run_agrees_in_every_mode():
+    # `--lists --unbounded`: lists appended to in loops with no bound known before them
+    results = [fuzz_run.check_seed(seed, timeout=60.0, lists=True, unbounded=True)
+               for seed in range(BOUNDED_SEED, BOUNDED_SEED + 4)]
+    bad = [(r["seed"], r["category"], r["signature"], r.get("annotations")) for r in results
+           if r["category"] not in ("agreed", "fd-noise")]
+    assert not bad, f"fuzz failures (fuzz/run.py --lists --unbounded --seed N --count 1): {bad}"
+
+
+def test_unbounded_lists_generator_writes_each_construct():
+    sources = [generate(s, unbounded=True).source for s in range(BOUNDED_SEED, BOUNDED_SEED + 80)]
+    for construct in ("while abs(t", "+= 2", "continue", "for j in range(k", "    while j"):
+        assert any(construct in s for s in sources), construct
+    assert generate(5).source != generate(5, unbounded=True).source

@@ -264,4 +264,4 @@ def test_what_is_still_refused_names_its_line(f, line):
         srcad.autodiff(Reverse, f, _dup(X))
     assert info.value.construct == "list"
     assert info.value.line == f.__code__.co_firstlineno + line
-    assert "a `while i < n` loop" in str(info.value)
+    assert "and while loops" in str(info.value)

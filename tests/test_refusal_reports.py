@@ -90,11 +90,11 @@ def list_appended(x):
     return xs[0]
 
 
-def list_appended_in_an_uncounted_while(x, n):
-    xs = []
-    while x < n:  # no counter stepped by 1: no room known for the appends
-        xs.append(x)
-        x = x * 2.0
+def list_appended_while_looped_over(x):
+    xs = [x]
+    for v in xs:  # a loop over the list it appends to
+        if v < 4.0:
+            xs.append(v * 2.0)
     return sum(xs)
 
 
@@ -126,8 +126,8 @@ KINDS = [
     (reduction_in_while_condition, (Active(1.0),), "generator expression", 2, 18,
      "statement of its own"),
     (list_appended, (Active(1.0),), "list", 1, 10, "otherwise use a NumPy array"),
-    (list_appended_in_an_uncounted_while, (Active(1.0), 3), "list", 1, 10,
-     "loop that steps i by 1"),
+    (list_appended_while_looped_over, (Active(1.0),), "list", 1, 10,
+     "looped over without appending"),
     (keyword_to_numpy, (Duplicated(np.ones(3), np.zeros(3)),), "keyword arguments", 1, 12,
      "by position"),
     (unknown_keyword, (Active(1.0),), "call", 1, 12, "unexpected argument `c`"),

@@ -15,6 +15,7 @@ from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
 from srcad.transform.normalize.inline import resolve_callee
+from srcad.transform.normalize.unbounded_lists import is_growth
 
 
 def copy_source(norm, value) -> str | None:
@@ -46,13 +47,15 @@ def is_allocation(norm, value) -> bool:
 
 def expression_bound(norm, types) -> set:
     """Array variables some assignment binds to an array expression (not an allocation):
-    their derivatives flow through whole-array rules, not element by element."""
+    their derivatives flow through whole-array rules, not element by element. A list's
+    buffer made longer (`ys_buffer = grown(ys_buffer, n)`, normalize/unbounded_lists.py)
+    keeps its elements: the transformations grow its shadows alongside."""
     out = set()
     for stmt in norm.body:
         for node in gast.walk(stmt):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
                     and isinstance(types[node.targets[0].id], Array) \
-                    and not is_allocation(norm, node.value):
+                    and not is_allocation(norm, node.value) and not is_growth(node):
                 out.add(node.targets[0].id)
     return out
 

@@ -267,6 +267,8 @@ class Types(TypeRefusals):
             return INT if t == BOOL else t
         if info.result == "array":
             return self._constructed(info, e)
+        if info.result == "first":  # grown(buffer, count): the buffer's type
+            return self.of(e.args[0])
         return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE, "shape": SHAPE,
                 "other": OTHER}[info.result]
 

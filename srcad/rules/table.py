@@ -24,6 +24,7 @@ from srcad.array_runtime import (
     cholesky_adjoint,
     cholesky_tangent,
     diagonal_adjoint,
+    grown,
     view_element,
     view_size,
     view_start,
@@ -95,7 +96,8 @@ class CallInfo:
 
     name: str
     rule: _r.Rule | None  # None: no derivative (the result never carries one)
-    result: str  # "float", "int", "bool", "array", "range", "same" (type of first argument)
+    result: str  # "float", "int", "bool", "array", "range", "same" (the join of the
+    # arguments' types), "first" (the first argument's type)
     constructor: bool = False  # builds a new float array (np.zeros ...)
     # array-aware: (operand ranks, literal keywords) -> the Rule for this call; the
     # operands are the leading positional arguments, the rest are the `keywords` named
@@ -181,6 +183,9 @@ def _build() -> dict[int, CallInfo]:
     add(builtins.len, CallInfo("len", None, "int", arrays=ANY))
     for fn in (view_element, view_size, view_start):  # normalize/view_indices.py's checks
         add(fn, CallInfo(fn.__name__, None, "int"))
+    # a list's buffer made longer (normalize/unbounded_lists.py): the transformations grow
+    # its tangents and adjoints alongside (forward/styles.py, reverse/arrays.py), no rule
+    add(grown, CallInfo("grown", None, "first", arrays=ANY))
     add(builtins.range, CallInfo("range", None, "range"))
     add(builtins.reversed, CallInfo("reversed", None, "range"))
     add(builtins.bool, CallInfo("bool", None, "bool"))

@@ -18,6 +18,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.transform.forward.lanes import lanes_first, lanes_last
+from srcad.transform.normalize.unbounded_lists import is_growth
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,11 @@ class Scalar:
     def zeros_result(self, array: str):
         """Zero tangents of a returned array, in the caller's layout."""
         return self.zeros_like(array)
+
+    def grown(self, shadow: str, count):
+        """The tangents of a list's buffer made longer with it (`grown(buffer, count)`,
+        normalize/unbounded_lists.py), along the buffer's first axis."""
+        return S.call("grown", S.name(shadow), S.clone(count))
 
     def copy_of(self, shadow: str, ndim: int):
         """The tangents of `x.copy()`, from x's tangent array."""
@@ -75,6 +81,9 @@ class Stacked(Scalar):
 
     def zeros_like(self, array: str):
         return S.parse_expr(f"np.zeros(({self.width},) + {array}.shape)")
+
+    def grown(self, shadow: str, count):
+        return S.call("grown", S.name(shadow), S.clone(count), S.const(1))  # lanes first
 
 
 @dataclass(frozen=True)
@@ -107,6 +116,9 @@ class Looped(Stacked):
     def zeros_result(self, array: str):
         return S.parse_expr(f"np.zeros(({self.lanes},) + {array}.shape)")
 
+    def grown(self, shadow: str, count):
+        return Scalar.grown(self, shadow, count)  # a local's lanes are last
+
     def copy_of(self, shadow: str, ndim: int):
         if shadow in self.lanes_first:
             return lanes_last(shadow, ndim)
@@ -121,3 +133,15 @@ class Looped(Stacked):
         return [gast.For(target=S.name(self.lane, store=True),
                          iter=S.call("range", S.name(self.lanes)), body=stmts, orelse=[],
                          type_comment=None)]
+
+
+def grown_tangents(transform, stmt):
+    """`stmt` and the tangents made longer with it, in each style's layout, when `stmt` makes
+    a list's buffer longer (`buffer = grown(buffer, n)`, normalize/unbounded_lists.py);
+    else None. `transform`: the ForwardTransform (its styles and tangent names)."""
+    if not is_growth(stmt):
+        return None
+    name, count = stmt.targets[0].id, stmt.value.args[1]
+    return [stmt] + [S.assign(S.name(transform.tangent_name(k, name)),
+                              style.grown(transform.tangent_name(k, name), count))
+                     for k, style in enumerate(transform.styles)]

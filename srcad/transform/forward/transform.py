@@ -24,7 +24,7 @@ from srcad.transform.forward.lanes import (
 )
 from srcad.transform.forward.returns import ForwardReturns
 from srcad.transform.forward.stacks import StackTangents
-from srcad.transform.forward.styles import Looped, Stacked, Unrolled
+from srcad.transform.forward.styles import Looped, Stacked, Unrolled, grown_tangents
 from srcad.transform.forward.unset_tangents import UnsetTangents
 from srcad.transform.forward.views import bind_view, view_base, view_bindings, view_layouts
 from srcad.transform.tapes import WORK, ArrayTapes
@@ -232,6 +232,8 @@ class ForwardTransform(ForwardReturns, StackTangents):
             return self._in_workspace(stmt, tname)
         if tname not in self.active:
             return [stmt]
+        if (grown := grown_tangents(self, stmt)) is not None:  # a list's buffer made longer
+            return grown
         source = copy_source(self.norm, value)
         if not is_allocation(self.norm, value):
             raise self.norm.parsed.error(stmt, "array assignment", f"whole-array operations "

@@ -2,8 +2,8 @@
 
 `ys = []` in the function's body, or in the body of a loop or an `if`, followed (before any
 other use of `ys`) by a statement that appends to it: appends under `if`s, in nested `for`
-loops (over a `range` or an array, or `zip`, `enumerate`, `reversed` of those), in a `while i <
-n` loop that steps `i` by 1, `break` and `continue` allowed:
+loops (over a `range` or an array, or `zip`, `enumerate`, `reversed` of those), in `while`
+loops, `break` and `continue` allowed:
 
     ys = []
     for i in range(n):
@@ -12,7 +12,8 @@ n` loop that steps `i` by 1, `break` and `continue` allowed:
                 ys.append(x[i] * x[j])
 
 becomes a buffer with room for every append the statement can make (srcad/transform/normalize/
-list_room.py), written through a counter, and `ys` the copy of its filled part:
+list_room.py; when no bound is known before the loops, a buffer that grows as it fills:
+unbounded_lists.py), written through a counter, and `ys` the copy of its filled part:
 
     ys_buffer = np.zeros(sum(len(range(i, n)) for i in range(n)))
     ys_length = 0
@@ -63,10 +64,12 @@ from srcad.transform.normalize.list_writes import (
     popped,
     repeated,
 )
+from srcad.transform.normalize.unbounded_lists import bind_growth, growing
 
 
 def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> list:
     """`body` with the lists appended to in loops (above) made arrays."""
+    bind_growth(parsed)
     def accepts(candidate) -> bool:
         region, name_ = candidate.region, candidate.name
         if not any(is_append(n, name_) for s in region for n in S.nodes(s)) \
@@ -78,8 +81,7 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
             return False  # a stack (append and pop only) of srcad's: generated code's tapes
         return _only_read_and_appended(parsed, region, candidate.name) \
             and candidate.name not in names_of(candidate.made.value) \
-            and not names_of(candidate.made.value) & _stored(candidate.between) \
-            and room(region, candidate.name, _stored(region)) is not None
+            and not names_of(candidate.made.value) & _stored(candidate.between)
 
     def grow(candidate):
         name_, region = candidate.name, candidate.region
@@ -92,6 +94,8 @@ def grow_conditional_lists(parsed: ParsedFunction, body: list, namer: Namer) -> 
             else "np.zeros(n)"  # a list of ints holds ints
         reads = _BufferReads(parsed, namer, name_, buffer, count)
         region = [s for stmt in region for s in _as_list(reads.visit(stmt))]
+        if space is None:  # no bound before the loops: the buffer grows as it fills
+            space, region = growing(region, buffer, count)
         made = _made(candidate.made.value, buffer, count, space, namer, zeros)
         # made where the filler starts, when the room's names have their values there
         new = S.located(made, candidate.made) + region

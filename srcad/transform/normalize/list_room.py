@@ -11,7 +11,8 @@ nowhere else and never continues (the body's room may depend on `i` when the inc
 its last statement). `break` only makes fewer appends. Every name the room reads must keep
 its value through the statements (`region_stored`), so that the room computed before them
 holds. None when no such
-bound is known (a `while` of another form, an append in another statement).
+bound is known (a `while` of another form, an append in another statement): the buffer then
+grows as it fills (srcad/transform/normalize/unbounded_lists.py).
 
 >>> import gast
 >>> stmts = gast.parse("for i in range(n):\\n  for j in range(m):\\n    ys.append(x)").body

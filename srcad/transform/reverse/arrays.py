@@ -9,6 +9,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.array_bindings import copy_source, is_allocation
 from srcad.analysis.types import Array, index_kind
+from srcad.transform.normalize.unbounded_lists import growths, is_growth
 from srcad.transform.reverse.leaves import replaced
 from srcad.transform.tapes import WORK, ArrayTapes
 
@@ -50,11 +51,14 @@ class ReverseArrays:
     def array_binding(self, stmt, target, value):
         """`c = np.zeros(n)`, `c = x.copy()`: allocate the shadow with the array."""
         tname = target.id
+        if self.grows(stmt):
+            return self.growth(stmt)
         if tname in self.norm.workspace and isinstance(self.tapes, ArrayTapes):
             return self._in_workspace(stmt, tname), []
         if tname not in self.bar:
             return [stmt], []
-        if self.recording.loops_around(stmt) or self.recording.bind_count.get(tname, 0) > 1:
+        rebinds = self.recording.bind_count.get(tname, 0) - growths(self.norm.body, tname)
+        if self.recording.loops_around(stmt) or rebinds > 1:
             raise self.error(stmt, "array creation", f"active array `{tname}` is created "
                              "inside a loop or bound more than once",
                              hint="allocate it once before the loop and write its elements")
@@ -69,6 +73,24 @@ class ReverseArrays:
             rev = [self._comment(stmt), S.aug_assign(S.name(self.bar[source]), gast.Add(),
                                                      S.name(self.bar[tname]))]
         return [stmt, alloc], rev
+
+    @staticmethod
+    def grows(stmt) -> bool:
+        """Is `stmt` `ys_buffer = grown(ys_buffer, n)` (normalize/unbounded_lists.py)?"""
+        return is_growth(stmt)
+
+    def growth(self, stmt):
+        """`ys_buffer = grown(ys_buffer, n)`, a list's buffer made longer (normalize/
+        unbounded_lists.py): its adjoint grows alongside in the forward sweep, or, for a
+        buffer made anew in a loop, the reverse sweep makes it with the final length. The
+        reverse sweep does nothing: it reads the final buffer, whose filled part holds the
+        elements of every shorter one, and the adjoint's elements past a shorter one's end
+        are zero by then (each written element's adjoint is reset once passed on)."""
+        tname = stmt.targets[0].id
+        if tname not in self.bar or tname in self.expression_arrays:
+            return [stmt], []
+        bar = S.name(self.bar[tname])
+        return [stmt, S.assign(bar, S.call("grown", S.clone(bar), S.clone(stmt.value.args[1])))], []
 
     def _in_workspace(self, stmt, tname) -> list:
         """Hoisted arrays `a = np.empty(len(range(stop)))` (numba): the group made with `a`,

@@ -46,6 +46,7 @@ from srcad.checkpointing import (
     TAKE,
     TURN,
 )
+from srcad.transform.normalize.unbounded_lists import is_growth
 from srcad.transform.reverse.loop_shapes import shape_may_change
 from srcad.transform.simplify import simplify
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE, WORK, ArrayTapes
@@ -158,6 +159,9 @@ class ReverseCheckpoint:
         changing = self.carried_shape_changes(loop)  # reverse/shape_guards.py
         if changing:  # the fallback's code, after a step changed its shape
             return f"it may change the shape of {changing}, an array it carries"
+        grows = next((n.targets[0].id for n in S.nodes(loop) if is_growth(n)), None)
+        if grows is not None:  # a snapshot has the shape of the list's buffer at the start
+            return f"the list whose buffer is {grows} grows in it"
         changing = self._shape_changing_locals(loop)
         if changing:  # a step rerun from a snapshot does not know the previous step's shape
             return f"it binds {changing[0]} with a shape that may change between iterations"

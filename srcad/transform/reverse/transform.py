@@ -216,7 +216,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         ttype = self.types[tname]
         active_target = tname in self.bar
         if isinstance(ttype, Array) and isinstance(target, gast.Name):
-            if tname not in self.expression_arrays:
+            if tname not in self.expression_arrays or self.grows(stmt):
                 return self.array_binding(stmt, target, value)
             if self.view_adjoint_binding(stmt, target, value, op):
                 return [stmt], []  # its reads' adjoints went into the array's as they went
