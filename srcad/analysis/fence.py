@@ -90,6 +90,11 @@ def syntax_refusals(parsed: ParsedFunction, body: list | None = None, local_func
     called = {id(n.func) for stmt in body for n in gast.walk(stmt)
               if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
               and n.func.id in local_functions}
+    # a local function passed to a function of the user's: inlining substitutes it
+    called |= {id(a) for stmt in body for n in gast.walk(stmt) if isinstance(n, gast.Call)
+               and _user_call(parsed, n, local_functions)
+               for a in n.args + [k.value for k in n.keywords]
+               if isinstance(a, gast.Name) and a.id in local_functions}
     # reductions lower.py left in place: in a while condition, `and`/`or`, `x if c else y`
     unlowered = {id(n.args[0]) for stmt in body for n in gast.walk(stmt)
                  if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
@@ -157,19 +162,29 @@ def _problem(parsed, node, local_functions, called):
 
 def _takes_keywords(parsed, call, local_functions) -> bool:
     """Is `call` a call to one of the user's own functions (whose keywords inlining binds)?"""
-    func = call.func
     if any(k.arg is None for k in call.keywords):  # f(**options)
         return False
+    if isinstance(call.func, gast.Name) and call.func.id not in local_functions \
+            and _resolved(parsed, call.func.id) is builtins.enumerate:
+        return all(k.arg == "start" for k in call.keywords)  # lowered by desugar: start=
+    return _user_call(parsed, call, local_functions)
+
+
+def _resolved(parsed, name_):
+    try:
+        return parsed.resolve(name_)
+    except KeyError:
+        return None
+
+
+def _user_call(parsed, call, local_functions) -> bool:
+    """Is `call` a call to one of the user's own functions (which inlining binds)?"""
+    func = call.func
     if isinstance(func, gast.Name) and func.id in local_functions:
         return True
     if not isinstance(func, gast.Name):
         return False
-    try:
-        obj = parsed.resolve(func.id)
-    except KeyError:
-        return False
-    if obj is builtins.enumerate:  # lowered by desugar, which reads start=
-        return all(k.arg == "start" for k in call.keywords)
+    obj = _resolved(parsed, func.id)
     obj = getattr(obj, "__srcad_wrapped__", obj)
     if isinstance(obj, functools.partial):
         obj = obj.func

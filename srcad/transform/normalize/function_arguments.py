@@ -1,0 +1,101 @@
+"""Functions passed to a function of the user's (`apply(cube, x)`, `apply(lambda t: t ** 3,
+x)`, `apply(square, x)` with `square` at module level), substituted for the parameter they
+are bound to when the callee is inlined (srcad/transform/normalize/inline.py): the callee's
+`fn(v)` inlines the function passed, and passing `fn` on to another function of the user's
+passes it again.
+
+A module-level function is the object the parameter names in the inlined body. A local
+function of the caller (a nested `def`, a lambda) reads the caller's variables by their
+names, which the callee's own names must not capture: it is inlined in the callee with each
+of its free names replaced by a placeholder no code uses (`a_of_caller`), the local functions
+it calls passed so too, and once the callee's names are made the caller's, the placeholders
+are the names again. What the function passed reads is what Python's closure reads: the
+caller's variables as they are when it is called (the callee cannot rebind them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import gast
+
+from srcad import syntax as S
+from srcad.transform.normalize.lower import LocalFunction
+from srcad.transform.normalize.user_functions import is_user_function
+
+
+def function_arguments(inliner, bound: list) -> dict:
+    """parameter -> the function its argument names (bound as `[(parameter, argument)]`):
+    a local function of the caller, or a function of the user's the name resolves to."""
+    out = {}
+    for param, arg in bound:
+        if not isinstance(arg, gast.Name):
+            continue
+        if arg.id in inliner.local_functions:
+            out[param] = inliner.local_functions[arg.id]
+        elif arg.id in inliner.extra or arg.id not in inliner.bound:
+            obj = inliner.callee(arg)
+            if is_user_function(obj, inliner.stack[0]):
+                out[param] = obj
+    return out
+
+
+class Shield:
+    """The caller's local functions passed to one inlined call, each with its free names
+    replaced by placeholders: `visible` holds the local functions the callee may call by a
+    placeholder, `back` each other placeholder's name in the caller."""
+
+    def __init__(self, caller_namer, callee_namer, local_functions: dict):
+        self.caller_namer, self.callee_namer = caller_namer, callee_namer
+        self.local_functions = local_functions  # the caller's
+        self.visible: dict = {}
+        self.back: dict = {}
+        self._shielded: dict = {}  # id(local function) -> its shielded copy
+
+    def shielded(self, function: LocalFunction) -> LocalFunction:
+        known = self._shielded.get(id(function))
+        if known is not None:
+            return known
+        tree = S.clone(function.parsed.tree)
+        copy = LocalFunction(dataclasses.replace(function.parsed, tree=tree),
+                             function.__name__)
+        self._shielded[id(function)] = copy  # before its callees: a recursion finds it
+        mapping = {}
+        for name_ in sorted(free_names(tree)):
+            mapping[name_] = self._placeholder(name_)
+            if name_ in self.local_functions:
+                self.visible[mapping[name_]] = self.shielded(self.local_functions[name_])
+            else:
+                self.back[mapping[name_]] = name_
+        renamer = S.Renamer(mapping)
+        tree.body = [renamer.visit(stmt) for stmt in tree.body]
+        return copy
+
+    def _placeholder(self, name_: str) -> str:
+        """A name neither the caller nor the callee uses."""
+        while True:
+            candidate = self.caller_namer.fresh(f"{name_}_of_caller")
+            if candidate not in self.callee_namer.taken:
+                self.callee_namer.reserve(candidate)
+                return candidate
+
+    def restore(self, stmts: list) -> list:
+        """`stmts` with each placeholder the caller's name again."""
+        if not self.back:
+            return stmts
+        renamer = S.Renamer(self.back)
+        return [renamer.visit(stmt) for stmt in stmts]
+
+
+def free_names(tree: gast.FunctionDef) -> set:
+    """Names `tree`'s body reads that neither its parameters nor its body bind."""
+    args = tree.args
+    own = {a.id for a in args.args + args.kwonlyargs}
+    loaded = set()
+    for stmt in tree.body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Name):
+                (loaded if isinstance(node.ctx, gast.Load) else own).add(node.id)
+            elif isinstance(node, gast.FunctionDef):
+                own.add(node.name)
+    return loaded - own
