@@ -26,12 +26,14 @@ _REFUSED = {
     gast.Yield: ("yield", "generators cannot be differentiated"),
     gast.YieldFrom: ("yield from", "generators cannot be differentiated"),
     gast.Await: ("await", "differentiate a plain synchronous function"),
-    gast.Lambda: ("lambda", "assign it to a name at the top of the function body and call "
-                  "it, or define it with `def`"),
+    gast.Lambda: ("lambda", "assign it to a name and call it, call it where it is written, "
+                  "or pass it to a function of your own (not in `and`/`or`, a `while` "
+                  "condition or a call of a library function), or define it with `def`"),
     gast.ClassDef: ("class definition", "define classes outside and pass numbers or arrays in"),
-    gast.FunctionDef: ("nested function definition", "define it once, at the top level of the "
-                       "function body (not inside a loop or branch), with named parameters "
-                       "and constant defaults, or at module level"),
+    gast.FunctionDef: ("nested function definition", "give it named parameters and constant "
+                       "defaults (a name defined several times: the same number of "
+                       "positional parameters and no defaults in each), or define it at "
+                       "module level"),
     gast.AsyncFunctionDef: ("async function", "define the helper at module level"),
     gast.Global: ("global", "pass the value as an argument"),
     gast.Nonlocal: ("nonlocal", "pass the value as an argument and return the new one"),
@@ -139,8 +141,9 @@ def _signature_problems(parsed, tree, top_level) -> list:
 def _problem(parsed, node, local_functions, called):
     """(construct, message, hint) when `node` is refused, else None."""
     if isinstance(node, gast.Name) and node.id in local_functions and id(node) not in called:
-        return ("local function", f"the local function `{node.id}` can only be called",
-                "call it directly; pass its results around, not the function")
+        return ("local function", f"the local function `{node.id}` can only be called or "
+                "passed to a function of your own", "call it directly, or pass it by its name "
+                "to your own function; pass its results around, not the function")
     refused = _REFUSED.get(type(node))
     if refused is not None:
         construct, hint = refused

@@ -43,12 +43,13 @@ def function_arguments(inliner, bound: list) -> dict:
 class Shield:
     """The caller's local functions passed to one inlined call, each with its free names
     replaced by placeholders: `visible` holds the local functions the callee may call by a
-    placeholder, `back` each other placeholder's name in the caller."""
+    placeholder, `objects` what a placeholder of a global or closure name holds (the inliner
+    resolves calls by it), `back` each other placeholder's name in the caller."""
 
-    def __init__(self, caller_namer, callee_namer, local_functions: dict):
-        self.caller_namer, self.callee_namer = caller_namer, callee_namer
-        self.local_functions = local_functions  # the caller's
+    def __init__(self, caller, callee_namer):
+        self.caller, self.callee_namer = caller, callee_namer  # the caller's Inliner
         self.visible: dict = {}
+        self.objects: dict = {}
         self.back: dict = {}
         self._shielded: dict = {}  # id(local function) -> its shielded copy
 
@@ -63,10 +64,14 @@ class Shield:
         mapping = {}
         for name_ in sorted(free_names(tree)):
             mapping[name_] = self._placeholder(name_)
-            if name_ in self.local_functions:
-                self.visible[mapping[name_]] = self.shielded(self.local_functions[name_])
-            else:
-                self.back[mapping[name_]] = name_
+            if name_ in self.caller.local_functions:
+                self.visible[mapping[name_]] = self.shielded(self.caller.local_functions[name_])
+                continue
+            self.back[mapping[name_]] = name_
+            if name_ in self.caller.extra or name_ not in self.caller.bound:
+                obj = self.caller.callee(S.name(name_))
+                if obj is not None:
+                    self.objects[mapping[name_]] = obj
         renamer = S.Renamer(mapping)
         tree.body = [renamer.visit(stmt) for stmt in tree.body]
         return copy
@@ -74,7 +79,7 @@ class Shield:
     def _placeholder(self, name_: str) -> str:
         """A name neither the caller nor the callee uses."""
         while True:
-            candidate = self.caller_namer.fresh(f"{name_}_of_caller")
+            candidate = self.caller.namer.fresh(f"{name_}_of_caller")
             if candidate not in self.callee_namer.taken:
                 self.callee_namer.reserve(candidate)
                 return candidate

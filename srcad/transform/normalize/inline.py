@@ -183,16 +183,15 @@ class Inliner:
         params, bound = self._bind(callee, cparsed, call)
         cnamer = Namer.for_tree(cparsed.tree)
         # functions passed: substituted for their parameters (function_arguments.py)
-        functions, shield = function_arguments(self, bound), Shield(self.namer, cnamer,
-                                                                   self.local_functions)
+        functions, shield = function_arguments(self, bound), Shield(self, cnamer)
         passed = {p: shield.shielded(f) for p, f in functions.items()
                   if isinstance(f, LocalFunction)}
         bound = [(p, self._value(functions[p], f"{function_name(callee)}_{p}")
                   if p in functions else a) for p, a in bound if p not in passed]
         try:
             body, inner = self._inlined_body(callee, cparsed, cnamer, {
-                **passed, **shield.visible}, {p: f for p, f in functions.items()
-                                              if p not in passed})
+                **passed, **shield.visible}, {**shield.objects, **{
+                    p: f for p, f in functions.items() if p not in passed}})
         except SrcadError as err:  # in the callee's code: said to be called from here
             raise err.called_from(callee.__name__, self.parsed.name, self.parsed.filename,
                                   self.parsed.line_of(call)) from None
@@ -273,7 +272,9 @@ class Inliner:
         body = rewrite_nested_calls(cparsed, body, cnamer, visible)
         check_syntax(cparsed, body, visible, top_level=False)
         body = desugar(cparsed, body, cnamer, unpack_calls=False)
-        inner = Inliner(cparsed, cnamer, self.stack + (callee,), extra=dict(passed_objects),
+        # a local function reads what its caller reads (a function passed: by placeholders)
+        extra = {**(self.extra if local else {}), **passed_objects}
+        inner = Inliner(cparsed, cnamer, self.stack + (callee,), extra=extra,
                         local_functions=visible)
         return desugar(cparsed, inner.block(body), cnamer), inner
 
