@@ -72,7 +72,7 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, Sh
 def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              arrays: bool = False, python: bool = False, views: bool = False,
              containers: bool = False, lists: bool = False,
-             effects: bool = False) -> Program:
+             effects: bool = False, functions: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
@@ -80,7 +80,11 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     program writing an array through views of it (grammar_views.py); `containers`: a program
     over a parameter container (grammar_containers.py); `lists`: a program over lists of
     unknown length and parts of computed arrays (grammar_lists.py); `effects`: a call made for
-    its effect, to be refused by line where it receives derivative values (grammar_effects.py)."""
+    its effect, to be refused by line where it receives derivative values (grammar_effects.py);
+    `functions`: a program passing functions around (grammar_functions.py)."""
+    if functions:
+        from grammar_functions import generate as functions_program
+        return functions_program(seed)
     if effects:
         from grammar_effects import generate as effects_program
         return effects_program(seed)

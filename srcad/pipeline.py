@@ -158,7 +158,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     norm.body = without_refused(norm.body, functools.partial(
-        _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals)
+        _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals,
+        parsed)
     types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if name_array_returns(norm, types):
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})

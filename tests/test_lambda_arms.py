@@ -94,7 +94,7 @@ def defined_in_a_loop(x, n):
     s = 0.0
     for i in range(n):
         def h(t):
-            return t * i + t * t
+            return t * i + t * t  # noqa: B023
         s = s + h(x)
     return s
 
@@ -103,7 +103,7 @@ def chosen_in_a_loop(x, n):
     s = 0.0
     for i in range(n):
         if i % 2 == 0:
-            f = lambda t: t * i  # noqa: E731
+            f = lambda t: t * i  # noqa: E731, B023
         else:
             def f(t):
                 return t ** 3

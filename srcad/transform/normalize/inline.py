@@ -202,6 +202,13 @@ class Inliner:
 
         prefix = function_name(callee)
         tuple_size = self._tuple_returns(body)
+        odd = [r for s in body for r in gast.walk(s) if isinstance(r, gast.Return)
+               and not (S.is_tuple_return(r) and len(r.value.elts) == tuple_size)]
+        if tuple_size and odd:  # `a, b = f(x)` of a float, or None, raises in Python
+            raise cparsed.error(odd[0], "return", f"{prefix} returns {tuple_size} values on "
+                                "one path and not on this one", hint="return the same number "
+                                "of values on every path").called_from(
+                callee.__name__, self.parsed.name, self.parsed.filename, self.parsed.line_of(call))
         if tuple_size:
             results = [self.namer.fresh(f"{prefix}_result_{k}") for k in range(tuple_size)]
             body = self._split_tuple_returns(body, results)
