@@ -1,9 +1,10 @@
-"""`p += e` (and `-=`, `*=`, `/=`) on an array argument writes the caller's array in place, as NumPy does: `e` broadcast into p's shape, p's
-dtype kept. srcad differentiates it as the in-place write `p[:] += e`: the caller's array is
-written as NumPy writes it, and the derivatives with respect to p's input and output (its
-shadow, as for any in-place write of an argument) and the other arguments are checked
-against central finite differences and forward against reverse, in every mode.
-"""
+"""`p += e` (and `-=`, `*=`, `/=`) on an array argument writes the caller's array in place, as
+NumPy does: `e` broadcast into p's shape, p's dtype kept. srcad differentiates it as the
+in-place write `p[:] += e`: the caller's array is written as NumPy writes it, and the
+derivatives with respect to p's input and output (its shadow, as for any in-place write of an
+argument) and the other arguments are checked against central finite differences and forward
+against reverse, in every mode. (Through an alias `q = p` or a view `q = p[1:]` the update
+was supported before: views.py writes it into p.)"""
 
 import numpy as np
 import pytest

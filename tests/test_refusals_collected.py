@@ -256,6 +256,6 @@ def refused(v):
 
 def made_code_source(x):
     a = refused(x)
-    b = a * 2.0
+    b = a * 2.0  # noqa: F841
     c = refused(x) + 1.0  # noqa: F841
     return x + 1.0
