@@ -239,7 +239,7 @@ class Inliner:
         for local in sorted(stored - set(params) - generated):
             mapping.setdefault(local, self.namer.fresh(f"{prefix}_{local}"))
         free = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
-        free -= set(mapping) | stored | set(params)
+        free -= set(mapping) | stored | set(params) | set(shield.back)  # the caller's names
         for fname in sorted(free):
             if fname in inner.extra:
                 obj = inner.extra[fname]
