@@ -7,6 +7,8 @@ the callee's names). Each derivative checked against central finite differences 
 against reverse, in every mode; what stays refused is refused with file, line and fix.
 """
 
+import math
+
 import numpy as np
 import pytest
 
@@ -156,6 +158,13 @@ def passed_twice_calling_siblings(x, k):
     return passed_on(outer, x)
 
 
+def library_function_passed(x, p):
+    s = twice(np.sin, x) + apply(math.exp, x) + apply(fn=abs, v=x)
+    for i in range(p.shape[0]):
+        s += twice(np.tanh, p[i])
+    return s
+
+
 def array_passed(p, w):
     return apply(lambda t: np.sum(t * w * t), p)
 
@@ -168,7 +177,9 @@ def array_passed(p, w):
     (closure_not_captured, (Active(1.1), Active(2.0))),
     (passed_twice_calling_siblings, (Active(0.4), Active(0.5))),
     (array_passed, (dup(np.array([0.5, 1.5, -2.0])), Const(np.array([1.0, 2.0, 3.0])))),
-], ids=["lambda", "module", "nested-def", "nested-def-const", "closure", "passed-on", "array"])
+    (library_function_passed, (Active(0.7), dup(np.array([0.3, -0.4])))),
+], ids=["lambda", "module", "nested-def", "nested-def-const", "closure", "passed-on", "array",
+        "library"])
 def test_functions_passed_to_your_own_function(f, args):
     check_grads(f, *args)
 

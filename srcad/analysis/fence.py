@@ -9,14 +9,12 @@ message (calls without rules, whole-array arithmetic on active arrays).
 from __future__ import annotations
 
 import builtins
-import functools
-import types
 
 import gast
 
 from srcad.errors import UnsupportedSyntaxError
 from srcad.parse import ParsedFunction
-from srcad.rules import lookup_call
+from srcad.transform.normalize.function_values import user_callable
 
 _REFUSED = {
     gast.Try: ("try/except", "move the error handling outside the differentiated function"),
@@ -181,17 +179,8 @@ def _resolved(parsed, name_):
 
 
 def _user_call(parsed, call, local_functions) -> bool:
-    """Is `call` a call to one of the user's own functions (which inlining binds)?"""
-    func = call.func
-    if isinstance(func, gast.Name) and func.id in local_functions:
-        return True
-    if not isinstance(func, gast.Name):
-        return False
-    obj = _resolved(parsed, func.id)
-    obj = getattr(obj, "__srcad_wrapped__", obj)
-    if isinstance(obj, functools.partial):
-        obj = obj.func
-    return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
+    """Is `call` a call to one of the user's own functions, by name (which inlining binds)?"""
+    return isinstance(call.func, gast.Name) and user_callable(parsed, call.func, local_functions)
 
 
 def _stack_syntax_in(body, generated: bool) -> set:

@@ -20,22 +20,24 @@ import dataclasses
 import gast
 
 from srcad import syntax as S
+from srcad.rules import lookup_call
 from srcad.transform.normalize.lower import LocalFunction
 from srcad.transform.normalize.user_functions import is_user_function
 
 
 def function_arguments(inliner, bound: list) -> dict:
     """parameter -> the function its argument names (bound as `[(parameter, argument)]`):
-    a local function of the caller, or a function of the user's the name resolves to."""
+    a local function of the caller, a function of the user's or one with a derivative rule
+    (`np.sin`, `math.exp`) the name resolves to."""
     out = {}
     for param, arg in bound:
-        if not isinstance(arg, gast.Name):
-            continue
-        if arg.id in inliner.local_functions:
+        if isinstance(arg, gast.Name) and arg.id in inliner.local_functions:
             out[param] = inliner.local_functions[arg.id]
-        elif arg.id in inliner.extra or arg.id not in inliner.bound:
-            obj = inliner.callee(arg)
-            if is_user_function(obj, inliner.stack[0]):
+        elif isinstance(arg, gast.Attribute) or isinstance(arg, gast.Name) and (
+                arg.id in inliner.extra or arg.id not in inliner.bound):
+            obj = inliner.callee(arg)  # a module attribute (`np.sin`) or a global
+            if is_user_function(obj, inliner.stack[0]) or callable(obj) \
+                    and lookup_call(obj) is not None:
                 out[param] = obj
     return out
 
