@@ -25,12 +25,16 @@ from srcad.transform.normalize.lower import LocalFunction
 from srcad.transform.normalize.user_functions import is_user_function
 
 
-def function_arguments(inliner, bound: list) -> dict:
+def function_arguments(inliner, bound: list, callee_tree) -> dict:
     """parameter -> the function its argument names (bound as `[(parameter, argument)]`):
     a local function of the caller, a function of the user's or one with a derivative rule
-    (`np.sin`, `math.exp`) the name resolves to."""
+    (`np.sin`, `math.exp`) the name resolves to; not for a parameter the callee rebinds."""
+    rebound = {n.id for n in gast.walk(callee_tree) if isinstance(n, gast.Name)
+               and isinstance(n.ctx, (gast.Store, gast.Del))}
     out = {}
     for param, arg in bound:
+        if param in rebound:
+            continue
         if isinstance(arg, gast.Name) and arg.id in inliner.local_functions:
             out[param] = inliner.local_functions[arg.id]
         elif isinstance(arg, gast.Attribute) or isinstance(arg, gast.Name) and (
@@ -46,10 +50,15 @@ class Shield:
     """The caller's local functions passed to one inlined call, each with its free names
     replaced by placeholders: `visible` holds the local functions the callee may call by a
     placeholder, `objects` what a placeholder of a global or closure name holds (the inliner
-    resolves calls by it), `back` each other placeholder's name in the caller."""
+    resolves calls by it), `back` each other placeholder's name in the caller. A global the
+    callee reads the same (no local of its name, the same object in its module) keeps its
+    name."""
 
-    def __init__(self, caller, callee_namer):
+    def __init__(self, caller, callee_namer, callee):
         self.caller, self.callee_namer = caller, callee_namer  # the caller's Inliner
+        self.callee = callee  # the ParsedFunction called
+        self.callee_binds = {n.id for n in gast.walk(callee.tree) if isinstance(n, gast.Name)
+                             and not isinstance(n.ctx, gast.Load)}
         self.visible: dict = {}
         self.objects: dict = {}
         self.back: dict = {}
@@ -65,18 +74,30 @@ class Shield:
         self._shielded[id(function)] = copy  # before its callees: a recursion finds it
         mapping = {}
         for name_ in sorted(free_names(tree)):
+            obj = None if name_ not in self.caller.extra and name_ in self.caller.bound \
+                else self.caller.callee(S.name(name_))  # a global (or closure) value
+            if name_ not in self.caller.local_functions and self._same_for_callee(name_, obj):
+                continue  # read by its name: the inliner resolves it, no local captures it
             mapping[name_] = self._placeholder(name_)
             if name_ in self.caller.local_functions:
                 self.visible[mapping[name_]] = self.shielded(self.caller.local_functions[name_])
                 continue
             self.back[mapping[name_]] = name_
-            if name_ in self.caller.extra or name_ not in self.caller.bound:
-                obj = self.caller.callee(S.name(name_))
-                if obj is not None:
-                    self.objects[mapping[name_]] = obj
+            if obj is not None:
+                self.objects[mapping[name_]] = obj
         renamer = S.Renamer(mapping)
         tree.body = [renamer.visit(stmt) for stmt in tree.body]
         return copy
+
+    def _same_for_callee(self, name_: str, obj) -> bool:
+        """Does the global `name_` (holding `obj`) mean the same in the callee: it binds no
+        local of that name, and its module holds the same object or none by that name?"""
+        if obj is None or name_ in self.callee_binds:
+            return False
+        try:
+            return self.callee.resolve(name_) is obj
+        except KeyError:
+            return True
 
     def _placeholder(self, name_: str) -> str:
         """A name neither the caller nor the callee uses."""

@@ -183,7 +183,8 @@ class Inliner:
         params, bound = self._bind(callee, cparsed, call)
         cnamer = Namer.for_tree(cparsed.tree)
         # functions passed: substituted for their parameters (function_arguments.py)
-        functions, shield = function_arguments(self, bound), Shield(self, cnamer)
+        functions = function_arguments(self, bound, cparsed.tree)
+        shield = Shield(self, cnamer, cparsed)
         passed = {p: shield.shielded(f) for p, f in functions.items()
                   if isinstance(f, LocalFunction)}
         bound = [(p, self._value(functions[p], f"{function_name(callee)}_{p}")
