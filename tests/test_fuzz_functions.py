@@ -19,17 +19,10 @@ BOUNDED_SEED = 40_000
 BOUNDED_COUNT = 6
 
 
-def test_bounded_function_fuzz_run_agrees_in_every_mode():
-    old = os.environ.get("SRCAD_FUZZ_BACKEND")
-    os.environ["SRCAD_FUZZ_BACKEND"] = "python"
-    try:
-        results = [fuzz_run.check_seed(seed, timeout=60.0, functions=True)
-                   for seed in range(BOUNDED_SEED, BOUNDED_SEED + BOUNDED_COUNT)]
-    finally:
-        if old is None:
-            del os.environ["SRCAD_FUZZ_BACKEND"]
-        else:
-            os.environ["SRCAD_FUZZ_BACKEND"] = old
+def test_bounded_function_fuzz_run_agrees_in_every_mode(monkeypatch):
+    monkeypatch.setenv("SRCAD_FUZZ_BACKEND", "python")
+    results = [fuzz_run.check_seed(seed, timeout=60.0, functions=True)
+               for seed in range(BOUNDED_SEED, BOUNDED_SEED + BOUNDED_COUNT)]
     bad = [(r["seed"], r["category"], r["signature"]) for r in results
            if r["category"] != "agreed" and not r.get("expected_refusal")]
     assert not bad, f"function fuzz failures (fuzz/run.py --functions --seed N --count 1): {bad}"
