@@ -73,7 +73,7 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              arrays: bool = False, python: bool = False, views: bool = False,
              containers: bool = False, lists: bool = False,
              effects: bool = False, list_operations: bool = False,
-             unbounded: bool = False) -> Program:
+             unbounded: bool = False, functions: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
@@ -84,7 +84,11 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     appended to in loops with no bound known before them, grammar_unbounded_lists.py);
     `effects`: a call made for its effect, to be refused by line where it receives
     derivative values (grammar_effects.py); `list_operations`: with `lists`, pops at an index,
-    inserts, slices and the like (grammar_list_operations.py)."""
+    inserts, slices and the like (grammar_list_operations.py); `functions`: a program passing
+    functions around (grammar_functions.py)."""
+    if functions:
+        from grammar_functions import generate as functions_program
+        return functions_program(seed)
     if effects:
         from grammar_effects import generate as effects_program
         return effects_program(seed)

@@ -11,6 +11,7 @@
     python fuzz/run.py --lists --unbounded --count 300        # ... filled by while loops
     python fuzz/run.py --effects --count 200                  # calls made for their effect
     python fuzz/run.py --lambdas --count 200                  # half of them passed as a lambda
+    python fuzz/run.py --functions --count 200                # functions passed around
 
 Each program (fuzz/generator.py, seeds seed .. seed+count-1) is written to a module file with
 its annotations (each float argument independently Const or varied, fuzz/activity_mix.py;
@@ -67,7 +68,7 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                shapes: frozenset = frozenset(), arrays: bool = False, python: bool = False,
                views: bool = False, containers: bool = False, lists: bool = False,
                effects: bool = False, lambdas: bool = False, list_operations: bool = False,
-               unbounded: bool = False):
+               unbounded: bool = False, functions: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
@@ -79,10 +80,12 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     lambda calling f (fuzz/grammar_lambdas.py); `list_operations`: with `lists`, pops at an
     index, inserts, slices and the like (fuzz/grammar_list_operations.py); `unbounded` (with
     `lists`): lists appended to in loops with no bound known before them
-    (fuzz/grammar_unbounded_lists.py)."""
+    (fuzz/grammar_unbounded_lists.py); `functions`: programs passing functions around
+    (fuzz/grammar_functions.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
                        views=views, containers=containers, lists=lists, effects=effects,
-                       list_operations=list_operations, unbounded=unbounded)
+                       list_operations=list_operations, unbounded=unbounded,
+                       functions=functions)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -114,10 +117,11 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
 
 def _worker(job):
     seed, timeout, nests, mix, shapes, arrays, python, views, containers, lists, effects, \
-        lambdas, list_operations, unbounded = job
+        lambdas, list_operations, unbounded, functions = job
     try:
         return check_seed(seed, timeout, nests, mix, shapes, arrays, python, views,
-                          containers, lists, effects, lambdas, list_operations, unbounded)
+                          containers, lists, effects, lambdas, list_operations, unbounded,
+                          functions)
     except (Exception, Timeout) as err:  # noqa: BLE001  (a generator or harness bug, reported apart)
         return {"seed": seed, "category": "harness-error",
                 "signature": f"{type(err).__name__}: {err}", "detail": traceback.format_exc()}
@@ -187,6 +191,10 @@ def main(argv=None):
     parser.add_argument("--lambdas", action="store_true",
                         help="half the programs passed to srcad as a lambda calling f "
                              "(fuzz/grammar_lambdas.py)")
+    parser.add_argument("--functions", action="store_true",
+                        help="programs passing functions around: lambdas chosen by a "
+                             "conditional, called in its arms, passed to helpers, defs in "
+                             "loops, `p += e` on an argument (fuzz/grammar_functions.py)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
     shapes = frozenset(SHAPES if opts.shapes == "all" else filter(None, opts.shapes.split(",")))
@@ -196,7 +204,7 @@ def main(argv=None):
     start = time.time()
     jobs = [(s, opts.timeout, opts.nests, not opts.no_mix, shapes, opts.arrays, opts.python,
              opts.views, opts.containers, opts.lists, opts.effects, opts.lambdas,
-             opts.list_operations, opts.unbounded)
+             opts.list_operations, opts.unbounded, opts.functions)
             for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far

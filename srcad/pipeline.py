@@ -43,6 +43,7 @@ from srcad.transform.element_reuse import reuse_element_reads
 from srcad.transform.forward.styles import Looped, Scalar, Stacked, Unrolled
 from srcad.transform.forward.transform import ForwardTransform
 from srcad.transform.index_reuse import reuse_indices
+from srcad.transform.normalize.argument_updates import update_shared_arrays_in_place
 from srcad.transform.normalize.array_params import (
     localize_rebound_array_arguments,
     name_array_returns,
@@ -161,7 +162,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
     norm.body = without_refused(norm.body, functools.partial(
-        _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals)
+        _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals,
+        parsed)
     types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if name_array_returns(norm, types):
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
@@ -177,6 +179,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
                                 _returns_float(norm, types))
     refuse_active_opaque_calls(norm, types, activity.varied)
     rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
+    update_shared_arrays_in_place(norm, types, activity.active, request.mode == "forward")
     check_array_statements(norm, types, activity.active, request.mode == "forward")
     refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
                       numba_supports(norm) if _numba_arrays(request) else None)

@@ -472,7 +472,7 @@ def walrus(x):
 
 
 def lambda_inside(x):
-    return (lambda a: a * a)(x) if x > 0.0 else x  # in an arm of a conditional expression
+    return x > 0.0 and (lambda a: a * a)(x)  # an operand of `and` (not lowered to a branch)
 
 
 def comprehension(x):

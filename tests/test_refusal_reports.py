@@ -49,23 +49,24 @@ def test_every_refusal_of_a_function_in_one_error():
 
 
 # one function per refusal kind: (function, args, construct, line offset, column, words of fix)
-def lambda_in_a_branch(x):
-    return (lambda a: a * a)(x) if x > 0.0 else x
+def lambda_in_a_bool_op(x):
+    return x > 0.0 and (lambda a: a * a)(x)
 
 
-def nested_def_in_loop(x):
+def nested_def_with_varargs_in_loop(x):
     s = 0.0
     for _ in range(2):
-        def inner(a):
-            return a * a
+        def inner(*a):
+            return a[0] * a[0]
         s += inner(x)
     return s
 
 
-def local_function_passed_on(x):
+def local_function_renamed(x):
     def inner(a):
         return a * a
-    return apply_twice(inner, x)
+    again = inner
+    return apply_twice(again, x)
 
 
 def apply_twice(g, x):
@@ -119,9 +120,10 @@ def keyword_only_top(x, *, c):
 
 
 KINDS = [
-    (lambda_in_a_branch, (Active(1.0),), "lambda", 1, 13, "assign it to a name"),
-    (nested_def_in_loop, (Active(1.0),), "nested function definition", 3, 9, "top level"),
-    (local_function_passed_on, (Active(1.0),), "local function", 3, 24, "call it directly"),
+    (lambda_in_a_bool_op, (Active(1.0),), "lambda", 1, 25, "assign it to a name"),
+    (nested_def_with_varargs_in_loop, (Active(1.0),), "nested function definition", 3, 9,
+     "named parameters"),
+    (local_function_renamed, (Active(1.0),), "local function", 3, 13, "call it directly"),
     (list_kept, (Active(1.0),), "list comprehension", 1, 12, "sum(...), max(...)"),
     (reduction_in_while_condition, (Active(1.0),), "generator expression", 2, 18,
      "statement of its own"),

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import gast
 import numpy as np
 import pytest
 
@@ -189,3 +190,72 @@ def test_traceback_of_several_refusals_ends_at_the_users_call(tmp_path):
     srcad_frames = [f for f in frames if "srcad" in f and "user_script" not in f]
     assert len(srcad_frames) == 1 and "differentiate.py" in srcad_frames[0]
     assert "During handling" not in run.stderr
+
+
+# -- refusals in code srcad made ------------------------------------------------------------
+def _pair_or_one(v):
+    if v > 0.0:
+        return v, 2.0 * v
+    return v  # a float where the caller unpacks two values
+
+
+def syntax_then_made_code(x, y):
+    try:
+        w = x * 2.0
+    except ValueError:
+        w = x  # noqa: F841
+    a, b = _pair_or_one(x)  # the inlined helper's returns are rewritten: refused there
+    u = np.sum(np.unique(y))  # a call without a rule: checked after it
+    return a * b + u
+
+
+def test_a_refusal_in_an_inlined_helpers_rewritten_code_is_collected():
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.autodiff(Reverse, syntax_then_made_code, Active(1.0), dup(np.ones(3)))
+    err = info.value
+    found = [(p.construct, p.filename, p.line) for p in err.problems]
+    here = os.path.abspath(__file__)
+    assert found == [("return", here, _line(_pair_or_one, 3)),
+                     ("try/except", here, _line(syntax_then_made_code, 1)),
+                     ("call", here, _line(syntax_then_made_code, 6))], str(err)
+    text = str(err)
+    assert "_pair_or_one returns 2 values on one path and not on this one" in text
+    assert f"called from syntax_then_made_code at line {_line(syntax_then_made_code, 5)}" \
+        in text
+    assert "return the same number of values on every path" in text
+
+
+def test_a_stage_refusing_code_it_made_sets_aside_the_statement_it_was_made_from():
+    # a stage that rewrites each statement into new code (as inlining does) and refuses the
+    # new code made from `refused()` calls: each refusal recorded, the checks go on
+    from srcad import syntax as S
+    from srcad.parse import parse_function
+    from srcad.refusals import Refusals
+    from srcad.transform.normalize.refused_code import without_refused
+
+    parsed = parse_function(made_code_source)
+    refusals = Refusals(parsed.name, parsed.filename)
+
+    def stage(body):
+        made = [S.clone(stmt) for stmt in body]  # new nodes, at their statements' lines
+        for stmt in made:
+            if any(isinstance(n, gast.Call) and getattr(n.func, "id", "") == "refused"
+                   for n in gast.walk(stmt)):
+                raise parsed.error(stmt, "made", "refused in made code")
+        return made
+
+    kept = without_refused(S.clone(parsed.tree.body), stage, refusals, parsed)
+    assert [(p.construct, p.line) for p in refusals.problems] == [
+        ("made", _line(made_code_source, 1)), ("made", _line(made_code_source, 3))]
+    assert [S.unparse_expr(s.value) for s in kept] == ["x + 1.0"]  # b reads a: set aside too
+
+
+def refused(v):
+    return v
+
+
+def made_code_source(x):
+    a = refused(x)
+    b = a * 2.0  # noqa: F841
+    c = refused(x) + 1.0  # noqa: F841
+    return x + 1.0

@@ -88,7 +88,7 @@ def check_array_statements(norm, types, active: set, forward: bool = False) -> N
     kept: the tangent is updated in place beside the value, in the caller's tangent array."""
     bound = expression_bound(norm, types) & active
     written_after = writes_after(norm)
-    updated_in_place = _unshared_argument_updates(norm) if forward else set()
+    updated_in_place = unshared_argument_updates(norm) if forward else set()
     for stmt in norm.body:
         for node in gast.walk(stmt):
             if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
@@ -318,7 +318,7 @@ def rebound_allocations(norm, types) -> set:
     return out - set(norm.params)
 
 
-def _unshared_argument_updates(norm) -> set:
+def unshared_argument_updates(norm) -> set:
     """Array arguments only ever updated with `p += x` / `p -= x`: never bound in the body,
     never bound to another name, never viewed (`q = p`, `q = p[1:]`, `q = p.T`)."""
     bound, shared = set(), set()

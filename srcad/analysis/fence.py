@@ -9,14 +9,12 @@ message (calls without rules, whole-array arithmetic on active arrays).
 from __future__ import annotations
 
 import builtins
-import functools
-import types
 
 import gast
 
 from srcad.errors import UnsupportedSyntaxError
 from srcad.parse import ParsedFunction
-from srcad.rules import lookup_call
+from srcad.transform.normalize.function_values import user_callable
 
 _REFUSED = {
     gast.Try: ("try/except", "move the error handling outside the differentiated function"),
@@ -26,12 +24,14 @@ _REFUSED = {
     gast.Yield: ("yield", "generators cannot be differentiated"),
     gast.YieldFrom: ("yield from", "generators cannot be differentiated"),
     gast.Await: ("await", "differentiate a plain synchronous function"),
-    gast.Lambda: ("lambda", "assign it to a name at the top of the function body and call "
-                  "it, or define it with `def`"),
+    gast.Lambda: ("lambda", "assign it to a name and call it, call it where it is written, "
+                  "or pass it to a function of your own (not in `and`/`or`, a `while` "
+                  "condition or a call of a library function), or define it with `def`"),
     gast.ClassDef: ("class definition", "define classes outside and pass numbers or arrays in"),
-    gast.FunctionDef: ("nested function definition", "define it once, at the top level of the "
-                       "function body (not inside a loop or branch), with named parameters "
-                       "and constant defaults, or at module level"),
+    gast.FunctionDef: ("nested function definition", "give it named parameters and constant "
+                       "defaults (a name defined several times: the same number of "
+                       "positional parameters and no defaults in each), or define it at "
+                       "module level"),
     gast.AsyncFunctionDef: ("async function", "define the helper at module level"),
     gast.Global: ("global", "pass the value as an argument"),
     gast.Nonlocal: ("nonlocal", "pass the value as an argument and return the new one"),
@@ -93,6 +93,11 @@ def syntax_refusals(parsed: ParsedFunction, body: list | None = None, local_func
     called = {id(n.func) for stmt in body for n in gast.walk(stmt)
               if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
               and n.func.id in local_functions}
+    # a local function passed to a function of the user's: inlining substitutes it
+    called |= {id(a) for stmt in body for n in gast.walk(stmt) if isinstance(n, gast.Call)
+               and _user_call(parsed, n, local_functions)
+               for a in n.args + [k.value for k in n.keywords]
+               if isinstance(a, gast.Name) and a.id in local_functions}
     # reductions lower.py left in place: in a while condition, `and`/`or`, `x if c else y`
     unlowered = {id(n.args[0]) for stmt in body for n in gast.walk(stmt)
                  if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
@@ -137,8 +142,9 @@ def _signature_problems(parsed, tree, top_level) -> list:
 def _problem(parsed, node, local_functions, called):
     """(construct, message, hint) when `node` is refused, else None."""
     if isinstance(node, gast.Name) and node.id in local_functions and id(node) not in called:
-        return ("local function", f"the local function `{node.id}` can only be called",
-                "call it directly; pass its results around, not the function")
+        return ("local function", f"the local function `{node.id}` can only be called or "
+                "passed to a function of your own", "call it directly, or pass it by its name "
+                "to your own function; pass its results around, not the function")
     refused = _REFUSED.get(type(node))
     if refused is not None:
         construct, hint = refused
@@ -160,23 +166,24 @@ def _problem(parsed, node, local_functions, called):
 
 def _takes_keywords(parsed, call, local_functions) -> bool:
     """Is `call` a call to one of the user's own functions (whose keywords inlining binds)?"""
-    func = call.func
     if any(k.arg is None for k in call.keywords):  # f(**options)
         return False
-    if isinstance(func, gast.Name) and func.id in local_functions:
-        return True
-    if not isinstance(func, gast.Name):
-        return False
+    if isinstance(call.func, gast.Name) and call.func.id not in local_functions \
+            and _resolved(parsed, call.func.id) is builtins.enumerate:
+        return all(k.arg == "start" for k in call.keywords)  # lowered by desugar: start=
+    return _user_call(parsed, call, local_functions)
+
+
+def _resolved(parsed, name_):
     try:
-        obj = parsed.resolve(func.id)
+        return parsed.resolve(name_)
     except KeyError:
-        return False
-    if obj is builtins.enumerate:  # lowered by desugar, which reads start=
-        return all(k.arg == "start" for k in call.keywords)
-    obj = getattr(obj, "__srcad_wrapped__", obj)
-    if isinstance(obj, functools.partial):
-        obj = obj.func
-    return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
+        return None
+
+
+def _user_call(parsed, call, local_functions) -> bool:
+    """Is `call` a call to one of the user's own functions, by name (which inlining binds)?"""
+    return isinstance(call.func, gast.Name) and user_callable(parsed, call.func, local_functions)
 
 
 def _stack_syntax_in(body, generated: bool) -> set:

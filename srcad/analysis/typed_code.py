@@ -16,7 +16,7 @@ import gast
 
 from srcad.analysis.types import Types
 from srcad.errors import SrcadError
-from srcad.transform.normalize.refused_code import set_aside_node
+from srcad.transform.normalize.refused_code import made_from, set_aside_nodes
 
 
 def inferred_types(norm, arg_types: dict) -> Types:
@@ -42,7 +42,8 @@ def set_aside_untyped(norm, arg_types: dict) -> None:
 
 def _set_aside(norm, err) -> None:
     node = getattr(err, "node", None)
-    if not norm.refusals.collect or node is None or not any(
-            n is node for stmt in norm.body for n in gast.walk(stmt)):
+    found = node is not None and any(n is node for stmt in norm.body for n in gast.walk(stmt))
+    origin = [node] if found else made_from(norm.body, err, norm.parsed)
+    if not norm.refusals.collect or not origin:
         raise err
-    norm.body = set_aside_node(norm.body, node, err, norm.refusals)
+    norm.body = set_aside_nodes(norm.body, origin, err, norm.refusals)

@@ -26,6 +26,7 @@ from srcad.refusals import STRICT, Refusals
 from srcad.transform.names import Namer
 from srcad.transform.normalize.desugar import desugar
 from srcad.transform.normalize.exits import always_assigns, structure_exits
+from srcad.transform.normalize.function_arguments import Shield, function_arguments
 from srcad.transform.normalize.lower import LocalFunction, lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls
 from srcad.transform.normalize.user_functions import is_user_function
@@ -183,8 +184,17 @@ class Inliner:
         cparsed = callee.parsed if local else parse_function(callee)
         params, bound = self._bind(callee, cparsed, call)
         cnamer = Namer.for_tree(cparsed.tree)
+        # functions passed: substituted for their parameters (function_arguments.py)
+        functions = function_arguments(self, bound, cparsed.tree)
+        shield = Shield(self, cnamer, cparsed)
+        passed = {p: shield.shielded(f) for p, f in functions.items()
+                  if isinstance(f, LocalFunction)}
+        bound = [(p, self._value(functions[p], f"{function_name(callee)}_{p}")
+                  if p in functions else a) for p, a in bound if p not in passed]
         try:
-            body, inner = self._inlined_body(callee, cparsed, cnamer)
+            body, inner = self._inlined_body(callee, cparsed, cnamer, {
+                **passed, **shield.visible}, {**shield.objects, **{
+                    p: f for p, f in functions.items() if p not in passed}})
         except SrcadError as err:  # in the callee's code: said to be called from here
             raise err.called_from(callee.__name__, self.parsed.name, self.parsed.filename,
                                   self.parsed.line_of(call)) from None
@@ -195,6 +205,13 @@ class Inliner:
 
         prefix = function_name(callee)
         tuple_size = self._tuple_returns(body)
+        odd = [r for s in body for r in gast.walk(s) if isinstance(r, gast.Return)
+               and not (S.is_tuple_return(r) and len(r.value.elts) == tuple_size)]
+        if tuple_size and odd:  # `a, b = f(x)` of a float, or None, raises in Python
+            raise cparsed.error(odd[0], "return", f"{prefix} returns {tuple_size} values on "
+                                "one path and not on this one", hint="return the same number "
+                                "of values on every path").called_from(
+                callee.__name__, self.parsed.name, self.parsed.filename, self.parsed.line_of(call))
         if tuple_size:
             results = [self.namer.fresh(f"{prefix}_result_{k}") for k in range(tuple_size)]
             body = self._split_tuple_returns(body, results)
@@ -225,7 +242,7 @@ class Inliner:
         for local in sorted(stored - set(params) - generated):
             mapping.setdefault(local, self.namer.fresh(f"{prefix}_{local}"))
         free = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
-        free -= set(mapping) | stored | set(params)
+        free -= set(mapping) | stored | set(params) | set(shield.back)  # the caller's names
         for fname in sorted(free):
             if fname in inner.extra:
                 obj = inner.extra[fname]
@@ -243,26 +260,31 @@ class Inliner:
                 mapping[fname] = alias
                 self.extra[alias] = obj
         renamer = S.Renamer(mapping)
-        body = [renamer.visit(s) for s in body]
+        body = shield.restore([renamer.visit(s) for s in body])
         text = f"inlined call {S.unparse_expr(call)}"
         out = [S.comment(text)] + binds + body
         for s in out:
             _set_lines(s, getattr(call, "lineno", None), getattr(call, "col_offset", 0))
         return out, result_expr
 
-    def _inlined_body(self, callee, cparsed, cnamer) -> tuple[list, Inliner]:
-        """The callee's body checked, desugared, its calls inlined (by the Inliner returned)."""
+    def _inlined_body(self, callee, cparsed, cnamer, passed: dict,
+                      passed_objects: dict) -> tuple[list, Inliner]:
+        """The callee's body checked, desugared, its calls inlined (by the Inliner returned);
+        `passed`: the local functions passed to it (by parameter and placeholder),
+        `passed_objects` the functions of the user's passed by parameter."""
         local = isinstance(callee, LocalFunction)
         body = S.clone(cparsed.tree.body)
         if body and S.is_comment(body[0]):
             body = body[1:]  # docstring
         body, own_locals = lower(cparsed, body, cnamer)
         # a local function sees its siblings (they are its closure); a module-level one not
-        visible = {**(self.local_functions if local else {}), **own_locals}
+        visible = {**(self.local_functions if local else {}), **own_locals, **passed}
         body = rewrite_nested_calls(cparsed, body, cnamer, visible)
         check_syntax(cparsed, body, visible, top_level=False)
         body = desugar(cparsed, body, cnamer, unpack_calls=False)
-        inner = Inliner(cparsed, cnamer, self.stack + (callee,), extra={},
+        # a local function reads what its caller reads (a function passed: by placeholders)
+        extra = {**(self.extra if local else {}), **passed_objects}
+        inner = Inliner(cparsed, cnamer, self.stack + (callee,), extra=extra,
                         local_functions=visible)
         return desugar(cparsed, inner.block(body), cnamer), inner
 

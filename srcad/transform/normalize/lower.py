@@ -32,6 +32,13 @@ from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.conditional_lists import grow_conditional_lists
+from srcad.transform.normalize.function_values import (
+    arms_as_ifs,
+    define_in_blocks,
+    local_names,
+    name_passed_lambdas,
+    user_callable,
+)
 from srcad.transform.normalize.list_appends import appends_to_literals
 from srcad.transform.normalize.list_arms import literals_in_arms_as_appends
 from srcad.transform.normalize.list_hoists import hoisted
@@ -180,16 +187,17 @@ class Lowering:
             tree = S.lambda_as_def(stmt.value, stmt.targets[0].id, stmt)
         else:
             return False
-        return self._local(tree)
+        return self.define_local(tree)
 
     def called_lambda(self, call):
         """`(lambda y: ...)(x)`: the lambda made a local function, called by its new name
         (`called_lambda(x)`); left as it is when the fence must refuse it."""
         name_ = self.namer.fresh("called_lambda")
-        if self._local(S.lambda_as_def(call.func, name_, call)):
+        if self.define_local(S.lambda_as_def(call.func, name_, call)):
             call.func = gast.copy_location(S.name(name_), call.func)
 
-    def _local(self, tree) -> bool:
+    def define_local(self, tree) -> bool:
+        """Make `tree` (a `def`) a local function; False when the fence must refuse it."""
         defaults = tree.args.defaults + [d for d in tree.args.kw_defaults if d is not None]
         if tree.args.vararg or tree.args.kwarg or \
                 not all(isinstance(d, gast.Constant) for d in defaults):
@@ -294,6 +302,7 @@ class _Hoister(S.AlwaysEvaluated):
             return reduced
         if isinstance(node.func, gast.Lambda):
             self.lowering.called_lambda(node)
+        name_passed_lambdas(self.lowering, node)
         return self.generic_visit(node)
 
 
@@ -373,6 +382,8 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     body = [s for s in body if not lowering._local_function(s)]
     body = inline_list_calls(parsed, body, namer, lowering.local_functions)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
+    defined = local_names(body)
+    body = arms_as_ifs(body, lambda func: user_callable(parsed, func, defined))
     body = fold_literal_reductions(parsed, body)
     # before the comprehensions become loops: `ys.extend(e for ...)` is one too
     body = shifted(hoisted(body, namer, params, lowering._as_loop), namer, params)
@@ -380,5 +391,5 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     body = appends_to_literals(body)
     body = literals_in_arms_as_appends(body)
     body = grow_conditional_lists(parsed, grow_lists_into_arrays(parsed, body, namer), namer)
-    body = lowering.block(body, top=True)
+    body = lowering.block(define_in_blocks(lowering, body), top=True)
     return split_fixed_lists(parsed, body, namer, params), lowering.local_functions

@@ -23,12 +23,13 @@ from srcad.errors import SrcadError
 _BRANCHING = (gast.If, gast.For, gast.While)
 
 
-def without_refused(body: list, run, refusals):
+def without_refused(body: list, run, refusals, parsed=None):
     """`run(copy of body)`'s result. A stage that stops at a refusal located at a node of
     `body` has it recorded in `refusals` and runs again on a copy of `body` without the
     statement holding that node and what reads its values (what it recorded before is
-    forgotten: it records it again). A refusal elsewhere (at a node a stage made, or not
-    at a node) is raised, as it is when `refusals` does not collect."""
+    forgotten: it records it again); one at a node a stage made in `parsed`'s function,
+    without the statements it was made from (`made_from`). A refusal elsewhere (not at a
+    node, in other code) is raised, as it is when `refusals` does not collect."""
     while True:
         attempt = S.clone(body)
         copies = [n for stmt in attempt for n in gast.walk(stmt)]  # alive: ids stay theirs
@@ -38,18 +39,50 @@ def without_refused(body: list, run, refusals):
             return run(attempt)
         except SrcadError as err:
             node = originals.get(id(getattr(err, "node", None)))
-            if not refusals.collect or node is None:
+            origin = made_from(body, err, parsed) if node is None else [node]
+            if not refusals.collect or not origin:
                 raise
             refusals.forget_since(mark)
-            body = set_aside_node(body, node, err, refusals)
+            body = set_aside_nodes(body, origin, err, refusals)
+
+
+def made_from(body: list, err: SrcadError, parsed) -> list:
+    """The statements of `body` (at any depth) that code srcad made and `err` refuses was
+    made from: srcad locates what it makes at the line of the user's statement it makes it
+    from (an inlined helper's code at its call, a rewritten loop at its header), so those
+    are the statements at the refused node's line. None when the refusal is not located in
+    `parsed`'s function (a helper's own line, another file)."""
+    node = getattr(err, "node", None)
+    line = getattr(node, "lineno", None)
+    if parsed is None or line is None or err.filename != parsed.filename \
+            or err.line != parsed.line_of(node):
+        return []
+    found = []
+
+    def visit(stmts):
+        for stmt in stmts:
+            if getattr(stmt, "lineno", None) == line and not S.is_comment(stmt):
+                found.append(stmt)  # a loop or if at that line: set aside whole
+            elif isinstance(stmt, _BRANCHING):
+                visit(stmt.body)
+                visit(stmt.orelse)
+
+    visit(body)
+    return found
 
 
 def set_aside_node(body: list, node, err: SrcadError, refusals) -> list:
     """`body` without the statement holding `node` (refused by `err`, recorded in
     `refusals`) and what reads its values; `err` is raised when `node` would stay (in the
     kept body of a refused `try` or `with`)."""
-    kept = set_aside_refused(body, [node], set())
-    if any(n is node for stmt in kept for n in gast.walk(stmt)):
+    return set_aside_nodes(body, [node], err, refusals)
+
+
+def set_aside_nodes(body: list, nodes: list, err: SrcadError, refusals) -> list:
+    """`set_aside_node` of several nodes `err` refuses (the statements code srcad made
+    was made from)."""
+    kept = set_aside_refused(body, nodes, set())
+    if any(n is node for stmt in kept for n in gast.walk(stmt) for node in nodes):
         raise err
     refusals.add(err)
     return kept

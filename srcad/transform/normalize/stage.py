@@ -72,7 +72,7 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
     body, local_functions = lower(parsed, body, namer)
     returns = len(_returns(body))  # fewer once refused code is set aside: _normalized_body
     body = without_refused(body, lambda attempt: rewrite_nested_calls(
-        parsed, attempt, namer, local_functions), refusals)
+        parsed, attempt, namer, local_functions), refusals, parsed)
     refused = syntax_refusals(parsed, body, local_functions)
     if refused:
         refusals.add(UnsupportedSyntaxError.combine([e for _, e in refused],
@@ -82,7 +82,8 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
                                  _signature_names(tree) if any(n is tree for n, _ in refused)
                                  else set())
     body, params, inliner = without_refused(body, lambda attempt: _normalized_body(
-        parsed, attempt, namer, containers, local_functions, refusals, returns), refusals)
+        parsed, attempt, namer, containers, local_functions, refusals, returns), refusals,
+        parsed)
     return Normalized(parsed, params, body, namer, inliner.extra,
                       inliner.dependencies, inliner.cells, doc, refusals=refusals)
 
