@@ -87,7 +87,7 @@ def reduction_in_while_condition(x):
 def list_appended(x):
     xs = [x, 2.0]
     if x > 0.0:
-        xs.insert(0, x)
+        xs.remove(2.0)  # removes by value: a comparison of floats
     return xs[0]
 
 

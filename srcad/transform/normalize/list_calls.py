@@ -170,10 +170,10 @@ class _EarlyInliner(Inliner):
         """(namespace, name, object) and (cell, object) the inlined helpers read."""
         return self.dependencies[self.known[0]:] + self.cells[self.known[1]:]
 
-    def _inlined_body(self, callee, cparsed, cnamer):
-        if any(isinstance(n, _NOT_INLINED_EARLY) for s in cparsed.tree.body
-               for n in S.nodes(s)):
-            raise _Declined
+    def _inlined_body(self, callee, cparsed, cnamer, passed, passed_objects):
+        if passed or passed_objects or any(isinstance(n, _NOT_INLINED_EARLY)
+                                           for s in cparsed.tree.body for n in S.nodes(s)):
+            raise _Declined  # functions passed to it are substituted by the later inlining
         body = S.clone(cparsed.tree.body)
         if body and S.is_comment(body[0]):
             body = body[1:]  # docstring

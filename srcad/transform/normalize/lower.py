@@ -378,12 +378,14 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     from srcad.transform.normalize.list_calls import inline_list_calls  # it inlines: a cycle
 
     lowering = Lowering(parsed, namer)
-    # the local functions first: a list passed to one is inlined before the lists are lowered
-    body = [s for s in body if not lowering._local_function(s)]
-    body = inline_list_calls(parsed, body, namer, lowering.local_functions)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     defined = local_names(body)
     body = arms_as_ifs(body, lambda func: user_callable(parsed, func, defined))
+    # the local functions first (those defined in blocks or more than once: function_values.py);
+    # a list passed to one is inlined before the lists are lowered
+    body = define_in_blocks(lowering, body)
+    body = [s for s in body if not lowering._local_function(s)]
+    body = inline_list_calls(parsed, body, namer, lowering.local_functions)
     body = fold_literal_reductions(parsed, body)
     # before the comprehensions become loops: `ys.extend(e for ...)` is one too
     body = shifted(hoisted(body, namer, params, lowering._as_loop), namer, params)
@@ -391,5 +393,5 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     body = appends_to_literals(body)
     body = literals_in_arms_as_appends(body)
     body = grow_conditional_lists(parsed, grow_lists_into_arrays(parsed, body, namer), namer)
-    body = lowering.block(define_in_blocks(lowering, body), top=True)
+    body = lowering.block(body, top=True)
     return split_fixed_lists(parsed, body, namer, params), lowering.local_functions
