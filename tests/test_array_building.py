@@ -123,14 +123,15 @@ def mixed_ranks(x, A):
     return np.sum(np.concatenate([x, A]))
 
 
-def stack_of_a_variable(x):
-    parts = [x, x]  # np.stack(parts) is a list of arrays, supported; np.vstack of it is not
-    return np.sum(np.vstack(parts))
+def stack_of_a_variable(X):
+    # np.vstack(parts) of a list variable is supported, and np.hstack of an array of rank 3
+    # (of its matrices) would be a transpose of axes srcad does not make
+    return np.sum(np.hstack(X))
 
 
 @pytest.mark.parametrize("f, args, words", [
     (mixed_ranks, lambda: (dup(np.ones(3)), dup(np.ones((2, 3)))), "different ranks"),
-    (stack_of_a_variable, lambda: (dup(np.ones(3)),), "np.vstack"),
+    (stack_of_a_variable, lambda: (dup(np.ones((2, 2, 2))),), "np.hstack"),
 ], ids=["mixed_ranks", "variable"])
 def test_refusals_name_the_line(f, args, words):
     with pytest.raises(SrcadError) as info:

@@ -33,6 +33,22 @@ def _callee(parsed, func):
     return None
 
 
+_BUILDERS = {id(np.concatenate): "concatenate", id(np.stack): "stack", id(np.hstack): "hstack",
+             id(np.vstack): "vstack", id(np.column_stack): "column_stack"}
+
+
+def building_call(parsed, node):
+    """The NumPy function's name when `node` is np.concatenate/stack/hstack/vstack/
+    column_stack of one name (`np.vstack(hs)`, `np.stack(hs, axis=1)`), else None: of a
+    grown list, the array of its rows (srcad/transform/normalize/list_building.py)."""
+    if not (isinstance(node, gast.Call) and len(node.args) == 1
+            and isinstance(node.args[0], gast.Name)
+            and all(k.arg == "axis" for k in node.keywords)):
+        return None
+    obj = _callee(parsed, node.func)
+    return None if obj is None else _BUILDERS.get(id(obj))
+
+
 def reduction_kind(parsed, func):
     obj = _callee(parsed, func)
     if obj is None:
