@@ -47,7 +47,8 @@ def shape_list_rows(norm, arg_types: dict) -> None:
     for buffer, list_name in norm.namer.list_buffers.items():
         writes = [n for stmt in norm.body for n in gast.walk(stmt) if _writes_element(n, buffer)]
         kinds = [types.of(w.value) for w in writes]
-        if not any(isinstance(k, Array) for k in kinds) and types.refusal is not None:
+        if not any(isinstance(k, Array) for k in kinds) and (types.refusal is not None
+                                                              or types.mixed):
             types, kinds = _typed_as_rows(norm, arg_types, types, buffer, writes)
         if not any(isinstance(k, Array) for k in kinds):
             continue
@@ -60,7 +61,8 @@ def shape_list_rows(norm, arg_types: dict) -> None:
 def _typed_as_rows(norm, arg_types, types, buffer, writes) -> tuple:
     """(types, the writes' types) with `buffer` made 2-D, when the inference stops with it
     1-D and every write is then a 1-D array: a list of arrays read while it fills
-    (`h = np.tanh(W @ hs[-1])`) reads numbers from a 1-D buffer. Else `types` as they were.
+    (`h = np.tanh(W @ hs[-1])`) reads numbers from a 1-D buffer, and `for h in hs` binds
+    the appended `h` to numbers. Else `types` as they were.
     A list of numbers types without a refusal: never tried as rows; a list of matrices is
     tried as an array of rank 3 after rows."""
     path = _path(norm.body, buffer)

@@ -18,9 +18,10 @@ statement, so the call must be evaluated whenever its statement is (not in a bra
 conditional expression, an `and`/`or`, a comprehension or a `while` test). What is refused
 names the call and its line.
 
-    rows = np.vstack(hs)         ->     if hs.shape[0] == 0:
-                                            raise ValueError("srcad: ...")
-                                        rows = hs.copy()
+    s = np.sum(np.vstack(hs)[-1])    ->    if hs.shape[0] == 0:
+                                              raise ValueError("srcad: ...")
+                                          vstack_of_rows = hs.copy()
+                                          s = np.sum(vstack_of_rows[-1])
 """
 
 from __future__ import annotations
@@ -75,8 +76,7 @@ class _Rewrite:
         before: list = []
         for root in own:
             for call, conditional in _calls(root, False):
-                fname = building_call(self.norm.parsed, call) if isinstance(call, gast.Call) \
-                    else None
+                fname = building_call(self.norm.parsed, call, of_name=False)
                 kind = self.types.of(call.args[0]) if fname else None
                 if not isinstance(kind, Array):
                     continue
@@ -87,9 +87,10 @@ class _Rewrite:
                     continue
                 checks = self.checked(call, fname)
                 new = self.rewritten(call, fname, kind.ndim - 1)
-                if new is not None:
-                    before += checks
-                    _replace(root, call, new)
+                if new is not None:  # bound to a name: indexed like any array (`[-1]`)
+                    joined = self.norm.namer.fresh(f"{fname}_of_rows")
+                    before += checks + _located([S.assign(S.name(joined), new)], call)
+                    _replace(root, call, S.name(joined))
                     self.changed = True
         return before + [stmt]
 
@@ -108,11 +109,7 @@ class _Rewrite:
                    f"least one array to {'stack' if fname == 'stack' else 'concatenate'})")
         out += S.parse_stmts(f"if {call.args[0].id}.shape[0] == 0:\n"
                              f"    raise ValueError({message!r})\n")
-        for stmt in out:
-            for node in gast.walk(stmt):
-                if isinstance(node, (gast.stmt, gast.expr)):
-                    gast.copy_location(node, call)
-        return out
+        return _located(out, call)
 
     def rewritten(self, call, fname, rows):
         """The expression of `call` for rows of rank `rows` (its array bound to a name
@@ -131,7 +128,8 @@ class _Rewrite:
             else:
                 self.refuse(call, fname, "with a computed axis", "write axis= as a literal int")
                 return None
-        if fname in ("stack", "concatenate") and axis is not None:
+        if fname in ("stack", "concatenate") and axis is not None and rows + (
+                fname == "stack") > 0:
             bound = rows + 1 if fname == "stack" else rows
             if not -bound <= axis < bound:
                 self.refuse(call, fname, f"of rows of rank {rows} with axis={axis} (NumPy "
@@ -191,3 +189,11 @@ def _replace(root, old, new) -> None:
             if isinstance(value, list) and any(v is old for v in value):
                 value[[id(v) for v in value].index(id(old))] = gast.copy_location(new, old)
                 return
+
+
+def _located(stmts, at) -> list:
+    for stmt in stmts:
+        for node in gast.walk(stmt):
+            if isinstance(node, (gast.stmt, gast.expr)):
+                gast.copy_location(node, at)
+    return stmts

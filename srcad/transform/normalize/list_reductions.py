@@ -37,12 +37,14 @@ _BUILDERS = {id(np.concatenate): "concatenate", id(np.stack): "stack", id(np.hst
              id(np.vstack): "vstack", id(np.column_stack): "column_stack"}
 
 
-def building_call(parsed, node):
+def building_call(parsed, node, of_name=True):
     """The NumPy function's name when `node` is np.concatenate/stack/hstack/vstack/
-    column_stack of one name (`np.vstack(hs)`, `np.stack(hs, axis=1)`), else None: of a
-    grown list, the array of its rows (srcad/transform/normalize/list_building.py)."""
+    column_stack of one name (`np.vstack(hs)`, `np.stack(hs, axis=1)`; without `of_name`, of
+    any value but a list or tuple written out), else None: of a grown list, the array of its
+    rows (srcad/transform/normalize/list_building.py)."""
     if not (isinstance(node, gast.Call) and len(node.args) == 1
-            and isinstance(node.args[0], gast.Name)
+            and isinstance(node.args[0], gast.Name if of_name else gast.expr)
+            and not isinstance(node.args[0], (gast.List, gast.Tuple, gast.Starred))
             and all(k.arg == "axis" for k in node.keywords)):
         return None
     obj = _callee(parsed, node.func)
