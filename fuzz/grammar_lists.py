@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import random
 
+from grammar_array_joins import array_join_blocks
 from grammar_array_lists import array_list_blocks
 from program import ArgKind, Program
 
@@ -257,8 +258,10 @@ def _blocks(rng, n, m, counter):
 
 
 def generate(seed: int, arrays: bool = False) -> Program:
-    """`arrays`: lists of arrays among the blocks (fuzz/grammar_array_lists.py); without
-    it a seed gives the program it always gave."""
+    """`arrays`: lists of arrays among the blocks (fuzz/grammar_array_lists.py), then one or
+    two joins of lists into arrays (fuzz/grammar_array_joins.py, from their own stream: the
+    blocks before them are those a seed gave before); without it a seed gives the program it
+    always gave."""
     rng = random.Random(f"lists {seed}")
     n, m = rng.randint(2, 5), rng.randint(2, 4)
     counter = [0]
@@ -273,6 +276,12 @@ def generate(seed: int, arrays: bool = False) -> Program:
     for _ in range(rng.randint(2, 5)):
         for line in rng.choice(blocks)():
             lines.extend("    " + part for part in line.split("\n"))
+    if arrays:  # joins of lists into arrays, from a stream of their own
+        more = random.Random(f"array joins {seed}")
+        joins = array_join_blocks(more, n, m, fresh, lambda: _c(more),
+                                  lambda: _threshold(more))
+        for _ in range(more.randint(1, 2)):
+            lines.extend("    " + line for line in more.choice(joins)())
     lines.append("    return s")
     args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "X", (n, m)), ArgKind("active", "a")]
     return Program(seed, HEADER + "\n\n" + "\n".join(lines) + "\n", "f", args, True)

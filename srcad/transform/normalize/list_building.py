@@ -31,6 +31,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import Types
 from srcad.analysis.value_types import Array
+from srcad.transform.normalize.array_rows import located
 from srcad.transform.normalize.list_reductions import building_call
 from srcad.transform.normalize.refused_code import set_aside_node
 
@@ -89,7 +90,7 @@ class _Rewrite:
                 new = self.rewritten(call, fname, kind.ndim - 1)
                 if new is not None:  # bound to a name: indexed like any array (`[-1]`)
                     joined = self.norm.namer.fresh(f"{fname}_of_rows")
-                    before += checks + _located([S.assign(S.name(joined), new)], call)
+                    before += checks + [located(S.assign(S.name(joined), new), call)]
                     _replace(root, call, S.name(joined))
                     self.changed = True
         return before + [stmt]
@@ -109,7 +110,7 @@ class _Rewrite:
                    f"least one array to {'stack' if fname == 'stack' else 'concatenate'})")
         out += S.parse_stmts(f"if {call.args[0].id}.shape[0] == 0:\n"
                              f"    raise ValueError({message!r})\n")
-        return _located(out, call)
+        return [located(stmt, call) for stmt in out]
 
     def rewritten(self, call, fname, rows):
         """The expression of `call` for rows of rank `rows` (its array bound to a name
@@ -190,10 +191,3 @@ def _replace(root, old, new) -> None:
                 value[[id(v) for v in value].index(id(old))] = gast.copy_location(new, old)
                 return
 
-
-def _located(stmts, at) -> list:
-    for stmt in stmts:
-        for node in gast.walk(stmt):
-            if isinstance(node, (gast.stmt, gast.expr)):
-                gast.copy_location(node, at)
-    return stmts
