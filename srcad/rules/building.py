@@ -83,8 +83,10 @@ def stacking(ranks, axis, name="stack") -> Rule:
 
 
 def concatenate(ranks, keywords):
-    """np.concatenate([x0, x1, ...], axis=0)."""
+    """np.concatenate([x0, x1, ...], axis=0) (axis=None of vectors: the same)."""
     rank = _same_rank(ranks, "np.concatenate")
+    if "axis" in keywords and keywords["axis"] is None and rank == 1:
+        return concatenation(ranks, 0)
     return concatenation(ranks, _axis(keywords, max(rank, 1), "np.concatenate"))
 
 

@@ -32,6 +32,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import Types
 from srcad.analysis.value_types import Array
+from srcad.transform.normalize.list_reductions import joins_as_arrays
 from srcad.transform.normalize.refused_code import set_aside_node
 from srcad.transform.normalize.row_shapes import RowShape, entry
 
@@ -43,9 +44,14 @@ def shape_list_rows(norm, arg_types: dict) -> None:
     their shape (above), in `norm.body`; refuse what cannot be done, setting it aside."""
     if not norm.namer.list_buffers:
         return
+    with joins_as_arrays(norm):  # typed past `np.vstack(hs)`: a reshape later
+        _shape_rows(norm, arg_types)
+
+
+def _shape_rows(norm, arg_types) -> None:
     types = Types(norm, arg_types, check=False)
     for buffer, list_name in norm.namer.list_buffers.items():
-        writes = [n for stmt in norm.body for n in gast.walk(stmt) if _writes_element(n, buffer)]
+        writes = [n for stmt in norm.body for n in gast.walk(stmt) if writes_element(n, buffer)]
         kinds = [types.of(w.value) for w in writes]
         if not any(isinstance(k, Array) for k in kinds) and (types.refusal is not None
                                                               or types.mixed):
@@ -222,7 +228,8 @@ def located(stmt, at):
     return stmt
 
 
-def _writes_element(node, buffer) -> bool:
+def writes_element(node, buffer) -> bool:
+    """Is `node` a write `buffer[...] = v`?"""
     return isinstance(node, gast.Assign) and len(node.targets) == 1 \
         and isinstance(node.targets[0], gast.Subscript) \
         and isinstance(node.targets[0].value, gast.Name) and node.targets[0].value.id == buffer

@@ -31,7 +31,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import Types
 from srcad.analysis.value_types import Array
-from srcad.transform.normalize.array_rows import located
+from srcad.transform.normalize.array_rows import located, writes_element
 from srcad.transform.normalize.list_reductions import building_call
 from srcad.transform.normalize.refused_code import set_aside_node
 
@@ -51,7 +51,27 @@ def build_from_rows(norm, arg_types: dict) -> None:
         for error in rewrite.refusals:
             norm.body = set_aside_node(norm.body, error.node, error, norm.refusals)
         if not rewrite.changed:
-            return
+            break
+    _rows_checked(norm, Types(norm, arg_types, check=False))
+
+
+def _rows_checked(norm, types) -> None:
+    """Refuse an append of a value whose rank is not the rows' rank of its list's array: the
+    rows were shaped with the joins typed as their arrays (list_reductions.joins_as_arrays),
+    and a value computed from a join has the join's rank."""
+    for buffer, list_name in norm.namer.list_buffers.items():
+        array = types.of(S.name(buffer))
+        for write in [n for stmt in norm.body for n in gast.walk(stmt)
+                      if writes_element(n, buffer)]:
+            kind = types.of(write.value)
+            if isinstance(array, Array) and getattr(kind, "ndim", 0) != array.ndim - 1 \
+                    and kind is not None:
+                error = norm.parsed.error(write, "append", f"the arrays appended to "
+                                          f"`{list_name}` are computed from a join of a list "
+                                          "(np.vstack, np.concatenate, ...) whose rank srcad "
+                                          "does not know before the loop", hint="bind the "
+                                          "join to a name before the loop")
+                norm.body = set_aside_node(norm.body, write, error, norm.refusals)
 
 
 class _Rewrite:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 
 import gast
 import numpy as np
@@ -49,6 +50,25 @@ def building_call(parsed, node, of_name=True):
         return None
     obj = _callee(parsed, node.func)
     return None if obj is None else _BUILDERS.get(id(obj))
+
+
+@contextlib.contextmanager
+def joins_as_arrays(norm):
+    """Within it, each building call of a value not written out (`np.vstack(hs_buffer[0:n])`)
+    in `norm.body` is `np.asarray` of that value, so that a type inference run then goes past
+    it (typed as its array: the rank the join gives is not known before the rows are); the
+    calls are restored on exit. A rank guessed so is checked once the joins are typed
+    (srcad/transform/normalize/list_building.py)."""
+    calls = [n for stmt in norm.body for n in gast.walk(stmt)
+             if building_call(norm.parsed, n, of_name=False)]
+    saved = [(c.func, c.keywords) for c in calls]
+    for call in calls:
+        call.func, call.keywords = S.substitute("np.asarray", {}), []
+    try:
+        yield
+    finally:
+        for call, (func, keywords) in zip(calls, saved):
+            call.func, call.keywords = func, keywords
 
 
 def reduction_kind(parsed, func):

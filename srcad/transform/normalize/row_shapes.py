@@ -5,10 +5,10 @@ that many rows of this shape before the loop).
 A shape is known for the shape of a name bound there (`h.shape`), and is computed from it
 through elementwise arithmetic and NumPy functions (`np.broadcast_shapes` of the operands'),
 `@` of vectors and matrices, `x.T`, `np.outer` of vectors, `x.copy()`, a row `x[i]` of an
-array of rank 2 or more, a slice `x[i:i + c]`, and np.concatenate/np.stack/np.hstack/np.vstack
-of a written-out list of such arrays (`np.concatenate([x, y])` has `x.shape[0] + y.shape[0]`
-entries). A name bound after (in the loop) has the shape of a value it is bound to; each
-append checks its value's shape against it, so another one raises.
+array of rank 2 or more, a slice `x[i:i + c]` or `x[:c]`, and np.concatenate/np.stack/
+np.hstack/np.vstack of a written-out list of such arrays (`np.concatenate([x, y])` has
+`x.shape[0] + y.shape[0]` entries). A name bound after (in the loop) has the shape of a
+value it is bound to; each append checks its value's shape against it, so another one raises.
 """
 
 from __future__ import annotations
@@ -92,9 +92,11 @@ class RowShape:
             return S.substitute("(n,) + s", {"n": S.const(len(parts)), "s": shapes[0]})
         if rank == 0 or (fname == "hstack" and rank > 1) or fname == "vstack":
             return None
-        total = S.substitute("s[0]", {"s": shapes[0]})
+        total = entry(shapes[0], 0, rank)
         for shape in shapes[1:]:
-            total = S.substitute("t + s[0]", {"t": total, "s": shape})
+            total = gast.BinOp(left=total, op=gast.Add(), right=entry(shape, 0, rank))
+        if rank == 1:
+            return gast.Tuple(elts=[total], ctx=gast.Load())
         return S.substitute("(t,) + s[1:]", {"t": total, "s": shapes[0]})
 
     def joined(self, operands, template):
@@ -148,6 +150,11 @@ class RowShape:
                 and S.unparse_expr(index.lower) == S.unparse_expr(index.upper.left):
             # x[i:i + c]: c entries (fewer at the end: the reshape refuses those)
             return S.substitute("(c,)", {"c": S.const(index.upper.right.value)})
+        if self.rank(e.value) == 1 and isinstance(index, gast.Slice) and index.step is None \
+                and (index.lower is None or _int(index.lower) == 0) \
+                and _int(index.upper) is not None and _int(index.upper) >= 0:
+            if isinstance(e.value, gast.Name) and e.value.id in self.available:
+                return S.substitute("(len(x),)", {"x": e})  # x[:c]: c entries, or all
         return None
 
 
