@@ -154,6 +154,20 @@ def looped_by_its_name(W, xs, h0):
     return total
 
 
+def prefix_rows_after_a_join(X, x, a):
+    hs = []
+    h = X[0] * a
+    for i in range(1, X.shape[0]):
+        h = np.tanh(h * 0.5 + X[i] * a)
+        hs.append(h)
+        a = a * 0.9 + np.sum(np.stack(hs, axis=1)) * 0.1  # a join while it fills
+    rs = []
+    for i in range(X.shape[0]):
+        if x[i] > -0.5:
+            rs.append(np.concatenate([X[i] * a, x[:2] * 0.5]))
+    return np.sum(np.vstack(hs) ** 2) + np.sum(np.vstack(rs)[-1] * np.column_stack(rs)[0, 0])
+
+
 def of_arrays(X, A):
     return (np.sum(np.vstack(X) ** 2) + np.sum(np.hstack(X) * WEIGHTS[:6])
             + np.sum(np.concatenate(A) ** 3) + np.sum(np.stack(X, axis=1)[0]))
@@ -175,6 +189,8 @@ CASES = {
     "outer_products": (outer_products, lambda: (dup(XS), dup(H0))),
     "joined_rows": (joined_rows, lambda: (dup(H0[:2]), dup(H0))),
     "looped_by_its_name": (looped_by_its_name, lambda: (dup(W), Const(XS), dup(H0))),
+    "prefix_rows_after_a_join": (prefix_rows_after_a_join, lambda: (
+        dup(XS), dup(rng.normal(size=4)), srcad.Active(0.8))),
     "of_arrays": (of_arrays, lambda: (dup(rng.normal(size=(2, 3))),
                                       dup(rng.normal(size=(2, 2, 3))))),
 }
@@ -262,6 +278,13 @@ def in_a_conditional_expression(x):
     return np.sum(np.vstack(rows)) if x[0] > 0.0 else 0.0
 
 
+def vstack_along(x):
+    rows = []
+    for i in range(3):
+        rows.append(x * i)
+    return np.sum(np.vstack(rows, axis=1))
+
+
 def beyond_the_axes(x):
     rows = []
     for i in range(3):
@@ -276,6 +299,8 @@ def beyond_the_axes(x):
      r"\(NumPy raises ValueError: zero-dimensional arrays cannot be concatenated\)"),
     (in_a_conditional_expression, 4, r"np.vstack: np.vstack of a list or array inside a "
      r"conditional expression"),
+    (vstack_along, 4, r"np.vstack: np.vstack of a list or array with axis= \(NumPy's takes "
+     r"none: a TypeError\)"),
     (beyond_the_axes, 4, r"np.stack: np.stack of a list or array of rows of rank 1 with "
      r"axis=2 \(NumPy raises an AxisError\)"),
 ])

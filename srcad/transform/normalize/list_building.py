@@ -136,6 +136,10 @@ class _Rewrite:
         """The expression of `call` for rows of rank `rows` (its array bound to a name
         later, by `checked`), or None after recording its refusal."""
         axis = 0
+        if call.keywords and fname not in ("stack", "concatenate"):
+            self.refuse(call, fname, "with axis= (NumPy's takes none: a TypeError)",
+                        "np.concatenate(xs, axis=k) joins along an axis")
+            return None
         for keyword in call.keywords:
             value = keyword.value
             if isinstance(value, gast.Constant) and value.value is None and fname == "concatenate":
