@@ -18,6 +18,8 @@ lines updating the float `s`.
 
 from __future__ import annotations
 
+from grammar_array_lists import history_loop
+
 
 def array_join_blocks(rng, n, m, fresh, c, threshold) -> list:
     """Block makers over `x` (n floats), `X` (n x m), `a` and `s`; `fresh(base)` names,
@@ -36,13 +38,8 @@ def array_join_blocks(rng, n, m, fresh, c, threshold) -> list:
         return [f"if len({rs}) > 0:", f"    s += {expression} * {c()}"]
 
     def history():
-        hs, h = fresh("hs"), fresh("h")
-        lines = [f"{hs} = []", f"{h} = X[0] * a", "for i in range(1, X.shape[0]):",
-                 f"    {h} = np.tanh({h} * {c()} + X[i] * s)"]
-        if rng.random() < 0.4:
-            lines += [f"    if x[i] > {threshold()}:", f"        {hs}.append({h})"]
-        else:
-            lines += [f"    {hs}.append({h})"]
+        hs = fresh("hs")
+        lines = history_loop(rng, hs, fresh("h"), "X[0] * a", c, threshold)
         if rng.random() < 0.3:  # read while it fills
             lines += [f"    if len({hs}) > 0:",
                       f"        s = s * {c()} + {joined_rows(hs, m)} * {c()}"]
