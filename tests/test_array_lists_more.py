@@ -168,9 +168,21 @@ def prefix_rows_after_a_join(X, x, a):
     return np.sum(np.vstack(hs) ** 2) + np.sum(np.vstack(rs)[-1] * np.column_stack(rs)[0, 0])
 
 
+def matrices_side_by_side(x, w):
+    Ms = []
+    for i in range(3):
+        Ms.append(np.outer(x, w) * (i + 1.0))
+    wide = np.hstack(Ms) * np.concatenate(Ms, axis=1) + np.column_stack(Ms)  # (3, 6)
+    deep = np.stack(Ms, axis=1)  # (3, 3, 2)
+    last = np.stack(Ms, axis=-1)  # (3, 2, 3)
+    return np.sum(wide ** 2 * np.arange(18.0).reshape(3, 6)) + np.sum(deep[0] ** 3) \
+        + np.sum(last[1] * deep[2].T) + np.sum(np.concatenate(Ms, axis=-1)[2] ** 2)
+
+
 def of_arrays(X, A):
     return (np.sum(np.vstack(X) ** 2) + np.sum(np.hstack(X) * WEIGHTS[:6])
-            + np.sum(np.concatenate(A) ** 3) + np.sum(np.stack(X, axis=1)[0]))
+            + np.sum(np.concatenate(A) ** 3) + np.sum(np.stack(X, axis=1)[0])
+            + np.sum(np.hstack(A) ** 2))
 
 
 CASES = {
@@ -191,6 +203,7 @@ CASES = {
     "looped_by_its_name": (looped_by_its_name, lambda: (dup(W), Const(XS), dup(H0))),
     "prefix_rows_after_a_join": (prefix_rows_after_a_join, lambda: (
         dup(XS), dup(rng.normal(size=4)), srcad.Active(0.8))),
+    "matrices_side_by_side": (matrices_side_by_side, lambda: (dup(H0), dup(H0[:2]))),
     "of_arrays": (of_arrays, lambda: (dup(rng.normal(size=(2, 3))),
                                       dup(rng.normal(size=(2, 2, 3))))),
 }
@@ -257,13 +270,6 @@ def test_matrices_of_two_shapes_raise():
         srcad.autodiff(srcad.Reverse, ragged_matrices, dup(np.ones(3)))
 
 
-def side_by_side(x):
-    Ms = []
-    for i in range(3):
-        Ms.append(np.outer(x, x) * i)
-    return np.sum(np.hstack(Ms))
-
-
 def numbers_joined(x):
     ys = []
     for i in range(3):
@@ -293,8 +299,6 @@ def beyond_the_axes(x):
 
 
 @pytest.mark.parametrize("f, offset, message", [
-    (side_by_side, 4, r"np.hstack: np.hstack of a list or array of arrays of rank 2 along "
-     r"axis 1"),
     (numbers_joined, 4, r"np.concatenate: np.concatenate of a list or array of numbers "
      r"\(NumPy raises ValueError: zero-dimensional arrays cannot be concatenated\)"),
     (in_a_conditional_expression, 4, r"np.vstack: np.vstack of a list or array inside a "

@@ -5,14 +5,16 @@ transpose it is, by the rank of the rows and the literal `axis=`:
 
 | call of A            | rows: numbers            | vectors                | matrices          |
 |----------------------|--------------------------|------------------------|-------------------|
-| np.stack(A, axis=1)  | refused (AxisError)      | np.transpose(A).copy() | refused           |
+| np.stack(A, axis=1)  | refused (AxisError)      | np.transpose(A).copy() | placed by a loop  |
 | np.concatenate(A)    | refused (NumPy raises)   | A.reshape(-1).copy()   | A.reshape(-1, b)  |
-| np.hstack(A)         | A.copy()                 | A.reshape(-1).copy()   | refused (axis 1)  |
+| np.hstack(A)         | A.copy()                 | A.reshape(-1).copy()   | placed (axis 1)   |
 | np.vstack(A)         | A.reshape(-1, 1).copy()  | A.copy()               | as np.concatenate |
-| np.column_stack(A)   | A.reshape(1, -1).copy()  | np.transpose(A).copy() | refused (axis 1)  |
+| np.column_stack(A)   | A.reshape(1, -1).copy()  | np.transpose(A).copy() | placed (axis 1)   |
 
 (b: `A.shape[2]`, the result copied). `np.stack(A)` (axis 0) is `A.copy()`,
-`np.concatenate(A, axis=None)` `A.reshape(-1).copy()`.
+`np.concatenate(A, axis=None)` `A.reshape(-1).copy()`. Matrices (or arrays of higher rank)
+joined along another axis are written by a loop into zeros, each in its place:
+`joined = np.zeros((a, n * b)); for k in range(n): joined[:, k * b:(k + 1) * b] = A[k]`.
 Each raises ValueError on an empty list, as NumPy does: a check of `A.shape[0]` before the
 statement, so the call must be evaluated whenever its statement is (not in a branch of a
 conditional expression, an `and`/`or`, a comprehension or a `while` test). What is refused
@@ -107,10 +109,10 @@ class _Rewrite:
                                 "statement of its own")
                     continue
                 checks = self.checked(call, fname)
-                new = self.rewritten(call, fname, kind.ndim - 1)
-                if new is not None:  # bound to a name: indexed like any array (`[-1]`)
-                    joined = self.norm.namer.fresh(f"{fname}_of_rows")
-                    before += checks + [located(S.assign(S.name(joined), new), call)]
+                joined = self.norm.namer.fresh(f"{fname}_of_rows")
+                made = self.rewritten(call, fname, kind.ndim - 1, joined)
+                if made is not None:  # bound to a name: indexed like any array (`[-1]`)
+                    before += checks + [located(stmt, call) for stmt in made]
                     _replace(root, call, S.name(joined))
                     self.changed = True
         return before + [stmt]
@@ -132,9 +134,9 @@ class _Rewrite:
                              f"    raise ValueError({message!r})\n")
         return [located(stmt, call) for stmt in out]
 
-    def rewritten(self, call, fname, rows):
-        """The expression of `call` for rows of rank `rows` (its array bound to a name
-        later, by `checked`), or None after recording its refusal."""
+    def rewritten(self, call, fname, rows, joined):
+        """The statements binding `joined` to `call` for rows of rank `rows` (its array
+        bound to a name first, by `checked`), or None after recording its refusal."""
         axis = 0
         if call.keywords and fname not in ("stack", "concatenate"):
             self.refuse(call, fname, "with axis= (NumPy's takes none: a TypeError)",
@@ -162,6 +164,8 @@ class _Rewrite:
                 return None
             axis %= bound
         form = _form(fname, rows, axis)
+        if form is None and rows >= 2 and (fname != "concatenate" or axis is not None):
+            return _placed_rows(self.norm.namer, call.args[0], joined, fname, rows, axis)
         if form is None:
             what = "of numbers (NumPy raises ValueError: zero-dimensional arrays cannot be " \
                 "concatenated)" if rows == 0 else f"of arrays of rank {rows} along axis " \
@@ -170,7 +174,27 @@ class _Rewrite:
                         "index or reshape it" if rows else "np.array(xs) makes an array of "
                         "numbers")
             return None
-        return S.substitute(form, {"A": call.args[0]})
+        return [S.assign(S.name(joined), S.substitute(form, {"A": call.args[0]}))]
+
+
+def _placed_rows(namer, rows_array, joined, fname, rows, axis) -> list:
+    """`joined = np.zeros(shape)` and a loop writing each row of `rows_array` (of rank
+    `rows`) in its place: along a new axis `axis` (np.stack), or side by side along `axis`
+    (np.concatenate; np.hstack and np.column_stack along axis 1)."""
+    A = rows_array.id
+    k = namer.fresh("k")
+    axis = 1 if fname in ("hstack", "column_stack") else axis
+    if fname == "stack":
+        dims = [f"{A}.shape[{j}]" for j in range(1, axis + 1)] + [f"{A}.shape[0]"] + [
+            f"{A}.shape[{j}]" for j in range(axis + 1, rows + 1)]
+        place = k
+    else:
+        dims = [f"{A}.shape[0] * {A}.shape[{j + 1}]" if j == axis else f"{A}.shape[{j + 1}]"
+                for j in range(rows)]
+        place = f"{k} * {A}.shape[{axis + 1}]:({k} + 1) * {A}.shape[{axis + 1}]"
+    return S.parse_stmts(f"{joined} = np.zeros(({', '.join(dims)}))\n"
+                         f"for {k} in range({A}.shape[0]):\n"
+                         f"    {joined}[{':, ' * axis}{place}] = {A}[{k}]\n")
 
 
 def _form(fname, rows, axis):
