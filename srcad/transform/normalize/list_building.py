@@ -46,6 +46,9 @@ def build_from_rows(norm, arg_types: dict) -> None:
     """The building calls of an array in `norm.body` as the reshapes they are (above); what
     cannot be is set aside with its refusal. Typed again after each round: a call's result
     may be what the next one's array is made from."""
+    if not any(building_call(norm.parsed, n, of_name=False)
+               for stmt in norm.body for n in gast.walk(stmt)):
+        return  # (nothing to type)
     for _ in range(10):
         types = Types(norm, arg_types, check=False)
         rewrite = _Rewrite(norm, types)
