@@ -72,7 +72,9 @@ class RowShape:
                 self.part(e.args[0], "[::-1]")
         if info.name == "outer" and len(e.args) == 2 \
                 and [self.rank(a) for a in e.args] == [1, 1]:
-            return self.joined(e.args, "a + b")
+            shapes = [self.of(a) for a in e.args]
+            return None if any(s is None for s in shapes) else gast.Tuple(
+                elts=[entry(shape, 0, 1) for shape in shapes], ctx=gast.Load())
         if info.name in _JOINS and len(e.args) == 1 and isinstance(e.args[0], gast.List):
             return self.join(info.name, e.args[0].elts, e.keywords)
         return None
