@@ -194,13 +194,8 @@ class _CheckedRows:
         self.writes = writes
 
     def block(self, stmts) -> list:
-        out = []
-        for stmt in stmts:
-            for field in ("body", "orelse"):
-                if isinstance(stmt, (gast.For, gast.While, gast.If)):
-                    setattr(stmt, field, self.block(getattr(stmt, field)))
-            out.extend(self.checked(stmt) if id(stmt) in self.writes else [stmt])
-        return out
+        return each_statement(stmts, lambda stmt: self.checked(stmt)
+                              if id(stmt) in self.writes else [stmt])
 
     def checked(self, write) -> list:
         out = []
@@ -218,6 +213,18 @@ class _CheckedRows:
         out += S.parse_stmts(f"if {test}:\n    raise ValueError({message!r})\n")
         return [*(gast.copy_location(s, write) for s in out[:-1]), located(out[-1], write),
                 write]
+
+
+def each_statement(stmts, rewrite) -> list:
+    """`stmts` with each statement (in the blocks of loops and `if`s too, inner ones first)
+    replaced by the statements `rewrite(stmt)` returns."""
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, (gast.For, gast.While, gast.If)):
+            stmt.body = each_statement(stmt.body, rewrite)
+            stmt.orelse = each_statement(stmt.orelse, rewrite)
+        out.extend(rewrite(stmt))
+    return out
 
 
 def located(stmt, at):

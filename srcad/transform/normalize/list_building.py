@@ -33,7 +33,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import Types
 from srcad.analysis.value_types import Array
-from srcad.transform.normalize.array_rows import located, writes_element
+from srcad.transform.normalize.array_rows import each_statement, located, writes_element
 from srcad.transform.normalize.list_reductions import building_call
 from srcad.transform.normalize.refused_code import set_aside_node
 
@@ -87,13 +87,7 @@ class _Rewrite:
         self.refusals: list = []
 
     def block(self, stmts) -> list:
-        out = []
-        for stmt in stmts:
-            for field in ("body", "orelse"):
-                if isinstance(stmt, (gast.For, gast.While, gast.If)):
-                    setattr(stmt, field, self.block(getattr(stmt, field)))
-            out.extend(self.statement(stmt))
-        return out
+        return each_statement(stmts, self.statement)
 
     def statement(self, stmt) -> list:
         own = [stmt.iter] if isinstance(stmt, gast.For) else [stmt.test] \
