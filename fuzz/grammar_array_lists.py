@@ -40,13 +40,7 @@ def array_list_blocks(rng, n, m, fresh, c, threshold) -> list:
     def history():
         hs, h = fresh("hs"), fresh("h")
         start = rng.choice(["X[0] * a", f"np.zeros({m}) + a", "X[0].copy()"])
-        lines = [f"{hs} = []", f"{h} = {start}", "for i in range(1, X.shape[0]):",
-                 f"    {h} = np.tanh({h} * {c()} + X[i] * s)"]
-        if rng.random() < 0.4:
-            lines += [f"    if x[i] > {threshold()}:", f"        {hs}.append({h})"]
-        else:
-            lines += [f"    {hs}.append({h})"]
-        return lines + reads(hs)
+        return history_loop(rng, hs, h, start, c, threshold) + reads(hs)
 
     def rows():
         rs = fresh("rs")
@@ -68,3 +62,13 @@ def array_list_blocks(rng, n, m, fresh, c, threshold) -> list:
                 f"    {rs}.append(x[i:i + 2] * a * {c()})"] + reads(rs)
 
     return [history, rows, comprehension, slices]
+
+
+def history_loop(rng, hs, h, start, c, threshold) -> list:
+    """`h = start`, then a loop `h = np.tanh(h * c + X[i] * s)` appending `h` to the list
+    `hs` (under a data-dependent `if` 40% of the time): its lines."""
+    lines = [f"{hs} = []", f"{h} = {start}", "for i in range(1, X.shape[0]):",
+             f"    {h} = np.tanh({h} * {c()} + X[i] * s)"]
+    if rng.random() < 0.4:
+        return lines + [f"    if x[i] > {threshold()}:", f"        {hs}.append({h})"]
+    return lines + [f"    {hs}.append({h})"]

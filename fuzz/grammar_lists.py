@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import random
 
+from grammar_array_joins import array_join_blocks
 from grammar_array_lists import array_list_blocks
 from grammar_list_calls import list_call_blocks
 from grammar_list_operations import list_operation_blocks
@@ -270,30 +271,39 @@ def _blocks(rng, n, m, counter, unbounded=None, arrays=False):
 
 def generate(seed: int, arrays: bool = False, operations: bool = False,
              calls: bool = False, unbounded: bool = False) -> Program:
-    """`arrays`: lists of arrays among the blocks (fuzz/grammar_array_lists.py);
-    `operations`: pops at an index, inserts, slices, extensions by iterables and lists of ints
-    (fuzz/grammar_list_operations.py, their own stream); `calls`: lists given other names and
-    passed to helpers after them (fuzz/grammar_list_calls.py); `unbounded`: lists filled by
-    loops with no bound known before them (fuzz/grammar_unbounded_lists.py, their own random
-    stream); without them a seed gives the
-    program it always gave."""
+    """`arrays`: lists of arrays among the blocks (fuzz/grammar_array_lists.py), then one or
+    two joins of lists into arrays (fuzz/grammar_array_joins.py, from their own stream: the
+    blocks before them are those a seed gave before); `operations`: pops at an index,
+    inserts, slices, extensions by iterables and lists of ints (fuzz/grammar_list_operations.py,
+    their own stream); `calls`: lists given other names and passed to helpers after them
+    (fuzz/grammar_list_calls.py); `unbounded`: lists filled by loops with no bound known
+    before them (fuzz/grammar_unbounded_lists.py, their own random stream); without them a
+    seed gives the program it always gave."""
     rng = random.Random(f"lists {seed}")
     n, m = rng.randint(2, 5), rng.randint(2, 4)
     counter = [0]
+
+    def fresh(base):
+        return fresh_name(counter, base)
+
     blocks = _blocks(rng, n, m, counter,
                      random.Random(f"unbounded lists {seed}") if unbounded else None, arrays)
     if arrays:
-        blocks += array_list_blocks(rng, n, m, lambda base: fresh_name(counter, base),
-                                    lambda: _c(rng),
+        blocks += array_list_blocks(rng, n, m, fresh, lambda: _c(rng),
                                     lambda: _threshold(rng)) * 2
     if operations:
         own = random.Random(f"list operations {seed}")
-        blocks += list_operation_blocks(own, n, lambda base: fresh_name(counter, base),
-                                        lambda: _c(own)) * 2
+        blocks += list_operation_blocks(own, n, fresh, lambda: _c(own)) * 2
     lines = ["def f(x, X, a):", "    s = a * x[0]"]
     for _ in range(rng.randint(2, 5)):
         for line in rng.choice(blocks)():
             lines.extend("    " + part for part in line.split("\n"))
+    if arrays:  # joins of lists into arrays, from a stream of their own
+        more = random.Random(f"array joins {seed}")
+        joins = array_join_blocks(more, n, m, fresh, lambda: _c(more),
+                                  lambda: _threshold(more))
+        for _ in range(more.randint(1, 2)):
+            lines.extend("    " + line for line in more.choice(joins)())
     helpers: list = []
     if calls:
         helpers, more = list_call_blocks(seed, _c, _threshold, _item)

@@ -51,6 +51,7 @@ from srcad.transform.normalize.array_params import (
 )
 from srcad.transform.normalize.array_rows import shape_list_rows
 from srcad.transform.normalize.hoist import hoist_invariants
+from srcad.transform.normalize.list_building import build_from_rows
 from srcad.transform.normalize.refused_code import without_refused
 from srcad.transform.normalize.retyped_names import split_retyped_names
 from srcad.transform.normalize.stage import normalize
@@ -156,6 +157,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     norm = normalize(parsed, request.containers, refusals)
     specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
     shape_list_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    build_from_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})  # np.vstack(hs)
     # a name bound to an array and then to a number is two names first: typed as one, its
     # array reads would be refused (`np.outer(h[1], x)` before `h = np.sum(...)`)
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})

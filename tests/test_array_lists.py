@@ -215,22 +215,25 @@ def mixed(x):
 def unknown_shape(x, y):
     ys = []
     for i in range(3):
-        ys.append(np.concatenate([x, y]) * i)
+        ys.append(np.cumsum(x) * y[i])
     return np.sum(ys[1])
 
 
-def matrices(X):
+def ranks(X):
     ys = []
     for i in range(3):
-        ys.append(X * i)
+        if i == 0:
+            ys.append(X[0])
+        else:
+            ys.append(X * 2.0)
     return np.sum(ys[1])
 
 
 @pytest.mark.parametrize("f, args, offset, message", [
     (mixed, (np.ones(2),), 4, r"append: `ys` is appended arrays and numbers"),
-    (unknown_shape, (np.ones(2), srcad.Constant(np.ones(2))), 3, r"append: the shape of the "
+    (unknown_shape, (np.ones(2), srcad.Constant(np.ones(3))), 3, r"append: the shape of the "
      r"arrays appended to `ys` is not known before the loop that appends them"),
-    (matrices, (np.ones((2, 2)),), 3, r"append: an array of rank 2 is appended to `ys`"),
+    (ranks, (np.ones((2, 2)),), 6, r"append: arrays of ranks 1 and 2 are appended to `ys`"),
 ])
 def test_what_cannot_be_rows_is_refused_at_the_append(f, args, offset, message):
     line = f.__code__.co_firstlineno + offset

@@ -229,7 +229,7 @@ def _stack_syntax(tree, generated: bool) -> set:
 
 # NumPy functions whose first argument may be a list literal (checked again by the rule table,
 # which knows the function object)
-_LIST_TAKING = {"concatenate", "stack", "hstack", "vstack", "array"}
+_LIST_TAKING = {"concatenate", "stack", "hstack", "vstack", "column_stack", "array"}
 
 
 def _called_name(func) -> str | None:

@@ -1,5 +1,5 @@
-"""Building arrays from arrays and numbers: np.concatenate, np.stack, np.hstack, np.vstack
-of a list or tuple literal (`np.stack([a, b * c])`), np.array of a list of numbers
+"""Building arrays from arrays and numbers: np.concatenate, np.stack, np.hstack, np.vstack,
+np.column_stack of a list or tuple literal (`np.stack([a, b * c])`), np.array of a list of numbers
 (`np.array([a, b * c])`: np.stack along a new first axis) and np.atleast_1d/2d/3d.
 
 The operands are the listed values `x0, x1, ...`. Each adjoint is the seed's slice that
@@ -11,6 +11,7 @@ inactive operands are zero).
 | np.concatenate([x0, x1], 0)   | np.concatenate((zeros, g), axis=0) | g[x0_shape[0]:]         |
 | np.stack([x0, x1], axis=1)    | np.stack((zeros, g), axis=1)       | g[:, 1]                 |
 | np.hstack / np.vstack         | concatenate or stack, by rank      | the same                |
+| np.column_stack               | stack or concatenate along axis 1  | the same                |
 | np.atleast_2d(x) (x: 1-D)     | np.atleast_2d(g)                   | g[0]                    |
 """
 
@@ -82,8 +83,10 @@ def stacking(ranks, axis, name="stack") -> Rule:
 
 
 def concatenate(ranks, keywords):
-    """np.concatenate([x0, x1, ...], axis=0)."""
+    """np.concatenate([x0, x1, ...], axis=0) (axis=None of vectors: the same)."""
     rank = _same_rank(ranks, "np.concatenate")
+    if "axis" in keywords and keywords["axis"] is None and rank == 1:
+        return concatenation(ranks, 0)
     return concatenation(ranks, _axis(keywords, max(rank, 1), "np.concatenate"))
 
 
@@ -108,6 +111,16 @@ def vstack(ranks, keywords):
         raise SrcadError("np.vstack of numbers", construct="vstack",
                          hint="np.array([a, b]) makes a vector of numbers")
     return stacking(ranks, 0, "vstack") if rank == 1 else concatenation(ranks, 0, "vstack")
+
+
+def column_stack(ranks, keywords):
+    """np.column_stack: vectors as columns, matrices side by side."""
+    rank = _same_rank(ranks, "np.column_stack")
+    if rank == 0:
+        raise SrcadError("np.column_stack of numbers", construct="column_stack",
+                         hint="np.array([[a, b]]) makes a row of numbers")
+    return stacking(ranks, 1, "column_stack") if rank == 1 else \
+        concatenation(ranks, 1, "column_stack")
 
 
 # np.atleast_Nd(x) for an x of rank r < N: (the result's shape, the adjoint: g indexed back)

@@ -31,7 +31,7 @@ from srcad.array_runtime import (
 )
 from srcad.array_runtime import unbroadcast as unbroadcast_function
 from srcad.errors import SrcadError
-from srcad.rules.building import at_least, concatenate, hstack, stack, vstack
+from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
 from srcad.rules.decompositions import (
     cholesky,
     det,
@@ -146,6 +146,8 @@ def _build() -> dict[int, CallInfo]:
                        (np.vstack, vstack)):
         add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=("axis",),
                          sequence=True))
+    add(np.column_stack, CallInfo("column_stack", None, "float", select=column_stack,
+                                  sequence=True))
     for ndim in (1, 2, 3):
         fn = getattr(np, f"atleast_{ndim}d")
         add(fn, CallInfo(fn.__name__, None, "float", select=at_least(ndim)))

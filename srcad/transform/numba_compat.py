@@ -43,7 +43,8 @@ import gast
 from srcad import syntax as S
 
 _SLOGDET_PARTS = {"sign": 0, "logabsdet": 1}  # numba's slogdet returns a plain pair
-_JOINS = ("concatenate", "stack", "hstack", "vstack")  # numba joins a tuple, not a list
+# numba joins a tuple, not a list
+_JOINS = ("concatenate", "stack", "hstack", "vstack", "column_stack")
 _REDUCTIONS = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "amax": "max",
                "amin": "min"}
 

@@ -31,14 +31,12 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.types import Types
-from srcad.analysis.value_types import INT, Array
-from srcad.rules import lookup_call
-from srcad.rules.table import ELEMENTWISE
-from srcad.transform.normalize.inline import resolve_callee
+from srcad.analysis.value_types import Array
+from srcad.transform.normalize.list_reductions import joins_as_arrays
 from srcad.transform.normalize.refused_code import set_aside_node
+from srcad.transform.normalize.row_shapes import RowShape, entry
 
 _RUN_TIME_REFUSAL = "srcad: "  # srcad/running.py raises such an error as it is
-_ELEMENTWISE_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 
 
 def shape_list_rows(norm, arg_types: dict) -> None:
@@ -46,11 +44,17 @@ def shape_list_rows(norm, arg_types: dict) -> None:
     their shape (above), in `norm.body`; refuse what cannot be done, setting it aside."""
     if not norm.namer.list_buffers:
         return
+    with joins_as_arrays(norm):  # typed past `np.vstack(hs)`: a reshape later
+        _shape_rows(norm, arg_types)
+
+
+def _shape_rows(norm, arg_types) -> None:
     types = Types(norm, arg_types, check=False)
     for buffer, list_name in norm.namer.list_buffers.items():
-        writes = [n for stmt in norm.body for n in gast.walk(stmt) if _writes_element(n, buffer)]
+        writes = [n for stmt in norm.body for n in gast.walk(stmt) if writes_element(n, buffer)]
         kinds = [types.of(w.value) for w in writes]
-        if not any(isinstance(k, Array) for k in kinds) and types.refusal is not None:
+        if not any(isinstance(k, Array) for k in kinds) and (types.refusal is not None
+                                                              or types.mixed):
             types, kinds = _typed_as_rows(norm, arg_types, types, buffer, writes)
         if not any(isinstance(k, Array) for k in kinds):
             continue
@@ -63,20 +67,24 @@ def shape_list_rows(norm, arg_types: dict) -> None:
 def _typed_as_rows(norm, arg_types, types, buffer, writes) -> tuple:
     """(types, the writes' types) with `buffer` made 2-D, when the inference stops with it
     1-D and every write is then a 1-D array: a list of arrays read while it fills
-    (`h = np.tanh(W @ hs[-1])`) reads numbers from a 1-D buffer. Else `types` as they were.
-    A list of numbers types without a refusal: never tried as rows."""
+    (`h = np.tanh(W @ hs[-1])`) reads numbers from a 1-D buffer, and `for h in hs` binds
+    the appended `h` to numbers. Else `types` as they were.
+    A list of numbers types without a refusal: never tried as rows; a list of matrices is
+    tried as an array of rank 3 after rows."""
     path = _path(norm.body, buffer)
     if path is None:
         return types, [types.of(w.value) for w in writes]
     block, at = path[-1]
     made = block[at].value
-    block[at].value = S.substitute("np.zeros((room, 1))", {"room": made.args[0]})
-    trial = Types(norm, arg_types, check=False)
-    kinds = [trial.of(w.value) for w in writes]
-    block[at].value = made
-    stopped = trial.refusal is not None and str(trial.refusal) == str(types.refusal)
-    if not stopped and all(isinstance(k, Array) and k.ndim == 1 for k in kinds):
-        return trial, kinds  # (the inference stopped there, or its rows were the cause)
+    for rank in (1, 2):  # rows, then matrices
+        block[at].value = S.substitute(f"np.zeros((room{', 1' * rank}))",
+                                       {"room": made.args[0]})
+        trial = Types(norm, arg_types, check=False)
+        kinds = [trial.of(w.value) for w in writes]
+        block[at].value = made
+        stopped = trial.refusal is not None and str(trial.refusal) == str(types.refusal)
+        if not stopped and all(isinstance(k, Array) and k.ndim == rank for k in kinds):
+            return trial, kinds  # (the inference stopped there, or its rows were the cause)
     return types, [types.of(w.value) for w in writes]
 
 
@@ -86,12 +94,12 @@ def _refusal(norm, types, buffer, list_name, writes, kinds):
     if mixed is not None:
         return norm.parsed.error(mixed, "append", f"`{list_name}` is appended arrays and "
                                  "numbers", hint="append arrays of one shape, or numbers")
-    deep = next((w for w, k in zip(writes, kinds) if k.ndim != 1), None)
-    if deep is not None:
-        return norm.parsed.error(deep, "append", f"an array of rank {kinds[0].ndim} is "
-                                 f"appended to `{list_name}` (srcad makes lists of numbers "
-                                 "and of 1-D arrays)", hint="make an array with np.zeros("
-                                 "(n, a, b)) and write its elements: a[i] = v")
+    rank = kinds[0].ndim
+    other = next((w for w, k in zip(writes, kinds) if k.ndim != rank), None)
+    if other is not None:
+        return norm.parsed.error(other, "append", f"arrays of ranks {rank} and "
+                                 f"{types.of(other.value).ndim} are appended to `{list_name}`",
+                                 hint="append arrays of one shape")
     path = _path(norm.body, buffer)
     if path is None:
         return norm.parsed.error(writes[0], "append", f"srcad does not see where `{list_name}`"
@@ -99,7 +107,7 @@ def _refusal(norm, types, buffer, list_name, writes, kinds):
     block, at = path[-1]
     _made_before_filling(block, at, writes[0])
     path[-1] = (block, at := next(k for k, s in enumerate(block) if _binds(s, buffer)))
-    shape = _RowShape(norm, types, _available(norm, path)).of(writes[0].value)
+    shape = RowShape(norm, types, _available(norm, path)).of(writes[0].value)
     if shape is None:
         return norm.parsed.error(writes[0], "append", "the shape of the arrays appended to "
                                  f"`{list_name}` is not known before the loop that appends "
@@ -107,20 +115,21 @@ def _refusal(norm, types, buffer, list_name, writes, kinds):
                                  "shape before the loop (`h = np.zeros(m)`, then `h = ...; "
                                  f"{list_name}.append(h)` in the loop), or make a 2-D array "
                                  "with np.zeros((n, m)) and write its rows")
-    width = norm.namer.fresh(f"{list_name}_width")
+    sizes = [norm.namer.fresh(f"{list_name}_width" if rank == 1 else f"{list_name}_size{k}")
+             for k in range(rank)]
     made = block[at]
-    made.value = S.substitute("np.zeros((room, width))", {"room": made.value.args[0],
-                                                           "width": S.name(width)})
-    length = shape.elts[0] if isinstance(shape, gast.Tuple) else S.substitute(
-        "shape[0]", {"shape": shape})
-    block.insert(at, gast.copy_location(S.assign(S.name(width), length), made))
-    checked = _CheckedRows(norm.namer, list_name, width, {id(w) for w in writes})
+    made.value = S.call("np.zeros", gast.Tuple(elts=[made.value.args[0]] + [
+        S.name(s) for s in sizes], ctx=gast.Load()))
+    for k, size in enumerate(sizes):
+        block.insert(at + k, gast.copy_location(S.assign(S.name(size), entry(shape, k, rank)),
+                                                made))
+    checked = _CheckedRows(norm.namer, list_name, sizes, {id(w) for w in writes})
     norm.body = checked.block(norm.body)
-    _rows_summed_from_zeros(norm.body, {buffer, list_name}, width)
+    _rows_summed_from_zeros(norm.body, {buffer, list_name}, sizes)
     return None
 
 
-def _rows_summed_from_zeros(body, names, width) -> None:
+def _rows_summed_from_zeros(body, names, sizes) -> None:
     """`s = 0` and `s = s + xs[k]` (the loop `sum(xs)` becomes) with `xs` the array of rows:
     `s` starts as a row of zeros (0 plus a row is that row), so it holds a row throughout."""
     bindings: dict = {}
@@ -134,7 +143,9 @@ def _rows_summed_from_zeros(body, names, width) -> None:
         start, step = assigns
         if isinstance(start.value, gast.Constant) and start.value.value == 0 \
                 and type(start.value.value) is int and _adds_row(step.value, acc, names):
-            start.value = gast.copy_location(S.call("np.zeros", S.name(width)), start.value)
+            row = S.name(sizes[0]) if len(sizes) == 1 else \
+                gast.Tuple(elts=[S.name(s) for s in sizes], ctx=gast.Load())
+            start.value = gast.copy_location(S.call("np.zeros", row), start.value)
 
 
 def _adds_row(value, acc, names) -> bool:
@@ -172,24 +183,19 @@ def _binds(stmt, name_) -> bool:
 
 
 class _CheckedRows:
-    """Each write `xs_buffer[n] = v` of a row after a check of `len(v)` (`v` bound to a name of
-    its own first, unless it is one): an array of another length raises, where NumPy would
-    broadcast one of length 1 into the row."""
+    """Each write `xs_buffer[n] = v` of a row after a check of `len(v)` (of `v.shape[k]` for
+    each axis of a matrix: `v` bound to a name of its own first, unless it is one): an array
+    of another shape raises, where NumPy would broadcast one of length 1 into the row."""
 
-    def __init__(self, namer, list_name, width, writes):
+    def __init__(self, namer, list_name, sizes, writes):
         self.namer = namer
         self.list_name = list_name
-        self.width = width
+        self.sizes = sizes
         self.writes = writes
 
     def block(self, stmts) -> list:
-        out = []
-        for stmt in stmts:
-            for field in ("body", "orelse"):
-                if isinstance(stmt, (gast.For, gast.While, gast.If)):
-                    setattr(stmt, field, self.block(getattr(stmt, field)))
-            out.extend(self.checked(stmt) if id(stmt) in self.writes else [stmt])
-        return out
+        return each_statement(stmts, lambda stmt: self.checked(stmt)
+                              if id(stmt) in self.writes else [stmt])
 
     def checked(self, write) -> list:
         out = []
@@ -197,22 +203,40 @@ class _CheckedRows:
             row = self.namer.fresh(f"{self.list_name}_row")
             out.append(gast.copy_location(S.assign(S.name(row), write.value), write))
             write.value = S.name(row)
+        row = write.value.id
         message = (f"{_RUN_TIME_REFUSAL}the arrays appended to `{self.list_name}` have "
-                   "different lengths (srcad makes a list of arrays an array of rows)")
-        out += S.parse_stmts(f"if len({write.value.id}) != {self.width}:\n"
-                             f"    raise ValueError({message!r})\n")
-        return [*(gast.copy_location(s, write) for s in out[:-1]), _located(out[-1], write),
+                   "different " + ("lengths (srcad makes a list of arrays an array of rows)"
+                                   if len(self.sizes) == 1 else "shapes (srcad makes a list"
+                                   " of arrays one array with an axis more)"))
+        test = f"len({row}) != {self.sizes[0]}" if len(self.sizes) == 1 else " or ".join(
+            f"{row}.shape[{k}] != {size}" for k, size in enumerate(self.sizes))
+        out += S.parse_stmts(f"if {test}:\n    raise ValueError({message!r})\n")
+        return [*(gast.copy_location(s, write) for s in out[:-1]), located(out[-1], write),
                 write]
 
 
-def _located(stmt, at):
+def each_statement(stmts, rewrite) -> list:
+    """`stmts` with each statement (in the blocks of loops and `if`s too, inner ones first)
+    replaced by the statements `rewrite(stmt)` returns."""
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, (gast.For, gast.While, gast.If)):
+            stmt.body = each_statement(stmt.body, rewrite)
+            stmt.orelse = each_statement(stmt.orelse, rewrite)
+        out.extend(rewrite(stmt))
+    return out
+
+
+def located(stmt, at):
+    """`stmt` with every node of it at the location of `at` (a statement srcad adds)."""
     for node in gast.walk(stmt):
         if isinstance(node, (gast.stmt, gast.expr)):
             gast.copy_location(node, at)
     return stmt
 
 
-def _writes_element(node, buffer) -> bool:
+def writes_element(node, buffer) -> bool:
+    """Is `node` a write `buffer[...] = v`?"""
     return isinstance(node, gast.Assign) and len(node.targets) == 1 \
         and isinstance(node.targets[0], gast.Subscript) \
         and isinstance(node.targets[0].value, gast.Name) and node.targets[0].value.id == buffer
@@ -244,83 +268,3 @@ def _available(norm, path) -> set:
                 names |= {n.id for t in stmt.targets for n in S.nodes(t)
                           if isinstance(n, gast.Name)}
     return names
-
-
-class _RowShape:
-    """A shape expression, of names bound where the array is made, of an array expression."""
-
-    def __init__(self, norm, types, available):
-        self.norm = norm
-        self.types = types
-        self.available = available
-        self.following: set = set()
-
-    def rank(self, e) -> int:
-        return getattr(self.types.of(e), "ndim", 0)
-
-    def of(self, e):
-        if self.rank(e) == 0:
-            return S.substitute("()", {})
-        if isinstance(e, gast.Name):
-            return self.name_shape(e.id)
-        if isinstance(e, gast.BinOp) and isinstance(e.op, _ELEMENTWISE_OPS):
-            return self.broadcast([e.left, e.right])
-        if isinstance(e, gast.UnaryOp):
-            return self.of(e.operand)
-        if isinstance(e, gast.BinOp) and isinstance(e.op, gast.MatMult):
-            return self.matmul(e.left, e.right)
-        if isinstance(e, gast.Subscript):
-            return self.subscript(e)
-        if isinstance(e, gast.Call):
-            if isinstance(e.func, gast.Attribute) and e.func.attr == "copy" and not e.args:
-                return self.of(e.func.value)
-            callee = resolve_callee(self.norm.parsed, e.func, self.norm.extra_names)
-            info = lookup_call(callee) if callee is not None else None
-            if info is not None and info.arrays == ELEMENTWISE and not e.keywords:
-                return self.broadcast(e.args)
-        return None
-
-    def name_shape(self, name_):
-        if name_ in self.available:
-            return S.substitute("x.shape", {"x": S.name(name_)})
-        values = [n.value for stmt in self.norm.body for n in gast.walk(stmt)
-                  if isinstance(n, gast.Assign) and len(n.targets) == 1
-                  and isinstance(n.targets[0], gast.Name) and n.targets[0].id == name_]
-        if name_ in self.following:
-            return None
-        self.following.add(name_)  # bound after: the shape of a value it is bound to (the
-        # check of each row's length catches another)
-        shape = next((shape for shape in map(self.of, values) if shape is not None), None)
-        self.following.discard(name_)
-        return shape
-
-    def broadcast(self, operands):
-        shapes = [self.of(o) for o in operands if self.rank(o) > 0]
-        if not shapes or any(s is None for s in shapes):
-            return None
-        return shapes[0] if len(shapes) == 1 else S.call("np.broadcast_shapes", *shapes)
-
-    def matmul(self, left, right):
-        ranks = self.rank(left), self.rank(right)
-        if ranks == (2, 1):
-            return self.part(left, "[:1]")
-        if ranks == (1, 2):
-            return self.part(right, "[1:]")
-        return None
-
-    def part(self, e, entries):
-        shape = self.of(e)
-        return None if shape is None else S.substitute(f"s{entries}", {"s": shape})
-
-    def subscript(self, e):
-        index = e.slice
-        if self.rank(e.value) == 2 and self.types.of(index) == INT:
-            return self.part(e.value, "[1:]")  # a row
-        if self.rank(e.value) == 1 and isinstance(index, gast.Slice) and index.step is None \
-                and isinstance(index.upper, gast.BinOp) and isinstance(index.upper.op, gast.Add) \
-                and isinstance(index.upper.right, gast.Constant) \
-                and type(index.upper.right.value) is int and index.lower is not None \
-                and S.unparse_expr(index.lower) == S.unparse_expr(index.upper.left):
-            # x[i:i + c]: c entries (fewer at the end: the reshape refuses those)
-            return S.substitute("(c,)", {"c": S.const(index.upper.right.value)})
-        return None

@@ -55,6 +55,7 @@ from srcad.transform.normalize.grown_lists import (
     reduced_as_loop,
     reduction,
 )
+from srcad.transform.normalize.list_reductions import building_call
 from srcad.transform.normalize.list_room import added, room
 from srcad.transform.normalize.list_writes import (
     int_list,
@@ -199,6 +200,9 @@ class _BufferReads(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        if building_call(self.parsed, node) and node.args[0].id == self.name_:
+            node.args[0] = gast.copy_location(self.filled(), node.args[0])  # of its rows
+            return node
         kind = reduction(self.parsed, node)
         if kind is None or node.args[0].id != self.name_:
             return node

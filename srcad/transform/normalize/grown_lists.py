@@ -22,6 +22,7 @@ import numpy as np
 from srcad import syntax as S
 from srcad.parse import ParsedFunction
 from srcad.transform.normalize.list_reductions import (
+    building_call,
     builtin_name,
     numpy_reduction,
     reduction_kind,
@@ -162,7 +163,8 @@ def reduction(parsed, node):
 
 def read_uses(stmts, name_, parsed) -> set:
     """The ids of the uses of `name_` in `stmts` that read the list as a list is read:
-    `xs[...]`, `for v in xs`, and len/sum/max/min/np.array of `xs`."""
+    `xs[...]`, `for v in xs`, len/sum/max/min/np.array of `xs`, and np.concatenate/stack/
+    hstack/vstack/column_stack of it (list_building.py)."""
     allowed = set()
     for stmt in stmts:
         for node in S.nodes(stmt):
@@ -170,7 +172,7 @@ def read_uses(stmts, name_, parsed) -> set:
                 read = node.value
             elif isinstance(node, gast.For):
                 read = node.iter
-            elif reduction(parsed, node):
+            elif reduction(parsed, node) or building_call(parsed, node):
                 read = node.args[0]
             else:
                 continue

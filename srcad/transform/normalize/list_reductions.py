@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 
 import gast
 import numpy as np
@@ -31,6 +32,43 @@ def _callee(parsed, func):
     except KeyError:
         return None
     return None
+
+
+_BUILDERS = {id(np.concatenate): "concatenate", id(np.stack): "stack", id(np.hstack): "hstack",
+             id(np.vstack): "vstack", id(np.column_stack): "column_stack"}
+
+
+def building_call(parsed, node, of_name=True):
+    """The NumPy function's name when `node` is np.concatenate/stack/hstack/vstack/
+    column_stack of one name (`np.vstack(hs)`, `np.stack(hs, axis=1)`; without `of_name`, of
+    any value but a list or tuple written out), else None: of a grown list, the array of its
+    rows (srcad/transform/normalize/list_building.py)."""
+    if not (isinstance(node, gast.Call) and len(node.args) == 1
+            and isinstance(node.args[0], gast.Name if of_name else gast.expr)
+            and not isinstance(node.args[0], (gast.List, gast.Tuple, gast.Starred))
+            and all(k.arg == "axis" for k in node.keywords)):
+        return None
+    obj = _callee(parsed, node.func)
+    return None if obj is None else _BUILDERS.get(id(obj))
+
+
+@contextlib.contextmanager
+def joins_as_arrays(norm):
+    """Within it, each building call of a value not written out (`np.vstack(hs_buffer[0:n])`)
+    in `norm.body` is `np.asarray` of that value, so that a type inference run then goes past
+    it (typed as its array: the rank the join gives is not known before the rows are); the
+    calls are restored on exit. A rank guessed so is checked once the joins are typed
+    (srcad/transform/normalize/list_building.py)."""
+    calls = [n for stmt in norm.body for n in gast.walk(stmt)
+             if building_call(norm.parsed, n, of_name=False)]
+    saved = [(c.func, c.keywords) for c in calls]
+    for call in calls:
+        call.func, call.keywords = S.substitute("np.asarray", {}), []
+    try:
+        yield
+    finally:
+        for call, (func, keywords) in zip(calls, saved):
+            call.func, call.keywords = func, keywords
 
 
 def reduction_kind(parsed, func):

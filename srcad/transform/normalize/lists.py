@@ -3,7 +3,8 @@
 A local bound only to list literals of one length (`xs = [a, x * x, 2.0]`) and used only as
 
 * `xs[k]` with a constant `k` (read or written, `xs[k] += ...` too),
-* `len(xs)`, `sum(xs)`, `max(xs)`, `min(xs)`,
+* `len(xs)`, `sum(xs)`, `max(xs)`, `min(xs)`, `np.concatenate(xs, axis=1)` and the other
+  building calls (list_reductions.building_call: of the list literal of the parts),
 * `for v in xs` whose body does not `break` or `continue` (the loop is unrolled),
 
 is split into `xs_0, xs_1, ...`: the analyses see plain scalars (or arrays), and reverse mode
@@ -27,7 +28,7 @@ from srcad.transform.normalize.grown_lists import (
     names_of,
     reduction,
 )
-from srcad.transform.normalize.list_reductions import builtin_name
+from srcad.transform.normalize.list_reductions import building_call, builtin_name
 
 
 def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) -> list:
@@ -100,7 +101,8 @@ class _Finder:
                         and node.value.id in candidates and constant_index(
                             node.slice, candidates[node.value.id]) is not None:
                     allowed.add(id(node.value))
-                elif self.reduction(node) and node.args[0].id in candidates:
+                elif (self.reduction(node) or building_call(self.parsed, node)) \
+                        and node.args[0].id in candidates:
                     allowed.add(id(node.args[0]))
                 elif isinstance(node, gast.For) and isinstance(node.iter, gast.Name) \
                         and node.iter.id in candidates and not _exits_loop(node.body) \
@@ -147,6 +149,11 @@ class _Split(PartsSplitter):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        if building_call(self.finder.parsed, node) and node.args[0].id in self.parts:
+            # np.concatenate(parts, axis=1): of the list literal (the fence accepts it)
+            node.args = [gast.List(elts=[S.name(p) for p in self.parts[node.args[0].id]],
+                                   ctx=gast.Load())]
+            return node
         kind = self.finder.reduction(node)
         if kind is None or node.args[0].id not in self.parts:
             return node
