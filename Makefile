@@ -16,8 +16,8 @@ $(STAMP): pyproject.toml $(wildcard srcad/__init__.py)
 demo: venv
 	$(VENV)/bin/python examples/mixture.py
 
-# The suite runs on every core (pytest-xdist); the workers share one compile cache for the run
-# (tests/conftest.py). The 25 slowest tests are listed at the end, to see where the time goes.
+# The suite runs on every core (pytest-xdist); each worker keeps its own compile caches.
+# The 25 slowest tests are listed at the end, to see where the time goes.
 test: venv
 	$(VENV)/bin/python -m pytest -q -n auto --durations=25
 
