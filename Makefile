@@ -17,8 +17,9 @@ demo: venv
 	$(VENV)/bin/python examples/mixture.py
 
 # The suite runs on every core (pytest-xdist); each worker keeps its own compile caches.
+# The 25 slowest tests are listed at the end, to see where the time goes.
 test: venv
-	$(VENV)/bin/python -m pytest -q -n auto
+	$(VENV)/bin/python -m pytest -q -n auto --durations=25
 
 lint: venv
 	$(VENV)/bin/ruff check .

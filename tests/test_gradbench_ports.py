@@ -29,11 +29,20 @@ def build_or_skip(implementation, p):
         pytest.skip(str(exc))
 
 
+_references = {}
+
+
 def reference(port, function, p):
-    try:
-        return port.reference[function](p)
-    except common.Unavailable as exc:
-        pytest.skip(str(exc))
+    """The reference value of `function` at the eval's small input, computed once per process
+    and shared by the tests and forms that compare with it (a JAX reference derivative is
+    traced and compiled by XLA anew at each call: ~10 s for ht). Nothing writes into it."""
+    key = (port.name, function)
+    if key not in _references:
+        try:
+            _references[key] = port.reference[function](p)
+        except common.Unavailable as exc:
+            pytest.skip(str(exc))
+    return _references[key]
 
 
 def check_implementations(name, tool, first_only=False):
