@@ -13,7 +13,9 @@ calls {seed}")`), so the rest of the program of a seed is the one it always was.
   grew by appends;
 * copies (`list(ys)`, `ys[:]`, `ys.copy()`) appended to or written, the original read after;
 * a nested `def` appending to a list (reading the enclosing function's `a` and `s`) and a
-  lambda reading lists, a literal too.
+  lambda reading lists, a literal too;
+* (from `random.Random(f"helper rows {seed}")`) a helper growing a list of arrays of its
+  own, joined by `np.vstack` or `np.stack`.
 """
 
 from __future__ import annotations
@@ -110,4 +112,15 @@ def list_call_blocks(seed: int, c, threshold, item) -> tuple[list, list]:
     lines: list = []
     for _ in range(rng.randint(1, 3)):
         lines += rng.choice(makers)()
+    # a helper growing a list of arrays of its own, from a stream of its own (the blocks
+    # above stay what the seed gave before)
+    own = random.Random(f"helper rows {seed}")
+    if own.random() < 0.5:
+        rows = fresh("rows")
+        helpers.extend([f"def {rows}(x, a):", "    hs = []", "    h = x * a",
+                        "    for i in range(len(x)):",
+                        f"        h = np.tanh(h * {c(own)} + x[i])", "        hs.append(h)",
+                        f"    return np.sum(np.{own.choice(['vstack', 'stack'])}(hs) * "
+                        f"{c(own)}) + np.sum(hs[-1])", ""])
+        lines += [f"s += {rows}(x, a) * {c(own)}"]
     return helpers, lines

@@ -261,6 +261,8 @@ class Inliner:
                 self.extra[alias] = obj
         renamer = S.Renamer(mapping)
         body = shield.restore([renamer.visit(s) for s in body])
+        for buffer, list_name in cnamer.list_buffers.items():  # rows once types are known
+            self.namer.list_buffers[mapping.get(buffer, buffer)] = list_name
         text = f"inlined call {S.unparse_expr(call)}"
         out = [S.comment(text)] + binds + body
         for s in out:
