@@ -190,7 +190,7 @@ class BatchedReverseEngine:
             self.flat.append(np.zeros((rows, width)))
             self.flat += tape_buffers(self.compiled)
             self.tape_count = len(self.compiled.tapes)
-        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index, f)
         self.output_restore = OutputRestore.needed(slots, self.flat, self.value_index)
 
     def set_values(self, values):

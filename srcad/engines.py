@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from srcad.aliasing import refuse_aliased_writes
 from srcad.analysis.types import FLOAT, type_of_value
 from srcad.analysis.written_first import indexed_only, overwritten_first, parameters
 from srcad.differentiate import _compiled
@@ -63,24 +64,28 @@ class InputCopy:
     caller's x before every pass: a Jacobian or a Hessian takes several passes, and each must
     start from x. The copy is allocated once, at preparation."""
 
-    def __init__(self, flat: list, index: int):
+    def __init__(self, flat: list, index: int, position: int = 0, value_index=(), f=None):
         self.index = index  # where x sits in the engine's flat argument list
+        self.position, self.value_index, self.f = position, value_index, f
         self.work = np.empty_like(flat[index])
         self.given = flat[index]
         flat[index] = self.work
 
     @staticmethod
-    def needed(compiled, slots, flat, value_index):
+    def needed(compiled, slots, flat, value_index, f=None):
         """An InputCopy of x when f writes x's elements, else None."""
         for position, slot in enumerate(slots):
             if slot.role == "x" and slot.is_array and position in compiled.written:
-                return InputCopy(flat, value_index[position])
+                return InputCopy(flat, value_index[position], position, value_index, f)
         return None
 
     def take(self, flat: list) -> None:
         """After `set_values` put the caller's x into `flat`: keep it as the source, run on
-        the copy."""
+        the copy. Refused when x shares memory with another argument (a `Constant(x)`):
+        f would write x and that argument would see the write, but the code runs on the copy
+        and the other argument keeps x's content on entry."""
         self.given = flat[self.index]
+        refuse_aliased_writes([flat[i] for i in self.value_index], {self.position}, self.f)
         flat[self.index] = self.work
 
     def refill(self) -> None:
@@ -148,7 +153,7 @@ class ForwardEngine:
                 self.zeroed.extend(lane for lane in lanes if isinstance(lane, np.ndarray))
             self.flat.extend(lanes)
         self.flat += self.scratch
-        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index, f)
         self.indexed_only = set()  # ids of Output/Cache tangents the code only indexes
         self.overwritten = self._overwritten_tangents() if stacked else set()
         self.zeroed = [b for b in self.zeroed if id(b) not in self.overwritten]
@@ -280,7 +285,7 @@ class ReverseEngine:
         # numba backend: tape arrays, kept (and grown) across calls
         self.flat += tape_buffers(self.compiled)
         self.tape_count = len(self.compiled.tapes)
-        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index, f)
         self.output_restore = OutputRestore.needed(slots, self.flat, self.value_index)
 
     def set_values(self, values):

@@ -1,0 +1,53 @@
+"""Silent wrong answers found by a second outside-user hunt, each fixed or refused."""
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.errors import SrcadError
+
+X = np.array([0.3, 1.0, -1.7])
+
+
+# --- a Cache whose content on entry f reads, under operators that run f several times ------
+
+def cached_sum(x, c):
+    s = 0.0
+    for i in range(len(x)):
+        c[i] = c[i] * x[i] + x[i] ** 2
+        s += c[i]
+    return s
+
+
+@pytest.mark.parametrize("chunk", [1, 2])
+def test_cache_read_on_entry_starts_every_pass_from_its_entry_content(chunk):
+    options = dict(mode="forward", chunk=chunk)
+    # once: forward chunks of one lane each started from what the previous chunk left in the
+    # Cache: [1.6, 4.0, -2.533] instead of [1.6, 3.0, -2.4]
+    c = np.ones(3)
+    g = srcad.gradient(cached_sum, X.copy(), srcad.Cache(c), **options)
+    np.testing.assert_allclose(g, 1.0 + 2.0 * X, rtol=1e-12)
+    prep = srcad.prepare_gradient(cached_sum, X.copy(), srcad.Cache(np.ones(3)), **options)
+    g = srcad.gradient(cached_sum, X.copy(), srcad.Cache(np.full(3, 2.0)), prep=prep)
+    np.testing.assert_allclose(g, 2.0 + 2.0 * X, rtol=1e-12)
+
+
+# --- x written by f while a Constant argument is the same array ----------------------------
+
+def write_first(a, b):
+    a[0] = 5.0
+    return np.sum(a * b)
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_written_input_shared_with_a_constant_is_refused(mode):
+    # once: f ran on a copy of x, so the Constant kept x's content on entry; value and
+    # gradient were those of a program Python does not run
+    x = X.copy()
+    with pytest.raises(SrcadError, match="aliased arguments"):
+        srcad.gradient(write_first, x, srcad.Constant(x), mode=mode)
+    prep = srcad.prepare_gradient(write_first, x, srcad.Constant(x.copy()), mode=mode)
+    with pytest.raises(SrcadError, match="aliased arguments"):
+        srcad.gradient(write_first, x, srcad.Constant(x), prep=prep)
+    g = srcad.gradient(write_first, x, srcad.Constant(x.copy()), prep=prep)
+    np.testing.assert_allclose(g, [0.0, X[1], X[2]], rtol=1e-12)
