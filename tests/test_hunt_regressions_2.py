@@ -51,3 +51,26 @@ def test_written_input_shared_with_a_constant_is_refused(mode):
         srcad.gradient(write_first, x, srcad.Constant(x), prep=prep)
     g = srcad.gradient(write_first, x, srcad.Constant(x.copy()), prep=prep)
     np.testing.assert_allclose(g, [0.0, X[1], X[2]], rtol=1e-12)
+
+
+# --- np.where guarding a branch whose derivative is nan, in forward chunks -----------------
+
+def guarded_sqrt(x):
+    return np.sum(np.where(x > 0, np.sqrt(x), 0.0))
+
+
+def guarded_array(x):
+    return np.where(x > 0, np.sqrt(x), 0.0) + np.maximum(x, np.log(np.abs(x)))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("chunk", [2, 3])
+def test_where_drops_the_other_branch_tangent_in_forward_chunks(chunk):
+    # once: lanes shared the coefficient np.where(x > 0, 1.0, 0.0) and multiplied it by the
+    # sqrt branch's nan tangent at x = -1.7: every entry nan ([nan, nan, nan]); the selection
+    # drops it, as one lane does and as JAX's jacfwd does ([0.913, 0.5, 0.0])
+    g = srcad.gradient(guarded_sqrt, X.copy(), mode="forward", chunk=chunk)
+    np.testing.assert_allclose(g, [0.5 / np.sqrt(X[0]), 0.5 / np.sqrt(X[1]), 0.0], rtol=1e-12)
+    J = srcad.jacobian(guarded_array, X.copy(), mode="forward", chunk=chunk)
+    expected = np.diag([0.5 / np.sqrt(X[0]) + 1.0, 0.5 / np.sqrt(X[1]) + 1.0, 1.0 / X[2]])
+    np.testing.assert_allclose(J, expected, rtol=1e-12)

@@ -304,7 +304,10 @@ class ExpressionDiff:
                     visit(operand, _guarded(guard, test if operand is node.body
                                             else _negated(test)))
                     continue
-                if not rule.elementwise:  # a sum, a product: its tangent formula per lane
+                if not rule.elementwise or _selects(rule, k):
+                    # a sum, a product, or a selection (np.where(c, g, 0.0)): its tangent
+                    # formula per lane; a selection's coefficient would multiply the other
+                    # branch's nan or inf tangent by 0.0 (nan) where the formula drops it
                     visit(operand, guard)
                     continue
                 coef = self._instance(rule, k, operands, node, S.const(1.0), rebuild)
@@ -326,7 +329,7 @@ class ExpressionDiff:
         _, _, rebuild = prepared
 
         def term(rule, k, operands, node, seed):
-            if coefs is None or not rule.elementwise:
+            if coefs is None or (id(node), k) not in coefs:
                 return self._instance(rule, k, operands, node, seed, rebuild, tangent=True)
             return simplify(gast.BinOp(left=seed, op=gast.Mult(), right=coefs[id(node), k]))
 
@@ -365,6 +368,12 @@ class ExpressionDiff:
             total = self.shapes.widen(total, root, rebuild)
         return total
 
+
+
+def _selects(rule, k) -> bool:
+    """Operand k's tangent formula selects its seed elementwise (`np.where(c, g, 0.0)`)."""
+    formula = rule.tangent(k)
+    return formula is not None and formula.startswith("np.where(")
 
 
 def _is_broadcast_to(node) -> bool:
