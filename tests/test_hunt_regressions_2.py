@@ -74,3 +74,17 @@ def test_where_drops_the_other_branch_tangent_in_forward_chunks(chunk):
     J = srcad.jacobian(guarded_array, X.copy(), mode="forward", chunk=chunk)
     expected = np.diag([0.5 / np.sqrt(X[0]) + 1.0, 0.5 / np.sqrt(X[1]) + 1.0, 1.0 / X[2]])
     np.testing.assert_allclose(J, expected, rtol=1e-12)
+
+
+def guarded_max(x):
+    return max(x[0], np.sqrt(x[1])) + x[2]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_scalar_max_drops_the_other_operand_tangent_in_forward_chunks():
+    # once: [nan, nan, nan] by three lanes (np.sqrt's inf derivative at 0 times the shared
+    # coefficient 0.0), [1.0, 0.0, 1.0] by one lane
+    x = np.array([0.5, 0.0, 1.0])
+    for chunk in (1, 3):
+        g = srcad.gradient(guarded_max, x.copy(), mode="forward", chunk=chunk)
+        np.testing.assert_array_equal(g, [1.0, 0.0, 1.0])

@@ -305,7 +305,7 @@ class ExpressionDiff:
                                             else _negated(test)))
                     continue
                 if not rule.elementwise or _selects(rule, k):
-                    # a sum, a product, or a selection (np.where(c, g, 0.0)): its tangent
+                    # a sum, a product, or a selection (np.where(c, g, 0.0), max): its tangent
                     # formula per lane; a selection's coefficient would multiply the other
                     # branch's nan or inf tangent by 0.0 (nan) where the formula drops it
                     visit(operand, guard)
@@ -371,9 +371,10 @@ class ExpressionDiff:
 
 
 def _selects(rule, k) -> bool:
-    """Operand k's tangent formula selects its seed elementwise (`np.where(c, g, 0.0)`)."""
+    """Operand k's tangent formula selects its seed (`np.where(c, g, 0.0)`, `(g if c else
+    0.0)`: max, min, abs, clip)."""
     formula = rule.tangent(k)
-    return formula is not None and formula.startswith("np.where(")
+    return formula is not None and (formula.startswith("np.where(") or " if " in formula)
 
 
 def _is_broadcast_to(node) -> bool:
