@@ -88,3 +88,21 @@ def test_scalar_max_drops_the_other_operand_tangent_in_forward_chunks():
     for chunk in (1, 3):
         g = srcad.gradient(guarded_max, x.copy(), mode="forward", chunk=chunk)
         np.testing.assert_array_equal(g, [1.0, 0.0, 1.0])
+
+
+# --- second order of an f that writes its input: refused naming f, not generated code ------
+
+def doubles_first(a):
+    a[0] = a[0] * 2.0
+    return np.sum(a * a * a)
+
+
+@pytest.mark.parametrize("mode", [None, "reverse-over-forward"])
+def test_second_order_of_an_f_writing_its_input_names_f(mode):
+    # once: "f writes into argument 1, passed as Constant" (f has one argument), or a
+    # refusal of `a_bar += ...` in `<srcad doubles_first_reverse>`
+    options = {} if mode is None else dict(mode=mode)
+    with pytest.raises(SrcadError) as info:
+        srcad.hessian(doubles_first, X.copy(), **options)
+    assert info.value.filename == __file__
+    assert "writes elements of its input (argument 0)" in str(info.value)
