@@ -106,3 +106,31 @@ def test_second_order_of_an_f_writing_its_input_names_f(mode):
         srcad.hessian(doubles_first, X.copy(), **options)
     assert info.value.filename == __file__
     assert "writes elements of its input (argument 0)" in str(info.value)
+
+
+# --- a prepared sparse jacobian whose traced pattern no longer holds -----------------------
+
+def branchy_rows(x):
+    y = np.zeros(4)
+    for i in range(4):
+        if x[i] > 0.5:
+            y[i] = x[i] * x[(i + 1) % 4]
+        else:
+            y[i] = x[i] ** 2
+    return y
+
+
+def test_sparse_jacobian_refuses_a_point_outside_the_traced_pattern():
+    pytest.importorskip("scipy")
+    low, high = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.9, 0.2, 0.3, 0.4])
+    prep = srcad.prepare_jacobian(branchy_rows, low.copy(), sparse=True)
+    assert prep.state["pattern_source"] == "traced"
+    # once: J[0, 0] = 1.1 (0.2 + 0.9: columns 0 and 1 share a color) and J[0, 1] missing
+    with pytest.raises(SrcadError, match="other branches"):
+        srcad.jacobian(branchy_rows, high.copy(), prep=prep)
+    J = srcad.jacobian(branchy_rows, low[::-1].copy(), prep=prep)  # the same branches
+    np.testing.assert_allclose(J.toarray(), np.diag(2.0 * low[::-1]), rtol=1e-12)
+    prep = srcad.prepare_jacobian(branchy_rows, high.copy(), sparse=True)
+    J = srcad.jacobian(branchy_rows, high.copy(), prep=prep)
+    np.testing.assert_allclose(J.toarray(), srcad.jacobian(branchy_rows, high.copy()),
+                               rtol=1e-12)
