@@ -12,7 +12,8 @@ every (i, j) of the pattern: a gather into the CSR's `data`, precomputed as flat
 
 Guarantee: the result equals the dense Jacobian. A traced pattern is that of the branches f
 took at the preparation point (`srcad/sparsity.py`); when f's forward code branches at all
-(`if`, `while`, a conditional expression, `np.where`), every call traces the pattern again at
+(`if`, `while`, a conditional expression, `np.where`, `max`, an int made of a float such as
+`int(x[0] * 3)`), every call traces the pattern again at
 its own point and refuses the call when it has an entry outside the preparation's: a column
 of a shared color would add into another's entries (a prepared call once returned J[0, 0] =
 1.1 for 0.2, after `if x[0] > 0.5:` changed sides). `out=` must be a CSR matrix
@@ -87,13 +88,18 @@ def prepare_sparse_jacobian(f, slots, template, chunk, backend):
 
 
 def _branches(source: str) -> bool:
-    """The generated forward code may take other paths elsewhere (module docstring)."""
+    """The generated forward code may take other paths, or read other elements, elsewhere
+    (module docstring): it branches, selects, or makes an int of a float (an index)."""
     tree = ast.parse(source)
     return any(isinstance(node, (ast.If, ast.While, ast.IfExp)) or (
-        isinstance(node, ast.Attribute) and node.attr in _SELECTIONS) for node in ast.walk(tree))
+        isinstance(node, ast.Attribute) and node.attr in _SELECTIONS) or (
+        isinstance(node, ast.Name) and node.id in _SELECTIONS) for node in ast.walk(tree))
 
 
-_SELECTIONS = {"where", "maximum", "minimum", "fmax", "fmin", "clip", "select", "piecewise"}
+# selections, and what makes an int (an index) of a float
+_SELECTIONS = {"where", "maximum", "minimum", "fmax", "fmin", "clip", "select", "piecewise",
+               "int", "round", "floor", "ceil", "trunc", "rint", "argmax", "argmin", "argsort",
+               "searchsorted", "digitize", "nonzero", "astype", "max", "min", "sort"}
 
 
 def _check_pattern_holds(prep, slots) -> None:
@@ -106,7 +112,8 @@ def _check_pattern_holds(prep, slots) -> None:
         if not np.isin(new, old).all():
             code = getattr(prep.function, "__code__", None)
             raise ArgumentError(
-                f"f takes other branches at this x than at the preparation's: row {row} of "
+                f"f takes other branches (or reads other elements) at this x than at the "
+                f"preparation's: row {row} of "
                 f"the Jacobian depends on inputs {sorted(set(new.tolist()) - set(old.tolist()))} "
                 "outside the sparsity pattern traced at preparation, so the compressed "
                 "Jacobian would be wrong", construct="sparse=True",

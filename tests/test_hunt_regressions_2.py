@@ -134,3 +134,20 @@ def test_sparse_jacobian_refuses_a_point_outside_the_traced_pattern():
     J = srcad.jacobian(branchy_rows, high.copy(), prep=prep)
     np.testing.assert_allclose(J.toarray(), srcad.jacobian(branchy_rows, high.copy()),
                                rtol=1e-12)
+
+
+def computed_index(x):
+    y = np.zeros(3)
+    k = int(x[0] * 3)
+    y[0] = x[k] * 2.0
+    y[1] = x[1] ** 2
+    y[2] = x[2] ** 2
+    return y
+
+
+def test_sparse_jacobian_refuses_an_index_computed_from_x_that_moved():
+    pytest.importorskip("scipy")
+    prep = srcad.prepare_jacobian(computed_index, np.array([0.1, 0.5, 0.6]), sparse=True)
+    # once: [[2, 0, 0], ...] at x[0] = 0.5, where y[0] = 2 x[1]
+    with pytest.raises(SrcadError, match="other branches"):
+        srcad.jacobian(computed_index, np.array([0.5, 0.5, 0.6]), prep=prep)
