@@ -59,16 +59,14 @@ def refuse_written_constants(compiled, slots) -> None:
 
 
 class InputCopy:
-    """Operators leave x unchanged. When f writes elements of its input x (the analysis lists
-    the arguments f writes), the generated code runs on this copy instead, refilled from the
-    caller's x before every pass: a Jacobian or a Hessian takes several passes, and each must
-    start from x. The copy is allocated once, at preparation."""
+    """Operators leave x unchanged. When f writes elements of its input x (argument
+    `position`, at flat[index]), the generated code runs on this copy, allocated at preparation
+    and refilled from the caller's x before every pass (each pass must start from x)."""
 
-    def __init__(self, flat: list, index: int, position: int = 0, value_index=(), f=None):
-        self.index = index  # where x sits in the engine's flat argument list
+    def __init__(self, flat: list, value_index: list, position: int, f=None):
+        self.index = index = value_index[position]
         self.position, self.value_index, self.f = position, value_index, f
-        self.work = np.empty_like(flat[index])
-        self.given = flat[index]
+        self.work, self.given = np.empty_like(flat[index]), flat[index]
         flat[index] = self.work
 
     @staticmethod
@@ -76,14 +74,12 @@ class InputCopy:
         """An InputCopy of x when f writes x's elements, else None."""
         for position, slot in enumerate(slots):
             if slot.role == "x" and slot.is_array and position in compiled.written:
-                return InputCopy(flat, value_index[position], position, value_index, f)
+                return InputCopy(flat, value_index, position, f)
         return None
 
     def take(self, flat: list) -> None:
         """After `set_values` put the caller's x into `flat`: keep it as the source, run on
-        the copy. Refused when x shares memory with another argument (a `Constant(x)`):
-        f would write x and that argument would see the write, but the code runs on the copy
-        and the other argument keeps x's content on entry."""
+        the copy; refused when x shares memory with another argument (`Constant(x)`)."""
         self.given = flat[self.index]
         refuse_aliased_writes([flat[i] for i in self.value_index], {self.position}, self.f)
         flat[self.index] = self.work

@@ -304,10 +304,7 @@ class ExpressionDiff:
                     visit(operand, _guarded(guard, test if operand is node.body
                                             else _negated(test)))
                     continue
-                if not rule.elementwise or _selects(rule, k):
-                    # a sum, a product, or a selection (np.where(c, g, 0.0), max): its tangent
-                    # formula per lane; a selection's coefficient would multiply the other
-                    # branch's nan or inf tangent by 0.0 (nan) where the formula drops it
+                if not rule.elementwise or rule.selects(k):  # its tangent formula per lane
                     visit(operand, guard)
                     continue
                 coef = self._instance(rule, k, operands, node, S.const(1.0), rebuild)
@@ -368,13 +365,6 @@ class ExpressionDiff:
             total = self.shapes.widen(total, root, rebuild)
         return total
 
-
-
-def _selects(rule, k) -> bool:
-    """Operand k's tangent formula selects its seed (`np.where(c, g, 0.0)`, `(g if c else
-    0.0)`: max, min, abs, clip)."""
-    formula = rule.tangent(k)
-    return formula is not None and (formula.startswith("np.where(") or " if " in formula)
 
 
 def _is_broadcast_to(node) -> bool:
