@@ -241,7 +241,10 @@ def default_batched_reverse_jacobian(f, slots, template, n, m):
     width = -(-m // -(-m // MAX_REVERSE_LANES))
     try:
         prep = prepare_batched_reverse_jacobian(f, slots, template, width, "numba", n, m)
+        restore = prep.engine.output_restore  # the Outputs and Caches as this run finds them
+        restore.take(prep.engine.flat)
         prep.engine.rows(np.empty((width, n)), 0, width)  # compiled now, not at a first call
+        restore.put_back(prep.engine.flat)  # the call's first pass reads them as given
     except BatchUnsupported:
         return None
     except SrcadError:  # numba refused the lanes' code: the one-row sweeps still serve

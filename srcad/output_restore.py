@@ -44,10 +44,14 @@ class OutputRestore:
             np.copyto(saved, flat[i])
         self.first = True
 
+    def put_back(self, flat: list) -> None:
+        """The Outputs' content as `take` found it (after a run at preparation)."""
+        for saved, i in zip(self.saved, self.indices):
+            np.copyto(flat[i], saved)
+
     def refill(self, flat: list) -> None:
         """Before a pass: the Outputs' content on entry, unless this is the call's first."""
         if self.first:
             self.first = False
             return
-        for saved, i in zip(self.saved, self.indices):
-            np.copyto(flat[i], saved)
+        self.put_back(flat)

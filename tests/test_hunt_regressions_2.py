@@ -151,3 +151,26 @@ def test_sparse_jacobian_refuses_an_index_computed_from_x_that_moved():
     # once: [[2, 0, 0], ...] at x[0] = 0.5, where y[0] = 2 x[1]
     with pytest.raises(SrcadError, match="other branches"):
         srcad.jacobian(computed_index, np.array([0.5, 0.5, 0.6]), prep=prep)
+
+
+# --- numba's reverse jacobian: the warm-up run at preparation left the Cache changed -------
+
+def cache_then_output(y, x, c):
+    for i in range(3):
+        c[i] = c[i] * x[i] + x[(i + 1) % 3]
+        y[i] = c[i] * x[i]
+
+
+def test_numba_reverse_jacobian_starts_from_the_cache_as_given():
+    # once: the preparation ran f once (to compile the lanes' code) on the caller's Cache,
+    # and the call started from what that run left: diagonal [1.96, -1.1, 10.84], not
+    # [2.2, 2.3, -6.5]
+    c, y = np.full(3, 2.0), np.zeros(3)
+    J = srcad.jacobian(cache_then_output, srcad.Output(y), X.copy(), srcad.Cache(c),
+                       backend="numba", mode="reverse")
+    following = np.roll(X, -1)
+    expected = np.diag(4.0 * X + following) + np.diag(X[:2], 1)
+    expected[2, 0] = X[2]
+    np.testing.assert_allclose(J, expected, rtol=1e-12)
+    np.testing.assert_allclose(c, 2.0 * X + following, rtol=1e-12)
+    np.testing.assert_allclose(y, c * X, rtol=1e-12)
