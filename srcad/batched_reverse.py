@@ -190,7 +190,7 @@ class BatchedReverseEngine:
             self.flat.append(np.zeros((rows, width)))
             self.flat += tape_buffers(self.compiled)
             self.tape_count = len(self.compiled.tapes)
-        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index, f)
         self.output_restore = OutputRestore.needed(slots, self.flat, self.value_index)
 
     def set_values(self, values):
@@ -241,7 +241,10 @@ def default_batched_reverse_jacobian(f, slots, template, n, m):
     width = -(-m // -(-m // MAX_REVERSE_LANES))
     try:
         prep = prepare_batched_reverse_jacobian(f, slots, template, width, "numba", n, m)
+        restore = prep.engine.output_restore  # the Outputs and Caches as this run finds them
+        restore.take(prep.engine.flat)
         prep.engine.rows(np.empty((width, n)), 0, width)  # compiled now, not at a first call
+        restore.put_back(prep.engine.flat)  # the call's first pass reads them as given
     except BatchUnsupported:
         return None
     except SrcadError:  # numba refused the lanes' code: the one-row sweeps still serve

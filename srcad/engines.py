@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from srcad.aliasing import refuse_aliased_writes
 from srcad.analysis.types import FLOAT, type_of_value
 from srcad.analysis.written_first import indexed_only, overwritten_first, parameters
 from srcad.differentiate import _compiled
@@ -58,29 +59,29 @@ def refuse_written_constants(compiled, slots) -> None:
 
 
 class InputCopy:
-    """Operators leave x unchanged. When f writes elements of its input x (the analysis lists
-    the arguments f writes), the generated code runs on this copy instead, refilled from the
-    caller's x before every pass: a Jacobian or a Hessian takes several passes, and each must
-    start from x. The copy is allocated once, at preparation."""
+    """Operators leave x unchanged. When f writes elements of its input x (argument
+    `position`, at flat[index]), the generated code runs on this copy, allocated at preparation
+    and refilled from the caller's x before every pass (each pass must start from x)."""
 
-    def __init__(self, flat: list, index: int):
-        self.index = index  # where x sits in the engine's flat argument list
-        self.work = np.empty_like(flat[index])
-        self.given = flat[index]
+    def __init__(self, flat: list, value_index: list, position: int, f=None):
+        self.index = index = value_index[position]
+        self.position, self.value_index, self.f = position, value_index, f
+        self.work, self.given = np.empty_like(flat[index]), flat[index]
         flat[index] = self.work
 
     @staticmethod
-    def needed(compiled, slots, flat, value_index):
+    def needed(compiled, slots, flat, value_index, f=None):
         """An InputCopy of x when f writes x's elements, else None."""
         for position, slot in enumerate(slots):
             if slot.role == "x" and slot.is_array and position in compiled.written:
-                return InputCopy(flat, value_index[position])
+                return InputCopy(flat, value_index, position, f)
         return None
 
     def take(self, flat: list) -> None:
         """After `set_values` put the caller's x into `flat`: keep it as the source, run on
-        the copy."""
+        the copy; refused when x shares memory with another argument (`Constant(x)`)."""
         self.given = flat[self.index]
+        refuse_aliased_writes([flat[i] for i in self.value_index], {self.position}, self.f)
         flat[self.index] = self.work
 
     def refill(self) -> None:
@@ -148,7 +149,7 @@ class ForwardEngine:
                 self.zeroed.extend(lane for lane in lanes if isinstance(lane, np.ndarray))
             self.flat.extend(lanes)
         self.flat += self.scratch
-        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index, f)
         self.indexed_only = set()  # ids of Output/Cache tangents the code only indexes
         self.overwritten = self._overwritten_tangents() if stacked else set()
         self.zeroed = [b for b in self.zeroed if id(b) not in self.overwritten]
@@ -280,7 +281,7 @@ class ReverseEngine:
         # numba backend: tape arrays, kept (and grown) across calls
         self.flat += tape_buffers(self.compiled)
         self.tape_count = len(self.compiled.tapes)
-        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index)
+        self.input_copy = InputCopy.needed(self.compiled, slots, self.flat, self.value_index, f)
         self.output_restore = OutputRestore.needed(slots, self.flat, self.value_index)
 
     def set_values(self, values):

@@ -145,7 +145,7 @@ def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None, m
                                        f"jacobian; this call asks for sparse={sparse!r}",
                                        hint="call prepare_jacobian again with this sparse=")
     if prep.state.get("sparse"):
-        value, J = sparse_jacobian_call(prep, out)
+        value, J = sparse_jacobian_call(prep, out, slots)
         outputs = [s.value for s in slots if s.role == "output"]
         return (outputs[0] if outputs else value), J
     n, m = prep.state["n"], prep.state["m"]

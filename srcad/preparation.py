@@ -255,6 +255,9 @@ def make_prep(operator, f, slots, mode, chunk, engine, **state) -> Prep:
     prepared = [s.value if s.role == "x" else _WRAPPERS[s.role](s.value) for s in slots]
     wrapped = lambda a: type(a) in _CONTEXTS  # noqa: E731
     written = written_slots(slots)
+    copy = getattr(engine, "input_copy", None)
+    if copy is not None:  # f writes x, which must not share memory with another argument
+        written = written | {copy.position}
     _, match = matcher(prepared, [CONST] * len(slots), wrapped, shapes=True, written=written)
     run = None
     if operator == "gradient" and mode == "reverse":

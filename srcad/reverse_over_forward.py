@@ -26,7 +26,7 @@ import numpy as np
 from srcad.compiler import compile_source
 from srcad.differentiate import _compiled
 from srcad.engines import ReverseEngine, Slot, _spec
-from srcad.errors import SrcadError
+from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import Request
 
 # forward code's function -> its tangent-only rewrite (one per forward code, so srcad's cache,
@@ -118,6 +118,7 @@ class ReverseOverForwardEngine:
         origin = getattr(getattr(f, "__code__", None), "co_filename", "")
         specs = tuple(_spec(s, True) for s in slots)
         self.forward = _compiled(f, Request("forward", specs, backend="python"))
+        refuse_written_input(self.forward, slots, f)
         tangent = tangent_function(self.forward, origin)
         self.direction = np.zeros_like(next(s.value for s in slots if s.role == "x"))
         self.gradient_pass, self.gradient = None, None
@@ -184,3 +185,20 @@ class ReverseOverForwardEngine:
         for buffer in self.scratch:
             buffer.fill(0.0)
         return self.reverse.run(self.x_bar)
+
+
+def refuse_written_input(compiled, slots, f) -> None:
+    """Second order of an f that writes elements of its input x is refused, naming f: its
+    forward code writes x's tangent, which the reverse pass over it would take for a
+    Constant written (once reported as "f writes into argument 1" of the generated code)."""
+    for position, slot in enumerate(slots):
+        if slot.role == "x" and position in compiled.written:
+            code = getattr(f, "__code__", None)
+            raise ArgumentError(
+                f"f writes elements of its input (argument {position}); second order by "
+                "reverse over forward (the numba backend's, and mode='reverse-over-forward') "
+                "does not take such an f, and forward over reverse (the python backend's) "
+                "did not apply or was not asked for",
+                construct="input written", filename=getattr(code, "co_filename", None),
+                line=getattr(code, "co_firstlineno", None),
+                hint="copy it first in f (`x = x.copy()`) and write the copy")

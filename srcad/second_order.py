@@ -101,6 +101,10 @@ def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
             try:
                 engine = ReverseOverForwardEngine(target, slots, backend,
                                                   with_gradient=operator == "gradient_and_hvp")
+            except ArgumentError as written:  # f writes its input: say so, naming f
+                if written.construct != "input written":
+                    raise err from None
+                raise
             except SrcadError:
                 raise err from None
             mode = REVERSE_OVER_FORWARD

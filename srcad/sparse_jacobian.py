@@ -10,13 +10,20 @@ seeds lane c with the sum of the unit vectors of the columns of color c, so one 
 pass gives the compressed Jacobian B (output size x colors), and J[i, j] = B[i, color[j]] for
 every (i, j) of the pattern: a gather into the CSR's `data`, precomputed as flat indices of B.
 
-Guarantee: the result equals the dense Jacobian wherever f takes the branches it took at the
-preparation point (the pattern's caveat, `srcad/sparsity.py`). `out=` must be a CSR matrix
+Guarantee: the result equals the dense Jacobian. A traced pattern is that of the branches f
+took at the preparation point (`srcad/sparsity.py`); when f's forward code branches at all
+(`if`, `while`, a conditional expression, `np.where`, `max`, an int made of a float such as
+`int(x[0] * 3)`), every call traces the pattern again at
+its own point and refuses the call when it has an entry outside the preparation's: a column
+of a shared color would add into another's entries (a prepared call once returned J[0, 0] =
+1.1 for 0.2, after `if x[0] > 0.5:` changed sides). `out=` must be a CSR matrix
 with the preparation's structure (as returned by a previous call); its `data` is refilled in
 place.
 """
 
 from __future__ import annotations
+
+import ast
 
 import numpy as np
 
@@ -52,6 +59,9 @@ def prepare_sparse_jacobian(f, slots, template, chunk, backend):
         specs = tuple(_spec(Slot(s.role, s.value), True) for s in slots)
         tracing = _compiled(f, Request("forward", specs, 1, False, "python"))
         found, source = jacobian_pattern(tracing, slots, f), "traced"
+        retrace = tracing if _branches(tracing.source) else None
+    else:
+        retrace = None
     indptr, indices, rows = found
     if rows != m:
         raise SrcadError(f"the traced output has {rows} elements, f's output {m}",
@@ -74,13 +84,51 @@ def prepare_sparse_jacobian(f, slots, template, chunk, backend):
     template_csr = sparse.csr_matrix((np.zeros(len(indices)), indices, indptr), shape=(m, n))
     return make_prep("jacobian", f, slots, "forward", width, engine, n=n, m=m, sparse=True,
                      colors=colors, seeds=seeds, compressed=compressed, gather=gather,
-                     pattern=template_csr, pattern_source=source)
+                     pattern=template_csr, pattern_source=source, retrace=retrace)
 
 
-def sparse_jacobian_call(prep, out):
+def _branches(source: str) -> bool:
+    """The generated forward code may take other paths, or read other elements, elsewhere
+    (module docstring): it branches, selects, or makes an int of a float (an index)."""
+    tree = ast.parse(source)
+    return any(isinstance(node, (ast.If, ast.While, ast.IfExp)) or (
+        isinstance(node, ast.Attribute) and node.attr in _SELECTIONS) or (
+        isinstance(node, ast.Name) and node.id in _SELECTIONS) for node in ast.walk(tree))
+
+
+# selections, and what makes an int (an index) of a float
+_SELECTIONS = {"where", "maximum", "minimum", "fmax", "fmin", "clip", "select", "piecewise",
+               "int", "round", "floor", "ceil", "trunc", "rint", "argmax", "argmin", "argsort",
+               "searchsorted", "digitize", "nonzero", "astype", "max", "min", "sort"}
+
+
+def _check_pattern_holds(prep, slots) -> None:
+    """Refuse a call where f's traced pattern has an entry outside the preparation's."""
+    indptr, indices, _ = jacobian_pattern(prep.state["retrace"], slots, prep.function)
+    pattern = prep.state["pattern"]
+    for row in range(len(indptr) - 1):
+        new = indices[indptr[row]:indptr[row + 1]]
+        old = pattern.indices[pattern.indptr[row]:pattern.indptr[row + 1]]
+        if not np.isin(new, old).all():
+            code = getattr(prep.function, "__code__", None)
+            raise ArgumentError(
+                f"f takes other branches (or reads other elements) at this x than at the "
+                f"preparation's: row {row} of "
+                f"the Jacobian depends on inputs {sorted(set(new.tolist()) - set(old.tolist()))} "
+                "outside the sparsity pattern traced at preparation, so the compressed "
+                "Jacobian would be wrong", construct="sparse=True",
+                filename=getattr(code, "co_filename", None),
+                line=getattr(code, "co_firstlineno", None),
+                hint="prepare again at this point, or at a point where f takes every branch "
+                "that adds dependencies; or pass sparse=False")
+
+
+def sparse_jacobian_call(prep, out, slots=None):
     """Fill `out` (a CSR of the preparation's structure) or a new CSR with J; returns
-    (value, J)."""
+    (value, J). `slots`: the call's arguments, for the check of a traced pattern."""
     state, engine = prep.state, prep.engine
+    if state.get("retrace") is not None and slots is not None:
+        _check_pattern_holds(prep, slots)
     pattern, compressed = state["pattern"], state["compressed"]
     if out is None:
         out = _scipy_sparse().csr_matrix((np.empty(pattern.nnz), pattern.indices,

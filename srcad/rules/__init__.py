@@ -50,6 +50,13 @@ class Rule:
         """The forward-mode template of operand k (g: its tangent)."""
         return self.partials[k] if self.tangents is None else self.tangents[k]
 
+    def selects(self, k: int) -> bool:
+        """Operand k's tangent selects its seed (`np.where(c, g, 0.0)`, `(g if c else 0.0)`:
+        max, min, abs, clip, where). Forward lanes then keep the formula, not a shared 0/1
+        coefficient, which would turn the other branch's nan or inf tangent into nan."""
+        formula = self.tangent(k)
+        return formula is not None and (formula.startswith("np.where(") or " if " in formula)
+
 
 def rule(name, operands, *partials, result="float") -> Rule:
     return Rule(name, tuple(operands.split()), tuple(partials), result)

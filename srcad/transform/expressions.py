@@ -304,7 +304,7 @@ class ExpressionDiff:
                     visit(operand, _guarded(guard, test if operand is node.body
                                             else _negated(test)))
                     continue
-                if not rule.elementwise:  # a sum, a product: its tangent formula per lane
+                if not rule.elementwise or rule.selects(k):  # its tangent formula per lane
                     visit(operand, guard)
                     continue
                 coef = self._instance(rule, k, operands, node, S.const(1.0), rebuild)
@@ -326,7 +326,7 @@ class ExpressionDiff:
         _, _, rebuild = prepared
 
         def term(rule, k, operands, node, seed):
-            if coefs is None or not rule.elementwise:
+            if coefs is None or (id(node), k) not in coefs:
                 return self._instance(rule, k, operands, node, seed, rebuild, tangent=True)
             return simplify(gast.BinOp(left=seed, op=gast.Mult(), right=coefs[id(node), k]))
 
