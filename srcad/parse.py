@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import gast
 
 from srcad import syntax as S
+from srcad.constant_sequences import free_names_as_arrays
 from srcad.errors import SrcadError, UnsupportedSyntaxError
 from srcad.lambdas import find_lambda, is_lambda
 from srcad.runtime_names import rename_clashes
@@ -199,6 +200,7 @@ def parse_function(func) -> ParsedFunction:
                 pass
     parsed = ParsedFunction(func, tree, filename, first_line, source_lines, namespace,
                             written_as=written_as)
+    free_names_as_arrays(parsed)  # COEFFS = (1.0, 2.0) read by index: an array to the analysis
     # before any pass adds a call of srcad's runtime: the user's names never mean its names
     parsed.renamed = rename_clashes(tree, namespace, parsed.resolve)
     parsed.spellings.update({new: old for old, new in parsed.renamed.items()})

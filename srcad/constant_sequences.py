@@ -1,0 +1,122 @@
+"""Constant tuples and lists of numbers a function reads, as NumPy arrays.
+
+A default argument `coeffs=(1.0, 2.0, 3.0)`, a constant argument given such a tuple or list, a
+module-level `COEFFS = [0.5, 0.25]` or a closure cell holding one is read as the 1-D array of
+its numbers (floats when any element is a float, ints when all are: an int array indexes) -
+when every read of the name in the function is one where that array behaves as the tuple
+does: an index by a number (`coeffs[k]`), `len`, a loop over it (`for c in coeffs`, a
+comprehension), `enumerate`, `zip`, `sum`, `max`, `min`, a NumPy function. A whole-tuple
+operation (`coeffs + (4.0,)`, `coeffs * 2`, `coeffs == (1, 2)`, a slice, a call of another
+function) means something else for an array: the value stays as it is, and srcad refuses what
+it cannot see into as before.
+
+Where the array is only what the analysis sees (globals, closure cells), the generated code
+still reads the tuple or list itself, at run time: the same numbers.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+
+import gast
+import numpy as np
+
+_ONE_ARGUMENT = {builtins.len, builtins.sum, builtins.max, builtins.min, builtins.enumerate}
+
+
+def number_array(value):
+    """The 1-D array of a non-empty tuple or list of ints and floats (no bools), or None."""
+    if type(value) not in (tuple, list) or not value:
+        return None
+    kinds = {type(v) for v in value}
+    if not kinds <= {int, float}:
+        return None
+    return np.array(value, dtype=float if float in kinds else np.int64)
+
+
+def read_as_array(parsed, name: str) -> bool:
+    """Whether every read of `name` in the parsed function is one where a 1-D array of numbers
+    behaves as a tuple of them (and the function never binds `name` itself)."""
+    parents = {}
+    for node in gast.walk(parsed.tree):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in gast.walk(parsed.tree):
+        if isinstance(node, gast.Name) and node.id == name \
+                and not isinstance(node.ctx, gast.Param):
+            if not isinstance(node.ctx, gast.Load) \
+                    or not _array_like_use(parsed, node, parents.get(id(node))):
+                return False
+    return True
+
+
+def _array_like_use(parsed, node, parent) -> bool:
+    if isinstance(parent, gast.Subscript) and parent.value is node:
+        return not isinstance(parent.slice, (gast.Slice, gast.Tuple))
+    if isinstance(parent, (gast.For, gast.comprehension)) and parent.iter is node:
+        return True
+    if isinstance(parent, gast.Call) and node in parent.args and not parent.keywords:
+        try:
+            callee = _callee(parsed, parent.func)
+        except (KeyError, AttributeError):
+            return False
+        if callee in _ONE_ARGUMENT:
+            return len(parent.args) == 1
+        if callee is builtins.zip:
+            return True
+        return getattr(callee, "__module__", None) == "numpy" or isinstance(callee, np.ufunc)
+    return False
+
+
+def _callee(parsed, func):
+    if isinstance(func, gast.Name):
+        return parsed.resolve(func.id)
+    if isinstance(func, gast.Attribute):
+        return getattr(_callee(parsed, func.value), func.attr)
+    raise KeyError(func)
+
+
+def free_names_as_arrays(parsed) -> None:
+    """The number tuples and lists among the globals and closure cells the function reads,
+    as arrays in `parsed.namespace` (what the analysis resolves names in)."""
+    params = {a.id for a in parsed.tree.args.args if isinstance(a, gast.Name)}
+    for node in gast.walk(parsed.tree):
+        if isinstance(node, gast.Name) and node.id not in params \
+                and node.id in parsed.namespace:
+            array = number_array(parsed.namespace[node.id])
+            if array is not None and read_as_array(parsed, node.id):
+                parsed.namespace[node.id] = array
+
+
+def arguments_as_arrays(f, args, wrappers=(), bare: bool = True, first: int = 0) -> tuple:
+    """`args` with each number tuple or list from position `first` on (bare when `bare`, or in
+    one of `wrappers`, the constant annotations) as its array where the function reads it as
+    one."""
+    found = [k for k, a in enumerate(args) if k >= first
+             and number_array(_value(a, wrappers, bare)) is not None]
+    if not found or not hasattr(f, "__code__"):
+        return args
+    names = f.__code__.co_varnames[:f.__code__.co_argcount]
+    args = list(args)
+    for k in found:
+        if k < len(names) and _parameter_read_as_array(f, names[k]):
+            array = number_array(_value(args[k], wrappers, bare))
+            args[k] = type(args[k])(array) if isinstance(args[k], wrappers) else array
+    return tuple(args)
+
+
+def _value(arg, wrappers, bare):
+    if isinstance(arg, wrappers):
+        return arg.value
+    return arg if bare else None
+
+
+@functools.lru_cache(maxsize=256)
+def _parameter_read_as_array(f, name) -> bool:
+    from srcad.parse import parse_function  # parse imports this module
+
+    try:
+        return read_as_array(parse_function(f), name)
+    except Exception:  # noqa: BLE001 - no source: the call is refused where it always was
+        return False
