@@ -5,7 +5,8 @@ module-level `COEFFS = [0.5, 0.25]` or a closure cell holding one is read as the
 its numbers (floats when any element is a float, ints when all are: an int array indexes) -
 when every read of the name in the function is one where that array behaves as the tuple
 does: an index by a number (`coeffs[k]`), `len`, a loop over it (`for c in coeffs`, a
-comprehension), `enumerate`, `zip`, `sum`, `max`, `min`, a NumPy function. A whole-tuple
+comprehension), `enumerate`, `zip`, `sum`, a NumPy function that reads it as numbers
+(`np.asarray`, `np.sum`, `np.dot`, a ufunc...). A whole-tuple
 operation (`coeffs + (4.0,)`, `coeffs * 2`, `coeffs == (1, 2)`, a slice, a call of another
 function) means something else for an array: the value stays as it is, and srcad refuses what
 it cannot see into as before.
@@ -22,7 +23,10 @@ import functools
 import gast
 import numpy as np
 
-_ONE_ARGUMENT = {builtins.len, builtins.sum, builtins.max, builtins.min, builtins.enumerate}
+_ONE_ARGUMENT = {builtins.len, builtins.sum, builtins.enumerate}
+# NumPy functions that read a tuple as the array of its numbers (not as a shape or axes)
+_NUMPY_READS = (np.asarray, np.array, np.sum, np.prod, np.dot, np.max, np.min, np.mean,
+                np.cumsum)
 
 
 def number_array(value):
@@ -65,7 +69,7 @@ def _array_like_use(parsed, node, parent) -> bool:
             return len(parent.args) == 1
         if callee is builtins.zip:
             return True
-        return getattr(callee, "__module__", None) == "numpy" or isinstance(callee, np.ufunc)
+        return isinstance(callee, np.ufunc) or any(callee is f for f in _NUMPY_READS)
     return False
 
 

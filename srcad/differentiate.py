@@ -22,9 +22,9 @@ from srcad.annotations import (
     Const,
     Mode,
 )
-from srcad.constant_sequences import arguments_as_arrays
 from srcad.arguments import Batch, _arguments, _Call, _check_mode, bind_arguments
 from srcad.checkpointing import memory_bytes, reverse_memory
+from srcad.constant_sequences import arguments_as_arrays
 from srcad.container_calls import container_autodiff, has_container
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.hints import Backend, Function, Memory
