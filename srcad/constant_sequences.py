@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import types
 
 import gast
 import numpy as np
@@ -69,6 +70,10 @@ def _array_like_use(parsed, node, parent) -> bool:
             return len(parent.args) == 1
         if callee is builtins.zip:
             return True
+        if isinstance(callee, types.FunctionType):  # a helper srcad inlines: as it reads it
+            names = callee.__code__.co_varnames[:callee.__code__.co_argcount]
+            k = parent.args.index(node)
+            return k < len(names) and _parameter_read_as_array(callee, names[k])
         return isinstance(callee, np.ufunc) or any(callee is f for f in _NUMPY_READS)
     return False
 
@@ -83,14 +88,28 @@ def _callee(parsed, func):
 
 def free_names_as_arrays(parsed) -> None:
     """The number tuples and lists among the globals and closure cells the function reads,
-    as arrays in `parsed.namespace` (what the analysis resolves names in)."""
+    as arrays in `parsed.arrays` (what `parsed.resolve` answers first)."""
     params = {a.id for a in parsed.tree.args.args if isinstance(a, gast.Name)}
     for node in gast.walk(parsed.tree):
         if isinstance(node, gast.Name) and node.id not in params \
                 and node.id in parsed.namespace:
             array = number_array(parsed.namespace[node.id])
             if array is not None and read_as_array(parsed, node.id):
-                parsed.namespace[node.id] = array
+                if type(parsed.namespace[node.id]) is list:  # changed in place: rebuild
+                    parsed.inlined_reads.append((_Unchanged(parsed.namespace[node.id]),
+                                                 node.id, parsed.namespace[node.id]))
+                parsed.arrays[node.id] = array
+
+
+class _Unchanged:
+    """A list as the cache checks a global it read (`namespace.get(name) is obj`): itself
+    while it holds the numbers it held when the code was built, else nothing."""
+
+    def __init__(self, values: list):
+        self.values, self.held = values, list(values)
+
+    def get(self, name, default=None):
+        return self.values if self.values == self.held else default
 
 
 def arguments_as_arrays(f, args, wrappers=(), bare: bool = True, first: int = 0) -> tuple:
@@ -116,11 +135,19 @@ def _value(arg, wrappers, bare):
     return arg if bare else None
 
 
+_CHECKING: set = set()  # (function, parameter) being checked: a recursive call reads it not
+
+
 @functools.lru_cache(maxsize=256)
 def _parameter_read_as_array(f, name) -> bool:
     from srcad.parse import parse_function  # parse imports this module
 
+    if (f, name) in _CHECKING:
+        return False
+    _CHECKING.add((f, name))
     try:
         return read_as_array(parse_function(f), name)
     except Exception:  # noqa: BLE001 - no source: the call is refused where it always was
         return False
+    finally:
+        _CHECKING.discard((f, name))

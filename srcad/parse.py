@@ -49,6 +49,9 @@ class ParsedFunction:
     # a helper's locals the inliner renamed (`rnn_hs`) -> the helper that spells them (`rnn`;
     # `spellings` holds `hs`): a message naming one says where
     helper_locals: dict = field(default_factory=dict, repr=False)
+    # number tuples and lists among the free names, as the arrays the analysis reads them as
+    # (srcad/constant_sequences.py); `namespace` keeps what the code reads at run time
+    arrays: dict = field(default_factory=dict, repr=False)
 
     @property
     def generated(self) -> bool:
@@ -123,6 +126,8 @@ class ParsedFunction:
     def resolve(self, name_: str):
         """The object a free name refers to, as at call time (closure first, then globals,
         then builtins). Raises KeyError when unbound."""
+        if name_ in self.arrays:
+            return self.arrays[name_]
         if name_ in self.namespace:
             return self.namespace[name_]
         builtins_ = self.func.__globals__.get("__builtins__", __builtins__)

@@ -222,7 +222,9 @@ class TypeRefusals:
         """The name read in `operand` whose value srcad cannot see into, if one is (`shape`
         in `np.zeros(shape) + x`): the cause to name."""
         called = {id(n) for c in gast.walk(operand) if isinstance(c, gast.Call)
-                  for n in gast.walk(c.func)}
+                  for n in gast.walk(c.func)} | {  # `MODEL.x`, `pairs[0]`: named whole
+            id(c.value) for c in gast.walk(operand) if isinstance(c, (gast.Attribute,
+                                                                     gast.Subscript))}
         return next((n for n in gast.walk(operand) if isinstance(n, gast.Name)
                      and isinstance(n.ctx, gast.Load) and id(n) not in called
                      and self.of(n) == OTHER), None)
