@@ -93,6 +93,15 @@ class ParsedFunction:
             message = _respelled(message, held) if held else message
         return _respelled(message, self.spellings) if self.spellings else message
 
+    def spell_inlined(self, mapping: dict, bound: dict, callee, helper: str) -> None:
+        """Messages name the locals of the helper `callee` the inliner renamed (`rnn_hs`, in
+        `mapping`) as the helper spells them, saying where; not the caller's own names it
+        passed (`bound`: parameter -> argument)."""
+        for local, fresh in mapping.items():
+            if not (isinstance(bound.get(local), gast.Name) and bound[local].id == fresh):
+                self.spellings[fresh] = callee.spellings.get(local, local)
+                self.helper_locals[fresh] = callee.helper_locals.get(local, helper)
+
     def error(self, node, construct, message, hint=None, kind=UnsupportedSyntaxError):
         helper = next((self.helper_locals[w] for w in sorted(_words(message))
                        if w in self.helper_locals), None)

@@ -260,7 +260,7 @@ class Inliner:
                 alias = self.namer.fresh(f"{fname}_{prefix}")
                 mapping[fname] = alias
                 self.extra[alias] = obj
-        self._spell_helper_locals(mapping, dict(bound), cparsed, function_name(callee))
+        self.parsed.spell_inlined(mapping, dict(bound), cparsed, function_name(callee))
         renamer = S.Renamer(mapping)
         body = shield.restore([renamer.visit(s) for s in body])
         for buffer, list_name in cnamer.list_buffers.items():  # rows once types are known
@@ -270,13 +270,6 @@ class Inliner:
         for s in out:
             _set_lines(s, getattr(call, "lineno", None), getattr(call, "col_offset", 0))
         return out, result_expr
-
-    def _spell_helper_locals(self, mapping, bound, cparsed, helper):
-        """Messages name the helper's locals renamed here (`rnn_hs`) as it spells them."""
-        for local, fresh in mapping.items():
-            if not (isinstance(bound.get(local), gast.Name) and bound[local].id == fresh):
-                self.parsed.spellings[fresh] = cparsed.spellings.get(local, local)
-                self.parsed.helper_locals[fresh] = cparsed.helper_locals.get(local, helper)
 
     def _inlined_body(self, callee, cparsed, cnamer, passed: dict,
                       passed_objects: dict) -> tuple[list, Inliner]:
