@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 
 from srcad import compile_notice
-from srcad.constant_sequences import number_array
 from srcad.errors import SrcadError
 from srcad.numba_constants import comment_above, constant_arguments, kernel_wrapper
 from srcad.runtime_names import (
@@ -99,8 +98,6 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         module = _module_spelling(value)
         if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):
             header.append(f"{free} = {value!r}")
-        elif number_array(value) is not None:  # COEFFS = (1, 2.5): one kind, as numba indexes
-            header.append(f"{free} = {tuple(number_array(value).tolist())!r}")
         elif module:  # `from numpy import abs` (renamed `abs_1`), `from math import exp`
             header.append(f"{free} = {module}.{value.__name__}")
         else:

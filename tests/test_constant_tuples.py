@@ -140,10 +140,37 @@ def numba_case(x, coeffs=(0.5, 2.0)):
     return s * x[ORDER[2]]
 
 
+MIXED = [0.5, 1.5, -2.0]
+
+
+def numpy_reads(x):
+    s = np.sum(MIXED) * x[0] + np.dot(MIXED, x)
+    for k, c in enumerate(MIXED):
+        s = s + c * x[ORDER[k]] ** 2
+    for c, v in zip(MIXED, x):
+        s = s + c * np.sin(v)
+    return s + len(MIXED) * np.mean(MIXED) * x[len(ORDER) - 1] + np.max(MIXED) * x[0] * x[1]
+
+
+def test_numpy_reads_of_a_global_list():
+    x = np.array([0.3, -0.2, 0.8])
+    check_grads(numpy_reads, Duplicated(x, np.zeros(3)))
+    c = np.array(MIXED)
+    expected = c * np.cos(x) + c + np.sum(c) * np.array([1.0, 0.0, 0.0])
+    for k, j in enumerate(ORDER):
+        expected[j] += 2 * c[k] * x[j]
+    expected[2] += 3 * np.mean(c)
+    expected[0] += np.max(c) * x[1]
+    expected[1] += np.max(c) * x[0]
+    assert srcad.gradient(numpy_reads, x) == pytest.approx(expected)
+
+
 def test_numba():
     pytest.importorskip("numba")
     x = np.array([0.3, 0.7])
     check_grads(numba_case, Duplicated(x, np.zeros(2)), modes=("rev", "fwd"), backend="numba")
+    x = np.array([0.3, -0.2, 0.8])
+    check_grads(numpy_reads, Duplicated(x, np.zeros(3)), modes=("rev", "fwd"), backend="numba")
 
 
 def whole_tuple(x, w=(1.0, 2.0)):
