@@ -239,3 +239,22 @@ def test_a_comprehension_names_no_generated_name():
     problems = _problems(lambda: srcad.derivative(comprehension_variable, 0.5))
     assert not any(g in p for p in problems for g in GENERATED), problems
     assert not any("`s`" in p for p in problems), problems  # a consequence, not a cause
+
+
+def sum_beside_a_list(y, a, cs=(1.0, 2.0)):
+    s = a
+    terms = []
+    for i in range(2, len(y)):
+        terms.append(y[i] * s)
+    for v in terms:
+        s = s * 0.5 + v
+    return s * 0.5 + sum(cs) * a
+
+
+def test_sum_of_a_constant_beside_a_list_is_a_number():
+    y, a = np.array([0.3, 0.7, 1.1, -0.4]), 0.6
+    check_grads(sum_beside_a_list, Duplicated(y, np.zeros(4)), Active(a))
+    # s = a (0.125 + 0.25 y2 + 0.5 y3 + 3): the derivative by a
+    expected = 0.125 + 0.25 * y[2] + 0.5 * y[3] + 3.0
+    grads = srcad.autodiff(Reverse, sum_beside_a_list, Duplicated(y, np.zeros(4)), Active(a))
+    assert grads[1] == pytest.approx(expected)
