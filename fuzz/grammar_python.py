@@ -145,6 +145,10 @@ def generate(seed: int) -> Program:
     shadow = random.Random(f"shadow {seed}")
     if shadow.random() < 0.3:
         lines += [f"    SHIFT = s * {_c(shadow)}", "    s = shifted(s) + SHIFT * a"]
+    # constant number tuples (drawn apart too): a default, a module's tuple or list
+    module, signature, constants = _constant_tuples(random.Random(f"constants {seed}"))
+    lines[0] = lines[0].replace("a):", f"a{signature}):")
+    lines += constants
     # a tuple returned (drawn apart, so each seed's body is what it always was): checked
     # value by value, one seed (reverse) and one tangent (forward) per value
     if random.Random(seed + 7919).random() < 0.3:
@@ -153,4 +157,32 @@ def generate(seed: int) -> Program:
         lines.append("    return s")
     n, m = rng.randint(3, 6), rng.randint(3, 6)
     args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "y", (m,)), ArgKind("active", "a")]
-    return Program(seed, HEADER + "\n\n" + "\n".join(lines) + "\n", "f", args, True)
+    globals_ = "\n".join(module) + "\n\n\n" if module else ""
+    return Program(seed, HEADER + "\n\n" + globals_ + "\n".join(lines) + "\n", "f", args, True)
+
+
+def _numbers(rng, brackets) -> str:
+    items = ", ".join(_c(rng) for _ in range(rng.randint(1, 4)))
+    return brackets[0] + items + ("," if brackets[0] == "(" and "," not in items else "") \
+        + brackets[1]
+
+
+def _constant_tuples(rng) -> tuple:
+    """(module lines, f's extra parameter, f's lines) reading constant number tuples as
+    Python does: a default `cs=(...)`, the module's COEFFS (a tuple or a list) and its int
+    tuple ORDER, by constant and variable index, len, a loop, enumerate, zip and sum
+    (srcad/constant_sequences.py); in half the programs none."""
+    if rng.random() < 0.5:
+        return [], "", []
+    module = [f"COEFFS = {_numbers(rng, rng.choice(['()', '[]']))}", "ORDER = (2, 0, 1)"]
+    default = _numbers(rng, "()")
+    reads = [["for k in range(len(cs)):", "    s = s * 0.5 + cs[k] * x[k % len(x)]"],
+             ["for c in COEFFS:", "    s = s * c + a * 0.5"],
+             ["for k, c in enumerate(cs):", "    s = s + c * y[k % len(y)] * 0.3"],
+             ["for c, v in zip(COEFFS, y):", "    s = s * 0.5 + c * v"],
+             ["s = s + COEFFS[-1] * a + cs[0] * x[ORDER[0]] * x[ORDER[len(ORDER) - 1]]"],
+             ["s = s * 0.5 + sum(cs) * a + len(COEFFS) * x[ORDER[1]]"]]
+    lines = []
+    for _ in range(rng.randint(1, 3)):
+        lines += ["    " + line for line in rng.choice(reads)]
+    return module, f", cs={default}", lines

@@ -20,6 +20,7 @@ from srcad.annotations import (
     Mode,
     Output,
 )
+from srcad.constant_sequences import arguments_as_arrays
 from srcad.errors import ArgumentError
 from srcad.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request
 
@@ -179,7 +180,9 @@ def bind_arguments(f, args) -> tuple:
         raise ArgumentError(f"{f.__name__} takes {expected} arguments, {len(args)} given",
                             filename=code.co_filename, line=code.co_firstlineno)
     missing = code.co_argcount - len(args)
-    return tuple(args) + tuple(defaults[len(defaults) - missing:]) if missing else tuple(args)
+    given = arguments_as_arrays(f, tuple(args), (Const, Constant), bare=False)
+    return arguments_as_arrays(f, given + tuple(defaults[len(defaults) - missing:]),
+                               first=len(given)) if missing else given
 
 
 def _arguments(f, mode, args, batch, backend="python") -> _Call:

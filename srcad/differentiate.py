@@ -19,10 +19,12 @@ from srcad.analysis.types import Array
 from srcad.annotations import (
     Annotation,
     BatchDuplicated,
+    Const,
     Mode,
 )
 from srcad.arguments import Batch, _arguments, _Call, _check_mode, bind_arguments
 from srcad.checkpointing import memory_bytes, reverse_memory
+from srcad.constant_sequences import arguments_as_arrays
 from srcad.container_calls import container_autodiff, has_container
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.hints import Backend, Function, Memory
@@ -132,6 +134,8 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     given = len(args)
     if given != code.co_argcount:
         args = bind_arguments(f, args)
+    else:  # Const((1.0, 2.0)) read by index: its array (srcad/constant_sequences.py)
+        args = arguments_as_arrays(f, args, (Const,), bare=False)
     if memory is not None:
         try:
             memory = memory_bytes(memory)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import gast
 
 from srcad import syntax as S
+from srcad.constant_sequences import free_names_as_arrays
 from srcad.errors import SrcadError, UnsupportedSyntaxError
 from srcad.lambdas import find_lambda, is_lambda
 from srcad.runtime_names import rename_clashes
@@ -45,6 +46,12 @@ class ParsedFunction:
     # what the helpers inlined before the lists are lowered read (list_calls.py): (namespace,
     # name, object) and (cell, object), for the cache's checks like the function's own reads
     inlined_reads: list = field(default_factory=list, repr=False)
+    # a helper's locals the inliner renamed (`rnn_hs`) -> the helper that spells them (`rnn`;
+    # `spellings` holds `hs`): a message naming one says where
+    helper_locals: dict = field(default_factory=dict, repr=False)
+    # number tuples and lists among the free names, as the arrays the analysis reads them as
+    # (srcad/constant_sequences.py); `namespace` keeps what the code reads at run time
+    arrays: dict = field(default_factory=dict, repr=False)
 
     @property
     def generated(self) -> bool:
@@ -77,17 +84,39 @@ class ParsedFunction:
         inline put back as that expression (`product[0]` is `(A @ x)[0]`)."""
         return S.unparse_expr(_Respell(self.expressions).visit(S.clone(node)))
 
+    def in_user_words(self, message: str) -> str:
+        """`message` with each name srcad made put back as what the user wrote: the
+        expression it holds (`sum_of` is `sum(c * x for c in coeffs)`), or the user's name
+        for it (`c_1` is the comprehension's `c`, `rnn_hs` the helper rnn's `hs`)."""
+        if self.expressions:
+            held = {n: self.spelled(S.name(n)) for n in _words(message) & self.expressions.keys()}
+            message = _respelled(message, held) if held else message
+        return _respelled(message, self.spellings) if self.spellings else message
+
+    def spell_inlined(self, mapping: dict, bound: dict, callee, helper: str) -> None:
+        """Messages name the locals of the helper `callee` the inliner renamed (`rnn_hs`, in
+        `mapping`) as the helper spells them, saying where; not the caller's own names it
+        passed (`bound`: parameter -> argument)."""
+        for local, fresh in mapping.items():
+            if not (isinstance(bound.get(local), gast.Name) and bound[local].id == fresh):
+                self.spellings[fresh] = callee.spellings.get(local, local)
+                self.helper_locals[fresh] = callee.helper_locals.get(local, helper)
+
     def error(self, node, construct, message, hint=None, kind=UnsupportedSyntaxError):
-        if self.spellings:
-            message = _respelled(message, self.spellings)
+        helper = next((self.helper_locals[w] for w in sorted(_words(message))
+                       if w in self.helper_locals), None)
+        message = self.in_user_words(message)
         if self.renamed and hint:  # `Duplicated(reshaped, ...)`, as the user spells it
             hint = _respelled(hint, {new: old for old, new in self.renamed.items()})
         column = getattr(node, "col_offset", None)
         line = self.line_of(node)
         if column is not None and line is not None:
             column += 1 + self._indent(line)
+        context = None if helper is None or line is None else \
+            f"in {helper}, called from {self.name} at line {line}"  # a helper's local
         error = kind(message, filename=self.filename, line=line or self.first_line,
-                     construct=construct, hint=hint, column=column if line else None)
+                     construct=construct, hint=hint, column=column if line else None,
+                     context=context)
         error.node = node
         return error
 
@@ -106,6 +135,8 @@ class ParsedFunction:
     def resolve(self, name_: str):
         """The object a free name refers to, as at call time (closure first, then globals,
         then builtins). Raises KeyError when unbound."""
+        if name_ in self.arrays:
+            return self.arrays[name_]
         if name_ in self.namespace:
             return self.namespace[name_]
         builtins_ = self.func.__globals__.get("__builtins__", __builtins__)
@@ -199,6 +230,7 @@ def parse_function(func) -> ParsedFunction:
                 pass
     parsed = ParsedFunction(func, tree, filename, first_line, source_lines, namespace,
                             written_as=written_as)
+    free_names_as_arrays(parsed)  # COEFFS = (1.0, 2.0) read by index: an array to the analysis
     # before any pass adds a call of srcad's runtime: the user's names never mean its names
     parsed.renamed = rename_clashes(tree, namespace, parsed.resolve)
     parsed.spellings.update({new: old for old, new in parsed.renamed.items()})
@@ -223,6 +255,10 @@ def _def_tree(func, filename) -> tuple:
     # Decorators occupy the first lines; gast line numbers are relative to the dedented text.
     tree.decorator_list = []
     return tree, first_line, source.splitlines()
+
+
+def _words(message: str) -> set:
+    return set(re.findall(r"\b[A-Za-z_]\w*\b", message))
 
 
 def _respelled(message: str, spellings: dict) -> str:

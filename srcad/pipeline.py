@@ -245,6 +245,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
         tree = numba_friendly(nested.rename(tree), norm.namer)
     source = to_source(tree)
     namespace = dict(parsed.namespace)
+    namespace.update(parsed.arrays)  # number tuples read as arrays (constant_sequences.py)
     namespace.update(norm.extra_names)
     # what generated code calls by these names (the user's own are renamed:
     # srcad/runtime_names.py)

@@ -14,6 +14,7 @@ import numpy as np
 from srcad.aliasing import refuse_aliased_writes
 from srcad.annotations import Annotation, Cache, Constant, Output
 from srcad.arguments import bind_arguments
+from srcad.constant_sequences import arguments_as_arrays
 from srcad.container_operators import container_operator, returns_tuple
 from srcad.differentiate import _target
 from srcad.engines import ForwardEngine, Slot
@@ -61,6 +62,7 @@ def operator_entry(operator):
                     break
             if len(args) != f.__code__.co_argcount:
                 args = args + tuple(Constant(v) for v in bind_arguments(f, args)[len(args):])
+            args = arguments_as_arrays(f, args, (Constant,), bare=False)
             for a in args:
                 if type(a) in CONTAINERS:  # x is a dict, list or tuple of parameters
                     return container_operator(operator.__name__, f, args, options)

@@ -81,6 +81,13 @@ def _describe(func) -> str:
     return S.unparse_expr(func)
 
 
+def _preorder(body):
+    """The nodes of `body` in the order they are written."""
+    for stmt in body:
+        yield stmt
+        yield from _preorder(list(gast.iter_child_nodes(stmt)))
+
+
 class TypeRefusals:
     """The refusals of `Types`, run once its inference has settled (`check=True`): they read
     `self.norm`, `self.env`, `self.mixed`, `self.opaque_calls` and `self.of`."""
@@ -105,8 +112,10 @@ class TypeRefusals:
                 if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Call)) \
                         or (isinstance(node, gast.Return) and node.value is not None
                             and not isinstance(node.value, gast.Tuple)):
-                    self._refuse_opaque(node if not isinstance(node, gast.Return)
-                                        else node.value, refused)
+                    culprit = self._refuse_opaque(node if not isinstance(node, gast.Return)
+                                                  else node.value, refused)
+                    if culprit is not None:  # its parts are not refused again
+                        skipped |= {id(n) for n in gast.walk(culprit)}
                 targets = node.targets if isinstance(node, gast.Assign) else \
                     [node.target] if isinstance(node, gast.AugAssign) else []
                 for target in targets:
@@ -121,6 +130,7 @@ class TypeRefusals:
         """Refuse names bound to an array and to a number, or to values srcad does not
         handle, each once (not those of `written`, refused already); the names refused."""
         refused = set(written)
+        knock_ons = self._knock_ons()
         for stmt in self.norm.body:
             for node in gast.walk(stmt):
                 if not (isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name)):
@@ -134,6 +144,12 @@ class TypeRefusals:
                         node, "assignment", f"`{name}` is bound to an array in one place "
                         "and to a number in another", hint="use two names, one for the "
                         "array and one for the number"))
+                elif name in knock_ons:  # follows from the value it reads: that is refused
+                    refused.add(name)
+                    root = knock_ons[name]
+                    if isinstance(root, gast.Name) and root.id not in refused:
+                        refused.add(root.id)
+                        self.norm.refusals.add(self._opaque_error(root))
                 elif self.env.get(name) in (OTHER, None):
                     refused.add(name)
                     node = self._culprit(name)  # a later `s += v` may be the cause
@@ -195,13 +211,58 @@ class TypeRefusals:
                 continue
             if self.of(operand) == OTHER:
                 if not self._refuse_guessed_type(operand):
-                    self.norm.refusals.add(self.norm.parsed.error(
-                        operand, "opaque value", "srcad cannot see into "
-                        f"`{S.unparse_expr(operand)}` (an attribute of an object, a tuple or "
-                        "list element, or a number of an unsupported type), so it could not "
-                        "know whether a derivative flows through it",
-                        hint="pass the value as a float or NumPy array argument"))
-                return  # one refusal per expression
+                    root = self._opaque_name(operand)  # the cause, refused once
+                    if isinstance(refused, set) and root is not None:
+                        refused.add(root.id)
+                    self.norm.refusals.add(self._opaque_error(root or operand))
+                return operand  # one refusal per expression
+        return None
+
+    def _opaque_name(self, operand):
+        """The name read in `operand` whose value srcad cannot see into, if one is (`shape`
+        in `np.zeros(shape) + x`): the cause to name."""
+        called = {id(n) for c in gast.walk(operand) if isinstance(c, gast.Call)
+                  for n in gast.walk(c.func)} | {  # `MODEL.x`, `pairs[0]`: named whole
+            id(c.value) for c in gast.walk(operand) if isinstance(c, (gast.Attribute,
+                                                                     gast.Subscript))}
+        return next((n for n in gast.walk(operand) if isinstance(n, gast.Name)
+                     and isinstance(n.ctx, gast.Load) and id(n) not in called
+                     and self.of(n) == OTHER), None)
+
+    def _opaque_error(self, operand):
+        return self.norm.parsed.error(
+            operand, "opaque value", f"srcad cannot see into `{S.unparse_expr(operand)}` (an "
+            "attribute of an object, a tuple or list element, or a number of an unsupported "
+            "type), so it could not know whether a derivative flows through it",
+            hint="pass the value as a float or NumPy array argument")
+
+    def _knock_ons(self) -> dict:
+        """The locals of no kind srcad handles only because their value reads such a value
+        from outside (an argument, a global: `c = coeffs[i]`, then `s += c * x`), each with
+        the name read there that is the cause (refused instead: one refusal, at the cause)."""
+        assigned = {S.target_name(t) for stmt in self.norm.body for n in gast.walk(stmt)
+                    for t in (n.targets if isinstance(n, gast.Assign) else [n.target]
+                              if isinstance(n, (gast.AugAssign, gast.For)) else [])}
+        unknown = {S.target_name(n.targets[0] if isinstance(n, gast.Assign) else n.target)
+                   for stmt in self.norm.body for n in gast.walk(stmt)
+                   if isinstance(n, (gast.Assign, gast.AugAssign))} - {None}
+        unknown = {name for name in unknown if self.env.get(name) in (OTHER, None)}
+        order = {id(n): k for k, n in enumerate(_preorder(self.norm.body))}
+        culprits = {name: self._culprit(name) for name in unknown}
+        knock_ons, grown = {}, True
+        while grown:
+            grown = False
+            for name in sorted(unknown - knock_ons.keys()):
+                root = next((n for n in gast.walk(culprits[name].value)
+                             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and (
+                                 n.id in knock_ons or (n.id not in assigned and self.of(n) == OTHER)
+                                 or (n.id in unknown and order[id(culprits[n.id])]
+                                     < order[id(culprits[name])]))), None)
+                if root is not None:  # the cause: a value from outside, or an earlier local
+                    knock_ons[name] = knock_ons.get(root.id, root if root.id not in unknown
+                                                    else root.id)
+                    grown = True
+        return knock_ons
 
     def _refuse_guessed_type(self, operand) -> bool:
         """`lower = np.tri(n)`, then `lower[1, 0]`: the result of a call without a rule was

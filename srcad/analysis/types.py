@@ -249,6 +249,8 @@ class Types(TypeRefusals):
             if any(k is None for k in kinds):
                 return None
             ranks = [k.ndim for k in kinds if isinstance(k, Array)]
+            if obj in (sum, max, min) and len(kinds) == 1 and ranks == [1]:
+                return FLOAT  # sum(w) of a 1-D array (a constant: else refused) is a number
             return Array(max(ranks), True) if ranks else FLOAT
         if info.name == "slogdet":  # a pair: only its parts `.sign`, `.logabsdet` are values
             return OTHER

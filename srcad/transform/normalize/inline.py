@@ -220,6 +220,7 @@ class Inliner:
         else:
             results = []
             result_name = self.namer.fresh(f"{prefix}_result")
+            self.parsed.expressions[result_name] = S.clone(call)  # messages quote the call
             result_expr = S.name(result_name)
         flag = self.namer.fresh(f"{prefix}_returned")
         generated = {result_name, flag, *results}  # caller-side names: never renamed
@@ -259,6 +260,7 @@ class Inliner:
                 alias = self.namer.fresh(f"{fname}_{prefix}")
                 mapping[fname] = alias
                 self.extra[alias] = obj
+        self.parsed.spell_inlined(mapping, dict(bound), cparsed, function_name(callee))
         renamer = S.Renamer(mapping)
         body = shield.restore([renamer.visit(s) for s in body])
         for buffer, list_name in cnamer.list_buffers.items():  # rows once types are known

@@ -273,6 +273,7 @@ class Lowering:
         for k, gen in enumerate(generators):
             for target in (n for n in gast.walk(gen.target) if isinstance(n, gast.Name)):
                 fresh = self.namer.fresh(target.id)
+                self.parsed.spellings.setdefault(fresh, target.id)  # messages say `c`
                 renamer = _ScopedRenamer(target.id, fresh)
                 target.id = fresh
                 gen.ifs = [renamer.visit(c) for c in gen.ifs]
