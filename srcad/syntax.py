@@ -319,6 +319,15 @@ def located(stmts: list, at: Node) -> list:
     return stmts
 
 
+def relocated(tree: Node, at: Node) -> Node:
+    """`tree` with every node of it at the location of `at` (code srcad makes for the code at
+    `at`, replacing what parsing a template gave it)."""
+    for node in gast.walk(tree):
+        if isinstance(node, (gast.stmt, gast.expr)):
+            gast.copy_location(node, at)
+    return tree
+
+
 def is_comment(stmt: Node) -> bool:
     return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
             and isinstance(stmt.value.value, str))

@@ -211,7 +211,7 @@ class _CheckedRows:
         test = f"len({row}) != {self.sizes[0]}" if len(self.sizes) == 1 else " or ".join(
             f"{row}.shape[{k}] != {size}" for k, size in enumerate(self.sizes))
         out += S.parse_stmts(f"if {test}:\n    raise ValueError({message!r})\n")
-        return [*(gast.copy_location(s, write) for s in out[:-1]), located(out[-1], write),
+        return [*(gast.copy_location(s, write) for s in out[:-1]), S.relocated(out[-1], write),
                 write]
 
 
@@ -226,13 +226,6 @@ def each_statement(stmts, rewrite) -> list:
         out.extend(rewrite(stmt))
     return out
 
-
-def located(stmt, at):
-    """`stmt` with every node of it at the location of `at` (a statement srcad adds)."""
-    for node in gast.walk(stmt):
-        if isinstance(node, (gast.stmt, gast.expr)):
-            gast.copy_location(node, at)
-    return stmt
 
 
 def writes_element(node, buffer) -> bool:

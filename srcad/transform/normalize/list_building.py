@@ -33,7 +33,7 @@ import gast
 from srcad import syntax as S
 from srcad.analysis.types import Types
 from srcad.analysis.value_types import Array
-from srcad.transform.normalize.array_rows import each_statement, located, writes_element
+from srcad.transform.normalize.array_rows import each_statement, writes_element
 from srcad.transform.normalize.list_reductions import building_call
 from srcad.transform.normalize.refused_code import set_aside_node
 
@@ -109,7 +109,7 @@ class _Rewrite:
                 joined = self.norm.namer.fresh(f"{fname}_of_rows")
                 made = self.rewritten(call, fname, kind.ndim - 1, joined)
                 if made is not None:  # bound to a name: indexed like any array (`[-1]`)
-                    before += checks + [located(stmt, call) for stmt in made]
+                    before += checks + [S.relocated(stmt, call) for stmt in made]
                     _replace(root, call, S.name(joined))
                     self.changed = True
         return before + [stmt]
@@ -129,7 +129,7 @@ class _Rewrite:
                    f"least one array to {'stack' if fname == 'stack' else 'concatenate'})")
         out += S.parse_stmts(f"if {call.args[0].id}.shape[0] == 0:\n"
                              f"    raise ValueError({message!r})\n")
-        return [located(stmt, call) for stmt in out]
+        return [S.relocated(stmt, call) for stmt in out]
 
     def rewritten(self, call, fname, rows, joined):
         """The statements binding `joined` to `call` for rows of rank `rows` (its array

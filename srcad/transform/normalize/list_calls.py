@@ -341,15 +341,9 @@ def _copies_as_comprehensions(stmts, lists, parsed, namer) -> list:
             if source is not None:
                 element = namer.fresh(f"{source}_element")
                 copy = S.parse_expr(f"[{element} for {element} in {source}]")
-                stmt.value = _located(copy, stmt.value)
+                stmt.value = S.relocated(copy, stmt.value)
     return stmts
 
-
-def _located(tree, at):
-    for node in gast.walk(tree):
-        if isinstance(node, (gast.stmt, gast.expr)):
-            gast.copy_location(node, at)
-    return tree
 
 
 def _rebindings(body, name_) -> int:
