@@ -116,12 +116,9 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
 
 
 def _worker(job):
-    seed, timeout, nests, mix, shapes, arrays, python, views, containers, lists, effects, \
-        lambdas, list_operations, unbounded, functions = job
+    seed, timeout, options = job  # options: check_seed's keyword arguments
     try:
-        return check_seed(seed, timeout, nests, mix, shapes, arrays, python, views,
-                          containers, lists, effects, lambdas, list_operations, unbounded,
-                          functions)
+        return check_seed(seed, timeout, **options)
     except (Exception, Timeout) as err:  # noqa: BLE001  (a generator or harness bug, reported apart)
         return {"seed": seed, "category": "harness-error",
                 "signature": f"{type(err).__name__}: {err}", "detail": traceback.format_exc()}
@@ -202,10 +199,12 @@ def main(argv=None):
         parser.error(f"unknown shapes {sorted(shapes - set(SHAPES))}; known: {SHAPES}")
 
     start = time.time()
-    jobs = [(s, opts.timeout, opts.nests, not opts.no_mix, shapes, opts.arrays, opts.python,
-             opts.views, opts.containers, opts.lists, opts.effects, opts.lambdas,
-             opts.list_operations, opts.unbounded, opts.functions)
-            for s in range(opts.seed, opts.seed + opts.count)]
+    options = dict(nests=opts.nests, mix=not opts.no_mix, shapes=shapes, arrays=opts.arrays,
+                   python=opts.python, views=opts.views, containers=opts.containers,
+                   lists=opts.lists, effects=opts.effects, lambdas=opts.lambdas,
+                   list_operations=opts.list_operations, unbounded=opts.unbounded,
+                   functions=opts.functions)
+    jobs = [(s, opts.timeout, options) for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far
     signal.signal(signal.SIGTERM, _interrupt)
