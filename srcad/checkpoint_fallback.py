@@ -1,16 +1,16 @@
 """numba backend, the automatic memory budget: a loop over it is checkpointed lazily.
 
-numba's ordinary reverse code reserves a loop's tape once before the loop and records
-straight loop bodies in slots, which is what makes it fast; the automatic plan of the python
-backend (record step 0, measure its tape, plan the rest: srcad/checkpointing.py) would replace
-both. So the ordinary code only compares, before a time-stepping loop at the top of the body,
-the tape it is about to reserve with `DEFAULT_MEMORY` (transform/reverse/checkpoint.py,
-`budget_guard`) and, over it, raises `TapeOverBudget` before the tape grows. The callers of
-generated code (srcad/running.py, srcad/plans.py) then call `run_checkpointed`: the code
+numba's ordinary reverse code reserves a loop's tape once before the loop and records straight
+loop bodies in slots, which is what makes it fast; the automatic plan of the python backend
+(record step 0, measure its tape, plan the rest: srcad/checkpointing.py) would replace both. So
+the ordinary code only compares, before a time-stepping loop at the top of the body, the tape it
+is about to reserve with `DEFAULT_MEMORY` (transform/reverse/checkpoint.py, `budget_guard`) and,
+over it, raises `TapeOverBudget` before the tape grows. The callers of generated code
+(srcad/running.py's `run_again`, in srcad/plans.py too) then call `run_checkpointed`: the code
 generated with `memory=MEASURED` (the automatic plan: step 0 measured, the rest checkpointed
-with snapshots filling the budget), compiled once per compiled function on the first such
-call, runs on the same arguments; a CheckpointWarning names the loop, as on the python
-backend. Under the budget nothing else runs: the same code, one comparison before the loop.
+with snapshots filling the budget), compiled once per compiled function on the first such call,
+runs on the same arguments; a CheckpointWarning names the loop, as on the python backend. Under
+the budget nothing else runs: the same code, one comparison before the loop.
 """
 
 from __future__ import annotations

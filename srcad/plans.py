@@ -18,10 +18,15 @@ import numpy as np
 
 from srcad.aliasing import alias_lines
 from srcad.annotations import Annotation, Duplicated
-from srcad.checkpoint_fallback import TapeOverBudget, run_checkpointed
 from srcad.compiler import raise_numba_error
-from srcad.running import explain_error, refuse_unused_seed, tape_buffers, tuple_seeds
-from srcad.shape_fallback import LoopShapeError, run_recording_shapes
+from srcad.running import (
+    RUN_AGAIN,
+    explain_error,
+    refuse_unused_seed,
+    run_again,
+    tape_buffers,
+    tuple_seeds,
+)
 
 CONST, ACTIVE, DUPLICATED_ARRAY, DUPLICATED_FLOAT, BATCH_STACKED = range(5)
 MISS = object()  # what a reverse entry returns when the arguments do not match its plan
@@ -82,15 +87,11 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
         lines += ["    try:", "        tapes = spare.pop()",
                   "    except IndexError:", "        tapes = tape_buffers(compiled)"]
         flat += [f"tapes[{i}]" for i in range(tapes)]
-    env.update(TapeOverBudget=TapeOverBudget, run_checkpointed=run_checkpointed,
-               LoopShapeError=LoopShapeError, run_recording_shapes=run_recording_shapes)
+    env.update(RUN_AGAIN=RUN_AGAIN, run_again=run_again)
     lines += ["    try:",
               f"        out = function({', '.join(flat)})",
-              "    except TapeOverBudget as over:",  # srcad/checkpoint_fallback.py
-              f"        out = run_checkpointed(function, ({', '.join(flat)},), over, "
-              "lambda err: explain_error(err, f, args, seed))",
-              "    except LoopShapeError as changed:",  # srcad/shape_fallback.py
-              f"        out = run_recording_shapes(function, ({', '.join(flat)},), changed, "
+              "    except RUN_AGAIN as raised:",  # srcad/running.py
+              f"        out = run_again(function, ({', '.join(flat)},), raised, "
               "lambda err: explain_error(err, f, args, seed))",
               "    except Exception as err:",
               "        explain_error(err, f, args, seed)"]
@@ -145,14 +146,11 @@ def gradient_entry(args, wrapped, engine, buffer, written=()):
             env[f"Z{p}"] = entry
             lines.append(f"    Z{p}.fill(0.0)")
             flat.append(f"Z{p}")
-    env.update(TapeOverBudget=TapeOverBudget, run_checkpointed=run_checkpointed,
-               LoopShapeError=LoopShapeError, run_recording_shapes=run_recording_shapes)
+    env.update(RUN_AGAIN=RUN_AGAIN, run_again=run_again)
     lines += ["    try:",
               f"        out_ = function({', '.join(flat)})",
-              "    except TapeOverBudget as over:",  # srcad/checkpoint_fallback.py
-              f"        out_ = run_checkpointed(function, ({', '.join(flat)},), over)",
-              "    except LoopShapeError as changed:",  # srcad/shape_fallback.py
-              f"        out_ = run_recording_shapes(function, ({', '.join(flat)},), changed)",
+              "    except RUN_AGAIN as raised:",  # srcad/running.py
+              f"        out_ = run_again(function, ({', '.join(flat)},), raised)",
               "    except Exception as err:",
               "        raise_numba_error(err)",
               "        raise"]

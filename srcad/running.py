@@ -15,18 +15,28 @@ from srcad.errors import ArgumentError, SrcadError
 from srcad.shape_fallback import LoopShapeError, run_recording_shapes
 from srcad.transform.tapes import INT_TAPE
 
+# what generated code raises for a variant of itself to run instead, on the same arguments
+RUN_AGAIN = (TapeOverBudget, LoopShapeError)
+
+
+def run_again(function, flat, raised, explain=None):
+    """What `function(*flat)` returns, computed by the variant `raised` (one of RUN_AGAIN)
+    calls for: numba code over the tape budget runs checkpointed
+    (srcad/checkpoint_fallback.py), code whose loop changed the shape of an array it carries
+    runs again recording shapes (srcad/shape_fallback.py). `explain(err)` raises what an
+    error of the variant stands for."""
+    if isinstance(raised, TapeOverBudget):
+        return run_checkpointed(function, flat, raised, explain)
+    return run_recording_shapes(function, flat, raised, explain)
+
 
 def run_generated(f, function, flat, args):
-    """`function(*flat)`, with its errors explained (`explain_error`); numba code over the
-    tape budget runs checkpointed (srcad/checkpoint_fallback.py), code whose loop changed the
-    shape of an array it carries runs again recording shapes (srcad/shape_fallback.py)."""
+    """`function(*flat)`, with its errors explained (`explain_error`), or the variant it
+    calls for (`run_again`)."""
     try:
         return function(*flat)
-    except TapeOverBudget as over:
-        return run_checkpointed(function, flat, over, lambda err: explain_error(err, f, args))
-    except LoopShapeError as changed:  # srcad/shape_fallback.py
-        return run_recording_shapes(function, flat, changed,
-                                    lambda err: explain_error(err, f, args))
+    except RUN_AGAIN as raised:
+        return run_again(function, flat, raised, lambda err: explain_error(err, f, args))
     except Exception as err:
         explain_error(err, f, args)
 
@@ -138,15 +148,12 @@ def kept_tapes(passed, returned):
 
 
 def call_generated(function, flat):
-    """`function(*flat)`; numba refusing to compile it becomes a SrcadError; numba code over
-    the tape budget runs checkpointed (srcad/checkpoint_fallback.py), code whose loop changed the
-    shape of an array it carries runs again recording shapes (srcad/shape_fallback.py)."""
+    """`function(*flat)`, or the variant it calls for (`run_again`); numba refusing to
+    compile it becomes a SrcadError."""
     try:
         return function(*flat)
-    except TapeOverBudget as over:
-        return run_checkpointed(function, flat, over)
-    except LoopShapeError as changed:  # srcad/shape_fallback.py
-        return run_recording_shapes(function, flat, changed)
+    except RUN_AGAIN as raised:
+        return run_again(function, flat, raised)
     except Exception as err:
         raise_numba_error(err)
         raise

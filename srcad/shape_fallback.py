@@ -1,18 +1,18 @@
 """Reverse mode: a loop that changed the shape of an array it carries is run again with
 shapes recorded.
 
-Reverse code takes an array a loop carries to keep its shape when its bindings broadcast its
-own shape with others (`y = y + h * f(y)`, an ODE or RNN step): what is computed from it then
-has one shape in every iteration, its adjoint is zeroed in place and nothing is recorded.
-The forward sweep checks that after each such binding (transform/reverse/shape_guards.py)
-and raises LoopShapeError when broadcasting changed the shape (`y = y + v` with a (1,) `y`
-and a (3,) `v`), before the reverse sweep starts. The callers of generated code
-(srcad/running.py, srcad/plans.py) then call `run_recording_shapes`: the code generated with
-`shapes_recorded=True` (no such assumption: the shapes are recorded and the adjoints remade
-in them), compiled once per compiled function on the first such call, runs on the same
-arguments. Where that is not sound, a function that writes into its arguments (the failed
-run may have written them already), the LoopShapeError reaches the user's call: it names the
-array, its line and both shapes.
+Reverse code takes an array a loop carries to keep its shape when its bindings broadcast its own
+shape with others (`y = y + h * f(y)`, an ODE or RNN step): what is computed from it then has
+one shape in every iteration, its adjoint is zeroed in place and nothing is recorded. The
+forward sweep checks that after each such binding (transform/reverse/shape_guards.py) and raises
+LoopShapeError when broadcasting changed the shape (`y = y + v` with a (1,) `y` and a (3,) `v`),
+before the reverse sweep starts. The callers of generated code (srcad/running.py's `run_again`,
+in srcad/plans.py too) then call `run_recording_shapes`: the code generated with
+`shapes_recorded=True` (no such assumption: the shapes are recorded and the adjoints remade in
+them), compiled once per compiled function on the first such call, runs on the same arguments.
+Where that is not sound, a function that writes into its arguments (the failed run may have
+written them already), the LoopShapeError reaches the user's call: it names the array, its line
+and both shapes.
 """
 
 from __future__ import annotations
