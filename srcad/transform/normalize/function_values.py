@@ -39,23 +39,13 @@ def user_callable(parsed, func, local_names) -> bool:
         return True
     if isinstance(func, gast.Name) and func.id in local_names:
         return True
-    obj = _resolved(parsed, func)
+    from srcad.transform.normalize.inline import resolve_callee  # it imports lower: a cycle
+
+    obj = resolve_callee(parsed, func, {})
     obj = getattr(obj, "__srcad_wrapped__", obj)
     if isinstance(obj, functools.partial):
         obj = obj.func
     return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
-
-
-def _resolved(parsed, func):
-    if isinstance(func, gast.Name):
-        try:
-            return parsed.resolve(func.id)
-        except KeyError:
-            return None
-    if isinstance(func, gast.Attribute):
-        base = _resolved(parsed, func.value)
-        return getattr(base, func.attr, None) if isinstance(base, types.ModuleType) else None
-    return None
 
 
 def local_names(body) -> set:
