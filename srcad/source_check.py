@@ -14,6 +14,8 @@ Code objects compare bytecode (specialised instructions as their base form), con
 names, argument counts, flags, the line and column table and nested code objects, and not
 the file name or qualified name, in Python 3.11 to 3.13 alike. Decorators and default
 values are evaluated outside the function's own code, so they never cause a false alarm.
+IPython and Jupyter compile a cell one statement at a time (a function is compiled apart from
+the imports of its own cell): code compiled that way is recognised too (`_imports_seen`).
 
 A module whose asserts pytest rewrites is compiled the way pytest compiles it. Any other
 import hook that rewrites code makes every function of the module look changed: srcad
@@ -61,14 +63,7 @@ def check_source(func: types.FunctionType, lines: list[str], first_line: int) ->
     module = _in_scope(func, lines, first_line)
     if module is None:
         raise _stale(func)
-    # CPython compiles `name.attr(...)` differently when the module imports `name` (one
-    # module-level fact the function's text does not show): guess it from the module's
-    # globals (a module object was imported), else read the module's own imports.
-    bases = {n.func.value.id for n in ast.walk(module) if isinstance(n, ast.Call)
-             and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)}
-    imported = {b for b in bases if isinstance(func.__globals__.get(b), types.ModuleType)}
-    if not _compiles_to(func, module, imported) and not (
-            bases and _compiles_to(func, module, bases & _module_imports(func))):
+    if not any(_compiles_to(func, module, imported) for imported in _imports_seen(func, module)):
         raise _stale(func)
     _checked[code] = (first_line, list(lines))
 
@@ -114,6 +109,28 @@ def _in_scope(func, lines, first_line):
         return None  # (an expression: a lambda's, srcad/lambdas.py)
     ast.increment_lineno(node.body[0], first_line - 1 - len(header))
     return _as_loaded(func, module, text)
+
+
+def _imports_seen(func, module):
+    """The sets of names the compiler may have seen imported when it compiled func, most
+    likely first.
+
+    CPython compiles `name.attr(...)` differently when the code it compiles imports `name`
+    (one fact about the compiled text the function's own text does not show): guess it from
+    the module's globals (a module object was imported), else read the module's own imports.
+    IPython and Jupyter compile a cell one statement at a time, so a function defined in the
+    cell that imports `name` was compiled with no import in view: the empty set. Either way
+    the code computes the same thing; only the instruction that loads `name.attr` differs.
+    """
+    bases = {n.func.value.id for n in ast.walk(module) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)}
+    in_globals = {b for b in bases if isinstance(func.__globals__.get(b), types.ModuleType)}
+    yield in_globals
+    in_text = bases & _module_imports(func) if bases else set()  # (reached only when needed)
+    if in_text != in_globals:
+        yield in_text
+    if set() not in (in_globals, in_text):
+        yield set()
 
 
 def _compiles_to(func, module, imported) -> bool:
