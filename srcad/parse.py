@@ -242,7 +242,7 @@ def _def_tree(func, filename) -> tuple:
     the code Python runs, or refused."""
     # of the code object: inspect.getsourcelines(func) would follow `__wrapped__`
     lines, first_line = inspect.getsourcelines(func.__code__)
-    check_source(func, lines, first_line)
+    lines, first_line = check_source(func, lines, first_line)
     source = textwrap.dedent("".join(lines))
     tree = gast.parse(source).body[0]
     if isinstance(tree, gast.AsyncFunctionDef):

@@ -34,6 +34,7 @@ import ast
 import linecache
 import symtable
 import sys
+import textwrap
 import types
 import weakref
 
@@ -48,24 +49,32 @@ for _feature in __future__.all_feature_names:
 _checked: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def check_source(func: types.FunctionType, lines: list[str], first_line: int) -> None:
-    """Raise StaleSourceError unless `lines` (from `inspect.getsourcelines(func)`, starting
-    at line `first_line` of the file) compile to `func.__code__`.
+def check_source(func: types.FunctionType, lines: list[str], first_line: int) -> tuple:
+    """(lines, first_line) of the text Python compiled into `func.__code__`: `lines` (from
+    `inspect.getsourcelines(func)`, starting at line `first_line` of the file) when they
+    compile to it, the function's definition in its file when IPython's autoreload compiled
+    it from there (`_reloaded_in_place`); else StaleSourceError.
 
     >>> import inspect
     >>> def sq(x):
     ...     return x * x
-    >>> check_source(sq, *inspect.getsourcelines(sq))
+    >>> check_source(sq, *inspect.getsourcelines(sq))[1] > 0
+    True
     """
     code = func.__code__
-    if _checked.get(code) == (first_line, lines):
-        return
+    checked = _checked.get(code)
+    if checked is not None and checked[0] == (first_line, lines):
+        return checked[1]
     module = _in_scope(func, lines, first_line)
-    if module is None:
+    if module is not None and any(_compiles_to(func, module, imported)
+                                  for imported in _imports_seen(func, module)):
+        _checked[code] = ((first_line, list(lines)), (lines, first_line))
+        return lines, first_line
+    # (not kept: `lines` are not the text found, which a later edit may change)
+    found = _reloaded_in_place(func)
+    if found is None:
         raise _stale(func)
-    if not any(_compiles_to(func, module, imported) for imported in _imports_seen(func, module)):
-        raise _stale(func)
-    _checked[code] = (first_line, list(lines))
+    return found
 
 
 def _in_scope(func, lines, first_line):
@@ -173,6 +182,43 @@ def _as_loaded(func, module, text):
 
     rewrite_asserts(module, text.encode(), func.__code__.co_filename)
     return module
+
+
+def _reloaded_in_place(func):
+    """(lines, first_line) of func's definition in its file, when func's code is what
+    IPython's autoreload (its default, `deduperreload`) compiles from that definition: it
+    compiles `ast.unparse` of each edited function alone, from line 1, and gives the old
+    function object that code, so the code's line numbers are not the file's; else None."""
+    code = func.__code__
+    filename = code.co_filename
+    text = "".join(linecache.getlines(filename, func.__globals__))
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    owner = func.__qualname__.split(".")[-2:-1]  # a method's class (autoreload rebuilds it)
+    for node in _definitions(tree.body, code.co_name, owner):
+        made = textwrap.dedent(ast.unparse(node))
+        if owner:  # as autoreload compiles a method
+            made = "class __autoreload_class__:\n" + textwrap.indent(made, "    ")
+        try:
+            compiled = compile(made, filename, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        if any(c == code for c in _code_objects(compiled) if c.co_name == code.co_name):
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            return linecache.getlines(filename)[first - 1:node.end_lineno], first
+    return None
+
+
+def _definitions(body, name, owner):
+    """The module-level `def name` (owner empty) or the `def name` in module-level
+    `class owner`."""
+    for node in body:
+        if owner and isinstance(node, ast.ClassDef) and node.name == owner[0]:
+            yield from _definitions(node.body, name, [])
+        elif not owner and isinstance(node, ast.FunctionDef) and node.name == name:
+            yield node
 
 
 def _code_objects(code):

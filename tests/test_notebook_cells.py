@@ -109,6 +109,31 @@ SCENARIOS = {
         importlib.reload(edited_nb_module)
         print(repr(srcad.grad(edited_nb_module.h)(2.0)))
     """],
+    "autoreload": [r"""
+        %load_ext autoreload
+        %autoreload 2
+        import os, pathlib, tempfile
+        folder = pathlib.Path(tempfile.mkdtemp())
+        sys.path.insert(0, str(folder))
+        module_text = (
+            "import math\n"
+            "def helper(x):\n    return x * x\n"
+            "def f(x):\n    return helper(x) * 2.0\n"
+            "def g(x):\n    return math.sin(x)\n")
+        (folder / "reloaded_nb_module.py").write_text(module_text)
+        import reloaded_nb_module as m
+        kept_f = m.f
+        print(srcad.gradient(m.f, 2.0), srcad.grad(m.f)(2.0),
+              srcad.gradient(m.g, 2.0), srcad.grad(m.g)(2.0))
+    """, r"""
+        edited = module_text.replace("x * x", "x * x * x").replace("sin", "cos")
+        (folder / "reloaded_nb_module.py").write_text(edited)
+        later = os.stat(folder / "reloaded_nb_module.py").st_mtime + 5
+        os.utime(folder / "reloaded_nb_module.py", (later, later))
+    """, """
+        print(srcad.gradient(m.f, 2.0), srcad.grad(m.f)(2.0),
+              srcad.gradient(m.g, 2.0), srcad.grad(m.g)(2.0), kept_f is m.f)
+    """],
 }
 
 
@@ -213,3 +238,15 @@ def test_ipython_dash_c():
     assert run.returncode == 0, run.stdout + run.stderr
     assert _numbers(run.stdout.strip().splitlines()[-1]) == [
         pytest.approx(math.cos(0.5) * 0.5 + math.sin(0.5))]
+
+
+def test_autoreload_edits_are_differentiated_as_the_new_code(outputs):
+    # %autoreload 2 gives the function objects the edited file's code in place: the
+    # derivative (kept preparations and compiled code too) follows, helper and function alike
+    before, _, after = outputs["autoreload"]
+    x = 2.0
+    assert _numbers(before) == pytest.approx([4 * x, 4 * x, math.cos(x), math.cos(x)])
+    *numbers, same_object = after.split()
+    assert same_object == "True"
+    assert _numbers(" ".join(numbers)) == pytest.approx(
+        [6 * x * x, 6 * x * x, -math.sin(x), -math.sin(x)])
