@@ -109,6 +109,15 @@ SCENARIOS = {
         importlib.reload(edited_nb_module)
         print(repr(srcad.grad(edited_nb_module.h)(2.0)))
     """],
+    "cell_magic": ["""
+        %%time
+        def timed(x):
+            return math.sin(x) * x
+        try:
+            srcad.grad(timed)(0.5)
+        except srcad.SrcadError as refusal:
+            print(refusal)
+    """],
     "autoreload": [r"""
         %load_ext autoreload
         %autoreload 2
@@ -250,3 +259,10 @@ def test_autoreload_edits_are_differentiated_as_the_new_code(outputs):
     assert same_object == "True"
     assert _numbers(" ".join(numbers)) == pytest.approx(
         [6 * x * x, 6 * x * x, -math.sin(x), -math.sin(x)])
+
+
+def test_a_function_defined_in_a_time_cell_is_refused_saying_why(outputs):
+    # IPython compiles a %%time cell under `<timed exec>` and keeps no text of it
+    (said,) = outputs["cell_magic"]
+    assert "the source of timed is not available: it was defined in a `%%time` cell" in said
+    assert "define the function in a cell without `%%time`" in said
