@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
+import cells  # noqa: E402
 from grammar_lambdas import ENTRY  # noqa: E402
 
 import srcad  # noqa: E402
@@ -47,6 +48,8 @@ def _alarm(signum, frame):
 
 
 def load_module(text: str):
+    if cells.enabled():  # run.py --cells: as IPython runs a cell (fuzz/cells.py)
+        return cells.load_cell(text)
     path = os.path.join(tmpdir(), f"fz_{os.getpid()}_{next(_COUNTER)}.py")
     with open(path, "w") as fh:
         fh.write(text)

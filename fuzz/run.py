@@ -192,8 +192,13 @@ def main(argv=None):
                         help="programs passing functions around: lambdas chosen by a "
                              "conditional, called in its arms, passed to helpers, defs in "
                              "loops, `p += e` on an argument (fuzz/grammar_functions.py)")
+    parser.add_argument("--cells", action="store_true",
+                        help="run each program as IPython and Jupyter run a cell, one "
+                             "top-level statement at a time (fuzz/cells.py)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
+    if opts.cells:
+        os.environ["SRCAD_FUZZ_CELLS"] = "1"  # read by the workers (fuzz/cells.py)
     shapes = frozenset(SHAPES if opts.shapes == "all" else filter(None, opts.shapes.split(",")))
     if shapes - set(SHAPES):
         parser.error(f"unknown shapes {sorted(shapes - set(SHAPES))}; known: {SHAPES}")

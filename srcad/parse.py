@@ -145,6 +145,9 @@ class ParsedFunction:
         return builtins_[name_]
 
 
+_CELL_MAGICS = {"<timed exec>": "%%time", "<magic-timeit>": "%%timeit"}
+
+
 def _no_source(func, filename, exc) -> SrcadError:
     """The refusal of a function whose text Python did not keep, saying where it came from.
 
@@ -152,6 +155,13 @@ def _no_source(func, filename, exc) -> SrcadError:
     as `<python-input-N>`, `<ipython-input-...>`), and srcad reads it from there; the older
     prompt, `python -c` and `exec` of a string keep nothing."""
     line = func.__code__.co_firstlineno
+    if filename in _CELL_MAGICS:  # IPython compiles these cells' text under this name only
+        return SrcadError(
+            f"the source of {func.__name__} is not available: it was defined in a "
+            f"`{_CELL_MAGICS[filename]}` cell, whose text IPython does not keep",
+            filename=filename, line=line, construct="function",
+            hint=f"define the function in a cell without `{_CELL_MAGICS[filename]}` and time "
+            f"the call in another (`{_CELL_MAGICS[filename][1:]} srcad.grad(f)(x)`)")
     if filename.startswith("<") and filename.endswith(">"):
         return SrcadError(
             f"the source of {func.__qualname__} is not available: it was defined in "
@@ -242,7 +252,7 @@ def _def_tree(func, filename) -> tuple:
     the code Python runs, or refused."""
     # of the code object: inspect.getsourcelines(func) would follow `__wrapped__`
     lines, first_line = inspect.getsourcelines(func.__code__)
-    check_source(func, lines, first_line)
+    lines, first_line = check_source(func, lines, first_line)
     source = textwrap.dedent("".join(lines))
     tree = gast.parse(source).body[0]
     if isinstance(tree, gast.AsyncFunctionDef):

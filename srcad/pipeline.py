@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import types as pytypes
 from dataclasses import dataclass, field
 
 import gast
@@ -116,12 +117,19 @@ class Compiled:
     spare: list = field(default_factory=list)  # numba: tape/lane arrays free for a next call
     returns_value: bool = True  # False: f returns nothing (it only writes arrays)
     tuple_return: int = 0  # f returns a tuple of this many values (one seed each)
+    # (function, its code object) for f and each function read: IPython's autoreload gives a
+    # function object the code of its edited file in place (`f.__code__ = new`)
+    codes: list = field(default_factory=list)
 
     def is_current(self) -> bool:
         """False once a global or a closure variable the code was generated from has been
-        rebound (or a closure cell emptied; one empty when the code was built never is)."""
+        rebound (or a closure cell emptied; one empty when the code was built never is), or
+        f or a function it read was given other code."""
         for namespace, name, obj in self.dependencies:  # a loop: checked on every call
             if namespace.get(name, _MISSING) is not obj:
+                return False
+        for function, code in self.codes:
+            if function.__code__ is not code:
                 return False
         try:
             for cell, obj in self.cells:
@@ -270,6 +278,9 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
         function = shape_change_fallback(function, parsed, request, tapes, written)
     dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())
     cells = list({id(cell): (cell, obj) for cell, obj in norm.cells}.values())
+    read = [obj for _, _, obj in dependencies] + [obj for _, obj in cells]
+    codes = list({id(g): (g, g.__code__) for g in [parsed.func] + read
+                  if isinstance(g, pytypes.FunctionType)}.values())
     last = norm.body[-1]
     returns_value = isinstance(last, gast.Return) and last.value is not None and not (
         isinstance(last.value, gast.Constant) and last.value.value is None)
@@ -277,7 +288,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     # a str that notebooks display highlighted (srcad/display.py)
     return Compiled(function, GeneratedSource(source), name, request, taped, dependencies, cells,
                     tapes, written, scratch, returns_value=returns_value,
-                    tuple_return=tuple_return)
+                    tuple_return=tuple_return, codes=codes)
 
 
 def _array_code_unsupported(request) -> str | None:

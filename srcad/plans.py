@@ -236,11 +236,15 @@ def jacobian_entry(args, wrapped, engine, n, m, written=()):
 
 def _current(compiled, env) -> list:
     """Lines returning MISS once a global or a closure variable the code was generated from
-    has been rebound (`Compiled.is_current`, unrolled: one test per name)."""
+    has been rebound or a function it read given other code (`Compiled.is_current`,
+    unrolled: one test per name)."""
     lines = []
     for i, (namespace, name, obj) in enumerate(compiled.dependencies):
         env[f"G{i}"], env[f"O{i}"] = namespace, obj
         lines += [f"    if G{i}.get({name!r}, MISS) is not O{i}:", "        return MISS"]
+    for i, (function, code) in enumerate(compiled.codes):
+        env[f"FN{i}"], env[f"CO{i}"] = function, code
+        lines += [f"    if FN{i}.__code__ is not CO{i}:", "        return MISS"]
     if compiled.cells:
         tests = []
         for i, (cell, obj) in enumerate(compiled.cells):

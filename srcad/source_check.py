@@ -14,6 +14,8 @@ Code objects compare bytecode (specialised instructions as their base form), con
 names, argument counts, flags, the line and column table and nested code objects, and not
 the file name or qualified name, in Python 3.11 to 3.13 alike. Decorators and default
 values are evaluated outside the function's own code, so they never cause a false alarm.
+IPython and Jupyter compile a cell one statement at a time (a function is compiled apart from
+the imports of its own cell): code compiled that way is recognised too (`_imports_seen`).
 
 A module whose asserts pytest rewrites is compiled the way pytest compiles it. Any other
 import hook that rewrites code makes every function of the module look changed: srcad
@@ -32,6 +34,7 @@ import ast
 import linecache
 import symtable
 import sys
+import textwrap
 import types
 import weakref
 
@@ -46,31 +49,32 @@ for _feature in __future__.all_feature_names:
 _checked: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def check_source(func: types.FunctionType, lines: list[str], first_line: int) -> None:
-    """Raise StaleSourceError unless `lines` (from `inspect.getsourcelines(func)`, starting
-    at line `first_line` of the file) compile to `func.__code__`.
+def check_source(func: types.FunctionType, lines: list[str], first_line: int) -> tuple:
+    """(lines, first_line) of the text Python compiled into `func.__code__`: `lines` (from
+    `inspect.getsourcelines(func)`, starting at line `first_line` of the file) when they
+    compile to it, the function's definition in its file when IPython's autoreload compiled
+    it from there (`_reloaded_in_place`); else StaleSourceError.
 
     >>> import inspect
     >>> def sq(x):
     ...     return x * x
-    >>> check_source(sq, *inspect.getsourcelines(sq))
+    >>> check_source(sq, *inspect.getsourcelines(sq))[1] > 0
+    True
     """
     code = func.__code__
-    if _checked.get(code) == (first_line, lines):
-        return
+    checked = _checked.get(code)
+    if checked is not None and checked[0] == (first_line, lines):
+        return checked[1]
     module = _in_scope(func, lines, first_line)
-    if module is None:
+    if module is not None and any(_compiles_to(func, module, imported)
+                                  for imported in _imports_seen(func, module)):
+        _checked[code] = ((first_line, list(lines)), (lines, first_line))
+        return lines, first_line
+    # (not kept: `lines` are not the text found, which a later edit may change)
+    found = _reloaded_in_place(func)
+    if found is None:
         raise _stale(func)
-    # CPython compiles `name.attr(...)` differently when the module imports `name` (one
-    # module-level fact the function's text does not show): guess it from the module's
-    # globals (a module object was imported), else read the module's own imports.
-    bases = {n.func.value.id for n in ast.walk(module) if isinstance(n, ast.Call)
-             and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)}
-    imported = {b for b in bases if isinstance(func.__globals__.get(b), types.ModuleType)}
-    if not _compiles_to(func, module, imported) and not (
-            bases and _compiles_to(func, module, bases & _module_imports(func))):
-        raise _stale(func)
-    _checked[code] = (first_line, list(lines))
+    return found
 
 
 def _in_scope(func, lines, first_line):
@@ -116,6 +120,28 @@ def _in_scope(func, lines, first_line):
     return _as_loaded(func, module, text)
 
 
+def _imports_seen(func, module):
+    """The sets of names the compiler may have seen imported when it compiled func, most
+    likely first.
+
+    CPython compiles `name.attr(...)` differently when the code it compiles imports `name`
+    (one fact about the compiled text the function's own text does not show): guess it from
+    the module's globals (a module object was imported), else read the module's own imports.
+    IPython and Jupyter compile a cell one statement at a time, so a function defined in the
+    cell that imports `name` was compiled with no import in view: the empty set. Either way
+    the code computes the same thing; only the instruction that loads `name.attr` differs.
+    """
+    bases = {n.func.value.id for n in ast.walk(module) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)}
+    in_globals = {b for b in bases if isinstance(func.__globals__.get(b), types.ModuleType)}
+    yield in_globals
+    in_text = bases & _module_imports(func) if bases else set()  # (reached only when needed)
+    if in_text != in_globals:
+        yield in_text
+    if set() not in (in_globals, in_text):
+        yield set()
+
+
 def _compiles_to(func, module, imported) -> bool:
     """Does `module`, with `import name` for each of `imported`, compile to func's code?"""
     code = func.__code__
@@ -156,6 +182,43 @@ def _as_loaded(func, module, text):
 
     rewrite_asserts(module, text.encode(), func.__code__.co_filename)
     return module
+
+
+def _reloaded_in_place(func):
+    """(lines, first_line) of func's definition in its file, when func's code is what
+    IPython's autoreload (its default, `deduperreload`) compiles from that definition: it
+    compiles `ast.unparse` of each edited function alone, from line 1, and gives the old
+    function object that code, so the code's line numbers are not the file's; else None."""
+    code = func.__code__
+    filename = code.co_filename
+    text = "".join(linecache.getlines(filename, func.__globals__))
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    owner = func.__qualname__.split(".")[-2:-1]  # a method's class (autoreload rebuilds it)
+    for node in _definitions(tree.body, code.co_name, owner):
+        made = textwrap.dedent(ast.unparse(node))
+        if owner:  # as autoreload compiles a method
+            made = "class __autoreload_class__:\n" + textwrap.indent(made, "    ")
+        try:
+            compiled = compile(made, filename, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        if any(c == code for c in _code_objects(compiled) if c.co_name == code.co_name):
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            return linecache.getlines(filename)[first - 1:node.end_lineno], first
+    return None
+
+
+def _definitions(body, name, owner):
+    """The module-level `def name` (owner empty) or the `def name` in module-level
+    `class owner`."""
+    for node in body:
+        if owner and isinstance(node, ast.ClassDef) and node.name == owner[0]:
+            yield from _definitions(node.body, name, [])
+        elif not owner and isinstance(node, ast.FunctionDef) and node.name == name:
+            yield node
 
 
 def _code_objects(code):
