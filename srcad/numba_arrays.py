@@ -15,6 +15,9 @@ numba): the same names and meanings as the python backend's runtime, compiled.
   not build.
 * `array_copy(x)`: `np.array(x)` of anything but a list written out: of an array, a copy
   (numba's np.array does not take an array); of anything else, numba's np.array.
+* `unshared(t, v)`: the right side `v` of `t += v` (any augmented assignment), copied when
+  `v` is an array whose memory may overlap the array `t` (their address ranges meet), else
+  `v` itself: NumPy reads the whole right side before writing, numba's loop does not.
 * `outer_add(a, x, y)`: `a += np.outer(x, y)`, the adjoint of a matrix-vector product, as one
   loop over `a` (numba's np.outer would allocate a matrix each time, then add it: in a
   recurrent loop that doubles the reverse sweep).
@@ -214,6 +217,40 @@ def _array_copy(x):
     if isinstance(x, types.Array):
         return lambda x: np.copy(x)
     return lambda x: np.array(x)
+
+
+def unshared(t, v):
+    return v
+
+
+@numba.njit(cache=True)
+def _extent(a):
+    """The addresses [low, high) that the elements of `a` occupy ((0, 0) when empty)."""
+    low = a.ctypes.data
+    high = low + a.itemsize
+    for k in range(a.ndim):
+        if a.shape[k] == 0:
+            return 0, 0
+        step = (a.shape[k] - 1) * a.strides[k]
+        if step < 0:
+            low += step
+        else:
+            high += step
+    return low, high
+
+
+@numba.njit(cache=True)
+def _may_overlap(t, v):
+    t_low, t_high = _extent(t)
+    v_low, v_high = _extent(v)
+    return t_low < v_high and v_low < t_high
+
+
+@overload(unshared)
+def _unshared(t, v):
+    if isinstance(t, types.Array) and isinstance(v, types.Array):
+        return lambda t, v: v.copy() if _may_overlap(t, v) else v
+    return lambda t, v: v
 
 
 def outer_add(a, x, y):

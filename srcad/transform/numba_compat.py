@@ -34,6 +34,11 @@
   methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
   (srcad/numba_arrays.py `reducer`; the compiler imports each such name it finds). numba has
   np.sum with an int axis only, and no keepdims.
+* `t += v` (every augmented assignment whose right side may be an existing array: a name, an
+  element or slice, an attribute, a call): `t += unshared(t, v)` (srcad/numba_arrays.py), `v`
+  copied when its memory overlaps `t`'s. NumPy reads the whole right side before it writes
+  (`y[1:] += y[:-1]` adds the old values); numba's loop reads each element after the
+  previous ones were written.
 """
 
 from __future__ import annotations
@@ -237,6 +242,20 @@ def _plain(e) -> bool:
                for n in gast.walk(e))
 
 
+class _Unshared(gast.NodeTransformer):
+    def visit_AugAssign(self, node):
+        if not isinstance(node.value, _FRESH):
+            target = S.clone(node.target)
+            target.ctx = gast.Load()  # a Name or a Subscript: its inner loads stay loads
+            node.value = gast.copy_location(S.call("unshared", target, node.value), node.value)
+        return node
+
+
+# right sides that are a new value, never an existing array's memory
+_FRESH = (gast.Constant, gast.BinOp, gast.UnaryOp, gast.BoolOp, gast.Compare)
+
+
 def numba_friendly(tree, namer):
     """`tree` with the rewrites above applied (in place)."""
-    return _Products().visit(_SmallPowers().visit(_ConstantLoops(namer).visit(tree)))
+    tree = _Products().visit(_SmallPowers().visit(_ConstantLoops(namer).visit(tree)))
+    return _Unshared().visit(tree)

