@@ -35,7 +35,8 @@ NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", 
 # products `array_matmul`, rank-one adjoints `outer_add`)
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
                                "cholesky_adjoint", "reshaped", "array_tanh",
-                               "array_stack", "array_copy", "unshared", "LoopShapeError"})
+                               "array_stack", "array_copy", "unshared", "int_power",
+                               "LoopShapeError"})
 # srcad/checkpointing.py: what a loop over the automatic tape budget raises (numba)
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)

@@ -90,3 +90,68 @@ def test_overlapping_update_python(f):
 
 def test_overlapping_updates_numba():
     check_grads(every_overlap, dup(RNG.standard_normal(5)), backend="numba", modes=("fwd", "rev"))
+
+
+# ---- int powers: Python's value, or a refusal naming the line --------------------------
+
+def negative_int_power(x, k):
+    return x * 2 ** -k
+
+
+def int_powers(x, k):
+    return x ** 2 * 2.0 ** -k + (3 ** k) * x + x ** k + (k ** 3) * x
+
+
+def huge_int_power(x, k):
+    return x * 3 ** (k * 20)
+
+
+def test_int_powers_are_pythons_on_numba():
+    value, grad = srcad.value_and_grad(int_powers, backend="numba")(1.5, 2)
+    assert value == int_powers(1.5, 2)
+    h = 1e-6
+    fd = (int_powers(1.5 + h, 2) - int_powers(1.5 - h, 2)) / (2 * h)
+    assert grad == pytest.approx(fd, rel=1e-7)
+
+
+@pytest.mark.parametrize("f, text", [(negative_int_power, r"2 \*\* \(-k\)`: an int to a "
+                                      "negative int power"),
+                                     (huge_int_power, r"3 \*\* \(k \* 20\)`: this int power is "
+                                      "beyond int64")])
+def test_int_power_python_does_not_give_in_int64_is_refused_on_numba(f, text):
+    assert srcad.grad(f)(1.5, 2) == f(1.0, 2)  # f is linear in x: python gives f(1, k)
+    with pytest.raises(ValueError, match=rf"test_numba_numpy_semantics.py:\d+: `{text}"):
+        srcad.value_and_grad(f, backend="numba")(1.5, 2)
+
+
+# ---- powers at zero: JAX's derivative (d/dy x ** y = 0 at x = 0, where x ** y is finite) --
+
+def power_of_zero(y):
+    return np.power(0.0, y)
+
+
+def power_of_both(x, y):
+    return x ** y + np.power(x, y * 2.0)
+
+
+def _jax_grad(f, args, argnums):
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    out = jax.grad(lambda *a: f(*a, np=jnp), argnums=argnums)(*args)
+    return tuple(float(v) for v in out)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("y", [2.0, 0.0])
+def test_power_of_zero_derivative_is_jaxs(backend, y):
+    got = srcad.grad(power_of_zero, backend=backend)(y)
+    assert got == _jax_grad(lambda y, np: np.power(0.0, y), (y,), (0,))[0] == 0.0
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("x, y", [(0.0, 2.0), (0.0, 1.0), (1.5, 0.5)])
+def test_power_at_zero_base_derivative_is_jaxs(backend, x, y):
+    got = srcad.grad(power_of_both, argnums=(0, 1), backend=backend)(x, y)
+    want = _jax_grad(lambda x, y, np: x ** y + np.power(x, y * 2.0), (x, y), (0, 1))
+    assert np.allclose(got, want, rtol=1e-12)

@@ -39,6 +39,10 @@
   copied when its memory overlaps `t`'s. NumPy reads the whole right side before it writes
   (`y[1:] += y[:-1]` adds the old values); numba's loop reads each element after the
   previous ones were written.
+* `a ** b` (an exponent that is not a number written out): `int_power(a, b, where)`
+  (srcad/numba_arrays.py): numba's `a ** b` of ints, as Python's; refused at run time where
+  Python's is not an int64 (`2 ** -k` is a float in Python, 0 in numba; an int beyond int64
+  has no bound in Python, wraps in numba). `where` names the user's line and expression.
 """
 
 from __future__ import annotations
@@ -242,6 +246,18 @@ def _plain(e) -> bool:
                for n in gast.walk(e))
 
 
+class _IntPowers(gast.NodeTransformer):
+    def __init__(self, where):
+        self.where = where
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.Pow) and not isinstance(node.right, gast.Constant):
+            where = S.const(self.where(node) if self.where else f"`{S.unparse_expr(node)}`")
+            return gast.copy_location(S.call("int_power", node.left, node.right, where), node)
+        return node
+
+
 class _Unshared(gast.NodeTransformer):
     def visit_AugAssign(self, node):
         if not isinstance(node.value, _FRESH):
@@ -255,7 +271,8 @@ class _Unshared(gast.NodeTransformer):
 _FRESH = (gast.Constant, gast.BinOp, gast.UnaryOp, gast.BoolOp, gast.Compare)
 
 
-def numba_friendly(tree, namer):
-    """`tree` with the rewrites above applied (in place)."""
+def numba_friendly(tree, namer, where=None):
+    """`tree` with the rewrites above applied (in place). `where(node)`: the user's file,
+    line and expression of a generated node, for the run-time refusals."""
     tree = _Products().visit(_SmallPowers().visit(_ConstantLoops(namer).visit(tree)))
-    return _Unshared().visit(tree)
+    return _Unshared().visit(_IntPowers(where).visit(tree))
