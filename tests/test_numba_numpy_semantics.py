@@ -155,3 +155,27 @@ def test_power_at_zero_base_derivative_is_jaxs(backend, x, y):
     got = srcad.grad(power_of_both, argnums=(0, 1), backend=backend)(x, y)
     want = _jax_grad(lambda x, y, np: x ** y + np.power(x, y * 2.0), (x, y), (0, 1))
     assert np.allclose(got, want, rtol=1e-12)
+
+
+# ---- loops that update rows or slices of an array in place (reverse mode on numba) -------
+
+def row_updates(A, x):
+    B = A.copy()
+    for i in range(B.shape[0]):
+        B[i] *= B[i, 1]
+    C = A.copy()
+    for row in C:
+        row *= row[1]
+    Q = A * 0.5
+    for row in Q:
+        row += row ** 2
+    y = x.copy()
+    for t in range(2):
+        y[1:] += y[:-1]
+    return np.sum(B ** 2) + np.sum(C * Q) + np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_loops_updating_rows_in_place(backend):
+    A, x = RNG.standard_normal((3, 2)), RNG.standard_normal(4)
+    check_grads(row_updates, dup(A), dup(x), backend=backend, modes=("fwd", "rev"))
