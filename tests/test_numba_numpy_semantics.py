@@ -179,3 +179,25 @@ def row_updates(A, x):
 def test_loops_updating_rows_in_place(backend):
     A, x = RNG.standard_normal((3, 2)), RNG.standard_normal(4)
     check_grads(row_updates, dup(A), dup(x), backend=backend, modes=("fwd", "rev"))
+
+
+# ---- a prepared gradient of a function that writes its input ------------------------------
+
+def writes_input(x):
+    x[1:] *= 2.0
+    x /= 2.0
+    return np.sum(x ** 3)
+
+
+@pytest.mark.parametrize("mode", [None, "forward"])
+def test_prepared_gradient_of_written_input_is_at_the_given_values_numba(mode):
+    x0 = np.array([1.0, -1.5, 0.5])
+    want = 3.0 * (x0 * np.array([0.5, 1.0, 1.0])) ** 2 * np.array([0.5, 1.0, 1.0])
+    prep = srcad.prepare_gradient(writes_input, x0.copy(), backend="numba", mode=mode,
+                                  **({"chunk": 1} if mode else {}))
+    for _ in range(3):  # every call starts from the values given, not the last call's writes
+        x = x0.copy()
+        got = srcad.gradient(writes_input, x, prep=prep, mode=mode,
+                             **({"chunk": 1} if mode else {}))
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_array_equal(x, x0)
