@@ -201,3 +201,21 @@ def test_prepared_gradient_of_written_input_is_at_the_given_values_numba(mode):
                              **({"chunk": 1} if mode else {}))
         np.testing.assert_allclose(got, want, rtol=1e-12)
         np.testing.assert_array_equal(x, x0)
+
+
+# ---- numba's disk cache failing to save a compilation does not fail the call --------------
+
+def axis_pair_sums(x):
+    return np.sum(np.sum(x * x, axis=(0, 2)) * np.sin(x[0, :, 0]))
+
+
+def test_a_compilation_numba_cannot_save_still_runs(monkeypatch, tmp_path):
+    # under load numba raised "no compiled object yet" from its cache save, after compiling
+    from numba.core import caching
+
+    def unsaved(self, sig, data):
+        raise RuntimeError("no compiled object yet for <Library 'simulated'>")
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(caching.Cache, "save_overload", unsaved)
+    x = RNG.standard_normal((2, 3, 2))
+    check_grads(axis_pair_sums, dup(x), backend="numba", modes=("fwd",), directions=1)
