@@ -31,6 +31,7 @@ from srcad.runtime_names import (
     MODULES,
     NUMBA_ARRAY_NAMES,
     NUMBA_RUNTIME_NAMES,
+    NUMBA_SEMANTICS_NAMES,
 )
 from srcad.transform.numba_compat import reduction_of
 
@@ -79,10 +80,14 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         arrays.append("reducer")
     if arrays:
         header.append(f"from srcad.numba_arrays import {', '.join(arrays)}")
+    semantics = sorted(free_names & NUMBA_SEMANTICS_NAMES)
+    if semantics:
+        header.append(f"from srcad.numba_semantics import {', '.join(semantics)}")
     header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
     def provided(n):  # by the header above, not by f's namespace
         return n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES \
-            or n in reductions or n in NUMBA_RUNTIME_NAMES or n in CHECKPOINT_NAMES
+            or n in NUMBA_SEMANTICS_NAMES or n in reductions or n in NUMBA_RUNTIME_NAMES \
+            or n in CHECKPOINT_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/numba_constants.py)
     given = source
@@ -192,7 +197,7 @@ def _runtime_digest() -> str:
     against an older runtime (inlined into it by numba) is never loaded with a newer one."""
     here = Path(__file__).parent
     text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py",
-                                                     "array_runtime.py"))
+                                                     "numba_semantics.py", "array_runtime.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

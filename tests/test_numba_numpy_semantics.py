@@ -170,7 +170,7 @@ def row_updates(A, x):
     for row in Q:
         row += row ** 2
     y = x.copy()
-    for t in range(2):
+    for _ in range(2):
         y[1:] += y[:-1]
     return np.sum(B ** 2) + np.sum(C * Q) + np.sum(y ** 2)
 

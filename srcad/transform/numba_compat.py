@@ -35,12 +35,12 @@
   (srcad/numba_arrays.py `reducer`; the compiler imports each such name it finds). numba has
   np.sum with an int axis only, and no keepdims.
 * `t += v` (every augmented assignment whose right side may be an existing array: a name, an
-  element or slice, an attribute, a call): `t += unshared(t, v)` (srcad/numba_arrays.py), `v`
+  element or slice, an attribute, a call): `t += unshared(t, v)` (srcad/numba_semantics.py), `v`
   copied when its memory overlaps `t`'s. NumPy reads the whole right side before it writes
   (`y[1:] += y[:-1]` adds the old values); numba's loop reads each element after the
   previous ones were written.
 * `a ** b` (an exponent that is not a number written out): `int_power(a, b, where)`
-  (srcad/numba_arrays.py): numba's `a ** b` of ints, as Python's; refused at run time where
+  (srcad/numba_semantics.py): numba's `a ** b` of ints, as Python's; refused at run time where
   Python's is not an int64 (`2 ** -k` is a float in Python, 0 in numba; an int beyond int64
   has no bound in Python, wraps in numba). `where` names the user's line and expression.
 """
@@ -268,7 +268,8 @@ class _Unshared(gast.NodeTransformer):
 
 
 # right sides that are a new value, never an existing array's memory
-_FRESH = (gast.Constant, gast.BinOp, gast.UnaryOp, gast.BoolOp, gast.Compare)
+_FRESH = (gast.Constant, gast.BinOp, gast.UnaryOp, gast.BoolOp, gast.Compare, gast.List,
+          gast.Tuple, gast.ListComp)
 
 
 def numba_friendly(tree, namer, where=None):
