@@ -106,6 +106,9 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     if python:
         from grammar_python import generate as python_program
         return python_program(seed)
+    if "numpy-semantics" in shapes and not arrays:
+        from grammar_numpy_semantics import generate as numpy_semantics_program
+        return numpy_semantics_program(seed)
     generator = Generator(seed, nests, shapes)
     return generator.array_program() if arrays else generator.program()
 

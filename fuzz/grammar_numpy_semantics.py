@@ -10,14 +10,16 @@ numpy-semantics`): each array program ends with a block of
   numba's int64 powers give as Python's ints do (a negative int exponent or a power beyond
   int64 is refused at run time: tests/test_numba_numpy_semantics.py).
 
-It draws from its own stream, `random.Random(f"numpy semantics {seed}")`, so the rest of the
-program is the one the seed gave. A mixin of `generator.Generator`.
+Without `--arrays` (`generate`), a program of such blocks alone. The block draws from its own
+stream, `random.Random(f"numpy semantics {seed}")`, so the rest of the program is the one the
+seed gave. A mixin of `generator.Generator`.
 """
 
 from __future__ import annotations
 
 import random
 
+from program import PRELUDE, ArgKind, Program
 from scopes import indent
 
 UPDATES = ["{y}[1:] += {y}[:-1]", "{y}[:-1] += {y}[1:]", "{y}[2:] -= {y}[:-2]",
@@ -59,3 +61,33 @@ class NumpySemanticsGrammar:
         lines.append(f"{s} = ({' + '.join(terms)}) * ({power}) * 0.1 * a")
         self.arr_floats.append(s)
         return lines
+
+
+def generate(seed: int) -> Program:
+    """`run.py --shapes numpy-semantics` without `--arrays`: a program `f(x, W, a, idx)` of
+    such blocks alone, written with what numba compiles in every mode (elementwise
+    operations, slices, np.sum), so the numba backend runs it rather than refusing it."""
+    rng = random.Random(f"numpy semantics program {seed}")
+    n, m = rng.randint(3, 6), rng.randint(2, 4)
+    body, terms = [], []
+    for b in range(rng.randint(1, 3)):
+        y, k = f"y{b}", f"k{b}"
+        body += [f"{k} = {rng.choice(INTS)}",
+                 f"{y} = {rng.choice(['x.copy()', 'np.sin(x) + 1.0', 'x * 0.5'])}"]
+        update = rng.choice(UPDATES).format(y=y, half=(n + 1) // 2)
+        if rng.random() < 0.3:
+            body += [f"for t{b} in range({rng.randint(1, 3)}):"] + indent([update])
+        else:
+            body.append(update)
+        terms.append(f"np.sum({y} * {y}) * ({rng.choice(POWERS).format(k=k)}) * 0.1")
+    if rng.random() < 0.5:
+        body += ["Z = W.copy()", rng.choice(MATRIX_UPDATES).format(Z="Z")]
+        terms.append("np.sum(Z * W)")
+    if rng.random() < 0.3:  # the argument itself
+        body.append(rng.choice(UPDATES[:2]).format(y="x"))
+        terms.append("np.sum(x * x)")
+    body.append(f"return ({' + '.join(terms)}) * a")
+    source = PRELUDE + "\n\n" + "\n".join(["def f(x, W, a, idx):"] + indent(body)) + "\n"
+    args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "W", (m, n)), ArgKind("active", "a"),
+            ArgKind("index", "idx", value=[rng.randrange(n) for _ in range(3)])]
+    return Program(seed, source, "f", args, True)
