@@ -219,3 +219,14 @@ def test_a_compilation_numba_cannot_save_still_runs(monkeypatch, tmp_path):
     monkeypatch.setattr(caching.Cache, "save_overload", unsaved)
     x = RNG.standard_normal((2, 3, 2))
     check_grads(axis_pair_sums, dup(x), backend="numba", modes=("fwd",), directions=1)
+
+
+def test_power_hessian_is_jaxs():
+    # the exponent's rule reads `x == 0.0` (a constant to the second derivative)
+    v = np.array([1.5, 2.0])
+    got = srcad.hessian(lambda v: v[0] ** v[1] + np.sum(np.power(v, v[::-1])), v)
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    want = jax.hessian(lambda v: v[0] ** v[1] + jnp.sum(jnp.power(v, v[::-1])))(v)
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-10)
