@@ -158,10 +158,12 @@ def _kernel_of(module, name: str):
 
 
 def _saved_when_possible(dispatcher) -> None:
-    """Let `dispatcher` skip saving a compilation to numba's disk cache where numba cannot
-    (under load numba raised "no compiled object yet" from its cache save, after the
-    compilation itself succeeded and was registered): the call goes on with the code
-    compiled in memory; the next process compiles it again."""
+    """Let `dispatcher` skip saving a compilation to numba's disk cache where numba cannot:
+    an exception raised inside llvmlite's object-cache callback (a time limit's SIGALRM
+    under load, a KeyboardInterrupt) is ignored there, the library never gets its object
+    code, and numba's save after the compilation raised "no compiled object yet", though
+    the compiled code was registered. The call goes on with the code compiled in memory;
+    the next process compiles it again."""
     cache = getattr(dispatcher, "_cache", None)
     save = getattr(cache, "save_overload", None)
     if save is None or getattr(save, "srcad_tolerant", False):
