@@ -39,6 +39,7 @@ from grammar_arrays import ArrayGrammar
 from grammar_expressions import ExpressionGrammar
 from grammar_loop_shapes import LoopShapeGrammar
 from grammar_nests import NestGrammar
+from grammar_numpy_semantics import NumpySemanticsGrammar
 from grammar_shapes import ShapeGrammar
 from grammar_statements import StatementGrammar
 from grammar_sums import SumGrammar
@@ -47,7 +48,7 @@ from program import Program, make_inputs, module_text  # noqa: F401  (likewise)
 
 
 class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, ShapeGrammar,
-                ArrayGrammar, LoopShapeGrammar):
+                ArrayGrammar, LoopShapeGrammar, NumpySemanticsGrammar):
     def __init__(self, seed: int, nests: bool = False, shapes: frozenset = frozenset()):
         self.seed = seed
         self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before
@@ -105,6 +106,9 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     if python:
         from grammar_python import generate as python_program
         return python_program(seed)
+    if "numpy-semantics" in shapes and not arrays:
+        from grammar_numpy_semantics import generate as numpy_semantics_program
+        return numpy_semantics_program(seed)
     generator = Generator(seed, nests, shapes)
     return generator.array_program() if arrays else generator.program()
 

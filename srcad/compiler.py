@@ -17,6 +17,7 @@ import linecache
 import os
 import re
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,7 @@ from srcad.runtime_names import (
     MODULES,
     NUMBA_ARRAY_NAMES,
     NUMBA_RUNTIME_NAMES,
+    NUMBA_SEMANTICS_NAMES,
 )
 from srcad.transform.numba_compat import reduction_of
 
@@ -78,10 +80,14 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         arrays.append("reducer")
     if arrays:
         header.append(f"from srcad.numba_arrays import {', '.join(arrays)}")
+    semantics = sorted(free_names & NUMBA_SEMANTICS_NAMES)
+    if semantics:
+        header.append(f"from srcad.numba_semantics import {', '.join(semantics)}")
     header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
     def provided(n):  # by the header above, not by f's namespace
         return n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES \
-            or n in reductions or n in NUMBA_RUNTIME_NAMES or n in CHECKPOINT_NAMES
+            or n in NUMBA_SEMANTICS_NAMES or n in reductions or n in NUMBA_RUNTIME_NAMES \
+            or n in CHECKPOINT_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/numba_constants.py)
     given = source
@@ -113,8 +119,22 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"srcad_{name}_{digest}.py"
+    with _modules_lock:  # threads compiling the same code share one module and one kernel
+        kernel = _kernels.get(path)
+        if kernel is None:
+            kernel = _kernels[path] = _kernel_of(_module(path, text), name)
+    return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
+
+
+# one module and one numba dispatcher per generated function and process: two dispatchers of
+# one function (two threads compiling the same code) would fill one on-disk cache index at once
+_modules_lock = threading.Lock()
+_kernels: dict = {}
+
+
+def _module(path: Path, text: str):
     if not path.exists():
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         temporary.write_text(text)
         temporary.replace(path)
     module = sys.modules.get(path.stem)
@@ -123,9 +143,40 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         module = importlib.util.module_from_spec(spec)
         sys.modules[path.stem] = module  # numba's cache finds the module again by name
         spec.loader.exec_module(module)
+    return module
+
+
+def _kernel_of(module, name: str):
+    import numba
+    from numba.core.registry import CPUDispatcher
     # nogil: srcad.parallel runs chunks of rows on threads at once
     kernel = numba.njit(cache=True, nogil=True, fastmath=set(FASTMATH))(getattr(module, name))
-    return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
+    for dispatcher in [kernel, *vars(module).values()]:  # with its srcad_jit helpers
+        if isinstance(dispatcher, CPUDispatcher):
+            _saved_when_possible(dispatcher)
+    return kernel
+
+
+def _saved_when_possible(dispatcher) -> None:
+    """Let `dispatcher` skip saving a compilation to numba's disk cache where numba cannot:
+    an exception raised inside llvmlite's object-cache callback (a time limit's SIGALRM
+    under load, a KeyboardInterrupt) is ignored there, the library never gets its object
+    code, and numba's save after the compilation raised "no compiled object yet", though
+    the compiled code was registered. The call goes on with the code compiled in memory;
+    the next process compiles it again."""
+    cache = getattr(dispatcher, "_cache", None)
+    save = getattr(cache, "save_overload", None)
+    if save is None or getattr(save, "srcad_tolerant", False):
+        return
+
+    def save_overload(sig, data):
+        try:
+            save(sig, data)
+        except RuntimeError as err:
+            if "no compiled object yet" not in str(err):
+                raise
+    save_overload.srcad_tolerant = True
+    cache.save_overload = save_overload
 
 
 def _module_spelling(value) -> str | None:
@@ -148,7 +199,7 @@ def _runtime_digest() -> str:
     against an older runtime (inlined into it by numba) is never loaded with a newer one."""
     here = Path(__file__).parent
     text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py",
-                                                     "array_runtime.py"))
+                                                     "numba_semantics.py", "array_runtime.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -250,7 +250,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
                and n.name == name):  # python: arrays only (a loop that ran zero times)
         typed_defaults(fn, norm.body, norm.params, types, scalars=request.backend == "numba")
     if request.backend == "numba":
-        tree = numba_friendly(nested.rename(tree), norm.namer)
+        tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(
+            _located, parsed))
     source = to_source(tree)
     namespace = dict(parsed.namespace)
     namespace.update(parsed.arrays)  # number tuples read as arrays (constant_sequences.py)
@@ -300,6 +301,13 @@ def _array_code_unsupported(request) -> str | None:
     if request.mode == "forward" and (request.stacked or request.width > UNROLL_MAX_WIDTH):
         return "vector mode with stacked lanes"
     return None
+
+
+def _located(parsed, node) -> str:
+    """'file.py:3: `2 ** -k`': where the user wrote `node` (a run-time refusal's start)."""
+    line = parsed.line_of(node)
+    text = parsed.in_user_words(f"`{S.unparse_expr(node)}`")
+    return f"{parsed.filename}:{line or parsed.first_line}: {text}"
 
 
 def _numba_arrays(request) -> bool:

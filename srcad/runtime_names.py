@@ -36,6 +36,9 @@ NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", 
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
                                "cholesky_adjoint", "reshaped", "array_tanh",
                                "array_stack", "array_copy", "LoopShapeError"})
+# srcad/numba_semantics.py: NumPy's and Python's arithmetic where numba's differs
+# (srcad/transform/numba_compat.py spells overlapping updates `unshared`, powers `int_power`)
+NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power"})
 # srcad/checkpointing.py: what a loop over the automatic tape budget raises (numba)
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)
@@ -49,13 +52,15 @@ GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs
 # `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_kernel`, `srcad_constant_<k>`)
 PREFIXES = ("srcad_", "reduce_")
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
+    | NUMBA_SEMANTICS_NAMES \
     | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) | GENERATED_BUILTINS \
     | {"numba", "reducer"}
 
 
 # where the objects generated code calls by these names live
 _RUNTIME_MODULES = {"srcad.array_runtime", "srcad.numba_runtime", "srcad.numba_arrays",
-                    "srcad.running", "srcad.checkpointing", "srcad.nested"}
+                    "srcad.running", "srcad.checkpointing", "srcad.nested",
+                    "srcad.numba_semantics"}
 
 
 def is_reserved(name: str) -> bool:

@@ -73,14 +73,14 @@ ADD = rule("add", "x y", "g", "g")
 SUB = rule("sub", "x y", "g", "-g")
 MUL = rule("mul", "x y", "g * y", "x * g")
 DIV = rule("div", "x y", "g / y", "-g * ans / y")
-POW = rule("pow", "x y", "g * y * x ** (y - 1)", "g * ans * math.log(x)")
+POW = rule("pow", "x y", "g * y * x ** (y - 1)", "g * ans * math.log(x + (x == 0.0))")
 MOD = rule("mod", "x y", "g", "-g * math.floor(x / y)")
 NEG = rule("neg", "x", "-g")
 POS = rule("pos", "x", "g")
 IFEXP = rule("select", "test body orelse", None, "(g if test else 0.0)", "(0.0 if test else g)")
 
 # The same operators on arrays: NumPy in place of math where a formula calls a function.
-ARRAY_POW = rule("pow", "x y", "g * y * x ** (y - 1)", "g * ans * np.log(x)")
+ARRAY_POW = rule("pow", "x y", "g * y * x ** (y - 1)", "g * ans * np.log(x + (x == 0.0))")
 ARRAY_MOD = rule("mod", "x y", "g", "-g * np.floor(x / y)")
 
 from srcad.rules.table import CallInfo, lookup_call, lookup_method  # noqa: E402  (needs Rule)

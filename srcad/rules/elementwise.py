@@ -30,7 +30,7 @@ ARRAY_RULES = {
     "sinh": rule("sinh", "x", "g * np.cosh(x)"),
     "cosh": rule("cosh", "x", "g * np.sinh(x)"),
     "tanh": rule("tanh", "x", "g * (1.0 - ans * ans)"),
-    "pow": rule("power", "x y", "g * y * x ** (y - 1)", "g * ans * np.log(x)"),
+    "pow": rule("power", "x y", "g * y * x ** (y - 1)", "g * ans * np.log(x + (x == 0.0))"),
     "hypot": rule("hypot", "x y", "g * x / ans", "g * y / ans"),
     # the scalar rules' tie-breaking: abs'(0) = 1, min and max pass g to x on a tie
     "abs": rule("abs", "x", "np.where(x >= 0.0, g, -g)"),

@@ -63,7 +63,7 @@ _RULES_BY_NAME = {
     "sinh": _r.rule("sinh", "x", "g * math.cosh(x)"),
     "cosh": _r.rule("cosh", "x", "g * math.sinh(x)"),
     "tanh": _r.rule("tanh", "x", "g * (1.0 - ans * ans)"),
-    "pow": _r.rule("pow", "x y", "g * y * x ** (y - 1)", "g * ans * math.log(x)"),
+    "pow": _r.rule("pow", "x y", "g * y * x ** (y - 1)", "g * ans * math.log(x + (x == 0.0))"),
     "hypot": _r.rule("hypot", "x y", "g * x / ans", "g * y / ans"),
     "abs": _r.rule("abs", "x", "(g if x >= 0.0 else -g)"),
     "erf": _r.rule("erf", "x", "g * 1.1283791670955126 * math.exp(-x * x)"),

@@ -34,6 +34,15 @@
   methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
   (srcad/numba_arrays.py `reducer`; the compiler imports each such name it finds). numba has
   np.sum with an int axis only, and no keepdims.
+* `t += v` (every augmented assignment whose right side may be an existing array: a name, an
+  element or slice, an attribute, a call): `t += unshared(t, v)` (srcad/numba_semantics.py), `v`
+  copied when its memory overlaps `t`'s. NumPy reads the whole right side before it writes
+  (`y[1:] += y[:-1]` adds the old values); numba's loop reads each element after the
+  previous ones were written.
+* `a ** b` (an exponent that is not a number written out): `int_power(a, b, where)`
+  (srcad/numba_semantics.py): numba's `a ** b` of ints, as Python's; refused at run time where
+  Python's is not an int64 (`2 ** -k` is a float in Python, 0 in numba; an int beyond int64
+  has no bound in Python, wraps in numba). `where` names the user's line and expression.
 """
 
 from __future__ import annotations
@@ -237,6 +246,34 @@ def _plain(e) -> bool:
                for n in gast.walk(e))
 
 
-def numba_friendly(tree, namer):
-    """`tree` with the rewrites above applied (in place)."""
-    return _Products().visit(_SmallPowers().visit(_ConstantLoops(namer).visit(tree)))
+class _IntPowers(gast.NodeTransformer):
+    def __init__(self, where):
+        self.where = where
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.Pow) and not isinstance(node.right, gast.Constant):
+            where = S.const(self.where(node) if self.where else f"`{S.unparse_expr(node)}`")
+            return gast.copy_location(S.call("int_power", node.left, node.right, where), node)
+        return node
+
+
+class _Unshared(gast.NodeTransformer):
+    def visit_AugAssign(self, node):
+        if not isinstance(node.value, _FRESH):
+            target = S.clone(node.target)
+            target.ctx = gast.Load()  # a Name or a Subscript: its inner loads stay loads
+            node.value = gast.copy_location(S.call("unshared", target, node.value), node.value)
+        return node
+
+
+# right sides that are a new value, never an existing array's memory
+_FRESH = (gast.Constant, gast.BinOp, gast.UnaryOp, gast.BoolOp, gast.Compare, gast.List,
+          gast.Tuple, gast.ListComp)
+
+
+def numba_friendly(tree, namer, where=None):
+    """`tree` with the rewrites above applied (in place). `where(node)`: the user's file,
+    line and expression of a generated node, for the run-time refusals."""
+    tree = _Products().visit(_SmallPowers().visit(_ConstantLoops(namer).visit(tree)))
+    return _Unshared().visit(_IntPowers(where).visit(tree))

@@ -142,12 +142,15 @@ class ReverseControlFlow:
         return row_view(name, self.recording, self.types, self.norm.params)
 
     def _binds_arrays(self, body) -> bool:
-        """Does `body` bind an array variable, or overwrite a row or slice of one (`a[i, :] =
-        ...`), whose old values may go on an array tape?"""
+        """Does `body` bind an array variable, or overwrite or update a row or slice of one
+        (`a[i, :] = ...`, `b[i] *= b[i, 1]`, `y[1:] += y[:-1]`), whose old values may go on
+        an array tape?"""
         return any((isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
                     and isinstance(self.types[n.id], Array))
                    or (isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript)
                        and isinstance(self.types.of(n.targets[0]), Array))
+                   or (isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Subscript)
+                       and isinstance(self.types.of(n.target), Array))
                    for stmt in body for n in gast.walk(stmt))
 
     def _reservable(self, loop) -> bool:

@@ -1,0 +1,102 @@
+"""What numba-compiled generated code calls where numba's own arithmetic differs from NumPy's
+and Python's (srcad/transform/numba_compat.py spells the calls; imported by the generated
+modules, never by srcad itself):
+
+* `unshared(t, v)`: the right side `v` of `t += v` (any augmented assignment), copied when
+  `v` is an array whose memory may overlap the array `t` (their address ranges meet), else
+  `v` itself: NumPy reads the whole right side before writing, numba's loop does not
+  (`y[1:] += y[:-1]` added values already written).
+* `int_power(a, b, where)`: `a ** b`; of two ints, refused (a ValueError "srcad: `where`
+  ...", which srcad raises as it is) where Python's is not an int64: a negative exponent
+  (Python's is a float, numba's an int, 0 for `2 ** -2`) or a power beyond int64 (Python's
+  ints have no bound, numba's wrap).
+
+Each is a plain Python function (the reference, run by the interpreter) with a numba
+`overload` that numba compiles for the operand types.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+
+def unshared(t, v):
+    return v
+
+
+@numba.njit(cache=True)
+def _extent(a):
+    """The addresses [low, high) that the elements of `a` occupy ((0, 0) when empty)."""
+    low = a.ctypes.data
+    high = low + a.itemsize
+    for k in range(a.ndim):
+        if a.shape[k] == 0:
+            return 0, 0
+        step = (a.shape[k] - 1) * a.strides[k]
+        if step < 0:
+            low += step
+        else:
+            high += step
+    return low, high
+
+
+@numba.njit(cache=True)
+def _may_overlap(t, v):
+    t_low, t_high = _extent(t)
+    v_low, v_high = _extent(v)
+    return t_low < v_high and v_low < t_high
+
+
+@overload(unshared)
+def _unshared(t, v):
+    if isinstance(t, types.Array) and isinstance(v, types.Array):
+        return lambda t, v: v.copy() if _may_overlap(t, v) else v
+    return lambda t, v: v
+
+
+def int_power(a, b, where):
+    return a ** b
+
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+@numba.njit(cache=True)
+def _int_power(a, b):
+    """(a ** b, True) of ints with b >= 0; (0, False) where it leaves int64."""
+    result, base = 1, a
+    while b > 0:
+        if b & 1:
+            if base != 0 and abs(result) > _INT64_MAX // abs(base):
+                return 0, False
+            result *= base
+        b >>= 1
+        if b > 0:
+            if abs(base) > 3037000499:  # the largest int whose square is an int64
+                return 0, False
+            base *= base
+    return result, True
+
+
+@overload(int_power, prefer_literal=True)
+def _int_power_overload(a, b, where):
+    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+        return lambda a, b, where: a ** b
+    at = getattr(where, "literal_value", "an int power")
+    negative = (f"srcad: {at}: an int to a negative int power is a float in Python and an "
+                "int in numba (write the base as a float, e.g. 2.0 ** -k, or use "
+                "backend='python')")
+    overflow = (f"srcad: {at}: this int power is beyond int64, where numba's ints wrap and "
+                "Python's do not (compute it in floats, or use backend='python')")
+
+    def power(a, b, where):
+        if b < 0:
+            raise ValueError(negative)
+        value, ok = _int_power(a, b)
+        if not ok:
+            raise ValueError(overflow)
+        return value
+    return power
