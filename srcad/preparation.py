@@ -30,6 +30,7 @@ from srcad.plans import (
     matcher,
 )
 from srcad.pytrees import CONTAINERS
+from srcad.running import explain_error
 
 
 def operator_entry(operator):
@@ -82,12 +83,28 @@ def operator_entry(operator):
             return result
         except SrcadError as err:  # SRCAD_DEBUG=1 keeps srcad's frames
             raise surfaced(err) from None
+        except (ZeroDivisionError, OverflowError, ValueError) as err:
+            # as autodiff: raised by f itself, it passes; by the derivative code alone
+            # (sqrt'(0)), it is srcad's non-finite-derivative error
+            error = explained(err, f, args)
+            if error is err:
+                raise
+            raise surfaced(error) from None
     if parallel is not None:
         parallel.public = wrapper
     return wrapper
 
 
 
+
+
+def explained(err, f, args) -> BaseException:
+    """What `explain_error` raises for `err` of f's derivative code at `args`."""
+    try:
+        explain_error(err, _target(f), [a.value if type(a) in _CONTEXTS else a for a in args])
+    except (SrcadError, type(err)) as raised:
+        return raised
+    return err
 
 
 def keywords_as_constants(f, args, keywords) -> tuple:
