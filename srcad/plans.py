@@ -271,8 +271,8 @@ def _match(args, roles, wrapped, shapes, env, miss, written=()):
         lines += _same_kind(f"v{i}", value, f"V{i}", env, shapes, fail)
         if role == CONST:
             flat.append(f"v{i}")
-        elif role == ACTIVE:
-            flat.append(f"float(v{i})")
+        elif role == ACTIVE:  # a NumPy float as it is (arguments.as_given)
+            flat.append(f"v{i}" if isinstance(value, np.floating) else f"float(v{i})")
         elif role == BATCH_STACKED:
             env[f"S{i}"] = a.value.dtype
             lines += [f"    s{i} = a{i}.shadows",
@@ -289,7 +289,8 @@ def _match(args, roles, wrapped, shapes, env, miss, written=()):
                 lines += [f"    if s{i}.shape != v{i}.shape:", fail]
                 flat += [f"v{i}", f"s{i}"]
             else:
-                flat += [f"float(v{i})", f"float(s{i})"]
+                flat += [f"v{i}" if isinstance(value, np.floating) else f"float(v{i})",
+                         f"float(s{i})"]
     return lines + alias_lines(len(args), written, env, fail), flat
 
 
