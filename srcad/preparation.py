@@ -31,6 +31,7 @@ from srcad.plans import (
 )
 from srcad.pytrees import CONTAINERS
 from srcad.running import explain_error
+from srcad.transform_outputs import in_input_dtype
 
 
 def operator_entry(operator):
@@ -59,6 +60,8 @@ def operator_entry(operator):
                         and prep.operator == whole[0] and len(options) == 1 + ("out" in options):
                     result = prep.run(args, options.get("out"))
                     if result is not MISS:
+                        if prep.lower_precision and len(options) == 1:  # float32 in, out
+                            result = (result[0], in_input_dtype(result[1], args[prep.x]))
                         return result if whole[1] else result[1]
             if parallel is not None and options and (
                     "parallel" in options or getattr(options.get("prep"), "splits_rows", False)):
@@ -80,6 +83,10 @@ def operator_entry(operator):
             result = operator(f, *args, **options)
             if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
                 result.remake = functools.partial(operator, f, **options)
+                result.lower_precision = _lower_precision(args[result.x])
+            elif options.get("out") is None:  # a derivative in x's dtype (float32 in, out)
+                x = next((a for a in args if type(a) not in _CONTEXTS), None)
+                result = _in_dtype(operator.__name__, result, x)
             return result
         except SrcadError as err:  # SRCAD_DEBUG=1 keeps srcad's frames
             raise surfaced(err) from None
@@ -96,6 +103,21 @@ def operator_entry(operator):
 
 
 
+
+
+def _lower_precision(x) -> bool:
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and dtype.kind == "f" and dtype != np.float64
+
+
+def _in_dtype(operator, result, x):
+    """An operator's result in x's float dtype (`in_input_dtype`); f's value, which
+    value_and_* give first, as f returned it."""
+    if not _lower_precision(x):
+        return result
+    if operator.startswith("value_and_") and type(result) is tuple and len(result) == 2:
+        return result[0], in_input_dtype(result[1], x)
+    return in_input_dtype(result, x)
 
 
 def explained(err, f, args) -> BaseException:
@@ -168,6 +190,7 @@ class Prep:
     match: object  # args -> their values if they look like the preparation's (plans.matcher)
     x: int  # the position of the input
     run: object = None  # reverse gradients: the whole call when args match (plans.MISS if not)
+    lower_precision: bool = False  # x is float32 (or float16): results are cast to its dtype
     remake: object = None  # args -> a new preparation with the same options
 
     def check_options(self, mode, chunk, backend):
