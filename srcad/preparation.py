@@ -19,6 +19,7 @@ from srcad.container_operators import container_operator, returns_tuple
 from srcad.differentiate import _target
 from srcad.engines import ForwardEngine, Slot
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
+from srcad.operator_results import explained, in_dtype, lower_precision
 from srcad.pipeline import UNROLL_MAX_WIDTH
 from srcad.plans import (
     CONST,
@@ -30,7 +31,6 @@ from srcad.plans import (
     matcher,
 )
 from srcad.pytrees import CONTAINERS
-from srcad.running import explain_error
 from srcad.transform_outputs import in_input_dtype
 
 
@@ -83,10 +83,10 @@ def operator_entry(operator):
             result = operator(f, *args, **options)
             if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
                 result.remake = functools.partial(operator, f, **options)
-                result.lower_precision = _lower_precision(args[result.x])
+                result.lower_precision = lower_precision(args[result.x])
             elif options.get("out") is None:  # a derivative in x's dtype (float32 in, out)
                 x = next((a for a in args if type(a) not in _CONTEXTS), None)
-                result = _in_dtype(operator.__name__, result, x)
+                result = in_dtype(operator.__name__, result, x)
             return result
         except SrcadError as err:  # SRCAD_DEBUG=1 keeps srcad's frames
             raise surfaced(err) from None
@@ -103,30 +103,6 @@ def operator_entry(operator):
 
 
 
-
-
-def _lower_precision(x) -> bool:
-    dtype = getattr(x, "dtype", None)
-    return dtype is not None and dtype.kind == "f" and dtype != np.float64
-
-
-def _in_dtype(operator, result, x):
-    """An operator's result in x's float dtype (`in_input_dtype`); f's value, which
-    value_and_* give first, as f returned it."""
-    if not _lower_precision(x):
-        return result
-    if operator.startswith("value_and_") and type(result) is tuple and len(result) == 2:
-        return result[0], in_input_dtype(result[1], x)
-    return in_input_dtype(result, x)
-
-
-def explained(err, f, args) -> BaseException:
-    """What `explain_error` raises for `err` of f's derivative code at `args`."""
-    try:
-        explain_error(err, _target(f), [a.value if type(a) in _CONTEXTS else a for a in args])
-    except (SrcadError, type(err)) as raised:
-        return raised
-    return err
 
 
 def keywords_as_constants(f, args, keywords) -> tuple:
