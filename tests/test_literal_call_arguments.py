@@ -150,3 +150,32 @@ def test_a_list_of_ints_is_refused_as_a_list():
 def test_a_nested_literal_is_refused_not_zero():
     with pytest.raises(SrcadError):
         srcad.grad(lambda x: np.sum(np.mean(((x, 1.0), (2.0, x)), axis=0)))(0.5)
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.sum((x, x * x)),
+    lambda x: np.max((x, x * x)),
+    lambda x: np.min([x, x * x + 0.1]),
+    lambda x: np.sum((x, x * x)) * np.sum((1, len(x))),
+], ids=["sum", "max", "min", "ints"])
+def test_numpy_reductions_of_array_literals_reduce_every_element(f):
+    x = np.array([0.3, 0.5])
+    value, gradient = srcad.value_and_grad(f)(x)
+    assert value == pytest.approx(f(x))
+    np.testing.assert_allclose(gradient, central(f, x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("f", [lambda x: max((x * 2.0,)), lambda x: np.max((x * 2.0,))],
+                         ids=["builtin", "numpy"])
+def test_max_of_one_value(f):
+    assert srcad.value_and_grad(f)(0.3) == (pytest.approx(0.6), pytest.approx(2.0))
+
+
+def test_literal_with_more_params():
+    def f(W, x, b, a, idx):
+        h = np.sum(x ** 2)
+        return h + np.linalg.norm([a, a, x[0] ** 2, np.sin(x[2])])
+    x = np.array([0.3, 0.5, 0.7])
+    args = (np.ones((2, 3)), x, np.ones(2), 0.4, np.array([0, 1]))
+    np.testing.assert_allclose(srcad.grad(f, argnums=1)(*args),
+                               central(lambda v: f(args[0], v, *args[2:]), x), rtol=1e-6)

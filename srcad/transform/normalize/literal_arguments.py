@@ -8,7 +8,8 @@ Two steps:
 * before the syntax check (`lists_as_tuples`): a list literal passed to a NumPy function
   (`np.mean([x, y])`) is the tuple NumPy reads the same way, marked as written as a list;
 * once types are known (`arrays_of_literals`): a tuple literal of numbers and arrays, one
-  of them a float or a float array, passed to a NumPy function is `np.array([...])`; a
+  of them a float or a float array (or ints, as the first argument of a NumPy function with
+  an array rule: `np.sum((1, n))`), passed to a NumPy function is `np.array([...])`; a
   shape or axes (`np.zeros((n, 2))`, `np.reshape(x, (n, 1))`: ints) stays a tuple, and a
   list literal that is not made an array is refused as the list it is.
 
@@ -63,8 +64,8 @@ def arrays_of_literals(norm, arg_types: dict) -> None:
     refused = []
     for call, literal in found:
         kinds = [types.of(e) for e in literal.elts]
-        if literal.elts and any(is_float_like(k) for k in kinds) \
-                and all(k in NUMERIC or isinstance(k, Array) for k in kinds):
+        if literal.elts and all(k in NUMERIC or isinstance(k, Array) for k in kinds) and (
+                any(is_float_like(k) for k in kinds) or _data_operand(norm, call, literal)):
             norm.extra_names.setdefault("np", np)
             made = S.relocated(S.call("np.array", gast.List(elts=[], ctx=gast.Load())), literal)
             made.args[0].elts = literal.elts
@@ -96,6 +97,16 @@ def _literal_arguments(parsed, call, extra) -> list:
         [k.value for k in call.keywords if k.arg not in _NOT_VALUES]
     return [v for v in values if isinstance(v, (gast.Tuple, gast.List))
             and not any(isinstance(e, gast.Starred) for e in v.elts)]
+
+
+def _data_operand(norm, call, literal) -> bool:
+    """Is `literal` the first argument of a NumPy function with an array rule (`np.sum((1,
+    n))`: the array of those ints, not a shape)?"""
+    if not call.args or call.args[0] is not literal \
+            or not isinstance(call.func, (gast.Name, gast.Attribute)):
+        return False
+    info = lookup_call(resolve_callee(norm.parsed, call.func, norm.extra_names))
+    return info is not None and info.select is not None and not info.shape_arguments
 
 
 def _is_numpy(obj) -> bool:
