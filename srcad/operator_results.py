@@ -1,6 +1,8 @@
 """What an operator hands back besides its numbers: a derivative in its input's float dtype
-(JAX's rule, `in_dtype`), and an arithmetic error of the derivative code alone explained as
-srcad's non-finite-derivative error, as autodiff explains it (`explained`).
+(JAX's rule, `in_dtype`), an arithmetic error of the derivative code alone explained as
+srcad's non-finite-derivative error, as autodiff explains it (`explained`), and refusals
+located in the user's f, not in the wrapper srcad writes around an f of a float
+(`engines.scalar_as_array`: `user_located`).
 """
 
 from __future__ import annotations
@@ -38,3 +40,26 @@ def explained(err, f, args) -> BaseException:
     except (SrcadError, type(err)) as raised:
         return raised
     return err
+
+
+WRAPPER = "<srcad wrapper "  # engines.scalar_as_array's file names
+
+
+def user_located(err: SrcadError, f) -> SrcadError:
+    """`err` with each problem srcad located in its wrapper of f (the call `f(x[0])` it
+    inlines f at) located at f's own `def` line instead, without "called from" the wrapper."""
+    if not any((p.filename or "").startswith(WRAPPER) for p in err.problems):
+        return err
+    code = getattr(_target(f), "__code__", None)
+    if code is None:
+        return err
+    problems = []
+    for p in err.problems:
+        if (p.filename or "").startswith(WRAPPER):
+            p = type(p)(p.message, filename=code.co_filename, line=code.co_firstlineno,
+                        construct=p.construct, hint=p.hint)
+        problems.append(p)
+    if len(problems) == 1:
+        return problems[0]
+    return SrcadError.combine(problems, function=getattr(_target(f), "__name__", None),
+                              filename=code.co_filename)

@@ -19,7 +19,7 @@ from srcad.container_operators import container_operator, returns_tuple
 from srcad.differentiate import _target
 from srcad.engines import ForwardEngine, Slot
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
-from srcad.operator_results import explained, in_dtype, lower_precision
+from srcad.operator_results import explained, in_dtype, lower_precision, user_located
 from srcad.pipeline import UNROLL_MAX_WIDTH
 from srcad.plans import (
     CONST,
@@ -89,7 +89,7 @@ def operator_entry(operator):
                 result = in_dtype(operator.__name__, result, x)
             return result
         except SrcadError as err:  # SRCAD_DEBUG=1 keeps srcad's frames
-            raise surfaced(err) from None
+            raise surfaced(user_located(err, f)) from None
         except (ZeroDivisionError, OverflowError, ValueError) as err:
             # as autodiff: raised by f itself, it passes; by the derivative code alone
             # (sqrt'(0)), it is srcad's non-finite-derivative error

@@ -166,3 +166,19 @@ def test_refusals_name_what_the_user_wrote(f, spelled, hidden):
     with pytest.raises(SrcadError) as caught:
         srcad.grad(f)(0.5)
     assert spelled in str(caught.value) and hidden not in str(caught.value)
+
+
+def shaped_by_x(x):
+    return np.sum(np.full(x.shape, 3.0) * x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: srcad.hessian(shaped_by_x, np.float64(2.0)),
+    lambda: srcad.second_derivative(shaped_by_x, np.float64(2.0)),
+    lambda: srcad.hessian(shaped_by_x)(np.float64(2.0)),
+], ids=["hessian", "second_derivative", "hessian transform"])
+def test_a_refusal_in_f_of_a_float_names_f_not_the_wrapper(call):
+    with pytest.raises(SrcadError) as caught:
+        call()
+    assert "srcad wrapper" not in str(caught.value) and "_of_array" not in str(caught.value)
+    assert caught.value.filename == __file__
