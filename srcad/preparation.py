@@ -21,15 +21,8 @@ from srcad.engines import ForwardEngine, Slot
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.operator_results import explained, in_dtype, lower_precision, user_located
 from srcad.pipeline import UNROLL_MAX_WIDTH
-from srcad.plans import (
-    CONST,
-    MISS,
-    WHOLE_CALLS,
-    gradient_entry,
-    is_shape_value,
-    jacobian_entry,
-    matcher,
-)
+from srcad.plans import CONST, MISS, WHOLE_CALLS, gradient_entry, jacobian_entry, matcher
+from srcad.prep_signatures import OUTPUT_SHAPED, shown, signature_of
 from srcad.pytrees import CONTAINERS
 from srcad.transform_outputs import in_input_dtype
 
@@ -186,20 +179,20 @@ class Prep:
         same_fn = f is self.function and operator == self.operator
         rows, ok = [], same_fn
         for i, slot in enumerate(slots):
-            got = _signature(slot.value, operator, slot.role)
+            got = signature_of(slot.value, operator, slot.role)
             expected = self.signature[i] if i < len(self.signature) else None
             match = got == expected and slot.role == self.roles[i] if expected else False
             ok = ok and match
             rows.append(f"  argument {i} ({slot.role}): "
                         + ("matches" if match else f"prepared {self.roles[i] if expected else '-'}"
-                           f" {_shown(expected) if expected else ''}, got {_shown(got)}"))
+                           f" {shown(expected) if expected else ''}, got {shown(got)}"))
         if not ok or len(slots) != len(self.signature):
             head = "preparation does not match this call"
             if not same_fn:
                 head += (f" (it was prepared for {self.operator} of "
                          f"{getattr(self.function, '__name__', self.function)})")
             hint = f"call prepare_{operator} again"
-            if same_fn and len(slots) == len(self.signature) and operator in _OUTPUT_SHAPED:
+            if same_fn and len(slots) == len(self.signature) and operator in OUTPUT_SHAPED:
                 hint += (f" (the int Constants a {operator} is prepared with are part of it: "
                          "they may set the shape of f's result)")
             raise PreparationMismatchError(head + ":\n" + "\n".join(rows), hint=hint)
@@ -208,27 +201,6 @@ class Prep:
             remake = self.remake  # the new preparation's is None (made by the bare operator)
             vars(self).update(vars(remake(*args)))
             self.remake = remake
-
-
-# operators whose result has the shape of f's result: an int Constant may set it
-# (`x[:n]`), so its value is part of their preparation
-_OUTPUT_SHAPED = ("jacobian", "pushforward", "pullback")
-
-
-def _signature(value, operator=None, role=None):
-    if isinstance(value, np.ndarray):
-        return ("array", value.shape, value.dtype.str)
-    if role == "constant" and operator in _OUTPUT_SHAPED and is_shape_value(value):
-        return (type(value).__name__, (), value)
-    return (type(value).__name__, (), None)
-
-
-def _shown(signature) -> str:
-    """A signature as the mismatch report shows it: `float64 array (4,)`, `int 2`, `float`."""
-    kind, shape, detail = signature
-    if kind == "array":
-        return f"{np.dtype(detail).name} array {shape}"
-    return kind if detail is None else f"{kind} {detail!r}"
 
 
 def written_slots(slots) -> set:
@@ -310,7 +282,7 @@ def make_prep(operator, f, slots, mode, chunk, engine, **state) -> Prep:
         entry = jacobian_entry(prepared, wrapped, engine, state["n"], state["m"], written)
         run = None if entry is None else entry[1]
     return Prep(operator, f, tuple(s.role for s in slots),
-                tuple(_signature(s.value, operator, s.role) for s in slots), mode, chunk,
+                tuple(signature_of(s.value, operator, s.role) for s in slots), mode, chunk,
                 engine, state,
                 [Slot(s.role, s.value) for s in slots], match,
                 next(i for i, s in enumerate(slots) if s.role == "x"), run)
