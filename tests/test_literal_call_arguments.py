@@ -179,3 +179,14 @@ def test_literal_with_more_params():
     args = (np.ones((2, 3)), x, np.ones(2), 0.4, np.array([0, 1]))
     np.testing.assert_allclose(srcad.grad(f, argnums=1)(*args),
                                central(lambda v: f(args[0], v, *args[2:]), x), rtol=1e-6)
+
+
+def mean_rows(x):
+    return np.sum(np.mean([x * 1.2, np.sin(x)], axis=0) * 0.5) + np.linalg.norm((x[0], x[1]))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_literal_of_arrays_on_numba(mode):
+    x = np.array([0.3, 0.5, 0.7])
+    np.testing.assert_allclose(srcad.gradient(mean_rows, x, backend="numba", mode=mode),
+                               central(mean_rows, x), rtol=1e-6)

@@ -19,6 +19,7 @@ with no rule it is refused when a literal it receives holds a value that carries
 (srcad/analysis/type_refusals.py).
 
     m = np.mean([x, x + 2.0])    ->    m = np.mean(np.array([x, x + 2.0]))
+    v = np.mean((x, y), axis=0)  ->    v = np.mean(np.stack([x, y]), axis=0)   (arrays x, y)
 """
 
 from __future__ import annotations
@@ -67,7 +68,10 @@ def arrays_of_literals(norm, arg_types: dict) -> None:
         if literal.elts and all(k in NUMERIC or isinstance(k, Array) for k in kinds) and (
                 any(is_float_like(k) for k in kinds) or _data_operand(norm, call, literal)):
             norm.extra_names.setdefault("np", np)
-            made = S.relocated(S.call("np.array", gast.List(elts=[], ctx=gast.Load())), literal)
+            # of arrays: np.stack, the same array (NumPy refuses arrays of two shapes in
+            # both), which numba compiles (its np.array takes no list of arrays)
+            maker = "np.stack" if any(isinstance(k, Array) for k in kinds) else "np.array"
+            made = S.relocated(S.call(maker, gast.List(elts=[], ctx=gast.Load())), literal)
             made.args[0].elts = literal.elts
             _replace(call, literal, made)
         elif getattr(literal, "written_as_list", False):
