@@ -6,7 +6,8 @@ literal left as it is would reach them as a value they cannot see into: a deriva
 Two steps:
 
 * before the syntax check (`lists_as_tuples`): a list literal passed to a NumPy function
-  (`np.mean([x, y])`) is the tuple NumPy reads the same way, marked as written as a list;
+  (`np.mean([x, y])`) is the tuple NumPy reads the same way, marked as written as a list; so
+  is one passed to a `math` or `statistics` function with no rule (`math.fsum([x, y])`);
 * once types are known (`arrays_of_literals`): a tuple literal of numbers and arrays, one
   of them a float or a float array (or ints, as the first argument of a NumPy function with
   an array rule: `np.sum((1, n))`), passed to a NumPy function is `np.array([...])`; a
@@ -44,10 +45,22 @@ def lists_as_tuples(parsed, body: list) -> list:
     tuple marked `written_as_list`."""
     for stmt in body:
         for call in [n for n in gast.walk(stmt) if isinstance(n, gast.Call)]:
-            for literal in _literal_arguments(parsed, call, {}):
+            for literal in _literal_arguments(parsed, call, {}) + _read_once(parsed, call):
                 if isinstance(literal, gast.List):
                     _replace(call, literal, _as_tuple(literal))
     return body
+
+
+def _read_once(parsed, call) -> list:
+    """The list literals a `math` or `statistics` function reads as it reads a tuple
+    (`math.fsum([x, y])`): a tuple, so that both forms meet the same check of a call with no
+    rule."""
+    obj = resolve_callee(parsed, call.func, {}) \
+        if isinstance(call.func, (gast.Name, gast.Attribute)) else None
+    if getattr(obj, "__module__", None) not in ("math", "statistics") or lookup_call(obj):
+        return []
+    return [a for a in call.args if isinstance(a, gast.List)
+            and not any(isinstance(e, gast.Starred) for e in a.elts)]
 
 
 def arrays_of_literals(norm, arg_types: dict) -> None:
