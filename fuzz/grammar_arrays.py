@@ -438,6 +438,8 @@ class ArrayGrammar:
             body += self.widened_carried_loop()
         if "numpy-semantics" in self.shapes:  # its own stream: grammar_numpy_semantics.py
             body += self.numpy_semantics_block()
+        if "literal-arguments" in self.shapes:  # its own stream: grammar_literal_arguments.py
+            body += self.literal_argument_lines()
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]

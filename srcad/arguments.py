@@ -118,7 +118,7 @@ class _Call:
                 raise ArgumentError(f"argument {position}: Active takes a float scalar, got an "
                                     "array", hint="use Duplicated(x, dx) for arrays")
             self.specs.append(ArgSpec("active", FLOAT))
-            self.flat.append(float(value))
+            self.flat.append(as_given(value))
             self.active_positions.append(position)
             return
         if self.width is not None and not isinstance(arg, BatchDuplicated):
@@ -136,7 +136,7 @@ class _Call:
                                 "Duplicated")
         self.specs.append(ArgSpec("duplicated", typ))
         if isinstance(value, np.ndarray) or not mode.reverse:
-            self.flat.append(value if isinstance(value, np.ndarray) else float(value))
+            self.flat.append(value if isinstance(value, np.ndarray) else as_given(value))
         if isinstance(arg, BatchDuplicated):
             self._add_batch(position, value, arg.shadows)
         else:
@@ -200,3 +200,9 @@ def _check_mode(mode):
     if not isinstance(mode, Mode):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use srcad.Reverse, "
                             "srcad.ReverseWithPrimal, srcad.Forward or srcad.ForwardWithPrimal")
+
+
+def as_given(value):
+    """A scalar input as f receives it: a NumPy float (np.float64, np.float32) as it is
+    (`x.shape`, `x.dtype` work on it), any other number as a Python float."""
+    return value if isinstance(value, np.floating) else float(value)

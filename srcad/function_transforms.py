@@ -64,6 +64,7 @@ from srcad.transform_outputs import (
     derivative_of,
     dtype_of,
     float_output,
+    in_input_dtype,
     result,
     shaped,
 )
@@ -187,7 +188,7 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
         width = sum(sizes)
         if width == 0:  # no tangent lane to run: the Jacobians are empty
             out_shape = np.shape(checked_output(target(*args), "jacfwd", fun))
-            blocks = [np.zeros(out_shape + np.shape(v)) for v in values]
+            blocks = [np.zeros(out_shape + np.shape(v), dtype=dtype_of(v)) for v in values]
             return result(blocks, argnums, value_only, aux)
         annotated = list(args)
         start = 0
@@ -307,6 +308,7 @@ def _hessian_transform(fun: Callable[..., float], argnums: Argnums = 0, has_aux:
             H = float(H[0, 0])
         else:
             H = H.reshape(np.shape(args[i]) * 2)
+        H = in_input_dtype(H, args[i])
         H = H if isinstance(argnums, int) else ((H,),)
         return (H, aux) if value_only else H
 

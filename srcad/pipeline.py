@@ -53,6 +53,7 @@ from srcad.transform.normalize.array_params import (
 from srcad.transform.normalize.array_rows import shape_list_rows
 from srcad.transform.normalize.hoist import hoist_invariants
 from srcad.transform.normalize.list_building import build_from_rows
+from srcad.transform.normalize.literal_arguments import arrays_of_literals
 from srcad.transform.normalize.refused_code import without_refused
 from srcad.transform.normalize.retyped_names import split_retyped_names
 from srcad.transform.normalize.stage import normalize
@@ -164,6 +165,7 @@ def build(func, request: Request) -> Compiled:
 def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     norm = normalize(parsed, request.containers, refusals)
     specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
+    arrays_of_literals(norm, {p: s.type for p, s in zip(norm.params, specs)})  # np.mean((x, y))
     shape_list_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})
     build_from_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})  # np.vstack(hs)
     # a name bound to an array and then to a number is two names first: typed as one, its
@@ -174,6 +176,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     norm.body = without_refused(norm.body, functools.partial(
         _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals,
         parsed)
+    arrays_of_literals(norm, {p: s.type for p, s in zip(norm.params, specs)})  # typed only now
     types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if name_array_returns(norm, types):
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})

@@ -275,8 +275,8 @@ def _match(args, roles, wrapped, shapes, env, miss, written=()):
         lines += _same_kind(f"v{i}", value, f"V{i}", env, shapes, fail)
         if role == CONST:
             flat.append(f"v{i}")
-        elif role == ACTIVE:
-            flat.append(f"float(v{i})")
+        elif role == ACTIVE:  # a NumPy float as it is (arguments.as_given)
+            flat.append(f"v{i}" if isinstance(value, np.floating) else f"float(v{i})")
         elif role == BATCH_STACKED:
             env[f"S{i}"] = a.value.dtype
             lines += [f"    s{i} = a{i}.shadows",
@@ -293,13 +293,14 @@ def _match(args, roles, wrapped, shapes, env, miss, written=()):
                 lines += [f"    if s{i}.shape != v{i}.shape:", fail]
                 flat += [f"v{i}", f"s{i}"]
             else:
-                flat += [f"float(v{i})", f"float(s{i})"]
+                flat += [f"v{i}" if isinstance(value, np.floating) else f"float(v{i})",
+                         f"float(s{i})"]
     return lines + alias_lines(len(args), written, env, fail), flat
 
 
 def _same_kind(var, example, const, env, shapes, fail) -> list:
     """Lines returning (`fail`) unless `var` has the type (array: dtype and rank, or shape) of
-    `example`."""
+    `example` (`shapes`: an int, or a bool, is `example` too: it may set a shape)."""
     if type(example) is np.ndarray:
         env[const] = example.dtype
         size = f"{var}.shape != {example.shape!r}" if shapes else f"{var}.ndim != {example.ndim}"
@@ -308,7 +309,17 @@ def _same_kind(var, example, const, env, shapes, fail) -> list:
     else:
         env[const] = type(example)
         test = f"type({var}) is not {const}"
+        if shapes and is_shape_value(example):  # an int (or ints) may set a shape
+            env[const + "_value"] = example
+            test += f" or {var} != {const}_value"
     return [f"    if {test}:", fail]
+
+
+def is_shape_value(value) -> bool:
+    """An int, or a tuple of ints: a value that may set a shape (`x[:n]`, `np.zeros(shape)`)."""
+    if isinstance(value, tuple):
+        return all(isinstance(v, (int, np.integer)) for v in value)
+    return isinstance(value, (int, np.integer))
 
 
 def _define(name, params, lines, env):

@@ -19,9 +19,12 @@ from srcad.container_operators import container_operator, returns_tuple
 from srcad.differentiate import _target
 from srcad.engines import ForwardEngine, Slot
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
+from srcad.operator_results import explained, in_dtype, lower_precision, user_located
 from srcad.pipeline import UNROLL_MAX_WIDTH
 from srcad.plans import CONST, MISS, WHOLE_CALLS, gradient_entry, jacobian_entry, matcher
+from srcad.prep_signatures import OUTPUT_SHAPED, shown, signature_of
 from srcad.pytrees import CONTAINERS
+from srcad.transform_outputs import in_input_dtype
 
 
 def operator_entry(operator):
@@ -50,6 +53,8 @@ def operator_entry(operator):
                         and prep.operator == whole[0] and len(options) == 1 + ("out" in options):
                     result = prep.run(args, options.get("out"))
                     if result is not MISS:
+                        if prep.lower_precision and len(options) == 1:  # float32 in, out
+                            result = (result[0], in_input_dtype(result[1], args[prep.x]))
                         return result if whole[1] else result[1]
             if parallel is not None and options and (
                     "parallel" in options or getattr(options.get("prep"), "splits_rows", False)):
@@ -71,9 +76,20 @@ def operator_entry(operator):
             result = operator(f, *args, **options)
             if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
                 result.remake = functools.partial(operator, f, **options)
+                result.lower_precision = lower_precision(args[result.x])
+            elif options.get("out") is None:  # a derivative in x's dtype (float32 in, out)
+                x = next((a for a in args if type(a) not in _CONTEXTS), None)
+                result = in_dtype(operator.__name__, result, x)
             return result
         except SrcadError as err:  # SRCAD_DEBUG=1 keeps srcad's frames
-            raise surfaced(err) from None
+            raise surfaced(user_located(err, f)) from None
+        except (ZeroDivisionError, OverflowError, ValueError) as err:
+            # as autodiff: raised by f itself, it passes; by the derivative code alone
+            # (sqrt'(0)), it is srcad's non-finite-derivative error
+            error = explained(err, f, args)
+            if error is err:
+                raise
+            raise surfaced(error) from None
     if parallel is not None:
         parallel.public = wrapper
     return wrapper
@@ -143,6 +159,7 @@ class Prep:
     match: object  # args -> their values if they look like the preparation's (plans.matcher)
     x: int  # the position of the input
     run: object = None  # reverse gradients: the whole call when args match (plans.MISS if not)
+    lower_precision: bool = False  # x is float32 (or float16): results are cast to its dtype
     remake: object = None  # args -> a new preparation with the same options
 
     def check_options(self, mode, chunk, backend):
@@ -162,31 +179,28 @@ class Prep:
         same_fn = f is self.function and operator == self.operator
         rows, ok = [], same_fn
         for i, slot in enumerate(slots):
-            got = _signature(slot.value)
+            got = signature_of(slot.value, operator, slot.role)
             expected = self.signature[i] if i < len(self.signature) else None
             match = got == expected and slot.role == self.roles[i] if expected else False
             ok = ok and match
             rows.append(f"  argument {i} ({slot.role}): "
                         + ("matches" if match else f"prepared {self.roles[i] if expected else '-'}"
-                           f" {expected}, got {got}"))
+                           f" {shown(expected) if expected else ''}, got {shown(got)}"))
         if not ok or len(slots) != len(self.signature):
             head = "preparation does not match this call"
             if not same_fn:
                 head += (f" (it was prepared for {self.operator} of "
                          f"{getattr(self.function, '__name__', self.function)})")
-            raise PreparationMismatchError(head + ":\n" + "\n".join(rows),
-                                           hint=f"call prepare_{operator} again")
+            hint = f"call prepare_{operator} again"
+            if same_fn and len(slots) == len(self.signature) and operator in OUTPUT_SHAPED:
+                hint += (f" (the int Constants a {operator} is prepared with are part of it: "
+                         "they may set the shape of f's result)")
+            raise PreparationMismatchError(head + ":\n" + "\n".join(rows), hint=hint)
         if not self.engine.is_current():
             args = [s.value if s.role == "x" else _WRAPPERS[s.role](s.value) for s in slots]
             remake = self.remake  # the new preparation's is None (made by the bare operator)
             vars(self).update(vars(remake(*args)))
             self.remake = remake
-
-
-def _signature(value):
-    if isinstance(value, np.ndarray):
-        return ("array", value.shape, value.dtype.str)
-    return (type(value).__name__, (), None)
 
 
 def written_slots(slots) -> set:
@@ -268,7 +282,8 @@ def make_prep(operator, f, slots, mode, chunk, engine, **state) -> Prep:
         entry = jacobian_entry(prepared, wrapped, engine, state["n"], state["m"], written)
         run = None if entry is None else entry[1]
     return Prep(operator, f, tuple(s.role for s in slots),
-                tuple(_signature(s.value) for s in slots), mode, chunk, engine, state,
+                tuple(signature_of(s.value, operator, s.role) for s in slots), mode, chunk,
+                engine, state,
                 [Slot(s.role, s.value) for s in slots], match,
                 next(i for i, s in enumerate(slots) if s.role == "x"), run)
 

@@ -2,7 +2,8 @@
 checked (a float for `grad`, a float or a float array for the Jacobians; anything else is
 refused with the function's file and line), Jacobian blocks shaped `output.shape +
 argument.shape` (a float when both are floats), one block for an int `argnums` and a tuple
-for a tuple, and `(result, aux)` with `has_aux`.
+for a tuple, and `(result, aux)` with `has_aux`. A derivative has its input's float dtype,
+as in JAX (`in_input_dtype`: float32 in, float32 out, in every transform and operator).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def derivative_of(annotation, derivative):
     """A reverse pass's derivative for one argument: its shadow for an array."""
     if isinstance(annotation, Duplicated):
         return annotation.shadow
-    return float(derivative)
+    return in_input_dtype(float(derivative), annotation.value)
 
 
 def _where(fun) -> dict:
@@ -59,10 +60,29 @@ def checked_output(value, transform, fun):
 def shaped(block, value, out_shape):
     """A Jacobian block; a float when both the output and the argument are floats."""
     if out_shape == () and not isinstance(value, np.ndarray):
-        return float(block)
-    return block
+        return in_input_dtype(float(block), value)
+    return in_input_dtype(block, value)
+
+
+def in_input_dtype(result, x):
+    """`result`, a derivative with respect to `x` (a float or array, or a tuple of them), in
+    x's float dtype when that is not float64 (JAX's rule: float32 in, float32 out).
+
+    >>> in_input_dtype(np.ones(2), np.ones(2, dtype=np.float32)).dtype
+    dtype('float32')
+    """
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or dtype == np.float64 or dtype.kind != "f":
+        return result
+    if isinstance(result, np.ndarray) and result.dtype != dtype and result.dtype.kind == "f":
+        return result.astype(dtype)
+    if isinstance(result, (float, np.floating)) and type(result) is not dtype.type:
+        return dtype.type(result)
+    if type(result) is tuple:
+        return tuple(in_input_dtype(r, x) for r in result)
+    return result
 
 
 def dtype_of(value):
     """The dtype of a Jacobian block with respect to `value` (float64 for a float)."""
-    return value.dtype if isinstance(value, np.ndarray) else np.float64
+    return value.dtype if isinstance(value, np.ndarray) else getattr(value, "dtype", np.float64)

@@ -30,7 +30,12 @@ def operand_ranks(norm, type_of, operands) -> list:
     ranks = []
     for o in operands:
         t = type_of(o)
-        if t == SHAPE or isinstance(o, gast.Tuple):
+        held = [type_of(e) for e in o.elts] if isinstance(o, (gast.Tuple, gast.List)) else []
+        if any(k == "float" or getattr(k, "is_float", False) for k in held):
+            # a literal of floats or arrays is no shape: the array NumPy makes of it
+            # (srcad/transform/normalize/literal_arguments.py)
+            ranks.append(1 + max(getattr(k, "ndim", 0) for k in held))
+        elif t == SHAPE or isinstance(o, gast.Tuple):
             ranks.append(shape_length(norm, type_of, o))
         else:
             ranks.append(getattr(t, "ndim", 0))

@@ -53,7 +53,7 @@ def refuse_active_opaque_calls(norm, types, varied) -> None:
             continue  # refused by the type checks (its result used as something else)
         for arg in list(call.args) + [k.value for k in call.keywords]:
             names = {n.id for n in gast.walk(arg) if isinstance(n, gast.Name)}
-            if names & varied and is_float_like(types.of(arg)):
+            if names & varied and _carries(types, arg):
                 norm.refusals.add(no_rule_error(norm, call))
                 break
     for call in types.effect_calls.values():
@@ -68,6 +68,16 @@ def refuse_active_opaque_calls(norm, types, varied) -> None:
                     "`z[i] += v`), or make the call on constants only",
                     kind=UnsupportedCallError))
                 break
+
+
+def _carries(types, arg) -> bool:
+    """Is `arg` a float or float array, or a literal holding one (`math.fsum((x, y))`: the
+    tuple is no float, its elements are)?"""
+    if isinstance(arg, (gast.Tuple, gast.List, gast.Set)):
+        return any(_carries(types, e) for e in arg.elts)
+    if isinstance(arg, gast.Starred):
+        return _carries(types, arg.value)
+    return is_float_like(types.of(arg))
 
 
 def _describe(func) -> str:

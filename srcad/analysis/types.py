@@ -59,6 +59,7 @@ class Types(TypeRefusals):
         names of two kinds asks which names those are first: a read of such a name may not
         type until it is renamed)."""
         self.norm = norm
+        self.check = check
         self.env = dict(arg_types)
         self.mixed: set[str] = set()  # names bound to an array and to a number
         # calls with no derivative rule (a library function): fine on constants; one given
@@ -282,6 +283,13 @@ class Types(TypeRefusals):
             return None  # not yet known in this fixpoint round
         ranks = operand_ranks(self.norm, self.of, call.operands)  # a shape: its length
         rule = select_rule(self.norm, e, call, ranks)  # refuses what has no rule, by name
+        for o, p in zip(call.operands, rule.partials):
+            if self.check and p is not None and isinstance(o, (gast.Tuple, gast.List)) \
+                    and any(is_float_like(self.of(v)) for v in o.elts):
+                raise self.norm.parsed.error(  # its derivative would silently be 0
+                    o, "tuple", f"`{S.unparse_expr(o)}` passed to `{call.info.name}` holds "
+                    "values srcad does not make an array of", hint="pass np.array([...]) "
+                    "of floats or of arrays of one shape")
         if any(t not in NUMERIC and not isinstance(t, Array) and not (
                 p is None and (t == SHAPE or isinstance(o, gast.Tuple)))  # a shape operand
                for t, p, o in zip(operands, rule.partials, call.operands)):

@@ -336,24 +336,27 @@ class Inliner:
             raise self.parsed.error(call, "call", f"{name_} is missing the argument "
                                     f"`{cparsed.spellings.get(missing[0], missing[0])}`",
                                     hint="pass every argument that has no default")
-        bound = [(p, given[p] if p in given else self._value(defaults[p], f"{name_}_{p}"))
-                 for p in params]
+        bound = [(p, given[p] if p in given else self._value(
+            defaults[p], f"{name_}_{p}", (cparsed.spellings.get(p, p), name_))) for p in params]
         return params, bound
 
-    def _value(self, value, base):
+    def _value(self, value, base, spelled=None):
         """An expression for a value computed outside the function (a default, an argument
-        bound by functools.partial): a constant, or a name bound to the object itself."""
+        bound by functools.partial): a constant, or a name bound to the object itself.
+        `spelled`: (the parameter, the function) messages name that name by."""
         if value is None or type(value) in (bool, int, float):
             return S.const(value)
         alias = self.namer.fresh(f"{base}_default")
         self.extra[alias] = value
+        if spelled is not None:  # `poly_cs_default` is poly's `cs`
+            self.parsed.spellings[alias], self.parsed.helper_locals[alias] = spelled
         return S.name(alias)
 
     def _partial_call(self, partial, call):
         """The call of `partial.func` that calling `partial` makes."""
         func = getattr(partial.func, "__name__", "function")
         args = [self._value(v, f"{func}_bound") for v in partial.args] + list(call.args)
-        keywords = [gast.keyword(arg=k, value=self._value(v, f"{func}_{k}"))
+        keywords = [gast.keyword(arg=k, value=self._value(v, f"{func}_{k}", (k, func)))
                     for k, v in partial.keywords.items()]
         keywords = [k for k in keywords if k.arg not in {c.arg for c in call.keywords}]
         new = gast.Call(func=call.func, args=args, keywords=keywords + list(call.keywords))

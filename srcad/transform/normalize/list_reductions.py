@@ -97,9 +97,11 @@ def builtin_name(parsed, name_):
 
 
 def fold_literal_reductions(parsed, body):
-    """`np.sum([1.0, a * a, 2.0])`, `sum((a, b))`, `np.max([a, b])`: the sum, max or min of a
-    list or tuple literal, written out (`1.0 + a * a + 2.0`; max and min as Python's builtins
-    pick: the first of equal values)."""
+    """`sum((a, b))`, `max([a, b])`: the builtin sum, max or min of a list or tuple literal,
+    written out (`0 + a + b`; max and min as Python's builtins pick: the first of equal
+    values; of one value, that value). NumPy's (`np.sum((x, y))`) read the literal as the
+    array NumPy makes of it, arrays too (srcad/transform/normalize/literal_arguments.py): the
+    sum of all their elements, not their sum."""
     return [_LiteralReductions(parsed).visit(s) for s in body]
 
 
@@ -114,7 +116,11 @@ class _LiteralReductions(gast.NodeTransformer):
                 and not any(isinstance(e, gast.Starred) for e in node.args[0].elts)):
             return node
         kind = reduction_kind(self.parsed, node.func)
+        if _callee(self.parsed, node.func) is not _REDUCTIONS.get(kind, False):
+            return node  # np.sum, np.max: of the array
         elements = node.args[0].elts
+        if kind in ("max", "min") and len(elements) == 1:
+            return elements[0]
         if kind == "sum":
             out = elements[0]
             for e in elements[1:]:

@@ -39,6 +39,9 @@ def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) 
     body = version_rebinds(body, lists - set(params), namer)
     lengths = finder.splittable(body)
     parts = {n: [namer.fresh(f"{n}_{k}") for k in range(size)] for n, size in lengths.items()}
+    for n, names in parts.items():  # messages say `xs[0]`, not `xs_0`
+        parsed.spellings.update({part: f"{parsed.spellings.get(n, n)}[{k}]"
+                                 for k, part in enumerate(names)})
     return _Split(finder, parts, namer).block(body)
 
 

@@ -377,7 +377,9 @@ class _SetFlagAtBreak:
 def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]:
     """(the lowered body, the local functions it defined: name -> LocalFunction)."""
     from srcad.transform.normalize.list_calls import inline_list_calls  # it inlines: a cycle
+    from srcad.transform.normalize.literal_arguments import lists_as_tuples
 
+    body = lists_as_tuples(parsed, body)  # np.mean([x, y]): NumPy reads a tuple the same
     lowering = Lowering(parsed, namer)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
     defined = local_names(body)

@@ -1,0 +1,149 @@
+"""Tuple and list literals passed to a NumPy function: the arrays NumPy makes of them.
+
+NumPy reads a tuple or list argument as `np.asarray` of it, so `np.mean((x, x + 2))` is
+`np.mean(np.array([x, x + 2]))`; srcad writes it so, and the array rules see an array (a
+literal left as it is would reach them as a value they cannot see into: a derivative of 0).
+Two steps:
+
+* before the syntax check (`lists_as_tuples`): a list literal passed to a NumPy function
+  (`np.mean([x, y])`) is the tuple NumPy reads the same way, marked as written as a list; so
+  is one passed to a `math` or `statistics` function with no rule (`math.fsum([x, y])`);
+* once types are known (`arrays_of_literals`): a tuple literal of numbers and arrays, one
+  of them a float or a float array (or ints, as the first argument of a NumPy function with
+  an array rule: `np.sum((1, n))`), passed to a NumPy function is `np.array([...])`; a
+  shape or axes (`np.zeros((n, 2))`, `np.reshape(x, (n, 1))`: ints) stays a tuple, and a
+  list literal that is not made an array is refused as the list it is.
+
+The arguments NumPy joins itself (`np.array((a, b))`, `np.stack([a, b])`) are left as they
+are. A call of another library (`math.fsum((x, y))`, `statistics.fmean`) is not rewritten:
+with no rule it is refused when a literal it receives holds a value that carries a derivative
+(srcad/analysis/type_refusals.py).
+
+    m = np.mean([x, x + 2.0])    ->    m = np.mean(np.array([x, x + 2.0]))
+    v = np.mean((x, y), axis=0)  ->    v = np.mean(np.stack([x, y]), axis=0)   (arrays x, y)
+"""
+
+from __future__ import annotations
+
+import types as pytypes
+
+import gast
+import numpy as np
+
+from srcad import syntax as S
+from srcad.analysis.value_types import NUMERIC, Array, is_float_like
+from srcad.errors import UnsupportedSyntaxError
+from srcad.rules import lookup_call, lookup_method
+from srcad.transform.normalize.inline import resolve_callee
+from srcad.transform.normalize.refused_code import set_aside_node
+
+_NOT_VALUES = ("axis", "keepdims", "dtype", "out")  # keywords whose literal is not data
+
+
+def lists_as_tuples(parsed, body: list) -> list:
+    """`body` (changed in place) with each list literal argument of a NumPy function a
+    tuple marked `written_as_list`."""
+    for stmt in body:
+        for call in [n for n in gast.walk(stmt) if isinstance(n, gast.Call)]:
+            for literal in _literal_arguments(parsed, call, {}) + _read_once(parsed, call):
+                if isinstance(literal, gast.List):
+                    _replace(call, literal, _as_tuple(literal))
+    return body
+
+
+def _read_once(parsed, call) -> list:
+    """The list literals a `math` or `statistics` function reads as it reads a tuple
+    (`math.fsum([x, y])`): a tuple, so that both forms meet the same check of a call with no
+    rule."""
+    obj = resolve_callee(parsed, call.func, {}) \
+        if isinstance(call.func, (gast.Name, gast.Attribute)) else None
+    if getattr(obj, "__module__", None) not in ("math", "statistics") or lookup_call(obj):
+        return []
+    return [a for a in call.args if isinstance(a, gast.List)
+            and not any(isinstance(e, gast.Starred) for e in a.elts)]
+
+
+def arrays_of_literals(norm, arg_types: dict) -> None:
+    """Each tuple literal of numbers and arrays passed to a NumPy function in `norm.body`
+    (one of them a float or a float array) as `np.array([...])`; a literal written as a list
+    that is not one is set aside with its refusal."""
+    from srcad.analysis.types import Types  # the types import the normalize passes
+
+    calls = [n for stmt in norm.body for n in gast.walk(stmt) if isinstance(n, gast.Call)]
+    found = [(call, literal) for call in calls
+             for literal in _literal_arguments(norm.parsed, call, norm.extra_names)]
+    if not found:
+        return
+    types = Types(norm, arg_types, check=False)
+    refused = []
+    for call, literal in found:
+        kinds = [types.of(e) for e in literal.elts]
+        if literal.elts and all(k in NUMERIC or isinstance(k, Array) for k in kinds) and (
+                any(is_float_like(k) for k in kinds) or _data_operand(norm, call, literal)):
+            norm.extra_names.setdefault("np", np)
+            # of arrays: np.stack, the same array (NumPy refuses arrays of two shapes in
+            # both), which numba compiles (its np.array takes no list of arrays)
+            maker = "np.stack" if any(isinstance(k, Array) for k in kinds) else "np.array"
+            made = S.relocated(S.call(maker, gast.List(elts=[], ctx=gast.Load())), literal)
+            made.args[0].elts = literal.elts
+            _replace(call, literal, made)
+        elif getattr(literal, "written_as_list", False):
+            refused.append((literal, norm.parsed.error(
+                literal, "list", f"the list `{S.unparse_expr(_as_list(literal))}` passed to "
+                f"`{S.unparse_expr(call.func)}` is not a list of numbers and arrays srcad "
+                "makes an array of", hint="pass np.array([...]) of floats or arrays, or a "
+                "tuple for a shape or axes", kind=UnsupportedSyntaxError)))
+    for literal, error in refused:
+        norm.body = set_aside_node(norm.body, literal, error, norm.refusals)
+
+
+def _literal_arguments(parsed, call, extra) -> list:
+    """The tuple and list literals `call` of a NumPy function (or array method) passes as
+    values, but not the sequences NumPy joins itself (np.array's, np.stack's first)."""
+    func = call.func
+    obj = resolve_callee(parsed, func, extra) if isinstance(func, (gast.Name, gast.Attribute)) \
+        else None
+    if obj is None and isinstance(func, gast.Attribute) and lookup_method(func.attr) is not None \
+            and not isinstance(resolve_callee(parsed, func.value, extra), pytypes.ModuleType):
+        joins = False  # an array method (`x.dot((1.0, 2.0))`) reads its arguments as NumPy
+    elif _is_numpy(obj):
+        joins = obj in (np.array, np.asarray) or getattr(lookup_call(obj), "sequence", False)
+    else:
+        return []
+    values = [a for k, a in enumerate(call.args) if k or not joins] + \
+        [k.value for k in call.keywords if k.arg not in _NOT_VALUES]
+    return [v for v in values if isinstance(v, (gast.Tuple, gast.List))
+            and not any(isinstance(e, gast.Starred) for e in v.elts)]
+
+
+def _data_operand(norm, call, literal) -> bool:
+    """Is `literal` the first argument of a NumPy function with an array rule (`np.sum((1,
+    n))`: the array of those ints, not a shape)?"""
+    if not call.args or call.args[0] is not literal \
+            or not isinstance(call.func, (gast.Name, gast.Attribute)):
+        return False
+    info = lookup_call(resolve_callee(norm.parsed, call.func, norm.extra_names))
+    return info is not None and info.select is not None and not info.shape_arguments
+
+
+def _is_numpy(obj) -> bool:
+    return isinstance(obj, np.ufunc) or (
+        callable(obj) and not isinstance(obj, type)
+        and (getattr(obj, "__module__", None) or "").split(".")[0] == "numpy")
+
+
+def _replace(call, old, new) -> None:
+    call.args = [new if a is old else a for a in call.args]
+    for keyword in call.keywords:
+        if keyword.value is old:
+            keyword.value = new
+
+
+def _as_tuple(literal):
+    made = gast.copy_location(gast.Tuple(elts=literal.elts, ctx=gast.Load()), literal)
+    made.written_as_list = True
+    return made
+
+
+def _as_list(literal):
+    return gast.List(elts=literal.elts, ctx=gast.Load())
