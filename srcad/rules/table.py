@@ -106,6 +106,10 @@ class CallInfo:
     shape_arguments: bool = False  # reshape: the new shape's entries are operands too
     sequence: bool = False  # np.stack([a, b]): the listed values are the operands
     arrays: str = SCALAR  # ELEMENTWISE, SCALAR or ANY
+    # why its derivative cannot run on the numba backend / in forward mode ("": it can);
+    # refused by name, where the call is, by srcad/analysis/rule_backends.py
+    numba_refusal: str = ""
+    forward_refusal: str = ""
 
 
 def _build() -> dict[int, CallInfo]:
