@@ -111,8 +111,8 @@ class _Custom:
         reverse-mode code again (hessian, hvp)."""
         raise SrcadError(f"second derivatives through the reverse mode of `{self.__name__}` "
                          f"(srcad.{self.kind}) are not supported yet", construct=self.kind,
-                         hint="use forward mode twice (jacfwd of jacfwd), or differentiate "
-                         "the function's own code for second derivatives")
+                         hint="for second derivatives, differentiate a plain function without "
+                         "the custom rule")
 
 
 class custom_jvp(_Custom):  # noqa: N801  (JAX's name)

@@ -46,6 +46,7 @@ CHECKED_EXAMPLES = {
     "rnn": ("from finite differences", 1e-5),
     "springs": ("max relative difference", 1e-6),
     "max_likelihood": ("finite differences of the gradient", 1e-6),
+    "custom_rule": ("from finite differences", 1e-6),
 }
 
 
