@@ -38,7 +38,12 @@ from srcad.parse import parse_function
 from srcad.refusals import Refusals
 from srcad.rules.custom import RULE_FUNCTIONS
 from srcad.running import reserve_tape
-from srcad.runtime_names import ARRAY_RUNTIME_NAMES, GENERATED_BUILTINS, MODULES
+from srcad.runtime_names import (
+    ARRAY_RUNTIME_NAMES,
+    GENERATED_BUILTINS,
+    MODULES,
+    library_modules,
+)
 from srcad.shape_fallback import shape_change_fallback
 from srcad.transform.defined import typed_defaults
 from srcad.transform.element_reuse import reuse_element_reads
@@ -255,6 +260,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     namespace.update(ARRAY_RUNTIME)
     namespace.update(NESTED_RUNTIME)
     namespace.update(MODULES)
+    namespace.update(library_modules())  # `scipy`, once imported (rules of scipy.special)
     namespace.update(RULE_FUNCTIONS)  # the rule functions users added (srcad/rules/custom.py)
     namespace.update({name_: getattr(builtins, name_) for name_ in GENERATED_BUILTINS})
     namespace["reserve_tape"] = reserve_tape  # the python backend's (array tapes)

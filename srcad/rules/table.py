@@ -14,7 +14,9 @@ Differentiable calls map to a `Rule`; the rest are known to be non-differentiabl
 from __future__ import annotations
 
 import builtins
+import importlib
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +33,7 @@ from srcad.array_runtime import (
 )
 from srcad.array_runtime import unbroadcast as unbroadcast_function
 from srcad.errors import SrcadError
+from srcad.rules import math_functions
 from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
 from srcad.rules.decompositions import (
     cholesky,
@@ -110,6 +113,7 @@ class CallInfo:
     # refused by name, where the call is, by srcad/analysis/rule_backends.py
     numba_refusal: str = ""
     forward_refusal: str = ""
+    operand_keywords: tuple = ()  # keywords whose values are operands (logsumexp's b=)
 
 
 def _build() -> dict[int, CallInfo]:
@@ -121,6 +125,11 @@ def _build() -> dict[int, CallInfo]:
     for fname in _MATH_NAMES:
         add(getattr(math, fname), CallInfo(fname, _RULES_BY_NAME[fname], "float"))
     add(math.fabs, CallInfo("fabs", _RULES_BY_NAME["abs"], "float"))
+    for entry in math_functions.ENTRIES:
+        add(entry.function, CallInfo(entry.rule.name, entry.rule, "float"))
+    add(math.log, CallInfo("log", _RULES_BY_NAME["log"], "float", select=math_functions.log))
+    for fn, select in math_functions.SEQUENCES:  # math.fsum([a, b]): a and b are operands
+        add(fn, CallInfo(fn.__name__, None, "float", select=select, sequence=True))
     # NumPy functions map over arrays: np.exp(x) of an array is an array (its array rule,
     # chosen by `select`), never a float
     for np_name, rname in _NUMPY_ALIASES.items():
@@ -264,9 +273,43 @@ def lookup_call(obj) -> CallInfo | None:
         entry = _TABLE.get(id(obj))
     except TypeError:
         return None
+    if entry is None and _library_rules_wanted(obj):
+        entry = _TABLE.get(id(obj))
     if entry is None or entry[0] is not obj:
         return None
     return entry[1]
+
+
+# the families that need SciPy (its import costs as much as srcad's): added the first time a
+# lookup misses once the user's code has imported scipy.special, or asks for a math function
+# whose derivative needs it
+_NEEDS_SCIPY = {id(math.lgamma), id(math.gamma)}
+_library_loaded: list = []
+
+
+def _library_rules_wanted(obj) -> bool:
+    """Add the SciPy families now if `obj` may be one of theirs; were they added?"""
+    if _library_loaded or ("scipy.special" not in sys.modules and id(obj) not in _NEEDS_SCIPY):
+        return False
+    _library_loaded.append(True)
+    try:  # imported here, not at the top: only when wanted
+        special = importlib.import_module("srcad.rules.special")
+    except ImportError:  # no SciPy: these functions stay without rules
+        return False
+    for entry in special.ENTRIES:
+        refusal = special.NUMBA_REFUSAL.format(name=f"scipy.special.{entry.rule.name}")
+        register(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
+                                          arrays=ELEMENTWISE, select=operator(entry.rule),
+                                          numba_refusal=refusal))
+    for entry in special.MATH_ENTRIES:
+        refusal = special.NUMBA_REFUSAL.format(name=f"math.{entry.rule.name}")
+        register(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
+                                          numba_refusal=refusal))
+    for fn, select, keywords, operand_keywords in special.SHAPED:
+        refusal = special.NUMBA_REFUSAL.format(name=f"scipy.special.{fn.__name__}")
+        register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
+                              operand_keywords=operand_keywords, numba_refusal=refusal))
+    return True
 
 
 def register(obj, info: CallInfo) -> None:
