@@ -9,13 +9,13 @@ message (calls without rules, whole-array arithmetic on active arrays).
 from __future__ import annotations
 
 import builtins
+import types
 
 import gast
 
 from srcad.errors import UnsupportedSyntaxError
 from srcad.parse import ParsedFunction
 from srcad.rules import lookup_call
-from srcad.transform.normalize.inline import resolve_callee
 from srcad.transform.normalize.function_values import user_callable
 
 _REFUSED = {
@@ -170,8 +170,18 @@ def _problem(parsed, node, local_functions, called):
 
 def _rule_keywords(parsed, func) -> tuple:
     """The keywords the rule table reads for the function `func` names (logsumexp's `b=`)."""
-    info = lookup_call(resolve_callee(parsed, func, {}))
+    info = lookup_call(_callee(parsed, func))
     return info.keywords if info is not None else ()
+
+
+def _callee(parsed, func):
+    """The object `f` or `module.f` names, or None."""
+    if isinstance(func, gast.Name):
+        return _resolved(parsed, func.id)
+    if isinstance(func, gast.Attribute):
+        base = _callee(parsed, func.value)
+        return getattr(base, func.attr, None) if isinstance(base, types.ModuleType) else None
+    return None
 
 
 def _takes_keywords(parsed, call, local_functions) -> bool:
