@@ -19,13 +19,14 @@ def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
         info = lookup_call(resolve_callee(norm.parsed, node.func, norm.extra_names))
         if info is None:
             continue
-        reason = info.numba_refusal if backend == "numba" else ""
+        arguments = list(node.args) + [k.value for k in node.keywords]
+        numba = info.numba_refusal if backend == "numba" else ""
+        reason = numba(len(arguments)) if callable(numba) else numba
         reason = reason or (info.forward_refusal if mode == "forward" else "")
         if not reason:
             continue
-        arguments = list(node.args) + [k.value for k in node.keywords]
         if any(isinstance(n, gast.Name) and n.id in varied for a in arguments
                for n in gast.walk(a)):
-            hint = "use backend='python'" if backend == "numba" and info.numba_refusal \
+            hint = "use backend='python'" if backend == "numba" and numba \
                 else "use reverse mode (gradient, grad, jacrev, pullback)"
             norm.refusals.add(norm.parsed.error(node, "call", reason, hint=hint))

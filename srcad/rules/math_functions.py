@@ -76,6 +76,11 @@ def log(ranks, keywords):
     return LOG if len(ranks) == 1 else LOG_BASE
 
 
+def numba_log(count: int) -> str:
+    """numba compiles math.log(x), not math.log(x, base)."""
+    return "numba has no `math.log` of two arguments (x and a base)" if count == 2 else ""
+
+
 def fsum(ranks, keywords):
     """math.fsum of a list written out: the sum's rule, one operand per item."""
     _numbers("fsum", ranks)
@@ -98,6 +103,11 @@ def prod(ranks, keywords):
                      for k in range(len(xs)))
     return Rule("prod", tuple(xs), partials)
 
+
+# functions numba does not compile (refused by name on the numba backend when their argument
+# carries a derivative: srcad/analysis/rule_backends.py)
+NOT_IN_NUMBA = ("cbrt", "fmod", "remainder", "fsum", "prod", "fmean")
+NUMBA_REFUSAL = "numba has no `{name}`; srcad differentiates it on the python backend"
 
 # (function, select) of the calls whose operands are the items of a list written out
 SEQUENCES = [(math.fsum, fsum), (math.prod, prod), (statistics.fmean, fmean)]

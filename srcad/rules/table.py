@@ -110,8 +110,9 @@ class CallInfo:
     sequence: bool = False  # np.stack([a, b]): the listed values are the operands
     arrays: str = SCALAR  # ELEMENTWISE, SCALAR or ANY
     # why its derivative cannot run on the numba backend / in forward mode ("": it can);
-    # refused by name, where the call is, by srcad/analysis/rule_backends.py
-    numba_refusal: str = ""
+    # refused by name, where the call is, by srcad/analysis/rule_backends.py (numba: or a
+    # function of the call's argument count giving that)
+    numba_refusal: object = ""
     forward_refusal: str = ""
     operand_keywords: tuple = ()  # keywords whose values are operands (logsumexp's b=)
 
@@ -126,10 +127,13 @@ def _build() -> dict[int, CallInfo]:
         add(getattr(math, fname), CallInfo(fname, _RULES_BY_NAME[fname], "float"))
     add(math.fabs, CallInfo("fabs", _RULES_BY_NAME["abs"], "float"))
     for entry in math_functions.ENTRIES:
-        add(entry.function, CallInfo(entry.rule.name, entry.rule, "float"))
-    add(math.log, CallInfo("log", _RULES_BY_NAME["log"], "float", select=math_functions.log))
+        add(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
+                                     numba_refusal=_not_in_numba(entry.function)))
+    add(math.log, CallInfo("log", _RULES_BY_NAME["log"], "float", select=math_functions.log,
+                           numba_refusal=math_functions.numba_log))
     for fn, select in math_functions.SEQUENCES:  # math.fsum([a, b]): a and b are operands
-        add(fn, CallInfo(fn.__name__, None, "float", select=select, sequence=True))
+        add(fn, CallInfo(fn.__name__, None, "float", select=select, sequence=True,
+                         numba_refusal=_not_in_numba(fn)))
     # NumPy functions map over arrays: np.exp(x) of an array is an array (its array rule,
     # chosen by `select`), never a float
     for np_name, rname in _NUMPY_ALIASES.items():
@@ -223,6 +227,13 @@ def _build() -> dict[int, CallInfo]:
     add(np.copy, CallInfo("copy", None, "array", constructor=True, arrays=ANY,
                           select=elementwise(None, "copy")))
     return table
+
+
+def _not_in_numba(fn) -> str:
+    if fn.__name__ not in math_functions.NOT_IN_NUMBA:
+        return ""
+    module = "statistics" if fn.__name__ == "fmean" else "math"
+    return math_functions.NUMBA_REFUSAL.format(name=f"{module}.{fn.__name__}")
 
 
 def _not_yet(name):
