@@ -167,3 +167,17 @@ def test_return_sign_is_refused():
         return np.sum(scipy.special.logsumexp(x, return_sign=True)[0])
     with pytest.raises(srcad.SrcadError):
         srcad.gradient(f, np.array([1.0, 2.0]))
+
+
+def fsum_of_an_array(x):
+    return math.fsum(x) * x[0]
+
+
+def fsum_of_a_constant(x, c):
+    return math.fsum(c) * x
+
+
+def test_fsum_of_anything_but_a_list_written_out_has_no_rule():
+    with pytest.raises(srcad.SrcadError, match="no derivative rule for `fsum`"):
+        srcad.gradient(fsum_of_an_array, np.array([1.0, 2.0]))
+    assert srcad.gradient(fsum_of_a_constant, 2.0, srcad.Constant(np.array([1.0, 2.5]))) == 3.5

@@ -49,7 +49,10 @@ def array_call(norm, node) -> ArrayCall | None:
         info = R.lookup_method(func.attr)
         args = [func.value] + args
     if info is None:
-        info = R.lookup_call(resolve_callee(norm.parsed, func, norm.extra_names))
+        obj = resolve_callee(norm.parsed, func, norm.extra_names)
+        info = R.lookup_call(obj)
+        if info is None and args and isinstance(args[0], (gast.List, gast.Tuple)):
+            info = R.table.lookup_listed(obj)  # math.fsum([a, b])
     if info is None or info.select is None:
         return None
     if info.name == "array" and args and isinstance(args[0], (gast.List, gast.Tuple)):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gast
 
 from srcad.rules import lookup_call
+from srcad.rules.table import lookup_listed
 from srcad.transform.normalize.inline import resolve_callee
 
 
@@ -16,7 +17,8 @@ def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
     """Add a refusal for each call whose argument carries a derivative and whose rule does
     not run on `backend` in `mode`."""
     for node in (n for stmt in norm.body for n in gast.walk(stmt) if isinstance(n, gast.Call)):
-        info = lookup_call(resolve_callee(norm.parsed, node.func, norm.extra_names))
+        callee = resolve_callee(norm.parsed, node.func, norm.extra_names)
+        info = lookup_call(callee) or lookup_listed(callee)
         if info is None:
             continue
         arguments = list(node.args) + [k.value for k in node.keywords]

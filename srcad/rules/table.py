@@ -131,9 +131,6 @@ def _build() -> dict[int, CallInfo]:
                                      numba_refusal=_not_in_numba(entry.function)))
     add(math.log, CallInfo("log", _RULES_BY_NAME["log"], "float", select=math_functions.log,
                            numba_refusal=math_functions.numba_log))
-    for fn, select in math_functions.SEQUENCES:  # math.fsum([a, b]): a and b are operands
-        add(fn, CallInfo(fn.__name__, None, "float", select=select, sequence=True,
-                         numba_refusal=_not_in_numba(fn)))
     # NumPy functions map over arrays: np.exp(x) of an array is an array (its array rule,
     # chosen by `select`), never a float
     for np_name, rname in _NUMPY_ALIASES.items():
@@ -246,6 +243,22 @@ def _not_yet(name):
 
 
 _TABLE = _build()
+# Calls with a rule only of a list written out (math.fsum([a, b * c]): a and b * c are the
+# operands); of anything else (math.fsum(values)) they have none: a call on constants runs as
+# it is, one on values that carry derivatives is refused (srcad/analysis/primitives.py)
+_LISTED = {id(fn): (fn, CallInfo(fn.__name__, None, "float", select=select, sequence=True,
+                                 numba_refusal=_not_in_numba(fn)))
+           for fn, select in math_functions.SEQUENCES}
+
+
+def lookup_listed(obj) -> CallInfo | None:
+    """The rule of a call of `obj` on a list written out, or None.
+
+    >>> lookup_listed(math.fsum).name
+    'fsum'
+    """
+    entry = _LISTED.get(id(obj))
+    return entry[1] if entry is not None and entry[0] is obj else None
 
 
 # Array methods, spelled as the NumPy function of the receiver: x.sum(axis=0) is
