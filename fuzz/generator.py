@@ -37,6 +37,7 @@ import random
 
 from grammar_arrays import ArrayGrammar
 from grammar_expressions import ExpressionGrammar
+from grammar_library import LibraryGrammar
 from grammar_loop_shapes import LoopShapeGrammar
 from grammar_nests import NestGrammar
 from grammar_shapes import ShapeGrammar
@@ -47,7 +48,7 @@ from program import Program, make_inputs, module_text  # noqa: F401  (likewise)
 
 
 class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, ShapeGrammar,
-                ArrayGrammar, LoopShapeGrammar):
+                ArrayGrammar, LoopShapeGrammar, LibraryGrammar):
     def __init__(self, seed: int, nests: bool = False, shapes: frozenset = frozenset()):
         self.seed = seed
         self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before

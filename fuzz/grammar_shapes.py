@@ -34,7 +34,8 @@ from scopes import Arr, FunctionContext, IntVar, Scope, indent
 SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names", "row-views",
           "list-calls",  # list-calls: with --lists only (fuzz/grammar_list_calls.py)
           "chained-targets",  # chained-targets: with --views
-          "widened")  # widened: array programs only, `--arrays` (fuzz/grammar_loop_shapes.py)
+          "widened",  # widened: array programs only, `--arrays` (fuzz/grammar_loop_shapes.py)
+          "library")  # library: array programs only, `--arrays` (fuzz/grammar_library.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.
