@@ -107,3 +107,25 @@ def uses_square_root(a):
 def uses_k0(x):
     """scipy.special.k0 called by its own name: the rule wrapped above applies."""
     return np.sum(scipy.special.k0(x) * x)
+
+
+def softplus_in_a_loop(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += softplus(x[i] * s + 0.3) * x[i]
+    return s
+
+
+def twice_softplus(v):
+    return softplus(v) * 2.0
+
+
+def through_a_helper(x):
+    return np.sum(twice_softplus(x) * x)
+
+
+def square_root_in_a_loop(a):
+    s = 0.0
+    for _ in range(3):
+        s += square_root(a * a + s, 1.0)
+    return s

@@ -94,3 +94,12 @@ def test_second_derivative_through_the_transposed_rule_is_refused():
     with pytest.raises(srcad.SrcadError, match="second derivatives through the reverse mode "
                        "of `softplus`"):
         srcad.hessian(m.uses_softplus_scalar)(0.3)
+
+
+def test_custom_functions_in_loops_and_helpers():
+    x = np.array([0.5, -1.0, 2.0])
+    check_grads(m.softplus_in_a_loop, srcad.Duplicated(x.copy(), np.zeros(3)))
+    check_grads(m.through_a_helper, srcad.Duplicated(x.copy(), np.zeros(3)))
+    check_grads(m.square_root_in_a_loop, srcad.Active(1.3), modes=("rev",))
+    with pytest.raises(srcad.SrcadError, match="`square_root` has a reverse-mode rule only"):
+        srcad.jacfwd(m.square_root_in_a_loop)(1.3)
