@@ -59,10 +59,22 @@ def calling(fun, arity: int):
     >>> calling(math.exp, 1)(0.0)
     1.0
     """
-    xs = ", ".join(f"x{k}" for k in range(arity))
     name = getattr(fun, "__name__", "function").strip("<>")
+    xs = ", ".join(_parameter_names(fun, arity, avoid=name))
     return _synthesized(f"{name}_with_rule",
                         f"def {name}_with_rule({xs}):\n    return {name}({xs})\n", {name: fun})
+
+
+def _parameter_names(fun, arity: int, avoid: str) -> list:
+    """fun's own names for its first `arity` parameters (the generated code's names then
+    read as the user's: `x_dot`), else x0, x1, ..."""
+    try:
+        names = [p.name for p in inspect.signature(fun).parameters.values()][:arity]
+    except (TypeError, ValueError):
+        names = []
+    if len(names) != arity or avoid in names or not all(n.isidentifier() for n in names):
+        return [f"x{k}" for k in range(arity)]
+    return names
 
 
 def arity(fun) -> int:
