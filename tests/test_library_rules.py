@@ -181,3 +181,12 @@ def test_fsum_of_anything_but_a_list_written_out_has_no_rule():
     with pytest.raises(srcad.SrcadError, match="no derivative rule for `fsum`"):
         srcad.gradient(fsum_of_an_array, np.array([1.0, 2.0]))
     assert srcad.gradient(fsum_of_a_constant, 2.0, srcad.Constant(np.array([1.0, 2.5]))) == 3.5
+
+
+def truncated(x):
+    return x * math.trunc(x)
+
+
+def test_math_trunc_is_an_int_without_derivative():
+    assert srcad.gradient(truncated, 2.5) == 2.0
+    assert srcad.gradient(truncated, 2.5, mode="forward") == 2.0

@@ -207,6 +207,7 @@ def _build() -> dict[int, CallInfo]:
     add(builtins.bool, CallInfo("bool", None, "bool"))
     add(math.floor, CallInfo("floor", None, "int"))
     add(math.ceil, CallInfo("ceil", None, "int"))
+    add(math.trunc, CallInfo("trunc", None, "int"))
     add(math.isnan, CallInfo("isnan", None, "bool"))
     add(math.isinf, CallInfo("isinf", None, "bool"))
     add(math.isfinite, CallInfo("isfinite", None, "bool"))
