@@ -160,6 +160,8 @@ def test_numba_refuses_what_it_lacks_by_name():
         srcad.gradient(cube_root, 1.5, backend="numba")
     with pytest.raises(srcad.SrcadError, match=r"numba has no `math.log` of two arguments"):
         srcad.gradient(log_base_three, 1.5, backend="numba")
+    with pytest.raises(srcad.SrcadError, match=r"numba has no `math.hypot` of more than two"):
+        srcad.gradient(hypot_of_three, 1.5, backend="numba")
 
 
 def test_return_sign_is_refused():
@@ -190,3 +192,11 @@ def truncated(x):
 def test_math_trunc_is_an_int_without_derivative():
     assert srcad.gradient(truncated, 2.5) == 2.0
     assert srcad.gradient(truncated, 2.5, mode="forward") == 2.0
+
+
+def hypot_of_three(x):
+    return math.hypot(x, 2.0 * x + 1.0, 0.5) * x
+
+
+def test_math_hypot_of_any_number_of_coordinates():
+    check_grads(hypot_of_three, srcad.Active(0.7))

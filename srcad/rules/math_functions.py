@@ -5,6 +5,7 @@ are scipy.special functions, are in srcad/rules/special.py.
 | primitive                  | partial applied to seed g                                    |
 |----------------------------|--------------------------------------------------------------|
 | log2(x), log10(x)          | g / (x * log(2)), g / (x * log(10))                          |
+| hypot(x0, x1, ...)         | g * x_k / ans for each                                       |
 | log(x, base)               | g / (x * log(base)), -g * ans / (base * log(base))           |
 | exp2(x), cbrt(x)           | g * ans * log(2), g / (3 * ans^2)                            |
 | asinh, acosh, atanh        | g / sqrt(x^2 + 1), g / sqrt(x^2 - 1), g / (1 - x^2)          |
@@ -74,6 +75,18 @@ def log(ranks, keywords):
     """math.log(x) or math.log(x, base)."""
     _numbers("log", ranks)
     return LOG if len(ranks) == 1 else LOG_BASE
+
+
+def hypot(ranks, keywords):
+    """math.hypot(*coordinates): each coordinate's partial is g * x_k / ans."""
+    _numbers("hypot", ranks)
+    xs = tuple(f"x{k}" for k in range(len(ranks)))
+    return Rule("hypot", xs, tuple(f"g * {x} / ans" for x in xs))
+
+
+def numba_hypot(count: int) -> str:
+    """numba compiles math.hypot of two coordinates only."""
+    return "numba has no `math.hypot` of more than two coordinates" if count > 2 else ""
 
 
 def numba_log(count: int) -> str:

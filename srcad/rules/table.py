@@ -129,6 +129,9 @@ def _build() -> dict[int, CallInfo]:
     for entry in math_functions.ENTRIES:
         add(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
                                      numba_refusal=_not_in_numba(entry.function)))
+    add(math.hypot, CallInfo("hypot", _RULES_BY_NAME["hypot"], "float",
+                             select=math_functions.hypot,
+                             numba_refusal=math_functions.numba_hypot))
     add(math.log, CallInfo("log", _RULES_BY_NAME["log"], "float", select=math_functions.log,
                            numba_refusal=math_functions.numba_log))
     # NumPy functions map over arrays: np.exp(x) of an array is an array (its array rule,
