@@ -18,8 +18,9 @@ srcad's own reverse mode, as JAX linearizes and transposes; a custom_vjp serves 
 only (JAX refuses its forward mode too). The rule functions run as the Python they are: the
 python backend only (the numba backend refuses a call of a custom function by name).
 
-A custom function's result has its arguments' broadcast shape: a float of floats, an array
-elementwise (a rule for a reduction or a reshaping function is not supported yet).
+A custom function's result has its arguments' broadcast shape: a float of floats, an array of
+arrays (a rule for a reduction or a reshaping function is not supported yet). First
+derivatives only: a second derivative through a custom function is refused, naming it.
 """
 
 from __future__ import annotations
@@ -82,8 +83,8 @@ def arity(fun) -> int:
         return fun.nin
     try:
         parameters = inspect.signature(fun).parameters.values()
-    except (TypeError, ValueError):  # a ufunc: its number of inputs
-        return getattr(fun, "nin", 1)
+    except (TypeError, ValueError):  # a builtin without a signature: one argument
+        return 1
     return sum(1 for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
