@@ -38,6 +38,7 @@ on, so without `arrays` every seed keeps the program it had.
 
 from __future__ import annotations
 
+from grammar_library import PRELUDE as LIBRARY_PRELUDE
 from program import PRELUDE, ArgKind, Program
 from scopes import indent
 
@@ -440,12 +441,16 @@ class ArrayGrammar:
             body += self.numpy_semantics_block()
         if "literal-arguments" in self.shapes:  # its own stream: grammar_literal_arguments.py
             body += self.literal_argument_lines()
+        prelude = PRELUDE
+        if "library" in self.shapes:  # its own random stream: grammar_library.py
+            body += self.library_statements()
+            prelude = PRELUDE + "\n" + LIBRARY_PRELUDE
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]
         body.append("return " + " + ".join(terms))
         text = "\n".join(["def f(W, x, b, a, idx):"] + indent(body))
-        return Program(self.seed, PRELUDE + "\n\n" + text + "\n", "f", args, True)
+        return Program(self.seed, prelude + "\n\n" + text + "\n", "f", args, True)
 
     def final_term(self, name):
         """A float from the local `name`, so that every array computed reaches the result."""

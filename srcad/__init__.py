@@ -25,6 +25,7 @@ from srcad.annotations import (
 )
 from srcad.api import autodiff, forward, reverse, source
 from srcad.checkpointing import CheckpointWarning
+from srcad.custom_rules import custom_jvp, custom_vjp
 from srcad.errors import (
     ActivityError,
     ArgumentError,
@@ -74,4 +75,4 @@ __all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Dupli
            "prepare_pullback",
            "prepare_pushforward", "prepare_second_derivative", "prepare_value_and_gradient",
            "prepare_value_and_jacobian", "grad", "value_and_grad", "jacfwd", "jacrev",
-           "tree_zeros_like", "CheckpointWarning"]
+           "tree_zeros_like", "CheckpointWarning", "custom_jvp", "custom_vjp"]

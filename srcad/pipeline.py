@@ -22,6 +22,7 @@ from srcad.analysis.array_bindings import (
     refuse_local_row_writes,
     refuse_numba_indexing,
 )
+from srcad.analysis.rule_backends import refuse_rule_backends
 from srcad.analysis.type_refusals import refuse_zero_dim_arrays
 from srcad.analysis.typed_code import inferred_types, set_aside_untyped
 from srcad.analysis.types import Array, is_float_like, refuse_active_opaque_calls
@@ -36,8 +37,14 @@ from srcad.nested import NESTED_RUNTIME
 from srcad.nested_numba import NumbaNested
 from srcad.parse import parse_function
 from srcad.refusals import Refusals
+from srcad.rules.custom import RULE_FUNCTIONS
 from srcad.running import reserve_tape
-from srcad.runtime_names import ARRAY_RUNTIME_NAMES, GENERATED_BUILTINS, MODULES
+from srcad.runtime_names import (
+    ARRAY_RUNTIME_NAMES,
+    GENERATED_BUILTINS,
+    MODULES,
+    library_modules,
+)
 from srcad.shape_fallback import shape_change_fallback
 from srcad.transform.defined import typed_defaults
 from srcad.transform.element_reuse import reuse_element_reads
@@ -200,6 +207,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
                             if request.mode == "forward" and not _numba_arrays(request) else None)
     if request.backend == "numba":
         refuse_numba_indexing(norm, types, activity.active, request.mode == "reverse")
+    refuse_rule_backends(norm, activity.varied, request.backend, request.mode)
     written = written_arguments(norm, types)
     # numba: kernels of the nested gradients, compiled into the module of this code
     nested = NumbaNested(norm, types) if request.backend == "numba" else None
@@ -264,6 +272,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     namespace.update(ARRAY_RUNTIME)
     namespace.update(NESTED_RUNTIME)
     namespace.update(MODULES)
+    namespace.update(library_modules())  # `scipy`, once imported (rules of scipy.special)
+    namespace.update(RULE_FUNCTIONS)  # the rule functions users added (srcad/rules/custom.py)
     namespace.update({name_: getattr(builtins, name_) for name_ in GENERATED_BUILTINS})
     namespace["reserve_tape"] = reserve_tape  # the python backend's (array tapes)
     namespace["checkpoint_plan"] = functools.partial(  # names the loop's function

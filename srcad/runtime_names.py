@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import sys
 
 import gast
 import numpy as np
@@ -45,6 +46,10 @@ CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 NESTED_RUNTIME_NAMES = ("srcad_nested_gradient", "srcad_nested_tangent", "srcad_nested_adjoint")
 # the modules generated code spells `np.` and `math.`
 MODULES = {"math": math, "np": np}
+# modules the python backend's generated code spells by name once the user has imported them
+# (`scipy.special.digamma(x)`, the derivative of gammaln: srcad/rules/special.py); srcad does
+# not import them itself, and the numba backend refuses the rules that call them
+LIBRARY_MODULES = ("scipy",)
 # builtins generated code calls (loops, tape reads, lowered max()/min())
 GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs", "min", "max",
                                 "pow", "bool", "round", "tuple", "ValueError"})
@@ -54,6 +59,7 @@ PREFIXES = ("srcad_", "reduce_")
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
     | NUMBA_SEMANTICS_NAMES \
     | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) | GENERATED_BUILTINS \
+    | frozenset(LIBRARY_MODULES) \
     | {"numba", "reducer"}
 
 
@@ -61,6 +67,11 @@ RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NA
 _RUNTIME_MODULES = {"srcad.array_runtime", "srcad.numba_runtime", "srcad.numba_arrays",
                     "srcad.running", "srcad.checkpointing", "srcad.nested",
                     "srcad.numba_semantics"}
+
+
+def library_modules() -> dict:
+    """{name: module} of the LIBRARY_MODULES imported so far."""
+    return {name_: sys.modules[name_] for name_ in LIBRARY_MODULES if name_ in sys.modules}
 
 
 def is_reserved(name: str) -> bool:
@@ -117,6 +128,8 @@ def _means_runtime(name_: str, namespace: dict) -> bool:
     own runtime too: second derivatives differentiate generated code.)"""
     if name_ in MODULES:
         return namespace.get(name_) is MODULES[name_]
+    if name_ in LIBRARY_MODULES:
+        return name_ in namespace and namespace[name_] is sys.modules.get(name_)
     if name_ in GENERATED_BUILTINS:
         return namespace.get(name_, getattr(builtins, name_)) is getattr(builtins, name_)
     value = namespace.get(name_)

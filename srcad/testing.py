@@ -23,8 +23,10 @@ from srcad.annotations import (
     Forward,
     ReverseWithPrimal,
 )
+from srcad.custom_rules import calling
 from srcad.differentiate import autodiff
 from srcad.errors import ArgumentError
+from srcad.rules import lookup_call
 
 
 def _is_float(leaf) -> bool:
@@ -247,3 +249,27 @@ def _forward(f, args, values, positions, dup, direction, weights, out_weight, sc
                          if isinstance(t, np.ndarray))
         totals.append(total)
     return totals[0] if lanes is None else totals
+
+
+def check_rule(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, modes=None,
+               backend="python"):
+    """Check the derivative rule srcad has for `f` (a `srcad.custom_jvp` or `custom_vjp`
+    function, or a library function srcad has a rule for) at `args` against central finite
+    differences, in each mode the rule serves (a custom_vjp: reverse only), as JAX's
+    `check_grads` does. Float and float-array arguments are differentiated; others are
+    constants. Raises AssertionError naming the disagreeing mode.
+
+    >>> import math
+    >>> check_rule(math.exp, 0.5)
+    """
+    info = lookup_call(f)
+    if info is None:
+        raise ArgumentError(f"srcad has no derivative rule for {f!r}", construct="check_rule",
+                            hint="define one with srcad.custom_jvp or srcad.custom_vjp")
+    if modes is None:
+        modes = ("rev",) if info.forward_refusal else CHECK_MODES
+    annotated = [Active(float(a)) if isinstance(a, (float, np.floating))
+                 else Duplicated(a, np.zeros_like(a)) if _is_float(a) else a for a in args]
+    target = getattr(f, "__srcad_wrapped__", None) or calling(f, len(args))
+    check_grads(target, *annotated, rtol=rtol, atol=atol, eps=eps, seed=seed, modes=modes,
+                backend=backend)

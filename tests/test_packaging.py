@@ -67,6 +67,7 @@ def test_the_docstring_examples_of_the_public_modules_run():
     import srcad.analysis.definite_assignment
     import srcad.api
     import srcad.checkpointing
+    import srcad.custom_rules
     import srcad.decorators
     import srcad.differentiate
     import srcad.directional_operators
@@ -74,6 +75,8 @@ def test_the_docstring_examples_of_the_public_modules_run():
     import srcad.gradient_operators
     import srcad.jacobian_operators
     import srcad.operators
+    import srcad.rules.custom
+    import srcad.rules.table
     import srcad.second_order
     import srcad.testing
 
@@ -81,5 +84,6 @@ def test_the_docstring_examples_of_the_public_modules_run():
                    srcad.gradient_operators, srcad.jacobian_operators,
                    srcad.directional_operators, srcad.second_order,
                    srcad.function_transforms, srcad.testing, srcad.checkpointing,
-                   srcad.analysis.definite_assignment):
+                   srcad.analysis.definite_assignment, srcad.custom_rules,
+                   srcad.rules.custom, srcad.rules.table):
         assert doctest.testmod(module).failed == 0, module.__name__

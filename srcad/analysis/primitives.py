@@ -49,7 +49,10 @@ def array_call(norm, node) -> ArrayCall | None:
         info = R.lookup_method(func.attr)
         args = [func.value] + args
     if info is None:
-        info = R.lookup_call(resolve_callee(norm.parsed, func, norm.extra_names))
+        obj = resolve_callee(norm.parsed, func, norm.extra_names)
+        info = R.lookup_call(obj)
+        if info is None and args and isinstance(args[0], (gast.List, gast.Tuple)):
+            info = R.table.lookup_listed(obj)  # math.fsum([a, b])
     if info is None or info.select is None:
         return None
     if info.name == "array" and args and isinstance(args[0], (gast.List, gast.Tuple)):
@@ -61,16 +64,21 @@ def array_call(norm, node) -> ArrayCall | None:
     if info.shape_arguments and len(args) == 2 and isinstance(args[1], gast.Tuple):
         args = [args[0]] + list(args[1].elts)  # x.reshape((n, m)) is x.reshape(n, m)
     count = 1 if info.keywords else len(args)
-    keywords = {}
+    keywords, operand_keywords = {}, []
     for name, value in list(zip(info.keywords, args[count:])) + \
             [(k.arg, k.value) for k in node.keywords]:
         if name not in info.keywords:
             raise norm.parsed.error(node, info.name, f"the keyword `{name}` of {info.name}",
                                     hint=f"srcad knows {', '.join(info.keywords) or 'none'}")
+        if name in info.operand_keywords:  # logsumexp(a, b=w): w is an operand
+            if not (isinstance(value, gast.Constant) and value.value is None):
+                keywords[name] = True
+                operand_keywords.append(value)
+            continue
         keywords[name] = _literal(norm, node, info.name, name, value)
     if info.sequence:  # np.stack([a, b], axis=1): the listed values are the operands
         return ArrayCall(info, list(args[0].elts), keywords)
-    return ArrayCall(info, args[:count], keywords)
+    return ArrayCall(info, args[:count] + operand_keywords, keywords)
 
 
 def select_rule(norm, node, call: ArrayCall, ranks) -> R.Rule:

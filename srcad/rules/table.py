@@ -14,7 +14,9 @@ Differentiable calls map to a `Rule`; the rest are known to be non-differentiabl
 from __future__ import annotations
 
 import builtins
+import importlib
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +33,7 @@ from srcad.array_runtime import (
 )
 from srcad.array_runtime import unbroadcast as unbroadcast_function
 from srcad.errors import SrcadError
+from srcad.rules import math_functions
 from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
 from srcad.rules.decompositions import (
     cholesky,
@@ -106,6 +109,12 @@ class CallInfo:
     shape_arguments: bool = False  # reshape: the new shape's entries are operands too
     sequence: bool = False  # np.stack([a, b]): the listed values are the operands
     arrays: str = SCALAR  # ELEMENTWISE, SCALAR or ANY
+    # why its derivative cannot run on the numba backend / in forward mode ("": it can);
+    # refused by name, where the call is, by srcad/analysis/rule_backends.py (numba: or a
+    # function of the call's argument count giving that)
+    numba_refusal: object = ""
+    forward_refusal: str = ""
+    operand_keywords: tuple = ()  # keywords whose values are operands (logsumexp's b=)
 
 
 def _build() -> dict[int, CallInfo]:
@@ -117,6 +126,14 @@ def _build() -> dict[int, CallInfo]:
     for fname in _MATH_NAMES:
         add(getattr(math, fname), CallInfo(fname, _RULES_BY_NAME[fname], "float"))
     add(math.fabs, CallInfo("fabs", _RULES_BY_NAME["abs"], "float"))
+    for entry in math_functions.ENTRIES:
+        add(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
+                                     numba_refusal=_not_in_numba(entry.function)))
+    add(math.hypot, CallInfo("hypot", _RULES_BY_NAME["hypot"], "float",
+                             select=math_functions.hypot,
+                             numba_refusal=math_functions.numba_hypot))
+    add(math.log, CallInfo("log", _RULES_BY_NAME["log"], "float", select=math_functions.log,
+                           numba_refusal=math_functions.numba_log))
     # NumPy functions map over arrays: np.exp(x) of an array is an array (its array rule,
     # chosen by `select`), never a float
     for np_name, rname in _NUMPY_ALIASES.items():
@@ -193,6 +210,7 @@ def _build() -> dict[int, CallInfo]:
     add(builtins.bool, CallInfo("bool", None, "bool"))
     add(math.floor, CallInfo("floor", None, "int"))
     add(math.ceil, CallInfo("ceil", None, "int"))
+    add(math.trunc, CallInfo("trunc", None, "int"))
     add(math.isnan, CallInfo("isnan", None, "bool"))
     add(math.isinf, CallInfo("isinf", None, "bool"))
     add(math.isfinite, CallInfo("isfinite", None, "bool"))
@@ -212,6 +230,13 @@ def _build() -> dict[int, CallInfo]:
     return table
 
 
+def _not_in_numba(fn) -> str:
+    if fn.__name__ not in math_functions.NOT_IN_NUMBA:
+        return ""
+    module = "statistics" if fn.__name__ == "fmean" else "math"
+    return math_functions.NUMBA_REFUSAL.format(name=f"{module}.{fn.__name__}")
+
+
 def _not_yet(name):
     def select(ranks, keywords):
         raise SrcadError(f"`{name}` has no derivative rule yet (srcad's generated array code "
@@ -222,6 +247,22 @@ def _not_yet(name):
 
 
 _TABLE = _build()
+# Calls with a rule only of a list written out (math.fsum([a, b * c]): a and b * c are the
+# operands); of anything else (math.fsum(values)) they have none: a call on constants runs as
+# it is, one on values that carry derivatives is refused (srcad/analysis/primitives.py)
+_LISTED = {id(fn): (fn, CallInfo(fn.__name__, None, "float", select=select, sequence=True,
+                                 numba_refusal=_not_in_numba(fn)))
+           for fn, select in math_functions.SEQUENCES}
+
+
+def lookup_listed(obj) -> CallInfo | None:
+    """The rule of a call of `obj` on a list written out, or None.
+
+    >>> lookup_listed(math.fsum).name
+    'fsum'
+    """
+    entry = _LISTED.get(id(obj))
+    return entry[1] if entry is not None and entry[0] is obj else None
 
 
 # Array methods, spelled as the NumPy function of the receiver: x.sum(axis=0) is
@@ -260,9 +301,43 @@ def lookup_call(obj) -> CallInfo | None:
         entry = _TABLE.get(id(obj))
     except TypeError:
         return None
+    if entry is None and _library_rules_wanted(obj):
+        entry = _TABLE.get(id(obj))
     if entry is None or entry[0] is not obj:
         return None
     return entry[1]
+
+
+# the families that need SciPy (its import costs as much as srcad's): added the first time a
+# lookup misses once the user's code has imported scipy.special, or asks for a math function
+# whose derivative needs it
+_NEEDS_SCIPY = {id(math.lgamma), id(math.gamma)}
+_library_loaded: list = []
+
+
+def _library_rules_wanted(obj) -> bool:
+    """Add the SciPy families now if `obj` may be one of theirs; were they added?"""
+    if _library_loaded or ("scipy.special" not in sys.modules and id(obj) not in _NEEDS_SCIPY):
+        return False
+    _library_loaded.append(True)
+    try:  # imported here, not at the top: only when wanted
+        special = importlib.import_module("srcad.rules.special")
+    except ImportError:  # no SciPy: these functions stay without rules
+        return False
+    for entry in special.ENTRIES:
+        refusal = special.NUMBA_REFUSAL.format(name=f"scipy.special.{entry.rule.name}")
+        register(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
+                                          arrays=ELEMENTWISE, select=operator(entry.rule),
+                                          numba_refusal=refusal))
+    for entry in special.MATH_ENTRIES:
+        refusal = special.NUMBA_REFUSAL.format(name=f"math.{entry.rule.name}")
+        register(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
+                                          numba_refusal=refusal))
+    for fn, select, keywords, operand_keywords in special.SHAPED:
+        refusal = special.NUMBA_REFUSAL.format(name=f"scipy.special.{fn.__name__}")
+        register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
+                              operand_keywords=operand_keywords, numba_refusal=refusal))
+    return True
 
 
 def register(obj, info: CallInfo) -> None:

@@ -42,6 +42,8 @@ def user_callable(parsed, func, local_names) -> bool:
     from srcad.transform.normalize.inline import resolve_callee  # it imports lower: a cycle
 
     obj = resolve_callee(parsed, func, {})
+    if lookup_call(obj) is not None:  # a function with a rule (srcad.custom_jvp)
+        return False
     obj = getattr(obj, "__srcad_wrapped__", obj)
     if isinstance(obj, functools.partial):
         obj = obj.func

@@ -23,6 +23,7 @@ from srcad.errors import SrcadError
 from srcad.lambdas import function_name
 from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
 from srcad.refusals import STRICT, Refusals
+from srcad.rules import lookup_call
 from srcad.transform.names import Namer
 from srcad.transform.normalize.desugar import desugar
 from srcad.transform.normalize.exits import always_assigns, structure_exits
@@ -116,6 +117,8 @@ class Inliner:
         if isinstance(func_expr, gast.Name) and func_expr.id in self.local_functions:
             return self.local_functions[func_expr.id]
         obj = resolve_callee(self.parsed, func_expr, self.extra)
+        if lookup_call(obj) is not None:  # a function with a rule (srcad.custom_jvp): called
+            return obj
         return getattr(obj, "__srcad_wrapped__", obj)
 
     # -- statements --------------------------------------------------------------------------

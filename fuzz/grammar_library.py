@@ -1,0 +1,78 @@
+"""Library calls and rules users add in whole-array programs (`run.py --arrays --shapes
+library`): each program gains one to three statements applying `scipy.special` functions
+(elementwise, `logsumexp`/`softmax`/`log_softmax` along an axis, `logsumexp(..., b=)`), the
+`math` functions with new rules (`math.lgamma`, `math.log(x, base)`, `math.fsum([...])`) and
+a function with a rule of its own (`srcad.custom_jvp`, defined in the program's module) to
+arrays and floats in scope; each result joins the floats the program returns.
+
+Arguments are kept in each function's domain by the form (`gammaln(1.0 + e * e)`,
+`erfinv(0.9 * np.tanh(e))`), and no kink is near (`i0e` only of `1.0 + e * e`). Drawn from
+its own random stream (`random.Random("library <seed>")`): without `library` every seed keeps
+its program. On the numba backend such a program must be refused with a SrcadError (numba has
+no scipy.special).
+"""
+
+from __future__ import annotations
+
+import random
+
+# the module-level definitions the statements may call
+PRELUDE = '''import scipy.special
+
+import srcad
+
+
+@srcad.custom_jvp
+def softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+@softplus.defjvp
+def softplus_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return softplus(x), t * scipy.special.expit(x)
+'''
+
+ELEMENTWISE = ["scipy.special.gammaln(1.0 + {0} * {0})", "scipy.special.expit({0})",
+               "scipy.special.erf({0})", "scipy.special.erfc({0})",
+               "scipy.special.log_ndtr({0})", "scipy.special.ndtr({0})",
+               "scipy.special.erfinv(0.9 * np.tanh({0}))", "scipy.special.i0e(1.0 + {0} * {0})",
+               "scipy.special.digamma(1.5 + {0} * {0})",
+               "scipy.special.xlogy({0}, 1.0 + {0} * {0})",
+               "scipy.special.betaln(1.0 + {0} * {0}, 2.0)", "softplus({0})",
+               "scipy.special.i1({0})", "scipy.special.logit(0.5 + 0.4 * np.tanh({0}))"]
+SCALAR = ["math.lgamma(1.5 + {0} * {0})", "math.log(2.0 + {0} * {0}, 3.0)",
+          "math.fsum([{0}, {0} * {0}, 0.5])", "math.gamma(1.0 + 0.5 * np.tanh({0}))",
+          "softplus({0})"]
+
+
+class LibraryGrammar:
+    def library_statements(self) -> list:
+        """Statements binding library results; each new local joins the result's terms."""
+        rng = random.Random(f"library {self.seed}")
+        lines = []
+        for _ in range(rng.randint(1, 3)):
+            name = self.fresh("lib")
+            arrays = sorted(self.arr_scope.items())
+            array, shape = rng.choice(arrays)
+            operand = rng.choice([array, f"{array} * a", f"np.sin({array})"])
+            kind = rng.random()
+            if kind < 0.5:
+                lines.append(f"{name} = {rng.choice(ELEMENTWISE).format(operand)}")
+                self.arr_scope[name] = shape
+            elif kind < 0.75 and len(shape) == 2:
+                axis = rng.choice([0, 1, -1])
+                form = rng.choice(["scipy.special.logsumexp({0}, axis={1})",
+                                   "scipy.special.softmax({0}, axis={1})",
+                                   "scipy.special.log_softmax({0}, axis={1})",
+                                   "scipy.special.logsumexp({0}, axis={1}, keepdims=True)"])
+                lines.append(f"{name} = np.sum({form.format(operand, axis)} * {shape[0]}.5)")
+                self.arr_floats.append(name)
+            elif kind < 0.85:
+                weights = f"1.0 + {array} * {array}"
+                lines.append(f"{name} = scipy.special.logsumexp({operand}, b={weights})")
+                self.arr_floats.append(name)
+            else:
+                lines.append(f"{name} = {rng.choice(SCALAR).format('a')}")
+                self.arr_floats.append(name)
+        return lines

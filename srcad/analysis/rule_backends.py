@@ -1,0 +1,34 @@
+"""Calls whose derivative rule runs on one backend or in one mode only, refused by name where
+they are written: on the numba backend the scipy.special functions (numba has no
+scipy.special) and the rules users add in Python (srcad/custom_rules.py); in forward mode a
+`custom_vjp` function (a reverse-mode rule only, as in JAX). A call on constants needs no
+rule and is not refused here."""
+
+from __future__ import annotations
+
+import gast
+
+from srcad.rules import lookup_call
+from srcad.rules.table import lookup_listed
+from srcad.transform.normalize.inline import resolve_callee
+
+
+def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
+    """Add a refusal for each call whose argument carries a derivative and whose rule does
+    not run on `backend` in `mode`."""
+    for node in (n for stmt in norm.body for n in gast.walk(stmt) if isinstance(n, gast.Call)):
+        callee = resolve_callee(norm.parsed, node.func, norm.extra_names)
+        info = lookup_call(callee) or lookup_listed(callee)
+        if info is None:
+            continue
+        arguments = list(node.args) + [k.value for k in node.keywords]
+        numba = info.numba_refusal if backend == "numba" else ""
+        reason = numba(len(arguments)) if callable(numba) else numba
+        reason = reason or (info.forward_refusal if mode == "forward" else "")
+        if not reason:
+            continue
+        if any(isinstance(n, gast.Name) and n.id in varied for a in arguments
+               for n in gast.walk(a)):
+            hint = "use backend='python'" if backend == "numba" and numba \
+                else "use reverse mode (gradient, grad, jacrev, pullback)"
+            norm.refusals.add(norm.parsed.error(node, "call", reason, hint=hint))

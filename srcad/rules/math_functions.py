@@ -1,0 +1,126 @@
+"""Python's math (and statistics) functions beyond those of srcad/rules/table.py: numbers in,
+a number out, one formula for both modes. `math.lgamma` and `math.gamma`, whose derivatives
+are scipy.special functions, are in srcad/rules/special.py.
+
+| primitive                  | partial applied to seed g                                    |
+|----------------------------|--------------------------------------------------------------|
+| log2(x), log10(x)          | g / (x * log(2)), g / (x * log(10))                          |
+| hypot(x0, x1, ...)         | g * x_k / ans for each                                       |
+| log(x, base)               | g / (x * log(base)), -g * ans / (base * log(base))           |
+| exp2(x), cbrt(x)           | g * ans * log(2), g / (3 * ans^2)                            |
+| asinh, acosh, atanh        | g / sqrt(x^2 + 1), g / sqrt(x^2 - 1), g / (1 - x^2)          |
+| degrees(x), radians(x)     | g * 180 / pi, g * pi / 180                                   |
+| fmod(x, y), remainder(x, y)| g, -g * trunc(x / y); g, -g * round(x / y)                   |
+| ldexp(x, i)                | g * 2.0 ** i, -                                              |
+| fsum([a, b, ...])          | g for each                                                   |
+| prod([a, b, ...])          | g * (the product of the others) for each                     |
+| statistics.fmean([a, ...]) | g / n for each                                               |
+
+fmod and remainder are not differentiable where x / y is an integer (a jump): the formula
+there is that of the side the truncation or rounding picks, as JAX's does.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from srcad.errors import SrcadError
+from srcad.rules import Rule, rule
+
+_LN2, _LN10 = "0.6931471805599453", "2.302585092994046"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A function of the family and where its rule tests sample each operand (an interval of
+    floats, or an int constant)."""
+
+    function: object
+    rule: Rule
+    domain: tuple
+
+
+POSITIVE, ANY, ABOVE_ONE, UNIT = (0.5, 3.0), (-2.0, 2.0), (1.5, 3.0), (-0.9, 0.9)
+
+ENTRIES = [
+    Entry(math.log2, rule("log2", "x", f"g / (x * {_LN2})"), (POSITIVE,)),
+    Entry(math.log10, rule("log10", "x", f"g / (x * {_LN10})"), (POSITIVE,)),
+    Entry(math.exp2, rule("exp2", "x", f"g * ans * {_LN2}"), (ANY,)),
+    Entry(math.cbrt, rule("cbrt", "x", "g / (3.0 * ans * ans)"), (POSITIVE,)),
+    Entry(math.asinh, rule("asinh", "x", "g / math.sqrt(x * x + 1.0)"), (ANY,)),
+    Entry(math.acosh, rule("acosh", "x", "g / math.sqrt(x * x - 1.0)"), (ABOVE_ONE,)),
+    Entry(math.atanh, rule("atanh", "x", "g / (1.0 - x * x)"), (UNIT,)),
+    Entry(math.degrees, rule("degrees", "x", "g * 57.29577951308232"), (ANY,)),
+    Entry(math.radians, rule("radians", "x", "g * 0.017453292519943295"), (ANY,)),
+    Entry(math.fmod, rule("fmod", "x y", "g", "-g * math.trunc(x / y)"), ((2.1, 2.9), POSITIVE)),
+    Entry(math.remainder, rule("remainder", "x y", "g", "-g * round(x / y)"),
+          ((2.1, 2.4), (1.0, 1.05))),
+    Entry(math.ldexp, rule("ldexp", "x i", "g * 2.0 ** i", None), (ANY, 3)),
+]
+
+LOG = rule("log", "x", "g / x")
+LOG_BASE = rule("log", "x base", "g / (x * math.log(base))",
+                "-g * ans / (base * math.log(base))")
+
+
+def _numbers(name, ranks):
+    if any(ranks):
+        raise SrcadError(f"math.{name} of an array", construct=f"math.{name}",
+                         hint=f"math.{name} takes numbers; use NumPy's function of arrays")
+
+
+def log(ranks, keywords):
+    """math.log(x) or math.log(x, base)."""
+    _numbers("log", ranks)
+    return LOG if len(ranks) == 1 else LOG_BASE
+
+
+def hypot(ranks, keywords):
+    """math.hypot(*coordinates): each coordinate's partial is g * x_k / ans."""
+    _numbers("hypot", ranks)
+    xs = tuple(f"x{k}" for k in range(len(ranks)))
+    return Rule("hypot", xs, tuple(f"g * {x} / ans" for x in xs))
+
+
+def numba_hypot(count: int) -> str:
+    """numba compiles math.hypot of two coordinates only."""
+    return "numba has no `math.hypot` of more than two coordinates" if count > 2 else ""
+
+
+def numba_log(count: int) -> str:
+    """numba compiles math.log(x), not math.log(x, base)."""
+    return "numba has no `math.log` of two arguments (x and a base)" if count == 2 else ""
+
+
+def fsum(ranks, keywords):
+    """math.fsum of a list written out: the sum's rule, one operand per item."""
+    _numbers("fsum", ranks)
+    return Rule("fsum", tuple(f"x{k}" for k in range(len(ranks))), ("g",) * len(ranks))
+
+
+def fmean(ranks, keywords):
+    """statistics.fmean of a list written out."""
+    _numbers("fmean", ranks)
+    n = len(ranks)
+    return Rule("fmean", tuple(f"x{k}" for k in range(n)), (f"g / {float(n)!r}",) * n)
+
+
+def prod(ranks, keywords):
+    """math.prod of a list written out: each item's partial is the product of the others
+    (no division, so a zero item is no special case)."""
+    _numbers("prod", ranks)
+    xs = [f"x{k}" for k in range(len(ranks))]
+    partials = tuple(" * ".join(["g"] + [x for j, x in enumerate(xs) if j != k])
+                     for k in range(len(xs)))
+    return Rule("prod", tuple(xs), partials)
+
+
+# functions numba does not compile (refused by name on the numba backend when their argument
+# carries a derivative: srcad/analysis/rule_backends.py)
+NOT_IN_NUMBA = ("cbrt", "fmod", "remainder", "fsum", "prod", "fmean")
+NUMBA_REFUSAL = "numba has no `{name}`; srcad differentiates it on the python backend"
+
+# (function, select) of the calls whose operands are the items of a list written out
+SEQUENCES = [(math.fsum, fsum), (math.prod, prod), (statistics.fmean, fmean)]
