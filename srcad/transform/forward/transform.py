@@ -45,6 +45,7 @@ class ForwardTransform(ForwardReturns, StackTangents):
             for k, style in enumerate(styles):
                 self.names[k, v] = self.namer.fresh(style.name(v))
         self.expression_arrays = expression_bound(norm, types) & self.active
+        self.element_written = _element_written(norm.body)
         self.result = None
         self.result_tangents = None
         self.copied = {}  # Looped: argument -> the caller's tangent array, copied lanes last
@@ -188,10 +189,16 @@ class ForwardTransform(ForwardReturns, StackTangents):
                 and isinstance(target, gast.Name) and op is None:
             return self.view_binding(stmt, tname, value)
         diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
-        if tname in self.expression_arrays and not diff.is_active(value):
+        if tname in self.expression_arrays and isinstance(target, gast.Name) and op is None \
+                and not diff.is_active(value):
+            # the whole array rebound to a constant (an update of a part, `p[1:] += 1.0` or
+            # `p[:] *= 2.0`, keeps or scales the tangent below)
             return [stmt] + [S.assign(S.name(self.tangent_name(k, tname)),
                                       style.zeros_like(tname))
                              for k, style in enumerate(self.styles)]
+        if isinstance(target, gast.Subscript) and isinstance(op, (gast.Mult, gast.Div)) \
+                and not diff.is_active(value):
+            return self._scaled_part(stmt, target, op, value)
         aug_linear = op is not None and isinstance(op, (gast.Add, gast.Sub))
         if op is not None and not aug_linear:
             expr = gast.BinOp(left=S.as_load(target), op=op, right=value)
@@ -215,6 +222,12 @@ class ForwardTransform(ForwardReturns, StackTangents):
                     continue
                 tangents.append(gast.AugAssign(target=ref, op=S.clone(op), value=t))
             elif not aug_linear:
+                if t is not None and isinstance(target, gast.Name) \
+                        and tname in self.element_written and _is_broadcast_to(t):
+                    # a broadcast is a read-only view: the tangent's elements are written
+                    # later (`p[:] *= 2.0` writes `p_dot[:]`), so it gets its own copy
+                    t = gast.Call(func=gast.Attribute(value=t, attr="copy", ctx=gast.Load()),
+                                  args=[], keywords=[])
                 tangents.append(S.assign(ref, t if t is not None else S.const(0.0)))
         tangents = self.styles[0].wrap(tangents)
         if isinstance(target, gast.Name) and (tangents or not aug_linear):
@@ -225,6 +238,15 @@ class ForwardTransform(ForwardReturns, StackTangents):
         primal = copy.copy(stmt)
         primal.value = prepared[2](value)
         return out + tangents + [primal]
+
+    def _scaled_part(self, stmt, target, op, value) -> list:
+        """`p[s] *= c` (or `/=`) with c constant: the tangent of that part is scaled the same
+        way, in place (`p_dot[s] *= c`), which reverse over forward differentiates again as
+        an augmented write, not an element write of an array bound to an expression."""
+        line = S.comment(f"line {self.norm.parsed.line_of(stmt)}: {S.unparse_header(stmt)}")
+        tangents = [gast.AugAssign(target=self.target_tangent(k, target), op=S.clone(op),
+                                   value=S.clone(value)) for k in range(len(self.styles))]
+        return [line] + self.styles[0].wrap(tangents) + [stmt]
 
     def array_binding(self, stmt, target, value):
         tname = target.id
@@ -398,3 +420,22 @@ def _shares_vectors(style) -> bool:
     """Stacked lanes: a scalar's W tangents are one NumPy vector, which an assignment binds
     without copying (numba's Looped lanes copy element by element)."""
     return isinstance(style, Stacked) and not isinstance(style, Looped)
+
+
+def _element_written(body) -> set:
+    """The names whose elements (or slices) some statement of `body` writes."""
+    written = set()
+    for node in gast.walk(gast.Module(body=list(body), type_ignores=[])):
+        targets = node.targets if isinstance(node, gast.Assign) else \
+            [node.target] if isinstance(node, gast.AugAssign) else []
+        for target in targets:
+            while isinstance(target, gast.Subscript):
+                target = target.value
+                if isinstance(target, gast.Name):
+                    written.add(target.id)
+    return written
+
+
+def _is_broadcast_to(node) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr == "broadcast_to"
