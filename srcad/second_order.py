@@ -255,11 +255,14 @@ def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray |
             backend: Backend | None = None,
             memory: Memory = None) -> np.ndarray:
     """The Hessian of a float-valued f at x, an (n, n) array (chunks of forward-over-reverse
-    lanes); with out=H it is H itself, refilled by the next call with it."""
+    lanes); with out=H it is H itself, refilled by the next call with it. Of a float x it
+    is a float, as JAX's and `second_derivative`'s."""
     refuse_memory("hessian", memory)
     slots = read_arguments(args)
     prep = _prepared("hessian", prepare_hessian, f, args, prep, mode, chunk, backend)
     prep.check("hessian", f, slots)
+    if out is not None and prep.state["scalar"]:
+        refuse_float_out("hessian of a float x")
     _second_values(prep, slots)
     n = prep.state["n"]
     H = out if out is not None else np.empty((n, n))
@@ -271,7 +274,7 @@ def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray |
         engine.run()
         for k in range(min(engine.width, n - start)):
             H[:, start + k] = engine.output_lanes[k].reshape(-1)
-    return H
+    return float(H[0, 0]) if prep.state["scalar"] else H
 
 
 @operator_entry

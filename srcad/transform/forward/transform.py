@@ -12,7 +12,12 @@ import dataclasses
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.array_bindings import copy_source, expression_bound, is_allocation
+from srcad.analysis.array_bindings import (
+    copy_source,
+    expression_bound,
+    is_allocation,
+    written_in_place,
+)
 from srcad.analysis.primitives import effect_call
 from srcad.analysis.types import FLOAT, Array, is_differentiable, stack_call
 from srcad.errors import LaneLayoutError
@@ -26,7 +31,7 @@ from srcad.transform.forward.returns import ForwardReturns
 from srcad.transform.forward.stacks import StackTangents
 from srcad.transform.forward.styles import Looped, Stacked, Unrolled, grown_tangents
 from srcad.transform.forward.unset_tangents import UnsetTangents
-from srcad.transform.forward.views import bind_view, view_base, view_bindings, view_layouts
+from srcad.transform.forward.views import bind_view, is_view, view_base, view_bindings, view_layouts
 from srcad.transform.tapes import WORK, ArrayTapes
 
 
@@ -45,7 +50,7 @@ class ForwardTransform(ForwardReturns, StackTangents):
             for k, style in enumerate(styles):
                 self.names[k, v] = self.namer.fresh(style.name(v))
         self.expression_arrays = expression_bound(norm, types) & self.active
-        self.element_written = _element_written(norm.body)
+        self.element_written = written_in_place(norm)
         self.result = None
         self.result_tangents = None
         self.copied = {}  # Looped: argument -> the caller's tangent array, copied lanes last
@@ -223,9 +228,7 @@ class ForwardTransform(ForwardReturns, StackTangents):
                 tangents.append(gast.AugAssign(target=ref, op=S.clone(op), value=t))
             elif not aug_linear:
                 if t is not None and isinstance(target, gast.Name) \
-                        and tname in self.element_written and _is_broadcast_to(t):
-                    # a broadcast is a read-only view: the tangent's elements are written
-                    # later (`p[:] *= 2.0` writes `p_dot[:]`), so it gets its own copy
+                        and self._shares_memory(tname, value, t):
                     t = gast.Call(func=gast.Attribute(value=t, attr="copy", ctx=gast.Load()),
                                   args=[], keywords=[])
                 tangents.append(S.assign(ref, t if t is not None else S.const(0.0)))
@@ -238,6 +241,20 @@ class ForwardTransform(ForwardReturns, StackTangents):
         primal = copy.copy(stmt)
         primal.value = prepared[2](value)
         return out + tangents + [primal]
+
+    def _shares_memory(self, tname, value, tangent) -> bool:
+        """Would `tangent`, bound as the tangent of the array `tname = value`, share memory
+        the primal does not, in a function that writes arrays in place? `value` makes a new
+        array (`np.copy(a[:])`, `x + 1.0`) while its tangent is an existing one or a view of
+        it (`a_dot[:]`, `x_dot`), which a later write of either would change with the other;
+        or a broadcast (a read-only view) whose elements are written later. It then gets
+        its own copy."""
+        if not self.element_written or not isinstance(self.types[tname], Array) \
+                or is_view(value):
+            return False
+        if _is_broadcast_to(tangent):
+            return tname in self.element_written
+        return is_view(tangent)
 
     def _scaled_part(self, stmt, target, op, value) -> list:
         """`p[s] *= c` (or `/=`) with c constant: the tangent of that part is scaled the same
@@ -422,20 +439,7 @@ def _shares_vectors(style) -> bool:
     return isinstance(style, Stacked) and not isinstance(style, Looped)
 
 
-def _element_written(body) -> set:
-    """The names whose elements (or slices) some statement of `body` writes."""
-    written = set()
-    for node in gast.walk(gast.Module(body=list(body), type_ignores=[])):
-        targets = node.targets if isinstance(node, gast.Assign) else \
-            [node.target] if isinstance(node, gast.AugAssign) else []
-        for target in targets:
-            while isinstance(target, gast.Subscript):
-                target = target.value
-                if isinstance(target, gast.Name):
-                    written.add(target.id)
-    return written
-
-
 def _is_broadcast_to(node) -> bool:
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
         and node.func.attr == "broadcast_to"
+
