@@ -36,7 +36,7 @@ from srcad.preparation import (
     read_arguments,
     values_of,
 )
-from srcad.reverse_over_forward import ReverseOverForwardEngine
+from srcad.reverse_over_forward import ReverseOverForwardEngine, in_user_code
 
 
 # -- second order: forward over reverse ---------------------------------------------------------
@@ -95,18 +95,21 @@ def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
             # not f. Unless the mode was asked for, run reverse over forward, which
             # differentiates f's forward code instead; if it refuses too, the first refusal
             # stands
-            if not chosen or not all((e.filename or "").startswith("<srcad")
-                                     for e in err.problems):
+            origin = getattr(getattr(f, "__code__", None), "co_filename", "")
+            if not all((e.filename or "").startswith("<srcad") for e in err.problems):
                 raise
+            if not chosen:
+                raise in_user_code(err, origin, "reverse", hint="leave mode= out: srcad then "
+                                   "runs reverse over forward") from None
             try:
                 engine = ReverseOverForwardEngine(target, slots, backend,
                                                   with_gradient=operator == "gradient_and_hvp")
             except ArgumentError as written:  # f writes its input: say so, naming f
                 if written.construct != "input written":
-                    raise err from None
+                    raise in_user_code(err, origin, "reverse") from None
                 raise
             except SrcadError:
-                raise err from None
+                raise in_user_code(err, origin, "reverse") from None
             mode = REVERSE_OVER_FORWARD
     else:
         engine = ReverseOverForwardEngine(target, slots, backend,

@@ -132,3 +132,32 @@ def test_hessian_of_a_float_is_a_float():
     assert srcad.hessian(quartic)(2.0) == 48.0
     with pytest.raises(srcad.ArgumentError, match="returns a float"):
         srcad.hessian(quartic, 2.0, out=np.zeros((1, 1)))
+
+
+def carried_through_sines(x):
+    y = x * 1.0
+    for _ in range(3):
+        y = y + 0.1 * np.sin(y) * x[0]
+    return np.sum(y ** 2)
+
+
+def test_refusal_of_generated_code_names_the_users_line():
+    """Forward over reverse refuses a construct of srcad's own reverse code here (a view of
+    an adjoint): the refusal names f's line, in words about f, never the generated code."""
+    with pytest.raises(srcad.SrcadError) as caught:
+        srcad.hessian(carried_through_sines, X.copy(), mode="forward-over-reverse")
+    text = str(caught.value)
+    assert __file__ in text and ":140:" in text, text
+    assert "<srcad" not in text and "_bar" not in text and "_dot" not in text, text
+    # left to choose, srcad runs reverse over forward, which takes it
+    expected = fd_hessian(carried_through_sines, X)
+    np.testing.assert_allclose(srcad.hessian(carried_through_sines, X.copy()), expected,
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_numba_refusal_names_the_users_line():
+    with pytest.raises(srcad.SrcadError) as caught:
+        srcad.hessian(carried_through_sines, X.copy(), backend="numba")
+    text = str(caught.value)
+    assert __file__ in text and ":140:" in text, text
+    assert "_dot" not in text and "broadcast_to" not in text, text
