@@ -111,3 +111,41 @@ def test_float_input_built_into_array(backend):
                                                                              rel=1e-7)
     # f(t) = 4 t^2 + 4
     assert srcad.second_derivative(built_from_float, t, backend=backend) == pytest.approx(8.0)
+
+
+def exp_part_divided(x):
+    p = np.exp(x)
+    p[1] /= 1.267
+    return np.sum(p)
+
+
+def roots_and_tanh_updated(x):
+    p = np.sqrt(x)
+    p[0] *= 2.0
+    q = np.tanh(x)
+    q[:2] -= 0.5
+    return np.sum(p * q)
+
+
+def exp_updated_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        p = np.exp(x * (i + 1.0))
+        p[1:] += 1.0
+        s += np.sum(p ** 2)
+    return s
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("f", [exp_part_divided, roots_and_tanh_updated, exp_updated_in_loop],
+                         ids=lambda f: f.__name__)
+def test_reverse_mode_keeps_the_rule_value_of_an_array_updated_later(f, backend):
+    """exp's, sqrt's and tanh's derivatives read their result, which the array bound to it
+    holds until a later update of a part changes it: reverse mode reads the value recorded
+    before the update (it read the updated array)."""
+    x = np.array([0.375, 1.192, 0.827])
+    expected = fd_gradient(f, x.copy())
+    np.testing.assert_allclose(srcad.grad(f, backend=backend)(x.copy()), expected,
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(srcad.jacfwd(f, backend=backend)(x.copy()), expected,
+                               rtol=1e-6, atol=1e-8)
