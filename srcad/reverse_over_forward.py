@@ -105,8 +105,9 @@ def in_user_code(err: SrcadError, origin: str, kind: str, hint: str | None = Non
                 user_line = int(comment.group(1))
                 break
         problems.append(type(p)(
-            f"second order of this line is not supported: srcad differentiates its own "
-            f"{kind} code of f again, and cannot here", filename=origin, line=user_line,
+            f"second order (hessian, hvp) of this line is not supported: srcad "
+            f"differentiates its own {kind} code of f again, and cannot here",
+            filename=origin, line=user_line,
             construct=p.construct or "second order", hint=hint))
     return SrcadError.combine(problems, filename=origin)
 
