@@ -27,15 +27,16 @@ from srcad.transform.forward.lanes import (
     lane_count,
     reread_arrays,
 )
+from srcad.transform.forward.part_updates import PartUpdates
 from srcad.transform.forward.returns import ForwardReturns
 from srcad.transform.forward.stacks import StackTangents
 from srcad.transform.forward.styles import Looped, Stacked, Unrolled, grown_tangents
 from srcad.transform.forward.unset_tangents import UnsetTangents
-from srcad.transform.forward.views import bind_view, is_view, view_base, view_bindings, view_layouts
+from srcad.transform.forward.views import bind_view, view_base, view_bindings, view_layouts
 from srcad.transform.tapes import WORK, ArrayTapes
 
 
-class ForwardTransform(ForwardReturns, StackTangents):
+class ForwardTransform(ForwardReturns, StackTangents, PartUpdates):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, styles: list):
         self.norm = norm
         self.types = types
@@ -242,29 +243,6 @@ class ForwardTransform(ForwardReturns, StackTangents):
         primal.value = prepared[2](value)
         return out + tangents + [primal]
 
-    def _shares_memory(self, tname, value, tangent) -> bool:
-        """Would `tangent`, bound as the tangent of the array `tname = value`, share memory
-        the primal does not, in a function that writes arrays in place? `value` makes a new
-        array (`np.copy(a[:])`, `x + 1.0`) while its tangent is an existing one or a view of
-        it (`a_dot[:]`, `x_dot`), which a later write of either would change with the other;
-        or a broadcast (a read-only view) whose elements are written later. It then gets
-        its own copy."""
-        if not self.element_written or not isinstance(self.types[tname], Array) \
-                or is_view(value):
-            return False
-        if _is_broadcast_to(tangent):
-            return tname in self.element_written
-        return is_view(tangent)
-
-    def _scaled_part(self, stmt, target, op, value) -> list:
-        """`p[s] *= c` (or `/=`) with c constant: the tangent of that part is scaled the same
-        way, in place (`p_dot[s] *= c`), which reverse over forward differentiates again as
-        an augmented write, not an element write of an array bound to an expression."""
-        line = S.comment(f"line {self.norm.parsed.line_of(stmt)}: {S.unparse_header(stmt)}")
-        tangents = [gast.AugAssign(target=self.target_tangent(k, target), op=S.clone(op),
-                                   value=S.clone(value)) for k in range(len(self.styles))]
-        return [line] + self.styles[0].wrap(tangents) + [stmt]
-
     def array_binding(self, stmt, target, value):
         tname = target.id
         if tname in self.norm.workspace:  # Scalar or Looped: hoisting is numba only
@@ -437,9 +415,4 @@ def _shares_vectors(style) -> bool:
     """Stacked lanes: a scalar's W tangents are one NumPy vector, which an assignment binds
     without copying (numba's Looped lanes copy element by element)."""
     return isinstance(style, Stacked) and not isinstance(style, Looped)
-
-
-def _is_broadcast_to(node) -> bool:
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-        and node.func.attr == "broadcast_to"
 
