@@ -68,7 +68,8 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                shapes: frozenset = frozenset(), arrays: bool = False, python: bool = False,
                views: bool = False, containers: bool = False, lists: bool = False,
                effects: bool = False, lambdas: bool = False, list_operations: bool = False,
-               unbounded: bool = False, functions: bool = False):
+               unbounded: bool = False, functions: bool = False,
+               second_order: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
@@ -81,11 +82,12 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     index, inserts, slices and the like (fuzz/grammar_list_operations.py); `unbounded` (with
     `lists`): lists appended to in loops with no bound known before them
     (fuzz/grammar_unbounded_lists.py); `functions`: programs passing functions around
-    (fuzz/grammar_functions.py)."""
+    (fuzz/grammar_functions.py); `second_order`: Hessians and hvp too
+    (fuzz/grammar_second_order.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
                        views=views, containers=containers, lists=lists, effects=effects,
                        list_operations=list_operations, unbounded=unbounded,
-                       functions=functions)
+                       functions=functions, second_order=second_order)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -195,6 +197,10 @@ def main(argv=None):
     parser.add_argument("--cells", action="store_true",
                         help="run each program as IPython and Jupyter run a cell, one "
                              "top-level statement at a time (fuzz/cells.py)")
+    parser.add_argument("--second-order", action="store_true",
+                        help="f writing its input, parts of arrays updated by constants, "
+                             "early returns in loops; the Hessian and hvp checked too "
+                             "(fuzz/grammar_second_order.py)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
     if opts.cells:
@@ -208,7 +214,7 @@ def main(argv=None):
                    python=opts.python, views=opts.views, containers=opts.containers,
                    lists=opts.lists, effects=opts.effects, lambdas=opts.lambdas,
                    list_operations=opts.list_operations, unbounded=opts.unbounded,
-                   functions=opts.functions)
+                   functions=opts.functions, second_order=opts.second_order)
     jobs = [(s, opts.timeout, options) for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far
@@ -313,8 +319,9 @@ def summarize(results, counts, elapsed) -> str:
     checked = [r for r in results if r.get("modes")]
     if checked:
         lines.append("per mode (" + ", ".join(SEVERITY[::-1]) + "):")
-        for mode in MODES:
-            per = collections.Counter(r["modes"][mode] for r in checked)
+        for mode in MODES + tuple(m for m in ("hess",) if any(m in r["modes"]
+                                                               for r in checked)):
+            per = collections.Counter(r["modes"].get(mode) for r in checked)
             lines.append(f"  {mode}: " + " / ".join(str(per[c]) for c in SEVERITY[::-1]))
     for cat in ("refused", "disagreed", "crashed", "timeout", "skipped", "harness-error"):
         sigs = collections.Counter(r["signature"] for r in results if r["category"] == cat)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import keyword
 import linecache
 import math
 from dataclasses import dataclass
@@ -389,6 +390,8 @@ def scalar_as_array(f, nargs: int, position):
     params = [f"arg{i}" for i in range(nargs)]
     call = ", ".join(f"{p}[0]" if i in positions else p for i, p in enumerate(params))
     called = function_name(f)  # a lambda's `__name__` is `<lambda>`
+    if keyword.iskeyword(called):  # `lambda`, a lambda whose text cannot be read
+        called += "_"
     name = f"{called}_of_array"
     source = f"def {name}({', '.join(params)}):\n    return {called}({call})\n"
     filename = f"<srcad wrapper {name} #{next(_wrapper_counter)}>"

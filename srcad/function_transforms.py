@@ -305,7 +305,7 @@ def _hessian_transform(fun: Callable[..., float], argnums: Argnums = 0, has_aux:
             preparations[key] = prepare_hessian(target, *operands, backend=backend)
         H = hessian_operator(target, *operands, prep=preparations[key], backend=backend)
         if not isinstance(args[i], np.ndarray):
-            H = float(H[0, 0])
+            H = float(np.reshape(H, -1)[0])
         else:
             H = H.reshape(np.shape(args[i]) * 2)
         H = in_input_dtype(H, args[i])

@@ -81,23 +81,35 @@ _MODULES = {"math": math, "np": np}
 
 
 def located_in_user_code(err: SrcadError, tangent, origin: str) -> SrcadError:
-    """`err`, raised inside the forward code `tangent`, located at the user's line it came
-    from (the nearest `# line N:` comment above the generated line)."""
+    """`err`, raised inside the forward code `tangent`, at the user's line it came from."""
+    return in_user_code(err, origin, "forward", hint="use backend='python'")
+
+
+def in_user_code(err: SrcadError, origin: str, kind: str, hint: str | None = None):
+    """`err` as the user's code meets it: each problem raised inside srcad's generated
+    `kind` code (forward or reverse), which second order differentiates again, is put at
+    the user's line that code came from (the nearest `# line N:` comment above it) and
+    told in the user's words: its message spells srcad's generated code (`y_dot`,
+    `np.broadcast_to(...)`, `raise LoopShapeError`), which the user never wrote."""
     import linecache
-    filename = tangent.__code__.co_filename
-    if err.filename != filename or err.line is None:
-        return err
-    lines = linecache.getlines(filename)
-    user_line = None
-    for k in range(min(err.line, len(lines)) - 1, -1, -1):
-        comment = re.match(r"\s*# line (\d+):", lines[k])
-        if comment:
-            user_line = int(comment.group(1))
-            break
-    return type(err)(f"{err.message} (in srcad's forward code of f, which second order "
-                     "differentiates in reverse mode)", filename=origin, line=user_line,
-                     construct=err.construct,
-                     hint="use backend='python' with mode='reverse-over-forward'")
+    problems = []
+    for p in err.problems:
+        if not (p.filename or "").startswith("<srcad") or p.line is None:
+            problems.append(p)
+            continue
+        lines = linecache.getlines(p.filename)
+        user_line = None
+        for k in range(min(p.line, len(lines)) - 1, -1, -1):
+            comment = re.match(r"\s*# line (\d+):", lines[k])
+            if comment:
+                user_line = int(comment.group(1))
+                break
+        problems.append(type(p)(
+            f"second order (hessian, hvp) of this line is not supported: srcad "
+            f"differentiates its own {kind} code of f again, and cannot here",
+            filename=origin, line=user_line,
+            construct=p.construct or "second order", hint=hint))
+    return SrcadError.combine(problems, filename=origin)
 
 
 class ReverseOverForwardEngine:

@@ -36,7 +36,7 @@ from srcad.preparation import (
     read_arguments,
     values_of,
 )
-from srcad.reverse_over_forward import ReverseOverForwardEngine
+from srcad.reverse_over_forward import ReverseOverForwardEngine, in_user_code
 
 
 # -- second order: forward over reverse ---------------------------------------------------------
@@ -95,18 +95,21 @@ def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
             # not f. Unless the mode was asked for, run reverse over forward, which
             # differentiates f's forward code instead; if it refuses too, the first refusal
             # stands
-            if not chosen or not all((e.filename or "").startswith("<srcad")
-                                     for e in err.problems):
+            origin = getattr(getattr(f, "__code__", None), "co_filename", "")
+            if not all((e.filename or "").startswith("<srcad") for e in err.problems):
                 raise
+            if not chosen:
+                raise in_user_code(err, origin, "reverse", hint="leave mode= out: srcad then "
+                                   "runs reverse over forward") from None
             try:
                 engine = ReverseOverForwardEngine(target, slots, backend,
                                                   with_gradient=operator == "gradient_and_hvp")
             except ArgumentError as written:  # f writes its input: say so, naming f
                 if written.construct != "input written":
-                    raise err from None
+                    raise in_user_code(err, origin, "reverse") from None
                 raise
             except SrcadError:
-                raise err from None
+                raise in_user_code(err, origin, "reverse") from None
             mode = REVERSE_OVER_FORWARD
     else:
         engine = ReverseOverForwardEngine(target, slots, backend,
@@ -255,11 +258,14 @@ def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray |
             backend: Backend | None = None,
             memory: Memory = None) -> np.ndarray:
     """The Hessian of a float-valued f at x, an (n, n) array (chunks of forward-over-reverse
-    lanes); with out=H it is H itself, refilled by the next call with it."""
+    lanes); with out=H it is H itself, refilled by the next call with it. Of a float x it
+    is a float, as JAX's and `second_derivative`'s."""
     refuse_memory("hessian", memory)
     slots = read_arguments(args)
     prep = _prepared("hessian", prepare_hessian, f, args, prep, mode, chunk, backend)
     prep.check("hessian", f, slots)
+    if out is not None and prep.state["scalar"]:
+        refuse_float_out("hessian of a float x")
     _second_values(prep, slots)
     n = prep.state["n"]
     H = out if out is not None else np.empty((n, n))
@@ -271,7 +277,7 @@ def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray |
         engine.run()
         for k in range(min(engine.width, n - start)):
             H[:, start + k] = engine.output_lanes[k].reshape(-1)
-    return H
+    return float(H[0, 0]) if prep.state["scalar"] else H
 
 
 @operator_entry

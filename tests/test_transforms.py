@@ -397,7 +397,7 @@ def test_the_operator_form_still_refuses_contexts_it_does_not_know():
     with pytest.raises(ArgumentError, match="exactly one argument must be bare"):
         srcad.hessian(mixed, 1.5, np.ones(2), 0.3)
     H = srcad.hessian(mixed, 1.5, Constant(np.ones(2)), Constant(0.3))
-    assert H.shape == (1, 1) and H[0, 0] == 0.0
+    assert isinstance(H, float) and H == 0.0  # of a float x, a float (as JAX's)
 
 
 def writes_scratch(x, c):

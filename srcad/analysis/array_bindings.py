@@ -87,6 +87,10 @@ def check_array_statements(norm, types, active: set, forward: bool = False) -> N
     `w_bar += ...` of srcad's own reverse code, which hessian and hvp differentiate again) are
     kept: the tangent is updated in place beside the value, in the caller's tangent array."""
     bound = expression_bound(norm, types) & active
+    # srcad's own reverse code, differentiated again by forward over reverse, writes parts
+    # of its adjoints (`p_bar[1] = p_bar_value / c`): forward mode gives each such tangent
+    # an array of its own (transform/forward/transform.py, `_shares_memory`)
+    generated = norm.parsed.generated and not norm.parsed.filename.startswith("<srcad wrapper")
     written_after = writes_after(norm)
     updated_in_place = unshared_argument_updates(norm) if forward else set()
     for stmt in norm.body:
@@ -111,7 +115,7 @@ def check_array_statements(norm, types, active: set, forward: bool = False) -> N
                     f"(it shares its memory), and the elements of `{viewed}` are written",
                     hint=f"take a copy: {target.id} = {S.unparse_expr(node.value)}.copy()"))
             if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
-                    and target.value.id in bound:
+                    and target.value.id in bound and not (forward and generated):
                 norm.refusals.add(norm.parsed.error(
                     node, "element write", f"elements of `{target.value.id}` are written, "
                     "and it is also bound to whole-array expressions",
