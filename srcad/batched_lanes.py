@@ -54,7 +54,7 @@ class LaneCode:
         """`value_ndims`: ndim of every array argument (by parameter name) whose shadow
         `<name>_bar` the function takes; `seed_ndim`: the result's ndim (None: a float or
         no result)."""
-        tree = ast.parse(source)
+        tree = _SharedRightSides().visit(ast.parse(source))
         self.function = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
         parameters = [a.arg for a in self.function.args.args]
         if "result_bar" not in parameters:
@@ -323,6 +323,18 @@ def _lane_loop(statements) -> ast.For:
 
 def _parse(text):
     return ast.parse(text).body[0]
+
+
+class _SharedRightSides(ast.NodeTransformer):
+    """`unshared(t, v)` -> `v`: the numba code copies the right side of `t op= v` where it may
+    overlap t (srcad/numba_semantics.py); the adjoint statements lanes rewrite add into
+    elements, or add one adjoint array into another, which never overlap."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "unshared":
+            return node.args[1]
+        return node
 
 
 def _is_docstring(stmt) -> bool:

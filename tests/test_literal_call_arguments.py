@@ -130,10 +130,11 @@ def test_a_call_without_rule_is_refused_or_right(name, as_tuple, as_list, transf
     assert len(set(o if o == "refused" else "value" for o in outcomes)) == 1
 
 
-@pytest.mark.parametrize("f", [lambda x: math.fsum((x, 3.0 * x)),
-                               lambda x: math.fsum([x, 3.0 * x])], ids=["tuple", "list"])
+@pytest.mark.parametrize("f", [lambda x: statistics.median_low((x, 3.0 * x)),
+                               lambda x: statistics.median_low([x, 3.0 * x])],
+                         ids=["tuple", "list"])
 def test_a_library_call_on_a_literal_names_the_call(f):
-    with pytest.raises(SrcadError, match="no derivative rule for `fsum`"):
+    with pytest.raises(SrcadError, match="no derivative rule for `median_low`"):
         srcad.grad(f)(1.0)
 
 

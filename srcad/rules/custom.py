@@ -29,9 +29,9 @@ RULE_FUNCTIONS: dict[str, object] = {}
 def bind(function, suffix: str = "") -> str:
     """The reserved name generated code calls `function` by (the same name each time).
 
-    >>> def softplus_jvp(primals, tangents): ...
-    >>> bind(softplus_jvp)
-    'srcad_rule_softplus_jvp'
+    >>> def bind_example_jvp(primals, tangents): ...
+    >>> bind(bind_example_jvp)
+    'srcad_rule_bind_example_jvp'
     """
     base = "srcad_rule_" + getattr(function, "__name__", "function").strip("<>") + suffix
     name, k = base, 1
