@@ -21,6 +21,7 @@ from srcad.analysis.array_bindings import (
     refuse_local_row_writes,
     refuse_numba_indexing,
 )
+from srcad.analysis.list_entries import refuse_aliased_entries
 from srcad.analysis.type_refusals import refuse_zero_dim_arrays
 from srcad.analysis.typed_code import inferred_types, set_aside_untyped
 from srcad.analysis.types import Array, is_float_like, refuse_active_opaque_calls
@@ -190,6 +191,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     if request.backend == "numba":
         refuse_numba_indexing(norm, types, activity.active, request.mode == "reverse")
     written = written_arguments(norm, types)
+    refuse_aliased_entries(norm, types)  # `hs.append(h)`, then `h[:] = ...`
     # numba: kernels of the nested gradients, compiled into the module of this code
     nested = NumbaNested(norm, types) if request.backend == "numba" else None
     refusals.raise_any()

@@ -1,0 +1,120 @@
+"""List entries that are arrays: Python lists hold references, srcad's lists hold copies.
+
+A list of arrays grown by `append` (or stored into: `ys[k] = a`, a literal `[a, b]` that is
+appended to later, `insert`, `extend`) becomes an array with one row per entry
+(transform/normalize/list_appends.py, list_writes.py): each entry is copied into its row
+where it is stored. Python's list holds the array object itself: an entry that is an array
+variable, or a view of one (`A[i]`, `a[1:]`, `a.T`), sees every later in-place write of that
+array (`h[:] = h + x`, `a[0] = 5.0`, `x *= 3.0`), including a write in a later iteration of
+a loop around the store and writes of an argument. The copy would then be a silently wrong
+value and derivative, so such a store is refused with its line, suggesting a copy
+(`hs.append(h.copy())`), which is what the derivative code does and what makes the program
+mean the same in both readings. A store of a fresh value (`hs.append(h + x)`,
+`hs.append(h.copy())`), or of an array the function rebinds before any later write
+(`h = np.zeros(n); h[0] = ...; hs.append(h)` in a loop: each iteration a new array), is a
+copy in both readings and stays as it is.
+
+A list of known length split into one variable per entry (`xs = [a]; ... xs[0]`,
+normalize/lists.py) keeps the array itself (`xs_0 = a`), and views.py follows the writes
+through it as through any other second name of the array.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad import syntax as S
+from srcad.analysis.array_bindings import _element_writes, viewed_array
+from srcad.analysis.types import Array
+
+
+def refuse_aliased_entries(norm, types) -> None:
+    """Refuse (into `norm.refusals`) each store of an array variable, or a view of one, into
+    a list buffer when the array may be written in place afterwards (module docstring)."""
+    if not norm.namer.list_buffers:
+        return
+    paths = _paths(norm.body)
+    for buffer, list_name in norm.namer.list_buffers.items():
+        for stmt, path in paths:
+            if not _stores_into(stmt, buffer) or not isinstance(types.of(stmt.value), Array):
+                continue
+            array = viewed_array(norm, stmt.value)
+            if array is None or array == buffer or not _written_later(path, array, norm):
+                continue
+            entry = S.unparse_expr(stmt.value)
+            norm.refusals.add(norm.parsed.error(
+                stmt, "list entry aliasing an array",
+                f"`{entry}` is stored in the list `{list_name}` as the array object itself "
+                f"(Python lists hold references, not copies), and the elements of `{array}` "
+                "are written in place afterwards while the list holds it; srcad's lists "
+                "hold copies, so the value and derivative would be silently wrong",
+                hint=f"store a copy (`{list_name}.append({entry}.copy())`, or "
+                f"`{entry}.copy()` wherever the list is given it), or build a new array "
+                f"instead of writing `{array}` in place"))
+
+
+def _stores_into(stmt, buffer) -> bool:
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+        and isinstance(stmt.targets[0], gast.Subscript) \
+        and isinstance(stmt.targets[0].value, gast.Name) and stmt.targets[0].value.id == buffer
+
+
+def _paths(body) -> list:
+    """(statement, path) for every statement; path: [(block, position, owner)] from the
+    function body down to the statement, owner the statement whose block it is (None for
+    the body)."""
+    out = []
+
+    def walk(block, path, owner):
+        for k, stmt in enumerate(block):
+            here = path + [(block, k, owner)]
+            out.append((stmt, here))
+            for field in ("body", "orelse"):
+                sub = getattr(stmt, field, None)
+                if isinstance(sub, list):
+                    walk(sub, here, stmt)
+    walk(body, [], None)
+    return out
+
+
+def _written_later(path, array: str, norm) -> bool:
+    """May a statement run after the store at the end of `path` write the elements of the
+    array object `array` names there? Walks outward: the rest of each block, and for a loop
+    the start of its body again (its next iteration), each up to a statement that surely
+    rebinds `array` to another object (after it, the name holds a new array)."""
+    innermost = len(path) - 1
+    for level in range(innermost, -1, -1):
+        block, k, owner = path[level]
+        state = _scan(block[k + 1:], array, norm)
+        if state is not None:
+            return state == "written"
+        if isinstance(owner, (gast.For, gast.While)):
+            again = block[:k] + ([block[k]] if level < innermost else [])
+            if _scan(again, array, norm) == "written":
+                return True
+    return False
+
+
+def _scan(stmts, array, norm):
+    """"written" if running `stmts` in order may write the elements of `array` before
+    surely rebinding it, "rebound" if it surely rebinds it first, else None."""
+    for stmt in stmts:
+        state = _from_start(stmt, array, norm)
+        if state is not None:
+            return state
+    return None
+
+
+def _from_start(stmt, array, norm):
+    if isinstance(stmt, gast.If):
+        arms = {_scan(stmt.body, array, norm), _scan(stmt.orelse, array, norm)}
+        return "written" if "written" in arms else "rebound" if arms == {"rebound"} else None
+    if isinstance(stmt, (gast.For, gast.While)):  # may run no iteration: never surely rebinds
+        parts = [_scan(stmt.body, array, norm), _scan(stmt.orelse, array, norm)]
+        return "written" if "written" in parts else None
+    if array in _element_writes(stmt):
+        return "written"
+    if isinstance(stmt, gast.Assign) and viewed_array(norm, stmt.value) != array and any(
+            isinstance(t, gast.Name) and t.id == array for t in stmt.targets):
+        return "rebound"
+    return None
