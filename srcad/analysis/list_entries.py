@@ -24,7 +24,7 @@ from __future__ import annotations
 import gast
 
 from srcad import syntax as S
-from srcad.analysis.array_bindings import _element_writes, viewed_array
+from srcad.analysis.array_bindings import viewed_array
 from srcad.analysis.types import Array
 
 
@@ -81,40 +81,86 @@ def _written_later(path, array: str, norm) -> bool:
     """May a statement run after the store at the end of `path` write the elements of the
     array object `array` names there? Walks outward: the rest of each block, and for a loop
     the start of its body again (its next iteration), each up to a statement that surely
-    rebinds `array` to another object (after it, the name holds a new array)."""
+    rebinds `array` to another object (after it, the name holds a new array). In the next
+    iterations of `for i in range(...)`, a write of the row `A[i]` when the entry is the row
+    `A[i]` writes another row."""
     innermost = len(path) - 1
+    stored = path[-1][0][path[-1][1]].value
     for level in range(innermost, -1, -1):
         block, k, owner = path[level]
-        state = _scan(block[k + 1:], array, norm)
+        state = _scan(block[k + 1:], array, norm, _same_row)
         if state is not None:
             return state == "written"
         if isinstance(owner, (gast.For, gast.While)):
             again = block[:k] + ([block[k]] if level < innermost else [])
-            if _scan(again, array, norm) == "written":
+            index = _row_index(stored, owner)
+            other_row = (lambda target, i=index: _row_of(target) == i) if index else _same_row
+            if _scan(again, array, norm, other_row) == "written":
                 return True
     return False
 
 
-def _scan(stmts, array, norm):
-    """"written" if running `stmts` in order may write the elements of `array` before
-    surely rebinding it, "rebound" if it surely rebinds it first, else None."""
+def _same_row(target) -> bool:
+    return False
+
+
+def _row_of(node):
+    """`i` for `A[i]`, `A[i, ...]`, `A[i, j] = ...` (the first index a name), else None."""
+    if not isinstance(node, gast.Subscript):
+        return None
+    first = node.slice.elts[0] if isinstance(node.slice, gast.Tuple) and node.slice.elts \
+        else node.slice
+    return first.id if isinstance(first, gast.Name) else None
+
+
+def _row_index(stored, loop) -> str | None:
+    """The loop's index `i` when `loop` is `for i in range(...)` that never rebinds `i`
+    and the entry stored is a row `A[i]` of an array: each iteration stores another row."""
+    if not (isinstance(loop, gast.For) and isinstance(loop.target, gast.Name)
+            and isinstance(loop.iter, gast.Call) and isinstance(loop.iter.func, gast.Name)
+            and loop.iter.func.id == "range"):
+        return None
+    index = loop.target.id
+    if _row_of(stored) != index or not isinstance(stored.value, gast.Name) \
+            or any(index in S.bound_names(s) for s in loop.body):
+        return None
+    return index
+
+
+def _scan(stmts, array, norm, skipped):
+    """"written" if running `stmts` in order may write the elements of `array` (but for
+    targets `skipped` accepts) before surely rebinding it, "rebound" if it surely rebinds it
+    first, else None."""
     for stmt in stmts:
-        state = _from_start(stmt, array, norm)
+        state = _from_start(stmt, array, norm, skipped)
         if state is not None:
             return state
     return None
 
 
-def _from_start(stmt, array, norm):
+def _from_start(stmt, array, norm, skipped):
     if isinstance(stmt, gast.If):
-        arms = {_scan(stmt.body, array, norm), _scan(stmt.orelse, array, norm)}
+        arms = {_scan(stmt.body, array, norm, skipped),
+                _scan(stmt.orelse, array, norm, skipped)}
         return "written" if "written" in arms else "rebound" if arms == {"rebound"} else None
     if isinstance(stmt, (gast.For, gast.While)):  # may run no iteration: never surely rebinds
-        parts = [_scan(stmt.body, array, norm), _scan(stmt.orelse, array, norm)]
+        parts = [_scan(stmt.body, array, norm, skipped),
+                 _scan(stmt.orelse, array, norm, skipped)]
         return "written" if "written" in parts else None
-    if array in _element_writes(stmt):
+    if _writes(stmt, array, skipped):
         return "written"
     if isinstance(stmt, gast.Assign) and viewed_array(norm, stmt.value) != array and any(
             isinstance(t, gast.Name) and t.id == array for t in stmt.targets):
         return "rebound"
     return None
+
+
+def _writes(stmt, array, skipped) -> bool:
+    """Does the simple statement `stmt` write elements of `array` in place (`array[...] =`,
+    `array += ...`), other than at a target `skipped` accepts?"""
+    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
+        return stmt.target.id == array
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else \
+        [stmt.target] if isinstance(stmt, gast.AugAssign) else []
+    return any(isinstance(t, gast.Subscript) and S.target_name(t) == array and not skipped(t)
+               for t in targets)
