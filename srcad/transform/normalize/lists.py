@@ -39,6 +39,7 @@ def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) 
     body = version_rebinds(body, lists - set(params), namer)
     lengths = finder.splittable(body)
     parts = {n: [namer.fresh(f"{n}_{k}") for k in range(size)] for n, size in lengths.items()}
+    namer.list_parts.update({p: f"{n}[{k}]" for n, ps in parts.items() for k, p in enumerate(ps)})
     return _Split(finder, parts, namer).block(body)
 
 
