@@ -106,6 +106,17 @@ def literal_then_appended(x):
     return np.sum(np.stack(hs))
 
 
+def rows_looped_over(x):
+    A = np.zeros((2, len(x)))
+    A[0] = x
+    A[1] = x * 2.0
+    rows = []
+    for v in A:
+        rows.append(v)  # a view of A's row
+    A[0] = x * 3.0
+    return np.sum(np.stack(rows))
+
+
 def literal_then_updated(x):
     a = np.sin(x)
     xs = [a]
@@ -122,6 +133,7 @@ REFUSED = [
     (extended, "hs.extend", "a.copy()"),
     (inserted, "hs.insert", "a.copy()"),
     (literal_then_appended, "hs = [a]", "a.copy()"),
+    (rows_looped_over, "rows.append(v)", ".copy()"),
 ]
 
 
@@ -132,6 +144,7 @@ def test_right_answers_of_the_refused_programs():
     assert written_after_append(X.copy()) == pytest.approx(10.0)
     assert rows_of_a_later_filled_array(X.copy()) == pytest.approx(18.0)
     assert argument_scaled_after_append(X.copy()) == pytest.approx(18.0)
+    assert rows_looped_over(X.copy()) == pytest.approx(30.0)  # rows 3x, 2x
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -147,6 +160,7 @@ def test_entry_written_after_it_is_stored_is_refused_by_line(f, stored, hint, ba
         assert where in message and "list entry aliasing an array" in message
         assert hint in message
         assert "_length" not in message and "_buffer" not in message
+        assert "_index" not in message
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

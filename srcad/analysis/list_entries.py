@@ -41,16 +41,27 @@ def refuse_aliased_entries(norm, types) -> None:
             array = viewed_array(norm, stmt.value)
             if array is None or array == buffer or not _written_later(path, array, norm):
                 continue
-            entry = S.unparse_expr(stmt.value)
-            norm.refusals.add(norm.parsed.error(
-                stmt, "list entry aliasing an array",
-                f"`{entry}` is stored in the list `{list_name}` as the array object itself "
-                f"(Python lists hold references, not copies), and the elements of `{array}` "
-                "are written in place afterwards while the list holds it; srcad's lists "
-                "hold copies, so the value and derivative would be silently wrong",
-                hint=f"store a copy (`{list_name}.append({entry}.copy())`, or "
-                f"`{entry}.copy()` wherever the list is given it), or build a new array "
-                f"instead of writing `{array}` in place"))
+            norm.refusals.add(_refusal(norm, stmt, list_name, array))
+
+
+def _refusal(norm, stmt, list_name, array):
+    entry = S.unparse_expr(stmt.value)
+    user_names = {n.id for n in gast.walk(norm.parsed.tree) if isinstance(n, gast.Name)}
+    if any(isinstance(n, gast.Name) and n.id not in user_names for n in gast.walk(stmt.value)):
+        # made by srcad (`A[v_index]` for the row `v` of `for v in A`): not the user's words
+        stored, copy = f"the array stored here (a view of `{array}`)", "the entry's `.copy()`"
+    else:
+        stored = f"`{entry}`"
+        copy = f"`{list_name}.append({entry}.copy())`, or `{entry}.copy()` wherever the list " \
+            "is given it"
+    return norm.parsed.error(
+        stmt, "list entry aliasing an array",
+        f"{stored} is stored in the list `{list_name}` as the array object itself (Python "
+        f"lists hold references, not copies), and the elements of `{array}` are written in "
+        "place afterwards while the list holds it; srcad's lists hold copies, so the value "
+        "and derivative would be silently wrong",
+        hint=f"store a copy ({copy}), or build a new array instead of writing `{array}` in "
+        "place")
 
 
 def _stores_into(stmt, buffer) -> bool:
