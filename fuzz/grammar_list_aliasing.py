@@ -4,11 +4,12 @@
 * a state `h` updated in a loop and appended each iteration: in place (`h[:] = ...`,
   `h[0] = ...`, `h *= c`: the list holds the same array each time, a Python reference),
   rebound (`h = ...`: a new array each time), or in place and appended as `h.copy()`;
-  sometimes a view `h[1:]` is appended instead of `h`;
+  sometimes a view `h[0:2]` is appended instead of `h`;
 * the rows `A[i]` of a local matrix appended in a loop, each row filled in its iteration,
   sometimes a row written again after the loop (the entry sees it);
 * a local array in a list literal (`[v, X[0] * a]`) or stored by index (`ys[k] = v`), then
-  sometimes written in place (`v[0] = ...`, `v[:] = ...`, `v *= c`).
+  sometimes written in place (`v[0] = ...`, `v[:] = ...`, or `v *= c` when `v` is bound to
+  a whole-array expression: srcad refuses both kinds of write on one array).
 
 srcad must follow Python's semantics (the entry sees later writes) or refuse the program
 naming a line; a copy in place of the reference disagrees with the finite differences of
@@ -28,10 +29,13 @@ def list_aliasing_blocks(rng, n, m, fresh, c) -> list:
             [f"s += np.sum({rs}[0] * {rs}[-1]) * {c()} + len({rs}) * {c()}"],
         ])
 
-    def write(v):
+    def write(v, whole):
+        """An in-place write of `v`; `whole`: `v` is bound to a whole-array expression, so
+        its elements are not written (srcad refuses both for one array)."""
+        if whole:
+            return f"{v} *= {c()}"
         return rng.choice([f"{v}[0] = {v}[0] * {c()} + a",
-                           f"{v}[:] = np.tanh({v} * {c()} + x[0])",
-                           f"{v} *= {c()}"])
+                           f"{v}[:] = np.tanh({v} * {c()} + x[0])"])
 
     def history():
         hs, h = fresh("hs"), fresh("h")
@@ -41,10 +45,11 @@ def list_aliasing_blocks(rng, n, m, fresh, c) -> list:
                 "element": f"{h}[0] = np.tanh({h}[0] * {c()} + X[i, 0] * s)",
                 "augmented": f"{h} *= {c()}",
                 "rebound": f"{h} = {step}"}[update]
-        entry = rng.choice([h, h, f"{h}.copy()", f"{h}[1:]"])
-        return [f"{hs} = []", f"{h} = np.zeros({m})", f"{h}[:] = X[0] * a",
-                "for i in range(1, X.shape[0]):", f"    {body}",
-                f"    {hs}.append({entry})"] + reads(hs)
+        start = [f"{h} = X[0] * a"] if update in ("augmented", "rebound") else \
+            [f"{h} = np.zeros({m})", f"{h}[:] = X[0] * a"]
+        entry = rng.choice([h, h, f"{h}.copy()", f"{h}[0:2]"])
+        return [f"{hs} = []"] + start + ["for i in range(1, X.shape[0]):", f"    {body}",
+                                         f"    {hs}.append({entry})"] + reads(hs)
 
     def rows():
         rs, A = fresh("rs"), fresh("A")
@@ -58,7 +63,9 @@ def list_aliasing_blocks(rng, n, m, fresh, c) -> list:
 
     def stored():
         ys, v = fresh("ys"), fresh("v")
-        lines = [f"{v} = np.zeros({m})", f"{v}[:] = X[1] * a + {c()}"]
+        whole = rng.random() < 0.3
+        lines = [f"{v} = X[1] * a + {c()}"] if whole else \
+            [f"{v} = np.zeros({m})", f"{v}[:] = X[1] * a + {c()}"]
         if rng.random() < 0.5:
             lines.append(f"{ys} = [{v}, X[0] * a]")
         else:
@@ -66,7 +73,7 @@ def list_aliasing_blocks(rng, n, m, fresh, c) -> list:
         if rng.random() < 0.3:
             lines.append(f"{ys}.append(X[0] * {c()})")
         if rng.random() < 0.7:
-            lines.append(write(v))
+            lines.append(write(v, whole))
         return lines + reads(ys)
 
     return [history, rows, stored]

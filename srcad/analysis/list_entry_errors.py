@@ -3,6 +3,10 @@ split the list into (`xs_0`, normalize/lists.py)."""
 
 from __future__ import annotations
 
+import re
+
+import gast
+
 from srcad import syntax as S
 
 
@@ -10,7 +14,7 @@ def entry_alias_error(norm, node, name: str, array: str):
     """The refusal of `name`, the entry of a list of known length split into variables
     (`xs_0` for `xs = [a]`, normalize/lists.py), bound to the array `array` at `node` (or a
     view of it) while the array is written: in the user's words, None for any other name."""
-    entry = norm.namer.list_parts.get(name)
+    entry = _entry(norm, name)
     if entry is None:
         return None
     value = S.unparse_expr(node.value)
@@ -22,3 +26,17 @@ def entry_alias_error(norm, node, name: str, array: str):
         "and derivative would be silently wrong",
         hint=f"store a copy in the list (`{value}.copy()`), or build a new array instead of "
         f"writing `{array}` in place")
+
+
+def _entry(norm, name: str) -> str | None:
+    """`xs[0]` for `xs_0`, and for the names later passes give it again (`xs_0_1`, a name of
+    the part bound a second time); None for a name of the user's."""
+    if not norm.namer.list_parts or any(isinstance(n, gast.Name) and n.id == name
+                                        for n in gast.walk(norm.parsed.tree)):
+        return None
+    while name not in norm.namer.list_parts:
+        shorter = re.sub(r"_\d+$", "", name)
+        if shorter == name:
+            return None
+        name = shorter
+    return norm.namer.list_parts[name]
