@@ -172,6 +172,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if request.backend == "numba" and hoist_invariants(norm, types):
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    # `hs.append(h)`, then `h[:] = ...`: before `h *= c` is rebound as `h = h * c` below
+    refuse_aliased_entries(norm, types)
     kinds = {p: s.kind for p, s in zip(norm.params, specs)}
     active_inputs = {p for p, k in kinds.items() if k == "active"
                      or (k == "duplicated" and not isinstance(types[p], Array))}
@@ -191,7 +193,6 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     if request.backend == "numba":
         refuse_numba_indexing(norm, types, activity.active, request.mode == "reverse")
     written = written_arguments(norm, types)
-    refuse_aliased_entries(norm, types)  # `hs.append(h)`, then `h[:] = ...`
     # numba: kernels of the nested gradients, compiled into the module of this code
     nested = NumbaNested(norm, types) if request.backend == "numba" else None
     refusals.raise_any()

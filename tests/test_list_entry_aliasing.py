@@ -48,6 +48,15 @@ def same_array_twice(x):
     return np.sum(np.stack(hs))
 
 
+def scaled_in_the_next_iteration(x):
+    hs = []
+    h = x * 2.0
+    for _t in range(2):
+        h *= 0.5  # in place: the entry appended before sees it
+        hs.append(h)
+    return np.sum(np.stack(hs) ** 2)
+
+
 def written_after_append(x):
     a = x.copy()
     hs = []
@@ -127,6 +136,7 @@ def literal_then_updated(x):
 REFUSED = [
     (same_array_twice, "hs.append(h)", "hs.append(h.copy())"),
     (written_after_append, "hs.append(a)", "hs.append(a.copy())"),
+    (scaled_in_the_next_iteration, "hs.append(h)", "hs.append(h.copy())"),
     (rows_of_a_later_filled_array, "rows.append(A[i])", "rows.append(A[i].copy())"),
     (argument_scaled_after_append, "hs.append(x)", "hs.append(x.copy())"),
     (stored_by_index, "hs[i] = a", "a.copy()"),
@@ -142,6 +152,7 @@ def test_right_answers_of_the_refused_programs():
     copies (by hand: the same array twice holds 2x twice, so 4 * sum(x) and gradient 4)."""
     assert same_array_twice(X.copy()) == pytest.approx(24.0)
     assert written_after_append(X.copy()) == pytest.approx(10.0)
+    assert scaled_in_the_next_iteration(X.copy()) == pytest.approx(7.0)  # 2 * sum((x/2)^2)
     assert rows_of_a_later_filled_array(X.copy()) == pytest.approx(18.0)
     assert argument_scaled_after_append(X.copy()) == pytest.approx(18.0)
     assert rows_looped_over(X.copy()) == pytest.approx(30.0)  # rows 3x, 2x
