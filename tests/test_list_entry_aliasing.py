@@ -126,6 +126,22 @@ def rows_looped_over(x):
     return np.sum(np.stack(rows))
 
 
+def filled_by_a_call(x):
+    h = np.zeros(3)
+    hs = []
+    hs.append(h)
+    h.fill(1.0)  # a call made for its effect writes the entry
+    return np.sum(np.stack(hs)) * x[0]
+
+
+def copied_into(x):
+    h = np.zeros(3)
+    hs = []
+    hs.append(h)
+    np.copyto(h, np.ones(3))
+    return np.sum(np.stack(hs)) * x[0]
+
+
 def literal_then_updated(x):
     a = np.sin(x)
     xs = [a]
@@ -144,6 +160,8 @@ REFUSED = [
     (inserted, "hs.insert", "a.copy()"),
     (literal_then_appended, "hs = [a]", "a.copy()"),
     (rows_looped_over, "rows.append(v)", ".copy()"),
+    (filled_by_a_call, "hs.append(h)", "hs.append(h.copy())"),
+    (copied_into, "hs.append(h)", "hs.append(h.copy())"),
 ]
 
 
@@ -155,6 +173,7 @@ def test_right_answers_of_the_refused_programs():
     assert scaled_in_the_next_iteration(X.copy()) == pytest.approx(7.0)  # 2 * sum((x/2)^2)
     assert rows_of_a_later_filled_array(X.copy()) == pytest.approx(18.0)
     assert argument_scaled_after_append(X.copy()) == pytest.approx(18.0)
+    assert filled_by_a_call(X.copy()) == copied_into(X.copy()) == pytest.approx(3.0)
     assert rows_looped_over(X.copy()) == pytest.approx(30.0)  # rows 3x, 2x
 
 

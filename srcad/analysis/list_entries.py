@@ -171,7 +171,29 @@ def _writes(stmt, array, skipped) -> bool:
     `array += ...`), other than at a target `skipped` accepts?"""
     if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
         return stmt.target.id == array
+    if any(_call_writes(n, array) for n in gast.walk(stmt) if isinstance(n, gast.Call)):
+        return True
     targets = stmt.targets if isinstance(stmt, gast.Assign) else \
         [stmt.target] if isinstance(stmt, gast.AugAssign) else []
     return any(isinstance(t, gast.Subscript) and S.target_name(t) == array and not skipped(t)
                for t in targets)
+
+
+_WRITING_METHODS = {"fill", "sort", "put", "partition", "resize", "itemset"}
+_WRITING_FUNCTIONS = {"copyto", "at", "put", "place", "putmask", "fill_diagonal"}
+
+
+def _call_writes(call, array) -> bool:
+    """Does `call` write `array` for its effect: `array.fill(v)`, `np.copyto(array, v)`,
+    `np.add.at(array, ...)`, `out=array`?"""
+    def is_array(node):
+        return isinstance(node, gast.Name) and node.id == array
+    if any(k.arg == "out" and (is_array(k.value) or isinstance(k.value, gast.Tuple)
+                               and any(map(is_array, k.value.elts))) for k in call.keywords):
+        return True
+    func = call.func
+    if not isinstance(func, gast.Attribute):
+        return False
+    if func.attr in _WRITING_METHODS and is_array(func.value):
+        return True
+    return func.attr in _WRITING_FUNCTIONS and bool(call.args) and is_array(call.args[0])
