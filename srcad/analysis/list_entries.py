@@ -49,7 +49,11 @@ def _refusal(norm, stmt, list_name, array):
     user_names = {n.id for n in gast.walk(norm.parsed.tree) if isinstance(n, gast.Name)}
     if any(isinstance(n, gast.Name) and n.id not in user_names for n in gast.walk(stmt.value)):
         # made by srcad (`A[v_index]` for the row `v` of `for v in A`): not the user's words
-        stored, copy = f"the array stored here (a view of `{array}`)", "the entry's `.copy()`"
+        stored, copy = "the array stored here", "the entry's `.copy()`"
+        if array in user_names:
+            stored += f" (a view of `{array}`)"
+        else:
+            array = "that array"
     else:
         stored = f"`{entry}`"
         copy = f"`{list_name}.append({entry}.copy())`, or `{entry}.copy()` wherever the list " \
@@ -57,11 +61,15 @@ def _refusal(norm, stmt, list_name, array):
     return norm.parsed.error(
         stmt, "list entry aliasing an array",
         f"{stored} is stored in the list `{list_name}` as the array object itself (Python "
-        f"lists hold references, not copies), and the elements of `{array}` are written in "
+        f"lists hold references, not copies), and the elements of {_quoted(array)} are written in "
         "place afterwards while the list holds it; srcad's lists hold copies, so the value "
         "and derivative would be silently wrong",
-        hint=f"store a copy ({copy}), or build a new array instead of writing `{array}` in "
-        "place")
+        hint=f"store a copy ({copy}), or build a new array instead of writing "
+        f"{_quoted(array)} in place")
+
+
+def _quoted(array: str) -> str:
+    return array if array == "that array" else f"`{array}`"
 
 
 def _stores_into(stmt, buffer) -> bool:
