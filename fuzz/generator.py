@@ -78,7 +78,7 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              containers: bool = False, lists: bool = False,
              effects: bool = False, list_operations: bool = False,
              unbounded: bool = False, functions: bool = False,
-             second_order: bool = False) -> Program:
+             second_order: bool = False, aliasing: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
@@ -92,7 +92,8 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     inserts, slices and the like (grammar_list_operations.py); `functions`: a program passing
     functions around (grammar_functions.py); `second_order`: f writing its input, parts of
     arrays updated by constants, early returns, checked by Hessians too
-    (grammar_second_order.py)."""
+    (grammar_second_order.py); `aliasing`: with `lists`, list entries aliasing arrays
+    (grammar_list_aliasing.py)."""
     if second_order:
         from grammar_second_order import generate as second_order_program
         return second_order_program(seed)
@@ -111,7 +112,8 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     if lists:
         from grammar_lists import generate as lists_program
         return lists_program(seed, arrays=arrays, operations=list_operations,
-                             calls="list-calls" in shapes, unbounded=unbounded)
+                             calls="list-calls" in shapes, unbounded=unbounded,
+                             aliasing=aliasing)
     if python:
         from grammar_python import generate as python_program
         return python_program(seed)

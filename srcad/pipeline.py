@@ -22,6 +22,7 @@ from srcad.analysis.array_bindings import (
     refuse_local_row_writes,
     refuse_numba_indexing,
 )
+from srcad.analysis.list_entries import refuse_aliased_entries
 from srcad.analysis.rule_backends import refuse_rule_backends
 from srcad.analysis.type_refusals import refuse_zero_dim_arrays
 from srcad.analysis.typed_code import inferred_types, set_aside_untyped
@@ -189,6 +190,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if request.backend == "numba" and hoist_invariants(norm, types):
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    # `hs.append(h)`, then `h[:] = ...`: before `h *= c` is rebound as `h = h * c` below
+    refuse_aliased_entries(norm, types)
     kinds = {p: s.kind for p, s in zip(norm.params, specs)}
     active_inputs = {p for p, k in kinds.items() if k == "active"
                      or (k == "duplicated" and not isinstance(types[p], Array))}

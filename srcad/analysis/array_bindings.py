@@ -11,6 +11,7 @@ import gast
 from srcad import rules as R
 from srcad import syntax as S
 from srcad.analysis.activity import differentiable_reads
+from srcad.analysis.list_entry_errors import entry_alias_error
 from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
@@ -110,7 +111,8 @@ def check_array_statements(norm, types, active: set, forward: bool = False) -> N
             viewed = viewed_array(norm, node.value)
             if isinstance(target, gast.Name) and target.id in bound \
                     and viewed in written_after(node):
-                norm.refusals.add(norm.parsed.error(
+                norm.refusals.add(entry_alias_error(norm, node, target.id, viewed)
+                                  or norm.parsed.error(
                     node, "view of a written array", f"`{target.id}` is a view of `{viewed}` "
                     f"(it shares its memory), and the elements of `{viewed}` are written",
                     hint=f"take a copy: {target.id} = {S.unparse_expr(node.value)}.copy()"))

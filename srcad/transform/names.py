@@ -23,6 +23,9 @@ class Namer:
         # the arrays that lists grown by append became (their name -> the list's name): their
         # rows take the appended arrays' shape once types are known (normalize/array_rows.py)
         self.list_buffers: dict = {}
+        # the variables a list of known length was split into (`xs_0` -> `xs[0]`,
+        # normalize/lists.py): refusals name them as the user wrote them
+        self.list_parts: dict = {}
 
     @classmethod
     def for_tree(cls, tree) -> Namer:
