@@ -13,7 +13,14 @@ import shutil
 import sys
 import tempfile
 
-RUN_CACHE = tempfile.mkdtemp(prefix="srcad-test-run-")
+# pytest-xdist's workers inherit the environment of the pytest process that starts them (after
+# it has read this file): they share its folder, so a module one worker compiled (srcad's
+# runtime helpers, a derivative two tests generate alike) is loaded from disk by the other
+# rather than compiled again. Only the process that made the folder deletes it.
+_INHERITED = os.environ.get("SRCAD_TEST_RUN_CACHE", "")
+OWNS_RUN_CACHE = not (os.environ.get("PYTEST_XDIST_WORKER") and os.path.isdir(_INHERITED))
+RUN_CACHE = tempfile.mkdtemp(prefix="srcad-test-run-") if OWNS_RUN_CACHE else _INHERITED
+os.environ["SRCAD_TEST_RUN_CACHE"] = RUN_CACHE
 os.environ["SRCAD_CACHE_DIR"] = os.path.join(RUN_CACHE, "srcad")
 os.environ["NUMBA_CACHE_DIR"] = os.path.join(RUN_CACHE, "numba")
 
@@ -23,4 +30,5 @@ assert "numba" not in sys.modules, (
 
 
 def pytest_unconfigure(config):
-    shutil.rmtree(RUN_CACHE, ignore_errors=True)
+    if OWNS_RUN_CACHE:
+        shutil.rmtree(RUN_CACHE, ignore_errors=True)
