@@ -239,8 +239,8 @@ def run_tests(tree: Path) -> tuple[bool, str]:
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("SRCAD_UPDATE_GOLDEN", None)
     try:
-        proc = subprocess.run([sys.executable, "-m", "pytest", *FAST, *fast_test_paths(tree)], cwd=tree,
-                              env=env, capture_output=True, text=True, timeout=TIMEOUT)
+        proc = subprocess.run([sys.executable, "-m", "pytest", *FAST, *fast_test_paths(tree)],
+                              cwd=tree, env=env, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         return False, "timeout"
     lines = [line for line in proc.stdout.splitlines() if line.strip()]
