@@ -97,7 +97,10 @@ PROGRAMS = [
 ]
 
 
-@pytest.mark.parametrize("f, args", PROGRAMS, ids=lambda v: getattr(v, "__name__", ""))
+# numba compiles each program in two modes, seconds each: the first is `make test`'s smoke test
+@pytest.mark.parametrize("f, args", [pytest.param(*p, marks=pytest.mark.slow if k else ())
+                                     for k, p in enumerate(PROGRAMS)],
+                         ids=lambda v: getattr(v, "__name__", ""))
 def test_numba_reverse_and_forward_mode_of_array_programs(f, args):
     check_grads(f, *args(), modes=("fwd", "rev"), backend="numba")
 
