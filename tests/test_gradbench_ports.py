@@ -94,7 +94,9 @@ def test_srcad_python_backend_agrees_with_reference(name):
     check_implementations(name, "srcad-python")
 
 
-@pytest.mark.parametrize("name", sorted(EVALS))
+# numba compiles each port's derivative for seconds: lse is `make test`'s smoke test
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=() if name == "lse" else pytest.mark.slow) for name in sorted(EVALS)])
 def test_srcad_numba_backend_agrees_with_reference(name):
     pytest.importorskip("numba")
     check_implementations(name, "srcad-numba", first_only=True)
