@@ -210,6 +210,7 @@ def test_container_gradient_and_hvp_gives_the_gradient_and_hvp_in_one_pass(optio
                                rtol=1e-12)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_numba_container_gradient_and_hvp_where_the_direction_cannot_be_active():
     """numba refuses whole-array operations on the direction's tangents (the broadcast): the
     gradient then takes a reverse pass of f of its own, H v the usual one."""
