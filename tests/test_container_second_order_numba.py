@@ -123,6 +123,7 @@ def numba_results():
     return out
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_numba_container_hessian_matches_central_differences_of_the_gradient(name,
                                                                            numba_results):

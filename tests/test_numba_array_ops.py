@@ -75,6 +75,7 @@ LINALG = [
 ]
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("f, args", PROGRAMS, ids=lambda v: getattr(v, "__name__", ""))
 def test_numba_forward_and_reverse_of_the_operation(f, args):
     check_grads(f, *args(), modes=("fwd", "rev"), backend="numba")

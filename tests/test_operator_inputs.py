@@ -242,6 +242,7 @@ def test_derivative_of_f_rebinding_a_float_input():
             == pytest.approx(24.0 * x ** 2, rel=RTOL)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_prepared_call_keeps_x_unchanged_without_allocating_per_n():
     """The copy of x lives in the preparation: a prepared in-place call allocates nothing
     proportional to n. Forward mode in fixed chunks (reverse mode's python tape of the
