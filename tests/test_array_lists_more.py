@@ -215,6 +215,7 @@ def test_lists_of_arrays_build_arrays_in_every_mode(case):
     check_grads(f, *args())
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("case", ["vstack_history", "covariances"])
 def test_lists_of_arrays_build_arrays_under_numba(case):
     f, args = CASES[case]

@@ -176,6 +176,7 @@ def every_kind_of_view(x, w):
     return np.sum(a * a)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_every_kind_of_view_on_numba():
     pytest.importorskip("numba")
     x, w = RNG.standard_normal(3), RNG.standard_normal(3)

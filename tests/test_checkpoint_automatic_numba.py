@@ -71,6 +71,7 @@ def _kept_tapes(compiled) -> int:
     return sum(t.nbytes for t in compiled.spare[-1] if isinstance(t, np.ndarray))
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_checkpointed_only_over_the_budget(budget):
     taped, compiled = budget
     # under the budget: the ordinary code, taped whole, compiled alone, no warning

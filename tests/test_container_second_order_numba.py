@@ -123,6 +123,7 @@ def numba_results():
     return out
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_numba_container_hessian_matches_central_differences_of_the_gradient(name,
                                                                            numba_results):
@@ -210,6 +211,7 @@ def test_container_gradient_and_hvp_gives_the_gradient_and_hvp_in_one_pass(optio
                                rtol=1e-12)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_numba_container_gradient_and_hvp_where_the_direction_cannot_be_active():
     """numba refuses whole-array operations on the direction's tangents (the broadcast): the
     gradient then takes a reverse pass of f of its own, H v the usual one."""

@@ -52,7 +52,7 @@ def _taped_line(f, backend):
     return next(line for line in src.splitlines() if line.strip().startswith("Taped:"))
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("f", [exp_of_rewritten, exp_of_product])
 def test_gradients(f, backend):
     a, b = _args()

@@ -60,6 +60,7 @@ def test_forward_gradient_default_width():
     np.testing.assert_allclose(srcad.gradient(f, x, prep=prep), 2.0 * x)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_numba_equal_chunks():
     pytest.importorskip("numba")
     x = np.linspace(0.5, 2.0, 300)

@@ -56,6 +56,21 @@ def test_docs_extra_and_ci_build_the_site_with_warnings_as_errors():
     assert "mkdocs build --strict" in (ROOT / "Makefile").read_text()
 
 
+def test_make_test_leaves_out_the_slow_tests_and_ci_runs_every_test():
+    makefile = (ROOT / "Makefile").read_text()
+    targets = {line.split(":")[0]: line for line in makefile.splitlines()
+               if line and not line.startswith(("\t", "#", " ")) and ":" in line}
+    assert {"test", "test-all"} <= set(targets)
+    assert '$(PYTEST) -m "not slow"' in makefile and "--durations=25" in makefile
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert all(f"make {target}" in ci for target in ("test-all", "lint", "docs"))
+    readme = (ROOT / "README.md").read_text()
+    assert "make test " in readme and "make test-all" in readme
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"][
+        "ini_options"]["markers"]
+    assert any(m.startswith("slow:") for m in markers)
+
+
 def test_the_benchmarks_page_shows_the_plot():
     assert "](benchmarks.png)" in (ROOT / "docs" / "benchmarks.md").read_text()
 

@@ -8,6 +8,7 @@ import pytest
 import srcad
 from srcad import BatchDuplicated, Duplicated, Forward
 
+# numba compiles each case for seconds: `make test` runs it in forward mode only
 BACKENDS = ["python", "numba"]
 
 
@@ -74,7 +75,7 @@ def test_forward_reads_unset_tangent_as_zero(f, a, b, expected, backend):
 
 
 @pytest.mark.parametrize("backend, batch", [("python", "unrolled"), ("python", "stacked"),
-                                            ("numba", None)])
+                                            pytest.param("numba", None, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("f, a, b, expected", CASES)
 def test_vector_reads_unset_tangent_as_zero(f, a, b, expected, backend, batch):
     seeds = [1.0, -2.0, 0.5]

@@ -122,7 +122,10 @@ def _load(path):
     return module
 
 
-@pytest.mark.parametrize("path", REGRESSIONS, ids=[os.path.basename(p) for p in REGRESSIONS])
+@pytest.mark.parametrize("path", [  # a numba program compiles for seconds: make test-all
+    pytest.param(p, id=os.path.basename(p),
+                 marks=pytest.mark.slow if "numba" in os.path.basename(p) else ())
+    for p in REGRESSIONS])
 def test_regression_program(path):
     module = _load(path)
     backends = getattr(module, "BACKENDS", (getattr(module, "BACKEND", "python"),))

@@ -44,6 +44,7 @@ def _program(seed, tmp_path):
     return module.f, module.args()
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_container_program_agrees_with_finite_differences(seed, tmp_path):
     f, args = _program(seed, tmp_path)
@@ -57,6 +58,7 @@ def test_random_container_program_under_numba(seed, tmp_path):
     check_grads(f, *args, rtol=1e-5, backend="numba", modes=("fwd", "rev"))
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("seed", range(8))
 def test_random_container_program_hvp_in_both_second_order_modes(seed, tmp_path):
     """hvp with the container as x (the other arguments Constant): forward over reverse,

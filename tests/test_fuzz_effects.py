@@ -7,6 +7,8 @@ refused by line in reverse mode; the same calls on constants must agree in every
 import os
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FUZZ = os.path.join(ROOT, "fuzz")
 if FUZZ not in sys.path:
@@ -32,6 +34,7 @@ def _run(seed):
             os.environ["SRCAD_FUZZ_BACKEND"] = old
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_bounded_effect_fuzz_run_refuses_by_line_and_agrees_elsewhere():
     programs = {seed: generate(seed, effects=True) for seed in SEEDS}
     covered = {call for p in programs.values() for call in CALLS if call in p.source}

@@ -8,6 +8,8 @@ annotation mix. Before these were lowered, every one of them was refused."""
 import os
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FUZZ = os.path.join(ROOT, "fuzz")
 if FUZZ not in sys.path:
@@ -19,6 +21,7 @@ BOUNDED_SEED = 40_000
 BOUNDED_COUNT = 6
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_bounded_function_fuzz_run_agrees_in_every_mode(monkeypatch):
     monkeypatch.setenv("SRCAD_FUZZ_BACKEND", "python")
     results = [fuzz_run.check_seed(seed, timeout=60.0, functions=True)

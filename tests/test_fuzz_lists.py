@@ -74,6 +74,7 @@ def test_list_operations_generator_writes_each_construct():
         assert any(construct in s for s in sources), construct
     assert not any(".insert(" in generate(s).source
                    for s in range(BOUNDED_SEED, BOUNDED_SEED + 80))
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_bounded_unbounded_lists_fuzz_run_agrees_in_every_mode():
     # `--lists --unbounded`: lists appended to in loops with no bound known before them
     results = [fuzz_run.check_seed(seed, timeout=60.0, lists=True, unbounded=True)

@@ -43,12 +43,14 @@ def _program(seed, tmp_path):
     return module.f, args
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_program_agrees_with_finite_differences(seed, tmp_path):
     f, args = _program(seed, tmp_path)
     check_grads(f, *args, rtol=1e-5)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("seed", NUMBA_SEEDS)
 def test_random_program_under_numba(seed, tmp_path):
     pytest.importorskip("numba")

@@ -7,6 +7,8 @@ annotation mix. Before writes through views were resolved, every one of them was
 import os
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FUZZ = os.path.join(ROOT, "fuzz")
 if FUZZ not in sys.path:
@@ -18,6 +20,7 @@ BOUNDED_SEED = 30_000
 BOUNDED_COUNT = 12
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_bounded_view_fuzz_run_agrees_in_every_mode():
     old = os.environ.get("SRCAD_FUZZ_BACKEND")
     os.environ["SRCAD_FUZZ_BACKEND"] = "python"

@@ -90,6 +90,7 @@ def test_a_whole_session_over_stdin_and_stdout():
     assert responses[3] == {"id": 3} and responses[5] == {"id": 5}
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("name", sorted(EVALS))
 def test_every_eval_answers_both_functions_with_the_reference(name):
     port = EVALS[name]

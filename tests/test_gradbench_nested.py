@@ -20,6 +20,7 @@ def backends(port, variant):
     return ("python", "numba") if NUMBA_VARIANT[port] == variant else ("python",)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_particle_derivative_every_mode_against_central_differences():
     w, h = 0.2, 1e-6
     want = (particle.naive_euler_by_hand(w + h) - particle.naive_euler_by_hand(w - h)) / (2 * h)
@@ -30,6 +31,7 @@ def test_particle_derivative_every_mode_against_central_differences():
             assert got == pytest.approx(want, rel=1e-6), (outer + inner, backend)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_saddle_gradient_every_mode_against_central_differences():
     p1, start, h = np.array([0.6, -0.3]), np.array([1.0, 1.0]), 1e-6
     want = [(saddle.r1_cost_by_hand(p1 + h * e, start) - saddle.r1_cost_by_hand(p1 - h * e, start))

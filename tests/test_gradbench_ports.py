@@ -75,7 +75,13 @@ def test_every_port_names_its_functions_and_sizes():
         assert {"small", "quick", "default"} <= set(port.sizes)
 
 
-@pytest.mark.parametrize("name", sorted(EVALS))
+# each port is a whole benchmark program (JAX references, srcad on every form): `make test` runs
+# lse, `make test-all` every port
+SMOKE = [pytest.param(name, marks=() if name == "lse" else pytest.mark.slow)
+         for name in sorted(EVALS)]
+
+
+@pytest.mark.parametrize("name", SMOKE)
 def test_reference_derivative_agrees_with_central_differences(name):
     try:
         error = EVALS[name].fd_check(problem(name))
@@ -89,12 +95,12 @@ def test_plain_primal_forms_agree_with_reference(name):
     check_implementations(name, "primal")
 
 
-@pytest.mark.parametrize("name", sorted(EVALS))
+@pytest.mark.parametrize("name", SMOKE)
 def test_srcad_python_backend_agrees_with_reference(name):
     check_implementations(name, "srcad-python")
 
 
-@pytest.mark.parametrize("name", sorted(EVALS))
+@pytest.mark.parametrize("name", SMOKE)
 def test_srcad_numba_backend_agrees_with_reference(name):
     pytest.importorskip("numba")
     check_implementations(name, "srcad-numba", first_only=True)

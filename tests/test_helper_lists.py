@@ -73,5 +73,6 @@ def test_rows_of_a_helper_with_mixed_annotations():
     check_grads(rows_in_helper, Const(x), Active(0.7))
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_a_list_of_arrays_made_in_a_helper_on_numba():
     check_grads(rnn_loss, dup(W), Const(XS), dup(H0), backend="numba", modes=("rev",))

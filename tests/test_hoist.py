@@ -183,6 +183,7 @@ X = np.array([0.6, -1.1, 1.7, 0.3])
 C = np.array([0.5, -0.8, 1.2])
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("f", [writes_the_array_it_reads, loop_carried, early_exit,
                                carried_into_the_first_iteration,
                                value_read_after_the_loop, sibling_loops_share_names,
@@ -228,6 +229,7 @@ def three_nests(x, c):
     return total
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_workspace_arrays_of_nests_never_overlap():
     """numba reverse mode keeps hoisted arrays in its workspace, nest after nest; a nest whose
     inner loop runs no trip (a negative stop) must not move the next nest's arrays back over

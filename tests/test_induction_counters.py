@@ -82,7 +82,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
 def test_counters_differentiate_right(case, backend):
     f, args = CASES[case]
     modes = ("fwd", "rev", "vec") if backend == "python" or case == "packed_rows" else ("rev",)

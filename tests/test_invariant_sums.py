@@ -56,7 +56,7 @@ def _source(f, backend="numba"):
                         srcad.Duplicated(w, np.zeros_like(w)), backend=backend)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("f", [triangle_apart, triangle_in_place])
 def test_gradients(f, backend):
     a, w = _args()

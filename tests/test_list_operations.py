@@ -244,6 +244,7 @@ def test_still_refused(f, construct, line):
     assert construct in str(info.value)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("f, args", [CASES[0], CASES[2], CASES[14]],
                          ids=["popped_at", "inserted", "int_lists"])
 def test_numba(f, args):

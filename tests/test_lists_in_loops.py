@@ -235,6 +235,7 @@ def test_an_index_out_of_range_while_the_list_fills_raises_index_error():
             srcad.autodiff(mode, reads_an_empty_list, _dup(X))
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_numba_differentiates_lists_in_loops():
     pytest.importorskip("numba")
     check_grads(ordered_pairs, _dup(X), Active(0.5), backend="numba")

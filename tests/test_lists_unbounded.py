@@ -284,6 +284,7 @@ def test_a_loop_that_grows_a_list_is_taped_whole_under_a_memory_budget():
     check_grads(growing_in_steps, Active(0.9), 12, modes=("rev",))
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_numba_backend():
     check_grads(newton_history, Active(1.3), backend="numba")
     # rows: the vector mode's tangents (rows, width, lanes) grow along their first axis

@@ -193,6 +193,7 @@ def test_recursion_is_refused_with_the_cycle_line_and_a_loop_hint():
     assert "stack" in text and "loop" in text
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_nested_gradients_on_numba_match_second_derivatives_derived_by_hand():
     pytest.importorskip("numba")
     x = 0.7

@@ -81,6 +81,7 @@ def test_repeated_autodiff_calls_allocate_nothing(counting):
     assert tangents[-1] == pytest.approx(float(grad @ direction), rel=1e-10)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
 def test_prepared_inplace_jacobian_allocates_nothing(counting, mode):
     """Seed 002, in place with a Cache: reverse mode runs W rows per sweep (batched reverse

@@ -75,11 +75,13 @@ LINALG = [
 ]
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("f, args", PROGRAMS, ids=lambda v: getattr(v, "__name__", ""))
 def test_numba_forward_and_reverse_of_the_operation(f, args):
     check_grads(f, *args(), modes=("fwd", "rev"), backend="numba")
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_numba_cholesky_gradient_equals_the_python_backend():
     A = _matrix()
     grads = [srcad.grad(cholesky_of_spd, backend=backend)(A) for backend in ("python", "numba")]

@@ -97,7 +97,10 @@ PROGRAMS = [
 ]
 
 
-@pytest.mark.parametrize("f, args", PROGRAMS, ids=lambda v: getattr(v, "__name__", ""))
+# numba compiles each program in two modes, seconds each: the first is `make test`'s smoke test
+@pytest.mark.parametrize("f, args", [pytest.param(*p, marks=pytest.mark.slow if k else ())
+                                     for k, p in enumerate(PROGRAMS)],
+                         ids=lambda v: getattr(v, "__name__", ""))
 def test_numba_reverse_and_forward_mode_of_array_programs(f, args):
     check_grads(f, *args(), modes=("fwd", "rev"), backend="numba")
 
@@ -250,6 +253,7 @@ def test_numba_vector_mode_runs_array_code_in_unrolled_lanes_by_default():
     np.testing.assert_allclose(lanes, seeds @ (2.0 * (x - t)), rtol=1e-12)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("f, args", [PROGRAMS[2], PROGRAMS[9]],
                          ids=lambda v: getattr(v, "__name__", ""))
 def test_numba_vector_mode_with_unrolled_lanes_equals_one_forward_call_per_lane(f, args):

@@ -18,11 +18,15 @@ import test_reverse_constructs as constructs  # noqa: E402
 TABLES = [constructs.SCALAR_CASES, constructs.LOOP_CASES, constructs.ARRAY_CASES,
           constructs.CALL_CASES, constructs.HELPER_CASES, constructs.CROSSING_CASES,
           constructs.EARLY_EXIT_CASES]
-CASES = [(f, args() if callable(args) else args) for table in TABLES for f, args in table]
+CASES = [(f, args() if callable(args) else args, i == 0)
+         for table in TABLES for i, (f, args) in enumerate(table)]
 
 
-@pytest.mark.parametrize("f, args", CASES, ids=[f"{f.__name__}-{k}" for k, (f, _) in
-                                               enumerate(CASES)])
+# numba compiles each case in three modes, seconds each: `make test` keeps the first case of
+# each table (a smoke test per construct family), `make test-all` runs every case
+@pytest.mark.parametrize("f, args", [
+    pytest.param(f, args, id=f"{f.__name__}-{k}", marks=() if first else pytest.mark.slow)
+    for k, (f, args, first) in enumerate(CASES)])
 def test_numba_backend_matches_finite_differences(f, args):
     check_grads(f, *args, backend="numba")
 

@@ -108,7 +108,9 @@ def _central_differences(f, values, varied, direction, h=1e-6):
 
 
 @pytest.mark.parametrize("width", [3, 12])
-@pytest.mark.parametrize("f, values, varied", PROBLEMS, ids=[p[0].__name__ for p in PROBLEMS])
+@pytest.mark.parametrize("f, values, varied", [  # each compiles: the first runs in `make test`
+    pytest.param(*p, id=p[0].__name__, marks=pytest.mark.slow if k else ())
+    for k, p in enumerate(PROBLEMS)])
 def test_numba_lanes_match_one_direction_python_calls_and_differences(f, values, varied,
                                                                       width):
     seeds = _seeds(values, varied, width, np.random.default_rng(width))

@@ -21,8 +21,11 @@ from srcad import Output
 RTOL, ATOL = 1e-12, 1e-12
 POINTS = (np.array([0.5, -1.25, 2.0, 0.75]), np.array([1.5, 0.25, -0.5, 1.1]),
           np.array([-0.3, 0.9, 1.7, -1.4]))  # preparation point, then the call points
-BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.skipif(
-    importlib.util.find_spec("numba") is None, reason="numba is not installed"))]
+NEEDS_NUMBA = pytest.mark.skipif(importlib.util.find_spec("numba") is None,
+                                 reason="numba is not installed")
+# numba compiles every case for seconds: `make test` runs it in the helper test only
+SMOKE_BACKENDS = ["python", pytest.param("numba", marks=NEEDS_NUMBA)]
+BACKENDS = ["python", pytest.param("numba", marks=[NEEDS_NUMBA, pytest.mark.slow])]
 
 
 def cube_pairs(x):
@@ -143,7 +146,7 @@ def test_gradient_of_f_writing_its_input(options, backend, with_out):
     _each_point(call_value, lambda x: cube_pairs_closed(x)[:2], prep)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", SMOKE_BACKENDS)
 @pytest.mark.parametrize("options", [{}, dict(mode="forward", chunk=1)], ids=str)
 def test_gradient_of_f_writing_its_input_in_a_helper(options, backend):
     prep = srcad.prepare_gradient(cube_pairs_via_helper, POINTS[0].copy(), backend=backend,
@@ -239,6 +242,7 @@ def test_derivative_of_f_rebinding_a_float_input():
             == pytest.approx(24.0 * x ** 2, rel=RTOL)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_prepared_call_keeps_x_unchanged_without_allocating_per_n():
     """The copy of x lives in the preparation: a prepared in-place call allocates nothing
     proportional to n. Forward mode in fixed chunks (reverse mode's python tape of the

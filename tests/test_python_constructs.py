@@ -267,7 +267,10 @@ NUMBA_CASES = [c for c in CASES if c[0] in (
     "nested def and lambda", "functools.partial helper")]
 
 
-@pytest.mark.parametrize("name, f, make_args", NUMBA_CASES, ids=[c[0] for c in NUMBA_CASES])
+# numba compiles each case in three modes for seconds: the first is `make test`'s smoke test
+@pytest.mark.parametrize("name, f, make_args", [
+    pytest.param(*c, id=c[0], marks=pytest.mark.slow if k else ())
+    for k, c in enumerate(NUMBA_CASES)])
 def test_construct_under_numba(name, f, make_args):
     pytest.importorskip("numba")
     check_grads(f, *make_args(), backend="numba")

@@ -8,7 +8,8 @@ import srcad
 from srcad import Active, Duplicated
 from srcad.testing import check_grads
 
-BACKENDS = ["python", "numba"]  # numba is in the dev extra
+# numba is in the dev extra; it compiles each case for seconds (make test-all)
+BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.slow)]
 
 
 def halving_sum(x):

@@ -236,6 +236,7 @@ def test_gradient_and_hvp_gives_the_gradient_and_hvp_of_kmeans(backend):
         assert prep.engine.gradient_pass is None  # one pass: the direction's adjoint
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_gradient_and_hvp_takes_a_pass_of_its_own_where_the_direction_cannot_be_active():
     """numba refuses whole-array operations on the tangents of the direction (broadcast
     here): the gradient then comes from a reverse pass of f, H v from the usual one."""

@@ -170,6 +170,7 @@ def test_hessian_agrees_with_differences_of_the_gradient(f, c):
     np.testing.assert_allclose(hessian, np.array(columns), atol=1e-7)
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("f, args", [CASES[0], CASES[1]], ids=lambda v: getattr(v, "__name__",
                                                                                   ""))
 def test_numba_backend(f, args):

@@ -55,6 +55,7 @@ def hessians():
     return out
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_numba_hessian_matches_central_differences_of_the_numba_gradient(name, hessians):
     f, (numba_h, _, _) = PROGRAMS[name], hessians[name]

@@ -64,7 +64,7 @@ def test_the_gradient_is_the_one_derived_by_hand():
     np.testing.assert_allclose(x_bar, want, rtol=1e-13)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
 def test_elements_of_slices_match_finite_differences_in_every_mode(backend):
     if backend == "numba":
         pytest.importorskip("numba")

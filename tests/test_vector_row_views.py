@@ -138,6 +138,7 @@ def test_vector_mode_of_row_loops_with_mixed_annotations_agrees_with_differences
     check_grads(f, *args(), modes=("fwd", "rev", "vec"))
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 @pytest.mark.parametrize("f", [rows_times_vector, rows_of_a_local_copy],
                          ids=lambda f: f.__name__)
 def test_numba_batched_reverse_runs_row_loops_in_one_sweep(f):

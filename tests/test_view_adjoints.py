@@ -91,7 +91,7 @@ W0 = np.linspace(-0.6, 0.8, 12).reshape(3, 4)
 X0 = np.linspace(0.3, 1.1, 4)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("f", [rows, read_after_loop, array_written_in_loop,
                                whole_rows, written_before_loop, rebound_in_loop],
                          ids=lambda f: f.__name__)

@@ -172,7 +172,9 @@ def test_whole_array_operation_on_active_array_is_differentiated(name):
 
 
 @pytest.mark.parametrize("mode", ["rev", "fwd", "vec"])
-@pytest.mark.parametrize("name", sorted(HANDLED))
+@pytest.mark.parametrize("name", [  # numba compiles each: the first is `make test`'s smoke test
+    pytest.param(name, marks=pytest.mark.slow if k else ())
+    for k, name in enumerate(sorted(HANDLED))])
 def test_numba_differentiates_or_refuses_never_wrong(name, mode):
     # numba compiles part of the array code; the rest is refused at the user's line
     f, args, _ = HANDLED[name]

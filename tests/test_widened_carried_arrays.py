@@ -135,6 +135,7 @@ def test_every_mode_on_the_python_backend(name):
     check_grads(f, *args())
 
 
+@pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_reverse_on_the_numba_backend():
     pytest.importorskip("numba")
     check_grads(read_by_a_helper, dup(NARROW), Const(WIDE), Active(0.7), modes=("rev",),
