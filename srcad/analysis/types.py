@@ -46,9 +46,9 @@ from srcad.analysis.value_types import (
 )
 from srcad.errors import SrcadError
 from srcad.frontend import syntax as S
+from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
 from srcad.rules.table import ELEMENTWISE, SCALAR
-from srcad.transform.normalize.inline import resolve_callee
 
 
 class Types(TypeRefusals):

@@ -294,3 +294,20 @@ class _Respell(gast.NodeTransformer):
             return gast.Name(id=f"{S.unparse_expr(held.func)}{text}", ctx=gast.Load(),
                              annotation=None, type_comment=None)
         return held
+
+def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
+    """The object a call's function expression names (a name, or an attribute of a module it
+    names; `extra`: names bound besides the function's namespace), or None if it cannot be
+    resolved."""
+    if isinstance(func_expr, gast.Name):
+        if func_expr.id in extra:
+            return extra[func_expr.id]
+        try:
+            return parsed.resolve(func_expr.id)
+        except KeyError:
+            return None
+    if isinstance(func_expr, gast.Attribute):
+        base = resolve_callee(parsed, func_expr.value, extra)
+        if isinstance(base, types.ModuleType):
+            return getattr(base, func_expr.attr, None)
+    return None

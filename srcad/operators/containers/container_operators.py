@@ -321,7 +321,7 @@ class _Runner:
     def forward_lanes(self, tangents):
         """J v for each tangent of `tangents` in one vector-mode call: a list of lane
         results (each a tuple for a tuple of values)."""
-        from srcad.api import autodiff  # noqa: PLC0415
+        from srcad.build.differentiate import autodiff  # noqa: PLC0415
         if len(tangents) == 1:
             return [self.forward(tangents[0])]
         x = self.args[self.x_position]

@@ -28,6 +28,7 @@ import builtins
 
 import gast
 
+from srcad.analysis.fence import EMPTY_REDUCTION
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction
 from srcad.transform.names import Namer
@@ -50,16 +51,6 @@ from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
 
 
-def _empty_message(reduce) -> str:
-    try:
-        reduce(())
-    except ValueError as err:
-        return str(err)
-    raise AssertionError(f"{reduce.__name__}(()) did not raise")  # pragma: no cover
-
-
-# what max()/min() of an empty sequence raise in this Python (the text changed in 3.12)
-EMPTY_REDUCTION = {"max": _empty_message(max), "min": _empty_message(min)}
 
 
 class LocalFunction:

@@ -21,7 +21,7 @@ import gast
 
 from srcad.errors import UnsupportedCallError
 from srcad.frontend import syntax as S
-from srcad.frontend.parse import ParsedFunction
+from srcad.frontend.parse import ParsedFunction, resolve_callee
 from srcad.transform.names import Namer
 
 _HINT_LOCAL = ("define {name} at module level and pass the values it reads as arguments: "
@@ -58,7 +58,6 @@ class _Rewriter(gast.NodeTransformer):
 
     def _api_name(self, func_expr):
         """The public srcad name a call's function expression resolves to, or None."""
-        from srcad.transform.normalize.inline import resolve_callee
         if isinstance(func_expr, gast.Name) and func_expr.id in self.local_functions:
             return None
         obj = resolve_callee(self.parsed, func_expr, {})
@@ -158,7 +157,6 @@ class _Rewriter(gast.NodeTransformer):
 
     def _primitive(self, node, g_expr, argnum, args):
         from srcad.operators.nested import NESTED_NAME, srcad_nested_gradient, token_for
-        from srcad.transform.normalize.inline import resolve_callee
         if isinstance(g_expr, gast.Name) and g_expr.id in self.local_functions:
             raise self.parsed.error(
                 node, "nested gradient", f"the gradient of {g_expr.id}, a function defined "

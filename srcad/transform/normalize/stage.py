@@ -15,7 +15,7 @@ from srcad.analysis.fence import syntax_refusals
 from srcad.errors import UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.lambdas import function_name
-from srcad.frontend.parse import ParsedFunction
+from srcad.frontend.parse import ParsedFunction, resolve_callee
 from srcad.frontend.refusals import STRICT, Refusals
 from srcad.frontend.refused_code import set_aside_refused, without_refused
 from srcad.rules import lookup_call
@@ -24,7 +24,7 @@ from srcad.transform.normalize.computed_subscripts import name_computed_arrays
 from srcad.transform.normalize.containers import split_container_params
 from srcad.transform.normalize.desugar import Desugar, desugar
 from srcad.transform.normalize.exits import always_assigns, structure_exits
-from srcad.transform.normalize.inline import Inliner, resolve_callee
+from srcad.transform.normalize.inline import Inliner
 from srcad.transform.normalize.lists import split_fixed_lists
 from srcad.transform.normalize.lower import lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls

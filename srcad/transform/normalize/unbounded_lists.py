@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import gast
 
+from srcad.analysis.array_bindings import GROWN, is_growth
 from srcad.frontend import syntax as S
 from srcad.runtime.array_runtime import grown
 
 START = 8  # the room a growing list starts with (doubled as often as it fills)
-GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime/runtime_names.py)
 
 
 def bind_growth(parsed) -> None:
@@ -75,14 +75,6 @@ def _writes_at_count(stmt, buffer, count) -> bool:
         and target.value.id == buffer and isinstance(target.slice, gast.Name) \
         and target.slice.id == count
 
-
-def is_growth(stmt) -> bool:
-    """Is `stmt` `buffer = grown(buffer, count)` (any of its tangents' or adjoints' too)?"""
-    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-        and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) \
-        and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == GROWN \
-        and stmt.value.args and isinstance(stmt.value.args[0], gast.Name) \
-        and stmt.value.args[0].id == stmt.targets[0].id
 
 
 def growths(body: list, name_: str) -> int:
