@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from srcad.annotations import Duplicated, ReverseWithPrimal
+from srcad.build.differentiate import autodiff
 from srcad.errors import ArgumentError
 
 SPLIT_EVERY = 8  # partial results added per reduction task on the workers
@@ -54,12 +56,10 @@ class FunctionReference:
 
 def chunk_value_and_gradient(chunk, reference, params, contexts, backend):
     """On a worker: (value, gradient) of f on one chunk of rows."""
-    import srcad
-
     f = reference.resolve()
     gradient = np.zeros_like(params)
-    _, value = srcad.autodiff(srcad.ReverseWithPrimal, f, srcad.Duplicated(params, gradient),
-                              np.asarray(chunk), *contexts, backend=backend)
+    _, value = autodiff(ReverseWithPrimal, f, Duplicated(params, gradient), np.asarray(chunk),
+                        *contexts, backend=backend)
     return float(value), gradient
 
 
