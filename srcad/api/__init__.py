@@ -1,8 +1,14 @@
-"""The public entry points: `autodiff`, the `reverse`/`forward` decorators and `source`.
+"""The public surface: what a user imports, below srcad's own `__init__`.
 
-They live by concern in srcad/build/differentiate.py (`autodiff`), srcad/api/decorators.py (the
-decorators, `source`) and srcad/build/arguments.py (argument checks); this module keeps `srcad.api`
-importable. """
+`autodiff` (defined in srcad/build/differentiate.py), the `reverse`/`forward` decorators and
+`source` (`decorators`), the JAX-style function transforms `grad`, `value_and_grad`, `jacfwd`,
+`jacrev`, `hessian` (`function_transforms`, with `argnums` and `auxiliary`; what they return is
+checked by srcad/build/transform_outputs.py).
+This module re-exports the entry points, so `srcad.api` stays importable.
+
+May import: every package below it (`operators`, `scale`, `build`, ...). Imported only by
+srcad's `__init__`, `srcad.cli` and `srcad.testing`.
+"""
 
 from srcad.api.decorators import forward as forward
 from srcad.api.decorators import reverse as reverse
