@@ -22,9 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
+from srcad._version import __version__
 from srcad.build import compile_notice
 from srcad.build.numba_constants import comment_above, constant_arguments, kernel_wrapper
 from srcad.errors import SrcadError
+from srcad.runtime import LAYOUT
 from srcad.runtime.runtime_names import (
     CHECKPOINT_NAMES,
     GENERATED_BUILTINS,
@@ -113,12 +115,13 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                              hint="pass it as an argument, or use backend='python'")
     text = "\n".join(header) + "\n\n\n" + (helpers + "\n\n\n" if helpers else "") + source
     # numba's cache ignores options, and code it compiled from srcad's runtime modules
+    # a module of another layout of srcad (its runtime imported from elsewhere) is never read
     options = (f"{numba.__version__} fastmath={sorted(FASTMATH)} nogil "
-               f"runtime={_runtime_digest()}")
+               f"runtime={_runtime_digest()} layout={LAYOUT} srcad={__version__}")
     digest = hashlib.sha256((text + options).encode()).hexdigest()[:16]
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"srcad_{name}_{digest}.py"
+    path = folder / module_file(name, digest)
     with _modules_lock:  # threads compiling the same code share one module and one kernel
         kernel = _kernels.get(path)
         if kernel is None:
@@ -177,6 +180,16 @@ def _saved_when_possible(dispatcher) -> None:
                 raise
     save_overload.srcad_tolerant = True
     cache.save_overload = save_overload
+
+
+def module_file(name: str, digest: str) -> str:
+    """The file name of a generated numba module: the layout number, the function's name and
+    the digest of its text and options.
+
+    >>> module_file("f", "0123")
+    'srcad_l2_f_0123.py'
+    """
+    return f"srcad_l{LAYOUT}_{name}_{digest}.py"
 
 
 def _module_spelling(value) -> str | None:
