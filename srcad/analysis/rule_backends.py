@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import gast
 
+from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
 from srcad.rules.table import lookup_listed
-from srcad.transform.normalize.inline import resolve_callee
 
 
 def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
