@@ -29,8 +29,10 @@ test: venv
 test-all: venv
 	$(PYTEST)
 
+# ruff, and the import contracts of pyproject.toml (srcad's packages import one way)
 lint: venv
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 # Side-by-side benchmark suite: installs the optional contenders (jax, autograd,
 # matplotlib, numba) and writes docs/benchmarks.md and docs/benchmarks.png.

@@ -9,14 +9,23 @@ import types
 import gast
 
 from srcad import rules as R
-from srcad import syntax as S
 from srcad.analysis.activity import differentiable_reads
 from srcad.analysis.list_entry_errors import entry_alias_error
 from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
-from srcad.transform.normalize.inline import resolve_callee
-from srcad.transform.normalize.unbounded_lists import is_growth
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import resolve_callee
+
+GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime/runtime_names.py)
+
+def is_growth(stmt) -> bool:
+    """Is `stmt` `buffer = grown(buffer, count)` (any of its tangents' or adjoints' too)?"""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+        and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) \
+        and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == GROWN \
+        and stmt.value.args and isinstance(stmt.value.args[0], gast.Name) \
+        and stmt.value.args[0].id == stmt.targets[0].id
 
 
 def copy_source(norm, value) -> str | None:
@@ -247,7 +256,7 @@ def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None
                     kind=LaneLayoutError))
 
 
-# the numba backend compiles these as generated (srcad/numba_arrays.py adds the products and
+# the numba backend compiles these as generated (srcad/runtime/numba_arrays.py adds the products and
 # the reductions with axis=)
 _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
                    "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
