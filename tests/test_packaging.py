@@ -83,3 +83,10 @@ def test_the_docstring_examples_of_the_public_modules_run():
                    srcad.function_transforms, srcad.testing, srcad.checkpointing,
                    srcad.analysis.definite_assignment):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_tqdm_is_optional_in_its_own_extra_and_in_dev():
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert any(d.startswith("tqdm") for d in extras["progress"])
+    assert any(d.startswith("tqdm") for d in extras["dev"])
+    assert not any(d.startswith("tqdm") for d in PYPROJECT["project"]["dependencies"])
