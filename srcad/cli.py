@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import copy
 import re
 import sys
 
@@ -219,8 +220,14 @@ def show(options, stdout, stderr) -> int:
 def check(options, stdout, stderr) -> int:
     from srcad.testing import check_grads
     f, signature = _function_and_signature(options)
+    name = options.target.rpartition(":")[2]
+    if all(kind == "const" for kind, _ in signature):
+        raise UsageError(f"check of {name} needs an argument to differentiate",
+                         "mark one in --args: Active(float) or Duplicated(array[5])")
     args = annotated_arguments(signature, "reverse", None, options.seed)
     try:
+        values = [copy.deepcopy(getattr(a, "value", a)) for a in args]
+        _check_output(f(*values), name)
         check_grads(f, *args, seed=options.seed, backend=options.backend)
     except AssertionError as failure:
         stdout.write(f"FAILED: {options.target}: {failure}\n")
@@ -238,6 +245,18 @@ def check(options, stdout, stderr) -> int:
     stdout.write(f"ok: {options.target}: forward, vector and reverse mode agree with finite "
                  f"differences at a random point (seed {options.seed})\n")
     return 0
+
+
+def _check_output(value, name: str) -> None:
+    """`check` compares numbers: refuse an output that is none (None is a function that
+    writes its results into its array arguments)."""
+    leaves = value if isinstance(value, (tuple, list)) else (value,)
+    for leaf in leaves:
+        if leaf is not None and (isinstance(leaf, (str, bytes))
+                                 or np.asarray(leaf).dtype.kind not in "biuf"):
+            raise UsageError(f"{name} returns {type(value).__name__} {value!r:.40}; check "
+                             "compares the derivatives of float or float-array outputs",
+                             "return the number (or array) to differentiate")
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:

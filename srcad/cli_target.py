@@ -182,6 +182,7 @@ def check_arity(function, count: int, name: str) -> None:
         takes = (f"{len(required)}" if len(required) == len(params)
                  else f"{len(required)} to {len(params)}")
         raise UsageError(
-            f"{_where(target)}{name} takes {takes} arguments ({', '.join(params)}); --args "
+            f"{_where(target)}{name} takes {takes} argument{'s' if takes != '1' else ''} "
+            f"({', '.join(params)}); --args "
             f"gives {count}", "give one --args entry per argument, e.g. --args "
             "\"Duplicated(array[5]), float\"") from None

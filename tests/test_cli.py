@@ -165,6 +165,8 @@ MISTAKES = {
             def loss(self, x):
                 return self.w * x * x
     '''),
+    "outputs.py": "def text(x):\n    return 'a'\n\n\ndef squares(x):\n"
+                  "    for i in range(len(x)):\n        x[i] = x[i] * x[i]\n",
     "mypackage/__init__.py": "",
     "mypackage/physics.py": MODULE,
 }
@@ -206,6 +208,9 @@ def console(argv, cwd):
     (["show", "model.py:Model", "--args", "Active(float)"], ["Model is a class"]),
     (["show", "model.py:math.sin", "--args", "Active(float)"], ["not a function defined"]),
     (["show", "mypackage.absent:f", "--args", "float"], ["no module named 'mypackage.absent'"]),
+    (["check", "outputs.py:text", "--args", "Active(float)"], ["text returns str"]),
+    (["check", "shapes.py:project", "--args", "array[3], array[4, 3]"],
+     ["needs an argument to differentiate", "Active(float)"]),
 ])
 def test_a_mistake_is_told_in_two_lines_with_exit_status_2(folder, argv, expected):
     result = console(argv, folder)
@@ -224,6 +229,11 @@ def test_package_module_form_imports_from_the_current_folder(folder):
                       "Duplicated(array[3]), float, array[3]"], folder)
     assert result.returncode == 0, result.stderr
     assert "def weighted_reverse(x, x_bar, a, c" in result.stdout
+
+
+def test_check_of_a_function_writing_its_argument_in_place(folder):
+    result = console(["check", "outputs.py:squares", "--args", "Duplicated(array[3])"], folder)
+    assert result.returncode == 0 and result.stdout.startswith("ok:"), result.stderr
 
 
 def test_version(folder):
