@@ -38,6 +38,7 @@ examples:
   srcad show model.py:f --mode forward --args "Active(float), float"
   srcad show model.py:f --mode vector --width 4 --args "Duplicated(array[4]), 2.0"
   srcad show model.py:f --backend numba --args "Duplicated(array[5])"
+  srcad show model.py:f --variants --args "Duplicated(array[5])"   # checkpointed loops too
   srcad check examples/springs.py:final_kinetic_energy \\
       --args "Duplicated(array[5]), array[6], 1.0, 0.01, 20"
 
@@ -235,7 +236,7 @@ def check(options, stdout, stderr) -> int:
     except (SrcadError, KeyboardInterrupt):
         raise
     except Exception as err:
-        where = user_frame(err, files={getattr(f, "__srcad_wrapped__", f).__code__.co_filename})
+        where = user_frame(err)  # the innermost line of the user's files (or a helper's)
         if where is None:
             raise  # not raised by the user's code: srcad's own bug, shown whole
         raise UsageError(f"{where}: {type(err).__name__}: {err}",

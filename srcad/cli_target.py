@@ -103,17 +103,17 @@ def _module_error(err: BaseException, location: str, module_name: str | None) ->
     return UsageError(f"{prefix}importing the module raised {type(err).__name__}: {err}")
 
 
-def user_frame(err: BaseException, files=None) -> str | None:
-    """`file:line` of the innermost frame of `err`'s traceback in the user's code (in one of
-    `files` when given; else outside srcad and Python's import machinery)."""
-    srcad_dir = str(Path(__file__).resolve().parent)
+def user_frame(err: BaseException) -> str | None:
+    """`file:line` of the innermost frame of `err`'s traceback in the user's code: outside
+    srcad, its generated code, Python's own modules and the installed packages (NumPy's
+    internals are not where the user wrote the mistake)."""
+    from srcad.compiler import cache_dir
+    elsewhere = tuple({str(Path(__file__).resolve().parent), str(cache_dir()), sys.prefix,
+                       sys.base_prefix, sys.exec_prefix})
     found = None
     for frame in traceback.extract_tb(err.__traceback__):
         name = frame.filename
-        if files is not None:
-            if name in files:
-                found = frame
-        elif not name.startswith("<") and not name.startswith(srcad_dir):
+        if not name.startswith("<") and not os.path.abspath(name).startswith(elsewhere):
             found = frame
     return None if found is None else f"{_short(found.filename)}:{found.lineno}"
 

@@ -156,6 +156,9 @@ MISTAKES = {
             return np.sum(A @ x)
     '''),
     "broken.py": "def f(x:\n    return x\n",
+    "helpers.py": "def inner(x, A):\n    return A @ x\n",
+    "uses_helper.py": "import numpy as np\nfrom helpers import inner\n\n\ndef outer(x, A):\n"
+                      "    return np.sum(inner(x, A))\n",
     "needs.py": "import a_module_nobody_installed\n\ndef f(x):\n    return x\n",
     "model.py": MODULE + textwrap.dedent('''
         class Model:
@@ -194,6 +197,9 @@ def console(argv, cwd):
     # a shape that does not fit what the function does: the user's line, the numpy message
     (["check", "shapes.py:project", "--args", "Duplicated(array[3]), array[4, 5]"],
      ["shapes.py:5: ValueError: matmul", "--args"]),
+    # ... raised in a helper of another file of the user's: there, not in NumPy
+    (["check", "uses_helper.py:outer", "--args", "Duplicated(array[3]), array[4, 5]"],
+     ["helpers.py:2: ValueError: matmul"]),
     (["check", "shapes.py:project", "--args", "Duplicated(array[3])"],
      ["project takes 2 arguments (x, A); --args gives 1"]),
     (["show", "broken.py:f", "--args", "Active(float)"], ["broken.py:1:6: syntax error"]),
