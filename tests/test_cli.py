@@ -274,3 +274,14 @@ def test_show_names_the_variant_recording_shapes(tmp_path):
     status, out, err = run(["show", f"{path}:grow", *signature, "--variants"])
     assert out.count("def grow_reverse(") == 2 and "LoopShapeError" not in out.split(
         "# variant: ")[1]
+
+
+def test_show_on_numba_names_the_checkpointed_code_run_over_the_budget():
+    pytest.importorskip("numba")
+    status, out, err = run(["show", str(ROOT / SPRINGS[0]), *SPRINGS[1:], "--backend", "numba"])
+    assert status == 0 and "TapeOverBudget" in out  # the check before the loop, shown
+    assert "left out 1 variant" in err and "the checkpointed code run instead" in err
+    status, out, err = run(["show", str(ROOT / SPRINGS[0]), *SPRINGS[1:], "--backend", "numba",
+                            "--variants"])
+    plain, _, variant = out.partition("# variant: ")
+    assert "checkpoint_plan" not in plain and "checkpoint_plan" in variant
