@@ -11,10 +11,13 @@ constant. The values are random (uniform in [0.5, 1.5), so that logarithms and s
 are defined; ints are 3 unless given as a literal): the generated code depends only on the
 signature, and `check` compares derivatives at a random point.
 
-`show` prints the code highlighted when stdout is a terminal and `rich` or `pygments` is
-installed, plain otherwise. `check` exits with status 1 when a derivative disagrees with
-finite differences, and every command exits with status 2 on an error in its input or when
-srcad refuses the function (the message names the file, the line and a fix).
+`show` prints the plain derivative (loops taped whole) and names on stderr the variants srcad
+generates besides it, which `--variants` prints too (srcad/cli_variants.py); the code is
+highlighted when stdout is a terminal and `rich` or `pygments` is installed, plain otherwise.
+`check` exits with status 1 when a derivative disagrees with finite differences, and every
+command exits with status 2 and one or two lines on stderr on a mistake in its input or the
+user's file, or when srcad refuses the function (the message names the file, the line and a
+fix; srcad/cli_target.py). `srcad --version` prints the version.
 """
 
 from __future__ import annotations
