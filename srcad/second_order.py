@@ -36,6 +36,7 @@ from srcad.preparation import (
     read_arguments,
     values_of,
 )
+from srcad.progress import Progress
 from srcad.reverse_over_forward import ReverseOverForwardEngine, in_user_code
 
 
@@ -272,11 +273,13 @@ def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray |
     if out is not None:
         check_out(H, (n, n))
     engine = prep.engine.engine
-    for start in range(0, n, engine.width):
-        engine.seed_basis(start, n)
-        engine.run()
-        for k in range(min(engine.width, n - start)):
-            H[:, start + k] = engine.output_lanes[k].reshape(-1)
+    with Progress(n, "hessian columns") as progress:
+        for start in range(0, n, engine.width):
+            engine.seed_basis(start, n)
+            engine.run()
+            for k in range(min(engine.width, n - start)):
+                H[:, start + k] = engine.output_lanes[k].reshape(-1)
+            progress.step(min(engine.width, n - start))
     return float(H[0, 0]) if prep.state["scalar"] else H
 
 

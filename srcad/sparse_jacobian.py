@@ -32,6 +32,7 @@ from srcad.engines import Slot, _spec
 from srcad.errors import ArgumentError, SrcadError
 from srcad.pipeline import Request
 from srcad.preparation import forward_engine, input_slot, make_prep
+from srcad.progress import Progress
 from srcad.sparsity import color_columns, jacobian_pattern
 from srcad.static_sparsity import static_pattern
 
@@ -137,10 +138,13 @@ def sparse_jacobian_call(prep, out, slots=None):
         _check_sparse_out(out, pattern)
     value = None
     width = engine.width
-    for k, lanes in enumerate(state["seeds"]):
-        engine.seed(lanes)
-        value, tangents = engine.run()
-        engine.write_columns(compressed, k * width, width, tangents)
+    colors = int(state["colors"].max()) + 1 if state["colors"].size else 0
+    with Progress(colors, "sparse jacobian colors") as progress:
+        for k, lanes in enumerate(state["seeds"]):
+            engine.seed(lanes)
+            value, tangents = engine.run()
+            engine.write_columns(compressed, k * width, width, tangents)
+            progress.step(min(width, colors - k * width) if colors else 0)
     np.take(compressed.reshape(-1), state["gather"], out=out.data)
     return value, out
 
