@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test test-all lint fuzz bench mutate docs
+.PHONY: venv demo test test-all lint fuzz bench mutate docs dist
 
 venv: $(STAMP)
 
@@ -59,3 +59,8 @@ mutate: venv
 docs: venv
 	$(VENV)/bin/pip install -q -e '.[dev,docs]'
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
+# A wheel of srcad in dist/ (pip install "dist/srcad-<version>-py3-none-any.whl[numba]"
+# installs it elsewhere, with its extras); no dependencies are built or bundled.
+dist:
+	$(PYTHON) -m pip wheel --no-deps --wheel-dir dist .

@@ -56,6 +56,7 @@ from srcad.api.argnums import (
 from srcad.api.auxiliary import ValueOnly
 from srcad.build.arguments import bind_arguments
 from srcad.build.differentiate import autodiff
+from srcad.build.progress import Progress
 from srcad.build.transform_outputs import (
     checked_output,
     derivative_of,
@@ -266,19 +267,22 @@ def _reverse_rows(target, args, wrt, values, out_shape, backend):
     seed = np.zeros(out_shape)
     flat_seed = seed.reshape(-1)
     annotated = list(args)
-    for k in range(m):
-        flat_seed[k] = 1.0
-        for i, value, row in zip(wrt, values, rows):
-            # an array argument's gradient accumulates straight into its row of the block
-            annotated[i] = Duplicated(value, row[k]) if isinstance(value, np.ndarray) \
-                else Active(value)
-        derivatives, output = _run("jacrev", ReverseWithPrimal, target, annotated, seed, backend)
-        if np.shape(output) != out_shape:
-            return None
-        for i, value, row in zip(wrt, values, rows):
-            if not isinstance(value, np.ndarray):
-                row[k] = derivatives[i]
-        flat_seed[k] = 0.0
+    with Progress(m, "jacrev rows") as progress:
+        for k in range(m):
+            flat_seed[k] = 1.0
+            for i, value, row in zip(wrt, values, rows):
+                # an array argument's gradient accumulates straight into its row of the block
+                annotated[i] = Duplicated(value, row[k]) if isinstance(value, np.ndarray) \
+                    else Active(value)
+            derivatives, output = _run("jacrev", ReverseWithPrimal, target, annotated, seed,
+                                       backend)
+            if np.shape(output) != out_shape:
+                return None
+            for i, value, row in zip(wrt, values, rows):
+                if not isinstance(value, np.ndarray):
+                    row[k] = derivatives[i]
+            flat_seed[k] = 0.0
+            progress.step()
     return blocks
 
 

@@ -1,12 +1,14 @@
-"""Say once when numba's first compilation of generated code is slow.
+"""Say while numba compiles generated code that it is compiling, once it has run a second.
 
 The first call (or preparation) of a function under the numba backend compiles the generated
 code, which can take seconds; later calls, and later processes, do not (numba keeps the
-machine code in srcad's disk cache). Without a word, a user sees only a slow first call. The
-first compilation of generated code that takes longer than `THRESHOLD_SECONDS` logs one
-WARNING on the "srcad" logger naming the function, the time and the cache folder; no later
-compilation in the process logs again. Silence it with
-`logging.getLogger("srcad").setLevel(logging.ERROR)`.
+machine code in srcad's disk cache). Without a word, a user sees only a slow call. So every
+compilation of generated code that is still running after `THRESHOLD_SECONDS` logs one
+WARNING on the "srcad" logger, from a timer thread, while it runs: it names the function
+being compiled and says the machine code is cached for next time (the cache folder). Every
+slow compilation says so, not only the first of the process; a generated function compiled
+as part of another (numba compiles the callees of the function it compiles) is covered by
+the outer one's message. Silence it with `logging.getLogger("srcad").setLevel(logging.ERROR)`.
 
 It listens to numba's "numba:compile" events, which numba sends only when it compiles (not
 when it loads from its disk cache), and only for modules srcad generated (named `srcad_*`).
@@ -14,19 +16,27 @@ when it loads from its disk cache), and only for modules srcad generated (named 
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
-import time
 
 logger = logging.getLogger("srcad")
 
 THRESHOLD_SECONDS = 1.0
 GENERATED_MODULE_PREFIX = "srcad_"
-clock = time.perf_counter  # a module attribute, so tests can replace the clock
 
 _lock = threading.Lock()
 _installed = False
-_said = False
+_compiling = threading.local()  # per thread: depth of generated compilations, their timer
+
+
+def start_timer(seconds: float, callback):
+    """Run `callback` in `seconds` on a daemon thread; returns what `.cancel()` stops.
+    A module attribute, so tests replace the timer instead of waiting."""
+    timer = threading.Timer(seconds, callback)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 def install() -> None:
@@ -37,22 +47,42 @@ def install() -> None:
             return
         from numba.core import event
 
-        class SlowFirstCompile(event.Listener):
-            def __init__(self):
-                self.started = {}
-
+        class SlowCompile(event.Listener):
             def on_start(self, ev):
                 if _generated(ev):
-                    self.started[id(ev.data["dispatcher"])] = clock()
+                    started(ev.data["dispatcher"].py_func.__name__)
 
             def on_end(self, ev):
-                start = self.started.pop(id(ev.data["dispatcher"]), None) if _generated(ev) \
-                    else None
-                if start is not None:
-                    compiled(ev.data["dispatcher"].py_func.__name__, clock() - start)
+                if _generated(ev):
+                    ended()
 
-        event.register("numba:compile", SlowFirstCompile())
+        event.register("numba:compile", SlowCompile())
         _installed = True
+
+
+def started(name: str) -> None:
+    """numba started compiling generated function `name` on this thread."""
+    depth = getattr(_compiling, "depth", 0)
+    _compiling.depth = depth + 1
+    if depth == 0:  # the outermost: its callees' compilations are part of it
+        _compiling.timer = start_timer(THRESHOLD_SECONDS, functools.partial(announce, name))
+
+
+def ended() -> None:
+    """numba finished compiling the generated function it last started on this thread."""
+    depth = getattr(_compiling, "depth", 0)
+    if depth == 0:
+        return  # started before the listener was installed
+    _compiling.depth = depth - 1
+    timer = getattr(_compiling, "timer", None)
+    if depth == 1 and timer is not None:
+        timer.cancel()
+        _compiling.timer = None
+
+
+def compiling() -> bool:
+    """Is numba compiling generated code on this thread now?"""
+    return getattr(_compiling, "depth", 0) > 0
 
 
 def _generated(ev) -> bool:
@@ -65,15 +95,12 @@ def _generated(ev) -> bool:
     return isinstance(module, str) and module.startswith(GENERATED_MODULE_PREFIX)
 
 
-def compiled(name: str, seconds: float) -> None:
-    """numba compiled generated function `name` in `seconds`: log the first slow one."""
-    global _said
-    if seconds <= THRESHOLD_SECONDS or _said:
-        return
-    _said = True
+def announce(name: str) -> None:
+    """The compilation of `name` has run THRESHOLD_SECONDS and goes on: say so."""
     from srcad.build.compiler import cache_dir
     logger.warning(
-        "numba compiled %s in %.1f s; this is a one-time cost: the machine code is kept in "
-        "srcad's disk cache %s (set SRCAD_CACHE_DIR to move it), so later calls and later "
-        "runs skip it. Silence this message with "
-        "logging.getLogger('srcad').setLevel(logging.ERROR).", name, seconds, cache_dir())
+        "srcad: numba is compiling %s (generated derivative code; running for %.0f s so "
+        "far). This is a one-time cost: the machine code is cached in %s (set "
+        "SRCAD_CACHE_DIR to move it) for next time, so later calls and later runs skip it. "
+        "Silence this message with logging.getLogger('srcad').setLevel(logging.ERROR).",
+        name, THRESHOLD_SECONDS, cache_dir())

@@ -11,6 +11,7 @@ import numpy as np
 
 from srcad.build.engines import ReverseEngine, primal_value
 from srcad.build.plans import MISS
+from srcad.build.progress import Progress
 from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, Memory, OperatorMode, Point
 from srcad.operators.batched_reverse import (
@@ -157,18 +158,24 @@ def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None, m
     if (n == 0 or m == 0) and [s for s in slots if s.role == "output"]:
         primal_value(engine, f)
     if prep.mode == "forward":
-        for start in range(0, n, engine.width):
-            engine.seed_basis(start, n)
-            value, tangents = engine.run()
-            engine.write_columns(J, start, min(engine.width, n - start), tangents)
+        with Progress(n, "jacobian columns (forward)") as progress:
+            for start in range(0, n, engine.width):
+                engine.seed_basis(start, n)
+                value, tangents = engine.run()
+                engine.write_columns(J, start, min(engine.width, n - start), tangents)
+                progress.step(min(engine.width, n - start))
     elif prep.state.get("batched"):
-        for start in range(0, m, engine.width):
-            value = engine.rows(J, start, m)
+        with Progress(m, "jacobian rows (reverse)") as progress:
+            for start in range(0, m, engine.width):
+                value = engine.rows(J, start, m)
+                progress.step(min(engine.width, m - start))
     else:
         row, flat_row = prep.state["row"], prep.state["flat_row"]
-        for i in range(m):
-            value, adjoints = engine.run(x_bar=row, basis=i)
-            J[i] = flat_row if row is not None else adjoints[0]
+        with Progress(m, "jacobian rows (reverse)") as progress:
+            for i in range(m):
+                value, adjoints = engine.run(x_bar=row, basis=i)
+                J[i] = flat_row if row is not None else adjoints[0]
+                progress.step()
     outputs = [s.value for s in slots if s.role == "output"]
     if outputs:
         return outputs[0], J

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from srcad.build.engines import HessianEngine, Slot, scalar_as_array
+from srcad.build.progress import Progress
 from srcad.errors import ArgumentError, SrcadError
 from srcad.hints import Backend, Function, Memory, Point, SecondOrderMode
 from srcad.operators.operator_options import (
@@ -273,11 +274,13 @@ def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray |
     if out is not None:
         check_out(H, (n, n))
     engine = prep.engine.engine
-    for start in range(0, n, engine.width):
-        engine.seed_basis(start, n)
-        engine.run()
-        for k in range(min(engine.width, n - start)):
-            H[:, start + k] = engine.output_lanes[k].reshape(-1)
+    with Progress(n, "hessian columns") as progress:
+        for start in range(0, n, engine.width):
+            engine.seed_basis(start, n)
+            engine.run()
+            for k in range(min(engine.width, n - start)):
+                H[:, start + k] = engine.output_lanes[k].reshape(-1)
+            progress.step(min(engine.width, n - start))
     return float(H[0, 0]) if prep.state["scalar"] else H
 
 

@@ -1,6 +1,6 @@
-"""The `srcad` command line (srcad/cli.py): `show` prints the generated code for a signature
-written as in the Python API, `check` runs check_grads at random inputs, and both exit nonzero
-on failure or refusal. One subprocess run checks `python -m srcad` end to end; the rest run
+"""The `srcad` command line (srcad/cli/__init__.py): `show` prints the generated code for a
+signature written as in the Python API, `check` runs check_grads at random inputs, and both exit
+nonzero on failure or refusal. One subprocess run checks `python -m srcad` end to end; the rest run
 in-process."""
 
 import io
@@ -144,3 +144,150 @@ def test_console_script_is_declared():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     module, _, name = scripts["srcad"].partition(":")
     assert module == "srcad.cli" and callable(getattr(cli, name))
+
+
+# -- every user mistake: one or two lines on stderr, exit status 2 (the console script) --------
+
+MISTAKES = {
+    "shapes.py": textwrap.dedent('''
+        import numpy as np
+
+        def project(x, A):
+            return np.sum(A @ x)
+    '''),
+    "broken.py": "def f(x:\n    return x\n",
+    "helpers.py": "def inner(x, A):\n    return A @ x\n",
+    "script.py": "import sys\n\ndef f(x):\n    return x\n\nsys.exit(0)\n",
+    "raises.py": "def f(x):\n    return x\n\nDATA = 1 / 0\n",
+    "uses_helper.py": "import numpy as np\nfrom helpers import inner\n\n\ndef outer(x, A):\n"
+                      "    return np.sum(inner(x, A))\n",
+    "needs.py": "import a_module_nobody_installed\n\ndef f(x):\n    return x\n",
+    "model.py": MODULE + textwrap.dedent('''
+        class Model:
+            def __init__(self):
+                self.w = 2.0
+
+            def loss(self, x):
+                return self.w * x * x
+    '''),
+    "outputs.py": "def text(x):\n    return 'a'\n\n\ndef squares(x):\n"
+                  "    for i in range(len(x)):\n        x[i] = x[i] * x[i]\n",
+    "mypackage/__init__.py": "",
+    "mypackage/physics.py": MODULE,
+}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mistakes")
+    for name, text in MISTAKES.items():
+        (root / name).parent.mkdir(exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def console(argv, cwd):
+    """The console script as installed: `console_main` with the current folder NOT on the
+    import path (python -P), run in `cwd`."""
+    env = {**__import__("os").environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-P", "-c",
+                           "from srcad.cli import console_main; console_main()", *argv],
+                          capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("argv, expected", [
+    # a shape that does not fit what the function does: the user's line, the numpy message
+    (["check", "shapes.py:project", "--args", "Duplicated(array[3]), array[4, 5]"],
+     ["shapes.py:5: ValueError: matmul", "--args"]),
+    # ... raised in a helper of another file of the user's: there, not in NumPy
+    (["check", "uses_helper.py:outer", "--args", "Duplicated(array[3]), array[4, 5]"],
+     ["helpers.py:2: ValueError: matmul"]),
+    (["check", "shapes.py:project", "--args", "Duplicated(array[3])"],
+     ["project takes 2 arguments (x, A); --args gives 1"]),
+    (["show", "broken.py:f", "--args", "Active(float)"], ["broken.py:1:6: syntax error"]),
+    (["show", "needs.py:f", "--args", "Active(float)"],
+     ["needs.py:1: No module named 'a_module_nobody_installed'"]),
+    (["show", "model.py:weighted", "--args", "Duplicated(array[]), float, array[3]"],
+     ["array[] has no shape", "array[5]"]),
+    (["show", "model.py:weighted", "--args", "Duplicated(array[3] float"],
+     ["cannot read --args"]),
+    (["show", "script.py:f", "--args", "Active(float)"],
+     ["script.py:6: the module exits while it is imported", "__main__"]),
+    (["show", "raises.py:f", "--args", "Active(float)"],
+     ["raises.py:4: importing the module raised ZeroDivisionError"]),
+    (["show", "model.py:Model.loss", "--args", "Active(float)"],
+     ["model.py:", "Model.loss is a method", "def loss(w, x)"]),
+    (["show", "model.py:Model", "--args", "Active(float)"], ["Model is a class"]),
+    (["show", "model.py:math.sin", "--args", "Active(float)"], ["not a function defined"]),
+    (["show", "mypackage.absent:f", "--args", "float"], ["no module named 'mypackage.absent'"]),
+    (["check", "outputs.py:text", "--args", "Active(float)"], ["text returns str"]),
+    (["check", "shapes.py:project", "--args", "array[3], array[4, 3]"],
+     ["needs an argument to differentiate", "Active(float)"]),
+])
+def test_a_mistake_is_told_in_two_lines_with_exit_status_2(folder, argv, expected):
+    result = console(argv, folder)
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2, result.stderr
+    assert 1 <= len(lines) <= 2 and "Traceback" not in result.stderr, result.stderr
+    assert lines[0].startswith(f"srcad {argv[0]}: ")
+    for text in expected:
+        assert text in result.stderr, result.stderr
+    assert "Perhaps you forgot a comma" not in result.stderr
+    assert "arguments, 1 given" not in result.stderr  # a method is explained, not miscounted
+
+
+def test_package_module_form_imports_from_the_current_folder(folder):
+    result = console(["show", "mypackage.physics:weighted", "--args",
+                      "Duplicated(array[3]), float, array[3]"], folder)
+    assert result.returncode == 0, result.stderr
+    assert "def weighted_reverse(x, x_bar, a, c" in result.stdout
+
+
+def test_check_of_a_function_writing_its_argument_in_place(folder):
+    result = console(["check", "outputs.py:squares", "--args", "Duplicated(array[3])"], folder)
+    assert result.returncode == 0 and result.stdout.startswith("ok:"), result.stderr
+
+
+def test_version(folder):
+    result = console(["--version"], folder)
+    assert result.returncode == 0 and result.stdout.strip() == f"srcad {srcad.__version__}"
+
+
+SPRINGS = ["examples/springs.py:final_kinetic_energy", "--args",
+           "Duplicated(array[5]), array[6], 1.0, 0.01, 20"]
+
+
+def test_show_prints_the_plain_derivative_and_names_the_checkpointed_variant():
+    status, out, err = run(["show", *[str(ROOT / SPRINGS[0])], *SPRINGS[1:]])
+    assert status == 0
+    assert "checkpoint_plan" not in out and "def final_kinetic_energy_reverse" in out
+    assert "left out 1 variant" in err and "loop at line 25" in err and "--variants" in err
+    status, out, err = run(["show", str(ROOT / SPRINGS[0]), *SPRINGS[1:], "--variants"])
+    assert status == 0 and err == ""
+    plain, _, variant = out.partition("# variant: ")
+    assert "checkpoint_plan" not in plain and "checkpoint_plan" in variant
+
+
+def test_show_names_the_variant_recording_shapes(tmp_path):
+    path = tmp_path / "grow.py"
+    path.write_text("import numpy as np\n\ndef grow(y0, v, n):\n    y = y0\n"
+                    "    for i in range(n):\n        y = y + 0.1 * v * np.sin(y)\n"
+                    "    return np.sum(y)\n")
+    signature = ["--args", "Duplicated(array[3]), array[3], 4"]
+    status, out, err = run(["show", f"{path}:grow", *signature])
+    assert status == 0 and "LoopShapeError" in out
+    assert "recording shapes" in err and "`y` at line 6" in err
+    status, out, err = run(["show", f"{path}:grow", *signature, "--variants"])
+    assert out.count("def grow_reverse(") == 2 and "LoopShapeError" not in out.split(
+        "# variant: ")[1]
+
+
+def test_show_on_numba_names_the_checkpointed_code_run_over_the_budget():
+    pytest.importorskip("numba")
+    status, out, err = run(["show", str(ROOT / SPRINGS[0]), *SPRINGS[1:], "--backend", "numba"])
+    assert status == 0 and "TapeOverBudget" in out  # the check before the loop, shown
+    assert "left out 1 variant" in err and "the checkpointed code run instead" in err
+    status, out, err = run(["show", str(ROOT / SPRINGS[0]), *SPRINGS[1:], "--backend", "numba",
+                            "--variants"])
+    plain, _, variant = out.partition("# variant: ")
+    assert "checkpoint_plan" not in plain and "checkpoint_plan" in variant

@@ -88,3 +88,27 @@ def test_the_docstring_examples_of_the_public_modules_run():
                    srcad.analysis.definite_assignment, srcad.api.custom_rules,
                    srcad.rules.custom, srcad.rules.table):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_tqdm_is_optional_in_its_own_extra_and_in_dev():
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert any(d.startswith("tqdm") for d in extras["progress"])
+    assert any(d.startswith("tqdm") for d in extras["dev"])
+    assert not any(d.startswith("tqdm") for d in PYPROJECT["project"]["dependencies"])
+
+
+def test_the_install_lines_are_ones_that_work_from_a_clone():
+    """srcad is on no package index: no page tells a reader to `pip install srcad`; the
+    README and the home page give the clone's commands and name every extra."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    index_claim = re.compile(r"""pip install\s+(-\w+\s+)*["']?srcad\b""")
+    claims = [p.name for p in pages if index_claim.search(p.read_text())]
+    assert not claims, claims
+    extras = set(PYPROJECT["project"]["optional-dependencies"])
+    for page in (ROOT / "README.md", ROOT / "docs" / "index.md"):
+        text = page.read_text()
+        assert "pip install .  " in text and 'pip install ".[numba]"' in text
+        assert "make dist" in text
+        named = set(re.findall(r"`(\w+)`\s+\(", text.split("The extras:")[1].split("\n\n")[0]))
+        assert named == extras, (page.name, named ^ extras)
+    assert re.search(r"^dist:", (ROOT / "Makefile").read_text(), re.MULTILINE)

@@ -31,6 +31,7 @@ import numpy as np
 from srcad.build.differentiate import _compiled
 from srcad.build.engines import Slot, _spec
 from srcad.build.pipeline import Request
+from srcad.build.progress import Progress
 from srcad.errors import ArgumentError, SrcadError
 from srcad.operators.preparation import forward_engine, input_slot, make_prep
 from srcad.operators.sparse.sparsity import color_columns, jacobian_pattern
@@ -138,10 +139,13 @@ def sparse_jacobian_call(prep, out, slots=None):
         _check_sparse_out(out, pattern)
     value = None
     width = engine.width
-    for k, lanes in enumerate(state["seeds"]):
-        engine.seed(lanes)
-        value, tangents = engine.run()
-        engine.write_columns(compressed, k * width, width, tangents)
+    colors = int(state["colors"].max()) + 1 if state["colors"].size else 0
+    with Progress(colors, "sparse jacobian colors") as progress:
+        for k, lanes in enumerate(state["seeds"]):
+            engine.seed(lanes)
+            value, tangents = engine.run()
+            engine.write_columns(compressed, k * width, width, tangents)
+            progress.step(min(width, colors - k * width) if colors else 0)
     np.take(compressed.reshape(-1), state["gather"], out=out.data)
     return value, out
 

@@ -11,24 +11,28 @@ constant. The values are random (uniform in [0.5, 1.5), so that logarithms and s
 are defined; ints are 3 unless given as a literal): the generated code depends only on the
 signature, and `check` compares derivatives at a random point.
 
-`show` prints the code highlighted when stdout is a terminal and `rich` or `pygments` is
-installed, plain otherwise. `check` exits with status 1 when a derivative disagrees with
-finite differences, and every command exits with status 2 on an error in its input or when
-srcad refuses the function (the message names the file, the line and a fix).
+`show` prints the plain derivative (loops taped whole) and names on stderr the variants srcad
+generates besides it, which `--variants` prints too (srcad/cli/variants.py); the code is
+highlighted when stdout is a terminal and `rich` or `pygments` is installed, plain otherwise.
+`check` exits with status 1 when a derivative disagrees with finite differences, and every
+command exits with status 2 and one or two lines on stderr on a mistake in its input or the
+user's file, or when srcad refuses the function (the message names the file, the line and a
+fix; srcad/cli/target.py). `srcad --version` prints the version.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import importlib
-import importlib.util
+import copy
+import re
 import sys
-from pathlib import Path
 
 import numpy as np
 
+from srcad._version import __version__
 from srcad.annotations import Active, BatchDuplicated, Duplicated, Forward, Reverse
+from srcad.cli.target import UsageError, check_arity, load_function, user_frame
 from srcad.errors import SrcadError
 
 EXAMPLES = """\
@@ -37,6 +41,7 @@ examples:
   srcad show model.py:f --mode forward --args "Active(float), float"
   srcad show model.py:f --mode vector --width 4 --args "Duplicated(array[4]), 2.0"
   srcad show model.py:f --backend numba --args "Duplicated(array[5])"
+  srcad show model.py:f --variants --args "Duplicated(array[5])"   # checkpointed loops too
   srcad check examples/springs.py:final_kinetic_energy \\
       --args "Duplicated(array[5]), array[6], 1.0, 0.01, 20"
 
@@ -48,17 +53,24 @@ signature (--args), comma separated, one entry per argument:
 """
 
 
-class UsageError(Exception):
-    """Bad input on the command line (exit status 2)."""
+SIGNATURE_HINT = ("write one entry per argument, comma separated: Active(float), "
+                  "Duplicated(array[5]), float, int, array[3, 4] or a number")
 
 
 def parse_signature(text: str) -> list:
     """The signature string as a list of (kind, type) pairs: kind is "active", "duplicated"
     or "const"; type is "float", "int", a shape tuple (a float array) or a number literal."""
+    empty = re.search(r"\barray\[\s*\]", text)
+    if empty:
+        raise UsageError(f"in --args {text!r}: array[] has no shape",
+                         "write array[5] for 5 floats, array[3, 4] for a 3 by 4 array, float "
+                         "for a number")
     try:
         tree = ast.parse(f"({text},)" if text.strip() else "()", mode="eval").body
     except SyntaxError as err:
-        raise UsageError(f"cannot read --args {text!r}: {err.msg}") from None
+        # Python's guesses ("Perhaps you forgot a comma?") are about Python, not a signature
+        reason = err.msg.split(". Perhaps")[0].split("; perhaps")[0]
+        raise UsageError(f"cannot read --args {text!r}: {reason}", SIGNATURE_HINT) from None
     return [_entry(node, text) for node in tree.elts]
 
 
@@ -129,35 +141,6 @@ def annotated_arguments(signature, mode="reverse", width=None, seed=0):
     return args
 
 
-def load_function(target: str):
-    """`path/to/module.py:func` or `package.module:func` -> the function."""
-    location, sep, name = target.rpartition(":")
-    if not sep or not location or not name:
-        raise UsageError(f"{target!r}: write the function as path/to/module.py:func or "
-                         "package.module:func")
-    if location.endswith(".py") or "/" in location or "\\" in location:
-        path = Path(location).resolve()
-        if not path.is_file():
-            raise UsageError(f"{location}: no such file")
-        module_name = "_cli_module_" + path.stem  # not srcad_*: the prefix of generated modules
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module  # inspect.getsource and pickling look it up here
-        sys.path.insert(0, str(path.parent))  # the module may import its neighbours
-        try:
-            spec.loader.exec_module(module)
-        finally:
-            sys.path.remove(str(path.parent))
-    else:
-        module = importlib.import_module(location)
-    function = module
-    for part in name.split("."):
-        if not hasattr(function, part):
-            raise UsageError(f"{location} has no {name!r}")
-        function = getattr(function, part)
-    return function
-
-
 def highlighted(code: str, stream) -> str:
     """`code` with terminal colors when `stream` is a terminal and pygments is installed."""
     if not (hasattr(stream, "isatty") and stream.isatty()):
@@ -190,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="srcad", description="Show or check the derivative code srcad generates for a "
         "Python function.", epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"srcad {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="{show,check}")
     for name, text in (("show", "print the generated derivative code"),
                        ("check", "compare forward, vector and reverse derivatives with finite "
@@ -208,34 +192,75 @@ def build_parser() -> argparse.ArgumentParser:
             command.add_argument("--width", type=int, default=None, metavar="W",
                                  help="tangent lanes of vector mode (implies --mode vector; "
                                       "default 2)")
+            command.add_argument("--variants", action="store_true",
+                                 help="also print the variants srcad generates besides the "
+                                      "plain derivative (checkpointed loops, shapes recorded)")
     return parser
 
 
-def show(options, stdout) -> int:
+def _function_and_signature(options):
+    """The target function and the parsed --args, checked against each other."""
+    signature = parse_signature(options.args)
+    f = load_function(options.target)
+    check_arity(f, len(signature), options.target.rpartition(":")[2])
+    return f, signature
+
+
+def show(options, stdout, stderr) -> int:
     mode = "vector" if options.width is not None else options.mode
     width = options.width if options.width is not None else 2
     if width < 1:
         raise UsageError("--width must be at least 1")
-    f = load_function(options.target)
-    args = annotated_arguments(parse_signature(options.args), mode, width, options.seed)
-    from srcad.api.decorators import source
-    code = source(f, Reverse if mode == "reverse" else Forward, *args, backend=options.backend)
-    print_code(code, stdout)
+    f, signature = _function_and_signature(options)
+    args = annotated_arguments(signature, mode, width, options.seed)
+    from srcad.cli.variants import note, shown
+    result = shown(f, Reverse if mode == "reverse" else Forward, args, options.backend,
+                   options.variants)
+    print_code(result.code, stdout)
+    stderr.write(note(result.left_out))
     return 0
 
 
-def check(options, stdout) -> int:
+def check(options, stdout, stderr) -> int:
     from srcad.testing import check_grads
-    f = load_function(options.target)
-    args = annotated_arguments(parse_signature(options.args), "reverse", None, options.seed)
+    f, signature = _function_and_signature(options)
+    name = options.target.rpartition(":")[2]
+    if all(kind == "const" for kind, _ in signature):
+        raise UsageError(f"check of {name} needs an argument to differentiate",
+                         "mark one in --args: Active(float) or Duplicated(array[5])")
+    args = annotated_arguments(signature, "reverse", None, options.seed)
     try:
+        values = [copy.deepcopy(getattr(a, "value", a)) for a in args]
+        _check_output(f(*values), name)
         check_grads(f, *args, seed=options.seed, backend=options.backend)
     except AssertionError as failure:
         stdout.write(f"FAILED: {options.target}: {failure}\n")
         return 1
+    except (SrcadError, KeyboardInterrupt):
+        raise
+    except Exception as err:
+        where = user_frame(err)  # the innermost line of the user's files (or a helper's)
+        if where is None:
+            raise  # not raised by the user's code: srcad's own bug, shown whole
+        raise UsageError(f"{where}: {type(err).__name__}: {err}",
+                         f"raised running {options.target.rpartition(':')[2]} on random "
+                         f"values of --args {options.args!r}: do the shapes and types fit "
+                         "what it does there?") from None
     stdout.write(f"ok: {options.target}: forward, vector and reverse mode agree with finite "
                  f"differences at a random point (seed {options.seed})\n")
     return 0
+
+
+def _check_output(value, name: str) -> None:
+    """`check` compares numbers: refuse an output that is none (None is a function that
+    writes its results into its array arguments)."""
+    leaves = value if isinstance(value, (tuple, list)) else (value,)
+    for leaf in leaves:
+        if leaf is not None and (isinstance(leaf, (str, bytes))
+                                 or np.asarray(leaf).dtype.kind not in "biuf"):
+            raise UsageError(f"{name} returns {type(value).__name__} {value!r:.40}; check "
+                             "compares the derivatives of float or float-array outputs",
+                             "return the number (or array) to differentiate")
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:
@@ -244,7 +269,7 @@ def main(argv=None, stdout=None, stderr=None) -> int:
     stderr = stderr or sys.stderr
     options = build_parser().parse_args(argv)
     try:
-        return (show if options.command == "show" else check)(options, stdout)
+        return (show if options.command == "show" else check)(options, stdout, stderr)
     except (UsageError, SrcadError) as err:
         stderr.write(f"srcad {options.command}: {err}\n")
         return 2
