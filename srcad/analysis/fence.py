@@ -9,11 +9,13 @@ message (calls without rules, whole-array arithmetic on active arrays).
 from __future__ import annotations
 
 import builtins
+import types
 
 import gast
 
 from srcad.errors import UnsupportedSyntaxError
 from srcad.parse import ParsedFunction
+from srcad.rules import lookup_call
 from srcad.transform.normalize.function_values import user_callable
 
 _REFUSED = {
@@ -156,11 +158,29 @@ def _problem(parsed, node, local_functions, called):
                 "keep the value in a variable or an array element")
     if isinstance(node, gast.Call) and node.keywords and not _takes_keywords(parsed, node,
                                                                            local_functions):
-        if not all(k.arg in ("dtype", "axis", "keepdims") for k in node.keywords):
+        known = _rule_keywords(parsed, node.func)
+        if not all(k.arg in ("dtype", "axis", "keepdims") or k.arg in known
+                   for k in node.keywords):
             return ("keyword arguments", "keyword arguments are supported in calls to your "
                     "own functions, enumerate(start=), dtype= of array constructors and axis= "
                     "and keepdims= of reductions only",
                     "pass the arguments by position")
+    return None
+
+
+def _rule_keywords(parsed, func) -> tuple:
+    """The keywords the rule table reads for the function `func` names (logsumexp's `b=`)."""
+    info = lookup_call(_callee(parsed, func))
+    return info.keywords if info is not None else ()
+
+
+def _callee(parsed, func):
+    """The object `f` or `module.f` names, or None."""
+    if isinstance(func, gast.Name):
+        return _resolved(parsed, func.id)
+    if isinstance(func, gast.Attribute):
+        base = _callee(parsed, func.value)
+        return getattr(base, func.attr, None) if isinstance(base, types.ModuleType) else None
     return None
 
 
@@ -229,7 +249,8 @@ def _stack_syntax(tree, generated: bool) -> set:
 
 # NumPy functions whose first argument may be a list literal (checked again by the rule table,
 # which knows the function object)
-_LIST_TAKING = {"concatenate", "stack", "hstack", "vstack", "column_stack", "array"}
+_LIST_TAKING = {"concatenate", "stack", "hstack", "vstack", "column_stack", "array",
+                "fsum", "prod", "fmean"}  # math.fsum([a, b]), math.prod, statistics.fmean
 
 
 def _called_name(func) -> str | None:

@@ -47,6 +47,7 @@ from srcad.analysis.value_types import (
 )
 from srcad.errors import SrcadError
 from srcad.rules import lookup_call
+from srcad.analysis.integer_calls import integer_call_type
 from srcad.rules.table import ELEMENTWISE, SCALAR
 from srcad.transform.normalize.inline import resolve_callee
 
@@ -269,6 +270,8 @@ class Types(TypeRefusals):
             return INT if t == BOOL else t
         if info.result == "array":
             return self._constructed(info, e)
+        if info.result == "integers":  # np.argmax(x), np.isclose(a, b): constants
+            return integer_call_type(self.of, e)
         if info.result == "first":  # grown(buffer, count): the buffer's type
             return self.of(e.args[0])
         return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE, "shape": SHAPE,
