@@ -19,6 +19,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.index_types import gathered_type, index_kind
+from srcad.analysis.integer_calls import integer_call_type
 from srcad.analysis.primitives import array_call, effect_call, effect_operands, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
 from srcad.analysis.type_refusals import (
@@ -47,7 +48,6 @@ from srcad.analysis.value_types import (
 )
 from srcad.errors import SrcadError
 from srcad.rules import lookup_call
-from srcad.analysis.integer_calls import integer_call_type
 from srcad.rules.table import ELEMENTWISE, SCALAR
 from srcad.transform.normalize.inline import resolve_callee
 

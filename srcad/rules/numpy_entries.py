@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from srcad.rules import norms, scans, statistics
-from srcad.rules import rule
+from srcad.rules import norms, rule, scans, statistics
 from srcad.rules.elementwise import elementwise
 
 # of floats, the rules that select (np.where of arrays) select with Python's `if`, as the
