@@ -86,10 +86,20 @@ def _literal(norm, node, fname, name, value):
     try:
         return _evaluate(value)
     except ValueError:
-        raise norm.parsed.error(node, fname, f"`{name}=` of {fname} is not a literal",
-                                hint="write axis and keepdims as literals (axis=0, "
-                                "keepdims=True): the rank of the result depends on them") \
-            from None
+        pass
+    sign = 1.0
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+        sign, value = -1.0, value.operand
+    if isinstance(value, (gast.Name, gast.Attribute)):  # ord=np.inf, ord=-np.inf
+        try:
+            constant = resolve_callee(norm.parsed, value, norm.extra_names)
+        except (KeyError, AttributeError):
+            constant = None
+        if isinstance(constant, float):
+            return sign * constant
+    raise norm.parsed.error(node, fname, f"`{name}=` of {fname} is not a literal",
+                            hint=f"write {name}= as a literal (axis=0, keepdims=True, "
+                            "ord=np.inf): what the call computes depends on it")
 
 
 def _evaluate(value):
