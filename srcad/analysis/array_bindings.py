@@ -14,6 +14,7 @@ from srcad.analysis.activity import differentiable_reads
 from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
+from srcad.rules.numpy_entries import NUMBA_UFUNCS, numba_compiles
 from srcad.transform.normalize.inline import resolve_callee
 from srcad.transform.normalize.unbounded_lists import is_growth
 
@@ -260,7 +261,7 @@ def numba_supports(norm):
         call = array_call(norm, node)
         if call is None:
             return True
-        return call.info.name in _NUMBA_COMPILED
+        return call.info.name in _NUMBA_COMPILED | NUMBA_UFUNCS and numba_compiles(call)
     return supported
 
 

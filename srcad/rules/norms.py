@@ -22,6 +22,7 @@ import math
 from srcad.errors import SrcadError
 from srcad.rules import linear
 from srcad.rules.reductions import _axes
+from srcad.rules.reductions import norm as first_norm
 from srcad.rules.statistics import weighted
 
 _SIGN = "np.where(x >= 0.0, 1.0, -1.0)"
@@ -38,6 +39,8 @@ def norm(ranks, keywords):
     if axis is None and order is not None and rank > 2:
         raise SrcadError(f"np.linalg.norm with ord={order!r} of an array of rank {rank}",
                          construct="norm", hint="give axis= (one axis or two)")
+    if order is None and axis is None and not keywords.get("keepdims") and rank <= 2:
+        return first_norm(ranks, {})  # the 2-norm, Frobenius's: numba compiles it
     if matrix:
         return _matrix(rank, order, axis, bool(keywords.get("keepdims", False)))
     return weighted("norm", rank, {"axis": axis, "keepdims": keywords.get("keepdims")},

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from srcad.errors import SrcadError
 from srcad.rules import linear
+from srcad.rules.reductions import cumsum as first_cumsum
 from srcad.rules.statistics import refuse_unfollowed
 
 
@@ -43,6 +44,8 @@ def cumulative(name):
                              "flattens)", construct="cumsum",
                              hint="write np.cumsum(np.ravel(x)) or give axis=")
         a = _axis(name, 0 if axis is None else axis, rank)
+        if rank == 1:  # the first rule: numba compiles it
+            return first_cumsum(ranks, {})
         return linear(name, "x", (f"np.cumsum(g, axis={a})", _flip_cumsum("g", a)),
                       shape="x_shape", rank=rank)
     return select
