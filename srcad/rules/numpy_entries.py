@@ -93,8 +93,9 @@ def entries(call_info, elementwise_kind, any_kind):
     """(function, CallInfo) of each entry; `call_info` is table.py's CallInfo."""
     out = []
     for np_name, rule_name in _UFUNCS.items():
+        scalar = _SCALAR_RULES["copysign"] if np_name == "copysign" else None  # as before
         out.append((getattr(np, np_name), call_info(
-            np_name, None, "float", arrays=elementwise_kind,
+            np_name, scalar, "float", arrays=elementwise_kind,
             select=elementwise(_SCALAR_RULES.get(rule_name), rule_name))))
     for np_name in _STEPS:
         if hasattr(np, np_name):
