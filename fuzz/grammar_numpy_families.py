@@ -6,7 +6,9 @@ cumsum/cumprod, diff with n= and axis=, trapezoid, gradient, norm with ord=, axi
 keepdims=), with keywords by name or by position; each result joins the program's terms.
 
 Arguments stay in each function's domain by the form (`np.log2(1.0 + e * e)`) and away
-from kinks (no mod, floor, ties of max/min with probability > 0). Drawn from its own random
+from kinks (no mod, floor, ties of max/min with probability > 0); a p-norm reads a positive
+array (at a zero vector its derivative is NaN, as in JAX, which finite differences do not see
+when the vector stays zero). Drawn from its own random
 stream (`random.Random("numpy families <seed>")`): without `numpy-families` every seed keeps
 its program. On the numba backend the ufuncs compile; the reductions are refused by name.
 """
@@ -30,7 +32,7 @@ REDUCTIONS = ["np.prod(1.0 + 0.1 * {0}{2})", "np.var({0}{2}, ddof=1)", "np.std({
               "np.diff({0}, 1, {1})", "np.diff({0}, n=2, axis={1})",
               "np.trapezoid({0}, dx=0.5, axis={1})", "np.linalg.norm({0}, 1, axis={1})",
               "np.linalg.norm({0}, ord=np.inf, axis={1}, keepdims=True)",
-              "np.linalg.norm({0}, 3.0, {1})", "np.var({0}, {1}, None, None, 1, True)"]
+              "np.linalg.norm(np.exp({0}), 3.0, {1})", "np.var({0}, {1}, None, None, 1, True)"]
 VECTOR = ["np.cumprod(0.5 + 0.1 * {0})", "np.gradient({0})", "np.linalg.norm({0}, -np.inf)"]
 
 
