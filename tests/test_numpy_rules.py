@@ -213,3 +213,13 @@ def test_numba_refuses_the_reductions_by_name():
         srcad.gradient(variance_of_columns, X.copy(), backend="numba")
     with pytest.raises(srcad.SrcadError, match=r"`np.heaviside\(x\[0\], x\[1\]\)`.*numba"):
         srcad.gradient(heaviside_step, X.copy(), backend="numba")
+
+
+def test_the_docs_page_names_every_entry():
+    import re
+    from pathlib import Path
+    page = (Path(__file__).resolve().parent.parent / "docs" / "numpy_functions.md").read_text()
+    words = set(re.findall(r"\w+", page))
+    names = set(numpy_entries._UFUNCS) | set(numpy_entries._STEPS) \
+        | set(numpy_entries.INTEGER_CALLS) | {fn.__name__ for fn, _, _ in numpy_entries._REDUCTIONS}
+    assert names <= words, names - words
