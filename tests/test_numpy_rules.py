@@ -223,3 +223,16 @@ def test_the_docs_page_names_every_entry():
     names = set(numpy_entries._UFUNCS) | set(numpy_entries._STEPS) \
         | set(numpy_entries.INTEGER_CALLS) | {fn.__name__ for fn, _, _ in numpy_entries._REDUCTIONS}
     assert names <= words, names - words
+
+
+def product_of_a_list(x):
+    return np.prod([x[0], x[1]])
+
+
+def test_a_list_written_out_is_refused_not_read_as_a_constant():
+    # the fence lets `prod([...])` through (for math.prod); np.prod's rule must not see a
+    # constant there (its gradient was silently zero)
+    with pytest.raises(srcad.SrcadError, match=r"prod of a list written out"):
+        srcad.gradient(product_of_a_list, np.array([2.0, 3.0]))
+    assert srcad.gradient(lambda x: np.prod(np.array([x[0], x[1]])),
+                          np.array([2.0, 3.0])).tolist() == [3.0, 2.0]

@@ -76,6 +76,10 @@ def array_call(norm, node) -> ArrayCall | None:
 def select_rule(norm, node, call: ArrayCall, ranks) -> R.Rule:
     """The rule of `call` for operands of these ranks (0 for floats); refusals are located
     at `node`."""
+    if not call.info.sequence and any(isinstance(o, gast.List) for o in call.operands):
+        # np.prod([a, b]): the list's values are not the rule's operands (a wrong zero)
+        raise norm.parsed.error(node, call.info.name, f"{call.info.name} of a list written "
+                                "out", hint=f"pass an array: np.{call.info.name}(np.array([...]))")
     try:
         return call.info.select(tuple(ranks), call.keywords)
     except SrcadError as error:
