@@ -236,3 +236,14 @@ def test_a_list_written_out_is_refused_not_read_as_a_constant():
         srcad.gradient(product_of_a_list, np.array([2.0, 3.0]))
     assert srcad.gradient(lambda x: np.prod(np.array([x[0], x[1]])),
                           np.array([2.0, 3.0])).tolist() == [3.0, 2.0]
+
+
+def floor_divisions(x, y):
+    return np.sum(x * (x // y) + y * np.floor_divide(x, 0.7) + x % y)
+
+
+def test_floor_division_has_no_derivative_and_mod_has_jax_s():
+    x = np.array([[2.3, -1.1, 0.4], [1.7, 2.9, -2.2]])
+    y = np.array([0.8, 1.3, 0.9])
+    check_grads(floor_divisions, srcad.Duplicated(x.copy(), np.zeros_like(x)),
+                srcad.Duplicated(y.copy(), np.zeros_like(y)))
