@@ -15,6 +15,7 @@ from srcad.analysis.list_entry_errors import entry_alias_error
 from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
+from srcad.rules.numpy_entries import NUMBA_UFUNCS, numba_compiles
 from srcad.transform.normalize.inline import resolve_callee
 from srcad.transform.normalize.unbounded_lists import is_growth
 
@@ -266,7 +267,7 @@ def numba_supports(norm):
         call = array_call(norm, node)
         if call is None:
             return True
-        return call.info.name in _NUMBA_COMPILED
+        return call.info.name in _NUMBA_COMPILED | NUMBA_UFUNCS and numba_compiles(call)
     return supported
 
 
