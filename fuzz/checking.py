@@ -25,7 +25,7 @@ import cells  # noqa: E402
 from grammar_lambdas import ENTRY  # noqa: E402
 
 import srcad  # noqa: E402
-import srcad.cache  # noqa: E402
+import srcad.build.cache  # noqa: E402
 from srcad.testing import check_grads  # noqa: E402
 
 _TMP = None
@@ -209,7 +209,7 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
             outcomes["hess"] = check_second_order(f, module.args, timeout)
     finally:
         sys.modules.pop(name, None)
-        srcad.cache.clear()
+        srcad.build.cache.clear()
     if per_mode is not None:
         per_mode.update(outcomes)
     mode, (category, sig, detail) = min(outcomes.items(),

@@ -1,4 +1,4 @@
-"""`python -m srcad`: the command line of srcad/cli.py."""
+"""`python -m srcad`: the command line of srcad/cli/__init__.py."""
 
 from srcad.cli import console_main
 

@@ -9,12 +9,12 @@ import types
 import gast
 
 from srcad import rules as R
-from srcad import syntax as S
 from srcad.analysis.activity import differentiable_reads
 from srcad.analysis.list_entry_errors import entry_alias_error
 from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
+from srcad.frontend import syntax as S
 from srcad.rules.numpy_entries import NUMBA_UFUNCS, numba_compiles
 from srcad.transform.normalize.inline import resolve_callee
 from srcad.transform.normalize.unbounded_lists import is_growth
@@ -248,7 +248,7 @@ def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None
                     kind=LaneLayoutError))
 
 
-# the numba backend compiles these as generated (srcad/numba_arrays.py adds the products and
+# the numba backend compiles these as generated (srcad/runtime/numba_arrays.py adds the products and
 # the reductions with axis=)
 _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
                    "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",

@@ -14,7 +14,7 @@ import types
 import gast
 
 from srcad.errors import UnsupportedSyntaxError
-from srcad.parse import ParsedFunction
+from srcad.frontend.parse import ParsedFunction
 from srcad.rules import lookup_call
 from srcad.rules.numpy_entries import library_keyword_refusal
 from srcad.transform.normalize.function_values import user_callable

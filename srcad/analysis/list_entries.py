@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.array_bindings import viewed_array
 from srcad.analysis.types import Array
+from srcad.frontend import syntax as S
 
 
 def refuse_aliased_entries(norm, types) -> None:

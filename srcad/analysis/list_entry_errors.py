@@ -7,7 +7,7 @@ import re
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 
 def entry_alias_error(norm, node, name: str, array: str):

@@ -17,7 +17,6 @@ import types as pytypes
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.index_types import gathered_type, index_kind
 from srcad.analysis.integer_calls import integer_call_type
 from srcad.analysis.primitives import array_call, effect_call, effect_operands, select_rule
@@ -47,6 +46,7 @@ from srcad.analysis.value_types import (
     type_of_value,
 )
 from srcad.errors import SrcadError
+from srcad.frontend import syntax as S
 from srcad.rules import lookup_call
 from srcad.rules.table import ELEMENTWISE, SCALAR
 from srcad.transform.normalize.inline import resolve_callee

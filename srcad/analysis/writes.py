@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.array_bindings import viewed_array, writes_after
 from srcad.analysis.list_entry_errors import entry_alias_error
 from srcad.analysis.types import Array
+from srcad.frontend import syntax as S
 
 
 def _bindings(norm, types):

@@ -11,9 +11,9 @@ from __future__ import annotations
 import gast
 
 from srcad import rules as R
-from srcad import syntax as S
 from srcad.analysis.primitives import array_call, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
+from srcad.frontend import syntax as S
 from srcad.transform.broadcasting import Broadcasting
 from srcad.transform.normalize.inline import resolve_callee
 from srcad.transform.simplify import simplify

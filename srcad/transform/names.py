@@ -6,8 +6,8 @@ import builtins
 
 import gast
 
-from srcad import syntax as S
-from srcad.runtime_names import RESERVED
+from srcad.frontend import syntax as S
+from srcad.runtime.runtime_names import RESERVED
 
 
 class Namer:
@@ -32,7 +32,7 @@ class Namer:
         used = {n.id for n in S.nodes(tree) if isinstance(n, gast.Name)}
         used |= {a.id for a in tree.args.args} if isinstance(tree, gast.FunctionDef) else set()
         # never the name of something generated code calls (the user's own are renamed:
-        # srcad/runtime_names.py)
+        # srcad/runtime/runtime_names.py)
         return cls(used | set(dir(builtins)) | RESERVED)
 
     def fresh(self, base: str) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import Array, stack_call
+from srcad.frontend import syntax as S
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.forward.styles import Looped, Stacked
 from srcad.transform.forward.views import is_view

@@ -11,7 +11,6 @@ import dataclasses
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.array_bindings import (
     copy_source,
     expression_bound,
@@ -21,6 +20,7 @@ from srcad.analysis.array_bindings import (
 from srcad.analysis.primitives import effect_call
 from srcad.analysis.types import FLOAT, Array, is_differentiable, stack_call
 from srcad.errors import LaneLayoutError
+from srcad.frontend import syntax as S
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.forward.lanes import (
     copy_lanes_last,

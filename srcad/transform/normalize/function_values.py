@@ -13,7 +13,7 @@
 * a lambda passed to a function of the user's (`apply(lambda t: t ** 3, x)`): a local
   function, passed by name; the inliner substitutes it for the parameter it is bound to.
 
->>> from srcad import syntax as S
+>>> from srcad.frontend import syntax as S
 >>> body = arms_as_ifs(S.parse_stmts("r = (lambda y: y * y)(x) if c else x"), lambda f: False)
 >>> print(S.unparse_header(body[0]), type(body[0].body[0]).__name__)
 if c Assign
@@ -26,7 +26,7 @@ import types
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.rules import lookup_call
 
 _BLOCKS = (gast.If, gast.For, gast.While)

@@ -17,12 +17,12 @@ import types
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
 from srcad.errors import SrcadError
-from srcad.lambdas import function_name
-from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
-from srcad.refusals import STRICT, Refusals
+from srcad.frontend import syntax as S
+from srcad.frontend.lambdas import function_name
+from srcad.frontend.parse import EMPTY_CELL, ParsedFunction, parse_function
+from srcad.frontend.refusals import STRICT, Refusals
 from srcad.rules import lookup_call
 from srcad.transform.names import Namer
 from srcad.transform.normalize.desugar import desugar

@@ -28,8 +28,8 @@ import builtins
 
 import gast
 
-from srcad import syntax as S
-from srcad.parse import ParsedFunction
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.conditional_lists import grow_conditional_lists
 from srcad.transform.normalize.function_values import (

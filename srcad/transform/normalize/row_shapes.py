@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.value_types import INT
+from srcad.frontend import syntax as S
 from srcad.rules import lookup_call
 from srcad.rules.table import ELEMENTWISE
 from srcad.transform.normalize.inline import resolve_callee

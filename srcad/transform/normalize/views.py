@@ -30,10 +30,10 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.list_entry_errors import entry_alias_error
 from srcad.analysis.types import INT, Array, Types
 from srcad.analysis.writes import shared_while_written
+from srcad.frontend import syntax as S
 from srcad.transform.normalize.sliced_elements import compose_sliced_elements
 from srcad.transform.normalize.view_indices import (
     RUNTIME,

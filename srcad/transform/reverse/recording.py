@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import FLOAT, SHAPE, Array
+from srcad.frontend import syntax as S
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.reverse.invariant_pushes import InvariantPushes
 from srcad.transform.reverse.leaves import (

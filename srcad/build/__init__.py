@@ -1,0 +1,1 @@
+"""From a checked call to compiled derivative code, and running it."""

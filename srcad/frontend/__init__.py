@@ -1,0 +1,1 @@
+"""From a function object to a checked tree."""

@@ -1,0 +1,1 @@
+"""The operators (gradient, jacobian, hessian, ...) and their preparations."""

@@ -1,0 +1,1 @@
+"""Operators over containers (pytrees) of arrays and floats."""

@@ -1,0 +1,1 @@
+"""Sparse Jacobians: patterns and coloring."""

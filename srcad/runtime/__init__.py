@@ -1,0 +1,1 @@
+"""What generated code imports (numba) or is given (python) at run time."""

@@ -1,0 +1,1 @@
+"""Sums over rows on all cores and on a Dask cluster."""
