@@ -435,6 +435,9 @@ class ArrayGrammar:
         body = []
         for _ in range(rng.randint(3, 7)):
             body += self.array_statement(depth)
+        if "numpy-families" in self.shapes:  # its own stream: grammar_numpy_families.py
+            from grammar_numpy_families import numpy_family_statements
+            body += numpy_family_statements(self)
         if "widened" in self.shapes:  # its own random stream: grammar_loop_shapes.py
             body += self.widened_carried_loop()
         if "numpy-semantics" in self.shapes:  # its own stream: grammar_numpy_semantics.py

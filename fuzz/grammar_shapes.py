@@ -32,6 +32,7 @@ import random
 from scopes import Arr, FunctionContext, IntVar, Scope, indent
 
 SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names", "row-views",
+          "numpy-families",  # with `--arrays` (fuzz/grammar_numpy_families.py)
           "list-calls",  # list-calls: with --lists only (fuzz/grammar_list_calls.py)
           "chained-targets",  # chained-targets: with --views
           "widened",  # widened: array programs only, `--arrays` (fuzz/grammar_loop_shapes.py)

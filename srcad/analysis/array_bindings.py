@@ -16,6 +16,7 @@ from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
+from srcad.rules.numpy_entries import NUMBA_UFUNCS, numba_compiles
 
 GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime/runtime_names.py)
 
@@ -275,7 +276,7 @@ def numba_supports(norm):
         call = array_call(norm, node)
         if call is None:
             return True
-        return call.info.name in _NUMBA_COMPILED
+        return call.info.name in _NUMBA_COMPILED | NUMBA_UFUNCS and numba_compiles(call)
     return supported
 
 

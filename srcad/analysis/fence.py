@@ -17,6 +17,7 @@ from srcad.analysis.primitives import user_callable
 from srcad.errors import UnsupportedSyntaxError
 from srcad.frontend.parse import ParsedFunction
 from srcad.rules import lookup_call
+from srcad.rules.numpy_entries import library_keyword_refusal
 
 _REFUSED = {
     gast.Try: ("try/except", "move the error handling outside the differentiated function"),
@@ -162,6 +163,11 @@ def _problem(parsed, node, local_functions, called):
     if refused is not None:
         construct, hint = refused
         return construct, "not supported by srcad", hint
+    if isinstance(node, gast.Call) and node.keywords:
+        callee = _callee(parsed, node.func)
+        unfollowed = library_keyword_refusal(node, callee, lookup_call(callee))
+        if unfollowed is not None:  # np.add(x, y, out=z), np.var(x, dtype=np.float32)
+            return unfollowed
     if isinstance(node, (gast.For, gast.While)) and node.orelse:
         return "loop else", "`else` on a loop is not supported", "use a flag variable"
     if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):

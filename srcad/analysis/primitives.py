@@ -85,6 +85,10 @@ def array_call(norm, node) -> ArrayCall | None:
 def select_rule(norm, node, call: ArrayCall, ranks) -> R.Rule:
     """The rule of `call` for operands of these ranks (0 for floats); refusals are located
     at `node`."""
+    if not call.info.sequence and any(isinstance(o, gast.List) for o in call.operands):
+        # np.prod([a, b]): the list's values are not the rule's operands (a wrong zero)
+        raise norm.parsed.error(node, call.info.name, f"{call.info.name} of a list written "
+                                "out", hint=f"pass an array: np.{call.info.name}(np.array([...]))")
     try:
         return call.info.select(tuple(ranks), call.keywords)
     except SrcadError as error:
@@ -95,10 +99,20 @@ def _literal(norm, node, fname, name, value):
     try:
         return _evaluate(value)
     except ValueError:
-        raise norm.parsed.error(node, fname, f"`{name}=` of {fname} is not a literal",
-                                hint="write axis and keepdims as literals (axis=0, "
-                                "keepdims=True): the rank of the result depends on them") \
-            from None
+        pass
+    sign = 1.0
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+        sign, value = -1.0, value.operand
+    if isinstance(value, (gast.Name, gast.Attribute)):  # ord=np.inf, ord=-np.inf
+        try:
+            constant = resolve_callee(norm.parsed, value, norm.extra_names)
+        except (KeyError, AttributeError):
+            constant = None
+        if isinstance(constant, float):
+            return sign * constant
+    raise norm.parsed.error(node, fname, f"`{name}=` of {fname} is not a literal",
+                            hint=f"write {name}= as a literal (axis=0, keepdims=True, "
+                            "ord=np.inf): what the call computes depends on it")
 
 
 def _evaluate(value):

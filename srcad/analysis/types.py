@@ -18,6 +18,7 @@ import types as pytypes
 import gast
 
 from srcad.analysis.index_types import gathered_type, index_kind
+from srcad.analysis.integer_calls import integer_call_type
 from srcad.analysis.primitives import array_call, effect_call, effect_operands, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
 from srcad.analysis.type_refusals import (
@@ -270,6 +271,8 @@ class Types(TypeRefusals):
             return INT if t == BOOL else t
         if info.result == "array":
             return self._constructed(info, e)
+        if info.result == "integers":  # np.argmax(x), np.isclose(a, b): constants
+            return integer_call_type(self.of, e)
         if info.result == "first":  # grown(buffer, count): the buffer's type
             return self.of(e.args[0])
         return {"float": FLOAT, "int": INT, "bool": BOOL, "range": RANGE, "shape": SHAPE,

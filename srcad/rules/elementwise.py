@@ -44,6 +44,40 @@ ARRAY_RULES = {
                  "np.where(x < lo, g, 0.0)", "np.where(x > hi, g, 0.0)"),
 }
 
+# The rest of NumPy's float ufuncs. At a point where a function is not differentiable the
+# derivative is JAX's: cbrt'(0) = inf; sinc'(0) = 0; copysign(x, y) passes g with the sign of
+# y times the sign of x, +1 at x = 0 (abs'(0) = 1); fmax and fmin pass g to y on a tie and where
+# x is NaN (NumPy's fmax picks y there); mod and remainder: d/dy = -floor(x / y), fmod:
+# -trunc(x / y); heaviside(x, h0) passes g to h0 where x == 0 only. floor, ceil, trunc,
+# rint, round, sign have no derivative (0 everywhere, as in JAX): table entries without rule.
+ARRAY_RULES.update({
+    "exp2": rule("exp2", "x", "g * ans * 0.6931471805599453"),
+    "log2": rule("log2", "x", "g / (x * 0.6931471805599453)"),
+    "log10": rule("log10", "x", "g / (x * 2.302585092994046)"),
+    "cbrt": rule("cbrt", "x", "g / (3.0 * ans * ans)"),
+    "reciprocal": rule("reciprocal", "x", "-g * ans * ans"),
+    "positive": rule("positive", "x", "g"),
+    "negative": rule("negative", "x", "-g"),
+    "arcsinh": rule("arcsinh", "x", "g / np.sqrt(x * x + 1.0)"),
+    "arccosh": rule("arccosh", "x", "g / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0))"),
+    "arctanh": rule("arctanh", "x", "g / (1.0 - x * x)"),
+    "sinc": rule("sinc", "x", "g * ((np.cos(np.pi * x) - ans) / (x + (x == 0.0)))"),
+    "deg2rad": rule("deg2rad", "x", "g * 0.017453292519943295"),
+    "rad2deg": rule("rad2deg", "x", "g * 57.29577951308232"),
+    "logaddexp2": rule("logaddexp2", "x y", "g * np.exp2(x - ans)", "g * np.exp2(y - ans)"),
+    "float_power": rule("float_power", "x y", "g * y * np.float_power(x, y - 1.0)",
+                        "g * ans * np.log(x + (x == 0.0))"),
+    "fmax": rule("fmax", "x y", "np.where((x > y) | np.isnan(y), g, 0.0)",
+                 "np.where((x > y) | np.isnan(y), 0.0, g)"),
+    "fmin": rule("fmin", "x y", "np.where((x < y) | np.isnan(y), g, 0.0)",
+                 "np.where((x < y) | np.isnan(y), 0.0, g)"),
+    "remainder": rule("remainder", "x y", "g", "-g * np.floor(x / y)"),
+    "fmod": rule("fmod", "x y", "g", "-g * np.trunc(x / y)"),
+    "copysign": rule("copysign", "x y",
+                     "g * np.where(x >= 0.0, 1.0, -1.0) * np.copysign(1.0, y)", None),
+    "heaviside": rule("heaviside", "x h", None, "np.where(x == 0.0, g, 0.0)"),
+})
+
 
 def operator(rule_):
     """A `select` for the ufunc spelling of an operator (np.add(x, y) is x + y): the

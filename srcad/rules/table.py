@@ -36,6 +36,8 @@ from srcad.rules.decompositions import (
 )
 from srcad.rules.elementwise import elementwise, operator
 from srcad.rules.linalg import inner, matmul, outer, trace, transpose
+from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
+from srcad.rules.numpy_entries import entries as numpy_entries
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
 from srcad.rules.shapes import broadcast_to, expand_dims, ravel, reshape, squeeze, unbroadcast
 from srcad.runtime.array_runtime import (
@@ -227,6 +229,10 @@ def _build() -> dict[int, CallInfo]:
         add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True, arrays=ANY))
     add(np.copy, CallInfo("copy", None, "array", constructor=True, arrays=ANY,
                           select=elementwise(None, "copy")))
+    # NumPy's elementwise and reduction families (srcad/rules/numpy_entries.py), last: they
+    # replace the entries above of np.floor, np.sign, np.copysign, np.cumsum, np.linalg.norm
+    for fn, info in numpy_entries(CallInfo, ELEMENTWISE, ANY):
+        add(fn, info)
     return table
 
 
@@ -271,6 +277,7 @@ _METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.trans
             "copy": np.copy, "max": np.max, "min": np.min, "cumsum": np.cumsum,
             "clip": np.clip, "trace": np.trace, "reshape": np.reshape, "ravel": np.ravel,
             "flatten": np.ravel, "squeeze": np.squeeze}
+_METHODS.update(NUMPY_METHODS)  # x.prod(), x.var(), x.round(), x.argmax() ...
 # Matrix product operator `x @ y`.
 MATMUL_OPERATOR = CallInfo("matmul", None, "float", select=matmul("matmul"))
 TRANSPOSE_ATTRIBUTE = CallInfo("transpose", None, "float", select=transpose)

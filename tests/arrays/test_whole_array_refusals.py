@@ -437,18 +437,18 @@ def clip_scaled_by_a_generator_sum(x):
     return np.sum(np.clip(x * sum(v for v in x), -1.0, 1.0))  # numba: no clip
 
 
-def copysign_scaled_by_a_generator_sum(x):
-    return np.sum(np.copysign(x, x) * sum(v * v for v in x))  # no array rule for copysign
+def power_scaled_by_a_generator_sum(x):
+    return np.sum(pow(x, x) * sum(v * v for v in x))  # no array rule for the builtin pow
 
 
 SPELLED = [
     (logaddexp_of_a_product_element, "numba", "`np.logaddexp((M @ x)[0], x)`", "product"),
     (clip_scaled_by_a_generator_sum, "numba", "`np.clip(x * sum(v for v in x), -1.0, 1.0)`",
      "sum_of"),
-    (copysign_scaled_by_a_generator_sum, "python",
-     "in `np.sum(np.copysign(x, x) * sum(v * v for v in x))`", "sum_of"),
-    (copysign_scaled_by_a_generator_sum, "numba",
-     "in `np.sum(np.copysign(x, x) * sum(v * v for v in x))`", "sum_of"),
+    (power_scaled_by_a_generator_sum, "python",
+     "in `np.sum(pow(x, x) * sum(v * v for v in x))`", "sum_of"),
+    (power_scaled_by_a_generator_sum, "numba",
+     "in `np.sum(pow(x, x) * sum(v * v for v in x))`", "sum_of"),
 ]
 
 

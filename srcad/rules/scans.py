@@ -1,0 +1,117 @@
+"""Scans and differences along an axis: np.cumsum, np.cumprod (axis=), np.diff (n=, axis=),
+np.trapezoid (dx=, axis=), np.gradient of a vector. All but cumprod are linear: the tangent
+is the same call on the tangent, the adjoint its transpose in vectorized NumPy.
+
+| primitive               | tangent                 | adjoint                                  |
+|-------------------------|-------------------------|------------------------------------------|
+| np.cumsum(x, axis=a)    | np.cumsum(g, axis=a)    | the reversed cumsum of the reversed g     |
+| np.cumsum(x) (rank > 1) | np.cumsum(g)            | that, reshaped to x's shape              |
+| np.diff(x, n, axis=a)   | np.diff(g, n, axis=a)   | n times -np.diff(g, prepend=0, append=0) |
+| np.trapezoid(x, dx=h)   | np.trapezoid(g, dx=h)   | g * h * (1, ..., 1) halved at both ends  |
+| np.gradient(x)          | np.gradient(g)          | its transpose (central differences)      |
+| np.cumprod(x) (vector)  | sum over i <= k of g_i times the product of the others, exact at zeros |
+"""
+
+from __future__ import annotations
+
+from srcad.errors import SrcadError
+from srcad.rules import linear
+from srcad.rules.reductions import cumsum as first_cumsum
+from srcad.rules.statistics import refuse_unfollowed
+
+
+def _axis(name, axis, rank):
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -rank <= axis < rank:
+        raise SrcadError(f"axis={axis!r} of np.{name} of an array of rank {rank}",
+                         construct=name, hint="axis is one int literal within the rank")
+    return axis % rank
+
+
+def _flip_cumsum(g, a):
+    return f"np.flip(np.cumsum(np.flip({g}, {a}), axis={a}), {a})"
+
+
+def cumulative(name):
+    def select(ranks, keywords):
+        refuse_unfollowed(name, keywords, dtype=None, out=None)
+        rank, axis = ranks[0], keywords.get("axis")
+        if name == "cumprod":
+            return _cumprod(rank, axis)
+        if rank == 0:
+            return linear(name, "x", ("np.cumsum(g)", "np.sum(g)"), shape="(1,)", rank=1)
+        if axis is None and rank > 1:
+            raise SrcadError("np.cumsum without axis= of an array of rank above 1 (it "
+                             "flattens)", construct="cumsum",
+                             hint="write np.cumsum(np.ravel(x)) or give axis=")
+        a = _axis(name, 0 if axis is None else axis, rank)
+        if rank == 1:  # the first rule: numba compiles it
+            return first_cumsum(ranks, {})
+        return linear(name, "x", (f"np.cumsum(g, axis={a})", _flip_cumsum("g", a)),
+                      shape="x_shape", rank=rank)
+    return select
+
+
+def _cumprod(rank, axis):
+    if rank != 1 or axis not in (None, 0, -1):
+        raise SrcadError("np.cumprod of an array of rank other than 1", construct="cumprod",
+                         hint="srcad differentiates np.cumprod of a vector")
+    # others[k, i]: the product of x[:k + 1] but x[i] (0 where i > k), exact at zeros
+    kept = "np.where(np.tri(x_shape[0], dtype=bool), x, 1.0)"
+    nz = f"np.where({kept} == 0.0, 1.0, {kept})"
+    zeros = f"np.sum({kept} == 0.0, axis=1, keepdims=True)"
+    p = f"np.prod({nz}, axis=1, keepdims=True)"
+    others = (f"(np.where({zeros} == 0, {p} / {nz}, np.where(({zeros} == 1) & ({kept} == 0.0),"
+              f" {p}, 0.0)) * np.tri(x_shape[0]))")
+    return linear("cumprod", "x", (f"({others} @ g)", f"(g @ {others})"),
+                  shape="x_shape", rank=1)
+
+
+def diff(ranks, keywords):
+    refuse_unfollowed("diff", keywords, prepend=None, append=None)
+    rank, n = ranks[0], keywords.get("n", 1)
+    if rank == 0:
+        raise SrcadError("np.diff of a number", construct="diff", hint="diff takes an array")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise SrcadError(f"n={n!r} of np.diff", construct="diff", hint="n is an int literal")
+    a = _axis("diff", keywords.get("axis", -1), rank)
+    adjoint = "g"
+    for _ in range(n):
+        adjoint = f"-np.diff({adjoint}, axis={a}, prepend=0.0, append=0.0)"
+    shape = "(" + "".join(f"x_shape[{k}] - {n}, " if k == a else f"x_shape[{k}], "
+                          for k in range(rank)) + ")"
+    return linear("diff", "x", (f"np.diff(g, {n}, axis={a})", adjoint),
+                  shape=shape.replace(", )", ",)"), rank=rank)
+
+
+def trapezoid(ranks, keywords):
+    if keywords.get("x") is not None:
+        raise SrcadError("`x=` (sample points) of np.trapezoid", construct="trapezoid",
+                         hint="pass the spacing as dx= (a number)")
+    rank, dx = ranks[0], keywords.get("dx", 1.0)
+    if not isinstance(dx, (int, float)) or isinstance(dx, bool):
+        raise SrcadError(f"dx={dx!r} of np.trapezoid", construct="trapezoid",
+                         hint="dx is a number literal")
+    if rank == 0:
+        raise SrcadError("np.trapezoid of a number", construct="trapezoid",
+                         hint="trapezoid takes an array")
+    a = _axis("trapezoid", keywords.get("axis", -1), rank)
+    i = f"np.reshape(np.arange(x_shape[{a}]), (-1,{' 1,' * (rank - 1 - a)}))"
+    w = f"({dx!r} * (1.0 - 0.5 * ({i} == 0) - 0.5 * ({i} == x_shape[{a}] - 1)))"
+    g = "g" if rank == 1 else f"np.expand_dims(g, {a})"
+    shape = "(" + "".join(f"x_shape[{k}], " for k in range(rank) if k != a) + ")"
+    return linear("trapezoid", "x", (f"np.trapezoid(g, dx={dx!r}, axis={a})", f"{g} * {w}"),
+                  shape=shape.replace(", )", ",)"), rank=rank - 1)
+
+
+def gradient(ranks, keywords):
+    """np.gradient(x) of a vector (unit spacing, edge_order=1)."""
+    refuse_unfollowed("gradient", keywords, edge_order=1)
+    if ranks[0] != 1 or len(ranks) > 1 or keywords.get("axis") not in (None, 0, -1):
+        raise SrcadError("np.gradient of an array of rank other than 1, or with spacings",
+                         construct="gradient", hint="srcad differentiates np.gradient(x) of "
+                         "a vector: a list of arrays of a matrix has no rule yet")
+    i = "np.arange(x_shape[0])"
+    c = f"(g * (0.5 + 0.5 * (({i} == 0) | ({i} == x_shape[0] - 1))))"
+    padded = f"np.concatenate((-{c}[:1], {c}, -{c}[-1:]))"
+    return linear("gradient", "x", ("np.gradient(g)", f"({padded}[:-2] - {padded}[2:])"),
+                  shape="x_shape", rank=1)

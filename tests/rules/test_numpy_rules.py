@@ -1,0 +1,250 @@
+"""The rules of the NumPy families, generated from the rule table
+(tests/helpers/numpy_rule_cases.py): each float ufunc x operand shapes that broadcast, each
+reduction and scan x its
+keywords, x {reverse, forward, vector} on the python backend against central finite differences; the
+numba backend on one shape of each (marked slow); JAX's derivative at the points where a
+function has none; keywords srcad does not follow refused by name."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import srcad
+from srcad.rules import numpy_entries
+from srcad.testing import check_grads
+from tests.helpers import numpy_rule_cases as cases
+
+jax.config.update("jax_enable_x64", True)
+
+UFUNCS = cases.ufunc_cases()
+STEPS = cases.step_cases()
+REDUCTIONS = cases.reduction_cases()
+
+
+def _annotated(values):
+    return [srcad.Active(v) if isinstance(v, float)
+            else srcad.Duplicated(v.copy(), np.zeros_like(v)) for v in values]
+
+
+def _check(call, args, **options):
+    f = cases.function_of(call, len(args))
+    check_grads(f, *_annotated(args), rtol=1e-6, **options)
+
+
+@pytest.mark.parametrize("case", UFUNCS + STEPS, ids=[c[0] for c in UFUNCS + STEPS])
+def test_ufunc_agrees_with_finite_differences_in_every_mode(case):
+    _check(case[1], case[2])
+
+
+@pytest.mark.parametrize("case", REDUCTIONS, ids=[c[0] for c in REDUCTIONS])
+def test_reduction_agrees_with_finite_differences_in_every_mode(case):
+    _check(case[1], case[2])
+
+
+def test_every_entry_has_cases():
+    assert set(numpy_entries._UFUNCS) <= set(cases.UFUNC_DOMAINS)
+    assert {fn.__name__ for fn, _, _ in numpy_entries._REDUCTIONS} <= set(cases.REDUCTION_CALLS)
+
+
+# -- JAX's derivative where the function has none -----------------------------------------
+def _agree(np_f, jax_f, x):
+    """Reverse mode as jax.grad, forward mode as jax.jacfwd (they differ where a derivative
+    is infinite: 0 * inf in a tangent)."""
+    for mode, jax_mode in (("reverse", jax.grad), ("forward", jax.jacfwd)):
+        expected = np.asarray(jax_mode(jax_f)(jnp.asarray(x)))
+        np.testing.assert_allclose(srcad.gradient(np_f, x.copy(), mode=mode), expected,
+                                   rtol=1e-12, atol=0.0, err_msg=mode)
+
+
+ZEROS = np.array([0.0, 2.0, 3.0, 0.0, -1.5])
+TIES = np.array([1.0, 3.0, 3.0, -2.0, 0.0, -2.0])
+
+KINKS = [
+    ("prod-one-zero", lambda x: np.prod(x[1:]), lambda x: jnp.prod(x[1:]), ZEROS),
+    ("prod-two-zeros", lambda x: np.prod(x), lambda x: jnp.prod(x), ZEROS),
+    ("cumprod-zero", lambda x: np.sum(np.cumprod(x) * np.arange(5.0)),
+     lambda x: jnp.sum(jnp.cumprod(x) * jnp.arange(5.0)), ZEROS),
+    ("ptp-ties", lambda x: np.ptp(x), lambda x: jnp.ptp(x), TIES),
+    ("median-ties", lambda x: np.median(x), lambda x: jnp.median(x), TIES),
+    ("median-odd-ties", lambda x: np.median(x[:5]), lambda x: jnp.median(x[:5]), TIES),
+    ("quantile-ties", lambda x: np.quantile(x, 0.3), lambda x: jnp.quantile(x, 0.3), TIES),
+    ("nanmax-ties", lambda x: np.nanmax(x), lambda x: jnp.nanmax(x), TIES),
+    ("norm1-zero", lambda x: np.linalg.norm(x, 1), lambda x: jnp.linalg.norm(x, 1), ZEROS),
+    ("norminf-ties", lambda x: np.linalg.norm(x, np.inf),
+     lambda x: jnp.linalg.norm(x, jnp.inf), TIES),
+    ("norm-ninf-ties", lambda x: np.linalg.norm(x, -np.inf),
+     lambda x: jnp.linalg.norm(x, -jnp.inf), TIES),
+    ("sinc-zero", lambda x: np.sum(np.sinc(x)), lambda x: jnp.sum(jnp.sinc(x)), ZEROS),
+    ("cbrt-zero", lambda x: np.sum(np.cbrt(x)), lambda x: jnp.sum(jnp.cbrt(x)), ZEROS),
+    ("copysign-zero", lambda x: np.sum(np.copysign(x, -1.0)),
+     lambda x: jnp.sum(jnp.copysign(x, -1.0)), ZEROS),
+    ("floor", lambda x: np.sum(np.floor(x) * x), lambda x: jnp.sum(jnp.floor(x) * x), TIES),
+    ("round", lambda x: np.sum(np.round(x) * x), lambda x: jnp.sum(jnp.round(x) * x), TIES),
+]
+
+
+@pytest.mark.parametrize("case", KINKS, ids=[c[0] for c in KINKS])
+def test_jax_convention_where_there_is_no_derivative(case):
+    _, np_f, jax_f, x = case
+    _agree(np_f, jax_f, x)
+
+
+TWO = [
+    ("fmax-tie-nan", lambda z: np.sum(np.fmax(z[0], z[1])),
+     lambda z: jnp.sum(jnp.fmax(z[0], z[1]))),
+    ("fmin-tie-nan", lambda z: np.sum(np.fmin(z[0], z[1])),
+     lambda z: jnp.sum(jnp.fmin(z[0], z[1]))),
+    ("heaviside", lambda z: np.sum(np.heaviside(z[0], z[1])),
+     lambda z: jnp.sum(jnp.heaviside(z[0], z[1]))),
+    ("remainder", lambda z: np.sum(np.remainder(z[0], z[1])),
+     lambda z: jnp.sum(jnp.remainder(z[0], z[1]))),
+    ("fmod", lambda z: np.sum(np.fmod(z[0], z[1])), lambda z: jnp.sum(jnp.fmod(z[0], z[1]))),
+]
+
+
+@pytest.mark.parametrize("case", TWO, ids=[c[0] for c in TWO])
+def test_jax_convention_of_two_operands(case):
+    _, np_f, jax_f = case
+    z = np.array([[1.0, np.nan, 0.0, -5.3, 4.0, 2.5], [1.0, 2.0, 0.5, 2.0, 2.0, np.nan]])
+    if case[0] in ("remainder", "fmod", "heaviside"):  # NaN: JAX's heaviside'(NaN) is 1
+        z = z[:, [0, 2, 3, 4]]
+    _agree(np_f, jax_f, z)
+
+
+# -- keywords ------------------------------------------------------------------------------
+X = np.random.default_rng(5).standard_normal((3, 4))
+
+
+def mean_keepdims_by_position(x):
+    return np.sum(np.mean(x, 1, None, None, True) * x)
+
+
+def var_ddof_by_position(x):
+    return np.sum(np.var(x, 0, None, None, 1) * np.arange(4.0))
+
+
+def std_everything_by_name(x):
+    return np.sum(np.std(x, keepdims=True, ddof=1, axis=-1) * x)
+
+
+def test_keywords_by_position_follow_numpy():
+    check_grads(mean_keepdims_by_position, srcad.Duplicated(X.copy(), np.zeros_like(X)))
+    check_grads(var_ddof_by_position, srcad.Duplicated(X.copy(), np.zeros_like(X)))
+    check_grads(std_everything_by_name, srcad.Duplicated(X.copy(), np.zeros_like(X)))
+    expected = jax.grad(lambda x: jnp.sum(jnp.var(x, 0, ddof=1) * jnp.arange(4.0)))(X)
+    np.testing.assert_allclose(srcad.gradient(var_ddof_by_position, X.copy()), expected,
+                               rtol=1e-12)
+
+
+def add_into(x):
+    z = np.zeros(4)
+    np.add(x[0], x[1], out=z)
+    return np.sum(z)
+
+
+def var_float32(x):
+    return np.var(x, dtype=np.float32)
+
+
+def quantile_nearest(x):
+    return np.quantile(x, 0.5, method="nearest")
+
+
+def sum_where(x):
+    return np.sum(x, where=x > 0.0)
+
+
+def weighted_average(x):
+    return np.average(x, weights=x)
+
+
+def exp_order(x):
+    return np.sum(np.exp(x, order="F"))
+
+
+@pytest.mark.parametrize("f, words", [
+    (add_into, "`out=` of np.add"), (var_float32, "`dtype=` of np.var"),
+    (quantile_nearest, "`method='nearest'` of np.quantile"), (sum_where, "`where=` of np.sum"),
+    (weighted_average, "`weights=` of np.average"), (exp_order, "`order=` of np.exp")])
+def test_unfollowed_keywords_are_refused_by_name(f, words):
+    with pytest.raises(srcad.SrcadError, match=words) as info:
+        srcad.gradient(f, X.copy())
+    assert "test_numpy_rules.py" in str(info.value)
+    assert "pass the arguments by position" not in str(info.value)
+
+
+# -- calls whose values are ints or bools: constants ---------------------------------------
+def int_results(x):
+    v = x[0]
+    k = np.argmax(v) + np.argmin(x, axis=0)[1]
+    order = np.argsort(v)
+    bins = np.digitize(v, np.array([-0.5, 0.5]))
+    where = np.searchsorted(np.array([-1.0, 0.0, 1.0]), v)
+    close = np.isclose(x, x[0])
+    return v[k % 4] * np.sum(v[order] * np.arange(4.0)) + np.sum(bins * v + where * v) \
+        + np.sum(close * x)
+
+
+def test_int_and_bool_results_are_constants():
+    check_grads(int_results, srcad.Duplicated(X.copy(), np.zeros_like(X)))
+
+
+# -- numba ----------------------------------------------------------------------------------
+NUMBA_UFUNCS = [c for c in UFUNCS if (c[0].endswith("-(2, 3)") or c[0].endswith("-(2, 3)-(3,)"))
+                and not c[0].startswith("heaviside")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", NUMBA_UFUNCS, ids=[c[0] for c in NUMBA_UFUNCS])
+def test_ufunc_on_numba(case):
+    _check(case[1], case[2], backend="numba")
+
+
+def variance_of_columns(x):
+    return np.sum(np.var(x, axis=0))
+
+
+def heaviside_step(x):
+    return np.sum(np.heaviside(x[0], x[1]))
+
+
+def test_numba_refuses_the_reductions_by_name():
+    with pytest.raises(srcad.SrcadError, match=r"`np.var\(x, axis=0\)`.*numba"):
+        srcad.gradient(variance_of_columns, X.copy(), backend="numba")
+    with pytest.raises(srcad.SrcadError, match=r"`np.heaviside\(x\[0\], x\[1\]\)`.*numba"):
+        srcad.gradient(heaviside_step, X.copy(), backend="numba")
+
+
+def test_the_docs_page_names_every_entry():
+    import re
+    from pathlib import Path
+    page = (Path(__file__).resolve().parents[2] / "docs" / "numpy_functions.md").read_text()
+    words = set(re.findall(r"\w+", page))
+    names = set(numpy_entries._UFUNCS) | set(numpy_entries._STEPS) \
+        | set(numpy_entries.INTEGER_CALLS) | {fn.__name__ for fn, _, _ in numpy_entries._REDUCTIONS}
+    assert names <= words, names - words
+
+
+def product_of_a_list(x):
+    return np.prod([x[0], x[1]])
+
+
+def test_a_list_written_out_is_refused_not_read_as_a_constant():
+    # the fence lets `prod([...])` through (for math.prod); np.prod's rule must not see a
+    # constant there (its gradient was silently zero)
+    with pytest.raises(srcad.SrcadError, match=r"prod of a list written out"):
+        srcad.gradient(product_of_a_list, np.array([2.0, 3.0]))
+    assert srcad.gradient(lambda x: np.prod(np.array([x[0], x[1]])),
+                          np.array([2.0, 3.0])).tolist() == [3.0, 2.0]
+
+
+def floor_divisions(x, y):
+    return np.sum(x * (x // y) + y * np.floor_divide(x, 0.7) + x % y)
+
+
+def test_floor_division_has_no_derivative_and_mod_has_jax_s():
+    x = np.array([[2.3, -1.1, 0.4], [1.7, 2.9, -2.2]])
+    y = np.array([0.8, 1.3, 0.9])
+    check_grads(floor_divisions, srcad.Duplicated(x.copy(), np.zeros_like(x)),
+                srcad.Duplicated(y.copy(), np.zeros_like(y)))
