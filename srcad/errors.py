@@ -153,6 +153,12 @@ class ActivityError(SrcadError):
     values that depend on active inputs)."""
 
 
+class SecondOrderRefusal(SrcadError):
+    """A refusal met only when srcad differentiates its own derivative code again (hessian,
+    hvp), already told in the user's words (a custom rule with no second derivative): second
+    order puts it at the user's line and keeps its message."""
+
+
 class ArgumentError(SrcadError):
     """Arguments or annotations that do not fit the function or each other."""
 

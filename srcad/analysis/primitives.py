@@ -19,7 +19,7 @@ import gast
 import numpy as np
 
 from srcad import rules as R
-from srcad.errors import SrcadError
+from srcad.errors import SecondOrderRefusal, SrcadError, UnsupportedSyntaxError
 from srcad.frontend.parse import resolve_callee
 
 
@@ -91,8 +91,10 @@ def select_rule(norm, node, call: ArrayCall, ranks) -> R.Rule:
                                 "out", hint=f"pass an array: np.{call.info.name}(np.array([...]))")
     try:
         return call.info.select(tuple(ranks), call.keywords)
-    except SrcadError as error:
-        raise norm.parsed.error(node, error.construct, error.message, hint=error.hint) from None
+    except SrcadError as error:  # a refusal second order meets keeps its kind (in_user_code)
+        kind = type(error) if isinstance(error, SecondOrderRefusal) else UnsupportedSyntaxError
+        raise norm.parsed.error(node, error.construct, error.message, hint=error.hint,
+                                kind=kind) from None
 
 
 def _literal(norm, node, fname, name, value):

@@ -34,7 +34,7 @@ import numpy as np
 
 from srcad.annotations import Constant
 from srcad.build import cache
-from srcad.errors import SrcadError
+from srcad.errors import SecondOrderRefusal, SrcadError
 from srcad.operators.directional_operators import pullback
 from srcad.rules.custom import bind, jvp_rule, shaped, vjp_rule
 from srcad.rules.table import ELEMENTWISE, CallInfo, register
@@ -122,10 +122,11 @@ class _Custom:
     def _no_second_order(self, ranks, keywords):
         """The select of the transposed rule, met only when srcad differentiates its own
         reverse-mode code again (hessian, hvp)."""
-        raise SrcadError(f"second derivatives through the reverse mode of `{self.__name__}` "
-                         f"(srcad.{self.kind}) are not supported yet", construct=self.kind,
-                         hint="for second derivatives, differentiate a plain function without "
-                         "the custom rule")
+        raise SecondOrderRefusal(
+            f"second derivatives through the reverse mode of `{self.__name__}` "
+            f"(srcad.{self.kind}) are not supported yet", construct=self.kind,
+            hint="for second derivatives, differentiate a plain function without "
+            "the custom rule")
 
 
 class custom_jvp(_Custom):  # noqa: N801  (JAX's name)

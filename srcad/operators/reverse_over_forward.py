@@ -27,7 +27,7 @@ from srcad.build.compiler import compile_source
 from srcad.build.differentiate import _compiled
 from srcad.build.engines import ReverseEngine, Slot, _spec
 from srcad.build.pipeline import Request
-from srcad.errors import ArgumentError, SrcadError
+from srcad.errors import ArgumentError, SecondOrderRefusal, SrcadError
 
 # forward code's function -> its tangent-only rewrite (one per forward code, so srcad's cache,
 # keyed by the function object, builds the reverse code of it once)
@@ -104,9 +104,11 @@ def in_user_code(err: SrcadError, origin: str, kind: str, hint: str | None = Non
             if comment:
                 user_line = int(comment.group(1))
                 break
-        problems.append(type(p)(
+        told = p.message if isinstance(p, SecondOrderRefusal) else (
             f"second order (hessian, hvp) of this line is not supported: srcad "
-            f"differentiates its own {kind} code of f again, and cannot here",
+            f"differentiates its own {kind} code of f again, and cannot here")
+        problems.append(type(p)(
+            told,
             filename=origin, line=user_line,
             construct=p.construct or "second order", hint=hint))
     return SrcadError.combine(problems, filename=origin)
