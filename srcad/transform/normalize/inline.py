@@ -19,6 +19,7 @@ import gast
 
 from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
+from srcad.constant_sequences import default_as_array
 from srcad.errors import SrcadError
 from srcad.lambdas import function_name
 from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
@@ -339,8 +340,10 @@ class Inliner:
             raise self.parsed.error(call, "call", f"{name_} is missing the argument "
                                     f"`{cparsed.spellings.get(missing[0], missing[0])}`",
                                     hint="pass every argument that has no default")
-        bound = [(p, given[p] if p in given else self._value(
-            defaults[p], f"{name_}_{p}", (cparsed.spellings.get(p, p), name_))) for p in params]
+        spelled = {p: cparsed.spellings.get(p, p) for p in params}
+        bound = [(p, given[p] if p in given else self._value(  # `cs=(1.0, 2.0)`: its array
+            default_as_array(callee, spelled[p], defaults[p]), f"{name_}_{p}",
+            (spelled[p], name_))) for p in params]
         return params, bound
 
     def _value(self, value, base, spelled=None):
