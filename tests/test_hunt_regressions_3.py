@@ -1,5 +1,6 @@
 """Wrong answers and crashes found by a third hunt, each fixed at its root."""
 
+import numpy as np
 import pytest
 
 import srcad
@@ -73,3 +74,39 @@ def test_opaque_default_read_after_a_helper_call_is_refused_not_zero(f):
     # once: derivative 0.0 (the copies through the helper hid the opaque read)
     with pytest.raises(SrcadError, match="opaque value.*`(h|cs)`"):
         srcad.grad(lambda a: f(a))(1.0)
+
+
+# --- np.outer of the same operand twice, its shape a name taped or computed ---------------
+
+def solve_with_outer_of_one_operand(x):
+    z = np.zeros(3)
+    # z is written later: the shape of z[::-1] is taped, a name
+    h = np.linalg.solve(2.0 * np.eye(3) + 0.1 * np.outer(np.cumsum(z[::-1]), np.cumsum(z[::-1])),
+                        np.exp(np.sin(x)))
+    for t in range(4):
+        z[t % 3] += np.sum(h * x)
+    return np.sum(z ** 2) + np.sum(h)
+
+
+def outer_of_a_sum_twice(x, y):
+    return np.sum(np.sin(0.5 * np.outer(x * y, x * y)))
+
+
+def _central(f, x, *rest, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e, *rest) - f(x - e, *rest)) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_outer_of_one_operand_twice_keeps_its_shape_a_tuple(backend):
+    # once: TypeError in the reverse code (`2.0 * z_shape`: `s + s` simplified as a number)
+    x = np.array([0.193, 1.16, -0.583])
+    g = srcad.grad(solve_with_outer_of_one_operand, backend=backend)(x.copy())
+    np.testing.assert_allclose(g, _central(solve_with_outer_of_one_operand, x), rtol=1e-6)
+    y = np.array([0.4, -0.2, 0.9])
+    g = srcad.grad(outer_of_a_sum_twice, backend=backend)(x, srcad.Const(y))
+    np.testing.assert_allclose(g, _central(outer_of_a_sum_twice, x, y), rtol=1e-6)
