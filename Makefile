@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint fuzz bench mutate docs
+.PHONY: venv demo test test-all lint fuzz bench mutate docs
 
 venv: $(STAMP)
 
@@ -18,11 +18,21 @@ demo: venv
 
 # The suite runs on every core (pytest-xdist); each worker keeps its own compile caches.
 # The 25 slowest tests are listed at the end, to see where the time goes.
-test: venv
-	$(VENV)/bin/python -m pytest -q -n auto --durations=25
+# `make test`, the development loop (a few minutes): every test but those marked slow (numba-heavy
+# programs, bounded fuzz runs); every rule, mode and stage on the python backend and numba
+# smoke tests. `make test-all` runs everything (CI, .ci/run).
+PYTEST := $(VENV)/bin/python -m pytest -q -n auto --durations=25
 
+test: venv
+	$(PYTEST) -m "not slow"
+
+test-all: venv
+	$(PYTEST)
+
+# ruff, and the import contracts of pyproject.toml (srcad's packages import one way)
 lint: venv
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 # Side-by-side benchmark suite: installs the optional contenders (jax, autograd,
 # matplotlib, numba) and writes docs/benchmarks.md and docs/benchmarks.png.

@@ -1,7 +1,7 @@
 """Interface cost: what the operator interface adds over the call it wraps.
 
 * an unprepared operator call against the same call with a preparation (the preparation is
-  kept for the next call like it, srcad/prep_cache.py): target <= 1.2x;
+  kept for the next call like it, srcad/operators/prep_cache.py): target <= 1.2x;
 * a prepared jacobian (n = 10, 100, 400) with the default chunk and lane style against the raw
   `autodiff(Forward, f, BatchDuplicated(x, eye))` call: target <= 1.1x.
 

@@ -1,5 +1,5 @@
 """A call numba cannot compile, on constants, in a numba kernel: computed before the kernel
-and passed in (what srcad/numba_constants.py does) against numba's object mode, where the call
+and passed in (what srcad/build/numba_constants.py does) against numba's object mode, where the call
 stands (in the loop) and once before the loop. Run: python benchmarks/numba_constant_calls.py
 
 Measured (2-core machine shared with other jobs, best of 7 x 500 calls):

@@ -67,7 +67,7 @@ def variant(srcad, backend, steps, memory):
     during the call. numba (whose allocations tracemalloc does not see): the bytes srcad
     allocates for the reverse sweep, i.e. the tape arrays as grown by the call (kept for the
     next call) plus, checkpointed, the snapshots and the schedule's rows."""
-    from srcad import checkpointing
+    from srcad.runtime import checkpointing
     y0, p = problem()
 
     def grad(s):
@@ -86,7 +86,7 @@ def variant(srcad, backend, steps, memory):
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         return peak, seconds, g
-    plan = [q for q in srcad.cache.plans[rk4] if q.backend == backend
+    plan = [q for q in srcad.build.cache.plans[rk4] if q.backend == backend
             and q.compiled.request.memory == memory][-1]
     peak = sum(t.nbytes for t in plan.compiled.spare[-1] if isinstance(t, np.ndarray))
     if memory is not None:
@@ -97,7 +97,7 @@ def variant(srcad, backend, steps, memory):
 
 
 def section_checkpoint(suite, srcad, sizes=None, cases=None):
-    from srcad import checkpointing
+    from srcad.runtime import checkpointing
     print(f"\n{S7}")
     state = 8 * 100
     cases = cases or [("numba", 100_000), ("python", 200)]
@@ -111,10 +111,10 @@ def section_checkpoint(suite, srcad, sizes=None, cases=None):
                 continue
         # taped whole: the automatic budget raised out of the way
         default, checkpointing.DEFAULT_MEMORY = checkpointing.DEFAULT_MEMORY, 2**62
-        srcad.cache.clear()
+        srcad.build.cache.clear()
         full_peak, full_time, full_grad = variant(srcad, backend, steps, None)
         checkpointing.DEFAULT_MEMORY = default
-        srcad.cache.clear()
+        srcad.build.cache.clear()
         # snapshots for 1% of the full tape's size, at least 20 states
         memory = max(20 * state, int(0.01 * full_peak))
         ck_peak, ck_time, ck_grad = variant(srcad, backend, steps, memory)

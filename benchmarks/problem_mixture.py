@@ -189,7 +189,7 @@ def _numba_mixture():
 
 def _unroll_max():
     try:
-        from srcad.pipeline import UNROLL_MAX_WIDTH
+        from srcad.build.pipeline import UNROLL_MAX_WIDTH
     except ImportError:
         return 16
     return UNROLL_MAX_WIDTH

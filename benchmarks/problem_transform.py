@@ -1,4 +1,4 @@
-"""Problem 4: transformation time, the first call after `srcad.cache.clear()` (transform +
+"""Problem 4: transformation time, the first call after `srcad.build.cache.clear()` (transform +
 compile + one call), measured in a fresh process importing srcad alone for the target row.
 """
 
@@ -37,7 +37,7 @@ def section_transform(suite: Suite, srcad):
     def fresh(call):
         times = []
         for _ in range(suite.cfg.fresh_transforms):
-            srcad.cache.clear()
+            srcad.build.cache.clear()
             gc.collect()
             t0 = perf_counter()
             call()
@@ -54,7 +54,7 @@ def section_transform(suite: Suite, srcad):
         suite.extra["numba compile"] = "skipped (not installed: numba)"
     else:
         try:
-            srcad.cache.clear()
+            srcad.build.cache.clear()
             reverse_numba()
             calls.append(("reverse, numba backend (numba compile; its disk cache may hit)",
                           reverse_numba))
@@ -71,9 +71,9 @@ def section_transform(suite: Suite, srcad):
             median, low = fresh(call)
             where = "in this process"
         suite.extra[f"fresh {label}"] = (median, low)
-        print(f"  first call after srcad.cache.clear(), {label}: median {ms(median)} ms "
+        print(f"  first call after srcad.build.cache.clear(), {label}: median {ms(median)} ms "
               f"(min {ms(low)}; {suite.cfg.fresh_transforms} fresh transformations {where})")
-    srcad.cache.clear()
+    srcad.build.cache.clear()
 
 
 _FRESH_PROCESS = """
@@ -85,7 +85,7 @@ from mixture import make_problem, mixture_loglikelihood
 params, data = make_problem(500, 4)
 times = []
 for _ in range(int(sys.argv[2])):
-    srcad.cache.clear()
+    srcad.build.cache.clear()
     gc.collect()
     t0 = time.perf_counter()
     srcad.autodiff(srcad.Reverse, mixture_loglikelihood,

@@ -257,7 +257,7 @@ def markdown(suite: Suite, info, sizes, wall):
     for key, value in suite.extra.items():
         if key.startswith("fresh "):
             median, low = value
-            lines.append(f"| first call after `srcad.cache.clear()`, {key[6:]} (transform + "
+            lines.append(f"| first call after `srcad.build.cache.clear()`, {key[6:]} (transform + "
                          f"compile + one call) | {ms(median)} | {ms(low)} |")
     cold = suite.extra.get("cold")
     if cold:

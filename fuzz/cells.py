@@ -2,7 +2,7 @@
 is one cell, kept in `linecache` under an `<ipython-input-N-...>` name, and each top-level
 statement is compiled and run on its own in one namespace, so a function is compiled apart
 from the imports above it (what srcad's source check must recognise,
-srcad/source_check.py). The program and its inputs are the ones the seed gives.
+srcad/frontend/source_check.py). The program and its inputs are the ones the seed gives.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import cells  # noqa: E402
 from grammar_lambdas import ENTRY  # noqa: E402
 
 import srcad  # noqa: E402
-import srcad.cache  # noqa: E402
+import srcad.build.cache  # noqa: E402
 from srcad.testing import check_grads  # noqa: E402
 
 _TMP = None
@@ -150,6 +150,54 @@ def check_mode(f, args, mode: str, timeout: float):
         return "crashed", sig, detail
 
 
+def _fd_hessian(f, x, h):
+    """Central differences of srcad's own gradient (itself checked by check_grads)."""
+    grad = srcad.grad(f, backend=os.environ.get("SRCAD_FUZZ_BACKEND", "python"))
+    return np.stack([(grad(x + h * e) - grad(x - h * e)) / (2 * h)
+                     for e in np.eye(x.size)], axis=1)
+
+
+def _check_second_order(f, x, timeout):
+    backend = os.environ.get("SRCAD_FUZZ_BACKEND", "python")
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        with np.errstate(all="ignore"):
+            H = srcad.hessian(f, x.copy(), backend=backend)
+            v = np.linspace(-1.0, 1.0, x.size) + 0.3
+            Hv = srcad.hvp(f, x.copy(), tangent=v, backend=backend)
+            for h in (1e-5, 1e-4, 1e-6):
+                expected = _fd_hessian(f, x, h)
+                scale = max(1.0, float(np.abs(expected).max()))
+                if np.allclose(H, expected, rtol=1e-5, atol=1e-6 * scale):
+                    break
+            else:
+                raise AssertionError(f"hessian {H.tolist()} != finite differences of the "
+                                     f"gradient {expected.tolist()}")
+            if not np.allclose(Hv, H @ v, rtol=1e-9, atol=1e-9 * scale):
+                raise AssertionError(f"hvp {Hv.tolist()} != hessian @ v {(H @ v).tolist()}")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def check_second_order(f, args, timeout: float):
+    """hessian against central differences of srcad's gradient, hvp against the hessian."""
+    try:
+        _check_second_order(f, args()[0].value, timeout)
+        return "agreed", None, ""
+    except srcad.SrcadError as err:
+        return "refused", f"{type(err).__name__}: {normalize_message(str(err))}", str(err)
+    except Timeout:
+        return "timeout", "timeout", f"no answer within {timeout} s"
+    except AssertionError as err:
+        return "disagreed", "hessian or hvp disagrees", str(err)
+    except Exception as err:  # noqa: BLE001
+        where = _srcad_frame(err.__traceback__)
+        sig = f"{type(err).__name__} at {where}: {normalize_message(str(err))}"
+        detail = "".join(traceback.format_exception(type(err), err, err.__traceback__)[-6:])
+        return "crashed", sig, detail
+
+
 def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
     """Outcome of one program module, its worst mode's: (category, signature, detail); the
     signature names the mode. `per_mode`, when given, receives each mode's outcome."""
@@ -157,9 +205,11 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
     try:
         f = getattr(module, ENTRY, module.f)  # a program passed as a lambda (--lambdas)
         outcomes = {mode: check_mode(f, module.args, mode, timeout) for mode in MODES}
+        if getattr(module, "SECOND_ORDER", False):  # fuzz/grammar_second_order.py
+            outcomes["hess"] = check_second_order(f, module.args, timeout)
     finally:
         sys.modules.pop(name, None)
-        srcad.cache.clear()
+        srcad.build.cache.clear()
     if per_mode is not None:
         per_mode.update(outcomes)
     mode, (category, sig, detail) = min(outcomes.items(),

@@ -77,7 +77,8 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              arrays: bool = False, python: bool = False, views: bool = False,
              containers: bool = False, lists: bool = False,
              effects: bool = False, list_operations: bool = False,
-             unbounded: bool = False, functions: bool = False) -> Program:
+             unbounded: bool = False, functions: bool = False,
+             second_order: bool = False, aliasing: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
@@ -89,7 +90,13 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     `effects`: a call made for its effect, to be refused by line where it receives
     derivative values (grammar_effects.py); `list_operations`: with `lists`, pops at an index,
     inserts, slices and the like (grammar_list_operations.py); `functions`: a program passing
-    functions around (grammar_functions.py)."""
+    functions around (grammar_functions.py); `second_order`: f writing its input, parts of
+    arrays updated by constants, early returns, checked by Hessians too
+    (grammar_second_order.py); `aliasing`: with `lists`, list entries aliasing arrays
+    (grammar_list_aliasing.py)."""
+    if second_order:
+        from grammar_second_order import generate as second_order_program
+        return second_order_program(seed)
     if functions:
         from grammar_functions import generate as functions_program
         return functions_program(seed)
@@ -105,7 +112,8 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     if lists:
         from grammar_lists import generate as lists_program
         return lists_program(seed, arrays=arrays, operations=list_operations,
-                             calls="list-calls" in shapes, unbounded=unbounded)
+                             calls="list-calls" in shapes, unbounded=unbounded,
+                             aliasing=aliasing)
     if python:
         from grammar_python import generate as python_program
         return python_program(seed)

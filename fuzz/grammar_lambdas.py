@@ -2,8 +2,9 @@
 calling `f` (when f returns one float, sometimes `LAMBDA_SCALE * f(...)`, reading a
 module-level constant, or `f(...)` handed to a lambda called in place), and
 fuzz/checking.py checks it instead of `f`. So the whole program runs through srcad's reading of
-a lambda's text (srcad/lambdas.py) and the inlining of the def it calls. Half the programs of a
-run are passed so, drawn from `random.Random(f"lambda {seed}")`: the program of a seed does not
+a lambda's text (srcad/frontend/lambdas.py) and the inlining of the def it calls. Half the programs
+of
+a run are passed so, drawn from `random.Random(f"lambda {seed}")`: the program of a seed does not
 change.
 """
 

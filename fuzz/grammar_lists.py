@@ -35,6 +35,7 @@ import random
 
 from grammar_array_joins import array_join_blocks
 from grammar_array_lists import array_list_blocks
+from grammar_list_aliasing import list_aliasing_blocks
 from grammar_list_calls import list_call_blocks
 from grammar_list_operations import list_operation_blocks
 from grammar_unbounded_lists import unbounded_list_blocks
@@ -270,15 +271,17 @@ def _blocks(rng, n, m, counter, unbounded=None, arrays=False):
 
 
 def generate(seed: int, arrays: bool = False, operations: bool = False,
-             calls: bool = False, unbounded: bool = False) -> Program:
+             calls: bool = False, unbounded: bool = False, aliasing: bool = False) -> Program:
     """`arrays`: lists of arrays among the blocks (fuzz/grammar_array_lists.py), then one or
     two joins of lists into arrays (fuzz/grammar_array_joins.py, from their own stream: the
     blocks before them are those a seed gave before); `operations`: pops at an index,
     inserts, slices, extensions by iterables and lists of ints (fuzz/grammar_list_operations.py,
     their own stream); `calls`: lists given other names and passed to helpers after them
     (fuzz/grammar_list_calls.py); `unbounded`: lists filled by loops with no bound known
-    before them (fuzz/grammar_unbounded_lists.py, their own random stream); without them a
-    seed gives the program it always gave."""
+    before them (fuzz/grammar_unbounded_lists.py, their own random stream); `aliasing`: list
+    entries that are arrays written in place afterwards, rows of a matrix, views
+    (fuzz/grammar_list_aliasing.py, their own random stream, a block of them after the
+    seed's blocks); without them a seed gives the program it always gave."""
     rng = random.Random(f"lists {seed}")
     n, m = rng.randint(2, 5), rng.randint(2, 4)
     counter = [0]
@@ -298,6 +301,11 @@ def generate(seed: int, arrays: bool = False, operations: bool = False,
     for _ in range(rng.randint(2, 5)):
         for line in rng.choice(blocks)():
             lines.extend("    " + part for part in line.split("\n"))
+    if aliasing:  # entries aliasing arrays, from a stream of their own
+        own = random.Random(f"list aliasing {seed}")
+        makers = list_aliasing_blocks(own, n, m, fresh, lambda: _c(own))
+        for _ in range(own.randint(1, 2)):
+            lines.extend("    " + line for line in own.choice(makers)())
     if arrays:  # joins of lists into arrays, from a stream of their own
         more = random.Random(f"array joins {seed}")
         joins = array_join_blocks(more, n, m, fresh, lambda: _c(more),

@@ -8,7 +8,7 @@ numpy-semantics`): each array program ends with a block of
 * int powers (`2 ** k`, `(k + 1) ** 3`, `k ** 2` of an int `k` from `len` or an index) in
   float expressions, and a float base to a negative int power (`2.0 ** -k`): the values
   numba's int64 powers give as Python's ints do (a negative int exponent or a power beyond
-  int64 is refused at run time: tests/test_numba_numpy_semantics.py).
+  int64 is refused at run time: tests/numba_backend/test_numba_numpy_semantics.py).
 
 Without `--arrays` (`generate`), a program of such blocks alone. The block draws from its own
 stream, `random.Random(f"numpy semantics {seed}")`, so the rest of the program is the one the

@@ -171,7 +171,7 @@ def _constant_tuples(rng) -> tuple:
     """(module lines, f's extra parameter, f's lines) reading constant number tuples as
     Python does: a default `cs=(...)`, the module's COEFFS (a tuple or a list) and its int
     tuple ORDER, by constant and variable index, len, a loop, enumerate, zip and sum
-    (srcad/constant_sequences.py); in half the programs none."""
+    (srcad/frontend/constant_sequences.py); in half the programs none."""
     if rng.random() < 0.5:
         return [], "", []
     module = [f"COEFFS = {_numbers(rng, rng.choice(['()', '[]']))}", "ORDER = (2, 0, 1)"]

@@ -10,13 +10,13 @@
   its steps instead of taping it (srcad/analysis/induction.py); sometimes also stepped under
   an `if` or next to a `break`, where it is taped;
 * `runtime-names`: some variables named like what generated code calls (`unbroadcast`,
-  `view_element`, `reserve_tape`, ...; srcad/runtime_names.py renames them), drawn from a
+  `view_element`, `reserve_tape`, ...; srcad/runtime/runtime_names.py renames them), drawn from a
   random stream of their own, so the program is otherwise the one the seed gives without it.
 * `row-views`: a loop reading the rows of a matrix (n, 2) through views: `for r in M`,
   `r = M[i]` or `M[i, :]`, `for r, q in zip(M, M2)`, a row's tail `r[1:]`, a row of one
   matrix or another chosen by a branch; M a matrix in scope or a local one filled from a
   vector first (numba vector mode binds a row's tangents to the same row of M's,
-  srcad/transform/forward/views.py; batched reverse, srcad/batched_lanes.py).
+  srcad/transform/forward/views.py; batched reverse, srcad/operators/batched_lanes.py).
 * `chained-targets` (with `--views`, fuzz/grammar_views.py): writes into a view made in the
   target itself, `A[i][1:] = ...`, `A[i][:] += ...`, `A[:, j][1:] = ...`, inserted among the
   view blocks from a random stream of their own.

@@ -3,7 +3,7 @@
     python fuzz/hoist_rate.py --nests --count 500 [--seed 0] [--show 2]
 
 For each program: normalize, type with the generated arguments' types, and run
-`srcad.transform.normalize.hoist.hoist_invariants` the way srcad/pipeline.py does for
+`srcad.transform.normalize.hoist.hoist_invariants` the way srcad/build/pipeline.py does for
 backend="numba".
 Prints the fraction of programs with a hoisted value (and of the loop-nest programs, with
 --nests), and --show N prints the first N rewritten primals.
@@ -25,8 +25,8 @@ from checking import load_module  # noqa: E402
 from generator import rate_programs  # noqa: E402
 
 from srcad.analysis.types import FLOAT, INT, Array, Types  # noqa: E402
-from srcad.codegen import to_source  # noqa: E402
-from srcad.parse import parse_function  # noqa: E402
+from srcad.build.codegen import to_source  # noqa: E402
+from srcad.frontend.parse import parse_function  # noqa: E402
 from srcad.transform.normalize.hoist import hoist_invariants  # noqa: E402
 from srcad.transform.normalize.stage import normalize  # noqa: E402
 

@@ -9,6 +9,7 @@
     python fuzz/run.py --containers --count 300               # parameter containers
     python fuzz/run.py --lists --count 300                    # lists of unknown length
     python fuzz/run.py --lists --unbounded --count 300        # ... filled by while loops
+    python fuzz/run.py --lists --arrays --aliasing --count 300 # entries aliasing arrays
     python fuzz/run.py --effects --count 200                  # calls made for their effect
     python fuzz/run.py --lambdas --count 200                  # half of them passed as a lambda
     python fuzz/run.py --functions --count 200                # functions passed around
@@ -68,7 +69,8 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                shapes: frozenset = frozenset(), arrays: bool = False, python: bool = False,
                views: bool = False, containers: bool = False, lists: bool = False,
                effects: bool = False, lambdas: bool = False, list_operations: bool = False,
-               unbounded: bool = False, functions: bool = False):
+               unbounded: bool = False, functions: bool = False,
+               second_order: bool = False, aliasing: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
@@ -81,11 +83,14 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     index, inserts, slices and the like (fuzz/grammar_list_operations.py); `unbounded` (with
     `lists`): lists appended to in loops with no bound known before them
     (fuzz/grammar_unbounded_lists.py); `functions`: programs passing functions around
-    (fuzz/grammar_functions.py)."""
+    (fuzz/grammar_functions.py); `second_order`: Hessians and hvp too
+    (fuzz/grammar_second_order.py); `aliasing` (with `lists`): list entries that
+    alias arrays and views (fuzz/grammar_list_aliasing.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
                        views=views, containers=containers, lists=lists, effects=effects,
                        list_operations=list_operations, unbounded=unbounded,
-                       functions=functions)
+                       functions=functions, second_order=second_order,
+                       aliasing=aliasing)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -181,6 +186,10 @@ def main(argv=None):
     parser.add_argument("--unbounded", action="store_true",
                         help="with --lists: lists appended to in loops with no bound known "
                              "before them (fuzz/grammar_unbounded_lists.py)")
+    parser.add_argument("--aliasing", action="store_true",
+                        help="with --lists: list entries that are arrays or views written in "
+                             "place afterwards (Python lists hold references) "
+                             "(fuzz/grammar_list_aliasing.py)")
     parser.add_argument("--effects", action="store_true",
                         help="calls made for their effect (np.copyto, z.fill, y.sort, "
                              "np.add.at): refused by line on derivative values "
@@ -195,6 +204,10 @@ def main(argv=None):
     parser.add_argument("--cells", action="store_true",
                         help="run each program as IPython and Jupyter run a cell, one "
                              "top-level statement at a time (fuzz/cells.py)")
+    parser.add_argument("--second-order", action="store_true",
+                        help="f writing its input, parts of arrays updated by constants, "
+                             "early returns in loops; the Hessian and hvp checked too "
+                             "(fuzz/grammar_second_order.py)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
     if opts.cells:
@@ -208,7 +221,8 @@ def main(argv=None):
                    python=opts.python, views=opts.views, containers=opts.containers,
                    lists=opts.lists, effects=opts.effects, lambdas=opts.lambdas,
                    list_operations=opts.list_operations, unbounded=opts.unbounded,
-                   functions=opts.functions)
+                   functions=opts.functions, second_order=opts.second_order,
+                   aliasing=opts.aliasing)
     jobs = [(s, opts.timeout, options) for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far
@@ -313,8 +327,9 @@ def summarize(results, counts, elapsed) -> str:
     checked = [r for r in results if r.get("modes")]
     if checked:
         lines.append("per mode (" + ", ".join(SEVERITY[::-1]) + "):")
-        for mode in MODES:
-            per = collections.Counter(r["modes"][mode] for r in checked)
+        for mode in MODES + tuple(m for m in ("hess",) if any(m in r["modes"]
+                                                               for r in checked)):
+            per = collections.Counter(r["modes"].get(mode) for r in checked)
             lines.append(f"  {mode}: " + " / ".join(str(per[c]) for c in SEVERITY[::-1]))
     for cat in ("refused", "disagreed", "crashed", "timeout", "skipped", "harness-error"):
         sigs = collections.Counter(r["signature"] for r in results if r["category"] == cat)

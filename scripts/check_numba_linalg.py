@@ -11,8 +11,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from srcad.testing import check_grads  # noqa: E402
 from tests.test_numba_array_ops import LINALG  # noqa: E402
+
+from srcad.testing import check_grads  # noqa: E402
 
 
 def main() -> int:

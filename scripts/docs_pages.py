@@ -1,7 +1,7 @@
 """The generated pages of the documentation site: the gallery (a function beside the
 derivative code srcad generates for it) and the examples (each runnable example's docstring
 and source). `mkdocs build` fills them in through scripts/mkdocs_hooks.py, so they always show
-what the current srcad generates; tests/test_docs_site.py runs the generators.
+what the current srcad generates; tests/docs_examples/test_docs_site.py runs the generators.
 
     python scripts/docs_pages.py gallery     # print the gallery's generated markdown
 """

@@ -32,14 +32,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ["srcad", "tests", "fuzz", "examples", "pyproject.toml"]
-# The fast subset: every test file but the numba ones (numba compiles from scratch in each
-# copy), without the tests marked slow; rules and checks first, so most mutants die early.
-FAST_FILES = ["tests/test_rules.py", "tests/test_check_grads.py", "tests/test_repeated_calls.py",
-              "tests/test_api.py", "tests/test_cache.py", "tests/test_fast_path.py",
-              "tests/test_reverse_constructs.py", "tests/test_reverse_order.py",
-              "tests/test_seeds.py", "tests/test_tape.py", "tests/test_operators.py",
-              "tests/test_refusals.py", "tests/test_hostile_inputs.py",
-              "tests/test_mixture_reference.py", "tests/test_golden.py", "tests/test_fuzz.py"]
+# The fast subset: these test files without their numba tests (numba compiles from scratch in
+# each copy) and without the tests marked slow (left out of `make test` too); rules and checks
+# first, so most mutants die early. Files are named, not pathed: each is found wherever it sits
+# under tests/.
+FAST_FILES = ["test_rules.py", "test_check_grads.py", "test_repeated_calls.py",
+              "test_api.py", "test_cache.py", "test_fast_path.py",
+              "test_reverse_constructs.py", "test_reverse_order.py",
+              "test_seeds.py", "test_tape.py", "test_operators.py",
+              "test_refusals.py", "test_hostile_inputs.py",
+              "test_mixture_reference.py", "test_golden.py", "test_fuzz.py"]
 FAST = ["-m", "not slow", "-k", "not numba", "-x", "-q", "-p", "no:cacheprovider"]
 TIMEOUT = 300  # seconds per mutant; a mutant that hangs the tests counts as killed
 
@@ -172,34 +174,34 @@ MECHANISMS = [
      [("            rev += diff.adjoint(expr, seed_read, accumulate, prepared)\n"
        "            rev.append(self._zero(target, subst, old_shape))",
        "            rev += diff.adjoint(expr, seed_read, accumulate, prepared)")]),
-    ("cache entries never go stale", "srcad/cache.py",
+    ("cache entries never go stale", "srcad/build/cache.py",
      [("if entry is not None and entry.is_current():", "if entry is not None:"),
       ("if entry is None or not entry.is_current():", "if entry is None:")]),
-    ("forward fast path skips the staleness check", "srcad/differentiate.py",
+    ("forward fast path skips the staleness check", "srcad/build/differentiate.py",
      [("elif plan.compiled.is_current():", "elif True:")]),
-    ("reverse fast path skips the staleness check", "srcad/plans.py",
+    ("reverse fast path skips the staleness check", "srcad/build/plans.py",
      [("lines += _current(compiled, env)", "lines += []")]),
-    ("fast path ignores the mode of the plan", "srcad/differentiate.py",
+    ("fast path ignores the mode of the plan", "srcad/build/differentiate.py",
      [("if plan.mode is not mode or plan.code is not code", "if plan.code is not code")]),
-    ("fast path ignores the shadow's shape", "srcad/plans.py",
+    ("fast path ignores the shadow's shape", "srcad/build/plans.py",
      [('lines += [f"    if s{i}.shape != v{i}.shape:", fail]', "pass")]),
-    ("ForwardWithPrimal returns (value, tangent)", "srcad/differentiate.py",
+    ("ForwardWithPrimal returns (value, tangent)", "srcad/build/differentiate.py",
      [("return (tangent, value) if mode.with_primal else tangent",
        "return (value, tangent) if mode.with_primal else tangent")]),
-    ("stacked batch shadows are not copied back", "srcad/arguments.py",
+    ("stacked batch shadows are not copied back", "srcad/build/arguments.py",
      [("shadow[...] = stacked[k]", "pass")]),
-    ("prepared gradient does not zero its output", "srcad/plans.py",
+    ("prepared gradient does not zero its output", "srcad/build/plans.py",
      [('"    x_bar.fill(0.0)"]', '"    pass"]')]),
-    ("engine does not zero the gradient buffer", "srcad/engines.py",
+    ("engine does not zero the gradient buffer", "srcad/build/engines.py",
      [("            x_bar.fill(0.0)\n", "            pass\n")]),
-    ("forward engine does not zero its output lanes", "srcad/engines.py",
+    ("forward engine does not zero its output lanes", "srcad/build/engines.py",
      [("        for buffer in self.zeroed:\n            buffer.fill(0.0)\n"
        "        if self.input_copy is not None:\n            self.input_copy.refill()\n"
        "        result =",
        "        for buffer in self.zeroed:\n            pass\n"
        "        if self.input_copy is not None:\n            self.input_copy.refill()\n"
        "        result =")]),
-    ("operators let f write into a Constant", "srcad/engines.py",
+    ("operators let f write into a Constant", "srcad/build/engines.py",
      [('if slot.role == "constant" and i in compiled.written:', "if False:")]),
     ("check_grads tolerance 1e3", "srcad/testing.py",
      [("rtol=1e-6, atol=0.0, eps=1e-6", "rtol=1e3, atol=0.0, eps=1e-6")]),
@@ -237,13 +239,27 @@ def run_tests(tree: Path) -> tuple[bool, str]:
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("SRCAD_UPDATE_GOLDEN", None)
     try:
-        proc = subprocess.run([sys.executable, "-m", "pytest", *FAST, *FAST_FILES], cwd=tree,
-                              env=env, capture_output=True, text=True, timeout=TIMEOUT)
+        proc = subprocess.run([sys.executable, "-m", "pytest", *FAST, *fast_test_paths(tree)],
+                              cwd=tree, env=env, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         return False, "timeout"
     lines = [line for line in proc.stdout.splitlines() if line.strip()]
     failed = next((line for line in lines if line.startswith(("FAILED", "ERROR"))), "")
     return proc.returncode == 0, failed or (lines[-1] if lines else proc.stderr[-300:])
+
+
+def fast_test_paths(tree: Path) -> list[str]:
+    """FAST_FILES as paths relative to `tree`: a name is looked up anywhere under tests/, a
+    path (from --files) is kept."""
+    paths = []
+    for name in FAST_FILES:
+        found = [name] if "/" in name else sorted(
+            str(p.relative_to(tree)) for p in (tree / "tests").rglob(name))
+        if len(found) != 1:
+            raise SystemExit(f"{name}: {len(found)} files of that name under tests/ "
+                             "(update FAST_FILES in scripts/mutate.py)")
+        paths += found
+    return paths
 
 
 def copy_tree(dest: Path) -> None:

@@ -24,8 +24,8 @@ from srcad.annotations import (
     ReverseWithPrimal,
 )
 from srcad.api import autodiff, forward, reverse, source
-from srcad.checkpointing import CheckpointWarning
-from srcad.custom_rules import custom_jvp, custom_vjp
+from srcad.api.custom_rules import custom_jvp, custom_vjp
+from srcad.api.function_transforms import grad, hessian, jacfwd, jacrev, value_and_grad
 from srcad.errors import (
     ActivityError,
     ArgumentError,
@@ -34,8 +34,8 @@ from srcad.errors import (
     UnsupportedCallError,
     UnsupportedSyntaxError,
 )
-from srcad.function_transforms import grad, hessian, jacfwd, jacrev, value_and_grad
-from srcad.operators import (
+from srcad.frontend.pytrees import tree_zeros_like
+from srcad.operators.first_order import (
     derivative,
     gradient,
     jacobian,
@@ -51,9 +51,8 @@ from srcad.operators import (
     value_and_gradient,
     value_and_jacobian,
 )
-from srcad.preparation import PreparationMismatchError
-from srcad.pytrees import tree_zeros_like
-from srcad.second_order import (
+from srcad.operators.preparation import PreparationMismatchError
+from srcad.operators.second_order import (
     gradient_and_hvp,
     hvp,
     prepare_gradient_and_hvp,
@@ -62,6 +61,7 @@ from srcad.second_order import (
     prepare_second_derivative,
     second_derivative,
 )
+from srcad.runtime.checkpointing import CheckpointWarning
 
 __all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Duplicated",
            "DuplicatedNoNeed", "Forward", "ForwardWithPrimal", "Reverse", "ReverseWithPrimal",

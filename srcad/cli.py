@@ -218,7 +218,7 @@ def show(options, stdout) -> int:
         raise UsageError("--width must be at least 1")
     f = load_function(options.target)
     args = annotated_arguments(parse_signature(options.args), mode, width, options.seed)
-    from srcad.decorators import source
+    from srcad.api.decorators import source
     code = source(f, Reverse if mode == "reverse" else Forward, *args, backend=options.backend)
     print_code(code, stdout)
     return 0

@@ -1,13 +1,13 @@
 """Value and gradient of a sum over the rows of a `dask.array`, computed on a Dask cluster.
 
-For f(params, data, *contexts) that `srcad.row_sums` proves to be a sum over the rows of
+For f(params, data, *contexts) that `srcad.scale.row_sums` proves to be a sum over the rows of
 `data`, f(params, data) is the sum of f(params, chunk) over the row chunks of data, and so is
 its gradient. `value_and_gradient` maps srcad's reverse mode over the chunks where they live
 (each task returns one value and one gradient: a few floats) and adds the partial results.
 For data persisted on the current Dask client (`Client(...)`, `data.persist()`) it submits
 plain tasks on the chunks' futures, one per chunk, and adds the results on the client
-(`srcad.dask_tasks`). Otherwise it computes a graph of the chunk tasks and a tree of additions,
-`SPLIT_EVERY` at a time, on the current client, else on Dask's local scheduler.
+(`srcad.scale.dask_tasks`). Otherwise it computes a graph of the chunk tasks and a tree of
+additions, `SPLIT_EVERY` at a time, on the current client, else on Dask's local scheduler.
 
 Nothing compiled crosses the wire: a task carries f by reference (its module and qualified
 name, as any Dask task function), params, the chunk's key and the contexts. Each worker
@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from srcad.dask_tasks import (
+from srcad.errors import ArgumentError
+from srcad.scale.dask_tasks import (
     SPLIT_EVERY,
     FunctionReference,
     add_partials,
@@ -31,8 +32,7 @@ from srcad.dask_tasks import (
     chunk_value_and_gradient,
     value_and_gradient_on,
 )
-from srcad.errors import ArgumentError
-from srcad.row_sums import required_row_sum
+from srcad.scale.row_sums import required_row_sum
 
 
 def _checked(f, params, data):
@@ -81,7 +81,7 @@ def value_and_gradient(f, params, data, *contexts, backend="python"):
     chunk of data's rows on the current Dask client (else the local scheduler).
 
     `data` is a dask.array (a NumPy array is wrapped as one chunk); f must be a sum over its
-    rows (`srcad.row_sums`), importable on the workers; `contexts` are sent to every task."""
+    rows (`srcad.scale.row_sums`), importable on the workers; `contexts` are sent to every task."""
     params, data = _checked(f, params, data)
     reference = FunctionReference.of(f)
     client = _client_of(data)

@@ -14,7 +14,6 @@ import math
 
 import numpy as np
 
-from srcad import pytrees
 from srcad.annotations import (
     Active,
     Annotation,
@@ -23,9 +22,10 @@ from srcad.annotations import (
     Forward,
     ReverseWithPrimal,
 )
-from srcad.custom_rules import calling
-from srcad.differentiate import autodiff
+from srcad.api.custom_rules import calling
+from srcad.build.differentiate import autodiff
 from srcad.errors import ArgumentError
+from srcad.frontend import pytrees
 from srcad.rules import lookup_call
 
 

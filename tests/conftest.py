@@ -1,11 +1,23 @@
 """Shared pytest configuration for the srcad test suite.
 
 Tests leave the user's machine alone: srcad's compiled modules (`SRCAD_CACHE_DIR`) and numba's
-own cache (`NUMBA_CACHE_DIR`, where `srcad/numba_runtime.py` keeps its compiled helpers) go to a
-temporary folder made for this test run and deleted after it. Both variables are read when
+own cache (`NUMBA_CACHE_DIR`, where `srcad/runtime/numba_runtime.py` keeps its compiled helpers) go
+to
+a temporary folder made for this test run and deleted after it. Both variables are read when
 srcad and numba are first imported, so they are set here, before any test module imports them:
 a stale numba cache in the source tree (`srcad/__pycache__/*.nbc`, written by an older numba or
 an older `numba_runtime.py`) can then never be loaded by the tests.
+
+Slow tests. `make test` (`-m "not slow"`) is the development loop, at most five minutes on two
+cores; `make test-all` (and CI) runs every test. The mark sits in the test file, so it travels
+with the file: `@pytest.mark.slow` on a test, `pytest.param("numba", marks=pytest.mark.slow)` on
+one parameter, or `pytestmark = pytest.mark.slow` for a whole module. Mark a test slow when it
+takes more than about 2 s on its own (`pytest -n 0 --durations=0 tests/test_x.py`) and what it
+checks is also checked by a fast test: numba compilations past the file's smoke test, bounded
+fuzz runs, whole benchmark programs. Keep fast every rule, mode and stage on the python backend
+and at least one numba test per file that has numba tests (its cheapest). A new test file is
+timed the same way before it lands: a file whose fast tests together take more than about 5 s
+marks its expensive ones slow.
 """
 
 import os
@@ -13,7 +25,14 @@ import shutil
 import sys
 import tempfile
 
-RUN_CACHE = tempfile.mkdtemp(prefix="srcad-test-run-")
+# pytest-xdist's workers inherit the environment of the pytest process that starts them (after
+# it has read this file): they share its folder, so a module one worker compiled (srcad's
+# runtime helpers, a derivative two tests generate alike) is loaded from disk by the other
+# rather than compiled again. Only the process that made the folder deletes it.
+_INHERITED = os.environ.get("SRCAD_TEST_RUN_CACHE", "")
+OWNS_RUN_CACHE = not (os.environ.get("PYTEST_XDIST_WORKER") and os.path.isdir(_INHERITED))
+RUN_CACHE = tempfile.mkdtemp(prefix="srcad-test-run-") if OWNS_RUN_CACHE else _INHERITED
+os.environ["SRCAD_TEST_RUN_CACHE"] = RUN_CACHE
 os.environ["SRCAD_CACHE_DIR"] = os.path.join(RUN_CACHE, "srcad")
 os.environ["NUMBA_CACHE_DIR"] = os.path.join(RUN_CACHE, "numba")
 
@@ -23,4 +42,5 @@ assert "numba" not in sys.modules, (
 
 
 def pytest_unconfigure(config):
-    shutil.rmtree(RUN_CACHE, ignore_errors=True)
+    if OWNS_RUN_CACHE:
+        shutil.rmtree(RUN_CACHE, ignore_errors=True)

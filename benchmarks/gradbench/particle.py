@@ -9,8 +9,8 @@ Transliterated from the eval (cpp/gradbench/evals/particle.hpp for the potential
 GradBench solver for the argmin). The four GradBench functions name the outer and inner modes:
 `rf` is the argmin in reverse mode over an Euler loop whose force is taken in forward mode.
 
-srcad differentiates the nested gradient as one primitive (srcad/nested.py): whichever mode
-the inner call names, the inner gradient runs as srcad's reverse code and its derivative as
+srcad differentiates the nested gradient as one primitive (srcad/operators/nested.py): whichever
+mode the inner call names, the inner gradient runs as srcad's reverse code and its derivative as
 forward over reverse (reverse over forward on numba, where the nested calls run as numba
 kernels compiled into the outer code). So `ff` and `fr` (and `rf` and `rr`) run the same
 code: the inner mode is recorded in the source, not in what runs.

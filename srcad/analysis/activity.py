@@ -18,13 +18,13 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.primitives import array_call, effect_call
 from srcad.analysis.types import Array, Stack, Types, is_float_like, stack_call
 from srcad.errors import ActivityError
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import resolve_callee
+from srcad.frontend.syntax import target_name
 from srcad.rules import lookup_call
-from srcad.syntax import target_name
-from srcad.transform.normalize.inline import resolve_callee
 
 
 def differentiable_leaves(expr, norm) -> list:

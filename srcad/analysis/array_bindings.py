@@ -9,13 +9,23 @@ import types
 import gast
 
 from srcad import rules as R
-from srcad import syntax as S
 from srcad.analysis.activity import differentiable_reads
+from srcad.analysis.list_entry_errors import entry_alias_error
 from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
-from srcad.transform.normalize.inline import resolve_callee
-from srcad.transform.normalize.unbounded_lists import is_growth
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import resolve_callee
+
+GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime/runtime_names.py)
+
+def is_growth(stmt) -> bool:
+    """Is `stmt` `buffer = grown(buffer, count)` (any of its tangents' or adjoints' too)?"""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+        and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) \
+        and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == GROWN \
+        and stmt.value.args and isinstance(stmt.value.args[0], gast.Name) \
+        and stmt.value.args[0].id == stmt.targets[0].id
 
 
 def copy_source(norm, value) -> str | None:
@@ -87,6 +97,10 @@ def check_array_statements(norm, types, active: set, forward: bool = False) -> N
     `w_bar += ...` of srcad's own reverse code, which hessian and hvp differentiate again) are
     kept: the tangent is updated in place beside the value, in the caller's tangent array."""
     bound = expression_bound(norm, types) & active
+    # srcad's own reverse code, differentiated again by forward over reverse, writes parts
+    # of its adjoints (`p_bar[1] = p_bar_value / c`): forward mode gives each such tangent
+    # an array of its own (transform/forward/transform.py, `_shares_memory`)
+    generated = norm.parsed.generated and not norm.parsed.filename.startswith("<srcad wrapper")
     written_after = writes_after(norm)
     updated_in_place = unshared_argument_updates(norm) if forward else set()
     for stmt in norm.body:
@@ -106,12 +120,13 @@ def check_array_statements(norm, types, active: set, forward: bool = False) -> N
             viewed = viewed_array(norm, node.value)
             if isinstance(target, gast.Name) and target.id in bound \
                     and viewed in written_after(node):
-                norm.refusals.add(norm.parsed.error(
+                norm.refusals.add(entry_alias_error(norm, node, target.id, viewed)
+                                  or norm.parsed.error(
                     node, "view of a written array", f"`{target.id}` is a view of `{viewed}` "
                     f"(it shares its memory), and the elements of `{viewed}` are written",
                     hint=f"take a copy: {target.id} = {S.unparse_expr(node.value)}.copy()"))
             if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
-                    and target.value.id in bound:
+                    and target.value.id in bound and not (forward and generated):
                 norm.refusals.add(norm.parsed.error(
                     node, "element write", f"elements of `{target.value.id}` are written, "
                     "and it is also bound to whole-array expressions",
@@ -241,7 +256,7 @@ def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None
                     kind=LaneLayoutError))
 
 
-# the numba backend compiles these as generated (srcad/numba_arrays.py adds the products and
+# the numba backend compiles these as generated (srcad/runtime/numba_arrays.py adds the products and
 # the reductions with axis=)
 _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
                    "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",

@@ -13,10 +13,10 @@ import types
 
 import gast
 
+from srcad.analysis.primitives import user_callable
 from srcad.errors import UnsupportedSyntaxError
-from srcad.parse import ParsedFunction
+from srcad.frontend.parse import ParsedFunction
 from srcad.rules import lookup_call
-from srcad.transform.normalize.function_values import user_callable
 
 _REFUSED = {
     gast.Try: ("try/except", "move the error handling outside the differentiated function"),
@@ -70,6 +70,17 @@ _REFUSED = {
     gast.Starred: ("starred expression", "pass the arguments one by one"),
     gast.Match: ("match", "use if/elif/else"),
 }
+
+def _empty_message(reduce) -> str:
+    try:
+        reduce(())
+    except ValueError as err:
+        return str(err)
+    raise AssertionError(f"{reduce.__name__}(()) did not raise")  # pragma: no cover
+
+
+# what max()/min() of an empty sequence raise in this Python (the text changed in 3.12)
+EMPTY_REDUCTION = {"max": _empty_message(max), "min": _empty_message(min)}
 
 
 def check_syntax(parsed: ParsedFunction, body: list | None = None, local_functions=(),
@@ -262,9 +273,6 @@ def _called_name(func) -> str | None:
 def _is_empty_reduction_raise(node) -> bool:
     """`raise ValueError("max() arg is an empty sequence")`, as srcad/transform/normalize/lower.py
     writes it after the loop of max()/min() of a comprehension (Python raises it there)."""
-    # lower.py imports the fence's neighbours
-    from srcad.transform.normalize.lower import EMPTY_REDUCTION
-
     exc = node.exc if isinstance(node, gast.Raise) else None
     return isinstance(exc, gast.Call) and isinstance(exc.func, gast.Name) \
         and exc.func.id == "ValueError" and len(exc.args) == 1 and not exc.keywords \

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.value_types import Array, is_new_axis
+from srcad.frontend import syntax as S
 
 
 def index_kind(types, subscript) -> str | None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import gast
 
 from srcad.analysis.types import INT
-from srcad.syntax import bound_names, loaded_names
+from srcad.frontend.syntax import bound_names, loaded_names
 
 
 @dataclass(frozen=True, eq=False)

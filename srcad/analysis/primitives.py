@@ -11,6 +11,7 @@ the rule for the operands' ranks.
 
 from __future__ import annotations
 
+import functools
 import types
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from srcad import rules as R
 from srcad.errors import SrcadError
-from srcad.transform.normalize.inline import resolve_callee
+from srcad.frontend.parse import resolve_callee
 
 
 @dataclass(frozen=True)
@@ -141,3 +142,19 @@ def effect_operands(node) -> list:
     if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
         operands.append(node.func.value)
     return operands
+
+
+def user_callable(parsed, func, local_names) -> bool:
+    """Might `func` (a call's function expression) name a plain Python function of the
+    user's: a local function, or a Python function without a derivative rule?"""
+    if isinstance(func, gast.Lambda):
+        return True
+    if isinstance(func, gast.Name) and func.id in local_names:
+        return True
+    obj = resolve_callee(parsed, func, {})
+    if R.lookup_call(obj) is not None:  # a function with a rule (srcad.custom_jvp)
+        return False
+    obj = getattr(obj, "__srcad_wrapped__", obj)
+    if isinstance(obj, functools.partial):
+        obj = obj.func
+    return isinstance(obj, types.FunctionType) and R.lookup_call(obj) is None

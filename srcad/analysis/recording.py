@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad.syntax import bound_names, stored_names, target_name
+from srcad.frontend.syntax import bound_names, stored_names, target_name
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Calls whose derivative rule runs on one backend or in one mode only, refused by name where
 they are written: on the numba backend the scipy.special functions (numba has no
-scipy.special) and the rules users add in Python (srcad/custom_rules.py); in forward mode a
+scipy.special) and the rules users add in Python (srcad/api/custom_rules.py); in forward mode a
 `custom_vjp` function (a reverse-mode rule only, as in JAX). A call on constants needs no
 rule and is not refused here."""
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import gast
 
+from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
 from srcad.rules.table import lookup_listed
-from srcad.transform.normalize.inline import resolve_callee
 
 
 def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from srcad.transform.normalize.inline import resolve_callee
+from srcad.frontend.parse import resolve_callee
 
 SHAPE = "shape"  # the type analysis's name for a shape value (analysis/types.py)
 

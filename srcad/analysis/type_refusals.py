@@ -9,12 +9,12 @@ import dataclasses
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.index_types import index_kind
 from srcad.analysis.primitives import effect_operands
 from srcad.analysis.value_types import BOOL, FLOAT, INT, OTHER, Array, is_float_like, stack_call
 from srcad.errors import ArgumentError, UnsupportedCallError
-from srcad.transform.normalize.inline import resolve_callee
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import resolve_callee
 
 
 def no_rule_error(norm, call, why="its argument carries a derivative here (a call on "

@@ -1,6 +1,6 @@
 """The types of a function whose type inference refuses constructs: each refusal is recorded
 and the statement holding the refused construct set aside, with every statement that reads a
-value it makes (srcad/transform/normalize/refused_code.py), before the inference runs again on
+value it makes (srcad/frontend/refused_code.py), before the inference runs again on
 what is left. So one run reports every construct the inference refuses (`x[...]`,
 `math.exp(x)` of an array, a call of something that is no function), and nothing that only
 follows from one (the name it binds, typed as nothing srcad knows, is not refused again).
@@ -16,7 +16,7 @@ import gast
 
 from srcad.analysis.types import Types
 from srcad.errors import SrcadError
-from srcad.transform.normalize.refused_code import made_from, set_aside_nodes
+from srcad.frontend.refused_code import made_from, set_aside_nodes
 
 
 def inferred_types(norm, arg_types: dict) -> Types:

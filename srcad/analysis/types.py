@@ -17,7 +17,6 @@ import types as pytypes
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.index_types import gathered_type, index_kind
 from srcad.analysis.primitives import array_call, effect_call, effect_operands, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
@@ -46,9 +45,10 @@ from srcad.analysis.value_types import (
     type_of_value,
 )
 from srcad.errors import SrcadError
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
 from srcad.rules.table import ELEMENTWISE, SCALAR
-from srcad.transform.normalize.inline import resolve_callee
 
 
 class Types(TypeRefusals):

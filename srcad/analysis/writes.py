@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.array_bindings import viewed_array, writes_after
+from srcad.analysis.list_entry_errors import entry_alias_error
 from srcad.analysis.types import Array
+from srcad.frontend import syntax as S
 
 
 def _bindings(norm, types):
@@ -60,7 +61,7 @@ def written_arguments(norm, types) -> frozenset:
     _refuse_view_targets(norm)
     written = _written_names(norm.body, types)
     for node, target, source in shared_while_written(norm, types):
-        norm.refusals.add(norm.parsed.error(
+        norm.refusals.add(entry_alias_error(norm, node, target, source) or norm.parsed.error(
             node, "array alias",
             f"`{target}` is a second name for the array `{source}` (or a view of it), and "
             "the function writes elements through one of them; srcad follows arrays by "

@@ -17,6 +17,9 @@ transformation undoes in one place (`unbroadcast`). A rule that is not elementwi
 matmul) gives its `tangents` beside its `partials`, and its result's `shape` from the
 operands' shapes (placeholders `x_shape`, ...); every adjoint it gives has exactly its
 operand's shape.
+
+May import: `runtime` (the functions a rule's formula names) and the shared vocabulary only.
+Imported by `analysis`, `transform` and `operators.nested` (which registers its primitive).
 """
 
 from __future__ import annotations

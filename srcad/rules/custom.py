@@ -1,9 +1,9 @@
-"""Rules users add (`srcad.custom_jvp`, `srcad.custom_vjp`, srcad/custom_rules.py): each is an
+"""Rules users add (`srcad.custom_jvp`, `srcad.custom_vjp`, srcad/api/custom_rules.py): each is an
 entry of the rule table like srcad's own, whose templates call the user's rule functions.
 
 Generated code calls a rule function by a reserved name, `srcad_rule_` and the function's own
 name (`srcad_rule_softplus_jvp`), bound in its namespace (`RULE_FUNCTIONS`); the user's code
-can never mean another object by it (srcad/runtime_names.py renames the user's `srcad_*`).
+can never mean another object by it (srcad/runtime/runtime_names.py renames the user's `srcad_*`).
 
 | primitive (args x0, x1)  | tangent of argument k (g)        | adjoint of argument k (g)      |
 |--------------------------|----------------------------------|--------------------------------|
@@ -22,16 +22,16 @@ from __future__ import annotations
 
 from srcad.rules import Rule, linear
 
-# reserved name -> rule function, for the namespace of generated code (srcad/pipeline.py)
+# reserved name -> rule function, for the namespace of generated code (srcad/build/pipeline.py)
 RULE_FUNCTIONS: dict[str, object] = {}
 
 
 def bind(function, suffix: str = "") -> str:
     """The reserved name generated code calls `function` by (the same name each time).
 
-    >>> def softplus_jvp(primals, tangents): ...
-    >>> bind(softplus_jvp)
-    'srcad_rule_softplus_jvp'
+    >>> def bind_example_jvp(primals, tangents): ...
+    >>> bind(bind_example_jvp)
+    'srcad_rule_bind_example_jvp'
     """
     base = "srcad_rule_" + getattr(function, "__name__", "function").strip("<>") + suffix
     name, k = base, 1
@@ -53,7 +53,7 @@ def _tuple(items) -> str:
 def jvp_rule(name: str, arity: int, jvp: str, transposed: str) -> Rule:
     """The table entry of a custom_jvp function of `arity` arguments: forward mode calls the
     jvp rule (named `jvp` in generated code) with one argument's tangent, the others zero;
-    reverse mode calls `transposed` (srcad/custom_rules.py), the rule's tangent map
+    reverse mode calls `transposed` (srcad/api/custom_rules.py), the rule's tangent map
     transposed."""
     xs = _operands(arity)
     primals = _tuple(xs)

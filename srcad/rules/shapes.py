@@ -12,7 +12,7 @@ one axis) is made of operands without derivative (`n0`, `n1`, ...).
 | np.broadcast_to(x, s)   | np.broadcast_to(g, s)      | unbroadcast(g, x.shape) |
 | unbroadcast(x, s)       | unbroadcast(g, s)          | np.broadcast_to(g, x.shape) |
 
-`unbroadcast` (srcad/array_runtime.py) and `np.broadcast_to` are what srcad's own array
+`unbroadcast` (srcad/runtime/array_runtime.py) and `np.broadcast_to` are what srcad's own array
 adjoints call: their rules let hessian and hvp differentiate that code again. Their rank is
 the length of the shape `s` (analysis/shape_lengths.py), which the code must show.
 """

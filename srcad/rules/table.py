@@ -22,16 +22,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad import rules as _r
-from srcad.array_runtime import (
-    cholesky_adjoint,
-    cholesky_tangent,
-    diagonal_adjoint,
-    grown,
-    view_element,
-    view_size,
-    view_start,
-)
-from srcad.array_runtime import unbroadcast as unbroadcast_function
 from srcad.errors import SrcadError
 from srcad.rules import math_functions
 from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
@@ -48,6 +38,16 @@ from srcad.rules.elementwise import elementwise, operator
 from srcad.rules.linalg import inner, matmul, outer, trace, transpose
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
 from srcad.rules.shapes import broadcast_to, expand_dims, ravel, reshape, squeeze, unbroadcast
+from srcad.runtime.array_runtime import (
+    cholesky_adjoint,
+    cholesky_tangent,
+    diagonal_adjoint,
+    grown,
+    view_element,
+    view_size,
+    view_start,
+)
+from srcad.runtime.array_runtime import unbroadcast as unbroadcast_function
 
 _RULES_BY_NAME = {
     # math, numpy scalar functions
@@ -341,6 +341,6 @@ def _library_rules_wanted(obj) -> bool:
 
 
 def register(obj, info: CallInfo) -> None:
-    """Add a call srcad's own runtime defines (the nested gradient of srcad/nested.py); done
-    at import, never during a transformation."""
+    """Add a call srcad's own runtime defines (the nested gradient of srcad/operators/nested.py);
+    done at import, never during a transformation."""
     _TABLE[id(obj)] = (obj, info)

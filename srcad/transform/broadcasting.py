@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import Array
+from srcad.frontend import syntax as S
 from srcad.transform.simplify import shape_value
 
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.definite_assignment import DefiniteAssignment
 from srcad.analysis.types import BOOL, FLOAT, INT
 from srcad.analysis.value_types import Array
+from srcad.frontend import syntax as S
 
 _ZERO = {FLOAT: 0.0, INT: 0, BOOL: False}
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.transform.straight_runs import rewrite_runs, with_inserts
 
 _PURE_FUNCTIONS = {"float", "int", "abs", "len", "min", "max", "range", "reversed"}

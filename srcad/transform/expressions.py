@@ -11,11 +11,11 @@ from __future__ import annotations
 import gast
 
 from srcad import rules as R
-from srcad import syntax as S
 from srcad.analysis.primitives import array_call, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import resolve_callee
 from srcad.transform.broadcasting import Broadcasting
-from srcad.transform.normalize.inline import resolve_callee
 from srcad.transform.simplify import shape_value, simplify
 
 BINOPS = {gast.Add: R.ADD, gast.Sub: R.SUB, gast.Mult: R.MUL, gast.Div: R.DIV,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.transform.row_views import _INT_OPS
 from srcad.transform.straight_runs import rewrite_runs, with_inserts
 

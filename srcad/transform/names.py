@@ -6,8 +6,8 @@ import builtins
 
 import gast
 
-from srcad import syntax as S
-from srcad.runtime_names import RESERVED
+from srcad.frontend import syntax as S
+from srcad.runtime.runtime_names import RESERVED
 
 
 class Namer:
@@ -23,13 +23,16 @@ class Namer:
         # the arrays that lists grown by append became (their name -> the list's name): their
         # rows take the appended arrays' shape once types are known (normalize/array_rows.py)
         self.list_buffers: dict = {}
+        # the variables a list of known length was split into (`xs_0` -> `xs[0]`,
+        # normalize/lists.py): refusals name them as the user wrote them
+        self.list_parts: dict = {}
 
     @classmethod
     def for_tree(cls, tree) -> Namer:
         used = {n.id for n in S.nodes(tree) if isinstance(n, gast.Name)}
         used |= {a.id for a in tree.args.args} if isinstance(tree, gast.FunctionDef) else set()
         # never the name of something generated code calls (the user's own are renamed:
-        # srcad/runtime_names.py)
+        # srcad/runtime/runtime_names.py)
         return cls(used | set(dir(builtins)) | RESERVED)
 
     def fresh(self, base: str) -> str:

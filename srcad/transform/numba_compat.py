@@ -9,16 +9,16 @@
   same bits), when `e` is plain arithmetic on names, constants and elements: written twice,
   it is computed once (LLVM merges identical pure arithmetic).
 * `a @ b`, `np.dot(a, b)`, `np.matmul(a, b)`, `a.dot(b)`: `array_matmul(a, b)`
-  (srcad/numba_arrays.py): numba's own product needs SciPy's BLAS and contiguous operands;
+  (srcad/runtime/numba_arrays.py): numba's own product needs SciPy's BLAS and contiguous operands;
   srcad's calls it where it can, else loops.
-* `np.tanh(x)`: `array_tanh(x)` (srcad/numba_arrays.py): of a float64 array, one loop of
+* `np.tanh(x)`: `array_tanh(x)` (srcad/runtime/numba_arrays.py): of a float64 array, one loop of
   srcad's vectorizable tanh (numba's calls the C library's once per element, a third of a
   recurrent network's reverse sweep); of a number, numba's own.
 * `a += np.outer(x, y)` (a statement, the adjoint of a matrix-vector product):
   `outer_add(a, x, y)`, one loop over `a` instead of a new matrix added to it.
 * `np.concatenate([a, b])`, `np.stack([a, b], axis=1)` (and hstack, vstack): the listed
   arrays as a tuple (numba joins tuples of arrays; a list must hold one type).
-  `np.stack((a, b), axis=0)`: `array_stack((a, b))` (srcad/numba_arrays.py), which also
+  `np.stack((a, b), axis=0)`: `array_stack((a, b))` (srcad/runtime/numba_arrays.py), which also
   stacks numbers (the tangent of `np.array([a * a, b])`; numba's np.stack takes arrays).
 * `np.array(x)` of anything but a list or tuple written out: `array_copy(x)`, a copy of an
   array (numba's np.array takes lists, tuples and numbers).
@@ -32,16 +32,16 @@
 * `np.expand_dims(g, (0, 2))`: one axis at a time (numba's takes an int).
 * `np.sum(x, axis=1, keepdims=True)` (and np.mean, np.max, np.min, np.amax, np.amin, the
   methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
-  (srcad/numba_arrays.py `reducer`; the compiler imports each such name it finds). numba has
+  (srcad/runtime/numba_arrays.py `reducer`; the compiler imports each such name it finds). numba has
   np.sum with an int axis only, and no keepdims.
 * `t += v` (every augmented assignment whose right side may be an existing array: a name, an
-  element or slice, an attribute, a call): `t += unshared(t, v)` (srcad/numba_semantics.py), `v`
-  copied when its memory overlaps `t`'s. NumPy reads the whole right side before it writes
+  element or slice, an attribute, a call): `t += unshared(t, v)` (srcad/runtime/numba_semantics.py),
+  `v` copied when its memory overlaps `t`'s. NumPy reads the whole right side before it writes
   (`y[1:] += y[:-1]` adds the old values); numba's loop reads each element after the
   previous ones were written.
 * `a ** b` (an exponent that is not a number written out): `int_power(a, b, where)`
-  (srcad/numba_semantics.py): numba's `a ** b` of ints, as Python's; refused at run time where
-  Python's is not an int64 (`2 ** -k` is a float in Python, 0 in numba; an int beyond int64
+  (srcad/runtime/numba_semantics.py): numba's `a ** b` of ints, as Python's; refused at run time
+  where Python's is not an int64 (`2 ** -k` is a float in Python, 0 in numba; an int beyond int64
   has no bound in Python, wraps in numba). `where` names the user's line and expression.
 """
 
@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 _SLOGDET_PARTS = {"sign": 0, "logabsdet": 1}  # numba's slogdet returns a plain pair
 # numba joins a tuple, not a list

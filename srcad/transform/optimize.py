@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.recording import array_aliases, written_through
+from srcad.frontend import syntax as S
 
 
 def drop_dead_resets(rev: list, live: set) -> list:

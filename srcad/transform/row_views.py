@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.value_types import INT, Array
+from srcad.frontend import syntax as S
 
 _COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try)
 _EXITS = (gast.Break, gast.Continue, gast.Return, gast.Raise, gast.Yield, gast.Try)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
          gast.Mult: lambda a, b: a * b, gast.Pow: lambda a, b: a ** b}

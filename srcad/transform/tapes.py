@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import FLOAT, SHAPE, Array
+from srcad.frontend import syntax as S
 from srcad.transform.simplify import simplify
 
 FLOAT_TAPE, INT_TAPE = "tape", "int_tape"
@@ -148,7 +148,7 @@ class ArrayTapes(ListTapes):
                                             S.aug_assign(S.name(size), gast.Add(), S.const(1))]
 
     def reserve(self, tape: str, count) -> list:
-        """`tape = reserve_tape(tape, tape_size + count)` (srcad/numba_runtime.py)."""
+        """`tape = reserve_tape(tape, tape_size + count)` (srcad/runtime/numba_runtime.py)."""
         if self.is_list(tape):
             return []
         need = S.substitute("size + count", {"size": S.name(self.size(tape)), "count": count})

@@ -1,4 +1,4 @@
-"""Functions whose generated adjoint source is pinned by tests/test_golden.py.
+"""Functions whose generated adjoint source is pinned by tests/build/test_golden.py.
 
 Kept in their own file so that editing the tests does not move these lines (the generated code
 cites primal line numbers in its `# line N:` comments).

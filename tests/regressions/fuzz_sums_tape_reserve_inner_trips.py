@@ -15,7 +15,7 @@ tape_size: that reservation does not include the outer push that follows the inn
 exactly 33 + 31 = 64, the tape is not grown, and `q` is written at tape[64], past the end
 (NUMBA_BOUNDSCHECK=1: IndexError); iteration i = 2 grows the tape by copying its first 64
 values, so the reverse sweep reads garbage for that `q`. (Reproduces with the initial tape size
-of srcad/running.py, np.empty(64); any fix makes it pass whatever that size.)
+of srcad/build/running.py, np.empty(64); any fix makes it pass whatever that size.)
 
 Reproduce: check_grads(f, *args(), backend='numba') from srcad.testing.
 """

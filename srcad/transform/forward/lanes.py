@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 
 def reread_arrays(body: list, arrays) -> set:
@@ -75,8 +75,8 @@ def reread_arrays(body: list, arrays) -> set:
 # time with AVX2) and the unrolled lanes are faster. Numba kernels alone, time with the count
 # read at run time / with the literal count: mixture (N=500, K=4) W=4 1.23, W=6 1.23, W=8 0.69,
 # W=12 0.59, W=16 1.12, W=24 1.07 (a literal 16 or 24 is not unrolled there, and a known count
-# saves the run-time tests); matvec_accumulate of tests/test_numba_lanes.py W=16 0.75 (a
-# smaller body: a literal 16 is unrolled). The run-time count is the one that never loses much.
+# saves the run-time tests); matvec_accumulate of tests/numba_backend/test_numba_lanes.py W=16 0.75
+# (a smaller body: a literal 16 is unrolled). The run-time count is the one that never loses much.
 MIN_COUNTED_LANES = 8
 
 

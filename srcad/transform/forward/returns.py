@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import FLOAT, Array, is_float_like
+from srcad.frontend import syntax as S
 from srcad.transform.forward.styles import Looped
 
 

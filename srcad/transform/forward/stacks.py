@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
-from srcad.analysis.types import stack_call
+from srcad.analysis.types import Array, stack_call
+from srcad.frontend import syntax as S
 from srcad.transform.expressions import ExpressionDiff
-from srcad.transform.forward.styles import Looped
+from srcad.transform.forward.styles import Looped, Stacked
+from srcad.transform.forward.views import is_view
 
 
 class StackTangents:
@@ -36,6 +37,13 @@ class StackTangents:
                 diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
                 tangent = diff.tangent(value, self.leaf_tangent(k), diff.prepare(value)) \
                     or S.const(0.0)
+                if is_view(tangent) and (isinstance(self.types.of(value), Array)
+                                         or isinstance(self.styles[k], Stacked)):
+                    # the tape keeps a value as it is now (`np.copy(y[1:])`, `x[0]`): its
+                    # tangent too, not a view of a tangent array written later
+                    tangent = gast.Call(func=gast.Attribute(value=tangent, attr="copy",
+                                                            ctx=gast.Load()),
+                                        args=[], keywords=[])
             out.append(S.expr_stmt(gast.Call(
                 func=gast.Attribute(value=shadow, attr="append", ctx=gast.Load()),
                 args=[tangent], keywords=[])))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.transform.forward.lanes import lanes_first, lanes_last
 from srcad.transform.normalize.unbounded_lists import is_growth
 

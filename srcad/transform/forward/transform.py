@@ -11,17 +11,23 @@ import dataclasses
 
 import gast
 
-from srcad import syntax as S
-from srcad.analysis.array_bindings import copy_source, expression_bound, is_allocation
+from srcad.analysis.array_bindings import (
+    copy_source,
+    expression_bound,
+    is_allocation,
+    written_in_place,
+)
 from srcad.analysis.primitives import effect_call
 from srcad.analysis.types import FLOAT, Array, is_differentiable, stack_call
 from srcad.errors import LaneLayoutError
+from srcad.frontend import syntax as S
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.forward.lanes import (
     copy_lanes_last,
     lane_count,
     reread_arrays,
 )
+from srcad.transform.forward.part_updates import PartUpdates
 from srcad.transform.forward.returns import ForwardReturns
 from srcad.transform.forward.stacks import StackTangents
 from srcad.transform.forward.styles import Looped, Stacked, Unrolled, grown_tangents
@@ -30,7 +36,7 @@ from srcad.transform.forward.views import bind_view, view_base, view_bindings, v
 from srcad.transform.tapes import WORK, ArrayTapes
 
 
-class ForwardTransform(ForwardReturns, StackTangents):
+class ForwardTransform(ForwardReturns, StackTangents, PartUpdates):
     def __init__(self, norm, types, activity, arg_kinds: dict, name: str, styles: list):
         self.norm = norm
         self.types = types
@@ -45,6 +51,7 @@ class ForwardTransform(ForwardReturns, StackTangents):
             for k, style in enumerate(styles):
                 self.names[k, v] = self.namer.fresh(style.name(v))
         self.expression_arrays = expression_bound(norm, types) & self.active
+        self.element_written = written_in_place(norm)
         self.result = None
         self.result_tangents = None
         self.copied = {}  # Looped: argument -> the caller's tangent array, copied lanes last
@@ -188,10 +195,16 @@ class ForwardTransform(ForwardReturns, StackTangents):
                 and isinstance(target, gast.Name) and op is None:
             return self.view_binding(stmt, tname, value)
         diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
-        if tname in self.expression_arrays and not diff.is_active(value):
+        if tname in self.expression_arrays and isinstance(target, gast.Name) and op is None \
+                and not diff.is_active(value):
+            # the whole array rebound to a constant (an update of a part, `p[1:] += 1.0` or
+            # `p[:] *= 2.0`, keeps or scales the tangent below)
             return [stmt] + [S.assign(S.name(self.tangent_name(k, tname)),
                                       style.zeros_like(tname))
                              for k, style in enumerate(self.styles)]
+        if isinstance(target, gast.Subscript) and isinstance(op, (gast.Mult, gast.Div)) \
+                and not diff.is_active(value):
+            return self._scaled_part(stmt, target, op, value)
         aug_linear = op is not None and isinstance(op, (gast.Add, gast.Sub))
         if op is not None and not aug_linear:
             expr = gast.BinOp(left=S.as_load(target), op=op, right=value)
@@ -215,6 +228,10 @@ class ForwardTransform(ForwardReturns, StackTangents):
                     continue
                 tangents.append(gast.AugAssign(target=ref, op=S.clone(op), value=t))
             elif not aug_linear:
+                if t is not None and isinstance(target, gast.Name) \
+                        and self._shares_memory(tname, value, t):
+                    t = gast.Call(func=gast.Attribute(value=t, attr="copy", ctx=gast.Load()),
+                                  args=[], keywords=[])
                 tangents.append(S.assign(ref, t if t is not None else S.const(0.0)))
         tangents = self.styles[0].wrap(tangents)
         if isinstance(target, gast.Name) and (tangents or not aug_linear):
@@ -398,3 +415,4 @@ def _shares_vectors(style) -> bool:
     """Stacked lanes: a scalar's W tangents are one NumPy vector, which an assignment binds
     without copying (numba's Looped lanes copy element by element)."""
     return isinstance(style, Stacked) and not isinstance(style, Looped)
+

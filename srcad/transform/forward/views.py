@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import Array
+from srcad.frontend import syntax as S
 
 
 def view_base(value) -> str | None:
@@ -116,3 +116,15 @@ def bind_view(style, view: str, shadow: str, value, base_shadow: str | None) -> 
     else:
         tangent = view_tangent(value, base_shadow, first)
     return S.assign(S.name(shadow, store=True), tangent)
+
+
+_VIEWS = {"broadcast_to", "transpose", "expand_dims", "reshape", "ravel", "asarray", "squeeze"}
+
+
+def is_view(node) -> bool:
+    """May the expression `node` be an existing array or a view of one (not a new array)?"""
+    if isinstance(node, (gast.Name, gast.Subscript, gast.Attribute)):
+        return True
+    return isinstance(node, gast.Call) and (
+        isinstance(node.func, gast.Attribute) and node.func.attr in _VIEWS
+        or isinstance(node.func, gast.Name) and node.func.id in _VIEWS)

@@ -10,7 +10,7 @@ a local array no other name can share were made `acc = acc + e` before
 argument nothing shares stay as written (the tangent updated in place beside the value).
 
 >>> import gast
->>> from srcad import syntax as S
+>>> from srcad.frontend import syntax as S
 >>> stmt = S.parse_stmts("p *= 2.0")[0]
 >>> S.unparse_expr(_sliced(stmt).target)
 'p[:]'
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.array_bindings import unshared_argument_updates
 from srcad.analysis.types import Array
+from srcad.frontend import syntax as S
 
 _WHOLE_ARRAY_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 

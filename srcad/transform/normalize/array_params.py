@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.array_bindings import is_allocation, viewed_array
 from srcad.analysis.types import Array
+from srcad.frontend import syntax as S
 
 
 def localize_rebound_array_arguments(norm, arg_types: dict) -> None:

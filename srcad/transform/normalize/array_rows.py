@@ -18,7 +18,7 @@ the shape of an array the appended value is (`h` bound before the loop), or is c
 by elementwise arithmetic and functions, `@`, a row `x[i]` of a 2-D array or a slice
 `x[i:i + c]` (`np.broadcast_shapes` of the operands' shapes). Each append checks its
 length, so an array of another length raises ValueError instead of being broadcast into the
-row (srcad/running.py passes the error on as it is). A list of arrays read while it fills
+row (srcad/build/running.py passes the error on as it is). A list of arrays read while it fills
 (`h = f(hs[-1])`) does not type with a 1-D buffer: it is typed again with a 2-D one. `sum(hs)`
 (a loop from `0`) starts from a row of zeros. Reverse mode keeps what it keeps for any row
 write. Refused (at the append): arrays of rank 2 or more, numbers and arrays appended to one
@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import Types
 from srcad.analysis.value_types import Array
+from srcad.frontend import syntax as S
+from srcad.frontend.refused_code import set_aside_node
 from srcad.transform.normalize.list_reductions import joins_as_arrays
-from srcad.transform.normalize.refused_code import set_aside_node
 from srcad.transform.normalize.row_shapes import RowShape, entry
 
-_RUN_TIME_REFUSAL = "srcad: "  # srcad/running.py raises such an error as it is
+_RUN_TIME_REFUSAL = "srcad: "  # srcad/build/running.py raises such an error as it is
 
 
 def shape_list_rows(norm, arg_types: dict) -> None:

@@ -24,9 +24,9 @@ from types import SimpleNamespace
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.primitives import array_call
 from srcad.errors import SrcadError
+from srcad.frontend import syntax as S
 
 
 def name_computed_arrays(parsed, body: list, namer, extra: dict) -> list:

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
-from srcad.parse import ParsedFunction
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.grown_lists import (
     is_append,

@@ -1,8 +1,8 @@
 """Container parameters (a dict, list or tuple of arrays and floats) become one parameter
 per leaf (after inlining, before tuple locals are split).
 
-A parameter `params` passed as a container (srcad/pytrees.py gives its structure) is replaced
-by its leaves `params_w, params_b, ...`, and every read of it resolves to a leaf:
+A parameter `params` passed as a container (srcad/frontend/pytrees.py gives its structure) is
+replaced by its leaves `params_w, params_b, ...`, and every read of it resolves to a leaf:
 
 * `params["w"]`, `params[0]`, `params[-1]`, nested (`params["layers"][1]["W"]`), followed by
   whatever indexes the leaf (`params["w"][i]`, `params["W"][i, j] = ...` writes the leaf);
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.errors import UnsupportedSyntaxError
-from srcad.pytrees import BOXED, LEAF, describe, paths
+from srcad.frontend import syntax as S
+from srcad.frontend.pytrees import BOXED, LEAF, describe, paths
 from srcad.transform.names import Namer
 from srcad.transform.normalize.lists import _exits_loop
 

@@ -22,8 +22,8 @@ import types
 import gast
 import numpy as np
 
-from srcad import syntax as S
-from srcad.parse import ParsedFunction
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.simplify import simplify
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 
 def _exits_here(stmt, in_nested_loop=False) -> bool:

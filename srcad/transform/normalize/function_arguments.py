@@ -19,7 +19,7 @@ import dataclasses
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.rules import lookup_call
 from srcad.transform.normalize.lower import LocalFunction
 from srcad.transform.normalize.user_functions import is_user_function

@@ -13,7 +13,7 @@
 * a lambda passed to a function of the user's (`apply(lambda t: t ** 3, x)`): a local
   function, passed by name; the inliner substitutes it for the parameter it is bound to.
 
->>> from srcad import syntax as S
+>>> from srcad.frontend import syntax as S
 >>> body = arms_as_ifs(S.parse_stmts("r = (lambda y: y * y)(x) if c else x"), lambda f: False)
 >>> print(S.unparse_header(body[0]), type(body[0].body[0]).__name__)
 if c Assign
@@ -21,33 +21,13 @@ if c Assign
 
 from __future__ import annotations
 
-import functools
-import types
-
 import gast
 
-from srcad import syntax as S
-from srcad.rules import lookup_call
+from srcad.analysis.primitives import user_callable  # noqa: F401 (lower imports it here)
+from srcad.frontend import syntax as S
 
 _BLOCKS = (gast.If, gast.For, gast.While)
 
-
-def user_callable(parsed, func, local_names) -> bool:
-    """Might `func` (a call's function expression) name a plain Python function of the
-    user's: a local function, or a Python function without a derivative rule?"""
-    if isinstance(func, gast.Lambda):
-        return True
-    if isinstance(func, gast.Name) and func.id in local_names:
-        return True
-    from srcad.transform.normalize.inline import resolve_callee  # it imports lower: a cycle
-
-    obj = resolve_callee(parsed, func, {})
-    if lookup_call(obj) is not None:  # a function with a rule (srcad.custom_jvp)
-        return False
-    obj = getattr(obj, "__srcad_wrapped__", obj)
-    if isinstance(obj, functools.partial):
-        obj = obj.func
-    return isinstance(obj, types.FunctionType) and lookup_call(obj) is None
 
 
 def local_names(body) -> set:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
-from srcad import syntax as S
-from srcad.parse import ParsedFunction
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import ParsedFunction
 from srcad.transform.normalize.list_reductions import (
     building_call,
     builtin_name,

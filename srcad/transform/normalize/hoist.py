@@ -44,10 +44,10 @@ import gast
 import numpy as np
 
 from srcad import rules as R
-from srcad import syntax as S
 from srcad.analysis.types import FLOAT
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import resolve_callee
 from srcad.transform.expressions import BINOPS, UNARY
-from srcad.transform.normalize.inline import resolve_callee
 
 
 def hoist_invariants(norm, types) -> bool:

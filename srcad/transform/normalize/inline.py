@@ -17,13 +17,13 @@ import types
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.fence import check_syntax
-from srcad.constant_sequences import default_as_array
+from srcad.frontend.constant_sequences import default_as_array
 from srcad.errors import SrcadError
-from srcad.lambdas import function_name
-from srcad.parse import EMPTY_CELL, ParsedFunction, parse_function
-from srcad.refusals import STRICT, Refusals
+from srcad.frontend import syntax as S
+from srcad.frontend.lambdas import function_name
+from srcad.frontend.parse import EMPTY_CELL, ParsedFunction, parse_function, resolve_callee
+from srcad.frontend.refusals import STRICT, Refusals
 from srcad.rules import lookup_call
 from srcad.transform.names import Namer
 from srcad.transform.normalize.desugar import desugar
@@ -32,22 +32,6 @@ from srcad.transform.normalize.function_arguments import Shield, function_argume
 from srcad.transform.normalize.lower import LocalFunction, lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls
 from srcad.transform.normalize.user_functions import is_user_function
-
-
-def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
-    """The object a call's function expression names, or None if it cannot be resolved."""
-    if isinstance(func_expr, gast.Name):
-        if func_expr.id in extra:
-            return extra[func_expr.id]
-        try:
-            return parsed.resolve(func_expr.id)
-        except KeyError:
-            return None
-    if isinstance(func_expr, gast.Attribute):
-        base = resolve_callee(parsed, func_expr.value, extra)
-        if isinstance(base, types.ModuleType):
-            return getattr(base, func_expr.attr, None)
-    return None
 
 
 def global_reads(parsed: ParsedFunction) -> list:

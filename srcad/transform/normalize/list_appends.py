@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 
 def appends_to_literals(body: list) -> list:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.transform.normalize.grown_lists import bindings_of, is_append
 
 

@@ -30,16 +30,16 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import Types
 from srcad.analysis.value_types import Array
+from srcad.frontend import syntax as S
+from srcad.frontend.refused_code import set_aside_node
 from srcad.transform.normalize.array_rows import each_statement, writes_element
 from srcad.transform.normalize.list_reductions import building_call
-from srcad.transform.normalize.refused_code import set_aside_node
 
 _CONDITIONAL = (gast.IfExp, gast.BoolOp, gast.Lambda, gast.ListComp, gast.GeneratorExp,
                 gast.SetComp, gast.DictComp)
-_RUN_TIME_REFUSAL = "srcad: "  # srcad/running.py raises such an error as it is
+_RUN_TIME_REFUSAL = "srcad: "  # srcad/build/running.py raises such an error as it is
 
 
 def build_from_rows(norm, arg_types: dict) -> None:

@@ -38,9 +38,9 @@ import builtins
 
 import gast
 
-from srcad import syntax as S
 from srcad.errors import SrcadError
-from srcad.parse import parse_function
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import parse_function
 from srcad.transform.normalize.grown_lists import bindings_of, read_uses
 from srcad.transform.normalize.inline import Inliner
 from srcad.transform.normalize.list_reductions import numpy_reduction, reduction_kind

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.transform.names import Namer  # noqa: F401 (the doctest)
 from srcad.transform.normalize.list_writes import list_names
 

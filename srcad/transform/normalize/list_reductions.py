@@ -11,7 +11,7 @@ import contextlib
 import gast
 import numpy as np
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 _REDUCTIONS = {"len": builtins.len, "sum": builtins.sum, "max": builtins.max,
                "min": builtins.min}

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.transform.normalize.grown_lists import is_append, names_of
 from srcad.transform.normalize.lists import _exits_loop
 

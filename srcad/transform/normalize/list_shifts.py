@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.transform.names import Namer  # noqa: F401 (the doctest)
 from srcad.transform.normalize.list_writes import list_names
 
@@ -49,7 +49,8 @@ def shifted(body: list, namer, params) -> list:
 
 def _at(template: str, mapping: dict, stmt) -> list:
     """The statements of `template` with `mapping`'s placeholders put in, located at `stmt`."""
-    return S.located([S.substitute_stmt(s, mapping) for s in S.parse_stmts(template)], stmt)
+    made = [S.relocated(s, stmt) for s in S.parse_stmts(template)]  # not the template's lines
+    return S.located([S.substitute_stmt(s, mapping) for s in made], stmt)
 
 
 def _list_call(node, lists, method, count):

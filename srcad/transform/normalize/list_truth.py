@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 
 def truth_as_length(stmts: list, name_: str) -> None:

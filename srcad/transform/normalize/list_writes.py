@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 
 def extends_as_appends(body: list, namer, params) -> list:

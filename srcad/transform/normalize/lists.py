@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
-from srcad.parse import ParsedFunction
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.grown_lists import (
     bindings_of,
@@ -42,6 +42,7 @@ def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) 
     for n, names in parts.items():  # messages say `xs[0]`, not `xs_0`
         parsed.spellings.update({part: f"{parsed.spellings.get(n, n)}[{k}]"
                                  for k, part in enumerate(names)})
+    namer.list_parts.update({p: f"{n}[{k}]" for n, ps in parts.items() for k, p in enumerate(ps)})
     return _Split(finder, parts, namer).block(body)
 
 

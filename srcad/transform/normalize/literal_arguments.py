@@ -30,12 +30,12 @@ import types as pytypes
 import gast
 import numpy as np
 
-from srcad import syntax as S
 from srcad.analysis.value_types import NUMERIC, Array, is_float_like
 from srcad.errors import UnsupportedSyntaxError
+from srcad.frontend import syntax as S
+from srcad.frontend.refused_code import set_aside_node
 from srcad.rules import lookup_call, lookup_method
 from srcad.transform.normalize.inline import resolve_callee
-from srcad.transform.normalize.refused_code import set_aside_node
 
 _NOT_VALUES = ("axis", "keepdims", "dtype", "out")  # keywords whose literal is not data
 

@@ -28,8 +28,9 @@ import builtins
 
 import gast
 
-from srcad import syntax as S
-from srcad.parse import ParsedFunction
+from srcad.analysis.fence import EMPTY_REDUCTION
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.conditional_lists import grow_conditional_lists
 from srcad.transform.normalize.function_values import (
@@ -50,16 +51,6 @@ from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
 
 
-def _empty_message(reduce) -> str:
-    try:
-        reduce(())
-    except ValueError as err:
-        return str(err)
-    raise AssertionError(f"{reduce.__name__}(()) did not raise")  # pragma: no cover
-
-
-# what max()/min() of an empty sequence raise in this Python (the text changed in 3.12)
-EMPTY_REDUCTION = {"max": _empty_message(max), "min": _empty_message(min)}
 
 
 class LocalFunction:

@@ -1,5 +1,5 @@
 """Calls of srcad's own gradient API inside a differentiated function, rewritten into the
-nested-gradient primitive of srcad/nested.py (runs after `lower`, before the fence).
+nested-gradient primitive of srcad/operators/nested.py (runs after `lower`, before the fence).
 
 * `srcad.grad(g)(a0, ..., an)` and `srcad.grad(g, argnums=i)(...)` (i an int literal);
 * `srcad.gradient(g, x, Constant(p), ...)` (the bare argument is x, the `Constant`s are the
@@ -19,9 +19,9 @@ import types
 
 import gast
 
-from srcad import syntax as S
 from srcad.errors import UnsupportedCallError
-from srcad.parse import ParsedFunction
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import ParsedFunction, resolve_callee
 from srcad.transform.names import Namer
 
 _HINT_LOCAL = ("define {name} at module level and pass the values it reads as arguments: "
@@ -58,7 +58,6 @@ class _Rewriter(gast.NodeTransformer):
 
     def _api_name(self, func_expr):
         """The public srcad name a call's function expression resolves to, or None."""
-        from srcad.transform.normalize.inline import resolve_callee
         if isinstance(func_expr, gast.Name) and func_expr.id in self.local_functions:
             return None
         obj = resolve_callee(self.parsed, func_expr, {})
@@ -157,8 +156,7 @@ class _Rewriter(gast.NodeTransformer):
                                     kind=UnsupportedCallError, hint="pass them positionally")
 
     def _primitive(self, node, g_expr, argnum, args):
-        from srcad.nested import NESTED_NAME, srcad_nested_gradient, token_for
-        from srcad.transform.normalize.inline import resolve_callee
+        from srcad.operators.nested import NESTED_NAME, srcad_nested_gradient, token_for
         if isinstance(g_expr, gast.Name) and g_expr.id in self.local_functions:
             raise self.parsed.error(
                 node, "nested gradient", f"the gradient of {g_expr.id}, a function defined "

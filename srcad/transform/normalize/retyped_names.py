@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import Array, Types
+from srcad.frontend import syntax as S
 
 
 def split_retyped_names(norm, arg_types: dict) -> None:

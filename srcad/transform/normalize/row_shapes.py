@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.value_types import INT
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
 from srcad.rules.table import ELEMENTWISE
-from srcad.transform.normalize.inline import resolve_callee
 
 _ELEMENTWISE_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _JOINS = {"concatenate", "hstack", "vstack", "stack"}

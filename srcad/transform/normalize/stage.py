@@ -11,23 +11,23 @@ from dataclasses import dataclass, field
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.fence import syntax_refusals
 from srcad.errors import UnsupportedSyntaxError
-from srcad.lambdas import function_name
-from srcad.parse import ParsedFunction
-from srcad.refusals import STRICT, Refusals
+from srcad.frontend import syntax as S
+from srcad.frontend.lambdas import function_name
+from srcad.frontend.parse import ParsedFunction, resolve_callee
+from srcad.frontend.refusals import STRICT, Refusals
+from srcad.frontend.refused_code import set_aside_refused, without_refused
 from srcad.rules import lookup_call
 from srcad.transform.names import Namer
 from srcad.transform.normalize.computed_subscripts import name_computed_arrays
 from srcad.transform.normalize.containers import split_container_params
 from srcad.transform.normalize.desugar import Desugar, desugar
 from srcad.transform.normalize.exits import always_assigns, structure_exits
-from srcad.transform.normalize.inline import Inliner, resolve_callee
+from srcad.transform.normalize.inline import Inliner
 from srcad.transform.normalize.lists import split_fixed_lists
 from srcad.transform.normalize.lower import lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls
-from srcad.transform.normalize.refused_code import set_aside_refused, without_refused
 from srcad.transform.normalize.tuples import split_tuple_locals
 
 
@@ -46,7 +46,7 @@ class Normalized:
     # known >= 0): numba reverse mode keeps them in a workspace array passed in and kept
     # across calls, so a call allocates no array of its own
     workspace: dict = field(default_factory=dict)
-    # the function's refusals: the analyses add what they refuse (srcad/refusals.py)
+    # the function's refusals: the analyses add what they refuse (srcad/frontend/refusals.py)
     refusals: Refusals = STRICT
 
     def resolve(self, name_: str):
@@ -61,7 +61,7 @@ def normalize(parsed: ParsedFunction, containers: tuple = (),
     parameter per leaf in the result, srcad/transform/normalize/containers.py). The syntax
     check's refusals and the inlining's (in a helper or at its call) go to `refusals`; when
     it collects, normalization goes on without the refused code
-    (srcad/transform/normalize/refused_code.py) for the later checks."""
+    (srcad/frontend/refused_code.py) for the later checks."""
     tree = parsed.tree
     body = S.clone(tree.body)
     doc = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.transform.names import Namer
 from srcad.transform.normalize.lists import PartsSplitter, constant_index, version_rebinds
 

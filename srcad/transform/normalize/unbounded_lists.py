@@ -16,8 +16,9 @@ the loops run (`while err > tol:`, a counter stepped under an `if` or skipped by
         hist_buffer[hist_length] = err * x
         hist_length += 1
 
-`grown` (srcad/array_runtime.py, srcad/numba_runtime.py) returns a copy twice as long (its
-new part zero; the buffer itself when it has room), so the appends cost amortized constant
+`grown` (srcad/runtime/array_runtime.py, srcad/runtime/numba_runtime.py) returns a copy twice as
+long
+(its new part zero; the buffer itself when it has room), so the appends cost amortized constant
 time; the test keeps the call off the common path (reverse mode tapes no flag for it: the
 branch has nothing to undo). The transformations grow the buffer's tangents and adjoints
 alongside (srcad/transform/forward/styles.py, reverse/arrays.py): the filled part holds the
@@ -29,17 +30,17 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
-from srcad.array_runtime import grown
+from srcad.analysis.array_bindings import GROWN, is_growth
+from srcad.frontend import syntax as S
+from srcad.runtime.array_runtime import grown
 
 START = 8  # the room a growing list starts with (doubled as often as it fills)
-GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime_names.py)
 
 
 def bind_growth(parsed) -> None:
     """Make `grown` mean the runtime function in `parsed` (every function lowered, so that
     an inlined helper's growth reads the same object in its caller: not renamed). A user's
-    own `grown` was renamed already (srcad/runtime_names.py)."""
+    own `grown` was renamed already (srcad/runtime/runtime_names.py)."""
     parsed.namespace[GROWN] = grown
 
 
@@ -74,14 +75,6 @@ def _writes_at_count(stmt, buffer, count) -> bool:
         and target.value.id == buffer and isinstance(target.slice, gast.Name) \
         and target.slice.id == count
 
-
-def is_growth(stmt) -> bool:
-    """Is `stmt` `buffer = grown(buffer, count)` (any of its tangents' or adjoints' too)?"""
-    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-        and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call) \
-        and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == GROWN \
-        and stmt.value.args and isinstance(stmt.value.args[0], gast.Name) \
-        and stmt.value.args[0].id == stmt.targets[0].id
 
 
 def growths(body: list, name_: str) -> int:

@@ -9,7 +9,7 @@ upper bound, a start and an index never negative: `a[1:][k]` for a `range` count
 counter into literal bounds (`a[1:3][k]`) it is one comparison with the view's size and,
 for a view bound to a name whose bounds are known only at run time (`v = a[i:i + d]`), one
 comparison with its size computed where the view is made (`v_size = view_size(...)`, NumPy
-fixes a view's bounds there too); `view_element` (srcad/array_runtime.py) is called only out
+fixes a view's bounds there too); `view_element` (srcad/runtime/array_runtime.py) is called only out
 of range, and everywhere else.
 """
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
-from srcad.array_runtime import view_element, view_size, view_start
+from srcad.frontend import syntax as S
+from srcad.runtime.array_runtime import view_element, view_size, view_start
 
 RUNTIME = {f.__name__: f for f in (view_element, view_size, view_start)}
 

@@ -30,9 +30,10 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad import syntax as S
+from srcad.analysis.list_entry_errors import entry_alias_error
 from srcad.analysis.types import INT, Array, Types
 from srcad.analysis.writes import shared_while_written
+from srcad.frontend import syntax as S
 from srcad.transform.normalize.sliced_elements import compose_sliced_elements
 from srcad.transform.normalize.view_indices import (
     RUNTIME,
@@ -254,6 +255,9 @@ class _Resolver:
         in_use = _region(rest, name)
         rebound = set().union(*(S.bound_names(s) for s in in_use)) if in_use else set()
         if view.base in rebound:
+            error = entry_alias_error(self.norm, stmt, name, view.base)
+            if error is not None:
+                raise error
             raise self.error(stmt, f"`{name}` is a view of `{view.base}`, which is rebound "
                              "while the view is in use", hint=f"read and write through "
                              f"`{view.base}` itself, or copy: {name} = "

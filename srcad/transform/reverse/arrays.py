@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.array_bindings import copy_source, is_allocation
 from srcad.analysis.types import Array, index_kind
+from srcad.frontend import syntax as S
 from srcad.transform.normalize.unbounded_lists import growths, is_growth
 from srcad.transform.reverse.leaves import replaced
 from srcad.transform.tapes import WORK, ArrayTapes

@@ -3,7 +3,7 @@
 With a memory budget (`memory=`), a `for i in range(...)` loop at the top of the function
 body is not taped whole: its forward sweep keeps snapshots of the state the loop carries
 (the variables it writes that are bound before it: floats, ints, arrays) and its reverse
-sweep recomputes steps from them, following the binomial schedule of srcad/checkpointing.py
+sweep recomputes steps from them, following the binomial schedule of srcad/runtime/checkpointing.py
 (rows TAKE / RESTORE / ADVANCE / TURN). An ADVANCE runs the primal body as written; a TURN
 runs one step taping it and then that step's adjoint, so the tape never holds more than one
 step. Everything the reverse of a step reads is on that step's tape, is the loop index or is
@@ -21,7 +21,7 @@ Without memory= the python backend plans a time-stepping loop automatically (it 
 0's tape). numba's ordinary code keeps its reservations and slot records instead and only
 compares the reservation before such a loop with the budget (`budget_guard`): over it, it
 raises TapeOverBudget and the caller runs the code generated with memory=MEASURED, the
-automatic plan (srcad/checkpoint_fallback.py).
+automatic plan (srcad/build/checkpoint_fallback.py).
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ import logging
 
 import gast
 
-from srcad import checkpointing
-from srcad import syntax as S
 from srcad.analysis.primitives import effect_call, effect_operands
 from srcad.analysis.types import BOOL, FLOAT, INT, Array
-from srcad.checkpointing import (
+from srcad.frontend import syntax as S
+from srcad.runtime import checkpointing
+from srcad.runtime.checkpointing import (
     ADVANCE,
     AUTOMATIC,
     EXPLICIT,
@@ -93,7 +93,7 @@ class ReverseCheckpoint:
         whose pushes are all reserved before it (`frame`, its range `span`) on the tapes of
         numbers: `raise TapeOverBudget(...)` when that reservation is over DEFAULT_MEMORY
         bytes, before the tape grows; the caller then runs the checkpointed code instead
-        (srcad/checkpoint_fallback.py). [] (taped whole, as before) where the size is not
+        (srcad/build/checkpoint_fallback.py). [] (taped whole, as before) where the size is not
         known before the loop (a while loop or a trip count set inside it, arrays taped by
         reference) or the function may have written an argument before it (a rerun would
         start from the written values)."""
@@ -315,7 +315,8 @@ class ReverseCheckpoint:
             branches = [branches[0], (RECORD, steps(body_fwd)), branches[1], (MEASURE, measure)]
         forward = interpreter(n["split"], branches, restart=automatic)
         header = (f"line {line}: {S.unparse_header(loop)} checkpointed: binomial schedule "
-                  "(srcad/checkpointing.py) with snapshots of " + ", ".join(v for v, _ in carried))
+                  "(srcad/runtime/checkpointing.py) with snapshots of " + ", ".join(v for v,
+                                                                                    _ in carried))
         if automatic:
             header += ", when its tape would exceed the default memory budget"
         fwd = [S.comment(header)] + lines(setup) + forward

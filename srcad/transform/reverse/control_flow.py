@@ -15,8 +15,8 @@ import copy
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import Array
+from srcad.frontend import syntax as S
 from srcad.transform.optimize import drop_repeated_reads
 from srcad.transform.reverse.parameter_rows import is_shape_entry, row_view
 from srcad.transform.reverse.slots import iterations_commute, straight

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.induction import induction_counters
 from srcad.analysis.types import INT
+from srcad.frontend import syntax as S
 
 
 class ReverseCounters:

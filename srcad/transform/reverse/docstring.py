@@ -3,7 +3,7 @@ product): its varied inputs, useful outputs, active variables, what it tapes, ho
 
 from __future__ import annotations
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.transform.tapes import INT_TAPE
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import FLOAT
+from srcad.frontend import syntax as S
 
 
 class FirstAccumulations:

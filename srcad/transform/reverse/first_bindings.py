@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 
 def first_binding(body, params, stmt, name) -> bool:

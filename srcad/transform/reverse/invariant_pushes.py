@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import FLOAT, INT, Array
+from srcad.frontend import syntax as S
 
 
 class InvariantPushes:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 
 def sums_in_locals(body: list, context: list, params: set, scalar_element, namer) -> list:

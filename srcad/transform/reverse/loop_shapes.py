@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 
 
 def shape_may_change(recording, shapes, params, stmt, name, settled=frozenset(),

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import INT, Array
+from srcad.frontend import syntax as S
 
 
 def row_view(name, recording, types, params) -> tuple[str, int] | None:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import FLOAT, SHAPE, Array
+from srcad.frontend import syntax as S
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.reverse.invariant_pushes import InvariantPushes
 from srcad.transform.reverse.leaves import (
@@ -234,6 +234,12 @@ class ReverseRecording(InvariantPushes):
             return None
         primal = copy.copy(stmt)
         primal.value = rebuild(value)
+        target = S.target_name(stmt.targets[0]) if isinstance(stmt, gast.Assign) else None
+        if isinstance(primal.value, gast.Name) and primal.value.id in calls \
+                and target in self.written_in_place:
+            # `p = np.exp(x)` then `p[1] /= c`: p gets its own array; the taped `exp` (the
+            # rule's `ans`) keeps the values the reverse sweep reads
+            primal.value = S.call("np.copy", primal.value)
         # the forward sweep reads elements where the reverse reads their taped copies
         originals = {tmp.id: node for key, tmp in subst.items()  # taped shapes: not read here
                      if not key.startswith("Attribute(")

@@ -15,7 +15,7 @@ forward sweep checks each such binding:
 one tuple comparison per binding and iteration. A checkpointed loop checks every binding of
 a carried array that may change its shape: its snapshots and reruns take them all to keep it.
 The caller of the generated code then runs the code generated with `shapes_recorded`
-(srcad/shape_fallback.py), which takes none to keep its shape unless each of its bindings has
+(srcad/build/shape_fallback.py), which takes none to keep its shape unless each of its bindings has
 its own (`y = np.sin(y)`): the shapes of what is computed from it are recorded and the
 adjoints remade in their shapes, and such a loop is not checkpointed (taped whole).
 """
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import Array
+from srcad.frontend import syntax as S
 from srcad.transform.reverse.loop_shapes import assumed_to_keep_shape, shape_may_change
 
 

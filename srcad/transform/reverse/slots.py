@@ -9,16 +9,16 @@ single value the reverse sweep reads:
   vectorizes (`iterations_commute`, `forward_order`);
 * *long loops split*: a body that computes exp(...) and adds into sums runs, from
   `SPLIT_MIN_TRIPS` iterations on, as two loops: the first computes and records everything but
-  the sums, with a vectorizable exp (`simd_exp`, srcad/numba_runtime.py), the second reads the
-  sums' operands back from the records and adds them (`split_sums`, `long_loops_split`).
+  the sums, with a vectorizable exp (`simd_exp`, srcad/runtime/numba_runtime.py), the second reads
+  the sums' operands back from the records and adds them (`split_sums`, `long_loops_split`).
 """
 
 from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.types import FLOAT
+from srcad.frontend import syntax as S
 from srcad.transform.optimize import drop_repeated_reads
 from srcad.transform.simplify import simplify
 
@@ -69,7 +69,8 @@ class ReverseSlots:
         index = loop.target.id
         count, back = self._records_of_loop(index, loop.iter, record, "trips")
         advance = [self.tapes.advance(t, n) for t, n in record]
-        loops = [S.comment("long loop: exp vectorized (srcad.numba_runtime.simd_exp), the sums "
+        loops = [S.comment("long loop: exp vectorized (srcad.runtime.numba_runtime.simd_exp), the "
+                           "sums "
                            "in a second loop"),
                  gast.For(target=S.name(index, store=True), iter=S.as_load(loop.iter),
                           body=first + advance, orelse=[], type_comment=None)] + back + [

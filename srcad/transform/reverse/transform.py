@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.array_bindings import (
     expression_bound,
     rebound_allocations,
@@ -25,6 +24,7 @@ from srcad.analysis.definite_assignment import bound_on_every_branch
 from srcad.analysis.primitives import effect_call
 from srcad.analysis.recording import Recording
 from srcad.analysis.types import FLOAT, Array, is_differentiable, is_float_like
+from srcad.frontend import syntax as S
 from srcad.transform.optimize import assign_after_reset, drop_dead_resets, passed_through
 from srcad.transform.reverse.arrays import ReverseArrays, adjoints_made_with
 from srcad.transform.reverse.checkpoint import ReverseCheckpoint

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
+from srcad.frontend import syntax as S
 from srcad.transform.reverse.parameter_rows import is_shape_entry, row_length
 
 _RESOLVE_DEPTH = 4  # definitions read through a chain of at most this many names

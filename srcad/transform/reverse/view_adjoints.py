@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import gast
 
-from srcad import syntax as S
 from srcad.analysis.index_types import index_kind
 from srcad.analysis.types import Array
+from srcad.frontend import syntax as S
 
 
 class ViewAdjoints:

@@ -1,0 +1,20 @@
+"""The public surface: what a user imports, below srcad's own `__init__`.
+
+`autodiff` (defined in srcad/build/differentiate.py), the `reverse`/`forward` decorators and
+`source` (`decorators`), the JAX-style function transforms `grad`, `value_and_grad`, `jacfwd`,
+`jacrev`, `hessian` (`function_transforms`, with `argnums` and `auxiliary`; what they return is
+checked by srcad/build/transform_outputs.py).
+This module re-exports the entry points, so `srcad.api` stays importable.
+
+May import: every package below it (`operators`, `scale`, `build`, ...). Imported only by
+srcad's `__init__`, `srcad.cli` and `srcad.testing`.
+"""
+
+from srcad.api.decorators import forward as forward
+from srcad.api.decorators import reverse as reverse
+from srcad.api.decorators import source as source
+from srcad.build.arguments import Batch as Batch
+from srcad.build.arguments import _arguments as _arguments
+from srcad.build.arguments import bind_arguments as bind_arguments
+from srcad.build.differentiate import _compiled as _compiled
+from srcad.build.differentiate import autodiff as autodiff

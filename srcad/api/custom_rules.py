@@ -1,0 +1,203 @@
+"""Derivative rules users add, in JAX's form: `custom_jvp` and `custom_vjp`.
+
+    @srcad.custom_jvp
+    def softplus(x):
+        return np.log1p(np.exp(x))
+
+    @softplus.defjvp
+    def softplus_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return softplus(x), t * scipy.special.expit(x)
+
+Defining a rule adds an entry to srcad's rule table (srcad/rules/custom.py), keyed by the
+wrapped object and by the function it wraps: `srcad.custom_jvp(scipy.special.i0).defjvp(rule)`
+gives every call of `scipy.special.i0` srcad differentiates that rule. Generated code calls
+the rule functions themselves, by name (`srcad_rule_softplus_jvp`). A custom_jvp serves
+reverse mode by transposing the tangent map of its jvp rule (linear in the tangents) with
+srcad's own reverse mode, as JAX linearizes and transposes; a custom_vjp serves reverse mode
+only (JAX refuses its forward mode too). The rule functions run as the Python they are: the
+python backend only (the numba backend refuses a call of a custom function by name).
+
+A custom function's result has its arguments' broadcast shape: a float of floats, an array of
+arrays (a rule for a reduction or a reshaping function is not supported yet). First
+derivatives only: a second derivative through a custom function is refused, naming it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import linecache
+
+import numpy as np
+
+from srcad.annotations import Constant
+from srcad.build import cache
+from srcad.errors import SrcadError
+from srcad.operators.directional_operators import pullback
+from srcad.rules.custom import bind, jvp_rule, shaped, vjp_rule
+from srcad.rules.table import ELEMENTWISE, CallInfo, register
+
+_counter = itertools.count(1)
+_PYTHON_ONLY = ("`{name}` has a derivative rule written in Python (srcad.{kind}), which the "
+                "numba backend does not compile")
+
+
+def _synthesized(name: str, text: str, namespace: dict):
+    """The function `name` defined by `text`, whose source srcad can read (linecache)."""
+    filename = f"<srcad rule {name} {next(_counter)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def calling(fun, arity: int):
+    """A plain Python function of `arity` arguments returning `fun` of them, whose source
+    srcad reads: how srcad differentiates a function it has a rule for as a whole.
+
+    >>> import math
+    >>> calling(math.exp, 1)(0.0)
+    1.0
+    """
+    name = getattr(fun, "__name__", "function").strip("<>")
+    xs = ", ".join(_parameter_names(fun, arity, avoid=name))
+    return _synthesized(f"{name}_with_rule",
+                        f"def {name}_with_rule({xs}):\n    return {name}({xs})\n", {name: fun})
+
+
+def _parameter_names(fun, arity: int, avoid: str) -> list:
+    """fun's own names for its first `arity` parameters (the generated code's names then
+    read as the user's: `x_dot`), else x0, x1, ..."""
+    try:
+        names = [p.name for p in inspect.signature(fun).parameters.values()][:arity]
+    except (TypeError, ValueError):
+        names = []
+    if len(names) != arity or avoid in names or not all(n.isidentifier() for n in names):
+        return [f"x{k}" for k in range(arity)]
+    return names
+
+
+def arity(fun) -> int:
+    if isinstance(fun, np.ufunc):
+        return fun.nin
+    try:
+        parameters = inspect.signature(fun).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: one argument
+        return 1
+    return sum(1 for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+class _Custom:
+    kind = ""
+
+    def __init__(self, fun):
+        self.fun = fun
+        functools.update_wrapper(self, fun, updated=())
+        del self.__wrapped__  # srcad differentiates the rule, never fun's own code
+        self.arity = arity(fun)
+
+    def __call__(self, *args):
+        return self.fun(*args)
+
+    @functools.cached_property
+    def __srcad_wrapped__(self):  # noqa: N807  (srcad's unwrapping protocol)
+        """A plain function of the same arguments calling the wrapped one (which has this
+        rule in the table): what srcad differentiates or inlines for this object, so that
+        `srcad.grad(softplus)` and a call `softplus(x)` in differentiated code use the rule."""
+        return calling(self.fun, self.arity)
+
+    def _register(self, rule) -> None:
+        info = CallInfo(self.__name__, rule, "float", arrays=ELEMENTWISE,
+                        select=lambda ranks, keywords: shaped(rule, ranks),
+                        numba_refusal=_PYTHON_ONLY.format(name=self.__name__, kind=self.kind),
+                        forward_refusal=self._forward_refusal())
+        register(self, info)
+        register(self.fun, info)  # srcad.custom_jvp(scipy.special.i0): every call of i0
+        cache.clear()  # code built before used the old rule (or none)
+
+    def _forward_refusal(self) -> str:
+        return ""
+
+    def _no_second_order(self, ranks, keywords):
+        """The select of the transposed rule, met only when srcad differentiates its own
+        reverse-mode code again (hessian, hvp)."""
+        raise SrcadError(f"second derivatives through the reverse mode of `{self.__name__}` "
+                         f"(srcad.{self.kind}) are not supported yet", construct=self.kind,
+                         hint="for second derivatives, differentiate a plain function without "
+                         "the custom rule")
+
+
+class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
+    """A function with a forward-mode rule `jvp(primals, tangents) -> (out, tangent_out)`.
+
+    >>> import srcad
+    >>> @srcad.custom_jvp
+    ... def cube(x):
+    ...     return x ** 3
+    >>> @cube.defjvp
+    ... def cube_jvp(primals, tangents):
+    ...     (x,), (t,) = primals, tangents
+    ...     return cube(x), 3.0 * x * x * t
+    >>> cube(2.0)
+    8.0
+    """
+
+    kind = "custom_jvp"
+
+    def defjvp(self, jvp):
+        """Set the rule; returns it (usable as a decorator)."""
+        self.jvp = jvp
+        name = bind(jvp)
+        transposed_map = _Transposed(jvp, getattr(jvp, "__name__", "jvp"))
+        transposed = bind(transposed_map, "_transposed")
+        register(transposed_map, CallInfo(transposed_map.__name__, None, "float",
+                                          select=self._no_second_order))
+        self._register(jvp_rule(self.__name__, self.arity, name, transposed))
+        return jvp
+
+
+class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
+    """A function with a reverse-mode rule: `fwd(*args) -> (out, residuals)` and
+    `bwd(residuals, g) -> one cotangent per argument`. Reverse mode runs `fwd` again for the
+    residuals where it needs them."""
+
+    kind = "custom_vjp"
+
+    def defvjp(self, fwd, bwd):
+        self.fwd, self.bwd = fwd, bwd
+        name = self.__name__
+
+        def no_forward(g):
+            raise SrcadError(self._forward_refusal(), construct="custom_vjp")
+
+        no_forward.__name__ = f"{name}_no_forward"
+        self._register(vjp_rule(name, self.arity, bind(fwd), bind(bwd), bind(no_forward)))
+
+    def _forward_refusal(self) -> str:
+        return (f"`{self.__name__}` has a reverse-mode rule only (srcad.custom_vjp), and "
+                "forward mode cannot use it (JAX refuses it too); give it a forward rule "
+                "with srcad.custom_jvp")
+
+
+class _Transposed:
+    """The adjoint of argument k of a custom_jvp function: the jvp rule's tangent map at the
+    primals (linear in the tangents), transposed by srcad's reverse mode and applied to g."""
+
+    def __init__(self, jvp, name):
+        self.jvp, self.__name__, self.maps = jvp, name, {}
+
+    def __call__(self, primals, g, k):
+        key = (len(primals), k)
+        if key not in self.maps:
+            xs = [f"x{j}" for j in range(len(primals))]
+            seeds = ["t" if j == k else f"0.0 * {x}" for j, x in enumerate(xs)]
+            text = (f"def {self.__name__}_tangent_map(t, {', '.join(xs)}):\n"
+                    f"    _, tangent = rule(({', '.join(xs)},), ({', '.join(seeds)},))\n"
+                    "    return tangent\n")
+            self.maps[key] = _synthesized(f"{self.__name__}_tangent_map", text,
+                                          {"rule": self.jvp})
+        x = primals[k]
+        t = np.zeros(np.shape(x)) if np.ndim(x) else 0.0
+        contexts = [Constant(p) for p in primals]
+        return pullback(self.maps[key], t, *contexts, cotangent=g)

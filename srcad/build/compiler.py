@@ -1,0 +1,288 @@
+"""Stage: generated source -> a callable.
+
+python backend: compiled in memory and registered with `linecache`, so tracebacks, `inspect`
+and `pdb` show the generated code (and srcad can differentiate it again).
+numba backend: written as a module into the cache folder and compiled by `numba.njit` with
+numba's own on-disk cache, so a new process skips recompilation, and with one fast-math flag
+(`FASTMATH`: divisions may use reciprocals)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib.util
+import itertools
+import linecache
+import os
+import re
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from srcad._version import __version__
+from srcad.build import compile_notice
+from srcad.build.numba_constants import comment_above, constant_arguments, kernel_wrapper
+from srcad.errors import SrcadError
+from srcad.runtime import LAYOUT
+from srcad.runtime.runtime_names import (
+    CHECKPOINT_NAMES,
+    GENERATED_BUILTINS,
+    MODULES,
+    NUMBA_ARRAY_NAMES,
+    NUMBA_RUNTIME_NAMES,
+    NUMBA_SEMANTICS_NAMES,
+)
+from srcad.transform.numba_compat import reduction_of
+
+_counter = itertools.count()
+
+
+def compile_source(source: str, name: str, namespace: dict, origin: str = ""):
+    """Compile `source` (defining function `name`) in a copy of `namespace`."""
+    # `np` and `math` are the modules (a user's name for something else was renamed:
+    # srcad/runtime/runtime_names.py)
+    env = {**namespace, **MODULES}
+    filename = f"<srcad {name} #{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    code = compile(source, filename, "exec")
+    exec(code, env)
+    return env[name]
+
+
+def cache_dir() -> Path:
+    """Where numba-compiled modules live: $SRCAD_CACHE_DIR, else ~/.cache/srcad. Delete the
+    folder (or call `srcad.build.cache.clear_disk()`) to clear it."""
+    root = os.environ.get("SRCAD_CACHE_DIR")
+    return Path(root) if root else Path.home() / ".cache" / "srcad"
+
+
+def compile_numba(source: str, name: str, namespace: dict, free_names: set, origin: str = "",
+                  helpers: str = "", locate=None):
+    """Write `source` as a real module in the cache folder (numba's on-disk cache needs a file)
+    and return `numba.njit(cache=True)` of its function `name`. `helpers`: source of functions
+    it calls, each decorated `@srcad_jit` (jitted in the module with the same options).
+    What numba cannot compile into it is passed in by a wrapper (srcad/build/numba_constants.py;
+    `locate(callee)`: the user's line of a call, for its refusal)."""
+    try:
+        import numba
+    except ImportError:
+        raise SrcadError("the numba backend needs numba", construct="backend='numba'",
+                         hint="pip install 'srcad[numba]'") from None
+    compile_notice.install()  # a slow first compilation says so, once
+    header = ["import math", "import numpy as np", "",
+              f"from srcad.runtime.numba_runtime import ({', '.join(sorted(NUMBA_RUNTIME_NAMES))})"]
+    if "TapeOverBudget" in free_names:  # a loop over the tape budget (checkpoint_fallback.py)
+        header.append("from srcad.runtime.checkpointing import TapeOverBudget")
+    arrays = sorted(free_names & NUMBA_ARRAY_NAMES)
+    reductions = {n: reduction_of(n) for n in sorted(free_names) if reduction_of(n)}
+    if reductions:
+        arrays.append("reducer")
+    if arrays:
+        header.append(f"from srcad.runtime.numba_arrays import {', '.join(arrays)}")
+    semantics = sorted(free_names & NUMBA_SEMANTICS_NAMES)
+    if semantics:
+        header.append(f"from srcad.runtime.numba_semantics import {', '.join(semantics)}")
+    header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
+    def provided(n):  # by the header above, not by f's namespace
+        return n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES \
+            or n in NUMBA_SEMANTICS_NAMES or n in reductions or n in NUMBA_RUNTIME_NAMES \
+            or n in CHECKPOINT_NAMES
+
+    # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
+    given = source
+    source, leading, free_names = constant_arguments(
+        source, name, namespace, free_names, provided, _loaded_names(helpers), origin, locate)
+    if helpers:
+        header += ["import numba", f"srcad_jit = numba.njit(cache=True, nogil=True, "
+                   f"fastmath={set(FASTMATH)!r})"]
+    header.append("")
+    for free in sorted(free_names):
+        if provided(free):
+            continue
+        value = namespace.get(free)
+        module = _module_spelling(value)
+        if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):
+            header.append(f"{free} = {value!r}")
+        elif module:  # `from numpy import abs` (renamed `abs_1`), `from math import exp`
+            header.append(f"{free} = {module}.{value.__name__}")
+        else:
+            raise SrcadError(f"the numba backend cannot embed the global `{free}` "
+                             f"({type(value).__name__})", filename=origin,
+                             construct="backend='numba'",
+                             hint="pass it as an argument, or use backend='python'")
+    text = "\n".join(header) + "\n\n\n" + (helpers + "\n\n\n" if helpers else "") + source
+    # numba's cache ignores options, and code it compiled from srcad's runtime modules
+    # a module of another layout of srcad (its runtime imported from elsewhere) is never read
+    options = (f"{numba.__version__} fastmath={sorted(FASTMATH)} nogil "
+               f"runtime={_runtime_digest()} layout={LAYOUT} srcad={__version__}")
+    digest = hashlib.sha256((text + options).encode()).hexdigest()[:16]
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / module_file(name, digest)
+    with _modules_lock:  # threads compiling the same code share one module and one kernel
+        kernel = _kernels.get(path)
+        if kernel is None:
+            kernel = _kernels[path] = _kernel_of(_module(path, text), name)
+    return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
+
+
+# one module and one numba dispatcher per generated function and process: two dispatchers of
+# one function (two threads compiling the same code) would fill one on-disk cache index at once
+_modules_lock = threading.Lock()
+_kernels: dict = {}
+
+
+def _module(path: Path, text: str):
+    if not path.exists():
+        temporary = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        temporary.write_text(text)
+        temporary.replace(path)
+    module = sys.modules.get(path.stem)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module  # numba's cache finds the module again by name
+        spec.loader.exec_module(module)
+    return module
+
+
+def _kernel_of(module, name: str):
+    import numba
+    from numba.core.registry import CPUDispatcher
+    # nogil: srcad.scale.parallel runs chunks of rows on threads at once
+    kernel = numba.njit(cache=True, nogil=True, fastmath=set(FASTMATH))(getattr(module, name))
+    for dispatcher in [kernel, *vars(module).values()]:  # with its srcad_jit helpers
+        if isinstance(dispatcher, CPUDispatcher):
+            _saved_when_possible(dispatcher)
+    return kernel
+
+
+def _saved_when_possible(dispatcher) -> None:
+    """Let `dispatcher` skip saving a compilation to numba's disk cache where numba cannot:
+    an exception raised inside llvmlite's object-cache callback (a time limit's SIGALRM
+    under load, a KeyboardInterrupt) is ignored there, the library never gets its object
+    code, and numba's save after the compilation raised "no compiled object yet", though
+    the compiled code was registered. The call goes on with the code compiled in memory;
+    the next process compiles it again."""
+    cache = getattr(dispatcher, "_cache", None)
+    save = getattr(cache, "save_overload", None)
+    if save is None or getattr(save, "srcad_tolerant", False):
+        return
+
+    def save_overload(sig, data):
+        try:
+            save(sig, data)
+        except RuntimeError as err:
+            if "no compiled object yet" not in str(err):
+                raise
+    save_overload.srcad_tolerant = True
+    cache.save_overload = save_overload
+
+
+def module_file(name: str, digest: str) -> str:
+    """The file name of a generated numba module: the layout number, the function's name and
+    the digest of its text and options.
+
+    >>> module_file("f", "0123")
+    'srcad_l2_f_0123.py'
+    """
+    return f"srcad_l{LAYOUT}_{name}_{digest}.py"
+
+
+def _module_spelling(value) -> str | None:
+    """`np` or `math` for a function of that module (numba compiles it), else None."""
+    for spelled, module in MODULES.items():
+        if callable(value) and getattr(module, getattr(value, "__name__", ""), None) is value:
+            return spelled
+    return None
+
+
+def _loaded_names(text: str) -> set:
+    if not text:
+        return set()
+    return {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
+
+
+@functools.lru_cache(maxsize=None)
+def _runtime_digest() -> str:
+    """A hash of the runtime modules generated code calls into: a cached module compiled
+    against an older runtime (inlined into it by numba) is never loaded with a newer one."""
+    here = Path(__file__).parent.parent / "runtime"
+    text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py",
+                                                     "numba_semantics.py", "array_runtime.py"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# LLVM may divide by multiplying with a reciprocal (and hoist or share that reciprocal): ~20%
+# faster reverse sweeps, results within an ulp or two. No other fast-math license: NaN, inf and
+# signed zeros keep their IEEE meaning (the non-finite guards rely on it), no FMA contraction
+# (it can make an exact cancellation a tiny nonzero) and no reassociation.
+FASTMATH = frozenset({"arcp"})
+
+
+def raise_numba_error(err: Exception, origin: str = "") -> None:
+    """Raise the SrcadError for an error numba raised, quoting numba's own first line of
+    explanation; return for any other error. Where numba names a line of a generated module,
+    the error names the user's line and statement (the `# line N:` comment above it) and, for
+    a call numba has no implementation of, the call."""
+    if not type(err).__module__.startswith("numba"):
+        return
+    text = without_colours(str(err))
+    detail = numba_first_line(text) or type(err).__name__
+    undefined = any(word in detail for word in ("unify", "Type of variable", "NameError",
+                                                  "not defined"))
+    missing = re.search(r"No implementation of function Function\(<(?:built-in )?"
+                        r"(?:function|method) (\w+)", text)
+    if missing:
+        detail = f"numba has no `{missing.group(1)}` for these operands ({detail})"
+    line, statement = _user_line(text)
+    where = f" of `{statement}`" if statement else ""
+    hint = ("make every variable defined on every path, or use backend='python'" if undefined
+            else "use backend='python'")
+    raise SrcadError(f"numba cannot compile the generated code{where}: {detail}",
+                     filename=origin or None, line=line, construct="backend='numba'",
+                     hint=hint) from None
+
+
+_COLOUR_CODES = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def without_colours(message: str) -> str:
+    """`message` without terminal colour codes (numba colours its errors when colorama is
+    installed; a message srcad quotes must read the same in a log or a notebook)."""
+    return _COLOUR_CODES.sub("", message)
+
+
+def numba_first_line(message: str) -> str:
+    """The first line of a numba error that says what went wrong, past the stage headers
+    ("Failed in nopython mode pipeline ..."); a line announcing a signature (ending in ':')
+    takes the signature with it.
+
+    >>> numba_first_line("Failed in nopython mode pipeline (step: x)\\nNo implementation "
+    ...                  "found for signature:\\n \\n >>> empty(float64)\\n")
+    'No implementation found for signature: >>> empty(float64)'
+    """
+    lines = [line.strip() for line in without_colours(message).splitlines()]
+    lines = [line for line in lines if line and not line.startswith("Failed in ")]
+    if not lines:
+        return ""
+    first = lines[0]
+    if first.endswith(":") and len(lines) > 1:
+        first += " " + lines[1]
+    return first
+
+
+def _user_line(text: str) -> tuple:
+    """(line, statement) of the user's code that the first generated line numba names in
+    `text` comes from, or (None, None)."""
+    where = re.search(r'File "([^"]*srcad_[^"]*\.py)", line (\d+)', text)
+    if where is None:
+        return None, None
+    try:
+        lines = Path(where.group(1)).read_text().splitlines()
+    except OSError:
+        return None, None
+    return comment_above(lines, int(where.group(2)))

@@ -1,0 +1,362 @@
+"""The only orchestrator: parse -> normalize -> analyses -> transform -> codegen -> compile.
+
+Stages hand each other plain values; nothing here knows about a particular construct.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import types as pytypes
+from dataclasses import dataclass, field
+
+import gast
+
+from srcad.analysis.activity import analyse_activity
+from srcad.analysis.array_bindings import (
+    check_array_statements,
+    numba_supports,
+    refuse_array_code,
+    refuse_local_row_writes,
+    refuse_numba_indexing,
+)
+from srcad.analysis.list_entries import refuse_aliased_entries
+from srcad.analysis.rule_backends import refuse_rule_backends
+from srcad.analysis.type_refusals import refuse_zero_dim_arrays
+from srcad.analysis.typed_code import inferred_types, set_aside_untyped
+from srcad.analysis.types import Array, is_float_like, refuse_active_opaque_calls
+from srcad.analysis.writes import written_arguments
+from srcad.build.checkpoint_fallback import over_budget_fallback
+from srcad.build.codegen import to_source
+from srcad.build.compiler import compile_numba, compile_source
+from srcad.build.running import reserve_tape
+from srcad.build.shape_fallback import shape_change_fallback
+from srcad.display import GeneratedSource
+from srcad.errors import SrcadError
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import parse_function
+from srcad.frontend.refusals import Refusals
+from srcad.frontend.refused_code import without_refused
+from srcad.operators.nested import NESTED_RUNTIME
+from srcad.operators.nested_numba import NumbaNested
+from srcad.rules.custom import RULE_FUNCTIONS
+from srcad.runtime import array_runtime
+from srcad.runtime.checkpointing import array_bytes, warn_checkpointed
+from srcad.runtime.runtime_names import (
+    ARRAY_RUNTIME_NAMES,
+    GENERATED_BUILTINS,
+    MODULES,
+    library_modules,
+)
+from srcad.transform.defined import typed_defaults
+from srcad.transform.element_reuse import reuse_element_reads
+from srcad.transform.forward.styles import Looped, Scalar, Stacked, Unrolled
+from srcad.transform.forward.transform import ForwardTransform
+from srcad.transform.index_reuse import reuse_indices
+from srcad.transform.normalize.argument_updates import update_shared_arrays_in_place
+from srcad.transform.normalize.array_params import (
+    localize_rebound_array_arguments,
+    name_array_returns,
+    rebind_in_place_updates,
+)
+from srcad.transform.normalize.array_rows import shape_list_rows
+from srcad.transform.normalize.hoist import hoist_invariants
+from srcad.transform.normalize.list_building import build_from_rows
+from srcad.transform.normalize.literal_arguments import arrays_of_literals
+from srcad.transform.normalize.retyped_names import split_retyped_names
+from srcad.transform.normalize.stage import normalize
+from srcad.transform.normalize.views import resolve_views
+from srcad.transform.numba_compat import numba_friendly
+from srcad.transform.optimize import (
+    assign_after_element_reset,
+    fuse_lane_loops,
+    lane_locals,
+)
+from srcad.transform.reverse.transform import ReverseTransform
+from srcad.transform.row_views import hoist_row_views, row_view_types
+from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
+
+# What generated code of array programs calls besides NumPy (the names are reserved).
+ARRAY_RUNTIME = {name_: getattr(array_runtime, name_) for name_ in ARRAY_RUNTIME_NAMES}
+
+# Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
+UNROLL_MAX_WIDTH = 16
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One argument as far as code generation cares."""
+
+    kind: str  # "const" | "active" | "duplicated"
+    type: object  # srcad type (FLOAT, INT, Array(ndim, is_float), ...)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to generate: the cache key, minus the function."""
+
+    mode: str  # "reverse" | "forward"
+    specs: tuple
+    width: int = 1  # batch width (forward vector mode); 1 = plain forward
+    stacked: bool = False  # vector mode with NumPy vectors instead of unrolled lanes
+    backend: str = "python"  # "python" | "numba"
+    array_tapes: bool = False  # python reverse mode: tapes in arrays the caller passes
+    # (position, treedef) of arguments passed as containers; `specs` has one entry per leaf
+    containers: tuple = ()
+    # reverse mode: bytes for a loop's snapshots (checkpointing); None: the automatic budget;
+    # 0: loops taped whole (forward over reverse)
+    memory: int | None = None
+    # reverse mode: no carried array taken to keep its shape (the code run after a loop
+    # changed one: srcad/build/shape_fallback.py)
+    shapes_recorded: bool = False
+
+
+@dataclass
+class Compiled:
+    function: object
+    source: str
+    name: str
+    request: Request
+    taped: list
+    dependencies: list  # (globals dict, name, object) read when the code was generated
+    cells: list  # (closure cell, object) read when the code was generated
+    tapes: tuple = ()  # numba backend: the tape arrays the function takes and hands back
+    written: frozenset = frozenset()  # positions of the arguments whose elements f writes
+    scratch: int = 0  # numba vector mode: lane arrays (width W) the caller passes last
+    spare: list = field(default_factory=list)  # numba: tape/lane arrays free for a next call
+    returns_value: bool = True  # False: f returns nothing (it only writes arrays)
+    tuple_return: int = 0  # f returns a tuple of this many values (one seed each)
+    # (function, its code object) for f and each function read: IPython's autoreload gives a
+    # function object the code of its edited file in place (`f.__code__ = new`)
+    codes: list = field(default_factory=list)
+
+    def is_current(self) -> bool:
+        """False once a global or a closure variable the code was generated from has been
+        rebound (or a closure cell emptied; one empty when the code was built never is), or
+        f or a function it read was given other code."""
+        for namespace, name, obj in self.dependencies:  # a loop: checked on every call
+            if namespace.get(name, _MISSING) is not obj:
+                return False
+        for function, code in self.codes:
+            if function.__code__ is not code:
+                return False
+        try:
+            for cell, obj in self.cells:
+                if cell.cell_contents is not obj:
+                    return False
+        except ValueError:  # an empty cell
+            return False
+        return True
+
+
+_MISSING = object()
+
+
+def build(func, request: Request) -> Compiled:
+    """The compiled derivative of `func`. Every construct the checks refuse is reported in
+    one error (srcad/frontend/refusals.py): the syntax check's, then the later checks' on the code
+    the refused constructs do not feed (srcad/frontend/refused_code.py). Collected
+    together: the syntax check, the normalization (nested gradients, inlining, containers,
+    loops), 0-d array arguments, views srcad cannot resolve, the type inference and its
+    checks, the activity analysis's refusals, calls without a rule and calls for their
+    effect on values that carry derivatives, and the array, numba and alias checks; a stage
+    that stops at a refusal runs again without the statement holding it. Stopping the checks
+    (reported with whatever was collected before): parsing, numba's nested gradients, a
+    refusal at a node srcad made. The transforms run only on a function nothing was refused
+    in, and stop at their first refusal."""
+    parsed = parse_function(func)
+    refusals = Refusals(parsed.name, parsed.filename)
+    with refusals.stopping():
+        return _built(parsed, request, refusals)
+
+
+def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
+    norm = normalize(parsed, request.containers, refusals)
+    specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
+    arrays_of_literals(norm, {p: s.type for p, s in zip(norm.params, specs)})  # np.mean((x, y))
+    shape_list_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    build_from_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})  # np.vstack(hs)
+    # a name bound to an array and then to a number is two names first: typed as one, its
+    # array reads would be refused (`np.outer(h[1], x)` before `h = np.sum(...)`)
+    split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    norm.body = without_refused(norm.body, functools.partial(
+        _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals,
+        parsed)
+    arrays_of_literals(norm, {p: s.type for p, s in zip(norm.params, specs)})  # typed only now
+    types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    if name_array_returns(norm, types):
+        types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    if request.backend == "numba" and hoist_invariants(norm, types):
+        types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    # `hs.append(h)`, then `h[:] = ...`: before `h *= c` is rebound as `h = h * c` below
+    refuse_aliased_entries(norm, types)
+    kinds = {p: s.kind for p, s in zip(norm.params, specs)}
+    active_inputs = {p for p, k in kinds.items() if k == "active"
+                     or (k == "duplicated" and not isinstance(types[p], Array))}
+    duplicated = {p for p, k in kinds.items() if k == "duplicated" and isinstance(types[p], Array)}
+    const_arrays = {p for p, s in zip(norm.params, specs)
+                    if s.kind == "const" and isinstance(s.type, Array)}
+    activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
+                                _returns_float(norm, types))
+    refuse_active_opaque_calls(norm, types, activity.varied)
+    rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
+    update_shared_arrays_in_place(norm, types, activity.active, request.mode == "forward")
+    check_array_statements(norm, types, activity.active, request.mode == "forward")
+    refuse_array_code(norm, types, activity.active, _array_code_unsupported(request),
+                      numba_supports(norm) if _numba_arrays(request) else None)
+    refuse_local_row_writes(norm, types, activity.active, _array_code_unsupported(request)
+                            if request.mode == "forward" and not _numba_arrays(request) else None)
+    if request.backend == "numba":
+        refuse_numba_indexing(norm, types, activity.active, request.mode == "reverse")
+    refuse_rule_backends(norm, activity.varied, request.backend, request.mode)
+    written = written_arguments(norm, types)
+    # numba: kernels of the nested gradients, compiled into the module of this code
+    nested = NumbaNested(norm, types) if request.backend == "numba" else None
+    refusals.raise_any()
+    refusals.collect = False  # from here on (the transforms), a refusal raises at once
+    tapes: tuple = ()
+    scratch = 0
+    if request.backend not in ("python", "numba"):
+        raise SrcadError(f"unknown backend {request.backend!r}", construct="backend",
+                         hint="use 'python' or 'numba'")
+    if request.mode == "reverse":
+        name = norm.namer.fresh(f"{parsed.name}_reverse")
+        dialect = ArrayTapes() if request.backend == "numba" else \
+            PythonArrayTapes() if request.array_tapes else ListTapes()
+        transform = ReverseTransform(norm, types, activity, kinds, name, dialect)
+        transform.memory = request.memory
+        # memory=0: code run where nothing falls back (forward over reverse, numba kernels)
+        transform.shapes_recorded = request.shapes_recorded or request.memory == 0
+        code = transform.build()
+        tree, taped = code.tree, code.taped
+        if request.backend == "python":
+            arrays, ints = row_view_types(types, transform.bar)
+            rows = hoist_row_views(tree, arrays, ints, norm.namer)
+            reuse_element_reads(tree, set(arrays) | rows, norm.namer)
+            reuse_indices(tree, ints, norm.namer)
+            tree.body = assign_after_element_reset(tree.body)
+        if request.backend == "numba" or request.array_tapes:
+            tapes = tuple(code.tapes)
+    else:
+        if request.width == 1 and not request.stacked:
+            styles, suffix = [Scalar()], "forward"
+        elif request.stacked and request.backend == "numba":
+            lane, lanes = norm.namer.fresh("lane"), norm.namer.fresh("lanes")
+            styles = [Looped(width=request.width, lane=lane, lanes=lanes)]
+            suffix = f"forward_{request.width}"
+        elif request.stacked:
+            styles, suffix = [Stacked(width=request.width)], f"forward_{request.width}"
+        else:
+            styles = [Unrolled(lane=k) for k in range(request.width)]
+            suffix = f"forward_{request.width}"
+        name = norm.namer.fresh(f"{parsed.name}_{suffix}")
+        forward = ForwardTransform(norm, types, activity, kinds, name, styles)
+        tree, taped = forward.build(), []
+        scratch = len(forward.scratch)
+        tapes = (WORK,) if forward.uses_work else ()
+        if isinstance(styles[0], Looped):
+            for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)):
+                fn.body = fuse_lane_loops(fn.body, styles[0].lane)
+                lane_locals(fn, styles[0].lane)
+    for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)
+               and n.name == name):  # python: arrays only (a loop that ran zero times)
+        typed_defaults(fn, norm.body, norm.params, types, scalars=request.backend == "numba")
+    if request.backend == "numba":
+        tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(
+            _located, parsed))
+    source = to_source(tree)
+    namespace = dict(parsed.namespace)
+    namespace.update(parsed.arrays)  # number tuples read as arrays (constant_sequences.py)
+    namespace.update(norm.extra_names)
+    # what generated code calls by these names (the user's own are renamed:
+    # srcad/runtime/runtime_names.py)
+    namespace.update(ARRAY_RUNTIME)
+    namespace.update(NESTED_RUNTIME)
+    namespace.update(MODULES)
+    namespace.update(library_modules())  # `scipy`, once imported (rules of scipy.special)
+    namespace.update(RULE_FUNCTIONS)  # the rule functions users added (srcad/rules/custom.py)
+    namespace.update({name_: getattr(builtins, name_) for name_ in GENERATED_BUILTINS})
+    namespace["reserve_tape"] = reserve_tape  # the python backend's (array tapes)
+    namespace["checkpoint_plan"] = functools.partial(  # names the loop's function
+        warn_checkpointed, filename=parsed.filename, function=parsed.name)
+    namespace["array_bytes"] = array_bytes
+    if request.backend == "numba":
+        free = _free_names(tree) | _free_names(gast.parse(nested.helpers))
+        function = compile_numba(source, name, namespace, free - nested.names, parsed.filename,
+                                 helpers=nested.helpers,
+                                 locate=functools.partial(_call_line, parsed))
+        if "TapeOverBudget" in free:  # a loop may be over the budget: the fallback's code
+            function = over_budget_fallback(function, parsed, request, tapes)
+    else:
+        function = compile_source(source, name, namespace, parsed.filename)
+    if request.mode == "reverse" and transform.shape_guards:  # a loop may change a shape
+        function = shape_change_fallback(function, parsed, request, tapes, written)
+    dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())
+    cells = list({id(cell): (cell, obj) for cell, obj in norm.cells}.values())
+    read = [obj for _, _, obj in dependencies] + [obj for _, obj in cells]
+    codes = list({id(g): (g, g.__code__) for g in [parsed.func] + read
+                  if isinstance(g, pytypes.FunctionType)}.values())
+    last = norm.body[-1]
+    returns_value = isinstance(last, gast.Return) and last.value is not None and not (
+        isinstance(last.value, gast.Constant) and last.value.value is None)
+    tuple_return = len(last.value.elts) if S.is_tuple_return(last) else 0
+    # a str that notebooks display highlighted (srcad/display.py)
+    return Compiled(function, GeneratedSource(source), name, request, taped, dependencies, cells,
+                    tapes, written, scratch, returns_value=returns_value,
+                    tuple_return=tuple_return, codes=codes)
+
+
+def _array_code_unsupported(request) -> str | None:
+    """Where whole-array derivative code is not generated (or not all of it) yet."""
+    if request.backend == "numba":
+        return "the numba backend" if _numba_arrays(request) else \
+            "numba vector mode with lanes in arrays (batch='unrolled' compiles up to 16 " \
+            "lanes)"
+    if request.mode == "forward" and (request.stacked or request.width > UNROLL_MAX_WIDTH):
+        return "vector mode with stacked lanes"
+    return None
+
+
+def _located(parsed, node) -> str:
+    """'file.py:3: `2 ** -k`': where the user wrote `node` (a run-time refusal's start)."""
+    line = parsed.line_of(node)
+    text = parsed.in_user_words(f"`{S.unparse_expr(node)}`")
+    return f"{parsed.filename}:{line or parsed.first_line}: {text}"
+
+
+def _numba_arrays(request) -> bool:
+    """numba, reverse mode or forward mode with one tangent or unrolled lanes
+    (`batch="unrolled"`): compiles array code (what `numba_supports` accepts)."""
+    return request.backend == "numba" and (request.mode == "reverse" or not request.stacked)
+
+
+def _call_line(parsed, callee: str) -> int | None:
+    """The line of the first call of `callee` (dotted, as written) in the user's function."""
+    for node in gast.walk(parsed.tree):
+        if isinstance(node, gast.Call) and S.unparse_expr(node.func) == callee:
+            return parsed.line_of(node)
+    return None
+
+
+def _free_names(tree) -> set:
+    loaded = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+              and isinstance(n.ctx, gast.Load)}
+    bound = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, (gast.Store, gast.Param))}
+    return loaded - bound
+
+
+def _views_resolved(norm, arg_types, body) -> list:
+    norm.body = body
+    resolve_views(norm, arg_types)
+    return norm.body
+
+
+def _returns_float(norm, types) -> bool:
+    last = norm.body[-1]
+    if S.is_tuple_return(last):
+        return any(is_float_like(types.of(e)) for e in last.value.elts)
+    return isinstance(last, gast.Return) and last.value is not None and \
+        is_float_like(types.of(last.value))

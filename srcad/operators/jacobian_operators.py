@@ -1,0 +1,209 @@
+"""The jacobian operators: `jacobian`, `value_and_jacobian` and `prepare_jacobian` (forward vector
+mode when x has no more elements than the output, else one reverse pass per output row; sparse=
+colors the columns).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from srcad.build.engines import ReverseEngine, primal_value
+from srcad.build.plans import MISS
+from srcad.errors import ArgumentError
+from srcad.hints import Backend, Function, Memory, OperatorMode, Point
+from srcad.operators.batched_reverse import (
+    default_batched_reverse_jacobian,
+    prepare_batched_reverse_jacobian,
+)
+from srcad.operators.operator_options import (
+    check_memory,
+    check_options,
+    check_out,
+    memory_option,
+    refuse_chunk_in_reverse,
+)
+from srcad.operators.parallel_operators import parallel_option
+from srcad.operators.prep_cache import reusing_preparations
+from srcad.operators.preparation import (
+    Prep,
+    PreparationMismatchError,
+    forward_engine,
+    input_slot,
+    make_prep,
+    operator_entry,
+    output_kind,
+    read_arguments,
+    use_prep,
+)
+from srcad.operators.sparse.sparse_jacobian import prepare_sparse_jacobian, sparse_jacobian_call
+
+
+def _jacobian_key(extra):
+    """A kept jacobian preparation also depends on sparse= and memory=."""
+    return bool(extra.get("sparse")), extra.get("memory")
+
+
+@operator_entry
+@parallel_option("prepare_jacobian")
+def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: int | None = None,
+                     backend: Backend | None = "python", sparse: bool = False,
+                     memory: Memory = None) -> Prep:
+    """Prepare `jacobian` and `value_and_jacobian` of f at arguments like `args`.
+
+    Chooses forward vector mode when x has no more elements than the output, else one reverse
+    pass per output element (`mode=` forces either), and the number of tangent lanes per call
+    (`chunk`); allocates every seed, shadow and buffer once. Pass the result as `prep=`.
+    sparse=True: detect J's sparsity pattern and color its columns once, here; calls return
+    a scipy.sparse.csr_matrix computed by forward mode with one lane per color
+    (srcad/operators/sparse/sparse_jacobian.py).
+
+    >>> from srcad import Output
+    >>> def f(y, x):
+    ...     for i in range(len(x)):
+    ...         y[i] = x[i] * x[i]
+    >>> y, J = np.zeros(2), np.zeros((2, 2))
+    >>> prep = prepare_jacobian(f, Output(y), np.zeros(2))
+    >>> jacobian(f, Output(y), np.array([1.0, 3.0]), prep=prep, out=J)
+    array([[2., 0.],
+           [0., 6.]])
+    """
+    check_options("jacobian", mode, chunk, backend)
+    backend = backend or "python"
+    slots = read_arguments(args)
+    kind, template = output_kind(f, slots)
+    if kind == "float":
+        raise ArgumentError("jacobian needs an array output (returned, or Output(y))",
+                            hint="use gradient for float-valued functions")
+    if sparse:
+        if mode not in (None, "forward"):
+            raise ArgumentError("sparse=True computes the jacobian in forward mode (one lane "
+                                "per color of columns)", construct=f"mode={mode!r}",
+                                hint="leave mode out")
+        memory_option("sparse jacobian", "forward", memory)  # refused: no tape to bound
+        return prepare_sparse_jacobian(f, slots, template, chunk, backend)
+    n, m = np.size(input_slot(slots).value), template.size
+    explicit_mode = mode
+    mode = mode or ("forward" if n <= m and memory is None else "reverse")
+    memory = memory_option("jacobian", mode, memory)
+    if mode == "reverse" and chunk is not None:
+        if explicit_mode != "reverse":
+            refuse_chunk_in_reverse("jacobian (x.size > output size picks reverse mode)")
+        if memory is not None:
+            raise ArgumentError("memory= checkpoints one-row reverse passes; chunked reverse "
+                                "passes keep whole tapes", construct="memory",
+                                hint="leave chunk= out, or leave memory= out")
+        return prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m)
+    if mode == "forward":  # python: stacked lanes, so the one-call entry runs it (plans.py)
+        engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
+        return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
+    if backend == "numba" and m > 1 and memory is None \
+            and isinstance(input_slot(slots).value, np.ndarray):
+        batched = default_batched_reverse_jacobian(f, slots, template, n, m)  # W rows a sweep
+        if batched is not None:
+            return batched
+    engine = ReverseEngine(f, slots, backend, array_tapes=True,  # no tape list per row
+                           memory=memory)
+    if kind == "array":
+        engine.flat[engine.seed_index] = np.zeros_like(template)
+    x = input_slot(slots).value
+    row = np.zeros_like(x) if isinstance(x, np.ndarray) else None
+    return make_prep("jacobian", f, slots, "reverse", 1, engine, n=n, m=m, row=row,
+                     flat_row=None if row is None else row.reshape(-1))  # a view, made once
+
+
+@operator_entry
+@parallel_option("value_and_jacobian")
+@reusing_preparations("jacobian", prepare_jacobian, _jacobian_key)
+def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
+                       out: np.ndarray | None = None, mode: OperatorMode = None,
+                       chunk: int | None = None, backend: Backend | None = None,
+                       sparse: bool | None = None,
+                       memory: Memory = None) -> tuple[Point, np.ndarray]:
+    """(f's output, jacobian d output / d x) as a (output size, input size) array; with
+    out=J the jacobian is J itself (refilled by the next call with it). sparse=True: J is a
+    scipy.sparse.csr_matrix (see jacobian)."""
+    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse, memory)
+
+
+def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None, memory=None):
+    if prep is not None and prep.run is not None and prep.function is f \
+            and prep.operator == "jacobian" and mode is None and chunk is None \
+            and backend is None and not sparse and memory is None:
+        result = prep.run(args, out)  # one call of all lanes, bound at preparation (plans.py)
+        if result is not MISS:
+            return result
+    if prep is not None:
+        check_memory(prep, memory)
+    options = {} if sparse is None else {"sparse": sparse}
+    prep, slots = use_prep("jacobian", f, args, prep, prepare_jacobian, mode=mode, chunk=chunk,
+                           backend=backend, memory=memory, **options)
+    if sparse is not None and bool(sparse) != bool(prep.state.get("sparse")):
+        raise PreparationMismatchError(f"the preparation computes a "
+                                       f"{'sparse' if prep.state.get('sparse') else 'dense'} "
+                                       f"jacobian; this call asks for sparse={sparse!r}",
+                                       hint="call prepare_jacobian again with this sparse=")
+    if prep.state.get("sparse"):
+        value, J = sparse_jacobian_call(prep, out, slots)
+        outputs = [s.value for s in slots if s.role == "output"]
+        return (outputs[0] if outputs else value), J
+    n, m = prep.state["n"], prep.state["m"]
+    J = out if out is not None else np.empty((m, n))
+    if out is not None:
+        check_out(J, (m, n))
+    engine = prep.engine
+    value = None
+    if (n == 0 or m == 0) and [s for s in slots if s.role == "output"]:
+        primal_value(engine, f)
+    if prep.mode == "forward":
+        for start in range(0, n, engine.width):
+            engine.seed_basis(start, n)
+            value, tangents = engine.run()
+            engine.write_columns(J, start, min(engine.width, n - start), tangents)
+    elif prep.state.get("batched"):
+        for start in range(0, m, engine.width):
+            value = engine.rows(J, start, m)
+    else:
+        row, flat_row = prep.state["row"], prep.state["flat_row"]
+        for i in range(m):
+            value, adjoints = engine.run(x_bar=row, basis=i)
+            J[i] = flat_row if row is not None else adjoints[0]
+    outputs = [s.value for s in slots if s.role == "output"]
+    if outputs:
+        return outputs[0], J
+    if value is None:  # nothing to differentiate (an empty input or output): just the value
+        value = primal_value(engine, f)
+    return value, J
+
+
+prepare_value_and_jacobian = prepare_jacobian
+
+
+@operator_entry
+@parallel_option("jacobian")
+@reusing_preparations("jacobian", prepare_jacobian, _jacobian_key)
+def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray | None = None,
+             mode: OperatorMode = None, chunk: int | None = None,
+             backend: Backend | None = None, sparse: bool | None = None,
+             memory: Memory = None) -> np.ndarray:
+    """Jacobian of f at x, an (output size, input size) array over C-ordered flattenings;
+    with out=J fills J in place and returns it (the next call with out=J overwrites it: copy
+    J to keep it).
+
+    sparse=True: a scipy.sparse.csr_matrix, from J's sparsity pattern (found at the
+    preparation point) and one forward lane per color of columns; out= is then a CSR of the
+    preparation's pattern, refilled in place (srcad/operators/sparse/sparse_jacobian.py).
+
+    f returns an array or writes one passed as `Output(y)`.
+
+    >>> def f(x):
+    ...     y = np.zeros(2)
+    ...     y[0] = x[0] * x[1]
+    ...     y[1] = 3.0 * x[1]
+    ...     return y
+    >>> jacobian(f, np.array([2.0, 5.0]))
+    array([[5., 2.],
+           [0., 3.]])
+    """
+    return _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse, memory)[1]

@@ -1,0 +1,65 @@
+"""What an operator hands back besides its numbers: a derivative in its input's float dtype
+(JAX's rule, `in_dtype`), an arithmetic error of the derivative code alone explained as
+srcad's non-finite-derivative error, as autodiff explains it (`explained`), and refusals
+located in the user's f, not in the wrapper srcad writes around an f of a float
+(`engines.scalar_as_array`: `user_located`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from srcad.annotations import Cache, Constant, Output
+from srcad.build.differentiate import _target
+from srcad.build.running import explain_error
+from srcad.build.transform_outputs import in_input_dtype
+from srcad.errors import SrcadError
+
+
+def lower_precision(x) -> bool:
+    """Is x a float array or NumPy float of a dtype other than float64 (float32)?"""
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and dtype.kind == "f" and dtype != np.float64
+
+
+def in_dtype(operator, result, x):
+    """An operator's result in x's float dtype (`in_input_dtype`); f's value, which
+    value_and_* give first, as f returned it."""
+    if not lower_precision(x):
+        return result
+    if operator.startswith("value_and_") and type(result) is tuple and len(result) == 2:
+        return result[0], in_input_dtype(result[1], x)
+    return in_input_dtype(result, x)
+
+
+def explained(err, f, args) -> BaseException:
+    """What `explain_error` raises for `err` of f's derivative code at `args`."""
+    try:
+        explain_error(err, _target(f), [a.value if type(a) in (Constant, Cache, Output) else a
+                                        for a in args])
+    except (SrcadError, type(err)) as raised:
+        return raised
+    return err
+
+
+WRAPPER = "<srcad wrapper "  # engines.scalar_as_array's file names
+
+
+def user_located(err: SrcadError, f) -> SrcadError:
+    """`err` with each problem srcad located in its wrapper of f (the call `f(x[0])` it
+    inlines f at) located at f's own `def` line instead, without "called from" the wrapper."""
+    if not any((p.filename or "").startswith(WRAPPER) for p in err.problems):
+        return err
+    code = getattr(_target(f), "__code__", None)
+    if code is None:
+        return err
+    problems = []
+    for p in err.problems:
+        if (p.filename or "").startswith(WRAPPER):
+            p = type(p)(p.message, filename=code.co_filename, line=code.co_firstlineno,
+                        construct=p.construct, hint=p.hint)
+        problems.append(p)
+    if len(problems) == 1:
+        return problems[0]
+    return SrcadError.combine(problems, function=getattr(_target(f), "__name__", None),
+                              filename=code.co_filename)

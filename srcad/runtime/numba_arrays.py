@@ -1,0 +1,353 @@
+"""What numba-compiled derivative code of array programs calls besides what numba implements
+of NumPy (imported by the generated modules, never by srcad itself, so srcad does not need
+numba): the same names and meanings as the python backend's runtime, compiled.
+
+* `unbroadcast(g, shape)`: srcad/runtime/array_runtime.py's, `g` summed over the axes broadcasting
+  added or stretched; `g` itself when the shapes agree (as there), a new array otherwise.
+* `array_matmul(a, b)`: `a @ b` and `np.dot(a, b)` of 1-D and 2-D float arrays (numba's own
+  needs SciPy's BLAS; with SciPy installed and both operands contiguous it is called, else
+  loops).
+* `array_tanh(x)`: `np.tanh(x)`; of a float64 array, a loop of `simd_tanh`
+  (srcad/runtime/numba_runtime.py, within 3 ulp) that LLVM vectorizes, where numba's np.tanh calls
+  the C library once per element; of anything else, numba's np.tanh.
+* `array_stack(parts)`: `np.stack(parts, axis=0)` of a tuple; of numbers (the tangent of
+  `np.array([a * a, b, 2.0])`), the vector of them, which numba's np.stack (arrays only) does
+  not build.
+* `array_copy(x)`: `np.array(x)` of anything but a list written out: of an array, a copy
+  (numba's np.array does not take an array); of anything else, numba's np.array.
+* `outer_add(a, x, y)`: `a += np.outer(x, y)`, the adjoint of a matrix-vector product, as one
+  loop over `a` (numba's np.outer would allocate a matrix each time, then add it: in a
+  recurrent loop that doubles the reverse sweep).
+
+* `reshaped(shape, new_shape)`: array_runtime's (the shape `np.reshape` gives, one entry may
+  be -1), through numba's own reshape of an empty int8 array of that size.
+* `cholesky_tangent(L, dA)`, `cholesky_adjoint(L, g)`: srcad/runtime/array_runtime.py's formulas,
+  spelled with what numba compiles (`np.tril` and `np.linalg.solve` of contiguous matrices).
+
+Each is a plain Python function (the reference, run by the interpreter) with a numba
+`overload` that numba compiles for the operand types; types it does not cover fail to type,
+which the caller reports as a refusal.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload
+
+from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
+from srcad.runtime import array_runtime as _python
+from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
+from srcad.runtime.numba_runtime import simd_tanh
+
+try:  # numba's np.dot calls BLAS through SciPy
+    import scipy.linalg.cython_blas  # noqa: F401
+    _BLAS = True
+except ImportError:  # pragma: no cover - SciPy is installed where srcad is tested
+    _BLAS = False
+
+
+def unbroadcast(g, shape):
+    return _python_unbroadcast(g, shape)
+
+
+def array_matmul(a, b):
+    return np.dot(a, b)
+
+
+@numba.njit(cache=True)
+def _sum_to(g, shape):
+    """`g` summed to `shape` (the trailing axes of g's shape, or 1 where g's is longer)."""
+    lead = g.ndim - len(shape)
+    if lead < 0:
+        raise ValueError("unbroadcast: an adjoint narrower than its operand")
+    out = np.zeros(shape)
+    flat = out.reshape(-1)
+    step = np.zeros(g.ndim, np.int64)  # g's index along each axis -> offset in `flat`
+    size = 1
+    for k in range(len(shape) - 1, -1, -1):
+        if shape[k] != 1:
+            if g.shape[lead + k] != shape[k]:
+                raise ValueError("unbroadcast: shapes do not broadcast")
+            step[lead + k] = size
+        size *= shape[k]
+    for index in np.ndindex(g.shape):
+        offset = 0
+        for k in range(g.ndim):
+            offset += index[k] * step[k]
+        flat[offset] += g[index]
+    return out
+
+
+@overload(unbroadcast)
+def _unbroadcast(g, shape):
+    if not isinstance(g, types.Array) or not isinstance(shape, (types.UniTuple, types.Tuple)):
+        return None
+    if len(shape) == 0:
+        return lambda g, shape: np.sum(g)
+    if g.ndim == len(shape) and g.layout == "C":
+        def same_or_summed(g, shape):
+            if g.shape == shape:
+                return g
+            return _sum_to(g, shape)
+        return same_or_summed
+    return lambda g, shape: _sum_to(g, shape)
+
+
+@numba.njit(cache=True)
+def _matvec(a, x):
+    m, n = a.shape
+    if x.shape[0] != n:
+        raise ValueError("array_matmul: shapes do not match")
+    out = np.zeros(m)
+    for i in range(m):
+        s = 0.0
+        for j in range(n):
+            s += a[i, j] * x[j]
+        out[i] = s
+    return out
+
+
+@numba.njit(cache=True)
+def _vecmat(x, a):
+    m, n = a.shape
+    if x.shape[0] != m:
+        raise ValueError("array_matmul: shapes do not match")
+    out = np.zeros(n)
+    for i in range(m):
+        xi = x[i]
+        for j in range(n):
+            out[j] += xi * a[i, j]
+    return out
+
+
+@numba.njit(cache=True)
+def _matmat(a, b):
+    m, n = a.shape
+    if b.shape[0] != n:
+        raise ValueError("array_matmul: shapes do not match")
+    p = b.shape[1]
+    out = np.zeros((m, p))
+    for i in range(m):
+        for k in range(n):
+            aik = a[i, k]
+            for j in range(p):
+                out[i, j] += aik * b[k, j]
+    return out
+
+
+@numba.njit(cache=True)
+def _inner(x, y):
+    if x.shape[0] != y.shape[0]:
+        raise ValueError("array_matmul: shapes do not match")
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * y[i]
+    return s
+
+
+_LOOPS = {(1, 1): _inner, (2, 1): _matvec, (1, 2): _vecmat, (2, 2): _matmat}
+
+
+@overload(array_matmul)
+def _matmul(a, b):
+    if isinstance(a, (types.Float, types.Integer)) or isinstance(b, (types.Float,
+                                                                    types.Integer)):
+        return lambda a, b: a * b  # np.dot with a number is a product
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array)
+            and isinstance(a.dtype, types.Float) and isinstance(b.dtype, types.Float)):
+        raise TypingError("array_matmul: srcad compiles products of float arrays only")
+    loops = _LOOPS.get((a.ndim, b.ndim))
+    if loops is None:
+        raise TypingError("array_matmul: srcad compiles products of 1-D and 2-D arrays only")
+    if _BLAS and a.layout in "CF" and b.layout in "CF" and a.dtype == b.dtype:
+        return lambda a, b: np.dot(a, b)
+    return lambda a, b: loops(a, b)
+
+
+def array_tanh(x):
+    return np.tanh(x)
+
+
+@overload(array_tanh)
+def _array_tanh(x):
+    if isinstance(x, types.Array) and x.dtype == types.float64 and x.ndim > 0:
+        def vectorized(x):
+            values = np.ascontiguousarray(x)
+            out = np.empty(values.shape)
+            flat_values, flat_out = values.reshape(-1), out.reshape(-1)
+            for i in range(flat_values.size):
+                flat_out[i] = simd_tanh(flat_values[i])
+            return out
+        return vectorized
+    return lambda x: np.tanh(x)
+
+
+def array_stack(parts):
+    return np.stack(parts, axis=0)
+
+
+@overload(array_stack)
+def _array_stack(parts):
+    if isinstance(parts, types.BaseTuple) and all(isinstance(t, types.Number) for t in parts):
+        count = len(parts)
+
+        def numbers(parts):
+            out = np.empty(count)
+            i = 0
+            for v in numba.literal_unroll(parts):  # floats and ints alike
+                out[i] = v
+                i += 1
+            return out
+        return numbers
+    return lambda parts: np.stack(parts, axis=0)
+
+
+def array_copy(x):
+    return np.array(x)
+
+
+@overload(array_copy)
+def _array_copy(x):
+    if isinstance(x, types.Array):
+        return lambda x: np.copy(x)
+    return lambda x: np.array(x)
+
+
+def outer_add(a, x, y):
+    a += np.outer(x, y)
+
+
+@numba.njit(cache=True)
+def _outer_add(a, x, y):
+    if a.shape[0] != x.shape[0] or a.shape[1] != y.shape[0]:
+        raise ValueError("outer_add: shapes do not match")
+    for i in range(x.shape[0]):
+        xi = x[i]
+        for j in range(y.shape[0]):
+            a[i, j] += xi * y[j]
+
+
+@overload(outer_add)
+def _outer_add_overload(a, x, y):
+    if not isinstance(a, types.Array) or a.ndim != 2:
+        raise TypingError("outer_add: srcad compiles an outer product added to a matrix only")
+    if isinstance(x, types.Array) and isinstance(y, types.Array) and x.ndim == 1 \
+            and y.ndim == 1:
+        return lambda a, x, y: _outer_add(a, x, y)
+
+    def general(a, x, y):  # np.outer flattens its operands
+        a += np.outer(x, y)
+    return general
+
+
+# -- reductions with an axis -------------------------------------------------------------------
+# numba has np.sum with an int axis only, and no keepdims; srcad's generated code spells
+# `np.sum(x, axis=1, keepdims=True)` as `reduce_sum_1_keep(x)` (transform/numba_compat.py), a
+# function made here for that reduction and compiled, per rank of x, to a loop nest.
+_START = {"sum": "0.0", "mean": "0.0", "max": "-np.inf", "min": "np.inf"}
+_STEP = {"sum": "{acc} += {v}", "mean": "{acc} += {v}",
+         "max": "if {v} > {acc} or {v} != {v}:\n{pad}    {acc} = {v}",  # NaN propagates
+         "min": "if {v} < {acc} or {v} != {v}:\n{pad}    {acc} = {v}"}
+
+
+def reducer(kind: str, axes, keepdims: bool):
+    """`f(x)`: np.<kind>(x, axis=axes, keepdims=keepdims) (axes None, an int or a tuple)."""
+    def reduction(x):
+        return getattr(np, kind)(x, axis=axes, keepdims=keepdims)
+
+    @overload(reduction)
+    def _compiled(x):
+        if not isinstance(x, types.Array):
+            return None
+        return _reduction_source(kind, axes, keepdims, x.ndim)
+    return reduction
+
+
+def _reduction_source(kind, axes, keepdims, rank):
+    reduced = tuple(range(rank)) if axes is None else tuple(
+        a % rank for a in (axes if isinstance(axes, tuple) else (axes,)))
+    kept = [a for a in range(rank) if a not in reduced]
+    out_dims = [("1" if a in reduced else f"x.shape[{a}]") for a in range(rank)] if keepdims \
+        else [f"x.shape[{a}]" for a in kept]
+    out_index = [("0" if a in reduced else f"i{a}") for a in range(rank)] if keepdims \
+        else [f"i{a}" for a in kept]
+    scalar = not out_dims
+    acc = "acc" if scalar else f"out[{', '.join(out_index)}]"
+    count = " * ".join(f"x.shape[{a}]" for a in reduced) or "1"
+    lines = ["def impl(x):", f"    count = {count}"]
+    if kind in ("max", "min"):
+        lines += ["    if count == 0:",
+                  "        raise ValueError('zero-size array to a reduction without identity')"]
+    if scalar:
+        lines.append(f"    acc = {_START[kind]}")
+    else:
+        lines.append(f"    out = np.full(({', '.join(out_dims)},), {_START[kind]})")
+    pad = "    "
+    for a in range(rank):
+        lines.append(f"{pad}for i{a} in range(x.shape[{a}]):")
+        pad += "    "
+    value = f"x[{', '.join(f'i{a}' for a in range(rank))}]"
+    lines.append(pad + _STEP[kind].format(acc=acc, v=value, pad=pad))
+    result = "acc" if scalar else "out"
+    if kind == "mean":
+        lines.append(f"    return {result} / count")
+    else:
+        lines.append(f"    return {result}")
+    namespace = {"np": np}
+    exec("\n".join(lines), namespace)
+    return namespace["impl"]
+
+
+def cholesky_tangent(L, dA):
+    return _python.cholesky_tangent(L, dA)
+
+
+def cholesky_adjoint(L, g):
+    return _python.cholesky_adjoint(L, g)
+
+
+@numba.njit(cache=True)
+def _half_diagonal_lower(x):
+    return np.tril(x) - 0.5 * np.diag(np.diag(x))
+
+
+@numba.njit(cache=True)
+def _solve(a, b):
+    return np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+
+@overload(cholesky_tangent)
+def _cholesky_tangent(L, dA):
+    def impl(L, dA):  # array_runtime.cholesky_tangent
+        sym = np.tril(dA) + np.tril(dA, -1).T
+        inner = _solve(L, _solve(L, sym).T).T
+        return np.dot(np.ascontiguousarray(L), np.ascontiguousarray(_half_diagonal_lower(inner)))
+    return impl
+
+
+@overload(cholesky_adjoint)
+def _cholesky_adjoint(L, g):
+    def impl(L, g):  # array_runtime.cholesky_adjoint
+        projected = _half_diagonal_lower(np.dot(np.ascontiguousarray(L.T),
+                                                np.ascontiguousarray(g)))
+        left = _solve(L.T, projected)
+        sym = _solve(L.T, left.T).T
+        return np.tril(sym) + np.tril(sym.T, -1)
+    return impl
+
+
+def reshaped(shape, new_shape):
+    return _python.reshaped(shape, new_shape)
+
+
+@overload(reshaped)
+def _reshaped(shape, new_shape):
+    def impl(shape, new_shape):  # array_runtime.reshaped
+        size = 1
+        for n in shape:
+            size *= n
+        return np.empty(size, np.int8).reshape(new_shape).shape
+    return impl

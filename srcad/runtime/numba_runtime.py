@@ -1,0 +1,175 @@
+"""What numba-compiled generated code calls at run time (imported by the generated modules,
+never by srcad itself, so srcad does not need numba)."""
+
+import math
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic, register_jitable
+
+from srcad.runtime import array_runtime, checkpointing
+
+
+@numba.njit(cache=True, inline="never")
+def reserve_tape(tape, need):
+    """`tape` if it holds `need` values, else a longer copy (at least doubled).
+
+    A call rather than an inline `if ...: tape = ...`: numba code that rebinds the tape in a
+    branch ran the mixture's loops 10-15% slower (benchmarks/kernels.py, measured)."""
+    if need <= tape.shape[0]:
+        return tape
+    return np.concatenate((tape, np.empty(max(need, tape.shape[0]), tape.dtype)))
+
+
+# an index into a slice of an array, checked against the slice (normalize/view_indices.py)
+# (jitable: compiled into the calling code, where they call each other)
+view_start = register_jitable(array_runtime.view_start)
+view_size = register_jitable(array_runtime.view_size)
+register_jitable(array_runtime.view_position)
+
+
+@register_jitable
+def view_element(index, start, stop, step, length):
+    """array_runtime.view_element with a message naming no numbers: formatting them inlines
+    string code at each call site, and loops reading a view with run-time bounds ran ~30x
+    slower with it (an inline comparison guards the call)."""
+    position = array_runtime.view_position(index, start, stop, step, length)
+    if position < 0:
+        raise IndexError("index out of bounds for a view")
+    return position
+
+
+@numba.njit(cache=True)
+def grown(a, count):
+    """array_runtime.grown along axis 0 (a list's elements; numba's vector mode keeps a
+    tangent's lanes last)."""
+    length = a.shape[0]
+    if count < length:
+        return a
+    out = np.zeros((max(2 * length, count + 1),) + a.shape[1:], a.dtype)
+    out[:length] = a
+    return out
+
+
+# -- an exp that LLVM can vectorize --------------------------------------------------------------
+# math.exp compiles to a call into the C library, one value at a time: a loop calling it is not
+# vectorized. simd_exp is plain arithmetic: exp(x) = 2^k exp(r), k = round(x / ln 2),
+# r = x - k ln 2 (|r| <= ln 2 / 2, ln 2 in two parts so k ln2_hi is exact), exp(r) by its Taylor
+# polynomial of degree 13 (remainder below 2^-57), 2^k built from its bits. Within 1 ulp of the
+# correctly rounded exp (tests/numba_backend/test_numba_runtime.py); overflow gives inf, underflow 0
+# or
+# a subnormal, NaN stays NaN.
+
+@intrinsic
+def _float_from_bits(typingctx, bits):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+@intrinsic
+def _bits_of_float(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # trailing zero bits: k * _LN2_HI is exact
+_LN2_LO = 1.90821492927058770002e-10
+_ROUND = 6755399441055744.0  # 1.5 * 2**52: y + _ROUND - _ROUND rounds y to an integer, held in
+#                              the low bits of y + _ROUND
+_OVERFLOW = 709.782712893384  # exp(x) > DBL_MAX above
+_UNDERFLOW = -745.1332191019412  # exp(x) < half the smallest subnormal below
+
+
+@numba.njit(cache=True, inline="always")
+def simd_exp(x):
+    """exp(x) in plain arithmetic (see above): vectorized in loops, within 1 ulp."""
+    clamped = min(max(x, -746.0), 710.0)
+    shifted = clamped * _LOG2E + _ROUND
+    k = shifted - _ROUND
+    r = (clamped - k * _LN2_HI) - k * _LN2_LO
+    p = 1.0 / 6227020800.0
+    p = p * r + 1.0 / 479001600.0
+    p = p * r + 1.0 / 39916800.0
+    p = p * r + 1.0 / 3628800.0
+    p = p * r + 1.0 / 362880.0
+    p = p * r + 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    p = p * r * r + r + 1.0
+    # 2^k as two factors, so that results down to the subnormals stay exact powers of two
+    k_int = _bits_of_float(shifted) - _bits_of_float(_ROUND)
+    half = k_int >> 1
+    y = p * _float_from_bits((half + 1023) << 52) * _float_from_bits((k_int - half + 1023) << 52)
+    y = math.inf if x > _OVERFLOW else y
+    y = 0.0 if x < _UNDERFLOW else y
+    return y if x == x else x
+
+
+# -- a tanh that LLVM can vectorize ---------------------------------------------------------------
+# tanh(x) = sign(x) e / (e + 2) with e = expm1(2|x|), |x| clamped to 20 (tanh(20) rounds to 1).
+# expm1(y) = (2^k - 1) + 2^k (r + r^2 p(r)) with k = floor(y / ln 2) and r = y - k ln 2 in
+# [0, ln 2): both terms are non-negative, so nothing cancels, and for k = 0 it is r + r^2 p(r),
+# accurate for the smallest arguments. p: the Taylor polynomial of (exp(r) - 1 - r) / r^2 to
+# degree 15 (remainder below 2^-60 on [0, ln 2)). Within 3 ulp of tanh
+# (tests/numba_backend/test_numba_runtime.py); tanh(-0.0) = -0.0, tanh(+-inf) = +-1, NaN stays NaN.
+
+_TANH_SATURATED = 20.0
+
+
+@intrinsic
+def _quotient(typingctx, a, b):
+    """a / b as the bare floating-point division: numba's `/` tests b for zero first (to raise
+    ZeroDivisionError), a branch that keeps LLVM from vectorizing the loop around it."""
+    def codegen(context, builder, signature, args):
+        return builder.fdiv(args[0], args[1])
+    return types.float64(types.float64, types.float64), codegen
+
+
+@numba.njit(cache=True, inline="always")
+def simd_tanh(x):
+    """tanh(x) in plain arithmetic (see above): vectorized in loops, within 3 ulp."""
+    a = abs(x)
+    y = 2.0 * (_TANH_SATURATED if a > _TANH_SATURATED else a)  # NaN passes through
+    shifted = (y * _LOG2E - 0.5) + _ROUND  # k = floor(y / ln 2) in its low bits
+    k = shifted - _ROUND
+    r = (y - k * _LN2_HI) - k * _LN2_LO
+    p = 1.0 / 355687428096000.0
+    p = p * r + 1.0 / 20922789888000.0
+    p = p * r + 1.0 / 1307674368000.0
+    p = p * r + 1.0 / 87178291200.0
+    p = p * r + 1.0 / 6227020800.0
+    p = p * r + 1.0 / 479001600.0
+    p = p * r + 1.0 / 39916800.0
+    p = p * r + 1.0 / 3628800.0
+    p = p * r + 1.0 / 362880.0
+    p = p * r + 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    two_k = _float_from_bits((_bits_of_float(shifted) - _bits_of_float(_ROUND) + 1023) << 52)
+    e = (two_k - 1.0) + two_k * (p * r * r + r)
+    return math.copysign(_quotient(e, e + 2.0), x)  # e + 2 >= 2
+
+
+# -- the binomial checkpointing schedule (srcad/runtime/checkpointing.py), compiled
+# -------------------- Its helpers become callable from compiled code as they are (register_jitable
+# keeps the
+# plain functions); the two functions generated code calls are compiled and cached on disk.
+for _helper in (checkpointing._binom, checkpointing.optimal_advances,
+                checkpointing.advance_length, checkpointing._add, checkpointing.binomial_plan,
+                checkpointing.snapshot_count):
+    register_jitable(_helper)
+checkpoint_plan = numba.njit(cache=True)(checkpointing.checkpoint_plan)
+array_bytes = numba.njit(cache=True)(checkpointing.array_bytes)

@@ -1,0 +1,162 @@
+"""The names generated code calls by their bare spelling (srcad's runtime, `np`, `math`, the
+builtins it emits), and the renaming that keeps the user's own names from meaning them.
+
+Generated code calls `unbroadcast(...)`, `view_element(...)`, `np.sum(...)`,
+`reversed(range(n))`. A function that binds one of these names itself (a local, a parameter,
+a nested `def`), or reads a global of that name bound to something else, would have srcad's
+code call the user's value, or the user's code call srcad's function. `rename_clashes` runs on
+every parsed function (srcad/frontend/parse.py: the differentiated function and each helper it
+inlines, before any pass adds a runtime call) and renames each such name throughout the
+function to a fresh one (`unbroadcast` -> `unbroadcast_1`); a global's value is bound under
+the new name in the function's namespace, so it is resolved, embedded (numba) and cached
+like any other global. This module is the one list of these names: the python namespace
+(srcad/build/pipeline.py), the numba module's imports (srcad/build/compiler.py) and the names fresh
+variables avoid (srcad/transform/names.py) derive from it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import sys
+
+import gast
+import numpy as np
+
+# srcad/runtime/array_runtime.py: what generated array code calls on the python backend
+# (and what a loop raises when an array it carries changes shape: reverse/shape_guards.py)
+ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_tangent",
+                       "cholesky_adjoint", "view_element", "view_size", "view_start",
+                       "LoopShapeError", "grown")
+# srcad/runtime/numba_runtime.py, imported by every numba module (the python backend binds the
+# same names: srcad/build/running.py, srcad/runtime/checkpointing.py,
+# srcad/runtime/array_runtime.py)
+NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", "array_bytes",
+                                 "view_element", "view_size", "view_start", "grown"})
+# srcad/runtime/numba_arrays.py: the array runtime, compiled (srcad/transform/numba_compat.py spells
+# products `array_matmul`, rank-one adjoints `outer_add`)
+NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
+                               "cholesky_adjoint", "reshaped", "array_tanh",
+                               "array_stack", "array_copy", "LoopShapeError"})
+# srcad/runtime/numba_semantics.py: NumPy's and Python's arithmetic where numba's differs
+# (srcad/transform/numba_compat.py spells overlapping updates `unshared`, powers `int_power`)
+NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power"})
+# srcad/runtime/checkpointing.py: what a loop over the automatic tape budget raises (numba)
+CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
+# srcad/operators/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)
+NESTED_RUNTIME_NAMES = ("srcad_nested_gradient", "srcad_nested_tangent", "srcad_nested_adjoint")
+# the modules generated code spells `np.` and `math.`
+MODULES = {"math": math, "np": np}
+# modules the python backend's generated code spells by name once the user has imported them
+# (`scipy.special.digamma(x)`, the derivative of gammaln: srcad/rules/special.py); srcad does
+# not import them itself, and the numba backend refuses the rules that call them
+LIBRARY_MODULES = ("scipy",)
+# builtins generated code calls (loops, tape reads, lowered max()/min())
+GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs", "min", "max",
+                                "pow", "bool", "round", "tuple", "ValueError"})
+# the numba module's own names (srcad/build/compiler.py: `reducer(...)` makes each
+# `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_kernel`, `srcad_constant_<k>`)
+PREFIXES = ("srcad_", "reduce_")
+RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
+    | NUMBA_SEMANTICS_NAMES \
+    | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) | GENERATED_BUILTINS \
+    | frozenset(LIBRARY_MODULES) \
+    | {"numba", "reducer"}
+
+
+# where the objects generated code calls by these names live
+_RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.numba_runtime",
+                    "srcad.runtime.numba_arrays",
+                    "srcad.build.running", "srcad.runtime.checkpointing", "srcad.operators.nested",
+                    "srcad.runtime.numba_semantics"}
+
+
+def library_modules() -> dict:
+    """{name: module} of the LIBRARY_MODULES imported so far."""
+    return {name_: sys.modules[name_] for name_ in LIBRARY_MODULES if name_ in sys.modules}
+
+
+def is_reserved(name: str) -> bool:
+    """Does generated code (or the numba module around it) use `name` for its own?
+
+    >>> is_reserved("unbroadcast"), is_reserved("reduce_sum_1"), is_reserved("total")
+    (True, True, False)
+    """
+    return name in RESERVED or name.startswith(PREFIXES)
+
+
+def rename_clashes(tree, namespace: dict, resolve) -> dict:
+    """Rename, in place in the FunctionDef `tree`, every name that is reserved, unless it is
+    a free name that means what generated code means by it (`np` bound to NumPy, a builtin
+    not shadowed). `namespace`: the function's globals and closure; each renamed name that
+    `resolve` (namespace, then builtins) finds is bound in it under its new name. Returns
+    {original: new}.
+
+    >>> tree = gast.parse("def f(x, view_start):\\n    np = 2.0\\n    return x * np").body[0]
+    >>> rename_clashes(tree, {"np": np}, {"np": np}.__getitem__)
+    {'np': 'np_1', 'view_start': 'view_start_1'}
+    """
+    names = _identifiers(tree)
+    bound = _bound(tree)
+    renamed: dict = {}
+    for name_ in sorted(names):
+        if not is_reserved(name_) or name_ not in bound and _means_runtime(name_, namespace):
+            continue
+        base = f"user_{name_}" if name_.startswith(PREFIXES) else name_
+        k = 1
+        while f"{base}_{k}" in names or f"{base}_{k}" in namespace or is_reserved(f"{base}_{k}"):
+            k += 1
+        renamed[name_] = f"{base}_{k}"
+        names.add(renamed[name_])
+    if not renamed:
+        return renamed
+    for old, new in renamed.items():
+        try:
+            namespace[new] = resolve(old)
+        # unbound: reported under its new name, respelled
+        # (srcad/frontend/parse.py)
+        except KeyError:
+            pass
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and node.id in renamed:
+            node.id = renamed[node.id]
+        elif isinstance(node, gast.FunctionDef) and node is not tree:
+            node.name = renamed.get(node.name, node.name)
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            node.names = [renamed.get(n, n) for n in node.names]
+    return renamed
+
+
+def _means_runtime(name_: str, namespace: dict) -> bool:
+    """Does the free name `name_` resolve to the object generated code means by it? (srcad's
+    own runtime too: second derivatives differentiate generated code.)"""
+    if name_ in MODULES:
+        return namespace.get(name_) is MODULES[name_]
+    if name_ in LIBRARY_MODULES:
+        return name_ in namespace and namespace[name_] is sys.modules.get(name_)
+    if name_ in GENERATED_BUILTINS:
+        return namespace.get(name_, getattr(builtins, name_)) is getattr(builtins, name_)
+    value = namespace.get(name_)
+    value = getattr(value, "func", value)  # checkpoint_plan: a functools.partial
+    return getattr(value, "__module__", None) in _RUNTIME_MODULES
+
+
+def _identifiers(tree) -> set:
+    """Every name the function and the functions nested in it spell."""
+    out = set()
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name):
+            out.add(node.id)
+        elif isinstance(node, gast.FunctionDef) and node is not tree:
+            out.add(node.name)
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            out.update(node.names)
+    return out
+
+
+def _bound(tree) -> set:
+    """Names some scope of the function binds (assignments, parameters, nested `def`s)."""
+    return {node.id for node in gast.walk(tree) if isinstance(node, gast.Name)
+            and isinstance(node.ctx, (gast.Store, gast.Param, gast.Del))} | \
+        {node.name for node in gast.walk(tree) if isinstance(node, gast.FunctionDef)
+         and node is not tree}

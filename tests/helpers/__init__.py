@@ -1,0 +1,1 @@
+"""Models and problems shared by several test files."""

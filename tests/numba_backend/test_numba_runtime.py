@@ -1,0 +1,96 @@
+"""srcad/runtime/numba_runtime.py: the functions generated numba code calls."""
+
+import math
+
+import numpy as np
+import pytest
+
+numba = pytest.importorskip("numba")
+
+from srcad.runtime.numba_runtime import reserve_tape, simd_exp, simd_tanh  # noqa: E402
+
+
+@numba.njit
+def _exp_all(xs, out):
+    for i in range(xs.shape[0]):
+        out[i] = simd_exp(xs[i])
+
+
+@numba.njit
+def _tanh_all(xs, out):
+    for i in range(xs.shape[0]):
+        out[i] = simd_tanh(xs[i])
+
+
+def _ulps(got, want):
+    return np.abs(got - want) / np.spacing(np.abs(want))
+
+
+def test_simd_exp_is_within_one_ulp_of_exp():
+    rng = np.random.default_rng(0)
+    xs = np.concatenate([rng.uniform(-40.0, 40.0, 200_000), rng.uniform(-1e-3, 1e-3, 10_000),
+                         rng.uniform(-708.0, 709.7, 50_000), np.linspace(-0.35, 0.35, 10_001)])
+    out = np.empty_like(xs)
+    _exp_all(xs, out)
+    want = np.array([math.exp(x) for x in xs])
+    assert _ulps(out, want).max() <= 1.0
+
+
+def test_simd_exp_at_the_edges():
+    xs = np.array([0.0, -0.0, 1.0, -1.0, 709.78, 709.79, 710.0, 1e308, np.inf,
+                   -708.5, -740.0, -745.13, -745.14, -1e308, -np.inf, np.nan, 5e-324, -5e-324])
+    out = np.empty_like(xs)
+    _exp_all(xs, out)
+    for x, y in zip(xs, out):
+        if math.isnan(x):
+            assert math.isnan(y)
+            continue
+        try:
+            want = math.exp(x)
+        except OverflowError:
+            want = math.inf
+        if want == 0.0 or math.isinf(want) or want < 2.2250738585072014e-308:
+            # infinities, zeros and subnormals: exact, or one subnormal step away
+            assert y == want or abs(y - want) <= 5e-324, (x, y, want)
+        else:
+            assert _ulps(np.array([y]), np.array([want]))[0] <= 1.0, (x, y, want)
+
+
+def test_simd_exp_subnormal_results():
+    xs = np.linspace(-745.0, -700.0, 20_001)  # exp is subnormal below about -708.4
+    out = np.empty_like(xs)
+    _exp_all(xs, out)
+    want = np.array([math.exp(x) for x in xs])
+    normal = want >= 2.2250738585072014e-308
+    assert _ulps(out[normal], want[normal]).max() <= 1.0
+    assert np.abs(out[~normal] - want[~normal]).max() <= 5e-324
+
+
+def test_reserve_tape_keeps_a_large_enough_tape_and_grows_a_small_one():
+    tape = np.arange(4.0)
+    assert reserve_tape(tape, 4) is tape
+    grown = reserve_tape(tape, 9)
+    assert grown.shape[0] >= 9 and np.array_equal(grown[:4], tape)
+
+
+def test_simd_tanh_is_within_three_ulp_of_tanh():
+    rng = np.random.default_rng(1)
+    xs = np.concatenate([rng.uniform(-1.0, 1.0, 100_000), rng.uniform(-25.0, 25.0, 100_000),
+                         np.linspace(0.15, 0.4, 20_001),  # where expm1's reduction starts
+                         np.exp(rng.uniform(-700.0, 1.0, 20_000)) * rng.choice([-1, 1], 20_000)])
+    out = np.empty_like(xs)
+    _tanh_all(xs, out)
+    want = np.array([math.tanh(x) for x in xs])
+    assert _ulps(out, want).max() <= 3.0
+
+
+def test_simd_tanh_at_the_edges():
+    xs = np.array([0.0, -0.0, 5e-324, -5e-324, 1e-300, 19.9, 20.0, 20.1, 710.0, 1e308, np.inf,
+                   -np.inf, np.nan])
+    out = np.empty_like(xs)
+    _tanh_all(xs, out)
+    for x, y in zip(xs, out):
+        if math.isnan(x):
+            assert math.isnan(y)
+        else:
+            assert y == math.tanh(x) and math.copysign(1.0, y) == math.copysign(1.0, x), x

@@ -1,0 +1,59 @@
+"""A prepared in-place jacobian in reverse mode on the python backend allocates no tape per
+call: its tapes are arrays the preparation keeps (transform/tapes.py, PythonArrayTapes), so a
+call's peak of traced memory stays below one row of the jacobian (a tape list of the 100x100
+scratch-cache jacobian held ~7 KB of floats per row pass)."""
+
+import tracemalloc
+
+import numpy as np
+from helpers.seed_problems import seed002 as scratch_cache_f
+from helpers.seed_problems import seed002_value_and_jacobian
+
+import srcad
+from srcad import Cache, Output
+
+
+def reference(x):
+    """dy/dx of the scratch-cache function, derived by hand (tests/helpers/seed_problems.py)."""
+    return seed002_value_and_jacobian(x)[1]
+
+
+def peak_of(call) -> int:
+    call()
+    call()
+    tracemalloc.start()
+    try:
+        call()
+        tracemalloc.reset_peak()
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_reverse_jacobian_peak_is_below_one_row():
+    n = 100
+    x = np.random.default_rng(2).random(n)
+    y, c, J = np.zeros(n), np.zeros(n), np.zeros((n, n))
+    args = (Output(y), x, Cache(c))
+    prep = srcad.prepare_jacobian(scratch_cache_f, *args, mode="reverse")
+    assert prep.engine.compiled.tapes  # the tape is an array the preparation keeps
+    peak = peak_of(lambda: srcad.jacobian(scratch_cache_f, *args, prep=prep, out=J))
+    np.testing.assert_allclose(J, reference(x), rtol=1e-12, atol=1e-12)
+    assert peak < J[0].nbytes, peak
+
+
+def test_array_tapes_grow_and_are_kept():
+    """A longer input than the preparation's first tape: the tape grows once, then is kept."""
+    n = 300
+    x = np.random.default_rng(3).random(n)
+    y, c, J = np.zeros(n), np.zeros(n), np.zeros((n, n))
+    prep = srcad.prepare_jacobian(scratch_cache_f, Output(y), x, Cache(c), mode="reverse")
+    srcad.jacobian(scratch_cache_f, Output(y), x, Cache(c), prep=prep, out=J)
+    np.testing.assert_allclose(J, reference(x), rtol=1e-12, atol=1e-12)
+    tape = prep.engine.flat[-1]
+    # two floats a step of the middle loop: exp(c[i]) and c[i - 1] (c[i] itself, exp's operand,
+    # is not taped: the reverse reads the taped exp)
+    assert tape.shape[0] >= 2 * (n - 2)
+    srcad.jacobian(scratch_cache_f, Output(y), x, Cache(c), prep=prep, out=J)
+    assert prep.engine.flat[-1] is tape

@@ -1,0 +1,105 @@
+"""srcad.custom_jvp and srcad.custom_vjp: rules users add, in every mode on the python
+backend, refused by name where they cannot run, and checked by srcad.testing.check_rule."""
+
+import numpy as np
+import pytest
+import scipy.special
+
+import srcad
+from srcad.testing import check_grads, check_rule
+from tests.helpers import custom_rule_models as m
+
+X = np.array([0.5, -1.0, 3.0])
+
+
+def _expected_softplus_gradient(x):
+    return 2.0 * scipy.special.expit(2.0 * x) * x + np.log1p(np.exp(2.0 * x))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_custom_jvp_rule_gives_the_gradient(mode):
+    got = srcad.gradient(m.uses_softplus, X, mode=mode)
+    np.testing.assert_allclose(got, _expected_softplus_gradient(X), rtol=1e-13)
+
+
+def test_custom_jvp_in_every_mode_against_finite_differences():
+    check_grads(m.uses_softplus, srcad.Duplicated(X, np.zeros(3)))
+    check_grads(m.uses_softplus_scalar, srcad.Active(0.3))
+    check_grads(m.uses_scaled, srcad.Duplicated(X, np.zeros(3)), srcad.Active(1.5))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_the_rule_not_the_body_is_differentiated(mode):
+    # the body is x (slope 1), the rule says 2
+    assert srcad.gradient(m.uses_doubled, 1.25, mode=mode) == 6.0
+
+
+def test_vector_mode_uses_the_rule():
+    jac = srcad.jacfwd(lambda x: m.doubled_slope(x) * 3.0)(np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(jac, 6.0 * np.eye(2))
+
+
+def test_custom_function_differentiated_itself():
+    assert srcad.grad(m.softplus)(0.3) == pytest.approx(scipy.special.expit(0.3), rel=1e-15)
+    assert srcad.grad(m.doubled_slope)(0.3) == 2.0
+
+
+def test_generated_code_calls_the_rule_by_name():
+    seed = srcad.Duplicated(X, np.zeros(3))
+    assert "srcad_rule_softplus_jvp(" in srcad.source(m.uses_softplus, srcad.Forward, seed)
+    assert "srcad_rule_softplus_jvp_transposed(" in srcad.source(m.uses_softplus,
+                                                                   srcad.Reverse, seed)
+
+
+def test_custom_vjp_implicit_derivative():
+    # d/da of 3 sqrt(a^2) = 3 for a > 0, by the rule (bwd), not through Newton's iterations
+    assert srcad.gradient(m.uses_square_root, 2.0) == pytest.approx(3.0, rel=1e-14)
+    check_rule(m.square_root, 4.0, 1.0)
+
+
+def test_custom_vjp_forward_mode_is_refused_by_name():
+    with pytest.raises(srcad.SrcadError, match=r"`square_root` has a reverse-mode rule only") \
+            as info:
+        srcad.gradient(m.uses_square_root, 2.0, mode="forward")
+    assert "custom_rule_models.py" in str(info.value)
+
+
+def test_wrapped_library_function_gives_every_call_its_rule():
+    x = np.array([0.5, 1.5])
+    expected = -scipy.special.k1(x) * x + scipy.special.k0(x)
+    for mode in ("reverse", "forward"):
+        np.testing.assert_allclose(srcad.gradient(m.uses_k0, x, mode=mode), expected,
+                                   rtol=1e-13)
+    check_rule(scipy.special.k0, x)
+
+
+def test_check_rule_accepts_a_right_rule_in_each_mode():
+    check_rule(m.softplus, 0.7)
+    check_rule(m.softplus, np.array([0.7, -2.0]))
+    check_rule(m.scaled, np.array([0.7, -2.0]), 1.5)
+
+
+def test_check_rule_catches_a_wrong_rule():
+    with pytest.raises(AssertionError, match="disagrees with finite differences"):
+        check_rule(m.wrong_square, 0.7)
+
+
+def test_numba_backend_refuses_a_custom_rule_by_name():
+    with pytest.raises(srcad.SrcadError, match=r"`softplus` has a derivative rule written in "
+                       r"Python \(srcad.custom_jvp\), which the numba backend"):
+        srcad.gradient(m.uses_softplus_scalar, 0.3, backend="numba")
+
+
+def test_second_derivative_through_the_transposed_rule_is_refused():
+    with pytest.raises(srcad.SrcadError, match="second derivatives through the reverse mode "
+                       "of `softplus`"):
+        srcad.hessian(m.uses_softplus_scalar)(0.3)
+
+
+def test_custom_functions_in_loops_and_helpers():
+    x = np.array([0.5, -1.0, 2.0])
+    check_grads(m.softplus_in_a_loop, srcad.Duplicated(x.copy(), np.zeros(3)))
+    check_grads(m.through_a_helper, srcad.Duplicated(x.copy(), np.zeros(3)))
+    check_grads(m.square_root_in_a_loop, srcad.Active(1.3), modes=("rev",))
+    with pytest.raises(srcad.SrcadError, match="`square_root` has a reverse-mode rule only"):
+        srcad.jacfwd(m.square_root_in_a_loop)(1.3)

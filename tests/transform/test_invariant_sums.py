@@ -1,0 +1,74 @@
+"""In a reverse loop, sums into an element whose index the loop does not change
+(`h_bar[i] += w[idx] * out_bar[j]` over j) go into a local added to the element after the loop
+(srcad/transform/reverse/invariant_sums.py), unless something else in the loop may read that
+array (`out_bar[i] += ...` while `out_bar[j]` is read)."""
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.testing import check_grads
+
+
+def triangle_apart(a, w):
+    """gmm's Qtimesx: `out[j] = out[j] + w[idx] * h[i]`, h and out separate work arrays."""
+    n = len(a)
+    h = np.zeros(n)
+    out = np.zeros(n)
+    s = 0.0
+    for r in range(2):
+        for i in range(n):
+            h[i] = a[i] * (r + 1.0)
+            out[i] = h[i]
+        idx = 0
+        for i in range(n):
+            for j in range(i + 1, n):
+                out[j] = out[j] + w[idx % n] * h[i]
+                idx += 1
+        for i in range(n):
+            s = s + out[i] * out[i]
+    return s
+
+
+def triangle_in_place(a, w):
+    """`out[j] += w * out[i]`: out_bar[j] is read where out_bar[i] is added into."""
+    n = len(a)
+    out = np.zeros(n)
+    for i in range(n):
+        out[i] = a[i]
+    for i in range(n):
+        for j in range(i + 1, n):
+            out[j] = out[j] + w[j] * out[i]
+    s = 0.0
+    for i in range(n):
+        s = s + out[i] * out[i]
+    return s
+
+
+def _args():
+    rng = np.random.default_rng(7)
+    return rng.normal(size=5) * 0.5, rng.normal(size=5) * 0.5
+
+
+def _source(f, backend="numba"):
+    a, w = _args()
+    return srcad.source(f, srcad.Reverse, srcad.Duplicated(a, np.zeros_like(a)),
+                        srcad.Duplicated(w, np.zeros_like(w)), backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("f", [triangle_apart, triangle_in_place])
+def test_gradients(f, backend):
+    a, w = _args()
+    check_grads(f, srcad.Duplicated(a, np.zeros_like(a)), srcad.Duplicated(w, np.zeros_like(w)),
+                backend=backend)
+
+
+def test_invariant_element_summed_in_a_local():
+    src = _source(triangle_apart)
+    assert "h_bar_sum = 0.0" in src and "h_bar_sum +=" in src
+    assert "h_bar[i] += h_bar_sum" in src
+
+
+def test_not_where_the_array_is_read_in_the_loop():
+    assert "_sum +=" not in _source(triangle_in_place)
