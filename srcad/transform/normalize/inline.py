@@ -18,9 +18,9 @@ import types
 import gast
 
 from srcad.analysis.fence import check_syntax
-from srcad.frontend.constant_sequences import default_as_array
 from srcad.errors import SrcadError
 from srcad.frontend import syntax as S
+from srcad.frontend.constant_sequences import default_as_array
 from srcad.frontend.lambdas import function_name
 from srcad.frontend.parse import EMPTY_CELL, ParsedFunction, parse_function, resolve_callee
 from srcad.frontend.refusals import STRICT, Refusals
