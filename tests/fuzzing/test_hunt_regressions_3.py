@@ -48,6 +48,20 @@ def test_helper_tuple_default_called_from_a_function(backend):
     assert g == pytest.approx(4 * a + 0.425)
 
 
+def weighted(cs, t, ws=(0.5,)):
+    return cs[0] * t + cs[1] * t * t * ws[0]
+
+
+def test_a_partials_bound_number_tuples_are_arrays():
+    # once: refused as an opaque value (a default was; a partial's bound tuple too)
+    import functools
+    by_keyword = functools.partial(weighted, cs=(1.0, 2.0))
+    by_position = functools.partial(weighted, (1.0, 2.0))
+    t = 0.7  # d/dt (t + t^2) = 1 + 2t
+    assert srcad.grad(lambda t: by_keyword(t=t))(t) == pytest.approx(1 + 2 * t)
+    assert srcad.grad(lambda t: by_position(t))(t) == pytest.approx(1 + 2 * t)
+
+
 class _Holder:
     c = 0.425
 

@@ -345,9 +345,14 @@ class Inliner:
     def _partial_call(self, partial, call):
         """The call of `partial.func` that calling `partial` makes."""
         func = getattr(partial.func, "__name__", "function")
-        args = [self._value(v, f"{func}_bound") for v in partial.args] + list(call.args)
-        keywords = [gast.keyword(arg=k, value=self._value(v, f"{func}_{k}", (k, func)))
-                    for k, v in partial.keywords.items()]
+        code = getattr(partial.func, "__code__", None)  # a bound number tuple: its array
+        names = code.co_varnames[:code.co_argcount] if code is not None else ()
+        args = [self._value(default_as_array(partial.func, names[k], v) if k < len(names)
+                            else v, f"{func}_bound") for k, v in enumerate(partial.args)]
+        args += list(call.args)
+        keywords = [gast.keyword(arg=k, value=self._value(
+            default_as_array(partial.func, k, v), f"{func}_{k}", (k, func)))
+            for k, v in partial.keywords.items()]
         keywords = [k for k in keywords if k.arg not in {c.arg for c in call.keywords}]
         new = gast.Call(func=call.func, args=args, keywords=keywords + list(call.keywords))
         return gast.copy_location(new, call)
