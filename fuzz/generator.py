@@ -45,13 +45,14 @@ from grammar_numpy_semantics import NumpySemanticsGrammar
 from grammar_shapes import ShapeGrammar
 from grammar_statements import StatementGrammar
 from grammar_sums import SumGrammar
+from grammar_written_results import WrittenResultGrammar
 from instrument import instrument  # noqa: F401  (fuzz/run.py imports it from here)
 from program import Program, make_inputs, module_text  # noqa: F401  (likewise)
 
 
 class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, ShapeGrammar,
                 ArrayGrammar, LoopShapeGrammar, NumpySemanticsGrammar,
-                LiteralArgumentGrammar, LibraryGrammar):
+                LiteralArgumentGrammar, LibraryGrammar, WrittenResultGrammar):
     def __init__(self, seed: int, nests: bool = False, shapes: frozenset = frozenset()):
         self.seed = seed
         self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before

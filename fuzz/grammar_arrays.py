@@ -444,10 +444,14 @@ class ArrayGrammar:
             body += self.numpy_semantics_block()
         if "literal-arguments" in self.shapes:  # its own stream: grammar_literal_arguments.py
             body += self.literal_argument_lines()
+        if "written-results" in self.shapes:  # its own stream: grammar_written_results.py
+            body += self.written_result_lines()
         prelude = PRELUDE
         if "library" in self.shapes:  # its own random stream: grammar_library.py
             body += self.library_statements()
             prelude = PRELUDE + "\n" + LIBRARY_PRELUDE
+        elif "written-results" in self.shapes:  # scipy.special.expit
+            prelude = PRELUDE + "\nimport scipy.special\n"
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]

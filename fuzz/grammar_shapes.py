@@ -38,6 +38,7 @@ SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names",
           "widened",  # widened: array programs only, `--arrays` (fuzz/grammar_loop_shapes.py)
           "numpy-semantics",  # with `--arrays` (fuzz/grammar_numpy_semantics.py)
           "literal-arguments",  # --arrays only (fuzz/grammar_literal_arguments.py)
+          "written-results",  # --arrays only (fuzz/grammar_written_results.py)
           "library")  # library: array programs only, `--arrays` (fuzz/grammar_library.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on

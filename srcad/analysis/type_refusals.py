@@ -157,6 +157,8 @@ class TypeRefusals:
                 elif name in knock_ons:  # follows from the value it reads: that is refused
                     refused.add(name)
                     root = knock_ons[name]
+                    if not isinstance(root, gast.Name):  # names reading each other: the cause
+                        root = self._outside_read(name) or root  # is read in one of them
                     if isinstance(root, gast.Name) and root.id not in refused:
                         refused.add(root.id)
                         self.norm.refusals.add(self._opaque_error(root))
@@ -273,6 +275,21 @@ class TypeRefusals:
                                                     else root.id)
                     grown = True
         return knock_ons
+
+    def _outside_read(self, name):
+        """A name of unknown kind, not bound in the function, read by an assignment to `name`
+        (`s = s * obj.c` after `s = helper(s)`: the copies in between make `s` and the
+        helper's result each other's knock-on, and `obj` is the cause)."""
+        assigned = {S.target_name(t) for stmt in self.norm.body for n in gast.walk(stmt)
+                    for t in (n.targets if isinstance(n, gast.Assign) else [n.target]
+                              if isinstance(n, (gast.AugAssign, gast.For)) else [])}
+        return next((n for stmt in self.norm.body for a in gast.walk(stmt)
+                     if isinstance(a, (gast.Assign, gast.AugAssign))
+                     and S.target_name(a.targets[0] if isinstance(a, gast.Assign)
+                                       else a.target) == name
+                     for n in gast.walk(a.value) if isinstance(n, gast.Name)
+                     and isinstance(n.ctx, gast.Load) and n.id not in assigned
+                     and self.of(n) == OTHER), None)
 
     def _refuse_guessed_type(self, operand) -> bool:
         """`lower = np.tri(n)`, then `lower[1, 0]`: the result of a call without a rule was

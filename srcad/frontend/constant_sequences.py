@@ -129,6 +129,15 @@ def arguments_as_arrays(f, args, wrappers=(), bare: bool = True, first: int = 0)
     return tuple(args)
 
 
+def default_as_array(f, name: str, value):
+    """A helper's default `value` of its parameter `name` (`cs=(1.0, 2.0)`) as its array where
+    the helper reads it as one, else `value` itself: the inliner binds the default by value."""
+    array = number_array(value)
+    if array is None or not hasattr(f, "__code__") or not _parameter_read_as_array(f, name):
+        return value
+    return array
+
+
 def _value(arg, wrappers, bare):
     if isinstance(arg, wrappers):
         return arg.value

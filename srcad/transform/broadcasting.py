@@ -15,6 +15,7 @@ import gast
 
 from srcad.analysis.types import Array
 from srcad.frontend import syntax as S
+from srcad.transform.simplify import shape_value
 
 
 class Broadcasting:
@@ -57,7 +58,11 @@ class Broadcasting:
         return t.ndim if isinstance(t, Array) else 0
 
     def shape_of(self, node, rebuild):
-        """An expression for the run-time shape of `node`."""
+        """An expression for the run-time shape of `node` (marked as one: a taped shape is a
+        name, and np.outer(u, u)'s `u_shape + u_shape` must stay a concatenation)."""
+        return shape_value(self._shape_of(node, rebuild))
+
+    def _shape_of(self, node, rebuild):
         if self.rank(node) == 0:
             return gast.Tuple(elts=[], ctx=gast.Load())
         if isinstance(node, (gast.Name, gast.Subscript)):

@@ -16,7 +16,7 @@ from srcad.analysis.shape_lengths import operand_ranks
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 from srcad.transform.broadcasting import Broadcasting
-from srcad.transform.simplify import simplify
+from srcad.transform.simplify import shape_value, simplify
 
 BINOPS = {gast.Add: R.ADD, gast.Sub: R.SUB, gast.Mult: R.MUL, gast.Div: R.DIV,
            gast.Pow: R.POW, gast.Mod: R.MOD}
@@ -183,7 +183,7 @@ class ExpressionDiff:
         mapping["g"] = seed
         for p, o in zip(rule.operands, operands):
             if f"{p}_shape" in S.template_names(template):
-                mapping[f"{p}_shape"] = self.shapes.named_shape(o, rebuild)
+                mapping[f"{p}_shape"] = shape_value(self.shapes.named_shape(o, rebuild))
         return simplify(S.substitute(template, mapping))
 
     def _contribution(self, rule, k, operands, node, seed, rebuild):

@@ -90,11 +90,19 @@ def _strip_negation(node):
     return None
 
 
+def shape_value(node):
+    """`node`, marked as a shape (a rule's `x_shape`): a name that holds one (`z_shape` taped,
+    `shape` of np.broadcast_shapes) looks like any other name, and `s + s` of it (np.outer's
+    `x_shape + y_shape` of the same operand twice) is a tuple concatenation, never `2.0 * s`."""
+    node.holds_shape = True
+    return node
+
+
 def _shape_like(node) -> bool:
-    """Does `node` read a shape (`x.shape`, `x.shape[0]`, a tuple)? `s + s` is then a tuple
-    concatenation or an int: never `2.0 * s`."""
+    """Does `node` read a shape (`x.shape`, `x.shape[0]`, a tuple, a name `shape_value`
+    marked)? `s + s` is then a tuple concatenation or an int: never `2.0 * s`."""
     return any(isinstance(n, gast.Tuple) or (isinstance(n, gast.Attribute) and n.attr == "shape")
-               for n in gast.walk(node))
+               or getattr(n, "holds_shape", False) for n in gast.walk(node))
 
 
 _JOINS = ("np.concatenate", "np.stack")

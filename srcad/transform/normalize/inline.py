@@ -20,6 +20,7 @@ import gast
 from srcad.analysis.fence import check_syntax
 from srcad.errors import SrcadError
 from srcad.frontend import syntax as S
+from srcad.frontend.constant_sequences import default_as_array
 from srcad.frontend.lambdas import function_name
 from srcad.frontend.parse import EMPTY_CELL, ParsedFunction, parse_function, resolve_callee
 from srcad.frontend.refusals import STRICT, Refusals
@@ -323,8 +324,10 @@ class Inliner:
             raise self.parsed.error(call, "call", f"{name_} is missing the argument "
                                     f"`{cparsed.spellings.get(missing[0], missing[0])}`",
                                     hint="pass every argument that has no default")
-        bound = [(p, given[p] if p in given else self._value(
-            defaults[p], f"{name_}_{p}", (cparsed.spellings.get(p, p), name_))) for p in params]
+        spelled = {p: cparsed.spellings.get(p, p) for p in params}
+        bound = [(p, given[p] if p in given else self._value(  # `cs=(1.0, 2.0)`: its array
+            default_as_array(callee, spelled[p], defaults[p]), f"{name_}_{p}",
+            (spelled[p], name_))) for p in params]
         return params, bound
 
     def _value(self, value, base, spelled=None):
@@ -342,9 +345,14 @@ class Inliner:
     def _partial_call(self, partial, call):
         """The call of `partial.func` that calling `partial` makes."""
         func = getattr(partial.func, "__name__", "function")
-        args = [self._value(v, f"{func}_bound") for v in partial.args] + list(call.args)
-        keywords = [gast.keyword(arg=k, value=self._value(v, f"{func}_{k}", (k, func)))
-                    for k, v in partial.keywords.items()]
+        code = getattr(partial.func, "__code__", None)  # a bound number tuple: its array
+        names = code.co_varnames[:code.co_argcount] if code is not None else ()
+        args = [self._value(default_as_array(partial.func, names[k], v) if k < len(names)
+                            else v, f"{func}_bound") for k, v in enumerate(partial.args)]
+        args += list(call.args)
+        keywords = [gast.keyword(arg=k, value=self._value(
+            default_as_array(partial.func, k, v), f"{func}_{k}", (k, func)))
+            for k, v in partial.keywords.items()]
         keywords = [k for k in keywords if k.arg not in {c.arg for c in call.keywords}]
         new = gast.Call(func=call.func, args=args, keywords=keywords + list(call.keywords))
         return gast.copy_location(new, call)
