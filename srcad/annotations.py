@@ -49,6 +49,14 @@ class DuplicatedNoNeed(Duplicated):
 
 @dataclass(frozen=True)
 class Mode:
+    """A mode of differentiation, the first argument of `autodiff` and `source`: one of
+    `srcad.Reverse`, `srcad.ReverseWithPrimal`, `srcad.Forward`, `srcad.ForwardWithPrimal`.
+
+    >>> import srcad
+    >>> srcad.Reverse
+    srcad.Reverse
+    """
+
     name: str
     reverse: bool
     with_primal: bool
@@ -58,9 +66,35 @@ class Mode:
 
 
 Reverse = Mode("Reverse", True, False)
+"""Reverse mode (adjoint): one derivative per argument in one pass, the derivative of an
+`Active` argument returned, that of a `Duplicated` one added into its shadow.
+
+>>> import srcad
+>>> srcad.autodiff(srcad.Reverse, lambda x, y: x * y, srcad.Active(3.0), srcad.Active(4.0))
+(4.0, 3.0)
+"""
 ReverseWithPrimal = Mode("ReverseWithPrimal", True, True)
+"""Reverse mode that returns `(derivatives, value)`: the value of `f` too.
+
+>>> import srcad
+>>> srcad.autodiff(srcad.ReverseWithPrimal, lambda x: x * x, srcad.Active(3.0))
+((6.0,), 9.0)
+"""
 Forward = Mode("Forward", False, False)
+"""Forward mode (tangent): the derivative of the return value in the direction of the
+shadows of the `Duplicated` arguments, in one pass.
+
+>>> import srcad
+>>> srcad.autodiff(srcad.Forward, lambda x: x * x * x, srcad.Duplicated(2.0, 1.0))
+12.0
+"""
 ForwardWithPrimal = Mode("ForwardWithPrimal", False, True)
+"""Forward mode that returns `(tangent, value)`: the value of `f` too.
+
+>>> import srcad
+>>> srcad.autodiff(srcad.ForwardWithPrimal, lambda x: x * x, srcad.Duplicated(3.0, 1.0))
+(6.0, 9.0)
+"""
 
 
 @dataclass(slots=True)
