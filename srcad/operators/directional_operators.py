@@ -52,7 +52,7 @@ def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point
             `Constant`, `Cache` or `Output` contexts.
         tangent: a tangent shaped like x, or a tuple of them.
         mode: "forward" (the only mode of a pushforward) or None.
-        chunk: not used: the lanes are the tangents.
+        chunk: refused: the lanes are the tangents.
         backend: "python" or "numba".
         memory: refused: forward mode keeps no tape.
 
@@ -99,7 +99,7 @@ def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep:
         prep: a preparation of `prepare_pushforward` for arguments like these.
         out: an array shaped like f's output (a tuple of them for a tuple of tangents).
         mode: "forward" or None.
-        chunk: not used: the lanes are the tangents.
+        chunk: refused: the lanes are the tangents.
         backend: "python" or "numba".
         memory: refused: forward mode keeps no tape.
 
@@ -172,7 +172,7 @@ def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk
         *args: f's arguments: exactly one bare, x (a float or a float array), the others
             `Constant`, `Cache` or `Output` contexts.
         mode: "forward" or None.
-        chunk: not used: one lane.
+        chunk: refused: one lane.
         backend: "python" or "numba".
         memory: refused: forward mode keeps no tape.
 
@@ -210,7 +210,7 @@ def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarra
         prep: a preparation of `prepare_derivative` for arguments like these.
         out: an array shaped like f's output, for an array output.
         mode: "forward" or None.
-        chunk: not used: one lane.
+        chunk: refused: one lane.
         backend: "python" or "numba".
         memory: refused: forward mode keeps no tape.
 
@@ -252,7 +252,7 @@ def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
             `Constant`, `Cache` or `Output` contexts.
         cotangent: a cotangent shaped like f's output (optional: given at each call).
         mode: "reverse" (the only mode of a pullback) or None.
-        chunk: not used: one reverse pass.
+        chunk: refused: one reverse pass.
         backend: "python" or "numba".
         memory: a checkpointing budget (bytes or "50MB").
 
@@ -297,7 +297,7 @@ def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None
         prep: a preparation of `prepare_pullback` for arguments like these.
         out: an array shaped like x to write the result into.
         mode: "reverse" or None.
-        chunk: not used: one reverse pass.
+        chunk: refused: one reverse pass.
         backend: "python" or "numba".
         memory: a checkpointing budget (bytes or "50MB").
 

@@ -24,8 +24,6 @@ REFERENCE = ROOT / "docs" / "api.md"
 # public functions whose docstrings do not yet have Args:/Returns: sections; a name leaves
 # this list when its docstring gets them (the last test checks the list is not stale)
 WITHOUT_SECTIONS = {
-    "srcad.hvp", "srcad.gradient_and_hvp", "srcad.second_derivative", "srcad.prepare_hessian",
-    "srcad.prepare_hvp", "srcad.prepare_gradient_and_hvp", "srcad.prepare_second_derivative",
     "srcad.tree_zeros_like", "srcad.testing.agrees", "srcad.testing.check_grads",
     "srcad.testing.check_rule", "srcad.dask.grad", "srcad.dask.partial_results",
     "srcad.dask.value_and_grad", "srcad.dask.value_and_gradient",
