@@ -3,7 +3,7 @@ srcad, srcad.testing and srcad.dask, and each has a docstring that the reference
 the decorators `srcad.reverse`/`srcad.forward` are real functions with their own signature
 and docstring (not a closure of a factory), the modes have attribute docstrings whose
 examples run, and the public functions' docstrings have Google-style `Args:`/`Returns:`
-sections (the parameters table of the reference) except the few listed below, still to do.
+sections (the parameters table of the reference).
 """
 
 import ast
@@ -20,14 +20,6 @@ import srcad.testing
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "docs" / "api.md"
-
-# public functions whose docstrings do not yet have Args:/Returns: sections; a name leaves
-# this list when its docstring gets them (the last test checks the list is not stale)
-WITHOUT_SECTIONS = {
-    "srcad.tree_zeros_like", "srcad.testing.agrees", "srcad.testing.check_grads",
-    "srcad.testing.check_rule", "srcad.dask.grad", "srcad.dask.partial_results",
-    "srcad.dask.value_and_grad", "srcad.dask.value_and_gradient",
-}
 
 
 def module_public_names(module):
@@ -102,12 +94,11 @@ def test_each_mode_has_a_docstring_whose_example_runs():
 
 
 def test_public_functions_document_their_parameters_and_returns():
-    lacking = set()
+    lacking = set()  # the parameters table and the returns of the reference
     for name, value in public_objects().items():
         if not isinstance(value, types.FunctionType) or not inspect.signature(value).parameters:
             continue
         doc = inspect.getdoc(value)
         if "Args:" not in doc or "Returns:" not in doc:
             lacking.add(name)
-    assert lacking - WITHOUT_SECTIONS == set(), "document Args: and Returns:"
-    assert WITHOUT_SECTIONS - lacking == set(), "documented now: take it off WITHOUT_SECTIONS"
+    assert sorted(lacking) == [], "document Args: and Returns: (Google style)"
