@@ -102,3 +102,9 @@ def test_public_functions_document_their_parameters_and_returns():
         if "Args:" not in doc or "Returns:" not in doc:
             lacking.add(name)
     assert sorted(lacking) == [], "document Args: and Returns: (Google style)"
+
+
+def test_the_examples_of_modules_outside_the_packaging_doctests_run():
+    import srcad.frontend.pytrees
+
+    assert doctest.testmod(srcad.frontend.pytrees).failed == 0
