@@ -82,3 +82,14 @@ def test_the_cells_are_the_page_blocks_verbatim():
     assert "def rosen(x):" in cells[2]
     assert "backend=\"numba\"" in cells[-1]
     assert all(cell == textwrap.dedent(cell) for cell in cells)
+
+
+def test_the_site_runs_the_blocks_at_build_time():
+    import tomllib
+
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as project:
+        docs_extra = tomllib.load(project)["project"]["optional-dependencies"]["docs"]
+    assert any(d.startswith("markdown-exec") for d in docs_extra)
+    with open(os.path.join(ROOT, "mkdocs.yml")) as config:
+        text = config.read()
+    assert "  - markdown-exec\n" in text and "getting_started.md" in text
