@@ -17,12 +17,14 @@ MARKERS = {
     "<!-- generated: examples -->": docs_pages.examples_markdown,
 }
 EXAMPLE_LINK = re.compile(r"\]\(\.\./examples/(\w+)\.py\)")
+EXECUTED_BLOCK = re.compile(r'^(```python exec="on")(?![^\n]*session=)', re.MULTILINE)
 
 
 def on_config(config):
-    """markdown-exec compiles each block under a name like `<code block: session start; n2>`
-    and keeps no text of it; srcad reads a function's source (through linecache), so the
-    block's text is registered under that name first, as IPython does for a cell."""
+    """markdown-exec compiles each block under a name like
+    `<code block: session getting_started; n2>` and keeps no text of it; srcad reads a
+    function's source (through linecache), so the block's text is registered under that name
+    first, as IPython does for a cell."""
     run = exec_formatter.exec_python
     if getattr(run, "registers_source", False):  # mkdocs serve calls on_config again
         return config
@@ -40,4 +42,7 @@ def on_page_markdown(markdown, page, config, files):
     for marker, generate in MARKERS.items():
         if marker in markdown:
             markdown = markdown.replace(marker, generate())
+    # the executed blocks of a page share one namespace, as a notebook's cells do
+    stem = page.file.src_uri.rsplit("/", 1)[-1].removesuffix(".md")
+    markdown = EXECUTED_BLOCK.sub(lambda m: f'{m.group(1)} session="{stem}"', markdown)
     return EXAMPLE_LINK.sub(lambda m: f"](examples.md#{m.group(1)})", markdown)
