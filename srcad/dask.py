@@ -57,7 +57,19 @@ def _checked(f, params, data):
 
 def partial_results(f, params, data, *contexts, backend="python"):
     """The delayed (value, gradient) of f over `data`: one task per chunk of rows, added in a
-    tree of SPLIT_EVERY (the graph Dask's local scheduler runs)."""
+    tree of SPLIT_EVERY (the graph Dask's local scheduler runs).
+
+    Args:
+        f: f(params, data, *contexts), a sum over the rows of `data`, importable on
+            the workers.
+        params: the point, a float array.
+        data: a dask.array (a NumPy array is one chunk).
+        *contexts: further arguments, sent to every task.
+        backend: "python" or "numba", on the workers.
+
+    Returns:
+        A dask.delayed `(value, gradient)`.
+    """
     params, data = _checked(f, params, data)
     return _graph_of_partials(FunctionReference.of(f), params, data, contexts, backend)
 
@@ -81,7 +93,19 @@ def value_and_gradient(f, params, data, *contexts, backend="python"):
     chunk of data's rows on the current Dask client (else the local scheduler).
 
     `data` is a dask.array (a NumPy array is wrapped as one chunk); f must be a sum over its
-    rows (`srcad.scale.row_sums`), importable on the workers; `contexts` are sent to every task."""
+    rows (`srcad.scale.row_sums`), importable on the workers; `contexts` are sent to every task.
+
+    Args:
+        f: f(params, data, *contexts), a sum over the rows of `data`, importable on
+            the workers.
+        params: the point, a float array.
+        data: a dask.array (a NumPy array is one chunk).
+        *contexts: further arguments, sent to every task.
+        backend: "python" or "numba", on the workers.
+
+    Returns:
+        `(value, gradient)`: a float and an array shaped like params.
+    """
     params, data = _checked(f, params, data)
     reference = FunctionReference.of(f)
     client = _client_of(data)
@@ -107,7 +131,18 @@ def _client_of(data):
 
 def value_and_grad(f, data, *contexts, backend="python"):
     """params -> (value, gradient) of f over data: `scipy.optimize.minimize(..., jac=True)`
-    takes it (negate both to maximize)."""
+    takes it (negate both to maximize).
+
+    Args:
+        f: f(params, data, *contexts), a sum over the rows of `data`, importable on
+            the workers.
+        data: a dask.array (a NumPy array is one chunk).
+        *contexts: further arguments, sent to every task.
+        backend: "python" or "numba", on the workers.
+
+    Returns:
+        A function of params returning `(value, gradient)`.
+    """
     params_, data_ = _checked(f, np.zeros(1), data)
 
     def evaluate(params):
@@ -117,6 +152,17 @@ def value_and_grad(f, data, *contexts, backend="python"):
 
 
 def grad(f, data, *contexts, backend="python"):
-    """params -> gradient of f over data (the `jac=` of scipy.optimize.minimize)."""
+    """params -> gradient of f over data (the `jac=` of scipy.optimize.minimize).
+
+    Args:
+        f: f(params, data, *contexts), a sum over the rows of `data`, importable on
+            the workers.
+        data: a dask.array (a NumPy array is one chunk).
+        *contexts: further arguments, sent to every task.
+        backend: "python" or "numba", on the workers.
+
+    Returns:
+        A function of params returning the gradient, shaped like params.
+    """
     evaluate = value_and_grad(f, data, *contexts, backend=backend)
     return lambda params: evaluate(params)[1]

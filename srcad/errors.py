@@ -136,7 +136,20 @@ class SrcadError(Exception):
 
 
 class UnsupportedSyntaxError(SrcadError):
-    """The function uses a construct srcad does not differentiate."""
+    """The function uses a construct srcad does not differentiate.
+
+    >>> import srcad
+    >>> def f(x):
+    ...     try:
+    ...         return x * x
+    ...     except ValueError:
+    ...         return 0.0
+    >>> try:
+    ...     srcad.grad(f)(1.0)
+    ... except srcad.UnsupportedSyntaxError as refusal:
+    ...     print(refusal.construct)
+    try/except
+    """
 
 
 class LaneLayoutError(UnsupportedSyntaxError):
@@ -145,12 +158,33 @@ class LaneLayoutError(UnsupportedSyntaxError):
 
 
 class UnsupportedCallError(SrcadError):
-    """The function calls something srcad has no derivative rule for."""
+    """The function calls something srcad has no derivative rule for.
+
+    >>> import statistics, srcad
+    >>> def f(x):
+    ...     return statistics.median_low([x, 1.0, 2.0])
+    >>> try:
+    ...     srcad.grad(f)(1.0)
+    ... except srcad.UnsupportedCallError as refusal:
+    ...     print(refusal.construct)
+    call
+    """
 
 
 class ActivityError(SrcadError):
     """Annotations that would give silently wrong derivatives (e.g. a Const array written with
-    values that depend on active inputs)."""
+    values that depend on active inputs).
+
+    >>> import numpy as np, srcad
+    >>> def f(x, buf):
+    ...     buf[0] = x * x
+    ...     return buf[0]
+    >>> try:
+    ...     srcad.autodiff(srcad.Reverse, f, srcad.Active(1.0), np.zeros(1))
+    ... except srcad.ActivityError as refusal:
+    ...     print(refusal.construct)
+    write into a Const array
+    """
 
 
 class SecondOrderRefusal(SrcadError):
@@ -160,7 +194,17 @@ class SecondOrderRefusal(SrcadError):
 
 
 class ArgumentError(SrcadError):
-    """Arguments or annotations that do not fit the function or each other."""
+    """Arguments or annotations that do not fit the function or each other.
+
+    >>> import srcad
+    >>> def f(x):
+    ...     return x * x
+    >>> try:
+    ...     srcad.autodiff(srcad.Reverse, f, srcad.Active(1.0), 2.0)
+    ... except srcad.ArgumentError as refusal:
+    ...     print(type(refusal).__name__)
+    ArgumentError
+    """
 
 
 class LoopShapeError(SrcadError):

@@ -84,6 +84,26 @@ def check_grads(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, directions=3,
     checked. The quantity compared is the whole <u, J v>: an error in a small part of a
     Jacobian whose other parts are large (an input array the function leaves as it is, whose
     identity block is in J) is judged against the whole; check such parts on their own.
+
+    Args:
+        f: the function to check.
+        *args: its arguments, annotated: `Active` scalars and `Duplicated` arrays are the
+            inputs, the others constants.
+        rtol: the relative tolerance.
+        atol: the absolute tolerance.
+        eps: the finite-difference step.
+        seed: the seed of the random directions.
+        directions: the number of random directions.
+        modes: the modes compared with finite differences: "fwd", "rev", "vec".
+        backend: "python" or "numba".
+
+    Returns:
+        None; raises AssertionError naming the disagreeing pair.
+
+    >>> import math, srcad
+    >>> def f(x, y):
+    ...     return x * math.sin(y)
+    >>> check_grads(f, srcad.Active(2.0), srcad.Active(0.5))
     """
     unknown = [m for m in modes if m not in CHECK_MODES] if not isinstance(modes, str) else [modes]
     if unknown or not modes:  # an unknown name would leave that mode silently unchecked
@@ -169,7 +189,21 @@ def check_grads(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, directions=3,
 def agrees(value, fd, fd_error, rtol, atol) -> bool:
     """A derivative `value` agrees with the finite difference `fd` (of error `fd_error`)
     within `rtol` of the larger of the two, plus `atol`. NaN never agrees; where anything is
-    infinite (a bound of inf would accept every value) only equal values agree."""
+    infinite (a bound of inf would accept every value) only equal values agree.
+
+    Args:
+        value: the derivative checked.
+        fd: the finite difference it is compared with.
+        fd_error: the finite difference's estimated error.
+        rtol: the tolerance relative to the larger of `value` and `fd`.
+        atol: the absolute tolerance.
+
+    Returns:
+        True when they agree.
+
+    >>> agrees(1.0 + 1e-9, 1.0, 0.0, 1e-6, 0.0), agrees(1.1, 1.0, 0.0, 1e-6, 0.0)
+    (True, False)
+    """
     if not (math.isfinite(value) and math.isfinite(fd) and math.isfinite(fd_error)):
         return value == fd
     return abs(value - fd) <= rtol * max(abs(value), abs(fd)) + fd_error + atol
@@ -258,6 +292,20 @@ def check_rule(f, *args, rtol=1e-6, atol=0.0, eps=1e-6, seed=0, modes=None,
     differences, in each mode the rule serves (a custom_vjp: reverse only), as JAX's
     `check_grads` does. Float and float-array arguments are differentiated; others are
     constants. Raises AssertionError naming the disagreeing mode.
+
+
+    Args:
+        f: a `custom_jvp`/`custom_vjp` function or a library function with a rule.
+        *args: the arguments at which the rule is checked.
+        rtol: the relative tolerance.
+        atol: the absolute tolerance.
+        eps: the finite-difference step.
+        seed: the seed of the random directions.
+        modes: the modes to check (every mode the rule serves when not given).
+        backend: "python" or "numba".
+
+    Returns:
+        None; raises AssertionError naming the disagreeing mode.
 
     >>> import math
     >>> check_rule(math.exp, 0.5)

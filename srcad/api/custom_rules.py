@@ -161,7 +161,22 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
 class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
     """A function with a reverse-mode rule: `fwd(*args) -> (out, residuals)` and
     `bwd(residuals, g) -> one cotangent per argument`. Reverse mode runs `fwd` again for the
-    residuals where it needs them."""
+    residuals where it needs them.
+
+    >>> import math, srcad
+    >>> @srcad.custom_vjp
+    ... def softplus(x):
+    ...     return math.log1p(math.exp(x))
+    >>> def softplus_fwd(x):
+    ...     return softplus(x), x
+    >>> def softplus_bwd(x, g):
+    ...     return (g / (1.0 + math.exp(-x)),)
+    >>> softplus.defvjp(softplus_fwd, softplus_bwd)
+    >>> def loss(x):
+    ...     return 2.0 * softplus(x)
+    >>> srcad.grad(loss)(0.0)
+    1.0
+    """
 
     kind = "custom_vjp"
 

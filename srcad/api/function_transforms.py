@@ -116,8 +116,17 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
                    backend: str = "python") -> Callable[..., Any]:
     """A function computing `(fun(*args), grad(fun, argnums)(*args))` in one reverse pass.
 
-    Arguments as for `grad`. The value is a float; with `has_aux=True` the result is
-    `((value, aux), gradient)`, as in JAX.
+    Args:
+        fun: a plain Python function srcad can differentiate, returning a float.
+        argnums: the position of the argument to differentiate, or a tuple of positions
+            (the result is then a tuple, one entry per position).
+        has_aux: `fun` returns a pair `(value, aux)`; only the value is differentiated.
+        backend: "python" or "numba", as for `srcad.autodiff`.
+
+    Returns:
+        A function of the same arguments as `fun` returning `(value, gradient)`: the value
+        a float, the gradient as `grad` gives it; with `has_aux=True`
+        `((value, aux), gradient)`, as in JAX.
 
     >>> def f(x, y):
     ...     return x * x * y
@@ -163,10 +172,18 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     """A function computing the Jacobian of `fun` in forward mode: one batched forward call
     propagates a tangent lane per input element (of every argnum at once).
 
-    `fun` returns a float or a float array. The Jacobian with respect to an argument has shape
-    `output.shape + argument.shape`: the gradient for a float output, the derivative for a
-    float argument, a float when both are floats. A tuple `argnums` gives a tuple; with
-    `has_aux=True` the result is `(jacobian, aux)`.
+    Args:
+        fun: a plain Python function srcad can differentiate, returning a float or a float array.
+        argnums: the position of the argument to differentiate, or a tuple of positions
+            (the result is then a tuple, one entry per position).
+        has_aux: `fun` returns a pair `(value, aux)`; only the value is differentiated.
+        backend: "python" or "numba", as for `srcad.autodiff`.
+
+    Returns:
+        A function of the same arguments as `fun` returning the Jacobian: with respect to an
+        argument it has shape `output.shape + argument.shape` (the gradient for a float
+        output, the derivative for a float argument, a float when both are floats); a
+        tuple `argnums` gives a tuple; with `has_aux=True` the result is `(jacobian, aux)`.
 
     >>> import numpy as np
     >>> def f(x):
@@ -215,8 +232,19 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     """A function computing the Jacobian of `fun` in reverse mode: one reverse pass per
     output element (every argnum at once), one pass in all for a float output.
 
-    Shapes as for `jacfwd` (whose example gives the same Jacobian with `jacrev`); prefer
-    `jacrev` when the output has fewer elements than the inputs, as for a float output:
+    Args:
+        fun: a plain Python function srcad can differentiate, returning a float or a float array.
+        argnums: the position of the argument to differentiate, or a tuple of positions
+            (the result is then a tuple, one entry per position).
+        has_aux: `fun` returns a pair `(value, aux)`; only the value is differentiated.
+        backend: "python" or "numba", as for `srcad.autodiff`.
+
+    Returns:
+        A function of the same arguments as `fun` returning the Jacobian, shaped as for
+        `jacfwd` (whose example gives the same Jacobian with `jacrev`).
+
+    Prefer `jacrev` when the output has fewer elements than the inputs, as for a float
+    output:
 
     >>> import numpy as np
     >>> def f(x):
@@ -334,6 +362,17 @@ def hessian(fun: Callable[..., Any], *args: Any, **options: Any) -> Any:
 
     Both run srcad's forward mode over its own reverse code on the python backend, and
     srcad's numba reverse mode over its own forward code on numba (reverse over forward).
+
+    Args:
+        fun: a plain Python function srcad can differentiate, returning a float.
+        *args: the operator form: the point x, then `Constant`/`Cache` contexts; the
+            transform form: nothing, or `argnums`.
+        **options: the operator form: `prep`, `out`, `chunk`, `backend`; the transform
+            form: `argnums`, `has_aux`, `backend`.
+
+    Returns:
+        The operator form: the `(n, n)` Hessian at x. The transform form: a function of
+        `fun`'s arguments returning the Hessian.
 
     >>> import numpy as np
     >>> def f(x):

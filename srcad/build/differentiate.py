@@ -113,6 +113,23 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     (reverse mode: bytes, or a string such as "50MB") checkpoints the loops at the top of
     `f`'s body: their tape is replaced by at most that much of snapshots (docs/usage.md).
 
+    Args:
+        mode: `srcad.Reverse`, `srcad.ReverseWithPrimal`, `srcad.Forward` or
+            `srcad.ForwardWithPrimal`.
+        f: a plain Python function (or one decorated with `srcad.reverse`/`srcad.forward`).
+        *args: `f`'s arguments, each bare (constant) or annotated: `Const`, `Active`,
+            `Duplicated`, `DuplicatedNoNeed`, `BatchDuplicated`, `BatchDuplicatedNoNeed`.
+        seed: reverse mode: the adjoint of the return value (1.0 by default).
+        batch: "unrolled" or "stacked" lanes of `BatchDuplicated` arguments.
+        backend: "python" (the generated code runs as Python) or "numba".
+        parallel: numba backend: split a sum over the rows of the data across threads.
+        memory: reverse mode: a memory budget for checkpointing (bytes or "50MB").
+
+    Returns:
+        Reverse: a tuple with one entry per argument (the derivative of an `Active` one,
+        None otherwise); ReverseWithPrimal: `(derivatives, value)`. Forward: the tangent of
+        the return value; ForwardWithPrimal: `(tangent, value)`.
+
     >>> from srcad import Active, Duplicated, Forward, Reverse
     >>> def sq(x):
     ...     return x * x

@@ -92,7 +92,18 @@ def _build(tree, it):
 def tree_zeros_like(value: Any) -> Any:
     """A container like `value` with every float array leaf replaced by zeros of its shape and
     dtype and every float leaf by 0.0 (other leaves are kept): the shadow to pass with
-    `Duplicated(params, tree_zeros_like(params))`."""
+    `Duplicated(params, tree_zeros_like(params))`.
+
+    Args:
+        value: a float, a float array, or a dict, list or tuple of them (nested).
+
+    Returns:
+        A container of the same structure with zeros in place of the floats.
+
+    >>> import numpy as np
+    >>> tree_zeros_like({"w": np.ones(2), "b": 1.5, "name": "layer"})
+    {'w': array([0., 0.]), 'b': 0.0, 'name': 'layer'}
+    """
     kind = type(value)
     if kind is dict:
         return {k: tree_zeros_like(v) for k, v in value.items()}

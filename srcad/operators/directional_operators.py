@@ -43,7 +43,28 @@ def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point
                         backend: Backend | None = "python",
                         memory: Memory = None) -> Prep:
     """Prepare `pushforward` of f at arguments like `args`, for one tangent (shaped like x) or
-    a tuple of W tangents propagated together in one vector-mode call."""
+    a tuple of W tangents propagated together in one vector-mode call.
+
+    Args:
+        f: the function; it returns a float or a float array, or writes an array passed
+            as `Output(y)`.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        tangent: a tangent shaped like x, or a tuple of them.
+        mode: "forward" (the only mode of a pushforward) or None.
+        chunk: refused: the lanes are the tangents.
+        backend: "python" or "numba".
+        memory: refused: forward mode keeps no tape.
+
+    Returns:
+        The preparation, to pass as `prep=` to `pushforward`.
+
+    >>> def f(x):
+    ...     return x[0] * x[1]
+    >>> prep = prepare_pushforward(f, np.zeros(2), tangent=np.zeros(2))
+    >>> pushforward(f, np.array([2.0, 3.0]), tangent=np.array([1.0, 1.0]), prep=prep)
+    5.0
+    """
     refuse_memory("pushforward", memory)
     check_options("pushforward", mode, chunk, backend)
     backend = backend or "python"
@@ -67,6 +88,23 @@ def pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point], prep:
     """J v (jvp) for a tangent v shaped like x; a tuple of tangents gives a tuple of results.
     Forward mode only (mode=None or "forward"); the lanes are the tangents (no chunk=).
     With out= (a tuple of arrays for a tuple of tangents) the results are those arrays.
+
+
+    Args:
+        f: the function; it returns a float or a float array, or writes an array passed
+            as `Output(y)`.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        tangent: v, shaped like x, or a tuple of tangents.
+        prep: a preparation of `prepare_pushforward` for arguments like these.
+        out: an array shaped like f's output (a tuple of them for a tuple of tangents).
+        mode: "forward" or None.
+        chunk: refused: the lanes are the tangents.
+        backend: "python" or "numba".
+        memory: refused: forward mode keeps no tape.
+
+    Returns:
+        J v, shaped like f's output (a tuple for a tuple of tangents); `out` when given.
 
     >>> def f(x):
     ...     return x[0] * x[1]
@@ -126,7 +164,27 @@ def prepare_derivative(f: Function, *args: Any, mode: OperatorMode = None, chunk
                        backend: Backend | None = "python",
                        memory: Memory = None) -> Prep:
     """Prepare `derivative` of f (a float input x) at arguments like `args`: one forward-mode
-    lane."""
+    lane.
+
+    Args:
+        f: the function; it returns a float or a float array, or writes an array passed
+            as `Output(y)`.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        mode: "forward" or None.
+        chunk: refused: one lane.
+        backend: "python" or "numba".
+        memory: refused: forward mode keeps no tape.
+
+    Returns:
+        The preparation, to pass as `prep=` to `derivative`.
+
+    >>> def f(x):
+    ...     return x * x * x
+    >>> prep = prepare_derivative(f, 1.0)
+    >>> derivative(f, 2.0, prep=prep)
+    12.0
+    """
     refuse_memory("derivative", memory)
     check_options("derivative", mode, chunk, backend)
     prep = prepare_pushforward(f, *args, tangent=1.0, backend=backend)
@@ -142,6 +200,22 @@ def derivative(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarra
                backend: Backend | None = None,
                memory: Memory = None) -> Point:
     """d f / d x for a float input x (the output may be a float or an array); forward mode.
+
+
+    Args:
+        f: the function; it returns a float or a float array, or writes an array passed
+            as `Output(y)`.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        prep: a preparation of `prepare_derivative` for arguments like these.
+        out: an array shaped like f's output, for an array output.
+        mode: "forward" or None.
+        chunk: refused: one lane.
+        backend: "python" or "numba".
+        memory: refused: forward mode keeps no tape.
+
+    Returns:
+        d f / d x, shaped like f's output (a float for a float output).
 
     >>> def f(x):
     ...     return x * x * x
@@ -169,7 +243,28 @@ def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
                      mode: OperatorMode = None, chunk: int | None = None,
                      backend: Backend | None = "python", memory: Memory = None) -> Prep:
     """Prepare `pullback` of f at arguments like `args`: one reverse pass per call, with the
-    cotangent (shaped like f's output) given at each call."""
+    cotangent (shaped like f's output) given at each call.
+
+    Args:
+        f: the function; it returns a float or a float array, or writes an array passed
+            as `Output(y)`.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        cotangent: a cotangent shaped like f's output (optional: given at each call).
+        mode: "reverse" (the only mode of a pullback) or None.
+        chunk: refused: one reverse pass.
+        backend: "python" or "numba".
+        memory: a checkpointing budget (bytes or "50MB").
+
+    Returns:
+        The preparation, to pass as `prep=` to `pullback`.
+
+    >>> def f(x):
+    ...     return x * x
+    >>> prep = prepare_pullback(f, np.zeros(2))
+    >>> pullback(f, np.array([2.0, 3.0]), cotangent=np.array([1.0, 1.0]), prep=prep)
+    array([4., 6.])
+    """
     check_options("pullback", mode, chunk, backend)
     backend = backend or "python"
     slots = read_arguments(args)
@@ -191,6 +286,23 @@ def pullback(f: Function, *args: Any, cotangent: Point, prep: Prep | None = None
     """u^T J (vjp) for a cotangent u shaped like the output; the result is shaped like x.
     Reverse mode only (mode=None or "reverse"), one pass (no chunk=). With out= the result
     is `out` itself, refilled by the next call with it.
+
+
+    Args:
+        f: the function; it returns a float or a float array, or writes an array passed
+            as `Output(y)`.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        cotangent: u, shaped like f's output.
+        prep: a preparation of `prepare_pullback` for arguments like these.
+        out: an array shaped like x to write the result into.
+        mode: "reverse" or None.
+        chunk: refused: one reverse pass.
+        backend: "python" or "numba".
+        memory: a checkpointing budget (bytes or "50MB").
+
+    Returns:
+        u^T J, shaped like x; `out` itself when given.
 
     >>> def f(x):
     ...     y = np.zeros(2)

@@ -46,6 +46,19 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     it fits every call whose arguments have the same kinds, shapes and dtypes (the values may
     differ), and raises `PreparationMismatchError` otherwise.
 
+
+    Args:
+        f: the function; it returns a float.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        mode: "forward" or "reverse" (chosen when not given).
+        chunk: the number of tangent lanes per forward call.
+        backend: "python" or "numba".
+        memory: reverse mode: a checkpointing budget (bytes or "50MB").
+
+    Returns:
+        The preparation, to pass as `prep=` to `gradient` or `value_and_gradient`.
+
     >>> def f(x):
     ...     return x[0] * x[1]
     >>> prep = prepare_gradient(f, np.zeros(2))
@@ -79,6 +92,22 @@ def value_and_gradient(f: Function, *args: Any, prep: Prep | None = None,
                        memory: Memory = None) -> tuple[float, Point]:
     """(f(x), gradient of f at x). With out=g the gradient is g itself, refilled by each call
     (a caller that keeps it, like scipy's BFGS, must not pass out=).
+
+
+    Args:
+        f: the function; it returns a float.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        prep: a preparation of `prepare_gradient` for arguments like these (made here and
+            kept when not given).
+        out: an array shaped like x to write the gradient into.
+        mode: "forward" or "reverse" (chosen when not given).
+        chunk: the number of tangent lanes per forward call.
+        backend: "python" or "numba".
+        memory: reverse mode: a checkpointing budget (bytes or "50MB").
+
+    Returns:
+        `(value, gradient)`: f's value (a float) and the gradient, shaped like x.
 
     >>> def f(x):
     ...     return x[0] * x[1]
@@ -151,6 +180,22 @@ def gradient(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
     or `Output` contexts. The gradient is shaped like x (a float for a float x). With out=g
     it is written into g, which is returned and refilled by the next call with it: a caller
     that keeps the returned array (scipy's BFGS) must not pass out=.
+
+
+    Args:
+        f: the function; it returns a float.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        prep: a preparation of `prepare_gradient` for arguments like these (made here and
+            kept when not given).
+        out: an array shaped like x to write the gradient into.
+        mode: "forward" or "reverse" (chosen when not given).
+        chunk: the number of tangent lanes per forward call.
+        backend: "python" or "numba".
+        memory: reverse mode: a checkpointing budget (bytes or "50MB").
+
+    Returns:
+        The gradient, shaped like x (a float for a float x); `out` itself when given.
 
     >>> from srcad import Constant
     >>> def f(x, a):

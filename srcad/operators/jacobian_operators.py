@@ -60,6 +60,20 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     a scipy.sparse.csr_matrix computed by forward mode with one lane per color
     (srcad/operators/sparse/sparse_jacobian.py).
 
+
+    Args:
+        f: the function; it returns a float array or writes one passed as `Output(y)`.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        mode: "forward" or "reverse" (chosen when not given).
+        chunk: the number of tangent lanes per forward call.
+        backend: "python" or "numba".
+        sparse: detect the sparsity pattern and color the columns here.
+        memory: reverse mode: a checkpointing budget (bytes or "50MB").
+
+    Returns:
+        The preparation, to pass as `prep=` to `jacobian` or `value_and_jacobian`.
+
     >>> from srcad import Output
     >>> def f(y, x):
     ...     for i in range(len(x)):
@@ -124,7 +138,30 @@ def value_and_jacobian(f: Function, *args: Any, prep: Prep | None = None,
                        memory: Memory = None) -> tuple[Point, np.ndarray]:
     """(f's output, jacobian d output / d x) as a (output size, input size) array; with
     out=J the jacobian is J itself (refilled by the next call with it). sparse=True: J is a
-    scipy.sparse.csr_matrix (see jacobian)."""
+    scipy.sparse.csr_matrix (see jacobian).
+
+    Args:
+        f: the function; it returns a float array or writes one passed as `Output(y)`.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        prep: a preparation of `prepare_jacobian` for arguments like these (made here and
+            kept when not given).
+        out: an (output size, input size) array to write the jacobian into.
+        mode: "forward" or "reverse" (chosen when not given).
+        chunk: the number of tangent lanes per forward call.
+        backend: "python" or "numba".
+        sparse: return a scipy.sparse.csr_matrix (see `jacobian`).
+        memory: reverse mode: a checkpointing budget (bytes or "50MB").
+
+    Returns:
+        `(output, jacobian)`: f's output array and its (output size, input size) jacobian.
+
+    >>> def f(x):
+    ...     return x * x
+    >>> y, J = value_and_jacobian(f, np.array([1.0, 3.0]))
+    >>> print(y, J.tolist())
+    [1. 9.] [[2.0, 0.0], [0.0, 6.0]]
+    """
     return _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse, memory)
 
 
@@ -203,6 +240,23 @@ def jacobian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray 
     preparation's pattern, refilled in place (srcad/operators/sparse/sparse_jacobian.py).
 
     f returns an array or writes one passed as `Output(y)`.
+
+
+    Args:
+        f: the function; it returns a float array or writes one passed as `Output(y)`.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        prep: a preparation of `prepare_jacobian` for arguments like these (made here and
+            kept when not given).
+        out: an (output size, input size) array (a CSR matrix when sparse) to fill.
+        mode: "forward" or "reverse" (chosen when not given).
+        chunk: the number of tangent lanes per forward call.
+        backend: "python" or "numba".
+        sparse: return a scipy.sparse.csr_matrix built from J's sparsity pattern.
+        memory: reverse mode: a checkpointing budget (bytes or "50MB").
+
+    Returns:
+        The jacobian, an (output size, input size) array; `out` itself when given.
 
     >>> def f(x):
     ...     y = np.zeros(2)

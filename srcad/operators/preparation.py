@@ -136,7 +136,18 @@ def check_shape(what, array, shape):
 
 
 class PreparationMismatchError(ArgumentError):
-    """A preparation used with another function, other argument kinds, shapes or dtypes."""
+    """A preparation used with another function, other argument kinds, shapes or dtypes.
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return float(np.sum(x * x))
+    >>> prep = srcad.prepare_gradient(f, np.zeros(2))
+    >>> try:
+    ...     srcad.gradient(f, np.zeros(3), prep=prep)
+    ... except srcad.PreparationMismatchError as refusal:
+    ...     print(type(refusal).__name__)
+    PreparationMismatchError
+    """
 
 
 def _describe(value) -> str:

@@ -49,7 +49,28 @@ def prepare_hvp(f: Function, *args: Any, tangent: Point | None = None,
                 backend: Backend | None = "python",
                 memory: Memory = None) -> Prep:
     """Prepare `hvp` of a float-valued f at arguments like `args`: srcad's reverse code for f,
-    differentiated again in forward mode (one tangent lane), with every buffer allocated."""
+    differentiated again in forward mode (one tangent lane), with every buffer allocated.
+
+    Args:
+        f: the function; it returns a float.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        tangent: a tangent shaped like x (optional: given at each call).
+        mode: "forward-over-reverse" or "reverse-over-forward" (by backend when not
+            given).
+        chunk: refused: one tangent lane.
+        backend: "python" or "numba".
+        memory: refused: second-order modes do not checkpoint.
+
+    Returns:
+        The preparation, to pass as `prep=` to `hvp`.
+
+    >>> def f(x):
+    ...     return x[0] ** 2 * x[1]
+    >>> prep = prepare_hvp(f, np.zeros(2))
+    >>> hvp(f, np.array([1.0, 3.0]), tangent=np.array([0.0, 1.0]), prep=prep)
+    array([2., 0.])
+    """
     refuse_memory("hvp", memory)
     check_options("hvp", mode, chunk, backend)
     return _prepare_second("hvp", f, args, 1, backend, mode)
@@ -149,6 +170,23 @@ def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
     """H v, the Hessian of a float-valued f at x times v (forward over reverse). With out=
     the result is `out` itself, refilled by the next call with it.
 
+
+    Args:
+        f: the function; it returns a float.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        tangent: v, shaped like x.
+        prep: a preparation of `prepare_hvp` for arguments like these.
+        out: an array shaped like x to write H v into.
+        mode: "forward-over-reverse" or "reverse-over-forward" (by backend when not
+            given).
+        chunk: refused: one tangent lane.
+        backend: "python" or "numba".
+        memory: refused: second-order modes do not checkpoint.
+
+    Returns:
+        H v, shaped like x; `out` itself when given.
+
     >>> def f(x):
     ...     return x[0] ** 2 * x[1]
     >>> hvp(f, np.array([1.0, 3.0]), tangent=np.array([1.0, 0.0]))
@@ -195,7 +233,29 @@ def prepare_gradient_and_hvp(f: Function, *args: Any, tangent: Point | None = No
                              mode: SecondOrderMode = None, chunk: int | None = None,
                              backend: Backend | None = "python",
                              memory: Memory = None) -> Prep:
-    """Prepare `gradient_and_hvp` of a float-valued f at arguments like `args`."""
+    """Prepare `gradient_and_hvp` of a float-valued f at arguments like `args`.
+
+    Args:
+        f: the function; it returns a float.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        tangent: a tangent shaped like x (optional: given at each call).
+        mode: "forward-over-reverse" or "reverse-over-forward" (by backend when not
+            given).
+        chunk: refused: one tangent lane.
+        backend: "python" or "numba".
+        memory: refused: second-order modes do not checkpoint.
+
+    Returns:
+        The preparation, to pass as `prep=` to `gradient_and_hvp`.
+
+    >>> def f(x):
+    ...     return x[0] ** 2 * x[1]
+    >>> prep = prepare_gradient_and_hvp(f, np.zeros(2))
+    >>> g, hv = gradient_and_hvp(f, np.array([1.0, 3.0]), tangent=np.ones(2), prep=prep)
+    >>> print(g, hv)
+    [6. 1.] [8. 2.]
+    """
     refuse_memory("gradient_and_hvp", memory)
     check_options("gradient_and_hvp", mode, chunk, backend)
     return _prepare_second("gradient_and_hvp", f, args, 1, backend, mode)
@@ -212,6 +272,23 @@ def gradient_and_hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None 
     forward over reverse computes the gradient on its way to H v, and reverse over forward
     (numba) reads it off the direction's adjoint (grad f . v is linear in v). With
     out=(g, hv) the results are those arrays, refilled by the next call with them.
+
+
+    Args:
+        f: the function; it returns a float.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        tangent: v, shaped like x.
+        prep: a preparation of `prepare_gradient_and_hvp` for arguments like these.
+        out: a pair of arrays shaped like x, `(g, hv)`, to write the results into.
+        mode: "forward-over-reverse" or "reverse-over-forward" (by backend when not
+            given).
+        chunk: refused: one tangent lane.
+        backend: "python" or "numba".
+        memory: refused: second-order modes do not checkpoint.
+
+    Returns:
+        `(gradient, H v)`, each shaped like x.
 
     >>> def f(x):
     ...     return x[0] ** 2 * x[1]
@@ -236,6 +313,20 @@ def prepare_hessian(f: Function, *args: Any, mode: SecondOrderMode = None,
                     memory: Memory = None) -> Prep:
     """Prepare the `hessian` operator of a float-valued f at arguments like `args`: forward
     over reverse, `chunk` Hessian columns per call (at most 16 by default).
+
+
+    Args:
+        f: the function; it returns a float.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        mode: "forward-over-reverse" or "reverse-over-forward" (by backend when not
+            given).
+        chunk: the number of Hessian columns per call.
+        backend: "python" or "numba".
+        memory: refused: second-order modes do not checkpoint.
+
+    Returns:
+        The preparation, to pass as `prep=` to `hessian`.
 
     >>> def f(x):
     ...     return x[0] ** 2 * x[1]
@@ -291,7 +382,27 @@ def prepare_second_derivative(f: Function, *args: Any, mode: SecondOrderMode = N
                               backend: Backend | None = "python",
                               memory: Memory = None) -> Prep:
     """Prepare `second_derivative` of a float-valued f of a float input x at arguments like
-    `args`."""
+    `args`.
+
+    Args:
+        f: the function; it returns a float.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        mode: "forward-over-reverse" or "reverse-over-forward" (by backend when not
+            given).
+        chunk: refused: one lane.
+        backend: "python" or "numba".
+        memory: refused: second-order modes do not checkpoint.
+
+    Returns:
+        The preparation, to pass as `prep=` to `second_derivative`.
+
+    >>> def f(x):
+    ...     return x ** 4
+    >>> prep = prepare_second_derivative(f, 1.0)
+    >>> second_derivative(f, 2.0, prep=prep)
+    48.0
+    """
     refuse_memory("second_derivative", memory)
     check_options("second_derivative", mode, chunk, backend)
     prep = _prepare_second("second_derivative", f, args, 1, backend, mode)
@@ -308,6 +419,22 @@ def second_derivative(f: Function, *args: Any, prep: Prep | None = None,
                       chunk: int | None = None, backend: Backend | None = None,
                       memory: Memory = None) -> float:
     """d^2 f / d x^2 for a float input and a float-valued f.
+
+
+    Args:
+        f: the function; it returns a float.
+        *args: f's arguments: exactly one bare, x (a float or a float array), the others
+            `Constant`, `Cache` or `Output` contexts.
+        prep: a preparation of `prepare_second_derivative` for arguments like these.
+        out: refused: the result is a float.
+        mode: "forward-over-reverse" or "reverse-over-forward" (by backend when not
+            given).
+        chunk: refused: one lane.
+        backend: "python" or "numba".
+        memory: refused: second-order modes do not checkpoint.
+
+    Returns:
+        d^2 f / d x^2, a float.
 
     >>> def f(x):
     ...     return x ** 4
