@@ -70,6 +70,8 @@ class Eval:
     reference: function name -> (problem -> result), independent of srcad (JAX or hand-derived
         NumPy), checked against central differences in the tests.
     to_json: function name -> (result -> GradBench output).
+    to_json_with_problem: function name -> ((result, problem) -> GradBench output), for an
+        output that carries more than the result (ba's column indices); it takes precedence.
     implementations: every implementation the module offers.
     fd_check: problem -> the largest error of the reference derivative against central
         differences (relative to its largest entry); the tests require it small at size "small".
@@ -89,6 +91,13 @@ class Eval:
     fd_check: Callable[[Any], float]
     rtol: float = 1e-8
     notes: tuple[str, ...] = field(default=())
+    to_json_with_problem: Mapping[str, Callable[[Any, Any], Any]] = field(default_factory=dict)
+
+    def output(self, function: str, result, problem):
+        """The GradBench output of `function`'s `result` computed at `problem`."""
+        if function in self.to_json_with_problem:
+            return self.to_json_with_problem[function](result, problem)
+        return self.to_json[function](result)
 
     def input(self, size: str = "small") -> dict:
         return self.generate(**self.sizes[size])
