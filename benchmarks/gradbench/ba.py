@@ -269,7 +269,7 @@ def _eval():
     """The port in the shared eval interface (benchmarks/gradbench/common.py). The jacobian's
     result form is its values in GradBench's SparseMat order (`gradbench_values`): a dense J
     would not fit in memory at the default size."""
-    from .common import Eval, Implementation
+    from .common import Eval, Implementation, primal_implementation
 
     def build_srcad(backend):
         return lambda problem: gradbench_values(*problem, srcad_jacobian(*problem,
@@ -295,8 +295,7 @@ def _eval():
                  "jacobian": lambda vals: np.asarray(vals).tolist()},
         to_json_with_problem={"objective": _objective_json, "jacobian": _gradbench_json},
         implementations=(
-            Implementation("objective", "primal", "loops",
-                           lambda problem: lambda: objective(*problem)),
+            primal_implementation("objective", "loops", objective, lambda problem: problem),
             Implementation("jacobian", "srcad-python", "loops", build_srcad("python")),
             Implementation("jacobian", "srcad-numba", "loops", build_srcad("numba")),
             Implementation("jacobian", "jax", "vectorized", build_jax),

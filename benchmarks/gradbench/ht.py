@@ -354,7 +354,7 @@ def _fd_error(problem):
 
 def _eval():
     """The port in the shared eval interface (benchmarks/gradbench/common.py)."""
-    from .common import Eval, Implementation
+    from .common import Eval, Implementation, primal_implementation
 
     def build_srcad(backend):
         return lambda problem: srcad_jacobian(*problem, backend=backend)
@@ -367,8 +367,7 @@ def _eval():
         to_json={"objective": lambda r: np.asarray(r).tolist(),
                  "jacobian": lambda J: np.asarray(J).tolist()},
         implementations=(
-            Implementation("objective", "primal", "loops",
-                           lambda problem: lambda: objective(*problem)),
+            primal_implementation("objective", "loops", objective, lambda problem: problem),
             Implementation("jacobian", "srcad-python", "loops", build_srcad("python")),
             Implementation("jacobian", "srcad-numba", "loops", build_srcad("numba")),
             Implementation("jacobian", "jax", "vectorized",

@@ -122,15 +122,37 @@ class Tool:
         problem = port.parse(data)
         refusals = []
         for implementation in self.candidates(port.name, function):
+            if implementation.tool == "primal" and self.backend == "numba":
+                call = self.numba_primal(port, implementation, problem)
+                if call is not None:
+                    return call, lambda result: port.output(function, result, problem)
             try:
                 call = implementation.build(problem)
             except (common.Refused, common.Unavailable) as exc:
                 refusals.append(f"{implementation.label}: {exc}")
-                print(f"srcad.gradbench: {port.name}.{function}: {implementation.label} "
-                      f"refused: {exc}", file=self.log)
+                self.note(port, function, f"{implementation.label} refused: {exc}")
                 continue
             if implementation.tool != "primal":
                 call()  # compiles what compiles lazily: never inside a timed run
             return call, lambda result: port.output(function, result, problem)
         raise RuntimeError(f"no implementation of {port.name}.{function} builds:\n"
                            + "\n".join(refusals))
+
+    def numba_primal(self, port, implementation, problem):
+        """The primal compiled by numba and run once (the compilation), or None where numba
+        does not compile it (the tool then runs it on CPython, and says so on stderr)."""
+        if implementation.numba_build is None:
+            self.note(port, implementation.function, "the primal runs on CPython (no numba "
+                      "form: it calls srcad or what numba does not compile)")
+            return None
+        try:
+            call = implementation.numba_build(problem)
+            call()
+            return call
+        except Exception as exc:  # numba's typing and lowering errors have no common base
+            self.note(port, implementation.function, "numba does not compile the primal; "
+                      f"it runs on CPython: {type(exc).__name__}: {str(exc)[:300]}")
+            return None
+
+    def note(self, port, function: str, text: str) -> None:
+        print(f"srcad.gradbench: {port.name}.{function}: {text}", file=self.log)

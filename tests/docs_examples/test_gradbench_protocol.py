@@ -251,3 +251,38 @@ def test_ht_jacobian_reads_gradbench_layout():
         down[j] -= 1e-6
         fd = (ht_residual(up, data["data"]) - ht_residual(down, data["data"])) / 2e-6
         np.testing.assert_allclose(J[:, j], fd, rtol=1e-6, atol=1e-8)
+
+
+# -- the numba backend: the primal compiled too, compilation outside the timed runs ------------
+@pytest.mark.slow  # numba compilations
+def test_numba_backend_compiles_the_primal_before_the_timed_runs():
+    pytest.importorskip("numba")
+    log = io.StringIO()
+    t = srcad.gradbench.Tool(common, "numba", log=log)
+    data = {"x": [0.5, -1.0, 2.0, 0.25]} | {"min_runs": 3, "min_seconds": 0}
+    prepared = t.candidates("lse", "primal")
+    assert prepared and prepared[0].numba_build is not None
+    response = evaluate(t, "lse", "primal", data)
+    x = np.array(data["x"])
+    assert response["output"] == pytest.approx(np.log(np.exp(x).sum()), rel=1e-12)
+    call, _ = next(iter(t.prepared.values()))
+    assert any(type(cell.cell_contents).__name__ == "CPUDispatcher"  # numba's
+               for cell in call.__closure__)
+    runs = [s["nanoseconds"] for s in response["timings"] if s["name"] == "evaluate"]
+    # the compile (seconds) is in "prepare"; no timed run includes it
+    assert response["timings"][0]["nanoseconds"] > 100 * max(runs)
+    gradient = evaluate(t, "lse", "gradient", data)
+    runs = [s["nanoseconds"] for s in gradient["timings"] if s["name"] == "evaluate"]
+    assert gradient["timings"][0]["nanoseconds"] > 100 * max(runs)
+    assert "CPython" not in log.getvalue()
+
+
+@pytest.mark.slow
+def test_numba_compiled_compiles_the_helpers_a_primal_calls():
+    pytest.importorskip("numba")
+    from benchmarks.gradbench import ba
+
+    problem = ba.parse(BA_INPUT)
+    compiled = common.numba_compiled(ba.objective)
+    np.testing.assert_allclose(compiled(*problem), ba.objective(*problem), rtol=1e-14)
+    assert ba.ba_objective.__class__.__name__ == "function"  # the port module is unchanged
