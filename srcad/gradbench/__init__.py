@@ -1,6 +1,6 @@
 """srcad as a GradBench tool: `python -m srcad.gradbench` speaks GradBench's protocol (one JSON
 message per line on stdin, one response per line on stdout) and answers with the Python ports
-of the evals in benchmarks/gradbench of a srcad checkout, and GradBench's `hello` itself.
+of the evals shipped in srcad.gradbench.ports, and GradBench's `hello` itself.
 
 Guarantees: every message gets exactly one response carrying its "id"; responses are standard
 JSON (a non-finite number is `null`); "define" succeeds only for an eval whose functions the
@@ -10,7 +10,7 @@ parse, transform, compilation and warm-up run, paid once per function and input,
 "prepare" timing); a failure is a response with "success": false and the error, never a dead
 tool. Nothing but responses is written to stdout.
 
-    python -m srcad.gradbench [--backend numba|python] [--ports PATH]
+    python -m srcad.gradbench [--backend numba|python] [--ports DIRECTORY]
 
 This package may import srcad's public API and the packages below it (pyproject.toml's
 import-linter layers); nothing in srcad imports it.

@@ -19,17 +19,21 @@ from srcad.gradbench.protocol import dumps
 from srcad.gradbench.tool import BACKENDS, Tool
 
 
-def load_ports(root: str | os.PathLike | None = None):
-    """The `benchmarks.gradbench.common` module of the checkout at `root` (by default the one
-    holding this srcad), imported with `root` on sys.path."""
-    root = Path(root or os.environ.get("SRCAD_GRADBENCH_PORTS")
-                or Path(__file__).resolve().parents[2])
-    if not (root / "benchmarks" / "gradbench" / "common.py").is_file():
-        raise FileNotFoundError(f"no GradBench ports under {root} (expected "
-                                f"{root / 'benchmarks' / 'gradbench'}); pass --ports")
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    return importlib.import_module("benchmarks.gradbench.common")
+def load_ports(directory: str | os.PathLike | None = None):
+    """The `common` module of the GradBench ports: by default those shipped with srcad
+    (srcad.gradbench.ports); `directory` (or $SRCAD_GRADBENCH_PORTS) names another package
+    of ports in the same interface (a directory holding `common.py` and port modules),
+    imported with its parent directory on sys.path."""
+    directory = directory or os.environ.get("SRCAD_GRADBENCH_PORTS")
+    if not directory:
+        return importlib.import_module("srcad.gradbench.ports.common")
+    package = Path(directory).resolve()
+    if not (package / "common.py").is_file():
+        raise FileNotFoundError(f"no GradBench ports in {package} (expected "
+                                f"{package / 'common.py'})")
+    if str(package.parent) not in sys.path:
+        sys.path.insert(0, str(package.parent))
+    return importlib.import_module(f"{package.name}.common")
 
 
 def serve(tool: Tool, stdin: TextIO, stdout: TextIO) -> None:
@@ -45,7 +49,8 @@ def main(argv=None) -> None:
                                      description="srcad as a GradBench tool")
     parser.add_argument("--backend", choices=BACKENDS, default="numba")
     parser.add_argument("--ports", default=None,
-                        help="directory holding benchmarks/gradbench (default: this checkout)")
+                        help="a directory of ports in srcad.gradbench.ports's interface "
+                             "(default: the ports shipped with srcad)")
     parser.add_argument("--multithreaded", action="store_true",
                         help="accepted as GradBench's tools accept it; srcad runs one thread")
     args = parser.parse_args(argv)

@@ -13,7 +13,7 @@ import pytest
 
 import srcad.gradbench
 
-common = srcad.gradbench.load_ports()
+common = srcad.gradbench.load_ports()  # the ports shipped with srcad
 
 
 def tool(backend="python"):
@@ -280,9 +280,16 @@ def test_numba_backend_compiles_the_primal_before_the_timed_runs():
 @pytest.mark.slow
 def test_numba_compiled_compiles_the_helpers_a_primal_calls():
     pytest.importorskip("numba")
-    from benchmarks.gradbench import ba
+    from srcad.gradbench.ports import ba
 
     problem = ba.parse(BA_INPUT)
     compiled = common.numba_compiled(ba.objective)
     np.testing.assert_allclose(compiled(*problem), ba.objective(*problem), rtol=1e-14)
     assert ba.ba_objective.__class__.__name__ == "function"  # the port module is unchanged
+
+
+def test_the_ports_ship_with_srcad():
+    # the tool starts from an installed srcad: no checkout, no --ports
+    assert common.__name__ == "srcad.gradbench.ports.common"
+    assert set(common.by_name()) >= {"ba", "det", "gmm", "ht", "kmeans", "llsq", "lse", "lstm",
+                                     "ode", "particle", "saddle"}

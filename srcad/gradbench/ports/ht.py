@@ -353,7 +353,7 @@ def _fd_error(problem):
 
 
 def _eval():
-    """The port in the shared eval interface (benchmarks/gradbench/common.py)."""
+    """The port in the shared eval interface (srcad/gradbench/ports/common.py)."""
     from .common import Eval, Implementation, primal_implementation
 
     def build_srcad(backend):

@@ -266,7 +266,7 @@ def _objective_json(err, problem):
 
 
 def _eval():
-    """The port in the shared eval interface (benchmarks/gradbench/common.py). The jacobian's
+    """The port in the shared eval interface (srcad/gradbench/ports/common.py). The jacobian's
     result form is its values in GradBench's SparseMat order (`gradbench_values`): a dense J
     would not fit in memory at the default size."""
     from .common import Eval, Implementation, primal_implementation
