@@ -293,3 +293,47 @@ def test_the_ports_ship_with_srcad():
     assert common.__name__ == "srcad.gradbench.ports.common"
     assert set(common.by_name()) >= {"ba", "det", "gmm", "ht", "kmeans", "llsq", "lse", "lstm",
                                      "ode", "particle", "saddle"}
+
+
+# -- llsq, det, kmeans: inputs as their READMEs define them ------------------------------------
+def test_llsq_primal_and_gradient():
+    # y(x) = 1/2 sum_i (s_i - sum_j x_j t_i^j)^2, t_i = -1 + 2 i / (n - 1), s_i = sign(t_i);
+    # n even: no t_i is 0
+    data = {"x": [0.5, -0.25, 1.0, 0.125], "n": 6}
+    t = -1 + 2 * np.arange(6) / 5
+    V = np.vander(t, 4, increasing=True)
+    r = np.sign(t) - V @ np.array(data["x"])
+    t_ = tool()
+    assert evaluate(t_, "llsq", "primal", data | RUNS)["output"] == pytest.approx(
+        0.5 * r @ r, rel=1e-12)
+    np.testing.assert_allclose(evaluate(t_, "llsq", "gradient", data | RUNS)["output"],
+                               -V.T @ r, rtol=1e-12, atol=1e-14)
+
+
+def test_det_primal_and_gradient():
+    # A row-major, ell x ell; d det(A) / dA = det(A) inv(A)^T, flattened row-major
+    A = np.array([[2.0, -1.0, 0.5], [0.25, 3.0, -2.0], [1.0, 0.5, 1.5]])
+    data = {"A": A.reshape(-1).tolist(), "ell": 3}
+    t = tool()
+    assert evaluate(t, "det", "primal", data | RUNS)["output"] == pytest.approx(
+        np.linalg.det(A), rel=1e-12)
+    np.testing.assert_allclose(evaluate(t, "det", "gradient", data | RUNS)["output"],
+                               (np.linalg.det(A) * np.linalg.inv(A).T).reshape(-1),
+                               rtol=1e-12)
+
+
+def test_kmeans_cost_and_dir():
+    # cost = sum_i min_j |C_j - P_i|^2; dir = J / diag(H) per centroid = C_j minus the mean
+    # of its points (J_j = sum 2 (C_j - P_i), H_jj = 2 count_j)
+    points = np.array([[0.0, 0.0], [1.0, 0.2], [4.0, 4.0], [5.0, 3.5], [0.5, -0.5]])
+    centroids = np.array([[0.2, 0.1], [4.4, 4.1]])
+    data = {"points": points.tolist(), "centroids": centroids.tolist()}
+    distances = ((points[:, None, :] - centroids[None]) ** 2).sum(axis=2)
+    nearest = distances.argmin(axis=1)
+    t = tool()
+    assert evaluate(t, "kmeans", "cost", data | RUNS)["output"] == pytest.approx(
+        distances.min(axis=1).sum(), rel=1e-12)
+    want = [centroids[j] - points[nearest == j].mean(axis=0) for j in range(2)]
+    output = evaluate(t, "kmeans", "dir", data | RUNS)["output"]
+    assert len(output) == 2 and all(len(row) == 2 for row in output)  # double[][]
+    np.testing.assert_allclose(output, want, rtol=1e-12, atol=1e-14)
