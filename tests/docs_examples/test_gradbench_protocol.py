@@ -337,3 +337,31 @@ def test_kmeans_cost_and_dir():
     output = evaluate(t, "kmeans", "dir", data | RUNS)["output"]
     assert len(output) == 2 and all(len(row) == 2 for row in output)  # double[][]
     np.testing.assert_allclose(output, want, rtol=1e-12, atol=1e-14)
+
+
+def test_ode_primal_and_gradient():
+    # ode.hpp: y0' = x0, yi' = xi y(i-1), y(0) = 0, s Runge-Kutta steps to t = 2; the gradient
+    # is that of the last entry of y(2) with respect to x
+    data = {"x": [0.5, -0.25, 1.0, 0.75], "s": 5}
+
+    def solve(x):
+        h, y = 2.0 / data["s"], np.zeros(len(x))
+
+        def f(y):
+            return np.concatenate([[x[0]], x[1:] * y[:-1]])
+
+        for _ in range(data["s"]):
+            k1 = f(y)
+            k2 = f(y + h * k1 / 2)
+            k3 = f(y + h * k2 / 2)
+            k4 = f(y + h * k3)
+            y = y + h * (k1 + 2 * k2 + 2 * k3 + k4) / 6
+        return y
+
+    x = np.array(data["x"])
+    t = tool()
+    np.testing.assert_allclose(evaluate(t, "ode", "primal", data | RUNS)["output"], solve(x),
+                               rtol=1e-12)
+    fd = [(solve(x + e)[-1] - solve(x - e)[-1]) / 2e-6 for e in 1e-6 * np.eye(len(x))]
+    np.testing.assert_allclose(evaluate(t, "ode", "gradient", data | RUNS)["output"], fd,
+                               rtol=1e-6)
