@@ -365,3 +365,51 @@ def test_ode_primal_and_gradient():
     fd = [(solve(x + e)[-1] - solve(x - e)[-1]) / 2e-6 for e in 1e-6 * np.eye(len(x))]
     np.testing.assert_allclose(evaluate(t, "ode", "gradient", data | RUNS)["output"], fd,
                                rtol=1e-6)
+
+
+def ht_complicated_input():
+    """ht_input with triangles, correspondences naming triangles and one (u0, u1) pair per
+    correspondence (GradBench's "complicated" files: `us` one row per point)."""
+    data = ht_input()
+    data["data"]["model"]["triangles"] = [[0, 1, 2], [1, 3, 4], [4, 2, 0]]
+    data["data"]["correspondences"] = [0, 2, 1, 1, 0, 2, 2]
+    data["us"] = [[0.1 * i, 0.5 - 0.05 * i] for i in range(7)]
+    return data
+
+
+def ht_complicated_residual(theta, us, data):
+    """ht.hpp's complicated objective: each point against u0 v0 + u1 v1 + (1 - u0 - u1) v2 of
+    its triangle's (posed) vertices."""
+    triangles = np.array(data["model"]["triangles"])[data["correspondences"]]
+    simple = dict(data, correspondences=list(range(len(data["model"]["base_positions"]))),
+                  points=np.zeros((len(data["model"]["base_positions"]), 3)).tolist())
+    vertices = -ht_residual(theta, simple).reshape(-1, 3)  # posed vertex positions
+    us = np.asarray(us).reshape(-1, 2)
+    hand = (us[:, :1] * vertices[triangles[:, 0]] + us[:, 1:] * vertices[triangles[:, 1]]
+            + (1 - us[:, :1] - us[:, 1:]) * vertices[triangles[:, 2]])
+    return (np.array(data["points"]) - hand).reshape(-1)
+
+
+def test_ht_complicated_inputs_in_gradbench_layout():
+    data = ht_complicated_input()
+    t = tool()
+    output = evaluate(t, "ht", "objective", data | RUNS)["output"]
+    np.testing.assert_allclose(output, ht_complicated_residual(data["theta"], data["us"],
+                                                               data["data"]), rtol=1e-10)
+    J = np.array(evaluate(t, "ht", "jacobian", data | RUNS)["output"])
+    assert J.shape == (3 * 7, 2 + 26)  # columns: d/du0 and d/du1 of each row's own pair, theta
+    theta, us = np.array(data["theta"]), np.array(data["us"])
+    for j in range(2):  # the u columns
+        up, down = us.copy(), us.copy()
+        up[:, j] += 1e-6
+        down[:, j] -= 1e-6
+        fd = (ht_complicated_residual(theta, up, data["data"])
+              - ht_complicated_residual(theta, down, data["data"])) / 2e-6
+        np.testing.assert_allclose(J[:, j], fd, rtol=1e-6, atol=1e-8)
+    for j in range(6):  # the global theta columns
+        up, down = theta.copy(), theta.copy()
+        up[j] += 1e-6
+        down[j] -= 1e-6
+        fd = (ht_complicated_residual(up, us, data["data"])
+              - ht_complicated_residual(down, us, data["data"])) / 2e-6
+        np.testing.assert_allclose(J[:, 2 + j], fd, rtol=1e-6, atol=1e-8)
