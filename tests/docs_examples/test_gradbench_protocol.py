@@ -161,3 +161,25 @@ def test_the_ports_ship_with_srcad():
     assert common.__name__ == "srcad.gradbench.ports.common"
     assert set(common.by_name()) >= {"ba", "det", "gmm", "ht", "kmeans", "llsq", "lse", "lstm",
                                      "ode", "particle", "saddle"}
+
+
+def test_define_fails_for_an_eval_with_a_function_the_tool_cannot_run():
+    # an eval whose "g" has only a JAX implementation: every "g" request would fail
+    port = common.Eval(
+        name="partial", primal="f", derivative="g", sizes={}, generate=dict,
+        parse=lambda data: data, reference={}, to_json={"f": float, "g": float},
+        implementations=(common.Implementation("f", "primal", "loops", lambda p: lambda: 1.0),
+                         common.Implementation("g", "jax", "vectorized",
+                                               lambda p: lambda: 2.0)),
+        fd_check=lambda problem: 0.0)
+
+    class Ports:
+        Refused, Unavailable = common.Refused, common.Unavailable
+
+        @staticmethod
+        def by_name():
+            return {"partial": port}
+
+    t = srcad.gradbench.Tool(Ports, "python", log=io.StringIO())
+    response = exchange(t, {"id": 1, "kind": "define", "module": "partial"})
+    assert response["success"] is False and "partial's g" in response["error"]
