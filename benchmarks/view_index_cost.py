@@ -46,7 +46,7 @@ def through_computed_bounds(x, w, i):
 def _cases(backend):
     """(label, f, arrays differentiated, constants) of the kernels timed."""
     sys.path.insert(0, str(HERE))
-    from gradbench import lstm
+    from srcad.gradbench.ports import lstm
 
     problem = lstm.Problem(lstm.generate(2, 64))
     rng = np.random.default_rng(0)

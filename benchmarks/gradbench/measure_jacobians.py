@@ -23,7 +23,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
 from harness import interleaved_medians  # noqa: E402
 
-from gradbench import ba, ht  # noqa: E402
+from srcad.gradbench.ports import ba, ht  # noqa: E402
 
 
 def _prepared(make):

@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.gradbench import common  # noqa: E402
+from srcad.gradbench.ports import common  # noqa: E402
 
 NUMBA_TARGET = 1.0  # srcad numba / jax.jit
 PYTHON_TARGET = 4.0  # srcad python / plain-Python primal, for the gradient evals
@@ -211,6 +211,29 @@ def target(ratio, limit):
     return f"{ratio:.2f}x {'✓' if ratio <= limit else '✗'}"
 
 
+TOOL_DESCRIPTION = (
+    "## srcad as a GradBench tool\n"
+    "\n"
+    "`python -m srcad.gradbench [--backend numba|python]` answers GradBench's protocol with\n"
+    "the ports above, which ship with srcad (`srcad.gradbench.ports`; the tool starts from an\n"
+    "installed srcad, no checkout). Every message kind gets its response (`start`, `define`,\n"
+    "`evaluate`, `analysis`, and any other kind its `id`); responses are standard JSON (a\n"
+    "non-finite number is written `null`, as GradBench's own tools write it); `hello` is\n"
+    "answered by srcad itself (`double` is srcad's gradient of `square`); `define` succeeds\n"
+    "only for an eval whose every function the tool can run, and every function an eval sends\n"
+    "is computed by srcad (particle's and saddle's `ff`, `fr`, `rf` and `rr` alike). The\n"
+    "inputs are read in GradBench's layout (ht's points, base positions and weights one row\n"
+    "per point or vertex) and the outputs written as the eval's C++ reference tool writes\n"
+    "them (ba's objective as `reproj_error`/`w_err` with their repeat counts, its Jacobian's\n"
+    "`rows`, `cols` and `vals`). On the numba backend the primal runs compiled by numba too\n"
+    "(with the helpers it calls), on CPython only where numba refuses it (particle and\n"
+    "saddle, whose primal calls srcad's gradient; the tool says so on stderr). The parse,\n"
+    "transform, compilation and one untimed warm-up run are paid once per function and input,\n"
+    "reported as one `prepare` timing, and reused by a later message with the same input;\n"
+    "each `evaluate` timing is one run alone, `min_runs` times and until `min_seconds`.\n"
+)
+
+
 def write_page(path, results, size, elapsed, load, clock="auto", jax_threads=""):
     lines = [
         "# srcad on the GradBench evals",
@@ -219,8 +242,9 @@ def write_page(path, results, size, elapsed, load, clock="auto", jax_threads="")
         + (" --quick" if size == "quick" else "") + "`; do not edit by hand.",
         "",
         "Python ports of the [GradBench](https://github.com/gradbench/gradbench) evals "
-        "(benchmarks/gradbench, see its README): the primal as a Python user transliterates the "
-        "eval's C++ (loops, helpers, row views, work arrays), and a vectorized NumPy form where "
+        "(srcad/gradbench/ports, see benchmarks/gradbench/README.md): the primal as a Python "
+        "user transliterates the eval's C++ (loops, helpers, row views, work arrays), and a "
+        "vectorized NumPy form where "
         "that is natural. Each eval at one input of "
         + ("its *quick* size (smaller than GradBench's defaults, for a fast run)"
            if size == "quick" else "one of GradBench's default sizes")
@@ -273,6 +297,7 @@ def write_page(path, results, size, elapsed, load, clock="auto", jax_threads="")
         for note in port.notes:
             lines.append(f"- {note}")
         lines.append("")
+    lines.append(TOOL_DESCRIPTION)
     Path(path).write_text("\n".join(lines))
 
 

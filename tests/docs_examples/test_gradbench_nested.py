@@ -8,7 +8,7 @@ python and the numba backend.
 import numpy as np
 import pytest
 
-from benchmarks.gradbench import particle, saddle
+from srcad.gradbench.ports import particle, saddle
 
 VARIANTS = ("ff", "fr", "rf", "rr")
 # numba compiles each variant for seconds: one per port, the one test_gradbench_ports runs

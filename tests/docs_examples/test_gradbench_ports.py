@@ -1,4 +1,4 @@
-"""The GradBench ports (benchmarks/gradbench) are right at their small sizes: each reference
+"""The GradBench ports (srcad/gradbench/ports) are right at their small sizes: each reference
 derivative agrees with central differences, every plain primal form agrees with the reference
 value, and srcad's derivative of every form agrees with the reference on both backends, or is
 refused with the message the port records (a form srcad starts accepting fails here, so the

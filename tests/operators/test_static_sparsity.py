@@ -124,7 +124,7 @@ def ba():
     saved = list(sys.path)
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        yield importlib.import_module("gradbench.ba")
+        yield importlib.import_module("srcad.gradbench.ports.ba")
     finally:
         sys.path[:] = saved
 

@@ -49,6 +49,9 @@ class Implementation:
     form: str  # which primal it differentiates: "loops" (as the C++) or "vectorized" (NumPy)
     build: Callable[[Any], Callable[[], Any]]
     expect_refusal: str | None = None
+    # for a "primal": the same build with the function compiled by numba (`numba_compiled`);
+    # srcad's GradBench tool uses it on the numba backend
+    numba_build: Callable[[Any], Callable[[], Any]] | None = None
 
     @property
     def label(self) -> str:
@@ -70,6 +73,8 @@ class Eval:
     reference: function name -> (problem -> result), independent of srcad (JAX or hand-derived
         NumPy), checked against central differences in the tests.
     to_json: function name -> (result -> GradBench output).
+    to_json_with_problem: function name -> ((result, problem) -> GradBench output), for an
+        output that carries more than the result (ba's column indices); it takes precedence.
     implementations: every implementation the module offers.
     fd_check: problem -> the largest error of the reference derivative against central
         differences (relative to its largest entry); the tests require it small at size "small".
@@ -89,6 +94,13 @@ class Eval:
     fd_check: Callable[[Any], float]
     rtol: float = 1e-8
     notes: tuple[str, ...] = field(default=())
+    to_json_with_problem: Mapping[str, Callable[[Any, Any], Any]] = field(default_factory=dict)
+
+    def output(self, function: str, result, problem):
+        """The GradBench output of `function`'s `result` computed at `problem`."""
+        if function in self.to_json_with_problem:
+            return self.to_json_with_problem[function](result, problem)
+        return self.to_json[function](result)
 
     def input(self, size: str = "small") -> dict:
         return self.generate(**self.sizes[size])
@@ -237,13 +249,48 @@ NESTED_GRADIENT_NOTES = (
 
 
 def primal_implementation(function_name: str, form: str, function, arguments) -> Implementation:
-    """The plain-Python `function` itself, timed; `arguments(problem)` is its argument tuple."""
+    """The plain-Python `function` itself, timed; `arguments(problem)` is its argument tuple.
+    Its `numba_build` runs the same function compiled by numba (compiled at the first call)."""
 
-    def build(problem):
+    def build(problem, compiled=None):
         args = arguments(problem)
-        return lambda: function(*args)
+        run = compiled or function
+        return lambda: run(*args)
 
-    return Implementation(function_name, "primal", form, build)
+    def numba_build(problem):
+        return build(problem, numba_compiled(function))
+
+    return Implementation(function_name, "primal", form, build, numba_build=numba_build)
+
+
+def numba_compiled(function):
+    """`function` compiled by numba's njit, with every plain function of the ports it calls
+    (found by name in its globals, recursively) compiled too: the C++-shaped primals call
+    helpers, which numba compiles only when they are numba functions themselves. The
+    function's own module is not changed (each compiled function reads a copy of its
+    globals). Compiles at the first call; raises numba's error there if numba refuses."""
+    import types
+
+    import numba
+
+    compiled = {}
+    package = function.__module__.rpartition(".")[0]
+
+    def jit(f):
+        if f in compiled:
+            return compiled[f]
+        namespace = dict(f.__globals__)
+        clone = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__,
+                                   f.__closure__)
+        compiled[f] = numba.njit(clone)
+        for name in f.__code__.co_names:
+            value = namespace.get(name)
+            if (isinstance(value, types.FunctionType)
+                    and value.__module__.rpartition(".")[0] == package):
+                namespace[name] = jit(value)
+        return compiled[f]
+
+    return jit(function)
 
 
 def srcad_implementation(function_name: str, form: str, function, backend: str, arguments,

@@ -24,6 +24,7 @@ from .common import (
     flatten,
     jax_or_unavailable,
     jax_timed,
+    primal_implementation,
 )
 
 
@@ -108,8 +109,7 @@ FORMS = {"loops": cost_loops, "vectorized": cost_vectorized}
 
 
 def _primal(form):
-    return Implementation("cost", "primal", form,
-                          lambda p: lambda: FORMS[form](p.centroids, p.points))
+    return primal_implementation("cost", form, FORMS[form], lambda p: (p.centroids, p.points))
 
 
 def _srcad(backend, form):

@@ -204,29 +204,43 @@ def generate(vertices, correspondences, seed=0, complicated=False):
     triangles = np.argsort(mesh.random((min(TRIANGLES, 2 * vertices), vertices)), axis=1)[:, :3]
     targets = len(triangles) if complicated else vertices
     us = mesh.random((correspondences, 2)) * 0.5 if complicated else np.zeros((0, 2))
+    # GradBench's layout (its ht_data.HandModel): one row per vertex in base_positions
+    # (homogeneous, 4 entries) and weights (one entry per bone), one row per point
     return {"theta": (0.1 * rng.standard_normal(N_THETA)).tolist(), "us": us.tolist(),
-            "data": {"model": {"parents": list(PARENTS),
+            "data": {"model": {"bone_count": nb,
+                               "bone_names": [f"bone{b}" for b in range(nb)],
+                               "parents": list(PARENTS),
                                "base_relatives": [r.tolist() for r in relatives],
                                "inverse_base_absolutes": [np.linalg.inv(a).tolist()
                                                           for a in absolutes],
-                               "base_positions": positions.tolist(),
-                               "weights": weights.tolist(), "is_mirrored": False,
+                               "base_positions": positions.T.tolist(),
+                               "weights": weights.T.tolist(), "is_mirrored": False,
                                "triangles": triangles.tolist()},
                      "correspondences": rng.integers(0, targets, correspondences).tolist(),
-                     "points": rng.standard_normal((3, correspondences)).tolist()}}
+                     "points": rng.standard_normal((3, correspondences)).T.tolist()}}
+
+
+def _columns(rows):
+    """A list of rows as a C-contiguous array with one column per row."""
+    return np.ascontiguousarray(np.asarray(rows, float).T)
 
 
 def parse(data):
     """(theta, constants): the Constant arguments of ht_objective after err and theta; for
-    the complicated inputs (`us` not empty), (theta, constants, (us, triangles))."""
+    the complicated inputs (`us` not empty), (theta, constants, (us, triangles)).
+
+    GradBench sends base_positions (vertices, 4), weights (vertices, bones) and points
+    (correspondences, 3) one row per vertex or point; ht_objective reads them one column per
+    vertex or point (as ht.hpp's column-major LightMatrix holds them), so they are transposed
+    here."""
     model = data["data"]["model"]
     constants = (np.asarray(model["parents"], np.int64),
                  np.asarray(model["base_relatives"], float),
                  np.asarray(model["inverse_base_absolutes"], float),
-                 np.asarray(model["base_positions"], float),
-                 np.asarray(model["weights"], float),
+                 _columns(model["base_positions"]),
+                 _columns(model["weights"]),
                  np.asarray(data["data"]["correspondences"], np.int64),
-                 np.asarray(data["data"]["points"], float),
+                 _columns(data["data"]["points"]),
                  bool(model["is_mirrored"]))
     theta = np.asarray(data["theta"], float)
     if len(data.get("us", [])) == 0:
@@ -339,8 +353,8 @@ def _fd_error(problem):
 
 
 def _eval():
-    """The port in the shared eval interface (benchmarks/gradbench/common.py)."""
-    from .common import Eval, Implementation
+    """The port in the shared eval interface (srcad/gradbench/ports/common.py)."""
+    from .common import Eval, Implementation, primal_implementation
 
     def build_srcad(backend):
         return lambda problem: srcad_jacobian(*problem, backend=backend)
@@ -353,8 +367,7 @@ def _eval():
         to_json={"objective": lambda r: np.asarray(r).tolist(),
                  "jacobian": lambda J: np.asarray(J).tolist()},
         implementations=(
-            Implementation("objective", "primal", "loops",
-                           lambda problem: lambda: objective(*problem)),
+            primal_implementation("objective", "loops", objective, lambda problem: problem),
             Implementation("jacobian", "srcad-python", "loops", build_srcad("python")),
             Implementation("jacobian", "srcad-numba", "loops", build_srcad("numba")),
             Implementation("jacobian", "jax", "vectorized",

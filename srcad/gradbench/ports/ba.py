@@ -242,17 +242,34 @@ def gradbench_values(x, constants, csr_call):
     return call
 
 
-def _gradbench_json(vals, p):
-    """ba.hpp's to_json: the first 30 entries of rows, cols and vals and the last one."""
+def _gradbench_json(vals, problem):
+    """ba.hpp's to_json of the Jacobian: the first 30 entries of its SparseMat's rows (row
+    starts), cols and vals, and the last one of each."""
+    x, (n, m, p, obs, _) = problem
+    vals = np.asarray(vals).tolist()
     rows = np.concatenate([np.arange(2 * p + 1) * 15, 30 * p + np.arange(1, p + 1)])
-    return {"rows": rows[:30].tolist() + [int(rows[-1])], "vals": list(vals[:30]) + [vals[-1]]}
+    cam, point = int(obs[0, 0]), int(obs[0, 1])
+    first = ([N_CAM * cam + i for i in range(N_CAM)]
+             + [N_CAM * n + 3 * point + i for i in range(3)] + [N_CAM * n + 3 * m])
+    return {"rows": rows[:30].tolist() + [int(rows[-1])],
+            "cols": first + first + [N_CAM * n + 3 * m + p - 1],
+            "vals": vals[:30] + [vals[-1]]}
+
+
+def _objective_json(err, problem):
+    """ba.hpp's to_json of the objective: the first reprojection error pair and the first
+    weight error, each with the count the replicated input repeats it."""
+    p = problem[1][2]
+    err = np.asarray(err)
+    return {"reproj_error": {"elements": err[:2].tolist(), "repeated": p},
+            "w_err": {"element": float(err[2 * p]), "repeated": p}}
 
 
 def _eval():
-    """The port in the shared eval interface (benchmarks/gradbench/common.py). The jacobian's
+    """The port in the shared eval interface (srcad/gradbench/ports/common.py). The jacobian's
     result form is its values in GradBench's SparseMat order (`gradbench_values`): a dense J
     would not fit in memory at the default size."""
-    from .common import Eval, Implementation
+    from .common import Eval, Implementation, primal_implementation
 
     def build_srcad(backend):
         return lambda problem: gradbench_values(*problem, srcad_jacobian(*problem,
@@ -275,11 +292,10 @@ def _eval():
         reference={"objective": lambda problem: objective(*problem),
                    "jacobian": lambda problem: build_jax(problem)()},
         to_json={"objective": lambda r: np.asarray(r).tolist(),
-                 "jacobian": lambda vals: _gradbench_json(np.asarray(vals).tolist(),
-                                                          (len(vals) // 31))},
+                 "jacobian": lambda vals: np.asarray(vals).tolist()},
+        to_json_with_problem={"objective": _objective_json, "jacobian": _gradbench_json},
         implementations=(
-            Implementation("objective", "primal", "loops",
-                           lambda problem: lambda: objective(*problem)),
+            primal_implementation("objective", "loops", objective, lambda problem: problem),
             Implementation("jacobian", "srcad-python", "loops", build_srcad("python")),
             Implementation("jacobian", "srcad-numba", "loops", build_srcad("numba")),
             Implementation("jacobian", "jax", "vectorized", build_jax),

@@ -1,4 +1,4 @@
-"""The JAX reference of GradBench `ht` (benchmarks/gradbench/ht.py): a vectorized
+"""The JAX reference of GradBench `ht` (srcad/gradbench/ports/ht.py): a vectorized
 transcription of the same hand model, its jacobian by jax.jit(jax.jacfwd) (or jacrev) for
 the simple inputs, and for the complicated ones the theta columns by jacfwd and the two u
 columns by two seeded jvps. Checked against central differences in the tests.
