@@ -158,7 +158,8 @@ def gradbench():
     saved = list(sys.path)
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        yield importlib.import_module("srcad.gradbench.ports.ba"), importlib.import_module("srcad.gradbench.ports.ht")
+        yield (importlib.import_module("srcad.gradbench.ports.ba"),
+               importlib.import_module("srcad.gradbench.ports.ht"))
     finally:
         sys.path[:] = saved
 
