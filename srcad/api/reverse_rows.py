@@ -17,7 +17,7 @@ from srcad.api.transform_calls import run
 from srcad.build.transform_outputs import dtype_of
 from srcad.errors import SrcadError
 
-LANES = 128  # cotangents per sweep: memory is W times the reverse code's adjoints
+LANES = 2048  # cotangents per sweep (equal sweeps): W times the adjoints, as jacfwd's lanes
 _REFUSED: dict = {}  # (function, argument signature) -> True where lanes were refused
 _REFUSED_SIZE = 64
 
