@@ -307,3 +307,25 @@ def test_pytree_transforms_on_numba():
     same_tree(srcad.hessian(vector, backend="numba")(X), jax.hessian(vector_jax)(X))
     same_tree(srcad.jacrev(elementwise, backend="numba")(X), jax.jacfwd(
         lambda x: jnp.array([x[i] * x[(i + 1) % 3] + jnp.sin(x[i]) for i in range(3)]))(X))
+
+
+def test_a_namedtuple_of_parameters_is_refused_with_the_dict_that_works():
+    from typing import NamedTuple
+
+    class Params(NamedTuple):
+        w: np.ndarray
+        b: float
+
+    def f(p, x):
+        return np.sum(p.w * x) * p.b
+
+    def f_dict(p, x):
+        return np.sum(p["w"] * x) * p["b"]
+
+    p = Params(np.array([1.0, 2.0, 3.0]), 0.5)
+    with pytest.raises(srcad.ArgumentError, match="NamedTuple") as info:
+        srcad.grad(f)(p, X)
+    assert "_asdict()" in str(info.value)
+    # the suggestion works
+    same_tree(srcad.grad(f_dict)(p._asdict(), X),
+              {"w": X * 0.5, "b": float(np.sum(p.w * X))})
