@@ -40,6 +40,7 @@ from srcad.annotations import (
     BatchDuplicated,
     Constant,
     Forward,
+    Reverse,
     ReverseWithPrimal,
 )
 from srcad.api.argnums import (
@@ -268,6 +269,15 @@ def _tree_jacobian(mode, target, args, wrt, argnums, value_only, aux, backend):
     container jacobian with respect to each argument in argnums (the others constants), each
     block in its argument's structure (tuples kept). A tuple output gives a tuple with one
     entry per output value, as in JAX."""
+    value = target(*args)
+    if type(value) is not tuple and np.ndim(value) == 0:
+        # a float output: the jacobian is the gradient, one reverse pass for every argnum
+        annotated = list(args)
+        for i in wrt:
+            annotated[i] = reverse_annotation(args[i], i, "jacrev")
+        derivatives = run("jacrev", Reverse, target, annotated, 1.0, backend)
+        blocks = [reverse_derivative(args[i], annotated[i], derivatives[i]) for i in wrt]
+        return result(blocks, argnums, value_only, aux)
     jacobians = []
     for i in wrt:
         operands = [as_lists(a) if j == i else Constant(a) for j, a in enumerate(args)]

@@ -207,6 +207,8 @@ def test_jacobians_over_a_dict_are_jaxs(transform):
     same_tree(ours(loss)(p, X), theirs(loss_jax)(p, X))
     same_tree(ours(model)(p, X), theirs(model_jax)(p, X))  # a tuple output
     same_tree(ours(model, argnums=(0, 1))(p, X), theirs(model_jax, argnums=(0, 1))(p, X))
+    # a float output with a dict and an array in argnums
+    same_tree(ours(loss, argnums=(0, 1))(p, X), theirs(loss_jax, argnums=(0, 1))(p, X))
 
 
 def test_jacrev_of_a_dict_against_central_differences():
