@@ -52,7 +52,7 @@ from srcad.api.argnums import (
 )
 from srcad.api.auxiliary import ValueOnly
 from srcad.api.packing import unpacked
-from srcad.api.primals import as_lists, reverse_annotation, reverse_derivative
+from srcad.api.primals import as_lists, reverse_annotation, reverse_derivative, tree_copy
 from srcad.api.reverse_rows import reverse_rows
 from srcad.api.transform_calls import bound, has_containers, run, target_of
 from srcad.build.transform_outputs import (
@@ -269,7 +269,7 @@ def _tree_jacobian(mode, target, args, wrt, argnums, value_only, aux, backend):
     container jacobian with respect to each argument in argnums (the others constants), each
     block in its argument's structure (tuples kept). A tuple output gives a tuple with one
     entry per output value, as in JAX."""
-    value = target(*args)
+    value = target(*tree_copy(args))  # f may write its input
     if type(value) is not tuple and np.ndim(value) == 0:
         # a float output: the jacobian is the gradient, one reverse pass for every argnum
         annotated = list(args)

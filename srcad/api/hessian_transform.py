@@ -30,7 +30,7 @@ from srcad.annotations import Constant
 from srcad.api.argnums import check_argnums, looks_like_argnums, signature
 from srcad.api.auxiliary import ValueOnly
 from srcad.api.packing import Packed, hessian_blocks, unpacked
-from srcad.api.primals import as_lists
+from srcad.api.primals import as_lists, tree_copy
 from srcad.api.transform_calls import bound, has_containers
 from srcad.build.transform_outputs import in_input_dtype
 from srcad.frontend import pytrees
@@ -92,7 +92,7 @@ def _hessian_transform(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: b
         if key not in output_shapes:
             if len(output_shapes) >= _MEMO_SIZE:
                 output_shapes.clear()
-            output_shapes[key] = np.shape(target(*args))
+            output_shapes[key] = np.shape(target(*tree_copy(args)))  # f may write x
         out_shape = output_shapes[key]
         if len(wrt) == 1 and not out_shape and not has_containers(values):
             H = _one_argument(target, args, wrt[0], preparations, key, backend)

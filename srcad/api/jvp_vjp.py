@@ -11,6 +11,9 @@ with a function pulling cotangents back (reverse mode).
   pass, which reruns f's forward sweep to rebuild its tape (the tape of the first sweep is
   not kept between calls).
 
+Neither writes the caller's arrays, as in JAX: a function that writes its input (`x *= 2`)
+runs on copies of the primals (and of the tangents, which forward mode updates with them).
+
 Primals are floats, float arrays, or dicts, lists and tuples of them nested to any depth
 (srcad/api/primals.py); f returns a float, a float array or a tuple of them (srcad does not
 differentiate a function building a dict). With `has_aux=True` f returns `(value, aux)`,
@@ -27,7 +30,12 @@ import numpy as np
 
 from srcad.annotations import ForwardWithPrimal, Reverse
 from srcad.api.auxiliary import ValueOnly
-from srcad.api.primals import forward_annotation, reverse_annotation, reverse_derivative
+from srcad.api.primals import (
+    forward_annotation,
+    reverse_annotation,
+    reverse_derivative,
+    tree_copy,
+)
 from srcad.build.differentiate import autodiff
 from srcad.errors import ArgumentError
 
@@ -46,7 +54,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     if len(primals) != len(tangents):
         raise ArgumentError(f"jvp: {len(primals)} primals and {len(tangents)} tangents; give "
                             "one tangent per primal")
-    target, aux = _target(fun, "jvp", has_aux, primals)
+    target, aux = _target(fun, "jvp", has_aux, tree_copy(primals))
     annotated = [forward_annotation(p, t, i, "jvp")
                  for i, (p, t) in enumerate(zip(primals, tangents))]
     tangent_out, value = autodiff(ForwardWithPrimal, target, *annotated, backend=backend)
@@ -67,8 +75,9 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     """
     if not primals:
         raise ArgumentError("vjp needs at least one primal to differentiate with respect to")
-    target, aux = _target(fun, "vjp", has_aux, primals)
-    value = target(*primals)
+    primals = tree_copy(primals)  # kept for every call of vjp_fun, as they are now
+    target, aux = _target(fun, "vjp", has_aux, tree_copy(primals))
+    value = target(*tree_copy(primals))
     pullback = functools.partial(_pull_back, target, primals, value, backend)
     functools.update_wrapper(pullback, fun, assigned=("__name__", "__qualname__", "__doc__"))
     pullback.__srcad_transform__ = "vjp"
@@ -78,7 +87,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
 def _pull_back(target, primals, value, backend, cotangent):
     """One reverse pass of `target` at `primals` seeded with `cotangent`."""
     cotangent = _checked_cotangent(cotangent, value)
-    annotated = [reverse_annotation(p, i, "vjp") for i, p in enumerate(primals)]
+    # a fresh copy per call: f may write its input
+    annotated = [reverse_annotation(p, i, "vjp") for i, p in enumerate(tree_copy(primals))]
     derivatives = autodiff(Reverse, target, *annotated, seed=cotangent, backend=backend)
     return tuple(reverse_derivative(p, a, d)
                  for p, a, d in zip(primals, annotated, derivatives))

@@ -28,6 +28,17 @@ def as_lists(value):
     return value
 
 
+def tree_copy(value):
+    """`value` with every array leaf copied: a function writing its input (`x *= 2`) leaves
+    the caller's arrays as they were, as in JAX."""
+    kind = type(value)
+    if kind is dict:
+        return {k: tree_copy(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return kind(tree_copy(v) for v in value)
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
 def has_tuple(value) -> bool:
     kind = type(value)
     if kind is tuple:
@@ -66,14 +77,14 @@ def forward_annotation(value, tangent, position, transform):
     """Duplicated(value, tangent) for a forward pass, the tangent checked against the value."""
     if type(value) in pytrees.CONTAINERS:
         pytrees.check_congruent(value, tangent, f"the tangent of primal {position}")
-        return Duplicated(value, tangent)
+        return Duplicated(tree_copy(value), tree_copy(tangent))
     value = differentiable(value, position, transform)
     if isinstance(value, np.ndarray):
-        tangent = np.asarray(tangent, dtype=value.dtype)
+        tangent = np.array(tangent, dtype=value.dtype)  # copies: f may write its input
         if tangent.shape != value.shape:
             raise ArgumentError(f"{transform}: the tangent of primal {position} has shape "
                                 f"{tangent.shape}, the primal {value.shape}")
-        return Duplicated(value, tangent)
+        return Duplicated(value.copy(), tangent)
     return Duplicated(value, float(tangent))
 
 

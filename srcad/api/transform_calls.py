@@ -7,6 +7,7 @@ hint that fits a transform.
 from __future__ import annotations
 
 from srcad.api.argnums import bind_keywords, differentiable, resolve_argnums
+from srcad.api.primals import tree_copy
 from srcad.build.arguments import bind_arguments
 from srcad.build.differentiate import autodiff
 from srcad.errors import ActivityError
@@ -37,7 +38,7 @@ def target_of(fun, value_only, args):
     args = bind_arguments(getattr(fun, "__srcad_wrapped__", fun), args)
     # the aux first: a plain call refuses a function that returns no pair as such (the
     # value-only wrapper would be refused for an unpacking the user never wrote)
-    aux = value_only.aux(args)
+    aux = value_only.aux(tree_copy(args))  # a function writing its input writes a copy
     return value_only.function(len(args)), args, aux
 
 

@@ -331,3 +331,24 @@ def test_a_namedtuple_of_parameters_is_refused_with_the_dict_that_works():
     # the suggestion works
     same_tree(srcad.grad(f_dict)(p._asdict(), X),
               {"w": X * 0.5, "b": float(np.sum(p.w * X))})
+
+
+def writes_input(x):
+    x *= x[0]
+    return np.sum(x ** 3)
+
+
+def writes_input_jax(x):
+    x = x * x[0]
+    return jnp.sum(x ** 3)
+
+
+def test_a_function_writing_its_input_leaves_the_callers_arrays_as_jax_does():
+    x, v = X.copy(), np.array([1.0, 0.5, -1.0])
+    same_tree(srcad.jvp(writes_input, (x,), (v,)), jax.jvp(writes_input_jax, (X,), (v,)))
+    value, vjp_fun = srcad.vjp(writes_input, x)
+    same_tree((value, vjp_fun(1.0), vjp_fun(1.0)), (writes_input_jax(X),)
+              + (jax.vjp(writes_input_jax, X)[1](1.0),) * 2)
+    same_tree(srcad.hessian(writes_input)(x), jax.hessian(writes_input_jax)(X))
+    np.testing.assert_array_equal(x, X)
+    np.testing.assert_array_equal(v, [1.0, 0.5, -1.0])
