@@ -22,6 +22,7 @@ ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
 import cells  # noqa: E402
+import transforms_check  # noqa: E402
 from grammar_lambdas import ENTRY  # noqa: E402
 
 import srcad  # noqa: E402
@@ -198,6 +199,24 @@ def check_second_order(f, args, timeout: float):
         return "crashed", sig, detail
 
 
+def check_transforms(f, args, timeout: float):
+    """jvp, vjp and the hessian transform (fuzz/transforms_check.py)."""
+    try:
+        transforms_check.check(f, args()[0].value, timeout, _alarm)
+        return "agreed", None, ""
+    except srcad.SrcadError as err:
+        return "refused", f"{type(err).__name__}: {normalize_message(str(err))}", str(err)
+    except Timeout:
+        return "timeout", "timeout", f"no answer within {timeout} s"
+    except AssertionError as err:
+        return "disagreed", "jvp, vjp or the hessian transform disagrees", str(err)
+    except Exception as err:  # noqa: BLE001
+        where = _srcad_frame(err.__traceback__)
+        sig = f"{type(err).__name__} at {where}: {normalize_message(str(err))}"
+        detail = "".join(traceback.format_exception(type(err), err, err.__traceback__)[-6:])
+        return "crashed", sig, detail
+
+
 def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
     """Outcome of one program module, its worst mode's: (category, signature, detail); the
     signature names the mode. `per_mode`, when given, receives each mode's outcome."""
@@ -207,6 +226,7 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
         outcomes = {mode: check_mode(f, module.args, mode, timeout) for mode in MODES}
         if getattr(module, "SECOND_ORDER", False):  # fuzz/grammar_second_order.py
             outcomes["hess"] = check_second_order(f, module.args, timeout)
+            outcomes["jax"] = check_transforms(f, module.args, timeout)
     finally:
         sys.modules.pop(name, None)
         srcad.build.cache.clear()

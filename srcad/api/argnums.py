@@ -1,8 +1,9 @@
 """The arguments of the function transforms (srcad/api/function_transforms.py): `argnums` checked
 and resolved as JAX does (an int or a tuple of ints; negative positions count from the end),
 keyword arguments bound to their positions, and the differentiated arguments checked to be
-floats or float arrays and annotated (for a reverse pass, or as unit-vector lanes for a
-batched forward pass). Every refusal is an `ArgumentError` naming the transform.
+floats or float arrays, and unit-vector lanes for a batched forward pass (a reverse pass's
+annotations, pytrees included: srcad/api/primals.py). Every refusal is an `ArgumentError`
+naming the transform.
 """
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ import inspect
 
 import numpy as np
 
-from srcad.annotations import Active, Duplicated
 from srcad.errors import ArgumentError
-from srcad.frontend.pytrees import CONTAINERS, tree_zeros_like
 
 
 def looks_like_argnums(value) -> bool:
@@ -75,9 +74,12 @@ def differentiable(value, position, transform):
         raise ArgumentError(f"{transform}: argument {position} is an integer ({value!r}); "
                             "integers have no derivative", hint=f"pass a float, e.g. "
                             f"{float(value)!r}")
-    hint = ("grad and value_and_grad take a dict, list or tuple of parameters; for a "
-            "jacobian use srcad.jacobian(f, params, ...)" if type(value) in CONTAINERS
-            else "convert with np.asarray(x, dtype=float)")
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a NamedTuple
+        raise ArgumentError(f"{transform}: argument {position} is a NamedTuple "
+                            f"({type(value).__name__}); srcad takes parameters in a dict, "
+                            "list or tuple, not yet a NamedTuple",
+                            hint="pass params._asdict() and read params['w'] for params.w")
+    hint = "convert with np.asarray(x, dtype=float)"
     raise ArgumentError(f"{transform}: argument {position} must be a float or a float NumPy "
                         f"array, got {type(value).__name__}", hint=hint)
 
@@ -88,24 +90,6 @@ def signature(args) -> tuple:
     return tuple((a.shape, a.dtype.str) if isinstance(a, np.ndarray)
                  else (type(a), a if isinstance(a, (int, np.integer)) else None)
                  for a in args)
-
-
-def annotate_for_reverse(args, wrt, transform) -> list:
-    """`args` with the differentiated ones annotated for reverse mode (fresh zero shadows)."""
-    annotated = list(args)
-    for i in wrt:
-        value = args[i]
-        if type(value) is float:  # the common cases first: this runs on every call
-            annotated[i] = Active(value)
-        elif type(value) is np.ndarray and value.dtype.kind == "f":
-            annotated[i] = Duplicated(value, np.zeros_like(value))
-        elif type(value) in CONTAINERS:  # parameters in a dict, list or tuple: the
-            annotated[i] = Duplicated(value, tree_zeros_like(value))  # gradient is one too
-        else:
-            value = differentiable(value, i, transform)
-            annotated[i] = Duplicated(value, np.zeros_like(value)) \
-                if isinstance(value, np.ndarray) else Active(value)
-    return annotated
 
 
 def unit_lanes(value, start, size, width):

@@ -1,4 +1,5 @@
-"""JAX-style function transforms: `grad`, `value_and_grad`, `jacfwd`, `jacrev`, `hessian`.
+"""JAX-style function transforms: `grad`, `value_and_grad`, `jacfwd`, `jacrev` (and `hessian`,
+srcad/api/hessian_transform.py; `jvp`, `vjp`, srcad/api/jvp_vjp.py).
 
 Each takes a function and returns a function with the same positional arguments. `argnums`
 says which arguments are differentiated (an int, or a tuple of ints for a tuple of results,
@@ -7,24 +8,24 @@ and never differentiated. So a transformed function drops into code that expects
 callable, such as `scipy.optimize.minimize(f, x0, jac=srcad.grad(f))`.
 
 The transforms only compose the public API: `grad`, `value_and_grad` and `jacrev` are
-reverse-mode `autodiff` calls (one pass for a float output, one pass per output element
-otherwise, every argnum at once), `jacfwd` is one batched forward-mode `autodiff` call over
-the unit vectors of every argnum, and `hessian` is the forward-over-reverse `hessian`
-operator. What they guarantee:
+reverse-mode `autodiff` calls (one pass for a float output; for an array output W output
+rows per pass on the python backend, srcad/api/reverse_rows.py), `jacfwd` is one batched
+forward-mode `autodiff` call over the unit vectors of every argnum. What they guarantee:
 
-* a differentiated argument must be a float or a float NumPy array (an int is refused with
-  `ArgumentError`, like JAX refuses integer inputs);
+* a differentiated argument is a float, a float NumPy array, or a dict, list or tuple of them
+  nested (a pytree of parameters); an int is refused with `ArgumentError`, as JAX refuses
+  integer inputs;
 * the derivative with respect to a float is a float, with respect to an array an array
-  shaped like it; a Jacobian has shape `output.shape + input.shape` (JAX's convention);
+  shaped like it, with respect to a pytree a pytree of the same structure (tuples kept); a
+  Jacobian has shape `output.shape + input.shape` (JAX's convention), and over a pytree of
+  parameters it is the pytree with those blocks as leaves, as `jax.jacrev` gives it
+  (srcad/api/packing.py: the container operators of srcad/operators/containers/);
 * `grad` refuses a function that does not return a float rather than differentiate the sum
   of its outputs;
 * a transformed function is refused if differentiated again (srcad/frontend/parse.py), rather than
   differentiated as the function it wraps;
-* with `has_aux=True` (srcad/api/auxiliary.py) only the value of `(value, aux)` is differentiated.
-
-`srcad.hessian` is both the operator and the transform: `hessian(f, x, *contexts)` is the
-Hessian at x (the operator form), `hessian(f)` or `hessian(f, argnums=...)` a function (the
-transform form).
+* with `has_aux=True` (srcad/api/auxiliary.py) only the value of `(value, aux)` is
+  differentiated; aux is any Python value.
 """
 
 from __future__ import annotations
@@ -36,39 +37,32 @@ from typing import Any
 import numpy as np
 
 from srcad.annotations import (
-    Active,
     BatchDuplicated,
     Constant,
-    Duplicated,
     Forward,
+    Reverse,
     ReverseWithPrimal,
 )
 from srcad.api.argnums import (
-    annotate_for_reverse,
     bind_keywords,
     check_argnums,
-    differentiable,
-    looks_like_argnums,
     resolve_argnums,
     signature,
     unit_lanes,
 )
 from srcad.api.auxiliary import ValueOnly
-from srcad.build.arguments import bind_arguments
-from srcad.build.differentiate import autodiff
-from srcad.build.progress import Progress
+from srcad.api.packing import unpacked
+from srcad.api.primals import as_lists, reverse_annotation, reverse_derivative, tree_copy
+from srcad.api.reverse_rows import reverse_rows
+from srcad.api.transform_calls import bound, has_containers, run, target_of
 from srcad.build.transform_outputs import (
     checked_output,
-    derivative_of,
     dtype_of,
     float_output,
-    in_input_dtype,
     result,
     shaped,
 )
-from srcad.errors import ActivityError, ArgumentError
-from srcad.operators.second_order import hessian as hessian_operator
-from srcad.operators.second_order import prepare_hessian
+from srcad.operators.first_order import jacobian as jacobian_operator
 
 Argnums = int | Sequence[int]
 
@@ -152,19 +146,22 @@ def _reverse_gradients(fun, transform, argnums, has_aux, backend):
     lowest, highest = min(positions), max(positions)
     value_only = ValueOnly(fun, transform) if has_aux else None
 
-    def run(args, kwargs):
+    def at(args, kwargs):
         if kwargs:
             args = bind_keywords(fun, transform, argnums, args, kwargs)
-        target, args, aux = _target(fun, value_only, args)
+        target, args, aux = target_of(fun, value_only, args)
         wrt = positions if lowest >= 0 and highest < len(args) \
             else resolve_argnums(argnums, positions, len(args))
-        annotated = annotate_for_reverse(args, wrt, transform)
-        derivatives, value = _run(transform, ReverseWithPrimal, target, annotated, 1.0, backend)
+        annotated = list(args)
+        for i in wrt:
+            annotated[i] = reverse_annotation(args[i], i, transform)
+        derivatives, value = run(transform, ReverseWithPrimal, target, annotated, 1.0, backend)
         value = float_output(value, transform, fun)
-        gradients = tuple(derivative_of(annotated[i], derivatives[i]) for i in wrt)
+        gradients = tuple(reverse_derivative(args[i], annotated[i], derivatives[i])
+                          for i in wrt)
         return value, gradients, aux
 
-    return run
+    return at
 
 
 def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *,
@@ -200,8 +197,11 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
 
     @functools.wraps(fun)
     def jacobian_of_fun(*args, **kwargs):
-        target, args, aux, wrt, values = _bound(fun, "jacfwd", argnums, positions, value_only,
-                                                args, kwargs)
+        target, args, aux, wrt, values = bound(fun, "jacfwd", argnums, positions, value_only,
+                                               args, kwargs)
+        if has_containers(values):
+            return _tree_jacobian("forward", target, args, wrt, argnums, value_only,
+                                  aux, backend)
         sizes = [int(np.size(v)) for v in values]
         width = sum(sizes)
         if width == 0:  # no tangent lane to run: the Jacobians are empty
@@ -213,7 +213,7 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
         for i, value, size in zip(wrt, values, sizes):
             annotated[i] = BatchDuplicated(value, unit_lanes(value, start, size, width))
             start += size
-        tangents = checked_output(_run("jacfwd", Forward, target, annotated, None, backend),
+        tangents = checked_output(run("jacfwd", Forward, target, annotated, None, backend),
                                    "jacfwd", fun)
         out_shape = np.shape(tangents)[1:]
         blocks, start = [], 0
@@ -258,24 +258,30 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
 
     @functools.wraps(fun)
     def jacobian_of_fun(*args, **kwargs):
-        target, args, aux, wrt, values = _bound(fun, "jacrev", argnums, positions, value_only,
-                                                args, kwargs)
+        target, args, aux, wrt, values = bound(fun, "jacrev", argnums, positions, value_only,
+                                               args, kwargs)
+        if has_containers(values):
+            return _tree_jacobian("reverse", target, args, wrt, argnums, value_only,
+                                  aux, backend)
         key = signature(args)
         out_shape = output_shapes.get(key)
         if out_shape is None:
             # one pass with a scalar seed: the gradient for a float output, else the output's
             # shape (no plain call of fun: under numba the primal in Python may cost more than
             # the whole Jacobian)
-            annotated = annotate_for_reverse(args, wrt, "jacrev")
-            derivatives, value = _run("jacrev", ReverseWithPrimal, target, annotated, 1.0,
+            annotated = list(args)
+            for i in wrt:
+                annotated[i] = reverse_annotation(args[i], i, "jacrev")
+            derivatives, value = run("jacrev", ReverseWithPrimal, target, annotated, 1.0,
                                       backend)
             if np.ndim(checked_output(value, "jacrev", fun)) == 0:
-                blocks = [derivative_of(annotated[i], derivatives[i]) for i in wrt]
+                blocks = [reverse_derivative(args[i], annotated[i], derivatives[i])
+                          for i in wrt]
                 return result(blocks, argnums, value_only, aux)
             if len(output_shapes) >= _SHAPE_MEMO_SIZE:
                 output_shapes.clear()
             out_shape = output_shapes[key] = np.shape(value)
-        blocks = _reverse_rows(target, args, wrt, values, out_shape, backend)
+        blocks = reverse_rows(target, args, wrt, values, out_shape, backend, key)
         if blocks is None:  # the output's shape changed for the same signature: learn it again
             del output_shapes[key]
             return jacobian_of_fun(*args)
@@ -286,142 +292,28 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     return jacobian_of_fun
 
 
-def _reverse_rows(target, args, wrt, values, out_shape, backend):
-    """The Jacobian blocks (out_shape + argument shape), one reverse pass per output element
-    seeded with its unit vector; None if an output of another shape came back."""
-    m = int(np.prod(out_shape))
-    blocks = [np.zeros(out_shape + np.shape(v), dtype=dtype_of(v)) for v in values]
-    rows = [b.reshape((m,) + np.shape(v)) for b, v in zip(blocks, values)]
-    seed = np.zeros(out_shape)
-    flat_seed = seed.reshape(-1)
-    annotated = list(args)
-    with Progress(m, "jacrev rows") as progress:
-        for k in range(m):
-            flat_seed[k] = 1.0
-            for i, value, row in zip(wrt, values, rows):
-                # an array argument's gradient accumulates straight into its row of the block
-                annotated[i] = Duplicated(value, row[k]) if isinstance(value, np.ndarray) \
-                    else Active(value)
-            derivatives, output = _run("jacrev", ReverseWithPrimal, target, annotated, seed,
-                                       backend)
-            if np.shape(output) != out_shape:
-                return None
-            for i, value, row in zip(wrt, values, rows):
-                if not isinstance(value, np.ndarray):
-                    row[k] = derivatives[i]
-            flat_seed[k] = 0.0
-            progress.step()
-    return blocks
-
-
-def _hessian_transform(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
-                       *, backend: str = "python") -> Callable[..., Any]:
-    positions = check_argnums("hessian", argnums)
-    if len(positions) != 1:
-        raise ArgumentError(f"hessian with argnums={argnums!r}: the blocks between two "
-                            "different arguments are not available",
-                            hint="differentiate with respect to one argument (pack several "
-                            "inputs into one array)")
-    value_only = ValueOnly(fun, "hessian") if has_aux else None
-    preparations = {}  # argument signature -> the operator's preparation
-
-    @functools.wraps(fun)
-    def hessian_of_fun(*args, **kwargs):
-        target, args, aux, (i,), _ = _bound(fun, "hessian", argnums, positions, value_only,
-                                            args, kwargs)
-        operands = [a if j == i else Constant(a) for j, a in enumerate(args)]
-        key = signature(args)
-        if key not in preparations:
-            if len(preparations) >= _SHAPE_MEMO_SIZE:
-                preparations.clear()
-            preparations[key] = prepare_hessian(target, *operands, backend=backend)
-        H = hessian_operator(target, *operands, prep=preparations[key], backend=backend)
-        if not isinstance(args[i], np.ndarray):
-            H = float(np.reshape(H, -1)[0])
-        else:
-            H = H.reshape(np.shape(args[i]) * 2)
-        H = in_input_dtype(H, args[i])
-        H = H if isinstance(argnums, int) else ((H,),)
-        return (H, aux) if value_only else H
-
-    hessian_of_fun.__srcad_transform__ = "hessian"
-    return hessian_of_fun
-
-
-def hessian(fun: Callable[..., Any], *args: Any, **options: Any) -> Any:
-    """The Hessian of a float-valued function: as an operator or as a transform.
-
-    * `hessian(f, x, *contexts, prep=None, out=None, chunk=None, backend="python")`, the
-      operator form (one bare argument, the others `Constant`/`Cache`), is the Hessian at x:
-      an `(n, n)` array over x's C-ordered flattening.
-    * `hessian(f, argnums=0, has_aux=False, backend="python")`, the transform form (JAX's
-      `jax.hessian`), returns a function of f's arguments; the Hessian with respect to an
-      array argument has shape `x.shape + x.shape`, with respect to a float it is a float.
-      One argnum only (`argnums=(i,)` gives `((H,),)` as in JAX); with `has_aux=True` the
-      result is `(H, aux)`.
-
-    Both run srcad's forward mode over its own reverse code on the python backend, and
-    srcad's numba reverse mode over its own forward code on numba (reverse over forward).
-
-    Args:
-        fun: a plain Python function srcad can differentiate, returning a float.
-        *args: the operator form: the point x, then `Constant`/`Cache` contexts; the
-            transform form: nothing, or `argnums`.
-        **options: the operator form: `prep`, `out`, `chunk`, `backend`; the transform
-            form: `argnums`, `has_aux`, `backend`.
-
-    Returns:
-        The operator form: the `(n, n)` Hessian at x. The transform form: a function of
-        `fun`'s arguments returning the Hessian.
-
-    >>> import numpy as np
-    >>> def f(x):
-    ...     return x[0] ** 2 * x[1]
-    >>> hessian(f)(np.array([1.0, 3.0]))
-    array([[6., 2.],
-           [2., 0.]])
-    >>> hessian(f, np.array([1.0, 3.0]))
-    array([[6., 2.],
-           [2., 0.]])
-    """
-    if not args or (len(args) == 1 and looks_like_argnums(args[0])):
-        # no point given (an int or a tuple of ints is never an operator's input)
-        return _hessian_transform(fun, *args, **options)
-    return hessian_operator(fun, *args, **options)
-
-
-# -- the results -------------------------------------------------------------------------------
-def _bound(fun, transform, argnums, positions, value_only, args, kwargs):
-    """(target, args, aux, wrt, values) of one call of a transformed function: keywords bound,
-    has_aux's value-only target and aux, the argnums resolved and their values checked."""
-    args = bind_keywords(fun, transform, argnums, args, kwargs)
-    target, args, aux = _target(fun, value_only, args)
-    wrt = resolve_argnums(argnums, positions, len(args))
-    values = [differentiable(args[i], i, transform) for i in wrt]
-    return target, args, aux, wrt, values
-
-
-def _target(fun, value_only, args):
-    """(the function to differentiate, its arguments, aux): fun, args and None, or with
-    has_aux fun's value-only function, args completed with fun's defaults, and the aux."""
-    if value_only is None:
-        return fun, args, None
-    args = bind_arguments(getattr(fun, "__srcad_wrapped__", fun), args)
-    # the aux first: a plain call refuses a function that returns no pair as such (the
-    # value-only wrapper would be refused for an unpacking the user never wrote)
-    aux = value_only.aux(args)
-    return value_only.function(len(args)), args, aux
-
-
-def _run(transform, mode, fun, annotated, seed, backend):
-    """One autodiff call; a Const-array refusal gets the fix that fits a transform."""
-    try:
-        return autodiff(mode, fun, *annotated, seed=seed, backend=backend)
-    except ActivityError as err:
-        hint = (f"{transform} treats the arguments not in argnums as constants: allocate "
-                "scratch storage inside the function, or pass it as srcad.Cache(c) to an "
-                "operator such as srcad.gradient")
-        problems = [ActivityError(p.message, filename=p.filename, line=p.line,
-                                  construct=p.construct, hint=hint) for p in err.problems]
-        raise ActivityError.combine(problems, function=getattr(fun, "__name__", None),
-                                    filename=err.filename) from None
+def _tree_jacobian(mode, target, args, wrt, argnums, value_only, aux, backend):
+    """jacfwd/jacrev with a dict, list or tuple among the differentiated arguments: the
+    container jacobian with respect to each argument in argnums (the others constants), each
+    block in its argument's structure (tuples kept). A tuple output gives a tuple with one
+    entry per output value, as in JAX."""
+    value = target(*tree_copy(args))  # f may write its input
+    if type(value) is not tuple and np.ndim(value) == 0:
+        # a float output: the jacobian is the gradient, one reverse pass for every argnum
+        annotated = list(args)
+        for i in wrt:
+            annotated[i] = reverse_annotation(args[i], i, "jacrev")
+        derivatives = run("jacrev", Reverse, target, annotated, 1.0, backend)
+        blocks = [reverse_derivative(args[i], annotated[i], derivatives[i]) for i in wrt]
+        return result(blocks, argnums, value_only, aux)
+    jacobians = []
+    for i in wrt:
+        operands = [as_lists(a) if j == i else Constant(a) for j, a in enumerate(args)]
+        jacobian = jacobian_operator(target, *operands, mode=mode, backend=backend)
+        jacobians.append(tuple(unpacked(j, args[i]) for j in jacobian)
+                         if type(jacobian) is tuple else unpacked(jacobian, args[i]))
+    if type(jacobians[0]) is tuple:  # a tuple output: outputs outside, argnums inside
+        combined = tuple(result([j[k] for j in jacobians], argnums, None, None)
+                         for k in range(len(jacobians[0])))
+        return (combined, aux) if value_only else combined
+    return result(jacobians, argnums, value_only, aux)

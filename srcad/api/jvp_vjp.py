@@ -1,0 +1,135 @@
+"""JAX's `jvp` and `vjp`: a function's value with a directional derivative (forward mode) or
+with a function pulling cotangents back (reverse mode).
+
+* `jvp(f, primals, tangents) -> (f(*primals), J v)`: one forward pass (ForwardWithPrimal);
+  `primals` and `tangents` are tuples (or lists) of the same length, each tangent of its
+  primal's structure.
+* `vjp(f, *primals) -> (f(*primals), vjp_fun)`: `vjp_fun(cotangent)` returns a tuple with one
+  cotangent per primal, each in its primal's structure. The reverse code of f is generated
+  and compiled once, at the first call of `vjp_fun`, then reused by every call (and by later
+  `vjp` calls of f with arguments of the same kinds); each call of `vjp_fun` is one reverse
+  pass, which reruns f's forward sweep to rebuild its tape (the tape of the first sweep is
+  not kept between calls).
+
+Neither writes the caller's arrays, as in JAX: a function that writes its input (`x *= 2`)
+runs on copies of the primals (and of the tangents, which forward mode updates with them).
+
+Primals are floats, float arrays, or dicts, lists and tuples of them nested to any depth
+(srcad/api/primals.py); f returns a float, a float array or a tuple of them (srcad does not
+differentiate a function building a dict). With `has_aux=True` f returns `(value, aux)`,
+only the value is differentiated, and aux (any Python value) is returned last, as in JAX.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from srcad.annotations import ForwardWithPrimal, Reverse
+from srcad.api.auxiliary import ValueOnly
+from srcad.api.primals import (
+    forward_annotation,
+    reverse_annotation,
+    reverse_derivative,
+    tree_copy,
+)
+from srcad.build.differentiate import autodiff
+from srcad.errors import ArgumentError
+
+
+def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any], *,
+        has_aux: bool = False, backend: str = "python") -> tuple:
+    """`(fun(*primals), J v)`, the tangent `J v` of fun's output along `tangents`, as JAX's
+    `jax.jvp` (with `has_aux=True`: `(value, J v, aux)`).
+
+    >>> def f(x, y):
+    ...     return x * x * y
+    >>> jvp(f, (3.0, 2.0), (1.0, 0.0))
+    (18.0, 12.0)
+    """
+    primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
+    if len(primals) != len(tangents):
+        raise ArgumentError(f"jvp: {len(primals)} primals and {len(tangents)} tangents; give "
+                            "one tangent per primal")
+    target, aux = _target(fun, "jvp", has_aux, tree_copy(primals))
+    annotated = [forward_annotation(p, t, i, "jvp")
+                 for i, (p, t) in enumerate(zip(primals, tangents))]
+    tangent_out, value = autodiff(ForwardWithPrimal, target, *annotated, backend=backend)
+    tangent_out = _like_output(tangent_out, value)
+    return (value, tangent_out, aux) if has_aux else (value, tangent_out)
+
+
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
+        backend: str = "python") -> tuple:
+    """`(fun(*primals), vjp_fun)` as JAX's `jax.vjp`: `vjp_fun(u)` is the tuple `u^T J`, one
+    entry per primal in its structure (with `has_aux=True`: `(value, vjp_fun, aux)`).
+
+    >>> def f(x, y):
+    ...     return x * x * y
+    >>> value, vjp_fun = vjp(f, 3.0, 2.0)
+    >>> value, vjp_fun(1.0), vjp_fun(2.0)
+    (18.0, (12.0, 9.0), (24.0, 18.0))
+    """
+    if not primals:
+        raise ArgumentError("vjp needs at least one primal to differentiate with respect to")
+    primals = tree_copy(primals)  # kept for every call of vjp_fun, as they are now
+    target, aux = _target(fun, "vjp", has_aux, tree_copy(primals))
+    value = target(*tree_copy(primals))
+    pullback = functools.partial(_pull_back, target, primals, value, backend)
+    functools.update_wrapper(pullback, fun, assigned=("__name__", "__qualname__", "__doc__"))
+    pullback.__srcad_transform__ = "vjp"
+    return (value, pullback, aux) if has_aux else (value, pullback)
+
+
+def _pull_back(target, primals, value, backend, cotangent):
+    """One reverse pass of `target` at `primals` seeded with `cotangent`."""
+    cotangent = _checked_cotangent(cotangent, value)
+    # a fresh copy per call: f may write its input
+    annotated = [reverse_annotation(p, i, "vjp") for i, p in enumerate(tree_copy(primals))]
+    derivatives = autodiff(Reverse, target, *annotated, seed=cotangent, backend=backend)
+    return tuple(reverse_derivative(p, a, d)
+                 for p, a, d in zip(primals, annotated, derivatives))
+
+
+def _checked_cotangent(cotangent, value):
+    """The cotangent of f's output, of the output's structure and shapes."""
+    if type(value) is tuple:
+        if type(cotangent) not in (tuple, list) or len(cotangent) != len(value):
+            raise ArgumentError(f"vjp: f returns a tuple of {len(value)} values; the "
+                                "cotangent must be a tuple of as many")
+        return tuple(_checked_cotangent(c, v) for c, v in zip(cotangent, value))
+    if np.shape(cotangent) != np.shape(value):
+        raise ArgumentError(f"vjp: the cotangent has shape {np.shape(cotangent)}, f's output "
+                            f"{np.shape(value)}")
+    if isinstance(value, np.ndarray):
+        return np.asarray(cotangent, dtype=float)
+    return float(cotangent)
+
+
+def _like_output(tangent, value):
+    """The tangent in the output's structure: a float for a float output, an array shaped
+    like an array output, a tuple for a tuple."""
+    if type(value) is tuple:
+        return tuple(_like_output(t, v) for t, v in zip(tangent, value))
+    if isinstance(value, np.ndarray):
+        return np.asarray(tangent, dtype=value.dtype).reshape(value.shape)
+    return float(tangent)
+
+
+def _sequence(values, what):
+    if type(values) not in (tuple, list):
+        raise ArgumentError(f"jvp: {what} must be a tuple or list (one entry per argument of "
+                            f"f), got {type(values).__name__}",
+                            hint="write jvp(f, (x,), (v,)) for one argument")
+    return tuple(values)
+
+
+def _target(fun, transform, has_aux, primals):
+    """(the function to differentiate, aux): fun and None, or fun's value alone and its aux."""
+    if not has_aux:
+        return fun, None
+    value_only = ValueOnly(fun, transform)
+    return value_only.function(len(primals)), value_only.aux(primals)
