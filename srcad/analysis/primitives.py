@@ -64,8 +64,11 @@ def array_call(norm, node) -> ArrayCall | None:
                                 f"np.{info.name}([a, b])")
     if info.shape_arguments and len(args) == 2 and isinstance(args[1], gast.Tuple):
         args = [args[0]] + list(args[1].elts)  # x.reshape((n, m)) is x.reshape(n, m)
-    count = 1 if info.keywords else len(args)
     keywords, operand_keywords = {}, []
+    for name, value in zip(info.leading, args):  # np.einsum("ij,jk", a, b): literals first
+        keywords[name] = _literal(norm, node, info.name, name, value)
+    args = args[len(info.leading):]
+    count = len(args) if not info.keywords or info.operand_count < 0 else info.operand_count
     for name, value in list(zip(info.keywords, args[count:])) + \
             [(k.arg, k.value) for k in node.keywords]:
         if name not in info.keywords:
@@ -104,7 +107,7 @@ def _literal(norm, node, fname, name, value):
 def _evaluate(value):
     if isinstance(value, gast.Constant):
         return value.value
-    if isinstance(value, gast.Tuple):
+    if isinstance(value, (gast.Tuple, gast.List)):  # axes=([1], [0]) as tuples
         return tuple(_evaluate(e) for e in value.elts)
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
         return -_evaluate(value.operand)

@@ -23,7 +23,7 @@ import numpy as np
 
 from srcad import rules as _r
 from srcad.errors import SrcadError
-from srcad.rules import math_functions
+from srcad.rules import linalg, math_functions
 from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
 from srcad.rules.decompositions import (
     cholesky,
@@ -115,6 +115,8 @@ class CallInfo:
     numba_refusal: object = ""
     forward_refusal: str = ""
     operand_keywords: tuple = ()  # keywords whose values are operands (logsumexp's b=)
+    leading: tuple = ()  # literal arguments before the operands (einsum's subscripts)
+    operand_count: int = 1  # positional operands before the `keywords` (-1: all of them)
 
 
 def _build() -> dict[int, CallInfo]:
@@ -156,6 +158,8 @@ def _build() -> dict[int, CallInfo]:
     add(np.outer, CallInfo("outer", None, "float", select=outer))
     add(np.inner, CallInfo("inner", None, "float", select=inner))
     add(np.trace, CallInfo("trace", None, "float", select=trace))
+    for fn, select, fields in linalg.ENTRIES:  # einsum, tensordot, kron, ...
+        add(fn, CallInfo(fn.__name__, None, "float", select=select, **fields))
     for fn, select in ((np.linalg.solve, solve), (np.linalg.inv, inv), (np.linalg.det, det),
                        (np.linalg.cholesky, cholesky), (np.diag, diag)):
         add(fn, CallInfo(fn.__name__, None, "float", select=select))

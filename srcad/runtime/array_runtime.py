@@ -10,6 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
+from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls them too
+    einsum_adjoint,
+    matrix_power_adjoint,
+    matrix_power_tangent,
+)
 
 
 def unbroadcast(g, shape):
