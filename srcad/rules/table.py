@@ -305,7 +305,7 @@ def lookup_call(obj) -> CallInfo | None:
         entry = _TABLE.get(id(obj))
     except TypeError:
         return None
-    if entry is None and _library_rules_wanted(obj):
+    if entry is None and (_library_rules_wanted(obj) | _scipy_linalg_wanted()):
         entry = _TABLE.get(id(obj))
     if entry is None or entry[0] is not obj:
         return None
@@ -342,6 +342,25 @@ def _library_rules_wanted(obj) -> bool:
         register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
                               operand_keywords=operand_keywords, numba_refusal=refusal))
     return True
+
+
+def _scipy_linalg_wanted() -> bool:
+    """Add scipy.linalg's family now if the user's code has imported it; were they added?"""
+    if _scipy_linalg_loaded or "scipy.linalg" not in sys.modules:
+        return False
+    _scipy_linalg_loaded.append(True)
+    try:  # imported here, not at the top: only when wanted
+        family = importlib.import_module("srcad.rules.scipy_linalg")
+    except ImportError:
+        return False
+    for fn, select, keywords, count in family.SHAPED:
+        register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
+                              operand_count=count, numba_refusal=family.NUMBA_REFUSAL.format(
+                                  name=f"scipy.linalg.{fn.__name__}")))
+    return True
+
+
+_scipy_linalg_loaded: list = []
 
 
 def register(obj, info: CallInfo) -> None:
