@@ -14,6 +14,8 @@ from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls 
     einsum_adjoint,
     matrix_power_adjoint,
     matrix_power_tangent,
+    stacked_cholesky_adjoint,
+    stacked_cholesky_tangent,
 )
 
 

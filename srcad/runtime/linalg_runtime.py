@@ -113,3 +113,23 @@ def matrix_power_adjoint(a, g, n):
         g_inverse = matrix_power_adjoint(inverse, g, -n)
         return -(_transposed(inverse) @ g_inverse @ _transposed(inverse))
     return matrix_power_tangent(_transposed(a), g, n)
+
+
+def _half_diagonal_lower(x):
+    return np.tril(x) - 0.5 * x * np.eye(x.shape[-1])
+
+
+def stacked_cholesky_tangent(L, dA):
+    """`cholesky_tangent` of srcad/runtime/array_runtime.py for stacks of matrices (the last
+    two axes): dL = L Phi(L^-1 S L^-T), S the lower triangle of dA mirrored."""
+    sym = np.tril(dA) + _transposed(np.tril(dA, -1))
+    inner = _transposed(np.linalg.solve(L, _transposed(np.linalg.solve(L, sym))))
+    return L @ _half_diagonal_lower(inner)
+
+
+def stacked_cholesky_adjoint(L, g):
+    """`cholesky_adjoint` for stacks of matrices: zero above the diagonal."""
+    projected = _half_diagonal_lower(_transposed(L) @ g)
+    left = np.linalg.solve(_transposed(L), projected)
+    sym = _transposed(np.linalg.solve(_transposed(L), _transposed(left)))
+    return np.tril(sym) + np.tril(_transposed(sym), -1)
