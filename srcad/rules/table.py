@@ -23,7 +23,7 @@ import numpy as np
 
 from srcad import rules as _r
 from srcad.errors import SrcadError
-from srcad.rules import linalg, math_functions
+from srcad.rules import linalg, math_functions, spectral
 from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
 from srcad.rules.decompositions import (
     cholesky,
@@ -119,6 +119,9 @@ class CallInfo:
     operand_count: int = 1  # positional operands before the `keywords` (-1: all of them)
 
 
+_PARTS: dict = {}  # (id(function), part): (function, CallInfo): spectral.ENTRIES' parts
+
+
 def _build() -> dict[int, CallInfo]:
     table: dict[int, tuple[object, CallInfo]] = {}
 
@@ -160,6 +163,14 @@ def _build() -> dict[int, CallInfo]:
     add(np.trace, CallInfo("trace", None, "float", select=trace))
     for fn, select, fields in linalg.ENTRIES:  # einsum, tensordot, kron, ...
         add(fn, CallInfo(fn.__name__, None, "float", select=select, **fields))
+    for fn, select, keywords, count, parts in spectral.ENTRIES:  # eigh, svd, pinv, ...
+        fields = {"keywords": keywords, "operand_count": count, "numba_refusal":
+                  spectral.NUMBA_REFUSAL.format(name=f"np.linalg.{fn.__name__}")}
+        add(fn, CallInfo(fn.__name__, None, "other" if parts else "float", select=select,
+                         **fields))
+        for key, part in parts.items():  # np.linalg.eigh(A).eigenvectors, lstsq(A, b)[0]
+            _PARTS[id(fn), key] = (fn, CallInfo(fn.__name__, None, "float", select=part,
+                                                **fields))
     for fn, select in ((np.linalg.solve, solve), (np.linalg.inv, inv), (np.linalg.det, det),
                        (np.linalg.cholesky, cholesky), (np.diag, diag)):
         add(fn, CallInfo(fn.__name__, None, "float", select=select))
@@ -283,6 +294,17 @@ ARRAY_OF_LIST = CallInfo("array", None, "float", select=stack, sequence=True)
 # The parts of `np.linalg.slogdet(A)` (desugar unpacks `s, ld = np.linalg.slogdet(A)`)
 SLOGDET_PARTS = {"logabsdet": CallInfo("logabsdet", None, "float", select=logabsdet),
                  "sign": CallInfo("sign", None, "float", select=sign_of_det)}
+
+
+def lookup_part(obj, key) -> CallInfo | None:
+    """The rule of part `key` (an attribute name or an index) of the tuple a call of `obj`
+    returns, or None.
+
+    >>> lookup_part(np.linalg.eigh, "eigenvalues").name
+    'eigh'
+    """
+    entry = _PARTS.get((id(obj), key))
+    return entry[1] if entry is not None and entry[0] is obj else None
 
 
 def lookup_method(attr: str) -> CallInfo | None:

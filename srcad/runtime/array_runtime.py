@@ -17,6 +17,14 @@ from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls 
     stacked_cholesky_adjoint,
     stacked_cholesky_tangent,
 )
+from srcad.runtime.spectral_runtime import (  # noqa: F401 - generated code calls them too
+    cond_adjoint,
+    cond_tangent,
+    eigh_adjoint,
+    eigh_tangent,
+    svd_adjoint,
+    svd_tangent,
+)
 
 
 def unbroadcast(g, shape):
