@@ -20,6 +20,18 @@ import jax.numpy as jnp  # noqa: E402
 import jax.scipy.linalg  # noqa: E402
 
 CASES = cases.CASES
+# one fast case per family in `make test` (a contraction, a stack, a decomposition,
+# scipy.linalg); the rest run in `make test-all`
+SMOKE = {'np.einsum("ij,jk", x0, x1)', "np.linalg.solve(x0, x1)", "np.linalg.eigh(x0)[0]",
+         "scipy.linalg.solve_triangular(x0, x1, lower=True)"}
+
+
+SMOKE_IDS = {next(c["id"] for c in CASES if c["call"] == call) for call in SMOKE}
+
+
+def _params(selected):
+    return [pytest.param(c, id=c["id"], marks=() if c["id"] in SMOKE_IDS else pytest.mark.slow)
+            for c in selected]
 JAX_NAMES = {"np": jnp, "scipy": types.SimpleNamespace(linalg=jax.scipy.linalg)}
 
 
@@ -27,7 +39,7 @@ def _duplicated(values):
     return [srcad.Duplicated(v.copy(), np.zeros_like(v)) for v in values]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+@pytest.mark.parametrize("case", _params(CASES))
 def test_rule_agrees_with_finite_differences_in_every_mode(case):
     f = cases.function_of(case)
     check_grads(f, *_duplicated(cases.arguments(case)), rtol=1e-5)
@@ -41,7 +53,7 @@ def _symmetrized(case, k, g):
 JAX_CASES = [c for c in CASES if c["jax"]]
 
 
-@pytest.mark.parametrize("case", JAX_CASES, ids=[c["id"] for c in JAX_CASES])
+@pytest.mark.parametrize("case", _params(JAX_CASES))
 def test_rule_agrees_with_jax_in_reverse_and_forward(case):
     args = cases.arguments(case, seed=1)
     argnums = tuple(range(len(args)))
