@@ -140,3 +140,23 @@ def test_what_srcad_does_not_follow_is_refused_by_name():
     with pytest.raises(srcad.SrcadError, match=r"full_matrices=True of a matrix that is not "
                        r"square is not defined"):
         srcad.gradient(full_svd_vectors, np.ones((3, 2)))
+
+
+def vdot_of(a):
+    return np.vdot(a, a)
+
+
+def stacked_inverse(a):
+    return np.sum(np.linalg.inv(a))
+
+
+def test_numba_refuses_the_new_array_rules_by_name():
+    with pytest.raises(srcad.SrcadError, match=r"`np.vdot\(a, a\)`\) are not supported in the "
+                       r"numba backend"):
+        srcad.gradient(vdot_of, np.ones(3), backend="numba")
+
+
+@pytest.mark.slow
+def test_numba_refuses_a_stack_of_matrices_by_name():
+    with pytest.raises(srcad.SrcadError, match=r"numba has no `inv` for these operands"):
+        srcad.gradient(stacked_inverse, np.ones((2, 3, 3)) + np.eye(3), backend="numba")
