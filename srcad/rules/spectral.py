@@ -1,5 +1,5 @@
 """Spectral decompositions and what is built on them: np.linalg.eigh and eigvalsh (UPLO=),
-svd (full_matrices=, compute_uv=), pinv and cond (p=None, 2), on matrices
+svd (full_matrices=, compute_uv=), qr, pinv and cond (p=None, 2), on matrices
 and stacks of them (eigh, eigvalsh, svd).
 
 A decomposition returns a tuple; each part a program reads is its own primitive:
@@ -13,6 +13,7 @@ A decomposition returns a tuple; each part a program reads is its own primitive:
 | eigh(A).eigenvectors          | V (F * (V^T dA V))            | V (F * (V^T g)) V^T, the same |
 | svd(A).S, compute_uv=False    | diag(U^T dA V)                | U diag(g) V^T                 |
 | svd(A).U, .Vh                 | Townsend's formulas           | their transposes              |
+| qr(A).Q, .R (rows >= columns) | dQ = Q (D - C) + X, dR = (C - D) R | their transposes         |
 | pinv(A) (P)                   | -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P      |
 | cond(A) (s[0] / s[-1])        | (ds[0] - ans ds[-1]) / s[-1]  | the transpose                 |
 
@@ -102,6 +103,27 @@ def eigh(ranks, keywords):
                      "(np.linalg.eigh(A)[0])")
 
 
+def _qr_part(part):
+    """A `select` for part `part` (Q 0, R 1) of np.linalg.qr(A), mode='reduced'."""
+    def select(ranks, keywords):
+        _matrix("qr", ranks)
+        if keywords.get("mode", "reduced") != "reduced":
+            raise SrcadError(f"np.linalg.qr with mode={keywords['mode']!r}", construct="qr",
+                             hint="srcad differentiates mode='reduced' (the default)")
+        shape = "x_shape[:-1] + (min(x_shape[-2:]),)" if part == 0 else \
+            "x_shape[:-2] + (min(x_shape[-2:]), x_shape[-1])"
+        return linear(("Q", "R")[part], "x", (f"qr_tangent(x, g, {part})",
+                                              f"qr_adjoint(x, g, {part})"),
+                      shape=shape, rank=ranks[0])
+    return select
+
+
+def qr(ranks, keywords):
+    """np.linalg.qr(A) whole: a tuple, read by its parts."""
+    raise SrcadError("np.linalg.qr's tuple used whole", construct="qr",
+                     hint="unpack it (Q, R = np.linalg.qr(A)) or index it")
+
+
 _P = "np.linalg.pinv(x)"
 _I_M, _I_N = "np.eye(x_shape[0])", "np.eye(x_shape[1])"
 
@@ -147,8 +169,11 @@ ENTRIES = [
     (np.linalg.svd, svd, ("full_matrices", "compute_uv", "hermitian"), 1,
      {"U": _svd_part(0), 0: _svd_part(0), "S": _svd_part(1), 1: _svd_part(1),
       "Vh": _svd_part(2), 2: _svd_part(2)}),
+    (np.linalg.qr, qr, ("mode",), 1, {"Q": _qr_part(0), 0: _qr_part(0), "R": _qr_part(1),
+                                      1: _qr_part(1)}),
     (np.linalg.pinv, pinv, ("rcond", "hermitian"), 1, {}),
     (np.linalg.cond, cond, ("p",), 1, {}),
 ]
 # the parts of a tuple a program unpacks (`w, v = np.linalg.eigh(A)`: desugar.py)
-FIELDS = {np.linalg.eigh: ("eigenvalues", "eigenvectors"), np.linalg.svd: ("U", "S", "Vh")}
+FIELDS = {np.linalg.eigh: ("eigenvalues", "eigenvectors"), np.linalg.svd: ("U", "S", "Vh"),
+          np.linalg.qr: ("Q", "R")}

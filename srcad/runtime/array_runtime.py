@@ -22,6 +22,8 @@ from srcad.runtime.spectral_runtime import (  # noqa: F401 - generated code call
     cond_tangent,
     eigh_adjoint,
     eigh_tangent,
+    qr_adjoint,
+    qr_tangent,
     svd_adjoint,
     svd_tangent,
 )

@@ -31,7 +31,7 @@ ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_
                        "matrix_power_tangent", "matrix_power_adjoint",
                        "stacked_cholesky_tangent", "stacked_cholesky_adjoint",
                        "eigh_tangent", "eigh_adjoint", "svd_tangent", "svd_adjoint",
-                       "cond_tangent", "cond_adjoint")
+                       "cond_tangent", "cond_adjoint", "qr_tangent", "qr_adjoint")
 # srcad/runtime/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/build/running.py, srcad/runtime/checkpointing.py,
 # srcad/runtime/array_runtime.py)

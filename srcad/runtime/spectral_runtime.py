@@ -133,3 +133,41 @@ def cond_adjoint(a, g, ans):
     seed[..., 0] = g / s[..., -1]
     seed[..., -1] -= g * ans / s[..., -1]
     return svd_adjoint(a, seed, False, 1)
+
+
+def _qr(a):
+    m, n = np.shape(a)[-2:]
+    if m < n:
+        raise ValueError("the derivative of np.linalg.qr of a matrix with fewer rows than "
+                         "columns is not defined by srcad (nor by JAX): its R is not "
+                         "square")
+    return np.linalg.qr(a)
+
+
+def _right_inverse(x, r):
+    """x r^-1, r upper triangular (stacks too)."""
+    return _t(np.linalg.solve(_t(r), _t(x)))
+
+
+def qr_tangent(a, da, part):
+    """The tangent of `np.linalg.qr(a)[part]` (Q 0, R 1; rows >= columns): with
+    X = da R^-1, C = Q^T X and D = tril(C, -1) - tril(C, -1)^T,
+    dQ = Q (D - C) + X and dR = (C - D) R."""
+    q, r = _qr(a)
+    x = _right_inverse(da, r)
+    c = _t(q) @ x
+    lower = np.tril(c, -1)
+    d = lower - _t(lower)
+    return q @ (d - c) + x if part == 0 else (c - d) @ r
+
+
+def qr_adjoint(a, g, part):
+    """The adjoint of a for the seed g of `np.linalg.qr(a)[part]` (the tangent's transpose)."""
+    q, r = _qr(a)
+    if part == 0:
+        h = _t(q) @ g
+        x_bar = g + q @ (np.tril(h - _t(h), -1) - h)
+    else:
+        k = g @ _t(r)
+        x_bar = q @ (k - np.tril(k - _t(k), -1))
+    return _t(np.linalg.solve(r, _t(x_bar)))  # x_bar r^-T
