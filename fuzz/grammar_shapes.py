@@ -39,7 +39,8 @@ SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names",
           "numpy-semantics",  # with `--arrays` (fuzz/grammar_numpy_semantics.py)
           "literal-arguments",  # --arrays only (fuzz/grammar_literal_arguments.py)
           "written-results",  # --arrays only (fuzz/grammar_written_results.py)
-          "library")  # library: array programs only, `--arrays` (fuzz/grammar_library.py)
+          "library",  # library: array programs only, `--arrays` (fuzz/grammar_library.py)
+          "linalg")  # linalg: `--arrays` only (fuzz/grammar_linalg.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.

@@ -255,6 +255,9 @@ def _stack_syntax(tree, generated: bool) -> set:
         if isinstance(node, gast.Call) and node.args and isinstance(node.args[0], gast.List) \
                 and _called_name(node.func) in _LIST_TAKING:
             allowed.add(id(node.args[0]))  # np.stack([a, b]), np.array([a, b * c])
+        if isinstance(node, gast.Call) and _called_name(node.func) == "tensordot":
+            allowed.update(id(n) for a in node.args[2:] + [k.value for k in node.keywords]
+                           for n in gast.walk(a) if isinstance(n, gast.List))  # axes=([1], [0])
         if _is_empty_reduction_raise(node):  # lowered max()/min() of a comprehension
             allowed.update(id(n) for n in gast.walk(node))
         if isinstance(node, gast.Subscript):
@@ -267,7 +270,8 @@ def _stack_syntax(tree, generated: bool) -> set:
 # NumPy functions whose first argument may be a list literal (checked again by the rule table,
 # which knows the function object)
 _LIST_TAKING = {"concatenate", "stack", "hstack", "vstack", "column_stack", "array",
-                "fsum", "prod", "fmean"}  # math.fsum([a, b]), math.prod, statistics.fmean
+                "fsum", "prod", "fmean",  # math.fsum([a, b]), math.prod, statistics.fmean
+                "multi_dot"}  # np.linalg.multi_dot([a, b, c])
 
 
 def _called_name(func) -> str | None:

@@ -42,11 +42,14 @@ def array_call(norm, node) -> ArrayCall | None:
             and resolve_callee(norm.parsed, node.value.func, norm.extra_names) \
             is np.linalg.slogdet:  # `s, ld = np.linalg.slogdet(A)`, unpacked by desugar
         return ArrayCall(R.table.SLOGDET_PARTS[node.attr], list(node.value.args), {})
+    info = None
+    part = _part(norm, node)  # np.linalg.eigh(A).eigenvectors, np.linalg.svd(A)[1]
+    if part is not None:
+        info, node = part
     if not isinstance(node, gast.Call):
         return None
     func, args = node.func, list(node.args)
-    info = None
-    if isinstance(func, gast.Attribute) and not _is_module(norm, func.value):
+    if info is None and isinstance(func, gast.Attribute) and not _is_module(norm, func.value):
         info = R.lookup_method(func.attr)
         args = [func.value] + args
     if info is None:
@@ -64,8 +67,11 @@ def array_call(norm, node) -> ArrayCall | None:
                                 f"np.{info.name}([a, b])")
     if info.shape_arguments and len(args) == 2 and isinstance(args[1], gast.Tuple):
         args = [args[0]] + list(args[1].elts)  # x.reshape((n, m)) is x.reshape(n, m)
-    count = 1 if info.keywords else len(args)
     keywords, operand_keywords = {}, []
+    for name, value in zip(info.leading, args):  # np.einsum("ij,jk", a, b): literals first
+        keywords[name] = _literal(norm, node, info.name, name, value)
+    args = args[len(info.leading):]
+    count = len(args) if not info.keywords or info.operand_count < 0 else info.operand_count
     for name, value in list(zip(info.keywords, args[count:])) + \
             [(k.arg, k.value) for k in node.keywords]:
         if name not in info.keywords:
@@ -77,9 +83,28 @@ def array_call(norm, node) -> ArrayCall | None:
                 operand_keywords.append(value)
             continue
         keywords[name] = _literal(norm, node, info.name, name, value)
+    if part is None and info.result == "other" and keywords.get("compute_uv", True):
+        return None  # a tuple (np.linalg.eigh(A)): its parts are the primitives
     if info.sequence:  # np.stack([a, b], axis=1): the listed values are the operands
         return ArrayCall(info, list(args[0].elts), keywords)
     return ArrayCall(info, args[:count] + operand_keywords, keywords)
+
+
+def _part(norm, node):
+    """(the part's facts, the call) for a part of the tuple a decomposition returns."""
+    if isinstance(node, gast.Attribute):
+        key = node.attr
+    elif isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant) \
+            and type(node.slice.value) is int:
+        key = node.slice.value
+    else:
+        return None
+    if not isinstance(node.value, gast.Call) or not isinstance(node.value.func,
+                                                               (gast.Name, gast.Attribute)):
+        return None
+    info = R.table.lookup_part(resolve_callee(norm.parsed, node.value.func, norm.extra_names),
+                               key)
+    return None if info is None else (info, node.value)
 
 
 def select_rule(norm, node, call: ArrayCall, ranks) -> R.Rule:
@@ -120,7 +145,7 @@ def _literal(norm, node, fname, name, value):
 def _evaluate(value):
     if isinstance(value, gast.Constant):
         return value.value
-    if isinstance(value, gast.Tuple):
+    if isinstance(value, (gast.Tuple, gast.List)):  # axes=([1], [0]) as tuples
         return tuple(_evaluate(e) for e in value.elts)
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
         return -_evaluate(value.operand)

@@ -254,7 +254,7 @@ class Types(TypeRefusals):
             if obj in (sum, max, min) and len(kinds) == 1 and ranks == [1]:
                 return FLOAT  # sum(w) of a 1-D array (a constant: else refused) is a number
             return Array(max(ranks), True) if ranks else FLOAT
-        if info.name == "slogdet":  # a pair: only its parts `.sign`, `.logabsdet` are values
+        if info.result == "other":  # a tuple (slogdet, eigh, svd): only its parts are values
             return OTHER
         arrays = [t for t in map(self.of, e.args) if isinstance(t, Array)]
         if arrays and info.arrays == ELEMENTWISE:

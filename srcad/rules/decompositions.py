@@ -14,6 +14,9 @@ y: the right-hand side b, ans: the result).
 | np.diag(v) (v: 1-D)   | np.diag(dv)                         | np.diag(g)                      |
 | np.diag(A) (A: 2-D)   | np.diag(dA)                         | g on the diagonal of zeros      |
 
+Stacks of matrices (rank above 2) take the same formulas with each matrix's transpose
+(np.swapaxes(., -1, -2)); a stack's adjoint is summed over the axes broadcasting added.
+
 `s, ld = np.linalg.slogdet(A)` is unpacked (transform/normalize/desugar.py) into the attributes
 `np.linalg.slogdet(A).sign` (no derivative) and `.logabsdet`. np.linalg.cholesky reads only
 the lower triangle of A, so its adjoint is zero above the diagonal: the derivative of what
@@ -25,44 +28,73 @@ from __future__ import annotations
 from srcad.errors import SrcadError
 from srcad.rules import linear
 
+_T = "np.swapaxes({}, -1, -2)"  # the transpose of each matrix of a stack
+
 
 def _square(name, ranks):
-    if ranks[0] != 2:
+    if ranks[0] < 2:
         raise SrcadError(f"np.linalg.{name} of an array of rank {ranks[0]}", construct=name,
-                         hint=f"srcad differentiates np.linalg.{name} of one square matrix "
-                         "(no stacks of matrices)")
+                         hint=f"np.linalg.{name} takes a square matrix or a stack of them")
+    return ranks[0] > 2  # a stack of matrices
 
 
 def solve(ranks, keywords):
-    """np.linalg.solve(A, b) with b a vector or a matrix of right-hand sides."""
-    _square("solve", ranks)
-    if ranks[1] not in (1, 2):
-        raise SrcadError(f"np.linalg.solve with a right-hand side of rank {ranks[1]}",
+    """np.linalg.solve(A, b) with b a vector or a matrix of right-hand sides, or stacks of
+    them (NumPy 2: b is a vector only when it has rank 1)."""
+    stacked = _square("solve", ranks) or ranks[1] > 2
+    if ranks[1] < 1:
+        raise SrcadError("np.linalg.solve with a number as right-hand side",
                          construct="solve", hint="the right-hand side is a vector or a matrix")
-    x_bar = "-np.outer(np.linalg.solve(x.T, g), ans)" if ranks[1] == 1 else \
-        "-(np.linalg.solve(x.T, g) @ ans.T)"
-    return linear("solve", "x y", ("-np.linalg.solve(x, g @ ans)", x_bar),
-                  ("np.linalg.solve(x, g)", "np.linalg.solve(x.T, g)"),
-                  shape="y_shape", rank=ranks[1])
+    if not stacked:
+        x_bar = "-np.outer(np.linalg.solve(x.T, g), ans)" if ranks[1] == 1 else \
+            "-(np.linalg.solve(x.T, g) @ ans.T)"
+        return linear("solve", "x y", ("-np.linalg.solve(x, g @ ans)", x_bar),
+                      ("np.linalg.solve(x, g)", "np.linalg.solve(x.T, g)"),
+                      shape="y_shape", rank=ranks[1])
+    x_t = _T.format("x")
+    if ranks[1] == 1:  # one vector for every matrix of the stack
+        b_bar = f"np.linalg.solve({x_t}, g[..., None])[..., 0]"
+        return linear("solve", "x y", ("-np.linalg.solve(x, g @ ans[..., None])[..., 0]",
+                                       f"-({b_bar}[..., :, None] * ans[..., None, :])"),
+                      ("np.linalg.solve(x, g)", f"unbroadcast({b_bar}, y_shape)"),
+                      shape="x_shape[:-1]", rank=ranks[0] - 1)
+    b_bar = f"np.linalg.solve({x_t}, g)"
+    return linear("solve", "x y", ("-np.linalg.solve(x, g @ ans)",
+                                   f"unbroadcast(-({b_bar} @ {_T.format('ans')}), x_shape)"),
+                  ("np.linalg.solve(x, g)", f"unbroadcast({b_bar}, y_shape)"),
+                  shape="np.broadcast_shapes(x_shape[:-2], y_shape[:-2]) + y_shape[-2:]",
+                  rank=max(ranks))
 
 
 def inv(ranks, keywords):
-    """np.linalg.inv(A)."""
-    _square("inv", ranks)
+    """np.linalg.inv(A), also of a stack of matrices."""
+    if _square("inv", ranks):
+        ans_t = _T.format("ans")
+        return linear("inv", "x", ("-(ans @ g @ ans)", f"-({ans_t} @ g @ {ans_t})"),
+                      shape="x_shape", rank=ranks[0])
     return linear("inv", "x", ("-(ans @ g @ ans)", "-(ans.T @ g @ ans.T)"),
                   shape="x_shape", rank=2)
 
 
 def det(ranks, keywords):
-    """np.linalg.det(A)."""
-    _square("det", ranks)
+    """np.linalg.det(A), also of a stack of matrices."""
+    if _square("det", ranks):
+        return linear("det", "x", (f"ans * {_TRACE_OF_SOLVE}",
+                                   f"(g * ans)[..., None, None] * {_INV_T}"),
+                      shape="x_shape[:-2]", rank=ranks[0] - 2)
     return linear("det", "x", ("ans * np.trace(np.linalg.solve(x, g))",
                                "g * ans * np.linalg.inv(x).T"), shape="()", rank=0)
 
 
+_TRACE_OF_SOLVE = "np.trace(np.linalg.solve(x, g), axis1=-2, axis2=-1)"
+_INV_T = "np.swapaxes(np.linalg.inv(x), -1, -2)"
+
+
 def logabsdet(ranks, keywords):
     """np.linalg.slogdet(A).logabsdet, the log of |det A|."""
-    _square("slogdet", ranks)
+    if _square("slogdet", ranks):
+        return linear("logabsdet", "x", (_TRACE_OF_SOLVE, f"g[..., None, None] * {_INV_T}"),
+                      shape="x_shape[:-2]", rank=ranks[0] - 2)
     return linear("logabsdet", "x", ("np.trace(np.linalg.solve(x, g))",
                                      "g * np.linalg.inv(x).T"), shape="()", rank=0)
 
@@ -70,12 +102,15 @@ def logabsdet(ranks, keywords):
 def sign_of_det(ranks, keywords):
     """np.linalg.slogdet(A).sign: piecewise constant, no derivative."""
     _square("slogdet", ranks)
-    return linear("sign", "x", (None, None), shape="()", rank=0)
+    return linear("sign", "x", (None, None), shape="x_shape[:-2]", rank=ranks[0] - 2)
 
 
 def cholesky(ranks, keywords):
-    """np.linalg.cholesky(A), the lower factor L of A = L L^T."""
-    _square("cholesky", ranks)
+    """np.linalg.cholesky(A), the lower factor L of A = L L^T (also of a stack)."""
+    if _square("cholesky", ranks):
+        return linear("cholesky", "x", ("stacked_cholesky_tangent(ans, g)",
+                                        "stacked_cholesky_adjoint(ans, g)"),
+                      shape="x_shape", rank=ranks[0])
     return linear("cholesky", "x", ("cholesky_tangent(ans, g)", "cholesky_adjoint(ans, g)"),
                   shape="x_shape", rank=2)
 

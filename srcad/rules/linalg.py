@@ -9,14 +9,17 @@ other operand's value, and the adjoint is its transpose; one rule per pair of ra
 | 1, 2         | g @ y, x @ g        | y @ g, np.outer(x, g)      | y.shape[1:]            |
 | 2, 2         | g @ y, x @ g        | g @ y.T, x.T @ g           | x.shape[:1] + y.shape[1:] |
 
+Stacks of matrices (a rank above 2) are einsum contractions (srcad/rules/einsum.py).
 np.outer(x, y) of vectors: adjoints g @ y, x @ g; np.inner of vectors is np.dot; np.trace(A):
 tangent np.trace(g), adjoint g * np.eye(n, m).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from srcad.errors import SrcadError
-from srcad.rules import MUL, linear
+from srcad.rules import MUL, einsum, linear
 
 _MATMUL = {
     (1, 1): (("g * y", "x * g"), "()", 0),
@@ -32,6 +35,8 @@ def matmul(name):
     def select(ranks, keywords):
         if name == "dot" and 0 in ranks:
             return MUL
+        if tuple(ranks) not in _MATMUL and 0 not in ranks:  # a stack of matrices
+            return einsum.stacked_matmul(name, ranks)
         if tuple(ranks) not in _MATMUL:
             raise SrcadError(f"{name} of operands of ranks {tuple(ranks)}", construct=name,
                              hint="srcad differentiates products of vectors and matrices "
@@ -50,20 +55,89 @@ def transpose(ranks, keywords):
 
 
 def outer(ranks, keywords):
-    """np.outer(x, y) of two vectors."""
-    if tuple(ranks) != (1, 1):
-        raise SrcadError(f"np.outer of operands of ranks {tuple(ranks)}", construct="outer",
-                         hint="srcad differentiates np.outer of two vectors")
-    return linear("outer", "x y", ("np.outer(g, y)", "g @ y"), ("np.outer(x, g)", "x @ g"),
-                  shape="x_shape + y_shape", rank=2)
+    """np.outer(x, y): of the arrays flattened."""
+    if tuple(ranks) == (1, 1):
+        return linear("outer", "x y", ("np.outer(g, y)", "g @ y"), ("np.outer(x, g)", "x @ g"),
+                      shape="x_shape + y_shape", rank=2)
+    return linear("outer", "x y", ("np.outer(g, y)", "np.reshape(g @ np.ravel(y), x_shape)"),
+                  ("np.outer(x, g)", "np.reshape(np.ravel(x) @ g, y_shape)"),
+                  shape="(math.prod(x_shape), math.prod(y_shape))", rank=2)
 
 
 def inner(ranks, keywords):
-    """np.inner(x, y) of two vectors (np.dot)."""
+    """np.inner(x, y): of two vectors np.dot, of arrays a contraction of the last axes."""
     if tuple(ranks) != (1, 1):
-        raise SrcadError(f"np.inner of operands of ranks {tuple(ranks)}", construct="inner",
-                         hint="srcad differentiates np.inner of two vectors")
+        return einsum.inner(ranks, keywords)
     return matmul("inner")(ranks, keywords)
+
+
+def vdot(ranks, keywords):
+    """np.vdot(x, y): the sum of the products of the arrays flattened (real arrays)."""
+    return linear("vdot", "x y", ("np.vdot(g, y)", "np.reshape(g * np.ravel(y), x_shape)"),
+                  ("np.vdot(x, g)", "np.reshape(g * np.ravel(x), y_shape)"), shape="()", rank=0)
+
+
+def cross(ranks, keywords):
+    """np.cross(x, y) of 3-vectors along the last axis (stacks broadcast): <g, x × y> is
+    <x, y × g> and <y, g × x>."""
+    if 0 in ranks:
+        raise SrcadError("np.cross of a number", construct="cross",
+                         hint="np.cross takes vectors of length 3")
+    return linear("cross", "x y", ("np.cross(g, y)", "unbroadcast(np.cross(y, g), x_shape)"),
+                  ("np.cross(x, g)", "unbroadcast(np.cross(g, x), y_shape)"),
+                  shape="np.broadcast_shapes(x_shape, y_shape)", rank=max(ranks))
+
+
+# np.kron(x, y) of equal ranks: (the seed split into (x axis, y axis) pairs, its contraction
+# with y onto x's axes, the same onto y's axes)
+_KRON = {
+    1: ("np.reshape(g, (x_shape[0], y_shape[0]))", "ik,k->i", "ik,i->k"),
+    2: ("np.reshape(g, (x_shape[0], y_shape[0], x_shape[1], y_shape[1]))", "ikjl,kl->ij",
+        "ikjl,ij->kl"),
+}
+
+
+def kron(ranks, keywords):
+    """np.kron(x, y) of two vectors or two matrices."""
+    if ranks[0] != ranks[1] or ranks[0] not in _KRON:
+        raise SrcadError(f"np.kron of operands of ranks {tuple(ranks)}", construct="kron",
+                         hint="srcad differentiates np.kron of two vectors or two matrices")
+    split, to_x, to_y = _KRON[ranks[0]]
+    shape = " + ".join(f"(x_shape[{i}] * y_shape[{i}],)" for i in range(ranks[0]))
+    return linear("kron", "x y", ("np.kron(g, y)", f"np.einsum('{to_x}', {split}, y)"),
+                  ("np.kron(x, g)", f"np.einsum('{to_y}', {split}, x)"), shape=shape,
+                  rank=ranks[0])
+
+
+def matrix_power(ranks, keywords):
+    """np.linalg.matrix_power(A, n), n a literal int (negative: powers of the inverse);
+    stacks of matrices too."""
+    n = keywords.get("n")
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise SrcadError("np.linalg.matrix_power with a power that is not an int written in "
+                         "the call", construct="matrix_power", hint="write n as a literal int")
+    if ranks[0] < 2:
+        raise SrcadError(f"np.linalg.matrix_power of an array of rank {ranks[0]}",
+                         construct="matrix_power", hint="it takes a square matrix")
+    return linear("matrix_power", "x", (f"matrix_power_tangent(x, g, {n})",
+                                        f"matrix_power_adjoint(x, g, {n})"),
+                  shape="x_shape", rank=ranks[0])
+
+
+def multi_dot(ranks, keywords):
+    """np.linalg.multi_dot([x0, x1, ...]): matrices, the first and last may be vectors."""
+    if len(ranks) < 2 or any(r != 2 for r in ranks[1:-1]) or not {ranks[0], ranks[-1]} <= {1, 2}:
+        raise SrcadError(f"np.linalg.multi_dot of arrays of ranks {tuple(ranks)}",
+                         construct="multi_dot", hint="matrices, the first and last may be "
+                         "vectors")
+    letters = "abcdefghijklmnopqrstuvwxyz"[:len(ranks) + 1]
+    parts = [letters[k:k + 2] for k in range(len(ranks))]
+    if ranks[0] == 1:
+        parts[0] = parts[0][1]
+    if ranks[-1] == 1:
+        parts[-1] = parts[-1][0]
+    output = (letters[0] if ranks[0] == 2 else "") + (letters[-1] if ranks[-1] == 2 else "")
+    return einsum.contraction("multi_dot", f"{','.join(parts)}->{output}", ranks)
 
 
 def trace(ranks, keywords):
@@ -73,3 +147,20 @@ def trace(ranks, keywords):
                          hint="srcad differentiates np.trace of a matrix")
     return linear("trace", "x", ("np.trace(g)", "g * np.eye(x_shape[0], x_shape[1])"),
                   shape="()", rank=0)
+_NUMBA = "numba has no `{name}`: srcad differentiates it on the python backend"
+
+# what the rule table adds for this family: (function, select, the CallInfo's other fields)
+ENTRIES = [
+    (np.einsum, einsum.einsum, {"leading": ("subscripts",), "keywords": ("optimize",),
+                                "operand_count": -1,
+                                "numba_refusal": _NUMBA.format(name="np.einsum")}),
+    (np.tensordot, einsum.tensordot, {"keywords": ("axes",), "operand_count": 2,
+                                      "numba_refusal": _NUMBA.format(name="np.tensordot")}),
+    (np.kron, kron, {"numba_refusal": _NUMBA.format(name="np.kron")}),
+    (np.cross, cross, {}),
+    (np.vdot, vdot, {}),
+    (np.linalg.matrix_power, matrix_power, {
+        "keywords": ("n",), "numba_refusal": _NUMBA.format(name="np.linalg.matrix_power")}),
+    (np.linalg.multi_dot, multi_dot, {
+        "sequence": True, "numba_refusal": _NUMBA.format(name="np.linalg.multi_dot")}),
+]

@@ -23,7 +23,7 @@ import numpy as np
 
 from srcad import rules as _r
 from srcad.errors import SrcadError
-from srcad.rules import math_functions
+from srcad.rules import linalg, math_functions, spectral
 from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
 from srcad.rules.decompositions import (
     cholesky,
@@ -117,6 +117,11 @@ class CallInfo:
     numba_refusal: object = ""
     forward_refusal: str = ""
     operand_keywords: tuple = ()  # keywords whose values are operands (logsumexp's b=)
+    leading: tuple = ()  # literal arguments before the operands (einsum's subscripts)
+    operand_count: int = 1  # positional operands before the `keywords` (-1: all of them)
+
+
+_PARTS: dict = {}  # (id(function), part): (function, CallInfo): spectral.ENTRIES' parts
 
 
 def _build() -> dict[int, CallInfo]:
@@ -158,6 +163,16 @@ def _build() -> dict[int, CallInfo]:
     add(np.outer, CallInfo("outer", None, "float", select=outer))
     add(np.inner, CallInfo("inner", None, "float", select=inner))
     add(np.trace, CallInfo("trace", None, "float", select=trace))
+    for fn, select, fields in linalg.ENTRIES:  # einsum, tensordot, kron, ...
+        add(fn, CallInfo(fn.__name__, None, "float", select=select, **fields))
+    for fn, select, keywords, count, parts in spectral.ENTRIES:  # eigh, svd, pinv, ...
+        fields = {"keywords": keywords, "operand_count": count, "numba_refusal":
+                  spectral.NUMBA_REFUSAL.format(name=f"np.linalg.{fn.__name__}")}
+        add(fn, CallInfo(fn.__name__, None, "other" if parts else "float", select=select,
+                         **fields))
+        for key, part in parts.items():  # np.linalg.eigh(A).eigenvectors, lstsq(A, b)[0]
+            _PARTS[id(fn), key] = (fn, CallInfo(fn.__name__, None, "float", select=part,
+                                                **fields))
     for fn, select in ((np.linalg.solve, solve), (np.linalg.inv, inv), (np.linalg.det, det),
                        (np.linalg.cholesky, cholesky), (np.diag, diag)):
         add(fn, CallInfo(fn.__name__, None, "float", select=select))
@@ -288,6 +303,17 @@ SLOGDET_PARTS = {"logabsdet": CallInfo("logabsdet", None, "float", select=logabs
                  "sign": CallInfo("sign", None, "float", select=sign_of_det)}
 
 
+def lookup_part(obj, key) -> CallInfo | None:
+    """The rule of part `key` (an attribute name or an index) of the tuple a call of `obj`
+    returns, or None.
+
+    >>> lookup_part(np.linalg.eigh, "eigenvalues").name
+    'eigh'
+    """
+    entry = _PARTS.get((id(obj), key))
+    return entry[1] if entry is not None and entry[0] is obj else None
+
+
 def lookup_method(attr: str) -> CallInfo | None:
     """The call an array method stands for (`x.sum()`), or None.
 
@@ -308,7 +334,7 @@ def lookup_call(obj) -> CallInfo | None:
         entry = _TABLE.get(id(obj))
     except TypeError:
         return None
-    if entry is None and _library_rules_wanted(obj):
+    if entry is None and (_library_rules_wanted(obj) | _scipy_linalg_wanted()):
         entry = _TABLE.get(id(obj))
     if entry is None or entry[0] is not obj:
         return None
@@ -345,6 +371,25 @@ def _library_rules_wanted(obj) -> bool:
         register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
                               operand_keywords=operand_keywords, numba_refusal=refusal))
     return True
+
+
+def _scipy_linalg_wanted() -> bool:
+    """Add scipy.linalg's family now if the user's code has imported it; were they added?"""
+    if _scipy_linalg_loaded or "scipy.linalg" not in sys.modules:
+        return False
+    _scipy_linalg_loaded.append(True)
+    try:  # imported here, not at the top: only when wanted
+        family = importlib.import_module("srcad.rules.scipy_linalg")
+    except ImportError:
+        return False
+    for fn, select, keywords, count in family.SHAPED:
+        register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
+                              operand_count=count, numba_refusal=family.NUMBA_REFUSAL.format(
+                                  name=f"scipy.linalg.{fn.__name__}")))
+    return True
+
+
+_scipy_linalg_loaded: list = []
 
 
 def register(obj, info: CallInfo) -> None:

@@ -10,6 +10,23 @@ from __future__ import annotations
 import numpy as np
 
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
+from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls them too
+    einsum_adjoint,
+    matrix_power_adjoint,
+    matrix_power_tangent,
+    stacked_cholesky_adjoint,
+    stacked_cholesky_tangent,
+)
+from srcad.runtime.spectral_runtime import (  # noqa: F401 - generated code calls them too
+    cond_adjoint,
+    cond_tangent,
+    eigh_adjoint,
+    eigh_tangent,
+    qr_adjoint,
+    qr_tangent,
+    svd_adjoint,
+    svd_tangent,
+)
 
 
 def unbroadcast(g, shape):

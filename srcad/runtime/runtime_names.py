@@ -27,7 +27,11 @@ import numpy as np
 # (and what a loop raises when an array it carries changes shape: reverse/shape_guards.py)
 ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_tangent",
                        "cholesky_adjoint", "view_element", "view_size", "view_start",
-                       "LoopShapeError", "grown")
+                       "LoopShapeError", "grown", "einsum_adjoint",
+                       "matrix_power_tangent", "matrix_power_adjoint",
+                       "stacked_cholesky_tangent", "stacked_cholesky_adjoint",
+                       "eigh_tangent", "eigh_adjoint", "svd_tangent", "svd_adjoint",
+                       "cond_tangent", "cond_adjoint", "qr_tangent", "qr_adjoint")
 # srcad/runtime/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/build/running.py, srcad/runtime/checkpointing.py,
 # srcad/runtime/array_runtime.py)

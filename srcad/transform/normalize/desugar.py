@@ -11,7 +11,8 @@
 * `a = b = e` becomes two assignments; annotated assignments lose their annotation;
 * `min(a, b, c)` becomes `min(min(a, b), c)` (same for max);
 * `s, ld = np.linalg.slogdet(A)` becomes `s = np.linalg.slogdet(A).sign` and
-  `ld = np.linalg.slogdet(A).logabsdet` (the rule table knows the second as a primitive).
+  `ld = np.linalg.slogdet(A).logabsdet` (the rule table knows the second as a primitive);
+  `w, v = np.linalg.eigh(A)` and `U, S, Vh = np.linalg.svd(A)` the same, by their fields.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction
+from srcad.rules.spectral import FIELDS as TUPLE_FIELDS
 from srcad.transform.names import Namer
 from srcad.transform.simplify import simplify
 
@@ -54,9 +56,17 @@ class Desugar(gast.NodeTransformer):
                 return getattr(base, node.attr, None)
         return None
 
-    def _is_slogdet(self, value) -> bool:
-        return isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
-            and self._resolved(value.func) is np.linalg.slogdet
+    def _tuple_fields(self, value) -> tuple:
+        """The fields of the named tuple a decomposition's call returns, () for another
+        value."""
+        if not isinstance(value, gast.Call):
+            return ()
+        function = self._resolved(value.func)
+        if function is np.linalg.slogdet:
+            return ("sign", "logabsdet") if len(value.args) == 1 and not value.keywords else ()
+        if any(k.arg == "compute_uv" for k in value.keywords):  # maybe no tuple
+            return ()
+        return TUPLE_FIELDS.get(function, ()) if callable(function) else ()
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
@@ -67,6 +77,11 @@ class Desugar(gast.NodeTransformer):
             index = gast.Tuple(elts=[inner.slice, node.slice], ctx=gast.Load())
             index.chained = True  # x[idx][j] is not x[idx, j] for an index array: types.py
             return gast.Subscript(value=inner.value, slice=index, ctx=node.ctx)
+        fields = self._tuple_fields(inner)  # np.linalg.eigh(A)[1] is its .eigenvectors
+        if fields and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int \
+                and -len(fields) <= node.slice.value < len(fields):
+            return gast.copy_location(gast.Attribute(value=inner, attr=fields[node.slice.value],
+                                                     ctx=gast.Load()), node)
         return node
 
     def visit_Call(self, node):
@@ -113,11 +128,12 @@ class Desugar(gast.NodeTransformer):
             out += [gast.copy_location(S.assign(t, S.name(tmp)), origin)
                     for t, tmp in zip(elts, temps)]
             return out
-        if self._is_slogdet(value) and len(elts) == 2:
+        fields = self._tuple_fields(value)
+        if fields and len(elts) == len(fields):
             written = set().union(*(S.stored_names(S.assign(t, S.const(0))) for t in elts))
             if not written & S.loaded_names(value):
                 parts = [gast.Attribute(value=S.clone(value), attr=attr, ctx=gast.Load())
-                         for attr in ("sign", "logabsdet")]
+                         for attr in fields]
                 return [s for t, part in zip(elts, parts)
                         for s in self._assign_one(t, part, origin)]
         if isinstance(value, gast.Attribute) and value.attr == "shape":

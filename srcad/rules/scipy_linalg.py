@@ -1,0 +1,169 @@
+"""scipy.linalg: solve_triangular (lower=, trans=, unit_diagonal=), cholesky (lower=), solve
+(assume_a=, lower=), inv, det and expm; x is the matrix a, y the right-hand side b, ans the
+result. Loaded only once the user's code has imported scipy.linalg (srcad/rules/table.py),
+as scipy.special's family is.
+
+| primitive (result X)          | tangent                        | adjoint (bb: b's adjoint)  |
+|-------------------------------|--------------------------------|----------------------------|
+| solve_triangular(a, b)        | -st(a, op(T(da)) @ X), st(a, db) | T(-op(bb X^T)), st(a^T, g) |
+| cholesky(a, lower=True)       | as np.linalg.cholesky          | the same                   |
+| cholesky(a) (U = L^T)         | the lower rule of a^T, transposed | the same                |
+| solve(a, b, assume_a="gen")   | -solve(a, da @ X), solve(a, db) | -bb X^T, solve(a^T, g)    |
+| solve(..., "sym", "pos")      | da's triangle mirrored         | -bb X^T folded on it       |
+| inv(a), det(a)                | as np.linalg                   | as np.linalg               |
+| expm(a)                       | expm_frechet(a, da)            | expm_frechet(a^T, g)       |
+
+T(m) keeps the triangle SciPy reads (tril for lower=True, triu otherwise, without the
+diagonal for unit_diagonal=True); op is the transpose for trans=1 ("T", "C": real arrays).
+SciPy reads only that triangle of a, so the adjoint is zero off it: the derivative of what
+SciPy computes, also for an a that is not triangular (or symmetric, for assume_a="sym"/"pos").
+numba has no scipy.linalg: each is refused by name on the numba backend.
+"""
+
+from __future__ import annotations
+
+import scipy.linalg
+
+from srcad.errors import SrcadError
+from srcad.rules import linear
+from srcad.rules.decompositions import det as numpy_det
+from srcad.rules.decompositions import inv as numpy_inv
+
+_L = "scipy.linalg."
+NUMBA_REFUSAL = ("numba has no scipy.linalg: `{name}` is differentiated on the python "
+                 "backend")
+
+
+def _refuse_overwrite(name, keywords):
+    for key in ("overwrite_a", "overwrite_b"):
+        if keywords.get(key):
+            raise SrcadError(f"scipy.linalg.{name} with {key}=True", construct=name,
+                             hint=f"leave {key} out: SciPy may overwrite the array, whose "
+                             "value the derivative reads")
+
+
+def _matrix_and_rhs(name, ranks):
+    if ranks[0] != 2 or ranks[1] not in (1, 2):
+        raise SrcadError(f"scipy.linalg.{name} of arrays of ranks {tuple(ranks)}",
+                         construct=name, hint="a square matrix and a vector or matrix of "
+                         "right-hand sides (no stacks)")
+
+
+def _triangle(expr, lower, unit=False) -> str:
+    k = (", -1" if lower else ", 1") if unit else ""
+    return f"np.{'tril' if lower else 'triu'}({expr}{k})"
+
+
+def _outer(left, right, rhs_rank) -> str:
+    """left right^T of two right-hand sides (vectors: np.outer)."""
+    return f"np.outer({left}, {right})" if rhs_rank == 1 else f"({left} @ {right}.T)"
+
+
+def solve_triangular(ranks, keywords):
+    """scipy.linalg.solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False)."""
+    _matrix_and_rhs("solve_triangular", ranks)
+    _refuse_overwrite("solve_triangular", keywords)
+    trans = {0: 0, "N": 0, 1: 1, "T": 1, 2: 1, "C": 1}.get(keywords.get("trans", 0))
+    if trans is None:
+        raise SrcadError(f"scipy.linalg.solve_triangular with trans={keywords['trans']!r}",
+                         construct="solve_triangular", hint="trans is 0, 1, 2, 'N', 'T' or 'C'")
+    lower, unit = bool(keywords.get("lower", False)), bool(keywords.get("unit_diagonal", False))
+
+    def solved(a, b, t):
+        return f"{_L}solve_triangular({a}, {b}, trans={t}, lower={lower}, unit_diagonal={unit})"
+
+    moved = _triangle("g", lower, unit)
+    moved = f"{moved}.T" if trans else moved
+    b_bar = solved("x", "g", 1 - trans)
+    a_bar = _outer("ans", b_bar, ranks[1]) if trans else _outer(b_bar, "ans", ranks[1])
+    return linear("solve_triangular", "x y",
+                  (f"-{solved('x', f'{moved} @ ans', trans)}", f"-{_triangle(a_bar, lower, unit)}"),
+                  (solved("x", "g", trans), b_bar), shape="y_shape", rank=ranks[1])
+
+
+def cholesky(ranks, keywords):
+    """scipy.linalg.cholesky(a, lower=False): the upper factor U (U^T U = a) by default."""
+    if ranks[0] != 2:
+        raise SrcadError(f"scipy.linalg.cholesky of an array of rank {ranks[0]}",
+                         construct="cholesky", hint="a square matrix (no stacks)")
+    _refuse_overwrite("cholesky", keywords)
+    if keywords.get("lower", False):
+        pair = ("cholesky_tangent(ans, g)", "cholesky_adjoint(ans, g)")
+    else:
+        pair = ("cholesky_tangent(ans.T, g.T).T", "cholesky_adjoint(ans.T, g.T).T")
+    return linear("cholesky", "x", pair, shape="x_shape", rank=2)
+
+
+_KINDS = {None: "gen", "gen": "gen", "general": "gen", "sym": "sym", "symmetric": "sym",
+          "her": "sym", "hermitian": "sym", "pos": "sym", "positive definite": "sym",
+          "upper triangular": "upper", "lower triangular": "lower", "diagonal": "diagonal"}
+
+
+def solve(ranks, keywords):
+    """scipy.linalg.solve(a, b, lower=False, assume_a=None): a read whole ("gen"), as its
+    triangle mirrored ("sym", "her", "pos"), as a triangle or as its diagonal."""
+    _matrix_and_rhs("solve", ranks)
+    _refuse_overwrite("solve", keywords)
+    if keywords.get("transposed"):
+        raise SrcadError("scipy.linalg.solve with transposed=True", construct="solve",
+                         hint="solve with a.T instead")
+    assume = keywords.get("assume_a")
+    kind = _KINDS.get(assume, "") if isinstance(assume, (str, type(None))) else ""
+    if not kind:
+        raise SrcadError(f"scipy.linalg.solve with assume_a={assume!r}", construct="solve",
+                         hint="srcad reads assume_a 'gen', 'sym', 'her', 'pos', 'upper "
+                         "triangular', 'lower triangular' and 'diagonal'")
+    lower = bool(keywords.get("lower", False))
+    spelled = "" if assume is None else f", assume_a={assume!r}"
+    spelled += f", lower={lower}" if kind == "sym" else ""
+
+    def solved(a, b, transposed=False):
+        return f"{_L}solve({a}, {b}{spelled}{', transposed=True' if transposed else ''})"
+
+    b_bar = solved("x", "g", transposed=kind != "sym")  # a mirrored is its own transpose
+    full = f"-{_outer(b_bar, 'ans', ranks[1])}"
+    if kind == "gen":
+        moved, a_bar = "g", full
+    elif kind == "sym":
+        tri = "tril" if lower else "triu"
+        moved = f"(np.{tri}(g) + np.{tri}(g, {-1 if lower else 1}).T)"
+        a_bar = f"np.{tri}(({full}) + ({full}).T, {-1 if lower else 1}) + np.diag(np.diag({full}))"
+    elif kind == "diagonal":
+        moved, a_bar = "np.diag(np.diag(g))", f"np.diag(np.diag({full}))"
+    else:
+        moved, a_bar = _triangle("g", kind == "lower"), _triangle(full, kind == "lower")
+    return linear("solve", "x y", (f"-{solved('x', f'{moved} @ ans')}", a_bar),
+                  (solved("x", "g"), b_bar), shape="y_shape", rank=ranks[1])
+
+
+def _no_overwrite(name, select):
+    def checked(ranks, keywords):
+        _refuse_overwrite(name, keywords)
+        return select(ranks, keywords)
+    return checked
+
+
+def expm(ranks, keywords):
+    """scipy.linalg.expm(a): its Frechet derivative, whose adjoint is the Frechet derivative
+    at a^T."""
+    if ranks[0] != 2:
+        raise SrcadError(f"scipy.linalg.expm of an array of rank {ranks[0]}", construct="expm",
+                         hint="a square matrix (no stacks)")
+    return linear("expm", "x", (f"{_L}expm_frechet(x, g, compute_expm=False)",
+                                f"{_L}expm_frechet(x.T, g, compute_expm=False)"),
+                  shape="x_shape", rank=2)
+
+
+_CHECKS = ("overwrite_a", "check_finite")
+# (function, select, keywords by position after the operands, positional operands)
+SHAPED = [
+    (scipy.linalg.solve_triangular, solve_triangular,
+     ("trans", "lower", "unit_diagonal", "overwrite_b", "check_finite"), 2),
+    (scipy.linalg.cholesky, cholesky, ("lower",) + _CHECKS, 1),
+    (scipy.linalg.solve, solve, ("lower", "overwrite_a", "overwrite_b", "check_finite",
+                                 "assume_a", "transposed"), 2),
+    (scipy.linalg.inv, _no_overwrite("inv", numpy_inv), _CHECKS, 1),
+    (scipy.linalg.det, _no_overwrite("det", numpy_det), _CHECKS, 1),
+    (scipy.linalg.expm, expm, (), 1),
+]
+

@@ -1,0 +1,179 @@
+"""Spectral decompositions and what is built on them: np.linalg.eigh and eigvalsh (UPLO=),
+svd (full_matrices=, compute_uv=), qr, pinv and cond (p=None, 2), on matrices
+and stacks of them (eigh, eigvalsh, svd).
+
+A decomposition returns a tuple; each part a program reads is its own primitive:
+`w, v = np.linalg.eigh(A)` is unpacked (transform/normalize/desugar.py) into
+`np.linalg.eigh(A).eigenvalues` and `.eigenvectors`, and `np.linalg.svd(A)[1]` is
+`np.linalg.svd(A).S`. The parts' formulas are srcad/runtime/spectral_runtime.py's.
+
+| primitive                     | tangent                       | adjoint                       |
+|-------------------------------|-------------------------------|-------------------------------|
+| eigh(A).eigenvalues, eigvalsh | diag(V^T dA V)                | V diag(g) V^T, on A's triangle |
+| eigh(A).eigenvectors          | V (F * (V^T dA V))            | V (F * (V^T g)) V^T, the same |
+| svd(A).S, compute_uv=False    | diag(U^T dA V)                | U diag(g) V^T                 |
+| svd(A).U, .Vh                 | Townsend's formulas           | their transposes              |
+| qr(A).Q, .R (rows >= columns) | dQ = Q (D - C) + X, dR = (C - D) R | their transposes         |
+| pinv(A) (P)                   | -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P      |
+| cond(A) (s[0] / s[-1])        | (ds[0] - ans ds[-1]) / s[-1]  | the transpose                 |
+
+At repeated eigenvalues or singular values the vectors have no derivative (inf or nan, as
+JAX); U and Vh with full_matrices=True of a matrix that is not square are refused when the
+derivative runs (their extra columns are not unique: JAX refuses them too).
+numba: these derivatives run on the python backend; the numba backend refuses them by name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from srcad.errors import SrcadError
+from srcad.rules import linear
+
+NUMBA_REFUSAL = ("`{name}`'s derivative runs on the python backend: the numba backend "
+                 "refuses it")
+
+
+def _matrix(name, ranks, stacks=True):
+    if ranks[0] < 2 or (ranks[0] > 2 and not stacks):
+        raise SrcadError(f"np.linalg.{name} of an array of rank {ranks[0]}", construct=name,
+                         hint=f"np.linalg.{name} takes a matrix" + (" or a stack of them"
+                                                                   if stacks else ""))
+
+
+def _uplo(name, keywords):
+    uplo = keywords.get("UPLO", "L")
+    if uplo not in ("L", "U"):
+        raise SrcadError(f"np.linalg.{name} with UPLO={uplo!r}", construct=name,
+                         hint="UPLO is 'L' or 'U'")
+    return uplo
+
+
+def eigenvalues(ranks, keywords, name="eigvalsh"):
+    """np.linalg.eigvalsh(A, UPLO='L') and np.linalg.eigh(A).eigenvalues."""
+    _matrix(name, ranks)
+    uplo = _uplo(name, keywords)
+    return linear(name, "x", (f"eigh_tangent(x, g, {uplo!r}, 0)",
+                              f"eigh_adjoint(x, g, {uplo!r}, 0)"),
+                  shape="x_shape[:-1]", rank=ranks[0] - 1)
+
+
+def eigenvectors(ranks, keywords):
+    """np.linalg.eigh(A).eigenvectors."""
+    _matrix("eigh", ranks)
+    uplo = _uplo("eigh", keywords)
+    return linear("eigenvectors", "x", (f"eigh_tangent(x, g, {uplo!r}, 1)",
+                                        f"eigh_adjoint(x, g, {uplo!r}, 1)"),
+                  shape="x_shape", rank=ranks[0])
+
+
+def _svd_part(part):
+    """A `select` for part `part` (U 0, S 1, Vh 2) of np.linalg.svd(A)."""
+    def select(ranks, keywords):
+        _matrix("svd", ranks)
+        if keywords.get("hermitian"):
+            raise SrcadError("np.linalg.svd with hermitian=True", construct="svd",
+                             hint="leave hermitian out (or use np.linalg.eigh)")
+        full = bool(keywords.get("full_matrices", True))
+        k = "min(x_shape[-2:])"
+        shape = {0: f"x_shape[:-1] + ({k},)", 1: f"x_shape[:-2] + ({k},)",
+                 2: f"x_shape[:-2] + ({k}, x_shape[-1])"}[part]
+        if full and part != 1:  # square: the same shape (other shapes are refused by it)
+            shape = "x_shape"
+        return linear(("U", "S", "Vh")[part], "x", (f"svd_tangent(x, g, {full}, {part})",
+                                                   f"svd_adjoint(x, g, {full}, {part})"),
+                      shape=shape, rank=ranks[0] - (part == 1))
+    return select
+
+
+def svd(ranks, keywords):
+    """np.linalg.svd(A, compute_uv=False): the singular values (with compute_uv=True the
+    result is a tuple, whose parts are read: `U, S, Vh = np.linalg.svd(A)`)."""
+    if keywords.get("compute_uv", True):
+        raise SrcadError("np.linalg.svd's tuple used whole", construct="svd",
+                         hint="unpack it (U, S, Vh = np.linalg.svd(A)), index it "
+                         "(np.linalg.svd(A)[1]), or pass compute_uv=False")
+    return _svd_part(1)(ranks, keywords)
+
+
+def eigh(ranks, keywords):
+    """np.linalg.eigh(A) whole: a tuple, read by its parts."""
+    raise SrcadError("np.linalg.eigh's tuple used whole", construct="eigh",
+                     hint="unpack it (w, v = np.linalg.eigh(A)) or index it "
+                     "(np.linalg.eigh(A)[0])")
+
+
+def _qr_part(part):
+    """A `select` for part `part` (Q 0, R 1) of np.linalg.qr(A), mode='reduced'."""
+    def select(ranks, keywords):
+        _matrix("qr", ranks)
+        if keywords.get("mode", "reduced") != "reduced":
+            raise SrcadError(f"np.linalg.qr with mode={keywords['mode']!r}", construct="qr",
+                             hint="srcad differentiates mode='reduced' (the default)")
+        shape = "x_shape[:-1] + (min(x_shape[-2:]),)" if part == 0 else \
+            "x_shape[:-2] + (min(x_shape[-2:]), x_shape[-1])"
+        return linear(("Q", "R")[part], "x", (f"qr_tangent(x, g, {part})",
+                                              f"qr_adjoint(x, g, {part})"),
+                      shape=shape, rank=ranks[0])
+    return select
+
+
+def qr(ranks, keywords):
+    """np.linalg.qr(A) whole: a tuple, read by its parts."""
+    raise SrcadError("np.linalg.qr's tuple used whole", construct="qr",
+                     hint="unpack it (Q, R = np.linalg.qr(A)) or index it")
+
+
+_P = "np.linalg.pinv(x)"
+_I_M, _I_N = "np.eye(x_shape[0])", "np.eye(x_shape[1])"
+
+
+def _pinv_adjoint(seed) -> str:
+    """The adjoint of A for the seed `seed` of P = pinv(A) (the transpose of the tangent)."""
+    return (f"(-({_P}.T @ {seed} @ {_P}.T) + ({_I_M} - x @ {_P}) @ {seed}.T @ {_P} @ {_P}.T"
+            f" + {_P}.T @ {_P} @ {seed}.T @ ({_I_N} - {_P} @ x))")
+
+
+def _pinv_tangent(seed) -> str:
+    return (f"(-({_P} @ {seed} @ {_P}) + {_P} @ {_P}.T @ {seed}.T @ ({_I_M} - x @ {_P})"
+            f" + ({_I_N} - {_P} @ x) @ {seed}.T @ {_P}.T @ {_P})")
+
+
+def pinv(ranks, keywords):
+    """np.linalg.pinv(A) of a matrix, differentiable where A's rank does not change."""
+    _matrix("pinv", ranks, stacks=False)
+    if keywords.get("hermitian"):
+        raise SrcadError("np.linalg.pinv with hermitian=True", construct="pinv",
+                         hint="leave hermitian out")
+    return linear("pinv", "x", (_pinv_tangent("g"), _pinv_adjoint("g")),
+                  shape="x_shape[::-1]", rank=2)
+
+
+def cond(ranks, keywords):
+    """np.linalg.cond(A, p=None): the largest singular value over the smallest."""
+    _matrix("cond", ranks, stacks=False)
+    if keywords.get("p") not in (None, 2):
+        raise SrcadError(f"np.linalg.cond with p={keywords['p']!r}", construct="cond",
+                         hint="srcad differentiates cond with p=None or 2 (write the norms "
+                         "out for another p: np.linalg.norm(A, p) * np.linalg.norm(inv(A), p))")
+    return linear("cond", "x", ("cond_tangent(x, g, ans)", "cond_adjoint(x, g, ans)"),
+                  shape="()", rank=0)
+
+
+# the functions the table adds: (function, select, keywords by position after the operands,
+# positional operands, {part (attribute and index): select})
+ENTRIES = [
+    (np.linalg.eigvalsh, eigenvalues, ("UPLO",), 1, {}),
+    (np.linalg.eigh, eigh, ("UPLO",), 1, {"eigenvalues": eigenvalues, 0: eigenvalues,
+                                          "eigenvectors": eigenvectors, 1: eigenvectors}),
+    (np.linalg.svd, svd, ("full_matrices", "compute_uv", "hermitian"), 1,
+     {"U": _svd_part(0), 0: _svd_part(0), "S": _svd_part(1), 1: _svd_part(1),
+      "Vh": _svd_part(2), 2: _svd_part(2)}),
+    (np.linalg.qr, qr, ("mode",), 1, {"Q": _qr_part(0), 0: _qr_part(0), "R": _qr_part(1),
+                                      1: _qr_part(1)}),
+    (np.linalg.pinv, pinv, ("rcond", "hermitian"), 1, {}),
+    (np.linalg.cond, cond, ("p",), 1, {}),
+]
+# the parts of a tuple a program unpacks (`w, v = np.linalg.eigh(A)`: desugar.py)
+FIELDS = {np.linalg.eigh: ("eigenvalues", "eigenvectors"), np.linalg.svd: ("U", "S", "Vh"),
+          np.linalg.qr: ("Q", "R")}

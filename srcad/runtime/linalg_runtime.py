@@ -1,0 +1,135 @@
+"""What the derivatives of the linear algebra rules call besides NumPy on the python backend:
+the adjoint of an operand of np.einsum (srcad/rules/einsum.py).
+
+`einsum_adjoint(subscripts, k, g, *operands)` is the adjoint of operand k of
+`np.einsum(subscripts, *operands)` for the seed `g`: the other operands contracted with `g`
+onto operand k's labels, then summed over the axes where operand k was broadcast (an
+ellipsis axis of length 1), spread over the labels only operand k has (summed inside it),
+and put on the diagonal where operand k repeats a label (`"ii->i"`).
+"""
+
+from __future__ import annotations
+
+import string
+from collections import Counter
+
+import numpy as np
+
+
+def einsum_labels(subscripts: str, ndims) -> tuple[list[str], str]:
+    """The subscripts with each ellipsis spelled as letters of its own, and the output
+    (NumPy's implicit output when there is no `->`: the labels used once, sorted).
+
+    >>> einsum_labels("...ij,jk", (3, 2))
+    (['aij', 'jk'], 'aik')
+    >>> einsum_labels("ij,jk->ki", (2, 2))
+    (['ij', 'jk'], 'ki')
+    """
+    text = subscripts.replace(" ", "")
+    inputs, arrow, output = text.partition("->")
+    parts = inputs.split(",")
+    if len(parts) != len(ndims):
+        raise ValueError(f"{len(parts)} subscripts for {len(ndims)} operands")
+    used = set(text)
+    fresh = [c for c in string.ascii_letters if c not in used]
+    widths = [nd - len(p.replace("...", "")) for p, nd in zip(parts, ndims) if "..." in p]
+    width = max(widths, default=0)
+    ellipsis = "".join(fresh[:width])
+    labels = [p.replace("...", ellipsis[width - (nd - len(p.replace("...", ""))):])
+              if "..." in p else p for p, nd in zip(parts, ndims)]
+    if not arrow:
+        counts = Counter("".join(p.replace("...", "") for p in parts))
+        output = ellipsis + "".join(sorted(c for c, n in counts.items() if n == 1))
+    else:
+        output = output.replace("...", ellipsis)
+    return labels, output
+
+
+def einsum_adjoint(subscripts, k, g, *operands):
+    """The adjoint of operand k of `np.einsum(subscripts, *operands)` for the seed g.
+
+    >>> a, b = np.arange(6.0).reshape(2, 3), np.ones((3, 2))
+    >>> bool(np.allclose(einsum_adjoint("ij,jk->ik", 0, np.ones((2, 2)), a, b), 2.0))
+    True
+    >>> einsum_adjoint("ii->", 0, 1.0, np.ones((2, 2)))
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    labels, output = einsum_labels(subscripts, [np.ndim(x) for x in operands])
+    own, shape = labels[k], np.shape(operands[k])
+    others = [x for j, x in enumerate(operands) if j != k]
+    other_labels = [s for j, s in enumerate(labels) if j != k]
+    unique = "".join(dict.fromkeys(own))
+    known = set("".join(other_labels) + output)
+    reached = "".join(c for c in unique if c in known)
+    spec = ",".join(other_labels + [output]) + "->" + reached
+    contribution = np.einsum(spec, *others, np.asarray(g))
+    sizes = [shape[own.index(c)] for c in unique]
+    # the labels only operand k has: a new axis of length 1, spread by broadcast_to below
+    contribution = np.expand_dims(contribution, tuple(i for i, c in enumerate(unique)
+                                                      if c not in known))
+    summed = tuple(i for i, (n, size) in enumerate(zip(contribution.shape, sizes))
+                   if n != size)  # operand k's length-1 axes another operand broadcast
+    if summed:
+        contribution = np.sum(contribution, axis=summed, keepdims=True)
+    contribution = np.broadcast_to(contribution, sizes)
+    if len(unique) == len(own):
+        return np.transpose(contribution, [unique.index(c) for c in own]) \
+            if unique != own else np.array(contribution)
+    diagonal = np.zeros(shape, dtype=contribution.dtype)
+    np.einsum(own + "->" + unique, diagonal)[...] = contribution  # a writable view
+    return diagonal
+
+
+def _transposed(a):
+    return np.swapaxes(a, -1, -2)
+
+
+def matrix_power_tangent(a, da, n):
+    """The tangent of `np.linalg.matrix_power(a, n)`: the sum over i of a^i da a^(n-1-i)
+    (n < 0: the same of the inverse, whose tangent is -inv(a) da inv(a)).
+
+    >>> float(matrix_power_tangent(np.array([[2.0]]), np.array([[1.0]]), 3)[0, 0])
+    12.0
+    """
+    if n < 0:
+        inverse = np.linalg.inv(a)
+        return matrix_power_tangent(inverse, -(inverse @ da @ inverse), -n)
+    total = np.zeros(np.broadcast_shapes(np.shape(a), np.shape(da)))
+    for i in range(n):
+        total = total + np.linalg.matrix_power(a, i) @ da @ np.linalg.matrix_power(a, n - 1 - i)
+    return total
+
+
+def matrix_power_adjoint(a, g, n):
+    """The adjoint of `np.linalg.matrix_power(a, n)` for the seed g: the tangent's transpose,
+    the sum over i of (a^T)^i g (a^T)^(n-1-i).
+
+    >>> float(matrix_power_adjoint(np.array([[2.0]]), np.array([[1.0]]), -1)[0, 0])
+    -0.25
+    """
+    if n < 0:
+        inverse = np.linalg.inv(a)
+        g_inverse = matrix_power_adjoint(inverse, g, -n)
+        return -(_transposed(inverse) @ g_inverse @ _transposed(inverse))
+    return matrix_power_tangent(_transposed(a), g, n)
+
+
+def _half_diagonal_lower(x):
+    return np.tril(x) - 0.5 * x * np.eye(x.shape[-1])
+
+
+def stacked_cholesky_tangent(L, dA):
+    """`cholesky_tangent` of srcad/runtime/array_runtime.py for stacks of matrices (the last
+    two axes): dL = L Phi(L^-1 S L^-T), S the lower triangle of dA mirrored."""
+    sym = np.tril(dA) + _transposed(np.tril(dA, -1))
+    inner = _transposed(np.linalg.solve(L, _transposed(np.linalg.solve(L, sym))))
+    return L @ _half_diagonal_lower(inner)
+
+
+def stacked_cholesky_adjoint(L, g):
+    """`cholesky_adjoint` for stacks of matrices: zero above the diagonal."""
+    projected = _half_diagonal_lower(_transposed(L) @ g)
+    left = np.linalg.solve(_transposed(L), projected)
+    sym = _transposed(np.linalg.solve(_transposed(L), _transposed(left)))
+    return np.tril(sym) + np.tril(_transposed(sym), -1)

@@ -1,0 +1,162 @@
+"""The linear algebra rules, generated from the rule tables (tests/helpers/linalg_rule_cases.py):
+each case in reverse, forward and vector mode against central finite differences
+(srcad.testing.check_grads), and its gradient (reverse) and Jacobian (forward lanes) against
+JAX's (jax.numpy.linalg, jax.scipy.linalg); the numba backend refuses them by name."""
+
+import types
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import srcad
+from srcad.rules import linalg, scipy_linalg, spectral
+from srcad.testing import check_grads
+from tests.helpers import linalg_rule_cases as cases
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp  # noqa: E402
+import jax.scipy.linalg  # noqa: E402
+
+CASES = cases.CASES
+# one fast case per family in `make test` (a contraction, a stack, a decomposition,
+# scipy.linalg); the rest run in `make test-all`
+SMOKE = {'np.einsum("ij,jk", x0, x1)', "np.linalg.solve(x0, x1)", "np.linalg.eigh(x0)[0]",
+         "scipy.linalg.solve_triangular(x0, x1, lower=True)"}
+
+
+SMOKE_IDS = {next(c["id"] for c in CASES if c["call"] == call) for call in SMOKE}
+
+
+def _params(selected):
+    return [pytest.param(c, id=c["id"], marks=() if c["id"] in SMOKE_IDS else pytest.mark.slow)
+            for c in selected]
+JAX_NAMES = {"np": jnp, "scipy": types.SimpleNamespace(linalg=jax.scipy.linalg)}
+
+
+def _duplicated(values):
+    return [srcad.Duplicated(v.copy(), np.zeros_like(v)) for v in values]
+
+
+@pytest.mark.parametrize("case", _params(CASES))
+def test_rule_agrees_with_finite_differences_in_every_mode(case):
+    f = cases.function_of(case)
+    check_grads(f, *_duplicated(cases.arguments(case)), rtol=1e-5)
+
+
+def _symmetrized(case, k, g):
+    """g + g^T for an operand the function reads as a symmetric matrix from one triangle."""
+    return g + np.swapaxes(g, -1, -2) if k in case["symmetric"] else g
+
+
+JAX_CASES = [c for c in CASES if c["jax"]]
+
+
+@pytest.mark.parametrize("case", _params(JAX_CASES))
+def test_rule_agrees_with_jax_in_reverse_and_forward(case):
+    args = cases.arguments(case, seed=1)
+    argnums = tuple(range(len(args)))
+    f, f_jax = cases.function_of(case), cases.function_of(case, JAX_NAMES)
+    expected = jax.grad(f_jax, argnums=argnums)(*map(jnp.asarray, args))
+    got_reverse = srcad.grad(f, argnums=argnums)(*args)
+    got_forward = srcad.jacfwd(f, argnums=argnums)(*args)
+    for k, (e, r, w) in enumerate(zip(expected, got_reverse, got_forward)):
+        e = _symmetrized(case, k, np.asarray(e))
+        np.testing.assert_allclose(_symmetrized(case, k, r), e, rtol=1e-7, atol=1e-9)
+        np.testing.assert_allclose(_symmetrized(case, k, w), e, rtol=1e-7, atol=1e-9)
+
+
+def test_every_linalg_entry_has_cases():
+    named = {c["name"] for c in CASES}
+    functions = [fn for fn, *_ in linalg.ENTRIES + spectral.ENTRIES + scipy_linalg.SHAPED]
+    assert {fn.__name__ for fn in functions} <= named
+    assert {"matmul", "solve", "inv", "det", "slogdet", "cholesky"} <= named  # stacks
+
+
+def gp_log_likelihood(log_scale, noise, x, y):
+    """A Gaussian process's log marginal likelihood through a Cholesky factor."""
+    d = x[:, None] - x[None, :]
+    K = np.exp(-0.5 * d * d * np.exp(-2.0 * log_scale)) + noise * np.eye(x.shape[0])
+    L = scipy.linalg.cholesky(K, lower=True)
+    alpha = scipy.linalg.solve_triangular(L, y, lower=True)
+    return -0.5 * np.sum(alpha * alpha) - np.sum(np.log(np.diag(L)))
+
+
+def test_gaussian_process_likelihood_differentiates():
+    x, y = np.linspace(0.0, 3.0, 7), np.sin(np.linspace(0.0, 3.0, 7))
+    check_grads(gp_log_likelihood, srcad.Active(-0.2), srcad.Active(0.1),
+                srcad.Const(x), srcad.Const(y))
+
+    def gp_jax(log_scale, noise):
+        d = x[:, None] - x[None, :]
+        K = jnp.exp(-0.5 * d * d * jnp.exp(-2.0 * log_scale)) + noise * jnp.eye(x.shape[0])
+        L = jax.scipy.linalg.cholesky(K, lower=True)
+        alpha = jax.scipy.linalg.solve_triangular(L, y, lower=True)
+        return -0.5 * jnp.sum(alpha * alpha) - jnp.sum(jnp.log(jnp.diag(L)))
+
+    expected = jax.grad(gp_jax, argnums=(0, 1))(-0.2, 0.1)
+    got = srcad.grad(gp_log_likelihood, argnums=(0, 1))(-0.2, 0.1, x, y)
+    np.testing.assert_allclose(got, expected, rtol=1e-9)
+
+
+def einsum_of(a, b):
+    return np.sum(np.einsum("ij,jk", a, b))
+
+
+def test_numba_refuses_einsum_by_name():
+    with pytest.raises(srcad.SrcadError, match=r"numba has no `np.einsum`"):
+        srcad.gradient(einsum_of, np.ones((2, 2)), srcad.Constant(np.ones((2, 2))),
+                       backend="numba")
+
+
+def triangular_solve(a, b):
+    return np.sum(scipy.linalg.solve_triangular(a, b, lower=True))
+
+
+def test_numba_refuses_scipy_linalg_by_name():
+    with pytest.raises(srcad.SrcadError, match=r"numba has no scipy.linalg: "
+                       r"`scipy.linalg.solve_triangular`"):
+        srcad.gradient(triangular_solve, np.eye(2), srcad.Constant(np.ones(2)), backend="numba")
+
+
+def subscripts_from_a_variable(a, s):
+    return np.sum(np.einsum(s, a))
+
+
+def overwritten(a, b):
+    return np.sum(scipy.linalg.solve(a, b, overwrite_a=True))
+
+
+def full_svd_vectors(a):
+    return np.sum(np.linalg.svd(a)[0])
+
+
+def test_what_srcad_does_not_follow_is_refused_by_name():
+    with pytest.raises(srcad.SrcadError, match=r"einsum"):
+        srcad.gradient(subscripts_from_a_variable, np.eye(2), srcad.Constant("ii"))
+    with pytest.raises(srcad.SrcadError, match=r"overwrite_a=True"):
+        srcad.gradient(overwritten, np.eye(2) * 2.0, srcad.Constant(np.ones(2)))
+    with pytest.raises(srcad.SrcadError, match=r"full_matrices=True of a matrix that is not "
+                       r"square is not defined"):
+        srcad.gradient(full_svd_vectors, np.ones((3, 2)))
+
+
+def vdot_of(a):
+    return np.vdot(a, a)
+
+
+def stacked_inverse(a):
+    return np.sum(np.linalg.inv(a))
+
+
+def test_numba_refuses_the_new_array_rules_by_name():
+    with pytest.raises(srcad.SrcadError, match=r"`np.vdot\(a, a\)`\) are not supported in the "
+                       r"numba backend"):
+        srcad.gradient(vdot_of, np.ones(3), backend="numba")
+
+
+@pytest.mark.slow
+def test_numba_refuses_a_stack_of_matrices_by_name():
+    with pytest.raises(srcad.SrcadError, match=r"numba has no `inv` for these operands"):
+        srcad.gradient(stacked_inverse, np.ones((2, 3, 3)) + np.eye(3), backend="numba")
