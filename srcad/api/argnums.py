@@ -13,7 +13,7 @@ import numpy as np
 
 from srcad.annotations import Active, Duplicated
 from srcad.errors import ArgumentError
-from srcad.frontend.pytrees import CONTAINERS, tree_zeros_like
+from srcad.frontend.pytrees import is_container, tree_zeros_like
 
 
 def looks_like_argnums(value) -> bool:
@@ -76,7 +76,7 @@ def differentiable(value, position, transform):
                             "integers have no derivative", hint=f"pass a float, e.g. "
                             f"{float(value)!r}")
     hint = ("grad and value_and_grad take a dict, list or tuple of parameters; for a "
-            "jacobian use srcad.jacobian(f, params, ...)" if type(value) in CONTAINERS
+            "jacobian use srcad.jacobian(f, params, ...)" if is_container(value)
             else "convert with np.asarray(x, dtype=float)")
     raise ArgumentError(f"{transform}: argument {position} must be a float or a float NumPy "
                         f"array, got {type(value).__name__}", hint=hint)
@@ -99,7 +99,7 @@ def annotate_for_reverse(args, wrt, transform) -> list:
             annotated[i] = Active(value)
         elif type(value) is np.ndarray and value.dtype.kind == "f":
             annotated[i] = Duplicated(value, np.zeros_like(value))
-        elif type(value) in CONTAINERS:  # parameters in a dict, list or tuple: the
+        elif is_container(value):  # parameters in a dict, list or tuple: the
             annotated[i] = Duplicated(value, tree_zeros_like(value))  # gradient is one too
         else:
             value = differentiable(value, i, transform)

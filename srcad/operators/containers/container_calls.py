@@ -35,7 +35,7 @@ _plans: dict = {}  # (f, code, layout, mode, batch, backend) -> the reverse Plan
 def has_container(args) -> bool:
     for a in args:
         value = a.value if isinstance(a, Annotation) else a
-        if type(value) in pytrees.CONTAINERS:
+        if pytrees.is_container(value):
             return True
     return False
 
@@ -47,7 +47,7 @@ def flatten_arguments(mode, args):
     flat, layout, floats = [], [], []
     for position, arg in enumerate(args):
         value = arg.value if isinstance(arg, Annotation) else arg
-        if type(value) not in pytrees.CONTAINERS:
+        if not pytrees.is_container(value):
             flat.append(arg)
             continue
         where = f"argument {position}"
