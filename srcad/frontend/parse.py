@@ -4,6 +4,7 @@ its names (globals and closure) and to point errors at the user's file and line.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import linecache
 import re
@@ -17,6 +18,7 @@ from srcad.errors import SrcadError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.constant_sequences import free_names_as_arrays
 from srcad.frontend.lambdas import find_lambda, is_lambda
+from srcad.frontend.methods import bind_self, is_method
 from srcad.frontend.source_check import check_source
 from srcad.runtime.runtime_names import rename_clashes
 
@@ -188,6 +190,14 @@ def parse_function(func) -> ParsedFunction:
     # wrapper (functools.wraps sets `__wrapped__`) may compute something else (`2 * f(x)`),
     # so it is differentiated as itself, never as the function it wraps.
     func = getattr(func, "__srcad_wrapped__", func)
+    if is_method(func):  # model.loss: the function's source, self's attributes constants
+        parsed = parse_function(func.__func__)
+        parsed = dataclasses.replace(parsed, func=func, tree=S.clone(parsed.tree),
+                                     namespace=dict(parsed.namespace),
+                                     spellings=dict(parsed.spellings),
+                                     inlined_reads=list(parsed.inlined_reads))
+        bind_self(parsed, func)
+        return parsed
     transform = getattr(func, "__srcad_transform__", None)
     if transform is not None:
         code = inspect.unwrap(func).__code__
