@@ -28,8 +28,8 @@ from srcad.build.plans import MISS
 from srcad.build.running import kept_tapes, refuse_forward_seed, run_generated, take_buffers
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.frontend.constant_sequences import arguments_as_arrays
-from srcad.frontend.parse import parse_function
 from srcad.frontend.methods import is_method
+from srcad.frontend.parse import parse_function
 from srcad.frontend.partials import method_function, plain_function
 from srcad.hints import Backend, Function, Memory
 from srcad.operators.containers.container_calls import container_autodiff, has_container
