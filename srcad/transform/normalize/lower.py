@@ -47,6 +47,7 @@ from srcad.transform.normalize.list_reductions import fold_literal_reductions
 from srcad.transform.normalize.list_shifts import shifted
 from srcad.transform.normalize.list_writes import extends_as_appends
 from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_lists
+from srcad.transform.normalize.local_records import local_records
 
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
 
@@ -370,6 +371,7 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     from srcad.transform.normalize.list_calls import inline_list_calls  # it inlines: a cycle
     from srcad.transform.normalize.literal_arguments import lists_as_tuples
 
+    body = local_records(parsed, body, namer)  # s = State(a, b); s.h: a variable per field
     body = lists_as_tuples(parsed, body)  # np.mean([x, y]): NumPy reads a tuple the same
     lowering = Lowering(parsed, namer)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
