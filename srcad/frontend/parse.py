@@ -54,6 +54,9 @@ class ParsedFunction:
     # number tuples and lists among the free names, as the arrays the analysis reads them as
     # (srcad/frontend/constant_sequences.py); `namespace` keeps what the code reads at run time
     arrays: dict = field(default_factory=dict, repr=False)
+    # the context managers the body ran inside (`np.errstate(...)`), as expressions; the
+    # generated code runs inside them (srcad/transform/normalize/contexts.py)
+    contexts: list = field(default_factory=list, repr=False)
 
     @property
     def generated(self) -> bool:
@@ -195,7 +198,7 @@ def parse_function(func) -> ParsedFunction:
         parsed = dataclasses.replace(parsed, func=func, tree=S.clone(parsed.tree),
                                      namespace=dict(parsed.namespace),
                                      spellings=dict(parsed.spellings),
-                                     inlined_reads=list(parsed.inlined_reads))
+                                     inlined_reads=list(parsed.inlined_reads), contexts=[])
         bind_self(parsed, func)
         return parsed
     transform = getattr(func, "__srcad_transform__", None)
