@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from srcad.annotations import Annotation, Cache, Constant, Output
 from srcad.errors import ArgumentError
 
 LEAF = "leaf"
@@ -26,12 +27,15 @@ LEAF = "leaf"
 BOXED = "boxed leaf"
 CONTAINERS = (dict, list, tuple)
 RECORD = "record"  # a dataclass or NamedTuple: the kind is (RECORD, its class)
+_OWN = (Annotation, Constant, Cache, Output, type)
 
 
 def is_record(value) -> bool:
     """Is `value` a dataclass instance or a NamedTuple (parameters read as `value.field`)?"""
     kind = type(value)
-    return (dataclasses.is_dataclass(kind) and not isinstance(value, type)) or (
+    if isinstance(value, _OWN):  # srcad's own Constant(...), Duplicated(...): no parameters
+        return False
+    return dataclasses.is_dataclass(kind) or (
         issubclass(kind, tuple) and hasattr(kind, "_fields"))
 
 
