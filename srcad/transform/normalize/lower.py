@@ -33,6 +33,7 @@ from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.conditional_lists import grow_conditional_lists
+from srcad.transform.normalize.constant_blocks import run_constant_blocks
 from srcad.transform.normalize.contexts import strip_contexts
 from srcad.transform.normalize.function_values import (
     arms_as_ifs,
@@ -373,6 +374,7 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     from srcad.transform.normalize.literal_arguments import lists_as_tuples
 
     body = strip_contexts(parsed, body)  # with np.errstate(...): the body, run inside it
+    body = run_constant_blocks(parsed, body, namer)  # try on constants, rng = ...: as is
     body = local_records(parsed, body, namer)  # s = State(a, b); s.h: a variable per field
     body = lists_as_tuples(parsed, body)  # np.mean([x, y]): NumPy reads a tuple the same
     lowering = Lowering(parsed, namer)

@@ -26,7 +26,8 @@ def is_user_function(obj, caller=None) -> bool:
         return is_user_function(obj.func, caller)
     if is_method(obj):  # model.loss: its function inlined, self's attributes constants
         return is_user_function(obj.__func__, caller)
-    if not isinstance(obj, types.FunctionType) or lookup_call(obj) is not None:
+    if not isinstance(obj, types.FunctionType) or lookup_call(obj) is not None \
+            or getattr(obj, "srcad_constant_block", False):  # constant_blocks.py: runs as is
         return False
     if not is_library_function(obj):
         return True
