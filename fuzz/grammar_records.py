@@ -4,7 +4,9 @@ parameter pytree, its fields read as `layer.W[i]`; `State` dataclasses and `Pair
 NamedTuples built inside f from varied values and read (and, for `State`, assigned) by their
 fields, rebuilt from their own fields in loops; and, in half the programs, f is a bound
 method of a class the program defines, reading `self.scale` and `self.A[i]` as constants and
-calling another method of self.
+calling another method of self; blocks run inside `np.errstate(...)`, `try: k =
+int(TEXTS[i]) except ValueError: k = 1` on constants, and random draws made inside f
+(`np.random.default_rng(s).normal(size=n)`, `np.random.RandomState(s).randn(n)`).
 
 `generate(seed)` returns a `Program` like fuzz/generator.py's; it draws from
 `random.Random(f"records {seed}")`, a stream of its own, so the other grammars' seeds keep
@@ -23,6 +25,8 @@ import numpy as np
 
 from records_classes import Layer, Pair, State  # noqa: F401
 from srcad import Active, Duplicated, tree_zeros_like  # noqa: F401  (args() annotates)
+
+TEXTS = ("3", "x", "2")
 '''
 
 
@@ -70,7 +74,31 @@ def _blocks(rng, n, method, counter):
         return [f"s = s * self.scale + self.A[{i}] * x[{i}] * {_c(rng)}",
                 f"s += self.inner(x[{i}], a) * {_c(rng)}"]
 
-    blocks = [field_reads, field_loop, local_state, state_in_loop, local_pair]
+    def errstate():
+        setting = rng.choice(["divide", "over", "invalid", "all"])
+        value = rng.choice(["ignore", "warn"])
+        return [f"with np.errstate({setting}={value!r}):",
+                f"    s = s * {_c(rng)} + np.sum(np.log(x * x + 1.0)) * layer.g"]
+
+    def constant_try():
+        k = fresh("k")
+        return ["try:",
+                f"    {k} = int(TEXTS[{rng.randrange(3)}])",
+                "except ValueError:",
+                f"    {k} = {rng.randint(1, 3)}",
+                f"s = s * {_c(rng)} + {k} * x[{k} % {n}]"]
+
+    def random_draws():
+        eps, gen = fresh("eps"), fresh("gen")
+        if rng.random() < 0.5:
+            return [f"{gen} = np.random.default_rng({rng.randint(0, 99)})",
+                    f"{eps} = {gen}.normal(size={n})",
+                    f"s = s * {_c(rng)} + np.sum(x * {eps}) + {eps}[0] * a"]
+        return [f"{eps} = np.random.RandomState({rng.randint(0, 99)}).randn({n})",
+                f"s = s * {_c(rng)} + np.sum(layer.W * {eps}) * s"]
+
+    blocks = [field_reads, field_loop, local_state, state_in_loop, local_pair, errstate,
+              constant_try, random_draws]
     return blocks + [self_reads, self_reads] if method else blocks
 
 

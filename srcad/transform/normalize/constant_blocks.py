@@ -30,6 +30,7 @@ from srcad.errors import UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
+from srcad.transform.normalize.local_records import record_class
 
 # methods of NumPy's random generators whose `size=` (or positional sizes) gives the rank
 _SIZED = {"normal", "uniform", "standard_normal", "random", "integers", "exponential",
@@ -90,7 +91,8 @@ def _library_object_maker(obj) -> bool:
     np.random.RandomState): what it makes is an object srcad does not see into. Python
     functions (the user's, which srcad inlines) are not."""
     return obj is not None and callable(obj) and lookup_call(obj) is None \
-        and not isinstance(obj, (types.FunctionType, types.MethodType))
+        and not isinstance(obj, (types.FunctionType, types.MethodType)) \
+        and not record_class(obj)  # a dataclass built in f: local_records.py
 
 
 def _as_call(parsed, stmts, rest, params, namer, base) -> list:

@@ -374,8 +374,8 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     from srcad.transform.normalize.literal_arguments import lists_as_tuples
 
     body = strip_contexts(parsed, body)  # with np.errstate(...): the body, run inside it
-    body = run_constant_blocks(parsed, body, namer)  # try on constants, rng = ...: as is
     body = local_records(parsed, body, namer)  # s = State(a, b); s.h: a variable per field
+    body = run_constant_blocks(parsed, body, namer)  # try on constants, rng = ...: as is
     body = lists_as_tuples(parsed, body)  # np.mean([x, y]): NumPy reads a tuple the same
     lowering = Lowering(parsed, namer)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]
