@@ -14,8 +14,9 @@ on constants it runs, and an argument that carries a derivative is refused by li
 derivative would silently be zero). Its result is an int or a float where the statements say
 so (`int(s)`, `1`), else an array of the rank the random-number call's size says.
 
-Only in the differentiated function itself, on the python backend (numba compiles no Python
-objects: refused by name there).
+Statements that assign no name or several names read afterwards stay as written, for the
+fence to refuse by line. On numba the call runs before the compiled code (its arguments are
+the function's arguments and constants) or is refused by name.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import types
 import gast
 import numpy as np
 
-from srcad.errors import UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
@@ -102,14 +102,8 @@ def _as_call(parsed, stmts, rest, params, namer, base) -> list:
             assigned.discard(handler.name.id)
     read_after = set().union(set(), *(S.loaded_names(s) for s in rest))
     outputs = sorted(assigned & read_after)
-    if len(outputs) != 1:
-        what = "try statement" if base == "try_block" else "block using a library object"
-        raise parsed.error(stmts[0], "try" if base == "try_block" else "library object",
-                           f"a {what} that carries no derivative runs as it is when it "
-                           f"assigns one name read afterwards; this one assigns "
-                           f"{', '.join(outputs) or 'none'}", kind=UnsupportedSyntaxError,
-                           hint="compute one value in it (or a tuple of constants outside "
-                           "the differentiated function)")
+    if len(outputs) != 1:  # left as written: the fence refuses it, by line
+        return list(stmts)
     bound_before = {n.id for n in gast.walk(parsed.tree) if isinstance(n, gast.Name)
                     and not isinstance(n.ctx, gast.Load)} | params
     inputs = sorted((set().union(*(S.loaded_names(s) for s in stmts)) & bound_before)
