@@ -147,9 +147,12 @@ def tree_zeros_like(value: Any) -> Any:
         return {k: tree_zeros_like(v) for k, v in value.items()}
     if kind is list or kind is tuple:
         return kind(tree_zeros_like(v) for v in value)
-    if is_record(value):
+    if is_record(value):  # a float field of an immutable record: a 0-d array, written in place
         names = record_fields(value)
-        return _make_record(kind, names, [tree_zeros_like(getattr(value, n)) for n in names])
+        frozen = isinstance(value, tuple) or kind.__dataclass_params__.frozen
+        return _make_record(kind, names, [
+            np.zeros(()) if frozen and isinstance(getattr(value, n), (float, np.floating))
+            else tree_zeros_like(getattr(value, n)) for n in names])
     if isinstance(value, np.ndarray):
         return np.zeros_like(value)
     if isinstance(value, (float, np.floating)):
@@ -180,6 +183,10 @@ def set_leaf(value, path, leaf, where="the shadow") -> None:
     """Set the leaf at `path` of the container `value`, in place: a float leaf of a shadow is
     replaced in its parent, which must be a dict or a list (a tuple is immutable)."""
     parent = get(value, path[:-1])
+    current = get(value, path)
+    if isinstance(current, np.ndarray) and current.ndim == 0:  # an immutable record's float
+        current[...] = leaf
+        return
     if is_record(parent) and not isinstance(parent, tuple):
         object.__setattr__(parent, path[-1], leaf)  # a frozen dataclass's too: srcad's own
         return

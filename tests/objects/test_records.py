@@ -152,3 +152,23 @@ def test_field_assignment_refused_by_line():
 def test_missing_field_refused_with_the_fields():
     with pytest.raises(SrcadError, match="no field `V`.*W, b, scale"):
         srcad.grad(reads_a_missing_field)(_layer(), X)
+
+
+class Scaled(NamedTuple):
+    W: np.ndarray
+    g: float
+
+
+def scaled_loss(p, x):
+    return np.sum(p.W * x) * p.g ** 2
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_float_field_of_a_namedtuple(mode):
+    """An immutable record's float gets its derivative as a 0-d array (as JAX gives)."""
+    p = Scaled(np.array([1.0, -0.5, 2.0]), 0.7)
+    g = srcad.gradient(scaled_loss, p, Constant(X), mode=mode)
+    W, s = jax.grad(lambda W, s: jnp.sum(W * X) * s ** 2, argnums=(0, 1))(p.W, p.g)
+    np.testing.assert_allclose(g.W, W, rtol=1e-12)
+    assert float(g.g) == pytest.approx(float(s), rel=1e-12)
+    assert float(srcad.grad(scaled_loss)(p, X).g) == pytest.approx(float(s), rel=1e-12)
