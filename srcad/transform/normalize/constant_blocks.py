@@ -117,7 +117,8 @@ def _as_call(parsed, stmts, rest, params, namer, base) -> list:
     code = compile(source, parsed.filename, "exec")
     scope: dict = {}
     exec(code, parsed.namespace, scope)  # noqa: S102 - the user's own statements
-    scope[name_].srcad_constant_block = True  # a call with no rule, never inlined
+    # a call with no rule, never inlined; the construct its refusal names
+    scope[name_].srcad_constant_block = "try/except" if base == "try_block" else "library object"
     parsed.namespace[name_] = scope[name_]
     parsed.spellings[name_] = parsed.source_lines[first - 1].strip().rstrip(":")
     parsed.spellings[f"{name_}_value"] = outputs[0]  # its result, where it is named
