@@ -81,7 +81,8 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              containers: bool = False, lists: bool = False,
              effects: bool = False, list_operations: bool = False,
              unbounded: bool = False, functions: bool = False,
-             second_order: bool = False, aliasing: bool = False) -> Program:
+             second_order: bool = False, aliasing: bool = False,
+             records: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
@@ -96,7 +97,11 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     functions around (grammar_functions.py); `second_order`: f writing its input, parts of
     arrays updated by constants, early returns, checked by Hessians too
     (grammar_second_order.py); `aliasing`: with `lists`, list entries aliasing arrays
-    (grammar_list_aliasing.py)."""
+    (grammar_list_aliasing.py); `records`: dataclass and NamedTuple parameters, records built
+    inside f, bound methods (grammar_records.py)."""
+    if records:
+        from grammar_records import generate as records_program
+        return records_program(seed)
     if second_order:
         from grammar_second_order import generate as second_order_program
         return second_order_program(seed)

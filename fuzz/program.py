@@ -58,6 +58,10 @@ def _container_values(spec, rng):
         return {key: _container_values(v, rng) for key, v in spec.items()}
     if isinstance(spec, list):
         return [_container_values(v, rng) for v in spec]
+    if isinstance(spec, tuple) and spec[0] == "record":  # ("record", class name, fields)
+        import records_classes  # noqa: PLC0415  (fuzz/grammar_records.py only)
+        return getattr(records_classes, spec[1])(**{k: _container_values(v, rng)
+                                                    for k, v in spec[2].items()})
     if isinstance(spec, tuple):
         return spec[1]
     if spec == "f":
@@ -73,6 +77,10 @@ def container_repr(value) -> str:
         return "[" + ", ".join(container_repr(v) for v in value) + "]"
     if isinstance(value, np.ndarray):
         return f"np.array({_array_repr(value)})"
+    fields = getattr(type(value), "__dataclass_fields__", None) or getattr(value, "_fields", None)
+    if fields is not None:  # a record (fuzz/grammar_records.py)
+        return f"{type(value).__name__}(" + ", ".join(
+            f"{k}={container_repr(getattr(value, k))}" for k in fields) + ")"
     return repr(value)
 
 

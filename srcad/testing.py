@@ -37,7 +37,7 @@ def _is_float(leaf) -> bool:
 def _tree_map(fn, tree, *others):
     """fn over the float leaves of a container (others: containers of the same structure),
     other leaves kept; a plain value is one leaf."""
-    if type(tree) not in pytrees.CONTAINERS:
+    if not pytrees.is_container(tree):
         return fn(tree, *others)
     rest = [pytrees.leaves(o) for o in others]
     out = [fn(leaf, *(r[k] for r in rest)) if _is_float(leaf) else leaf
@@ -47,7 +47,7 @@ def _tree_map(fn, tree, *others):
 
 def _tree_dot(a, b) -> float:
     """The sum of the elementwise products of the float leaves of a and b."""
-    if type(a) not in pytrees.CONTAINERS:
+    if not pytrees.is_container(a):
         return float(np.sum(a * b))
     return sum(float(np.sum(x * y)) for x, y in zip(pytrees.leaves(a), pytrees.leaves(b))
                if _is_float(x) and _is_float(y))

@@ -21,7 +21,10 @@ from srcad.rules.numpy_entries import library_keyword_refusal
 
 _REFUSED = {
     gast.Try: ("try/except", "move the error handling outside the differentiated function"),
-    gast.With: ("with", "open resources outside the differentiated function"),
+    gast.With: ("with", "srcad runs differentiable code inside np.errstate(...) (settings "
+                "'ignore', 'warn', 'print'), warnings.catch_warnings() and "
+                "contextlib.nullcontext() on constants, without `as`; open other resources "
+                "outside the differentiated function"),
     gast.AsyncWith: ("async with", "differentiate a plain synchronous function"),
     gast.AsyncFor: ("async for", "differentiate a plain synchronous function"),
     gast.Yield: ("yield", "generators cannot be differentiated"),
@@ -104,6 +107,9 @@ def syntax_refusals(parsed: ParsedFunction, body: list | None = None, local_func
     body = tree.body if body is None else body
     problems = [(tree, error) for error in _signature_problems(parsed, tree, top_level)]
     allowed = _stack_syntax(tree, parsed.generated) | _stack_syntax_in(body, parsed.generated)
+    # a refused `with` is refused once, not its context manager's keywords again
+    allowed |= {id(item.context_expr) for stmt in body for n in gast.walk(stmt)
+                if isinstance(n, gast.With) for item in n.items}
     called = {id(n.func) for stmt in body for n in gast.walk(stmt)
               if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
               and n.func.id in local_functions}

@@ -198,4 +198,5 @@ def user_callable(parsed, func, local_names) -> bool:
     obj = getattr(obj, "__srcad_wrapped__", obj)
     if isinstance(obj, functools.partial):
         obj = obj.func
-    return isinstance(obj, types.FunctionType) and R.lookup_call(obj) is None
+    return isinstance(obj, types.FunctionType) and R.lookup_call(obj) is None \
+        and not getattr(obj, "srcad_constant_block", False)  # runs as is: constant_blocks.py

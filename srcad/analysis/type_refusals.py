@@ -12,7 +12,7 @@ import gast
 from srcad.analysis.index_types import index_kind
 from srcad.analysis.primitives import effect_operands
 from srcad.analysis.value_types import BOOL, FLOAT, INT, OTHER, Array, is_float_like, stack_call
-from srcad.errors import ArgumentError, UnsupportedCallError
+from srcad.errors import ArgumentError, UnsupportedCallError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 
@@ -54,7 +54,8 @@ def refuse_active_opaque_calls(norm, types, varied) -> None:
         for arg in list(call.args) + [k.value for k in call.keywords]:
             names = {n.id for n in gast.walk(arg) if isinstance(n, gast.Name)}
             if names & varied and _carries(types, arg):
-                norm.refusals.add(no_rule_error(norm, call))
+                norm.refusals.add(_constant_code_error(norm, call, sorted(names & varied)[0])
+                                  or no_rule_error(norm, call))
                 break
     for call in types.effect_calls.values():
         for operand in effect_operands(call):
@@ -68,6 +69,24 @@ def refuse_active_opaque_calls(norm, types, varied) -> None:
                     "`z[i] += v`), or make the call on constants only",
                     kind=UnsupportedCallError))
                 break
+
+
+def _constant_code_error(norm, call, name_):
+    """The refusal of a try statement or library-object code that runs as it is
+    (srcad/transform/normalize/constant_blocks.py) receiving `name_`, which carries a
+    derivative; None for other calls."""
+    construct = getattr(resolve_callee(norm.parsed, call.func, norm.extra_names),
+                        "srcad_constant_block", None)
+    if construct is None:
+        return None
+    what = "the guarded code" if construct == "try/except" else "the library object's code"
+    return norm.parsed.error(
+        call, construct, f"{what} reads `{name_}`, which carries a derivative: srcad runs it "
+        "as it is only on constants",
+        kind=UnsupportedSyntaxError if construct == "try/except" else UnsupportedCallError,
+        hint="move the error handling outside the differentiated function"
+        if construct == "try/except" else "make the call on constants (draw standard normals "
+        "and scale them: mu + sigma * rng.normal(size=n))")
 
 
 def _carries(types, arg) -> bool:

@@ -13,6 +13,7 @@ import inspect
 import numpy as np
 
 from srcad.errors import ArgumentError
+from srcad.frontend.pytrees import is_container
 
 
 def looks_like_argnums(value) -> bool:
@@ -74,12 +75,9 @@ def differentiable(value, position, transform):
         raise ArgumentError(f"{transform}: argument {position} is an integer ({value!r}); "
                             "integers have no derivative", hint=f"pass a float, e.g. "
                             f"{float(value)!r}")
-    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a NamedTuple
-        raise ArgumentError(f"{transform}: argument {position} is a NamedTuple "
-                            f"({type(value).__name__}); srcad takes parameters in a dict, "
-                            "list or tuple, not yet a NamedTuple",
-                            hint="pass params._asdict() and read params['w'] for params.w")
-    hint = "convert with np.asarray(x, dtype=float)"
+    hint = ("grad and value_and_grad take a dict, list or tuple of parameters; for a "
+            "jacobian use srcad.jacobian(f, params, ...)" if is_container(value)
+            else "convert with np.asarray(x, dtype=float)")
     raise ArgumentError(f"{transform}: argument {position} must be a float or a float NumPy "
                         f"array, got {type(value).__name__}", hint=hint)
 

@@ -139,7 +139,7 @@ def _of_one(packer, target, args, i, out_shape, backend):
     argument's structure of its structures of blocks (no packing: a refusal names the
     user's function)."""
     given = args[i]
-    tree = pytrees.treedef(given) if type(given) in pytrees.CONTAINERS else None
+    tree = pytrees.treedef(given) if pytrees.is_container(given) else None
 
     def blocks(weights):
         function = target if weights is None else packer.weighted(target, len(args))

@@ -68,7 +68,7 @@ class Packed:
 def unpacked(block, given):
     """`block`, a container like the list-form of `given` (or a leaf), in `given`'s own
     structure (its tuples back)."""
-    if type(given) not in pytrees.CONTAINERS:
+    if not pytrees.is_container(given):
         return block
     return pytrees.unflatten(pytrees.treedef(given), pytrees.leaves(block))
 

@@ -53,7 +53,7 @@ def has_tuple(value) -> bool:
 def reverse_annotation(value, position, transform):
     """The annotation of a differentiated argument for a reverse pass: Active for a float,
     Duplicated with fresh zeros for an array or a container (tuples passed as lists)."""
-    if type(value) in pytrees.CONTAINERS:
+    if pytrees.is_container(value):
         if has_tuple(value):
             value = as_lists(value)
         return Duplicated(value, pytrees.tree_zeros_like(value))
@@ -67,7 +67,7 @@ def reverse_derivative(given, annotation, derivative):
     """The derivative a reverse pass left for an argument, in the structure of `given`."""
     if isinstance(annotation, Duplicated):
         shadow = annotation.shadow
-        if type(given) in pytrees.CONTAINERS and has_tuple(given):
+        if pytrees.is_container(given) and has_tuple(given):
             return pytrees.unflatten(pytrees.treedef(given), pytrees.leaves(shadow))
         return shadow
     return _like(float(derivative), given)
@@ -75,7 +75,7 @@ def reverse_derivative(given, annotation, derivative):
 
 def forward_annotation(value, tangent, position, transform):
     """Duplicated(value, tangent) for a forward pass, the tangent checked against the value."""
-    if type(value) in pytrees.CONTAINERS:
+    if pytrees.is_container(value):
         pytrees.check_congruent(value, tangent, f"the tangent of primal {position}")
         return Duplicated(tree_copy(value), tree_copy(tangent))
     value = differentiable(value, position, transform)

@@ -21,13 +21,13 @@ def bound(fun, transform, argnums, positions, value_only, args, kwargs):
     args = bind_keywords(fun, transform, argnums, args, kwargs)
     target, args, aux = target_of(fun, value_only, args)
     wrt = resolve_argnums(argnums, positions, len(args))
-    values = [args[i] if type(args[i]) in pytrees.CONTAINERS
+    values = [args[i] if pytrees.is_container(args[i])
               else differentiable(args[i], i, transform) for i in wrt]
     return target, args, aux, wrt, values
 
 
 def has_containers(values) -> bool:
-    return any(type(v) in pytrees.CONTAINERS for v in values)
+    return any(pytrees.is_container(v) for v in values)
 
 
 def target_of(fun, value_only, args):

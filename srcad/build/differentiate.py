@@ -28,8 +28,9 @@ from srcad.build.plans import MISS
 from srcad.build.running import kept_tapes, refuse_forward_seed, run_generated, take_buffers
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.frontend.constant_sequences import arguments_as_arrays
+from srcad.frontend.methods import is_method
 from srcad.frontend.parse import parse_function
-from srcad.frontend.partials import plain_function
+from srcad.frontend.partials import method_function, plain_function
 from srcad.hints import Backend, Function, Memory
 from srcad.operators.containers.container_calls import container_autodiff, has_container
 from srcad.runtime.checkpointing import memory_bytes, reverse_memory
@@ -50,6 +51,8 @@ def _target(f):
     f = getattr(f, "__srcad_wrapped__", f)
     if isinstance(f, functools.partial):
         f = plain_function(f) or f  # a plain function with source that calls the partial
+    elif is_method(f):
+        f = method_function(f)  # a plain function calling model.loss, self a constant
     if not isinstance(f, types.FunctionType):
         parse_function(f)  # raises the SrcadError that explains what srcad needs
     if f.__code__.co_name == "<lambda>":

@@ -29,7 +29,7 @@ from srcad.analysis.writes import written_arguments
 from srcad.build.checkpoint_fallback import over_budget_fallback
 from srcad.build.codegen import to_source
 from srcad.build.compiler import compile_numba, compile_source
-from srcad.build.running import reserve_tape
+from srcad.build.running import inside_contexts, reserve_tape
 from srcad.build.shape_fallback import shape_change_fallback
 from srcad.display import GeneratedSource
 from srcad.errors import SrcadError
@@ -291,6 +291,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
             function = over_budget_fallback(function, parsed, request, tapes)
     else:
         function = compile_source(source, name, namespace, parsed.filename)
+        if parsed.contexts:  # with np.errstate(...) in f: its body and derivative run inside
+            function = inside_contexts(function, parsed)
     if request.mode == "reverse" and transform.shape_guards:  # a loop may change a shape
         function = shape_change_fallback(function, parsed, request, tapes, written)
     dependencies = list({(id(ns), n): (ns, n, obj) for ns, n, obj in norm.dependencies}.values())

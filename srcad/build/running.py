@@ -6,6 +6,8 @@ Shared by `api.autodiff`, its fast path (`plans.py`) and the operators' engines.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from srcad.annotations import Annotation
@@ -13,6 +15,7 @@ from srcad.build.checkpoint_fallback import TapeOverBudget, run_checkpointed
 from srcad.build.compiler import raise_numba_error
 from srcad.build.shape_fallback import LoopShapeError, run_recording_shapes
 from srcad.errors import ArgumentError, SrcadError
+from srcad.frontend import syntax as S
 from srcad.transform.tapes import INT_TAPE
 
 # what generated code raises for a variant of itself to run instead, on the same arguments
@@ -157,3 +160,20 @@ def call_generated(function, flat):
     except Exception as err:
         raise_numba_error(err)
         raise
+
+
+def inside_contexts(function, parsed):
+    """`function` run inside the context managers the differentiated body ran in
+    (`np.errstate(divide="ignore")`: srcad/transform/normalize/contexts.py), each made anew
+    from its expression at every call, as the `with` statement does."""
+    makers = [compile(S.unparse_expr(e), parsed.filename, "eval") for e in parsed.contexts]
+    namespace = parsed.namespace
+
+    def run_inside(*args):
+        with contextlib.ExitStack() as stack:
+            for maker in makers:
+                stack.enter_context(eval(maker, namespace))  # noqa: S307 - the user's text
+            return function(*args)
+
+    run_inside.__wrapped__ = function
+    return run_inside

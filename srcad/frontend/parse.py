@@ -4,6 +4,7 @@ its names (globals and closure) and to point errors at the user's file and line.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import linecache
 import re
@@ -17,6 +18,7 @@ from srcad.errors import SrcadError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.constant_sequences import free_names_as_arrays
 from srcad.frontend.lambdas import find_lambda, is_lambda
+from srcad.frontend.methods import bind_self, is_method
 from srcad.frontend.source_check import check_source
 from srcad.runtime.runtime_names import rename_clashes
 
@@ -52,6 +54,9 @@ class ParsedFunction:
     # number tuples and lists among the free names, as the arrays the analysis reads them as
     # (srcad/frontend/constant_sequences.py); `namespace` keeps what the code reads at run time
     arrays: dict = field(default_factory=dict, repr=False)
+    # the context managers the body ran inside (`np.errstate(...)`), as expressions; the
+    # generated code runs inside them (srcad/transform/normalize/contexts.py)
+    contexts: list = field(default_factory=list, repr=False)
 
     @property
     def generated(self) -> bool:
@@ -188,6 +193,14 @@ def parse_function(func) -> ParsedFunction:
     # wrapper (functools.wraps sets `__wrapped__`) may compute something else (`2 * f(x)`),
     # so it is differentiated as itself, never as the function it wraps.
     func = getattr(func, "__srcad_wrapped__", func)
+    if is_method(func):  # model.loss: the function's source, self's attributes constants
+        parsed = parse_function(func.__func__)
+        parsed = dataclasses.replace(parsed, func=func, tree=S.clone(parsed.tree),
+                                     namespace=dict(parsed.namespace),
+                                     spellings=dict(parsed.spellings),
+                                     inlined_reads=list(parsed.inlined_reads), contexts=[])
+        bind_self(parsed, func)
+        return parsed
     transform = getattr(func, "__srcad_transform__", None)
     if transform is not None:
         code = inspect.unwrap(func).__code__

@@ -19,6 +19,23 @@ from srcad.errors import ArgumentError
 from srcad.frontend.lambdas import function_name
 
 _functions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# instance -> {method's function: the plain function calling the bound method}: `model.loss`
+# is a new bound method object at each read, the plain function one per instance and method
+_methods: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def method_function(method: types.MethodType) -> types.FunctionType:
+    """The plain function `def loss(w): return wrapped_function(w)` calling the bound method
+    (its `self` read as a constant: srcad/frontend/methods.py), one per instance and method."""
+    try:
+        known = _methods.setdefault(method.__self__, {})
+    except TypeError:  # an instance without __weakref__: made anew each time
+        known = {}
+    function = known.get(method.__func__)
+    if function is None:
+        function = _calling(method, method.__func__, method, (), {})
+        known[method.__func__] = function
+    return function
 
 
 def plain_function(partial: functools.partial) -> types.FunctionType | None:
@@ -30,14 +47,23 @@ def plain_function(partial: functools.partial) -> types.FunctionType | None:
     func = getattr(partial.func, "__srcad_wrapped__", partial.func)
     if not isinstance(func, types.FunctionType):
         return None
+    function = _calling(partial, func, func, partial.args, partial.keywords)
+    _functions[partial] = function
+    return function
+
+
+def _calling(signed, func, called, args, keywords) -> types.FunctionType:
+    """A plain function with the positional parameters of `signed` calling `called` with
+    the bound `args` and `keywords` and those parameters (`func`: the Python function behind,
+    which names it and places it in its file)."""
     code = func.__code__
     params, defaults = [], []
-    for p in inspect.signature(partial).parameters.values():
+    for p in inspect.signature(signed).parameters.values():
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             params.append(p.name)
             if p.default is not p.empty:
                 defaults.append(p.default)
-        elif p.kind is p.KEYWORD_ONLY and p.name not in partial.keywords \
+        elif p.kind is p.KEYWORD_ONLY and p.name not in keywords \
                 and p.default is p.empty:
             raise ArgumentError(f"functools.partial of {func.__name__} leaves `{p.name}` to be "
                                 "passed by keyword; srcad passes arguments by position",
@@ -48,20 +74,19 @@ def plain_function(partial: functools.partial) -> types.FunctionType | None:
             raise ArgumentError(f"functools.partial of {func.__name__}, which takes *args or "
                                 "**kwargs", filename=code.co_filename, line=code.co_firstlineno,
                                 construct="functools.partial", hint="name every argument")
-    namespace = {"wrapped_function": func}
+    namespace = {"wrapped_function": called}
     bound = []
-    for k, value in enumerate(partial.args):
+    for k, value in enumerate(args):
         namespace[f"bound_{k}"] = value
         bound.append(f"bound_{k}")
-    for key, value in partial.keywords.items():
+    for key, value in keywords.items():
         namespace[f"bound_{key}"] = value
         bound.append(f"{key}=bound_{key}")
     arguments = ", ".join([*[b for b in bound if "=" not in b], *params,
                            *[b for b in bound if "=" in b]])
-    name = f"{function_name(func)}_partial"
+    name = function_name(func) + ("_partial" if called is func else "")
     source = (f"def {name}({', '.join(params)}):\n"
               f"    return wrapped_function({arguments})\n")
     function = compile_source(source, name, namespace, code.co_filename)
     function.__defaults__ = tuple(defaults) or None
-    _functions[partial] = function
     return function

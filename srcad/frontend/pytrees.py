@@ -1,8 +1,11 @@
 """Parameter containers (pytrees) at the boundary: flatten into leaves, rebuild from leaves.
 
-A container is a dict with string keys, a list or a tuple, nested to any depth; everything
-else is a leaf (a float, an int, a bool, None, a NumPy array). Leaves come in a fixed order:
-a dict's by sorted key (as JAX orders them), a list's and a tuple's by position. The structure
+A container is a dict with string keys, a list, a tuple, a `@dataclass` instance or a
+`NamedTuple`, nested to any depth; everything else is a leaf (a float, an int, a bool, None, a
+NumPy array). Leaves come in a fixed order: a dict's by sorted key (as JAX orders them), a
+list's and a tuple's by position, a dataclass's and a NamedTuple's by field (in the order the
+class declares them; the code reads them as `layer.W`). A record's kind in the treedef is
+`(RECORD, its class)`. The structure
 (`treedef`) is a hashable value, part of the cache key of the generated code: the function
 reads `params["w"]`, and each leaf becomes an argument of its own in the generated code
 (srcad/transform/normalize/containers.py), so the analyses see plain floats and arrays.
@@ -10,10 +13,12 @@ reads `params["w"]`, and each leaf becomes an argument of its own in the generat
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 
+from srcad.annotations import Annotation, Cache, Constant, Output
 from srcad.errors import ArgumentError
 
 LEAF = "leaf"
@@ -21,10 +26,33 @@ LEAF = "leaf"
 # shadow array); the code reads it as `leaf[0]` (srcad/transform/containers.py)
 BOXED = "boxed leaf"
 CONTAINERS = (dict, list, tuple)
+RECORD = "record"  # a dataclass or NamedTuple: the kind is (RECORD, its class)
+_OWN = (Annotation, Constant, Cache, Output, type)
+
+
+def is_record(value) -> bool:
+    """Is `value` a dataclass instance or a NamedTuple (parameters read as `value.field`)?"""
+    kind = type(value)
+    if isinstance(value, _OWN):  # srcad's own Constant(...), Duplicated(...): no parameters
+        return False
+    return dataclasses.is_dataclass(kind) or (
+        issubclass(kind, tuple) and hasattr(kind, "_fields"))
 
 
 def is_container(value) -> bool:
-    return type(value) in CONTAINERS
+    return type(value) in CONTAINERS or is_record(value)
+
+
+def record_fields(value) -> tuple:
+    """The field names of a record, in declaration order."""
+    kind = type(value)
+    if dataclasses.is_dataclass(kind):
+        return tuple(f.name for f in dataclasses.fields(kind))
+    return tuple(kind._fields)
+
+
+def is_record_kind(kind) -> bool:
+    return type(kind) is tuple and kind[0] == RECORD
 
 
 def treedef(value, where="the argument"):
@@ -42,6 +70,9 @@ def treedef(value, where="the argument"):
     if kind is list or kind is tuple:
         return (kind.__name__, tuple(range(len(value))),
                 tuple(treedef(v, where) for v in value))
+    if is_record(value):
+        names = record_fields(value)
+        return ((RECORD, kind), names, tuple(treedef(getattr(value, n), where) for n in names))
     return LEAF
 
 
@@ -60,6 +91,9 @@ def _collect(value, out):
     elif kind is list or kind is tuple:
         for v in value:
             _collect(v, out)
+    elif is_record(value):
+        for name_ in record_fields(value):
+            _collect(getattr(value, name_), out)
     else:
         out.append(value)
 
@@ -86,7 +120,22 @@ def _build(tree, it):
     built = [_build(child, it) for child in children]
     if kind == "dict":
         return dict(zip(keys, built))
+    if is_record_kind(kind):
+        return _make_record(kind[1], keys, built)
     return built if kind == "list" else tuple(built)
+
+
+def _make_record(cls, names, values):
+    """An instance of the dataclass or NamedTuple `cls` with these field values (a dataclass
+    field with init=False is set after construction)."""
+    if not dataclasses.is_dataclass(cls):
+        return cls(*values)
+    init = {f.name for f in dataclasses.fields(cls) if f.init}
+    record = cls(**{n: v for n, v in zip(names, values) if n in init})
+    for n, v in zip(names, values):
+        if n not in init:
+            object.__setattr__(record, n, v)
+    return record
 
 
 def tree_zeros_like(value: Any) -> Any:
@@ -109,6 +158,12 @@ def tree_zeros_like(value: Any) -> Any:
         return {k: tree_zeros_like(v) for k, v in value.items()}
     if kind is list or kind is tuple:
         return kind(tree_zeros_like(v) for v in value)
+    if is_record(value):  # a float field of an immutable record: a 0-d array, written in place
+        names = record_fields(value)
+        frozen = isinstance(value, tuple) or kind.__dataclass_params__.frozen
+        return _make_record(kind, names, [
+            np.zeros(()) if frozen and isinstance(getattr(value, n), (float, np.floating))
+            else tree_zeros_like(getattr(value, n)) for n in names])
     if isinstance(value, np.ndarray):
         return np.zeros_like(value)
     if isinstance(value, (float, np.floating)):
@@ -131,7 +186,7 @@ def _boxed(tree, flags):
 
 def get(value, path):
     for key in path:
-        value = value[key]
+        value = getattr(value, key) if is_record(value) else value[key]
     return value
 
 
@@ -139,7 +194,14 @@ def set_leaf(value, path, leaf, where="the shadow") -> None:
     """Set the leaf at `path` of the container `value`, in place: a float leaf of a shadow is
     replaced in its parent, which must be a dict or a list (a tuple is immutable)."""
     parent = get(value, path[:-1])
-    if type(parent) is tuple:
+    current = get(value, path)
+    if isinstance(current, np.ndarray) and current.ndim == 0:  # an immutable record's float
+        current[...] = leaf
+        return
+    if is_record(parent) and not isinstance(parent, tuple):
+        object.__setattr__(parent, path[-1], leaf)  # a frozen dataclass's too: srcad's own
+        return
+    if isinstance(parent, tuple):
         raise ArgumentError(f"{where}: the derivative of the float at {describe(path)} cannot be "
                             "stored in a tuple (tuples are immutable)",
                             hint="hold floats in a dict or a list, or make the float a 0-d "
@@ -147,9 +209,16 @@ def set_leaf(value, path, leaf, where="the shadow") -> None:
     parent[path[-1]] = leaf
 
 
-def describe(path) -> str:
-    """A leaf's path as Python would index it: `["layers"][0]["W"]`."""
-    return "".join(f"[{k!r}]" for k in path) or "the top level"
+def describe(path, tree=None) -> str:
+    """A leaf's path as Python would read it: `["layers"][0]["W"]`, `.layers[0].W` for the
+    fields of records (known from the treedef `tree`)."""
+    parts = []
+    for key in path:
+        record = tree not in (None, LEAF, BOXED) and is_record_kind(tree[0])
+        parts.append(f".{key}" if record else f"[{key!r}]")
+        if tree not in (None, LEAF, BOXED):
+            tree = tree[2][tree[1].index(key)]
+    return "".join(parts) or "the top level"
 
 
 def check_congruent(value, shadow, where) -> None:

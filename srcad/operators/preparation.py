@@ -21,7 +21,7 @@ from srcad.build.plans import CONST, MISS, WHOLE_CALLS, gradient_entry, jacobian
 from srcad.build.transform_outputs import in_input_dtype
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.frontend.constant_sequences import arguments_as_arrays
-from srcad.frontend.pytrees import CONTAINERS
+from srcad.frontend.pytrees import is_container
 from srcad.operators.containers.container_operators import container_operator, returns_tuple
 from srcad.operators.operator_results import explained, in_dtype, lower_precision, user_located
 from srcad.operators.prep_signatures import OUTPUT_SHAPED, shown, signature_of
@@ -71,7 +71,7 @@ def operator_entry(operator):
                 args = args + tuple(Constant(v) for v in bind_arguments(f, args)[len(args):])
             args = arguments_as_arrays(f, args, (Constant,), bare=False)
             for a in args:
-                if type(a) in CONTAINERS:  # x is a dict, list or tuple of parameters
+                if is_container(a):  # x is a dict, list or tuple of parameters
                     return container_operator(operator.__name__, f, args, options)
             if tuple_outputs and returns_tuple(f):
                 return container_operator(operator.__name__, f, args, options)

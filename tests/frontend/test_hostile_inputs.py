@@ -238,7 +238,6 @@ NO_SOURCE = [
     ("np.add", lambda: np.add, None),
     ("np.sin", lambda: np.sin, None),
     ("partial", lambda: functools.partial(math.pow, 2.0), None),  # of a C function
-    ("bound-method", lambda: Model(1.0).energy, None),
     ("classmethod", lambda: Model.class_energy, None),
     ("class", lambda: Model, None),
     ("callable-object", lambda: CallableObject(), None),
@@ -255,6 +254,11 @@ def test_function_without_source_is_refused_with_a_hint(name, make, filename, mo
     f = make()
     arg = Active(2.0) if mode is Reverse else Duplicated(2.0, 1.0)
     refused(lambda: srcad.autodiff(mode, f, arg), filename=filename, with_line=False)
+
+
+def test_bound_method_is_differentiated_with_respect_to_its_arguments():
+    """A bound method's source is the function; its self is a constant (tests/objects)."""
+    assert srcad.autodiff(Reverse, Model(1.0).energy, Active(2.0)) == (4.0,)
 
 
 def test_function_typed_at_prompt_refusal_names_its_line():

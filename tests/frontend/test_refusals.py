@@ -105,10 +105,9 @@ def test_unsupported_construct_is_refused_with_file_and_line(construct, f, args)
     assert info.value.line is not None and f":{info.value.line}:" in text
 
 
-def test_bound_method_is_refused():
-    with pytest.raises(srcad.SrcadError) as info:
-        srcad.autodiff(Reverse, Model().energy, Active(3.0))
-    assert "method" in str(info.value).lower()
+def test_bound_method_is_differentiated():
+    """A bound method differentiates with respect to its arguments (tests/objects)."""
+    assert srcad.autodiff(Reverse, Model().energy, Active(3.0)) == (6.0,)
 
 
 def test_refusal_points_at_the_offending_line():

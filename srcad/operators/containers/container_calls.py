@@ -35,7 +35,7 @@ _plans: dict = {}  # (f, code, layout, mode, batch, backend) -> the reverse Plan
 def has_container(args) -> bool:
     for a in args:
         value = a.value if isinstance(a, Annotation) else a
-        if type(value) in pytrees.CONTAINERS:
+        if pytrees.is_container(value):
             return True
     return False
 
@@ -47,7 +47,7 @@ def flatten_arguments(mode, args):
     flat, layout, floats = [], [], []
     for position, arg in enumerate(args):
         value = arg.value if isinstance(arg, Annotation) else arg
-        if type(value) not in pytrees.CONTAINERS:
+        if not pytrees.is_container(value):
             flat.append(arg)
             continue
         where = f"argument {position}"
@@ -67,7 +67,8 @@ def flatten_arguments(mode, args):
                 pytrees.check_congruent(value, s, where)
             lanes = [pytrees.leaves(s) for s in shadows]
             for k, v in enumerate(values):
-                flat.append(BatchDuplicated(v, [lane[k] for lane in lanes])
+                flat.append(BatchDuplicated(v, [lane[k] if isinstance(v, np.ndarray)
+                                                else _number(lane[k]) for lane in lanes])
                             if _is_float(v) else Const(v))
             continue
         pytrees.check_congruent(value, arg.shadow, where)
@@ -75,8 +76,8 @@ def flatten_arguments(mode, args):
         for v, s, path in zip(values, pytrees.leaves(arg.shadow), leaf_paths):
             if not _is_float(v):
                 flat.append(Const(v))
-            elif isinstance(v, np.ndarray) or not mode.reverse:
-                flat.append(Duplicated(v, s))
+            elif isinstance(v, np.ndarray) or not mode.reverse:  # a float's tangent: a float
+                flat.append(Duplicated(v, s if isinstance(v, np.ndarray) else _number(s)))
             else:
                 parent = pytrees.get(arg.shadow, path[:-1])
                 if type(parent) is tuple:
@@ -84,6 +85,12 @@ def flatten_arguments(mode, args):
                 floats.append((len(flat), arg.shadow, path))
                 flat.append(Active(v))
     return flat, tuple(layout), floats
+
+
+def _number(shadow):
+    """A float leaf's tangent: a float (an immutable record's is a 0-d array,
+    srcad/frontend/pytrees.py `tree_zeros_like`)."""
+    return float(shadow) if isinstance(shadow, np.ndarray) and shadow.ndim == 0 else shadow
 
 
 def _is_float(value) -> bool:

@@ -85,7 +85,7 @@ def jacobian(run, x, mode, out, chunk=None):
 
 def zeros_target(x):
     """A fresh shadow for a reverse pass: zeros like x (None for a float x)."""
-    if type(x) in pytrees.CONTAINERS:
+    if pytrees.is_container(x):
         return pytrees.tree_zeros_like(x)
     return np.zeros_like(x) if isinstance(x, np.ndarray) else None
 

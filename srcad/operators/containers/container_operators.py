@@ -115,7 +115,7 @@ def container_operator(name, f, args, options):
                             f"with respect to); got {len(bare)}",
                             hint="wrap the others in Constant(...), Cache(...) or Output(...)")
     x = bare[0]
-    container = type(x) in pytrees.CONTAINERS
+    container = pytrees.is_container(x)
     if base in _ARRAY_ONLY and not (container and base in _SECOND_ORDER) or (
             base in ("gradient", "value_and_gradient") and not container):
         what = (f"a {type(x).__name__} of parameters" if container
@@ -226,7 +226,7 @@ def _several_tangents(x, tangent) -> bool:
     """Is `tangent` a tuple or list of tangents (rather than one tangent like x)?"""
     if type(tangent) not in (tuple, list):
         return False
-    if type(x) not in pytrees.CONTAINERS:
+    if not pytrees.is_container(x):
         return True
     return pytrees.treedef(tangent) != pytrees.treedef(x)
 
@@ -239,7 +239,7 @@ def _check_float(value, operator):
 def _target(x, out):
     """The shadow a reverse pass accumulates into: `out` zeroed (checked congruent), or fresh
     zeros like x (None for a float x: its derivative is returned)."""
-    if type(x) not in pytrees.CONTAINERS:
+    if not pytrees.is_container(x):
         if not isinstance(x, np.ndarray):
             return None
         if out is None:
@@ -310,7 +310,7 @@ class _Runner:
         tuple of values)."""
         from srcad.build.differentiate import autodiff  # noqa: PLC0415
         x = self.args[self.x_position]
-        if type(x) not in pytrees.CONTAINERS and not isinstance(x, np.ndarray):
+        if not pytrees.is_container(x) and not isinstance(x, np.ndarray):
             tangent = float(tangent)
         annotated = self._annotated(Duplicated(x, tangent))
         t = autodiff(Forward, self.f, *annotated, backend=self.backend)
@@ -325,7 +325,7 @@ class _Runner:
         if len(tangents) == 1:
             return [self.forward(tangents[0])]
         x = self.args[self.x_position]
-        lanes = [float(t) for t in tangents] if type(x) not in pytrees.CONTAINERS and \
+        lanes = [float(t) for t in tangents] if not pytrees.is_container(x) and \
             not isinstance(x, np.ndarray) else list(tangents)
         annotated = []
         for i, a in enumerate(self.args):

@@ -55,7 +55,7 @@ def _as_arrays(x):
 
 def _leaf_count(arg) -> int:
     value = arg.value if isinstance(arg, Duplicated) else arg
-    return len(pytrees.leaves(value)) if type(value) in pytrees.CONTAINERS else 1
+    return len(pytrees.leaves(value)) if pytrees.is_container(value) else 1
 
 
 class ContainerSecondOrder:

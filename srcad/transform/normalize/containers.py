@@ -22,7 +22,7 @@ import gast
 
 from srcad.errors import UnsupportedSyntaxError
 from srcad.frontend import syntax as S
-from srcad.frontend.pytrees import BOXED, LEAF, describe, paths
+from srcad.frontend.pytrees import BOXED, LEAF, describe, is_record_kind, paths
 from srcad.transform.names import Namer
 from srcad.transform.normalize.lists import _exits_loop
 
@@ -37,7 +37,17 @@ class _Node:
     def __init__(self, kind, keys, children):
         self.kind, self.keys, self.children = kind, keys, children
 
+    @property
+    def record(self) -> bool:
+        """A dataclass or NamedTuple: its fields read as attributes (a NamedTuple's also by
+        position)."""
+        return is_record_kind(self.kind)
+
     def child(self, key):
+        if self.record and type(key) is str:
+            return self.children[self.keys.index(key)] if key in self.keys else None
+        if self.record and not issubclass(self.kind[1], tuple):
+            return None  # a dataclass is not indexed
         if self.kind == "dict":
             if type(key) is str and key in self.keys:
                 return self.children[self.keys.index(key)]
@@ -74,7 +84,7 @@ def split_container_params(parsed, body: list, params: list, containers, namer: 
             env[name_] = node
             flat.extend(_leaf_names(node))
             for leaf, path in zip(_leaf_names(node), paths(layout[position])):
-                parsed.spellings[leaf] = name_ + describe(path)
+                parsed.spellings[leaf] = name_ + describe(path, layout[position])
         else:
             flat.append(name_)
     return _Resolver(parsed).block(body, env, {}), flat
@@ -180,7 +190,7 @@ class _Resolver:
 
     def _container_expr(self, expr, env) -> bool:
         """Does `expr` start from a container name (before its index is known)?"""
-        while isinstance(expr, gast.Subscript):
+        while isinstance(expr, (gast.Subscript, gast.Attribute)):
             expr = expr.value
         return isinstance(expr, gast.Name) and expr.id in env
 
@@ -204,6 +214,20 @@ class _Resolver:
         container."""
         if isinstance(expr, gast.Name) and isinstance(expr.ctx, gast.Load):
             return env.get(expr.id)
+        if isinstance(expr, gast.Attribute):
+            found = self.resolve(expr.value, env, ints)
+            if not isinstance(found, _Node):
+                return None
+            part = found.child(expr.attr) if found.record else None
+            if part is None:
+                what = (f"the {found.kind[1].__name__} argument has no field `{expr.attr}`"
+                        f" (its fields: {', '.join(found.keys)})" if found.record else
+                        f"`.{expr.attr}` of a {found.kind} argument is not supported")
+                raise self.error(expr, what)
+            if isinstance(expr.ctx, gast.Store):
+                raise self.error(expr, f"`{S.unparse_expr(expr)}` assigns a field of a "
+                                 "parameter record", hint="bind a new name: W = layer.W + d")
+            return found.child(expr.attr)
         if isinstance(expr, gast.Subscript):
             found = self.resolve(expr.value, env, ints)
             if not isinstance(found, _Node):
@@ -269,6 +293,18 @@ class _Rewriter(gast.NodeTransformer):
         if isinstance(found, gast.Subscript):  # a leaf indexed further
             found.slice = self.visit(found.slice)
             return gast.copy_location(found, node)
+        self.generic_visit(node)
+        return node
+
+    def visit_Attribute(self, node):
+        found = self.resolver.resolve(node, self.env, self.ints)
+        if isinstance(found, _Boxed):
+            return gast.copy_location(gast.Subscript(value=S.name(str(found)), slice=S.const(0),
+                                                     ctx=node.ctx), node)
+        if isinstance(found, str):
+            return gast.copy_location(S.name(found, store=isinstance(node.ctx, gast.Store)), node)
+        if isinstance(found, _Node):
+            raise self.resolver.error(node, "a part of a container argument is used whole here")
         self.generic_visit(node)
         return node
 

@@ -278,7 +278,9 @@ class Inliner:
         extra = {**(self.extra if local else {}), **passed_objects}
         inner = Inliner(cparsed, cnamer, self.stack + (callee,), extra=extra,
                         local_functions=visible)
-        return desugar(cparsed, inner.block(body), cnamer), inner
+        body = desugar(cparsed, inner.block(body), cnamer)
+        self.parsed.contexts.extend(cparsed.contexts)  # a helper's np.errstate: the call's
+        return body, inner
 
     def _recursion(self, callee, call):
         """Recursion is refused: srcad inlines the user's functions, and a recursive

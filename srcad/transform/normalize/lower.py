@@ -33,6 +33,8 @@ from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction
 from srcad.transform.names import Namer
 from srcad.transform.normalize.conditional_lists import grow_conditional_lists
+from srcad.transform.normalize.constant_blocks import run_constant_blocks
+from srcad.transform.normalize.contexts import strip_contexts
 from srcad.transform.normalize.function_values import (
     arms_as_ifs,
     define_in_blocks,
@@ -47,6 +49,7 @@ from srcad.transform.normalize.list_reductions import fold_literal_reductions
 from srcad.transform.normalize.list_shifts import shifted
 from srcad.transform.normalize.list_writes import extends_as_appends
 from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_lists
+from srcad.transform.normalize.local_records import local_records
 
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
 
@@ -370,6 +373,9 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     from srcad.transform.normalize.list_calls import inline_list_calls  # it inlines: a cycle
     from srcad.transform.normalize.literal_arguments import lists_as_tuples
 
+    body = strip_contexts(parsed, body)  # with np.errstate(...): the body, run inside it
+    body = local_records(parsed, body, namer)  # s = State(a, b); s.h: a variable per field
+    body = run_constant_blocks(parsed, body, namer)  # try on constants, rng = ...: as is
     body = lists_as_tuples(parsed, body)  # np.mean([x, y]): NumPy reads a tuple the same
     lowering = Lowering(parsed, namer)
     params = [a.id for a in parsed.tree.args.args + parsed.tree.args.kwonlyargs]

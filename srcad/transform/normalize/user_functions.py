@@ -10,6 +10,7 @@ import site
 import sysconfig
 import types
 
+from srcad.frontend.methods import is_method
 from srcad.rules import lookup_call
 from srcad.transform.normalize.lower import LocalFunction
 
@@ -23,7 +24,10 @@ def is_user_function(obj, caller=None) -> bool:
         return True
     if isinstance(obj, functools.partial):
         return is_user_function(obj.func, caller)
-    if not isinstance(obj, types.FunctionType) or lookup_call(obj) is not None:
+    if is_method(obj):  # model.loss: its function inlined, self's attributes constants
+        return is_user_function(obj.__func__, caller)
+    if not isinstance(obj, types.FunctionType) or lookup_call(obj) is not None \
+            or getattr(obj, "srcad_constant_block", False):  # constant_blocks.py: runs as is
         return False
     if not is_library_function(obj):
         return True
