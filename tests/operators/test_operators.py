@@ -347,8 +347,8 @@ def _expected(sc, op, x, opts, tangent, cotangent):
         return results if "batch" in opts else results[0]
     if op == "hvp":
         return _as_x(sc, H @ _flat(tangent[0]))
-    if op == "hessian":
-        return H
+    if op == "hessian":  # of a float x: a float, as JAX's
+        return float(H[0, 0]) if sc.x_shape is None else H
     if op == "second_derivative":
         return float(H[0, 0])
     raise AssertionError(op)
@@ -360,8 +360,8 @@ def _out_buffer(sc, op, opts):
     m = 1 if sc.float_out else int(np.prod(sc.out_shape))
     if op in ("jacobian", "value_and_jacobian"):
         shape = (m, n)
-    elif op == "hessian":
-        shape = (n, n)
+    elif op == "hessian":  # the Hessian of a float x is a float, as in JAX
+        shape = None if sc.x_shape is None else (n, n)
     elif op in ("gradient", "value_and_gradient", "pullback", "hvp"):
         shape = sc.x_shape
     elif op in ("pushforward", "derivative"):

@@ -101,7 +101,7 @@ def test_calls_on_constants_need_no_rule():
     (d, _) = srcad.autodiff(srcad.Reverse, m.log_prior, srcad.Active(1.5), 4)
     assert d == pytest.approx(2 * c * 1.5)
     check_grads(m.log_prior, srcad.Active(1.5), 4)
-    with pytest.raises(srcad.UnsupportedCallError, match="tuple_return_models.py:.*lgamma.*"
+    with pytest.raises(srcad.UnsupportedCallError, match="tuple_return_models.py:.*nextafter.*"
                        "carries a derivative"):
         srcad.autodiff(srcad.Reverse, m.rule_needed, srcad.Active(1.5))
 
