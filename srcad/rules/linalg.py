@@ -9,8 +9,8 @@ other operand's value, and the adjoint is its transpose; one rule per pair of ra
 | 1, 2         | g @ y, x @ g        | y @ g, np.outer(x, g)      | y.shape[1:]            |
 | 2, 2         | g @ y, x @ g        | g @ y.T, x.T @ g           | x.shape[:1] + y.shape[1:] |
 
-np.outer(x, y) of vectors: adjoints g @ y, x @ g; np.inner of vectors is np.dot; np.trace(A):
-tangent np.trace(g), adjoint g * np.eye(n, m).
+np.outer(x, y) of vectors: adjoints g @ y, x @ g; np.inner of vectors is np.dot (np.trace:
+srcad/rules/selection.py).
 """
 
 from __future__ import annotations
@@ -65,11 +65,3 @@ def inner(ranks, keywords):
                          hint="srcad differentiates np.inner of two vectors")
     return matmul("inner")(ranks, keywords)
 
-
-def trace(ranks, keywords):
-    """np.trace(A) of a matrix."""
-    if ranks[0] != 2:
-        raise SrcadError("np.trace of an array of rank other than 2", construct="trace",
-                         hint="srcad differentiates np.trace of a matrix")
-    return linear("trace", "x", ("np.trace(g)", "g * np.eye(x_shape[0], x_shape[1])"),
-                  shape="()", rank=0)

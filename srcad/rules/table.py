@@ -23,19 +23,18 @@ import numpy as np
 
 from srcad import rules as _r
 from srcad.errors import SrcadError
-from srcad.rules import math_functions
+from srcad.rules import math_functions, movement, selection
 from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
 from srcad.rules.decompositions import (
     cholesky,
     det,
-    diag,
     inv,
     logabsdet,
     sign_of_det,
     solve,
 )
 from srcad.rules.elementwise import elementwise, operator
-from srcad.rules.linalg import inner, matmul, outer, trace, transpose
+from srcad.rules.linalg import inner, matmul, outer, transpose
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
 from srcad.rules.shapes import broadcast_to, expand_dims, ravel, reshape, squeeze, unbroadcast
 from srcad.runtime.array_runtime import (
@@ -155,9 +154,8 @@ def _build() -> dict[int, CallInfo]:
     add(np.cumsum, CallInfo("cumsum", None, "float", select=cumsum))
     add(np.outer, CallInfo("outer", None, "float", select=outer))
     add(np.inner, CallInfo("inner", None, "float", select=inner))
-    add(np.trace, CallInfo("trace", None, "float", select=trace))
     for fn, select in ((np.linalg.solve, solve), (np.linalg.inv, inv), (np.linalg.det, det),
-                       (np.linalg.cholesky, cholesky), (np.diag, diag)):
+                       (np.linalg.cholesky, cholesky)):
         add(fn, CallInfo(fn.__name__, None, "float", select=select))
     for fn, select in ((np.concatenate, concatenate), (np.stack, stack), (np.hstack, hstack),
                        (np.vstack, vstack)):
@@ -191,6 +189,10 @@ def _build() -> dict[int, CallInfo]:
     add(np.broadcast_shapes, CallInfo("broadcast_shapes", None, "shape", arrays=ANY))
     for fn in (diagonal_adjoint, cholesky_tangent, cholesky_adjoint):
         add(fn, CallInfo(fn.__name__, None, "float", select=_not_yet(fn.__name__)))
+    for fn, select, keywords, operand_keywords in movement.ENTRIES + selection.ENTRIES:
+        add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
+                         operand_keywords=operand_keywords,
+                         numba_refusal=movement.numba_refusal(fn)))
     add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same", arrays=ELEMENTWISE))
     add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
     add(builtins.max, CallInfo("max", _RULES_BY_NAME["max"], "same"))
@@ -270,7 +272,7 @@ def lookup_listed(obj) -> CallInfo | None:
 _METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.transpose,
             "copy": np.copy, "max": np.max, "min": np.min, "cumsum": np.cumsum,
             "clip": np.clip, "trace": np.trace, "reshape": np.reshape, "ravel": np.ravel,
-            "flatten": np.ravel, "squeeze": np.squeeze}
+            "flatten": np.ravel, "squeeze": np.squeeze, **movement.METHODS}
 # Matrix product operator `x @ y`.
 MATMUL_OPERATOR = CallInfo("matmul", None, "float", select=matmul("matmul"))
 TRANSPOSE_ATTRIBUTE = CallInfo("transpose", None, "float", select=transpose)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
+from srcad.runtime.movement_runtime import *  # noqa: F403 - the shape functions' adjoints
 
 
 def unbroadcast(g, shape):
