@@ -37,7 +37,8 @@ SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names",
           "widened",  # widened: array programs only, `--arrays` (fuzz/grammar_loop_shapes.py)
           "numpy-semantics",  # with `--arrays` (fuzz/grammar_numpy_semantics.py)
           "literal-arguments",  # --arrays only (fuzz/grammar_literal_arguments.py)
-          "library")  # library: array programs only, `--arrays` (fuzz/grammar_library.py)
+          "library",  # library: array programs only, `--arrays` (fuzz/grammar_library.py)
+          "movement")  # movement: --arrays only (fuzz/grammar_movement.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.

@@ -244,3 +244,30 @@ def numba_refusal(fn) -> str:
         return ""
     return (f"srcad differentiates `np.{fn.__name__}` on the python backend only (its "
             "derivative calls NumPy functions numba does not compile)")
+
+
+def linspace(ranks, keywords):
+    """np.linspace(start, stop, num=50, endpoint=True) of numbers: start + (stop - start) * t
+    for the fixed fractions t = np.linspace(0.0, 1.0, num, endpoint)."""
+    if "stop" not in keywords:
+        raise SrcadError("np.linspace without its end", construct="linspace",
+                         hint="write np.linspace(start, stop, num)")
+    if any(ranks[:2]):
+        raise SrcadError("np.linspace of arrays", construct="linspace",
+                         hint="srcad differentiates np.linspace between two numbers")
+    for keyword in ("retstep", "dtype"):
+        if keywords.get(keyword):
+            raise SrcadError(f"np.linspace with {keyword}=", construct="linspace",
+                             hint=f"leave {keyword}= out")
+    endpoint = bool(keywords.get("endpoint", True))
+    num = "num" if "num" in keywords else "50"
+    fractions = f"np.linspace(0.0, 1.0, {num}, endpoint={endpoint})"
+    return linear("linspace", "x stop num" if num == "num" else "x stop",
+                  (f"g * (1.0 - {fractions})", f"np.sum(g * (1.0 - {fractions}))"),
+                  (f"g * {fractions}", f"np.sum(g * {fractions})"),
+                  *([(None, None)] if num == "num" else []), shape=f"({num},)", rank=1)
+
+
+# np.linspace(start, stop, num, endpoint, retstep, dtype, axis); stop and num are operands
+LINSPACE = (np.linspace, linspace, ("stop", "num", "endpoint", "retstep", "dtype", "axis"),
+            ("stop", "num"))

@@ -193,6 +193,10 @@ def _build() -> dict[int, CallInfo]:
         add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
                          operand_keywords=operand_keywords,
                          numba_refusal=movement.numba_refusal(fn)))
+    fn, select, keywords, operand_keywords = movement.LINSPACE  # a constructor with a rule
+    add(fn, CallInfo("linspace", None, "array", constructor=True, arrays=ANY, select=select,
+                     keywords=keywords, operand_keywords=operand_keywords,
+                     numba_refusal=movement.numba_refusal(fn)))
     add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same", arrays=ELEMENTWISE))
     add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
     add(builtins.max, CallInfo("max", _RULES_BY_NAME["max"], "same"))
@@ -225,7 +229,7 @@ def _build() -> dict[int, CallInfo]:
     # constructors: their arguments are sizes and fill values (a fill value that carries a
     # derivative is refused where the call is typed)
     for ctor in (np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like,
-                 np.full, np.full_like, np.eye, np.identity, np.arange, np.linspace):
+                 np.full, np.full_like, np.eye, np.identity, np.arange):
         add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True, arrays=ANY))
     add(np.copy, CallInfo("copy", None, "array", constructor=True, arrays=ANY,
                           select=elementwise(None, "copy")))
