@@ -103,3 +103,39 @@ def test_a_call_with_an_unknown_pad_mode_is_refused_naming_it():
         return np.sum(np.pad(x, 1, mode="linear_ramp"))
     with pytest.raises(srcad.SrcadError, match="mode='linear_ramp'"):
         srcad.gradient(f, X)
+
+
+def split_halves(x):
+    a, b = np.split(x, 2)
+    return np.sum(a * b ** 2)
+
+
+def split_at_indices(x):
+    a, b, c = np.split(x, [1, 3], axis=1)
+    return np.sum(a) * np.sum(np.sin(b)) + np.sum(c ** 3)
+
+
+def array_split_uneven(x):
+    a, b, c = np.array_split(x * 2.0, 3, axis=1)
+    return np.sum(a * a) + np.sum(b) * np.sum(c ** 2)
+
+
+def split_rebinding_its_input(x):
+    x, y = np.split(x, 2, axis=0)
+    return np.sum(x * np.cos(y))
+
+
+SPLITS = [(split_halves, np.arange(1.0, 9.0) / 4),
+          (split_at_indices, np.arange(1.0, 9.0).reshape(2, 4) / 4),
+          (array_split_uneven, np.arange(1.0, 15.0).reshape(2, 7) / 4),
+          (split_rebinding_its_input, np.arange(1.0, 9.0).reshape(4, 2) / 4)]
+
+
+@pytest.mark.parametrize("f, value", SPLITS, ids=[f.__name__ for f, _ in SPLITS])
+def test_split_parts_unpacked_in_every_mode(f, value):
+    check_grads(f, srcad.Duplicated(value.copy(), np.zeros_like(value)))
+
+
+def test_an_uneven_split_raises_numpys_error():
+    with pytest.raises(ValueError, match="array split does not result in an equal division"):
+        srcad.gradient(split_halves, np.ones(3))
