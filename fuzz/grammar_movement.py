@@ -2,7 +2,8 @@
 each program gains one to three statements applying NumPy's shape and movement functions
 (`np.tile`, `np.repeat`, `np.roll`, `np.flip`, `np.rot90`, `np.pad` in each mode, `np.swapaxes`,
 `np.moveaxis`, `np.sort`, `np.take` through the int array `idx`, `np.diag`, `np.diagonal`,
-`np.diagflat`, `np.tril`, `np.triu`, `np.trace`) to arrays in scope, with their keywords by
+`np.diagflat`, `np.tril`, `np.triu`, `np.trace`, `np.linspace` between values, `np.r_`,
+nested lists as arrays, `a, b = np.split(e, 2)`) to arrays in scope, with their keywords by
 position or by name; each result joins the program's arrays (its shape computed by NumPy) or,
 for a trace, its floats.
 
@@ -29,6 +30,10 @@ MATRIX = ["np.tile({0}, (2, 1))", "np.repeat({0}, 2, axis=1)", "np.roll({0}, {k}
           "np.trace({0}, {k})", "np.pad({0}, ((1, 0), (0, 2)), mode='symmetric')",
           "np.take({0}, idx, axis=1)"]
 VECTOR = ["np.diag({0})", "np.diag({0}, k={k})", "np.diagflat({0}, -1)"]
+# arrays written out and linspace between values (any operand: reduced to numbers first)
+WRITTEN = ["np.linspace(np.sum({0}), a, 4)", "np.linspace(a, stop=np.mean({0}), num=5)",
+           "np.r_[{0}, {0} * 2.0]", "np.array([[np.sum({0}), a], [a * a, np.mean({0})]])",
+           "np.mean([[np.sum({0}), a], [a, 2.0]], axis=0)"]
 
 
 class MovementGrammar:
@@ -40,7 +45,13 @@ class MovementGrammar:
             name = self.fresh("mv")
             array, shape = rng.choice(sorted(self.arr_scope.items()))
             operand = rng.choice([array, f"{array} * a", f"np.sin({array})"])
-            forms = ANY + (MATRIX if len(shape) == 2 else VECTOR)
+            if rng.random() < 0.2 and shape[0] % 2 == 0:  # a, b = np.split(e, 2)
+                first, second = self.fresh("part"), self.fresh("part")
+                lines.append(f"{first}, {second} = np.split({operand}, 2)")
+                for part in (first, second):
+                    self.arr_scope[part] = (shape[0] // 2,) + tuple(shape[1:])
+                continue
+            forms = ANY + WRITTEN + (MATRIX if len(shape) == 2 else VECTOR)
             form = rng.choice(forms).format(operand, k=rng.choice([-1, 1, 2]))
             result = _shape(form, array, shape, self.idx_max, self.n_idx)
             if result is None:  # NumPy raises for this shape (an index past the end)
