@@ -54,7 +54,15 @@ FUNCTIONS = [matrix_of_rows, rows_of_tuples, nested_list_to_numpy, product_with_
              rows_joined, linspace_between_values, linspace_keywords, linspace_default_count]
 
 
-@pytest.mark.parametrize("f", FUNCTIONS, ids=[f.__name__ for f in FUNCTIONS])
+FAST = (matrix_of_rows, linspace_between_values)
+
+
+def _params(functions, fast):
+    return [pytest.param(*f, marks=[] if f[0] in fast else [pytest.mark.slow], id=f[0].__name__)
+            for f in functions]
+
+
+@pytest.mark.parametrize("f", _params([(f,) for f in FUNCTIONS], FAST))
 def test_written_out_arrays_in_every_mode(f):
     check_grads(f, _x())
 
@@ -131,7 +139,7 @@ SPLITS = [(split_halves, np.arange(1.0, 9.0) / 4),
           (split_rebinding_its_input, np.arange(1.0, 9.0).reshape(4, 2) / 4)]
 
 
-@pytest.mark.parametrize("f, value", SPLITS, ids=[f.__name__ for f, _ in SPLITS])
+@pytest.mark.parametrize("f, value", _params(SPLITS, (split_halves,)))
 def test_split_parts_unpacked_in_every_mode(f, value):
     check_grads(f, srcad.Duplicated(value.copy(), np.zeros_like(value)))
 

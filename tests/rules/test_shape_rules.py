@@ -12,7 +12,18 @@ from srcad.rules import movement, selection
 from srcad.testing import check_grads
 from tests.helpers import shape_rule_cases as cases
 
-IDS = [cases.case_id(call, shape) for call, shape in cases.CASES]
+# the smoke tests `make test` runs: one call of a few functions; every case runs in CI
+SMOKE = {"np.tile(x, (2, 1))", "np.pad(x, (2, 1), 'reflect')", "np.sort(x, axis=0)",
+         "np.take(x, IDX2, axis=0)", "np.trace(x, offset=-1, axis1=1, axis2=2)"}
+
+
+def _params():
+    """Each case, marked slow (`make test-all`) unless it is a smoke test."""
+    out = []
+    for call, shape in cases.CASES:
+        marks = [] if call in SMOKE else [pytest.mark.slow]
+        out.append(pytest.param(call, shape, marks=marks, id=cases.case_id(call, shape)))
+    return out
 
 
 def _annotated(value):
@@ -20,7 +31,7 @@ def _annotated(value):
         srcad.Duplicated(value, np.zeros_like(value))
 
 
-@pytest.mark.parametrize("call, shape", cases.CASES, ids=IDS)
+@pytest.mark.parametrize("call, shape", _params())
 def test_rule_agrees_with_finite_differences_in_every_mode(call, shape):
     f = cases.function_of(call)
     check_grads(f, _annotated(cases.argument(shape)), rtol=1e-6)
