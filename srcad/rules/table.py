@@ -37,6 +37,7 @@ from srcad.rules.elementwise import elementwise, operator
 from srcad.rules.linalg import inner, matmul, outer, transpose
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
 from srcad.rules.shapes import broadcast_to, expand_dims, ravel, reshape, squeeze, unbroadcast
+from srcad.runtime import movement_runtime
 from srcad.runtime.array_runtime import (
     cholesky_adjoint,
     cholesky_tangent,
@@ -47,6 +48,7 @@ from srcad.runtime.array_runtime import (
     view_start,
 )
 from srcad.runtime.array_runtime import unbroadcast as unbroadcast_function
+from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
 
 _RULES_BY_NAME = {
     # math, numpy scalar functions
@@ -189,6 +191,10 @@ def _build() -> dict[int, CallInfo]:
     add(np.broadcast_shapes, CallInfo("broadcast_shapes", None, "shape", arrays=ANY))
     for fn in (diagonal_adjoint, cholesky_tangent, cholesky_adjoint):
         add(fn, CallInfo(fn.__name__, None, "float", select=_not_yet(fn.__name__)))
+    for name_ in MOVEMENT_RUNTIME_NAMES:  # the shape family's adjoints and result shapes
+        fn = getattr(movement_runtime, name_)
+        add(fn, CallInfo(name_, None, "shape", arrays=ANY) if name_.endswith("_shape")
+            else CallInfo(name_, None, "float", select=_not_yet(name_)))
     for fn, select, keywords, operand_keywords in movement.ENTRIES + selection.ENTRIES:
         add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
                          operand_keywords=operand_keywords,

@@ -147,3 +147,33 @@ def test_split_parts_unpacked_in_every_mode(f, value):
 def test_an_uneven_split_raises_numpys_error():
     with pytest.raises(ValueError, match="array split does not result in an equal division"):
         srcad.gradient(split_halves, np.ones(3))
+
+
+IDX = np.array([2, 0, 2])
+WEIGHTS = np.arange(1.0, 6.0)
+
+
+def tile_cubed(x):
+    return np.sum(np.tile(x, 2)[:5] ** 3 * WEIGHTS)
+
+
+def pad_cubed(x):
+    return np.sum(np.pad(x, 1, mode="reflect") ** 3 * WEIGHTS)
+
+
+def take_cubed(x):
+    return np.sum(np.take(x, IDX) ** 3 * WEIGHTS[:3])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("f, copies", [
+    (tile_cubed, lambda x: np.array([0, 1, 2, 0, 1])),
+    (pad_cubed, lambda x: np.array([1, 0, 1, 2, 1])),
+    (take_cubed, lambda x: IDX)], ids=["tile", "pad-reflect", "take"])
+def test_hessian_through_the_family(f, copies):
+    # f = sum_j w_j x[c_j]^3: H = diag(sum over j with c_j = i of 6 w_j x_i)
+    x = np.array([0.3, 1.2, -0.7])
+    c = copies(x)
+    w = WEIGHTS[:len(c)]
+    expected = np.diag(np.bincount(c, weights=6.0 * w * x[c], minlength=3))
+    np.testing.assert_allclose(srcad.hessian(f)(x), expected, rtol=1e-12)
