@@ -51,6 +51,7 @@ CASES = [
     ("np.take(x, IDX2, axis=0)", (3, 2)), ("x.take(IDX, 0)", (3,)),
     ("np.take(x, WIDE, mode='wrap')", (2, 3)), ("np.take(x, WIDE, axis=1, mode='clip')", (2, 3)),
     ("np.take(x, 4)", (2, 3)), ("np.take(x, indices=IDX2, axis=-1)", (2, 3)),
+    ("np.take(x, [0, 2, 2])", (3,)), ("np.take(x, indices=(1, 0), axis=1)", (2, 3)),
     ("np.take_along_axis(x, ORDER, axis=1)", (2, 3)), ("np.take_along_axis(x, COLUMN, 1)", (2, 3)),
     ("np.take_along_axis(x, ORDER, axis=0)", (3, 3)),
     ("np.take_along_axis(x, IDX, axis=None)", (2, 3)),

@@ -186,11 +186,16 @@ def _literal_arguments(parsed, call, extra) -> list:
 def _data_operand(norm, call, literal) -> bool:
     """Is `literal` the first argument of a NumPy function with an array rule (`np.sum((1,
     n))`: the array of those ints, not a shape)?"""
-    if not call.args or call.args[0] is not literal \
-            or not isinstance(call.func, (gast.Name, gast.Attribute)):
+    if not isinstance(call.func, (gast.Name, gast.Attribute)):
         return False
     info = lookup_call(resolve_callee(norm.parsed, call.func, norm.extra_names))
-    return info is not None and info.select is not None and not info.shape_arguments
+    if info is None or info.select is None or info.shape_arguments:
+        return False
+    if call.args and call.args[0] is literal:
+        return True
+    # an operand given by keyword or after the first (np.take(x, [0, 2]): its indices)
+    named = list(zip(info.keywords, call.args[1:])) + [(k.arg, k.value) for k in call.keywords]
+    return any(name in info.operand_keywords and value is literal for name, value in named)
 
 
 def _is_numpy(obj) -> bool:
