@@ -65,6 +65,10 @@ CASES = [
     ("np.triu(x)", (2, 3, 3)),
     ("np.trace(x)", (3, 3)), ("np.trace(x, 1)", (3, 4)),
     ("np.trace(x, offset=-1, axis1=1, axis2=2)", (2, 3, 4)), ("x.trace(1)", (3, 3)),
+    ("np.repeat(x, [1, 0, 2]) + np.tile(x, [1])", (3,)),
+    ("np.pad(x, [[1, 0], [0, 2]], mode='edge') + np.pad(x, 1, constant_values=(1.0, 2.0))[1:, :]",
+     (2, 3)),
+    ("np.roll(x, shift=[1], axis=[0]) + np.moveaxis(x, [0], [1]).T", (3, 3)),
     ("np.roll(x * x, 1, 0) + np.flip(x, 0)", (3, 2)), ("np.sort(np.sin(x))[::-1]", (4,)),
 ]
 

@@ -59,6 +59,9 @@ def lists_as_tuples(parsed, body: list) -> list:
             joined = _joined_rows(parsed, call)
             if joined is not None:
                 _rows_as_arrays(joined)
+            parameters = _parameters(parsed, call)
+            for literal in parameters:  # np.tile(x, [2, 1]): the literal the rule reads
+                _replace(call, literal, _as_tuples(literal))
             for literal in _literal_arguments(parsed, call, {}) + _read_once(parsed, call):
                 if isinstance(literal, gast.List):
                     _rows_as_arrays(literal)
@@ -93,6 +96,27 @@ def _call_at(function, argument, at):
     made = S.relocated(S.call(function, S.const(0)), at)
     made.args = [argument]
     return made
+
+
+def _parameters(parsed, call) -> list:
+    """The list and tuple literals `call` passes where its rule reads a literal keyword
+    (`reps`, `pad_width`, `axis`: not data, not an operand)."""
+    if not isinstance(call.func, (gast.Name, gast.Attribute)):
+        return []
+    info = lookup_call(resolve_callee(parsed, call.func, {}))
+    if info is None or not info.keywords or info.sequence:
+        return []
+    named = list(zip(info.keywords, call.args[1:])) + [(k.arg, k.value) for k in call.keywords]
+    return [value for name, value in named if name in info.keywords
+            and name not in info.operand_keywords and isinstance(value, (gast.List, gast.Tuple))]
+
+
+def _as_tuples(literal):
+    """`literal` with every list in it a tuple (`[[1, 0], [0, 2]]` -> `((1, 0), (0, 2))`)."""
+    if not isinstance(literal, (gast.List, gast.Tuple)):
+        return literal
+    elements = [_as_tuples(e) for e in literal.elts]
+    return gast.copy_location(gast.Tuple(elts=elements, ctx=gast.Load()), literal)
 
 
 def _joined_rows(parsed, call):
@@ -177,8 +201,10 @@ def _literal_arguments(parsed, call, extra) -> list:
         joins = obj in (np.array, np.asarray) or getattr(lookup_call(obj), "sequence", False)
     else:
         return []
+    parameters = _parameters(parsed, call)
     values = [a for k, a in enumerate(call.args) if k or not joins] + \
         [k.value for k in call.keywords if k.arg not in _NOT_VALUES]
+    values = [v for v in values if v not in parameters]
     return [v for v in values if isinstance(v, (gast.Tuple, gast.List))
             and not any(isinstance(e, gast.Starred) for e in v.elts)]
 
