@@ -456,6 +456,8 @@ class ArrayGrammar:
         if "linalg" in self.shapes:  # its own random stream: grammar_linalg.py
             body += self.linalg_statements()
             prelude = prelude + "\n" + LINALG_PRELUDE
+        if "movement" in self.shapes:  # its own random stream: grammar_movement.py
+            body += self.movement_statements()
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]

@@ -38,7 +38,8 @@ def copy_source(norm, value) -> str | None:
         source = value.func.value
     else:
         info = R.lookup_call(resolve_callee(norm.parsed, value.func, norm.extra_names))
-        if info is None or not info.constructor or info.select is None or not value.args:
+        if info is None or not info.constructor or info.select is None or not value.args \
+                or info.name == "linspace":
             return None
         source = value.args[0]
     return source.id if isinstance(source, gast.Name) else None
@@ -53,7 +54,18 @@ def is_allocation(norm, value) -> bool:
     if not isinstance(value, gast.Call):
         return False
     info = R.lookup_call(resolve_callee(norm.parsed, value.func, norm.extra_names))
-    return info is not None and info.constructor and info.select is None
+    return info is not None and info.constructor and (info.select is None
+                                                      or _between_numbers(info, value))
+
+
+def _between_numbers(info, value) -> bool:
+    """`np.linspace(0.0, 1.0, n)`: a linspace between numbers written out is an allocation
+    (its rule, for ends that carry a derivative, makes any other linspace an expression)."""
+    ends = list(value.args[:2]) + [k.value for k in value.keywords if k.arg == "stop"]
+    return info.name == "linspace" and len(ends) == 2 and all(
+        isinstance(e, gast.Constant) or (isinstance(e, gast.UnaryOp)
+                                         and isinstance(e.operand, gast.Constant))
+        for e in ends)
 
 
 def expression_bound(norm, types) -> set:

@@ -80,14 +80,16 @@ def array_call(norm, node) -> ArrayCall | None:
         if name in info.operand_keywords:  # logsumexp(a, b=w): w is an operand
             if not (isinstance(value, gast.Constant) and value.value is None):
                 keywords[name] = True
-                operand_keywords.append(value)
+                operand_keywords.append((info.operand_keywords.index(name), value))
             continue
         keywords[name] = _literal(norm, node, info.name, name, value)
     if part is None and info.result == "other" and keywords.get("compute_uv", True):
         return None  # a tuple (np.linalg.eigh(A)): its parts are the primitives
     if info.sequence:  # np.stack([a, b], axis=1): the listed values are the operands
         return ArrayCall(info, list(args[0].elts), keywords)
-    return ArrayCall(info, args[:count] + operand_keywords, keywords)
+    # in the table's order, however the call orders them (np.linspace(a, num=n, stop=b))
+    return ArrayCall(info, args[:count] + [v for _, v in sorted(operand_keywords,
+                                                                key=lambda p: p[0])], keywords)
 
 
 def _part(norm, node):

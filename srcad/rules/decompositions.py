@@ -1,6 +1,6 @@
-"""Solvers and decompositions: np.linalg.solve, inv, det, slogdet, cholesky, and np.diag.
-The standard matrix-calculus rules, tangent and adjoint side by side (x: the matrix A,
-y: the right-hand side b, ans: the result).
+"""Solvers and decompositions: np.linalg.solve, inv, det, slogdet, cholesky (np.diag is in
+srcad/rules/selection.py). The standard matrix-calculus rules, tangent and adjoint side by
+side (x: the matrix A, y: the right-hand side b, ans: the result).
 
 | primitive             | tangent                             | adjoint                         |
 |-----------------------|-------------------------------------|---------------------------------|
@@ -11,8 +11,6 @@ y: the right-hand side b, ans: the result).
 | det(A)                | ans * trace(solve(A, dA))           | g * ans * inv(A).T              |
 | slogdet(A).logabsdet  | trace(solve(A, dA))                 | g * inv(A).T                    |
 | cholesky(A) (L)       | L Phi(L^-1 S L^-T), S from tril(dA) | its transpose (array_runtime)   |
-| np.diag(v) (v: 1-D)   | np.diag(dv)                         | np.diag(g)                      |
-| np.diag(A) (A: 2-D)   | np.diag(dA)                         | g on the diagonal of zeros      |
 
 Stacks of matrices (rank above 2) take the same formulas with each matrix's transpose
 (np.swapaxes(., -1, -2)); a stack's adjoint is summed over the axes broadcasting added.
@@ -114,15 +112,3 @@ def cholesky(ranks, keywords):
     return linear("cholesky", "x", ("cholesky_tangent(ans, g)", "cholesky_adjoint(ans, g)"),
                   shape="x_shape", rank=2)
 
-
-def diag(ranks, keywords):
-    """np.diag(v) (a vector on the diagonal of a square matrix) and np.diag(A) (the main
-    diagonal of a matrix)."""
-    if ranks[0] == 1:
-        return linear("diag", "x", ("np.diag(g)", "np.diag(g)"), shape="(x_shape[0], x_shape[0])",
-                      rank=2)
-    if ranks[0] == 2:
-        return linear("diagonal", "x", ("np.diag(g)", "diagonal_adjoint(g, x_shape)"),
-                      shape="(min(x_shape),)", rank=1)
-    raise SrcadError(f"np.diag of an array of rank {ranks[0]}", construct="diag",
-                     hint="np.diag takes a vector or a matrix")

@@ -10,8 +10,8 @@ other operand's value, and the adjoint is its transpose; one rule per pair of ra
 | 2, 2         | g @ y, x @ g        | g @ y.T, x.T @ g           | x.shape[:1] + y.shape[1:] |
 
 Stacks of matrices (a rank above 2) are einsum contractions (srcad/rules/einsum.py).
-np.outer(x, y) of vectors: adjoints g @ y, x @ g; np.inner of vectors is np.dot; np.trace(A):
-tangent np.trace(g), adjoint g * np.eye(n, m).
+np.outer(x, y) of vectors: adjoints g @ y, x @ g; np.inner of vectors is np.dot (np.trace:
+srcad/rules/selection.py).
 """
 
 from __future__ import annotations
@@ -140,13 +140,7 @@ def multi_dot(ranks, keywords):
     return einsum.contraction("multi_dot", f"{','.join(parts)}->{output}", ranks)
 
 
-def trace(ranks, keywords):
-    """np.trace(A) of a matrix."""
-    if ranks[0] != 2:
-        raise SrcadError("np.trace of an array of rank other than 2", construct="trace",
-                         hint="srcad differentiates np.trace of a matrix")
-    return linear("trace", "x", ("np.trace(g)", "g * np.eye(x_shape[0], x_shape[1])"),
-                  shape="()", rank=0)
+
 _NUMBA = "numba has no `{name}`: srcad differentiates it on the python backend"
 
 # what the rule table adds for this family: (function, select, the CallInfo's other fields)

@@ -63,6 +63,10 @@ def expand_dims(ranks, keywords):
 
 def squeeze(ranks, keywords):
     """np.squeeze(x, axis) (the axis must be given: the rank depends on it)."""
+    if keywords.get("axis") is None:
+        raise SrcadError("np.squeeze without an axis: the rank of its result depends on which "
+                         "axes have length 1, known only when the function runs",
+                         construct="squeeze", hint="name the axis: np.squeeze(x, axis=0)")
     a = _axis(keywords, ranks[0], "squeeze")
     return Rule("squeeze", ("x",), (_BACK,), "float", (f"np.squeeze(g, axis={a})",), False,
                 f"x_shape[:{a}] + x_shape[{a + 1}:]", ranks[0] - 1)

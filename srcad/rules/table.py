@@ -23,23 +23,23 @@ import numpy as np
 
 from srcad import rules as _r
 from srcad.errors import SrcadError
-from srcad.rules import linalg, math_functions, spectral
+from srcad.rules import linalg, math_functions, movement, selection, spectral
 from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
 from srcad.rules.decompositions import (
     cholesky,
     det,
-    diag,
     inv,
     logabsdet,
     sign_of_det,
     solve,
 )
 from srcad.rules.elementwise import elementwise, operator
-from srcad.rules.linalg import inner, matmul, outer, trace, transpose
+from srcad.rules.linalg import inner, matmul, outer, transpose
 from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
 from srcad.rules.numpy_entries import entries as numpy_entries
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
 from srcad.rules.shapes import broadcast_to, expand_dims, ravel, reshape, squeeze, unbroadcast
+from srcad.runtime import movement_runtime
 from srcad.runtime.array_runtime import (
     cholesky_adjoint,
     cholesky_tangent,
@@ -50,6 +50,7 @@ from srcad.runtime.array_runtime import (
     view_start,
 )
 from srcad.runtime.array_runtime import unbroadcast as unbroadcast_function
+from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
 
 _RULES_BY_NAME = {
     # math, numpy scalar functions
@@ -162,7 +163,6 @@ def _build() -> dict[int, CallInfo]:
     add(np.cumsum, CallInfo("cumsum", None, "float", select=cumsum))
     add(np.outer, CallInfo("outer", None, "float", select=outer))
     add(np.inner, CallInfo("inner", None, "float", select=inner))
-    add(np.trace, CallInfo("trace", None, "float", select=trace))
     for fn, select, fields in linalg.ENTRIES:  # einsum, tensordot, kron, ...
         add(fn, CallInfo(fn.__name__, None, "float", select=select, **fields))
     for fn, select, keywords, count, parts in spectral.ENTRIES:  # eigh, svd, pinv, ...
@@ -174,7 +174,7 @@ def _build() -> dict[int, CallInfo]:
             _PARTS[id(fn), key] = (fn, CallInfo(fn.__name__, None, "float", select=part,
                                                 **fields))
     for fn, select in ((np.linalg.solve, solve), (np.linalg.inv, inv), (np.linalg.det, det),
-                       (np.linalg.cholesky, cholesky), (np.diag, diag)):
+                       (np.linalg.cholesky, cholesky)):
         add(fn, CallInfo(fn.__name__, None, "float", select=select))
     for fn, select in ((np.concatenate, concatenate), (np.stack, stack), (np.hstack, hstack),
                        (np.vstack, vstack)):
@@ -208,6 +208,18 @@ def _build() -> dict[int, CallInfo]:
     add(np.broadcast_shapes, CallInfo("broadcast_shapes", None, "shape", arrays=ANY))
     for fn in (diagonal_adjoint, cholesky_tangent, cholesky_adjoint):
         add(fn, CallInfo(fn.__name__, None, "float", select=_not_yet(fn.__name__)))
+    for name_ in MOVEMENT_RUNTIME_NAMES:  # the shape family's adjoints and result shapes
+        fn = getattr(movement_runtime, name_)
+        add(fn, CallInfo(name_, None, "shape", arrays=ANY) if name_.endswith("_shape")
+            else CallInfo(name_, None, "float", select=_not_yet(name_)))
+    for fn, select, keywords, operand_keywords in movement.ENTRIES + selection.ENTRIES:
+        add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
+                         operand_keywords=operand_keywords,
+                         numba_refusal=movement.numba_refusal(fn)))
+    fn, select, keywords, operand_keywords = movement.LINSPACE  # a constructor with a rule
+    add(fn, CallInfo("linspace", None, "array", constructor=True, arrays=ANY, select=select,
+                     keywords=keywords, operand_keywords=operand_keywords,
+                     numba_refusal=movement.numba_refusal(fn)))
     add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same", arrays=ELEMENTWISE))
     add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
     add(builtins.max, CallInfo("max", _RULES_BY_NAME["max"], "same"))
@@ -240,7 +252,7 @@ def _build() -> dict[int, CallInfo]:
     # constructors: their arguments are sizes and fill values (a fill value that carries a
     # derivative is refused where the call is typed)
     for ctor in (np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like,
-                 np.full, np.full_like, np.eye, np.identity, np.arange, np.linspace):
+                 np.full, np.full_like, np.eye, np.identity, np.arange):
         add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True, arrays=ANY))
     add(np.copy, CallInfo("copy", None, "array", constructor=True, arrays=ANY,
                           select=elementwise(None, "copy")))

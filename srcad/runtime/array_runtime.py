@@ -17,6 +17,7 @@ from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls 
     stacked_cholesky_adjoint,
     stacked_cholesky_tangent,
 )
+from srcad.runtime.movement_runtime import *  # noqa: F403 - the shape functions' adjoints
 from srcad.runtime.spectral_runtime import (  # noqa: F401 - generated code calls them too
     cond_adjoint,
     cond_tangent,

@@ -23,6 +23,8 @@ import sys
 import gast
 import numpy as np
 
+from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
+
 # srcad/runtime/array_runtime.py: what generated array code calls on the python backend
 # (and what a loop raises when an array it carries changes shape: reverse/shape_guards.py)
 ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_tangent",
@@ -32,6 +34,7 @@ ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_
                        "stacked_cholesky_tangent", "stacked_cholesky_adjoint",
                        "eigh_tangent", "eigh_adjoint", "svd_tangent", "svd_adjoint",
                        "cond_tangent", "cond_adjoint", "qr_tangent", "qr_adjoint")
+ARRAY_RUNTIME_NAMES += MOVEMENT_RUNTIME_NAMES
 # srcad/runtime/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/build/running.py, srcad/runtime/checkpointing.py,
 # srcad/runtime/array_runtime.py)
@@ -69,7 +72,8 @@ RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NA
 
 
 # where the objects generated code calls by these names live
-_RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.numba_runtime",
+_RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runtime",
+                    "srcad.runtime.numba_runtime",
                     "srcad.runtime.numba_arrays",
                     "srcad.build.running", "srcad.runtime.checkpointing", "srcad.operators.nested",
                     "srcad.runtime.numba_semantics"}

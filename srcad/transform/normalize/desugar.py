@@ -27,6 +27,7 @@ from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction
 from srcad.rules.spectral import FIELDS as TUPLE_FIELDS
 from srcad.transform.names import Namer
+from srcad.transform.normalize.split_parts import split_assignments
 from srcad.transform.simplify import simplify
 
 
@@ -128,6 +129,12 @@ class Desugar(gast.NodeTransformer):
             out += [gast.copy_location(S.assign(t, S.name(tmp)), origin)
                     for t, tmp in zip(elts, temps)]
             return out
+        parts = split_assignments(elts, value, self._resolved(value.func), self.namer, origin) \
+            if isinstance(value, gast.Call) else None
+        if parts is not None:  # a, b = np.split(x, 2): the slices the parts are
+            return [s for stmt in parts for s in (
+                self._assign_one(stmt.targets[0], stmt.value, origin)
+                if isinstance(stmt, gast.Assign) else [stmt])]
         fields = self._tuple_fields(value)
         if fields and len(elts) == len(fields):
             written = set().union(*(S.stored_names(S.assign(t, S.const(0))) for t in elts))

@@ -43,12 +43,103 @@ _NOT_VALUES = ("axis", "keepdims", "dtype", "out")  # keywords whose literal is 
 def lists_as_tuples(parsed, body: list) -> list:
     """`body` (changed in place) with each list literal argument of a NumPy function a
     tuple marked `written_as_list`."""
+    body[:] = [_RowJoins(parsed).visit(stmt) for stmt in body]
     for stmt in body:
+        for product in [n for n in gast.walk(stmt) if isinstance(n, gast.BinOp)
+                        and isinstance(n.op, gast.MatMult)]:
+            for side in ("left", "right"):  # `A @ [a, b]`: `@` reads a list as NumPy does
+                literal = getattr(product, side)
+                if isinstance(literal, gast.List):
+                    _rows_as_arrays(literal)
+                    made = S.relocated(S.call("np.array", gast.List(elts=[], ctx=gast.Load())),
+                                       literal)
+                    made.args[0].elts = literal.elts
+                    setattr(product, side, made)
         for call in [n for n in gast.walk(stmt) if isinstance(n, gast.Call)]:
+            joined = _joined_rows(parsed, call)
+            if joined is not None:
+                _rows_as_arrays(joined)
+            parameters = _parameters(parsed, call)
+            for literal in parameters:  # np.tile(x, [2, 1]): the literal the rule reads
+                _replace(call, literal, _as_tuples(literal))
             for literal in _literal_arguments(parsed, call, {}) + _read_once(parsed, call):
                 if isinstance(literal, gast.List):
+                    _rows_as_arrays(literal)
                     _replace(call, literal, _as_tuple(literal))
     return body
+
+
+class _RowJoins(gast.NodeTransformer):
+    """`np.r_[a, b]` of numbers and arrays (no slices, no directive strings) as
+    `np.concatenate((np.atleast_1d(a), np.atleast_1d(b)))`: what NumPy's np.r_ does."""
+
+    def __init__(self, parsed):
+        self.parsed = parsed
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.value, gast.Attribute) \
+                or resolve_callee(self.parsed, node.value, {}) is not np.r_:
+            return node
+        items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if any(isinstance(e, (gast.Slice, gast.Starred)) or (
+                isinstance(e, gast.Constant) and isinstance(e.value, str)) for e in items):
+            return node
+        parts = [_call_at("np.atleast_1d", e, e) for e in items]
+        joined = gast.copy_location(gast.Tuple(elts=parts, ctx=gast.Load()), node)
+        return _call_at("np.concatenate", joined, node)
+
+
+def _call_at(function, argument, at):
+    """`function(argument)`, the new nodes at the location of `at` (the argument's keep
+    theirs)."""
+    made = S.relocated(S.call(function, S.const(0)), at)
+    made.args = [argument]
+    return made
+
+
+def _parameters(parsed, call) -> list:
+    """The list and tuple literals `call` passes where its rule reads a literal keyword
+    (`reps`, `pad_width`, `axis`: not data, not an operand)."""
+    if not isinstance(call.func, (gast.Name, gast.Attribute)):
+        return []
+    info = lookup_call(resolve_callee(parsed, call.func, {}))
+    if info is None or not info.keywords or info.sequence:
+        return []
+    named = list(zip(info.keywords, call.args[1:])) + [(k.arg, k.value) for k in call.keywords]
+    return [value for name, value in named if name in info.keywords
+            and name not in info.operand_keywords and isinstance(value, (gast.List, gast.Tuple))]
+
+
+def _as_tuples(literal):
+    """`literal` with every list in it a tuple (`[[1, 0], [0, 2]]` -> `((1, 0), (0, 2))`)."""
+    if not isinstance(literal, (gast.List, gast.Tuple)):
+        return literal
+    elements = [_as_tuples(e) for e in literal.elts]
+    return gast.copy_location(gast.Tuple(elts=elements, ctx=gast.Load()), literal)
+
+
+def _joined_rows(parsed, call):
+    """The nested literal `np.array` reads (`np.array([[a, b], [c, d]])`), else None."""
+    obj = resolve_callee(parsed, call.func, {}) \
+        if isinstance(call.func, (gast.Name, gast.Attribute)) else None
+    if obj not in (np.array, np.asarray) or not call.args \
+            or not isinstance(call.args[0], (gast.List, gast.Tuple)):
+        return None
+    return call.args[0]
+
+
+def _rows_as_arrays(literal) -> None:
+    """Each row of a nested list literal (`[[a, b], [c, d]]`: the lists in a list; in
+    np.array's argument, tuples too) as `np.array([...])` of that row, innermost first, so
+    that NumPy's array of the whole is the array of the rows (np.stack)."""
+    for k, row in enumerate(literal.elts):
+        if isinstance(row, gast.List) or (isinstance(row, gast.Tuple)
+                                          and isinstance(literal, gast.List)):
+            _rows_as_arrays(row)
+            made = S.relocated(S.call("np.array", gast.List(elts=[], ctx=gast.Load())), row)
+            made.args[0].elts = row.elts
+            literal.elts[k] = made
 
 
 def _read_once(parsed, call) -> list:
@@ -110,8 +201,10 @@ def _literal_arguments(parsed, call, extra) -> list:
         joins = obj in (np.array, np.asarray) or getattr(lookup_call(obj), "sequence", False)
     else:
         return []
+    parameters = _parameters(parsed, call)
     values = [a for k, a in enumerate(call.args) if k or not joins] + \
         [k.value for k in call.keywords if k.arg not in _NOT_VALUES]
+    values = [v for v in values if v not in parameters]
     return [v for v in values if isinstance(v, (gast.Tuple, gast.List))
             and not any(isinstance(e, gast.Starred) for e in v.elts)]
 
@@ -119,11 +212,16 @@ def _literal_arguments(parsed, call, extra) -> list:
 def _data_operand(norm, call, literal) -> bool:
     """Is `literal` the first argument of a NumPy function with an array rule (`np.sum((1,
     n))`: the array of those ints, not a shape)?"""
-    if not call.args or call.args[0] is not literal \
-            or not isinstance(call.func, (gast.Name, gast.Attribute)):
+    if not isinstance(call.func, (gast.Name, gast.Attribute)):
         return False
     info = lookup_call(resolve_callee(norm.parsed, call.func, norm.extra_names))
-    return info is not None and info.select is not None and not info.shape_arguments
+    if info is None or info.select is None or info.shape_arguments:
+        return False
+    if call.args and call.args[0] is literal:
+        return True
+    # an operand given by keyword or after the first (np.take(x, [0, 2]): its indices)
+    named = list(zip(info.keywords, call.args[1:])) + [(k.arg, k.value) for k in call.keywords]
+    return any(name in info.operand_keywords and value is literal for name, value in named)
 
 
 def _is_numpy(obj) -> bool:

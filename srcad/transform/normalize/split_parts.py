@@ -1,0 +1,82 @@
+"""`a, b, c = np.split(x, 3, axis=1)` unpacked into the slices NumPy's parts are (views of x,
+as np.split's are), so each part's derivative is a slice's:
+
+    a, b = np.split(x, 2)          ->  a = x[0 * x.shape[0] // 2:1 * x.shape[0] // 2]
+                                       b = x[1 * x.shape[0] // 2:2 * x.shape[0] // 2]
+    a, b = np.split(x, [2], 1)     ->  a = x[:, :2]; b = x[:, 2:]
+    a, b = np.array_split(x, 2)    ->  bounds k * (n // 2) + min(k, n % 2)
+
+np.split of a count first checks that the axis divides evenly, raising NumPy's ValueError
+otherwise. Only literal sections (an int, or a list or tuple of ints), a literal axis that is
+not negative (or -1) and as many names as parts are unpacked; any other form is left as it
+is (refused as a call without a rule when its argument carries a derivative). The split
+value is bound to a fresh name first when it is not a name.
+"""
+
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from srcad.analysis.fence import EMPTY_REDUCTION
+from srcad.frontend import syntax as S
+
+
+def split_assignments(targets, value, callee, namer, origin) -> list | None:
+    """The statements unpacking `targets = value` when `value` is np.split or np.array_split
+    of literal sections into that many parts, else None."""
+    if callee not in (np.split, np.array_split) or not isinstance(value, gast.Call) \
+            or len(value.args) < 2:
+        return None
+    arguments = dict(zip(("sections", "axis"), value.args[1:]))
+    for keyword in value.keywords:
+        arguments[{"indices_or_sections": "sections"}.get(keyword.arg, keyword.arg)] = \
+            keyword.value
+    sections = _literal(arguments.get("sections"))
+    axis = _literal(arguments["axis"]) if "axis" in arguments else 0
+    if set(arguments) - {"sections", "axis"} or not isinstance(axis, int) or axis < 0:
+        return None
+    if isinstance(sections, int) and sections == len(targets) > 0:
+        bounds = None
+    elif isinstance(sections, tuple) and len(sections) + 1 == len(targets) \
+            and all(isinstance(i, int) for i in sections):
+        bounds = [None, *sections, None]
+    else:
+        return None
+    out = []
+    array = value.args[0]
+    written = set().union(*(S.stored_names(S.assign(t, S.const(0))) for t in targets))
+    if not isinstance(array, gast.Name) or array.id in written:
+        name = namer.fresh("split")
+        out.append(gast.copy_location(S.assign(S.name(name), array), origin))
+        array = S.name(name)
+    length = f"{array.id}.shape[{axis}]"
+    if bounds is None and callee is np.split:
+        check = S.parse_stmts(f"if {length} % {sections} != 0:\n"
+                              f"    raise ValueError({EMPTY_REDUCTION['split']!r})\n")
+        out += [S.relocated(stmt, origin) for stmt in check]
+    for k, target in enumerate(targets):
+        if bounds is not None:
+            low, high = bounds[k], bounds[k + 1]
+        elif callee is np.split:
+            low, high = (f"{j} * {length} // {sections}" for j in (k, k + 1))
+        else:
+            low, high = (f"{j} * ({length} // {sections}) + min({j}, {length} % {sections})"
+                         for j in (k, k + 1))
+        span = f"{'' if low is None else low}:{'' if high is None else high}"
+        where = ":, " * axis + span
+        part = S.relocated(S.parse_expr(f"{array.id}[{where}]"), origin)
+        out.append(gast.copy_location(S.assign(target, part), origin))
+    return out
+
+
+def _literal(node):
+    if isinstance(node, gast.Constant) and isinstance(node.value, int) \
+            and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _literal(node.operand)
+        return -inner if isinstance(inner, int) else None
+    if isinstance(node, (gast.List, gast.Tuple)):
+        return tuple(_literal(e) for e in node.elts)
+    return None
