@@ -34,17 +34,19 @@ _HINT_LOCAL = ("define {name} at module level and pass the values it reads as ar
 PRIMITIVE: dict = {}
 
 
-def _srcad_api() -> dict:
-    """id -> (object, public name) of srcad's public functions (imported late: srcad's
-    package imports this module)."""
-    import srcad
-    out = {}
-    for name in srcad.__all__:
-        obj = getattr(srcad, name)
+# srcad's public functions, id -> (object, public name), recognised by identity: registered by
+# srcad's `__init__` (`register_public`), which sits above every layer
+_PUBLIC: dict = {}
+
+
+def register_public(namespace: dict, names) -> None:
+    """Register srcad's public functions (and `Constant`, `Const`, `Cache`, `Output`): the
+    objects `namespace` binds to `names`."""
+    for name in names:
+        obj = namespace[name]
         if isinstance(obj, types.FunctionType) or name in ("Constant", "Const", "Cache",
                                                             "Output"):
-            out[id(obj)] = (obj, name)
-    return out
+            _PUBLIC[id(obj)] = (obj, name)
 
 
 def rewrite_nested_calls(parsed: ParsedFunction, body: list, namer: Namer,
@@ -60,7 +62,7 @@ class _Rewriter(gast.NodeTransformer):
     def __init__(self, parsed, local_functions):
         self.parsed = parsed
         self.local_functions = local_functions
-        self.api = _srcad_api()
+        self.api = _PUBLIC
 
     def _api_name(self, func_expr):
         """The public srcad name a call's function expression resolves to, or None."""
