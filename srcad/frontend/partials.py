@@ -14,9 +14,10 @@ import inspect
 import types
 import weakref
 
-from srcad.build.compiler import compile_source
 from srcad.errors import ArgumentError
 from srcad.frontend.lambdas import function_name
+from srcad.frontend.source_functions import function_from_source
+from srcad.runtime.runtime_names import MODULES
 
 _functions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -61,7 +62,7 @@ def plain_function(partial: functools.partial) -> types.FunctionType | None:
     name = f"{function_name(func)}_partial"
     source = (f"def {name}({', '.join(params)}):\n"
               f"    return wrapped_function({arguments})\n")
-    function = compile_source(source, name, namespace, code.co_filename)
+    function = function_from_source(source, name, {**namespace, **MODULES})
     function.__defaults__ = tuple(defaults) or None
     _functions[partial] = function
     return function
