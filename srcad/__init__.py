@@ -64,6 +64,7 @@ from srcad.operators.second_order import (
     second_derivative,
 )
 from srcad.runtime.checkpointing import CheckpointWarning
+from srcad.transform.normalize.nested_calls import register_public as _register_public
 
 __all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Duplicated",
            "DuplicatedNoNeed", "Forward", "ForwardWithPrimal", "Reverse", "ReverseWithPrimal",
@@ -78,3 +79,7 @@ __all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Dupli
            "prepare_pushforward", "prepare_second_derivative", "prepare_value_and_gradient",
            "prepare_value_and_jacobian", "grad", "value_and_grad", "jacfwd", "jacrev",
            "tree_zeros_like", "CheckpointWarning", "custom_jvp", "custom_vjp", "jvp", "vjp"]
+
+# srcad.grad(g)(x) inside a differentiated function is recognised by identity
+# (srcad/transform/normalize/nested_calls.py)
+_register_public(globals(), __all__)

@@ -13,6 +13,11 @@ May import: every package below it (`operators`, `scale`, `build`, ...). Importe
 srcad's `__init__`, `srcad.cli` and `srcad.testing`.
 """
 
+# each registers with autodiff the mode it runs (srcad/build/differentiate.py, `register_mode`)
+import srcad.operators.batched_reverse  # noqa: F401
+import srcad.operators.containers.container_calls  # noqa: F401
+import srcad.operators.nested  # noqa: F401 - and the nested gradients' run time with the pipeline
+import srcad.scale.parallel  # noqa: F401
 from srcad.api.decorators import forward as forward
 from srcad.api.decorators import reverse as reverse
 from srcad.api.decorators import source as source

@@ -10,6 +10,8 @@ memory budget or changes an array's shape; `aliasing` and `output_restore` guard
 that share memory and outputs read between passes.
 
 May import: `transform`, `analysis`, `rules`, `frontend`, `runtime` and the shared vocabulary.
-The few imports that still reach `operators` and `scale` (autodiff dispatching to containers,
-batches and parallel=True; nested gradients) are listed in pyproject.toml's import contract.
+What runs above it registers with it when imported, instead of being imported: autodiff's
+parallel, container and batched-reverse calls (`differentiate.register_mode`), the nested
+gradients' run time (`pipeline.NESTED`), the clearing of the operators' preparations
+(`cache.clear_also`).
 """

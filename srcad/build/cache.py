@@ -25,6 +25,7 @@ _lock = threading.RLock()
 _entries: dict = {}
 plans: dict = {}  # function -> its plans (srcad/build/plans.py), the fast path of repeated calls
 _lambdas: dict = {}  # a lambda's code -> the lambdas of that code met (the last few)
+_clear_also: list = []  # what layers above keep from compiled code registers its `clear` here
 
 
 def lookup_or_build(key, build):
@@ -79,14 +80,22 @@ def _same_objects(a, b) -> bool:
 
 def clear() -> None:
     """Forget every compiled derivative, and the preparations kept for unprepared operator
-    calls (srcad/operators/prep_cache.py)."""
-    from srcad.operators import prep_cache  # the operators' layer sits above this module
-
+    calls (srcad/operators/prep_cache.py registers its `clear` with `clear_also`)."""
     with _lock:
         _entries.clear()
         plans.clear()
         _lambdas.clear()
-    prep_cache.clear()
+    for clear_other in list(_clear_also):
+        clear_other()
+
+
+def clear_also(clear_other):
+    """Register `clear_other()` to run whenever `clear()` does (a layer above this one keeps
+    something made from compiled code, e.g. the operators' kept preparations). Returns it, so
+    it can decorate the function."""
+    if clear_other not in _clear_also:
+        _clear_also.append(clear_other)
+    return clear_other
 
 
 def clear_disk() -> None:

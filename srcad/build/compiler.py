@@ -12,8 +12,6 @@ import ast
 import functools
 import hashlib
 import importlib.util
-import itertools
-import linecache
 import os
 import re
 import sys
@@ -26,6 +24,7 @@ from srcad._version import __version__
 from srcad.build import compile_notice
 from srcad.build.numba_constants import comment_above, constant_arguments, kernel_wrapper
 from srcad.errors import SrcadError
+from srcad.frontend.source_functions import function_from_source
 from srcad.runtime import LAYOUT
 from srcad.runtime.runtime_names import (
     CHECKPOINT_NAMES,
@@ -37,19 +36,12 @@ from srcad.runtime.runtime_names import (
 )
 from srcad.transform.numba_compat import reduction_of
 
-_counter = itertools.count()
-
 
 def compile_source(source: str, name: str, namespace: dict, origin: str = ""):
     """Compile `source` (defining function `name`) in a copy of `namespace`."""
     # `np` and `math` are the modules (a user's name for something else was renamed:
     # srcad/runtime/runtime_names.py)
-    env = {**namespace, **MODULES}
-    filename = f"<srcad {name} #{next(_counter)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    code = compile(source, filename, "exec")
-    exec(code, env)
-    return env[name]
+    return function_from_source(source, name, {**namespace, **MODULES})
 
 
 def cache_dir() -> Path:

@@ -3,6 +3,11 @@
 
 No AST code lives here: arguments are checked (srcad/build/arguments.py), turned into a `Request`,
 and handed to the pipeline through the cache.
+
+Three calls are run by the layers above, which register how when imported (srcad's `__init__`
+imports them all): `parallel=True` (srcad/scale/parallel.py), a dict, list or tuple of
+parameters (srcad/operators/containers/container_calls.py) and reverse mode with
+`BatchDuplicated` arguments (srcad/operators/batched_reverse.py). See `register_mode`.
 """
 
 from __future__ import annotations
@@ -32,7 +37,6 @@ from srcad.frontend.methods import is_method
 from srcad.frontend.parse import parse_function
 from srcad.frontend.partials import method_function, plain_function
 from srcad.hints import Backend, Function, Memory
-from srcad.operators.containers.container_calls import container_autodiff, has_container
 from srcad.runtime.checkpointing import memory_bytes, reverse_memory
 
 
@@ -99,6 +103,18 @@ def _plan_roles(call: _Call, args):
             for a, spec in zip(args, call.specs)]
 
 
+# the operator-level modes, registered by the layers above (see the module docstring)
+_MODES: dict = {}
+
+
+def register_mode(name: str, run) -> None:
+    """Register how `autodiff` runs one of the calls handled above this layer: "parallel"
+    (`run(autodiff, mode, f, args, seed, batch, backend, memory)`), "containers"
+    (`run(mode, f, args, seed, batch, backend)`, with "has_container" its test of the
+    arguments) and "batched_reverse" (`run(mode, f, args, seed, backend)`)."""
+    _MODES[name] = run
+
+
 def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | None = None,
              batch: Batch = None, backend: Backend = "python", parallel: bool = False,
              memory: Memory = None) -> Any:
@@ -145,10 +161,8 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     if type(f) is not types.FunctionType or f.__code__.co_name == "<lambda>":
         f = _target(f)  # refuses what is not a plain function
     if parallel:
-        from srcad.scale.parallel import autodiff_parallel
-
         try:
-            return autodiff_parallel(autodiff, mode, f, args, seed, batch, backend, memory)
+            return _MODES["parallel"](autodiff, mode, f, args, seed, batch, backend, memory)
         except SrcadError as err:
             raise surfaced(err) from None
     code = f.__code__
@@ -180,20 +194,19 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     _check_mode(mode)
     # a dict, list or tuple of parameters
     # (srcad/operators/containers/container_calls.py)
-    if has_container(args):
+    if _MODES["has_container"](args):
         if memory is not None:
             raise ArgumentError("memory= with a container of parameters is not supported",
                                 construct="memory", hint="pass the arrays as arguments of "
                                 "their own, or leave memory= out")
-        out = container_autodiff(mode, f, args, seed, batch, backend)
+        out = _MODES["containers"](mode, f, args, seed, batch, backend)
         return _given(out, given, mode) if mode.reverse else out
     if seed is not None and not mode.reverse:
         refuse_forward_seed()
     if mode.reverse and backend in ("python", "numba") and batch is None \
             and any(isinstance(a, BatchDuplicated) for a in args):
-        from srcad.operators.batched_reverse import batched_autodiff  # W cotangents per sweep
-        try:
-            return _given(batched_autodiff(mode, f, args, seed, backend), given, mode)
+        try:  # W cotangents per sweep
+            return _given(_MODES["batched_reverse"](mode, f, args, seed, backend), given, mode)
         except SrcadError as err:
             raise surfaced(err) from None
     lanes_key = None

@@ -37,8 +37,6 @@ from srcad.frontend import syntax as S
 from srcad.frontend.parse import parse_function
 from srcad.frontend.refusals import Refusals
 from srcad.frontend.refused_code import without_refused
-from srcad.operators.nested import NESTED_RUNTIME
-from srcad.operators.nested_numba import NumbaNested
 from srcad.rules.custom import RULE_FUNCTIONS
 from srcad.runtime import array_runtime
 from srcad.runtime.checkpointing import array_bytes, warn_checkpointed
@@ -82,6 +80,12 @@ ARRAY_RUNTIME = {name_: getattr(array_runtime, name_) for name_ in ARRAY_RUNTIME
 # Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
 UNROLL_MAX_WIDTH = 16
 
+
+# the nested-gradient primitive's run time, registered by srcad/operators/nested.py when
+# imported (srcad's `__init__` imports it): "runtime", the functions its calls name in the
+# generated code, and "numba", the maker of their numba kernels (srcad/operators/nested_numba.py's
+# `NumbaNested(norm, types)`)
+NESTED: dict = {"runtime": {}, "numba": None}
 
 @dataclass(frozen=True)
 class ArgSpec:
@@ -213,7 +217,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     refuse_rule_backends(norm, activity.varied, request.backend, request.mode)
     written = written_arguments(norm, types)
     # numba: kernels of the nested gradients, compiled into the module of this code
-    nested = NumbaNested(norm, types) if request.backend == "numba" else None
+    nested = NESTED["numba"](norm, types) if request.backend == "numba" else None
     refusals.raise_any()
     refusals.collect = False  # from here on (the transforms), a refusal raises at once
     tapes: tuple = ()
@@ -273,7 +277,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     # what generated code calls by these names (the user's own are renamed:
     # srcad/runtime/runtime_names.py)
     namespace.update(ARRAY_RUNTIME)
-    namespace.update(NESTED_RUNTIME)
+    namespace.update(NESTED["runtime"])
     namespace.update(MODULES)
     namespace.update(library_modules())  # `scipy`, once imported (rules of scipy.special)
     namespace.update(RULE_FUNCTIONS)  # the rule functions users added (srcad/rules/custom.py)

@@ -14,9 +14,10 @@ import inspect
 import types
 import weakref
 
-from srcad.build.compiler import compile_source
 from srcad.errors import ArgumentError
 from srcad.frontend.lambdas import function_name
+from srcad.frontend.source_functions import function_from_source
+from srcad.runtime.runtime_names import MODULES
 
 _functions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 # instance -> {method's function: the plain function calling the bound method}: `model.loss`
@@ -87,6 +88,6 @@ def _calling(signed, func, called, args, keywords) -> types.FunctionType:
     name = function_name(func) + ("_partial" if called is func else "")
     source = (f"def {name}({', '.join(params)}):\n"
               f"    return wrapped_function({arguments})\n")
-    function = compile_source(source, name, namespace, code.co_filename)
+    function = function_from_source(source, name, {**namespace, **MODULES})
     function.__defaults__ = tuple(defaults) or None
     return function

@@ -25,6 +25,7 @@ import ast
 import numpy as np
 
 from srcad.annotations import Annotation
+from srcad.build import differentiate
 from srcad.build.aliasing import refuse_aliased_writes
 from srcad.build.output_restore import OutputRestore
 from srcad.build.running import call_generated, kept_tapes, take_buffers
@@ -331,3 +332,6 @@ def _lanes_seed(seed, width):
         raise ArgumentError(f"seed= of a batch of {width} lanes is a number or has a leading "
                             f"axis of {width}, got shape {seed.shape}", construct="seed")
     return np.moveaxis(seed, 0, -1).copy()
+
+
+differentiate.register_mode("batched_reverse", batched_autodiff)

@@ -27,8 +27,11 @@ import threading
 import numpy as np
 
 from srcad.analysis.types import FLOAT, Array, type_of_value
+from srcad.build.pipeline import NESTED
+from srcad.operators.nested_numba import NumbaNested
 from srcad.rules import linear
 from srcad.rules.table import CallInfo, register
+from srcad.transform.normalize.nested_calls import PRIMITIVE
 
 NESTED_NAME = "srcad_nested_gradient"
 _REGISTRY: dict[int, NestedGradient] = {}
@@ -217,9 +220,14 @@ def nested_rule(ranks, keywords):
 
 register(srcad_nested_gradient, CallInfo(NESTED_NAME, None, "float", select=nested_rule))
 
+NESTED["numba"] = NumbaNested  # the kernels of its calls on the numba backend
+
 # names the generated code calls (pipeline.py adds them to its namespace)
 NESTED_RUNTIME = {f.__name__: f for f in (srcad_nested_gradient, srcad_nested_tangent,
                                           srcad_nested_adjoint)}
+NESTED["runtime"] = NESTED_RUNTIME
+# what srcad.grad(g)(...) inside a differentiated function is rewritten into
+PRIMITIVE.update(function=srcad_nested_gradient, token_for=token_for)
 
 
 def _third_order(ranks, keywords):

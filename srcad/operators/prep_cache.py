@@ -36,6 +36,7 @@ from collections import OrderedDict
 import numpy as np
 
 from srcad.annotations import Constant
+from srcad.build import cache
 from srcad.build.plans import MISS, WHOLE_CALLS
 
 MAX_KEYS = 64
@@ -80,7 +81,9 @@ def give_back(key, prep) -> None:
             _idle.popitem(last=False)
 
 
+@cache.clear_also
 def clear() -> None:
+    """Forget the kept preparations (also done by `srcad.build.cache.clear`)."""
     with _lock:
         _idle.clear()
 

@@ -18,6 +18,7 @@ import threading
 import numpy as np
 
 from srcad.annotations import Active, Annotation, Const, Constant, Duplicated
+from srcad.build import differentiate
 from srcad.errors import ArgumentError
 from srcad.scale.row_sums import required_row_sum
 
@@ -151,3 +152,6 @@ def _sum_forward(results, with_primal):
     if with_primal:
         return _sum([r[0] for r in results]), _sum([r[1] for r in results])
     return _sum(results)
+
+
+differentiate.register_mode("parallel", autodiff_parallel)

@@ -24,6 +24,7 @@ from srcad.annotations import (
     Const,
     Duplicated,
 )
+from srcad.build import arguments, differentiate, plans
 from srcad.build.aliasing import refuse_aliased_writes
 from srcad.build.pipeline import UNROLL_MAX_WIDTH
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
@@ -102,7 +103,6 @@ def _is_float(value) -> bool:
 def container_autodiff(mode, f, args, seed, batch, backend):
     """`autodiff(mode, f, *args, ...)` where some argument is a container (args bound to f's
     parameters already)."""
-    from srcad.build import differentiate, plans  # noqa: PLC0415 - it imports this module
     try:
         flat_args, layout, floats = flatten_arguments(mode, args)
         key = (f, f.__code__, layout, mode, batch, backend)
@@ -143,7 +143,6 @@ def container_source(f, mode, args, batch, backend) -> str:
 
 
 def _checked(f, mode, flat_args, layout, batch, backend):
-    from srcad.build import arguments, differentiate  # noqa: PLC0415 - they import this module
     try:
         call = arguments._Call(mode, flat_args, batch, backend)
     except ArgumentError as err:
@@ -198,3 +197,7 @@ def _flat_view(f, layout, count):
         co_filename=code.co_filename, co_firstlineno=code.co_firstlineno, co_name=code.co_name)
     flat_function.__name__ = f.__name__
     return flat_function
+
+
+differentiate.register_mode("has_container", has_container)
+differentiate.register_mode("containers", container_autodiff)

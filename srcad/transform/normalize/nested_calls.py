@@ -22,23 +22,31 @@ import gast
 from srcad.errors import UnsupportedCallError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction, resolve_callee
+from srcad.runtime.runtime_names import NESTED_RUNTIME_NAMES
 from srcad.transform.names import Namer
 
 _HINT_LOCAL = ("define {name} at module level and pass the values it reads as arguments: "
                "srcad.grad({name})(x, p)")
 
+# the nested-gradient primitive, registered by srcad/operators/nested.py when imported (srcad's
+# `__init__` imports it): "function", what the rewritten call names `srcad_nested_gradient`,
+# and "token_for", `token_for(g, argnum)` the token of the gradient of g in argument argnum
+PRIMITIVE: dict = {}
 
-def _srcad_api() -> dict:
-    """id -> (object, public name) of srcad's public functions (imported late: srcad's
-    package imports this module)."""
-    import srcad
-    out = {}
-    for name in srcad.__all__:
-        obj = getattr(srcad, name)
+
+# srcad's public functions, id -> (object, public name), recognised by identity: registered by
+# srcad's `__init__` (`register_public`), which sits above every layer
+_PUBLIC: dict = {}
+
+
+def register_public(namespace: dict, names) -> None:
+    """Register srcad's public functions (and `Constant`, `Const`, `Cache`, `Output`): the
+    objects `namespace` binds to `names`."""
+    for name in names:
+        obj = namespace[name]
         if isinstance(obj, types.FunctionType) or name in ("Constant", "Const", "Cache",
                                                             "Output"):
-            out[id(obj)] = (obj, name)
-    return out
+            _PUBLIC[id(obj)] = (obj, name)
 
 
 def rewrite_nested_calls(parsed: ParsedFunction, body: list, namer: Namer,
@@ -54,7 +62,7 @@ class _Rewriter(gast.NodeTransformer):
     def __init__(self, parsed, local_functions):
         self.parsed = parsed
         self.local_functions = local_functions
-        self.api = _srcad_api()
+        self.api = _PUBLIC
 
     def _api_name(self, func_expr):
         """The public srcad name a call's function expression resolves to, or None."""
@@ -156,7 +164,6 @@ class _Rewriter(gast.NodeTransformer):
                                     kind=UnsupportedCallError, hint="pass them positionally")
 
     def _primitive(self, node, g_expr, argnum, args):
-        from srcad.operators.nested import NESTED_NAME, srcad_nested_gradient, token_for
         if isinstance(g_expr, gast.Name) and g_expr.id in self.local_functions:
             raise self.parsed.error(
                 node, "nested gradient", f"the gradient of {g_expr.id}, a function defined "
@@ -170,8 +177,10 @@ class _Rewriter(gast.NodeTransformer):
                 node, "nested gradient", f"the gradient of `{shown}`: srcad needs a plain "
                 "function it can name (module level or imported) to differentiate it twice",
                 kind=UnsupportedCallError, hint=_HINT_LOCAL.format(name="g"))
-        self.parsed.namespace[NESTED_NAME] = srcad_nested_gradient
+        name = NESTED_RUNTIME_NAMES[0]
+        self.parsed.namespace[name] = PRIMITIVE["function"]
         operands = [args[argnum]] + args[:argnum] + args[argnum + 1:]
-        call = gast.Call(func=S.name(NESTED_NAME),
-                         args=[S.const(token_for(g, argnum))] + operands, keywords=[])
+        call = gast.Call(func=S.name(name),
+                         args=[S.const(PRIMITIVE["token_for"](g, argnum))] + operands,
+                         keywords=[])
         return gast.copy_location(call, node)
