@@ -171,7 +171,8 @@ def _problem(parsed, node, local_functions, called):
     if refused is not None:
         construct, hint = refused
         return construct, "not supported by srcad", hint
-    if isinstance(node, gast.Call) and node.keywords:
+    if isinstance(node, gast.Call) and node.keywords and not (
+            isinstance(node.func, gast.Name) and node.func.id in local_functions):
         callee = _callee(parsed, node.func)
         unfollowed = library_keyword_refusal(node, callee, lookup_call(callee))
         if unfollowed is not None:  # np.add(x, y, out=z), np.var(x, dtype=np.float32)

@@ -28,6 +28,7 @@ import numpy as np
 
 from srcad.analysis.types import FLOAT, Array, type_of_value
 from srcad.build.pipeline import NESTED
+from srcad.errors import SecondOrderRefusal
 from srcad.operators.nested_numba import NumbaNested
 from srcad.rules import linear
 from srcad.rules.table import CallInfo, register
@@ -231,8 +232,7 @@ PRIMITIVE.update(function=srcad_nested_gradient, token_for=token_for)
 
 
 def _third_order(ranks, keywords):
-    from srcad.errors import SrcadError
-    raise SrcadError("differentiating the derivative of a nested srcad.grad/srcad.gradient "
+    raise SecondOrderRefusal("differentiating the derivative of a nested srcad.grad/srcad.gradient "
                      "call (a third derivative) is not supported", construct="nested gradient",
                      hint="differentiate the function with the nested call once (reverse or "
                      "forward mode); hvp, hessian and second_derivative of it are third "

@@ -247,7 +247,7 @@ def test_nested_gradient_of_a_module_level_lambda():
 
 
 def test_fuzz_programs_run_through_a_lambda(monkeypatch):
-    fuzz = os.path.join(os.path.dirname(os.path.dirname(THIS_FILE)), "fuzz")
+    fuzz = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(THIS_FILE))), "fuzz")
     monkeypatch.syspath_prepend(fuzz)
     import checking
     from generator import generate, module_text
