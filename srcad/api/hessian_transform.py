@@ -56,6 +56,17 @@ def hessian(fun: Callable[..., Any], *args: Any, **options: Any) -> Any:
     Both run srcad's forward mode over its own reverse code on the python backend, and
     srcad's numba reverse mode over its own forward code on numba (reverse over forward).
 
+    Args:
+        fun: a plain Python function srcad can differentiate.
+        *args: the operator form: the point x, then `Constant`/`Cache` contexts; the
+            transform form: nothing, or `argnums`.
+        **options: the operator form: `prep`, `out`, `chunk`, `backend`; the transform
+            form: `argnums`, `has_aux`, `backend`.
+
+    Returns:
+        The operator form: the `(n, n)` Hessian at x (a float for a float x). The transform
+        form: a function of fun's arguments returning the Hessian in JAX's layout.
+
     >>> import numpy as np
     >>> def f(x):
     ...     return x[0] ** 2 * x[1]

@@ -45,6 +45,18 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     """`(fun(*primals), J v)`, the tangent `J v` of fun's output along `tangents`, as JAX's
     `jax.jvp` (with `has_aux=True`: `(value, J v, aux)`).
 
+    Args:
+        fun: a plain Python function srcad can differentiate.
+        primals: the point, one value per positional argument of fun (floats, arrays or
+            pytrees of them), as a tuple or list.
+        tangents: the direction, one value per primal, of the same structure and shapes.
+        has_aux: fun returns `(value, aux)`; aux is passed through, not differentiated.
+        backend: "python" or "numba".
+
+    Returns:
+        `(value, tangent_out)`, or `(value, tangent_out, aux)` with `has_aux=True`;
+        tangent_out has the structure and shapes of fun's output.
+
     >>> def f(x, y):
     ...     return x * x * y
     >>> jvp(f, (3.0, 2.0), (1.0, 0.0))
@@ -66,6 +78,18 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
         backend: str = "python") -> tuple:
     """`(fun(*primals), vjp_fun)` as JAX's `jax.vjp`: `vjp_fun(u)` is the tuple `u^T J`, one
     entry per primal in its structure (with `has_aux=True`: `(value, vjp_fun, aux)`).
+
+    Args:
+        fun: a plain Python function srcad can differentiate.
+        *primals: the point, one value per positional argument of fun (floats, arrays or
+            pytrees of them).
+        has_aux: fun returns `(value, aux)`; aux is passed through, not differentiated.
+        backend: "python" or "numba".
+
+    Returns:
+        `(value, vjp_fun)`, or `(value, vjp_fun, aux)` with `has_aux=True`; `vjp_fun(u)`,
+        for a cotangent u of the output's structure and shapes, returns one cotangent per
+        primal; it can be called any number of times.
 
     >>> def f(x, y):
     ...     return x * x * y

@@ -60,11 +60,16 @@ def returns_filled_array(x):
     return y
 
 
-def test_second_order_of_an_array_result_is_refused():
-    # forward over reverse differentiated the sum of the entries: hessian gave
-    # diag(2 cos x - x sin x) for this f, whose Hessian has shape (3, 3, 3)
-    for call in (lambda: srcad.hessian(returns_filled_array)(X),
-                 lambda: srcad.hessian(returns_filled_array, X),
+def test_second_order_of_an_array_result():
+    # the transform gives JAX's layout (out + in + in): y_i depends on x_i alone, with second
+    # derivative 2 cos x - x sin x
+    H = srcad.hessian(returns_filled_array)(X)
+    expected = np.zeros((3, 3, 3))
+    expected[np.arange(3), np.arange(3), np.arange(3)] = 2 * np.cos(X) - X * np.sin(X)
+    np.testing.assert_allclose(H, expected, rtol=1e-12, atol=1e-14)
+    # the operators take float-valued f (forward over reverse once differentiated the sum of
+    # the entries: hessian gave diag(2 cos x - x sin x) for this f)
+    for call in (lambda: srcad.hessian(returns_filled_array, X),
                  lambda: srcad.hvp(returns_filled_array, X, tangent=np.ones(3))):
         with pytest.raises(ArgumentError, match="needs f to return a float"):
             call()

@@ -81,7 +81,7 @@ def two_outputs(p, x):
 
 
 def leaf_in_library_call(params, x):
-    return np.sum(np.copysign(params["w"], x))
+    return np.sum(params["w"].conj() * x)  # the method conj has no array rule
 
 
 def iterate_dict(params, x):

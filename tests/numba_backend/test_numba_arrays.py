@@ -5,7 +5,12 @@ compile is refused by name and line."""
 
 import numpy as np
 import pytest
-from tests.test_array_programs import (
+
+import srcad
+from srcad import Duplicated
+from srcad.errors import SrcadError
+from srcad.testing import check_grads
+from tests.arrays.test_array_programs import (
     accumulate,
     euler_steps,
     logistic_loss,
@@ -15,11 +20,6 @@ from tests.test_array_programs import (
     softmax_cross_entropy,
     squared_error,
 )
-
-import srcad
-from srcad import Duplicated
-from srcad.errors import SrcadError
-from srcad.testing import check_grads
 
 pytest.importorskip("numba")
 

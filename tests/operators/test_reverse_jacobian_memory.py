@@ -32,7 +32,9 @@ def peak_of(call) -> int:
 
 
 def test_reverse_jacobian_peak_is_below_one_row():
-    n = 100
+    # a row of 300 floats (2400 bytes): a copy of one per row shows, a few small objects
+    # per call (the progress counter) do not
+    n = 300
     x = np.random.default_rng(2).random(n)
     y, c, J = np.zeros(n), np.zeros(n), np.zeros((n, n))
     args = (Output(y), x, Cache(c))
