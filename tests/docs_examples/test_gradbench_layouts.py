@@ -4,39 +4,12 @@ GradBench), small, never made by the ports' generators; each reply is checked ag
 output format the eval's reference tool writes and against a computation written here by hand
 in NumPy from the spec (not the ports' code)."""
 
-import io
-import json
 import math
 
 import numpy as np
 import pytest
 
-import srcad.gradbench
-
-common = srcad.gradbench.load_ports()  # the ports shipped with srcad
-
-
-def tool(backend="python"):
-    return srcad.gradbench.Tool(common, backend, log=io.StringIO())
-
-
-def exchange(t, message):
-    """The tool's response to `message` as the eval reads it: one strict-JSON line."""
-    line = srcad.gradbench.dumps(t.respond(json.loads(json.dumps(message))))
-    assert "\n" not in line
-    return json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
-
-
-def evaluate(t, module, function, data, id=2):
-    response = exchange(t, {"id": id, "kind": "evaluate", "module": module,
-                            "function": function, "input": data})
-    assert response["success"] is True, response.get("error")
-    assert response["id"] == id
-    return response
-
-
-RUNS = {"min_runs": 1, "min_seconds": 0}
-
+from tests.helpers.gradbench_exchange import RUNS, evaluate, tool
 
 # -- ba: ba.hpp's from_json replicates one camera, point, weight and feature -------------------
 # p >= 10: ba.hpp's to_json copies the first 30 of the 3 p + 1 row starts

@@ -4,37 +4,13 @@ evals send, the primal compiled on the numba backend, the ports shipped with src
 written from GradBench's specs (test_gradbench_layouts.py has the per-eval layouts)."""
 
 import io
-import json
 import math
 
 import numpy as np
 import pytest
 
 import srcad.gradbench
-
-common = srcad.gradbench.load_ports()  # the ports shipped with srcad
-
-
-def tool(backend="python"):
-    return srcad.gradbench.Tool(common, backend, log=io.StringIO())
-
-
-def exchange(t, message):
-    """The tool's response to `message` as the eval reads it: one strict-JSON line."""
-    line = srcad.gradbench.dumps(t.respond(json.loads(json.dumps(message))))
-    assert "\n" not in line
-    return json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
-
-
-def evaluate(t, module, function, data, id=2):
-    response = exchange(t, {"id": id, "kind": "evaluate", "module": module,
-                            "function": function, "input": data})
-    assert response["success"] is True, response.get("error")
-    assert response["id"] == id
-    return response
-
-
-RUNS = {"min_runs": 1, "min_seconds": 0}
+from tests.helpers.gradbench_exchange import RUNS, common, evaluate, exchange, tool
 
 
 # -- the protocol ------------------------------------------------------------------------------
