@@ -193,6 +193,12 @@ class SecondOrderRefusal(SrcadError):
     order puts it at the user's line and keeps its message."""
 
 
+class RunTimeRefusal(SrcadError, ValueError):
+    """A check of generated code refused the values it met when it ran, at the user's line (an
+    int power numba cannot compute as Python does, rows of two lengths in one list); a
+    ValueError too, as the check raised it."""
+
+
 class ArgumentError(SrcadError):
     """Arguments or annotations that do not fit the function or each other.
 

@@ -14,7 +14,7 @@ from srcad.annotations import Annotation
 from srcad.build.checkpoint_fallback import TapeOverBudget, run_checkpointed
 from srcad.build.compiler import raise_numba_error
 from srcad.build.shape_fallback import LoopShapeError, run_recording_shapes
-from srcad.errors import ArgumentError, SrcadError
+from srcad.errors import ArgumentError, RunTimeRefusal, SrcadError
 from srcad.frontend import syntax as S
 from srcad.transform.tapes import INT_TAPE
 
@@ -95,7 +95,8 @@ def explain_error(err, f, args, seed=None):
     refusing to compile the generated code."""
     check_seed(seed)
     if isinstance(err, ValueError) and str(err).startswith("srcad: "):
-        raise err from None  # generated code's own check (a list of rows of two lengths)
+        # generated code's own check (a list of rows of two lengths, an int power)
+        raise RunTimeRefusal(str(err)[len("srcad: "):]) from None
     if isinstance(err, (ZeroDivisionError, OverflowError, ValueError)):
         copies = [v.copy() if isinstance(v, np.ndarray) else v
                   for v in (a.value if isinstance(a, Annotation) else a for a in args)]
