@@ -303,7 +303,7 @@ def lookup_listed(obj) -> CallInfo | None:
 _METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "transpose": np.transpose,
             "copy": np.copy, "max": np.max, "min": np.min, "cumsum": np.cumsum,
             "clip": np.clip, "trace": np.trace, "reshape": np.reshape, "ravel": np.ravel,
-            "flatten": np.ravel, "squeeze": np.squeeze}
+            "flatten": np.ravel, "squeeze": np.squeeze, **movement.METHODS}
 _METHODS.update(NUMPY_METHODS)  # x.prod(), x.var(), x.round(), x.argmax() ...
 # Matrix product operator `x @ y`.
 MATMUL_OPERATOR = CallInfo("matmul", None, "float", select=matmul("matmul"))
