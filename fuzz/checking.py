@@ -145,10 +145,7 @@ def check_mode(f, args, mode: str, timeout: float):
                 pass
         return "disagreed", f"disagrees with FD: {', '.join(labels)}", first
     except Exception as err:  # noqa: BLE001
-        where = _srcad_frame(err.__traceback__)
-        sig = f"{type(err).__name__} at {where}: {normalize_message(str(err))}"
-        detail = "".join(traceback.format_exception(type(err), err, err.__traceback__)[-6:])
-        return "crashed", sig, detail
+        return _crashed(err)
 
 
 def _fd_hessian(f, x, h):
@@ -183,38 +180,38 @@ def _check_second_order(f, x, timeout):
 
 def check_second_order(f, args, timeout: float):
     """hessian against central differences of srcad's gradient, hvp against the hessian."""
-    try:
-        _check_second_order(f, args()[0].value, timeout)
-        return "agreed", None, ""
-    except srcad.SrcadError as err:
-        return "refused", f"{type(err).__name__}: {normalize_message(str(err))}", str(err)
-    except Timeout:
-        return "timeout", "timeout", f"no answer within {timeout} s"
-    except AssertionError as err:
-        return "disagreed", "hessian or hvp disagrees", str(err)
-    except Exception as err:  # noqa: BLE001
-        where = _srcad_frame(err.__traceback__)
-        sig = f"{type(err).__name__} at {where}: {normalize_message(str(err))}"
-        detail = "".join(traceback.format_exception(type(err), err, err.__traceback__)[-6:])
-        return "crashed", sig, detail
+    return _outcome(lambda: _check_second_order(f, args()[0].value, timeout), timeout,
+                    "hessian or hvp disagrees")
 
 
 def check_transforms(f, args, timeout: float):
     """jvp, vjp and the hessian transform (fuzz/transforms_check.py)."""
+    return _outcome(lambda: transforms_check.check(f, args()[0].value, timeout, _alarm),
+                    timeout, "jvp, vjp or the hessian transform disagrees")
+
+
+def _outcome(check, timeout: float, disagreement: str):
+    """(outcome, signature, detail) of running `check`, which raises AssertionError when
+    srcad's answer disagrees with its reference."""
     try:
-        transforms_check.check(f, args()[0].value, timeout, _alarm)
+        check()
         return "agreed", None, ""
     except srcad.SrcadError as err:
         return "refused", f"{type(err).__name__}: {normalize_message(str(err))}", str(err)
     except Timeout:
         return "timeout", "timeout", f"no answer within {timeout} s"
     except AssertionError as err:
-        return "disagreed", "jvp, vjp or the hessian transform disagrees", str(err)
+        return "disagreed", disagreement, str(err)
     except Exception as err:  # noqa: BLE001
-        where = _srcad_frame(err.__traceback__)
-        sig = f"{type(err).__name__} at {where}: {normalize_message(str(err))}"
-        detail = "".join(traceback.format_exception(type(err), err, err.__traceback__)[-6:])
-        return "crashed", sig, detail
+        return _crashed(err)
+
+
+def _crashed(err):
+    """A crash's signature (the exception at srcad's innermost frame) and its traceback tail."""
+    where = _srcad_frame(err.__traceback__)
+    sig = f"{type(err).__name__} at {where}: {normalize_message(str(err))}"
+    detail = "".join(traceback.format_exception(type(err), err, err.__traceback__)[-6:])
+    return "crashed", sig, detail
 
 
 def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
