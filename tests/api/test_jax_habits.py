@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers.differences import central
 
 import srcad
 
@@ -29,19 +30,6 @@ def same_tree(ours, theirs, tol=1e-9):
         assert np.shape(a) == np.shape(b)
         np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
                                    rtol=tol, atol=tol)
-
-
-def central(f, x, h=1e-6):
-    """The central-difference derivative of f (float or array valued) along every element of
-    the array x: shape out + x.shape."""
-    x = np.asarray(x, dtype=float)
-    columns = []
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = h
-        e = e.reshape(x.shape)
-        columns.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
-    return np.moveaxis(np.array(columns), 0, -1).reshape(np.shape(f(x)) + x.shape)
 
 
 # -- functions written once for srcad (numpy) and once for jax (jax.numpy) ---------------------

@@ -11,12 +11,18 @@ import math
 
 import numpy as np
 import pytest
+from helpers.differences import central
 
 import srcad
 from srcad import Active, Const, Constant, Duplicated
 from srcad.testing import check_grads
 
 pytest.importorskip("numba")
+
+
+def matrix_differences(f, x):
+    """The jacobian of f (x -> a 1-D array) against x's elements in order."""
+    return central(f, x).reshape(-1, x.size)
 
 
 def products_of_rows(A):
@@ -85,17 +91,6 @@ def _matrix(rows, columns, shift=0.0):
     return np.arange(rows * columns, dtype=float).reshape(rows, columns) * 0.31 + 0.2 + shift
 
 
-def _central_differences(f, x, eps=1e-6):
-    """The jacobian of f (x -> a 1-D array) at x, by central differences of f itself."""
-    columns = []
-    for k in range(x.size):
-        step = np.zeros(x.size)
-        step[k] = eps
-        up, down = f((x.ravel() + step).reshape(x.shape)), f((x.ravel() - step).reshape(x.shape))
-        columns.append((up - down) / (2 * eps))
-    return np.array(columns).T
-
-
 def _jacobian_case(f):
     """(args with the matrix bare, the same function of the matrix alone)."""
     A, B = _matrix(4, 3), _matrix(4, 3, shift=1.0)
@@ -113,7 +108,7 @@ def _jacobian_case(f):
                          ids=lambda f: f.__name__)
 def test_numba_vector_jacobian_of_row_loops_matches_differences_and_reverse(f):
     args, of_matrix = _jacobian_case(f)
-    expected = _central_differences(of_matrix, args[0])
+    expected = matrix_differences(of_matrix, args[0])
     forward = srcad.jacobian(f, *args, backend="numba", mode="forward")
     reverse = srcad.jacobian(f, *args, backend="python", mode="reverse")
     assert forward.shape == expected.shape == (4, 12)
@@ -149,7 +144,7 @@ def test_numba_batched_reverse_runs_row_loops_in_one_sweep(f):
     prep = srcad.prepare_jacobian(f, *args, backend="numba", mode="reverse")
     assert prep.state.get("batched") and prep.chunk == 4
     J = srcad.jacobian(f, *args, prep=prep)
-    np.testing.assert_allclose(J, _central_differences(of_matrix, args[0]), rtol=1e-6,
+    np.testing.assert_allclose(J, matrix_differences(of_matrix, args[0]), rtol=1e-6,
                                atol=1e-8)
     np.testing.assert_allclose(J, srcad.jacobian(f, *args, mode="forward"), rtol=1e-12,
                                atol=1e-14)
@@ -162,7 +157,7 @@ def test_python_batched_reverse_keeps_adjoint_rows_as_views(f):
     lanes, written through in place (a copy would lose the writes); W rows of J a sweep."""
     args, of_matrix = _jacobian_case(f)
     J = srcad.jacobian(f, *args, mode="reverse", chunk=3)
-    np.testing.assert_allclose(J, _central_differences(of_matrix, args[0]), rtol=1e-6,
+    np.testing.assert_allclose(J, matrix_differences(of_matrix, args[0]), rtol=1e-6,
                                atol=1e-8)
     np.testing.assert_allclose(J, srcad.jacobian(f, *args, mode="forward"), rtol=1e-12,
                                atol=1e-14)

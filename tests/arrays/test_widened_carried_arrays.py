@@ -7,6 +7,7 @@ arguments) the LoopShapeError names the array, its line and both shapes."""
 
 import numpy as np
 import pytest
+from helpers.differences import central
 
 import srcad
 from srcad import Active, Const, Duplicated, Reverse
@@ -142,31 +143,24 @@ def test_reverse_on_the_numba_backend():
                 backend="numba")
 
 
-def finite_differences(f, x, *rest, eps=1e-6):
-    def at(step):
-        return np.asarray(f(x + step, *rest))
-    return np.stack([(at(e * eps) - at(-e * eps)) / (2 * eps)
-                     for e in np.eye(x.size)], axis=-1)
-
-
 @pytest.mark.parametrize("memory", [None, 200])
 def test_a_checkpointed_loop(memory):
     # with memory= the steps rerun from snapshots: such a loop is taped whole instead
-    expected = finite_differences(long_steps, NARROW, WIDE)
+    expected = central(long_steps, NARROW, WIDE)
     got = srcad.gradient(long_steps, NARROW, srcad.Constant(WIDE), memory=memory)
     assert np.allclose(got, expected, rtol=1e-6)
 
 
 def test_a_jacobian_by_rows():
     x = np.array([0.3, 0.2, 0.5, 0.1])
-    expected = finite_differences(state, x, WIDE)
+    expected = central(state, x, WIDE)
     assert np.allclose(srcad.jacrev(state)(x, WIDE), expected, rtol=1e-6)
     assert np.allclose(srcad.jacobian(state, x, srcad.Constant(WIDE)), expected, rtol=1e-6)
 
 
 def test_repeated_prepared_gradients():
     prep = srcad.prepare_gradient(long_steps, NARROW, srcad.Constant(WIDE))
-    expected = finite_differences(long_steps, NARROW, WIDE)
+    expected = central(long_steps, NARROW, WIDE)
     for _ in range(2):
         got = srcad.gradient(long_steps, NARROW, srcad.Constant(WIDE), prep=prep)
         assert np.allclose(got, expected, rtol=1e-6)

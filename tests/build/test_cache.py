@@ -1,31 +1,19 @@
 """The cache never serves a stale derivative and transforms once under concurrency."""
 
-import importlib.util
 import math
-import sys
-import textwrap
 import threading
 
 import numpy as np
 import pytest
+from helpers.user_modules import load_module
 
 import srcad
 from srcad.build import cache
 from srcad.testing import check_grads
 
 
-def _module(tmp_path, name, source):
-    path = tmp_path / f"{name}.py"
-    path.write_text(textwrap.dedent(source))
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_rebinding_an_inlined_helper_gives_new_code(tmp_path):
-    m = _module(tmp_path, "stale_helper", """
+    m = load_module(tmp_path, "stale_helper", """
         def helper(x):
             return x * x
 
@@ -33,7 +21,7 @@ def test_rebinding_an_inlined_helper_gives_new_code(tmp_path):
             return helper(x) + 1.0
     """)
     assert srcad.autodiff(srcad.Reverse, m.f, srcad.Active(3.0)) == (6.0,)
-    helper_src = _module(tmp_path, "stale_helper_new", """
+    helper_src = load_module(tmp_path, "stale_helper_new", """
         def helper(x):
             return x * x * x
     """)
@@ -44,7 +32,7 @@ def test_rebinding_an_inlined_helper_gives_new_code(tmp_path):
 
 
 def test_rebinding_a_global_constant_gives_new_code(tmp_path):
-    m = _module(tmp_path, "stale_constant", """
+    m = load_module(tmp_path, "stale_constant", """
         SCALE = 2.0
 
         def f(x):
@@ -56,8 +44,8 @@ def test_rebinding_a_global_constant_gives_new_code(tmp_path):
 
 
 def test_redefining_the_function_gives_new_code(tmp_path):
-    first = _module(tmp_path, "redefined_a", "def f(x):\n    return x * x\n")
-    second = _module(tmp_path, "redefined_b", "def f(x):\n    return 3.0 * x\n")
+    first = load_module(tmp_path, "redefined_a", "def f(x):\n    return x * x\n")
+    second = load_module(tmp_path, "redefined_b", "def f(x):\n    return 3.0 * x\n")
     assert srcad.autodiff(srcad.Reverse, first.f, srcad.Active(2.0)) == (4.0,)
     assert srcad.autodiff(srcad.Reverse, second.f, srcad.Active(2.0)) == (3.0,)
 
@@ -110,7 +98,7 @@ def test_copysign_has_a_derivative_not_a_silent_zero():
 
 
 def test_a_preparation_sees_a_rebound_global(tmp_path):
-    m = _module(tmp_path, "stale_prepared", """
+    m = load_module(tmp_path, "stale_prepared", """
         SCALE = 2.0
 
         def f(x):

@@ -2,25 +2,13 @@
 call gives, in every mode, and never serve code generated from a global that has since been
 rebound. ForwardWithPrimal returns (tangent, value), in that order, on both paths."""
 
-import importlib.util
-import sys
-import textwrap
 
 import numpy as np
 import pytest
+from helpers.user_modules import load_module
 
 import srcad
 from srcad import BatchDuplicated, Duplicated, Forward, ForwardWithPrimal
-
-
-def _module(tmp_path, name, source):
-    path = tmp_path / f"{name}.py"
-    path.write_text(textwrap.dedent(source))
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def cube(x):
@@ -58,7 +46,7 @@ def test_forward_with_primal_in_vector_mode(batch):
 def test_forward_mode_rebuilds_after_a_global_is_rebound(tmp_path):
     """The fast path checks that the globals the code was generated from are still bound to
     the same objects (forward mode as reverse mode: tests/build/test_cache.py)."""
-    m = _module(tmp_path, "forward_stale_constant", """
+    m = load_module(tmp_path, "forward_stale_constant", """
         SCALE = 2.0
 
         def f(x):
@@ -72,7 +60,7 @@ def test_forward_mode_rebuilds_after_a_global_is_rebound(tmp_path):
 
 
 def test_forward_mode_rebuilds_after_an_inlined_helper_is_rebound(tmp_path):
-    m = _module(tmp_path, "forward_stale_helper", """
+    m = load_module(tmp_path, "forward_stale_helper", """
         def helper(x):
             return x * x
 
@@ -81,7 +69,7 @@ def test_forward_mode_rebuilds_after_an_inlined_helper_is_rebound(tmp_path):
     """)
     for _ in range(2):
         assert srcad.autodiff(Forward, m.f, Duplicated(3.0, 1.0)) == 6.0
-    m.helper = _module(tmp_path, "forward_stale_helper_new",
+    m.helper = load_module(tmp_path, "forward_stale_helper_new",
                        "def helper(x):\n    return x * x * x\n").helper
     assert srcad.autodiff(Forward, m.f, Duplicated(3.0, 1.0)) == 27.0
     lanes = srcad.autodiff(Forward, m.f, BatchDuplicated(3.0, [1.0, 2.0]))
@@ -89,7 +77,7 @@ def test_forward_mode_rebuilds_after_an_inlined_helper_is_rebound(tmp_path):
 
 
 def test_vector_mode_rebuilds_after_a_global_is_rebound(tmp_path):
-    m = _module(tmp_path, "vector_stale_constant", """
+    m = load_module(tmp_path, "vector_stale_constant", """
         SCALE = 2.0
 
         def f(x):

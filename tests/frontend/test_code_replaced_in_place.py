@@ -6,40 +6,13 @@ line 1; srcad finds that definition in the file and checks the code is what it c
 Expected derivatives are derived by hand."""
 
 import ast
-import importlib
 import math
-import os
-import sys
 import textwrap
 
 import pytest
+from helpers.user_modules import import_source, write_source
 
 import srcad
-from srcad.build import cache
-
-
-def _write(path, source, clock=[10]):  # noqa: B006  (the mtime moves on at each write)
-    path.write_text(textwrap.dedent(source))
-    stamp = os.stat(path).st_mtime + clock[0]
-    clock[0] += 10
-    os.utime(path, (stamp, stamp))
-
-
-@pytest.fixture
-def module_dir(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(tmp_path))
-    names = set(sys.modules)
-    yield tmp_path
-    for name in set(sys.modules) - names:
-        del sys.modules[name]
-    cache.clear()
-
-
-def _import(module_dir, name, source):
-    _write(module_dir / f"{name}.py", source)
-    importlib.invalidate_caches()
-    return importlib.import_module(name)
-
 
 MODULE = """
     import math
@@ -85,11 +58,11 @@ def _derivatives(m, x=2.0):
 @pytest.mark.parametrize("reload", [_reload_in_place, _deduper_reload])
 def test_functions_given_new_code_in_place_are_differentiated_as_the_new_code(module_dir,
                                                                               reload):
-    m = _import(module_dir, "in_place_model", MODULE)
+    m = import_source(module_dir, "in_place_model", MODULE)
     x = 2.0
     prepared = srcad.prepare_gradient(m.f, x)
     assert _derivatives(m) == pytest.approx([4 * x, 4 * x, math.cos(x), math.cos(x)])
-    _write(module_dir / "in_place_model.py", EDITED)
+    write_source(module_dir / "in_place_model.py", EDITED)
     reload(m, module_dir / "in_place_model.py")
     assert m.f(x) == 2 * x ** 3  # Python runs the new code
     assert _derivatives(m) == pytest.approx([6 * x * x, 6 * x * x, -math.sin(x), -math.sin(x)])
@@ -97,11 +70,11 @@ def test_functions_given_new_code_in_place_are_differentiated_as_the_new_code(mo
 
 
 def test_a_file_edited_again_after_an_in_place_reload_is_refused(module_dir):
-    m = _import(module_dir, "in_place_twice", MODULE)
-    _write(module_dir / "in_place_twice.py", EDITED)
+    m = import_source(module_dir, "in_place_twice", MODULE)
+    write_source(module_dir / "in_place_twice.py", EDITED)
     _deduper_reload(m, module_dir / "in_place_twice.py")
     assert srcad.grad(m.g)(2.0) == pytest.approx(-math.sin(2.0))
-    _write(module_dir / "in_place_twice.py", EDITED.replace("cos", "tan"))
+    write_source(module_dir / "in_place_twice.py", EDITED.replace("cos", "tan"))
     # g's derivative was built from the code Python still runs: still right
     assert srcad.grad(m.g)(1.0) == pytest.approx(-math.sin(1.0))
     with pytest.raises(srcad.StaleSourceError):  # a new derivative reads g's text: refused

@@ -9,53 +9,23 @@ import importlib
 import inspect
 import linecache
 import math
-import os
-import sys
-import textwrap
 
 import numpy as np
 import pytest
+from helpers.user_modules import import_source, write_source
 
 import srcad
 from srcad.build import cache
 from srcad.frontend.source_check import check_source
 
 
-def _write(path, source):
-    """Write `source` and move the file's mtime on, so linecache and the import system see
-    an edit even within one second."""
-    path.write_text(textwrap.dedent(source))
-    stamp = os.stat(path).st_mtime + _write.clock
-    _write.clock += 10
-    os.utime(path, (stamp, stamp))
-
-
-_write.clock = 10
-
-
-@pytest.fixture
-def module_dir(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(tmp_path))
-    names = set(sys.modules)
-    yield tmp_path
-    for name in set(sys.modules) - names:
-        del sys.modules[name]
-    cache.clear()
-
-
-def _import(module_dir, name, source):
-    _write(module_dir / f"{name}.py", source)
-    importlib.invalidate_caches()
-    return importlib.import_module(name)
-
-
 def test_a_function_edited_in_its_file_is_refused_before_its_first_derivative(module_dir):
-    m = _import(module_dir, "edited_model", """
+    m = import_source(module_dir, "edited_model", """
         def f(x):
             return x * x
     """)
     linecache.getlines(m.__file__)  # linecache holds the text the code came from
-    _write(module_dir / "edited_model.py", """
+    write_source(module_dir / "edited_model.py", """
         def f(x):
             return x * x * x
     """)
@@ -73,11 +43,11 @@ def test_a_function_edited_in_its_file_is_refused_before_its_first_derivative(mo
 
 
 def test_an_edit_that_only_changes_a_constant_is_refused(module_dir):
-    m = _import(module_dir, "edited_constant", """
+    m = import_source(module_dir, "edited_constant", """
         def f(x):
             return 2.0 * x
     """)
-    _write(module_dir / "edited_constant.py", """
+    write_source(module_dir / "edited_constant.py", """
         def f(x):
             return 5.0 * x
     """)
@@ -86,7 +56,7 @@ def test_an_edit_that_only_changes_a_constant_is_refused(module_dir):
 
 
 def test_a_function_kept_from_before_a_reload_is_refused_when_its_text_changed(module_dir):
-    m = _import(module_dir, "reloaded_model", """
+    m = import_source(module_dir, "reloaded_model", """
         def helper(x):
             return x * x
 
@@ -95,7 +65,7 @@ def test_a_function_kept_from_before_a_reload_is_refused_when_its_text_changed(m
     """)
     old_f = m.f
     assert srcad.autodiff(srcad.Reverse, old_f, srcad.Active(3.0)) == (6.0,)
-    _write(module_dir / "reloaded_model.py", """
+    write_source(module_dir / "reloaded_model.py", """
         def helper(x):
             return x * x * x
 
@@ -114,7 +84,7 @@ def test_a_function_kept_from_before_a_reload_is_refused_when_its_text_changed(m
 
 
 def test_a_function_kept_from_before_a_reload_runs_the_reloaded_helper(module_dir):
-    m = _import(module_dir, "reloaded_helper", """
+    m = import_source(module_dir, "reloaded_helper", """
         def helper(x):
             return x * x
 
@@ -123,7 +93,7 @@ def test_a_function_kept_from_before_a_reload_runs_the_reloaded_helper(module_di
     """)
     old_f = m.f
     assert srcad.autodiff(srcad.Reverse, old_f, srcad.Active(3.0)) == (6.0,)
-    _write(module_dir / "reloaded_helper.py", """
+    write_source(module_dir / "reloaded_helper.py", """
         def helper(x):
             return x * x * x
 
@@ -137,11 +107,11 @@ def test_a_function_kept_from_before_a_reload_runs_the_reloaded_helper(module_di
 
 
 def test_a_helper_reached_through_a_reloaded_module_gives_the_new_derivative(module_dir):
-    helpers = _import(module_dir, "attribute_helpers", """
+    helpers = import_source(module_dir, "attribute_helpers", """
         def square(x):
             return x * x
     """)
-    m = _import(module_dir, "uses_attribute", """
+    m = import_source(module_dir, "uses_attribute", """
         import attribute_helpers
 
         def f(x):
@@ -149,7 +119,7 @@ def test_a_helper_reached_through_a_reloaded_module_gives_the_new_derivative(mod
     """)
     for _ in range(2):
         assert srcad.autodiff(srcad.Reverse, m.f, srcad.Active(3.0)) == (7.0,)
-    _write(module_dir / "attribute_helpers.py", """
+    write_source(module_dir / "attribute_helpers.py", """
         def square(x):
             return x * x * x
     """)
@@ -160,17 +130,17 @@ def test_a_helper_reached_through_a_reloaded_module_gives_the_new_derivative(mod
 
 
 def test_an_inlined_helper_edited_in_its_own_file_is_refused(module_dir):
-    _import(module_dir, "edited_helpers", """
+    import_source(module_dir, "edited_helpers", """
         def helper(x):
             return x * x
     """)
-    m = _import(module_dir, "uses_helper", """
+    m = import_source(module_dir, "uses_helper", """
         from edited_helpers import helper
 
         def f(x):
             return helper(x) + x
     """)
-    _write(module_dir / "edited_helpers.py", """
+    write_source(module_dir / "edited_helpers.py", """
         def helper(x):
             return x * x * x
     """)
@@ -181,11 +151,11 @@ def test_an_inlined_helper_edited_in_its_own_file_is_refused(module_dir):
 
 
 def test_an_edit_that_moves_the_function_is_refused(module_dir):
-    m = _import(module_dir, "moved_model", """
+    m = import_source(module_dir, "moved_model", """
         def f(x):
             return x * x
     """)
-    _write(module_dir / "moved_model.py", """
+    write_source(module_dir / "moved_model.py", """
         SCALE = 2.0
 
 
@@ -215,11 +185,11 @@ def test_a_stale_linecache_entry_is_refused():
 
 
 def test_reloading_after_the_refusal_differentiates_the_new_code(module_dir):
-    m = _import(module_dir, "fixed_by_reload", """
+    m = import_source(module_dir, "fixed_by_reload", """
         def f(x):
             return x * x
     """)
-    _write(module_dir / "fixed_by_reload.py", """
+    write_source(module_dir / "fixed_by_reload.py", """
         def f(x):
             return x * x * x
     """)
@@ -240,7 +210,7 @@ def _decorate(scale):
 
 
 def test_no_false_alarm_on_decorators_defaults_closures_and_futures(module_dir):
-    m = _import(module_dir, "unchanged_shapes", '''
+    m = import_source(module_dir, "unchanged_shapes", '''
         from __future__ import annotations
 
         import math

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from helpers.differences import central
 
 import srcad
 from srcad.errors import SrcadError
@@ -106,24 +107,15 @@ def outer_of_a_sum_twice(x, y):
     return np.sum(np.sin(0.5 * np.outer(x * y, x * y)))
 
 
-def _central(f, x, *rest, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e, *rest) - f(x - e, *rest)) / (2 * eps)
-    return g
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_outer_of_one_operand_twice_keeps_its_shape_a_tuple(backend):
     # once: TypeError in the reverse code (`2.0 * z_shape`: `s + s` simplified as a number)
     x = np.array([0.193, 1.16, -0.583])
     g = srcad.grad(solve_with_outer_of_one_operand, backend=backend)(x.copy())
-    np.testing.assert_allclose(g, _central(solve_with_outer_of_one_operand, x), rtol=1e-6)
+    np.testing.assert_allclose(g, central(solve_with_outer_of_one_operand, x), rtol=1e-6)
     y = np.array([0.4, -0.2, 0.9])
     g = srcad.grad(outer_of_a_sum_twice, backend=backend)(x, srcad.Const(y))
-    np.testing.assert_allclose(g, _central(outer_of_a_sum_twice, x, y), rtol=1e-6)
+    np.testing.assert_allclose(g, central(outer_of_a_sum_twice, x, y), rtol=1e-6)
 
 
 # --- a rule's result written in place afterwards (its adjoint reads the result) -----------
@@ -204,4 +196,4 @@ def test_a_tangent_copied_from_an_argument_is_not_written_through(backend):
     assert np.ravel(tangent)[-1] == pytest.approx(want, rel=1e-7)
     np.testing.assert_array_equal(seed, v)
     np.testing.assert_allclose(srcad.jacfwd(f, backend=backend)(x.copy()),
-                               _central(f, x), rtol=1e-7)
+                               central(f, x), rtol=1e-7)

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
+from helpers.differences import central
 
 import srcad
 from srcad.errors import SrcadError
@@ -41,19 +42,15 @@ def recurrence(x):
 X = np.array([0.5, 1.0, 2.0])
 
 
-def _central(f, x, h=1e-6):
-    return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(len(x))])
-
-
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_local_records_match_central_differences(mode):
     np.testing.assert_allclose(srcad.gradient(recurrence, X, mode=mode),
-                               _central(recurrence, X), rtol=1e-6)
+                               central(recurrence, X), rtol=1e-6)
 
 
 def test_local_records_in_vector_mode():
     lanes = srcad.pushforward(recurrence, X, tangent=(np.eye(3)[0], np.eye(3)[2]))
-    expected = _central(recurrence, X)
+    expected = central(recurrence, X)
     np.testing.assert_allclose(lanes, expected[[0, 2]], rtol=1e-6)
 
 
@@ -61,7 +58,7 @@ def test_local_records_in_vector_mode():
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_local_records_on_numba(mode):
     np.testing.assert_allclose(srcad.gradient(recurrence, X, mode=mode, backend="numba"),
-                               _central(recurrence, X), rtol=1e-6)
+                               central(recurrence, X), rtol=1e-6)
 
 
 def passes_the_record_on(x):

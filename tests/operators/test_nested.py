@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers.differences import central
 
 import srcad
 from srcad import Active, Constant, Duplicated, Forward, Reverse
@@ -53,10 +54,6 @@ def field_gradient_norm(v, p):
     for i in range(len(d)):
         t += d[i] * d[i]
     return t
-
-
-def central(f, x, h=1e-6):
-    return (f(x + h) - f(x - h)) / (2 * h)
 
 
 @pytest.mark.parametrize("x", [0.3, -1.2])

@@ -6,6 +6,7 @@ gradient(mode="forward"), vector mode, jacfwd, second order)."""
 
 import numpy as np
 import pytest
+from helpers.differences import central
 
 import srcad
 
@@ -66,24 +67,14 @@ ARRAY_CASES = [add_to_tail, subtract_from_head, scale_all, divide_element, set_t
 X = np.array([0.7, 0.1, -0.4])
 
 
-def fd_gradient(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = h
-        g[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
-
-
 def fd_hessian(f, x, h=1e-4):
-    return np.stack([(srcad.grad(f)(x + h * e) - srcad.grad(f)(x - h * e)) / (2 * h)
-                     for e in np.eye(x.size)], axis=1)
+    return central(srcad.grad(f), x, h=h)
 
 
 @pytest.mark.parametrize("backend", ["python", "numba"])
 @pytest.mark.parametrize("f", ARRAY_CASES, ids=lambda f: f.__name__)
 def test_forward_modes_match_finite_differences(f, backend):
-    expected = fd_gradient(f, X.copy())
+    expected = central(f, X.copy())
     np.testing.assert_allclose(srcad.grad(f, backend=backend)(X.copy()), expected,
                                rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(srcad.jacfwd(f, backend=backend)(X.copy()), expected,
@@ -144,7 +135,7 @@ def test_reverse_mode_keeps_the_rule_value_of_an_array_updated_later(f, backend)
     holds until a later update of a part changes it: reverse mode reads the value recorded
     before the update (it read the updated array)."""
     x = np.array([0.375, 1.192, 0.827])
-    expected = fd_gradient(f, x.copy())
+    expected = central(f, x.copy())
     np.testing.assert_allclose(srcad.grad(f, backend=backend)(x.copy()), expected,
                                rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(srcad.jacfwd(f, backend=backend)(x.copy()), expected,

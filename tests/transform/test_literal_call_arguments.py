@@ -10,24 +10,11 @@ import statistics
 
 import numpy as np
 import pytest
+from helpers.differences import central
 
 import srcad
 from srcad.errors import SrcadError
 from srcad.testing import check_grads
-
-
-def central(f, x, eps=1e-6):
-    """Central finite differences of a float-valued f at a float or an array x."""
-    if np.ndim(x) == 0:
-        return (f(x + eps) - f(x - eps)) / (2 * eps)
-    out = np.zeros(np.shape(x))
-    for i in np.ndindex(np.shape(x)):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        out[i] = (f(up) - f(down)) / (2 * eps)
-    return out
-
 
 # (name, tuple form, list form, x): calls with a rule for arrays
 WITH_RULES = [
