@@ -13,17 +13,12 @@ import re
 import sys
 
 import pytest
+import run as fuzz_run
 
 from srcad.errors import SrcadError
 from srcad.testing import check_grads
 
 ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))
-FUZZ = os.path.join(ROOT, "fuzz")
-if FUZZ not in sys.path:
-    sys.path.insert(0, FUZZ)
-
-import run as fuzz_run  # noqa: E402
-
 BOUNDED_SEED = 10_000
 BOUNDED_COUNT = 60
 # The generator writes programs srcad is meant to differentiate, so a refusal is a case that

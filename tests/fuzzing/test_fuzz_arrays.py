@@ -7,16 +7,9 @@ SrcadError, never a crash or a disagreement.
 
 import os
 import re
-import sys
 
 import pytest
-
-ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))
-FUZZ = os.path.join(ROOT, "fuzz")
-if FUZZ not in sys.path:
-    sys.path.insert(0, FUZZ)
-
-import run as fuzz_run  # noqa: E402
+import run as fuzz_run
 
 BOUNDED_SEED = 20_000
 BOUNDED_COUNT = 20

@@ -3,15 +3,9 @@
 name. Before srcad's source check recognised code compiled that way, every such program was
 refused with StaleSourceError."""
 
-import os
 import sys
 
-ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))
-FUZZ = os.path.join(ROOT, "fuzz")
-if FUZZ not in sys.path:
-    sys.path.insert(0, FUZZ)
-
-import run as fuzz_run  # noqa: E402
+import run as fuzz_run
 
 BOUNDED_SEED = 52_000
 

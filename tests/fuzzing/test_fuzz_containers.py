@@ -7,26 +7,18 @@ with central finite differences; and hvp with the container as x, in both second
 """
 
 import importlib.util
-import os
-import sys
 
 import numpy as np
 import pytest
+from activity_mix import choose_annotations
+from grammar_containers import generate
+from program import make_inputs, module_text
 
 import srcad
 from srcad.annotations import Annotation
 from srcad.frontend import pytrees
 from srcad.operators.containers.container_operators import returns_tuple
 from srcad.testing import check_grads
-
-ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))
-FUZZ = os.path.join(ROOT, "fuzz")
-if FUZZ not in sys.path:
-    sys.path.insert(0, FUZZ)
-
-from activity_mix import choose_annotations  # noqa: E402
-from grammar_containers import generate  # noqa: E402
-from program import make_inputs, module_text  # noqa: E402
 
 SEEDS = range(16)
 NUMBA_SEEDS = range(1)

@@ -5,17 +5,9 @@ on), defs in loops and branches, `p op= e` on an array argument, each program ch
 mode (forward, vector, reverse) against central differences on the python backend with its
 annotation mix. Before these were lowered, every one of them was refused."""
 
-import os
-import sys
 
 import pytest
-
-ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))
-FUZZ = os.path.join(ROOT, "fuzz")
-if FUZZ not in sys.path:
-    sys.path.insert(0, FUZZ)
-
-import run as fuzz_run  # noqa: E402
+import run as fuzz_run
 
 BOUNDED_SEED = 40_000
 BOUNDED_COUNT = 6

@@ -5,18 +5,10 @@ arrays): every mode of every program agrees with central differences on the pyth
 with its annotation mix (x, X each Const or Duplicated, a Const or Active).
 """
 
-import os
-import sys
 
 import pytest
-
-ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))
-FUZZ = os.path.join(ROOT, "fuzz")
-if FUZZ not in sys.path:
-    sys.path.insert(0, FUZZ)
-
-import run as fuzz_run  # noqa: E402
-from grammar_lists import generate  # noqa: E402
+import run as fuzz_run
+from grammar_lists import generate
 
 BOUNDED_SEED = 30_000
 BOUNDED_COUNT = 6

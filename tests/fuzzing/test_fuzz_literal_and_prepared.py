@@ -4,18 +4,10 @@ operators re-called with new values, Constant shapes and ints (fuzz/prepared_cal
 every program agrees with central differences or is refused, never answered wrong.
 """
 
-import os
-import sys
 
+import prepared_calls
 import pytest
-
-ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))
-FUZZ = os.path.join(ROOT, "fuzz")
-if FUZZ not in sys.path:
-    sys.path.insert(0, FUZZ)
-
-import prepared_calls  # noqa: E402
-import run as fuzz_run  # noqa: E402
+import run as fuzz_run
 
 SEEDS = range(30_000, 30_008)
 

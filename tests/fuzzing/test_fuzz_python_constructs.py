@@ -5,21 +5,13 @@ vector and reverse derivatives that agree with central finite differences.
 """
 
 import importlib.util
-import os
-import sys
 
 import numpy as np
 import pytest
+from grammar_python import generate
 
 from srcad import Active, Duplicated
 from srcad.testing import check_grads
-
-ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))
-FUZZ = os.path.join(ROOT, "fuzz")
-if FUZZ not in sys.path:
-    sys.path.insert(0, FUZZ)
-
-from grammar_python import generate  # noqa: E402
 
 SEEDS = range(60)
 NUMBA_SEEDS = range(3)

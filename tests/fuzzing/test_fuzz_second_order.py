@@ -5,15 +5,8 @@ central differences, and its Hessian against central differences of srcad's grad
 against the Hessian), on the python backend. Before the fixes these found wrong forward
 tangents, zero Hessians and wrong reverse gradients."""
 
-import os
-import sys
 
-ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))
-FUZZ = os.path.join(ROOT, "fuzz")
-if FUZZ not in sys.path:
-    sys.path.insert(0, FUZZ)
-
-import run as fuzz_run  # noqa: E402
+import run as fuzz_run
 
 BOUNDED_SEED = 0
 BOUNDED_COUNT = 8

@@ -5,16 +5,9 @@ mode (forward, vector, reverse) against central differences on the python backen
 annotation mix. Before writes through views were resolved, every one of them was refused."""
 
 import os
-import sys
 
 import pytest
-
-ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))
-FUZZ = os.path.join(ROOT, "fuzz")
-if FUZZ not in sys.path:
-    sys.path.insert(0, FUZZ)
-
-import run as fuzz_run  # noqa: E402
+import run as fuzz_run
 
 BOUNDED_SEED = 30_000
 BOUNDED_COUNT = 12

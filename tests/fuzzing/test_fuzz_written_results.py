@@ -4,17 +4,9 @@ fuzz/grammar_written_results.py): every program agrees with central differences 
 vector and reverse mode or is refused, never answered wrong.
 """
 
-import os
-import sys
 
 import pytest
-
-ROOT = os.path.abspath(os.path.join(__file__, "..", "..", ".."))
-FUZZ = os.path.join(ROOT, "fuzz")
-if FUZZ not in sys.path:
-    sys.path.insert(0, FUZZ)
-
-import run as fuzz_run  # noqa: E402
+import run as fuzz_run
 
 SEEDS = [1, 5, 7, 18, 35]  # the code before the fixes disagreed on each
 
