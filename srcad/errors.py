@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+from srcad.display import error_html, error_lines
+
 
 def debugging() -> bool:
     """SRCAD_DEBUG=1 (or any value but 0 or empty) keeps srcad's own frames in the
@@ -109,14 +111,12 @@ class SrcadError(Exception):
         return error
 
     def _repr_html_(self) -> str:
-        from srcad.display import error_html
         return error_html(self)
 
     def _render_traceback_(self) -> list[str]:
         """IPython shows these lines instead of a traceback (SRCAD_DEBUG=1 keeps it)."""
         if debugging():
             raise NotImplementedError  # IPython then prints the full traceback
-        from srcad.display import error_lines
         return error_lines(self)
 
     def _render(self) -> str:

@@ -33,7 +33,9 @@ import numpy as np
 from srcad._version import __version__
 from srcad.annotations import Active, BatchDuplicated, Duplicated, Forward, Reverse
 from srcad.cli.target import UsageError, check_arity, load_function, user_frame
+from srcad.cli.variants import note, shown
 from srcad.errors import SrcadError
+from srcad.testing import check_grads
 
 EXAMPLES = """\
 examples:
@@ -213,7 +215,6 @@ def show(options, stdout, stderr) -> int:
         raise UsageError("--width must be at least 1")
     f, signature = _function_and_signature(options)
     args = annotated_arguments(signature, mode, width, options.seed)
-    from srcad.cli.variants import note, shown
     result = shown(f, Reverse if mode == "reverse" else Forward, args, options.backend,
                    options.variants)
     print_code(result.code, stdout)
@@ -222,7 +223,6 @@ def show(options, stdout, stderr) -> int:
 
 
 def check(options, stdout, stderr) -> int:
-    from srcad.testing import check_grads
     f, signature = _function_and_signature(options)
     name = options.target.rpartition(":")[2]
     if all(kind == "const" for kind, _ in signature):

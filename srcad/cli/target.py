@@ -23,6 +23,8 @@ import traceback
 import types
 from pathlib import Path
 
+from srcad.build.compiler import cache_dir
+
 
 class UsageError(Exception):
     """Bad input on the command line or in the user's file (exit status 2): `message`, then
@@ -107,7 +109,6 @@ def user_frame(err: BaseException) -> str | None:
     """`file:line` of the innermost frame of `err`'s traceback in the user's code: outside
     srcad, its generated code, Python's own modules and the installed packages (NumPy's
     internals are not where the user wrote the mistake)."""
-    from srcad.build.compiler import cache_dir
     elsewhere = tuple({str(Path(__file__).resolve().parent), str(cache_dir()), sys.prefix,
                        sys.base_prefix, sys.exec_prefix})
     found = None

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 
+from srcad.build.compiler import compile_numba
 from srcad.operators.batched_reverse import BatchUnsupported
 
 _SCALAR_CALLS = {"abs", "min", "max", "float", "int", "pow", "simd_exp"}
@@ -294,7 +295,6 @@ def numba_lanes_function(compiled, ndims, seed_ndim):
     kept = _FUNCTIONS.get(key)
     if kept is not None and kept[0] is compiled:
         return kept[1], kept[2]
-    from srcad.build.compiler import compile_numba
 
     parameters = [a.arg for a in next(n for n in ast.parse(compiled.source).body
                                        if isinstance(n, ast.FunctionDef)).args.args]

@@ -24,12 +24,17 @@ import ast
 
 import numpy as np
 
-from srcad.annotations import Annotation
+from srcad.annotations import Active, Annotation, BatchDuplicated, Duplicated
 from srcad.build import differentiate
 from srcad.build.aliasing import refuse_aliased_writes
+from srcad.build.arguments import _arguments, _check_shadow
+from srcad.build.differentiate import _compiled
+from srcad.build.engines import InputCopy, _reverse_code, _spec, refuse_written_constants
 from srcad.build.output_restore import OutputRestore
-from srcad.build.running import call_generated, kept_tapes, take_buffers
-from srcad.errors import SrcadError
+from srcad.build.pipeline import Request
+from srcad.build.running import call_generated, kept_tapes, take_buffers, tape_buffers
+from srcad.errors import ArgumentError, SrcadError
+from srcad.operators.preparation import make_prep
 
 _ALLOCATIONS = {"zeros", "zeros_like", "empty", "empty_like"}
 _PLAIN_CALLS = {"range", "reversed", "len", "min", "max", "int", "float", "abs"}
@@ -141,9 +146,6 @@ class BatchedReverseEngine:
     seed), and x's adjoint array (lanes last) holds the W rows afterwards."""
 
     def __init__(self, f, slots, template, width: int, backend: str = "python"):
-        from srcad.build.differentiate import _compiled
-        from srcad.build.engines import InputCopy, _reverse_code, _spec, refuse_written_constants
-        from srcad.build.pipeline import Request
 
         self.slots, self.width, self.backend = slots, width, backend
         specs = tuple(_spec(s, False) for s in slots)
@@ -186,7 +188,6 @@ class BatchedReverseEngine:
             self.flat.append(np.zeros(width) if backend == "numba" else self.seed)
         self.tape_count = 0
         if backend == "numba":  # the lanes of adjoint floats, then the tapes (kept, grown)
-            from srcad.build.running import tape_buffers
 
             self.flat.append(np.zeros((rows, width)))
             self.flat += tape_buffers(self.compiled)
@@ -225,7 +226,6 @@ class BatchedReverseEngine:
 def prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m):
     """jacobian(mode="reverse", chunk=W): W rows of J per reverse sweep (python: lanes as
     vectors; numba: a loop over the lanes, srcad/operators/batched_lanes.py)."""
-    from srcad.operators.preparation import make_prep
 
     engine = BatchedReverseEngine(f, slots, template, int(chunk), backend)
     return make_prep("jacobian", f, slots, "reverse", int(chunk), engine, n=n, m=m,
@@ -261,10 +261,6 @@ def batched_autodiff(mode, f, args, seed, backend="python"):
     shadow k of every input. Active floats get their W derivatives as an array. numba: the
     lanes loop (srcad/operators/batched_lanes.py); an array result's seed= has the leading axis
     W."""
-    from srcad.annotations import Active, BatchDuplicated, Duplicated
-    from srcad.build.arguments import _arguments, _check_shadow
-    from srcad.build.differentiate import _compiled
-    from srcad.errors import ArgumentError
 
     batches = [a for a in args if isinstance(a, BatchDuplicated)]
     widths = {len(a.shadows) for a in batches}
@@ -328,7 +324,6 @@ def _lanes_seed(seed, width):
     if seed.ndim == 0:
         return float(seed)
     if seed.shape[0] != width:
-        from srcad.errors import ArgumentError
         raise ArgumentError(f"seed= of a batch of {width} lanes is a number or has a leading "
                             f"axis of {width}, got shape {seed.shape}", construct="seed")
     return np.moveaxis(seed, 0, -1).copy()

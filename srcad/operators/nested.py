@@ -27,7 +27,9 @@ import threading
 import numpy as np
 
 from srcad.analysis.types import FLOAT, Array, type_of_value
-from srcad.build.pipeline import NESTED
+from srcad.build.differentiate import _compiled
+from srcad.build.engines import scalar_as_array
+from srcad.build.pipeline import NESTED, ArgSpec, Request
 from srcad.errors import SecondOrderRefusal
 from srcad.operators.nested_numba import NumbaNested
 from srcad.rules import linear
@@ -46,9 +48,6 @@ class _Code:
     that reverse code (built on first use)."""
 
     def __init__(self, g, args):
-        from srcad.build.differentiate import _compiled
-        from srcad.build.engines import scalar_as_array
-        from srcad.build.pipeline import ArgSpec, Request
 
         self.floats = tuple(i for i, a in enumerate(args) if type_of_value(a) == FLOAT)
         target = scalar_as_array(g, len(args), self.floats) if self.floats else g
@@ -74,7 +73,6 @@ class _Code:
         return [np.array([float(a)]) if i in self.floats else a for i, a in enumerate(args)]
 
     def forward(self):
-        from srcad.build.differentiate import _compiled
         if self._forward is None or not self._forward.is_current():
             self._forward = _compiled(self.reverse.function, self._forward_request)
         return self._forward.function

@@ -23,8 +23,13 @@ from __future__ import annotations
 import gast
 
 from srcad.analysis.types import FLOAT, Array
+from srcad.build.codegen import to_source
+from srcad.build.differentiate import _compiled
+from srcad.build.engines import scalar_as_array
+from srcad.build.pipeline import ArgSpec, Request
 from srcad.errors import UnsupportedCallError
 from srcad.frontend import syntax as S
+from srcad.operators.reverse_over_forward import tangent_function
 from srcad.runtime.runtime_names import NESTED_RUNTIME_NAMES as _RUNTIME
 from srcad.transform.tapes import INT_TAPE
 
@@ -60,11 +65,7 @@ class NumbaNested:
         self.sites[token] = operand_types
 
     def _kernels(self, token, operand_types) -> str:
-        from srcad.build.differentiate import _compiled
-        from srcad.build.engines import scalar_as_array
-        from srcad.build.pipeline import ArgSpec, Request
         from srcad.operators.nested import _REGISTRY, _in_call_order, _position
-        from srcad.operators.reverse_over_forward import tangent_function
 
         nested = _REGISTRY[token]
         g, argnum = nested.g, nested.argnum
@@ -134,7 +135,6 @@ def _renamed(compiled, name) -> str:
     """The numba source of `compiled`, its function named `name`, jitted in the module."""
     tree = gast.parse(str(compiled.source))
     tree.body[0].name = name
-    from srcad.build.codegen import to_source
     return "@srcad_jit\n" + to_source(tree).strip()
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from srcad.annotations import Active, Annotation, Const, Constant, Duplicated
 from srcad.build import differentiate
+from srcad.build.arguments import bind_arguments
 from srcad.errors import ArgumentError
 from srcad.scale.row_sums import required_row_sum
 
@@ -94,7 +95,6 @@ def run_chunks(run, count: int) -> list:
 def autodiff_parallel(autodiff, mode, f, args, seed, batch, backend, memory=None):
     """`autodiff(mode, f, *args, ...)` with the rows of f's data argument split over threads."""
     check_parallel_options(backend, memory, "autodiff")
-    from srcad.build.arguments import bind_arguments
 
     args = bind_arguments(f, args)
     position, data = data_argument(f, args, "parallel=True")

@@ -103,7 +103,7 @@ def test_check_passes_and_reports(module_file):
 def test_check_exits_1_when_a_derivative_disagrees(module_file, monkeypatch):
     def disagreeing(*args, **kwargs):
         raise AssertionError("reverse <J^T u, v> = 1.0 disagrees with finite differences 2.0")
-    monkeypatch.setattr(srcad.testing, "check_grads", disagreeing)
+    monkeypatch.setattr(cli, "check_grads", disagreeing)
     status, out, _ = run(["check", f"{module_file}:weighted", "--args",
                           "Duplicated(array[4]), Active(float), array[4]"])
     assert status == 1 and "FAILED" in out and "disagrees" in out

@@ -27,6 +27,7 @@ from srcad.annotations import (
 from srcad.build import arguments, differentiate, plans
 from srcad.build.aliasing import refuse_aliased_writes
 from srcad.build.pipeline import UNROLL_MAX_WIDTH
+from srcad.build.running import refuse_forward_seed
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.frontend import pytrees
 
@@ -118,7 +119,6 @@ def container_autodiff(mode, f, args, seed, batch, backend):
                 out = plan.run(flat_args, seed)
             return _reverse_result(out, mode, args, layout, floats)
         if seed is not None:
-            from srcad.build.running import refuse_forward_seed  # noqa: PLC0415
             refuse_forward_seed()
         try:
             call, compiled = _checked(f, mode, flat_args, layout, batch, backend)

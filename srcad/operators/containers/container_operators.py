@@ -44,9 +44,11 @@ from srcad.annotations import (
     Output,
     ReverseWithPrimal,
 )
+from srcad.build.differentiate import autodiff
 from srcad.errors import ArgumentError, SrcadError
 from srcad.frontend import pytrees
 from srcad.frontend import syntax as S
+from srcad.frontend.parse import parse_function
 from srcad.operators.containers.container_jacobian import fill as _fill
 from srcad.operators.containers.container_jacobian import jacobian
 from srcad.operators.containers.container_second_order import ContainerSecondOrder
@@ -64,7 +66,6 @@ def returns_tuple(f) -> bool:
     code = f.__code__
     known = _TUPLE_RETURNS.get(code)
     if known is None:
-        from srcad.frontend.parse import parse_function  # noqa: PLC0415
         try:
             body = parse_function(f).tree.body
         except SrcadError:
@@ -290,7 +291,6 @@ class _Runner:
     def reverse(self, shadow, seed):
         """(value, derivative): one reverse pass, the cotangent `seed` of the output (None:
         1.0); the derivative is `shadow` filled (the float for a float x)."""
-        from srcad.build.differentiate import autodiff  # noqa: PLC0415
         x = self.args[self.x_position]
         x_annotation = Active(x) if shadow is None else Duplicated(x, shadow)
         if self.outputs:  # f writes y: the cotangent is y's shadow
@@ -308,7 +308,6 @@ class _Runner:
     def forward(self, tangent):
         """J v: the tangent of f's output (of the Output array it writes; a tuple for a
         tuple of values)."""
-        from srcad.build.differentiate import autodiff  # noqa: PLC0415
         x = self.args[self.x_position]
         if not pytrees.is_container(x) and not isinstance(x, np.ndarray):
             tangent = float(tangent)
@@ -321,7 +320,6 @@ class _Runner:
     def forward_lanes(self, tangents):
         """J v for each tangent of `tangents` in one vector-mode call: a list of lane
         results (each a tuple for a tuple of values)."""
-        from srcad.build.differentiate import autodiff  # noqa: PLC0415
         if len(tangents) == 1:
             return [self.forward(tangents[0])]
         x = self.args[self.x_position]

@@ -22,6 +22,8 @@ import dataclasses
 import numpy as np
 
 from srcad.annotations import Const, Duplicated, Forward, Reverse
+from srcad.build.arguments import _Call
+from srcad.build.differentiate import _compiled, autodiff
 from srcad.errors import SrcadError
 from srcad.operators.reverse_over_forward import located_in_user_code, tangent_function
 
@@ -35,8 +37,6 @@ class ReverseOverForwardLanes:
     def __init__(self, f, flat, layout, first, count, backend, with_gradient=False):
         # noqa: PLC0415 - they import this module's
         # importers
-        from srcad.build.arguments import _Call
-        from srcad.build.differentiate import _compiled  # noqa: PLC0415
         self.flat = flat
         call = _Call(Forward, self.flat, None, "python")
         request = dataclasses.replace(call.request(Forward, "python"), containers=layout)
@@ -68,7 +68,6 @@ class ReverseOverForwardLanes:
             raise located_in_user_code(err, self.tangent, self.origin) from None
 
     def _reverse_pass(self, tangent):
-        from srcad.build.differentiate import autodiff  # noqa: PLC0415
         args, shadows = [], [None] * self.count
         gradient = [None] * self.count
         for position, a in enumerate(self.flat):

@@ -31,8 +31,11 @@ from srcad.annotations import (
     Output,
     Reverse,
 )
+from srcad.build.arguments import _Call
+from srcad.build.differentiate import _compiled, autodiff
 from srcad.errors import ArgumentError
 from srcad.frontend import pytrees
+from srcad.operators.containers.container_calls import flatten_arguments
 from srcad.operators.containers.container_reverse_over_forward import ReverseOverForwardLanes
 
 
@@ -64,7 +67,6 @@ class ContainerSecondOrder:
 
     def __init__(self, f, args, x_position, backend, reverse_over_forward,
                  with_gradient=False):
-        from srcad.operators.containers.container_calls import flatten_arguments  # noqa: PLC0415
         if any(isinstance(a, Output) for a in args):
             raise ArgumentError("hvp, gradient_and_hvp and hessian need a float-valued f (no "
                                 "Output argument)")
@@ -199,8 +201,6 @@ class _ForwardOverReverseLanes:
     def __init__(self, f, flat, layout, first, count):
         # noqa: PLC0415 - they import this module's
         # importers
-        from srcad.build.arguments import _Call
-        from srcad.build.differentiate import _compiled  # noqa: PLC0415
         self.flat = flat
         call = _Call(Reverse, self.flat, None, "python")
         request = dataclasses.replace(call.request(Reverse, "python", 0), containers=layout)
@@ -234,7 +234,6 @@ class _ForwardOverReverseLanes:
             args.append(BatchDuplicated(shadow, shadow_lanes) if width > 1
                         else Duplicated(shadow, shadow_lanes[0]))
         args.append(1.0)
-        from srcad.build.differentiate import autodiff  # noqa: PLC0415
         autodiff(Forward, self.reverse.function, *args,
                  batch="unrolled" if width > 1 else None)
         return [[leaf_shadows[k][lane] if k in leaf_shadows else None

@@ -39,10 +39,10 @@ def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) 
     body = version_rebinds(body, lists - set(params), namer)
     lengths = finder.splittable(body)
     parts = {n: [namer.fresh(f"{n}_{k}") for k in range(size)] for n, size in lengths.items()}
-    for n, names in parts.items():  # messages say `xs[0]`, not `xs_0`
-        parsed.spellings.update({part: f"{parsed.spellings.get(n, n)}[{k}]"
-                                 for k, part in enumerate(names)})
-    namer.list_parts.update({p: f"{n}[{k}]" for n, ps in parts.items() for k, p in enumerate(ps)})
+    entries = {part: f"{parsed.spellings.get(n, n)}[{k}]"  # messages say `xs[0]`, not `xs_0`
+               for n, names in parts.items() for k, part in enumerate(names)}
+    parsed.spellings.update(entries)
+    namer.list_parts.update(entries)
     return _Split(finder, parts, namer).block(body)
 
 

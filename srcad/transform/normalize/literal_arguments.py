@@ -30,6 +30,7 @@ import types as pytypes
 import gast
 import numpy as np
 
+from srcad.analysis.types import Types
 from srcad.analysis.value_types import NUMERIC, Array, is_float_like
 from srcad.errors import UnsupportedSyntaxError
 from srcad.frontend import syntax as S
@@ -158,7 +159,6 @@ def arrays_of_literals(norm, arg_types: dict) -> None:
     """Each tuple literal of numbers and arrays passed to a NumPy function in `norm.body`
     (one of them a float or a float array) as `np.array([...])`; a literal written as a list
     that is not one is set aside with its refusal."""
-    from srcad.analysis.types import Types  # the types import the normalize passes
 
     calls = [n for stmt in norm.body for n in gast.walk(stmt) if isinstance(n, gast.Call)]
     found = [(call, literal) for call in calls
