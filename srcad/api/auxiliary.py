@@ -21,9 +21,9 @@ import linecache
 import textwrap
 import types
 
-from srcad.build.compiler import compile_source
 from srcad.errors import ArgumentError
 from srcad.frontend.lambdas import function_name, is_lambda
+from srcad.frontend.source_functions import compile_source
 
 
 class ValueOnly:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from srcad.annotations import Constant
 from srcad.api.primals import as_lists
-from srcad.build.compiler import compile_source
 from srcad.frontend import pytrees
 from srcad.frontend.lambdas import function_name
+from srcad.frontend.source_functions import compile_source
 
 
 class Packed:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import shutil
 import threading
 
-from srcad.build.compiler import cache_dir
+from srcad.build.cache_folder import cache_dir
 
 _lock = threading.RLock()
 _entries: dict = {}
@@ -99,7 +99,7 @@ def clear_also(clear_other):
 
 
 def clear_disk() -> None:
-    """Delete the numba backend's compiled modules (the folder `compiler.cache_dir()`)."""
+    """Delete the numba backend's compiled modules (the folder `cache_folder.cache_dir()`)."""
     shutil.rmtree(cache_dir(), ignore_errors=True)
 
 

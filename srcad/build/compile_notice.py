@@ -20,6 +20,8 @@ import functools
 import logging
 import threading
 
+from srcad.build.cache_folder import cache_dir
+
 logger = logging.getLogger("srcad")
 
 THRESHOLD_SECONDS = 1.0
@@ -97,7 +99,6 @@ def _generated(ev) -> bool:
 
 def announce(name: str) -> None:
     """The compilation of `name` has run THRESHOLD_SECONDS and goes on: say so."""
-    from srcad.build.compiler import cache_dir
     logger.warning(
         "srcad: numba is compiling %s (generated derivative code; running for %.0f s so "
         "far). This is a one-time cost: the machine code is cached in %s (set "

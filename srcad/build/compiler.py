@@ -22,9 +22,9 @@ import numpy as np
 
 from srcad._version import __version__
 from srcad.build import compile_notice
+from srcad.build.cache_folder import cache_dir
 from srcad.build.numba_constants import comment_above, constant_arguments, kernel_wrapper
 from srcad.errors import SrcadError
-from srcad.frontend.source_functions import function_from_source
 from srcad.runtime import LAYOUT
 from srcad.runtime.runtime_names import (
     CHECKPOINT_NAMES,
@@ -35,20 +35,6 @@ from srcad.runtime.runtime_names import (
     NUMBA_SEMANTICS_NAMES,
 )
 from srcad.transform.numba_compat import reduction_of
-
-
-def compile_source(source: str, name: str, namespace: dict, origin: str = ""):
-    """Compile `source` (defining function `name`) in a copy of `namespace`."""
-    # `np` and `math` are the modules (a user's name for something else was renamed:
-    # srcad/runtime/runtime_names.py)
-    return function_from_source(source, name, {**namespace, **MODULES})
-
-
-def cache_dir() -> Path:
-    """Where numba-compiled modules live: $SRCAD_CACHE_DIR, else ~/.cache/srcad. Delete the
-    folder (or call `srcad.build.cache.clear_disk()`) to clear it."""
-    root = os.environ.get("SRCAD_CACHE_DIR")
-    return Path(root) if root else Path.home() / ".cache" / "srcad"
 
 
 def compile_numba(source: str, name: str, namespace: dict, free_names: set, origin: str = "",

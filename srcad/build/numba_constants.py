@@ -36,6 +36,7 @@ import types
 import numpy as np
 
 from srcad.errors import SrcadError
+from srcad.frontend.source_functions import compile_source
 
 _NUMBA_MODULES = ("math", "cmath", "random", "numpy")
 _COMPILED_OBJECTS = {id(v) for m in (math, cmath, np, np.linalg, np.random, random)
@@ -122,8 +123,6 @@ def kernel_wrapper(kernel, source: str, name: str, namespace: dict, leading: lis
     """A Python function with the signature of `name` in `source` that calls `kernel` with
     the `leading` values first (arrays as bound now, hoisted calls computed from the
     arguments), then its own arguments."""
-    from srcad.build.compiler import compile_source
-
     fn = next(n for n in ast.parse(source).body
               if isinstance(n, ast.FunctionDef) and n.name == name)
     call = f"srcad_kernel({', '.join([e for _, e in leading] + [a.arg for a in fn.args.args])})"

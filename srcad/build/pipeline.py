@@ -28,7 +28,7 @@ from srcad.analysis.types import Array, is_float_like, refuse_active_opaque_call
 from srcad.analysis.writes import written_arguments
 from srcad.build.checkpoint_fallback import over_budget_fallback
 from srcad.build.codegen import to_source
-from srcad.build.compiler import compile_numba, compile_source
+from srcad.build.compiler import compile_numba
 from srcad.build.running import inside_contexts, reserve_tape
 from srcad.build.shape_fallback import shape_change_fallback
 from srcad.display import GeneratedSource
@@ -37,6 +37,7 @@ from srcad.frontend import syntax as S
 from srcad.frontend.parse import parse_function
 from srcad.frontend.refusals import Refusals
 from srcad.frontend.refused_code import without_refused
+from srcad.frontend.source_functions import compile_source
 from srcad.rules.custom import RULE_FUNCTIONS
 from srcad.runtime import array_runtime
 from srcad.runtime.checkpointing import array_bytes, warn_checkpointed

@@ -23,7 +23,7 @@ import traceback
 import types
 from pathlib import Path
 
-from srcad.build.compiler import cache_dir
+from srcad.build.cache_folder import cache_dir
 
 
 class UsageError(Exception):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import itertools
 import linecache
 
+from srcad.runtime.runtime_names import MODULES
+
 _counter = itertools.count()
 
 
@@ -18,3 +20,10 @@ def function_from_source(source: str, name: str, env: dict):
     code = compile(source, filename, "exec")
     exec(code, env)
     return env[name]
+
+
+def compile_source(source: str, name: str, namespace: dict, origin: str = ""):
+    """Compile generated `source` (defining function `name`) in a copy of `namespace`, where
+    `np` and `math` are the modules (a user's name for something else was renamed:
+    srcad/runtime/runtime_names.py)."""
+    return function_from_source(source, name, {**namespace, **MODULES})

@@ -23,11 +23,11 @@ import weakref
 
 import numpy as np
 
-from srcad.build.compiler import compile_source
 from srcad.build.differentiate import _compiled
 from srcad.build.engines import ReverseEngine, Slot, _spec
 from srcad.build.pipeline import Request
 from srcad.errors import ArgumentError, SecondOrderRefusal, SrcadError
+from srcad.frontend.source_functions import compile_source
 
 # forward code's function -> its tangent-only rewrite (one per forward code, so srcad's cache,
 # keyed by the function object, builds the reverse code of it once)

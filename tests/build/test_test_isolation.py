@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import srcad
-from srcad.build.compiler import cache_dir
+from srcad.build.cache_folder import cache_dir
 
 TEMP = Path(tempfile.gettempdir()).resolve()
 
