@@ -203,7 +203,9 @@ def markdown(suite: Suite, info, sizes, wall):
              "Median microseconds per call from ONE run: shared machines are noisy, so compare "
              "ratios within this run, not absolute times across runs.", "",
              "![Median time per gradient call of each contender, per problem size (log scale)]"
-             "(benchmarks.png)", ""]
+             "(benchmarks.png)", "",
+             # the site draws the ratios to JAX from this page's tables (scripts/docs_charts.py)
+             "<!-- generated: chart benchmarks -->", ""]
     if cfg.quick:
         lines += ["**Quick smoke run (`--quick`): few repeats, numbers are rough.**", ""]
     lines += ["## Machine", "", "| | |", "|---|---|"]
@@ -352,6 +354,12 @@ def chart(suite: Suite, sizes, path):
         ax.tick_params(axis="y", labelsize=8)
         for i, r in enumerate(rows):
             ax.text(r.median * 1e6, i, f" {us(r.median)}", va="center", fontsize=7)
+    from matplotlib.patches import Patch
+
+    axes[0, 0].legend(handles=[Patch(color="tab:red", label="srcad"),
+                               Patch(color="tab:blue", label="other tools, hand-written"),
+                               Patch(color="tab:gray", label="primal, finite differences")],
+                      fontsize=8, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
