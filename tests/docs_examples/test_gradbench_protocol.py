@@ -136,7 +136,7 @@ def test_numba_backend_compiles_the_primal_before_the_timed_runs():
         # numba takes its compiler lock to compile a function or to load it from its cache
         with event.install_listener("numba:compiler_lock", compilations):
             response = evaluate(t, "lse", function, data)
-        print(function, compilations.seen); assert "prepare" in compilations.seen, function
+        assert "prepare" in compilations.seen, function
         assert "runs" not in compilations.seen, function
         if function == "primal":
             x = np.array(data["x"])
