@@ -4,6 +4,8 @@ helpers, the modules they name and the globals they read, and rebuilt on the wor
 gradients are the single-process gradient of the same function (checked against calculus in
 the fast tests)."""
 
+import itertools
+import linecache
 import math
 import os
 import pickle
@@ -16,12 +18,12 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.frontend.source_functions import function_from_source
 from srcad.scale import shipped_source
 from srcad.scale.dask_tasks import FunctionReference, chunk_value_and_gradient
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(__file__).resolve().parent / "scripts" / "dask_main_fit.py"
+CELLS = itertools.count(1)
 
 MAIN_TEXT = '''
 import math
@@ -41,15 +43,19 @@ def loss(params, rows):
 
 
 def main_function(text, name):
-    """`name` from `text` executed as a `__main__` module would be (source in linecache)."""
+    """`name` from `text` run as IPython runs a cell of `__main__` (its text in linecache)."""
+    text = textwrap.dedent(text)
+    filename = f"<ipython-input-{next(CELLS)}-0123456789ab>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     env = {"__name__": "__main__"}
-    return function_from_source(textwrap.dedent(text), name, env)
+    exec(compile(text, filename, "exec"), env)
+    return env[name]
 
 
 def test_a_function_of_main_is_sent_as_its_text_and_rebuilt_on_the_worker():
     loss = main_function(MAIN_TEXT, "loss")
     shipment = pickle.loads(pickle.dumps(FunctionReference.of(loss)))  # what a task carries
-    assert [name for name, _ in shipment.sources] == ["helper", "loss"]
+    assert sorted(name for name, *_ in shipment.sources) == ["helper", "loss"]
     assert dict(shipment.modules) == {"math": "math", "np": "numpy"}
     shipped_source._RESOLVED.clear()  # as in a fresh worker process
     rebuilt = shipment.resolve()
@@ -60,6 +66,28 @@ def test_a_function_of_main_is_sent_as_its_text_and_rebuilt_on_the_worker():
     expected = [np.sum(exp * 0.5 * rows) * 2.0, len(rows) * (1.0 - math.tanh(params[1]) ** 2)]
     np.testing.assert_allclose(gradient, expected, rtol=1e-13)
     np.testing.assert_allclose(value, loss(params, rows), rtol=1e-15)
+
+
+def test_in_the_packing_process_the_function_itself_is_used():
+    loss = main_function(MAIN_TEXT, "loss")
+    assert FunctionReference.of(loss).resolve() is loss  # a cluster of threads
+
+
+def test_a_refusal_on_a_worker_names_the_user_s_cell_and_line():
+    refused = main_function('''
+        import math
+
+        def refused(params, rows):
+            total = 0.0
+            for n in range(len(rows)):
+                total += hash(params[0]) * rows[n]
+            return total
+    ''', "refused")
+    shipment = pickle.loads(pickle.dumps(FunctionReference.of(refused)))
+    shipped_source._RESOLVED.clear()
+    with pytest.raises(srcad.SrcadError) as caught:
+        chunk_value_and_gradient(np.ones(3), shipment, np.ones(1), (), "python")
+    assert caught.value.filename == refused.__code__.co_filename and caught.value.line == 7
 
 
 def test_what_cannot_be_sent_is_refused_by_name():
