@@ -55,9 +55,11 @@ def _reverse(function, arguments):
 
 
 def _same(a, b) -> bool:
-    """Equal to the last bit (NaN equal to NaN), through tuples and lists."""
+    """Equal to the last bit (NaN equal to NaN), through tuples, lists and dicts."""
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)
         if a.dtype.kind in "fc" and b.dtype.kind in "fc":

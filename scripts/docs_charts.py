@@ -114,21 +114,21 @@ def _bars(ax, groups: dict[str, dict], contenders) -> None:
                 y = g + (k - (len(contenders) - 1) / 2) * height
                 ax.barh(y, value, height=height, color=color)
                 ax.text(value, y, f" {value:.2f}x" if value < 10 else f" {value:.0f}x",
-                        va="center", fontsize=7)
+                        va="center", fontsize=8)
     ax.axvline(1.0, color="black", linewidth=1)
     ax.set_xscale("log")
     low, high = ax.get_xlim()
     ax.set_xlim(low, high * 2.5)  # room for the last label
     ax.set_yticks(range(len(groups)), list(groups))
     ax.invert_yaxis()
-    ax.tick_params(axis="y", labelsize=8)
+    ax.tick_params(axis="y", labelsize=9)
 
 
 def benchmarks_chart(markdown: str) -> bytes:
     """The benchmarks' ratios to JAX, as a PNG."""
     ratios = benchmark_ratios(markdown)
     contenders = [(label, color) for _, label, color in BENCHMARK_CONTENDERS]
-    fig = Figure(figsize=(10.5, 1.0 + 0.9 * len(ratios)), layout="constrained")
+    fig = Figure(figsize=(9.5, 1.0 + 0.9 * len(ratios)), layout="constrained")
     ax = fig.subplots()
     _bars(ax, ratios, contenders)
     ax.set(title="Gradient time as a ratio to jax.jit(jax.grad) (log scale; left of the line "
@@ -143,7 +143,7 @@ def benchmarks_chart(markdown: str) -> bytes:
 def gradbench_chart(markdown: str, target: float = 1.0) -> bytes:
     """GradBench's ratios to JAX per eval, srcad numba's misses of its target marked."""
     ratios = gradbench_ratios(markdown)
-    fig = Figure(figsize=(10.5, 1.0 + 0.55 * len(ratios)), layout="constrained")
+    fig = Figure(figsize=(9.5, 1.0 + 0.55 * len(ratios)), layout="constrained")
     ax = fig.subplots()
     _bars(ax, ratios, GRADBENCH_CONTENDERS)
     labels = []
