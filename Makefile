@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test test-all lint fuzz bench mutate docs dist
+.PHONY: venv demo test test-all lint fuzz bench mutate docs dist screenshots
 
 venv: $(STAMP)
 
@@ -59,6 +59,13 @@ mutate: venv
 docs: venv
 	$(VENV)/bin/pip install -q -e '.[dev,docs]'
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
+# PNG screenshots of the site's home, getting started, gallery, benchmark and GradBench pages in
+# docs/screenshots/ (the README shows them): the site built, then rendered by Debian's headless
+# chromium (apt-get install chromium), with no network (scripts/screenshots.py).
+screenshots: venv
+	$(VENV)/bin/pip install -q -e '.[dev,docs]'
+	$(VENV)/bin/python scripts/screenshots.py
 
 # A wheel of srcad in dist/ (pip install "dist/srcad-<version>-py3-none-any.whl[numba]"
 # installs it elsewhere, with its extras); no dependencies are built or bundled.

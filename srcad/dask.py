@@ -14,7 +14,11 @@ name, as any Dask task function), params, the chunk's key and the contexts. Each
 process imports f and builds its derivative once (srcad's in-memory cache; with
 backend="numba" also numba's disk cache in SRCAD_CACHE_DIR, so a restarted worker on the same
 machine loads it). The module of f must therefore be importable on the workers, as for any
-function a Dask task runs (install it there, or `client.upload_file("model.py")`).
+function a Dask task runs (install it there, or `client.upload_file("model.py")`); a function
+defined in `__main__` (a script run as a program, a notebook or IPython cell) is sent as its
+source text instead, with the `__main__` helpers it calls, the modules they name and the
+globals they read (`srcad.scale.shipped_source`). With a client, a gradient whose chunks take
+more than a couple of seconds shows a progress bar of the chunks done (srcad.build.progress).
 
 Needs the `dask` extra: pip install 'srcad[dask]'.
 """
@@ -61,7 +65,7 @@ def partial_results(f, params, data, *contexts, backend="python"):
 
     Args:
         f: f(params, data, *contexts), a sum over the rows of `data`, importable on
-            the workers.
+            the workers or defined in `__main__` (a script, a notebook).
         params: the point, a float array.
         data: a dask.array (a NumPy array is one chunk).
         *contexts: further arguments, sent to every task.
@@ -97,7 +101,7 @@ def value_and_gradient(f, params, data, *contexts, backend="python"):
 
     Args:
         f: f(params, data, *contexts), a sum over the rows of `data`, importable on
-            the workers.
+            the workers or defined in `__main__` (a script, a notebook).
         params: the point, a float array.
         data: a dask.array (a NumPy array is one chunk).
         *contexts: further arguments, sent to every task.
@@ -135,7 +139,7 @@ def value_and_grad(f, data, *contexts, backend="python"):
 
     Args:
         f: f(params, data, *contexts), a sum over the rows of `data`, importable on
-            the workers.
+            the workers or defined in `__main__` (a script, a notebook).
         data: a dask.array (a NumPy array is one chunk).
         *contexts: further arguments, sent to every task.
         backend: "python" or "numba", on the workers.
@@ -156,7 +160,7 @@ def grad(f, data, *contexts, backend="python"):
 
     Args:
         f: f(params, data, *contexts), a sum over the rows of `data`, importable on
-            the workers.
+            the workers or defined in `__main__` (a script, a notebook).
         data: a dask.array (a NumPy array is one chunk).
         *contexts: further arguments, sent to every task.
         backend: "python" or "numba", on the workers.

@@ -268,6 +268,9 @@ def write_page(path, results, size, elapsed, load, clock="auto", jax_threads="")
         f"Targets: srcad numba <= {NUMBA_TARGET:.1f}x jax.jit; srcad python <= "
         f"{PYTHON_TARGET:.0f}x the plain-Python primal of the same form.",
         "",
+        # the site draws this table as a chart (scripts/docs_charts.py)
+        "<!-- generated: chart gradbench -->",
+        "",
         "| eval | size | plain Python primal | srcad python | srcad numba | jax.jit | autograd "
         "| numba / jax | python / primal |",
         "|---|---|---|---|---|---|---|---|---|",

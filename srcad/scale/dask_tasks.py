@@ -10,7 +10,9 @@ optimizer's repeated gradients want), `value_and_gradient_on` submits plain task
 - the C partial results (one float and the gradient each) come back to the client in one
   gather and are added there in chunk order: no addition tasks, no partial result moving from
   worker to worker. Only when they would exceed GATHERED_FLOATS floats in all are they added
-  on the workers instead, in a tree of SPLIT_EVERY at a time.
+  on the workers instead, in a tree of SPLIT_EVERY at a time. While the client waits for
+  them it counts the finished chunks on a progress bar (srcad.build.progress: shown only when
+  one gradient takes more than a couple of seconds).
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ import numpy as np
 
 from srcad.annotations import Duplicated, ReverseWithPrimal
 from srcad.build.differentiate import autodiff
+from srcad.build.progress import Progress
 from srcad.errors import ArgumentError
+from srcad.scale.shipped_source import ShippedFunction
 
 SPLIT_EVERY = 8  # partial results added per reduction task on the workers
 GATHERED_FLOATS = 2**22  # partial results added on the client up to this many floats in all
@@ -30,7 +34,8 @@ GATHERED_FLOATS = 2**22  # partial results added on the client up to this many f
 
 @dataclass(frozen=True)
 class FunctionReference:
-    """f by module and qualified name: what a task sends instead of f's code."""
+    """f by module and qualified name: what a task sends instead of f's code (a function of
+    `__main__`, which workers cannot import, is sent as its source text: ShippedFunction)."""
 
     module: str
     qualname: str
@@ -39,12 +44,15 @@ class FunctionReference:
     def of(cls, f) -> FunctionReference:
         f = getattr(f, "__srcad_wrapped__", f)
         module, qualname = getattr(f, "__module__", None), getattr(f, "__qualname__", "")
-        if module in (None, "__main__") or "<locals>" in qualname:
+        if module == "__main__":  # a script's or a notebook's: sent as its source text
+            return ShippedFunction.of(f)
+        if module is None or "<locals>" in qualname:
             raise ArgumentError(f"srcad.dask sends {getattr(f, '__name__', f)!r} to the workers "
                                 "by module and name, and it is not importable there "
-                                f"({'defined inside a function' if module else 'in __main__'})",
+                                f"({'defined inside a function' if module else 'no module'})",
                                 construct="srcad.dask", hint="define f at the top level of a "
-                                "module the workers can import (client.upload_file ships one)")
+                                "module the workers can import (client.upload_file ships one), "
+                                "of a script or of a notebook")
         return cls(module, qualname)
 
     def resolve(self):
@@ -94,8 +102,19 @@ def value_and_gradient_on(client, futures, reference, params, contexts, backend)
                           reference=reference, params=params, contexts=contexts,
                           backend=backend)
     if len(partials) * (params.size + 1) <= GATHERED_FLOATS:
+        _follow(partials)
         return add_partials(*client.gather(partials))
     while len(partials) > 1:
         partials = [client.submit(add_partials, *partials[k:k + SPLIT_EVERY], pure=False)
                     for k in range(0, len(partials), SPLIT_EVERY)]
     return partials[0].result()
+
+
+def _follow(partials) -> None:
+    """Wait for the chunk tasks, counting them on a progress bar (shown when one gradient
+    takes more than a couple of seconds: srcad.build.progress)."""
+    from distributed import as_completed
+
+    with Progress(len(partials), "srcad.dask chunks") as progress:
+        for _ in as_completed(partials):
+            progress.step()

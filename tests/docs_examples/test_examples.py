@@ -63,7 +63,9 @@ def test_example_runs_and_its_derivative_matches_the_reference(name, capsys):
 
 
 def test_every_example_is_run_by_a_test():
-    tested = set(CHECKED_EXAMPLES) | {"scipy_minimize", "mixture", "operators", "dask_mixture"}
+    tested = set(CHECKED_EXAMPLES) | {"scipy_minimize", "mixture", "operators", "dask_mixture",
+                                      "lotka_volterra_fit", "optimizer_path",
+                                      "jacobian_sparsity"}  # test_figure_examples.py
     assert {path.stem for path in EXAMPLES.glob("*.py")} <= tested
     assert len(tested) >= 8
 

@@ -165,3 +165,33 @@ def test_contexts_reach_every_chunk(client, persist):
                                                 chunked.persist() if persist else chunked, scale)
     assert relative(grad, problems.scaled_squares_gradient(p, x, scale)) < 1e-12
     assert relative(value, problems.scaled_squares(p, x, scale)) < 1e-12
+
+
+def test_a_gradient_on_a_client_counts_its_chunks_on_a_progress_bar(client, monkeypatch):
+    from srcad.build import progress
+
+    made = []
+
+    class Bar:
+        def __init__(self, total, what, done):
+            self.total, self.what, self.done, self.closed = total, what, done, False
+            made.append(self)
+
+        def update(self, count):
+            self.done += count
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(progress, "DELAY_SECONDS", 0.0)  # no timing: the bar shows at once
+    monkeypatch.setattr(progress, "make_bar", Bar)
+    monkeypatch.setenv("SRCAD_PROGRESS", "1")
+    params, data = problems.make_problem(600, 2)
+    chunked = da.from_array(data, chunks=100).persist()  # 6 chunks on the client
+    wait(chunked)
+    srcad.dask.value_and_gradient(problems.mixture_loglikelihood, params, chunked)
+    assert [(b.total, b.done, b.closed) for b in made] == [(6, 6, True)]
+    assert "srcad.dask chunks" in made[0].what
+    monkeypatch.setenv("SRCAD_PROGRESS", "0")  # silenced: no bar
+    srcad.dask.value_and_gradient(problems.mixture_loglikelihood, params, chunked)
+    assert len(made) == 1
