@@ -75,6 +75,12 @@ _REFUSED = {
     gast.Match: ("match", "use if/elif/else"),
 }
 
+# builtins that run code given as text or read variables by name: srcad never sees what they
+# read, so a derivative through them would be silently missing (`eval("p[0]") * x` gave 0)
+_READS_BY_NAME = {builtins.eval: "eval", builtins.exec: "exec", builtins.locals: "locals",
+                  builtins.globals: "globals", builtins.vars: "vars"}
+
+
 def _empty_message(reduce) -> str:
     try:
         reduce(())
@@ -177,6 +183,14 @@ def _problem(parsed, node, local_functions, called):
         unfollowed = library_keyword_refusal(node, callee, lookup_call(callee))
         if unfollowed is not None:  # np.add(x, y, out=z), np.var(x, dtype=np.float32)
             return unfollowed
+    if isinstance(node, gast.Call) and not (isinstance(node.func, gast.Name)
+                                            and node.func.id in local_functions):
+        name = next((n for f, n in _READS_BY_NAME.items() if _callee(parsed, node.func) is f),
+                    None)
+        if name is not None:
+            return (f"{name}()", f"`{name}` reads or runs code by name, out of srcad's sight: "
+                    "what flows through it would get no derivative",
+                    "write the expression itself in the function")
     if isinstance(node, (gast.For, gast.While)) and node.orelse:
         return "loop else", "`else` on a loop is not supported", "use a flag variable"
     if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):

@@ -238,3 +238,29 @@ def test_tuple_valued_variable_is_refused_not_silently_zero():
     with pytest.raises(srcad.SrcadError, match="tuple") as err:
         srcad.autodiff(srcad.Reverse, keeps_a_tuple, srcad.Active(0.5), srcad.Active(2.0), 0)
     assert "test_refusals.py" in str(err.value)
+
+
+def _scaled_by_name(p, rows):
+    total = 0.0
+    for n in range(len(rows)):
+        total += eval("p[0]") * rows[n]
+    return total
+
+
+def _helper_reading_locals(x):
+    return locals()["x"] * 2.0
+
+
+def _through_helper(x):
+    return _helper_reading_locals(x) + x
+
+
+@pytest.mark.parametrize("f, args, construct", [
+    (_scaled_by_name, (np.array([1.0, 2.0]), np.array([1.0, 2.0, 3.0])), "eval()"),
+    (_through_helper, (1.5,), "locals()"),
+])
+def test_code_run_by_name_is_refused_not_given_a_zero_derivative(f, args, construct):
+    # eval("p[0]") * rows[n] once gave the gradient [0, 0] (it is [6, 0])
+    with pytest.raises(srcad.SrcadError) as caught:
+        srcad.grad(f)(*args)
+    assert construct in str(caught.value) and __file__ in str(caught.value)
