@@ -20,7 +20,7 @@ from srcad.frontend.constant_sequences import free_names_as_arrays
 from srcad.frontend.lambdas import find_lambda, is_lambda
 from srcad.frontend.methods import bind_self, is_method
 from srcad.frontend.source_check import check_source
-from srcad.runtime.runtime_names import rename_clashes
+from srcad.runtime.runtime_names import MODULES, rename_clashes
 
 EMPTY_CELL = object()  # what an empty closure cell held when the function was parsed
 
@@ -147,6 +147,9 @@ class ParsedFunction:
         builtins_ = self.func.__globals__.get("__builtins__", __builtins__)
         if isinstance(builtins_, types.ModuleType):
             builtins_ = builtins_.__dict__
+        if name_ not in builtins_ and name_ in MODULES \
+                and name_ not in self.func.__code__.co_names:
+            return MODULES[name_]  # `np` of code srcad wrote (a lowered list's `np.empty`)
         return builtins_[name_]
 
 
