@@ -32,6 +32,8 @@ computed at, and reused while they are equal.
 
 from __future__ import annotations
 
+import itertools
+import linecache
 import threading
 
 import gast
@@ -51,6 +53,7 @@ _REGISTRY: dict = {}
 _TOKENS: dict = {}
 _LOCK = threading.Lock()
 _LAST = threading.local()
+_counter = itertools.count(1)
 _NUMBA = ("a call of a recursive helper whose argument carries a derivative: the numba "
           "backend does not compile recursion (its derivative calls srcad's Python code of "
           "the helper, activation by activation)")
@@ -61,10 +64,6 @@ class RecursiveHelper:
 
     def __init__(self, helper):
         self.helper = helper
-        code = helper.__code__
-        self.positional = code.co_argcount
-        self.keyword_only = code.co_varnames[code.co_argcount:
-                                             code.co_argcount + code.co_kwonlyargcount]
         self.writes = _writes_parameters(helper)
         self.codes: dict = {}  # by the srcad types of the arguments
 
@@ -73,7 +72,7 @@ class RecursiveHelper:
         changed, or a result that is not a number, is refused (the rule could not follow)."""
         kept = [np.copy(a) if isinstance(a, np.ndarray) else None for a in args] \
             if self.writes else []
-        result = self._run(args)
+        result = self.helper(*args)
         for position, (before, after) in enumerate(zip(kept, args)):
             if before is not None and not np.array_equal(before, after):
                 raise self._refusal(f"leaves its argument `{self._parameter(position)}` "
@@ -84,11 +83,6 @@ class RecursiveHelper:
             raise self._refusal(f"returns a {type(result).__name__}, not a number",
                                 "a recursive helper srcad differentiates returns a float")
         return result
-
-    def _run(self, args):
-        fixed = list(args[:self.positional])
-        named = dict(zip(self.keyword_only, args[self.positional:]))
-        return self.helper(*fixed, **named)
 
     def _parameter(self, position):
         return self.helper.__code__.co_varnames[position]
@@ -104,8 +98,7 @@ class RecursiveHelper:
         key = tuple(type_of_value(a) for a in args)
         code = self.codes.get(key)
         if code is None or not code.reverse.is_current():
-            target = self.helper if not self.keyword_only else _positional(self)
-            code = self.codes[key] = _Code(target, list(args))
+            code = self.codes[key] = _Code(_opened(self.helper), list(args))
         return code
 
     def gradients(self, args) -> dict:
@@ -140,12 +133,19 @@ class RecursiveHelper:
         return {i: _unboxed(d, i in code.floats) for i, d in bar_dots.items()}
 
 
-def _positional(helper: RecursiveHelper):
-    """The helper called with every argument by position (its keyword-only ones last)."""
-    def positional(*args):
-        return helper._run(args)
-    positional.__name__ = helper.helper.__name__
-    return positional
+def _opened(helper):
+    """A function of the helper's parameters whose body is the helper's own, which srcad
+    differentiates (inlining it once: its recursive calls stay calls of the primitive)."""
+    params = ", ".join(helper.__code__.co_varnames[:helper.__code__.co_argcount])
+    name = f"{helper.__name__}_activation"
+    source = f"def {name}({params}):\n    return {helper.__name__}({params})\n"
+    filename = f"<srcad recursive helper {name} #{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {helper.__name__: helper}
+    exec(compile(source, filename, "exec"), namespace)
+    opened = namespace[name]
+    opened.srcad_recursive_body = helper
+    return opened
 
 
 def _writes_parameters(helper) -> bool:

@@ -33,7 +33,11 @@ from srcad.transform.normalize.exits import always_assigns, structure_exits
 from srcad.transform.normalize.function_arguments import Shield, function_arguments
 from srcad.transform.normalize.lower import LocalFunction, lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls
-from srcad.transform.normalize.recursive_calls import is_recursive, recursive_call
+from srcad.transform.normalize.recursive_calls import (
+    is_recursive,
+    opened_helper,
+    recursive_call,
+)
 from srcad.transform.normalize.user_functions import is_user_function
 
 
@@ -170,9 +174,11 @@ class Inliner:
     def inline_call(self, callee, call) -> tuple[list, gast.AST]:
         if isinstance(callee, functools.partial):
             return self.inline_call(callee.func, self._partial_call(callee, call))
-        if is_recursive(callee, is_user_function):  # called, not inlined
-            _, bound = self._bind(callee, parse_function(callee), call)
-            return [], recursive_call(self.parsed.namespace, callee, call, bound)
+        if is_recursive(callee, is_user_function) and not (  # called, not inlined
+                callee is opened_helper(self.stack[-1]) and callee not in self.stack):
+            cparsed = parse_function(callee)
+            _, bound = self._bind(callee, cparsed, call)
+            return [], recursive_call(self.parsed, callee, call, bound, cparsed)
         if callee in self.stack:
             raise self._recursion(callee, call)
         self.dependencies.extend(attribute_reads(self.parsed, call.func, self.extra))

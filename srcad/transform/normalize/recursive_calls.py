@@ -77,12 +77,20 @@ def is_recursive(func, is_user_function) -> bool:
     return found
 
 
-def recursive_call(namespace: dict, helper, call, bound: list):
-    """The call of the recursion primitive for the call `call` of `helper`, with the
-    arguments `bound` ([(parameter, expression)] in parameter order); `namespace` (the
-    caller's) gets the primitive's name."""
+def opened_helper(function):
+    """The recursive helper whose body `function` (a shim srcad made to differentiate that
+    helper, srcad/operators/recursion.py) inlines once, or None."""
+    return getattr(function, "srcad_recursive_body", None)
+
+
+def recursive_call(parsed, helper, call, bound: list, helper_parsed):
+    """The call of the recursion primitive for the call `call` (in `parsed`) of `helper`,
+    with the arguments `bound` ([(parameter, expression)] in parameter order)."""
+    if helper_parsed.tree.args.kwonlyargs:
+        raise parsed.error(call, "recursion", f"the recursive helper {helper.__name__} has "
+                           "keyword-only parameters", hint="make them positional parameters")
     name = RECURSION_RUNTIME_NAMES[0]
-    namespace[name] = PRIMITIVE["function"]
+    parsed.namespace[name] = PRIMITIVE["function"]
     new = gast.Call(func=S.name(name), args=[S.const(PRIMITIVE["token_for"](helper))]
                     + [expr for _, expr in bound], keywords=[])
     return gast.copy_location(new, call)
