@@ -308,6 +308,18 @@ class _Respell(gast.NodeTransformer):
                              annotation=None, type_comment=None)
         return held
 
+    def visit_Call(self, node):
+        """A call srcad made of a user's function by token (`srcad_recursive_call(1, x, n)`,
+        recorded as `srcad_recursive_call#1`) is the call of that function (`det(x, n)`)."""
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.args \
+                and isinstance(node.args[0], gast.Constant):
+            held = self.expressions.get(f"{node.func.id}#{node.args[0].value}")
+            if held is not None:
+                return gast.Call(func=S.clone(held), args=node.args[1:], keywords=[])
+        return node
+
+
 def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
     """The object a call's function expression names (a name, or an attribute of a module it
     names; `extra`: names bound besides the function's namespace), or None if it cannot be

@@ -205,8 +205,9 @@ def srcad_recursive_tangent(token, k, *args_and_tangent):
     return float(np.vdot(gradient, tangent)) if np.ndim(gradient) else gradient * tangent
 
 
-def srcad_recursive_adjoint(token, k, *args_and_seed):
-    """What the adjoint g (the last argument) of the helper's result sends to argument k."""
+def srcad_recursive_adjoint(token, k, shaped_like, *args_and_seed):
+    """What the adjoint g (the last argument) of the helper's result sends to argument k
+    (`shaped_like`: argument k again, which gives the rule the result's shape)."""
     *args, seed = args_and_seed
     return _gradient(token, k, args) * seed
 
@@ -214,6 +215,8 @@ def srcad_recursive_adjoint(token, k, *args_and_seed):
 def srcad_recursive_hvp(token, k, j, *args_and_direction):
     """The tangent of grad_k for the direction d (the last argument) on argument j."""
     *args, direction = args_and_direction
+    if not np.any(direction):  # a constant argument: no tangent, no forward-over-reverse
+        return np.zeros(np.shape(args[k])) if np.ndim(args[k]) else 0.0
     helper = _REGISTRY[token]
     seconds = _kept("seconds", (token, j, *args_and_direction),
                     lambda: helper.second(args, j, direction))
@@ -230,21 +233,23 @@ def call_rule(ranks, keywords):
     count = len(ranks) - 1
     listed = _listed(count)
     pairs = [(None, None)] + [(f"srcad_recursive_tangent(t, {k}, {listed}, g)",
-                               f"srcad_recursive_adjoint(t, {k}, {listed}, g)")
+                               f"srcad_recursive_adjoint(t, {k}, a{k}, {listed}, g)")
                               for k in range(count)]
     return linear("recursive_call", " ".join(["t"] + [f"a{k}" for k in range(count)]),
                   *pairs, shape="()", rank=0)
 
 
 def _derivative_rule(adjoint: bool):
-    """The rule of `srcad_recursive_tangent(t, k, a0, ..., an, w)` (w: the tangent t of a_k,
-    the result vdot(grad_k, w), a float) or of `srcad_recursive_adjoint` (w: the seed, the
-    result w * grad_k, shaped like a_k); H is the helper's Hessian, symmetric."""
+    """The rule of `srcad_recursive_tangent(t, k, a0, ..., an, w)` (w: the tangent of a_k,
+    the result vdot(grad_k, w), a float) or of `srcad_recursive_adjoint(t, k, x, a0, ...,
+    an, w)` (x: a_k again, w: the seed, the result w * grad_k, shaped like x); H is the
+    helper's Hessian, symmetric."""
     def select(ranks, keywords):
-        count = len(ranks) - 3
+        lead = 3 if adjoint else 2
+        count = len(ranks) - lead - 1
         listed = _listed(count)
         hvp = "srcad_recursive_hvp(t, {0}, {1}, " + listed + ", {2})"
-        pairs = [(None, None), (None, None)]
+        pairs = [(None, None)] * lead
         for j in range(count):
             if adjoint:  # w * H_kj d ; adjoint of seed g: w * H_jk g
                 pairs.append((f"w * {hvp.format('k', j, 'g')}",
@@ -253,16 +258,17 @@ def _derivative_rule(adjoint: bool):
                 pairs.append((f"np.vdot({hvp.format('k', j, 'g')}, w)",
                               f"g * {hvp.format(j, 'k', 'w')}"))
         if adjoint:  # d(w * grad_k)/dw: grad_k; adjoint of seed g: vdot(grad_k, g)
-            pairs.append((f"srcad_recursive_adjoint(t, k, {listed}, g)",
+            pairs.append((f"srcad_recursive_adjoint(t, k, x, {listed}, g)",
                           f"srcad_recursive_tangent(t, k, {listed}, g)"))
         else:
             pairs.append((f"srcad_recursive_tangent(t, k, {listed}, g)",
-                          f"srcad_recursive_adjoint(t, k, {listed}, g)"))
-        operands = " ".join(["t", "k"] + [f"a{j}" for j in range(count)] + ["w"])
-        rank = max(ranks[2:2 + count]) if adjoint and count else 0
-        shape = "w_shape" if adjoint else "()"
+                          f"srcad_recursive_adjoint(t, k, w, {listed}, g)"))
+        operands = ["t", "k"] + (["x"] if adjoint else []) + [f"a{j}" for j in range(count)]
         name = "recursive_adjoint" if adjoint else "recursive_tangent"
-        return linear(name, operands, *pairs, shape=shape, rank=rank if adjoint else 0)
+        if adjoint:
+            return linear(name, " ".join(operands + ["w"]), *pairs, shape="x_shape",
+                          rank=ranks[2])
+        return linear(name, " ".join(operands + ["w"]), *pairs, shape="()", rank=0)
     return select
 
 

@@ -91,6 +91,8 @@ def recursive_call(parsed, helper, call, bound: list, helper_parsed):
                            "keyword-only parameters", hint="make them positional parameters")
     name = RECURSION_RUNTIME_NAMES[0]
     parsed.namespace[name] = PRIMITIVE["function"]
-    new = gast.Call(func=S.name(name), args=[S.const(PRIMITIVE["token_for"](helper))]
-                    + [expr for _, expr in bound], keywords=[])
+    token = PRIMITIVE["token_for"](helper)
+    parsed.expressions[f"{name}#{token}"] = S.clone(call.func)  # messages say `det(a, n)`
+    new = gast.Call(func=S.name(name), args=[S.const(token)] + [expr for _, expr in bound],
+                    keywords=[])
     return gast.copy_location(new, call)
