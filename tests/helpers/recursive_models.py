@@ -32,11 +32,11 @@ def adaptive(p, a, b, fa, fm, fb, whole, tol, depth):
             + adaptive(p, m, b, fm, frm, fb, right, 0.5 * tol, depth - 1))
 
 
-def quadrature(p):
+def quadrature(p, tol=1e-6):
     fa = integrand(0.0, p)
     fm = integrand(1.5, p)
     fb = integrand(3.0, p)
-    return adaptive(p, 0.0, 3.0, fa, fm, fb, simpson(0.0, 3.0, fa, fm, fb), 1e-6, 30)
+    return adaptive(p, 0.0, 3.0, fa, fm, fb, simpson(0.0, 3.0, fa, fm, fb), tol, 30)
 
 
 # a decision tree: node i splits on feature[i] at threshold[i] into left[i] / right[i];
