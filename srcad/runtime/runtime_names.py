@@ -63,7 +63,7 @@ MODULES = {"math": math, "np": np}
 LIBRARY_MODULES = ("scipy",)
 # builtins generated code calls (loops, tape reads, lowered max()/min())
 GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs", "min", "max",
-                                "pow", "bool", "round", "tuple", "ValueError"})
+                                "pow", "bool", "round", "tuple", "ValueError", "sum"})
 # the numba module's own names (srcad/build/compiler.py: `reducer(...)` makes each
 # `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_kernel`, `srcad_constant_<k>`)
 PREFIXES = ("srcad_", "reduce_")
