@@ -319,10 +319,11 @@ class Inliner:
         positional = [a.id for a in args.args]
         params = positional + [a.id for a in args.kwonlyargs]
         name_ = function_name(callee)
-        if len(call.args) > len(positional):
+        starred = args.vararg.id if args.vararg is not None else None
+        if len(call.args) > len(positional) and starred is None:
             raise self.parsed.error(call, "call", f"{name_} takes {len(positional)} positional "
                                     f"arguments, {len(call.args)} given")
-        given = dict(zip(positional, call.args))
+        given = dict(zip(positional, call.args))  # a helper's `*args`: the fence refuses it
         renamed = cparsed.renamed  # keywords name the parameters as the user spells them
         for keyword in call.keywords:
             param = renamed.get(keyword.arg, keyword.arg)
