@@ -335,4 +335,17 @@ def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
         base = resolve_callee(parsed, func_expr.value, extra)
         if isinstance(base, types.ModuleType):
             return getattr(base, func_expr.attr, None)
-    return None
+        if base is not None and isinstance(_static_attribute(base, func_expr.attr),
+                                           types.FunctionType):
+            return getattr(base, func_expr.attr)  # `model.predict` of a module-level model:
+    return None  # a bound method, inlined with self's attributes as constants (methods.py)
+
+
+def _static_attribute(obj, attr):
+    """`attr` as the class of `obj` defines it (no property or __getattr__ is run), or None."""
+    if isinstance(obj, type):
+        return None
+    try:
+        return inspect.getattr_static(type(obj), attr)
+    except AttributeError:
+        return None
