@@ -85,7 +85,7 @@ def _mutual(rng, even, odd, n):
 def _scratch(rng, name, n):
     return [f"def {name}(x, rows, t, k):",
             "    if k == 0:",
-            f"        return x[rows[0]] * t",
+            "        return x[rows[0]] * t",
             "    kept = rows[0]",
             f"    rows[0] = (kept + 1) % {n}",
             f"    value = {name}(x, rows, t * {_c(rng)} + x[kept], k - 1)",
