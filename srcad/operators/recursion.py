@@ -42,7 +42,7 @@ import numpy as np
 from srcad.analysis.types import type_of_value
 from srcad.errors import RunTimeRefusal, SecondOrderRefusal
 from srcad.frontend.parse import parse_function
-from srcad.operators.nested import _Code, _same, _unboxed
+from srcad.operators.nested import _Code, _same
 from srcad.rules import linear
 from srcad.rules.custom import RULE_FUNCTIONS
 from srcad.rules.table import CallInfo, register
@@ -71,7 +71,7 @@ class RecursiveHelper:
         """The helper's value at `args`, as Python calls it; an array argument it leaves
         changed, or a result that is not a number, is refused (the rule could not follow)."""
         kept = [np.copy(a) if isinstance(a, np.ndarray) else None for a in args] \
-            if self.writes else []
+            if self.writes else []  # None: nothing to compare
         result = self.helper(*args)
         for position, (before, after) in enumerate(zip(kept, args)):
             if before is not None and not np.array_equal(before, after):
@@ -104,33 +104,17 @@ class RecursiveHelper:
     def gradients(self, args) -> dict:
         """position -> the gradient of the helper in that argument (its float or float
         array arguments), at `args` (copies: the helper may write into int arrays)."""
-        copies = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
-        code = self.code(copies)
-        flat, bars = [], {}
-        for i, a in enumerate(code.boxed(copies)):
-            flat.append(a)
-            if i in code.differentiated:
-                bars[i] = np.zeros(a.shape)
-                flat.append(bars[i])
-        code.reverse.function(*flat, 1.0)
-        return {i: _unboxed(b, i in code.floats) for i, b in bars.items()}
+        copies = _copies(args)
+        return self.code(copies).gradients(copies)
 
     def second(self, args, position, direction) -> dict:
         """position k -> the tangent of grad_k for `direction` on argument `position`."""
-        copies = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
-        code = self.code(copies)
-        forward = code.forward()
-        flat, bar_dots = [], {}
-        for i, a in enumerate(code.boxed(copies)):
-            flat.append(a)
-            if i not in code.differentiated:
-                continue
-            flat.append(np.reshape(np.asarray(direction, dtype=float), a.shape).copy()
-                        if i == position else np.zeros(a.shape))
-            bar_dots[i] = np.zeros(a.shape)
-            flat += [np.zeros(a.shape), bar_dots[i]]
-        forward(*flat, 1.0)
-        return {i: _unboxed(d, i in code.floats) for i, d in bar_dots.items()}
+        copies = _copies(args)
+        return self.code(copies).second(copies, {position: direction})
+
+
+def _copies(args) -> list:
+    return [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
 
 
 def _opened(helper):
@@ -180,8 +164,7 @@ def _kept(name, key, compute):
     """The value `compute()` last gave for `key` (a tuple of values), per thread."""
     last = getattr(_LAST, name, None)
     if last is None or not _same(last[0], key):
-        copies = [np.copy(v) if isinstance(v, np.ndarray) else v for v in key]
-        last = (copies, compute())
+        last = (_copies(key), compute())
         setattr(_LAST, name, last)
     return last[1]
 

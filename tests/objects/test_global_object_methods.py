@@ -9,26 +9,16 @@ import pytest
 import srcad
 from srcad.errors import SrcadError
 from srcad.testing import check_grads
+from tests.objects.test_bound_methods import Model
 
 
-class Model:
-    def __init__(self, scale, A):
-        self.scale = scale
-        self.A = A
-
-    def predict(self, w):
-        return self.A @ w
-
-    def loss(self, w):
-        r = self.predict(w) - 1.0
-        return self.scale * np.sum(r * r)
-
+class ShiftingModel(Model):
     def shifted_loss(self, w):
         self.A[0, 0] = self.A[0, 0] + 1.0
         return np.sum(w * w)
 
 
-MODEL = Model(2.0, np.array([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0]]))
+MODEL = ShiftingModel(2.0, np.array([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0]]))
 W = np.array([0.2, -0.4, 1.1])
 
 
@@ -66,7 +56,7 @@ def test_changes_to_the_object_are_seen_like_changes_to_globals():
 
 
 def test_a_method_writing_into_self_is_refused_by_line():
-    line = Model.shifted_loss.__code__.co_firstlineno + 1
+    line = ShiftingModel.shifted_loss.__code__.co_firstlineno + 1
     with pytest.raises(SrcadError, match=rf"test_global_object_methods.py:{line}:.*`self.A` "
                        "is written into"):
         srcad.grad(shifting)(W)
