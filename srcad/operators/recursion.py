@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import sys
 import threading
 
 import gast
@@ -54,6 +55,7 @@ _TOKENS: dict = {}
 _LOCK = threading.Lock()
 _LAST = threading.local()
 _counter = itertools.count(1)
+_FRAMES_PER_LEVEL = 12
 _NUMBA = ("a call of a recursive helper whose argument carries a derivative: the numba "
           "backend does not compile recursion (its derivative calls srcad's Python code of "
           "the helper, activation by activation)")
@@ -164,9 +166,26 @@ def _kept(name, key, compute):
     """The value `compute()` last gave for `key` (a tuple of values), per thread."""
     last = getattr(_LAST, name, None)
     if last is None or not _same(last[0], key):
-        last = (_copies(key), compute())
+        last = (_copies(key), _deeper(compute))
         setattr(_LAST, name, last)
     return last[1]
+
+
+def _deeper(compute):
+    """compute() with room for the frames of a derivative: each level of the recursion
+    runs a few of srcad's frames besides the helper's own, so the outermost derivative
+    raises Python's recursion limit by _FRAMES_PER_LEVEL while it runs (a recursion the
+    plain call can run, the derivative can run)."""
+    if getattr(_LAST, "inside", False):
+        return compute()
+    limit = sys.getrecursionlimit()
+    _LAST.inside = True
+    sys.setrecursionlimit(limit * _FRAMES_PER_LEVEL)
+    try:
+        return compute()
+    finally:
+        sys.setrecursionlimit(limit)
+        _LAST.inside = False
 
 
 def _gradient(token, k, args):

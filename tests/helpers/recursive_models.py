@@ -87,3 +87,9 @@ def horner(x, cs, k, scale=2.0):
 
 def polynomial(x, cs):
     return horner(x, cs, 0) + horner(x, cs, 1, scale=0.5)
+
+
+def drift(t, k):
+    if k == 0:
+        return t
+    return drift(t + 0.002 * math.sin(3.0 * t), k - 1)

@@ -148,3 +148,11 @@ def test_values_match_the_plain_call():
     assert value == M.mutual(x)
     central = (M.mutual(x + 1e-6) - M.mutual(x - 1e-6)) / 2e-6
     assert math.isclose(srcad.grad(M.mutual)(x), central, rel_tol=1e-7)
+
+
+def test_a_recursion_the_plain_call_runs_is_differentiated_however_deep():
+    # 400 levels: more than Python's default limit allows srcad's frames per level
+    x, h = 0.5, 1e-6
+    central = (M.drift(x + h, 400) - M.drift(x - h, 400)) / (2 * h)
+    assert math.isclose(srcad.grad(M.drift)(x, 400), central, rel_tol=1e-6)
+    assert math.isclose(srcad.jacfwd(M.drift)(x, 400), central, rel_tol=1e-6)
