@@ -56,9 +56,9 @@ _LOCK = threading.Lock()
 _LAST = threading.local()
 _counter = itertools.count(1)
 _FRAMES_PER_LEVEL = 12
-_NUMBA = ("a call of a recursive helper whose argument carries a derivative: the numba "
-          "backend does not compile recursion (its derivative calls srcad's Python code of "
-          "the helper, activation by activation)")
+_NUMBA = ("`{callee}` calls itself (recursion) and its argument carries a derivative: the "
+          "numba backend does not compile recursion (its derivative calls srcad's Python "
+          "code of the helper, activation by activation)")
 
 
 class RecursiveHelper:

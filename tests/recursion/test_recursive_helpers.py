@@ -94,7 +94,7 @@ def test_numba_refuses_a_recursive_helper_by_line():
     with pytest.raises(SrcadError) as refusal:
         srcad.grad(M.mutual, backend="numba")(0.7)
     text = str(refusal.value)
-    assert "recursive_models.py:" in text and "recursive helper" in text
+    assert "recursive_models.py:" in text and "`descend` calls itself (recursion)" in text
     assert "whole-array" not in text and "srcad_recursive" not in text
 
 
