@@ -27,7 +27,8 @@ derivative by name.
 
 The reverse sweep asks for every operand of one call in a row, with the same arguments: the
 last gradient (and the last hvp) is kept per thread, with copies of the arguments it was
-computed at, and reused while they are equal.
+computed at and the frame of the generated code that asked, and reused by that frame while
+they are equal.
 """
 
 from __future__ import annotations
@@ -162,13 +163,15 @@ def token_for(helper) -> int:
         return token
 
 
-def _kept(name, key, compute):
-    """The value `compute()` last gave for `key` (a tuple of values), per thread."""
+def _kept(name, caller, key, compute):
+    """The value `compute()` last gave for `key` (a tuple of values) to the same run of the
+    same generated code (`caller`, the frame calling srcad's runtime function: a later call
+    of f, whose helpers may read globals changed since, computes again), per thread."""
     last = getattr(_LAST, name, None)
-    if last is None or not _same(last[0], key):
-        last = (_copies(key), _deeper(compute))
+    if last is None or last[0] is not caller or not _same(last[1], key):
+        last = (caller, _copies(key), _deeper(compute))
         setattr(_LAST, name, last)
-    return last[1]
+    return last[2]
 
 
 def _deeper(compute):
@@ -188,9 +191,9 @@ def _deeper(compute):
         _LAST.inside = False
 
 
-def _gradient(token, k, args):
+def _gradient(token, k, args, caller):
     helper = _REGISTRY[token]
-    grads = _kept("gradients", (token, *args), lambda: helper.gradients(args))
+    grads = _kept("gradients", caller, (token, *args), lambda: helper.gradients(args))
     return grads.get(k, 0.0)
 
 
@@ -203,7 +206,7 @@ def srcad_recursive_tangent(token, k, *args_and_tangent):
     """The tangent of the helper's result for the tangent t (the last argument) of its
     argument k: vdot(grad_k, t)."""
     *args, tangent = args_and_tangent
-    gradient = _gradient(token, k, args)
+    gradient = _gradient(token, k, args, sys._getframe(1))
     return float(np.vdot(gradient, tangent)) if np.ndim(gradient) else gradient * tangent
 
 
@@ -211,7 +214,7 @@ def srcad_recursive_adjoint(token, k, shaped_like, *args_and_seed):
     """What the adjoint g (the last argument) of the helper's result sends to argument k
     (`shaped_like`: argument k again, which gives the rule the result's shape)."""
     *args, seed = args_and_seed
-    return _gradient(token, k, args) * seed
+    return _gradient(token, k, args, sys._getframe(1)) * seed
 
 
 def srcad_recursive_hvp(token, k, j, *args_and_direction):
@@ -220,7 +223,7 @@ def srcad_recursive_hvp(token, k, j, *args_and_direction):
     if not np.any(direction):  # a constant argument: no tangent, no forward-over-reverse
         return np.zeros(np.shape(args[k])) if np.ndim(args[k]) else 0.0
     helper = _REGISTRY[token]
-    seconds = _kept("seconds", (token, j, *args_and_direction),
+    seconds = _kept("seconds", sys._getframe(1), (token, j, *args_and_direction),
                     lambda: helper.second(args, j, direction))
     value = seconds.get(k, 0.0)
     return np.copy(value) if isinstance(value, np.ndarray) else value

@@ -93,3 +93,12 @@ def drift(t, k):
     if k == 0:
         return t
     return drift(t + 0.002 * math.sin(3.0 * t), k - 1)
+
+
+SCALE = np.array([2.0])
+
+
+def scaled_power(x, k):
+    if k == 0:
+        return x * SCALE[0]
+    return scaled_power(x * x, k - 1)

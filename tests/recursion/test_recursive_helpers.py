@@ -156,3 +156,13 @@ def test_a_recursion_the_plain_call_runs_is_differentiated_however_deep():
     central = (M.drift(x + h, 400) - M.drift(x - h, 400)) / (2 * h)
     assert math.isclose(srcad.grad(M.drift)(x, 400), central, rel_tol=1e-6)
     assert math.isclose(srcad.jacfwd(M.drift)(x, 400), central, rel_tol=1e-6)
+
+
+def test_a_global_the_helper_reads_changed_between_calls_is_seen():
+    x = 1.1
+    assert srcad.grad(M.scaled_power)(x, 2) == pytest.approx(4.0 * x ** 3 * 2.0, rel=1e-12)
+    M.SCALE[0] = 3.0
+    try:
+        assert srcad.grad(M.scaled_power)(x, 2) == pytest.approx(4.0 * x ** 3 * 3.0, rel=1e-12)
+    finally:
+        M.SCALE[0] = 2.0
