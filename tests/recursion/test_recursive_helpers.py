@@ -166,3 +166,24 @@ def test_a_global_the_helper_reads_changed_between_calls_is_seen():
         assert srcad.grad(M.scaled_power)(x, 2) == pytest.approx(4.0 * x ** 3 * 3.0, rel=1e-12)
     finally:
         M.SCALE[0] = 2.0
+
+
+def _rows(x):
+    y = np.zeros(3)
+    for i in range(3):
+        y[i] = M.climb(x[i], 3) + M.descend(x[(i + 1) % 3], 2)
+    return y
+
+
+def test_an_array_valued_function_of_recursive_helpers_has_its_jacobian():
+    x = np.array([0.3, 0.5, 0.7])
+    expected = np.array([_central(lambda v, i=i: _rows(v)[i], x) for i in range(3)])
+    np.testing.assert_allclose(srcad.jacfwd(_rows)(x), expected, rtol=1e-8)
+    np.testing.assert_allclose(srcad.jacrev(_rows)(x), expected, rtol=1e-8)
+
+
+def test_hvp_through_a_recursive_determinant_is_the_hessian_times_v():
+    a, v = RNG.rand(9), RNG.rand(9)
+    expected = _central(lambda x: srcad.grad(det_recursive)(x, 3) @ v, a)
+    hvp = srcad.hvp(det_recursive, a, srcad.Constant(3), tangent=v)
+    np.testing.assert_allclose(hvp, expected, atol=1e-8)
