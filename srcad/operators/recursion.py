@@ -93,9 +93,8 @@ class RecursiveHelper:
     def _refusal(self, what, hint):
         name = self.helper.__name__
         code = self.helper.__code__
-        return RunTimeRefusal(f"the recursive helper {name} (at {code.co_filename}:"
-                              f"{code.co_firstlineno}) {what}", construct="recursion",
-                              hint=hint)
+        return RunTimeRefusal(f"the recursive helper {name} {what}", construct="recursion",
+                              hint=hint, filename=code.co_filename, line=code.co_firstlineno)
 
     def code(self, args) -> _Code:
         key = tuple(type_of_value(a) for a in args)
