@@ -7,9 +7,9 @@ read as a global is, and the cache checks on every call that the attribute still
 object (rebinding `model.scale = 3.0` rebuilds the code, like rebinding a global). A method of
 `self` called (`self.predict(x)`) is itself a bound method and is inlined the same way.
 Writing an attribute of `self` (`self.count += 1`) or into one (`self.A[0] = v`), passing
-`self` on whole, or reading an
-attribute that is not a number, an array or a method is refused by line: the generated code
-has no object.
+`self` on whole, or reading an attribute that is not a number, an array or a method is
+refused by line: the generated code has no object. A module-level object's method called
+inside f (`MODEL.loss(w)`, srcad/frontend/parse.py `resolve_callee`) is such a bound method.
 """
 
 from __future__ import annotations

@@ -335,10 +335,12 @@ def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
         base = resolve_callee(parsed, func_expr.value, extra)
         if isinstance(base, types.ModuleType):
             return getattr(base, func_expr.attr, None)
+        # `model.predict` of a module-level model: a bound method, inlined with self's
+        # attributes as constants (methods.py)
         if base is not None and isinstance(_static_attribute(base, func_expr.attr),
                                            types.FunctionType):
-            return getattr(base, func_expr.attr)  # `model.predict` of a module-level model:
-    return None  # a bound method, inlined with self's attributes as constants (methods.py)
+            return getattr(base, func_expr.attr)
+    return None
 
 
 def _static_attribute(obj, attr):
