@@ -102,3 +102,16 @@ def scaled_power(x, k):
     if k == 0:
         return x * SCALE[0]
     return scaled_power(x * x, k - 1)
+
+
+COEFFS = (1.0, -2.0, 0.5)
+
+
+def horner_tuple(x, cs, k):
+    if k == len(cs) - 1:
+        return cs[k]
+    return cs[k] + x * horner_tuple(x, cs, k + 1)
+
+
+def tuple_polynomial(x):
+    return horner_tuple(x, COEFFS, 0)

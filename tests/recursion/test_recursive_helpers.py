@@ -189,3 +189,9 @@ def test_hvp_through_a_recursive_determinant_is_the_hessian_times_v():
     expected = _central(lambda x: srcad.grad(det_recursive)(x, 3) @ v, a)
     hvp = srcad.hvp(det_recursive, a, srcad.Constant(3), tangent=v)
     np.testing.assert_allclose(hvp, expected, atol=1e-8)
+
+
+def test_a_constant_tuple_passed_down_a_recursion_is_read_as_its_array():
+    x = 0.7  # 1 - 2x + 0.5x^2
+    assert srcad.grad(M.tuple_polynomial)(x) == pytest.approx(-2.0 + x, rel=1e-12)
+    assert srcad.jacfwd(M.tuple_polynomial)(x) == pytest.approx(-2.0 + x, rel=1e-12)
