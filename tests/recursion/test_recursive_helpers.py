@@ -33,6 +33,7 @@ def test_det_by_expansion_in_minors_matches_the_closed_form(transform):
     np.testing.assert_allclose(transform(det_recursive)(a, 4), expected, rtol=1e-10)
 
 
+@pytest.mark.slow  # second order by central differences of gradients: ~2 s
 def test_det_hessian_matches_central_differences_of_its_gradient():
     a = RNG.rand(9)
     hessian = srcad.hessian(det_recursive)(a, 3)
@@ -42,7 +43,9 @@ def test_det_hessian_matches_central_differences_of_its_gradient():
 
 
 @pytest.mark.parametrize("model, args", [
-    (M.quadrature, lambda: (srcad.Duplicated(np.array([1.3, 0.4, 0.2]), np.zeros(3)),)),
+    pytest.param(M.quadrature, lambda: (srcad.Duplicated(np.array([1.3, 0.4, 0.2]),
+                                                         np.zeros(3)),),
+                 marks=pytest.mark.slow),  # ~2 s: adaptive quadrature, three modes
     (M.tree_loss, lambda: (srcad.Duplicated(RNG.randn(7, 3), np.zeros((7, 3))),
                            RNG.rand(6, 3))),
     (M.mutual, lambda: (srcad.Active(0.7),)),
@@ -82,6 +85,7 @@ def test_adaptive_quadrature_follows_the_primal_path_as_jax_does():
     np.testing.assert_allclose(srcad.jacfwd(M.quadrature)(p, 1e-4), expected, rtol=1e-12)
 
 
+@pytest.mark.slow  # second order by central differences of gradients: ~2 s
 def test_tree_model_hessian_matches_central_differences_of_its_gradient():
     w, xs = RNG.randn(7, 3), RNG.rand(3, 3)
     hessian = srcad.hessian(M.tree_loss)(w, xs).reshape(21, 21)
