@@ -83,7 +83,7 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              effects: bool = False, list_operations: bool = False,
              unbounded: bool = False, functions: bool = False,
              second_order: bool = False, aliasing: bool = False,
-             records: bool = False) -> Program:
+             records: bool = False, recursion: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
@@ -99,7 +99,11 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     arrays updated by constants, early returns, checked by Hessians too
     (grammar_second_order.py); `aliasing`: with `lists`, list entries aliasing arrays
     (grammar_list_aliasing.py); `records`: dataclass and NamedTuple parameters, records built
-    inside f, bound methods (grammar_records.py)."""
+    inside f, bound methods (grammar_records.py); `recursion`: recursive helpers
+    (grammar_recursion.py)."""
+    if recursion:
+        from grammar_recursion import generate as recursion_program
+        return recursion_program(seed)
     if records:
         from grammar_records import generate as records_program
         return records_program(seed)

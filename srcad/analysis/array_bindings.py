@@ -235,6 +235,8 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
                 if not (isinstance(types.of(e), Array)
                         or any(isinstance(types.of(c), Array) for c in operands)):
                     continue
+                if isinstance(e, gast.Call) and _refused_by_name(norm, e, where):
+                    continue  # srcad/analysis/rule_backends.py says why, by name
                 if differentiable_reads(e, norm) & active and not (supported and supported(e)):
                     norm.refusals.add(norm.parsed.error(
                         node, "array operation", f"whole-array operations on active arrays "
@@ -243,6 +245,13 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
                         "write the elements in a loop",
                         kind=UnsupportedSyntaxError if supported else LaneLayoutError))
                     break  # one refusal per statement
+
+
+def _refused_by_name(norm, call, where) -> bool:
+    """Is `call` a call the numba backend refuses by name (a recursive helper's)?"""
+    info = R.lookup_call(resolve_callee(norm.parsed, call.func, norm.extra_names))
+    return where == "the numba backend" and info is not None \
+        and isinstance(info.numba_refusal, str) and bool(info.numba_refusal)
 
 
 def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None:

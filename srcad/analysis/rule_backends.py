@@ -27,6 +27,8 @@ def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
         reason = reason or (info.forward_refusal if mode == "forward" else "")
         if not reason:
             continue
+        if "{callee}" in reason:  # the function called, as the user wrote it
+            reason = reason.replace("{callee}", norm.parsed.spelled(node).split("(")[0])
         if any(isinstance(n, gast.Name) and n.id in varied for a in arguments
                for n in gast.walk(a)):
             hint = "use backend='python'" if backend == "numba" and numba \

@@ -284,8 +284,11 @@ class TypeRefusals:
         while grown:
             grown = False
             for name in sorted(unknown - knock_ons.keys()):
-                root = next((n for n in gast.walk(culprits[name].value)
-                             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and (
+                value = culprits[name].value
+                called = {id(c.func) for c in gast.walk(value) if isinstance(c, gast.Call)}
+                root = next((n for n in gast.walk(value)  # a function called is no cause
+                             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+                             and id(n) not in called and (
                                  n.id in knock_ons or (n.id not in assigned and self.of(n) == OTHER)
                                  or (n.id in unknown and order[id(culprits[n.id])]
                                      < order[id(culprits[name])]))), None)

@@ -17,6 +17,7 @@ srcad's `__init__`, `srcad.cli` and `srcad.testing`.
 import srcad.operators.batched_reverse  # noqa: F401
 import srcad.operators.containers.container_calls  # noqa: F401
 import srcad.operators.nested  # noqa: F401 - and the nested gradients' run time with the pipeline
+import srcad.operators.recursion  # noqa: F401 - and the recursive helpers' run time
 import srcad.scale.parallel  # noqa: F401
 from srcad.api.decorators import forward as forward
 from srcad.api.decorators import reverse as reverse

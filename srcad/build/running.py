@@ -94,6 +94,8 @@ def explain_error(err, f, args, seed=None):
     derivative code hits (sqrt'(0), x ** 0.5 at 0) becomes a SrcadError, and so does numba
     refusing to compile the generated code."""
     check_seed(seed)
+    if isinstance(err, RunTimeRefusal):  # raised by srcad's run time (a recursive helper's)
+        raise err from None
     if isinstance(err, ValueError) and str(err).startswith("srcad: "):
         # generated code's own check (a list of rows of two lengths, an int power)
         raise RunTimeRefusal(str(err)[len("srcad: "):]) from None

@@ -144,19 +144,29 @@ def _value(arg, wrappers, bare):
     return arg if bare else None
 
 
-_CHECKING: set = set()  # (function, parameter) being checked: a recursive call reads it not
+_CHECKING: list = []  # the (function, parameter) pairs being checked, innermost last
+
+
+def _parameter_read_as_array(f, name) -> bool:
+    """Does `f` read its parameter `name` as an array reads (see `read_as_array`)? A
+    recursive call passing the parameter on to itself (`horner(x, cs, k + 1)` in horner)
+    reads it as the rest of the body does; any other cycle reads it not. Not cached here:
+    only the answer of the outermost check is (`_checked`)."""
+    if _CHECKING and _CHECKING[-1] == (f, name):
+        return True
+    if (f, name) in _CHECKING:
+        return False
+    return _checked(f, name)
 
 
 @functools.lru_cache(maxsize=256)
-def _parameter_read_as_array(f, name) -> bool:
+def _checked(f, name) -> bool:
     from srcad.frontend.parse import parse_function  # parse imports this module
 
-    if (f, name) in _CHECKING:
-        return False
-    _CHECKING.add((f, name))
+    _CHECKING.append((f, name))
     try:
         return read_as_array(parse_function(f), name)
     except Exception:  # noqa: BLE001 - no source: the call is refused where it always was
         return False
     finally:
-        _CHECKING.discard((f, name))
+        _CHECKING.pop()

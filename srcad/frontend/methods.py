@@ -6,9 +6,10 @@ arguments. `self` is no parameter of the parsed function: each read `self.attr` 
 read as a global is, and the cache checks on every call that the attribute still holds that
 object (rebinding `model.scale = 3.0` rebuilds the code, like rebinding a global). A method of
 `self` called (`self.predict(x)`) is itself a bound method and is inlined the same way.
-Writing an attribute of `self` (`self.count += 1`), passing `self` on whole, or reading an
-attribute that is not a number, an array or a method is refused by line: the generated code
-has no object.
+Writing an attribute of `self` (`self.count += 1`) or into one (`self.A[0] = v`), passing
+`self` on whole, or reading an attribute that is not a number, an array or a method is
+refused by line: the generated code has no object. A module-level object's method called
+inside f (`MODEL.loss(w)`, srcad/frontend/parse.py `resolve_callee`) is such a bound method.
 """
 
 from __future__ import annotations
@@ -75,6 +76,20 @@ class _Resolve(gast.NodeTransformer):
                 self.parsed.inlined_reads.append((vars(owner), path[-1], value))
         return gast.copy_location(gast.Name(id=name_, ctx=gast.Load(), annotation=None,
                                             type_comment=None), node)
+
+    def visit_Subscript(self, node):
+        """`self.A[0] = v` (or `+=`, `del`) writes into self's array: refused like an
+        attribute assigned."""
+        base = node
+        while isinstance(base, gast.Subscript):
+            base = base.value
+        path = self._path(base) if isinstance(base, gast.Attribute) else None
+        if path is not None and not isinstance(node.ctx, gast.Load):
+            raise self._error(node, f"`{self.self_name}.{'.'.join(path)}` is written into: a "
+                              "method that changes its object while it is differentiated is "
+                              "not supported")
+        self.generic_visit(node)
+        return node
 
     def visit_Name(self, node):
         if node.id == self.self_name:

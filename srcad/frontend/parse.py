@@ -311,6 +311,18 @@ class _Respell(gast.NodeTransformer):
                              annotation=None, type_comment=None)
         return held
 
+    def visit_Call(self, node):
+        """A call srcad made of a user's function by token (`srcad_recursive_call(1, x, n)`,
+        recorded as `srcad_recursive_call#1`) is the call of that function (`det(x, n)`)."""
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.args \
+                and isinstance(node.args[0], gast.Constant):
+            held = self.expressions.get(f"{node.func.id}#{node.args[0].value}")
+            if held is not None:
+                return gast.Call(func=S.clone(held), args=node.args[1:], keywords=[])
+        return node
+
+
 def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
     """The object a call's function expression names (a name, or an attribute of a module it
     names; `extra`: names bound besides the function's namespace), or None if it cannot be
@@ -326,4 +338,19 @@ def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
         base = resolve_callee(parsed, func_expr.value, extra)
         if isinstance(base, types.ModuleType):
             return getattr(base, func_expr.attr, None)
+        # `model.predict` of a module-level model: a bound method, inlined with self's
+        # attributes as constants (methods.py)
+        if base is not None and isinstance(_static_attribute(base, func_expr.attr),
+                                           types.FunctionType):
+            return getattr(base, func_expr.attr)
     return None
+
+
+def _static_attribute(obj, attr):
+    """`attr` as the class of `obj` defines it (no property or __getattr__ is run), or None."""
+    if isinstance(obj, type):
+        return None
+    try:
+        return inspect.getattr_static(type(obj), attr)
+    except AttributeError:
+        return None

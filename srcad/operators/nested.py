@@ -77,6 +77,34 @@ class _Code:
             self._forward = _compiled(self.reverse.function, self._forward_request)
         return self._forward.function
 
+    def gradients(self, args) -> dict:
+        """position -> the gradient of g in that differentiated argument, at args."""
+        flat, bars = [], {}
+        for i, a in enumerate(self.boxed(args)):
+            flat.append(a)
+            if i in self.differentiated:
+                bars[i] = np.zeros(a.shape)
+                flat.append(bars[i])
+        self.reverse.function(*flat, 1.0)
+        return {i: _unboxed(b, i in self.floats) for i, b in bars.items()}
+
+    def second(self, args, directions) -> dict:
+        """position k -> the tangent of grad_k g for the directions given (position ->
+        tangent; the others are zero): forward over reverse."""
+        forward = self.forward()
+        flat, bar_dots = [], {}
+        for i, a in enumerate(self.boxed(args)):
+            flat.append(a)
+            if i not in self.differentiated:
+                continue
+            direction = directions.get(i)
+            flat.append(np.zeros(a.shape) if direction is None else
+                        np.reshape(np.asarray(direction, dtype=float), a.shape).copy())
+            bar_dots[i] = np.zeros(a.shape)
+            flat += [np.zeros(a.shape), bar_dots[i]]
+        forward(*flat, 1.0)
+        return {i: _unboxed(d, i in self.floats) for i, d in bar_dots.items()}
+
 
 class NestedGradient:
     """The gradient of `g` with respect to its argument `argnum`, with the second-order
@@ -98,33 +126,12 @@ class NestedGradient:
 
     def gradient(self, args):
         """grad_(argnum) g at args (a float for a float argument)."""
-        code = self._code(args)
-        flat, bars = [], {}
-        for i, a in enumerate(code.boxed(args)):
-            flat.append(a)
-            if i in code.differentiated:
-                bars[i] = np.zeros(a.shape)
-                flat.append(bars[i])
-        code.reverse.function(*flat, 1.0)
-        return _unboxed(bars[self.argnum], self.argnum in code.floats)
+        return self._code(args).gradients(args)[self.argnum]
 
     def second(self, args, directions):
         """The tangents of grad_(a_k) g for every argument k, for the directions given
         (position -> tangent; the others are zero): forward over reverse."""
-        code = self._code(args)
-        forward = code.forward()
-        flat, bar_dots = [], {}
-        for i, a in enumerate(code.boxed(args)):
-            flat.append(a)
-            if i not in code.differentiated:
-                continue
-            direction = directions.get(i)
-            flat.append(np.zeros(a.shape) if direction is None else
-                        np.reshape(np.asarray(direction, dtype=float), a.shape).copy())
-            bar_dots[i] = np.zeros(a.shape)
-            flat += [np.zeros(a.shape), bar_dots[i]]
-        forward(*flat, 1.0)
-        return {i: _unboxed(d, i in code.floats) for i, d in bar_dots.items()}
+        return self._code(args).second(args, directions)
 
 
 def _unboxed(value, was_float):

@@ -156,6 +156,11 @@ def _matmul(a, b):
     if isinstance(a, (types.Float, types.Integer)) or isinstance(b, (types.Float,
                                                                     types.Integer)):
         return lambda a, b: a * b  # np.dot with a number is a product
+    if isinstance(a, types.Array) and isinstance(b, types.Array) \
+            and {type(a.dtype), type(b.dtype)} <= {types.Float, types.Integer} \
+            and isinstance(a.dtype, types.Float) != isinstance(b.dtype, types.Float):
+        # an int constant matrix times a float vector: NumPy computes it in float64 too
+        return lambda a, b: array_matmul(a.astype(np.float64), b.astype(np.float64))
     if not (isinstance(a, types.Array) and isinstance(b, types.Array)
             and isinstance(a.dtype, types.Float) and isinstance(b.dtype, types.Float)):
         raise TypingError("array_matmul: srcad compiles products of float arrays only")

@@ -52,6 +52,9 @@ NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power"})
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/operators/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)
 NESTED_RUNTIME_NAMES = ("srcad_nested_gradient", "srcad_nested_tangent", "srcad_nested_adjoint")
+# srcad/operators/recursion.py: calls of the user's recursive helpers and their derivatives
+RECURSION_RUNTIME_NAMES = ("srcad_recursive_call", "srcad_recursive_tangent",
+                           "srcad_recursive_adjoint", "srcad_recursive_hvp")
 # the modules generated code spells `np.` and `math.`
 MODULES = {"math": math, "np": np}
 # modules the python backend's generated code spells by name once the user has imported them
@@ -60,13 +63,14 @@ MODULES = {"math": math, "np": np}
 LIBRARY_MODULES = ("scipy",)
 # builtins generated code calls (loops, tape reads, lowered max()/min())
 GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs", "min", "max",
-                                "pow", "bool", "round", "tuple", "ValueError"})
+                                "pow", "bool", "round", "tuple", "ValueError", "sum"})
 # the numba module's own names (srcad/build/compiler.py: `reducer(...)` makes each
 # `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_kernel`, `srcad_constant_<k>`)
 PREFIXES = ("srcad_", "reduce_")
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
     | NUMBA_SEMANTICS_NAMES \
-    | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) | GENERATED_BUILTINS \
+    | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) \
+    | frozenset(RECURSION_RUNTIME_NAMES) | GENERATED_BUILTINS \
     | frozenset(LIBRARY_MODULES) \
     | {"numba", "reducer"}
 

@@ -3,7 +3,11 @@ gradient.
 
 The C++ (cpp/gradbench/evals/det.hpp) recurses: `det_of_minor` expands along the minor's first
 row and calls itself on each sub-minor, with linked lists of rows and columns. That form is
-kept here (`det_recursive`) and srcad refuses it (recursion). The loop form computes the same
+kept here (`det_recursive`, transliterated): srcad differentiates it on the python backend,
+activation by activation (docs/design.md, "Recursion"), ell! leaves, each activation's
+gradient recomputing its sub-minors: for the small and quick sizes; the numba backend refuses
+it by line (numba code cannot call srcad's Python code of each activation). The loop form
+computes the same
 expansion bottom-up: `minors[mask]` is the determinant of the minor made of the last
 popcount(mask) rows and the columns in `mask`, expanded along its first row; each minor is
 computed once, so it costs ell 2^ell products instead of ell!. JAX and autograd run the same
@@ -170,7 +174,8 @@ EVAL = Eval(
         _primal("recursive"),
         _srcad("python", "loops"),
         _srcad("numba", "loops"),
-        _srcad("python", "recursive", refused="recursion is not supported"),
+        _srcad("python", "recursive"),
+        _srcad("numba", "recursive", refused="the numba backend does not compile recursion"),
         Implementation("gradient", "jax", "levels", _jax),
         Implementation("gradient", "autograd", "levels", _autograd),
     ),

@@ -49,19 +49,33 @@ def shape_list_rows(norm, arg_types: dict) -> None:
 
 
 def _shape_rows(norm, arg_types) -> None:
-    types = Types(norm, arg_types, check=False)
-    for buffer, list_name in norm.namer.list_buffers.items():
-        writes = [n for stmt in norm.body for n in gast.walk(stmt) if writes_element(n, buffer)]
-        kinds = [types.of(w.value) for w in writes]
-        if not any(isinstance(k, Array) for k in kinds) and (types.refusal is not None
-                                                              or types.mixed):
-            types, kinds = _typed_as_rows(norm, arg_types, types, buffer, writes)
-        if not any(isinstance(k, Array) for k in kinds):
-            continue
-        error = _refusal(norm, types, buffer, list_name, writes, kinds)
-        if error is None:
-            continue
-        norm.body = set_aside_node(norm.body, error.node, error, norm.refusals)
+    """One list at a time, the types inferred again after each: a list of arrays given rows
+    changes what is appended to the lists filled from it (`zs = [np.dot(y, w) for y in ys]`
+    appends numbers once `ys` has rows); a list refused while another could still be given
+    rows is tried again after it."""
+    shaped: set = set()
+    while True:
+        types, errors = Types(norm, arg_types, check=False), []
+        for buffer, list_name in norm.namer.list_buffers.items():
+            if buffer in shaped:
+                continue
+            writes = [n for stmt in norm.body for n in gast.walk(stmt)
+                      if writes_element(n, buffer)]
+            kinds = [types.of(w.value) for w in writes]
+            if not any(isinstance(k, Array) for k in kinds) and (types.refusal is not None
+                                                                  or types.mixed):
+                types, kinds = _typed_as_rows(norm, arg_types, types, buffer, writes)
+            if not any(isinstance(k, Array) for k in kinds):
+                continue
+            error = _refusal(norm, types, buffer, list_name, writes, kinds)
+            if error is None:
+                shaped.add(buffer)
+                break
+            errors.append(error)
+        else:
+            for error in errors:
+                norm.body = set_aside_node(norm.body, error.node, error, norm.refusals)
+            return
 
 
 def _typed_as_rows(norm, arg_types, types, buffer, writes) -> tuple:

@@ -7,7 +7,9 @@ Arguments are bound as Python binds them (positional, keywords, the defaults the
 holds; a functools.partial adds its bound arguments). Array arguments passed by name are
 aliased (the callee writes into the caller's array, as in Python); other arguments are bound by
 assignment. Local functions (a nested `def`, an assigned `lambda`;
-srcad/transform/normalize/lower.py) are inlined the same way. Recursion is refused.
+srcad/transform/normalize/lower.py) are inlined the same way. A call of a recursive
+module-level helper is kept as a call of the recursion primitive
+(srcad/transform/normalize/recursive_calls.py); a recursive local function is refused.
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ from srcad.transform.normalize.exits import always_assigns, structure_exits
 from srcad.transform.normalize.function_arguments import Shield, function_arguments
 from srcad.transform.normalize.lower import LocalFunction, lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls
+from srcad.transform.normalize.recursive_calls import (
+    is_recursive,
+    opened_helper,
+    recursive_call,
+)
 from srcad.transform.normalize.user_functions import is_user_function
 
 
@@ -126,7 +133,9 @@ class Inliner:
             obj = self.callee(stmt.value.func)
             if is_user_function(obj, self.stack[0]):
                 self._hoist_args(stmt.value, pre)
-                body, _ = self.inline_call(obj, stmt.value)
+                body, result = self.inline_call(obj, stmt.value)
+                if isinstance(result, gast.Call):  # a recursive helper's call, kept
+                    body = [gast.copy_location(gast.Expr(value=result), stmt)]
                 return pre + body
         for field in ("value", "test", "iter", "targets", "target"):
             if hasattr(stmt, field):
@@ -165,6 +174,11 @@ class Inliner:
     def inline_call(self, callee, call) -> tuple[list, gast.AST]:
         if isinstance(callee, functools.partial):
             return self.inline_call(callee.func, self._partial_call(callee, call))
+        if is_recursive(callee, is_user_function) and not (  # called, not inlined
+                callee is opened_helper(self.stack[-1]) and callee not in self.stack):
+            cparsed = parse_function(callee)
+            _, bound = self._bind(callee, cparsed, call)
+            return [], recursive_call(self.parsed, callee, call, bound, cparsed)
         if callee in self.stack:
             raise self._recursion(callee, call)
         self.dependencies.extend(attribute_reads(self.parsed, call.func, self.extra))
@@ -305,10 +319,11 @@ class Inliner:
         positional = [a.id for a in args.args]
         params = positional + [a.id for a in args.kwonlyargs]
         name_ = function_name(callee)
-        if len(call.args) > len(positional):
+        starred = args.vararg.id if args.vararg is not None else None
+        if len(call.args) > len(positional) and starred is None:
             raise self.parsed.error(call, "call", f"{name_} takes {len(positional)} positional "
                                     f"arguments, {len(call.args)} given")
-        given = dict(zip(positional, call.args))
+        given = dict(zip(positional, call.args))  # a helper's `*args`: the fence refuses it
         renamed = cparsed.renamed  # keywords name the parameters as the user spells them
         for keyword in call.keywords:
             param = renamed.get(keyword.arg, keyword.arg)
