@@ -3,9 +3,9 @@ code names NumPy, not the user's module), and the user's own unbound `np` stays 
 import math
 
 import pytest
+from helpers.user_modules import load_module
 
 import srcad
-from helpers.user_modules import load_module
 
 SOURCE = """
     import math
