@@ -6,8 +6,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import scipy.linalg
 
 import srcad
+import srcad.rules.generated_code as generated
+from srcad.build.pipeline import ARRAY_RUNTIME
+from srcad.runtime.array_runtime import cholesky_adjoint, cholesky_tangent
+from srcad.runtime.cholesky_derivatives import (
+    cholesky_adjoint_tangent,
+    cholesky_tangent_adjoint,
+    cholesky_tangent_tangent,
+)
 
 jax.config.update("jax_enable_x64", True)
 
@@ -89,3 +98,101 @@ def test_forward_code_binds_an_array_state_tangent_once_so_reverse_over_forward_
     H = srcad.hessian(array_state_rebuilt_in_a_loop, p, mode="reverse-over-forward")
     np.testing.assert_allclose(H, gradient_differences(array_state_rebuilt_in_a_loop, p),
                                rtol=1e-6, atol=1e-6)
+
+
+# -- a Gaussian-process negative log-likelihood: cholesky, solve, solve_triangular ----------------
+POINTS = np.linspace(0.0, 1.0, 5)
+VALUES = np.sin(3.0 * POINTS)
+
+
+def gp_solve(theta):
+    K = theta[0] * np.exp(-(POINTS[:, None] - POINTS[None, :]) ** 2 / theta[1]) \
+        + 0.1 * np.eye(5)
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(L.T, np.linalg.solve(L, VALUES))
+    return 0.5 * VALUES @ alpha + np.sum(np.log(np.diag(L)))
+
+
+def jax_gp_solve(theta):
+    K = theta[0] * jnp.exp(-(POINTS[:, None] - POINTS[None, :]) ** 2 / theta[1]) \
+        + 0.1 * jnp.eye(5)
+    L = jnp.linalg.cholesky(K)
+    alpha = jnp.linalg.solve(L.T, jnp.linalg.solve(L, VALUES))
+    return 0.5 * VALUES @ alpha + jnp.sum(jnp.log(jnp.diag(L)))
+
+
+def gp_triangular(theta):
+    K = theta[0] * np.exp(-(POINTS[:, None] - POINTS[None, :]) ** 2 / theta[1]) \
+        + 0.1 * np.eye(5)
+    L = np.linalg.cholesky(K)
+    z = scipy.linalg.solve_triangular(L, VALUES, lower=True)
+    return 0.5 * z @ z + np.sum(np.log(np.diag(L)))
+
+
+def jax_gp_triangular(theta):
+    K = theta[0] * jnp.exp(-(POINTS[:, None] - POINTS[None, :]) ** 2 / theta[1]) \
+        + 0.1 * jnp.eye(5)
+    L = jnp.linalg.cholesky(K)
+    z = jax.scipy.linalg.solve_triangular(L, VALUES, lower=True)
+    return 0.5 * z @ z + jnp.sum(jnp.log(jnp.diag(L)))
+
+
+@pytest.mark.slow
+def test_hessian_of_a_gaussian_process_likelihood_through_cholesky_and_solve():
+    check_hessian(gp_solve, jax_gp_solve, np.array([1.0, 0.3]))
+
+
+@pytest.mark.slow
+def test_hessian_of_a_gaussian_process_likelihood_through_solve_triangular():
+    check_hessian(gp_triangular, jax_gp_triangular, np.array([1.0, 0.3]))
+
+
+def test_the_cholesky_rules_own_derivatives_agree_with_central_differences():
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((4, 4))
+    L = np.linalg.cholesky(A @ A.T + 4.0 * np.eye(4))
+    dL, g, dA, W = (rng.standard_normal((4, 4)) for _ in range(4))
+    eps = 1e-6
+
+    def along(function):
+        return (function(L + eps * dL) - function(L - eps * dL)) / (2 * eps)
+    np.testing.assert_allclose(cholesky_adjoint_tangent(L, g, dL),
+                               along(lambda M: cholesky_adjoint(M, g)), atol=1e-8)
+    np.testing.assert_allclose(cholesky_tangent_tangent(L, dA, dL),
+                               along(lambda M: cholesky_tangent(M, dA)), atol=1e-8)
+    # the adjoint is the transpose of the tangent map
+    np.testing.assert_allclose(np.sum(W * cholesky_tangent_tangent(L, dA, dL)),
+                               np.sum(cholesky_tangent_adjoint(L, dA, W) * dL), rtol=1e-12)
+
+
+SHAPE_ADJOINT_CALLS = [  # (adjoint, the seed's shape, the arguments after it)
+    ("undiagonal", (3,), ((3, 4), 0, 0, 1)),
+    ("untrace", (), ((3, 3), 1, 0, 1)),
+    ("diagonal_adjoint", (2,), ((2, 3),)),
+    ("untile", (4, 9), ((2, 3), (2, 3))),
+    ("unrepeat", (6,), (2, None, (3,))),
+    ("untake", (4,), (np.array([0, 2, 2, 1]), None, "raise", (3,))),
+    ("untake_along_axis", (2, 2), (np.array([[1, 0], [2, 2]]), 1, (2, 3))),
+    ("unpad", (5,), ((3,), ((1, 1),), "constant")),
+    ("unsort", (4,), (np.array([3.0, 1.0, 4.0, 2.0]), -1)),
+]
+
+
+@pytest.mark.parametrize("name, seed_shape, rest", SHAPE_ADJOINT_CALLS)
+def test_the_rules_of_srcads_shape_adjoints_are_their_transposes(name, seed_shape, rest):
+    # forward mode over reverse code calls the adjoint on the seed's tangent (it is linear in
+    # the seed); reverse mode over it calls the rule's adjoint, which must be its transpose
+    rng = np.random.default_rng(5)
+    helper = ARRAY_RUNTIME[name]
+    seed = rng.standard_normal(seed_shape)
+    out = rng.standard_normal(np.shape(helper(seed, *rest)))
+    select = dict((fn.__name__, sel) for fn, sel in generated.ENTRIES)[name]
+    ranks = [np.ndim(seed)] + [len(a) if isinstance(a, tuple) else np.ndim(a) for a in rest]
+    rule = select(ranks, {})
+    namespace = dict(ARRAY_RUNTIME, np=np, g=out, **dict(zip(rule.operands[1:], rest)))
+    transposed = eval(rule.partials[0], namespace)
+    assert np.shape(transposed) == seed.shape
+    np.testing.assert_allclose(np.sum(out * helper(seed, *rest)), np.sum(transposed * seed),
+                               rtol=1e-12)
+    tangent = eval(rule.tangent(0).replace("g,", "seed,", 1), dict(namespace, seed=seed))
+    np.testing.assert_allclose(tangent, helper(seed, *rest))
