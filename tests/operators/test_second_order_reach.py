@@ -196,3 +196,19 @@ def test_the_rules_of_srcads_shape_adjoints_are_their_transposes(name, seed_shap
                                rtol=1e-12)
     tangent = eval(rule.tangent(0).replace("g,", "seed,", 1), dict(namespace, seed=seed))
     np.testing.assert_allclose(tangent, helper(seed, *rest))
+
+
+# -- np.where written inline (its condition's shape in the reverse code: np.shape(cond)) ---------
+def huber_inline(x):
+    r = x - 0.3
+    return np.sum(np.where(np.abs(r) < 1.0, 0.5 * r ** 2, np.abs(r) - 0.5))
+
+
+def jax_huber_inline(x):
+    r = x - 0.3
+    return jnp.sum(jnp.where(jnp.abs(r) < 1.0, 0.5 * r ** 2, jnp.abs(r) - 0.5))
+
+
+def test_hessian_of_a_huber_loss_with_np_where_inline():
+    # 0.3 sits on the kink of abs (JAX's answer there: the derivative of the branch taken)
+    check_hessian(huber_inline, jax_huber_inline, np.array([0.1, 2.0, -1.5, 0.3, 1.2]))
