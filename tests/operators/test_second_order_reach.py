@@ -212,3 +212,27 @@ def jax_huber_inline(x):
 def test_hessian_of_a_huber_loss_with_np_where_inline():
     # 0.3 sits on the kink of abs (JAX's answer there: the derivative of the branch taken)
     check_hessian(huber_inline, jax_huber_inline, np.array([0.1, 2.0, -1.5, 0.3, 1.2]))
+
+
+# -- custom rules: second order goes through a custom_jvp rule (srcad differentiates the rule) ----
+@srcad.custom_jvp
+def softplus(x):
+    return np.log1p(np.exp(x))
+
+
+@softplus.defjvp
+def softplus_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return softplus(x), t * scipy.special.expit(x)
+
+
+def softplus_loss(w):
+    return np.sum(softplus(w * w) * w)
+
+
+def jax_softplus_loss(w):
+    return jnp.sum(jax.nn.softplus(w * w) * w)
+
+
+def test_hessian_through_a_custom_jvp_rule_differentiates_the_rule():
+    check_hessian(softplus_loss, jax_softplus_loss, np.array([0.3, -0.7, 1.2]))

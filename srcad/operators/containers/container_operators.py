@@ -214,7 +214,7 @@ def _reverse_over_forward(operator, mode, chunk, backend) -> bool:
         REVERSE_OVER_FORWARD,
         refuse_chunk_in_reverse_over_forward,
     )
-    from srcad.operators.second_order import second_order_mode  # noqa: PLC0415
+    from srcad.operators.second_order_setup import second_order_mode  # noqa: PLC0415
     if second_order_mode(mode, backend) != REVERSE_OVER_FORWARD:
         return False
     if operator == "hessian" and chunk not in (None, 1):
