@@ -18,7 +18,10 @@ is the same call on the seed's tangent and the adjoint is the forward operation 
 | unpad(x, s, w, mode)         | unpad(g, s, w, mode)     | np.pad(g, w) (mode constant)   |
 | unsort(x, y, axis)           | unsort(g, y, axis)       | g in y's sorted order          |
 
-The Cholesky rules (L the factor, y the other operand): srcad/runtime/cholesky_derivatives.py.
+The Cholesky rules of one matrix (L the factor, y the other operand):
+srcad/runtime/cholesky_derivatives.py. The rules of eigh, svd, qr, cond and matrix_power are
+refused, naming the user's function (those of einsum and of stacked cholesky are plain Python
+that srcad reads and differentiates).
 
 | call                   | tangent of L                      | of y                   |
 |------------------------|-----------------------------------|------------------------|
@@ -32,9 +35,9 @@ of `cholesky_tangent` is `cholesky_tangent_adjoint(L, y, g)`; that of `cholesky_
 
 from __future__ import annotations
 
-from srcad.errors import SrcadError
+from srcad.errors import SecondOrderRefusal, SrcadError
 from srcad.rules import Rule, linear
-from srcad.runtime import movement_runtime
+from srcad.runtime import linalg_runtime, movement_runtime, spectral_runtime
 from srcad.runtime.array_runtime import cholesky_adjoint, cholesky_tangent, diagonal_adjoint
 
 # name -> (operands after the seed x, the shape operand, the adjoint: the forward operation)
@@ -101,3 +104,27 @@ ENTRIES += [
                                  "reverse_over_reverse_refused('np.linalg.cholesky')",
                                  "cholesky_tangent")),
 ]
+
+
+def _not_yet(function: str):
+    """The select of a rule of srcad's whose own derivative srcad does not have yet: second
+    order through the user's call of `function` is refused, in the user's words."""
+    def select(ranks, keywords):
+        raise SecondOrderRefusal(f"second derivatives through {function} are not supported "
+                                 "yet", construct="second order",
+                                 hint="use gradient or jacobian of this program")
+    return select
+
+
+# srcad's rules, written as Python loops and decompositions, whose derivatives second order
+# does not go through yet (the user's function each implements the rule of)
+_REFUSED = {
+    "np.linalg.eigh": (spectral_runtime, ("eigh_tangent", "eigh_adjoint")),
+    "np.linalg.svd": (spectral_runtime, ("svd_tangent", "svd_adjoint")),
+    "np.linalg.qr": (spectral_runtime, ("qr_tangent", "qr_adjoint")),
+    "np.linalg.cond": (spectral_runtime, ("cond_tangent", "cond_adjoint")),
+    "np.linalg.matrix_power": (linalg_runtime, ("matrix_power_tangent",
+                                                "matrix_power_adjoint")),
+}
+ENTRIES += [(getattr(module, name), _not_yet(function))
+            for function, (module, names) in _REFUSED.items() for name in names]

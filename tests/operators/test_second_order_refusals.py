@@ -7,8 +7,10 @@ import pytest
 import scipy.special
 
 import srcad
+from tests.helpers import linalg_rule_cases as linalg_cases
 
 THIS_FILE = __file__
+LINALG_CASES = linalg_cases.CASES
 
 
 def rhs(z, p):
@@ -96,3 +98,38 @@ def test_a_mode_asked_for_that_refuses_suggests_leaving_it_out_which_works():
     g = srcad.grad(while_steps)
     differences = np.array([(g(p + eps * e) - g(p - eps * e)) / (2 * eps) for e in np.eye(2)])
     np.testing.assert_allclose(H, differences.T, rtol=1e-6, atol=1e-8)
+
+
+def eigenvalue_sum(A):
+    return np.sum(np.sin(np.linalg.eigvalsh(A)))
+
+
+def test_second_order_through_a_rule_srcad_cannot_differentiate_names_the_users_call():
+    # srcad's eigh rule (a Python function of srcad's) was once inlined as the user's code
+    # and refused at srcad's own file
+    A = np.array([[2.0, 0.3], [0.3, 1.0]])
+    assert np.all(np.isfinite(srcad.grad(eigenvalue_sum)(A)))
+    with pytest.raises(srcad.SrcadError) as refused:
+        srcad.hessian(eigenvalue_sum, A)
+    assert refused.value.filename == THIS_FILE
+    assert refused.value.line == eigenvalue_sum.__code__.co_firstlineno + 1
+    assert "np.linalg.eigh" in str(refused.value) and "_adjoint" not in str(refused.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", LINALG_CASES, ids=[c["id"] for c in LINALG_CASES])
+def test_second_order_of_each_linear_algebra_case_agrees_or_is_refused_at_the_users_line(case):
+    f = linalg_cases.function_of(case)
+    x, *rest = linalg_cases.arguments(case)
+    contexts = [srcad.Constant(a) for a in rest]
+    try:
+        H = srcad.hessian(f, x, *contexts)
+    except srcad.SrcadError as refused:
+        assert all(p.filename == f.__code__.co_filename and p.line == 2
+                   for p in refused.problems), str(refused)
+        return
+    eps = 1e-6
+    columns = [(srcad.gradient(f, x + eps * e.reshape(x.shape), *contexts)
+                - srcad.gradient(f, x - eps * e.reshape(x.shape), *contexts)).ravel() / (2 * eps)
+               for e in np.eye(x.size)]
+    np.testing.assert_allclose(H, np.array(columns).T, rtol=1e-5, atol=1e-6)
