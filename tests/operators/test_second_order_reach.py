@@ -17,6 +17,7 @@ from srcad.runtime.cholesky_derivatives import (
     cholesky_tangent_adjoint,
     cholesky_tangent_tangent,
 )
+from tests.helpers import custom_rule_models
 
 jax.config.update("jax_enable_x64", True)
 
@@ -215,19 +216,9 @@ def test_hessian_of_a_huber_loss_with_np_where_inline():
 
 
 # -- custom rules: second order goes through a custom_jvp rule (srcad differentiates the rule) ----
-@srcad.custom_jvp
-def softplus(x):
-    return np.log1p(np.exp(x))
-
-
-@softplus.defjvp
-def softplus_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    return softplus(x), t * scipy.special.expit(x)
-
-
+# softplus: srcad.custom_jvp with the rule t * expit(x) (tests/helpers/custom_rule_models.py)
 def softplus_loss(w):
-    return np.sum(softplus(w * w) * w)
+    return np.sum(custom_rule_models.softplus(w * w) * w)
 
 
 def jax_softplus_loss(w):
