@@ -152,7 +152,8 @@ def container_operator(name, f, args, options):
         position = next(i for i, a in enumerate(args) if a is x)
         second = ContainerSecondOrder(f, args, position, backend,
                                       _reverse_over_forward(base, mode, chunk, backend),
-                                      with_gradient=base == "gradient_and_hvp")
+                                      with_gradient=base == "gradient_and_hvp",
+                                      fall_back=mode is None)
         if base == "hvp":
             return _fill(out, second.hvp(options["tangent"], x))
         if base == "hessian":
