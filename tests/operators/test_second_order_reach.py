@@ -246,6 +246,7 @@ def jax_scaled_while_steps(p, q):
     return jnp.sum(z * z)
 
 
+@pytest.mark.slow
 def test_hessian_blocks_between_arguments_of_a_while_loop_carrying_an_array():
     # once refused naming srcad's generated `while_trips`
     p, q = np.array([0.7, 1.3]), np.array([1.1, 0.9])
