@@ -184,6 +184,26 @@ def check_second_order(f, args, timeout: float):
                     "hessian or hvp disagrees")
 
 
+def check_against_jax_hessian(f, jax_source: str, args, timeout: float):
+    """srcad.hessian against jax.hessian of the same program written with jax.numpy."""
+    def check():
+        import jax  # noqa: PLC0415 - only these programs need it
+        import jax.numpy as jnp  # noqa: PLC0415
+        import jax.scipy.linalg  # noqa: PLC0415, F401
+        jax.config.update("jax_enable_x64", True)
+        namespace = {"jax": jax, "jnp": jnp}
+        exec(jax_source, namespace)
+        x = args()[0].value
+        want = np.asarray(jax.hessian(namespace["f_jax"])(x))
+        with np.errstate(all="ignore"):
+            H = srcad.hessian(f, x.copy(), backend=os.environ.get("SRCAD_FUZZ_BACKEND",
+                                                                   "python"))
+        scale = max(1.0, float(np.abs(want).max()))
+        if not np.allclose(H, want, rtol=1e-8, atol=1e-9 * scale):
+            raise AssertionError(f"hessian {H.tolist()} != jax.hessian {want.tolist()}")
+    return _outcome(check, timeout, "hessian disagrees with jax.hessian")
+
+
 def check_transforms(f, args, timeout: float):
     """jvp, vjp and the hessian transform (fuzz/transforms_check.py)."""
     return _outcome(lambda: transforms_check.check(f, args()[0].value, timeout, _alarm),
@@ -224,6 +244,9 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
         if getattr(module, "SECOND_ORDER", False):  # fuzz/grammar_second_order.py
             outcomes["hess"] = check_second_order(f, module.args, timeout)
             outcomes["jax"] = check_transforms(f, module.args, timeout)
+        if getattr(module, "JAX_SOURCE", None):  # fuzz/grammar_second_order_reach.py
+            outcomes["jaxh"] = check_against_jax_hessian(f, module.JAX_SOURCE, module.args,
+                                                         timeout)
     finally:
         sys.modules.pop(name, None)
         srcad.build.cache.clear()

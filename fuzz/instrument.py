@@ -19,6 +19,10 @@ def _is_int(v):
 
 def _cmp(a, b, op):
     r = {"<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
+    if hasattr(r, "shape"):  # arrays compared elementwise (np.where's condition): each pair
+        for ai, bi in zip(*(e.ravel() for e in np.broadcast_arrays(a, b))):
+            _cmp(float(ai), float(bi), op)
+        return r
     if not (_is_int(a) and _is_int(b)):
         _MARGINS.append(abs(a - b) / max(1.0, abs(a), abs(b)))
         _DIFFS.append(a - b)
@@ -27,6 +31,10 @@ def _cmp(a, b, op):
 
 
 def _k_abs(a):
+    if hasattr(a, "shape"):  # np.abs of an array: each element's kink
+        for e in np.ravel(a):
+            _k_abs(float(e))
+        return abs(a)
     _MARGINS.append(abs(a) / max(1.0, abs(a)))
     _DIFFS.append(a)
     _TRACE.append(a >= 0)

@@ -53,15 +53,17 @@ from srcad.operators.first_order import (
     value_and_gradient,
     value_and_jacobian,
 )
+from srcad.operators.hessian_operators import (
+    prepare_hessian,
+    prepare_second_derivative,
+    second_derivative,
+)
 from srcad.operators.preparation import PreparationMismatchError
 from srcad.operators.second_order import (
     gradient_and_hvp,
     hvp,
     prepare_gradient_and_hvp,
-    prepare_hessian,
     prepare_hvp,
-    prepare_second_derivative,
-    second_derivative,
 )
 from srcad.runtime.checkpointing import CheckpointWarning
 from srcad.transform.normalize.nested_calls import register_public as _register_public

@@ -5,8 +5,8 @@ z.shape)`, `x_shape[:1] + (1,) + x_shape[1:]`) and calls `unbroadcast(g, shape)`
 `np.broadcast_to(g, shape)`; differentiating that code again (hessian, hvp) needs the rank of
 their results, which is the length of the shape. Shapes stay run-time values: only their
 length is read here, from `x.shape` of an array of known rank, constant slices of it, tuples
-written out, `+` of shapes, `np.broadcast_shapes` (the longest) and names bound to one of
-these (every binding the same length). Anything else has no known length (None).
+written out, `+` of shapes, `np.broadcast_shapes` (the longest), `np.shape(e)` and names
+bound to one of these (every binding the same length). Anything else has no known length (None).
 
 >>> import numpy as np
 >>> len(np.broadcast_shapes((3,), (2, 1))) == max(1, 2)
@@ -65,6 +65,11 @@ def shape_length(norm, type_of, node, _seen=None) -> int | None:
                                                       norm.extra_names) is np.broadcast_shapes:
         lengths = [shape_length(norm, type_of, a, seen) for a in node.args]
         return None if not lengths or None in lengths else max(lengths)
+    if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \
+            and resolve_callee(norm.parsed, node.func, norm.extra_names) is np.shape:
+        # np.shape(c), the shape of an expression (np.where's condition): its rank
+        rank = getattr(type_of(node.args[0]), "ndim", None)
+        return 0 if type_of(node.args[0]) in ("float", "int", "bool") else rank
     if isinstance(node, gast.Name) and node.id not in seen and node.id not in norm.params:
         seen = seen | {node.id}
         values = [n.value for stmt in norm.body for n in gast.walk(stmt)

@@ -19,8 +19,9 @@ only (JAX refuses its forward mode too). The rule functions run as the Python th
 python backend only (the numba backend refuses a call of a custom function by name).
 
 A custom function's result has its arguments' broadcast shape: a float of floats, an array of
-arrays (a rule for a reduction or a reshaping function is not supported yet). First
-derivatives only: a second derivative through a custom function is refused, naming it.
+arrays (a rule for a reduction or a reshaping function is not supported yet). Second order
+through a custom_jvp differentiates its rule (reverse mode over the forward code, which calls
+the rule's tangent maps); through a custom_vjp it is refused, as in JAX.
 """
 
 from __future__ import annotations
@@ -149,12 +150,15 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
     def defjvp(self, jvp):
         """Set the rule; returns it (usable as a decorator)."""
         self.jvp = jvp
-        name = bind(jvp)
         transposed_map = _Transposed(jvp, getattr(jvp, "__name__", "jvp"))
+        # forward mode calls the tangent maps, plain Python srcad reads: reverse mode over
+        # forward code (second order) differentiates the rule itself, as JAX does
+        tangent_maps = [bind(transposed_map.tangent_map(self.arity, k), f"_{k}")
+                        for k in range(self.arity)]
         transposed = bind(transposed_map, "_transposed")
         register(transposed_map, CallInfo(transposed_map.__name__, None, "float",
                                           select=self._no_second_order))
-        self._register(jvp_rule(self.__name__, self.arity, name, transposed))
+        self._register(jvp_rule(self.__name__, self.arity, tangent_maps, transposed))
         return jvp
 
 
@@ -203,16 +207,23 @@ class _Transposed:
     def __init__(self, jvp, name):
         self.jvp, self.__name__, self.maps = jvp, name, {}
 
-    def __call__(self, primals, g, k):
-        key = (len(primals), k)
+    def tangent_map(self, arity: int, k: int):
+        """`(t, x0, x1, ...) -> ` the jvp rule's tangent with t the tangent of argument k,
+        the others zero: a plain function whose source srcad reads."""
+        key = (arity, k)
         if key not in self.maps:
-            xs = [f"x{j}" for j in range(len(primals))]
+            xs = [f"x{j}" for j in range(arity)]
             seeds = ["t" if j == k else f"0.0 * {x}" for j, x in enumerate(xs)]
             text = (f"def {self.__name__}_tangent_map(t, {', '.join(xs)}):\n"
                     f"    _, tangent = rule(({', '.join(xs)},), ({', '.join(seeds)},))\n"
                     "    return tangent\n")
             self.maps[key] = _synthesized(f"{self.__name__}_tangent_map", text,
                                           {"rule": self.jvp})
+        return self.maps[key]
+
+    def __call__(self, primals, g, k):
+        key = (len(primals), k)
+        self.tangent_map(*key)
         x = primals[k]
         t = np.zeros(np.shape(x)) if np.ndim(x) else 0.0
         contexts = [Constant(p) for p in primals]

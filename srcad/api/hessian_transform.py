@@ -34,8 +34,8 @@ from srcad.api.primals import as_lists, tree_copy
 from srcad.api.transform_calls import bound, has_containers
 from srcad.build.transform_outputs import in_input_dtype
 from srcad.frontend import pytrees
-from srcad.operators.second_order import hessian as hessian_operator
-from srcad.operators.second_order import prepare_hessian
+from srcad.operators.hessian_operators import hessian as hessian_operator
+from srcad.operators.hessian_operators import prepare_hessian
 
 Argnums = int | Sequence[int]
 _MEMO_SIZE = 32  # preparations and output shapes remembered per argument signature

@@ -113,10 +113,40 @@ def _block(stmts, refused_ids, poisoned) -> list:
             stmt.orelse = _block(stmt.orelse, refused_ids, poisoned) if stmt.orelse else []
             out.append(stmt)
         elif _taints([stmt], refused_ids, poisoned):
+            partial = _return_of_clean_terms(stmt, refused_ids, poisoned)
+            if partial is not None:
+                out.append(partial)
+                continue
             poisoned |= _made(stmt)
         else:
             out.append(stmt)
     return out or [gast.Pass()]
+
+
+def _return_of_clean_terms(stmt, refused_ids, poisoned):
+    """A `return a + b - c` some of whose terms read a refused value, returning the others
+    (None for any other statement, or when no term is clean): the later checks then still
+    see what the clean terms compute and that it reaches the result (`w.fill(2.0)` of an
+    array the return reads is still refused when another term was), and nothing runs."""
+    if not (isinstance(stmt, gast.Return) and isinstance(stmt.value, gast.BinOp)
+            and isinstance(stmt.value.op, (gast.Add, gast.Sub))):
+        return None
+    terms = []
+
+    def flatten(node):
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+            flatten(node.left)
+            flatten(node.right)
+        else:
+            terms.append(node)
+    flatten(stmt.value)
+    clean = [t for t in terms if not _taints([t], refused_ids, poisoned)]
+    if not clean or len(clean) == len(terms):
+        return None
+    value = clean[0]
+    for term in clean[1:]:
+        value = gast.BinOp(left=value, op=gast.Add(), right=term)
+    return gast.copy_location(gast.Return(value=value), stmt)
 
 
 def _kept_blocks(stmt, refused_ids, poisoned) -> list | None:

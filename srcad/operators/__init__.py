@@ -4,8 +4,9 @@ preparations, built on `autodiff`.
 `first_order` states the conventions every operator shares and re-exports the first-order
 families (`gradient_operators`, `jacobian_operators`, `directional_operators`);
 `preparation`, `operator_options` and `prep_cache` read an operator's arguments and keep its
-preparation; `second_order` and `reverse_over_forward` are hvp and hessian; `batched_reverse`
-and `batched_lanes` pull back several cotangents in one sweep; `nested` and `nested_numba` are
+preparation; `second_order` (hvp), `hessian_operators`, `second_order_setup`,
+`second_order_refusals` and `reverse_over_forward` are second order; `batched_reverse` and
+`batched_lanes` pull back several cotangents in one sweep; `nested` and `nested_numba` are
 srcad.grad inside a differentiated function; `parallel_operators` is parallel=True;
 `containers/` the operators over pytrees and `sparse/` sparse Jacobians.
 

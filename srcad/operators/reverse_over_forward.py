@@ -82,7 +82,7 @@ _MODULES = {"math": math, "np": np}
 
 def located_in_user_code(err: SrcadError, tangent, origin: str) -> SrcadError:
     """`err`, raised inside the forward code `tangent`, at the user's line it came from."""
-    return in_user_code(err, origin, "forward", hint="use backend='python'")
+    return in_user_code(err, origin, "forward")
 
 
 def in_user_code(err: SrcadError, origin: str, kind: str, hint: str | None = None):
@@ -107,10 +107,10 @@ def in_user_code(err: SrcadError, origin: str, kind: str, hint: str | None = Non
         told = p.message if isinstance(p, SecondOrderRefusal) else (
             f"second order (hessian, hvp) of this line is not supported: srcad "
             f"differentiates its own {kind} code of f again, and cannot here")
-        problems.append(type(p)(
-            told,
-            filename=origin, line=user_line,
-            construct=p.construct or "second order", hint=hint))
+        problem = type(p)(told, filename=origin, line=user_line,
+                          construct=p.construct or "second order", hint=hint)
+        if not any(str(q) == str(problem) for q in problems):  # one line's several steps
+            problems.append(problem)
     return SrcadError.combine(problems, filename=origin)
 
 
@@ -131,7 +131,10 @@ class ReverseOverForwardEngine:
         self.backend = backend
         origin = getattr(getattr(f, "__code__", None), "co_filename", "")
         specs = tuple(_spec(s, True) for s in slots)
-        self.forward = _compiled(f, Request("forward", specs, backend="python"))
+        try:
+            self.forward = _compiled(f, Request("forward", specs, backend="python"))
+        except SrcadError as err:  # f's own forward mode: its refusal, without a mode hint
+            raise forward_mode_refused(err) from None
         refuse_written_input(self.forward, slots, f)
         tangent = tangent_function(self.forward, origin)
         self.direction = np.zeros_like(next(s.value for s in slots if s.role == "x"))
@@ -199,6 +202,30 @@ class ReverseOverForwardEngine:
         for buffer in self.scratch:
             buffer.fill(0.0)
         return self.reverse.run(self.x_bar)
+
+
+# the hint forward mode's refusal of a rule gives (srcad/analysis/rule_backends.py): reverse
+# mode is no way to a second derivative
+_REVERSE_MODE_HINT = "use reverse mode (gradient, grad, jacrev, pullback)"
+
+
+def forward_mode_refused(err: SrcadError) -> SrcadError:
+    """`err`, srcad's forward mode refusing f itself, as second order reports it: marked
+    (`refuses_forward_mode_of_f`), without the hint to use reverse mode."""
+    problems = []
+    for p in err.problems:
+        hint = None if p.hint == _REVERSE_MODE_HINT else p.hint
+        told = type(p)(p.message, filename=p.filename, line=p.line, construct=p.construct,
+                       hint=hint, column=p.column, context=p.context)
+        problems.append(told)
+    told = SrcadError.combine(problems, filename=err.filename)
+    told.forward_mode_of_f = True
+    return told
+
+
+def refuses_forward_mode_of_f(err: SrcadError) -> bool:
+    """Is `err` srcad's forward mode refusing f itself (not srcad's own code)?"""
+    return getattr(err, "forward_mode_of_f", False)
 
 
 def refuse_written_input(compiled, slots, f) -> None:

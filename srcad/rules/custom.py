@@ -7,10 +7,11 @@ can never mean another object by it (srcad/runtime/runtime_names.py renames the 
 
 | primitive (args x0, x1)  | tangent of argument k (g)        | adjoint of argument k (g)      |
 |--------------------------|----------------------------------|--------------------------------|
-| custom_jvp f, rule jvp   | jvp((x0, x1), (g, 0.0 * x1))[1]  | transposed((x0, x1), g, k)     |
+| custom_jvp f, rule jvp   | tangent_map_k(g, x0, x1)         | transposed((x0, x1), g, k)     |
 | custom_vjp f, fwd, bwd   | refused (JAX: no forward rule)   | bwd(fwd(x0, x1)[1], g)[k]      |
 
-`transposed` is the jvp rule's tangent map at the primals, transposed by srcad's reverse mode.
+`tangent_map_k` is the jvp rule with argument k's tangent g, the others zero, its tangent
+out; `transposed` is that map at the primals, transposed by srcad's reverse mode.
 
 The result of a custom function has its arguments' broadcast shape (a float of floats, an
 array of arrays). Of floats the rule is a scalar rule; of arrays it is not elementwise (a
@@ -50,17 +51,17 @@ def _tuple(items) -> str:
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-def jvp_rule(name: str, arity: int, jvp: str, transposed: str) -> Rule:
+def jvp_rule(name: str, arity: int, tangent_maps: list, transposed: str) -> Rule:
     """The table entry of a custom_jvp function of `arity` arguments: forward mode calls the
-    jvp rule (named `jvp` in generated code) with one argument's tangent, the others zero;
-    reverse mode calls `transposed` (srcad/api/custom_rules.py), the rule's tangent map
-    transposed."""
+    tangent map of argument k (`tangent_maps[k]` in generated code: a plain function
+    `(t, x0, x1, ...) -> jvp((x0, x1, ...), (0.0 * x0, t, ...))[1]`, the other tangents zero,
+    which srcad differentiates again for second order); reverse mode calls `transposed`
+    (srcad/api/custom_rules.py), the rule's tangent map transposed."""
     xs = _operands(arity)
     primals = _tuple(xs)
     tangents, adjoints = [], []
     for k in range(arity):
-        seeds = _tuple(["g" if j == k else f"0.0 * {x}" for j, x in enumerate(xs)])
-        tangents.append(f"{jvp}({primals}, {seeds})[1]")
+        tangents.append(f"{tangent_maps[k]}(g, {', '.join(xs)})")
         adjoints.append(f"{transposed}({primals}, g, {k})")
     return Rule(name, tuple(xs), tuple(adjoints), "float", tuple(tangents))
 

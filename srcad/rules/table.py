@@ -23,7 +23,7 @@ import numpy as np
 
 from srcad import rules as _r
 from srcad.errors import SrcadError
-from srcad.rules import linalg, math_functions, movement, selection, spectral
+from srcad.rules import generated_code, linalg, math_functions, movement, selection, spectral
 from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
 from srcad.rules.decompositions import (
     cholesky,
@@ -212,6 +212,8 @@ def _build() -> dict[int, CallInfo]:
         fn = getattr(movement_runtime, name_)
         add(fn, CallInfo(name_, None, "shape", arrays=ANY) if name_.endswith("_shape")
             else CallInfo(name_, None, "float", select=_not_yet(name_)))
+    for fn, select in generated_code.ENTRIES:  # second order through them
+        add(fn, CallInfo(fn.__name__, None, "float", select=select))
     for fn, select, keywords, operand_keywords in movement.ENTRIES + selection.ENTRIES:
         add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
                          operand_keywords=operand_keywords,

@@ -10,6 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
+from srcad.runtime.cholesky_derivatives import (  # noqa: F401 - second order calls them
+    cholesky_adjoint_tangent,
+    cholesky_tangent_adjoint,
+    cholesky_tangent_tangent,
+    reverse_over_reverse_refused,
+)
 from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls them too
     einsum_adjoint,
     matrix_power_adjoint,

@@ -33,7 +33,9 @@ ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_
                        "matrix_power_tangent", "matrix_power_adjoint",
                        "stacked_cholesky_tangent", "stacked_cholesky_adjoint",
                        "eigh_tangent", "eigh_adjoint", "svd_tangent", "svd_adjoint",
-                       "cond_tangent", "cond_adjoint", "qr_tangent", "qr_adjoint")
+                       "cond_tangent", "cond_adjoint", "qr_tangent", "qr_adjoint",
+                       "cholesky_tangent_tangent", "cholesky_tangent_adjoint",
+                       "cholesky_adjoint_tangent", "reverse_over_reverse_refused")
 ARRAY_RUNTIME_NAMES += MOVEMENT_RUNTIME_NAMES
 # srcad/runtime/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/build/running.py, srcad/runtime/checkpointing.py,

@@ -15,7 +15,7 @@ import gast
 
 from srcad.analysis.types import Array
 from srcad.frontend import syntax as S
-from srcad.transform.simplify import shape_value
+from srcad.transform.simplify import shape_value, simplify
 
 
 class Broadcasting:
@@ -80,7 +80,8 @@ class Broadcasting:
                        for p, o in zip(rule.operands, operands) if f"{p}_shape" in used}
             mapping.update({p: rebuild(o) for p, o in zip(rule.operands, operands)
                             if p in used})  # the sizes of a reshape
-            return S.substitute(rule.shape, mapping)
+            # `()[:0] + (2,)` of a number's shape written out: `(2,)`, a shape srcad reads
+            return simplify(S.substitute(rule.shape, mapping), integers=True)
         shapes = {}  # one of each: np.broadcast_shapes(x.shape, t.shape), flat
         for o in operands:
             if self.rank(o) == 0:

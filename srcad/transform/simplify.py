@@ -54,6 +54,9 @@ class _Simplify(gast.NodeTransformer):
                 and not _shape_like(node.left):  # g*s + s*g -> 2.0 * g*s (not of shapes)
             two = S.const(2 if self.integers else 2.0)
             return gast.BinOp(left=two, op=gast.Mult(), right=node.left)
+        if op is gast.Add and all(_literal_tuple(n) for n in (node.left, node.right)):
+            # `() + (2,)`: the shape of a number's rule result, written out
+            return gast.Tuple(elts=node.left.elts + node.right.elts, ctx=gast.Load())
         if op is gast.Add:
             merged = _merged_join(node.left, node.right)
             if merged is not None:
@@ -63,6 +66,17 @@ class _Simplify(gast.NodeTransformer):
             flipped = gast.Sub() if op is gast.Add else gast.Add()
             return gast.BinOp(left=node.left, op=flipped, right=node.right.operand)
         return node
+
+    def visit_Subscript(self, node):
+        """`()[:0]`, `(2, 3)[1:]`: a constant slice of a tuple written out, written out (the
+        shape of a number is `()` in a rule's shape template `x_shape[:1] + ...`)."""
+        self.generic_visit(node)
+        bounds = [_int_or_none(b) for b in (node.slice.lower, node.slice.upper,
+                                             node.slice.step)] \
+            if isinstance(node.slice, gast.Slice) else [False]
+        if not _literal_tuple(node.value) or any(b is False for b in bounds):
+            return node
+        return gast.Tuple(elts=node.value.elts[slice(*bounds)], ctx=gast.Load())
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
@@ -88,6 +102,19 @@ def _strip_negation(node):
         if left is not None:
             return gast.BinOp(left=left, op=node.op, right=node.right)
     return None
+
+
+def _literal_tuple(node) -> bool:
+    return isinstance(node, gast.Tuple) and not any(isinstance(e, gast.Starred)
+                                                    for e in node.elts)
+
+
+def _int_or_none(node):
+    """A slice bound: None when absent, its int when a literal int, else False."""
+    if node is None:
+        return None
+    value = _num(node)
+    return value if type(value) is int else False
 
 
 def shape_value(node):
@@ -148,5 +175,7 @@ def simplify(expr, integers: bool = False):
     'g * 2 * x'
     >>> S.unparse_expr(simplify(S.parse_expr("1 * len(r) + 1 * len(r)"), integers=True))
     '2 * len(r)'
+    >>> S.unparse_expr(simplify(S.parse_expr("()[:0] + (2,) + ()[0:]")))
+    '(2,)'
     """
     return _Simplify(integers).visit(expr)

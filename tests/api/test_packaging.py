@@ -73,8 +73,10 @@ def test_the_docstring_examples_of_the_public_modules_run():
     import srcad.operators.directional_operators
     import srcad.operators.first_order
     import srcad.operators.gradient_operators
+    import srcad.operators.hessian_operators
     import srcad.operators.jacobian_operators
     import srcad.operators.second_order
+    import srcad.operators.second_order_refusals
     import srcad.rules.custom
     import srcad.rules.table
     import srcad.runtime.checkpointing
@@ -84,6 +86,7 @@ def test_the_docstring_examples_of_the_public_modules_run():
                    srcad.operators.first_order,
                    srcad.operators.gradient_operators, srcad.operators.jacobian_operators,
                    srcad.operators.directional_operators, srcad.operators.second_order,
+                   srcad.operators.hessian_operators, srcad.operators.second_order_refusals,
                    srcad.api.function_transforms, srcad.testing, srcad.runtime.checkpointing,
                    srcad.analysis.definite_assignment, srcad.api.custom_rules,
                    srcad.rules.custom, srcad.rules.table):

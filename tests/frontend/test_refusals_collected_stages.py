@@ -114,9 +114,10 @@ def test_a_helper_refused_at_two_calls_is_reported_once_with_its_call_chain():
     with pytest.raises(srcad.UnsupportedSyntaxError) as info:
         srcad.autodiff(Reverse, helper_called_twice, Active(1.0))
     err = info.value
+    # the returned sum keeps its clean term `x[...]` (a float indexed): reported too
     assert [(p.construct, p.line, p.column) for p in err.problems] == [
-        ("dict", _line(inner_dict, 1), 9)]
-    assert str(err) == (
+        ("dict", _line(inner_dict, 1), 9), ("opaque value", _line(helper_called_twice, 3), 20)]
+    assert str(err.problems[0]) == (
         f"{__file__}:{_line(inner_dict, 1)}:9: dict: not supported by srcad; in inner_dict, "
         f"called from outer_helper at line {_line(outer_helper, 1)}, from helper_called_twice "
         f"at line {_line(helper_called_twice, 1)} (use separate variables or a NumPy array)")
@@ -239,13 +240,15 @@ def test_a_helper_in_another_file_is_reported_there_after_the_functions_own(tmp_
     run = subprocess.run([sys.executable, str(tmp_path / "user_script.py")],
                          capture_output=True, text=True, env=env)
     listing = [line.strip() for line in run.stderr.splitlines() if line.startswith("  /")]
-    assert "srcad refuses 2 constructs in f (user_script.py):" in run.stderr, run.stderr
+    assert "srcad refuses 3 constructs in f (user_script.py):" in run.stderr, run.stderr
     assert listing[0].endswith("user_script.py:9:9: array index: `x[...]` indexes with an "
                                "ellipsis (write the slices out: x[:, 0] for x[..., 0])")
-    assert listing[1].endswith("helpers_module.py:3:5: try/except: not supported by srcad; in "
+    # math.exp(y): a term of the returned sum that does not read the helper's result
+    assert "user_script.py:10:28: call: `exp` takes numbers" in listing[1]
+    assert listing[2].endswith("helpers_module.py:3:5: try/except: not supported by srcad; in "
                                "with_try, called from f at user_script.py:8 (move the error "
                                "handling outside the differentiated function)")
-    assert len(listing) == 2  # math.exp(y): in a return that reads the helper's result
+    assert len(listing) == 3
     frames = [line for line in run.stderr.splitlines() if line.strip().startswith("File ")]
     srcad_frames = [f for f in frames if "srcad" in f and "user_script" not in f]
     assert len(srcad_frames) == 1 and "differentiate.py" in srcad_frames[0]

@@ -153,7 +153,8 @@ def container_operator(name, f, args, options):
         position = next(i for i, a in enumerate(args) if a is x)
         second = ContainerSecondOrder(f, args, position, backend,
                                       _reverse_over_forward(base, mode, chunk, backend),
-                                      with_gradient=base == "gradient_and_hvp")
+                                      with_gradient=base == "gradient_and_hvp",
+                                      fall_back=mode is None)
         if base == "hvp":
             return _fill(out, second.hvp(options["tangent"], x))
         if base == "hessian":
@@ -215,7 +216,7 @@ def _reverse_over_forward(operator, mode, chunk, backend) -> bool:
         REVERSE_OVER_FORWARD,
         refuse_chunk_in_reverse_over_forward,
     )
-    from srcad.operators.second_order import second_order_mode  # noqa: PLC0415
+    from srcad.operators.second_order_setup import second_order_mode  # noqa: PLC0415
     if second_order_mode(mode, backend) != REVERSE_OVER_FORWARD:
         return False
     if operator == "hessian" and chunk not in (None, 1):

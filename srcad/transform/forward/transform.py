@@ -199,6 +199,7 @@ class ForwardTransform(ForwardReturns, StackTangents, PartUpdates):
                 and not diff.is_active(value):
             # the whole array rebound to a constant (an update of a part, `p[1:] += 1.0` or
             # `p[:] *= 2.0`, keeps or scales the tangent below)
+            self.unset.write(tname)
             return [stmt] + [S.assign(S.name(self.tangent_name(k, tname)),
                                       style.zeros_like(tname))
                              for k, style in enumerate(self.styles)]
@@ -264,6 +265,7 @@ class ForwardTransform(ForwardReturns, StackTangents, PartUpdates):
             else:
                 init = style.zeros_like(tname)
             out.append(S.assign(S.name(shadow), init))
+        self.unset.write(tname)  # its tangent is set from here on, not read unset
         return out
 
     def view_binding(self, stmt, tname, value) -> list:

@@ -1,0 +1,175 @@
+"""What the second-order operators share (srcad/operators/second_order.py: hvp and
+gradient_and_hvp; srcad/operators/hessian_operators.py: hessian and second_derivative): the
+mode by backend, the preparation of the engine, and the values and results of one pass.
+
+python backend: forward over reverse, srcad's forward (vector) mode run over the reverse code
+srcad generated, which is plain Python; where forward mode refuses a construct of that code,
+reverse over forward (srcad/operators/reverse_over_forward.py) differentiates f's forward code
+instead. numba backend: reverse over forward. A refusal names the user's lines, and suggests
+another backend or mode only once srcad has checked that it takes this f
+(srcad/operators/second_order_refusals.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from srcad.build.engines import HessianEngine, Slot, scalar_as_array
+from srcad.errors import ArgumentError, SecondOrderRefusal, SrcadError
+from srcad.operators.operator_options import (
+    REVERSE_OVER_FORWARD,
+    SECOND_ORDER,
+    check_out,
+    refuse_float_out,
+)
+from srcad.operators.preparation import (
+    Prep,
+    check_shape,
+    input_slot,
+    make_prep,
+    output_kind,
+    read_arguments,
+    values_of,
+)
+from srcad.operators.reverse_over_forward import (
+    ReverseOverForwardEngine,
+    in_user_code,
+    refuses_forward_mode_of_f,
+)
+from srcad.operators.second_order_refusals import with_checked_suggestion
+
+
+def second_order_mode(mode, backend) -> str:
+    """The mode given, else the backend's: forward over reverse on python (vector lanes over
+    plain Python reverse code), reverse over forward on numba (its reverse code passes tape
+    arrays srcad's forward mode does not differentiate; its forward code is plain)."""
+    if mode == SECOND_ORDER and backend == "numba":
+        raise ArgumentError("backend='numba' runs second order as reverse over forward: the "
+                            "numba reverse code takes and returns tape arrays, which srcad's "
+                            "forward mode does not differentiate", construct="mode",
+                            hint="leave mode out (or mode='reverse-over-forward'), or use "
+                            "backend='python'")
+    if mode is not None:
+        return mode
+    return REVERSE_OVER_FORWARD if backend == "numba" else SECOND_ORDER
+
+
+def prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
+    """The preparation of a second-order `operator` (`width` lanes); a refusal suggests
+    another backend or mode only once srcad has checked that it takes f."""
+    backend = backend or "python"
+    try:
+        return _prepare_second(operator, f, args, width, backend, mode)
+    except SrcadError as err:
+        alternatives = []
+        if backend == "numba":
+            alternatives.append(("use backend='python'", lambda: _prepare_second(
+                operator, f, args, width, "python")))
+        elif mode is not None:
+            alternatives.append(("leave mode= out", lambda: _prepare_second(
+                operator, f, args, width, backend)))
+        raise with_checked_suggestion(err, alternatives) from None
+
+
+def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
+    chosen = mode is None
+    mode = second_order_mode(mode, backend)
+    slots = read_arguments(args)
+    if any(s.role == "output" for s in slots):
+        raise ArgumentError(f"{operator} needs a float-valued f (no Output argument)")
+    # forward over reverse of an array-valued f would differentiate the sum of its entries
+    if output_kind(f, slots)[0] != "float":
+        raise ArgumentError(f"{operator} needs f to return a float",
+                            hint="use jacobian (jacfwd, jacrev) for functions returning arrays")
+    x = input_slot(slots)
+    target = f
+    if not x.is_array:
+        position = [s.role for s in slots].index("x")
+        target = scalar_as_array(f, len(slots), position)
+        slots = list(slots)
+        slots[position] = Slot("x", np.array([float(x.value)]))
+    if mode != REVERSE_OVER_FORWARD:
+        try:
+            engine = HessianEngine(target, slots, width, backend)
+        except SrcadError as err:
+            # forward mode refuses a construct of f's generated reverse code (an adjoint
+            # array written element by element and bound whole): the error names that code,
+            # not f. Unless the mode was asked for, run reverse over forward, which
+            # differentiates f's forward code instead; if it refuses too, the first refusal
+            # stands, unless forward mode refuses f itself (a custom_vjp function), which
+            # names f's own construct. A second-order refusal of a rule (the reverse rule of
+            # a custom_jvp function) also goes on to reverse over forward
+            origin = getattr(getattr(f, "__code__", None), "co_filename", "")
+            if not all((e.filename or "").startswith("<srcad")
+                       or isinstance(e, SecondOrderRefusal) for e in err.problems):
+                raise
+            if not chosen:
+                raise in_user_code(err, origin, "reverse") from None
+            try:
+                engine = ReverseOverForwardEngine(target, slots, backend,
+                                                  with_gradient=operator == "gradient_and_hvp")
+            except ArgumentError as written:  # f writes its input: say so, naming f
+                if written.construct != "input written":
+                    raise in_user_code(err, origin, "reverse") from None
+                raise
+            except SrcadError as second:
+                if refuses_forward_mode_of_f(second):
+                    raise
+                raise in_user_code(err, origin, "reverse") from None
+            mode = REVERSE_OVER_FORWARD
+    else:
+        engine = ReverseOverForwardEngine(target, slots, backend,
+                                          with_gradient=operator == "gradient_and_hvp")
+    prep = make_prep(operator, f, read_arguments(args), mode, engine.engine.width, engine,
+                     scalar=not x.is_array, n=np.size(x.value))
+    return prep
+
+
+def prepared(operator, preparer, f, args, prep, mode, chunk, backend) -> Prep:
+    """`prep`, checked against the options given, or a new preparation."""
+    if prep is None:
+        return preparer(f, *args, mode=mode, chunk=chunk, backend=backend)
+    prep.check_options(mode, chunk, backend)
+    return prep
+
+
+def second_values(prep, slots):
+    values = values_of(slots)
+    if prep.state["scalar"]:
+        position = [s.role for s in slots].index("x")
+        box = prep.state.setdefault("box", np.zeros(1))
+        box[0] = values[position]
+        values[position] = box
+    prep.engine.set_values(values)
+
+
+def hvp_pass(operator, preparer, f, args, tangent, prep, outs, mode, chunk, backend) -> Prep:
+    """One pass of `operator` (hvp, gradient_and_hvp) along `tangent`, its arguments and
+    `outs` checked; returns the preparation, its engine holding the results."""
+    slots = read_arguments(args)
+    prep = prepared(operator, preparer, f, args, prep, mode, chunk, backend)
+    prep.check(operator, f, slots)
+    second_values(prep, slots)
+    engine = prep.engine.engine
+    expected = () if prep.state["scalar"] else engine.x_lanes[0].shape
+    check_shape("tangent", tangent, expected)
+    for out in outs:
+        if out is not None:
+            if prep.state["scalar"]:
+                refuse_float_out(f"{operator} of a float x")
+            check_out(out, expected)
+    engine.seed([np.reshape(np.asarray(tangent, dtype=float), engine.x_lanes[0].shape)])
+    engine.run()
+    return prep
+
+
+def lane_result(prep, result, out):
+    """An x-shaped result of a pass: a float for a float x, else `out` refilled or a copy."""
+    if prep.state["scalar"]:
+        return float(result[0])
+    if out is not None:
+        out[...] = result
+        return out
+    return result.copy()
+
+
