@@ -1,0 +1,172 @@
+"""Batched calls: the NumPy, `math` and builtin functions a batched body may call, each with
+how it is lifted (elementwise, a reduction whose axes shift by one, `np.dot` as `@`, an array
+built like another). A call of anything else on a batched value is not lifted.
+
+An unbatched call is kept as written.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import types
+
+import gast
+import numpy as np
+
+from srcad.transform.batching import core
+from srcad.transform.batching.core import NotLiftable, Value, operand, unparsed
+
+_ELEMENTWISE = ("sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+                "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10",
+                "log1p", "sqrt", "cbrt", "square", "abs", "absolute", "fabs", "negative",
+                "positive", "sign", "floor", "ceil", "trunc", "rint", "reciprocal", "maximum",
+                "minimum", "fmax", "fmin", "power", "arctan2", "hypot", "logaddexp",
+                "logaddexp2", "where", "clip", "isnan", "isfinite", "isinf", "heaviside",
+                "copysign", "add", "subtract", "multiply", "divide", "true_divide", "mod",
+                "logical_and", "logical_or", "logical_not", "greater", "less", "equal",
+                "sinc", "deg2rad", "rad2deg")
+NUMPY_ELEMENTWISE = {getattr(np, n) for n in _ELEMENTWISE}
+# math's functions of one or two floats and their NumPy counterparts on a batch
+MATH_AS_NUMPY = {math.sin: "sin", math.cos: "cos", math.tan: "tan", math.asin: "arcsin",
+                 math.acos: "arccos", math.atan: "arctan", math.sinh: "sinh",
+                 math.cosh: "cosh", math.tanh: "tanh", math.exp: "exp", math.expm1: "expm1",
+                 math.log1p: "log1p", math.sqrt: "sqrt", math.fabs: "fabs",
+                 math.floor: "floor", math.ceil: "ceil", math.atan2: "arctan2",
+                 math.hypot: "hypot", math.log10: "log10", math.log2: "log2",
+                 math.pow: "power", math.erf: None}
+REDUCTIONS = {np.sum: "sum", np.mean: "mean", np.prod: "prod", np.max: "max", np.min: "min",
+              np.amax: "amax", np.amin: "amin", np.std: "std", np.var: "var", np.any: "any",
+              np.all: "all"}
+_METHOD_REDUCTIONS = ("sum", "mean", "prod", "max", "min", "std", "var", "any", "all")
+_LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.copy}
+_CREATED = {np.zeros, np.ones, np.empty, np.full}
+_BUILTIN_AS_NUMPY = {builtins.abs: "abs", builtins.max: "maximum", builtins.min: "minimum"}
+
+
+class CallLifter:
+    """Lifts the calls of an `Expressions` (srcad/transform/batching/values.py)."""
+
+    def __init__(self, expressions):
+        self.expressions = expressions
+
+    def lift(self, node):
+        lift = self.expressions.lift
+        if isinstance(node.func, gast.Attribute) and not _is_module_path(node.func, lift):
+            return self._method(node, lift(node.func.value))
+        callee = lift(node.func)
+        args = [lift(a) for a in node.args]
+        keywords = {k.arg: lift(k.value) for k in node.keywords}
+        if None in keywords:
+            raise NotLiftable("a call with **keywords", node)
+        batched = any(v.batched for v in args) or any(v.batched for v in keywords.values())
+        obj = callee.obj
+        if not batched:
+            return Value(unparsed(node), False,
+                                     _unbatched_rank(obj, args, keywords), simple=True)
+        if any(v.batched for v in keywords.values()):
+            raise NotLiftable("a batched keyword argument", node)
+        if obj in NUMPY_ELEMENTWISE or (obj in MATH_AS_NUMPY and MATH_AS_NUMPY[obj]) \
+                or (obj in _BUILTIN_AS_NUMPY and len(args) in (1, 2) and not keywords):
+            name = callee.text if obj in NUMPY_ELEMENTWISE else \
+                "np." + (MATH_AS_NUMPY.get(obj) or _BUILTIN_AS_NUMPY.get(obj))
+            extra = "".join(f", {k}={v.text}" for k, v in keywords.items())
+            return self.expressions.elementwise(
+                lambda *texts: f"{name}({', '.join(texts)}{extra})", args, node)
+        if obj in REDUCTIONS:
+            return self._reduction(f"np.{REDUCTIONS[obj]}", args[0], args[1:], keywords, node)
+        if obj is np.dot and len(args) == 2:
+            if 0 in (args[0].rank, args[1].rank):
+                return self.expressions.elementwise(lambda a, b: f"{a} * {b}", args, node)
+            return core.matmul(args[0], args[1], node)
+        if obj in _LIKE and len(args) == 1 and not keywords:
+            return Value(f"{callee.text}({args[0].text})", True, args[0].rank)
+        if obj in (float, int) and len(args) == 1 and args[0].rank == 0:
+            kind = "float" if obj is float else "int"
+            return Value(f"{operand(args[0])}.astype({kind})", True, 0)
+        raise NotLiftable(f"a call of {unparsed(node.func)} on a "
+                                      "batched value", node)
+
+    def _method(self, node, base):
+        name = node.func.attr
+        args = [self.expressions.lift(a) for a in node.args]
+        keywords = {k.arg: self.expressions.lift(k.value) for k in node.keywords}
+        if not base.batched and not any(v.batched for v in args):
+            rank = 0 if name in _METHOD_REDUCTIONS and not args and not keywords else \
+                base.rank if name == "copy" else None
+            return Value(unparsed(node), False, rank)
+        if not base.batched:
+            raise NotLiftable(f"the method .{name} with a batched argument", node)
+        if name in _METHOD_REDUCTIONS:
+            return self._reduction(f"np.{name}", base, args, keywords, node)
+        if name == "copy" and not args and not keywords:
+            return Value(f"{operand(base)}.copy()", True, base.rank)
+        raise NotLiftable(f"the method .{name} of a batched value", node)
+
+    def _reduction(self, function, value, args, keywords, node):
+        """A reduction of a batched value over its example's axes (all of them, or `axis`)."""
+        if len(args) > 1 or value.rank is None:
+            raise NotLiftable(f"{function} with these arguments", node)
+        axis = args[0] if args else keywords.pop("axis", None)
+        keepdims = keywords.pop("keepdims", None)
+        kept = keepdims is not None and keepdims.text == "True"
+        if "out" in keywords or "initial" in keywords or "where" in keywords:
+            raise NotLiftable(f"{function} with these arguments", node)
+        if axis is None or axis.text == "None":
+            axes = list(range(1, value.rank + 1))
+        else:
+            given = axis.obj if isinstance(axis.obj, tuple) else _constant(axis)
+            given = given if isinstance(given, tuple) else (given,)
+            if not all(-value.rank <= a < value.rank for a in given):
+                raise NotLiftable(f"{function} over an axis the value lacks", node)
+            axes = [a % value.rank + 1 for a in given]
+        if value.rank == 0 and not keywords and not kept:  # of a number: the number
+            return value
+        rest = "".join(f", {k}={v.text}" for k, v in keywords.items())
+        axis_text = "()" if not axes else str(axes[0]) if len(axes) == 1 else str(tuple(axes))
+        keep = ", keepdims=True" if kept else ""
+        rank = value.rank if kept else value.rank - len(axes)
+        return Value(f"{function}({value.text}, axis={axis_text}{keep}{rest})",
+                                 True, rank)
+
+
+def _constant(value):
+    try:
+        return int(value.text)
+    except ValueError:
+        raise NotLiftable(f"the axis {value.text}") from None
+
+
+def _is_module_path(func, lift) -> bool:
+    """`np.sum`, `np.linalg.norm`, `math.sin`: a module's function, not a method."""
+    return isinstance(lift(func.value).obj, types.ModuleType)
+
+
+def _unbatched_rank(obj, args, keywords):
+    """The per-example rank of an unbatched call's value, where the callee says it."""
+    ranks = [a.rank for a in args]
+    if obj in NUMPY_ELEMENTWISE or obj in MATH_AS_NUMPY:
+        return None if None in ranks else max(ranks, default=0)
+    if obj in (float, int, builtins.abs, len) or (obj in REDUCTIONS and len(args) == 1
+                                                   and not keywords):
+        return 0
+    if obj in _LIKE and len(args) == 1:
+        return ranks[0]
+    if obj in _CREATED and args:
+        return _shape_length(args[0])
+    if obj in (np.arange, np.linspace):
+        return 1
+    if obj in (np.eye, np.identity):
+        return 2
+    return None
+
+
+def _shape_length(shape):
+    """The length of a shape argument: an int gives 1, a tuple written out its length."""
+    if shape.rank == 0:
+        return 1
+    text = shape.text.strip()
+    if text.startswith("(") and text.endswith(")"):
+        inner = text[1:-1].strip().rstrip(",")
+        return 0 if not inner else inner.count(",") + 1 if "(" not in inner else None
+    return None
