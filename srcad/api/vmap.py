@@ -82,8 +82,18 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     def batched(*args, **kwargs):
         program, leaves, size = _program(fun, in_axes, axis_size, backend, programs,
                                          args, kwargs)
-        result, flags = program.run(leaves, size)
-        return placed(result, flags, out_axes, size)
+        try:
+            result, flags = program.run(leaves, size)
+        except Exception:
+            if program.kind != "lifted":
+                raise
+            # the example's own code says what went wrong, at the user's line
+            program = programs[program.key] = program.unlifted()
+            result, flags = program.run(leaves, size)
+        try:
+            return placed(result, flags, out_axes, size)
+        except ArgumentError as err:
+            raise err.at(*program.return_line) from None
 
     def source(*args, **kwargs):
         program, _, _ = _program(fun, in_axes, axis_size, backend, programs, args, kwargs)
@@ -117,26 +127,39 @@ def _program(fun, in_axes, axis_size, backend, programs, args, kwargs):
         if len(programs) >= _PROGRAMS_PER_FUNCTION:
             programs.clear()
         examples = [_example(m, b) for m, b in zip(moved, mapped)]
-        program = programs[key] = _built(fun, trees, mapped, moved, examples, backend)
+        program = programs[key] = _built(fun, trees, mapped, examples, backend)
+        program.key = key
     return program, moved, size
 
 
-def _built(fun, trees, mapped, leaves, examples, backend):
+def _built(fun, trees, mapped, examples, backend):
     """The lifted program where it lifts, else the loop over generated reverse code (grad),
     else the loop over calls of `fun`."""
     axes = [0 if b else None for b in mapped]
+    program = _first_form(fun, trees, axes, examples, backend)
+    if program.kind == "lifted":
+        program.unlifted = functools.partial(batched_calls.loop_program, fun, trees, axes,
+                                             "the whole-array code failed", backend)
+    code = getattr(getattr(fun, "__srcad_gradient__", (fun,))[0], "__code__", None)
+    if code is not None:
+        program.return_line = (code.co_filename, program.notes.get("return_line",
+                                                                    code.co_firstlineno))
+    return program
+
+
+def _first_form(fun, trees, axes, examples, backend):
     plain = all(t == pytrees.LEAF for t in trees)
     grad = getattr(fun, "__srcad_gradient__", None)
     reason = "its arguments are containers" if not plain else ""
     if plain and grad is not None:
         call = GradientCall(*grad)
         try:
-            return batched_calls.reverse_program(call, leaves, axes, examples)
+            return batched_calls.reverse_program(call, axes, examples)
         except NotLiftable as err:
             reason = err.reason
     elif plain and getattr(fun, "__srcad_transform__", None) is None:
         try:
-            return batched_calls.lifted_program(fun, leaves, axes, examples)
+            return batched_calls.lifted_program(fun, axes, examples)
         except NotLiftable as err:
             reason = err.reason + (f" (line {err.line})" if err.line else "")
     elif plain:
