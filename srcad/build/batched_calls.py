@@ -53,8 +53,12 @@ class Program:
     key: object = None
     unlifted: object = None
     return_line: tuple = (None, None)
+    written: frozenset = frozenset()  # positions of the arguments the function writes into
 
     def run(self, leaves, batch_size):
+        if self.written:  # the caller's arrays stay as they were, as in JAX
+            leaves = [leaf.copy() if k in self.written else leaf
+                      for k, leaf in enumerate(leaves)]
         raw = self.function(*leaves, batch_size)
         return self.finish(raw, leaves, batch_size)
 
@@ -94,7 +98,8 @@ def lifted_program(fun, axes, examples) -> Program:
     last = tree.body[-1]
     return Program(lifted.source, function, "lifted",
                    finish=lambda raw, leaves, size: (raw, lifted.outputs),
-                   notes={"return_line": parsed.first_line + last.lineno - 1})
+                   notes={"return_line": parsed.first_line + last.lineno - 1},
+                   written=frozenset(names.index(n) for n in lifted.written))
 
 
 def _mapped(names, axes):
@@ -110,7 +115,10 @@ def loop_program(fun, trees, axes, reason, backend="python") -> Program:
     plain = all(t == pytrees.LEAF for t in trees)
     count = sum(len(pytrees.paths(t)) for t in trees)
     params = parameter_names(fun, count, plain)
+    written = _written_arguments(fun) if plain else None
     picks = [f"{p}[example]" if a is not None else p for p, a in zip(params, axes)]
+    if written is None or written:  # each example gets its own copy, as in JAX
+        picks = [_copied(pick, k, written) for k, pick in enumerate(picks)]
     if plain:
         call = f"fun({', '.join(picks)})"
     else:
@@ -124,9 +132,9 @@ def loop_program(fun, trees, axes, reason, backend="python") -> Program:
         "    for example in range(batch_size):",
         f"        results.append({call})",
         "    return results", ""])
-    namespace = {"fun": fun, "arguments": _rebuilder(trees)}
+    namespace = {"fun": fun, "arguments": _rebuilder(trees), "copied": _tree_copy}
     function = function_from_source(source, name, namespace)
-    if backend == "numba" and plain and getattr(fun, "__srcad_transform__", None) is None:
+    if backend == "numba" and written == set() and getattr(fun, "__srcad_transform__", None) is None:
         function = _numba_loop(fun, params, picks, name, function)
         return Program(source, function, "loop", finish=lambda raw, leaves, size: raw,
                        reason=reason)
@@ -157,6 +165,32 @@ def _numba_loop(fun, params, picks, name, python_loop):
     return run
 
 
+def _written_arguments(fun):
+    """The positions of the parameters whose elements `fun` writes (`x[i] = ...`,
+    `x += ...`), from its source; None when it has none to read."""
+    try:
+        tree = parse_function(fun).tree
+    except SrcadError:
+        return None
+    names = [a.id for a in tree.args.args]
+    found = set()
+    for node in gast.walk(tree):
+        target = node.target if isinstance(node, gast.AugAssign) else None
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+            target = node
+        while isinstance(target, gast.Subscript):
+            target = target.value
+        if isinstance(target, gast.Name) and target.id in names:
+            found.add(names.index(target.id))
+    return found
+
+
+def _copied(pick, position, written):
+    if written is not None and position not in written:
+        return pick
+    return f"copied({pick})"
+
+
 def _rebuilder(trees):
     counts = [len(pytrees.paths(t)) for t in trees]
 
@@ -167,6 +201,14 @@ def _rebuilder(trees):
             start += count
         return out
     return arguments
+
+
+def _tree_copy(value):
+    """`value` with its arrays copied (containers rebuilt)."""
+    if pytrees.is_container(value):
+        tree = pytrees.treedef(value)
+        return pytrees.unflatten(tree, [_tree_copy(v) for v in pytrees.leaves(value)])
+    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 def _stacked(results, leaves, batch_size):

@@ -214,3 +214,34 @@ def test_grad_with_aux_runs_in_the_generated_loop():
     np.testing.assert_allclose(gradients, X)
     assert list(aux) == ["n"]
     np.testing.assert_array_equal(aux["n"], [1, 1, 1, 1, 1])
+
+
+def test_a_function_writing_its_arguments_leaves_the_callers_arrays_as_jax_does():
+    def writes(x, w):
+        x[0] = x[0] * 2.0
+        w[0] = w[0] + 1.0  # each example sees w as given, as in JAX
+        return np.sum(x * w)
+
+    def writes_jax(x, w):
+        w = jnp.asarray(w)
+        return jnp.sum(x.at[0].set(x[0] * 2.0) * w.at[0].set(w[0] + 1.0))
+    xs, w = X.copy(), W.copy()
+    ours = srcad.vmap(writes, in_axes=(0, None))(xs, w)
+    same_tree(ours, jax.vmap(writes_jax, in_axes=(0, None))(X, W))
+    np.testing.assert_array_equal(xs, X)
+    np.testing.assert_array_equal(w, W)
+
+
+@pytest.mark.slow
+def test_numba_backend_loop_of_a_plain_function():
+    def helper(v):
+        return v * v
+
+    def f(x, c):
+        s = 0.0
+        for i in range(x.shape[0]):
+            if x[i] > 0.0:
+                s += helper(x[i]) * c
+        return s
+    ours = srcad.vmap(f, in_axes=(0, None), backend="numba")(X, 2.0)
+    np.testing.assert_allclose(ours, [f(x, 2.0) for x in X], rtol=1e-13)
