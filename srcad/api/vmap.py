@@ -99,8 +99,13 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         program, _, _ = _program(fun, in_axes, axis_size, backend, programs, args, kwargs)
         return program.source
 
+    def form(*args, **kwargs):
+        program, _, _ = _program(fun, in_axes, axis_size, backend, programs, args, kwargs)
+        return program.kind, program.reason
+
     batched.source = source
     batched.__srcad_vmap__ = source
+    batched.__srcad_vmap_form__ = form  # (kind, why not lifted): for tests and the fuzzer
     return batched
 
 
@@ -136,10 +141,11 @@ def _built(fun, trees, mapped, examples, backend):
     """The lifted program where it lifts, else the loop over generated reverse code (grad),
     else the loop over calls of `fun`."""
     axes = [0 if b else None for b in mapped]
-    program = _first_form(fun, trees, axes, examples, backend)
+    ranks = [np.ndim(e) if isinstance(e, np.ndarray) else 0 for e in examples]
+    program = _first_form(fun, trees, axes, examples, backend, ranks)
     if program.kind == "lifted":
         program.unlifted = functools.partial(batched_calls.loop_program, fun, trees, axes,
-                                             "the whole-array code failed", backend)
+                                             "the whole-array code failed", backend, ranks)
     code = getattr(getattr(fun, "__srcad_gradient__", (fun,))[0], "__code__", None)
     if code is not None:
         program.return_line = (code.co_filename, program.notes.get("return_line",
@@ -147,7 +153,7 @@ def _built(fun, trees, mapped, examples, backend):
     return program
 
 
-def _first_form(fun, trees, axes, examples, backend):
+def _first_form(fun, trees, axes, examples, backend, ranks):
     plain = all(t == pytrees.LEAF for t in trees)
     grad = getattr(fun, "__srcad_gradient__", None)
     reason = "its arguments are containers" if not plain else ""
@@ -164,7 +170,7 @@ def _first_form(fun, trees, axes, examples, backend):
             reason = err.reason + (f" (line {err.line})" if err.line else "")
     elif plain:
         reason = f"it is srcad.{fun.__srcad_transform__} of a function"
-    return batched_calls.loop_program(fun, trees, axes, reason, backend)
+    return batched_calls.loop_program(fun, trees, axes, reason, backend, ranks)
 
 
 def _example(leaf, mapped):

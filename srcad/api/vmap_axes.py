@@ -76,6 +76,8 @@ def batch_size_of(leaves, axes, axis_size) -> int:
 def placed(result, flags, out_axes, size):
     """`result` (batch in front where `flags` say so) with each leaf's batch axis at its
     out_axes; an unbatched leaf is repeated across the batch, or kept for out_axes None."""
+    if result is None:  # a function returning nothing
+        return None
     if type(flags) is tuple and type(result) is tuple:
         specs = _split(out_axes, len(result))
         return tuple(placed(r, f, s, size) for r, f, s in zip(result, flags, specs))

@@ -99,7 +99,8 @@ def lifted_program(fun, axes, examples) -> Program:
     return Program(lifted.source, function, "lifted",
                    finish=lambda raw, leaves, size: (raw, lifted.outputs),
                    notes={"return_line": parsed.first_line + last.lineno - 1},
-                   written=frozenset(names.index(n) for n in lifted.written))
+                   written=frozenset(k for k, e in enumerate(examples)
+                                     if lifted.writes and isinstance(e, np.ndarray)))
 
 
 def _mapped(names, axes):
@@ -108,17 +109,16 @@ def _mapped(names, axes):
 
 
 # -- a loop calling the function per example --------------------------------------------------
-def loop_program(fun, trees, axes, reason, backend="python") -> Program:
+def loop_program(fun, trees, axes, reason, backend="python", ranks=None) -> Program:
     """One loop over the batch inside a generated function calling `fun` per example;
     `trees`: the structure of each argument (its leaves are the parameters). On the numba
     backend a plain function is compiled with its loop, where numba compiles it."""
     plain = all(t == pytrees.LEAF for t in trees)
     count = sum(len(pytrees.paths(t)) for t in trees)
     params = parameter_names(fun, count, plain)
-    written = _written_arguments(fun) if plain else None
     picks = [f"{p}[example]" if a is not None else p for p, a in zip(params, axes)]
-    if written is None or written:  # each example gets its own copy, as in JAX
-        picks = [_copied(pick, k, written) for k, pick in enumerate(picks)]
+    # each example gets its own copy of an array, as in JAX (the function may write it)
+    picks = [f"{pick}.copy()" if rank else pick for pick, rank in zip(picks, ranks)]
     if plain:
         call = f"fun({', '.join(picks)})"
     else:
@@ -132,9 +132,9 @@ def loop_program(fun, trees, axes, reason, backend="python") -> Program:
         "    for example in range(batch_size):",
         f"        results.append({call})",
         "    return results", ""])
-    namespace = {"fun": fun, "arguments": _rebuilder(trees), "copied": _tree_copy}
+    namespace = {"fun": fun, "arguments": _rebuilder(trees)}
     function = function_from_source(source, name, namespace)
-    if backend == "numba" and written == set() and getattr(fun, "__srcad_transform__", None) is None:
+    if backend == "numba" and plain and getattr(fun, "__srcad_transform__", None) is None:
         function = _numba_loop(fun, params, picks, name, function)
         return Program(source, function, "loop", finish=lambda raw, leaves, size: raw,
                        reason=reason)
@@ -165,32 +165,6 @@ def _numba_loop(fun, params, picks, name, python_loop):
     return run
 
 
-def _written_arguments(fun):
-    """The positions of the parameters whose elements `fun` writes (`x[i] = ...`,
-    `x += ...`), from its source; None when it has none to read."""
-    try:
-        tree = parse_function(fun).tree
-    except SrcadError:
-        return None
-    names = [a.id for a in tree.args.args]
-    found = set()
-    for node in gast.walk(tree):
-        target = node.target if isinstance(node, gast.AugAssign) else None
-        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
-            target = node
-        while isinstance(target, gast.Subscript):
-            target = target.value
-        if isinstance(target, gast.Name) and target.id in names:
-            found.add(names.index(target.id))
-    return found
-
-
-def _copied(pick, position, written):
-    if written is not None and position not in written:
-        return pick
-    return f"copied({pick})"
-
-
 def _rebuilder(trees):
     counts = [len(pytrees.paths(t)) for t in trees]
 
@@ -203,20 +177,14 @@ def _rebuilder(trees):
     return arguments
 
 
-def _tree_copy(value):
-    """`value` with its arrays copied (containers rebuilt)."""
-    if pytrees.is_container(value):
-        tree = pytrees.treedef(value)
-        return pytrees.unflatten(tree, [_tree_copy(v) for v in pytrees.leaves(value)])
-    return value.copy() if isinstance(value, np.ndarray) else value
-
-
 def _stacked(results, leaves, batch_size):
     """The per-example results stacked leaf by leaf, every leaf batched."""
     if not results:
         raise SrcadError("vmap over an empty batch of a function run one example at a time: "
                          "the shape of its result is not known", construct="vmap",
                          hint="give a batch of at least one example")
+    if all(r is None for r in results):  # a function returning nothing
+        return None, False
     tree = pytrees.treedef(results[0], "the result")
     columns = [pytrees.leaves(r) for r in results]
     for r, c in zip(results, columns):
@@ -249,11 +217,13 @@ def reverse_program(grad: GradientCall, axes, examples) -> Program:
     compiled = _compiled(grad.target, call.request(ReverseWithPrimal, grad.backend, None))
     if compiled.tapes or compiled.written or compiled.scratch or not compiled.returns_value:
         raise NotLiftable("its reverse code keeps tapes or writes its arguments")
+    reason = "the numba backend compiles this loop"
     if grad.backend == "python":
         try:
             return _lifted_reverse(grad, compiled, annotated, axes, examples, positions)
-        except NotLiftable:
-            pass  # the loop below
+        except NotLiftable as err:  # the loop below
+            reason = err.reason + (f" (line {err.line} of {compiled.name})" if err.line
+                                   else "")
     params, picks, shadows = [], [], []
     names = parameter_names(grad.target, len(examples), True)
     for i, (name, axis, annotation) in enumerate(zip(names, axes, annotated)):
@@ -267,7 +237,7 @@ def reverse_program(grad: GradientCall, axes, examples) -> Program:
     lines = [f"def {function_name}_vmap({', '.join(params + [s[1] for s in shadows])}, "
              "batch_size):",
              f'    """Per-example gradients of {grad.target.__name__}: {function_name} '
-             'run for each example (generated by srcad.vmap)."""']
+             f'run for each example (generated by srcad.vmap). Not lifted: {reason}."""']
     lines += [f"    {name} = np.zeros(batch_size)" for _, name in actives]
     lines += ["    for example in range(batch_size):",
               f"        value, adjoints = {function_name}({', '.join(picks)}, 1.0)"]
@@ -290,7 +260,8 @@ def reverse_program(grad: GradientCall, axes, examples) -> Program:
         gradients = tuple(raw)
         flags = tuple(True for _ in gradients)
         return (gradients[0], True) if grad.single else (gradients, flags)
-    return Program(source, run, "loop over generated code", finish=finish, compiled=compiled)
+    return Program(source, run, "loop over generated code", finish=finish, compiled=compiled,
+                   reason=reason)
 
 
 def _lifted_reverse(grad, compiled, annotated, axes, examples, positions) -> Program:

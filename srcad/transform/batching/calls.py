@@ -61,9 +61,9 @@ class CallLifter:
             raise NotLiftable("a call with **keywords", node)
         batched = any(v.batched for v in args) or any(v.batched for v in keywords.values())
         obj = callee.obj
-        if not batched:
-            return Value(unparsed(node), False,
-                                     _unbatched_rank(obj, args, keywords), simple=True)
+        if not batched:  # the arguments' texts: an unbatched `x.shape` is not the example's
+            return Value(_call_text(callee.text, args, keywords), False,
+                         _unbatched_rank(obj, args, keywords), simple=True)
         if any(v.batched for v in keywords.values()):
             raise NotLiftable("a batched keyword argument", node)
         if obj in NUMPY_ELEMENTWISE or (obj in MATH_AS_NUMPY and MATH_AS_NUMPY[obj]) \
@@ -81,6 +81,8 @@ class CallLifter:
             return core.matmul(args[0], args[1], node)
         if obj in _LIKE and len(args) == 1 and not keywords:
             return Value(f"{callee.text}({args[0].text})", True, args[0].rank)
+        if obj is len and len(args) == 1 and args[0].rank:  # the example's first axis
+            return Value(f"{operand(args[0])}.shape[1]", False, 0)
         if obj in (float, int) and len(args) == 1 and args[0].rank == 0:
             kind = "float" if obj is float else "int"
             return Value(f"{operand(args[0])}.astype({kind})", True, 0)
@@ -94,7 +96,7 @@ class CallLifter:
         if not base.batched and not any(v.batched for v in args):
             rank = 0 if name in _METHOD_REDUCTIONS and not args and not keywords else \
                 base.rank if name == "copy" else None
-            return Value(unparsed(node), False, rank)
+            return Value(_call_text(f"{operand(base)}.{name}", args, keywords), False, rank)
         if not base.batched:
             raise NotLiftable(f"the method .{name} with a batched argument", node)
         if name in _METHOD_REDUCTIONS:
@@ -128,6 +130,11 @@ class CallLifter:
         rank = value.rank if kept else value.rank - len(axes)
         return Value(f"{function}({value.text}, axis={axis_text}{keep}{rest})",
                                  True, rank)
+
+
+def _call_text(callee, args, keywords):
+    parts = [a.text for a in args] + [f"{k}={v.text}" for k, v in keywords.items()]
+    return f"{callee}({', '.join(parts)})"
 
 
 def _constant(value):

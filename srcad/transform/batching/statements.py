@@ -37,7 +37,7 @@ class Lifted:
     source: str
     name: str
     outputs: object
-    written: frozenset = frozenset()  # the parameters whose elements the body writes
+    writes: bool = False  # the body writes elements of an array (an argument's, maybe)
 
 
 def lift(tree: gast.FunctionDef, params: dict, namespace: dict, docstring: str = "",
@@ -58,8 +58,7 @@ def lift(tree: gast.FunctionDef, params: dict, namespace: dict, docstring: str =
     name = f"{tree.name}_vmap"
     header = f"def {name}({', '.join(list(params) + ['batch_size'])}):"
     doc = [f'    """{docstring}"""'] if docstring else []
-    return Lifted(formatted("\n".join([header] + doc + lines)), name, outputs,
-                  frozenset(body.written))
+    return Lifted(formatted("\n".join([header] + doc + lines)), name, outputs, body.writes)
 
 
 class _Body:
@@ -70,7 +69,7 @@ class _Body:
         self.first_line = first_line
         self.batched_names = set(forced)
         self.params = set(params)
-        self.written = set()
+        self.writes = False
         self.comment_lines = comment_lines
         self.names = {n: Value(n, batched, rank) for n, (batched, rank) in params.items()}
         self.expressions = Expressions(self.names, namespace)
@@ -154,8 +153,7 @@ class _Body:
             self.batched_names.add(target.id)
         if old.rank is not None and old.rank > 0 and (old.batched or not value.batched):
             # an array updated in place, as the example's code updates it
-            if target.id in self.params:
-                self.written.add(target.id)
+            self.writes = True
             if value.batched and value.rank is not None and value.rank > old.rank:
                 raise NotLiftable("an in-place update that would broadcast the array", node)
             return [pad + f"{target.id} {symbol}= {aligned(value, old.rank)}"]
@@ -186,8 +184,7 @@ class _Body:
             raise NotLiftable("a write into an element of this target", node)
         name = target.value.id
         array = self.names[name]
-        if name in self.params:
-            self.written.add(name)
+        self.writes = True
         if value.batched:
             self.batched_names.add(name)
             if not array.batched:

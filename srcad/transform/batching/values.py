@@ -126,7 +126,12 @@ class Expressions:
             values = [self.lift(node.left)] + [self.lift(c) for c in node.comparators]
             if any(v.batched for v in values):
                 raise NotLiftable("a chained or identity comparison of batched values", node)
-            return Value(unparsed(node), False, None, simple=False)
+            symbols = [_COMPARE.get(type(op)) for op in node.ops]
+            if None in symbols:
+                raise NotLiftable("this comparison", node)
+            text = operand(values[0]) + "".join(f" {s} {operand(v)}"
+                                                for s, v in zip(symbols, values[1:]))
+            return Value(text, False, None, simple=False)
         symbol = _COMPARE[type(node.ops[0])]
         values = [self.lift(node.left), self.lift(node.comparators[0])]
         return self.elementwise(lambda a, b: f"{a} {symbol} {b}", values, node)
@@ -135,15 +140,17 @@ class Expressions:
         values = [self.lift(v) for v in node.values]
         if any(v.batched for v in values):
             raise NotLiftable("`and`/`or` of batched values", node)
-        return Value(unparsed(node), False, None, simple=False)
+        word = " and " if isinstance(node.op, gast.And) else " or "
+        return Value(word.join(operand(v) for v in values), False, None, simple=False)
 
     def _IfExp(self, node):
         test, body, orelse = (self.lift(n) for n in (node.test, node.body, node.orelse))
         if not test.batched:
             if body.batched or orelse.batched:
                 raise NotLiftable("a conditional expression choosing a batched value", node)
-            return Value(unparsed(node), False, body.rank if body.rank == orelse.rank
-                         else None, simple=False)
+            text = f"{operand(body)} if {operand(test)} else {operand(orelse)}"
+            return Value(text, False, body.rank if body.rank == orelse.rank else None,
+                         simple=False)
         # both sides are computed for every example, then chosen per example
         rank = common_rank([test, body, orelse], node)
         texts = [aligned(v, rank) for v in (test, body, orelse)]
