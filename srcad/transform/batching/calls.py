@@ -81,6 +81,22 @@ class CallLifter:
             return core.matmul(args[0], args[1], node)
         if obj in _LIKE and len(args) == 1 and not keywords:
             return Value(f"{callee.text}({args[0].text})", True, args[0].rank)
+        if obj is np.outer and len(args) == 2 and not keywords and \
+                args[0].rank == 1 and args[1].rank == 1:
+            left = f"{operand(args[0])}[:, :, None]" if args[0].batched else \
+                f"{operand(args[0])}[:, None]"
+            right = f"{operand(args[1])}[:, None, :]" if args[1].batched else operand(args[1])
+            return Value(f"{left} * {right}", True, 2, simple=False)
+        if obj is np.transpose and len(args) == 1 and not keywords and args[0].rank is not None:
+            axes = (0,) + tuple(range(args[0].rank, 0, -1))
+            return Value(f"np.transpose({args[0].text}, {axes})", True, args[0].rank)
+        if obj is np.broadcast_to and len(args) == 2 and not keywords and \
+                isinstance(args[1].obj, core.ShapeOf) and not args[1].batched:
+            rank = args[1].obj.length
+            if args[0].rank is None or args[0].rank > rank:
+                raise NotLiftable("np.broadcast_to of a value of a higher rank", node)
+            return Value(f"np.broadcast_to({core.aligned(args[0], rank)}, (batch_size,) + "
+                         f"{operand(args[1])})", True, rank)
         if obj is len and len(args) == 1 and args[0].rank:  # the example's first axis
             return Value(f"{operand(args[0])}.shape[1]", False, 0)
         if obj in (float, int) and len(args) == 1 and args[0].rank == 0:

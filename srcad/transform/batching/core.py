@@ -38,6 +38,13 @@ class Value:
     simple: bool = True  # the text needs no parentheses as an operand
 
 
+@dataclass(frozen=True)
+class ShapeOf:
+    """What a `Value` holding an example's `a.shape` knows: its length."""
+
+    length: int
+
+
 def unparsed(node) -> str:
     return ast.unparse(gast.gast_to_ast(node)).strip()
 

@@ -21,6 +21,7 @@ import numpy as np
 from srcad.transform.batching.calls import CallLifter
 from srcad.transform.batching.core import (
     NotLiftable,
+    ShapeOf,
     Value,
     aligned,
     common_rank,
@@ -84,13 +85,14 @@ class Expressions:
                 raise NotLiftable(f"{base.text}.{node.attr}", node)
             rank = np.ndim(obj) if isinstance(obj, (int, float)) else None
             return Value(f"{base.text}.{node.attr}", False, rank, obj=obj)
+        shape = ShapeOf(base.rank) if node.attr == "shape" and base.rank is not None else None
         if not base.batched:
             rank = 1 if node.attr == "shape" else 0 if node.attr in ("ndim", "size") else None
             if node.attr == "T" and base.rank is not None:
                 rank = base.rank
-            return Value(f"{operand(base)}.{node.attr}", False, rank)
+            return Value(f"{operand(base)}.{node.attr}", False, rank, obj=shape)
         if node.attr == "shape":
-            return Value(f"{operand(base)}.shape[1:]", False, 1, simple=True)
+            return Value(f"{operand(base)}.shape[1:]", False, 1, obj=shape)
         if node.attr == "ndim" and base.rank is not None:
             return Value(str(base.rank), False, 0)
         if node.attr == "size":
@@ -165,6 +167,12 @@ class Expressions:
             raise NotLiftable("a tuple holding batched values", node)
         comma = "," if len(values) == 1 else ""
         return Value(f"({', '.join(v.text for v in values)}{comma})", False, None)
+
+    def _List(self, node):
+        values = [self.lift(e) for e in node.elts]
+        if any(v.batched for v in values):
+            raise NotLiftable("a list holding batched values", node)
+        return Value(f"[{', '.join(v.text for v in values)}]", False, None)
 
     def _Subscript(self, node):
         if isinstance(node.value, gast.Attribute) and node.value.attr == "shape" \
