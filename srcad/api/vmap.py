@@ -105,6 +105,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
 
     batched.source = source
     batched.__srcad_vmap__ = source
+    if out_axes == 0 and axis_size is None and backend == "python":
+        loop = batched_calls.differentiable_loop(fun, in_axes)
+        if loop is not None:  # what srcad differentiates for grad(vmap(f)), jacfwd(vmap(f))
+            batched.__srcad_wrapped__ = loop
     batched.__srcad_vmap_form__ = form  # (kind, why not lifted): for tests and the fuzzer
     return batched
 

@@ -18,6 +18,7 @@ result and, for each of its leaves, whether it carries the batch.
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass, field
 
 import gast
@@ -163,6 +164,34 @@ def _numba_loop(fun, params, picks, name, python_loop):
                 state["python"] = True
         return _stacked(python_loop(*arguments), arguments, arguments[-1])
     return run
+
+
+def differentiable_loop(fun, in_axes):
+    """A plain function with source, equivalent to `vmap(fun, in_axes)` (out_axes 0) where
+    each example's result is a float or an array: srcad differentiates it (grad or jacfwd of
+    a vmapped function, a vmapped function called inside a differentiated one). None where
+    `fun` is not a plain function of positional parameters or an axis is neither 0 nor
+    None."""
+    code = getattr(fun, "__code__", None)
+    if not isinstance(fun, types.FunctionType) or code.co_flags & 0x0C or code.co_kwonlyargcount:
+        return None
+    params = list(code.co_varnames[:code.co_argcount])
+    axes = in_axes if type(in_axes) is tuple else (in_axes,) * len(params)
+    if len(axes) != len(params) or any(a not in (0, None) for a in axes) or \
+            all(a is None for a in axes):
+        return None
+    mapped = params[axes.index(0)]
+    picks = [f"{p}[example]" if a == 0 else p for p, a in zip(params, axes)]
+    name = f"{fun.__name__}_vmap".replace("<", "").replace(">", "")
+    source = "\n".join([
+        f"def {name}({', '.join(params)}):",
+        f'    """{fun.__name__} on a batch along axis 0 of its mapped arguments (generated '
+        'by srcad.vmap for srcad to differentiate)."""',
+        "    results = []",
+        f"    for example in range({mapped}.shape[0]):",
+        f"        results.append({fun.__name__}({', '.join(picks)}))",
+        "    return np.array(results)", ""])
+    return function_from_source(source, name, {**MODULES, fun.__name__: fun})
 
 
 def _rebuilder(trees):

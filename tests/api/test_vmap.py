@@ -245,3 +245,25 @@ def test_numba_backend_loop_of_a_plain_function():
         return s
     ours = srcad.vmap(f, in_axes=(0, None), backend="numba")(X, 2.0)
     np.testing.assert_allclose(ours, [f(x, 2.0) for x in X], rtol=1e-13)
+
+
+# -- transforms of a vmapped function ---------------------------------------------------------
+def test_jacfwd_and_jacrev_of_a_vmapped_function_as_jax():
+    batched = srcad.vmap(loss, in_axes=(None, 0, 0))
+    theirs = jax.vmap(loss_jax, in_axes=(None, 0, 0))
+    same_tree(srcad.jacfwd(batched)(W, X, Y), jax.jacfwd(theirs)(W, X, Y))
+    same_tree(srcad.jacrev(batched, argnums=1)(W, X, Y),
+              jax.jacrev(theirs, argnums=1)(W, X, Y))
+
+
+def test_grad_of_a_function_calling_a_vmapped_one_as_jax():
+    def layer(w, x):
+        return np.tanh(x * w)
+    batched = srcad.vmap(layer, in_axes=(None, 0))
+
+    def total(w, xs):
+        return np.sum(batched(w, xs) ** 2)
+
+    def total_jax(w, xs):
+        return jnp.sum(jax.vmap(lambda w, x: jnp.tanh(x * w), in_axes=(None, 0))(w, xs) ** 2)
+    same_tree(srcad.grad(total)(W, X), jax.grad(total_jax)(W, X))
