@@ -60,7 +60,12 @@ class Program:
         if self.written:  # the caller's arrays stay as they were, as in JAX
             leaves = [leaf.copy() if k in self.written else leaf
                       for k, leaf in enumerate(leaves)]
-        raw = self.function(*leaves, batch_size)
+        if self.kind != "lifted":
+            return self.finish(self.function(*leaves, batch_size), leaves, batch_size)
+        # an example alone may raise where NumPy on the batch warns (math.sqrt(-1.0)): the
+        # caller (srcad/api/vmap.py) then runs the loop, which does as each example does
+        with np.errstate(divide="raise", invalid="raise", over="raise"):
+            raw = self.function(*leaves, batch_size)
         return self.finish(raw, leaves, batch_size)
 
 
