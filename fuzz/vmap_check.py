@@ -34,11 +34,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
-import srcad  # noqa: E402
 from checking import load_module  # noqa: E402
 from generator import generate  # noqa: E402
 from inputs import choose_inputs  # noqa: E402
 from program import module_text  # noqa: E402
+
+import srcad  # noqa: E402
 
 FLOAT_KINDS = ("dup", "active")
 

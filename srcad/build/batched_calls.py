@@ -221,7 +221,7 @@ def _stacked(results, leaves, batch_size):
         return None, False
     tree = pytrees.treedef(results[0], "the result")
     columns = [pytrees.leaves(r) for r in results]
-    for r, c in zip(results, columns):
+    for r in results:
         if pytrees.treedef(r, "the result") != tree:
             raise SrcadError("vmap: the function returned results of different structures "
                              "for different examples", construct="vmap")

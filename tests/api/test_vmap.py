@@ -267,3 +267,12 @@ def test_grad_of_a_function_calling_a_vmapped_one_as_jax():
     def total_jax(w, xs):
         return jnp.sum(jax.vmap(lambda w, x: jnp.tanh(x * w), in_axes=(None, 0))(w, xs) ** 2)
     same_tree(srcad.grad(total)(W, X), jax.grad(total_jax)(W, X))
+
+
+def test_an_example_that_raises_alone_raises_in_the_batch_at_the_users_line():
+    def root(x):
+        return math.sqrt(x) * 2.0
+    with pytest.raises(ValueError, match="math domain error") as err:
+        srcad.vmap(root)(np.array([4.0, -1.0, 9.0]))
+    assert err.traceback[-1].lineno == root.__code__.co_firstlineno  # `return math.sqrt(x)`
+    np.testing.assert_allclose(srcad.vmap(root)(np.array([4.0, 9.0])), [4.0, 6.0])

@@ -27,9 +27,7 @@ from srcad.transform.batching.core import (
     common_rank,
     matmul,
     operand,
-    unparsed,
 )
-
 
 _BINARY = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
            gast.Mod: "%", gast.Pow: "**", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^"}
