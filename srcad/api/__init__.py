@@ -2,8 +2,9 @@
 
 `autodiff` (defined in srcad/build/differentiate.py), the `reverse`/`forward` decorators and
 `source` (`decorators`), the JAX-style function transforms `grad`, `value_and_grad`, `jacfwd`,
-`jacrev` (`function_transforms`), `hessian` (`hessian_transform`), `jvp` and `vjp` (`jvp_vjp`),
-`vmap` (`vmap`, its axes in `vmap_axes`), with their shared parts: `argnums`, `auxiliary` (has_aux), `primals` (pytree arguments),
+`jacrev` (`function_transforms`), `hessian` (`hessian_transform`), `jvp` and `vjp`
+(`jvp_vjp`), `vmap` (`vmap`, its axes in `vmap_axes`), with their shared parts: `argnums`,
+`auxiliary` (has_aux), `primals` (pytree arguments),
 `packing` (several arguments as one), `reverse_rows` (jacrev's batched sweeps) and
 `transform_calls` (one call of a transformed function); what they return is checked by
 srcad/build/transform_outputs.py.
