@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib.util
 
 import numpy as np
-from harness import Suite, installed, interleaved_medians, run_case
+from harness import Suite, installed, interleaved_medians, rows_table, run_case
 
 S9 = "9. per-example gradients (srcad.vmap of srcad.grad)"
 N, D, H = 1000, 20, 16
@@ -120,11 +120,4 @@ def section_vmap(suite: Suite, srcad):
 
 
 def markdown_lines(suite) -> list:
-    rows = suite.extra.get("vmap")
-    if not rows:
-        return []
-    lines = ["", f"## {S9}", "", "| what | value | note |", "|---|---|---|"]
-    for what, value, unit, note in rows:
-        shown = "-" if value is None else f"{value:.3g}{unit}"
-        lines.append(f"| {what} | {shown} | {note} |")
-    return lines
+    return rows_table(S9, suite.extra.get("vmap"))

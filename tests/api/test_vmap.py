@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import srcad
+from helpers import jax_trees
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -22,11 +23,7 @@ def _x64():
 
 
 def same_tree(ours, theirs, tol=1e-10):
-    assert jax.tree_util.tree_structure(ours) == jax.tree_util.tree_structure(theirs)
-    for a, b in zip(jax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs)):
-        assert np.shape(a) == np.shape(b)
-        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
-                                   rtol=tol, atol=tol)
+    jax_trees.same_tree(jax, ours, theirs, tol)
 
 
 rng = np.random.default_rng(7)
