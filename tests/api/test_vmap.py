@@ -273,3 +273,22 @@ def test_an_example_that_raises_alone_raises_in_the_batch_at_the_users_line():
         srcad.vmap(root)(np.array([4.0, -1.0, 9.0]))
     assert err.traceback[-1].lineno == root.__code__.co_firstlineno  # `return math.sqrt(x)`
     np.testing.assert_allclose(srcad.vmap(root)(np.array([4.0, 9.0])), [4.0, 6.0])
+
+
+def test_vmap_called_inside_a_differentiated_function_is_refused_with_a_working_fix():
+    def layer(w, x):
+        return np.tanh(x * w)
+
+    def total(w, xs):
+        return np.sum(srcad.vmap(layer, in_axes=(None, 0))(w, xs))
+    with pytest.raises(srcad.UnsupportedCallError, match="make the batched function outside") \
+            as err:
+        srcad.grad(total)(W, X)
+    assert err.value.line == total.__code__.co_firstlineno + 1
+    batched = srcad.vmap(layer, in_axes=(None, 0))  # the fix the message gives
+
+    def fixed(w, xs):
+        return np.sum(batched(w, xs))
+    # d/dw sum tanh(x w) over examples and elements, by hand
+    np.testing.assert_allclose(srcad.grad(fixed)(W, X),
+                               np.sum((1.0 - np.tanh(X * W) ** 2) * X, axis=0), rtol=1e-12)
