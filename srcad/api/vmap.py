@@ -167,6 +167,8 @@ def _first_form(fun, trees, axes, examples, backend, ranks):
             return batched_calls.reverse_program(call, axes, examples)
         except NotLiftable as err:
             reason = err.reason
+    elif plain and getattr(fun, "__srcad_vmap__", None) is not None:
+        reason = "it is srcad.vmap of a function"
     elif plain and getattr(fun, "__srcad_transform__", None) is None:
         try:
             return batched_calls.lifted_program(fun, axes, examples)

@@ -18,6 +18,7 @@ result and, for each of its leaves, whether it carries the batch.
 
 from __future__ import annotations
 
+import inspect
 import types
 from dataclasses import dataclass, field
 
@@ -72,9 +73,14 @@ class Program:
 def parameter_names(fun, count, plain):
     """The parameter names of the batched function: the user's where each argument is one
     leaf (`plain`), else `leaf_0`, `leaf_1`, ..."""
-    code = getattr(fun, "__code__", None)
-    if plain and code is not None and code.co_argcount >= count:
-        return list(code.co_varnames[:count])
+    if plain:
+        try:
+            names = [p.name for p in inspect.signature(fun).parameters.values()
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            names = []
+        if len(names) >= count:
+            return names[:count]
     return [f"leaf_{k}" for k in range(count)]
 
 
@@ -125,11 +131,14 @@ def loop_program(fun, trees, axes, reason, backend="python", ranks=None) -> Prog
     picks = [f"{p}[example]" if a is not None else p for p, a in zip(params, axes)]
     # each example gets its own copy of an array, as in JAX (the function may write it)
     picks = [f"{pick}.copy()" if rank else pick for pick, rank in zip(picks, ranks)]
+    callee = getattr(fun, "__name__", "")
+    if not callee.isidentifier() or callee in set(params) | {"np", "math", "arguments"}:
+        callee = "fun"
     if plain:
-        call = f"fun({', '.join(picks)})"
+        call = f"{callee}({', '.join(picks)})"
     else:
-        call = f"fun(*arguments({', '.join(picks)}))"
-    name = f"{getattr(fun, '__name__', 'fun')}_vmap".replace("<", "").replace(">", "")
+        call = f"{callee}(*arguments({', '.join(picks)}))"
+    name = f"{callee}_vmap"
     source = "\n".join([
         f"def {name}({', '.join(params + ['batch_size'])}):",
         f'    """{getattr(fun, "__name__", "fun")} on a batch, one example at a time '
@@ -138,7 +147,7 @@ def loop_program(fun, trees, axes, reason, backend="python", ranks=None) -> Prog
         "    for example in range(batch_size):",
         f"        results.append({call})",
         "    return results", ""])
-    namespace = {"fun": fun, "arguments": _rebuilder(trees)}
+    namespace = {callee: fun, "arguments": _rebuilder(trees)}
     function = function_from_source(source, name, namespace)
     if backend == "numba" and plain and getattr(fun, "__srcad_transform__", None) is None:
         function = _numba_loop(fun, params, picks, name, function)

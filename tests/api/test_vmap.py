@@ -292,3 +292,14 @@ def test_vmap_called_inside_a_differentiated_function_is_refused_with_a_working_
     # d/dw sum tanh(x w) over examples and elements, by hand
     np.testing.assert_allclose(srcad.grad(fixed)(W, X),
                                np.sum((1.0 - np.tanh(X * W) ** 2) * X, axis=0), rtol=1e-12)
+
+
+def test_nested_vmap_and_an_empty_batch_as_jax():
+    def dot(x, y):
+        return np.sum(x * y)
+    a, b = rng.normal(size=(3, 4, 5)), rng.normal(size=(4, 5))
+    outer = srcad.vmap(srcad.vmap(dot), in_axes=(0, None))
+    same_tree(outer(a, b), jax.vmap(jax.vmap(lambda x, y: jnp.sum(x * y)),
+                                    in_axes=(0, None))(a, b))
+    empty = srcad.vmap(dot, in_axes=(0, None))(np.zeros((0, 5)), np.ones(5))
+    assert empty.shape == (0,)

@@ -27,6 +27,10 @@ from srcad.transform.batching.core import NotLiftable, Value, aligned, unparsed
 from srcad.transform.batching.values import Expressions
 
 _FIXED_POINT_ROUNDS = 20
+_STATEMENTS = {"Return": "a return before the end", "Expr": "a call made for its effect",
+               "Raise": "a raise statement", "Try": "a try statement", "With": "a with block",
+               "Assert": "an assert statement", "Break": "a break", "Continue": "a continue",
+               "FunctionDef": "a function defined inside", "Delete": "a del statement"}
 
 
 @dataclass
@@ -113,8 +117,7 @@ class _Body:
             return [pad + "pass"]
         method = getattr(self, "_" + kind, None)
         if method is None:
-            what = "a return before the end" if kind == "Return" else f"a {kind} statement"
-            raise NotLiftable(what, node)
+            raise NotLiftable(_STATEMENTS.get(kind, f"a statement of kind {kind}"), node)
         return self._comment(node, depth) + method(node, pad, depth)
 
     def _comment(self, node, depth):
