@@ -303,3 +303,20 @@ def test_nested_vmap_and_an_empty_batch_as_jax():
                                     in_axes=(0, None))(a, b))
     empty = srcad.vmap(dot, in_axes=(0, None))(np.zeros((0, 5)), np.ones(5))
     assert empty.shape == (0,)
+
+
+def test_index_arrays_joins_and_scans_are_lifted_and_match_jax():
+    idx = np.array([2, 0, 2])
+
+    def gather(x, w):
+        picked = x[idx] * w[idx]
+        joined = np.concatenate([picked, np.cumsum(x), w[:1]])
+        return np.stack([joined, joined * 2.0], axis=1), np.hstack([x[:, None][0], w])
+
+    def gather_jax(x, w):
+        picked = x[idx] * w[idx]
+        joined = jnp.concatenate([picked, jnp.cumsum(x), w[:1]])
+        return jnp.stack([joined, joined * 2.0], axis=1), jnp.hstack([x[:, None][0], w])
+    batched = srcad.vmap(gather, in_axes=(0, None))
+    same_tree(batched(X, W), jax.vmap(gather_jax, in_axes=(0, None))(X, W))
+    assert batched.__srcad_vmap_form__(X, W)[0] == "lifted"

@@ -41,6 +41,8 @@ REDUCTIONS = {np.sum: "sum", np.mean: "mean", np.prod: "prod", np.max: "max", np
 _METHOD_REDUCTIONS = ("sum", "mean", "prod", "max", "min", "std", "var", "any", "all")
 _LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.copy}
 _CREATED = {np.zeros, np.ones, np.empty, np.full}
+_SCANS = (np.cumsum, np.cumprod)
+_JOINS = (np.concatenate, np.stack, np.hstack, np.vstack)
 _BUILTIN_AS_NUMPY = {builtins.abs: "abs", builtins.max: "maximum", builtins.min: "minimum"}
 
 
@@ -55,6 +57,11 @@ class CallLifter:
         if isinstance(node.func, gast.Attribute) and not _is_module_path(node.func, lift):
             return self._method(node, lift(node.func.value))
         callee = lift(node.func)
+        if callee.obj in _JOINS and len(node.args) == 1 and isinstance(node.args[0], gast.List):
+            keywords = {k.arg: lift(k.value) for k in node.keywords}
+            parts = [lift(e) for e in node.args[0].elts]
+            if any(p.batched for p in parts):
+                return self._joined(callee.obj, node, parts, keywords)
         args = [lift(a) for a in node.args]
         keywords = {k.arg: lift(k.value) for k in node.keywords}
         if None in keywords:
@@ -97,6 +104,13 @@ class CallLifter:
                 raise NotLiftable("np.broadcast_to of a value of a higher rank", node)
             return Value(f"np.broadcast_to({core.aligned(args[0], rank)}, (batch_size,) + "
                          f"{operand(args[1])})", True, rank)
+        if obj in _SCANS and len(args) == 1 and set(keywords) <= {"axis"} and \
+                (args[0].rank == 1 or "axis" in keywords):
+            axis = _constant(keywords["axis"]) if "axis" in keywords else 0
+            if args[0].rank is None or not -args[0].rank <= axis < args[0].rank:
+                raise NotLiftable(f"{callee.text} along an axis the value lacks", node)
+            return Value(f"{callee.text}({args[0].text}, axis={axis % args[0].rank + 1})", True,
+                         args[0].rank)
         if obj is len and len(args) == 1 and args[0].rank:  # the example's first axis
             return Value(f"{operand(args[0])}.shape[1]", False, 0)
         if obj in (float, int) and len(args) == 1 and args[0].rank == 0:
@@ -104,6 +118,29 @@ class CallLifter:
             return Value(f"{operand(args[0])}.astype({kind})", True, 0)
         raise NotLiftable(f"a call of {unparsed(node.func)} on a "
                                       "batched value", node)
+
+    def _joined(self, obj, node, parts, keywords):
+        """np.concatenate / np.stack / np.hstack / np.vstack of a list written out: the axis
+        shifted past the batch axis, unbatched parts repeated across the batch."""
+        ranks = {p.rank for p in parts}
+        if len(ranks) != 1 or None in ranks or set(keywords) - {"axis"}:
+            raise NotLiftable("a join of parts of different or unknown ranks", node)
+        rank = ranks.pop()
+        if obj in (np.hstack, np.vstack):
+            if rank != 1:
+                raise NotLiftable(f"{unparsed(node.func)} of parts of rank {rank}", node)
+            obj, axis = (np.concatenate, 0) if obj is np.hstack else (np.stack, 0)
+        else:
+            axis = _constant(keywords["axis"]) if "axis" in keywords else 0
+        out_rank = rank + (1 if obj is np.stack else 0)
+        if not (-out_rank <= axis < out_rank) or rank == 0 and obj is np.concatenate:
+            raise NotLiftable("a join along an axis the parts lack", node)
+        texts = [p.text if p.batched else
+                 f"np.broadcast_to({p.text}, (batch_size,) + np.shape({p.text}))"
+                 for p in parts]
+        name = "concatenate" if obj is np.concatenate else "stack"
+        return Value(f"np.{name}([{', '.join(texts)}], axis={axis % out_rank + 1})", True,
+                     out_rank)
 
     def _method(self, node, base):
         name = node.func.attr
@@ -173,10 +210,18 @@ def _unbatched_rank(obj, args, keywords):
     if obj in (float, int, builtins.abs, len) or (obj in REDUCTIONS and len(args) == 1
                                                    and not keywords):
         return 0
+    if obj in REDUCTIONS and args and args[0].rank is not None and \
+            set(keywords) <= {"axis", "keepdims"}:
+        axis = args[1] if len(args) > 1 else keywords.get("axis")
+        kept = "keepdims" in keywords and keywords["keepdims"].text == "True"
+        if axis is not None and axis.rank == 0:  # one axis
+            return args[0].rank if kept else args[0].rank - 1
     if obj in _LIKE and len(args) == 1:
         return ranks[0]
     if obj in _CREATED and args:
         return _shape_length(args[0])
+    if obj in _SCANS and len(args) == 1:
+        return ranks[0] if "axis" in keywords else 1
     if obj in (np.arange, np.linspace):
         return 1
     if obj in (np.eye, np.identity):

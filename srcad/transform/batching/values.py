@@ -187,13 +187,7 @@ class Expressions:
             if base.batched or len(parts) != 1 or parts[0].rank != 0 or base.rank is None:
                 raise NotLiftable("indexing with a batched index", node)
             return Value(f"{operand(base)}[{parts[0].text}]", True, base.rank - 1)
-        dropped = sum(1 for p in parts if p.obj == "int") - sum(1 for p in parts if p.obj is None
-                                                                and p.text == "None")
-        if any(p.obj == "array" for p in parts):
-            if base.batched:
-                raise NotLiftable("indexing a batched value with an array", node)
-            dropped = None
-        rank = None if base.rank is None or dropped is None else base.rank - dropped
+        rank = _indexed_rank(base.rank, parts, node) if base.rank is not None else None
         if not base.batched:
             return Value(f"{operand(base)}[{text}]", False, rank)
         if rank is None:
@@ -215,6 +209,8 @@ class Expressions:
             return value
         if value.rank == 0:
             return Value(value.text, False, 0, obj="int")
+        if value.rank == 1:  # ints or a mask: one axis taken, one axis given
+            return Value(value.text, False, 1, obj="array")
         raise NotLiftable("an index whose kind is not known", part)
 
     def elementwise(self, text_of, values, node) -> Value:
@@ -227,3 +223,15 @@ class Expressions:
 
 
 _MISSING = object()
+
+
+def _indexed_rank(rank, parts, node):
+    """The per-example rank of `a[parts]`, `a` of rank `rank`: ints and index arrays (the
+    advanced parts, which must stand side by side: NumPy moves them to the front otherwise,
+    past the batch axis) take an axis each, arrays give one back; `None` adds one."""
+    advanced = [k for k, p in enumerate(parts) if p.obj in ("int", "array")]
+    arrays = any(parts[k].obj == "array" for k in advanced)
+    if arrays and advanced != list(range(advanced[0], advanced[-1] + 1)):
+        raise NotLiftable("index arrays apart from each other", node)
+    added = sum(1 for p in parts if p.obj is None and p.text == "None")
+    return rank - len(advanced) + (1 if arrays else 0) + added
