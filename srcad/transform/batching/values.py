@@ -146,10 +146,15 @@ class Expressions:
     def _IfExp(self, node):
         test, body, orelse = (self.lift(n) for n in (node.test, node.body, node.orelse))
         if not test.batched:
-            if body.batched or orelse.batched:
-                raise NotLiftable("a conditional expression choosing a batched value", node)
-            text = f"{operand(body)} if {operand(test)} else {operand(orelse)}"
-            return Value(text, False, body.rank if body.rank == orelse.rank else None,
+            batched = body.batched or orelse.batched
+            if batched and (body.rank != orelse.rank or body.rank is None):
+                raise NotLiftable("a conditional expression choosing values of other ranks",
+                                  node)
+            sides = [v.text if v.batched or not batched else
+                     f"np.full((batch_size,) + np.shape({v.text}), {v.text})"
+                     for v in (body, orelse)]
+            text = f"({sides[0]}) if {operand(test)} else ({sides[1]})"
+            return Value(text, batched, body.rank if body.rank == orelse.rank else None,
                          simple=False)
         # both sides are computed for every example, then chosen per example
         rank = common_rank([test, body, orelse], node)
