@@ -1,7 +1,7 @@
 """Fuzz `srcad.vmap` with the grammar's random programs: each program vmapped over a batch
 against a Python loop over its examples.
 
-    python fuzz/vmap_check.py --count 300 [--seed 0] [--arrays] [--grad]
+    python fuzz/vmap_check.py --count 300 [--seed 0] [--arrays] [--grad] [--backend numba]
 
 For each seed, the program of fuzz/generator.py (plain loops, or whole-array programs with
 `--arrays`) and its inputs are the seed's own; what vmap adds comes from
@@ -101,12 +101,12 @@ def agree(ours, theirs) -> bool:
                                                          atol=1e-10, equal_nan=True)
 
 
-def check_one(f, in_axes, batch, size, what):
+def check_one(f, in_axes, batch, size, what, backend="python"):
     """(outcome, detail) of vmap(f) against the loop."""
     expected = loop(f, in_axes, batch, size)
     given = _copies(batch)
     axis_size = size if all(a is None for a in in_axes) else None
-    batched = srcad.vmap(f, in_axes=in_axes, axis_size=axis_size)
+    batched = srcad.vmap(f, in_axes=in_axes, axis_size=axis_size, backend=backend)
     try:
         with np.errstate(all="ignore"):
             ours = batched(*given)
@@ -129,7 +129,7 @@ def check_one(f, in_axes, batch, size, what):
     return "lifted", ""
 
 
-def check_seed(seed, arrays, grad, timeout):
+def check_seed(seed, arrays, grad, timeout, backend="python"):
     program = generate(seed, arrays=arrays)
     values, why = choose_inputs(program)
     if values is None:
@@ -141,12 +141,12 @@ def check_seed(seed, arrays, grad, timeout):
     signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        outcomes.append(check_one(module.f, in_axes, batch, size, "vmap"))
+        outcomes.append(check_one(module.f, in_axes, batch, size, "vmap", backend))
         floats = [k for k, a in enumerate(program.args) if a.kind in FLOAT_KINDS]
         if grad and program.returns_float and floats:
             k = rnd.choice(floats)
-            outcomes.append(check_one(srcad.grad(module.f, argnums=k), in_axes, batch, size,
-                                      f"vmap(grad, argnums={k})"))
+            outcomes.append(check_one(srcad.grad(module.f, argnums=k, backend=backend),
+                                      in_axes, batch, size, f"vmap(grad, argnums={k})"))
     except Timeout:
         outcomes.append(("timeout", ""))
     finally:
@@ -163,11 +163,13 @@ def main(argv=None):
     parser.add_argument("--arrays", action="store_true")
     parser.add_argument("--grad", action="store_true")
     parser.add_argument("--timeout", type=float, default=30.0)
+    parser.add_argument("--backend", default="python", choices=("python", "numba"))
     options = parser.parse_args(argv)
     counts, reasons, failures = collections.Counter(), collections.Counter(), []
     for seed in range(options.seed, options.seed + options.count):
         try:
-            outcomes = check_seed(seed, options.arrays, options.grad, options.timeout)
+            outcomes = check_seed(seed, options.arrays, options.grad, options.timeout,
+                                  options.backend)
         except Exception as err:  # noqa: BLE001 - a harness error, reported apart
             outcomes = [("harness-error", f"{type(err).__name__}: {err}")]
             traceback.print_exc()
@@ -177,7 +179,8 @@ def main(argv=None):
                 reasons[detail] += 1
             elif outcome in ("disagreed", "crashed", "harness-error"):
                 failures.append((seed, outcome, detail))
-    print(f"vmap fuzz: seeds {options.seed}..{options.seed + options.count - 1}"
+    print(f"vmap fuzz ({options.backend}): seeds {options.seed}.."
+          f"{options.seed + options.count - 1}"
           f"{' --arrays' if options.arrays else ''}{' --grad' if options.grad else ''}")
     for outcome in ("lifted", "looped", "raised", "disagreed", "crashed", "timeout",
                     "skipped", "harness-error"):

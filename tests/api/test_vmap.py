@@ -320,3 +320,16 @@ def test_index_arrays_joins_and_scans_are_lifted_and_match_jax():
     batched = srcad.vmap(gather, in_axes=(0, None))
     same_tree(batched(X, W), jax.vmap(gather_jax, in_axes=(0, None))(X, W))
     assert batched.__srcad_vmap_form__(X, W)[0] == "lifted"
+
+
+@pytest.mark.slow
+def test_per_example_gradients_on_numba_of_a_loop_that_keeps_a_tape():
+    def running(w, x):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += math.sin(w[i] * x[i]) * s + w[i]
+        return s * s
+    per_example = srcad.vmap(srcad.grad(running, backend="numba"), in_axes=(None, 0))
+    np.testing.assert_allclose(per_example(W, X), [srcad.grad(running)(W, x) for x in X],
+                               rtol=1e-12)
+    assert "tape_0" in per_example.source(W, X)
