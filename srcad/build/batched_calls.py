@@ -158,7 +158,8 @@ def loop_program(fun, trees, axes, reason, backend="python", ranks=None) -> Prog
 
 def _numba_loop(fun, params, picks, name, python_loop):
     """The loop with `fun` compiled by numba, results stacked in the loop; the python loop
-    where numba refuses the function."""
+    where numba refuses the function, and where a result is nan or infinite (numba's
+    `math.sqrt(-1.0)` is nan where Python raises: the python loop does as Python does)."""
     source = "\n".join([
         f"def {name}({', '.join(params + ['batch_size'])}):",
         f"    first = fun({', '.join(p.replace('[example]', '[0]') for p in picks)})",
@@ -173,8 +174,10 @@ def _numba_loop(fun, params, picks, name, python_loop):
     def run(*arguments):
         if not state.get("python") and arguments[-1] > 0:
             try:
-                return jitted(*arguments), True
-            except numba.core.errors.TypingError:
+                results = jitted(*arguments)
+                if np.all(np.isfinite(results)):
+                    return results, True
+            except numba.core.errors.NumbaError:  # numba does not compile the function
                 state["python"] = True
         return _stacked(python_loop(*arguments), arguments, arguments[-1])
     return run
