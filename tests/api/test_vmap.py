@@ -333,3 +333,23 @@ def test_per_example_gradients_on_numba_of_a_loop_that_keeps_a_tape():
     np.testing.assert_allclose(per_example(W, X), [srcad.grad(running)(W, x) for x in X],
                                rtol=1e-12)
     assert "tape_0" in per_example.source(W, X)
+
+
+@pytest.mark.parametrize("in_axes", [(0, None, 0), (None, None, 0), (0, None, None)])
+def test_solve_inv_reshape_and_dot_are_lifted_and_match_jax(in_axes):
+    def f(A, b, x):
+        M = 2.0 * np.eye(3) + 0.1 * np.outer(x, x)
+        y = np.linalg.solve(M, b) + np.linalg.solve(A + 3.0 * np.eye(3), x)
+        z = np.reshape(np.linalg.inv(M), (9,)) + np.reshape(A, -1)
+        return y.dot(x) + np.sum(np.expand_dims(z, 0) * 2.0, axis=1), x.dot(A)
+
+    def f_jax(A, b, x):
+        M = 2.0 * jnp.eye(3) + 0.1 * jnp.outer(x, x)
+        y = jnp.linalg.solve(M, b) + jnp.linalg.solve(A + 3.0 * jnp.eye(3), x)
+        z = jnp.reshape(jnp.linalg.inv(M), (9,)) + jnp.reshape(A, -1)
+        return y.dot(x) + jnp.sum(jnp.expand_dims(z, 0) * 2.0, axis=1), jnp.dot(x, A)
+    A = rng.normal(size=(5, 3, 3)) if in_axes[0] == 0 else rng.normal(size=(3, 3))
+    x = X if in_axes[2] == 0 else W
+    batched = srcad.vmap(f, in_axes=in_axes)
+    same_tree(batched(A, W, x), jax.vmap(f_jax, in_axes=in_axes)(A, W, x))
+    assert batched.__srcad_vmap_form__(A, W, x)[0] == "lifted"

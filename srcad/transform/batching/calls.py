@@ -83,9 +83,25 @@ class CallLifter:
         if obj in REDUCTIONS:
             return self._reduction(f"np.{REDUCTIONS[obj]}", args[0], args[1:], keywords, node)
         if obj is np.dot and len(args) == 2:
-            if 0 in (args[0].rank, args[1].rank):
-                return self.expressions.elementwise(lambda a, b: f"{a} * {b}", args, node)
-            return core.matmul(args[0], args[1], node)
+            return self._dot(args[0], args[1], node)
+        if obj is np.linalg.inv and len(args) == 1 and args[0].rank == 2:
+            return Value(f"np.linalg.inv({args[0].text})", True, 2)  # NumPy inverts stacks
+        if obj is np.linalg.solve and len(args) == 2 and args[0].rank == 2 \
+                and args[1].rank in (1, 2):
+            return _solved(args[0], args[1])
+        if obj is np.reshape and len(args) == 2 and not args[1].batched and not keywords:
+            length = _shape_length(args[1])
+            if length is None:
+                raise NotLiftable("np.reshape to a shape of unknown length", node)
+            shape = f"({args[1].text},)" if args[1].rank == 0 else f"tuple({args[1].text})"
+            return Value(f"np.reshape({args[0].text}, (batch_size,) + {shape})", True, length)
+        if obj is np.expand_dims and len(args) == 2 and args[1].rank == 0 and not keywords \
+                and args[0].rank is not None:
+            axis = _constant(args[1])
+            if not -(args[0].rank + 1) <= axis <= args[0].rank:
+                raise NotLiftable("np.expand_dims along an axis the value lacks", node)
+            shifted = axis + 1 if axis >= 0 else axis
+            return Value(f"np.expand_dims({args[0].text}, {shifted})", True, args[0].rank + 1)
         if obj in _LIKE and len(args) == 1 and not keywords:
             return Value(f"{callee.text}({args[0].text})", True, args[0].rank)
         if obj is np.outer and len(args) == 2 and not keywords and \
@@ -142,6 +158,11 @@ class CallLifter:
         return Value(f"np.{name}([{', '.join(texts)}], axis={axis % out_rank + 1})", True,
                      out_rank)
 
+    def _dot(self, left, right, node):
+        if 0 in (left.rank, right.rank):
+            return self.expressions.elementwise(lambda a, b: f"{a} * {b}", [left, right], node)
+        return core.matmul(left, right, node)
+
     def _method(self, node, base):
         name = node.func.attr
         args = [self.expressions.lift(a) for a in node.args]
@@ -150,6 +171,8 @@ class CallLifter:
             rank = 0 if name in _METHOD_REDUCTIONS and not args and not keywords else \
                 base.rank if name == "copy" else None
             return Value(_call_text(f"{operand(base)}.{name}", args, keywords), False, rank)
+        if name == "dot" and len(args) == 1 and not keywords:
+            return self._dot(base, args[0], node)
         if not base.batched:
             raise NotLiftable(f"the method .{name} with a batched argument", node)
         if name in _METHOD_REDUCTIONS:
@@ -183,6 +206,19 @@ class CallLifter:
         rank = value.rank if kept else value.rank - len(axes)
         return Value(f"{function}({value.text}, axis={axis_text}{keep}{rest})",
                                  True, rank)
+
+
+def _solved(matrix, rhs):
+    """np.linalg.solve on a batch: the matrices stacked (an unbatched one repeated), a
+    right-hand vector as a one-column matrix (NumPy 2 reads a stack of vectors as a matrix)."""
+    a = matrix.text if matrix.batched else \
+        f"np.broadcast_to({matrix.text}, (batch_size,) + np.shape({matrix.text}))"
+    b = rhs.text if rhs.batched else \
+        f"np.broadcast_to({rhs.text}, (batch_size,) + np.shape({rhs.text}))"
+    if rhs.rank == 1:
+        return Value(f"np.linalg.solve({a}, {operand(Value(b, True, 1))}[..., None])[..., 0]",
+                     True, 1)
+    return Value(f"np.linalg.solve({a}, {b})", True, 2)
 
 
 def _call_text(callee, args, keywords):
@@ -220,6 +256,14 @@ def _unbatched_rank(obj, args, keywords):
         return ranks[0]
     if obj in _CREATED and args:
         return _shape_length(args[0])
+    if obj is np.reshape and len(args) == 2:
+        return _shape_length(args[1])
+    if obj is np.linalg.inv and len(args) == 1:
+        return ranks[0]
+    if obj is np.linalg.solve and len(args) == 2:
+        return ranks[1]
+    if obj is np.expand_dims and len(args) == 2 and ranks[0] is not None:
+        return ranks[0] + 1
     if obj in _SCANS and len(args) == 1:
         return ranks[0] if "axis" in keywords else 1
     if obj in (np.arange, np.linspace):
