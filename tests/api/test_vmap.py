@@ -245,6 +245,7 @@ def test_numba_backend_loop_of_a_plain_function():
 
 
 # -- transforms of a vmapped function ---------------------------------------------------------
+@pytest.mark.slow
 def test_jacfwd_and_jacrev_of_a_vmapped_function_as_jax():
     batched = srcad.vmap(loss, in_axes=(None, 0, 0))
     theirs = jax.vmap(loss_jax, in_axes=(None, 0, 0))
@@ -335,7 +336,9 @@ def test_per_example_gradients_on_numba_of_a_loop_that_keeps_a_tape():
     assert "tape_0" in per_example.source(W, X)
 
 
-@pytest.mark.parametrize("in_axes", [(0, None, 0), (None, None, 0), (0, None, None)])
+@pytest.mark.parametrize("in_axes", [(0, None, 0),
+                                     pytest.param((None, None, 0), marks=pytest.mark.slow),
+                                     pytest.param((0, None, None), marks=pytest.mark.slow)])
 def test_solve_inv_reshape_and_dot_are_lifted_and_match_jax(in_axes):
     def f(A, b, x):
         M = 2.0 * np.eye(3) + 0.1 * np.outer(x, x)
