@@ -6,6 +6,7 @@ per-example gradients `vmap(grad(loss))` on both backends.
 """
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -356,3 +357,24 @@ def test_solve_inv_reshape_and_dot_are_lifted_and_match_jax(in_axes):
     batched = srcad.vmap(f, in_axes=in_axes)
     same_tree(batched(A, W, x), jax.vmap(f_jax, in_axes=in_axes)(A, W, x))
     assert batched.__srcad_vmap_form__(A, W, x)[0] == "lifted"
+
+
+# -- golden files of the generated batched code (tests/golden/vmap_*.txt) ---------------------
+GOLDEN = __import__("pathlib").Path(__file__).resolve().parents[1] / "golden"
+
+
+@pytest.mark.parametrize("name, make", [
+    ("vmap_loss", lambda: srcad.vmap(loss, in_axes=(None, 0, 0))),
+    ("vmap_per_example_gradient", lambda: srcad.vmap(srcad.grad(loss), in_axes=(None, 0, 0))),
+    ("vmap_loop", lambda: srcad.vmap(looped, in_axes=(0, None)))])
+def test_generated_batched_code_matches_its_golden_file(name, make):
+    """A change in the batched code shows up as a readable diff; regenerate with
+    SRCAD_UPDATE_GOLDEN=1 after checking the new code (as tests/build/test_golden.py)."""
+    batched = make()
+    args = (X, 2.0) if name == "vmap_loop" else (W, X, Y)
+    code = batched.source(*args)
+    path = GOLDEN / f"{name}.txt"
+    if os.environ.get("SRCAD_UPDATE_GOLDEN") == "1":
+        path.write_text(code)
+        pytest.skip("golden file rewritten")
+    assert code == path.read_text()
