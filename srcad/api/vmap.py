@@ -30,7 +30,7 @@ import numpy as np
 from srcad.api.vmap_axes import batch_size_of, leaf_axes, placed, tree_axes
 from srcad.build import batched_calls
 from srcad.build.batched_calls import GradientCall
-from srcad.errors import ArgumentError
+from srcad.errors import ArgumentError, SrcadError
 from srcad.frontend import pytrees
 from srcad.transform.batching import NotLiftable
 
@@ -174,6 +174,8 @@ def _first_form(fun, trees, axes, examples, backend, ranks):
             return batched_calls.lifted_program(fun, axes, examples)
         except NotLiftable as err:
             reason = err.reason + (f" (line {err.line})" if err.line else "")
+        except SrcadError:  # no source to read (a builtin, a NumPy function, a C function)
+            reason = "its source is not available"
     elif plain:
         reason = f"it is srcad.{fun.__srcad_transform__} of a function"
     return batched_calls.loop_program(fun, trees, axes, reason, backend, ranks)

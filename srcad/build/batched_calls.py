@@ -199,16 +199,18 @@ def differentiable_loop(fun, in_axes):
         return None
     mapped = params[axes.index(0)]
     picks = [f"{p}[example]" if a == 0 else p for p, a in zip(params, axes)]
-    name = f"{fun.__name__}_vmap".replace("<", "").replace(">", "")
+    callee = fun.__name__ if fun.__name__.isidentifier() and fun.__name__ not in params \
+        and fun.__name__ not in ("np", "results", "example") else "fun"
+    name = f"{callee}_vmap"
     source = "\n".join([
         f"def {name}({', '.join(params)}):",
         f'    """{fun.__name__} on a batch along axis 0 of its mapped arguments (generated '
         'by srcad.vmap for srcad to differentiate)."""',
         "    results = []",
         f"    for example in range({mapped}.shape[0]):",
-        f"        results.append({fun.__name__}({', '.join(picks)}))",
+        f"        results.append({callee}({', '.join(picks)}))",
         "    return np.array(results)", ""])
-    return function_from_source(source, name, {**MODULES, fun.__name__: fun})
+    return function_from_source(source, name, {**MODULES, callee: fun})
 
 
 def _rebuilder(trees):

@@ -378,3 +378,35 @@ def test_generated_batched_code_matches_its_golden_file(name, make):
         path.write_text(code)
         pytest.skip("golden file rewritten")
     assert code == path.read_text()
+
+
+def test_a_function_without_source_runs_in_the_loop():
+    same_tree(srcad.vmap(np.sin)(X), jax.vmap(jnp.sin)(X))
+    same_tree(srcad.vmap(lambda x, y: x * y + 1.0, in_axes=(0, None))(X, W),
+              jax.vmap(lambda x, y: x * y + 1.0, in_axes=(0, None))(X, W))
+
+
+def test_an_if_differing_between_examples_is_lifted_as_a_choice_per_example():
+    def branches(x, c):
+        s = 0.0
+        for i in range(x.shape[0]):
+            if x[i] > c:
+                s += x[i] * 2.0
+                t = math.sqrt(x[i] + 5.0)
+            elif x[i] < -c:
+                s -= 1.0
+                t = 0.5
+            else:
+                t = x[i] ** 2
+            s = s + t
+        return s
+
+    def branches_jax(x, c):
+        t = jnp.where(x > c, jnp.sqrt(x + 5.0), jnp.where(x < -c, 0.5, x ** 2))
+        return jnp.sum(jnp.where(x > c, x * 2.0, jnp.where(x < -c, -1.0, 0.0)) + t)
+    batched = srcad.vmap(branches, in_axes=(0, None))
+    ours = batched(X, 0.3)
+    assert batched.__srcad_vmap_form__(X, 0.3)[0] == "lifted"  # still lifted after the run
+    np.testing.assert_allclose(ours, [branches(x, 0.3) for x in X], rtol=1e-13)
+    same_tree(ours, jax.vmap(branches_jax, in_axes=(0, None))(X, 0.3))
+    assert "np.where(chosen" in batched.source(X, 0.3)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import gast
 
 from srcad.transform.batching.core import NotLiftable, Value, aligned, unparsed
+from srcad.transform.batching.selects import select
 from srcad.transform.batching.values import Expressions
 
 _FIXED_POINT_ROUNDS = 20
@@ -52,7 +53,7 @@ def lift(tree: gast.FunctionDef, params: dict, namespace: dict, docstring: str =
     each statement saying what it lifts."""
     forced = {n for n, (batched, _) in params.items() if batched}
     for _ in range(_FIXED_POINT_ROUNDS):
-        body = _Body(params, forced, namespace, comment_lines, first_line)
+        body = _Body(tree, params, forced, namespace, comment_lines, first_line)
         lines, outputs = body.function(tree)
         if body.batched_names <= forced:
             break
@@ -68,12 +69,13 @@ def lift(tree: gast.FunctionDef, params: dict, namespace: dict, docstring: str =
 class _Body:
     """One pass over the body, with `forced` the variables known to be batched."""
 
-    def __init__(self, params, forced, namespace, comment_lines, first_line):
+    def __init__(self, tree, params, forced, namespace, comment_lines, first_line):
         self.forced = forced
         self.first_line = first_line
         self.batched_names = set(forced)
         self.params = set(params)
         self.writes = False
+        self.used = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
         self.comment_lines = comment_lines
         self.names = {n: Value(n, batched, rank) for n, (batched, rank) in params.items()}
         self.expressions = Expressions(self.names, namespace)
@@ -101,6 +103,15 @@ class _Body:
             return f"({', '.join(p[0] for p in parts)}{comma})", tuple(p[1] for p in parts)
         value = self.expressions.lift(node)
         return value.text, value.batched
+
+    def fresh(self, base) -> str:
+        """A name no parameter, variable or global of the body uses."""
+        taken = set(self.names) | set(self.expressions.namespace) | self.used
+        name, k = base, 1
+        while name in taken:
+            name, k = f"{base}_{k}", k + 1
+        self.used.add(name)
+        return name
 
     def block(self, statements, depth):
         lines = []
@@ -234,8 +245,8 @@ class _Body:
 
     def _If(self, node, pad, depth):
         test = self.expressions.lift(node.test)
-        if test.batched:
-            raise NotLiftable("an if statement whose condition differs between examples", node)
+        if test.batched:  # both branches, chosen per example
+            return select(self, node, test, pad)
         before = dict(self.names)
         body = self.block(node.body, depth + 1)
         after_body = dict(self.names)
