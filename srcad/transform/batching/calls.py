@@ -42,6 +42,11 @@ _METHOD_REDUCTIONS = ("sum", "mean", "prod", "max", "min", "std", "var", "any", 
 _LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.copy}
 _CREATED = {np.zeros, np.ones, np.empty, np.full}
 _SCANS = (np.cumsum, np.cumprod)
+# the modules whose functions write no array they are given (without out=)
+_PURE_MODULES = ("numpy", "math", "builtins", "numpy.linalg", "numpy._core.fromnumeric",
+                 "numpy._core.numeric", "numpy._core.multiarray", "numpy.lib._shape_base_impl",
+                 "numpy.linalg._linalg", "numpy._core.shape_base", "numpy._core.function_base",
+                 "numpy.lib._function_base_impl", "numpy.lib._twodim_base_impl")
 _JOINS = (np.concatenate, np.stack, np.hstack, np.vstack)
 _BUILTIN_AS_NUMPY = {builtins.abs: "abs", builtins.max: "maximum", builtins.min: "minimum"}
 
@@ -68,6 +73,9 @@ class CallLifter:
             raise NotLiftable("a call with **keywords", node)
         batched = any(v.batched for v in args) or any(v.batched for v in keywords.values())
         obj = callee.obj
+        if not isinstance(obj, (np.ufunc, types.BuiltinFunctionType)) and \
+                getattr(obj, "__module__", "") not in _PURE_MODULES:
+            self.expressions.unknown_calls = True  # it may write an array it is given
         if not batched:  # the arguments' texts: an unbatched `x.shape` is not the example's
             return Value(_call_text(callee.text, args, keywords), False,
                          _unbatched_rank(obj, args, keywords), simple=True)
@@ -167,6 +175,8 @@ class CallLifter:
         name = node.func.attr
         args = [self.expressions.lift(a) for a in node.args]
         keywords = {k.arg: self.expressions.lift(k.value) for k in node.keywords}
+        if name not in _METHOD_REDUCTIONS + ("copy", "dot"):
+            self.expressions.unknown_calls = True  # x.fill(0.0), x.sort(): it may write
         if not base.batched and not any(v.batched for v in args):
             rank = 0 if name in _METHOD_REDUCTIONS and not args and not keywords else \
                 base.rank if name == "copy" else None
@@ -213,11 +223,10 @@ def _solved(matrix, rhs):
     right-hand vector as a one-column matrix (NumPy 2 reads a stack of vectors as a matrix)."""
     a = matrix.text if matrix.batched else \
         f"np.broadcast_to({matrix.text}, (batch_size,) + np.shape({matrix.text}))"
-    b = rhs.text if rhs.batched else \
+    b = operand(rhs) if rhs.batched else \
         f"np.broadcast_to({rhs.text}, (batch_size,) + np.shape({rhs.text}))"
     if rhs.rank == 1:
-        return Value(f"np.linalg.solve({a}, {operand(Value(b, True, 1))}[..., None])[..., 0]",
-                     True, 1)
+        return Value(f"np.linalg.solve({a}, {b}[..., None])[..., 0]", True, 1)
     return Value(f"np.linalg.solve({a}, {b})", True, 2)
 
 

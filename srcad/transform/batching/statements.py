@@ -63,7 +63,8 @@ def lift(tree: gast.FunctionDef, params: dict, namespace: dict, docstring: str =
     name = f"{tree.name}_vmap"
     header = f"def {name}({', '.join(list(params) + ['batch_size'])}):"
     doc = [f'    """{docstring}"""'] if docstring else []
-    return Lifted(formatted("\n".join([header] + doc + lines)), name, outputs, body.writes)
+    writes = body.writes or body.expressions.unknown_calls
+    return Lifted(formatted("\n".join([header] + doc + lines)), name, outputs, writes)
 
 
 class _Body:

@@ -43,6 +43,7 @@ class Expressions:
         self.names = names
         self.namespace = namespace
         self.calls = CallLifter(self)
+        self.unknown_calls = False  # a call of a function that may write its arguments
 
     def lift(self, node) -> Value:
         method = getattr(self, "_" + type(node).__name__, None)
