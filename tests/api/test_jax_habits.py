@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 import pytest
+from helpers import jax_trees
 
 import srcad
-from helpers import jax_trees
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
