@@ -224,3 +224,14 @@ def ratio(a, b):
 
 def fmt_ratio(value):
     return "-" if value is None else (f"{value:.2f}x" if value < 100 else f"{value:,.0f}x")
+
+
+def rows_table(title, rows) -> list:
+    """Markdown lines of a section of (what, value, unit, note) rows (suite.extra)."""
+    if not rows:
+        return []
+    lines = ["", f"## {title}", "", "| what | value | note |", "|---|---|---|"]
+    for what, value, unit, note in rows:
+        shown = "-" if value is None else f"{value:.3g}{unit}"
+        lines.append(f"| {what} | {shown} | {note} |")
+    return lines

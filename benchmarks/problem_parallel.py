@@ -18,7 +18,7 @@ import importlib.util
 from time import process_time, thread_time
 
 import numpy as np
-from harness import interleaved_medians, perf_counter
+from harness import interleaved_medians, perf_counter, rows_table
 from mixture import make_problem, mixture_loglikelihood
 
 S7 = "7. gradients on several cores (parallel=True, srcad.dask)"
@@ -173,11 +173,6 @@ def fixed_costs(srcad, rows, client, params, repeats):
 
 
 def markdown_lines(suite) -> list:
-    rows = suite.extra.get("parallel")
-    if not rows:
-        return []
-    lines = ["", f"## {S7}", "", "| what | value | note |", "|---|---|---|"]
-    for what, value, unit, note in rows:
-        shown = "-" if value is None else f"{value:.3g} {unit}"
-        lines.append(f"| {what} | {shown} | {note} |")
-    return lines
+    # a space between value and unit, as before
+    rows = [(w, v, f" {u}", n) for w, v, u, n in suite.extra.get("parallel") or ()]
+    return rows_table(S7, rows)

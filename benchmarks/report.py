@@ -16,6 +16,7 @@ from pathlib import Path
 import interface_cost
 import problem_arrays
 import problem_parallel
+import problem_vmap
 from harness import ROOT, TOL, TOL_FD, Suite, fmt_ratio, ms, ratio, us
 from problem_jacobian import (
     J_CHUNK,
@@ -290,6 +291,7 @@ def markdown(suite: Suite, info, sizes, wall):
               ""]
     lines += interface_cost.markdown_lines(suite)
     lines += problem_parallel.markdown_lines(suite)
+    lines += problem_vmap.markdown_lines(suite)
     return "\n".join(lines)
 
 

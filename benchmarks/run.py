@@ -45,6 +45,7 @@ from problem_mixture import section_mixture
 from problem_parallel import section_parallel
 from problem_transform import section_transform
 from problem_vector import section_vector
+from problem_vmap import section_vmap
 from report import chart, machine_info, markdown, print_summary
 
 ROOT = harness.ROOT
@@ -60,6 +61,7 @@ PROBLEMS = [
     ("7", "parallel", lambda suite, srcad, sizes: section_parallel(suite, srcad)),
     ("8", "checkpoint", lambda suite, srcad, sizes: section_checkpoint(
         suite, srcad, cases=[("numba", 2_000), ("python", 100)] if suite.cfg.quick else None)),
+    ("9", "vmap", lambda suite, srcad, sizes: section_vmap(suite, srcad)),
 ]
 
 

@@ -28,6 +28,7 @@ from srcad.api.custom_rules import custom_jvp, custom_vjp
 from srcad.api.function_transforms import grad, jacfwd, jacrev, value_and_grad
 from srcad.api.hessian_transform import hessian
 from srcad.api.jvp_vjp import jvp, vjp
+from srcad.api.vmap import vmap
 from srcad.errors import (
     ActivityError,
     ArgumentError,
@@ -80,7 +81,8 @@ __all__ = ["Active", "BatchDuplicated", "BatchDuplicatedNoNeed", "Const", "Dupli
            "prepare_pullback",
            "prepare_pushforward", "prepare_second_derivative", "prepare_value_and_gradient",
            "prepare_value_and_jacobian", "grad", "value_and_grad", "jacfwd", "jacrev",
-           "tree_zeros_like", "CheckpointWarning", "custom_jvp", "custom_vjp", "jvp", "vjp"]
+           "tree_zeros_like", "CheckpointWarning", "custom_jvp", "custom_vjp", "jvp", "vjp",
+           "vmap"]
 
 # srcad.grad(g)(x) inside a differentiated function is recognised by identity
 # (srcad/transform/normalize/nested_calls.py)

@@ -2,8 +2,9 @@
 
 `autodiff` (defined in srcad/build/differentiate.py), the `reverse`/`forward` decorators and
 `source` (`decorators`), the JAX-style function transforms `grad`, `value_and_grad`, `jacfwd`,
-`jacrev` (`function_transforms`), `hessian` (`hessian_transform`), `jvp` and `vjp` (`jvp_vjp`),
-with their shared parts: `argnums`, `auxiliary` (has_aux), `primals` (pytree arguments),
+`jacrev` (`function_transforms`), `hessian` (`hessian_transform`), `jvp` and `vjp`
+(`jvp_vjp`), `vmap` (`vmap`, its axes in `vmap_axes`), with their shared parts: `argnums`,
+`auxiliary` (has_aux), `primals` (pytree arguments),
 `packing` (several arguments as one), `reverse_rows` (jacrev's batched sweeps) and
 `transform_calls` (one call of a transformed function); what they return is checked by
 srcad/build/transform_outputs.py.
@@ -22,6 +23,7 @@ import srcad.scale.parallel  # noqa: F401
 from srcad.api.decorators import forward as forward
 from srcad.api.decorators import reverse as reverse
 from srcad.api.decorators import source as source
+from srcad.api.vmap import vmap as vmap
 from srcad.build.arguments import Batch as Batch
 from srcad.build.arguments import _arguments as _arguments
 from srcad.build.arguments import bind_arguments as bind_arguments

@@ -43,7 +43,13 @@ def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
     >>> code = srcad.source(sq, srcad.Forward, srcad.Duplicated(3.0, 1.0))
     >>> code.splitlines()[0]
     'def sq_forward(x, x_dot):'
+
+    For a function made by `srcad.vmap`, give its arguments alone:
+    `srcad.source(srcad.vmap(f), x)` is the batched code that runs for them.
     """
+    batched_source = getattr(f, "__srcad_vmap__", None)
+    if batched_source is not None:  # the mode's place holds the first argument
+        return batched_source(mode, *args)
     _check_mode(mode)
     f = _target(f)
     if has_container(args):

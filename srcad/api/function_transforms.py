@@ -103,6 +103,9 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
         return (gradients, aux) if has_aux else gradients
 
     gradient_of_fun.__srcad_transform__ = "grad"
+    if not has_aux:  # vmap batches the reverse code of fun (srcad/api/vmap.py)
+        gradient_of_fun.__srcad_gradient__ = (fun, check_argnums("grad", argnums), single,
+                                              backend)
     return gradient_of_fun
 
 

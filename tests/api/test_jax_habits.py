@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import jax_trees
 from helpers.differences import central
 
 import srcad
@@ -24,12 +25,7 @@ def _x64():
 
 
 def same_tree(ours, theirs, tol=1e-9):
-    """The same containers (dicts, lists, tuples), leaf shapes and values."""
-    assert jax.tree_util.tree_structure(ours) == jax.tree_util.tree_structure(theirs)
-    for a, b in zip(jax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs)):
-        assert np.shape(a) == np.shape(b)
-        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
-                                   rtol=tol, atol=tol)
+    jax_trees.same_tree(jax, ours, theirs, tol)
 
 
 # -- functions written once for srcad (numpy) and once for jax (jax.numpy) ---------------------

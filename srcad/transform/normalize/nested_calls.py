@@ -89,6 +89,12 @@ class _Rewriter(gast.NodeTransformer):
         return node
 
     def _refusal(self, node, name):
+        if name == "vmap":  # a vmapped function made outside is differentiated (srcad.vmap)
+            return self.parsed.error(
+                node, "srcad.vmap", "srcad.vmap is called inside a function srcad "
+                "differentiates", kind=UnsupportedCallError,
+                hint="make the batched function outside, batched = srcad.vmap(g, in_axes=...) "
+                "(axes 0 or None, out_axes 0), and call batched(...) here")
         return self.parsed.error(
             node, f"srcad.{name}", f"srcad.{name} is called inside a function srcad "
             "differentiates; srcad differentiates nested srcad.grad(g)(...) and "
