@@ -187,10 +187,10 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    # `y = np.exp(x); y[0] = 1.0`: the written array is a copy of the expression's value
-    copy_written_results(norm, {p: s.type for p, s in zip(norm.params, specs)})
     # `u = v` of double buffering, `prev = row`: copies where nothing observes the sharing
     copy_unshared_aliases(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    # `y = np.exp(x); y[0] = 1.0`: the written array is a copy of the expression's value
+    copy_written_results(norm, {p: s.type for p, s in zip(norm.params, specs)})
     norm.body = without_refused(norm.body, functools.partial(
         _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals,
         parsed)
