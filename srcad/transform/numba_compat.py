@@ -39,6 +39,8 @@
   `v` copied when its memory overlaps `t`'s. NumPy reads the whole right side before it writes
   (`y[1:] += y[:-1]` adds the old values); numba's loop reads each element after the
   previous ones were written.
+* `np.add.at(a, idx, v)` (the adjoint of a read through an index array): `scatter_add(a, idx,
+  v)` (srcad/runtime/numba_scatter.py), which numba lacks.
 * `a ** b` (an exponent that is not a number written out): `int_power(a, b, where)`
   (srcad/runtime/numba_semantics.py): numba's `a ** b` of ints, as Python's; refused at run time
   where Python's is not an int64 (`2 ** -k` is a float in Python, 0 in numba; an int beyond int64
@@ -98,6 +100,14 @@ class _SmallPowers(gast.NodeTransformer):
 
 
 class _Products(gast.NodeTransformer):
+    def visit_Expr(self, node):
+        self.generic_visit(node)
+        v = node.value
+        if isinstance(v, gast.Call) and S.unparse_expr(v.func) == "np.add.at" \
+                and len(v.args) == 3 and not v.keywords:
+            return gast.copy_location(S.expr_stmt(S.call("scatter_add", *v.args)), node)
+        return node
+
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         v = node.value
