@@ -276,7 +276,7 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
                    "transpose", "dot", "matmul", "outer", "sum", "mean", "asarray",
                    "cumsum", "norm", "reshape", "ravel", "concatenate", "stack", "solve",
-                   "inv", "det", "slogdet", "logabsdet", "sign", "cholesky", "array",
+                   "inv", "det", "slogdet", "logabsdet", "sign", "cholesky", "array", "clip",
                    "srcad_nested_gradient"}  # numba kernels of their own (nested_numba.py)
 
 
