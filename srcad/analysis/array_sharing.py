@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import gast
 
 from srcad.analysis.array_bindings import viewed_array
+from srcad.analysis.array_rows import UNKNOWN, may_overlap, rebound, row_part
 from srcad.frontend import syntax as S
 
 _SIMPLE = (gast.Assign, gast.AugAssign, gast.Expr, gast.Pass, gast.Return, gast.Break)
@@ -54,13 +55,18 @@ class Sharing:
     conflict_sites: set = field(default_factory=set)
     conflict_names: set = field(default_factory=set)
     sources: set = field(default_factory=set)  # names some other name may share arrays with
+    written_sites: set = field(default_factory=set)  # the sites of the arrays written
+
+    def held_sites(self, binding, source: str) -> set:
+        """The sites of the arrays `source` may hold where `binding` runs."""
+        return {o[0] for c in self.before.get(id(binding), ()) for o in _held(dict(c), source)}
 
     def unobservable(self, binding, target: str, source: str) -> bool:
         """May `target = <view of source>` (the statement `binding`) become a copy?"""
         if id(binding) not in self.before:
             return False
         held = set().union(*(_held(dict(c), source) for c in self.before[id(binding)]))
-        if not {site for site, _ in held} & self.conflict_sites:
+        if not {o[0] for o in held} & self.conflict_sites:
             return True
         return target not in self.conflict_names and target not in self.sources
 
@@ -70,7 +76,7 @@ def analyse_sharing(norm) -> Sharing | None:
     the body holds a statement it does not model."""
     try:
         flow = _PointsTo(norm)
-        flow.block(norm.body, frozenset({frozenset((p, frozenset({(p, False)}))
+        flow.block(norm.body, frozenset({frozenset((p, frozenset({(p, False, None)}))
                                                    for p in norm.params)}))
         bound = set().union(*(S.bound_names(s) for s in flow.statements))
         loaded = set().union(*(S.loaded_names(s) for s in flow.statements))
@@ -83,12 +89,40 @@ def analyse_sharing(norm) -> Sharing | None:
         for writer in _written(stmt):
             for frozen in flow.before[id(stmt)]:
                 config = dict(frozen)
+                sharing.written_sites |= {o[0] for o in _held(config, writer)}
                 for other in live.after.get(id(stmt), set()) - {writer}:
-                    shared = _held(config, writer) & _held(config, other)
-                    if shared:
-                        sharing.conflict_sites |= {site for site, _ in shared}
+                    shared = _overlap(_held(config, writer), _held(config, other))
+                    if shared and not _same_element_map(flow, live, stmt, writer, other,
+                                                        config):
+                        sharing.conflict_sites |= shared
                         sharing.conflict_names |= {writer, other}
     return sharing
+
+
+def _same_element_map(flow, live, stmt, writer, other, config) -> bool:
+    """Is `stmt` `X[i] = ...` in `for i in ...`, where `other` holds the same whole array as
+    X and the loop reads it only as `other[i]` in `stmt` itself and never after? Each element
+    is then read before it is written, as from a copy (`out[i] = h[i] * w[i]` with `h` the
+    array `out` at run time)."""
+    loop = flow.loop_of.get(id(stmt))
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(loop, gast.For) and isinstance(loop.target, gast.Name)):
+        return False
+    target, i = stmt.targets[0], loop.target.id
+    if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
+            and target.value.id == writer and _is_name(target.slice, i)):
+        return False
+    whole = all(o[2] is None for o in _held(config, writer) | _held(config, other))
+    if not whole or other in live.after.get(id(loop), set()):
+        return False
+    allowed = {id(n.value) for n in gast.walk(stmt.value) if isinstance(n, gast.Subscript)
+               and _is_name(n.value, other) and _is_name(n.slice, i)}
+    return all(id(n) in allowed for s in loop.body for n in gast.walk(s)
+               if isinstance(n, gast.Name) and n.id == other)
+
+
+def _is_name(node, name) -> bool:
+    return isinstance(node, gast.Name) and node.id == name
 
 
 def shared_names(norm, value) -> set:
@@ -126,9 +160,14 @@ def _written(stmt) -> set:
 
 
 def _held(config, name) -> frozenset:
-    """The arrays `name` may hold in one configuration (a name the function never binds
-    holds its own)."""
-    return config.get(name, frozenset({(name, False)}))
+    """The arrays `name` may hold in one configuration, as (site, most recent?, part) (a
+    name the function never binds holds its own, whole)."""
+    return config.get(name, frozenset({(name, False, None)}))
+
+
+def _overlap(a: frozenset, b: frozenset) -> set:
+    """The sites of the arrays `a` and `b` may share an element of."""
+    return {x[0] for x in a for y in b if x[:2] == y[:2] and may_overlap(x[2], y[2])}
 
 
 class _PointsTo:
@@ -142,6 +181,8 @@ class _PointsTo:
         self.statements: list = []
         self.sources: set = set()
         self.exits: list = []  # the states at the breaks of each enclosing loop
+        self.loops: list = []  # the loops around the statement walked
+        self.loop_of: dict = {}  # id(statement) -> the innermost loop around it
 
     def block(self, stmts, state: frozenset) -> frozenset:
         for stmt in stmts:
@@ -153,6 +194,7 @@ class _PointsTo:
             raise _NotModelled
         if id(stmt) not in self.before:
             self.statements.append(stmt)
+            self.loop_of[id(stmt)] = self.loops[-1] if self.loops else None
         self.before[id(stmt)] = self.before.get(id(stmt), frozenset()) | state
         if isinstance(stmt, gast.If):
             return self.block(stmt.body, state) | self.block(stmt.orelse, state)
@@ -165,27 +207,35 @@ class _PointsTo:
         if isinstance(stmt, gast.Assign):
             return self._bind(stmt, [n for t in stmt.targets for n in _names(t)], stmt.value,
                               state)
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
+            return self._stale(state, {stmt.target.id}, None)  # `c += 1`: rows of c go stale
         return state
 
     def _loop(self, stmt, state: frozenset) -> frozenset:
-        head = state
         self.exits.append([])
+        self.loops.append(stmt)
+        ends, head = frozenset(), state
+        step = _ascending_step(stmt)
         for _ in range(_MAX_ROUNDS):
             entered = head
-            if isinstance(stmt, gast.For):
-                entered = self._bind(stmt, _names(stmt.target), _iterated(stmt.iter), head)
-            joined = head | self.block(stmt.body, entered)
-            if joined == head:
+            if isinstance(stmt, gast.For):  # from before the loop, and the next iteration
+                target, iterated = _names(stmt.target), _iterated(stmt.iter)
+                entered = self._bind(stmt, target, iterated, state) | \
+                    self._bind(stmt, target, iterated, ends, step)
+            end = self.block(stmt.body, entered)
+            if end <= ends:
                 break
-            head = joined
+            ends = ends | end
+            head = state | ends
         else:
             raise _NotModelled
+        self.loops.pop()
         out = self.block(stmt.orelse, head)
         for exit_state in self.exits.pop():
             out = out | exit_state
         return out
 
-    def _bind(self, stmt, names, value, state: frozenset) -> frozenset:
+    def _bind(self, stmt, names, value, state: frozenset, step=None) -> frozenset:
         shared = shared_names(self.norm, value) if value is not None else set()
         self.sources |= shared
         fresh = value is None or viewed_array(self.norm, value) is None
@@ -194,15 +244,41 @@ class _PointsTo:
         for frozen in state:
             config = dict(frozen)
             if fresh:  # a new array: the site's older arrays are not the most recent any more
-                config = {n: frozenset((s, recent and s != site) for s, recent in objects)
+                config = {n: frozenset((s, recent and s != site, part)
+                                       for s, recent, part in objects)
                           for n, objects in config.items()}
             held = frozenset().union(*(_held(config, n) for n in shared))
             if fresh:
-                held = held | {(site, True)}
+                held = held | {(site, True, None)}
+            elif not isinstance(value, gast.Name):  # a view: a row, or a part srcad can't tell
+                part = row_part(value.slice) if isinstance(value, gast.Subscript) \
+                    and isinstance(value.value, gast.Name) \
+                    and not isinstance(value.slice, (gast.Slice, gast.Tuple)) else UNKNOWN
+                held = frozenset((s, r, part if p is None else UNKNOWN) for s, r, p in held)
+            config = _stale_config(config, set(names), step)
             for n in names:
                 config[n] = held
             out.add(frozenset(config.items()))
         return frozenset(out)
+
+    @staticmethod
+    def _stale(state, names, step):
+        return frozenset(frozenset(_stale_config(dict(c), names, step).items()) for c in state)
+
+
+def _stale_config(config, names: set, step) -> dict:
+    """The configuration once `names` are rebound: the rows indexed by them go stale."""
+    return {n: frozenset((s, r, rebound(p, names, step)) for s, r, p in objects)
+            for n, objects in config.items()}
+
+
+def _ascending_step(loop) -> str | None:
+    """The variable of `for v in range(a)` or `range(a, b)`: each iteration adds one."""
+    if isinstance(loop, gast.For) and isinstance(loop.target, gast.Name) \
+            and isinstance(loop.iter, gast.Call) and isinstance(loop.iter.func, gast.Name) \
+            and loop.iter.func.id == "range" and 1 <= len(loop.iter.args) <= 2:
+        return loop.target.id
+    return None
 
 
 def _names(target) -> list:

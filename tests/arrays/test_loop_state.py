@@ -159,6 +159,31 @@ def test_loop_state_on_numba(case, mode):
     check_grads(f, *args(), modes=(mode,), backend="numba")
 
 
+# -- GradBench's lstm as its C++ primal is written: `layer_output` views the output, then the
+# hidden row of each layer, kept for the next layer (which writes other rows of the state)
+
+
+def lstm_arguments():
+    rng = np.random.default_rng(3)
+    layers, b, c = 2, 3, 4
+    return (dup(0.5 * rng.standard_normal((2 * layers, 4 * b))),
+            dup(0.5 * rng.standard_normal((3, b))),
+            Const(0.5 * rng.standard_normal((2 * layers, b))), Const(rng.standard_normal((c, b))))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_lstm_in_its_natural_form(mode):
+    from srcad.gradbench.ports.lstm import lstm_loops
+    check_grads(lstm_loops, *lstm_arguments(), modes=(mode,))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", MODES)
+def test_lstm_in_its_natural_form_on_numba(mode):
+    from srcad.gradbench.ports.lstm import lstm_loops
+    check_grads(lstm_loops, *lstm_arguments(), modes=(mode,), backend="numba")
+
+
 # -- sharing an execution observes: still refused, by line
 
 
@@ -193,13 +218,28 @@ def kept_row_written_again(x, W):
     return np.sum(out) + s
 
 
+def kept_row_written_through_another_view(x, W):
+    out = np.zeros((4, x.shape[0]))
+    prev = x * 1.0
+    s = 0.0
+    for t in range(1, 4):
+        row = out[t]
+        row[:] = np.tanh(W @ prev)
+        back = out[t - 1]  # the row `prev` still views
+        back[0] = 2.0 * back[0] + 0.5
+        s = s + prev[0]
+        prev = row
+    return np.sum(out) + s
+
+
 @pytest.mark.parametrize("f, line", [(alias_written_while_read, "return np.sum(u * v)"),
                                      (swap_of_one_array, "v = u"),
-                                     (kept_row_written_again, "row[:] =")])
+                                     (kept_row_written_again, "row[:] ="),
+                                     (kept_row_written_through_another_view, "row[:] =")])
 def test_observed_sharing_stays_refused_by_line(f, line):
     x = RNG.standard_normal(3)
-    args = (x, srcad.Constant(RNG.standard_normal((3, 3)))) if f is kept_row_written_again \
-        else (x,)
+    args = (x, srcad.Constant(RNG.standard_normal((3, 3)))) if f in (
+        kept_row_written_again, kept_row_written_through_another_view) else (x,)
     with pytest.raises(srcad.UnsupportedSyntaxError) as info:
         srcad.gradient(f, *args)
     message = str(info.value)
