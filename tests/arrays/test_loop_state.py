@@ -22,7 +22,7 @@ numba_backend = pytest.param("numba", marks=pytest.mark.slow)
 def jacobi(u0, f):
     u = u0.copy()
     n = u.shape[0]
-    for it in range(3):
+    for _ in range(3):
         v = np.empty_like(u)
         v[0] = u[0]
         v[n - 1] = u[n - 1]
@@ -34,7 +34,7 @@ def jacobi(u0, f):
 
 def jacobi_slices(u0):
     u = u0 * 1.0
-    for it in range(3):
+    for _ in range(3):
         v = np.empty_like(u)
         v[0] = u[0]
         v[-1] = u[-1]
@@ -47,7 +47,7 @@ def heat_swap(u0):
     u = u0.copy()
     v = np.zeros_like(u)
     n = u.shape[0]
-    for it in range(4):
+    for _ in range(4):
         for i in range(1, n - 1):
             v[i] = u[i] + 0.2 * (u[i - 1] - 2.0 * u[i] + u[i + 1]) * u[i]
         v[0] = u[0]
@@ -60,7 +60,7 @@ def stencil_2d(a0):
     a = a0.copy()
     b = np.zeros_like(a)
     m, n = a.shape
-    for it in range(2):
+    for _ in range(2):
         for i in range(1, m - 1):
             for j in range(1, n - 1):
                 b[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1]) \
@@ -189,7 +189,7 @@ def test_lstm_in_its_natural_form_on_numba(mode):
 
 def alias_written_while_read(x):
     u = x * 1.0
-    for it in range(3):
+    for _ in range(3):
         v = u
         v[0] = v[0] * 2.0 + u[1]
         u = np.sin(u)
@@ -199,7 +199,7 @@ def alias_written_while_read(x):
 def swap_of_one_array(x):
     u = x * 1.0
     v = u
-    for it in range(2):
+    for _ in range(2):
         v[0] = u[1] * 2.0
         u, v = v, u
     return np.sum(u * u)

@@ -10,8 +10,8 @@ an array of its own that srcad follows by its name.
 
 Guarantees: only bindings the old rule refuses (`shared_while_written`) and views kept from
 one iteration for the next of an array the function writes (which views.py refuses) are
-touched, so the generated code of everything else is unchanged; a binding whose sharing may be observed stays
-as written, for views.py to resolve or the alias check to refuse by line.
+touched, so the generated code of everything else is unchanged; a binding whose sharing may
+be observed stays as written, for views.py to resolve or the alias check to refuse by line.
 """
 
 from __future__ import annotations
