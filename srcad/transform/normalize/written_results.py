@@ -24,6 +24,7 @@ from srcad.analysis.array_bindings import is_allocation, is_growth, viewed_array
 from srcad.analysis.primitives import array_call
 from srcad.analysis.types import Array, Types
 from srcad.frontend import syntax as S
+from srcad.transform.normalize.array_rows import each_statement
 
 
 def copy_written_results(norm, arg_types: dict) -> bool:
@@ -36,30 +37,22 @@ def copy_written_results(norm, arg_types: dict) -> bool:
     candidates = {n for n in written if isinstance(types[n], Array)}
     changed = False
 
-    def block(stmts):
+    def rewrite(stmt) -> list:
         nonlocal changed
-        out = []
-        for stmt in stmts:
-            for field in ("body", "orelse"):
-                inner = getattr(stmt, field, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-                    setattr(stmt, field, block(inner))
-            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-                    and isinstance(stmt.targets[0], gast.Name) \
-                    and stmt.targets[0].id in candidates and _makes_new_array(norm, stmt):
-                name = stmt.targets[0].id
-                value_name = norm.namer.fresh(f"{name}_value")
-                first = S.assign(S.name(value_name), stmt.value)
-                copied = S.assign(S.name(name), gast.Call(
-                    func=gast.Attribute(value=S.name(value_name), attr="copy",
-                                        ctx=gast.Load()), args=[], keywords=[]))
-                out += [gast.copy_location(first, stmt), gast.copy_location(copied, stmt)]
-                changed = True
-                continue
-            out.append(stmt)
-        return out
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name)
+                and stmt.targets[0].id in candidates and _makes_new_array(norm, stmt)):
+            return [stmt]
+        name = stmt.targets[0].id
+        value_name = norm.namer.fresh(f"{name}_value")
+        first = S.assign(S.name(value_name), stmt.value)
+        copied = S.assign(S.name(name), gast.Call(
+            func=gast.Attribute(value=S.name(value_name), attr="copy", ctx=gast.Load()),
+            args=[], keywords=[]))
+        changed = True
+        return [gast.copy_location(first, stmt), gast.copy_location(copied, stmt)]
 
-    norm.body = block(norm.body)
+    norm.body = each_statement(norm.body, rewrite)
     return changed
 
 
