@@ -100,15 +100,19 @@ def analyse_sharing(norm) -> Sharing | None:
 
 
 def _same_element_map(flow, live, stmt, writer, other, config) -> bool:
-    """Is `stmt` `X[i] = ...` in `for i in ...`, where `other` holds the same whole array as
-    X and the loop reads it only as `other[i]` in `stmt` itself and never after? Each element
-    is then read before it is written, as from a copy (`out[i] = h[i] * w[i]` with `h` the
-    array `out` at run time)."""
+    """Is `stmt` `X[i] = ...` in `for i in range(...)` (from 0 or more), where `other` holds
+    the same whole array as X and the loop reads it only as `other[i]` in `stmt` itself and
+    never after? Each element is then read before it is written, as from a copy
+    (`out[i] = h[i] * w[i]` with `h` the array `out` at run time)."""
     loop = flow.loop_of.get(id(stmt))
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
             and isinstance(loop, gast.For) and isinstance(loop.target, gast.Name)):
         return False
     target, i = stmt.targets[0], loop.target.id
+    start = loop.iter.args[0] if _ascending_step(loop) and len(loop.iter.args) == 2 else None
+    if _ascending_step(loop) is None or (start is not None and not (
+            isinstance(start, gast.Constant) and type(start.value) is int and start.value >= 0)):
+        return False  # a negative index would write an element read later: x[-1], x[n - 1]
     if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
             and target.value.id == writer and _is_name(target.slice, i)):
         return False

@@ -104,6 +104,16 @@ def literal_matrix(x):
     return np.sum(A @ A)
 
 
+def element_map_of_maybe_itself(x, flag):
+    out = x * 1.0
+    h = np.cos(x)
+    if flag > 0.0:
+        h = out  # each element of `out` is read (through h) before it is written
+    for i in range(x.shape[0]):
+        out[i] = h[i] * 2.0 + x[i]
+    return np.sum(out * out)
+
+
 def dup(a):
     return Duplicated(a, np.zeros_like(a))
 
@@ -119,6 +129,10 @@ CASES = {
                                           dup(0.5 * RNG.standard_normal((3, 3))))),
     "local_index": (local_index, lambda: (dup(RNG.standard_normal(4)),)),
     "literal_matrix": (literal_matrix, lambda: (dup(RNG.standard_normal(4)),)),
+    "element_map_aliased": (element_map_of_maybe_itself,
+                            lambda: (dup(RNG.standard_normal(4)), Const(1.0))),
+    "element_map_apart": (element_map_of_maybe_itself,
+                          lambda: (dup(RNG.standard_normal(4)), Const(-1.0))),
 }
 
 
@@ -218,6 +232,17 @@ def kept_row_written_again(x, W):
     return np.sum(out) + s
 
 
+def element_map_from_a_negative_start(x):
+    out = x * 1.0
+    h = out
+    for _ in range(3):
+        h = out
+        for i in range(-1, x.shape[0]):  # out[-1] is written, then read as h[n - 1]
+            out[i] = h[i] * 2.0 + 1.0
+        out = np.sin(out)
+    return np.sum(out)
+
+
 def kept_row_written_through_another_view(x, W):
     out = np.zeros((4, x.shape[0]))
     prev = x * 1.0
@@ -235,7 +260,8 @@ def kept_row_written_through_another_view(x, W):
 @pytest.mark.parametrize("f, line", [(alias_written_while_read, "return np.sum(u * v)"),
                                      (swap_of_one_array, "v = u"),
                                      (kept_row_written_again, "row[:] ="),
-                                     (kept_row_written_through_another_view, "row[:] =")])
+                                     (kept_row_written_through_another_view, "row[:] ="),
+                                     (element_map_from_a_negative_start, "h = out\n")])
 def test_observed_sharing_stays_refused_by_line(f, line):
     x = RNG.standard_normal(3)
     args = (x, srcad.Constant(RNG.standard_normal((3, 3)))) if f in (
