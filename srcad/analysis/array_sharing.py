@@ -15,13 +15,20 @@ its block, one `return` at the end):
   made in this iteration is not the `u` that holds the last iteration's. A name, a
   subscript, `x.T`, a view call (`viewed_array`), the branches of a conditional expression
   and the entries of a tuple or list may share the arrays of the names they mention.
+- parts: a view `A[e]` with an int index affine in names holds the row `e` of `A`
+  (analysis/array_rows.py): rows whose indices differ by a constant are apart, and so is a
+  row kept from earlier steps of a `for` variable that no number of steps brings back
+  (GradBench's lstm keeps `state[2 * i]` while the next layer writes `state[2 * i + 2]`);
+  other views hold a part that may meet any other.
 - liveness: a name is live after a statement when some path reads it before rebinding it.
   The arguments, and names the function reads but never binds, are live at the end (the
   caller sees the arguments' contents).
 
 A write through `X` (an element or slice store, `X += ...`, an array passed to a call made
 for its effect) conflicts with every other name live after it that may hold one of the arrays
-`X` may hold. `Sharing.unobservable(binding)` says when a binding `a = b` (b an array or a
+`X` may hold, unless it is `X[i] = ...` in a loop over `i` from 0 that reads the other name,
+holding the same whole array, only as `other[i]` in that statement (each element is read
+before it is written, as from a copy). `Sharing.unobservable(binding)` says when a binding `a = b` (b an array or a
 view of one) may become `a = b.copy()`: when no array `b` may hold there takes part in any
 conflict, or when `a` takes part in none and no other name is ever bound to `a` or a view of
 it (its array then reaches no other name). Anything the analyses do not model (a `try`, a
