@@ -31,8 +31,9 @@ holding the same whole array, only as `other[i]` in that statement (each element
 before it is written, as from a copy). `Sharing.unobservable(binding)` says when a binding
 `a = b` (b an array or a view of one) may become `a = b.copy()`: when no array `b` may hold
 there takes part in any conflict, or when `a` takes part in none and no other name is ever
-bound to `a` or a view of it (its array then reaches no other name). Anything the analyses do not model (a `try`, a
-`with`, a nested definition) makes `analyse_sharing` return None: nothing is claimed.
+bound to `a` or a view of it (its array then reaches no other name). Anything the analyses
+do not model (a `try`, a `with`, a nested definition) makes `analyse_sharing` return None:
+nothing is claimed.
 """
 
 from __future__ import annotations
