@@ -64,6 +64,7 @@ class Sharing:
     conflict_names: set = field(default_factory=set)
     sources: set = field(default_factory=set)  # names some other name may share arrays with
     written_sites: set = field(default_factory=set)  # the sites of the arrays written
+    carried: dict = field(default_factory=dict)  # id(loop) -> names live at its head
 
     def held_sites(self, binding, source: str) -> set:
         """The sites of the arrays `source` may hold where `binding` runs."""
@@ -92,7 +93,7 @@ def analyse_sharing(norm) -> Sharing | None:
         live.block(norm.body, set(norm.params) | (loaded - bound))
     except _NotModelled:
         return None
-    sharing = Sharing(flow.before, sources=flow.sources)
+    sharing = Sharing(flow.before, sources=flow.sources, carried=live.head)
     for stmt in flow.statements:
         for writer in _written(stmt):
             for frozen in flow.before[id(stmt)]:
@@ -310,6 +311,7 @@ def _iterated(iterable):
 class _Liveness:
     def __init__(self):
         self.after: dict = {}  # id(statement) -> names live after it
+        self.head: dict = {}  # id(loop) -> names live at its head (carried to an iteration)
         self.exits: list = []  # what is live after each enclosing loop
 
     def block(self, stmts, live: set) -> set:
@@ -344,4 +346,5 @@ class _Liveness:
         else:
             raise _NotModelled
         self.exits.pop()
+        self.head[id(stmt)] = self.head.get(id(stmt), set()) | head
         return head

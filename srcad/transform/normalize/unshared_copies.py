@@ -32,16 +32,19 @@ def copy_unshared_aliases(norm, arg_types: dict) -> bool:
     pending = [(node, target, source) for node, target, source
                in shared_while_written(norm, types) if len(node.targets) == 1]
     carried = [c for c in _carried_views(norm, types) if c[0] not in {p[0] for p in pending}]
+    carried_loops = {id(c[0]): c[3] for c in carried}
     if not pending and not carried:
         return False
     sharing = analyse_sharing(norm)
     if sharing is None:
         return False
     changed = False
-    for node, target, source in pending + carried:
-        if (node, target, source) in carried \
-                and not sharing.held_sites(node, source) & sharing.written_sites:
-            continue  # a view of an array nothing writes: as it is
+    for node, target, source in pending + [tuple(c[:3]) for c in carried]:
+        loop = carried_loops.get(id(node))
+        if loop is not None and not (
+                target in sharing.carried.get(id(loop), set())
+                and sharing.held_sites(node, source) & sharing.written_sites):
+            continue  # a view of an array nothing writes, or not read in a later iteration
         if sharing.unobservable(node, target, source):
             node.value = gast.Call(func=gast.Attribute(value=node.value, attr="copy",
                                                        ctx=gast.Load()), args=[], keywords=[])
@@ -50,9 +53,10 @@ def copy_unshared_aliases(norm, arg_types: dict) -> bool:
 
 
 def _carried_views(norm, types) -> list:
-    """(binding, name, array) of the views bound in a loop to a name the loop reads (the
-    view of one iteration kept for the next, `layer_output = state[2 * i]`): views.py
-    refuses them once the array's other views are resolved as writes of the array."""
+    """[binding, name, array, loop] of the views bound in a loop to a name the loop reads
+    (the view of one iteration kept for the next, `layer_output = state[2 * i]`, when the
+    name is live at the loop's head): views.py refuses them once the array's other views
+    are resolved as writes of the array."""
     out = []
 
     def walk(stmts, loops):
@@ -63,7 +67,7 @@ def _carried_views(norm, types) -> list:
                 if source is not None and source != name \
                         and isinstance(types.of(stmt.value), Array) \
                         and name in S.loaded_names(loops[-1]):
-                    out.append((stmt, name, source))
+                    out.append([stmt, name, source, loops[-1]])
             inner = loops + [stmt] if isinstance(stmt, (gast.For, gast.While)) else loops
             for field in ("body", "orelse"):
                 block = getattr(stmt, field, None)
