@@ -458,6 +458,8 @@ class ArrayGrammar:
             prelude = prelude + "\n" + LINALG_PRELUDE
         if "movement" in self.shapes:  # its own random stream: grammar_movement.py
             body += self.movement_statements()
+        if "loop-state" in self.shapes:  # its own random stream: grammar_loop_state.py
+            body += self.loop_state_lines()
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]

@@ -285,7 +285,7 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
                    "transpose", "dot", "matmul", "outer", "sum", "mean", "asarray",
                    "cumsum", "norm", "reshape", "ravel", "concatenate", "stack", "solve",
-                   "inv", "det", "slogdet", "logabsdet", "sign", "cholesky", "array",
+                   "inv", "det", "slogdet", "logabsdet", "sign", "cholesky", "array", "clip",
                    "srcad_nested_gradient"}  # numba kernels of their own (nested_numba.py)
 
 
@@ -304,8 +304,10 @@ def numba_supports(norm):
 def refuse_numba_indexing(norm, types, active: set, reverse: bool) -> None:
     """Refuse, naming the line, the reads through index arrays and masks the numba backend
     does not compile: a mask of rank above 1 (numba indexes with 1-D masks only), and in
-    reverse mode a gather from an active array (its adjoint adds repeated indices up with
-    `np.add.at`, which numba lacks). Forward mode compiles 1-D masks and gathers."""
+    reverse mode a gather from an active array other than through one 1-D int array (into a
+    vector or a matrix's rows) or two (a matrix's elements): its adjoint adds repeated
+    indices up (`scatter_add`, numba's `np.add.at`). Forward mode compiles 1-D masks and
+    gathers."""
     statements = [n for stmt in norm.body for n in gast.walk(stmt) if isinstance(n, gast.stmt)]
     for stmt in statements:  # each statement's own expressions (not its body's)
         reads = [e for c in gast.iter_child_nodes(stmt) if isinstance(c, gast.expr)
@@ -320,15 +322,28 @@ def refuse_numba_indexing(norm, types, active: set, reverse: bool) -> None:
                 message = f"`{S.unparse_expr(e)}` reads through a mask of rank above 1; " \
                     "numba indexes with 1-D masks only"
                 hint = "use backend='python'"
-            elif kind == "gather" and reverse and differentiable_reads(e, norm) & active:
-                message = f"`{S.unparse_expr(e)}` reads through an index array; the numba " \
-                    "backend does not compile its reverse (repeated indices are added up " \
-                    "with np.add.at, which numba lacks)"
-                hint = "use forward mode, or backend='python'"
+            elif kind == "gather" and reverse and differentiable_reads(e, norm) & active \
+                    and not _scattered_back(types, e, parts, indices):
+                message = f"`{S.unparse_expr(e)}` reads through index arrays mixed with " \
+                    "ints, slices or more axes; the numba backend compiles the reverse of " \
+                    "one 1-D int array into a vector or a matrix's rows, or of two into a " \
+                    "matrix's elements"
+                hint = "gather in a loop, or use backend='python'"
             else:
                 continue
             norm.refusals.add(norm.parsed.error(stmt, "index array", message, hint=hint))
             break  # one refusal per statement
+
+
+def _scattered_back(types, e, parts, indices) -> bool:
+    """Does the numba backend add a gather's adjoint back (`scatter_add`,
+    srcad/runtime/numba_scatter.py): one 1-D int array into a vector or a matrix's rows, two
+    into a matrix's elements?"""
+    base = types.of(e.value)
+    if len(indices) != len(parts) or not all(isinstance(t, Array) and t.ndim == 1
+                                             and not t.is_bool for t in indices):
+        return False
+    return (len(parts) == 1 and base.ndim in (1, 2)) or (len(parts) == 2 and base.ndim == 2)
 
 
 def rebound_allocations(norm, types) -> set:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad.analysis.value_types import Array, is_new_axis
+from srcad.analysis.value_types import INT, Array, is_new_axis
 from srcad.frontend import syntax as S
 
 
@@ -26,8 +26,12 @@ def gathered_type(types, e, base, parts, kinds):
     advanced indexing) or `x[mask]` (a boolean array, alone)."""
     masks = [t for t in kinds if isinstance(t, Array) and t.is_bool]
     shown = S.unparse_expr(e)
-    if any(is_new_axis(p) for p in parts) or (masks and len(parts) > 1) \
-            or any(isinstance(t, Array) and t.is_float for t in kinds):
+    if any(isinstance(t, Array) and t.is_float for t in kinds):
+        raise types.norm.parsed.error(
+            e, "array index", f"`{shown}` indexes with an array of floats (NumPy indexes with "
+            "ints or bools only)", hint="write the index array of ints: np.array([0, 2]), "
+            "np.arange(n)")
+    if any(is_new_axis(p) for p in parts) or (masks and len(parts) > 1):
         raise types.norm.parsed.error(
             e, "array index", f"`{shown}` mixes an index array with other indices in a "
             "way srcad does not differentiate", hint="index with one int array (with ints "
@@ -43,3 +47,17 @@ def gathered_type(types, e, base, parts, kinds):
         raise types.norm.parsed.error(e, "array index", f"`{shown}` has more indices "
                                      "than the array has axes")
     return Array(gathered + base.ndim - consumed, base.is_float)
+
+
+def holds_ints(type_of, values) -> bool:
+    """Are `values` (the entries of `np.array([...])`, lists written out inside it too) all
+    ints? NumPy then makes an int array: `np.array([0, 2, 2])` is an index array."""
+    for v in values:
+        if isinstance(v, (gast.List, gast.Tuple)):
+            if not v.elts or not holds_ints(type_of, v.elts):
+                return False
+            continue
+        t = type_of(v)
+        if not (t == INT or (isinstance(t, Array) and not t.is_float and not t.is_bool)):
+            return False
+    return bool(values)

@@ -17,7 +17,7 @@ import types as pytypes
 
 import gast
 
-from srcad.analysis.index_types import gathered_type, index_kind
+from srcad.analysis.index_types import gathered_type, holds_ints, index_kind
 from srcad.analysis.integer_calls import integer_call_type
 from srcad.analysis.primitives import array_call, effect_call, effect_operands, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
@@ -298,6 +298,9 @@ class Types(TypeRefusals):
                for t, p, o in zip(operands, rule.partials, call.operands)):
             return OTHER
         rank = max(ranks) if rule.elementwise else rule.rank
+        if rank > 0 and call.info.sequence and call.info.name == "array" \
+                and holds_ints(self.of, call.operands):
+            return Array(rank, False)  # np.array([0, 2, 2]): an index array, as NumPy makes
         return Array(rank, True) if rank > 0 else FLOAT
 
     def _mapped(self, info, e, arrays):

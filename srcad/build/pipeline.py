@@ -64,7 +64,9 @@ from srcad.transform.normalize.list_building import build_from_rows
 from srcad.transform.normalize.literal_arguments import arrays_of_literals
 from srcad.transform.normalize.retyped_names import split_retyped_names
 from srcad.transform.normalize.stage import normalize
+from srcad.transform.normalize.unshared_copies import copy_unshared_aliases
 from srcad.transform.normalize.views import resolve_views
+from srcad.transform.normalize.written_results import copy_written_results
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.optimize import (
     assign_after_element_reset,
@@ -186,6 +188,10 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
     set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
     localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    # `u = v` of double buffering, `prev = row`: copies where nothing observes the sharing
+    copy_unshared_aliases(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    # `y = np.exp(x); y[0] = 1.0`: the written array is a copy of the expression's value
+    copy_written_results(norm, {p: s.type for p, s in zip(norm.params, specs)})
     norm.body = without_refused(norm.body, functools.partial(
         _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals,
         parsed)

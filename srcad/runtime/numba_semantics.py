@@ -11,6 +11,9 @@ modules, never by srcad itself):
   (Python's is a float, numba's an int, 0 for `2 ** -2`) or a power beyond int64 (Python's
   ints have no bound, numba's wrap).
 
+* `scatter_add(a, index, v)`: `np.add.at(a, index, v)`, which numba lacks
+  (srcad/runtime/numba_scatter.py).
+
 Each is a plain Python function (the reference, run by the interpreter) with a numba
 `overload` that numba compiles for the operand types.
 """
@@ -21,6 +24,8 @@ import numba
 import numpy as np
 from numba import types
 from numba.extending import overload
+
+from srcad.runtime.numba_scatter import scatter_add  # noqa: F401 - np.add.at, for numba
 
 
 def unshared(t, v):

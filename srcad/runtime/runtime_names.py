@@ -49,7 +49,7 @@ NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "chol
                                "array_stack", "array_copy", "LoopShapeError"})
 # srcad/runtime/numba_semantics.py: NumPy's and Python's arithmetic where numba's differs
 # (srcad/transform/numba_compat.py spells overlapping updates `unshared`, powers `int_power`)
-NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power"})
+NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power", "scatter_add"})
 # srcad/runtime/checkpointing.py: what a loop over the automatic tape budget raises (numba)
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/operators/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)
@@ -82,7 +82,7 @@ _RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runti
                     "srcad.runtime.numba_runtime",
                     "srcad.runtime.numba_arrays",
                     "srcad.build.running", "srcad.runtime.checkpointing", "srcad.operators.nested",
-                    "srcad.runtime.numba_semantics"}
+                    "srcad.runtime.numba_semantics", "srcad.runtime.numba_scatter"}
 
 
 def library_modules() -> dict:

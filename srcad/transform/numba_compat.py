@@ -20,6 +20,9 @@
   arrays as a tuple (numba joins tuples of arrays; a list must hold one type).
   `np.stack((a, b), axis=0)`: `array_stack((a, b))` (srcad/runtime/numba_arrays.py), which also
   stacks numbers (the tangent of `np.array([a * a, b])`; numba's np.stack takes arrays).
+* `np.array([row, row])` of rows (a 2-D literal `np.array([[x[0], x[1]], [x[2], x[3]]])`, whose
+  rows normalization makes arrays): `array_stack((row, row))`; numba's np.array takes no list
+  of arrays.
 * `np.array(x)` of anything but a list or tuple written out: `array_copy(x)`, a copy of an
   array (numba's np.array takes lists, tuples and numbers).
 * `np.linalg.slogdet(A).logabsdet` (and `.sign`): `np.linalg.slogdet(A)[1]` (`[0]`):
@@ -39,6 +42,8 @@
   `v` copied when its memory overlaps `t`'s. NumPy reads the whole right side before it writes
   (`y[1:] += y[:-1]` adds the old values); numba's loop reads each element after the
   previous ones were written.
+* `np.add.at(a, idx, v)` (the adjoint of a read through an index array): `scatter_add(a, idx,
+  v)` (srcad/runtime/numba_scatter.py), which numba lacks.
 * `a ** b` (an exponent that is not a number written out): `int_power(a, b, where)`
   (srcad/runtime/numba_semantics.py): numba's `a ** b` of ints, as Python's; refused at run time
   where Python's is not an int64 (`2 ** -k` is a float in Python, 0 in numba; an int beyond int64
@@ -98,6 +103,14 @@ class _SmallPowers(gast.NodeTransformer):
 
 
 class _Products(gast.NodeTransformer):
+    def visit_Expr(self, node):
+        self.generic_visit(node)
+        v = node.value
+        if isinstance(v, gast.Call) and S.unparse_expr(v.func) == "np.add.at" \
+                and len(v.args) == 3 and not v.keywords:
+            return gast.copy_location(S.expr_stmt(S.call("scatter_add", *v.args)), node)
+        return node
+
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         v = node.value
@@ -162,6 +175,11 @@ class _Products(gast.NodeTransformer):
         if module and f.attr == "array" and len(node.args) == 1 \
                 and not isinstance(node.args[0], (gast.List, gast.Tuple)):
             return gast.copy_location(S.call("array_copy", node.args[0]), node)
+        if module and f.attr == "array" and len(node.args) == 1 and node.args[0].elts \
+                and any(isinstance(e, (gast.Call, gast.List, gast.Tuple))
+                        for e in node.args[0].elts):  # rows written out: a 2-D literal
+            rows = gast.Tuple(elts=list(node.args[0].elts), ctx=gast.Load())
+            return gast.copy_location(S.call("array_stack", rows), node)
         if module and f.attr == "tanh" and len(node.args) == 1:
             return gast.copy_location(S.call("array_tanh", *node.args), node)
         if module and f.attr in ("dot", "matmul") and len(node.args) == 2:

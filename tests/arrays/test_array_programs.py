@@ -268,16 +268,9 @@ def writes_into_expression_array(x):
     return np.sum(y)
 
 
-@pytest.mark.parametrize("f, words", [
-    (writes_into_expression_array, ("elements of `y`",)),
-], ids=lambda v: getattr(v, "__name__", ""))
-def test_refused_array_statements_name_the_line(f, words):
-    with pytest.raises(SrcadError) as info:
-        srcad.autodiff(srcad.Reverse, f, dup(np.ones(3)))
-    text = str(info.value)
-    assert "test_array_programs.py" in text
-    for word in words:
-        assert word in text, text
+def test_elements_written_into_an_expression_array_write_a_copy_of_its_value():
+    # NumPy's `x * 2.0` is a new array: the writes change only it
+    check_grads(writes_into_expression_array, dup(np.array([0.5, -1.0, 2.0])))
 
 
 def test_wide_vector_mode_refuses_array_operations_in_stacked_lanes_clearly():
@@ -398,7 +391,8 @@ def test_second_order_through_a_cholesky_is_refused_by_name():
         srcad.hessian(cholesky_sum, np.array([0.3, -0.2]))
     # named by the user's line, not by srcad's generated code (its `cholesky_adjoint`)
     text = str(info.value)
-    assert "hessian" in text and f"{__file__}:391:" in text and "<srcad" not in text
+    line = cholesky_sum.__code__.co_firstlineno + 2
+    assert "hessian" in text and f"{__file__}:{line}:" in text and "<srcad" not in text
 
 
 # -- aliases, conditional values, new axes, gathers ------------------------------------------------

@@ -200,11 +200,27 @@ def view_chosen_by_a_branch(x, flag):
 
 def view_of_a_rebound_array(x):
     a = x.copy()
-    v = a[0:2]  # v keeps viewing the first a
+    v = a[0:2]  # v keeps viewing the first a, read through a after a write through v
+    s = 0.0
+    for k in range(2):
+        v[k] = x[k] * v[k]
+        s = s + a[k]
+        a = np.ones(3)
+    return np.sum(a) + np.sum(v) + s
+
+
+def view_kept_after_its_array_is_rebound(x):
+    a = x.copy()
+    v = a[0:2]  # no read through `a` sees the writes through `v`: v is as good as a copy
     for k in range(2):
         v[k] = x[k] * v[k]
         a = np.ones(3)
     return np.sum(a) + np.sum(v)
+
+
+def test_a_view_whose_sharing_no_read_sees_is_differentiated_as_a_copy():
+    x = np.array([0.5, -1.0, 2.0])
+    check_grads(view_kept_after_its_array_is_rebound, dup(x))
 
 
 @pytest.mark.parametrize("f, line, words", [

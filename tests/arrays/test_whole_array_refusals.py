@@ -433,8 +433,8 @@ def logaddexp_of_a_product_element(x):
     return np.sum(np.logaddexp((M @ x)[0], x))  # numba: no logaddexp
 
 
-def clip_scaled_by_a_generator_sum(x):
-    return np.sum(np.clip(x * sum(v for v in x), -1.0, 1.0))  # numba: no clip
+def rows_scaled_by_a_generator_sum(x):
+    return np.sum(np.atleast_2d(x * sum(v for v in x)))  # numba: no atleast_2d
 
 
 def power_scaled_by_a_generator_sum(x):
@@ -443,7 +443,7 @@ def power_scaled_by_a_generator_sum(x):
 
 SPELLED = [
     (logaddexp_of_a_product_element, "numba", "`np.logaddexp((M @ x)[0], x)`", "product"),
-    (clip_scaled_by_a_generator_sum, "numba", "`np.clip(x * sum(v for v in x), -1.0, 1.0)`",
+    (rows_scaled_by_a_generator_sum, "numba", "`np.atleast_2d(x * sum(v for v in x))`",
      "sum_of"),
     (power_scaled_by_a_generator_sum, "python",
      "in `np.sum(pow(x, x) * sum(v * v for v in x))`", "sum_of"),

@@ -64,7 +64,7 @@ def dot_with_a_number(a, x):
 
 
 def running_total(x):
-    return np.sum(np.clip(x, 0.0, 1.0) * x)
+    return np.sum(np.atleast_2d(x) * x)
 
 
 def _mlp_args(N=12, D=5, H=4, K=3):
@@ -241,7 +241,7 @@ def test_numba_refuses_what_it_does_not_compile_by_name_and_line(mode):
     with pytest.raises(SrcadError) as info:
         srcad.autodiff(mode, running_total, dup(np.ones(3)), backend="numba")
     text = str(info.value)
-    assert "numba" in text and "np.clip(x, 0.0, 1.0)" in text and "test_numba_arrays.py:" in text
+    assert "numba" in text and "np.atleast_2d(x)" in text and "test_numba_arrays.py:" in text
 
 
 def test_numba_vector_mode_runs_array_code_in_unrolled_lanes_by_default():
@@ -296,14 +296,10 @@ def positive_squares_2d(A):
     return np.sum(A[A > 0.0] ** 2)
 
 
-def test_numba_reverse_mode_refuses_gathers_by_name_and_line():
-    # its adjoint adds repeated indices up with np.add.at, which numba lacks; forward compiles
+def test_numba_reverse_mode_of_a_gather_adds_repeated_indices_up():
+    # its adjoint adds repeated indices up (scatter_add, numba's np.add.at)
     args = (dup(RNG.standard_normal(4)), np.array([0, 2, 2]))
-    with pytest.raises(SrcadError) as info:
-        srcad.autodiff(srcad.Reverse, gathered_sines, *args, backend="numba")
-    assert info.value.filename == __file__ and info.value.line is not None
-    assert "x[idx]" in str(info.value) and "np.add.at" in str(info.value)
-    check_grads(gathered_sines, *args, modes=("fwd",), backend="numba")
+    check_grads(gathered_sines, *args, modes=("rev", "fwd"), backend="numba")
 
 
 def test_numba_reverse_mode_of_a_1d_mask():

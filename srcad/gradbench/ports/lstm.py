@@ -3,11 +3,12 @@ sequence of c characters, and its gradient with respect to main_params and extra
 
 The loop form transliterates cpp/gradbench/evals/lstm.hpp: `lstm_model` updates one layer's
 hidden and cell rows in place, `lstm_predict` chains the layers through `layer_output`, a row
-view; the objective copies the state into a work array. srcad refuses only its
-`layer_output`, which views `output` or a hidden row depending on the iteration; the views
-form peels the first layer and keeps the rest (rows of the state passed to `lstm_model` and
-written there). The reference is JAX's gradient of the same model written with whole-vector
-operations (a `lax.scan` over the sequence).
+view; the objective copies the state into a work array. Its `layer_output` views `output` or
+a hidden row depending on the iteration; srcad binds it to copies, since no read sees the
+difference (analysis/array_sharing.py). The views form peels the first layer and keeps the
+rest (rows of the state passed to `lstm_model` and written there). The reference is JAX's
+gradient of the same model written with whole-vector operations (a `lax.scan` over the
+sequence).
 """
 
 import math
