@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad.analysis.types import FLOAT, Array, type_of_value
+from srcad.api.auxiliary import ValueOnly
 from srcad.build.compiler import compile_source
 from srcad.build.differentiate import _compiled
 from srcad.build.pipeline import ArgSpec, Request
@@ -55,9 +56,11 @@ class Chain:
     fun: object
     base: object
     ops: tuple = ()
+    scalar_ops: tuple = ()  # the ops of a grad: the derivative below them is a float
 
-    def then(self, argnum: int) -> Chain:
-        return Chain(self.fun, self.base, self.ops + (argnum,))
+    def then(self, argnum: int, scalar: bool = False) -> Chain:
+        return Chain(self.fun, self.base, self.ops + (argnum,),
+                     self.scalar_ops + ((len(self.ops),) if scalar else ()))
 
 
 def differentiable_positions(args) -> tuple:
@@ -174,13 +177,20 @@ def evaluate(chain: Chain, args, direction=None):
         if not _is_float(args[i]):
             raise ArgumentError(f"argument {i} is {type(args[i]).__name__}, not a float or a "
                                 "float array: derivatives need floats")
-    levels = _levels(chain.fun, chain.base, args)
+    fun = chain.fun.function(len(args)) if isinstance(chain.fun, ValueOnly) else chain.fun
+    levels = _levels(fun, chain.base, args)
+    base_shape = levels.out_shape if chain.base == "value" else np.shape(args[chain.base])
+    for k in chain.scalar_ops:
+        below = tuple(base_shape) + sum((np.shape(args[i]) for i in chain.ops[:k]), ())
+        if below:
+            raise ArgumentError(f"grad of a derivative of {function_name(fun, 'f')} of shape "
+                                f"{below}: grad needs a float output, as in JAX",
+                                hint="use jacfwd or jacrev for an array output")
     depth = len(chain.ops) + (direction is not None)
     function, slots = levels.level(depth, args)
     full = frozenset(range(1, depth + 1))
     output = (OUT, full) if chain.base == "value" else (("bar", ("arg", chain.base)), full)
     where = slots.index(output)
-    base_shape = levels.out_shape if chain.base == "value" else np.shape(args[chain.base])
     sizes = [int(np.size(args[i])) for i in chain.ops]
     result = np.zeros((int(np.prod(base_shape, dtype=int)),) + tuple(sizes))
     given = None if direction is None else {
@@ -256,6 +266,7 @@ def _returnless(compiled):
 
 def chain_source(chain: Chain, args) -> str:
     """The generated code of every level a chain runs at `args`, outermost last."""
-    levels = _levels(chain.fun, chain.base, tuple(args))
+    fun = chain.fun.function(len(args)) if isinstance(chain.fun, ValueOnly) else chain.fun
+    levels = _levels(fun, chain.base, tuple(args))
     levels.level(len(chain.ops), tuple(args))
     return "\n\n".join(levels.sources())
