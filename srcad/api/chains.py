@@ -81,6 +81,7 @@ class _Levels:
 
     def __init__(self, fun, base, args):
         self.fun, self.base = fun, base
+        self.numba = {}  # level -> its numba code
         self.floats = differentiable_positions(args)
         value = fun(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
         if not _is_float(value):
@@ -145,6 +146,17 @@ class _Levels:
             self.slots.append(new_slots)
         return self.functions[k], self.slots[k]
 
+    def numba_level(self, k: int, args):
+        """Level k compiled by numba (k >= 1): srcad's numba forward code over the python
+        code of level k - 1."""
+        self.level(k, args)
+        compiled = self.numba.get(k)
+        if compiled is None:
+            compiled = self.numba[k] = _compiled(self.functions[k - 1], Request(
+                "forward", self._specs(self.slots[k - 1], args), backend="numba"))
+            self.compiled.append(compiled)
+        return compiled.function, self.slots[k]
+
     def is_current(self) -> bool:
         return all(c.is_current() for c in self.compiled)
 
@@ -168,7 +180,7 @@ def _signature(args) -> tuple:
                  for a in args)
 
 
-def evaluate(chain: Chain, args, direction=None):
+def evaluate(chain: Chain, args, direction=None, backend="python"):
     """The chain's derivative at `args` (shape: the base's output, then each op's argument,
     innermost first); with `direction` (one tangent per argument) its directional
     derivative along it, the shape of the chain's own result."""
@@ -187,7 +199,8 @@ def evaluate(chain: Chain, args, direction=None):
                                 f"{below}: grad needs a float output, as in JAX",
                                 hint="use jacfwd or jacrev for an array output")
     depth = len(chain.ops) + (direction is not None)
-    function, slots = levels.level(depth, args)
+    function, slots = levels.numba_level(depth, args) if backend == "numba" and depth \
+        else levels.level(depth, args)
     full = frozenset(range(1, depth + 1))
     output = (OUT, full) if chain.base == "value" else (("bar", ("arg", chain.base)), full)
     where = slots.index(output)

@@ -121,7 +121,7 @@ def mark(function, transform, fun, argnums, has_aux=False):
     return function
 
 
-def composed(transform, fun, argnums, has_aux=False):
+def composed(transform, fun, argnums, has_aux=False, backend="python"):
     """`transform(fun, ...)` for a transformed `fun`: a function evaluating the chains of the
     composite at its arguments."""
     composite = structure_of(transform, fun, argnums, has_aux)
@@ -132,7 +132,7 @@ def composed(transform, fun, argnums, has_aux=False):
         args = _arguments(fun, transform, argnums, args, kwargs)
         for i in resolve_argnums(argnums, positions, len(args)):
             differentiable(args[i], i, transform)
-        result = _evaluated(composite.structure, args)
+        result = _evaluated(composite.structure, args, backend)
         if composite.aux is not None:
             return result, composite.aux(args)
         return result
@@ -151,11 +151,11 @@ def _arguments(fun, transform, argnums, args, kwargs) -> tuple:
     return args
 
 
-def _evaluated(structure, args):
-    return _leaves_map(structure, lambda chain: evaluate(chain, args))
+def _evaluated(structure, args, backend="python"):
+    return _leaves_map(structure, lambda chain: evaluate(chain, args, backend=backend))
 
 
-def jvp_composed(fun, primals, tangents, has_aux=False):
+def jvp_composed(fun, primals, tangents, has_aux=False, backend="python"):
     """`(fun(*primals), J v)` (and aux with has_aux) for a transformed fun."""
     composite = _inner(fun, "jvp", has_aux)
     args = _arguments(fun, "jvp", 0, tuple(primals), {})
@@ -163,12 +163,13 @@ def jvp_composed(fun, primals, tangents, has_aux=False):
         if np.shape(a) != np.shape(t):
             raise ArgumentError(f"jvp: a tangent has shape {np.shape(t)}, its primal "
                                 f"{np.shape(a)}")
-    value = _evaluated(composite.structure, args)
-    tangent = _leaves_map(composite.structure, lambda c: evaluate(c, args, tuple(tangents)))
+    value = _evaluated(composite.structure, args, backend)
+    tangent = _leaves_map(composite.structure, lambda c: evaluate(c, args, tuple(tangents),
+                                                                  backend))
     return (value, tangent, composite.aux(args)) if has_aux else (value, tangent)
 
 
-def vjp_composed(fun, primals, has_aux=False):
+def vjp_composed(fun, primals, has_aux=False, backend="python"):
     """`(fun(*primals), vjp_fun)` (and aux with has_aux) for a transformed fun: the Jacobian
     of every output with respect to every primal is computed on the first call of vjp_fun
     and kept, so each later call is a contraction."""
@@ -176,13 +177,13 @@ def vjp_composed(fun, primals, has_aux=False):
     args = _arguments(fun, "vjp", 0, tuple(primals), {})
     for i, a in enumerate(args):
         differentiable(a, i, "vjp")
-    value = _evaluated(composite.structure, args)
+    value = _evaluated(composite.structure, args, backend)
     kept = []
 
     def vjp_fun(cotangent):
         if not kept:
             kept.append(_leaves_map(composite.structure, lambda c: tuple(
-                evaluate(c.then(i), args) for i in range(len(args)))))
+                evaluate(c.then(i), args, backend=backend) for i in range(len(args)))))
         return _pulled(kept[0], value, cotangent, args)
 
     vjp_fun.__srcad_transform__ = "vjp"

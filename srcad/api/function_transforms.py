@@ -95,7 +95,7 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
     (12.0, 9.0)
     """
     if is_composed(fun):
-        return composed("grad", fun, argnums, has_aux)
+        return composed("grad", fun, argnums, has_aux, backend)
     value_and_gradients = _reverse_gradients(fun, "grad", argnums, has_aux, backend)
     single = isinstance(argnums, int)
 
@@ -130,7 +130,7 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
     (18.0, 12.0)
     """
     if is_composed(fun):
-        return composed("value_and_grad", fun, argnums, has_aux)
+        return composed("value_and_grad", fun, argnums, has_aux, backend)
     value_and_gradients = _reverse_gradients(fun, "value_and_grad", argnums, has_aux, backend)
     single = isinstance(argnums, int)
 
@@ -196,7 +196,7 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
            [0., 3.]])
     """
     if is_composed(fun):
-        return composed("jacfwd", fun, argnums, has_aux)
+        return composed("jacfwd", fun, argnums, has_aux, backend)
     positions = check_argnums("jacfwd", argnums)
     value_only = ValueOnly(fun, "jacfwd") if has_aux else None
 
@@ -257,7 +257,7 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     array([5., 2.])
     """
     if is_composed(fun):
-        return composed("jacrev", fun, argnums, has_aux)
+        return composed("jacrev", fun, argnums, has_aux, backend)
     positions = check_argnums("jacrev", argnums)
     value_only = ValueOnly(fun, "jacrev") if has_aux else None
     output_shapes = {}  # argument signature -> the shape of an array output

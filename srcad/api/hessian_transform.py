@@ -91,7 +91,7 @@ def hessian(fun: Callable[..., Any], *args: Any, **options: Any) -> Any:
 def _hessian_transform(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
                        *, backend: str = "python") -> Callable[..., Any]:
     if is_composed(fun):
-        return composed("hessian", fun, argnums, has_aux)
+        return composed("hessian", fun, argnums, has_aux, backend)
     positions = check_argnums("hessian", argnums)
     value_only = ValueOnly(fun, "hessian") if has_aux else None
     preparations = {}  # argument signature -> the operator's preparation

@@ -68,7 +68,7 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
         raise ArgumentError(f"jvp: {len(primals)} primals and {len(tangents)} tangents; give "
                             "one tangent per primal")
     if is_composed(fun):  # jvp of grad(f), ...: srcad's forward code over the derivative's
-        return jvp_composed(fun, primals, tangents, has_aux)
+        return jvp_composed(fun, primals, tangents, has_aux, backend)
     target, aux = _target(fun, "jvp", has_aux, tree_copy(primals))
     annotated = [forward_annotation(p, t, i, "jvp")
                  for i, (p, t) in enumerate(zip(primals, tangents))]
@@ -103,7 +103,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     if not primals:
         raise ArgumentError("vjp needs at least one primal to differentiate with respect to")
     if is_composed(fun):
-        return vjp_composed(fun, primals, has_aux)
+        return vjp_composed(fun, primals, has_aux, backend)
     primals = tree_copy(primals)  # kept for every call of vjp_fun, as they are now
     target, aux = _target(fun, "vjp", has_aux, tree_copy(primals))
     value = target(*tree_copy(primals))
