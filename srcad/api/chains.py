@@ -89,7 +89,7 @@ class _Levels:
                                 f"it returns {type(value).__name__}, not a float or a float "
                                 "array")
         self.out_shape = np.shape(value)
-        if base != "value" and self.out_shape:
+        if base not in ("value", "vjp") and self.out_shape:
             raise ArgumentError(f"grad of {function_name(fun, 'f')}: it returns an array of "
                                 f"shape {self.out_shape}; grad needs a float output")
         scalars = [i for i in self.floats if not isinstance(args[i], np.ndarray)]
