@@ -3,15 +3,15 @@
 `jvp(grad(f), ...)`, `vjp(grad(f), ...)`, `grad(grad(grad(f)))`.
 
 Every function a transform returns carries what it computes as a `Composite`
-(`__srcad_compose__()`, built when first composed): its result's structure (nested tuples, as the transform returns
-it) with a `Chain` (srcad/api/chains.py) at each leaf, and how to compute the aux of
-`has_aux`. A transform applied to such a function maps the structure: `jacfwd` adds its
-argument to every chain (a tuple argnums makes a tuple of them inside each leaf, outputs
-outside as in JAX), `grad` does the same for a function returning one float,
+(`__srcad_compose__()`, built when first composed): its result's structure (nested tuples,
+as the transform returns it) with a `Chain` (srcad/api/chains.py) at each leaf, and how to
+compute the aux of `has_aux`. A transform applied to such a function maps the structure:
+`jacfwd` adds its argument to every chain (a tuple argnums makes a tuple of them inside each
+leaf, outputs outside as in JAX), `grad` does the same for a function returning one float,
 `value_and_grad` pairs the structure with that, `hessian` adds its argument twice. The
-innermost `grad` of a plain function runs srcad's reverse code; every transform over it
-runs srcad's forward code over that code (forward over reverse), so the values are
-srcad's own and the plain, uncomposed call of each transform is unchanged.
+innermost `grad` of a plain function runs srcad's reverse code; every transform over it runs
+srcad's forward code over that code (forward over reverse), so the values are srcad's own
+and the plain, uncomposed call of each transform is unchanged.
 
 What is refused, by `ArgumentError`: `grad` of a function returning a tuple or an array
 (as JAX), composing over a dict, list or tuple of parameters, and an inner `has_aux=True`
@@ -144,6 +144,9 @@ def composed(transform, fun, argnums, has_aux=False, backend="python"):
 
 def _arguments(fun, transform, argnums, args, kwargs) -> tuple:
     args = tuple(bind_keywords(fun, transform, argnums, args, kwargs))
+    # a 0-d float array is read as the float it holds (srcad differentiates no 0-d array)
+    args = tuple(float(a) if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind == "f"
+                 else a for a in args)
     if any(pytrees.is_container(a) for a in args):
         raise ArgumentError(f"{transform} of a transformed function with a dict, list or "
                             "tuple argument: composed transforms take floats and arrays",
