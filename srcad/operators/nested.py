@@ -28,7 +28,7 @@ import numpy as np
 
 from srcad.analysis.types import FLOAT, Array, type_of_value
 from srcad.build.pipeline import NESTED
-from srcad.errors import SecondOrderRefusal
+from srcad.errors import ArgumentError, SecondOrderRefusal
 from srcad.operators.nested_numba import NumbaNested
 from srcad.rules import linear
 from srcad.rules.table import CallInfo, register
@@ -107,7 +107,15 @@ class NestedGradient:
             if i in code.differentiated:
                 bars[i] = np.zeros(a.shape)
                 flat.append(bars[i])
-        code.reverse.function(*flat, 1.0)
+        value = code.reverse.function(*flat, 1.0)[0]
+        if np.ndim(value) != 0:  # srcad.grad of it is refused, as JAX refuses it
+            raise ArgumentError(f"the nested gradient of {self.g.__name__}: it returns an "
+                                f"array of shape {np.shape(value)}, and a gradient needs a "
+                                "float output", construct="nested gradient",
+                                filename=self.g.__code__.co_filename,
+                                line=self.g.__code__.co_firstlineno,
+                                hint="differentiate a float function of it, such as np.sum "
+                                "of the array times a weight")
         return _unboxed(bars[self.argnum], self.argnum in code.floats)
 
     def second(self, args, directions):
