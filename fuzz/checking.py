@@ -22,6 +22,7 @@ ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
 import cells  # noqa: E402
+import composition_check  # noqa: E402
 import transforms_check  # noqa: E402
 from grammar_lambdas import ENTRY  # noqa: E402
 
@@ -190,6 +191,13 @@ def check_transforms(f, args, timeout: float):
                     timeout, "jvp, vjp or the hessian transform disagrees")
 
 
+def check_composition(f, args, timeout: float, third_order: bool):
+    """Transforms of transforms (fuzz/composition_check.py)."""
+    return _outcome(lambda: composition_check.check(f, args()[0].value, timeout, _alarm,
+                                                    third_order),
+                    timeout, "a composition of transforms disagrees")
+
+
 def _outcome(check, timeout: float, disagreement: str):
     """(outcome, signature, detail) of running `check`, which raises AssertionError when
     srcad's answer disagrees with its reference."""
@@ -224,6 +232,8 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
         if getattr(module, "SECOND_ORDER", False):  # fuzz/grammar_second_order.py
             outcomes["hess"] = check_second_order(f, module.args, timeout)
             outcomes["jax"] = check_transforms(f, module.args, timeout)
+            outcomes["compose"] = check_composition(
+                f, module.args, timeout, composition_check.third_order_drawn(text))
     finally:
         sys.modules.pop(name, None)
         srcad.build.cache.clear()

@@ -38,7 +38,7 @@ from srcad.api.auxiliary import ValueOnly
 from srcad.build.compiler import compile_source
 from srcad.build.differentiate import _compiled
 from srcad.build.pipeline import ArgSpec, Request
-from srcad.errors import ArgumentError
+from srcad.errors import ArgumentError, SrcadError
 from srcad.frontend.lambdas import function_name
 
 _MEMO_SIZE = 32  # levels remembered per (function, base, argument signature)
@@ -99,8 +99,9 @@ class _Levels:
         if base == "value":
             self.functions, self.slots, self.compiled = [into], [slots], []
             return
-        reverse = _compiled(into, Request("reverse", self._specs(slots, args),
-                                          backend="python", memory=0, shapes_recorded=True))
+        reverse = _built(fun, 1, into, Request("reverse", self._specs(slots, args),
+                                               backend="python", memory=0,
+                                               shapes_recorded=True))
         reverse_slots = []
         for slot in slots:
             reverse_slots.append(slot)
@@ -134,8 +135,9 @@ class _Levels:
         while len(self.functions) <= k:
             below = len(self.functions) - 1
             slots = self.slots[below]
-            compiled = _compiled(self.functions[below], Request(
-                "forward", self._specs(slots, args), backend="python"))
+            compiled = _built(self.fun, below + 1 + (self.base != "value"),
+                              self.functions[below],
+                              Request("forward", self._specs(slots, args), backend="python"))
             new_slots = []
             for slot in slots:
                 new_slots.append(slot)
@@ -152,8 +154,9 @@ class _Levels:
         self.level(k, args)
         compiled = self.numba.get(k)
         if compiled is None:
-            compiled = self.numba[k] = _compiled(self.functions[k - 1], Request(
-                "forward", self._specs(self.slots[k - 1], args), backend="numba"))
+            compiled = self.numba[k] = _built(
+                self.fun, k + (self.base != "value"), self.functions[k - 1],
+                Request("forward", self._specs(self.slots[k - 1], args), backend="numba"))
             self.compiled.append(compiled)
         return compiled.function, self.slots[k]
 
@@ -162,6 +165,25 @@ class _Levels:
 
     def sources(self) -> list:
         return [c.source for c in self.compiled]
+
+
+def _built(fun, order, function, request):
+    """srcad's code of `function` for `request`; a refusal of srcad's own generated code
+    (which the user never wrote) surfaced as one naming the user's function `fun` and the
+    derivative's order."""
+    try:
+        return _compiled(function, request)
+    except SrcadError as err:
+        if not str(err.filename or "").startswith("<srcad"):
+            raise  # it names the user's own line
+        code = getattr(fun, "__code__", None)
+        raise SrcadError(
+            f"srcad cannot take derivative {order} of {function_name(fun, 'f')} by differentiating "
+            f"its own derivative code ({type(err).__name__} there)",
+            filename=code.co_filename if code else None,
+            line=code.co_firstlineno if code else None, construct="composed transforms",
+            hint="differentiate fewer times, or put grad innermost (jacfwd(grad(f)) runs "
+            "forward mode over reverse code)") from None
 
 
 def _levels(fun, base, args) -> _Levels:
@@ -191,6 +213,11 @@ def evaluate(chain: Chain, args, direction=None, backend="python"):
                                 "float array: derivatives need floats")
     fun = chain.fun.function(len(args)) if isinstance(chain.fun, ValueOnly) else chain.fun
     levels = _levels(fun, chain.base, args)
+    if chain.base == "value" and chain.ops and not levels.out_shape:
+        # the first Jacobian of a float f is its gradient: srcad's reverse code
+        chain = Chain(chain.fun, chain.ops[0], chain.ops[1:],
+                      tuple(k - 1 for k in chain.scalar_ops if k))
+        levels = _levels(fun, chain.base, args)
     base_shape = levels.out_shape if chain.base == "value" else np.shape(args[chain.base])
     for k in chain.scalar_ops:
         below = tuple(base_shape) + sum((np.shape(args[i]) for i in chain.ops[:k]), ())
