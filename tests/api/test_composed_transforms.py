@@ -16,32 +16,7 @@ import srcad
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
-
-@pytest.fixture(autouse=True)
-def _x64():
-    jax.config.update("jax_enable_x64", True)
-
-
-def same_tree(ours, theirs, tol=1e-9):
-    """The same containers (dicts, lists, tuples), leaf shapes and values."""
-    assert jax.tree_util.tree_structure(ours) == jax.tree_util.tree_structure(theirs)
-    for a, b in zip(jax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs)):
-        assert np.shape(a) == np.shape(b)
-        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
-                                   rtol=tol, atol=tol)
-
-
-def central(f, x, h=1e-5):
-    """Central differences of f (float or array valued) along every element of x (a float
-    or an array): shape out + x.shape."""
-    x = np.asarray(x, dtype=float)
-    columns = []
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = h
-        e = e.reshape(x.shape)
-        columns.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
-    return np.moveaxis(np.array(columns), 0, -1).reshape(np.shape(f(x)) + x.shape)
+from helpers.jax_reference import central, jax_in_float64, same_tree  # noqa: E402, F401
 
 
 # -- functions written once for srcad (numpy) and once for jax (jax.numpy) --------------------
@@ -130,20 +105,20 @@ def test_a_composition_of_transforms_gives_jaxs_values_and_layout(name, build, f
 def test_jacfwd_of_grad_is_the_central_differences_of_the_gradient():
     gradient = srcad.grad(energy)
     np.testing.assert_allclose(srcad.jacfwd(gradient)(X, P),
-                               central(lambda x: gradient(x, P), X), rtol=1e-7, atol=1e-7)
+                               central(lambda x: gradient(x, P), X, h=1e-5), rtol=1e-7, atol=1e-7)
     np.testing.assert_allclose(srcad.jacfwd(gradient, argnums=1)(X, P),
-                               central(lambda p: gradient(X, float(p)), P), rtol=1e-7,
+                               central(lambda p: gradient(X, float(p)), P, h=1e-5), rtol=1e-7,
                                atol=1e-7)
 
 
 def test_third_and_fourth_derivatives_are_the_central_differences_of_the_one_below():
     second = srcad.grad(srcad.grad(wave))
     third = srcad.grad(second)
-    assert third(0.7) == pytest.approx(float(central(second, 0.7)), rel=1e-7)
-    assert srcad.grad(third)(0.7) == pytest.approx(float(central(third, 0.7)), rel=1e-6)
+    assert third(0.7) == pytest.approx(float(central(second, 0.7, h=1e-5)), rel=1e-7)
+    assert srcad.grad(third)(0.7) == pytest.approx(float(central(third, 0.7, h=1e-5)), rel=1e-6)
     hessian = srcad.hessian(energy)
     np.testing.assert_allclose(srcad.jacfwd(hessian)(X, P),
-                               central(lambda x: hessian(x, P), X), rtol=1e-6, atol=1e-6)
+                               central(lambda x: hessian(x, P), X, h=1e-5), rtol=1e-6, atol=1e-6)
 
 
 def test_jvp_of_a_gradient_is_a_hessian_vector_product():

@@ -16,32 +16,7 @@ import srcad
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
-
-@pytest.fixture(autouse=True)
-def _x64():
-    jax.config.update("jax_enable_x64", True)
-
-
-def same_tree(ours, theirs, tol=1e-9):
-    """The same containers (dicts, lists, tuples), leaf shapes and values."""
-    assert jax.tree_util.tree_structure(ours) == jax.tree_util.tree_structure(theirs)
-    for a, b in zip(jax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs)):
-        assert np.shape(a) == np.shape(b)
-        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
-                                   rtol=tol, atol=tol)
-
-
-def central(f, x, h=1e-6):
-    """The central-difference derivative of f (float or array valued) along every element of
-    the array x: shape out + x.shape."""
-    x = np.asarray(x, dtype=float)
-    columns = []
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = h
-        e = e.reshape(x.shape)
-        columns.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
-    return np.moveaxis(np.array(columns), 0, -1).reshape(np.shape(f(x)) + x.shape)
+from helpers.jax_reference import central, jax_in_float64, same_tree  # noqa: E402, F401
 
 
 # -- functions written once for srcad (numpy) and once for jax (jax.numpy) ---------------------
