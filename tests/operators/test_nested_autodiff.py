@@ -158,3 +158,32 @@ def test_the_nested_gradient_of_an_array_valued_function_is_refused():
     for function in (sums_the_gradient, directional):
         with pytest.raises(srcad.ArgumentError, match="needs a float output"):
             srcad.grad(function)(np.array([1.0, 2.0]))
+
+
+def bowl(x):
+    return np.sum(np.sin(x) * x ** 2)
+
+
+def bowl_jax(x):
+    return jnp.sum(jnp.sin(x) * x ** 2)
+
+
+def test_grad_of_a_lambda_taking_a_jvp_is_a_hessian_vector_product_as_in_jax():
+    x, v = np.array([0.3, 0.8, -1.2]), np.array([1.0, -0.5, 2.0])
+    ours = srcad.grad(lambda y: srcad.jvp(bowl, (y,), (v,))[1])(x)
+    np.testing.assert_allclose(ours, jax.grad(lambda y: jax.jvp(bowl_jax, (y,), (v,))[1])(x),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours, srcad.hessian(bowl)(x) @ v, rtol=1e-12, atol=1e-12)
+
+    def value_times_tangent(y):
+        value, tangent = srcad.jvp(bowl, (y,), (v,))
+        return value * tangent
+
+    def value_times_tangent_jax(y):
+        value, tangent = jax.jvp(bowl_jax, (y,), (v,))
+        return value * tangent
+
+    expected = jax.grad(value_times_tangent_jax)(x)
+    for transform in (srcad.grad, srcad.jacfwd):
+        np.testing.assert_allclose(transform(value_times_tangent)(x), expected, rtol=1e-12,
+                                   atol=1e-12)

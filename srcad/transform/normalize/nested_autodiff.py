@@ -14,6 +14,11 @@ calls these for every `autodiff` call it meets):
 The other arguments are bare, `Const(...)` or `Constant(...)` (constants of g). What else
 is refused names the user's line: the WithPrimal modes, keywords other than a literal
 `backend=`, Reverse mode used as a value without `[k]`.
+
+JAX's `srcad.jvp(g, (a0, ...), (t0, ...))` of a float-valued g is read the same way: its
+tangent `[1]` is `np.sum(grad_0 g * t0) + ...`, its value `[0]` the call `g(a0, ...)`, and
+the pair `(value, tangent)` as a tuple (so `grad(lambda x: srcad.jvp(f, (x,), (v,))[1])` is
+a Hessian-vector product, forward over reverse).
 """
 
 from __future__ import annotations
@@ -119,3 +124,33 @@ def _require_numpy(rewriter, node):
         raise _refused(rewriter, node, "a nested srcad.autodiff(srcad.Forward, ...) in a module "
                        "where `np` is not NumPy", hint="import numpy as np")
     rewriter.parsed.namespace.setdefault("np", np)
+
+
+def jvp_expression(rewriter, node, index=None):
+    """`srcad.jvp(g, primals, tangents)` (or its `[0]`, `[1]`) of a float-valued g."""
+    if len(node.args) != 3 or node.keywords or not all(
+            isinstance(a, (gast.Tuple, gast.List)) for a in node.args[1:]) \
+            or len(node.args[1].elts) != len(node.args[2].elts) or not node.args[1].elts:
+        raise _refused(rewriter, node, "srcad.jvp inside a differentiated function takes g, a "
+                       "tuple of primals and a tuple of as many tangents, written out",
+                       hint="srcad.jvp(g, (x, p), (v, 0.0)), g a module-level function "
+                       "returning a float")
+    g_expr, primals, tangents = node.args[0], node.args[1].elts, node.args[2].elts
+    if index == 0:
+        call = gast.Call(func=g_expr, args=[rewriter.visit(p) for p in primals], keywords=[])
+        return gast.copy_location(call, node)
+    _require_numpy(rewriter, node)
+    operands = [("active", p, None) for p in primals]
+    terms = [S.call("np.sum", gast.BinOp(left=_gradient(rewriter, node, g_expr, operands, k),
+                                         op=gast.Mult(), right=rewriter.visit(t)))
+             for k, t in enumerate(tangents)]
+    tangent = terms[0]
+    for term in terms[1:]:
+        tangent = gast.BinOp(left=tangent, op=gast.Add(), right=term)
+    tangent = gast.copy_location(tangent, node)
+    if index == 1:
+        return tangent
+    if index is not None:
+        raise _refused(rewriter, node, f"srcad.jvp(...)[{index}]: jvp returns (value, tangent)")
+    value = jvp_expression(rewriter, node, 0)
+    return gast.copy_location(gast.Tuple(elts=[value, tangent], ctx=gast.Load()), node)

@@ -89,14 +89,19 @@ class _Rewriter(gast.NodeTransformer):
 
     def visit_Subscript(self, node):
         value, index = node.value, node.slice
-        if isinstance(value, gast.Call) and self._api_name(value.func) == "autodiff" \
-                and isinstance(index, gast.Constant) and type(index.value) is int:
+        name = self._api_name(value.func) if isinstance(value, gast.Call) else None
+        if name in ("autodiff", "jvp") and isinstance(index, gast.Constant) \
+                and type(index.value) is int:
+            if name == "jvp":
+                return nested_autodiff.jvp_expression(self, value, index.value)
             return nested_autodiff.expression(self, value, index.value)
         return self.generic_visit(node)
 
     def visit_Call(self, node):
         if self._api_name(node.func) == "autodiff":
             return nested_autodiff.expression(self, node)
+        if self._api_name(node.func) == "jvp":
+            return nested_autodiff.jvp_expression(self, node)
         if isinstance(node.func, gast.Call) and self._api_name(node.func.func) == "grad":
             node.args = [self.visit(a) for a in node.args]
             return self._grad(node)
