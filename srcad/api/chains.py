@@ -211,13 +211,7 @@ def evaluate(chain: Chain, args, direction=None, backend="python"):
         if not _is_float(args[i]):
             raise ArgumentError(f"argument {i} is {type(args[i]).__name__}, not a float or a "
                                 "float array: derivatives need floats")
-    fun = chain.fun.function(len(args)) if isinstance(chain.fun, ValueOnly) else chain.fun
-    levels = _levels(fun, chain.base, args)
-    if chain.base == "value" and chain.ops and not levels.out_shape:
-        # the first Jacobian of a float f is its gradient: srcad's reverse code
-        chain = Chain(chain.fun, chain.ops[0], chain.ops[1:],
-                      tuple(k - 1 for k in chain.scalar_ops if k))
-        levels = _levels(fun, chain.base, args)
+    chain, fun, levels = _resolved(chain, args)
     base_shape = levels.out_shape if chain.base == "value" else np.shape(args[chain.base])
     for k in chain.scalar_ops:
         below = tuple(base_shape) + sum((np.shape(args[i]) for i in chain.ops[:k]), ())
@@ -304,9 +298,25 @@ def _returnless(compiled):
                           dict(compiled.function.__globals__))
 
 
-def chain_source(chain: Chain, args) -> str:
-    """The generated code of every level a chain runs at `args`, outermost last."""
+def _resolved(chain: Chain, args):
+    """(the chain as it runs, the function it differentiates, its levels at `args`)."""
     fun = chain.fun.function(len(args)) if isinstance(chain.fun, ValueOnly) else chain.fun
-    levels = _levels(fun, chain.base, tuple(args))
-    levels.level(len(chain.ops), tuple(args))
+    levels = _levels(fun, chain.base, args)
+    if chain.base == "value" and chain.ops and not levels.out_shape:
+        # the first Jacobian of a float f is its gradient: srcad's reverse code
+        chain = Chain(chain.fun, chain.ops[0], chain.ops[1:],
+                      tuple(k - 1 for k in chain.scalar_ops if k))
+        levels = _levels(fun, chain.base, args)
+    return chain, fun, levels
+
+
+def chain_source(chain: Chain, args, backend="python") -> str:
+    """The generated code of every level a chain runs at `args`, outermost last."""
+    args = tuple(args)
+    chain, _, levels = _resolved(chain, args)
+    depth = len(chain.ops)
+    if backend == "numba" and depth:
+        levels.numba_level(depth, args)
+    else:
+        levels.level(depth, args)
     return "\n\n".join(levels.sources())

@@ -27,7 +27,7 @@ import numpy as np
 
 from srcad.api.argnums import bind_keywords, check_argnums, differentiable, resolve_argnums
 from srcad.api.auxiliary import ValueOnly
-from srcad.api.chains import Chain, evaluate
+from srcad.api.chains import Chain, chain_source, evaluate
 from srcad.errors import ArgumentError
 from srcad.frontend import pytrees
 
@@ -214,3 +214,14 @@ def _pulled(jacobians, value, cotangent, args):
     add(jacobians, value, cotangent)
     return tuple(float(t) if not isinstance(a, np.ndarray) else t
                  for t, a in zip(totals, args))
+
+
+def composed_source(fun, args, backend="python") -> str:
+    """The code a transformed `fun` runs at `args` when transformed again: for every leaf of
+    its result, each level of generated code (`srcad.source` of a composed function)."""
+    compose = getattr(fun, "__srcad_compose__", None)
+    composite = compose()
+    args = _arguments(fun, "source", 0, tuple(getattr(a, "value", a) for a in args), {})
+    chains = []
+    _leaves_map(composite.structure, chains.append)
+    return "\n\n".join(chain_source(c, args, backend) for c in chains)

@@ -236,3 +236,9 @@ def test_vjp_fun_of_a_function_writing_its_input_in_a_loop_is_reusable():
     same_tree(value, value_jax)
     for u in (np.ones(4), np.array([0.0, 1.0, -1.0, 2.0]), np.ones(4)):
         same_tree(vjp_fun(u), vjp_jax(u))
+
+
+def test_the_source_of_a_composition_is_the_generated_code_it_runs():
+    text = srcad.source(srcad.jacfwd(srcad.grad(energy)), srcad.Forward, X, P)
+    assert "def energy_into_reverse(" in text  # srcad's reverse code of energy
+    assert "def energy_into_reverse_forward(" in text  # its forward code, over it

@@ -1,6 +1,7 @@
 """Calls of srcad's own gradient API inside a differentiated function, rewritten into the
 nested-gradient primitive of srcad/operators/nested.py (runs after `lower`, before the fence).
-Enzyme-style `srcad.autodiff(...)` calls are rewritten by nested_autodiff.py.
+Enzyme-style `srcad.autodiff(...)` and JAX's `srcad.jvp(...)` calls are rewritten by
+nested_autodiff.py.
 
 * `srcad.grad(g)(a0, ..., an)` and `srcad.grad(g, argnums=i)(...)` (i an int literal);
 * `srcad.gradient(g, x, Constant(p), ...)` (the bare argument is x, the `Constant`s are the
