@@ -98,6 +98,8 @@ def test_the_enzyme_way_particle_on_numba():
     expected = float(jax.grad(euler_jax)(W))
     assert srcad.grad(euler_enzyme, backend="numba")(W) == pytest.approx(expected, rel=1e-9)
     assert srcad.jacfwd(euler_enzyme, backend="numba")(W) == pytest.approx(expected, rel=1e-9)
+    assert srcad.grad(euler_forward_force, backend="numba")(W) == pytest.approx(expected,
+                                                                              rel=1e-9)
 
 
 def wave(t, w):
