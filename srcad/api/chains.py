@@ -207,6 +207,9 @@ def evaluate(chain: Chain, args, direction=None, backend="python"):
     innermost first); with `direction` (one tangent per argument) its directional
     derivative along it, the shape of the chain's own result."""
     args = tuple(args)
+    count = len(args)  # argnums counted from the end (-1) as positions
+    chain = Chain(chain.fun, chain.base if chain.base == "value" else chain.base % count,
+                  tuple(i % count for i in chain.ops), chain.scalar_ops)
     for i in chain.ops + ((chain.base,) if chain.base != "value" else ()):
         if not _is_float(args[i]):
             raise ArgumentError(f"argument {i} is {type(args[i]).__name__}, not a float or a "

@@ -79,6 +79,8 @@ CASES = [
     ("jacrev of grad, two argnums", lambda t, f: t.jacrev(t.grad(f), argnums=(0, 1)),
      energy, energy_jax, (X, P)),
     ("hessian of grad", lambda t, f: t.hessian(t.grad(f)), energy, energy_jax, (X, P)),
+    ("argnums counted from the end", lambda t, f: t.jacfwd(t.grad(f, argnums=-1), argnums=-2),
+     energy, energy_jax, (X, P)),
     ("jacfwd of value_and_grad", lambda t, f: t.jacfwd(t.value_and_grad(f)), energy,
      energy_jax, (X, P)),
     pytest.param("hessian of hessian", lambda t, f: t.hessian(t.hessian(f)), energy,
