@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +43,7 @@ from srcad.errors import ArgumentError, SrcadError
 from srcad.frontend.lambdas import function_name
 
 _MEMO_SIZE = 32  # levels remembered per (function, base, argument signature)
+_LOG = logging.getLogger("srcad")
 _LEVELS: dict = {}
 
 OUT, SEED = ("out",), ("seed",)
@@ -150,15 +152,23 @@ class _Levels:
 
     def numba_level(self, k: int, args):
         """Level k compiled by numba (k >= 1): srcad's numba forward code over the python
-        code of level k - 1."""
-        self.level(k, args)
+        code of level k - 1; where numba refuses that code (whole-array derivative code
+        numba does not compile yet), the python code of level k."""
+        python = self.level(k, args)
         compiled = self.numba.get(k)
         if compiled is None:
-            compiled = self.numba[k] = _built(
-                self.fun, k + (self.base != "value"), self.functions[k - 1],
-                Request("forward", self._specs(self.slots[k - 1], args), backend="numba"))
-            self.compiled.append(compiled)
-        return compiled.function, self.slots[k]
+            try:
+                compiled = _compiled(self.functions[k - 1], Request(
+                    "forward", self._specs(self.slots[k - 1], args), backend="numba"))
+            except SrcadError:
+                _LOG.info("srcad: the numba backend does not compile level %d of the composed "
+                          "derivative of %s; its python code runs", k,
+                          function_name(self.fun, "f"))
+                compiled = False
+            self.numba[k] = compiled
+            if compiled:
+                self.compiled.append(compiled)
+        return (compiled.function, self.slots[k]) if compiled else python
 
     def is_current(self) -> bool:
         return all(c.is_current() for c in self.compiled)

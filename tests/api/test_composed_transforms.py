@@ -244,3 +244,10 @@ def test_the_source_of_a_composition_is_the_generated_code_it_runs():
     text = srcad.source(srcad.jacfwd(srcad.grad(energy)), srcad.Forward, X, P)
     assert "def energy_into_reverse(" in text  # srcad's reverse code of energy
     assert "def energy_into_reverse_forward(" in text  # its forward code, over it
+
+
+def test_a_level_numba_does_not_compile_runs_as_python_code():
+    # energy is whole-array code: numba does not compile srcad's forward code over its
+    # reverse code (np.broadcast_to of active arrays); that level runs as python code
+    same_tree(srcad.jacfwd(srcad.grad(energy), backend="numba")(X, P),
+              jax.hessian(energy_jax)(X, P))
