@@ -57,11 +57,11 @@ def kept_vjp(target, primals, backend):
                                                shapes_recorded=True))
     except SrcadError:
         return None  # the whole reverse pass per call refuses it with the user's line
-    halves = _HALVES.get(id(compiled.function))
+    halves = _HALVES.get(compiled.function)
     if halves is None:
         if len(_HALVES) >= _MEMO_SIZE:
             _HALVES.clear()
-        halves = _HALVES[id(compiled.function)] = _halves(compiled, 2 * len(primals))
+        halves = _HALVES[compiled.function] = _halves(compiled, 2 * len(primals))
     if halves is None:
         return None
     forward_sweep, reverse_sweep, value_name = halves
