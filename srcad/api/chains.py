@@ -111,7 +111,7 @@ class _Levels:
                 reverse_slots.append((("bar", slot[0]), frozenset()))
         reverse_slots.append((SEED, frozenset()))
         self.compiled = [reverse]
-        self.functions = [_returnless(reverse)]
+        self.functions = [_returnless(reverse, fun)]
         self.slots = [reverse_slots]
 
     @staticmethod
@@ -146,7 +146,7 @@ class _Levels:
                 if self._duplicated(slot):
                     new_slots.append((slot[0], slot[1] | {below + 1}))
             self.compiled.append(compiled)
-            self.functions.append(_returnless(compiled))
+            self.functions.append(_returnless(compiled, self.fun))
             self.slots.append(new_slots)
         return self.functions[k], self.slots[k]
 
@@ -293,9 +293,16 @@ def _into(fun, count, floats, array_output):
     return compile_source(source, name, {called: fun})
 
 
-def _returnless(compiled):
+def _returnless(compiled, fun):
     """The generated function without its final return (and the tuple it builds): levels
     are read from their arrays, and srcad refuses to differentiate a tuple result again."""
+    if getattr(compiled.function, "__name__", None) != compiled.name:
+        code = getattr(fun, "__code__", None)
+        raise SrcadError("composing transforms over a function whose body runs inside a `with` "
+                         "context is not supported", construct="composed transforms",
+                         filename=code.co_filename if code else None,
+                         line=code.co_firstlineno if code else None,
+                         hint="differentiate the function once, or move the `with` out of it")
     module = ast.parse(compiled.source)
     function = next(n for n in module.body
                     if isinstance(n, ast.FunctionDef) and n.name == compiled.name)

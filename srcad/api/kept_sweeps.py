@@ -57,6 +57,8 @@ def kept_vjp(target, primals, backend):
                                                shapes_recorded=True))
     except SrcadError:
         return None  # the whole reverse pass per call refuses it with the user's line
+    if getattr(compiled.function, "__name__", None) != compiled.name:
+        return None  # run inside a wrapper (a `with` context of f): the whole pass per call
     halves = _HALVES.get(compiled.function)
     if halves is None:
         if len(_HALVES) >= _MEMO_SIZE:

@@ -251,3 +251,17 @@ def test_a_level_numba_does_not_compile_runs_as_python_code():
     # reverse code (np.broadcast_to of active arrays); that level runs as python code
     same_tree(srcad.jacfwd(srcad.grad(energy), backend="numba")(X, P),
               jax.hessian(energy_jax)(X, P))
+
+
+def logs(x):
+    with np.errstate(divide="ignore"):
+        return np.sum(np.log(x) * x)
+
+
+def test_a_function_with_a_with_context_vjps_and_its_composition_is_refused_by_name():
+    x = np.array([0.3, 0.7])
+    value, vjp_fun = srcad.vjp(logs, x)
+    np.testing.assert_allclose(vjp_fun(2.0)[0], 2.0 * (np.log(x) + 1.0), rtol=1e-14)
+    with pytest.raises(srcad.SrcadError, match="inside a `with` context") as caught:
+        srcad.jacfwd(srcad.grad(logs))(x)
+    assert caught.value.filename == __file__
