@@ -22,6 +22,7 @@ ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
 import cells  # noqa: E402
+import composition_check  # noqa: E402
 import transforms_check  # noqa: E402
 from grammar_lambdas import ENTRY  # noqa: E402
 
@@ -210,6 +211,13 @@ def check_transforms(f, args, timeout: float):
                     timeout, "jvp, vjp or the hessian transform disagrees")
 
 
+def check_composition(f, args, timeout: float, third_order: bool):
+    """Transforms of transforms (fuzz/composition_check.py)."""
+    return _outcome(lambda: composition_check.check(f, args()[0].value, timeout, _alarm,
+                                                    third_order),
+                    timeout, "a composition of transforms disagrees")
+
+
 def _outcome(check, timeout: float, disagreement: str):
     """(outcome, signature, detail) of running `check`, which raises AssertionError when
     srcad's answer disagrees with its reference."""
@@ -244,6 +252,8 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
         if getattr(module, "SECOND_ORDER", False):  # fuzz/grammar_second_order.py
             outcomes["hess"] = check_second_order(f, module.args, timeout)
             outcomes["jax"] = check_transforms(f, module.args, timeout)
+            outcomes["compose"] = check_composition(
+                f, module.args, timeout, composition_check.third_order_drawn(text))
         if getattr(module, "JAX_SOURCE", None):  # fuzz/grammar_second_order_reach.py
             outcomes["jaxh"] = check_against_jax_hessian(f, module.JAX_SOURCE, module.args,
                                                          timeout)

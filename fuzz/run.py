@@ -336,7 +336,8 @@ def summarize(results, counts, elapsed) -> str:
     checked = [r for r in results if r.get("modes")]
     if checked:
         lines.append("per mode (" + ", ".join(SEVERITY[::-1]) + "):")
-        for mode in MODES + tuple(m for m in ("hess", "jax", "jaxh") if any(m in r["modes"]
+        for mode in MODES + tuple(m for m in ("hess", "jax", "jaxh", "compose")
+                                  if any(m in r["modes"]
                                                                for r in checked)):
             per = collections.Counter(r["modes"].get(mode) for r in checked)
             lines.append(f"  {mode}: " + " / ".join(str(per[c]) for c in SEVERITY[::-1]))

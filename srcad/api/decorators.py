@@ -11,6 +11,7 @@ from srcad.annotations import (
     Mode,
     Reverse,
 )
+from srcad.api.composed import composed_source, is_composed
 from srcad.build.arguments import Batch, _arguments, _check_mode, bind_arguments
 from srcad.build.differentiate import _compiled, _target, autodiff
 from srcad.build.running import refuse_forward_seed
@@ -24,6 +25,9 @@ def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
            backend: Backend = "python", memory: Memory = None) -> str:
     """The derivative code srcad generates for `f` in `mode`, for arguments annotated as in
     a call of `autodiff` (only their annotations and types matter, not their values).
+
+    For what a transform returned (`srcad.jacfwd(srcad.grad(f))`), the code it runs: each
+    level of srcad's generated code, for plain arguments (`mode` is then not used).
 
     Args:
         f: a plain Python function (or one decorated with `reverse`/`forward`).
@@ -51,6 +55,8 @@ def source(f: Function, mode: Mode, *args: Any, batch: Batch = None,
     if batched_source is not None:  # the mode's place holds the first argument
         return batched_source(mode, *args)
     _check_mode(mode)
+    if is_composed(f):  # what a transform returned: the code it runs (`mode` is its own)
+        return composed_source(f, args, backend)
     f = _target(f)
     if has_container(args):
         return container_source(f, mode, bind_arguments(f, args), batch, backend)

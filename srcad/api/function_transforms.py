@@ -51,6 +51,7 @@ from srcad.api.argnums import (
     unit_lanes,
 )
 from srcad.api.auxiliary import ValueOnly
+from srcad.api.composed import composed, is_composed, mark
 from srcad.api.packing import unpacked
 from srcad.api.primals import as_lists, reverse_annotation, reverse_derivative, tree_copy
 from srcad.api.reverse_rows import reverse_rows
@@ -93,6 +94,8 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
     >>> grad(f, argnums=(0, 1))(3.0, 2.0)
     (12.0, 9.0)
     """
+    if is_composed(fun):
+        return composed("grad", fun, argnums, has_aux, backend)
     value_and_gradients = _reverse_gradients(fun, "grad", argnums, has_aux, backend)
     single = isinstance(argnums, int)
 
@@ -102,11 +105,10 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
         gradients = gradients[0] if single else gradients
         return (gradients, aux) if has_aux else gradients
 
-    gradient_of_fun.__srcad_transform__ = "grad"
     if not has_aux:  # vmap batches the reverse code of fun (srcad/api/vmap.py)
         gradient_of_fun.__srcad_gradient__ = (fun, check_argnums("grad", argnums), single,
                                               backend)
-    return gradient_of_fun
+    return mark(gradient_of_fun, "grad", fun, argnums, has_aux)
 
 
 def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False, *,
@@ -130,6 +132,8 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
     >>> value_and_grad(f)(3.0, 2.0)
     (18.0, 12.0)
     """
+    if is_composed(fun):
+        return composed("value_and_grad", fun, argnums, has_aux, backend)
     value_and_gradients = _reverse_gradients(fun, "value_and_grad", argnums, has_aux, backend)
     single = isinstance(argnums, int)
 
@@ -138,8 +142,7 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
         value, gradients, aux = value_and_gradients(args, kwargs)
         return (value, aux) if has_aux else value, gradients[0] if single else gradients
 
-    value_and_gradient_of_fun.__srcad_transform__ = "value_and_grad"
-    return value_and_gradient_of_fun
+    return mark(value_and_gradient_of_fun, "value_and_grad", fun, argnums, has_aux)
 
 
 def _reverse_gradients(fun, transform, argnums, has_aux, backend):
@@ -195,6 +198,8 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     array([[5., 2.],
            [0., 3.]])
     """
+    if is_composed(fun):
+        return composed("jacfwd", fun, argnums, has_aux, backend)
     positions = check_argnums("jacfwd", argnums)
     value_only = ValueOnly(fun, "jacfwd") if has_aux else None
 
@@ -226,8 +231,7 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
             start += size
         return result(blocks, argnums, value_only, aux)
 
-    jacobian_of_fun.__srcad_transform__ = "jacfwd"
-    return jacobian_of_fun
+    return mark(jacobian_of_fun, "jacfwd", fun, argnums, has_aux)
 
 
 def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *,
@@ -255,6 +259,8 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     >>> jacrev(f)(np.array([2.0, 5.0]))
     array([5., 2.])
     """
+    if is_composed(fun):
+        return composed("jacrev", fun, argnums, has_aux, backend)
     positions = check_argnums("jacrev", argnums)
     value_only = ValueOnly(fun, "jacrev") if has_aux else None
     output_shapes = {}  # argument signature -> the shape of an array output
@@ -291,8 +297,7 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
         blocks = [shaped(b, v, out_shape) for b, v in zip(blocks, values)]
         return result(blocks, argnums, value_only, aux)
 
-    jacobian_of_fun.__srcad_transform__ = "jacrev"
-    return jacobian_of_fun
+    return mark(jacobian_of_fun, "jacrev", fun, argnums, has_aux)
 
 
 def _tree_jacobian(mode, target, args, wrt, argnums, value_only, aux, backend):

@@ -29,6 +29,7 @@ import numpy as np
 from srcad.annotations import Constant
 from srcad.api.argnums import check_argnums, looks_like_argnums, signature
 from srcad.api.auxiliary import ValueOnly
+from srcad.api.composed import composed, is_composed, mark
 from srcad.api.packing import Packed, hessian_blocks, unpacked
 from srcad.api.primals import as_lists, tree_copy
 from srcad.api.transform_calls import bound, has_containers
@@ -89,6 +90,8 @@ def hessian(fun: Callable[..., Any], *args: Any, **options: Any) -> Any:
 
 def _hessian_transform(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
                        *, backend: str = "python") -> Callable[..., Any]:
+    if is_composed(fun):
+        return composed("hessian", fun, argnums, has_aux, backend)
     positions = check_argnums("hessian", argnums)
     value_only = ValueOnly(fun, "hessian") if has_aux else None
     preparations = {}  # argument signature -> the operator's preparation
@@ -114,8 +117,7 @@ def _hessian_transform(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: b
             H = _packed(packer, target, args, wrt, values, out_shape, backend)
         return (H, aux) if value_only else H
 
-    hessian_of_fun.__srcad_transform__ = "hessian"
-    return hessian_of_fun
+    return mark(hessian_of_fun, "hessian", fun, argnums, has_aux)
 
 
 def _one_argument(target, args, i, preparations, key, backend):

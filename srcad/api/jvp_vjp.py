@@ -30,6 +30,8 @@ import numpy as np
 
 from srcad.annotations import ForwardWithPrimal, Reverse
 from srcad.api.auxiliary import ValueOnly
+from srcad.api.composed import is_composed, jvp_composed, vjp_composed
+from srcad.api.kept_sweeps import kept_vjp
 from srcad.api.primals import (
     forward_annotation,
     reverse_annotation,
@@ -66,6 +68,8 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     if len(primals) != len(tangents):
         raise ArgumentError(f"jvp: {len(primals)} primals and {len(tangents)} tangents; give "
                             "one tangent per primal")
+    if is_composed(fun):  # jvp of grad(f), ...: srcad's forward code over the derivative's
+        return jvp_composed(fun, primals, tangents, has_aux, backend)
     target, aux = _target(fun, "jvp", has_aux, tree_copy(primals))
     annotated = [forward_annotation(p, t, i, "jvp")
                  for i, (p, t) in enumerate(zip(primals, tangents))]
@@ -99,10 +103,17 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     """
     if not primals:
         raise ArgumentError("vjp needs at least one primal to differentiate with respect to")
+    if is_composed(fun):
+        return vjp_composed(fun, primals, has_aux, backend)
     primals = tree_copy(primals)  # kept for every call of vjp_fun, as they are now
     target, aux = _target(fun, "vjp", has_aux, tree_copy(primals))
-    value = target(*tree_copy(primals))
-    pullback = functools.partial(_pull_back, target, primals, value, backend)
+    kept = kept_vjp(target, primals, backend)  # the forward sweep run once, its tape kept
+    if kept is not None:
+        value = kept[0]
+        pullback = functools.partial(_pull_back_kept, kept[1], value)
+    else:
+        value = target(*tree_copy(primals))
+        pullback = functools.partial(_pull_back, target, primals, value, backend)
     functools.update_wrapper(pullback, fun, assigned=("__name__", "__qualname__", "__doc__"))
     pullback.__srcad_transform__ = "vjp"
     return (value, pullback, aux) if has_aux else (value, pullback)
@@ -116,6 +127,11 @@ def _pull_back(target, primals, value, backend, cotangent):
     derivatives = autodiff(Reverse, target, *annotated, seed=cotangent, backend=backend)
     return tuple(reverse_derivative(p, a, d)
                  for p, a, d in zip(primals, annotated, derivatives))
+
+
+def _pull_back_kept(reverse_sweep, value, cotangent):
+    """The reverse sweep alone, on what vjp's forward sweep kept, seeded with `cotangent`."""
+    return reverse_sweep(_checked_cotangent(cotangent, value))
 
 
 def _checked_cotangent(cotangent, value):

@@ -211,7 +211,8 @@ def parse_function(func) -> ParsedFunction:
             f"{func.__qualname__} is srcad.{transform} of a function; srcad differentiates "
             "source code, and a transformed function has none of its own",
             filename=code.co_filename, line=code.co_firstlineno, construct=transform,
-            hint="for second derivatives, apply srcad.hessian, srcad.hvp or "
+            hint="compose the transforms instead (srcad.grad(srcad.grad(f)), "
+            "srcad.jacfwd(srcad.grad(f))), or apply srcad.hessian, srcad.hvp or "
             "srcad.second_derivative to the function itself")
     if not isinstance(func, types.FunctionType):
         wrapped = getattr(func, "__wrapped__", None)

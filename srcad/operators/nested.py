@@ -30,7 +30,7 @@ from srcad.analysis.types import FLOAT, Array, type_of_value
 from srcad.build.differentiate import _compiled
 from srcad.build.engines import scalar_as_array
 from srcad.build.pipeline import NESTED, ArgSpec, Request
-from srcad.errors import SecondOrderRefusal
+from srcad.errors import ArgumentError, SecondOrderRefusal
 from srcad.operators.nested_numba import NumbaNested
 from srcad.rules import linear
 from srcad.rules.table import CallInfo, register
@@ -77,7 +77,7 @@ class _Code:
             self._forward = _compiled(self.reverse.function, self._forward_request)
         return self._forward.function
 
-    def gradients(self, args) -> dict:
+    def gradients(self, args, g) -> dict:
         """position -> the gradient of g in that differentiated argument, at args."""
         flat, bars = [], {}
         for i, a in enumerate(self.boxed(args)):
@@ -85,7 +85,15 @@ class _Code:
             if i in self.differentiated:
                 bars[i] = np.zeros(a.shape)
                 flat.append(bars[i])
-        self.reverse.function(*flat, 1.0)
+        value = self.reverse.function(*flat, 1.0)[0]
+        if np.ndim(value) != 0:  # srcad.grad of it is refused, as JAX refuses it
+            raise ArgumentError(f"the nested gradient of {g.__name__}: it returns an "
+                                f"array of shape {np.shape(value)}, and a gradient needs a "
+                                "float output", construct="nested gradient",
+                                filename=g.__code__.co_filename,
+                                line=g.__code__.co_firstlineno,
+                                hint="differentiate a float function of it, such as np.sum "
+                                "of the array times a weight")
         return {i: _unboxed(b, i in self.floats) for i, b in bars.items()}
 
     def second(self, args, directions) -> dict:
@@ -126,7 +134,7 @@ class NestedGradient:
 
     def gradient(self, args):
         """grad_(argnum) g at args (a float for a float argument)."""
-        return self._code(args).gradients(args)[self.argnum]
+        return self._code(args).gradients(args, self.g)[self.argnum]
 
     def second(self, args, directions):
         """The tangents of grad_(a_k) g for every argument k, for the directions given

@@ -107,7 +107,7 @@ class RecursiveHelper:
         """position -> the gradient of the helper in that argument (its float or float
         array arguments), at `args` (copies: the helper may write into int arrays)."""
         copies = _copies(args)
-        return self.code(copies).gradients(copies)
+        return self.code(copies).gradients(copies, self.helper)
 
     def second(self, args, position, direction) -> dict:
         """position k -> the tangent of grad_k for `direction` on argument `position`."""

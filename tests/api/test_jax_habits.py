@@ -10,22 +10,13 @@ import math
 
 import numpy as np
 import pytest
-from helpers import jax_trees
-from helpers.differences import central
 
 import srcad
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
-
-@pytest.fixture(autouse=True)
-def _x64():
-    jax.config.update("jax_enable_x64", True)
-
-
-def same_tree(ours, theirs, tol=1e-9):
-    jax_trees.same_tree(jax, ours, theirs, tol)
+from helpers.jax_reference import central, jax_in_float64, same_tree  # noqa: E402, F401
 
 
 # -- functions written once for srcad (numpy) and once for jax (jax.numpy) ---------------------

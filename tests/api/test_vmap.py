@@ -10,7 +10,8 @@ import os
 
 import numpy as np
 import pytest
-from helpers import jax_trees
+from helpers import jax_reference
+from helpers.jax_reference import jax_in_float64  # noqa: F401  (JAX in float64)
 
 import srcad
 
@@ -18,13 +19,8 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
 
-@pytest.fixture(autouse=True)
-def _x64():
-    jax.config.update("jax_enable_x64", True)
-
-
 def same_tree(ours, theirs, tol=1e-10):
-    jax_trees.same_tree(jax, ours, theirs, tol)
+    jax_reference.same_tree(ours, theirs, tol)
 
 
 rng = np.random.default_rng(7)

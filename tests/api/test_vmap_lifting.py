@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 import pytest
-from helpers import jax_trees
+from helpers import jax_reference
+from helpers.jax_reference import jax_in_float64  # noqa: F401  (JAX in float64)
 
 import srcad
 
@@ -19,13 +20,8 @@ W = rng.normal(size=3)
 X = rng.normal(size=(5, 3))
 
 
-@pytest.fixture(autouse=True)
-def _x64():
-    jax.config.update("jax_enable_x64", True)
-
-
 def same_tree(ours, theirs, tol=1e-10):
-    jax_trees.same_tree(jax, ours, theirs, tol)
+    jax_reference.same_tree(ours, theirs, tol)
 
 
 def test_index_arrays_joins_and_scans_are_lifted_and_match_jax():

@@ -1,5 +1,7 @@
 """Calls of srcad's own gradient API inside a differentiated function, rewritten into the
 nested-gradient primitive of srcad/operators/nested.py (runs after `lower`, before the fence).
+Enzyme-style `srcad.autodiff(...)` and JAX's `srcad.jvp(...)` calls are rewritten by
+nested_autodiff.py.
 
 * `srcad.grad(g)(a0, ..., an)` and `srcad.grad(g, argnums=i)(...)` (i an int literal);
 * `srcad.gradient(g, x, Constant(p), ...)` (the bare argument is x, the `Constant`s are the
@@ -24,6 +26,7 @@ from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction, resolve_callee
 from srcad.runtime.runtime_names import NESTED_RUNTIME_NAMES
 from srcad.transform.names import Namer
+from srcad.transform.normalize import nested_autodiff
 
 _HINT_LOCAL = ("define {name} at module level and pass the values it reads as arguments: "
                "srcad.grad({name})(x, p)")
@@ -39,13 +42,17 @@ PRIMITIVE: dict = {}
 _PUBLIC: dict = {}
 
 
+# the public objects besides functions recognised by identity: annotations and modes
+_OBJECTS = ("Constant", "Const", "Cache", "Output", "Active", "Duplicated", "Reverse", "Forward",
+            "ReverseWithPrimal", "ForwardWithPrimal")
+
+
 def register_public(namespace: dict, names) -> None:
     """Register srcad's public functions (and `Constant`, `Const`, `Cache`, `Output`): the
     objects `namespace` binds to `names`."""
     for name in names:
         obj = namespace[name]
-        if isinstance(obj, types.FunctionType) or name in ("Constant", "Const", "Cache",
-                                                            "Output"):
+        if isinstance(obj, types.FunctionType) or name in _OBJECTS:
             _PUBLIC[id(obj)] = (obj, name)
 
 
@@ -55,7 +62,11 @@ def rewrite_nested_calls(parsed: ParsedFunction, body: list, namer: Namer,
     if not any(isinstance(n, gast.Call) for s in body for n in gast.walk(s)):
         return body
     rewriter = _Rewriter(parsed, local_functions)
-    return [rewriter.visit(s) for s in body]
+    out = []
+    for stmt in body:  # a nested autodiff statement may become several
+        new = rewriter.visit(stmt)
+        out.extend(new if isinstance(new, list) else [new])
+    return out
 
 
 class _Rewriter(gast.NodeTransformer):
@@ -72,7 +83,26 @@ class _Rewriter(gast.NodeTransformer):
         entry = self.api.get(id(obj))
         return entry[1] if entry is not None and entry[0] is obj else None
 
+    def visit_Expr(self, node):
+        if isinstance(node.value, gast.Call) and self._api_name(node.value.func) == "autodiff":
+            return nested_autodiff.statements(self, node.value)
+        return self.generic_visit(node)
+
+    def visit_Subscript(self, node):
+        value, index = node.value, node.slice
+        name = self._api_name(value.func) if isinstance(value, gast.Call) else None
+        if name in ("autodiff", "jvp") and isinstance(index, gast.Constant) \
+                and type(index.value) is int:
+            if name == "jvp":
+                return nested_autodiff.jvp_expression(self, value, index.value)
+            return nested_autodiff.expression(self, value, index.value)
+        return self.generic_visit(node)
+
     def visit_Call(self, node):
+        if self._api_name(node.func) == "autodiff":
+            return nested_autodiff.expression(self, node)
+        if self._api_name(node.func) == "jvp":
+            return nested_autodiff.jvp_expression(self, node)
         if isinstance(node.func, gast.Call) and self._api_name(node.func.func) == "grad":
             node.args = [self.visit(a) for a in node.args]
             return self._grad(node)
@@ -97,8 +127,9 @@ class _Rewriter(gast.NodeTransformer):
                 "(axes 0 or None, out_axes 0), and call batched(...) here")
         return self.parsed.error(
             node, f"srcad.{name}", f"srcad.{name} is called inside a function srcad "
-            "differentiates; srcad differentiates nested srcad.grad(g)(...) and "
-            "srcad.gradient(g, x, Constant(p), ...) calls", kind=UnsupportedCallError,
+            "differentiates; srcad differentiates nested srcad.grad(g)(...), "
+            "srcad.gradient(g, x, Constant(p), ...) and srcad.autodiff(srcad.Reverse, g, "
+            "srcad.Duplicated(x, dx), ...) calls", kind=UnsupportedCallError,
             hint="write the inner derivative as srcad.grad(g)(x, p) or srcad.gradient(g, x, "
             "srcad.Constant(p)) with g a module-level function returning a float")
 

@@ -1,0 +1,67 @@
+"""Transforms of transforms on the second-order programs (fuzz/grammar_second_order.py: `f(x)`
+of a float vector, returning a float; srcad/api/composed.py): `jacfwd(grad(f))` against
+central differences of srcad's gradient, `jacrev(grad(f))` and `jvp(grad(f), ...)` against
+it, and for a third of the programs (drawn from their own stream,
+`random.Random(f"compose {crc32 of the program}")`, so no program of any seed changes) the
+third derivative `jacfwd(hessian(f))` against central differences of the `hessian`
+transform. Every call gets its own copy of x (the programs may write their input).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import zlib
+
+import numpy as np
+
+import srcad
+
+
+def _central(function, x, h):
+    """Central differences of an array-valued function along every element of x."""
+    with np.errstate(all="ignore"):
+        return np.stack([(function((x + h * e).copy()) - function((x - h * e).copy())) / (2 * h)
+                         for e in np.eye(x.size)], axis=-1)
+
+
+def _close_to_differences(ours, function, x, what):
+    for h in (1e-5, 1e-4, 1e-6):
+        expected = _central(function, x, h)
+        scale = max(1.0, float(np.abs(expected).max()))
+        if np.allclose(ours, expected, rtol=1e-5, atol=1e-6 * scale):
+            return
+    raise AssertionError(f"{what} {np.asarray(ours).tolist()} != central differences "
+                         f"{expected.tolist()}")
+
+
+def third_order_drawn(text: str) -> bool:
+    return random.Random(f"compose {zlib.crc32(text.encode())}").random() < 1 / 3
+
+
+def check(f, x, timeout, alarm, third_order=False):
+    """Raises AssertionError on a disagreement (SrcadError on a refusal)."""
+    backend = os.environ.get("SRCAD_FUZZ_BACKEND", "python")
+    signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        with np.errstate(all="ignore"):
+            gradient = srcad.grad(f, backend=backend)
+            H = srcad.jacfwd(gradient, backend=backend)(x.copy())
+            _close_to_differences(H, gradient, x, "jacfwd(grad(f))")
+            H_reverse = srcad.jacrev(gradient, backend=backend)(x.copy())
+            scale = max(1.0, float(np.abs(H).max()))
+            if not np.allclose(H_reverse, H, rtol=1e-9, atol=1e-9 * scale):
+                raise AssertionError("jacrev(grad(f)) disagrees with jacfwd(grad(f))")
+            v = np.linspace(-1.0, 1.0, x.size) + 0.3
+            g, Hv = srcad.jvp(gradient, (x.copy(),), (v,), backend=backend)
+            if not (np.allclose(g, gradient(x.copy()), rtol=1e-12, atol=1e-12)
+                    and np.allclose(Hv, H @ v, rtol=1e-9, atol=1e-9 * scale)):
+                raise AssertionError(f"jvp(grad(f)) {Hv.tolist()} != H v {(H @ v).tolist()}")
+            if third_order:
+                hessian = srcad.hessian(f, backend=backend)
+                T = srcad.jacfwd(hessian, backend=backend)(x.copy())
+                _close_to_differences(T, hessian, x, "jacfwd(hessian(f))")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
