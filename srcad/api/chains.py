@@ -36,11 +36,11 @@ import numpy as np
 
 from srcad.analysis.types import FLOAT, Array, type_of_value
 from srcad.api.auxiliary import ValueOnly
-from srcad.build.compiler import compile_source
 from srcad.build.differentiate import _compiled
 from srcad.build.pipeline import ArgSpec, Request
 from srcad.errors import ArgumentError, SrcadError
 from srcad.frontend.lambdas import function_name
+from srcad.frontend.source_functions import compile_source
 
 _MEMO_SIZE = 32  # levels remembered per (function, base, argument signature)
 _LOG = logging.getLogger("srcad")

@@ -30,12 +30,12 @@ import textwrap
 import numpy as np
 
 from srcad.analysis.types import type_of_value
-from srcad.build.compiler import compile_source
 from srcad.build.differentiate import _compiled
 from srcad.build.engines import scalar_as_array
 from srcad.build.pipeline import ArgSpec, Request
 from srcad.errors import SrcadError
 from srcad.frontend import pytrees
+from srcad.frontend.source_functions import compile_source
 
 _MARKER = "    # reverse sweep"
 _MEMO_SIZE = 32
