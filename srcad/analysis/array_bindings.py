@@ -17,6 +17,7 @@ from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 from srcad.rules.numpy_entries import NUMBA_UFUNCS, numba_compiles
+from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS
 
 GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime/runtime_names.py)
 
@@ -280,6 +281,10 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "srcad_nested_gradient"}  # numba kernels of their own (nested_numba.py)
 
 
+# scipy.special's elementwise functions (srcad/runtime/numba_special.py)
+_NUMBA_SPECIAL = frozenset(NUMBA_SPECIAL_FUNCTIONS)
+
+
 def numba_supports(norm):
     """`supported(node)` for `refuse_array_code`: the array operations the numba backend
     compiles (elementwise operators and functions, np.sum, np.mean, np.max and np.min with or
@@ -288,7 +293,8 @@ def numba_supports(norm):
         call = array_call(norm, node)
         if call is None:
             return True
-        return call.info.name in _NUMBA_COMPILED | NUMBA_UFUNCS and numba_compiles(call)
+        return call.info.name in _NUMBA_COMPILED | NUMBA_UFUNCS | _NUMBA_SPECIAL \
+            and numba_compiles(call)
     return supported
 
 

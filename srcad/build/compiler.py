@@ -22,7 +22,12 @@ import numpy as np
 
 from srcad._version import __version__
 from srcad.build import compile_notice
-from srcad.build.numba_constants import comment_above, constant_arguments, kernel_wrapper
+from srcad.build.numba_constants import (
+    comment_above,
+    constant_arguments,
+    kernel_wrapper,
+    library_binding,
+)
 from srcad.errors import SrcadError
 from srcad.frontend.source_functions import function_from_source
 from srcad.runtime import LAYOUT
@@ -100,6 +105,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             header.append(f"{free} = {value!r}")
         elif module:  # `from numpy import abs` (renamed `abs_1`), `from math import exp`
             header.append(f"{free} = {module}.{value.__name__}")
+        elif library_binding(free, value):  # scipy.special, compiled
+            header += library_binding(free, value)
         else:
             raise SrcadError(f"the numba backend cannot embed the global `{free}` "
                              f"({type(value).__name__})", filename=origin,
@@ -204,7 +211,8 @@ def _runtime_digest() -> str:
     against an older runtime (inlined into it by numba) is never loaded with a newer one."""
     here = Path(__file__).parent.parent / "runtime"
     text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py",
-                                                     "numba_semantics.py", "array_runtime.py"))
+                                                     "numba_semantics.py", "array_runtime.py",
+                                                     "special_scalars.py", "numba_special.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -31,11 +31,13 @@ import copy
 import math
 import random
 import re
+import sys
 import types
 
 import numpy as np
 
 from srcad.errors import SrcadError
+from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS
 
 _NUMBA_MODULES = ("math", "cmath", "random", "numpy")
 _COMPILED_OBJECTS = {id(v) for m in (math, cmath, np, np.linalg, np.random, random)
@@ -73,6 +75,8 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
                 return self.generic_visit(node)
             reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
             varying = sorted(reads - invariant - known - set(definitions))
+            if varying and special_function(_callee_object(node.func, namespace)):
+                return self.generic_visit(node)  # compiled (srcad/runtime/numba_special.py)
             if varying:
                 line, statement = comment_above(lines, node.lineno)
                 if line is None and locate is not None:
@@ -202,6 +206,44 @@ def _written_bases(fn):
                 target = target.value
             if isinstance(target, ast.Name):
                 yield target.id
+
+
+def _callee_object(func, namespace):
+    """The object `func` (a name or a dotted name of the namespace) stands for, or None."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in namespace:
+        return None
+    obj = namespace[func.id]
+    for attr in reversed(parts):
+        obj = getattr(obj, attr, None)
+    return obj
+
+
+def special_function(obj) -> str | None:
+    """The name of the scipy.special function `obj` is when the numba backend compiles it
+    (srcad/runtime/numba_special.py), else None."""
+    special = sys.modules.get("scipy.special")
+    if special is None or obj is None:
+        return None
+    return next((n for n in NUMBA_SPECIAL_FUNCTIONS if getattr(special, n, None) is obj), None)
+
+
+def library_binding(free: str, value) -> list | None:
+    """The header lines of a generated numba module that bind `free` to `value`, a SciPy
+    module or a scipy.special function numba compiles (with srcad's implementations
+    registered), or None."""
+    name = special_function(value)
+    if isinstance(value, types.ModuleType) and value.__name__ in ("scipy", "scipy.special"):
+        target = value.__name__
+    elif name is not None:
+        target = f"scipy.special.{name}"
+    else:
+        return None
+    return ["import scipy.special", "import srcad.runtime.numba_special  # noqa: F401 "
+            "(numba's scipy.special)", f"{free} = {target}"]
 
 
 def _uncompiled_callee(func, namespace, free_names, bound, provided) -> str | None:

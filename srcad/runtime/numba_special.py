@@ -22,6 +22,7 @@ import scipy.special
 from numba.extending import overload
 
 from srcad.runtime import special_scalars as S
+from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS
 
 
 def _ufunc(scalar, arity):
@@ -97,8 +98,7 @@ SCALARS = {
     "log_ndtr": (S.log_ndtr, 1), "ndtri": (S.ndtri, 1), "i0": (_i0, 1), "i0e": (_i0e, 1),
     "i1": (_i1, 1), "i1e": (_i1e, 1), "iv": (_iv, 2), "ive": (_ive, 2),
 }
-# scipy.special.psi is digamma itself (one object, one overload)
-COMPILED = frozenset(id(getattr(scipy.special, name)) for name in SCALARS)
+assert tuple(SCALARS) == NUMBA_SPECIAL_FUNCTIONS  # scipy.special.psi is digamma itself
 
 
 def _register(name, scalar, arity):
