@@ -90,6 +90,11 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
+    if "srcad_rule_" in source or any(hasattr(namespace.get(n), "srcad_numba_function")
+                                      for n in free_names):
+        from srcad.runtime.numba_functions import compiled  # numba: imported only here
+
+        namespace = {**namespace, "srcad_numba_function": compiled}
     source, leading, free_names = constant_arguments(
         source, name, namespace, free_names, provided, _loaded_names(helpers), origin, locate)
     if helpers:

@@ -66,6 +66,7 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
     definitions = _constant_locals(fn, invariant | known)
     leading: list = []
     edits: list = []  # (start, end, text): the calls, replaced in the text (comments stay)
+    functions: set = set()  # names of the user's rule functions the kernel calls
     lines = source.splitlines()
 
     class Hoist(ast.NodeTransformer):
@@ -75,8 +76,15 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
                 return self.generic_visit(node)
             reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
             varying = sorted(reads - invariant - known - set(definitions))
-            if varying and special_function(_callee_object(node.func, namespace)):
-                return self.generic_visit(node)  # compiled (srcad/runtime/numba_special.py)
+            obj = _callee_object(node.func, namespace)
+            if varying and (special_function(obj) or user_compiled(callee, obj)):
+                if user_compiled(callee, obj):
+                    functions.add(callee.split(".")[0])
+                return self.generic_visit(node)  # compiled by numba in the kernel
+            if varying and getattr(obj, "srcad_numba_refusal", None):
+                line, _ = comment_above(lines, node.lineno)
+                raise SrcadError(obj.srcad_numba_refusal, filename=origin or None, line=line,
+                                 construct="backend='numba'", hint="use backend='python'")
             if varying:
                 line, statement = comment_above(lines, node.lineno)
                 if line is None and locate is not None:
@@ -104,6 +112,8 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
         if free not in bound and free not in helper_names and not provided(free) \
                 and isinstance(namespace.get(free), np.ndarray):
             leading.append((free, free))
+    for free in sorted(functions):  # a custom rule's functions, compiled by numba
+        leading.append((free, f"srcad_numba_function({free})"))
     if not leading:
         return source, [], free_names
     for (line, col), (end_line, end_col), text in sorted(edits, reverse=True):
@@ -244,6 +254,16 @@ def library_binding(free: str, value) -> list | None:
         return None
     return ["import scipy.special", "import srcad.runtime.numba_special  # noqa: F401 "
             "(numba's scipy.special)", f"{free} = {target}"]
+
+
+def user_compiled(name: str, obj) -> bool:
+    """Is `obj` (bound to `name`) a function of a derivative rule the user added, which numba
+    compiles (srcad/runtime/numba_functions.py): a custom function or one of its rule
+    functions, plain Python?"""
+    fun = getattr(obj, "srcad_numba_function", None)
+    if fun is None and name.startswith("srcad_rule_"):
+        fun = obj
+    return isinstance(fun, types.FunctionType)
 
 
 def _uncompiled_callee(func, namespace, free_names, bound, provided) -> str | None:

@@ -8,9 +8,13 @@ can never mean another object by it (srcad/runtime/runtime_names.py renames the 
 | primitive (args x0, x1)  | tangent of argument k (g)        | adjoint of argument k (g)      |
 |--------------------------|----------------------------------|--------------------------------|
 | custom_jvp f, rule jvp   | jvp((x0, x1), (g, 0.0 * x1))[1]  | transposed((x0, x1), g, k)     |
+| the same, of floats      | the same                         | g * jvp((x0, x1), (1.0, 0.0))[1] |
 | custom_vjp f, fwd, bwd   | refused (JAX: no forward rule)   | bwd(fwd(x0, x1)[1], g)[k]      |
 
 `transposed` is the jvp rule's tangent map at the primals, transposed by srcad's reverse mode.
+Of floats that map is a product by one number, the tangent of a unit seed: the adjoint is
+that number times g, with no transposition (so numba compiles it: the rule function is plain
+Python).
 
 The result of a custom function has its arguments' broadcast shape (a float of floats, an
 array of arrays). Of floats the rule is a scalar rule; of arrays it is not elementwise (a
@@ -50,19 +54,23 @@ def _tuple(items) -> str:
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-def jvp_rule(name: str, arity: int, jvp: str, transposed: str) -> Rule:
-    """The table entry of a custom_jvp function of `arity` arguments: forward mode calls the
-    jvp rule (named `jvp` in generated code) with one argument's tangent, the others zero;
-    reverse mode calls `transposed` (srcad/api/custom_rules.py), the rule's tangent map
-    transposed."""
+def jvp_rule(name: str, arity: int, jvp: str, transposed: str) -> tuple[Rule, Rule]:
+    """The table entries of a custom_jvp function of `arity` arguments, (of floats, of
+    arrays): forward mode calls the jvp rule (named `jvp` in generated code) with one
+    argument's tangent, the others zero; reverse mode of floats multiplies g by the tangent
+    of a unit seed, of arrays calls `transposed` (srcad/api/custom_rules.py), the rule's
+    tangent map transposed."""
     xs = _operands(arity)
     primals = _tuple(xs)
-    tangents, adjoints = [], []
+    tangents, adjoints, slopes = [], [], []
     for k in range(arity):
         seeds = _tuple(["g" if j == k else f"0.0 * {x}" for j, x in enumerate(xs)])
         tangents.append(f"{jvp}({primals}, {seeds})[1]")
         adjoints.append(f"{transposed}({primals}, g, {k})")
-    return Rule(name, tuple(xs), tuple(adjoints), "float", tuple(tangents))
+        units = _tuple(["1.0" if j == k else "0.0" for j in range(arity)])
+        slopes.append(f"g * {jvp}({primals}, {units})[1]")
+    return (Rule(name, tuple(xs), tuple(slopes), "float", tuple(tangents)),
+            Rule(name, tuple(xs), tuple(adjoints), "float", tuple(tangents)))
 
 
 def vjp_rule(name: str, arity: int, fwd: str, bwd: str, no_forward: str) -> Rule:

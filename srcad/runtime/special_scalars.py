@@ -168,11 +168,29 @@ def _is_pole(a):
 
 
 @register_jitable
+def _betaln_plain(a, b):
+    return math.lgamma(a) + math.lgamma(b) - _lgamma(a + b)
+
+
+@register_jitable
+def _beta_plain(a, b):
+    """beta of a and b that are not poles of gamma (nor infinite)."""
+    if a > 0.0 and b > 0.0 and a + b >= 170.0:
+        return math.exp(_betaln_plain(a, b))
+    if _is_pole(a + b):
+        return 0.0
+    return math.gamma(a) * math.gamma(b) / math.gamma(a + b)
+
+
+@register_jitable
 def _beta_edge(a, b):
-    """beta at a pole a of gamma (Cephes' beta_negint): finite only for an integer b."""
-    if not math.isinf(a) and not math.isinf(b) and not math.isnan(b) and b == math.floor(b) and 1.0 - a - b > 0.0:
+    """beta at a pole a of gamma (Cephes' beta_negint): +-beta(1 - a - b, b) for an integer
+    b with 1 - a - b > 0 (infinite when b is a pole too), else inf. (No recursion: numba
+    compiles none.)"""
+    if not math.isinf(a) and not math.isinf(b) and not math.isnan(b) and b == math.floor(b) \
+            and 1.0 - a - b > 0.0:
         sign = 1.0 if int(b) % 2 == 0 else -1.0
-        return sign * beta(1.0 - a - b, b)
+        return sign * (math.inf if _is_pole(b) else _beta_plain(1.0 - a - b, b))
     return math.inf
 
 
@@ -189,18 +207,14 @@ def beta(a, b):
             return math.nan
         other = b if math.isinf(a) else a
         return 0.0 if other > 0.0 else math.copysign(math.inf, math.gamma(other))
-    if a > 0.0 and b > 0.0 and a + b >= 170.0:
-        return math.exp(betaln(a, b))
-    if _is_pole(a + b):
-        return 0.0
-    return math.gamma(a) * math.gamma(b) / math.gamma(a + b)
+    return _beta_plain(a, b)
 
 
 @register_jitable
 def betaln(a, b):
     if _is_pole(a) or _is_pole(b) or math.isinf(a) or math.isinf(b):
         return _log(abs(beta(a, b)))
-    return math.lgamma(a) + math.lgamma(b) - _lgamma(a + b)
+    return _betaln_plain(a, b)
 
 
 @register_jitable
