@@ -290,6 +290,9 @@ def numba_supports(norm):
     compiles (elementwise operators and functions, np.sum, np.mean, np.max and np.min with or
     without axis=, transposes, products of 1-D and 2-D arrays)."""
     def supported(node) -> bool:
+        if isinstance(node, gast.Call) and hasattr(resolve_callee(
+                norm.parsed, node.func, norm.extra_names), "srcad_numba_function"):
+            return True  # a custom rule's function: numba compiles it (numba_functions.py)
         call = array_call(norm, node)
         if call is None:
             return True

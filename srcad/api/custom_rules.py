@@ -184,9 +184,12 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
         transposed_map = _Transposed(jvp, getattr(jvp, "__name__", "jvp"))
         transposed_map.srcad_numba_refusal = _TRANSPOSED_ON_NUMBA.format(name=self.__name__)
         transposed = bind(transposed_map, "_transposed")
-        register(transposed_map, CallInfo(transposed_map.__name__, None, "float",
-                                          select=self._no_second_order))
-        self._register(*jvp_rule(self.__name__, self.arity, name, transposed), (jvp,))
+        slope = _Slope(jvp, getattr(jvp, "__name__", "jvp"))
+        for called in (transposed_map, slope):  # met again only by hessian and hvp
+            register(called, CallInfo(called.__name__, None, "float",
+                                      select=self._no_second_order))
+        self._register(*jvp_rule(self.__name__, self.arity, name, transposed,
+                                 bind(slope, "_slope")), (jvp,))
         return jvp
 
 
@@ -227,6 +230,18 @@ class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
         return (f"`{self.__name__}` has a reverse-mode rule only (srcad.custom_vjp), and "
                 "forward mode cannot use it (JAX refuses it too); give it a forward rule "
                 "with srcad.custom_jvp")
+
+
+class _Slope:
+    """The jvp rule, called for the reverse-mode slope of a custom_jvp function of floats:
+    an object of its own, so that hessian and hvp, which differentiate that reverse code
+    again, meet it and refuse by name. numba compiles the rule itself."""
+
+    def __init__(self, jvp, name):
+        self.jvp, self.__name__, self.srcad_numba_function = jvp, name, jvp
+
+    def __call__(self, primals, tangents):
+        return self.jvp(primals, tangents)
 
 
 class _Transposed:

@@ -54,12 +54,13 @@ def _tuple(items) -> str:
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-def jvp_rule(name: str, arity: int, jvp: str, transposed: str) -> tuple[Rule, Rule]:
+def jvp_rule(name: str, arity: int, jvp: str, transposed: str,
+             slope: str) -> tuple[Rule, Rule]:
     """The table entries of a custom_jvp function of `arity` arguments, (of floats, of
     arrays): forward mode calls the jvp rule (named `jvp` in generated code) with one
     argument's tangent, the others zero; reverse mode of floats multiplies g by the tangent
-    of a unit seed, of arrays calls `transposed` (srcad/api/custom_rules.py), the rule's
-    tangent map transposed."""
+    of a unit seed (`slope`: the jvp rule, by another name), of arrays calls `transposed`
+    (srcad/api/custom_rules.py), the rule's tangent map transposed."""
     xs = _operands(arity)
     primals = _tuple(xs)
     tangents, adjoints, slopes = [], [], []
@@ -68,7 +69,7 @@ def jvp_rule(name: str, arity: int, jvp: str, transposed: str) -> tuple[Rule, Ru
         tangents.append(f"{jvp}({primals}, {seeds})[1]")
         adjoints.append(f"{transposed}({primals}, g, {k})")
         units = _tuple(["1.0" if j == k else "0.0" for j in range(arity)])
-        slopes.append(f"g * {jvp}({primals}, {units})[1]")
+        slopes.append(f"g * {slope}({primals}, {units})[1]")
     return (Rule(name, tuple(xs), tuple(slopes), "float", tuple(tangents)),
             Rule(name, tuple(xs), tuple(adjoints), "float", tuple(tangents)))
 
