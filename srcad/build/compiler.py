@@ -217,7 +217,8 @@ def _runtime_digest() -> str:
     here = Path(__file__).parent.parent / "runtime"
     text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py",
                                                      "numba_semantics.py", "array_runtime.py",
-                                                     "special_scalars.py", "numba_special.py"))
+                                                     "special_scalars.py", "numba_special.py",
+                                                     "numba_math.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

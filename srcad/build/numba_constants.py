@@ -31,6 +31,7 @@ import copy
 import math
 import random
 import re
+import statistics
 import sys
 import types
 
@@ -234,7 +235,10 @@ def _callee_object(func, namespace):
 
 def special_function(obj) -> str | None:
     """The name of the scipy.special function `obj` is when the numba backend compiles it
-    (srcad/runtime/numba_special.py), else None."""
+    (srcad/runtime/numba_special.py; statistics.fmean: srcad/runtime/numba_math.py), else
+    None."""
+    if obj is statistics.fmean:
+        return "fmean"
     special = sys.modules.get("scipy.special")
     if special is None or obj is None:
         return None
@@ -244,7 +248,10 @@ def special_function(obj) -> str | None:
 def library_binding(free: str, value) -> list | None:
     """The header lines of a generated numba module that bind `free` to `value`, a SciPy
     module or a scipy.special function numba compiles (with srcad's implementations
-    registered), or None."""
+    registered), or the statistics module or its fmean, or None."""
+    if value is statistics or value is statistics.fmean:
+        return ["import statistics", f"{free} = statistics"
+                + (".fmean" if value is statistics.fmean else "")]
     name = special_function(value)
     if isinstance(value, types.ModuleType) and value.__name__ in ("scipy", "scipy.special"):
         target = value.__name__
