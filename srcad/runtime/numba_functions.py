@@ -1,5 +1,6 @@
 """The user's own Python functions that generated numba code calls as they are: the primal of
-a `srcad.custom_jvp` / `srcad.custom_vjp` function and its rule functions (srcad/api/custom_rules.py).
+a `srcad.custom_jvp` / `srcad.custom_vjp` function and its rule functions
+(srcad/api/custom_rules.py).
 
 `compiled(fun)` is `numba.njit(fun)`, made once per function and process; a generated kernel
 receives it as an argument (srcad/build/numba_constants.py), and a custom function called

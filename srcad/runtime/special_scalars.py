@@ -1,8 +1,9 @@
 """scipy.special's functions of one float, in plain Python that numba compiles (numba has no
 scipy.special): srcad/runtime/numba_special.py vectorizes them and hands them to numba as
 the implementations of `scipy.special.<name>` (each is `register_jitable`: plain Python
-when called from Python, compiled into the numba code that calls it). Within about 1e-13 relative of SciPy's
-(tests/runtime/test_special_scalars.py), with SciPy's values at poles and outside the domain.
+when called from Python, compiled into the numba code that calls it). Within about 1e-13
+relative of SciPy's (tests/runtime/test_special_scalars.py), with SciPy's values at poles and
+outside the domain.
 
 Well-known algorithms, no table to trust:
 
