@@ -16,7 +16,7 @@ from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
-from srcad.rules.numpy_entries import NUMBA_UFUNCS, numba_compiles
+from srcad.rules.numpy_entries import NUMBA_STATISTICS, NUMBA_UFUNCS, numba_compiles
 from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS
 
 GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime/runtime_names.py)
@@ -297,7 +297,7 @@ def numba_supports(norm):
         if call is None:
             return True
         return call.info.name in _NUMBA_COMPILED | NUMBA_UFUNCS | _NUMBA_SPECIAL \
-            and numba_compiles(call)
+            | NUMBA_STATISTICS.keys() and numba_compiles(call)
     return supported
 
 

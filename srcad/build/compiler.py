@@ -218,7 +218,7 @@ def _runtime_digest() -> str:
     text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py",
                                                      "numba_semantics.py", "array_runtime.py",
                                                      "special_scalars.py", "numba_special.py",
-                                                     "numba_math.py"))
+                                                     "numba_math.py", "numba_statistics.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -50,6 +50,8 @@ from __future__ import annotations
 import gast
 
 from srcad.frontend import syntax as S
+from srcad.rules.numpy_entries import NUMBA_STATISTICS
+from srcad.transform.numba_statistics import is_statistic, statistic_call
 
 _SLOGDET_PARTS = {"sign": 0, "logabsdet": 1}  # numba's slogdet returns a plain pair
 # numba joins a tuple, not a list
@@ -133,6 +135,8 @@ class _Products(gast.NodeTransformer):
         module = isinstance(f.value, gast.Name) and f.value.id == "np"
         if f.attr in _REDUCTIONS:
             return _reduction(node, module)
+        if f.attr in NUMBA_STATISTICS:  # np.var(x, axis=0, ddof=1), ...
+            return statistic_call(node, module, reduction_name)
         if module and f.attr == "expand_dims" and len(node.args) == 2 \
                 and isinstance(node.args[1], gast.Tuple):
             # numba takes one axis: inserted one by one, in increasing order (non-negative
@@ -219,7 +223,8 @@ def reduction_name(kind: str, axes, keepdims: bool) -> str:
 def reduction_of(name: str):
     """(kind, axes, keepdims) of a `reduction_name`, or None for any other name."""
     parts = name.split("_")
-    if len(parts) < 3 or parts[0] != "reduce" or parts[1] not in _REDUCTIONS.values():
+    if len(parts) < 3 or parts[0] != "reduce" or (
+            parts[1] not in _REDUCTIONS.values() and not is_statistic(parts[1])):
         return None
     keep = parts[-1] == "keep"
     spelled = parts[2:-1] if keep else parts[2:]
