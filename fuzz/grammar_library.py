@@ -54,16 +54,20 @@ SCALAR = ["math.lgamma(1.5 + {0} * {0})", "math.log(2.0 + {0} * {0}, 3.0)",
           "softplus({0})"]
 
 
+def _picked(grammar, rng) -> tuple:
+    """(a fresh name, an array in scope, its shape, an operand made of it)."""
+    name = grammar.fresh("lib")
+    array, shape = rng.choice(sorted(grammar.arr_scope.items()))
+    return name, array, shape, rng.choice([array, f"{array} * a", f"np.sin({array})"])
+
+
 class LibraryGrammar:
     def library_statements(self) -> list:
         """Statements binding library results; each new local joins the result's terms."""
         rng = random.Random(f"library {self.seed}")
         lines = []
         for _ in range(rng.randint(1, 3)):
-            name = self.fresh("lib")
-            arrays = sorted(self.arr_scope.items())
-            array, shape = rng.choice(arrays)
-            operand = rng.choice([array, f"{array} * a", f"np.sin({array})"])
+            name, array, shape, operand = _picked(self, rng)
             kind = rng.random()
             if kind < 0.5:
                 lines.append(f"{name} = {rng.choice(ELEMENTWISE).format(operand)}")
@@ -125,9 +129,7 @@ class LibraryMoreGrammar:
         rng = random.Random(f"library more {self.seed}")
         lines = []
         for _ in range(rng.randint(1, 2)):
-            name = self.fresh("lib")
-            array, shape = rng.choice(sorted(self.arr_scope.items()))
-            operand = rng.choice([array, f"{array} * a", f"np.sin({array})"])
+            name, _, shape, operand = _picked(self, rng)
             kind = rng.random()
             if kind < 0.45:
                 lines.append(f"{name} = {rng.choice(MORE_ELEMENTWISE).format(operand)}")

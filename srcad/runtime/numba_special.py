@@ -58,34 +58,18 @@ def _erfc(x):
     return math.erfc(x)
 
 
-@numba.extending.register_jitable
-def _i0(x):
-    return S.scaled_bessel_i(0.0, x, False)
+def _bessel(order, scaled):
+    """I_order (scaled: times exp(-|x|)) of one argument, or of two (v, x) for order None."""
+    if order is None:
+        @numba.extending.register_jitable
+        def of_order(v, x):
+            return S.scaled_bessel_i(v, x, scaled)
+        return of_order
 
-
-@numba.extending.register_jitable
-def _i0e(x):
-    return S.scaled_bessel_i(0.0, x, True)
-
-
-@numba.extending.register_jitable
-def _i1(x):
-    return S.scaled_bessel_i(1.0, x, False)
-
-
-@numba.extending.register_jitable
-def _i1e(x):
-    return S.scaled_bessel_i(1.0, x, True)
-
-
-@numba.extending.register_jitable
-def _iv(v, x):
-    return S.scaled_bessel_i(v, x, False)
-
-
-@numba.extending.register_jitable
-def _ive(v, x):
-    return S.scaled_bessel_i(v, x, True)
+    @numba.extending.register_jitable
+    def bessel(x):
+        return S.scaled_bessel_i(order, x, scaled)
+    return bessel
 
 
 # scipy.special's name: (the scalar function, its number of arguments)
@@ -95,8 +79,10 @@ SCALARS = {
     "betaln": (S.betaln, 2), "erf": (_erf, 1), "erfc": (_erfc, 1), "erfinv": (S.erfinv, 1),
     "erfcinv": (S.erfcinv, 1), "expit": (S.expit, 1), "logit": (S.logit, 1),
     "xlogy": (S.xlogy, 2), "xlog1py": (S.xlog1py, 2), "ndtr": (S.ndtr, 1),
-    "log_ndtr": (S.log_ndtr, 1), "ndtri": (S.ndtri, 1), "i0": (_i0, 1), "i0e": (_i0e, 1),
-    "i1": (_i1, 1), "i1e": (_i1e, 1), "iv": (_iv, 2), "ive": (_ive, 2),
+    "log_ndtr": (S.log_ndtr, 1), "ndtri": (S.ndtri, 1), "i0": (_bessel(0.0, False), 1),
+    "i0e": (_bessel(0.0, True), 1), "i1": (_bessel(1.0, False), 1),
+    "i1e": (_bessel(1.0, True), 1), "iv": (_bessel(None, False), 2),
+    "ive": (_bessel(None, True), 2),
 }
 assert tuple(SCALARS) == NUMBA_SPECIAL_FUNCTIONS  # scipy.special.psi is digamma itself
 
