@@ -17,7 +17,7 @@ from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 from srcad.rules.numpy_entries import NUMBA_STATISTICS, NUMBA_UFUNCS, numba_compiles
-from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS
+from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS, NUMBA_SPECIAL_REDUCTIONS
 
 GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime/runtime_names.py)
 
@@ -282,7 +282,7 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)
-_NUMBA_SPECIAL = frozenset(NUMBA_SPECIAL_FUNCTIONS)
+_NUMBA_SPECIAL = frozenset(NUMBA_SPECIAL_FUNCTIONS + NUMBA_SPECIAL_REDUCTIONS)
 
 
 def numba_supports(norm):

@@ -38,7 +38,7 @@ import types
 import numpy as np
 
 from srcad.errors import SrcadError
-from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS
+from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS, NUMBA_SPECIAL_REDUCTIONS
 
 _NUMBA_MODULES = ("math", "cmath", "random", "numpy")
 _COMPILED_OBJECTS = {id(v) for m in (math, cmath, np, np.linalg, np.random, random)
@@ -242,7 +242,8 @@ def special_function(obj) -> str | None:
     special = sys.modules.get("scipy.special")
     if special is None or obj is None:
         return None
-    return next((n for n in NUMBA_SPECIAL_FUNCTIONS if getattr(special, n, None) is obj), None)
+    return next((n for n in NUMBA_SPECIAL_FUNCTIONS + NUMBA_SPECIAL_REDUCTIONS
+                 if getattr(special, n, None) is obj), None)
 
 
 def library_binding(free: str, value) -> list | None:

@@ -376,10 +376,9 @@ def _library_rules_wanted(obj) -> bool:
     for entry in special.MATH_ENTRIES:
         register(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
                                           numba_refusal=""))
-    for fn, select, keywords, operand_keywords in special.SHAPED:
-        refusal = special.NUMBA_REFUSAL.format(name=f"scipy.special.{fn.__name__}")
+    for fn, select, keywords, operand_keywords in special.SHAPED:  # numba: numba_special.py
         register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
-                              operand_keywords=operand_keywords, numba_refusal=refusal))
+                              operand_keywords=operand_keywords, numba_refusal=""))
     return True
 
 

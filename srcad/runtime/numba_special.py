@@ -18,10 +18,13 @@ from __future__ import annotations
 import math
 
 import numba
+import numpy as np
 import scipy.special
+from numba import types
 from numba.extending import overload
 
 from srcad.runtime import special_scalars as S
+from srcad.runtime.numba_arrays import reducer
 from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS
 
 
@@ -100,3 +103,79 @@ def _register(name, scalar, arity):
 
 for _name, (_scalar, _arity) in SCALARS.items():
     _register(_name, _scalar, _arity)
+
+
+# logsumexp, softmax and log_softmax along axes: made for the call's literal axis= and
+# keepdims= (numba passes literals when the non-literal form is refused, returning None),
+# from the reductions of srcad/runtime/numba_arrays.py
+def _literal(value, default):
+    """The Python value of a literal argument type, `default` when left out, else raise
+    (a non-literal: numba then asks again with the literal)."""
+    if not isinstance(value, types.Type):  # left out: the overload's own default
+        return value
+    if isinstance(value, (types.Omitted, types.NoneType)):
+        return getattr(value, "value", default) if isinstance(value, types.Omitted) else default
+    if isinstance(value, types.Literal):
+        return value.literal_value
+    if isinstance(value, types.BaseTuple) and all(isinstance(t, types.Literal) for t in value):
+        return tuple(t.literal_value for t in value)
+    raise _NotLiteral
+
+
+class _NotLiteral(Exception):
+    pass
+
+
+def _axes_of(axis, keepdims):
+    try:
+        return _literal(axis, None), bool(_literal(keepdims, False))
+    except _NotLiteral:
+        return None
+
+
+@overload(scipy.special.logsumexp, prefer_literal=True)
+def _logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    found = _axes_of(axis, keepdims)
+    if not isinstance(a, types.Array) or found is None or _literal(return_sign, False):
+        return None
+    axes, keep = found
+    largest_kept, largest, total = (reducer("max", axes, True), reducer("max", axes, keep),
+                                    reducer("sum", axes, keep))
+    weighted = isinstance(b, types.Type) and not isinstance(b, (types.Omitted, types.NoneType))
+
+    def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+        shift = largest_kept(a)
+        shift = np.where(np.isfinite(shift), shift, 0.0)
+        out_shift = largest(a)
+        out_shift = np.where(np.isfinite(out_shift), out_shift, 0.0)
+        terms = np.exp(a - shift)
+        if weighted:
+            terms = b * terms
+        return np.log(total(terms)) + out_shift
+    return logsumexp
+
+
+@overload(scipy.special.softmax, prefer_literal=True)
+def _softmax(x, axis=None):
+    found = _axes_of(axis, False)
+    if not isinstance(x, types.Array) or found is None:
+        return None
+    largest, total = reducer("max", found[0], True), reducer("sum", found[0], True)
+
+    def softmax(x, axis=None):
+        e = np.exp(x - largest(x))
+        return e / total(e)
+    return softmax
+
+
+@overload(scipy.special.log_softmax, prefer_literal=True)
+def _log_softmax(x, axis=None):
+    found = _axes_of(axis, False)
+    if not isinstance(x, types.Array) or found is None:
+        return None
+    largest, total = reducer("max", found[0], True), reducer("sum", found[0], True)
+
+    def log_softmax(x, axis=None):
+        shifted = x - largest(x)
+        return shifted - np.log(total(np.exp(shifted)))
+    return log_softmax

@@ -64,6 +64,8 @@ NUMBA_SPECIAL_FUNCTIONS = ("gammaln", "loggamma", "gamma", "digamma", "polygamma
                            "betaln", "erf", "erfc", "erfinv", "erfcinv", "expit", "logit",
                            "xlogy", "xlog1py", "ndtr", "log_ndtr", "ndtri", "i0", "i0e", "i1",
                            "i1e", "iv", "ive")
+# and along axes (axis=, keepdims=, logsumexp's b=: srcad/runtime/numba_special.py)
+NUMBA_SPECIAL_REDUCTIONS = ("logsumexp", "softmax", "log_softmax")
 # builtins generated code calls (loops, tape reads, lowered max()/min())
 GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs", "min", "max",
                                 "pow", "bool", "round", "tuple", "ValueError"})

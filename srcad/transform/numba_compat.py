@@ -29,7 +29,8 @@
   otherwise; the array itself when it is contiguous, a copy otherwise, which no one writes).
   A step-one slice of a name (`work[a:b]`, the workspace generated code carves) is contiguous
   and reshaped as it is.
-* `np.expand_dims(g, (0, 2))`: one axis at a time (numba's takes an int).
+* `np.expand_dims(g, (0, 2))`: one axis at a time (numba's takes an int), of
+  `np.asarray(g)` (numba's takes arrays; `g` is a number where a reduction took every axis).
 * `np.sum(x, axis=1, keepdims=True)` (and np.mean, np.max, np.min, np.amax, np.amin, the
   methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
   (srcad/runtime/numba_arrays.py `reducer`; the compiler imports each such name it finds). numba has
@@ -141,7 +142,7 @@ class _Products(gast.NodeTransformer):
                 and isinstance(node.args[1], gast.Tuple):
             # numba takes one axis: inserted one by one, in increasing order (non-negative
             # axes: the reduction rules spell them so), each lands where the tuple puts it
-            out = node.args[0]
+            out = S.call("np.asarray", node.args[0])  # of a number too (a whole reduction)
             for axis in sorted(node.args[1].elts, key=_literal):
                 out = S.call("np.expand_dims", out, axis)
             return gast.copy_location(out, node)

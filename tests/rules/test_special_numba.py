@@ -62,3 +62,25 @@ def lgamma_of_a_square(x):
 @pytest.mark.slow
 def test_math_lgamma_runs_on_numba():
     check_grads(lgamma_of_a_square, srcad.Active(1.3), backend="numba", modes=("rev", "fwd"))
+
+
+X = np.array([[0.5, 1.2, 2.0], [1.5, 0.7, -0.9]])
+W = np.array([[1.0, 2.0, 0.5], [0.3, 1.0, 2.0]])
+
+
+def shaped_family(x, w):
+    """logsumexp, softmax and log_softmax along axes, on values computed inside."""
+    y = 1.0 * x
+    return (np.sum(scipy.special.logsumexp(y, axis=1) ** 2)
+            + scipy.special.logsumexp(y, b=1.0 * w)
+            + np.sum(scipy.special.logsumexp(y, axis=-1, keepdims=True) * X)
+            + scipy.special.logsumexp(y, (0, 1))
+            + np.sum(scipy.special.softmax(y, axis=0) * W)
+            + np.sum(scipy.special.log_softmax(y, axis=1) * W)
+            + np.sum(scipy.special.log_softmax(y) * W))
+
+
+@pytest.mark.slow
+def test_logsumexp_softmax_log_softmax_on_numba():
+    check_grads(shaped_family, srcad.Duplicated(X.copy(), np.zeros_like(X)),
+                srcad.Duplicated(W.copy(), np.zeros_like(W)), backend="numba")
