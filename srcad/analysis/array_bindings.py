@@ -278,7 +278,8 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "transpose", "dot", "matmul", "outer", "sum", "mean", "asarray",
                    "cumsum", "norm", "reshape", "ravel", "concatenate", "stack", "solve",
                    "inv", "det", "slogdet", "logabsdet", "sign", "cholesky", "array",
-                   "srcad_nested_gradient"}  # numba kernels of their own (nested_numba.py)
+                   "srcad_nested_gradient",  # numba kernels of their own (nested_numba.py)
+                   "clip", "logaddexp", "expand_dims", "broadcast_to", "atleast_2d"}
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)

@@ -215,3 +215,17 @@ def test_array_of_active_numbers_through_the_operators():
                                               mode="forward", chunk=2, backend="numba"), grad)
     np.testing.assert_allclose(srcad.hvp(built_from_numbers, X, Constant(b), tangent=V,
                                          backend="numba"), H @ V)
+
+
+# -- NumPy calls numba compiles as srcad writes them ------------------------------------------
+
+def clipped_and_joined(x):
+    y = np.clip(x * 1.0, -0.5, 1.0)
+    z = np.logaddexp(y, 2.0 * x) + np.broadcast_to(x[0] * 2.0, (3, 3))
+    return np.sum(np.expand_dims(z * z, 0) * 2.0) + np.sum(np.atleast_2d(x[0] * x[1]) ** 2)
+
+
+@pytest.mark.slow
+def test_clip_logaddexp_broadcast_to_expand_dims_atleast_2d_on_numba():
+    m = np.array([[0.3, -1.2, 2.0], [1.5, 0.7, -0.4], [0.2, 0.9, 1.1]])
+    check_grads(clipped_and_joined, dup(m), backend="numba")
