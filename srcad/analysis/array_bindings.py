@@ -279,7 +279,9 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "cumsum", "norm", "reshape", "ravel", "concatenate", "stack", "solve",
                    "inv", "det", "slogdet", "logabsdet", "sign", "cholesky", "array",
                    "srcad_nested_gradient",  # numba kernels of their own (nested_numba.py)
-                   "clip", "logaddexp", "expand_dims", "broadcast_to", "atleast_2d"}
+                   "clip", "logaddexp", "expand_dims", "broadcast_to", "atleast_1d",
+                   "atleast_2d", "atleast_3d", "hstack", "vstack", "column_stack", "tril",
+                   "triu"}
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)

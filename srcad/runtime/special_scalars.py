@@ -96,6 +96,8 @@ def hurwitz_zeta(s, q):
             return math.inf
         if s != math.floor(s):
             return math.nan  # q^-s of a negative q
+        if q < -1e7:
+            return math.nan  # the sum would take -q steps up to 9: not computed
     total = math.pow(q, -s)
     a, i, b = q, 0, 0.0
     while i < 9 or a <= 9.0:

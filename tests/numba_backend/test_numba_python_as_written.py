@@ -229,3 +229,17 @@ def clipped_and_joined(x):
 def test_clip_logaddexp_broadcast_to_expand_dims_atleast_2d_on_numba():
     m = np.array([[0.3, -1.2, 2.0], [1.5, 0.7, -0.4], [0.2, 0.9, 1.1]])
     check_grads(clipped_and_joined, dup(m), backend="numba")
+
+
+def triangles_and_stacks(x):
+    y = x * x
+    return (np.sum(np.tril(y) * x) + np.sum(np.triu(y, 1) * x)
+            + np.sum(np.hstack([y, x]) ** 2) + np.sum(np.vstack([x[0] * x[1], x[2]]) ** 2)
+            + np.sum(np.column_stack([x[0] * x[1], x[2]]) ** 2)
+            + np.sum(np.atleast_1d(x[0] * x[1]) ** 2) + np.sum(np.atleast_3d(y) ** 2))
+
+
+@pytest.mark.slow
+def test_tril_triu_and_the_stacks_on_numba():
+    m = np.array([[0.3, -1.2, 2.0], [1.5, 0.7, -0.4], [0.2, 0.9, 1.1]])
+    check_grads(triangles_and_stacks, dup(m), backend="numba")

@@ -90,3 +90,10 @@ def test_digamma_keeps_its_relative_error_at_its_positive_zero():
     x0 = 1.4616321449683622
     for x in (x0, np.nextafter(x0, 2.0), x0 + 1e-9, x0 - 1e-6):
         assert _agree(S.digamma(x), float(scipy.special.digamma(x)), atol=0.0)
+
+
+def test_polygamma_far_left_of_zero_ends():
+    """A negative non-integer x sums up to 9 one step at a time: beyond -1e7 srcad gives NaN
+    (SciPy takes -x steps), at once, rather than running that long."""
+    assert math.isnan(S.polygamma(1.0, -1e12 - 0.5))
+    assert S.polygamma(1.0, -1e20) == math.inf  # an integer: a pole
