@@ -281,7 +281,7 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "srcad_nested_gradient",  # numba kernels of their own (nested_numba.py)
                    "clip", "logaddexp", "expand_dims", "broadcast_to", "atleast_1d",
                    "atleast_2d", "atleast_3d", "hstack", "vstack", "column_stack", "tril",
-                   "triu"}
+                   "triu", "swapaxes", "moveaxis"}
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)

@@ -243,3 +243,14 @@ def triangles_and_stacks(x):
 def test_tril_triu_and_the_stacks_on_numba():
     m = np.array([[0.3, -1.2, 2.0], [1.5, 0.7, -0.4], [0.2, 0.9, 1.1]])
     check_grads(triangles_and_stacks, dup(m), backend="numba")
+
+
+def axes_moved(x):
+    y = np.stack([x * x, x], axis=2)
+    return np.sum(np.swapaxes(y, 0, 2) ** 2) + np.sum(np.moveaxis(y, 0, -1) * y[0, 0, 0])
+
+
+@pytest.mark.slow
+def test_swapaxes_and_moveaxis_on_numba():
+    m = np.array([[0.3, -1.2, 2.0], [1.5, 0.7, -0.4]])
+    check_grads(axes_moved, dup(m), backend="numba", modes=("rev", "fwd"))
