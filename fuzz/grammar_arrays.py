@@ -38,6 +38,7 @@ on, so without `arrays` every seed keeps the program it had.
 
 from __future__ import annotations
 
+from grammar_library import MORE_PRELUDE as LIBRARY_MORE_PRELUDE
 from grammar_library import PRELUDE as LIBRARY_PRELUDE
 from grammar_linalg import PRELUDE as LINALG_PRELUDE
 from program import PRELUDE, ArgKind, Program
@@ -453,6 +454,9 @@ class ArrayGrammar:
             prelude = PRELUDE + "\n" + LIBRARY_PRELUDE
         elif "written-results" in self.shapes:  # scipy.special.expit
             prelude = PRELUDE + "\nimport scipy.special\n"
+        if "library-more" in self.shapes:  # its own random stream: grammar_library.py
+            body += self.library_more_statements()
+            prelude = PRELUDE + "\n" + LIBRARY_PRELUDE + "\n" + LIBRARY_MORE_PRELUDE
         if "linalg" in self.shapes:  # its own random stream: grammar_linalg.py
             body += self.linalg_statements()
             prelude = prelude + "\n" + LINALG_PRELUDE

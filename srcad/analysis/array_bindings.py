@@ -16,7 +16,8 @@ from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
-from srcad.rules.numpy_entries import NUMBA_UFUNCS, numba_compiles
+from srcad.rules.numpy_entries import NUMBA_STATISTICS, NUMBA_UFUNCS, numba_compiles
+from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS, NUMBA_SPECIAL_REDUCTIONS
 
 GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime/runtime_names.py)
 
@@ -285,8 +286,15 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
                    "transpose", "dot", "matmul", "outer", "sum", "mean", "asarray",
                    "cumsum", "norm", "reshape", "ravel", "concatenate", "stack", "solve",
-                   "inv", "det", "slogdet", "logabsdet", "sign", "cholesky", "array", "clip",
-                   "srcad_nested_gradient"}  # numba kernels of their own (nested_numba.py)
+                   "inv", "det", "slogdet", "logabsdet", "sign", "cholesky", "array",
+                   "srcad_nested_gradient",  # numba kernels of their own (nested_numba.py)
+                   "clip", "logaddexp", "expand_dims", "broadcast_to", "atleast_1d",
+                   "atleast_2d", "atleast_3d", "hstack", "vstack", "column_stack", "tril",
+                   "triu", "swapaxes", "moveaxis"}
+
+
+# scipy.special's elementwise functions (srcad/runtime/numba_special.py)
+_NUMBA_SPECIAL = frozenset(NUMBA_SPECIAL_FUNCTIONS + NUMBA_SPECIAL_REDUCTIONS)
 
 
 def numba_supports(norm):
@@ -294,10 +302,14 @@ def numba_supports(norm):
     compiles (elementwise operators and functions, np.sum, np.mean, np.max and np.min with or
     without axis=, transposes, products of 1-D and 2-D arrays)."""
     def supported(node) -> bool:
+        if isinstance(node, gast.Call) and hasattr(resolve_callee(
+                norm.parsed, node.func, norm.extra_names), "srcad_numba_function"):
+            return True  # a custom rule's function: numba compiles it (numba_functions.py)
         call = array_call(norm, node)
         if call is None:
             return True
-        return call.info.name in _NUMBA_COMPILED | NUMBA_UFUNCS and numba_compiles(call)
+        return call.info.name in _NUMBA_COMPILED | NUMBA_UFUNCS | _NUMBA_SPECIAL \
+            | NUMBA_STATISTICS.keys() and numba_compiles(call)
     return supported
 
 

@@ -1,7 +1,8 @@
 """Calls whose derivative rule runs on one backend or in one mode only, refused by name where
-they are written: on the numba backend the scipy.special functions (numba has no
-scipy.special) and the rules users add in Python (srcad/api/custom_rules.py); in forward mode a
-`custom_vjp` function (a reverse-mode rule only, as in JAX). A call on constants needs no
+they are written: on the numba backend the rules whose table entry declares why numba cannot
+run them (`numba_refusal`: the movement family, einsum, the spectral functions, scipy.linalg,
+a user's rule of a function that is not plain Python); in forward mode a `custom_vjp`
+function (a reverse-mode rule only, as in JAX). A call on constants needs no
 rule and is not refused here."""
 
 from __future__ import annotations

@@ -14,9 +14,12 @@ wrapped object and by the function it wraps: `srcad.custom_jvp(scipy.special.i0)
 gives every call of `scipy.special.i0` srcad differentiates that rule. Generated code calls
 the rule functions themselves, by name (`srcad_rule_softplus_jvp`). A custom_jvp serves
 reverse mode by transposing the tangent map of its jvp rule (linear in the tangents) with
-srcad's own reverse mode, as JAX linearizes and transposes; a custom_vjp serves reverse mode
-only (JAX refuses its forward mode too). The rule functions run as the Python they are: the
-python backend only (the numba backend refuses a call of a custom function by name).
+srcad's own reverse mode, as JAX linearizes and transposes (of floats: the tangent of a unit
+seed times the adjoint); a custom_vjp serves reverse mode only (JAX refuses its forward mode
+too). The rule functions run as the Python they are; on the numba backend numba compiles them
+(srcad/runtime/numba_functions.py), when they are plain Python functions that numba compiles.
+The reverse mode of a custom_jvp function of arrays transposes in Python: the numba backend
+refuses it by name.
 
 A custom function's result has its arguments' broadcast shape: a float of floats, an array of
 arrays (a rule for a reduction or a reshaping function is not supported yet). Second order
@@ -30,6 +33,7 @@ import functools
 import inspect
 import itertools
 import linecache
+import types
 
 import numpy as np
 
@@ -41,8 +45,10 @@ from srcad.rules.custom import bind, jvp_rule, shaped, vjp_rule
 from srcad.rules.table import ELEMENTWISE, CallInfo, register
 
 _counter = itertools.count(1)
-_PYTHON_ONLY = ("`{name}` has a derivative rule written in Python (srcad.{kind}), which the "
-                "numba backend does not compile")
+_NOT_PYTHON = ("numba compiles the functions of a derivative rule (srcad.{kind}) when they are "
+               "plain Python functions; `{name}` is not")
+_TRANSPOSED_ON_NUMBA = ("the reverse mode of `{name}` (srcad.custom_jvp) of arrays transposes its "
+                        "jvp rule in Python, which the numba backend does not compile")
 
 
 def _synthesized(name: str, text: str, namespace: dict):
@@ -101,6 +107,17 @@ class _Custom:
     def __call__(self, *args):
         return self.fun(*args)
 
+    @property
+    def _numba_type_(self):  # noqa: N802  (numba's typing protocol)
+        """How numba types a call of this function inside compiled code (a rule function
+        calling its custom function): as `numba.njit` of the wrapped function."""
+        return _numba_dispatcher(self.fun)
+
+    @property
+    def srcad_numba_function(self):
+        """The Python function numba compiles for a call of this object."""
+        return self.fun
+
     @functools.cached_property
     def __srcad_wrapped__(self):  # noqa: N807  (srcad's unwrapping protocol)
         """A plain function of the same arguments calling the wrapped one (which has this
@@ -108,16 +125,26 @@ class _Custom:
         `srcad.grad(softplus)` and a call `softplus(x)` in differentiated code use the rule."""
         return calling(self.fun, self.arity)
 
-    def _register(self, rule) -> None:
+    def _register(self, rule, array_rule=None, functions=()) -> None:
+        array_rule = array_rule or rule
         info = CallInfo(self.__name__, rule, "float", arrays=ELEMENTWISE,
-                        select=lambda ranks, keywords: shaped(rule, ranks),
-                        numba_refusal=_PYTHON_ONLY.format(name=self.__name__, kind=self.kind),
+                        select=lambda ranks, keywords: shaped(
+                            array_rule if any(ranks) else rule, ranks),
+                        numba_refusal=self._numba_refusal((self.fun, *functions)),
                         forward_refusal=self._forward_refusal())
         register(self, info)
         register(self.fun, info)  # srcad.custom_jvp(scipy.special.i0): every call of i0
         cache.clear()  # code built before used the old rule (or none)
 
     def _forward_refusal(self) -> str:
+        return ""
+
+    def _numba_refusal(self, functions) -> str:
+        """Why the numba backend cannot run this rule ("": it can)."""
+        for fun in functions:
+            if not isinstance(fun, types.FunctionType):
+                name = getattr(fun, "__name__", type(fun).__name__)
+                return _NOT_PYTHON.format(kind=self.kind, name=name)
         return ""
 
     def _no_second_order(self, ranks, keywords):
@@ -151,14 +178,18 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
         """Set the rule; returns it (usable as a decorator)."""
         self.jvp = jvp
         transposed_map = _Transposed(jvp, getattr(jvp, "__name__", "jvp"))
+        transposed_map.srcad_numba_refusal = _TRANSPOSED_ON_NUMBA.format(name=self.__name__)
         # forward mode calls the tangent maps, plain Python srcad reads: reverse mode over
         # forward code (second order) differentiates the rule itself, as JAX does
         tangent_maps = [bind(transposed_map.tangent_map(self.arity, k), f"_{k}")
                         for k in range(self.arity)]
         transposed = bind(transposed_map, "_transposed")
-        register(transposed_map, CallInfo(transposed_map.__name__, None, "float",
-                                          select=self._no_second_order))
-        self._register(jvp_rule(self.__name__, self.arity, tangent_maps, transposed))
+        slope = _Slope(jvp, getattr(jvp, "__name__", "jvp"))
+        for called in (transposed_map, slope):  # met again only by hessian and hvp
+            register(called, CallInfo(called.__name__, None, "float",
+                                      select=self._no_second_order))
+        self._register(*jvp_rule(self.__name__, self.arity, tangent_maps, transposed,
+                                 bind(slope, "_slope")), (jvp,))
         return jvp
 
 
@@ -192,12 +223,53 @@ class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
             raise SrcadError(self._forward_refusal(), construct="custom_vjp")
 
         no_forward.__name__ = f"{name}_no_forward"
-        self._register(vjp_rule(name, self.arity, bind(fwd), bind(bwd), bind(no_forward)))
+        self._register(vjp_rule(name, self.arity, bind(fwd), bind(bwd), bind(no_forward)),
+                       functions=(fwd, bwd))
 
     def _forward_refusal(self) -> str:
         return (f"`{self.__name__}` has a reverse-mode rule only (srcad.custom_vjp), and "
                 "forward mode cannot use it (JAX refuses it too); give it a forward rule "
                 "with srcad.custom_jvp")
+
+
+def _numba_dispatcher(fun):
+    """numba's type of a call of `fun` inside compiled code: `numba.njit(fun)`. numba is
+    imported here, when it asks: srcad does not need numba otherwise."""
+    from numba.core import types as numba_types
+
+    from srcad.runtime.numba_functions import compiled
+    return numba_types.Dispatcher(compiled(fun))
+
+
+class _RuleFunction:
+    """The jvp rule as a tangent map calls it: to srcad the rule itself (read, inlined and
+    differentiated again for second order), to numba the rule compiled."""
+
+    def __init__(self, jvp):
+        self.jvp, self.__name__ = jvp, getattr(jvp, "__name__", "jvp")
+
+    def __call__(self, primals, tangents):
+        return self.jvp(primals, tangents)
+
+    @property
+    def __srcad_wrapped__(self):  # noqa: N807  (srcad's unwrapping protocol)
+        return self.jvp
+
+    @property
+    def _numba_type_(self):  # noqa: N802  (numba's typing protocol)
+        return _numba_dispatcher(self.jvp)
+
+
+class _Slope:
+    """The jvp rule, called for the reverse-mode slope of a custom_jvp function of floats:
+    an object of its own, so that hessian and hvp, which differentiate that reverse code
+    again, meet it and refuse by name. numba compiles the rule itself."""
+
+    def __init__(self, jvp, name):
+        self.jvp, self.__name__, self.srcad_numba_function = jvp, name, jvp
+
+    def __call__(self, primals, tangents):
+        return self.jvp(primals, tangents)
 
 
 class _Transposed:
@@ -218,7 +290,7 @@ class _Transposed:
                     f"    _, tangent = rule(({', '.join(xs)},), ({', '.join(seeds)},))\n"
                     "    return tangent\n")
             self.maps[key] = _synthesized(f"{self.__name__}_tangent_map", text,
-                                          {"rule": self.jvp})
+                                          {"rule": _RuleFunction(self.jvp)})
         return self.maps[key]
 
     def __call__(self, primals, g, k):

@@ -23,7 +23,12 @@ import numpy as np
 from srcad._version import __version__
 from srcad.build import compile_notice
 from srcad.build.cache_folder import cache_dir
-from srcad.build.numba_constants import comment_above, constant_arguments, kernel_wrapper
+from srcad.build.numba_constants import (
+    comment_above,
+    constant_arguments,
+    kernel_wrapper,
+    library_binding,
+)
 from srcad.errors import SrcadError
 from srcad.runtime import LAYOUT
 from srcad.runtime.runtime_names import (
@@ -71,6 +76,11 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
+    if "srcad_rule_" in source or any(hasattr(namespace.get(n), "srcad_numba_function")
+                                      for n in free_names):
+        from srcad.runtime.numba_functions import compiled  # numba: imported only here
+
+        namespace = {**namespace, "srcad_numba_function": compiled}
     source, leading, free_names = constant_arguments(
         source, name, namespace, free_names, provided, _loaded_names(helpers), origin, locate)
     if helpers:
@@ -86,6 +96,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             header.append(f"{free} = {value!r}")
         elif module:  # `from numpy import abs` (renamed `abs_1`), `from math import exp`
             header.append(f"{free} = {module}.{value.__name__}")
+        elif library_binding(free, value):  # scipy.special, compiled
+            header += library_binding(free, value)
         else:
             raise SrcadError(f"the numba backend cannot embed the global `{free}` "
                              f"({type(value).__name__})", filename=origin,
@@ -190,7 +202,9 @@ def _runtime_digest() -> str:
     against an older runtime (inlined into it by numba) is never loaded with a newer one."""
     here = Path(__file__).parent.parent / "runtime"
     text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py",
-                                                     "numba_semantics.py", "array_runtime.py"))
+                                                     "numba_semantics.py", "array_runtime.py",
+                                                     "special_scalars.py", "numba_special.py",
+                                                     "numba_math.py", "numba_statistics.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -31,12 +31,15 @@ import copy
 import math
 import random
 import re
+import statistics
+import sys
 import types
 
 import numpy as np
 
 from srcad.errors import SrcadError
 from srcad.frontend.source_functions import compile_source
+from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS, NUMBA_SPECIAL_REDUCTIONS
 
 _NUMBA_MODULES = ("math", "cmath", "random", "numpy")
 _COMPILED_OBJECTS = {id(v) for m in (math, cmath, np, np.linalg, np.random, random)
@@ -65,6 +68,7 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
     definitions = _constant_locals(fn, invariant | known)
     leading: list = []
     edits: list = []  # (start, end, text): the calls, replaced in the text (comments stay)
+    functions: set = set()  # names of the user's rule functions the kernel calls
     lines = source.splitlines()
 
     class Hoist(ast.NodeTransformer):
@@ -74,6 +78,15 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
                 return self.generic_visit(node)
             reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
             varying = sorted(reads - invariant - known - set(definitions))
+            obj = _callee_object(node.func, namespace)
+            if varying and (special_function(obj) or user_compiled(callee, obj)):
+                if user_compiled(callee, obj):
+                    functions.add(callee.split(".")[0])
+                return self.generic_visit(node)  # compiled by numba in the kernel
+            if varying and getattr(obj, "srcad_numba_refusal", None):
+                line, _ = comment_above(lines, node.lineno)
+                raise SrcadError(obj.srcad_numba_refusal, filename=origin or None, line=line,
+                                 construct="backend='numba'", hint="use backend='python'")
             if varying:
                 line, statement = comment_above(lines, node.lineno)
                 if line is None and locate is not None:
@@ -101,6 +114,8 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
         if free not in bound and free not in helper_names and not provided(free) \
                 and isinstance(namespace.get(free), np.ndarray):
             leading.append((free, free))
+    for free in sorted(functions):  # a custom rule's functions, compiled by numba
+        leading.append((free, f"srcad_numba_function({free})"))
     if not leading:
         return source, [], free_names
     for (line, col), (end_line, end_col), text in sorted(edits, reverse=True):
@@ -201,6 +216,61 @@ def _written_bases(fn):
                 target = target.value
             if isinstance(target, ast.Name):
                 yield target.id
+
+
+def _callee_object(func, namespace):
+    """The object `func` (a name or a dotted name of the namespace) stands for, or None."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or func.id not in namespace:
+        return None
+    obj = namespace[func.id]
+    for attr in reversed(parts):
+        obj = getattr(obj, attr, None)
+    return obj
+
+
+def special_function(obj) -> str | None:
+    """The name of the scipy.special function `obj` is when the numba backend compiles it
+    (srcad/runtime/numba_special.py; statistics.fmean: srcad/runtime/numba_math.py), else
+    None."""
+    if obj is statistics.fmean:
+        return "fmean"
+    special = sys.modules.get("scipy.special")
+    if special is None or obj is None:
+        return None
+    return next((n for n in NUMBA_SPECIAL_FUNCTIONS + NUMBA_SPECIAL_REDUCTIONS
+                 if getattr(special, n, None) is obj), None)
+
+
+def library_binding(free: str, value) -> list | None:
+    """The header lines of a generated numba module that bind `free` to `value`, a SciPy
+    module or a scipy.special function numba compiles (with srcad's implementations
+    registered), or the statistics module or its fmean, or None."""
+    if value is statistics or value is statistics.fmean:
+        return ["import statistics", f"{free} = statistics"
+                + (".fmean" if value is statistics.fmean else "")]
+    name = special_function(value)
+    if isinstance(value, types.ModuleType) and value.__name__ in ("scipy", "scipy.special"):
+        target = value.__name__
+    elif name is not None:
+        target = f"scipy.special.{name}"
+    else:
+        return None
+    return ["import scipy.special", "import srcad.runtime.numba_special  # noqa: F401 "
+            "(numba's scipy.special)", f"{free} = {target}"]
+
+
+def user_compiled(name: str, obj) -> bool:
+    """Is `obj` (bound to `name`) a function of a derivative rule the user added, which numba
+    compiles (srcad/runtime/numba_functions.py): a custom function or one of its rule
+    functions, plain Python?"""
+    fun = getattr(obj, "srcad_numba_function", None)
+    if fun is None and name.startswith("srcad_rule_"):
+        fun = obj
+    return isinstance(fun, types.FunctionType)
 
 
 def _uncompiled_callee(func, namespace, free_names, bound, provided) -> str | None:

@@ -8,10 +8,13 @@ can never mean another object by it (srcad/runtime/runtime_names.py renames the 
 | primitive (args x0, x1)  | tangent of argument k (g)        | adjoint of argument k (g)      |
 |--------------------------|----------------------------------|--------------------------------|
 | custom_jvp f, rule jvp   | tangent_map_k(g, x0, x1)         | transposed((x0, x1), g, k)     |
+| the same, of floats      | the same                         | g * jvp((x0, x1), (1.0, 0.0))[1] |
 | custom_vjp f, fwd, bwd   | refused (JAX: no forward rule)   | bwd(fwd(x0, x1)[1], g)[k]      |
 
 `tangent_map_k` is the jvp rule with argument k's tangent g, the others zero, its tangent
-out; `transposed` is that map at the primals, transposed by srcad's reverse mode.
+out; `transposed` is that map at the primals, transposed by srcad's reverse mode. Of floats
+that map is a product by one number, the tangent of a unit seed: the adjoint is that number
+times g, with no transposition (so numba compiles it: the rule function is plain Python).
 
 The result of a custom function has its arguments' broadcast shape (a float of floats, an
 array of arrays). Of floats the rule is a scalar rule; of arrays it is not elementwise (a
@@ -51,19 +54,25 @@ def _tuple(items) -> str:
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
-def jvp_rule(name: str, arity: int, tangent_maps: list, transposed: str) -> Rule:
-    """The table entry of a custom_jvp function of `arity` arguments: forward mode calls the
-    tangent map of argument k (`tangent_maps[k]` in generated code: a plain function
-    `(t, x0, x1, ...) -> jvp((x0, x1, ...), (0.0 * x0, t, ...))[1]`, the other tangents zero,
-    which srcad differentiates again for second order); reverse mode calls `transposed`
-    (srcad/api/custom_rules.py), the rule's tangent map transposed."""
+def jvp_rule(name: str, arity: int, tangent_maps: list, transposed: str,
+             slope: str) -> tuple[Rule, Rule]:
+    """The table entries of a custom_jvp function of `arity` arguments, (of floats, of
+    arrays): forward mode calls the tangent map of argument k (`tangent_maps[k]` in generated
+    code: a plain function `(t, x0, x1, ...) -> jvp((x0, x1, ...), (0.0 * x0, t, ...))[1]`,
+    the other tangents zero, which srcad differentiates again for second order); reverse
+    mode of floats multiplies g by the tangent of a unit seed (`slope`: the jvp rule, by
+    another name), of arrays calls `transposed` (srcad/api/custom_rules.py), the rule's
+    tangent map transposed."""
     xs = _operands(arity)
     primals = _tuple(xs)
-    tangents, adjoints = [], []
+    tangents, adjoints, slopes = [], [], []
     for k in range(arity):
         tangents.append(f"{tangent_maps[k]}(g, {', '.join(xs)})")
         adjoints.append(f"{transposed}({primals}, g, {k})")
-    return Rule(name, tuple(xs), tuple(adjoints), "float", tuple(tangents))
+        units = _tuple(["1.0" if j == k else "0.0" for j in range(arity)])
+        slopes.append(f"g * {slope}({primals}, {units})[1]")
+    return (Rule(name, tuple(xs), tuple(slopes), "float", tuple(tangents)),
+            Rule(name, tuple(xs), tuple(adjoints), "float", tuple(tangents)))
 
 
 def vjp_rule(name: str, arity: int, fwd: str, bwd: str, no_forward: str) -> Rule:

@@ -85,13 +85,14 @@ def hypot(ranks, keywords):
 
 
 def numba_hypot(count: int) -> str:
-    """numba compiles math.hypot of two coordinates only."""
-    return "numba has no `math.hypot` of more than two coordinates" if count > 2 else ""
+    """numba compiles math.hypot of any number of coordinates (more than two:
+    srcad/runtime/numba_math.py)."""
+    return ""
 
 
 def numba_log(count: int) -> str:
-    """numba compiles math.log(x), not math.log(x, base)."""
-    return "numba has no `math.log` of two arguments (x and a base)" if count == 2 else ""
+    """numba compiles math.log(x) and math.log(x, base) (srcad/runtime/numba_math.py)."""
+    return ""
 
 
 def fsum(ranks, keywords):
@@ -118,8 +119,9 @@ def prod(ranks, keywords):
 
 
 # functions numba does not compile (refused by name on the numba backend when their argument
-# carries a derivative: srcad/analysis/rule_backends.py)
-NOT_IN_NUMBA = ("cbrt", "fmod", "remainder", "fsum", "prod", "fmean")
+# carries a derivative: srcad/analysis/rule_backends.py); srcad/runtime/numba_math.py gives numba
+# cbrt, fmod, remainder, fsum, prod and fmean
+NOT_IN_NUMBA = ()
 NUMBA_REFUSAL = "numba has no `{name}`; srcad differentiates it on the python backend"
 
 # (function, select) of the calls whose operands are the items of a list written out

@@ -235,7 +235,7 @@ METHODS = {"repeat": np.repeat, "take": np.take, "diagonal": np.diagonal,
            "swapaxes": np.swapaxes}
 
 # the functions whose derivative numba runs (their formulas call only what numba compiles)
-IN_NUMBA = ()
+IN_NUMBA = (np.tril, np.triu, np.swapaxes, np.moveaxis)
 
 
 def numba_refusal(fn) -> str:

@@ -121,10 +121,20 @@ def entries(call_info, elementwise_kind, any_kind):
 NUMBA_UFUNCS = frozenset(_UFUNCS) - {"heaviside"}  # numba has no np.heaviside
 
 
+# the reductions along axes the numba backend compiles (srcad/runtime/numba_statistics.py), with
+# their keywords in NumPy's positional order
+NUMBA_STATISTICS = {fn.__name__: keywords for fn, _, keywords in _REDUCTIONS
+                    if fn.__name__ in ("prod", "var", "std", "ptp", "nansum", "nanmean",
+                                       "nanmax", "nanmin")}
+
+
 def numba_compiles(call) -> bool:
     """Does the numba backend compile the derivative of this array call (an ArrayCall)?"""
     if call.info.name in ("cumsum", "norm"):
         return all(v is None for v in call.keywords.values())
+    if call.info.name in NUMBA_STATISTICS:
+        ddof = call.keywords.get("ddof", 0)
+        return type(ddof) is int and ddof >= 0
     return call.info.name not in {fn.__name__ for fn, _, _ in _REDUCTIONS}
 
 

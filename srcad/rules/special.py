@@ -28,8 +28,8 @@ xlog1py(0, y) have the partial log(y) in x (-inf at y = 0, as JAX).
 logsumexp (axis=, b=, keepdims=), softmax and log_softmax (axis=) are not elementwise: their
 rules are made for the operand's rank and axes (`logsumexp`, `softmax`, `log_softmax`).
 
-numba has no scipy.special: each of these is refused by name on the numba backend when its
-argument carries a derivative (a call on constants runs before the compiled code).
+numba has no scipy.special: srcad/runtime/numba_special.py gives numba each of these and what
+their formulas call (a call on constants runs SciPy's before the compiled code).
 """
 
 from __future__ import annotations
@@ -160,6 +160,3 @@ MATH_ENTRIES = [
     Entry(math.gamma, rule("gamma", "x", f"g * ans * {_S}digamma(x)"), (POSITIVE,)),
 ]
 
-# why the numba backend refuses each of them (srcad/analysis/rule_backends.py)
-NUMBA_REFUSAL = ("`{name}`'s derivative needs scipy.special, which numba does not have; "
-                 "srcad differentiates it on the python backend")

@@ -371,19 +371,16 @@ def _library_rules_wanted(obj) -> bool:
         special = importlib.import_module("srcad.rules.special")
     except ImportError:  # no SciPy: these functions stay without rules
         return False
-    for entry in special.ENTRIES:
-        refusal = special.NUMBA_REFUSAL.format(name=f"scipy.special.{entry.rule.name}")
+    for entry in special.ENTRIES:  # numba: srcad/runtime/numba_special.py
         register(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
                                           arrays=ELEMENTWISE, select=operator(entry.rule),
-                                          numba_refusal=refusal))
+                                          numba_refusal=""))
     for entry in special.MATH_ENTRIES:
-        refusal = special.NUMBA_REFUSAL.format(name=f"math.{entry.rule.name}")
         register(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
-                                          numba_refusal=refusal))
-    for fn, select, keywords, operand_keywords in special.SHAPED:
-        refusal = special.NUMBA_REFUSAL.format(name=f"scipy.special.{fn.__name__}")
+                                          numba_refusal=""))
+    for fn, select, keywords, operand_keywords in special.SHAPED:  # numba: numba_special.py
         register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
-                              operand_keywords=operand_keywords, numba_refusal=refusal))
+                              operand_keywords=operand_keywords, numba_refusal=""))
     return True
 
 

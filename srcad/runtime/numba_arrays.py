@@ -41,6 +41,7 @@ from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
 from srcad.runtime import array_runtime as _python
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
 from srcad.runtime.numba_runtime import simd_tanh
+from srcad.runtime.numba_statistics import statistic_function
 
 try:  # numba's np.dot calls BLAS through SciPy
     import scipy.linalg.cython_blas  # noqa: F401
@@ -267,6 +268,8 @@ def reducer(kind: str, axes, keepdims: bool):
     def _compiled(x):
         if not isinstance(x, types.Array):
             return None
+        if kind not in _START:  # np.var, np.prod, np.nanmax, ... (numba_statistics.py)
+            return statistic_function(kind, axes, keepdims, x.ndim)
         return _reduction_source(kind, axes, keepdims, x.ndim)
     return reduction
 

@@ -9,7 +9,11 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic, register_jitable
 
-from srcad.runtime import array_runtime, checkpointing
+from srcad.runtime import (
+    array_runtime,
+    checkpointing,
+    numba_math,  # noqa: F401 - registers math's functions numba lacks
+)
 
 
 @numba.njit(cache=True, inline="never")

@@ -63,6 +63,14 @@ MODULES = {"math": math, "np": np}
 # (`scipy.special.digamma(x)`, the derivative of gammaln: srcad/rules/special.py); srcad does
 # not import them itself, and the numba backend refuses the rules that call them
 LIBRARY_MODULES = ("scipy",)
+# scipy.special's functions the numba backend compiles (srcad/runtime/numba_special.py: numba
+# implementations of the SciPy objects, which a generated numba module imports when it calls one)
+NUMBA_SPECIAL_FUNCTIONS = ("gammaln", "loggamma", "gamma", "digamma", "polygamma", "beta",
+                           "betaln", "erf", "erfc", "erfinv", "erfcinv", "expit", "logit",
+                           "xlogy", "xlog1py", "ndtr", "log_ndtr", "ndtri", "i0", "i0e", "i1",
+                           "i1e", "iv", "ive")
+# and along axes (axis=, keepdims=, logsumexp's b=: srcad/runtime/numba_special.py)
+NUMBA_SPECIAL_REDUCTIONS = ("logsumexp", "softmax", "log_softmax")
 # builtins generated code calls (loops, tape reads, lowered max()/min())
 GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs", "min", "max",
                                 "pow", "bool", "round", "tuple", "ValueError", "sum"})

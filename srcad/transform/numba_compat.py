@@ -32,7 +32,8 @@
   otherwise; the array itself when it is contiguous, a copy otherwise, which no one writes).
   A step-one slice of a name (`work[a:b]`, the workspace generated code carves) is contiguous
   and reshaped as it is.
-* `np.expand_dims(g, (0, 2))`: one axis at a time (numba's takes an int).
+* `np.expand_dims(g, (0, 2))`: one axis at a time (numba's takes an int), of
+  `np.asarray(g)` (numba's takes arrays; `g` is a number where a reduction took every axis).
 * `np.sum(x, axis=1, keepdims=True)` (and np.mean, np.max, np.min, np.amax, np.amin, the
   methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
   (srcad/runtime/numba_arrays.py `reducer`; the compiler imports each such name it finds). numba has
@@ -55,6 +56,8 @@ from __future__ import annotations
 import gast
 
 from srcad.frontend import syntax as S
+from srcad.rules.numpy_entries import NUMBA_STATISTICS
+from srcad.transform.numba_statistics import is_statistic, statistic_call
 
 _SLOGDET_PARTS = {"sign": 0, "logabsdet": 1}  # numba's slogdet returns a plain pair
 # numba joins a tuple, not a list
@@ -146,11 +149,13 @@ class _Products(gast.NodeTransformer):
         module = isinstance(f.value, gast.Name) and f.value.id == "np"
         if f.attr in _REDUCTIONS:
             return _reduction(node, module)
+        if f.attr in NUMBA_STATISTICS:  # np.var(x, axis=0, ddof=1), ...
+            return statistic_call(node, module, reduction_name)
         if module and f.attr == "expand_dims" and len(node.args) == 2 \
                 and isinstance(node.args[1], gast.Tuple):
             # numba takes one axis: inserted one by one, in increasing order (non-negative
             # axes: the reduction rules spell them so), each lands where the tuple puts it
-            out = node.args[0]
+            out = S.call("np.asarray", node.args[0])  # of a number too (a whole reduction)
             for axis in sorted(node.args[1].elts, key=_literal):
                 out = S.call("np.expand_dims", out, axis)
             return gast.copy_location(out, node)
@@ -237,7 +242,8 @@ def reduction_name(kind: str, axes, keepdims: bool) -> str:
 def reduction_of(name: str):
     """(kind, axes, keepdims) of a `reduction_name`, or None for any other name."""
     parts = name.split("_")
-    if len(parts) < 3 or parts[0] != "reduce" or parts[1] not in _REDUCTIONS.values():
+    if len(parts) < 3 or parts[0] != "reduce" or (
+            parts[1] not in _REDUCTIONS.values() and not is_statistic(parts[1])):
         return None
     keep = parts[-1] == "keep"
     spelled = parts[2:-1] if keep else parts[2:]

@@ -129,3 +129,15 @@ def square_root_in_a_loop(a):
     for _ in range(3):
         s += square_root(a * a + s, 1.0)
     return s
+
+
+def doubled_in_a_loop(x):
+    """3 * x through the rule that says the slope is 2: 6 per unit of x, not 3."""
+    s = 0.0
+    for _ in range(1):
+        s += doubled_slope(x * 1.0) * 3.0
+    return s
+
+
+def uses_scaled_of_computed(x, a):
+    return np.sum(scaled(x * 2.0, a * 1.0) ** 2)

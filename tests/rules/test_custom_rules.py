@@ -87,10 +87,33 @@ def test_check_rule_catches_a_wrong_rule():
         check_rule(m.wrong_square, 0.7)
 
 
-def test_numba_backend_refuses_a_custom_rule_by_name():
-    with pytest.raises(srcad.SrcadError, match=r"`softplus` has a derivative rule written in "
-                       r"Python \(srcad.custom_jvp\), which the numba backend"):
-        srcad.gradient(m.uses_softplus_scalar, 0.3, backend="numba")
+@pytest.mark.slow
+def test_custom_rules_run_on_numba_in_every_mode():
+    x = np.array([0.5, -1.0, 2.0])
+    check_grads(m.softplus_in_a_loop, srcad.Duplicated(x.copy(), np.zeros(3)), backend="numba")
+    check_grads(m.square_root_in_a_loop, srcad.Active(1.3), modes=("rev",), backend="numba")
+
+
+def test_the_rule_is_what_numba_runs():
+    assert srcad.gradient(m.doubled_in_a_loop, 1.5, backend="numba") == 6.0
+
+
+@pytest.mark.slow
+def test_custom_rules_of_arrays_on_numba():
+    x = np.array([0.5, -1.0, 2.0])
+    check_grads(m.uses_scaled, srcad.Duplicated(x.copy(), np.zeros(3)), srcad.Active(0.7),
+                backend="numba", modes=("fwd", "vec"))
+    with pytest.raises(srcad.SrcadError, match=r"the reverse mode of `scaled` \(srcad.custom_jvp"
+                       r"\) of arrays transposes its jvp rule in Python") as info:
+        srcad.gradient(m.uses_scaled_of_computed, x, srcad.Constant(0.7), backend="numba")
+    assert "custom_rule_models.py" in str(info.value)
+
+
+def test_numba_refuses_a_rule_of_a_function_that_is_not_python():
+    with pytest.raises(srcad.SrcadError, match=r"numba compiles the functions of a derivative "
+                       r"rule \(srcad.custom_jvp\) when they are plain Python functions; `k0` "
+                       r"is not"):
+        srcad.gradient(m.uses_k0, np.array([0.5, 1.5]), backend="numba")
 
 
 def test_second_derivative_through_a_custom_jvp_differentiates_the_rule():

@@ -1,7 +1,8 @@
 """The rules of the library families, generated from the rule table: each function x operand
 shapes that broadcast x {reverse, forward, vector} on the python backend, against central
-finite differences (srcad.testing.check_grads); the numba backend refuses the scipy.special
-family by name and runs math's."""
+finite differences (srcad.testing.check_grads); math's family on the numba backend too,
+including what numba lacks (srcad/runtime/numba_math.py). The scipy.special family's numba
+column: tests/rules/test_special_numba.py."""
 
 import math
 import statistics
@@ -111,26 +112,6 @@ def test_prod_with_a_zero_item_has_the_product_of_the_others():
                           1.5) == 2.0
 
 
-def gammaln_of_array(x):
-    return np.sum(scipy.special.gammaln(x))
-
-
-def test_numba_refuses_scipy_special_by_name():
-    with pytest.raises(srcad.SrcadError, match=r"`scipy.special.gammaln`'s derivative needs "
-                       r"scipy.special, which numba does not have") as info:
-        srcad.gradient(gammaln_of_array, np.array([1.5, 2.5]), backend="numba")
-    assert "test_library_rules.py" in str(info.value)
-
-
-def lgamma_scalar(x):
-    return math.lgamma(x) * x
-
-
-def test_numba_refuses_math_lgamma_by_name():
-    with pytest.raises(srcad.SrcadError, match=r"`math.lgamma`'s derivative needs"):
-        srcad.gradient(lgamma_scalar, 1.5, backend="numba")
-
-
 def test_a_call_on_constants_needs_no_rule_on_numba():
     def f(x):
         return x * scipy.special.gammaln(2.5)
@@ -155,13 +136,22 @@ def log_base_three(x):
     return math.log(x, 3.0)
 
 
-def test_numba_refuses_what_it_lacks_by_name():
-    with pytest.raises(srcad.SrcadError, match=r"numba has no `math.cbrt`"):
-        srcad.gradient(cube_root, 1.5, backend="numba")
-    with pytest.raises(srcad.SrcadError, match=r"numba has no `math.log` of two arguments"):
-        srcad.gradient(log_base_three, 1.5, backend="numba")
-    with pytest.raises(srcad.SrcadError, match=r"numba has no `math.hypot` of more than two"):
-        srcad.gradient(hypot_of_three, 1.5, backend="numba")
+def math_numba_lacks(x):
+    y = x * 1.0  # computed: the calls run in the compiled code
+    return (math.cbrt(y) * y + math.log(y, 3.0) + math.hypot(y, 2.0 * y + 1.0, 0.5)
+            + math.fmod(3.0 * y, 1.1) + math.remainder(2.0 * y, 1.3)
+            + math.fsum([y, y * y, 2.0]) + math.prod([y, y, 3.0]) + statistics.fmean([y, 2.0 * y]))
+
+
+@pytest.mark.slow
+def test_math_functions_numba_lacks_run_on_numba():
+    check_grads(math_numba_lacks, srcad.Active(1.45), backend="numba", modes=("rev", "fwd"))
+
+
+@pytest.mark.slow
+def test_math_on_numba_gives_pythons_values():
+    value, _ = srcad.value_and_gradient(math_numba_lacks, 1.45, backend="numba")
+    assert value == pytest.approx(math_numba_lacks(1.45), rel=1e-15)
 
 
 def test_return_sign_is_refused():

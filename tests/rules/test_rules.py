@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.rules import math_functions
+from srcad.rules import math_functions, special
 from srcad.rules import table as rule_table
 from srcad.testing import check_grads
 
@@ -37,12 +37,20 @@ POINTS = {
 MODULES = {"math": math, "np": np, "builtins": builtins}
 # the library families carry their own sample intervals (tests/rules/test_library_rules.py checks
 # them on broadcasting shapes; scipy.special's join the table when SciPy is imported), and
-# the rules users add (tests/rules/test_custom_rules.py) are theirs: both run on python only
-FAMILIES = {id(e.function) for e in math_functions.ENTRIES}
+# the rules users add (tests/rules/test_custom_rules.py) are theirs
+FAMILIES = {id(e.function) for e in math_functions.ENTRIES + special.ENTRIES
+            + special.MATH_ENTRIES}
+
+
+def _library(rule) -> bool:
+    """A rule a user added (its formulas call the user's functions)."""
+    return any("srcad_rule_" in (formula or "") for formula in rule.partials
+               + (rule.tangents or ()))
 
 
 def _core(obj, info) -> bool:
-    return info.rule is not None and not info.numba_refusal and id(obj) not in FAMILIES
+    return info.rule is not None and not info.numba_refusal and id(obj) not in FAMILIES \
+        and not _library(info.rule)
 
 
 def _callables():
