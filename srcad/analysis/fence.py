@@ -15,7 +15,7 @@ import gast
 
 from srcad.analysis.primitives import user_callable
 from srcad.errors import UnsupportedSyntaxError
-from srcad.frontend.parse import ParsedFunction
+from srcad.frontend.parse import ParsedFunction, library_object
 from srcad.rules import lookup_call
 from srcad.rules.numpy_entries import library_keyword_refusal
 
@@ -206,7 +206,8 @@ def _callee(parsed, func):
         return _resolved(parsed, func.id)
     if isinstance(func, gast.Attribute):
         base = _callee(parsed, func.value)
-        return getattr(base, func.attr, None) if isinstance(base, types.ModuleType) else None
+        return getattr(base, func.attr, None) \
+            if isinstance(base, types.ModuleType) or library_object(base) else None
     return None
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from srcad import rules as R
 from srcad.errors import SecondOrderRefusal, SrcadError, UnsupportedSyntaxError
-from srcad.frontend.parse import resolve_callee
+from srcad.frontend.parse import library_object, resolve_callee
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ def _evaluate(value):
 def _is_module(norm, node) -> bool:
     obj = resolve_callee(norm.parsed, node, norm.extra_names) \
         if isinstance(node, (gast.Name, gast.Attribute)) else None
-    return isinstance(obj, types.ModuleType)
+    return isinstance(obj, types.ModuleType) or library_object(obj)
 
 
 

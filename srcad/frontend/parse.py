@@ -321,6 +321,12 @@ def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
             return None
     if isinstance(func_expr, gast.Attribute):
         base = resolve_callee(parsed, func_expr.value, extra)
-        if isinstance(base, types.ModuleType):
+        if isinstance(base, types.ModuleType) or library_object(base):
             return getattr(base, func_expr.attr, None)
     return None
+
+
+def library_object(obj) -> bool:
+    """A library's module-level object whose methods are called like functions
+    (`scipy.stats.norm.logpdf`): its attributes resolve as a module's do."""
+    return type(obj).__module__.startswith("scipy.stats.")

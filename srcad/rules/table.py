@@ -17,6 +17,7 @@ import builtins
 import importlib
 import math
 import sys
+import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,6 +121,9 @@ class CallInfo:
     operand_keywords: tuple = ()  # keywords whose values are operands (logsumexp's b=)
     leading: tuple = ()  # literal arguments before the operands (einsum's subscripts)
     operand_count: int = 1  # positional operands before the `keywords` (-1: all of them)
+    # (keyword, reason): a keyword operand whose derivative is refused where it carries one
+    # (scipy.stats' cdf in a shape parameter), by srcad/analysis/rule_backends.py
+    refused_operands: tuple = ()
 
 
 _PARTS: dict = {}  # (id(function), part): (function, CallInfo): spectral.ENTRIES' parts
@@ -346,8 +350,12 @@ def lookup_call(obj) -> CallInfo | None:
         entry = _TABLE.get(id(obj))
     except TypeError:
         return None
-    if entry is None and (_library_rules_wanted(obj) | _scipy_linalg_wanted()):
+    if entry is None and (_library_rules_wanted(obj) | _scipy_linalg_wanted()
+                          | _scipy_stats_wanted()):
         entry = _TABLE.get(id(obj))
+    if entry is None and isinstance(obj, types.MethodType):  # scipy.stats.norm.logpdf
+        entry = _BOUND.get((id(obj.__self__), obj.__func__.__name__))
+        return None if entry is None or entry[0] is not obj.__self__ else entry[1]
     if entry is None or entry[0] is not obj:
         return None
     return entry[1]
@@ -402,6 +410,26 @@ def _scipy_linalg_wanted() -> bool:
 
 
 _scipy_linalg_loaded: list = []
+# the methods of scipy.stats' distribution objects, by (id(object), method name): each
+# `scipy.stats.norm.logpdf` is a new bound method
+_BOUND: dict = {}
+
+
+def _scipy_stats_wanted() -> bool:
+    """Add scipy.stats' family now if the user's code has imported it; were they added?"""
+    if _BOUND or "scipy.stats" not in sys.modules:
+        return False
+    try:  # imported here, not at the top: only when wanted
+        family = importlib.import_module("srcad.rules.stats")
+    except ImportError:
+        return False
+    for obj, method, select, keywords, operand_keywords, refused in family.SHAPED:
+        name = f"scipy.stats.{obj.name if hasattr(obj, 'name') else 'multivariate_normal'}"
+        _BOUND[id(obj), method] = (obj, CallInfo(
+            method, None, "float", select=select, keywords=keywords,
+            operand_keywords=operand_keywords, refused_operands=refused,
+            numba_refusal=family.NUMBA_REFUSAL.format(name=f"{name}.{method}")))
+    return True
 
 
 def register(obj, info: CallInfo) -> None:
