@@ -285,8 +285,9 @@ def _words(message: str) -> set:
 
 
 def _respelled(message: str, spellings: dict) -> str:
-    """`message` with each name srcad made replaced by the user's spelling."""
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, spellings)) + r")\b")
+    """`message` with each name srcad made replaced by the user's spelling (a word after a
+    dot is an attribute, `np.average`, never one of srcad's names)."""
+    pattern = re.compile(r"(?<!\.)\b(" + "|".join(map(re.escape, spellings)) + r")\b")
     return pattern.sub(lambda m: spellings[m.group(1)], message)
 
 
