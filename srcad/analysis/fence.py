@@ -86,7 +86,9 @@ def _empty_message(reduce) -> str:
 # what max()/min() of an empty sequence raise in this Python (the text changed in 3.12)
 EMPTY_REDUCTION = {"max": _empty_message(max), "min": _empty_message(min),
                    # np.split's, raised by the parts srcad unpacks (normalize/split_parts.py)
-                   "split": "array split does not result in an equal division"}
+                   "split": "array split does not result in an equal division",
+                   "vsplit": "vsplit only works on arrays of 2 or more dimensions",
+                   "dsplit": "dsplit only works on arrays of 3 or more dimensions"}
 
 
 def check_syntax(parsed: ParsedFunction, body: list | None = None, local_functions=(),
