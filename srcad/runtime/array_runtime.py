@@ -23,6 +23,7 @@ from srcad.runtime.spectral_runtime import (  # noqa: F401 - generated code call
     cond_tangent,
     eigh_adjoint,
     eigh_tangent,
+    lstsq_parts,
     qr_adjoint,
     qr_tangent,
     svd_adjoint,

@@ -26,6 +26,7 @@ import numpy as np
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction
 from srcad.rules.spectral import FIELDS as TUPLE_FIELDS
+from srcad.runtime.spectral_runtime import lstsq_parts
 from srcad.transform.names import Namer
 from srcad.transform.normalize.split_parts import split_assignments
 from srcad.transform.simplify import simplify
@@ -87,6 +88,11 @@ class Desugar(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        if self._resolved(node.func) is np.linalg.lstsq:  # its parts named, as eigh's
+            self.parsed.namespace.setdefault("lstsq_parts", lstsq_parts)
+            self.parsed.spellings.setdefault("lstsq_parts", "np.linalg.lstsq")
+            node.func = gast.copy_location(S.name("lstsq_parts"), node.func)
+            return node
         for fn in (builtins.min, builtins.max):
             if self._is_builtin(node.func, fn) and len(node.args) > 2:
                 nested = gast.Call(func=S.as_load(node.func), args=node.args[:2], keywords=[])
