@@ -192,7 +192,8 @@ def _problem(parsed, node, local_functions, called):
             return ("keyword arguments", "keyword arguments are supported in calls to your "
                     "own functions, enumerate(start=), dtype= of array constructors and axis= "
                     "and keepdims= of reductions only",
-                    "pass the arguments by position")
+                    "the keywords srcad reads of each library function are listed on the "
+                    "page Supported functions, docs/functions.md")
     return None
 
 

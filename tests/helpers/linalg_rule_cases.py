@@ -102,6 +102,10 @@ CASES = [
     _case("np.linalg.pinv(x0)", (ANY, (3, 5)), name="pinv"),
     _case("np.linalg.pinv(x0)", (ANY, (4, 2)), name="pinv"),
     _case("np.linalg.cond(x0)", (ANY, (3, 3)), name="cond"),
+    _case("np.linalg.lstsq(x0, x1, rcond=None)[0]", (ANY, (5, 3)), (ANY, (5,)), name="lstsq"),
+    _case("np.linalg.lstsq(x0, x1)[0]", (ANY, (2, 4)), (ANY, (2, 3)), name="lstsq"),
+    _case("np.linalg.lstsq(x0, x1, None)[1] + np.sum(np.linalg.lstsq(x0, x1)[3] ** 2)",
+          (ANY, (5, 3)), (ANY, (5, 2)), name="lstsq_parts", jax=False),
     # scipy.linalg
     _case("scipy.linalg.solve_triangular(x0, x1, lower=True)", (LOWER, (4, 4)), (ANY, (4,)),
           name="solve_triangular"),
