@@ -38,6 +38,7 @@ import random
 from grammar_arrays import ArrayGrammar
 from grammar_expressions import ExpressionGrammar
 from grammar_library import LibraryGrammar
+from grammar_stats import StatsGrammar
 from grammar_linalg import LinalgGrammar
 from grammar_literal_arguments import LiteralArgumentGrammar
 from grammar_loop_shapes import LoopShapeGrammar
@@ -55,7 +56,7 @@ from program import Program, make_inputs, module_text  # noqa: F401  (likewise)
 class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, ShapeGrammar,
                 ArrayGrammar, LoopShapeGrammar, NumpySemanticsGrammar,
                 LiteralArgumentGrammar, LibraryGrammar, WrittenResultGrammar,
-                LinalgGrammar, MovementGrammar):
+                LinalgGrammar, MovementGrammar, StatsGrammar):
     def __init__(self, seed: int, nests: bool = False, shapes: frozenset = frozenset()):
         self.seed = seed
         self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before

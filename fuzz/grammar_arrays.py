@@ -39,6 +39,7 @@ on, so without `arrays` every seed keeps the program it had.
 from __future__ import annotations
 
 from grammar_library import PRELUDE as LIBRARY_PRELUDE
+from grammar_stats import PRELUDE as STATS_PRELUDE
 from grammar_linalg import PRELUDE as LINALG_PRELUDE
 from program import PRELUDE, ArgKind, Program
 from scopes import indent
@@ -458,6 +459,9 @@ class ArrayGrammar:
             prelude = prelude + "\n" + LINALG_PRELUDE
         if "movement" in self.shapes:  # its own random stream: grammar_movement.py
             body += self.movement_statements()
+        if "stats" in self.shapes:  # its own random stream: grammar_stats.py
+            body += self.stats_statements()
+            prelude = prelude + "\n" + STATS_PRELUDE
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]

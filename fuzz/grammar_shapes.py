@@ -41,7 +41,8 @@ SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names",
           "written-results",  # --arrays only (fuzz/grammar_written_results.py)
           "library",  # library: array programs only, `--arrays` (fuzz/grammar_library.py)
           "linalg",  # linalg: `--arrays` only (fuzz/grammar_linalg.py)
-          "movement")  # movement: --arrays only (fuzz/grammar_movement.py)
+          "movement",  # movement: --arrays only (fuzz/grammar_movement.py)
+          "stats")  # stats: --arrays only (fuzz/grammar_stats.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.
