@@ -38,7 +38,6 @@ import random
 from grammar_arrays import ArrayGrammar
 from grammar_expressions import ExpressionGrammar
 from grammar_library import LibraryGrammar
-from grammar_stats import StatsGrammar
 from grammar_linalg import LinalgGrammar
 from grammar_literal_arguments import LiteralArgumentGrammar
 from grammar_loop_shapes import LoopShapeGrammar
@@ -47,6 +46,7 @@ from grammar_nests import NestGrammar
 from grammar_numpy_semantics import NumpySemanticsGrammar
 from grammar_shapes import ShapeGrammar
 from grammar_statements import StatementGrammar
+from grammar_stats import StatsGrammar
 from grammar_sums import SumGrammar
 from grammar_written_results import WrittenResultGrammar
 from instrument import instrument  # noqa: F401  (fuzz/run.py imports it from here)

@@ -39,8 +39,8 @@ on, so without `arrays` every seed keeps the program it had.
 from __future__ import annotations
 
 from grammar_library import PRELUDE as LIBRARY_PRELUDE
-from grammar_stats import PRELUDE as STATS_PRELUDE
 from grammar_linalg import PRELUDE as LINALG_PRELUDE
+from grammar_stats import PRELUDE as STATS_PRELUDE
 from program import PRELUDE, ArgKind, Program
 from scopes import indent
 

@@ -34,7 +34,7 @@ from srcad.rules.decompositions import (
     sign_of_det,
     solve,
 )
-from srcad.rules.elementwise import elementwise, operator
+from srcad.rules.elementwise import DIVMOD_PARTS, elementwise, operator
 from srcad.rules.linalg import inner, matmul, outer, transpose
 from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
 from srcad.rules.numpy_entries import entries as numpy_entries
@@ -52,6 +52,7 @@ from srcad.runtime.array_runtime import (
 )
 from srcad.runtime.array_runtime import unbroadcast as unbroadcast_function
 from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
+from srcad.runtime.named_results import Divmod, divmod_parts
 
 _RULES_BY_NAME = {
     # math, numpy scalar functions
@@ -260,6 +261,15 @@ def _build() -> dict[int, CallInfo]:
         add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True, arrays=ANY))
     add(np.copy, CallInfo("copy", None, "array", constructor=True, arrays=ANY,
                           select=elementwise(None, "copy")))
+    # np.divmod: a pair, read through srcad's divmod_parts (desugar.py) part by part
+    refusal = ("numba cannot run srcad's reading of `np.divmod`'s pair; srcad differentiates "
+               "it on the python backend")
+    add(np.divmod, CallInfo("divmod", None, "other", numba_refusal=refusal))
+    add(divmod_parts, CallInfo("divmod", None, "other", numba_refusal=refusal))
+    for key, part_rule in DIVMOD_PARTS.items():
+        for spelled in (key, Divmod._fields.index(key)):
+            _PARTS[id(divmod_parts), spelled] = (divmod_parts, CallInfo(
+                "divmod", None, "float", select=operator(part_rule), numba_refusal=refusal))
     # NumPy's elementwise and reduction families (srcad/rules/numpy_entries.py), last: they
     # replace the entries above of np.floor, np.sign, np.copysign, np.cumsum, np.linalg.norm
     for fn, info in numpy_entries(CallInfo, ELEMENTWISE, ANY):

@@ -18,6 +18,7 @@ from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls 
     stacked_cholesky_tangent,
 )
 from srcad.runtime.movement_runtime import *  # noqa: F403 - the shape functions' adjoints
+from srcad.runtime.named_results import divmod_parts  # noqa: F401 - np.divmod's parts
 from srcad.runtime.spectral_runtime import (  # noqa: F401 - generated code calls them too
     cond_adjoint,
     cond_tangent,

@@ -102,3 +102,38 @@ def test_math_dist_of_points_written_out():
     expected = np.array([(x[0] - 1.0) / d + np.sign(x[0] - x[2]), 2.0 * (2.0 * x[1] - x[2]) / d,
                          -(2.0 * x[1] - x[2]) / d - np.sign(x[0] - x[2])])
     np.testing.assert_allclose(srcad.grad(distance)(x), expected, rtol=1e-12)
+
+
+def divmod_unpacked(x, y):
+    q, r = np.divmod(x, y)
+    return np.sum(r * r + q * x)
+
+
+def divmod_indexed(x, a):
+    return np.sum(np.divmod(x * 3.0, a)[1] ** 2)
+
+
+XS, YS = np.array([1.3, -2.5, 5.1]), np.array([0.7, 0.9, -1.1])
+
+
+def test_divmod_parts_agree_with_finite_differences():
+    check_grads(divmod_unpacked, *_duplicated(XS, YS))
+    check_grads(divmod_indexed, *_duplicated(XS), srcad.Active(0.7))
+
+
+def test_divmod_gradient_agrees_with_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+
+    def theirs(x, y):
+        q, r = jnp.divmod(x, y)
+        return jnp.sum(r * r + q * x)
+    ours = srcad.grad(divmod_unpacked, argnums=(0, 1))(XS, YS)
+    for mine, reference in zip(ours, jax.grad(theirs, argnums=(0, 1))(XS, YS)):
+        np.testing.assert_allclose(mine, np.asarray(reference), rtol=1e-12)
+
+
+def test_divmod_on_numba_is_refused_by_name():
+    with pytest.raises(srcad.SrcadError, match="np.divmod"):
+        srcad.grad(divmod_unpacked, backend="numba")(XS, YS)

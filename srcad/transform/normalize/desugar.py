@@ -26,7 +26,8 @@ import numpy as np
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction
 from srcad.rules.spectral import FIELDS as TUPLE_FIELDS
-from srcad.runtime.spectral_runtime import lstsq_parts
+from srcad.runtime.named_results import FIELDS as NAMED_FIELDS
+from srcad.runtime.named_results import NAMED
 from srcad.transform.names import Namer
 from srcad.transform.normalize.split_parts import split_assignments
 from srcad.transform.simplify import simplify
@@ -68,7 +69,9 @@ class Desugar(gast.NodeTransformer):
             return ("sign", "logabsdet") if len(value.args) == 1 and not value.keywords else ()
         if any(k.arg == "compute_uv" for k in value.keywords):  # maybe no tuple
             return ()
-        return TUPLE_FIELDS.get(function, ()) if callable(function) else ()
+        if not callable(function):
+            return ()
+        return TUPLE_FIELDS.get(function, ()) or NAMED_FIELDS.get(function, ())
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
@@ -88,10 +91,11 @@ class Desugar(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        if self._resolved(node.func) is np.linalg.lstsq:  # its parts named, as eigh's
-            self.parsed.namespace.setdefault("lstsq_parts", lstsq_parts)
-            self.parsed.spellings.setdefault("lstsq_parts", "np.linalg.lstsq")
-            node.func = gast.copy_location(S.name("lstsq_parts"), node.func)
+        named, spelled = NAMED.get(self._resolved(node.func), (None, ""))
+        if named is not None:  # np.divmod, np.linalg.lstsq: their parts named, as eigh's
+            self.parsed.namespace.setdefault(named.__name__, named)
+            self.parsed.spellings.setdefault(named.__name__, spelled)
+            node.func = gast.copy_location(S.name(named.__name__), node.func)
             return node
         for fn in (builtins.min, builtins.max):
             if self._is_builtin(node.func, fn) and len(node.args) > 2:
