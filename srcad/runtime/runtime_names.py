@@ -35,7 +35,7 @@ ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_
                        "eigh_tangent", "eigh_adjoint", "svd_tangent", "svd_adjoint",
                        "cond_tangent", "cond_adjoint", "qr_tangent", "qr_adjoint")
 ARRAY_RUNTIME_NAMES += MOVEMENT_RUNTIME_NAMES
-ARRAY_RUNTIME_NAMES += ("lstsq_parts", "divmod_parts")
+ARRAY_RUNTIME_NAMES += ("lstsq_parts", "divmod_parts", "cho_factor_matrix", "cho_solve_matrix")
 # srcad/runtime/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/build/running.py, srcad/runtime/checkpointing.py,
 # srcad/runtime/array_runtime.py)

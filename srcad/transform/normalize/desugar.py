@@ -29,6 +29,8 @@ from srcad.rules.spectral import FIELDS as TUPLE_FIELDS
 from srcad.runtime.named_results import FIELDS as NAMED_FIELDS
 from srcad.runtime.named_results import NAMED
 from srcad.transform.names import Namer
+from srcad.transform.normalize.factor_calls import RUNTIME, factor_call
+from srcad.transform.normalize.factor_calls import SPELLINGS as FACTOR_SPELLINGS
 from srcad.transform.normalize.split_parts import split_assignments
 from srcad.transform.simplify import simplify
 
@@ -82,6 +84,12 @@ class Desugar(gast.NodeTransformer):
             index = gast.Tuple(elts=[inner.slice, node.slice], ctx=gast.Load())
             index.chained = True  # x[idx][j] is not x[idx, j] for an index array: types.py
             return gast.Subscript(value=inner.value, slice=index, ctx=node.ctx)
+        if isinstance(inner, gast.Tuple) and isinstance(node.slice, gast.Constant) \
+                and type(node.slice.value) is int and -len(inner.elts) <= node.slice.value \
+                < len(inner.elts) and all(isinstance(e, gast.Constant) for k, e in
+                                          enumerate(inner.elts) if k != node.slice.value
+                                          % len(inner.elts)):
+            return inner.elts[node.slice.value]  # cho_factor(a)[0]: (factor, False)[0]
         fields = self._tuple_fields(inner)  # np.linalg.eigh(A)[1] is its .eigenvectors
         if fields and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int \
                 and -len(fields) <= node.slice.value < len(fields):
@@ -91,6 +99,12 @@ class Desugar(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        written = factor_call(node, self._resolved(node.func))  # cho_factor's tuple
+        if written is not None:
+            for name_ in S.loaded_names(written) & RUNTIME.keys():
+                self.parsed.namespace.setdefault(name_, RUNTIME[name_])
+                self.parsed.spellings.setdefault(name_, FACTOR_SPELLINGS[name_])
+            return written
         named, spelled = NAMED.get(self._resolved(node.func), (None, ""))
         if named is not None:  # np.divmod, np.linalg.lstsq: their parts named, as eigh's
             self.parsed.namespace.setdefault(named.__name__, named)
