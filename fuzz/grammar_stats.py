@@ -3,7 +3,8 @@ programs (`run.py --arrays --shapes stats`): each program gains one to three sta
 applying `scipy.stats` log-densities, densities and cdfs (norm, t, gamma, beta, with shape
 parameters by position, loc= and scale= by position or by name, parameters that carry a
 derivative), `poisson.logpmf` in mu, `multivariate_normal.logpdf`, `np.average(weights=)`,
-`np.linalg.lstsq`, `math.dist` and `np.hsplit`/`np.vsplit` to arrays and floats in scope;
+`np.linalg.lstsq`, `scipy.linalg.cho_factor`/`cho_solve`, `math.dist` and
+`np.hsplit`/`np.vsplit` to arrays and floats in scope;
 each result joins the floats the program returns.
 
 Arguments are kept in each function's support by the form (`gamma` of `1.0 + e * e`, `beta` of
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import random
 
-PRELUDE = "import scipy.stats\n"
+PRELUDE = "import scipy.linalg\nimport scipy.stats\n"
 
 POSITIVE = "(1.5 + a * a)"
 # (variate form of e, the parameters after it): {p} a positive parameter
@@ -39,7 +40,14 @@ CONSTANT_SHAPES = {"scipy.stats.t.{m}({0}, {p})": "scipy.stats.t.{m}({0}, 4.0, l
                    "scipy.stats.beta.{m}({0}, 2.0, {p})": "scipy.stats.beta.{m}({0}, 2.0, 2.5)"}
 OTHERS = ["np.sum(scipy.stats.poisson.logpmf(3.0, 1.0 + {0} * {0}))",
           "np.sum(scipy.stats.poisson.pmf(2.0, mu=1.0 + {0} * {0}))",
-          "math.dist([a, {f}], [{f} * {f}, 1.0])"]
+          "math.dist([a, {f}], [{f} * {f}, 1.0])",
+          "np.sum(scipy.linalg.cho_solve(scipy.linalg.cho_factor(3.0 * np.eye(2) + np.outer("
+          "np.array([np.cos({f}), a]), np.array([np.cos({f}), a]))), np.array([{f}, 0.5])))",
+          "scipy.stats.multivariate_normal.logpdf(np.array([{f}, a]), np.array([0.1, -0.2]), "
+          "2.0 * np.eye(2) + 0.3 * np.outer(np.array([1.0, np.cos({f})]), "
+          "np.array([1.0, np.cos({f})])))",
+          "np.sum(np.log(np.diag(scipy.linalg.cho_factor(2.0 * np.eye(2) + np.outer("
+          "np.array([np.sin({f}), 1.0]), np.array([np.sin({f}), 1.0])), lower=True)[0])))"]
 
 
 class StatsGrammar:
