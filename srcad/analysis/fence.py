@@ -187,14 +187,25 @@ def _problem(parsed, node, local_functions, called):
     if isinstance(node, gast.Call) and node.keywords and not _takes_keywords(parsed, node,
                                                                            local_functions):
         known = _rule_keywords(parsed, node.func)
-        if not all(k.arg in ("dtype", "axis", "keepdims") or k.arg in known
-                   for k in node.keywords):
-            return ("keyword arguments", "keyword arguments are supported in calls to your "
-                    "own functions, enumerate(start=), dtype= of array constructors and axis= "
-                    "and keepdims= of reductions only",
+        unread = [k.arg for k in node.keywords if not (
+            k.arg in ("dtype", "axis", "keepdims") or k.arg in known
+            or (_without_derivative(parsed, node.func) and k.arg not in ("out", None)))]
+        if unread:
+            return ("keyword arguments", f"`{unread[0] or '**'}=`: keyword arguments are "
+                    "supported in calls to your own functions, enumerate(start=), dtype= of "
+                    "array constructors, axis= and keepdims= of reductions and the keywords "
+                    "each library function's rule reads only",
                     "the keywords srcad reads of each library function are listed on the "
                     "page Supported functions, docs/functions.md")
     return None
+
+
+def _without_derivative(parsed, func) -> bool:
+    """Is `func` a library function srcad knows has no derivative (np.round, np.argmax)?
+    Its keywords (`decimals=`) change a value that carries none."""
+    info = lookup_call(_callee(parsed, func))
+    return info is not None and info.rule is None and info.select is None \
+        and info.result != "other"
 
 
 def _rule_keywords(parsed, func) -> tuple:

@@ -137,3 +137,21 @@ def test_divmod_gradient_agrees_with_jax():
 def test_divmod_on_numba_is_refused_by_name():
     with pytest.raises(srcad.SrcadError, match="np.divmod"):
         srcad.grad(divmod_unpacked, backend="numba")(XS, YS)
+
+
+def rounded_weights(x):
+    return np.sum(x * np.round(x, decimals=1)) + np.sum(np.argmax(x, axis=None) * x)
+
+
+def floor_into(x):
+    out = np.zeros(3)
+    np.floor(x, out=out)
+    return np.sum(out * x)
+
+
+def test_keywords_of_a_call_without_derivative_are_read_by_name():
+    x = np.array([0.33, 1.27, -0.81])
+    expected = np.round(x, 1) + np.argmax(x)
+    np.testing.assert_allclose(srcad.grad(rounded_weights)(x), expected, rtol=1e-12)
+    with pytest.raises(srcad.SrcadError, match="out="):
+        srcad.grad(floor_into)(x)
