@@ -47,6 +47,7 @@ from grammar_nests import NestGrammar
 from grammar_numpy_semantics import NumpySemanticsGrammar
 from grammar_shapes import ShapeGrammar
 from grammar_statements import StatementGrammar
+from grammar_stats import StatsGrammar
 from grammar_sums import SumGrammar
 from grammar_written_results import WrittenResultGrammar
 from instrument import instrument  # noqa: F401  (fuzz/run.py imports it from here)
@@ -56,7 +57,8 @@ from program import Program, make_inputs, module_text  # noqa: F401  (likewise)
 class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, ShapeGrammar,
                 ArrayGrammar, LoopShapeGrammar, NumpySemanticsGrammar,
                 LiteralArgumentGrammar, LibraryGrammar, WrittenResultGrammar,
-                LinalgGrammar, MovementGrammar, LoopStateGrammar, LibraryMoreGrammar):
+                LinalgGrammar, MovementGrammar, LoopStateGrammar, LibraryMoreGrammar,
+                StatsGrammar):
     def __init__(self, seed: int, nests: bool = False, shapes: frozenset = frozenset()):
         self.seed = seed
         self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before

@@ -41,6 +41,7 @@ from __future__ import annotations
 from grammar_library import MORE_PRELUDE as LIBRARY_MORE_PRELUDE
 from grammar_library import PRELUDE as LIBRARY_PRELUDE
 from grammar_linalg import PRELUDE as LINALG_PRELUDE
+from grammar_stats import PRELUDE as STATS_PRELUDE
 from program import PRELUDE, ArgKind, Program
 from scopes import indent
 
@@ -464,6 +465,9 @@ class ArrayGrammar:
             body += self.movement_statements()
         if "loop-state" in self.shapes:  # its own random stream: grammar_loop_state.py
             body += self.loop_state_lines()
+        if "stats" in self.shapes:  # its own random stream: grammar_stats.py
+            body += self.stats_statements()
+            prelude = prelude + "\n" + STATS_PRELUDE
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]

@@ -15,7 +15,7 @@ import gast
 
 from srcad.analysis.primitives import user_callable
 from srcad.errors import UnsupportedSyntaxError
-from srcad.frontend.parse import ParsedFunction
+from srcad.frontend.parse import ParsedFunction, library_object
 from srcad.rules import lookup_call
 from srcad.rules.numpy_entries import library_keyword_refusal
 
@@ -92,7 +92,9 @@ def _empty_message(reduce) -> str:
 # what max()/min() of an empty sequence raise in this Python (the text changed in 3.12)
 EMPTY_REDUCTION = {"max": _empty_message(max), "min": _empty_message(min),
                    # np.split's, raised by the parts srcad unpacks (normalize/split_parts.py)
-                   "split": "array split does not result in an equal division"}
+                   "split": "array split does not result in an equal division",
+                   "vsplit": "vsplit only works on arrays of 2 or more dimensions",
+                   "dsplit": "dsplit only works on arrays of 3 or more dimensions"}
 
 
 def check_syntax(parsed: ParsedFunction, body: list | None = None, local_functions=(),
@@ -199,13 +201,25 @@ def _problem(parsed, node, local_functions, called):
     if isinstance(node, gast.Call) and node.keywords and not _takes_keywords(parsed, node,
                                                                            local_functions):
         known = _rule_keywords(parsed, node.func)
-        if not all(k.arg in ("dtype", "axis", "keepdims") or k.arg in known
-                   for k in node.keywords):
-            return ("keyword arguments", "keyword arguments are supported in calls to your "
-                    "own functions, enumerate(start=), dtype= of array constructors and axis= "
-                    "and keepdims= of reductions only",
-                    "pass the arguments by position")
+        unread = [k.arg for k in node.keywords if not (
+            k.arg in ("dtype", "axis", "keepdims") or k.arg in known
+            or (_without_derivative(parsed, node.func) and k.arg not in ("out", None)))]
+        if unread:
+            return ("keyword arguments", f"`{unread[0] or '**'}=`: keyword arguments are "
+                    "supported in calls to your own functions, enumerate(start=), dtype= of "
+                    "array constructors, axis= and keepdims= of reductions and the keywords "
+                    "each library function's rule reads only",
+                    "the keywords srcad reads of each library function are listed on the "
+                    "page Supported functions, docs/functions.md")
     return None
+
+
+def _without_derivative(parsed, func) -> bool:
+    """Is `func` a library function srcad knows has no derivative (np.round, np.argmax)?
+    Its keywords (`decimals=`) change a value that carries none."""
+    info = lookup_call(_callee(parsed, func))
+    return info is not None and info.rule is None and info.select is None \
+        and info.result != "other"
 
 
 def _rule_keywords(parsed, func) -> tuple:
@@ -220,7 +234,8 @@ def _callee(parsed, func):
         return _resolved(parsed, func.id)
     if isinstance(func, gast.Attribute):
         base = _callee(parsed, func.value)
-        return getattr(base, func.attr, None) if isinstance(base, types.ModuleType) else None
+        return getattr(base, func.attr, None) \
+            if isinstance(base, types.ModuleType) or library_object(base) else None
     return None
 
 

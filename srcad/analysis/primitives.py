@@ -20,7 +20,7 @@ import numpy as np
 
 from srcad import rules as R
 from srcad.errors import SecondOrderRefusal, SrcadError, UnsupportedSyntaxError
-from srcad.frontend.parse import resolve_callee
+from srcad.frontend.parse import library_object, resolve_callee
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,9 @@ def array_call(norm, node) -> ArrayCall | None:
     if part is None and info.result == "other" and keywords.get("compute_uv", True):
         return None  # a tuple (np.linalg.eigh(A)): its parts are the primitives
     if info.sequence:  # np.stack([a, b], axis=1): the listed values are the operands
-        return ArrayCall(info, list(args[0].elts), keywords)
+        listed = [e for a in args[:count] if isinstance(a, (gast.List, gast.Tuple))
+                  for e in a.elts]  # math.dist([a, b], [c, d]): both lists'
+        return ArrayCall(info, listed, keywords)
     # in the table's order, however the call orders them (np.linspace(a, num=n, stop=b))
     return ArrayCall(info, args[:count] + [v for _, v in sorted(operand_keywords,
                                                                 key=lambda p: p[0])], keywords)
@@ -157,7 +159,7 @@ def _evaluate(value):
 def _is_module(norm, node) -> bool:
     obj = resolve_callee(norm.parsed, node, norm.extra_names) \
         if isinstance(node, (gast.Name, gast.Attribute)) else None
-    return isinstance(obj, types.ModuleType)
+    return isinstance(obj, types.ModuleType) or library_object(obj)
 
 
 

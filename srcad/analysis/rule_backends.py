@@ -23,6 +23,11 @@ def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
         if info is None:
             continue
         arguments = list(node.args) + [k.value for k in node.keywords]
+        for argument, reason in refused_operands(node, info):
+            if _carries(argument, varied):
+                norm.refusals.add(norm.parsed.error(node, "call", reason, hint="pass a "
+                                                    "constant there, or write the "
+                                                    "function out"))
         numba = info.numba_refusal if backend == "numba" else ""
         reason = numba(len(arguments)) if callable(numba) else numba
         reason = reason or (info.forward_refusal if mode == "forward" else "")
@@ -30,8 +35,22 @@ def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
             continue
         if "{callee}" in reason:  # the function called, as the user wrote it
             reason = reason.replace("{callee}", norm.parsed.spelled(node).split("(")[0])
-        if any(isinstance(n, gast.Name) and n.id in varied for a in arguments
-               for n in gast.walk(a)):
+        if any(_carries(a, varied) for a in arguments):
             hint = "use backend='python'" if backend == "numba" and numba \
                 else "use reverse mode (gradient, grad, jacrev, pullback)"
             norm.refusals.add(norm.parsed.error(node, "call", reason, hint=hint))
+
+
+def _carries(argument, varied) -> bool:
+    return any(isinstance(n, gast.Name) and n.id in varied for n in gast.walk(argument))
+
+
+def refused_operands(node, info):
+    """(argument, reason) for each argument of the call `node` in a keyword whose derivative
+    the rule refuses (scipy.stats.gamma.cdf(x, a): a), by position or by name."""
+    reasons = dict(info.refused_operands)
+    if not reasons:
+        return []
+    positional = zip(info.keywords, node.args[info.operand_count:])
+    named = ((k.arg, k.value) for k in node.keywords)
+    return [(value, reasons[name]) for name, value in (*positional, *named) if name in reasons]

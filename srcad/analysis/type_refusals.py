@@ -16,10 +16,14 @@ from srcad.errors import ArgumentError, UnsupportedCallError, UnsupportedSyntaxE
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 
+# where a refusal of a library call points: the page generated from the rule table
+PAGE_HINT = ("the functions srcad differentiates are listed on the page Supported functions, "
+             "docs/functions.md; write this one out in plain Python, or give it a rule with "
+             "srcad.custom_jvp")
+
 
 def no_rule_error(norm, call, why="its argument carries a derivative here (a call on "
-                  "constants needs no rule)", hint="use math/numpy scalar functions, builtins "
-                  "abs/min/max/pow/float/int, or your own plain Python functions"):
+                  "constants needs no rule)", hint=PAGE_HINT):
     shown = getattr(resolve_callee(norm.parsed, call.func, norm.extra_names), "__name__",
                     None) or _describe(call.func)
     return norm.parsed.error(call, "call", f"srcad has no derivative rule for `{shown}`, and "

@@ -289,8 +289,9 @@ def _words(message: str) -> set:
 
 
 def _respelled(message: str, spellings: dict) -> str:
-    """`message` with each name srcad made replaced by the user's spelling."""
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, spellings)) + r")\b")
+    """`message` with each name srcad made replaced by the user's spelling (a word after a
+    dot is an attribute, `np.average`, never one of srcad's names)."""
+    pattern = re.compile(r"(?<!\.)\b(" + "|".join(map(re.escape, spellings)) + r")\b")
     return pattern.sub(lambda m: spellings[m.group(1)], message)
 
 
@@ -337,7 +338,7 @@ def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
             return None
     if isinstance(func_expr, gast.Attribute):
         base = resolve_callee(parsed, func_expr.value, extra)
-        if isinstance(base, types.ModuleType):
+        if isinstance(base, types.ModuleType) or library_object(base):
             return getattr(base, func_expr.attr, None)
         # `model.predict` of a module-level model: a bound method, inlined with self's
         # attributes as constants (methods.py)
@@ -355,3 +356,9 @@ def _static_attribute(obj, attr):
         return inspect.getattr_static(type(obj), attr)
     except AttributeError:
         return None
+
+
+def library_object(obj) -> bool:
+    """A library's module-level object whose methods are called like functions
+    (`scipy.stats.norm.logpdf`): its attributes resolve as a module's do."""
+    return type(obj).__module__.startswith("scipy.stats.")

@@ -79,6 +79,12 @@ ARRAY_RULES.update({
 })
 
 
+# np.divmod(x, y)'s parts (`q, r = np.divmod(x, y)`): the quotient floor(x / y) has no
+# derivative (a step), the remainder is np.remainder's
+DIVMOD_PARTS = {"quotient": rule("floor_divide", "x y", None, None),
+                "remainder": ARRAY_RULES["remainder"]}
+
+
 def operator(rule_):
     """A `select` for the ufunc spelling of an operator (np.add(x, y) is x + y): the
     operator's rule, for floats and arrays alike."""

@@ -15,6 +15,7 @@ are scipy.special functions, are in srcad/rules/special.py.
 | fsum([a, b, ...])          | g for each                                                   |
 | prod([a, b, ...])          | g * (the product of the others) for each                     |
 | statistics.fmean([a, ...]) | g / n for each                                               |
+| dist([a, ...], [c, ...])   | g * (a - c) / ans, -g * (a - c) / ans, ...                   |
 
 fmod and remainder are not differentiable where x / y is an integer (a jump): the formula
 there is that of the side the truncation or rounding picks, as JAX's does.
@@ -118,11 +119,25 @@ def prod(ranks, keywords):
     return Rule("prod", tuple(xs), partials)
 
 
+def dist(ranks, keywords):
+    """math.dist(p, q) of two lists written out (operands p's items, then q's): hypot of the
+    differences; at p == q the partials are NaN (0 / 0), as jnp.linalg.norm's at 0."""
+    _numbers("dist", ranks)
+    n = len(ranks) // 2
+    if len(ranks) != 2 * n:
+        raise SrcadError("math.dist of two points of different dimensions", construct="dist",
+                         hint="give both points the same number of coordinates")
+    partials = [f"g * (x{k} - x{n + k}) / ans" for k in range(n)]
+    partials += [f"-g * (x{k} - x{n + k}) / ans" for k in range(n)]
+    return Rule("dist", tuple(f"x{k}" for k in range(2 * n)), tuple(partials))
+
+
 # functions numba does not compile (refused by name on the numba backend when their argument
 # carries a derivative: srcad/analysis/rule_backends.py); srcad/runtime/numba_math.py gives numba
 # cbrt, fmod, remainder, fsum, prod and fmean
-NOT_IN_NUMBA = ()
+NOT_IN_NUMBA = ("dist",)
 NUMBA_REFUSAL = "numba has no `{name}`; srcad differentiates it on the python backend"
 
 # (function, select) of the calls whose operands are the items of a list written out
-SEQUENCES = [(math.fsum, fsum), (math.prod, prod), (statistics.fmean, fmean)]
+SEQUENCES = [(math.fsum, fsum), (math.prod, prod), (statistics.fmean, fmean),
+             (math.dist, dist)]

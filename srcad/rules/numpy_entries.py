@@ -76,6 +76,8 @@ _FIRST_REDUCTIONS = [
 ]
 if hasattr(np, "trapezoid"):
     _REDUCTIONS.append((np.trapezoid, scans.trapezoid, ("x", "dx", "axis")))
+# keywords whose values are operands: np.average's weights
+_OPERAND_KEYWORDS = {"average": ("weights",)}
 # array methods: x.prod(axis=0) is np.prod(x, axis=0)
 METHODS = {"prod": np.prod, "var": np.var, "std": np.std, "cumprod": np.cumprod}
 
@@ -106,7 +108,8 @@ def entries(call_info, elementwise_kind, any_kind):
                                                     keywords=keywords)))
     for fn, select, keywords in _REDUCTIONS:
         out.append((fn, call_info(fn.__name__, None, "float", select=select,
-                                  keywords=keywords)))
+                                  keywords=keywords,
+                                  operand_keywords=_OPERAND_KEYWORDS.get(fn.__name__, ()))))
     for fn, select, keywords in _FIRST_REDUCTIONS:
         name = {"amax": "max", "amin": "min"}.get(fn.__name__, fn.__name__)
         out.append((fn, call_info(name, None, "float", select=_plain(select, name),
@@ -146,7 +149,6 @@ _UNFOLLOWED = {
     "dtype": "convert after the call (`.astype(...)`)",
     "where": "select the elements first (np.where(c, x, 0.0))",
     "initial": "combine the start value after the call",
-    "weights": "write the weighted mean out: np.sum(w * x, axis) / np.sum(w, axis)",
 }
 
 

@@ -28,6 +28,7 @@ from srcad.errors import SrcadError
 from srcad.rules import linear
 from srcad.rules.decompositions import det as numpy_det
 from srcad.rules.decompositions import inv as numpy_inv
+from srcad.runtime.scipy_factors import cho_factor_matrix, cho_solve_matrix
 
 _L = "scipy.linalg."
 NUMBA_REFUSAL = ("numba has no scipy.linalg: `{name}` is differentiated on the python "
@@ -154,6 +155,46 @@ def expm(ranks, keywords):
                   shape="x_shape", rank=2)
 
 
+def cho_factor(ranks, keywords):
+    """cho_factor(a, lower)[0] (srcad's cho_factor_matrix): the Cholesky factor in one
+    triangle, a's own entries in the other (SciPy leaves them: their derivative is 1)."""
+    if ranks[0] != 2:
+        raise SrcadError(f"scipy.linalg.cho_factor of an array of rank {ranks[0]}",
+                         construct="cho_factor", hint="a square matrix (no stacks)")
+    if keywords.get("lower"):
+        pair = ("cholesky_tangent(np.tril(ans), g) + np.triu(g, 1)",
+                "cholesky_adjoint(np.tril(ans), np.tril(g)) + np.triu(g, 1)")
+    else:
+        pair = ("cholesky_tangent(np.triu(ans).T, g.T).T + np.tril(g, -1)",
+                "cholesky_adjoint(np.triu(ans).T, np.triu(g).T).T + np.tril(g, -1)")
+    return linear("cho_factor", "x", pair, shape="x_shape", rank=2)
+
+
+def cho_solve(ranks, keywords):
+    """cho_solve((c, low), b) (srcad's cho_solve_matrix(c, b, low)): with T c's triangle and
+    a = T T^T (low) or T^T T, X = a^-1 b; a's adjoint -b_bar X^T (S its symmetric sum)
+    reaches T as tril(S T) or triu(T S)."""
+    _matrix_and_rhs("cho_solve", ranks[:2])
+    triangle = "(np.tril(x) if low else np.triu(x))"
+    moved = "(np.tril(g) if low else np.triu(g))"
+    product = (f"(({moved} @ {triangle}.T + {triangle} @ {moved}.T) if low else "
+               f"({moved}.T @ {triangle} + {triangle}.T @ {moved}))")
+    b_bar = "cho_solve_matrix(x, g, low)"
+    full = f"(-{_outer(b_bar, 'ans', ranks[1])})"
+    summed = f"({full} + {full}.T)"
+    a_bar = f"(np.tril({summed} @ {triangle}) if low else np.triu({triangle} @ {summed}))"
+    return linear("cho_solve", "x y low", (f"-cho_solve_matrix(x, {product} @ ans, low)", a_bar),
+                  (b_bar, b_bar), (None, None), shape="y_shape", rank=ranks[1])
+
+
+def _factor_whole(ranks, keywords):
+    raise SrcadError("scipy.linalg.cho_factor's tuple kept whole, or cho_solve of it",
+                     construct="cho_factor", hint="unpack it (c, low = "
+                     "scipy.linalg.cho_factor(a)) and pass cho_solve the tuple written out, "
+                     "cho_solve((c, low), b), or call cho_solve(cho_factor(a), b); lower= a "
+                     "literal")
+
+
 _CHECKS = ("overwrite_a", "check_finite")
 # (function, select, keywords by position after the operands, positional operands)
 SHAPED = [
@@ -165,5 +206,9 @@ SHAPED = [
     (scipy.linalg.inv, _no_overwrite("inv", numpy_inv), _CHECKS, 1),
     (scipy.linalg.det, _no_overwrite("det", numpy_det), _CHECKS, 1),
     (scipy.linalg.expm, expm, (), 1),
+    (cho_factor_matrix, cho_factor, ("lower",), 1),
+    (cho_solve_matrix, cho_solve, (), 3),
+    (scipy.linalg.cho_factor, _factor_whole, ("lower",) + _CHECKS, 1),
+    (scipy.linalg.cho_solve, _factor_whole, ("overwrite_b", "check_finite"), 2),
 ]
 

@@ -1,5 +1,5 @@
 """Spectral decompositions and what is built on them: np.linalg.eigh and eigvalsh (UPLO=),
-svd (full_matrices=, compute_uv=), qr, pinv and cond (p=None, 2), on matrices
+svd (full_matrices=, compute_uv=), qr, pinv, lstsq and cond (p=None, 2), on matrices
 and stacks of them (eigh, eigvalsh, svd).
 
 A decomposition returns a tuple; each part a program reads is its own primitive:
@@ -15,6 +15,7 @@ A decomposition returns a tuple; each part a program reads is its own primitive:
 | svd(A).U, .Vh                 | Townsend's formulas           | their transposes              |
 | qr(A).Q, .R (rows >= columns) | dQ = Q (D - C) + X, dR = (C - D) R | their transposes         |
 | pinv(A) (P)                   | -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P      |
+| lstsq(A, b)[0] (x = P b)      | dP b + P db                   | pinv's adjoint of g b^T, P^T g |
 | cond(A) (s[0] / s[-1])        | (ds[0] - ans ds[-1]) / s[-1]  | the transpose                 |
 
 At repeated eigenvalues or singular values the vectors have no derivative (inf or nan, as
@@ -29,6 +30,7 @@ import numpy as np
 
 from srcad.errors import SrcadError
 from srcad.rules import linear
+from srcad.runtime.spectral_runtime import LeastSquares, lstsq_parts
 
 NUMBA_REFUSAL = ("`{name}`'s derivative runs on the python backend: the numba backend "
                  "refuses it")
@@ -160,6 +162,53 @@ def cond(ranks, keywords):
                   shape="()", rank=0)
 
 
+def lstsq_solution(ranks, keywords):
+    """np.linalg.lstsq(A, b, rcond)[0]: the solution P b (P = pinv(A)), differentiable where
+    A's rank does not change; its tangent is dP b + P db."""
+    _matrix("lstsq", ranks, stacks=False)
+    if ranks[1] not in (1, 2):
+        raise SrcadError(f"np.linalg.lstsq with b of rank {ranks[1]}", construct="lstsq",
+                         hint="b is a vector or a matrix of right-hand sides")
+    outer = "np.outer(g, y)" if ranks[1] == 1 else "(g @ y.T)"
+    return linear("lstsq", "x y", (f"({_pinv_tangent('g')} @ y)", _pinv_adjoint(outer)),
+                  (f"{_P} @ g", f"{_P}.T @ g"), shape="x_shape[1:] + y_shape[1:]",
+                  rank=ranks[1])
+
+
+def lstsq_residuals(ranks, keywords):
+    """np.linalg.lstsq(A, b)[1]: the squared residuals |A x - b|^2 per column of b (NumPy
+    gives them where A has full column rank and more rows than columns, else none). At the
+    least-squares x, A^T (A x - b) = 0, so x's own change drops out: 2 r^T dA x - 2 r^T db."""
+    _matrix("lstsq", ranks, stacks=False)
+    r = f"(x @ ({_P} @ y) - y)"
+    solution = f"({_P} @ y)"
+    if ranks[1] == 1:
+        full = "np.ones(ans.shape)"
+        pairs = ((f"np.sum(2.0 * {r} * (g @ {solution})) * {full}",
+                  f"2.0 * np.sum(g) * np.outer({r}, {solution})"),
+                 (f"-2.0 * np.sum({r} * g) * {full}", f"-2.0 * np.sum(g) * {r}"))
+        shape = "(1,)"
+    else:
+        padded = "np.pad(g, (0, y_shape[1] - g.shape[0]))"  # no residuals: a zero seed
+        pairs = ((f"np.sum(2.0 * {r} * (g @ {solution}), axis=0)[:ans.shape[0]]",
+                  f"2.0 * ({r} * {padded}) @ {solution}.T"),
+                 (f"-2.0 * np.sum({r} * g, axis=0)[:ans.shape[0]]", f"-2.0 * {r} * {padded}"))
+        shape = "y_shape[1:]"
+    return linear("lstsq", "x y", *pairs, shape=shape, rank=1)
+
+
+def lstsq_singular_values(ranks, keywords):
+    """np.linalg.lstsq(A, b)[3]: A's singular values (svd's), which b does not change."""
+    _matrix("lstsq", ranks, stacks=False)
+    return linear("lstsq", "x y", ("svd_tangent(x, g, False, 1)", "svd_adjoint(x, g, False, 1)"),
+                  (None, None), shape="(min(x_shape),)", rank=1)
+
+
+def lstsq_rank(ranks, keywords):
+    """np.linalg.lstsq(A, b)[2]: an int, with no derivative."""
+    return linear("lstsq", "x y", (None, None), (None, None), shape="()", rank=0)
+
+
 # the functions the table adds: (function, select, keywords by position after the operands,
 # positional operands, {part (attribute and index): select})
 ENTRIES = [
@@ -173,7 +222,12 @@ ENTRIES = [
                                       1: _qr_part(1)}),
     (np.linalg.pinv, pinv, ("rcond", "hermitian"), 1, {}),
     (np.linalg.cond, cond, ("p",), 1, {}),
+    (lstsq_parts, lstsq_solution, ("rcond",), 2,
+     {"solution": lstsq_solution, 0: lstsq_solution, "residuals": lstsq_residuals,
+      1: lstsq_residuals, "rank": lstsq_rank, 2: lstsq_rank,
+      "singular_values": lstsq_singular_values, 3: lstsq_singular_values}),
+    (np.linalg.lstsq, lstsq_solution, ("rcond",), 2, {}),  # read as lstsq_parts (desugar)
 ]
 # the parts of a tuple a program unpacks (`w, v = np.linalg.eigh(A)`: desugar.py)
 FIELDS = {np.linalg.eigh: ("eigenvalues", "eigenvectors"), np.linalg.svd: ("U", "S", "Vh"),
-          np.linalg.qr: ("Q", "R")}
+          np.linalg.qr: ("Q", "R"), lstsq_parts: LeastSquares._fields}

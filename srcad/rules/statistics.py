@@ -116,13 +116,41 @@ def nan_extremum(name):
 
 
 def average(ranks, keywords):
-    """np.average(x, axis) without weights: the mean."""
-    if keywords.get("weights") is not None:
-        raise SrcadError("`weights=` of np.average", construct="average",
-                         hint="write np.sum(w * x, axis) / np.sum(w, axis)")
+    """np.average(x, axis, weights): the mean, or with weights w (an operand) the sum of
+    x * w / sum(w) over the axes."""
     refuse_unfollowed("average", keywords, returned=False)
+    if keywords.get("weights"):
+        return _weighted_average(ranks, keywords)
     return weighted("average", ranks[0], keywords,
                     lambda ax, axes: f"(np.ones_like(x) / ({_count(axes)}))")
+
+
+def _weighted_average(ranks, keywords):
+    """x's partials are the normalized weights w / sum(w); w's are (x - ans) / sum(w). A 1-D
+    w of an axis= (NumPy's other form) is laid along that axis."""
+    rank, axis, keepdims = ranks[0], keywords.get("axis"), bool(keywords.get("keepdims"))
+    axes = _axes(axis, rank)
+    if ranks[1] == rank:
+        laid, back = "w", "{}"
+    elif ranks[1] == 1 and isinstance(axis, int) and rank > 0:
+        shape = tuple(-1 if a == axes[0] else 1 for a in range(rank))
+        laid = f"np.reshape(w, {shape!r})"
+        others = tuple(a for a in range(rank) if a != axes[0])
+        back = f"np.sum({{}}, axis={others!r})" if others else "{}"
+    else:
+        raise SrcadError(f"np.average of an array of rank {rank} with weights of rank "
+                         f"{ranks[1]}", construct="average", hint="weights shaped like the "
+                         "array, or a vector along the one axis= given")
+    ax = f"axis={axes!r}"
+    total = f"np.sum({laid} * np.ones_like(x), {ax}, keepdims=True)"
+    share = f"({laid} / {total})"
+    spread = f"((x - {_expanded('ans', axes, axis, keepdims)}) / {total})"
+    seed, spelled = _expanded("g", axes, axis, keepdims), _spelled(axis, keepdims)
+    laid_g = laid.replace("w", "g", 1)
+    shape, result_rank = _result_shape(rank, axes, keepdims)
+    return linear("average", "x w", (f"np.sum(g * {share}{spelled})", f"{seed} * {share}"),
+                  (f"np.sum({laid_g} * {spread}{spelled})", back.format(f"{seed} * {spread}")),
+                  shape=shape, rank=result_rank)
 
 
 def quantile(name):

@@ -17,6 +17,7 @@ import builtins
 import importlib
 import math
 import sys
+import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,7 @@ from srcad.rules.decompositions import (
     sign_of_det,
     solve,
 )
-from srcad.rules.elementwise import elementwise, operator
+from srcad.rules.elementwise import DIVMOD_PARTS, elementwise, operator
 from srcad.rules.linalg import inner, matmul, outer, transpose
 from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
 from srcad.rules.numpy_entries import entries as numpy_entries
@@ -51,6 +52,7 @@ from srcad.runtime.array_runtime import (
 )
 from srcad.runtime.array_runtime import unbroadcast as unbroadcast_function
 from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
+from srcad.runtime.named_results import Divmod, divmod_parts
 
 _RULES_BY_NAME = {
     # math, numpy scalar functions
@@ -120,6 +122,9 @@ class CallInfo:
     operand_keywords: tuple = ()  # keywords whose values are operands (logsumexp's b=)
     leading: tuple = ()  # literal arguments before the operands (einsum's subscripts)
     operand_count: int = 1  # positional operands before the `keywords` (-1: all of them)
+    # (keyword, reason): a keyword operand whose derivative is refused where it carries one
+    # (scipy.stats' cdf in a shape parameter), by srcad/analysis/rule_backends.py
+    refused_operands: tuple = ()
 
 
 _PARTS: dict = {}  # (id(function), part): (function, CallInfo): spectral.ENTRIES' parts
@@ -258,6 +263,15 @@ def _build() -> dict[int, CallInfo]:
         add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True, arrays=ANY))
     add(np.copy, CallInfo("copy", None, "array", constructor=True, arrays=ANY,
                           select=elementwise(None, "copy")))
+    # np.divmod: a pair, read through srcad's divmod_parts (desugar.py) part by part
+    refusal = ("numba cannot run srcad's reading of `np.divmod`'s pair; srcad differentiates "
+               "it on the python backend")
+    add(np.divmod, CallInfo("divmod", None, "other", numba_refusal=refusal))
+    add(divmod_parts, CallInfo("divmod", None, "other", numba_refusal=refusal))
+    for key, part_rule in DIVMOD_PARTS.items():
+        for spelled in (key, Divmod._fields.index(key)):
+            _PARTS[id(divmod_parts), spelled] = (divmod_parts, CallInfo(
+                "divmod", None, "float", select=operator(part_rule), numba_refusal=refusal))
     # NumPy's elementwise and reduction families (srcad/rules/numpy_entries.py), last: they
     # replace the entries above of np.floor, np.sign, np.copysign, np.cumsum, np.linalg.norm
     for fn, info in numpy_entries(CallInfo, ELEMENTWISE, ANY):
@@ -348,8 +362,12 @@ def lookup_call(obj) -> CallInfo | None:
         entry = _TABLE.get(id(obj))
     except TypeError:
         return None
-    if entry is None and (_library_rules_wanted(obj) | _scipy_linalg_wanted()):
+    if entry is None and (_library_rules_wanted(obj) | _scipy_linalg_wanted()
+                          | _scipy_stats_wanted()):
         entry = _TABLE.get(id(obj))
+    if entry is None and isinstance(obj, types.MethodType):  # scipy.stats.norm.logpdf
+        entry = _BOUND.get((id(obj.__self__), obj.__func__.__name__))
+        return None if entry is None or entry[0] is not obj.__self__ else entry[1]
     if entry is None or entry[0] is not obj:
         return None
     return entry[1]
@@ -401,6 +419,26 @@ def _scipy_linalg_wanted() -> bool:
 
 
 _scipy_linalg_loaded: list = []
+# the methods of scipy.stats' distribution objects, by (id(object), method name): each
+# `scipy.stats.norm.logpdf` is a new bound method
+_BOUND: dict = {}
+
+
+def _scipy_stats_wanted() -> bool:
+    """Add scipy.stats' family now if the user's code has imported it; were they added?"""
+    if _BOUND or "scipy.stats" not in sys.modules:
+        return False
+    try:  # imported here, not at the top: only when wanted
+        family = importlib.import_module("srcad.rules.stats")
+    except ImportError:
+        return False
+    for obj, method, select, keywords, operand_keywords, refused in family.SHAPED:
+        name = f"scipy.stats.{obj.name if hasattr(obj, 'name') else 'multivariate_normal'}"
+        _BOUND[id(obj), method] = (obj, CallInfo(
+            method, None, "float", select=select, keywords=keywords,
+            operand_keywords=operand_keywords, refused_operands=refused,
+            numba_refusal=family.NUMBA_REFUSAL.format(name=f"{name}.{method}")))
+    return True
 
 
 def register(obj, info: CallInfo) -> None:

@@ -24,11 +24,17 @@ from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls 
     stacked_cholesky_tangent,
 )
 from srcad.runtime.movement_runtime import *  # noqa: F403 - the shape functions' adjoints
+from srcad.runtime.named_results import divmod_parts  # noqa: F401 - np.divmod's parts
+from srcad.runtime.scipy_factors import (  # noqa: F401 - scipy.linalg.cho_factor's tuple
+    cho_factor_matrix,
+    cho_solve_matrix,
+)
 from srcad.runtime.spectral_runtime import (  # noqa: F401 - generated code calls them too
     cond_adjoint,
     cond_tangent,
     eigh_adjoint,
     eigh_tangent,
+    lstsq_parts,
     qr_adjoint,
     qr_tangent,
     svd_adjoint,

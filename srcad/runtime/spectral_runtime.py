@@ -13,7 +13,22 @@ infinite there, and the results are inf or nan, as JAX's are.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
+
+# np.linalg.lstsq's tuple with names, so that its parts are read as eigh's are
+# (srcad/transform/normalize/desugar.py calls `lstsq_parts` where the user wrote lstsq)
+LeastSquares = namedtuple("LeastSquares", "solution residuals rank singular_values")
+
+
+def lstsq_parts(a, b, rcond=None):
+    """np.linalg.lstsq(a, b, rcond), its parts named.
+
+    >>> lstsq_parts(np.eye(2), np.array([1.0, 2.0])).solution.tolist()
+    [1.0, 2.0]
+    """
+    return LeastSquares(*np.linalg.lstsq(a, b, rcond=rcond))
 
 
 def _t(a):

@@ -41,7 +41,8 @@ def central_differences(f, args, active, h=1e-6):
 
 def test_every_benchmark_module_imports(bench):
     for name in ("harness", "prepared", "problem_mixture", "problem_vector", "problem_jacobian",
-                 "problem_transform", "problem_arrays", "problem_parallel", "report", "run"):
+                 "problem_transform", "problem_arrays", "problem_parallel", "problem_special",
+                 "report", "run"):
         importlib.import_module(name)
 
 
@@ -55,6 +56,17 @@ def test_array_references_and_srcad_agree_at_a_tiny_size(bench):
                                            else a for i, a in enumerate(args)])
         np.testing.assert_allclose(np.concatenate([s.ravel() for s in shadows.values()]), ref,
                                    rtol=1e-10, atol=1e-12, err_msg=key)
+
+
+def test_special_likelihood_reference_and_srcad_agree_at_a_tiny_size(bench):
+    special = importlib.import_module("problem_special")
+    theta, a, y = special.make_problem(30, 3)
+    ref = special.hand_gradient(theta, a, y)
+    np.testing.assert_allclose(ref, central_differences(
+        special.negative_log_likelihood, [theta, a, y], [0]), rtol=1e-6)
+    ours = srcad.gradient(special.negative_log_likelihood, theta, srcad.Constant(a),
+                          srcad.Constant(y))
+    np.testing.assert_allclose(ours, ref, rtol=1e-10)
 
 
 def test_rnn_tape_measurement_counts_the_hidden_states(bench):

@@ -48,12 +48,13 @@ CHECKED_EXAMPLES = {
     "max_likelihood": ("finite differences of the gradient", 1e-6),
     "custom_rule": ("from finite differences", 1e-6),
     "negative_binomial": ("from finite differences", 1e-6),
+    "gamma_fit": ("from finite differences", 1e-6),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CHECKED_EXAMPLES))
 def test_example_runs_and_its_derivative_matches_the_reference(name, capsys):
-    if name in ("max_likelihood", "negative_binomial", "custom_rule"):
+    if name in ("max_likelihood", "negative_binomial", "custom_rule", "gamma_fit"):
         pytest.importorskip("scipy")
     phrase, tolerance = CHECKED_EXAMPLES[name]
     error = load_example(name).main()

@@ -100,7 +100,7 @@ def list_appended_while_looped_over(x):
 
 
 def keyword_to_numpy(x):
-    return np.round(x, decimals=1)[0]  # (axis=, keepdims= and dtype= are accepted)
+    return sorted(x, reverse=True)[0]  # (axis=, keepdims= and dtype= are accepted)
 
 
 def _helper(a, b=1.0):
@@ -131,7 +131,7 @@ KINDS = [
     (list_appended_while_looped_over, (Active(1.0),), "list", 1, 10,
      "looped over without appending"),
     (keyword_to_numpy, (Duplicated(np.ones(3), np.zeros(3)),), "keyword arguments", 1, 12,
-     "by position"),
+     "page Supported functions"),
     (unknown_keyword, (Active(1.0),), "call", 1, 12, "unexpected argument `c`"),
     (missing_argument, (Active(1.0),), "call", 1, 12, "missing the argument `a`"),
     (keyword_only_top, (Active(1.0), 2.0), "keyword-only arguments", 0, 1, "positional"),

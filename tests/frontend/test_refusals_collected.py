@@ -42,7 +42,7 @@ FOUR_STAGES = [  # (class, construct, line offset, column, words of the fix)
     (srcad.ArgumentError, "argument", 0, 1, "pass float(s)"),
     (srcad.UnsupportedSyntaxError, "try/except", 1, 5, "move the error handling outside"),
     (srcad.UnsupportedCallError, "call", 5, 5, "write the update as an assignment"),
-    (srcad.UnsupportedCallError, "call", 6, 16, "use math/numpy scalar functions"),
+    (srcad.UnsupportedCallError, "call", 6, 16, "page Supported functions, docs/functions.md"),
 ]
 
 

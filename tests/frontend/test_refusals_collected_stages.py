@@ -52,7 +52,7 @@ PROBLEMS = [  # (class, construct, file's function, line offset, column, words o
     (srcad.UnsupportedSyntaxError, "call", four_independent_problems, 6, 9,
      "one element at a time in a loop"),
     (srcad.UnsupportedCallError, "call", four_independent_problems, 8, 9,
-     "use math/numpy scalar functions"),
+     "page Supported functions, docs/functions.md"),
 ]
 
 

@@ -155,8 +155,8 @@ def sum_where(x):
     return np.sum(x, where=x > 0.0)
 
 
-def weighted_average(x):
-    return np.average(x, weights=x)
+def average_returned(x):
+    return np.average(x, weights=x, returned=True)[0]
 
 
 def exp_order(x):
@@ -166,7 +166,7 @@ def exp_order(x):
 @pytest.mark.parametrize("f, words", [
     (add_into, "`out=` of np.add"), (var_float32, "`dtype=` of np.var"),
     (quantile_nearest, "`method='nearest'` of np.quantile"), (sum_where, "`where=` of np.sum"),
-    (weighted_average, "`weights=` of np.average"), (exp_order, "`order=` of np.exp")])
+    (average_returned, "`returned=True` of np.average"), (exp_order, "`order=` of np.exp")])
 def test_unfollowed_keywords_are_refused_by_name(f, words):
     with pytest.raises(srcad.SrcadError, match=words) as info:
         srcad.gradient(f, X.copy())

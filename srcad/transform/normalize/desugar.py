@@ -26,7 +26,11 @@ import numpy as np
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction
 from srcad.rules.spectral import FIELDS as TUPLE_FIELDS
+from srcad.runtime.named_results import FIELDS as NAMED_FIELDS
+from srcad.runtime.named_results import NAMED
 from srcad.transform.names import Namer
+from srcad.transform.normalize.factor_calls import RUNTIME, factor_call
+from srcad.transform.normalize.factor_calls import SPELLINGS as FACTOR_SPELLINGS
 from srcad.transform.normalize.split_parts import split_assignments
 from srcad.transform.simplify import simplify
 
@@ -67,7 +71,9 @@ class Desugar(gast.NodeTransformer):
             return ("sign", "logabsdet") if len(value.args) == 1 and not value.keywords else ()
         if any(k.arg == "compute_uv" for k in value.keywords):  # maybe no tuple
             return ()
-        return TUPLE_FIELDS.get(function, ()) if callable(function) else ()
+        if not callable(function):
+            return ()
+        return TUPLE_FIELDS.get(function, ()) or NAMED_FIELDS.get(function, ())
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
@@ -78,6 +84,12 @@ class Desugar(gast.NodeTransformer):
             index = gast.Tuple(elts=[inner.slice, node.slice], ctx=gast.Load())
             index.chained = True  # x[idx][j] is not x[idx, j] for an index array: types.py
             return gast.Subscript(value=inner.value, slice=index, ctx=node.ctx)
+        if isinstance(inner, gast.Tuple) and isinstance(node.slice, gast.Constant) \
+                and type(node.slice.value) is int and -len(inner.elts) <= node.slice.value \
+                < len(inner.elts) and all(isinstance(e, gast.Constant) for k, e in
+                                          enumerate(inner.elts) if k != node.slice.value
+                                          % len(inner.elts)):
+            return inner.elts[node.slice.value]  # cho_factor(a)[0]: (factor, False)[0]
         fields = self._tuple_fields(inner)  # np.linalg.eigh(A)[1] is its .eigenvectors
         if fields and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int \
                 and -len(fields) <= node.slice.value < len(fields):
@@ -87,6 +99,18 @@ class Desugar(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        written = factor_call(node, self._resolved(node.func))  # cho_factor's tuple
+        if written is not None:
+            for name_ in S.loaded_names(written) & RUNTIME.keys():
+                self.parsed.namespace.setdefault(name_, RUNTIME[name_])
+                self.parsed.spellings.setdefault(name_, FACTOR_SPELLINGS[name_])
+            return written
+        named, spelled = NAMED.get(self._resolved(node.func), (None, ""))
+        if named is not None:  # np.divmod, np.linalg.lstsq: their parts named, as eigh's
+            self.parsed.namespace.setdefault(named.__name__, named)
+            self.parsed.spellings.setdefault(named.__name__, spelled)
+            node.func = gast.copy_location(S.name(named.__name__), node.func)
+            return node
         for fn in (builtins.min, builtins.max):
             if self._is_builtin(node.func, fn) and len(node.args) > 2:
                 nested = gast.Call(func=S.as_load(node.func), args=node.args[:2], keywords=[])

@@ -5,6 +5,7 @@ as np.split's are), so each part's derivative is a slice's:
                                        b = x[1 * x.shape[0] // 2:2 * x.shape[0] // 2]
     a, b = np.split(x, [2], 1)     ->  a = x[:, :2]; b = x[:, 2:]
     a, b = np.array_split(x, 2)    ->  bounds k * (n // 2) + min(k, n % 2)
+    a, b = np.hsplit(x, 2)         ->  np.split(x, 2, axis=1) (vsplit: axis 0, dsplit: 2)
 
 np.split of a count first checks that the axis divides evenly, raising NumPy's ValueError
 otherwise. Only literal sections (an int, or a list or tuple of ints), a literal axis that is
@@ -25,9 +26,13 @@ from srcad.frontend import syntax as S
 def split_assignments(targets, value, callee, namer, origin) -> list | None:
     """The statements unpacking `targets = value` when `value` is np.split or np.array_split
     of literal sections into that many parts, else None."""
-    if callee not in (np.split, np.array_split) or not isinstance(value, gast.Call) \
-            or len(value.args) < 2:
+    fixed = _FIXED_AXES.get(callee)
+    if (callee not in (np.split, np.array_split) and fixed is None) \
+            or not isinstance(value, gast.Call) or len(value.args) < 2:
         return None
+    if fixed is not None:  # np.vsplit(x, 2) is np.split(x, 2, axis=0)
+        value = gast.Call(func=value.func, args=value.args[:2] + [S.const(fixed)],
+                          keywords=value.keywords)
     arguments = dict(zip(("sections", "axis"), value.args[1:]))
     for keyword in value.keywords:
         arguments[{"indices_or_sections": "sections"}.get(keyword.arg, keyword.arg)] = \
@@ -50,15 +55,30 @@ def split_assignments(targets, value, callee, namer, origin) -> list | None:
         name = namer.fresh("split")
         out.append(gast.copy_location(S.assign(S.name(name), array), origin))
         array = S.name(name)
+    if fixed is not None and callee is not np.hsplit:  # NumPy's check of the rank
+        check = S.parse_stmts(f"if {array.id}.ndim < {max(fixed, 1) + 1}:\n"
+                              f"    raise ValueError({EMPTY_REDUCTION[callee.__name__]!r})\n")
+        out += [S.relocated(stmt, origin) for stmt in check]
+    parts = _parts(targets, array, sections, bounds, axis, callee is np.array_split, origin)
+    if callee is np.hsplit:  # a vector's parts are along its axis 0
+        vector = _parts(targets, array, sections, bounds, 0, False, origin)
+        test = S.relocated(S.parse_expr(f"{array.id}.ndim == 1"), origin)
+        return out + [gast.copy_location(gast.If(test=test, body=vector, orelse=parts), origin)]
+    return out + parts
+
+
+def _parts(targets, array, sections, bounds, axis, spread, origin) -> list:
+    """The check of an even division (np.split of a count) and each part's slice."""
+    out = []
     length = f"{array.id}.shape[{axis}]"
-    if bounds is None and callee is np.split:
+    if bounds is None and not spread:
         check = S.parse_stmts(f"if {length} % {sections} != 0:\n"
                               f"    raise ValueError({EMPTY_REDUCTION['split']!r})\n")
         out += [S.relocated(stmt, origin) for stmt in check]
     for k, target in enumerate(targets):
         if bounds is not None:
             low, high = bounds[k], bounds[k + 1]
-        elif callee is np.split:
+        elif not spread:
             low, high = (f"{j} * {length} // {sections}" for j in (k, k + 1))
         else:
             low, high = (f"{j} * ({length} // {sections}) + min({j}, {length} % {sections})"
@@ -66,8 +86,12 @@ def split_assignments(targets, value, callee, namer, origin) -> list | None:
         span = f"{'' if low is None else low}:{'' if high is None else high}"
         where = ":, " * axis + span
         part = S.relocated(S.parse_expr(f"{array.id}[{where}]"), origin)
-        out.append(gast.copy_location(S.assign(target, part), origin))
+        out.append(gast.copy_location(S.assign(S.clone(target), part), origin))
     return out
+
+
+# np.hsplit, vsplit, dsplit: np.split along a fixed axis (hsplit's of a vector: its axis 0)
+_FIXED_AXES = {np.hsplit: 1, np.vsplit: 0, np.dsplit: 2}
 
 
 def _literal(node):
