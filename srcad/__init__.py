@@ -32,6 +32,7 @@ from srcad.api.vmap import vmap
 from srcad.errors import (
     ActivityError,
     ArgumentError,
+    PreparationMismatchError,
     SrcadError,
     StaleSourceError,
     UnsupportedCallError,
@@ -59,7 +60,6 @@ from srcad.operators.hessian_operators import (
     prepare_second_derivative,
     second_derivative,
 )
-from srcad.operators.preparation import PreparationMismatchError
 from srcad.operators.second_order import (
     gradient_and_hvp,
     hvp,

@@ -232,3 +232,18 @@ class LoopShapeError(SrcadError):
 class StaleSourceError(SrcadError):
     """The function's source file no longer holds the code the function runs (edited after
     the function was defined, or a function object kept from before a module reload)."""
+
+
+class PreparationMismatchError(ArgumentError):
+    """A preparation used with another function, other argument kinds, shapes or dtypes.
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return float(np.sum(x * x))
+    >>> prep = srcad.prepare_gradient(f, np.zeros(2))
+    >>> try:
+    ...     srcad.gradient(f, np.zeros(3), prep=prep)
+    ... except srcad.PreparationMismatchError as refusal:
+    ...     print(type(refusal).__name__)
+    PreparationMismatchError
+    """

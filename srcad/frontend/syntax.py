@@ -339,3 +339,17 @@ def is_tuple_return(stmt) -> bool:
     returns `(value, (adjoints...))`, which is not one."""
     return isinstance(stmt, gast.Return) and isinstance(stmt.value, gast.Tuple) and not any(
         isinstance(e, (gast.Tuple, gast.List, gast.Starred)) for e in stmt.value.elts)
+
+
+def constant_index(index, size):
+    """The int a constant index (`2`, `-1`) picks among `size` parts, else None."""
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub) \
+            and isinstance(index.operand, gast.Constant):
+        value = -index.operand.value
+    elif isinstance(index, gast.Constant):
+        value = index.value
+    else:
+        return None
+    if type(value) is not int or not -size <= value < size:
+        return None
+    return value % size

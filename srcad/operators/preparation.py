@@ -19,7 +19,13 @@ from srcad.build.engines import ForwardEngine, Slot
 from srcad.build.pipeline import UNROLL_MAX_WIDTH
 from srcad.build.plans import CONST, MISS, WHOLE_CALLS, gradient_entry, jacobian_entry, matcher
 from srcad.build.transform_outputs import in_input_dtype
-from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
+from srcad.errors import (
+    ArgumentError,
+    LaneLayoutError,
+    PreparationMismatchError,
+    SrcadError,
+    surfaced,
+)
 from srcad.frontend.constant_sequences import arguments_as_arrays
 from srcad.frontend.pytrees import is_container
 from srcad.operators.containers.container_operators import container_operator, returns_tuple
@@ -133,21 +139,6 @@ def keywords_as_constants(f, args, keywords) -> tuple:
 def check_shape(what, array, shape):
     if np.shape(array) != tuple(shape):
         raise ArgumentError(f"{what} has shape {np.shape(array)}, expected {tuple(shape)}")
-
-
-class PreparationMismatchError(ArgumentError):
-    """A preparation used with another function, other argument kinds, shapes or dtypes.
-
-    >>> import numpy as np, srcad
-    >>> def f(x):
-    ...     return float(np.sum(x * x))
-    >>> prep = srcad.prepare_gradient(f, np.zeros(2))
-    >>> try:
-    ...     srcad.gradient(f, np.zeros(3), prep=prep)
-    ... except srcad.PreparationMismatchError as refusal:
-    ...     print(type(refusal).__name__)
-    PreparationMismatchError
-    """
 
 
 def _describe(value) -> str:

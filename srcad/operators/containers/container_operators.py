@@ -45,7 +45,7 @@ from srcad.annotations import (
     ReverseWithPrimal,
 )
 from srcad.build.differentiate import autodiff
-from srcad.errors import ArgumentError, SrcadError
+from srcad.errors import ArgumentError, PreparationMismatchError, SrcadError
 from srcad.frontend import pytrees
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import parse_function
@@ -92,7 +92,6 @@ class ContainerPrep:
         self.operator, self.function, self.tree, self.backend = operator, f, tree, backend
 
     def check(self, operator, f, tree):
-        from srcad.operators.preparation import PreparationMismatchError  # noqa: PLC0415
         if f is not self.function or tree != self.tree or not _compatible(operator,
                                                                            self.operator):
             raise PreparationMismatchError(
@@ -132,8 +131,7 @@ def container_operator(name, f, args, options):
         return ContainerPrep(base, f, tree, backend)
     if prep is not None:
         if not isinstance(prep, ContainerPrep):
-            from srcad.operators.preparation import PreparationMismatchError  # noqa: PLC0415
-            raise PreparationMismatchError("this preparation is for an array or float input "
+                raise PreparationMismatchError("this preparation is for an array or float input "
                                            "and output; the input is a container or f "
                                            "returns a tuple")
         prep.check(base, f, tree)

@@ -77,7 +77,6 @@ def needs_buffer(made, stmts, name_) -> bool:
     """Does the list `made` binds (`ys = [...]`), used in `stmts` and never appended to, need
     the buffer: repeated, popped, or indexed by other than a constant in its range? Not a
     list of int constants (`[2, 0, 1]`, `[0] * n`): the buffer holds floats."""
-    from srcad.transform.normalize.lists import constant_index  # lists.py imports this module
 
     elements = [repeated(made.value)[0]] if repeated(made.value) else made.value.elts
     if all(isinstance(e, gast.Constant) and type(e.value) in (int, bool) for e in elements) \
@@ -87,7 +86,7 @@ def needs_buffer(made, stmts, name_) -> bool:
         return True
     size = len(made.value.elts)
     return any(isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
-               and n.value.id == name_ and constant_index(n.slice, size) is None
+               and n.value.id == name_ and S.constant_index(n.slice, size) is None
                for s in stmts for n in S.nodes(s))
 
 

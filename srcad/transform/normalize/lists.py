@@ -46,20 +46,6 @@ def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) 
     return _Split(finder, parts, namer).block(body)
 
 
-def constant_index(index, size):
-    """The int a constant index (`2`, `-1`) picks among `size` parts, else None."""
-    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub) \
-            and isinstance(index.operand, gast.Constant):
-        value = -index.operand.value
-    elif isinstance(index, gast.Constant):
-        value = index.value
-    else:
-        return None
-    if type(value) is not int or not -size <= value < size:
-        return None
-    return value % size
-
-
 def _exits_loop(body, exits=(gast.Break, gast.Continue)) -> bool:
     """Does `body` break or continue (one of `exits`) the loop it belongs to (not a nested
     loop)?"""
@@ -102,7 +88,7 @@ class _Finder:
                         and isinstance(node.value, gast.List):
                     allowed.add(id(node.targets[0]))
                 elif isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
-                        and node.value.id in candidates and constant_index(
+                        and node.value.id in candidates and S.constant_index(
                             node.slice, candidates[node.value.id]) is not None:
                     allowed.add(id(node.value))
                 elif (self.reduction(node) or building_call(self.parsed, node)) \
@@ -138,7 +124,7 @@ class PartsSplitter(gast.NodeTransformer):
     def visit_Subscript(self, node):
         self.generic_visit(node)
         if isinstance(node.value, gast.Name) and node.value.id in self.parts:
-            part = self.parts[node.value.id][constant_index(node.slice,
+            part = self.parts[node.value.id][S.constant_index(node.slice,
                                                             len(self.parts[node.value.id]))]
             return gast.copy_location(S.name(part, store=isinstance(node.ctx, gast.Store)),
                                       node)

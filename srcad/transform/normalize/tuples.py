@@ -13,7 +13,7 @@ import gast
 
 from srcad.frontend import syntax as S
 from srcad.transform.names import Namer
-from srcad.transform.normalize.lists import PartsSplitter, constant_index, version_rebinds
+from srcad.transform.normalize.lists import PartsSplitter, version_rebinds
 
 
 def split_tuple_locals(body: list, params, namer: Namer, assign_one) -> list:
@@ -109,7 +109,7 @@ def _allowed_reads(body, candidates) -> set:
         for node in S.nodes(stmt):
             if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                     and node.value.id in candidates and isinstance(node.ctx, gast.Load) \
-                    and constant_index(node.slice, candidates[node.value.id]) is not None:
+                    and S.constant_index(node.slice, candidates[node.value.id]) is not None:
                 ok.add(id(node.value))
             if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                     and isinstance(node.targets[0], gast.Name) \
