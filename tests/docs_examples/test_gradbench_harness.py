@@ -1,0 +1,74 @@
+"""srcad's GradBench tool judged by GradBench's own eval programs (vendored in
+third_party/gradbench), connected by benchmarks/gradbench/harness_run.py as GradBench's CLI
+connects them: every analysis the eval sends must say valid. lse's validator runs GradBench's
+C++ reference tool, built once with g++ in build/gradbench/."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks" / "gradbench"))
+
+import harness_run  # noqa: E402
+import harness_setup  # noqa: E402
+
+pytest.importorskip("pydantic", reason="GradBench's eval programs need pydantic (dev extra)")
+
+
+def evaluations(log):
+    return [m for m in log["messages"] if m["kind"] == "evaluate"]
+
+
+def assert_all_valid(log):
+    assert log["outcome"] == "success", (log["problem"], log["eval_stderr_tail"],
+                                         [m.get("error") or m.get("analysis_error")
+                                          for m in log["messages"]])
+    assert evaluations(log), "the eval sent no evaluate message"
+    for message in evaluations(log):
+        assert message["success"] and message["valid"] is True, message
+
+
+def test_hello_eval_program_validates_srcad_python():
+    log = harness_run.run("hello", "srcad-python", timeout=120)
+    assert_all_valid(log)
+    assert [m["function"] for m in evaluations(log)] == ["square", "double"] * 4
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not harness_setup.json_header_found(),
+                    reason="GradBench's C++ reference needs nlohmann-json3-dev")
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_lse_eval_program_validates_srcad_against_the_cpp_reference(backend):
+    log = harness_run.run("lse", f"srcad-{backend}", ["-n", "50", "300", "--min-seconds", "0"],
+                          timeout=300)
+    assert_all_valid(log)
+    assert [(m["function"], m["description"]) for m in evaluations(log)] == [
+        ("primal", "n=50"), ("gradient", "n=50"), ("primal", "n=300"), ("gradient", "n=300")]
+    # the preparation is reported apart from the timed runs
+    assert all("prepare" in m["timings"] and "evaluate" in m["timings"]
+               for m in evaluations(log))
+
+
+def test_an_output_the_eval_rejects_is_recorded_invalid(tmp_path):
+    """The driver keeps the eval's verdict: a tool answering hello's square with x + 1 is
+    judged invalid by GradBench's hello program, and the run's outcome is "invalid"."""
+    wrong_tool = tmp_path / "wrong_tool.py"
+    wrong_tool.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    r = {'id': m['id']}\n"
+        "    if m['kind'] == 'define': r['success'] = True\n"
+        "    if m['kind'] == 'evaluate':\n"
+        "        r.update(success=True, output=m['input'] + 1.0,\n"
+        "                 timings=[{'name': 'evaluate', 'nanoseconds': 1}])\n"
+        "    print(json.dumps(r), flush=True)\n")
+    program = harness_run.Program([sys.executable, str(wrong_tool)], tmp_path,
+                                  harness_setup.eval_environment())
+    harness_setup.BUILD.mkdir(parents=True, exist_ok=True)
+    log = harness_run.converse(harness_run.eval_program("hello"), program, timeout=60)
+    assert log["outcome"] == "invalid"
+    # square(1) answered 2, double(2) answered 3
+    assert [m["valid"] for m in evaluations(log)][:2] == [False, False]
