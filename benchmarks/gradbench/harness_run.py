@@ -190,7 +190,8 @@ def converse(eval_program: Program, tool_program: Program, timeout: float | None
     tool_err.seek(0)
     return {"outcome": outcome, "problem": problem, "messages": messages,
             "wall_ns": time.monotonic_ns() - start,
-            "eval_stderr_tail": eval_err.read()[-2000:], "tool_stderr_tail": tool_err.read()[-2000:],
+            "eval_stderr_tail": eval_err.read()[-2000:],
+            "tool_stderr_tail": tool_err.read()[-2000:],
             "eval_command": eval_program.command[1:], "tool_command": tool_program.command[1:]}
 
 
