@@ -212,10 +212,9 @@ def eval_program(name: str, args=()) -> Program:
 def run(name: str, tool: str, args=(), timeout: float | None = 600) -> dict:
     """One eval (GradBench's program, with `args`) against one tool; the C++ reference built
     first where the eval validates with it."""
+    setup.link_tree()
     if name in setup.REFERENCE_MODULES:
         setup.build_reference((name,))
-    else:
-        setup.BUILD.mkdir(parents=True, exist_ok=True)
     log = converse(eval_program(name, args), tool_program(tool), timeout)
     log.update(eval=name, tool=tool, args=list(map(str, args)))
     return log

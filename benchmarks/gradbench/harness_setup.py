@@ -33,13 +33,14 @@ def json_header_found() -> bool:
     return (JSON_INCLUDE / "json.hpp").is_file()
 
 
-def _link_tree() -> None:
+def link_tree() -> None:
     """build/gradbench/{cpp,tools/manual} as links to the vendored sources, so that make's
     relative paths (../../cpp) resolve and its bin/ lands in build/."""
     (BUILD / "tools" / "manual").mkdir(parents=True, exist_ok=True)
-    cpp = BUILD / "cpp"
-    if not cpp.exists():
-        cpp.symlink_to(VENDORED / "cpp", target_is_directory=True)
+    for folder in ("cpp", "evals"):  # the headers; ba's and ht's data files
+        link = BUILD / folder
+        if not link.exists():
+            link.symlink_to(VENDORED / folder, target_is_directory=True)
     for source in (VENDORED / "tools" / "manual").iterdir():
         link = BUILD / "tools" / "manual" / source.name
         if not link.exists():
@@ -53,7 +54,7 @@ def build_reference(modules=REFERENCE_MODULES, jobs: int = 2) -> Path:
     if not json_header_found():
         raise RuntimeError(f"{JSON_INCLUDE / 'json.hpp'} not found: GradBench's C++ reference "
                            "needs nlohmann's JSON header (apt-get install nlohmann-json3-dev)")
-    _link_tree()
+    link_tree()
     # CXXFLAGS from the environment: common.mk's `?=` takes it and its `+=` still adds
     # -march=native and -Wno-unknown-pragmas
     env = dict(os.environ, CXX="g++",

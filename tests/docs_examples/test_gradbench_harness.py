@@ -67,7 +67,7 @@ def test_an_output_the_eval_rejects_is_recorded_invalid(tmp_path):
         "    print(json.dumps(r), flush=True)\n")
     program = harness_run.Program([sys.executable, str(wrong_tool)], tmp_path,
                                   harness_setup.eval_environment())
-    harness_setup.BUILD.mkdir(parents=True, exist_ok=True)
+    harness_setup.link_tree()
     log = harness_run.converse(harness_run.eval_program("hello"), program, timeout=60)
     assert log["outcome"] == "invalid"
     # square(1) answered 2, double(2) answered 3
