@@ -71,9 +71,14 @@ def jax_available() -> bool:
     return True
 
 
-def run_suite(evals, tools, sizes: str, timeout: float, min_seconds: float | None) -> dict:
+def run_suite(evals, tools, sizes: str, timeout: float, min_seconds: float | None,
+              log_path: Path | None = None) -> dict:
+    """Every eval against every tool; the log, also written to `log_path` after each
+    conversation (a run cut short keeps what it measured)."""
     jax_evals = setup.jax_tool_evals() if jax_available() else set()
     runs, skipped = [], []
+    log = {"machine": machine(), "sizes": sizes, "min_seconds": min_seconds,
+           "timeout_s": timeout, "runs": runs, "skipped": skipped}
     for name in evals:
         if name in MISSING_DATA:
             skipped.append({"eval": name, "reason": MISSING_DATA[name]})
@@ -86,14 +91,15 @@ def run_suite(evals, tools, sizes: str, timeout: float, min_seconds: float | Non
                 continue
             load_before = os.getloadavg()
             print(f"harness: {name} on {tool} {' '.join(args)}", file=sys.stderr, flush=True)
-            log = harness_run.run(name, tool, args, timeout)
-            log["load_before"], log["load_after"] = load_before, os.getloadavg()
-            log["primal"] = PRIMALS.get(name)
-            print(f"harness: {name} on {tool}: {log['outcome']} in {log['wall_ns'] / 1e9:.1f} s",
+            run = harness_run.run(name, tool, args, timeout)
+            run["load_before"], run["load_after"] = load_before, os.getloadavg()
+            run["primal"] = PRIMALS.get(name)
+            print(f"harness: {name} on {tool}: {run['outcome']} in {run['wall_ns'] / 1e9:.1f} s",
                   file=sys.stderr, flush=True)
-            runs.append(log)
-    return {"machine": machine(), "sizes": sizes, "timeout_s": timeout, "runs": runs,
-            "skipped": skipped}
+            runs.append(run)
+            if log_path is not None:
+                log_path.write_text(json.dumps(log, indent=1))
+    return log
 
 
 def main(argv=None) -> None:
@@ -111,9 +117,9 @@ def main(argv=None) -> None:
     parser.add_argument("--no-page", action="store_true")
     args = parser.parse_args(argv)
     setup.build_reference()
-    log = run_suite(args.evals, args.tools, args.sizes, args.timeout, args.min_seconds)
     Path(args.log).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.log).write_text(json.dumps(log, indent=1))
+    log = run_suite(args.evals, args.tools, args.sizes, args.timeout, args.min_seconds,
+                    Path(args.log))
     print(f"harness: wrote {args.log}", file=sys.stderr)
     if not args.no_page:
         harness_page.write_section(args.page, harness_page.render(log))
