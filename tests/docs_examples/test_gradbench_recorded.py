@@ -5,8 +5,8 @@ gave for the same input (recorded with benchmarks/gradbench/record_messages.py).
 own generator plays no part."""
 
 import gzip
+import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,9 +14,14 @@ import pytest
 from tests.helpers.gradbench_exchange import RUNS, evaluate, tool
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "third_party" / "gradbench" / "python" / "gradbench"))
-
-from gradbench.comparison import compare_json_objects  # noqa: E402
+# GradBench's comparison.py by its path (numpy only), not its package on sys.path: the name
+# `gradbench` must not shadow anything else the test process imports
+_spec = importlib.util.spec_from_file_location(
+    "gradbench_comparison",
+    ROOT / "third_party" / "gradbench" / "python" / "gradbench" / "gradbench" / "comparison.py")
+_comparison = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_comparison)
+compare_json_objects = _comparison.compare_json_objects
 
 RECORDED = Path(__file__).parent / "gradbench_recorded"
 
