@@ -90,7 +90,7 @@ def per_message(log, name: str) -> list[str]:
         if ratio:
             numba, jax = (fastest(cells[t]) if t in cells else None
                           for t in ("srcad-numba", "jax"))
-            row += f" {numba / jax:.2f}x |" if numba and jax else " - |"
+            row += f" {numba / jax:.3g}x |" if numba and jax else " - |"
         lines.append(row)
     return lines
 
@@ -132,7 +132,11 @@ def render(log) -> str:
         "the time to first derivative is the wall time from the first derivative message to "
         "its answer (srcad's parse, transform, compilation and first run, or JAX's tracing "
         "and jit), with srcad's own `prepare` timing in brackets. The load averages (1 "
-        "minute) show how busy the machine was: times are comparable within a row.",
+        "minute) show how busy the machine was: times are comparable within a row. "
+        "GradBench's JAX tool times a jitted call without waiting for its result (JAX "
+        "dispatches asynchronously; its output is read after the timer stops), and its first "
+        "run includes the jit compilation: on the evals it has, the eval programs are asked for "
+        "at least three runs, and the fastest is shown.",
         "",
         *summary(log), "",
     ]

@@ -109,7 +109,7 @@ def test_the_page_section_shows_validity_ratios_and_time_to_first_derivative(tmp
     section = harness_page.render(log)
     assert "| lse | srcad-numba | success | 2/2 | 9 ms (7 ms) | 2 s | 1.5 / 2.2 |" in section
     assert "| lse | jax | **invalid** | 1/2 |" in section
-    assert "| gradient | n=5 | 300 ns | 600 ns **invalid** | 0.50x |" in section
+    assert "| gradient | n=5 | 300 ns | 600 ns **invalid** | 0.5x |" in section
     page = tmp_path / "gradbench.md"
     page.write_text("# title\n\ntables of run.py\n")
     harness_page.write_section(page, section)
