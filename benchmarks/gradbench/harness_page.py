@@ -136,9 +136,11 @@ def render(log) -> str:
         "warm-cache times (clear the cache for cold ones). The load averages (1 "
         "minute) show how busy the machine was: times are comparable within a row. "
         "GradBench's JAX tool times a jitted call without waiting for its result (JAX "
-        "dispatches asynchronously; its output is read after the timer stops), and its first "
-        "run includes the jit compilation: on the evals it has, the eval programs are asked for "
-        "at least three runs, and the fastest is shown.",
+        "dispatches asynchronously and the tool reads the output after its timer stops): it "
+        "runs here unchanged but launched by `jax_tool_waiting.py`, which wraps each timed "
+        "call in `jax.block_until_ready`. Its first run includes the jit compilation, so on "
+        "the evals it has the eval programs are asked for at least three runs, and the "
+        "fastest is shown.",
         "",
         *summary(log), "",
     ]
