@@ -71,3 +71,14 @@ screenshots: venv
 # installs it elsewhere, with its extras); no dependencies are built or bundled.
 dist:
 	$(PYTHON) -m pip wheel --no-deps --wheel-dir dist .
+
+# GradBench's own eval programs (vendored in third_party/gradbench) against srcad's tool on both
+# backends and GradBench's JAX tool, connected as GradBench's CLI connects them; each eval judges
+# the outputs itself against GradBench's C++ reference (built once with g++ in build/gradbench;
+# needs Debian's nlohmann-json3-dev). Writes build/gradbench/harness.json and the harness section
+# of docs/gradbench.md. GRADBENCH_ARGS="--sizes default" for GradBench's own sizes, "--sizes
+# small" for a smoke run, "--evals lse llsq" for some. Not part of CI (too long).
+.PHONY: gradbench
+gradbench: venv
+	test -f /usr/include/nlohmann/json.hpp || apt-get install -y -q nlohmann-json3-dev
+	$(VENV)/bin/python benchmarks/gradbench/harness_suite.py $(GRADBENCH_ARGS)

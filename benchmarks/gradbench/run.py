@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.gradbench.harness_page import kept_section  # noqa: E402
 from srcad.gradbench.ports import common  # noqa: E402
 
 NUMBA_TARGET = 1.0  # srcad numba / jax.jit
@@ -301,7 +302,8 @@ def write_page(path, results, size, elapsed, load, clock="auto", jax_threads="")
             lines.append(f"- {note}")
         lines.append("")
     lines.append(TOOL_DESCRIPTION)
-    Path(path).write_text("\n".join(lines))
+    harness = kept_section(path)  # the section `make gradbench` writes stays
+    Path(path).write_text("\n".join(lines) + ("\n" + harness if harness else ""))
 
 
 def one_line(text, limit=400):

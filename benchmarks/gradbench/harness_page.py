@@ -1,0 +1,184 @@
+"""The harness's JSON log (harness_suite.py) as a section of docs/gradbench.md.
+
+    python benchmarks/gradbench/harness_page.py [build/gradbench/harness.json] [docs/gradbench.md]
+
+Guarantees: the section sits between two markers and only it is replaced (run.py's tables
+around it stay); every number on it is read from the log: validity as the eval programs judged
+it, each message's fastest timed run, time to first derivative, load averages.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+START = "<!-- generated: gradbench harness (benchmarks/gradbench/harness_page.py) -->"
+END = "<!-- end: gradbench harness -->"
+DERIVATIVE_TOOLS = ("srcad-numba", "srcad-python", "jax")
+
+
+def fmt_ns(ns) -> str:
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def evaluations(run) -> list[dict]:
+    return [m for m in run["messages"] if m["kind"] == "evaluate"]
+
+
+def first_derivative(run) -> dict | None:
+    """The first evaluate message of a derivative (every function but the eval's primal)."""
+    return next((m for m in evaluations(run) if m.get("function") != run.get("primal")), None)
+
+
+def fastest(message) -> int | None:
+    timing = (message.get("timings") or {}).get("evaluate")
+    return timing["min_ns"] if timing and message.get("success") else None
+
+
+def verdict(run) -> str:
+    judged = evaluations(run)
+    valid = sum(1 for m in judged if m.get("valid") is True)
+    return f"{valid}/{len(judged)}"
+
+
+def summary(log) -> list[str]:
+    lines = ["| eval | tool | outcome | valid | time to first derivative (prepare) | "
+             "wall time | load before / after |", "|---|---|---|---|---|---|---|"]
+    for run in log["runs"]:
+        first = first_derivative(run)
+        ttfd = "-"
+        if first is not None and "response_ns" in first:
+            prepare = (first.get("timings") or {}).get("prepare")
+            ttfd = fmt_ns(first["response_ns"]) + (f" ({fmt_ns(prepare['min_ns'])})"
+                                                   if prepare else "")
+        outcome = run["outcome"] if run["outcome"] == "success" else f"**{run['outcome']}**"
+        load = f"{run['load_before'][0]:.1f} / {run['load_after'][0]:.1f}"
+        lines.append(f"| {run['eval']} | {run['tool']} | {outcome} | {verdict(run)} | {ttfd} "
+                     f"| {fmt_ns(run['wall_ns'])} | {load} |")
+    return lines
+
+
+def per_message(log, name: str) -> list[str]:
+    runs = {run["tool"]: run for run in log["runs"] if run["eval"] == name}
+    tools = [tool for tool in DERIVATIVE_TOOLS if tool in runs]
+    rows: dict[tuple, dict] = {}
+    for tool in tools:
+        for message in evaluations(runs[tool]):
+            key = (message.get("function"), message.get("description", ""))
+            rows.setdefault(key, {})[tool] = message
+    ratio = "srcad-numba" in tools and "jax" in tools
+    header = "| function | input | " + " | ".join(tools) + (" | numba / jax |" if ratio else " |")
+    lines = [header, "|" + "---|" * (2 + len(tools) + ratio)]
+    for (function, description), cells in rows.items():
+        shown = []
+        for tool in tools:
+            message = cells.get(tool)
+            if message is None:
+                shown.append("-")
+            elif not message.get("success"):
+                shown.append("**failed**")
+            else:
+                mark = "" if message.get("valid") is True else " **invalid**"
+                shown.append(fmt_ns(fastest(message)) + mark)
+        row = f"| {function} | {description} | " + " | ".join(shown) + " |"
+        if ratio:
+            numba, jax = (fastest(cells[t]) if t in cells else None
+                          for t in ("srcad-numba", "jax"))
+            row += f" {numba / jax:.3g}x |" if numba and jax else " - |"
+        lines.append(row)
+    return lines
+
+
+def problems(log) -> list[str]:
+    lines = []
+    for run in log["runs"]:
+        if run["problem"]:
+            lines.append(f"- {run['eval']} on {run['tool']}: {run['problem']}")
+        for message in run["messages"]:
+            error = message.get("error") or message.get("analysis_error")
+            if error:
+                last = error.strip().splitlines()[-1][:200]
+                lines.append(f"- {run['eval']} on {run['tool']}, {message['kind']} "
+                             f"{message.get('function', '')} {message.get('description', '')}: "
+                             f"`{last}`")
+    return lines
+
+
+def render(log) -> str:
+    machine = log["machine"]
+    names = list(dict.fromkeys(run["eval"] for run in log["runs"]))
+    args = {run["eval"]: " ".join(run["args"]) or "(its defaults)" for run in log["runs"]}
+    lines = [
+        START, "", "## Judged by GradBench's own harness", "",
+        "GradBench's own eval programs (vendored unchanged in `third_party/gradbench`, see its "
+        "README) drive `python -m srcad.gradbench` over the protocol and judge every output "
+        "themselves, most against GradBench's C++ reference tool (`tools/manual`, built with "
+        "g++); `benchmarks/gradbench/harness_run.py` connects them as GradBench's CLI does "
+        "(each message to the tool, each response back, the eval's analyses too) and records "
+        "every message. GradBench's JAX tool runs in the same run on the evals it has. "
+        "Generated by `make gradbench` (`benchmarks/gradbench/harness_suite.py`, then "
+        "`harness_page.py`); do not edit by hand.",
+        "",
+        f"Run of {machine['date']} at commit {machine['commit']}, {machine['cpus']} CPUs, "
+        f"Python {machine['python']}; sizes: {log['sizes']}; a tool has "
+        f"{log['timeout_s']:.0f} s to answer one message. Each time below is the fastest "
+        "timed run of that message as the tool reported it (GradBench's `evaluate` timings); "
+        "the time to first derivative is the wall time from the first derivative message to "
+        "its answer (srcad's parse, transform, compilation and first run, or JAX's tracing "
+        "and jit), with srcad's own `prepare` timing in brackets; srcad's numba backend keeps "
+        "its compiled code on disk between processes, so after an earlier run these are "
+        "warm-cache times (clear the cache for cold ones). The load averages (1 "
+        "minute) show how busy the machine was: times are comparable within a row. "
+        "GradBench's JAX tool times a jitted call without waiting for its result (JAX "
+        "dispatches asynchronously and the tool reads the output after its timer stops): it "
+        "runs here unchanged but launched by `jax_tool_waiting.py`, which wraps each timed "
+        "call in `jax.block_until_ready`. Its first run includes the jit compilation, so on "
+        "the evals it has the eval programs are asked for at least three runs, and the "
+        "fastest is shown.",
+        "",
+        *summary(log), "",
+    ]
+    for name in names:
+        lines += [f"### {name}", "", f"Arguments of the eval program: `{args[name]}`.", "",
+                  *per_message(log, name), ""]
+    found = problems(log)
+    if found:
+        lines += ["### Failures and rejections", "", *found, ""]
+    for skip in log.get("skipped", []):
+        lines += [f"- {skip['eval']}: not run: {skip['reason']}"]
+    lines += ["", END]
+    return "\n".join(lines) + "\n"
+
+
+def write_section(path, section: str) -> None:
+    """Replace the harness section of the page at `path` (append it if absent)."""
+    page = Path(path)
+    text = page.read_text() if page.exists() else ""
+    if START in text and END in text:
+        before, rest = text.split(START, 1)
+        after = rest.split(END, 1)[1].lstrip("\n")
+        text = before + section + ("\n" + after if after else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    page.write_text(text)
+
+
+def kept_section(path) -> str:
+    """The harness section of the page at `path`, or "" (run.py keeps it when it rewrites)."""
+    page = Path(path)
+    text = page.read_text() if page.exists() else ""
+    if START not in text or END not in text:
+        return ""
+    return START + text.split(START, 1)[1].split(END, 1)[0] + END + "\n"
+
+
+if __name__ == "__main__":
+    log_path = sys.argv[1] if len(sys.argv) > 1 else "build/gradbench/harness.json"
+    page_path = sys.argv[2] if len(sys.argv) > 2 else "docs/gradbench.md"
+    write_section(page_path, render(json.loads(Path(log_path).read_text())))

@@ -1,0 +1,119 @@
+"""srcad's GradBench tool judged by GradBench's own eval programs (vendored in
+third_party/gradbench), connected by benchmarks/gradbench/harness_run.py as GradBench's CLI
+connects them: every analysis the eval sends must say valid. lse's validator runs GradBench's
+C++ reference tool, built once with g++ in build/gradbench/."""
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks" / "gradbench"))
+
+import harness_run  # noqa: E402
+import harness_setup  # noqa: E402
+
+# the eval programs run under this interpreter: GradBench's library needs pydantic (dev extra)
+needs_pydantic = pytest.mark.skipif(
+    importlib.util.find_spec("pydantic") is None and not os.environ.get(
+        "SRCAD_GRADBENCH_PYTHONPATH"), reason="GradBench's eval programs need pydantic")
+
+
+def evaluations(log):
+    return [m for m in log["messages"] if m["kind"] == "evaluate"]
+
+
+def assert_all_valid(log):
+    assert log["outcome"] == "success", (log["problem"], log["eval_stderr_tail"],
+                                         [m.get("error") or m.get("analysis_error")
+                                          for m in log["messages"]])
+    assert evaluations(log), "the eval sent no evaluate message"
+    for message in evaluations(log):
+        assert message["success"] and message["valid"] is True, message
+
+
+@needs_pydantic
+def test_hello_eval_program_validates_srcad_python():
+    log = harness_run.run("hello", "srcad-python", timeout=120)
+    assert_all_valid(log)
+    assert [m["function"] for m in evaluations(log)] == ["square", "double"] * 4
+
+
+@pytest.mark.slow
+@needs_pydantic
+@pytest.mark.skipif(not harness_setup.json_header_found(),
+                    reason="GradBench's C++ reference needs nlohmann-json3-dev")
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_lse_eval_program_validates_srcad_against_the_cpp_reference(backend):
+    log = harness_run.run("lse", f"srcad-{backend}", ["-n", "50", "300", "--min-seconds", "0"],
+                          timeout=300)
+    assert_all_valid(log)
+    assert [(m["function"], m["description"]) for m in evaluations(log)] == [
+        ("primal", "n=50"), ("gradient", "n=50"), ("primal", "n=300"), ("gradient", "n=300")]
+    # the preparation is reported apart from the timed runs
+    assert all("prepare" in m["timings"] and "evaluate" in m["timings"]
+               for m in evaluations(log))
+
+
+@needs_pydantic
+def test_an_output_the_eval_rejects_is_recorded_invalid(tmp_path):
+    """The driver keeps the eval's verdict: a tool answering hello's square with x + 1 is
+    judged invalid by GradBench's hello program, and the run's outcome is "invalid"."""
+    wrong_tool = tmp_path / "wrong_tool.py"
+    wrong_tool.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    r = {'id': m['id']}\n"
+        "    if m['kind'] == 'define': r['success'] = True\n"
+        "    if m['kind'] == 'evaluate':\n"
+        "        r.update(success=True, output=m['input'] + 1.0,\n"
+        "                 timings=[{'name': 'evaluate', 'nanoseconds': 1}])\n"
+        "    print(json.dumps(r), flush=True)\n")
+    program = harness_run.Program([sys.executable, str(wrong_tool)], tmp_path,
+                                  harness_setup.eval_environment())
+    harness_setup.link_tree()
+    log = harness_run.converse(harness_run.eval_program("hello"), program, timeout=60)
+    assert log["outcome"] == "invalid"
+    # square(1) answered 2, double(2) answered 3
+    assert [m["valid"] for m in evaluations(log)][:2] == [False, False]
+
+
+def _message(function, description, tool_ns, valid=True, prepare=None, response=5_000):
+    timings = {"evaluate": {"count": 3, "total_ns": 3 * tool_ns, "min_ns": tool_ns}}
+    if prepare is not None:
+        timings["prepare"] = {"count": 1, "total_ns": prepare, "min_ns": prepare}
+    return {"id": 0, "kind": "evaluate", "function": function, "description": description,
+            "success": True, "valid": valid, "timings": timings, "response_ns": response}
+
+
+def _run(tool, messages, outcome="success"):
+    return {"eval": "lse", "tool": tool, "outcome": outcome, "problem": None, "args": ["-n", "5"],
+            "primal": "primal", "wall_ns": 2_000_000_000, "load_before": (1.5, 1, 1),
+            "load_after": (2.25, 1, 1), "messages": messages}
+
+
+def test_the_page_section_shows_validity_ratios_and_time_to_first_derivative(tmp_path):
+    import harness_page
+
+    log = {"machine": {"date": "2026-01-01", "commit": "abc", "cpus": 2, "python": "3.11"},
+           "sizes": "small", "timeout_s": 60, "skipped": [],
+           "runs": [_run("srcad-numba", [_message("primal", "n=5", 100),
+                                         _message("gradient", "n=5", 300, prepare=7_000_000,
+                                                  response=9_000_000)]),
+                    _run("jax", [_message("primal", "n=5", 100),
+                                 _message("gradient", "n=5", 600, valid=False)], "invalid")]}
+    section = harness_page.render(log)
+    assert "| lse | srcad-numba | success | 2/2 | 9 ms (7 ms) | 2 s | 1.5 / 2.2 |" in section
+    assert "| lse | jax | **invalid** | 1/2 |" in section
+    assert "| gradient | n=5 | 300 ns | 600 ns **invalid** | 0.5x |" in section
+    page = tmp_path / "gradbench.md"
+    page.write_text("# title\n\ntables of run.py\n")
+    harness_page.write_section(page, section)
+    harness_page.write_section(page, section.replace("2/2", "1/2"))  # replaced, not repeated
+    text = page.read_text()
+    assert text.startswith("# title\n\ntables of run.py\n") and text.count("## Judged by") == 1
+    assert "1/2 | 9 ms" in text and harness_page.kept_section(page).startswith("<!--")
