@@ -430,11 +430,11 @@ M = np.arange(6.0).reshape(2, 3) * 0.1
 
 
 def logaddexp_of_a_product_element(x):
-    return np.sum(np.logaddexp((M @ x)[0], x))  # numba: no logaddexp
+    return np.sum(np.roll((M @ x)[0] * x, 1))  # numba: no np.roll
 
 
 def rows_scaled_by_a_generator_sum(x):
-    return np.sum(np.atleast_2d(x * sum(v for v in x)))  # numba: no atleast_2d
+    return np.sum(np.roll(x * sum(v for v in x), 1))  # numba: no np.roll
 
 
 def power_scaled_by_a_generator_sum(x):
@@ -442,8 +442,8 @@ def power_scaled_by_a_generator_sum(x):
 
 
 SPELLED = [
-    (logaddexp_of_a_product_element, "numba", "`np.logaddexp((M @ x)[0], x)`", "product"),
-    (rows_scaled_by_a_generator_sum, "numba", "`np.atleast_2d(x * sum(v for v in x))`",
+    (logaddexp_of_a_product_element, "numba", "`np.roll`", "product"),
+    (rows_scaled_by_a_generator_sum, "numba", "`np.roll`",
      "sum_of"),
     (power_scaled_by_a_generator_sum, "python",
      "in `np.sum(pow(x, x) * sum(v * v for v in x))`", "sum_of"),

@@ -4,6 +4,7 @@ analysis) and checks every response's id and fields, and the outputs against the
 references at small sizes. One session runs as a real subprocess over stdin/stdout; the rest
 drive the same `Tool` in-process (sharing compilations with the port tests)."""
 
+import dataclasses
 import io
 import json
 import os
@@ -144,10 +145,10 @@ def test_unknown_module_and_function_and_bad_input_fail_with_an_error():
     assert eval_side.send({"kind": "define", "module": "lse"})["success"] is True
 
 
-def test_a_refused_form_falls_back_to_the_next_and_says_so():
+def test_the_lstm_in_its_cpp_shaped_form_answers_itself():
     # lstm's C++-shaped form reads the layers' input through `layer_output`, which views
-    # `output` or a hidden row depending on the iteration: srcad refuses it, and the tool
-    # answers with the next form (the first layer peeled)
+    # `output` or a hidden row depending on the iteration: srcad differentiates it (it once
+    # refused it and the tool answered with the next form)
     log = io.StringIO()
     tool = srcad.gradbench.Tool(common, "python", log=log)
     port = EVALS["lstm"]
@@ -156,8 +157,29 @@ def test_a_refused_form_falls_back_to_the_next_and_says_so():
                              "function": "jacobian",
                              "input": data | {"min_runs": 1, "min_seconds": 0}})
     check_evaluate_response(response, 1)
-    assert "srcad-python (loops) refused" in log.getvalue()
-    assert "view whose array is not known here" in log.getvalue()
+    assert "refused" not in log.getvalue()
+    expected = port.output("jacobian", expected_output(port, "jacobian", data), port.parse(data))
+    np.testing.assert_allclose(response["output"], expected, rtol=1e-8)
+
+
+def test_a_refused_form_falls_back_to_the_next_and_says_so(monkeypatch):
+    log = io.StringIO()
+    tool = srcad.gradbench.Tool(common, "python", log=log)
+    forms = tool.candidates("lstm", "jacobian")
+    first = forms[0]
+
+    def refusing(problem):
+        raise common.Refused("refused here for the test")
+
+    refused = dataclasses.replace(first, build=refusing)
+    monkeypatch.setattr(tool, "candidates", lambda module, function: [refused] + forms[1:])
+    port = EVALS["lstm"]
+    data = port.input("small")
+    response = tool.respond({"id": 7, "kind": "evaluate", "module": "lstm",
+                             "function": "jacobian",
+                             "input": data | {"min_runs": 1, "min_seconds": 0}})
+    check_evaluate_response(response, 1)
+    assert f"{first.label} refused: refused here for the test" in log.getvalue()
     expected = port.output("jacobian", expected_output(port, "jacobian", data), port.parse(data))
     np.testing.assert_allclose(response["output"], expected, rtol=1e-8)
 

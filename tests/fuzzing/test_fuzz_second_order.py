@@ -16,7 +16,12 @@ def test_bounded_second_order_fuzz_run_agrees(monkeypatch):
     monkeypatch.setenv("SRCAD_FUZZ_BACKEND", "python")
     results = [fuzz_run.check_seed(seed, timeout=60.0, second_order=True)
                for seed in range(BOUNDED_SEED, BOUNDED_SEED + BOUNDED_COUNT)]
+    # the composed-transforms check (fuzz/composition_check.py) may refuse a third derivative
+    # srcad cannot take through its own derivative code: a refusal there is not a failure
     bad = [(r["seed"], r["category"], r["signature"], r["modes"]) for r in results
-           if r["category"] != "agreed" and not r.get("expected_refusal")]
+           if r["category"] != "agreed" and not r.get("expected_refusal")
+           and (any(v != "agreed" for m, v in r["modes"].items() if m != "compose")
+                or r["modes"].get("compose") not in (None, "agreed", "refused"))]
     assert not bad, f"second-order fuzz failures (fuzz/run.py --second-order): {bad}"
     assert all(r["modes"].get("hess") == "agreed" for r in results)
+    assert sum(r["modes"].get("compose") == "agreed" for r in results) >= BOUNDED_COUNT // 2
