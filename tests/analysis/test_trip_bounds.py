@@ -9,6 +9,7 @@ import math
 
 import gast
 import numpy as np
+import pytest
 
 import srcad
 from srcad.testing import check_grads
@@ -90,6 +91,7 @@ def test_nested_triangular_loops_reserve_their_tape_before_the_outermost_loop():
     assert _reserves_inside_loops(source) == 0  # before: one per i, per nest, per t
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_nested_triangular_loops_differentiate_right_with_bounded_reservations():
     for m in (1, 2, 6):  # no triangle, one entry, tapes grown from 64 entries
         x, ltri = _arguments(m)

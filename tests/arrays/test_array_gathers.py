@@ -149,6 +149,7 @@ def test_constant_arrays_anywhere():
     check_grads(constant_index, dup(RNG.standard_normal(5)))
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_numba_forward_mode_of_gathers_and_masks():
     check_grads(gather, dup(RNG.standard_normal(5)), np.array([0, 3, 3, 1]), weights(4),
                 modes=("fwd",), backend="numba")

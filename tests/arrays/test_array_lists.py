@@ -165,6 +165,7 @@ def test_lists_of_arrays_differentiate_in_every_mode(case):
     check_grads(f, *args())
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("case", ["rnn_history", "scaled_rows"])
 def test_lists_of_arrays_under_numba(case):
     f, args = CASES[case]

@@ -493,6 +493,7 @@ def _array_on_one_branch(x, c):
     return np.sum(r * r)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", ["python", "numba"])
 def test_an_array_bound_on_one_branch_only(backend):
     """`y` exists only when the first arm runs: reverse mode made its adjoint at the top of the

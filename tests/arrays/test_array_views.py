@@ -81,6 +81,7 @@ def rows_of_a_filled_array_gradient(a, v):
     return 2.0 * ev[:, None] * v[None, :] * e, 2.0 * e.T @ ev
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_rows_of_an_array_written_before_are_read_as_its_rows():
     a, v = RNG.standard_normal((3, 2)), RNG.standard_normal(2)
     ga, gv = rows_of_a_filled_array_gradient(a, v)
@@ -132,6 +133,7 @@ def test_a_view_a_later_write_changes_sees_the_write():
             np.testing.assert_allclose(srcad.gradient(f, a, mode=mode), expected, rtol=1e-12)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_rows_of_a_filled_array_on_numba():
     # the same rows on the numba backend (reverse mode: the += adjoints are compiled)
     pytest.importorskip("numba")

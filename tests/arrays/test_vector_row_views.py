@@ -106,6 +106,7 @@ def _jacobian_case(f):
 
 @pytest.mark.parametrize("f", [products_of_rows, cross_of_zipped_rows],
                          ids=lambda f: f.__name__)
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_numba_vector_jacobian_of_row_loops_matches_differences_and_reverse(f):
     args, of_matrix = _jacobian_case(f)
     expected = matrix_differences(of_matrix, args[0])
@@ -126,6 +127,7 @@ def test_numba_vector_jacobian_of_row_loops_matches_differences_and_reverse(f):
     (rows_of_two_arrays, lambda: (Duplicated(_matrix(5, 3), np.zeros((5, 3))),
                                   Const(_matrix(5, 3, shift=1.0)))),
 ], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_vector_mode_of_row_loops_with_mixed_annotations_agrees_with_differences(f, args):
     """numba's vector mode (lanes in arrays) against differences; on python every mode
     (forward, reverse: the dot-product test) and both lanes of vector mode."""

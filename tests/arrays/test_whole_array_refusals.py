@@ -226,6 +226,7 @@ def dot_of_constants(x, c):
     return (c @ c) * x[0] * x[1]
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_whole_array_operations_on_constants_run(backend):
     c = np.array([0.1, -0.2, 0.4])

@@ -80,6 +80,7 @@ def test_rnn_tape_measurement_counts_the_hidden_states(bench):
     assert tape["steps"] == T and tape["pushes"] >= T
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_a_refused_contender_is_a_row_saying_why(bench):
     harness = importlib.import_module("harness")
     cfg = harness.Config(True, repeats=1, min_sample=0.0, warmup=0, budget=0.0, large_repeats=1,

@@ -3,6 +3,9 @@
 backends and keywords, and a call srcad has no rule for is refused naming the page."""
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,8 +26,11 @@ def _generator():
 
 
 def test_the_committed_page_is_current():
-    assert (ROOT / "docs" / "functions.md").read_text() == _generator().page(), \
-        "run python scripts/coverage_page.py"
+    # in a process of its own: rules users add in other tests (srcad.custom_jvp of a library
+    # function) are in this process's table, not on the page
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "coverage_page.py"),
+                           "--check"], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, "run python scripts/coverage_page.py"
 
 
 def test_the_page_lists_functions_backends_keywords_and_conventions():

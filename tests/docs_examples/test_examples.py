@@ -78,6 +78,7 @@ def test_operators_example_runs(capsys):
     printed = capsys.readouterr().out
     assert "True" in printed and "False" not in printed
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_dask_mixture_fit_recovers_the_generating_mixture():
     pytest.importorskip("distributed")
     pytest.importorskip("scipy")

@@ -145,6 +145,7 @@ def test_unknown_module_and_function_and_bad_input_fail_with_an_error():
     assert eval_side.send({"kind": "define", "module": "lse"})["success"] is True
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_the_lstm_in_its_cpp_shaped_form_answers_itself():
     # lstm's C++-shaped form reads the layers' input through `layer_output`, which views
     # `output` or a hidden row depending on the iteration: srcad differentiates it (it once
@@ -162,6 +163,7 @@ def test_the_lstm_in_its_cpp_shaped_form_answers_itself():
     np.testing.assert_allclose(response["output"], expected, rtol=1e-8)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_a_refused_form_falls_back_to_the_next_and_says_so(monkeypatch):
     log = io.StringIO()
     tool = srcad.gradbench.Tool(common, "python", log=log)

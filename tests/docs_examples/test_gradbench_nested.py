@@ -44,6 +44,7 @@ def test_saddle_gradient_every_mode_against_central_differences():
     assert saddle.fd_check(start) < 1e-6
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("module", [particle, saddle], ids=["particle", "saddle"])
 def test_small_solves_match_the_reference_on_both_backends(module):
     pytest.importorskip("jax") if module is particle else None

@@ -165,6 +165,7 @@ def test_numpy_reads_of_a_global_list():
     assert srcad.gradient(numpy_reads, x) == pytest.approx(expected)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_numba():
     pytest.importorskip("numba")
     x = np.array([0.3, 0.7])

@@ -44,6 +44,7 @@ def test_float_stack_gradient():
                                float_stack_expected_gradient(x), rtol=1e-12)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", ["python", "numba"])
 def test_float_stack_every_mode(backend):
     x = np.array([0.3, 0.5, 0.7, -1.1])

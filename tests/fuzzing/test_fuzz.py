@@ -121,6 +121,7 @@ def _load(path):
     pytest.param(p, id=os.path.basename(p),
                  marks=pytest.mark.slow if "numba" in os.path.basename(p) else ())
     for p in REGRESSIONS])
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_regression_program(path):
     module = _load(path)
     backends = getattr(module, "BACKENDS", (getattr(module, "BACKEND", "python"),))

@@ -5,6 +5,7 @@ refused with StaleSourceError."""
 
 import sys
 
+import pytest
 import run as fuzz_run
 
 BOUNDED_SEED = 52_000
@@ -15,6 +16,7 @@ def _bad(results):
             if r["category"] != "agreed" and not r.get("expected_refusal")]
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_bounded_cell_fuzz_run_agrees_in_every_mode(monkeypatch):
     monkeypatch.setenv("SRCAD_FUZZ_BACKEND", "python")
     monkeypatch.setenv("SRCAD_FUZZ_CELLS", "1")

@@ -6,12 +6,14 @@ against the Hessian), on the python backend. Before the fixes these found wrong 
 tangents, zero Hessians and wrong reverse gradients."""
 
 
+import pytest
 import run as fuzz_run
 
 BOUNDED_SEED = 0
 BOUNDED_COUNT = 8
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_bounded_second_order_fuzz_run_agrees(monkeypatch):
     monkeypatch.setenv("SRCAD_FUZZ_BACKEND", "python")
     results = [fuzz_run.check_seed(seed, timeout=60.0, second_order=True)

@@ -107,6 +107,7 @@ def outer_of_a_sum_twice(x, y):
     return np.sum(np.sin(0.5 * np.outer(x * y, x * y)))
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_outer_of_one_operand_twice_keeps_its_shape_a_tuple(backend):
     # once: TypeError in the reverse code (`2.0 * z_shape`: `s + s` simplified as a number)
@@ -163,6 +164,7 @@ WRITTEN_RESULTS = [exp_then_slice_scaled, tanh_then_slice_added, sqrt_then_scale
                    shifted_then_slice_scaled]
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("f", WRITTEN_RESULTS, ids=lambda f: f.__name__)
 def test_a_result_written_in_place_after_its_rule(f, backend):
@@ -183,6 +185,7 @@ def shifted_then_scaled_by_itself(x):
     return np.sum(a ** 2)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_tangent_copied_from_an_argument_is_not_written_through(backend):
     # once: `a = x + 0.5` made a's tangent the argument's tangent itself, and `a[1:] *= ...`

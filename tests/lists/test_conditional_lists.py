@@ -155,6 +155,7 @@ def test_an_empty_list_raises_what_python_raises():
     assert srcad.gradient(until_large, negative).tolist() == [0.0] * 4
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_numba_differentiates_conditional_appends():
     check_grads(positive_squares, _dup(X), 0.5, backend="numba")
 
@@ -173,6 +174,7 @@ def emptiness_tested(x, c):
     return s + t
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", ["python", "numba"])
 def test_a_list_tested_for_truth_is_its_length(backend):
     if backend == "numba":

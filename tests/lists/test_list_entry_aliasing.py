@@ -263,6 +263,7 @@ FOLLOWED = [
 ]
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("f, value, gradient", FOLLOWED, ids=[f[0].__name__ for f in FOLLOWED])
 def test_entries_that_are_not_written_later_give_numpys_answer(f, value, gradient, backend):

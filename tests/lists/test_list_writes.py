@@ -158,6 +158,7 @@ def test_list_of_ints_refused():
         srcad.autodiff(srcad.Reverse, int_indices, dup(X))
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("f, args", [CASES[0], CASES[2]], ids=["literal", "zeros"])
 def test_numba(f, args):
     pytest.importorskip("numba")

@@ -133,6 +133,7 @@ def test_numba_container_hessian_matches_central_differences_of_the_gradient(nam
     np.testing.assert_allclose(H, H.T, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_numba_container_hvp_matches_central_differences_along_v(name, numba_results):
     f, x, v, extra = PROGRAMS[name]

@@ -302,6 +302,7 @@ def test_numba_reverse_mode_of_a_gather_adds_repeated_indices_up():
     check_grads(gathered_sines, *args, modes=("rev", "fwd"), backend="numba")
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_numba_reverse_mode_of_a_1d_mask():
     x = np.array([-1.2, 0.3, -0.4, 1.5])
     check_grads(positive_squares, dup(x), modes=("rev",), backend="numba")

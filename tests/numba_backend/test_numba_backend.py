@@ -78,6 +78,7 @@ def while_true_with_counter(y, x, a):
     return a * y[0]
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_numba_while_true_with_break_and_branch_flags():
     """numba cannot type variables updated in a `while True` loop (found by the fuzzer)."""
     check_grads(while_true_with_counter, srcad.Duplicated(np.array([0.5, 0.1]), np.zeros(2)),
@@ -183,6 +184,7 @@ def test_numba_vector_mode_runs_one_lane_loop_per_block():
     np.testing.assert_allclose(tangents, mixture_gradient(params, data), rtol=1e-12)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", ["python", "numba"])
 def test_repeated_batch_calls_check_width_and_shapes(backend):
     """Stacked batches (one (W, ...) shadow array) take the fast path of repeated calls: a

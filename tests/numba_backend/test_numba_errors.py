@@ -23,6 +23,7 @@ def two_taping_loops(x, n):
     return s
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_two_taping_loops_over_one_range_in_an_outer_loop():
     # both inner loops reserve len(range(1, n)) each per outer iteration: 2 * len(...)
     args = (Duplicated(np.array([0.1, 0.2, 0.3, 0.4]), np.zeros(4)), 4)

@@ -74,6 +74,7 @@ def every_overlap(x):
             + shift_multiply(x) + view_shift(x) + argument_shift(x))
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", ["python", "numba"])
 def test_overlapping_update_value_is_numpys(backend):
     x = np.array([1.0, 2.0, 3.0])
@@ -88,6 +89,7 @@ def test_overlapping_update_python(f):
     check_grads(f, dup(RNG.standard_normal(5)))
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_overlapping_updates_numba():
     check_grads(every_overlap, dup(RNG.standard_normal(5)), backend="numba", modes=("fwd", "rev"))
 
@@ -175,6 +177,7 @@ def row_updates(A, x):
     return np.sum(B ** 2) + np.sum(C * Q) + np.sum(y ** 2)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", ["python", "numba"])
 def test_loops_updating_rows_in_place(backend):
     A, x = RNG.standard_normal((3, 2)), RNG.standard_normal(4)

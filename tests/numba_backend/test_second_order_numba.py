@@ -68,6 +68,7 @@ def test_numba_hessian_matches_central_differences_of_the_numba_gradient(name, h
     np.testing.assert_allclose(numba_h, numba_h.T, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_numba_second_order_matches_the_python_backend(name, hessians):
     f, (numba_h, python_h, hvp_prep) = PROGRAMS[name], hessians[name]

@@ -100,6 +100,7 @@ def test_vector_mode_jacobian_with_chunk_matches_reverse_and_hand_values():
     np.testing.assert_allclose(y_jac["w"], C * np.eye(2))
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_numba_jacobian_lanes_and_second_order():
     params = _params()
     s_jac, y_jac = srcad.jacobian(m.two_outputs, params, srcad.Constant(X), chunk=2,

@@ -6,6 +6,7 @@ scratch-cache jacobian held ~7 KB of floats per row pass)."""
 import tracemalloc
 
 import numpy as np
+import pytest
 from helpers.seed_problems import seed002 as scratch_cache_f
 from helpers.seed_problems import seed002_value_and_jacobian
 
@@ -31,6 +32,7 @@ def peak_of(call) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_reverse_jacobian_peak_is_below_one_row():
     # a row of 300 floats (2400 bytes): a copy of one per row shows, a few small objects
     # per call (the progress counter) do not

@@ -31,6 +31,7 @@ def rolled_steps(p):
     return np.sum(z * z)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_numba_gives_the_hessian_of_whole_array_steps():
     p = np.array([0.7, 1.3])
     np.testing.assert_allclose(srcad.hessian(array_state_steps, p, backend="numba"),

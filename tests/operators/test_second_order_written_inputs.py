@@ -139,6 +139,7 @@ def carried_through_sines(x):
 
 @pytest.mark.parametrize("options", [{"mode": "forward-over-reverse"}, {"backend": "numba"},
                                      {}])
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_a_widened_carried_array_has_a_hessian_in_every_mode(options):
     """Forward over reverse and numba once refused this loop (a view of an adjoint in srcad's
     reverse code, numba's broadcasting): each now gives the Hessian."""

@@ -83,6 +83,7 @@ def gp_log_likelihood(log_scale, noise, x, y):
     return -0.5 * np.sum(alpha * alpha) - np.sum(np.log(np.diag(L)))
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_gaussian_process_likelihood_differentiates():
     x, y = np.linspace(0.0, 3.0, 7), np.sin(np.linspace(0.0, 3.0, 7))
     check_grads(gp_log_likelihood, srcad.Active(-0.2), srcad.Active(0.1),

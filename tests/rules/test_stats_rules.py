@@ -125,6 +125,7 @@ def _jax_pairs():
     return pairs
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_gradients_agree_with_jax():
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)

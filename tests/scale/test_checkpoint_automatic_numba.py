@@ -107,6 +107,7 @@ def test_checkpointed_only_over_the_budget(budget):
     np.testing.assert_allclose(g, taped[SHORT], rtol=1e-12, atol=0)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_every_caller_over_the_budget(budget):
     """autodiff's first call (srcad/build/running.py) and the prepared operators
     (srcad/build/engines.py, the prepared gradient's fast path in srcad/build/plans.py) run the same
@@ -142,6 +143,7 @@ def integrate_in_place(y, p, steps, dt):
     return np.sum(y * y)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_argument_written_in_the_loop(budget):
     """The ordinary code stops before the loop writes the argument; the checkpointed code
     runs from the caller's values and leaves the argument as the primal does."""

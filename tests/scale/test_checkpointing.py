@@ -185,6 +185,7 @@ def test_generated_code_runs_the_schedule():
     assert "tape.append" in text and text.count("for k_row in range(") == 2
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_peak_memory_python():
     """tracemalloc: the fully taped gradient holds every step's tape, the checkpointed one a
     few snapshots, one step's tape and the schedule (int64 rows, about 4 per step)."""
@@ -234,6 +235,7 @@ def test_every_forward_entry_point_refuses_memory_with_one_error():
 
 
 # -- numba -------------------------------------------------------------------------------------
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_numba_gradient_and_tape_size():
     pytest.importorskip("numba")
     steps = 300

@@ -50,6 +50,7 @@ def test_pullback_of_a_row_sum_runs_in_chunks(problem):
         srcad.gradient(f, params, srcad.Constant(data), prep=prep)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_pushforward_and_derivative_of_a_row_sum_run_in_chunks(problem):
     params, data, expected = problem
     v, w = np.linspace(-1.0, 1.0, params.size), np.ones(params.size)

@@ -119,5 +119,6 @@ def test_an_arm_of_a_conditional_stays_refused():
     assert refused.value.filename == __file__
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_numba_differentiates_elements_of_computed_arrays():
     check_grads(last_partial_sum, _dup(X), Active(0.7), backend="numba")

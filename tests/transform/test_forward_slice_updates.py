@@ -71,6 +71,7 @@ def fd_hessian(f, x, h=1e-4):
     return central(srcad.grad(f), x, h=h)
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", ["python", "numba"])
 @pytest.mark.parametrize("f", ARRAY_CASES, ids=lambda f: f.__name__)
 def test_forward_modes_match_finite_differences(f, backend):
@@ -130,6 +131,7 @@ def exp_updated_in_loop(x):
 @pytest.mark.parametrize("backend", ["python", "numba"])
 @pytest.mark.parametrize("f", [exp_part_divided, roots_and_tanh_updated, exp_updated_in_loop],
                          ids=lambda f: f.__name__)
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_reverse_mode_keeps_the_rule_value_of_an_array_updated_later(f, backend):
     """exp's, sqrt's and tanh's derivatives read their result, which the array bound to it
     holds until a later update of a part changes it: reverse mode reads the value recorded

@@ -199,6 +199,7 @@ def test_hoisting_keeps_every_nest_exact(f):
     check_grads(f, *args, backend="numba")
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_matrix_elements_and_repeated_values_are_hoisted_once():
     a = np.array([[0.2, 0.7], [-0.4, 1.1], [0.9, -0.3]])
     check_grads(matrix_rows, srcad.Duplicated(a, np.zeros((3, 2))),

@@ -5,6 +5,7 @@ reverse loop), not once per inner iteration (srcad.transform.reverse.invariant_p
 import math
 
 import numpy as np
+import pytest
 
 import srcad
 from srcad.testing import check_grads
@@ -62,6 +63,7 @@ def test_a_number_bound_only_under_a_branch_is_taped_where_it_is_read():
     assert _indents(forward, ".append(v)") == [loop_j + 4]
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_loop_invariant_tape_entries_differentiate_right():
     a = np.linspace(0.1, 0.9, 9)
     for backend in ("python", "numba"):

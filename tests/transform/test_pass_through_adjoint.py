@@ -44,6 +44,7 @@ def _args():
     return rng.normal(size=5) * 0.5, rng.normal(size=5) * 0.5
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 @pytest.mark.parametrize("backend", ["python", "numba"])
 @pytest.mark.parametrize("f", [triangle, self_and_other])
 def test_gradients(f, backend):

@@ -271,6 +271,7 @@ NUMBA_CASES = [c for c in CASES if c[0] in (
 @pytest.mark.parametrize("name, f, make_args", [
     pytest.param(*c, id=c[0], marks=pytest.mark.slow if k else ())
     for k, c in enumerate(NUMBA_CASES)])
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_construct_under_numba(name, f, make_args):
     pytest.importorskip("numba")
     check_grads(f, *make_args(), backend="numba")

@@ -117,6 +117,7 @@ def mixture_with_helper(params, data):
     return total
 
 
+@pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
 def test_taped_call_results_are_read_back_not_the_values_built_from_them():
     """The inner loop tapes exp(...) once per iteration; the density built from it (`p`, read
     by the adjoint of `acc += w * p`) is recomputed from that slot, not taped as well."""
