@@ -146,21 +146,31 @@ def test_unknown_module_and_function_and_bad_input_fail_with_an_error():
 
 
 @pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
+def _lstm_jacobian(tool):
+    """The tool's checked answer to lstm's jacobian at the small input."""
+    data = EVALS["lstm"].input("small")
+    response = tool.respond({"id": 7, "kind": "evaluate", "module": "lstm",
+                             "function": "jacobian",
+                             "input": data | {"min_runs": 1, "min_seconds": 0}})
+    check_evaluate_response(response, 1)
+    return response
+
+
+def _lstm_expected():
+    port = EVALS["lstm"]
+    data = port.input("small")
+    return port.output("jacobian", expected_output(port, "jacobian", data), port.parse(data))
+
+
 def test_the_lstm_in_its_cpp_shaped_form_answers_itself():
     # lstm's C++-shaped form reads the layers' input through `layer_output`, which views
     # `output` or a hidden row depending on the iteration: srcad differentiates it (it once
     # refused it and the tool answered with the next form)
     log = io.StringIO()
     tool = srcad.gradbench.Tool(common, "python", log=log)
-    port = EVALS["lstm"]
-    data = port.input("small")
-    response = tool.respond({"id": 7, "kind": "evaluate", "module": "lstm",
-                             "function": "jacobian",
-                             "input": data | {"min_runs": 1, "min_seconds": 0}})
-    check_evaluate_response(response, 1)
+    response = _lstm_jacobian(tool)
     assert "refused" not in log.getvalue()
-    expected = port.output("jacobian", expected_output(port, "jacobian", data), port.parse(data))
-    np.testing.assert_allclose(response["output"], expected, rtol=1e-8)
+    np.testing.assert_allclose(response["output"], _lstm_expected(), rtol=1e-8)
 
 
 @pytest.mark.slow  # among the slowest of make test (numba or long runs): make test-all
@@ -175,15 +185,9 @@ def test_a_refused_form_falls_back_to_the_next_and_says_so(monkeypatch):
 
     refused = dataclasses.replace(first, build=refusing)
     monkeypatch.setattr(tool, "candidates", lambda module, function: [refused] + forms[1:])
-    port = EVALS["lstm"]
-    data = port.input("small")
-    response = tool.respond({"id": 7, "kind": "evaluate", "module": "lstm",
-                             "function": "jacobian",
-                             "input": data | {"min_runs": 1, "min_seconds": 0}})
-    check_evaluate_response(response, 1)
+    response = _lstm_jacobian(tool)
     assert f"{first.label} refused: refused here for the test" in log.getvalue()
-    expected = port.output("jacobian", expected_output(port, "jacobian", data), port.parse(data))
-    np.testing.assert_allclose(response["output"], expected, rtol=1e-8)
+    np.testing.assert_allclose(response["output"], _lstm_expected(), rtol=1e-8)
 
 
 def test_numba_backend_answers_a_gradient():
