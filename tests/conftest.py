@@ -44,3 +44,39 @@ assert "numba" not in sys.modules, (
 def pytest_unconfigure(config):
     if OWNS_RUN_CACHE:
         shutil.rmtree(RUN_CACHE, ignore_errors=True)
+
+
+
+import pytest  # noqa: E402  (after the cache folders are set: pytest plugins may import numba)
+
+_LIBRARIES = {"numpy", "scipy", "math", "builtins", "cmath"}
+
+
+def _a_library_function(obj) -> bool:
+    import numpy as np
+
+    module = getattr(obj, "__module__", None) or ""
+    return isinstance(obj, np.ufunc) or module.partition(".")[0] in _LIBRARIES
+
+
+@pytest.fixture(autouse=True)
+def _library_rules_as_shipped():
+    """A test that gives a library function a rule of its own (`srcad.custom_jvp(scipy.special.
+    i0)`, as docs/custom_rules.md does) gives it for the whole process: every later test on the
+    same worker would differentiate i0 through that rule. Rules of library functions are put
+    back as they were after each test; rules of the tests' own functions stay (they name
+    nothing another test calls, and helper modules register theirs once, at import)."""
+    from srcad.build import cache
+    from srcad.rules.table import USER_RULES
+
+    before = dict(USER_RULES)
+    yield
+    changed = [key for key, (obj, _) in USER_RULES.items()
+               if before.get(key) is not USER_RULES[key] and _a_library_function(obj)]
+    for key in changed:
+        if key in before:
+            USER_RULES[key] = before[key]
+        else:
+            del USER_RULES[key]
+    if changed:
+        cache.clear()

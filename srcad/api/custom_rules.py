@@ -42,7 +42,7 @@ from srcad.build import cache
 from srcad.errors import SecondOrderRefusal, SrcadError
 from srcad.operators.directional_operators import pullback
 from srcad.rules.custom import bind, jvp_rule, shaped, vjp_rule
-from srcad.rules.table import ELEMENTWISE, CallInfo, register
+from srcad.rules.table import ELEMENTWISE, CallInfo, register_user
 
 _counter = itertools.count(1)
 _NOT_PYTHON = ("numba compiles the functions of a derivative rule (srcad.{kind}) when they are "
@@ -132,8 +132,8 @@ class _Custom:
                             array_rule if any(ranks) else rule, ranks),
                         numba_refusal=self._numba_refusal((self.fun, *functions)),
                         forward_refusal=self._forward_refusal())
-        register(self, info)
-        register(self.fun, info)  # srcad.custom_jvp(scipy.special.i0): every call of i0
+        register_user(self, info)
+        register_user(self.fun, info)  # srcad.custom_jvp(scipy.special.i0): every call of i0
         cache.clear()  # code built before used the old rule (or none)
 
     def _forward_refusal(self) -> str:
@@ -186,7 +186,7 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
         transposed = bind(transposed_map, "_transposed")
         slope = _Slope(jvp, getattr(jvp, "__name__", "jvp"))
         for called in (transposed_map, slope):  # met again only by hessian and hvp
-            register(called, CallInfo(called.__name__, None, "float",
+            register_user(called, CallInfo(called.__name__, None, "float",
                                       select=self._no_second_order))
         self._register(*jvp_rule(self.__name__, self.arity, tangent_maps, transposed,
                                  bind(slope, "_slope")), (jvp,))

@@ -359,7 +359,7 @@ def lookup_call(obj) -> CallInfo | None:
     ('g * ans',)
     """
     try:
-        entry = _TABLE.get(id(obj))
+        entry = USER_RULES.get(id(obj)) or _TABLE.get(id(obj))
     except TypeError:
         return None
     if entry is None and (_library_rules_wanted(obj) | _scipy_linalg_wanted()
@@ -445,3 +445,14 @@ def register(obj, info: CallInfo) -> None:
     """Add a call srcad's own runtime defines (the nested gradient of srcad/operators/nested.py);
     done at import, never during a transformation."""
     _TABLE[id(obj)] = (obj, info)
+
+
+# Rules users give (srcad.custom_jvp / custom_vjp, srcad/api/custom_rules.py), by id of the
+# called object: looked up before srcad's own, so a user's rule for a library function
+# (`custom_jvp(scipy.special.i0)`) holds even when srcad loads that library's family later
+USER_RULES: dict = {}
+
+
+def register_user(obj, info: CallInfo) -> None:
+    """Give calls of `obj` the user's rule `info` (in place of srcad's own, if any)."""
+    USER_RULES[id(obj)] = (obj, info)

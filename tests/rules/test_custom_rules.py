@@ -1,6 +1,11 @@
 """srcad.custom_jvp and srcad.custom_vjp: rules users add, in every mode on the python
 backend, refused by name where they cannot run, and checked by srcad.testing.check_rule."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.special
@@ -8,6 +13,8 @@ import scipy.special
 import srcad
 from srcad.testing import check_grads, check_rule
 from tests.helpers import custom_rule_models as m
+
+ROOT = Path(__file__).resolve().parents[2]
 
 X = np.array([0.5, -1.0, 3.0])
 
@@ -136,3 +143,32 @@ def test_custom_functions_in_loops_and_helpers():
     check_grads(m.square_root_in_a_loop, srcad.Active(1.3), modes=("rev",))
     with pytest.raises(srcad.SrcadError, match="`square_root` has a reverse-mode rule only"):
         srcad.jacfwd(m.square_root_in_a_loop)(1.3)
+
+
+_USER_RULE_FIRST = """
+import numpy as np, scipy.special, srcad
+scaled = srcad.custom_jvp(scipy.special.i0)   # before srcad has loaded scipy.special's rules
+
+@scaled.defjvp
+def _(primals, tangents):  # a rule of the user's choosing: 3 * I1, not I1
+    (x,), (t,) = primals, tangents
+    return scipy.special.i0(x), 3.0 * t * scipy.special.i1(x)
+
+def f(x):
+    return scipy.special.i0(x) + scipy.special.i1(x)   # i1: srcad's own rule
+
+i1 = 0.5 * (scipy.special.i0(0.5) + scipy.special.iv(2, 0.5))
+for mode in ("reverse", "forward"):
+    assert np.isclose(srcad.gradient(f, 0.5, mode=mode), 3.0 * scipy.special.i1(0.5) + i1)
+"""
+
+
+def test_a_users_rule_for_a_library_function_holds_over_srcads_own(tmp_path):
+    # srcad loads its scipy.special rules the first time a call misses, here after the
+    # user gave i0 a rule: the user's rule is the one used, in every mode
+    script = tmp_path / "user_rule_first.py"
+    script.write_text(_USER_RULE_FIRST)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
