@@ -33,13 +33,18 @@ from __future__ import annotations
 import ast
 
 from srcad.build.compiler import compile_numba
-from srcad.operators.batched_reverse import BatchUnsupported
+from srcad.errors import SrcadError
 
 _SCALAR_CALLS = {"abs", "min", "max", "float", "int", "pow", "simd_exp"}
 _MAKERS = {"zeros", "empty", "ones", "full"}
 LANE = "_srcad_k"
 WIDTH = "_srcad_w"
 WORKSPACE = "_srcad_lanes"
+
+
+class BatchUnsupported(SrcadError):
+    """The reverse code does something the lanes cannot go through (see the module doc of
+    srcad/operators/batched_reverse.py and this one's): the caller sweeps once per cotangent."""
 
 
 def _refuse(what):

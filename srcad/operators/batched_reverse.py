@@ -34,14 +34,11 @@ from srcad.build.output_restore import OutputRestore
 from srcad.build.pipeline import Request
 from srcad.build.running import call_generated, kept_tapes, take_buffers, tape_buffers
 from srcad.errors import ArgumentError, SrcadError
+from srcad.operators.batched_lanes import BatchUnsupported, numba_lanes_function
 from srcad.operators.preparation import make_prep
 
 _ALLOCATIONS = {"zeros", "zeros_like", "empty", "empty_like"}
 _PLAIN_CALLS = {"range", "reversed", "len", "min", "max", "int", "float", "abs"}
-
-
-class BatchUnsupported(SrcadError):
-    """The reverse code does something the lanes cannot go through (see the module doc)."""
 
 
 def _is_adjoint(node) -> bool:
@@ -157,8 +154,6 @@ class BatchedReverseEngine:
         refuse_written_constants(self.compiled, slots)
         try:
             if backend == "numba":
-                from srcad.operators.batched_lanes import numba_lanes_function
-
                 ndims = [np.ndim(v.value) if v.role != "constant" and v.is_array else None
                          for v in slots]
                 seed_ndim = np.ndim(template) if isinstance(template, np.ndarray) else None
@@ -279,8 +274,6 @@ def batched_autodiff(mode, f, args, seed, backend="python"):
     seed_lanes = _lanes_seed(seed, width)
     try:
         if backend == "numba":
-            from srcad.operators.batched_lanes import numba_lanes_function
-
             ndims = [np.ndim(a.value) if isinstance(a, BatchDuplicated) else None for a in args]
             seed_ndim = np.ndim(seed_lanes) - 1 if np.ndim(seed_lanes) else None
             function, rows = numba_lanes_function(compiled, ndims, seed_ndim)

@@ -15,6 +15,7 @@ from srcad.operators.operator_options import (
     check_memory,
     check_options,
     check_out,
+    check_shape,
     memory_key,
     memory_option,
     refuse_float_out,
@@ -25,7 +26,6 @@ from srcad.operators.prep_cache import reusing_preparations, tangent_count
 from srcad.operators.preparation import (
     Prep,
     PreparationMismatchError,
-    check_shape,
     input_slot,
     lanes_engine,
     make_prep,

@@ -32,14 +32,16 @@ from srcad.build.engines import scalar_as_array
 from srcad.build.pipeline import NESTED, ArgSpec, Request
 from srcad.errors import ArgumentError, SecondOrderRefusal
 from srcad.operators.nested_numba import NumbaNested
+from srcad.operators.nested_registry import LOCK as _LOCK
+from srcad.operators.nested_registry import REGISTRY as _REGISTRY
+from srcad.operators.nested_registry import TOKENS as _TOKENS
+from srcad.operators.nested_registry import in_call_order as _in_call_order
+from srcad.operators.nested_registry import position as _position
 from srcad.rules import linear
 from srcad.rules.table import CallInfo, register
 from srcad.transform.normalize.nested_calls import PRIMITIVE
 
 NESTED_NAME = "srcad_nested_gradient"
-_REGISTRY: dict[int, NestedGradient] = {}
-_TOKENS: dict[tuple, int] = {}
-_LOCK = threading.Lock()
 
 
 class _Code:
@@ -156,19 +158,6 @@ def token_for(g, argnum: int) -> int:
             _TOKENS[key] = token
             _REGISTRY[token] = NestedGradient(g, argnum)
         return token
-
-
-def _in_call_order(nested, operands):
-    """g's arguments from the operands of the rewritten call (the differentiated one first)."""
-    x, *rest = operands
-    return rest[:nested.argnum] + [x] + rest[nested.argnum:]
-
-
-def _position(nested, k):
-    """g's argument position of operand k (operand 0 is the differentiated argument)."""
-    if k == 0:
-        return nested.argnum
-    return k - 1 if k - 1 < nested.argnum else k
 
 
 def srcad_nested_gradient(token, *operands):

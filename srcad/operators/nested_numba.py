@@ -29,8 +29,11 @@ from srcad.build.engines import scalar_as_array
 from srcad.build.pipeline import ArgSpec, Request
 from srcad.errors import UnsupportedCallError
 from srcad.frontend import syntax as S
+from srcad.operators.nested_registry import REGISTRY, in_call_order
+from srcad.operators.nested_registry import position as operand_position
 from srcad.operators.reverse_over_forward import tangent_function
 from srcad.runtime.runtime_names import NESTED_RUNTIME_NAMES as _RUNTIME
+from srcad.transform.normalize.nested_calls import PRIMITIVE
 from srcad.transform.tapes import INT_TAPE
 
 
@@ -38,13 +41,12 @@ class NumbaNested:
     """The numba kernels of every nested gradient call in `norm`'s body (types from `types`)."""
 
     def __init__(self, norm, types):
-        from srcad.operators.nested import srcad_nested_gradient
         self.norm = norm
         self.sites: dict[int, tuple] = {}  # token -> operand types
         for stmt in norm.body:
             for node in gast.walk(stmt):
                 if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-                        and _resolves_to(norm, node.func.id, srcad_nested_gradient):
+                        and _resolves_to(norm, node.func.id, PRIMITIVE["function"]):
                     self._add_site(node, types)
         self.names: set = {"srcad_jit"}  # defined in the module (compiler.compile_numba)
         texts = [self._kernels(token, operand_types)
@@ -65,11 +67,9 @@ class NumbaNested:
         self.sites[token] = operand_types
 
     def _kernels(self, token, operand_types) -> str:
-        from srcad.operators.nested import _REGISTRY, _in_call_order, _position
-
-        nested = _REGISTRY[token]
+        nested = REGISTRY[token]
         g, argnum = nested.g, nested.argnum
-        types = _in_call_order(nested, list(operand_types))
+        types = in_call_order(nested, list(operand_types))
         floats = tuple(i for i, t in enumerate(types) if t == FLOAT)
         boxed = [Array(1, True) if i in floats else t for i, t in enumerate(types)]
         differentiated = [i for i, t in enumerate(boxed) if isinstance(t, Array) and t.is_float]
@@ -98,7 +98,7 @@ class NumbaNested:
                                      f"{prefix}_reverse", reverse.tapes))
         self.names.add(f"srcad_nested_gradient_{token}")
         for k in range(len(types)):
-            position = _position(nested, k)
+            position = operand_position(nested, k)
             if position not in differentiated:
                 continue
             texts.append(kernel.second(f"srcad_nested_tangent_{token}_{k}", operands,

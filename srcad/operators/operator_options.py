@@ -15,13 +15,32 @@ from __future__ import annotations
 
 import numpy as np
 
-from srcad.errors import ArgumentError
-from srcad.operators.preparation import PreparationMismatchError, check_shape
+from srcad.errors import ArgumentError, PreparationMismatchError
 from srcad.runtime.checkpointing import memory_bytes, reverse_memory
 
 SECOND_ORDER = "forward-over-reverse"
 REVERSE_OVER_FORWARD = "reverse-over-forward"  # the numba backend's second order
 BACKENDS = ("python", "numba")
+
+
+def check_shape(what, array, shape):
+    if np.shape(array) != tuple(shape):
+        raise ArgumentError(f"{what} has shape {np.shape(array)}, expected {tuple(shape)}")
+
+
+def second_order_mode(mode, backend) -> str:
+    """The mode given, else the backend's: forward over reverse on python (vector lanes over
+    plain Python reverse code), reverse over forward on numba (its reverse code passes tape
+    arrays srcad's forward mode does not differentiate; its forward code is plain)."""
+    if mode == SECOND_ORDER and backend == "numba":
+        raise ArgumentError("backend='numba' runs second order as reverse over forward: the "
+                            "numba reverse code takes and returns tape arrays, which srcad's "
+                            "forward mode does not differentiate", construct="mode",
+                            hint="leave mode out (or mode='reverse-over-forward'), or use "
+                            "backend='python'")
+    if mode is not None:
+        return mode
+    return REVERSE_OVER_FORWARD if backend == "numba" else SECOND_ORDER
 
 # The modes each operator runs; mode=None is the operator's own choice among them.
 OPERATOR_MODES = {

@@ -136,11 +136,6 @@ def keywords_as_constants(f, args, keywords) -> tuple:
     return tuple(bound)
 
 
-def check_shape(what, array, shape):
-    if np.shape(array) != tuple(shape):
-        raise ArgumentError(f"{what} has shape {np.shape(array)}, expected {tuple(shape)}")
-
-
 def _describe(value) -> str:
     if isinstance(value, np.ndarray):
         return f"{value.dtype} array {value.shape}"

@@ -18,13 +18,13 @@ from srcad.build.engines import HessianEngine, Slot, scalar_as_array
 from srcad.errors import ArgumentError, SecondOrderRefusal, SrcadError
 from srcad.operators.operator_options import (
     REVERSE_OVER_FORWARD,
-    SECOND_ORDER,
     check_out,
+    check_shape,
     refuse_float_out,
+    second_order_mode,
 )
 from srcad.operators.preparation import (
     Prep,
-    check_shape,
     input_slot,
     make_prep,
     output_kind,
@@ -37,21 +37,6 @@ from srcad.operators.reverse_over_forward import (
     refuses_forward_mode_of_f,
 )
 from srcad.operators.second_order_refusals import with_checked_suggestion
-
-
-def second_order_mode(mode, backend) -> str:
-    """The mode given, else the backend's: forward over reverse on python (vector lanes over
-    plain Python reverse code), reverse over forward on numba (its reverse code passes tape
-    arrays srcad's forward mode does not differentiate; its forward code is plain)."""
-    if mode == SECOND_ORDER and backend == "numba":
-        raise ArgumentError("backend='numba' runs second order as reverse over forward: the "
-                            "numba reverse code takes and returns tape arrays, which srcad's "
-                            "forward mode does not differentiate", construct="mode",
-                            hint="leave mode out (or mode='reverse-over-forward'), or use "
-                            "backend='python'")
-    if mode is not None:
-        return mode
-    return REVERSE_OVER_FORWARD if backend == "numba" else SECOND_ORDER
 
 
 def prepare_second(operator, f, args, width, backend, mode=None) -> Prep:

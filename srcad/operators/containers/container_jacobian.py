@@ -19,6 +19,7 @@ import numpy as np
 
 from srcad.errors import ArgumentError
 from srcad.frontend import pytrees
+from srcad.operators.operator_options import refuse_chunk_in_reverse
 
 DEFAULT_CHUNK = 16
 
@@ -57,7 +58,6 @@ def jacobian(run, x, mode, out, chunk=None):
                     blocks[j][k].reshape(out_shapes[j] + (-1,))[..., e] = column
     else:
         if chunk is not None:
-            from srcad.operators.operator_options import refuse_chunk_in_reverse  # noqa: PLC0415
             refuse_chunk_in_reverse("jacobian")
         for j, shape in enumerate(out_shapes):
             for i in range(int(np.prod(shape))):

@@ -52,6 +52,12 @@ from srcad.frontend.parse import parse_function
 from srcad.operators.containers.container_jacobian import fill as _fill
 from srcad.operators.containers.container_jacobian import jacobian
 from srcad.operators.containers.container_second_order import ContainerSecondOrder
+from srcad.operators.operator_options import (
+    REVERSE_OVER_FORWARD,
+    check_options,
+    refuse_chunk_in_reverse_over_forward,
+    second_order_mode,
+)
 
 _ARRAY_ONLY = ("hvp", "hessian", "second_derivative", "derivative", "gradient_and_hvp")
 _SECOND_ORDER = ("hvp", "hessian", "gradient_and_hvp")
@@ -142,9 +148,6 @@ def container_operator(name, f, args, options):
                                 "supported", construct=option,
                                 hint="pass the arrays as arguments of their own, or leave "
                                 f"{option}= out")
-    # noqa: PLC0415 - it imports this
-    # module
-    from srcad.operators.operator_options import check_options
     check_options(base.removeprefix("value_and_"), mode, chunk, options.get("backend"))
     out = options.get("out")
     if base in _SECOND_ORDER:
@@ -210,11 +213,6 @@ def _gradient_and_hvp(second, f, args, backend, x, tangent, out):
 def _reverse_over_forward(operator, mode, chunk, backend) -> bool:
     """Does second order run as reverse over forward (numba's, or asked for), as for an array
     x? It takes one Hessian column per pass."""
-    from srcad.operators.operator_options import (  # noqa: PLC0415 - as above
-        REVERSE_OVER_FORWARD,
-        refuse_chunk_in_reverse_over_forward,
-    )
-    from srcad.operators.second_order_setup import second_order_mode  # noqa: PLC0415
     if second_order_mode(mode, backend) != REVERSE_OVER_FORWARD:
         return False
     if operator == "hessian" and chunk not in (None, 1):
