@@ -237,7 +237,7 @@ def _numba_dispatcher(fun):
     imported here, when it asks: srcad does not need numba otherwise."""
     from numba.core import types as numba_types
 
-    from srcad.runtime.numba_functions import compiled
+    from srcad.runtime.numba_functions import compiled  # numba: imported only here
     return numba_types.Dispatcher(compiled(fun))
 
 

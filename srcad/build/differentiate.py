@@ -28,6 +28,7 @@ from srcad.annotations import (
 from srcad.build import cache, plans
 from srcad.build.aliasing import refuse_aliased_writes
 from srcad.build.arguments import Batch, _arguments, _Call, _check_mode, bind_arguments
+from srcad.build.checkpoint_fallback import COMPILER
 from srcad.build.pipeline import UNROLL_MAX_WIDTH, Request, build
 from srcad.build.plans import MISS
 from srcad.build.running import kept_tapes, refuse_forward_seed, run_generated, take_buffers
@@ -47,6 +48,9 @@ def _compiled(f, request: Request):
         return cache.lookup_or_build(key, lambda: build(f, request))
     except SrcadError as err:
         raise surfaced(err) from None
+
+
+COMPILER["compiled"] = _compiled  # what a fallback variant compiles with (checkpoint_fallback.py)
 
 
 def _target(f):

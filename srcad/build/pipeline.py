@@ -63,6 +63,7 @@ from srcad.transform.normalize.hoist import hoist_invariants
 from srcad.transform.normalize.list_building import build_from_rows
 from srcad.transform.normalize.literal_arguments import arrays_of_literals
 from srcad.transform.normalize.retyped_names import split_retyped_names
+from srcad.transform.normalize.sliced_elements import compose_sliced_elements
 from srcad.transform.normalize.stage import normalize
 from srcad.transform.normalize.unshared_copies import copy_unshared_aliases
 from srcad.transform.normalize.views import resolve_views
@@ -363,6 +364,7 @@ def _free_names(tree) -> set:
 
 def _views_resolved(norm, arg_types, body) -> list:
     norm.body = body
+    compose_sliced_elements(norm, arg_types)  # x[1:3][1]: x[2], before the views
     resolve_views(norm, arg_types)
     return norm.body
 

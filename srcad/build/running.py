@@ -1,5 +1,7 @@
-"""Running generated code: the tape and lane arrays it takes, the seed it may be given, and
-its errors explained.
+"""Running generated code: the tape and lane arrays it takes, the seed it may be given, its
+errors explained, and the variant it calls for (over the tape budget, a loop changing shapes:
+the `Fallback`s of srcad/build/checkpoint_fallback.py and shape_fallback.py), which may call
+for another in turn.
 
 Shared by `api.autodiff`, its fast path (`plans.py`) and the operators' engines.
 """
@@ -11,11 +13,11 @@ import contextlib
 import numpy as np
 
 from srcad.annotations import Annotation
-from srcad.build.checkpoint_fallback import TapeOverBudget, run_checkpointed
+from srcad.build.checkpoint_fallback import Fallback
 from srcad.build.compiler import raise_numba_error
-from srcad.build.shape_fallback import LoopShapeError, run_recording_shapes
-from srcad.errors import ArgumentError, RunTimeRefusal, SrcadError
+from srcad.errors import ArgumentError, LoopShapeError, RunTimeRefusal, SrcadError
 from srcad.frontend import syntax as S
+from srcad.runtime.checkpointing import TapeOverBudget, snapshot_count, warn_budget
 from srcad.transform.tapes import INT_TAPE
 
 # what generated code raises for a variant of itself to run instead, on the same arguments
@@ -31,6 +33,55 @@ def run_again(function, flat, raised, explain=None):
     if isinstance(raised, TapeOverBudget):
         return run_checkpointed(function, flat, raised, explain)
     return run_recording_shapes(function, flat, raised, explain)
+
+
+def run_checkpointed(function, flat, over: TapeOverBudget, explain=None):
+    """What `function(*flat)` returns, computed by its checkpointed variant
+    (srcad/build/checkpoint_fallback.py) after `function` raised `over`: (value, adjoints,
+    then each of `function`'s tapes if grown, else None); `explain(err)` raises what an error
+    of the variant stands for."""
+    fallback = function.srcad_over_budget
+    out = run_variant(fallback, flat, explain)
+    warn_budget(fallback.filename, over.line, fallback.name, over.tape_bytes, over.trips,
+                over.budget, snapshot_count(over.budget, over.state_bytes, over.trips - 1))
+    return out
+
+
+def run_recording_shapes(function, flat, changed: LoopShapeError, explain=None):
+    """What `function(*flat)` returns, computed by its variant recording shapes
+    (srcad/build/shape_fallback.py) after `function` raised `changed` (which is raised again
+    where there is no such variant)."""
+    fallback = getattr(function, "srcad_shapes_changed", None)
+    if fallback is None:
+        raise changed
+    return run_variant(fallback, flat, explain)
+
+
+def run_variant(fallback: Fallback, flat, explain=None):
+    """What the function `fallback` belongs to returns for `flat`, computed by the variant:
+    (value, adjoints, then each of the function's tapes if grown, else None). The variant
+    takes the tapes it shares with the function from `flat` (the others from its own
+    spares); `explain(err)` raises what an error of the variant stands for. A variant may
+    itself call for another (`call_generated`)."""
+    variant = fallback.compiled()
+    own = take_buffers(variant)
+    count = len(fallback.tapes)
+    given = dict(zip(fallback.tapes, flat[len(flat) - count:]))
+    passed = [given.get(kind, own[k]) for k, kind in enumerate(variant.tapes)]
+    arguments = list(flat[:len(flat) - count]) + passed
+    if explain is None:
+        out = call_generated(variant.function, arguments)
+    else:
+        try:
+            out = variant.function(*arguments)
+        except Exception as err:
+            explain(err)
+            raise
+    # the variant keeps its own tapes (grown or not); the shared ones go back to the caller
+    variant.spare.append(kept_tapes(own, [None if kind in given else grown for kind, grown
+                                          in zip(variant.tapes, out[2:])]))
+    returned = dict(zip(variant.tapes, out[2:]))
+    return (out[0], out[1]) + tuple(returned.get(kind) for kind in fallback.tapes)
 
 
 def run_generated(f, function, flat, args):

@@ -17,10 +17,10 @@ and both shapes.
 
 from __future__ import annotations
 
-from srcad.build.checkpoint_fallback import Fallback, run_variant
+from srcad.build.checkpoint_fallback import Fallback
 from srcad.errors import LoopShapeError
 
-__all__ = ["LoopShapeError", "run_recording_shapes", "shape_change_fallback"]
+__all__ = ["LoopShapeError", "shape_change_fallback"]
 
 
 def shape_change_fallback(function, parsed, request, tapes, written):
@@ -30,12 +30,3 @@ def shape_change_fallback(function, parsed, request, tapes, written):
     if not written:
         function.srcad_shapes_changed = Fallback(parsed, request, tapes, shapes_recorded=True)
     return function
-
-
-def run_recording_shapes(function, flat, changed: LoopShapeError, explain=None):
-    """What `function(*flat)` returns, computed by its variant recording shapes after
-    `function` raised `changed` (which is raised again where there is no such variant)."""
-    fallback = getattr(function, "srcad_shapes_changed", None)
-    if fallback is None:
-        raise changed
-    return run_variant(fallback, flat, explain)

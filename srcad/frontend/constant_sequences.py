@@ -28,6 +28,9 @@ _ONE_ARGUMENT = {builtins.len, builtins.sum, builtins.enumerate}
 # NumPy functions that read a tuple as the array of its numbers (not as a shape or axes)
 _NUMPY_READS = (np.asarray, np.array, np.sum, np.prod, np.dot, np.max, np.min, np.mean,
                 np.cumsum)
+# A callee passing a parameter on is parsed to see how it reads it: parse.py (which calls
+# `free_names_as_arrays` on every function it parses) registers its parser here at import.
+PARSER: dict = {}
 
 
 def number_array(value):
@@ -161,11 +164,9 @@ def _parameter_read_as_array(f, name) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _checked(f, name) -> bool:
-    from srcad.frontend.parse import parse_function  # parse imports this module
-
     _CHECKING.append((f, name))
     try:
-        return read_as_array(parse_function(f), name)
+        return read_as_array(PARSER["parse_function"](f), name)
     except Exception:  # noqa: BLE001 - no source: the call is refused where it always was
         return False
     finally:

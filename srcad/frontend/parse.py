@@ -16,7 +16,7 @@ import gast
 
 from srcad.errors import SrcadError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
-from srcad.frontend.constant_sequences import free_names_as_arrays
+from srcad.frontend.constant_sequences import PARSER, free_names_as_arrays
 from srcad.frontend.lambdas import find_lambda, is_lambda
 from srcad.frontend.methods import bind_self, is_method
 from srcad.frontend.source_check import check_source
@@ -362,3 +362,6 @@ def library_object(obj) -> bool:
     """A library's module-level object whose methods are called like functions
     (`scipy.stats.norm.logpdf`): its attributes resolve as a module's do."""
     return type(obj).__module__.startswith("scipy.stats.")
+
+
+PARSER["parse_function"] = parse_function  # constant_sequences.py parses callees with it

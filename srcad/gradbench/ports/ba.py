@@ -18,6 +18,10 @@ import math
 
 import numpy as np
 
+import srcad
+
+from .common import Eval, Implementation, primal_implementation
+
 N_CAM = 11
 
 
@@ -110,8 +114,6 @@ def objective(x, constants):
 def srcad_jacobian(x, constants, backend="numba"):
     """A zero-argument callable: the sparse Jacobian (a CSR), prepared once here (pattern,
     coloring, compilation), each call refilling one CSR in place."""
-    import srcad
-
     n, m, p, obs, feats = constants
     err = np.zeros(3 * p)
     args = (srcad.Output(err), x, srcad.Constant(n), srcad.Constant(m), srcad.Constant(p),
@@ -269,8 +271,6 @@ def _eval():
     """The port in the shared eval interface (srcad/gradbench/ports/common.py). The jacobian's
     result form is its values in GradBench's SparseMat order (`gradbench_values`): a dense J
     would not fit in memory at the default size."""
-    from .common import Eval, Implementation, primal_implementation
-
     def build_srcad(backend):
         return lambda problem: gradbench_values(*problem, srcad_jacobian(*problem,
                                                                          backend=backend))

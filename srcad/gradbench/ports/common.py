@@ -18,6 +18,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+import srcad
+
 # The kinds of implementation a port may offer. "srcad-python" and "srcad-numba" are srcad's
 # derivative on the python and numba backends; "jax" and "autograd" the same derivative by those
 # tools (skipped where not installed); "primal" the plain-Python function itself (no derivative).
@@ -194,8 +196,6 @@ def srcad_gradient(function, arrays: tuple, constants: tuple, backend: str, orde
     default is every array first, then every constant. Compiles once, here; the callable
     zeroes the shadows and runs the generated code.
     """
-    import srcad
-
     shadows = tuple(np.zeros_like(a) for a in arrays)
     if order is None:
         order = tuple(("x", i) for i in range(len(arrays))) + tuple(

@@ -19,6 +19,9 @@ import math
 
 import numpy as np
 
+import srcad
+
+from .common import Eval, Implementation, primal_implementation
 from .ht_jax import jax_jacobian
 
 N_THETA = 26
@@ -269,8 +272,6 @@ def objective(theta, constants, complicated=None):
 def srcad_jacobian(theta, constants, complicated=None, backend="numba"):
     """A zero-argument callable: the dense (3 c, 26) Jacobian, prepared once, filled in place
     (the complicated inputs: `srcad_complicated_jacobian`)."""
-    import srcad
-
     if complicated is not None:
         return srcad_complicated_jacobian(theta, constants, complicated, backend)
     err = np.zeros(3 * len(constants[5]))
@@ -288,8 +289,6 @@ def srcad_complicated_jacobian(theta, constants, complicated, backend="numba"):
     inputs = [theta, us] (`sparse=True`: the u columns of different correspondences share
     no row and take two colors, so one forward pass has 28 lanes) and gathers it into that
     layout."""
-    import srcad
-
     inputs, arguments = complicated_arguments(theta, constants, complicated)
     rows = 3 * len(constants[5])
     args = ((srcad.Output(np.zeros(rows)), inputs)
@@ -354,8 +353,6 @@ def _fd_error(problem):
 
 def _eval():
     """The port in the shared eval interface (srcad/gradbench/ports/common.py)."""
-    from .common import Eval, Implementation, primal_implementation
-
     def build_srcad(backend):
         return lambda problem: srcad_jacobian(*problem, backend=backend)
 

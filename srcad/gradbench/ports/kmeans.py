@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+import srcad
+
 from .common import (
     Eval,
     Implementation,
@@ -116,8 +118,6 @@ def _srcad(backend, form):
     """srcad's J and H 1 on `backend`, from one pass (`gradient_and_hvp`)."""
 
     def build(p):
-        import srcad
-
         f = FORMS[form]
         ones = np.ones_like(p.centroids)
         constant = srcad.Constant(p.points)

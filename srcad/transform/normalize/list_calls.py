@@ -45,7 +45,7 @@ from srcad.transform.normalize.grown_lists import bindings_of, read_uses
 from srcad.transform.normalize.inline import Inliner
 from srcad.transform.normalize.list_reductions import numpy_reduction, reduction_kind
 from srcad.transform.normalize.list_writes import repeated
-from srcad.transform.normalize.lower import LocalFunction
+from srcad.transform.normalize.lower import LIST_CALLS, LocalFunction
 from srcad.transform.normalize.user_functions import is_user_function
 
 # what a helper inlined from its source may not hold: it would be lowered as the caller's
@@ -383,3 +383,6 @@ def _merge_aliases(block, body, lists) -> None:
         else:
             for k in range(j, len(block)):
                 block[k] = S.rename(block[k], alias, source)
+
+
+LIST_CALLS["inline"] = inline_list_calls  # lower() runs it (lower.py: LIST_CALLS)

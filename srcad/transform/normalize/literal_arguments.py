@@ -34,9 +34,9 @@ from srcad.analysis.types import Types
 from srcad.analysis.value_types import NUMERIC, Array, is_float_like
 from srcad.errors import UnsupportedSyntaxError
 from srcad.frontend import syntax as S
+from srcad.frontend.parse import resolve_callee
 from srcad.frontend.refused_code import set_aside_node
 from srcad.rules import lookup_call, lookup_method
-from srcad.transform.normalize.inline import resolve_callee
 
 _NOT_VALUES = ("axis", "keepdims", "dtype", "out")  # keywords whose literal is not data
 

@@ -49,11 +49,15 @@ from srcad.transform.normalize.list_reductions import fold_literal_reductions
 from srcad.transform.normalize.list_shifts import shifted
 from srcad.transform.normalize.list_writes import extends_as_appends
 from srcad.transform.normalize.lists import grow_lists_into_arrays, split_fixed_lists
+from srcad.transform.normalize.literal_arguments import lists_as_tuples
 from srcad.transform.normalize.local_records import local_records
 
 _COMPREHENSIONS = (gast.GeneratorExp, gast.ListComp)
 
-
+# The pass inlining the calls that pass or return lists (list_calls.inline_list_calls). It
+# inlines with inline.py's Inliner, which lowers each body it inlines: list_calls.py sits
+# above this module and registers the pass here at import (stage.py imports it).
+LIST_CALLS: dict = {}
 
 
 class LocalFunction:
@@ -370,9 +374,6 @@ class _SetFlagAtBreak:
 
 def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]:
     """(the lowered body, the local functions it defined: name -> LocalFunction)."""
-    from srcad.transform.normalize.list_calls import inline_list_calls  # it inlines: a cycle
-    from srcad.transform.normalize.literal_arguments import lists_as_tuples
-
     body = strip_contexts(parsed, body)  # with np.errstate(...): the body, run inside it
     body = local_records(parsed, body, namer)  # s = State(a, b); s.h: a variable per field
     body = run_constant_blocks(parsed, body, namer)  # try on constants, rng = ...: as is
@@ -385,7 +386,7 @@ def lower(parsed: ParsedFunction, body: list, namer: Namer) -> tuple[list, dict]
     # a list passed to one is inlined before the lists are lowered
     body = define_in_blocks(lowering, body)
     body = [s for s in body if not lowering._local_function(s)]
-    body = inline_list_calls(parsed, body, namer, lowering.local_functions)
+    body = LIST_CALLS["inline"](parsed, body, namer, lowering.local_functions)
     body = fold_literal_reductions(parsed, body)
     # before the comprehensions become loops: `ys.extend(e for ...)` is one too
     body = shifted(hoisted(body, namer, params, lowering._as_loop), namer, params)

@@ -21,13 +21,12 @@ import gast
 
 from srcad.analysis.types import Array, Types
 from srcad.transform.normalize.view_indices import NotComposable
+from srcad.transform.normalize.views import _Resolver
 
 
 def compose_sliced_elements(norm, arg_types: dict) -> bool:
     """Rewrite each `base[slices][indices]` in `norm.body` (module docstring); True if any
     was."""
-    from srcad.transform.normalize.views import _Resolver  # views.py imports this module
-
     types = Types(norm, arg_types, check=False)
     resolver = _Resolver(norm, types, set())
     composer = _Composer(resolver, types)

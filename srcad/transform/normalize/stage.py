@@ -20,6 +20,7 @@ from srcad.frontend.refusals import STRICT, Refusals
 from srcad.frontend.refused_code import set_aside_refused, without_refused
 from srcad.rules import lookup_call
 from srcad.transform.names import Namer
+from srcad.transform.normalize import list_calls  # noqa: F401 - registers lower()'s list-call pass
 from srcad.transform.normalize.computed_subscripts import name_computed_arrays
 from srcad.transform.normalize.containers import split_container_params
 from srcad.transform.normalize.desugar import Desugar, desugar

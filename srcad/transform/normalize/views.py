@@ -34,7 +34,6 @@ from srcad.analysis.list_entry_errors import entry_alias_error
 from srcad.analysis.types import INT, Array, Types
 from srcad.analysis.writes import shared_while_written
 from srcad.frontend import syntax as S
-from srcad.transform.normalize.sliced_elements import compose_sliced_elements
 from srcad.transform.normalize.view_indices import (
     RUNTIME,
     NotComposable,
@@ -68,9 +67,9 @@ class View:
 def resolve_views(norm, arg_types: dict) -> bool:
     """Rewrite the views written through (module docstring) in `norm.body`; True if any
     was. Runs until no view the old rule refuses is left that this pass can resolve.
-    First an index into a slice written on an array (`x[1:3][1]`) becomes one index of it
-    (sliced_elements.py)."""
-    changed = compose_sliced_elements(norm, arg_types)
+    An index into a slice written on an array (`x[1:3][1]`) is one index of it by then
+    (sliced_elements.py runs first: build/pipeline.py)."""
+    changed = False
     for _ in range(8):  # each round resolves the views of the views resolved before
         types = Types(norm, arg_types, check=False)  # a name of two ranks may go away
         pending = {target for _, target, _ in shared_while_written(norm, types)}
