@@ -49,7 +49,7 @@ from srcad.errors import SrcadError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
-from srcad.rules.table import ELEMENTWISE, SCALAR
+from srcad.rules.call_info import ELEMENTWISE, SCALAR
 
 
 class Types(TypeRefusals):

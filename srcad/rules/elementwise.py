@@ -11,7 +11,10 @@ against each other; the transformation undoes broadcasting in adjoints (`unbroad
 
 from __future__ import annotations
 
+import numpy as np
+
 from srcad.rules import rule
+from srcad.runtime.named_results import Divmod, divmod_parts
 
 ARRAY_RULES = {
     "exp": rule("exp", "x", "g * ans"),
@@ -103,3 +106,19 @@ def elementwise(scalar_rule, name):
             return scalar_rule
         return array_rule
     return select
+
+
+def divmod_entries(call_info) -> tuple[list, dict]:
+    """np.divmod's table entries: ((function, CallInfo) of the pair's calls, the parts by
+    (id(divmod_parts), name or index)). The pair is read through srcad's divmod_parts
+    (desugar.py) part by part; each part is its operator's rule."""
+    refusal = ("numba cannot run srcad's reading of `np.divmod`'s pair; srcad differentiates "
+               "it on the python backend")
+    calls = [(fn, call_info("divmod", None, "other", numba_refusal=refusal))
+             for fn in (np.divmod, divmod_parts)]
+    parts = {}
+    for key, part_rule in DIVMOD_PARTS.items():
+        for spelled in (key, Divmod._fields.index(key)):
+            parts[id(divmod_parts), spelled] = (divmod_parts, call_info(
+                "divmod", None, "float", select=operator(part_rule), numba_refusal=refusal))
+    return calls, parts

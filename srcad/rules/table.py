@@ -14,18 +14,24 @@ Differentiable calls map to a `Rule`; the rest are known to be non-differentiabl
 from __future__ import annotations
 
 import builtins
-import importlib
 import math
-import sys
 import types
-from dataclasses import dataclass
 
 import numpy as np
 
 from srcad import rules as _r
 from srcad.errors import SrcadError
-from srcad.rules import generated_code, linalg, math_functions, movement, selection, spectral
+from srcad.rules import (
+    generated_code,
+    library_families,
+    linalg,
+    math_functions,
+    movement,
+    selection,
+    spectral,
+)
 from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
+from srcad.rules.call_info import ANY, ELEMENTWISE, CallInfo
 from srcad.rules.decompositions import (
     cholesky,
     det,
@@ -34,7 +40,7 @@ from srcad.rules.decompositions import (
     sign_of_det,
     solve,
 )
-from srcad.rules.elementwise import DIVMOD_PARTS, elementwise, operator
+from srcad.rules.elementwise import divmod_entries, elementwise, operator
 from srcad.rules.linalg import inner, matmul, outer, transpose
 from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
 from srcad.rules.numpy_entries import entries as numpy_entries
@@ -52,7 +58,6 @@ from srcad.runtime.array_runtime import (
 )
 from srcad.runtime.array_runtime import unbroadcast as unbroadcast_function
 from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
-from srcad.runtime.named_results import Divmod, divmod_parts
 
 _RULES_BY_NAME = {
     # math, numpy scalar functions
@@ -90,41 +95,6 @@ _NUMPY_ALIASES = {"exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1"
                   "arctan": "atan", "arctan2": "atan2", "sinh": "sinh", "cosh": "cosh",
                   "tanh": "tanh", "power": "pow", "hypot": "hypot", "abs": "abs",
                   "absolute": "abs", "fabs": "abs", "minimum": "min", "maximum": "max"}
-
-
-# What a call does with array arguments (`CallInfo.arrays`):
-ELEMENTWISE = "elementwise"  # applied element by element: array in, array of that rank out
-SCALAR = "scalar"  # takes numbers only (math.exp, float, min): an array argument is refused
-ANY = "any"  # takes arrays as they are (len, np.zeros_like, np.copy): `result` says what
-
-
-@dataclass(frozen=True)
-class CallInfo:
-    """What srcad knows of a called object."""
-
-    name: str
-    rule: _r.Rule | None  # None: no derivative (the result never carries one)
-    result: str  # "float", "int", "bool", "array", "range", "same" (the join of the
-    # arguments' types), "first" (the first argument's type)
-    constructor: bool = False  # builds a new float array (np.zeros ...)
-    # array-aware: (operand ranks, literal keywords) -> the Rule for this call; the
-    # operands are the leading positional arguments, the rest are the `keywords` named
-    select: object = None
-    keywords: tuple = ()
-    shape_arguments: bool = False  # reshape: the new shape's entries are operands too
-    sequence: bool = False  # np.stack([a, b]): the listed values are the operands
-    arrays: str = SCALAR  # ELEMENTWISE, SCALAR or ANY
-    # why its derivative cannot run on the numba backend / in forward mode ("": it can);
-    # refused by name, where the call is, by srcad/analysis/rule_backends.py (numba: or a
-    # function of the call's argument count giving that)
-    numba_refusal: object = ""
-    forward_refusal: str = ""
-    operand_keywords: tuple = ()  # keywords whose values are operands (logsumexp's b=)
-    leading: tuple = ()  # literal arguments before the operands (einsum's subscripts)
-    operand_count: int = 1  # positional operands before the `keywords` (-1: all of them)
-    # (keyword, reason): a keyword operand whose derivative is refused where it carries one
-    # (scipy.stats' cdf in a shape parameter), by srcad/analysis/rule_backends.py
-    refused_operands: tuple = ()
 
 
 _PARTS: dict = {}  # (id(function), part): (function, CallInfo): spectral.ENTRIES' parts
@@ -264,14 +234,10 @@ def _build() -> dict[int, CallInfo]:
     add(np.copy, CallInfo("copy", None, "array", constructor=True, arrays=ANY,
                           select=elementwise(None, "copy")))
     # np.divmod: a pair, read through srcad's divmod_parts (desugar.py) part by part
-    refusal = ("numba cannot run srcad's reading of `np.divmod`'s pair; srcad differentiates "
-               "it on the python backend")
-    add(np.divmod, CallInfo("divmod", None, "other", numba_refusal=refusal))
-    add(divmod_parts, CallInfo("divmod", None, "other", numba_refusal=refusal))
-    for key, part_rule in DIVMOD_PARTS.items():
-        for spelled in (key, Divmod._fields.index(key)):
-            _PARTS[id(divmod_parts), spelled] = (divmod_parts, CallInfo(
-                "divmod", None, "float", select=operator(part_rule), numba_refusal=refusal))
+    calls, parts = divmod_entries(CallInfo)
+    for fn, info in calls:
+        add(fn, info)
+    _PARTS.update(parts)
     # NumPy's elementwise and reduction families (srcad/rules/numpy_entries.py), last: they
     # replace the entries above of np.floor, np.sign, np.copysign, np.cumsum, np.linalg.norm
     for fn, info in numpy_entries(CallInfo, ELEMENTWISE, ANY):
@@ -362,83 +328,14 @@ def lookup_call(obj) -> CallInfo | None:
         entry = USER_RULES.get(id(obj)) or _TABLE.get(id(obj))
     except TypeError:
         return None
-    if entry is None and (_library_rules_wanted(obj) | _scipy_linalg_wanted()
-                          | _scipy_stats_wanted()):
+    if entry is None and library_families.wanted(obj, register):
         entry = _TABLE.get(id(obj))
     if entry is None and isinstance(obj, types.MethodType):  # scipy.stats.norm.logpdf
-        entry = _BOUND.get((id(obj.__self__), obj.__func__.__name__))
+        entry = library_families.BOUND.get((id(obj.__self__), obj.__func__.__name__))
         return None if entry is None or entry[0] is not obj.__self__ else entry[1]
     if entry is None or entry[0] is not obj:
         return None
     return entry[1]
-
-
-# the families that need SciPy (its import costs as much as srcad's): added the first time a
-# lookup misses once the user's code has imported scipy.special, or asks for a math function
-# whose derivative needs it
-_NEEDS_SCIPY = {id(math.lgamma), id(math.gamma)}
-_library_loaded: list = []
-
-
-def _library_rules_wanted(obj) -> bool:
-    """Add the SciPy families now if `obj` may be one of theirs; were they added?"""
-    if _library_loaded or ("scipy.special" not in sys.modules and id(obj) not in _NEEDS_SCIPY):
-        return False
-    _library_loaded.append(True)
-    try:  # imported here, not at the top: only when wanted
-        special = importlib.import_module("srcad.rules.special")
-    except ImportError:  # no SciPy: these functions stay without rules
-        return False
-    for entry in special.ENTRIES:  # numba: srcad/runtime/numba_special.py
-        register(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
-                                          arrays=ELEMENTWISE, select=operator(entry.rule),
-                                          numba_refusal=""))
-    for entry in special.MATH_ENTRIES:
-        register(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
-                                          numba_refusal=""))
-    for fn, select, keywords, operand_keywords in special.SHAPED:  # numba: numba_special.py
-        register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
-                              operand_keywords=operand_keywords, numba_refusal=""))
-    return True
-
-
-def _scipy_linalg_wanted() -> bool:
-    """Add scipy.linalg's family now if the user's code has imported it; were they added?"""
-    if _scipy_linalg_loaded or "scipy.linalg" not in sys.modules:
-        return False
-    _scipy_linalg_loaded.append(True)
-    try:  # imported here, not at the top: only when wanted
-        family = importlib.import_module("srcad.rules.scipy_linalg")
-    except ImportError:
-        return False
-    for fn, select, keywords, count in family.SHAPED:
-        register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
-                              operand_count=count, numba_refusal=family.NUMBA_REFUSAL.format(
-                                  name=f"scipy.linalg.{fn.__name__}")))
-    return True
-
-
-_scipy_linalg_loaded: list = []
-# the methods of scipy.stats' distribution objects, by (id(object), method name): each
-# `scipy.stats.norm.logpdf` is a new bound method
-_BOUND: dict = {}
-
-
-def _scipy_stats_wanted() -> bool:
-    """Add scipy.stats' family now if the user's code has imported it; were they added?"""
-    if _BOUND or "scipy.stats" not in sys.modules:
-        return False
-    try:  # imported here, not at the top: only when wanted
-        family = importlib.import_module("srcad.rules.stats")
-    except ImportError:
-        return False
-    for obj, method, select, keywords, operand_keywords, refused in family.SHAPED:
-        name = f"scipy.stats.{obj.name if hasattr(obj, 'name') else 'multivariate_normal'}"
-        _BOUND[id(obj), method] = (obj, CallInfo(
-            method, None, "float", select=select, keywords=keywords,
-            operand_keywords=operand_keywords, refused_operands=refused,
-            numba_refusal=family.NUMBA_REFUSAL.format(name=f"{name}.{method}")))
-    return True
 
 
 def register(obj, info: CallInfo) -> None:

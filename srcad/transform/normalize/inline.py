@@ -34,8 +34,8 @@ from srcad.transform.normalize.function_arguments import Shield, function_argume
 from srcad.transform.normalize.lower import LocalFunction, lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls
 from srcad.transform.normalize.recursive_calls import (
-    is_recursive,
-    opened_helper,
+    kept_as_call,
+    recursion_refused,
     recursive_call,
 )
 from srcad.transform.normalize.user_functions import is_user_function
@@ -174,13 +174,12 @@ class Inliner:
     def inline_call(self, callee, call) -> tuple[list, gast.AST]:
         if isinstance(callee, functools.partial):
             return self.inline_call(callee.func, self._partial_call(callee, call))
-        if is_recursive(callee, is_user_function) and not (  # called, not inlined
-                callee is opened_helper(self.stack[-1]) and callee not in self.stack):
+        if kept_as_call(callee, self.stack, is_user_function):  # called, not inlined
             cparsed = parse_function(callee)
             _, bound = self._bind(callee, cparsed, call)
             return [], recursive_call(self.parsed, callee, call, bound, cparsed)
         if callee in self.stack:
-            raise self._recursion(callee, call)
+            raise recursion_refused(self.parsed, self.stack, callee, call)
         self.dependencies.extend(attribute_reads(self.parsed, call.func, self.extra))
         local = isinstance(callee, LocalFunction)
         cparsed = callee.parsed if local else parse_function(callee)
@@ -295,21 +294,6 @@ class Inliner:
         body = desugar(cparsed, inner.block(body), cnamer)
         self.parsed.contexts.extend(cparsed.contexts)  # a helper's np.errstate: the call's
         return body, inner
-
-    def _recursion(self, callee, call):
-        """Recursion is refused: srcad inlines the user's functions, and a recursive
-        derivative would need a tape per call depth. The message names the cycle and the call
-        that closes it; the hint gives the loop form."""
-        chain = list(self.stack[self.stack.index(callee):]) + [callee]
-        cycle = " -> ".join(getattr(f, "__name__", "?") for f in chain)
-        how = "calls itself" if len(chain) == 2 else "calls itself indirectly"
-        return self.parsed.error(
-            call, "recursion", f"{callee.__name__} {how} ({cycle}); recursion is not "
-            "supported", hint=f"write {callee.__name__} as a loop: keep the pending "
-            "sub-problems in an explicit stack (an array and a counter) or visit them in a "
-            "fixed order with nested loops; a determinant by expansion in minors, for "
-            "instance, becomes elimination in loops, or np.linalg.det, which srcad "
-            "differentiates")
 
     def _bind(self, callee, cparsed, call) -> tuple[list, list]:
         """(parameter names, [(parameter, argument expression)]) as Python binds the call:

@@ -83,6 +83,31 @@ def opened_helper(function):
     return getattr(function, "srcad_recursive_body", None)
 
 
+def kept_as_call(callee, stack, is_user_function) -> bool:
+    """Is a call of `callee`, inlined inside the functions `stack` (the differentiated one
+    first), kept as a call of the recursion primitive? Yes for a recursive helper, but in
+    the shim that differentiates that very helper, whose body is inlined once."""
+    return is_recursive(callee, is_user_function) and not (
+        callee is opened_helper(stack[-1]) and callee not in stack)
+
+
+def recursion_refused(parsed, stack, callee, call):
+    """The refusal of a call of `callee` that closes a cycle of the functions `stack` being
+    inlined (a recursive local function): srcad inlines the user's functions, and a recursive
+    derivative would need a tape per call depth. The message names the cycle and the call
+    that closes it; the hint gives the loop form."""
+    chain = list(stack[stack.index(callee):]) + [callee]
+    cycle = " -> ".join(getattr(f, "__name__", "?") for f in chain)
+    how = "calls itself" if len(chain) == 2 else "calls itself indirectly"
+    return parsed.error(
+        call, "recursion", f"{callee.__name__} {how} ({cycle}); recursion is not "
+        "supported", hint=f"write {callee.__name__} as a loop: keep the pending "
+        "sub-problems in an explicit stack (an array and a counter) or visit them in a "
+        "fixed order with nested loops; a determinant by expansion in minors, for "
+        "instance, becomes elimination in loops, or np.linalg.det, which srcad "
+        "differentiates")
+
+
 def recursive_call(parsed, helper, call, bound: list, helper_parsed):
     """The call of the recursion primitive for the call `call` (in `parsed`) of `helper`,
     with the arguments `bound` ([(parameter, expression)] in parameter order)."""
