@@ -10,31 +10,12 @@ from typing import Any
 import numpy as np
 
 from srcad.build.progress import Progress
-from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, Memory, SecondOrderMode
-from srcad.operators.operator_options import (
-    REVERSE_OVER_FORWARD,
-    check_options,
-    check_out,
-    refuse_chunk_in_reverse_over_forward,
-    refuse_float_out,
-    refuse_memory,
-)
+from srcad.operators.operator_options import check_out, refuse_float_out, refuse_memory
 from srcad.operators.parallel_operators import parallel_option
 from srcad.operators.prep_cache import reusing_preparations
-from srcad.operators.preparation import (
-    Prep,
-    choose_chunk,
-    input_slot,
-    operator_entry,
-    read_arguments,
-)
-from srcad.operators.second_order_setup import (
-    prepare_second,
-    prepared,
-    second_order_mode,
-    second_values,
-)
+from srcad.operators.preparation import Prep, operator_entry
+from srcad.operators.second_order_setup import prepare_second_order, ready
 
 
 @operator_entry
@@ -66,12 +47,7 @@ def prepare_hessian(f: Function, *args: Any, mode: SecondOrderMode = None,
     array([[6., 2.],
            [2., 0.]])
     """
-    refuse_memory("hessian", memory)
-    check_options("hessian", mode, chunk, backend)
-    x = input_slot(read_arguments(args)).value
-    if chunk not in (None, 1) and second_order_mode(mode, backend) == REVERSE_OVER_FORWARD:
-        refuse_chunk_in_reverse_over_forward()
-    return prepare_second("hessian", f, args, choose_chunk(np.size(x), chunk), backend, mode)
+    return prepare_second_order("hessian", f, args, mode, chunk, backend, memory)
 
 
 @operator_entry
@@ -84,13 +60,9 @@ def hessian(f: Function, *args: Any, prep: Prep | None = None, out: np.ndarray |
     """The Hessian of a float-valued f at x, an (n, n) array (chunks of forward-over-reverse
     lanes); with out=H it is H itself, refilled by the next call with it. Of a float x it
     is a float, as JAX's and `second_derivative`'s."""
-    refuse_memory("hessian", memory)
-    slots = read_arguments(args)
-    prep = prepared("hessian", prepare_hessian, f, args, prep, mode, chunk, backend)
-    prep.check("hessian", f, slots)
+    prep = ready("hessian", prepare_hessian, f, args, prep, mode, chunk, backend, memory)
     if out is not None and prep.state["scalar"]:
         refuse_float_out("hessian of a float x")
-    second_values(prep, slots)
     n = prep.state["n"]
     H = out if out is not None else np.empty((n, n))
     if out is not None:
@@ -134,12 +106,7 @@ def prepare_second_derivative(f: Function, *args: Any, mode: SecondOrderMode = N
     >>> second_derivative(f, 2.0, prep=prep)
     48.0
     """
-    refuse_memory("second_derivative", memory)
-    check_options("second_derivative", mode, chunk, backend)
-    prep = prepare_second("second_derivative", f, args, 1, backend, mode)
-    if not prep.state["scalar"]:
-        raise ArgumentError("second_derivative needs a float input", hint="use hessian")
-    return prep
+    return prepare_second_order("second_derivative", f, args, mode, chunk, backend, memory)
 
 
 @operator_entry
@@ -172,14 +139,11 @@ def second_derivative(f: Function, *args: Any, prep: Prep | None = None,
     >>> second_derivative(f, 2.0)
     48.0
     """
-    refuse_memory("second_derivative", memory)
+    refuse_memory("second_derivative", memory)  # before out=, as every operator
     if out is not None:
         refuse_float_out("second_derivative")
-    slots = read_arguments(args)
-    prep = prepared("second_derivative", prepare_second_derivative, f, args, prep, mode,
-                     chunk, backend)
-    prep.check("second_derivative", f, slots)
-    second_values(prep, slots)
+    prep = ready("second_derivative", prepare_second_derivative, f, args, prep, mode, chunk,
+                 backend, memory)
     engine = prep.engine.engine
     engine.seed([np.ones(1)])
     engine.run()

@@ -11,11 +11,11 @@ import numpy as np
 
 from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, Memory, Point, SecondOrderMode
-from srcad.operators.operator_options import check_options, refuse_memory
+from srcad.operators.operator_options import refuse_memory
 from srcad.operators.parallel_operators import parallel_option
 from srcad.operators.prep_cache import reusing_preparations
 from srcad.operators.preparation import Prep, operator_entry
-from srcad.operators.second_order_setup import hvp_pass, lane_result, prepare_second
+from srcad.operators.second_order_setup import hvp_pass, lane_result, prepare_second_order
 
 
 @operator_entry
@@ -47,9 +47,7 @@ def prepare_hvp(f: Function, *args: Any, tangent: Point | None = None,
     >>> hvp(f, np.array([1.0, 3.0]), tangent=np.array([0.0, 1.0]), prep=prep)
     array([2., 0.])
     """
-    refuse_memory("hvp", memory)
-    check_options("hvp", mode, chunk, backend)
-    return prepare_second("hvp", f, args, 1, backend, mode)
+    return prepare_second_order("hvp", f, args, mode, chunk, backend, memory)
 
 
 @operator_entry
@@ -84,8 +82,8 @@ def hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None = None,
     >>> hvp(f, np.array([1.0, 3.0]), tangent=np.array([1.0, 0.0]))
     array([6., 2.])
     """
-    refuse_memory("hvp", memory)
-    prep = hvp_pass("hvp", prepare_hvp, f, args, tangent, prep, (out,), mode, chunk, backend)
+    prep = hvp_pass("hvp", prepare_hvp, f, args, tangent, prep, (out,), mode, chunk, backend,
+                    memory)
     return lane_result(prep, prep.engine.engine.output_lanes[0], out)
 
 
@@ -118,9 +116,7 @@ def prepare_gradient_and_hvp(f: Function, *args: Any, tangent: Point | None = No
     >>> print(g, hv)
     [6. 1.] [8. 2.]
     """
-    refuse_memory("gradient_and_hvp", memory)
-    check_options("gradient_and_hvp", mode, chunk, backend)
-    return prepare_second("gradient_and_hvp", f, args, 1, backend, mode)
+    return prepare_second_order("gradient_and_hvp", f, args, mode, chunk, backend, memory)
 
 
 @operator_entry
@@ -157,12 +153,12 @@ def gradient_and_hvp(f: Function, *args: Any, tangent: Point, prep: Prep | None 
     >>> gradient_and_hvp(f, np.array([1.0, 3.0]), tangent=np.array([1.0, 0.0]))
     (array([6., 1.]), array([6., 2.]))
     """
-    refuse_memory("gradient_and_hvp", memory)
+    refuse_memory("gradient_and_hvp", memory)  # before out=, as every operator
     if out is not None and not (isinstance(out, tuple) and len(out) == 2):
         raise ArgumentError("gradient_and_hvp takes out=(g, hv), two x-shaped arrays",
                             construct="out")
     outs = out if out is not None else (None, None)
     prep = hvp_pass("gradient_and_hvp", prepare_gradient_and_hvp, f, args, tangent, prep,
-                     outs, mode, chunk, backend)
+                     outs, mode, chunk, backend, memory)
     return (lane_result(prep, prep.engine.gradient, outs[0]),
             lane_result(prep, prep.engine.engine.output_lanes[0], outs[1]))

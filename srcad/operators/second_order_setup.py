@@ -18,13 +18,17 @@ from srcad.build.engines import HessianEngine, Slot, scalar_as_array
 from srcad.errors import ArgumentError, SecondOrderRefusal, SrcadError
 from srcad.operators.operator_options import (
     REVERSE_OVER_FORWARD,
+    check_options,
     check_out,
     check_shape,
+    refuse_chunk_in_reverse_over_forward,
     refuse_float_out,
+    refuse_memory,
     second_order_mode,
 )
 from srcad.operators.preparation import (
     Prep,
+    choose_chunk,
     input_slot,
     make_prep,
     output_kind,
@@ -110,11 +114,38 @@ def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
     return prep
 
 
-def prepared(operator, preparer, f, args, prep, mode, chunk, backend) -> Prep:
-    """`prep`, checked against the options given, or a new preparation."""
+def prepare_second_order(operator, f, args, mode, chunk, backend, memory) -> Prep:
+    """The one preparation path of the second-order operators (`prepare_hvp`,
+    `prepare_gradient_and_hvp`, `prepare_hessian`, `prepare_second_derivative`): memory=
+    refused, the options checked, the width chosen (hessian: a chunk of columns, refused
+    beyond one on reverse over forward; the others: one lane), the engine prepared;
+    second_derivative needs a float x."""
+    refuse_memory(operator, memory)
+    check_options(operator, mode, chunk, backend)
+    width = 1
+    if operator == "hessian":
+        x = input_slot(read_arguments(args)).value
+        if chunk not in (None, 1) and second_order_mode(mode, backend) == REVERSE_OVER_FORWARD:
+            refuse_chunk_in_reverse_over_forward()
+        width = choose_chunk(np.size(x), chunk)
+    prep = prepare_second(operator, f, args, width, backend, mode)
+    if operator == "second_derivative" and not prep.state["scalar"]:
+        raise ArgumentError("second_derivative needs a float input", hint="use hessian")
+    return prep
+
+
+def ready(operator, preparer, f, args, prep, mode, chunk, backend, memory) -> Prep:
+    """The start of every second-order call: memory= refused, `prep` checked against the
+    options given (or a new preparation), then against the arguments, whose values the
+    engine takes."""
+    refuse_memory(operator, memory)
+    slots = read_arguments(args)
     if prep is None:
-        return preparer(f, *args, mode=mode, chunk=chunk, backend=backend)
-    prep.check_options(mode, chunk, backend)
+        prep = preparer(f, *args, mode=mode, chunk=chunk, backend=backend)
+    else:
+        prep.check_options(mode, chunk, backend)
+    prep.check(operator, f, slots)
+    second_values(prep, slots)
     return prep
 
 
@@ -128,13 +159,11 @@ def second_values(prep, slots):
     prep.engine.set_values(values)
 
 
-def hvp_pass(operator, preparer, f, args, tangent, prep, outs, mode, chunk, backend) -> Prep:
+def hvp_pass(operator, preparer, f, args, tangent, prep, outs, mode, chunk, backend,
+             memory) -> Prep:
     """One pass of `operator` (hvp, gradient_and_hvp) along `tangent`, its arguments and
     `outs` checked; returns the preparation, its engine holding the results."""
-    slots = read_arguments(args)
-    prep = prepared(operator, preparer, f, args, prep, mode, chunk, backend)
-    prep.check(operator, f, slots)
-    second_values(prep, slots)
+    prep = ready(operator, preparer, f, args, prep, mode, chunk, backend, memory)
     engine = prep.engine.engine
     expected = () if prep.state["scalar"] else engine.x_lanes[0].shape
     check_shape("tangent", tangent, expected)

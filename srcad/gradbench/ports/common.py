@@ -305,6 +305,26 @@ def srcad_implementation(function_name: str, form: str, function, backend: str, 
     return Implementation(function_name, f"srcad-{backend}", form, build, refused)
 
 
+def form_implementations(primal: str, derivative: str, forms: dict, arguments):
+    """One builder of a port's implementations of its own forms, taking the mode:
+    `build("primal", form)` runs the form's function as is (`primal_implementation`),
+    `build("python" | "numba", form, refused=None)` is srcad's derivative of it on that
+    backend (`srcad_implementation`; `refused`: why the backend is expected to refuse it).
+    `forms`: form -> its function, or (the function run as the primal, the one srcad
+    differentiates); `arguments(problem, form)`: (the arrays differentiated, the constants),
+    which the primal takes in that order."""
+
+    def build(mode, form, refused=None):
+        functions = forms[form] if isinstance(forms[form], tuple) else (forms[form],) * 2
+        if mode == "primal":
+            return primal_implementation(primal, form, functions[0], lambda p: tuple(
+                a for part in arguments(p, form) for a in part))
+        return srcad_implementation(derivative, form, functions[1], mode,
+                                    lambda p: arguments(p, form), refused)
+
+    return build
+
+
 def jax_timed(jax, function, array) -> Callable[[], np.ndarray]:
     """A zero-argument callable running the jitted `function` on `array` (put on the device
     here) and returning a NumPy array; the one call here compiles it, outside the timing."""

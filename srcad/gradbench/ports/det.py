@@ -21,11 +21,10 @@ from .common import (
     Eval,
     Implementation,
     autograd_or_unavailable,
+    form_implementations,
     gradient_error,
     jax_or_unavailable,
     jax_timed,
-    primal_implementation,
-    srcad_implementation,
 )
 
 
@@ -132,13 +131,7 @@ def reference_gradient(p):
 FORMS = {"loops": det_loops, "recursive": det_recursive}
 
 
-def _primal(form):
-    return primal_implementation("primal", form, FORMS[form], lambda p: (p.a, p.ell))
-
-
-def _srcad(backend, form, refused=None):
-    return srcad_implementation("gradient", form, FORMS[form], backend,
-                                lambda p: ((p.a,), (p.ell,)), refused)
+_build = form_implementations("primal", "gradient", FORMS, lambda p, form: ((p.a,), (p.ell,)))
 
 
 def _jax(p):
@@ -170,12 +163,12 @@ EVAL = Eval(
     to_json={"primal": float, "gradient": lambda g: np.asarray(g).tolist()},
     fd_check=lambda p: gradient_error(lambda: reference_primal(p), (p.a,), reference_gradient(p)),
     implementations=(
-        _primal("loops"),
-        _primal("recursive"),
-        _srcad("python", "loops"),
-        _srcad("numba", "loops"),
-        _srcad("python", "recursive"),
-        _srcad("numba", "recursive", refused="the numba backend does not compile recursion"),
+        _build("primal", "loops"),
+        _build("primal", "recursive"),
+        _build("python", "loops"),
+        _build("numba", "loops"),
+        _build("python", "recursive"),
+        _build("numba", "recursive", refused="the numba backend does not compile recursion"),
         Implementation("gradient", "jax", "levels", _jax),
         Implementation("gradient", "autograd", "levels", _autograd),
     ),

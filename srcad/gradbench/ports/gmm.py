@@ -16,11 +16,10 @@ from .common import (
     Eval,
     Implementation,
     autograd_or_unavailable,
+    form_implementations,
     gradient_error,
     jax_or_unavailable,
     jax_references,
-    primal_implementation,
-    srcad_implementation,
 )
 
 
@@ -308,14 +307,8 @@ def _constants(p, form):
     return p.vectorized_constants() if FORMS[form][1] else p.loop_constants()
 
 
-def _primal(form):
-    return primal_implementation("objective", form, FORMS[form][0],
-                                 lambda p: (*p.independent, *_constants(p, form)))
-
-
-def _srcad(backend, form, refused=None):
-    return srcad_implementation("jacobian", form, FORMS[form][0], backend,
-                                lambda p: (p.independent, _constants(p, form)), refused)
+_build = form_implementations("objective", "jacobian", {k: f for k, (f, _) in FORMS.items()},
+                              lambda p, form: (p.independent, _constants(p, form)))
 
 
 def jacobian_json(grads):
@@ -339,14 +332,14 @@ EVAL = Eval(
     fd_check=lambda p: gradient_error(lambda: reference_objective(p), p.independent,
                                       reference_jacobian(p)),
     implementations=(
-        _primal("loops"),
-        _primal("vectorized"),
-        _srcad("python", "loops"),
-        _srcad("numba", "loops"),
-        _srcad("python", "loops-rows"),
-        _srcad("numba", "loops-rows"),
-        _srcad("python", "vectorized"),
-        _srcad("numba", "vectorized"),
+        _build("primal", "loops"),
+        _build("primal", "vectorized"),
+        _build("python", "loops"),
+        _build("numba", "loops"),
+        _build("python", "loops-rows"),
+        _build("numba", "loops-rows"),
+        _build("python", "vectorized"),
+        _build("numba", "vectorized"),
         Implementation("jacobian", "jax", "vectorized", _jax),
         Implementation("jacobian", "autograd", "vectorized", _autograd),
     ),

@@ -12,11 +12,10 @@ from .common import (
     Eval,
     Implementation,
     autograd_or_unavailable,
+    form_implementations,
     gradient_error,
     jax_or_unavailable,
     jax_timed,
-    primal_implementation,
-    srcad_implementation,
 )
 
 
@@ -82,13 +81,7 @@ def generate(n, m, seed=31337):
 FORMS = {"loops": llsq_loops, "vectorized": llsq_vectorized}
 
 
-def _primal(form):
-    return primal_implementation("primal", form, FORMS[form], lambda p: (p.x, p.n))
-
-
-def _srcad(backend, form, refused=None):
-    return srcad_implementation("gradient", form, FORMS[form], backend,
-                                lambda p: ((p.x,), (p.n,)), refused)
+_build = form_implementations("primal", "gradient", FORMS, lambda p, form: ((p.x,), (p.n,)))
 
 
 def _vectorized_in(xp, n, m):
@@ -135,12 +128,12 @@ EVAL = Eval(
     to_json={"primal": float, "gradient": lambda g: np.asarray(g).tolist()},
     fd_check=lambda p: gradient_error(lambda: reference_primal(p), (p.x,), reference_gradient(p)),
     implementations=(
-        _primal("loops"),
-        _primal("vectorized"),
-        _srcad("python", "loops"),
-        _srcad("numba", "loops"),
-        _srcad("python", "vectorized"),
-        _srcad("numba", "vectorized"),
+        _build("primal", "loops"),
+        _build("primal", "vectorized"),
+        _build("python", "loops"),
+        _build("numba", "loops"),
+        _build("python", "vectorized"),
+        _build("numba", "vectorized"),
         Implementation("gradient", "jax", "vectorized", _jax),
         Implementation("gradient", "autograd", "vectorized", _autograd),
     ),

@@ -19,11 +19,10 @@ from .common import (
     Eval,
     Implementation,
     autograd_or_unavailable,
+    form_implementations,
     gradient_error,
     jax_or_unavailable,
     jax_references,
-    primal_implementation,
-    srcad_implementation,
 )
 
 
@@ -273,14 +272,8 @@ def _autograd(p):
 FORMS = {"loops": lstm_loops, "loops-views": lstm_views, "loops-rows": lstm_rows}
 
 
-def _primal(form):
-    return primal_implementation("objective", form, FORMS[form],
-                                 lambda p: (*p.independent, *p.constants))
-
-
-def _srcad(backend, form, refused=None):
-    return srcad_implementation("jacobian", form, FORMS[form], backend,
-                                lambda p: (p.independent, p.constants), refused)
+_build = form_implementations("objective", "jacobian", FORMS,
+                              lambda p, form: (p.independent, p.constants))
 
 
 def jacobian_json(grads):
@@ -303,15 +296,15 @@ EVAL = Eval(
     fd_check=lambda p: gradient_error(lambda: reference_objective(p), p.independent,
                                       reference_jacobian(p)),
     implementations=(
-        _primal("loops"),
-        _primal("loops-views"),
-        _primal("loops-rows"),
-        _srcad("python", "loops"),
-        _srcad("numba", "loops"),
-        _srcad("python", "loops-views"),
-        _srcad("numba", "loops-views"),
-        _srcad("python", "loops-rows"),
-        _srcad("numba", "loops-rows"),
+        _build("primal", "loops"),
+        _build("primal", "loops-views"),
+        _build("primal", "loops-rows"),
+        _build("python", "loops"),
+        _build("numba", "loops"),
+        _build("python", "loops-views"),
+        _build("numba", "loops-views"),
+        _build("python", "loops-rows"),
+        _build("numba", "loops-rows"),
         Implementation("jacobian", "jax", "vectorized", _jax),
         Implementation("jacobian", "autograd", "vectorized", _autograd),
     ),

@@ -13,11 +13,10 @@ from .common import (
     Eval,
     Implementation,
     autograd_or_unavailable,
+    form_implementations,
     gradient_error,
     jax_or_unavailable,
     jax_timed,
-    primal_implementation,
-    srcad_implementation,
 )
 
 
@@ -176,13 +175,7 @@ FORMS = {"loops": (ode_solve, ode_last_loops),
          "vectorized": (ode_solve_vectorized, ode_last_vectorized)}
 
 
-def _primal(form):
-    return primal_implementation("primal", form, FORMS[form][0], lambda p: (p.x, p.s))
-
-
-def _srcad(backend, form, refused=None):
-    return srcad_implementation("gradient", form, FORMS[form][1], backend,
-                                lambda p: ((p.x,), (p.s,)), refused)
+_build = form_implementations("primal", "gradient", FORMS, lambda p, form: ((p.x,), (p.s,)))
 
 
 EVAL = Eval(
@@ -202,13 +195,13 @@ EVAL = Eval(
     fd_check=lambda p: gradient_error(lambda: reference_primal(p)[-1], (p.x,),
                                       reference_gradient(p)),
     implementations=(
-        _primal("loops"),
-        _primal("vectorized"),
-        _srcad("python", "loops"),
-        _srcad("numba", "loops"),
-        _srcad("python", "loops-return"),
-        _srcad("python", "vectorized"),
-        _srcad("numba", "vectorized"),
+        _build("primal", "loops"),
+        _build("primal", "vectorized"),
+        _build("python", "loops"),
+        _build("numba", "loops"),
+        _build("python", "loops-return"),
+        _build("python", "vectorized"),
+        _build("numba", "vectorized"),
         Implementation("gradient", "jax", "vectorized", _jax),
         Implementation("gradient", "autograd", "vectorized", _autograd),
     ),
