@@ -1,5 +1,6 @@
 """Screenshots of the documentation site: build it, render pages in headless Chromium and write
-PNGs to docs/screenshots/ (kept out of git: look at them to see the site as a reader does). `make screenshots` runs it.
+PNGs to docs/screenshots/ (kept out of git: look at them to see the site as a reader
+does). `make screenshots` runs it.
 
     python scripts/screenshots.py                   # build the site, then every page
     python scripts/screenshots.py --site site       # an already built site
