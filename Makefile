@@ -61,7 +61,7 @@ docs: venv
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 # PNG screenshots of the site's home, getting started, gallery, benchmark and GradBench pages in
-# docs/screenshots/ (the README shows them): the site built, then rendered by Debian's headless
+# docs/screenshots/ (not in git: to look at the site as a reader sees it): the site built, then rendered by Debian's headless
 # chromium (apt-get install chromium), with no network (scripts/screenshots.py).
 screenshots: venv
 	$(VENV)/bin/pip install -q -e '.[dev,docs]'

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import interface_cost
+import mixture_chart
 import problem_arrays
 import problem_parallel
 import problem_vmap
@@ -333,38 +334,16 @@ def _detail_table(suite, section, case, bases):
 
 
 def chart(suite: Suite, sizes, path):
-    try:
-        import matplotlib
-    except ImportError:
+    """Draw docs/benchmarks.png from this run (benchmarks/mixture_chart.py draws it)."""
+    if importlib.util.find_spec("matplotlib") is None:
         print("matplotlib not installed: no chart")
         return False
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(len(sizes), 1, figsize=(10, 3.2 * len(sizes)), squeeze=False)
-    for ax, (N, K) in zip(axes[:, 0], sizes):
+    cases = {}
+    for N, K in sizes:
         case = f"N={N}, K={K}"
-        rows = [r for r in suite.rows if r.section == S1 and r.case == case and r.ok]
-        rows.sort(key=lambda r: r.median)
-        colors = ["tab:red" if r.name.startswith("srcad") else
-                  "tab:gray" if "primal" in r.name else "tab:blue" for r in rows]
-        ax.barh([r.name for r in rows], [r.median * 1e6 for r in rows], color=colors)
-        ax.set_xscale("log")
-        ax.invert_yaxis()
-        ax.set_title(f"Gaussian-mixture log-likelihood gradient, {case} (median us, log scale)",
-                     fontsize=10)
-        ax.tick_params(axis="y", labelsize=8)
-        for i, r in enumerate(rows):
-            ax.text(r.median * 1e6, i, f" {us(r.median)}", va="center", fontsize=7)
-    from matplotlib.patches import Patch
-
-    axes[0, 0].legend(handles=[Patch(color="tab:red", label="srcad"),
-                               Patch(color="tab:blue", label="other tools, hand-written"),
-                               Patch(color="tab:gray", label="primal, finite differences")],
-                      fontsize=8, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+        cases[case] = [(r.name, r.median) for r in suite.rows
+                       if r.section == S1 and r.case == case and r.ok]
+    mixture_chart.draw(cases, path)
     return True
 
 

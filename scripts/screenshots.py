@@ -1,5 +1,6 @@
 """Screenshots of the documentation site: build it, render pages in headless Chromium and write
-PNGs to docs/screenshots/ (the README shows them). `make screenshots` runs it.
+PNGs to docs/screenshots/ (kept out of git: look at them to see the site as a reader
+does). `make screenshots` runs it.
 
     python scripts/screenshots.py                   # build the site, then every page
     python scripts/screenshots.py --site site       # an already built site
@@ -9,7 +10,7 @@ Chromium is Debian's (`apt-get install chromium`; another binary with --chromium
 CHROMIUM environment variable). Pages are read from the built files (file://) and every host
 name resolves to nothing, so nothing is fetched from the network (the theme's web font falls
 back to the system's). Each PNG is reduced to a 256-colour palette when Pillow is installed
-(it comes with matplotlib), which keeps the files small for git.
+(it comes with matplotlib), which keeps the files small.
 """
 
 from __future__ import annotations

@@ -73,6 +73,22 @@ def partial_results(f, params, data, *contexts, backend="python"):
 
     Returns:
         A dask.delayed `(value, gradient)`.
+
+    A least-squares loss over the rows of a dask.array of 3 rows in chunks of 2 (Dask's
+    local scheduler; on a cluster, create a `distributed.Client` first):
+
+    >>> import numpy as np
+    >>> import dask.array as da
+    >>> import srcad.dask
+    >>> def squares(w, rows):
+    ...     s = 0.0
+    ...     for i in range(rows.shape[0]):
+    ...         s += (rows[i, 0] * w[0] - rows[i, 1]) ** 2
+    ...     return s
+    >>> data = da.from_array(np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 7.0]]), chunks=(2, 2))
+    >>> task = srcad.dask.partial_results(squares, np.array([2.0]), data)
+    >>> task.compute()  # residuals 0, 1, -1: value 2, gradient 2 * (1 * 2 - 1 * 3)
+    (2.0, array([-2.]))
     """
     params, data = _checked(f, params, data)
     return _graph_of_partials(FunctionReference.of(f), params, data, contexts, backend)
@@ -109,6 +125,21 @@ def value_and_gradient(f, params, data, *contexts, backend="python"):
 
     Returns:
         `(value, gradient)`: a float and an array shaped like params.
+
+    A least-squares loss over the rows of a dask.array of 3 rows in chunks of 2 (Dask's
+    local scheduler; on a cluster, create a `distributed.Client` first):
+
+    >>> import numpy as np
+    >>> import dask.array as da
+    >>> import srcad.dask
+    >>> def squares(w, rows):
+    ...     s = 0.0
+    ...     for i in range(rows.shape[0]):
+    ...         s += (rows[i, 0] * w[0] - rows[i, 1]) ** 2
+    ...     return s
+    >>> data = da.from_array(np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 7.0]]), chunks=(2, 2))
+    >>> srcad.dask.value_and_gradient(squares, np.array([2.0]), data)
+    (2.0, array([-2.]))
     """
     params, data = _checked(f, params, data)
     reference = FunctionReference.of(f)
@@ -146,6 +177,24 @@ def value_and_grad(f, data, *contexts, backend="python"):
 
     Returns:
         A function of params returning `(value, gradient)`.
+
+    A least-squares loss over the rows of a dask.array of 3 rows in chunks of 2 (Dask's
+    local scheduler; on a cluster, create a `distributed.Client` first):
+
+    >>> import numpy as np
+    >>> import dask.array as da
+    >>> import srcad.dask
+    >>> def squares(w, rows):
+    ...     s = 0.0
+    ...     for i in range(rows.shape[0]):
+    ...         s += (rows[i, 0] * w[0] - rows[i, 1]) ** 2
+    ...     return s
+    >>> data = da.from_array(np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 7.0]]), chunks=(2, 2))
+    >>> import scipy.optimize
+    >>> fit = scipy.optimize.minimize(srcad.dask.value_and_grad(squares, data),
+    ...                               np.array([0.0]), jac=True)
+    >>> round(float(fit.x[0]), 6)  # sum(x t) / sum(x x) = 29 / 14
+    2.071429
     """
     params_, data_ = _checked(f, np.zeros(1), data)
 
@@ -167,6 +216,21 @@ def grad(f, data, *contexts, backend="python"):
 
     Returns:
         A function of params returning the gradient, shaped like params.
+
+    A least-squares loss over the rows of a dask.array of 3 rows in chunks of 2 (Dask's
+    local scheduler; on a cluster, create a `distributed.Client` first):
+
+    >>> import numpy as np
+    >>> import dask.array as da
+    >>> import srcad.dask
+    >>> def squares(w, rows):
+    ...     s = 0.0
+    ...     for i in range(rows.shape[0]):
+    ...         s += (rows[i, 0] * w[0] - rows[i, 1]) ** 2
+    ...     return s
+    >>> data = da.from_array(np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 7.0]]), chunks=(2, 2))
+    >>> srcad.dask.grad(squares, data)(np.array([2.0]))
+    array([-2.])
     """
     evaluate = value_and_grad(f, data, *contexts, backend=backend)
     return lambda params: evaluate(params)[1]

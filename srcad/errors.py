@@ -230,8 +230,25 @@ class LoopShapeError(SrcadError):
 
 
 class StaleSourceError(SrcadError):
-    """The function's source file no longer holds the code the function runs (edited after
-    the function was defined, or a function object kept from before a module reload)."""
+    r"""The function's source file no longer holds the code the function runs (edited after
+    the function was defined, or a function object kept from before a module reload).
+
+    srcad differentiates the text of the function, so it refuses rather than differentiate
+    text the function does not run:
+
+    >>> import pathlib, sys, tempfile
+    >>> import srcad
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "edited_model.py").write_text("def f(x):\n    return x * x\n")
+    >>> sys.path.insert(0, str(folder))
+    >>> import edited_model
+    >>> _ = (folder / "edited_model.py").write_text("def f(x):\n    return x * x * x\n")
+    >>> srcad.grad(edited_model.f)(3.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    srcad.errors.StaleSourceError: ...
+    >>> sys.path.remove(str(folder)); del sys.modules["edited_model"]
+    """
 
 
 class PreparationMismatchError(ArgumentError):

@@ -134,7 +134,7 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     `parallel=True` (numba backend) splits the rows of the data argument of a function that
     sums over them across numba's threads (srcad/scale/parallel.py). `memory`
     (reverse mode: bytes, or a string such as "50MB") checkpoints the loops at the top of
-    `f`'s body: their tape is replaced by at most that much of snapshots (docs/usage.md).
+    `f`'s body: their tape is replaced by at most that much of snapshots (docs/checkpointing.md).
 
     Args:
         mode: `srcad.Reverse`, `srcad.ReverseWithPrimal`, `srcad.Forward` or

@@ -171,8 +171,17 @@ def print_code(code: str, stream) -> None:
     stream.write(highlighted(code, stream).rstrip("\n") + "\n")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with a mistake in the command line told in two lines (argparse
+    prints its whole usage first); the subcommands' parsers are of this class too."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message}\n  `{self.prog} --help` lists the options, with "
+                     "examples\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="srcad", description="Show or check the derivative code srcad generates for a "
         "Python function.", epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"srcad {__version__}")

@@ -4,7 +4,7 @@ generates besides it (which `--variants` prints too).
 In reverse mode srcad may generate more than one piece of code for a call:
 
 - the python backend checkpoints a time-stepping loop when its tape would exceed the default
-  memory budget (docs/usage.md, "Long loops: checkpointing"): the code it runs holds both the
+  memory budget (docs/checkpointing.md): the code it runs holds both the
   loop taped whole and the binomial checkpointing schedule, several times the plain code;
 - the numba backend checks that budget before such a loop and runs a separately generated
   checkpointed variant when it is exceeded;

@@ -18,6 +18,7 @@ optimizer's repeated gradients want), `value_and_gradient_on` submits plain task
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +36,8 @@ GATHERED_FLOATS = 2**22  # partial results added on the client up to this many f
 @dataclass(frozen=True)
 class FunctionReference:
     """f by module and qualified name: what a task sends instead of f's code (a function of
-    `__main__`, which workers cannot import, is sent as its source text: ShippedFunction)."""
+    `__main__`, which workers cannot import, is sent as its source text: ShippedFunction; so
+    is one its module does not hold under its name, as a doctest's or an exec'd one)."""
 
     module: str
     qualname: str
@@ -53,6 +55,8 @@ class FunctionReference:
                                 construct="srcad.dask", hint="define f at the top level of a "
                                 "module the workers can import (client.upload_file ships one), "
                                 "of a script or of a notebook")
+        if not _found_as(f, module, qualname):  # a doctest's, exec'd, or its name rebound since
+            return ShippedFunction.of(f)
         return cls(module, qualname)
 
     def resolve(self):
@@ -60,6 +64,17 @@ class FunctionReference:
         for part in self.qualname.split("."):
             target = getattr(target, part)
         return target
+
+
+def _found_as(f, module: str, qualname: str) -> bool:
+    """Whether `module.qualname` is f here (else a worker importing it would find another
+    function, or none); a module this process has not imported is taken on trust."""
+    target = sys.modules.get(module)
+    if target is None:
+        return True
+    for part in qualname.split("."):
+        target = getattr(target, part, None)
+    return getattr(target, "__srcad_wrapped__", target) is f
 
 
 def chunk_value_and_gradient(chunk, reference, params, contexts, backend):

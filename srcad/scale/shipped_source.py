@@ -46,7 +46,8 @@ class ShippedFunction:
 
     @classmethod
     def of(cls, f) -> ShippedFunction:
-        """The shipment of `f`, a function defined at the top level of `__main__`."""
+        """The shipment of `f`, defined at the top level of `__main__` (or of a namespace its
+        module does not hold it in: a doctest, exec)."""
         sources, modules, values = {}, {}, {}
         _gather(f, sources, modules, values)
         # srcad's lowering of lists reads NumPy as `np` in f's namespace, named in f or not
@@ -90,7 +91,7 @@ def _execute_at_lines(filename: str, pieces: list, env: dict) -> None:
 
 
 def _refusal(f, why: str, hint: str) -> ArgumentError:
-    return ArgumentError(f"srcad.dask sends {f.__name__!r}, defined in __main__, to the "
+    return ArgumentError(f"srcad.dask sends {f.__name__!r}, defined in {f.__module__}, to the "
                          f"workers as its source, and {why}", construct="srcad.dask",
                          hint=hint)
 

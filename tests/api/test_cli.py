@@ -223,6 +223,10 @@ def console(argv, cwd):
     (["check", "outputs.py:text", "--args", "Active(float)"], ["text returns str"]),
     (["check", "shapes.py:project", "--args", "array[3], array[4, 3]"],
      ["needs an argument to differentiate", "Active(float)"]),
+    # mistakes argparse finds: its message and where help is, without the whole usage
+    (["show"], ["the following arguments are required: target", "srcad show --help"]),
+    (["show", "shapes.py:project", "--backend", "jax"], ["invalid choice: 'jax'"]),
+    (["check", "shapes.py:project", "--seed", "x"], ["invalid int value: 'x'"]),
 ])
 def test_a_mistake_is_told_in_two_lines_with_exit_status_2(folder, argv, expected):
     result = console(argv, folder)
@@ -234,6 +238,18 @@ def test_a_mistake_is_told_in_two_lines_with_exit_status_2(folder, argv, expecte
         assert text in result.stderr, result.stderr
     assert "Perhaps you forgot a comma" not in result.stderr
     assert "arguments, 1 given" not in result.stderr  # a method is explained, not miscounted
+
+
+@pytest.mark.parametrize("argv, expected", [
+    ([], "the following arguments are required"),
+    (["frob"], "invalid choice: 'frob'"),
+])
+def test_a_mistake_before_the_command_is_told_in_two_lines(folder, argv, expected):
+    result = console(argv, folder)
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2 and len(lines) == 2, result.stderr
+    assert lines[0].startswith("srcad: ") and expected in lines[0]
+    assert "srcad --help" in lines[1]
 
 
 def test_package_module_form_imports_from_the_current_folder(folder):

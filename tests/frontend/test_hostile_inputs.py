@@ -107,7 +107,7 @@ def answered(call, check=lambda result: None):
 
 @dataclasses.dataclass(frozen=True)
 class Refusal:
-    """The intended behaviour is a refusal documented in docs/usage.md ("What srcad
+    """The intended behaviour is a refusal documented in docs/when_srcad_refuses.md ("What srcad
     refuses"); its message contains `words`."""
 
     words: tuple = ()
@@ -745,7 +745,7 @@ def test_real_of_array_element_is_an_opaque_value():
 
 
 def test_string_argument_is_refused():
-    """A str argument: usage.md says non-number Const values are refused (ArgumentError)."""
+    """A str argument: docs/modes.md says non-number Const values are refused (ArgumentError)."""
     refused(lambda: srcad.autodiff(Reverse, string_argument, Active(3.0), "square"), "str",
             hint=False, kind=srcad.ArgumentError)
 
@@ -1222,7 +1222,7 @@ def test_log_of_nan_and_inf():
 def test_sqrt_at_zero_does_not_crash_where_the_primal_does_not():
     """math.sqrt(0.0) = 0.0 runs fine; its derivative is 1/(2*sqrt(0)) = +inf by IEEE. Python
     float division by zero raises ZeroDivisionError, which the primal never raises: srcad
-    refuses with the documented non-finite-derivative error (docs/usage.md), not a crash."""
+    refuses with the documented non-finite-derivative error (docs/autodiff.md), not a crash."""
     assert sqrt_of(0.0) == 0.0
     Refusal(NON_FINITE).check(lambda: srcad.autodiff(Reverse, sqrt_of, Active(0.0)))
     Refusal(NON_FINITE).check(lambda: srcad.autodiff(Forward, sqrt_of, Duplicated(0.0, 1.0)))
@@ -1577,7 +1577,7 @@ def test_numba_sqrt_at_zero_and_log_of_negative():
     non-finite-derivative refusal, as in Python."""
     Refusal(NON_FINITE).check(
         lambda: srcad.autodiff(Reverse, sqrt_of, Active(0.0), backend="numba"))
-    # numba's math follows IEEE where Python raises: log(-1) is nan (documented in usage.md)
+    # numba's math follows IEEE where Python raises: log(-1) is nan (docs/speed_with_numba.md)
     try:
         value = srcad.autodiff(ReverseWithPrimal, log_of, Active(-1.0), backend="numba")[1]
     except (ValueError, srcad.SrcadError):

@@ -1,4 +1,4 @@
-"""The numba backend runs what the python backend runs (docs/usage.md, Backends): calls of
+"""The numba backend runs what the python backend runs (docs/speed_with_numba.md): calls of
 functions numba cannot compile on constants (computed before the compiled code), arrays read
 from closure cells and globals (passed to it as arguments), whole-array vector mode over
 arrays and containers (unrolled lanes where lanes in arrays cannot run it) and

@@ -11,9 +11,9 @@ of the nonzeros of J at every point where f takes the same branches.
 What it cannot see: which branch f takes. The primal runs alongside the sets, so `if`, `while`
 and loop bounds follow the values at the preparation point; a branch on an input's value may
 take another path elsewhere, and the pattern is then that of the path taken at preparation
-(the caveat is in docs/usage.md). Tangent code that tries to turn a set into a number (a
-library call srcad has no tangent rule for in this form) raises a TypeError, reported as a
-SrcadError rather than guessed.
+(the caveat is in docs/prepared_operators.md). Tangent code that tries to turn a set into a
+number (a library call srcad has no tangent rule for in this form) raises a TypeError,
+reported as a SrcadError rather than guessed.
 
 Coloring (`color_columns`): columns that share no row get one color (the column intersection
 graph's greedy distance-2 coloring, as SparseMatrixColorings.jl's `GreedyColoringAlgorithm`
