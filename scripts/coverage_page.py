@@ -25,7 +25,7 @@ import scipy.stats
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's srcad, also when run as a script
 
-from srcad.rules import numpy_entries, table  # noqa: E402
+from srcad.rules import library_families, numpy_entries, table  # noqa: E402
 from srcad.rules.conventions import CONVENTIONS  # noqa: E402
 
 PAGE = ROOT / "docs" / "functions.md"
@@ -69,7 +69,7 @@ def _registered():
             info = table.lookup_call(obj) or table.lookup_listed(obj)
             if info is not None:
                 found[prefix + name] = (prefix, info)
-    for (_, method), (obj, info) in sorted(table._BOUND.items(), key=lambda i: str(i[0][1])):
+    for (_, method), (obj, info) in sorted(library_families.BOUND.items(), key=lambda i: str(i[0][1])):
         name = getattr(obj, "name", "multivariate_normal")
         found[f"scipy.stats.{name}.{method}"] = ("scipy.stats.", info)
     return dict(sorted(found.items()))
