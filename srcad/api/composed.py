@@ -39,6 +39,7 @@ from srcad.api.chain_trees import (
     tree_source,
 )
 from srcad.api.chains import Chain
+from srcad.api.wrapping import wraps
 from srcad.errors import ArgumentError
 from srcad.frontend import pytrees
 
@@ -132,7 +133,7 @@ def composed(transform, fun, argnums, has_aux=False, backend="python"):
     composite = structure_of(transform, fun, argnums, has_aux)
     positions = check_argnums(transform, argnums)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def composed_function(*args, **kwargs):
         args = _arguments(fun, transform, argnums, args, kwargs)
         for i in resolve_argnums(argnums, positions, len(args)):

@@ -20,7 +20,6 @@ element, of the output weighted by its unit vector.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -33,6 +32,7 @@ from srcad.api.composed import composed, is_composed, mark
 from srcad.api.packing import Packed, hessian_blocks, unpacked
 from srcad.api.primals import as_lists, tree_copy
 from srcad.api.transform_calls import bound, has_containers
+from srcad.api.wrapping import wraps
 from srcad.build.transform_outputs import in_input_dtype
 from srcad.frontend import pytrees
 from srcad.operators.hessian_operators import hessian as hessian_operator
@@ -98,7 +98,7 @@ def _hessian_transform(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: b
     output_shapes = {}  # argument signature -> the shape of f's output
     packer = Packed()
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def hessian_of_fun(*args, **kwargs):
         target, args, aux, wrt, values = bound(fun, "hessian", argnums, positions, value_only,
                                                args, kwargs)
