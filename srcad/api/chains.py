@@ -118,7 +118,8 @@ class _Levels:
         reverse = _built(fun, 1, into, Request("reverse", self._specs(slots, args),
                                                backend="python", memory=0,
                                                shapes_recorded=True,
-                                               containers=self.boxed_layout))
+                                               containers=self.boxed_layout),
+                         lambda: _own_request(args, layout))
         reverse_slots = []
         for slot in slots:
             reverse_slots.append(slot)
@@ -153,9 +154,10 @@ class _Levels:
             below = len(self.functions) - 1
             slots = self.slots[below]
             function, containers = self._compiled_from(below)
+            own = (lambda: _own_request(args, self.layout, "forward")) if below == 0 else None
             compiled = _built(self.fun, below + 1 + (self.base != "value"), function,
                               Request("forward", self._specs(slots, args), backend="python",
-                                      containers=containers))
+                                      containers=containers), own)
             new_slots = []
             for slot in slots:
                 new_slots.append(slot)
@@ -202,15 +204,32 @@ class _Levels:
         return [c.source for c in self.compiled]
 
 
-def _built(fun, order, function, request):
+def _own_request(args, layout, mode="reverse") -> Request:
+    """The request of srcad's first derivative of the user's function itself at `args`
+    (flat, containers as in `layout`): what its own checks report, at its own lines."""
+    specs = tuple(ArgSpec("duplicated" if isinstance(a, np.ndarray) or mode == "forward"
+                          else "active", type_of_value(a)) if _is_float(a)
+                  else ArgSpec("const", type_of_value(a)) for a in args)
+    return Request(mode, specs, backend="python", containers=layout)
+
+
+def _built(fun, order, function, request, own=None):
     """srcad's code of `function` for `request`; a refusal of srcad's own generated code
     (which the user never wrote) surfaced as one naming the user's function `fun` and the
-    derivative's order."""
+    derivative's order. At the first level (`own`: the request of fun's own first
+    derivative), what srcad refuses in fun itself is reported as its checks list it, every
+    problem at the user's lines."""
     try:
         return _compiled(function, request)
     except SrcadError as err:
         if not str(err.filename or "").startswith("<srcad"):
             raise  # it names the user's own line
+        if own is not None:
+            try:
+                _compiled(fun, own())
+            except SrcadError as mine:
+                if not str(mine.filename or "").startswith("<srcad"):
+                    raise mine from None
         code = getattr(fun, "__code__", None)
         raise SrcadError(
             f"srcad cannot take derivative {order} of {function_name(fun, 'f')} by differentiating "
