@@ -109,11 +109,13 @@ def test_third_order_over_a_container_is_jaxs():
               _hessian_of_grad_wrt_x(jax, f_jax)(TUPLE, X))
 
 
+@pytest.mark.slow  # JAX's compilations too: make test-all
 def test_jacobian_of_a_jacobian_over_a_dict_is_jaxs():
     same_tree(srcad.jacfwd(srcad.jacrev(OURS["vector"]))(DICT, X),
               jax.jacfwd(jax.jacrev(THEIRS["vector"]))(DICT, X))
 
 
+@pytest.mark.slow  # JAX's compilations too: make test-all
 def test_jvp_and_vjp_of_a_gradient_over_a_container_are_jaxs():
     f, f_jax = OURS["nested_loss"], THEIRS["nested_loss"]
     tangent = jax.tree_util.tree_map(lambda a: np.ones(np.shape(a)) * 0.3, NESTED)
@@ -126,6 +128,7 @@ def test_jvp_and_vjp_of_a_gradient_over_a_container_are_jaxs():
     same_tree(pull(ours), pull_jax(ours))  # reusable
 
 
+@pytest.mark.slow  # JAX's compilations too: make test-all
 def test_has_aux_with_ints_and_containers_passes_through_a_composition():
     f, f_jax = OURS["aux_loss"], THEIRS["aux_loss"]
     ours = srcad.jacfwd(srcad.grad(f, has_aux=True), has_aux=True)(DICT, X)
