@@ -174,3 +174,30 @@ def test_vjp_of_a_gradient_along_a_tuple_of_argnums_over_a_dict_is_jaxs():
     same_tree(ours, theirs)
     cotangent = ({"w": X, "b": 0.5}, W)
     same_tree(pull(cotangent), pull_jax(cotangent))
+
+
+def with_settings(np):
+    def scalar(t, settings):
+        return np.sum(np.sin(t) * t) * settings["noise"] + t[0] ** 3 * settings["scale"][1]
+
+    def vector(t, settings):
+        return np.sin(t) * settings["noise"] + t ** 2 * settings["scale"][0]
+
+    return scalar, vector
+
+
+SETTINGS = {"noise": 0.1, "scale": (2.0, 3.0)}
+T = np.array([1.0, 0.3])
+
+
+def test_hessian_with_a_dict_of_settings_is_the_central_differences_of_the_gradient():
+    scalar = with_settings(np)[0]
+    gradient = srcad.grad(scalar)
+    np.testing.assert_allclose(srcad.hessian(scalar)(T, SETTINGS),
+                               central(lambda v: gradient(v, SETTINGS), T), atol=1e-7)
+
+
+@pytest.mark.slow  # JAX's compilations: make test-all
+def test_hessian_with_a_dict_of_settings_not_differentiated_is_jaxs():
+    for ours, theirs in zip(with_settings(np), with_settings(jnp)):
+        same_tree(srcad.hessian(ours)(T, SETTINGS), jax.hessian(theirs)(T, SETTINGS))
