@@ -34,8 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from srcad.analysis.types import FLOAT, Array, type_of_value
+from srcad.analysis.types import FLOAT, type_of_value
 from srcad.api.auxiliary import ValueOnly
+from srcad.api.flat_calls import flat_call, is_float, rebuilt, scalar_positions
 from srcad.build.differentiate import _compiled
 from srcad.build.pipeline import ArgSpec, Request
 from srcad.errors import ArgumentError, SrcadError
@@ -67,12 +68,7 @@ class Chain:
 
 
 def differentiable_positions(args) -> tuple:
-    return tuple(i for i, a in enumerate(args) if _is_float(a))
-
-
-def _is_float(value) -> bool:
-    t = type_of_value(value)
-    return t == FLOAT or (isinstance(t, Array) and t.is_float)
+    return tuple(i for i, a in enumerate(args) if is_float(a))
 
 
 def _boxed(value):
@@ -94,7 +90,7 @@ class _Levels:
         originals = rebuilt([a.copy() if isinstance(a, np.ndarray) else a for a in args],
                             layout)
         value = fun(*originals)
-        if not _is_float(value):
+        if not is_float(value):
             raise ArgumentError(f"differentiating a derivative of {function_name(fun, 'f')}: "
                                 f"it returns {type(value).__name__}, not a float or a float "
                                 "array")
@@ -102,17 +98,17 @@ class _Levels:
         if base not in ("value", "vjp") and self.out_shape:
             raise ArgumentError(f"grad of {function_name(fun, 'f')}: it returns an array of "
                                 f"shape {self.out_shape}; grad needs a float output")
-        into = _into(fun, len(originals), _scalar_positions(originals),
+        into = _into(fun, len(originals), scalar_positions(originals),
                      bool(self.out_shape))
         # a container's float leaves are boxed as the flat slots are (read as leaf[0])
         self.boxed_layout = tuple((p, pytrees.boxed(tree, [
-            _is_float(v) and not isinstance(v, np.ndarray)
+            is_float(v) and not isinstance(v, np.ndarray)
             for v in pytrees.leaves(originals[p])])) for p, tree in layout)
         slots = [(("arg", i) if i in self.floats else ("const", i), frozenset())
                  for i in range(len(args))] + [(OUT, frozenset())]
         if base == "value":
             self.into = into
-            self.functions, self.slots, self.compiled = [_flat_call(into, layout)], [slots], []
+            self.functions, self.slots, self.compiled = [flat_call(into, layout)], [slots], []
             return
         self.into = None
         reverse = _built(fun, 1, into, Request("reverse", self._specs(slots, args),
@@ -208,7 +204,7 @@ def _own_request(args, layout, mode="reverse") -> Request:
     """The request of srcad's first derivative of the user's function itself at `args`
     (flat, containers as in `layout`): what its own checks report, at its own lines."""
     specs = tuple(ArgSpec("duplicated" if isinstance(a, np.ndarray) or mode == "forward"
-                          else "active", type_of_value(a)) if _is_float(a)
+                          else "active", type_of_value(a)) if is_float(a)
                   else ArgSpec("const", type_of_value(a)) for a in args)
     return Request(mode, specs, backend="python", containers=layout)
 
@@ -268,7 +264,7 @@ def evaluate(chain: Chain, args, direction=None, backend="python", layout=()):
         chain = Chain(chain.fun, chain.base if chain.base == "value" else chain.base % count,
                       tuple(i % count for i in chain.ops), chain.scalar_ops)
     for i in chain.ops + ((chain.base,) if chain.base != "value" else ()):
-        if not _is_float(args[i]):
+        if not is_float(args[i]):
             raise ArgumentError(f"argument {i} is {type(args[i]).__name__}, not a float or a "
                                 "float array: derivatives need floats")
     chain, fun, levels = _resolved(chain, args, layout)
@@ -382,36 +378,6 @@ def _level_base(base):
     """One set of levels serves the gradient with respect to every argument (its reverse
     code leaves them all)."""
     return base if base in ("value", "vjp") else "gradient"
-
-
-def rebuilt(flat, layout) -> list:
-    """The arguments `flat` (containers as their leaves) stand for, containers rebuilt."""
-    trees = dict(layout)
-    args, k = [], 0
-    while k < len(flat):
-        tree = trees.get(len(args))
-        if tree is None:
-            args.append(flat[k])
-            k += 1
-            continue
-        n = len(pytrees.paths(tree))
-        args.append(pytrees.unflatten(tree, flat[k:k + n]))
-        k += n
-    while len(args) in trees:  # a container with no leaves at the end
-        args.append(pytrees.unflatten(trees[len(args)], []))
-    return args
-
-
-def _scalar_positions(args) -> list:
-    return [i for i, a in enumerate(args)
-            if not pytrees.is_container(a) and _is_float(a) and not isinstance(a, np.ndarray)]
-
-
-def _flat_call(into, layout):
-    """`into` called with the flat arguments (level 0 of a value, run as it is)."""
-    if not layout:
-        return into
-    return lambda *flat: into(*rebuilt(list(flat[:-1]), layout), flat[-1])
 
 
 def chain_source(chain: Chain, args, backend="python", layout=()) -> str:
