@@ -211,10 +211,10 @@ def check_transforms(f, args, timeout: float):
                     timeout, "jvp, vjp or the hessian transform disagrees")
 
 
-def check_composition(f, args, timeout: float, third_order: bool):
+def check_composition(f, args, timeout: float, third_order: bool, containers: bool = False):
     """Transforms of transforms (fuzz/composition_check.py)."""
     return _outcome(lambda: composition_check.check(f, args()[0].value, timeout, _alarm,
-                                                    third_order),
+                                                    third_order, containers),
                     timeout, "a composition of transforms disagrees")
 
 
@@ -253,7 +253,8 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
             outcomes["hess"] = check_second_order(f, module.args, timeout)
             outcomes["jax"] = check_transforms(f, module.args, timeout)
             outcomes["compose"] = check_composition(
-                f, module.args, timeout, composition_check.third_order_drawn(text))
+                f, module.args, timeout, composition_check.third_order_drawn(text),
+                composition_check.containers_drawn(text))
         if getattr(module, "JAX_SOURCE", None):  # fuzz/grammar_second_order_reach.py
             outcomes["jaxh"] = check_against_jax_hessian(f, module.JAX_SOURCE, module.args,
                                                          timeout)

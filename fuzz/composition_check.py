@@ -4,7 +4,12 @@ central differences of srcad's gradient, `jacrev(grad(f))` and `jvp(grad(f), ...
 it, and for a third of the programs (drawn from their own stream,
 `random.Random(f"compose {crc32 of the program}")`, so no program of any seed changes) the
 third derivative `jacfwd(hessian(f))` against central differences of the `hessian`
-transform. Every call gets its own copy of x (the programs may write their input).
+transform. For half of the programs (their own stream, `random.Random(f"compose containers
+{crc32}")`) the composition is also taken over a dict of parameters,
+`g(p) = f(p["x"] * p["s"])` at s = 1 (srcad/api/chain_trees.py): `jacfwd(grad(g))` must be
+JAX's nesting of blocks, ["x"]["x"] the Hessian H of f, ["x"]["s"] and ["s"]["x"] the
+gradient plus H x, ["s"]["s"] x.H x, and `jvp`/`vjp` of grad(g) the matching products. Every
+call gets its own copy of x (the programs may write their input).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import zlib
 import numpy as np
 
 import srcad
+from srcad.frontend.source_functions import compile_source
 
 
 def _central(function, x, h):
@@ -40,7 +46,37 @@ def third_order_drawn(text: str) -> bool:
     return random.Random(f"compose {zlib.crc32(text.encode())}").random() < 1 / 3
 
 
-def check(f, x, timeout, alarm, third_order=False):
+def containers_drawn(text: str) -> bool:
+    return random.Random(f"compose containers {zlib.crc32(text.encode())}").random() < 1 / 2
+
+
+def _check_containers(f, x, H, gradient, backend):
+    """The composition over a dict of parameters against the blocks of H (module docstring)."""
+    g = compile_source("def g(p):\n    return f(p['x'] * p['s'])\n", "g", {"f": f})
+    params = {"s": 1.0, "x": x.copy()}
+    blocks = srcad.jacfwd(srcad.grad(g, backend=backend), backend=backend)(params)
+    if sorted(blocks) != ["s", "x"] or sorted(blocks["x"]) != ["s", "x"]:
+        raise AssertionError(f"jacfwd(grad(g)) over a dict: keys {list(blocks)}")
+    scale = max(1.0, float(np.abs(H).max()))
+    mixed = gradient(x.copy()) + H @ x
+    expected = {("x", "x"): H, ("x", "s"): mixed, ("s", "x"): mixed, ("s", "s"): x @ H @ x}
+    for (i, j), value in expected.items():
+        if not np.allclose(blocks[i][j], value, rtol=1e-8, atol=1e-8 * scale * (1 + x @ x)):
+            raise AssertionError(f"jacfwd(grad(g))[{i!r}][{j!r}] {blocks[i][j]!r} != {value!r}")
+    tangent = {"s": 0.5, "x": np.linspace(-1.0, 1.0, x.size)}
+    _, product = srcad.jvp(srcad.grad(g, backend=backend), (params,), (tangent,),
+                           backend=backend)
+    _, pull = srcad.vjp(srcad.grad(g, backend=backend), params, backend=backend)
+    (pulled,) = pull(tangent)
+    for key in ("s", "x"):
+        want = blocks[key]["s"] * tangent["s"] + blocks[key]["x"] @ tangent["x"]
+        if not np.allclose(product[key], want, rtol=1e-8, atol=1e-8 * scale * (1 + x @ x)):
+            raise AssertionError(f"jvp(grad(g))[{key!r}] {product[key]!r} != {want!r}")
+        if not np.allclose(pulled[key], want, rtol=1e-8, atol=1e-8 * scale * (1 + x @ x)):
+            raise AssertionError(f"vjp(grad(g))[{key!r}] {pulled[key]!r} != {want!r}")
+
+
+def check(f, x, timeout, alarm, third_order=False, containers=False):
     """Raises AssertionError on a disagreement (SrcadError on a refusal)."""
     backend = os.environ.get("SRCAD_FUZZ_BACKEND", "python")
     signal.signal(signal.SIGALRM, alarm)
@@ -59,6 +95,8 @@ def check(f, x, timeout, alarm, third_order=False):
             if not (np.allclose(g, gradient(x.copy()), rtol=1e-12, atol=1e-12)
                     and np.allclose(Hv, H @ v, rtol=1e-9, atol=1e-9 * scale)):
                 raise AssertionError(f"jvp(grad(f)) {Hv.tolist()} != H v {(H @ v).tolist()}")
+            if containers:
+                _check_containers(f, x, H, gradient, backend)
             if third_order:
                 hessian = srcad.hessian(f, backend=backend)
                 T = srcad.jacfwd(hessian, backend=backend)(x.copy())

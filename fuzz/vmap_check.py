@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
+import vmap_forms  # noqa: E402
 from checking import load_module  # noqa: E402
 from generator import generate  # noqa: E402
 from inputs import choose_inputs  # noqa: E402
@@ -129,18 +130,32 @@ def check_one(f, in_axes, batch, size, what, backend="python"):
     return "lifted", ""
 
 
-def check_seed(seed, arrays, grad, timeout, backend="python"):
+def check_seed(seed, arrays, grad, timeout, backend="python", forms=False):
     program = generate(seed, arrays=arrays)
     values, why = choose_inputs(program)
     if values is None:
         return [("skipped", why)]
-    module, name = load_module(module_text(program, values))
+    form = vmap_forms.choose_form(seed) if forms else None
+    text = module_text(program, values)
+    if form in vmap_forms.WRAPPERS:
+        text += vmap_forms.wrapper_text(form, len(program.args))
+    module, name = load_module(text)
     rnd = random.Random(f"vmap {seed}")
     in_axes, batch, size = batch_of(program, values, rnd)
     outcomes = []
     signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
+        floats = [k for k, a in enumerate(program.args) if a.kind in FLOAT_KINDS]
+        if form is not None:  # the form's check instead of the plain one
+            outcomes.append(vmap_forms.check_form(form, module, in_axes, batch, size,
+                                                  loop, agree))
+            if grad and form == "nested" and program.returns_float and floats:
+                k = rnd.choice(floats)
+                outcomes.append(vmap_forms.check_form(
+                    form, module, in_axes, batch, size, loop, agree,
+                    srcad.grad(module.f, argnums=k, backend=backend)))
+            return outcomes
         outcomes.append(check_one(module.f, in_axes, batch, size, "vmap", backend))
         floats = [k for k, a in enumerate(program.args) if a.kind in FLOAT_KINDS]
         if grad and program.returns_float and floats:
@@ -164,29 +179,33 @@ def main(argv=None):
     parser.add_argument("--grad", action="store_true")
     parser.add_argument("--timeout", type=float, default=30.0)
     parser.add_argument("--backend", default="python", choices=("python", "numba"))
+    parser.add_argument("--forms", action="store_true",
+                        help="wrap each program in a form the body is not lifted for "
+                        "(fuzz/vmap_forms.py): helper, container, while, nested vmap")
     options = parser.parse_args(argv)
     counts, reasons, failures = collections.Counter(), collections.Counter(), []
     for seed in range(options.seed, options.seed + options.count):
         try:
             outcomes = check_seed(seed, options.arrays, options.grad, options.timeout,
-                                  options.backend)
+                                  options.backend, options.forms)
         except Exception as err:  # noqa: BLE001 - a harness error, reported apart
             outcomes = [("harness-error", f"{type(err).__name__}: {err}")]
             traceback.print_exc()
         for outcome, detail in outcomes:
             counts[outcome] += 1
-            if outcome == "looped":
+            if outcome in ("looped", "agreed"):
                 reasons[detail] += 1
             elif outcome in ("disagreed", "crashed", "harness-error"):
                 failures.append((seed, outcome, detail))
     print(f"vmap fuzz ({options.backend}): seeds {options.seed}.."
           f"{options.seed + options.count - 1}"
-          f"{' --arrays' if options.arrays else ''}{' --grad' if options.grad else ''}")
-    for outcome in ("lifted", "looped", "raised", "disagreed", "crashed", "timeout",
-                    "skipped", "harness-error"):
+          f"{' --arrays' if options.arrays else ''}{' --grad' if options.grad else ''}"
+          f"{' --forms' if options.forms else ''}")
+    for outcome in ("lifted", "looped", "agreed", "raised", "disagreed", "crashed",
+                    "timeout", "skipped", "harness-error"):
         print(f"  {outcome:13s} {counts[outcome]}")
     for reason, n in reasons.most_common(8):
-        print(f"    looped: {n:4d}  {reason[:100]}")
+        print(f"    {'form' if options.forms else 'looped'}: {n:4d}  {reason[:100]}")
     for seed, outcome, detail in failures[:20]:
         print(f"  seed {seed}: {outcome}: {detail[:300]}")
     return 1 if failures else 0

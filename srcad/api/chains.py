@@ -34,11 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from srcad.analysis.types import FLOAT, Array, type_of_value
+from srcad.analysis.types import FLOAT, type_of_value
 from srcad.api.auxiliary import ValueOnly
+from srcad.api.flat_calls import flat_call, is_float, rebuilt, scalar_positions
 from srcad.build.differentiate import _compiled
 from srcad.build.pipeline import ArgSpec, Request
 from srcad.errors import ArgumentError, SrcadError
+from srcad.frontend import pytrees
 from srcad.frontend.lambdas import function_name
 from srcad.frontend.source_functions import compile_source
 
@@ -66,12 +68,7 @@ class Chain:
 
 
 def differentiable_positions(args) -> tuple:
-    return tuple(i for i, a in enumerate(args) if _is_float(a))
-
-
-def _is_float(value) -> bool:
-    t = type_of_value(value)
-    return t == FLOAT or (isinstance(t, Array) and t.is_float)
+    return tuple(i for i, a in enumerate(args) if is_float(a))
 
 
 def _boxed(value):
@@ -79,14 +76,21 @@ def _boxed(value):
 
 
 class _Levels:
-    """The flat generated functions of one (function, base) at one argument signature."""
+    """The flat generated functions of one (function, base) at one argument signature.
 
-    def __init__(self, fun, base, args):
-        self.fun, self.base = fun, base
+    `args` are flat: a container argument (a dict, list, tuple or record of parameters)
+    stands as its leaves, and `layout` gives (position, structure) of each; level 0 takes
+    the containers (srcad's container code, srcad/transform/normalize/containers.py) and
+    every generated level takes the leaves, so the slots are the leaves'."""
+
+    def __init__(self, fun, base, args, layout=()):
+        self.fun, self.base, self.layout = fun, base, layout
         self.numba = {}  # level -> its numba code
         self.floats = differentiable_positions(args)
-        value = fun(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-        if not _is_float(value):
+        originals = rebuilt([a.copy() if isinstance(a, np.ndarray) else a for a in args],
+                            layout)
+        value = fun(*originals)
+        if not is_float(value):
             raise ArgumentError(f"differentiating a derivative of {function_name(fun, 'f')}: "
                                 f"it returns {type(value).__name__}, not a float or a float "
                                 "array")
@@ -94,16 +98,24 @@ class _Levels:
         if base not in ("value", "vjp") and self.out_shape:
             raise ArgumentError(f"grad of {function_name(fun, 'f')}: it returns an array of "
                                 f"shape {self.out_shape}; grad needs a float output")
-        scalars = [i for i in self.floats if not isinstance(args[i], np.ndarray)]
-        into = _into(fun, len(args), scalars, bool(self.out_shape))
+        into = _into(fun, len(originals), scalar_positions(originals),
+                     bool(self.out_shape))
+        # a container's float leaves are boxed as the flat slots are (read as leaf[0])
+        self.boxed_layout = tuple((p, pytrees.boxed(tree, [
+            is_float(v) and not isinstance(v, np.ndarray)
+            for v in pytrees.leaves(originals[p])])) for p, tree in layout)
         slots = [(("arg", i) if i in self.floats else ("const", i), frozenset())
                  for i in range(len(args))] + [(OUT, frozenset())]
         if base == "value":
-            self.functions, self.slots, self.compiled = [into], [slots], []
+            self.into = into
+            self.functions, self.slots, self.compiled = [flat_call(into, layout)], [slots], []
             return
+        self.into = None
         reverse = _built(fun, 1, into, Request("reverse", self._specs(slots, args),
                                                backend="python", memory=0,
-                                               shapes_recorded=True))
+                                               shapes_recorded=True,
+                                               containers=self.boxed_layout),
+                         lambda: _own_request(args, layout))
         reverse_slots = []
         for slot in slots:
             reverse_slots.append(slot)
@@ -137,9 +149,11 @@ class _Levels:
         while len(self.functions) <= k:
             below = len(self.functions) - 1
             slots = self.slots[below]
-            compiled = _built(self.fun, below + 1 + (self.base != "value"),
-                              self.functions[below],
-                              Request("forward", self._specs(slots, args), backend="python"))
+            function, containers = self._compiled_from(below)
+            own = (lambda: _own_request(args, self.layout, "forward")) if below == 0 else None
+            compiled = _built(self.fun, below + 1 + (self.base != "value"), function,
+                              Request("forward", self._specs(slots, args), backend="python",
+                                      containers=containers), own)
             new_slots = []
             for slot in slots:
                 new_slots.append(slot)
@@ -157,9 +171,11 @@ class _Levels:
         python = self.level(k, args)
         compiled = self.numba.get(k)
         if compiled is None:
+            function, containers = self._compiled_from(k - 1)
             try:
-                compiled = _compiled(self.functions[k - 1], Request(
-                    "forward", self._specs(self.slots[k - 1], args), backend="numba"))
+                compiled = _compiled(function, Request(
+                    "forward", self._specs(self.slots[k - 1], args), backend="numba",
+                    containers=containers))
             except SrcadError:
                 _LOG.info("srcad: the numba backend does not compile level %d of the composed "
                           "derivative of %s; its python code runs", k,
@@ -170,6 +186,13 @@ class _Levels:
                 self.compiled.append(compiled)
         return (compiled.function, self.slots[k]) if compiled else python
 
+    def _compiled_from(self, below: int):
+        """(the function level below + 1 is srcad's forward code of, its containers): level
+        0 of a value takes the containers, every generated level their leaves."""
+        if below == 0 and self.into is not None:
+            return self.into, self.boxed_layout
+        return self.functions[below], ()
+
     def is_current(self) -> bool:
         return all(c.is_current() for c in self.compiled)
 
@@ -177,15 +200,32 @@ class _Levels:
         return [c.source for c in self.compiled]
 
 
-def _built(fun, order, function, request):
+def _own_request(args, layout, mode="reverse") -> Request:
+    """The request of srcad's first derivative of the user's function itself at `args`
+    (flat, containers as in `layout`): what its own checks report, at its own lines."""
+    specs = tuple(ArgSpec("duplicated" if isinstance(a, np.ndarray) or mode == "forward"
+                          else "active", type_of_value(a)) if is_float(a)
+                  else ArgSpec("const", type_of_value(a)) for a in args)
+    return Request(mode, specs, backend="python", containers=layout)
+
+
+def _built(fun, order, function, request, own=None):
     """srcad's code of `function` for `request`; a refusal of srcad's own generated code
     (which the user never wrote) surfaced as one naming the user's function `fun` and the
-    derivative's order."""
+    derivative's order. At the first level (`own`: the request of fun's own first
+    derivative), what srcad refuses in fun itself is reported as its checks list it, every
+    problem at the user's lines."""
     try:
         return _compiled(function, request)
     except SrcadError as err:
         if not str(err.filename or "").startswith("<srcad"):
             raise  # it names the user's own line
+        if own is not None:
+            try:
+                _compiled(fun, own())
+            except SrcadError as mine:
+                if not str(mine.filename or "").startswith("<srcad"):
+                    raise mine from None
         code = getattr(fun, "__code__", None)
         raise SrcadError(
             f"srcad cannot take derivative {order} of {function_name(fun, 'f')} by differentiating "
@@ -196,13 +236,13 @@ def _built(fun, order, function, request):
             "forward mode over reverse code)") from None
 
 
-def _levels(fun, base, args) -> _Levels:
-    key = (fun, base, _signature(args))
+def _levels(fun, base, args, layout=()) -> _Levels:
+    key = (fun, base, _signature(args), layout)
     levels = _LEVELS.get(key)
     if levels is None or not levels.is_current():
         if len(_LEVELS) >= _MEMO_SIZE:
             _LEVELS.clear()
-        levels = _LEVELS[key] = _Levels(fun, base, args)
+        levels = _LEVELS[key] = _Levels(fun, base, args, layout)
     return levels
 
 
@@ -212,19 +252,22 @@ def _signature(args) -> tuple:
                  for a in args)
 
 
-def evaluate(chain: Chain, args, direction=None, backend="python"):
+def evaluate(chain: Chain, args, direction=None, backend="python", layout=()):
     """The chain's derivative at `args` (shape: the base's output, then each op's argument,
     innermost first); with `direction` (one tangent per argument) its directional
-    derivative along it, the shape of the chain's own result."""
+    derivative along it, the shape of the chain's own result. With a `layout`, `args` are
+    flat (containers as their leaves, srcad/api/chain_trees.py) and so are the chain's
+    positions."""
     args = tuple(args)
-    count = len(args)  # argnums counted from the end (-1) as positions
-    chain = Chain(chain.fun, chain.base if chain.base == "value" else chain.base % count,
-                  tuple(i % count for i in chain.ops), chain.scalar_ops)
+    if not layout:  # argnums counted from the end (-1) as positions
+        count = len(args)
+        chain = Chain(chain.fun, chain.base if chain.base == "value" else chain.base % count,
+                      tuple(i % count for i in chain.ops), chain.scalar_ops)
     for i in chain.ops + ((chain.base,) if chain.base != "value" else ()):
-        if not _is_float(args[i]):
+        if not is_float(args[i]):
             raise ArgumentError(f"argument {i} is {type(args[i]).__name__}, not a float or a "
                                 "float array: derivatives need floats")
-    chain, fun, levels = _resolved(chain, args)
+    chain, fun, levels = _resolved(chain, args, layout)
     base_shape = levels.out_shape if chain.base == "value" else np.shape(args[chain.base])
     for k in chain.scalar_ops:
         below = tuple(base_shape) + sum((np.shape(args[i]) for i in chain.ops[:k]), ())
@@ -318,22 +361,29 @@ def _returnless(compiled, fun):
                           dict(compiled.function.__globals__))
 
 
-def _resolved(chain: Chain, args):
+def _resolved(chain: Chain, args, layout=()):
     """(the chain as it runs, the function it differentiates, its levels at `args`)."""
-    fun = chain.fun.function(len(args)) if isinstance(chain.fun, ValueOnly) else chain.fun
-    levels = _levels(fun, chain.base, args)
+    count = len(args) - sum(len(pytrees.paths(tree)) - 1 for _, tree in layout)
+    fun = chain.fun.function(count) if isinstance(chain.fun, ValueOnly) else chain.fun
+    levels = _levels(fun, _level_base(chain.base), args, layout)
     if chain.base == "value" and chain.ops and not levels.out_shape:
         # the first Jacobian of a float f is its gradient: srcad's reverse code
         chain = Chain(chain.fun, chain.ops[0], chain.ops[1:],
                       tuple(k - 1 for k in chain.scalar_ops if k))
-        levels = _levels(fun, chain.base, args)
+        levels = _levels(fun, _level_base(chain.base), args, layout)
     return chain, fun, levels
 
 
-def chain_source(chain: Chain, args, backend="python") -> str:
+def _level_base(base):
+    """One set of levels serves the gradient with respect to every argument (its reverse
+    code leaves them all)."""
+    return base if base in ("value", "vjp") else "gradient"
+
+
+def chain_source(chain: Chain, args, backend="python", layout=()) -> str:
     """The generated code of every level a chain runs at `args`, outermost last."""
     args = tuple(args)
-    chain, _, levels = _resolved(chain, args)
+    chain, _, levels = _resolved(chain, args, layout)
     depth = len(chain.ops)
     if backend == "numba" and depth:
         levels.numba_level(depth, args)

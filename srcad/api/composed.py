@@ -13,9 +13,11 @@ innermost `grad` of a plain function runs srcad's reverse code; every transform 
 srcad's forward code over that code (forward over reverse), so the values are srcad's own
 and the plain, uncomposed call of each transform is unchanged.
 
-What is refused, by `ArgumentError`: `grad` of a function returning a tuple or an array
-(as JAX), composing over a dict, list or tuple of parameters, and an inner `has_aux=True`
-under an outer transform without it.
+Arguments may be containers of parameters (a dict, list, tuple, NamedTuple or dataclass,
+nested): each derivative is then nested as JAX nests it (srcad/api/chain_trees.py).
+
+What is refused, by `ArgumentError`: `grad` of a function returning a tuple, an array or a
+container (as JAX), and an inner `has_aux=True` under an outer transform without it.
 """
 
 from __future__ import annotations
@@ -27,7 +29,17 @@ import numpy as np
 
 from srcad.api.argnums import bind_keywords, check_argnums, differentiable, resolve_argnums
 from srcad.api.auxiliary import ValueOnly
-from srcad.api.chains import Chain, chain_source, evaluate
+from srcad.api.chain_trees import (
+    ArgnumParts,
+    FlatArguments,
+    evaluate_structure,
+    evaluate_tree,
+    map_structure,
+    pulled,
+    tree_source,
+)
+from srcad.api.chains import Chain
+from srcad.api.wrapping import wraps
 from srcad.errors import ArgumentError
 from srcad.frontend import pytrees
 
@@ -44,12 +56,6 @@ class Composite:
 def is_composed(fun) -> bool:
     """Is `fun` what a transform returned (and can be transformed again)?"""
     return getattr(fun, "__srcad_compose__", None) is not None
-
-
-def _leaves_map(structure, function):
-    if type(structure) is tuple:
-        return tuple(_leaves_map(s, function) for s in structure)
-    return function(structure)
 
 
 def _inner(fun, transform, has_aux) -> Composite:
@@ -90,10 +96,10 @@ def structure_of(transform, fun, argnums, has_aux=False) -> Composite:
             parts = tuple(Chain(chain.fun, i) for i in positions)  # reverse mode of fun
         else:
             parts = tuple(chain.then(i, scalar=how == "grad") for i in positions)
-        return parts[0] if single else parts
+        return parts[0] if single else ArgnumParts(parts, chain)
 
     def scalar(structure):
-        if type(structure) is tuple:
+        if isinstance(structure, tuple):
             raise ArgumentError(f"{transform} of a function returning a tuple: {transform} "
                                 "needs one float output, as in JAX", hint="use jacfwd or "
                                 "jacrev for several outputs")
@@ -103,9 +109,9 @@ def structure_of(transform, fun, argnums, has_aux=False) -> Composite:
         gradient = derivative(scalar(inner.structure), "grad")
         structure = gradient if transform == "grad" else (inner.structure, gradient)
     elif transform in ("jacfwd", "jacrev"):
-        structure = _leaves_map(inner.structure, lambda c: derivative(c, "jacobian"))
+        structure = map_structure(inner.structure, lambda c: derivative(c, "jacobian"))
     elif transform == "hessian":
-        structure = _leaves_map(inner.structure, lambda c: _leaves_map(
+        structure = map_structure(inner.structure, lambda c: map_structure(
             derivative(c, "jacobian"), lambda d: derivative(d, "jacobian")))
     else:
         raise ArgumentError(f"{transform} cannot be composed")
@@ -127,11 +133,11 @@ def composed(transform, fun, argnums, has_aux=False, backend="python"):
     composite = structure_of(transform, fun, argnums, has_aux)
     positions = check_argnums(transform, argnums)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def composed_function(*args, **kwargs):
         args = _arguments(fun, transform, argnums, args, kwargs)
         for i in resolve_argnums(argnums, positions, len(args)):
-            differentiable(args[i], i, transform)
+            _differentiable(args, i, transform)
         result = _evaluated(composite.structure, args, backend)
         if composite.aux is not None:
             return result, composite.aux(args)
@@ -145,30 +151,29 @@ def composed(transform, fun, argnums, has_aux=False, backend="python"):
 def _arguments(fun, transform, argnums, args, kwargs) -> tuple:
     args = tuple(bind_keywords(fun, transform, argnums, args, kwargs))
     # a 0-d float array is read as the float it holds (srcad differentiates no 0-d array)
-    args = tuple(float(a) if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind == "f"
+    return tuple(float(a) if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind == "f"
                  else a for a in args)
-    if any(pytrees.is_container(a) for a in args):
-        raise ArgumentError(f"{transform} of a transformed function with a dict, list or "
-                            "tuple argument: composed transforms take floats and arrays",
-                            hint="pass the parameters as separate float or array arguments")
-    return args
+
+
+def _differentiable(args, i, transform):
+    """Argument i (a float, a float array, or a container of them) can be differentiated."""
+    if pytrees.is_container(args[i]):
+        FlatArguments(args).check_differentiable(i, transform)
+    else:
+        differentiable(args[i], i, transform)
 
 
 def _evaluated(structure, args, backend="python"):
-    return _leaves_map(structure, lambda chain: evaluate(chain, args, backend=backend))
+    return evaluate_structure(structure, args, backend=backend)
 
 
 def jvp_composed(fun, primals, tangents, has_aux=False, backend="python"):
     """`(fun(*primals), J v)` (and aux with has_aux) for a transformed fun."""
     composite = _inner(fun, "jvp", has_aux)
     args = _arguments(fun, "jvp", 0, tuple(primals), {})
-    for a, t in zip(args, tangents):
-        if np.shape(a) != np.shape(t):
-            raise ArgumentError(f"jvp: a tangent has shape {np.shape(t)}, its primal "
-                                f"{np.shape(a)}")
+    FlatArguments(args).flat_direction(tuple(tangents), "jvp")  # refused before any work
     value = _evaluated(composite.structure, args, backend)
-    tangent = _leaves_map(composite.structure, lambda c: evaluate(c, args, tuple(tangents),
-                                                                  backend))
+    tangent = evaluate_structure(composite.structure, args, tuple(tangents), backend)
     return (value, tangent, composite.aux(args)) if has_aux else (value, tangent)
 
 
@@ -178,42 +183,19 @@ def vjp_composed(fun, primals, has_aux=False, backend="python"):
     and kept, so each later call is a contraction."""
     composite = _inner(fun, "vjp", has_aux)
     args = _arguments(fun, "vjp", 0, tuple(primals), {})
-    for i, a in enumerate(args):
-        differentiable(a, i, "vjp")
+    for i in range(len(args)):
+        _differentiable(args, i, "vjp")
     value = _evaluated(composite.structure, args, backend)
     kept = []
 
     def vjp_fun(cotangent):
         if not kept:
-            kept.append(_leaves_map(composite.structure, lambda c: tuple(
-                evaluate(c.then(i), args, backend=backend) for i in range(len(args)))))
-        return _pulled(kept[0], value, cotangent, args)
+            kept.append(map_structure(composite.structure, lambda c: tuple(
+                evaluate_tree(c.then(i), args, backend=backend) for i in range(len(args)))))
+        return pulled(composite.structure, kept[0], cotangent, args)
 
     vjp_fun.__srcad_transform__ = "vjp"
     return (value, vjp_fun, composite.aux(args)) if has_aux else (value, vjp_fun)
-
-
-def _pulled(jacobians, value, cotangent, args):
-    """u^T J for every primal, summed over the outputs."""
-    totals = [np.zeros(np.shape(a)) for a in args]
-
-    def add(blocks, out, u):
-        if type(out) is tuple:
-            if type(u) not in (tuple, list) or len(u) != len(out):
-                raise ArgumentError(f"vjp: f returns a tuple of {len(out)} values; the "
-                                    "cotangent must be a tuple of as many")
-            for b, o, v in zip(blocks, out, u):
-                add(b, o, v)
-            return
-        if np.shape(u) != np.shape(out):
-            raise ArgumentError(f"vjp: the cotangent has shape {np.shape(u)}, f's output "
-                                f"{np.shape(out)}")
-        for total, block in zip(totals, blocks):
-            total += np.tensordot(np.asarray(u, dtype=float), block, axes=np.ndim(out))
-
-    add(jacobians, value, cotangent)
-    return tuple(float(t) if not isinstance(a, np.ndarray) else t
-                 for t, a in zip(totals, args))
 
 
 def composed_source(fun, args, backend="python") -> str:
@@ -223,5 +205,5 @@ def composed_source(fun, args, backend="python") -> str:
     composite = compose()
     args = _arguments(fun, "source", 0, tuple(getattr(a, "value", a) for a in args), {})
     chains = []
-    _leaves_map(composite.structure, chains.append)
-    return "\n\n".join(chain_source(c, args, backend) for c in chains)
+    map_structure(composite.structure, chains.append)
+    return "\n\n".join(tree_source(c, args, backend) for c in chains)

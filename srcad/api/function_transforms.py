@@ -30,7 +30,6 @@ forward-mode `autodiff` call over the unit vectors of every argnum. What they gu
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -56,6 +55,7 @@ from srcad.api.packing import unpacked
 from srcad.api.primals import as_lists, reverse_annotation, reverse_derivative, tree_copy
 from srcad.api.reverse_rows import reverse_rows
 from srcad.api.transform_calls import bound, has_containers, run, target_of
+from srcad.api.wrapping import wraps
 from srcad.build.transform_outputs import (
     checked_output,
     dtype_of,
@@ -99,7 +99,7 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
     value_and_gradients = _reverse_gradients(fun, "grad", argnums, has_aux, backend)
     single = isinstance(argnums, int)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def gradient_of_fun(*args, **kwargs):
         _, gradients, aux = value_and_gradients(args, kwargs)
         gradients = gradients[0] if single else gradients
@@ -137,7 +137,7 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
     value_and_gradients = _reverse_gradients(fun, "value_and_grad", argnums, has_aux, backend)
     single = isinstance(argnums, int)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def value_and_gradient_of_fun(*args, **kwargs):
         value, gradients, aux = value_and_gradients(args, kwargs)
         return (value, aux) if has_aux else value, gradients[0] if single else gradients
@@ -203,7 +203,7 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     positions = check_argnums("jacfwd", argnums)
     value_only = ValueOnly(fun, "jacfwd") if has_aux else None
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def jacobian_of_fun(*args, **kwargs):
         target, args, aux, wrt, values = bound(fun, "jacfwd", argnums, positions, value_only,
                                                args, kwargs)
@@ -265,7 +265,7 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     value_only = ValueOnly(fun, "jacrev") if has_aux else None
     output_shapes = {}  # argument signature -> the shape of an array output
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def jacobian_of_fun(*args, **kwargs):
         target, args, aux, wrt, values = bound(fun, "jacrev", argnums, positions, value_only,
                                                args, kwargs)

@@ -27,12 +27,13 @@ from typing import Any
 import numpy as np
 
 from srcad.annotations import Constant
-from srcad.api.argnums import check_argnums, looks_like_argnums, signature
+from srcad.api.argnums import check_argnums, looks_like_argnums, resolve_argnums, signature
 from srcad.api.auxiliary import ValueOnly
 from srcad.api.composed import composed, is_composed, mark
 from srcad.api.packing import Packed, hessian_blocks, unpacked
 from srcad.api.primals import as_lists, tree_copy
 from srcad.api.transform_calls import bound, has_containers
+from srcad.api.wrapping import wraps
 from srcad.build.transform_outputs import in_input_dtype
 from srcad.frontend import pytrees
 from srcad.operators.hessian_operators import hessian as hessian_operator
@@ -97,9 +98,15 @@ def _hessian_transform(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: b
     preparations = {}  # argument signature -> the operator's preparation
     output_shapes = {}  # argument signature -> the shape of f's output
     packer = Packed()
+    # a container among the arguments not differentiated (a dict of settings): srcad's
+    # forward code over its reverse code, every argument flattened (srcad/api/chain_trees.py)
+    over_leaves = functools.cache(lambda: composed("hessian", fun, argnums, has_aux, backend))
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def hessian_of_fun(*args, **kwargs):
+        if any(pytrees.is_container(a) for i, a in enumerate(args)
+               if i not in resolve_argnums(argnums, positions, len(args))):
+            return over_leaves()(*args, **kwargs)
         target, args, aux, wrt, values = bound(fun, "hessian", argnums, positions, value_only,
                                                args, kwargs)
         key = signature(args)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from srcad.api.vmap_axes import batch_size_of, leaf_axes, placed, tree_axes
+from srcad.api.wrapping import wraps
 from srcad.build import batched_calls
 from srcad.build.batched_calls import GradientCall
 from srcad.errors import ArgumentError, SrcadError
@@ -78,7 +79,7 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
                             hint="use 'python' or 'numba'")
     programs = {}
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def batched(*args, **kwargs):
         program, leaves, size = _program(fun, in_axes, axis_size, backend, programs,
                                          args, kwargs)
@@ -109,6 +110,8 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         loop = batched_calls.differentiable_loop(fun, in_axes)
         if loop is not None:  # what srcad differentiates for grad(vmap(f)), jacfwd(vmap(f))
             batched.__srcad_wrapped__ = loop
+    if getattr(batched, "__srcad_wrapped__", None) is None:
+        batched.__srcad_transform__ = "vmap"  # differentiating it is refused naming f
     batched.__srcad_vmap_form__ = form  # (kind, why not lifted): for tests and the fuzzer
     return batched
 

@@ -207,13 +207,17 @@ def parse_function(func) -> ParsedFunction:
     transform = getattr(func, "__srcad_transform__", None)
     if transform is not None:
         code = inspect.unwrap(func).__code__
+        hint = ("compose the transforms instead (srcad.grad(srcad.grad(f)), "
+                "srcad.jacfwd(srcad.grad(f))), or apply srcad.hessian, srcad.hvp or "
+                "srcad.second_derivative to the function itself")
+        if transform == "vmap":
+            hint = ("differentiate inside the vmap: srcad.vmap(srcad.jacfwd(g), in_axes=...) "
+                    "gives each example's derivative with respect to an unmapped argument")
         raise SrcadError(
             f"{func.__qualname__} is srcad.{transform} of a function; srcad differentiates "
             "source code, and a transformed function has none of its own",
             filename=code.co_filename, line=code.co_firstlineno, construct=transform,
-            hint="compose the transforms instead (srcad.grad(srcad.grad(f)), "
-            "srcad.jacfwd(srcad.grad(f))), or apply srcad.hessian, srcad.hvp or "
-            "srcad.second_derivative to the function itself")
+            hint=hint)
     if not isinstance(func, types.FunctionType):
         wrapped = getattr(func, "__wrapped__", None)
         hint = ("wrap the call in a plain `def` function; builtins, C functions and "

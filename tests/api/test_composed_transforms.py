@@ -156,14 +156,6 @@ def test_grad_of_a_derivative_that_is_not_a_float_is_refused_as_jax_refuses_it()
         srcad.grad(srcad.value_and_grad(energy))(X, P)
 
 
-def test_composing_over_a_dict_of_parameters_is_refused_by_name():
-    def loss(params):
-        return np.sum(params["w"] ** 2)
-
-    with pytest.raises(srcad.ArgumentError, match="dict, list or tuple argument"):
-        srcad.jacfwd(srcad.grad(loss))({"w": X})
-
-
 def test_composed_transforms_on_numba_smoke():
     ours = srcad.jacfwd(srcad.grad(looped), backend="numba")(X, P)
     same_tree(ours, jax.hessian(looped_jax)(X, P))

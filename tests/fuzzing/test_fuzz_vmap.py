@@ -26,3 +26,14 @@ def test_vmapped_programs_agree_with_a_loop_over_their_examples(arrays, count):
     assert not failures, failures
     if arrays:
         assert sum(o[0] == "lifted" for o in outcomes) >= count // 3
+
+
+def test_the_forms_vmap_does_not_lift_agree_with_a_loop():
+    """Helpers, a dict of arguments, a while differing per example and nested vmap (of a
+    gradient too) over the grammar's programs (fuzz/vmap_forms.py)."""
+    outcomes = []
+    for seed in range(8):
+        outcomes += vmap_check.check_seed(seed, False, grad=True, timeout=60.0, forms=True)
+    failures = [o for o in outcomes if o[0] in ("disagreed", "crashed", "timeout")]
+    assert not failures, failures
+    assert {o[1] for o in outcomes if o[0] == "agreed"} >= {"helper", "nested"}
