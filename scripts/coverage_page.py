@@ -69,7 +69,8 @@ def _registered():
             info = table.lookup_call(obj) or table.lookup_listed(obj)
             if info is not None:
                 found[prefix + name] = (prefix, info)
-    for (_, method), (obj, info) in sorted(library_families.BOUND.items(), key=lambda i: str(i[0][1])):
+    bound = sorted(library_families.BOUND.items(), key=lambda i: str(i[0][1]))
+    for (_, method), (obj, info) in bound:
         name = getattr(obj, "name", "multivariate_normal")
         found[f"scipy.stats.{name}.{method}"] = ("scipy.stats.", info)
     return dict(sorted(found.items()))
