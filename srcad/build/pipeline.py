@@ -31,6 +31,7 @@ from srcad.build.codegen import to_source
 from srcad.build.compiler import compile_numba
 from srcad.build.running import inside_contexts, reserve_tape
 from srcad.build.shape_fallback import shape_change_fallback
+from srcad.build.stage_clock import StageClock
 from srcad.display import GeneratedSource
 from srcad.errors import SrcadError
 from srcad.frontend import syntax as S
@@ -136,6 +137,8 @@ class Compiled:
     # (function, its code object) for f and each function read: IPython's autoreload gives a
     # function object the code of its edited file in place (`f.__code__ = new`)
     codes: list = field(default_factory=list)
+    # seconds per stage of the build (srcad/build/stage_clock.py): the first call's cost
+    stage_seconds: dict = field(default_factory=dict)
 
     def is_current(self) -> bool:
         """False once a global or a closure variable the code was generated from has been
@@ -171,13 +174,15 @@ def build(func, request: Request) -> Compiled:
     (reported with whatever was collected before): parsing, numba's nested gradients, a
     refusal at a node srcad made. The transforms run only on a function nothing was refused
     in, and stop at their first refusal."""
+    clock = StageClock()
     parsed = parse_function(func)
+    clock.mark("parse")
     refusals = Refusals(parsed.name, parsed.filename)
     with refusals.stopping():
-        return _built(parsed, request, refusals)
+        return _built(parsed, request, refusals, clock)
 
 
-def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
+def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> Compiled:
     norm = normalize(parsed, request.containers, refusals)
     specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
     arrays_of_literals(norm, {p: s.type for p, s in zip(norm.params, specs)})  # np.mean((x, y))
@@ -196,6 +201,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
         _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals,
         parsed)
     arrays_of_literals(norm, {p: s.type for p, s in zip(norm.params, specs)})  # typed only now
+    clock.mark("normalize")
     types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if name_array_returns(norm, types):
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
@@ -227,6 +233,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     nested = NESTED["numba"](norm, types) if request.backend == "numba" else None
     refusals.raise_any()
     refusals.collect = False  # from here on (the transforms), a refusal raises at once
+    clock.mark("analyses")
     tapes: tuple = ()
     scratch = 0
     if request.backend not in ("python", "numba"):
@@ -277,7 +284,9 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     if request.backend == "numba":
         tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(
             _located, parsed))
+    clock.mark("transform")
     source = to_source(tree)
+    clock.mark("codegen")
     namespace = dict(parsed.namespace)
     namespace.update(parsed.arrays)  # number tuples read as arrays (constant_sequences.py)
     namespace.update(norm.extra_names)
@@ -315,10 +324,11 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     returns_value = isinstance(last, gast.Return) and last.value is not None and not (
         isinstance(last.value, gast.Constant) and last.value.value is None)
     tuple_return = len(last.value.elts) if S.is_tuple_return(last) else 0
+    clock.mark("compile")
     # a str that notebooks display highlighted (srcad/display.py)
     return Compiled(function, GeneratedSource(source), name, request, taped, dependencies, cells,
                     tapes, written, scratch, returns_value=returns_value,
-                    tuple_return=tuple_return, codes=codes)
+                    tuple_return=tuple_return, codes=codes, stage_seconds=clock.seconds)
 
 
 def _array_code_unsupported(request) -> str | None:

@@ -14,8 +14,11 @@ of the generated source make that exact:
   lanes of the row's adjoints, written through in place as in the one-lane code.
 
 Anything else that could treat the lanes as data is refused (`BatchUnsupported`), so callers
-fall back to one sweep per cotangent: a NumPy call other than an allocation (whole-array code:
-`np.sum(y_bar)` would sum the lanes), a slice of an adjoint array, an adjoint passed to a call.
+fall back to one sweep per cotangent: a NumPy call on adjoints or on values computed from them
+(whole-array code: `np.sum(y_bar)` would sum the lanes), a slice of an adjoint array, an adjoint
+passed to a call. A call of primal values only (`np.cos(x[i])`) runs as it is, checked to
+return a number at run time (srcad/operators/lane_calls.py): whole-array code, whose calls
+return arrays, stops at its first such call (`LanesUnsupported`) and is swept per cotangent.
 """
 
 from __future__ import annotations
@@ -34,6 +37,14 @@ from srcad.build.output_restore import OutputRestore
 from srcad.build.pipeline import Request
 from srcad.build.running import call_generated, kept_tapes, take_buffers, tape_buffers
 from srcad.errors import ArgumentError, SrcadError
+from srcad.operators.lane_calls import (
+    GUARD,
+    lane_names,
+    located,
+    primal_calls,
+    scalar_result,
+    wrap_primal_calls,
+)
 from srcad.operators.preparation import make_prep
 
 _ALLOCATIONS = {"zeros", "zeros_like", "empty", "empty_like"}
@@ -56,9 +67,11 @@ def _reset(call) -> bool:
 
 
 class _Check(ast.NodeVisitor):
-    def __init__(self, views=frozenset()):
+    def __init__(self, views=frozenset(), primal=()):
         self.problem = None
         self.views = views  # ids of `A_bar[i, :]` bound to a row name: views, lanes last
+        self.primal = {id(c) for c in primal}  # calls of primal values (lane_calls.py)
+        self.guarded = []  # those met where a call is refused otherwise: checked at run time
 
     def visit_Call(self, node):
         func = node.func
@@ -68,6 +81,9 @@ class _Check(ast.NodeVisitor):
             ok = ok or (func.attr == "copy" and not node.args and not node.keywords)
         else:
             ok = isinstance(func, ast.Name) and func.id in _PLAIN_CALLS
+        if not ok and id(node) in self.primal:
+            ok = True
+            self.guarded.append(node)
         if not ok:
             self.problem = self.problem or f"the call {ast.unparse(func)}"
         if _reset(node):
@@ -125,7 +141,9 @@ def batched_function(compiled, width: int):
     elements = {n.targets[0].id for n in bindings}
     rows = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Subscript)
             and isinstance(n.value, ast.Name) and n.value.id in elements}
-    check = _Check({id(n.value) for n in bindings if n.targets[0].id in rows})
+    # f writes no argument: a sweep stopped by a guard leaves the caller's arrays as given
+    primal = [] if compiled.written else primal_calls(tree, lane_names(tree))
+    check = _Check({id(n.value) for n in bindings if n.targets[0].id in rows}, primal)
     check.visit(tree)
     if check.problem:
         raise BatchUnsupported(f"batched reverse mode runs element-by-element code; the "
@@ -133,11 +151,17 @@ def batched_function(compiled, width: int):
                                hint="leave chunk out: one reverse sweep per row")
     function = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
     parameters = {a.arg for a in function.args.args}
-    tree = ast.fix_missing_locations(_Lanes(parameters, rows).visit(tree))
+    tree = _Lanes(parameters, rows).visit(wrap_primal_calls(tree, check.guarded))
+    tree = ast.fix_missing_locations(tree)
     namespace = dict(compiled.function.__globals__)
     namespace["_srcad_lanes"] = lambda a: np.zeros(np.shape(a) + (width,))
+    namespace[GUARD] = scalar_result
     exec(compile(tree, f"<srcad batched reverse {compiled.name}>", "exec"), namespace)
-    return namespace[compiled.function.__name__]
+    if not check.guarded:
+        return namespace[compiled.function.__name__]
+    user = compiled.codes[0][1]  # f's code (srcad/build/pipeline.py)
+    return located(namespace[compiled.function.__name__], user.co_filename,
+                   user.co_firstlineno)
 
 
 class BatchedReverseEngine:
