@@ -256,16 +256,24 @@ def prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m):
                      batched=True)
 
 
-MAX_REVERSE_LANES = 64  # numba's default rows per reverse sweep: memory of W-lane adjoints
+# the default rows per reverse sweep (memory of W-lane adjoints): numba's loop over the lanes,
+# the python backend's NumPy vectors of lanes (wider: each statement costs one NumPy operation
+# whatever W is)
+MAX_REVERSE_LANES = {"numba": 64, "python": 256}
 
 
-def default_batched_reverse_jacobian(f, slots, template, n, m):
-    """A reverse-mode jacobian on numba with more than one row: W rows per sweep (equal
-    sweeps of at most MAX_REVERSE_LANES), or None when the reverse code is refused for
-    lanes (the caller sweeps once per row)."""
-    width = -(-m // -(-m // MAX_REVERSE_LANES))
+def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba"):
+    """A reverse-mode jacobian with more than one row: W rows per sweep (equal sweeps of at
+    most MAX_REVERSE_LANES), or None when the reverse code is refused for lanes, also by a
+    first sweep run here (the caller sweeps once per row). On the python backend also None
+    when f writes an argument (`Output(y)`, `Cache(c)`): its prepared one-row sweeps allocate
+    nothing per call, where lanes allocate adjoints W times wider on every call."""
+    width = -(-m // -(-m // MAX_REVERSE_LANES[backend]))
     try:
-        prep = prepare_batched_reverse_jacobian(f, slots, template, width, "numba", n, m)
+        prep = prepare_batched_reverse_jacobian(f, slots, template, width, backend, n, m)
+        if backend == "python" and prep.engine.compiled.written:
+            return None
+        prep.state["chosen"] = True  # not asked for: calls may fall back to one row a sweep
         restore = prep.engine.output_restore  # the Outputs and Caches as this run finds them
         restore.take(prep.engine.flat)
         prep.engine.rows(np.empty((width, n)), 0, width)  # compiled now, not at a first call

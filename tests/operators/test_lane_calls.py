@@ -66,3 +66,42 @@ def test_jacrev_sweeps_per_row_when_a_call_returns_an_array():
     np.testing.assert_array_equal(x, X)
     np.testing.assert_allclose(J, srcad.jacfwd(exp_then_loop)(X), rtol=1e-13, atol=1e-14)
     np.testing.assert_allclose(J, central(exp_then_loop, X), atol=1e-7)
+
+
+def branchy(x):
+    n = len(x)
+    y = np.zeros(n)
+    for i in range(n):
+        if x[0] > 0.0:
+            y[i] = np.sin(x[i]) * x[0]
+        else:
+            y[i] = np.sum(np.exp(x)) * x[i]
+    return y
+
+
+def test_python_reverse_jacobian_sweeps_w_rows_by_default():
+    prep = srcad.prepare_jacobian(ring, X, mode="reverse")
+    assert prep.state["batched"] and prep.chunk == 7
+    J = srcad.jacobian(ring, X, prep=prep)
+    np.testing.assert_allclose(J, srcad.jacobian(ring, X, mode="forward"), rtol=1e-13,
+                               atol=1e-14)
+
+
+def test_prepared_lanes_fall_back_to_one_row_a_sweep_where_a_call_returns_an_array():
+    x = np.linspace(0.1, 1.0, 6)
+    prep = srcad.prepare_jacobian(branchy, x, mode="reverse")
+    assert prep.state["batched"]  # x[0] > 0: element code
+    for point in (x, -x, x):  # -x: np.sum(np.exp(x)) stops the lanes; one row a sweep after
+        np.testing.assert_allclose(srcad.jacobian(branchy, point, prep=prep),
+                                   central(branchy, point), atol=1e-7)
+    assert not prep.state["batched"]
+
+
+def test_functions_writing_an_output_keep_one_row_a_sweep_by_default():
+    def squares(y, x):
+        for i in range(len(x)):
+            y[i] = np.sin(x[i]) * x[0]
+
+    y = np.zeros(5)
+    prep = srcad.prepare_jacobian(squares, srcad.Output(y), X[:5], mode="reverse")
+    assert not prep.state.get("batched")
