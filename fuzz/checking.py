@@ -23,6 +23,7 @@ sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
 import cells  # noqa: E402
 import composition_check  # noqa: E402
+import lanes_check  # noqa: E402
 import transforms_check  # noqa: E402
 from grammar_lambdas import ENTRY  # noqa: E402
 
@@ -254,6 +255,9 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
             outcomes["jax"] = check_transforms(f, module.args, timeout)
             outcomes["compose"] = check_composition(
                 f, module.args, timeout, composition_check.third_order_drawn(text))
+            outcomes["lanes"] = _outcome(lambda: lanes_check.check(
+                f, module.args()[0].value, timeout, _alarm), timeout,
+                "batched reverse lanes disagree with the gradient")
         if getattr(module, "JAX_SOURCE", None):  # fuzz/grammar_second_order_reach.py
             outcomes["jaxh"] = check_against_jax_hessian(f, module.JAX_SOURCE, module.args,
                                                          timeout)

@@ -142,7 +142,8 @@ def batched_function(compiled, width: int):
     rows = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Subscript)
             and isinstance(n.value, ast.Name) and n.value.id in elements}
     # f writes no argument: a sweep stopped by a guard leaves the caller's arrays as given
-    primal = [] if compiled.written else primal_calls(tree, lane_names(tree))
+    lanes = lane_names(tree)
+    primal = [] if compiled.written else primal_calls(tree, lanes)
     check = _Check({id(n.value) for n in bindings if n.targets[0].id in rows}, primal)
     check.visit(tree)
     if check.problem:
@@ -151,14 +152,12 @@ def batched_function(compiled, width: int):
                                hint="leave chunk out: one reverse sweep per row")
     function = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
     parameters = {a.arg for a in function.args.args}
-    tree = _Lanes(parameters, rows).visit(wrap_primal_calls(tree, check.guarded))
+    tree = _Lanes(parameters, rows).visit(wrap_primal_calls(tree, check.guarded, lanes))
     tree = ast.fix_missing_locations(tree)
     namespace = dict(compiled.function.__globals__)
     namespace["_srcad_lanes"] = lambda a: np.zeros(np.shape(a) + (width,))
     namespace[GUARD] = scalar_result
     exec(compile(tree, f"<srcad batched reverse {compiled.name}>", "exec"), namespace)
-    if not check.guarded:
-        return namespace[compiled.function.__name__]
     user = compiled.codes[0][1]  # f's code (srcad/build/pipeline.py)
     return located(namespace[compiled.function.__name__], user.co_filename,
                    user.co_firstlineno)

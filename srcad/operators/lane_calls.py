@@ -3,7 +3,10 @@
 reverse code runs on W lanes of adjoints unchanged.
 
 What makes such a call safe is that it reads no adjoint (no name holding lanes, nor a name
-computed from one) and returns a number: a number multiplies each lane alike. Whole-array code
+computed from one) and returns a number: a number multiplies each lane alike. The same holds
+for every primal operand of arithmetic with lanes (`x_bar[i] += c * y_bar_value`): an array
+there (`x_bar += y_bar * x` of whole-array code) would broadcast against the lanes axis, right
+only by accident, so each such operand is guarded too. Whole-array code
 calls the same functions on arrays (`np.exp(x)` of an array x), whose result would broadcast
 against the lanes axis instead; which it is shows only at run time, so each such call is
 wrapped in `_srcad_scalar(...)`, which raises `LanesUnsupported` on anything but a number
@@ -87,33 +90,61 @@ def _dotted(node) -> bool:
     return isinstance(node, ast.Name)
 
 
+def _guarded(node, what: str):
+    return ast.copy_location(ast.Call(ast.Name(GUARD, ast.Load()), [node, ast.Constant(what)],
+                                      []), node)
+
+
+_MIXED = "an operand of adjoint arithmetic is"
+
+
 class _Guard(ast.NodeTransformer):
-    def __init__(self, calls):
+    def __init__(self, calls, lanes):
         self.calls = {id(c) for c in calls}
+        self.lanes = lanes
 
     def visit_Call(self, node):
         self.generic_visit(node)
         if id(node) in self.calls:
-            name = ast.Constant(ast.unparse(node.func))
-            return ast.copy_location(ast.Call(ast.Name(GUARD, ast.Load()), [node, name], []),
-                                     node)
+            return _guarded(node, f"{ast.unparse(node.func)} returned")
+        return node
+
+    def _primal(self, node) -> bool:
+        """A primal operand met by lanes: a number, or an array the lanes would broadcast
+        against (whole-array code); literals are numbers."""
+        return not isinstance(node, ast.Constant) and not reads_any(node, self.lanes)
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right = reads_any(node.left, self.lanes), reads_any(node.right, self.lanes)
+        if left and self._primal(node.right):
+            node.right = _guarded(node.right, _MIXED)
+        elif right and self._primal(node.left):
+            node.left = _guarded(node.left, _MIXED)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if reads_any(node.target, self.lanes) and self._primal(node.value):
+            node.value = _guarded(node.value, _MIXED)
         return node
 
 
-def wrap_primal_calls(tree, calls):
-    """`tree` with each of `calls` wrapped in `_srcad_scalar(...)` (in place)."""
-    return _Guard(calls).visit(tree) if calls else tree
+def wrap_primal_calls(tree, calls, lanes):
+    """`tree` with each of `calls`, and each primal operand of arithmetic on `lanes`, wrapped
+    in `_srcad_scalar(...)` (in place): lanes last broadcast right against numbers only."""
+    return _Guard(calls, lanes).visit(tree)
 
 
-def scalar_result(value, function: str):
-    """`value` if it is a number (a 0-d array included), else LanesUnsupported naming the
-    function called."""
+def scalar_result(value, what: str):
+    """`value` if it is a number (a 0-d array included), else LanesUnsupported saying `what`
+    (the function called) gave something else."""
     if isinstance(value, (float, int, np.generic)) or \
             (isinstance(value, np.ndarray) and value.ndim == 0):
         return value
     shape = f" of shape {np.shape(value)}" if isinstance(value, np.ndarray) else ""
     raise LanesUnsupported(
-        f"batched reverse mode runs element-by-element code; {function} returned "
+        f"batched reverse mode runs element-by-element code; {what} "
         f"{type(value).__name__}{shape}, not a number", construct="batch",
         hint="leave chunk out: one reverse sweep per row")
 

@@ -105,3 +105,19 @@ def test_functions_writing_an_output_keep_one_row_a_sweep_by_default():
     y = np.zeros(5)
     prep = srcad.prepare_jacobian(squares, srcad.Output(y), X[:5], mode="reverse")
     assert not prep.state.get("batched")
+
+
+def squares(x):
+    return x * x
+
+
+def test_whole_array_arithmetic_on_lanes_is_refused_not_broadcast():
+    # lanes last, `y_bar * x` would broadcast x against the lanes axis (W == n here): each
+    # lane's adjoint multiplied by the wrong element of x
+    seed = np.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0], [2.0, 0.0, 1.0]])
+    x = np.array([1.0, 2.0, 3.0])
+    shadows = [np.zeros(3) for _ in range(3)]
+    with pytest.raises(srcad.SrcadError, match=r"test_lane_calls\.py:\d+.*operand of adjoint "
+                                               r"arithmetic is ndarray"):
+        srcad.autodiff(srcad.Reverse, squares, srcad.BatchDuplicated(x, shadows), seed=seed)
+    np.testing.assert_allclose(srcad.jacrev(squares)(x), np.diag(2 * x), rtol=1e-15)
