@@ -7,6 +7,7 @@ Templates are real Python snippets parsed with gast; placeholders are plain name
 from __future__ import annotations
 
 import ast
+import collections
 import copy
 import functools
 
@@ -290,6 +291,25 @@ def statements(stmt: Node):
             value = fields.get(block)
             if type(value) is list:
                 todo.extend(value)
+
+
+def statements_in_order(stmt: Node):
+    """The statements `gast.walk(stmt)` meets, in its (breadth-first) order, without walking
+    an expression: none holds a statement.
+
+    >>> [type(s).__name__ for s in statements_in_order(parse_stmts(
+    ...     "for i in r:\\n    if a:\\n        x = 1\\n    y = 2")[0])]
+    ['For', 'If', 'Assign', 'Assign']
+    """
+    todo = collections.deque([stmt])
+    while todo:
+        node = todo.popleft()
+        if isinstance(node, gast.stmt):
+            yield node
+        fields = node.__dict__
+        for field in node._fields:
+            if field in _BLOCKS and type(fields.get(field)) is list:
+                todo.extend(fields[field])
 
 
 def _store_targets(stmt: Node):
