@@ -275,10 +275,10 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         scratch = len(forward.scratch)
         tapes = (WORK,) if forward.uses_work else ()
         if isinstance(styles[0], Looped):
-            for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)):
+            for fn in (n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)):
                 fn.body = fuse_lane_loops(fn.body, styles[0].lane)
                 lane_locals(fn, styles[0].lane)
-    for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)
+    for fn in (n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)
                and n.name == name):  # python: arrays only (a loop that ran zero times)
         typed_defaults(fn, norm.body, norm.params, types, scalars=request.backend == "numba")
     if request.backend == "numba":
@@ -357,16 +357,16 @@ def _numba_arrays(request) -> bool:
 
 def _call_line(parsed, callee: str) -> int | None:
     """The line of the first call of `callee` (dotted, as written) in the user's function."""
-    for node in gast.walk(parsed.tree):
+    for node in S.walk(parsed.tree):
         if isinstance(node, gast.Call) and S.unparse_expr(node.func) == callee:
             return parsed.line_of(node)
     return None
 
 
 def _free_names(tree) -> set:
-    loaded = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+    loaded = {n.id for n in S.walk(tree) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Load)}
-    bound = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+    bound = {n.id for n in S.walk(tree) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}
     return loaded - bound
 

@@ -50,6 +50,28 @@ def nodes(tree):
                 todo.append(value)
 
 
+def walk(tree):
+    """Every node of `tree` in `gast.walk`'s breadth-first order, at about two thirds of its
+    cost (no generator per node for its children): the first call walks trees thousands of
+    times.
+
+    >>> [type(n).__name__ for n in walk(parse_expr("a + 1"))]
+    ['BinOp', 'Name', 'Add', 'Constant', 'Load']
+    """
+    todo = collections.deque([tree])
+    pop, push, extend = todo.popleft, todo.append, todo.extend
+    while todo:
+        node = pop()
+        fields = node.__dict__
+        for name_ in node._fields:
+            value = fields.get(name_)
+            if type(value) is list:
+                extend([v for v in value if isinstance(v, ast.AST)])
+            elif isinstance(value, ast.AST):
+                push(value)
+        yield node
+
+
 @functools.lru_cache(maxsize=None)
 def _parse_cached(source: str) -> gast.Module:
     return gast.parse(source)
