@@ -265,13 +265,13 @@ def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba"):
     """A reverse-mode jacobian with more than one row: W rows per sweep (equal sweeps of at
     most MAX_REVERSE_LANES), or None when the reverse code is refused for lanes, also by a
     first sweep run here (the caller sweeps once per row). On the python backend also None
-    when f writes an argument (`Output(y)`, `Cache(c)`): its prepared one-row sweeps allocate
-    nothing per call, where lanes allocate adjoints W times wider on every call."""
+    when f writes an `Output(y)` or a `Cache(c)`: its prepared one-row sweeps allocate nothing
+    per call, where lanes allocate adjoints W times wider on every call."""
+    if backend == "python" and any(s.role in ("output", "cache") for s in slots):
+        return None  # known before any code is built (a first call builds one engine)
     width = -(-m // -(-m // MAX_REVERSE_LANES[backend]))
     try:
         prep = prepare_batched_reverse_jacobian(f, slots, template, width, backend, n, m)
-        if backend == "python" and prep.engine.compiled.written:
-            return None
         prep.state["chosen"] = True  # not asked for: calls may fall back to one row a sweep
         restore = prep.engine.output_restore  # the Outputs and Caches as this run finds them
         restore.take(prep.engine.flat)
