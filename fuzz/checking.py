@@ -250,14 +250,15 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
     try:
         f = getattr(module, ENTRY, module.f)  # a program passed as a lambda (--lambdas)
         outcomes = {mode: check_mode(f, module.args, mode, timeout) for mode in MODES}
+        if getattr(module, ENTRY, None) is None:  # batched reverse (fuzz/lanes_check.py)
+            outcomes["lanes"] = _outcome(lambda: lanes_check.check(
+                f, module.args, timeout, _alarm), timeout,
+                "batched reverse lanes disagree with one reverse call")
         if getattr(module, "SECOND_ORDER", False):  # fuzz/grammar_second_order.py
             outcomes["hess"] = check_second_order(f, module.args, timeout)
             outcomes["jax"] = check_transforms(f, module.args, timeout)
             outcomes["compose"] = check_composition(
                 f, module.args, timeout, composition_check.third_order_drawn(text))
-            outcomes["lanes"] = _outcome(lambda: lanes_check.check(
-                f, module.args()[0].value, timeout, _alarm), timeout,
-                "batched reverse lanes disagree with the gradient")
         if getattr(module, "JAX_SOURCE", None):  # fuzz/grammar_second_order_reach.py
             outcomes["jaxh"] = check_against_jax_hessian(f, module.JAX_SOURCE, module.args,
                                                          timeout)
