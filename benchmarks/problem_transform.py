@@ -1,11 +1,15 @@
 """Problem 4: transformation time, the first call after `srcad.build.cache.clear()` (transform +
-compile + one call), measured in a fresh process importing srcad alone for the target row.
+compile + one call), measured in a fresh process importing srcad alone for the target row, with
+the median seconds of each build stage (`Compiled.stage_seconds`: parse, normalize, analyses,
+transform, codegen, compile) and the load average while it ran.
 """
 
 from __future__ import annotations
 
 import gc
 import importlib.util
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -65,8 +69,12 @@ def section_transform(suite: Suite, srcad):
     # threads and heap share the pinned CPU): the target row is timed in such a process.
     for label, call in calls:
         if label == "reverse, python backend":
-            median, low = _fresh_process_transforms(suite.cfg.fresh_transforms)
+            median, low, stages = _fresh_process_transforms(suite.cfg.fresh_transforms)
             where = "in a fresh process importing srcad alone"
+            suite.extra["stages of the first call, reverse, python backend"] = stages
+            print("  stages (median ms): " + ", ".join(f"{stage} {ms(seconds)}"
+                                                      for stage, seconds in stages.items())
+                  + f"; load average {os.getloadavg()[0]:.1f}")
         else:
             median, low = fresh(call)
             where = "in this process"
@@ -83,7 +91,7 @@ import numpy as np
 import srcad
 from mixture import make_problem, mixture_loglikelihood
 params, data = make_problem(500, 4)
-times = []
+times, stages = [], {}
 for _ in range(int(sys.argv[2])):
     srcad.build.cache.clear()
     gc.collect()
@@ -91,15 +99,18 @@ for _ in range(int(sys.argv[2])):
     srcad.autodiff(srcad.Reverse, mixture_loglikelihood,
                    srcad.Duplicated(params, np.zeros_like(params)), data)
     times.append(time.perf_counter() - t0)
-print(json.dumps(times))
+    for stage, seconds in srcad.build.cache.entries()[0].stage_seconds.items():
+        stages.setdefault(stage, []).append(seconds)
+print(json.dumps([times, stages]))
 """
 
 
 def _fresh_process_transforms(count):
-    """(median, min) seconds of `count` first calls (python backend, reverse) in a new Python
-    process that imports srcad alone (inheriting this process's CPU pinning)."""
-    import json
+    """(median, min, {stage: median}) seconds of `count` first calls (python backend,
+    reverse) in a new Python process that imports srcad alone (inheriting this process's CPU
+    pinning)."""
     out = subprocess.run([sys.executable, "-c", _FRESH_PROCESS, str(ROOT), str(count)],
                          capture_output=True, text=True, check=True).stdout
-    times = json.loads(out.strip().splitlines()[-1])
-    return statistics.median(times), min(times)
+    times, stages = json.loads(out.strip().splitlines()[-1])
+    return (statistics.median(times), min(times),
+            {stage: statistics.median(seconds) for stage, seconds in stages.items()})

@@ -263,6 +263,10 @@ def markdown(suite: Suite, info, sizes, wall):
             median, low = value
             lines.append(f"| first call after `srcad.build.cache.clear()`, {key[6:]} (transform + "
                          f"compile + one call) | {ms(median)} | {ms(low)} |")
+    stages = suite.extra.get("stages of the first call, reverse, python backend", {})
+    for stage, seconds in stages.items():
+        lines.append(f"| stage `{stage}` of that first call (reverse, python backend; median) "
+                     f"| {ms(seconds)} | |")
     cold = suite.extra.get("cold")
     if cold:
         lines.append(f"| very first srcad call in the process (cold imports), reverse | "

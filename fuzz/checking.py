@@ -23,6 +23,7 @@ sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
 import cells  # noqa: E402
 import composition_check  # noqa: E402
+import lanes_check  # noqa: E402
 import transforms_check  # noqa: E402
 from grammar_lambdas import ENTRY  # noqa: E402
 
@@ -249,6 +250,10 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
     try:
         f = getattr(module, ENTRY, module.f)  # a program passed as a lambda (--lambdas)
         outcomes = {mode: check_mode(f, module.args, mode, timeout) for mode in MODES}
+        if getattr(module, ENTRY, None) is None:  # batched reverse (fuzz/lanes_check.py)
+            outcomes["lanes"] = _outcome(lambda: lanes_check.check(
+                f, module.args, timeout, _alarm), timeout,
+                "batched reverse lanes disagree with one reverse call")
         if getattr(module, "SECOND_ORDER", False):  # fuzz/grammar_second_order.py
             outcomes["hess"] = check_second_order(f, module.args, timeout)
             outcomes["jax"] = check_transforms(f, module.args, timeout)

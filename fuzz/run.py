@@ -336,7 +336,7 @@ def summarize(results, counts, elapsed) -> str:
     checked = [r for r in results if r.get("modes")]
     if checked:
         lines.append("per mode (" + ", ".join(SEVERITY[::-1]) + "):")
-        for mode in MODES + tuple(m for m in ("hess", "jax", "jaxh", "compose")
+        for mode in MODES + tuple(m for m in ("hess", "jax", "jaxh", "compose", "lanes")
                                   if any(m in r["modes"]
                                                                for r in checked)):
             per = collections.Counter(r["modes"].get(mode) for r in checked)

@@ -138,7 +138,7 @@ class Activity:
 def _edges(norm):
     """(target, reads, stmt) for every assignment in the function."""
     for stmt in norm.body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if isinstance(node, gast.Assign):
                 for t in node.targets:
                     reads = differentiable_reads(node.value, norm)
@@ -243,7 +243,7 @@ def _refuse_constructor_fills(norm, types, useful, varied):
     for target, _, stmt in _edges(norm):
         if target not in useful or isinstance(stmt, gast.Expr):
             continue
-        for node in gast.walk(stmt.value):
+        for node in S.walk(stmt.value):
             if not isinstance(node, gast.Call):
                 continue
             info = lookup_call(resolve_callee(norm.parsed, node.func, norm.extra_names))

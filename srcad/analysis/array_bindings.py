@@ -76,7 +76,7 @@ def expression_bound(norm, types) -> set:
     keeps its elements: the transformations grow its shadows alongside."""
     out = set()
     for stmt in norm.body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
                     and isinstance(types[node.targets[0].id], Array) \
                     and not is_allocation(norm, node.value) and not is_growth(node):
@@ -89,7 +89,7 @@ def written_in_place(norm) -> set:
     (`x[i] = v`, `x[1:] += v`) and augmented assignments (`x += v` writes an array)."""
     out = set()
     for stmt in norm.body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             targets = node.targets if isinstance(node, gast.Assign) else \
                 [node.target] if isinstance(node, gast.AugAssign) else []
             for t in targets:
@@ -118,7 +118,7 @@ def check_array_statements(norm, types, active: set, forward: bool = False) -> N
     written_after = writes_after(norm)
     updated_in_place = unshared_argument_updates(norm) if forward else set()
     for stmt in norm.body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
                     and node.target.id in active and isinstance(types[node.target.id], Array) \
                     and not (node.target.id in updated_in_place
@@ -220,13 +220,13 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
     if where is None:
         return
     for stmt in norm.body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if not isinstance(node, (gast.Assign, gast.AugAssign, gast.Return)) \
                     or node.value is None or is_allocation(norm, node.value):
                 continue
-            parts = {id(e.value): array_call(norm, e) for e in gast.walk(node.value)
+            parts = {id(e.value): array_call(norm, e) for e in S.walk(node.value)
                      if isinstance(e, gast.Attribute) and isinstance(e.value, gast.Call)}
-            for e in gast.walk(node.value):
+            for e in S.walk(node.value):
                 if not isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Attribute)) \
                         or parts.get(id(e)):  # slogdet(A) of `.logabsdet`: the part is typed
                     continue
@@ -263,7 +263,7 @@ def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None
     if where is None:
         return
     for stmt in norm.body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             target = node.targets[0] if isinstance(node, gast.Assign) else \
                 node.target if isinstance(node, gast.AugAssign) else None
             if not isinstance(target, gast.Subscript) or \
@@ -320,10 +320,10 @@ def refuse_numba_indexing(norm, types, active: set, reverse: bool) -> None:
     vector or a matrix's rows) or two (a matrix's elements): its adjoint adds repeated
     indices up (`scatter_add`, numba's `np.add.at`). Forward mode compiles 1-D masks and
     gathers."""
-    statements = [n for stmt in norm.body for n in gast.walk(stmt) if isinstance(n, gast.stmt)]
+    statements = [n for stmt in norm.body for n in S.walk(stmt) if isinstance(n, gast.stmt)]
     for stmt in statements:  # each statement's own expressions (not its body's)
         reads = [e for c in gast.iter_child_nodes(stmt) if isinstance(c, gast.expr)
-                 for e in gast.walk(c)]
+                 for e in S.walk(c)]
         for e in reads:
             if not isinstance(e, gast.Subscript) or not isinstance(types.of(e.value), Array):
                 continue
@@ -387,11 +387,11 @@ def unshared_argument_updates(norm) -> set:
     never bound to another name, never viewed (`q = p`, `q = p[1:]`, `q = p.T`)."""
     bound, shared = set(), set()
     for stmt in norm.body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if isinstance(node, gast.Assign):
-                bound |= {n.id for t in node.targets for n in gast.walk(t)
+                bound |= {n.id for t in node.targets for n in S.walk(t)
                           if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-                shared |= {n.id for n in gast.walk(node.value) if isinstance(n, gast.Name)
+                shared |= {n.id for n in S.walk(node.value) if isinstance(n, gast.Name)
                            and viewed_array(norm, node.value) == n.id}
                 if isinstance(node.value, gast.Name):
                     shared.add(node.value.id)

@@ -203,12 +203,12 @@ class _PointsTo:
         return state
 
     def statement(self, stmt, state: frozenset) -> frozenset:
-        if len(state) > _MAX_CONFIGURATIONS:
-            raise _NotModelled
         if id(stmt) not in self.before:
             self.statements.append(stmt)
             self.loop_of[id(stmt)] = self.loops[-1] if self.loops else None
         self.before[id(stmt)] = self.before.get(id(stmt), frozenset()) | state
+        if len(self.before[id(stmt)]) > _MAX_CONFIGURATIONS:
+            raise _NotModelled
         if isinstance(stmt, gast.If):
             return self.block(stmt.body, state) | self.block(stmt.orelse, state)
         if isinstance(stmt, (gast.For, gast.While)):
@@ -225,23 +225,31 @@ class _PointsTo:
         return state
 
     def _loop(self, stmt, state: frozenset) -> frozenset:
+        """Each configuration is followed on its own (the statements map each one alone), so
+        a round runs the body on the configurations no round entered it with yet: the same
+        fixpoint as running it on all of them each round, without redoing the old ones."""
         self.exits.append([])
         self.loops.append(stmt)
-        ends, head = frozenset(), state
+        ends, seen, new_ends = frozenset(), frozenset(), None
         step = _ascending_step(stmt)
+        if isinstance(stmt, gast.For):
+            target, iterated = _names(stmt.target), _iterated(stmt.iter)
         for _ in range(_MAX_ROUNDS):
-            entered = head
             if isinstance(stmt, gast.For):  # from before the loop, and the next iteration
-                target, iterated = _names(stmt.target), _iterated(stmt.iter)
-                entered = self._bind(stmt, target, iterated, state) | \
-                    self._bind(stmt, target, iterated, ends, step)
-            end = self.block(stmt.body, entered)
-            if end <= ends:
+                entered = self._bind(stmt, target, iterated, new_ends, step) \
+                    if new_ends is not None else self._bind(stmt, target, iterated, state)
+            else:
+                entered = new_ends if new_ends is not None else state
+            entered = entered - seen
+            if not entered:
                 break
+            seen = seen | entered
+            end = self.block(stmt.body, entered)
+            new_ends = end - ends
             ends = ends | end
-            head = state | ends
         else:
             raise _NotModelled
+        head = state | ends
         self.loops.pop()
         out = self.block(stmt.orelse, head)
         for exit_state in self.exits.pop():
@@ -257,9 +265,7 @@ class _PointsTo:
         for frozen in state:
             config = dict(frozen)
             if fresh:  # a new array: the site's older arrays are not the most recent any more
-                config = {n: frozenset((s, recent and s != site, part)
-                                       for s, recent, part in objects)
-                          for n, objects in config.items()}
+                config = {n: _older(objects, site) for n, objects in config.items()}
             held = frozenset().union(*(_held(config, n) for n in shared))
             if fresh:
                 held = held | {(site, True, None)}
@@ -280,9 +286,18 @@ class _PointsTo:
 
 
 def _stale_config(config, names: set, step) -> dict:
-    """The configuration once `names` are rebound: the rows indexed by them go stale."""
+    """The configuration once `names` are rebound: the rows indexed by them go stale (the
+    sets without a row kept as they are: most are, and a first call rebuilds thousands)."""
     return {n: frozenset((s, r, rebound(p, names, step)) for s, r, p in objects)
+            if any(type(p) is tuple for _, _, p in objects) else objects
             for n, objects in config.items()}
+
+
+def _older(objects: frozenset, site) -> frozenset:
+    """`objects` with the array `site` made most recently told as an older one."""
+    if not any(recent and s == site for s, recent, _ in objects):
+        return objects
+    return frozenset((s, recent and s != site, part) for s, recent, part in objects)
 
 
 def _ascending_step(loop) -> str | None:

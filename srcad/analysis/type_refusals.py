@@ -56,14 +56,14 @@ def refuse_active_opaque_calls(norm, types, varied) -> None:
         if id(call) in types.refused_calls:
             continue  # refused by the type checks (its result used as something else)
         for arg in list(call.args) + [k.value for k in call.keywords]:
-            names = {n.id for n in gast.walk(arg) if isinstance(n, gast.Name)}
+            names = {n.id for n in S.walk(arg) if isinstance(n, gast.Name)}
             if names & varied and _carries(types, arg):
                 norm.refusals.add(_constant_code_error(norm, call, sorted(names & varied)[0])
                                   or no_rule_error(norm, call))
                 break
     for call in types.effect_calls.values():
         for operand in effect_operands(call):
-            carried = sorted(n.id for n in gast.walk(operand) if isinstance(n, gast.Name)
+            carried = sorted(n.id for n in S.walk(operand) if isinstance(n, gast.Name)
                              and n.id in varied and is_float_like(types.of(n)))
             if carried:
                 norm.refusals.add(norm.parsed.error(
@@ -132,14 +132,14 @@ class TypeRefusals:
         is assigned to one is refused again (a consequence, not a construct of its own)."""
         # first: the cause of a name's mixed kinds below (not refused again there)
         written = {self._refuse_array_into_element(node, node.targets[0])
-                   for stmt in self.norm.body for node in gast.walk(stmt)
+                   for stmt in self.norm.body for node in S.walk(stmt)
                    if isinstance(node, gast.Assign)} - {None}
         refused = self._refuse_unknown_names(written)
-        skipped = {id(n) for stmt in self.norm.body for a in gast.walk(stmt)
+        skipped = {id(n) for stmt in self.norm.body for a in S.walk(stmt)
                    if isinstance(a, gast.Assign) and S.target_name(a.targets[0]) in refused
-                   for n in gast.walk(a.value)}
+                   for n in S.walk(a.value)}
         for stmt in self.norm.body:
-            for node in gast.walk(stmt):
+            for node in S.walk(stmt):
                 if id(node) in skipped:
                     continue
                 if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Call)) \
@@ -148,7 +148,7 @@ class TypeRefusals:
                     culprit = self._refuse_opaque(node if not isinstance(node, gast.Return)
                                                   else node.value, refused)
                     if culprit is not None:  # its parts are not refused again
-                        skipped |= {id(n) for n in gast.walk(culprit)}
+                        skipped |= {id(n) for n in S.walk(culprit)}
                 targets = node.targets if isinstance(node, gast.Assign) else \
                     [node.target] if isinstance(node, gast.AugAssign) else []
                 for target in targets:
@@ -165,7 +165,7 @@ class TypeRefusals:
         refused = set(written)
         knock_ons = self._knock_ons()
         for stmt in self.norm.body:
-            for node in gast.walk(stmt):
+            for node in S.walk(stmt):
                 if not (isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name)):
                     continue
                 name = node.targets[0].id
@@ -219,7 +219,7 @@ class TypeRefusals:
     def _culprit(self, name):
         """The assignment to `name` to blame: the first whose own value is opaque (not the
         first assignment, `s = 0.0`, when a later one makes `s` opaque)."""
-        assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
+        assigns = [n for stmt in self.norm.body for n in S.walk(stmt)
                    if isinstance(n, (gast.Assign, gast.AugAssign))
                    and isinstance(n.targets[0] if isinstance(n, gast.Assign) else n.target,
                                   gast.Name)
@@ -242,7 +242,7 @@ class TypeRefusals:
         for operand in operands:
             if isinstance(operand, (gast.Constant, gast.Compare, gast.BoolOp, gast.Tuple)) \
                     or any(isinstance(n, gast.Name) and n.id in refused
-                           for n in gast.walk(operand)):
+                           for n in S.walk(operand)):
                 continue
             if self.of(operand) == OTHER:
                 if not self._refuse_guessed_type(operand):
@@ -256,11 +256,11 @@ class TypeRefusals:
     def _opaque_name(self, operand):
         """The name read in `operand` whose value srcad cannot see into, if one is (`shape`
         in `np.zeros(shape) + x`): the cause to name."""
-        called = {id(n) for c in gast.walk(operand) if isinstance(c, gast.Call)
-                  for n in gast.walk(c.func)} | {  # `MODEL.x`, `pairs[0]`: named whole
-            id(c.value) for c in gast.walk(operand) if isinstance(c, (gast.Attribute,
+        called = {id(n) for c in S.walk(operand) if isinstance(c, gast.Call)
+                  for n in S.walk(c.func)} | {  # `MODEL.x`, `pairs[0]`: named whole
+            id(c.value) for c in S.walk(operand) if isinstance(c, (gast.Attribute,
                                                                      gast.Subscript))}
-        return next((n for n in gast.walk(operand) if isinstance(n, gast.Name)
+        return next((n for n in S.walk(operand) if isinstance(n, gast.Name)
                      and isinstance(n.ctx, gast.Load) and id(n) not in called
                      and self.of(n) == OTHER), None)
 
@@ -275,11 +275,11 @@ class TypeRefusals:
         """The locals of no kind srcad handles only because their value reads such a value
         from outside (an argument, a global: `c = coeffs[i]`, then `s += c * x`), each with
         the name read there that is the cause (refused instead: one refusal, at the cause)."""
-        assigned = {S.target_name(t) for stmt in self.norm.body for n in gast.walk(stmt)
+        assigned = {S.target_name(t) for stmt in self.norm.body for n in S.walk(stmt)
                     for t in (n.targets if isinstance(n, gast.Assign) else [n.target]
                               if isinstance(n, (gast.AugAssign, gast.For)) else [])}
         unknown = {S.target_name(n.targets[0] if isinstance(n, gast.Assign) else n.target)
-                   for stmt in self.norm.body for n in gast.walk(stmt)
+                   for stmt in self.norm.body for n in S.walk(stmt)
                    if isinstance(n, (gast.Assign, gast.AugAssign))} - {None}
         unknown = {name for name in unknown if self.env.get(name) in (OTHER, None)}
         order = {id(n): k for k, n in enumerate(_preorder(self.norm.body))}
@@ -289,8 +289,8 @@ class TypeRefusals:
             grown = False
             for name in sorted(unknown - knock_ons.keys()):
                 value = culprits[name].value
-                called = {id(c.func) for c in gast.walk(value) if isinstance(c, gast.Call)}
-                root = next((n for n in gast.walk(value)  # a function called is no cause
+                called = {id(c.func) for c in S.walk(value) if isinstance(c, gast.Call)}
+                root = next((n for n in S.walk(value)  # a function called is no cause
                              if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
                              and id(n) not in called and (
                                  n.id in knock_ons or (n.id not in assigned and self.of(n) == OTHER)
@@ -306,14 +306,14 @@ class TypeRefusals:
         """A name of unknown kind, not bound in the function, read by an assignment to `name`
         (`s = s * obj.c` after `s = helper(s)`: the copies in between make `s` and the
         helper's result each other's knock-on, and `obj` is the cause)."""
-        assigned = {S.target_name(t) for stmt in self.norm.body for n in gast.walk(stmt)
+        assigned = {S.target_name(t) for stmt in self.norm.body for n in S.walk(stmt)
                     for t in (n.targets if isinstance(n, gast.Assign) else [n.target]
                               if isinstance(n, (gast.AugAssign, gast.For)) else [])}
-        return next((n for stmt in self.norm.body for a in gast.walk(stmt)
+        return next((n for stmt in self.norm.body for a in S.walk(stmt)
                      if isinstance(a, (gast.Assign, gast.AugAssign))
                      and S.target_name(a.targets[0] if isinstance(a, gast.Assign)
                                        else a.target) == name
-                     for n in gast.walk(a.value) if isinstance(n, gast.Name)
+                     for n in S.walk(a.value) if isinstance(n, gast.Name)
                      and isinstance(n.ctx, gast.Load) and n.id not in assigned
                      and self.of(n) == OTHER), None)
 
@@ -321,14 +321,14 @@ class TypeRefusals:
         """`lower = np.tri(n)`, then `lower[1, 0]`: the result of a call without a rule was
         taken to be a float, and the code uses it as something else: refused at the call
         (True when so)."""
-        names = {n.id for n in gast.walk(operand) if isinstance(n, gast.Name)}
-        assigns = [n for stmt in self.norm.body for n in gast.walk(stmt)
+        names = {n.id for n in S.walk(operand) if isinstance(n, gast.Name)}
+        assigns = [n for stmt in self.norm.body for n in S.walk(stmt)
                    if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
         for _ in range(3):  # through copies: `lower = tri_value` (normalize binds the call)
             names |= {a.value.id for a in assigns if a.targets[0].id in names
                       and isinstance(a.value, gast.Name)}
         for stmt in self.norm.body:
-            for node in gast.walk(stmt):
+            for node in S.walk(stmt):
                 if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
                         and node.targets[0].id in names and id(node.value) in self.opaque_calls:
                     self.refused_calls.add(id(node.value))

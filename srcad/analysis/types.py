@@ -99,7 +99,7 @@ class Types(TypeRefusals):
             self.env[target.id] = join(old, t)
 
     def _stmt(self, stmt):
-        for node in gast.walk(stmt):
+        for node in S.statements_in_order(stmt):
             if isinstance(node, gast.Assign):
                 t = self.of(node.value)
                 for target in node.targets:

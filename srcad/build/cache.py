@@ -105,3 +105,8 @@ def clear_disk() -> None:
 
 def size() -> int:
     return len(_entries)
+
+
+def entries() -> list:
+    """The compiled derivatives kept (their `stage_seconds` say what each build cost)."""
+    return list(_entries.values())

@@ -29,7 +29,7 @@ def to_source(tree: gast.AST) -> str:
     >>> to_source(gast.parse("x = 1")).strip()
     'x = 1'
     """
-    node = ast.fix_missing_locations(gast.gast_to_ast(tree))
+    node = gast.gast_to_ast(tree)  # printing needs no line numbers (compile_source parses)
     if astor is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)

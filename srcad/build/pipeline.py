@@ -31,6 +31,7 @@ from srcad.build.codegen import to_source
 from srcad.build.compiler import compile_numba
 from srcad.build.running import inside_contexts, reserve_tape
 from srcad.build.shape_fallback import shape_change_fallback
+from srcad.build.stage_clock import StageClock
 from srcad.display import GeneratedSource
 from srcad.errors import SrcadError
 from srcad.frontend import syntax as S
@@ -137,6 +138,8 @@ class Compiled:
     # (function, its code object) for f and each function read: IPython's autoreload gives a
     # function object the code of its edited file in place (`f.__code__ = new`)
     codes: list = field(default_factory=list)
+    # seconds per stage of the build (srcad/build/stage_clock.py): the first call's cost
+    stage_seconds: dict = field(default_factory=dict)
 
     def is_current(self) -> bool:
         """False once a global or a closure variable the code was generated from has been
@@ -172,13 +175,15 @@ def build(func, request: Request) -> Compiled:
     (reported with whatever was collected before): parsing, numba's nested gradients, a
     refusal at a node srcad made. The transforms run only on a function nothing was refused
     in, and stop at their first refusal."""
+    clock = StageClock()
     parsed = parse_function(func)
+    clock.mark("parse")
     refusals = Refusals(parsed.name, parsed.filename)
     with refusals.stopping():
-        return _built(parsed, request, refusals)
+        return _built(parsed, request, refusals, clock)
 
 
-def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
+def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> Compiled:
     norm = normalize(parsed, request.containers, refusals)
     specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
     arrays_of_literals(norm, {p: s.type for p, s in zip(norm.params, specs)})  # np.mean((x, y))
@@ -197,6 +202,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
         _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals,
         parsed)
     arrays_of_literals(norm, {p: s.type for p, s in zip(norm.params, specs)})  # typed only now
+    clock.mark("normalize")
     types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if name_array_returns(norm, types):
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
@@ -228,6 +234,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     nested = NESTED["numba"](norm, types) if request.backend == "numba" else None
     refusals.raise_any()
     refusals.collect = False  # from here on (the transforms), a refusal raises at once
+    clock.mark("analyses")
     tapes: tuple = ()
     scratch = 0
     if request.backend not in ("python", "numba"):
@@ -269,16 +276,18 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
         scratch = len(forward.scratch)
         tapes = (WORK,) if forward.uses_work else ()
         if isinstance(styles[0], Looped):
-            for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)):
+            for fn in (n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)):
                 fn.body = fuse_lane_loops(fn.body, styles[0].lane)
                 lane_locals(fn, styles[0].lane)
-    for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)
+    for fn in (n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)
                and n.name == name):  # python: arrays only (a loop that ran zero times)
         typed_defaults(fn, norm.body, norm.params, types, scalars=request.backend == "numba")
     if request.backend == "numba":
         tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(
             _located, parsed))
+    clock.mark("transform")
     source = to_source(tree)
+    clock.mark("codegen")
     namespace = dict(parsed.namespace)
     namespace.update(parsed.arrays)  # number tuples read as arrays (constant_sequences.py)
     namespace.update(norm.extra_names)
@@ -316,10 +325,11 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     returns_value = isinstance(last, gast.Return) and last.value is not None and not (
         isinstance(last.value, gast.Constant) and last.value.value is None)
     tuple_return = len(last.value.elts) if S.is_tuple_return(last) else 0
+    clock.mark("compile")
     # a str that notebooks display highlighted (srcad/display.py)
     return Compiled(function, GeneratedSource(source), name, request, taped, dependencies, cells,
                     tapes, written, scratch, returns_value=returns_value,
-                    tuple_return=tuple_return, codes=codes)
+                    tuple_return=tuple_return, codes=codes, stage_seconds=clock.seconds)
 
 
 def _array_code_unsupported(request) -> str | None:
@@ -348,16 +358,16 @@ def _numba_arrays(request) -> bool:
 
 def _call_line(parsed, callee: str) -> int | None:
     """The line of the first call of `callee` (dotted, as written) in the user's function."""
-    for node in gast.walk(parsed.tree):
+    for node in S.walk(parsed.tree):
         if isinstance(node, gast.Call) and S.unparse_expr(node.func) == callee:
             return parsed.line_of(node)
     return None
 
 
 def _free_names(tree) -> set:
-    loaded = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+    loaded = {n.id for n in S.walk(tree) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Load)}
-    bound = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+    bound = {n.id for n in S.walk(tree) if isinstance(n, gast.Name)
              and isinstance(n.ctx, (gast.Store, gast.Param))}
     return loaded - bound
 

@@ -32,8 +32,9 @@ def without_refused(body: list, run, refusals, parsed=None):
     node, in other code) is raised, as it is when `refusals` does not collect."""
     while True:
         attempt = S.clone(body)
-        copies = [n for stmt in attempt for n in gast.walk(stmt)]  # alive: ids stay theirs
-        originals = dict(zip(map(id, copies), (n for stmt in body for n in gast.walk(stmt))))
+        # a copy visits its nodes in the original's order (S.clone keeps the field order)
+        copies = [n for stmt in attempt for n in S.nodes(stmt)]  # alive: ids stay theirs
+        originals = dict(zip(map(id, copies), (n for stmt in body for n in S.nodes(stmt))))
         mark = refusals.mark()
         try:
             return run(attempt)

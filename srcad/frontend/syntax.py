@@ -7,6 +7,7 @@ Templates are real Python snippets parsed with gast; placeholders are plain name
 from __future__ import annotations
 
 import ast
+import collections
 import copy
 import functools
 
@@ -47,6 +48,28 @@ def nodes(tree):
                 todo.extend(v for v in value if isinstance(v, ast.AST))
             elif isinstance(value, ast.AST):
                 todo.append(value)
+
+
+def walk(tree):
+    """Every node of `tree` in `gast.walk`'s breadth-first order, at about two thirds of its
+    cost (no generator per node for its children): the first call walks trees thousands of
+    times.
+
+    >>> [type(n).__name__ for n in walk(parse_expr("a + 1"))]
+    ['BinOp', 'Name', 'Add', 'Constant', 'Load']
+    """
+    todo = collections.deque([tree])
+    pop, push, extend = todo.popleft, todo.append, todo.extend
+    while todo:
+        node = pop()
+        fields = node.__dict__
+        for name_ in node._fields:
+            value = fields.get(name_)
+            if type(value) is list:
+                extend([v for v in value if isinstance(v, ast.AST)])
+            elif isinstance(value, ast.AST):
+                push(value)
+        yield node
 
 
 @functools.lru_cache(maxsize=None)
@@ -269,8 +292,50 @@ def bound_names(stmt: Node) -> set[str]:
     return out
 
 
+# the fields of a statement that hold statements (blocks, handlers, match cases)
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def statements(stmt: Node):
+    """`stmt` (or a list of them) and every statement nested in its blocks, in no particular
+    order: an assignment never sits inside an expression, so the name sets below need not walk
+    one (the first call's cost: they are asked for thousands of times).
+
+    >>> [type(s).__name__ for s in statements(parse_stmts("if a:\\n    x = 1")[0])]
+    ['If', 'Assign']
+    """
+    todo = list(stmt) if type(stmt) is list else [stmt]
+    while todo:
+        node = todo.pop()
+        yield node
+        fields = node.__dict__
+        for block in _BLOCKS:
+            value = fields.get(block)
+            if type(value) is list:
+                todo.extend(value)
+
+
+def statements_in_order(stmt: Node):
+    """The statements `gast.walk(stmt)` meets, in its (breadth-first) order, without walking
+    an expression: none holds a statement.
+
+    >>> [type(s).__name__ for s in statements_in_order(parse_stmts(
+    ...     "for i in r:\\n    if a:\\n        x = 1\\n    y = 2")[0])]
+    ['For', 'If', 'Assign', 'Assign']
+    """
+    todo = collections.deque([stmt])
+    while todo:
+        node = todo.popleft()
+        if isinstance(node, gast.stmt):
+            yield node
+        fields = node.__dict__
+        for field in node._fields:
+            if field in _BLOCKS and type(fields.get(field)) is list:
+                todo.extend(fields[field])
+
+
 def _store_targets(stmt: Node):
-    for n in nodes(stmt):
+    for n in statements(stmt):
         if isinstance(n, gast.Assign):
             yield from n.targets
         elif isinstance(n, (gast.AugAssign, gast.For)):

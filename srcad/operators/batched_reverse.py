@@ -14,8 +14,11 @@ of the generated source make that exact:
   lanes of the row's adjoints, written through in place as in the one-lane code.
 
 Anything else that could treat the lanes as data is refused (`BatchUnsupported`), so callers
-fall back to one sweep per cotangent: a NumPy call other than an allocation (whole-array code:
-`np.sum(y_bar)` would sum the lanes), a slice of an adjoint array, an adjoint passed to a call.
+fall back to one sweep per cotangent: a NumPy call on adjoints or on values computed from them
+(whole-array code: `np.sum(y_bar)` would sum the lanes), a slice of an adjoint array, an adjoint
+passed to a call. A call of primal values only (`np.cos(x[i])`) runs as it is, checked to
+return a number at run time (srcad/operators/lane_calls.py): whole-array code, whose calls
+return arrays, stops at its first such call (`LanesUnsupported`) and is swept per cotangent.
 """
 
 from __future__ import annotations
@@ -35,6 +38,14 @@ from srcad.build.pipeline import Request
 from srcad.build.running import call_generated, kept_tapes, take_buffers, tape_buffers
 from srcad.errors import ArgumentError, SrcadError
 from srcad.operators.batched_lanes import BatchUnsupported, numba_lanes_function
+from srcad.operators.lane_calls import (
+    GUARD,
+    lane_names,
+    located,
+    primal_calls,
+    scalar_result,
+    wrap_primal_calls,
+)
 from srcad.operators.preparation import make_prep
 
 _ALLOCATIONS = {"zeros", "zeros_like", "empty", "empty_like"}
@@ -53,9 +64,11 @@ def _reset(call) -> bool:
 
 
 class _Check(ast.NodeVisitor):
-    def __init__(self, views=frozenset()):
+    def __init__(self, views=frozenset(), primal=()):
         self.problem = None
         self.views = views  # ids of `A_bar[i, :]` bound to a row name: views, lanes last
+        self.primal = {id(c) for c in primal}  # calls of primal values (lane_calls.py)
+        self.guarded = []  # those met where a call is refused otherwise: checked at run time
 
     def visit_Call(self, node):
         func = node.func
@@ -65,6 +78,9 @@ class _Check(ast.NodeVisitor):
             ok = ok or (func.attr == "copy" and not node.args and not node.keywords)
         else:
             ok = isinstance(func, ast.Name) and func.id in _PLAIN_CALLS
+        if not ok and id(node) in self.primal:
+            ok = True
+            self.guarded.append(node)
         if not ok:
             self.problem = self.problem or f"the call {ast.unparse(func)}"
         if _reset(node):
@@ -122,7 +138,10 @@ def batched_function(compiled, width: int):
     elements = {n.targets[0].id for n in bindings}
     rows = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Subscript)
             and isinstance(n.value, ast.Name) and n.value.id in elements}
-    check = _Check({id(n.value) for n in bindings if n.targets[0].id in rows})
+    # f writes no argument: a sweep stopped by a guard leaves the caller's arrays as given
+    lanes = lane_names(tree)
+    primal = [] if compiled.written else primal_calls(tree, lanes)
+    check = _Check({id(n.value) for n in bindings if n.targets[0].id in rows}, primal)
     check.visit(tree)
     if check.problem:
         raise BatchUnsupported(f"batched reverse mode runs element-by-element code; the "
@@ -130,11 +149,15 @@ def batched_function(compiled, width: int):
                                hint="leave chunk out: one reverse sweep per row")
     function = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
     parameters = {a.arg for a in function.args.args}
-    tree = ast.fix_missing_locations(_Lanes(parameters, rows).visit(tree))
+    tree = _Lanes(parameters, rows).visit(wrap_primal_calls(tree, check.guarded, lanes))
+    tree = ast.fix_missing_locations(tree)
     namespace = dict(compiled.function.__globals__)
     namespace["_srcad_lanes"] = lambda a: np.zeros(np.shape(a) + (width,))
+    namespace[GUARD] = scalar_result
     exec(compile(tree, f"<srcad batched reverse {compiled.name}>", "exec"), namespace)
-    return namespace[compiled.function.__name__]
+    user = compiled.codes[0][1]  # f's code (srcad/build/pipeline.py)
+    return located(namespace[compiled.function.__name__], user.co_filename,
+                   user.co_firstlineno)
 
 
 class BatchedReverseEngine:
@@ -227,16 +250,24 @@ def prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m):
                      batched=True)
 
 
-MAX_REVERSE_LANES = 64  # numba's default rows per reverse sweep: memory of W-lane adjoints
+# the default rows per reverse sweep (memory of W-lane adjoints): numba's loop over the lanes,
+# the python backend's NumPy vectors of lanes (wider: each statement costs one NumPy operation
+# whatever W is)
+MAX_REVERSE_LANES = {"numba": 64, "python": 256}
 
 
-def default_batched_reverse_jacobian(f, slots, template, n, m):
-    """A reverse-mode jacobian on numba with more than one row: W rows per sweep (equal
-    sweeps of at most MAX_REVERSE_LANES), or None when the reverse code is refused for
-    lanes (the caller sweeps once per row)."""
-    width = -(-m // -(-m // MAX_REVERSE_LANES))
+def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba"):
+    """A reverse-mode jacobian with more than one row: W rows per sweep (equal sweeps of at
+    most MAX_REVERSE_LANES), or None when the reverse code is refused for lanes, also by a
+    first sweep run here (the caller sweeps once per row). On the python backend also None
+    when f writes an `Output(y)` or a `Cache(c)`: its prepared one-row sweeps allocate nothing
+    per call, where lanes allocate adjoints W times wider on every call."""
+    if backend == "python" and any(s.role in ("output", "cache") for s in slots):
+        return None  # known before any code is built (a first call builds one engine)
+    width = -(-m // -(-m // MAX_REVERSE_LANES[backend]))
     try:
-        prep = prepare_batched_reverse_jacobian(f, slots, template, width, "numba", n, m)
+        prep = prepare_batched_reverse_jacobian(f, slots, template, width, backend, n, m)
+        prep.state["chosen"] = True  # not asked for: calls may fall back to one row a sweep
         restore = prep.engine.output_restore  # the Outputs and Caches as this run finds them
         restore.take(prep.engine.flat)
         prep.engine.rows(np.empty((width, n)), 0, width)  # compiled now, not at a first call

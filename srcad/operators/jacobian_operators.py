@@ -1,6 +1,7 @@
 """The jacobian operators: `jacobian`, `value_and_jacobian` and `prepare_jacobian` (forward vector
-mode when x has no more elements than the output, else one reverse pass per output row; sparse=
-colors the columns).
+mode when x has no more elements than the output, else reverse mode: W output rows per sweep
+where the reverse code carries lanes (srcad/operators/batched_reverse.py), one sweep per row
+otherwise; sparse= colors the columns).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from srcad.operators.batched_reverse import (
     default_batched_reverse_jacobian,
     prepare_batched_reverse_jacobian,
 )
+from srcad.operators.lane_calls import LanesUnsupported
 from srcad.operators.operator_options import (
     check_memory,
     check_options,
@@ -113,19 +115,29 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     if mode == "forward":  # python: stacked lanes, so the one-call entry runs it (plans.py)
         engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
         return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
-    if backend == "numba" and m > 1 and memory is None \
+    if m >= (2 if backend == "numba" else PYTHON_LANES_FROM) and memory is None \
             and isinstance(input_slot(slots).value, np.ndarray):
-        batched = default_batched_reverse_jacobian(f, slots, template, n, m)  # W rows a sweep
-        if batched is not None:
+        batched = default_batched_reverse_jacobian(f, slots, template, n, m, backend)
+        if batched is not None:  # W rows a sweep
             return batched
+    engine, state = _one_row_engine(f, slots, backend, memory, kind, template)
+    return make_prep("jacobian", f, slots, "reverse", 1, engine, n=n, m=m, **state)
+
+
+# python backend: fewer rows are swept one by one (W lanes of NumPy vectors cost more per
+# statement than W floats below about four)
+PYTHON_LANES_FROM = 4
+
+
+def _one_row_engine(f, slots, backend, memory, kind, template):
+    """(engine, its state): one reverse sweep per row of the jacobian."""
     engine = ReverseEngine(f, slots, backend, array_tapes=True,  # no tape list per row
                            memory=memory)
     if kind == "array":
         engine.flat[engine.seed_index] = np.zeros_like(template)
     x = input_slot(slots).value
     row = np.zeros_like(x) if isinstance(x, np.ndarray) else None
-    return make_prep("jacobian", f, slots, "reverse", 1, engine, n=n, m=m, row=row,
-                     flat_row=None if row is None else row.reshape(-1))  # a view, made once
+    return engine, {"row": row, "flat_row": None if row is None else row.reshape(-1)}
 
 
 @operator_entry
@@ -202,10 +214,20 @@ def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None, m
                 engine.write_columns(J, start, min(engine.width, n - start), tangents)
                 progress.step(min(engine.width, n - start))
     elif prep.state.get("batched"):
-        with Progress(m, "jacobian rows (reverse)") as progress:
-            for start in range(0, m, engine.width):
-                value = engine.rows(J, start, m)
-                progress.step(min(engine.width, m - start))
+        try:
+            with Progress(m, "jacobian rows (reverse)") as progress:
+                for start in range(0, m, engine.width):
+                    value = engine.rows(J, start, m)
+                    progress.step(min(engine.width, m - start))
+        except LanesUnsupported:
+            if not prep.state.get("chosen"):
+                raise  # chunk= asked for lanes
+            # a call of primal values returned an array at these values: one row a sweep
+            # from now on (the preparation keeps it)
+            prep.engine, state = _one_row_engine(f, slots, engine.backend, None, *output_kind(
+                f, slots))
+            prep.state.update(state, batched=False)
+            return _value_and_jacobian(f, args, prep, out, mode, chunk, backend)
     else:
         row, flat_row = prep.state["row"], prep.state["flat_row"]
         with Progress(m, "jacobian rows (reverse)") as progress:

@@ -41,12 +41,12 @@ class _Reads:
         self.paths = DefiniteAssignment(defined)
 
     def expr(self, node) -> None:
-        for n in gast.walk(node):
+        for n in S.walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.locals:
                 self.paths.read(n.id)
 
     def assign(self, target) -> None:
-        for n in gast.walk(target):
+        for n in S.walk(target):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 self.paths.write(n.id)
             elif isinstance(n, gast.Subscript):

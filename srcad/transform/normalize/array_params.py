@@ -38,7 +38,7 @@ def localize_rebound_array_arguments(norm, arg_types: dict) -> None:
 def _rebound(norm, param) -> bool:
     return any(isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name)
                and node.targets[0].id == param and not is_allocation(norm, node.value)
-               for stmt in norm.body for node in gast.walk(stmt))
+               for stmt in norm.body for node in S.walk(stmt))
 
 
 def rebind_in_place_updates(norm, types, active: set) -> None:
@@ -47,12 +47,12 @@ def rebind_in_place_updates(norm, types, active: set) -> None:
     `acc = acc + x`: NumPy updates in place, but nothing else can see the difference. Updates
     of arguments and of possible aliases stay as written (and are refused as in-place), and
     so do inactive ones (nothing to differentiate: no allocation added)."""
-    candidates = {p for p in {t.target.id for stmt in norm.body for t in gast.walk(stmt)
+    candidates = {p for p in {t.target.id for stmt in norm.body for t in S.walk(stmt)
                               if isinstance(t, gast.AugAssign)
                               and isinstance(t.target, gast.Name)}
                   if isinstance(types[p], Array) and p in active and p not in norm.params}
     for stmt in norm.body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
                     and node.targets[0].id in candidates and _shares(norm, node.value):
                 candidates.discard(node.targets[0].id)

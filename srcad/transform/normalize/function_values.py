@@ -34,7 +34,7 @@ def local_names(body) -> set:
     """Names a nested `def` or `name = lambda ...` of `body` defines (in any block)."""
     out = set()
     for stmt in body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if isinstance(node, gast.FunctionDef):
                 out.add(node.name)
             elif _assigned_lambda(node):
@@ -79,7 +79,7 @@ def _as_if(stmt, calls_user):
 def _calls_in(expr, calls_user) -> bool:
     return any(isinstance(node, gast.Lambda) or (isinstance(node, gast.Call)
                                                  and calls_user(node.func))
-               for node in gast.walk(expr))
+               for node in S.walk(expr))
 
 
 # -- definitions in blocks ----------------------------------------------------------------------
@@ -147,7 +147,7 @@ def _chooser(name_, choice, chosen, first) -> gast.FunctionDef:
         test = f" {choice} == {k}" if keyword != "else" else ""
         lines += [f"    {keyword}{test}:", f"        return {definition}({arguments})"]
     tree = S.parse_stmts("\n".join(lines) + "\n")[0]
-    for node in gast.walk(tree):
+    for node in S.walk(tree):
         if isinstance(node, (gast.stmt, gast.expr)):
             gast.copy_location(node, first)
     return tree

@@ -73,7 +73,7 @@ def closure_reads(parsed: ParsedFunction) -> list:
 
 
 def _set_lines(node, lineno, column):
-    for sub in gast.walk(node):
+    for sub in S.walk(node):
         if isinstance(sub, (gast.stmt, gast.expr)):
             sub.lineno = lineno
             sub.end_lineno = lineno
@@ -97,7 +97,7 @@ class Inliner:
             r for r in parsed.inlined_reads if len(r) == 3]
         self.cells: list = closure_reads(parsed) + [  # (cell, object) likewise for closures
             r for r in parsed.inlined_reads if len(r) == 2]
-        self.bound = {n.id for n in gast.walk(parsed.tree) if isinstance(n, gast.Name)
+        self.bound = {n.id for n in S.walk(parsed.tree) if isinstance(n, gast.Name)
                       and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
         # a statement whose inlining is refused (in the helper or at its call) is recorded
         # in `refusals` and kept as it is, listed in `refused` to be set aside
@@ -146,7 +146,7 @@ class Inliner:
         return pre + [stmt]
 
     def _refuse_calls_in(self, expr, where):
-        for node in gast.walk(expr):
+        for node in S.walk(expr):
             if isinstance(node, gast.Call):
                 obj = self.callee(node.func)
                 if is_user_function(obj, self.stack[0]):
@@ -159,7 +159,7 @@ class Inliner:
             return expr
         if isinstance(expr, list):
             return [self._hoist(e, pre, stmt) for e in expr]
-        for node in gast.walk(expr):
+        for node in S.walk(expr):
             if isinstance(node, (gast.IfExp, gast.BoolOp)):
                 self._refuse_calls_in(node, "conditional expression (and/or/if-else)")
         hoister = _Hoister(self, pre)
@@ -206,7 +206,7 @@ class Inliner:
 
         prefix = function_name(callee)
         tuple_size = self._tuple_returns(body)
-        odd = [r for s in body for r in gast.walk(s) if isinstance(r, gast.Return)
+        odd = [r for s in body for r in S.walk(s) if isinstance(r, gast.Return)
                and not (S.is_tuple_return(r) and len(r.value.elts) == tuple_size)]
         if tuple_size and odd:  # `a, b = f(x)` of a float, or None, raises in Python
             raise cparsed.error(odd[0], "return", f"{prefix} returns {tuple_size} values on "
@@ -231,7 +231,7 @@ class Inliner:
 
         # Rename the callee's locals; alias array-like arguments passed by name.
         stored = set().union(*(S.stored_names(s) for s in body)) if body else set()
-        rebound = {n.id for s in body for n in gast.walk(s)
+        rebound = {n.id for s in body for n in S.walk(s)
                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         mapping, binds = {}, []
         for param, arg in bound:
@@ -243,7 +243,7 @@ class Inliner:
                 binds.append(S.assign(S.name(fresh), arg))
         for local in sorted(stored - set(params) - generated):
             mapping.setdefault(local, self.namer.fresh(f"{prefix}_{local}"))
-        free = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
+        free = {n.id for s in body for n in S.walk(s) if isinstance(n, gast.Name)}
         free -= set(mapping) | stored | set(params) | set(shield.back)  # the caller's names
         for fname in sorted(free):
             if fname in inner.extra:
@@ -360,7 +360,7 @@ class Inliner:
 
     @staticmethod
     def _tuple_returns(body) -> int:
-        sizes = {len(n.value.elts) for s in body for n in gast.walk(s)
+        sizes = {len(n.value.elts) for s in body for n in S.walk(s)
                  if isinstance(n, gast.Return) and isinstance(n.value, gast.Tuple)}
         return sizes.pop() if len(sizes) == 1 else 0
 

@@ -47,7 +47,7 @@ def build_from_rows(norm, arg_types: dict) -> None:
     cannot be is set aside with its refusal. Typed again after each round: a call's result
     may be what the next one's array is made from."""
     if not any(building_call(norm.parsed, n, of_name=False)
-               for stmt in norm.body for n in gast.walk(stmt)):
+               for stmt in norm.body for n in S.walk(stmt)):
         return  # (nothing to type)
     for _ in range(10):
         types = Types(norm, arg_types, check=False)
@@ -66,7 +66,7 @@ def _rows_checked(norm, types) -> None:
     and a value computed from a join has the join's rank."""
     for buffer, list_name in norm.namer.list_buffers.items():
         array = types.of(S.name(buffer))
-        for write in [n for stmt in norm.body for n in gast.walk(stmt)
+        for write in [n for stmt in norm.body for n in S.walk(stmt)
                       if writes_element(n, buffer)]:
             kind = types.of(write.value)
             if isinstance(array, Array) and getattr(kind, "ndim", 0) != array.ndim - 1 \
@@ -227,7 +227,7 @@ def _calls(node, conditional):
 
 def _replace(root, old, new) -> None:
     """Put `new` where `old` is in `root` (an expression or a statement)."""
-    for parent in gast.walk(root):
+    for parent in S.walk(root):
         for field, value in gast.iter_fields(parent):
             if value is old:
                 setattr(parent, field, gast.copy_location(new, old))

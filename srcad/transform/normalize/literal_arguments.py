@@ -46,7 +46,7 @@ def lists_as_tuples(parsed, body: list) -> list:
     tuple marked `written_as_list`."""
     body[:] = [_RowJoins(parsed).visit(stmt) for stmt in body]
     for stmt in body:
-        for product in [n for n in gast.walk(stmt) if isinstance(n, gast.BinOp)
+        for product in [n for n in S.walk(stmt) if isinstance(n, gast.BinOp)
                         and isinstance(n.op, gast.MatMult)]:
             for side in ("left", "right"):  # `A @ [a, b]`: `@` reads a list as NumPy does
                 literal = getattr(product, side)
@@ -56,7 +56,7 @@ def lists_as_tuples(parsed, body: list) -> list:
                                        literal)
                     made.args[0].elts = literal.elts
                     setattr(product, side, made)
-        for call in [n for n in gast.walk(stmt) if isinstance(n, gast.Call)]:
+        for call in [n for n in S.walk(stmt) if isinstance(n, gast.Call)]:
             joined = _joined_rows(parsed, call)
             if joined is not None:
                 _rows_as_arrays(joined)
@@ -160,7 +160,7 @@ def arrays_of_literals(norm, arg_types: dict) -> None:
     (one of them a float or a float array) as `np.array([...])`; a literal written as a list
     that is not one is set aside with its refusal."""
 
-    calls = [n for stmt in norm.body for n in gast.walk(stmt) if isinstance(n, gast.Call)]
+    calls = [n for stmt in norm.body for n in S.walk(stmt) if isinstance(n, gast.Call)]
     found = [(call, literal) for call in calls
              for literal in _literal_arguments(norm.parsed, call, norm.extra_names)]
     if not found:

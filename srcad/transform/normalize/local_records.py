@@ -59,7 +59,7 @@ def _records(parsed, body) -> dict:
     built, other, targets = {}, set(), set()
     params = {a.id for a in parsed.tree.args.args}
     for stmt in body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                     and isinstance(node.targets[0], gast.Name) \
                     and isinstance(node.value, gast.Call):
@@ -128,7 +128,7 @@ class _Split(gast.NodeTransformer):
         values = {f: self.visit(v) for f, v in values.items()}
         flat = set(self.fields[name_].values())
         reads_itself = any(isinstance(n, gast.Name) and n.id in flat
-                           for v in values.values() for n in gast.walk(v))
+                           for v in values.values() for n in S.walk(v))
         out = []
         if reads_itself:  # s = State(s.c[0], s.h): every value first, as Python does
             staged = {}

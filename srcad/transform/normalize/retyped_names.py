@@ -40,7 +40,7 @@ def split_retyped_names(norm, arg_types: dict) -> None:
 def _rebinding_count(norm, name) -> int:
     """Plain bindings `name = e` of the body, the argument counting as one."""
     return (name in norm.params) + sum(
-        1 for stmt in norm.body for n in gast.walk(stmt)
+        1 for stmt in norm.body for n in S.walk(stmt)
         if isinstance(n, gast.Assign) and _binds(n, name))
 
 
@@ -48,13 +48,13 @@ def _binds(node, name) -> bool:
     targets = node.targets if isinstance(node, gast.Assign) else \
         [node.target] if isinstance(node, (gast.AugAssign, gast.For)) else []
     return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
-               for t in targets for n in gast.walk(t))
+               for t in targets for n in S.walk(t))
 
 
 def _only_top_level_bindings(body, name) -> bool:
     for stmt in body:
         top = isinstance(stmt, (gast.Assign, gast.AugAssign)) and _binds(stmt, name)
-        nested = [n for n in gast.walk(stmt) if n is not stmt and _binds(n, name)]
+        nested = [n for n in S.walk(stmt) if n is not stmt and _binds(n, name)]
         if nested or (isinstance(stmt, gast.Assign) and top and not (
                 len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name))):
             return False

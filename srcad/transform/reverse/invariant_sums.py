@@ -46,19 +46,19 @@ def sums_in_locals(body: list, context: list, params: set, scalar_element, namer
 
 
 def _rewrite(loop, params, private, scalar_element, namer) -> list:
-    if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in gast.walk(loop)):
+    if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in S.walk(loop)):
         return [loop]
     if not (isinstance(loop.iter, gast.Call) and isinstance(loop.iter.func, gast.Name)
             and loop.iter.func.id == "range"):
         return [loop]
-    bound = {n.id for n in gast.walk(loop) if isinstance(n, gast.Name)
+    bound = {n.id for n in S.walk(loop) if isinstance(n, gast.Name)
              and isinstance(n.ctx, gast.Store)}
-    sums = {id(n.target) for n in gast.walk(loop) if isinstance(n, gast.AugAssign)
+    sums = {id(n.target) for n in S.walk(loop) if isinstance(n, gast.AugAssign)
             and isinstance(n.op, gast.Add) and isinstance(n.target, gast.Subscript)}
     # names used in the loop other than as the array of a sum `x[j] += e`
-    sum_arrays = {id(n.target.value) for n in gast.walk(loop)
+    sum_arrays = {id(n.target.value) for n in S.walk(loop)
                   if isinstance(n, gast.AugAssign) and id(n.target) in sums}
-    seen = {n.id for n in gast.walk(loop) if isinstance(n, gast.Name) and id(n) not in sum_arrays}
+    seen = {n.id for n in S.walk(loop) if isinstance(n, gast.Name) and id(n) not in sum_arrays}
     post, pre = [], []
     body = []
     for stmt in loop.body:
@@ -94,7 +94,7 @@ def _plain_index(index) -> bool:
     could change without binding a name)."""
     return all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Tuple,
                               gast.operator, gast.unaryop, gast.expr_context))
-               for n in gast.walk(index))
+               for n in S.walk(index))
 
 
 _NEW_ZEROS = {"zeros", "zeros_like"}
@@ -103,7 +103,7 @@ _NEW_ZEROS = {"zeros", "zeros_like"}
 def _private(name, context, scalar_element) -> bool:
     """Is `name` bound only to new zeros and otherwise used only through single elements?"""
     elements = set()
-    for node in gast.walk(gast.Module(body=context, type_ignores=[])):
+    for node in S.walk(gast.Module(body=context, type_ignores=[])):
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                 and node.value.id == name:
             if not scalar_element(name, node.slice):
@@ -118,6 +118,6 @@ def _private(name, context, scalar_element) -> bool:
                     and call.func.attr in _NEW_ZEROS):
                 return False
             elements.add(id(node.targets[0]))
-    return all(id(n) in elements for n in gast.walk(gast.Module(body=context, type_ignores=[]))
+    return all(id(n) in elements for n in S.walk(gast.Module(body=context, type_ignores=[]))
                if isinstance(n, gast.Name) and n.id == name)
 
