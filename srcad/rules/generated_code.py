@@ -49,12 +49,7 @@ from __future__ import annotations
 from srcad.errors import SecondOrderRefusal, SrcadError
 from srcad.rules import Rule, linear
 from srcad.runtime import linalg_runtime, movement_runtime, spectral_runtime
-from srcad.runtime.array_runtime import (
-    cholesky_adjoint,
-    cholesky_tangent,
-    diagonal_adjoint,
-    einsum_adjoint,
-)
+from srcad.runtime.array_runtime import cholesky_adjoint, cholesky_tangent, diagonal_adjoint
 
 # name -> (operands after the seed x, the shape operand, the adjoint: the forward operation)
 _LINEAR_IN_SEED = {
