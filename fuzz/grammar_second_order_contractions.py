@@ -16,45 +16,30 @@ from __future__ import annotations
 
 import random
 
+from grammar_second_order_reach import _k
 from program import PRELUDE, ArgKind, Program
 
+# each kind of contraction: a float of the matrices M and N made of x (and their stack S)
+TERMS = {
+    "product": 'np.sum(np.sin(np.einsum("ij,jk->ik", {M}, {N})))',
+    "trace": 'np.einsum("ii", {M} @ {N})',
+    "diagonal": 'np.sum(np.einsum("ii->i", {M}) * np.einsum("ij,ij->i", {M}, {N}))',
+    "bilinear": 'np.einsum("i,ij,j", x, {M}, np.sin(x))',
+    "implicit": 'np.sum(np.einsum("ij,kj", {M}, {N}) ** 2)',
+    "tensordot": "np.tensordot({M}, {N}) * np.sum(x)",
+    "axes": "np.sum(np.tanh(np.tensordot({M}, {N}, axes=([0], [1]))))",
+    "inner": "np.sum(np.inner({M}, x * {k}) ** 2)",
+    "multi_dot": "np.sum(np.linalg.multi_dot([{M}, {N}.T, x]))",
+    "stacked": "np.sum(np.sin({S} @ {S}))",
+}
 
-def _k(rng) -> str:
-    return repr(round(rng.choice([-1, 1]) * rng.uniform(0.2, 0.9), 3))
 
-
-def _matrix(rng, name) -> list:
-    """A square matrix of x (its length) with x in both factors."""
+def _contraction(rng, n) -> list:
+    M, N, S = f"M{n}", f"N{n}", f"S{n}"
     inner = rng.choice(["np.sin(x)", "x * x", "np.tanh(x)"])
-    return [f"{name} = np.outer(x, {inner}) * {_k(rng)} + {_k(rng)}"]
-
-
-def _contraction(rng, n, size) -> list:
-    M, N = f"M{n}", f"N{n}"
-    lines = _matrix(rng, M) + [f"{N} = np.cos({M}) * {_k(rng)}"]
-    kind = rng.choice(["product", "trace", "diagonal", "bilinear", "implicit", "tensordot",
-                       "axes", "inner", "multi_dot", "stacked"])
-    if kind == "product":
-        term = f'np.sum(np.sin(np.einsum("ij,jk->ik", {M}, {N})))'
-    elif kind == "trace":
-        term = f'np.einsum("ii", {M} @ {N})'
-    elif kind == "diagonal":
-        term = f'np.sum(np.einsum("ii->i", {M}) * np.einsum("ij,ij->i", {M}, {N}))'
-    elif kind == "bilinear":
-        term = f'np.einsum("i,ij,j", x, {M}, np.sin(x))'
-    elif kind == "implicit":
-        term = f'np.sum(np.einsum("ij,kj", {M}, {N}) ** 2)'
-    elif kind == "tensordot":
-        term = f"np.tensordot({M}, {N}) * np.sum(x)"
-    elif kind == "axes":
-        term = f"np.sum(np.tanh(np.tensordot({M}, {N}, axes=([0], [1]))))"
-    elif kind == "inner":
-        term = f"np.sum(np.inner({M}, x * {_k(rng)}) ** 2)"
-    elif kind == "multi_dot":
-        term = f"np.sum(np.linalg.multi_dot([{M}, {N}.T, x]))"
-    else:
-        lines.append(f"S{n} = np.stack([{M}, {N}])")
-        term = f"np.sum(np.sin(S{n} @ S{n}))"
+    lines = [f"{M} = np.outer(x, {inner}) * {_k(rng)} + {_k(rng)}",
+             f"{N} = np.cos({M}) * {_k(rng)}", f"{S} = np.stack([{M}, {N}])"]
+    term = TERMS[rng.choice(sorted(TERMS))].format(M=M, N=N, S=S, k=_k(rng))
     return lines + [f"s += {term} * {_k(rng)}"]
 
 
@@ -63,7 +48,7 @@ def generate(seed: int) -> Program:
     size = rng.randint(2, 4)
     body = ["s = 0.0"]
     for k in range(rng.randint(2, 4)):
-        body += _contraction(rng, k, size)
+        body += _contraction(rng, k)
     body.append(f"return s + np.sum(x ** 2) * {_k(rng)}")
     function = "def f(x):\n" + "".join(f"    {line}\n" for line in body)
     jax_function = function.replace("def f(", "def f_jax(").replace("np.", "jnp.")

@@ -18,6 +18,8 @@ jnp = pytest.importorskip("jax.numpy")
 
 from helpers.jax_reference import central, jax_in_float64  # noqa: E402, F401
 
+from tests.operators.test_second_order_refusals import array_state_steps  # noqa: E402
+
 
 def in_jax(f):
     """f with jax.numpy for np (the same code, run by JAX as the reference)."""
@@ -67,17 +69,6 @@ def test_the_third_derivative_of_an_array_accumulated_in_a_loop_is_jaxs(compose)
     np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-9, atol=1e-9)
 
 
-def rhs(z, p):
-    return np.array([p[0] * z[0] * z[1], p[1] * z[1]])
-
-
-def whole_array_steps(p):
-    z = np.array([1.0, 0.5])
-    for _ in range(2):
-        z = z + 0.1 * rhs(z, p)
-    return np.sum(z * z)
-
-
 def whole_array_steps_in_jax(p):
     z = jnp.array([1.0, 0.5])
     for _ in range(2):
@@ -88,9 +79,9 @@ def whole_array_steps_in_jax(p):
 @pytest.mark.slow
 def test_the_second_and_third_derivatives_of_whole_array_steps_are_jaxs():
     p = np.array([0.7, 1.3])
-    np.testing.assert_allclose(srcad.jacfwd(srcad.grad(whole_array_steps))(p),
+    np.testing.assert_allclose(srcad.jacfwd(srcad.grad(array_state_steps))(p),
                                np.asarray(jax.hessian(whole_array_steps_in_jax)(p)),
                                rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(srcad.jacfwd(srcad.hessian(whole_array_steps))(p),
+    np.testing.assert_allclose(srcad.jacfwd(srcad.hessian(array_state_steps))(p),
                                np.asarray(jax.jacfwd(jax.hessian(whole_array_steps_in_jax))(p)),
                                rtol=1e-9, atol=1e-12)
