@@ -45,6 +45,27 @@ def accumulated_in_a_loop(x):
     return np.sum(acc * x)
 
 
+def bound_after_an_early_return(x):
+    if x[0] > 1.0:
+        return np.sum(x ** 3)
+    y = np.sin(x) * x
+    return np.sum(y * y)
+
+
+def bound_after_an_early_return_in_jax(x):
+    y = jnp.sin(x) * x
+    return jnp.where(x[0] > 1.0, jnp.sum(x ** 3), jnp.sum(y * y))
+
+
+@pytest.mark.parametrize("x", [np.array([0.3, -0.5, 1.1]), pytest.param(
+    np.array([1.3, -0.5, 1.1]), marks=pytest.mark.slow)], ids=["falls through", "returns early"])
+def test_the_third_derivative_of_an_array_bound_after_an_early_return_is_jaxs(x):
+    # once refused: forward mode gave y's tangent a zero float on the path that returns
+    ours = srcad.jacfwd(srcad.hessian(bound_after_an_early_return))(x)
+    theirs = jax.jit(jax.jacfwd(jax.hessian(bound_after_an_early_return_in_jax)))(x)
+    np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-9, atol=1e-9)
+
+
 POINTS = [np.array([0.3, -0.5, 1.1]), np.array([-0.3, -0.5, 1.1])]  # both arms of the if
 
 
