@@ -114,6 +114,8 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
         from grammar_second_order import generate as second_order_program
         if "second-order-reach" in shapes:  # while loops, linalg, np.where inline
             from grammar_second_order_reach import generate as second_order_program
+        if "second-order-contractions" in shapes:  # einsum, tensordot, inner, multi_dot, @
+            from grammar_second_order_contractions import generate as second_order_program
         return second_order_program(seed)
     if functions:
         from grammar_functions import generate as functions_program

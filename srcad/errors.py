@@ -23,6 +23,15 @@ def surfaced(err: BaseException) -> BaseException:
     return err if debugging() else err.with_traceback(None)
 
 
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _is_srcads_own(filename) -> bool:
+    """Is `filename` a file of srcad's own package (its runtime helpers)?"""
+    return bool(filename) and not filename.startswith("<") \
+        and os.path.abspath(filename).startswith(_PACKAGE)
+
+
 class SrcadError(Exception):
     """srcad refuses to differentiate something (never a silently wrong answer).
 
@@ -62,6 +71,15 @@ class SrcadError(Exception):
         """
         problems = []
         for p in self.problems:
+            if _is_srcads_own(p.filename) and not _is_srcads_own(filename):
+                # srcad's own helper, read as code to inline (second order differentiates
+                # srcad's generated code, which calls it): refused at the call, which names
+                # the user's line, never srcad's file
+                copy = type(p)(p.message, filename=filename, line=line, construct=p.construct,
+                               hint=p.hint, context=p.context)
+                copy.node = p.node
+                problems.append(copy)
+                continue
             where = f"line {line}" if filename == p.filename else \
                 f"{os.path.basename(filename)}:{line}"
             context = f"{p.context}, from {caller} at {where}" if p.context else \

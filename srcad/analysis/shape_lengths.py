@@ -70,6 +70,12 @@ def shape_length(norm, type_of, node, _seen=None) -> int | None:
         # np.shape(c), the shape of an expression (np.where's condition): its rank
         rank = getattr(type_of(node.args[0]), "ndim", None)
         return 0 if type_of(node.args[0]) in ("float", "int", "bool") else rank
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+            and node.func.attr == "pop" and isinstance(node.func.value, gast.Name) \
+            and not node.args and node.func.value.id not in seen:
+        # a shape popped from a tape (srcad's reverse code: `s = int_tape.pop()`): the
+        # length every shape pushed on that tape has
+        return _pushed_length(norm, type_of, node.func.value.id, seen | {node.func.value.id})
     if isinstance(node, gast.Name) and node.id not in seen and node.id not in norm.params:
         seen = seen | {node.id}
         values = [n.value for stmt in norm.body for n in gast.walk(stmt)
@@ -78,6 +84,17 @@ def shape_length(norm, type_of, node, _seen=None) -> int | None:
         lengths = {shape_length(norm, type_of, v, seen) for v in values}
         return lengths.pop() if len(lengths) == 1 else None
     return None
+
+
+def _pushed_length(norm, type_of, tape, seen) -> int | None:
+    """The length of the shapes appended to the list `tape`, when they all have the same
+    known length (the other entries, branch flags and trip counts, are ints)."""
+    pushed = [n.args[0] for stmt in norm.body for n in gast.walk(stmt)
+              if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+              and n.func.attr == "append" and isinstance(n.func.value, gast.Name)
+              and n.func.value.id == tape and len(n.args) == 1]
+    lengths = {shape_length(norm, type_of, v, seen) for v in pushed if type_of(v) == SHAPE}
+    return lengths.pop() if len(lengths) == 1 else None
 
 
 def _constant(bound):

@@ -193,6 +193,15 @@ class _Levels:
             return self.into, self.boxed_layout
         return self.functions[below], ()
 
+    def numba_refused(self, k: int, args):
+        """Level k's python code, once numba has refused to compile its numba code at the
+        first call (a construct of srcad's python code of level k - 1 that numba does not
+        type, `reversed(range(n)[:trips])`); the slots are the same."""
+        _LOG.info("srcad: the numba backend does not compile level %d of the composed "
+                  "derivative of %s; its python code runs", k, function_name(self.fun, "f"))
+        self.numba[k] = False
+        return self.level(k, args)[0]
+
     def is_current(self) -> bool:
         return all(c.is_current() for c in self.compiled)
 
@@ -295,10 +304,22 @@ def evaluate(chain: Chain, args, direction=None, backend="python", layout=()):
         if given is not None:
             directions[depth] = given
         values = [_slot_value(slot, args, directions, levels.out_shape) for slot in slots]
-        function(*values)
+        try:
+            function(*values)
+        except Exception as err:  # numba compiles a level at its first call
+            if backend != "numba" or not _numba_refused(err) or not levels.numba.get(depth):
+                raise
+            function = levels.numba_refused(depth, args)
+            values = [_slot_value(slot, args, directions, levels.out_shape) for slot in slots]
+            function(*values)
         result[(slice(None),) + index] = np.reshape(values[where], -1)
     shape = tuple(base_shape) + sum((np.shape(args[i]) for i in chain.ops), ())
     return float(result.reshape(-1)[0]) if shape == () else result.reshape(shape)
+
+
+def _numba_refused(err) -> bool:
+    """Is `err` numba refusing to compile (a typing or lowering error)?"""
+    return type(err).__module__.startswith("numba.") and "Error" in type(err).__name__
 
 
 def _slot_value(slot, args, directions, out_shape):

@@ -31,6 +31,17 @@ that srcad reads and differentiates).
 The adjoint of y of each is the other (they are each other's transpose); the adjoint of L
 of `cholesky_tangent` is `cholesky_tangent_adjoint(L, y, g)`; that of `cholesky_adjoint`
 (reverse over reverse, which srcad's operators never run) is refused.
+
+The adjoint of operand k of an einsum (np.einsum, np.tensordot, np.inner, multi_dot, stacked
+`@`: srcad/rules/einsum.py), `einsum_adjoint(s, k, w, x0, ..., xn)`, is linear in the seed w
+and in each other operand, and reads operand k only for its shape: the transpose of the map
+x_k -> np.einsum(s, x0, ..., x_k, ..., xn). So
+
+| operand | tangent                                  | adjoint                              |
+|---------|------------------------------------------|--------------------------------------|
+| w       | einsum_adjoint(s, k, g, x0, ..., xn)     | np.einsum(s, x0, ..., g at k, ...)   |
+| x_j     | einsum_adjoint(s, k, w, ..., g at j, ...)| einsum_adjoint(s, j, w, ..., g at k) |
+| x_k     | none (its shape only)                    | none                                 |
 """
 
 from __future__ import annotations
@@ -104,6 +115,32 @@ ENTRIES += [
                                  "reverse_over_reverse_refused('np.linalg.cholesky')",
                                  "cholesky_tangent")),
 ]
+
+
+def einsum_adjoint_rule(ranks, keywords) -> Rule:
+    """The rule of `einsum_adjoint(subscripts, k, w, x0, ..., xn)` (the table above): the
+    literal subscripts and k are read from the call."""
+    subscripts, k = keywords.get("subscripts"), keywords.get("k")
+    n = len(ranks) - 1
+    if not isinstance(subscripts, str) or type(k) is not int or not 0 <= k < n:
+        raise SrcadError("second order through an einsum adjoint whose subscripts or operand "
+                         "are not literals", construct="second order")
+    xs = [f"x{j}" for j in range(n)]
+    literal = repr(subscripts)
+
+    def call(head, values):
+        return f"{head}({literal}, {', '.join(values)})"
+
+    def put(j, value):
+        return [value if i == j else x for i, x in enumerate(xs)]
+
+    tangents = [call("einsum_adjoint", [str(k), "g", *xs])]
+    adjoints = [call("np.einsum", put(k, "g"))]
+    for j in range(n):
+        tangents.append(None if j == k else call("einsum_adjoint", [str(k), "w", *put(j, "g")]))
+        adjoints.append(None if j == k else call("einsum_adjoint", [str(j), "w", *put(k, "g")]))
+    return Rule("einsum_adjoint", ("w", *xs), tuple(adjoints), "float", tuple(tangents), False,
+                f"x{k}_shape", ranks[1 + k])
 
 
 def _not_yet(function: str):

@@ -51,7 +51,9 @@ from srcad.runtime.array_runtime import (
     cholesky_adjoint,
     cholesky_tangent,
     diagonal_adjoint,
+    einsum_adjoint,
     grown,
+    reshaped,
     view_element,
     view_size,
     view_start,
@@ -189,6 +191,10 @@ def _build() -> dict[int, CallInfo]:
             else CallInfo(name_, None, "float", select=_not_yet(name_)))
     for fn, select in generated_code.ENTRIES:  # second order through them
         add(fn, CallInfo(fn.__name__, None, "float", select=select))
+    add(einsum_adjoint, CallInfo("einsum_adjoint", None, "float",
+                                select=generated_code.einsum_adjoint_rule,
+                                leading=("subscripts", "k"), operand_count=-1))
+    add(reshaped, CallInfo("reshaped", None, "shape", arrays=ANY))  # np.reshape's shape
     for fn, select, keywords, operand_keywords in movement.ENTRIES + selection.ENTRIES:
         add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
                          operand_keywords=operand_keywords,

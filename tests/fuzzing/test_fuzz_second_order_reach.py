@@ -20,11 +20,15 @@ import run as fuzz_run  # noqa: E402
 pytestmark = pytest.mark.slow
 
 
-def test_bounded_second_order_reach_fuzz_run_agrees_with_jax(monkeypatch):
+def bounded_run(monkeypatch, shape, seeds, timeout):
+    """The fuzzer's outcomes of the second-order programs of `shape` on the python backend."""
     monkeypatch.setenv("SRCAD_FUZZ_BACKEND", "python")
-    results = [fuzz_run.check_seed(seed, timeout=60.0, second_order=True,
-                                   shapes=frozenset({"second-order-reach"}))
-               for seed in range(6)]
+    return [fuzz_run.check_seed(seed, timeout=timeout, second_order=True,
+                                shapes=frozenset({shape})) for seed in range(seeds)]
+
+
+def test_bounded_second_order_reach_fuzz_run_agrees_with_jax(monkeypatch):
+    results = bounded_run(monkeypatch, "second-order-reach", 6, 60.0)
     # the composed-transforms check may refuse a third derivative srcad cannot take through
     # its own derivative code: a refusal there is not a failure
     bad = [(r["seed"], r["category"], r["signature"], r.get("modes")) for r in results
@@ -36,3 +40,16 @@ def test_bounded_second_order_reach_fuzz_run_agrees_with_jax(monkeypatch):
     checked = [r for r in results if r["modes"] and r["modes"].get("hess") == "agreed"]
     assert len(checked) >= 4
     assert all(r["modes"].get("hess") == r["modes"].get("jaxh") == "agreed" for r in checked)
+
+
+# the contraction grammar (fuzz/grammar_second_order_contractions.py): np.einsum,
+# np.tensordot, np.inner, multi_dot and stacked @ of matrices made of x, every mode agreeing
+# (the composed transforms' third derivatives too); before the einsum adjoint had its own
+# rule every one was refused naming srcad's runtime
+def test_bounded_second_order_contractions_fuzz_run_agrees_with_jax(monkeypatch):
+    results = bounded_run(monkeypatch, "second-order-contractions", 4, 120.0)
+    bad = [(r["seed"], r["category"], r["signature"], r.get("modes")) for r in results
+           if r["category"] != "agreed"
+           or any(v != "agreed" for v in r["modes"].values())]
+    assert not bad, f"second-order contraction fuzz failures: {bad}"
+    assert all(r["modes"].get("jaxh") == "agreed" for r in results)

@@ -139,11 +139,6 @@ def test_second_order_of_each_linear_algebra_case_agrees_or_is_refused_at_the_us
     try:
         H = srcad.hessian(f, x, *contexts)
     except srcad.SrcadError as refused:
-        if any("srcad/runtime/" in (p.filename or "") for p in refused.problems):
-            # open: the einsum adjoint (srcad/runtime/linalg_runtime.py) is read as code to
-            # inline when srcad differentiates its reverse code again, and refused there
-            pytest.xfail("second order through einsum, tensordot, inner, multi_dot and "
-                         "stacked @ is refused naming srcad's runtime, not the user's line")
         assert all(p.filename == f.__code__.co_filename and p.line == 2
                    for p in refused.problems), str(refused)
         return

@@ -22,6 +22,7 @@ from srcad.analysis.types import FLOAT, Array, is_differentiable, stack_call
 from srcad.errors import LaneLayoutError
 from srcad.frontend import syntax as S
 from srcad.transform.expressions import ExpressionDiff
+from srcad.transform.forward.docstring import forward_docstring
 from srcad.transform.forward.lanes import (
     copy_lanes_last,
     lane_count,
@@ -30,7 +31,7 @@ from srcad.transform.forward.lanes import (
 from srcad.transform.forward.part_updates import PartUpdates
 from srcad.transform.forward.returns import ForwardReturns
 from srcad.transform.forward.stacks import StackTangents
-from srcad.transform.forward.styles import Looped, Stacked, Unrolled, grown_tangents
+from srcad.transform.forward.styles import Looped, Stacked, grown_tangents
 from srcad.transform.forward.unset_tangents import UnsetTangents
 from srcad.transform.forward.views import bind_view, view_base, view_bindings, view_layouts
 from srcad.transform.tapes import WORK, ArrayTapes
@@ -55,9 +56,9 @@ class ForwardTransform(ForwardReturns, StackTangents, PartUpdates):
         self.result = None
         self.result_tangents = None
         self.copied = {}  # Looped: argument -> the caller's tangent array, copied lanes last
-        # scalar tangents a path can read before setting them (a Const argument made active
-        # on one path): zero at entry
-        self.unset = UnsetTangents(p for p in norm.params if self.seeded(p))
+        # tangents a path can read before setting them (a Const argument made active on one
+        # path): zero at entry
+        self.unset = UnsetTangents((p for p in norm.params if self.seeded(p)), norm.params)
         # numba: hoisted arrays (and Looped's lanes-last copies) live in a workspace array
         # passed in and kept across calls, as in reverse mode (ArrayTapes.carve)
         self.work, self.uses_work = ArrayTapes(), False
@@ -123,16 +124,20 @@ class ForwardTransform(ForwardReturns, StackTangents, PartUpdates):
         return out
 
     def stmt(self, stmt):
-        if isinstance(stmt, gast.Assign):
-            return self.assign(stmt, stmt.targets[0], stmt.value, None)
-        if isinstance(stmt, gast.AugAssign):
-            return self.assign(stmt, stmt.target, stmt.value, stmt.op)
+        if isinstance(stmt, (gast.Assign, gast.AugAssign)):
+            target = stmt.target if isinstance(stmt, gast.AugAssign) else stmt.targets[0]
+            out = self.assign(stmt, target, stmt.value, getattr(stmt, "op", None))
+            for name in S.bound_names(stmt):
+                self.unset.assigned(name)  # the primal is bound from here on
+            return out
         if isinstance(stmt, gast.Return):
             return self.ret(stmt)
         if isinstance(stmt, (gast.For, gast.While, gast.If)):
             stmt = copy.copy(stmt)
 
             def body():
+                for name in S.bound_names(stmt) if isinstance(stmt, gast.For) else ():
+                    self.unset.assigned(name)  # the loop's target (and what the body binds)
                 stmt.body = self.block(stmt.body) or [gast.Pass()]
 
             def orelse():
@@ -326,7 +331,7 @@ class ForwardTransform(ForwardReturns, StackTangents, PartUpdates):
             tangents = [S.const(0.0)] * len(self.styles)
         else:
             tangents = []
-        body = self._zero_unset() + body
+        body = self.unset.zeros(self.types, self.styles, self.target_tangent) + body
         if isinstance(style, Looped):
             body = self._lanes_entry(style, params) + body + self._lanes_exit(body)
         returned = [result, gast.Tuple(elts=tangents, ctx=gast.Load())]
@@ -340,20 +345,10 @@ class ForwardTransform(ForwardReturns, StackTangents, PartUpdates):
                               kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
         for a in args.args:
             a.ctx = gast.Param()
-        doc = self._docstring()
+        doc = forward_docstring(self.norm, self.styles, self.arg_kinds, self.activity)
         return gast.FunctionDef(name=self.name, args=args,
                                 body=[S.expr_stmt(S.const(doc))] + body, decorator_list=[],
                                 returns=None, type_comment=None, type_params=[])
-
-    def _zero_unset(self) -> list:
-        """Zero tangents for the scalars some path reads before setting (unset_tangents.py)."""
-        unset = sorted(self.unset.unset_reads)
-        if not unset:
-            return []
-        zeros = [S.assign(self.target_tangent(k, S.name(v)), S.const(0.0))
-                 for v in unset for k in range(len(self.styles))]
-        return [S.comment(f"read before set on some path: zero tangents for "
-                          f"{', '.join(unset)}")] + self.styles[0].wrap(zeros)
 
     def _lanes_entry(self, style, params) -> list:
         """Looped: the lane count, and the lanes-last copies of argument tangents."""
@@ -390,27 +385,6 @@ class ForwardTransform(ForwardReturns, StackTangents, PartUpdates):
         if out:
             out.insert(0, S.comment("tangents of the written arguments, lanes first again"))
         return out
-
-    def _docstring(self) -> str:
-        fn = self.norm.parsed.title
-        width = len(self.styles)
-        style = self.styles[0]
-        if isinstance(style, Looped):
-            kind = f"Vector forward mode, {style.width} lanes in arrays, looped"
-        elif isinstance(style, Stacked):
-            kind = f"Vector forward mode, {style.width} lanes stacked in NumPy vectors"
-        elif isinstance(style, Unrolled):
-            kind = f"Vector forward mode, {width} unrolled lanes"
-        else:
-            kind = "Forward mode (tangent)"
-        varied = sorted(p for p in self.norm.params if self.arg_kinds[p] != "const")
-        active = sorted(v for v in self.activity.active if v != "<return>")
-        lines = [f"{kind} of {fn}, generated by srcad.", "",
-                 f"Varied inputs:  {', '.join(varied) or '-'}",
-                 f"Active:         {', '.join(active) or '-'}", "",
-                 "Returns (value, tangents of the return value). The shadows of Duplicated",
-                 "arrays are seeds on entry and hold the tangents of written arrays on exit."]
-        return "\n".join("    " + line if line else "" for line in lines).lstrip() + "\n    "
 
 
 def _shares_vectors(style) -> bool:
