@@ -177,10 +177,7 @@ class _Levels:
                     "forward", self._specs(self.slots[k - 1], args), backend="numba",
                     containers=containers))
             except SrcadError:
-                _LOG.info("srcad: the numba backend does not compile level %d of the composed "
-                          "derivative of %s; its python code runs", k,
-                          function_name(self.fun, "f"))
-                compiled = False
+                compiled = self._python_runs(k)
             self.numba[k] = compiled
             if compiled:
                 self.compiled.append(compiled)
@@ -197,10 +194,13 @@ class _Levels:
         """Level k's python code, once numba has refused to compile its numba code at the
         first call (a construct of srcad's python code of level k - 1 that numba does not
         type, `reversed(range(n)[:trips])`); the slots are the same."""
+        self.numba[k] = self._python_runs(k)
+        return self.level(k, args)[0]
+
+    def _python_runs(self, k: int) -> bool:
         _LOG.info("srcad: the numba backend does not compile level %d of the composed "
                   "derivative of %s; its python code runs", k, function_name(self.fun, "f"))
-        self.numba[k] = False
-        return self.level(k, args)[0]
+        return False
 
     def is_current(self) -> bool:
         return all(c.is_current() for c in self.compiled)
