@@ -21,6 +21,7 @@ from srcad.analysis.array_bindings import (
     refuse_numba_indexing,
 )
 from srcad.analysis.list_entries import refuse_aliased_entries
+from srcad.analysis.returned_values import refuse_nested_returns
 from srcad.analysis.rule_backends import refuse_rule_backends
 from srcad.analysis.type_refusals import refuse_zero_dim_arrays
 from srcad.analysis.typed_code import inferred_types, set_aside_untyped
@@ -212,6 +213,7 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
                                 _returns_float(norm, types))
     refuse_active_opaque_calls(norm, types, activity.varied)
+    refuse_nested_returns(norm, types, activity.varied)
     rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
     update_shared_arrays_in_place(norm, types, activity.active, request.mode == "forward")
     check_array_statements(norm, types, activity.active, request.mode == "forward")
