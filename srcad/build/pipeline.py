@@ -61,6 +61,7 @@ from srcad.transform.normalize.array_params import (
 )
 from srcad.transform.normalize.array_rows import shape_list_rows
 from srcad.transform.normalize.hoist import hoist_invariants
+from srcad.transform.normalize.index_array_writes import lower_index_array_writes
 from srcad.transform.normalize.list_building import build_from_rows
 from srcad.transform.normalize.literal_arguments import arrays_of_literals
 from srcad.transform.normalize.retyped_names import split_retyped_names
@@ -193,6 +194,8 @@ def _built(parsed, request: Request, refusals: Refusals) -> Compiled:
     copy_unshared_aliases(norm, {p: s.type for p, s in zip(norm.params, specs)})
     # `y = np.exp(x); y[0] = 1.0`: the written array is a copy of the expression's value
     copy_written_results(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    # `y[idx] += v`: the gather, the arithmetic, then element writes in order (NumPy's)
+    lower_index_array_writes(norm, {p: s.type for p, s in zip(norm.params, specs)})
     norm.body = without_refused(norm.body, functools.partial(
         _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals,
         parsed)
