@@ -42,6 +42,7 @@ _POSITIONAL_SIZES = {"randn", "rand"}
 def run_constant_blocks(parsed, body: list, namer) -> list:
     """`body` with each try statement and library-object block replaced by a call."""
     params = {a.id for a in parsed.tree.args.args}
+    body = _hoist_object_calls(parsed, body, namer)
     out, k = [], 0
     while k < len(body):
         stmt = body[k]
@@ -57,6 +58,42 @@ def run_constant_blocks(parsed, body: list, namer) -> list:
             out.append(stmt)
             k += 1
     return out
+
+
+def _hoist_object_calls(parsed, body, namer) -> list:
+    """`np.sum(np.random.RandomState(0).randn(3) * x)`: a method called on a library call,
+    inside a larger expression of a statement of the body, bound to a name of its own
+    just before the statement (`randn_value = np.random.RandomState(0).randn(3)`), which
+    then runs as a block of its own. A constant of the function: moving it is harmless."""
+    out = []
+    for stmt in body:
+        if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)) \
+                and stmt.value is not None:
+            binder = _ObjectCallBinder(parsed, namer, stmt.value)
+            stmt = binder.visit(stmt)
+            out.extend(gast.copy_location(b, stmt) for b in binder.bound)
+        out.append(stmt)
+    return out
+
+
+class _ObjectCallBinder(gast.NodeTransformer):
+    def __init__(self, parsed, namer, whole):
+        self.parsed, self.namer, self.whole, self.bound = parsed, namer, whole, []
+
+    def visit_IfExp(self, node):
+        return node  # evaluated on one branch only: left where it is
+
+    visit_BoolOp = visit_Lambda = visit_IfExp
+
+    def visit_Call(self, node):
+        if node is not self.whole and _method_of_call(self.parsed, node):
+            name_ = self.namer.fresh(f"{node.func.attr}_value")
+            bound = S.assign(S.name(name_), node)
+            bound.srcad_hoisted = True
+            self.bound.append(bound)
+            return gast.copy_location(S.name(name_), node)
+        self.generic_visit(node)
+        return node
 
 
 def _object_block_end(parsed, body, k):
@@ -112,6 +149,8 @@ def _as_call(parsed, stmts, rest, params, namer, base) -> list:
     first, last = stmts[0].lineno, max(n.end_lineno or n.lineno for s in stmts
                                        for n in gast.walk(s) if hasattr(n, "lineno"))
     text = "\n".join(parsed.source_lines[first - 1:last])
+    if getattr(stmts[0], "srcad_hoisted", False):  # part of the line: its own text
+        text = f"{outputs[0]} = {S.unparse_expr(stmts[0].value)}"
     source = (f"def {name_}({', '.join(inputs + ['*rank_hint'])}):\n" + textwrap.indent(
         textwrap.dedent(text), "    ") + f"\n    return {outputs[0]}\n")
     code = compile(source, parsed.filename, "exec")
