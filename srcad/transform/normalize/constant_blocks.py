@@ -30,6 +30,7 @@ import numpy as np
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
+from srcad.transform.normalize.call_binding import bind_calls
 from srcad.transform.normalize.local_records import record_class
 
 # methods of NumPy's random generators whose `size=` (or positional sizes) gives the rank
@@ -67,33 +68,17 @@ def _hoist_object_calls(parsed, body, namer) -> list:
     then runs as a block of its own. A constant of the function: moving it is harmless."""
     out = []
     for stmt in body:
-        if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)) \
-                and stmt.value is not None:
-            binder = _ObjectCallBinder(parsed, namer, stmt.value)
-            stmt = binder.visit(stmt)
-            out.extend(gast.copy_location(b, stmt) for b in binder.bound)
-        out.append(stmt)
+        if not (isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr))
+                and stmt.value is not None):
+            out.append(stmt)
+            continue
+        stmts = bind_calls(stmt, namer, lambda call, whole=stmt.value: (
+            f"{call.func.attr}_value" if call is not whole and _method_of_call(parsed, call)
+            else None))
+        for bound in stmts[:-1]:
+            bound.srcad_hoisted = True  # _as_call: its text is the call's, not the line's
+        out.extend(stmts)
     return out
-
-
-class _ObjectCallBinder(gast.NodeTransformer):
-    def __init__(self, parsed, namer, whole):
-        self.parsed, self.namer, self.whole, self.bound = parsed, namer, whole, []
-
-    def visit_IfExp(self, node):
-        return node  # evaluated on one branch only: left where it is
-
-    visit_BoolOp = visit_Lambda = visit_IfExp
-
-    def visit_Call(self, node):
-        if node is not self.whole and _method_of_call(self.parsed, node):
-            name_ = self.namer.fresh(f"{node.func.attr}_value")
-            bound = S.assign(S.name(name_), node)
-            bound.srcad_hoisted = True
-            self.bound.append(bound)
-            return gast.copy_location(S.name(name_), node)
-        self.generic_visit(node)
-        return node
 
 
 def _object_block_end(parsed, body, k):
