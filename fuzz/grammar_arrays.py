@@ -468,6 +468,8 @@ class ArrayGrammar:
         if "stats" in self.shapes:  # its own random stream: grammar_stats.py
             body += self.stats_statements()
             prelude = prelude + "\n" + STATS_PRELUDE
+        if "index-writes" in self.shapes:  # its own random stream: grammar_index_writes.py
+            body += self.index_write_lines()
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]

@@ -46,8 +46,9 @@ SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names",
           "loop-state",  # loop-state: --arrays only (fuzz/grammar_loop_state.py)
           "library-more",  # library-more: --arrays only (fuzz/grammar_library.py)
           "stats",  # stats: --arrays only (fuzz/grammar_stats.py)
-          "second-order-contractions")  # with --second-order
-# (fuzz/grammar_second_order_contractions.py)
+          "second-order-contractions",  # with --second-order
+          # (fuzz/grammar_second_order_contractions.py)
+          "index-writes")  # index-writes: --arrays only (fuzz/grammar_index_writes.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.

@@ -13,6 +13,7 @@ import types
 
 import gast
 
+from srcad.analysis.global_writes import global_write_refusals
 from srcad.analysis.primitives import user_callable
 from srcad.errors import UnsupportedSyntaxError
 from srcad.frontend.parse import ParsedFunction, library_object
@@ -144,7 +145,7 @@ def syntax_refusals(parsed: ParsedFunction, body: list | None = None, local_func
                            "assign it to a variable in a statement of its own first")
             if problem is not None:
                 problems.append((node, parsed.error(node, *problem[:2], hint=problem[2])))
-    return problems
+    return problems + global_write_refusals(parsed, body, local_functions)
 
 
 def _signature_problems(parsed, tree, top_level) -> list:

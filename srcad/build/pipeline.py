@@ -21,6 +21,7 @@ from srcad.analysis.array_bindings import (
     refuse_numba_indexing,
 )
 from srcad.analysis.list_entries import refuse_aliased_entries
+from srcad.analysis.returned_values import refuse_nested_returns
 from srcad.analysis.rule_backends import refuse_rule_backends
 from srcad.analysis.type_refusals import refuse_zero_dim_arrays
 from srcad.analysis.typed_code import inferred_types, set_aside_untyped
@@ -61,6 +62,7 @@ from srcad.transform.normalize.array_params import (
 )
 from srcad.transform.normalize.array_rows import shape_list_rows
 from srcad.transform.normalize.hoist import hoist_invariants
+from srcad.transform.normalize.index_array_writes import lower_index_array_writes
 from srcad.transform.normalize.list_building import build_from_rows
 from srcad.transform.normalize.literal_arguments import arrays_of_literals
 from srcad.transform.normalize.retyped_names import split_retyped_names
@@ -198,6 +200,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     copy_unshared_aliases(norm, {p: s.type for p, s in zip(norm.params, specs)})
     # `y = np.exp(x); y[0] = 1.0`: the written array is a copy of the expression's value
     copy_written_results(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    # `y[idx] += v`: the gather, the arithmetic, then element writes in order (NumPy's)
+    lower_index_array_writes(norm, {p: s.type for p, s in zip(norm.params, specs)})
     norm.body = without_refused(norm.body, functools.partial(
         _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals,
         parsed)
@@ -219,6 +223,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     activity = analyse_activity(norm, types, active_inputs, duplicated, const_arrays,
                                 _returns_float(norm, types))
     refuse_active_opaque_calls(norm, types, activity.varied)
+    refuse_nested_returns(norm, types, activity.varied)
     rebind_in_place_updates(norm, types, activity.active)  # the same activity edges
     update_shared_arrays_in_place(norm, types, activity.active, request.mode == "forward")
     check_array_statements(norm, types, activity.active, request.mode == "forward")

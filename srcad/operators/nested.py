@@ -22,6 +22,7 @@ registered with a rule that refuses).
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import numpy as np
@@ -178,15 +179,19 @@ def srcad_nested_tangent(token, k, *operands_and_direction):
 def srcad_nested_adjoint(token, k, *operands_and_seed):
     """The adjoint the seed s of grad_x g sends to operand k: H[k, x] s. The reverse sweep asks
     for every operand in a row with the same operands and seed, and one forward-over-reverse
-    pass gives them all: the last pass is kept (per thread), with copies of what it read."""
+    pass gives them all: the last pass is kept (per thread), with copies of what it read and
+    the frame of the generated code that asked (a later sweep, when g may read a global
+    changed in place since, computes it again)."""
     *operands, seed = operands_and_seed
     nested = _REGISTRY[token]
+    caller = sys._getframe(1)
     last = getattr(_LAST, "adjoints", None)
-    if last is None or last[0] != token or not _same(last[1], operands_and_seed):
+    if last is None or last[0] != token or last[3] is not caller \
+            or not _same(last[1], operands_and_seed):
         args = _in_call_order(nested, operands)
         last = _LAST.adjoints = (token, [np.copy(v) if isinstance(v, np.ndarray) else v
                                          for v in operands_and_seed],
-                                 nested.second(args, {nested.argnum: seed}))
+                                 nested.second(args, {nested.argnum: seed}), caller)
     adjoint = last[2][_position(nested, k)]
     # a copy: the generated code may bind the adjoint and add into it in place
     return np.copy(adjoint) if isinstance(adjoint, np.ndarray) else adjoint

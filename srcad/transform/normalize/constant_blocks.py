@@ -30,6 +30,7 @@ import numpy as np
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
+from srcad.transform.normalize.call_binding import bind_calls
 from srcad.transform.normalize.local_records import record_class
 
 # methods of NumPy's random generators whose `size=` (or positional sizes) gives the rank
@@ -42,6 +43,7 @@ _POSITIONAL_SIZES = {"randn", "rand"}
 def run_constant_blocks(parsed, body: list, namer) -> list:
     """`body` with each try statement and library-object block replaced by a call."""
     params = {a.id for a in parsed.tree.args.args}
+    body = _hoist_object_calls(parsed, body, namer)
     out, k = [], 0
     while k < len(body):
         stmt = body[k]
@@ -56,6 +58,26 @@ def run_constant_blocks(parsed, body: list, namer) -> list:
         else:
             out.append(stmt)
             k += 1
+    return out
+
+
+def _hoist_object_calls(parsed, body, namer) -> list:
+    """`np.sum(np.random.RandomState(0).randn(3) * x)`: a method called on a library call,
+    inside a larger expression of a statement of the body, bound to a name of its own
+    just before the statement (`randn_value = np.random.RandomState(0).randn(3)`), which
+    then runs as a block of its own. A constant of the function: moving it is harmless."""
+    out = []
+    for stmt in body:
+        if not (isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr))
+                and stmt.value is not None):
+            out.append(stmt)
+            continue
+        stmts = bind_calls(stmt, namer, lambda call, whole=stmt.value: (
+            f"{call.func.attr}_value" if call is not whole and _method_of_call(parsed, call)
+            else None))
+        for bound in stmts[:-1]:
+            bound.srcad_hoisted = True  # _as_call: its text is the call's, not the line's
+        out.extend(stmts)
     return out
 
 
@@ -112,6 +134,8 @@ def _as_call(parsed, stmts, rest, params, namer, base) -> list:
     first, last = stmts[0].lineno, max(n.end_lineno or n.lineno for s in stmts
                                        for n in gast.walk(s) if hasattr(n, "lineno"))
     text = "\n".join(parsed.source_lines[first - 1:last])
+    if getattr(stmts[0], "srcad_hoisted", False):  # part of the line: its own text
+        text = f"{outputs[0]} = {S.unparse_expr(stmts[0].value)}"
     source = (f"def {name_}({', '.join(inputs + ['*rank_hint'])}):\n" + textwrap.indent(
         textwrap.dedent(text), "    ") + f"\n    return {outputs[0]}\n")
     code = compile(source, parsed.filename, "exec")

@@ -21,6 +21,7 @@ from srcad.frontend.refused_code import set_aside_refused, without_refused
 from srcad.rules import lookup_call
 from srcad.transform.names import Namer
 from srcad.transform.normalize import list_calls  # noqa: F401 - registers lower()'s list-call pass
+from srcad.transform.normalize.call_binding import bind_calls
 from srcad.transform.normalize.computed_subscripts import name_computed_arrays
 from srcad.transform.normalize.containers import split_container_params
 from srcad.transform.normalize.desugar import Desugar, desugar
@@ -201,28 +202,18 @@ def _bind_library_calls(parsed, body, namer, extra) -> list:
                 setattr(stmt, block, _bind_library_calls(parsed, getattr(stmt, block), namer,
                                                          extra))
         if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return)):
-            binder = _CallBinder(parsed, namer, extra)
-            stmt = binder.visit(stmt)
-            out.extend(gast.copy_location(b, stmt) for b in binder.bound)
-        out.append(stmt)
+            out.extend(bind_calls(stmt, namer, lambda call: _library_call_base(
+                parsed, call, extra)))
+        else:
+            out.append(stmt)
     return out
 
 
-class _CallBinder(gast.NodeTransformer):
-    def __init__(self, parsed, namer, extra):
-        self.parsed, self.namer, self.extra, self.bound = parsed, namer, extra, []
-
-    def visit_IfExp(self, node):
-        return node  # evaluated on one branch only: left where it is
-
-    visit_BoolOp = visit_Lambda = visit_IfExp
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        obj = resolve_callee(self.parsed, node.func, self.extra)
-        if obj is None or not callable(obj) or lookup_call(obj) is not None \
-                or isinstance(obj, type):
-            return node
-        name_ = self.namer.fresh(f"{function_name(obj, 'call')}_value")
-        self.bound.append(S.assign(S.name(name_), node))
-        return S.name(name_)
+def _library_call_base(parsed, call, extra):
+    """The base of the name a call of a library function with no rule is bound to, else
+    None (a rule's function, a class, the user's own functions)."""
+    obj = resolve_callee(parsed, call.func, extra)
+    if obj is None or not callable(obj) or lookup_call(obj) is not None \
+            or isinstance(obj, type):
+        return None
+    return f"{function_name(obj, 'call')}_value"

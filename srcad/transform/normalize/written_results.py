@@ -9,7 +9,8 @@ expression's value under a name of its own, and the written array a copy of it
 array, so the copy computes what NumPy computes.
 
 Guarantees: only bindings of a name whose elements some statement writes (`y[i] = ...`,
-`y[1:] += ...`) are touched, and only those to an expression that makes a new array (an
+`y[1:] += ...`, or through a chain of views of it: `v = y[1:]; t = v[1:]; t[0] = c`) are
+touched, and only those to an expression that makes a new array (an
 arithmetic operation, or a call of a NumPy function srcad has a rule for that is not a view
 of its argument); a name, a subscript, `x.T`, `x.reshape(...)` or a conditional expression
 may share memory with another array and stays as written (transform/normalize/aliases.py
@@ -30,7 +31,7 @@ from srcad.transform.normalize.array_rows import each_statement
 def copy_written_results(norm, arg_types: dict) -> bool:
     """Bind each element-written array's expression values to names of their own, the
     array to copies of them (module docstring); True if any binding was changed."""
-    written = _element_written(norm.body)
+    written = _through_views(norm, _element_written(norm.body))
     if not written:
         return False
     types = Types(norm, arg_types, check=False)
@@ -65,6 +66,26 @@ def _element_written(body) -> set:
                 [node.target] if isinstance(node, gast.AugAssign) else []
             out.update(t.value.id for t in targets
                        if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name))
+    return out
+
+
+def _through_views(norm, written) -> set:
+    """`written` with the arrays each written name is a view of, through chains of views
+    (`v = a[1:]; t = v[1:]; t[0] = c` writes `a`)."""
+    viewed: dict = {}
+    for stmt in norm.body:
+        for node in S.nodes(stmt):
+            if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                    and isinstance(node.targets[0], gast.Name):
+                base = viewed_array(norm, node.value)
+                if base is not None and base != node.targets[0].id:
+                    viewed.setdefault(node.targets[0].id, set()).add(base)
+    out, todo = set(written), list(written)
+    while todo:
+        for base in viewed.get(todo.pop(), ()):
+            if base not in out:
+                out.add(base)
+                todo.append(base)
     return out
 
 

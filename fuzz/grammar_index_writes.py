@@ -1,0 +1,54 @@
+"""Writes through an index array (`run.py --arrays --shapes index-writes`): statements added to
+an array program after its own, drawn from their own stream (`random.Random(f"index writes
+{seed}")`), so the rest of the program of a seed is the one it always was.
+
+* `y[idx] op= v` (op one of + - *) and `y[idx] = v`, with `idx` the program's int argument
+  (a repeated index) or a local `np.array([k, j, j])`, `v` a float or a vector of idx's
+  length: NumPy's semantics, the last write of a repeated index wins, `+=` does not
+  accumulate;
+* sometimes in a loop, so the written array is loop state.
+
+y is a copy of an expression of x (or of a gather of it), written, then summed into a float
+the result adds up. A mixin of `generator.Generator`.
+"""
+
+from __future__ import annotations
+
+import random
+
+STARTS = ["np.sin(x)", "x * a", "x.copy()", "np.tanh(x) + 0.5", "x * x"]
+OPS = ["+=", "-=", "*=", "="]
+
+
+class IndexWriteGrammar:
+    def index_write_lines(self) -> list:
+        """1-2 groups (above), each ending in a float the result adds up."""
+        rng = random.Random(f"index writes {self.seed}")
+        n = self.arr_scope["x"][0]
+
+        def c():
+            return repr(rng.choice([0.5, 0.25, 0.3, 0.2, 0.1, 0.6]))
+
+        lines = []
+        for _ in range(rng.randint(1, 2)):
+            y, s = self.fresh("iy"), self.fresh("iw")
+            if rng.random() < 0.5 and self.idx_max < n:
+                ix, count = "idx", self.n_idx
+            else:
+                ix = self.fresh("ix")
+                picks = [rng.randrange(n) for _ in range(2)]
+                count = 3
+                lines.append(f"{ix} = np.array([{picks[0]}, {picks[1]}, {picks[1]}])")
+            values = rng.choice([f"x[{ix}] * {c()}", f"a * {c()}", c()] + (
+                [f"np.cos(x[:{count}]) * a", f"x[{n - count}:] + {c()}"] if count <= n else []))
+            op = rng.choice(OPS)
+            lines.append(f"{y} = {rng.choice(STARTS)}")
+            if rng.random() < 0.4:
+                lines += [f"for t in range({rng.randint(1, 3)}):",
+                          f"    {y}[{ix}] {op} {values}",
+                          f"    {y} = {y} * {c()} + np.sin({y})"]
+            else:
+                lines.append(f"{y}[{ix}] {op} {values}")
+            lines.append(f"{s} = np.sum({y} * {y})")
+            self.arr_floats.append(s)
+        return lines

@@ -1,0 +1,83 @@
+"""Code srcad once crashed on (or answered wrongly) is refused by line: a write into a global
+list or array (also from a helper, or from a local function into the enclosing function's
+array), and a returned tuple holding a tuple that carries a derivative (its tangent was
+silently zero)."""
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.errors import SrcadError
+
+CALLS = [0]
+GLOBAL_ROW = np.zeros(3)
+
+
+def counted(x):
+    CALLS[0] += 1
+    return x * 2.0
+
+
+def through_counted_helper(x):
+    return counted(x) * x
+
+
+def counts_itself(x):
+    CALLS[0] = 5
+    return x * x
+
+
+def writes_global_array(x):
+    GLOBAL_ROW[0] = x
+    return x * x
+
+
+def local_function_writes(x):
+    out = np.zeros(3)
+
+    def put(i, v):
+        out[i] = v
+    for i in range(3):
+        put(i, x * i)
+    return np.sum(out)
+
+
+@pytest.mark.parametrize("f, line, name", [
+    (through_counted_helper, "CALLS[0] += 1", "CALLS"), (counts_itself, "CALLS[0] = 5", "CALLS"),
+    (writes_global_array, "GLOBAL_ROW[0] = x", "GLOBAL_ROW"),
+    (local_function_writes, "out[i] = v", "out")])
+def test_a_write_into_a_value_from_outside_is_refused_by_line(f, line, name):
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(f)(3.0)
+    message = str(info.value)
+    assert "write to a global" in message and f"`{name}`" in message
+    assert line in open(__file__).read().splitlines()[info.value.line - 1]
+    assert CALLS[0] == 0 and not GLOBAL_ROW.any()  # nothing ran
+
+
+def nested_result(x):
+    y = x * 2.0
+    return y, (x * 3.0, y)
+
+
+def with_empty_tuple(x):
+    return x * 2.0, ()
+
+
+@pytest.mark.parametrize("f", [nested_result, with_empty_tuple])
+@pytest.mark.parametrize("transform", [
+    lambda f: srcad.jvp(f, (3.0,), (1.0,)), lambda f: srcad.jacfwd(f)(3.0),
+    lambda f: srcad.vjp(f, 3.0)[1](f(3.0))])
+def test_a_returned_tuple_holding_a_tuple_is_refused_not_zero(f, transform):
+    with pytest.raises(SrcadError, match="returns a tuple holding a tuple") as info:
+        transform(f)
+    assert "return" in open(__file__).read().splitlines()[info.value.line - 1]
+
+
+def loss_with_nested_aux(x):
+    return np.sin(x) * 2.0, (x, ())
+
+
+def test_a_nested_aux_passes_through_unchanged():
+    g, aux = srcad.grad(loss_with_nested_aux, has_aux=True)(1.0)
+    assert g == pytest.approx(2.0 * np.cos(1.0)) and aux == (1.0, ())
