@@ -57,6 +57,8 @@ def array_call(norm, node) -> ArrayCall | None:
         info = R.lookup_call(obj)
         if info is None and args and isinstance(args[0], (gast.List, gast.Tuple)):
             info = R.table.lookup_listed(obj)  # math.fsum([a, b])
+        elif info is None and args:
+            info = R.table.lookup_of_arrays(obj)  # math.fsum(v) of a vector v
     if info is None or info.select is None:
         return None
     if info.name == "array" and args and isinstance(args[0], (gast.List, gast.Tuple)):

@@ -279,11 +279,14 @@ def _build() -> dict[int, CallInfo]:
     return table
 
 
+def _spelled_math(fn) -> str:
+    return f"{'statistics' if fn.__name__ == 'fmean' else 'math'}.{fn.__name__}"
+
+
 def _not_in_numba(fn) -> str:
     if fn.__name__ not in math_functions.NOT_IN_NUMBA:
         return ""
-    module = "statistics" if fn.__name__ == "fmean" else "math"
-    return math_functions.NUMBA_REFUSAL.format(name=f"{module}.{fn.__name__}")
+    return math_functions.NUMBA_REFUSAL.format(name=_spelled_math(fn))
 
 
 def _not_yet(name):
@@ -302,6 +305,25 @@ _TABLE = _build()
 _LISTED = {id(fn): (fn, CallInfo(fn.__name__, None, "float", select=select, sequence=True,
                                  numba_refusal=_not_in_numba(fn)))
            for fn, select in math_functions.SEQUENCES}
+
+
+# the same calls of arrays (math.fsum(v) of a vector v): srcad/rules/math_functions.py
+_OF_ARRAYS = {id(fn): (fn, CallInfo(fn.__name__, None, "float", select=select,
+                                    numba_refusal=_not_in_numba(fn) or
+                                    math_functions.NUMBA_ARRAY_REFUSAL.format(
+                                        name=_spelled_math(fn))))
+              for fn, select in math_functions.ARRAY_FORMS}
+
+
+def lookup_of_arrays(obj) -> CallInfo | None:
+    """The rule of a call of `obj` on arrays, for a function whose rule is otherwise of a list
+    written out (`lookup_listed`), or None.
+
+    >>> lookup_of_arrays(math.fsum).name
+    'fsum'
+    """
+    entry = _OF_ARRAYS.get(id(obj))
+    return entry[1] if entry is not None and entry[0] is obj else None
 
 
 def lookup_listed(obj) -> CallInfo | None:
