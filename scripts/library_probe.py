@@ -126,7 +126,8 @@ def main(argv=None) -> int:
           "agree/refused/WRONG/crash")
     totals = collections.Counter()
     for family, counter in counts.items():
-        row = [f"{family:11} {cases[family, True]:3}/{cases[family, True] + cases[family, False]:3}"]
+        agreeing, total = cases[family, True], cases[family, True] + cases[family, False]
+        row = [f"{family:11} {agreeing:3}/{total:3}"]
         for mode in MODES:
             numbers = [counter[mode, o] for o in ("agree", "refused", "WRONG", "crash")]
             row.append(f"{mode} {'/'.join(map(str, numbers))}")

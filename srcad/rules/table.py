@@ -434,9 +434,12 @@ def _scipy_linalg_wanted() -> bool:
     except ImportError:
         return False
     for fn, select, keywords, count in family.SHAPED:
+        spelled = family.SPELLED.get(fn.__name__, fn.__name__)
         register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
                               operand_count=count, numba_refusal=family.NUMBA_REFUSAL.format(
-                                  name=f"scipy.linalg.{fn.__name__}")))
+                                  name=f"scipy.linalg.{spelled}")))
+    for fn in family.INTEGER_CALLS:  # lu_factor's pivots
+        register(fn, CallInfo(fn.__name__, None, "integers", arrays=ANY))
     return True
 
 

@@ -29,6 +29,15 @@ from srcad.runtime.scipy_factors import (  # noqa: F401 - scipy.linalg.cho_facto
     cho_factor_matrix,
     cho_solve_matrix,
 )
+from srcad.runtime.scipy_lu import (  # noqa: F401 - scipy.linalg.lu_factor's tuple
+    lu_factor_adjoint,
+    lu_factor_matrix,
+    lu_factor_tangent,
+    lu_pivots,
+    lu_solve_adjoint,
+    lu_solve_matrix,
+    lu_solve_tangent,
+)
 from srcad.runtime.spectral_runtime import (  # noqa: F401 - generated code calls them too
     cond_adjoint,
     cond_tangent,

@@ -29,7 +29,7 @@ from srcad.rules.spectral import FIELDS as TUPLE_FIELDS
 from srcad.runtime.named_results import FIELDS as NAMED_FIELDS
 from srcad.runtime.named_results import NAMED
 from srcad.transform.names import Namer
-from srcad.transform.normalize.factor_calls import RUNTIME, factor_call
+from srcad.transform.normalize.factor_calls import RUNTIME, factor_call, is_pivots
 from srcad.transform.normalize.factor_calls import SPELLINGS as FACTOR_SPELLINGS
 from srcad.transform.normalize.split_parts import split_assignments
 from srcad.transform.simplify import simplify
@@ -86,9 +86,9 @@ class Desugar(gast.NodeTransformer):
             return gast.Subscript(value=inner.value, slice=index, ctx=node.ctx)
         if isinstance(inner, gast.Tuple) and isinstance(node.slice, gast.Constant) \
                 and type(node.slice.value) is int and -len(inner.elts) <= node.slice.value \
-                < len(inner.elts) and all(isinstance(e, gast.Constant) for k, e in
-                                          enumerate(inner.elts) if k != node.slice.value
-                                          % len(inner.elts)):
+                < len(inner.elts) and all(isinstance(e, gast.Constant) or is_pivots(e)
+                                          for k, e in enumerate(inner.elts)
+                                          if k != node.slice.value % len(inner.elts)):
             return inner.elts[node.slice.value]  # cho_factor(a)[0]: (factor, False)[0]
         fields = self._tuple_fields(inner)  # np.linalg.eigh(A)[1] is its .eigenvectors
         if fields and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int \
