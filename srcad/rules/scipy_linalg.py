@@ -1,7 +1,7 @@
 """scipy.linalg: solve_triangular (lower=, trans=, unit_diagonal=), cholesky (lower=), solve
 (assume_a=, lower=), inv, det, expm, cho_factor/cho_solve and lu_factor/lu_solve (trans=);
-x is the matrix a, y the right-hand side b, ans the result. Loaded only once the user's code has imported scipy.linalg (srcad/rules/table.py),
-as scipy.special's family is.
+x is the matrix a, y the right-hand side b, ans the result. Loaded only once the user's code
+has imported scipy.linalg (srcad/rules/table.py), as scipy.special's family is.
 
 | primitive (result X)          | tangent                        | adjoint (bb: b's adjoint)  |
 |-------------------------------|--------------------------------|----------------------------|
