@@ -31,7 +31,7 @@ from srcad.runtime.named_results import NAMED
 from srcad.transform.names import Namer
 from srcad.transform.normalize.factor_calls import RUNTIME, factor_call, is_pivots
 from srcad.transform.normalize.factor_calls import SPELLINGS as FACTOR_SPELLINGS
-from srcad.transform.normalize.split_parts import split_assignments
+from srcad.transform.normalize.split_parts import hoisted_parts, split_assignments
 from srcad.transform.simplify import simplify
 
 
@@ -40,6 +40,15 @@ class Desugar(gast.NodeTransformer):
         self.parsed = parsed
         self.namer = namer
         self.unpack_calls = unpack_calls
+
+    def visit(self, node):
+        if isinstance(node, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)):
+            hoisted = hoisted_parts(node, self._resolved, self.namer)  # np.split(x, 2)[1]
+            if hoisted is not None:
+                done = [super(Desugar, self).visit(stmt) for stmt in hoisted]
+                return [s for res in done if res is not None
+                        for s in (res if isinstance(res, list) else [res])]
+        return super().visit(node)
 
     def _is_builtin(self, node, obj) -> bool:
         if not isinstance(node, gast.Name):
