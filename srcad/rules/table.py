@@ -25,7 +25,15 @@ import numpy as np
 from srcad import rules as _r
 from srcad.errors import SrcadError
 from srcad.rules import generated_code, linalg, math_functions, movement, selection, spectral
-from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
+from srcad.rules.building import (
+    at_least,
+    c_columns,
+    column_stack,
+    concatenate,
+    hstack,
+    stack,
+    vstack,
+)
 from srcad.rules.decompositions import (
     cholesky,
     det,
@@ -51,6 +59,7 @@ from srcad.runtime.array_runtime import (
     view_start,
 )
 from srcad.runtime.array_runtime import unbroadcast as unbroadcast_function
+from srcad.runtime.index_tricks import c_columns as c_columns_function
 from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
 from srcad.runtime.named_results import Divmod, divmod_parts
 
@@ -187,6 +196,9 @@ def _build() -> dict[int, CallInfo]:
                          sequence=True))
     add(np.column_stack, CallInfo("column_stack", None, "float", select=column_stack,
                                   sequence=True))
+    add(c_columns_function, CallInfo("c_", None, "float", select=c_columns, sequence=True,
+                                     numba_refusal="srcad differentiates `np.c_` on the "
+                                     "python backend"))
     for ndim in (1, 2, 3):
         fn = getattr(np, f"atleast_{ndim}d")
         add(fn, CallInfo(fn.__name__, None, "float", select=at_least(ndim)))

@@ -62,20 +62,15 @@ def _runtime_call(name, args, node, keywords=()):
     return call
 
 
-def is_pivots(node) -> bool:
-    """Is `node` the pivots of a written-out lu_factor (no effect: `(lu, piv)[0]` is lu)?"""
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-        and node.func.id == "lu_pivots"
-
-
 def lu_call(node, function, keywords):
     """scipy.linalg.lu_factor / lu_solve written out (above), or None."""
     if _is(function, "lu_factor") and len(node.args) == 1 and set(keywords) <= \
             {"check_finite"}:
         a = node.args[0]
+        pivots = _runtime_call("lu_pivots", [S.clone(a)], node)
+        pivots.droppable = True  # no effect: `(lu, piv)[0]` is lu (desugar.py)
         return gast.copy_location(gast.Tuple(elts=[
-            _runtime_call("lu_factor_matrix", [a], node),
-            _runtime_call("lu_pivots", [S.clone(a)], node)], ctx=gast.Load()), node)
+            _runtime_call("lu_factor_matrix", [a], node), pivots], ctx=gast.Load()), node)
     if _is(function, "lu_solve") and len(node.args) in (2, 3) and set(keywords) <= \
             {"trans", "check_finite"} and isinstance(node.args[0], gast.Tuple) \
             and len(node.args[0].elts) == 2:
