@@ -45,7 +45,8 @@ SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names",
           "second-order-reach",  # with --second-order (fuzz/grammar_second_order_reach.py)
           "loop-state",  # loop-state: --arrays only (fuzz/grammar_loop_state.py)
           "library-more",  # library-more: --arrays only (fuzz/grammar_library.py)
-          "stats")  # stats: --arrays only (fuzz/grammar_stats.py)
+          "stats",  # stats: --arrays only (fuzz/grammar_stats.py)
+          "library-forms")  # library-forms: --arrays only (fuzz/grammar_library_forms.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.
