@@ -35,6 +35,8 @@ def matmul(name):
     def select(ranks, keywords):
         if name == "dot" and 0 in ranks:
             return MUL
+        if tuple(ranks) not in _MATMUL and 0 not in ranks and name == "dot":
+            return einsum.dot(ranks)  # not matmul's stacks: dot's axes
         if tuple(ranks) not in _MATMUL and 0 not in ranks:  # a stack of matrices
             return einsum.stacked_matmul(name, ranks)
         if tuple(ranks) not in _MATMUL:
