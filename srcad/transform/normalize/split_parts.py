@@ -9,7 +9,7 @@ as np.split's are), so each part's derivative is a slice's:
 
 np.split of a count first checks that the axis divides evenly, raising NumPy's ValueError
 otherwise. Only literal sections (an int, or a list or tuple of ints), a literal axis that is
-not negative (or -1) and as many names as parts are unpacked; any other form is left as it
+not negative and as many names as parts are unpacked; any other form is left as it
 is (refused as a call without a rule when its argument carries a derivative). The split
 value is bound to a fresh name first when it is not a name.
 
