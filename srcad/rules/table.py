@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import math
+import operator as operator_module
 import sys
 import types
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ from srcad.rules.decompositions import (
     sign_of_det,
     solve,
 )
-from srcad.rules.elementwise import DIVMOD_PARTS, elementwise, operator
+from srcad.rules.elementwise import DIVMOD_PARTS, elementwise, operator, operator_by_rank
 from srcad.rules.linalg import inner, matmul, outer, transpose
 from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
 from srcad.rules.numpy_entries import entries as numpy_entries
@@ -288,6 +289,16 @@ def _build() -> dict[int, CallInfo]:
     # replace the entries above of np.floor, np.sign, np.copysign, np.cumsum, np.linalg.norm
     for fn, info in numpy_entries(CallInfo, ELEMENTWISE, ANY):
         add(fn, info)
+    # Python's operator module called as functions (operator.mul(x, y) is x * y)
+    for fn, scalar, array in ((operator_module.add, _r.ADD, _r.ADD),
+                              (operator_module.sub, _r.SUB, _r.SUB),
+                              (operator_module.mul, _r.MUL, _r.MUL),
+                              (operator_module.truediv, _r.DIV, _r.DIV),
+                              (operator_module.mod, _r.MOD, _r.ARRAY_MOD),
+                              (operator_module.pow, _r.POW, _r.ARRAY_POW),
+                              (operator_module.neg, _r.NEG, _r.NEG),
+                              (operator_module.pos, _r.POS, _r.POS)):
+        add(fn, CallInfo(fn.__name__, None, "float", select=operator_by_rank(scalar, array)))
     return table
 
 
