@@ -51,9 +51,24 @@ def matmul(name):
 
 
 def transpose(ranks, keywords):
-    """x.T and np.transpose(x) (all axes reversed)."""
-    return linear("transpose", "x", ("np.transpose(g)", "np.transpose(g)"),
-                  shape="x_shape[::-1]", rank=ranks[0])
+    """x.T and np.transpose(x) (all axes reversed); np.transpose(x, axes) (a literal
+    permutation, by position or by name): the adjoint applies the inverse permutation."""
+    axes = keywords.get("axes")
+    if axes is None:
+        return linear("transpose", "x", ("np.transpose(g)", "np.transpose(g)"),
+                      shape="x_shape[::-1]", rank=ranks[0])
+    rank = ranks[0]
+    if not isinstance(axes, tuple) or sorted(a % rank if isinstance(a, int) and -rank <= a
+                                             < rank else None for a in axes) \
+            != list(range(rank)):
+        raise SrcadError(f"np.transpose with axes={axes!r} for an array of rank {rank}",
+                         construct="transpose", hint="axes is a literal permutation of the "
+                         "array's axes")
+    order = tuple(a % rank for a in axes)
+    back = tuple(order.index(k) for k in range(rank))
+    shape = "(" + "".join(f"x_shape[{a}], " for a in order) + ")"
+    return linear("transpose", "x", (f"np.transpose(g, {order!r})",
+                                     f"np.transpose(g, {back!r})"), shape=shape, rank=rank)
 
 
 def outer(ranks, keywords):

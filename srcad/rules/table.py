@@ -170,7 +170,8 @@ def _build() -> dict[int, CallInfo]:
                          keywords=("axis", "keepdims")))
     add(np.dot, CallInfo("dot", None, "float", select=matmul("dot")))
     add(np.matmul, CallInfo("matmul", None, "float", select=matmul("matmul")))
-    add(np.transpose, CallInfo("transpose", None, "float", select=transpose))
+    add(np.transpose, CallInfo("transpose", None, "float", select=transpose,
+                               keywords=("axes",)))
     for fn, name in ((np.max, "max"), (np.min, "min"), (np.amax, "max"), (np.amin, "min")):
         add(fn, CallInfo(name, None, "float", select=extremum(name),
                          keywords=("axis", "keepdims")))
