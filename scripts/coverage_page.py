@@ -49,7 +49,12 @@ ints, bools or steps) are listed at the end.
 Modes: reverse (`grad`, `gradient`, `jacrev`), forward (`jvp`, `jacfwd`) and vector (several
 directions at once). Backend python: NumPy and SciPy as written; numba: compiled, or refused
 by name where numba does not have the function. Array methods (`x.sum()`, `x.T`, `x @ y`)
-are read as the NumPy functions they stand for.
+are read as the NumPy functions they stand for. A few forms are written out into calls of
+this page before differentiating (`np.split(x, 2)[1]`, `np.broadcast_arrays`, `np.r_`, `np.c_`:
+[Supported NumPy functions](numpy_functions.md#written-out-before-differentiating)).
+`python scripts/library_probe.py` differentiates a one-line program of each function of these
+families in every mode against central differences and prints, per family, how many agree,
+are refused (and why), are wrong or crash.
 """
 
 

@@ -33,6 +33,8 @@ def integer_call_type(of, call):
             if isinstance(of(keywords.get("v")), Array) else 0
     elif name == "digitize":
         rank = ranks[0]
+    elif name == "lu_pivots":  # scipy.linalg.lu_factor's pivots (normalize/factor_calls.py)
+        rank = 1
     else:  # isclose
         rank = max(ranks + [_rank(of(keywords.get("b")))])
         return Array(rank, False) if rank else BOOL

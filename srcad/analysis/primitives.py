@@ -57,6 +57,8 @@ def array_call(norm, node) -> ArrayCall | None:
         info = R.lookup_call(obj)
         if info is None and args and isinstance(args[0], (gast.List, gast.Tuple)):
             info = R.table.lookup_listed(obj)  # math.fsum([a, b])
+        elif info is None and args:
+            info = R.table.lookup_of_arrays(obj)  # math.fsum(v) of a vector v
     if info is None or info.select is None:
         return None
     if info.name == "array" and args and isinstance(args[0], (gast.List, gast.Tuple)):
@@ -65,6 +67,8 @@ def array_call(norm, node) -> ArrayCall | None:
         raise norm.parsed.error(node, info.name, f"{info.name} of a value that is not a list "
                                 "or tuple written out", hint=f"list the arrays in the call: "
                                 f"np.{info.name}([a, b])")
+    if info.name == "transpose" and len(args) > 2:  # x.transpose(1, 0, 2): the axes listed
+        args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
     if info.shape_arguments and len(args) == 2 and isinstance(args[1], gast.Tuple):
         args = [args[0]] + list(args[1].elts)  # x.reshape((n, m)) is x.reshape(n, m)
     keywords, operand_keywords = {}, []

@@ -11,7 +11,7 @@ import gast
 
 from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
-from srcad.rules.table import lookup_listed
+from srcad.rules.table import lookup_listed, lookup_of_arrays
 
 
 def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
@@ -19,7 +19,9 @@ def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
     not run on `backend` in `mode`."""
     for node in (n for stmt in norm.body for n in gast.walk(stmt) if isinstance(n, gast.Call)):
         callee = resolve_callee(norm.parsed, node.func, norm.extra_names)
-        info = lookup_call(callee) or lookup_listed(callee)
+        listed = bool(node.args) and isinstance(node.args[0], (gast.List, gast.Tuple))
+        info = lookup_call(callee) or (lookup_listed(callee) if listed
+                                       else lookup_of_arrays(callee))
         if info is None:
             continue
         arguments = list(node.args) + [k.value for k in node.keywords]

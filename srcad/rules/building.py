@@ -12,6 +12,7 @@ inactive operands are zero).
 | np.stack([x0, x1], axis=1)    | np.stack((zeros, g), axis=1)       | g[:, 1]                 |
 | np.hstack / np.vstack         | concatenate or stack, by rank      | the same                |
 | np.column_stack               | stack or concatenate along axis 1  | the same                |
+| np.c_[x0, x1] (ranks 1 or 2)  | as np.column_stack                 | the same                |
 | np.atleast_2d(x) (x: 1-D)     | np.atleast_2d(g)                   | g[0]                    |
 """
 
@@ -121,6 +122,17 @@ def column_stack(ranks, keywords):
                          hint="np.array([[a, b]]) makes a row of numbers")
     return stacking(ranks, 1, "column_stack") if rank == 1 else \
         concatenation(ranks, 1, "column_stack")
+
+
+def c_columns(ranks, keywords):
+    """np.c_[a, b, ...] (srcad's c_columns) of vectors or of matrices: np.column_stack's rule;
+    of numbers or of arrays of rank 3 (joined along their last axis) refused."""
+    rank = _same_rank(ranks, "np.c_")
+    if rank not in (1, 2):
+        raise SrcadError(f"np.c_ of {'numbers' if rank == 0 else f'arrays of rank {rank}'}",
+                         construct="c_", hint="join vectors or matrices, or use "
+                         "np.concatenate(..., axis=-1)")
+    return column_stack(ranks, keywords)
 
 
 # np.atleast_Nd(x) for an x of rank r < N: (the result's shape, the adjoint: g indexed back)

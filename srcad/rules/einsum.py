@@ -115,6 +115,20 @@ def inner(ranks, keywords):
     return contraction("inner", f"{x},{y}->{x[:-1]}{y[:-1]}", ranks)
 
 
+def dot(ranks) -> Rule:
+    """np.dot(x, y) of an operand of rank > 2: the last axis of x with the second-to-last of
+    y (its only one for a vector), the other axes of x then of y, as NumPy's dot (not
+    matmul's broadcasting of stacks)."""
+    rx, ry = ranks
+    x = _letters(rx - 1) + "z"
+    if ry == 1:
+        y = "z"
+    else:
+        rest = _letters(ry - 1, rx - 1)
+        y = rest[:-1] + "z" + rest[-1]
+    return contraction("dot", f"{x},{y}->{x[:-1]}{y.replace('z', '')}", ranks)
+
+
 def stacked_matmul(name, ranks) -> Rule:
     """`x @ y` where an operand is a stack of matrices (rank > 2): NumPy's broadcasting of the
     leading axes, the vectors of rank 1 as NumPy reads them."""

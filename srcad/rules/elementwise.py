@@ -96,6 +96,14 @@ def operator(rule_):
     return select
 
 
+def operator_by_rank(scalar_rule, array_rule):
+    """A `select` for Python's operator module (operator.mod(x, y) is x % y): the operator's
+    rule for floats, its array form (np.floor for math.floor) when an operand is an array."""
+    def select(ranks, keywords):
+        return array_rule if any(ranks) else scalar_rule
+    return select
+
+
 def elementwise(scalar_rule, name):
     """A `select` for a NumPy function: the scalar rule (math.* formulas, generated code as
     for floats) when every operand is a float, else the array rule."""

@@ -15,7 +15,7 @@ import importlib
 import math
 import sys
 
-from srcad.rules.call_info import ELEMENTWISE, CallInfo
+from srcad.rules.call_info import ANY, ELEMENTWISE, CallInfo
 from srcad.rules.elementwise import operator
 
 
@@ -61,9 +61,12 @@ def _scipy_linalg_wanted(add) -> bool:
     except ImportError:
         return False
     for fn, select, keywords, count in family.SHAPED:
+        spelled = family.SPELLED.get(fn.__name__, fn.__name__)
         add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
                          operand_count=count, numba_refusal=family.NUMBA_REFUSAL.format(
-                             name=f"scipy.linalg.{fn.__name__}")))
+                             name=f"scipy.linalg.{spelled}")))
+    for fn in family.INTEGER_CALLS:  # lu_factor's pivots
+        add(fn, CallInfo(fn.__name__, None, "integers", arrays=ANY))
     return True
 
 

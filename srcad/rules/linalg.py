@@ -35,6 +35,8 @@ def matmul(name):
     def select(ranks, keywords):
         if name == "dot" and 0 in ranks:
             return MUL
+        if tuple(ranks) not in _MATMUL and 0 not in ranks and name == "dot":
+            return einsum.dot(ranks)  # not matmul's stacks: dot's axes
         if tuple(ranks) not in _MATMUL and 0 not in ranks:  # a stack of matrices
             return einsum.stacked_matmul(name, ranks)
         if tuple(ranks) not in _MATMUL:
@@ -49,9 +51,24 @@ def matmul(name):
 
 
 def transpose(ranks, keywords):
-    """x.T and np.transpose(x) (all axes reversed)."""
-    return linear("transpose", "x", ("np.transpose(g)", "np.transpose(g)"),
-                  shape="x_shape[::-1]", rank=ranks[0])
+    """x.T and np.transpose(x) (all axes reversed); np.transpose(x, axes) (a literal
+    permutation, by position or by name): the adjoint applies the inverse permutation."""
+    axes = keywords.get("axes")
+    if axes is None:
+        return linear("transpose", "x", ("np.transpose(g)", "np.transpose(g)"),
+                      shape="x_shape[::-1]", rank=ranks[0])
+    rank = ranks[0]
+    if not isinstance(axes, tuple) or sorted(a % rank if isinstance(a, int) and -rank <= a
+                                             < rank else None for a in axes) \
+            != list(range(rank)):
+        raise SrcadError(f"np.transpose with axes={axes!r} for an array of rank {rank}",
+                         construct="transpose", hint="axes is a literal permutation of the "
+                         "array's axes")
+    order = tuple(a % rank for a in axes)
+    back = tuple(order.index(k) for k in range(rank))
+    shape = "(" + "".join(f"x_shape[{a}], " for a in order) + ")"
+    return linear("transpose", "x", (f"np.transpose(g, {order!r})",
+                                     f"np.transpose(g, {back!r})"), shape=shape, rank=rank)
 
 
 def outer(ranks, keywords):
@@ -83,9 +100,45 @@ def cross(ranks, keywords):
     if 0 in ranks:
         raise SrcadError("np.cross of a number", construct="cross",
                          hint="np.cross takes vectors of length 3")
-    return linear("cross", "x y", ("np.cross(g, y)", "unbroadcast(np.cross(y, g), x_shape)"),
-                  ("np.cross(x, g)", "unbroadcast(np.cross(g, x), y_shape)"),
-                  shape="np.broadcast_shapes(x_shape, y_shape)", rank=max(ranks))
+    axes = _cross_axes(ranks, keywords)
+    if axes == (-1, -1, -1):
+        return linear("cross", "x y", ("np.cross(g, y)", "unbroadcast(np.cross(y, g), x_shape)"),
+                      ("np.cross(x, g)", "unbroadcast(np.cross(g, x), y_shape)"),
+                      shape="np.broadcast_shapes(x_shape, y_shape)", rank=max(ranks))
+    a, b, c = axes
+
+    def crossed(u, v, p, q, r):
+        return f"np.cross({u}, {v}, axisa={p}, axisb={q}, axisc={r})"
+
+    # the adjoints: the same products with the vector axes moved where each operand has its
+    # own (counted from the end, so that broadcast leading axes are summed by unbroadcast)
+    return linear("cross", "x y", (crossed("g", "y", a, b, c),
+                                   f"unbroadcast({crossed('y', 'g', b, c, a)}, x_shape)"),
+                  (crossed("x", "g", a, b, c),
+                   f"unbroadcast({crossed('g', 'x', c, a, b)}, y_shape)"),
+                  shape=f"{crossed('np.zeros(x_shape)', 'np.zeros(y_shape)', a, b, c)}.shape",
+                  rank=max(ranks))
+
+
+def _cross_on_numba(count) -> str:
+    """numba's np.cross takes two arrays and no keyword."""
+    return "" if count <= 2 else ("numba's `np.cross` takes no axisa=, axisb=, axisc= or "
+                                  "axis=: srcad differentiates them on the python backend")
+
+
+def _cross_axes(ranks, keywords):
+    """np.cross's (axisa, axisb, axisc) as negative ints (axis= sets all three)."""
+    axis = keywords.get("axis")
+    given = [keywords.get(k, -1) for k in ("axisa", "axisb", "axisc")] if axis is None \
+        else [axis] * 3
+    out_rank = max(ranks)
+    out = []
+    for value, rank, name in zip(given, (ranks[0], ranks[1], out_rank), ("a", "b", "c")):
+        if not isinstance(value, int) or isinstance(value, bool) or not -rank <= value < rank:
+            raise SrcadError(f"axis{name}={value!r} of np.cross for an array of rank {rank}",
+                             construct="cross", hint="a literal int within the rank")
+        out.append(value % rank - rank)
+    return tuple(out)
 
 
 # np.kron(x, y) of equal ranks: (the seed split into (x axis, y axis) pairs, its contraction
@@ -151,7 +204,8 @@ ENTRIES = [
     (np.tensordot, einsum.tensordot, {"keywords": ("axes",), "operand_count": 2,
                                       "numba_refusal": _NUMBA.format(name="np.tensordot")}),
     (np.kron, kron, {"numba_refusal": _NUMBA.format(name="np.kron")}),
-    (np.cross, cross, {}),
+    (np.cross, cross, {"keywords": ("axisa", "axisb", "axisc", "axis"), "operand_count": 2,
+                       "numba_refusal": _cross_on_numba}),
     (np.vdot, vdot, {}),
     (np.linalg.matrix_power, matrix_power, {
         "keywords": ("n",), "numba_refusal": _NUMBA.format(name="np.linalg.matrix_power")}),

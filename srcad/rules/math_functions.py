@@ -16,6 +16,8 @@ are scipy.special functions, are in srcad/rules/special.py.
 | prod([a, b, ...])          | g * (the product of the others) for each                     |
 | statistics.fmean([a, ...]) | g / n for each                                               |
 | dist([a, ...], [c, ...])   | g * (a - c) / ans, -g * (a - c) / ans, ...                   |
+| fsum(v), prod(v), fmean(v) | of a vector v: np.sum's, np.prod's and np.mean's rules       |
+| dist(p, q) of vectors      | sum(g * (p - q)) / ans, the same negated in q                |
 
 fmod and remainder are not differentiable where x / y is an integer (a jump): the formula
 there is that of the side the truncation or rounding picks, as JAX's does.
@@ -28,7 +30,9 @@ import statistics
 from dataclasses import dataclass
 
 from srcad.errors import SrcadError
-from srcad.rules import Rule, rule
+from srcad.rules import Rule, linear, rule
+from srcad.rules.reductions import reduction
+from srcad.rules.statistics import prod as numpy_prod
 
 _LN2, _LN10 = "0.6931471805599453", "2.302585092994046"
 
@@ -141,3 +145,43 @@ NUMBA_REFUSAL = "numba has no `{name}`; srcad differentiates it on the python ba
 # (function, select) of the calls whose operands are the items of a list written out
 SEQUENCES = [(math.fsum, fsum), (math.prod, prod), (statistics.fmean, fmean),
              (math.dist, dist)]
+
+
+def _vectors(name, ranks):
+    if any(rank != 1 for rank in ranks):
+        raise SrcadError(f"{name} of arrays of ranks {tuple(ranks)}", construct=name,
+                         hint=f"{name} iterates over its argument: give it a vector, or a list "
+                         "of numbers written out")
+
+
+def fsum_of_array(ranks, keywords):
+    """math.fsum(v) of a vector v: np.sum's rule."""
+    _vectors("math.fsum", ranks)
+    return reduction("sum")(ranks, {})
+
+
+def prod_of_array(ranks, keywords):
+    """math.prod(v) of a vector v: np.prod's rule (exact where v has zeros)."""
+    _vectors("math.prod", ranks)
+    return numpy_prod(ranks, {})
+
+
+def fmean_of_array(ranks, keywords):
+    """statistics.fmean(v) of a vector v: np.mean's rule."""
+    _vectors("statistics.fmean", ranks)
+    return reduction("mean")(ranks, {})
+
+
+def dist_of_arrays(ranks, keywords):
+    """math.dist(p, q) of two vectors: the norm of p - q (NaN where p == q, as above)."""
+    _vectors("math.dist", ranks)
+    return linear("dist", "x y", ("np.sum((x - y) * g) / ans", "g * (x - y) / ans"),
+                  ("-np.sum((x - y) * g) / ans", "-g * (x - y) / ans"), shape="()", rank=0)
+
+
+# (function, select) of the same calls on arrays (math.fsum(v) of a vector v); numba compiles
+# them of lists written out, not of arrays that carry derivatives
+NUMBA_ARRAY_REFUSAL = ("srcad differentiates `{name}` of an array on the python backend; on "
+                       "numba, list the items (`{name}([a, b, c])`) or use the NumPy function")
+ARRAY_FORMS = [(math.fsum, fsum_of_array), (math.prod, prod_of_array),
+               (statistics.fmean, fmean_of_array), (math.dist, dist_of_arrays)]

@@ -252,9 +252,6 @@ def linspace(ranks, keywords):
     if "stop" not in keywords:
         raise SrcadError("np.linspace without its end", construct="linspace",
                          hint="write np.linspace(start, stop, num)")
-    if any(ranks[:2]):
-        raise SrcadError("np.linspace of arrays", construct="linspace",
-                         hint="srcad differentiates np.linspace between two numbers")
     for keyword in ("retstep", "dtype"):
         if keywords.get(keyword):
             raise SrcadError(f"np.linspace with {keyword}=", construct="linspace",
@@ -262,10 +259,31 @@ def linspace(ranks, keywords):
     endpoint = bool(keywords.get("endpoint", True))
     num = "num" if "num" in keywords else "50"
     fractions = f"np.linspace(0.0, 1.0, {num}, endpoint={endpoint})"
+    if any(ranks[:2]):
+        return _linspace_of_arrays(ranks, keywords, num, fractions)
     return linear("linspace", "x stop num" if num == "num" else "x stop",
                   (f"g * (1.0 - {fractions})", f"np.sum(g * (1.0 - {fractions}))"),
                   (f"g * {fractions}", f"np.sum(g * {fractions})"),
                   *([(None, None)] if num == "num" else []), shape=f"({num},)", rank=1)
+
+
+def _linspace_of_arrays(ranks, keywords, num, fractions):
+    """np.linspace(start, stop, num) of arrays (axis=0): the steps along a new first axis,
+    start and stop broadcast against each other; each adjoint sums that axis and the
+    broadcast axes back."""
+    if keywords.get("axis", 0) != 0:
+        raise SrcadError(f"np.linspace of arrays with axis={keywords['axis']!r}",
+                         construct="linspace", hint="leave axis= out and move the new axis "
+                         "with np.moveaxis")
+    rank = max(ranks[:2])
+    t = f"{fractions}.reshape((-1,) + (1,) * {rank})"
+    shape = f"({num},) + np.broadcast_shapes(x_shape, stop_shape)"
+    return linear("linspace", "x stop num" if num == "num" else "x stop",
+                  (f"np.broadcast_to(g * (1.0 - {t}), {shape})",
+                   f"unbroadcast(np.sum(g * (1.0 - {t}), axis=0), x_shape)"),
+                  (f"np.broadcast_to(g * {t}, {shape})",
+                   f"unbroadcast(np.sum(g * {t}, axis=0), stop_shape)"),
+                  *([(None, None)] if num == "num" else []), shape=shape, rank=rank + 1)
 
 
 # np.linspace(start, stop, num, endpoint, retstep, dtype, axis); stop and num are operands

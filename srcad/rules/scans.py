@@ -10,6 +10,7 @@ is the same call on the tangent, the adjoint its transpose in vectorized NumPy.
 | np.trapezoid(x, dx=h)   | np.trapezoid(g, dx=h)   | g * h * (1, ..., 1) halved at both ends  |
 | np.gradient(x)          | np.gradient(g)          | its transpose (central differences)      |
 | np.cumprod(x) (vector)  | sum over i <= k of g_i times the product of the others, exact at zeros |
+| np.cumprod(x, axis=a)   | the same, lane by lane along a (srcad/runtime/cumprod_runtime.py) |
 """
 
 from __future__ import annotations
@@ -52,9 +53,19 @@ def cumulative(name):
 
 
 def _cumprod(rank, axis):
-    if rank != 1 or axis not in (None, 0, -1):
-        raise SrcadError("np.cumprod of an array of rank other than 1", construct="cumprod",
-                         hint="srcad differentiates np.cumprod of a vector")
+    if rank > 1 and axis is None:
+        raise SrcadError("np.cumprod without axis= of an array of rank above 1 (it "
+                         "flattens)", construct="cumprod",
+                         hint="write np.cumprod(np.ravel(x)) or give axis=")
+    if rank == 0:
+        raise SrcadError("np.cumprod of a number", construct="cumprod",
+                         hint="cumprod takes an array")
+    if rank > 1:  # lane by lane: srcad/runtime/cumprod_runtime.py
+        a = _axis("cumprod", axis, rank)
+        return linear("cumprod", "x", (f"cumprod_tangent(x, g, {a})",
+                                       f"cumprod_adjoint(x, g, {a})"), shape="x_shape",
+                      rank=rank)
+    _axis("cumprod", 0 if axis is None else axis, 1)
     # others[k, i]: the product of x[:k + 1] but x[i] (0 where i > k), exact at zeros
     kept = "np.where(np.tri(x_shape[0], dtype=bool), x, 1.0)"
     nz = f"np.where({kept} == 0.0, 1.0, {kept})"

@@ -1,7 +1,7 @@
 """scipy.linalg: solve_triangular (lower=, trans=, unit_diagonal=), cholesky (lower=), solve
-(assume_a=, lower=), inv, det and expm; x is the matrix a, y the right-hand side b, ans the
-result. Loaded only once the user's code has imported scipy.linalg (srcad/rules/table.py),
-as scipy.special's family is.
+(assume_a=, lower=), inv, det, expm, cho_factor/cho_solve and lu_factor/lu_solve (trans=);
+x is the matrix a, y the right-hand side b, ans the result. Loaded only once the user's code
+has imported scipy.linalg (srcad/rules/table.py), as scipy.special's family is.
 
 | primitive (result X)          | tangent                        | adjoint (bb: b's adjoint)  |
 |-------------------------------|--------------------------------|----------------------------|
@@ -12,6 +12,9 @@ as scipy.special's family is.
 | solve(..., "sym", "pos")      | da's triangle mirrored         | -bb X^T folded on it       |
 | inv(a), det(a)                | as np.linalg                   | as np.linalg               |
 | expm(a)                       | expm_frechet(a, da)            | expm_frechet(a^T, g)       |
+| cho_factor, cho_solve         | through the Cholesky factor    | the same                   |
+| lu_factor(a) (packed L, U)    | L tril(F, -1) + triu(F) U      | srcad/runtime/scipy_lu.py  |
+| lu_solve((lu, piv), b, trans) | -op(a)^-1 op(da) X, solve(db)  | through a = P L U          |
 
 T(m) keeps the triangle SciPy reads (tril for lower=True, triu otherwise, without the
 diagonal for unit_diagonal=True); op is the transpose for trans=1 ("T", "C": real arrays).
@@ -29,6 +32,7 @@ from srcad.rules import linear
 from srcad.rules.decompositions import det as numpy_det
 from srcad.rules.decompositions import inv as numpy_inv
 from srcad.runtime.scipy_factors import cho_factor_matrix, cho_solve_matrix
+from srcad.runtime.scipy_lu import lu_factor_matrix, lu_pivots, lu_solve_matrix
 
 _L = "scipy.linalg."
 NUMBA_REFUSAL = ("numba has no scipy.linalg: `{name}` is differentiated on the python "
@@ -187,12 +191,41 @@ def cho_solve(ranks, keywords):
                   (b_bar, b_bar), (None, None), shape="y_shape", rank=ranks[1])
 
 
+def lu_factor(ranks, keywords):
+    """lu_factor(a)[0] (srcad's lu_factor_matrix): L and U packed (srcad/runtime/scipy_lu.py)."""
+    if ranks[0] != 2:
+        raise SrcadError(f"scipy.linalg.lu_factor of an array of rank {ranks[0]}",
+                         construct="lu_factor", hint="a square matrix (no stacks)")
+    return linear("lu_factor", "x", ("lu_factor_tangent(x, ans, g)",
+                                     "lu_factor_adjoint(x, ans, g)"), shape="x_shape", rank=2)
+
+
+def lu_solve(ranks, keywords):
+    """lu_solve((lu, piv), b, trans) (srcad's lu_solve_matrix): b's adjoint solves the
+    transposed system; lu's goes through a = P L U (srcad/runtime/scipy_lu.py)."""
+    _matrix_and_rhs("lu_solve", (ranks[0], ranks[2]))
+    trans = keywords.get("trans", 0)
+    b_bar = f"lu_solve_matrix(x, p, g, trans={1 - trans})"
+    return linear("lu_solve", "x p y", (f"lu_solve_tangent(x, p, g, ans, {trans})",
+                                        f"lu_solve_adjoint(x, p, {b_bar}, ans, {trans})"),
+                  (None, None), (f"lu_solve_matrix(x, p, g, trans={trans})", b_bar),
+                  shape="y_shape", rank=ranks[2])
+
+
 def _factor_whole(ranks, keywords):
     raise SrcadError("scipy.linalg.cho_factor's tuple kept whole, or cho_solve of it",
                      construct="cho_factor", hint="unpack it (c, low = "
                      "scipy.linalg.cho_factor(a)) and pass cho_solve the tuple written out, "
                      "cho_solve((c, low), b), or call cho_solve(cho_factor(a), b); lower= a "
                      "literal")
+
+
+def _lu_whole(ranks, keywords):
+    raise SrcadError("scipy.linalg.lu_factor's tuple kept whole, or lu_solve of it",
+                     construct="lu_factor", hint="unpack it (lu, piv = "
+                     "scipy.linalg.lu_factor(a)) and pass lu_solve the tuple written out, "
+                     "lu_solve((lu, piv), b), or call lu_solve(lu_factor(a), b); trans= a "
+                     "literal; leave overwrite_a/overwrite_b out")
 
 
 _CHECKS = ("overwrite_a", "check_finite")
@@ -210,5 +243,14 @@ SHAPED = [
     (cho_solve_matrix, cho_solve, (), 3),
     (scipy.linalg.cho_factor, _factor_whole, ("lower",) + _CHECKS, 1),
     (scipy.linalg.cho_solve, _factor_whole, ("overwrite_b", "check_finite"), 2),
+    (lu_factor_matrix, lu_factor, (), 1),
+    (lu_solve_matrix, lu_solve, ("trans",), 3),
+    (scipy.linalg.lu_factor, _lu_whole, ("overwrite_a", "check_finite"), 1),
+    (scipy.linalg.lu_solve, _lu_whole, ("trans", "overwrite_b", "check_finite"), 2),
 ]
+# the runtime's calls by the names the user wrote (srcad/transform/normalize/factor_calls.py)
+SPELLED = {"cho_factor_matrix": "cho_factor", "cho_solve_matrix": "cho_solve",
+           "lu_factor_matrix": "lu_factor", "lu_solve_matrix": "lu_solve"}
+# calls of the family whose results are ints (no derivative)
+INTEGER_CALLS = (lu_pivots,)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator as operator_module
 import types
 
 import numpy as np
@@ -30,7 +31,15 @@ from srcad.rules import (
     selection,
     spectral,
 )
-from srcad.rules.building import at_least, column_stack, concatenate, hstack, stack, vstack
+from srcad.rules.building import (
+    at_least,
+    c_columns,
+    column_stack,
+    concatenate,
+    hstack,
+    stack,
+    vstack,
+)
 from srcad.rules.call_info import ANY, ELEMENTWISE, CallInfo
 from srcad.rules.decompositions import (
     cholesky,
@@ -40,7 +49,7 @@ from srcad.rules.decompositions import (
     sign_of_det,
     solve,
 )
-from srcad.rules.elementwise import divmod_entries, elementwise, operator
+from srcad.rules.elementwise import divmod_entries, elementwise, operator, operator_by_rank
 from srcad.rules.linalg import inner, matmul, outer, transpose
 from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
 from srcad.rules.numpy_entries import entries as numpy_entries
@@ -59,6 +68,7 @@ from srcad.runtime.array_runtime import (
     view_start,
 )
 from srcad.runtime.array_runtime import unbroadcast as unbroadcast_function
+from srcad.runtime.index_tricks import c_columns as c_columns_function
 from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
 
 _RULES_BY_NAME = {
@@ -132,7 +142,8 @@ def _build() -> dict[int, CallInfo]:
                          keywords=("axis", "keepdims")))
     add(np.dot, CallInfo("dot", None, "float", select=matmul("dot")))
     add(np.matmul, CallInfo("matmul", None, "float", select=matmul("matmul")))
-    add(np.transpose, CallInfo("transpose", None, "float", select=transpose))
+    add(np.transpose, CallInfo("transpose", None, "float", select=transpose,
+                               keywords=("axes",)))
     for fn, name in ((np.max, "max"), (np.min, "min"), (np.amax, "max"), (np.amin, "min")):
         add(fn, CallInfo(name, None, "float", select=extremum(name),
                          keywords=("axis", "keepdims")))
@@ -159,6 +170,9 @@ def _build() -> dict[int, CallInfo]:
                          sequence=True))
     add(np.column_stack, CallInfo("column_stack", None, "float", select=column_stack,
                                   sequence=True))
+    add(c_columns_function, CallInfo("c_", None, "float", select=c_columns, sequence=True,
+                                     numba_refusal="srcad differentiates `np.c_` on the "
+                                     "python backend"))
     for ndim in (1, 2, 3):
         fn = getattr(np, f"atleast_{ndim}d")
         add(fn, CallInfo(fn.__name__, None, "float", select=at_least(ndim)))
@@ -248,14 +262,27 @@ def _build() -> dict[int, CallInfo]:
     # replace the entries above of np.floor, np.sign, np.copysign, np.cumsum, np.linalg.norm
     for fn, info in numpy_entries(CallInfo, ELEMENTWISE, ANY):
         add(fn, info)
+    # Python's operator module called as functions (operator.mul(x, y) is x * y)
+    for fn, scalar, array in ((operator_module.add, _r.ADD, _r.ADD),
+                              (operator_module.sub, _r.SUB, _r.SUB),
+                              (operator_module.mul, _r.MUL, _r.MUL),
+                              (operator_module.truediv, _r.DIV, _r.DIV),
+                              (operator_module.mod, _r.MOD, _r.ARRAY_MOD),
+                              (operator_module.pow, _r.POW, _r.ARRAY_POW),
+                              (operator_module.neg, _r.NEG, _r.NEG),
+                              (operator_module.pos, _r.POS, _r.POS)):
+        add(fn, CallInfo(fn.__name__, None, "float", select=operator_by_rank(scalar, array)))
     return table
+
+
+def _spelled_math(fn) -> str:
+    return f"{'statistics' if fn.__name__ == 'fmean' else 'math'}.{fn.__name__}"
 
 
 def _not_in_numba(fn) -> str:
     if fn.__name__ not in math_functions.NOT_IN_NUMBA:
         return ""
-    module = "statistics" if fn.__name__ == "fmean" else "math"
-    return math_functions.NUMBA_REFUSAL.format(name=f"{module}.{fn.__name__}")
+    return math_functions.NUMBA_REFUSAL.format(name=_spelled_math(fn))
 
 
 def _not_yet(name):
@@ -274,6 +301,25 @@ _TABLE = _build()
 _LISTED = {id(fn): (fn, CallInfo(fn.__name__, None, "float", select=select, sequence=True,
                                  numba_refusal=_not_in_numba(fn)))
            for fn, select in math_functions.SEQUENCES}
+
+
+# the same calls of arrays (math.fsum(v) of a vector v): srcad/rules/math_functions.py
+_OF_ARRAYS = {id(fn): (fn, CallInfo(fn.__name__, None, "float", select=select,
+                                    numba_refusal=_not_in_numba(fn) or
+                                    math_functions.NUMBA_ARRAY_REFUSAL.format(
+                                        name=_spelled_math(fn))))
+              for fn, select in math_functions.ARRAY_FORMS}
+
+
+def lookup_of_arrays(obj) -> CallInfo | None:
+    """The rule of a call of `obj` on arrays, for a function whose rule is otherwise of a list
+    written out (`lookup_listed`), or None.
+
+    >>> lookup_of_arrays(math.fsum).name
+    'fsum'
+    """
+    entry = _OF_ARRAYS.get(id(obj))
+    return entry[1] if entry is not None and entry[0] is obj else None
 
 
 def lookup_listed(obj) -> CallInfo | None:

@@ -16,6 +16,8 @@ from srcad.runtime.cholesky_derivatives import (  # noqa: F401 - second order ca
     cholesky_tangent_tangent,
     reverse_over_reverse_refused,
 )
+from srcad.runtime.cumprod_runtime import cumprod_adjoint, cumprod_tangent  # noqa: F401
+from srcad.runtime.index_tricks import c_columns  # noqa: F401 - np.c_ written out
 from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls them too
     einsum_adjoint,
     matrix_power_adjoint,
@@ -28,6 +30,15 @@ from srcad.runtime.named_results import divmod_parts  # noqa: F401 - np.divmod's
 from srcad.runtime.scipy_factors import (  # noqa: F401 - scipy.linalg.cho_factor's tuple
     cho_factor_matrix,
     cho_solve_matrix,
+)
+from srcad.runtime.scipy_lu import (  # noqa: F401 - scipy.linalg.lu_factor's tuple
+    lu_factor_adjoint,
+    lu_factor_matrix,
+    lu_factor_tangent,
+    lu_pivots,
+    lu_solve_adjoint,
+    lu_solve_matrix,
+    lu_solve_tangent,
 )
 from srcad.runtime.spectral_runtime import (  # noqa: F401 - generated code calls them too
     cond_adjoint,

@@ -38,6 +38,9 @@ ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_
                        "cholesky_adjoint_tangent", "reverse_over_reverse_refused")
 ARRAY_RUNTIME_NAMES += MOVEMENT_RUNTIME_NAMES
 ARRAY_RUNTIME_NAMES += ("lstsq_parts", "divmod_parts", "cho_factor_matrix", "cho_solve_matrix")
+ARRAY_RUNTIME_NAMES += ("lu_factor_matrix", "lu_pivots", "lu_solve_matrix", "lu_factor_tangent",
+                        "lu_factor_adjoint", "lu_solve_tangent", "lu_solve_adjoint",
+                        "c_columns", "cumprod_tangent", "cumprod_adjoint")
 # srcad/runtime/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/build/running.py, srcad/runtime/checkpointing.py,
 # srcad/runtime/array_runtime.py)

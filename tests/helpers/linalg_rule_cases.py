@@ -139,6 +139,15 @@ CASES = [
     _case("scipy.linalg.inv(x0)", (SQUARE, (3, 3)), name="inv"),
     _case("scipy.linalg.det(x0)", (ANY, (3, 3)), name="det"),
     _case("scipy.linalg.expm(x0)", (ANY, (3, 3)), name="expm"),
+    _case("scipy.linalg.lu_factor(x0)[0] * 1.0", (ANY, (4, 4)), name="lu_factor"),
+    _case("scipy.linalg.lu_factor(x0, check_finite=False)[0] * 1.0", (ANY, (3, 3)),
+          name="lu_factor_matrix"),
+    _case("scipy.linalg.lu_solve(scipy.linalg.lu_factor(x0), x1)", (ANY, (4, 4)), (ANY, (4,)),
+          name="lu_solve"),
+    _case("scipy.linalg.lu_solve(scipy.linalg.lu_factor(x0), x1, trans=1)", (ANY, (4, 4)),
+          (ANY, (4, 2)), name="lu_solve_matrix"),
+    _case("scipy.linalg.lu_solve(scipy.linalg.lu_factor(x0), x1, 2)", (SQUARE, (3, 3)),
+          (ANY, (3, 2)), name="lu_solve"),
 ]
 for _case_ in CASES:
     _case_["id"] = f"{_case_['call']}-{'-'.join(str(s) for _, s in _case_['operands'])}"

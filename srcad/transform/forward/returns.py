@@ -71,7 +71,7 @@ class ForwardReturns:
                                          "elements")
         out = [assign]
         self.result_tangents = []
-        ndim = self.types[value.id].ndim
+        ndim = self.types.of(value).ndim  # a local, or a global array returned as it is
         for k, style in enumerate(self.styles):
             if value.id in self.active:
                 shadow = self.tangent_name(k, value.id)

@@ -29,9 +29,10 @@ from srcad.rules.spectral import FIELDS as TUPLE_FIELDS
 from srcad.runtime.named_results import FIELDS as NAMED_FIELDS
 from srcad.runtime.named_results import NAMED
 from srcad.transform.names import Namer
+from srcad.transform.normalize.broadcast_calls import broadcast_arrays_call, droppable
 from srcad.transform.normalize.factor_calls import RUNTIME, factor_call
 from srcad.transform.normalize.factor_calls import SPELLINGS as FACTOR_SPELLINGS
-from srcad.transform.normalize.split_parts import split_assignments
+from srcad.transform.normalize.split_parts import hoisted_parts, split_assignments
 from srcad.transform.simplify import simplify
 
 
@@ -40,6 +41,15 @@ class Desugar(gast.NodeTransformer):
         self.parsed = parsed
         self.namer = namer
         self.unpack_calls = unpack_calls
+
+    def visit(self, node):
+        if isinstance(node, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)):
+            hoisted = hoisted_parts(node, self._resolved, self.namer)  # np.split(x, 2)[1]
+            if hoisted is not None:
+                done = [super(Desugar, self).visit(stmt) for stmt in hoisted]
+                return [s for res in done if res is not None
+                        for s in (res if isinstance(res, list) else [res])]
+        return super().visit(node)
 
     def _is_builtin(self, node, obj) -> bool:
         if not isinstance(node, gast.Name):
@@ -86,9 +96,9 @@ class Desugar(gast.NodeTransformer):
             return gast.Subscript(value=inner.value, slice=index, ctx=node.ctx)
         if isinstance(inner, gast.Tuple) and isinstance(node.slice, gast.Constant) \
                 and type(node.slice.value) is int and -len(inner.elts) <= node.slice.value \
-                < len(inner.elts) and all(isinstance(e, gast.Constant) for k, e in
-                                          enumerate(inner.elts) if k != node.slice.value
-                                          % len(inner.elts)):
+                < len(inner.elts) and all(isinstance(e, gast.Constant) or droppable(e)
+                                          for k, e in enumerate(inner.elts)
+                                          if k != node.slice.value % len(inner.elts)):
             return inner.elts[node.slice.value]  # cho_factor(a)[0]: (factor, False)[0]
         fields = self._tuple_fields(inner)  # np.linalg.eigh(A)[1] is its .eigenvectors
         if fields and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int \
@@ -104,6 +114,10 @@ class Desugar(gast.NodeTransformer):
             for name_ in S.loaded_names(written) & RUNTIME.keys():
                 self.parsed.namespace.setdefault(name_, RUNTIME[name_])
                 self.parsed.spellings.setdefault(name_, FACTOR_SPELLINGS[name_])
+            return written
+        written = broadcast_arrays_call(node, self._resolved(node.func))
+        if written is not None:  # np.broadcast_arrays(a, b): its parts written out
+            self.parsed.namespace.setdefault("np", np)
             return written
         named, spelled = NAMED.get(self._resolved(node.func), (None, ""))
         if named is not None:  # np.divmod, np.linalg.lstsq: their parts named, as eigh's

@@ -37,6 +37,7 @@ from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 from srcad.frontend.refused_code import set_aside_node
 from srcad.rules import lookup_call, lookup_method
+from srcad.runtime.index_tricks import c_columns
 
 _NOT_VALUES = ("axis", "keepdims", "dtype", "out")  # keywords whose literal is not data
 
@@ -72,20 +73,27 @@ def lists_as_tuples(parsed, body: list) -> list:
 
 class _RowJoins(gast.NodeTransformer):
     """`np.r_[a, b]` of numbers and arrays (no slices, no directive strings) as
-    `np.concatenate((np.atleast_1d(a), np.atleast_1d(b)))`: what NumPy's np.r_ does."""
+    `np.concatenate((np.atleast_1d(a), np.atleast_1d(b)))`: what NumPy's np.r_ does;
+    `np.c_[a, b]` as `c_columns((a, b))` (srcad/runtime/index_tricks.py)."""
 
     def __init__(self, parsed):
         self.parsed = parsed
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
+        joins = (np.r_, np.c_)
         if not isinstance(node.value, gast.Attribute) \
-                or resolve_callee(self.parsed, node.value, {}) is not np.r_:
+                or resolve_callee(self.parsed, node.value, {}) not in joins:
             return node
         items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
         if any(isinstance(e, (gast.Slice, gast.Starred)) or (
                 isinstance(e, gast.Constant) and isinstance(e.value, str)) for e in items):
             return node
+        if resolve_callee(self.parsed, node.value, {}) is np.c_:  # columns: index_tricks.py
+            self.parsed.namespace.setdefault("c_columns", c_columns)
+            self.parsed.spellings.setdefault("c_columns", "np.c_")
+            listed = gast.copy_location(gast.Tuple(elts=items, ctx=gast.Load()), node)
+            return _call_at("c_columns", listed, node)
         parts = [_call_at("np.atleast_1d", e, e) for e in items]
         joined = gast.copy_location(gast.Tuple(elts=parts, ctx=gast.Load()), node)
         return _call_at("np.concatenate", joined, node)

@@ -9,9 +9,12 @@ as np.split's are), so each part's derivative is a slice's:
 
 np.split of a count first checks that the axis divides evenly, raising NumPy's ValueError
 otherwise. Only literal sections (an int, or a list or tuple of ints), a literal axis that is
-not negative (or -1) and as many names as parts are unpacked; any other form is left as it
+not negative and as many names as parts are unpacked; any other form is left as it
 is (refused as a call without a rule when its argument carries a derivative). The split
 value is bound to a fresh name first when it is not a name.
+
+A part read by a literal index, `np.split(x, 3)[1]` in any statement, is the same: the parts
+are unpacked into fresh names before the statement (`hoisted_parts`), which reads its part.
 """
 
 from __future__ import annotations
@@ -104,3 +107,37 @@ def _literal(node):
     if isinstance(node, (gast.List, gast.Tuple)):
         return tuple(_literal(e) for e in node.elts)
     return None
+
+
+_SPLITS = (np.split, np.array_split, *_FIXED_AXES)
+
+
+def hoisted_parts(stmt, resolve, namer) -> list | None:
+    """`stmt` reading `np.split(...)[k]` (a literal k; any function of the family) as the
+    unpacking of each such split into fresh names followed by `stmt` reading the k-th name,
+    or None when it reads none (or a form split_assignments leaves as it is)."""
+    before: list = []
+
+    class Parts(gast.NodeTransformer):
+        def visit_Subscript(self, node):
+            self.generic_visit(node)
+            call, index = node.value, _literal(node.slice)
+            if not (isinstance(call, gast.Call) and isinstance(index, int)
+                    and isinstance(node.ctx, gast.Load) and resolve(call.func) in _SPLITS):
+                return node
+            sections = _literal(call.args[1]) if len(call.args) > 1 else None
+            count = sections if isinstance(sections, int) else \
+                len(sections) + 1 if isinstance(sections, tuple) else 0
+            if not -count <= index < count:
+                return node
+            names = [namer.fresh("part") for _ in range(count)]
+            targets = [S.name(n, store=True) for n in names]
+            if split_assignments(targets, call, resolve(call.func), namer, stmt) is None:
+                return node
+            unpack = gast.Assign(targets=[gast.Tuple(elts=targets, ctx=gast.Store())],
+                                 value=call, type_comment=None)
+            before.append(gast.copy_location(unpack, stmt))
+            return gast.copy_location(S.name(names[index]), node)
+
+    rewritten = Parts().visit(stmt)
+    return before + [rewritten] if before else None

@@ -37,7 +37,8 @@ class ReverseControlFlow:
         # bounds do not change inside the enclosing for loop, before that one)
         frame = {"kind": "for", "pushes": {}, "loop": loop,
                  "slots": self.tapes.slots and straight(loop.body)
-                 and not self._binds_arrays(loop.body),  # array tapes stay stacks
+                 and not self._binds_arrays(loop.body)  # array tapes stay stacks
+                 and not self._computes_arrays(loop.body),
                  "checked": not self._reservable(loop)}
         self.loop_frames.append(frame)
         body_fwd, body_rev = self.block(loop.body)
@@ -151,6 +152,12 @@ class ReverseControlFlow:
                        and isinstance(self.types.of(n.targets[0]), Array))
                    or (isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Subscript)
                        and isinstance(self.types.of(n.target), Array))
+                   for stmt in body for n in gast.walk(stmt))
+
+    def _computes_arrays(self, body) -> bool:
+        """Does `body` compute an array inside an expression (`np.outer(u, v)` or `A @ B` in
+        `z[i] += np.linalg.det(...)`), which the reverse sweep may read from an array tape?"""
+        return any(isinstance(n, (gast.Call, gast.BinOp)) and isinstance(self.types.of(n), Array)
                    for stmt in body for n in gast.walk(stmt))
 
     def _reservable(self, loop) -> bool:

@@ -1,0 +1,1 @@
+from numpy.fft import *  # noqa

@@ -1,0 +1,1 @@
+from numpy.linalg import *  # noqa

@@ -1,0 +1,1 @@
+from . import integrate, linalg, signal, special, stats  # noqa

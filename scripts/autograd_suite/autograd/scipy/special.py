@@ -1,0 +1,2 @@
+from scipy.special import *  # noqa
+from scipy.special import logsumexp  # noqa

@@ -1,0 +1,7 @@
+import scipy.stats as _stats
+
+_d = _stats.dirichlet
+
+
+def __getattr__(name):
+    return getattr(_d, name)
