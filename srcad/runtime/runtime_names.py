@@ -51,6 +51,17 @@ NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "chol
 # srcad/runtime/numba_semantics.py: NumPy's and Python's arithmetic where numba's differs
 # (srcad/transform/numba_compat.py spells overlapping updates `unshared`, powers `int_power`)
 NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power", "scatter_add"})
+# srcad/runtime/numba_movement.py and numba_selection.py: NumPy's movement family and the
+# adjoints of srcad/runtime/movement_runtime.py, compiled (srcad/transform/numba_movement.py
+# spells `np.roll(...)` `moved_roll(...)`)
+NUMBA_MOVEMENT_NAMES = frozenset({"moved_flip", "moved_fliplr", "moved_flipud", "moved_roll",
+                                  "moved_rot90", "moved_tile", "moved_repeat", "moved_pad",
+                                  "untile", "tiled_shape", "unrepeat", "repeated_shape",
+                                  "unpad", "padded_shape"})
+NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_diagonal", "moved_trace", "moved_sort",
+                                   "untake", "taken_shape", "untake_along_axis", "along_shape",
+                                   "undiagonal", "untrace", "diagonal_shape", "sort_order",
+                                   "unsort"})
 # srcad/runtime/checkpointing.py: what a loop over the automatic tape budget raises (numba)
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/operators/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)
@@ -79,7 +90,7 @@ GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs
 # `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_kernel`, `srcad_constant_<k>`)
 PREFIXES = ("srcad_", "reduce_")
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
-    | NUMBA_SEMANTICS_NAMES \
+    | NUMBA_SEMANTICS_NAMES | NUMBA_MOVEMENT_NAMES | NUMBA_SELECTION_NAMES \
     | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) \
     | frozenset(RECURSION_RUNTIME_NAMES) | GENERATED_BUILTINS \
     | frozenset(LIBRARY_MODULES) \
@@ -91,7 +102,8 @@ _RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runti
                     "srcad.runtime.numba_runtime",
                     "srcad.runtime.numba_arrays",
                     "srcad.build.running", "srcad.runtime.checkpointing", "srcad.operators.nested",
-                    "srcad.runtime.numba_semantics", "srcad.runtime.numba_scatter"}
+                    "srcad.runtime.numba_semantics", "srcad.runtime.numba_scatter",
+                    "srcad.runtime.numba_movement", "srcad.runtime.numba_selection"}
 
 
 def library_modules() -> dict:

@@ -43,6 +43,9 @@
   `v` copied when its memory overlaps `t`'s. NumPy reads the whole right side before it writes
   (`y[1:] += y[:-1]` adds the old values); numba's loop reads each element after the
   previous ones were written.
+* `np.roll(x, 1, axis=0)`, `np.pad(x, 1, 'edge')`, `x.take(i, axis=0)` and the rest of the
+  movement family: `moved_roll(...)`, ... (srcad/transform/numba_movement.py), which follow
+  NumPy's keywords where numba's own functions do not.
 * `np.add.at(a, idx, v)` (the adjoint of a read through an index array): `scatter_add(a, idx,
   v)` (srcad/runtime/numba_scatter.py), which numba lacks.
 * `a ** b` (an exponent that is not a number written out): `int_power(a, b, where)`
@@ -57,6 +60,7 @@ import gast
 
 from srcad.frontend import syntax as S
 from srcad.rules.numpy_entries import NUMBA_STATISTICS
+from srcad.transform.numba_movement import moved_call
 from srcad.transform.numba_statistics import is_statistic, statistic_call
 
 _SLOGDET_PARTS = {"sign": 0, "logabsdet": 1}  # numba's slogdet returns a plain pair
@@ -151,6 +155,9 @@ class _Products(gast.NodeTransformer):
             return _reduction(node, module)
         if f.attr in NUMBA_STATISTICS:  # np.var(x, axis=0, ddof=1), ...
             return statistic_call(node, module, reduction_name)
+        moved = moved_call(node, module)  # np.roll(x, 1, axis=0), x.take(i, 0), ...
+        if moved is not node:
+            return moved
         if module and f.attr == "expand_dims" and len(node.args) == 2 \
                 and isinstance(node.args[1], gast.Tuple):
             # numba takes one axis: inserted one by one, in increasing order (non-negative

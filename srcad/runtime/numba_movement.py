@@ -1,0 +1,470 @@
+"""NumPy's movement functions, compiled: what numba-compiled derivative code calls for
+np.flip / fliplr / flipud, np.roll, np.rot90, np.tile, np.repeat and np.pad (numba has
+np.flip of a whole array, np.roll and np.repeat without `axis=`, and no np.tile or np.pad),
+and the adjoints srcad/runtime/movement_runtime.py gives the python backend (`untile`,
+`unrepeat`, `unpad` and the result shapes), under the same names and signatures.
+
+srcad/transform/numba_movement.py spells each call `np.<name>(...)` as `moved_<name>(...)`
+with the same arguments; each `moved_<name>` here is a function with NumPy's signature and a
+numba `overload` that picks the implementation for the argument types (an int or a tuple of
+axes, an omitted keyword). Every one reads its operand along one axis at a time through an
+index (`take_rows`: `np.take(x, index, axis)` of a 1-D index) and its adjoint adds the seed's
+rows back (`add_rows`), so each function is a list of indices per axis, checked against
+NumPy's own results (tests/runtime/test_numba_movement.py). Types they do not cover fail to
+type, which srcad reports as a refusal naming the call.
+
+Imported by generated numba modules only (it imports numba).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.cpython.unsafe.tuple import tuple_setitem
+from numba.extending import overload, register_jitable
+
+
+@register_jitable
+def take_rows(x, axis, index):
+    """np.take(x, index, axis) of a 1-D int index (no negative entries), C-contiguous."""
+    rows = np.swapaxes(x, 0, axis)
+    out = np.empty((index.shape[0],) + rows.shape[1:], x.dtype)
+    for k in range(index.shape[0]):
+        out[k] = rows[index[k]]
+    return np.ascontiguousarray(np.swapaxes(out, 0, axis))
+
+
+@register_jitable
+def filled_rows(x, axis, index, before, after):
+    """take_rows with `before` where the index is -1 and `after` where it is -2 (np.pad's
+    constant elements)."""
+    rows = np.swapaxes(x, 0, axis)
+    out = np.empty((index.shape[0],) + rows.shape[1:], x.dtype)
+    for k in range(index.shape[0]):
+        if index[k] < 0:
+            out[k] = before if index[k] == -1 else after
+        else:
+            out[k] = rows[index[k]]
+    return np.ascontiguousarray(np.swapaxes(out, 0, axis))
+
+
+@register_jitable
+def add_rows(g, axis, index, length):
+    """The adjoint of take_rows (and filled_rows): zeros of `length` along `axis`, each of
+    g's rows added at its index (negative: dropped)."""
+    rows = np.swapaxes(g, 0, axis)
+    out = np.zeros((length,) + rows.shape[1:])
+    for k in range(index.shape[0]):
+        if index[k] >= 0:
+            out[index[k]] += rows[k]
+    return np.ascontiguousarray(np.swapaxes(out, 0, axis))
+
+
+@register_jitable
+def _reversed(n):
+    return np.arange(n - 1, -1, -1)
+
+
+@register_jitable
+def _rolled(n, shift):
+    return (np.arange(n) - shift) % max(n, 1)
+
+
+@register_jitable
+def _cycled(n, reps):
+    return np.arange(n * reps) % max(n, 1)
+
+
+def _omitted(t) -> bool:
+    """An argument left out (its default, a Python value, or numba's Omitted) or None."""
+    return not isinstance(t, types.Type) or isinstance(t, (types.Omitted, types.NoneType))
+
+
+def _int(t) -> bool:
+    return isinstance(t, (types.Integer, types.IntegerLiteral))
+
+
+def _ints(t) -> bool:
+    return isinstance(t, types.UniTuple) and _int(t.dtype)
+
+
+# -- np.flip, np.fliplr, np.flipud ---------------------------------------------------------------
+
+def moved_flip(m, axis=None):
+    return np.flip(m, axis)
+
+
+def moved_fliplr(m):
+    return np.fliplr(m)
+
+
+def moved_flipud(m):
+    return np.flipud(m)
+
+
+@overload(moved_flip)
+def _flip(m, axis=None):
+    if _omitted(axis):
+        def every(m, axis=None):
+            out = np.ascontiguousarray(m)
+            for a in range(m.ndim):
+                out = take_rows(out, a, _reversed(out.shape[a]))
+            return out
+        return every
+    if _int(axis):
+        return lambda m, axis=None: take_rows(m, axis % m.ndim, _reversed(m.shape[axis]))
+    if _ints(axis):
+        def some(m, axis=None):
+            out = np.ascontiguousarray(m)
+            for a in axis:
+                out = take_rows(out, a % m.ndim, _reversed(out.shape[a]))
+            return out
+        return some
+    raise TypingError("np.flip: srcad compiles an int or a tuple of ints as axis")
+
+
+@overload(moved_fliplr)
+def _fliplr(m):
+    return lambda m: take_rows(m, 1, _reversed(m.shape[1]))
+
+
+@overload(moved_flipud)
+def _flipud(m):
+    return lambda m: take_rows(m, 0, _reversed(m.shape[0]))
+
+
+# -- np.roll -------------------------------------------------------------------------------------
+
+def moved_roll(a, shift, axis=None):
+    return np.roll(a, shift, axis)
+
+
+@overload(moved_roll)
+def _roll(a, shift, axis=None):
+    if _omitted(axis) and _int(shift):
+        def flat(a, shift, axis=None):
+            values = np.ascontiguousarray(a).reshape(-1)
+            return take_rows(values, 0, _rolled(values.size, shift)).reshape(a.shape)
+        return flat
+    if _int(shift) and _int(axis):
+        return lambda a, shift, axis=None: take_rows(a, axis % a.ndim,
+                                                     _rolled(a.shape[axis], shift))
+    if _int(shift) and _ints(axis):
+        def each_axis(a, shift, axis=None):
+            out = np.ascontiguousarray(a)
+            for k in axis:
+                out = take_rows(out, k % a.ndim, _rolled(out.shape[k], shift))
+            return out
+        return each_axis
+    if _ints(shift) and _int(axis):  # NumPy rolls the one axis by each shift
+        def one_axis(a, shift, axis=None):
+            out = np.ascontiguousarray(a)
+            for s in shift:
+                out = take_rows(out, axis % a.ndim, _rolled(out.shape[axis], s))
+            return out
+        return one_axis
+    if _ints(shift) and _ints(axis) and shift.count == axis.count:
+        def pairs(a, shift, axis=None):
+            out = np.ascontiguousarray(a)
+            for j in range(len(shift)):
+                k = axis[j] % a.ndim
+                out = take_rows(out, k, _rolled(out.shape[k], shift[j]))
+            return out
+        return pairs
+    raise TypingError("np.roll: srcad compiles int shifts along named axes, or an int shift "
+                      "of the flat array")
+
+
+# -- np.rot90 ------------------------------------------------------------------------------------
+
+def moved_rot90(m, k=1, axes=(0, 1)):
+    return np.rot90(m, k, axes)
+
+
+@overload(moved_rot90)
+def _rot90(m, k=1, axes=(0, 1)):
+    def impl(m, k=1, axes=(0, 1)):
+        # NumPy's: flips of axes[1] (and axes[0]), and the two axes swapped for odd k
+        first, second = axes[0] % m.ndim, axes[1] % m.ndim
+        turns = k % 4
+        out = np.ascontiguousarray(m)
+        if turns == 2:
+            out = take_rows(out, first, _reversed(out.shape[first]))
+            return take_rows(out, second, _reversed(out.shape[second]))
+        if turns == 1:
+            out = take_rows(out, second, _reversed(out.shape[second]))
+            return np.ascontiguousarray(np.swapaxes(out, first, second))
+        if turns == 3:
+            out = np.ascontiguousarray(np.swapaxes(out, first, second))
+            return take_rows(out, second, _reversed(out.shape[second]))
+        return out
+    return impl
+
+
+# -- np.tile -------------------------------------------------------------------------------------
+
+def moved_tile(A, reps):
+    return np.tile(A, reps)
+
+
+def _rank_of(reps) -> int:
+    return 1 if _int(reps) else reps.count
+
+
+@register_jitable
+def _lined_up(reps, rank):
+    """np.tile's reps as `rank` counts (ones in front)."""
+    counts = np.ones(rank, np.int64)
+    if isinstance(reps, int):
+        counts[rank - 1] = reps
+    else:
+        for j in range(len(reps)):
+            counts[rank - len(reps) + j] = reps[j]
+    return counts
+
+
+def _compile(source: str):
+    namespace = {"np": np, "take_rows": take_rows, "add_rows": add_rows, "_cycled": _cycled,
+                 "_lined_up": _lined_up}
+    exec(source, namespace)
+    return namespace["impl"]
+
+
+@overload(moved_tile)
+def _tile(A, reps):
+    if not (_int(reps) or _ints(reps)):
+        raise TypingError("np.tile: srcad compiles an int or a tuple of ints as reps")
+    rank = getattr(A, "ndim", 0)
+    full = max(rank, _rank_of(reps))
+    lines = ["def impl(A, reps):", f"    counts = _lined_up(reps, {full})",
+             f"    out = np.ascontiguousarray(np.asarray(A)).reshape("
+             f"{'(1,) * ' + str(full - rank) + ' + ' if full > rank else ''}np.shape(A))"]
+    lines += [f"    out = take_rows(out, {a}, _cycled(out.shape[{a}], counts[{a}]))"
+              for a in range(full)]
+    return _compile("\n".join(lines + ["    return out"]))
+
+
+def untile(g, reps, shape):
+    """The adjoint of np.tile (srcad/runtime/movement_runtime.py's)."""
+
+
+@overload(untile)
+def _untile(g, reps, shape):
+    rank, full = len(shape), g.ndim
+    lines = ["def impl(g, reps, shape):", f"    counts = _lined_up(reps, {full})",
+             "    out = np.ascontiguousarray(g)"]
+    for a in range(full):
+        length = f"shape[{a - full + rank}]" if a >= full - rank else "1"
+        lines.append(f"    out = add_rows(out, {a}, _cycled({length}, counts[{a}]), "
+                     f"{length})")
+    lines.append("    return out.sum()" if rank == 0 else "    return out.reshape(shape)")
+    return _compile("\n".join(lines))
+
+
+def tiled_shape(shape, reps):
+    """The shape of np.tile (srcad/runtime/movement_runtime.py's)."""
+
+
+@overload(tiled_shape)
+def _tiled_shape(shape, reps):
+    rank, full = len(shape), max(len(shape), _rank_of(reps))
+    sizes = ", ".join(f"counts[{a}] * {f'shape[{a - full + rank}]' if a >= full - rank else 1}"
+                      for a in range(full))
+    return _compile(f"def impl(shape, reps):\n    counts = _lined_up(reps, {full})\n"
+                    f"    return ({sizes}{',' if full else ''})")
+
+
+# -- np.repeat -----------------------------------------------------------------------------------
+
+def moved_repeat(a, repeats, axis=None):
+    return np.repeat(a, repeats, axis)
+
+
+@register_jitable
+def _repeated(n, repeats):
+    """The index np.repeat reads along an axis of length n."""
+    if isinstance(repeats, int):
+        return np.repeat(np.arange(n), repeats)
+    counts = np.empty(len(repeats), np.int64)
+    for j in range(len(repeats)):
+        counts[j] = repeats[j]
+    if counts.size == 1:
+        return np.repeat(np.arange(n), counts[0])
+    return np.repeat(np.arange(n), counts)
+
+
+@overload(moved_repeat)
+def _repeat(a, repeats, axis=None):
+    if not (_int(repeats) or _ints(repeats)):
+        raise TypingError("np.repeat: srcad compiles an int or a tuple of ints as repeats")
+    if _omitted(axis):
+        def flat(a, repeats, axis=None):
+            values = np.ascontiguousarray(np.asarray(a)).reshape(-1)
+            return take_rows(values, 0, _repeated(values.size, repeats))
+        return flat
+    return lambda a, repeats, axis=None: take_rows(a, axis % a.ndim,
+                                                   _repeated(a.shape[axis], repeats))
+
+
+def unrepeat(g, repeats, axis, shape):
+    """The adjoint of np.repeat (srcad/runtime/movement_runtime.py's)."""
+
+
+@overload(unrepeat)
+def _unrepeat(g, repeats, axis, shape):
+    if _omitted(axis):
+        def flat(g, repeats, axis, shape):
+            size = 1
+            for n in shape:
+                size *= n
+            out = add_rows(g, 0, _repeated(size, repeats), size)
+            return out.sum() if len(shape) == 0 else out.reshape(shape)
+        return flat
+    return lambda g, repeats, axis, shape: add_rows(g, axis, _repeated(shape[axis], repeats),
+                                                    shape[axis])
+
+
+def repeated_shape(shape, repeats, axis):
+    """The shape of np.repeat (srcad/runtime/movement_runtime.py's)."""
+
+
+@overload(repeated_shape)
+def _repeated_shape(shape, repeats, axis):
+    if _omitted(axis):
+        def flat(shape, repeats, axis):
+            size = 1
+            for n in shape:
+                size *= n
+            return (_repeated(size, repeats).size,)
+        return flat
+    return lambda shape, repeats, axis: tuple_setitem(
+        shape, axis, _repeated(shape[axis], repeats).size)
+
+
+# -- np.pad --------------------------------------------------------------------------------------
+
+def moved_pad(array, pad_width, mode="constant", constant_values=0):
+    return np.pad(array, pad_width, mode=mode, constant_values=constant_values)
+
+
+_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def _widths_source(pad_width) -> str:
+    """Source of the (before, after) pair of axis `a` from np.pad's pad_width, by its type."""
+    if _int(pad_width):
+        return "pad_width, pad_width"
+    if _ints(pad_width):
+        return "pad_width[0], pad_width[-1]"
+    if isinstance(pad_width, types.UniTuple) and _ints(pad_width.dtype):
+        return ("pad_width[a if len(pad_width) > 1 else 0][0], "
+                "pad_width[a if len(pad_width) > 1 else 0][-1]")
+    raise TypingError("np.pad: srcad compiles an int, a pair or a tuple of pairs as pad_width")
+
+
+@register_jitable
+def _padded(n, before, after, mode):
+    """The index np.pad reads along an axis of length n (constant elements: -1 before the
+    array, -2 after it)."""
+    index = np.arange(before + n + after) - before
+    for p in range(index.size):
+        q = index[p]
+        if 0 <= q < n:
+            continue
+        if mode == 0:
+            index[p] = -1 if q < 0 else -2
+        elif mode == 1:
+            index[p] = min(max(q, 0), n - 1)
+        elif mode == 2:
+            period = 2 * n - 2
+            q = q % period if period > 0 else 0
+            index[p] = period - q if q >= n else q
+        elif mode == 3:
+            q = q % (2 * n)
+            index[p] = 2 * n - 1 - q if q >= n else q
+        else:
+            index[p] = q % n
+    return index
+
+
+@register_jitable
+def _mode_number(mode):
+    if mode == "constant":
+        return 0
+    if mode == "edge":
+        return 1
+    if mode == "reflect":
+        return 2
+    if mode == "symmetric":
+        return 3
+    if mode == "wrap":
+        return 4
+    raise ValueError("np.pad: srcad compiles the modes constant, edge, reflect, symmetric, wrap")
+
+
+def _mode_source(mode) -> str:
+    return "0" if _omitted(mode) else "_mode_number(mode)"
+
+
+def _pad_compile(source):
+    namespace = {"np": np, "take_rows": take_rows, "filled_rows": filled_rows,
+                 "add_rows": add_rows, "_padded": _padded, "_mode_number": _mode_number}
+    exec(source, namespace)
+    return namespace["impl"]
+
+
+@overload(moved_pad)
+def _pad(array, pad_width, mode="constant", constant_values=0):
+    if _omitted(constant_values):
+        fill = "0.0, 0.0"
+    elif isinstance(constant_values, types.Number):
+        fill = "constant_values, constant_values"
+    elif isinstance(constant_values, types.UniTuple) and \
+            isinstance(constant_values.dtype, types.Number) and constant_values.count <= 2:
+        fill = "constant_values[0], constant_values[-1]"
+    else:
+        raise TypingError("np.pad: srcad compiles a number or a pair (before, after) as "
+                          "constant_values")
+    return _pad_compile(
+        "def impl(array, pad_width, mode='constant', constant_values=0):\n"
+        f"    code = {_mode_source(mode)}\n"
+        "    out = np.ascontiguousarray(array)\n"
+        "    for a in range(out.ndim):\n"
+        f"        before, after = {_widths_source(pad_width)}\n"
+        "        index = _padded(out.shape[a], before, after, code)\n"
+        f"        out = filled_rows(out, a, index, {fill})\n"
+        "    return out")
+
+
+def unpad(g, shape, pad_width, mode):
+    """The adjoint of np.pad (srcad/runtime/movement_runtime.py's)."""
+
+
+@overload(unpad)
+def _unpad(g, shape, pad_width, mode):
+    return _pad_compile(
+        "def impl(g, shape, pad_width, mode):\n"
+        "    code = _mode_number(mode)\n"
+        "    out = np.ascontiguousarray(g)\n"
+        "    for a in range(out.ndim):\n"
+        f"        before, after = {_widths_source(pad_width)}\n"
+        "        out = add_rows(out, a, _padded(shape[a], before, after, code), shape[a])\n"
+        "    return out")
+
+
+def padded_shape(shape, pad_width):
+    """The shape of np.pad (srcad/runtime/movement_runtime.py's)."""
+
+
+@overload(padded_shape)
+def _padded_shape(shape, pad_width):
+    source = ("def impl(shape, pad_width):\n"
+              "    out = shape\n"
+              "    for a in range(len(shape)):\n"
+              f"        before, after = {_widths_source(pad_width)}\n"
+              "        out = tuple_setitem(out, a, shape[a] + before + after)\n"
+              "    return out")
+    namespace = {"tuple_setitem": tuple_setitem}
+    exec(source, namespace)
+    return namespace["impl"]
