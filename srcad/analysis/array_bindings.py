@@ -293,7 +293,9 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "triu", "swapaxes", "moveaxis",
                    # srcad/runtime/numba_movement.py, numba_selection.py
                    "flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "pad", "take",
-                   "take_along_axis", "diag", "diagonal", "diagflat", "trace", "sort"}
+                   "take_along_axis", "diag", "diagonal", "diagflat", "trace", "sort",
+                   # srcad/runtime/numba_linalg.py
+                   "solve_triangular", "cho_factor_matrix", "cho_solve_matrix"}
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)

@@ -36,6 +36,7 @@ from srcad.runtime.runtime_names import (
     GENERATED_BUILTINS,
     MODULES,
     NUMBA_ARRAY_NAMES,
+    NUMBA_LINALG_NAMES,
     NUMBA_MOVEMENT_NAMES,
     NUMBA_RUNTIME_NAMES,
     NUMBA_SELECTION_NAMES,
@@ -71,7 +72,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     if semantics:
         header.append(f"from srcad.runtime.numba_semantics import {', '.join(semantics)}")
     for names, module in ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
-                          (NUMBA_SELECTION_NAMES, "numba_selection")):
+                          (NUMBA_SELECTION_NAMES, "numba_selection"),
+                          (NUMBA_LINALG_NAMES, "numba_linalg")):
         if free_names & names:
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
@@ -79,7 +81,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     def provided(n):  # by the header above, not by f's namespace
         return n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES \
             or n in NUMBA_SEMANTICS_NAMES or n in reductions or n in NUMBA_RUNTIME_NAMES \
-            or n in CHECKPOINT_NAMES or n in NUMBA_MOVEMENT_NAMES or n in NUMBA_SELECTION_NAMES
+            or n in CHECKPOINT_NAMES or n in NUMBA_MOVEMENT_NAMES \
+            or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -212,7 +215,8 @@ def _runtime_digest() -> str:
                                                      "numba_semantics.py", "array_runtime.py",
                                                      "special_scalars.py", "numba_special.py",
                                                      "numba_math.py", "numba_statistics.py",
-                                                     "numba_movement.py", "numba_selection.py"))
+                                                     "numba_movement.py", "numba_selection.py",
+                                                     "numba_linalg.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -238,6 +242,8 @@ def raise_numba_error(err: Exception, origin: str = "") -> None:
                         r"(?:function|method) (\w+)", text)
     if missing:
         detail = f"numba has no `{missing.group(1)}` for these operands ({detail})"
+    # srcad/transform/numba_movement.py's spelling of np.diagonal, ...: the user's name
+    detail = re.sub(r"\bmoved_(\w+)", r"np.\1", detail)
     line, statement = _user_line(text)
     where = f" of `{statement}`" if statement else ""
     hint = ("make every variable defined on every path, or use backend='python'" if undefined

@@ -413,8 +413,7 @@ def _scipy_linalg_wanted() -> bool:
         return False
     for fn, select, keywords, count in family.SHAPED:
         register(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
-                              operand_count=count, numba_refusal=family.NUMBA_REFUSAL.format(
-                                  name=f"scipy.linalg.{fn.__name__}")))
+                              operand_count=count, numba_refusal=family.numba_refusal(fn)))
     return True
 
 

@@ -62,6 +62,10 @@ NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_diagonal", "moved_trace"
                                    "untake", "taken_shape", "untake_along_axis", "along_shape",
                                    "undiagonal", "untrace", "diagonal_shape", "sort_order",
                                    "unsort"})
+# srcad/runtime/numba_linalg.py: srcad's spellings of cho_factor / cho_solve, compiled, and
+# the scipy.linalg functions numba compiles (numba overloads of the SciPy objects)
+NUMBA_LINALG_NAMES = frozenset({"cho_factor_matrix", "cho_solve_matrix"})
+NUMBA_LINALG_FUNCTIONS = ("solve_triangular", "cholesky", "solve", "inv", "det")
 # srcad/runtime/checkpointing.py: what a loop over the automatic tape budget raises (numba)
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/operators/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)
