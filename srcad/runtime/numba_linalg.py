@@ -21,7 +21,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
-from srcad.runtime.numba_movement import _omitted
+from srcad.runtime.numba_movement import omitted_argument
 from srcad.runtime.scipy_factors import cho_factor_matrix, cho_solve_matrix
 
 # what generated numba code calls by these names (srcad/runtime/runtime_names.py)
@@ -60,7 +60,7 @@ def mirrored(a, lower):
 
 
 def _transposes(trans) -> str:
-    if _omitted(trans):
+    if omitted_argument(trans):
         return "False"
     if isinstance(trans, (types.Integer, types.IntegerLiteral)):
         return "trans != 0"
@@ -70,7 +70,7 @@ def _transposes(trans) -> str:
 
 
 def _boolean(value) -> str:
-    return "False" if _omitted(value) else "bool({})"
+    return "False" if omitted_argument(value) else "bool({})"
 
 
 def _compile(source: str):
@@ -141,7 +141,7 @@ def _solved(a, b, kind, lower, transposed):
 @overload(scipy.linalg.solve)
 def _solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
            assume_a=None, transposed=False):
-    kind = "0" if _omitted(assume_a) else "_kind(assume_a)"
+    kind = "0" if omitted_argument(assume_a) else "_kind(assume_a)"
     namespace = {"_solved": _solved, "_kind": _kind}
     exec("def impl(a, b, lower=False, overwrite_a=False, overwrite_b=False, "
          "check_finite=True,\n         assume_a=None, transposed=False):\n"

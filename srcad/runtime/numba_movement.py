@@ -62,6 +62,15 @@ def add_rows(g, axis, index, length):
 
 
 @register_jitable
+def size_of(shape):
+    """The number of elements of an array of `shape`."""
+    size = 1
+    for n in shape:
+        size *= n
+    return size
+
+
+@register_jitable
 def _reversed(n):
     return np.arange(n - 1, -1, -1)
 
@@ -76,17 +85,17 @@ def _cycled(n, reps):
     return np.arange(n * reps) % max(n, 1)
 
 
-def _omitted(t) -> bool:
+def omitted_argument(t) -> bool:
     """An argument left out (its default, a Python value, or numba's Omitted) or None."""
     return not isinstance(t, types.Type) or isinstance(t, (types.Omitted, types.NoneType))
 
 
-def _int(t) -> bool:
+def int_type(t) -> bool:
     return isinstance(t, (types.Integer, types.IntegerLiteral))
 
 
-def _ints(t) -> bool:
-    return isinstance(t, types.UniTuple) and _int(t.dtype)
+def ints_type(t) -> bool:
+    return isinstance(t, types.UniTuple) and int_type(t.dtype)
 
 
 # -- np.flip, np.fliplr, np.flipud ---------------------------------------------------------------
@@ -105,16 +114,16 @@ def moved_flipud(m):
 
 @overload(moved_flip)
 def _flip(m, axis=None):
-    if _omitted(axis):
+    if omitted_argument(axis):
         def every(m, axis=None):
             out = np.ascontiguousarray(m)
             for a in range(m.ndim):
                 out = take_rows(out, a, _reversed(out.shape[a]))
             return out
         return every
-    if _int(axis):
+    if int_type(axis):
         return lambda m, axis=None: take_rows(m, axis % m.ndim, _reversed(m.shape[axis]))
-    if _ints(axis):
+    if ints_type(axis):
         def some(m, axis=None):
             out = np.ascontiguousarray(m)
             for a in axis:
@@ -142,29 +151,29 @@ def moved_roll(a, shift, axis=None):
 
 @overload(moved_roll)
 def _roll(a, shift, axis=None):
-    if _omitted(axis) and _int(shift):
+    if omitted_argument(axis) and int_type(shift):
         def flat(a, shift, axis=None):
             values = np.ascontiguousarray(a).reshape(-1)
             return take_rows(values, 0, _rolled(values.size, shift)).reshape(a.shape)
         return flat
-    if _int(shift) and _int(axis):
+    if int_type(shift) and int_type(axis):
         return lambda a, shift, axis=None: take_rows(a, axis % a.ndim,
                                                      _rolled(a.shape[axis], shift))
-    if _int(shift) and _ints(axis):
+    if int_type(shift) and ints_type(axis):
         def each_axis(a, shift, axis=None):
             out = np.ascontiguousarray(a)
             for k in axis:
                 out = take_rows(out, k % a.ndim, _rolled(out.shape[k], shift))
             return out
         return each_axis
-    if _ints(shift) and _int(axis):  # NumPy rolls the one axis by each shift
+    if ints_type(shift) and int_type(axis):  # NumPy rolls the one axis by each shift
         def one_axis(a, shift, axis=None):
             out = np.ascontiguousarray(a)
             for s in shift:
                 out = take_rows(out, axis % a.ndim, _rolled(out.shape[axis], s))
             return out
         return one_axis
-    if _ints(shift) and _ints(axis) and shift.count == axis.count:
+    if ints_type(shift) and ints_type(axis) and shift.count == axis.count:
         def pairs(a, shift, axis=None):
             out = np.ascontiguousarray(a)
             for j in range(len(shift)):
@@ -209,7 +218,7 @@ def moved_tile(A, reps):
 
 
 def _rank_of(reps) -> int:
-    return 1 if _int(reps) else reps.count
+    return 1 if int_type(reps) else reps.count
 
 
 @register_jitable
@@ -233,7 +242,7 @@ def _compile(source: str):
 
 @overload(moved_tile)
 def _tile(A, reps):
-    if not (_int(reps) or _ints(reps)):
+    if not (int_type(reps) or ints_type(reps)):
         raise TypingError("np.tile: srcad compiles an int or a tuple of ints as reps")
     rank = getattr(A, "ndim", 0)
     full = max(rank, _rank_of(reps))
@@ -296,9 +305,9 @@ def _repeated(n, repeats):
 
 @overload(moved_repeat)
 def _repeat(a, repeats, axis=None):
-    if not (_int(repeats) or _ints(repeats)):
+    if not (int_type(repeats) or ints_type(repeats)):
         raise TypingError("np.repeat: srcad compiles an int or a tuple of ints as repeats")
-    if _omitted(axis):
+    if omitted_argument(axis):
         def flat(a, repeats, axis=None):
             values = np.ascontiguousarray(np.asarray(a)).reshape(-1)
             return take_rows(values, 0, _repeated(values.size, repeats))
@@ -313,11 +322,9 @@ def unrepeat(g, repeats, axis, shape):
 
 @overload(unrepeat)
 def _unrepeat(g, repeats, axis, shape):
-    if _omitted(axis):
+    if omitted_argument(axis):
         def flat(g, repeats, axis, shape):
-            size = 1
-            for n in shape:
-                size *= n
+            size = size_of(shape)
             out = add_rows(g, 0, _repeated(size, repeats), size)
             return out.sum() if len(shape) == 0 else out.reshape(shape)
         return flat
@@ -331,11 +338,9 @@ def repeated_shape(shape, repeats, axis):
 
 @overload(repeated_shape)
 def _repeated_shape(shape, repeats, axis):
-    if _omitted(axis):
+    if omitted_argument(axis):
         def flat(shape, repeats, axis):
-            size = 1
-            for n in shape:
-                size *= n
+            size = size_of(shape)
             return (_repeated(size, repeats).size,)
         return flat
     return lambda shape, repeats, axis: tuple_setitem(
@@ -353,11 +358,11 @@ _MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
 
 def _widths_source(pad_width) -> str:
     """Source of the (before, after) pair of axis `a` from np.pad's pad_width, by its type."""
-    if _int(pad_width):
+    if int_type(pad_width):
         return "pad_width, pad_width"
-    if _ints(pad_width):
+    if ints_type(pad_width):
         return "pad_width[0], pad_width[-1]"
-    if isinstance(pad_width, types.UniTuple) and _ints(pad_width.dtype):
+    if isinstance(pad_width, types.UniTuple) and ints_type(pad_width.dtype):
         return ("pad_width[a if len(pad_width) > 1 else 0][0], "
                 "pad_width[a if len(pad_width) > 1 else 0][-1]")
     raise TypingError("np.pad: srcad compiles an int, a pair or a tuple of pairs as pad_width")
@@ -404,7 +409,7 @@ def _mode_number(mode):
 
 
 def _mode_source(mode) -> str:
-    return "0" if _omitted(mode) else "_mode_number(mode)"
+    return "0" if omitted_argument(mode) else "_mode_number(mode)"
 
 
 def _pad_compile(source):
@@ -416,7 +421,7 @@ def _pad_compile(source):
 
 @overload(moved_pad)
 def _pad(array, pad_width, mode="constant", constant_values=0):
-    if _omitted(constant_values):
+    if omitted_argument(constant_values):
         fill = "0.0, 0.0"
     elif isinstance(constant_values, types.Number):
         fill = "constant_values, constant_values"

@@ -24,11 +24,11 @@ from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from srcad.runtime.numba_movement import _int, _omitted, add_rows, take_rows
+from srcad.runtime.numba_movement import add_rows, int_type, omitted_argument, size_of, take_rows
 
 
 def _index_rank(indices) -> int:
-    if _int(indices):
+    if int_type(indices):
         return 0
     if isinstance(indices, (types.UniTuple, types.List)):
         return 1
@@ -44,7 +44,7 @@ def flat_index(indices):
 
 @overload(flat_index)
 def _flat_index(indices):
-    if _int(indices):
+    if int_type(indices):
         return lambda indices: np.full(1, indices, np.int64)
     if isinstance(indices, types.Array):
         return lambda indices: np.ascontiguousarray(indices).reshape(-1).astype(np.int64)
@@ -78,7 +78,7 @@ def fixed_index(index, length, mode):
 
 def _compile(source: str):
     namespace = {"np": np, "take_rows": take_rows, "add_rows": add_rows,
-                 "flat_index": flat_index, "fixed_index": fixed_index,
+                 "flat_index": flat_index, "fixed_index": fixed_index, "size_of": size_of,
                  "to_fixed_tuple": to_fixed_tuple, "tuple_setitem": tuple_setitem}
     exec(source, namespace)
     return namespace["impl"]
@@ -106,10 +106,10 @@ def moved_take(a, indices, axis=None, out=None, mode="raise"):
 @overload(moved_take)
 def _take(a, indices, axis=None, out=None, mode="raise"):
     index_rank, rank = _index_rank(indices), a.ndim
-    mode_of = "'raise'" if _omitted(mode) else "mode"
+    mode_of = "'raise'" if omitted_argument(mode) else "mode"
     head = ["def impl(a, indices, axis=None, out=None, mode='raise'):",
             "    index = flat_index(indices)"]
-    if _omitted(axis):
+    if omitted_argument(axis):
         lines = head + ["    values = np.ascontiguousarray(a).reshape(-1)",
                         f"    taken = take_rows(values, 0, fixed_index(index, values.size, "
                         f"{mode_of}))"]
@@ -135,8 +135,8 @@ def untake(g, index, axis, mode, shape):
 def _untake(g, index, axis, mode, shape):
     lines = ["def impl(g, index, axis, mode, shape):", "    flat = flat_index(index)",
              "    seed = np.ascontiguousarray(np.asarray(g))"]
-    if _omitted(axis):
-        lines += ["    size = 1", "    for n in shape:", "        size *= n",
+    if omitted_argument(axis):
+        lines += ["    size = size_of(shape)",
                   "    out = add_rows(seed.reshape(-1), 0, fixed_index(flat, size, mode), size)",
                   "    return out.sum()" if len(shape) == 0 else "    return out.reshape(shape)"]
         return _compile("\n".join(lines))
@@ -152,7 +152,7 @@ def taken_shape(shape, index_shape, axis):
 
 @overload(taken_shape)
 def _taken_shape(shape, index_shape, axis):
-    if _omitted(axis):
+    if omitted_argument(axis):
         return lambda shape, index_shape, axis: index_shape
     rank, index_rank = len(shape), len(index_shape)
     return _compile("\n".join(["def impl(shape, index_shape, axis):",
@@ -168,11 +168,9 @@ def untake_along_axis(g, index, axis, shape):
 
 @overload(untake_along_axis)
 def _untake_along_axis(g, index, axis, shape):
-    if _omitted(axis):
+    if omitted_argument(axis):
         def flat(g, index, axis, shape):
-            size = 1
-            for n in shape:
-                size *= n
+            size = size_of(shape)
             positions = fixed_index(flat_index(index), size, "raise")
             return add_rows(np.ascontiguousarray(g).reshape(-1), 0, positions,
                             size).reshape(shape)
@@ -201,7 +199,7 @@ def along_shape(shape, index_shape, axis):
 
 @overload(along_shape)
 def _along_shape(shape, index_shape, axis):
-    if _omitted(axis):
+    if omitted_argument(axis):
         return lambda shape, index_shape, axis: index_shape
 
     def broadcast(shape, index_shape, axis):
@@ -318,7 +316,7 @@ def sort_order(x, axis):
 
 @overload(sort_order)
 def _sort_order(x, axis):
-    if _omitted(axis):
+    if omitted_argument(axis):
         return lambda x, axis: np.argsort(np.ascontiguousarray(x).reshape(-1), kind="mergesort")
 
     def along(x, axis):
@@ -340,7 +338,7 @@ def _sort(a, axis=-1, kind=None, order=None, stable=None):
     if not isinstance(axis, types.Type):  # omitted: the last axis
         return lambda a, axis=-1, kind=None, order=None, stable=None: np.take_along_axis(
             a, sort_order(a, -1), -1)
-    if _omitted(axis):
+    if omitted_argument(axis):
         return lambda a, axis=-1, kind=None, order=None, stable=None: take_rows(
             np.ascontiguousarray(a).reshape(-1), 0, sort_order(a, None))
     return lambda a, axis=-1, kind=None, order=None, stable=None: np.take_along_axis(
@@ -353,7 +351,7 @@ def unsort(g, x, axis):
 
 @overload(unsort)
 def _unsort(g, x, axis):
-    if _omitted(axis):
+    if omitted_argument(axis):
         def flat(g, x, axis):
             out = np.empty(x.size)
             order = sort_order(x, None)
