@@ -295,7 +295,9 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "pad", "take",
                    "take_along_axis", "diag", "diagonal", "diagflat", "trace", "sort",
                    # srcad/runtime/numba_linalg.py
-                   "solve_triangular", "cho_factor_matrix", "cho_solve_matrix"}
+                   "solve_triangular", "cho_factor_matrix", "cho_solve_matrix",
+                   # srcad/runtime/numba_spectral.py
+                   "eigh", "eigvalsh"}
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)

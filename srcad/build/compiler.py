@@ -41,6 +41,7 @@ from srcad.runtime.runtime_names import (
     NUMBA_RUNTIME_NAMES,
     NUMBA_SELECTION_NAMES,
     NUMBA_SEMANTICS_NAMES,
+    NUMBA_SPECTRAL_NAMES,
 )
 from srcad.transform.numba_compat import reduction_of
 
@@ -73,7 +74,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         header.append(f"from srcad.runtime.numba_semantics import {', '.join(semantics)}")
     for names, module in ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
                           (NUMBA_SELECTION_NAMES, "numba_selection"),
-                          (NUMBA_LINALG_NAMES, "numba_linalg")):
+                          (NUMBA_LINALG_NAMES, "numba_linalg"),
+                          (NUMBA_SPECTRAL_NAMES, "numba_spectral")):
         if free_names & names:
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
@@ -82,7 +84,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         return n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES \
             or n in NUMBA_SEMANTICS_NAMES or n in reductions or n in NUMBA_RUNTIME_NAMES \
             or n in CHECKPOINT_NAMES or n in NUMBA_MOVEMENT_NAMES \
-            or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES
+            or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES \
+            or n in NUMBA_SPECTRAL_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -216,7 +219,7 @@ def _runtime_digest() -> str:
                                                      "special_scalars.py", "numba_special.py",
                                                      "numba_math.py", "numba_statistics.py",
                                                      "numba_movement.py", "numba_selection.py",
-                                                     "numba_linalg.py"))
+                                                     "numba_linalg.py", "numba_spectral.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

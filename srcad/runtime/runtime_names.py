@@ -66,6 +66,9 @@ NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_diagonal", "moved_trace"
 # the scipy.linalg functions numba compiles (numba overloads of the SciPy objects)
 NUMBA_LINALG_NAMES = frozenset({"cho_factor_matrix", "cho_solve_matrix"})
 NUMBA_LINALG_FUNCTIONS = ("solve_triangular", "cholesky", "solve", "inv", "det")
+# srcad/runtime/numba_spectral.py: np.linalg.eigh / eigvalsh with UPLO= and their derivatives
+NUMBA_SPECTRAL_NAMES = frozenset({"spectral_eigh", "spectral_eigvalsh", "eigh_tangent",
+                                  "eigh_adjoint"})
 # srcad/runtime/checkpointing.py: what a loop over the automatic tape budget raises (numba)
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/operators/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)
@@ -95,6 +98,7 @@ GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs
 PREFIXES = ("srcad_", "reduce_")
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
     | NUMBA_SEMANTICS_NAMES | NUMBA_MOVEMENT_NAMES | NUMBA_SELECTION_NAMES \
+    | NUMBA_SPECTRAL_NAMES \
     | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) \
     | frozenset(RECURSION_RUNTIME_NAMES) | GENERATED_BUILTINS \
     | frozenset(LIBRARY_MODULES) \
@@ -107,7 +111,8 @@ _RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runti
                     "srcad.runtime.numba_arrays",
                     "srcad.build.running", "srcad.runtime.checkpointing", "srcad.operators.nested",
                     "srcad.runtime.numba_semantics", "srcad.runtime.numba_scatter",
-                    "srcad.runtime.numba_movement", "srcad.runtime.numba_selection"}
+                    "srcad.runtime.numba_movement", "srcad.runtime.numba_selection",
+                    "srcad.runtime.numba_linalg", "srcad.runtime.numba_spectral"}
 
 
 def library_modules() -> dict:

@@ -122,13 +122,14 @@ def test_numba_refuses_scipy_linalg_expm_by_name():
         srcad.gradient(exponential, np.eye(2), backend="numba")
 
 
-NUMBA_CASES = [c for c in CASES if c["call"].startswith("scipy.linalg")
+NUMBA_CASES = [c for c in CASES if (c["call"].startswith("scipy.linalg")
+                                    or c["name"] in ("eigh", "eigvalsh"))
                and "expm" not in c["call"]]
 
 
 @pytest.mark.slow  # numba compilations: make test-all (the smoke test: the likelihood below)
 @pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in NUMBA_CASES])
-def test_scipy_linalg_rule_agrees_with_finite_differences_on_numba(case):
+def test_scipy_linalg_and_eigh_rules_agree_with_finite_differences_on_numba(case):
     f = cases.function_of(case)
     check_grads(f, *_duplicated(cases.arguments(case)), rtol=1e-5, backend="numba")
 
