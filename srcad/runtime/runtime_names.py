@@ -57,7 +57,7 @@ NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power", "scatter_add"})
 NUMBA_MOVEMENT_NAMES = frozenset({"moved_flip", "moved_fliplr", "moved_flipud", "moved_roll",
                                   "moved_rot90", "moved_tile", "moved_repeat", "moved_pad",
                                   "untile", "tiled_shape", "unrepeat", "repeated_shape",
-                                  "unpad", "padded_shape"})
+                                  "unpad", "padded_shape", "size_of"})
 NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_diagonal", "moved_trace", "moved_sort",
                                    "untake", "taken_shape", "untake_along_axis", "along_shape",
                                    "undiagonal", "untrace", "diagonal_shape", "sort_order",

@@ -163,11 +163,11 @@ class _Products(gast.NodeTransformer):
         module = isinstance(f.value, gast.Name) and f.value.id == "np"
         if f.attr in _REDUCTIONS:
             return _reduction(node, module)
-        if f.attr in NUMBA_STATISTICS:  # np.var(x, axis=0, ddof=1), ...
-            return statistic_call(node, module, reduction_name)
         moved = moved_call(node, module)  # np.roll(x, 1, axis=0), x.take(i, 0), ...
         if moved is not node:
             return moved
+        if f.attr in NUMBA_STATISTICS:  # np.var(x, axis=0, ddof=1), ...
+            return statistic_call(node, module, reduction_name)
         if S.unparse_expr(f) in _SPECTRAL:  # UPLO= (srcad/runtime/numba_spectral.py)
             node.func = S.name(_SPECTRAL[S.unparse_expr(f)])
             return node

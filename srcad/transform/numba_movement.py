@@ -6,7 +6,8 @@ of a whole array, np.trace of the main diagonal, np.sort along the last axis, an
 np.pad or np.diagonal). The methods `x.repeat(...)`, `x.take(...)`, `x.diagonal(...)` and
 `x.trace(...)` become the same calls of their receiver. The adjoints the rules call (`untile`,
 `unpad`, ...) keep their names: the numba module imports the compiled ones
-(srcad/build/compiler.py).
+(srcad/build/compiler.py). `np.prod(x.shape)`, the size in a rule's result shape, becomes
+`size_of(x.shape)` (numba's np.prod takes no tuple).
 
 >>> from srcad.frontend import syntax as S
 >>> S.unparse_expr(moved_call(S.parse_expr("x.repeat(2, axis=0)"), module=False))
@@ -30,6 +31,11 @@ def moved_call(node, module: bool):
     """`moved_<name>(...)` for a call `np.<name>(...)` (`module`) or `x.<name>(...)` of one of
     these functions; `node` itself for any other call."""
     name = node.func.attr
+    if module and name == "prod" and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.args[0], gast.Attribute) and node.args[0].attr == "shape":
+        # the size in a rule's result shape (np.diagflat, np.sort(x, axis=None)): numba's
+        # np.prod takes arrays, not a shape tuple
+        return gast.copy_location(S.call("size_of", node.args[0]), node)
     if not (module and name in MOVED or not module and name in _METHODS):
         return node
     arguments = [_tuples(a) for a in node.args]
