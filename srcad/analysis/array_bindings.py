@@ -297,7 +297,9 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    # srcad/runtime/numba_linalg.py
                    "solve_triangular", "cho_factor_matrix", "cho_solve_matrix",
                    # srcad/runtime/numba_spectral.py
-                   "eigh", "eigvalsh"}
+                   "eigh", "eigvalsh",
+                   # srcad/runtime/numba_quantiles.py
+                   "median", "quantile", "percentile"}
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)

@@ -38,6 +38,7 @@ from srcad.runtime.runtime_names import (
     NUMBA_ARRAY_NAMES,
     NUMBA_LINALG_NAMES,
     NUMBA_MOVEMENT_NAMES,
+    NUMBA_QUANTILE_NAMES,
     NUMBA_RUNTIME_NAMES,
     NUMBA_SELECTION_NAMES,
     NUMBA_SEMANTICS_NAMES,
@@ -75,7 +76,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     for names, module in ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
                           (NUMBA_SELECTION_NAMES, "numba_selection"),
                           (NUMBA_LINALG_NAMES, "numba_linalg"),
-                          (NUMBA_SPECTRAL_NAMES, "numba_spectral")):
+                          (NUMBA_SPECTRAL_NAMES, "numba_spectral"),
+                          (NUMBA_QUANTILE_NAMES, "numba_quantiles")):
         if free_names & names:
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
@@ -85,7 +87,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             or n in NUMBA_SEMANTICS_NAMES or n in reductions or n in NUMBA_RUNTIME_NAMES \
             or n in CHECKPOINT_NAMES or n in NUMBA_MOVEMENT_NAMES \
             or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES \
-            or n in NUMBA_SPECTRAL_NAMES
+            or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -219,7 +221,8 @@ def _runtime_digest() -> str:
                                                      "special_scalars.py", "numba_special.py",
                                                      "numba_math.py", "numba_statistics.py",
                                                      "numba_movement.py", "numba_selection.py",
-                                                     "numba_linalg.py", "numba_spectral.py"))
+                                                     "numba_linalg.py", "numba_spectral.py",
+                                                     "numba_quantiles.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -304,7 +304,7 @@ def _diagonal_shape(shape, offset, axis1, axis2):
 # -- np.sort: the stable order ------------------------------------------------------------------
 
 @register_jitable
-def _lanes(x, axis):
+def lanes(x, axis):
     """x with `axis` last, as rows of that axis (a C-contiguous copy)."""
     moved = np.ascontiguousarray(np.swapaxes(x, axis, x.ndim - 1))
     return moved, moved.reshape((-1, moved.shape[-1]))
@@ -321,7 +321,7 @@ def _sort_order(x, axis):
 
     def along(x, axis):
         axis = axis % x.ndim
-        moved, rows = _lanes(x, axis)
+        moved, rows = lanes(x, axis)
         order = np.empty(rows.shape, np.int64)
         for r in range(rows.shape[0]):
             order[r] = np.argsort(rows[r], kind="mergesort")
@@ -363,8 +363,8 @@ def _unsort(g, x, axis):
 
     def along(g, x, axis):
         axis = axis % x.ndim
-        moved, order = _lanes(sort_order(x, axis), axis)
-        _, seed = _lanes(np.ascontiguousarray(g), axis)
+        moved, order = lanes(sort_order(x, axis), axis)
+        _, seed = lanes(np.ascontiguousarray(g), axis)
         out = np.empty(seed.shape)
         for r in range(seed.shape[0]):
             for j in range(seed.shape[1]):
