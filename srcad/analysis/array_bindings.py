@@ -299,7 +299,8 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    # srcad/runtime/numba_spectral.py
                    "eigh", "eigvalsh",
                    # srcad/runtime/numba_quantiles.py
-                   "median", "quantile", "percentile"}
+                   "median", "quantile", "percentile",
+                   "einsum"}  # srcad/runtime/numba_einsum.py
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)

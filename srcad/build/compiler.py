@@ -36,6 +36,7 @@ from srcad.runtime.runtime_names import (
     GENERATED_BUILTINS,
     MODULES,
     NUMBA_ARRAY_NAMES,
+    NUMBA_EINSUM_NAMES,
     NUMBA_LINALG_NAMES,
     NUMBA_MOVEMENT_NAMES,
     NUMBA_QUANTILE_NAMES,
@@ -77,7 +78,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                           (NUMBA_SELECTION_NAMES, "numba_selection"),
                           (NUMBA_LINALG_NAMES, "numba_linalg"),
                           (NUMBA_SPECTRAL_NAMES, "numba_spectral"),
-                          (NUMBA_QUANTILE_NAMES, "numba_quantiles")):
+                          (NUMBA_QUANTILE_NAMES, "numba_quantiles"),
+                          (NUMBA_EINSUM_NAMES, "numba_einsum")):
         if free_names & names:
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
@@ -87,7 +89,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             or n in NUMBA_SEMANTICS_NAMES or n in reductions or n in NUMBA_RUNTIME_NAMES \
             or n in CHECKPOINT_NAMES or n in NUMBA_MOVEMENT_NAMES \
             or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES \
-            or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES
+            or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES or n in NUMBA_EINSUM_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -222,7 +224,7 @@ def _runtime_digest() -> str:
                                                      "numba_math.py", "numba_statistics.py",
                                                      "numba_movement.py", "numba_selection.py",
                                                      "numba_linalg.py", "numba_spectral.py",
-                                                     "numba_quantiles.py"))
+                                                     "numba_quantiles.py", "numba_einsum.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

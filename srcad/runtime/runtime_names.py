@@ -64,6 +64,8 @@ NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_diagonal", "moved_trace"
                                    "unsort"})
 # srcad/runtime/numba_quantiles.py: np.median, np.quantile, np.percentile along an axis
 NUMBA_QUANTILE_NAMES = frozenset({"moved_median", "moved_quantile", "moved_percentile"})
+# srcad/runtime/numba_einsum.py: np.einsum with literal subscripts and its adjoint, as loops
+NUMBA_EINSUM_NAMES = frozenset({"moved_einsum", "einsum_adjoint"})
 # srcad/runtime/numba_linalg.py: srcad's spellings of cho_factor / cho_solve, compiled, and
 # the scipy.linalg functions numba compiles (numba overloads of the SciPy objects)
 NUMBA_LINALG_NAMES = frozenset({"cho_factor_matrix", "cho_solve_matrix"})
@@ -100,7 +102,7 @@ GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs
 PREFIXES = ("srcad_", "reduce_")
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
     | NUMBA_SEMANTICS_NAMES | NUMBA_MOVEMENT_NAMES | NUMBA_SELECTION_NAMES \
-    | NUMBA_SPECTRAL_NAMES | NUMBA_QUANTILE_NAMES \
+    | NUMBA_SPECTRAL_NAMES | NUMBA_QUANTILE_NAMES | NUMBA_EINSUM_NAMES \
     | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) \
     | frozenset(RECURSION_RUNTIME_NAMES) | GENERATED_BUILTINS \
     | frozenset(LIBRARY_MODULES) \
@@ -115,7 +117,7 @@ _RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runti
                     "srcad.runtime.numba_semantics", "srcad.runtime.numba_scatter",
                     "srcad.runtime.numba_movement", "srcad.runtime.numba_selection",
                     "srcad.runtime.numba_linalg", "srcad.runtime.numba_spectral",
-                    "srcad.runtime.numba_quantiles"}
+                    "srcad.runtime.numba_quantiles", "srcad.runtime.numba_einsum"}
 
 
 def library_modules() -> dict:

@@ -8,7 +8,8 @@ np.pad or np.diagonal). The methods `x.repeat(...)`, `x.take(...)`, `x.diagonal(
 `unpad`, ...) keep their names: the numba module imports the compiled ones
 (srcad/build/compiler.py). np.median, np.quantile and np.percentile become `moved_median`,
 ... (srcad/runtime/numba_quantiles.py), and a stable np.argsort (the ranks their derivative
-reads) `sort_order`. `np.prod(x.shape)`, the size in a rule's result shape, becomes
+reads) `sort_order`; np.einsum `moved_einsum` (srcad/runtime/numba_einsum.py).
+`np.prod(x.shape)`, the size in a rule's result shape, becomes
 `size_of(x.shape)` (numba's np.prod takes no tuple).
 
 >>> from srcad.frontend import syntax as S
@@ -24,7 +25,7 @@ from srcad.frontend import syntax as S
 
 # np.<name> spelled moved_<name> (srcad/runtime/runtime_names.py lists the runtime's names)
 MOVED = ("flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "pad", "take",
-         "diagonal", "trace", "sort", "median", "quantile", "percentile")
+         "diagonal", "trace", "sort", "median", "quantile", "percentile", "einsum")
 # array methods that are these functions of their receiver (x.sort() sorts in place: not one)
 _METHODS = ("repeat", "take", "diagonal", "trace")
 
@@ -46,7 +47,8 @@ def moved_call(node, module: bool):
     if not (module and name in MOVED or not module and name in _METHODS):
         return node
     arguments = [_tuples(a) for a in node.args]
-    keywords = [gast.keyword(arg=k.arg, value=_tuples(k.value)) for k in node.keywords]
+    keywords = [gast.keyword(arg=k.arg, value=_tuples(k.value)) for k in node.keywords
+                if not (name == "einsum" and k.arg == "optimize")]  # the order of the work
     if not module:  # the receiver is the operand
         arguments.insert(0, node.func.value)
     return gast.copy_location(gast.Call(func=S.name(f"moved_{name}"), args=arguments,
