@@ -39,6 +39,7 @@ from srcad.runtime.runtime_names import (
     NUMBA_EINSUM_NAMES,
     NUMBA_LINALG_NAMES,
     NUMBA_MOVEMENT_NAMES,
+    NUMBA_PADDING_NAMES,
     NUMBA_QUANTILE_NAMES,
     NUMBA_RUNTIME_NAMES,
     NUMBA_SELECTION_NAMES,
@@ -79,7 +80,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                           (NUMBA_LINALG_NAMES, "numba_linalg"),
                           (NUMBA_SPECTRAL_NAMES, "numba_spectral"),
                           (NUMBA_QUANTILE_NAMES, "numba_quantiles"),
-                          (NUMBA_EINSUM_NAMES, "numba_einsum")):
+                          (NUMBA_EINSUM_NAMES, "numba_einsum"),
+                          (NUMBA_PADDING_NAMES, "numba_padding")):
         if free_names & names:
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
@@ -89,7 +91,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             or n in NUMBA_SEMANTICS_NAMES or n in reductions or n in NUMBA_RUNTIME_NAMES \
             or n in CHECKPOINT_NAMES or n in NUMBA_MOVEMENT_NAMES \
             or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES \
-            or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES or n in NUMBA_EINSUM_NAMES
+            or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES or n in NUMBA_EINSUM_NAMES \
+            or n in NUMBA_PADDING_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -224,7 +227,8 @@ def _runtime_digest() -> str:
                                                      "numba_math.py", "numba_statistics.py",
                                                      "numba_movement.py", "numba_selection.py",
                                                      "numba_linalg.py", "numba_spectral.py",
-                                                     "numba_quantiles.py", "numba_einsum.py"))
+                                                     "numba_quantiles.py", "numba_einsum.py",
+                                                     "numba_padding.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

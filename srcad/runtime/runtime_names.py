@@ -55,9 +55,9 @@ NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power", "scatter_add"})
 # adjoints of srcad/runtime/movement_runtime.py, compiled (srcad/transform/numba_movement.py
 # spells `np.roll(...)` `moved_roll(...)`)
 NUMBA_MOVEMENT_NAMES = frozenset({"moved_flip", "moved_fliplr", "moved_flipud", "moved_roll",
-                                  "moved_rot90", "moved_tile", "moved_repeat", "moved_pad",
-                                  "untile", "tiled_shape", "unrepeat", "repeated_shape",
-                                  "unpad", "padded_shape", "size_of"})
+                                  "moved_rot90", "moved_tile", "moved_repeat", "untile",
+                                  "tiled_shape", "unrepeat", "repeated_shape", "size_of"})
+NUMBA_PADDING_NAMES = frozenset({"moved_pad", "unpad", "padded_shape"})  # numba_padding.py
 NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_diagonal", "moved_trace", "moved_sort",
                                    "untake", "taken_shape", "untake_along_axis", "along_shape",
                                    "undiagonal", "untrace", "diagonal_shape", "sort_order",
@@ -102,7 +102,7 @@ GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs
 PREFIXES = ("srcad_", "reduce_")
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
     | NUMBA_SEMANTICS_NAMES | NUMBA_MOVEMENT_NAMES | NUMBA_SELECTION_NAMES \
-    | NUMBA_SPECTRAL_NAMES | NUMBA_QUANTILE_NAMES | NUMBA_EINSUM_NAMES \
+    | NUMBA_SPECTRAL_NAMES | NUMBA_QUANTILE_NAMES | NUMBA_EINSUM_NAMES | NUMBA_PADDING_NAMES \
     | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) \
     | frozenset(RECURSION_RUNTIME_NAMES) | GENERATED_BUILTINS \
     | frozenset(LIBRARY_MODULES) \
@@ -117,7 +117,8 @@ _RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runti
                     "srcad.runtime.numba_semantics", "srcad.runtime.numba_scatter",
                     "srcad.runtime.numba_movement", "srcad.runtime.numba_selection",
                     "srcad.runtime.numba_linalg", "srcad.runtime.numba_spectral",
-                    "srcad.runtime.numba_quantiles", "srcad.runtime.numba_einsum"}
+                    "srcad.runtime.numba_quantiles", "srcad.runtime.numba_einsum",
+                    "srcad.runtime.numba_padding"}
 
 
 def library_modules() -> dict:

@@ -1,6 +1,6 @@
 """numba spellings of NumPy's movement and selecting functions: `np.roll(x, 1, axis=0)`
 becomes `moved_roll(x, 1, axis=0)`, the same arguments, a function of
-srcad/runtime/numba_movement.py or srcad/runtime/numba_selection.py that follows NumPy's
+srcad/runtime/numba_movement.py, numba_padding.py or numba_selection.py that follows NumPy's
 keywords where numba's own does not (numba has np.roll and np.repeat without `axis=`, np.flip
 of a whole array, np.trace of the main diagonal, np.sort along the last axis, and no np.tile,
 np.pad or np.diagonal). The methods `x.repeat(...)`, `x.take(...)`, `x.diagonal(...)` and

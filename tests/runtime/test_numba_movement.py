@@ -10,6 +10,7 @@ numba = pytest.importorskip("numba")
 
 from srcad.runtime import movement_runtime as P  # noqa: E402
 from srcad.runtime import numba_movement as M  # noqa: E402
+from srcad.runtime import numba_padding as D  # noqa: E402
 from srcad.runtime import numba_selection as S  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -72,17 +73,17 @@ def test_tile_repeat_and_their_adjoints_are_numpys():
 def test_every_pad_mode_and_its_adjoint_are_numpys():
     @numba.njit
     def padded(x, y):
-        return (M.moved_pad(y, 1), M.moved_pad(x, ((1, 0), (0, 2))),
-                M.moved_pad(x, 2, mode="edge"), M.moved_pad(x, (2, 1), "reflect"),
-                M.moved_pad(y, 3, mode="wrap"), M.moved_pad(x, 1, mode="symmetric"),
-                M.moved_pad(x, pad_width=1, constant_values=2.5),
-                M.moved_pad(x, 1, constant_values=(1.0, 2.0)), M.moved_pad(x, 7, "reflect"),
-                M.moved_pad(x, 7, "symmetric"), M.moved_pad(y, 9, "wrap"))
+        return (D.moved_pad(y, 1), D.moved_pad(x, ((1, 0), (0, 2))),
+                D.moved_pad(x, 2, mode="edge"), D.moved_pad(x, (2, 1), "reflect"),
+                D.moved_pad(y, 3, mode="wrap"), D.moved_pad(x, 1, mode="symmetric"),
+                D.moved_pad(x, pad_width=1, constant_values=2.5),
+                D.moved_pad(x, 1, constant_values=(1.0, 2.0)), D.moved_pad(x, 7, "reflect"),
+                D.moved_pad(x, 7, "symmetric"), D.moved_pad(y, 9, "wrap"))
 
     @numba.njit
     def adjoints(g, h):
-        return (M.unpad(g, (2, 3), 7, "reflect"), M.unpad(g, (2, 3), 7, "symmetric"),
-                M.unpad(h, (2, 3), ((1, 0), (0, 2)), "constant"))
+        return (D.unpad(g, (2, 3), 7, "reflect"), D.unpad(g, (2, 3), 7, "symmetric"),
+                D.unpad(h, (2, 3), ((1, 0), (0, 2)), "constant"))
     x, y = X, np.arange(4.0)
     _same(padded(x, y), (
         np.pad(y, 1), np.pad(x, ((1, 0), (0, 2))), np.pad(x, 2, mode="edge"),
