@@ -108,7 +108,7 @@ def einsum_of(a, b):
 
 def test_einsum_runs_on_numba():
     check_grads(einsum_of, *_duplicated([np.arange(4.0).reshape(2, 2)]),
-                srcad.Constant(np.ones((2, 2))), backend="numba", modes=("rev", "fwd"))
+                srcad.Const(np.ones((2, 2))), backend="numba", modes=("rev", "fwd"))
 
 
 def tensordot_of(a, b):
