@@ -9,8 +9,8 @@ for a trace, its floats.
 
 Drawn from its own random stream (`random.Random("movement <seed>")`): without `movement` every
 seed keeps its program. The numba backend compiles the family (srcad/runtime/numba_movement.py,
-numba_selection.py) but for np.split, np.r_, np.linspace and nested lists, which it refuses
-with a SrcadError naming the function.
+numba_padding.py, numba_selection.py); np.linspace between values that carry a derivative, and
+whatever else numba cannot compile, must be refused with a SrcadError naming the call.
 """
 
 from __future__ import annotations
