@@ -9,7 +9,8 @@ Matrices are kept well-conditioned by the form (`A @ A.T + m * I` for a symmetri
 definite one, `0.3 * S` inside a power or exponential), and eigenvectors and singular vectors
 enter squared (their signs are arbitrary). Drawn from its own random stream
 (`random.Random("linalg <seed>")`): without `linalg` every seed keeps its program. On the
-numba backend such a program must be refused with a SrcadError.
+numba backend eigvalsh, cholesky, slogdet, inv and scipy.linalg but expm run; a program with
+any other form must be refused with a SrcadError.
 """
 
 from __future__ import annotations

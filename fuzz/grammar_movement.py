@@ -8,8 +8,9 @@ position or by name; each result joins the program's arrays (its shape computed 
 for a trace, its floats.
 
 Drawn from its own random stream (`random.Random("movement <seed>")`): without `movement` every
-seed keeps its program. On the numba backend such a program must be refused with a SrcadError
-naming the function (srcad differentiates this family on the python backend).
+seed keeps its program. The numba backend compiles the family (srcad/runtime/numba_movement.py,
+numba_padding.py, numba_selection.py); np.linspace between values that carry a derivative, and
+whatever else numba cannot compile, must be refused with a SrcadError naming the call.
 """
 
 from __future__ import annotations

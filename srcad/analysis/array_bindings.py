@@ -290,7 +290,17 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "srcad_nested_gradient",  # numba kernels of their own (nested_numba.py)
                    "clip", "logaddexp", "expand_dims", "broadcast_to", "atleast_1d",
                    "atleast_2d", "atleast_3d", "hstack", "vstack", "column_stack", "tril",
-                   "triu", "swapaxes", "moveaxis"}
+                   "triu", "swapaxes", "moveaxis",
+                   # srcad/runtime/numba_movement.py, numba_selection.py
+                   "flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "pad", "take",
+                   "take_along_axis", "diag", "diagonal", "diagflat", "trace", "sort",
+                   # srcad/runtime/numba_linalg.py
+                   "solve_triangular", "cho_factor_matrix", "cho_solve_matrix",
+                   # srcad/runtime/numba_spectral.py
+                   "eigh", "eigvalsh",
+                   # srcad/runtime/numba_quantiles.py
+                   "median", "quantile", "percentile",
+                   "einsum"}  # srcad/runtime/numba_einsum.py
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)

@@ -36,8 +36,15 @@ from srcad.runtime.runtime_names import (
     GENERATED_BUILTINS,
     MODULES,
     NUMBA_ARRAY_NAMES,
+    NUMBA_EINSUM_NAMES,
+    NUMBA_LINALG_NAMES,
+    NUMBA_MOVEMENT_NAMES,
+    NUMBA_PADDING_NAMES,
+    NUMBA_QUANTILE_NAMES,
     NUMBA_RUNTIME_NAMES,
+    NUMBA_SELECTION_NAMES,
     NUMBA_SEMANTICS_NAMES,
+    NUMBA_SPECTRAL_NAMES,
 )
 from srcad.transform.numba_compat import reduction_of
 
@@ -68,11 +75,24 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     semantics = sorted(free_names & NUMBA_SEMANTICS_NAMES)
     if semantics:
         header.append(f"from srcad.runtime.numba_semantics import {', '.join(semantics)}")
+    for names, module in ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
+                          (NUMBA_SELECTION_NAMES, "numba_selection"),
+                          (NUMBA_LINALG_NAMES, "numba_linalg"),
+                          (NUMBA_SPECTRAL_NAMES, "numba_spectral"),
+                          (NUMBA_QUANTILE_NAMES, "numba_quantiles"),
+                          (NUMBA_EINSUM_NAMES, "numba_einsum"),
+                          (NUMBA_PADDING_NAMES, "numba_padding")):
+        if free_names & names:
+            header.append(f"from srcad.runtime.{module} import "
+                          f"{', '.join(sorted(free_names & names))}")
     header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
     def provided(n):  # by the header above, not by f's namespace
         return n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES \
             or n in NUMBA_SEMANTICS_NAMES or n in reductions or n in NUMBA_RUNTIME_NAMES \
-            or n in CHECKPOINT_NAMES
+            or n in CHECKPOINT_NAMES or n in NUMBA_MOVEMENT_NAMES \
+            or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES \
+            or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES or n in NUMBA_EINSUM_NAMES \
+            or n in NUMBA_PADDING_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -204,7 +224,11 @@ def _runtime_digest() -> str:
     text = "".join((here / f).read_text() for f in ("numba_runtime.py", "numba_arrays.py",
                                                      "numba_semantics.py", "array_runtime.py",
                                                      "special_scalars.py", "numba_special.py",
-                                                     "numba_math.py", "numba_statistics.py"))
+                                                     "numba_math.py", "numba_statistics.py",
+                                                     "numba_movement.py", "numba_selection.py",
+                                                     "numba_linalg.py", "numba_spectral.py",
+                                                     "numba_quantiles.py", "numba_einsum.py",
+                                                     "numba_padding.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -230,6 +254,8 @@ def raise_numba_error(err: Exception, origin: str = "") -> None:
                         r"(?:function|method) (\w+)", text)
     if missing:
         detail = f"numba has no `{missing.group(1)}` for these operands ({detail})"
+    # srcad/transform/numba_movement.py's spelling of np.diagonal, ...: the user's name
+    detail = re.sub(r"\bmoved_(\w+)", r"np.\1", detail)
     line, statement = _user_line(text)
     where = f" of `{statement}`" if statement else ""
     hint = ("make every variable defined on every path, or use backend='python'" if undefined

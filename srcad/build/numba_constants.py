@@ -39,7 +39,11 @@ import numpy as np
 
 from srcad.errors import SrcadError
 from srcad.frontend.source_functions import compile_source
-from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS, NUMBA_SPECIAL_REDUCTIONS
+from srcad.runtime.runtime_names import (
+    NUMBA_LINALG_FUNCTIONS,
+    NUMBA_SPECIAL_FUNCTIONS,
+    NUMBA_SPECIAL_REDUCTIONS,
+)
 
 _NUMBA_MODULES = ("math", "cmath", "random", "numpy")
 _COMPILED_OBJECTS = {id(v) for m in (math, cmath, np, np.linalg, np.random, random)
@@ -79,7 +83,8 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
             reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
             varying = sorted(reads - invariant - known - set(definitions))
             obj = _callee_object(node.func, namespace)
-            if varying and (special_function(obj) or user_compiled(callee, obj)):
+            if varying and (special_function(obj) or linalg_function(obj)
+                            or user_compiled(callee, obj)):
                 if user_compiled(callee, obj):
                     functions.add(callee.split(".")[0])
                 return self.generic_visit(node)  # compiled by numba in the kernel
@@ -252,15 +257,30 @@ def library_binding(free: str, value) -> list | None:
     if value is statistics or value is statistics.fmean:
         return ["import statistics", f"{free} = statistics"
                 + (".fmean" if value is statistics.fmean else "")]
-    name = special_function(value)
-    if isinstance(value, types.ModuleType) and value.__name__ in ("scipy", "scipy.special"):
+    name, linalg = special_function(value), linalg_function(value)
+    if isinstance(value, types.ModuleType) and value.__name__ in ("scipy", "scipy.special",
+                                                                  "scipy.linalg"):
         target = value.__name__
     elif name is not None:
         target = f"scipy.special.{name}"
+    elif linalg is not None:
+        target = f"scipy.linalg.{linalg}"
     else:
         return None
-    return ["import scipy.special", "import srcad.runtime.numba_special  # noqa: F401 "
-            "(numba's scipy.special)", f"{free} = {target}"]
+    lines = ["import scipy.special", "import srcad.runtime.numba_special  # noqa: F401 "
+             "(numba's scipy.special)"]
+    if "scipy.linalg" in sys.modules:  # srcad/runtime/numba_linalg.py: numba's scipy.linalg
+        lines += ["import scipy.linalg", "import srcad.runtime.numba_linalg  # noqa: F401"]
+    return lines + [f"{free} = {target}"]
+
+
+def linalg_function(obj) -> str | None:
+    """The name of the scipy.linalg function `obj` is when the numba backend compiles it
+    (srcad/runtime/numba_linalg.py), else None."""
+    linalg = sys.modules.get("scipy.linalg")
+    if linalg is None or obj is None:
+        return None
+    return next((n for n in NUMBA_LINALG_FUNCTIONS if getattr(linalg, n, None) is obj), None)
 
 
 def user_compiled(name: str, obj) -> bool:

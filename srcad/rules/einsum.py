@@ -14,7 +14,8 @@ broadcasting widened, and writes a repeated label's diagonal).
 
 The adjoint of operand k is `einsum_adjoint(s, k, g, x0, x1, ...)`; the result's shape is read
 off the operands' shapes label by label (broadcast where an ellipsis axis may be 1).
-numba has no np.einsum or np.tensordot: these are refused by name on the numba backend.
+numba has no np.einsum or np.tensordot: srcad/runtime/numba_einsum.py compiles np.einsum (and
+einsum_adjoint) as loop nests for the numba backend; np.tensordot is refused by name there.
 """
 
 from __future__ import annotations

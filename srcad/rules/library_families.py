@@ -61,10 +61,8 @@ def _scipy_linalg_wanted(add) -> bool:
     except ImportError:
         return False
     for fn, select, keywords, count in family.SHAPED:
-        spelled = family.SPELLED.get(fn.__name__, fn.__name__)
         add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
-                         operand_count=count, numba_refusal=family.NUMBA_REFUSAL.format(
-                             name=f"scipy.linalg.{spelled}")))
+                         operand_count=count, numba_refusal=family.numba_refusal(fn)))
     for fn in family.INTEGER_CALLS:  # lu_factor's pivots
         add(fn, CallInfo(fn.__name__, None, "integers", arrays=ANY))
     return True

@@ -198,9 +198,9 @@ _NUMBA = "numba has no `{name}`: srcad differentiates it on the python backend"
 
 # what the rule table adds for this family: (function, select, the CallInfo's other fields)
 ENTRIES = [
+    # numba: srcad/runtime/numba_einsum.py
     (np.einsum, einsum.einsum, {"leading": ("subscripts",), "keywords": ("optimize",),
-                                "operand_count": -1,
-                                "numba_refusal": _NUMBA.format(name="np.einsum")}),
+                                "operand_count": -1}),
     (np.tensordot, einsum.tensordot, {"keywords": ("axes",), "operand_count": 2,
                                       "numba_refusal": _NUMBA.format(name="np.tensordot")}),
     (np.kron, kron, {"numba_refusal": _NUMBA.format(name="np.kron")}),

@@ -235,7 +235,10 @@ METHODS = {"repeat": np.repeat, "take": np.take, "diagonal": np.diagonal,
            "swapaxes": np.swapaxes}
 
 # the functions whose derivative numba runs (their formulas call only what numba compiles)
-IN_NUMBA = (np.tril, np.triu, np.swapaxes, np.moveaxis)
+IN_NUMBA = (np.tril, np.triu, np.swapaxes, np.moveaxis,
+            # srcad/runtime/numba_movement.py, numba_selection.py
+            np.flip, np.fliplr, np.flipud, np.roll, np.rot90, np.tile, np.repeat, np.pad,
+            np.take, np.take_along_axis, np.diag, np.diagonal, np.diagflat, np.trace, np.sort)
 
 
 def numba_refusal(fn) -> str:

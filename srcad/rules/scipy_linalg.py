@@ -20,7 +20,8 @@ T(m) keeps the triangle SciPy reads (tril for lower=True, triu otherwise, withou
 diagonal for unit_diagonal=True); op is the transpose for trans=1 ("T", "C": real arrays).
 SciPy reads only that triangle of a, so the adjoint is zero off it: the derivative of what
 SciPy computes, also for an a that is not triangular (or symmetric, for assume_a="sym"/"pos").
-numba has no scipy.linalg: each is refused by name on the numba backend.
+numba has no scipy.linalg: srcad/runtime/numba_linalg.py compiles all but expm, which the
+numba backend refuses by name.
 """
 
 from __future__ import annotations
@@ -37,6 +38,18 @@ from srcad.runtime.scipy_lu import lu_factor_matrix, lu_pivots, lu_solve_matrix
 _L = "scipy.linalg."
 NUMBA_REFUSAL = ("numba has no scipy.linalg: `{name}` is differentiated on the python "
                  "backend")
+# compiled on the numba backend by srcad/runtime/numba_linalg.py (the others: NUMBA_REFUSAL)
+IN_NUMBA = (scipy.linalg.solve_triangular, scipy.linalg.cholesky, scipy.linalg.solve,
+            scipy.linalg.inv, scipy.linalg.det, cho_factor_matrix, cho_solve_matrix,
+            # unpacked and passed written out, they are the two above
+            # (srcad/transform/normalize/factor_calls.py)
+            scipy.linalg.cho_factor, scipy.linalg.cho_solve)
+
+
+def numba_refusal(fn) -> str:
+    """Why the numba backend refuses the derivative of `fn` ("": it compiles it)."""
+    spelled = SPELLED.get(fn.__name__, fn.__name__)
+    return "" if fn in IN_NUMBA else NUMBA_REFUSAL.format(name=f"scipy.linalg.{spelled}")
 
 
 def _refuse_overwrite(name, keywords):

@@ -21,7 +21,8 @@ A decomposition returns a tuple; each part a program reads is its own primitive:
 At repeated eigenvalues or singular values the vectors have no derivative (inf or nan, as
 JAX); U and Vh with full_matrices=True of a matrix that is not square are refused when the
 derivative runs (their extra columns are not unique: JAX refuses them too).
-numba: these derivatives run on the python backend; the numba backend refuses them by name.
+numba: eigh and eigvalsh of one matrix compile (srcad/runtime/numba_spectral.py); the others
+run on the python backend, and the numba backend refuses them by name.
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ from srcad.runtime.spectral_runtime import LeastSquares, lstsq_parts
 
 NUMBA_REFUSAL = ("`{name}`'s derivative runs on the python backend: the numba backend "
                  "refuses it")
+
+
+def numba_refusal(fn) -> str:
+    """Why the numba backend refuses the derivative of `fn` ("": it compiles it, for one
+    matrix: srcad/runtime/numba_spectral.py)."""
+    if fn in (np.linalg.eigh, np.linalg.eigvalsh):
+        return ""
+    return NUMBA_REFUSAL.format(name=f"np.linalg.{fn.__name__}")
 
 
 def _matrix(name, ranks, stacks=True):

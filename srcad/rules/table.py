@@ -154,8 +154,8 @@ def _build() -> dict[int, CallInfo]:
     for fn, select, fields in linalg.ENTRIES:  # einsum, tensordot, kron, ...
         add(fn, CallInfo(fn.__name__, None, "float", select=select, **fields))
     for fn, select, keywords, count, parts in spectral.ENTRIES:  # eigh, svd, pinv, ...
-        fields = {"keywords": keywords, "operand_count": count, "numba_refusal":
-                  spectral.NUMBA_REFUSAL.format(name=f"np.linalg.{fn.__name__}")}
+        fields = {"keywords": keywords, "operand_count": count,
+                  "numba_refusal": spectral.numba_refusal(fn)}
         add(fn, CallInfo(fn.__name__, None, "other" if parts else "float", select=select,
                          **fields))
         for key, part in parts.items():  # np.linalg.eigh(A).eigenvectors, lstsq(A, b)[0]

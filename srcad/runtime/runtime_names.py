@@ -54,6 +54,28 @@ NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "chol
 # srcad/runtime/numba_semantics.py: NumPy's and Python's arithmetic where numba's differs
 # (srcad/transform/numba_compat.py spells overlapping updates `unshared`, powers `int_power`)
 NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power", "scatter_add"})
+# srcad/runtime/numba_movement.py and numba_selection.py: NumPy's movement family and the
+# adjoints of srcad/runtime/movement_runtime.py, compiled (srcad/transform/numba_movement.py
+# spells `np.roll(...)` `moved_roll(...)`)
+NUMBA_MOVEMENT_NAMES = frozenset({"moved_flip", "moved_fliplr", "moved_flipud", "moved_roll",
+                                  "moved_rot90", "moved_tile", "moved_repeat", "untile",
+                                  "tiled_shape", "unrepeat", "repeated_shape", "size_of"})
+NUMBA_PADDING_NAMES = frozenset({"moved_pad", "unpad", "padded_shape"})  # numba_padding.py
+NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_diagonal", "moved_trace", "moved_sort",
+                                   "untake", "taken_shape", "untake_along_axis", "along_shape",
+                                   "undiagonal", "untrace", "diagonal_shape", "sort_order",
+                                   "unsort"})
+# srcad/runtime/numba_quantiles.py: np.median, np.quantile, np.percentile along an axis
+NUMBA_QUANTILE_NAMES = frozenset({"moved_median", "moved_quantile", "moved_percentile"})
+# srcad/runtime/numba_einsum.py: np.einsum with literal subscripts and its adjoint, as loops
+NUMBA_EINSUM_NAMES = frozenset({"moved_einsum", "einsum_adjoint"})
+# srcad/runtime/numba_linalg.py: srcad's spellings of cho_factor / cho_solve, compiled, and
+# the scipy.linalg functions numba compiles (numba overloads of the SciPy objects)
+NUMBA_LINALG_NAMES = frozenset({"cho_factor_matrix", "cho_solve_matrix"})
+NUMBA_LINALG_FUNCTIONS = ("solve_triangular", "cholesky", "solve", "inv", "det")
+# srcad/runtime/numba_spectral.py: np.linalg.eigh / eigvalsh with UPLO= and their derivatives
+NUMBA_SPECTRAL_NAMES = frozenset({"spectral_eigh", "spectral_eigvalsh", "eigh_tangent",
+                                  "eigh_adjoint"})
 # srcad/runtime/checkpointing.py: what a loop over the automatic tape budget raises (numba)
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/operators/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)
@@ -82,7 +104,8 @@ GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs
 # `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_kernel`, `srcad_constant_<k>`)
 PREFIXES = ("srcad_", "reduce_")
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
-    | NUMBA_SEMANTICS_NAMES \
+    | NUMBA_SEMANTICS_NAMES | NUMBA_MOVEMENT_NAMES | NUMBA_SELECTION_NAMES \
+    | NUMBA_SPECTRAL_NAMES | NUMBA_QUANTILE_NAMES | NUMBA_EINSUM_NAMES | NUMBA_PADDING_NAMES \
     | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) \
     | frozenset(RECURSION_RUNTIME_NAMES) | GENERATED_BUILTINS \
     | frozenset(LIBRARY_MODULES) \
@@ -94,7 +117,11 @@ _RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runti
                     "srcad.runtime.numba_runtime",
                     "srcad.runtime.numba_arrays",
                     "srcad.build.running", "srcad.runtime.checkpointing", "srcad.operators.nested",
-                    "srcad.runtime.numba_semantics", "srcad.runtime.numba_scatter"}
+                    "srcad.runtime.numba_semantics", "srcad.runtime.numba_scatter",
+                    "srcad.runtime.numba_movement", "srcad.runtime.numba_selection",
+                    "srcad.runtime.numba_linalg", "srcad.runtime.numba_spectral",
+                    "srcad.runtime.numba_quantiles", "srcad.runtime.numba_einsum",
+                    "srcad.runtime.numba_padding"}
 
 
 def library_modules() -> dict:

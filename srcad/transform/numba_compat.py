@@ -43,6 +43,12 @@
   `v` copied when its memory overlaps `t`'s. NumPy reads the whole right side before it writes
   (`y[1:] += y[:-1]` adds the old values); numba's loop reads each element after the
   previous ones were written.
+* `np.roll(x, 1, axis=0)`, `np.pad(x, 1, 'edge')`, `x.take(i, axis=0)` and the rest of the
+  movement family: `moved_roll(...)`, ... (srcad/transform/numba_movement.py), which follow
+  NumPy's keywords where numba's own functions do not.
+* `np.linalg.eigh(A, UPLO='U')`, `np.linalg.eigvalsh(A)`: `spectral_eigh(...)`,
+  `spectral_eigvalsh(...)` (srcad/runtime/numba_spectral.py: numba's take no UPLO), and
+  `.eigenvalues`, `.eigenvectors` of eigh: `[0]`, `[1]` (numba returns a plain pair).
 * `np.add.at(a, idx, v)` (the adjoint of a read through an index array): `scatter_add(a, idx,
   v)` (srcad/runtime/numba_scatter.py), which numba lacks.
 * `a ** b` (an exponent that is not a number written out): `int_power(a, b, where)`
@@ -57,9 +63,12 @@ import gast
 
 from srcad.frontend import syntax as S
 from srcad.rules.numpy_entries import NUMBA_STATISTICS
+from srcad.transform.numba_movement import moved_call
 from srcad.transform.numba_statistics import is_statistic, statistic_call
 
 _SLOGDET_PARTS = {"sign": 0, "logabsdet": 1}  # numba's slogdet returns a plain pair
+_EIGH_PARTS = {"eigenvalues": 0, "eigenvectors": 1}  # and its eigh (spectral_eigh)
+_SPECTRAL = {"np.linalg.eigh": "spectral_eigh", "np.linalg.eigvalsh": "spectral_eigvalsh"}
 # numba joins a tuple, not a list
 _JOINS = ("concatenate", "stack", "hstack", "vstack", "column_stack")
 _REDUCTIONS = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "amax": "max",
@@ -128,6 +137,11 @@ class _Products(gast.NodeTransformer):
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
+        if node.attr in _EIGH_PARTS and isinstance(node.value, gast.Call) \
+                and S.unparse_expr(node.value.func) == "spectral_eigh":
+            index = S.const(_EIGH_PARTS[node.attr])
+            return gast.copy_location(gast.Subscript(value=node.value, slice=index,
+                                                     ctx=gast.Load()), node)
         if node.attr in _SLOGDET_PARTS and isinstance(node.value, gast.Call) \
                 and S.unparse_expr(node.value.func) == "np.linalg.slogdet":
             index = S.const(_SLOGDET_PARTS[node.attr])
@@ -149,8 +163,14 @@ class _Products(gast.NodeTransformer):
         module = isinstance(f.value, gast.Name) and f.value.id == "np"
         if f.attr in _REDUCTIONS:
             return _reduction(node, module)
+        moved = moved_call(node, module)  # np.roll(x, 1, axis=0), x.take(i, 0), ...
+        if moved is not node:
+            return moved
         if f.attr in NUMBA_STATISTICS:  # np.var(x, axis=0, ddof=1), ...
             return statistic_call(node, module, reduction_name)
+        if S.unparse_expr(f) in _SPECTRAL:  # UPLO= (srcad/runtime/numba_spectral.py)
+            node.func = S.name(_SPECTRAL[S.unparse_expr(f)])
+            return node
         if module and f.attr == "expand_dims" and len(node.args) == 2 \
                 and isinstance(node.args[1], gast.Tuple):
             # numba takes one axis: inserted one by one, in increasing order (non-negative

@@ -431,11 +431,11 @@ M = np.arange(6.0).reshape(2, 3) * 0.1
 
 
 def logaddexp_of_a_product_element(x):
-    return np.sum(np.roll((M @ x)[0] * x, 1))  # numba: no np.roll
+    return np.sum(np.kron((M @ x)[0] * x, x))  # numba: no np.kron
 
 
 def rows_scaled_by_a_generator_sum(x):
-    return np.sum(np.roll(x * sum(v for v in x), 1))  # numba: no np.roll
+    return np.sum(np.kron(x * sum(v for v in x), x))  # numba: no np.kron
 
 
 def power_scaled_by_a_generator_sum(x):
@@ -443,8 +443,8 @@ def power_scaled_by_a_generator_sum(x):
 
 
 SPELLED = [
-    (logaddexp_of_a_product_element, "numba", "`np.roll`", "product"),
-    (rows_scaled_by_a_generator_sum, "numba", "`np.roll`",
+    (logaddexp_of_a_product_element, "numba", "`np.kron`", "product"),
+    (rows_scaled_by_a_generator_sum, "numba", "`np.kron`",
      "sum_of"),
     (power_scaled_by_a_generator_sum, "python",
      "in `np.sum(pow(x, x) * sum(v * v for v in x))`", "sum_of"),

@@ -1,7 +1,8 @@
 """The linear algebra rules, generated from the rule tables (tests/helpers/linalg_rule_cases.py):
 each case in reverse, forward and vector mode against central finite differences
 (srcad.testing.check_grads), and its gradient (reverse) and Jacobian (forward lanes) against
-JAX's (jax.numpy.linalg, jax.scipy.linalg); the numba backend refuses them by name."""
+JAX's (jax.numpy.linalg, jax.scipy.linalg); on the numba backend scipy.linalg's cases
+against finite differences (srcad/runtime/numba_linalg.py), and the rest refused by name."""
 
 import types
 
@@ -105,20 +106,50 @@ def einsum_of(a, b):
     return np.sum(np.einsum("ij,jk", a, b))
 
 
-def test_numba_refuses_einsum_by_name():
-    with pytest.raises(srcad.SrcadError, match=r"numba has no `np.einsum`"):
-        srcad.gradient(einsum_of, np.ones((2, 2)), srcad.Constant(np.ones((2, 2))),
+def test_einsum_runs_on_numba():
+    check_grads(einsum_of, *_duplicated([np.arange(4.0).reshape(2, 2)]),
+                srcad.Const(np.ones((2, 2))), backend="numba", modes=("rev", "fwd"))
+
+
+def tensordot_of(a, b):
+    return np.sum(np.tensordot(a, b, 1))
+
+
+def test_numba_refuses_tensordot_by_name():
+    with pytest.raises(srcad.SrcadError, match=r"numba has no `np.tensordot`"):
+        srcad.gradient(tensordot_of, np.ones((2, 2)), srcad.Constant(np.ones((2, 2))),
                        backend="numba")
 
 
-def triangular_solve(a, b):
-    return np.sum(scipy.linalg.solve_triangular(a, b, lower=True))
+def exponential(a):
+    return np.sum(scipy.linalg.expm(a))
 
 
-def test_numba_refuses_scipy_linalg_by_name():
+def test_numba_refuses_scipy_linalg_expm_by_name():
     with pytest.raises(srcad.SrcadError, match=r"numba has no scipy.linalg: "
-                       r"`scipy.linalg.solve_triangular`"):
-        srcad.gradient(triangular_solve, np.eye(2), srcad.Constant(np.ones(2)), backend="numba")
+                       r"`scipy.linalg.expm`"):
+        srcad.gradient(exponential, np.eye(2), backend="numba")
+
+
+NUMBA_CASES = [c for c in CASES if c["call"].startswith("scipy.linalg")
+               and "expm" not in c["call"]
+               or c["name"] in ("eigh", "eigvalsh")  # numba_spectral.py: one matrix
+               and len(c["operands"][0][1]) == 2
+               # numba_einsum.py: no axis of length 1 broadcast against a longer one
+               or c["name"] == "einsum" and "...i,...i->..." not in c["call"]]
+
+
+@pytest.mark.slow  # numba compilations: make test-all (the smoke test: the likelihood below)
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in NUMBA_CASES])
+def test_scipy_linalg_and_eigh_rules_agree_with_finite_differences_on_numba(case):
+    f = cases.function_of(case)
+    check_grads(f, *_duplicated(cases.arguments(case)), rtol=1e-5, backend="numba")
+
+
+def test_gaussian_process_likelihood_differentiates_on_numba():
+    x, y = np.linspace(0.0, 3.0, 7), np.sin(np.linspace(0.0, 3.0, 7))
+    check_grads(gp_log_likelihood, srcad.Active(-0.2), srcad.Active(0.1),
+                srcad.Const(x), srcad.Const(y), backend="numba", modes=("rev", "fwd"))
 
 
 def subscripts_from_a_variable(a, s):
