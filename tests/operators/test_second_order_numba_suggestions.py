@@ -30,18 +30,38 @@ def triangular_loss_in_jax(x):
     return jnp.sum(z * z)
 
 
+def contracted_loss(x):
+    A = np.outer(x, x) + 2.0 * np.eye(3)
+    z = np.tensordot(A, np.sin(x), axes=1)  # numba does not run tensordot's second order
+    return np.sum(z * z)
+
+
+def contracted_loss_in_jax(x):
+    A = jnp.outer(x, x) + 2.0 * jnp.eye(3)
+    return jnp.sum(jnp.tensordot(A, jnp.sin(x), axes=1) ** 2)
+
+
 @pytest.mark.parametrize("operator", ["hessian", pytest.param("hvp", marks=pytest.mark.slow)])
-def test_a_numba_refusal_of_scipy_linalg_suggests_the_python_backend_which_works(operator):
+def test_a_numba_refusal_suggests_the_python_backend_which_works(operator):
     x = np.array([0.7, -0.4, 1.1])
     v = np.array([1.0, 0.5, -2.0])
     options = {"tangent": v} if operator == "hvp" else {}
     with pytest.raises(srcad.SrcadError) as refused:
-        getattr(srcad, operator)(triangular_loss, x, backend="numba", **options)
+        getattr(srcad, operator)(contracted_loss, x, backend="numba", **options)
     text = str(refused.value)
     assert text.endswith("(use backend='python')")
     assert all(p.filename == THIS_FILE and p.line is not None for p in refused.value.problems)
     assert "_dot" not in text and "_bar" not in text and "<srcad" not in text
     assert "srcad/" not in text
-    ours = getattr(srcad, operator)(triangular_loss, x, backend="python", **options)
-    H = np.asarray(jax.jit(jax.hessian(triangular_loss_in_jax))(x))
+    ours = getattr(srcad, operator)(contracted_loss, x, backend="python", **options)
+    H = np.asarray(jax.jit(jax.hessian(contracted_loss_in_jax))(x))
     np.testing.assert_allclose(ours, H @ v if operator == "hvp" else H, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.slow  # numba compilations
+def test_numba_gives_the_hessian_of_a_triangular_solve():
+    # scipy.linalg.solve_triangular runs on numba (srcad/runtime/numba_linalg.py)
+    x = np.array([0.7, -0.4, 1.1])
+    H = np.asarray(jax.jit(jax.hessian(triangular_loss_in_jax))(x))
+    np.testing.assert_allclose(srcad.hessian(triangular_loss, x, backend="numba"), H,
+                               rtol=1e-9, atol=1e-9)
