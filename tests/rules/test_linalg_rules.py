@@ -146,7 +146,7 @@ def test_scipy_linalg_and_eigh_rules_agree_with_finite_differences_on_numba(case
     check_grads(f, *_duplicated(cases.arguments(case)), rtol=1e-5, backend="numba")
 
 
-@pytest.mark.slow  # numba compiles a whole likelihood (the einsum and refusal smoke tests stay fast)
+@pytest.mark.slow  # numba compiles a whole likelihood (the einsum smoke test stays fast)
 def test_gaussian_process_likelihood_differentiates_on_numba():
     x, y = np.linspace(0.0, 3.0, 7), np.sin(np.linspace(0.0, 3.0, 7))
     check_grads(gp_log_likelihood, srcad.Active(-0.2), srcad.Active(0.1),
