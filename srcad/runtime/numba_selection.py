@@ -280,6 +280,13 @@ def untrace(g, shape, offset, axis1, axis2):
 def _untrace(g, shape, offset, axis1, axis2):
     _matrix("trace", len(shape))
 
+    if isinstance(g, types.Array):  # a 0-d adjoint (np.ravel(np.trace(x))): its value
+        def impl(g, shape, offset, axis1, axis2):
+            rows, columns = (shape[0], shape[1]) if axis1 % 2 == 0 else (shape[1], shape[0])
+            length = _diagonal_start(rows, columns, offset)[2]
+            return undiagonal(np.full(length, g.sum()), shape, offset, axis1, axis2)
+        return impl
+
     def impl(g, shape, offset, axis1, axis2):
         rows, columns = (shape[0], shape[1]) if axis1 % 2 == 0 else (shape[1], shape[0])
         length = _diagonal_start(rows, columns, offset)[2]

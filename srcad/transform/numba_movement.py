@@ -44,6 +44,10 @@ def moved_call(node, module: bool):
         axis = next((k.value for k in node.keywords if k.arg == "axis"),
                     node.args[1] if len(node.args) > 1 else S.const(-1))
         return gast.copy_location(S.call("sort_order", node.args[0], axis), node)
+    if not module and name == "swapaxes":  # numba has np.swapaxes, not the method
+        return gast.copy_location(gast.Call(
+            func=gast.Attribute(value=S.name("np"), attr="swapaxes", ctx=gast.Load()),
+            args=[node.func.value, *node.args], keywords=node.keywords), node)
     if not (module and name in MOVED or not module and name in _METHODS):
         return node
     arguments = [_tuples(a) for a in node.args]

@@ -39,7 +39,9 @@ def test_bounded_effect_fuzz_run_refuses_by_line_and_agrees_elsewhere():
     assert not bad, f"effect fuzz failures (fuzz/run.py --effects --seed N --count 1): {bad}"
     for r in results:  # np.add.at on derivative values runs forward, is refused in reverse
         if "np.add.at(z" in programs[r["seed"]].source:
-            assert r["modes"] == {"fwd": "agreed", "vec": "agreed", "rev": "refused"}, r
+            # (reverse mode's lanes, the batched reverse check, refuse with it)
+            assert r["modes"] == {"fwd": "agreed", "vec": "agreed", "rev": "refused",
+                                  "lanes": "refused"}, r
 
 
 def test_a_refusal_naming_another_line_or_missing_is_caught():
