@@ -280,18 +280,24 @@ def untrace(g, shape, offset, axis1, axis2):
 def _untrace(g, shape, offset, axis1, axis2):
     _matrix("trace", len(shape))
 
-    if isinstance(g, types.Array):  # a 0-d adjoint (np.ravel(np.trace(x))): its value
-        def impl(g, shape, offset, axis1, axis2):
-            rows, columns = (shape[0], shape[1]) if axis1 % 2 == 0 else (shape[1], shape[0])
-            length = _diagonal_start(rows, columns, offset)[2]
-            return undiagonal(np.full(length, g.sum()), shape, offset, axis1, axis2)
-        return impl
+    # g: a float, or a 0-d adjoint array (np.ravel(np.trace(x))) whose sum is its value
+    value = _zero_d_value if isinstance(g, types.Array) else _float_value
 
     def impl(g, shape, offset, axis1, axis2):
         rows, columns = (shape[0], shape[1]) if axis1 % 2 == 0 else (shape[1], shape[0])
         length = _diagonal_start(rows, columns, offset)[2]
-        return undiagonal(np.full(length, g), shape, offset, axis1, axis2)
+        return undiagonal(np.full(length, value(g)), shape, offset, axis1, axis2)
     return impl
+
+
+@register_jitable
+def _zero_d_value(g):
+    return g.sum()
+
+
+@register_jitable
+def _float_value(g):
+    return g
 
 
 def diagonal_shape(shape, offset, axis1, axis2):
