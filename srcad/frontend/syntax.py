@@ -13,6 +13,15 @@ import functools
 
 import gast
 
+# the statement walks and name sets live in statement_walks.py; every stage reads them here
+from srcad.frontend.statement_walks import (  # noqa: F401
+    bound_names,
+    statements,
+    statements_in_order,
+    stored_names,
+    target_name,
+)
+
 Node = gast.AST
 
 
@@ -266,95 +275,6 @@ def loaded_names(node: Node) -> set[str]:
     return {
         n.id for n in nodes(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
     }
-
-
-def target_name(target: Node) -> str | None:
-    """The variable a store target binds or mutates: `x` for `x`, `x[i]` and `x[i, j]`."""
-    while isinstance(target, (gast.Subscript, gast.Attribute)):
-        target = target.value
-    return target.id if isinstance(target, gast.Name) else None
-
-
-def stored_names(stmt: Node) -> set[str]:
-    """Variables a statement (with its nested blocks) binds or mutates."""
-    out = set()
-    for t in _store_targets(stmt):
-        out |= _targets(t)
-    return out
-
-
-def bound_names(stmt: Node) -> set[str]:
-    """Variables a statement (with nested blocks) rebinds: `x = ...`, `x += ...`, `for x in`.
-    Element writes `x[i] = ...` mutate `x` but do not rebind it."""
-    out = set()
-    for t in _store_targets(stmt):
-        out |= _rebound(t)
-    return out
-
-
-# the fields of a statement that hold statements (blocks, handlers, match cases)
-_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
-def statements(stmt: Node):
-    """`stmt` (or a list of them) and every statement nested in its blocks, in no particular
-    order: an assignment never sits inside an expression, so the name sets below need not walk
-    one (the first call's cost: they are asked for thousands of times).
-
-    >>> [type(s).__name__ for s in statements(parse_stmts("if a:\\n    x = 1")[0])]
-    ['If', 'Assign']
-    """
-    todo = list(stmt) if type(stmt) is list else [stmt]
-    while todo:
-        node = todo.pop()
-        yield node
-        fields = node.__dict__
-        for block in _BLOCKS:
-            value = fields.get(block)
-            if type(value) is list:
-                todo.extend(value)
-
-
-def statements_in_order(stmt: Node):
-    """The statements `gast.walk(stmt)` meets, in its (breadth-first) order, without walking
-    an expression: none holds a statement.
-
-    >>> [type(s).__name__ for s in statements_in_order(parse_stmts(
-    ...     "for i in r:\\n    if a:\\n        x = 1\\n    y = 2")[0])]
-    ['For', 'If', 'Assign', 'Assign']
-    """
-    todo = collections.deque([stmt])
-    while todo:
-        node = todo.popleft()
-        if isinstance(node, gast.stmt):
-            yield node
-        fields = node.__dict__
-        for field in node._fields:
-            if field in _BLOCKS and type(fields.get(field)) is list:
-                todo.extend(fields[field])
-
-
-def _store_targets(stmt: Node):
-    for n in statements(stmt):
-        if isinstance(n, gast.Assign):
-            yield from n.targets
-        elif isinstance(n, (gast.AugAssign, gast.For)):
-            yield n.target
-
-
-def _rebound(target: Node) -> set[str]:
-    if isinstance(target, gast.Name):
-        return {target.id}
-    if isinstance(target, (gast.Tuple, gast.List)):
-        return set().union(*(_rebound(e) for e in target.elts))
-    return set()
-
-
-def _targets(target: Node) -> set[str]:
-    if isinstance(target, (gast.Tuple, gast.List)):
-        return set().union(*(_targets(e) for e in target.elts)) if target.elts else set()
-    tn = target_name(target)
-    return {tn} if tn else set()
 
 
 def is_leaf(node: Node) -> bool:

@@ -11,8 +11,11 @@ against each other; the transformation undoes broadcasting in adjoints (`unbroad
 
 from __future__ import annotations
 
+import operator as operator_module
+
 import numpy as np
 
+from srcad import rules
 from srcad.rules import rule
 from srcad.runtime.named_results import Divmod, divmod_parts
 
@@ -102,6 +105,17 @@ def operator_by_rank(scalar_rule, array_rule):
     def select(ranks, keywords):
         return array_rule if any(ranks) else scalar_rule
     return select
+
+
+def operator_module_selects() -> list:
+    """(function, select) for Python's operator module called as functions: operator.mul(x, y)
+    is x * y, with the operator's rule of floats or of arrays."""
+    r = rules
+    return [(fn, operator_by_rank(scalar, array)) for fn, scalar, array in (
+        (operator_module.add, r.ADD, r.ADD), (operator_module.sub, r.SUB, r.SUB),
+        (operator_module.mul, r.MUL, r.MUL), (operator_module.truediv, r.DIV, r.DIV),
+        (operator_module.mod, r.MOD, r.ARRAY_MOD), (operator_module.pow, r.POW, r.ARRAY_POW),
+        (operator_module.neg, r.NEG, r.NEG), (operator_module.pos, r.POS, r.POS))]
 
 
 def elementwise(scalar_rule, name):

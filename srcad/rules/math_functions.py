@@ -185,3 +185,19 @@ NUMBA_ARRAY_REFUSAL = ("srcad differentiates `{name}` of an array on the python 
                        "numba, list the items (`{name}([a, b, c])`) or use the NumPy function")
 ARRAY_FORMS = [(math.fsum, fsum_of_array), (math.prod, prod_of_array),
                (statistics.fmean, fmean_of_array), (math.dist, dist_of_arrays)]
+
+
+def _spelled(fn) -> str:
+    return f"{'statistics' if fn.__name__ == 'fmean' else 'math'}.{fn.__name__}"
+
+
+def numba_refusal(fn) -> str:
+    """Why numba refuses a call of the math function `fn` ("": it runs it)."""
+    if fn.__name__ not in NOT_IN_NUMBA:
+        return ""
+    return NUMBA_REFUSAL.format(name=_spelled(fn))
+
+
+def array_numba_refusal(fn) -> str:
+    """Why numba refuses `fn` of an array (math.fsum(v)): the python backend runs it."""
+    return numba_refusal(fn) or NUMBA_ARRAY_REFUSAL.format(name=_spelled(fn))

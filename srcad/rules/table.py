@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import operator as operator_module
 import types
 
 import numpy as np
@@ -49,7 +48,12 @@ from srcad.rules.decompositions import (
     sign_of_det,
     solve,
 )
-from srcad.rules.elementwise import divmod_entries, elementwise, operator, operator_by_rank
+from srcad.rules.elementwise import (
+    divmod_entries,
+    elementwise,
+    operator,
+    operator_module_selects,
+)
 from srcad.rules.linalg import inner, matmul, outer, transpose
 from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
 from srcad.rules.numpy_entries import entries as numpy_entries
@@ -123,7 +127,7 @@ def _build() -> dict[int, CallInfo]:
     add(math.fabs, CallInfo("fabs", _RULES_BY_NAME["abs"], "float"))
     for entry in math_functions.ENTRIES:
         add(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
-                                     numba_refusal=_not_in_numba(entry.function)))
+                                     numba_refusal=math_functions.numba_refusal(entry.function)))
     add(math.hypot, CallInfo("hypot", _RULES_BY_NAME["hypot"], "float",
                              select=math_functions.hypot,
                              numba_refusal=math_functions.numba_hypot))
@@ -262,27 +266,9 @@ def _build() -> dict[int, CallInfo]:
     # replace the entries above of np.floor, np.sign, np.copysign, np.cumsum, np.linalg.norm
     for fn, info in numpy_entries(CallInfo, ELEMENTWISE, ANY):
         add(fn, info)
-    # Python's operator module called as functions (operator.mul(x, y) is x * y)
-    for fn, scalar, array in ((operator_module.add, _r.ADD, _r.ADD),
-                              (operator_module.sub, _r.SUB, _r.SUB),
-                              (operator_module.mul, _r.MUL, _r.MUL),
-                              (operator_module.truediv, _r.DIV, _r.DIV),
-                              (operator_module.mod, _r.MOD, _r.ARRAY_MOD),
-                              (operator_module.pow, _r.POW, _r.ARRAY_POW),
-                              (operator_module.neg, _r.NEG, _r.NEG),
-                              (operator_module.pos, _r.POS, _r.POS)):
-        add(fn, CallInfo(fn.__name__, None, "float", select=operator_by_rank(scalar, array)))
+    for fn, select in operator_module_selects():  # operator.mul(x, y) is x * y
+        add(fn, CallInfo(fn.__name__, None, "float", select=select))
     return table
-
-
-def _spelled_math(fn) -> str:
-    return f"{'statistics' if fn.__name__ == 'fmean' else 'math'}.{fn.__name__}"
-
-
-def _not_in_numba(fn) -> str:
-    if fn.__name__ not in math_functions.NOT_IN_NUMBA:
-        return ""
-    return math_functions.NUMBA_REFUSAL.format(name=_spelled_math(fn))
 
 
 def _not_yet(name):
@@ -299,15 +285,13 @@ _TABLE = _build()
 # operands); of anything else (math.fsum(values)) they have none: a call on constants runs as
 # it is, one on values that carry derivatives is refused (srcad/analysis/primitives.py)
 _LISTED = {id(fn): (fn, CallInfo(fn.__name__, None, "float", select=select, sequence=True,
-                                 numba_refusal=_not_in_numba(fn)))
+                                 numba_refusal=math_functions.numba_refusal(fn)))
            for fn, select in math_functions.SEQUENCES}
 
 
 # the same calls of arrays (math.fsum(v) of a vector v): srcad/rules/math_functions.py
 _OF_ARRAYS = {id(fn): (fn, CallInfo(fn.__name__, None, "float", select=select,
-                                    numba_refusal=_not_in_numba(fn) or
-                                    math_functions.NUMBA_ARRAY_REFUSAL.format(
-                                        name=_spelled_math(fn))))
+                                    numba_refusal=math_functions.array_numba_refusal(fn)))
               for fn, select in math_functions.ARRAY_FORMS}
 
 
