@@ -2,7 +2,7 @@
 
 Each mutant is a copy of the source tree in a temporary folder with one deliberate bug: a
 rule of the derivative table (`srcad/rules/table.py`, and the operator rules in
-`srcad/rules/__init__.py`) with a sign flipped, a term dropped or its operands swapped, or one
+`srcad/rules/rule_type.py`) with a sign flipped, a term dropped or its operands swapped, or one
 of the mechanisms whose breakage would be silently wrong (loop order of the reverse sweep, tape
 order, cache and fast-path staleness checks, ForwardWithPrimal's order, buffers zeroed per
 call, `check_grads`' tolerance, ...). The fast test subset (`FAST`, well under a minute) runs
@@ -228,7 +228,7 @@ def mechanism_mutants() -> list[Mutant]:
 
 
 def all_mutants() -> list[Mutant]:
-    return (rule_mutants("srcad/rules/table.py") + rule_mutants("srcad/rules/__init__.py")
+    return (rule_mutants("srcad/rules/table.py") + rule_mutants("srcad/rules/rule_type.py")
             + mechanism_mutants())
 
 

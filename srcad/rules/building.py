@@ -19,7 +19,7 @@ inactive operands are zero).
 from __future__ import annotations
 
 from srcad.errors import SrcadError
-from srcad.rules import Rule
+from srcad.rules.rule_type import Rule
 
 
 def _axis(keywords, rank, name) -> int:

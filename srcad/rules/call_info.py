@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from srcad import rules as _r
+from srcad.rules import rule_type as _r
 
 # What a call does with array arguments (`CallInfo.arrays`):
 ELEMENTWISE = "elementwise"  # applied element by element: array in, array of that rank out

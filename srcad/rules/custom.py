@@ -24,7 +24,7 @@ a coefficient), its result has the broadcast shape, and each adjoint its operand
 
 from __future__ import annotations
 
-from srcad.rules import Rule, linear
+from srcad.rules.rule_type import Rule, linear
 
 # reserved name -> rule function, for the namespace of generated code (srcad/build/pipeline.py)
 RULE_FUNCTIONS: dict[str, object] = {}

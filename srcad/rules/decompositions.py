@@ -24,7 +24,7 @@ NumPy computes, also for a non-symmetric A.
 from __future__ import annotations
 
 from srcad.errors import SrcadError
-from srcad.rules import linear
+from srcad.rules.rule_type import linear
 
 _T = "np.swapaxes({}, -1, -2)"  # the transpose of each matrix of a stack
 

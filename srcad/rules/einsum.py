@@ -23,7 +23,7 @@ from __future__ import annotations
 import string
 
 from srcad.errors import SrcadError
-from srcad.rules import MUL, Rule
+from srcad.rules.rule_type import MUL, Rule
 from srcad.runtime.linalg_runtime import einsum_labels
 
 NUMBA_REFUSAL = ("numba has no `{name}`: srcad differentiates it on the python backend")

@@ -15,8 +15,8 @@ import operator as operator_module
 
 import numpy as np
 
-from srcad import rules
-from srcad.rules import rule
+from srcad.rules import rule_type as rules
+from srcad.rules.rule_type import rule
 from srcad.runtime.named_results import Divmod, divmod_parts
 
 ARRAY_RULES = {

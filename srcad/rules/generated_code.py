@@ -47,7 +47,7 @@ x_k -> np.einsum(s, x0, ..., x_k, ..., xn). So
 from __future__ import annotations
 
 from srcad.errors import SecondOrderRefusal, SrcadError
-from srcad.rules import Rule, linear
+from srcad.rules.rule_type import Rule, linear
 from srcad.runtime import linalg_runtime, movement_runtime, spectral_runtime
 from srcad.runtime.array_runtime import cholesky_adjoint, cholesky_tangent, diagonal_adjoint
 

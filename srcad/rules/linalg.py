@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from srcad.errors import SrcadError
-from srcad.rules import MUL, einsum, linear
+from srcad.rules import einsum
+from srcad.rules.rule_type import MUL, linear
 
 _MATMUL = {
     (1, 1): (("g * y", "x * g"), "()", 0),

@@ -30,8 +30,8 @@ import statistics
 from dataclasses import dataclass
 
 from srcad.errors import SrcadError
-from srcad.rules import Rule, linear, rule
 from srcad.rules.reductions import reduction
+from srcad.rules.rule_type import Rule, linear, rule
 from srcad.rules.statistics import prod as numpy_prod
 
 _LN2, _LN10 = "0.6931471805599453", "2.302585092994046"

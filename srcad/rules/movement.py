@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from srcad.errors import SrcadError
-from srcad.rules import linear
+from srcad.rules.rule_type import linear
 
 
 def _axis(value, rank, name, keyword="axis") -> int:

@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 
 from srcad.errors import SrcadError
-from srcad.rules import linear
 from srcad.rules.reductions import _axes
 from srcad.rules.reductions import norm as first_norm
+from srcad.rules.rule_type import linear
 from srcad.rules.statistics import weighted
 
 _SIGN = "np.where(x >= 0.0, 1.0, -1.0)"

@@ -10,9 +10,10 @@ from __future__ import annotations
 import gast
 import numpy as np
 
-from srcad.rules import norms, rule, scans, statistics
+from srcad.rules import norms, scans, statistics
 from srcad.rules.elementwise import elementwise
 from srcad.rules.reductions import extremum, reduction
+from srcad.rules.rule_type import rule
 
 # of floats, the rules that select (np.where of arrays) select with Python's `if`, as the
 # scalar rules do: np.where of floats would make 0-d arrays

@@ -17,7 +17,7 @@ np.max and np.min split the seed equally among tied extrema (as autograd does).
 from __future__ import annotations
 
 from srcad.errors import SrcadError
-from srcad.rules import linear
+from srcad.rules.rule_type import linear
 
 
 def _axes(axis, rank):

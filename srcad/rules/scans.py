@@ -16,8 +16,8 @@ is the same call on the tangent, the adjoint its transpose in vectorized NumPy.
 from __future__ import annotations
 
 from srcad.errors import SrcadError
-from srcad.rules import linear
 from srcad.rules.reductions import cumsum as first_cumsum
+from srcad.rules.rule_type import linear
 from srcad.rules.statistics import refuse_unfollowed
 
 

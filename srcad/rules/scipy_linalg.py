@@ -29,9 +29,9 @@ from __future__ import annotations
 import scipy.linalg
 
 from srcad.errors import SrcadError
-from srcad.rules import linear
 from srcad.rules.decompositions import det as numpy_det
 from srcad.rules.decompositions import inv as numpy_inv
+from srcad.rules.rule_type import linear
 from srcad.runtime.scipy_factors import cho_factor_matrix, cho_solve_matrix
 from srcad.runtime.scipy_lu import lu_factor_matrix, lu_pivots, lu_solve_matrix
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from srcad.errors import SrcadError
-from srcad.rules import linear
+from srcad.rules.rule_type import linear
 
 
 def _int(value, name, keyword) -> int:

@@ -20,7 +20,7 @@ the length of the shape `s` (analysis/shape_lengths.py), which the code must sho
 from __future__ import annotations
 
 from srcad.errors import SrcadError
-from srcad.rules import Rule
+from srcad.rules.rule_type import Rule
 
 _BACK = "np.reshape(g, x_shape)"
 

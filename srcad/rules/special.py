@@ -40,8 +40,8 @@ from dataclasses import dataclass
 import scipy.special
 
 from srcad.errors import SrcadError
-from srcad.rules import Rule, linear, rule
 from srcad.rules.reductions import _axes, _expanded, _result_shape, _spelled
+from srcad.rules.rule_type import Rule, linear, rule
 
 _SQRT_PI_2 = "0.886226925452758"  # sqrt(pi) / 2
 _TWO_SQRT_PI = "1.1283791670955126"  # 2 / sqrt(pi)

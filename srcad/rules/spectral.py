@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from srcad.errors import SrcadError
-from srcad.rules import linear
+from srcad.rules.rule_type import linear
 from srcad.runtime.spectral_runtime import LeastSquares, lstsq_parts
 
 NUMBA_REFUSAL = ("`{name}`'s derivative runs on the python backend: the numba backend "

@@ -20,8 +20,8 @@ sort), as JAX does. std' at a constant sample is NaN (0/0), as in JAX.
 from __future__ import annotations
 
 from srcad.errors import SrcadError
-from srcad.rules import linear
 from srcad.rules.reductions import _axes, _expanded, _result_shape, _spelled
+from srcad.rules.rule_type import linear
 
 
 def refuse_unfollowed(name, keywords, **defaults):

@@ -32,7 +32,7 @@ from __future__ import annotations
 import scipy.stats
 
 from srcad.errors import SrcadError
-from srcad.rules import Rule, linear
+from srcad.rules.rule_type import Rule, linear
 
 _S = "scipy.special."
 _LOG_SQRT_2PI = "0.9189385332046727"

@@ -19,7 +19,6 @@ import types
 
 import numpy as np
 
-from srcad import rules as _r
 from srcad.errors import SrcadError
 from srcad.rules import (
     generated_code,
@@ -30,6 +29,7 @@ from srcad.rules import (
     selection,
     spectral,
 )
+from srcad.rules import rule_type as _r
 from srcad.rules.building import (
     at_least,
     c_columns,
