@@ -58,3 +58,32 @@ def test_import_linter_forbids_cycles_inside_every_package():
     (contract,) = [c for c in config["contracts"] if c["id"] == "acyclic"]
     assert contract["type"] == "acyclic_siblings"
     assert contract["ancestors"] == ["srcad"]
+
+
+def names_from_own_package(root) -> set:
+    """(module path, name) for each name a module takes from its own package's __init__
+    (`from srcad.rules import linear` in srcad/rules/movement.py) that is not a submodule:
+    the __init__ imports the package's modules, so such an import is a cycle through the
+    package, which the sibling contract does not see."""
+    found = set()
+    for path in sorted((root / "srcad").rglob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        package = ".".join(path.relative_to(root).with_suffix("").parts[:-1])
+        folder = path.parent
+        for node in ast.walk(ast.parse(path.read_text())):
+            own = isinstance(node, ast.ImportFrom) and node.module == package
+            parent, _, last = package.rpartition(".")
+            whole = (isinstance(node, ast.ImportFrom) and node.module == parent
+                     and any(a.name == last for a in node.names))
+            if whole:
+                found.add((path.relative_to(root).as_posix(), package))
+            if own:
+                found.update((path.relative_to(root).as_posix(), a.name) for a in node.names
+                             if not (folder / f"{a.name}.py").exists()
+                             and not (folder / a.name).is_dir())
+    return found
+
+
+def test_no_module_imports_names_through_its_own_package():
+    assert names_from_own_package(ROOT) == set()
