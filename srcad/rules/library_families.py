@@ -43,6 +43,11 @@ def _scipy_special_wanted(obj, add) -> bool:
         add(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
                                      arrays=ELEMENTWISE, select=operator(entry.rule),
                                      numba_refusal=""))
+    for entry in special.PYTHON_ENTRIES:
+        add(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
+                                     arrays=ELEMENTWISE, select=operator(entry.rule),
+                                     numba_refusal=f"srcad differentiates `scipy.special."
+                                     f"{entry.rule.name}` on the python backend only"))
     for entry in special.MATH_ENTRIES:
         add(entry.function, CallInfo(entry.rule.name, entry.rule, "float", numba_refusal=""))
     for fn, select, keywords, operand_keywords in special.SHAPED:  # numba: numba_special.py

@@ -55,6 +55,7 @@ from srcad.rules.elementwise import (
     operator_module_selects,
 )
 from srcad.rules.linalg import inner, matmul, outer, transpose
+from srcad.rules.numpy_entries import METHOD_CALLS as NUMPY_METHOD_CALLS
 from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
 from srcad.rules.numpy_entries import entries as numpy_entries
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
@@ -351,7 +352,7 @@ def lookup_method(attr: str) -> CallInfo | None:
     'mean'
     """
     fn = _METHODS.get(attr)
-    return None if fn is None else lookup_call(fn)
+    return NUMPY_METHOD_CALLS.get(attr) if fn is None else lookup_call(fn)
 
 
 def lookup_call(obj) -> CallInfo | None:
