@@ -15,6 +15,7 @@ import importlib
 import math
 import sys
 
+from srcad.rules import convolution
 from srcad.rules.call_info import ANY, ELEMENTWISE, CallInfo
 from srcad.rules.elementwise import operator
 
@@ -22,7 +23,8 @@ from srcad.rules.elementwise import operator
 def wanted(obj, add) -> bool:
     """Load the SciPy families `obj` may belong to (`add(function, CallInfo)` adds a call to
     the table); was any loaded now?"""
-    return _scipy_special_wanted(obj, add) | _scipy_linalg_wanted(add) | _scipy_stats_wanted()
+    return _scipy_special_wanted(obj, add) | _scipy_linalg_wanted(add) \
+        | _scipy_stats_wanted() | _scipy_signal_wanted(add)
 
 
 # math functions whose derivative needs scipy.special
@@ -93,4 +95,19 @@ def _scipy_stats_wanted() -> bool:
             method, None, "float", select=select, keywords=keywords,
             operand_keywords=operand_keywords, refused_operands=refused,
             numba_refusal=family.NUMBA_REFUSAL.format(name=f"{name}.{method}")))
+    return True
+
+
+_scipy_signal_loaded: list = []
+
+
+def _scipy_signal_wanted(add) -> bool:
+    """Add scipy.signal's convolutions now if the user's code has imported it; were they?"""
+    if _scipy_signal_loaded or "scipy.signal" not in sys.modules:
+        return False
+    _scipy_signal_loaded.append(True)
+    for fn, select, keywords in convolution.scipy_entries(sys.modules["scipy.signal"]):
+        add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
+                         operand_count=2, numba_refusal=convolution.NUMBA_REFUSAL.format(
+                             name=f"scipy.signal.{fn.__name__}")))
     return True
