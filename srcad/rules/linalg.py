@@ -141,25 +141,26 @@ def _cross_axes(ranks, keywords):
     return tuple(out)
 
 
-# np.kron(x, y) of equal ranks: (the seed split into (x axis, y axis) pairs, its contraction
-# with y onto x's axes, the same onto y's axes)
-_KRON = {
-    1: ("np.reshape(g, (x_shape[0], y_shape[0]))", "ik,k->i", "ik,i->k"),
-    2: ("np.reshape(g, (x_shape[0], y_shape[0], x_shape[1], y_shape[1]))", "ikjl,kl->ij",
-        "ikjl,ij->kl"),
-}
-
-
 def kron(ranks, keywords):
-    """np.kron(x, y) of two vectors or two matrices."""
-    if ranks[0] != ranks[1] or ranks[0] not in _KRON:
-        raise SrcadError(f"np.kron of operands of ranks {tuple(ranks)}", construct="kron",
-                         hint="srcad differentiates np.kron of two vectors or two matrices")
-    split, to_x, to_y = _KRON[ranks[0]]
-    shape = " + ".join(f"(x_shape[{i}] * y_shape[{i}],)" for i in range(ranks[0]))
-    return linear("kron", "x y", ("np.kron(g, y)", f"np.einsum('{to_x}', {split}, y)"),
-                  ("np.kron(x, g)", f"np.einsum('{to_y}', {split}, x)"), shape=shape,
-                  rank=ranks[0])
+    """np.kron(x, y) of arrays of any ranks (the lower rank padded with leading axes of length
+    1, as NumPy does): the seed split into (x axis, y axis) pairs, contracted with y onto x's
+    axes and with x onto y's."""
+    if 0 in ranks:
+        raise SrcadError("np.kron of a number", construct="kron",
+                         hint="multiply by the number instead")
+    rank = max(ranks)
+    padded = [f"((1,) * {rank - r} + tuple({name}_shape))" for r, name in zip(ranks, "xy")]
+    split = "(" + "".join(f"{padded[0]}[{k}], {padded[1]}[{k}], " for k in range(rank)) + ")"
+    split = f"np.reshape(g, {split})"
+    x_axes, y_axes = "abcdefghijkl"[:rank], "mnopqrstuvwz"[:rank]
+    pairs = "".join(a + b for a, b in zip(x_axes, y_axes))
+    to_x = f"np.reshape(np.einsum('{pairs},{y_axes}->{x_axes}', {split}, " \
+        f"np.reshape(y, {padded[1]})), x_shape)"
+    to_y = f"np.reshape(np.einsum('{pairs},{x_axes}->{y_axes}', {split}, " \
+        f"np.reshape(x, {padded[0]})), y_shape)"
+    shape = " + ".join(f"({padded[0]}[{k}] * {padded[1]}[{k}],)" for k in range(rank)) or "()"
+    return linear("kron", "x y", ("np.kron(g, y)", to_x), ("np.kron(x, g)", to_y),
+                  shape=shape, rank=rank)
 
 
 def matrix_power(ranks, keywords):

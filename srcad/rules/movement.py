@@ -207,6 +207,45 @@ def sort(ranks, keywords):
                  f"unsort(g, x, {axis})")
 
 
+def partition(ranks, keywords):
+    """np.partition(x, kth, axis=-1): a permutation of x along the axis, which the derivative
+    follows: the one that puts x's elements where the result has them (`partition_order`)."""
+    if ranks[0] == 0:
+        raise SrcadError("np.partition of a number", construct="partition",
+                         hint="partition an array")
+    if keywords.get("order") is not None:
+        raise SrcadError("np.partition with order=", construct="partition",
+                         hint="order= partitions structured arrays, which carry no derivative")
+    _ints(keywords.get("kth"), "partition", "kth")
+    axis = keywords.get("axis", -1)
+    if axis is None:
+        return linear("partition", "x", ("np.take(g, partition_order(x, ans, None))",
+                                          "unpartition(g, x, ans, None)"),
+                      shape="(int(np.prod(x_shape)),)", rank=1)
+    axis = _axis(axis, ranks[0], "partition")
+    return _same("partition", ranks[0],
+                 f"np.take_along_axis(g, partition_order(x, ans, {axis}), axis={axis})",
+                 f"unpartition(g, x, ans, {axis})")
+
+
+def rollaxis(ranks, keywords):
+    """np.rollaxis(x, axis, start=0): the axis moved to before `start`, a transpose."""
+    rank = ranks[0]
+    axis = _axis(keywords.get("axis"), rank, "rollaxis")
+    start = keywords.get("start", 0)
+    if not isinstance(start, int) or isinstance(start, bool) or not -rank <= start <= rank:
+        raise SrcadError(f"`start={start!r}` of np.rollaxis for an array of rank {rank}",
+                         construct="rollaxis", hint="start must be a literal int within the "
+                         "rank (or the rank)")
+    start = start + rank if start < 0 else start  # NumPy: a negative start counts from rank
+    order = [a for a in range(rank) if a != axis]
+    order.insert(start - 1 if axis < start else start, axis)
+    back = tuple(order.index(k) for k in range(rank))
+    return linear("rollaxis", "x", (f"np.transpose(g, {tuple(order)!r})",
+                                    f"np.transpose(g, {back!r})"),
+                  shape=_permuted(rank, order), rank=rank)
+
+
 def squeeze_all(ranks, keywords):
     """np.squeeze(x) without an axis: refused, the result's rank depends on sizes only
     known when the function runs."""
@@ -228,6 +267,8 @@ ENTRIES = [
     (np.swapaxes, swapaxes, ("axis1", "axis2"), ()),
     (np.moveaxis, moveaxis, ("source", "destination"), ()),
     (np.sort, sort, ("axis", "kind", "order", "stable"), ()),
+    (np.partition, partition, ("kth", "axis", "kind", "order"), ()),
+    (np.rollaxis, rollaxis, ("axis", "start"), ()),
 ]
 
 # array methods that are these functions of their receiver (x.sort() sorts in place: not one)
