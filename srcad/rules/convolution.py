@@ -91,6 +91,15 @@ NUMBA_REFUSAL = ("srcad differentiates `{name}` on the python backend only (its 
 ENTRIES = [(np.convolve, np_convolve, ("mode",)), (np.correlate, np_correlate, ("mode",))]
 
 
+def table_entries(call_info, entries, module):
+    """(function, CallInfo) of `entries` (`call_info`: the CallInfo type), named in `module`'s
+    spelling for numba's refusal."""
+    return [(fn, call_info(fn.__name__, None, "float", select=select, keywords=keywords,
+                           operand_count=2, numba_refusal=NUMBA_REFUSAL.format(
+                               name=f"{module}.{fn.__name__}")))
+            for fn, select, keywords in entries]
+
+
 def scipy_entries(signal):
     """scipy.signal's (`signal`: the module), once the user's code has imported it
     (srcad/rules/library_families.py)."""

@@ -106,8 +106,7 @@ def _scipy_signal_wanted(add) -> bool:
     if _scipy_signal_loaded or "scipy.signal" not in sys.modules:
         return False
     _scipy_signal_loaded.append(True)
-    for fn, select, keywords in convolution.scipy_entries(sys.modules["scipy.signal"]):
-        add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
-                         operand_count=2, numba_refusal=convolution.NUMBA_REFUSAL.format(
-                             name=f"scipy.signal.{fn.__name__}")))
+    entries = convolution.scipy_entries(sys.modules["scipy.signal"])
+    for fn, info in convolution.table_entries(CallInfo, entries, "scipy.signal"):
+        add(fn, info)
     return True

@@ -100,24 +100,25 @@ def cross(ranks, keywords):
     if 0 in ranks:
         raise SrcadError("np.cross of a number", construct="cross",
                          hint="np.cross takes vectors of length 3")
-    axes = _cross_axes(ranks, keywords)
-    if axes == (-1, -1, -1):
-        return linear("cross", "x y", ("np.cross(g, y)", "unbroadcast(np.cross(y, g), x_shape)"),
-                      ("np.cross(x, g)", "unbroadcast(np.cross(g, x), y_shape)"),
-                      shape="np.broadcast_shapes(x_shape, y_shape)", rank=max(ranks))
-    a, b, c = axes
+    a, b, c = _cross_axes(ranks, keywords)
 
-    def crossed(u, v, p, q, r):
-        return f"np.cross({u}, {v}, axisa={p}, axisb={q}, axisc={r})"
+    def crossed(u, v, p, q, r):  # refusing two 2-vectors (srcad/runtime/cross_runtime.py)
+        return f"cross_of({u}, {v}, {p}, {q}, {r})"
 
     # the adjoints: the same products with the vector axes moved where each operand has its
-    # own (counted from the end, so that broadcast leading axes are summed by unbroadcast)
-    return linear("cross", "x y", (crossed("g", "y", a, b, c),
-                                   f"unbroadcast({crossed('y', 'g', b, c, a)}, x_shape)"),
-                  (crossed("x", "g", a, b, c),
-                   f"unbroadcast({crossed('g', 'x', c, a, b)}, y_shape)"),
-                  shape=f"{crossed('np.zeros(x_shape)', 'np.zeros(y_shape)', a, b, c)}.shape",
-                  rank=max(ranks))
+    # own (counted from the end, so that broadcast leading axes are summed by unbroadcast);
+    # a 2-vector's is the first two coordinates (NumPy read its third as 0)
+    shape = f"np.cross(np.zeros(x_shape), np.zeros(y_shape), axisa={a}, axisb={b}, " \
+        f"axisc={c}).shape"
+    if (a, b, c) == (-1, -1, -1):  # numba: without keywords
+        shape = "np.broadcast_shapes(x_shape[:-1], y_shape[:-1]) + (3,)"
+    x_length = f"cross_length(x_shape, y_shape, {a}, {b})"  # refusing two 2-vectors
+    y_length = f"cross_length(y_shape, x_shape, {b}, {a})"
+    x_bar = f"np.take({crossed('y', 'g', b, c, a)}, np.arange({x_length}), axis={a})"
+    y_bar = f"np.take({crossed('g', 'x', c, a, b)}, np.arange({y_length}), axis={b})"
+    return linear("cross", "x y", (crossed("g", "y", a, b, c), f"unbroadcast({x_bar}, x_shape)"),
+                  (crossed("x", "g", a, b, c), f"unbroadcast({y_bar}, y_shape)"),
+                  shape=shape, rank=max(ranks))
 
 
 def _cross_on_numba(count) -> str:

@@ -246,14 +246,6 @@ def rollaxis(ranks, keywords):
                   shape=_permuted(rank, order), rank=rank)
 
 
-def squeeze_all(ranks, keywords):
-    """np.squeeze(x) without an axis: refused, the result's rank depends on sizes only
-    known when the function runs."""
-    raise SrcadError("np.squeeze without an axis: the rank of the result depends on which "
-                     "axes have length 1, which srcad does not know before the function runs",
-                     construct="squeeze", hint="name the axes: np.squeeze(x, axis=0)")
-
-
 # (function, select, keywords by position after the operand, keywords that are operands)
 ENTRIES = [
     (np.tile, tile, ("reps",), ()),

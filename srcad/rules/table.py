@@ -75,6 +75,7 @@ from srcad.runtime.array_runtime import (
 )
 from srcad.runtime.array_runtime import unbroadcast as unbroadcast_function
 from srcad.runtime.convolution_runtime import convolved_shape, full_seed
+from srcad.runtime.cross_runtime import cross_length, cross_of
 from srcad.runtime.index_tricks import c_columns as c_columns_function
 from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
 
@@ -158,10 +159,8 @@ def _build() -> dict[int, CallInfo]:
     add(np.cumsum, CallInfo("cumsum", None, "float", select=cumsum))
     add(np.outer, CallInfo("outer", None, "float", select=outer))
     add(np.inner, CallInfo("inner", None, "float", select=inner))
-    for fn, select, keywords in convolution.ENTRIES:  # np.convolve, np.correlate
-        add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
-                         operand_count=2, numba_refusal=convolution.NUMBA_REFUSAL.format(
-                             name=f"np.{fn.__name__}")))
+    for fn, info in convolution.table_entries(CallInfo, convolution.ENTRIES, "np"):
+        add(fn, info)  # np.convolve, np.correlate
     for fn, select, fields in linalg.ENTRIES:  # einsum, tensordot, kron, ...
         add(fn, CallInfo(fn.__name__, None, "float", select=select, **fields))
     for fn, select, keywords, count, parts in spectral.ENTRIES:  # eigh, svd, pinv, ...
@@ -214,6 +213,9 @@ def _build() -> dict[int, CallInfo]:
         fn = getattr(movement_runtime, name_)
         add(fn, CallInfo(name_, None, "shape", arrays=ANY) if name_.endswith("_shape")
             else CallInfo(name_, None, "float", select=_not_yet(name_)))
+    add(cross_of, CallInfo("cross", None, "float", select=linalg.cross, operand_count=2,
+                           keywords=("axisa", "axisb", "axisc")))  # np.cross's derivative
+    add(cross_length, CallInfo("cross_length", None, "int", arrays=ANY))
     add(convolved_shape, CallInfo("convolved_shape", None, "shape", arrays=ANY))
     add(full_seed, CallInfo("full_seed", None, "float", select=_not_yet("full_seed")))
     for fn, select in generated_code.ENTRIES:  # second order through them
