@@ -104,6 +104,8 @@ CASES = [
     _case("np.linalg.qr(x0, 'reduced')[0] ** 2", (ANY, (2, 4, 3)), name="qr"),
     _case("np.linalg.pinv(x0)", (ANY, (3, 5)), name="pinv"),
     _case("np.linalg.pinv(x0)", (ANY, (4, 2)), name="pinv"),
+    _case("np.linalg.pinv(x0)", (ANY, (2, 5, 3)), name="pinv"),
+    _case("np.linalg.pinv(x0)", (ANY, (2, 2, 3, 4)), name="pinv"),
     _case("np.linalg.cond(x0)", (ANY, (3, 3)), name="cond"),
     _case("np.linalg.lstsq(x0, x1, rcond=None)[0]", (ANY, (5, 3)), (ANY, (5,)), name="lstsq"),
     _case("np.linalg.lstsq(x0, x1)[0]", (ANY, (2, 4)), (ANY, (2, 3)), name="lstsq"),
