@@ -190,42 +190,36 @@ def moveaxis(ranks, keywords):
                   shape=_permuted(rank, order), rank=rank)
 
 
-def sort(ranks, keywords):
-    """np.sort(x, axis=-1, kind=...): the derivative follows the stable order."""
+def _permuted_by(name, ranks, keywords, order, back):
+    """A permutation of x along an axis (np.sort, np.partition), which the derivative
+    follows: `order(axis)` its indices for np.take_along_axis, `back(axis)` the adjoint."""
     if ranks[0] == 0:
-        raise SrcadError("np.sort of a number", construct="sort", hint="sort an array")
+        raise SrcadError(f"np.{name} of a number", construct=name, hint=f"{name} an array")
     if keywords.get("order") is not None:
-        raise SrcadError("np.sort with order=", construct="sort",
-                         hint="order= sorts structured arrays, which carry no derivative")
+        raise SrcadError(f"np.{name} with order=", construct=name, hint=f"order= {name}s "
+                         "structured arrays, which carry no derivative")
     axis = keywords.get("axis", -1)
     if axis is None:
-        return linear("sort", "x", ("np.take(g, sort_order(x, None))",
-                                    "unsort(g, x, None)"),
+        return linear(name, "x", (f"np.take(g, {order(None)})", back(None)),
                       shape="(int(np.prod(x_shape)),)", rank=1)
-    axis = _axis(axis, ranks[0], "sort")
-    return _same("sort", ranks[0], f"np.take_along_axis(g, sort_order(x, {axis}), axis={axis})",
-                 f"unsort(g, x, {axis})")
+    axis = _axis(axis, ranks[0], name)
+    return _same(name, ranks[0], f"np.take_along_axis(g, {order(axis)}, axis={axis})",
+                 back(axis))
+
+
+def sort(ranks, keywords):
+    """np.sort(x, axis=-1, kind=...): the derivative follows the stable order."""
+    return _permuted_by("sort", ranks, keywords, lambda a: f"sort_order(x, {a})",
+                        lambda a: f"unsort(g, x, {a})")
 
 
 def partition(ranks, keywords):
     """np.partition(x, kth, axis=-1): a permutation of x along the axis, which the derivative
     follows: the one that puts x's elements where the result has them (`partition_order`)."""
-    if ranks[0] == 0:
-        raise SrcadError("np.partition of a number", construct="partition",
-                         hint="partition an array")
-    if keywords.get("order") is not None:
-        raise SrcadError("np.partition with order=", construct="partition",
-                         hint="order= partitions structured arrays, which carry no derivative")
     _ints(keywords.get("kth"), "partition", "kth")
-    axis = keywords.get("axis", -1)
-    if axis is None:
-        return linear("partition", "x", ("np.take(g, partition_order(x, ans, None))",
-                                          "unpartition(g, x, ans, None)"),
-                      shape="(int(np.prod(x_shape)),)", rank=1)
-    axis = _axis(axis, ranks[0], "partition")
-    return _same("partition", ranks[0],
-                 f"np.take_along_axis(g, partition_order(x, ans, {axis}), axis={axis})",
-                 f"unpartition(g, x, ans, {axis})")
+    return _permuted_by("partition", ranks, keywords,
+                        lambda a: f"partition_order(x, ans, {a})",
+                        lambda a: f"unpartition(g, x, ans, {a})")
 
 
 def rollaxis(ranks, keywords):
