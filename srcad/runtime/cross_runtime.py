@@ -21,7 +21,7 @@ def _planar(w, axis) -> bool:
 def cross_of(u, v, axisa, axisb, axisc):
     """np.cross(u, v, axisa, axisb, axisc), refusing two 2-vectors.
 
-    >>> cross_of(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0]), -1, -1, -1)
+    >>> cross_of(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), -1, -1, -1)
     array([0., 0., 1.])
     """
     if _planar(u, axisa) and _planar(v, axisb):
