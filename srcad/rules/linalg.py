@@ -144,11 +144,10 @@ def _cross_axes(ranks, keywords):
 
 def kron(ranks, keywords):
     """np.kron(x, y) of arrays of any ranks (the lower rank padded with leading axes of length
-    1, as NumPy does): the seed split into (x axis, y axis) pairs, contracted with y onto x's
-    axes and with x onto y's."""
-    if 0 in ranks:
-        raise SrcadError("np.kron of a number", construct="kron",
-                         hint="multiply by the number instead")
+    1, as NumPy does; of a number, the product): the seed split into (x axis, y axis) pairs,
+    contracted with y onto x's axes and with x onto y's."""
+    if 0 in ranks:  # of a number: the product
+        return MUL
     rank = max(ranks)
     padded = [f"((1,) * {rank - r} + tuple({name}_shape))" for r, name in zip(ranks, "xy")]
     split = "(" + "".join(f"{padded[0]}[{k}], {padded[1]}[{k}], " for k in range(rank)) + ")"
