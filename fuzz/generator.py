@@ -40,6 +40,7 @@ from grammar_expressions import ExpressionGrammar
 from grammar_index_writes import IndexWriteGrammar
 from grammar_library import LibraryGrammar, LibraryMoreGrammar
 from grammar_library_forms import LibraryFormsGrammar
+from grammar_library_rules import LibraryRulesGrammar
 from grammar_linalg import LinalgGrammar
 from grammar_literal_arguments import LiteralArgumentGrammar
 from grammar_loop_shapes import LoopShapeGrammar
@@ -60,7 +61,7 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, Sh
                 ArrayGrammar, LoopShapeGrammar, NumpySemanticsGrammar,
                 LiteralArgumentGrammar, LibraryGrammar, WrittenResultGrammar,
                 LinalgGrammar, MovementGrammar, LoopStateGrammar, LibraryMoreGrammar,
-                StatsGrammar, IndexWriteGrammar, LibraryFormsGrammar):
+                StatsGrammar, IndexWriteGrammar, LibraryFormsGrammar, LibraryRulesGrammar):
     def __init__(self, seed: int, nests: bool = False, shapes: frozenset = frozenset()):
         self.seed = seed
         self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before

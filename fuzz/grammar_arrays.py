@@ -41,6 +41,7 @@ from __future__ import annotations
 from grammar_library import MORE_PRELUDE as LIBRARY_MORE_PRELUDE
 from grammar_library import PRELUDE as LIBRARY_PRELUDE
 from grammar_library_forms import PRELUDE as LIBRARY_FORMS_PRELUDE
+from grammar_library_rules import PRELUDE as LIBRARY_RULES_PRELUDE
 from grammar_linalg import PRELUDE as LINALG_PRELUDE
 from grammar_stats import PRELUDE as STATS_PRELUDE
 from program import PRELUDE, ArgKind, Program
@@ -474,6 +475,9 @@ class ArrayGrammar:
         if "library-forms" in self.shapes:  # its own stream: grammar_library_forms.py
             body += self.library_forms_statements()
             prelude = prelude + "\n" + LIBRARY_FORMS_PRELUDE
+        if "library-rules" in self.shapes:  # its own stream: grammar_library_rules.py
+            body += self.library_rules_statements()
+            prelude = prelude + "\n" + LIBRARY_RULES_PRELUDE
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]

@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import scipy.linalg
+import scipy.signal
 import scipy.special
 import scipy.stats
 
@@ -31,11 +32,16 @@ from srcad.rules.conventions import CONVENTIONS  # noqa: E402
 PAGE = ROOT / "docs" / "functions.md"
 _NAMESPACES = [("", builtins), ("math.", math), ("statistics.", statistics), ("np.", np),
                ("np.linalg.", np.linalg), ("scipy.special.", scipy.special),
-               ("scipy.linalg.", scipy.linalg)]
+               ("scipy.linalg.", scipy.linalg), ("scipy.signal.", scipy.signal)]
 _FAMILIES = [("Python: builtins, math, statistics", ("", "math.", "statistics.")),
              ("NumPy", ("np.",)), ("NumPy: linear algebra", ("np.linalg.",)),
              ("SciPy: scipy.special", ("scipy.special.",)),
-             ("SciPy: scipy.linalg", ("scipy.linalg.",)), ("SciPy: scipy.stats", ("scipy.stats.",))]
+             ("SciPy: scipy.linalg", ("scipy.linalg.",)), ("SciPy: scipy.stats", ("scipy.stats.",)),
+             ("SciPy: scipy.signal", ("scipy.signal.",))]
+# what the numba backend compiles of a function only in some forms (the others are refused by
+# name where they are written)
+_NUMBA_FORMS = {"np.diagonal": "compiled of matrices (of stacks: refused by name)",
+                "np.trace": "compiled of matrices (of stacks: refused by name)"}
 _INTRO = """# Supported functions
 
 This page is generated from srcad's rule table (`python scripts/coverage_page.py`; a test
@@ -64,6 +70,7 @@ def _registered():
     table.lookup_call(scipy.special.gammaln)  # the SciPy families are added on first use
     table.lookup_call(scipy.linalg.expm)
     table.lookup_call(scipy.stats.norm.logpdf)
+    table.lookup_call(scipy.signal.convolve)
     found = {}
     for prefix, module in _NAMESPACES:
         for name in sorted(dir(module)):
@@ -90,6 +97,8 @@ def _modes(info) -> str:
 
 
 def _numba(name, info) -> str:
+    if name in _NUMBA_FORMS:
+        return _NUMBA_FORMS[name]
     if callable(info.numba_refusal):
         return "compiled for some argument counts, the others refused by name"
     if info.numba_refusal:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.linalg
+import scipy.signal
 import scipy.special
 import scipy.stats
 

@@ -220,3 +220,21 @@ CASES += [("math", f"math.{n}", f"math.{n}(x[1]) * x[0]", "v") for n in _MATH] +
     ("math", "math.dist", "math.dist(x[:2], x[2:])", "v"),
     ("math", "statistics.fmean", "statistics.fmean(x)", "v"),
 ]
+# the convolutions, partitions and the other forms added last
+CASES += [
+    ("linalg", "np.convolve same", "np.convolve(x, C[:3], 'same')", "v"),
+    ("linalg", "np.correlate full", "np.correlate(x, x[1:] * 2.0, mode='full')", "v"),
+    ("linalg", "signal.convolve valid", "scipy.signal.convolve(x, T[:2, :2], mode='valid')",
+     "m34"),
+    ("linalg", "signal.correlate same", "scipy.signal.correlate(x, x[:2, :2], 'same')", "m"),
+    ("linalg", "np.kron ranks 2, 1", "np.kron(x, C[:2])", "m23"),
+    ("linalg", "pinv of a stack", "np.linalg.pinv(x)", "t234"),
+    ("linalg", "np.cross 2-vector", "np.cross(x[:2], C[:3])", "v"),
+    ("shapes", "np.partition kth=", "np.partition(x, kth=2)", "w"),
+    ("shapes", "np.rollaxis start=", "np.rollaxis(x, 2, start=1)", "t234"),
+    ("shapes", "np.squeeze axis tuple", "np.squeeze(x[None, :, None], axis=(0, 2))", "v"),
+    ("reductions", "np.gradient axis=", "np.gradient(x, axis=1)", "m34"),
+    ("scipy", "special.iv", "scipy.special.iv(1.5, x)", "big"),
+    ("scipy", "special.ive", "scipy.special.ive(2, x)", "w"),
+    ("scipy", "special.multigammaln", "scipy.special.multigammaln(x, 3)", "big"),
+]

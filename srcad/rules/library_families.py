@@ -15,6 +15,7 @@ import importlib
 import math
 import sys
 
+from srcad.rules import convolution
 from srcad.rules.call_info import ANY, ELEMENTWISE, CallInfo
 from srcad.rules.elementwise import operator
 
@@ -22,7 +23,8 @@ from srcad.rules.elementwise import operator
 def wanted(obj, add) -> bool:
     """Load the SciPy families `obj` may belong to (`add(function, CallInfo)` adds a call to
     the table); was any loaded now?"""
-    return _scipy_special_wanted(obj, add) | _scipy_linalg_wanted(add) | _scipy_stats_wanted()
+    return _scipy_special_wanted(obj, add) | _scipy_linalg_wanted(add) \
+        | _scipy_stats_wanted() | _scipy_signal_wanted(add)
 
 
 # math functions whose derivative needs scipy.special
@@ -43,6 +45,11 @@ def _scipy_special_wanted(obj, add) -> bool:
         add(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
                                      arrays=ELEMENTWISE, select=operator(entry.rule),
                                      numba_refusal=""))
+    for entry in special.PYTHON_ENTRIES:
+        add(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
+                                     arrays=ELEMENTWISE, select=operator(entry.rule),
+                                     numba_refusal=f"srcad differentiates `scipy.special."
+                                     f"{entry.rule.name}` on the python backend only"))
     for entry in special.MATH_ENTRIES:
         add(entry.function, CallInfo(entry.rule.name, entry.rule, "float", numba_refusal=""))
     for fn, select, keywords, operand_keywords in special.SHAPED:  # numba: numba_special.py
@@ -88,4 +95,18 @@ def _scipy_stats_wanted() -> bool:
             method, None, "float", select=select, keywords=keywords,
             operand_keywords=operand_keywords, refused_operands=refused,
             numba_refusal=family.NUMBA_REFUSAL.format(name=f"{name}.{method}")))
+    return True
+
+
+_scipy_signal_loaded: list = []
+
+
+def _scipy_signal_wanted(add) -> bool:
+    """Add scipy.signal's convolutions now if the user's code has imported it; were they?"""
+    if _scipy_signal_loaded or "scipy.signal" not in sys.modules:
+        return False
+    _scipy_signal_loaded.append(True)
+    entries = convolution.scipy_entries(sys.modules["scipy.signal"])
+    for fn, info in convolution.table_entries(CallInfo, entries, "scipy.signal"):
+        add(fn, info)
     return True

@@ -101,24 +101,25 @@ def cross(ranks, keywords):
     if 0 in ranks:
         raise SrcadError("np.cross of a number", construct="cross",
                          hint="np.cross takes vectors of length 3")
-    axes = _cross_axes(ranks, keywords)
-    if axes == (-1, -1, -1):
-        return linear("cross", "x y", ("np.cross(g, y)", "unbroadcast(np.cross(y, g), x_shape)"),
-                      ("np.cross(x, g)", "unbroadcast(np.cross(g, x), y_shape)"),
-                      shape="np.broadcast_shapes(x_shape, y_shape)", rank=max(ranks))
-    a, b, c = axes
+    a, b, c = _cross_axes(ranks, keywords)
 
-    def crossed(u, v, p, q, r):
-        return f"np.cross({u}, {v}, axisa={p}, axisb={q}, axisc={r})"
+    def crossed(u, v, p, q, r):  # refusing two 2-vectors (srcad/runtime/cross_runtime.py)
+        return f"cross_of({u}, {v}, {p}, {q}, {r})"
 
     # the adjoints: the same products with the vector axes moved where each operand has its
-    # own (counted from the end, so that broadcast leading axes are summed by unbroadcast)
-    return linear("cross", "x y", (crossed("g", "y", a, b, c),
-                                   f"unbroadcast({crossed('y', 'g', b, c, a)}, x_shape)"),
-                  (crossed("x", "g", a, b, c),
-                   f"unbroadcast({crossed('g', 'x', c, a, b)}, y_shape)"),
-                  shape=f"{crossed('np.zeros(x_shape)', 'np.zeros(y_shape)', a, b, c)}.shape",
-                  rank=max(ranks))
+    # own (counted from the end, so that broadcast leading axes are summed by unbroadcast);
+    # a 2-vector's is the first two coordinates (NumPy read its third as 0)
+    shape = f"np.cross(np.zeros(x_shape), np.zeros(y_shape), axisa={a}, axisb={b}, " \
+        f"axisc={c}).shape"
+    if (a, b, c) == (-1, -1, -1):  # numba: without keywords
+        shape = "np.broadcast_shapes(x_shape[:-1], y_shape[:-1]) + (3,)"
+    x_length = f"cross_length(x_shape, y_shape, {a}, {b})"  # refusing two 2-vectors
+    y_length = f"cross_length(y_shape, x_shape, {b}, {a})"
+    x_bar = f"np.take({crossed('y', 'g', b, c, a)}, np.arange({x_length}), axis={a})"
+    y_bar = f"np.take({crossed('g', 'x', c, a, b)}, np.arange({y_length}), axis={b})"
+    return linear("cross", "x y", (crossed("g", "y", a, b, c), f"unbroadcast({x_bar}, x_shape)"),
+                  (crossed("x", "g", a, b, c), f"unbroadcast({y_bar}, y_shape)"),
+                  shape=shape, rank=max(ranks))
 
 
 def _cross_on_numba(count) -> str:
@@ -142,25 +143,25 @@ def _cross_axes(ranks, keywords):
     return tuple(out)
 
 
-# np.kron(x, y) of equal ranks: (the seed split into (x axis, y axis) pairs, its contraction
-# with y onto x's axes, the same onto y's axes)
-_KRON = {
-    1: ("np.reshape(g, (x_shape[0], y_shape[0]))", "ik,k->i", "ik,i->k"),
-    2: ("np.reshape(g, (x_shape[0], y_shape[0], x_shape[1], y_shape[1]))", "ikjl,kl->ij",
-        "ikjl,ij->kl"),
-}
-
-
 def kron(ranks, keywords):
-    """np.kron(x, y) of two vectors or two matrices."""
-    if ranks[0] != ranks[1] or ranks[0] not in _KRON:
-        raise SrcadError(f"np.kron of operands of ranks {tuple(ranks)}", construct="kron",
-                         hint="srcad differentiates np.kron of two vectors or two matrices")
-    split, to_x, to_y = _KRON[ranks[0]]
-    shape = " + ".join(f"(x_shape[{i}] * y_shape[{i}],)" for i in range(ranks[0]))
-    return linear("kron", "x y", ("np.kron(g, y)", f"np.einsum('{to_x}', {split}, y)"),
-                  ("np.kron(x, g)", f"np.einsum('{to_y}', {split}, x)"), shape=shape,
-                  rank=ranks[0])
+    """np.kron(x, y) of arrays of any ranks (the lower rank padded with leading axes of length
+    1, as NumPy does; of a number, the product): the seed split into (x axis, y axis) pairs,
+    contracted with y onto x's axes and with x onto y's."""
+    if 0 in ranks:  # of a number: the product
+        return MUL
+    rank = max(ranks)
+    padded = [f"((1,) * {rank - r} + tuple({name}_shape))" for r, name in zip(ranks, "xy")]
+    split = "(" + "".join(f"{padded[0]}[{k}], {padded[1]}[{k}], " for k in range(rank)) + ")"
+    split = f"np.reshape(g, {split})"
+    x_axes, y_axes = "abcdefghijkl"[:rank], "mnopqrstuvwz"[:rank]
+    pairs = "".join(a + b for a, b in zip(x_axes, y_axes))
+    to_x = f"np.reshape(np.einsum('{pairs},{y_axes}->{x_axes}', {split}, " \
+        f"np.reshape(y, {padded[1]})), x_shape)"
+    to_y = f"np.reshape(np.einsum('{pairs},{x_axes}->{y_axes}', {split}, " \
+        f"np.reshape(x, {padded[0]})), y_shape)"
+    shape = " + ".join(f"({padded[0]}[{k}] * {padded[1]}[{k}],)" for k in range(rank)) or "()"
+    return linear("kron", "x y", ("np.kron(g, y)", to_x), ("np.kron(x, g)", to_y),
+                  shape=shape, rank=rank)
 
 
 def matrix_power(ranks, keywords):

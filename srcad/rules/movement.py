@@ -190,29 +190,54 @@ def moveaxis(ranks, keywords):
                   shape=_permuted(rank, order), rank=rank)
 
 
-def sort(ranks, keywords):
-    """np.sort(x, axis=-1, kind=...): the derivative follows the stable order."""
+def _permuted_by(name, ranks, keywords, order, back):
+    """A permutation of x along an axis (np.sort, np.partition), which the derivative
+    follows: `order(axis)` its indices for np.take_along_axis, `back(axis)` the adjoint."""
     if ranks[0] == 0:
-        raise SrcadError("np.sort of a number", construct="sort", hint="sort an array")
+        raise SrcadError(f"np.{name} of a number", construct=name, hint=f"{name} an array")
     if keywords.get("order") is not None:
-        raise SrcadError("np.sort with order=", construct="sort",
-                         hint="order= sorts structured arrays, which carry no derivative")
+        raise SrcadError(f"np.{name} with order=", construct=name, hint=f"order= {name}s "
+                         "structured arrays, which carry no derivative")
     axis = keywords.get("axis", -1)
     if axis is None:
-        return linear("sort", "x", ("np.take(g, sort_order(x, None))",
-                                    "unsort(g, x, None)"),
+        return linear(name, "x", (f"np.take(g, {order(None)})", back(None)),
                       shape="(int(np.prod(x_shape)),)", rank=1)
-    axis = _axis(axis, ranks[0], "sort")
-    return _same("sort", ranks[0], f"np.take_along_axis(g, sort_order(x, {axis}), axis={axis})",
-                 f"unsort(g, x, {axis})")
+    axis = _axis(axis, ranks[0], name)
+    return _same(name, ranks[0], f"np.take_along_axis(g, {order(axis)}, axis={axis})",
+                 back(axis))
 
 
-def squeeze_all(ranks, keywords):
-    """np.squeeze(x) without an axis: refused, the result's rank depends on sizes only
-    known when the function runs."""
-    raise SrcadError("np.squeeze without an axis: the rank of the result depends on which "
-                     "axes have length 1, which srcad does not know before the function runs",
-                     construct="squeeze", hint="name the axes: np.squeeze(x, axis=0)")
+def sort(ranks, keywords):
+    """np.sort(x, axis=-1, kind=...): the derivative follows the stable order."""
+    return _permuted_by("sort", ranks, keywords, lambda a: f"sort_order(x, {a})",
+                        lambda a: f"unsort(g, x, {a})")
+
+
+def partition(ranks, keywords):
+    """np.partition(x, kth, axis=-1): a permutation of x along the axis, which the derivative
+    follows: the one that puts x's elements where the result has them (`partition_order`)."""
+    _ints(keywords.get("kth"), "partition", "kth")
+    return _permuted_by("partition", ranks, keywords,
+                        lambda a: f"partition_order(x, ans, {a})",
+                        lambda a: f"unpartition(g, x, ans, {a})")
+
+
+def rollaxis(ranks, keywords):
+    """np.rollaxis(x, axis, start=0): the axis moved to before `start`, a transpose."""
+    rank = ranks[0]
+    axis = _axis(keywords.get("axis"), rank, "rollaxis")
+    start = keywords.get("start", 0)
+    if not isinstance(start, int) or isinstance(start, bool) or not -rank <= start <= rank:
+        raise SrcadError(f"`start={start!r}` of np.rollaxis for an array of rank {rank}",
+                         construct="rollaxis", hint="start must be a literal int within the "
+                         "rank (or the rank)")
+    start = start + rank if start < 0 else start  # NumPy: a negative start counts from rank
+    order = [a for a in range(rank) if a != axis]
+    order.insert(start - 1 if axis < start else start, axis)
+    back = tuple(order.index(k) for k in range(rank))
+    return linear("rollaxis", "x", (f"np.transpose(g, {tuple(order)!r})",
+                                    f"np.transpose(g, {back!r})"),
+                  shape=_permuted(rank, order), rank=rank)
 
 
 # (function, select, keywords by position after the operand, keywords that are operands)
@@ -228,6 +253,8 @@ ENTRIES = [
     (np.swapaxes, swapaxes, ("axis1", "axis2"), ()),
     (np.moveaxis, moveaxis, ("source", "destination"), ()),
     (np.sort, sort, ("axis", "kind", "order", "stable"), ()),
+    (np.partition, partition, ("kth", "axis", "kind", "order"), ()),
+    (np.rollaxis, rollaxis, ("axis", "start"), ()),
 ]
 
 # array methods that are these functions of their receiver (x.sort() sorts in place: not one)

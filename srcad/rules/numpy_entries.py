@@ -11,6 +11,7 @@ import gast
 import numpy as np
 
 from srcad.rules import norms, scans, statistics
+from srcad.rules.call_info import CallInfo
 from srcad.rules.elementwise import elementwise
 from srcad.rules.reductions import extremum, reduction
 from srcad.rules.rule_type import rule
@@ -81,6 +82,19 @@ if hasattr(np, "trapezoid"):
 _OPERAND_KEYWORDS = {"average": ("weights",)}
 # array methods: x.prod(axis=0) is np.prod(x, axis=0)
 METHODS = {"prod": np.prod, "var": np.var, "std": np.std, "cumprod": np.cumprod}
+
+
+def _round_method(ranks, keywords):
+    """x.round(decimals=0): a step function, derivative 0 wherever it has one (JAX's
+    answer at the steps too). np.round(x, ...) is a call without derivative; the method
+    form is an array method, so it gets this zero rule."""
+    statistics.refuse_unfollowed("round", keywords, out=None)
+    return rule("round", "x", "0.0 * g")
+
+
+# array methods whose NumPy function has no derivative rule: their CallInfo
+METHOD_CALLS = {"round": CallInfo("round", None, "float", select=_round_method,
+                                  keywords=("decimals", "out"))}
 
 
 def _plain(select, name):

@@ -115,14 +115,29 @@ def trapezoid(ranks, keywords):
 
 
 def gradient(ranks, keywords):
-    """np.gradient(x) of a vector (unit spacing, edge_order=1)."""
+    """np.gradient(x) of a vector, np.gradient(x, axis=k) of any array (unit spacing,
+    edge_order=1): central differences inside, one-sided at the two ends of the axis. The
+    adjoint takes each seed back to the two elements it differences, along the axis moved
+    first (`m`)."""
     refuse_unfollowed("gradient", keywords, edge_order=1)
-    if ranks[0] != 1 or len(ranks) > 1 or keywords.get("axis") not in (None, 0, -1):
-        raise SrcadError("np.gradient of an array of rank other than 1, or with spacings",
-                         construct="gradient", hint="srcad differentiates np.gradient(x) of "
-                         "a vector: a list of arrays of a matrix has no rule yet")
-    i = "np.arange(x_shape[0])"
-    c = f"(g * (0.5 + 0.5 * (({i} == 0) | ({i} == x_shape[0] - 1))))"
+    rank, axis = ranks[0], keywords.get("axis")
+    if len(ranks) > 1 or rank == 0:
+        raise SrcadError("np.gradient with spacings, or of a number", construct="gradient",
+                         hint="srcad differentiates np.gradient(x) with unit spacing")
+    if axis is None and rank == 1:
+        axis = 0
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -rank <= axis < rank:
+        raise SrcadError(f"np.gradient of an array of rank {rank} with axis={axis!r}: a list "
+                         "of arrays, one per axis", construct="gradient",
+                         hint="take one axis at a time: np.gradient(x, axis=0)")
+    a = axis % rank
+    moved = "g" if a == 0 else f"np.moveaxis(g, {a}, 0)"
+    n = f"x_shape[{a}]"
+    i = f"np.arange({n})" + (f".reshape((-1,) + (1,) * {rank - 1})" if rank > 1 else "")
+    c = f"({moved} * (0.5 + 0.5 * (({i} == 0) | ({i} == {n} - 1))))"
     padded = f"np.concatenate((-{c}[:1], {c}, -{c}[-1:]))"
-    return linear("gradient", "x", ("np.gradient(g)", f"({padded}[:-2] - {padded}[2:])"),
-                  shape="x_shape", rank=1)
+    back = f"({padded}[:-2] - {padded}[2:])"
+    spelled = "" if rank == 1 else f", axis={a}"
+    return linear("gradient", "x", (f"np.gradient(g{spelled})",
+                                    back if a == 0 else f"np.moveaxis({back}, 0, {a})"),
+                  shape="x_shape", rank=rank)

@@ -62,14 +62,22 @@ def expand_dims(ranks, keywords):
 
 
 def squeeze(ranks, keywords):
-    """np.squeeze(x, axis) (the axis must be given: the rank depends on it)."""
-    if keywords.get("axis") is None:
+    """np.squeeze(x, axis), x.squeeze(axis): an int or a tuple of ints (the axis must be
+    given: the rank of the result depends on it)."""
+    axis = keywords.get("axis")
+    if axis is None:
         raise SrcadError("np.squeeze without an axis: the rank of its result depends on which "
-                         "axes have length 1, known only when the function runs",
-                         construct="squeeze", hint="name the axis: np.squeeze(x, axis=0)")
-    a = _axis(keywords, ranks[0], "squeeze")
-    return Rule("squeeze", ("x",), (_BACK,), "float", (f"np.squeeze(g, axis={a})",), False,
-                f"x_shape[:{a}] + x_shape[{a + 1}:]", ranks[0] - 1)
+                         "axes have length 1, and srcad's compiled code serves every shape of "
+                         "a rank (it knows ranks, not sizes)", construct="squeeze",
+                         hint="name the axes of length 1: np.squeeze(x, axis=0) or "
+                         "x.squeeze((0, 2))")
+    axes = sorted({_axis({"axis": a}, ranks[0], "squeeze")
+                   for a in (axis if isinstance(axis, tuple) else (axis,))})
+    kept = [k for k in range(ranks[0]) if k not in axes]
+    shape = "(" + "".join(f"x_shape[{k}], " for k in kept) + ")"
+    spelled = axes[0] if len(axes) == 1 else tuple(axes)  # numba: an int
+    return Rule("squeeze", ("x",), (_BACK,), "float", (f"np.squeeze(g, axis={spelled})",),
+                False, shape, len(kept))
 
 
 def _shape_rank(ranks, name) -> int:

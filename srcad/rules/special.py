@@ -20,9 +20,11 @@ serves tangents and adjoints), vectorized: the formula of an array is the formul
 | ndtri(x)                | g * sqrt(2 pi) * exp(ans^2 / 2)                        |
 | i0(x), i0e(x)           | g * i1(x); g * (i1e(x) - sign(x) * ans)                |
 | i1(x), i1e(x)           | g * (i0(x) + iv(2, x)) / 2; the same scaled, - sign(x) * ans |
+| iv(v, x), ive(v, x)     | -, g * (iv(v-1, x) + iv(v+1, x)) / 2; ive: scaled, - sign(x) * ans |
+| multigammaln(a, d)      | g * sum of digamma(a - j / 2), j = 0 .. d - 1; -       |
 
 At a point where a function is not differentiable the formula gives JAX's answer:
-i0e and i1e at 0 take sign(0) = 0 (as jax.scipy.special does); xlogy(0, y) and
+i0e, i1e and ive at 0 take sign(0) = 0 (as jax.scipy.special does); xlogy(0, y) and
 xlog1py(0, y) have the partial log(y) in x (-inf at y = 0, as JAX).
 
 logsumexp (axis=, b=, keepdims=), softmax and log_softmax (axis=) are not elementwise: their
@@ -94,6 +96,20 @@ ENTRIES = [
     _entry("i1", "x", f"g * 0.5 * ({_S}i0(x) + {_S}iv(2, x))", domain=(ANY,)),
     _entry("i1e", "x", f"g * (0.5 * ({_S}i0e(x) + {_S}ive(2, x)) - np.sign(x) * ans)",
            domain=(ANY,)),
+    # the order v is a constant (no derivative in it); I_v' = (I_(v-1) + I_(v+1)) / 2
+    _entry("iv", "v x", None, f"g * 0.5 * ({_S}iv(v - 1.0, x) + {_S}iv(v + 1.0, x))",
+           domain=(2, ANY)),
+    _entry("ive", "v x", None,
+           f"g * (0.5 * ({_S}ive(v - 1.0, x) + {_S}ive(v + 1.0, x)) - np.sign(x) * ans)",
+           domain=(3, ANY)),
+]
+
+# on the python backend only (numba has no implementation of them: refused there by name)
+PYTHON_ENTRIES = [
+    # log of the multivariate gamma function: a constant plus gammaln(a - j / 2) summed over
+    # j < d (d an int constant); a's values broadcast against the d terms on a last axis
+    _entry("multigammaln", "a d", f"g * np.sum({_S}digamma(np.expand_dims(a, -1) - 0.5 * "
+           "np.arange(d)), axis=-1)", None, domain=((2.0, 4.0), 3)),
 ]
 
 

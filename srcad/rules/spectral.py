@@ -136,28 +136,41 @@ def qr(ranks, keywords):
 
 
 _P = "np.linalg.pinv(x)"
-_I_M, _I_N = "np.eye(x_shape[0])", "np.eye(x_shape[1])"
 
 
-def _pinv_adjoint(seed) -> str:
+def _pinv_parts(stacked):
+    """The transpose (of the last two axes, for a stack of matrices) and the identities of
+    A's row and column counts (broadcast against a stack)."""
+    def transposed(e):
+        return f"np.swapaxes({e}, -1, -2)" if stacked else f"{e}.T"
+    rows, columns = ("x_shape[-2]", "x_shape[-1]") if stacked else ("x_shape[0]", "x_shape[1]")
+    return transposed, f"np.eye({rows})", f"np.eye({columns})"
+
+
+def _pinv_adjoint(seed, stacked=False) -> str:
     """The adjoint of A for the seed `seed` of P = pinv(A) (the transpose of the tangent)."""
-    return (f"(-({_P}.T @ {seed} @ {_P}.T) + ({_I_M} - x @ {_P}) @ {seed}.T @ {_P} @ {_P}.T"
-            f" + {_P}.T @ {_P} @ {seed}.T @ ({_I_N} - {_P} @ x))")
+    t, i_m, i_n = _pinv_parts(stacked)
+    return (f"(-({t(_P)} @ {seed} @ {t(_P)}) + ({i_m} - x @ {_P}) @ {t(seed)} @ {_P} @ "
+            f"{t(_P)} + {t(_P)} @ {_P} @ {t(seed)} @ ({i_n} - {_P} @ x))")
 
 
-def _pinv_tangent(seed) -> str:
-    return (f"(-({_P} @ {seed} @ {_P}) + {_P} @ {_P}.T @ {seed}.T @ ({_I_M} - x @ {_P})"
-            f" + ({_I_N} - {_P} @ x) @ {seed}.T @ {_P}.T @ {_P})")
+def _pinv_tangent(seed, stacked=False) -> str:
+    t, i_m, i_n = _pinv_parts(stacked)
+    return (f"(-({_P} @ {seed} @ {_P}) + {_P} @ {t(_P)} @ {t(seed)} @ ({i_m} - x @ {_P})"
+            f" + ({i_n} - {_P} @ x) @ {t(seed)} @ {t(_P)} @ {_P})")
 
 
 def pinv(ranks, keywords):
-    """np.linalg.pinv(A) of a matrix, differentiable where A's rank does not change."""
-    _matrix("pinv", ranks, stacks=False)
+    """np.linalg.pinv(A) of a matrix or a stack of them, differentiable where A's rank does
+    not change."""
+    _matrix("pinv", ranks)
     if keywords.get("hermitian"):
         raise SrcadError("np.linalg.pinv with hermitian=True", construct="pinv",
                          hint="leave hermitian out")
-    return linear("pinv", "x", (_pinv_tangent("g"), _pinv_adjoint("g")),
-                  shape="x_shape[::-1]", rank=2)
+    stacked = ranks[0] > 2
+    shape = "x_shape[::-1]" if not stacked else "x_shape[:-2] + (x_shape[-1], x_shape[-2])"
+    return linear("pinv", "x", (_pinv_tangent("g", stacked), _pinv_adjoint("g", stacked)),
+                  shape=shape, rank=ranks[0])
 
 
 def cond(ranks, keywords):

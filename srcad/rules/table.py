@@ -21,6 +21,7 @@ import numpy as np
 
 from srcad.errors import SrcadError
 from srcad.rules import (
+    convolution,
     generated_code,
     library_families,
     linalg,
@@ -55,6 +56,7 @@ from srcad.rules.elementwise import (
     operator_module_selects,
 )
 from srcad.rules.linalg import inner, matmul, outer, transpose
+from srcad.rules.numpy_entries import METHOD_CALLS as NUMPY_METHOD_CALLS
 from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
 from srcad.rules.numpy_entries import entries as numpy_entries
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
@@ -72,6 +74,8 @@ from srcad.runtime.array_runtime import (
     view_start,
 )
 from srcad.runtime.array_runtime import unbroadcast as unbroadcast_function
+from srcad.runtime.convolution_runtime import convolved_shape, full_seed
+from srcad.runtime.cross_runtime import cross_length, cross_of
 from srcad.runtime.index_tricks import c_columns as c_columns_function
 from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
 
@@ -155,6 +159,8 @@ def _build() -> dict[int, CallInfo]:
     add(np.cumsum, CallInfo("cumsum", None, "float", select=cumsum))
     add(np.outer, CallInfo("outer", None, "float", select=outer))
     add(np.inner, CallInfo("inner", None, "float", select=inner))
+    for fn, info in convolution.table_entries(CallInfo, convolution.ENTRIES, "np"):
+        add(fn, info)  # np.convolve, np.correlate
     for fn, select, fields in linalg.ENTRIES:  # einsum, tensordot, kron, ...
         add(fn, CallInfo(fn.__name__, None, "float", select=select, **fields))
     for fn, select, keywords, count, parts in spectral.ENTRIES:  # eigh, svd, pinv, ...
@@ -207,6 +213,11 @@ def _build() -> dict[int, CallInfo]:
         fn = getattr(movement_runtime, name_)
         add(fn, CallInfo(name_, None, "shape", arrays=ANY) if name_.endswith("_shape")
             else CallInfo(name_, None, "float", select=_not_yet(name_)))
+    add(cross_of, CallInfo("cross", None, "float", select=linalg.cross, operand_count=2,
+                           keywords=("axisa", "axisb", "axisc")))  # np.cross's derivative
+    add(cross_length, CallInfo("cross_length", None, "int", arrays=ANY))
+    add(convolved_shape, CallInfo("convolved_shape", None, "shape", arrays=ANY))
+    add(full_seed, CallInfo("full_seed", None, "float", select=_not_yet("full_seed")))
     for fn, select in generated_code.ENTRIES:  # second order through them
         add(fn, CallInfo(fn.__name__, None, "float", select=select))
     add(einsum_adjoint, CallInfo("einsum_adjoint", None, "float",
@@ -351,7 +362,7 @@ def lookup_method(attr: str) -> CallInfo | None:
     'mean'
     """
     fn = _METHODS.get(attr)
-    return None if fn is None else lookup_call(fn)
+    return NUMPY_METHOD_CALLS.get(attr) if fn is None else lookup_call(fn)
 
 
 def lookup_call(obj) -> CallInfo | None:

@@ -16,6 +16,8 @@ from srcad.runtime.cholesky_derivatives import (  # noqa: F401 - second order ca
     cholesky_tangent_tangent,
     reverse_over_reverse_refused,
 )
+from srcad.runtime.convolution_runtime import convolved_shape, full_seed  # noqa: F401
+from srcad.runtime.cross_runtime import cross_length, cross_of  # noqa: F401 - np.cross
 from srcad.runtime.cumprod_runtime import cumprod_adjoint, cumprod_tangent  # noqa: F401
 from srcad.runtime.index_tricks import c_columns  # noqa: F401 - np.c_ written out
 from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls them too

@@ -253,9 +253,39 @@ def unsort(g, x, axis):
     return np.take_along_axis(np.broadcast_to(g, x.shape), inverse, axis=axis)
 
 
+def partition_order(x, ans, axis):
+    """The permutation that puts `x`'s elements where `ans = np.partition(x, kth, axis)` has
+    them (axis None: of the flat array): the element of each rank in x goes where that rank
+    is in ans (ties: in their order, as a stable sort). Read from the result, so it is
+    NumPy's arrangement whatever its algorithm.
+
+    >>> partition_order(np.array([3.0, 1.0, 2.0]), np.array([1.0, 2.0, 3.0]), -1)
+    array([1, 2, 0])
+    """
+    if axis is None:
+        x, ans, axis = np.ravel(x), np.ravel(ans), -1
+    in_x = np.argsort(x, axis=axis, kind="stable")
+    rank_in_ans = np.argsort(np.argsort(ans, axis=axis, kind="stable"), axis=axis)
+    return np.take_along_axis(in_x, rank_in_ans, axis=axis)
+
+
+def unpartition(g, x, ans, axis):
+    """The adjoint of `ans = np.partition(x, kth, axis)`: the seed put back in x's order.
+
+    >>> unpartition(np.array([10.0, 20.0, 30.0]), np.array([3.0, 1.0, 2.0]),
+    ...             np.array([1.0, 2.0, 3.0]), -1)
+    array([30., 10., 20.])
+    """
+    order = partition_order(x, ans, axis)
+    back = np.argsort(order, axis=-1 if axis is None else axis)
+    if axis is None:
+        return np.reshape(np.take(np.ravel(g), back), np.shape(x))
+    return np.take_along_axis(g, back, axis=axis)
+
+
 # the names generated code calls (srcad/runtime/runtime_names.py)
 MOVEMENT_RUNTIME_NAMES = ("tiled_shape", "untile", "repeated_shape", "unrepeat",
                           "taken_shape", "untake", "along_shape", "untake_along_axis",
                           "diagonal_shape", "undiagonal", "untrace", "padded_shape", "unpad",
-                          "sort_order", "unsort")
+                          "sort_order", "unsort", "partition_order", "unpartition")
 __all__ = list(MOVEMENT_RUNTIME_NAMES)

@@ -23,6 +23,8 @@ import sys
 import gast
 import numpy as np
 
+from srcad.runtime.convolution_runtime import CONVOLUTION_RUNTIME_NAMES
+from srcad.runtime.cross_runtime import CROSS_RUNTIME_NAMES
 from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
 
 # srcad/runtime/array_runtime.py: what generated array code calls on the python backend
@@ -41,6 +43,7 @@ ARRAY_RUNTIME_NAMES += ("lstsq_parts", "divmod_parts", "cho_factor_matrix", "cho
 ARRAY_RUNTIME_NAMES += ("lu_factor_matrix", "lu_pivots", "lu_solve_matrix", "lu_factor_tangent",
                         "lu_factor_adjoint", "lu_solve_tangent", "lu_solve_adjoint",
                         "c_columns", "cumprod_tangent", "cumprod_adjoint")
+ARRAY_RUNTIME_NAMES += CONVOLUTION_RUNTIME_NAMES + CROSS_RUNTIME_NAMES
 # srcad/runtime/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/build/running.py, srcad/runtime/checkpointing.py,
 # srcad/runtime/array_runtime.py)
@@ -121,7 +124,8 @@ _RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runti
                     "srcad.runtime.numba_movement", "srcad.runtime.numba_selection",
                     "srcad.runtime.numba_linalg", "srcad.runtime.numba_spectral",
                     "srcad.runtime.numba_quantiles", "srcad.runtime.numba_einsum",
-                    "srcad.runtime.numba_padding"}
+                    "srcad.runtime.numba_padding", "srcad.runtime.convolution_runtime",
+                    "srcad.runtime.cross_runtime"}
 
 
 def library_modules() -> dict:

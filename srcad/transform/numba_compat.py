@@ -158,6 +158,12 @@ class _Products(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func
+        if isinstance(f, gast.Name) and f.id in ("cross_of", "cross_length"):  # np.cross's
+            # derivative (srcad/runtime/cross_runtime.py): numba's np.cross takes no axis
+            # keywords and 3-vectors
+            return gast.copy_location(S.call("np.cross", *node.args[:2]), node) \
+                if f.id == "cross_of" else gast.copy_location(gast.Subscript(
+                    value=node.args[0], slice=node.args[2], ctx=gast.Load()), node)
         if not isinstance(f, gast.Attribute):
             return node
         module = isinstance(f.value, gast.Name) and f.value.id == "np"

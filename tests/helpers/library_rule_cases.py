@@ -45,6 +45,7 @@ def elementwise_cases():
     combination: the scipy.special family on floats and arrays, math's on floats."""
     out = []
     for family, prefix, arrays in ((special.ENTRIES, "scipy.special.", True),
+                                   (special.PYTHON_ENTRIES, "scipy.special.", True),
                                    (special.MATH_ENTRIES, "math.", False),
                                    (math_functions.ENTRIES, "math.", False)):
         for entry in family:

@@ -1,0 +1,36 @@
+"""x.round(decimals) as a method: a step function, derivative 0 (JAX's answer, at the steps
+too), as np.round(x, decimals) has."""
+
+import numpy as np
+import pytest
+
+import srcad
+
+X = np.array([1.34, 2.61, -4.12])
+
+
+def rounded_method(x):
+    return np.sum(x.round(1) * x + x.round())
+
+
+def rounded_function(x):
+    return np.sum(np.round(x, 1) * x + np.round(x))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_round_method_has_derivative_zero_like_the_function(mode):
+    np.testing.assert_allclose(srcad.gradient(rounded_method, X, mode=mode), np.round(X, 1))
+    np.testing.assert_allclose(srcad.gradient(rounded_method, X, mode=mode),
+                               srcad.gradient(rounded_function, X, mode=mode))
+
+
+def test_round_method_in_vector_mode():
+    np.testing.assert_allclose(srcad.jacfwd(lambda x: x.round(1) * x)(X), np.diag(np.round(X, 1)))
+
+
+def test_round_method_with_out_is_refused():
+    def f(x):
+        y = np.zeros(3)
+        return np.sum(x.round(1, y))
+    with pytest.raises(srcad.SrcadError, match="out="):
+        srcad.gradient(f, X)
