@@ -77,6 +77,7 @@ class NumbaRecursion:
         self.helpers_of = helpers_of  # token -> srcad/operators/recursion.py's RecursiveHelper
         self.sites: dict[int, tuple] = {}  # token -> operand types
         self.nodes: dict[int, object] = {}  # token -> its first call (for a refusal's line)
+        self.variants: dict[int, dict] = {}  # token -> {operand types: a call}
         for stmt in norm.body:
             for node in gast.walk(stmt):
                 if self._kind(node) == CALL:
@@ -112,13 +113,19 @@ class NumbaRecursion:
     def _add_site(self, node, types):
         token = node.args[0].value
         operand_types = tuple(types.of(a) for a in node.args[1:])
-        if self.sites.get(token, operand_types) != operand_types:
-            raise self.norm.parsed.error(
-                node, "recursion", "backend='numba': the same recursive helper is called "
-                "with arguments of different types", kind=UnsupportedCallError,
-                hint="call it with arguments of one type each, or use backend='python'")
-        self.sites[token] = operand_types
+        self.sites.setdefault(token, operand_types)
         self.nodes.setdefault(token, node)
+        self.variants.setdefault(token, {}).setdefault(operand_types, node)
+
+    def _one_type_each(self, token) -> None:
+        """Refuse a helper called with operands of other types in one function (its kernels
+        are made for one)."""
+        if len(self.variants[token]) > 1:
+            raise self.norm.parsed.error(
+                list(self.variants[token].values())[1], "recursion", "backend='numba': the "
+                "same recursive helper is called with arguments of different types",
+                kind=UnsupportedCallError, hint="call it with arguments of one type each, or "
+                "use backend='python'")
 
     def rename(self, tree):
         """`tree` with the primitive's calls calling the kernels; the kernels made."""
@@ -137,6 +144,11 @@ class NumbaRecursion:
                     "on numba (grad, jacfwd, jacrev)")
             if kind in (TANGENT, ADJOINT):
                 active[node.args[0].value].add(node.args[1].value)
+        if not _building():  # a helper called on constants only runs as it is, before the code
+            for token in [t for t in self.sites if not active[t]]:
+                del self.sites[token]
+        for token in self.sites:
+            self._one_type_each(token)
         keys = {token: Key(token, self.sites[token], tuple(sorted(active[token])))
                 for token in self.sites}
         _grouped(tree, self, keys)
@@ -269,7 +281,7 @@ class _Calls(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         kind = self.recursion._kind(node)
-        if kind == CALL:
+        if kind == CALL and node.args[0].value in self.recursion.sites:
             token = node.args[0].value
             primal = Key(token, self.recursion.sites[token], None)
             return gast.copy_location(gast.Call(

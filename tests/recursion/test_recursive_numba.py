@@ -55,10 +55,13 @@ def node_value(x, weights, left, right, feature, threshold, i):
     return node_value(x, weights, left, right, feature, threshold, right[i])
 
 
+LEFT, RIGHT, FEATURE, THRESHOLD = M.LEFT, M.RIGHT, M.FEATURE, M.THRESHOLD
+
+
 def tree_loss(weights, xs):
     total = 0.0
     for k in range(xs.shape[0]):
-        value = node_value(xs[k], weights, M.LEFT, M.RIGHT, M.FEATURE, M.THRESHOLD, 0)
+        value = node_value(xs[k], weights, LEFT, RIGHT, FEATURE, THRESHOLD, 0)
         total = total + value * value
     return total
 
