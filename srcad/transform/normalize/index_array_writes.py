@@ -1,4 +1,5 @@
-"""Writes through an index array, `y[idx] = v` and `y[idx] += v`, as NumPy runs them.
+"""Writes through an index array or a mask, `y[idx] = v`, `y[idx] += v`, `Y[idx, j] = v`,
+`y[mask] *= 2`, as NumPy runs them.
 
 NumPy evaluates the right side whole, then assigns its entries to `y[idx[0]]`, `y[idx[1]]`,
 ... in order: a repeated index takes the last value written, and `y[idx] += v` is
@@ -16,10 +17,18 @@ The whole right side broadcast against the gather makes NumPy's shape check (a `
 another length raises as NumPy does) and is a new array, so `v` sharing memory with `y`
 reads what NumPy reads.
 
-Guarantees: only a statement writing a 1-D float array variable through one 1-D int array
-(not a mask, not with other indices) is rewritten; any other index-array write is left as
-written (and refused by line later, srcad/analysis/type_refusals.py). Nothing is rewritten
-when the function's module binds `np` to something other than NumPy.
+A matrix takes rows the same way (`Y[idx] = v`: the right side broadcast into zeros of shape
+(len(idx), Y.shape[1])), and `Y[idx, j] op= v` / `Y[j, idx] op= v` with an int j gathers the
+elements in a loop first. A 1-D mask (`y[mask] op= v`, `Y[mask, j]`) writes its True
+positions in order, each taking the next entry of the right side (a number, one value
+broadcast, or one entry per True entry); a mask or a right side of another length raises
+when it runs (NumPy raises IndexError or ValueError), as a run-time refusal.
+
+Guarantees: only a statement writing a 1-D or 2-D float array variable through one 1-D int
+array or mask (beside at most one int index) is rewritten; any other index-array write (a
+2-D mask, two index arrays, an index array beside a slice) is left as written (and refused
+by line later, srcad/analysis/type_refusals.py). Nothing is rewritten when the function's
+module binds `np` to something other than NumPy.
 """
 
 from __future__ import annotations
