@@ -474,6 +474,8 @@ class ArrayGrammar:
         if "library-forms" in self.shapes:  # its own stream: grammar_library_forms.py
             body += self.library_forms_statements()
             prelude = prelude + "\n" + LIBRARY_FORMS_PRELUDE
+        if "mask-writes" in self.shapes:  # its own random stream: grammar_index_writes.py
+            body += self.mask_write_lines()
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]
