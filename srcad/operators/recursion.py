@@ -76,9 +76,9 @@ class RecursiveHelper:
     @property
     def opened(self):
         """The shim srcad differentiates for this helper (one per helper: compiled code is
-        cached by function)."""
-        if self._opened is None or self._opened.srcad_recursive_body.__code__ \
-                is not self.helper.__code__:
+        cached by function; code built from it is rebuilt when the helper's code changes,
+        the helper being a function it reads)."""
+        if self._opened is None:
             self._opened = _opened(self.helper)
         return self._opened
 
