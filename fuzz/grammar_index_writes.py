@@ -25,13 +25,15 @@ OPS = ["+=", "-=", "*=", "="]
 
 
 class IndexWriteGrammar:
+    def _drawing(self, stream: str) -> tuple:
+        """(the stream `{stream} {seed}`, x's length, a maker of coefficients drawn from it)."""
+        rng = random.Random(f"{stream} {self.seed}")
+        return rng, self.arr_scope["x"][0], lambda: repr(
+            rng.choice([0.5, 0.25, 0.3, 0.2, 0.1, 0.6]))
+
     def index_write_lines(self) -> list:
         """1-2 groups (above), each ending in a float the result adds up."""
-        rng = random.Random(f"index writes {self.seed}")
-        n = self.arr_scope["x"][0]
-
-        def c():
-            return repr(rng.choice([0.5, 0.25, 0.3, 0.2, 0.1, 0.6]))
+        rng, n, c = self._drawing("index writes")
 
         lines = []
         for _ in range(rng.randint(1, 2)):
@@ -59,11 +61,7 @@ class IndexWriteGrammar:
 
     def mask_write_lines(self) -> list:
         """1-2 mask or matrix writes (`--shapes mask-writes`), each ending in a float."""
-        rng = random.Random(f"mask writes {self.seed}")
-        n = self.arr_scope["x"][0]
-
-        def c():
-            return repr(rng.choice([0.5, 0.25, 0.3, 0.2, 0.1, 0.6]))
+        rng, n, c = self._drawing("mask writes")
 
         lines = []
         for _ in range(rng.randint(1, 2)):
