@@ -478,6 +478,8 @@ class ArrayGrammar:
         if "library-rules" in self.shapes:  # its own stream: grammar_library_rules.py
             body += self.library_rules_statements()
             prelude = prelude + "\n" + LIBRARY_RULES_PRELUDE
+        if "mask-writes" in self.shapes:  # its own random stream: grammar_index_writes.py
+            body += self.mask_write_lines()
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]

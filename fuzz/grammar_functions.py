@@ -12,6 +12,10 @@ blocks, each adding to a float `s`:
 * `p += e`, `p -= e`, `p *= e`, `p /= e` on the argument `p` (its caller's array written in
   place), also through an alias `q = p` or a view `p[1:]`.
 
+* from seed 1000 on (`WRITES_FROM`), from a stream of its own (`functions writes {seed}`), so
+  the seeds below keep their programs: a nested `def` writing an array of f's (`w[i] = v`,
+  `w[i] += v`), called in a loop or twice.
+
 The return value reads `s` and `p`. Every expression is smooth, tests compare against
 constants (fuzz/run.py keeps the inputs away from them), so `check_grads` applies. A pure
 function of the seed; other programs are unchanged.
@@ -115,6 +119,24 @@ def _test(rng) -> str:
     return rng.choice([f"a > {_k(rng)}", f"c < {_k(rng)}", f"x[0] > {_k(rng)}"])
 
 
+WRITES_FROM = 1000
+
+
+def _enclosing_write(seed: int, n: int) -> list:
+    """A nested def writing f's array `w` (its closure variable), from its own stream."""
+    rng = random.Random(f"functions writes {seed}")
+    op = rng.choice(["=", "+="])
+    start = "np.zeros({n})".format(n=n) if op == "=" else rng.choice(["np.sin(x)", "x * c"])
+    lines = [f"w_enc = {start}", "", "def put_enc(i, v):", f"    w_enc[i] {op} v * x[i]", ""]
+    value = rng.choice([f"x[(i + 1) % {n}] + a * {_k(rng)}", "np.tanh(p[i]) * c"])
+    if rng.random() < 0.5:
+        lines += [f"for i in range({n}):", f"    put_enc(i, {value})"]
+    else:
+        lines += [f"put_enc({rng.randrange(n)}, a * {_k(rng)})",
+                  f"put_enc({rng.randrange(n)}, c * x[0])"]
+    return lines + [f"s = s + np.sum(w_enc * w_enc) * {_k(rng)}"]
+
+
 def generate(seed: int) -> Program:
     rng = random.Random(f"functions {seed}")
     n = rng.randint(3, 5)
@@ -122,6 +144,8 @@ def generate(seed: int) -> Program:
     kinds = _blocks(rng)
     for k in range(rng.randint(3, 5)):
         lines += ["    " + line for line in rng.choice(kinds)(k)]
+    if seed >= WRITES_FROM:
+        lines += ["    " + line for line in _enclosing_write(seed, n)]
     lines.append("    return s + np.sum(p * p) * 0.5")
     args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "p", (n,)), ArgKind("active", "a"),
             ArgKind("active", "c")]

@@ -10,6 +10,10 @@ an array program after its own, drawn from their own stream (`random.Random(f"in
 
 y is a copy of an expression of x (or of a gather of it), written, then summed into a float
 the result adds up. A mixin of `generator.Generator`.
+
+`--shapes mask-writes` (its own stream, `mask writes {seed}`): writes through a 1-D mask
+(`y[x > c] = v`, `y[y > c] op= v`, `y[m] = x[m] * c` with a local mask) and through an
+index array into a matrix (`Y[ix] = row`, `Y[ix, j] op= v`, `Y[j, ix] = v`).
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ OPS = ["+=", "-=", "*=", "="]
 
 
 class IndexWriteGrammar:
+    def _drawing(self, stream: str) -> tuple:
+        """(the stream `{stream} {seed}`, x's length, a maker of coefficients drawn from it)."""
+        rng = random.Random(f"{stream} {self.seed}")
+        return rng, self.arr_scope["x"][0], lambda: repr(
+            rng.choice([0.5, 0.25, 0.3, 0.2, 0.1, 0.6]))
+
     def index_write_lines(self) -> list:
         """1-2 groups (above), each ending in a float the result adds up."""
-        rng = random.Random(f"index writes {self.seed}")
-        n = self.arr_scope["x"][0]
-
-        def c():
-            return repr(rng.choice([0.5, 0.25, 0.3, 0.2, 0.1, 0.6]))
+        rng, n, c = self._drawing("index writes")
 
         lines = []
         for _ in range(rng.randint(1, 2)):
@@ -49,6 +55,40 @@ class IndexWriteGrammar:
                           f"    {y} = {y} * {c()} + np.sin({y})"]
             else:
                 lines.append(f"{y}[{ix}] {op} {values}")
+            lines.append(f"{s} = np.sum({y} * {y})")
+            self.arr_floats.append(s)
+        return lines
+
+    def mask_write_lines(self) -> list:
+        """1-2 mask or matrix writes (`--shapes mask-writes`), each ending in a float."""
+        rng, n, c = self._drawing("mask writes")
+
+        lines = []
+        for _ in range(rng.randint(1, 2)):
+            y, s = self.fresh("my"), self.fresh("mw")
+            kind = rng.choice(["mask", "self-mask", "local-mask", "rows", "column", "row"])
+            if kind in ("rows", "column", "row"):
+                ix = self.fresh("mx")
+                picks = [rng.randrange(n) for _ in range(2)]
+                lines += [f"{ix} = np.array([{picks[0]}, {picks[1]}, {picks[1]}])",
+                          f"{y} = np.outer(x, x) * {c()} + 1.0"]
+                j = rng.randrange(n)
+                target = {"rows": f"{y}[{ix}]", "column": f"{y}[{ix}, {j}]",
+                          "row": f"{y}[{j}, {ix}]"}[kind]
+                values = {"rows": f"x * {c()}", "column": f"np.sin(x[{ix}]) * a",
+                          "row": f"a * {c()}"}[kind]
+                op = "=" if kind == "rows" else rng.choice(OPS)
+                lines.append(f"{target} {op} {values}")
+            else:
+                lines.append(f"{y} = {rng.choice(STARTS)}")
+                if kind == "mask":
+                    lines.append(f"{y}[x > {c()}] = {rng.choice([c(), f'a * {c()}'])}")
+                elif kind == "self-mask":
+                    lines.append(f"{y}[{y} > {c()}] {rng.choice(OPS)} {c()}")
+                else:
+                    m = self.fresh("mm")
+                    lines += [f"{m} = x < {c()}",
+                              f"{y}[{m}] = x[{m}] * {rng.choice([c(), 'a'])}"]
             lines.append(f"{s} = np.sum({y} * {y})")
             self.arr_floats.append(s)
         return lines

@@ -8,7 +8,11 @@ floats and arrays flowing through (srcad/operators/recursion.py):
 * a pair of helpers calling each other (`even -> odd -> even`);
 * a scratch int array written before the recursive call and restored after it (as
   GradBench's det takes rows out and puts them back);
-* a default argument (`scale=...`) passed or left.
+* a default argument (`scale=...`) passed or left;
+* from seed 1000 on (`EXTRA_FROM`), from a stream of its own (`recursion extra {seed}`), so
+  the seeds below keep their programs: a helper splitting an interval until a global
+  tolerance is met (the depth decided by the values, the tolerance a module-level number:
+  compiled in on numba), or a helper called on constants only.
 
 `generate(seed)` returns a `Program` like fuzz/generator.py's; it draws from
 `random.Random(f"recursion {seed}")`, a stream of its own, so the other grammars' seeds keep
@@ -93,6 +97,42 @@ def _scratch(rng, name, n):
             f"    return value + {_smooth(rng, 't')}"]
 
 
+EXTRA_FROM = 1000
+
+
+def _bisect(rng, name, tolerance):
+    return [f"def {name}(x, lo, hi, t, depth):",
+            "    m = 0.5 * (lo + hi)",
+            f"    whole = ({_smooth(rng, 't * lo')} + {_smooth(rng, 't * hi')}) * (hi - lo)",
+            f"    halves = ({_smooth(rng, 't * lo')} + {_smooth(rng, 't * m')}) * (m - lo)",
+            f"    if depth <= 0 or abs(whole - halves) <= {tolerance}:",
+            f"        return halves + x[depth % len(x)] * {_c(rng)}",
+            f"    return {name}(x, lo, m, t, depth - 1) + {name}(x, m, hi, t * {_c(rng)},"
+            " depth - 1)"]
+
+
+def _constant(rng, name):
+    return [f"def {name}(t, k):",
+            "    if k == 0:",
+            "        return t",
+            f"    return {name}({_smooth(rng, 't')}, k - 1) * {_c(rng)} + 0.5"]
+
+
+def _extra(seed: int) -> tuple:
+    """(module lines, helper lines, a call) of one extra helper, or None."""
+    rng = random.Random(f"recursion extra {seed}")
+    kind = rng.choice(["bisect", "bisect", "constant", None])
+    if kind == "bisect":
+        tolerance = f"TOL_{seed}"
+        call = f"h_extra(x, 0.0, {rng.choice(['1.0', '2.0'])}, s * {_c(rng)} + a, " \
+               f"{rng.randint(1, 5)})"
+        return ([f"{tolerance} = {rng.choice(['1e-3', '1e-2', '0.05'])}"],
+                _bisect(rng, "h_extra", tolerance), call)
+    if kind == "constant":
+        return [], _constant(rng, "h_extra"), f"h_extra({_c(rng)}, {rng.randint(0, 4)})"
+    return None
+
+
 def generate(seed: int) -> Program:
     rng = random.Random(f"recursion {seed}")
     n = rng.randint(2, 5)
@@ -119,6 +159,10 @@ def generate(seed: int) -> Program:
         else:
             helpers.append(_scratch(rng, name, n))
             calls.append(f"{name}(x, rows, s + a, {depth})")
+    added = _extra(seed) if seed >= EXTRA_FROM else None
+    if added is not None:
+        helpers.append(added[1])
+        calls.append(added[2])
     lines = ["def f(x, a):",
              f"    rows = np.array([{rng.randrange(n)}])",
              f"    s = a * {_c(rng)}"]
@@ -130,5 +174,7 @@ def generate(seed: int) -> Program:
             lines.append(f"    s = s + {call} * {_c(rng)}")
     lines.append("    return s")
     text = "\n\n\n".join("\n".join(h) for h in helpers) + "\n\n\n" + "\n".join(lines) + "\n"
+    if added is not None and added[0]:
+        text = "\n".join(added[0]) + "\n\n\n" + text
     args = [ArgKind("dup", "x", (n,)), ArgKind("active", "a")]
     return Program(seed, HEADER + "\n\n" + text, "f", args, True)

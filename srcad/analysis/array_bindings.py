@@ -300,7 +300,8 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "eigh", "eigvalsh",
                    # srcad/runtime/numba_quantiles.py
                    "median", "quantile", "percentile",
-                   "einsum"}  # srcad/runtime/numba_einsum.py
+                   "einsum",  # srcad/runtime/numba_einsum.py
+                   "recursive_call"}  # numba kernels of their own (recursion_numba.py)
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)

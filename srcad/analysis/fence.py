@@ -99,19 +99,22 @@ EMPTY_REDUCTION = {"max": _empty_message(max), "min": _empty_message(min),
 
 
 def check_syntax(parsed: ParsedFunction, body: list | None = None, local_functions=(),
-                 top_level: bool = True) -> None:
+                 top_level: bool = True, enclosing=()) -> None:
     """Raise one UnsupportedSyntaxError listing every refused construct of the function (each
     with its line, column and fix), so that one run shows them all. `body` is the lowered
     body (srcad/transform/normalize/lower.py), `local_functions` the names of the functions it
-    defined; `top_level` False checks a helper, which may take keyword-only parameters."""
-    problems = [error for _, error in syntax_refusals(parsed, body, local_functions, top_level)]
+    defined; `top_level` False checks a helper, which may take keyword-only parameters;
+    `enclosing`: the names a local function's caller binds, which it may write into (inlined,
+    its writes are the caller's own)."""
+    problems = [error for _, error in syntax_refusals(parsed, body, local_functions, top_level,
+                                                       enclosing)]
     if problems:
         raise UnsupportedSyntaxError.combine(problems, function=parsed.name,
                                              filename=parsed.filename)
 
 
 def syntax_refusals(parsed: ParsedFunction, body: list | None = None, local_functions=(),
-                    top_level: bool = True) -> list:
+                    top_level: bool = True, enclosing=()) -> list:
     """(refused node, its UnsupportedSyntaxError) for every construct `check_syntax` refuses;
     the node of a refused signature is the function definition itself."""
     tree = parsed.tree
@@ -145,7 +148,7 @@ def syntax_refusals(parsed: ParsedFunction, body: list | None = None, local_func
                            "assign it to a variable in a statement of its own first")
             if problem is not None:
                 problems.append((node, parsed.error(node, *problem[:2], hint=problem[2])))
-    return problems + global_write_refusals(parsed, body, local_functions)
+    return problems + global_write_refusals(parsed, body, local_functions, enclosing)
 
 
 def _signature_problems(parsed, tree, top_level) -> list:

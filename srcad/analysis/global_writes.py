@@ -14,13 +14,15 @@ import gast
 from srcad.frontend import syntax as S
 
 
-def global_write_refusals(parsed, body, local_functions=()) -> list:
+def global_write_refusals(parsed, body, local_functions=(), enclosing=()) -> list:
     """(node, refusal) for each assignment in `body` writing an element of a name not bound
-    in the function (a global, a closure's variable)."""
+    in the function (a global, a closure's variable); `enclosing`: the names bound by the
+    function a local function is inlined into, whose arrays it may write (inlined, the write
+    is that function's own, run once per call as written)."""
     args = parsed.tree.args
     bound = {a.id for a in list(args.args) + list(args.kwonlyargs)
              + list(getattr(args, "posonlyargs", None) or []) + [args.vararg, args.kwarg]
-             if a is not None} | set(local_functions)
+             if a is not None} | set(local_functions) | set(enclosing)
     bound |= {n.id for stmt in body for n in gast.walk(stmt)
               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     out = []

@@ -50,12 +50,13 @@ from srcad.transform.numba_compat import reduction_of
 
 
 def compile_numba(source: str, name: str, namespace: dict, free_names: set, origin: str = "",
-                  helpers: str = "", locate=None):
+                  helpers: str = "", locate=None, cache: bool = True):
     """Write `source` as a real module in the cache folder (numba's on-disk cache needs a file)
     and return `numba.njit(cache=True)` of its function `name`. `helpers`: source of functions
     it calls, each decorated `@srcad_jit` (jitted in the module with the same options).
     What numba cannot compile into it is passed in by a wrapper (srcad/build/numba_constants.py;
-    `locate(callee)`: the user's line of a call, for its refusal)."""
+    `locate(callee)`: the user's line of a call, for its refusal). `cache=False`: compiled in
+    memory only (numba crashes loading cached code that calls a recursive function)."""
     try:
         import numba
     except ImportError:
@@ -104,7 +105,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     source, leading, free_names = constant_arguments(
         source, name, namespace, free_names, provided, _loaded_names(helpers), origin, locate)
     if helpers:
-        header += ["import numba", f"srcad_jit = numba.njit(cache=True, nogil=True, "
+        header += ["import numba", f"srcad_jit = numba.njit(cache={cache}, nogil=True, "
                    f"fastmath={set(FASTMATH)!r})"]
     header.append("")
     for free in sorted(free_names):
@@ -135,7 +136,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     with _modules_lock:  # threads compiling the same code share one module and one kernel
         kernel = _kernels.get(path)
         if kernel is None:
-            kernel = _kernels[path] = _kernel_of(_module(path, text), name)
+            kernel = _kernels[path] = _kernel_of(_module(path, text), name, cache)
     return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
 
 
@@ -159,11 +160,11 @@ def _module(path: Path, text: str):
     return module
 
 
-def _kernel_of(module, name: str):
+def _kernel_of(module, name: str, cache: bool = True):
     import numba
     from numba.core.registry import CPUDispatcher
     # nogil: srcad.scale.parallel runs chunks of rows on threads at once
-    kernel = numba.njit(cache=True, nogil=True, fastmath=set(FASTMATH))(getattr(module, name))
+    kernel = numba.njit(cache=cache, nogil=True, fastmath=set(FASTMATH))(getattr(module, name))
     for dispatcher in [kernel, *vars(module).values()]:  # with its srcad_jit helpers
         if isinstance(dispatcher, CPUDispatcher):
             _saved_when_possible(dispatcher)

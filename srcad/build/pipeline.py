@@ -312,7 +312,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         free = _free_names(tree) | _free_names(gast.parse(nested.helpers))
         function = compile_numba(source, name, namespace, free - nested.names, parsed.filename,
                                  helpers=nested.helpers,
-                                 locate=functools.partial(_call_line, parsed))
+                                 locate=functools.partial(_call_line, parsed),
+                                 cache=getattr(nested, "cacheable", True))
         if "TapeOverBudget" in free:  # a loop may be over the budget: the fallback's code
             function = over_budget_fallback(function, parsed, request, tapes)
     else:

@@ -33,6 +33,7 @@ they are equal.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import linecache
 import sys
@@ -42,9 +43,13 @@ import gast
 import numpy as np
 
 from srcad.analysis.types import type_of_value
+from srcad.build.pipeline import NESTED
 from srcad.errors import RunTimeRefusal, SecondOrderRefusal
 from srcad.frontend.parse import parse_function
 from srcad.operators.nested import _Code, _same
+from srcad.operators.nested_numba import NumbaNested
+from srcad.operators.numba_kernels import NumbaKernels
+from srcad.operators.recursion_numba import NumbaRecursion
 from srcad.rules import linear
 from srcad.rules.custom import RULE_FUNCTIONS
 from srcad.rules.table import CallInfo, register
@@ -57,9 +62,6 @@ _LOCK = threading.Lock()
 _LAST = threading.local()
 _counter = itertools.count(1)
 _FRAMES_PER_LEVEL = 12
-_NUMBA = ("`{callee}` calls itself (recursion) and its argument carries a derivative: the "
-          "numba backend does not compile recursion (its derivative calls srcad's Python "
-          "code of the helper, activation by activation)")
 
 
 class RecursiveHelper:
@@ -69,6 +71,16 @@ class RecursiveHelper:
         self.helper = helper
         self.writes = _writes_parameters(helper)
         self.codes: dict = {}  # by the srcad types of the arguments
+        self._opened = None
+
+    @property
+    def opened(self):
+        """The shim srcad differentiates for this helper (one per helper: compiled code is
+        cached by function; code built from it is rebuilt when the helper's code changes,
+        the helper being a function it reads)."""
+        if self._opened is None:
+            self._opened = _opened(self.helper)
+        return self._opened
 
     def call(self, args):
         """The helper's value at `args`, as Python calls it; an array argument it leaves
@@ -100,7 +112,7 @@ class RecursiveHelper:
         key = tuple(type_of_value(a) for a in args)
         code = self.codes.get(key)
         if code is None or not code.reverse.is_current():
-            code = self.codes[key] = _Code(_opened(self.helper), list(args))
+            code = self.codes[key] = _Code(self.opened, list(args))
         return code
 
     def gradients(self, args) -> dict:
@@ -282,8 +294,7 @@ def _third_order(ranks, keywords):
                              hint="differentiate the recursive helper at most twice")
 
 
-register(srcad_recursive_call, CallInfo("recursive_call", None, "float", select=call_rule,
-                                        numba_refusal=_NUMBA))
+register(srcad_recursive_call, CallInfo("recursive_call", None, "float", select=call_rule))
 register(srcad_recursive_tangent, CallInfo("recursive_tangent", None, "float",
                                            select=_derivative_rule(False)))
 register(srcad_recursive_adjoint, CallInfo("recursive_adjoint", None, "float",
@@ -294,3 +305,6 @@ RULE_FUNCTIONS.update({f.__name__: f for f in (srcad_recursive_call, srcad_recur
                                                srcad_recursive_adjoint, srcad_recursive_hvp)})
 assert tuple(RULE_FUNCTIONS) and set(RECURSION_RUNTIME_NAMES) <= set(RULE_FUNCTIONS)
 PRIMITIVE.update(function=srcad_recursive_call, token_for=token_for)
+# numba: the kernels of nested gradients and of recursive helpers, in the outer code's module
+NESTED["numba"] = functools.partial(NumbaKernels, makers=(NumbaNested, functools.partial(
+    NumbaRecursion, helpers_of=_REGISTRY.__getitem__)))

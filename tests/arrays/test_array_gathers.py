@@ -117,15 +117,17 @@ def test_masks():
 
 
 def writes_through_a_gather(x, idx):
-    y = np.zeros((3, 2))  # a 1-D array written so is supported (test_index_array_writes.py)
-    y[idx] = x[0]
+    # one index array, into a vector or a matrix's rows, is supported
+    # (test_index_array_writes.py, test_index_mask_writes.py); two are not
+    y = np.zeros((3, 2))
+    y[idx, idx] = x[0]
     return np.sum(y)
 
 
-def test_writes_through_index_arrays_into_a_matrix_are_refused_by_name():
+def test_writes_through_two_index_arrays_into_a_matrix_are_refused_by_name():
     with pytest.raises(SrcadError) as info:
         srcad.autodiff(srcad.Reverse, writes_through_a_gather, dup(np.ones(3)), np.array([0, 1]))
-    assert "y[idx]" in str(info.value) and "test_array_gathers.py" in str(info.value)
+    assert "y[idx, idx]" in str(info.value) and "test_array_gathers.py" in str(info.value)
 
 
 # -- constant arrays, anywhere --------------------------------------------------------------

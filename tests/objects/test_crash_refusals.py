@@ -1,7 +1,7 @@
 """Code srcad once crashed on (or answered wrongly) is refused by line: a write into a global
-list or array (also from a helper, or from a local function into the enclosing function's
-array), and a returned tuple holding a tuple that carries a derivative (its tangent was
-silently zero)."""
+list or array (also from a helper; a local function writing the enclosing function's array
+is inlined as that function's write), and a returned tuple holding a tuple that carries a
+derivative (its tangent was silently zero)."""
 
 import numpy as np
 import pytest
@@ -44,8 +44,7 @@ def local_function_writes(x):
 
 @pytest.mark.parametrize("f, line, name", [
     (through_counted_helper, "CALLS[0] += 1", "CALLS"), (counts_itself, "CALLS[0] = 5", "CALLS"),
-    (writes_global_array, "GLOBAL_ROW[0] = x", "GLOBAL_ROW"),
-    (local_function_writes, "out[i] = v", "out")])
+    (writes_global_array, "GLOBAL_ROW[0] = x", "GLOBAL_ROW")])
 def test_a_write_into_a_value_from_outside_is_refused_by_line(f, line, name):
     with pytest.raises(SrcadError) as info:
         srcad.grad(f)(3.0)
@@ -53,6 +52,11 @@ def test_a_write_into_a_value_from_outside_is_refused_by_line(f, line, name):
     assert "write to a global" in message and f"`{name}`" in message
     assert line in open(__file__).read().splitlines()[info.value.line - 1]
     assert CALLS[0] == 0 and not GLOBAL_ROW.any()  # nothing ran
+
+
+def test_a_local_function_writing_the_enclosing_functions_array_is_its_write():
+    # inlined, `out[i] = v` is f's own write (tests/frontend/test_local_function_writes.py)
+    assert srcad.grad(local_function_writes)(3.0) == pytest.approx(0.0 + 1.0 + 2.0)
 
 
 def nested_result(x):

@@ -1,6 +1,7 @@
 """Recursive helpers of the user's (self and mutual recursion, the depth decided by ints or
 by the values, as the primal decides it) differentiated in every mode on the python backend,
-against closed forms, central differences and JAX; refused by line on numba."""
+against closed forms, central differences and JAX (the numba backend's:
+test_recursive_numba.py)."""
 
 import math
 
@@ -92,14 +93,6 @@ def test_tree_model_hessian_matches_central_differences_of_its_gradient():
     expected = np.array([_central(lambda v, i=i: srcad.grad(M.tree_loss)(
         v.reshape(7, 3), xs).ravel()[i], w.ravel()) for i in range(21)])
     np.testing.assert_allclose(hessian, expected, atol=1e-6)
-
-
-def test_numba_refuses_a_recursive_helper_by_line():
-    with pytest.raises(SrcadError) as refusal:
-        srcad.grad(M.mutual, backend="numba")(0.7)
-    text = str(refusal.value)
-    assert "recursive_models.py:" in text and "`descend` calls itself (recursion)" in text
-    assert "whole-array" not in text and "srcad_recursive" not in text
 
 
 def _count_down(x, scratch, n):

@@ -3,10 +3,9 @@ gradient.
 
 The C++ (cpp/gradbench/evals/det.hpp) recurses: `det_of_minor` expands along the minor's first
 row and calls itself on each sub-minor, with linked lists of rows and columns. That form is
-kept here (`det_recursive`, transliterated): srcad differentiates it on the python backend,
-activation by activation (docs/design.md, "Recursion"), ell! leaves, each activation's
-gradient recomputing its sub-minors: for the small and quick sizes; the numba backend refuses
-it by line (numba code cannot call srcad's Python code of each activation). The loop form
+kept here (`det_recursive`, transliterated): srcad differentiates it activation by
+activation (docs/design.md, "Recursion"), ell! leaves, each activation's gradient
+recomputing its sub-minors; on the numba backend as recursive numba functions. The loop form
 computes the same
 expansion bottom-up: `minors[mask]` is the determinant of the minor made of the last
 popcount(mask) rows and the columns in `mask`, expanded along its first row; each minor is
@@ -168,7 +167,7 @@ EVAL = Eval(
         _build("python", "loops"),
         _build("numba", "loops"),
         _build("python", "recursive"),
-        _build("numba", "recursive", refused="the numba backend does not compile recursion"),
+        _build("numba", "recursive"),
         Implementation("gradient", "jax", "levels", _jax),
         Implementation("gradient", "autograd", "levels", _autograd),
     ),

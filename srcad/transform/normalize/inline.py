@@ -241,6 +241,8 @@ class Inliner:
                 fresh = self.namer.fresh(f"{prefix}_{param}")
                 mapping[param] = fresh
                 binds.append(S.assign(S.name(fresh), arg))
+        if isinstance(callee, LocalFunction):  # `y[i] = v` of the caller's array `y`: its own
+            stored -= {n for n in stored - rebound - set(params) if n in self.bound}
         for local in sorted(stored - set(params) - generated):
             mapping.setdefault(local, self.namer.fresh(f"{prefix}_{local}"))
         free = {n.id for s in body for n in S.walk(s) if isinstance(n, gast.Name)}
@@ -285,7 +287,9 @@ class Inliner:
         # a local function sees its siblings (they are its closure); a module-level one not
         visible = {**(self.local_functions if local else {}), **own_locals, **passed}
         body = rewrite_nested_calls(cparsed, body, cnamer, visible)
-        check_syntax(cparsed, body, visible, top_level=False)
+        # a local function writing its caller's array: inlined, the caller's own write
+        check_syntax(cparsed, body, visible, top_level=False,
+                     enclosing=self.bound if local else ())
         body = desugar(cparsed, body, cnamer, unpack_calls=False)
         # a local function reads what its caller reads (a function passed: by placeholders)
         extra = {**(self.extra if local else {}), **passed_objects}
