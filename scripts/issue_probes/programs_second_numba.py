@@ -177,3 +177,15 @@ NUMBA += [Probe(f.__name__, f, A, "4 numba semantics")
 NUMBA.append(Probe("axis_pair_reduction", axis_pair_reduction,
                    np.linspace(0.1, 2.4, 24).reshape(2, 3, 4), "4 numba semantics",
                    second_order=False))
+
+
+# 8. The carried array that broadcasting widens in its loop's first iteration
+def widened_in_first_iteration(x):
+    y = x[:1] * 1.0
+    for _ in range(3):
+        y = y + np.sin(x) * y
+    return np.sum(y ** 2)
+
+
+WIDENED = [Probe("widened_in_first_iteration", widened_in_first_iteration,
+                 np.array([0.3, -0.7, 1.1]), "8 widened carried array")]

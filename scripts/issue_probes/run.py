@@ -2,6 +2,7 @@
 backends and print one line per (program, backend, mode) that is not ok, then counts.
 
     PYTHONPATH=. python scripts/issue_probes/run.py [python] [numba] [--only SECTION]
+        [--modes grad,jacfwd,...] [-v: the refusals too]
 """
 import collections
 import os
@@ -18,6 +19,7 @@ from harness import run_probe  # noqa: E402
 
 PROBES = (programs_lists_forward.LISTS + programs_lists_forward.FORWARD
           + programs_second_numba.SECOND + programs_second_numba.NUMBA
+          + programs_second_numba.WIDENED
           + programs_literals.LITERALS)
 
 
@@ -25,10 +27,13 @@ def main(argv):
     backends = [a for a in argv if a in ("python", "numba")] or ["python", "numba"]
     only = argv[argv.index("--only") + 1] if "--only" in argv else None
     verbose = "-v" in argv
+    modes = set(argv[argv.index("--modes") + 1].split(",")) if "--modes" in argv else None
     rows = []
     for probe in PROBES:
         if only and not probe.section.startswith(only):
             continue
+        if modes:
+            probe.modes = tuple(m for m in (probe.modes or modes) if m in modes)
         file = sys.modules[probe.f.__module__].__file__
         for row in run_probe(probe, backends, os.path.basename(file)):
             rows.append(row)
