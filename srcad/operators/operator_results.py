@@ -70,19 +70,25 @@ def _run_time_refusal_located(err: SrcadError, f) -> SrcadError:
                           construct=err.construct, hint=err.hint)
 
 
+def _unplaced_numba(problem: SrcadError) -> bool:
+    return problem.construct == "backend='numba'" and not problem.filename
+
+
 def user_located(err: SrcadError, f) -> SrcadError:
     """`err` with each problem srcad located in its wrapper of f (the call `f(x[0])` it
     inlines f at) located at f's own `def` line instead, without "called from" the wrapper;
-    a run-time refusal of srcad's own code at the user's line it came from."""
+    a run-time refusal of srcad's own code at the user's line it came from; numba's refusal
+    to compile code it could place at no line of f's at f's `def` line."""
     err = _run_time_refusal_located(err, f)
-    if not any((p.filename or "").startswith(WRAPPER) for p in err.problems):
+    if not any((p.filename or "").startswith(WRAPPER) or _unplaced_numba(p)
+               for p in err.problems):
         return err
     code = getattr(_target(f), "__code__", None)
     if code is None:
         return err
     problems = []
     for p in err.problems:
-        if (p.filename or "").startswith(WRAPPER):
+        if (p.filename or "").startswith(WRAPPER) or _unplaced_numba(p):
             p = type(p)(p.message, filename=code.co_filename, line=code.co_firstlineno,
                         construct=p.construct, hint=p.hint)
         problems.append(p)
