@@ -35,8 +35,9 @@ def math_product(x):
     return math.prod((x, x + 2))
 
 
-@pytest.mark.parametrize("x", [[0.0, 2.0], [0.0, 0.0, 2.0], [1.0, 0.0, 2.0],
-                               [0.0, 0.0, 0.0, 2.0], [1.0, 3.0, 2.0]])
+@pytest.mark.parametrize("x", [[0.0, 2.0, 1.5, 3.0], [1.0, 0.0, 0.0, 2.0],
+                               [0.0, 0.0, 0.0, 2.0], [1.0, 3.0, 2.0, 0.5]])  # one length:
+# one compilation per mode
 @pytest.mark.parametrize("mode", [None, "reverse-over-forward"])
 def test_hessian_of_a_product_with_zeros_is_jaxs(x, mode):
     x = np.array(x)
@@ -44,6 +45,7 @@ def test_hessian_of_a_product_with_zeros_is_jaxs(x, mode):
     np.testing.assert_allclose(srcad.hessian(product, x, mode=mode), want, atol=1e-12)
 
 
+@pytest.mark.slow  # among the slowest of make test: make test-all
 def test_hessian_along_axes_with_zeros_is_jaxs():
     A = np.array([[0.0, 2.0, 1.5], [0.0, 0.0, 3.0], [1.0, 2.0, 0.5]])
     want = np.asarray(jax.hessian(jax_rows_and_columns)(jnp.array(A))).reshape(9, 9)
