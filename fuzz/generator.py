@@ -142,7 +142,7 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
         return python_program(seed)
     if "numpy-semantics" in shapes and not arrays:
         from grammar_numpy_semantics import generate as numpy_semantics_program
-        return numpy_semantics_program(seed)
+        return numpy_semantics_program(seed, overflow="int-overflow" in shapes)
     generator = Generator(seed, nests, shapes)
     return generator.array_program() if arrays else generator.program()
 

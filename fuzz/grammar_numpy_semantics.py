@@ -10,7 +10,11 @@ numpy-semantics`): each array program ends with a block of
   numba's int64 powers give as Python's ints do (a negative int exponent or a power beyond
   int64 is refused at run time: tests/numba_backend/test_numba_numpy_semantics.py).
 
-Without `--arrays` (`generate`), a program of such blocks alone. The block draws from its own
+Without `--arrays` (`generate`), a program of such blocks alone; with `--shapes
+numpy-semantics,int-overflow` it also adds, from a stream of its own (`random.Random(f"int
+overflow {seed}")`), a term whose int power Python computes and numba's int64 cannot (`2 **
+-(k + 1)`, `3 ** (k + 40)`), which numba must refuse at run time naming the line, or one
+that stays within int64 (`2 ** (k + 20)`), which it must compute. The block draws from its own
 stream, `random.Random(f"numpy semantics {seed}")`, so the rest of the program is the one the
 seed gave. A mixin of `generator.Generator`.
 """
@@ -30,6 +34,10 @@ MATRIX_UPDATES = ["{Z}[1:, :] += {Z}[:-1, :]", "{Z}[:, 1:] -= {Z}[:, :-1]",
 INTS = ["len(x) - 1", "idx[0]", "len(x) // 2", "idx[-1] + 1"]
 POWERS = ["2 ** {k}", "({k} + 1) ** 3", "{k} ** 2", "3 ** ({k} + 1)", "2.0 ** -{k}",
           "0.5 ** {k}"]
+# int powers of a Python int (NumPy refuses an int64 to a negative power) that numba's int64
+# cannot compute as Python does (refused at run time), and one within int64
+OVERFLOWS = ["x[0] * 2 ** -({k} + 1)", "x[-1] * ((3 ** ({k} + 40)) % 7)",
+             "x[0] * x[-1] * ((2 ** ({k} + 20)) % 5)"]
 
 
 class NumpySemanticsGrammar:
@@ -63,7 +71,7 @@ class NumpySemanticsGrammar:
         return lines
 
 
-def generate(seed: int) -> Program:
+def generate(seed: int, overflow: bool = False) -> Program:
     """`run.py --shapes numpy-semantics` without `--arrays`: a program `f(x, W, a, idx)` of
     such blocks alone, written with what numba compiles in every mode (elementwise
     operations, slices, np.sum), so the numba backend runs it rather than refusing it."""
@@ -86,6 +94,8 @@ def generate(seed: int) -> Program:
     if rng.random() < 0.3:  # the argument itself
         body.append(rng.choice(UPDATES[:2]).format(y="x"))
         terms.append("np.sum(x * x)")
+    if overflow:  # its own stream: the program above is the one the seed gave
+        terms.append(random.Random(f"int overflow {seed}").choice(OVERFLOWS).format(k="len(x)"))
     body.append(f"return ({' + '.join(terms)}) * a")
     source = PRELUDE + "\n\n" + "\n".join(["def f(x, W, a, idx):"] + indent(body)) + "\n"
     args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "W", (m, n)), ArgKind("active", "a"),

@@ -300,7 +300,7 @@ def _stack_syntax(tree, generated: bool) -> set:
         if isinstance(node, gast.Call) and _called_name(node.func) == "tensordot":
             allowed.update(id(n) for a in node.args[2:] + [k.value for k in node.keywords]
                            for n in gast.walk(a) if isinstance(n, gast.List))  # axes=([1], [0])
-        if _is_empty_reduction_raise(node):  # lowered max()/min() of a comprehension
+        if _is_empty_reduction_raise(node) or (generated and _is_run_time_check(node)):
             allowed.update(id(n) for n in gast.walk(node))
         if isinstance(node, gast.Subscript):
             # slices of arrays, read and written: x[1:], A[:, k], y[1:] = v
@@ -320,6 +320,17 @@ def _called_name(func) -> str | None:
     if isinstance(func, gast.Attribute):
         return func.attr
     return func.id if isinstance(func, gast.Name) else None
+
+
+def _is_run_time_check(node) -> bool:
+    """`raise ValueError('srcad: ...')`, a check srcad's generated code makes of the values it
+    meets (the rows appended to a list have one length); differentiated again (second
+    order), the check stays as it is."""
+    exc = node.exc if isinstance(node, gast.Raise) else None
+    return isinstance(exc, gast.Call) and isinstance(exc.func, gast.Name) \
+        and exc.func.id == "ValueError" and len(exc.args) == 1 and not exc.keywords \
+        and isinstance(exc.args[0], gast.Constant) and isinstance(exc.args[0].value, str) \
+        and exc.args[0].value.startswith("srcad: ") and node.cause is None
 
 
 def _is_empty_reduction_raise(node) -> bool:

@@ -153,7 +153,8 @@ class _Levels:
             own = (lambda: _own_request(args, self.layout, "forward")) if below == 0 else None
             compiled = _built(self.fun, below + 1 + (self.base != "value"), function,
                               Request("forward", self._specs(slots, args), backend="python",
-                                      containers=containers), own)
+                                      containers=containers), own,
+                              grad_innermost=self.base != "value")
             new_slots = []
             for slot in slots:
                 new_slots.append(slot)
@@ -218,12 +219,13 @@ def _own_request(args, layout, mode="reverse") -> Request:
     return Request(mode, specs, backend="python", containers=layout)
 
 
-def _built(fun, order, function, request, own=None):
+def _built(fun, order, function, request, own=None, grad_innermost=True):
     """srcad's code of `function` for `request`; a refusal of srcad's own generated code
     (which the user never wrote) surfaced as one naming the user's function `fun` and the
     derivative's order. At the first level (`own`: the request of fun's own first
     derivative), what srcad refuses in fun itself is reported as its checks list it, every
-    problem at the user's lines."""
+    problem at the user's lines. The hint suggests putting grad innermost only where it is
+    not (`grad_innermost`: the chain's base is a gradient or a vjp, srcad's reverse code)."""
     try:
         return _compiled(function, request)
     except SrcadError as err:
@@ -241,8 +243,10 @@ def _built(fun, order, function, request, own=None):
             f"its own derivative code ({type(err).__name__} there)",
             filename=code.co_filename if code else None,
             line=code.co_firstlineno if code else None, construct="composed transforms",
-            hint="differentiate fewer times, or put grad innermost (jacfwd(grad(f)) runs "
-            "forward mode over reverse code)") from None
+            hint="differentiate fewer times" + ("" if grad_innermost else
+                                                ", or put grad innermost (jacfwd(grad(f)) "
+                                                "runs forward mode over reverse code)")
+        ) from None
 
 
 def _levels(fun, base, args, layout=()) -> _Levels:

@@ -245,10 +245,12 @@ def raise_numba_error(err: Exception, origin: str = "") -> None:
     explanation; return for any other error. Where numba names a line of a generated module,
     the error names the user's line and statement (the `# line N:` comment above it) and, for
     a call numba has no implementation of, the call."""
-    if not type(err).__module__.startswith("numba"):
+    if not (type(err).__module__.startswith("numba") or _raised_typing(err)):
         return
     text = without_colours(str(err))
     detail = numba_first_line(text) or type(err).__name__
+    if _raised_typing(err) and not str(err):  # numba's own assert in its typing of a call
+        detail = f"numba's typing failed ({type(err).__name__} in {_last_frame(err)})"
     undefined = any(word in detail for word in ("unify", "Type of variable", "NameError",
                                                   "not defined"))
     missing = re.search(r"No implementation of function Function\(<(?:built-in )?"
@@ -264,6 +266,26 @@ def raise_numba_error(err: Exception, origin: str = "") -> None:
     raise SrcadError(f"numba cannot compile the generated code{where}: {detail}",
                      filename=origin or None, line=line, construct="backend='numba'",
                      hint=hint) from None
+
+
+def _numba_frames(err: Exception) -> list:
+    frames, tb = [], err.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code)
+        tb = tb.tb_next
+    return frames
+
+
+def _raised_typing(err: Exception) -> bool:
+    """An error of another type raised while numba typed the code (an `assert` of numba's
+    own typing of np.concatenate), not by the compiled code when it ran."""
+    return not type(err).__module__.startswith("numba") and any(
+        "typeinfer" in code.co_filename for code in _numba_frames(err))
+
+
+def _last_frame(err: Exception) -> str:
+    frames = _numba_frames(err)
+    return f"numba's {frames[-1].co_name}" if frames else "numba"
 
 
 _COLOUR_CODES = re.compile(r"\x1b\[[0-9;]*m")

@@ -7,13 +7,16 @@ located in the user's f, not in the wrapper srcad writes around an f of a float
 
 from __future__ import annotations
 
+import linecache
+import re
+
 import numpy as np
 
 from srcad.annotations import Cache, Constant, Output
 from srcad.build.differentiate import _target
 from srcad.build.running import explain_error
 from srcad.build.transform_outputs import in_input_dtype
-from srcad.errors import SrcadError
+from srcad.errors import RunTimeRefusal, SrcadError
 
 
 def lower_precision(x) -> bool:
@@ -45,17 +48,47 @@ def explained(err, f, args) -> BaseException:
 WRAPPER = "<srcad wrapper "  # engines.scalar_as_array's file names
 
 
+_GENERATED_AT = re.compile(r"(<srcad [^>]*>):(\d+): ")
+
+
+def _run_time_refusal_located(err: SrcadError, f) -> SrcadError:
+    """A run-time refusal of srcad's derivative code that second order differentiated again
+    (`<srcad f_forward_tangent #3>:15: `2 ** (-k)`: ...`, numba's int powers) at the user's
+    line that code came from (the nearest `# line N:` comment above it) in f's file."""
+    code = getattr(_target(f), "__code__", None)
+    found = _GENERATED_AT.match(err.message) if isinstance(err, RunTimeRefusal) else None
+    if found is None or code is None:
+        return err
+    lines = linecache.getlines(found.group(1))
+    line = code.co_firstlineno
+    for k in range(min(int(found.group(2)), len(lines)) - 1, -1, -1):
+        comment = re.match(r"\s*# line (\d+):", lines[k])
+        if comment:
+            line = int(comment.group(1))
+            break
+    return RunTimeRefusal(f"{code.co_filename}:{line}: {err.message[found.end():]}",
+                          construct=err.construct, hint=err.hint)
+
+
+def _unplaced_numba(problem: SrcadError) -> bool:
+    return problem.construct == "backend='numba'" and not problem.filename
+
+
 def user_located(err: SrcadError, f) -> SrcadError:
     """`err` with each problem srcad located in its wrapper of f (the call `f(x[0])` it
-    inlines f at) located at f's own `def` line instead, without "called from" the wrapper."""
-    if not any((p.filename or "").startswith(WRAPPER) for p in err.problems):
+    inlines f at) located at f's own `def` line instead, without "called from" the wrapper;
+    a run-time refusal of srcad's own code at the user's line it came from; numba's refusal
+    to compile code it could place at no line of f's at f's `def` line."""
+    err = _run_time_refusal_located(err, f)
+    if not any((p.filename or "").startswith(WRAPPER) or _unplaced_numba(p)
+               for p in err.problems):
         return err
     code = getattr(_target(f), "__code__", None)
     if code is None:
         return err
     problems = []
     for p in err.problems:
-        if (p.filename or "").startswith(WRAPPER):
+        if (p.filename or "").startswith(WRAPPER) or _unplaced_numba(p):
             p = type(p)(p.message, filename=code.co_filename, line=code.co_firstlineno,
                         construct=p.construct, hint=p.hint)
         problems.append(p)

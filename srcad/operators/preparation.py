@@ -97,7 +97,8 @@ def operator_entry(operator):
             error = explained(err, f, args)
             if error is err:
                 raise
-            raise surfaced(error) from None
+            raise surfaced(user_located(error, f) if isinstance(error, SrcadError)
+                           else error) from None
     if parallel is not None:
         parallel.public = wrapper
     return wrapper

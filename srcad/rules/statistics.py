@@ -6,7 +6,8 @@ back, times w (one vectorized NumPy expression each).
 
 | primitive          | w (the partial derivative of the result by each element)          |
 |--------------------|-------------------------------------------------------------------|
-| np.prod(x)         | the product of the other elements (exact where x has zeros)       |
+| np.prod(x)         | the product of the other elements (exact where x has zeros, to    |
+|                    | second order)                                                     |
 | np.var(x, ddof=d)  | 2 (x - mean) / (n - d)          (std: that / (2 std))             |
 | np.ptp(x)          | 1/count at the maxima minus 1/count at the minima                 |
 | np.nanmax(x)       | 1/count at the maxima, 0 at NaN (nansum, nanmean: 0 at NaN)        |
@@ -51,15 +52,24 @@ def _count(axes):
     return " * ".join(f"x_shape[{a}]" for a in axes) or "1"
 
 
+def product_of_others(x: str, ax: str) -> str:
+    """The expression of w[i], the product of the elements of `x` but x[i] along the axes
+    `ax` (`axis=...`), exact where x has zeros, and so is its first derivative, which second
+    order takes by differentiating this expression: np.prod(x) / x[i] where x[i] is not 0;
+    where it is, the product of the other elements that are not 0 times that of the other
+    zeros (1 if there are none, their sum if there is one other: 0, with its derivative 1)."""
+    zero = f"({x} == 0.0)"
+    nonzero = f"np.where({zero}, 1.0, {x})"
+    count = f"np.sum({zero}, {ax}, keepdims=True)"
+    zeros_sum = f"np.sum(np.where({zero}, {x}, 0.0), {ax}, keepdims=True)"
+    other_zeros = f"np.where({count} == 1, 1.0, np.where({count} == 2, {zeros_sum} - {x}, 0.0))"
+    return (f"np.where({zero}, np.prod({nonzero}, {ax}, keepdims=True) * {other_zeros}, "
+            f"np.prod({x}, {ax}, keepdims=True) / {nonzero})")
+
+
 def prod(ranks, keywords):
     refuse_unfollowed("prod", keywords, dtype=None, out=None)
-
-    def weights(ax, axes):
-        nz = "np.where(x == 0.0, 1.0, x)"
-        p = f"np.prod({nz}, {ax}, keepdims=True)"
-        z = f"np.sum(x == 0.0, {ax}, keepdims=True)"
-        return f"np.where({z} == 0, {p} / {nz}, np.where(({z} == 1) & (x == 0.0), {p}, 0.0))"
-    return weighted("prod", ranks[0], keywords, weights)
+    return weighted("prod", ranks[0], keywords, lambda ax, axes: product_of_others("x", ax))
 
 
 def variance(name):

@@ -1,0 +1,21 @@
+"""numba's refusal to compile srcad's code, where numba names no line srcad can lead back to
+f (an attribute numba lacks on a NumPy float), names f's file and `def` line in the operators
+too, as the transforms do (it named no file at all)."""
+
+import numpy as np
+import pytest
+
+import srcad
+
+
+def by_rank(x):
+    return x ** 3 if x.ndim == 0 else np.sum(x)
+
+
+@pytest.mark.slow  # runs numba's compiler: make test-all
+@pytest.mark.parametrize("operator", ["gradient", "hessian"])
+def test_numba_refusal_in_an_operator_names_fs_file(operator):
+    with pytest.raises(srcad.SrcadError) as caught:
+        getattr(srcad, operator)(by_rank, np.float64(0.8), backend="numba")
+    assert caught.value.filename == __file__
+    assert str(caught.value).startswith(f"{__file__}:{by_rank.__code__.co_firstlineno}: ")
