@@ -262,10 +262,12 @@ class _PointsTo:
         fresh = value is None or viewed_array(self.norm, value) is None
         site = id(stmt)
         out = set()
+        # the configurations of a state share most of their sets: each set is rewritten once
+        aged, stale = {}, {}
         for frozen in state:
             config = dict(frozen)
             if fresh:  # a new array: the site's older arrays are not the most recent any more
-                config = {n: _older(objects, site) for n, objects in config.items()}
+                config = _mapped(config, aged, lambda objects: _older(objects, site))
             held = frozenset().union(*(_held(config, n) for n in shared))
             if fresh:
                 held = held | {(site, True, None)}
@@ -274,7 +276,7 @@ class _PointsTo:
                     and isinstance(value.value, gast.Name) \
                     and not isinstance(value.slice, (gast.Slice, gast.Tuple)) else UNKNOWN
                 held = frozenset((s, r, part if p is None else UNKNOWN) for s, r, p in held)
-            config = _stale_config(config, set(names), step)
+            config = _stale_config(config, set(names), step, stale)
             for n in names:
                 config[n] = held
             out.add(frozenset(config.items()))
@@ -282,15 +284,30 @@ class _PointsTo:
 
     @staticmethod
     def _stale(state, names, step):
-        return frozenset(frozenset(_stale_config(dict(c), names, step).items()) for c in state)
+        memo: dict = {}
+        return frozenset(frozenset(_stale_config(dict(c), names, step, memo).items())
+                         for c in state)
 
 
-def _stale_config(config, names: set, step) -> dict:
+def _stale_config(config, names: set, step, memo: dict) -> dict:
     """The configuration once `names` are rebound: the rows indexed by them go stale (the
-    sets without a row kept as they are: most are, and a first call rebuilds thousands)."""
-    return {n: frozenset((s, r, rebound(p, names, step)) for s, r, p in objects)
-            if any(type(p) is tuple for _, _, p in objects) else objects
-            for n, objects in config.items()}
+    sets without a row kept as they are: most are, and a first call rebuilds thousands).
+    `memo`: the sets already rewritten for these `names` and `step`."""
+    return _mapped(config, memo, lambda objects: frozenset(
+        (s, r, rebound(p, names, step)) for s, r, p in objects)
+        if any(type(p) is tuple for _, _, p in objects) else objects)
+
+
+def _mapped(config: dict, memo: dict, rewrite) -> dict:
+    """`config` with each name's set of arrays rewritten, each distinct set once (`memo`:
+    set -> its rewrite, shared by the configurations of one state)."""
+    out = {}
+    for name_, objects in config.items():
+        new = memo.get(objects)
+        if new is None:
+            new = memo[objects] = rewrite(objects)
+        out[name_] = new
+    return out
 
 
 def _older(objects: frozenset, site) -> frozenset:
