@@ -290,24 +290,25 @@ class _PointsTo:
 
 
 def _stale_config(config, names: set, step, memo: dict) -> dict:
-    """The configuration once `names` are rebound: the rows indexed by them go stale (the
-    sets without a row kept as they are: most are, and a first call rebuilds thousands).
-    `memo`: the sets already rewritten for these `names` and `step`."""
+    """The configuration (changed in place) once `names` are rebound: the rows indexed by
+    them go stale (the sets without a row kept as they are: most are, and a first call
+    rebuilds thousands). `memo`: the sets already rewritten for these `names` and `step`."""
     return _mapped(config, memo, lambda objects: frozenset(
         (s, r, rebound(p, names, step)) for s, r, p in objects)
         if any(type(p) is tuple for _, _, p in objects) else objects)
 
 
 def _mapped(config: dict, memo: dict, rewrite) -> dict:
-    """`config` with each name's set of arrays rewritten, each distinct set once (`memo`:
-    set -> its rewrite, shared by the configurations of one state)."""
-    out = {}
+    """`config` (a configuration's own dict: changed in place) with each name's set of arrays
+    rewritten, each distinct set once (`memo`: set -> its rewrite, shared by the
+    configurations of one state)."""
     for name_, objects in config.items():
         new = memo.get(objects)
         if new is None:
             new = memo[objects] = rewrite(objects)
-        out[name_] = new
-    return out
+        if new is not objects:
+            config[name_] = new  # an existing key: the iteration goes on
+    return config
 
 
 def _older(objects: frozenset, site) -> frozenset:
