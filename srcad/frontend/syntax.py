@@ -21,6 +21,7 @@ from srcad.frontend.statement_walks import (  # noqa: F401
     stored_names,
     target_name,
 )
+from srcad.frontend.transformer import Transformer
 
 Node = gast.AST
 
@@ -192,7 +193,7 @@ def as_load(node: Node) -> Node:
     return node
 
 
-class _Substituter(gast.NodeTransformer):
+class _Substituter(Transformer):
     def __init__(self, mapping):
         self.mapping = mapping
 
@@ -202,7 +203,7 @@ class _Substituter(gast.NodeTransformer):
         return node
 
 
-class Renamer(gast.NodeTransformer):
+class Renamer(Transformer):
     """Renames, in place, every name `mapping` lists (loads and stores alike)."""
 
     def __init__(self, mapping: dict):
@@ -214,7 +215,7 @@ class Renamer(gast.NodeTransformer):
         return node
 
 
-class AlwaysEvaluated(gast.NodeTransformer):
+class AlwaysEvaluated(Transformer):
     """A transformer that enters only the parts of an expression evaluated whenever it is:
     the test of `a if c else b`, the first operand of `and`/`or`, not a lambda's body (what it
     hoists out of an expression must not run where the expression would not run it)."""
