@@ -27,6 +27,11 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.gradbench import harness_page  # noqa: E402
+
 START = "<!-- generated: first derivative (benchmarks/gradbench/first_derivative.py) -->"
 END = "<!-- end: first derivative -->"
 
@@ -118,25 +123,13 @@ def render(rows: dict, size: str, load: tuple) -> str:
 
 def write_section(path, section: str) -> None:
     """Replace this script's section of the page at `path` (append it if absent)."""
-    page = Path(path)
-    text = page.read_text() if page.exists() else ""
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        after = rest.split(END, 1)[1].lstrip("\n")
-        text = before + section + ("\n" + after if after else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    page.write_text(text)
+    harness_page.write_section(path, section, START, END)
 
 
 def kept_section(path) -> str:
-    """This script's section of the page at `path`, or "" (run.py keeps it when it
-    rewrites the page)."""
-    page = Path(path)
-    text = page.read_text() if page.exists() else ""
-    if START not in text or END not in text:
-        return ""
-    return START + text.split(START, 1)[1].split(END, 1)[0] + END + "\n"
+    """This script's section of the page at `path`, or "" (run.py keeps it when it rewrites
+    the page)."""
+    return harness_page.kept_section(path, START, END)
 
 
 def main(argv=None):
@@ -147,7 +140,6 @@ def main(argv=None):
     parser.add_argument("--out", default=str(ROOT / "docs" / "gradbench.md"))
     parser.add_argument("--json", help="also write the measurements here")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
     from srcad.gradbench.ports import common
 
     evals = args.evals or [port.name for port in common.discover()]
