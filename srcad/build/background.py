@@ -30,7 +30,7 @@ COMPILES = ("wait", "background")
 # (function, code, request) -> the compilation: a thread under way, then "ready" or the error
 _compilations: dict = {}
 _lock = threading.Lock()
-# (function name, backend) -> how many calls that backend answered with compile="background"
+# (function, backend) -> how many calls that backend answered with compile="background"
 answered: dict = {}
 
 
@@ -81,8 +81,7 @@ def _compile(key, f, request) -> None:
 
 
 def _count(f, backend: str) -> str:
-    name = (f.__qualname__, backend)
-    answered[name] = answered.get(name, 0) + 1
+    answered[f, backend] = answered.get((f, backend), 0) + 1
     return backend
 
 
