@@ -7,6 +7,8 @@ derivatives. With `autodiff(..., backend="numba", compile="background")`, a call
 code is not compiled yet starts its compilation on a daemon thread (once per function, code
 and argument signature) and is answered by the python backend; once the thread has finished,
 every call runs the numba code, through the numba backend's own path (its cache entry and plan).
+numba compiles a function for the argument types of its first call: the thread makes that
+call, on a copy of the arguments (the answer is dropped), so no caller waits for it.
 A refusal or error of the numba compilation is raised by the first call after it is known
 (the python backend answered before it). `compile="wait"` (the default) compiles before
 answering. `wait()` joins the compilations under way (a script that times the numba code
@@ -18,6 +20,7 @@ which backend answered each call is counted in `answered` (for tests and benchma
 
 from __future__ import annotations
 
+import copy
 import threading
 
 from srcad.build import cache
@@ -45,9 +48,11 @@ def check_compile(compile_: str, backend: str) -> None:
                             "leave compile= out")
 
 
-def backend_now(f, mode, args, batch, memory) -> str:
+def backend_now(f, mode, args, batch, memory, run_numba) -> str:
     """The backend that answers this call: "numba" once its compilation has finished (or
-    another call compiled it), else "python" after starting the compilation (once)."""
+    another call compiled it), else "python" after starting the compilation (once).
+    `run_numba(args)`: the call on the numba backend, which the thread makes on a copy of
+    the arguments (numba compiles for the types of the first call it sees)."""
     request = _arguments(f, mode, args, batch, "numba").request(mode, "numba", memory)
     key = (f, f.__code__, request)
     with _lock:
@@ -57,22 +62,23 @@ def backend_now(f, mode, args, batch, memory) -> str:
                 state = _compilations[key] = "ready"
             else:
                 state = _compilations[key] = threading.Thread(
-                    target=_compile, args=(key, f, request), daemon=True,
-                    name=f"srcad numba compile of {f.__name__}")
+                    target=_compile, args=(key, f, request, run_numba, copy.deepcopy(args)),
+                    daemon=True, name=f"srcad numba compile of {f.__name__}")
                 state.start()
     if isinstance(state, threading.Thread):
-        return _count(f, "python")
+        return count_answer(f, "python")
     if isinstance(state, BaseException):
         with _lock:
             _compilations.pop(key, None)  # raised once; a later call tries again
         raise surfaced(state) if isinstance(state, SrcadError) else state
-    return _count(f, "numba")
+    return count_answer(f, "numba")
 
 
-def _compile(key, f, request) -> None:
-    try:  # built outside the cache's lock: the python backend's builds go on meanwhile
+def _compile(key, f, request, run_numba, copies) -> None:
+    try:  # generated outside the cache's lock: the python backend's builds go on meanwhile
         compiled = build(f, request)
         cache.lookup_or_build(key, lambda: compiled)
+        run_numba(copies)  # numba compiles here, on this thread, for these argument types
         state = "ready"
     except Exception as err:  # noqa: BLE001 - handed to the next call, which raises it
         state = err
@@ -80,7 +86,8 @@ def _compile(key, f, request) -> None:
         _compilations[key] = state
 
 
-def _count(f, backend: str) -> str:
+def count_answer(f, backend: str) -> str:
+    """Count a call `backend` answered (the fast path of repeated calls counts its own)."""
     answered[f, backend] = answered.get((f, backend), 0) + 1
     return backend
 

@@ -28,7 +28,7 @@ from srcad.annotations import (
 from srcad.build import cache, plans
 from srcad.build.aliasing import refuse_aliased_writes
 from srcad.build.arguments import Batch, _arguments, _Call, _check_mode, bind_arguments
-from srcad.build.background import backend_now, check_compile
+from srcad.build.background import backend_now, check_compile, count_answer
 from srcad.build.checkpoint_fallback import COMPILER
 from srcad.build.pipeline import UNROLL_MAX_WIDTH, Request, build
 from srcad.build.plans import MISS
@@ -196,16 +196,22 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
         if plan.run is not None:  # reverse: checks, call and result in one generated frame
             out = plan.run(args, seed)
             if out is not MISS:
+                if compile != "wait":
+                    count_answer(f, backend)
                 return out if given == len(args) else _given(out, given, mode)
         elif plan.compiled.is_current():
             if seed is not None:
                 refuse_forward_seed()
             flat = plan.flat(args)
             if flat is not None:
+                if compile != "wait":
+                    count_answer(f, backend)
                 return _forward(f, mode, plan.compiled, flat, args, plan.batched, None)
     if compile != "wait" and not parallel:  # numba's compile on a thread: python answers
         try:
-            if backend_now(f, mode, args, batch, memory) == "python":
+            if backend_now(f, mode, args, batch, memory, lambda copies: autodiff(
+                    mode, f, *copies, seed=seed, batch=batch, backend="numba",
+                    memory=memory)) == "python":
                 out = autodiff(mode, f, *args, seed=seed, batch=batch, memory=memory)
                 return out if given == len(args) else _given(out, given, mode)
         except SrcadError as err:

@@ -12,6 +12,20 @@ from srcad.build import background
 from srcad.errors import ArgumentError, SrcadError
 
 pytest.importorskip("numba")
+from numba.core import event as numba_event  # noqa: E402
+
+
+class _Compilations(numba_event.Listener):
+    """The functions numba compiles while it listens."""
+
+    def __init__(self):
+        self.names = []
+
+    def on_start(self, event):
+        self.names.append(event.data["dispatcher"].py_func.__qualname__)
+
+    def on_end(self, event):
+        pass
 
 
 def _central_gradient(f, x, eps=1e-6):
@@ -46,7 +60,10 @@ def test_first_call_answered_by_python_then_numba_once_compiled():
     assert background.answered.get((name, "python")) == 1
     assert background.answered.get((name, "numba"), 0) == 0
     background.wait()
-    later = gradient()  # the numba code, now compiled
+    compiled_here = _Compilations()
+    with numba_event.install_listener("numba:compile", compiled_here):
+        later = gradient()  # the numba code, compiled on the thread: none compiled here
+    assert compiled_here.names == []
     assert background.answered.get((name, "numba")) == 1
     np.testing.assert_allclose(first, expected, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(later, first, rtol=1e-12, atol=1e-14)
