@@ -1,6 +1,6 @@
 """Problem 4: transformation time, the first call after `srcad.build.cache.clear()` (transform +
 compile + one call), measured in a fresh process importing srcad alone for the target row, with
-the median seconds of each build stage (`Compiled.stage_seconds`: parse, normalize, analyses,
+the median CPU seconds of each build stage (`Compiled.stage_seconds`: parse, normalize, analyses,
 transform, codegen, compile) and the load average while it ran.
 """
 

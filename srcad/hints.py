@@ -10,6 +10,7 @@ import numpy as np
 Function = Callable[..., Any]  # a plain Python function srcad can read the source of
 Point = float | np.ndarray  # an input, a tangent or a derivative: a float or a float array
 Backend = Literal["python", "numba"]
+Compile = Literal["wait", "background"]  # numba: answer first calls while it compiles
 OperatorMode = Literal["forward", "reverse"] | None  # None: the operator chooses
 # the modes of hvp, hessian, ... (None: forward over reverse on python, reverse over forward
 # on numba)

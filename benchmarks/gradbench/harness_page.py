@@ -156,26 +156,28 @@ def render(log) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_section(path, section: str) -> None:
-    """Replace the harness section of the page at `path` (append it if absent)."""
+def write_section(path, section: str, start: str = START, end: str = END) -> None:
+    """Replace the harness section of the page at `path` (append it if absent); `start`,
+    `end`: the markers of another generated section."""
     page = Path(path)
     text = page.read_text() if page.exists() else ""
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        after = rest.split(END, 1)[1].lstrip("\n")
+    if start in text and end in text:
+        before, rest = text.split(start, 1)
+        after = rest.split(end, 1)[1].lstrip("\n")
         text = before + section + ("\n" + after if after else "")
     else:
         text = text.rstrip("\n") + "\n\n" + section
     page.write_text(text)
 
 
-def kept_section(path) -> str:
-    """The harness section of the page at `path`, or "" (run.py keeps it when it rewrites)."""
+def kept_section(path, start: str = START, end: str = END) -> str:
+    """The harness section of the page at `path` (or the one between `start` and `end`), or ""
+    (run.py keeps it when it rewrites)."""
     page = Path(path)
     text = page.read_text() if page.exists() else ""
-    if START not in text or END not in text:
+    if start not in text or end not in text:
         return ""
-    return START + text.split(START, 1)[1].split(END, 1)[0] + END + "\n"
+    return start + text.split(start, 1)[1].split(end, 1)[0] + end + "\n"
 
 
 if __name__ == "__main__":

@@ -262,11 +262,24 @@ class _PointsTo:
         fresh = value is None or viewed_array(self.norm, value) is None
         site = id(stmt)
         out = set()
+        # the configurations of a state share most of their sets: each set is rewritten once,
+        # in one pass (a new array ages the site's older ones, then the rebound rows go stale)
+        aged, rewritten, rebound_names = {}, {}, set(names)
+
+        def age(objects):
+            if not fresh:
+                return objects
+            found = aged.get(objects)
+            if found is None:
+                found = aged[objects] = _older(objects, site)
+            return found
+
+        def rewrite(objects):
+            return _stale_objects(age(objects), rebound_names, step)
+
         for frozen in state:
             config = dict(frozen)
-            if fresh:  # a new array: the site's older arrays are not the most recent any more
-                config = {n: _older(objects, site) for n, objects in config.items()}
-            held = frozenset().union(*(_held(config, n) for n in shared))
+            held = frozenset().union(*(age(_held(config, n)) for n in shared))
             if fresh:
                 held = held | {(site, True, None)}
             elif not isinstance(value, gast.Name):  # a view: a row, or a part srcad can't tell
@@ -274,7 +287,7 @@ class _PointsTo:
                     and isinstance(value.value, gast.Name) \
                     and not isinstance(value.slice, (gast.Slice, gast.Tuple)) else UNKNOWN
                 held = frozenset((s, r, part if p is None else UNKNOWN) for s, r, p in held)
-            config = _stale_config(config, set(names), step)
+            config = _mapped(config, rewritten, rewrite)
             for n in names:
                 config[n] = held
             out.add(frozenset(config.items()))
@@ -282,15 +295,36 @@ class _PointsTo:
 
     @staticmethod
     def _stale(state, names, step):
-        return frozenset(frozenset(_stale_config(dict(c), names, step).items()) for c in state)
+        memo: dict = {}
+        return frozenset(frozenset(_stale_config(dict(c), names, step, memo).items())
+                         for c in state)
 
 
-def _stale_config(config, names: set, step) -> dict:
-    """The configuration once `names` are rebound: the rows indexed by them go stale (the
-    sets without a row kept as they are: most are, and a first call rebuilds thousands)."""
-    return {n: frozenset((s, r, rebound(p, names, step)) for s, r, p in objects)
-            if any(type(p) is tuple for _, _, p in objects) else objects
-            for n, objects in config.items()}
+def _stale_config(config, names: set, step, memo: dict) -> dict:
+    """The configuration (changed in place) once `names` are rebound: the rows indexed by
+    them go stale (the sets without a row kept as they are: most are, and a first call
+    rebuilds thousands). `memo`: the sets already rewritten for these `names` and `step`."""
+    return _mapped(config, memo, lambda objects: _stale_objects(objects, names, step))
+
+
+def _stale_objects(objects: frozenset, names: set, step) -> frozenset:
+    """`objects` once `names` are rebound (the same set when it holds no row)."""
+    if not any(type(p) is tuple for _, _, p in objects):
+        return objects
+    return frozenset((s, r, rebound(p, names, step)) for s, r, p in objects)
+
+
+def _mapped(config: dict, memo: dict, rewrite) -> dict:
+    """`config` (a configuration's own dict: changed in place) with each name's set of arrays
+    rewritten, each distinct set once (`memo`: set -> its rewrite, shared by the
+    configurations of one state)."""
+    for name_, objects in config.items():
+        new = memo.get(objects)
+        if new is None:
+            new = memo[objects] = rewrite(objects)
+        if new is not objects:
+            config[name_] = new  # an existing key: the iteration goes on
+    return config
 
 
 def _older(objects: frozenset, site) -> frozenset:

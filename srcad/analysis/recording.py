@@ -44,6 +44,7 @@ class Recording:
         self.bind_count: dict[str, int] = {}  # rebindings only (element writes excluded)
         self._subtree_defs: dict[int, set] = {}
         self._subtree_binds: dict[int, set] = {}
+        self._element_writes: dict[int, set] = {}  # id(statement) -> its element_writes
         self._after: dict[tuple, set] = {}
         self.replays: dict[int, dict[int, object]] = {}  # id(block) -> {index: stmt}
         self.aliases = array_aliases(body)  # name -> names that may share its elements
@@ -132,7 +133,10 @@ class Recording:
         for block, index, owner in self.sites[id(stmt)]:
             for s in block[index:] + ([owner] if isinstance(owner, (gast.For, gast.While))
                                       else []):
-                out |= element_writes(s, self.aliases)
+                found = self._element_writes.get(id(s))
+                if found is None:  # each statement walked once, not once per statement before
+                    found = self._element_writes[id(s)] = element_writes(s, self.aliases)
+                out |= found
         self._after[key] = out
         return out
 

@@ -41,6 +41,12 @@ def lookup_or_build(key, build):
         return entry
 
 
+def current(key) -> bool:
+    """Is there a current entry for `key` (built, and nothing it read rebound since)?"""
+    entry = _entries.get(key)
+    return entry is not None and entry.is_current()
+
+
 def same_lambda(f):
     """The lambda met before that is the same function as the lambda `f`, or `f`.
 

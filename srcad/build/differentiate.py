@@ -28,6 +28,7 @@ from srcad.annotations import (
 from srcad.build import cache, plans
 from srcad.build.aliasing import refuse_aliased_writes
 from srcad.build.arguments import Batch, _arguments, _Call, _check_mode, bind_arguments
+from srcad.build.background import backend_now, check_compile, count_answer
 from srcad.build.checkpoint_fallback import COMPILER
 from srcad.build.pipeline import UNROLL_MAX_WIDTH, Request, build
 from srcad.build.plans import MISS
@@ -37,7 +38,7 @@ from srcad.frontend.constant_sequences import arguments_as_arrays
 from srcad.frontend.methods import is_method
 from srcad.frontend.parse import parse_function
 from srcad.frontend.partials import method_function, plain_function
-from srcad.hints import Backend, Function, Memory
+from srcad.hints import Backend, Compile, Function, Memory
 from srcad.runtime.checkpointing import memory_bytes, reverse_memory
 
 
@@ -121,7 +122,7 @@ def register_mode(name: str, run) -> None:
 
 def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | None = None,
              batch: Batch = None, backend: Backend = "python", parallel: bool = False,
-             memory: Memory = None) -> Any:
+             memory: Memory = None, compile: Compile = "wait") -> Any:
     """Differentiate `f` at `args` annotated Const/Active/Duplicated/BatchDuplicated.
 
     Reverse returns one entry per argument (the derivative for Active ones, None otherwise);
@@ -147,6 +148,8 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
         backend: "python" (the generated code runs as Python) or "numba".
         parallel: numba backend: split a sum over the rows of the data across threads.
         memory: reverse mode: a memory budget for checkpointing (bytes or "50MB").
+        compile: numba backend: "wait" (compile before answering) or "background" (the
+            python backend answers while numba compiles on a thread; srcad/build/background.py).
 
     Returns:
         Reverse: a tuple with one entry per argument (the derivative of an `Active` one,
@@ -164,6 +167,11 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
     f = getattr(f, "__srcad_wrapped__", f)
     if type(f) is not types.FunctionType or f.__code__.co_name == "<lambda>":
         f = _target(f)  # refuses what is not a plain function
+    if compile != "wait":
+        try:
+            check_compile(compile, backend)
+        except SrcadError as err:
+            raise surfaced(err) from None
     if parallel:
         try:
             return _MODES["parallel"](autodiff, mode, f, args, seed, batch, backend, memory)
@@ -188,13 +196,26 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
         if plan.run is not None:  # reverse: checks, call and result in one generated frame
             out = plan.run(args, seed)
             if out is not MISS:
+                if compile != "wait":
+                    count_answer(f, backend)
                 return out if given == len(args) else _given(out, given, mode)
         elif plan.compiled.is_current():
             if seed is not None:
                 refuse_forward_seed()
             flat = plan.flat(args)
             if flat is not None:
+                if compile != "wait":
+                    count_answer(f, backend)
                 return _forward(f, mode, plan.compiled, flat, args, plan.batched, None)
+    if compile != "wait" and not parallel:  # numba's compile on a thread: python answers
+        try:
+            if backend_now(f, mode, args, batch, memory, lambda copies: autodiff(
+                    mode, f, *copies, seed=seed, batch=batch, backend="numba",
+                    memory=memory)) == "python":
+                out = autodiff(mode, f, *args, seed=seed, batch=batch, memory=memory)
+                return out if given == len(args) else _given(out, given, mode)
+        except SrcadError as err:
+            raise surfaced(err) from None
     _check_mode(mode)
     # a dict, list or tuple of parameters
     # (srcad/operators/containers/container_calls.py)

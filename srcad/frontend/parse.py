@@ -8,7 +8,6 @@ import dataclasses
 import inspect
 import linecache
 import re
-import textwrap
 import types
 from dataclasses import dataclass, field
 
@@ -17,9 +16,9 @@ import gast
 from srcad.errors import SrcadError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.constant_sequences import PARSER, free_names_as_arrays
+from srcad.frontend.def_trees import def_tree
 from srcad.frontend.lambdas import find_lambda, is_lambda
 from srcad.frontend.methods import bind_self, is_method
-from srcad.frontend.source_check import check_source
 from srcad.runtime.runtime_names import MODULES, rename_clashes
 
 EMPTY_CELL = object()  # what an empty closure cell held when the function was parsed
@@ -248,7 +247,7 @@ def parse_function(func) -> ParsedFunction:
             tree, first_line, source_lines = S.clone(found.tree), found.first_line, found.lines
             written_as = found.text
         else:
-            tree, first_line, source_lines = _def_tree(func, filename)
+            tree, first_line, source_lines = def_tree(func, filename)
             written_as = ""
     except (OSError, TypeError) as exc:
         raise _no_source(func, filename, exc) from None
@@ -266,26 +265,6 @@ def parse_function(func) -> ParsedFunction:
     parsed.renamed = rename_clashes(tree, namespace, parsed.resolve)
     parsed.spellings.update({new: old for old, new in parsed.renamed.items()})
     return parsed
-
-
-def _def_tree(func, filename) -> tuple:
-    """(the FunctionDef without decorators, its first line, its dedented lines); its text is
-    the code Python runs, or refused."""
-    # of the code object: inspect.getsourcelines(func) would follow `__wrapped__`
-    lines, first_line = inspect.getsourcelines(func.__code__)
-    lines, first_line = check_source(func, lines, first_line)
-    source = textwrap.dedent("".join(lines))
-    tree = gast.parse(source).body[0]
-    if isinstance(tree, gast.AsyncFunctionDef):
-        raise UnsupportedSyntaxError("async functions cannot be differentiated",
-                                     filename=filename, line=first_line, construct="async def",
-                                     hint="differentiate a plain synchronous function")
-    if not isinstance(tree, gast.FunctionDef):
-        raise UnsupportedSyntaxError("expected a `def` function", filename=filename,
-                                     line=first_line, construct="function")
-    # Decorators occupy the first lines; gast line numbers are relative to the dedented text.
-    tree.decorator_list = []
-    return tree, first_line, source.splitlines()
 
 
 def _words(message: str) -> set:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gast
 
 from srcad.frontend import syntax as S
+from srcad.frontend.transformer import Transformer
 
 _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
          gast.Mult: lambda a, b: a * b, gast.Pow: lambda a, b: a ** b}
@@ -22,7 +23,7 @@ def _num(node):
     return None
 
 
-class _Simplify(gast.NodeTransformer):
+class _Simplify(Transformer):
     def __init__(self, integers: bool):
         self.integers = integers
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction
+from srcad.frontend.transformer import Transformer
 from srcad.rules.spectral import FIELDS as TUPLE_FIELDS
 from srcad.runtime.named_results import FIELDS as NAMED_FIELDS
 from srcad.runtime.named_results import NAMED
@@ -36,7 +37,7 @@ from srcad.transform.normalize.split_parts import hoisted_parts, split_assignmen
 from srcad.transform.simplify import simplify
 
 
-class Desugar(gast.NodeTransformer):
+class Desugar(Transformer):
     def __init__(self, parsed: ParsedFunction, namer: Namer, unpack_calls: bool):
         self.parsed = parsed
         self.namer = namer

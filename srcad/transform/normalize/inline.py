@@ -26,6 +26,7 @@ from srcad.frontend.constant_sequences import default_as_array
 from srcad.frontend.lambdas import function_name
 from srcad.frontend.parse import EMPTY_CELL, ParsedFunction, parse_function, resolve_callee
 from srcad.frontend.refusals import STRICT, Refusals
+from srcad.frontend.transformer import Transformer
 from srcad.rules import lookup_call
 from srcad.transform.names import Namer
 from srcad.transform.normalize.desugar import desugar
@@ -381,7 +382,7 @@ class Inliner:
         return out
 
 
-class _Hoister(gast.NodeTransformer):
+class _Hoister(Transformer):
     def __init__(self, inliner: Inliner, pre: list):
         self.inliner = inliner
         self.pre = pre

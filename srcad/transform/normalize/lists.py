@@ -20,6 +20,7 @@ import gast
 
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction
+from srcad.frontend.transformer import Transformer
 from srcad.transform.names import Namer
 from srcad.transform.normalize.grown_lists import (
     bindings_of,
@@ -106,7 +107,7 @@ class _Finder:
         return candidates
 
 
-class PartsSplitter(gast.NodeTransformer):
+class PartsSplitter(Transformer):
     """Rewrites a container `v` of known length into its parts `parts[v]` (one variable per
     element): `v[k]` with a constant k becomes the k-th part. Lists and tuples add how their
     assignments and loops split."""

@@ -24,6 +24,7 @@ import numpy as np
 
 from srcad.analysis.fence import EMPTY_REDUCTION
 from srcad.frontend import syntax as S
+from srcad.frontend.transformer import Transformer
 
 
 def split_assignments(targets, value, callee, namer, origin) -> list | None:
@@ -118,7 +119,7 @@ def hoisted_parts(stmt, resolve, namer) -> list | None:
     or None when it reads none (or a form split_assignments leaves as it is)."""
     before: list = []
 
-    class Parts(gast.NodeTransformer):
+    class Parts(Transformer):
         def visit_Subscript(self, node):
             self.generic_visit(node)
             call, index = node.value, _literal(node.slice)

@@ -1,0 +1,38 @@
+"""A function's `def` tree is parsed once per code object while its file's text is unchanged
+(srcad/frontend/def_trees.py): each parse hands out a tree of its own, and an edit to the file
+after the first parse is still refused as stale text (as without the kept tree)."""
+
+import pytest
+from helpers.user_modules import import_source, write_source
+
+import srcad
+from srcad.build import cache
+from srcad.frontend import syntax as S
+from srcad.frontend.parse import parse_function
+
+
+def test_each_parse_hands_out_its_own_tree(module_dir):
+    m = import_source(module_dir, "kept_tree_model", """
+        def f(x):
+            return x * x + 1.0
+    """)
+    first, second = parse_function(m.f), parse_function(m.f)
+    assert first.tree is not second.tree and S.same(first.tree, second.tree)
+    first.tree.body[0].value.right.value = 7.0  # a pass rewriting its copy
+    assert parse_function(m.f).tree.body[0].value.right.value == 1.0
+    assert second.first_line == first.first_line == 2
+
+
+def test_an_edit_after_the_first_parse_is_refused(module_dir):
+    m = import_source(module_dir, "kept_tree_edited", """
+        def f(x):
+            return x * x
+    """)
+    assert srcad.autodiff(srcad.Reverse, m.f, srcad.Active(3.0)) == (6.0,)
+    write_source(module_dir / "kept_tree_edited.py", """
+        def f(x):
+            return x * x * x * x
+    """)
+    cache.clear()
+    with pytest.raises(srcad.StaleSourceError):
+        srcad.autodiff(srcad.Reverse, m.f, srcad.Active(3.0))
