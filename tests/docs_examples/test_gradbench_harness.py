@@ -58,6 +58,27 @@ def test_lse_eval_program_validates_srcad_against_the_cpp_reference(backend):
                for m in evaluations(log))
 
 
+def test_lstm_reads_a_substitute_text_of_seven_bit_characters():
+    harness_setup.link_tree()
+    text = (harness_setup.BUILD / harness_setup.LSTM_TEXT).read_text(encoding="utf8")
+    assert len(text) >= 8192  # GradBench's largest default c
+    assert 64 <= max(map(ord, text)) < 128  # 7 bits per character, as its English text
+    assert text == harness_setup.substitute_text()
+    # the vendored tree stays unchanged
+    assert not (harness_setup.VENDORED / harness_setup.LSTM_TEXT).exists()
+
+
+@pytest.mark.slow
+@needs_pydantic
+@pytest.mark.skipif(not harness_setup.json_header_found(),
+                    reason="GradBench's C++ reference needs nlohmann-json3-dev")
+def test_lstm_eval_program_validates_srcad_python_against_the_cpp_reference():
+    log = harness_run.run("lstm", "srcad-python", ["-l", "2", "-c", "1024", "--min-seconds",
+                                                  "0"], timeout=300)
+    assert_all_valid(log)
+    assert [m["function"] for m in evaluations(log)] == ["objective", "jacobian"]
+
+
 @needs_pydantic
 def test_an_output_the_eval_rejects_is_recorded_invalid(tmp_path):
     """The driver keeps the eval's verdict: a tool answering hello's square with x + 1 is
