@@ -14,25 +14,11 @@ from __future__ import annotations
 
 import random
 
+from grammar_recursion import HEADER as RECURSION_HEADER
+from grammar_recursion import _c, _smooth
 from program import ArgKind, Program
 
-HEADER = '''import math
-
-import numpy as np
-
-import srcad
-from srcad import Active, Duplicated  # noqa: F401  (args() annotates)
-'''
-
-
-def _c(rng: random.Random) -> str:
-    """A coefficient in (-0.9, 0.9), never 0."""
-    return repr(round(rng.choice([-1, 1]) * rng.uniform(0.1, 0.9), 3))
-
-
-def _smooth(rng, t: str) -> str:
-    return rng.choice([f"math.sin({t})", f"{t} * {t} * {_c(rng)}", f"math.tanh({t})",
-                       f"math.exp({_c(rng)} * {t} * {t})", f"{t} / (1.0 + {t} * {t})"])
+HEADER = "\n".join(["import srcad", RECURSION_HEADER])
 
 
 def _helper(rng, name, n):
