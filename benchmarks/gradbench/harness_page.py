@@ -15,6 +15,15 @@ from pathlib import Path
 
 START = "<!-- generated: gradbench harness (benchmarks/gradbench/harness_page.py) -->"
 END = "<!-- end: gradbench harness -->"
+# the run at GradBench's own default sizes (`harness_suite.py --sizes default`) has a section
+# of its own, so that the bounded run of `make gradbench` does not replace it
+DEFAULT_START = "<!-- generated: gradbench harness, default sizes (harness_page.py) -->"
+DEFAULT_END = "<!-- end: gradbench harness, default sizes -->"
+
+
+def markers(sizes: str) -> tuple[str, str]:
+    """The (start, end) markers of the page section of a run at `sizes`."""
+    return (DEFAULT_START, DEFAULT_END) if sizes == "default" else (START, END)
 DERIVATIVE_TOOLS = ("srcad-numba", "srcad-python", "jax")
 
 
@@ -114,8 +123,10 @@ def render(log) -> str:
     machine = log["machine"]
     names = list(dict.fromkeys(run["eval"] for run in log["runs"]))
     args = {run["eval"]: " ".join(run["args"]) or "(its defaults)" for run in log["runs"]}
+    start, end = markers(log["sizes"])
+    title = " at its default sizes" if log["sizes"] == "default" else ""
     lines = [
-        START, "", "## Judged by GradBench's own harness", "",
+        start, "", f"## Judged by GradBench's own harness{title}", "",
         "GradBench's own eval programs (vendored unchanged in `third_party/gradbench`, see its "
         "README) drive `python -m srcad.gradbench` over the protocol and judge every output "
         "themselves, most against GradBench's C++ reference tool (`tools/manual`, built with "
@@ -152,7 +163,7 @@ def render(log) -> str:
         lines += ["### Failures and rejections", "", *found, ""]
     for skip in log.get("skipped", []):
         lines += [f"- {skip['eval']}: not run: {skip['reason']}"]
-    lines += ["", END]
+    lines += ["", end]
     return "\n".join(lines) + "\n"
 
 
@@ -160,9 +171,11 @@ def write_section(path, section: str) -> None:
     """Replace the harness section of the page at `path` (append it if absent)."""
     page = Path(path)
     text = page.read_text() if page.exists() else ""
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        after = rest.split(END, 1)[1].lstrip("\n")
+    start, end = (DEFAULT_START, DEFAULT_END) if section.startswith(DEFAULT_START) \
+        else (START, END)
+    if start in text and end in text:
+        before, rest = text.split(start, 1)
+        after = rest.split(end, 1)[1].lstrip("\n")
         text = before + section + ("\n" + after if after else "")
     else:
         text = text.rstrip("\n") + "\n\n" + section
@@ -170,12 +183,15 @@ def write_section(path, section: str) -> None:
 
 
 def kept_section(path) -> str:
-    """The harness section of the page at `path`, or "" (run.py keeps it when it rewrites)."""
+    """The harness sections of the page at `path`, or "" (run.py keeps them when it
+    rewrites)."""
     page = Path(path)
     text = page.read_text() if page.exists() else ""
-    if START not in text or END not in text:
-        return ""
-    return START + text.split(START, 1)[1].split(END, 1)[0] + END + "\n"
+    kept = []
+    for start, end in ((START, END), (DEFAULT_START, DEFAULT_END)):
+        if start in text and end in text:
+            kept.append(start + text.split(start, 1)[1].split(end, 1)[0] + end + "\n")
+    return "\n".join(kept)
 
 
 if __name__ == "__main__":

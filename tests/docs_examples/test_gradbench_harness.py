@@ -138,3 +138,21 @@ def test_the_page_section_shows_validity_ratios_and_time_to_first_derivative(tmp
     text = page.read_text()
     assert text.startswith("# title\n\ntables of run.py\n") and text.count("## Judged by") == 1
     assert "1/2 | 9 ms" in text and harness_page.kept_section(page).startswith("<!--")
+
+
+def test_a_run_at_the_default_sizes_has_a_section_of_its_own(tmp_path):
+    import harness_page
+
+    log = {"machine": {"date": "2026-01-01", "commit": "abc", "cpus": 2, "python": "3.11"},
+           "sizes": "bounded", "timeout_s": 60, "skipped": [],
+           "runs": [_run("srcad-numba", [_message("gradient", "n=5", 300)])]}
+    page = tmp_path / "gradbench.md"
+    page.write_text("# title\n")
+    harness_page.write_section(page, harness_page.render(log))
+    harness_page.write_section(page, harness_page.render(dict(log, sizes="default")))
+    harness_page.write_section(page, harness_page.render(log))  # the bounded one replaced
+    text = page.read_text()
+    assert text.count("## Judged by GradBench's own harness\n") == 1
+    assert text.count("## Judged by GradBench's own harness at its default sizes") == 1
+    kept = harness_page.kept_section(page)  # run.py keeps both
+    assert harness_page.START in kept and harness_page.DEFAULT_END in kept
