@@ -89,7 +89,8 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              effects: bool = False, list_operations: bool = False,
              unbounded: bool = False, functions: bool = False,
              second_order: bool = False, aliasing: bool = False,
-             records: bool = False, recursion: bool = False) -> Program:
+             records: bool = False, recursion: bool = False, nested: bool = False,
+             parallel_loops: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
@@ -106,7 +107,14 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     (grammar_second_order.py); `aliasing`: with `lists`, list entries aliasing arrays
     (grammar_list_aliasing.py); `records`: dataclass and NamedTuple parameters, records built
     inside f, bound methods (grammar_records.py); `recursion`: recursive helpers
-    (grammar_recursion.py)."""
+    (grammar_recursion.py); `nested`: srcad.grad inside f (grammar_nested.py);
+    `parallel_loops`: loops with independent iterations (grammar_parallel_loops.py)."""
+    if parallel_loops:
+        from grammar_parallel_loops import generate as parallel_program
+        return parallel_program(seed)
+    if nested:
+        from grammar_nested import generate as nested_program
+        return nested_program(seed)
     if recursion:
         from grammar_recursion import generate as recursion_program
         return recursion_program(seed)

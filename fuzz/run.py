@@ -71,7 +71,7 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                effects: bool = False, lambdas: bool = False, list_operations: bool = False,
                unbounded: bool = False, functions: bool = False,
                second_order: bool = False, aliasing: bool = False, records: bool = False,
-               recursion: bool = False):
+               recursion: bool = False, nested: bool = False, parallel_loops: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
@@ -88,12 +88,15 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     (fuzz/grammar_second_order.py); `aliasing` (with `lists`): list entries that
     alias arrays and views (fuzz/grammar_list_aliasing.py); `records`: dataclass and
     NamedTuple parameters, records built in f, bound methods (fuzz/grammar_records.py);
-    `recursion`: recursive helpers (fuzz/grammar_recursion.py)."""
+    `recursion`: recursive helpers (fuzz/grammar_recursion.py); `nested`: srcad.grad inside
+    f (fuzz/grammar_nested.py); `parallel_loops`: loops with independent iterations
+    (fuzz/grammar_parallel_loops.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
                        views=views, containers=containers, lists=lists, effects=effects,
                        list_operations=list_operations, unbounded=unbounded,
                        functions=functions, second_order=second_order,
-                       aliasing=aliasing, records=records, recursion=recursion)
+                       aliasing=aliasing, records=records, recursion=recursion,
+                       nested=nested, parallel_loops=parallel_loops)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -210,6 +213,13 @@ def main(argv=None):
     parser.add_argument("--recursion", action="store_true",
                         help="recursive helpers: chains, trees, splits, mutual recursion, "
                              "scratch int arrays restored (fuzz/grammar_recursion.py)")
+    parser.add_argument("--nested", action="store_true",
+                        help="srcad.grad of a helper inside f, once or in a loop feeding the "
+                             "gradient back (fuzz/grammar_nested.py)")
+    parser.add_argument("--parallel-loops", action="store_true",
+                        help="loops with independent iterations, run on all iterations at "
+                             "once by the python backend's forward code "
+                             "(fuzz/grammar_parallel_loops.py)")
     parser.add_argument("--cells", action="store_true",
                         help="run each program as IPython and Jupyter run a cell, one "
                              "top-level statement at a time (fuzz/cells.py)")
@@ -231,7 +241,8 @@ def main(argv=None):
                    lists=opts.lists, effects=opts.effects, lambdas=opts.lambdas,
                    list_operations=opts.list_operations, unbounded=opts.unbounded,
                    functions=opts.functions, second_order=opts.second_order,
-                   aliasing=opts.aliasing, records=opts.records, recursion=opts.recursion)
+                   aliasing=opts.aliasing, records=opts.records, recursion=opts.recursion,
+                   nested=opts.nested, parallel_loops=opts.parallel_loops)
     jobs = [(s, opts.timeout, options) for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far

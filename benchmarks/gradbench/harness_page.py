@@ -15,6 +15,15 @@ from pathlib import Path
 
 START = "<!-- generated: gradbench harness (benchmarks/gradbench/harness_page.py) -->"
 END = "<!-- end: gradbench harness -->"
+# the run at GradBench's own default sizes (`harness_suite.py --sizes default`) has a section
+# of its own, so that the bounded run of `make gradbench` does not replace it
+DEFAULT_START = "<!-- generated: gradbench harness, default sizes (harness_page.py) -->"
+DEFAULT_END = "<!-- end: gradbench harness, default sizes -->"
+
+
+def markers(sizes: str) -> tuple[str, str]:
+    """The (start, end) markers of the page section of a run at `sizes`."""
+    return (DEFAULT_START, DEFAULT_END) if sizes == "default" else (START, END)
 DERIVATIVE_TOOLS = ("srcad-numba", "srcad-python", "jax")
 
 
@@ -114,8 +123,10 @@ def render(log) -> str:
     machine = log["machine"]
     names = list(dict.fromkeys(run["eval"] for run in log["runs"]))
     args = {run["eval"]: " ".join(run["args"]) or "(its defaults)" for run in log["runs"]}
+    start, end = markers(log["sizes"])
+    title = " at its default sizes" if log["sizes"] == "default" else ""
     lines = [
-        START, "", "## Judged by GradBench's own harness", "",
+        start, "", f"## Judged by GradBench's own harness{title}", "",
         "GradBench's own eval programs (vendored unchanged in `third_party/gradbench`, see its "
         "README) drive `python -m srcad.gradbench` over the protocol and judge every output "
         "themselves, most against GradBench's C++ reference tool (`tools/manual`, built with "
@@ -152,7 +163,7 @@ def render(log) -> str:
         lines += ["### Failures and rejections", "", *found, ""]
     for skip in log.get("skipped", []):
         lines += [f"- {skip['eval']}: not run: {skip['reason']}"]
-    lines += ["", END]
+    lines += ["", end]
     return "\n".join(lines) + "\n"
 
 
@@ -161,6 +172,8 @@ def write_section(path, section: str, start: str = START, end: str = END) -> Non
     `end`: the markers of another generated section."""
     page = Path(path)
     text = page.read_text() if page.exists() else ""
+    if section.startswith(DEFAULT_START):
+        start, end = DEFAULT_START, DEFAULT_END
     if start in text and end in text:
         before, rest = text.split(start, 1)
         after = rest.split(end, 1)[1].lstrip("\n")
@@ -170,14 +183,18 @@ def write_section(path, section: str, start: str = START, end: str = END) -> Non
     page.write_text(text)
 
 
-def kept_section(path, start: str = START, end: str = END) -> str:
-    """The harness section of the page at `path` (or the one between `start` and `end`), or ""
-    (run.py keeps it when it rewrites)."""
+def kept_section(path, start: str | None = None, end: str | None = None) -> str:
+    """The section of the page at `path` between `start` and `end`, or by default the
+    harness sections (bounded and default sizes), or "" (run.py keeps them when it
+    rewrites)."""
     page = Path(path)
     text = page.read_text() if page.exists() else ""
-    if start not in text or end not in text:
-        return ""
-    return start + text.split(start, 1)[1].split(end, 1)[0] + end + "\n"
+    pairs = ((START, END), (DEFAULT_START, DEFAULT_END)) if start is None else ((start, end),)
+    kept = []
+    for first, last in pairs:
+        if first in text and last in text:
+            kept.append(first + text.split(first, 1)[1].split(last, 1)[0] + last + "\n")
+    return "\n".join(kept)
 
 
 if __name__ == "__main__":

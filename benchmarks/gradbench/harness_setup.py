@@ -16,12 +16,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[2]
 VENDORED = ROOT / "third_party" / "gradbench"
 GRADBENCH_PYTHON = VENDORED / "python" / "gradbench"
 EVALS = GRADBENCH_PYTHON / "gradbench" / "evals"
 JAX_TOOL = GRADBENCH_PYTHON / "gradbench" / "tools" / "jax" / "run.py"
 BUILD = ROOT / "build" / "gradbench"
+# GradBench's lstm eval reads its text from here (relative to its working directory, BUILD)
+LSTM_TEXT = Path("evals") / "lstm" / "data" / "lstm_full.txt"
 # evals whose validator runs the C++ reference (hello checks by assertion; particle and saddle
 # compare the tool's answers among themselves)
 REFERENCE_MODULES = ("gmm", "lstm", "ba", "ht", "kmeans", "ode", "llsq", "det", "lse")
@@ -37,14 +41,40 @@ def link_tree() -> None:
     """build/gradbench/{cpp,tools/manual} as links to the vendored sources, so that make's
     relative paths (../../cpp) resolve and its bin/ lands in build/."""
     (BUILD / "tools" / "manual").mkdir(parents=True, exist_ok=True)
-    for folder in ("cpp", "evals"):  # the headers; ba's and ht's data files
-        link = BUILD / folder
+    link = BUILD / "cpp"  # the headers
+    if not link.exists():
+        link.symlink_to(VENDORED / "cpp", target_is_directory=True)
+    evals = BUILD / "evals"  # ba's and ht's data files, and lstm's substitute text
+    if evals.is_symlink():  # an older build linked the whole vendored folder
+        evals.unlink()
+    for source in (VENDORED / "evals").iterdir():
+        link = evals / source.name
         if not link.exists():
-            link.symlink_to(VENDORED / folder, target_is_directory=True)
+            evals.mkdir(exist_ok=True)
+            link.symlink_to(source, target_is_directory=True)
+    write_lstm_text(evals / "lstm" / "data" / LSTM_TEXT.name)
     for source in (VENDORED / "tools" / "manual").iterdir():
         link = BUILD / "tools" / "manual" / source.name
         if not link.exists():
             link.symlink_to(source)
+
+
+def substitute_text(length: int = 8192, seed: int = 31337) -> str:
+    """A seeded random text of lowercase letters, spaces and punctuation: 7 bits per
+    character, as the English text GradBench's lstm eval reads (which GradBench keeps
+    outside its git tree); the eval generates the parameters and judges every answer against
+    its C++ reference on the same input, so the text only sets the characters' bits."""
+    rng = np.random.default_rng(seed)
+    alphabet = "abcdefghijklmnopqrstuvwxyz      .,"
+    return "".join(alphabet[i] for i in rng.integers(len(alphabet), size=length))
+
+
+def write_lstm_text(path: Path) -> None:
+    """`path` holds the substitute text (written once; a file already there is kept)."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(substitute_text(), encoding="utf8")
 
 
 def build_reference(modules=REFERENCE_MODULES, jobs: int = 2) -> Path:

@@ -77,6 +77,7 @@ from srcad.transform.optimize import (
     fuse_lane_loops,
     lane_locals,
 )
+from srcad.transform.parallel_loops import lift_parallel_loops
 from srcad.transform.reverse.transform import ReverseTransform
 from srcad.transform.row_views import hoist_row_views, row_view_types
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
@@ -287,6 +288,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     for fn in (n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)
                and n.name == name):  # python: arrays only (a loop that ran zero times)
         typed_defaults(fn, norm.body, norm.params, types, scalars=request.backend == "numba")
+        if request.backend == "python" and request.mode == "forward":
+            lift_parallel_loops(fn, norm.namer)
     if request.backend == "numba":
         tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(
             _located, parsed))

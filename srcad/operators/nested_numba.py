@@ -29,6 +29,8 @@ from srcad.build.engines import scalar_as_array
 from srcad.build.pipeline import ArgSpec, Request
 from srcad.errors import UnsupportedCallError
 from srcad.frontend import syntax as S
+from srcad.operators.nested_adjoint_runs import kernel_name as adjoint_run_kernel
+from srcad.operators.nested_adjoint_runs import shared_adjoint_runs
 from srcad.operators.nested_registry import REGISTRY, in_call_order
 from srcad.operators.nested_registry import position as operand_position
 from srcad.operators.reverse_over_forward import tangent_function
@@ -49,6 +51,7 @@ class NumbaNested:
                         and _resolves_to(norm, node.func.id, PRIMITIVE["function"]):
                     self._add_site(node, types)
         self.names: set = {"srcad_jit"}  # defined in the module (compiler.compile_numba)
+        self._adjoint_runs: dict = {}  # token -> the writer of a kernel of several adjoints
         texts = [self._kernels(token, operand_types)
                  for token, operand_types in self.sites.items()]
         self.helpers = "\n\n".join(texts)
@@ -108,6 +111,9 @@ class NumbaNested:
             self.names |= {f"srcad_nested_tangent_{token}_{k}",
                            f"srcad_nested_adjoint_{token}_{k}"}
         self.names |= {f"{prefix}_reverse", f"{prefix}_second"}
+        self._adjoint_runs[token] = lambda name, ks: kernel.seconds(
+            name, operands, f"{prefix}_second", second.tapes, argnum,
+            [operand_position(nested, k) for k in ks])
         return "\n\n".join(texts)
 
     def rename(self, tree):
@@ -121,6 +127,13 @@ class NumbaNested:
             head, node.args = node.args[:literal], node.args[literal:]
             suffix = "_".join(str(a.value) for a in head)
             node.func = S.name(f"{node.func.id}_{suffix}")
+        written = set()
+        for token, ks in shared_adjoint_runs(tree):  # one second-order pass a run
+            name = adjoint_run_kernel(token, ks)
+            if name not in written and name not in self.names:
+                self.helpers += "\n\n" + self._adjoint_runs[token](name, ks)
+                self.names.add(name)
+            written.add(name)
         return tree
 
 
@@ -195,6 +208,12 @@ class _KernelWriter:
         args += ["1.0"] + self._tapes(tapes)
         lines += [f"    {second}({', '.join(args)})", f"    return {self._result(read)}"]
         return "\n".join(lines)
+
+    def seconds(self, name, operands, second, tapes, directed, reads):
+        """`second`'s kernel returning the adjoints of every argument in `reads` (one pass)."""
+        one = self.second(name, operands, second, tapes, directed, reads[0]).splitlines()
+        results = ", ".join(self._result(read) for read in reads)
+        return "\n".join(one[:-1] + [f"    return ({results},)"])
 
     def _call_order(self, operands):
         """g's argument expressions from the kernel's operands (x first)."""

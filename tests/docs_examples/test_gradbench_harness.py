@@ -58,6 +58,27 @@ def test_lse_eval_program_validates_srcad_against_the_cpp_reference(backend):
                for m in evaluations(log))
 
 
+def test_lstm_reads_a_substitute_text_of_seven_bit_characters():
+    harness_setup.link_tree()
+    text = (harness_setup.BUILD / harness_setup.LSTM_TEXT).read_text(encoding="utf8")
+    assert len(text) >= 8192  # GradBench's largest default c
+    assert 64 <= max(map(ord, text)) < 128  # 7 bits per character, as its English text
+    assert text == harness_setup.substitute_text()
+    # the vendored tree stays unchanged
+    assert not (harness_setup.VENDORED / harness_setup.LSTM_TEXT).exists()
+
+
+@pytest.mark.slow
+@needs_pydantic
+@pytest.mark.skipif(not harness_setup.json_header_found(),
+                    reason="GradBench's C++ reference needs nlohmann-json3-dev")
+def test_lstm_eval_program_validates_srcad_python_against_the_cpp_reference():
+    log = harness_run.run("lstm", "srcad-python", ["-l", "2", "-c", "1024", "--min-seconds",
+                                                  "0"], timeout=300)
+    assert_all_valid(log)
+    assert [m["function"] for m in evaluations(log)] == ["objective", "jacobian"]
+
+
 @needs_pydantic
 def test_an_output_the_eval_rejects_is_recorded_invalid(tmp_path):
     """The driver keeps the eval's verdict: a tool answering hello's square with x + 1 is
@@ -117,3 +138,21 @@ def test_the_page_section_shows_validity_ratios_and_time_to_first_derivative(tmp
     text = page.read_text()
     assert text.startswith("# title\n\ntables of run.py\n") and text.count("## Judged by") == 1
     assert "1/2 | 9 ms" in text and harness_page.kept_section(page).startswith("<!--")
+
+
+def test_a_run_at_the_default_sizes_has_a_section_of_its_own(tmp_path):
+    import harness_page
+
+    log = {"machine": {"date": "2026-01-01", "commit": "abc", "cpus": 2, "python": "3.11"},
+           "sizes": "bounded", "timeout_s": 60, "skipped": [],
+           "runs": [_run("srcad-numba", [_message("gradient", "n=5", 300)])]}
+    page = tmp_path / "gradbench.md"
+    page.write_text("# title\n")
+    harness_page.write_section(page, harness_page.render(log))
+    harness_page.write_section(page, harness_page.render(dict(log, sizes="default")))
+    harness_page.write_section(page, harness_page.render(log))  # the bounded one replaced
+    text = page.read_text()
+    assert text.count("## Judged by GradBench's own harness\n") == 1
+    assert text.count("## Judged by GradBench's own harness at its default sizes") == 1
+    kept = harness_page.kept_section(page)  # run.py keeps both
+    assert harness_page.START in kept and harness_page.DEFAULT_END in kept

@@ -59,3 +59,25 @@ def test_small_solves_match_the_reference_on_both_backends(module):
             result = implementation.build(problem)()
             expected = evaluation.reference[implementation.function](problem)
             assert evaluation.check(implementation.function, result, expected)
+
+
+def test_solver_values_run_srcads_primal_code_without_the_api_per_inner_gradient(monkeypatch):
+    """The solvers' values of a function calling srcad.grad (saddle's r1_cost, particle's
+    naive_euler) run srcad's generated primal code, the inner gradient inside it: srcad.grad's
+    Python API is not called once per inner step, as it is when CPython runs the function."""
+    import srcad
+    from srcad.api import function_transforms
+    from srcad.gradbench.ports.common import srcad_primal
+
+    p1, start = np.array([0.6, -0.3]), np.array([1.0, 1.0])
+    r1 = srcad_primal(saddle.r1_cost, "python")
+    euler = srcad_primal(particle.naive_euler, "python")
+    r1(p1, start), euler(0.2)  # generated once
+    calls = []
+    real = function_transforms.grad
+    monkeypatch.setattr(srcad, "grad", lambda *a, **k: calls.append(a) or real(*a, **k))
+    assert r1(p1, start) == pytest.approx(saddle.r1_cost_by_hand(p1, start), rel=1e-9)
+    assert euler(0.2) == pytest.approx(particle.naive_euler_by_hand(0.2), rel=1e-9)
+    assert calls == []
+    saddle.r1_cost(p1, start)  # CPython: the API at every accepted step
+    assert len(calls) > 10

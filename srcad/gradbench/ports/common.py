@@ -245,7 +245,30 @@ NESTED_GRADIENT_NOTES = (
     "ff = fr and rf = rr in what runs.",
     "srcad-numba: the nested gradient and its derivative (reverse over forward) run as numba "
     "kernels compiled into the outer derivative's code.",
+    "srcad: the solver's values of the function (whose body calls srcad.grad) run srcad's "
+    "generated primal code on the same backend (`srcad_primal`), the inner gradient compiled "
+    "into it, as JAX's jitted function runs.",
 )
+
+
+def srcad_primal(function, backend: str) -> Callable[..., Any]:
+    """`function(*args)` computed by srcad's generated code on `backend`: its forward code with
+    every argument constant, which is the primal statements alone, each `srcad.grad` inside
+    (a nested gradient) the inner gradient's code in the same module (on numba: compiled into
+    one kernel, no Python between the levels). A function calling srcad.grad run by CPython
+    goes through srcad's Python API at every call of the inner gradient instead.
+
+    >>> def f(x):
+    ...     return x * x
+    >>> srcad_primal(f, "python")(3.0)
+    9.0
+    """
+    def call(*args):
+        constants = [srcad.Const(a) for a in args]
+        return srcad.autodiff(srcad.ForwardWithPrimal, function, *constants,
+                              backend=backend)[-1]
+
+    return call
 
 
 def primal_implementation(function_name: str, form: str, function, arguments) -> Implementation:

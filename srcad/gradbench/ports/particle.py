@@ -23,7 +23,14 @@ import numpy as np
 
 import srcad
 
-from .common import NESTED_GRADIENT_NOTES, Eval, Implementation, Refused, jax_or_unavailable
+from .common import (
+    NESTED_GRADIENT_NOTES,
+    Eval,
+    Implementation,
+    Refused,
+    jax_or_unavailable,
+    srcad_primal,
+)
 
 FUNCTIONS = ("ff", "fr", "rf", "rr")
 
@@ -147,7 +154,9 @@ def _srcad(function, backend):
             derivative(w0)
         except srcad.SrcadError as exc:
             raise Refused(f"{type(exc).__name__}: {exc}") from exc
-        primal = naive_euler if inner == "r" else naive_euler_forward_force
+        primal = srcad_primal(naive_euler if inner == "r" else naive_euler_forward_force,
+                              backend)
+        primal(w0)  # compiles
         return lambda: _solve(primal, derivative, w0)
 
     return Implementation(function, f"srcad-{backend}", "loops", build)

@@ -22,7 +22,14 @@ import numpy as np
 
 import srcad
 
-from .common import NESTED_GRADIENT_NOTES, Eval, Implementation, Refused, jax_or_unavailable
+from .common import (
+    NESTED_GRADIENT_NOTES,
+    Eval,
+    Implementation,
+    Refused,
+    jax_or_unavailable,
+    srcad_primal,
+)
 from .particle import FUNCTIONS, multivariate_argmin
 
 
@@ -153,7 +160,8 @@ def _srcad(function, backend):
             r1_gradient(start, start)
         except srcad.SrcadError as exc:
             raise Refused(f"{type(exc).__name__}: {exc}") from exc
-        r1 = r1_cost if inner == "r" else r1_cost_forward_inner
+        r1 = srcad_primal(r1_cost if inner == "r" else r1_cost_forward_inner, backend)
+        r1(start, start)  # compiles
 
         def argmax_gradient(p, x):
             return srcad.gradient(neg_r2_cost, p, srcad.Constant(x), mode=mode, backend=backend)
