@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
+from srcad.analysis.value_types import argument_type
 from srcad.api.auxiliary import ValueOnly
 from srcad.api.flat_calls import flat_call, is_float, rebuilt, scalar_positions
 from srcad.build.differentiate import _compiled
@@ -133,7 +134,7 @@ class _Levels:
     def _specs(self, slots, args) -> tuple:
         return tuple(ArgSpec("duplicated", type_of_value(self._shaped(s[0], args)))
                      if self._duplicated(s) else
-                     ArgSpec("const", FLOAT if s[0] == SEED else type_of_value(args[s[0][1]]))
+                     ArgSpec("const", FLOAT if s[0] == SEED else argument_type(args[s[0][1]]))
                      for s in slots)
 
     def _shaped(self, key, args):
@@ -153,7 +154,7 @@ class _Levels:
             own = (lambda: _own_request(args, self.layout, "forward")) if below == 0 else None
             compiled = _built(self.fun, below + 1 + (self.base != "value"), function,
                               Request("forward", self._specs(slots, args), backend="python",
-                                      containers=containers), own)
+                                      containers=containers), own, self.base == "value")
             new_slots = []
             for slot in slots:
                 new_slots.append(slot)
@@ -214,16 +215,19 @@ def _own_request(args, layout, mode="reverse") -> Request:
     (flat, containers as in `layout`): what its own checks report, at its own lines."""
     specs = tuple(ArgSpec("duplicated" if isinstance(a, np.ndarray) or mode == "forward"
                           else "active", type_of_value(a)) if is_float(a)
-                  else ArgSpec("const", type_of_value(a)) for a in args)
+                  else ArgSpec("const", argument_type(a)) for a in args)
     return Request(mode, specs, backend="python", containers=layout)
 
 
-def _built(fun, order, function, request, own=None):
+def _built(fun, order, function, request, own=None, forward_innermost=False):
     """srcad's code of `function` for `request`; a refusal of srcad's own generated code
     (which the user never wrote) surfaced as one naming the user's function `fun` and the
     derivative's order. At the first level (`own`: the request of fun's own first
     derivative), what srcad refuses in fun itself is reported as its checks list it, every
-    problem at the user's lines."""
+    problem at the user's lines. `forward_innermost`: the innermost derivative is forward
+    mode, as for every derivative of an array-valued function (reverse mode, grad innermost,
+    for a float-valued one whatever the user wrote): the hint says which, and suggests no
+    reordering of the transforms, which would change nothing."""
     try:
         return _compiled(function, request)
     except SrcadError as err:
@@ -241,8 +245,12 @@ def _built(fun, order, function, request, own=None):
             f"its own derivative code ({type(err).__name__} there)",
             filename=code.co_filename if code else None,
             line=code.co_firstlineno if code else None, construct="composed transforms",
-            hint="differentiate fewer times, or put grad innermost (jacfwd(grad(f)) runs "
-            "forward mode over reverse code)") from None
+            hint="differentiate fewer times: of an array-valued function srcad takes this "
+            "derivative as forward mode over its forward code, and its forward mode refused "
+            "that code" if forward_innermost else
+            "differentiate fewer times: srcad takes this derivative as forward mode over its "
+            "reverse code (grad innermost already), and its forward mode refused that code"
+        ) from None
 
 
 def _levels(fun, base, args, layout=()) -> _Levels:
