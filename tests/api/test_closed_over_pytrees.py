@@ -212,16 +212,16 @@ def clipped_vector(x):
 
 
 def test_no_grad_innermost_hint_when_grad_is_innermost(monkeypatch):
-    import srcad.api.chains as chains  # the forward level over the reverse code refused
+    import srcad.api.chain_builds as builds  # the forward levels refused
 
-    real = chains._compiled
+    real = builds._compiled
 
     def refuse_forward_levels(function, request):
         if request.mode == "forward":
             raise SrcadError("refused", filename="<srcad generated>")
         return real(function, request)
 
-    monkeypatch.setattr(chains, "_compiled", refuse_forward_levels)
+    monkeypatch.setattr(builds, "_compiled", refuse_forward_levels)
     with pytest.raises(SrcadError) as err:
         srcad.jacfwd(srcad.grad(clipped))(X)
     assert "put grad innermost" not in str(err.value)
