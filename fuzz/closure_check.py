@@ -9,7 +9,10 @@ changes) the program is read through
 with `H = ({"s": s, "kind": kind, "off": None}, [c])` a global of g: srcad must read H's
 entries as constants. `srcad.grad(g)` must be s * grad f(t s + c), `jacfwd(grad(g))` s^2 times
 the Hessian of f there, `jvp(g)` the gradient along a direction, and after `H[1][0]` is
-rebound (the code built again) the gradient at the new shift.
+rebound (the code built again) the gradient at the new shift. The same programs are also
+read through `n(t) = (v, (2 v, v * v))` with v = f(t) (srcad/api/nested_results.py):
+`jacfwd(n)` and `jacrev(n)` must be nested as n's result, `(grad, (2 grad, 2 v grad))`, and
+`jvp(n)` the same products with the direction.
 """
 
 from __future__ import annotations
@@ -26,6 +29,11 @@ _SOURCE = ("def g(t):\n"
            "    if H[0]['kind'] == 'affine' and H[0]['off'] is None:\n"
            "        return f(t * H[0]['s'] + H[1][0])\n"
            "    return f(t)\n")
+
+
+_NESTED = ("def n(t):\n"
+           "    v = f(t)\n"
+           "    return v, (2.0 * v, v * v)\n")
 
 
 def closures_drawn(text: str) -> bool:
@@ -59,3 +67,22 @@ def check_closure(f, x, H, gradient, backend, text):
         H_tree[1][0] = 0.25  # rebound: the code is built again, at the new shift
         _close(srcad.grad(g, backend=backend)(t.copy()), s * gradient(x + 0.25),
                "grad after an entry of the pytree is rebound")
+
+
+def check_nested_results(f, x, gradient, backend):
+    """jacfwd, jacrev and jvp of n (module docstring) against srcad's gradient of f."""
+    n = compile_source(_NESTED, "n", {"f": f})
+    value, g = f(x.copy()), gradient(x.copy())
+    want = (g, (2.0 * g, 2.0 * value * g))
+    for transform in ("jacfwd", "jacrev"):
+        ours = getattr(srcad, transform)(n, backend=backend)(x.copy())
+        if not (type(ours) is tuple and len(ours) == 2 and type(ours[1]) is tuple
+                and len(ours[1]) == 2):
+            raise AssertionError(f"{transform} of a nested result: {ours!r} is not nested "
+                                 "as (a, (b, c))")
+        for got, expected in zip((ours[0], *ours[1]), (want[0], *want[1])):
+            _close(got, expected, f"{transform} of a nested result")
+    v = np.linspace(-1.0, 1.0, x.size) + 0.3
+    _, tangent = srcad.jvp(n, (x.copy(),), (v,), backend=backend)
+    for got, expected in zip((tangent[0], *tangent[1]), (want[0] @ v, *(w @ v for w in want[1]))):
+        _close(got, expected, "jvp of a nested result")

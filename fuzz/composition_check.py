@@ -21,7 +21,7 @@ import signal
 import zlib
 
 import numpy as np
-from closure_check import check_closure
+from closure_check import check_closure, check_nested_results
 
 import srcad
 from srcad.frontend.source_functions import compile_source
@@ -101,6 +101,7 @@ def check(f, x, timeout, alarm, third_order=False, containers=False, closures=""
                 _check_containers(f, x, H, gradient, backend)
             if closures:  # the program's text: its own stream (fuzz/closure_check.py)
                 check_closure(f, x, H, gradient, backend, closures)
+                check_nested_results(f, x, gradient, backend)
             if third_order:
                 hessian = srcad.hessian(f, backend=backend)
                 T = srcad.jacfwd(hessian, backend=backend)(x.copy())

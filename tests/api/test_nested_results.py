@@ -78,3 +78,31 @@ def test_numba_gives_the_nesting_too():
                   getattr(jax, transform)(nested_jax)(X, A))
     same_tree(srcad.jvp(nested, (X, A), (X, 1.0), backend="numba"),
               jax.jvp(nested_jax, (X, A), (X, 1.0)))
+
+
+def writes_input(x):
+    x *= 0.74
+    v = np.sum(x ** 3)
+    return v, (2.0 * v, x[0])
+
+
+def test_a_tuple_result_of_a_function_writing_its_input_is_taken_at_the_given_input():
+    """The jacobian runs the function once per lane group: each run starts from the input
+    given, not from what the previous run wrote into it."""
+    x = np.array([-0.04, 0.988, -0.971, -0.552])
+    gradient = 3.0 * 0.74 ** 3 * x ** 2
+    first = np.array([0.74, 0.0, 0.0, 0.0])
+    for transform in ("jacfwd", "jacrev"):
+        ours = getattr(srcad, transform)(writes_input)(x.copy())
+        for got, want in zip((ours[0], *ours[1]), (gradient, 2.0 * gradient, first)):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    for mode in ("forward", "reverse"):  # the operator itself
+        ours = srcad.jacobian(flat_writer, x.copy(), mode=mode)
+        np.testing.assert_allclose(ours[0], gradient, rtol=1e-12)
+        np.testing.assert_allclose(ours[1], 2.0 * gradient, rtol=1e-12)
+
+
+def flat_writer(x):
+    x *= 0.74
+    v = np.sum(x ** 3)
+    return v, 2.0 * v
