@@ -120,6 +120,22 @@ def test_a_pytree_read_as_no_container_parameter_is_still_refused_by_name():
         srcad.grad(reads)(T)
 
 
+def writes_its_parameter(H, x):
+    H["shift"] = 2.0
+    return np.sum(x * x) * H["shift"]
+
+
+def passes_a_global_to_a_writer(x):
+    return writes_its_parameter(PARAMETERS, x)
+
+
+def test_a_helper_writing_into_a_global_pytree_is_refused_by_line():
+    with pytest.raises(SrcadError, match=r"`PARAMETERS\['shift'\]` is written") as err:
+        srcad.grad(passes_a_global_to_a_writer)(T)
+    assert err.value.line == passes_a_global_to_a_writer.__code__.co_firstlineno + 1
+    assert PARAMETERS["shift"] == 0.25
+
+
 # -- strings and None in constant arguments ------------------------------------------------------
 def kernel_loss(x, settings):
     d = x[:, None] - x[None, :]

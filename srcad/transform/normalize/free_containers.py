@@ -59,7 +59,22 @@ def bind_free_containers(parsed, body: list, params: list, namer, extra: dict,
             dependencies.append((_Entries(value, path[:-1]), path[-1], extra[leaf_name]))
             if isinstance(extra[leaf_name], str) or extra[leaf_name] is None:
                 literals[leaf_name] = extra[leaf_name]
+        _refuse_writes(parsed, body, name_, set(_leaf_names(node)))
     return inline_literals(parsed, body, literals) if literals else body
+
+
+def _refuse_writes(parsed, body, name_, leaves) -> None:
+    """A write into the container from outside (in a helper it was passed to: the function's
+    own writes are refused by srcad/analysis/global_writes.py) would be lost: refused."""
+    for node in _nodes(body):
+        if isinstance(node, gast.Name) and node.id in leaves \
+                and not isinstance(node.ctx, gast.Load):
+            raise parsed.error(
+                node, "write to a global", f"`{parsed.spellings.get(node.id, node.id)}` is "
+                f"written, and `{name_}` is defined outside the function: srcad reads such "
+                "values as constants", kind=UnsupportedSyntaxError,
+                hint="pass it as an argument and write it there, or make the write outside "
+                "the differentiated function")
 
 
 def _free_containers(parsed, body, params, extra) -> dict:
