@@ -70,6 +70,7 @@ def test_every_transform_of_a_closure_over_a_pytree_is_jaxs(transform):
     same_tree(ours, np.asarray(theirs))
 
 
+@pytest.mark.slow  # JAX compiles and srcad builds several orders: seconds
 def test_vjp_vmap_and_composed_transforms_of_a_closure_over_a_pytree_are_jaxs():
     H = tree()
     f, f_jax = (lambda t: model(t, H)), (lambda t: model_jax(t, H))
@@ -163,6 +164,7 @@ X = np.array([0.3, -0.4, 1.1])
 SETTINGS = [{"kind": "rbf", "ell": 0.5, "power": 2}, {"kind": "cauchy", "ell": 0.7, "power": None}]
 
 
+@pytest.mark.slow  # JAX compiles and srcad builds several orders: seconds
 @pytest.mark.parametrize("settings", SETTINGS, ids=["rbf", "cauchy"])
 def test_a_string_in_a_constant_dict_argument_is_accepted(settings):
     for transform in ("grad", "jacrev", "hessian"):

@@ -41,6 +41,7 @@ def plain_stacked_product(x):
 X = np.linspace(0.1, 0.8, 8)
 
 
+@pytest.mark.slow  # second order through a stacked cholesky: seconds to build
 @pytest.mark.parametrize("f", [stacked_cholesky, swapped_factor], ids=lambda f: f.__name__)
 def test_hessian_through_a_stacked_cholesky_and_swapaxes_is_jaxs(f):
     def ours(x):
