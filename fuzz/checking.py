@@ -22,6 +22,7 @@ ROOT = os.path.dirname(HERE)
 sys.path[:0] = [p for p in (ROOT, HERE) if p not in sys.path]
 
 import cells  # noqa: E402
+import closure_check  # noqa: E402
 import composition_check  # noqa: E402
 import lanes_check  # noqa: E402
 import transforms_check  # noqa: E402
@@ -212,10 +213,12 @@ def check_transforms(f, args, timeout: float):
                     timeout, "jvp, vjp or the hessian transform disagrees")
 
 
-def check_composition(f, args, timeout: float, third_order: bool, containers: bool = False):
-    """Transforms of transforms (fuzz/composition_check.py)."""
+def check_composition(f, args, timeout: float, third_order: bool, containers: bool = False,
+                      closures: str = ""):
+    """Transforms of transforms (fuzz/composition_check.py); `closures`: the program's text
+    when it is also read through a closure over a pytree (fuzz/closure_check.py)."""
     return _outcome(lambda: composition_check.check(f, args()[0].value, timeout, _alarm,
-                                                    third_order, containers),
+                                                    third_order, containers, closures),
                     timeout, "a composition of transforms disagrees")
 
 
@@ -259,7 +262,8 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
             outcomes["jax"] = check_transforms(f, module.args, timeout)
             outcomes["compose"] = check_composition(
                 f, module.args, timeout, composition_check.third_order_drawn(text),
-                composition_check.containers_drawn(text))
+                composition_check.containers_drawn(text),
+                text if closure_check.closures_drawn(text) else "")
         if getattr(module, "JAX_SOURCE", None):  # fuzz/grammar_second_order_reach.py
             outcomes["jaxh"] = check_against_jax_hessian(f, module.JAX_SOURCE, module.args,
                                                          timeout)

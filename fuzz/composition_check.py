@@ -8,7 +8,8 @@ transform. For half of the programs (their own stream, `random.Random(f"compose 
 {crc32}")`) the composition is also taken over a dict of parameters,
 `g(p) = f(p["x"] * p["s"])` at s = 1 (srcad/api/chain_trees.py): `jacfwd(grad(g))` must be
 JAX's nesting of blocks, ["x"]["x"] the Hessian H of f, ["x"]["s"] and ["s"]["x"] the
-gradient plus H x, ["s"]["s"] x.H x, and `jvp`/`vjp` of grad(g) the matching products. Every
+gradient plus H x, ["s"]["s"] x.H x, and `jvp`/`vjp` of grad(g) the matching products. For
+half (fuzz/closure_check.py) f is also read through a function closing over a pytree. Every
 call gets its own copy of x (the programs may write their input).
 """
 
@@ -20,6 +21,7 @@ import signal
 import zlib
 
 import numpy as np
+from closure_check import check_closure, check_nested_results
 
 import srcad
 from srcad.frontend.source_functions import compile_source
@@ -76,7 +78,7 @@ def _check_containers(f, x, H, gradient, backend):
             raise AssertionError(f"vjp(grad(g))[{key!r}] {pulled[key]!r} != {want!r}")
 
 
-def check(f, x, timeout, alarm, third_order=False, containers=False):
+def check(f, x, timeout, alarm, third_order=False, containers=False, closures=""):
     """Raises AssertionError on a disagreement (SrcadError on a refusal)."""
     backend = os.environ.get("SRCAD_FUZZ_BACKEND", "python")
     signal.signal(signal.SIGALRM, alarm)
@@ -97,6 +99,9 @@ def check(f, x, timeout, alarm, third_order=False, containers=False):
                 raise AssertionError(f"jvp(grad(f)) {Hv.tolist()} != H v {(H @ v).tolist()}")
             if containers:
                 _check_containers(f, x, H, gradient, backend)
+            if closures:  # the program's text: its own stream (fuzz/closure_check.py)
+                check_closure(f, x, H, gradient, backend, closures)
+                check_nested_results(f, x, gradient, backend)
             if third_order:
                 hessian = srcad.hessian(f, backend=backend)
                 T = srcad.jacfwd(hessian, backend=backend)(x.copy())

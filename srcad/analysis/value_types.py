@@ -27,6 +27,15 @@ class Stack:
     element: object = None
 
 
+@dataclass(frozen=True)
+class Text:
+    """A string passed as a constant argument (`kind="rbf"`, a leaf of a constant dict): part
+    of the code, as JAX's static arguments are (srcad/transform/normalize/text_arguments.py);
+    its value is in the cache key."""
+
+    value: str
+
+
 INT, FLOAT, BOOL, NONE = "int", "float", "bool", "none"
 
 
@@ -49,6 +58,11 @@ def type_of_value(value):
     if value is None:
         return NONE
     return OTHER
+
+
+def argument_type(value):
+    """The srcad type of a constant argument: a string is `Text`, else `type_of_value`."""
+    return Text(value) if type(value) is str else type_of_value(value)
 
 
 def join(a, b):

@@ -62,6 +62,19 @@ class ValueOnly:
 def value_only_copy(fun):
     """`fun` with each `return value, aux` written `return value`, or None when it cannot be
     made so (a lambda, a decorated function, no source, a return that is not a pair)."""
+    def cut(lines, pair):
+        if not (isinstance(pair, ast.Tuple) and len(pair.elts) == 2):
+            return None
+        return "(" + segment(lines, pair.elts[0]) + ")"
+    return copy_with_returns(fun, cut, "without its aux")
+
+
+def copy_with_returns(fun, rewrite, what: str):
+    """`fun` compiled again from its own text with each `return`'s value replaced by
+    `rewrite(lines, value)` (the source lines, the value's ast node: the new text), in fun's
+    namespace with its line numbers kept (a refusal names the user's line), or None when it
+    cannot be made so (a lambda, a decorated function, no source, `rewrite` returning None
+    for a return)."""
     if not isinstance(fun, types.FunctionType) or is_lambda(fun) \
             or hasattr(fun, "__srcad_transform__"):
         return None
@@ -77,12 +90,12 @@ def value_only_copy(fun):
     if not isinstance(function, ast.FunctionDef) or function.decorator_list:
         return None
     returns = list(_own_returns(function.body))
-    if not returns or any(not (isinstance(r.value, ast.Tuple) and len(r.value.elts) == 2)
-                          for r in returns):
+    texts = {id(r): rewrite(lines, r.value) if r.value is not None else None for r in returns}
+    if not returns or any(t is None for t in texts.values()):
         return None
     for r in sorted(returns, key=lambda r: (r.value.lineno, r.value.col_offset), reverse=True):
-        _cut(lines, r.value)
-    filename = f"{fun.__code__.co_filename} ({fun.__name__} without its aux)"
+        _replace(lines, r.value, texts[id(r)])
+    filename = f"{fun.__code__.co_filename} ({fun.__name__} {what})"
     text = "\n" * (first - 1) + "\n".join(lines) + "\n"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = dict(fun.__globals__)
@@ -93,24 +106,22 @@ def value_only_copy(fun):
             return None
     try:
         exec(compile(text, filename, "exec"), namespace)
-    except Exception:  # noqa: BLE001 - the wrapper below serves instead
+    except Exception:  # noqa: BLE001 - the caller's other way serves instead
         return None
     copy = namespace[fun.__name__]
     copy.__defaults__, copy.__kwdefaults__ = fun.__defaults__, fun.__kwdefaults__
     return copy
 
 
-def _cut(lines, pair):
-    """Replace the text of `pair` (a 2-tuple expression) by its first element, in place,
-    keeping the line count."""
-    start, end = pair.lineno - 1, pair.end_lineno - 1
-    rest = lines[end][pair.end_col_offset:]
-    text = lines[start][:pair.col_offset] + "(" + _segment(lines, pair.elts[0]) + ")" + rest
-    new = text.split("\n")
+def _replace(lines, node, text):
+    """Replace the text of `node` by `text`, in place, keeping the line count."""
+    start, end = node.lineno - 1, node.end_lineno - 1
+    rest = lines[end][node.end_col_offset:]
+    new = (lines[start][:node.col_offset] + text + rest).split("\n")
     lines[start:end + 1] = new + [""] * (end + 1 - start - len(new))
 
 
-def _segment(lines, node):
+def segment(lines, node):
     """The source text of `node` (one line or several, joined)."""
     if node.lineno == node.end_lineno:
         return lines[node.lineno - 1][node.col_offset:node.end_col_offset]

@@ -35,7 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
+from srcad.analysis.value_types import argument_type
 from srcad.api.auxiliary import ValueOnly
+from srcad.api.chain_builds import _built, _own_request
 from srcad.api.flat_calls import flat_call, is_float, rebuilt, scalar_positions
 from srcad.build.differentiate import _compiled
 from srcad.build.pipeline import ArgSpec, Request
@@ -133,7 +135,7 @@ class _Levels:
     def _specs(self, slots, args) -> tuple:
         return tuple(ArgSpec("duplicated", type_of_value(self._shaped(s[0], args)))
                      if self._duplicated(s) else
-                     ArgSpec("const", FLOAT if s[0] == SEED else type_of_value(args[s[0][1]]))
+                     ArgSpec("const", FLOAT if s[0] == SEED else argument_type(args[s[0][1]]))
                      for s in slots)
 
     def _shaped(self, key, args):
@@ -153,8 +155,7 @@ class _Levels:
             own = (lambda: _own_request(args, self.layout, "forward")) if below == 0 else None
             compiled = _built(self.fun, below + 1 + (self.base != "value"), function,
                               Request("forward", self._specs(slots, args), backend="python",
-                                      containers=containers), own,
-                              grad_innermost=self.base != "value")
+                                      containers=containers), own, self.base == "value")
             new_slots = []
             for slot in slots:
                 new_slots.append(slot)
@@ -208,45 +209,6 @@ class _Levels:
 
     def sources(self) -> list:
         return [c.source for c in self.compiled]
-
-
-def _own_request(args, layout, mode="reverse") -> Request:
-    """The request of srcad's first derivative of the user's function itself at `args`
-    (flat, containers as in `layout`): what its own checks report, at its own lines."""
-    specs = tuple(ArgSpec("duplicated" if isinstance(a, np.ndarray) or mode == "forward"
-                          else "active", type_of_value(a)) if is_float(a)
-                  else ArgSpec("const", type_of_value(a)) for a in args)
-    return Request(mode, specs, backend="python", containers=layout)
-
-
-def _built(fun, order, function, request, own=None, grad_innermost=True):
-    """srcad's code of `function` for `request`; a refusal of srcad's own generated code
-    (which the user never wrote) surfaced as one naming the user's function `fun` and the
-    derivative's order. At the first level (`own`: the request of fun's own first
-    derivative), what srcad refuses in fun itself is reported as its checks list it, every
-    problem at the user's lines. The hint suggests putting grad innermost only where it is
-    not (`grad_innermost`: the chain's base is a gradient or a vjp, srcad's reverse code)."""
-    try:
-        return _compiled(function, request)
-    except SrcadError as err:
-        if not str(err.filename or "").startswith("<srcad"):
-            raise  # it names the user's own line
-        if own is not None:
-            try:
-                _compiled(fun, own())
-            except SrcadError as mine:
-                if not str(mine.filename or "").startswith("<srcad"):
-                    raise mine from None
-        code = getattr(fun, "__code__", None)
-        raise SrcadError(
-            f"srcad cannot take derivative {order} of {function_name(fun, 'f')} by differentiating "
-            f"its own derivative code ({type(err).__name__} there)",
-            filename=code.co_filename if code else None,
-            line=code.co_firstlineno if code else None, construct="composed transforms",
-            hint="differentiate fewer times" + ("" if grad_innermost else
-                                                ", or put grad innermost (jacfwd(grad(f)) "
-                                                "runs forward mode over reverse code)")
-        ) from None
 
 
 def _levels(fun, base, args, layout=()) -> _Levels:

@@ -51,6 +51,7 @@ from srcad.api.argnums import (
 )
 from srcad.api.auxiliary import ValueOnly
 from srcad.api.composed import composed, is_composed, mark
+from srcad.api.nested_results import tuple_results
 from srcad.api.packing import unpacked
 from srcad.api.primals import as_lists, reverse_annotation, reverse_derivative, tree_copy
 from srcad.api.reverse_rows import reverse_rows
@@ -207,6 +208,10 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     def jacobian_of_fun(*args, **kwargs):
         target, args, aux, wrt, values = bound(fun, "jacfwd", argnums, positions, value_only,
                                                args, kwargs)
+        results = None if has_aux else tuple_results(fun)
+        if results is not None:  # tuples written out: one Jacobian per value, nested
+            return results.nest(_tree_jacobian("forward", results.copy, args, wrt, argnums,
+                                               None, None, backend))
         if has_containers(values):
             return _tree_jacobian("forward", target, args, wrt, argnums, value_only,
                                   aux, backend)
@@ -271,6 +276,10 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     def jacobian_of_fun(*args, **kwargs):
         target, args, aux, wrt, values = bound(fun, "jacrev", argnums, positions, value_only,
                                                args, kwargs)
+        results = None if has_aux else tuple_results(fun)
+        if results is not None:  # tuples written out: one Jacobian per value, nested
+            return results.nest(_tree_jacobian("reverse", results.copy, args, wrt, argnums,
+                                               None, None, backend))
         if has_containers(values):
             return _tree_jacobian("reverse", target, args, wrt, argnums, value_only,
                                   aux, backend)

@@ -15,9 +15,11 @@ Neither writes the caller's arrays, as in JAX: a function that writes its input 
 runs on copies of the primals (and of the tangents, which forward mode updates with them).
 
 Primals are floats, float arrays, or dicts, lists and tuples of them nested to any depth
-(srcad/api/primals.py); f returns a float, a float array or a tuple of them (srcad does not
-differentiate a function building a dict). With `has_aux=True` f returns `(value, aux)`,
-only the value is differentiated, and aux (any Python value) is returned last, as in JAX.
+(srcad/api/primals.py); f returns a float, a float array or a tuple of them, nested tuples
+written out on every return (`return y, (u, v)`: srcad/api/nested_results.py) given back
+nested (srcad does not differentiate a function building a dict). With `has_aux=True` f
+returns `(value, aux)`, only the value is differentiated, and aux (any Python value) is
+returned last, as in JAX.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from srcad.annotations import ForwardWithPrimal, Reverse
 from srcad.api.auxiliary import ValueOnly
 from srcad.api.composed import is_composed, jvp_composed, vjp_composed
 from srcad.api.kept_sweeps import kept_vjp
+from srcad.api.nested_results import tuple_results
 from srcad.api.primals import (
     forward_annotation,
     reverse_annotation,
@@ -71,10 +74,14 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     if is_composed(fun):  # jvp of grad(f), ...: srcad's forward code over the derivative's
         return jvp_composed(fun, primals, tangents, has_aux, backend)
     target, aux = _target(fun, "jvp", has_aux, tree_copy(primals))
+    nested = None if has_aux else _nested(fun)
     annotated = [forward_annotation(p, t, i, "jvp")
                  for i, (p, t) in enumerate(zip(primals, tangents))]
-    tangent_out, value = autodiff(ForwardWithPrimal, target, *annotated, backend=backend)
+    tangent_out, value = autodiff(ForwardWithPrimal, nested.copy if nested else target,
+                                  *annotated, backend=backend)
     tangent_out = _like_output(tangent_out, value)
+    if nested:
+        value, tangent_out = nested.nest(value), nested.nest(tangent_out)
     return (value, tangent_out, aux) if has_aux else (value, tangent_out)
 
 
@@ -107,6 +114,8 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
         return vjp_composed(fun, primals, has_aux, backend)
     primals = tree_copy(primals)  # kept for every call of vjp_fun, as they are now
     target, aux = _target(fun, "vjp", has_aux, tree_copy(primals))
+    nested = None if has_aux else _nested(fun)
+    target = nested.copy if nested else target
     kept = kept_vjp(target, primals, backend)  # the forward sweep run once, its tape kept
     if kept is not None:
         value = kept[0]
@@ -114,6 +123,9 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     else:
         value = target(*tree_copy(primals))
         pullback = functools.partial(_pull_back, target, primals, value, backend)
+    if nested:  # the cotangent comes nested as the result (srcad/api/nested_results.py)
+        value, pullback = nested.nest(value), functools.partial(_pull_back_nested, nested,
+                                                                pullback)
     functools.update_wrapper(pullback, fun, assigned=("__name__", "__qualname__", "__doc__"))
     pullback.__srcad_transform__ = "vjp"
     return (value, pullback, aux) if has_aux else (value, pullback)
@@ -127,6 +139,16 @@ def _pull_back(target, primals, value, backend, cotangent):
     derivatives = autodiff(Reverse, target, *annotated, seed=cotangent, backend=backend)
     return tuple(reverse_derivative(p, a, d)
                  for p, a, d in zip(primals, annotated, derivatives))
+
+
+def _pull_back_nested(nested, pullback, cotangent):
+    return pullback(nested.flatten(cotangent, "vjp: the cotangent"))
+
+
+def _nested(fun):
+    """fun's `TupleResults` when it returns tuples nesting tuples, else None."""
+    results = tuple_results(fun)
+    return results if results is not None and results.nested else None
 
 
 def _pull_back_kept(reverse_sweep, value, cotangent):

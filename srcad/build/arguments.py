@@ -10,6 +10,7 @@ from typing import Literal
 import numpy as np
 
 from srcad.analysis.types import FLOAT, INT, Array, type_of_value
+from srcad.analysis.value_types import argument_type
 from srcad.annotations import (
     Active,
     Annotation,
@@ -98,14 +99,15 @@ class _Call:
             arg = Const(arg)
         value = arg.value
         if isinstance(arg, Const):
-            typ = type_of_value(value)
+            typ = argument_type(value)
             if typ == "other" and value is not None:
                 contexts = (Constant, Cache, Output)  # the operators' argument kinds
                 hint = ("Constant, Cache and Output are for the operators (srcad.gradient, "
                         "...); autodiff takes the value bare or as Const(...)"
                         if isinstance(value, contexts) else None)
-                raise ArgumentError(f"argument {position}: srcad handles floats, ints, bools "
-                                    f"and NumPy arrays, got {type(value).__name__}", hint=hint)
+                raise ArgumentError(f"argument {position}: srcad handles floats, ints, bools, "
+                                    f"strings, None and NumPy arrays, got "
+                                    f"{type(value).__name__}", hint=hint)
             self.specs.append(ArgSpec("const", typ))
             self.flat.append(value)
             return

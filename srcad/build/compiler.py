@@ -113,7 +113,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             continue
         value = namespace.get(free)
         module = _module_spelling(value)
-        if isinstance(value, (bool, int, float)) and not isinstance(value, np.ndarray):
+        if (isinstance(value, (bool, int, float, str)) or value is None) \
+                and not isinstance(value, np.ndarray):  # a constant leaf: its literal
             header.append(f"{free} = {value!r}")
         elif module:  # `from numpy import abs` (renamed `abs_1`), `from math import exp`
             header.append(f"{free} = {module}.{value.__name__}")

@@ -68,6 +68,7 @@ from srcad.transform.normalize.literal_arguments import arrays_of_literals
 from srcad.transform.normalize.retyped_names import split_retyped_names
 from srcad.transform.normalize.sliced_elements import compose_sliced_elements
 from srcad.transform.normalize.stage import normalize
+from srcad.transform.normalize.text_arguments import inline_text_arguments
 from srcad.transform.normalize.unshared_copies import copy_unshared_aliases
 from srcad.transform.normalize.views import resolve_views
 from srcad.transform.normalize.written_results import copy_written_results
@@ -188,7 +189,8 @@ def build(func, request: Request) -> Compiled:
 
 def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> Compiled:
     norm = normalize(parsed, request.containers, refusals)
-    specs = refuse_zero_dim_arrays(norm, request.specs)  # analysed as the float it should be
+    specs = inline_text_arguments(norm, request.specs)  # a string argument: its literal
+    specs = refuse_zero_dim_arrays(norm, specs)  # analysed as the float it should be
     arrays_of_literals(norm, {p: s.type for p, s in zip(norm.params, specs)})  # np.mean((x, y))
     shape_list_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})
     build_from_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})  # np.vstack(hs)

@@ -309,7 +309,10 @@ def _same_kind(var, example, const, env, shapes, fail) -> list:
     else:
         env[const] = type(example)
         test = f"type({var}) is not {const}"
-        if shapes and is_shape_value(example):  # an int (or ints) may set a shape
+        if type(example) is str:  # a string argument is part of the code (Text)
+            env[const + "_value"] = example
+            test += f" or {var} != {const}_value"
+        elif shapes and is_shape_value(example):  # an int (or ints) may set a shape
             env[const + "_value"] = example
             test += f" or {var} != {const}_value"
     return [f"    if {test}:", fail]

@@ -285,10 +285,18 @@ class _Runner:
                 annotated.append(Duplicated(a.value, shadow))
         return annotated
 
+    def _x(self):
+        """x with fresh copies of its arrays: every call of f starts from the x the caller
+        gave, also when f writes its input (the jacobian calls f once per lane group)."""
+        x = self.args[self.x_position]
+        tree = pytrees.treedef(x)
+        return pytrees.unflatten(tree, [v.copy() if isinstance(v, np.ndarray) else v
+                                        for v in pytrees.leaves(x)])
+
     def reverse(self, shadow, seed):
         """(value, derivative): one reverse pass, the cotangent `seed` of the output (None:
         1.0); the derivative is `shadow` filled (the float for a float x)."""
-        x = self.args[self.x_position]
+        x = self._x()
         x_annotation = Active(x) if shadow is None else Duplicated(x, shadow)
         if self.outputs:  # f writes y: the cotangent is y's shadow
             cotangent = None if seed is None else np.array(seed, dtype=float)
@@ -305,7 +313,7 @@ class _Runner:
     def forward(self, tangent):
         """J v: the tangent of f's output (of the Output array it writes; a tuple for a
         tuple of values)."""
-        x = self.args[self.x_position]
+        x = self._x()
         if not pytrees.is_container(x) and not isinstance(x, np.ndarray):
             tangent = float(tangent)
         annotated = self._annotated(Duplicated(x, tangent))
@@ -319,7 +327,7 @@ class _Runner:
         results (each a tuple for a tuple of values)."""
         if len(tangents) == 1:
             return [self.forward(tangents[0])]
-        x = self.args[self.x_position]
+        x = self._x()
         lanes = [float(t) for t in tangents] if not pytrees.is_container(x) and \
             not isinstance(x, np.ndarray) else list(tangents)
         annotated = []
@@ -342,5 +350,6 @@ class _Runner:
 
     def value(self):
         values = [a.value if isinstance(a, (Constant, Cache, Output)) else a for a in self.args]
+        values[self.x_position] = self._x()
         result = self.f(*values)
         return values[self.outputs[0]] if self.outputs else result

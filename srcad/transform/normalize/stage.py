@@ -26,6 +26,7 @@ from srcad.transform.normalize.computed_subscripts import name_computed_arrays
 from srcad.transform.normalize.containers import split_container_params
 from srcad.transform.normalize.desugar import Desugar, desugar
 from srcad.transform.normalize.exits import always_assigns, structure_exits
+from srcad.transform.normalize.free_containers import bind_free_containers
 from srcad.transform.normalize.inline import Inliner
 from srcad.transform.normalize.lists import split_fixed_lists
 from srcad.transform.normalize.lower import lower
@@ -105,6 +106,7 @@ def _normalized_body(parsed, body, namer, containers, local_functions, refusals,
         body = set_aside_refused(body, inliner.refused, set())
         intact = intact and len(_returns(body)) == before
     params = [a.id for a in parsed.tree.args.args]
+    body = bind_free_containers(parsed, body, params, namer, inliner.extra, inliner.dependencies)
     body, params = split_container_params(parsed, body, params, containers, namer)
     body = split_tuple_locals(body, params, namer, Desugar(parsed, namer, True)._assign_one)
     # `for v in helper(x)`: the inlined helper's tuple result is a literal now; unroll it
