@@ -31,6 +31,7 @@ from srcad.api.vmap_axes import batch_size_of, leaf_axes, placed, tree_axes
 from srcad.api.wrapping import wraps
 from srcad.build import batched_calls
 from srcad.build.batched_calls import GradientCall
+from srcad.build.transform_outputs import in_input_dtype
 from srcad.errors import ArgumentError, SrcadError
 from srcad.frontend import pytrees
 from srcad.transform.batching import NotLiftable
@@ -92,9 +93,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
             program = programs[program.key] = program.unlifted()
             result, flags = program.run(leaves, size)
         try:
-            return placed(result, flags, out_axes, size)
+            result = placed(result, flags, out_axes, size)
         except ArgumentError as err:
             raise err.at(*program.return_line) from None
+        return _in_argument_dtypes(fun, result, leaves) if len(leaves) == len(args) else result
 
     def source(*args, **kwargs):
         program, _, _ = _program(fun, in_axes, axis_size, backend, programs, args, kwargs)
@@ -182,6 +184,19 @@ def _first_form(fun, trees, axes, examples, backend, ranks):
     elif plain:
         reason = f"it is srcad.{fun.__srcad_transform__} of a function"
     return batched_calls.loop_program(fun, trees, axes, reason, backend, ranks)
+
+
+def _in_argument_dtypes(fun, result, leaves):
+    """Per-example gradients (vmap of grad) in their arguments' float types, as grad gives
+    each one (JAX's rule: float32 in, float32 out); the batched reverse code sums in float64."""
+    grad = getattr(fun, "__srcad_gradient__", None)
+    if grad is None:
+        return result
+    positions = [p % len(leaves) for p in grad[1]] if isinstance(grad[1], tuple) \
+        else [grad[1] % len(leaves)]
+    if grad[2] or len(positions) == 1:
+        return in_input_dtype(result, leaves[positions[0]])
+    return tuple(in_input_dtype(r, leaves[p]) for r, p in zip(result, positions))
 
 
 def _example(leaf, mapped):

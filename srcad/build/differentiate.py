@@ -33,6 +33,7 @@ from srcad.build.checkpoint_fallback import COMPILER
 from srcad.build.pipeline import UNROLL_MAX_WIDTH, Request, build
 from srcad.build.plans import MISS
 from srcad.build.running import kept_tapes, refuse_forward_seed, run_generated, take_buffers
+from srcad.build.transform_outputs import in_input_dtype
 from srcad.errors import ArgumentError, LaneLayoutError, SrcadError, surfaced
 from srcad.frontend.constant_sequences import arguments_as_arrays
 from srcad.frontend.methods import is_method
@@ -315,6 +316,8 @@ def _forward(f, mode, compiled, flat, args, batched, call):
         tangent = np.broadcast_to(np.asarray(tangents[0], dtype=float), shape).copy()
     else:
         tangent = np.array([t if array_out else float(t) for t in tangents])
+    if getattr(value, "dtype", np.float64) != np.float64:  # JAX's rule: the value's float type
+        tangent = in_input_dtype(tangent, value)
     return (tangent, value) if mode.with_primal else tangent
 
 

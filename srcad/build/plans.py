@@ -101,8 +101,13 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
                          for i in range(tapes))
         lines += [f"    spare.append([{kept}] if {grown} else tapes)"]
     derivs = ["None"] * len(args)
-    for j, position in enumerate(active):
-        derivs[position] = f"float(out[1][{j}])"
+    for j, position in enumerate(active):  # JAX's rule: a derivative has its input's float type
+        value = args[position].value if wrapped(args[position]) else args[position]
+        if isinstance(value, np.floating) and type(value) is not np.float64:
+            env[f"D{j}"] = type(value)
+            derivs[position] = f"D{j}(out[1][{j}])"
+        else:
+            derivs[position] = f"float(out[1][{j}])"
     derivs = f"({', '.join(derivs)}{',' if len(derivs) == 1 else ''})"
     lines.append(f"    return {derivs}, out[0]" if with_primal else f"    return {derivs}")
     return _define("run", "args, seed", lines, env)
