@@ -300,7 +300,12 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "eigh", "eigvalsh",
                    # srcad/runtime/numba_quantiles.py
                    "median", "quantile", "percentile",
-                   "einsum"}  # srcad/runtime/numba_einsum.py
+                   "einsum",  # srcad/runtime/numba_einsum.py
+                   # srcad/runtime/numba_products.py, srcad/transform/numba_linalg_calls.py
+                   "tensordot", "multi_dot", "kron", "matrix_power",
+                   # srcad/runtime/numba_decompositions.py
+                   "svd", "qr", "pinv", "lstsq", "lstsq_parts", "cond",
+                   "expm"}  # srcad/runtime/numba_expm.py
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)
