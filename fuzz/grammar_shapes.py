@@ -49,7 +49,8 @@ SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names",
           "second-order-contractions",  # with --second-order
           # (fuzz/grammar_second_order_contractions.py)
           "index-writes",  # index-writes: --arrays only (fuzz/grammar_index_writes.py)
-          "library-forms")  # library-forms: --arrays only (fuzz/grammar_library_forms.py)
+          "library-forms",  # library-forms: --arrays only (fuzz/grammar_library_forms.py)
+          "decompositions")  # with `linalg` (fuzz/grammar_linalg.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.
