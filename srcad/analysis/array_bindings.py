@@ -251,8 +251,10 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
 def _refused_by_name(norm, call, where) -> bool:
     """Is `call` a call the numba backend refuses by name (a recursive helper's)?"""
     info = R.lookup_call(resolve_callee(norm.parsed, call.func, norm.extra_names))
-    return where == "the numba backend" and info is not None \
-        and isinstance(info.numba_refusal, str) and bool(info.numba_refusal)
+    refusal = getattr(info, "numba_refusal", "")
+    if callable(refusal):  # by the argument count (np.cross's keywords), as rule_backends.py
+        refusal = refusal(len(call.args) + len(call.keywords))
+    return where == "the numba backend" and isinstance(refusal, str) and bool(refusal)
 
 
 def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None:

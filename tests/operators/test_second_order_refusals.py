@@ -28,8 +28,8 @@ def array_state_steps(p):
 def contracted_steps(p):
     z = np.array([1.0, 0.5])
     for _ in range(2):
-        lu = scipy.linalg.lu_factor(2.0 * np.eye(2))
-        z = z + 0.1 * scipy.linalg.lu_solve(lu, rhs(z, p))
+        z = z + 0.1 * scipy.linalg.lu_solve(scipy.linalg.lu_factor(2.0 * np.eye(2)),
+                                            rhs(z, p))
     return np.sum(z * z)
 
 
