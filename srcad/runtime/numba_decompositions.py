@@ -21,6 +21,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
+from srcad.runtime.numba_spectral import _gaps  # 1 / (w[j] - w[i]): of s^2 for the SVD
 from srcad.runtime.spectral_runtime import (
     cond_adjoint,
     cond_tangent,
@@ -125,23 +126,10 @@ def _check_square(a, full_matrices):
 
 
 @register_jitable
-def _gaps(s):
-    """F[i, j] = 1 / (s[j]^2 - s[i]^2) off the diagonal, 0 on it (inf where repeated)."""
-    k = s.shape[0]
-    out = np.zeros((k, k))
-    for i in range(k):
-        for j in range(k):
-            if i != j:
-                gap = s[j] * s[j] - s[i] * s[i]
-                out[i, j] = np.inf if gap == 0.0 else 1.0 / gap
-    return out
-
-
-@register_jitable
 def _singular_vectors_tangent(a, da, part):
     u, s, vh = _reduced_svd(a)
     ds = u.T @ np.ascontiguousarray(da) @ vh.T
-    f, row = _gaps(s), s.reshape((1, -1))
+    f, row = _gaps(s * s), s.reshape((1, -1))
     m, n = a.shape
     if part == 0:
         ds_s = ds * row  # dS diag(s)
@@ -179,7 +167,7 @@ def _svd_tangent(a, da, full_matrices, part):
 def _singular_vectors_adjoint(a, g, part):
     u, s, vh = _reduced_svd(a)
     v = np.ascontiguousarray(vh.T)
-    f, row = _gaps(s), s.reshape((1, -1))
+    f, row = _gaps(s * s), s.reshape((1, -1))
     m, n = a.shape
     seed = np.ascontiguousarray(g)
     if part == 0:
