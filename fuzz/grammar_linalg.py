@@ -41,6 +41,18 @@ SPD = ["np.sum(np.linalg.eigvalsh({0}) ** 2)",
        "np.sum(scipy.linalg.expm(0.05 * {0}))",
        "np.sum(np.linalg.det(np.stack([{0}, 1.5 * {0}])))",
        "np.sum(np.stack([{0}, {0}]) @ {0})"]
+# with the shape `decompositions` (its own stream, `random.Random("decompositions <seed>")`):
+# forms of a symmetric positive definite {0} through the decompositions and products the
+# numba backend compiles too (srcad/runtime/numba_decompositions.py, numba_products.py)
+DECOMPOSITIONS = ["np.sum(np.linalg.multi_dot([{0}, np.sin({0}), {0}[0]]))",
+                  "np.sum(np.linalg.qr({0})[1] ** 2)",
+                  "np.sum(np.linalg.qr({0}).Q ** 2)",
+                  "np.sum(np.linalg.pinv({0}))",
+                  "np.linalg.cond({0})",
+                  "np.sum(np.linalg.lstsq({0}, np.cos({0}[0]), rcond=None)[0])",
+                  "np.sum(np.linalg.svd({0}, full_matrices=False)[2] ** 2)",
+                  "np.sum(np.tensordot({0}, {0}, axes=([1], [1])))",
+                  "np.sum(np.kron({0}[0], {0}[:, 0]))"]
 
 
 class LinalgGrammar:
@@ -63,5 +75,19 @@ class LinalgGrammar:
                 spd = self.fresh("spd")
                 lines.append(f"{spd} = ({operand}) @ ({operand}).T + {m}.0 * np.eye({m})")
                 lines.append(f"{name} = {rng.choice(SPD).format(spd)}")
+            self.arr_floats.append(name)
+        if "decompositions" in self.shapes:
+            lines += self._decomposition_statements(matrices)
+        return lines
+
+    def _decomposition_statements(self, matrices) -> list:
+        rng = random.Random(f"decompositions {self.seed}")
+        lines = []
+        for _ in range(rng.randint(1, 2)):
+            name, spd = self.fresh("dec"), self.fresh("spd")
+            matrix, (m, _n) = rng.choice(matrices)
+            operand = rng.choice([matrix, f"{matrix} * a", f"np.sin({matrix})"])
+            lines.append(f"{spd} = ({operand}) @ ({operand}).T + {m}.0 * np.eye({m})")
+            lines.append(f"{name} = {rng.choice(DECOMPOSITIONS).format(spd)}")
             self.arr_floats.append(name)
         return lines

@@ -251,8 +251,10 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
 def _refused_by_name(norm, call, where) -> bool:
     """Is `call` a call the numba backend refuses by name (a recursive helper's)?"""
     info = R.lookup_call(resolve_callee(norm.parsed, call.func, norm.extra_names))
-    return where == "the numba backend" and info is not None \
-        and isinstance(info.numba_refusal, str) and bool(info.numba_refusal)
+    refusal = getattr(info, "numba_refusal", "")
+    if callable(refusal):  # by the argument count (np.cross's keywords), as rule_backends.py
+        refusal = refusal(len(call.args) + len(call.keywords))
+    return where == "the numba backend" and isinstance(refusal, str) and bool(refusal)
 
 
 def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None:
@@ -301,7 +303,12 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    # srcad/runtime/numba_quantiles.py
                    "median", "quantile", "percentile",
                    "einsum",  # srcad/runtime/numba_einsum.py
-                   "recursive_call"}  # numba kernels of their own (recursion_numba.py)
+                   "recursive_call",  # numba kernels of their own (recursion_numba.py)
+                   # srcad/runtime/numba_products.py, srcad/transform/numba_linalg_calls.py
+                   "tensordot", "multi_dot", "kron", "matrix_power",
+                   # srcad/runtime/numba_decompositions.py
+                   "svd", "qr", "pinv", "lstsq", "lstsq_parts", "cond",
+                   "expm"}  # srcad/runtime/numba_expm.py
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)

@@ -24,11 +24,11 @@ from srcad._version import __version__
 from srcad.build import compile_notice
 from srcad.build.cache_folder import cache_dir
 from srcad.build.numba_constants import (
-    comment_above,
     constant_arguments,
     kernel_wrapper,
     library_binding,
 )
+from srcad.build.numba_lines import origin_comment, user_line
 from srcad.errors import SrcadError
 from srcad.runtime import LAYOUT
 from srcad.runtime.runtime_names import (
@@ -36,10 +36,12 @@ from srcad.runtime.runtime_names import (
     GENERATED_BUILTINS,
     MODULES,
     NUMBA_ARRAY_NAMES,
+    NUMBA_DECOMPOSITION_NAMES,
     NUMBA_EINSUM_NAMES,
     NUMBA_LINALG_NAMES,
     NUMBA_MOVEMENT_NAMES,
     NUMBA_PADDING_NAMES,
+    NUMBA_PRODUCT_NAMES,
     NUMBA_QUANTILE_NAMES,
     NUMBA_RUNTIME_NAMES,
     NUMBA_SELECTION_NAMES,
@@ -63,7 +65,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         raise SrcadError("the numba backend needs numba", construct="backend='numba'",
                          hint="pip install 'srcad[numba]'") from None
     compile_notice.install()  # a slow first compilation says so, once
-    header = ["import math", "import numpy as np", "",
+    header = [*origin_comment(origin), "import math", "import numpy as np", "",
               f"from srcad.runtime.numba_runtime import ({', '.join(sorted(NUMBA_RUNTIME_NAMES))})"]
     if "TapeOverBudget" in free_names:  # a loop over the tape budget (checkpoint_fallback.py)
         header.append("from srcad.runtime.checkpointing import TapeOverBudget")
@@ -82,7 +84,9 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                           (NUMBA_SPECTRAL_NAMES, "numba_spectral"),
                           (NUMBA_QUANTILE_NAMES, "numba_quantiles"),
                           (NUMBA_EINSUM_NAMES, "numba_einsum"),
-                          (NUMBA_PADDING_NAMES, "numba_padding")):
+                          (NUMBA_PADDING_NAMES, "numba_padding"),
+                          (NUMBA_PRODUCT_NAMES, "numba_products"),
+                          (NUMBA_DECOMPOSITION_NAMES, "numba_decompositions")):
         if free_names & names:
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
@@ -93,7 +97,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             or n in CHECKPOINT_NAMES or n in NUMBA_MOVEMENT_NAMES \
             or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES \
             or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES or n in NUMBA_EINSUM_NAMES \
-            or n in NUMBA_PADDING_NAMES
+            or n in NUMBA_PADDING_NAMES or n in NUMBA_PRODUCT_NAMES \
+            or n in NUMBA_DECOMPOSITION_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -230,7 +235,8 @@ def _runtime_digest() -> str:
                                                      "numba_movement.py", "numba_selection.py",
                                                      "numba_linalg.py", "numba_spectral.py",
                                                      "numba_quantiles.py", "numba_einsum.py",
-                                                     "numba_padding.py"))
+                                                     "numba_padding.py", "numba_products.py",
+                                                     "numba_decompositions.py", "numba_expm.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -260,12 +266,15 @@ def raise_numba_error(err: Exception, origin: str = "") -> None:
         detail = f"numba has no `{missing.group(1)}` for these operands ({detail})"
     # srcad/transform/numba_movement.py's spelling of np.diagonal, ...: the user's name
     detail = re.sub(r"\bmoved_(\w+)", r"np.\1", detail)
-    line, statement = _user_line(text)
+    detail = re.sub(r"\blinalg_(\w+)", r"np.linalg.\1", detail)  # numba_linalg_calls.py
+    called = re.sub(r"\b(?:moved|linalg)_(\w+)", r"np.\1", missing.group(1)) if missing \
+        else None
+    filename, line, statement = user_line(text, called)
     where = f" of `{statement}`" if statement else ""
     hint = ("make every variable defined on every path, or use backend='python'" if undefined
             else "use backend='python'")
     raise SrcadError(f"numba cannot compile the generated code{where}: {detail}",
-                     filename=origin or None, line=line, construct="backend='numba'",
+                     filename=origin or filename, line=line, construct="backend='numba'",
                      hint=hint) from None
 
 
@@ -316,15 +325,3 @@ def numba_first_line(message: str) -> str:
         first += " " + lines[1]
     return first
 
-
-def _user_line(text: str) -> tuple:
-    """(line, statement) of the user's code that the first generated line numba names in
-    `text` comes from, or (None, None)."""
-    where = re.search(r'File "([^"]*srcad_[^"]*\.py)", line (\d+)', text)
-    if where is None:
-        return None, None
-    try:
-        lines = Path(where.group(1)).read_text().splitlines()
-    except OSError:
-        return None, None
-    return comment_above(lines, int(where.group(2)))

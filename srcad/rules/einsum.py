@@ -24,7 +24,7 @@ import string
 
 from srcad.errors import SrcadError
 from srcad.rules.rule_type import MUL, Rule
-from srcad.runtime.linalg_runtime import einsum_labels
+from srcad.runtime.linalg_runtime import einsum_labels, tensordot_subscripts
 
 NUMBA_REFUSAL = ("numba has no `{name}`: srcad differentiates it on the python backend")
 
@@ -83,27 +83,13 @@ def tensordot(ranks, keywords):
     """np.tensordot(x, y, axes=2): axes an int (the last axes of x with the first of y) or a
     pair of axis lists."""
     axes = keywords.get("axes", 2)
-    rx, ry = ranks
-    if isinstance(axes, int):
-        if not 0 <= axes <= min(rx, ry):
-            raise SrcadError(f"np.tensordot axes={axes} for operands of ranks {tuple(ranks)}",
-                             construct="tensordot")
-        pairs = [(rx - axes + i, i) for i in range(axes)]
-    else:
-        try:
-            first, second = (a if isinstance(a, tuple) else (a,) for a in axes)
-            pairs = [(a % rx, b % ry) for a, b in zip(first, second, strict=True)]
-        except (TypeError, ValueError, ZeroDivisionError):
-            raise SrcadError(f"np.tensordot axes={axes!r}", construct="tensordot",
-                             hint="axes is an int or two lists of axes of the same length, "
-                             "literals") from None
-    x = list(_letters(rx))
-    y = list(_letters(ry, rx))
-    for a, b in pairs:
-        y[b] = x[a]
-    summed = {x[a] for a, _ in pairs}
-    output = [c for c in x if c not in summed] + [c for c in y if c not in summed]
-    return contraction("tensordot", f"{''.join(x)},{''.join(y)}->{''.join(output)}", ranks)
+    try:
+        subscripts = tensordot_subscripts(*ranks, axes)
+    except ValueError:
+        raise SrcadError(f"np.tensordot axes={axes!r} for operands of ranks {tuple(ranks)}",
+                         construct="tensordot", hint="axes is an int or two lists of axes "
+                         "of the same length, literals") from None
+    return contraction("tensordot", subscripts, ranks)
 
 
 def inner(ranks, keywords):

@@ -203,14 +203,13 @@ ENTRIES = [
     # numba: srcad/runtime/numba_einsum.py
     (np.einsum, einsum.einsum, {"leading": ("subscripts",), "keywords": ("optimize",),
                                 "operand_count": -1}),
-    (np.tensordot, einsum.tensordot, {"keywords": ("axes",), "operand_count": 2,
-                                      "numba_refusal": _NUMBA.format(name="np.tensordot")}),
-    (np.kron, kron, {"numba_refusal": _NUMBA.format(name="np.kron")}),
+    (np.tensordot, einsum.tensordot, {"keywords": ("axes",), "operand_count": 2}),
+    (np.kron, kron, {}),
     (np.cross, cross, {"keywords": ("axisa", "axisb", "axisc", "axis"), "operand_count": 2,
                        "numba_refusal": _cross_on_numba}),
     (np.vdot, vdot, {}),
     (np.linalg.matrix_power, matrix_power, {
-        "keywords": ("n",), "numba_refusal": _NUMBA.format(name="np.linalg.matrix_power")}),
+        "keywords": ("n",)}),
     (np.linalg.multi_dot, multi_dot, {
-        "sequence": True, "numba_refusal": _NUMBA.format(name="np.linalg.multi_dot")}),
+        "sequence": True}),
 ]

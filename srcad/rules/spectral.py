@@ -40,7 +40,8 @@ NUMBA_REFUSAL = ("`{name}`'s derivative runs on the python backend: the numba ba
 def numba_refusal(fn) -> str:
     """Why the numba backend refuses the derivative of `fn` ("": it compiles it, for one
     matrix: srcad/runtime/numba_spectral.py)."""
-    if fn in (np.linalg.eigh, np.linalg.eigvalsh):
+    if fn in (np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd, np.linalg.qr, np.linalg.pinv,
+              np.linalg.cond, np.linalg.lstsq, lstsq_parts):
         return ""
     return NUMBA_REFUSAL.format(name=f"np.linalg.{fn.__name__}")
 

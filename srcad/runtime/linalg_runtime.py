@@ -45,6 +45,33 @@ def einsum_labels(subscripts: str, ndims) -> tuple[list[str], str]:
     return labels, output
 
 
+def tensordot_subscripts(x_rank: int, y_rank: int, axes=2) -> str:
+    """np.tensordot(x, y, axes) as einsum subscripts: `axes` an int (the last axes of x with
+    the first of y) or a pair of axes (ints or sequences of them); ValueError for axes
+    NumPy does not take.
+
+    >>> tensordot_subscripts(2, 2, 1), tensordot_subscripts(3, 3, ([0, 2], [1, 0]))
+    ('ab,bd->ad', 'abc,caf->bf')
+    """
+    if isinstance(axes, int):
+        if not 0 <= axes <= min(x_rank, y_rank):
+            raise ValueError(f"axes={axes} for operands of ranks {(x_rank, y_rank)}")
+        pairs = [(x_rank - axes + i, i) for i in range(axes)]
+    else:
+        try:
+            first, second = (a if isinstance(a, (tuple, list)) else (a,) for a in axes)
+            pairs = [(a % x_rank, b % y_rank) for a, b in zip(first, second, strict=True)]
+        except (TypeError, ValueError, ZeroDivisionError):
+            raise ValueError(f"axes={axes!r}") from None
+    x = list(string.ascii_lowercase[:x_rank])
+    y = list(string.ascii_lowercase[x_rank:x_rank + y_rank])
+    for a, b in pairs:
+        y[b] = x[a]
+    summed = {x[a] for a, _ in pairs}
+    output = [c for c in x if c not in summed] + [c for c in y if c not in summed]
+    return f"{''.join(x)},{''.join(y)}->{''.join(output)}"
+
+
 def einsum_adjoint(subscripts, k, g, *operands):
     """The adjoint of operand k of `np.einsum(subscripts, *operands)` for the seed g.
 

@@ -21,6 +21,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
+from srcad.runtime import numba_expm  # noqa: F401 (registers scipy.linalg.expm, expm_frechet)
 from srcad.runtime.numba_movement import omitted_argument
 from srcad.runtime.scipy_factors import cho_factor_matrix, cho_solve_matrix
 

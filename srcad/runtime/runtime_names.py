@@ -75,10 +75,18 @@ NUMBA_EINSUM_NAMES = frozenset({"moved_einsum", "einsum_adjoint"})
 # srcad/runtime/numba_linalg.py: srcad's spellings of cho_factor / cho_solve, compiled, and
 # the scipy.linalg functions numba compiles (numba overloads of the SciPy objects)
 NUMBA_LINALG_NAMES = frozenset({"cho_factor_matrix", "cho_solve_matrix"})
-NUMBA_LINALG_FUNCTIONS = ("solve_triangular", "cholesky", "solve", "inv", "det")
+NUMBA_LINALG_FUNCTIONS = ("solve_triangular", "cholesky", "solve", "inv", "det",
+                          "expm", "expm_frechet")  # srcad/runtime/numba_expm.py
 # srcad/runtime/numba_spectral.py: np.linalg.eigh / eigvalsh with UPLO= and their derivatives
 NUMBA_SPECTRAL_NAMES = frozenset({"spectral_eigh", "spectral_eigvalsh", "eigh_tangent",
                                   "eigh_adjoint"})
+# srcad/runtime/numba_products.py: np.tensordot and matrix_power's derivatives, compiled
+NUMBA_PRODUCT_NAMES = frozenset({"moved_tensordot", "matrix_power_tangent",
+                                 "matrix_power_adjoint"})
+# srcad/runtime/numba_decompositions.py: np.linalg.svd, qr, pinv, lstsq and cond's derivatives
+NUMBA_DECOMPOSITION_NAMES = frozenset({"linalg_svd", "linalg_qr", "linalg_pinv", "lstsq_parts",
+                                       "svd_tangent", "svd_adjoint", "qr_tangent",
+                                       "qr_adjoint", "cond_tangent", "cond_adjoint"})
 # srcad/runtime/checkpointing.py: what a loop over the automatic tape budget raises (numba)
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/operators/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)
@@ -112,7 +120,7 @@ RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NA
     | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) \
     | frozenset(RECURSION_RUNTIME_NAMES) | GENERATED_BUILTINS \
     | frozenset(LIBRARY_MODULES) \
-    | {"numba", "reducer"}
+    | NUMBA_PRODUCT_NAMES | NUMBA_DECOMPOSITION_NAMES | {"numba", "reducer"}
 
 
 # where the objects generated code calls by these names live
@@ -125,7 +133,9 @@ _RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runti
                     "srcad.runtime.numba_linalg", "srcad.runtime.numba_spectral",
                     "srcad.runtime.numba_quantiles", "srcad.runtime.numba_einsum",
                     "srcad.runtime.numba_padding", "srcad.runtime.convolution_runtime",
-                    "srcad.runtime.cross_runtime"}
+                    "srcad.runtime.cross_runtime",
+                    "srcad.runtime.numba_products",
+                    "srcad.runtime.numba_decompositions"}
 
 
 def library_modules() -> dict:

@@ -49,6 +49,8 @@
 * `np.linalg.eigh(A, UPLO='U')`, `np.linalg.eigvalsh(A)`: `spectral_eigh(...)`,
   `spectral_eigvalsh(...)` (srcad/runtime/numba_spectral.py: numba's take no UPLO), and
   `.eigenvalues`, `.eigenvectors` of eigh: `[0]`, `[1]` (numba returns a plain pair).
+* `np.tensordot(x, y, axes)`, `np.linalg.multi_dot([...])` and the rest of linear algebra
+  numba lacks: srcad/transform/numba_linalg_calls.py.
 * `np.add.at(a, idx, v)` (the adjoint of a read through an index array): `scatter_add(a, idx,
   v)` (srcad/runtime/numba_scatter.py), which numba lacks.
 * `a ** b` (an exponent that is not a number written out): `int_power(a, b, where)`
@@ -63,6 +65,7 @@ import gast
 
 from srcad.frontend import syntax as S
 from srcad.rules.numpy_entries import NUMBA_STATISTICS
+from srcad.transform.numba_linalg_calls import linalg_call, linalg_part
 from srcad.transform.numba_movement import moved_call
 from srcad.transform.numba_statistics import is_statistic, statistic_call
 
@@ -137,6 +140,9 @@ class _Products(gast.NodeTransformer):
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
+        part = linalg_part(node)  # linalg_svd(A).U, lstsq_parts(A, b).solution
+        if part is not node:
+            return part
         if node.attr in _EIGH_PARTS and isinstance(node.value, gast.Call) \
                 and S.unparse_expr(node.value.func) == "spectral_eigh":
             index = S.const(_EIGH_PARTS[node.attr])
@@ -172,6 +178,9 @@ class _Products(gast.NodeTransformer):
         moved = moved_call(node, module)  # np.roll(x, 1, axis=0), x.take(i, 0), ...
         if moved is not node:
             return moved
+        linalg = linalg_call(node)  # np.tensordot, np.linalg.multi_dot, ...
+        if linalg is not node:
+            return linalg
         if f.attr in NUMBA_STATISTICS:  # np.var(x, axis=0, ddof=1), ...
             return statistic_call(node, module, reduction_name)
         if S.unparse_expr(f) in _SPECTRAL:  # UPLO= (srcad/runtime/numba_spectral.py)

@@ -431,11 +431,11 @@ M = np.arange(6.0).reshape(2, 3) * 0.1
 
 
 def logaddexp_of_a_product_element(x):
-    return np.sum(np.kron((M @ x)[0] * x, x))  # numba: no np.kron
+    return np.sum(np.cross((M @ x)[0] * x, x, axis=0))  # numba: np.cross takes no axis=
 
 
 def rows_scaled_by_a_generator_sum(x):
-    return np.sum(np.kron(x * sum(v for v in x), x))  # numba: no np.kron
+    return np.sum(np.cross(x * sum(v for v in x), x, axis=0))  # numba: no axis=
 
 
 def power_scaled_by_a_generator_sum(x):
@@ -443,8 +443,8 @@ def power_scaled_by_a_generator_sum(x):
 
 
 SPELLED = [
-    (logaddexp_of_a_product_element, "numba", "`np.kron`", "product"),
-    (rows_scaled_by_a_generator_sum, "numba", "`np.kron`",
+    (logaddexp_of_a_product_element, "numba", "`np.cross`", "product"),
+    (rows_scaled_by_a_generator_sum, "numba", "`np.cross`",
      "sum_of"),
     (power_scaled_by_a_generator_sum, "python",
      "in `np.sum(pow(x, x) * sum(v * v for v in x))`", "sum_of"),

@@ -55,7 +55,7 @@ def cholesky_of_spd(A):
 
 
 def trace_of(A):
-    return np.sum(np.linalg.matrix_power(A * A, 2))  # numba: refused by name
+    return np.sum(np.cross(A * A, A, axis=0))  # numba: refused by name (no axis=)
 
 
 def _matrix():
@@ -93,5 +93,5 @@ def test_what_numba_does_not_compile_is_refused_by_name_and_line(mode):
     with pytest.raises(SrcadError) as info:
         srcad.autodiff(mode, trace_of, dup(_matrix()), backend="numba")
     text = str(info.value)
-    assert "numba" in text and "`np.linalg.matrix_power`" in text
+    assert "numba" in text and "`np.cross`" in text
     assert "test_numba_array_ops.py:58:" in text

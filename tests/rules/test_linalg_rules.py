@@ -1,8 +1,9 @@
 """The linear algebra rules, generated from the rule tables (tests/helpers/linalg_rule_cases.py):
 each case in reverse, forward and vector mode against central finite differences
 (srcad.testing.check_grads), and its gradient (reverse) and Jacobian (forward lanes) against
-JAX's (jax.numpy.linalg, jax.scipy.linalg); on the numba backend scipy.linalg's cases
-against finite differences (srcad/runtime/numba_linalg.py), and the rest refused by name."""
+JAX's (jax.numpy.linalg, jax.scipy.linalg); on the numba backend the cases of one matrix
+against finite differences (srcad/runtime/numba_linalg.py, numba_products.py,
+numba_decompositions.py, numba_expm.py), and the rest refused by name or naming the line."""
 
 import types
 
@@ -112,36 +113,52 @@ def test_einsum_runs_on_numba():
 
 
 def tensordot_of(a, b):
-    return np.sum(np.tensordot(a, b, 1))
+    return np.sum(np.tensordot(a, b, axes=([1], [0])))
 
 
-def test_numba_refuses_tensordot_by_name():
-    with pytest.raises(srcad.SrcadError, match=r"numba has no `np.tensordot`"):
-        srcad.gradient(tensordot_of, np.ones((2, 2)), srcad.Constant(np.ones((2, 2))),
-                       backend="numba")
+def test_tensordot_runs_on_numba():  # the products' smoke test (numba_products.py)
+    check_grads(tensordot_of, *_duplicated([np.arange(6.0).reshape(2, 3)]),
+                srcad.Const(np.ones((3, 2))), backend="numba", modes=("rev", "fwd"))
 
 
-def exponential(a):
-    return np.sum(scipy.linalg.expm(a))
+def stacked_power(a):
+    return np.sum(np.linalg.matrix_power(a, 2))
 
 
-def test_numba_refuses_scipy_linalg_expm_by_name():
+@pytest.mark.slow  # numba types the code (seconds)
+def test_numba_refuses_a_stacked_matrix_power_naming_the_line():
+    with pytest.raises(srcad.SrcadError, match=r"numba has no `matrix_power` for these "
+                       r"operands") as refused:
+        srcad.gradient(stacked_power, np.ones((2, 3, 3)), backend="numba")
+    assert refused.value.filename == __file__
+    assert refused.value.line == stacked_power.__code__.co_firstlineno + 1
+
+
+def lu_solved(b):
+    return np.sum(scipy.linalg.lu_solve(scipy.linalg.lu_factor(2.0 * np.eye(2)), b))
+
+
+def test_numba_refuses_scipy_linalg_lu_solve_by_name():
     with pytest.raises(srcad.SrcadError, match=r"numba has no scipy.linalg: "
-                       r"`scipy.linalg.expm`"):
-        srcad.gradient(exponential, np.eye(2), backend="numba")
+                       r"`scipy.linalg.lu_solve`"):
+        srcad.gradient(lu_solved, np.ones(2), backend="numba")
 
 
 NUMBA_CASES = [c for c in CASES if c["call"].startswith("scipy.linalg")
-               and "expm" not in c["call"] and "lu_" not in c["call"]  # refused by name
-               or c["name"] in ("eigh", "eigvalsh")  # numba_spectral.py: one matrix
+               and "lu_" not in c["call"]  # refused by name
+               # numba_spectral.py, numba_decompositions.py, numba_products.py: one matrix
+               or c["name"] in ("eigh", "eigvalsh", "svd", "qr", "pinv", "cond", "lstsq",
+                                "lstsq_parts", "matrix_power")
                and len(c["operands"][0][1]) == 2
                # numba_einsum.py: no axis of length 1 broadcast against a longer one
-               or c["name"] == "einsum" and "...i,...i->..." not in c["call"]]
+               or c["name"] == "einsum" and "...i,...i->..." not in c["call"]
+               # numba_products.py, numba_linalg_calls.py
+               or c["name"] in ("tensordot", "kron", "multi_dot")]
 
 
 @pytest.mark.slow  # numba compilations: make test-all (the smoke test: the likelihood below)
 @pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in NUMBA_CASES])
-def test_scipy_linalg_and_eigh_rules_agree_with_finite_differences_on_numba(case):
+def test_linalg_rules_agree_with_finite_differences_on_numba(case):
     f = cases.function_of(case)
     check_grads(f, *_duplicated(cases.arguments(case)), rtol=1e-5, backend="numba")
 

@@ -1,0 +1,93 @@
+"""np.tensordot and the derivatives of np.linalg.matrix_power on the numba backend (numba has
+np.kron and np.linalg.matrix_power itself, no np.tensordot, and no
+srcad/runtime/linalg_runtime.py).
+
+srcad/transform/numba_linalg_calls.py spells `np.tensordot(x, y, axes=([1], [0]))` as
+`moved_tensordot(x, y, '([1], [0])')`: the axes written in the call, as a string literal
+(numba types a tuple of ints as a tuple, not as the literal its subscripts are made from).
+The overload makes the einsum subscripts of those axes for the operands' ranks
+(linalg_runtime's `tensordot_subscripts`, the python backend's rule's own) and runs
+srcad/runtime/numba_einsum.py's loop nest; the derivatives of np.tensordot are einsums
+already. `matrix_power_tangent` and `matrix_power_adjoint` are linalg_runtime's formulas
+(the sum over i of a^i da a^(n-1-i); n < 0: of the inverse), compiled for one matrix.
+
+Imported by generated numba modules only (it imports numba).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload, register_jitable
+
+from srcad.runtime.linalg_runtime import (
+    matrix_power_adjoint,
+    matrix_power_tangent,
+    tensordot_subscripts,
+)
+from srcad.runtime.numba_einsum import moved_einsum
+
+
+def moved_tensordot(x, y, axes="2"):
+    return np.tensordot(x, y, ast.literal_eval(axes))
+
+
+@overload(moved_tensordot, prefer_literal=True)
+def _tensordot(x, y, axes="2"):
+    if not isinstance(axes, (types.StringLiteral, types.Omitted)):
+        raise TypingError("np.tensordot: srcad compiles axes written in the call")
+    text = axes.value if isinstance(axes, types.Omitted) else axes.literal_value
+    try:
+        subscripts = tensordot_subscripts(getattr(x, "ndim", 0), getattr(y, "ndim", 0),
+                                          ast.literal_eval(text))
+    except ValueError as error:
+        raise TypingError(f"np.tensordot: {error}") from None
+    namespace = {"moved_einsum": moved_einsum}
+    exec(f"def impl(x, y, axes='2'):\n    return moved_einsum({subscripts!r}, x, y)",
+         namespace)
+    return namespace["impl"]
+
+
+def _matrix(a, name):
+    if getattr(a, "ndim", 0) != 2:
+        raise TypingError(f"np.linalg.{name}: srcad compiles one matrix (rank 2), no stacks")
+
+
+@register_jitable
+def _power_sum(a, da, n):
+    """The sum over i < n of a^i da a^(n-1-i)."""
+    total = np.zeros(da.shape)
+    left = np.eye(a.shape[0])  # a^i
+    for i in range(n):
+        total += left @ da @ np.linalg.matrix_power(a, n - 1 - i)
+        left = left @ a
+    return total
+
+
+@overload(matrix_power_tangent)
+def _matrix_power_tangent(a, da, n):
+    _matrix(a, "matrix_power")
+
+    def impl(a, da, n):
+        matrix, tangent = np.ascontiguousarray(a), np.ascontiguousarray(da)
+        if n >= 0:
+            return _power_sum(matrix, tangent, n)
+        inverse = np.linalg.inv(matrix)
+        return _power_sum(inverse, -(inverse @ tangent @ inverse), -n)
+    return impl
+
+
+@overload(matrix_power_adjoint)
+def _matrix_power_adjoint(a, g, n):
+    _matrix(a, "matrix_power")
+
+    def impl(a, g, n):
+        a_t, seed = np.ascontiguousarray(a.T), np.ascontiguousarray(g)
+        if n >= 0:
+            return _power_sum(a_t, seed, n)
+        inverse_t = np.linalg.inv(a_t)  # inv(a)^T
+        return -(inverse_t @ _power_sum(inverse_t, seed, -n) @ inverse_t)
+    return impl
