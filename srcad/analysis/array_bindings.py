@@ -16,7 +16,7 @@ from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
-from srcad.rules.numpy_entries import NUMBA_STATISTICS, NUMBA_UFUNCS, numba_compiles
+from srcad.rules.numpy_entries import NUMBA_SCANS, NUMBA_STATISTICS, NUMBA_UFUNCS, numba_compiles
 from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS, NUMBA_SPECIAL_REDUCTIONS
 
 GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime/runtime_names.py)
@@ -300,7 +300,9 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "eigh", "eigvalsh",
                    # srcad/runtime/numba_quantiles.py
                    "median", "quantile", "percentile",
-                   "einsum"}  # srcad/runtime/numba_einsum.py
+                   "einsum",  # srcad/runtime/numba_einsum.py
+                   # scipy.stats' methods (srcad/runtime/numba_stats.py)
+                   "logpdf", "pdf", "cdf", "logcdf", "logpmf", "pmf"}
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)
@@ -319,7 +321,7 @@ def numba_supports(norm):
         if call is None:
             return True
         return call.info.name in _NUMBA_COMPILED | NUMBA_UFUNCS | _NUMBA_SPECIAL \
-            | NUMBA_STATISTICS.keys() and numba_compiles(call)
+            | NUMBA_STATISTICS.keys() | NUMBA_SCANS and numba_compiles(call)
     return supported
 
 

@@ -42,6 +42,7 @@ from srcad.runtime.runtime_names import (
     NUMBA_PADDING_NAMES,
     NUMBA_QUANTILE_NAMES,
     NUMBA_RUNTIME_NAMES,
+    NUMBA_SCAN_NAMES,
     NUMBA_SELECTION_NAMES,
     NUMBA_SEMANTICS_NAMES,
     NUMBA_SPECTRAL_NAMES,
@@ -81,7 +82,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                           (NUMBA_SPECTRAL_NAMES, "numba_spectral"),
                           (NUMBA_QUANTILE_NAMES, "numba_quantiles"),
                           (NUMBA_EINSUM_NAMES, "numba_einsum"),
-                          (NUMBA_PADDING_NAMES, "numba_padding")):
+                          (NUMBA_PADDING_NAMES, "numba_padding"),
+                          (NUMBA_SCAN_NAMES, "numba_scans")):
         if free_names & names:
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
@@ -92,7 +94,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             or n in CHECKPOINT_NAMES or n in NUMBA_MOVEMENT_NAMES \
             or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES \
             or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES or n in NUMBA_EINSUM_NAMES \
-            or n in NUMBA_PADDING_NAMES
+            or n in NUMBA_PADDING_NAMES or n in NUMBA_SCAN_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -228,7 +230,8 @@ def _runtime_digest() -> str:
                                                      "numba_movement.py", "numba_selection.py",
                                                      "numba_linalg.py", "numba_spectral.py",
                                                      "numba_quantiles.py", "numba_einsum.py",
-                                                     "numba_padding.py"))
+                                                     "numba_padding.py", "numba_scans.py",
+                                                     "numba_stats.py", "stats_scalars.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
