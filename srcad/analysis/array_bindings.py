@@ -302,7 +302,9 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "median", "quantile", "percentile",
                    "einsum",  # srcad/runtime/numba_einsum.py
                    # scipy.stats' methods (srcad/runtime/numba_stats.py)
-                   "logpdf", "pdf", "cdf", "logcdf", "logpmf", "pmf"}
+                   "logpdf", "pdf", "cdf", "logcdf", "logpmf", "pmf",
+                   "linspace",  # srcad/runtime/numba_scans.py
+                   "divmod"}  # its parts, spelled by srcad/transform/numba_compat.py
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)

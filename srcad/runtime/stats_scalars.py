@@ -149,8 +149,8 @@ def beta_parts(a, b, x, xc):
     if math.isnan(a) or math.isnan(b) or math.isnan(x) or a <= 0.0 or b <= 0.0 \
             or x < 0.0 or x > 1.0:
         return math.nan, math.nan
-    if x == 0.0 or x == 1.0:
-        return x, 1.0 - x
+    if x == 0.0 or xc == 0.0:
+        return 1.0 - xc, xc
     front = math.exp(a * math.log(x) + b * math.log(xc) - S.betaln(a, b))
     if x < (a + 1.0) / (a + b + 2.0):
         i = front * _beta_fraction(a, b, x) / a
