@@ -300,11 +300,8 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "eigh", "eigvalsh",
                    # srcad/runtime/numba_quantiles.py
                    "median", "quantile", "percentile",
-                   "einsum",  # srcad/runtime/numba_einsum.py
-                   # scipy.stats' methods (srcad/runtime/numba_stats.py)
-                   "logpdf", "pdf", "cdf", "logcdf", "logpmf", "pmf",
-                   "linspace",  # srcad/runtime/numba_scans.py
-                   "divmod"}  # its parts, spelled by srcad/transform/numba_compat.py
+                   "einsum",  # srcad/runtime/numba_einsum.py; numba_stats.py, numba_scans.py:
+                   "logpdf", "pdf", "cdf", "logcdf", "logpmf", "pmf", "linspace", "divmod"}
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)
