@@ -7,8 +7,8 @@ a part of np.split / np.array_split read by a literal index, np.broadcast_arrays
 index (of arrays named: a computed one is refused), np.c_ of two vectors, np.linspace with
 array ends, np.cumprod along an axis of a matrix, scipy.linalg.lu_solve(lu_factor(...), b,
 trans=) of a well-conditioned matrix, and math.fsum / math.prod / statistics.fmean of a
-vector. On the numba backend these are refused
-by name (srcad differentiates them on the python backend).
+vector. On the numba backend np.linspace and np.cumprod compile (srcad/runtime/numba_scans.py);
+the others are refused by name (srcad differentiates them on the python backend).
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ each result joins the floats the program returns.
 
 Arguments are kept in each function's support by the form (`gamma` of `1.0 + e * e`, `beta` of
 `0.5 + 0.4 * np.tanh(e)`, positive parameters `1.5 + a * a`). Drawn from its own random
-stream (`random.Random("stats <seed>")`): without `stats` every seed keeps its program. On the
-numba backend such a program must be refused with a SrcadError (numba has no scipy.stats).
+stream (`random.Random("stats <seed>")`): without `stats` every seed keeps its program. The
+numba backend compiles scipy.stats' methods (srcad/runtime/numba_stats.py) and np.average;
+what it still refuses (np.linalg.lstsq, ...) must be refused with a SrcadError.
 """
 
 from __future__ import annotations

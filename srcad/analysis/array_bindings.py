@@ -16,7 +16,7 @@ from srcad.analysis.types import Array, index_kind
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
-from srcad.rules.numpy_entries import NUMBA_STATISTICS, NUMBA_UFUNCS, numba_compiles
+from srcad.rules.numpy_entries import NUMBA_SCANS, NUMBA_STATISTICS, NUMBA_UFUNCS, numba_compiles
 from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS, NUMBA_SPECIAL_REDUCTIONS
 
 GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime/runtime_names.py)
@@ -308,7 +308,9 @@ _NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos
                    "tensordot", "multi_dot", "kron", "matrix_power",
                    # srcad/runtime/numba_decompositions.py
                    "svd", "qr", "pinv", "lstsq", "lstsq_parts", "cond",
-                   "expm"}  # srcad/runtime/numba_expm.py
+                   "expm",  # srcad/runtime/numba_expm.py
+                   # numba_stats.py, numba_scans.py:
+                   "logpdf", "pdf", "cdf", "logcdf", "logpmf", "pmf", "linspace", "divmod"}
 
 
 # scipy.special's elementwise functions (srcad/runtime/numba_special.py)
@@ -327,7 +329,7 @@ def numba_supports(norm):
         if call is None:
             return True
         return call.info.name in _NUMBA_COMPILED | NUMBA_UFUNCS | _NUMBA_SPECIAL \
-            | NUMBA_STATISTICS.keys() and numba_compiles(call)
+            | NUMBA_STATISTICS.keys() | NUMBA_SCANS and numba_compiles(call)
     return supported
 
 

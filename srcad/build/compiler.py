@@ -44,6 +44,7 @@ from srcad.runtime.runtime_names import (
     NUMBA_PRODUCT_NAMES,
     NUMBA_QUANTILE_NAMES,
     NUMBA_RUNTIME_NAMES,
+    NUMBA_SCAN_NAMES,
     NUMBA_SELECTION_NAMES,
     NUMBA_SEMANTICS_NAMES,
     NUMBA_SPECTRAL_NAMES,
@@ -86,7 +87,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                           (NUMBA_EINSUM_NAMES, "numba_einsum"),
                           (NUMBA_PADDING_NAMES, "numba_padding"),
                           (NUMBA_PRODUCT_NAMES, "numba_products"),
-                          (NUMBA_DECOMPOSITION_NAMES, "numba_decompositions")):
+                          (NUMBA_DECOMPOSITION_NAMES, "numba_decompositions"),
+                          (NUMBA_SCAN_NAMES, "numba_scans")):
         if free_names & names:
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
@@ -98,7 +100,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES \
             or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES or n in NUMBA_EINSUM_NAMES \
             or n in NUMBA_PADDING_NAMES or n in NUMBA_PRODUCT_NAMES \
-            or n in NUMBA_DECOMPOSITION_NAMES
+            or n in NUMBA_DECOMPOSITION_NAMES or n in NUMBA_SCAN_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -236,7 +238,9 @@ def _runtime_digest() -> str:
                                                      "numba_linalg.py", "numba_spectral.py",
                                                      "numba_quantiles.py", "numba_einsum.py",
                                                      "numba_padding.py", "numba_products.py",
-                                                     "numba_decompositions.py", "numba_expm.py"))
+                                                     "numba_decompositions.py", "numba_expm.py",
+                                                     "numba_scans.py", "numba_stats.py",
+                                                     "stats_scalars.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

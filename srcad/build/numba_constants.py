@@ -43,6 +43,7 @@ from srcad.runtime.runtime_names import (
     NUMBA_LINALG_FUNCTIONS,
     NUMBA_SPECIAL_FUNCTIONS,
     NUMBA_SPECIAL_REDUCTIONS,
+    NUMBA_STATS_DISTRIBUTIONS,
 )
 
 _NUMBA_MODULES = ("math", "cmath", "random", "numpy")
@@ -84,6 +85,7 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
             varying = sorted(reads - invariant - known - set(definitions))
             obj = _callee_object(node.func, namespace)
             if varying and (special_function(obj) or linalg_function(obj)
+                            or stats_distribution(getattr(obj, "__self__", None))
                             or user_compiled(callee, obj)):
                 if user_compiled(callee, obj):
                     functions.add(callee.split(".")[0])
@@ -258,20 +260,34 @@ def library_binding(free: str, value) -> list | None:
         return ["import statistics", f"{free} = statistics"
                 + (".fmean" if value is statistics.fmean else "")]
     name, linalg = special_function(value), linalg_function(value)
+    distribution = stats_distribution(value)
     if isinstance(value, types.ModuleType) and value.__name__ in ("scipy", "scipy.special",
-                                                                  "scipy.linalg"):
+                                                                  "scipy.linalg", "scipy.stats"):
         target = value.__name__
     elif name is not None:
         target = f"scipy.special.{name}"
     elif linalg is not None:
         target = f"scipy.linalg.{linalg}"
+    elif distribution is not None:
+        target = f"scipy.stats.{distribution}"
     else:
         return None
     lines = ["import scipy.special", "import srcad.runtime.numba_special  # noqa: F401 "
              "(numba's scipy.special)"]
     if "scipy.linalg" in sys.modules:  # srcad/runtime/numba_linalg.py: numba's scipy.linalg
         lines += ["import scipy.linalg", "import srcad.runtime.numba_linalg  # noqa: F401"]
+    if "scipy.stats" in sys.modules:  # srcad/runtime/numba_stats.py: numba's scipy.stats
+        lines += ["import scipy.stats", "import srcad.runtime.numba_stats  # noqa: F401"]
     return lines + [f"{free} = {target}"]
+
+
+def stats_distribution(obj) -> str | None:
+    """The name of the scipy.stats distribution object `obj` is when the numba backend
+    compiles its methods (srcad/runtime/numba_stats.py), else None."""
+    stats = sys.modules.get("scipy.stats")
+    if stats is None or obj is None:
+        return None
+    return next((n for n in NUMBA_STATS_DISTRIBUTIONS if getattr(stats, n, None) is obj), None)
 
 
 def linalg_function(obj) -> str | None:

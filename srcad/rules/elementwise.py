@@ -134,13 +134,10 @@ def divmod_entries(call_info) -> tuple[list, dict]:
     """np.divmod's table entries: ((function, CallInfo) of the pair's calls, the parts by
     (id(divmod_parts), name or index)). The pair is read through srcad's divmod_parts
     (desugar.py) part by part; each part is its operator's rule."""
-    refusal = ("numba cannot run srcad's reading of `np.divmod`'s pair; srcad differentiates "
-               "it on the python backend")
-    calls = [(fn, call_info("divmod", None, "other", numba_refusal=refusal))
-             for fn in (np.divmod, divmod_parts)]
+    calls = [(fn, call_info("divmod", None, "other")) for fn in (np.divmod, divmod_parts)]
     parts = {}
     for key, part_rule in DIVMOD_PARTS.items():
         for spelled in (key, Divmod._fields.index(key)):
             parts[id(divmod_parts), spelled] = (divmod_parts, call_info(
-                "divmod", None, "float", select=operator(part_rule), numba_refusal=refusal))
+                "divmod", None, "float", select=operator(part_rule)))
     return calls, parts

@@ -265,7 +265,8 @@ METHODS = {"repeat": np.repeat, "take": np.take, "diagonal": np.diagonal,
 IN_NUMBA = (np.tril, np.triu, np.swapaxes, np.moveaxis,
             # srcad/runtime/numba_movement.py, numba_selection.py
             np.flip, np.fliplr, np.flipud, np.roll, np.rot90, np.tile, np.repeat, np.pad,
-            np.take, np.take_along_axis, np.diag, np.diagonal, np.diagflat, np.trace, np.sort)
+            np.take, np.take_along_axis, np.diag, np.diagonal, np.diagflat, np.trace, np.sort,
+            np.linspace)  # srcad/runtime/numba_scans.py
 
 
 def numba_refusal(fn) -> str:

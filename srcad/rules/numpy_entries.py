@@ -146,6 +146,10 @@ NUMBA_STATISTICS = {fn.__name__: keywords for fn, _, keywords in _REDUCTIONS
                                        "nanmax", "nanmin")}
 
 
+# the scans and weighted reductions the numba backend compiles (srcad/runtime/numba_scans.py)
+NUMBA_SCANS = frozenset({"average", "cumprod", "diff", "gradient", "trapezoid"})
+
+
 def numba_compiles(call) -> bool:
     """Does the numba backend compile the derivative of this array call (an ArrayCall)?"""
     if call.info.name in ("cumsum", "norm"):
@@ -154,6 +158,8 @@ def numba_compiles(call) -> bool:
         ddof = call.keywords.get("ddof", 0)
         return type(ddof) is int and ddof >= 0
     if call.info.name in ("median", "quantile", "percentile"):  # numba_quantiles.py
+        return True
+    if call.info.name in NUMBA_SCANS:  # srcad/runtime/numba_scans.py
         return True
     return call.info.name not in {fn.__name__ for fn, _, _ in _REDUCTIONS}
 

@@ -9,8 +9,8 @@ is the same call on the tangent, the adjoint its transpose in vectorized NumPy.
 | np.diff(x, n, axis=a)   | np.diff(g, n, axis=a)   | n times -np.diff(g, prepend=0, append=0) |
 | np.trapezoid(x, dx=h)   | np.trapezoid(g, dx=h)   | g * h * (1, ..., 1) halved at both ends  |
 | np.gradient(x)          | np.gradient(g)          | its transpose (central differences)      |
-| np.cumprod(x) (vector)  | sum over i <= k of g_i times the product of the others, exact at zeros |
-| np.cumprod(x, axis=a)   | the same, lane by lane along a (srcad/runtime/cumprod_runtime.py) |
+| np.cumprod(x, axis=a)   | sum over i <= k of g_i times the product of the others, lane |
+|                         | by lane along a, exact at zeros (srcad/runtime/cumprod_runtime.py) |
 """
 
 from __future__ import annotations
@@ -60,21 +60,10 @@ def _cumprod(rank, axis):
     if rank == 0:
         raise SrcadError("np.cumprod of a number", construct="cumprod",
                          hint="cumprod takes an array")
-    if rank > 1:  # lane by lane: srcad/runtime/cumprod_runtime.py
-        a = _axis("cumprod", axis, rank)
-        return linear("cumprod", "x", (f"cumprod_tangent(x, g, {a})",
-                                       f"cumprod_adjoint(x, g, {a})"), shape="x_shape",
-                      rank=rank)
-    _axis("cumprod", 0 if axis is None else axis, 1)
-    # others[k, i]: the product of x[:k + 1] but x[i] (0 where i > k), exact at zeros
-    kept = "np.where(np.tri(x_shape[0], dtype=bool), x, 1.0)"
-    nz = f"np.where({kept} == 0.0, 1.0, {kept})"
-    zeros = f"np.sum({kept} == 0.0, axis=1, keepdims=True)"
-    p = f"np.prod({nz}, axis=1, keepdims=True)"
-    others = (f"(np.where({zeros} == 0, {p} / {nz}, np.where(({zeros} == 1) & ({kept} == 0.0),"
-              f" {p}, 0.0)) * np.tri(x_shape[0]))")
-    return linear("cumprod", "x", (f"({others} @ g)", f"(g @ {others})"),
-                  shape="x_shape", rank=1)
+    # lane by lane along the axis: srcad/runtime/cumprod_runtime.py (numba: numba_scans.py)
+    a = _axis("cumprod", 0 if axis is None else axis, rank)
+    return linear("cumprod", "x", (f"cumprod_tangent(x, g, {a})",
+                                   f"cumprod_adjoint(x, g, {a})"), shape="x_shape", rank=rank)
 
 
 def diff(ranks, keywords):

@@ -24,7 +24,8 @@ multivariate_normal.logpdf(x, mean, cov): x a vector or rows of vectors, mean a 
 matrix; SciPy reads cov's lower triangle only (scipy.linalg.eigh(cov, lower=True)), so its
 adjoint is folded onto that triangle and its tangent mirrored from it.
 
-numba has no scipy.stats: each is refused by name on the numba backend.
+On the numba backend (which has no scipy.stats) the same methods are compiled from their
+formulas (srcad/runtime/numba_stats.py, srcad/runtime/stats_scalars.py).
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from srcad.rules.rule_type import Rule, linear
 
 _S = "scipy.special."
 _LOG_SQRT_2PI = "0.9189385332046727"
-NUMBA_REFUSAL = ("numba has no scipy.stats: `{name}` is differentiated on the python backend")
 
 
 class _Terms:

@@ -72,6 +72,11 @@ NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_diagonal", "moved_trace"
 NUMBA_QUANTILE_NAMES = frozenset({"moved_median", "moved_quantile", "moved_percentile"})
 # srcad/runtime/numba_einsum.py: np.einsum with literal subscripts and its adjoint, as loops
 NUMBA_EINSUM_NAMES = frozenset({"moved_einsum", "einsum_adjoint"})
+# srcad/runtime/numba_scans.py: np.cumprod, np.diff, np.trapezoid, np.gradient, np.average,
+# np.linspace with NumPy's keywords, and cumprod's derivatives, compiled
+NUMBA_SCAN_NAMES = frozenset({"moved_cumprod", "moved_diff", "moved_trapezoid", "moved_gradient",
+                              "moved_average", "moved_linspace", "cumprod_tangent",
+                              "cumprod_adjoint"})
 # srcad/runtime/numba_linalg.py: srcad's spellings of cho_factor / cho_solve, compiled, and
 # the scipy.linalg functions numba compiles (numba overloads of the SciPy objects)
 NUMBA_LINALG_NAMES = frozenset({"cho_factor_matrix", "cho_solve_matrix"})
@@ -108,6 +113,9 @@ NUMBA_SPECIAL_FUNCTIONS = ("gammaln", "loggamma", "gamma", "digamma", "polygamma
                            "i1e", "iv", "ive")
 # and along axes (axis=, keepdims=, logsumexp's b=: srcad/runtime/numba_special.py)
 NUMBA_SPECIAL_REDUCTIONS = ("logsumexp", "softmax", "log_softmax")
+# scipy.stats' distributions whose methods the numba backend compiles
+# (srcad/runtime/numba_stats.py: numba types of the SciPy objects)
+NUMBA_STATS_DISTRIBUTIONS = ("norm", "t", "gamma", "beta", "poisson", "multivariate_normal")
 # builtins generated code calls (loops, tape reads, lowered max()/min())
 GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs", "min", "max",
                                 "pow", "bool", "round", "tuple", "ValueError", "sum"})
@@ -120,7 +128,7 @@ RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NA
     | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) \
     | frozenset(RECURSION_RUNTIME_NAMES) | GENERATED_BUILTINS \
     | frozenset(LIBRARY_MODULES) \
-    | NUMBA_PRODUCT_NAMES | NUMBA_DECOMPOSITION_NAMES | {"numba", "reducer"}
+    | NUMBA_PRODUCT_NAMES | NUMBA_DECOMPOSITION_NAMES | NUMBA_SCAN_NAMES | {"numba", "reducer"}
 
 
 # where the objects generated code calls by these names live
@@ -135,7 +143,8 @@ _RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runti
                     "srcad.runtime.numba_padding", "srcad.runtime.convolution_runtime",
                     "srcad.runtime.cross_runtime",
                     "srcad.runtime.numba_products",
-                    "srcad.runtime.numba_decompositions"}
+                    "srcad.runtime.numba_decompositions",
+                    "srcad.runtime.numba_scans"}
 
 
 def library_modules() -> dict:

@@ -46,6 +46,8 @@
 * `np.roll(x, 1, axis=0)`, `np.pad(x, 1, 'edge')`, `x.take(i, axis=0)` and the rest of the
   movement family: `moved_roll(...)`, ... (srcad/transform/numba_movement.py), which follow
   NumPy's keywords where numba's own functions do not.
+* `divmod_parts(x, y).quotient`, `.remainder` (srcad's reading of np.divmod's pair):
+  `np.floor_divide(x, y)`, `np.remainder(x, y)`.
 * `np.linalg.eigh(A, UPLO='U')`, `np.linalg.eigvalsh(A)`: `spectral_eigh(...)`,
   `spectral_eigvalsh(...)` (srcad/runtime/numba_spectral.py: numba's take no UPLO), and
   `.eigenvalues`, `.eigenvectors` of eigh: `[0]`, `[1]` (numba returns a plain pair).
@@ -71,6 +73,8 @@ from srcad.transform.numba_statistics import is_statistic, statistic_call
 
 _SLOGDET_PARTS = {"sign": 0, "logabsdet": 1}  # numba's slogdet returns a plain pair
 _EIGH_PARTS = {"eigenvalues": 0, "eigenvectors": 1}  # and its eigh (spectral_eigh)
+# np.divmod's parts as srcad reads them (`divmod_parts(x, y).quotient`): each its ufunc
+_DIVMOD_PARTS = {"quotient": "np.floor_divide", "remainder": "np.remainder"}
 _SPECTRAL = {"np.linalg.eigh": "spectral_eigh", "np.linalg.eigvalsh": "spectral_eigvalsh"}
 # numba joins a tuple, not a list
 _JOINS = ("concatenate", "stack", "hstack", "vstack", "column_stack")
@@ -143,6 +147,9 @@ class _Products(gast.NodeTransformer):
         part = linalg_part(node)  # linalg_svd(A).U, lstsq_parts(A, b).solution
         if part is not node:
             return part
+        if node.attr in _DIVMOD_PARTS and isinstance(node.value, gast.Call) \
+                and S.unparse_expr(node.value.func) == "divmod_parts":
+            return gast.copy_location(S.call(_DIVMOD_PARTS[node.attr], *node.value.args), node)
         if node.attr in _EIGH_PARTS and isinstance(node.value, gast.Call) \
                 and S.unparse_expr(node.value.func) == "spectral_eigh":
             index = S.const(_EIGH_PARTS[node.attr])

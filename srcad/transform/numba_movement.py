@@ -25,9 +25,11 @@ from srcad.frontend import syntax as S
 
 # np.<name> spelled moved_<name> (srcad/runtime/runtime_names.py lists the runtime's names)
 MOVED = ("flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "pad", "take",
-         "diagonal", "trace", "sort", "median", "quantile", "percentile", "einsum")
+         "diagonal", "trace", "sort", "median", "quantile", "percentile", "einsum",
+         # srcad/runtime/numba_scans.py
+         "cumprod", "diff", "trapezoid", "gradient", "average", "linspace")
 # array methods that are these functions of their receiver (x.sort() sorts in place: not one)
-_METHODS = ("repeat", "take", "diagonal", "trace")
+_METHODS = ("repeat", "take", "diagonal", "trace", "cumprod")
 
 
 def moved_call(node, module: bool):

@@ -36,7 +36,7 @@ def test_the_committed_page_is_current():
 def test_the_page_lists_functions_backends_keywords_and_conventions():
     text = _generator().page()
     for row in ("| `scipy.stats.gamma.logpdf` | reverse, forward, vector | python; numba: "
-                "refused by name | `a`, `loc`, `scale` |",
+                "compiled | `a`, `loc`, `scale` |",
                 "| `np.average` |", "`weights`", "| `np.linalg.lstsq` |", "| `math.dist` |",
                 "| `np.abs` | reverse, forward, vector | python; numba: compiled |  | "
                 "abs'(0) = 1 |",

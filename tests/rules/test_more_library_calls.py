@@ -134,9 +134,7 @@ def test_divmod_gradient_agrees_with_jax():
         np.testing.assert_allclose(mine, np.asarray(reference), rtol=1e-12)
 
 
-def test_divmod_on_numba_is_refused_by_name():
-    with pytest.raises(srcad.SrcadError, match="np.divmod"):
-        srcad.grad(divmod_unpacked, backend="numba")(XS, YS)
+# np.divmod on numba: tests/rules/test_scans_stats_numba.py
 
 
 def rounded_weights(x):

@@ -2,7 +2,8 @@
 method x its parameters passed by position and by name, as floats and as arrays that
 broadcast, x {reverse, forward, vector} on the python backend against central finite
 differences; the gradients against jax.scipy.stats where JAX has the method; the cdf in a
-shape parameter and the numba backend refused by name."""
+shape parameter refused by name (on numba too: the numba family is
+tests/rules/test_scans_stats_numba.py)."""
 
 import itertools
 import linecache
@@ -167,10 +168,13 @@ def test_cdf_in_a_shape_parameter_is_refused_by_name():
                                rtol=1e-12)
 
 
-def test_numba_backend_refuses_by_name():
+@pytest.mark.slow  # numba compiles it (the numba family: tests/rules/test_scans_stats_numba.py)
+def test_numba_backend_refuses_the_shape_parameter_of_a_cdf_too():
     x = np.array([0.5, 1.5])
-    with pytest.raises(SrcadError, match=r"numba has no scipy.stats: `scipy.stats.gamma.cdf`"):
-        srcad.grad(gamma_cdf_constant_shape, backend="numba")(x, 2.0)
+    with pytest.raises(SrcadError, match=r"no closed-form derivative in its shape parameter"):
+        srcad.grad(gamma_cdf_in_shape, argnums=1, backend="numba")(x, 2.0)
+    np.testing.assert_allclose(srcad.grad(gamma_cdf_constant_shape, backend="numba")(x, 2.0),
+                               scipy.stats.gamma.pdf(x, 2.0), rtol=1e-12)
 
 
 def norm_outside(x):
