@@ -27,6 +27,7 @@ def differences_down_the_columns(x):
     return np.sum(np.diff(x, axis=0) * W[:2])
 
 
+@pytest.mark.slow  # about 50 s of numba compiling; the log density is the family's smoke test
 def test_a_difference_along_an_axis_runs_on_numba():
     expected = jax.grad(lambda x: jnp.sum(jnp.diff(x, axis=0) * W[:2]))(W)
     np.testing.assert_allclose(srcad.gradient(differences_down_the_columns, W.copy(),
