@@ -157,14 +157,16 @@ class Types(TypeRefusals):
     def _BinOp(self, e):
         if isinstance(e.op, gast.MatMult):
             return self._array_call(e, array_call(self.norm, e))
-        if isinstance(e.op, gast.Add) and SHAPE in (self.of(e.left), self.of(e.right)) \
-                and all(self._shape_part(side) for side in (e.left, e.right)):
+        left, right = self.of(e.left), self.of(e.right)  # once each: chains of + nest deep
+        if isinstance(e.op, gast.Add) and SHAPE in (left, right) \
+                and all(self._shape_part(side, kind)
+                        for side, kind in ((e.left, left), (e.right, right))):
             return SHAPE  # `x.shape[:1] + (n,)`, in srcad's own broadcasting code
-        return self._binop(self.of(e.left), e.op, self.of(e.right))
+        return self._binop(left, e.op, right)
 
-    def _shape_part(self, e) -> bool:
-        """A shape, or a tuple written out of ints (`(x.shape[1],)`)."""
-        return self.of(e) == SHAPE or (isinstance(e, gast.Tuple) and all(
+    def _shape_part(self, e, kind) -> bool:
+        """A shape (`kind`: e's type), or a tuple written out of ints (`(x.shape[1],)`)."""
+        return kind == SHAPE or (isinstance(e, gast.Tuple) and all(
             self.of(v) in (INT, BOOL) for v in e.elts))
 
     def _UnaryOp(self, e):
