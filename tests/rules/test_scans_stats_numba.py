@@ -23,6 +23,10 @@ X = np.random.default_rng(3).permutation(24).reshape(2, 3, 4) * 0.1 + 0.55
 W = np.arange(12.0).reshape(3, 4) * 0.1 + 0.2
 
 
+OPEN = ("after the merge the by-position case calls srcad.gradient with its parameters "
+        "bare (ArgumentError): open")
+
+
 def differences_down_the_columns(x):
     return np.sum(np.diff(x, axis=0) * W[:2])
 
@@ -81,7 +85,7 @@ def divmod_unpacked(x, y):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="after the merge the by-position case calls srcad.gradient with its parameters bare (ArgumentError): open, see the closing note", strict=False)
+@pytest.mark.xfail(reason=OPEN, strict=False)
 def test_divmod_runs_on_numba_with_numpys_values():
     x, y = np.array([2.3, -1.1, 0.4, -2.2]), np.array([0.8, 1.3, -0.9, -0.7])
     check_grads(divmod_unpacked, srcad.Duplicated(x.copy(), np.zeros(4)),
@@ -95,7 +99,7 @@ STATS = [c for c in stats_cases.CASES if not c[5]]  # parameters by position
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="after the merge the by-position case calls srcad.gradient with its parameters bare (ArgumentError): open, see the closing note", strict=False)
+@pytest.mark.xfail(reason=OPEN, strict=False)
 @pytest.mark.parametrize("case", STATS, ids=[c[0] for c in STATS])
 def test_distribution_on_numba_agrees_with_finite_differences_in_every_mode(case):
     _, dist, method, params, refused, _ = case
