@@ -71,7 +71,9 @@ def _run_time_refusal_located(err: SrcadError, f) -> SrcadError:
 
 
 def _unplaced_numba(problem: SrcadError) -> bool:
-    return problem.construct == "backend='numba'" and not problem.filename
+    """numba's refusal placed at no line (its file may be named: the generated module's origin
+    comment names f's file)."""
+    return problem.construct == "backend='numba'" and problem.line is None
 
 
 def user_located(err: SrcadError, f) -> SrcadError:

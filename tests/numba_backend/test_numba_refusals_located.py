@@ -14,7 +14,6 @@ def by_rank(x):
 
 @pytest.mark.slow  # runs numba's compiler: make test-all
 @pytest.mark.parametrize("operator", ["gradient", "hessian"])
-@pytest.mark.xfail(reason="names f's file but not its line: open", strict=False)
 def test_numba_refusal_in_an_operator_names_fs_file(operator):
     with pytest.raises(srcad.SrcadError) as caught:
         getattr(srcad, operator)(by_rank, np.float64(0.8), backend="numba")

@@ -23,10 +23,6 @@ X = np.random.default_rng(3).permutation(24).reshape(2, 3, 4) * 0.1 + 0.55
 W = np.arange(12.0).reshape(3, 4) * 0.1 + 0.2
 
 
-OPEN = ("after the merge the by-position case calls srcad.gradient with its parameters "
-        "bare (ArgumentError): open")
-
-
 def differences_down_the_columns(x):
     return np.sum(np.diff(x, axis=0) * W[:2])
 
@@ -85,12 +81,11 @@ def divmod_unpacked(x, y):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason=OPEN, strict=False)
 def test_divmod_runs_on_numba_with_numpys_values():
     x, y = np.array([2.3, -1.1, 0.4, -2.2]), np.array([0.8, 1.3, -0.9, -0.7])
     check_grads(divmod_unpacked, srcad.Duplicated(x.copy(), np.zeros(4)),
                 srcad.Duplicated(y.copy(), np.zeros(4)), backend="numba")
-    value, _ = srcad.value_and_gradient(divmod_unpacked, x.copy(), srcad.Const(y),
+    value, _ = srcad.value_and_gradient(divmod_unpacked, x.copy(), srcad.Constant(y),
                                         backend="numba")
     assert value == pytest.approx(divmod_unpacked(x, y), rel=1e-15)
 
@@ -99,7 +94,6 @@ STATS = [c for c in stats_cases.CASES if not c[5]]  # parameters by position
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason=OPEN, strict=False)
 @pytest.mark.parametrize("case", STATS, ids=[c[0] for c in STATS])
 def test_distribution_on_numba_agrees_with_finite_differences_in_every_mode(case):
     _, dist, method, params, refused, _ = case
@@ -113,7 +107,7 @@ def test_distribution_on_numba_agrees_with_finite_differences_in_every_mode(case
     f = stats_cases._probe(text, ["x", *params])
     check_grads(f, *map(stats_cases._annotated, arguments), rtol=1e-6, backend="numba")
     numba_value, _ = srcad.value_and_gradient(
-        f, arguments[0], *map(srcad.Const, arguments[1:]), backend="numba")
+        f, arguments[0], *map(srcad.Constant, arguments[1:]), backend="numba")
     assert numba_value == pytest.approx(f(*arguments), rel=1e-11)
 
 
