@@ -335,6 +335,7 @@ def _tuple_tangents(value, tangents, batched, width, stacked, mode):
                                        (width,) + shape).copy())
         else:
             out.append(np.array([np.asarray(lane[j], dtype=float) for lane in tangents]))
+        out[-1] = in_input_dtype(out[-1], element)  # JAX's rule: the element's float type
     out = tuple(out)
     return (out, value) if mode.with_primal else out
 

@@ -62,3 +62,18 @@ def test_vmap_of_grad_keeps_each_arguments_type():
     gx, gy = srcad.vmap(srcad.grad(both, argnums=(0, 1)))(batch, x)
     assert gx.dtype == np.float32 and gy.dtype == np.float64
     assert np.allclose(gx, x) and np.allclose(gy, x - np.sin(x), atol=1e-5)
+
+
+def pair(x):
+    return np.sum(np.sin(x) * x), np.cos(x) * 2.0
+
+
+def test_forward_tangents_of_a_tuple_result_have_each_elements_type():
+    for _ in range(2):  # the checked call, then the plan's fast path
+        t_sum, t_cos = srcad.autodiff(srcad.Forward, pair, Duplicated(X, V))
+        assert type(t_sum) is np.float32 and abs(float(t_sum) - _jvp(X, V)) < 1e-5
+        assert t_cos.dtype == np.float32
+        assert np.allclose(t_cos, -2.0 * np.sin(X.astype(float)) * V, atol=1e-5)
+    s_lanes, c_lanes = srcad.autodiff(srcad.Forward, pair, BatchDuplicated(X, (V, 2 * V)))
+    assert s_lanes.dtype == np.float32 and c_lanes.dtype == np.float32
+    assert np.allclose(s_lanes, [_jvp(X, V), _jvp(X, 2 * V)], atol=1e-5)
