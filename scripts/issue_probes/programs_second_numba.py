@@ -169,7 +169,7 @@ NUMBA += [Probe("negative_int_power", negative_int_power, np.array([0.5, 1.5, -2
           Probe("large_int_power", large_int_power, np.array([0.5, 1.5]), "4 numba semantics",
                 refusal_allowed=True),
           Probe("power_zero_exponent", power_zero_exponent, np.array([0.0, 1.0, 2.0]),
-                "4 numba semantics"),
+                "4 numba semantics", jax_nan=True),  # jax.grad(jnp.power(x, 0.0))(0.0): nan
           Probe("power_zero_base", power_zero_base, np.array([0.5, 1.0, 2.0]),
                 "4 numba semantics")]
 NUMBA += [Probe(f.__name__, f, A, "4 numba semantics")
