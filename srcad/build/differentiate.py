@@ -304,6 +304,8 @@ def _forward(f, mode, compiled, flat, args, batched, call):
     width, stacked = compiled.request.width, compiled.request.stacked
     if call is not None:
         call.finish()
+    if type(value) is float and compiled.request.backend == "numba":
+        value = _numba_float(value, args)
     array_out = isinstance(value, np.ndarray)
     if compiled.tuple_return and tangents:  # one tangent per element of the tuple returned
         return _tuple_tangents(value, tangents, batched, width, stacked, mode)
@@ -319,6 +321,17 @@ def _forward(f, mode, compiled, flat, args, batched, call):
     if getattr(value, "dtype", np.float64) != np.float64:  # JAX's rule: the value's float type
         tangent = in_input_dtype(tangent, value)
     return (tangent, value) if mode.with_primal else tangent
+
+
+def _numba_float(value: float, args):
+    """f's float value as NumPy gives it: numba returns a float32 scalar as a Python float, so
+    a value computed from float32 arrays alone becomes np.float32 again (the type JAX's rule
+    gives its tangents too)."""
+    dtypes = [np.asarray(v).dtype for v in (a.value if isinstance(a, Annotation) else a
+                                            for a in args)
+              if isinstance(v, (np.ndarray, np.floating)) and np.asarray(v).dtype.kind == "f"]
+    dtype = np.result_type(*dtypes) if dtypes else np.dtype(np.float64)
+    return value if dtype == np.float64 else dtype.type(value)
 
 
 def _tuple_tangents(value, tangents, batched, width, stacked, mode):
