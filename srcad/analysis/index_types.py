@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gast
 
-from srcad.analysis.value_types import INT, Array, is_new_axis
+from srcad.analysis.value_types import FLOAT, INT, OTHER, Array, is_new_axis
 from srcad.frontend import syntax as S
 
 
@@ -27,6 +27,7 @@ def gathered_type(types, e, base, parts, kinds):
     masks = [t for t in kinds if isinstance(t, Array) and t.is_bool]
     shown = S.unparse_expr(e)
     if any(isinstance(t, Array) and t.is_float for t in kinds):
+        _refuse_guessed_index(types, e, parts)
         raise types.norm.parsed.error(
             e, "array index", f"`{shown}` indexes with an array of floats (NumPy indexes with "
             "ints or bools only)", hint="write the index array of ints: np.array([0, 2]), "
@@ -61,3 +62,40 @@ def holds_ints(type_of, values) -> bool:
         if not (t == INT or (isinstance(t, Array) and not t.is_float and not t.is_bool)):
             return False
     return bool(values)
+
+
+def refuse_scalar_index(types, e, base, parts, kinds) -> None:
+    """Refuse `x[i]` whose index comes from a call srcad has no type for where the type it
+    guessed makes no index NumPy takes as such: a float, a value srcad cannot see into, or
+    more indices than x has axes. Such a call is taken to return a float array
+    (`np.nonzero(m)` is a tuple of int arrays): `x[np.nonzero(m)[0]]` would be one element.
+    A float index from srcad's own types is left (a name bound to an int and to a float is
+    typed a float: `c` below a loop `for c in range(4)` and `c = math.cos(t)`)."""
+    bad = [p for p, t in zip(parts, kinds) if t in (FLOAT, OTHER)
+           and not isinstance(p, gast.Slice) and not is_new_axis(p)]
+    consumed = sum(1 for p in parts if not isinstance(p, gast.Slice) and not is_new_axis(p))
+    if bad or consumed > base.ndim:
+        _refuse_guessed_index(types, e, parts)
+
+
+def _refuse_guessed_index(types, e, parts) -> None:
+    """Raise the refusal of the call with no rule an index comes from, if it does: its
+    result's type was a guess (a float, or a float array of its arguments' rank)."""
+    names = {n.id for p in parts for n in S.walk(p) if isinstance(n, gast.Name)}
+    assigns = [n for stmt in types.norm.body for n in S.walk(stmt)
+               if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    for _ in range(4):  # through copies and parts: `idx = nonzero_value[0]`
+        names |= {n.id for a in assigns if a.targets[0].id in names
+                  and isinstance(a.value, (gast.Name, gast.Subscript, gast.Attribute))
+                  for n in S.walk(a.value) if isinstance(n, gast.Name)}
+    calls = [a.value for a in assigns if a.targets[0].id in names
+             and id(a.value) in types.opaque_calls]
+    calls += [c for p in parts for c in S.walk(p) if id(c) in types.opaque_calls]
+    if calls:
+        call = calls[0]
+        raise types.norm.parsed.error(
+            call, "call", f"`{S.unparse_expr(call)}` has no type srcad knows: srcad takes the "
+            "result of a call it has no rule for to be a float (or a float array of its array "
+            f"arguments' rank), and `{S.unparse_expr(e)}` indexes with it",
+            hint="np.flatnonzero(m) and np.argwhere(m) give int arrays srcad knows; or index "
+            "with the mask itself: x[m]; or compute the indices outside and pass them in")

@@ -1,6 +1,6 @@
 """The types of NumPy calls whose values are ints or bools (np.argmax, argmin, argsort,
-searchsorted, digitize, isclose): constants, whatever their arguments carry, so they need no
-rule; their rank follows NumPy's (an int, or an int array)."""
+searchsorted, digitize, flatnonzero, argwhere, isclose): constants, whatever their arguments
+carry, so they need no rule; their rank follows NumPy's (an int, or an int array)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,10 @@ def integer_call_type(of, call):
             if isinstance(of(keywords.get("v")), Array) else 0
     elif name == "digitize":
         rank = ranks[0]
+    elif name == "flatnonzero":
+        rank = 1
+    elif name == "argwhere":  # one row of indices per nonzero element
+        rank = 2
     elif name == "lu_pivots":  # scipy.linalg.lu_factor's pivots (normalize/factor_calls.py)
         rank = 1
     else:  # isclose

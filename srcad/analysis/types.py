@@ -17,7 +17,12 @@ import types as pytypes
 
 import gast
 
-from srcad.analysis.index_types import gathered_type, holds_ints, index_kind
+from srcad.analysis.index_types import (
+    gathered_type,
+    holds_ints,
+    index_kind,
+    refuse_scalar_index,
+)
 from srcad.analysis.integer_calls import integer_call_type
 from srcad.analysis.primitives import array_call, effect_call, effect_operands, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
@@ -228,6 +233,7 @@ class Types(TypeRefusals):
                     hint="bind the gathered array to a name first: y = x[idx]; y[j]")
             if any(isinstance(t, Array) for t in kinds):
                 return gathered_type(self, e, base, parts, kinds)
+            refuse_scalar_index(self, e, base, parts, kinds)
             k = sum(1 for p in parts if not isinstance(p, gast.Slice)) - new
             if k >= base.ndim + new:
                 return FLOAT if base.is_float else INT

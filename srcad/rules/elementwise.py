@@ -15,6 +15,7 @@ import operator as operator_module
 
 import numpy as np
 
+from srcad.errors import SrcadError
 from srcad.rules import rule_type as rules
 from srcad.rules.rule_type import rule
 from srcad.runtime.named_results import Divmod, divmod_parts
@@ -124,6 +125,12 @@ def elementwise(scalar_rule, name):
     array_rule = ARRAY_RULES[name]
 
     def select(ranks, keywords):
+        if name == "where" and len(ranks) != 3:
+            raise SrcadError(  # np.where(c) alone is np.nonzero(c): a tuple of int arrays
+                "np.where with one argument gives the indices of the true entries of its "
+                "condition (a tuple of int arrays, as np.nonzero)", construct="where",
+                hint="np.flatnonzero(c) (a 1-D condition) or np.argwhere(c) give an int array "
+                "of them; or index with the condition itself: x[c]")
         if scalar_rule is not None and not any(ranks):
             return scalar_rule
         return array_rule

@@ -43,7 +43,8 @@ _STEPS = ("floor", "ceil", "trunc", "rint", "round", "around", "fix", "sign", "f
 INTEGER_CALLS = {"argmax": ("axis", "out", "keepdims"), "argmin": ("axis", "out", "keepdims"),
                  "argsort": ("axis", "kind", "order", "stable"),
                  "searchsorted": ("v", "side", "sorter"), "digitize": ("bins", "right"),
-                 "isclose": ("b", "rtol", "atol", "equal_nan")}
+                 "isclose": ("b", "rtol", "atol", "equal_nan"), "flatnonzero": (),
+                 "argwhere": ()}
 # reductions and scans: (function, select, keywords in NumPy's positional order)
 _REDUCTIONS = [
     (np.prod, statistics.prod, ("axis", "dtype", "out", "keepdims")),
