@@ -18,14 +18,13 @@ import collections
 import os
 import random
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after PYTHONPATH
 
 import srcad  # noqa: E402
-from fuzz.background_calls import central, program  # noqa: E402
+from fuzz.background_calls import case, program  # noqa: E402
 from srcad.build import background  # noqa: E402
 from srcad.errors import SrcadError  # noqa: E402
 
@@ -60,15 +59,7 @@ NAMES = ["grad", "value_and_grad", "jacfwd", "jacrev", "gradient", "value_and_gr
 
 def check(seed: int) -> tuple:
     name = random.Random(f"background transforms {seed}").choice(NAMES)
-    source = "import numpy as np\n\n\n" + program(seed)
-    with tempfile.NamedTemporaryFile("w", suffix=f"_bgt{seed}.py", delete=False) as handle:
-        handle.write(source)
-    namespace: dict = {}
-    exec(compile(source, handle.name, "exec"), namespace)
-    f = namespace["f"]
-    rng = np.random.default_rng(seed)
-    x, c = rng.uniform(-1.0, 1.0, rng.integers(3, 6)), rng.uniform(0.5, 1.5, 3)
-    expected = central(f, x, c)
+    f, x, c, expected = case(seed, "bgt")
     gradient = _transform(name)(f)
     answers = []
     for _ in range(2):  # python's answer while numba compiles, then numba's
