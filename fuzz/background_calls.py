@@ -57,16 +57,21 @@ def central(f, x, c, eps=1e-6):
     return out
 
 
-def check(seed: int) -> str:
+def case(seed: int, suffix: str = "bg") -> tuple:
+    """(f, x, c, central differences of f at x) of `seed`, f's text in a file of its own."""
     source = "import numpy as np\n\n\n" + program(seed)
-    with tempfile.NamedTemporaryFile("w", suffix=f"_bg{seed}.py", delete=False) as handle:
+    with tempfile.NamedTemporaryFile("w", suffix=f"_{suffix}{seed}.py", delete=False) as handle:
         handle.write(source)
     namespace: dict = {}
     exec(compile(source, handle.name, "exec"), namespace)
     f = namespace["f"]
     rng = np.random.default_rng(seed)
     x, c = rng.uniform(-1.0, 1.0, rng.integers(3, 6)), rng.uniform(0.5, 1.5, 3)
-    expected = central(f, x, c)
+    return f, x, c, central(f, x, c)
+
+
+def check(seed: int) -> str:
+    f, x, c, expected = case(seed)
     answers = []
     for _ in range(2):  # python's answer while numba compiles, then numba's
         dx = np.zeros_like(x)

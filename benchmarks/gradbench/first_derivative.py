@@ -101,7 +101,10 @@ def render(rows: dict, size: str, load: tuple) -> str:
              "warm: a second process reading the cache folder the first wrote (numba's "
              "compiled modules; the python backend keeps nothing on disk). Stages: the CPU "
              "time of each build stage of the cold run, summed over the functions built. "
-             "Targets: python <= 300 ms (CPU) of transformation; numba <= 5 s cold.", "",
+             "Targets: python <= 300 ms (CPU) of transformation; numba <= 5 s cold. With "
+             "`compile=\"background\"` (docs/speed_with_numba.md) a numba user's first "
+             "derivatives come from the python backend (its cold column) while numba "
+             "compiles on a thread.", "",
              "| eval | form | python cold | python warm | python stages (ms) "
              "| numba cold | numba warm |",
              "|---|---|---|---|---|---|---|"]

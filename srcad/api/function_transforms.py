@@ -64,6 +64,7 @@ from srcad.build.transform_outputs import (
     result,
     shaped,
 )
+from srcad.operators.background_operators import background_function
 from srcad.operators.first_order import jacobian as jacobian_operator
 
 Argnums = int | Sequence[int]
@@ -72,7 +73,7 @@ _SHAPE_MEMO_SIZE = 32  # jacrev: output shapes remembered per argument signature
 
 
 def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False, *,
-         backend: str = "python") -> Callable[..., Any]:
+         backend: str = "python", compile: str = "wait") -> Callable[..., Any]:
     """A function computing the gradient of the float-valued `fun` (reverse mode).
 
     Args:
@@ -83,6 +84,8 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
             the transformed function returns `(gradient, aux)` (aux from one more plain
             call of `fun`).
         backend: "python" or "numba", as for `srcad.autodiff`.
+        compile: numba backend: "wait" or "background" (the python backend answers
+            while numba compiles), as for `srcad.autodiff`.
 
     Returns:
         A function of the same arguments as `fun` returning the gradient: a float for a
@@ -95,6 +98,8 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
     >>> grad(f, argnums=(0, 1))(3.0, 2.0)
     (12.0, 9.0)
     """
+    if compile != "wait":
+        return _in_background(grad, fun, argnums, has_aux, backend, compile)
     if is_composed(fun):
         return composed("grad", fun, argnums, has_aux, backend)
     value_and_gradients = _reverse_gradients(fun, "grad", argnums, has_aux, backend)
@@ -113,7 +118,7 @@ def grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False,
 
 
 def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: bool = False, *,
-                   backend: str = "python") -> Callable[..., Any]:
+                   backend: str = "python", compile: str = "wait") -> Callable[..., Any]:
     """A function computing `(fun(*args), grad(fun, argnums)(*args))` in one reverse pass.
 
     Args:
@@ -122,6 +127,8 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
             (the result is then a tuple, one entry per position).
         has_aux: `fun` returns a pair `(value, aux)`; only the value is differentiated.
         backend: "python" or "numba", as for `srcad.autodiff`.
+        compile: numba backend: "wait" or "background" (the python backend answers
+            while numba compiles), as for `srcad.autodiff`.
 
     Returns:
         A function of the same arguments as `fun` returning `(value, gradient)`: the value
@@ -133,6 +140,8 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
     >>> value_and_grad(f)(3.0, 2.0)
     (18.0, 12.0)
     """
+    if compile != "wait":
+        return _in_background(value_and_grad, fun, argnums, has_aux, backend, compile)
     if is_composed(fun):
         return composed("value_and_grad", fun, argnums, has_aux, backend)
     value_and_gradients = _reverse_gradients(fun, "value_and_grad", argnums, has_aux, backend)
@@ -144,6 +153,16 @@ def value_and_grad(fun: Callable[..., float], argnums: Argnums = 0, has_aux: boo
         return (value, aux) if has_aux else value, gradients[0] if single else gradients
 
     return mark(value_and_gradient_of_fun, "value_and_grad", fun, argnums, has_aux)
+
+
+def _in_background(transform, fun, argnums, has_aux, backend, compile_):
+    """`transform` of `fun` with compile="background": the python backend answers a call
+    until numba has compiled the code for its argument types on a thread
+    (srcad/operators/background_operators.py)."""
+    name = transform.__name__
+    numba, python = (transform(fun, argnums, has_aux, backend=b) for b in ("numba", "python"))
+    return mark(background_function(name, fun, compile_, backend, numba, python), name, fun,
+                argnums, has_aux)
 
 
 def _reverse_gradients(fun, transform, argnums, has_aux, backend):
@@ -172,7 +191,7 @@ def _reverse_gradients(fun, transform, argnums, has_aux, backend):
 
 
 def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *,
-           backend: str = "python") -> Callable[..., Any]:
+           backend: str = "python", compile: str = "wait") -> Callable[..., Any]:
     """A function computing the Jacobian of `fun` in forward mode: one batched forward call
     propagates a tangent lane per input element (of every argnum at once).
 
@@ -182,6 +201,8 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
             (the result is then a tuple, one entry per position).
         has_aux: `fun` returns a pair `(value, aux)`; only the value is differentiated.
         backend: "python" or "numba", as for `srcad.autodiff`.
+        compile: numba backend: "wait" or "background" (the python backend answers
+            while numba compiles), as for `srcad.autodiff`.
 
     Returns:
         A function of the same arguments as `fun` returning the Jacobian: with respect to an
@@ -199,6 +220,8 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     array([[5., 2.],
            [0., 3.]])
     """
+    if compile != "wait":
+        return _in_background(jacfwd, fun, argnums, has_aux, backend, compile)
     if is_composed(fun):
         return composed("jacfwd", fun, argnums, has_aux, backend)
     positions = check_argnums("jacfwd", argnums)
@@ -240,7 +263,7 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
 
 
 def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *,
-           backend: str = "python") -> Callable[..., Any]:
+           backend: str = "python", compile: str = "wait") -> Callable[..., Any]:
     """A function computing the Jacobian of `fun` in reverse mode: on the python backend up
     to 2048 output elements per reverse pass where the reverse code carries lanes (element
     code), else one pass per output element (every argnum at once); one pass in all for a
@@ -252,6 +275,8 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
             (the result is then a tuple, one entry per position).
         has_aux: `fun` returns a pair `(value, aux)`; only the value is differentiated.
         backend: "python" or "numba", as for `srcad.autodiff`.
+        compile: numba backend: "wait" or "background" (the python backend answers
+            while numba compiles), as for `srcad.autodiff`.
 
     Returns:
         A function of the same arguments as `fun` returning the Jacobian, shaped as for
@@ -266,6 +291,8 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
     >>> jacrev(f)(np.array([2.0, 5.0]))
     array([5., 2.])
     """
+    if compile != "wait":
+        return _in_background(jacrev, fun, argnums, has_aux, backend, compile)
     if is_composed(fun):
         return composed("jacrev", fun, argnums, has_aux, backend)
     positions = check_argnums("jacrev", argnums)

@@ -55,30 +55,48 @@ def backend_now(f, mode, args, batch, memory, run_numba) -> str:
     the arguments (numba compiles for the types of the first call it sees)."""
     request = _arguments(f, mode, args, batch, "numba").request(mode, "numba", memory)
     key = (f, f.__code__, request)
+
+    def starting():
+        copies = copy.deepcopy(args)
+
+        def compile_numba():  # generated outside the cache's lock: python builds go on
+            compiled = build(f, request)
+            cache.lookup_or_build(key, lambda: compiled)
+            run_numba(copies)  # numba compiles here, on this thread, for these types
+        return compile_numba
+
+    ready = numba_ready(key, starting, f"srcad numba compile of {f.__name__}",
+                        already=lambda: bool(cache.current(key)))  # compiled by a waiting call
+    return count_answer(f, "numba" if ready else "python")
+
+
+def numba_ready(key, starting, name: str, already=lambda: False) -> bool:
+    """Has the compilation `key` finished? The first time it is asked (unless `already()`:
+    compiled by a call that waited), `starting()` gives the compilation (copying what it
+    needs of the caller's arguments), which runs on a daemon thread named `name`; the answer
+    is False until it has returned. An error it raised is raised here once
+    (a later call tries again)."""
     with _lock:
         state = _compilations.get(key)
         if state is None:
-            if cache.current(key):  # compiled by a call that waited
+            if already():
                 state = _compilations[key] = "ready"
             else:
                 state = _compilations[key] = threading.Thread(
-                    target=_compile, args=(key, f, request, run_numba, copy.deepcopy(args)),
-                    daemon=True, name=f"srcad numba compile of {f.__name__}")
+                    target=_compile, args=(key, starting()), daemon=True, name=name)
                 state.start()
     if isinstance(state, threading.Thread):
-        return count_answer(f, "python")
+        return False
     if isinstance(state, BaseException):
         with _lock:
             _compilations.pop(key, None)  # raised once; a later call tries again
         raise surfaced(state) if isinstance(state, SrcadError) else state
-    return count_answer(f, "numba")
+    return True
 
 
-def _compile(key, f, request, run_numba, copies) -> None:
-    try:  # generated outside the cache's lock: the python backend's builds go on meanwhile
-        compiled = build(f, request)
-        cache.lookup_or_build(key, lambda: compiled)
-        run_numba(copies)  # numba compiles here, on this thread, for these argument types
+def _compile(key, compile_numba) -> None:
+    try:
+        compile_numba()
         state = "ready"
     except Exception as err:  # noqa: BLE001 - handed to the next call, which raises it
         state = err

@@ -23,6 +23,7 @@ import numpy as np
 from srcad._version import __version__
 from srcad.build import compile_notice
 from srcad.build.cache_folder import cache_dir
+from srcad.build.module_names import defined_in, free_in, helper_units
 from srcad.build.numba_constants import (
     constant_arguments,
     kernel_wrapper,
@@ -66,7 +67,48 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         raise SrcadError("the numba backend needs numba", construct="backend='numba'",
                          hint="pip install 'srcad[numba]'") from None
     compile_notice.install()  # a slow first compilation says so, once
-    header = [*origin_comment(origin), "import math", "import numpy as np", "",
+    header = [*origin_comment(origin), *_runtime_imports(free_names)]
+
+    # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
+    given = source
+    if "srcad_rule_" in source or any(hasattr(namespace.get(n), "srcad_numba_function")
+                                      for n in free_names):
+        from srcad.runtime.numba_functions import compiled  # numba: imported only here
+
+        namespace = {**namespace, "srcad_numba_function": compiled}
+    original_free = free_names
+    source, leading, free_names = constant_arguments(
+        source, name, namespace, free_names, _provided, _loaded_names(helpers), origin, locate)
+    # the helper kernels: modules of their own, shared by every function calling the same
+    modules, imported = [], {}  # kernel, so numba compiles each once per process
+    for names, body, needs in helper_units(helpers):
+        free = original_free & free_in(body)
+        lines = [*origin_comment(origin), *_runtime_imports(free), "import numba",
+                 f"srcad_jit = numba.njit(cache={cache}, nogil=True, fastmath={set(FASTMATH)!r})"]
+        lines += [f"from {imported[n]} import {n}" for n in needs]
+        text = "\n".join(lines + ["", *_bound_globals(free, namespace, origin)]) \
+            + "\n\n\n" + body
+        path = _module_path("helpers", text, numba.__version__)
+        modules.append((path, text))
+        imported.update({n: path.stem for n in names})
+    header += [f"from {imported[n]} import {n}" for n in sorted(imported)]
+    header.append("")
+    header += _bound_globals(free_names - set(defined_in(helpers)), namespace, origin)
+    text = "\n".join(header) + "\n\n\n" + source
+    path = _module_path(name, text, numba.__version__)
+    with _modules_lock:  # threads compiling the same code share one module and one kernel
+        kernel = _kernels.get(path)
+        if kernel is None:
+            for helper_path, helper_text in modules:  # imported by the modules after it
+                _module(helper_path, helper_text)
+            kernel = _kernels[path] = _kernel_of(_module(path, text), name, cache)
+    return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
+
+
+def _runtime_imports(free_names: set) -> list:
+    """The header lines importing what generated code reading `free_names` calls of srcad's
+    numba runtime (and the reducers it names)."""
+    header = ["import math", "import numpy as np", "",
               f"from srcad.runtime.numba_runtime import ({', '.join(sorted(NUMBA_RUNTIME_NAMES))})"]
     if "TapeOverBudget" in free_names:  # a loop over the tape budget (checkpoint_fallback.py)
         header.append("from srcad.runtime.checkpointing import TapeOverBudget")
@@ -79,44 +121,38 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     semantics = sorted(free_names & NUMBA_SEMANTICS_NAMES)
     if semantics:
         header.append(f"from srcad.runtime.numba_semantics import {', '.join(semantics)}")
-    for names, module in ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
-                          (NUMBA_SELECTION_NAMES, "numba_selection"),
-                          (NUMBA_LINALG_NAMES, "numba_linalg"),
-                          (NUMBA_SPECTRAL_NAMES, "numba_spectral"),
-                          (NUMBA_QUANTILE_NAMES, "numba_quantiles"),
-                          (NUMBA_EINSUM_NAMES, "numba_einsum"),
-                          (NUMBA_PADDING_NAMES, "numba_padding"),
-                          (NUMBA_PRODUCT_NAMES, "numba_products"),
-                          (NUMBA_DECOMPOSITION_NAMES, "numba_decompositions"),
-                          (NUMBA_SCAN_NAMES, "numba_scans")):
+    for names, module in _RUNTIME_MODULES:
         if free_names & names:
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
-    header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
-    def provided(n):  # by the header above, not by f's namespace
-        return n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES \
-            or n in NUMBA_SEMANTICS_NAMES or n in reductions or n in NUMBA_RUNTIME_NAMES \
-            or n in CHECKPOINT_NAMES or n in NUMBA_MOVEMENT_NAMES \
-            or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES \
-            or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES or n in NUMBA_EINSUM_NAMES \
-            or n in NUMBA_PADDING_NAMES or n in NUMBA_PRODUCT_NAMES \
-            or n in NUMBA_DECOMPOSITION_NAMES or n in NUMBA_SCAN_NAMES
+    return header + [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
 
-    # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
-    given = source
-    if "srcad_rule_" in source or any(hasattr(namespace.get(n), "srcad_numba_function")
-                                      for n in free_names):
-        from srcad.runtime.numba_functions import compiled  # numba: imported only here
 
-        namespace = {**namespace, "srcad_numba_function": compiled}
-    source, leading, free_names = constant_arguments(
-        source, name, namespace, free_names, provided, _loaded_names(helpers), origin, locate)
-    if helpers:
-        header += ["import numba", f"srcad_jit = numba.njit(cache={cache}, nogil=True, "
-                   f"fastmath={set(FASTMATH)!r})"]
-    header.append("")
+_RUNTIME_MODULES = ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
+                    (NUMBA_SELECTION_NAMES, "numba_selection"),
+                    (NUMBA_LINALG_NAMES, "numba_linalg"),
+                    (NUMBA_SPECTRAL_NAMES, "numba_spectral"),
+                    (NUMBA_QUANTILE_NAMES, "numba_quantiles"),
+                    (NUMBA_EINSUM_NAMES, "numba_einsum"),
+                    (NUMBA_PADDING_NAMES, "numba_padding"),
+                    (NUMBA_PRODUCT_NAMES, "numba_products"),
+                    (NUMBA_DECOMPOSITION_NAMES, "numba_decompositions"),
+                    (NUMBA_SCAN_NAMES, "numba_scans"))
+
+
+def _provided(n: str) -> bool:
+    """Is the free name `n` bound by the runtime header (not by f's namespace)?"""
+    return n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES \
+        or n in NUMBA_SEMANTICS_NAMES or bool(reduction_of(n)) or n in NUMBA_RUNTIME_NAMES \
+        or n in CHECKPOINT_NAMES or any(n in names for names, _ in _RUNTIME_MODULES)
+
+
+def _bound_globals(free_names: set, namespace: dict, origin: str) -> list:
+    """The header lines binding the globals generated code reads: a constant's literal, a
+    function of numpy or math, a compiled library function; anything else refused."""
+    header = []
     for free in sorted(free_names):
-        if provided(free):
+        if _provided(free):
             continue
         value = namespace.get(free)
         module = _module_spelling(value)
@@ -132,20 +168,19 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                              f"({type(value).__name__})", filename=origin,
                              construct="backend='numba'",
                              hint="pass it as an argument, or use backend='python'")
-    text = "\n".join(header) + "\n\n\n" + (helpers + "\n\n\n" if helpers else "") + source
-    # numba's cache ignores options, and code it compiled from srcad's runtime modules
-    # a module of another layout of srcad (its runtime imported from elsewhere) is never read
-    options = (f"{numba.__version__} fastmath={sorted(FASTMATH)} nogil "
+    return header
+
+
+def _module_path(name: str, text: str, numba_version: str) -> Path:
+    """Where the module of `text` is written: named by its digest and the options numba's
+    cache ignores (code it compiled from srcad's runtime modules: a module of another
+    layout of srcad, its runtime imported from elsewhere, is never read)."""
+    options = (f"{numba_version} fastmath={sorted(FASTMATH)} nogil "
                f"runtime={_runtime_digest()} layout={LAYOUT} srcad={__version__}")
     digest = hashlib.sha256((text + options).encode()).hexdigest()[:16]
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / module_file(name, digest)
-    with _modules_lock:  # threads compiling the same code share one module and one kernel
-        kernel = _kernels.get(path)
-        if kernel is None:
-            kernel = _kernels[path] = _kernel_of(_module(path, text), name, cache)
-    return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
+    return folder / module_file(name, digest)
 
 
 # one module and one numba dispatcher per generated function and process: two dispatchers of

@@ -28,6 +28,7 @@ from srcad.errors import (
 )
 from srcad.frontend.constant_sequences import arguments_as_arrays
 from srcad.frontend.pytrees import is_container
+from srcad.operators.background_operators import BackgroundPrep, background_call, register
 from srcad.operators.containers.container_operators import container_operator, returns_tuple
 from srcad.operators.operator_results import explained, in_dtype, lower_precision, user_located
 from srcad.operators.prep_signatures import OUTPUT_SHAPED, shown, signature_of
@@ -64,6 +65,9 @@ def operator_entry(operator):
                         if prep.lower_precision and len(options) == 1:  # float32 in, out
                             result = (result[0], in_input_dtype(result[1], args[prep.x]))
                         return result if whole[1] else result[1]
+            if "compile" in options or type(options.get("prep")) is BackgroundPrep:
+                # compile="background" (srcad/operators/background_operators.py)
+                return background_call(operator.__name__, f, args, options)
             if parallel is not None and options and (
                     "parallel" in options or getattr(options.get("prep"), "splits_rows", False)):
                 return parallel(f, args, options)
@@ -101,6 +105,7 @@ def operator_entry(operator):
                            else error) from None
     if parallel is not None:
         parallel.public = wrapper
+    register(operator.__name__, wrapper)
     return wrapper
 
 
