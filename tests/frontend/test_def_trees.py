@@ -2,6 +2,9 @@
 (srcad/frontend/def_trees.py): each parse hands out a tree of its own, and an edit to the file
 after the first parse is still refused as stale text (as without the kept tree)."""
 
+import inspect
+import types
+
 import pytest
 from helpers.user_modules import import_source, write_source
 
@@ -36,3 +39,21 @@ def test_an_edit_after_the_first_parse_is_refused(module_dir):
     cache.clear()
     with pytest.raises(srcad.StaleSourceError):
         srcad.autodiff(srcad.Reverse, m.f, srcad.Active(3.0))
+
+
+def test_the_text_is_found_without_searching_every_loaded_module(module_dir, monkeypatch):
+    # inspect finds a code object's module by a realpath of every loaded module's file (some
+    # 30 ms the first time in a process); a function's module is its __module__
+    m = import_source(module_dir, "found_by_module", """
+        def helper(x):
+            return x * 2.0
+
+        def f(x):
+            return helper(x) + x
+    """)
+    asked = []
+    real = inspect.getmodule
+    monkeypatch.setattr(inspect, "getmodule", lambda obj, filename=None: (
+        asked.append(obj), real(obj, filename))[1])
+    assert srcad.autodiff(srcad.Reverse, m.f, srcad.Active(3.0)) == (3.0,)
+    assert asked and not [obj for obj in asked if isinstance(obj, types.CodeType)]
