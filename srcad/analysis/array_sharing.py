@@ -84,9 +84,10 @@ def analyse_sharing(norm) -> Sharing | None:
     """The points-to and conflict analysis of `norm.body` (module docstring), or None when
     the body holds a statement it does not model."""
     try:
-        flow = _PointsTo(norm)
+        flow = _PointsTo(norm, _sharing_names(norm, norm.body))
         flow.block(norm.body, frozenset({frozenset((p, frozenset({(p, False, None)}))
-                                                   for p in norm.params)}))
+                                                   for p in norm.params
+                                                   if p in flow.tracked)}))
         bound = set().union(*(S.bound_names(s) for s in flow.statements))
         loaded = set().union(*(S.loaded_names(s) for s in flow.statements))
         live = _Liveness()
@@ -95,11 +96,11 @@ def analyse_sharing(norm) -> Sharing | None:
         return None
     sharing = Sharing(flow.before, sources=flow.sources, carried=live.head)
     for stmt in flow.statements:
-        for writer in _written(stmt):
+        for writer in _written(stmt) & flow.tracked:  # the others share no array
             for frozen in flow.before[id(stmt)]:
                 config = dict(frozen)
                 sharing.written_sites |= {o[0] for o in _held(config, writer)}
-                for other in live.after.get(id(stmt), set()) - {writer}:
+                for other in live.after.get(id(stmt), set()) & flow.tracked - {writer}:
                     shared = _overlap(_held(config, writer), _held(config, other))
                     if shared and not _same_element_map(flow, live, stmt, writer, other,
                                                         config):
@@ -132,6 +133,33 @@ def _same_element_map(flow, live, stmt, writer, other, config) -> bool:
                and _is_name(n.value, other) and _is_name(n.slice, i)}
     return all(id(n) in allowed for s in loop.body for n in gast.walk(s)
                if isinstance(n, gast.Name) and n.id == other)
+
+
+def _sharing_names(norm, stmts) -> set:
+    """The names that may share an array with another name: those a binding shares arrays
+    with (`shared_names` of its value), and those bound to a value that shares or views one.
+    Every other name only ever holds arrays (or numbers) of its own that no other name
+    holds, so it takes part in no conflict: it is left out of the configurations, whose
+    number it would otherwise multiply (a float bound in one branch of each of k `if`s
+    makes 2**k configurations)."""
+    out: set = set()
+    for stmt in stmts:
+        if isinstance(stmt, gast.Assign):
+            names, value = [n for t in stmt.targets for n in _names(t)], stmt.value
+        elif isinstance(stmt, gast.For):
+            names, value = _names(stmt.target), _iterated(stmt.iter)
+        else:
+            names, value = [], None
+        if value is not None:
+            shared = shared_names(norm, value)
+            out |= shared
+            if shared or viewed_array(norm, value) is not None:
+                out |= set(names)
+        for field_ in ("body", "orelse"):
+            block = getattr(stmt, field_, None)
+            if isinstance(block, list):
+                out |= _sharing_names(norm, block)
+    return out
 
 
 def _is_name(node, name) -> bool:
@@ -188,8 +216,9 @@ class _PointsTo:
     (a set of states rather than their merge: after `u, v = v, u` in a loop, `u` holds either
     array and `v` the other, never the same one)."""
 
-    def __init__(self, norm):
+    def __init__(self, norm, tracked: set):
         self.norm = norm
+        self.tracked = tracked  # the names followed (`_sharing_names`)
         self.before: dict = {}  # id(statement) -> set of configurations (dicts)
         self.statements: list = []
         self.sources: set = set()
@@ -289,7 +318,8 @@ class _PointsTo:
                 held = frozenset((s, r, part if p is None else UNKNOWN) for s, r, p in held)
             config = _mapped(config, rewritten, rewrite)
             for n in names:
-                config[n] = held
+                if n in self.tracked:
+                    config[n] = held
             out.add(frozenset(config.items()))
         return frozenset(out)
 
