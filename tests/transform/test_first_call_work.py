@@ -14,6 +14,7 @@ from srcad.analysis.types import Array
 from srcad.build import cache
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import parse_function
+from srcad.transform.normalize.array_params import localize_rebound_array_arguments
 from srcad.transform.normalize.retyped_names import split_retyped_names
 from srcad.transform.normalize.stage import normalize
 
@@ -71,3 +72,26 @@ def test_the_function_of_many_arrays_differentiates(module_dir):
     x = np.array([0.5, -1.0])
     # f = sum over k of (k + 1) * sum(x): each entry's derivative is 1 + 2 + ... + 6
     np.testing.assert_allclose(srcad.grad(m.f)(x), [21.0, 21.0])
+
+
+def _params_source(n: int) -> str:
+    params = ", ".join(f"x{k}" for k in range(n))
+    lines = [f"    x{k} = np.sin(x{k})\n" for k in range(n)]
+    total = " + ".join(f"np.sum(x{k})" for k in range(n))
+    return f"import numpy as np\n\ndef f({params}):\n" + "".join(lines) + f"    return {total}\n"
+
+
+def _localize_walk(module_dir, monkeypatch, n: int) -> int:
+    m = import_source(module_dir, f"rebound_work_{n}", _params_source(n))
+    norm = normalize(parse_function(m.f))
+    with monkeypatch.context() as patch:
+        walked = _counting(patch)
+        localize_rebound_array_arguments(norm, {f"x{k}": Array(1, True) for k in range(n)})
+    assert len([p for p in norm.params if p.endswith("_in")]) == n  # each one rebound
+    return walked[0]
+
+
+def test_the_rebound_arguments_pass_walks_the_body_once_for_all(module_dir, monkeypatch):
+    # each array argument's bindings were found by a walk of the whole body
+    assert _localize_walk(module_dir, monkeypatch, 40) < 2.5 * _localize_walk(
+        module_dir, monkeypatch, 20)
