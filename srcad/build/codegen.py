@@ -12,7 +12,7 @@ import warnings
 
 import gast
 
-from srcad.build.ast_conversion import to_ast
+from srcad.frontend.ast_conversion import to_ast
 from srcad.frontend.syntax import COMMENT_PREFIX
 
 with warnings.catch_warnings():

@@ -1,12 +1,12 @@
 """Printing converts gast trees to `ast` trees as gast's own converter does
-(srcad/build/ast_conversion.py), node for node, positions included."""
+(srcad/frontend/ast_conversion.py), node for node, positions included."""
 
 import ast
 
 import gast
 import pytest
 
-from srcad.build.ast_conversion import to_ast
+from srcad.frontend.ast_conversion import to_ast
 
 SOURCES = [
     "def f(x, y=2.0, *args, k=1, **kw):\n    return x",
