@@ -2,48 +2,16 @@
 counted in nodes walked on functions of n and 2 n statements (never timed). A walk of the
 whole body per name made long functions (GradBench's ports, unrolled code) slow to build."""
 
-import sys
-
-import gast
 import numpy as np
-import pytest
-from helpers.user_modules import import_source
+from helpers.user_modules import load_module
+from helpers.walk_counts import counting_walks
 
 import srcad
 from srcad.analysis.types import Array
-from srcad.build import cache
-from srcad.frontend import syntax as S
 from srcad.frontend.parse import parse_function
 from srcad.transform.normalize.array_params import localize_rebound_array_arguments
 from srcad.transform.normalize.retyped_names import split_retyped_names
 from srcad.transform.normalize.stage import normalize
-
-
-@pytest.fixture
-def module_dir(tmp_path, monkeypatch):
-    """A folder on sys.path for a user's modules; what they imported is forgotten after."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-    names = set(sys.modules)
-    yield tmp_path
-    for name in set(sys.modules) - names:
-        del sys.modules[name]
-    cache.clear()
-
-
-def _counting(monkeypatch):
-    walked = [0]
-
-    def counting(walk):
-        def walked_nodes(tree):
-            for node in walk(tree):
-                walked[0] += 1
-                yield node
-        return walked_nodes
-
-    monkeypatch.setattr(S, "walk", counting(S.walk))
-    monkeypatch.setattr(S, "nodes", counting(S.nodes))
-    monkeypatch.setattr(gast, "walk", counting(gast.walk))
-    return walked
 
 
 def _arrays_source(n: int) -> str:
@@ -52,23 +20,23 @@ def _arrays_source(n: int) -> str:
     return "import numpy as np\n\ndef f(x):\n" + "".join(lines) + f"    return {total}\n"
 
 
-def _retyped_walk(module_dir, monkeypatch, n: int) -> int:
-    m = import_source(module_dir, f"retyped_work_{n}", _arrays_source(n))
+def _retyped_walk(tmp_path, monkeypatch, n: int) -> int:
+    m = load_module(tmp_path, f"retyped_work_{n}", _arrays_source(n))
     norm = normalize(parse_function(m.f))
     with monkeypatch.context() as patch:
-        walked = _counting(patch)
+        walked = counting_walks(patch)
         split_retyped_names(norm, {"x": Array(1, True)})
     return walked[0]
 
 
-def test_the_retyped_names_pass_walks_the_body_once_for_all_names(module_dir, monkeypatch):
+def test_the_retyped_names_pass_walks_the_body_once_for_all_names(tmp_path, monkeypatch):
     # each array name's bindings were counted by a walk of the whole body
-    assert _retyped_walk(module_dir, monkeypatch, 40) < 2.5 * _retyped_walk(
-        module_dir, monkeypatch, 20)
+    assert _retyped_walk(tmp_path, monkeypatch, 40) < 2.5 * _retyped_walk(
+        tmp_path, monkeypatch, 20)
 
 
-def test_the_function_of_many_arrays_differentiates(module_dir):
-    m = import_source(module_dir, "retyped_work_grad", _arrays_source(6))
+def test_the_function_of_many_arrays_differentiates(tmp_path):
+    m = load_module(tmp_path, "retyped_work_grad", _arrays_source(6))
     x = np.array([0.5, -1.0])
     # f = sum over k of (k + 1) * sum(x): each entry's derivative is 1 + 2 + ... + 6
     np.testing.assert_allclose(srcad.grad(m.f)(x), [21.0, 21.0])
@@ -81,17 +49,17 @@ def _params_source(n: int) -> str:
     return f"import numpy as np\n\ndef f({params}):\n" + "".join(lines) + f"    return {total}\n"
 
 
-def _localize_walk(module_dir, monkeypatch, n: int) -> int:
-    m = import_source(module_dir, f"rebound_work_{n}", _params_source(n))
+def _localize_walk(tmp_path, monkeypatch, n: int) -> int:
+    m = load_module(tmp_path, f"rebound_work_{n}", _params_source(n))
     norm = normalize(parse_function(m.f))
     with monkeypatch.context() as patch:
-        walked = _counting(patch)
+        walked = counting_walks(patch)
         localize_rebound_array_arguments(norm, {f"x{k}": Array(1, True) for k in range(n)})
     assert len([p for p in norm.params if p.endswith("_in")]) == n  # each one rebound
     return walked[0]
 
 
-def test_the_rebound_arguments_pass_walks_the_body_once_for_all(module_dir, monkeypatch):
+def test_the_rebound_arguments_pass_walks_the_body_once_for_all(tmp_path, monkeypatch):
     # each array argument's bindings were found by a walk of the whole body
-    assert _localize_walk(module_dir, monkeypatch, 40) < 2.5 * _localize_walk(
-        module_dir, monkeypatch, 20)
+    assert _localize_walk(tmp_path, monkeypatch, 40) < 2.5 * _localize_walk(
+        tmp_path, monkeypatch, 20)

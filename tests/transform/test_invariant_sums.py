@@ -5,6 +5,7 @@ array (`out_bar[i] += ...` while `out_bar[j]` is read)."""
 
 import numpy as np
 import pytest
+from helpers.walk_counts import counting_walks
 
 import srcad
 from srcad.frontend import syntax as S
@@ -87,16 +88,6 @@ def test_each_loop_is_walked_once(monkeypatch):
         "            h_bar[i] += w[j] * out_bar[k]\n"
         "            out_bar[k] += w[j] * h_bar[i]\n")
     size = sum(1 for _ in S.nodes(body[0]))
-    walked = [0]
-
-    def counting(walk):
-        def walked_nodes(tree):
-            for node in walk(tree):
-                walked[0] += 1
-                yield node
-        return walked_nodes
-
-    monkeypatch.setattr(S, "walk", counting(S.walk))
-    monkeypatch.setattr(S, "nodes", counting(S.nodes))
+    walked = counting_walks(monkeypatch)
     sums_in_locals(body, body, set(), lambda name, index: True, Namer(set()))
     assert walked[0] <= 3 * size  # three loops, each walked once (its subtree)

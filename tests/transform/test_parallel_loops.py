@@ -10,9 +10,9 @@ import gast
 import numpy as np
 import pytest
 from helpers.differences import central
+from helpers.walk_counts import counting_walks
 
 import srcad
-from srcad.frontend import syntax as S
 from srcad.transform import parallel_loops
 from srcad.transform.names import Namer
 
@@ -108,17 +108,7 @@ def test_dependent_iterations_keep_the_loop(body, tmp_path, monkeypatch):
 
 def _walked_nodes(loops, monkeypatch):
     """Nodes the pass walks for a function of `loops` top-level parallel loops."""
-    count = [0]
-
-    def counting(walk):
-        def walked(tree):
-            for node in walk(tree):
-                count[0] += 1
-                yield node
-        return walked
-
-    monkeypatch.setattr(gast, "walk", counting(gast.walk))
-    monkeypatch.setattr(S, "nodes", counting(S.nodes))
+    count = counting_walks(monkeypatch)
     body = "".join(f"    for i in range(n):\n        y[{k} * n + i] = math.sin(x[i]) * {k}.0\n"
                    for k in range(loops))
     fn = gast.parse(f"def f(x, y, n):\n{body}    return y\n").body[0]
