@@ -14,7 +14,9 @@ its block, one `return` at the end):
   array a site made is told apart from its older ones (the recency abstraction), so the `v`
   made in this iteration is not the `u` that holds the last iteration's. A name, a
   subscript, `x.T`, a view call (`viewed_array`), the branches of a conditional expression
-  and the entries of a tuple or list may share the arrays of the names they mention.
+  and the entries of a tuple or list may share the arrays of the names they mention. Only
+  the names that may share an array with another are followed (`_sharing_names`): the others
+  take part in no conflict, and a float bound in a branch would double the configurations.
 - parts: a view `A[e]` with an int index affine in names holds the row `e` of `A`
   (analysis/array_rows.py): rows whose indices differ by a constant are apart, and so is a
   row kept from earlier steps of a `for` variable that no number of steps brings back
