@@ -36,6 +36,7 @@ from __future__ import annotations
 import random
 
 from grammar_arrays import ArrayGrammar
+from grammar_branch_floats import BranchFloatGrammar
 from grammar_expressions import ExpressionGrammar
 from grammar_index_writes import IndexWriteGrammar
 from grammar_library import LibraryGrammar, LibraryMoreGrammar
@@ -61,7 +62,8 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, Sh
                 ArrayGrammar, LoopShapeGrammar, NumpySemanticsGrammar,
                 LiteralArgumentGrammar, LibraryGrammar, WrittenResultGrammar,
                 LinalgGrammar, MovementGrammar, LoopStateGrammar, LibraryMoreGrammar,
-                StatsGrammar, IndexWriteGrammar, LibraryFormsGrammar, LibraryRulesGrammar):
+                StatsGrammar, IndexWriteGrammar, LibraryFormsGrammar, LibraryRulesGrammar,
+                BranchFloatGrammar):
     def __init__(self, seed: int, nests: bool = False, shapes: frozenset = frozenset()):
         self.seed = seed
         self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before

@@ -480,6 +480,8 @@ class ArrayGrammar:
             prelude = prelude + "\n" + LIBRARY_RULES_PRELUDE
         if "mask-writes" in self.shapes:  # its own random stream: grammar_index_writes.py
             body += self.mask_write_lines()
+        if "branch-floats" in self.shapes:  # its own random stream: grammar_branch_floats.py
+            body += self.branch_float_lines()
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]

@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.gradbench import first_derivative  # noqa: E402
+from benchmarks.gradbench import first_call_stages, first_derivative  # noqa: E402
 from benchmarks.gradbench.harness_page import kept_section  # noqa: E402
 from srcad.gradbench.ports import common  # noqa: E402
 
@@ -305,6 +305,8 @@ def write_page(path, results, size, elapsed, load, clock="auto", jax_threads="")
     lines.append(TOOL_DESCRIPTION)
     harness = kept_section(path)  # the section `make gradbench` writes stays
     harness += ("\n" if harness else "") + first_derivative.kept_section(path)  # and this one
+    stages = first_call_stages.kept_section(path)  # and the python first call's stages
+    harness += ("\n" if harness and stages else "") + stages
     Path(path).write_text("\n".join(lines) + ("\n" + harness if harness else ""))
 
 

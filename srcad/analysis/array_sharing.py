@@ -14,13 +14,16 @@ its block, one `return` at the end):
   array a site made is told apart from its older ones (the recency abstraction), so the `v`
   made in this iteration is not the `u` that holds the last iteration's. A name, a
   subscript, `x.T`, a view call (`viewed_array`), the branches of a conditional expression
-  and the entries of a tuple or list may share the arrays of the names they mention.
+  and the entries of a tuple or list may share the arrays of the names they mention. Only
+  the names that may share an array with another are followed (`_sharing_names`): the others
+  take part in no conflict, and a float bound in a branch would double the configurations.
 - parts: a view `A[e]` with an int index affine in names holds the row `e` of `A`
   (analysis/array_rows.py): rows whose indices differ by a constant are apart, and so is a
   row kept from earlier steps of a `for` variable that no number of steps brings back
   (GradBench's lstm keeps `state[2 * i]` while the next layer writes `state[2 * i + 2]`);
   other views hold a part that may meet any other.
-- liveness: a name is live after a statement when some path reads it before rebinding it.
+- liveness (analysis/loop_liveness.py): a name is live after a statement when some path
+  reads it before rebinding it.
   The arguments, and names the function reads but never binds, are live at the end (the
   caller sees the arguments' contents).
 
@@ -44,15 +47,11 @@ import gast
 
 from srcad.analysis.array_bindings import viewed_array
 from srcad.analysis.array_rows import UNKNOWN, may_overlap, rebound, row_part
+from srcad.analysis.loop_liveness import MAX_ROUNDS, Liveness, NotModelled, target_names
 from srcad.frontend import syntax as S
 
 _SIMPLE = (gast.Assign, gast.AugAssign, gast.Expr, gast.Pass, gast.Return, gast.Break)
-_MAX_ROUNDS = 40
 _MAX_CONFIGURATIONS = 256
-
-
-class _NotModelled(Exception):
-    pass
 
 
 @dataclass
@@ -84,22 +83,23 @@ def analyse_sharing(norm) -> Sharing | None:
     """The points-to and conflict analysis of `norm.body` (module docstring), or None when
     the body holds a statement it does not model."""
     try:
-        flow = _PointsTo(norm)
+        flow = _PointsTo(norm, _sharing_names(norm, norm.body))
         flow.block(norm.body, frozenset({frozenset((p, frozenset({(p, False, None)}))
-                                                   for p in norm.params)}))
+                                                   for p in norm.params
+                                                   if p in flow.tracked)}))
         bound = set().union(*(S.bound_names(s) for s in flow.statements))
         loaded = set().union(*(S.loaded_names(s) for s in flow.statements))
-        live = _Liveness()
+        live = Liveness()
         live.block(norm.body, set(norm.params) | (loaded - bound))
-    except _NotModelled:
+    except NotModelled:
         return None
     sharing = Sharing(flow.before, sources=flow.sources, carried=live.head)
     for stmt in flow.statements:
-        for writer in _written(stmt):
+        for writer in _written(stmt) & flow.tracked:  # the others share no array
             for frozen in flow.before[id(stmt)]:
                 config = dict(frozen)
                 sharing.written_sites |= {o[0] for o in _held(config, writer)}
-                for other in live.after.get(id(stmt), set()) - {writer}:
+                for other in live.after.get(id(stmt), set()) & flow.tracked - {writer}:
                     shared = _overlap(_held(config, writer), _held(config, other))
                     if shared and not _same_element_map(flow, live, stmt, writer, other,
                                                         config):
@@ -132,6 +132,33 @@ def _same_element_map(flow, live, stmt, writer, other, config) -> bool:
                and _is_name(n.value, other) and _is_name(n.slice, i)}
     return all(id(n) in allowed for s in loop.body for n in gast.walk(s)
                if isinstance(n, gast.Name) and n.id == other)
+
+
+def _sharing_names(norm, stmts) -> set:
+    """The names that may share an array with another name: those a binding shares arrays
+    with (`shared_names` of its value), and those bound to a value that shares or views one.
+    Every other name only ever holds arrays (or numbers) of its own that no other name
+    holds, so it takes part in no conflict: it is left out of the configurations, whose
+    number it would otherwise multiply (a float bound in one branch of each of k `if`s
+    makes 2**k configurations)."""
+    out: set = set()
+    for stmt in stmts:
+        if isinstance(stmt, gast.Assign):
+            names, value = [n for t in stmt.targets for n in target_names(t)], stmt.value
+        elif isinstance(stmt, gast.For):
+            names, value = target_names(stmt.target), _iterated(stmt.iter)
+        else:
+            names, value = [], None
+        if value is not None:
+            shared = shared_names(norm, value)
+            out |= shared
+            if shared or viewed_array(norm, value) is not None:
+                out |= set(names)
+        for field_ in ("body", "orelse"):
+            block = getattr(stmt, field_, None)
+            if isinstance(block, list):
+                out |= _sharing_names(norm, block)
+    return out
 
 
 def _is_name(node, name) -> bool:
@@ -188,8 +215,9 @@ class _PointsTo:
     (a set of states rather than their merge: after `u, v = v, u` in a loop, `u` holds either
     array and `v` the other, never the same one)."""
 
-    def __init__(self, norm):
+    def __init__(self, norm, tracked: set):
         self.norm = norm
+        self.tracked = tracked  # the names followed (`_sharing_names`)
         self.before: dict = {}  # id(statement) -> set of configurations (dicts)
         self.statements: list = []
         self.sources: set = set()
@@ -208,17 +236,17 @@ class _PointsTo:
             self.loop_of[id(stmt)] = self.loops[-1] if self.loops else None
         self.before[id(stmt)] = self.before.get(id(stmt), frozenset()) | state
         if len(self.before[id(stmt)]) > _MAX_CONFIGURATIONS:
-            raise _NotModelled
+            raise NotModelled
         if isinstance(stmt, gast.If):
             return self.block(stmt.body, state) | self.block(stmt.orelse, state)
         if isinstance(stmt, (gast.For, gast.While)):
             return self._loop(stmt, state)
         if not isinstance(stmt, _SIMPLE):
-            raise _NotModelled
+            raise NotModelled
         if isinstance(stmt, gast.Break):
             self.exits[-1].append(state)
         if isinstance(stmt, gast.Assign):
-            return self._bind(stmt, [n for t in stmt.targets for n in _names(t)], stmt.value,
+            return self._bind(stmt, [n for t in stmt.targets for n in target_names(t)], stmt.value,
                               state)
         if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
             return self._stale(state, {stmt.target.id}, None)  # `c += 1`: rows of c go stale
@@ -233,8 +261,8 @@ class _PointsTo:
         ends, seen, new_ends = frozenset(), frozenset(), None
         step = _ascending_step(stmt)
         if isinstance(stmt, gast.For):
-            target, iterated = _names(stmt.target), _iterated(stmt.iter)
-        for _ in range(_MAX_ROUNDS):
+            target, iterated = target_names(stmt.target), _iterated(stmt.iter)
+        for _ in range(MAX_ROUNDS):
             if isinstance(stmt, gast.For):  # from before the loop, and the next iteration
                 entered = self._bind(stmt, target, iterated, new_ends, step) \
                     if new_ends is not None else self._bind(stmt, target, iterated, state)
@@ -248,7 +276,7 @@ class _PointsTo:
             new_ends = end - ends
             ends = ends | end
         else:
-            raise _NotModelled
+            raise NotModelled
         head = state | ends
         self.loops.pop()
         out = self.block(stmt.orelse, head)
@@ -289,7 +317,8 @@ class _PointsTo:
                 held = frozenset((s, r, part if p is None else UNKNOWN) for s, r, p in held)
             config = _mapped(config, rewritten, rewrite)
             for n in names:
-                config[n] = held
+                if n in self.tracked:
+                    config[n] = held
             out.add(frozenset(config.items()))
         return frozenset(out)
 
@@ -343,9 +372,6 @@ def _ascending_step(loop) -> str | None:
     return None
 
 
-def _names(target) -> list:
-    return [n.id for n in gast.walk(target) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Store)]
 
 
 def _iterated(iterable):
@@ -355,45 +381,3 @@ def _iterated(iterable):
             and iterable.func.id == "range":
         return None
     return iterable
-
-
-class _Liveness:
-    def __init__(self):
-        self.after: dict = {}  # id(statement) -> names live after it
-        self.head: dict = {}  # id(loop) -> names live at its head (carried to an iteration)
-        self.exits: list = []  # what is live after each enclosing loop
-
-    def block(self, stmts, live: set) -> set:
-        for stmt in reversed(stmts):
-            live = self.statement(stmt, live)
-        return live
-
-    def statement(self, stmt, live: set) -> set:
-        self.after[id(stmt)] = self.after.get(id(stmt), set()) | live
-        if isinstance(stmt, gast.If):
-            return S.loaded_names(stmt.test) | self.block(stmt.body, live) | \
-                self.block(stmt.orelse, live)
-        if isinstance(stmt, (gast.For, gast.While)):
-            return self._loop(stmt, live)
-        if isinstance(stmt, gast.Break):
-            return set(self.exits[-1])
-        if isinstance(stmt, gast.Assign):
-            rebound = {n for t in stmt.targets if isinstance(t, gast.Name) for n in [t.id]}
-            return (live - rebound) | S.loaded_names(stmt)
-        return live | S.loaded_names(stmt)
-
-    def _loop(self, stmt, live: set) -> set:
-        header = S.loaded_names(stmt.iter if isinstance(stmt, gast.For) else stmt.test)
-        rebound = set(_names(stmt.target)) if isinstance(stmt, gast.For) else set()
-        self.exits.append(live)
-        head = header | self.block(stmt.orelse, live)
-        for _ in range(_MAX_ROUNDS):
-            joined = head | (self.block(stmt.body, head) - rebound)
-            if joined == head:
-                break
-            head = joined
-        else:
-            raise _NotModelled
-        self.exits.pop()
-        self.head[id(stmt)] = self.head.get(id(stmt), set()) | head
-        return head

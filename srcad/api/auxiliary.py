@@ -16,12 +16,12 @@ second, never differentiated.
 from __future__ import annotations
 
 import ast
-import inspect
 import linecache
 import textwrap
 import types
 
 from srcad.errors import ArgumentError
+from srcad.frontend.def_trees import function_lines
 from srcad.frontend.lambdas import function_name, is_lambda
 from srcad.frontend.source_functions import compile_source
 
@@ -79,7 +79,7 @@ def copy_with_returns(fun, rewrite, what: str):
             or hasattr(fun, "__srcad_transform__"):
         return None
     try:
-        lines, first = inspect.getsourcelines(fun.__code__)
+        lines, first = function_lines(fun)
     except (OSError, TypeError):
         return None
     lines = textwrap.dedent("".join(lines)).splitlines()

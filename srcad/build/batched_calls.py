@@ -23,12 +23,12 @@ import types
 from dataclasses import dataclass, field
 
 import gast
-import numba
 import numpy as np
 
 from srcad.annotations import Active, Duplicated, ReverseWithPrimal
 from srcad.build.arguments import _arguments
 from srcad.build.differentiate import _compiled
+from srcad.build.numba_module import numba_module
 from srcad.build.running import call_generated, take_buffers
 from srcad.errors import SrcadError
 from srcad.frontend import pytrees
@@ -167,6 +167,7 @@ def _numba_loop(fun, params, picks, name, python_loop):
         "    for example in range(batch_size):",
         f"        results[example] = fun({', '.join(picks)})",
         "    return results", ""])
+    numba = numba_module()
     jitted = numba.njit(function_from_source(source, name, {**MODULES,
                                                             "fun": numba.njit(fun)}))
     state = {}
@@ -373,6 +374,7 @@ def _lifted_reverse(grad, compiled, annotated, axes, examples, positions) -> Pro
 
 
 def _jitted(function):
+    numba = numba_module()
     try:
         return numba.njit(function)
     except Exception as err:  # pragma: no cover - njit is lazy; errors come at the call

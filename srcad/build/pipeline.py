@@ -36,7 +36,7 @@ from srcad.build.stage_clock import StageClock
 from srcad.display import GeneratedSource
 from srcad.errors import SrcadError
 from srcad.frontend import syntax as S
-from srcad.frontend.parse import parse_function
+from srcad.frontend.parse import parse_function, parsing_once
 from srcad.frontend.refusals import Refusals
 from srcad.frontend.refused_code import without_refused
 from srcad.frontend.source_functions import compile_source
@@ -180,11 +180,12 @@ def build(func, request: Request) -> Compiled:
     refusal at a node srcad made. The transforms run only on a function nothing was refused
     in, and stop at their first refusal."""
     clock = StageClock()
-    parsed = parse_function(func)
-    clock.mark("parse")
-    refusals = Refusals(parsed.name, parsed.filename)
-    with refusals.stopping():
-        return _built(parsed, request, refusals, clock)
+    with parsing_once():  # a helper read by several passes is parsed once
+        parsed = parse_function(func)
+        clock.mark("parse")
+        refusals = Refusals(parsed.name, parsed.filename)
+        with refusals.stopping():
+            return _built(parsed, request, refusals, clock)
 
 
 def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> Compiled:

@@ -7,6 +7,11 @@ modules each time. The text read is the one `linecache` holds for the file (afte
 `linecache.checkcache`, as `inspect` reads it): while that list of lines is the same object,
 the code object's text is the same, and so is its tree; an edited file (its lines read again)
 parses again. Every caller gets a tree of its own (a copy).
+
+The text is found from the function (`function_lines`), not from its code object alone:
+`inspect` finds a code object's module by searching every loaded module's file (a realpath
+per module, some 30 ms the first time in a process, most of a small function's first build),
+a function's by its `__module__`.
 """
 
 from __future__ import annotations
@@ -41,8 +46,7 @@ def def_tree(func, filename) -> tuple:
     if kept is not None and file_lines is not None and kept[0] is file_lines:
         tree, first_line, lines = kept[1]
         return S.clone(tree), first_line, list(lines)
-    # of the code object: inspect.getsourcelines(func) would follow `__wrapped__`
-    found, first_line = inspect.getsourcelines(code)
+    found, first_line = function_lines(func)
     lines, first_line = check_source(func, found, first_line)
     source = textwrap.dedent("".join(lines))
     tree = gast.parse(source).body[0]
@@ -59,6 +63,21 @@ def def_tree(func, filename) -> tuple:
     if lines is found and file_lines is not None:  # the file's text (not a reloaded copy)
         _parsed[code] = (file_lines, (S.clone(tree), first_line, source.splitlines()))
     return tree, first_line, source.splitlines()
+
+
+def function_lines(func) -> tuple:
+    """(the lines of `func`'s code, the first one's number), as `inspect.getsourcelines` of
+    its code object gives them: not following `__wrapped__` (a wrapper is its own function),
+    the module found by `func.__module__` rather than by searching every loaded module.
+    Raises OSError or TypeError as `inspect` does when there is no text.
+
+    >>> def sq(x):
+    ...     return x * x
+    >>> function_lines(sq)[0][0].strip()
+    'def sq(x):'
+    """
+    lines, start = inspect.findsource(func)  # of func.__code__, with func's module
+    return inspect.getblock(lines[start:]), start + 1
 
 
 def _file_lines(filename):

@@ -82,7 +82,7 @@ def find_lambda(func) -> FoundLambda:
     StaleSourceError when the text does not compile to its code, SrcadError when two lambdas
     on its line are alike."""
     code = func.__code__
-    lines, _ = inspect.findsource(code)
+    lines, _ = inspect.findsource(func)  # of its code; module by __module__ (def_trees.py)
     known = _found.get(code)
     if known is not None and known[0] is lines:
         return known[1]

@@ -4,10 +4,12 @@ its names (globals and closure) and to point errors at the user's file and line.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import linecache
 import re
+import threading
 import types
 from dataclasses import dataclass, field
 
@@ -183,7 +185,58 @@ def _no_source(func, filename, exc) -> SrcadError:
                       hint="make the file that defines it readable (srcad reads the text)")
 
 
+_BUILD = threading.local()  # .parsed: the functions parsed in the build under way, or None
+
+
+@contextlib.contextmanager
+def parsing_once():
+    """Within (one build, nested ones included): `parse_function` parses each function once
+    and hands every caller a copy of its own. A helper is parsed by the inliner, the list
+    lowering and the recursion check, each time read, checked and renamed again (a third
+    of a port's parse time in one build); between builds its globals may have changed, so
+    nothing is kept."""
+    outer = getattr(_BUILD, "parsed", None)
+    if outer is None:
+        _BUILD.parsed = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _BUILD.parsed = None
+
+
 def parse_function(func) -> ParsedFunction:
+    """`_parse_function(func)`, parsed once per build (`parsing_once`).
+
+    >>> def f(x):
+    ...     return x * x
+    >>> with parsing_once():
+    ...     first, second = parse_function(f), parse_function(f)
+    >>> first.tree is not second.tree and S.same(first.tree, second.tree)
+    True
+    """
+    memo = getattr(_BUILD, "parsed", None)
+    if memo is None:
+        return _parse_function(func)
+    kept = memo.get(id(func))
+    code = getattr(func, "__code__", None)
+    if kept is None or kept[0] is not func or kept[1] is not code:
+        kept = memo[id(func)] = (func, code, _parse_function(func))  # func kept: its id too
+    return _copy(kept[2])
+
+
+def _copy(parsed: ParsedFunction) -> ParsedFunction:
+    """A copy a caller may change: the tree and every container the passes add to."""
+    return dataclasses.replace(
+        parsed, tree=S.clone(parsed.tree), source_lines=list(parsed.source_lines),
+        namespace=dict(parsed.namespace), spellings=dict(parsed.spellings),
+        expressions={k: S.clone(v) for k, v in parsed.expressions.items()},
+        renamed=dict(parsed.renamed), inlined_reads=list(parsed.inlined_reads),
+        helper_locals=dict(parsed.helper_locals), arrays=dict(parsed.arrays),
+        contexts=S.clone(list(parsed.contexts)))
+
+
+def _parse_function(func) -> ParsedFunction:
     """Parse a plain Python function.
 
     >>> def f(x):
@@ -196,7 +249,7 @@ def parse_function(func) -> ParsedFunction:
     # so it is differentiated as itself, never as the function it wraps.
     func = getattr(func, "__srcad_wrapped__", func)
     if is_method(func):  # model.loss: the function's source, self's attributes constants
-        parsed = parse_function(func.__func__)
+        parsed = _parse_function(func.__func__)
         parsed = dataclasses.replace(parsed, func=func, tree=S.clone(parsed.tree),
                                      namespace=dict(parsed.namespace),
                                      spellings=dict(parsed.spellings),

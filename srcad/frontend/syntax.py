@@ -14,6 +14,7 @@ import functools
 import gast
 
 # the statement walks and name sets live in statement_walks.py; every stage reads them here
+from srcad.frontend.ast_conversion import to_ast
 from srcad.frontend.statement_walks import (  # noqa: F401
     bound_names,
     statements,
@@ -257,8 +258,7 @@ def substitute_stmt(stmt: Node, mapping: dict) -> Node:
 
 
 def unparse_expr(node: Node) -> str:
-    tree = gast.gast_to_ast(gast.Expression(body=clone(node)))
-    return ast.unparse(tree)
+    return ast.unparse(to_ast(gast.Expression(body=node)))  # new nodes: `node` stays as it is
 
 
 def unparse_header(stmt: Node) -> str:
@@ -266,8 +266,7 @@ def unparse_header(stmt: Node) -> str:
     if isinstance(stmt, (gast.For, gast.While, gast.If)):
         stmt = copy.copy(stmt)
         stmt.body, stmt.orelse = [gast.Pass()], []
-    tree = ast.fix_missing_locations(gast.gast_to_ast(gast.Module(body=[clone(stmt)],
-                                                                  type_ignores=[])))
+    tree = ast.fix_missing_locations(to_ast(gast.Module(body=[stmt], type_ignores=[])))
     return ast.unparse(tree).split("\n")[0].rstrip(":")
 
 

@@ -49,6 +49,8 @@ t = np.sin(x[2 * i]) | y_index = i | y_value = t * t | y[y_index] = y_value
 
 from __future__ import annotations
 
+import collections
+
 import gast
 
 from srcad.frontend import syntax as S
@@ -67,11 +69,12 @@ class _NotParallel(Exception):
 def lift_parallel_loops(fn: gast.FunctionDef, namer) -> int:
     """Rewrite the parallel top-level loops of `fn` (in place); how many were lifted."""
     lifted, body = 0, []
+    loads = _Loads(fn)
     for statement in fn.body:
         replacement = None
         if isinstance(statement, gast.For):
             try:
-                replacement = _Loop(statement, fn, namer).lifted()
+                replacement = _Loop(statement, loads, namer).lifted()
             except _NotParallel:
                 replacement = None
         if replacement is None:
@@ -83,9 +86,30 @@ def lift_parallel_loops(fn: gast.FunctionDef, namer) -> int:
     return lifted
 
 
+class _Loads:
+    """How often `fn` loads each name, counted once for all its loops (a walk of the whole
+    function per loop made the first call of long unrolled code quadratic)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self._total = None
+
+    def after(self, loop) -> set:
+        """Names loaded anywhere in the function outside `loop`."""
+        if self._total is None:
+            self._total = _load_counts(self.fn)
+        inside = _load_counts(loop)
+        return {name for name, count in self._total.items() if count > inside.get(name, 0)}
+
+
+def _load_counts(tree) -> collections.Counter:
+    return collections.Counter(n.id for n in S.nodes(tree) if isinstance(n, gast.Name)
+                               and isinstance(n.ctx, gast.Load))
+
+
 class _Loop:
-    def __init__(self, loop, fn, namer):
-        self.loop, self.fn, self.namer = loop, fn, namer
+    def __init__(self, loop, loads, namer):
+        self.loop, self.loads, self.namer = loop, loads, namer
         rng = loop.iter
         if loop.orelse or not isinstance(loop.target, gast.Name) \
                 or not (isinstance(rng, gast.Call) and isinstance(rng.func, gast.Name)
@@ -112,7 +136,7 @@ class _Loop:
         if self.var in self.assigned or self.written.keys() & (self.assigned | self.read_arrays):
             raise _NotParallel
         # a name read after the loop gets its last iteration's value: never a branch's alone
-        if _names_after(self.fn, self.loop) & (self.assigned - defined):
+        if self.loads.after(self.loop) & (self.assigned - defined):
             raise _NotParallel
         for bound in self.bounds:
             self._expression(bound, set(), set(), outside=True)
@@ -213,7 +237,7 @@ class _Loop:
         writes = []
         for statement in statements:
             lifted += self._lifted(statement, writes, fresh)
-        after = _names_after(self.fn, self.loop) & (self.assigned | {self.var})
+        after = self.loads.after(self.loop) & (self.assigned | {self.var})
         restores = [S.parse_stmts(f"{n} = {n}[-1] if np.ndim({n}) else {n}")[0]
                     for n in sorted(after)]
         count = "len(range(" + ", ".join(S.unparse_expr(b) for b in self.bounds) + "))"
@@ -334,13 +358,6 @@ def _parts(subscript):
 
 def _names(nodes) -> set:
     return {n.id for node in nodes for n in gast.walk(node) if isinstance(n, gast.Name)}
-
-
-def _names_after(fn, loop) -> set:
-    """Names loaded anywhere in `fn` outside `loop`."""
-    inside = {id(n) for n in gast.walk(loop)}
-    return {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Load) and id(n) not in inside}
 
 
 def _is_math(node) -> bool:

@@ -12,6 +12,7 @@ import pytest
 
 import srcad
 from srcad import Const, Duplicated
+from srcad.analysis import array_sharing
 from srcad.testing import check_grads
 
 RNG = np.random.default_rng(31)
@@ -114,6 +115,47 @@ def element_map_of_maybe_itself(x, flag):
     return np.sum(out * out)
 
 
+def relaxed_with_branches(u0, c):
+    """Double buffering after nine floats each bound in one branch of an `if` (2**9 ways
+    the branches can go: the sharing analysis follows only names that may share an array)."""
+    u = u0.copy()
+    n = u.shape[0]
+    for _ in range(2):
+        v = np.empty_like(u)
+        s0 = 0.0
+        if u[0] > c:
+            s0 = 2.0 * u[0]
+        s1 = 0.0
+        if u[1] > c:
+            s1 = 2.0 * u[1]
+        s2 = 0.0
+        if u[2] > c:
+            s2 = 2.0 * u[2]
+        s3 = 0.0
+        if u[3] > c:
+            s3 = 2.0 * u[3]
+        s4 = 0.0
+        if u[4] > c:
+            s4 = 2.0 * u[4]
+        s5 = 0.0
+        if u[5] > c:
+            s5 = 2.0 * u[5]
+        s6 = 0.0
+        if u[6] > c:
+            s6 = 2.0 * u[6]
+        s7 = 0.0
+        if u[7] > c:
+            s7 = 2.0 * u[7]
+        s8 = 0.0
+        if u[0] + u[1] > c:
+            s8 = 2.0 * u[2]
+        w = s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8
+        for i in range(n):
+            v[i] = np.sin(u[i]) + 0.1 * w
+        u = v
+    return np.sum(u * u)
+
+
 def dup(a):
     return Duplicated(a, np.zeros_like(a))
 
@@ -133,6 +175,8 @@ CASES = {
                             lambda: (dup(RNG.standard_normal(4)), Const(1.0))),
     "element_map_apart": (element_map_of_maybe_itself,
                           lambda: (dup(RNG.standard_normal(4)), Const(-1.0))),
+    "relaxed_with_branches": (relaxed_with_branches,
+                              lambda: (dup(np.linspace(-0.7, 0.9, 8)), Const(0.05))),
 }
 
 
@@ -158,6 +202,14 @@ def test_loop_state_hvp_is_the_difference_of_gradients(case):
     differences = (grad(x + eps * v) - grad(x - eps * v)) / (2 * eps)
     hv = srcad.hvp(f, x, *[srcad.Constant(r) for r in rest], tangent=v)
     np.testing.assert_allclose(hv, differences, rtol=1e-5, atol=1e-7)
+
+
+def test_floats_bound_in_branches_keep_the_sharing_analysis_small(monkeypatch):
+    # a configuration per way the branches can go made 2**9 of them (the analysis gave up
+    # at 256 and the double buffering was refused); floats share no array: a handful
+    monkeypatch.setattr(array_sharing, "_MAX_CONFIGURATIONS", 8)
+    f, args = CASES["relaxed_with_branches"]
+    check_grads(f, *args(), modes=("rev",))
 
 
 def test_double_buffering_compiles_on_numba():

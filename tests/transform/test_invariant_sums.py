@@ -5,9 +5,13 @@ array (`out_bar[i] += ...` while `out_bar[j]` is read)."""
 
 import numpy as np
 import pytest
+from helpers.walk_counts import counting_walks
 
 import srcad
+from srcad.frontend import syntax as S
 from srcad.testing import check_grads
+from srcad.transform.names import Namer
+from srcad.transform.reverse.invariant_sums import sums_in_locals
 
 
 def triangle_apart(a, w):
@@ -73,3 +77,17 @@ def test_invariant_element_summed_in_a_local():
 
 def test_not_where_the_array_is_read_in_the_loop():
     assert "_sum +=" not in _source(triangle_in_place)
+
+
+def test_each_loop_is_walked_once(monkeypatch):
+    # the rewrite asked five questions of each loop, each a walk of the loop's whole tree
+    body = S.parse_stmts(
+        "for i in range(n):\n"
+        "    for j in range(m):\n"
+        "        for k in range(p):\n"
+        "            h_bar[i] += w[j] * out_bar[k]\n"
+        "            out_bar[k] += w[j] * h_bar[i]\n")
+    size = sum(1 for _ in S.nodes(body[0]))
+    walked = counting_walks(monkeypatch)
+    sums_in_locals(body, body, set(), lambda name, index: True, Namer(set()))
+    assert walked[0] <= 3 * size  # three loops, each walked once (its subtree)

@@ -6,11 +6,15 @@ differences of the primal, never srcad's own output."""
 
 import math
 
+import gast
 import numpy as np
 import pytest
 from helpers.differences import central
+from helpers.walk_counts import counting_walks
 
 import srcad
+from srcad.transform import parallel_loops
+from srcad.transform.names import Namer
 
 MARK = "parallel loop run on all its iterations"
 
@@ -100,3 +104,19 @@ def test_dependent_iterations_keep_the_loop(body, tmp_path, monkeypatch):
     assert MARK not in srcad.source(f, srcad.Forward, srcad.Duplicated(x, np.ones(4)), 4)
     np.testing.assert_allclose(srcad.jacfwd(f)(x, 4), jacobian_by_differences(f, x, 4),
                                rtol=1e-7, atol=1e-9)
+
+
+def _walked_nodes(loops, monkeypatch):
+    """Nodes the pass walks for a function of `loops` top-level parallel loops."""
+    count = counting_walks(monkeypatch)
+    body = "".join(f"    for i in range(n):\n        y[{k} * n + i] = math.sin(x[i]) * {k}.0\n"
+                   for k in range(loops))
+    fn = gast.parse(f"def f(x, y, n):\n{body}    return y\n").body[0]
+    assert parallel_loops.lift_parallel_loops(fn, Namer(set())) == loops
+    return count[0]
+
+
+def test_the_walks_grow_with_the_function_not_its_square(monkeypatch):
+    # each loop asked which names the rest of the function reads: a walk of the whole
+    # function per loop made long unrolled forward code (GradBench's ba) quadratic
+    assert _walked_nodes(40, monkeypatch) < 2.5 * _walked_nodes(20, monkeypatch)

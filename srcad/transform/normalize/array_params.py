@@ -26,8 +26,10 @@ from srcad.frontend import syntax as S
 def localize_rebound_array_arguments(norm, arg_types: dict) -> None:
     """Rename every array argument that some assignment binds to a whole-array expression
     (in `norm.params`, by position), and bind the old name to it first."""
+    bound = _bound_values(norm.body)  # one walk for every argument
     for k, param in enumerate(norm.params):
-        if not isinstance(arg_types.get(param), Array) or not _rebound(norm, param):
+        if not isinstance(arg_types.get(param), Array) or all(
+                is_allocation(norm, value) for value in bound.get(param, ())):
             continue
         renamed = norm.namer.fresh(f"{param}_in")
         norm.params[k] = renamed
@@ -35,10 +37,13 @@ def localize_rebound_array_arguments(norm, arg_types: dict) -> None:
         norm.body.insert(0, entry)
 
 
-def _rebound(norm, param) -> bool:
-    return any(isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name)
-               and node.targets[0].id == param and not is_allocation(norm, node.value)
-               for stmt in norm.body for node in S.walk(stmt))
+def _bound_values(body) -> dict:
+    """name -> the values of the assignments `name = value` in `body`."""
+    out: dict = {}
+    for node in S.nodes(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+            out.setdefault(node.targets[0].id, []).append(node.value)
+    return out
 
 
 def rebind_in_place_updates(norm, types, active: set) -> None:

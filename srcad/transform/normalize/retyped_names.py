@@ -18,6 +18,8 @@ then resets its adjoint to the shape of the value the binding replaced
 
 from __future__ import annotations
 
+import collections
+
 import gast
 
 from srcad.analysis.types import Array, Types
@@ -31,17 +33,22 @@ def split_retyped_names(norm, arg_types: dict) -> None:
     for name in sorted(types.mixed):
         if _only_top_level_bindings(norm.body, name):
             _rename_bindings(norm, name)
+    counts = _rebinding_counts(norm)  # renaming one name leaves the others' counts as they are
     for name in sorted(n for n, t in types.env.items()
                        if isinstance(t, Array) and n not in types.mixed):
-        if _rebinding_count(norm, name) > 1 and _only_top_level_bindings(norm.body, name):
+        if counts.get(name, 0) > 1 and _only_top_level_bindings(norm.body, name):
             _rename_bindings(norm, name)
 
 
-def _rebinding_count(norm, name) -> int:
-    """Plain bindings `name = e` of the body, the argument counting as one."""
-    return (name in norm.params) + sum(
-        1 for stmt in norm.body for n in S.walk(stmt)
-        if isinstance(n, gast.Assign) and _binds(n, name))
+def _rebinding_counts(norm) -> collections.Counter:
+    """Per name, its plain bindings `name = e` in the body, the argument counting as one (one
+    walk for every name: a walk per array name made long bodies quadratic)."""
+    counts = collections.Counter(norm.params)
+    for node in S.nodes(gast.Module(body=norm.body, type_ignores=[])):
+        if isinstance(node, gast.Assign):
+            counts.update({n.id for t in node.targets for n in S.walk(t)
+                           if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)})
+    return counts
 
 
 def _binds(node, name) -> bool:

@@ -46,19 +46,20 @@ def sums_in_locals(body: list, context: list, params: set, scalar_element, namer
 
 
 def _rewrite(loop, params, private, scalar_element, namer) -> list:
-    if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in S.walk(loop)):
-        return [loop]
     if not (isinstance(loop.iter, gast.Call) and isinstance(loop.iter.func, gast.Name)
             and loop.iter.func.id == "range"):
         return [loop]
-    bound = {n.id for n in S.walk(loop) if isinstance(n, gast.Name)
-             and isinstance(n.ctx, gast.Store)}
-    sums = {id(n.target) for n in S.walk(loop) if isinstance(n, gast.AugAssign)
-            and isinstance(n.op, gast.Add) and isinstance(n.target, gast.Subscript)}
+    nodes = list(S.nodes(loop))  # one walk of the loop for every question below
+    if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in nodes):
+        return [loop]
+    names = [n for n in nodes if isinstance(n, gast.Name)]
+    bound = {n.id for n in names if isinstance(n.ctx, gast.Store)}
+    sum_nodes = [n for n in nodes if isinstance(n, gast.AugAssign)
+                 and isinstance(n.op, gast.Add) and isinstance(n.target, gast.Subscript)]
+    sums = {id(n.target) for n in sum_nodes}
     # names used in the loop other than as the array of a sum `x[j] += e`
-    sum_arrays = {id(n.target.value) for n in S.walk(loop)
-                  if isinstance(n, gast.AugAssign) and id(n.target) in sums}
-    seen = {n.id for n in S.walk(loop) if isinstance(n, gast.Name) and id(n) not in sum_arrays}
+    sum_arrays = {id(n.target.value) for n in sum_nodes}
+    seen = {n.id for n in names if id(n) not in sum_arrays}
     post, pre = [], []
     body = []
     for stmt in loop.body:
