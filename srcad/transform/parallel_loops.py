@@ -51,7 +51,9 @@ from __future__ import annotations
 
 import gast
 
+from srcad.analysis.live_after import live_after
 from srcad.frontend import syntax as S
+from srcad.transform.parallel_writes import NotParallel, check_writes
 
 # math functions with a NumPy ufunc of the same meaning on floats
 _UFUNCS = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp",
@@ -60,47 +62,65 @@ _UFUNCS = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
 
 
-class _NotParallel(Exception):
-    pass
-
-
 def lift_parallel_loops(fn: gast.FunctionDef, namer) -> int:
-    """Rewrite the parallel top-level loops of `fn` (in place); how many were lifted."""
-    lifted, body = 0, []
-    for statement in fn.body:
+    """Rewrite the parallel loops of `fn` (in place); how many were lifted. A loop that is
+    not lifted is searched for parallel loops inside it."""
+    return _lift_block(fn.body, fn, namer)
+
+
+def _lift_block(block, fn, namer) -> int:
+    lifted, index = 0, 0
+    while index < len(block):
+        statement = block[index]
         replacement = None
         if isinstance(statement, gast.For):
             try:
                 replacement = _Loop(statement, fn, namer).lifted()
-            except _NotParallel:
+            except NotParallel:
                 replacement = None
         if replacement is None:
-            body.append(statement)
+            if isinstance(statement, (gast.For, gast.While, gast.If)):
+                lifted += _lift_block(statement.body, fn, namer)
+                lifted += _lift_block(statement.orelse, fn, namer)
+            index += 1
         else:
-            body += replacement
+            block[index:index + 1] = replacement
+            index += len(replacement)
             lifted += 1
-    fn.body = body
     return lifted
+
+
+def _range_bounds(loop):
+    rng = loop.iter
+    if loop.orelse or not isinstance(loop.target, gast.Name) \
+            or not (isinstance(rng, gast.Call) and isinstance(rng.func, gast.Name)
+                    and rng.func.id == "range" and 1 <= len(rng.args) <= 2
+                    and not rng.keywords):
+        raise NotParallel
+    return rng.args
 
 
 class _Loop:
     def __init__(self, loop, fn, namer):
         self.loop, self.fn, self.namer = loop, fn, namer
-        rng = loop.iter
-        if loop.orelse or not isinstance(loop.target, gast.Name) \
-                or not (isinstance(rng, gast.Call) and isinstance(rng.func, gast.Name)
-                        and rng.func.id == "range" and 1 <= len(rng.args) <= 2
-                        and not rng.keywords):
-            raise _NotParallel
+        self.bounds = _range_bounds(loop)
         self.var = loop.target.id
-        self.bounds = rng.args
-        self.assigned = {n.id for stmt in loop.body for n in gast.walk(stmt)
-                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-        self.written = {}  # array -> [index parts of each write]
+        self.assigned = _stored(loop.body)
+        inner = [n for n in gast.walk(loop) if isinstance(n, gast.For) and n is not loop]
+        targets = {n.target.id for n in inner if isinstance(n.target, gast.Name)}
+        others = _stored([s for s in loop.body if not isinstance(s, gast.For)]) | {
+            n.id for f in inner for s in f.body if not isinstance(s, gast.For)
+            for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        self.uniform = targets - others - {self.var}  # inner loops' variables
+        self.ranges: dict = {}  # inner variable -> its constant range, inside its loop
+        self.written = {}  # array -> [(index parts, ranges) of each write]
         self.arrays = {}  # array read or written -> index parts
         self.read_arrays: set = set()
+        self.lane_arrays: set = set()  # arrays indexed `A[:, ...]`
+        self.augmented: set = set()  # arrays written with `+=`
         self.before_if: dict = {}  # id of an if -> the names bound before it
         self.scalars = set()  # names from outside the loop read as values
+        self.lanes = _lane_names(loop.body)
 
     # -- checks
     def lifted(self):
@@ -108,124 +128,193 @@ class _Loop:
         defined = {self.var}
         partial: set = set()
         for statement in statements:
-            self._statement(statement, defined, partial, top=True)
+            self._statement(statement, defined, partial, 0, False)
         if self.var in self.assigned or self.written.keys() & (self.assigned | self.read_arrays):
-            raise _NotParallel
+            raise NotParallel
         # a name read after the loop gets its last iteration's value: never a branch's alone
-        if _names_after(self.fn, self.loop) & (self.assigned - defined):
-            raise _NotParallel
-        for bound in self.bounds:
-            self._expression(bound, set(), set(), outside=True)
-        if _names([*self.bounds]) & self.assigned:
-            raise _NotParallel
+        maybe = (self.assigned - defined - self.uniform) | partial
+        if live_after(self.fn, self.loop, maybe):
+            raise NotParallel
+        self._bounds(self.bounds, set())
         for writes in self.written.values():
-            _check_writes(writes, self.var, self.assigned)
+            check_writes(writes, self.var, self.assigned, self.uniform)
         return self._code(statements)
 
-    def _statement(self, statement, defined, partial, top):
-        if isinstance(statement, gast.Assign) and len(statement.targets) == 1:
-            target = statement.targets[0]
+    def _bounds(self, bounds, defined):
+        """Range bounds: the same in every iteration (Python evaluates them as they are)."""
+        allowed = (gast.Name, gast.Constant, gast.BinOp, gast.Call, gast.Attribute,
+                   gast.Subscript, gast.Load, gast.operator, gast.UnaryOp, gast.unaryop)
+        for bound in bounds:
+            for n in gast.walk(bound):
+                if not isinstance(n, allowed) or (isinstance(n, gast.Attribute)
+                                                  and n.attr != "shape") \
+                        or (isinstance(n, gast.Call) and not (
+                            isinstance(n.func, gast.Name) and n.func.id == "len"
+                            and len(n.args) == 1 and not n.keywords)):
+                    raise NotParallel
+                if isinstance(n, gast.Name) and (
+                        n.id == self.var or n.id in self.lanes
+                        or (n.id in self.assigned
+                            and not (n.id in self.uniform and n.id in defined))):
+                    raise NotParallel
+
+    def _statement(self, statement, defined, partial, depth, in_branch):
+        if isinstance(statement, (gast.Assign, gast.AugAssign)):
+            target = statement.targets[0] if isinstance(statement, gast.Assign) \
+                and len(statement.targets) == 1 else getattr(statement, "target", None)
+            if isinstance(statement, gast.AugAssign):
+                if not isinstance(statement.op, _OPERATORS):
+                    raise NotParallel
+                if isinstance(target, gast.Name):
+                    self._expression(gast.Name(target.id, gast.Load(), None, None), defined,
+                                     partial)
+            if target is None:
+                raise NotParallel
             self._expression(statement.value, defined, partial)
             if isinstance(target, gast.Name):
                 defined.add(target.id)
                 partial.discard(target.id)
                 return
-            if top and isinstance(target, gast.Subscript) \
+            if not in_branch and isinstance(target, gast.Subscript) \
                     and isinstance(target.value, gast.Name):
+                base = target.value.id
                 parts = _parts(target)
-                for part in parts:
-                    self._expression(part, defined, partial)
-                self.written.setdefault(target.value.id, []).append(parts)
-                self._array(target.value.id, len(parts))
+                lane = self._index(target, defined, partial)
+                if _is_lane(statement.value, self.lanes) and not lane:
+                    raise NotParallel
+                self.written.setdefault(base, []).append((parts, dict(self.ranges)))
+                if isinstance(statement, gast.AugAssign):
+                    self.augmented.add(base)
                 return
         elif isinstance(statement, gast.If):
             self._expression(statement.test, defined, partial)
+            if _is_lane(statement.test, self.lanes):
+                raise NotParallel
             self.before_if[id(statement)] = set(defined)
             branches = []
             for block in (statement.body, statement.orelse):
                 inner, inner_partial = set(defined), set(partial)
                 for s in block:
                     if not S.is_comment(s):
-                        self._statement(s, inner, inner_partial, top=False)
+                        self._statement(s, inner, inner_partial, depth, True)
                 branches.append(inner)
             both = branches[0] & branches[1]
             partial |= (branches[0] | branches[1]) - both
             defined |= both
             return
-        raise _NotParallel
+        elif isinstance(statement, gast.For) and not in_branch:
+            self._inner_loop(statement, defined, partial, depth)
+            return
+        raise NotParallel
 
-    def _expression(self, node, defined, partial, outside=False):
-        indices = {id(n.slice) for n in gast.walk(node) if isinstance(n, gast.Subscript)}
+    def _inner_loop(self, loop, defined, partial, depth):
+        """A loop inside: run as a loop on the arrays of all iterations (its bounds and
+        variable are the same in every iteration)."""
+        bounds = _range_bounds(loop)
+        target = loop.target.id
+        if target not in self.uniform:
+            raise NotParallel
+        self._bounds(bounds, defined)
+        saved = self.ranges.get(target)
+        values = [b.value for b in bounds if isinstance(b, gast.Constant)]
+        if len(values) == len(bounds) and all(type(v) is int for v in values):
+            self.ranges[target] = range(*values)
+        else:
+            self.ranges.pop(target, None)
+        inner, inner_partial = set(defined) | {target}, set(partial)
+        for s in loop.body:
+            if not S.is_comment(s):
+                self._statement(s, inner, inner_partial, depth + 1, False)
+        if saved is None:
+            self.ranges.pop(target, None)
+        else:
+            self.ranges[target] = saved
+        partial |= (inner - defined - {target}) | (inner_partial - partial)
+        defined.add(target)
+
+    def _index(self, subscript, defined, partial) -> bool:
+        """Check the parts of `A[...]` (read or written); whether it is `A[:, ...]`."""
+        parts = _parts(subscript)
+        lane = _lane_slice(parts[0])
+        for part in parts[lane:]:
+            if isinstance(part, (gast.Slice, gast.Tuple)) or _is_lane(part, self.lanes):
+                raise NotParallel
+            self._expression(part, defined, partial)
+        name = subscript.value.id
+        if name in self.assigned:
+            raise NotParallel
+        self._array(name, len(parts))
+        if lane:
+            self.lane_arrays.add(name)
+        return bool(lane)
+
+    def _expression(self, node, defined, partial):
+        subscripts = [n for n in gast.walk(node) if isinstance(n, gast.Subscript)]
+        inside = {id(m) for n in subscripts for m in gast.walk(n.slice)}
         for n in gast.walk(node):
-            if isinstance(n, gast.Tuple) and id(n) in indices:
+            if id(n) in inside:
                 continue
+            elif isinstance(n, gast.Subscript):
+                if not isinstance(n.value, gast.Name):
+                    raise NotParallel
+                self._index(n, defined, partial)
+                self.read_arrays.add(n.value.id)
             elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 if n.id in partial or (n.id in self.assigned and n.id not in defined):
-                    raise _NotParallel
+                    raise NotParallel
+                if n.id != self.var and n.id not in self.assigned:
+                    self.scalars.add(n.id)
             elif isinstance(n, gast.Call):
                 if not (_ufunc(n.func) or (isinstance(n.func, gast.Name)
-                                           and n.func.id == "abs")) or n.keywords:
-                    raise _NotParallel
+                                           and n.func.id == "abs")) or n.keywords \
+                        or any(_is_lane(a, self.lanes) for a in n.args):
+                    raise NotParallel
             elif isinstance(n, gast.BinOp) and not isinstance(n.op, _OPERATORS):
-                raise _NotParallel
-            elif isinstance(n, gast.Compare) and len(n.ops) != 1:
-                raise _NotParallel
+                raise NotParallel
+            elif isinstance(n, gast.Compare) and (
+                    len(n.ops) != 1 or _is_lane(n, self.lanes)):
+                raise NotParallel
+            elif isinstance(n, gast.IfExp) and _is_lane(n.test, self.lanes):
+                raise NotParallel
             elif isinstance(n, (gast.Slice, gast.Lambda, gast.BoolOp, gast.List, gast.Dict,
                                 gast.Starred, gast.NamedExpr, gast.JoinedStr, gast.Tuple)) \
                     or (isinstance(n, gast.UnaryOp) and isinstance(n.op, gast.Not)):
-                raise _NotParallel
+                raise NotParallel
             elif isinstance(n, gast.Attribute) and not _is_math(n):
-                raise _NotParallel
-        self._reads(node, outside)
-
-    def _reads(self, node, outside):
-        """Record the arrays indexed and the names read as values in `node`."""
-        if isinstance(node, gast.Subscript):
-            if not isinstance(node.value, gast.Name) or node.value.id in self.assigned:
-                raise _NotParallel
-            parts = _parts(node)
-            self._array(node.value.id, len(parts))
-            self.read_arrays.add(node.value.id)
-            for part in parts:
-                if isinstance(part, gast.Tuple):
-                    raise _NotParallel
-                self._reads(part, outside)
-            return
-        if isinstance(node, gast.Name):
-            if node.id != self.var and node.id not in self.assigned:
-                self.scalars.add(node.id)
-            return
-        if isinstance(node, gast.Call):
-            for arg in node.args:
-                self._reads(arg, outside)
-            return
-        for child in gast.iter_child_nodes(node):
-            self._reads(child, outside)
+                raise NotParallel
 
     def _array(self, name, count):
         if self.arrays.setdefault(name, count) != count:
-            raise _NotParallel
+            raise NotParallel
 
     # -- code
     def _code(self, statements):
         fresh = self.namer.fresh
+        self.column = fresh("lane_column") if self.lane_arrays else None
         lifted = [S.assign(S.name(self.var), _call("np.arange", *map(S.clone, self.bounds)))]
-        writes = []
+        column = []
+        if self.column:
+            first = sorted(self.lane_arrays)[0]
+            column = S.parse_stmts(f"{self.column} = np.arange({first}.shape[0])[:, None]")
+        writes, pending = [], []
         for statement in statements:
-            lifted += self._lifted(statement, writes, fresh)
-        after = _names_after(self.fn, self.loop) & (self.assigned | {self.var})
-        restores = [S.parse_stmts(f"{n} = {n}[-1] if np.ndim({n}) else {n}")[0]
+            lifted += self._lifted(statement, writes, pending, fresh, 0)
+        after = live_after(self.fn, self.loop, (self.assigned - self.uniform) | {self.var})
+        restores = [S.parse_stmts(f"{n} = {n}[..., -1] if np.ndim({n}) else {n}")[0]
                     for n in sorted(after)]
         count = "len(range(" + ", ".join(S.unparse_expr(b) for b in self.bounds) + "))"
         guards = [f"{count} > 0"]
         guards += [f"isinstance({a}, np.ndarray) and {a}.ndim == {k}"
                    for a, k in sorted(self.arrays.items())]
+        guards += [f"{a}.dtype.kind == 'f'" for a in sorted(self.written)]
+        guards += [f"{a}.shape[0] == {b}.shape[0]" for a, b in
+                   zip(sorted(self.lane_arrays), sorted(self.lane_arrays)[1:])]
         guards += [f"np.ndim({n}) == 0" for n in sorted(self.scalars - set(self.arrays))
                    if n not in ("math", "np", "abs")]
         errstate = S.parse_stmts("with np.errstate(divide='raise', over='raise', "
                                  "invalid='raise'):\n    pass")[0]
-        errstate.body = _mapped(lifted)
-        attempt = gast.Try(body=[errstate, *writes, *restores],
+        errstate.body = column + _mapped(lifted, self.column)
+        attempt = gast.Try(body=[*pending, errstate, *writes, *restores],
                            handlers=[gast.ExceptHandler(S.name("Exception"), None,
                                                         [self.loop])],
                            orelse=[], finalbody=[])
@@ -234,21 +323,51 @@ class _Loop:
                           "(srcad/transform/parallel_loops.py), the loop if that fails"),
                 gast.If(test=test, body=[attempt], orelse=[S.clone(self.loop)])]
 
-    def _lifted(self, statement, writes, fresh):
+    def _lifted(self, statement, writes, pending, fresh, depth):
         if S.is_comment(statement):
             return [statement]
-        if isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Name):
-            return [S.assign(statement.targets[0], S.clone(statement.value))]
-        if isinstance(statement, gast.Assign):  # a write: index and value now, written last
-            target = statement.targets[0]
+        if isinstance(statement, gast.For):  # an inner loop: a loop over whole arrays
+            body = []
+            for s in statement.body:
+                body += self._lifted(s, writes, pending, fresh, depth + 1)
+            return [gast.For(target=S.clone(statement.target), iter=S.clone(statement.iter),
+                             body=body or [gast.Pass()], orelse=[], type_comment=None)]
+        target = statement.targets[0] if isinstance(statement, gast.Assign) \
+            else getattr(statement, "target", None)
+        if isinstance(target, gast.Name):
+            value = S.clone(statement.value)
+            if isinstance(statement, gast.AugAssign):  # a new array, never one in place
+                value = gast.BinOp(S.name(target.id), statement.op, value)
+            return [S.assign(S.name(target.id), value)]
+        if target is not None:  # a write: index and value now, written after every value
             base = target.value.id
             index, value = fresh(f"{base}_index"), fresh(f"{base}_value")
-            writes.append(S.parse_stmts(f"{base}[{index}] = {value}")[0])
-            return [S.assign(S.name(index), S.clone(target.slice)),
-                    S.assign(S.name(value), S.clone(statement.value))]
-        return self._select(statement, writes, fresh)
+            operator = statement.op if isinstance(statement, gast.AugAssign) else None
+            write = S.assign(S.parse_expr(f"{base}[{index}]"), S.name(value)) \
+                if operator is None else \
+                S.aug_assign(S.parse_expr(f"{base}[{index}]"), operator, S.name(value))
+            S.set_store(write.targets[0] if operator is None else write.target)
+            lines = [S.assign(S.name(index), self._write_index(target)),
+                     S.assign(S.name(value), S.clone(statement.value))]
+            if depth == 0:
+                writes.append(write)
+                return lines
+            # inside an inner loop: each pass's index and value kept, written in order
+            kept = fresh(f"{base}_writes")
+            pending.append(S.parse_stmts(f"{kept} = []")[0])
+            loop = S.parse_stmts(f"for {index}, {value} in {kept}:\n    pass")[0]
+            loop.body = [write]
+            writes.append(loop)
+            return lines + S.parse_stmts(f"{kept}.append(({index}, {value}))")
+        return self._select(statement, writes, pending, fresh, depth)
 
-    def _select(self, statement, writes, fresh):
+    def _write_index(self, target):
+        parts = [S.clone(p) for p in _parts(target)]
+        if _lane_slice(parts[0]):
+            parts[0] = S.name(self.column)
+        return parts[0] if len(parts) == 1 else gast.Tuple(parts, gast.Load())
+
+    def _select(self, statement, writes, pending, fresh, depth):
         """`if`: both branches for every iteration, each name chosen with np.where (a name
         bound in one branch only and not before is never read after: checked)."""
         chosen = fresh("chosen")
@@ -263,84 +382,53 @@ class _Loop:
         lines = [S.assign(S.name(chosen), S.clone(statement.test))]
         lines += [S.assign(S.name(kept[n]), S.name(n)) for n in kept]
         for s in statement.body:
-            lines += self._lifted(s, writes, fresh)
+            lines += self._lifted(s, writes, pending, fresh, depth)
         lines += [S.assign(S.name(then[n]), S.name(n)) for n in names]
         lines += [S.assign(S.name(n), S.name(kept[n])) for n in kept]
         for s in statement.orelse:
-            lines += self._lifted(s, writes, fresh)
+            lines += self._lifted(s, writes, pending, fresh, depth)
         lines += [S.parse_stmts(f"{n} = np.where({chosen}, {then[n]}, {n})")[0]
                   for n in names]
         return lines
 
 
-def _check_writes(writes, var, assigned):
-    """Each write hits one element per iteration; two writes never the same element."""
-    forms = []
-    for parts in writes:
-        form = None
-        for position, part in enumerate(parts):
-            affine = _affine(part, var)
-            if affine is not None and form is None:
-                if (_names([part]) - {var}) & assigned:
-                    raise _NotParallel
-                form = (position, *affine)
-            elif _names([part]) & (assigned | {var}):
-                raise _NotParallel
-        if form is None or form[1] == 0:
-            raise _NotParallel
-        forms.append((form, parts))
-    for k, ((position, scale, offset, rest), parts) in enumerate(forms):
-        for (other_position, other_scale, other_offset, other_rest), other in forms[:k]:
-            constants_differ = any(
-                isinstance(a, gast.Constant) and isinstance(b, gast.Constant)
-                and a.value != b.value for j, (a, b) in enumerate(zip(parts, other))
-                if j != position)
-            if constants_differ:
-                continue
-            if (position, scale, rest) != (other_position, other_scale, other_rest) \
-                    or (offset - other_offset) % scale == 0:
-                raise _NotParallel
+def _stored(statements) -> set:
+    return {n.id for s in statements for n in gast.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
-def _affine(node, var):
-    """(k, c, rest) when `node` is k * var + c + rest (k, c ints, rest text without var)."""
-    if isinstance(node, gast.Name) and node.id == var:
-        return 1, 0, ""
-    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
-        for a, b in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(a, gast.Constant) and type(a.value) is int \
-                    and isinstance(b, gast.Name) and b.id == var:
-                return a.value, 0, ""
-        return None
-    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
-        sign = 1 if isinstance(node.op, gast.Add) else -1
-        for a, b, b_sign in ((node.left, node.right, sign), (node.right, node.left, 1)):
-            if isinstance(node.op, gast.Sub) and a is node.right:
-                continue  # c - k * i: not handled
-            inner = _affine(a, var)
-            if inner is None or var in _names([b]):
-                continue
-            k, c, rest = inner
-            if isinstance(b, gast.Constant) and type(b.value) is int:
-                return k, c + b_sign * b.value, rest
-            return k, c, rest + ("+" if b_sign > 0 else "-") + S.unparse_expr(b)
-    return None
+def _lane_slice(part) -> int:
+    """1 when `part` is a bare `:` (the lanes of stacked tangents: `A[:, i]`), else 0."""
+    return int(isinstance(part, gast.Slice) and part.lower is None and part.upper is None
+               and part.step is None)
+
+
+def _is_lane(node, lanes) -> bool:
+    """Whether `node` may hold a vector `A[:, ...]` of lanes (then only arithmetic)."""
+    return any((isinstance(n, gast.Name) and n.id in lanes)
+               or (isinstance(n, gast.Subscript) and _lane_slice(_parts(n)[0]))
+               for n in gast.walk(node))
+
+
+def _lane_names(body) -> set:
+    """Names bound anywhere in `body` to a value computed from `A[:, ...]` (fixed point)."""
+    lanes: set = set()
+    assignments = [n for s in body for n in gast.walk(s)
+                   if isinstance(n, (gast.Assign, gast.AugAssign))]
+    while True:
+        grown = set(lanes)
+        for a in assignments:
+            targets = a.targets if isinstance(a, gast.Assign) else [a.target]
+            if _is_lane(a.value, lanes):
+                grown |= {t.id for t in targets if isinstance(t, gast.Name)}
+        if grown == lanes:
+            return lanes
+        lanes = grown
 
 
 def _parts(subscript):
     index = subscript.slice
     return list(index.elts) if isinstance(index, gast.Tuple) else [index]
-
-
-def _names(nodes) -> set:
-    return {n.id for node in nodes for n in gast.walk(node) if isinstance(n, gast.Name)}
-
-
-def _names_after(fn, loop) -> set:
-    """Names loaded anywhere in `fn` outside `loop`."""
-    inside = {id(n) for n in gast.walk(loop)}
-    return {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Load) and id(n) not in inside}
 
 
 def _is_math(node) -> bool:
@@ -357,7 +445,20 @@ def _call(function: str, *args):
 
 
 class _Elementwise(gast.NodeTransformer):
-    """math.f(...) as np.f(...), abs as np.abs, `a if t else b` as np.where(t, a, b)."""
+    """math.f(...) as np.f(...), abs as np.abs, `a if t else b` as np.where(t, a, b),
+    `A[:, ...]` as `A[column, ...]` (column: the lanes as a column, so that a value of every
+    iteration, lanes first, iterations last, broadcasts against one of every lane)."""
+
+    def __init__(self, column):
+        self.column = column
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        parts = _parts(node)
+        if self.column and _lane_slice(parts[0]):
+            parts[0] = S.name(self.column)
+            node.slice = parts[0] if len(parts) == 1 else gast.Tuple(parts, gast.Load())
+        return node
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -372,6 +473,6 @@ class _Elementwise(gast.NodeTransformer):
         return _call("np.where", node.test, node.body, node.orelse)
 
 
-def _mapped(statements):
+def _mapped(statements, column):
     """`statements` written for arrays of iterations (`_Elementwise`)."""
-    return [_Elementwise().visit(statement) for statement in statements]
+    return [_Elementwise(column).visit(statement) for statement in statements]
