@@ -9,25 +9,32 @@ iteration with `np.where`,
 `err[2 * i] = v` scatters), as NumPy code, and the loop is kept for when that cannot give the
 loop's answer.
 
-A top-level loop `for i in range(n)` / `range(a, b)` of the function is lifted when its body
-holds only assignments to names, writes `A[index] = value` and `if` statements assigning names,
-and (checked on the tree):
+A loop `for i in range(n)` / `range(a, b)` anywhere in the function (one that is not lifted
+is searched for lifted loops inside it: the vertices of a loop over bones that accumulates)
+is lifted when its body holds only assignments to names (`=`, `+=`), writes `A[index] =
+value` (or `+=`), `if` statements assigning names and inner `for j in range(...)` loops of
+those, and (checked on the tree):
 
 * every name the body reads was assigned earlier in the same iteration, is the loop variable,
   or is not assigned in the loop (no value flows from one iteration to the next); a name
-  assigned in one branch only is not read after its `if`;
-* an array written is not read in the loop, not assigned, written at an index with a part
-  `k * i + b` (k a nonzero int, b not assigned in the loop: one element per iteration), and
-  two writes into one array hit different elements (their offsets differ modulo k, or a
-  constant part differs); writes sit outside branches and are done after every value;
-* calls are `math` functions NumPy has elementwise (`np.sin` for `math.sin`) and `abs`.
+  assigned in one branch only, or only inside an inner loop, is not read after (a name is
+  read after when some path reads it before setting it: srcad/analysis/live_after.py);
+* an inner loop's bounds and variable are the same in every iteration (its variable is set
+  by nothing else): it runs as a loop over the arrays of all iterations, carrying values
+  from pass to pass as the loop does;
+* writes follow srcad/transform/parallel_writes.py (one element of its own per iteration);
+  an array written is not read in the loop nor assigned; writes sit outside branches and are
+  done after every value, in their order (those inside inner loops kept per pass);
+* calls are `math` functions NumPy has elementwise (`np.sin` for `math.sin`) and `abs`;
+  `A[:, ...]` (stacked lanes) only in arithmetic (srcad/transform/parallel_arrays.py).
 
 and, when it runs (else the loop runs): the loop runs at least once, every array indexed is a
-NumPy array with one axis per index part, every other name read from outside the loop is a
-number, and NumPy meets no division by zero, overflow or invalid operation (where CPython
-raises, or where a branch not taken divides by zero); any exception in the lifted code runs
-the loop instead, which raises what CPython raises. Names assigned in the loop and read after
-it get their last iteration's value. Integer arithmetic is NumPy's int64.
+NumPy array with one axis per index part (written ones of floats), every other name read from
+outside the loop is a number, and NumPy meets no division by zero, overflow or invalid
+operation (where CPython raises, or where a branch not taken divides by zero); any exception
+in the lifted code runs the loop instead, which raises what CPython raises. Names assigned in
+the loop and read after it get their last iteration's value. Integer arithmetic is NumPy's
+int64.
 
 >>> import gast
 >>> from srcad.build.codegen import to_source
@@ -53,12 +60,17 @@ import gast
 
 from srcad.analysis.live_after import live_after
 from srcad.frontend import syntax as S
+from srcad.transform.parallel_arrays import (
+    is_lane,
+    is_math,
+    is_ufunc,
+    lane_names,
+    lane_slice,
+    mapped,
+    parts_of,
+)
 from srcad.transform.parallel_writes import NotParallel, check_writes
 
-# math functions with a NumPy ufunc of the same meaning on floats
-_UFUNCS = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp",
-           "log": "log", "tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "atan": "arctan",
-           "log1p": "log1p", "expm1": "expm1", "fabs": "abs"}
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
 
 
@@ -120,7 +132,7 @@ class _Loop:
         self.augmented: set = set()  # arrays written with `+=`
         self.before_if: dict = {}  # id of an if -> the names bound before it
         self.scalars = set()  # names from outside the loop read as values
-        self.lanes = _lane_names(loop.body)
+        self.lanes = lane_names(loop.body)
 
     # -- checks
     def lifted(self):
@@ -178,9 +190,9 @@ class _Loop:
             if not in_branch and isinstance(target, gast.Subscript) \
                     and isinstance(target.value, gast.Name):
                 base = target.value.id
-                parts = _parts(target)
+                parts = parts_of(target)
                 lane = self._index(target, defined, partial)
-                if _is_lane(statement.value, self.lanes) and not lane:
+                if is_lane(statement.value, self.lanes) and not lane:
                     raise NotParallel
                 self.written.setdefault(base, []).append((parts, dict(self.ranges)))
                 if isinstance(statement, gast.AugAssign):
@@ -188,7 +200,7 @@ class _Loop:
                 return
         elif isinstance(statement, gast.If):
             self._expression(statement.test, defined, partial)
-            if _is_lane(statement.test, self.lanes):
+            if is_lane(statement.test, self.lanes):
                 raise NotParallel
             self.before_if[id(statement)] = set(defined)
             branches = []
@@ -234,10 +246,10 @@ class _Loop:
 
     def _index(self, subscript, defined, partial) -> bool:
         """Check the parts of `A[...]` (read or written); whether it is `A[:, ...]`."""
-        parts = _parts(subscript)
-        lane = _lane_slice(parts[0])
+        parts = parts_of(subscript)
+        lane = lane_slice(parts[0])
         for part in parts[lane:]:
-            if isinstance(part, (gast.Slice, gast.Tuple)) or _is_lane(part, self.lanes):
+            if isinstance(part, (gast.Slice, gast.Tuple)) or is_lane(part, self.lanes):
                 raise NotParallel
             self._expression(part, defined, partial)
         name = subscript.value.id
@@ -251,6 +263,10 @@ class _Loop:
     def _expression(self, node, defined, partial):
         subscripts = [n for n in gast.walk(node) if isinstance(n, gast.Subscript)]
         inside = {id(m) for n in subscripts for m in gast.walk(n.slice)}
+        # `a.size`, `a.ndim` of an array the loop does not set: a number, every iteration
+        inside |= {id(n.value) for n in gast.walk(node) if isinstance(n, gast.Attribute)
+                   and n.attr in ("size", "ndim") and isinstance(n.value, gast.Name)
+                   and n.value.id not in self.assigned}
         for n in gast.walk(node):
             if id(n) in inside:
                 continue
@@ -265,22 +281,23 @@ class _Loop:
                 if n.id != self.var and n.id not in self.assigned:
                     self.scalars.add(n.id)
             elif isinstance(n, gast.Call):
-                if not (_ufunc(n.func) or (isinstance(n.func, gast.Name)
+                if not (is_ufunc(n.func) or (isinstance(n.func, gast.Name)
                                            and n.func.id == "abs")) or n.keywords \
-                        or any(_is_lane(a, self.lanes) for a in n.args):
+                        or any(is_lane(a, self.lanes) for a in n.args):
                     raise NotParallel
             elif isinstance(n, gast.BinOp) and not isinstance(n.op, _OPERATORS):
                 raise NotParallel
             elif isinstance(n, gast.Compare) and (
-                    len(n.ops) != 1 or _is_lane(n, self.lanes)):
+                    len(n.ops) != 1 or is_lane(n, self.lanes)):
                 raise NotParallel
-            elif isinstance(n, gast.IfExp) and _is_lane(n.test, self.lanes):
+            elif isinstance(n, gast.IfExp) and is_lane(n.test, self.lanes):
                 raise NotParallel
             elif isinstance(n, (gast.Slice, gast.Lambda, gast.BoolOp, gast.List, gast.Dict,
                                 gast.Starred, gast.NamedExpr, gast.JoinedStr, gast.Tuple)) \
                     or (isinstance(n, gast.UnaryOp) and isinstance(n.op, gast.Not)):
                 raise NotParallel
-            elif isinstance(n, gast.Attribute) and not _is_math(n):
+            elif isinstance(n, gast.Attribute) and not is_math(n) \
+                    and id(n.value) not in inside:
                 raise NotParallel
 
     def _array(self, name, count):
@@ -291,7 +308,7 @@ class _Loop:
     def _code(self, statements):
         fresh = self.namer.fresh
         self.column = fresh("lane_column") if self.lane_arrays else None
-        lifted = [S.assign(S.name(self.var), _call("np.arange", *map(S.clone, self.bounds)))]
+        lifted = [S.assign(S.name(self.var), S.call("np.arange", *map(S.clone, self.bounds)))]
         column = []
         if self.column:
             first = sorted(self.lane_arrays)[0]
@@ -313,7 +330,7 @@ class _Loop:
                    if n not in ("math", "np", "abs")]
         errstate = S.parse_stmts("with np.errstate(divide='raise', over='raise', "
                                  "invalid='raise'):\n    pass")[0]
-        errstate.body = column + _mapped(lifted, self.column)
+        errstate.body = column + mapped(lifted, self.column)
         attempt = gast.Try(body=[*pending, errstate, *writes, *restores],
                            handlers=[gast.ExceptHandler(S.name("Exception"), None,
                                                         [self.loop])],
@@ -362,8 +379,8 @@ class _Loop:
         return self._select(statement, writes, pending, fresh, depth)
 
     def _write_index(self, target):
-        parts = [S.clone(p) for p in _parts(target)]
-        if _lane_slice(parts[0]):
+        parts = [S.clone(p) for p in parts_of(target)]
+        if lane_slice(parts[0]):
             parts[0] = S.name(self.column)
         return parts[0] if len(parts) == 1 else gast.Tuple(parts, gast.Load())
 
@@ -395,84 +412,3 @@ class _Loop:
 def _stored(statements) -> set:
     return {n.id for s in statements for n in gast.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-
-
-def _lane_slice(part) -> int:
-    """1 when `part` is a bare `:` (the lanes of stacked tangents: `A[:, i]`), else 0."""
-    return int(isinstance(part, gast.Slice) and part.lower is None and part.upper is None
-               and part.step is None)
-
-
-def _is_lane(node, lanes) -> bool:
-    """Whether `node` may hold a vector `A[:, ...]` of lanes (then only arithmetic)."""
-    return any((isinstance(n, gast.Name) and n.id in lanes)
-               or (isinstance(n, gast.Subscript) and _lane_slice(_parts(n)[0]))
-               for n in gast.walk(node))
-
-
-def _lane_names(body) -> set:
-    """Names bound anywhere in `body` to a value computed from `A[:, ...]` (fixed point)."""
-    lanes: set = set()
-    assignments = [n for s in body for n in gast.walk(s)
-                   if isinstance(n, (gast.Assign, gast.AugAssign))]
-    while True:
-        grown = set(lanes)
-        for a in assignments:
-            targets = a.targets if isinstance(a, gast.Assign) else [a.target]
-            if _is_lane(a.value, lanes):
-                grown |= {t.id for t in targets if isinstance(t, gast.Name)}
-        if grown == lanes:
-            return lanes
-        lanes = grown
-
-
-def _parts(subscript):
-    index = subscript.slice
-    return list(index.elts) if isinstance(index, gast.Tuple) else [index]
-
-
-def _is_math(node) -> bool:
-    return isinstance(node.value, gast.Name) and node.value.id == "math" \
-        and node.attr in _UFUNCS
-
-
-def _ufunc(func) -> bool:
-    return isinstance(func, gast.Attribute) and _is_math(func)
-
-
-def _call(function: str, *args):
-    return S.call(function, *args)
-
-
-class _Elementwise(gast.NodeTransformer):
-    """math.f(...) as np.f(...), abs as np.abs, `a if t else b` as np.where(t, a, b),
-    `A[:, ...]` as `A[column, ...]` (column: the lanes as a column, so that a value of every
-    iteration, lanes first, iterations last, broadcasts against one of every lane)."""
-
-    def __init__(self, column):
-        self.column = column
-
-    def visit_Subscript(self, node):
-        self.generic_visit(node)
-        parts = _parts(node)
-        if self.column and _lane_slice(parts[0]):
-            parts[0] = S.name(self.column)
-            node.slice = parts[0] if len(parts) == 1 else gast.Tuple(parts, gast.Load())
-        return node
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if isinstance(node.func, gast.Attribute) and _is_math(node.func):
-            node.func = S.parse_expr(f"np.{_UFUNCS[node.func.attr]}")
-        elif isinstance(node.func, gast.Name) and node.func.id == "abs":
-            node.func = S.parse_expr("np.abs")
-        return node
-
-    def visit_IfExp(self, node):
-        self.generic_visit(node)
-        return _call("np.where", node.test, node.body, node.orelse)
-
-
-def _mapped(statements, column):
-    """`statements` written for arrays of iterations (`_Elementwise`)."""
-    return [_Elementwise(column).visit(statement) for statement in statements]
