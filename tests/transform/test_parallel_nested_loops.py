@@ -122,7 +122,7 @@ def test_a_value_carried_between_inner_passes_from_the_last_iteration_keeps_the_
         out = np.zeros(x.size)
         u = 0.0
         for i in range(x.size):
-            for j in range(2):
+            for _pass in range(2):
                 out[i] = u * x[i] + x[i]
                 u = x[i] * 0.5  # read by the next pass, and by the next iteration's first
         return out
