@@ -324,6 +324,11 @@ class _Loop:
         guards += [f"isinstance({a}, np.ndarray) and {a}.ndim == {k}"
                    for a, k in sorted(self.arrays.items())]
         guards += [f"{a}.dtype.kind == 'f'" for a in sorted(self.written)]
+        # an array written is no view of another array the loop indexes (the loop would read
+        # what earlier iterations wrote through it)
+        written = sorted(self.written)
+        guards += [f"not np.may_share_memory({a}, {b})" for k, a in enumerate(written)
+                   for b in sorted(self.arrays) if b not in written[:k + 1]]
         guards += [f"{a}.shape[0] == {b}.shape[0]" for a, b in
                    zip(sorted(self.lane_arrays), sorted(self.lane_arrays)[1:])]
         guards += [f"np.ndim({n}) == 0" for n in sorted(self.scalars - set(self.arrays))

@@ -197,3 +197,15 @@ def test_accumulating_writes_into_an_integer_array_run_the_loop():
         for _ in range(2):
             expected[i] += x[i] * 0.5
     np.testing.assert_array_equal(y, expected)
+
+
+def test_a_written_array_seen_through_a_view_runs_the_loop():
+    # x is a view of y: iteration i reads what iteration i - 1 wrote
+    source = ("def f(y, x, n):\n    for i in range(n):\n        y[i + 1] = x[i] * 2.0\n")
+    count, code = lifted_count(source)
+    assert count == 1 and "np.may_share_memory(y, x)" in code
+    namespace = {"np": np, "math": math}
+    exec(code, namespace)
+    y = np.ones(4)
+    namespace["f"](y, y[:3], 3)
+    np.testing.assert_array_equal(y, [1.0, 2.0, 4.0, 8.0])  # the loop's answer
