@@ -25,6 +25,7 @@ import cells  # noqa: E402
 import closure_check  # noqa: E402
 import composition_check  # noqa: E402
 import lanes_check  # noqa: E402
+import stacked_check  # noqa: E402
 import transforms_check  # noqa: E402
 from grammar_lambdas import ENTRY  # noqa: E402
 
@@ -264,6 +265,10 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
                 f, module.args, timeout, composition_check.third_order_drawn(text),
                 composition_check.containers_drawn(text),
                 text if closure_check.closures_drawn(text) else "")
+        if getattr(module, "STACKED_LANES", False):  # fuzz/grammar_parallel_nests.py
+            outcomes["stacked"] = _outcome(lambda: stacked_check.check(
+                f, module.args, timeout, _alarm), timeout,
+                "stacked lanes disagree with one forward call per lane")
         if getattr(module, "JAX_SOURCE", None):  # fuzz/grammar_second_order_reach.py
             outcomes["jaxh"] = check_against_jax_hessian(f, module.JAX_SOURCE, module.args,
                                                          timeout)

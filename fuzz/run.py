@@ -71,7 +71,8 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                effects: bool = False, lambdas: bool = False, list_operations: bool = False,
                unbounded: bool = False, functions: bool = False,
                second_order: bool = False, aliasing: bool = False, records: bool = False,
-               recursion: bool = False, nested: bool = False, parallel_loops: bool = False):
+               recursion: bool = False, nested: bool = False, parallel_loops: bool = False,
+               parallel_nests: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
@@ -90,13 +91,15 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     NamedTuple parameters, records built in f, bound methods (fuzz/grammar_records.py);
     `recursion`: recursive helpers (fuzz/grammar_recursion.py); `nested`: srcad.grad inside
     f (fuzz/grammar_nested.py); `parallel_loops`: loops with independent iterations
-    (fuzz/grammar_parallel_loops.py)."""
+    (fuzz/grammar_parallel_loops.py); `parallel_nests`: independent loops nested in loops
+    and holding loops, stacked lanes checked too (fuzz/grammar_parallel_nests.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
                        views=views, containers=containers, lists=lists, effects=effects,
                        list_operations=list_operations, unbounded=unbounded,
                        functions=functions, second_order=second_order,
                        aliasing=aliasing, records=records, recursion=recursion,
-                       nested=nested, parallel_loops=parallel_loops)
+                       nested=nested, parallel_loops=parallel_loops,
+                       parallel_nests=parallel_nests)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -220,6 +223,10 @@ def main(argv=None):
                         help="loops with independent iterations, run on all iterations at "
                              "once by the python backend's forward code "
                              "(fuzz/grammar_parallel_loops.py)")
+    parser.add_argument("--parallel-nests", action="store_true",
+                        help="independent loops nested in loops and holding loops, stacked "
+                             "lanes checked against one forward call per lane "
+                             "(fuzz/grammar_parallel_nests.py)")
     parser.add_argument("--cells", action="store_true",
                         help="run each program as IPython and Jupyter run a cell, one "
                              "top-level statement at a time (fuzz/cells.py)")
@@ -242,7 +249,8 @@ def main(argv=None):
                    list_operations=opts.list_operations, unbounded=opts.unbounded,
                    functions=opts.functions, second_order=opts.second_order,
                    aliasing=opts.aliasing, records=opts.records, recursion=opts.recursion,
-                   nested=opts.nested, parallel_loops=opts.parallel_loops)
+                   nested=opts.nested, parallel_loops=opts.parallel_loops,
+                   parallel_nests=opts.parallel_nests)
     jobs = [(s, opts.timeout, options) for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far
@@ -347,9 +355,8 @@ def summarize(results, counts, elapsed) -> str:
     checked = [r for r in results if r.get("modes")]
     if checked:
         lines.append("per mode (" + ", ".join(SEVERITY[::-1]) + "):")
-        for mode in MODES + tuple(m for m in ("hess", "jax", "jaxh", "compose", "lanes")
-                                  if any(m in r["modes"]
-                                                               for r in checked)):
+        extra = ("hess", "jax", "jaxh", "compose", "lanes", "stacked")
+        for mode in MODES + tuple(m for m in extra if any(m in r["modes"] for r in checked)):
             per = collections.Counter(r["modes"].get(mode) for r in checked)
             lines.append(f"  {mode}: " + " / ".join(str(per[c]) for c in SEVERITY[::-1]))
     for cat in ("refused", "disagreed", "crashed", "timeout", "skipped", "harness-error"):

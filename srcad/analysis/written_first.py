@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import ast
 
+from srcad.analysis.lifted_loops import as_loops
+
 _EXITS = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom)
 
 
@@ -46,8 +48,7 @@ def overwritten_first(source: str, candidates: dict, shapes: dict) -> set:
     """The names among `candidates` (tangent parameter -> its array's length L) that the
     first function of `source` writes in full, every lane, before reading any element.
     `shapes`: parameter -> shape at the preparation (the bounds `len(p)`, `p.shape[k]`)."""
-    function = next(node for node in ast.parse(source).body
-                    if isinstance(node, ast.FunctionDef))
+    function = _first_function(source)
     params = {a.arg for a in function.args.args}
     stored = _stored_names(function)
     fixed = {p: shape for p, shape in shapes.items() if p in params and p not in stored}
@@ -58,8 +59,7 @@ def overwritten_first(source: str, candidates: dict, shapes: dict) -> set:
 
 def parameters(source: str) -> list:
     """The parameter names of the first function of `source`, in order."""
-    function = next(node for node in ast.parse(source).body
-                    if isinstance(node, ast.FunctionDef))
+    function = _first_function(source)
     return [a.arg for a in function.args.args]
 
 
@@ -67,8 +67,7 @@ def indexed_only(source: str, name: str) -> bool:
     """Does the first function of `source` use `name` only as `name[...]` or `name.shape`?
     Then the code reads and writes it element by element, whatever its memory layout (a
     transposed view passed in its place is written through, never copied)."""
-    function = next(node for node in ast.parse(source).body
-                    if isinstance(node, ast.FunctionDef))
+    function = _first_function(source)
     allowed = {id(node.value) for node in ast.walk(function)
                if isinstance(node, (ast.Subscript, ast.Attribute))
                and isinstance(node.value, ast.Name) and node.value.id == name
@@ -76,6 +75,13 @@ def indexed_only(source: str, name: str) -> bool:
     return all(id(node) in allowed for node in ast.walk(function)
                if isinstance(node, ast.Name) and node.id == name
                and isinstance(node.ctx, ast.Load))
+
+
+def _first_function(source: str) -> ast.FunctionDef:
+    """The first function of `source`, its loops run on all iterations at once read as the
+    loops they are (srcad/analysis/lifted_loops.py)."""
+    return as_loops(next(node for node in ast.parse(source).body
+                         if isinstance(node, ast.FunctionDef)))
 
 
 def _stored_names(function) -> dict:

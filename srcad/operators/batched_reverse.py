@@ -49,7 +49,10 @@ from srcad.operators.lane_calls import (
 from srcad.operators.preparation import make_prep
 
 _ALLOCATIONS = {"zeros", "zeros_like", "empty", "empty_like"}
-_PLAIN_CALLS = {"range", "reversed", "len", "min", "max", "int", "float", "abs"}
+_PLAIN_CALLS = {"range", "reversed", "len", "min", "max", "int", "float", "abs",
+                # a checkpointed loop's plan and its tapes' growth: primal values only (the
+                # snapshots hold primal state; adjoints carry their lanes through)
+                "checkpoint_plan", "reserve_tape"}
 
 
 def _is_adjoint(node) -> bool:
@@ -97,6 +100,26 @@ class _Check(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+def _adjoint_bindings(tree):
+    """(the assignments `t = a_bar[...]` binding a name to part of an adjoint array, the
+    names among them that are rows: indexed themselves). A row's own parts (`t = row[j]`)
+    count as parts of an adjoint too (`p_bar_row = p_bar[0]`, then `v = p_bar_row[k]`)."""
+    subscripts = [n for n in ast.walk(tree) if isinstance(n, ast.Subscript)
+                  and isinstance(n.value, ast.Name)]
+    assigns = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)
+               and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Subscript)
+               and isinstance(n.value.value, ast.Name)]
+    rows: set = set()
+    while True:
+        bindings = [n for n in assigns
+                    if _is_adjoint(n.value.value) or n.value.value.id in rows]
+        elements = {n.targets[0].id for n in bindings}
+        grown = {n.value.id for n in subscripts if n.value.id in elements}
+        if grown == rows:
+            return bindings, rows
+        rows = grown
+
+
 class _Lanes(ast.NodeTransformer):
     def __init__(self, parameters, rows):
         self.parameters = parameters  # the caller's shadows: added into in place, as before
@@ -118,7 +141,8 @@ class _Lanes(ast.NodeTransformer):
                 and isinstance(value.func, ast.Attribute) and value.func.attr in _ALLOCATIONS \
                 and not _reset(value):
             node.value = ast.Call(ast.Name("_srcad_lanes", ast.Load()), [value], [])
-        elif isinstance(value, ast.Subscript) and _is_adjoint(value.value) \
+        elif isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) \
+                and (_is_adjoint(value.value) or value.value.id in self.rows) \
                 and target.id not in self.rows:
             node.value = ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "copy", ast.Load()),
                                   [value], [])
@@ -132,12 +156,7 @@ def batched_function(compiled, width: int):
     # a name bound to an element of an adjoint array is copied (below); one that is indexed
     # itself is a row (or a slice), a view the code writes through: with the lanes last it is
     # the same view of the lanes, kept as it is (a copy would lose those writes)
-    bindings = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)
-                and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Subscript)
-                and _is_adjoint(n.value.value)]
-    elements = {n.targets[0].id for n in bindings}
-    rows = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Subscript)
-            and isinstance(n.value, ast.Name) and n.value.id in elements}
+    bindings, rows = _adjoint_bindings(tree)
     # f writes no argument: a sweep stopped by a guard leaves the caller's arrays as given
     lanes = lane_names(tree)
     primal = [] if compiled.written else primal_calls(tree, lanes)
@@ -259,11 +278,10 @@ MAX_REVERSE_LANES = {"numba": 64, "python": 256}
 def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba"):
     """A reverse-mode jacobian with more than one row: W rows per sweep (equal sweeps of at
     most MAX_REVERSE_LANES), or None when the reverse code is refused for lanes, also by a
-    first sweep run here (the caller sweeps once per row). On the python backend also None
-    when f writes an `Output(y)` or a `Cache(c)`: its prepared one-row sweeps allocate nothing
-    per call, where lanes allocate adjoints W times wider on every call."""
-    if backend == "python" and any(s.role in ("output", "cache") for s in slots):
-        return None  # known before any code is built (a first call builds one engine)
+    first sweep run here (the caller sweeps once per row). Also where f writes an
+    `Output(y)` or a `Cache(c)`: lanes allocate adjoints W times wider on every call, which
+    costs far less than m - 1 more sweeps of CPython (ht's 300 rows: one sweep of 300 lanes
+    against 300 sweeps)."""
     width = -(-m // -(-m // MAX_REVERSE_LANES[backend]))
     try:
         prep = prepare_batched_reverse_jacobian(f, slots, template, width, backend, n, m)

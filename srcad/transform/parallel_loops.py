@@ -9,25 +9,32 @@ iteration with `np.where`,
 `err[2 * i] = v` scatters), as NumPy code, and the loop is kept for when that cannot give the
 loop's answer.
 
-A top-level loop `for i in range(n)` / `range(a, b)` of the function is lifted when its body
-holds only assignments to names, writes `A[index] = value` and `if` statements assigning names,
-and (checked on the tree):
+A loop `for i in range(n)` / `range(a, b)` anywhere in the function (one that is not lifted
+is searched for lifted loops inside it: the vertices of a loop over bones that accumulates)
+is lifted when its body holds only assignments to names (`=`, `+=`), writes `A[index] =
+value` (or `+=`), `if` statements assigning names and inner `for j in range(...)` loops of
+those, and (checked on the tree):
 
 * every name the body reads was assigned earlier in the same iteration, is the loop variable,
   or is not assigned in the loop (no value flows from one iteration to the next); a name
-  assigned in one branch only is not read after its `if`;
-* an array written is not read in the loop, not assigned, written at an index with a part
-  `k * i + b` (k a nonzero int, b not assigned in the loop: one element per iteration), and
-  two writes into one array hit different elements (their offsets differ modulo k, or a
-  constant part differs); writes sit outside branches and are done after every value;
-* calls are `math` functions NumPy has elementwise (`np.sin` for `math.sin`) and `abs`.
+  assigned in one branch only, or only inside an inner loop, is not read after (a name is
+  read after when some path reads it before setting it: srcad/analysis/live_after.py);
+* an inner loop's bounds and variable are the same in every iteration (its variable is set
+  by nothing else): it runs as a loop over the arrays of all iterations, carrying values
+  from pass to pass as the loop does;
+* writes follow srcad/transform/parallel_writes.py (one element of its own per iteration);
+  an array written is not read in the loop nor assigned; writes sit outside branches and are
+  done after every value, in their order (those inside inner loops kept per pass);
+* calls are `math` functions NumPy has elementwise (`np.sin` for `math.sin`) and `abs`;
+  `A[:, ...]` (stacked lanes) only in arithmetic (srcad/transform/parallel_arrays.py).
 
 and, when it runs (else the loop runs): the loop runs at least once, every array indexed is a
-NumPy array with one axis per index part, every other name read from outside the loop is a
-number, and NumPy meets no division by zero, overflow or invalid operation (where CPython
-raises, or where a branch not taken divides by zero); any exception in the lifted code runs
-the loop instead, which raises what CPython raises. Names assigned in the loop and read after
-it get their last iteration's value. Integer arithmetic is NumPy's int64.
+NumPy array with one axis per index part (written ones of floats), every other name read from
+outside the loop is a number, and NumPy meets no division by zero, overflow or invalid
+operation (where CPython raises, or where a branch not taken divides by zero); any exception
+in the lifted code runs the loop instead, which raises what CPython raises. Names assigned in
+the loop and read after it get their last iteration's value. Integer arithmetic is NumPy's
+int64.
 
 >>> import gast
 >>> from srcad.build.codegen import to_source
@@ -49,82 +56,83 @@ t = np.sin(x[2 * i]) | y_index = i | y_value = t * t | y[y_index] = y_value
 
 from __future__ import annotations
 
-import collections
-
 import gast
 
+from srcad.analysis.live_after import LiveAfter
 from srcad.frontend import syntax as S
+from srcad.transform.parallel_arrays import (
+    is_lane,
+    is_math,
+    is_ufunc,
+    lane_names,
+    lane_slice,
+    mapped,
+    parts_of,
+)
+from srcad.transform.parallel_writes import NotParallel, check_writes
 
-# math functions with a NumPy ufunc of the same meaning on floats
-_UFUNCS = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp",
-           "log": "log", "tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "atan": "arctan",
-           "log1p": "log1p", "expm1": "expm1", "fabs": "abs"}
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
 
 
-class _NotParallel(Exception):
-    pass
-
-
 def lift_parallel_loops(fn: gast.FunctionDef, namer) -> int:
-    """Rewrite the parallel top-level loops of `fn` (in place); how many were lifted."""
-    lifted, body = 0, []
-    loads = _Loads(fn)
-    for statement in fn.body:
+    """Rewrite the parallel loops of `fn` (in place); how many were lifted. A loop that is
+    not lifted is searched for parallel loops inside it."""
+    return _lift_block(fn.body, LiveAfter(fn), namer)
+
+
+def _lift_block(block, live, namer) -> int:
+    lifted, index = 0, 0
+    while index < len(block):
+        statement = block[index]
         replacement = None
         if isinstance(statement, gast.For):
             try:
-                replacement = _Loop(statement, loads, namer).lifted()
-            except _NotParallel:
+                replacement = _Loop(statement, live, namer).lifted()
+            except NotParallel:
                 replacement = None
         if replacement is None:
-            body.append(statement)
+            if isinstance(statement, (gast.For, gast.While, gast.If)):
+                lifted += _lift_block(statement.body, live, namer)
+                lifted += _lift_block(statement.orelse, live, namer)
+            index += 1
         else:
-            body += replacement
+            block[index:index + 1] = replacement
+            index += len(replacement)
             lifted += 1
-    fn.body = body
     return lifted
 
 
-class _Loads:
-    """How often `fn` loads each name, counted once for all its loops (a walk of the whole
-    function per loop made the first call of long unrolled code quadratic)."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        self._total = None
-
-    def after(self, loop) -> set:
-        """Names loaded anywhere in the function outside `loop`."""
-        if self._total is None:
-            self._total = _load_counts(self.fn)
-        inside = _load_counts(loop)
-        return {name for name, count in self._total.items() if count > inside.get(name, 0)}
-
-
-def _load_counts(tree) -> collections.Counter:
-    return collections.Counter(n.id for n in S.nodes(tree) if isinstance(n, gast.Name)
-                               and isinstance(n.ctx, gast.Load))
+def _range_bounds(loop):
+    rng = loop.iter
+    if loop.orelse or not isinstance(loop.target, gast.Name) \
+            or not (isinstance(rng, gast.Call) and isinstance(rng.func, gast.Name)
+                    and rng.func.id == "range" and 1 <= len(rng.args) <= 2
+                    and not rng.keywords):
+        raise NotParallel
+    return rng.args
 
 
 class _Loop:
-    def __init__(self, loop, loads, namer):
-        self.loop, self.loads, self.namer = loop, loads, namer
-        rng = loop.iter
-        if loop.orelse or not isinstance(loop.target, gast.Name) \
-                or not (isinstance(rng, gast.Call) and isinstance(rng.func, gast.Name)
-                        and rng.func.id == "range" and 1 <= len(rng.args) <= 2
-                        and not rng.keywords):
-            raise _NotParallel
+    def __init__(self, loop, live, namer):
+        self.loop, self.live, self.namer = loop, live, namer
+        self.bounds = _range_bounds(loop)
         self.var = loop.target.id
-        self.bounds = rng.args
-        self.assigned = {n.id for stmt in loop.body for n in gast.walk(stmt)
-                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-        self.written = {}  # array -> [index parts of each write]
+        self.assigned = _stored(loop.body)
+        inner = [n for n in gast.walk(loop) if isinstance(n, gast.For) and n is not loop]
+        targets = {n.target.id for n in inner if isinstance(n.target, gast.Name)}
+        others = _stored([s for s in loop.body if not isinstance(s, gast.For)]) | {
+            n.id for f in inner for s in f.body if not isinstance(s, gast.For)
+            for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        self.uniform = targets - others - {self.var}  # inner loops' variables
+        self.ranges: dict = {}  # inner variable -> its constant range, inside its loop
+        self.written = {}  # array -> [(index parts, ranges) of each write]
         self.arrays = {}  # array read or written -> index parts
         self.read_arrays: set = set()
+        self.lane_arrays: set = set()  # arrays indexed `A[:, ...]`
+        self.augmented: set = set()  # arrays written with `+=`
         self.before_if: dict = {}  # id of an if -> the names bound before it
         self.scalars = set()  # names from outside the loop read as values
+        self.lanes = lane_names(loop.body)
 
     # -- checks
     def lifted(self):
@@ -132,124 +140,203 @@ class _Loop:
         defined = {self.var}
         partial: set = set()
         for statement in statements:
-            self._statement(statement, defined, partial, top=True)
+            self._statement(statement, defined, partial, 0, False)
         if self.var in self.assigned or self.written.keys() & (self.assigned | self.read_arrays):
-            raise _NotParallel
+            raise NotParallel
         # a name read after the loop gets its last iteration's value: never a branch's alone
-        if self.loads.after(self.loop) & (self.assigned - defined):
-            raise _NotParallel
-        for bound in self.bounds:
-            self._expression(bound, set(), set(), outside=True)
-        if _names([*self.bounds]) & self.assigned:
-            raise _NotParallel
+        maybe = (self.assigned - defined - self.uniform) | partial
+        if self.live(self.loop, maybe):
+            raise NotParallel
+        self._bounds(self.bounds, set())
         for writes in self.written.values():
-            _check_writes(writes, self.var, self.assigned)
+            check_writes(writes, self.var, self.assigned, self.uniform)
         return self._code(statements)
 
-    def _statement(self, statement, defined, partial, top):
-        if isinstance(statement, gast.Assign) and len(statement.targets) == 1:
-            target = statement.targets[0]
+    def _bounds(self, bounds, defined):
+        """Range bounds: the same in every iteration (Python evaluates them as they are)."""
+        allowed = (gast.Name, gast.Constant, gast.BinOp, gast.Call, gast.Attribute,
+                   gast.Subscript, gast.Load, gast.operator, gast.UnaryOp, gast.unaryop)
+        for bound in bounds:
+            for n in gast.walk(bound):
+                if not isinstance(n, allowed) or (isinstance(n, gast.Attribute)
+                                                  and n.attr != "shape") \
+                        or (isinstance(n, gast.Call) and not (
+                            isinstance(n.func, gast.Name) and n.func.id == "len"
+                            and len(n.args) == 1 and not n.keywords)):
+                    raise NotParallel
+                if isinstance(n, gast.Name) and (
+                        n.id == self.var or n.id in self.lanes
+                        or (n.id in self.assigned
+                            and not (n.id in self.uniform and n.id in defined))):
+                    raise NotParallel
+
+    def _statement(self, statement, defined, partial, depth, in_branch):
+        if isinstance(statement, (gast.Assign, gast.AugAssign)):
+            target = statement.targets[0] if isinstance(statement, gast.Assign) \
+                and len(statement.targets) == 1 else getattr(statement, "target", None)
+            if isinstance(statement, gast.AugAssign):
+                if not isinstance(statement.op, _OPERATORS):
+                    raise NotParallel
+                if isinstance(target, gast.Name):
+                    self._expression(gast.Name(target.id, gast.Load(), None, None), defined,
+                                     partial)
+            if target is None:
+                raise NotParallel
             self._expression(statement.value, defined, partial)
             if isinstance(target, gast.Name):
                 defined.add(target.id)
                 partial.discard(target.id)
                 return
-            if top and isinstance(target, gast.Subscript) \
+            if not in_branch and isinstance(target, gast.Subscript) \
                     and isinstance(target.value, gast.Name):
-                parts = _parts(target)
-                for part in parts:
-                    self._expression(part, defined, partial)
-                self.written.setdefault(target.value.id, []).append(parts)
-                self._array(target.value.id, len(parts))
+                base = target.value.id
+                parts = parts_of(target)
+                lane = self._index(target, defined, partial)
+                if is_lane(statement.value, self.lanes) and not lane:
+                    raise NotParallel
+                self.written.setdefault(base, []).append((parts, dict(self.ranges)))
+                if isinstance(statement, gast.AugAssign):
+                    self.augmented.add(base)
                 return
         elif isinstance(statement, gast.If):
             self._expression(statement.test, defined, partial)
+            if is_lane(statement.test, self.lanes):
+                raise NotParallel
             self.before_if[id(statement)] = set(defined)
             branches = []
             for block in (statement.body, statement.orelse):
                 inner, inner_partial = set(defined), set(partial)
                 for s in block:
                     if not S.is_comment(s):
-                        self._statement(s, inner, inner_partial, top=False)
+                        self._statement(s, inner, inner_partial, depth, True)
                 branches.append(inner)
             both = branches[0] & branches[1]
             partial |= (branches[0] | branches[1]) - both
             defined |= both
             return
-        raise _NotParallel
+        elif isinstance(statement, gast.For) and not in_branch:
+            self._inner_loop(statement, defined, partial, depth)
+            return
+        raise NotParallel
 
-    def _expression(self, node, defined, partial, outside=False):
-        indices = {id(n.slice) for n in gast.walk(node) if isinstance(n, gast.Subscript)}
+    def _inner_loop(self, loop, defined, partial, depth):
+        """A loop inside: run as a loop on the arrays of all iterations (its bounds and
+        variable are the same in every iteration)."""
+        bounds = _range_bounds(loop)
+        target = loop.target.id
+        if target not in self.uniform:
+            raise NotParallel
+        self._bounds(bounds, defined)
+        saved = self.ranges.get(target)
+        values = [b.value for b in bounds if isinstance(b, gast.Constant)]
+        if len(values) == len(bounds) and all(type(v) is int for v in values):
+            self.ranges[target] = range(*values)
+        else:
+            self.ranges.pop(target, None)
+        inner, inner_partial = set(defined) | {target}, set(partial)
+        for s in loop.body:
+            if not S.is_comment(s):
+                self._statement(s, inner, inner_partial, depth + 1, False)
+        if saved is None:
+            self.ranges.pop(target, None)
+        else:
+            self.ranges[target] = saved
+        partial |= (inner - defined - {target}) | (inner_partial - partial)
+        defined.add(target)
+
+    def _index(self, subscript, defined, partial) -> bool:
+        """Check the parts of `A[...]` (read or written); whether it is `A[:, ...]`."""
+        parts = parts_of(subscript)
+        lane = lane_slice(parts[0])
+        for part in parts[lane:]:
+            if isinstance(part, (gast.Slice, gast.Tuple)) or is_lane(part, self.lanes):
+                raise NotParallel
+            self._expression(part, defined, partial)
+        name = subscript.value.id
+        if name in self.assigned:
+            raise NotParallel
+        self._array(name, len(parts))
+        if lane:
+            self.lane_arrays.add(name)
+        return bool(lane)
+
+    def _expression(self, node, defined, partial):
+        subscripts = [n for n in gast.walk(node) if isinstance(n, gast.Subscript)]
+        inside = {id(m) for n in subscripts for m in gast.walk(n.slice)}
+        # `a.size`, `a.ndim` of an array the loop does not set: a number, every iteration
+        inside |= {id(n.value) for n in gast.walk(node) if isinstance(n, gast.Attribute)
+                   and n.attr in ("size", "ndim") and isinstance(n.value, gast.Name)
+                   and n.value.id not in self.assigned}
         for n in gast.walk(node):
-            if isinstance(n, gast.Tuple) and id(n) in indices:
+            if id(n) in inside:
                 continue
+            elif isinstance(n, gast.Subscript):
+                if not isinstance(n.value, gast.Name):
+                    raise NotParallel
+                self._index(n, defined, partial)
+                self.read_arrays.add(n.value.id)
             elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 if n.id in partial or (n.id in self.assigned and n.id not in defined):
-                    raise _NotParallel
+                    raise NotParallel
+                if n.id != self.var and n.id not in self.assigned:
+                    self.scalars.add(n.id)
             elif isinstance(n, gast.Call):
-                if not (_ufunc(n.func) or (isinstance(n.func, gast.Name)
-                                           and n.func.id == "abs")) or n.keywords:
-                    raise _NotParallel
+                if not (is_ufunc(n.func) or (isinstance(n.func, gast.Name)
+                                           and n.func.id == "abs")) or n.keywords \
+                        or any(is_lane(a, self.lanes) for a in n.args):
+                    raise NotParallel
             elif isinstance(n, gast.BinOp) and not isinstance(n.op, _OPERATORS):
-                raise _NotParallel
-            elif isinstance(n, gast.Compare) and len(n.ops) != 1:
-                raise _NotParallel
+                raise NotParallel
+            elif isinstance(n, gast.Compare) and (
+                    len(n.ops) != 1 or is_lane(n, self.lanes)):
+                raise NotParallel
+            elif isinstance(n, gast.IfExp) and is_lane(n.test, self.lanes):
+                raise NotParallel
             elif isinstance(n, (gast.Slice, gast.Lambda, gast.BoolOp, gast.List, gast.Dict,
                                 gast.Starred, gast.NamedExpr, gast.JoinedStr, gast.Tuple)) \
                     or (isinstance(n, gast.UnaryOp) and isinstance(n.op, gast.Not)):
-                raise _NotParallel
-            elif isinstance(n, gast.Attribute) and not _is_math(n):
-                raise _NotParallel
-        self._reads(node, outside)
-
-    def _reads(self, node, outside):
-        """Record the arrays indexed and the names read as values in `node`."""
-        if isinstance(node, gast.Subscript):
-            if not isinstance(node.value, gast.Name) or node.value.id in self.assigned:
-                raise _NotParallel
-            parts = _parts(node)
-            self._array(node.value.id, len(parts))
-            self.read_arrays.add(node.value.id)
-            for part in parts:
-                if isinstance(part, gast.Tuple):
-                    raise _NotParallel
-                self._reads(part, outside)
-            return
-        if isinstance(node, gast.Name):
-            if node.id != self.var and node.id not in self.assigned:
-                self.scalars.add(node.id)
-            return
-        if isinstance(node, gast.Call):
-            for arg in node.args:
-                self._reads(arg, outside)
-            return
-        for child in gast.iter_child_nodes(node):
-            self._reads(child, outside)
+                raise NotParallel
+            elif isinstance(n, gast.Attribute) and not is_math(n) \
+                    and id(n.value) not in inside:
+                raise NotParallel
 
     def _array(self, name, count):
         if self.arrays.setdefault(name, count) != count:
-            raise _NotParallel
+            raise NotParallel
 
     # -- code
     def _code(self, statements):
         fresh = self.namer.fresh
-        lifted = [S.assign(S.name(self.var), _call("np.arange", *map(S.clone, self.bounds)))]
-        writes = []
+        self.column = fresh("lane_column") if self.lane_arrays else None
+        lifted = [S.assign(S.name(self.var), S.call("np.arange", *map(S.clone, self.bounds)))]
+        column = []
+        if self.column:
+            first = sorted(self.lane_arrays)[0]
+            column = S.parse_stmts(f"{self.column} = np.arange({first}.shape[0])[:, None]")
+        writes, pending = [], []
         for statement in statements:
-            lifted += self._lifted(statement, writes, fresh)
-        after = self.loads.after(self.loop) & (self.assigned | {self.var})
-        restores = [S.parse_stmts(f"{n} = {n}[-1] if np.ndim({n}) else {n}")[0]
+            lifted += self._lifted(statement, writes, pending, fresh, 0)
+        after = self.live(self.loop, (self.assigned - self.uniform) | {self.var})
+        restores = [S.parse_stmts(f"{n} = {n}[..., -1] if np.ndim({n}) else {n}")[0]
                     for n in sorted(after)]
         count = "len(range(" + ", ".join(S.unparse_expr(b) for b in self.bounds) + "))"
         guards = [f"{count} > 0"]
         guards += [f"isinstance({a}, np.ndarray) and {a}.ndim == {k}"
                    for a, k in sorted(self.arrays.items())]
+        guards += [f"{a}.dtype.kind == 'f'" for a in sorted(self.written)]
+        # an array written is no view of another array the loop indexes (the loop would read
+        # what earlier iterations wrote through it)
+        written = sorted(self.written)
+        guards += [f"not np.may_share_memory({a}, {b})" for k, a in enumerate(written)
+                   for b in sorted(self.arrays) if b not in written[:k + 1]]
+        guards += [f"{a}.shape[0] == {b}.shape[0]" for a, b in
+                   zip(sorted(self.lane_arrays), sorted(self.lane_arrays)[1:])]
         guards += [f"np.ndim({n}) == 0" for n in sorted(self.scalars - set(self.arrays))
                    if n not in ("math", "np", "abs")]
         errstate = S.parse_stmts("with np.errstate(divide='raise', over='raise', "
                                  "invalid='raise'):\n    pass")[0]
-        errstate.body = _mapped(lifted)
-        attempt = gast.Try(body=[errstate, *writes, *restores],
+        errstate.body = column + mapped(lifted, self.column)
+        attempt = gast.Try(body=[*pending, errstate, *writes, *restores],
                            handlers=[gast.ExceptHandler(S.name("Exception"), None,
                                                         [self.loop])],
                            orelse=[], finalbody=[])
@@ -258,21 +345,51 @@ class _Loop:
                           "(srcad/transform/parallel_loops.py), the loop if that fails"),
                 gast.If(test=test, body=[attempt], orelse=[S.clone(self.loop)])]
 
-    def _lifted(self, statement, writes, fresh):
+    def _lifted(self, statement, writes, pending, fresh, depth):
         if S.is_comment(statement):
             return [statement]
-        if isinstance(statement, gast.Assign) and isinstance(statement.targets[0], gast.Name):
-            return [S.assign(statement.targets[0], S.clone(statement.value))]
-        if isinstance(statement, gast.Assign):  # a write: index and value now, written last
-            target = statement.targets[0]
+        if isinstance(statement, gast.For):  # an inner loop: a loop over whole arrays
+            body = []
+            for s in statement.body:
+                body += self._lifted(s, writes, pending, fresh, depth + 1)
+            return [gast.For(target=S.clone(statement.target), iter=S.clone(statement.iter),
+                             body=body or [gast.Pass()], orelse=[], type_comment=None)]
+        target = statement.targets[0] if isinstance(statement, gast.Assign) \
+            else getattr(statement, "target", None)
+        if isinstance(target, gast.Name):
+            value = S.clone(statement.value)
+            if isinstance(statement, gast.AugAssign):  # a new array, never one in place
+                value = gast.BinOp(S.name(target.id), statement.op, value)
+            return [S.assign(S.name(target.id), value)]
+        if target is not None:  # a write: index and value now, written after every value
             base = target.value.id
             index, value = fresh(f"{base}_index"), fresh(f"{base}_value")
-            writes.append(S.parse_stmts(f"{base}[{index}] = {value}")[0])
-            return [S.assign(S.name(index), S.clone(target.slice)),
-                    S.assign(S.name(value), S.clone(statement.value))]
-        return self._select(statement, writes, fresh)
+            operator = statement.op if isinstance(statement, gast.AugAssign) else None
+            write = S.assign(S.parse_expr(f"{base}[{index}]"), S.name(value)) \
+                if operator is None else \
+                S.aug_assign(S.parse_expr(f"{base}[{index}]"), operator, S.name(value))
+            S.set_store(write.targets[0] if operator is None else write.target)
+            lines = [S.assign(S.name(index), self._write_index(target)),
+                     S.assign(S.name(value), S.clone(statement.value))]
+            if depth == 0:
+                writes.append(write)
+                return lines
+            # inside an inner loop: each pass's index and value kept, written in order
+            kept = fresh(f"{base}_writes")
+            pending.append(S.parse_stmts(f"{kept} = []")[0])
+            loop = S.parse_stmts(f"for {index}, {value} in {kept}:\n    pass")[0]
+            loop.body = [write]
+            writes.append(loop)
+            return lines + S.parse_stmts(f"{kept}.append(({index}, {value}))")
+        return self._select(statement, writes, pending, fresh, depth)
 
-    def _select(self, statement, writes, fresh):
+    def _write_index(self, target):
+        parts = [S.clone(p) for p in parts_of(target)]
+        if lane_slice(parts[0]):
+            parts[0] = S.name(self.column)
+        return parts[0] if len(parts) == 1 else gast.Tuple(parts, gast.Load())
+
+    def _select(self, statement, writes, pending, fresh, depth):
         """`if`: both branches for every iteration, each name chosen with np.where (a name
         bound in one branch only and not before is never read after: checked)."""
         chosen = fresh("chosen")
@@ -287,108 +404,16 @@ class _Loop:
         lines = [S.assign(S.name(chosen), S.clone(statement.test))]
         lines += [S.assign(S.name(kept[n]), S.name(n)) for n in kept]
         for s in statement.body:
-            lines += self._lifted(s, writes, fresh)
+            lines += self._lifted(s, writes, pending, fresh, depth)
         lines += [S.assign(S.name(then[n]), S.name(n)) for n in names]
         lines += [S.assign(S.name(n), S.name(kept[n])) for n in kept]
         for s in statement.orelse:
-            lines += self._lifted(s, writes, fresh)
+            lines += self._lifted(s, writes, pending, fresh, depth)
         lines += [S.parse_stmts(f"{n} = np.where({chosen}, {then[n]}, {n})")[0]
                   for n in names]
         return lines
 
 
-def _check_writes(writes, var, assigned):
-    """Each write hits one element per iteration; two writes never the same element."""
-    forms = []
-    for parts in writes:
-        form = None
-        for position, part in enumerate(parts):
-            affine = _affine(part, var)
-            if affine is not None and form is None:
-                if (_names([part]) - {var}) & assigned:
-                    raise _NotParallel
-                form = (position, *affine)
-            elif _names([part]) & (assigned | {var}):
-                raise _NotParallel
-        if form is None or form[1] == 0:
-            raise _NotParallel
-        forms.append((form, parts))
-    for k, ((position, scale, offset, rest), parts) in enumerate(forms):
-        for (other_position, other_scale, other_offset, other_rest), other in forms[:k]:
-            constants_differ = any(
-                isinstance(a, gast.Constant) and isinstance(b, gast.Constant)
-                and a.value != b.value for j, (a, b) in enumerate(zip(parts, other))
-                if j != position)
-            if constants_differ:
-                continue
-            if (position, scale, rest) != (other_position, other_scale, other_rest) \
-                    or (offset - other_offset) % scale == 0:
-                raise _NotParallel
-
-
-def _affine(node, var):
-    """(k, c, rest) when `node` is k * var + c + rest (k, c ints, rest text without var)."""
-    if isinstance(node, gast.Name) and node.id == var:
-        return 1, 0, ""
-    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
-        for a, b in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(a, gast.Constant) and type(a.value) is int \
-                    and isinstance(b, gast.Name) and b.id == var:
-                return a.value, 0, ""
-        return None
-    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
-        sign = 1 if isinstance(node.op, gast.Add) else -1
-        for a, b, b_sign in ((node.left, node.right, sign), (node.right, node.left, 1)):
-            if isinstance(node.op, gast.Sub) and a is node.right:
-                continue  # c - k * i: not handled
-            inner = _affine(a, var)
-            if inner is None or var in _names([b]):
-                continue
-            k, c, rest = inner
-            if isinstance(b, gast.Constant) and type(b.value) is int:
-                return k, c + b_sign * b.value, rest
-            return k, c, rest + ("+" if b_sign > 0 else "-") + S.unparse_expr(b)
-    return None
-
-
-def _parts(subscript):
-    index = subscript.slice
-    return list(index.elts) if isinstance(index, gast.Tuple) else [index]
-
-
-def _names(nodes) -> set:
-    return {n.id for node in nodes for n in gast.walk(node) if isinstance(n, gast.Name)}
-
-
-def _is_math(node) -> bool:
-    return isinstance(node.value, gast.Name) and node.value.id == "math" \
-        and node.attr in _UFUNCS
-
-
-def _ufunc(func) -> bool:
-    return isinstance(func, gast.Attribute) and _is_math(func)
-
-
-def _call(function: str, *args):
-    return S.call(function, *args)
-
-
-class _Elementwise(gast.NodeTransformer):
-    """math.f(...) as np.f(...), abs as np.abs, `a if t else b` as np.where(t, a, b)."""
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if isinstance(node.func, gast.Attribute) and _is_math(node.func):
-            node.func = S.parse_expr(f"np.{_UFUNCS[node.func.attr]}")
-        elif isinstance(node.func, gast.Name) and node.func.id == "abs":
-            node.func = S.parse_expr("np.abs")
-        return node
-
-    def visit_IfExp(self, node):
-        self.generic_visit(node)
-        return _call("np.where", node.test, node.body, node.orelse)
-
-
-def _mapped(statements):
-    """`statements` written for arrays of iterations (`_Elementwise`)."""
-    return [_Elementwise().visit(statement) for statement in statements]
+def _stored(statements) -> set:
+    return {n.id for s in statements for n in gast.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
