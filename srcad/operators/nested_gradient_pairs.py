@@ -18,8 +18,10 @@ each statement reads its own:
 Guarantees: a pair is merged only when its statements are adjacent in one block (either
 first), each an assignment holding one of the two calls, both calls name the same token and
 operands (the same source text), the first statement binds or writes no name the second's
-call reads, and every name it writes is a parameter or a name only ever bound to a new array
-(as for the adjoint runs, srcad/operators/nested_adjoint_runs.py); otherwise they stay.
+call reads, and, when it writes into an array (`v[i] = ...`, `v += ...`) rather than binding
+names, every name it writes is a parameter or a name only ever bound to a new array (as for
+the adjoint runs, srcad/operators/nested_adjoint_runs.py: not a view of an operand);
+otherwise they stay.
 
 >>> import gast
 >>> from srcad.build.codegen import to_source
@@ -98,7 +100,9 @@ def _pair(first, second, fresh):
         return None
     written = bound_names(first)
     read = names_in(found[1][0].args)
-    if written & read or not written <= fresh:
+    rebinds = isinstance(first, gast.Assign) and all(isinstance(t, gast.Name)
+                                                      for t in first.targets)
+    if written & read or not (rebinds or written <= fresh):  # in place: maybe into a view
         return None
     statements = {found[0][1]: first, found[1][1]: second}
     return (gradient, statements["gradient"]), (tangent, statements["tangent"]), token, ks

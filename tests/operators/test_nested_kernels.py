@@ -68,6 +68,20 @@ def test_a_gradient_and_its_tangent_at_the_same_operands_are_one_call():
                      "g = -1.0 * srcad_pair_1[0]", "g_dot = -srcad_pair_1[1]"]
 
 
+def test_a_gradient_bound_to_a_name_shares_the_call_with_its_first_lane():
+    """A name rebound (not written into) may be anything before: the vector mode's lanes
+    after the first keep their own tangent calls."""
+    merged, code = rewritten(merged_gradient_pairs, (
+        "def f(x, p, x_dot_0, x_dot_1):\n"
+        "    g = x\n"
+        "    g = srcad_nested_gradient_2(x, p)\n"
+        "    g_dot_0 = srcad_nested_tangent_2_0(x, p, x_dot_0)\n"
+        "    g_dot_1 = srcad_nested_tangent_2_0(x, p, x_dot_1)\n"))
+    assert merged == [(2, (0,))]
+    assert "g = srcad_pair_1[0]" in code and "g_dot_0 = srcad_pair_1[1]" in code
+    assert "g_dot_1 = srcad_nested_tangent_2_0(x, p, x_dot_1)" in code
+
+
 @pytest.mark.parametrize("body", [
     # the gradient rebinds an operand the tangent reads
     "    x = srcad_nested_gradient_2(x, p)\n"
