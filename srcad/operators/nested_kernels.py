@@ -61,16 +61,19 @@ class KernelWriter:
         self.count, self.floats = count, floats
         self.differentiated, self.argnum = differentiated, argnum
 
-    def gradient(self, name, operands, reverse, tapes):
-        """The gradient of g in argument `argnum` (g's reverse code, seeded 1)."""
-        body = self._carve(self._call_order(operands), {}, (self.argnum,), tapes, second=False)
+    def gradient(self, name, operands, reverse, tapes, scratch=False):
+        """The gradient of g in argument `argnum` (g's reverse code, seeded 1); `scratch`:
+        returned as a view of the workspace (srcad/operators/nested_scratch_results.py)."""
+        body = self._carve(self._call_order(operands), {}, (self.argnum,), tapes, second=False,
+                           scratch=scratch)
         args = []
         for i in range(self.count):
             args += [f"a{i}", f"a{i}_bar"] if i in self.differentiated else [f"a{i}"]
         body += self._call(reverse, args, tapes)
         return self._kernel(name, operands, [], body + [f"    return {self._result(self.argnum)}"])
 
-    def second(self, name, operands, second, tapes, directed, reads, gradient=False):
+    def second(self, name, operands, second, tapes, directed, reads, gradient=False,
+               scratch=False):
         """The adjoints H d of g's arguments `reads` for the directions d on the arguments
         `directed` (the kernel's last parameters, in that order): one reverse-over-forward
         pass. Returns one adjoint, or a tuple of several (`reads` a list); `gradient`: the
@@ -79,7 +82,7 @@ class KernelWriter:
         directions = [f"d{j}" for j in range(len(directed))]
         read = [reads] if isinstance(reads, int) else list(reads)
         body = self._carve(self._call_order(operands), dict(zip(directed, directions)), read,
-                           tapes, second=True, gradient=gradient)
+                           tapes, second=True, gradient=gradient, scratch=scratch)
         args = []
         for i in range(self.count):
             args += [f"a{i}", f"a{i}_bar", f"a{i}_dot", f"a{i}_dot_bar"] \
@@ -96,10 +99,10 @@ class KernelWriter:
         params = ", ".join(["space", "int_space", *operands, *directions])
         return "\n".join([f"@srcad_jit\ndef {name}({params}):"] + body)
 
-    def _carve(self, order, directed, read, tapes, second, gradient=False):
+    def _carve(self, order, directed, read, tapes, second, gradient=False, scratch=False):
         """Lines binding a{i}, a{i}_bar (and a{i}_dot, a{i}_dot_bar when `second`) for every
-        argument: the returned adjoints of arrays fresh, everything else from the
-        workspace (views written in place: a helper call per view cost ~20 ns)."""
+        argument: the returned adjoints of arrays fresh (unless `scratch`), everything else
+        from the workspace (views written in place: a helper call per view cost ~20 ns)."""
         lines, carved = [], []  # carved: (name, its value: a box's or None for zeros, size)
 
         def slot(target, i, value=None):
@@ -112,7 +115,7 @@ class KernelWriter:
                 lines.append(f"    a{i} = {o}")
             if i not in self.differentiated:
                 continue
-            if i in read and i not in self.floats:
+            if i in read and i not in self.floats and not scratch:
                 lines.append(f"    a{i}_bar = np.zeros_like(a{i})")
             else:
                 slot(f"a{i}_bar", i)
@@ -122,7 +125,7 @@ class KernelWriter:
                 lines.append(f"    a{i}_dot = {directed[i]}")
             else:
                 slot(f"a{i}_dot", i, directed.get(i))
-            if gradient and i == self.argnum and i not in self.floats:
+            if gradient and i == self.argnum and i not in self.floats and not scratch:
                 lines.append(f"    a{i}_dot_bar = np.zeros_like(a{i})")
             else:
                 slot(f"a{i}_dot_bar", i)

@@ -20,6 +20,8 @@ types in one function is refused.
 
 from __future__ import annotations
 
+import functools
+
 import gast
 
 from srcad.analysis.types import FLOAT, Array
@@ -43,6 +45,8 @@ from srcad.operators.nested_kernels import (
 )
 from srcad.operators.nested_registry import REGISTRY, in_call_order
 from srcad.operators.nested_registry import position as operand_position
+from srcad.operators.nested_scratch_results import SUFFIX as SCRATCH
+from srcad.operators.nested_scratch_results import scratch_results
 from srcad.operators.nested_tangent_sums import kernel_name as tangent_sum_kernel
 from srcad.operators.nested_tangent_sums import merged_tangent_sums
 from srcad.operators.reverse_over_forward import tangent_function
@@ -66,6 +70,7 @@ class NumbaNested:
         self._adjoint_runs: dict = {}  # token -> the writer of a kernel of several adjoints
         self._tangent_sums: dict = {}  # token -> the writer of a kernel of several tangents
         self._gradient_pairs: dict = {}  # token -> the writer of a gradient-and-tangent kernel
+        self._writers: dict = {}  # kernel name -> (name, scratch) -> its source
         texts = [self._kernels(token, operand_types)
                  for token, operand_types in self.sites.items()]
         self.helpers = "\n\n".join([HELPERS, *texts] if texts else [])
@@ -112,29 +117,28 @@ class NumbaNested:
         texts = [_renamed(reverse, f"{prefix}_reverse"), _renamed(second, f"{prefix}_second")]
         kernel = KernelWriter(len(types), floats, differentiated, argnum)
         operands = [f"o{k}" for k in range(len(types))]
-        texts.append(kernel.gradient(f"srcad_nested_gradient_{token}", operands,
-                                     f"{prefix}_reverse", reverse.tapes))
-        self.names.add(f"srcad_nested_gradient_{token}")
+        self.names |= {f"{prefix}_reverse", f"{prefix}_second"}
+
+        def seconds(directed, reads, gradient=False):
+            return lambda name, scratch: kernel.second(
+                name, operands, f"{prefix}_second", second.tapes, directed, reads,
+                gradient=gradient, scratch=scratch)
+
+        writers = {f"srcad_nested_gradient_{token}": lambda name, scratch: kernel.gradient(
+            name, operands, f"{prefix}_reverse", reverse.tapes, scratch=scratch)}
         for k in range(len(types)):
             position = operand_position(nested, k)
-            if position not in differentiated:
-                continue
-            texts.append(kernel.second(f"srcad_nested_tangent_{token}_{k}", operands,
-                                       f"{prefix}_second", second.tapes, [position], argnum))
-            texts.append(kernel.second(f"srcad_nested_adjoint_{token}_{k}", operands,
-                                       f"{prefix}_second", second.tapes, [argnum], position))
-            self.names |= {f"srcad_nested_tangent_{token}_{k}",
-                           f"srcad_nested_adjoint_{token}_{k}"}
-        self.names |= {f"{prefix}_reverse", f"{prefix}_second"}
-        self._adjoint_runs[token] = lambda name, ks: kernel.second(
-            name, operands, f"{prefix}_second", second.tapes, [argnum],
-            [operand_position(nested, k) for k in ks])
-        self._tangent_sums[token] = lambda name, ks: kernel.second(
-            name, operands, f"{prefix}_second", second.tapes,
-            [operand_position(nested, k) for k in ks], argnum)
-        self._gradient_pairs[token] = lambda name, ks: kernel.second(
-            name, operands, f"{prefix}_second", second.tapes,
-            [operand_position(nested, k) for k in ks], argnum, gradient=True)
+            if position in differentiated:
+                writers[f"srcad_nested_tangent_{token}_{k}"] = seconds([position], argnum)
+                writers[f"srcad_nested_adjoint_{token}_{k}"] = seconds([argnum], position)
+        for name, writer in writers.items():
+            self._writers[name] = writer
+            self.names.add(name)
+            texts.append(writer(name, False))
+        positions = functools.partial(map, functools.partial(operand_position, nested))
+        self._adjoint_runs[token] = lambda ks: seconds([argnum], list(positions(ks)))
+        self._tangent_sums[token] = lambda ks: seconds(list(positions(ks)), argnum)
+        self._gradient_pairs[token] = lambda ks: seconds(list(positions(ks)), argnum, True)
         return "\n\n".join(texts)
 
     def rename(self, tree):
@@ -149,18 +153,23 @@ class NumbaNested:
             suffix = "_".join(str(a.value) for a in head)
             node.func = S.name(f"{node.func.id}_{suffix}")
         for token, ks in shared_adjoint_runs(tree):  # one second-order pass a run
-            self._write(adjoint_run_kernel(token, ks), self._adjoint_runs[token], ks)
+            self._write(adjoint_run_kernel(token, ks), self._adjoint_runs[token](ks))
         for token, ks in merged_tangent_sums(tree):  # one second-order pass a sum
-            self._write(tangent_sum_kernel(token, ks), self._tangent_sums[token], ks)
+            self._write(tangent_sum_kernel(token, ks), self._tangent_sums[token](ks))
         for token, ks in merged_gradient_pairs(tree):  # the gradient with its tangent
-            self._write(gradient_pair_kernel(token, ks), self._gradient_pairs[token], ks)
+            self._write(gradient_pair_kernel(token, ks), self._gradient_pairs[token](ks))
+        for name in scratch_results(tree, set(self._writers)):  # results used at once
+            self._write(name + SCRATCH, self._writers[name], scratch=True)
         _pass_workspace(tree, self.names - HELPER_NAMES)
         return tree
 
-    def _write(self, name, writer, ks):
+    def _write(self, name, writer, scratch=False):
+        """Write the kernel `name` by `writer(name, scratch)` (once)."""
         if name not in self.names:
-            self.helpers += "\n\n" + writer(name, ks)
+            self.helpers += "\n\n" + writer(name, scratch)
             self.names.add(name)
+            if not scratch:
+                self._writers[name] = writer
 
 
 def _pass_workspace(tree, kernels) -> None:

@@ -15,6 +15,7 @@ import pytest
 import srcad
 from srcad.build.codegen import to_source
 from srcad.operators.nested_gradient_pairs import merged_gradient_pairs
+from srcad.operators.nested_scratch_results import scratch_results
 from srcad.operators.nested_tangent_sums import merged_tangent_sums
 
 
@@ -107,6 +108,45 @@ def test_a_gradient_and_a_tangent_that_may_differ_keep_their_own_calls(body):
     merged, code = rewritten(merged_gradient_pairs, "def f(x, p, q, x_dot):\n" + body)
     assert merged == []
     assert "srcad_pair" not in code
+
+
+# -- results used at once: views of the workspace ------------------------------------------
+
+
+KERNELS = {"srcad_nested_gradient_2", "srcad_nested_gradient_3",
+           "srcad_nested_gradient_tangents_2_0"}
+
+
+def test_a_result_used_at_once_is_a_view_of_the_workspace():
+    renamed, code = rewritten(lambda tree: scratch_results(tree, KERNELS), (
+        "def f(x, p, x_dot, x_bar):\n"
+        "    g = -1.0 * srcad_nested_gradient_2(x, p)\n"
+        "    x_bar += unshared(x_bar, srcad_nested_gradient_3(x, p))\n"
+        "    srcad_pair_1 = srcad_nested_gradient_tangents_2_0(x, p, x_dot)\n"
+        "    h = 2.0 * srcad_pair_1[0]\n"
+        "    h_dot = -srcad_pair_1[1]\n"))
+    assert renamed == KERNELS
+    assert code.count("_scratch(") == 3
+
+
+@pytest.mark.parametrize("body", [
+    "    g = srcad_nested_gradient_2(x, p)\n",  # kept by a name
+    "    g = f(srcad_nested_gradient_2(x, p))\n",  # passed on
+    "    g = srcad_nested_gradient_2(x, p) * srcad_nested_gradient_3(x, p)\n",  # two at once
+    "    srcad_pair_1 = srcad_nested_gradient_tangents_2_0(x, p, x_dot)\n"
+    "    h = srcad_pair_1[0]\n"  # one of the results kept
+    "    h_dot = -srcad_pair_1[1]\n",
+    "    srcad_pair_1 = srcad_nested_gradient_tangents_2_0(x, p, x_dot)\n"
+    "    h = 2.0 * srcad_pair_1[0] + srcad_nested_gradient_3(x, p)\n"  # another call there
+    "    h_dot = -srcad_pair_1[1]\n",
+], ids=["bound", "passed", "two-calls", "pair-bound", "pair-beside-a-call"])
+def test_a_result_that_may_outlive_the_next_call_is_fresh(body):
+    _, code = rewritten(lambda tree: scratch_results(tree, KERNELS),
+                        "def f(x, p, x_dot):\n" + body)
+    assert "srcad_nested_gradient_2_scratch" not in code
+    assert "srcad_nested_gradient_tangents_2_0_scratch" not in code
+    # used at once beside the pair's results, which stay fresh
+    assert ("srcad_nested_gradient_3_scratch" in code) == ("2.0 * srcad_pair_1[0] +" in body)
 
 
 # -- compiled: values and allocations -----------------------------------------------------
@@ -205,6 +245,15 @@ def scalar_work(w, x0, steps):
     return s
 
 
+def scaled_work(w, x0, steps):
+    """`scalar_work` with the gradient used at once: the kernel returns views."""
+    s = 0.0
+    for k in range(steps):
+        force = -1.0 * srcad.grad(potential)(x0, w + 0.1 * k)
+        s += force[0] * force[1] + s * w
+    return s
+
+
 @pytest.mark.slow  # numba compilations or a bounded fuzz run: make test-all
 def test_the_kernels_allocate_only_their_results():
     """Forward outer mode: per step one kernel call returning the gradient and its tangent,
@@ -214,20 +263,25 @@ def test_the_kernels_allocate_only_their_results():
     nrt = pytest.importorskip("numba.core.runtime._nrt_python")
     x0 = np.array([1.0, 3.0])
 
-    def allocations(steps):
-        outer_derivative(scalar_work, "forward", 0.3, x0, steps)
+    def allocations(function, steps):
+        outer_derivative(function, "forward", 0.3, x0, steps)
         before = nrt.memsys_get_stats_alloc()
-        outer_derivative(scalar_work, "forward", 0.3, x0, steps)
+        outer_derivative(function, "forward", 0.3, x0, steps)
         return nrt.memsys_get_stats_alloc() - before
 
     was_on = nrt.memsys_stats_enabled()
     nrt.memsys_enable_stats()
     try:
-        per_step = (allocations(30) - allocations(10)) / 20
+        per_step = [(allocations(f, 30) - allocations(f, 10)) / 20
+                    for f in (scalar_work, scaled_work)]
     finally:
         if not was_on:
             nrt.memsys_disable_stats()
-    assert per_step == 2
-    h = 1e-6
-    want = (scalar_work(0.3 + h, x0, 7) - scalar_work(0.3 - h, x0, 7)) / (2 * h)
-    assert outer_derivative(scalar_work, "forward", 0.3, x0, 7) == pytest.approx(want, rel=1e-6)
+    # the gradient and its tangent (kept by `force`, `force_dot`); `-1.0 *` of each the
+    # kernel's views (before: the results and the products)
+    assert per_step == [2, 2]
+    h = 1e-4
+    for function in (scalar_work, scaled_work):
+        want = (function(0.3 + h, x0, 7) - function(0.3 - h, x0, 7)) / (2 * h)
+        assert outer_derivative(function, "forward", 0.3, x0, 7) == pytest.approx(want,
+                                                                                  rel=1e-6)
