@@ -92,7 +92,8 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              unbounded: bool = False, functions: bool = False,
              second_order: bool = False, aliasing: bool = False,
              records: bool = False, recursion: bool = False, nested: bool = False,
-             parallel_loops: bool = False, parallel_nests: bool = False) -> Program:
+             parallel_loops: bool = False, parallel_nests: bool = False,
+             nested_forms: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
@@ -112,10 +113,15 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     (grammar_recursion.py); `nested`: srcad.grad inside f (grammar_nested.py);
     `parallel_loops`: loops with independent iterations (grammar_parallel_loops.py);
     `parallel_nests`: independent loops nested in loops and holding loops
-    (grammar_parallel_nests.py)."""
+    (grammar_parallel_nests.py);
+    `nested_forms`: nested gradients in the forms numba's kernels pair and merge
+    (grammar_nested_forms.py)."""
     if parallel_nests:
         from grammar_parallel_nests import generate as parallel_nest_program
         return parallel_nest_program(seed)
+    if nested_forms:
+        from grammar_nested_forms import generate as nested_forms_program
+        return nested_forms_program(seed)
     if parallel_loops:
         from grammar_parallel_loops import generate as parallel_program
         return parallel_program(seed)

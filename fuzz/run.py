@@ -72,7 +72,8 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                unbounded: bool = False, functions: bool = False,
                second_order: bool = False, aliasing: bool = False, records: bool = False,
                recursion: bool = False, nested: bool = False, parallel_loops: bool = False,
-               parallel_nests: bool = False):
+               parallel_nests: bool = False,
+               nested_forms: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
@@ -92,14 +93,17 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     `recursion`: recursive helpers (fuzz/grammar_recursion.py); `nested`: srcad.grad inside
     f (fuzz/grammar_nested.py); `parallel_loops`: loops with independent iterations
     (fuzz/grammar_parallel_loops.py); `parallel_nests`: independent loops nested in loops
-    and holding loops, stacked lanes checked too (fuzz/grammar_parallel_nests.py)."""
+    and holding loops, stacked lanes checked too (fuzz/grammar_parallel_nests.py);
+    `nested_forms`: nested gradients in the forms numba's kernels pair and merge
+    (fuzz/grammar_nested_forms.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
                        views=views, containers=containers, lists=lists, effects=effects,
                        list_operations=list_operations, unbounded=unbounded,
                        functions=functions, second_order=second_order,
                        aliasing=aliasing, records=records, recursion=recursion,
                        nested=nested, parallel_loops=parallel_loops,
-                       parallel_nests=parallel_nests)
+                       parallel_nests=parallel_nests,
+                       nested_forms=nested_forms)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -227,6 +231,9 @@ def main(argv=None):
                         help="independent loops nested in loops and holding loops, stacked "
                              "lanes checked against one forward call per lane "
                              "(fuzz/grammar_parallel_nests.py)")
+    parser.add_argument("--nested-forms", action="store_true",
+                        help="nested gradients rebinding their operand, two in one "
+                             "expression, the same one twice (fuzz/grammar_nested_forms.py)")
     parser.add_argument("--cells", action="store_true",
                         help="run each program as IPython and Jupyter run a cell, one "
                              "top-level statement at a time (fuzz/cells.py)")
@@ -250,7 +257,8 @@ def main(argv=None):
                    functions=opts.functions, second_order=opts.second_order,
                    aliasing=opts.aliasing, records=opts.records, recursion=opts.recursion,
                    nested=opts.nested, parallel_loops=opts.parallel_loops,
-                   parallel_nests=opts.parallel_nests)
+                   parallel_nests=opts.parallel_nests,
+                   nested_forms=opts.nested_forms)
     jobs = [(s, opts.timeout, options) for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far

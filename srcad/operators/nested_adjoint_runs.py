@@ -55,7 +55,7 @@ def kernel_name(token: int, positions) -> str:
 def shared_adjoint_runs(tree) -> list:
     """Rewrite every run in `tree` (in place); the (token, operand numbers) of each run,
     for the kernels to write."""
-    fresh = _fresh_names(tree)
+    fresh = fresh_names(tree)
     runs, counter = [], [0]
     for node in list(gast.walk(tree)):
         for field in ("body", "orelse", "finalbody"):
@@ -82,7 +82,7 @@ def _merged(block, fresh, runs, counter) -> list:
                            [S.clone(a) for a in first_call.args], [])
         out += S.located([S.assign(S.name(name), merged)], block[i])
         for slot, (call, _, statement) in enumerate(run):
-            _replace(statement, call, gast.Subscript(S.name(name), S.const(slot), gast.Load()))
+            replace_call(statement, call, gast.Subscript(S.name(name), S.const(slot), gast.Load()))
             out.append(statement)
         runs.append((token, positions))
         i += len(run)
@@ -100,14 +100,14 @@ def _run_from(block, i, fresh) -> list:
         call, token, k = found
         if run:
             head_call, (head_token, _), _ = run[0]
-            read = _names(call.args)
+            read = names_in(call.args)
             if token != head_token or any(k == other for _, (_, other), _ in run) \
                     or not all(map(S.same, call.args, head_call.args)) \
                     or len(call.args) != len(head_call.args) \
                     or read & written or not written <= fresh:
                 break
         run.append((call, (token, k), statement))
-        written |= _bound(statement)
+        written |= bound_names(statement)
     return run
 
 
@@ -121,20 +121,20 @@ def _adjoint_call(statement):
     return calls[0], int(token), int(k)
 
 
-def _names(nodes) -> set:
+def names_in(nodes) -> set:
     return {n.id for node in nodes for n in gast.walk(node) if isinstance(n, gast.Name)}
 
 
-def _bound(statement) -> set:
+def bound_names(statement) -> set:
     """Names `statement` binds or writes into (the array of a subscript target)."""
     targets = statement.targets if isinstance(statement, gast.Assign) else [statement.target]
-    return _names(targets)
+    return names_in(targets)
 
 
 _ALLOCATORS = {"zeros", "zeros_like", "empty", "empty_like", "ones", "full", "copy"}
 
 
-def _fresh_names(tree) -> set:
+def fresh_names(tree) -> set:
     """The parameters of the functions in `tree`, and the names every assignment binds to a
     new value: an allocation (`np.zeros(...)`), arithmetic or a constant."""
     params, bound, other = set(), set(), set()
@@ -142,13 +142,13 @@ def _fresh_names(tree) -> set:
         if isinstance(node, gast.FunctionDef):
             params |= {a.id for a in node.args.args}
         elif isinstance(node, gast.Assign):
-            names = _names(node.targets)
+            names = names_in(node.targets)
             if all(isinstance(t, gast.Name) for t in node.targets) and _new_value(node.value):
                 bound |= names
             else:
                 other |= names
         elif isinstance(node, (gast.For, gast.With, gast.NamedExpr)):
-            other |= _names([getattr(node, "target", node)])
+            other |= names_in([getattr(node, "target", node)])
     return params | (bound - other)
 
 
@@ -160,7 +160,8 @@ def _new_value(value) -> bool:
         and value.func.attr in _ALLOCATORS
 
 
-def _replace(statement, call, replacement) -> None:
+def replace_call(statement, call, replacement) -> None:
+    """`statement` with the node `call` replaced by `replacement` (in place)."""
     for node in gast.walk(statement):
         for field, value in gast.iter_fields(node):
             if value is call:

@@ -20,6 +20,8 @@ types in one function is refused.
 
 from __future__ import annotations
 
+import functools
+
 import gast
 
 from srcad.analysis.types import FLOAT, Array
@@ -31,12 +33,25 @@ from srcad.errors import UnsupportedCallError
 from srcad.frontend import syntax as S
 from srcad.operators.nested_adjoint_runs import kernel_name as adjoint_run_kernel
 from srcad.operators.nested_adjoint_runs import shared_adjoint_runs
+from srcad.operators.nested_gradient_pairs import kernel_name as gradient_pair_kernel
+from srcad.operators.nested_gradient_pairs import merged_gradient_pairs
+from srcad.operators.nested_kernels import (
+    HELPER_NAMES,
+    HELPERS,
+    INT_SPACE,
+    SPACE,
+    WORKSPACE_INIT,
+    KernelWriter,
+)
 from srcad.operators.nested_registry import REGISTRY, in_call_order
 from srcad.operators.nested_registry import position as operand_position
+from srcad.operators.nested_scratch_results import SUFFIX as SCRATCH
+from srcad.operators.nested_scratch_results import scratch_results
+from srcad.operators.nested_tangent_sums import kernel_name as tangent_sum_kernel
+from srcad.operators.nested_tangent_sums import merged_tangent_sums
 from srcad.operators.reverse_over_forward import tangent_function
 from srcad.runtime.runtime_names import NESTED_RUNTIME_NAMES as _RUNTIME
 from srcad.transform.normalize.nested_calls import PRIMITIVE
-from srcad.transform.tapes import INT_TAPE
 
 
 class NumbaNested:
@@ -50,11 +65,15 @@ class NumbaNested:
                 if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                         and _resolves_to(norm, node.func.id, PRIMITIVE["function"]):
                     self._add_site(node, types)
-        self.names: set = {"srcad_jit"}  # defined in the module (compiler.compile_numba)
+        # defined in the module (compiler.compile_numba, the kernels' workspace helpers)
+        self.names: set = {"srcad_jit"} | HELPER_NAMES
         self._adjoint_runs: dict = {}  # token -> the writer of a kernel of several adjoints
+        self._tangent_sums: dict = {}  # token -> the writer of a kernel of several tangents
+        self._gradient_pairs: dict = {}  # token -> the writer of a gradient-and-tangent kernel
+        self._writers: dict = {}  # kernel name -> (name, scratch) -> its source
         texts = [self._kernels(token, operand_types)
                  for token, operand_types in self.sites.items()]
-        self.helpers = "\n\n".join(texts)
+        self.helpers = "\n\n".join([HELPERS, *texts] if texts else [])
 
     def __bool__(self) -> bool:
         return bool(self.sites)
@@ -89,31 +108,37 @@ class NumbaNested:
         tangent = tangent_function(forward, origin)
         second_specs = []
         for i, t in enumerate(boxed):
-            second_specs += [ArgSpec("duplicated", t), ArgSpec("const", t)] \
+            # the direction's adjoint is g's gradient (nested_gradient_pairs.py)
+            second_specs += [ArgSpec("duplicated", t), ArgSpec("duplicated", t)] \
                 if i in differentiated else [ArgSpec("const", t)]
         second = _compiled(tangent, Request("reverse", tuple(second_specs), backend="numba",
                                             memory=0))
         prefix = f"srcad_nested_{token}"
         texts = [_renamed(reverse, f"{prefix}_reverse"), _renamed(second, f"{prefix}_second")]
-        kernel = _KernelWriter(len(types), floats, differentiated, argnum)
+        kernel = KernelWriter(len(types), floats, differentiated, argnum)
         operands = [f"o{k}" for k in range(len(types))]
-        texts.append(kernel.gradient(f"srcad_nested_gradient_{token}", operands,
-                                     f"{prefix}_reverse", reverse.tapes))
-        self.names.add(f"srcad_nested_gradient_{token}")
+        self.names |= {f"{prefix}_reverse", f"{prefix}_second"}
+
+        def seconds(directed, reads, gradient=False):
+            return lambda name, scratch: kernel.second(
+                name, operands, f"{prefix}_second", second.tapes, directed, reads,
+                gradient=gradient, scratch=scratch)
+
+        writers = {f"srcad_nested_gradient_{token}": lambda name, scratch: kernel.gradient(
+            name, operands, f"{prefix}_reverse", reverse.tapes, scratch=scratch)}
         for k in range(len(types)):
             position = operand_position(nested, k)
-            if position not in differentiated:
-                continue
-            texts.append(kernel.second(f"srcad_nested_tangent_{token}_{k}", operands,
-                                       f"{prefix}_second", second.tapes, position, argnum))
-            texts.append(kernel.second(f"srcad_nested_adjoint_{token}_{k}", operands,
-                                       f"{prefix}_second", second.tapes, argnum, position))
-            self.names |= {f"srcad_nested_tangent_{token}_{k}",
-                           f"srcad_nested_adjoint_{token}_{k}"}
-        self.names |= {f"{prefix}_reverse", f"{prefix}_second"}
-        self._adjoint_runs[token] = lambda name, ks: kernel.seconds(
-            name, operands, f"{prefix}_second", second.tapes, argnum,
-            [operand_position(nested, k) for k in ks])
+            if position in differentiated:
+                writers[f"srcad_nested_tangent_{token}_{k}"] = seconds([position], argnum)
+                writers[f"srcad_nested_adjoint_{token}_{k}"] = seconds([argnum], position)
+        for name, writer in writers.items():
+            self._writers[name] = writer
+            self.names.add(name)
+            texts.append(writer(name, False))
+        positions = functools.partial(map, functools.partial(operand_position, nested))
+        self._adjoint_runs[token] = lambda ks: seconds([argnum], list(positions(ks)))
+        self._tangent_sums[token] = lambda ks: seconds(list(positions(ks)), argnum)
+        self._gradient_pairs[token] = lambda ks: seconds(list(positions(ks)), argnum, True)
         return "\n\n".join(texts)
 
     def rename(self, tree):
@@ -127,14 +152,53 @@ class NumbaNested:
             head, node.args = node.args[:literal], node.args[literal:]
             suffix = "_".join(str(a.value) for a in head)
             node.func = S.name(f"{node.func.id}_{suffix}")
-        written = set()
         for token, ks in shared_adjoint_runs(tree):  # one second-order pass a run
-            name = adjoint_run_kernel(token, ks)
-            if name not in written and name not in self.names:
-                self.helpers += "\n\n" + self._adjoint_runs[token](name, ks)
-                self.names.add(name)
-            written.add(name)
+            self._write(adjoint_run_kernel(token, ks), self._adjoint_runs[token](ks))
+        for token, ks in merged_tangent_sums(tree):  # one second-order pass a sum
+            self._write(tangent_sum_kernel(token, ks), self._tangent_sums[token](ks))
+        for token, ks in merged_gradient_pairs(tree):  # the gradient with its tangent
+            self._write(gradient_pair_kernel(token, ks), self._gradient_pairs[token](ks))
+        for name in scratch_results(tree, set(self._writers)):  # results used at once
+            self._write(name + SCRATCH, self._writers[name], scratch=True)
+        _pass_workspace(tree, self.names - HELPER_NAMES)
         return tree
+
+    def _write(self, name, writer, scratch=False):
+        """Write the kernel `name` by `writer(name, scratch)` (once)."""
+        if name not in self.names:
+            self.helpers += "\n\n" + writer(name, scratch)
+            self.names.add(name)
+            if not scratch:
+                self._writers[name] = writer
+
+
+def _pass_workspace(tree, kernels) -> None:
+    """Every call of a kernel in `kernels` passes the workspace of the function it is in,
+    created at the top of that function (srcad/operators/nested_kernels.py)."""
+    for function in [n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)]:
+        calls = [n for n in _walk_own(function) if isinstance(n, gast.Call)
+                 and isinstance(n.func, gast.Name) and n.func.id in kernels]
+        for call in calls:
+            call.args[:0] = [S.name(SPACE), S.name(INT_SPACE)]
+        if calls:
+            first = 1 if _is_docstring(function.body[0]) else 0
+            function.body[first:first] = S.located(S.parse_stmts(WORKSPACE_INIT),
+                                                   function.body[first])
+
+
+def _is_docstring(statement) -> bool:
+    return isinstance(statement, gast.Expr) and isinstance(statement.value, gast.Constant) \
+        and isinstance(statement.value.value, str)
+
+
+def _walk_own(function):
+    """The nodes of `function`'s body, not those of functions defined inside it."""
+    todo = list(function.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            todo.extend(gast.iter_child_nodes(node))
 
 
 def _resolves_to(norm, name, obj) -> bool:
@@ -149,73 +213,3 @@ def _renamed(compiled, name) -> str:
     tree = gast.parse(str(compiled.source))
     tree.body[0].name = name
     return "@srcad_jit\n" + to_source(tree).strip()
-
-
-class _KernelWriter:
-    """Writes the kernels' source: box the float arguments of g, allocate the adjoints and the
-    tapes, call the derivative code, return one adjoint (unboxed)."""
-
-    def __init__(self, count, floats, differentiated, argnum):
-        self.count, self.floats = count, floats
-        self.differentiated, self.argnum = differentiated, argnum
-
-    def _prologue(self, operands):
-        lines = []
-        for i, o in enumerate(operands):
-            if i in self.floats:
-                lines += [f"    a{i} = np.empty(1)", f"    a{i}[0] = {o}"]
-            else:
-                lines.append(f"    a{i} = {o}")
-            if i in self.differentiated:
-                lines.append(f"    a{i}_bar = np.zeros_like(a{i})")
-        return lines
-
-    @staticmethod
-    def _tapes(tapes):
-        return ["np.empty(64, dtype=np.int64)" if t == INT_TAPE else "np.empty(64)"
-                for t in tapes]
-
-    def _result(self, position):
-        return f"a{position}_bar[0]" if position in self.floats else f"a{position}_bar"
-
-    def gradient(self, name, operands, reverse, tapes):
-        order = self._call_order(operands)
-        lines = [f"@srcad_jit\ndef {name}({', '.join(operands)}):"] + self._prologue(order)
-        args = []
-        for i in range(self.count):
-            args += [f"a{i}", f"a{i}_bar"] if i in self.differentiated else [f"a{i}"]
-        args += ["1.0"] + self._tapes(tapes)
-        lines += [f"    {reverse}({', '.join(args)})", f"    return {self._result(self.argnum)}"]
-        return "\n".join(lines)
-
-    def second(self, name, operands, second, tapes, directed, read):
-        """The adjoints H d of g's arguments for the direction d (the last operand) on
-        argument `directed`; returns argument `read`'s."""
-        order = self._call_order(operands)
-        lines = [f"@srcad_jit\ndef {name}({', '.join(operands)}, d):"] + self._prologue(order)
-        args = []
-        for i in range(self.count):
-            if i not in self.differentiated:
-                args.append(f"a{i}")
-                continue
-            if i == directed and i in self.floats:
-                lines += [f"    a{i}_dot = np.empty(1)", f"    a{i}_dot[0] = d"]
-            elif i == directed:
-                lines.append(f"    a{i}_dot = d")
-            else:
-                lines.append(f"    a{i}_dot = np.zeros_like(a{i})")
-            args += [f"a{i}", f"a{i}_bar", f"a{i}_dot"]
-        args += ["1.0"] + self._tapes(tapes)
-        lines += [f"    {second}({', '.join(args)})", f"    return {self._result(read)}"]
-        return "\n".join(lines)
-
-    def seconds(self, name, operands, second, tapes, directed, reads):
-        """`second`'s kernel returning the adjoints of every argument in `reads` (one pass)."""
-        one = self.second(name, operands, second, tapes, directed, reads[0]).splitlines()
-        results = ", ".join(self._result(read) for read in reads)
-        return "\n".join(one[:-1] + [f"    return ({results},)"])
-
-    def _call_order(self, operands):
-        """g's argument expressions from the kernel's operands (x first)."""
-        x, *rest = operands
-        return rest[:self.argnum] + [x] + rest[self.argnum:]

@@ -1,0 +1,73 @@
+"""Seeded random programs with nested gradients in the forms the numba kernels' rewrites
+pair and merge (`--nested-forms`): srcad.grad of a helper `g(v, p)`, with
+
+* the gradient rebinding its own operand (`v = 0.1 * srcad.grad(g)(v, p) + v`, and
+  `v = srcad.grad(g)(v, p)` itself): the gradient and the tangent of the step must not share
+  one call when the first statement writes what the second reads;
+* two nested gradients in one expression, or of two helpers at the same operands;
+* the same gradient taken twice in a row at the same operands.
+
+On numba the outer forward mode merges the tangents of every operand into one call
+(srcad/operators/nested_tangent_sums.py) and a gradient with its tangent into one
+(nested_gradient_pairs.py); the kernels carve their scratch arrays from one workspace
+(nested_kernels.py). Everything is checked against central differences and across modes.
+
+`generate(seed)` draws from `random.Random(f"nested forms {seed}")`, a stream of its own,
+so the other grammars' seeds keep their programs. Everything is smooth in the inputs.
+"""
+
+from __future__ import annotations
+
+import random
+
+from grammar_nested import HEADER, _helper
+from grammar_recursion import _c
+from program import ArgKind, Program
+
+
+def _grad(rng, name, operand, p):
+    # srcad.grad only: an inner `srcad.gradient(..., mode="forward")` runs as the same
+    # primitive (reverse code), whose value differs from the primal's forward-mode gradient
+    # in the last bit, and the python backend's check wants the primal bit for bit
+    return f"srcad.grad({name})({operand}, {p})"
+
+
+def _statements(rng, names, n):
+    """Lines of f's body (indented by 4) using the helpers `names`: a float `s` and an
+    array `v` (both flowing from x and a) updated."""
+    g = rng.choice(names)
+    other = rng.choice(names)
+    p = f"a * {_c(rng)} + s * {_c(rng)}"
+    form = rng.randrange(5)
+    if form == 0:  # the gradient rebinds its operand, in a loop
+        return [f"    for k in range({rng.randint(1, 3)}):",
+                f"        v = {_c(rng)} * {_grad(rng, g, 'v', p)} + v",
+                "        s = s + v[0] * v[1]"]
+    if form == 1:  # the operand becomes its gradient
+        return [f"    v = {_grad(rng, g, 'v', p)}",
+                f"    s = s + np.sum(v * v) * {_c(rng)}"]
+    if form == 2:  # two gradients in one expression
+        return [f"    d = {_grad(rng, g, 'v', p)} - {_c(rng)} * {_grad(rng, other, 'v', 'a')}",
+                f"    s = s + d[{rng.randrange(n)}] * {_c(rng)}"]
+    if form == 3:  # the same gradient twice at the same operands
+        grad = _grad(rng, g, "v", "a")
+        return [f"    d = {grad}",
+                f"    e = {grad}",
+                f"    s = s + d[0] * e[{n - 1}]"]
+    return [f"    d = {_grad(rng, g, 'v', p)}",  # a gradient, then the operand moved by it
+            f"    v = v - {_c(rng)} * d",
+            f"    s = s + d[0] * {_c(rng)}"]
+
+
+def generate(seed: int) -> Program:
+    rng = random.Random(f"nested forms {seed}")
+    n = rng.randint(2, 4)
+    names = [f"g{k}" for k in range(rng.randint(1, 2))]
+    helpers = [_helper(rng, name, n) for name in names]
+    lines = ["def f(x, a):", f"    s = a * {_c(rng)}", f"    v = x * {_c(rng)}"]
+    for _ in range(rng.randint(1, 3)):
+        lines += _statements(rng, names, n)
+    lines.append("    return s + v[0]")
+    text = "\n\n\n".join("\n".join(h) for h in helpers) + "\n\n\n" + "\n".join(lines) + "\n"
+    args = [ArgKind("dup", "x", (n,)), ArgKind("active", "a")]
+    return Program(seed, HEADER + "\n\n" + text, "f", args, True)
