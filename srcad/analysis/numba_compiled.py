@@ -24,19 +24,22 @@ ELEMENTWISE = frozenset({"exp", "log", "log1p", "expm1", "sqrt", "square", "sin"
 # srcad/runtime/numba_products.py, srcad/transform/numba_linalg_calls.py)
 PRODUCTS = frozenset({"transpose", "dot", "matmul", "outer", "sum", "mean", "cumsum", "norm",
                       "tensordot", "multi_dot", "kron", "matrix_power",
-                      "einsum"})  # srcad/runtime/numba_einsum.py
+                      "einsum",  # srcad/runtime/numba_einsum.py
+                      "convolve", "correlate"})  # srcad/runtime/numba_convolution.py
 # shapes and movement (srcad/runtime/numba_movement.py, numba_selection.py, numba_padding.py)
 MOVEMENT = frozenset({"asarray", "reshape", "ravel", "concatenate", "stack", "array",
                       "expand_dims", "broadcast_to", "atleast_1d", "atleast_2d", "atleast_3d",
                       "hstack", "vstack", "column_stack", "tril", "triu", "swapaxes",
                       "moveaxis", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
                       "repeat", "pad", "take", "take_along_axis", "diag", "diagonal",
-                      "diagflat", "trace", "sort"})
+                      "diagflat", "trace", "sort",
+                      "partition", "rollaxis"})  # srcad/runtime/numba_reorder.py
 # linear algebra: numba's np.linalg, srcad/runtime/numba_linalg.py (scipy.linalg),
 # numba_spectral.py, numba_decompositions.py, numba_expm.py
 LINALG = frozenset({"solve", "inv", "det", "slogdet", "logabsdet", "sign", "cholesky",
                     "solve_triangular", "cho_factor_matrix", "cho_solve_matrix", "eigh",
-                    "eigvalsh", "svd", "qr", "pinv", "lstsq", "lstsq_parts", "cond", "expm"})
+                    "eigvalsh", "svd", "qr", "pinv", "lstsq", "lstsq_parts", "cond", "expm",
+                    "lu_factor_matrix", "lu_solve_matrix"})  # srcad/runtime/numba_lu.py
 # statistics and scans: srcad/runtime/numba_quantiles.py, numba_scans.py, numba_stats.py
 # (scipy.stats' methods), numba_special.py (scipy.special)
 STATISTICS = frozenset({"median", "quantile", "percentile", "linspace", "logpdf", "pdf", "cdf",

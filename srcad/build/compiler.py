@@ -36,13 +36,16 @@ from srcad.runtime.runtime_names import (
     GENERATED_BUILTINS,
     MODULES,
     NUMBA_ARRAY_NAMES,
+    NUMBA_CONVOLUTION_NAMES,
     NUMBA_DECOMPOSITION_NAMES,
     NUMBA_EINSUM_NAMES,
     NUMBA_LINALG_NAMES,
+    NUMBA_LU_NAMES,
     NUMBA_MOVEMENT_NAMES,
     NUMBA_PADDING_NAMES,
     NUMBA_PRODUCT_NAMES,
     NUMBA_QUANTILE_NAMES,
+    NUMBA_REORDER_NAMES,
     NUMBA_RUNTIME_NAMES,
     NUMBA_SCAN_NAMES,
     NUMBA_SELECTION_NAMES,
@@ -88,7 +91,10 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                           (NUMBA_PADDING_NAMES, "numba_padding"),
                           (NUMBA_PRODUCT_NAMES, "numba_products"),
                           (NUMBA_DECOMPOSITION_NAMES, "numba_decompositions"),
-                          (NUMBA_SCAN_NAMES, "numba_scans")):
+                          (NUMBA_SCAN_NAMES, "numba_scans"),
+                          (NUMBA_REORDER_NAMES, "numba_reorder"),
+                          (NUMBA_CONVOLUTION_NAMES, "numba_convolution"),
+                          (NUMBA_LU_NAMES, "numba_lu")):
         if free_names & names:
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
@@ -100,7 +106,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES \
             or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES or n in NUMBA_EINSUM_NAMES \
             or n in NUMBA_PADDING_NAMES or n in NUMBA_PRODUCT_NAMES \
-            or n in NUMBA_DECOMPOSITION_NAMES or n in NUMBA_SCAN_NAMES
+            or n in NUMBA_DECOMPOSITION_NAMES or n in NUMBA_SCAN_NAMES or n in NUMBA_REORDER_NAMES \
+            or n in NUMBA_CONVOLUTION_NAMES or n in NUMBA_LU_NAMES
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -240,7 +247,8 @@ def _runtime_digest() -> str:
                                                      "numba_padding.py", "numba_products.py",
                                                      "numba_decompositions.py", "numba_expm.py",
                                                      "numba_scans.py", "numba_stats.py",
-                                                     "stats_scalars.py"))
+                                                     "stats_scalars.py", "numba_reorder.py",
+                                                     "numba_convolution.py", "numba_lu.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -122,7 +122,7 @@ def _build() -> dict[int, CallInfo]:
     add(np.cumsum, CallInfo("cumsum", None, "float", select=cumsum))
     add(np.outer, CallInfo("outer", None, "float", select=outer))
     add(np.inner, CallInfo("inner", None, "float", select=inner))
-    for fn, info in convolution.table_entries(CallInfo, convolution.ENTRIES, "np"):
+    for fn, info in convolution.table_entries(CallInfo, convolution.ENTRIES):
         add(fn, info)  # np.convolve, np.correlate
     for fn, select, fields in linalg.ENTRIES:  # einsum, tensordot, kron, ...
         add(fn, CallInfo(fn.__name__, None, "float", select=select, **fields))
