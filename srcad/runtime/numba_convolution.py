@@ -31,7 +31,7 @@ _window = register_jitable(_start_and_length)
 
 
 @register_jitable
-def _offsets(shape, strides):
+def flat_offsets(shape, strides):
     """The flat offset, with `strides` (in elements), of each element of an array of `shape`
     in C order."""
     size = 1
@@ -48,7 +48,7 @@ def _offsets(shape, strides):
 
 
 @register_jitable
-def _strides(shape):
+def c_strides(shape):
     """The C-order strides, in elements, of an array of `shape`."""
     strides = np.ones(len(shape), np.int64)
     for k in range(len(shape) - 2, -1, -1):
@@ -76,12 +76,12 @@ def _window_shape(a_shape, b_shape, mode, kind):
 def _window_offsets(a_shape, b_shape, mode, kind):
     """The flat offset in the full result of each element of the result of `mode`."""
     full = _full_shape(a_shape, b_shape)
-    strides = _strides(full)
+    strides = c_strides(full)
     shape = _window_shape(a_shape, b_shape, mode, kind)
     start = 0
     for k in range(len(a_shape)):
         start += _window(a_shape[k], b_shape[k], mode, kind)[0] * strides[k]
-    return start + _offsets(shape, strides), shape
+    return start + flat_offsets(shape, strides), shape
 
 
 @register_jitable
@@ -91,8 +91,8 @@ def _convolved(a, b, mode, kind):
     if a.size == 0 or b.size == 0:
         raise ValueError("convolve: the operands cannot be empty")
     full_shape = _full_shape(a.shape, b.shape)
-    strides = _strides(full_shape)
-    at_a, at_b = _offsets(a.shape, strides), _offsets(b.shape, strides)
+    strides = c_strides(full_shape)
+    at_a, at_b = flat_offsets(a.shape, strides), flat_offsets(b.shape, strides)
     size = 1
     for n in full_shape:
         size *= n

@@ -29,7 +29,8 @@ MOVED = ("flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "pad", "
          # srcad/runtime/numba_scans.py
          "cumprod", "diff", "trapezoid", "gradient", "average", "linspace",
          "partition", "rollaxis",  # srcad/runtime/numba_reorder.py
-         "convolve", "correlate")  # srcad/runtime/numba_convolution.py
+         "convolve", "correlate",  # srcad/runtime/numba_convolution.py
+         "kron")  # srcad/runtime/numba_products.py
 # array methods that are these functions of their receiver (x.sort() sorts in place: not one)
 _METHODS = ("repeat", "take", "diagonal", "trace", "cumprod")
 
