@@ -286,31 +286,31 @@ def library_binding(free: str, value) -> list | None:
     return lines + [f"{free} = {target}"]
 
 
+def _compiled_name(module: str, names, obj) -> str | None:
+    """The name among `names` under which the SciPy module `module` (once imported) holds
+    `obj`, else None."""
+    library = sys.modules.get(module)
+    if library is None or obj is None:
+        return None
+    return next((n for n in names if getattr(library, n, None) is obj), None)
+
+
 def signal_function(obj) -> str | None:
     """The name of the scipy.signal function `obj` is when the numba backend compiles it
     (srcad/runtime/numba_convolution.py), else None."""
-    signal = sys.modules.get("scipy.signal")
-    if signal is None or obj is None:
-        return None
-    return next((n for n in NUMBA_SIGNAL_FUNCTIONS if getattr(signal, n, None) is obj), None)
+    return _compiled_name("scipy.signal", NUMBA_SIGNAL_FUNCTIONS, obj)
 
 
 def stats_distribution(obj) -> str | None:
     """The name of the scipy.stats distribution object `obj` is when the numba backend
     compiles its methods (srcad/runtime/numba_stats.py), else None."""
-    stats = sys.modules.get("scipy.stats")
-    if stats is None or obj is None:
-        return None
-    return next((n for n in NUMBA_STATS_DISTRIBUTIONS if getattr(stats, n, None) is obj), None)
+    return _compiled_name("scipy.stats", NUMBA_STATS_DISTRIBUTIONS, obj)
 
 
 def linalg_function(obj) -> str | None:
     """The name of the scipy.linalg function `obj` is when the numba backend compiles it
     (srcad/runtime/numba_linalg.py), else None."""
-    linalg = sys.modules.get("scipy.linalg")
-    if linalg is None or obj is None:
-        return None
-    return next((n for n in NUMBA_LINALG_FUNCTIONS if getattr(linalg, n, None) is obj), None)
+    return _compiled_name("scipy.linalg", NUMBA_LINALG_FUNCTIONS, obj)
 
 
 def user_compiled(name: str, obj) -> bool:

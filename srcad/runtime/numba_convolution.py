@@ -167,26 +167,31 @@ def _arrays(in1, in2, name):
         raise TypingError(f"srcad compiles scipy.signal.{name} of arrays")
 
 
-@overload(scipy.signal.convolve)
-def _signal_convolve(in1, in2, mode="full", method="auto"):
-    _arrays(in1, in2, "convolve")
-    _modes(mode)
-
-    def convolve(in1, in2, mode="full", method="auto"):
-        _signal(in1, in2, mode)
-        return _convolved(in1, in2, mode, "scipy")
-    return convolve
+@register_jitable
+def _as_it_is(b):
+    return b
 
 
-@overload(scipy.signal.correlate)
-def _signal_correlate(in1, in2, mode="full", method="auto"):
-    _arrays(in1, in2, "correlate")
-    _modes(mode)
+@register_jitable
+def _reversed(b):
+    return np.flip(b)
 
-    def correlate(in1, in2, mode="full", method="auto"):
-        _signal(in1, in2, mode)
-        return _convolved(in1, np.flip(in2), mode, "scipy")
-    return correlate
+
+def _register_signal(name, second):
+    """numba's scipy.signal.<name>: the convolution of in1 and `second(in2)`."""
+    def typed(in1, in2, mode="full", method="auto"):
+        _arrays(in1, in2, name)
+        _modes(mode)
+
+        def implementation(in1, in2, mode="full", method="auto"):
+            _signal(in1, in2, mode)
+            return _convolved(in1, second(in2), mode, "scipy")
+        return implementation
+    overload(getattr(scipy.signal, name))(typed)
+
+
+_register_signal("convolve", _as_it_is)
+_register_signal("correlate", _reversed)  # the convolution with in2 reversed on every axis
 
 
 # -- what the derivatives call -------------------------------------------------------------
