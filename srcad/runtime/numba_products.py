@@ -109,7 +109,8 @@ def _kron(a, b):
     if not (isinstance(a, types.Array) and isinstance(b, types.Array)):
         return lambda a, b: a * b  # of a number: the product, as NumPy's
     if a.ndim <= 2 and b.ndim <= 2:
-        return lambda a, b: np.kron(a, b)  # numba's own, of vectors and matrices
+        # numba's own, of vectors and matrices in C or F order (a view: copied)
+        return lambda a, b: np.kron(np.ascontiguousarray(a), np.ascontiguousarray(b))
     rank = max(a.ndim, b.ndim)
     lead_a, lead_b = rank - a.ndim, rank - b.ndim
     widest = 0 if a.ndim == rank else 1
