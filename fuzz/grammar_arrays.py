@@ -478,6 +478,9 @@ class ArrayGrammar:
         if "library-rules" in self.shapes:  # its own stream: grammar_library_rules.py
             body += self.library_rules_statements()
             prelude = prelude + "\n" + LIBRARY_RULES_PRELUDE
+        if "library-numba" in self.shapes:  # its own stream: grammar_library_rules.py
+            body += self.library_numba_statements()
+            prelude = prelude + "\n" + LIBRARY_RULES_PRELUDE
         if "mask-writes" in self.shapes:  # its own random stream: grammar_index_writes.py
             body += self.mask_write_lines()
         if "branch-floats" in self.shapes:  # its own random stream: grammar_branch_floats.py

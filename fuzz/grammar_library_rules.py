@@ -8,12 +8,18 @@ vectors or matrices (mode full, valid or same, both operands computed from the a
 np.partition (kth, axis), np.rollaxis (axis, start), np.kron of operands of two ranks,
 np.gradient along an axis, np.cross of a 2-vector and a 3-vector, scipy.special.iv / ive of
 a constant order, multigammaln, the method x.round(decimals) and np.squeeze of a tuple of
-axes. On the numba backend the convolutions, partition, rollaxis and multigammaln are refused
-by name (srcad differentiates them on the python backend).
+axes. On the numba backend all of them compile (srcad/runtime/numba_convolution.py,
+numba_reorder.py, numba_special.py).
+
+`--shapes library-numba` adds, from a stream of its own (`random.Random("library numba
+<seed>")`), one statement of the forms the numba backend compiled last: np.kron of operands of
+rank 3, a correlation whose first operand is the shorter, np.partition of a whole matrix
+(axis=None), multigammaln of a number, math.dist of points written out.
 """
 
 from __future__ import annotations
 
+import math  # noqa: F401 (math.dist in the programs)
 import random
 
 # imported before the first program runs under the harness's time limit (a SIGALRM): an import
@@ -21,7 +27,7 @@ import random
 import scipy.signal  # noqa: F401
 import scipy.special  # noqa: F401
 
-PRELUDE = "import scipy.signal\nimport scipy.special\n"
+PRELUDE = "import math\nimport scipy.signal\nimport scipy.special\n"
 
 
 def _vector_forms(v, w, n):
@@ -76,3 +82,24 @@ class LibraryRulesGrammar:
             lines.append(f"{name} = {form.replace('{mode}', mode)}")
             self.arr_floats.append(name)
         return lines
+
+    def library_numba_statements(self) -> list:
+        """Statements of `library-numba`; each binds a float the result adds up."""
+        rng = random.Random(f"library numba {self.seed}")
+        matrices = [a for a, s in sorted(self.arr_scope.items()) if len(s) == 2]
+        vectors = [a for a, s in sorted(self.arr_scope.items()) if len(s) == 1]
+        forms = ["math.dist([a, {v}[0] * a], [{v}[-1], 1.5])",
+                 "float(scipy.special.multigammaln(3.0 + a * a, 3))"]
+        if vectors:
+            forms.append("np.sum(np.correlate(np.sin({v})[:1], np.cos({v}) * a, 'same') ** 2)")
+        if matrices:
+            forms += ["np.sum(np.kron({m}[None] * a, np.tanh({m})[:, None]) * 0.5)",
+                      "np.sum(np.partition({m} * a, 0, axis=None) * np.arange({m}.size))"]
+        form = rng.choice(forms)
+        if "{v}" in form and not vectors:
+            return []
+        form = form.replace("{v}", rng.choice(vectors) if vectors else "")
+        form = form.replace("{m}", rng.choice(matrices) if matrices else "")
+        name = self.fresh("rule")
+        self.arr_floats.append(name)
+        return [f"{name} = {form}"]

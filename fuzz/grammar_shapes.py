@@ -54,7 +54,8 @@ SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names",
           "mask-writes",  # mask-writes: --arrays only (fuzz/grammar_index_writes.py)
           "int-overflow",  # with numpy-semantics, no --arrays (grammar_numpy_semantics.py)
           "decompositions",  # with `linalg` (fuzz/grammar_linalg.py)
-          "branch-floats")  # --arrays only (fuzz/grammar_branch_floats.py)
+            "branch-floats",  # --arrays only (fuzz/grammar_branch_floats.py)
+            "library-numba")  # library-numba: --arrays only (fuzz/grammar_library_rules.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.

@@ -11,15 +11,16 @@ import gast
 from srcad import rules as R
 from srcad.analysis.activity import differentiable_reads
 from srcad.analysis.list_entry_errors import entry_alias_error
+from srcad.analysis.numba_compiled import numba_supports as numba_supports  # build/pipeline.py's
+from srcad.analysis.numba_indexing import refuse_numba_indexing as refuse_numba_indexing
 from srcad.analysis.primitives import array_call
-from srcad.analysis.types import Array, index_kind
+from srcad.analysis.types import Array
 from srcad.errors import LaneLayoutError, UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
-from srcad.rules.numpy_entries import NUMBA_SCANS, NUMBA_STATISTICS, NUMBA_UFUNCS, numba_compiles
-from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS, NUMBA_SPECIAL_REDUCTIONS
 
 GROWN = "grown"  # the runtime function's name in generated code (srcad/runtime/runtime_names.py)
+
 
 def is_growth(stmt) -> bool:
     """Is `stmt` `buffer = grown(buffer, count)` (any of its tangents' or adjoints' too)?"""
@@ -279,103 +280,6 @@ def refuse_local_row_writes(norm, types, active: set, where: str | None) -> None
                     f"supported in {where} yet", hint="write the elements in a loop "
                     f"({name}[i, j] = ...), or use the python backend with at most 16 lanes",
                     kind=LaneLayoutError))
-
-
-# the numba backend compiles these as generated (srcad/runtime/numba_arrays.py adds the products and
-# the reductions with axis=)
-_NUMBA_COMPILED = {"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan", "asin",
-                   "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "abs", "min",
-                   "max", "where", "copy", "add", "subtract", "multiply", "divide", "negative",
-                   "transpose", "dot", "matmul", "outer", "sum", "mean", "asarray",
-                   "cumsum", "norm", "reshape", "ravel", "concatenate", "stack", "solve",
-                   "inv", "det", "slogdet", "logabsdet", "sign", "cholesky", "array",
-                   "srcad_nested_gradient",  # numba kernels of their own (nested_numba.py)
-                   "clip", "logaddexp", "expand_dims", "broadcast_to", "atleast_1d",
-                   "atleast_2d", "atleast_3d", "hstack", "vstack", "column_stack", "tril",
-                   "triu", "swapaxes", "moveaxis",
-                   # srcad/runtime/numba_movement.py, numba_selection.py
-                   "flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "pad", "take",
-                   "take_along_axis", "diag", "diagonal", "diagflat", "trace", "sort",
-                   # srcad/runtime/numba_linalg.py
-                   "solve_triangular", "cho_factor_matrix", "cho_solve_matrix",
-                   # srcad/runtime/numba_spectral.py
-                   "eigh", "eigvalsh",
-                   # srcad/runtime/numba_quantiles.py
-                   "median", "quantile", "percentile",
-                   "einsum",  # srcad/runtime/numba_einsum.py
-                   "recursive_call",  # numba kernels of their own (recursion_numba.py)
-                   # srcad/runtime/numba_products.py, srcad/transform/numba_linalg_calls.py
-                   "tensordot", "multi_dot", "kron", "matrix_power",
-                   # srcad/runtime/numba_decompositions.py
-                   "svd", "qr", "pinv", "lstsq", "lstsq_parts", "cond",
-                   "expm",  # srcad/runtime/numba_expm.py
-                   # numba_stats.py, numba_scans.py:
-                   "logpdf", "pdf", "cdf", "logcdf", "logpmf", "pmf", "linspace", "divmod"}
-
-
-# scipy.special's elementwise functions (srcad/runtime/numba_special.py)
-_NUMBA_SPECIAL = frozenset(NUMBA_SPECIAL_FUNCTIONS + NUMBA_SPECIAL_REDUCTIONS)
-
-
-def numba_supports(norm):
-    """`supported(node)` for `refuse_array_code`: the array operations the numba backend
-    compiles (elementwise operators and functions, np.sum, np.mean, np.max and np.min with or
-    without axis=, transposes, products of 1-D and 2-D arrays)."""
-    def supported(node) -> bool:
-        if isinstance(node, gast.Call) and hasattr(resolve_callee(
-                norm.parsed, node.func, norm.extra_names), "srcad_numba_function"):
-            return True  # a custom rule's function: numba compiles it (numba_functions.py)
-        call = array_call(norm, node)
-        if call is None:
-            return True
-        return call.info.name in _NUMBA_COMPILED | NUMBA_UFUNCS | _NUMBA_SPECIAL \
-            | NUMBA_STATISTICS.keys() | NUMBA_SCANS and numba_compiles(call)
-    return supported
-
-
-def refuse_numba_indexing(norm, types, active: set, reverse: bool) -> None:
-    """Refuse, naming the line, the reads through index arrays and masks the numba backend
-    does not compile: a mask of rank above 1 (numba indexes with 1-D masks only), and in
-    reverse mode a gather from an active array other than through one 1-D int array (into a
-    vector or a matrix's rows) or two (a matrix's elements): its adjoint adds repeated
-    indices up (`scatter_add`, numba's `np.add.at`). Forward mode compiles 1-D masks and
-    gathers."""
-    statements = [n for stmt in norm.body for n in S.walk(stmt) if isinstance(n, gast.stmt)]
-    for stmt in statements:  # each statement's own expressions (not its body's)
-        reads = [e for c in gast.iter_child_nodes(stmt) if isinstance(c, gast.expr)
-                 for e in S.walk(c)]
-        for e in reads:
-            if not isinstance(e, gast.Subscript) or not isinstance(types.of(e.value), Array):
-                continue
-            kind = index_kind(types, e)
-            parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
-            indices = [types.of(p) for p in parts if not isinstance(p, gast.Slice)]
-            if kind == "mask" and any(isinstance(t, Array) and t.ndim > 1 for t in indices):
-                message = f"`{S.unparse_expr(e)}` reads through a mask of rank above 1; " \
-                    "numba indexes with 1-D masks only"
-                hint = "use backend='python'"
-            elif kind == "gather" and reverse and differentiable_reads(e, norm) & active \
-                    and not _scattered_back(types, e, parts, indices):
-                message = f"`{S.unparse_expr(e)}` reads through index arrays mixed with " \
-                    "ints, slices or more axes; the numba backend compiles the reverse of " \
-                    "one 1-D int array into a vector or a matrix's rows, or of two into a " \
-                    "matrix's elements"
-                hint = "gather in a loop, or use backend='python'"
-            else:
-                continue
-            norm.refusals.add(norm.parsed.error(stmt, "index array", message, hint=hint))
-            break  # one refusal per statement
-
-
-def _scattered_back(types, e, parts, indices) -> bool:
-    """Does the numba backend add a gather's adjoint back (`scatter_add`,
-    srcad/runtime/numba_scatter.py): one 1-D int array into a vector or a matrix's rows, two
-    into a matrix's elements?"""
-    base = types.of(e.value)
-    if len(indices) != len(parts) or not all(isinstance(t, Array) and t.ndim == 1
-                                             and not t.is_bool for t in indices):
-        return False
-    return (len(parts) == 1 and base.ndim in (1, 2)) or (len(parts) == 2 and base.ndim == 2)
 
 
 def rebound_allocations(norm, types) -> set:

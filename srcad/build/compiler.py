@@ -37,13 +37,16 @@ from srcad.runtime.runtime_names import (
     GENERATED_BUILTINS,
     MODULES,
     NUMBA_ARRAY_NAMES,
+    NUMBA_CONVOLUTION_NAMES,
     NUMBA_DECOMPOSITION_NAMES,
     NUMBA_EINSUM_NAMES,
     NUMBA_LINALG_NAMES,
+    NUMBA_LU_NAMES,
     NUMBA_MOVEMENT_NAMES,
     NUMBA_PADDING_NAMES,
     NUMBA_PRODUCT_NAMES,
     NUMBA_QUANTILE_NAMES,
+    NUMBA_REORDER_NAMES,
     NUMBA_RUNTIME_NAMES,
     NUMBA_SCAN_NAMES,
     NUMBA_SELECTION_NAMES,
@@ -137,7 +140,10 @@ _RUNTIME_MODULES = ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
                     (NUMBA_PADDING_NAMES, "numba_padding"),
                     (NUMBA_PRODUCT_NAMES, "numba_products"),
                     (NUMBA_DECOMPOSITION_NAMES, "numba_decompositions"),
-                    (NUMBA_SCAN_NAMES, "numba_scans"))
+                    (NUMBA_SCAN_NAMES, "numba_scans"),
+                    (NUMBA_REORDER_NAMES, "numba_reorder"),
+                    (NUMBA_CONVOLUTION_NAMES, "numba_convolution"),
+                    (NUMBA_LU_NAMES, "numba_lu"))
 
 
 def _provided(n: str) -> bool:
@@ -275,7 +281,8 @@ def _runtime_digest() -> str:
                                                      "numba_padding.py", "numba_products.py",
                                                      "numba_decompositions.py", "numba_expm.py",
                                                      "numba_scans.py", "numba_stats.py",
-                                                     "stats_scalars.py"))
+                                                     "stats_scalars.py", "numba_reorder.py",
+                                                     "numba_convolution.py", "numba_lu.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

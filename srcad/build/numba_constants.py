@@ -41,6 +41,7 @@ from srcad.errors import SrcadError
 from srcad.frontend.source_functions import compile_source
 from srcad.runtime.runtime_names import (
     NUMBA_LINALG_FUNCTIONS,
+    NUMBA_SIGNAL_FUNCTIONS,
     NUMBA_SPECIAL_FUNCTIONS,
     NUMBA_SPECIAL_REDUCTIONS,
     NUMBA_STATS_DISTRIBUTIONS,
@@ -84,7 +85,7 @@ def constant_arguments(source: str, name: str, namespace: dict, free_names: set,
             reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
             varying = sorted(reads - invariant - known - set(definitions))
             obj = _callee_object(node.func, namespace)
-            if varying and (special_function(obj) or linalg_function(obj)
+            if varying and (special_function(obj) or linalg_function(obj) or signal_function(obj)
                             or stats_distribution(getattr(obj, "__self__", None))
                             or user_compiled(callee, obj)):
                 if user_compiled(callee, obj):
@@ -260,9 +261,9 @@ def library_binding(free: str, value) -> list | None:
         return ["import statistics", f"{free} = statistics"
                 + (".fmean" if value is statistics.fmean else "")]
     name, linalg = special_function(value), linalg_function(value)
-    distribution = stats_distribution(value)
-    if isinstance(value, types.ModuleType) and value.__name__ in ("scipy", "scipy.special",
-                                                                  "scipy.linalg", "scipy.stats"):
+    distribution, signal = stats_distribution(value), signal_function(value)
+    if isinstance(value, types.ModuleType) and value.__name__ in (
+            "scipy", "scipy.special", "scipy.linalg", "scipy.stats", "scipy.signal"):
         target = value.__name__
     elif name is not None:
         target = f"scipy.special.{name}"
@@ -270,6 +271,8 @@ def library_binding(free: str, value) -> list | None:
         target = f"scipy.linalg.{linalg}"
     elif distribution is not None:
         target = f"scipy.stats.{distribution}"
+    elif signal is not None:
+        target = f"scipy.signal.{signal}"
     else:
         return None
     lines = ["import scipy.special", "import srcad.runtime.numba_special  # noqa: F401 "
@@ -278,25 +281,36 @@ def library_binding(free: str, value) -> list | None:
         lines += ["import scipy.linalg", "import srcad.runtime.numba_linalg  # noqa: F401"]
     if "scipy.stats" in sys.modules:  # srcad/runtime/numba_stats.py: numba's scipy.stats
         lines += ["import scipy.stats", "import srcad.runtime.numba_stats  # noqa: F401"]
+    if "scipy.signal" in sys.modules:  # srcad/runtime/numba_convolution.py: its convolutions
+        lines += ["import scipy.signal", "import srcad.runtime.numba_convolution  # noqa: F401"]
     return lines + [f"{free} = {target}"]
+
+
+def _compiled_name(module: str, names, obj) -> str | None:
+    """The name among `names` under which the SciPy module `module` (once imported) holds
+    `obj`, else None."""
+    library = sys.modules.get(module)
+    if library is None or obj is None:
+        return None
+    return next((n for n in names if getattr(library, n, None) is obj), None)
+
+
+def signal_function(obj) -> str | None:
+    """The name of the scipy.signal function `obj` is when the numba backend compiles it
+    (srcad/runtime/numba_convolution.py), else None."""
+    return _compiled_name("scipy.signal", NUMBA_SIGNAL_FUNCTIONS, obj)
 
 
 def stats_distribution(obj) -> str | None:
     """The name of the scipy.stats distribution object `obj` is when the numba backend
     compiles its methods (srcad/runtime/numba_stats.py), else None."""
-    stats = sys.modules.get("scipy.stats")
-    if stats is None or obj is None:
-        return None
-    return next((n for n in NUMBA_STATS_DISTRIBUTIONS if getattr(stats, n, None) is obj), None)
+    return _compiled_name("scipy.stats", NUMBA_STATS_DISTRIBUTIONS, obj)
 
 
 def linalg_function(obj) -> str | None:
     """The name of the scipy.linalg function `obj` is when the numba backend compiles it
     (srcad/runtime/numba_linalg.py), else None."""
-    linalg = sys.modules.get("scipy.linalg")
-    if linalg is None or obj is None:
-        return None
-    return next((n for n in NUMBA_LINALG_FUNCTIONS if getattr(linalg, n, None) is obj), None)
+    return _compiled_name("scipy.linalg", NUMBA_LINALG_FUNCTIONS, obj)
 
 
 def user_compiled(name: str, obj) -> bool:

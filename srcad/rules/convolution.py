@@ -17,8 +17,9 @@ reversed, whence the flips.
 |                        |                             | np.flip(scipy.signal.correlate(G, x))  |
 
 scipy.signal's `method=` ('auto', 'direct', 'fft') changes how the result is computed, not
-what it is: the derivative uses the default. Both operands may carry derivatives. The numba
-backend refuses these by name (numba has no np.correlate with modes nor scipy.signal).
+what it is: the derivative uses the default. Both operands may carry derivatives. numba has
+np.convolve and np.correlate without modes and no scipy.signal: the numba backend compiles
+srcad/runtime/numba_convolution.py's.
 """
 
 from __future__ import annotations
@@ -84,20 +85,15 @@ signal_correlate = _scipy("scipy.signal.correlate",
                           (f"scipy.signal.convolve({{seed}}, y, {_VALID})",
                            f"np.flip(scipy.signal.correlate({{seed}}, x, {_VALID}))"))
 
-NUMBA_REFUSAL = ("srcad differentiates `{name}` on the python backend only (its derivative "
-                 "calls correlations numba does not compile)")
-
 # (function, select, keywords by position after the two operands): NumPy's
 ENTRIES = [(np.convolve, np_convolve, ("mode",)), (np.correlate, np_correlate, ("mode",))]
 
 
-def table_entries(call_info, entries, module):
-    """(function, CallInfo) of `entries` (`call_info`: the CallInfo type), named in `module`'s
-    spelling for numba's refusal."""
+def table_entries(call_info, entries):
+    """(function, CallInfo) of `entries` (`call_info`: the CallInfo type). The numba backend
+    compiles them all (srcad/runtime/numba_convolution.py)."""
     return [(fn, call_info(fn.__name__, None, "float", select=select, keywords=keywords,
-                           operand_count=2, numba_refusal=NUMBA_REFUSAL.format(
-                               name=f"{module}.{fn.__name__}")))
-            for fn, select, keywords in entries]
+                           operand_count=2)) for fn, select, keywords in entries]
 
 
 def scipy_entries(signal):

@@ -106,6 +106,6 @@ def _scipy_signal_wanted(add) -> bool:
         return False
     _scipy_signal_loaded.append(True)
     entries = convolution.scipy_entries(sys.modules["scipy.signal"])
-    for fn, info in convolution.table_entries(CallInfo, entries, "scipy.signal"):
+    for fn, info in convolution.table_entries(CallInfo, entries):
         add(fn, info)
     return True

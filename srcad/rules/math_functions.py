@@ -138,8 +138,8 @@ def dist(ranks, keywords):
 
 # functions numba does not compile (refused by name on the numba backend when their argument
 # carries a derivative: srcad/analysis/rule_backends.py); srcad/runtime/numba_math.py gives numba
-# cbrt, fmod, remainder, fsum, prod and fmean
-NOT_IN_NUMBA = ("dist",)
+# cbrt, fmod, remainder, fsum, prod, fmean and dist
+NOT_IN_NUMBA = ()
 NUMBA_REFUSAL = "numba has no `{name}`; srcad differentiates it on the python backend"
 
 # (function, select) of the calls whose operands are the items of a list written out

@@ -266,7 +266,8 @@ IN_NUMBA = (np.tril, np.triu, np.swapaxes, np.moveaxis,
             # srcad/runtime/numba_movement.py, numba_selection.py
             np.flip, np.fliplr, np.flipud, np.roll, np.rot90, np.tile, np.repeat, np.pad,
             np.take, np.take_along_axis, np.diag, np.diagonal, np.diagflat, np.trace, np.sort,
-            np.linspace)  # srcad/runtime/numba_scans.py
+            np.linspace,  # srcad/runtime/numba_scans.py
+            np.partition, np.rollaxis)  # srcad/runtime/numba_reorder.py
 
 
 def numba_refusal(fn) -> str:

@@ -20,8 +20,9 @@ T(m) keeps the triangle SciPy reads (tril for lower=True, triu otherwise, withou
 diagonal for unit_diagonal=True); op is the transpose for trans=1 ("T", "C": real arrays).
 SciPy reads only that triangle of a, so the adjoint is zero off it: the derivative of what
 SciPy computes, also for an a that is not triangular (or symmetric, for assume_a="sym"/"pos").
-numba has no scipy.linalg: srcad/runtime/numba_linalg.py compiles all but lu_factor and
-lu_solve, which the numba backend refuses by name (expm: srcad/runtime/numba_expm.py).
+numba has no scipy.linalg: srcad/runtime/numba_linalg.py compiles these (expm:
+srcad/runtime/numba_expm.py; lu_factor and lu_solve, LAPACK's getrf and getrs unblocked:
+srcad/runtime/numba_lu.py).
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ IN_NUMBA = (scipy.linalg.solve_triangular, scipy.linalg.cholesky, scipy.linalg.s
             # unpacked and passed written out, they are the two above
             # (srcad/transform/normalize/factor_calls.py)
             scipy.linalg.cho_factor, scipy.linalg.cho_solve,
-            scipy.linalg.expm)  # srcad/runtime/numba_expm.py
+            scipy.linalg.expm,  # srcad/runtime/numba_expm.py
+            lu_factor_matrix, lu_solve_matrix,  # srcad/runtime/numba_lu.py
+            scipy.linalg.lu_factor, scipy.linalg.lu_solve)
 
 
 def numba_refusal(fn) -> str:

@@ -102,15 +102,15 @@ ENTRIES = [
     _entry("ive", "v x", None,
            f"g * (0.5 * ({_S}ive(v - 1.0, x) + {_S}ive(v + 1.0, x)) - np.sign(x) * ans)",
            domain=(3, ANY)),
-]
-
-# on the python backend only (numba has no implementation of them: refused there by name)
-PYTHON_ENTRIES = [
     # log of the multivariate gamma function: a constant plus gammaln(a - j / 2) summed over
     # j < d (d an int constant); a's values broadcast against the d terms on a last axis
     _entry("multigammaln", "a d", f"g * np.sum({_S}digamma(np.expand_dims(a, -1) - 0.5 * "
            "np.arange(d)), axis=-1)", None, domain=((2.0, 4.0), 3)),
 ]
+
+# on the python backend only (numba has no implementation of them: refused there by name);
+# none today
+PYTHON_ENTRIES: list = []
 
 
 def softmax(ranks, keywords):

@@ -8,7 +8,7 @@ Differentiable calls map to a `Rule`; the rest are known to be non-differentiabl
 |----------------------|-------------------------------------------------------------------------|
 | exp(x)               | g * ans                                                                 |
 | log(x)               | g / x                                                                   |
-| ...                  | see `_FLOAT_FUNCTIONS` below, one line each                             |
+| ...                  | see srcad/rules/scalar_rules.py, one line each                          |
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ from srcad.rules.numpy_entries import METHOD_CALLS as NUMPY_METHOD_CALLS
 from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
 from srcad.rules.numpy_entries import entries as numpy_entries
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
+from srcad.rules.scalar_rules import MATH_NAMES, NUMPY_ALIASES, RULES_BY_NAME
 from srcad.rules.shapes import broadcast_to, expand_dims, ravel, reshape, squeeze, unbroadcast
 from srcad.runtime import movement_runtime
 from srcad.runtime.array_runtime import (
@@ -79,44 +80,6 @@ from srcad.runtime.cross_runtime import cross_length, cross_of
 from srcad.runtime.index_tricks import c_columns as c_columns_function
 from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
 
-_RULES_BY_NAME = {
-    # math, numpy scalar functions
-    "exp": _r.rule("exp", "x", "g * ans"),
-    "log": _r.rule("log", "x", "g / x"),
-    "log1p": _r.rule("log1p", "x", "g / (1.0 + x)"),
-    "expm1": _r.rule("expm1", "x", "g * (ans + 1.0)"),
-    "sqrt": _r.rule("sqrt", "x", "g / (2.0 * ans)"),
-    "sin": _r.rule("sin", "x", "g * math.cos(x)"),
-    "cos": _r.rule("cos", "x", "-g * math.sin(x)"),
-    "tan": _r.rule("tan", "x", "g * (1.0 + ans * ans)"),
-    "asin": _r.rule("asin", "x", "g / math.sqrt(1.0 - x * x)"),
-    "acos": _r.rule("acos", "x", "-g / math.sqrt(1.0 - x * x)"),
-    "atan": _r.rule("atan", "x", "g / (1.0 + x * x)"),
-    "atan2": _r.rule("atan2", "y x", "g * x / (x * x + y * y)", "-g * y / (x * x + y * y)"),
-    "sinh": _r.rule("sinh", "x", "g * math.cosh(x)"),
-    "cosh": _r.rule("cosh", "x", "g * math.sinh(x)"),
-    "tanh": _r.rule("tanh", "x", "g * (1.0 - ans * ans)"),
-    "pow": _r.rule("pow", "x y", "g * y * x ** (y - 1)", "g * ans * math.log(x + (x == 0.0))"),
-    "hypot": _r.rule("hypot", "x y", "g * x / ans", "g * y / ans"),
-    "abs": _r.rule("abs", "x", "(g if x >= 0.0 else -g)"),
-    "erf": _r.rule("erf", "x", "g * 1.1283791670955126 * math.exp(-x * x)"),
-    "erfc": _r.rule("erfc", "x", "-g * 1.1283791670955126 * math.exp(-x * x)"),
-    "min": _r.rule("min", "x y", "(g if x <= y else 0.0)", "(0.0 if x <= y else g)"),
-    "max": _r.rule("max", "x y", "(g if x >= y else 0.0)", "(0.0 if x >= y else g)"),
-    "float": _r.rule("float", "x", "g"),
-    "copysign": _r.rule("copysign", "x y", "g * math.copysign(1.0, x) * math.copysign(1.0, y)",
-                        None),
-}
-
-_MATH_NAMES = ["exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "asin", "acos",
-               "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "erf", "erfc"]
-_NUMPY_ALIASES = {"exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt",
-                  "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
-                  "arctan": "atan", "arctan2": "atan2", "sinh": "sinh", "cosh": "cosh",
-                  "tanh": "tanh", "power": "pow", "hypot": "hypot", "abs": "abs",
-                  "absolute": "abs", "fabs": "abs", "minimum": "min", "maximum": "max"}
-
-
 _PARTS: dict = {}  # (id(function), part): (function, CallInfo): spectral.ENTRIES' parts
 
 
@@ -126,21 +89,21 @@ def _build() -> dict[int, CallInfo]:
     def add(obj, info):
         table[id(obj)] = (obj, info)
 
-    for fname in _MATH_NAMES:
-        add(getattr(math, fname), CallInfo(fname, _RULES_BY_NAME[fname], "float"))
-    add(math.fabs, CallInfo("fabs", _RULES_BY_NAME["abs"], "float"))
+    for fname in MATH_NAMES:
+        add(getattr(math, fname), CallInfo(fname, RULES_BY_NAME[fname], "float"))
+    add(math.fabs, CallInfo("fabs", RULES_BY_NAME["abs"], "float"))
     for entry in math_functions.ENTRIES:
         add(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
                                      numba_refusal=math_functions.numba_refusal(entry.function)))
-    add(math.hypot, CallInfo("hypot", _RULES_BY_NAME["hypot"], "float",
+    add(math.hypot, CallInfo("hypot", RULES_BY_NAME["hypot"], "float",
                              select=math_functions.hypot,
                              numba_refusal=math_functions.numba_hypot))
-    add(math.log, CallInfo("log", _RULES_BY_NAME["log"], "float", select=math_functions.log,
+    add(math.log, CallInfo("log", RULES_BY_NAME["log"], "float", select=math_functions.log,
                            numba_refusal=math_functions.numba_log))
     # NumPy functions map over arrays: np.exp(x) of an array is an array (its array rule,
     # chosen by `select`), never a float
-    for np_name, rname in _NUMPY_ALIASES.items():
-        scalar = _RULES_BY_NAME[rname]
+    for np_name, rname in NUMPY_ALIASES.items():
+        scalar = RULES_BY_NAME[rname]
         add(getattr(np, np_name), CallInfo(rname, scalar, "float", arrays=ELEMENTWISE,
                                            select=elementwise(scalar, rname)))
     add(np.square, CallInfo("square", None, "float", select=elementwise(None, "square")))
@@ -159,7 +122,7 @@ def _build() -> dict[int, CallInfo]:
     add(np.cumsum, CallInfo("cumsum", None, "float", select=cumsum))
     add(np.outer, CallInfo("outer", None, "float", select=outer))
     add(np.inner, CallInfo("inner", None, "float", select=inner))
-    for fn, info in convolution.table_entries(CallInfo, convolution.ENTRIES, "np"):
+    for fn, info in convolution.table_entries(CallInfo, convolution.ENTRIES):
         add(fn, info)  # np.convolve, np.correlate
     for fn, select, fields in linalg.ENTRIES:  # einsum, tensordot, kron, ...
         add(fn, CallInfo(fn.__name__, None, "float", select=select, **fields))
@@ -232,11 +195,11 @@ def _build() -> dict[int, CallInfo]:
     add(fn, CallInfo("linspace", None, "array", constructor=True, arrays=ANY, select=select,
                      keywords=keywords, operand_keywords=operand_keywords,
                      numba_refusal=movement.numba_refusal(fn)))
-    add(builtins.abs, CallInfo("abs", _RULES_BY_NAME["abs"], "same", arrays=ELEMENTWISE))
-    add(builtins.min, CallInfo("min", _RULES_BY_NAME["min"], "same"))
-    add(builtins.max, CallInfo("max", _RULES_BY_NAME["max"], "same"))
-    add(builtins.pow, CallInfo("pow", _RULES_BY_NAME["pow"], "same", arrays=ELEMENTWISE))
-    add(builtins.float, CallInfo("float", _RULES_BY_NAME["float"], "float"))
+    add(builtins.abs, CallInfo("abs", RULES_BY_NAME["abs"], "same", arrays=ELEMENTWISE))
+    add(builtins.min, CallInfo("min", RULES_BY_NAME["min"], "same"))
+    add(builtins.max, CallInfo("max", RULES_BY_NAME["max"], "same"))
+    add(builtins.pow, CallInfo("pow", RULES_BY_NAME["pow"], "same", arrays=ELEMENTWISE))
+    add(builtins.float, CallInfo("float", RULES_BY_NAME["float"], "float"))
     # Known, no derivative.
     add(builtins.int, CallInfo("int", None, "int"))
     add(builtins.round, CallInfo("round", None, "int", arrays=ELEMENTWISE))
@@ -258,8 +221,8 @@ def _build() -> dict[int, CallInfo]:
     add(np.floor, CallInfo("floor", None, "float", arrays=ELEMENTWISE))
     add(np.ceil, CallInfo("ceil", None, "float", arrays=ELEMENTWISE))
     add(np.sign, CallInfo("sign", None, "float", arrays=ELEMENTWISE))
-    add(math.copysign, CallInfo("copysign", _RULES_BY_NAME["copysign"], "float"))
-    add(np.copysign, CallInfo("copysign", _RULES_BY_NAME["copysign"], "float",
+    add(math.copysign, CallInfo("copysign", RULES_BY_NAME["copysign"], "float"))
+    add(np.copysign, CallInfo("copysign", RULES_BY_NAME["copysign"], "float",
                               arrays=ELEMENTWISE))
     # constructors: their arguments are sizes and fill values (a fill value that carries a
     # derivative is refused where the call is typed)

@@ -1,13 +1,14 @@
 """Python's `math` functions numba lacks, as numba `overload`s of the functions themselves, so
 generated numba code calls them as the python backend's does (srcad/rules/math_functions.py
 gives their derivatives): `math.cbrt`, `math.fmod`, `math.remainder`, `math.log(x, base)`,
-`math.hypot` of more than two coordinates, `math.fsum`, `math.prod` and `statistics.fmean` of
-a list or tuple. Registered by importing this module (srcad/runtime/numba_runtime.py does).
+`math.hypot` of more than two coordinates, `math.fsum`, `math.prod`, `statistics.fmean` and
+`math.dist` of lists or tuples. Registered by importing this module
+(srcad/runtime/numba_runtime.py does).
 
 The values are Python's: cbrt and fmod are the C library's, as Python's; remainder is
 CPython's exact algorithm; fsum is Shewchuk's exact summation (CPython's msum), fmean its sum
-divided by the count; prod multiplies from the left. hypot of three or more coordinates scales
-by the largest (no overflow), within an ulp or two of CPython's. Where Python raises a
+divided by the count; prod multiplies from the left. hypot of three or more coordinates, and
+dist, scale by the largest (no overflow), within an ulp or two of CPython's. Where Python raises a
 ValueError (fmod(inf, y), a zero divisor, log of a negative), numba gives NaN: numba code
 raises no floating-point error.
 """
@@ -154,3 +155,21 @@ def _prod(values):
 def _fmean(values):
     if _sequence(values):
         return lambda values: _exact_sum(values) / len(values)
+
+
+@overload(math.dist)
+def _dist(p, q):
+    if _sequence(p) and _sequence(q):
+        def dist(p, q):  # the norm of p - q, scaled by the largest difference (no overflow)
+            if len(p) != len(q):
+                raise ValueError("both points must have the same number of dimensions")
+            largest = 0.0
+            for k in range(len(p)):
+                largest = max(largest, abs(p[k] - q[k]))
+            if largest == 0.0 or math.isinf(largest):
+                return largest
+            total = 0.0
+            for k in range(len(p)):
+                total += ((p[k] - q[k]) / largest) * ((p[k] - q[k]) / largest)
+            return largest * math.sqrt(total)
+        return dist

@@ -1,6 +1,6 @@
-"""np.tensordot and the derivatives of np.linalg.matrix_power on the numba backend (numba has
-np.kron and np.linalg.matrix_power itself, no np.tensordot, and no
-srcad/runtime/linalg_runtime.py).
+"""np.tensordot, np.kron of any ranks and the derivatives of np.linalg.matrix_power on the
+numba backend (numba has np.kron of vectors and matrices and np.linalg.matrix_power itself, no
+np.tensordot, and no srcad/runtime/linalg_runtime.py).
 
 srcad/transform/numba_linalg_calls.py spells `np.tensordot(x, y, axes=([1], [0]))` as
 `moved_tensordot(x, y, '([1], [0])')`: the axes written in the call, as a string literal
@@ -10,6 +10,9 @@ The overload makes the einsum subscripts of those axes for the operands' ranks
 srcad/runtime/numba_einsum.py's loop nest; the derivatives of np.tensordot are einsums
 already. `matrix_power_tangent` and `matrix_power_adjoint` are linalg_runtime's formulas
 (the sum over i of a^i da a^(n-1-i); n < 0: of the inverse), compiled for one matrix.
+srcad/transform/numba_movement.py spells `np.kron(a, b)` `moved_kron(a, b)`: numba's own of
+ranks up to 2, and of higher ranks each product a[i] b[j] written at its flat offset (the
+lower rank padded with leading axes of length 1, as NumPy's).
 
 Imported by generated numba modules only (it imports numba).
 """
@@ -21,6 +24,7 @@ import ast
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
+from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import overload, register_jitable
 
 from srcad.runtime.linalg_runtime import (
@@ -28,6 +32,7 @@ from srcad.runtime.linalg_runtime import (
     matrix_power_tangent,
     tensordot_subscripts,
 )
+from srcad.runtime.numba_convolution import c_strides, flat_offsets
 from srcad.runtime.numba_einsum import moved_einsum
 
 
@@ -91,3 +96,43 @@ def _matrix_power_adjoint(a, g, n):
         inverse_t = np.linalg.inv(a_t)  # inv(a)^T
         return -(inverse_t @ _power_sum(inverse_t, seed, -n) @ inverse_t)
     return impl
+
+
+# -- np.kron of any ranks ------------------------------------------------------------------
+
+def moved_kron(a, b):
+    return np.kron(a, b)
+
+
+@overload(moved_kron)
+def _kron(a, b):
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array)):
+        return lambda a, b: a * b  # of a number: the product, as NumPy's
+    if a.ndim <= 2 and b.ndim <= 2:
+        # numba's own, of vectors and matrices in C or F order (a view: copied)
+        return lambda a, b: np.kron(np.ascontiguousarray(a), np.ascontiguousarray(b))
+    rank = max(a.ndim, b.ndim)
+    lead_a, lead_b = rank - a.ndim, rank - b.ndim
+    widest = 0 if a.ndim == rank else 1
+
+    def of_arrays(a, b):  # NumPy's: the lower rank padded with leading axes of length 1
+        shape = a.shape if widest == 0 else b.shape
+        for k in range(rank):
+            size_a = a.shape[k - lead_a] if k >= lead_a else 1
+            size_b = b.shape[k - lead_b] if k >= lead_b else 1
+            shape = tuple_setitem(shape, k, size_a * size_b)
+        strides = c_strides(shape)
+        at_a = np.zeros(rank, np.int64)  # a's axis k steps b's length of out's axis k
+        for k in range(rank):
+            size_b = b.shape[k - lead_b] if k >= lead_b else 1
+            at_a[k] = size_b * strides[k]
+        offsets_a = flat_offsets(a.shape, at_a[lead_a:])
+        offsets_b = flat_offsets(b.shape, strides[lead_b:])
+        flat_a = np.ascontiguousarray(a * 1.0).reshape(-1)
+        flat_b = np.ascontiguousarray(b * 1.0).reshape(-1)
+        out = np.empty(flat_a.size * flat_b.size)
+        for i in range(flat_a.size):
+            for j in range(flat_b.size):
+                out[offsets_a[i] + offsets_b[j]] = flat_a[i] * flat_b[j]
+        return out.reshape(shape)
+    return of_arrays

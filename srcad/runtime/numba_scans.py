@@ -88,14 +88,21 @@ def cumprod_adjoint(x, g, axis):
     raise NotImplementedError  # compiled only: the overload below
 
 
+@register_jitable
+def _rows_and_seed(x, g, axis):
+    """(the axis, x's rows along it, the rows of the seed g broadcast to x's shape): what
+    cumprod's tangent and adjoint step through."""
+    k = axis % x.ndim
+    return k, _front(x, k), _front(np.asarray(g) * np.ones_like(x), k)
+
+
 @overload(cumprod_tangent)
 def _cumprod_tangent(x, g, axis):
     _array(x, "cumprod")
     back = _back(x.ndim)
 
     def tangent(x, g, axis):
-        k = axis % x.ndim
-        rows, seed = _front(x, k), _front(np.asarray(g) * np.ones_like(x), k)
+        k, rows, seed = _rows_and_seed(x, g, axis)
         t = np.empty(rows.shape)
         if rows.shape[0] > 0:
             t[0] = seed[0]
@@ -113,8 +120,7 @@ def _cumprod_adjoint(x, g, axis):
     back = _back(x.ndim)
 
     def adjoint(x, g, axis):
-        k = axis % x.ndim
-        rows, seed = _front(x, k), _front(np.asarray(g) * np.ones_like(x), k)
+        k, rows, seed = _rows_and_seed(x, g, axis)
         n = rows.shape[0]
         before = np.ones(rows.shape)  # before[i]: the product of x[:i]
         for i in range(1, n):

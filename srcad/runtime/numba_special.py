@@ -179,3 +179,40 @@ def _log_softmax(x, axis=None):
         shifted = x - largest(x)
         return shifted - np.log(total(np.exp(shifted)))
     return log_softmax
+
+
+@overload(scipy.special.multigammaln)
+def _multigammaln(a, d):
+    """SciPy's: d (d - 1) / 4 log(pi) plus the sum of gammaln(a - j / 2) over j < d, with its
+    ValueError where some a <= (d - 1) / 2."""
+    if not isinstance(d, types.Integer):
+        return None
+    of_array = isinstance(a, types.Array)
+
+    def multigammaln(a, d):
+        if np.any(np.asarray(a) <= 0.5 * (d - 1)):
+            raise ValueError("condition a > 0.5 * (d-1) not met")
+        total = np.zeros_like(np.asarray(a) * 1.0)
+        for j in range(d):
+            total = total + np.asarray(_lgamma_array(a - 0.5 * j))
+        return (d * (d - 1) * 0.25) * math.log(math.pi) + total
+    if of_array:
+        return multigammaln
+    return lambda a, d: multigammaln(np.array([a * 1.0]), d)[0]
+
+
+_lgamma_array = _ufunc(_lgamma, 1)
+
+
+@overload(np.expand_dims)
+def _expand_dims_of_a_number(a, axis):
+    """np.expand_dims(a, -1) of a number (multigammaln's derivative of a number): NumPy's
+    vector of one element; numba's np.expand_dims takes arrays only."""
+    if not isinstance(a, types.Number) or not isinstance(axis, types.Integer):
+        return None
+
+    def of_number(a, axis):
+        if axis not in (0, -1):
+            raise ValueError("axis out of bounds for an array of dimension 1")
+        return np.array([a])
+    return of_number

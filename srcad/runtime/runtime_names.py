@@ -77,6 +77,18 @@ NUMBA_EINSUM_NAMES = frozenset({"moved_einsum", "einsum_adjoint"})
 NUMBA_SCAN_NAMES = frozenset({"moved_cumprod", "moved_diff", "moved_trapezoid", "moved_gradient",
                               "moved_average", "moved_linspace", "cumprod_tangent",
                               "cumprod_adjoint"})
+# srcad/runtime/numba_reorder.py: np.partition, np.rollaxis and partition's derivatives
+NUMBA_REORDER_NAMES = frozenset({"moved_partition", "moved_rollaxis", "partition_order",
+                                 "unpartition"})
+# srcad/runtime/numba_convolution.py: np.convolve, np.correlate and what their derivatives
+# call, compiled; and scipy.signal's functions it gives numba (overloads of the SciPy objects)
+NUMBA_CONVOLUTION_NAMES = frozenset({"moved_convolve", "moved_correlate", "full_seed",
+                                     "convolved_shape"})
+NUMBA_SIGNAL_FUNCTIONS = ("convolve", "correlate")
+# srcad/runtime/numba_lu.py: srcad's spellings of lu_factor / lu_solve and their derivatives
+NUMBA_LU_NAMES = frozenset({"lu_factor_matrix", "lu_pivots", "lu_solve_matrix",
+                            "lu_factor_tangent", "lu_factor_adjoint", "lu_solve_tangent",
+                            "lu_solve_adjoint"})
 # srcad/runtime/numba_linalg.py: srcad's spellings of cho_factor / cho_solve, compiled, and
 # the scipy.linalg functions numba compiles (numba overloads of the SciPy objects)
 NUMBA_LINALG_NAMES = frozenset({"cho_factor_matrix", "cho_solve_matrix"})
@@ -85,9 +97,9 @@ NUMBA_LINALG_FUNCTIONS = ("solve_triangular", "cholesky", "solve", "inv", "det",
 # srcad/runtime/numba_spectral.py: np.linalg.eigh / eigvalsh with UPLO= and their derivatives
 NUMBA_SPECTRAL_NAMES = frozenset({"spectral_eigh", "spectral_eigvalsh", "eigh_tangent",
                                   "eigh_adjoint"})
-# srcad/runtime/numba_products.py: np.tensordot and matrix_power's derivatives, compiled
+# srcad/runtime/numba_products.py: np.tensordot, np.kron and matrix_power's derivatives
 NUMBA_PRODUCT_NAMES = frozenset({"moved_tensordot", "matrix_power_tangent",
-                                 "matrix_power_adjoint"})
+                                 "matrix_power_adjoint", "moved_kron"})
 # srcad/runtime/numba_decompositions.py: np.linalg.svd, qr, pinv, lstsq and cond's derivatives
 NUMBA_DECOMPOSITION_NAMES = frozenset({"linalg_svd", "linalg_qr", "linalg_pinv", "lstsq_parts",
                                        "svd_tangent", "svd_adjoint", "qr_tangent",
@@ -111,8 +123,9 @@ NUMBA_SPECIAL_FUNCTIONS = ("gammaln", "loggamma", "gamma", "digamma", "polygamma
                            "betaln", "erf", "erfc", "erfinv", "erfcinv", "expit", "logit",
                            "xlogy", "xlog1py", "ndtr", "log_ndtr", "ndtri", "i0", "i0e", "i1",
                            "i1e", "iv", "ive")
-# and along axes (axis=, keepdims=, logsumexp's b=: srcad/runtime/numba_special.py)
-NUMBA_SPECIAL_REDUCTIONS = ("logsumexp", "softmax", "log_softmax")
+# and along axes (axis=, keepdims=, logsumexp's b=: srcad/runtime/numba_special.py), and
+# multigammaln (a sum over its d terms)
+NUMBA_SPECIAL_REDUCTIONS = ("logsumexp", "softmax", "log_softmax", "multigammaln")
 # scipy.stats' distributions whose methods the numba backend compiles
 # (srcad/runtime/numba_stats.py: numba types of the SciPy objects)
 NUMBA_STATS_DISTRIBUTIONS = ("norm", "t", "gamma", "beta", "poisson", "multivariate_normal")

@@ -65,6 +65,21 @@ def _gamma_series(a, x):
 
 
 @register_jitable
+def _lentz_step(a_n, b_n, c, d):
+    """One step of the modified Lentz method for a continued fraction
+    b_0 + a_1 / (b_1 + a_2 / (b_2 + ...)): the new (c, d) and the factor d * c the convergent
+    is multiplied by (c and d kept off zero)."""
+    d = b_n + a_n * d
+    if abs(d) < _TINY:
+        d = _TINY
+    c = b_n + a_n / c
+    if abs(c) < _TINY:
+        c = _TINY
+    d = 1.0 / d
+    return c, d, d * c
+
+
+@register_jitable
 def _gamma_fraction(a, x):
     """Q(a, x) = 1 - P(a, x) by its continued fraction (modified Lentz)."""
     b = x + 1.0 - a
@@ -72,16 +87,8 @@ def _gamma_fraction(a, x):
     d = 1.0 / b
     h = d
     for i in range(1, _ITERATIONS):
-        an = -i * (i - a)
         b += 2.0
-        d = an * d + b
-        if abs(d) < _TINY:
-            d = _TINY
-        c = b + an / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        step = d * c
+        c, d, step = _lentz_step(-i * (i - a), b, c, d)
         h *= step
         if abs(step - 1.0) < _EPS:
             break
@@ -117,24 +124,9 @@ def _beta_fraction(a, b, x):
     h = d
     for m in range(1, _ITERATIONS):
         m2 = 2.0 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        step = d * c
+        c, d, step = _lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), 1.0, c, d)
+        h *= step
+        c, d, step = _lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), 1.0, c, d)
         h *= step
         if abs(step - 1.0) < _EPS:
             break

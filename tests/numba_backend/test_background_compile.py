@@ -3,6 +3,8 @@ code while numba compiles on a thread; once it has compiled, numba's code answer
 answers agree with the python backend's and with central differences; which backend answered
 each call is counted (srcad/build/background.py); nothing here times anything."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -73,8 +75,8 @@ def test_first_call_answered_by_python_then_numba_once_compiled():
     assert kinds == {"python", "numba"}
 
 
-def convolved(x):  # numba has no np.convolve: refused by name
-    return np.sum(np.convolve(x, np.array([1.0, -2.0])) ** 2) * x[0]
+def convolved(x):  # math.fsum of an array: refused by name on numba
+    return math.fsum(np.convolve(x, np.array([1.0, -2.0])) ** 2) * x[0]
 
 
 def test_numba_refusal_raised_by_the_call_after_it_is_known():
@@ -87,7 +89,7 @@ def test_numba_refusal_raised_by_the_call_after_it_is_known():
     with pytest.raises(SrcadError) as refused:
         srcad.autodiff(Reverse, convolved, Duplicated(x, np.zeros_like(x)),
                        backend="numba", compile="background")
-    assert "np.convolve" in str(refused.value) and "test_background_compile.py" in str(
+    assert "math.fsum" in str(refused.value) and "test_background_compile.py" in str(
         refused.value)
 
 

@@ -101,5 +101,35 @@ def mode_not_literal(x, y, mode):
 def test_refusals_name_the_call():
     with pytest.raises(srcad.SrcadError, match="mode"):
         srcad.gradient(mode_not_literal, X, srcad.Constant(Y), srcad.Constant("same"))
-    with pytest.raises(srcad.SrcadError, match="python backend only"):
-        srcad.gradient(correlate_default_mode, X, srcad.Constant(Y), backend="numba")
+
+
+# -- the numba backend (srcad/runtime/numba_convolution.py) ----------------------------------
+# one case per function and mode, and 'same' of an even length (its window's centre); each
+# compiles numba code: make test-all
+NUMBA_CASES = [c for c in CASES if c[3:] in (((5,), (3,)), ((5, 4), (3, 2)))
+               or c[0] == "np.correlate-same-(2,)-(5,)"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", NUMBA_CASES, ids=[c[0] for c in NUMBA_CASES])
+def test_convolution_on_numba_agrees_with_finite_differences_and_the_library(case):
+    _, name, mode, a, b = case
+    rng = np.random.default_rng(len(a) + 7 * a[0] + 3 * b[0])
+    x, y = rng.normal(size=a), rng.normal(size=b)
+    out_shape = eval(name)(x, y, mode=mode).shape  # noqa: S307 - the dotted name above
+    f = _probe(f"{name}(1.0 * x, y, mode={mode!r})", out_shape, rng)  # computed: compiled
+    check_grads(f, srcad.Duplicated(x.copy(), np.zeros_like(x)),
+                srcad.Duplicated(y.copy(), np.zeros_like(y)), backend="numba")
+    value, _ = srcad.value_and_gradient(f, x.copy(), srcad.Constant(y), backend="numba")
+    assert value == pytest.approx(f(x, y), rel=1e-13)
+
+
+def test_every_function_and_mode_has_a_numba_case():
+    assert {(c[1], c[2]) for c in NUMBA_CASES} == {(c[1], c[2]) for c in CASES}
+
+
+@pytest.mark.slow
+def test_correlate_default_mode_on_numba():
+    expected = np.array([0.3, -2.0 + 2 * 0.3, 2 * -2.0 + 3 * 0.3, 3 * -2.0])
+    np.testing.assert_allclose(srcad.gradient(correlate_default_mode, X, srcad.Constant(Y),
+                                              backend="numba"), expected, rtol=1e-14)

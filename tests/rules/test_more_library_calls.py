@@ -1,6 +1,6 @@
 """np.linalg.lstsq (each part, rcond= by position or name), np.hsplit / vsplit / dsplit and
-math.dist: every mode against central differences, gradients against JAX where it has the
-function, and NumPy's own errors where NumPy raises."""
+math.dist (python and numba backends): every mode against central differences, gradients
+against JAX where it has the function, and NumPy's own errors where NumPy raises."""
 
 import math
 
@@ -102,6 +102,14 @@ def test_math_dist_of_points_written_out():
     expected = np.array([(x[0] - 1.0) / d + np.sign(x[0] - x[2]), 2.0 * (2.0 * x[1] - x[2]) / d,
                          -(2.0 * x[1] - x[2]) / d - np.sign(x[0] - x[2])])
     np.testing.assert_allclose(srcad.grad(distance)(x), expected, rtol=1e-12)
+
+
+@pytest.mark.slow  # numba compiles (srcad/runtime/numba_math.py's math.dist)
+def test_math_dist_of_points_written_out_on_numba():
+    x = np.array([0.3, 1.2, -0.4])
+    check_grads(distance, *_duplicated(x), backend="numba")
+    value, _ = srcad.value_and_gradient(distance, x.copy(), backend="numba")
+    assert value == pytest.approx(distance(x), rel=1e-15)
 
 
 def divmod_unpacked(x, y):

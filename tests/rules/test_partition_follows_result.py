@@ -1,5 +1,6 @@
 """np.partition's derivative follows the arrangement NumPy's result has (read from the result,
-whatever NumPy's selection algorithm put where); numba refuses it by name."""
+whatever NumPy's selection algorithm put where), on both backends: numba's code calls NumPy's
+np.partition (numba's own arranges the elements otherwise)."""
 
 import numpy as np
 import pytest
@@ -22,6 +23,22 @@ def test_each_element_gets_the_weight_of_the_place_numpy_put_it():
                                       expected)
 
 
-def test_partition_is_refused_on_numba_by_name():
-    with pytest.raises(srcad.SrcadError, match="np.partition"):
-        srcad.gradient(weighted_partition, X, backend="numba")
+LONG = np.random.default_rng(7).normal(size=(3, 41))  # long rows: NumPy's own arrangement
+LONG_WEIGHTS = np.random.default_rng(8).normal(size=(3, 41))
+
+
+def weighted_partitions(x):
+    return np.sum(np.partition(x * 1.0, (4, 30), axis=1) * LONG_WEIGHTS) \
+        + np.sum(np.partition(x, 50, axis=None) * LONG_WEIGHTS.ravel())
+
+
+@pytest.mark.slow  # numba compiles (srcad/runtime/numba_reorder.py)
+def test_numba_partitions_as_numpy_and_its_derivative_follows():
+    result = np.partition(X, 3)
+    expected = np.array([W[np.flatnonzero(result == v)[0]] for v in X])
+    for mode in ("reverse", "forward"):
+        np.testing.assert_array_equal(srcad.gradient(weighted_partition, X, mode=mode,
+                                                     backend="numba"), expected)
+    value, grad = srcad.value_and_gradient(weighted_partitions, LONG.copy(), backend="numba")
+    assert value == weighted_partitions(LONG)  # NumPy's arrangement, element for element
+    np.testing.assert_array_equal(grad, srcad.gradient(weighted_partitions, LONG.copy()))

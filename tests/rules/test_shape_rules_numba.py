@@ -19,15 +19,12 @@ SMOKE = {"np.roll(x * x, 1, 0) + np.flip(x, 0)"}
 # numba_selection.py compiles the diagonal of a matrix only
 REFUSED = {"np.diagonal(x, offset=-1, axis1=1, axis2=2)", "x.diagonal(0, 2, 0)",
            "np.trace(x, offset=-1, axis1=1, axis2=2)"}
-# differentiated on the python backend only (refused on numba by name)
-PYTHON_ONLY = ("np.partition(", "np.rollaxis(")
 
 
 def _params():
     return [pytest.param(call, shape, marks=[] if call in SMOKE else [pytest.mark.slow],
                          id=cases.case_id(call, shape))
-            for call, shape in cases.CASES if call not in REFUSED
-            and not call.startswith(PYTHON_ONLY)]
+            for call, shape in cases.CASES if call not in REFUSED]
 
 
 def _annotated(value):
