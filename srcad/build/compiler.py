@@ -50,6 +50,7 @@ from srcad.runtime.runtime_names import (
     NUMBA_SPECTRAL_NAMES,
 )
 from srcad.transform.numba_compat import reduction_of
+from srcad.transform.numba_fusion import FusedLoop
 
 
 def compile_numba(source: str, name: str, namespace: dict, free_names: set, origin: str = "",
@@ -93,6 +94,11 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
     header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
+    fusions = {n: namespace[n] for n in sorted(free_names)
+               if isinstance(namespace.get(n), FusedLoop)}  # srcad/transform/numba_fusion.py
+    if fusions:
+        header.append("from srcad.runtime.numba_fusion import fused_kernel")
+    header += [f"{n} = {loop.definition()}" for n, loop in fusions.items()]
     def provided(n):  # by the header above, not by f's namespace
         return n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES \
             or n in NUMBA_SEMANTICS_NAMES or n in reductions or n in NUMBA_RUNTIME_NAMES \
@@ -100,7 +106,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             or n in NUMBA_SELECTION_NAMES or n in NUMBA_LINALG_NAMES \
             or n in NUMBA_SPECTRAL_NAMES or n in NUMBA_QUANTILE_NAMES or n in NUMBA_EINSUM_NAMES \
             or n in NUMBA_PADDING_NAMES or n in NUMBA_PRODUCT_NAMES \
-            or n in NUMBA_DECOMPOSITION_NAMES or n in NUMBA_SCAN_NAMES
+            or n in NUMBA_DECOMPOSITION_NAMES or n in NUMBA_SCAN_NAMES or n in fusions
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -240,7 +246,8 @@ def _runtime_digest() -> str:
                                                      "numba_padding.py", "numba_products.py",
                                                      "numba_decompositions.py", "numba_expm.py",
                                                      "numba_scans.py", "numba_stats.py",
-                                                     "stats_scalars.py"))
+                                                     "stats_scalars.py", "numba_sum_to.py",
+                                                     "numba_fusion.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
