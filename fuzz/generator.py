@@ -90,7 +90,7 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              unbounded: bool = False, functions: bool = False,
              second_order: bool = False, aliasing: bool = False,
              records: bool = False, recursion: bool = False, nested: bool = False,
-             parallel_loops: bool = False) -> Program:
+             parallel_loops: bool = False, fused_chains: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
@@ -108,7 +108,11 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     (grammar_list_aliasing.py); `records`: dataclass and NamedTuple parameters, records built
     inside f, bound methods (grammar_records.py); `recursion`: recursive helpers
     (grammar_recursion.py); `nested`: srcad.grad inside f (grammar_nested.py);
-    `parallel_loops`: loops with independent iterations (grammar_parallel_loops.py)."""
+    `parallel_loops`: loops with independent iterations (grammar_parallel_loops.py);
+    `fused_chains`: elementwise chains and reductions (grammar_fused_chains.py)."""
+    if fused_chains:
+        from grammar_fused_chains import generate as fused_chains_program
+        return fused_chains_program(seed)
     if parallel_loops:
         from grammar_parallel_loops import generate as parallel_program
         return parallel_program(seed)

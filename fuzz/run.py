@@ -71,7 +71,8 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                effects: bool = False, lambdas: bool = False, list_operations: bool = False,
                unbounded: bool = False, functions: bool = False,
                second_order: bool = False, aliasing: bool = False, records: bool = False,
-               recursion: bool = False, nested: bool = False, parallel_loops: bool = False):
+               recursion: bool = False, nested: bool = False, parallel_loops: bool = False,
+               fused_chains: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
@@ -90,13 +91,15 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     NamedTuple parameters, records built in f, bound methods (fuzz/grammar_records.py);
     `recursion`: recursive helpers (fuzz/grammar_recursion.py); `nested`: srcad.grad inside
     f (fuzz/grammar_nested.py); `parallel_loops`: loops with independent iterations
-    (fuzz/grammar_parallel_loops.py)."""
+    (fuzz/grammar_parallel_loops.py); `fused_chains`: elementwise chains and reductions
+    (fuzz/grammar_fused_chains.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
                        views=views, containers=containers, lists=lists, effects=effects,
                        list_operations=list_operations, unbounded=unbounded,
                        functions=functions, second_order=second_order,
                        aliasing=aliasing, records=records, recursion=recursion,
-                       nested=nested, parallel_loops=parallel_loops)
+                       nested=nested, parallel_loops=parallel_loops,
+                       fused_chains=fused_chains)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -227,6 +230,9 @@ def main(argv=None):
                         help="f writing its input, parts of arrays updated by constants, "
                              "early returns in loops; the Hessian and hvp checked too "
                              "(fuzz/grammar_second_order.py)")
+    parser.add_argument("--fused-chains", action="store_true",
+                        help="elementwise chains and reductions, broadcast rows and columns "
+                             "(fuzz/grammar_fused_chains.py; numba fuses them into loops)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
     if opts.cells:
@@ -242,7 +248,8 @@ def main(argv=None):
                    list_operations=opts.list_operations, unbounded=opts.unbounded,
                    functions=opts.functions, second_order=opts.second_order,
                    aliasing=opts.aliasing, records=opts.records, recursion=opts.recursion,
-                   nested=opts.nested, parallel_loops=opts.parallel_loops)
+                   nested=opts.nested, parallel_loops=opts.parallel_loops,
+                   fused_chains=opts.fused_chains)
     jobs = [(s, opts.timeout, options) for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far
