@@ -13,11 +13,11 @@ NumPy's elementwise functions of arrays and numbers, broadcast as NumPy does) an
 It is a plain Python function (the reference, run by the interpreter) with a numba `overload`
 that makes the loop nest's source for the argument types: each operand read through
 `np.broadcast_to` (a view: a row or a column broadcast against a matrix costs no copy), the
-expression computed per element with NumPy's float semantics (a division by zero is an
-infinity, as NumPy's array division). Where the leaves are not float64 arrays and numbers, no
-leaf is an array, or an operation of numbers alone divides or raises to a power (numba's
-scalar semantics, which today's code keeps), the overload is the unfused expression as numba
-compiles it today.
+expression computed per element: an operation with an array operand as NumPy's ufunc computes
+it (`np.divide`: a division by zero is an infinity), one of numbers alone as numba computes it
+in the unfused code (`1.0 / 0.0` raises ZeroDivisionError there and here). Where the leaves
+are not float64 arrays and numbers, or no leaf is an array, the overload is the unfused
+expression as numba compiles it today.
 """
 
 from __future__ import annotations
