@@ -154,7 +154,9 @@ def _reduction_parts(kind, reduced, keepdims, rank):
                 else f"    acc = {_START[kind]}")
     inner = pad(rank + 1)
     step = inner + _STEP[kind].format(acc=acc, v="v", pad=inner)
-    result = ("out" if dims else "acc") + (" / count" if kind == "mean" else "")
+    result = "out" if dims else "acc"
+    if kind == "mean":  # NumPy's mean of no element is NaN
+        result = f"np.divide({result}, count)"
     return head, step, result
 
 

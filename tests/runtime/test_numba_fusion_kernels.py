@@ -89,3 +89,16 @@ def test_leaves_that_are_not_float_arrays_get_the_unfused_expression():
     whole = _compiled(fused_kernel("(a0 * a1)", ("sum", None, False), 2), 2)
     assert whole(ints, ints) == np.sum(ints * ints)
     assert isinstance(whole(ints, ints), (int, np.integer))  # numba's np.sum of ints
+
+
+@pytest.mark.slow
+def test_fused_kernels_read_strided_and_transposed_views():
+    summed = _compiled(fused_kernel("(a0 * a1)", ("sum", 0, False), 2), 2)
+    adjoint = _compiled(fused_kernel("(a0 - a1)", ("unbroadcast",), 2), 3)
+    x, y = np.arange(24.0).reshape(6, 4), np.arange(4.0) + 1.0
+    np.testing.assert_allclose(summed(x[::2, ::-1], y[::-1]),
+                               np.sum(x[::2, ::-1] * y[::-1], axis=0), rtol=1e-14)
+    np.testing.assert_allclose(adjoint(x.T, y[:, None], (4, 1)),
+                               np.sum(x.T - y[:, None], axis=1, keepdims=True), rtol=1e-14)
+    mean = _compiled(fused_kernel("(a0 * 2.0)", ("mean", None, False), 1), 1)
+    assert np.isnan(mean(np.zeros(0)))  # NumPy's mean of no element
