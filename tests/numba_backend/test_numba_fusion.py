@@ -78,7 +78,10 @@ def _unfused_reductions(source):
             and _reduction(n)[0] is not None and _elementwise(_reduction(n)[1])]
 
 
-@pytest.mark.parametrize("f, args", PROGRAMS, ids=lambda v: getattr(v, "__name__", ""))
+# gmm's transformation takes seconds: slow
+@pytest.mark.parametrize("f, args", [pytest.param(*p, marks=pytest.mark.slow if k == 5 else ())
+                                     for k, p in enumerate(PROGRAMS)],
+                         ids=lambda v: getattr(v, "__name__", ""))
 def test_generated_numba_code_reduces_no_elementwise_temporary(f, args):
     forward = [Duplicated(a.value, 1.0) if isinstance(a, srcad.Active) else a for a in args()]
     for mode, values in ((srcad.Reverse, args()), (srcad.Forward, forward)):
@@ -90,6 +93,7 @@ def test_generated_numba_code_reduces_no_elementwise_temporary(f, args):
     assert "fused_" not in python  # the python backend stays vectorized NumPy
 
 
+@pytest.mark.slow
 def test_gmm_vectorized_reverse_fuses_the_four_dimensional_products():
     source = srcad.source(gmm.gmm_vectorized, srcad.Reverse, *_gmm_args(), backend="numba")
     calls = [(n.func.id, [ast.unparse(a) for a in n.args]) for n in ast.walk(ast.parse(source))

@@ -58,6 +58,7 @@ def test_fused_reduction_equals_numpy(expression, reduction, leaves):
     np.testing.assert_allclose(kernel(*args), want, rtol=1e-13)  # the interpreter's
 
 
+@pytest.mark.slow  # numba compiles the kernel for five shapes
 def test_fused_adjoint_of_broadcasting_sums_rows_and_columns():
     kernel = fused_kernel("(a0 * (a1 / a2))", ("unbroadcast",), 3)
     call = _compiled(kernel, 4)
