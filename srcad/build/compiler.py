@@ -94,8 +94,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
     header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
-    fusions = {n: namespace[n] for n in sorted(free_names)
-               if isinstance(namespace.get(n), FusedLoop)}  # srcad/transform/numba_fusion.py
+    fusions = {n: FusedLoop.of(namespace.get(n)) for n in sorted(free_names)
+               if FusedLoop.of(namespace.get(n))}  # srcad/transform/numba_fusion.py
     if fusions:
         header.append("from srcad.runtime.numba_fusion import fused_kernel")
     header += [f"{n} = {loop.definition()}" for n, loop in fusions.items()]

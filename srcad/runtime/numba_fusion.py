@@ -55,6 +55,7 @@ def fused_kernel(expression: str, reduction: tuple, arity: int):
     typer = compiled([f"def impl({signature}):",
                       f"    return kernel_types({signature})"], {"kernel_types": kernel_types})
     overload(reference)(typer)
+    reference.srcad_fused_loop = (expression, reduction, arity)  # code made from it again
     return reference
 
 

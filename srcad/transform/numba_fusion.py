@@ -47,6 +47,16 @@ class FusedLoop:
     def definition(self) -> str:
         return f"fused_kernel({self.expression!r}, {self.reduction!r}, {self.arity})"
 
+    @staticmethod
+    def of(value):
+        """The FusedLoop a name is bound to: in the namespace srcad's pipeline gives, or the
+        kernel bound in a compiled module (code made from its source again: batched lanes);
+        None for any other value."""
+        if isinstance(value, FusedLoop):
+            return value
+        made = getattr(value, "srcad_fused_loop", None)
+        return FusedLoop(*made) if isinstance(made, tuple) else None
+
 
 def fuse_array_chains(tree, namer) -> dict:
     """Rewrite (in place) every fusable reduction in `tree`'s simple statements; return

@@ -121,3 +121,28 @@ def test_fused_numba_derivatives_match_finite_differences_and_the_python_backend
     assert grads["numba"][0] == pytest.approx(grads["python"][0], rel=1e-12)
     for got, want in zip(grads["numba"][1], grads["python"][1]):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-13)
+
+
+def min_of_rows_against_a_matrix(A, r, c, a):  # a fuzz program (fuzz/grammar_fused_chains.py)
+    t0 = np.tanh(np.sqrt(0.5 + np.sin(0.467 - (c[:, None])) * np.sin(0.467 - (c[:, None]))))
+    s1 = np.sum(A + np.exp(np.sin(np.cos(0.467))), axis=1, keepdims=True)  # noqa: F841
+    s2 = np.min(np.sqrt(0.5 + (r[None, :]) ** 2 * (r[None, :]) ** 2) + (t0) / 2.0,  # noqa: F841
+                axis=0, keepdims=True)
+    return np.sum(t0 + 0.467) + np.sum(t0 * (np.sqrt(0.5 + a * a)))
+
+
+@pytest.mark.slow
+def test_batched_lanes_of_reverse_code_with_fused_calls_compile():
+    # the lanes' code is made again from the compiled module's source, whose namespace binds
+    # the fused names to their kernels (it refused "fused_min_0_keep ... numba cannot compile")
+    A, r, c = RNG.standard_normal((3, 4)), RNG.standard_normal(4), RNG.standard_normal(3)
+    single = [dup(A.copy()), dup(r.copy())]
+    srcad.autodiff(srcad.Reverse, min_of_rows_against_a_matrix, *single, c, 0.3,
+                   backend="numba")
+    batch = [srcad.BatchDuplicated(x.copy(), [np.zeros_like(x), np.zeros_like(x)])
+             for x in (A, r)]
+    srcad.autodiff(srcad.Reverse, min_of_rows_against_a_matrix, *batch, c, 0.3,
+                   seed=[1.0, -2.5], backend="numba")
+    for one, many in zip(single, batch):
+        for seed, got in zip((1.0, -2.5), many.shadows):
+            np.testing.assert_allclose(got, seed * one.shadow, rtol=1e-12, atol=1e-14)
