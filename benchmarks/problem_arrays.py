@@ -227,6 +227,7 @@ TARGETS = [  # (problem, numerator, denominator, limit or None for information)
     ("mlp", SRCAD_PY, JAX, None),
     ("rnn", SRCAD_PY, HAND, 2.0), ("rnn", SRCAD_PY, AUTOGRAD, 0.5), ("rnn", HAND, AUTOGRAD, None),
     ("rnn", SRCAD_PY, JAX + ", lax.scan", None), ("rnn", SRCAD_NUMBA, JAX + ", lax.scan", 1.0),
+    ("logistic", SRCAD_NUMBA, JAX, 1.0), ("mlp", SRCAD_NUMBA, JAX, 1.0),
 ]
 
 

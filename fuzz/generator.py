@@ -93,7 +93,7 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              second_order: bool = False, aliasing: bool = False,
              records: bool = False, recursion: bool = False, nested: bool = False,
              parallel_loops: bool = False, parallel_nests: bool = False,
-             nested_forms: bool = False) -> Program:
+             nested_forms: bool = False, fused_chains: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
@@ -115,13 +115,17 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     `parallel_nests`: independent loops nested in loops and holding loops
     (grammar_parallel_nests.py);
     `nested_forms`: nested gradients in the forms numba's kernels pair and merge
-    (grammar_nested_forms.py)."""
+    (grammar_nested_forms.py);
+    `fused_chains`: elementwise chains and reductions (grammar_fused_chains.py)."""
     if parallel_nests:
         from grammar_parallel_nests import generate as parallel_nest_program
         return parallel_nest_program(seed)
     if nested_forms:
         from grammar_nested_forms import generate as nested_forms_program
         return nested_forms_program(seed)
+    if fused_chains:
+        from grammar_fused_chains import generate as fused_chains_program
+        return fused_chains_program(seed)
     if parallel_loops:
         from grammar_parallel_loops import generate as parallel_program
         return parallel_program(seed)

@@ -73,7 +73,8 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                second_order: bool = False, aliasing: bool = False, records: bool = False,
                recursion: bool = False, nested: bool = False, parallel_loops: bool = False,
                parallel_nests: bool = False,
-               nested_forms: bool = False):
+               nested_forms: bool = False,
+               fused_chains: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
@@ -95,7 +96,8 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     (fuzz/grammar_parallel_loops.py); `parallel_nests`: independent loops nested in loops
     and holding loops, stacked lanes checked too (fuzz/grammar_parallel_nests.py);
     `nested_forms`: nested gradients in the forms numba's kernels pair and merge
-    (fuzz/grammar_nested_forms.py)."""
+    (fuzz/grammar_nested_forms.py); `fused_chains`: elementwise chains and reductions
+    (fuzz/grammar_fused_chains.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
                        views=views, containers=containers, lists=lists, effects=effects,
                        list_operations=list_operations, unbounded=unbounded,
@@ -103,7 +105,8 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                        aliasing=aliasing, records=records, recursion=recursion,
                        nested=nested, parallel_loops=parallel_loops,
                        parallel_nests=parallel_nests,
-                       nested_forms=nested_forms)
+                       nested_forms=nested_forms,
+                       fused_chains=fused_chains)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -241,6 +244,9 @@ def main(argv=None):
                         help="f writing its input, parts of arrays updated by constants, "
                              "early returns in loops; the Hessian and hvp checked too "
                              "(fuzz/grammar_second_order.py)")
+    parser.add_argument("--fused-chains", action="store_true",
+                        help="elementwise chains and reductions, broadcast rows and columns "
+                             "(fuzz/grammar_fused_chains.py; numba fuses them into loops)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
     if opts.cells:
@@ -258,7 +264,8 @@ def main(argv=None):
                    aliasing=opts.aliasing, records=opts.records, recursion=opts.recursion,
                    nested=opts.nested, parallel_loops=opts.parallel_loops,
                    parallel_nests=opts.parallel_nests,
-                   nested_forms=opts.nested_forms)
+                   nested_forms=opts.nested_forms,
+                   fused_chains=opts.fused_chains)
     jobs = [(s, opts.timeout, options) for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far

@@ -54,6 +54,7 @@ from srcad.runtime.runtime_names import (
     NUMBA_SPECTRAL_NAMES,
 )
 from srcad.transform.numba_compat import reduction_of
+from srcad.transform.numba_fusion import FusedLoop
 
 
 def compile_numba(source: str, name: str, namespace: dict, free_names: set, origin: str = "",
@@ -70,7 +71,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         raise SrcadError("the numba backend needs numba", construct="backend='numba'",
                          hint="pip install 'srcad[numba]'") from None
     compile_notice.install()  # a slow first compilation says so, once
-    header = [*origin_comment(origin), *_runtime_imports(free_names)]
+    header = [*origin_comment(origin), *_runtime_imports(free_names, namespace)]
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
     given = source
@@ -81,12 +82,13 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         namespace = {**namespace, "srcad_numba_function": compiled}
     original_free = free_names
     source, leading, free_names = constant_arguments(
-        source, name, namespace, free_names, _provided, _loaded_names(helpers), origin, locate)
+        source, name, namespace, free_names, functools.partial(_provided, namespace=namespace),
+        _loaded_names(helpers), origin, locate)
     # the helper kernels: modules of their own, shared by every function calling the same
     modules, imported = [], {}  # kernel, so numba compiles each once per process
     for names, body, needs in helper_units(helpers):
         free = original_free & free_in(body)
-        lines = [*origin_comment(origin), *_runtime_imports(free), "import numba",
+        lines = [*origin_comment(origin), *_runtime_imports(free, namespace), "import numba",
                  f"srcad_jit = numba.njit(cache={cache}, nogil=True, fastmath={set(FASTMATH)!r})"]
         lines += [f"from {imported[n]} import {n}" for n in needs]
         text = "\n".join(lines + ["", *_bound_globals(free, namespace, origin)]) \
@@ -108,9 +110,9 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
 
 
-def _runtime_imports(free_names: set) -> list:
+def _runtime_imports(free_names: set, namespace: dict) -> list:
     """The header lines importing what generated code reading `free_names` calls of srcad's
-    numba runtime (and the reducers it names)."""
+    numba runtime (and the reducers and fused loop nests it names)."""
     header = ["import math", "import numpy as np", "",
               f"from srcad.runtime.numba_runtime import ({', '.join(sorted(NUMBA_RUNTIME_NAMES))})"]
     if "TapeOverBudget" in free_names:  # a loop over the tape budget (checkpoint_fallback.py)
@@ -128,7 +130,12 @@ def _runtime_imports(free_names: set) -> list:
         if free_names & names:
             header.append(f"from srcad.runtime.{module} import "
                           f"{', '.join(sorted(free_names & names))}")
-    return header + [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
+    header += [f"{n} = reducer{spec!r}" for n, spec in reductions.items()]
+    fusions = {n: FusedLoop.of(namespace.get(n)) for n in sorted(free_names)
+               if FusedLoop.of(namespace.get(n))}  # srcad/transform/numba_fusion.py
+    if fusions:
+        header.append("from srcad.runtime.numba_fusion import fused_kernel")
+    return header + [f"{n} = {loop.definition()}" for n, loop in fusions.items()]
 
 
 _RUNTIME_MODULES = ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
@@ -146,11 +153,12 @@ _RUNTIME_MODULES = ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
                     (NUMBA_LU_NAMES, "numba_lu"))
 
 
-def _provided(n: str) -> bool:
+def _provided(n: str, namespace: dict) -> bool:
     """Is the free name `n` bound by the runtime header (not by f's namespace)?"""
     return n in MODULES or n in GENERATED_BUILTINS or n in NUMBA_ARRAY_NAMES \
         or n in NUMBA_SEMANTICS_NAMES or bool(reduction_of(n)) or n in NUMBA_RUNTIME_NAMES \
-        or n in CHECKPOINT_NAMES or any(n in names for names, _ in _RUNTIME_MODULES)
+        or n in CHECKPOINT_NAMES or any(n in names for names, _ in _RUNTIME_MODULES) \
+        or FusedLoop.of(namespace.get(n)) is not None
 
 
 def _bound_globals(free_names: set, namespace: dict, origin: str) -> list:
@@ -158,7 +166,7 @@ def _bound_globals(free_names: set, namespace: dict, origin: str) -> list:
     function of numpy or math, a compiled library function; anything else refused."""
     header = []
     for free in sorted(free_names):
-        if _provided(free):
+        if _provided(free, namespace):
             continue
         value = namespace.get(free)
         module = _module_spelling(value)
@@ -282,7 +290,8 @@ def _runtime_digest() -> str:
                                                      "numba_decompositions.py", "numba_expm.py",
                                                      "numba_scans.py", "numba_stats.py",
                                                      "stats_scalars.py", "numba_reorder.py",
-                                                     "numba_convolution.py", "numba_lu.py"))
+                                                     "numba_convolution.py", "numba_lu.py",
+                                                     "numba_sum_to.py", "numba_fusion.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -73,6 +73,7 @@ from srcad.transform.normalize.unshared_copies import copy_unshared_aliases
 from srcad.transform.normalize.views import resolve_views
 from srcad.transform.normalize.written_results import copy_written_results
 from srcad.transform.numba_compat import numba_friendly
+from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.optimize import (
     assign_after_element_reset,
     fuse_lane_loops,
@@ -296,6 +297,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     if request.backend == "numba":
         tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(
             _located, parsed))
+        fused = fuse_array_chains(tree, norm.namer)  # {name: FusedLoop}, for the compiler
     clock.mark("transform")
     source = to_source(tree)
     clock.mark("codegen")
@@ -315,6 +317,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         warn_checkpointed, filename=parsed.filename, function=parsed.name)
     namespace["array_bytes"] = array_bytes
     if request.backend == "numba":
+        namespace.update(fused)
         free = _free_names(tree) | _free_names(gast.parse(nested.helpers))
         function = compile_numba(source, name, namespace, free - nested.names, parsed.filename,
                                  helpers=nested.helpers,

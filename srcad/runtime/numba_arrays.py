@@ -42,6 +42,7 @@ from srcad.runtime import array_runtime as _python
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
 from srcad.runtime.numba_runtime import simd_tanh
 from srcad.runtime.numba_statistics import statistic_function
+from srcad.runtime.numba_sum_to import sum_to
 
 try:  # numba's np.dot calls BLAS through SciPy
     import scipy.linalg.cython_blas  # noqa: F401
@@ -58,30 +59,6 @@ def array_matmul(a, b):
     return np.dot(a, b)
 
 
-@numba.njit(cache=True)
-def _sum_to(g, shape):
-    """`g` summed to `shape` (the trailing axes of g's shape, or 1 where g's is longer)."""
-    lead = g.ndim - len(shape)
-    if lead < 0:
-        raise ValueError("unbroadcast: an adjoint narrower than its operand")
-    out = np.zeros(shape)
-    flat = out.reshape(-1)
-    step = np.zeros(g.ndim, np.int64)  # g's index along each axis -> offset in `flat`
-    size = 1
-    for k in range(len(shape) - 1, -1, -1):
-        if shape[k] != 1:
-            if g.shape[lead + k] != shape[k]:
-                raise ValueError("unbroadcast: shapes do not broadcast")
-            step[lead + k] = size
-        size *= shape[k]
-    for index in np.ndindex(g.shape):
-        offset = 0
-        for k in range(g.ndim):
-            offset += index[k] * step[k]
-        flat[offset] += g[index]
-    return out
-
-
 @overload(unbroadcast)
 def _unbroadcast(g, shape):
     if not isinstance(g, types.Array) or not isinstance(shape, (types.UniTuple, types.Tuple)):
@@ -92,9 +69,9 @@ def _unbroadcast(g, shape):
         def same_or_summed(g, shape):
             if g.shape == shape:
                 return g
-            return _sum_to(g, shape)
+            return sum_to(g, shape)
         return same_or_summed
-    return lambda g, shape: _sum_to(g, shape)
+    return lambda g, shape: sum_to(g, shape)
 
 
 @numba.njit(cache=True)

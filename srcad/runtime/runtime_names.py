@@ -141,7 +141,8 @@ RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NA
     | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) \
     | frozenset(RECURSION_RUNTIME_NAMES) | GENERATED_BUILTINS \
     | frozenset(LIBRARY_MODULES) \
-    | NUMBA_PRODUCT_NAMES | NUMBA_DECOMPOSITION_NAMES | NUMBA_SCAN_NAMES | {"numba", "reducer"}
+    | NUMBA_PRODUCT_NAMES | NUMBA_DECOMPOSITION_NAMES | NUMBA_SCAN_NAMES | {"numba", "reducer"} \
+    | {"fused_kernel"}  # srcad/transform/numba_fusion.py's calls are bound by it
 
 
 # where the objects generated code calls by these names live

@@ -1,0 +1,81 @@
+"""Seeded random programs of elementwise chains and reductions (`--fused-chains`): what the
+numba backend fuses into loop nests (srcad/transform/numba_fusion.py). `f(A, r, c, a)` with
+`A` an (m, n) matrix, `r` an (n,) row, `c` an (m,) column (Duplicated) and `a` an Active float:
+
+* chains of one to four elementwise operations (`+ - * /`, `** 2`, unary minus, np.exp, np.log,
+  np.sqrt, np.tanh, np.sin, np.cos; domains safe by construction) over the matrix, the row
+  `r[None, :]` and column `c[:, None]` broadcast against it, `a`, constants, and the arrays and
+  numbers computed before;
+* reduced by np.sum, np.mean, np.max or np.min over every axis, axis 0, 1 or -1, with and
+  without `keepdims` (a kept (m, 1) or (1, n) result broadcast against the matrix after, the
+  softmax pattern `S - np.max(S, axis=1, keepdims=True)`; a dropped axis read back as
+  `v[:, None]` or `v[None, :]`);
+* the result a float: a sum of whole reductions of chains.
+
+Their reverse sweeps sum chains back to the shapes broadcasting stretched (`unbroadcast`),
+the adjoint the fused kernels compute. `generate(seed)` draws from
+`random.Random(f"fused chains {seed}")`, a stream of its own, so the other grammars' seeds
+keep their programs.
+"""
+
+from __future__ import annotations
+
+import random
+
+from grammar_recursion import HEADER, _c
+from program import ArgKind, Program
+
+_UNARY = ["np.exp(np.sin({}))", "np.log(1.0 + {0} * {0})", "np.sqrt(0.5 + {0} * {0})",
+          "np.tanh({})", "np.sin({})", "np.cos({})", "-({})", "({}) ** 2"]
+_BINARY = ["{} + {}", "{} - ({})", "({}) * ({})", "({}) / (2.0 + np.sin({}))"]
+_KINDS = ["np.sum", "np.mean", "np.max", "np.min"]
+
+
+def _chain(rng, operands, depth):
+    """An elementwise expression of `depth` operations over `operands`."""
+    if depth == 0:
+        return rng.choice(operands)
+    if rng.random() < 0.45:
+        return rng.choice(_UNARY).format(_chain(rng, operands, depth - 1))
+    split = rng.randint(0, depth - 1)
+    return rng.choice(_BINARY).format(_chain(rng, operands, split),
+                                      _chain(rng, operands, depth - 1 - split))
+
+
+def _array_chain(rng, matrices, numbers, depth):
+    """A chain reading at least one array."""
+    chain = _chain(rng, matrices + numbers, depth)
+    if not any(name in chain for name in matrices):
+        chain = f"{rng.choice(matrices)} * ({chain})"
+    return chain
+
+
+def generate(seed: int) -> Program:
+    rng = random.Random(f"fused chains {seed}")
+    m, n = rng.randint(1, 4), rng.randint(1, 4)
+    matrices = ["A", "r[None, :]", "c[:, None]"]  # (m, n) or broadcast to it
+    numbers = ["a", _c(rng)]
+    lines = ["def f(A, r, c, a):"]
+    for k in range(rng.randint(1, 4)):
+        chain = _array_chain(rng, matrices, numbers, rng.randint(1, 4))
+        if rng.random() < 0.3:  # an elementwise array, read by the chains after
+            lines.append(f"    t{k} = {chain}")
+            matrices.append(f"t{k}")
+            continue
+        kind = rng.choice(_KINDS)
+        axis = rng.choice([None, 0, 1, -1])
+        if axis is None:
+            lines.append(f"    s{k} = {kind}({chain})")
+            numbers.append(f"s{k}")
+        elif rng.random() < 0.5:
+            lines.append(f"    s{k} = {kind}({chain}, axis={axis}, keepdims=True)")
+            matrices.append(f"s{k}")
+        else:
+            lines.append(f"    s{k} = {kind}({chain}, axis={axis})")
+            matrices.append(f"s{k}[None, :]" if axis == 0 else f"s{k}[:, None]")
+    terms = [f"{rng.choice(_KINDS)}({_array_chain(rng, matrices, numbers, rng.randint(1, 3))})"
+             for _ in range(rng.randint(1, 2))]
+    lines.append(f"    return {' + '.join(terms)}")
+    args = [ArgKind("dup", "A", (m, n)), ArgKind("dup", "r", (n,)), ArgKind("dup", "c", (m,)),
+            ArgKind("active", "a")]
+    return Program(seed, HEADER + "\n\n" + "\n".join(lines) + "\n", "f", args, True)

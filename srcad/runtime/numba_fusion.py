@@ -1,0 +1,216 @@
+"""`fused_kernel(expression, reduction, arity)`: one loop nest that numba-compiled generated
+code calls in place of a reduction of a chain of elementwise NumPy operations
+(srcad/transform/numba_fusion.py writes the calls; imported by the generated modules, never by
+srcad itself).
+
+The kernel takes the leaves `a0, a1, ...` of an elementwise `expression` (arithmetic and
+NumPy's elementwise functions of arrays and numbers, broadcast as NumPy does) and computes
+`reduction` of it without the temporary array NumPy makes for each operation:
+`("sum", axes, keepdims)` (also "mean", "max", "min") is
+`np.sum(expression, axis=axes, keepdims=keepdims)`; `("unbroadcast",)` is
+`unbroadcast(expression, shape)`, `shape` an extra last argument.
+
+It is a plain Python function (the reference, run by the interpreter) with a numba `overload`
+that makes the loop nest's source for the argument types: each operand read through
+`np.broadcast_to` (a view: a row or a column broadcast against a matrix costs no copy), the
+expression computed per element: an operation with an array operand as NumPy's ufunc computes
+it (`np.divide`: a division by zero is an infinity), one of numbers alone as numba computes it
+in the unfused code (`1.0 / 0.0` raises ZeroDivisionError there and here). Where the leaves
+are not float64 arrays and numbers, or no leaf is an array, the overload is the unfused
+expression as numba compiles it today.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
+from srcad.runtime.numba_arrays import _START, _STEP, reducer, unbroadcast
+from srcad.runtime.numba_sum_to import compiled, loops, pad, sum_to_prologue, target_index
+
+KINDS = frozenset(_START) | {"unbroadcast"}
+
+
+def fused_kernel(expression: str, reduction: tuple, arity: int):
+    """The function of `expression`'s `arity` leaves computing `reduction` of it.
+
+    >>> f = fused_kernel("np.exp(a0 - a1)", ("sum", 1, False), 2)
+    >>> f(np.zeros((2, 3)), np.zeros((2, 1))).tolist()
+    [3.0, 3.0]
+    """
+    params = [f"a{k}" for k in range(arity)] + (["shape"] if reduction[0] == "unbroadcast"
+                                                else [])
+    signature = ", ".join(params)
+    unfused = _unfused_lines(expression, reduction, signature)
+    reference = compiled(unfused, {"reduce": _python_reduction(reduction),
+                                   "unbroadcast": _python_unbroadcast})
+
+    def kernel_types(*args):
+        return _kernel(expression, reduction, arity, signature, unfused, args)
+
+    typer = compiled([f"def impl({signature}):",
+                      f"    return kernel_types({signature})"], {"kernel_types": kernel_types})
+    overload(reference)(typer)
+    reference.srcad_fused_loop = (expression, reduction, arity)  # code made from it again
+    return reference
+
+
+def _python_reduction(reduction):
+    if reduction[0] == "unbroadcast":
+        return None
+    kind, axes, keepdims = reduction
+    return lambda x: getattr(np, kind)(x, axis=axes, keepdims=keepdims)
+
+
+def _unfused_lines(expression, reduction, signature):
+    if reduction[0] == "unbroadcast":
+        return [f"def impl({signature}):", f"    return unbroadcast({expression}, shape)"]
+    return [f"def impl({signature}):", f"    return reduce({expression})"]
+
+
+def _kernel(expression, reduction, arity, signature, unfused, args):
+    """The implementation numba compiles for these argument types: the loop nest, or the
+    unfused expression where the loop nest would not compute what NumPy computes."""
+    leaves = args[:arity]
+    arrays = [k for k, t in enumerate(leaves) if isinstance(t, types.Array)]
+    fusable = arrays and all(
+        leaves[k].dtype == types.float64 and leaves[k].ndim >= 1 for k in arrays) and all(
+        isinstance(t, (types.Float, types.Integer, types.Boolean))
+        for k, t in enumerate(leaves) if k not in arrays)
+    lines = None
+    if fusable:
+        rank = max(leaves[k].ndim for k in arrays)
+        body = _Element(set(arrays), rank).visit(ast.parse(expression, mode="eval").body)
+        if body is not None:
+            lines = _loop_nest(signature, arrays, rank, body, reduction, args[arity:])
+    if lines is None:
+        kind = reduction[0]
+        if kind == "unbroadcast":
+            namespace = {"unbroadcast": unbroadcast}
+        elif reduction[1:] == (None, False):  # np.sum(e): numba's own, as today's code
+            namespace = {"reduce": getattr(np, kind)}
+        else:
+            namespace = {"reduce": reducer(kind, reduction[1], reduction[2])}
+        return compiled(unfused, namespace)
+    return compiled(lines)
+
+
+def _loop_nest(signature, arrays, rank, body, reduction, rest):
+    shapes = ", ".join(f"a{k}.shape" for k in arrays)
+    lines = [f"def impl({signature}):",
+             f"    full = np.broadcast_shapes({shapes})" if len(arrays) > 1
+             else f"    full = a{arrays[0]}.shape"]
+    lines += [f"    b{k} = np.broadcast_to(a{k}, full)" if len(arrays) > 1 else f"    b{k} = a{k}"
+              for k in arrays]
+    kind = reduction[0]
+    inner = pad(rank + 1)
+    if kind == "unbroadcast":
+        target = len(rest[0]) if isinstance(rest[0], types.BaseTuple) else None
+        if target is None or target > rank:
+            return None
+        if target == 0:
+            head, step, result = ["    acc = 0.0"], f"{inner}acc += v", "acc"
+        else:
+            head = sum_to_prologue(rank, target, "full")
+            step, result = f"{inner}out[{target_index(rank, target)}] += v", "out"
+    else:
+        axes, keepdims = reduction[1], reduction[2]
+        reduced = _reduced_axes(axes, rank)
+        if reduced is None:
+            return None
+        head, step, result = _reduction_parts(kind, reduced, keepdims, rank)
+    lines += head + loops(rank, "full") + [f"{inner}v = {body}", step,
+                                           f"    return {result}"]
+    return lines
+
+
+def _reduced_axes(axes, rank):
+    if axes is None:
+        return tuple(range(rank))
+    listed = axes if isinstance(axes, tuple) else (axes,)
+    if any(not -rank <= a < rank for a in listed) or len({a % rank for a in listed}) < len(
+            listed):
+        return None  # numba refuses it as it refuses the unfused reduction
+    return tuple(sorted(a % rank for a in listed))
+
+
+def _reduction_parts(kind, reduced, keepdims, rank):
+    kept = [a for a in range(rank) if a not in reduced]
+    if keepdims:
+        dims = ["1" if a in reduced else f"full[{a}]" for a in range(rank)]
+        index = ["0" if a in reduced else f"i{a}" for a in range(rank)]
+    else:
+        dims, index = [f"full[{a}]" for a in kept], [f"i{a}" for a in kept]
+    count = " * ".join(f"full[{a}]" for a in reduced) or "1"
+    head = [f"    count = {count}"]
+    if kind in ("max", "min"):
+        head += ["    if count == 0:",
+                 "        raise ValueError('zero-size array to a reduction without identity')"]
+    acc = f"out[{', '.join(index)}]" if dims else "acc"
+    head.append(f"    out = np.full(({', '.join(dims)},), {_START[kind]})" if dims
+                else f"    acc = {_START[kind]}")
+    inner = pad(rank + 1)
+    step = inner + _STEP[kind].format(acc=acc, v="v", pad=inner)
+    result = "out" if dims else "acc"
+    if kind == "mean":  # NumPy's mean of no element is NaN
+        result = f"np.divide({result}, count)"
+    return head, step, result
+
+
+class _Element(ast.NodeVisitor):
+    """The source of one element of the expression at `i0, ..., i<rank-1>`: an operation
+    with an array operand as NumPy's ufunc of numbers (`np.divide(x, 0.0)` is inf), one of
+    numbers alone as numba computes it in today's code (`1.0 / 0.0` raises)."""
+
+    def __init__(self, arrays, rank):
+        self.arrays, self.rank = arrays, rank
+
+    def visit(self, node):
+        element = super().visit(node)
+        return None if element is None else element[0]
+
+    def element(self, node):
+        """(source, whether an array flows into it); None where it cannot be fused."""
+        return super().visit(node)
+
+    def visit_Name(self, node):
+        k = int(node.id[1:])
+        if k in self.arrays:
+            return f"b{k}[{', '.join(f'i{a}' for a in range(self.rank))}]", True
+        return node.id, False
+
+    def visit_Constant(self, node):
+        return repr(node.value), False
+
+    def visit_UnaryOp(self, node):
+        operand = self.element(node.operand)
+        if operand is None:
+            return None
+        return f"({_UNARY[type(node.op)]}{operand[0]})", operand[1]
+
+    def visit_BinOp(self, node):
+        left, right = self.element(node.left), self.element(node.right)
+        if left is None or right is None:
+            return None
+        array = left[1] or right[1]
+        if array and isinstance(node.op, (ast.Div, ast.Pow)):  # NumPy's: 1 / 0 is inf
+            name = "divide" if isinstance(node.op, ast.Div) else "power"
+            return f"np.{name}({left[0]}, {right[0]})", array
+        return f"({left[0]} {_BINARY[type(node.op)]} {right[0]})", array
+
+    def visit_Call(self, node):
+        operand = self.element(node.args[0])
+        if operand is None:
+            return None
+        return f"np.{node.func.attr}({operand[0]})", operand[1]
+
+    def generic_visit(self, node):
+        raise ValueError(f"not an elementwise expression: {ast.dump(node)}")
+
+
+_UNARY = {ast.USub: "-", ast.UAdd: "+"}
+_BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}

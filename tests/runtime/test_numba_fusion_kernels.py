@@ -1,0 +1,105 @@
+"""The fused loop nests (srcad/runtime/numba_fusion.py) and `sum_to`
+(srcad/runtime/numba_sum_to.py) compiled by numba, against NumPy: each reduction kind with
+axes and keepdims, rows and columns broadcast, NaN and infinities, NumPy's division by zero
+in array operations and numba's (Python's) in operations of numbers alone, and the leaf types
+left to the unfused expression."""
+
+import numpy as np
+import pytest
+
+from srcad.runtime.array_runtime import unbroadcast
+
+numba = pytest.importorskip("numba")
+
+from srcad.runtime.numba_fusion import fused_kernel  # noqa: E402 - needs numba
+from srcad.runtime.numba_sum_to import sum_to  # noqa: E402
+
+RNG = np.random.default_rng(3)
+
+
+def _compiled(kernel, arity):
+    names = ", ".join(f"a{k}" for k in range(arity))
+    scope = {"kernel": kernel}
+    exec(f"def call({names}):\n    return kernel({names})", scope)
+    return numba.njit(scope["call"])
+
+
+def test_sum_to_adds_each_element_into_its_broadcast_place():
+    call = _compiled(sum_to, 2)
+    g = RNG.standard_normal((2, 3, 4))
+    for shape in [(3, 4), (1, 4), (3, 1), (4,), (1, 1), (2, 1, 4), (2, 3, 4)]:
+        np.testing.assert_allclose(call(g, shape), unbroadcast(g, shape), rtol=1e-14)
+    with pytest.raises(ValueError, match="shapes do not broadcast"):
+        call(g, (2, 4))
+    with pytest.raises(ValueError, match="narrower"):
+        call(g[0], (2, 3, 4))
+
+
+CASES = [  # (expression, reduction, leaves)
+    ("np.exp(a0 - a1)", ("sum", None, False), lambda: (RNG.random((3, 4)), RNG.random(4))),
+    ("np.exp(a0 - a1)", ("sum", 1, True), lambda: (RNG.random((3, 4)), RNG.random((3, 1)))),
+    ("(a0 * a1)", ("sum", 3, False),
+     lambda: (RNG.random((1, 2, 3, 3)), RNG.random((4, 2, 1, 3)))),
+    ("np.log((1.0 + a0))", ("mean", (0, 2), False), lambda: (RNG.random((2, 3, 4)),)),
+    ("(-(a0 * a1))", ("max", 0, False), lambda: (RNG.random((3, 4)), 2)),
+    ("np.sqrt((a0 + a1))", ("min", -1, True), lambda: (RNG.random((3, 4)), 0.5)),
+    ("np.tanh(a0) ** 2.0", ("sum", None, False), lambda: (RNG.standard_normal(5),)),
+]
+
+
+@pytest.mark.slow  # one numba compilation per case
+@pytest.mark.parametrize("expression, reduction, leaves", CASES)
+def test_fused_reduction_equals_numpy(expression, reduction, leaves):
+    args = leaves()
+    kernel = fused_kernel(expression, reduction, len(args))
+    want = eval(expression, {"np": np}, {f"a{k}": a for k, a in enumerate(args)})
+    want = getattr(np, reduction[0])(want, axis=reduction[1], keepdims=reduction[2])
+    np.testing.assert_allclose(_compiled(kernel, len(args))(*args), want, rtol=1e-13)
+    np.testing.assert_allclose(kernel(*args), want, rtol=1e-13)  # the interpreter's
+
+
+@pytest.mark.slow  # numba compiles the kernel for five shapes
+def test_fused_adjoint_of_broadcasting_sums_rows_and_columns():
+    kernel = fused_kernel("(a0 * (a1 / a2))", ("unbroadcast",), 3)
+    call = _compiled(kernel, 4)
+    g, row, column = RNG.random((3, 4)), RNG.random(4), 1.0 + RNG.random((3, 1))
+    for shape in [(4,), (3, 1), (1, 4), (3, 4), ()]:
+        want = unbroadcast(g * (row / column), shape)
+        np.testing.assert_allclose(call(g, row, column, shape), want, rtol=1e-13)
+
+
+@pytest.mark.slow
+def test_fused_kernels_keep_numpy_and_numba_semantics_at_special_values():
+    maximum = _compiled(fused_kernel("(a0 * a1)", ("max", None, False), 2), 2)
+    assert np.isnan(maximum(np.array([1.0, np.nan, 3.0]), 2.0))
+    assert maximum(np.array([1.0, np.inf]), 2.0) == np.inf
+    with pytest.raises(ValueError, match="zero-size"):
+        maximum(np.zeros(0), 2.0)
+    divided = _compiled(fused_kernel("(a0 / a1)", ("sum", None, False), 2), 2)
+    assert divided(np.array([1.0, 2.0]), np.array([0.0, 1.0])) == np.inf  # NumPy's
+    numbers = _compiled(fused_kernel("((a0 / a1) * a2)", ("sum", None, False), 3), 3)
+    with pytest.raises(ZeroDivisionError):  # a number by a number: as numba computes it
+        numbers(1.0, 0.0, np.ones(2))
+
+
+@pytest.mark.slow
+def test_leaves_that_are_not_float_arrays_get_the_unfused_expression():
+    ints = np.arange(6).reshape(3, 2)
+    by_axis = _compiled(fused_kernel("(a0 * a1)", ("sum", 0, False), 2), 2)
+    np.testing.assert_array_equal(by_axis(ints, ints), np.sum(ints * ints, axis=0))
+    whole = _compiled(fused_kernel("(a0 * a1)", ("sum", None, False), 2), 2)
+    assert whole(ints, ints) == np.sum(ints * ints)
+    assert isinstance(whole(ints, ints), (int, np.integer))  # numba's np.sum of ints
+
+
+@pytest.mark.slow
+def test_fused_kernels_read_strided_and_transposed_views():
+    summed = _compiled(fused_kernel("(a0 * a1)", ("sum", 0, False), 2), 2)
+    adjoint = _compiled(fused_kernel("(a0 - a1)", ("unbroadcast",), 2), 3)
+    x, y = np.arange(24.0).reshape(6, 4), np.arange(4.0) + 1.0
+    np.testing.assert_allclose(summed(x[::2, ::-1], y[::-1]),
+                               np.sum(x[::2, ::-1] * y[::-1], axis=0), rtol=1e-14)
+    np.testing.assert_allclose(adjoint(x.T, y[:, None], (4, 1)),
+                               np.sum(x.T - y[:, None], axis=1, keepdims=True), rtol=1e-14)
+    mean = _compiled(fused_kernel("(a0 * 2.0)", ("mean", None, False), 1), 1)
+    assert np.isnan(mean(np.zeros(0)))  # NumPy's mean of no element
