@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from srcad.gradbench.allocator import keep_freed_memory
 from srcad.gradbench.protocol import dumps
 from srcad.gradbench.tool import BACKENDS, Tool
 
@@ -53,11 +54,16 @@ def main(argv=None) -> None:
                              "(default: the ports shipped with srcad)")
     parser.add_argument("--multithreaded", action="store_true",
                         help="accepted as GradBench's tools accept it; srcad runs one thread")
+    parser.add_argument("--system-malloc", action="store_true",
+                        help="leave glibc's malloc settings as they are (by default the tool "
+                             "keeps the memory it frees for its next run: "
+                             "srcad.gradbench.allocator)")
     args = parser.parse_args(argv)
     # the ports and the libraries they import must not write to stdout: it carries responses
     stdout, sys.stdout = sys.stdout, sys.stderr
     try:
-        tool = Tool(load_ports(args.ports), args.backend)
+        allocator = "system" if args.system_malloc else keep_freed_memory()
+        tool = Tool(load_ports(args.ports), args.backend, allocator=allocator)
         serve(tool, sys.stdin, stdout)
     finally:
         sys.stdout = stdout
