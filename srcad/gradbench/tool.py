@@ -31,13 +31,14 @@ class Tool:
     """The state of one conversation with an eval: the ports, the backend, the preparations."""
 
     def __init__(self, common, backend: str = "numba", log: TextIO = sys.stderr,
-                 allocator: str = "system"):
+                 settings: dict | None = None):
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
         self.common = common
         self.backend = backend
         self.log = log
-        self.allocator = allocator  # reported in `start`: srcad.gradbench.allocator
+        # the process's memory settings (srcad.gradbench.memory), reported in `start`
+        self.settings = dict(settings or {"freed_memory": "system"})
         self.evals = common.by_name()
         self.prepared: OrderedDict[tuple, Any] = OrderedDict()
 
@@ -47,7 +48,7 @@ class Tool:
         if kind == "start":
             response["tool"] = "srcad"
             response["config"] = {"backend": self.backend, "version": __version__,
-                                  "freed_memory": self.allocator}
+                                  **self.settings}
         elif kind == "define":
             response.update(self.define(message["module"]))
         elif kind == "evaluate":
