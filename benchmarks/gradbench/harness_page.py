@@ -156,8 +156,9 @@ def render(log) -> str:
         *summary(log), "",
     ]
     for name in names:
-        lines += [f"### {name}", "", f"Arguments of the eval program: `{args[name]}`.", "",
-                  *per_message(log, name), ""]
+        note = log.get("notes", {}).get(name)
+        lines += [f"### {name}", "", f"Arguments of the eval program: `{args[name]}`"
+                  + (f" ({note})." if note else "."), "", *per_message(log, name), ""]
     found = problems(log)
     if found:
         lines += ["### Failures and rejections", "", *found, ""]
