@@ -189,3 +189,22 @@ def test_ht_eval_program_validates_srcad_python_on_its_default_hand_model():
     log = harness_run.run("ht", "srcad-python", ["--max", "1", "--min-seconds", "0"],
                           timeout=600)
     assert_all_valid(log)
+
+
+def test_logs_run_side_by_side_are_merged_later_ones_replacing():
+    import harness_page
+
+    def log(runs, sizes="default", notes=None):
+        return {"machine": {"date": "2026-01-01", "commit": "abc", "cpus": 2, "python": "3.11"},
+                "sizes": sizes, "timeout_s": 60, "skipped": [], "notes": notes or {},
+                "runs": runs}
+
+    lse = _run("srcad-numba", [_message("gradient", "n=5", 300)])
+    ht = dict(_run("srcad-numba", [_message("jacobian", "hand1", 900)]), eval="ht")
+    ht_again = dict(ht, outcome="timeout")
+    merged = harness_page.merge([log([lse, ht]), log([ht_again], notes={"ht": "hand1 only"})])
+    assert [(r["eval"], r["outcome"]) for r in merged["runs"]] == [("lse", "success"),
+                                                                    ("ht", "timeout")]
+    assert merged["notes"] == {"ht": "hand1 only"}
+    with pytest.raises(ValueError):
+        harness_page.merge([log([lse]), log([ht], sizes="bounded")])
