@@ -1,6 +1,6 @@
 """The harness's JSON log (harness_suite.py) as a section of docs/gradbench.md.
 
-    python benchmarks/gradbench/harness_page.py [build/gradbench/harness.json] [docs/gradbench.md]
+    python benchmarks/gradbench/harness_page.py [harness.json ...] [docs/gradbench.md]
 
 Guarantees: the section sits between two markers and only it is replaced (run.py's tables
 around it stay); every number on it is read from the log: validity as the eval programs judged
@@ -156,8 +156,9 @@ def render(log) -> str:
         *summary(log), "",
     ]
     for name in names:
-        lines += [f"### {name}", "", f"Arguments of the eval program: `{args[name]}`.", "",
-                  *per_message(log, name), ""]
+        note = log.get("notes", {}).get(name)
+        lines += [f"### {name}", "", f"Arguments of the eval program: `{args[name]}`"
+                  + (f" ({note})." if note else "."), "", *per_message(log, name), ""]
     found = problems(log)
     if found:
         lines += ["### Failures and rejections", "", *found, ""]
@@ -197,7 +198,25 @@ def kept_section(path, start: str | None = None, end: str | None = None) -> str:
     return "\n".join(kept)
 
 
+def merge(logs: list[dict]) -> dict:
+    """One log of several runs at the same sizes (run side by side, for example one process
+    for ht and ba beside the rest): the first log's machine and settings, every conversation
+    in order, a later log's conversation replacing an earlier one of the same eval and tool."""
+    if len({log["sizes"] for log in logs}) != 1:
+        raise ValueError("the logs were run at different sizes")
+    merged = dict(logs[0], runs=[], skipped=[], notes={})
+    for log in logs:
+        replaced = {(run["eval"], run["tool"]) for run in log["runs"]}
+        merged["runs"] = [run for run in merged["runs"]
+                          if (run["eval"], run["tool"]) not in replaced] + log["runs"]
+        merged["skipped"] += log.get("skipped", [])
+        merged["notes"].update(log.get("notes", {}))
+    return merged
+
+
 if __name__ == "__main__":
-    log_path = sys.argv[1] if len(sys.argv) > 1 else "build/gradbench/harness.json"
-    page_path = sys.argv[2] if len(sys.argv) > 2 else "docs/gradbench.md"
-    write_section(page_path, render(json.loads(Path(log_path).read_text())))
+    # harness_page.py [LOG ...] [PAGE.md]: several logs are merged (`merge`)
+    paths = [a for a in sys.argv[1:] if not a.endswith(".md")] or ["build/gradbench/harness.json"]
+    pages = [a for a in sys.argv[1:] if a.endswith(".md")] or ["docs/gradbench.md"]
+    log = merge([json.loads(Path(path).read_text()) for path in paths])
+    write_section(pages[0], render(log))

@@ -233,6 +233,12 @@ TOOL_DESCRIPTION = (
     "transform, compilation and one untimed warm-up run are paid once per function and input,\n"
     "reported as one `prepare` timing, and reused by a later message with the same input;\n"
     "each `evaluate` timing is one run alone, `min_runs` times and until `min_seconds`.\n"
+    "On the numba backend the primal is compiled by numba once per function (a later input\n"
+    "of the same types reuses the machine code). The tool process keeps the memory it frees\n"
+    "for its next run (glibc's malloc thresholds; `--system-malloc` leaves them) and gives a\n"
+    "loop's tape a quarter of the memory available at its start before srcad checkpoints it\n"
+    "(`--tape-budget`; srcad's library default is 256 MiB), as JAX's tool keeps its buffers\n"
+    "and every step's residuals; `start` reports both in its `config`.\n"
 )
 
 

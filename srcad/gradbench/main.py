@@ -15,8 +15,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from srcad.gradbench import memory
 from srcad.gradbench.protocol import dumps
 from srcad.gradbench.tool import BACKENDS, Tool
+from srcad.runtime.checkpointing import memory_bytes
 
 
 def load_ports(directory: str | os.PathLike | None = None):
@@ -53,11 +55,24 @@ def main(argv=None) -> None:
                              "(default: the ports shipped with srcad)")
     parser.add_argument("--multithreaded", action="store_true",
                         help="accepted as GradBench's tools accept it; srcad runs one thread")
+    parser.add_argument("--system-malloc", action="store_true",
+                        help="leave glibc's malloc settings as they are (by default the tool "
+                             "keeps the memory it frees for its next run: "
+                             "srcad.gradbench.memory)")
+    parser.add_argument("--tape-budget", default=None,
+                        help="bytes a loop's tape may take before srcad checkpoints it, as "
+                             "srcad's memory= ('2GB'); 'srcad' for srcad's default (256 MiB); "
+                             "default: a quarter of the memory available at the start")
     args = parser.parse_args(argv)
     # the ports and the libraries they import must not write to stdout: it carries responses
     stdout, sys.stdout = sys.stdout, sys.stderr
     try:
-        tool = Tool(load_ports(args.ports), args.backend)
+        settings = {"freed_memory": "system" if args.system_malloc else memory.keep_freed_memory()}
+        if args.tape_budget != "srcad":
+            settings["tape_budget"] = memory.set_tape_budget(
+                memory_bytes(args.tape_budget) if args.tape_budget
+                else memory.tape_budget(memory.available_memory()))
+        tool = Tool(load_ports(args.ports), args.backend, settings=settings)
         serve(tool, sys.stdin, stdout)
     finally:
         sys.stdout = stdout

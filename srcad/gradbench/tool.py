@@ -30,12 +30,15 @@ KEPT_INPUTS = 4  # preparations kept (each holds compiled code and work arrays o
 class Tool:
     """The state of one conversation with an eval: the ports, the backend, the preparations."""
 
-    def __init__(self, common, backend: str = "numba", log: TextIO = sys.stderr):
+    def __init__(self, common, backend: str = "numba", log: TextIO = sys.stderr,
+                 settings: dict | None = None):
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
         self.common = common
         self.backend = backend
         self.log = log
+        # the process's memory settings (srcad.gradbench.memory), reported in `start`
+        self.settings = dict(settings or {"freed_memory": "system"})
         self.evals = common.by_name()
         self.prepared: OrderedDict[tuple, Any] = OrderedDict()
 
@@ -44,7 +47,8 @@ class Tool:
         response: dict[str, Any] = {"id": message["id"]}
         if kind == "start":
             response["tool"] = "srcad"
-            response["config"] = {"backend": self.backend, "version": __version__}
+            response["config"] = {"backend": self.backend, "version": __version__,
+                                  **self.settings}
         elif kind == "define":
             response.update(self.define(message["module"]))
         elif kind == "evaluate":

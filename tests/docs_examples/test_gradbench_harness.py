@@ -156,3 +156,55 @@ def test_a_run_at_the_default_sizes_has_a_section_of_its_own(tmp_path):
     assert text.count("## Judged by GradBench's own harness at its default sizes") == 1
     kept = harness_page.kept_section(page)  # run.py keeps both
     assert harness_page.START in kept and harness_page.DEFAULT_END in kept
+
+
+def test_the_default_size_run_reads_only_vendored_data():
+    import harness_suite
+
+    # ht's eval reads hand1 .. hand<max> of evals/ht/data/<variant>_<model>: all must be there
+    args = harness_suite.SIZES["default"]["ht"]
+    last = int(args[args.index("--max") + 1])
+    data = ROOT / "third_party" / "gradbench" / "evals" / "ht" / "data" / "complicated_big"
+    assert "--model" not in args and "--variant" not in args  # GradBench's default model
+    for i in range(1, last + 1):
+        assert len(list(data.glob(f"hand{i}_*.txt"))) == 1, i
+    for part in ("anchors", "atl_triangle_labels", "bones", "triangles", "vertices"):
+        assert (data / "model" / f"{part}.txt").is_file()
+    assert not list(data.glob(f"hand{last + 1}_*.txt"))  # else the run should go further
+    assert "hand10" in harness_suite.NOTES["default"]["ht"]
+
+
+def test_a_note_on_what_a_run_leaves_out_is_on_the_page():
+    import harness_page
+
+    log = {"machine": {"date": "2026-01-01", "commit": "abc", "cpus": 2, "python": "3.11"},
+           "sizes": "default", "timeout_s": 60, "skipped": [], "notes": {"lse": "n up to 5"},
+           "runs": [_run("srcad-numba", [_message("gradient", "n=5", 300)])]}
+    assert "Arguments of the eval program: `-n 5` (n up to 5)." in harness_page.render(log)
+
+
+@needs_pydantic
+@pytest.mark.slow  # GradBench's big hand model on the python backend
+def test_ht_eval_program_validates_srcad_python_on_its_default_hand_model():
+    log = harness_run.run("ht", "srcad-python", ["--max", "1", "--min-seconds", "0"],
+                          timeout=600)
+    assert_all_valid(log)
+
+
+def test_logs_run_side_by_side_are_merged_later_ones_replacing():
+    import harness_page
+
+    def log(runs, sizes="default", notes=None):
+        return {"machine": {"date": "2026-01-01", "commit": "abc", "cpus": 2, "python": "3.11"},
+                "sizes": sizes, "timeout_s": 60, "skipped": [], "notes": notes or {},
+                "runs": runs}
+
+    lse = _run("srcad-numba", [_message("gradient", "n=5", 300)])
+    ht = dict(_run("srcad-numba", [_message("jacobian", "hand1", 900)]), eval="ht")
+    ht_again = dict(ht, outcome="timeout")
+    merged = harness_page.merge([log([lse, ht]), log([ht_again], notes={"ht": "hand1 only"})])
+    assert [(r["eval"], r["outcome"]) for r in merged["runs"]] == [("lse", "success"),
+                                                                    ("ht", "timeout")]
+    assert merged["notes"] == {"ht": "hand1 only"}
+    with pytest.raises(ValueError):
+        harness_page.merge([log([lse]), log([ht], sizes="bounded")])

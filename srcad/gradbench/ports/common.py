@@ -286,12 +286,23 @@ def primal_implementation(function_name: str, form: str, function, arguments) ->
     return Implementation(function_name, "primal", form, build, numba_build=numba_build)
 
 
+_NUMBA_COMPILED: dict = {}  # function -> its numba dispatcher, shared by every input
+
+
 def numba_compiled(function):
     """`function` compiled by numba's njit, with every plain function of the ports it calls
     (found by name in its globals, recursively) compiled too: the C++-shaped primals call
     helpers, which numba compiles only when they are numba functions themselves. The
     function's own module is not changed (each compiled function reads a copy of its
-    globals). Compiles at the first call; raises numba's error there if numba refuses."""
+    globals). Compiles at the first call; raises numba's error there if numba refuses. One
+    dispatcher per function, kept: a later input of the same types reuses its machine code
+    (the tool prepares each input anew, and numba would otherwise compile again)."""
+    if function not in _NUMBA_COMPILED:
+        _NUMBA_COMPILED[function] = _numba_jit(function)
+    return _NUMBA_COMPILED[function]
+
+
+def _numba_jit(function):
     import types
 
     import numba
