@@ -136,11 +136,10 @@ def test_numba_backend_compiles_the_primal_before_the_timed_runs():
         # numba takes its compiler lock to compile a function or to load it from its cache
         with event.install_listener("numba:compiler_lock", compilations):
             response = evaluate(t, "lse", function, data)
-        # the primal is compiled for this tool (the listener sees it); the gradient may have
-        # been compiled by a test before this one on the same worker (srcad keeps it in the
-        # process): then nothing is compiled at all, and still nothing inside the timed runs
-        if function == "primal":
-            assert "prepare" in compilations.seen, function
+        # the primal and the gradient may have been compiled by a test before this one on
+        # the same worker (the tool keeps one compiled primal per function, srcad its
+        # derivative code, in the process): then nothing is compiled at all; either way
+        # nothing is compiled or loaded inside the timed runs
         assert "runs" not in compilations.seen, function
         if function == "primal":
             x = np.array(data["x"])
