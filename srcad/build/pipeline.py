@@ -123,6 +123,9 @@ class Request:
     # reverse mode: no carried array taken to keep its shape (the code run after a loop
     # changed one: srcad/build/shape_fallback.py)
     shapes_recorded: bool = False
+    # python forward mode: independent loops run on all iterations at once (False for forward
+    # code that srcad differentiates again or traces: second order, nested calls, sparsity)
+    lift_loops: bool = True
 
 
 @dataclass
@@ -292,7 +295,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     for fn in (n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)
                and n.name == name):  # python: arrays only (a loop that ran zero times)
         typed_defaults(fn, norm.body, norm.params, types, scalars=request.backend == "numba")
-        if request.backend == "python" and request.mode == "forward":
+        if request.backend == "python" and request.mode == "forward" and request.lift_loops:
             lift_parallel_loops(fn, norm.namer)
     if request.backend == "numba":
         tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(

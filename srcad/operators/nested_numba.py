@@ -103,7 +103,7 @@ class NumbaNested:
                       for i, t in enumerate(boxed))
         # memory=0: loops taped whole (this code is inlined into a kernel: no budget fallback)
         reverse = _compiled(target, Request("reverse", specs, backend="numba", memory=0))
-        forward = _compiled(target, Request("forward", specs, backend="python"))
+        forward = _compiled(target, Request("forward", specs, backend="python", lift_loops=False))
         origin = g.__code__.co_filename
         tangent = tangent_function(forward, origin)
         second_specs = []

@@ -132,7 +132,8 @@ class ReverseOverForwardEngine:
         origin = getattr(getattr(f, "__code__", None), "co_filename", "")
         specs = tuple(_spec(s, True) for s in slots)
         try:
-            self.forward = _compiled(f, Request("forward", specs, backend="python"))
+            self.forward = _compiled(f, Request("forward", specs, backend="python",
+                                                           lift_loops=False))
         except SrcadError as err:  # f's own forward mode: its refusal, without a mode hint
             raise forward_mode_refused(err) from None
         refuse_written_input(self.forward, slots, f)

@@ -59,7 +59,7 @@ def prepare_sparse_jacobian(f, slots, template, chunk, backend):
     found, source = static_pattern(f, slots), "static"
     if found is None:
         specs = tuple(_spec(Slot(s.role, s.value), True) for s in slots)
-        tracing = _compiled(f, Request("forward", specs, 1, False, "python"))
+        tracing = _compiled(f, Request("forward", specs, 1, False, "python", lift_loops=False))
         found, source = jacobian_pattern(tracing, slots, f), "traced"
         retrace = tracing if _branches(tracing.source) else None
     else:
