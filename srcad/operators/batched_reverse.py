@@ -278,10 +278,11 @@ MAX_REVERSE_LANES = {"numba": 64, "python": 256}
 def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba"):
     """A reverse-mode jacobian with more than one row: W rows per sweep (equal sweeps of at
     most MAX_REVERSE_LANES), or None when the reverse code is refused for lanes, also by a
-    first sweep run here (the caller sweeps once per row). Also where f writes an
-    `Output(y)` or a `Cache(c)`: lanes allocate adjoints W times wider on every call, which
-    costs far less than m - 1 more sweeps of CPython (ht's 300 rows: one sweep of 300 lanes
-    against 300 sweeps)."""
+    first sweep run here (the caller sweeps once per row). On the python backend also None
+    when f writes an `Output(y)` or a `Cache(c)`: its prepared one-row sweeps allocate nothing
+    per call, where lanes allocate adjoints W times wider on every call."""
+    if backend == "python" and any(s.role in ("output", "cache") for s in slots):
+        return None  # known before any code is built (a first call builds one engine)
     width = -(-m // -(-m // MAX_REVERSE_LANES[backend]))
     try:
         prep = prepare_batched_reverse_jacobian(f, slots, template, width, backend, n, m)
