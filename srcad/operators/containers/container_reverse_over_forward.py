@@ -39,7 +39,8 @@ class ReverseOverForwardLanes:
         # importers
         self.flat = flat
         call = _Call(Forward, self.flat, None, "python")
-        request = dataclasses.replace(call.request(Forward, "python"), containers=layout)
+        request = dataclasses.replace(call.request(Forward, "python"), containers=layout,
+                                      lift_loops=False)
         self.forward = _compiled(f, request)  # one tangent, python: the code reverse reads
         self.origin = f.__code__.co_filename
         self.tangent = tangent_function(self.forward, self.origin)
