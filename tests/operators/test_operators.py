@@ -639,8 +639,13 @@ def _inplace_jacobian_peaks(chunk):
     return peaks
 
 
+LIFTED_ALLOCATES = ("open regression: independent loops nested in loops run as whole-array "
+                    "NumPy in python forward code (transform/parallel_loops.py), which "
+                    "allocates per call in the prepared in-place jacobian")
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(reason="open regression: independent loops nested in loops now run as whole-array NumPy in python forward code (transform/parallel_loops.py), which allocates per call in the prepared in-place jacobian", strict=False)
+@pytest.mark.xfail(reason=LIFTED_ALLOCATES, strict=False)
 def test_prepared_inplace_jacobian_allocates_nothing_proportional():
     """Seed 002, 16 unrolled lanes: peaks measured 3.6-7.2 KB for n = 100, 200, 400 (J alone
     is n*n*8 bytes)."""
@@ -650,7 +655,7 @@ def test_prepared_inplace_jacobian_allocates_nothing_proportional():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="open regression: independent loops nested in loops now run as whole-array NumPy in python forward code (transform/parallel_loops.py), which allocates per call in the prepared in-place jacobian", strict=False)
+@pytest.mark.xfail(reason=LIFTED_ALLOCATES, strict=False)
 def test_prepared_inplace_jacobian_default_allocates_a_few_rows():
     """The default, one call of n stacked lanes: each operation makes a temporary of n floats,
     freed at once (measured ~0.9 KB + 3 rows for n = 100, 200, 400), never J's n rows."""
