@@ -78,21 +78,28 @@ def refuse_scalar_index(types, e, base, parts, kinds) -> None:
         _refuse_guessed_index(types, e, parts)
 
 
-def _refuse_guessed_index(types, e, parts) -> None:
-    """Raise the refusal of the call with no rule an index comes from, if it does: its
-    result's type was a guess (a float, or a float array of its arguments' rank)."""
-    names = {n.id for p in parts for n in S.walk(p) if isinstance(n, gast.Name)}
+def guessed_call(types, names, followed=(gast.Name,), rounds=3):
+    """The first call with no rule (its result's type a guess: a float, or a float array of
+    its arguments' rank) that a name of `names` is bound to, through assignments of the
+    `followed` kinds (`lower = tri_value`; with Subscript, `idx = nonzero_value[0]`); None."""
+    names = set(names)
     assigns = [n for stmt in types.norm.body for n in S.walk(stmt)
                if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
-    for _ in range(4):  # through copies and parts: `idx = nonzero_value[0]`
+    for _ in range(rounds):
         names |= {n.id for a in assigns if a.targets[0].id in names
-                  and isinstance(a.value, (gast.Name, gast.Subscript, gast.Attribute))
+                  and isinstance(a.value, followed)
                   for n in S.walk(a.value) if isinstance(n, gast.Name)}
-    calls = [a.value for a in assigns if a.targets[0].id in names
-             and id(a.value) in types.opaque_calls]
-    calls += [c for p in parts for c in S.walk(p) if id(c) in types.opaque_calls]
-    if calls:
-        call = calls[0]
+    return next((a.value for a in assigns if a.targets[0].id in names
+                 and id(a.value) in types.opaque_calls), None)
+
+
+def _refuse_guessed_index(types, e, parts) -> None:
+    """Raise the refusal of the call with no rule an index comes from, if it does."""
+    names = {n.id for p in parts for n in S.walk(p) if isinstance(n, gast.Name)}
+    call = guessed_call(types, names, (gast.Name, gast.Subscript, gast.Attribute), rounds=4)
+    if call is None:
+        call = next((c for p in parts for c in S.walk(p) if id(c) in types.opaque_calls), None)
+    if call is not None:
         raise types.norm.parsed.error(
             call, "call", f"`{S.unparse_expr(call)}` has no type srcad knows: srcad takes the "
             "result of a call it has no rule for to be a float (or a float array of its array "

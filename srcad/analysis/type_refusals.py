@@ -9,7 +9,7 @@ import dataclasses
 
 import gast
 
-from srcad.analysis.index_types import index_kind
+from srcad.analysis.index_types import guessed_call, index_kind
 from srcad.analysis.primitives import effect_operands
 from srcad.analysis.value_types import BOOL, FLOAT, INT, OTHER, Array, is_float_like, stack_call
 from srcad.errors import ArgumentError, UnsupportedCallError, UnsupportedSyntaxError
@@ -321,22 +321,15 @@ class TypeRefusals:
         """`lower = np.tri(n)`, then `lower[1, 0]`: the result of a call without a rule was
         taken to be a float, and the code uses it as something else: refused at the call
         (True when so)."""
-        names = {n.id for n in S.walk(operand) if isinstance(n, gast.Name)}
-        assigns = [n for stmt in self.norm.body for n in S.walk(stmt)
-                   if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
-        for _ in range(3):  # through copies: `lower = tri_value` (normalize binds the call)
-            names |= {a.value.id for a in assigns if a.targets[0].id in names
-                      and isinstance(a.value, gast.Name)}
-        for stmt in self.norm.body:
-            for node in S.walk(stmt):
-                if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
-                        and node.targets[0].id in names and id(node.value) in self.opaque_calls:
-                    self.refused_calls.add(id(node.value))
-                    self.norm.refusals.add(no_rule_error(
-                        self.norm, node.value, "srcad runs such a call as it is on constants "
-                        "and takes its result to be a float (or an array of its array "
-                        f"arguments' rank), and `{node.targets[0].id}` is used as something "
-                        "else", hint="compute it outside the differentiated function and "
-                        "pass it as an argument"))
-                    return True
-        return False
+        call = guessed_call(self, {n.id for n in S.walk(operand) if isinstance(n, gast.Name)})
+        if call is None:
+            return False
+        target = next(a.targets[0].id for stmt in self.norm.body for a in S.walk(stmt)
+                      if isinstance(a, gast.Assign) and a.value is call)
+        self.refused_calls.add(id(call))
+        self.norm.refusals.add(no_rule_error(
+            self.norm, call, "srcad runs such a call as it is on constants and takes its "
+            "result to be a float (or an array of its array arguments' rank), and "
+            f"`{target}` is used as something else", hint="compute it outside the "
+            "differentiated function and pass it as an argument"))
+        return True

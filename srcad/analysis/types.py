@@ -17,12 +17,7 @@ import types as pytypes
 
 import gast
 
-from srcad.analysis.index_types import (
-    gathered_type,
-    holds_ints,
-    index_kind,
-    refuse_scalar_index,
-)
+from srcad.analysis.index_types import gathered_type, holds_ints, index_kind, refuse_scalar_index
 from srcad.analysis.integer_calls import integer_call_type
 from srcad.analysis.primitives import array_call, effect_call, effect_operands, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
