@@ -170,7 +170,7 @@ def test_numba_lanes_layout_follows_rereads():
     assert "_dot_t" not in chain_source and "c_dot[lane, i]" in chain_source
 
 
-def test_numba_mixture_lane_loops_are_vectorized():
+def test_numba_mixture_lane_loops_are_vectorized(optimized_numba):
     """The reason for the layout: LLVM turns the fused lane loop into SIMD arithmetic."""
     params, data = make_problem(50, 4)
     args = (BatchDuplicated(params, np.eye(12)), data)
