@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness_page  # noqa: E402
 import harness_run  # noqa: E402
 import harness_setup as setup  # noqa: E402
+from jax_one_thread import FLAGS, SETTING  # noqa: E402
 
 EVALS = ("hello", "lse", "llsq", "det", "kmeans", "gmm", "ode", "ba", "ht", "lstm",
          "particle", "saddle")
@@ -90,6 +91,7 @@ def run_suite(evals, tools, sizes: str, timeout: float, min_seconds: float | Non
     runs, skipped = [], []
     log = {"machine": machine(), "sizes": sizes, "min_seconds": min_seconds,
            "timeout_s": timeout, "runs": runs, "skipped": skipped,
+           "jax_threads": "GradBench's JAX tool " + SETTING.format(flags=FLAGS),
            "notes": {name: note for name, note in NOTES.get(sizes, {}).items()
                      if name in evals}}
     for name in evals:
