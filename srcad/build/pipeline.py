@@ -143,9 +143,7 @@ class Compiled:
     spare: list = field(default_factory=list)  # numba: tape/lane arrays free for a next call
     returns_value: bool = True  # False: f returns nothing (it only writes arrays)
     tuple_return: int = 0  # f returns a tuple of this many values (one seed each)
-    # the type srcad inferred for the value f returns (FLOAT, Array(ndim), ...; None: no
-    # single value): the operators learn f's output kind from it without running f
-    returned: object = None
+    returned: object = None  # the type inferred for f's one returned value (operators read it)
     # (function, its code object) for f and each function read: IPython's autoreload gives a
     # function object the code of its edited file in place (`f.__code__ = new`)
     codes: list = field(default_factory=list)
@@ -350,9 +348,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     clock.mark("compile")
     # a str that notebooks display highlighted (srcad/display.py)
     return Compiled(function, GeneratedSource(source), name, request, taped, dependencies, cells,
-                    tapes, written, scratch, returns_value=returns_value,
-                    tuple_return=tuple_return, returned=returned, codes=codes,
-                    stage_seconds=clock.seconds)
+                    tapes, written, scratch, returns_value=returns_value, returned=returned,
+                    tuple_return=tuple_return, codes=codes, stage_seconds=clock.seconds)
 
 
 def _array_code_unsupported(request) -> str | None:
