@@ -87,7 +87,7 @@ def run_suite(evals, tools, sizes: str, timeout: float, min_seconds: float | Non
               log_path: Path | None = None) -> dict:
     """Every eval against every tool; the log, also written to `log_path` after each
     conversation (a run cut short keeps what it measured)."""
-    jax_evals = setup.jax_tool_evals() if jax_available() else set()
+    jax_evals = setup.jax_tool_evals() if "jax" in tools and jax_available() else set()
     runs, skipped = [], []
     log = {"machine": machine(), "sizes": sizes, "min_seconds": min_seconds,
            "timeout_s": timeout, "runs": runs, "skipped": skipped,

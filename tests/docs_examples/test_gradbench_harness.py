@@ -214,7 +214,7 @@ def test_the_page_says_how_gradbench_s_jax_tool_is_kept_to_one_thread():
     import harness_page
     import harness_suite
 
-    log = harness_suite.run_suite([], ["jax"], "small", timeout=1.0, min_seconds=None)
+    log = harness_suite.run_suite([], ["srcad-python"], "small", timeout=1.0, min_seconds=None)
     assert "XLA_FLAGS=--xla_cpu_multi_thread_eigen=false" in log["jax_threads"]
     log["machine"] = {"date": "2026-01-01", "commit": "abc", "cpus": 2, "python": "3.11"}
     assert "GradBench's JAX tool computes on one thread" in harness_page.render(log)
