@@ -16,7 +16,6 @@ the preparations of a float-valued f that ran f and those that did not. Programs
 from __future__ import annotations
 
 import argparse
-import collections
 import os
 import random
 import sys
@@ -25,6 +24,8 @@ import tempfile
 import numpy as np
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after PYTHONPATH
+
+from prepared_calls import run_seeds  # noqa: E402  (fuzz/ is on the path)
 
 import srcad  # noqa: E402
 from srcad import Constant  # noqa: E402
@@ -134,22 +135,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--backend", default="python", choices=["python", "numba"])
     opts = parser.parse_args()
-    counts: collections.Counter = collections.Counter()
-    failures = []
-    for seed in range(opts.seed, opts.seed + opts.count):
-        try:
-            results = check(seed, opts.backend)
-        except Exception as err:  # a crash: srcad raised something that is no refusal
-            results = [("crashed", f"{type(err).__name__}: {str(err)[:120]}")]
-        for outcome, what in results:
-            counts[outcome] += 1
-            if outcome in ("wrong", "crashed"):
-                failures.append((seed, what))
-    print(f"output kinds, {opts.backend}: {opts.count} programs: {dict(counts)}")
-    for seed, what in failures[:20]:
-        print(f"  seed {seed}: {what}")
-    sys.exit(1 if failures else 0)
-
+    sys.exit(run_seeds("output kinds", opts, lambda seed: check(seed, opts.backend)))
 
 if __name__ == "__main__":
     main()
