@@ -109,3 +109,14 @@ def test_a_container_hvp_does_not_run_a_float_valued_f():
     # H = [[6 w0 s + 0, 0, 1], [0, 6 w1 s, 1], [1, 1, 0]] at w = (1, 2), s = 2
     np.testing.assert_allclose(hv["w"], [12.0 + 1.0, 1.0])
     assert hv["b"] == pytest.approx(1.0)
+
+
+def zero_dim(x):
+    return np.asarray(np.sum(x * x * x))
+
+
+def test_a_zero_dimensional_array_result_is_a_float_as_jax_takes_it():
+    # srcad types a 0-d array as the float it holds; jax.grad takes a shape-() output too
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(srcad.gradient(zero_dim, x), 3 * x * x)
+    np.testing.assert_allclose(srcad.hvp(zero_dim, x, tangent=np.ones(3)), 6 * x)
