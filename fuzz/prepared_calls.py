@@ -153,21 +153,28 @@ def main():
                         help="the operators to prepare (comma separated)")
     opts = parser.parse_args()
     operators = tuple(opts.operators.split(","))
+    sys.exit(run_seeds("prepared calls", opts, lambda seed: [check(seed, opts.backend,
+                                                                   operators)]))
+
+
+def run_seeds(title: str, opts, results_of) -> int:
+    """Check each seed of `opts` (`results_of(seed)`: a list of (outcome, what)); print the
+    outcomes counted and the first failures (wrong answers and crashes); 1 if any failed."""
     counts: collections.Counter = collections.Counter()
     failures = []
     for seed in range(opts.seed, opts.seed + opts.count):
         try:
-            outcome, what = check(seed, opts.backend, operators)
+            results = results_of(seed)
         except Exception as err:  # a crash: srcad raised something that is no refusal
-            outcome, what = "crashed", f"{type(err).__name__}: {str(err)[:120]}"
-        counts[outcome] += 1
-        if outcome in ("wrong", "crashed"):
-            failures.append((seed, what))
-    print(f"prepared calls, {opts.backend}: {opts.count} programs: {dict(counts)}")
+            results = [("crashed", f"{type(err).__name__}: {str(err)[:120]}")]
+        for outcome, what in results:
+            counts[outcome] += 1
+            if outcome in ("wrong", "crashed"):
+                failures.append((seed, what))
+    print(f"{title}, {opts.backend}: {opts.count} programs: {dict(counts)}")
     for seed, what in failures[:20]:
         print(f"  seed {seed}: {what}")
-    sys.exit(1 if failures else 0)
-
+    return 1 if failures else 0
 
 if __name__ == "__main__":
     main()

@@ -151,7 +151,8 @@ def render(log) -> str:
         "runs here unchanged but launched by `jax_tool_waiting.py`, which wraps each timed "
         "call in `jax.block_until_ready`. Its first run includes the jit compilation, so on "
         "the evals it has the eval programs are asked for at least three runs, and the "
-        "fastest is shown.",
+        "fastest is shown." + (f" {log['jax_threads']} (`jax_one_thread.py`)."
+                                if "jax_threads" in log else ""),
         "",
         *summary(log), "",
     ]

@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness_page  # noqa: E402
 import harness_run  # noqa: E402
 import harness_setup as setup  # noqa: E402
+from jax_one_thread import FLAGS, SETTING  # noqa: E402
 
 EVALS = ("hello", "lse", "llsq", "det", "kmeans", "gmm", "ode", "ba", "ht", "lstm",
          "particle", "saddle")
@@ -86,10 +87,11 @@ def run_suite(evals, tools, sizes: str, timeout: float, min_seconds: float | Non
               log_path: Path | None = None) -> dict:
     """Every eval against every tool; the log, also written to `log_path` after each
     conversation (a run cut short keeps what it measured)."""
-    jax_evals = setup.jax_tool_evals() if jax_available() else set()
+    jax_evals = setup.jax_tool_evals() if "jax" in tools and jax_available() else set()
     runs, skipped = [], []
     log = {"machine": machine(), "sizes": sizes, "min_seconds": min_seconds,
            "timeout_s": timeout, "runs": runs, "skipped": skipped,
+           "jax_threads": "GradBench's JAX tool " + SETTING.format(flags=FLAGS),
            "notes": {name: note for name, note in NOTES.get(sizes, {}).items()
                      if name in evals}}
     for name in evals:

@@ -44,6 +44,7 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.gradbench import first_call_stages, first_derivative  # noqa: E402
 from benchmarks.gradbench.harness_page import kept_section  # noqa: E402
+from benchmarks.gradbench.jax_one_thread import pin_jax_to_one_cpu  # noqa: E402
 from srcad.gradbench.ports import common  # noqa: E402
 
 NUMBA_TARGET = 1.0  # srcad numba / jax.jit
@@ -64,25 +65,6 @@ class Cell:
     def best(self):
         """The reported time: the least of the samples."""
         return min(self.samples) if self.samples else None
-
-
-def pin_jax_to_one_cpu() -> str:
-    """Create JAX's CPU client while the process may run on one CPU only, then restore the
-    process's CPUs: XLA sizes its thread pools by the CPUs available at creation and its threads
-    keep that affinity, so JAX computes on one thread. Returns what the page says about it."""
-    try:
-        import jax
-    except ImportError:
-        return "JAX is not installed"
-    cpus = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(cpus)})
-    try:
-        jax.devices("cpu")
-    finally:
-        os.sched_setaffinity(0, cpus)
-    return (f"JAX {jax.__version__} computes on one thread: its CPU client is created while "
-            "the process is pinned to one CPU (XLA sizes its thread pools by the CPUs then "
-            f"available, and its threads stay there), with XLA_FLAGS={os.environ['XLA_FLAGS']}")
 
 
 CLOCKS = {"process": time.process_time, "wall": time.perf_counter}

@@ -143,6 +143,7 @@ class Compiled:
     spare: list = field(default_factory=list)  # numba: tape/lane arrays free for a next call
     returns_value: bool = True  # False: f returns nothing (it only writes arrays)
     tuple_return: int = 0  # f returns a tuple of this many values (one seed each)
+    returned: object = None  # the type inferred for f's one returned value (operators read it)
     # (function, its code object) for f and each function read: IPython's autoreload gives a
     # function object the code of its edited file in place (`f.__code__ = new`)
     codes: list = field(default_factory=list)
@@ -343,10 +344,11 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     returns_value = isinstance(last, gast.Return) and last.value is not None and not (
         isinstance(last.value, gast.Constant) and last.value.value is None)
     tuple_return = len(last.value.elts) if S.is_tuple_return(last) else 0
+    returned = types.of(last.value) if returns_value and not tuple_return else None
     clock.mark("compile")
     # a str that notebooks display highlighted (srcad/display.py)
     return Compiled(function, GeneratedSource(source), name, request, taped, dependencies, cells,
-                    tapes, written, scratch, returns_value=returns_value,
+                    tapes, written, scratch, returns_value=returns_value, returned=returned,
                     tuple_return=tuple_return, codes=codes, stage_seconds=clock.seconds)
 
 

@@ -69,10 +69,10 @@ def prepare_pushforward(f: Function, *args: Any, tangent: Point | Sequence[Point
     check_options("pushforward", mode, chunk, backend)
     backend = backend or "python"
     slots = read_arguments(args)
-    kind, template = output_kind(f, slots)
     batch = tangent is not None and isinstance(tangent, (tuple, list))
     width = len(tangent) if batch else 1
     engine = lanes_engine(f, slots, width, backend)
+    kind, template = output_kind(f, slots, engine.compiled)
     return make_prep("pushforward", f, slots, "forward", width, engine, kind=kind, batch=batch,
                      shape=() if kind == "float" else np.shape(template))
 
@@ -268,8 +268,8 @@ def prepare_pullback(f: Function, *args: Any, cotangent: Point | None = None,
     check_options("pullback", mode, chunk, backend)
     backend = backend or "python"
     slots = read_arguments(args)
-    kind, template = output_kind(f, slots)
     engine = ReverseEngine(f, slots, backend, memory=memory_option("pullback", mode, memory))
+    kind, template = output_kind(f, slots, engine.compiled)
     if kind == "array":
         engine.flat[engine.seed_index] = np.zeros_like(template)
     x = input_slot(slots).value

@@ -10,7 +10,6 @@ import numpy as np
 
 from srcad.build.engines import ReverseEngine, primal_value
 from srcad.build.plans import MISS
-from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, Memory, OperatorMode, Point
 from srcad.operators.operator_options import (
     check_memory,
@@ -20,6 +19,7 @@ from srcad.operators.operator_options import (
     memory_option,
     refuse_float_out,
 )
+from srcad.operators.output_kinds import float_engine
 from srcad.operators.parallel_operators import parallel_option
 from srcad.operators.prep_cache import reusing_preparations
 from srcad.operators.preparation import (
@@ -28,11 +28,14 @@ from srcad.operators.preparation import (
     input_slot,
     make_prep,
     operator_entry,
-    output_kind,
     prepared_call,
     read_arguments,
     use_prep,
 )
+
+
+def _code_of_f(engine):
+    return engine.compiled
 
 
 @operator_entry
@@ -69,16 +72,14 @@ def prepare_gradient(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     memory = memory_option("gradient", mode, memory)
     backend = backend or "python"
     slots = read_arguments(args)
-    kind, _ = output_kind(f, slots)
-    if kind != "float":
-        raise ArgumentError("gradient needs f to return a float", hint="use jacobian")
     x = input_slot(slots).value
     if mode == "forward":
-        n = np.size(x)
-        engine = forward_engine(f, slots, n, chunk, backend)
+        engine = float_engine("gradient", f, slots, lambda: forward_engine(
+            f, slots, np.size(x), chunk, backend), _code_of_f, hint="use jacobian")
         return make_prep("gradient", f, slots, "forward", engine.width, engine,
                      buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
-    engine = ReverseEngine(f, slots, backend, memory=memory)
+    engine = float_engine("gradient", f, slots, lambda: ReverseEngine(
+        f, slots, backend, memory=memory), _code_of_f, hint="use jacobian")
     return make_prep("gradient", f, slots, "reverse", 1, engine,
                  buffer=np.zeros_like(x) if isinstance(x, np.ndarray) else None)
 

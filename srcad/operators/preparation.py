@@ -31,6 +31,7 @@ from srcad.frontend.pytrees import is_container
 from srcad.operators.background_operators import BackgroundPrep, background_call, register
 from srcad.operators.containers.container_operators import container_operator, returns_tuple
 from srcad.operators.operator_results import explained, in_dtype, lower_precision, user_located
+from srcad.operators.output_kinds import output_kind  # noqa: F401 (the operators' import)
 from srcad.operators.prep_signatures import OUTPUT_SHAPED, shown, signature_of
 
 
@@ -255,21 +256,6 @@ def input_slot(slots) -> Slot:
 
 def values_of(slots):
     return [s.value for s in slots]
-
-
-def output_kind(f, slots):
-    """("output", array) | ("array", shape) | ("float", None): what f produces."""
-    outputs = [s for s in slots if s.role == "output"]
-    if outputs:
-        return "output", outputs[0].value
-    copies = [s.value.copy() if isinstance(s.value, np.ndarray) else s.value for s in slots]
-    result = f(*copies)
-    if isinstance(result, np.ndarray):
-        return "array", np.zeros_like(result, dtype=float)
-    if isinstance(result, (float, np.floating, int)):
-        return "float", None
-    raise ArgumentError(f"f returned {type(result).__name__}; operators need a float, a float "
-                        "array, or an Output(y) argument")
 
 
 def make_prep(operator, f, slots, mode, chunk, engine, **state) -> Prep:

@@ -26,12 +26,12 @@ from srcad.operators.operator_options import (
     refuse_memory,
     second_order_mode,
 )
+from srcad.operators.output_kinds import float_engine
 from srcad.operators.preparation import (
     Prep,
     choose_chunk,
     input_slot,
     make_prep,
-    output_kind,
     read_arguments,
     values_of,
 )
@@ -66,20 +66,29 @@ def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
     slots = read_arguments(args)
     if any(s.role == "output" for s in slots):
         raise ArgumentError(f"{operator} needs a float-valued f (no Output argument)")
-    # forward over reverse of an array-valued f would differentiate the sum of its entries
-    if output_kind(f, slots)[0] != "float":
-        raise ArgumentError(f"{operator} needs f to return a float",
-                            hint="use jacobian (jacfwd, jacrev) for functions returning arrays")
     x = input_slot(slots)
-    target = f
+    target, inner = f, slots
     if not x.is_array:
         position = [s.role for s in slots].index("x")
         target = scalar_as_array(f, len(slots), position)
-        slots = list(slots)
-        slots[position] = Slot("x", np.array([float(x.value)]))
+        inner = list(slots)
+        inner[position] = Slot("x", np.array([float(x.value)]))
+    # forward over reverse of an array-valued f would differentiate the sum of its entries
+    engine, mode = float_engine(
+        operator, f, slots, lambda: _engine(operator, f, target, inner, width, backend, mode,
+                                            chosen), _code_of_f,
+        hint="use jacobian (jacfwd, jacrev) for functions returning arrays")
+    prep = make_prep(operator, f, read_arguments(args), mode, engine.engine.width, engine,
+                     scalar=not x.is_array, n=np.size(x.value))
+    return prep
+
+
+def _engine(operator, f, target, inner, width, backend, mode, chosen):
+    """(the engine, the mode it runs): forward over reverse unless reverse over forward was
+    asked for or forward mode refuses f's reverse code (where the mode was not asked for)."""
     if mode != REVERSE_OVER_FORWARD:
         try:
-            engine = HessianEngine(target, slots, width, backend)
+            engine = HessianEngine(target, inner, width, backend)
         except SrcadError as err:
             # forward mode refuses a construct of f's generated reverse code (an adjoint
             # array written element by element and bound whole): the error names that code,
@@ -95,7 +104,7 @@ def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
             if not chosen:
                 raise in_user_code(err, origin, "reverse") from None
             try:
-                engine = ReverseOverForwardEngine(target, slots, backend,
+                engine = ReverseOverForwardEngine(target, inner, backend,
                                                   with_gradient=operator == "gradient_and_hvp")
             except ArgumentError as written:  # f writes its input: say so, naming f
                 if written.construct != "input written":
@@ -107,11 +116,16 @@ def _prepare_second(operator, f, args, width, backend, mode=None) -> Prep:
                 raise in_user_code(err, origin, "reverse") from None
             mode = REVERSE_OVER_FORWARD
     else:
-        engine = ReverseOverForwardEngine(target, slots, backend,
+        engine = ReverseOverForwardEngine(target, inner, backend,
                                           with_gradient=operator == "gradient_and_hvp")
-    prep = make_prep(operator, f, read_arguments(args), mode, engine.engine.width, engine,
-                     scalar=not x.is_array, n=np.size(x.value))
-    return prep
+    return engine, mode
+
+
+def _code_of_f(chosen) -> object:
+    """srcad's code of f that the chosen engine runs over: f's reverse code (forward over
+    reverse) or its forward code (reverse over forward)."""
+    engine, _ = chosen
+    return engine.reverse.compiled if isinstance(engine, HessianEngine) else engine.forward
 
 
 def prepare_second_order(operator, f, args, mode, chunk, backend, memory) -> Prep:

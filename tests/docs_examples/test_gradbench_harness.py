@@ -208,3 +208,43 @@ def test_logs_run_side_by_side_are_merged_later_ones_replacing():
     assert merged["notes"] == {"ht": "hand1 only"}
     with pytest.raises(ValueError):
         harness_page.merge([log([lse]), log([ht], sizes="bounded")])
+
+
+def test_the_page_says_how_gradbench_s_jax_tool_is_kept_to_one_thread():
+    import harness_page
+    import harness_suite
+
+    log = harness_suite.run_suite([], ["srcad-python"], "small", timeout=1.0, min_seconds=None)
+    assert "XLA_FLAGS=--xla_cpu_multi_thread_eigen=false" in log["jax_threads"]
+    log["machine"] = {"date": "2026-01-01", "commit": "abc", "cpus": 2, "python": "3.11"}
+    assert "GradBench's JAX tool computes on one thread" in harness_page.render(log)
+
+
+JAX_THREADS = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import jax
+from jax_one_thread import pin_jax_to_one_cpu
+before = set(os.listdir("/proc/self/task"))  # Python's, NumPy's BLAS threads
+print(pin_jax_to_one_cpu(), file=sys.stderr)
+import jax.numpy as jnp
+a = jnp.ones((400, 400))
+jax.block_until_ready(jax.jit(lambda a: jnp.tanh(a @ a).sum())(a))
+pinned = {len(os.sched_getaffinity(int(t))) for t in set(os.listdir("/proc/self/task")) - before}
+print(sorted(os.sched_getaffinity(0)), sorted(pinned))
+"""
+
+
+@pytest.mark.slow  # a process importing JAX
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs two CPUs to tell pinned threads apart")
+def test_the_jax_tool_s_threads_run_on_one_cpu_and_the_process_keeps_its_cpus():
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    out = subprocess.run([sys.executable, "-c", JAX_THREADS,
+                          str(ROOT / "benchmarks" / "gradbench")], env=env,
+                         capture_output=True, text=True, check=True)
+    process, threads = out.stdout.split("] [")
+    assert process.count(",") >= 1  # the calling thread may run on every CPU again
+    assert threads.strip(" ]\n") == "1"  # every thread XLA started: one CPU

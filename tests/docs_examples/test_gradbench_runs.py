@@ -131,3 +131,19 @@ def test_code_generated_after_the_budget_is_set_checkpoints_past_it(monkeypatch)
     code = srcad.source(steps, srcad.Reverse, srcad.Duplicated(x, np.zeros(5)), 3,
                         backend="numba")
     assert str(3 * 2**30) in code and str(2**28) not in code
+
+
+@pytest.mark.slow  # a numba compilation
+def test_the_ht_complicated_primal_compiles_on_numba():
+    # numba's np.concatenate takes a tuple of arrays, not a list: the port's primal, which
+    # the tool hands to numba as written (not through srcad's code generation, which turns a
+    # listed join into a tuple), joins [theta, us] as a tuple, so it runs compiled
+    pytest.importorskip("numba")
+    from srcad.gradbench.ports import ht
+
+    problem = ht.EVAL.parse(ht.EVAL.generate(vertices=12, correspondences=8, complicated=True))
+    theta, constants, complicated = problem
+    inputs, arguments = common.numba_compiled(ht.complicated_arguments)(theta, constants,
+                                                                        complicated)
+    np.testing.assert_array_equal(inputs, np.r_[theta, complicated[0]])
+    assert len(arguments) == len(constants) + 1

@@ -255,7 +255,7 @@ def parse(data):
 def complicated_arguments(theta, constants, complicated):
     """(inputs, constants) of ht_objective_complicated: inputs = [theta, us]."""
     us, triangles = complicated
-    return np.concatenate([theta, us]), constants[:5] + (triangles,) + constants[5:]
+    return np.concatenate((theta, us)), constants[:5] + (triangles,) + constants[5:]
 
 
 def objective(theta, constants, complicated=None):

@@ -22,6 +22,7 @@ import weakref
 
 import numpy as np
 
+from srcad.analysis.value_types import FLOAT
 from srcad.annotations import (
     BatchDuplicated,
     Cache,
@@ -194,12 +195,13 @@ _FLOAT_VALUED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # genera
 
 
 def _check_float_valued(f, compiled, args) -> None:
-    """f returns one float: not nothing nor a tuple (read from its code), nor an array (f run
-    once, on copies, per generated code: the argument types it was built for fix that)."""
+    """f returns one float: not nothing nor a tuple (read from its code), nor an array (the
+    type srcad inferred for its returned value; else f run once, on copies, per generated
+    code: the argument types it was built for fix that)."""
     if not compiled.returns_value or compiled.tuple_return:
         raise ArgumentError("hvp, gradient_and_hvp and hessian need f to return a float",
                             hint="use jacobian for functions returning arrays or tuples")
-    if compiled.function in _FLOAT_VALUED:
+    if compiled.function in _FLOAT_VALUED or compiled.returned == FLOAT:
         return
     result = f(*[_fresh(a.value if isinstance(a, (Constant, Cache)) else a) for a in args])
     if not isinstance(result, (float, int, np.floating, np.integer)):
