@@ -42,3 +42,4 @@ def _rebuilt_states(floats, folder, monkeypatch):
 def test_float_statements_rebuild_no_configuration(tmp_path, monkeypatch):
     assert _rebuilt_states(24, tmp_path, monkeypatch) == _rebuilt_states(3, tmp_path,
                                                                           monkeypatch)
+
