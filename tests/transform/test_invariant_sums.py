@@ -91,3 +91,17 @@ def test_each_loop_is_walked_once(monkeypatch):
     walked = counting_walks(monkeypatch)
     sums_in_locals(body, body, set(), lambda name, index: True, Namer(set()))
     assert walked[0] <= 3 * size  # three loops, each walked once (its subtree)
+
+
+def test_loops_without_sums_of_their_own_are_not_walked(monkeypatch):
+    # every loop of a nest walked its whole subtree, though only the innermost sums
+    body = S.parse_stmts(
+        "for a in range(n):\n"
+        "    for b in range(m):\n"
+        "        for c in range(p):\n"
+        "            for k in range(q):\n"
+        "                h_bar[k] += w[a, b] * out_bar[c, k]\n")
+    size = sum(1 for _ in S.nodes(body[0]))
+    walked = counting_walks(monkeypatch)
+    sums_in_locals(body, body, set(), lambda name, index: True, Namer(set()))
+    assert walked[0] <= 2 * size  # the innermost loop walked, and the context once
