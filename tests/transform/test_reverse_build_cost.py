@@ -24,3 +24,33 @@ def _scaled_copy_sum(x):
     for i in range(3):
         y[i] = 2.0 * x[i]
     return np.sum(y)
+
+
+def _long_block(x):
+    a = x[0] * 2.0
+    b = a * x[1]
+    c = b + x[2] * a
+    d = c * c + b
+    return d * a
+
+
+def test_a_block_is_read_once_for_its_first_accumulations(monkeypatch):
+    # each variable defined in a block walked the rest of the block for its reads: long
+    # straight-line blocks (unrolled code) were quadratic
+    from srcad.transform.reverse import first_accumulations
+
+    walked, original = [], first_accumulations._loads
+    monkeypatch.setattr(first_accumulations, "_loads", lambda stmt, name: walked.append(name)
+                        or original(stmt, name))
+    x = np.array([0.3, 0.2, 0.5])
+    a = 2.0 * x[0]
+    b = a * x[1]
+    c = b + x[2] * a
+    d = c * c + b
+    # d * a with a = 2 x0, b = a x1, c = b + x2 a, d = c^2 + b
+    da = np.array([2.0, 0.0, 0.0])
+    db = x[1] * da + np.array([0.0, a, 0.0])
+    dc = db + x[2] * da + np.array([0.0, 0.0, a])
+    dd = 2.0 * c * dc + db
+    np.testing.assert_allclose(srcad.grad(_long_block)(x), dd * a + d * da, rtol=1e-13)
+    assert walked == []
