@@ -3,30 +3,26 @@ a state only where a statement changes them: a statement binding a float (most o
 function) keeps the state as it is, so the work grows with the array bindings, not with
 every statement times the configurations."""
 
-import importlib
-
 import numpy as np
 from helpers.differences import central
+from helpers.user_modules import load_module
 
 import srcad
 from srcad.analysis import array_sharing
 
 
-def _double_buffered(floats, folder, monkeypatch):
+def _double_buffered(floats, folder):
     """`u = v` at the end of each iteration (a second name srcad follows), and `floats`
     float statements in the loop."""
     lines = "".join(f"        s = s * 0.9 + v[{k % 3}] * {k + 1}.0\n" for k in range(floats))
-    name = f"double_buffered_{floats}"
-    (folder / f"{name}.py").write_text(
-        "import numpy as np\n\n\ndef f(x):\n    u = x * 1.0\n    s = 0.0\n"
-        "    for k in range(3):\n        v = u * 0.5 + x\n" + lines
-        + "        u = v\n    return s + np.sum(u)\n")
-    monkeypatch.syspath_prepend(str(folder))
-    return importlib.import_module(name).f
+    return load_module(folder, f"double_buffered_{floats}",
+                       "import numpy as np\n\n\ndef f(x):\n    u = x * 1.0\n    s = 0.0\n"
+                       "    for k in range(3):\n        v = u * 0.5 + x\n" + lines
+                       + "        u = v\n    return s + np.sum(u)\n").f
 
 
 def _rebuilt_states(floats, folder, monkeypatch):
-    f = _double_buffered(floats, folder, monkeypatch)
+    f = _double_buffered(floats, folder)
     rebuilt, original = [0], array_sharing._mapped
 
     def counted(*args):

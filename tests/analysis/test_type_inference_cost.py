@@ -2,9 +2,8 @@
 left-leaning tree of BinOps, each the left operand of the next) once asked for each side's
 type twice per level, 2**depth visits (a 16-term sum took a minute to differentiate)."""
 
-import importlib
-
 import numpy as np
+from helpers.user_modules import load_module
 from helpers.walk_counts import counting_walks
 
 import srcad
@@ -35,19 +34,16 @@ def test_a_long_sum_is_typed_in_linear_time(monkeypatch):
     assert len(calls) < 100_000  # 4 million with the doubled visits
 
 
-def _indexed_by_a_float_typed_name(reads, folder, monkeypatch):
+def _indexed_by_a_float_typed_name(reads, folder):
     """f(x) reading `x[c]` `reads` times, `c` bound to ints (a loop) and to a float."""
     body = "".join("        s = s + x[c] * 2.0\n" for _ in range(reads))
-    name = f"float_typed_index_{reads}"
-    (folder / f"{name}.py").write_text("import math\n\n\ndef f(x):\n    s = 0.0\n"
-                                       "    for c in range(2):\n" + body
-                                       + "    c = math.cos(x[0])\n    return s + c\n")
-    monkeypatch.syspath_prepend(str(folder))
-    return importlib.import_module(name).f
+    return load_module(folder, f"float_typed_index_{reads}", "import math\n\n\ndef f(x):\n"
+                       "    s = 0.0\n    for c in range(2):\n" + body
+                       + "    c = math.cos(x[0])\n    return s + c\n").f
 
 
 def _walked_nodes(reads, folder, monkeypatch):
-    f = _indexed_by_a_float_typed_name(reads, folder, monkeypatch)
+    f = _indexed_by_a_float_typed_name(reads, folder)
     x = np.array([0.3, -0.2])
     count = counting_walks(monkeypatch)
     gradient = srcad.grad(f)(x)

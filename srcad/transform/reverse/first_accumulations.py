@@ -17,11 +17,7 @@ class FirstAccumulations:
 
     def _load_counts(self) -> dict:
         if self.load_counts is None:
-            self.load_counts = {}
-            for stmt in self.norm.body:
-                for n in S.nodes(stmt):
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                        self.load_counts[n.id] = self.load_counts.get(n.id, 0) + 1
+            self.load_counts = _load_names(gast.Module(body=self.norm.body, type_ignores=[]))
         return self.load_counts
 
     def _read_only_after(self, block, index, name, loads=None) -> bool:
