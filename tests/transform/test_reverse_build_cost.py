@@ -1,5 +1,6 @@
-"""The reverse transform's work on long code: what it asks of the whole function only where
-the answer can matter (srcad/transform/reverse/arrays.py)."""
+"""The reverse transform's work on long code and deep loop nests: what it asks of the whole
+function, a block or a nest only where the answer can matter (srcad/transform/reverse/
+arrays.py, first_accumulations.py, srcad/transform/row_views.py)."""
 
 import numpy as np
 
@@ -54,3 +55,27 @@ def test_a_block_is_read_once_for_its_first_accumulations(monkeypatch):
     dd = 2.0 * c * dc + db
     np.testing.assert_allclose(srcad.grad(_long_block)(x), dd * a + d * da, rtol=1e-13)
     assert walked == []
+
+
+def test_loops_without_row_reads_of_their_own_are_not_walked(monkeypatch):
+    # each loop of a nest walked its whole subtree (exits, names set) before finding it had
+    # no row to hoist; the python backend's reverse code of ht nests four loops
+    from helpers.walk_counts import counting_walks
+
+    from srcad.frontend import syntax as S
+    from srcad.transform.names import Namer
+    from srcad.transform.row_views import hoist_row_views
+
+    fn = S.parse_stmts(
+        "def f(A, B, n, m, p, q):\n"
+        "    for a in range(n):\n"
+        "        for b in range(m):\n"
+        "            for c in range(p):\n"
+        "                for k in range(q):\n"
+        "                    B[a, b, k] = A[a, b, k] * 2.0 + A[a, b, 0]\n")[0]
+    size = sum(1 for _ in S.nodes(fn))
+    walked = counting_walks(monkeypatch)
+    rows = hoist_row_views(fn, {"A": 3, "B": 3}, {"a", "b", "c", "k", "n", "m", "p", "q"},
+                           Namer(set()))
+    assert rows  # the innermost loop's reads of A[a, b]: one row, hoisted
+    assert walked[0] < 3 * size  # the innermost loop walked a few times, not each level
