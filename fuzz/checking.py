@@ -25,6 +25,7 @@ import cells  # noqa: E402
 import closure_check  # noqa: E402
 import composition_check  # noqa: E402
 import lanes_check  # noqa: E402
+import sparse_check  # noqa: E402
 import stacked_check  # noqa: E402
 import transforms_check  # noqa: E402
 from grammar_lambdas import ENTRY  # noqa: E402
@@ -269,6 +270,9 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
             outcomes["stacked"] = _outcome(lambda: stacked_check.check(
                 f, module.args, timeout, _alarm), timeout,
                 "stacked lanes disagree with one forward call per lane")
+            outcomes["sparse"] = _outcome(lambda: sparse_check.check(
+                f, module.args, timeout, _alarm), timeout,
+                "the sparse jacobian disagrees with the dense one")
         if getattr(module, "JAX_SOURCE", None):  # fuzz/grammar_second_order_reach.py
             outcomes["jaxh"] = check_against_jax_hessian(f, module.JAX_SOURCE, module.args,
                                                          timeout)

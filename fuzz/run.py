@@ -370,7 +370,7 @@ def summarize(results, counts, elapsed) -> str:
     checked = [r for r in results if r.get("modes")]
     if checked:
         lines.append("per mode (" + ", ".join(SEVERITY[::-1]) + "):")
-        extra = ("hess", "jax", "jaxh", "compose", "lanes", "stacked")
+        extra = ("hess", "jax", "jaxh", "compose", "lanes", "stacked", "sparse")
         for mode in MODES + tuple(m for m in extra if any(m in r["modes"] for r in checked)):
             per = collections.Counter(r["modes"].get(mode) for r in checked)
             lines.append(f"  {mode}: " + " / ".join(str(per[c]) for c in SEVERITY[::-1]))

@@ -305,6 +305,9 @@ class _PointsTo:
         def rewrite(objects):
             return _stale_objects(age(objects), rebound_names, step)
 
+        if not any(n in self.tracked for n in names) \
+                and all(_unchanged(frozen, rewritten, rewrite) for frozen in state):
+            return state  # most statements: no configuration changes, none is rebuilt
         for frozen in state:
             config = dict(frozen)
             held = frozenset().union(*(age(_held(config, n)) for n in shared))
@@ -354,6 +357,18 @@ def _mapped(config: dict, memo: dict, rewrite) -> dict:
         if new is not objects:
             config[name_] = new  # an existing key: the iteration goes on
     return config
+
+
+def _unchanged(frozen: frozenset, memo: dict, rewrite) -> bool:
+    """Does `_mapped` leave the configuration `frozen` as it is (each set equal to its
+    rewrite)?"""
+    for _, objects in frozen:
+        new = memo.get(objects)
+        if new is None:
+            new = memo[objects] = rewrite(objects)
+        if new is not objects and new != objects:
+            return False
+    return True
 
 
 def _older(objects: frozenset, site) -> frozenset:

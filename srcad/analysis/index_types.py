@@ -82,6 +82,8 @@ def guessed_call(types, names, followed=(gast.Name,), rounds=3):
     """The first call with no rule (its result's type a guess: a float, or a float array of
     its arguments' rank) that a name of `names` is bound to, through assignments of the
     `followed` kinds (`lower = tri_value`; with Subscript, `idx = nonzero_value[0]`); None."""
+    if not types.opaque_calls:  # nothing guessed (yet): no walk of the function per index
+        return None
     names = set(names)
     assigns = [n for stmt in types.norm.body for n in S.walk(stmt)
                if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]

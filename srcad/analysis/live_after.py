@@ -51,7 +51,7 @@ class LiveAfter:
     such a pass has not changed yet."""
 
     def __init__(self, fn):
-        self.fn, self._memo = fn, {}
+        self.fn, self._memo = fn, _Memo()
 
     def __call__(self, statement, names) -> set:
         return live_after(self.fn, statement, names, self._memo)
@@ -61,14 +61,14 @@ def _suffix(block, start, name, live_out, memo) -> bool:
     """`_live_in(block[start:], name, live_out)`, from `memo` where it was found before: one
     backward pass over `block` gives the answer for every start."""
     if memo is None:
-        return _live_in(block[start:], name, live_out)
+        return _live_in(block[start:], name, live_out, None, memo)
     if start >= len(block):
         return live_out
     key = (id(block[start]), name, live_out)
     if key not in memo:
         live = live_out
         for statement in reversed(block[start:]):
-            live = _transfer(statement, name, live, None)
+            live = _transfer(statement, name, live, None, memo)
             memo[(id(statement), name, live_out)] = (statement, live)  # kept: ids stay unique
     return memo[key][1]
 
@@ -105,9 +105,9 @@ def _from(path, depth, statement, name, memo=None) -> bool:
             if _target_sets(outer, name):
                 again = False
             else:
-                again = _live_in(outer.body, name, after, statement)
+                again = _live_in(outer.body, name, after, statement, memo)
             if isinstance(outer, gast.While):
-                again = again or _reads(outer.test, name)
+                again = again or _reads(outer.test, name, memo)
             after = after or again
         elif not isinstance(outer, (gast.If, gast.For)):
             return True  # try, with, while's else: not followed
@@ -119,47 +119,83 @@ def _target_sets(loop, name) -> bool:
         and loop.target.id == name
 
 
-def _live_in(block, name, live_out, skipped=None) -> bool:
+def _live_in(block, name, live_out, skipped=None, memo=None) -> bool:
     """Whether running `block` (then something where `name` is live iff `live_out`) may read
     `name` before setting it. `skipped`: a statement read as doing nothing."""
     live = live_out
     for statement in reversed(block):
         if statement is skipped:
             continue
-        live = _transfer(statement, name, live, skipped)
+        live = _transfer(statement, name, live, skipped, memo)
     return live
 
 
-def _transfer(statement, name, live, skipped) -> bool:
+def _transfer(statement, name, live, skipped, memo=None) -> bool:
     if isinstance(statement, gast.Assign):
         sets = any(isinstance(t, gast.Name) and t.id == name for t in statement.targets)
-        return _reads(statement, name) or (live and not sets)
+        return _reads(statement, name, memo) or (live and not sets)
     if isinstance(statement, (gast.Expr, gast.AugAssign, gast.AnnAssign, gast.Pass,
                               gast.Assert, gast.Delete)):
-        return _reads(statement, name) or live
+        return _reads(statement, name, memo) or live
     if isinstance(statement, gast.Return):
-        return _reads(statement, name)
+        return _reads(statement, name, memo)
     if isinstance(statement, gast.If):
-        return _reads(statement.test, name) or _live_in(statement.body, name, live, skipped) \
-            or _live_in(statement.orelse, name, live, skipped)
-    if isinstance(statement, gast.For) and not _has_jumps(statement):
-        if _reads(statement.iter, name):
+        return _reads(statement.test, name, memo) \
+            or _live_in(statement.body, name, live, skipped, memo) \
+            or _live_in(statement.orelse, name, live, skipped, memo)
+    if isinstance(statement, gast.For) and not _has_jumps(statement, memo):
+        if _reads(statement.iter, name, memo):
             return True
-        after = _live_in(statement.orelse, name, live, skipped)
+        after = _live_in(statement.orelse, name, live, skipped, memo)
         if _target_sets(statement, name):
             return after
-        return after or _live_in(statement.body, name, after, skipped)
+        return after or _live_in(statement.body, name, after, skipped, memo)
     if isinstance(statement, (gast.Break, gast.Continue, gast.Raise)) \
-            or _has_jumps(statement):
+            or _has_jumps(statement, memo):
         return True
-    return live or _reads(statement, name)
+    return live or _reads(statement, name, memo)
 
 
-def _has_jumps(statement) -> bool:
+class _Memo(dict):
+    """`LiveAfter`'s memo: the transfers found before (keyed by statement, name and outcome)
+    and, per node, the names it reads and whether it jumps, each found by one walk of the
+    node instead of one walk per name asked. A compound statement's reads are not kept: a
+    pass may still rewrite its body (a loop lifted inside a `while`); nothing it rewrites
+    gains or loses a `break`, `continue` or `raise`."""
+
+    def __init__(self):
+        super().__init__()
+        self.reads: dict = {}
+        self.jumps: dict = {}
+
+    def read_names(self, node) -> frozenset:
+        found = self.reads.get(id(node))
+        if found is None:
+            found = self.reads[id(node)] = (node, _read_names(node))  # kept: ids stay unique
+        return found[1]
+
+    def has_jumps(self, node) -> bool:
+        found = self.jumps.get(id(node))
+        if found is None:
+            found = self.jumps[id(node)] = (node, _walk_jumps(node))
+        return found[1]
+
+
+def _has_jumps(statement, memo=None) -> bool:
+    return _walk_jumps(statement) if memo is None else memo.has_jumps(statement)
+
+
+def _walk_jumps(statement) -> bool:
     return any(isinstance(n, (gast.Break, gast.Continue, gast.Raise))
                for n in gast.walk(statement))
 
 
-def _reads(node, name) -> bool:
-    return any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Store)
-               for n in gast.walk(node))
+def _reads(node, name, memo=None) -> bool:
+    if memo is None or isinstance(getattr(node, "body", None), list):
+        return name in _read_names(node)
+    return name in memo.read_names(node)
+
+
+def _read_names(node) -> frozenset:
+    return frozenset(n.id for n in gast.walk(node)
+                     if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Store))

@@ -222,10 +222,10 @@ def parse_function(func) -> ParsedFunction:
     code = getattr(func, "__code__", None)
     if kept is None or kept[0] is not func or kept[1] is not code:
         kept = memo[id(func)] = (func, code, _parse_function(func))  # func kept: its id too
-    return _copy(kept[2])
+    return copy_parsed(kept[2])
 
 
-def _copy(parsed: ParsedFunction) -> ParsedFunction:
+def copy_parsed(parsed: ParsedFunction) -> ParsedFunction:
     """A copy a caller may change: the tree and every container the passes add to."""
     return dataclasses.replace(
         parsed, tree=S.clone(parsed.tree), source_lines=list(parsed.source_lines),

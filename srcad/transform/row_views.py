@@ -85,8 +85,9 @@ def _is_call(node, name) -> bool:
 def _hoisted(loop: gast.For, arrays, ints, namer) -> list:
     """The statements to put before `loop` (rewriting its body), or []."""
     rng, reverse = _range_of(loop)
-    if rng is None or loop.orelse or any(isinstance(n, _EXITS) for n in S.nodes(loop)):
-        return []
+    if rng is None or loop.orelse or _row_reads(loop.body, arrays) < MIN_USES \
+            or any(isinstance(n, _EXITS) for n in S.nodes(loop)):
+        return []  # (too few row reads of its own: its nest is not walked)
     changed = set().union(S.stored_names(loop), *(S.stored_names(s) for s in loop.body))
     rebound = set().union(S.bound_names(loop), *(S.bound_names(s) for s in loop.body))
     def subscripts(stmts):
@@ -130,6 +131,15 @@ def _hoisted(loop: gast.For, arrays, ints, namer) -> list:
     loop.iter = S.call("reversed", S.name(trips)) if reverse else S.name(trips)
     return [S.assign(S.name(trips, store=True), rng),
             gast.If(test=S.name(trips), body=rows, orelse=[])]
+
+
+def _row_reads(stmts, arrays) -> int:
+    """At least the reads `a[e1, e2, ...]` of an array that `_row_prefix` may take as rows,
+    in the simple statements of `stmts` (not those inside its loops and branches)."""
+    return sum(1 for stmt in stmts if not isinstance(stmt, _COMPOUND)
+               for node in S.nodes(stmt) if isinstance(node, gast.Subscript)
+               and isinstance(node.value, gast.Name) and node.value.id in arrays
+               and isinstance(node.slice, gast.Tuple) and len(node.slice.elts) >= 2)
 
 
 def _row_prefix(node, arrays, ints, changed, rebound) -> int:

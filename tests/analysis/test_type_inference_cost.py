@@ -3,6 +3,8 @@ left-leaning tree of BinOps, each the left operand of the next) once asked for e
 type twice per level, 2**depth visits (a 16-term sum took a minute to differentiate)."""
 
 import numpy as np
+from helpers.user_modules import load_module
+from helpers.walk_counts import counting_walks
 
 import srcad
 from srcad.analysis import types
@@ -30,3 +32,28 @@ def test_a_long_sum_is_typed_in_linear_time(monkeypatch):
                 + 1 / np.cosh(x) ** 2 + 1.0 + 1.0)
     assert abs(d - expected) < 1e-12
     assert len(calls) < 100_000  # 4 million with the doubled visits
+
+
+def _indexed_by_a_float_typed_name(reads, folder):
+    """f(x) reading `x[c]` `reads` times, `c` bound to ints (a loop) and to a float."""
+    body = "".join("        s = s + x[c] * 2.0\n" for _ in range(reads))
+    return load_module(folder, f"float_typed_index_{reads}", "import math\n\n\ndef f(x):\n"
+                       "    s = 0.0\n    for c in range(2):\n" + body
+                       + "    c = math.cos(x[0])\n    return s + c\n").f
+
+
+def _walked_nodes(reads, folder, monkeypatch):
+    f = _indexed_by_a_float_typed_name(reads, folder)
+    x = np.array([0.3, -0.2])
+    count = counting_walks(monkeypatch)
+    gradient = srcad.grad(f)(x)
+    np.testing.assert_allclose(gradient, [2.0 * reads - np.sin(0.3), 2.0 * reads])
+    return count[0]
+
+
+def test_an_index_typed_a_float_is_checked_without_a_walk_of_the_function(tmp_path,
+                                                                         monkeypatch):
+    # each such index looked for a call without a rule it came from (a walk of the whole
+    # function), also in a function that has no such call: quadratic in long code
+    assert _walked_nodes(60, tmp_path, monkeypatch) \
+        < 2.5 * _walked_nodes(30, tmp_path, monkeypatch)

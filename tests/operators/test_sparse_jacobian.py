@@ -1,8 +1,9 @@
 """jacobian(..., sparse=True): the pattern is the structural one (hand-derived here, entries
 whose partial is zero at the point included), the coloring of a band of width b + 1 uses
 b + 1 colors (its chromatic number), the values equal the hand-derived dense jacobian, a
-prepared call refills a CSR in place, and the GradBench ba and ht ports agree with central
-differences."""
+prepared call refills a CSR in place, the python backend's lanes (one per color) are stacked
+in arrays (unrolled lanes for code stacked ones cannot run), and the GradBench ba and ht
+ports agree with central differences."""
 
 import importlib
 import math
@@ -101,6 +102,7 @@ def test_banded_colors_are_the_chromatic_number(b):
     # columns j and k share a row iff |j - k| <= b: the chromatic number is b + 1
     assert prep.state["colors"].max() + 1 == b + 1
     assert prep.chunk == b + 1  # one forward pass of b + 1 lanes
+    assert prep.engine.stacked  # python: the lanes stacked in arrays, as a dense jacobian's
     J = srcad.jacobian(banded, *args, prep=prep)
     assert pattern_of(J) == {(i, k) for i in range(n) for k in range(i, min(i + b + 1, n))}
     np.testing.assert_allclose(J.toarray(), banded_expected(x, b), rtol=1e-13, atol=1e-13)

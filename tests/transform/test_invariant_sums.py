@@ -79,15 +79,30 @@ def test_not_where_the_array_is_read_in_the_loop():
     assert "_sum +=" not in _source(triangle_in_place)
 
 
+def _walked_per_node(source, monkeypatch) -> float:
+    """Nodes `sums_in_locals` walks for the nest `source`, per node of the nest."""
+    body = S.parse_stmts(source)
+    size = sum(1 for _ in S.nodes(body[0]))
+    walked = counting_walks(monkeypatch)
+    sums_in_locals(body, body, set(), lambda name, index: True, Namer(set()))
+    return walked[0] / size
+
+
 def test_each_loop_is_walked_once(monkeypatch):
     # the rewrite asked five questions of each loop, each a walk of the loop's whole tree
-    body = S.parse_stmts(
+    assert _walked_per_node(
         "for i in range(n):\n"
         "    for j in range(m):\n"
         "        for k in range(p):\n"
         "            h_bar[i] += w[j] * out_bar[k]\n"
-        "            out_bar[k] += w[j] * h_bar[i]\n")
-    size = sum(1 for _ in S.nodes(body[0]))
-    walked = counting_walks(monkeypatch)
-    sums_in_locals(body, body, set(), lambda name, index: True, Namer(set()))
-    assert walked[0] <= 3 * size  # three loops, each walked once (its subtree)
+        "            out_bar[k] += w[j] * h_bar[i]\n", monkeypatch) <= 3  # each its subtree
+
+
+def test_loops_without_sums_of_their_own_are_not_walked(monkeypatch):
+    # every loop of a nest walked its whole subtree, though only the innermost sums
+    assert _walked_per_node(
+        "for a in range(n):\n"
+        "    for b in range(m):\n"
+        "        for c in range(p):\n"
+        "            for k in range(q):\n"
+        "                h_bar[k] += w[a, b] * out_bar[c, k]\n", monkeypatch) <= 2

@@ -120,3 +120,22 @@ def test_the_walks_grow_with_the_function_not_its_square(monkeypatch):
     # each loop asked which names the rest of the function reads: a walk of the whole
     # function per loop made long unrolled forward code (GradBench's ba) quadratic
     assert _walked_nodes(40, monkeypatch) < 2.5 * _walked_nodes(20, monkeypatch)
+
+
+def _walked_for_names(names, monkeypatch):
+    """Nodes the pass walks for one parallel loop setting `names` temporaries, followed by
+    a long rest of the function (unrolled forward code: many lanes, many statements)."""
+    count = counting_walks(monkeypatch)
+    loop = "".join(f"        t{k} = math.sin(x[i]) * {k}.0\n" for k in range(names))
+    loop += "        y[i] = " + " + ".join(f"t{k}" for k in range(names)) + "\n"
+    rest = "".join(f"    y[{k}] = y[{k}] * 2.0 + x[{k}]\n" for k in range(300))
+    fn = gast.parse(f"def f(x, y, n):\n    for i in range(n):\n{loop}{rest}"
+                    "    return y\n").body[0]
+    assert parallel_loops.lift_parallel_loops(fn, Namer(set())) == 1
+    return count[0]
+
+
+def test_the_walks_of_the_rest_do_not_grow_with_the_names_a_loop_sets(monkeypatch):
+    # which of a loop's names the rest of the function reads: one walk of each statement
+    # after it for every name made the wide loops of unrolled lanes (ba) slow
+    assert _walked_for_names(40, monkeypatch) < 2 * _walked_for_names(10, monkeypatch)

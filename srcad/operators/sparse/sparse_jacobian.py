@@ -70,7 +70,7 @@ def prepare_sparse_jacobian(f, slots, template, chunk, backend):
                          construct=f.__name__)
     colors = color_columns(indptr, indices, n)
     count = int(colors.max()) + 1 if n else 0
-    engine = forward_engine(f, slots, max(count, 1), chunk, backend)
+    engine = forward_engine(f, slots, max(count, 1), chunk, backend, stack_narrow=True)
     width = engine.width
     seeds = []  # per chunk: the x-shaped seeds of its lanes
     for start in range(0, max(count, 1), width):

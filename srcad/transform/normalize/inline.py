@@ -34,6 +34,7 @@ from srcad.transform.normalize.exits import always_assigns, structure_exits
 from srcad.transform.normalize.function_arguments import Shield, function_arguments
 from srcad.transform.normalize.lower import LocalFunction, lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls
+from srcad.transform.normalize.prepared_helpers import PreparedHelpers
 from srcad.transform.normalize.recursive_calls import (
     kept_as_call,
     recursion_refused,
@@ -103,6 +104,7 @@ class Inliner:
         # a statement whose inlining is refused (in the helper or at its call) is recorded
         # in `refusals` and kept as it is, listed in `refused` to be set aside
         self.refusals, self.refused = refusals, []
+        self.prepared = PreparedHelpers()  # the helpers' bodies, prepared once per build
 
     def callee(self, func_expr):
         """What a call's function expression names: a local function, or the object it
@@ -281,21 +283,28 @@ class Inliner:
         `passed`: the local functions passed to it (by parameter and placeholder),
         `passed_objects` the functions of the user's passed by parameter."""
         local = isinstance(callee, LocalFunction)
-        body = S.clone(cparsed.tree.body)
-        if body and S.is_comment(body[0]):
-            body = body[1:]  # docstring
-        body, own_locals = lower(cparsed, body, cnamer)
-        # a local function sees its siblings (they are its closure); a module-level one not
+
+        def prepare():
+            body = S.clone(cparsed.tree.body)
+            if body and S.is_comment(body[0]):
+                body = body[1:]  # docstring
+            body, own_locals = lower(cparsed, body, cnamer)
+            # a local function sees its siblings (they are its closure); a module-level one not
+            visible = {**(self.local_functions if local else {}), **own_locals, **passed}
+            body = rewrite_nested_calls(cparsed, body, cnamer, visible)
+            # a local function writing its caller's array: inlined, the caller's own write
+            check_syntax(cparsed, body, visible, top_level=False,
+                         enclosing=self.bound if local else ())
+            return desugar(cparsed, body, cnamer, unpack_calls=False), own_locals
+
+        body, own_locals = prepare() if local or passed or passed_objects else \
+            self.prepared.prepared(callee, cparsed, cnamer, prepare)  # once per build
         visible = {**(self.local_functions if local else {}), **own_locals, **passed}
-        body = rewrite_nested_calls(cparsed, body, cnamer, visible)
-        # a local function writing its caller's array: inlined, the caller's own write
-        check_syntax(cparsed, body, visible, top_level=False,
-                     enclosing=self.bound if local else ())
-        body = desugar(cparsed, body, cnamer, unpack_calls=False)
         # a local function reads what its caller reads (a function passed: by placeholders)
         extra = {**(self.extra if local else {}), **passed_objects}
         inner = Inliner(cparsed, cnamer, self.stack + (callee,), extra=extra,
                         local_functions=visible)
+        inner.prepared = self.prepared
         body = desugar(cparsed, inner.block(body), cnamer)
         self.parsed.contexts.extend(cparsed.contexts)  # a helper's np.errstate: the call's
         return body, inner

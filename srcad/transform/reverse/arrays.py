@@ -57,7 +57,9 @@ class ReverseArrays:
             return self._in_workspace(stmt, tname), []
         if tname not in self.bar:
             return [stmt], []
-        rebinds = self.recording.bind_count.get(tname, 0) - growths(self.norm.body, tname)
+        rebinds = self.recording.bind_count.get(tname, 0)
+        if rebinds > 1:  # the growths of a list's buffer are no rebinding (a walk: only then)
+            rebinds -= growths(self.norm.body, tname)
         if self.recording.loops_around(stmt) or rebinds > 1:
             raise self.error(stmt, "array creation", f"active array `{tname}` is created "
                              "inside a loop or bound more than once",

@@ -17,16 +17,16 @@ class FirstAccumulations:
 
     def _load_counts(self) -> dict:
         if self.load_counts is None:
-            self.load_counts = {}
-            for stmt in self.norm.body:
-                for n in S.nodes(stmt):
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                        self.load_counts[n.id] = self.load_counts.get(n.id, 0) + 1
+            self.load_counts = _load_names(gast.Module(body=self.norm.body, type_ignores=[]))
         return self.load_counts
 
-    def _read_only_after(self, block, index, name) -> bool:
-        """Is `name` read, and every read of it in the function in `block[index + 1:]`?"""
-        later = sum(_loads(s, name) for s in block[index + 1:])
+    def _read_only_after(self, block, index, name, loads=None) -> bool:
+        """Is `name` read, and every read of it in the function in `block[index + 1:]`?
+        `loads`: each statement's `_load_names` of `block`, when asked for many names."""
+        if loads is None:
+            later = sum(_loads(s, name) for s in block[index + 1:])
+        else:
+            later = sum(counts.get(name, 0) for counts in loads[index + 1:])
         return later > 0 and later == self._load_counts().get(name, 0)
 
     def _assign_first_accumulations(self, stmts, rev):
@@ -35,6 +35,7 @@ class FirstAccumulations:
         dead after its definition's adjoint: the first `v_bar += e` becomes `v_bar = e` and
         the reset `v_bar = 0.0` goes (fewer statements in the hottest loops)."""
         names = None  # the names of each reverse statement, listed once
+        loads = None  # the names each statement of the block reads (and how often), once
         for index, d in enumerate(stmts):
             if not (isinstance(d, gast.Assign) and isinstance(d.targets[0], gast.Name)):
                 continue
@@ -43,7 +44,9 @@ class FirstAccumulations:
             if bar is None or self.types[v] != FLOAT or v in self.norm.params \
                     or self.recording.def_count.get(v) != 1:
                 continue
-            if not self._read_only_after(stmts, index, v):
+            if loads is None:
+                loads = [_load_names(s) for s in stmts]
+            if not self._read_only_after(stmts, index, v, loads):
                 continue  # read elsewhere too (before its definition, after the block...)
             if names is None:
                 names = [_names(r) for r in rev]
@@ -69,6 +72,15 @@ class FirstAccumulations:
 def _loads(stmt, name) -> int:
     return sum(1 for n in S.nodes(stmt) if isinstance(n, gast.Name) and n.id == name
                and isinstance(n.ctx, gast.Load))
+
+
+def _load_names(stmt) -> dict:
+    """name -> how many times `stmt` reads it."""
+    counts: dict = {}
+    for n in S.nodes(stmt):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
 
 
 def _names(stmt) -> set:

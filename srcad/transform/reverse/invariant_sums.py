@@ -49,6 +49,10 @@ def _rewrite(loop, params, private, scalar_element, namer) -> list:
     if not (isinstance(loop.iter, gast.Call) and isinstance(loop.iter.func, gast.Name)
             and loop.iter.func.id == "range"):
         return [loop]
+    if not any(isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add)
+               and isinstance(s.target, gast.Subscript) and isinstance(s.target.value, gast.Name)
+               for s in loop.body):
+        return [loop]  # no sum of its own: no walk (each loop of a nest walked the nest)
     nodes = list(S.nodes(loop))  # one walk of the loop for every question below
     if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in nodes):
         return [loop]
