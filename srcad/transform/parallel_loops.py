@@ -352,6 +352,11 @@ class _Loop:
                                  "invalid='raise'):\n    pass")[0]
         errstate.body = lifted
         attempt = [*pending, errstate, *writes, *restores]
+        # the block's values let go before the next block computes its own (else two blocks'
+        # values are held at once); the names read after keep their last iteration's value
+        held = sorted({n.id for s in attempt for n in gast.walk(s) if isinstance(n, gast.Name)
+                       and isinstance(n.ctx, gast.Store)} - after)
+        attempt += S.parse_stmts(" = ".join(held) + " = None") if held else []
         test = S.parse_expr(" and ".join(f"({g})" for g in guards))
         return [S.comment("a parallel loop run on all its iterations at once, a block at a "
                           "time (srcad/transform/parallel_loops.py), the loop if that fails"),
