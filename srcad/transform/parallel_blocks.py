@@ -27,7 +27,8 @@ An element read or written through the loop variable itself, `x[i]`, `x[i - 1]`,
 block, `x[start - 1:stop - 1]`: a view, not a gathered copy. That is the gather of
 `np.arange(start, stop) - 1` only when every index is in bounds, which the loop's guard
 checks once for the whole range (`0 <= a - 1` and `b - 1 <= x.shape[0]`; else the loop
-runs; `x[i - 1]` from a constant first iteration 0 reads x[-1] and stays a gather). A vector of lanes read without the loop variable, `A_dot[:, r, k]`, is the column
+runs; `x[i - 1]` from a constant first iteration 0 reads x[-1] and stays a gather). A
+vector of lanes read without the loop variable, `A_dot[:, r, k]`, is the column
 `A_dot[:, r, k, None]` (lanes first, one iteration: it broadcasts against a value of every
 iteration), a view too.
 

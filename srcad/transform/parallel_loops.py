@@ -28,16 +28,13 @@ those, and (checked on the tree):
 * calls are `math` functions NumPy has elementwise (`np.sin` for `math.sin`) and `abs`;
   `A[:, ...]` (stacked lanes) only in arithmetic (srcad/transform/parallel_arrays.py).
 
-and, when it runs (else the loop runs): the loop runs at least once, every array indexed is a
-NumPy array with one axis per index part (written ones of floats), every other name read from
-outside the loop is a number, and NumPy meets no division by zero, overflow or invalid
-operation (where CPython raises, or where a branch not taken divides by zero); any exception
-in the lifted code runs the loop instead, which raises what CPython raises. Names assigned in
-the loop and read after it get their last iteration's value. Integer arithmetic is NumPy's
-int64. The lifted code runs a block of at most BLOCK iterations at a time (fewer with stacked
-lanes), an element read or written through the loop variable itself a slice of the block
-(srcad/transform/parallel_blocks.py): what it holds is bounded whatever the loop's length,
-and an exception runs only its block as the loop.
+and, when it runs (else the loop runs), the checks of srcad/transform/parallel_guards.py
+hold and NumPy meets no division by zero, overflow or invalid operation (where CPython
+raises, or where a branch not taken divides by zero): any exception in a block runs that
+block as the loop, which raises what CPython raises. Names assigned in the loop and read after
+it get their last iteration's value. Integer arithmetic is NumPy's int64. The lifted code
+runs a block of iterations at a time, an element read or written through the loop variable
+itself a slice (srcad/transform/parallel_blocks.py): what it holds is bounded whatever n.
 
 >>> import gast
 >>> from srcad.build.codegen import to_source
@@ -54,7 +51,7 @@ and an exception runs only its block as the loop.
 >>> print(" ".join(lifted.split()))  # doctest: +NORMALIZE_WHITESPACE
 with np.errstate(divide='raise', over='raise', invalid='raise' ): i = np.arange(block_start,
 block_stop) t = np.sin(x[2 * i]) y_index = slice(block_start, block_stop) y_value = t * t
-y[y_index] = y_value
+y[y_index] = y_value i = t = y_index = y_value = None
 """
 
 from __future__ import annotations
@@ -73,6 +70,7 @@ from srcad.transform.parallel_arrays import (
     parts_of,
 )
 from srcad.transform.parallel_blocks import Blocks, strip_mined
+from srcad.transform.parallel_guards import run_guards
 from srcad.transform.parallel_writes import NotParallel, check_writes
 
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
@@ -329,24 +327,12 @@ class _Loop:
             lifted[:0] = S.parse_stmts(
                 f"{self.column} = np.arange({first_lane}.shape[0])[:, None]")
         after = self.live(self.loop, (self.assigned - self.uniform) | {self.var})
-        restores = [S.parse_stmts(f"{n} = {n}[..., -1] if np.ndim({n}) else {n}")[0]
+        restores = [S.parse_stmts(f"{n} = {n}[..., -1][()] if np.ndim({n}) else {n}")[0]
                     for n in sorted(after - {self.var})]
         if self.var in after:
             restores += S.parse_stmts(f"{self.var} = {names[3]} - 1")
-        count = "len(range(" + ", ".join(S.unparse_expr(b) for b in self.bounds) + "))"
-        guards = [f"{count} > 0"]
-        guards += [f"isinstance({a}, np.ndarray) and {a}.ndim == {k}"
-                   for a, k in sorted(self.arrays.items())]
-        guards += [f"{a}.dtype.kind == 'f'" for a in sorted(self.written)]
-        # an array written is no view of another array the loop indexes (the loop would read
-        # what earlier iterations wrote through it)
-        written = sorted(self.written)
-        guards += [f"not np.may_share_memory({a}, {b})" for k, a in enumerate(written)
-                   for b in sorted(self.arrays) if b not in written[:k + 1]]
-        guards += [f"{a}.shape[0] == {b}.shape[0]" for a, b in
-                   zip(sorted(self.lane_arrays), sorted(self.lane_arrays)[1:])]
-        guards += [f"np.ndim({n}) == 0" for n in sorted(self.scalars - set(self.arrays))
-                   if n not in ("math", "np", "abs")]
+        guards = run_guards(self.bounds, self.arrays, self.written, self.lane_arrays,
+                            self.scalars)
         guards += self.blocks.guards()
         errstate = S.parse_stmts("with np.errstate(divide='raise', over='raise', "
                                  "invalid='raise'):\n    pass")[0]
