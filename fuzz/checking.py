@@ -33,6 +33,7 @@ from grammar_lambdas import ENTRY  # noqa: E402
 import srcad  # noqa: E402
 import srcad.build.cache  # noqa: E402
 from srcad.testing import check_grads  # noqa: E402
+from srcad.transform import parallel_blocks  # noqa: E402
 
 _TMP = None
 _COUNTER = itertools.count()
@@ -252,6 +253,8 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
     """Outcome of one program module, its worst mode's: (category, signature, detail); the
     signature names the mode. `per_mode`, when given, receives each mode's outcome."""
     module, name = load_module(text)
+    block = parallel_blocks.BLOCK  # fuzz/grammar_parallel_blocks.py: small blocks
+    parallel_blocks.BLOCK = getattr(module, "LIFT_BLOCK", block)
     try:
         f = getattr(module, ENTRY, module.f)  # a program passed as a lambda (--lambdas)
         outcomes = {mode: check_mode(f, module.args, mode, timeout) for mode in MODES}
@@ -279,6 +282,7 @@ def run_check(text: str, timeout: float = 20.0, per_mode: dict | None = None):
     finally:
         sys.modules.pop(name, None)
         srcad.build.cache.clear()
+        parallel_blocks.BLOCK = block
     if per_mode is not None:
         per_mode.update(outcomes)
     mode, (category, sig, detail) = min(outcomes.items(),

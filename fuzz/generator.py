@@ -93,7 +93,8 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
              second_order: bool = False, aliasing: bool = False,
              records: bool = False, recursion: bool = False, nested: bool = False,
              parallel_loops: bool = False, parallel_nests: bool = False,
-             nested_forms: bool = False, fused_chains: bool = False) -> Program:
+             nested_forms: bool = False, fused_chains: bool = False,
+             parallel_blocks: bool = False) -> Program:
     """The program of `seed`; with `nests`, most programs are loop nests (`nest_program`);
     `shapes` switches on extra constructs (grammar_shapes.SHAPES; without them a seed gives
     the program it always gave); `arrays`: a whole-array program (grammar_arrays.py);
@@ -116,7 +117,11 @@ def generate(seed: int, nests: bool = False, shapes: frozenset = frozenset(),
     (grammar_parallel_nests.py);
     `nested_forms`: nested gradients in the forms numba's kernels pair and merge
     (grammar_nested_forms.py);
-    `fused_chains`: elementwise chains and reductions (grammar_fused_chains.py)."""
+    `fused_chains`: elementwise chains and reductions (grammar_fused_chains.py);
+    `parallel_blocks`: independent loops longer than a block (grammar_parallel_blocks.py)."""
+    if parallel_blocks:
+        from grammar_parallel_blocks import generate as parallel_block_program
+        return parallel_block_program(seed)
     if parallel_nests:
         from grammar_parallel_nests import generate as parallel_nest_program
         return parallel_nest_program(seed)

@@ -74,7 +74,7 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                recursion: bool = False, nested: bool = False, parallel_loops: bool = False,
                parallel_nests: bool = False,
                nested_forms: bool = False,
-               fused_chains: bool = False):
+               fused_chains: bool = False, parallel_blocks: bool = False):
     """Generate, choose inputs and check one program; `mix`: with an annotation mix
     (fuzz/activity_mix.py), else every float argument varied; `shapes`: extra constructs
     (fuzz/grammar_shapes.py); `arrays`: a whole-array program (fuzz/grammar_arrays.py);
@@ -97,7 +97,8 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
     and holding loops, stacked lanes checked too (fuzz/grammar_parallel_nests.py);
     `nested_forms`: nested gradients in the forms numba's kernels pair and merge
     (fuzz/grammar_nested_forms.py); `fused_chains`: elementwise chains and reductions
-    (fuzz/grammar_fused_chains.py)."""
+    (fuzz/grammar_fused_chains.py); `parallel_blocks`: independent loops longer than a block
+    (fuzz/grammar_parallel_blocks.py)."""
     program = generate(seed, nests=nests, shapes=shapes, arrays=arrays, python=python,
                        views=views, containers=containers, lists=lists, effects=effects,
                        list_operations=list_operations, unbounded=unbounded,
@@ -106,7 +107,7 @@ def check_seed(seed: int, timeout: float, nests: bool = False, mix: bool = True,
                        nested=nested, parallel_loops=parallel_loops,
                        parallel_nests=parallel_nests,
                        nested_forms=nested_forms,
-                       fused_chains=fused_chains)
+                       fused_chains=fused_chains, parallel_blocks=parallel_blocks)
     values, why = choose_inputs(program)
     if values is None:
         return {"seed": seed, "category": "skipped", "signature": why, "detail": ""}
@@ -247,6 +248,9 @@ def main(argv=None):
     parser.add_argument("--fused-chains", action="store_true",
                         help="elementwise chains and reductions, broadcast rows and columns "
                              "(fuzz/grammar_fused_chains.py; numba fuses them into loops)")
+    parser.add_argument("--parallel-blocks", action="store_true",
+                        help="independent loops longer than a block, run a block at a time "
+                             "(fuzz/grammar_parallel_blocks.py)")
     opts = parser.parse_args(argv)
     os.environ["SRCAD_FUZZ_BACKEND"] = opts.backend  # read by the workers
     if opts.cells:
@@ -265,7 +269,7 @@ def main(argv=None):
                    nested=opts.nested, parallel_loops=opts.parallel_loops,
                    parallel_nests=opts.parallel_nests,
                    nested_forms=opts.nested_forms,
-                   fused_chains=opts.fused_chains)
+                   fused_chains=opts.fused_chains, parallel_blocks=opts.parallel_blocks)
     jobs = [(s, opts.timeout, options) for s in range(opts.seed, opts.seed + opts.count)]
     results = []
     # SIGTERM (`timeout`) or Ctrl-C: stop, and report (unminimized) the programs checked so far

@@ -28,13 +28,13 @@ those, and (checked on the tree):
 * calls are `math` functions NumPy has elementwise (`np.sin` for `math.sin`) and `abs`;
   `A[:, ...]` (stacked lanes) only in arithmetic (srcad/transform/parallel_arrays.py).
 
-and, when it runs (else the loop runs): the loop runs at least once, every array indexed is a
-NumPy array with one axis per index part (written ones of floats), every other name read from
-outside the loop is a number, and NumPy meets no division by zero, overflow or invalid
-operation (where CPython raises, or where a branch not taken divides by zero); any exception
-in the lifted code runs the loop instead, which raises what CPython raises. Names assigned in
-the loop and read after it get their last iteration's value. Integer arithmetic is NumPy's
-int64.
+and, when it runs (else the loop runs), the checks of srcad/transform/parallel_guards.py
+hold and NumPy meets no division by zero, overflow or invalid operation (where CPython
+raises, or where a branch not taken divides by zero): any exception in a block runs that
+block as the loop, which raises what CPython raises. Names assigned in the loop and read after
+it get their last iteration's value. Integer arithmetic is NumPy's int64. The lifted code
+runs a block of iterations at a time, an element read or written through the loop variable
+itself a slice (srcad/transform/parallel_blocks.py): what it holds is bounded whatever n.
 
 >>> import gast
 >>> from srcad.build.codegen import to_source
@@ -48,10 +48,10 @@ int64.
 >>> lift_parallel_loops(tree.body[0], Namer(set()))
 1
 >>> lifted = to_source(tree).split("try:")[1].split("except")[0]
->>> print(" | ".join(line.strip() for line in lifted.strip().splitlines()))
-... # doctest: +NORMALIZE_WHITESPACE
-with np.errstate(divide='raise', over='raise', invalid='raise'): | i = np.arange(n) |
-t = np.sin(x[2 * i]) | y_index = i | y_value = t * t | y[y_index] = y_value
+>>> print(" ".join(lifted.split()))  # doctest: +NORMALIZE_WHITESPACE
+with np.errstate(divide='raise', over='raise', invalid='raise' ): i = np.arange(block_start,
+block_stop) t = np.sin(x[2 * i]) y_index = slice(block_start, block_stop) y_value = t * t
+y[y_index] = y_value i = t = y_index = y_value = None
 """
 
 from __future__ import annotations
@@ -69,6 +69,8 @@ from srcad.transform.parallel_arrays import (
     mapped,
     parts_of,
 )
+from srcad.transform.parallel_blocks import Blocks, strip_mined
+from srcad.transform.parallel_guards import run_guards
 from srcad.transform.parallel_writes import NotParallel, check_writes
 
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
@@ -308,42 +310,45 @@ class _Loop:
     def _code(self, statements):
         fresh = self.namer.fresh
         self.column = fresh("lane_column") if self.lane_arrays else None
-        lifted = [S.assign(S.name(self.var), S.call("np.arange", *map(S.clone, self.bounds)))]
-        column = []
-        if self.column:
-            first = sorted(self.lane_arrays)[0]
-            column = S.parse_stmts(f"{self.column} = np.arange({first}.shape[0])[:, None]")
-        writes, pending = [], []
+        first_lane = sorted(self.lane_arrays)[0] if self.lane_arrays else None
+        names = [fresh(n) for n in ("iterations", "block", "block_start", "block_stop")]
+        self.blocks = Blocks(self.var, self.bounds, self.assigned - self.uniform, names[2],
+                             names[3], self.column)
+        lifted, writes, pending = [], [], []
         for statement in statements:
             lifted += self._lifted(statement, writes, pending, fresh, 0)
+        lifted = [self.blocks.read(s) for s in mapped(lifted, self.column)]
+        loaded = {n.id for s in lifted for n in gast.walk(s)
+                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        if self.var in loaded:  # the iterations as numbers (else only slices of the block)
+            lifted.insert(0, S.assign(S.name(self.var), S.call(
+                "np.arange", S.name(names[2]), S.name(names[3]))))
+        if self.column in loaded:
+            lifted[:0] = S.parse_stmts(
+                f"{self.column} = np.arange({first_lane}.shape[0])[:, None]")
         after = self.live(self.loop, (self.assigned - self.uniform) | {self.var})
-        restores = [S.parse_stmts(f"{n} = {n}[..., -1] if np.ndim({n}) else {n}")[0]
-                    for n in sorted(after)]
-        count = "len(range(" + ", ".join(S.unparse_expr(b) for b in self.bounds) + "))"
-        guards = [f"{count} > 0"]
-        guards += [f"isinstance({a}, np.ndarray) and {a}.ndim == {k}"
-                   for a, k in sorted(self.arrays.items())]
-        guards += [f"{a}.dtype.kind == 'f'" for a in sorted(self.written)]
-        # an array written is no view of another array the loop indexes (the loop would read
-        # what earlier iterations wrote through it)
-        written = sorted(self.written)
-        guards += [f"not np.may_share_memory({a}, {b})" for k, a in enumerate(written)
-                   for b in sorted(self.arrays) if b not in written[:k + 1]]
-        guards += [f"{a}.shape[0] == {b}.shape[0]" for a, b in
-                   zip(sorted(self.lane_arrays), sorted(self.lane_arrays)[1:])]
-        guards += [f"np.ndim({n}) == 0" for n in sorted(self.scalars - set(self.arrays))
-                   if n not in ("math", "np", "abs")]
+        restores = [S.parse_stmts(f"{n} = {n}[..., -1][()] if np.ndim({n}) else {n}")[0]
+                    for n in sorted(after - {self.var})]
+        if self.var in after:
+            restores += S.parse_stmts(f"{self.var} = {names[3]} - 1")
+        guards = run_guards(self.bounds, self.arrays, self.written, self.lane_arrays,
+                            self.scalars)
+        guards += self.blocks.guards()
         errstate = S.parse_stmts("with np.errstate(divide='raise', over='raise', "
                                  "invalid='raise'):\n    pass")[0]
-        errstate.body = column + mapped(lifted, self.column)
-        attempt = gast.Try(body=[*pending, errstate, *writes, *restores],
-                           handlers=[gast.ExceptHandler(S.name("Exception"), None,
-                                                        [self.loop])],
-                           orelse=[], finalbody=[])
+        errstate.body = lifted
+        attempt = [*pending, errstate, *writes, *restores]
+        # the block's values let go before the next block computes its own (else two blocks'
+        # values are held at once); the names read after keep their last iteration's value
+        held = sorted({n.id for s in attempt for n in gast.walk(s) if isinstance(n, gast.Name)
+                       and isinstance(n.ctx, gast.Store)} - after)
+        attempt += S.parse_stmts(" = ".join(held) + " = None") if held else []
         test = S.parse_expr(" and ".join(f"({g})" for g in guards))
-        return [S.comment("a parallel loop run on all its iterations at once "
-                          "(srcad/transform/parallel_loops.py), the loop if that fails"),
-                gast.If(test=test, body=[attempt], orelse=[S.clone(self.loop)])]
+        return [S.comment("a parallel loop run on all its iterations at once, a block at a "
+                          "time (srcad/transform/parallel_loops.py), the loop if that fails"),
+                gast.If(test=test, body=strip_mined(self.loop, self.bounds, attempt, names,
+                                                    first_lane),
+                        orelse=[S.clone(self.loop)])]
 
     def _lifted(self, statement, writes, pending, fresh, depth):
         if S.is_comment(statement):
@@ -384,6 +389,9 @@ class _Loop:
         return self._select(statement, writes, pending, fresh, depth)
 
     def _write_index(self, target):
+        sliced = self.blocks.write_index(target.value.id, parts_of(target))
+        if sliced is not None:
+            return sliced
         parts = [S.clone(p) for p in parts_of(target)]
         if lane_slice(parts[0]):
             parts[0] = S.name(self.column)

@@ -149,7 +149,7 @@ def test_a_name_set_only_in_an_inner_loop_and_read_after_keeps_the_loop():
         np.testing.assert_allclose(srcad.jacfwd(last)(x, m), central(last, x, m),
                                    rtol=1e-7, atol=1e-9)
     code = lanes_source(last, x, 2)
-    assert "i = np.arange" not in code and "j = np.arange(m)" in code  # only the inner one
+    assert "i = np.arange" not in code and "j = np.arange(" in code  # only the inner one
 
 
 def test_a_failure_after_accumulating_writes_runs_the_loop_once():
@@ -203,7 +203,7 @@ def test_a_written_array_seen_through_a_view_runs_the_loop():
     # x is a view of y: iteration i reads what iteration i - 1 wrote
     source = ("def f(y, x, n):\n    for i in range(n):\n        y[i + 1] = x[i] * 2.0\n")
     count, code = lifted_count(source)
-    assert count == 1 and "np.may_share_memory(y, x)" in code
+    assert count == 1 and "np.may_share_memory(y, x" in code
     namespace = {"np": np, "math": math}
     exec(code, namespace)
     y = np.ones(4)
