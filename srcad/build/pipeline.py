@@ -221,6 +221,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
     if request.backend == "numba" and hoist_invariants(norm, types):
         types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    returned = _returned_type(norm, types)  # typed now: later passes rewrite the tree
     # `hs.append(h)`, then `h[:] = ...`: before `h *= c` is rebound as `h = h * c` below
     refuse_aliased_entries(norm, types)
     kinds = {p: s.kind for p, s in zip(norm.params, specs)}
@@ -344,7 +345,6 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     returns_value = isinstance(last, gast.Return) and last.value is not None and not (
         isinstance(last.value, gast.Constant) and last.value.value is None)
     tuple_return = len(last.value.elts) if S.is_tuple_return(last) else 0
-    returned = types.of(last.value) if returns_value and not tuple_return else None
     clock.mark("compile")
     # a str that notebooks display highlighted (srcad/display.py)
     return Compiled(function, GeneratedSource(source), name, request, taped, dependencies, cells,
@@ -397,6 +397,14 @@ def _views_resolved(norm, arg_types, body) -> list:
     compose_sliced_elements(norm, arg_types)  # x[1:3][1]: x[2], before the views
     resolve_views(norm, arg_types)
     return norm.body
+
+
+def _returned_type(norm, types):
+    """The type of f's one returned value (None: a tuple, or nothing returned)."""
+    last = norm.body[-1]
+    if not isinstance(last, gast.Return) or last.value is None or S.is_tuple_return(last):
+        return None
+    return types.of(last.value)
 
 
 def _returns_float(norm, types) -> bool:
