@@ -234,7 +234,10 @@ class ReverseRecording(InvariantPushes):
             return None
         primal = copy.copy(stmt)
         primal.value = rebuild(value)
-        target = S.target_name(stmt.targets[0]) if isinstance(stmt, gast.Assign) else None
+        # (a store into an element or a slice, `q[i, j] = math.exp(x)`, copies the value
+        # itself: neither a float nor an array stored so needs a copy of its own)
+        target = stmt.targets[0].id if isinstance(stmt, gast.Assign) \
+            and isinstance(stmt.targets[0], gast.Name) else None
         if isinstance(primal.value, gast.Name) and primal.value.id in calls \
                 and target in self.written_in_place:
             # `p = np.exp(x)` then `p[1] /= c`: p gets its own array; the taped `exp` (the
