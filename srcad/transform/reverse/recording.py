@@ -18,6 +18,7 @@ from srcad.analysis.types import FLOAT, SHAPE, Array
 from srcad.frontend import syntax as S
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.reverse.invariant_pushes import InvariantPushes
+from srcad.transform.reverse.iteration_values import IterationValues
 from srcad.transform.reverse.leaves import (
     from_dump,
     index_leaves,
@@ -28,7 +29,7 @@ from srcad.transform.reverse.leaves import (
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
 
 
-class ReverseRecording(InvariantPushes):
+class ReverseRecording(InvariantPushes, IterationValues):
     def _rebound_view_readable(self, name, stmt) -> bool:
         """A name rebound later but never written through (a row view `w = W[i]` per
         iteration) that the reverse sweep can bind again (its binding replayed)."""
@@ -98,7 +99,8 @@ class ReverseRecording(InvariantPushes):
                 pops.append(pop)
                 self.taped.append(S.unparse_expr(expr))  # the element as the source reads it
                 continue
-            if isinstance(expr, gast.Name) and self._taped_after_loop(expr.id):
+            if isinstance(expr, gast.Name) and (self._taped_once_per_iteration(expr.id, stmt)
+                                                or self._taped_after_loop(expr.id)):
                 self.taped.append(expr.id)
                 continue
             if isinstance(expr, gast.Name):
