@@ -17,6 +17,10 @@
   matrix or another chosen by a branch; M a matrix in scope or a local one filled from a
   vector first (numba vector mode binds a row's tangents to the same row of M's,
   srcad/transform/forward/views.py; batched reverse, srcad/operators/batched_lanes.py).
+* `iteration-values`: a for loop whose body defines a float once, at its top level, and reads
+  it in several statements and an inner loop (taped once per iteration,
+  srcad/transform/reverse/iteration_values.py); by chance also read before its definition,
+  redefined under an `if`, or the iteration left by `continue` (taped per read there).
 * `chained-targets` (with `--views`, fuzz/grammar_views.py): writes into a view made in the
   target itself, `A[i][1:] = ...`, `A[i][:] += ...`, `A[:, j][1:] = ...`, inserted among the
   view blocks from a random stream of their own.
@@ -55,7 +59,8 @@ SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names",
           "int-overflow",  # with numpy-semantics, no --arrays (grammar_numpy_semantics.py)
           "decompositions",  # with `linalg` (fuzz/grammar_linalg.py)
             "branch-floats",  # --arrays only (fuzz/grammar_branch_floats.py)
-            "library-numba")  # library-numba: --arrays only (fuzz/grammar_library_rules.py)
+            "library-numba",  # library-numba: --arrays only (fuzz/grammar_library_rules.py)
+            "iteration-values")
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.
@@ -90,8 +95,8 @@ class ShapeGrammar:
 
     def shape_statement(self, scope: Scope, ctx: FunctionContext, depth: int):
         """The lines of a statement shape, or None for an ordinary statement."""
-        kinds = [k for k in ("index-arrays", "multi-tape", "counters", "row-views")
-                 if k in self.shapes]
+        kinds = [k for k in ("index-arrays", "multi-tape", "counters", "row-views",
+                             "iteration-values") if k in self.shapes]
         if not kinds or depth <= 0 or not self.chance(SHAPE_CHANCE):
             return None
         kind = self.rng.choice(kinds)
@@ -101,6 +106,8 @@ class ShapeGrammar:
             return self.counted_loops(scope, ctx, depth)
         if kind == "row-views":
             return self.row_view_loop(scope, ctx)
+        if kind == "iteration-values":
+            return self.iteration_value_loop(scope, ctx, depth)
         return self.sibling_taping_loops(scope, ctx, depth)
 
     def accumulator(self, scope: Scope):
@@ -263,3 +270,37 @@ class ShapeGrammar:
             loop = [f"for {i} in {rows}:", f"    if {i} % 2 == 0:", f"        {r} = {M.name}[{i}]",
                     "    else:", f"        {r} = {M2.name}[{i}]", f"    {use}"]
         return lines + more + loop
+
+    def iteration_value_loop(self, scope: Scope, ctx: FunctionContext, depth: int):
+        """A for loop defining `v` once at the top of its body, read by several statements
+        after it and in an inner loop (see the module docstring)."""
+        rng = self.rng
+        text, lo, hi, valid = self.ranges(scope, ctx)
+        lines, acc = self.accumulator(scope)
+        i, v, k = self.fresh("i"), self.fresh("v"), self.fresh("k")
+        body_scope = scope.child()
+        body_scope.ints.append(IntVar(i, lo, hi, valid))
+        ctx.loop_depth += 1
+        leaf = self.leaf(body_scope, allow_const=False)
+        body = []
+        if self.chance(0.25):  # read before its definition: the last iteration's value
+            lines.append(f"{v} = 0.5")
+            body.append(f"{acc} += {v} * {leaf}")
+        call = rng.choice(["math.cos", "math.sin", "math.tanh"])
+        body.append(f"{v} = {call}({self.fexpr(body_scope, ctx, 1, calls=False)})")
+        if self.chance(0.2):
+            body += [f"if {leaf} > 0.0:", f"    {v} = {v} * {leaf}"]
+        if self.chance(0.2):
+            body += [f"if {i} % 2 == 1:", "    continue"]
+        reads = [f"{acc} = {acc} + {v} * {leaf}", f"{acc} += {v} * {v} * math.sin({acc})",
+                 f"{acc} = {acc} * (0.9 + 0.1 * {v})"]
+        body += [rng.choice(reads) for _ in range(rng.randint(2, 3))]
+        if self.chance(0.5):
+            inner = body_scope.child()
+            inner.ints.append(IntVar(k, 0, 1))
+            body += [f"for {k} in range(2):",
+                     f"    {acc} += {v} * {self.leaf(inner, allow_const=False)}"]
+        if self.chance(0.3):
+            body += self.block(body_scope, ctx, depth - 1, 1)
+        ctx.loop_depth -= 1
+        return lines + [f"for {i} in {text}:"] + indent(body)

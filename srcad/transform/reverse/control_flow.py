@@ -18,6 +18,7 @@ import gast
 from srcad.analysis.types import Array
 from srcad.frontend import syntax as S
 from srcad.transform.optimize import drop_repeated_reads
+from srcad.transform.reverse.iteration_values import leaves_loop_early
 from srcad.transform.reverse.parameter_rows import is_shape_entry, row_view
 from srcad.transform.reverse.slots import iterations_commute, straight
 from srcad.transform.reverse.trip_bounds import fixed_span, resolved
@@ -40,14 +41,18 @@ class ReverseControlFlow:
                  and not self._binds_arrays(loop.body)  # array tapes stay stacks
                  and not self._computes_arrays(loop.body),
                  "checked": not self._reservable(loop)}
+        frame["iteration_values_allowed"] = not frame["slots"] \
+            and not leaves_loop_early(loop.body)  # iteration_values.py
         self.loop_frames.append(frame)
         body_fwd, body_rev = self.block(loop.body)
+        once_pushes, once_pops = self.iteration_records(frame)
+        body_fwd += once_pushes
         self.loop_frames.pop()
         record = sorted(frame["pushes"].items()) if frame["slots"] else []
         advance = [self.tapes.advance(tape, count) for tape, count in record]
         split = self.split_sums(loop.body) if record else None
         body_fwd += advance
-        body_rev = self.with_replays(loop.body, body_rev)
+        body_rev = once_pops + self.with_replays(loop.body, body_rev)
         if frame["slots"]:
             body_rev = drop_repeated_reads(body_rev)
         original, loop = loop, copy.copy(loop)

@@ -18,6 +18,7 @@ from srcad.analysis.types import FLOAT, SHAPE, Array
 from srcad.frontend import syntax as S
 from srcad.transform.expressions import ExpressionDiff
 from srcad.transform.reverse.invariant_pushes import InvariantPushes
+from srcad.transform.reverse.iteration_values import IterationValues
 from srcad.transform.reverse.leaves import (
     from_dump,
     index_leaves,
@@ -28,7 +29,7 @@ from srcad.transform.reverse.leaves import (
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
 
 
-class ReverseRecording(InvariantPushes):
+class ReverseRecording(InvariantPushes, IterationValues):
     def _rebound_view_readable(self, name, stmt) -> bool:
         """A name rebound later but never written through (a row view `w = W[i]` per
         iteration) that the reverse sweep can bind again (its binding replayed)."""
@@ -98,7 +99,8 @@ class ReverseRecording(InvariantPushes):
                 pops.append(pop)
                 self.taped.append(S.unparse_expr(expr))  # the element as the source reads it
                 continue
-            if isinstance(expr, gast.Name) and self._taped_after_loop(expr.id):
+            if isinstance(expr, gast.Name) and (self._taped_once_per_iteration(expr.id, stmt)
+                                                or self._taped_after_loop(expr.id)):
                 self.taped.append(expr.id)
                 continue
             if isinstance(expr, gast.Name):
@@ -234,7 +236,10 @@ class ReverseRecording(InvariantPushes):
             return None
         primal = copy.copy(stmt)
         primal.value = rebuild(value)
-        target = S.target_name(stmt.targets[0]) if isinstance(stmt, gast.Assign) else None
+        # (a store into an element or a slice, `q[i, j] = math.exp(x)`, copies the value
+        # itself: neither a float nor an array stored so needs a copy of its own)
+        target = stmt.targets[0].id if isinstance(stmt, gast.Assign) \
+            and isinstance(stmt.targets[0], gast.Name) else None
         if isinstance(primal.value, gast.Name) and primal.value.id in calls \
                 and target in self.written_in_place:
             # `p = np.exp(x)` then `p[1] /= c`: p gets its own array; the taped `exp` (the

@@ -1,0 +1,83 @@
+"""Numbers a for loop's iteration defines once and reads many times, recorded once per
+iteration instead of once per read (a part of `ReverseTransform`, used by `_record`).
+
+A float or int `v` assigned exactly once in a for loop's body, by a statement at the top
+level of the body, keeps its value from that assignment to the end of the iteration: every
+statement after it that reads `v` reads the same number. Instead of each such statement
+pushing `v` before it and popping it back in its reverse (ht's rotation angles `cx`, `sx`, ...
+went on the tape 28 times an iteration for 6 values), `v` is pushed once at the end of the
+iteration's forward body and popped once at the start of its reverse body (`control_flow.py`
+emits both from the loop frame's `iteration_values`), also for reads inside inner for loops
+that leave `v` alone; the reverse of the statements between writes no other value into it.
+Only in loops without `break`, `continue` or `return` (the end of the body is reached every
+iteration) whose records are a stack (slots.py's straight-line loops already read each record
+where they need it).
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad.analysis.types import FLOAT, INT
+from srcad.frontend import syntax as S
+
+
+class IterationValues:
+    def _taped_once_per_iteration(self, name, stmt) -> bool:
+        """Record the number `name` read by `stmt` once at the end of the iteration of the for
+        loop whose body defines it (see the module docstring), also where `stmt` sits in
+        inner for loops that leave `name` alone; False where that does not apply."""
+        if self.types[name] not in (FLOAT, INT):
+            return False
+        for frame in reversed(self.loop_frames):
+            if frame["kind"] != "for" or frame.get("checkpointed"):
+                return False
+            if name in self.recording.subtree_binds(frame["loop"]):
+                return self._defined_once_before(frame, name, stmt)
+        return False
+
+    def _defined_once_before(self, frame, name, stmt) -> bool:
+        if not frame.get("iteration_values_allowed"):
+            return False
+        if name in frame.setdefault("iteration_values", {}):
+            definition = frame["iteration_values"][name][2]
+        else:
+            definition = _single_top_level_definition(frame["loop"].body, name)
+            if definition is None:
+                return False
+        after = next((k for k, top in enumerate(frame["loop"].body)
+                      if any(n is stmt for n in gast.walk(top))), None)
+        if after is None or after <= definition:  # read before its definition: the last value
+            return False
+        frame["iteration_values"][name] = (self.types[name], S.name(name), definition)
+        return True
+
+    def iteration_records(self, frame) -> tuple[list, list]:
+        """(pushes at the end of the forward body, pops at the start of the reverse body) of
+        the values `_taped_once_per_iteration` chose in `frame` (call it before the frame is
+        popped: the pushes are the loop's own)."""
+        pushes, pops = [], []
+        for name, (typ, value, _) in sorted(frame.get("iteration_values", {}).items()):
+            pushes += self._push(S.clone(value), typ)
+            pops[:0] = self._pop(S.name(name, store=True), typ)
+        return pushes, pops
+
+
+def leaves_loop_early(body) -> bool:
+    """Does `body` hold a break, continue or return (of its own loop or of an inner one)?"""
+    return any(isinstance(n, (gast.Break, gast.Continue, gast.Return))
+               for stmt in body for n in gast.walk(stmt))
+
+
+def _single_top_level_definition(body, name):
+    """The index in `body` of the one statement that binds `name` (`name = ...` at the top
+    level of the body), or None if `name` is bound elsewhere in it or more than once."""
+    stores = [n for stmt in body for n in gast.walk(stmt)
+              if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)]
+    if len(stores) != 1:
+        return None
+    for k, stmt in enumerate(body):
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0] is stores[0]:
+            return k
+    return None
