@@ -10,7 +10,10 @@ numba backend fuses into loop nests (srcad/transform/numba_fusion.py). `f(A, r, 
   without `keepdims` (a kept (m, 1) or (1, n) result broadcast against the matrix after, the
   softmax pattern `S - np.max(S, axis=1, keepdims=True)`; a dropped axis read back as
   `v[:, None]` or `v[None, :]`);
-* the result a float: a sum of whole reductions of chains.
+* the result a float: a sum of whole reductions of chains;
+* in about a third of the programs the row is read as `np.broadcast_to(r,
+  np.broadcast_shapes(A.shape, r.shape))` instead of `r[None, :]` (drawn from
+  `random.Random(f"fused chains broadcast {seed}")`).
 
 Their reverse sweeps sum chains back to the shapes broadcasting stretched (`unbroadcast`),
 the adjoint the fused kernels compute. `generate(seed)` draws from
@@ -53,7 +56,10 @@ def _array_chain(rng, matrices, numbers, depth):
 def generate(seed: int) -> Program:
     rng = random.Random(f"fused chains {seed}")
     m, n = rng.randint(1, 4), rng.randint(1, 4)
-    matrices = ["A", "r[None, :]", "c[:, None]"]  # (m, n) or broadcast to it
+    # the row as a broadcast view, drawn from a stream of its own (the other draws stay)
+    wide = random.Random(f"fused chains broadcast {seed}").random() < 0.3
+    row = "np.broadcast_to(r, np.broadcast_shapes(A.shape, r.shape))" if wide else "r[None, :]"
+    matrices = ["A", row, "c[:, None]"]  # (m, n) or broadcast to it
     numbers = ["a", _c(rng)]
     lines = ["def f(A, r, c, a):"]
     for k in range(rng.randint(1, 4)):

@@ -37,6 +37,7 @@ from srcad.runtime.runtime_names import (
     GENERATED_BUILTINS,
     MODULES,
     NUMBA_ARRAY_NAMES,
+    NUMBA_BROADCAST_NAMES,
     NUMBA_CONVOLUTION_NAMES,
     NUMBA_DECOMPOSITION_NAMES,
     NUMBA_EINSUM_NAMES,
@@ -150,7 +151,8 @@ _RUNTIME_MODULES = ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
                     (NUMBA_SCAN_NAMES, "numba_scans"),
                     (NUMBA_REORDER_NAMES, "numba_reorder"),
                     (NUMBA_CONVOLUTION_NAMES, "numba_convolution"),
-                    (NUMBA_LU_NAMES, "numba_lu"))
+                    (NUMBA_LU_NAMES, "numba_lu"),
+                    (NUMBA_BROADCAST_NAMES, "numba_broadcast"))
 
 
 def _provided(n: str, namespace: dict) -> bool:

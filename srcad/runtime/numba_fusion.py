@@ -12,12 +12,12 @@ NumPy's elementwise functions of arrays and numbers, broadcast as NumPy does) an
 
 It is a plain Python function (the reference, run by the interpreter) with a numba `overload`
 that makes the loop nest's source for the argument types: each operand read through
-`np.broadcast_to` (a view: a row or a column broadcast against a matrix costs no copy), the
-expression computed per element: an operation with an array operand as NumPy's ufunc computes
-it (`np.divide`: a division by zero is an infinity), one of numbers alone as numba computes it
-in the unfused code (`1.0 / 0.0` raises ZeroDivisionError there and here). Where the leaves
-are not float64 arrays and numbers, or no leaf is an array, the overload is the unfused
-expression as numba compiles it today.
+`broadcast_view` (srcad/runtime/numba_broadcast.py: np.broadcast_to's view; a row or a column
+broadcast against a matrix costs no copy), the expression computed per element: an operation
+with an array operand as NumPy's ufunc computes it (`np.divide`: a division by zero is an
+infinity), one of numbers alone as numba computes it in the unfused code (`1.0 / 0.0` raises
+ZeroDivisionError there and here). Where the leaves are not float64 arrays and numbers, or no
+leaf is an array, the overload is the unfused expression as numba compiles it today.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from numba.extending import overload
 
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
 from srcad.runtime.numba_arrays import _START, _STEP, reducer, unbroadcast
+from srcad.runtime.numba_broadcast import VIEW, shape_lines
 from srcad.runtime.numba_sum_to import compiled, loops, pad, sum_to_prologue, target_index
 
 KINDS = frozenset(_START) | {"unbroadcast"}
@@ -86,7 +87,7 @@ def _kernel(expression, reduction, arity, signature, unfused, args):
         rank = max(leaves[k].ndim for k in arrays)
         body = _Element(set(arrays), rank).visit(ast.parse(expression, mode="eval").body)
         if body is not None:
-            lines = _loop_nest(signature, arrays, rank, body, reduction, args[arity:])
+            lines = _loop_nest(signature, arrays, rank, body, reduction, args[arity:], leaves)
     if lines is None:
         kind = reduction[0]
         if kind == "unbroadcast":
@@ -96,16 +97,17 @@ def _kernel(expression, reduction, arity, signature, unfused, args):
         else:
             namespace = {"reduce": reducer(kind, reduction[1], reduction[2])}
         return compiled(unfused, namespace)
-    return compiled(lines)
+    return compiled(lines, {"broadcast_view": VIEW})
 
 
-def _loop_nest(signature, arrays, rank, body, reduction, rest):
-    shapes = ", ".join(f"a{k}.shape" for k in arrays)
-    lines = [f"def impl({signature}):",
-             f"    full = np.broadcast_shapes({shapes})" if len(arrays) > 1
-             else f"    full = a{arrays[0]}.shape"]
-    lines += [f"    b{k} = np.broadcast_to(a{k}, full)" if len(arrays) > 1 else f"    b{k} = a{k}"
-              for k in arrays]
+def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves):
+    lines = [f"def impl({signature}):"]
+    if len(arrays) > 1:  # straight-line code for these ranks: no helper numba compiles apart
+        lines += shape_lines([f"a{k}.shape" for k in arrays], [leaves[k].ndim for k in arrays],
+                             "full")
+        lines += [f"    b{k} = broadcast_view(a{k}, full)" for k in arrays]  # broadcasts
+    else:
+        lines += [f"    full = a{arrays[0]}.shape", f"    b{arrays[0]} = a{arrays[0]}"]
     kind = reduction[0]
     inner = pad(rank + 1)
     if kind == "unbroadcast":

@@ -32,34 +32,29 @@ def unshared(t, v):
     return v
 
 
-@numba.njit(cache=True)
-def _extent(a):
-    """The addresses [low, high) that the elements of `a` occupy ((0, 0) when empty)."""
-    low = a.ctypes.data
-    high = low + a.itemsize
-    for k in range(a.ndim):
-        if a.shape[k] == 0:
-            return 0, 0
-        step = (a.shape[k] - 1) * a.strides[k]
-        if step < 0:
-            low += step
-        else:
-            high += step
-    return low, high
-
-
-@numba.njit(cache=True)
-def _may_overlap(t, v):
-    t_low, t_high = _extent(t)
-    v_low, v_high = _extent(v)
-    return t_low < v_high and v_low < t_high
-
-
 @overload(unshared)
 def _unshared(t, v):
+    """Straight-line code for the ranks (jitted helpers were each compiled again, machine code
+    and all, for every combination of array types)."""
     if isinstance(t, types.Array) and isinstance(v, types.Array):
-        return lambda t, v: v.copy() if _may_overlap(t, v) else v
+        lines = ["def impl(t, v):", *_extent_lines("t", t.ndim), *_extent_lines("v", v.ndim),
+                 "    overlap = (t.size > 0) & (v.size > 0) & (t_low < v_high) & (v_low < t_high)",
+                 "    return v.copy() if overlap else v"]
+        scope = {}
+        exec("\n".join(lines), scope)
+        return scope["impl"]
     return lambda t, v: v
+
+
+def _extent_lines(a, rank):
+    """`{a}_low`, `{a}_high`: the addresses [low, high) the elements of the array `a` of `rank`
+    occupy (when it is not empty)."""
+    steps = [f"({a}.shape[{k}] - 1) * {a}.strides[{k}]" for k in range(rank)]
+    lines = [f"    {a}_{k} = {step}" for k, step in enumerate(steps)]
+    low = "".join(f" + min({a}_{k}, 0)" for k in range(rank))
+    high = "".join(f" + max({a}_{k}, 0)" for k in range(rank))
+    return lines + [f"    {a}_low = {a}.ctypes.data{low}",
+                    f"    {a}_high = {a}.ctypes.data + {a}.itemsize{high}"]
 
 
 def int_power(a, b, where):

@@ -143,6 +143,9 @@ RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NA
     | frozenset(LIBRARY_MODULES) \
     | NUMBA_PRODUCT_NAMES | NUMBA_DECOMPOSITION_NAMES | NUMBA_SCAN_NAMES | {"numba", "reducer"} \
     | {"fused_kernel"}  # srcad/transform/numba_fusion.py's calls are bound by it
+# srcad/runtime/numba_broadcast.py: np.broadcast_shapes and np.broadcast_to, for the ranks
+NUMBA_BROADCAST_NAMES = frozenset({"broadcast_shape", "broadcast_view"})
+RESERVED |= NUMBA_BROADCAST_NAMES
 
 
 # where the objects generated code calls by these names live

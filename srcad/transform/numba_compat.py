@@ -14,6 +14,10 @@
 * `np.tanh(x)`: `array_tanh(x)` (srcad/runtime/numba_arrays.py): of a float64 array, one loop of
   srcad's vectorizable tanh (numba's calls the C library's once per element, a third of a
   recurrent network's reverse sweep); of a number, numba's own.
+* `np.broadcast_shapes(...)`, `np.broadcast_to(x, s)`: `broadcast_shape(...)`,
+  `broadcast_view(x, s)` (srcad/runtime/numba_broadcast.py): the same shape and read-only
+  view, as straight-line code made for the ranks, where numba's own took seconds to compile
+  for each combination of argument types.
 * `a += np.outer(x, y)` (a statement, the adjoint of a matrix-vector product):
   `outer_add(a, x, y)`, one loop over `a` instead of a new matrix added to it.
 * `np.concatenate([a, b])`, `np.stack([a, b], axis=1)` (and hstack, vstack): the listed
@@ -78,6 +82,8 @@ _DIVMOD_PARTS = {"quotient": "np.floor_divide", "remainder": "np.remainder"}
 _SPECTRAL = {"np.linalg.eigh": "spectral_eigh", "np.linalg.eigvalsh": "spectral_eigvalsh"}
 # numba joins a tuple, not a list
 _JOINS = ("concatenate", "stack", "hstack", "vstack", "column_stack")
+# straight-line code made for the ranks (srcad/runtime/numba_broadcast.py)
+_BROADCASTS = {"broadcast_shapes": "broadcast_shape", "broadcast_to": "broadcast_view"}
 _REDUCTIONS = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "amax": "max",
                "amin": "min"}
 
@@ -227,6 +233,9 @@ class _Products(gast.NodeTransformer):
                         for e in node.args[0].elts):  # rows written out: a 2-D literal
             rows = gast.Tuple(elts=list(node.args[0].elts), ctx=gast.Load())
             return gast.copy_location(S.call("array_stack", rows), node)
+        if module and f.attr in _BROADCASTS and not _starred(node.args) and (
+                f.attr == "broadcast_shapes" or len(node.args) == 2):
+            return gast.copy_location(S.call(_BROADCASTS[f.attr], *node.args), node)
         if module and f.attr == "tanh" and len(node.args) == 1:
             return gast.copy_location(S.call("array_tanh", *node.args), node)
         if module and f.attr in ("dot", "matmul") and len(node.args) == 2:
@@ -303,6 +312,10 @@ def _contiguous_slice(e) -> bool:
     contiguous array) is contiguous: reshaped as it is, a view of the workspace."""
     return isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name) \
         and isinstance(e.slice, gast.Slice) and e.slice.step is None
+
+
+def _starred(args) -> bool:
+    return any(isinstance(a, gast.Starred) for a in args)
 
 
 def _plain(e) -> bool:
