@@ -45,7 +45,9 @@ def test_bounded_array_fuzz_run_agrees_in_every_mode():
 @pytest.mark.slow
 def test_array_programs_under_numba_are_answered_or_refused():
     pytest.importorskip("numba")
-    results = _check(range(BOUNDED_SEED, BOUNDED_SEED + 6), "numba")
+    # three programs: numba compiles each in every mode, up to a minute a program (more:
+    # python fuzz/run.py --backend numba --arrays --seed 20000 --count N)
+    results = _check(range(BOUNDED_SEED, BOUNDED_SEED + 3), "numba")
     bad = [(r["seed"], r["category"], r["signature"]) for r in results
            if r["category"] not in ("agreed", "refused")]
     assert not bad, f"array fuzz failures under numba: {bad}"
