@@ -18,6 +18,12 @@ _counter = itertools.count()
 SHAPES = {1: [(), (3,), (2, 3)], 2: [((), ()), ((3,), ()), ((2, 3), (3,)), ((2, 1), (1, 3))]}
 
 
+# The numba column of the rule matrices checks reverse and forward mode. Vector mode on numba
+# runs the same rule code once per lane, and its lanes are checked on their own
+# (tests/numba_backend/test_numba_lanes.py, each family's numba smoke test); a third compile
+# for every case of every family was a third of the whole suite's time.
+NUMBA_RULE_MODES = ("rev", "fwd")
+
 def function_of(call: str, arity: int):
     """`def probe(x0, ...): return np.sum(<call>(x0, ...) * weights)`, with source srcad
     reads (linecache); `weights` fixed so that every element's derivative counts."""

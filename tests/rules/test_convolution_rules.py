@@ -15,6 +15,7 @@ import scipy.signal
 import srcad
 from srcad.rules import convolution
 from srcad.testing import check_grads
+from tests.helpers.library_rule_cases import NUMBA_RULE_MODES
 
 _count = itertools.count()
 VECTORS = [((4,), (2,)), ((5,), (3,)), ((2,), (5,)), ((3,), (4,)), ((4,), (4,))]
@@ -119,7 +120,8 @@ def test_convolution_on_numba_agrees_with_finite_differences_and_the_library(cas
     out_shape = eval(name)(x, y, mode=mode).shape  # noqa: S307 - the dotted name above
     f = _probe(f"{name}(1.0 * x, y, mode={mode!r})", out_shape, rng)  # computed: compiled
     check_grads(f, srcad.Duplicated(x.copy(), np.zeros_like(x)),
-                srcad.Duplicated(y.copy(), np.zeros_like(y)), backend="numba")
+                srcad.Duplicated(y.copy(), np.zeros_like(y)), backend="numba",
+                modes=NUMBA_RULE_MODES)
     value, _ = srcad.value_and_gradient(f, x.copy(), srcad.Constant(y), backend="numba")
     assert value == pytest.approx(f(x, y), rel=1e-13)
 

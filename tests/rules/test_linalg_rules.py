@@ -15,6 +15,7 @@ import srcad
 from srcad.rules import linalg, scipy_linalg, spectral
 from srcad.testing import check_grads
 from tests.helpers import linalg_rule_cases as cases
+from tests.helpers.library_rule_cases import NUMBA_RULE_MODES
 
 jax = pytest.importorskip("jax")
 jax.config.update("jax_enable_x64", True)
@@ -160,7 +161,8 @@ NUMBA_CASES = [c for c in CASES if c["call"].startswith("scipy.linalg")  # lu_: 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c["id"]) for c in NUMBA_CASES])
 def test_linalg_rules_agree_with_finite_differences_on_numba(case):
     f = cases.function_of(case)
-    check_grads(f, *_duplicated(cases.arguments(case)), rtol=1e-5, backend="numba")
+    check_grads(f, *_duplicated(cases.arguments(case)), rtol=1e-5, backend="numba",
+                modes=NUMBA_RULE_MODES)
 
 
 @pytest.mark.slow  # numba compiles a whole likelihood (the einsum smoke test stays fast)

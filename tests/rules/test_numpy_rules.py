@@ -14,6 +14,7 @@ import srcad
 from srcad.rules import numpy_entries
 from srcad.testing import check_grads
 from tests.helpers import numpy_rule_cases as cases
+from tests.helpers.library_rule_cases import NUMBA_RULE_MODES
 
 jax.config.update("jax_enable_x64", True)
 
@@ -198,7 +199,7 @@ NUMBA_UFUNCS = [c for c in UFUNCS if (c[0].endswith("-(2, 3)") or c[0].endswith(
 @pytest.mark.slow
 @pytest.mark.parametrize("case", NUMBA_UFUNCS, ids=[c[0] for c in NUMBA_UFUNCS])
 def test_ufunc_on_numba(case):
-    _check(case[1], case[2], backend="numba")
+    _check(case[1], case[2], backend="numba", modes=NUMBA_RULE_MODES)
 
 
 # the reductions along axes numba lacks (srcad/runtime/numba_statistics.py,
@@ -211,7 +212,7 @@ NUMBA_REDUCTIONS = [c for c in REDUCTIONS if c[0].rsplit("-", 1)[0] in
 @pytest.mark.slow
 @pytest.mark.parametrize("case", NUMBA_REDUCTIONS, ids=[c[0] for c in NUMBA_REDUCTIONS])
 def test_reduction_on_numba(case):
-    _check(case[1], case[2], backend="numba")
+    _check(case[1], case[2], backend="numba", modes=NUMBA_RULE_MODES)
 
 
 def variance_of_columns(x):

@@ -15,6 +15,7 @@ import srcad
 from srcad.rules import numpy_entries
 from srcad.testing import check_grads
 from tests.helpers import numpy_rule_cases as cases
+from tests.helpers.library_rule_cases import NUMBA_RULE_MODES
 from tests.rules import test_stats_rules as stats_cases
 
 jax.config.update("jax_enable_x64", True)
@@ -72,7 +73,7 @@ def _check(call, args, **options):
 @pytest.mark.slow
 @pytest.mark.parametrize("case", SCAN_CALLS, ids=[c[0] for c in SCAN_CALLS])
 def test_scan_on_numba_agrees_with_finite_differences_in_every_mode(case):
-    _check(case[1], case[2], backend="numba")
+    _check(case[1], case[2], backend="numba", modes=NUMBA_RULE_MODES)
 
 
 def divmod_unpacked(x, y):
@@ -105,7 +106,8 @@ def test_distribution_on_numba_agrees_with_finite_differences_in_every_mode(case
     text = (f"scipy.stats.{dist}.{method}(x, "
             + ", ".join(["2.0"] * len(refused) + params) + ")")
     f = stats_cases._probe(text, ["x", *params])
-    check_grads(f, *map(stats_cases._annotated, arguments), rtol=1e-6, backend="numba")
+    check_grads(f, *map(stats_cases._annotated, arguments), rtol=1e-6, backend="numba",
+                modes=NUMBA_RULE_MODES)
     numba_value, _ = srcad.value_and_gradient(
         f, arguments[0], *map(srcad.Constant, arguments[1:]), backend="numba")
     assert numba_value == pytest.approx(f(*arguments), rel=1e-11)

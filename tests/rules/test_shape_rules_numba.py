@@ -12,6 +12,7 @@ import pytest
 import srcad
 from srcad.testing import check_grads
 from tests.helpers import shape_rule_cases as cases
+from tests.helpers.library_rule_cases import NUMBA_RULE_MODES
 
 pytest.importorskip("numba")
 
@@ -35,7 +36,8 @@ def _annotated(value):
 @pytest.mark.parametrize("call, shape", _params())
 def test_rule_agrees_with_finite_differences_on_numba(call, shape):
     f = cases.function_of(call)
-    check_grads(f, _annotated(cases.argument(shape)), rtol=1e-6, backend="numba")
+    check_grads(f, _annotated(cases.argument(shape)), rtol=1e-6, backend="numba",
+                modes=NUMBA_RULE_MODES)
 
 
 @pytest.mark.slow  # numba compilations: make test-all
