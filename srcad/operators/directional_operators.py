@@ -21,6 +21,7 @@ from srcad.operators.operator_options import (
     refuse_float_out,
     refuse_memory,
 )
+from srcad.operators.output_kinds import output_kind
 from srcad.operators.parallel_operators import parallel_option
 from srcad.operators.prep_cache import reusing_preparations, tangent_count
 from srcad.operators.preparation import (
@@ -30,7 +31,6 @@ from srcad.operators.preparation import (
     lanes_engine,
     make_prep,
     operator_entry,
-    output_kind,
     read_arguments,
     use_prep,
 )

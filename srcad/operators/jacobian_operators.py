@@ -27,6 +27,7 @@ from srcad.operators.operator_options import (
     memory_option,
     refuse_chunk_in_reverse,
 )
+from srcad.operators.output_kinds import output_kind
 from srcad.operators.parallel_operators import parallel_option
 from srcad.operators.prep_cache import reusing_preparations
 from srcad.operators.preparation import (
@@ -36,7 +37,6 @@ from srcad.operators.preparation import (
     input_slot,
     make_prep,
     operator_entry,
-    output_kind,
     read_arguments,
     use_prep,
 )

@@ -31,7 +31,6 @@ from srcad.frontend.pytrees import is_container
 from srcad.operators.background_operators import BackgroundPrep, background_call, register
 from srcad.operators.containers.container_operators import container_operator, returns_tuple
 from srcad.operators.operator_results import explained, in_dtype, lower_precision, user_located
-from srcad.operators.output_kinds import output_kind  # noqa: F401 (the operators' import)
 from srcad.operators.prep_signatures import OUTPUT_SHAPED, shown, signature_of
 
 
