@@ -197,30 +197,30 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     norm = normalize(parsed, request.containers, refusals)
     specs = inline_text_arguments(norm, request.specs)  # a string argument: its literal
     specs = refuse_zero_dim_arrays(norm, specs)  # analysed as the float it should be
-    arrays_of_literals(norm, {p: s.type for p, s in zip(norm.params, specs)})  # np.mean((x, y))
-    shape_list_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    build_from_rows(norm, {p: s.type for p, s in zip(norm.params, specs)})  # np.vstack(hs)
+    arrays_of_literals(norm, _arg_types(norm, specs))  # np.mean((x, y))
+    shape_list_rows(norm, _arg_types(norm, specs))
+    build_from_rows(norm, _arg_types(norm, specs))  # np.vstack(hs)
     # a name bound to an array and then to a number is two names first: typed as one, its
     # array reads would be refused (`np.outer(h[1], x)` before `h = np.sum(...)`)
-    split_retyped_names(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    set_aside_untyped(norm, {p: s.type for p, s in zip(norm.params, specs)})
-    localize_rebound_array_arguments(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    split_retyped_names(norm, _arg_types(norm, specs))
+    set_aside_untyped(norm, _arg_types(norm, specs))
+    localize_rebound_array_arguments(norm, _arg_types(norm, specs))
     # `u = v` of double buffering, `prev = row`: copies where nothing observes the sharing
-    copy_unshared_aliases(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    copy_unshared_aliases(norm, _arg_types(norm, specs))
     # `y = np.exp(x); y[0] = 1.0`: the written array is a copy of the expression's value
-    copy_written_results(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    copy_written_results(norm, _arg_types(norm, specs))
     # `y[idx] += v`: the gather, the arithmetic, then element writes in order (NumPy's)
-    lower_index_array_writes(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    lower_index_array_writes(norm, _arg_types(norm, specs))
     norm.body = without_refused(norm.body, functools.partial(
-        _views_resolved, norm, {p: s.type for p, s in zip(norm.params, specs)}), refusals,
+        _views_resolved, norm, _arg_types(norm, specs)), refusals,
         parsed)
-    arrays_of_literals(norm, {p: s.type for p, s in zip(norm.params, specs)})  # typed only now
+    arrays_of_literals(norm, _arg_types(norm, specs))  # typed only now
     clock.mark("normalize")
-    types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+    types = inferred_types(norm, _arg_types(norm, specs))
     if name_array_returns(norm, types):
-        types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+        types = inferred_types(norm, _arg_types(norm, specs))
     if request.backend == "numba" and hoist_invariants(norm, types):
-        types = inferred_types(norm, {p: s.type for p, s in zip(norm.params, specs)})
+        types = inferred_types(norm, _arg_types(norm, specs))
     returned = _returned_type(norm, types)  # typed now: later passes rewrite the tree
     # `hs.append(h)`, then `h[:] = ...`: before `h *= c` is rebound as `h = h * c` below
     refuse_aliased_entries(norm, types)
@@ -413,3 +413,8 @@ def _returns_float(norm, types) -> bool:
         return any(is_float_like(types.of(e)) for e in last.value.elts)
     return isinstance(last, gast.Return) and last.value is not None and \
         is_float_like(types.of(last.value))
+
+
+def _arg_types(norm, specs) -> dict:
+    """{parameter: type} under the parameters' current names (a pass may rename one)."""
+    return {p: s.type for p, s in zip(norm.params, specs)}

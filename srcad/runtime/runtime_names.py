@@ -135,33 +135,23 @@ GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs
 # the numba module's own names (srcad/build/compiler.py: `reducer(...)` makes each
 # `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_kernel`, `srcad_constant_<k>`)
 PREFIXES = ("srcad_", "reduce_")
-RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
-    | NUMBA_SEMANTICS_NAMES | NUMBA_MOVEMENT_NAMES | NUMBA_SELECTION_NAMES \
-    | NUMBA_SPECTRAL_NAMES | NUMBA_QUANTILE_NAMES | NUMBA_EINSUM_NAMES | NUMBA_PADDING_NAMES \
-    | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) \
-    | frozenset(RECURSION_RUNTIME_NAMES) | GENERATED_BUILTINS \
-    | frozenset(LIBRARY_MODULES) \
-    | NUMBA_PRODUCT_NAMES | NUMBA_DECOMPOSITION_NAMES | NUMBA_SCAN_NAMES | {"numba", "reducer"} \
-    | {"fused_kernel"}  # srcad/transform/numba_fusion.py's calls are bound by it
 # srcad/runtime/numba_broadcast.py: np.broadcast_shapes and np.broadcast_to, for the ranks
 NUMBA_BROADCAST_NAMES = frozenset({"broadcast_shape", "broadcast_view"})
-RESERVED |= NUMBA_BROADCAST_NAMES
+# every name above (a new `*_NAMES` list joins here: tests/frontend/test_runtime_name_clashes.py
+# checks that each one does)
+RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
+    | NUMBA_SEMANTICS_NAMES | NUMBA_MOVEMENT_NAMES | NUMBA_PADDING_NAMES \
+    | NUMBA_SELECTION_NAMES | NUMBA_QUANTILE_NAMES | NUMBA_EINSUM_NAMES | NUMBA_SCAN_NAMES \
+    | NUMBA_REORDER_NAMES | NUMBA_CONVOLUTION_NAMES | NUMBA_LU_NAMES | NUMBA_LINALG_NAMES \
+    | NUMBA_SPECTRAL_NAMES | NUMBA_PRODUCT_NAMES | NUMBA_DECOMPOSITION_NAMES \
+    | NUMBA_BROADCAST_NAMES | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) \
+    | frozenset(RECURSION_RUNTIME_NAMES) | frozenset(MODULES) | GENERATED_BUILTINS \
+    | frozenset(LIBRARY_MODULES) | {"numba", "reducer"} \
+    | {"fused_kernel"}  # srcad/transform/numba_fusion.py's calls are bound by it
 
 
-# where the objects generated code calls by these names live
-_RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runtime",
-                    "srcad.runtime.numba_runtime",
-                    "srcad.runtime.numba_arrays",
-                    "srcad.build.running", "srcad.runtime.checkpointing", "srcad.operators.nested",
-                    "srcad.runtime.numba_semantics", "srcad.runtime.numba_scatter",
-                    "srcad.runtime.numba_movement", "srcad.runtime.numba_selection",
-                    "srcad.runtime.numba_linalg", "srcad.runtime.numba_spectral",
-                    "srcad.runtime.numba_quantiles", "srcad.runtime.numba_einsum",
-                    "srcad.runtime.numba_padding", "srcad.runtime.convolution_runtime",
-                    "srcad.runtime.cross_runtime",
-                    "srcad.runtime.numba_products",
-                    "srcad.runtime.numba_decompositions",
-                    "srcad.runtime.numba_scans"}
+# where the objects generated code calls by these names live: srcad's runtime package and these
+_RUNTIME_MODULES = {"srcad.build.running", "srcad.operators.nested"}
 
 
 def library_modules() -> dict:
@@ -231,7 +221,8 @@ def _means_runtime(name_: str, namespace: dict) -> bool:
         return namespace.get(name_, getattr(builtins, name_)) is getattr(builtins, name_)
     value = namespace.get(name_)
     value = getattr(value, "func", value)  # checkpoint_plan: a functools.partial
-    return getattr(value, "__module__", None) in _RUNTIME_MODULES
+    module = getattr(value, "__module__", None) or ""
+    return module.startswith("srcad.runtime.") or module in _RUNTIME_MODULES
 
 
 def _identifiers(tree) -> set:

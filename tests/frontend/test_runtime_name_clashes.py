@@ -197,6 +197,19 @@ def test_every_runtime_name_is_reserved():
     assert is_reserved("reduce_sum_1_keep") and is_reserved("srcad_kernel")
 
 
+def test_every_runtime_name_list_is_reserved():
+    """Each `*_NAMES` list of the runtime's names is in RESERVED (np.partition's and
+    np.convolve's numba spellings were not: a user's `moved_partition` would have been
+    called by srcad's code)."""
+    from srcad.runtime import runtime_names
+
+    lists = {name: set(value) for name, value in vars(runtime_names).items()
+             if name.endswith("_NAMES") and isinstance(value, (frozenset, tuple))}
+    assert len(lists) > 15
+    assert {name: sorted(names - RESERVED) for name, names in lists.items()
+            if names - RESERVED} == {}
+
+
 @pytest.mark.slow
 def test_fuzzed_array_programs_with_runtime_names_agree():
     """fuzz/run.py [--arrays] --shapes runtime-names: variables named `unbroadcast`,
