@@ -91,6 +91,9 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         free = original_free & free_in(body)
         lines = [*origin_comment(origin), *_runtime_imports(free, namespace), "import numba",
                  f"srcad_jit = numba.njit(cache={cache}, nogil=True, fastmath={set(FASTMATH)!r})"]
+        if "@srcad_inlined_jit" in body:  # compiled into each caller (nested_numba.py)
+            lines.append(f"srcad_inlined_jit = numba.njit(cache={cache}, nogil=True, "
+                         f"fastmath={set(FASTMATH)!r}, inline='always')")
         lines += [f"from {imported[n]} import {n}" for n in needs]
         text = "\n".join(lines + ["", *_bound_globals(free, namespace, origin)]) \
             + "\n\n\n" + body
