@@ -148,9 +148,10 @@ class KernelWriter:
         grow = f"srcad_nested_space(space, int_space, {need}, {len(tapes) - int_tapes}, " \
             f"{int_tapes})"
         lines += ["    buf = space[0]", f"    if buf.shape[0] < {need}:", f"        buf = {grow}"]
-        if tapes:
-            lines += [f"    if len(space) < {1 + len(tapes) - int_tapes} or "
-                      f"len(int_space) < {int_tapes}:", f"        {grow}"]
+        short = ([f"len(space) < {1 + len(tapes) - int_tapes}"] if len(tapes) > int_tapes
+                 else []) + ([f"len(int_space) < {int_tapes}"] if int_tapes else [])
+        if short:  # the tapes of g's code
+            lines += [f"    if {' or '.join(short)}:", f"        {grow}"]
         at = "0"
         for target, value, size in carved:
             end = _plus(at, size)
