@@ -133,7 +133,7 @@ NUMBA_STATS_DISTRIBUTIONS = ("norm", "t", "gamma", "beta", "poisson", "multivari
 GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs", "min", "max",
                                 "pow", "bool", "round", "tuple", "ValueError", "sum"})
 # the numba module's own names (srcad/build/compiler.py: `reducer(...)` makes each
-# `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_kernel`, `srcad_constant_<k>`)
+# `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_inlined_jit`, `srcad_kernel`, `srcad_constant_<k>`)
 PREFIXES = ("srcad_", "reduce_")
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
     | NUMBA_SEMANTICS_NAMES | NUMBA_MOVEMENT_NAMES | NUMBA_SELECTION_NAMES \
