@@ -5,7 +5,9 @@ pair and merge (`--nested-forms`): srcad.grad of a helper `g(v, p)`, with
   `v = srcad.grad(g)(v, p)` itself): the gradient and the tangent of the step must not share
   one call when the first statement writes what the second reads;
 * two nested gradients in one expression, or of two helpers at the same operands;
-* the same gradient taken twice in a row at the same operands.
+* the same gradient taken twice in a row at the same operands;
+* a gradient at a longer operand after one at v (the numba kernels' workspace grows inside
+  one call of the outer derivative).
 
 On numba the outer forward mode merges the tangents of every operand into one call
 (srcad/operators/nested_tangent_sums.py) and a gradient with its tangent into one
@@ -38,7 +40,7 @@ def _statements(rng, names, n):
     g = rng.choice(names)
     other = rng.choice(names)
     p = f"a * {_c(rng)} + s * {_c(rng)}"
-    form = rng.randrange(5)
+    form = rng.randrange(6)
     if form == 0:  # the gradient rebinds its operand, in a loop
         return [f"    for k in range({rng.randint(1, 3)}):",
                 f"        v = {_c(rng)} * {_grad(rng, g, 'v', p)} + v",
@@ -54,6 +56,10 @@ def _statements(rng, names, n):
         return [f"    d = {grad}",
                 f"    e = {grad}",
                 f"    s = s + d[0] * e[{n - 1}]"]
+    if form == 5:  # a longer operand after v (the helpers read its first n entries)
+        return [f"    d = {_grad(rng, g, 'v', p)}",
+                f"    e = {_grad(rng, g, f'np.concatenate((v, v * {_c(rng)}))', p)}",
+                f"    s = s + d[0] * e[{n - 1}] + e[{rng.randrange(n)}] * {_c(rng)}"]
     return [f"    d = {_grad(rng, g, 'v', p)}",  # a gradient, then the operand moved by it
             f"    v = v - {_c(rng)} * d",
             f"    s = s + d[0] * {_c(rng)}"]

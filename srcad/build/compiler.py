@@ -62,7 +62,8 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                   helpers: str = "", locate=None, cache: bool = True):
     """Write `source` as a real module in the cache folder (numba's on-disk cache needs a file)
     and return `numba.njit(cache=True)` of its function `name`. `helpers`: source of functions
-    it calls, each decorated `@srcad_jit` (jitted in the module with the same options).
+    it calls, each decorated `@srcad_jit` (jitted in the module with the same options) or
+    `@srcad_inlined_jit` (the same, and compiled into each function calling it).
     What numba cannot compile into it is passed in by a wrapper (srcad/build/numba_constants.py;
     `locate(callee)`: the user's line of a call, for its refusal). `cache=False`: compiled in
     memory only (numba crashes loading cached code that calls a recursive function)."""
@@ -91,6 +92,9 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         free = original_free & free_in(body)
         lines = [*origin_comment(origin), *_runtime_imports(free, namespace), "import numba",
                  f"srcad_jit = numba.njit(cache={cache}, nogil=True, fastmath={set(FASTMATH)!r})"]
+        if "@srcad_inlined_jit" in body:  # compiled into each caller (nested_numba.py)
+            lines.append(f"srcad_inlined_jit = numba.njit(cache={cache}, nogil=True, "
+                         f"fastmath={set(FASTMATH)!r}, inline='always')")
         lines += [f"from {imported[n]} import {n}" for n in needs]
         text = "\n".join(lines + ["", *_bound_globals(free, namespace, origin)]) \
             + "\n\n\n" + body

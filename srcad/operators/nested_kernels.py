@@ -11,13 +11,21 @@ once per call of its own (`WORKSPACE_INIT`) and passes to every kernel call:
 tape g's code grew. Kernels never run inside each other, and what they return is freshly
 allocated, so the views they carve die with the kernel call.
 
+Cost per call: the workspace list is read once (`space[0]`, and each tape of g's code; a
+read changes the array's reference count atomically, ~10 ns), the helper that grows it runs
+only when it is too small, and a 1-D argument's views are plain slices (a `reshape` calls
+numba's C helper). g's derivative code is compiled into each kernel (`srcad_inlined_jit`,
+numba's `inline='always'`), so the views and boxes it is handed never cross a call.
+
 >>> writer = KernelWriter(count=2, floats=(1,), differentiated=[0, 1], argnum=0)
 >>> print(writer.gradient("grad_1", ["o0", "o1"], "g_reverse", []))
 @srcad_jit
 def grad_1(space, int_space, o0, o1):
     a0 = o0
     a0_bar = np.zeros_like(a0)
-    buf = srcad_nested_space(space, int_space, 2, 0, 0)
+    buf = space[0]
+    if buf.shape[0] < 2:
+        buf = srcad_nested_space(space, int_space, 2, 0, 0)
     a1 = buf[0:1]
     a1[0] = o1
     a1_bar = buf[1:2]
@@ -57,9 +65,12 @@ class KernelWriter:
     """Writes the kernels of one inner function g: `count` arguments, those at `floats`
     boxed, those `differentiated` given adjoints, the gradient taken in argument `argnum`."""
 
-    def __init__(self, count, floats, differentiated, argnum):
+    def __init__(self, count, floats, differentiated, argnum, vectors=()):
         self.count, self.floats = count, floats
         self.differentiated, self.argnum = differentiated, argnum
+        # the 1-D array arguments: a slice of the workspace is already their shape (a reshape
+        # calls numba's C helper, ~30 ns a view)
+        self.vectors = frozenset(vectors)
 
     def gradient(self, name, operands, reverse, tapes, scratch=False):
         """The gradient of g in argument `argnum` (g's reverse code, seeded 1); `scratch`:
@@ -132,14 +143,23 @@ class KernelWriter:
         int_tapes = sum(kind == INT_TAPE for kind in tapes)
         sizes = [size for _, _, size in carved]
         need = " + ".join([str(sizes.count("1"))] + [s for s in sizes if s != "1"])
-        lines += [f"    buf = srcad_nested_space(space, int_space, {need}, "
-                  f"{len(tapes) - int_tapes}, {int_tapes})"]
+        # one read of the workspace list per call (each ~10 ns: the array's reference count
+        # changes atomically); the helper only where it must grow
+        grow = f"srcad_nested_space(space, int_space, {need}, {len(tapes) - int_tapes}, " \
+            f"{int_tapes})"
+        lines += ["    buf = space[0]", f"    if buf.shape[0] < {need}:", f"        buf = {grow}"]
+        short = ([f"len(space) < {1 + len(tapes) - int_tapes}"] if len(tapes) > int_tapes
+                 else []) + ([f"len(int_space) < {int_tapes}"] if int_tapes else [])
+        if short:  # the tapes of g's code
+            lines += [f"    if {' or '.join(short)}:", f"        {grow}"]
         at = "0"
         for target, value, size in carved:
             end = _plus(at, size)
             if size == "1":
                 lines += [f"    {target} = buf[{at}:{end}]",
                           f"    {target}[0] = {'0.0' if value is None else value}"]
+            elif int(target.split("_")[0][1:]) in self.vectors:
+                lines += [f"    {target} = buf[{at}:{end}]", f"    {target}[:] = 0.0"]
             else:
                 like = target.split("_")[0]
                 lines += [f"    {target} = buf[{at}:{end}].reshape({like}.shape)",

@@ -133,7 +133,7 @@ NUMBA_STATS_DISTRIBUTIONS = ("norm", "t", "gamma", "beta", "poisson", "multivari
 GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs", "min", "max",
                                 "pow", "bool", "round", "tuple", "ValueError", "sum"})
 # the numba module's own names (srcad/build/compiler.py: `reducer(...)` makes each
-# `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_kernel`, `srcad_constant_<k>`)
+# `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_inlined_jit`, `srcad_kernel`, `srcad_constant_<k>`)
 PREFIXES = ("srcad_", "reduce_")
 # srcad/runtime/numba_broadcast.py: np.broadcast_shapes and np.broadcast_to, for the ranks
 NUMBA_BROADCAST_NAMES = frozenset({"broadcast_shape", "broadcast_view"})

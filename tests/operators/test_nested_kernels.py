@@ -15,6 +15,7 @@ import pytest
 import srcad
 from srcad.build.codegen import to_source
 from srcad.operators.nested_gradient_pairs import merged_gradient_pairs
+from srcad.operators.nested_kernels import KernelWriter
 from srcad.operators.nested_scratch_results import scratch_results
 from srcad.operators.nested_tangent_sums import merged_tangent_sums
 
@@ -147,6 +148,48 @@ def test_a_result_that_may_outlive_the_next_call_is_fresh(body):
     assert "srcad_nested_gradient_tangents_2_0_scratch" not in code
     # used at once beside the pair's results, which stay fresh
     assert ("srcad_nested_gradient_3_scratch" in code) == ("2.0 * srcad_pair_1[0] +" in body)
+
+
+# -- the kernels' prologue -----------------------------------------------------------------
+
+
+def test_a_kernel_reads_the_workspace_once_and_grows_it_only_when_short():
+    """A read of the workspace list costs an atomic reference count (~10 ns) and the helper
+    call read it four times more: the buffer is read once, the helper runs behind the size
+    test, the tapes' test only for a g whose code has tapes."""
+    writer = KernelWriter(count=2, floats=(1,), differentiated=[0, 1], argnum=0, vectors=[0])
+    code = writer.second("k", ["o0", "o1"], "g_second", [], [0], 0)
+    lines = [line.strip() for line in code.splitlines()]
+    assert code.count("space[0]") == 1 and "len(" not in code
+    helper = [k for k, line in enumerate(lines) if "srcad_nested_space(" in line]
+    assert len(helper) == 1 and lines[helper[0] - 1].startswith("if buf.shape[0] < ")
+    taped = writer.second("k", ["o0", "o1"], "g_second", ["tape", "int_tape"], [0], 0)
+    assert "if len(space) < 2 or len(int_space) < 1:" in taped
+
+
+def test_a_vector_argument_is_a_plain_slice_of_the_workspace():
+    """numba's reshape calls a C helper per view; a slice of a 1-D argument's size is its
+    shape already. Other arrays keep the reshape."""
+    writer = KernelWriter(count=3, floats=(1,), differentiated=[0, 1, 2], argnum=0,
+                          vectors=[0])
+    code = writer.second("k", ["o0", "o1", "o2"], "g_second", [], [0], 2)
+    assert "reshape(a0.shape)" not in code
+    assert "a0_bar = buf[0:a0.size]" in code and "a0_bar[:] = 0.0" in code
+    assert "reshape(a2.shape)" in code
+
+
+def test_inner_derivative_code_is_compiled_into_its_kernels():
+    """g's derivative code is numba-inlined into each kernel (a call passing the carved
+    views and boxes cost about as much as the code it ran)."""
+    from srcad.build.module_names import helper_units
+    from srcad.operators.nested_numba import _renamed
+
+    class Compiled:
+        source = "def g_reverse(x, x_bar):\n    x_bar[0] += 1.0\n"
+
+    text = _renamed(Compiled(), "srcad_nested_1_reverse")
+    assert text.startswith("@srcad_inlined_jit\ndef srcad_nested_1_reverse(")
+    assert [unit[0] for unit in helper_units(text)] == [["srcad_nested_1_reverse"]]
 
 
 # -- compiled: values and allocations -----------------------------------------------------
@@ -285,3 +328,45 @@ def test_the_kernels_allocate_only_their_results():
         want = (function(0.3 + h, x0, 7) - function(0.3 - h, x0, 7)) / (2 * h)
         assert outer_derivative(function, "forward", 0.3, x0, 7) == pytest.approx(want,
                                                                                   rel=1e-6)
+
+
+def curvature(v, w):
+    """A loop (g's derivative code has tapes) over the first two entries of v."""
+    s = 0.0
+    for i in range(2):
+        s += math.sin(v[i] * w) + v[i] * v[i] * w
+    return s
+
+
+def matrix_energy(m, w):
+    return m[0, 0] * m[0, 0] * w + m[0, 1] * w * w + m[1, 2] * m[1, 1]
+
+
+def growing_and_matrix_steps(w, m0, steps):
+    """Nested gradients at a vector that doubles after a shorter call (the workspace grows
+    inside one call of the outer derivative) and at a matrix (views reshaped)."""
+    m, v = m0.copy(), m0[0].copy()
+    s = 0.0
+    for _ in range(steps):
+        f = srcad.grad(matrix_energy)(m, w)
+        m = m - 0.1 * f
+        d = srcad.grad(curvature)(v, w)
+        e = srcad.grad(curvature)(np.concatenate((v, v * 0.5)), w)
+        v = v - 0.1 * d
+        s += f[1, 0] * e[1] + d[0] + e[2] * e[0] + e[4]
+    return s + m[0, 0] * v[1]
+
+
+@pytest.mark.slow  # numba compilations: make test-all
+@pytest.mark.parametrize("outer", ["forward", "reverse"])
+def test_a_growing_workspace_and_matrix_operands_on_numba_match_differences(outer):
+    pytest.importorskip("numba")
+    m0 = np.array([[1.0, 0.5, -0.3], [0.2, -0.7, 0.4]])
+    w, h = 0.7, 1e-5
+    want = (growing_and_matrix_steps(w + h, m0, 3)
+            - growing_and_matrix_steps(w - h, m0, 3)) / (2 * h)
+    got = outer_derivative(growing_and_matrix_steps, outer, w, m0, 3)
+    assert got == pytest.approx(want, rel=1e-7)
+    assert got == pytest.approx(srcad.autodiff(  # the python backend's second-order code
+        srcad.Forward, growing_and_matrix_steps, srcad.Duplicated(w, 1.0), srcad.Const(m0),
+        3), rel=1e-12)
