@@ -3,14 +3,15 @@ process, empty srcad and numba cache folders) and the warm run time of each prob
 candidate level, side by side in one run.
 
     python benchmarks/numba_levels.py [--problems gmm kalman ...] [--levels 3 2 ...]
-        [--size quick] [--repeat 1]
+        [--size quick]
 
 A level is `3`, `2`, `1` (LLVM's -O level of numba's passes) or `3-novec` (-O3 without
 loop vectorization): each child process sets it through `SRCAD_NUMBA_OPT` (the level of
-srcad's generated code, srcad/build/numba_level.py) and `NUMBA_LOOP_VECTORIZE`. "cold": the wall-clock (and CPU time) from building the derivative to
-its first answer (srcad's transformation, numba's compile, the first call); "run": the best
-wall-clock of the derivative's later calls (at least 5 calls and 1 s). The load average is
-printed at the start and at each row.
+srcad's generated code, srcad/build/numba_level.py) and `NUMBA_LOOP_VECTORIZE`. "cold": the
+wall-clock (and CPU time) from building the derivative to its first answer (srcad's
+transformation, numba's compile, the first call); "run": the best wall-clock of the
+derivative's later calls (at least 5 calls and 1 s). The load average is printed at the
+start and at each row.
 """
 
 from __future__ import annotations
@@ -57,9 +58,11 @@ else:
     from benchmarks import array_kernels as ak
     quick = size != "default"
     if name == "logistic":
-        f, args, argnums = ak.logistic_loss, ak.logistic_problem(*((2000, 50) if quick else (10_000, 100))), 0
+        sizes = (2000, 50) if quick else (10_000, 100)
+        f, args, argnums = ak.logistic_loss, ak.logistic_problem(*sizes), 0
     else:
-        f, args, argnums = ak.mlp_loss, ak.mlp_problem(*((500, 50, 32, 10) if quick else (2000, 100, 64, 10))), (0, 1, 2, 3)
+        sizes = (500, 50, 32, 10) if quick else (2000, 100, 64, 10)
+        f, args, argnums = ak.mlp_loss, ak.mlp_problem(*sizes), (0, 1, 2, 3)
     cpu, wall = time.process_time(), time.perf_counter()
     gradient = srcad.grad(f, argnums, backend="numba")
     call = lambda: gradient(*args)

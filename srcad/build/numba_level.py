@@ -36,8 +36,8 @@ def numba_level(environ=os.environ) -> int:
     if not setting:
         return DEFAULT
     if setting not in {str(level) for level in LEVELS}:
-        raise SrcadError(f"SRCAD_NUMBA_OPT={setting!r} is not an optimization level srcad "
-                         "compiles at", construct="SRCAD_NUMBA_OPT",
+        raise SrcadError(f"{setting!r} is not an optimization level srcad compiles numba "
+                         "code at", construct="SRCAD_NUMBA_OPT",
                          hint="set it to 1, 2 (the default: quicker first compiles) or 3 "
                               "(numba's default: longer compiles, faster loops over arrays "
                               "of 3 or more dimensions), or unset it")
