@@ -11,7 +11,9 @@ srcad's generated code, srcad/build/numba_level.py) and `NUMBA_LOOP_VECTORIZE`. 
 wall-clock (and CPU time) from building the derivative to its first answer (srcad's
 transformation, numba's compile, the first call); "run": the best wall-clock of the
 derivative's later calls (at least 5 calls and 1 s). The load average is printed at the
-start and at each row.
+start and at each row. BLAS runs on one thread (`OPENBLAS_NUM_THREADS=1`, ...): on a loaded
+machine OpenBLAS's threads waiting for a core made one matrix product of the MLP's derivative
+take 36 ms instead of 0.25 ms in some processes and not others, whatever the level.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PORTS = {"gmm": ("gmm", "loops"), "gmm-vectorized": ("gmm", "vectorized"), "ht": ("ht", None),
          "particle": ("particle", None), "saddle": ("saddle", None), "lstm": ("lstm", None),
          "ba": ("ba", None)}
+ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                      "MKL_NUM_THREADS")}
 PROBLEMS = [*PORTS, "kalman", "logistic", "mlp"]
 LEVELS = {"3": {"SRCAD_NUMBA_OPT": "3"},
           "3-novec": {"SRCAD_NUMBA_OPT": "3", "NUMBA_LOOP_VECTORIZE": "0"},
@@ -81,7 +85,7 @@ print(json.dumps({"cold": wall, "cold_cpu": cpu, "run": best}))
 def measure(problem: str, level: str, size: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="srcad-levels-") as folder:
         env = dict(os.environ, SRCAD_CACHE_DIR=os.path.join(folder, "srcad"),
-                   NUMBA_CACHE_DIR=os.path.join(folder, "numba"), **LEVELS[level])
+                   NUMBA_CACHE_DIR=os.path.join(folder, "numba"), **ONE_THREAD, **LEVELS[level])
         done = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT), problem, size],
                               capture_output=True, text=True, env=env, timeout=1800)
     if done.returncode != 0:
