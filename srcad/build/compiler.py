@@ -229,7 +229,10 @@ def _kernel_of(module, name: str, cache: bool, level: int):
     for dispatcher in [kernel, *vars(module).values()]:  # with its srcad_jit helpers
         if isinstance(dispatcher, CPUDispatcher):
             _saved_when_possible(dispatcher)
-            at_level(dispatcher, level)
+            if dispatcher.py_func.__module__.startswith(f"srcad_l{LAYOUT}_"):
+                # generated here (not srcad's runtime, shared by the modules of every level:
+                # what it compiles on a kernel's behalf is at that kernel's level)
+                at_level(dispatcher, level)
     return kernel
 
 

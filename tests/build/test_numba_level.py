@@ -62,6 +62,12 @@ def test_each_level_reaches_numba_and_its_cache(tmp_path, monkeypatch):
     np.testing.assert_allclose(gradients[1], gradients[3], rtol=1e-13)
     modules = sorted(tmp_path.glob("srcad_*damped_wave*.py"))
     assert len(modules) == 2, modules  # one module per level: never loaded for another
+    # srcad's runtime helpers, shared by every level's modules, compile at their caller's
+    from srcad.runtime import numba_runtime
+
+    shared = [v for v in vars(numba_runtime).values()
+              if isinstance(v, numba.core.registry.CPUDispatcher)]
+    assert shared and not any(hasattr(d.compile, "srcad_level") for d in shared)
 
     # what a later process does: a new dispatcher of the level's module, read from the cache
     monkeypatch.setattr(compiler, "_kernels", {})
