@@ -110,7 +110,7 @@ def render(rows: dict, size: str, load: tuple) -> str:
              "`compile=\"background\"` (docs/speed_with_numba.md) a numba user's first "
              "derivatives come from the python backend (its cold column) while numba "
              f"compiles on a thread. numba compiled srcad's code at LLVM's -O{level} "
-             "(`SRCAD_NUMBA_OPT`, docs/speed_with_numba.md#the-optimization-level)"
+             "(`SRCAD_NUMBA_OPT`, docs/numba_first_compile.md#the-optimization-level)"
              f"{blas}.", "",
              "| eval | form | python cold | python warm | python stages (ms) "
              "| numba cold | numba warm |",
