@@ -92,11 +92,13 @@ def _library_rules_as_shipped():
 
 
 @pytest.fixture
-def optimized_numba():
-    """numba's LLVM optimizations at their level for users (3) while the test runs: for tests
-    that look at the optimized code (the suite compiles at -O2, see above)."""
+def optimized_numba(monkeypatch):
+    """LLVM's -O3 while the test runs, for numba's own compilations and srcad's generated code
+    (`SRCAD_NUMBA_OPT`): for tests that look at what LLVM makes of the code (the suite
+    compiles at -O2, see above)."""
     from numba.core import config
 
+    monkeypatch.setenv("SRCAD_NUMBA_OPT", "3")
     before = config.OPT
     config.OPT = config._OptLevel(3)
     yield
