@@ -2,18 +2,21 @@
 environment variable `SRCAD_NUMBA_OPT` says 1, 2 or 3 (read when srcad builds a function's
 numba code; any other value is refused).
 
-numba optimizes at `-O3` by default (`NUMBA_OPT`), and its `-O3` passes on the elementwise
-loops of multi-dimensional arrays take most of a first compile (a product of two 4-D arrays:
-seconds at `-O3`, a fraction of a second at `-O2`; docs/speed_with_numba.md has the
-measurements). numba reads its level (`numba.core.config.OPT`) each time it builds an LLVM pass
-manager, that is during every compilation: `at_level` makes a dispatcher compile with the
-level set, holding numba's compiler lock (no other compilation of the process, the user's own
-numba code on another thread, runs meanwhile and sees it) and putting numba's level back
-after. What the dispatcher's compilation compiles on the way (srcad's runtime helpers, the
-helper kernels it calls) is compiled at the same level. numba's disk cache does not key on
-the level: the level is part of each generated module's name (srcad/build/compiler.py), so
-code compiled at one level is never loaded for another, and a second process at the same
-level loads it without compiling. `-O0` is not offered: numba refuses to cache its code.
+numba optimizes at `-O3` by default (`NUMBA_OPT`), and its `-O3` passes on the elementwise loops
+of multi-dimensional arrays take most of a first compile (numba's loop for a product of two 4-D
+arrays: about 20 s at `-O3`, 1.5 s at `-O2`), for run times the same or up to a third slower
+(docs/numba_first_compile.md has the measurements). numba reads its level
+(`numba.core.config.OPT`) each time it builds an LLVM pass manager, that is during every
+compilation: `at_level` makes a dispatcher compile with the level set, holding numba's compiler
+lock (no other compilation of the process, the user's own numba code on another thread, runs
+meanwhile and sees it) and putting numba's level back after. What the dispatcher's compilation
+compiles on the way (srcad's runtime helpers, the helper kernels it calls) is compiled at the
+same level; code numba already has (a runtime helper compiled for another kernel, read from
+numba's cache) is linked into the kernel and optimized again with it, at the kernel's level.
+numba's disk cache does not key on the level: the level is part of each generated module's name
+(srcad/build/compiler.py), so code compiled at one level is never loaded for another, and a
+second process at the same level loads it without compiling. `-O0` is not offered: numba refuses
+to cache its code.
 
 >>> numba_level({"SRCAD_NUMBA_OPT": "3"}), numba_level({})
 (3, 2)
