@@ -3,9 +3,9 @@ environment variable `SRCAD_NUMBA_OPT` says 1, 2 or 3 (read when srcad builds a 
 numba code; any other value is refused).
 
 numba optimizes at `-O3` by default (`NUMBA_OPT`), and its `-O3` passes on the elementwise loops
-of multi-dimensional arrays take most of a first compile (numba's loop for a product of two 4-D
-arrays: about 20 s at `-O3`, 1.5 s at `-O2`), for run times the same or up to a third slower
-(docs/numba_first_compile.md has the measurements). numba reads its level
+of multi-dimensional arrays take most of whole-array code's first compile (numba's loop for a
+product of two 4-D arrays: about 20 s at `-O3`, 1.5 s at `-O2`), for run times the same or up to
+a third slower (docs/numba_first_compile.md has the measurements). numba reads its level
 (`numba.core.config.OPT`) each time it builds an LLVM pass manager, that is during every
 compilation: `at_level` makes a dispatcher compile with the level set, holding numba's compiler
 lock (no other compilation of the process, the user's own numba code on another thread, runs
