@@ -35,13 +35,14 @@ RUN_CACHE = tempfile.mkdtemp(prefix="srcad-test-run-") if OWNS_RUN_CACHE else _I
 os.environ["SRCAD_TEST_RUN_CACHE"] = RUN_CACHE
 os.environ["SRCAD_CACHE_DIR"] = os.path.join(RUN_CACHE, "srcad")
 os.environ["NUMBA_CACHE_DIR"] = os.path.join(RUN_CACHE, "numba")
-# numba compiles the tests' programs at LLVM's -O2 (`NUMBA_OPT=2`, numba's default is 3): the
-# tests check what the generated code computes, not how fast it runs, and compiling is most of
-# the suite's time (a fused 4-D derivative: 30 s at -O3, 12 s at -O2; -O3's loop passes on 4-D
-# elementwise loops). IEEE arithmetic is the same at every level; -O0 would be cheaper still but
-# keeps addresses in the code that numba refuses to cache (srcad's disk cache, shared by the
-# test workers). Tests about what LLVM makes of the code (SIMD lane loops) compile at -O3 with
-# the `optimized_numba` fixture. `NUMBA_OPT=3 make test-all` runs the suite as users compile.
+# srcad compiles its generated code at LLVM's -O2 (srcad/build/numba_level.py; SRCAD_NUMBA_OPT),
+# and numba compiles the tests' other programs (their own numba functions, the primals the
+# GradBench ports compile) at -O2 too (`NUMBA_OPT=2`, numba's default is 3): the tests check
+# what the code computes, not how fast it runs, and compiling is most of the suite's time.
+# IEEE arithmetic is the same at every level; -O0 would be cheaper still but keeps addresses in
+# the code that numba refuses to cache (srcad's disk cache, shared by the test workers). Tests
+# about what LLVM makes of the code (SIMD lane loops) compile at -O3 with the `optimized_numba`
+# fixture. `SRCAD_NUMBA_OPT=3 NUMBA_OPT=3 make test-all` runs the suite at numba's default level.
 os.environ.setdefault("NUMBA_OPT", "2")
 
 # numba reads NUMBA_CACHE_DIR once, at import (srcad reads SRCAD_CACHE_DIR at each compile)
@@ -91,11 +92,13 @@ def _library_rules_as_shipped():
 
 
 @pytest.fixture
-def optimized_numba():
-    """numba's LLVM optimizations at their level for users (3) while the test runs: for tests
-    that look at the optimized code (the suite compiles at -O2, see above)."""
+def optimized_numba(monkeypatch):
+    """LLVM's -O3 while the test runs, for numba's own compilations and srcad's generated code
+    (`SRCAD_NUMBA_OPT`): for tests that look at what LLVM makes of the code (the suite
+    compiles at -O2, see above)."""
     from numba.core import config
 
+    monkeypatch.setenv("SRCAD_NUMBA_OPT", "3")
     before = config.OPT
     config.OPT = config._OptLevel(3)
     yield

@@ -29,6 +29,7 @@ from srcad.build.numba_constants import (
     kernel_wrapper,
     library_binding,
 )
+from srcad.build.numba_level import at_level, numba_level
 from srcad.build.numba_lines import origin_comment, user_line
 from srcad.errors import SrcadError
 from srcad.runtime import LAYOUT
@@ -73,6 +74,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         raise SrcadError("the numba backend needs numba", construct="backend='numba'",
                          hint="pip install 'srcad[numba]'") from None
     compile_notice.install()  # a slow first compilation says so, once
+    level = numba_level()  # LLVM's -O level (srcad/build/numba_level.py)
     header = [*origin_comment(origin), *_runtime_imports(free_names, namespace)]
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
@@ -98,20 +100,20 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
         lines += [f"from {imported[n]} import {n}" for n in needs]
         text = "\n".join(lines + ["", *_bound_globals(free, namespace, origin)]) \
             + "\n\n\n" + body
-        path = _module_path("helpers", text, numba.__version__)
+        path = _module_path("helpers", text, numba.__version__, level)
         modules.append((path, text))
         imported.update({n: path.stem for n in names})
     header += [f"from {imported[n]} import {n}" for n in sorted(imported)]
     header.append("")
     header += _bound_globals(free_names - set(defined_in(helpers)), namespace, origin)
     text = "\n".join(header) + "\n\n\n" + source
-    path = _module_path(name, text, numba.__version__)
+    path = _module_path(name, text, numba.__version__, level)
     with _modules_lock:  # threads compiling the same code share one module and one kernel
         kernel = _kernels.get(path)
         if kernel is None:
             for helper_path, helper_text in modules:  # imported by the modules after it
                 _module(helper_path, helper_text)
-            kernel = _kernels[path] = _kernel_of(_module(path, text), name, cache)
+            kernel = _kernels[path] = _kernel_of(_module(path, text), name, cache, level)
     return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
 
 
@@ -191,11 +193,11 @@ def _bound_globals(free_names: set, namespace: dict, origin: str) -> list:
     return header
 
 
-def _module_path(name: str, text: str, numba_version: str) -> Path:
+def _module_path(name: str, text: str, numba_version: str, level: int) -> Path:
     """Where the module of `text` is written: named by its digest and the options numba's
     cache ignores (code it compiled from srcad's runtime modules: a module of another
-    layout of srcad, its runtime imported from elsewhere, is never read)."""
-    options = (f"{numba_version} fastmath={sorted(FASTMATH)} nogil "
+    layout of srcad, its runtime imported from elsewhere, is never read; LLVM's level)."""
+    options = (f"{numba_version} fastmath={sorted(FASTMATH)} nogil opt={level} "
                f"runtime={_runtime_digest()} layout={LAYOUT} srcad={__version__}")
     digest = hashlib.sha256((text + options).encode()).hexdigest()[:16]
     folder = cache_dir()
@@ -223,7 +225,7 @@ def _module(path: Path, text: str):
     return module
 
 
-def _kernel_of(module, name: str, cache: bool = True):
+def _kernel_of(module, name: str, cache: bool, level: int):
     import numba
     from numba.core.registry import CPUDispatcher
     # nogil: srcad.scale.parallel runs chunks of rows on threads at once
@@ -231,6 +233,10 @@ def _kernel_of(module, name: str, cache: bool = True):
     for dispatcher in [kernel, *vars(module).values()]:  # with its srcad_jit helpers
         if isinstance(dispatcher, CPUDispatcher):
             _saved_when_possible(dispatcher)
+            if dispatcher.py_func.__module__.startswith(f"srcad_l{LAYOUT}_"):
+                # generated here (not srcad's runtime, shared by the modules of every level:
+                # what it compiles on a kernel's behalf is at that kernel's level)
+                at_level(dispatcher, level)
     return kernel
 
 
