@@ -1,8 +1,11 @@
-"""A negative number raised to a power, `(-2) ** k`, stays `(-2) ** k` in the generated code:
-the simplifier folds `(-2)` into the constant -2, and Python's printers (astor, ast.unparse)
-print a negative constant base without parentheses, `-2 ** k`, which Python reads as
-`-(2 ** k)`: every even k flipped the derivative's sign. Checked against central
-differences in reverse, forward and second order."""
+"""Powers with constant parts. A negative number raised to a power, `(-2) ** k`, stays
+`(-2) ** k` in the generated code: the simplifier folds `(-2)` into the constant -2, and
+Python's printers (astor, ast.unparse) print a negative constant base without parentheses,
+`-2 ** k`, which Python reads as `-(2 ** k)`: every even k flipped the derivative's sign.
+Checked against central differences in reverse, forward and second order. A power with the
+exponent 0 written out, `x ** 0`, `np.power(x, 0.0)`, is the constant 1 (NumPy's 0 ** 0 too):
+derivative 0 at x = 0, where the power rule's `0 * x ** -1` was NaN (and forward mode's NaN
+reached every lane)."""
 
 import gast
 import numpy as np
@@ -61,3 +64,30 @@ def test_series_in_negative_powers_numba_second_order():
     hessian = central(lambda z: central(series_in_float_powers, z, h=1e-5), x, h=1e-5)
     np.testing.assert_allclose(srcad.hessian(series_in_float_powers, x, backend="numba"),
                                hessian, rtol=1e-4, atol=1e-4)
+
+
+ZERO_EXPONENTS = {
+    "operator_int": lambda x: np.sum(x ** 0 * x ** 2),
+    "np_power_int": lambda x: np.sum(np.power(x, 0) * x ** 2),
+    "np_power_float": lambda x: np.sum(np.power(x, 0.0) * x ** 2),
+    "element": lambda x: x[0] ** 0 * x[1] + x[0] ** 2 * x[2],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_EXPONENTS))
+def test_zero_exponent_at_zero_every_mode(name):
+    f = ZERO_EXPONENTS[name]
+    x = np.array([0.0, 1.0, 2.0])
+    want = central(f, x)
+    np.testing.assert_allclose(srcad.grad(f)(x), want, atol=1e-8)
+    np.testing.assert_allclose(srcad.jacfwd(f)(x), want, atol=1e-8)
+    hessian = central(lambda z: central(f, z, h=1e-5), x, h=1e-5)
+    np.testing.assert_allclose(srcad.hessian(f, x), hessian, atol=1e-4)
+
+
+@pytest.mark.slow
+def test_zero_exponent_at_zero_numba():
+    f = ZERO_EXPONENTS["np_power_float"]
+    x = np.array([0.0, 1.0, 2.0])
+    np.testing.assert_allclose(srcad.grad(f, backend="numba")(x), central(f, x), atol=1e-8)
+    np.testing.assert_allclose(srcad.jacfwd(f, backend="numba")(x), central(f, x), atol=1e-8)
