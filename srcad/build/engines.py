@@ -21,7 +21,7 @@ from srcad.build.engine_slots import InputCopy, Slot, _spec, refuse_written_cons
 from srcad.build.output_restore import OutputRestore
 from srcad.build.pipeline import Request
 from srcad.build.running import call_generated, kept_tapes, tape_buffers
-from srcad.errors import SrcadError
+from srcad.errors import WRAPPER, SrcadError
 from srcad.frontend.lambdas import function_name
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
 
@@ -331,7 +331,7 @@ def scalar_as_array(f, nargs: int, position):
         called += "_"
     name = f"{called}_of_array"
     source = f"def {name}({', '.join(params)}):\n    return {called}({call})\n"
-    filename = f"<srcad wrapper {name} #{next(_wrapper_counter)}>"
+    filename = f"{WRAPPER}{name} #{next(_wrapper_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     # math and np as the numba backend embeds them (an inlined f's own module names are then
     # these, not aliases numba code could not read)
