@@ -211,3 +211,16 @@ def test_a_refusal_of_f_of_a_float_tells_no_call_of_srcads_and_no_name_of_its(ca
     assert caught.value.filename == __file__ or f"{__file__}:" in text
     for internal in ("srcad wrapper", "_of_array", "arg0", "called from"):
         assert internal not in text
+
+
+def nan_mean_of_a_pair(x):
+    return np.nanmean((x, x + 2))
+
+
+def test_a_second_order_refusal_of_f_of_a_float_is_at_a_line_of_f():
+    # it was put at line 2 of the user's file: the line of srcad's wrapper `return f(arg0[0])`
+    with pytest.raises(SrcadError) as caught:
+        srcad.hessian(nan_mean_of_a_pair, 0.3)
+    first = nan_mean_of_a_pair.__code__.co_firstlineno
+    assert f"{__file__}:" in str(caught.value)
+    assert caught.value.problems[0].line in (first, first + 1)
