@@ -304,8 +304,11 @@ def _forward(f, mode, compiled, flat, args, batched, call):
     width, stacked = compiled.request.width, compiled.request.stacked
     if call is not None:
         call.finish()
-    if type(value) is float and compiled.request.backend == "numba":
-        value = _numba_float(value, args)
+    if compiled.request.backend == "numba":
+        if type(value) is float:
+            value = _numba_float(value, args)
+        elif type(value) is tuple:  # each float of a tuple too (its tangent takes its type)
+            value = tuple(_numba_float(v, args) if type(v) is float else v for v in value)
     array_out = isinstance(value, np.ndarray)
     if compiled.tuple_return and tangents:  # one tangent per element of the tuple returned
         return _tuple_tangents(value, tangents, batched, width, stacked, mode)
