@@ -341,6 +341,10 @@ TUPLES = {
     "dist": lambda x: math.dist((x, 0.0), (1.0, x)),
     "hypot_star": lambda x: math.hypot(*(x, 2 * x + 1)),
     "nested_tuple": lambda x: np.sum(np.array(((x, 1.0), (2.0, x)))) * x,
+    "sum_of_rows": lambda x: np.sum(((x, 1.0), (2.0, x * x))),
+    "det_of_rows": lambda x: np.linalg.det(((x, 1.0), (2.0, x * x))),
+    "std_of_rows": lambda x: np.std(((x, 1.0), (2.0, x * x))),
+    "mean_of_rows_axis": lambda x: np.sum(np.mean(((x, 1.0), (2.0, x * x)), axis=0) ** 2),
 }
 MODES = ("value_and_grad", "grad", "jacfwd", "jacrev", "pushforward", "gradient_forward",
          "gradient_reverse", "prepared_gradient", "second_derivative", "hessian")
