@@ -13,7 +13,7 @@ import warnings
 import gast
 
 from srcad.frontend.ast_conversion import to_ast
-from srcad.frontend.syntax import COMMENT_PREFIX
+from srcad.frontend.syntax import COMMENT_PREFIX, negative_bases_parenthesized
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -30,7 +30,7 @@ def to_source(tree: gast.AST) -> str:
     >>> to_source(gast.parse("x = 1")).strip()
     'x = 1'
     """
-    node = _negative_bases_parenthesized(to_ast(tree))  # gast_to_ast, faster (ast_conversion.py)
+    node = negative_bases_parenthesized(to_ast(tree))  # gast_to_ast, faster (ast_conversion.py)
     if astor is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -38,25 +38,6 @@ def to_source(tree: gast.AST) -> str:
     else:
         text = ast.unparse(node) + "\n"
     return _comments(text)
-
-
-def _negative_bases_parenthesized(node: ast.AST) -> ast.AST:
-    """`node` with each negative number that is the base of a power written as a negation
-    (`-(2)`): astor and ast.unparse print `Constant(-2) ** k` as `-2 ** k`, which Python reads
-    as `-(2 ** k)` (the simplifier folds `(-2)` into the constant -2).
-
-    >>> tree = gast.parse("y = 2 ** k")
-    >>> tree.body[0].value.left.value = -2
-    >>> to_source(tree).strip()
-    'y = (-2) ** k'
-    """
-    for parent in ast.walk(node):
-        if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Pow):
-            base = parent.left
-            if isinstance(base, ast.Constant) and type(base.value) in (int, float, complex) \
-                    and (base.value.real < 0 or str(base.value).startswith("-")):
-                parent.left = ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-base.value))
-    return node
 
 
 def _comments(text: str) -> str:

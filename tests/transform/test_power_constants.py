@@ -14,6 +14,7 @@ from helpers.differences import central
 
 import srcad
 from srcad.build.codegen import to_source
+from srcad.frontend.syntax import unparse_expr
 
 
 def times_power_of_minus_two(x, k):
@@ -39,6 +40,9 @@ def test_a_negative_constant_base_is_printed_in_parentheses():
     tree.body[0].value.left.value = -2  # the constant the simplifier folds `(-2)` into
     assert to_source(tree).strip() == "y = (-2) ** k"
     assert eval(to_source(tree).strip()[4:], {"k": 2}) == 4
+    # and in the texts refusals quote (numba's run-time refusal of `(-2) ** -k` read
+    # `-2 ** (-k)`, which is not what the user wrote)
+    assert unparse_expr(tree.body[0].value) == "(-2) ** k"
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
