@@ -141,6 +141,7 @@ def factorial_rebound(x, k):
     return x * (n % 1000003)
 
 
+@pytest.mark.slow  # compiles numba code for two functions: make test-all
 @pytest.mark.parametrize("f, text", [(factorial_times, "n \\*= j"),
                                      (factorial_rebound, "n \\* j")])
 def test_an_int_product_beyond_int64_is_refused_on_numba(f, text):
