@@ -14,7 +14,10 @@ Without `--arrays` (`generate`), a program of such blocks alone; with `--shapes
 numpy-semantics,int-overflow` it also adds, from a stream of its own (`random.Random(f"int
 overflow {seed}")`), a term whose int power Python computes and numba's int64 cannot (`2 **
 -(k + 1)`, `3 ** (k + 40)`), which numba must refuse at run time naming the line, or one
-that stays within int64 (`2 ** (k + 20)`), which it must compute. The block draws from its own
+that stays within int64 (`2 ** (k + 20)`), which it must compute; and, for half the programs
+(a stream `random.Random(f"int product {seed}")`), a factorial kept across statements
+(`n *= j` or `n = n * j` up to 15! or 22!), which numba must compute or refuse at run time
+naming the line. The block draws from its own
 stream, `random.Random(f"numpy semantics {seed}")`, so the rest of the program is the one the
 seed gave. A mixin of `generator.Generator`.
 """
@@ -38,6 +41,11 @@ POWERS = ["2 ** {k}", "({k} + 1) ** 3", "{k} ** 2", "3 ** ({k} + 1)", "2.0 ** -{
 # cannot compute as Python does (refused at run time), and one within int64
 OVERFLOWS = ["x[0] * 2 ** -({k} + 1)", "x[-1] * ((3 ** ({k} + 40)) % 7)",
              "x[0] * x[-1] * ((2 ** ({k} + 20)) % 5)"]
+
+
+# an int product kept across statements, up to 15! (within int64) or 22! (beyond: numba
+# must refuse it at run time naming the line)
+PRODUCTS = ["n_product *= j_product", "n_product = n_product * j_product"]
 
 
 class NumpySemanticsGrammar:
@@ -96,6 +104,13 @@ def generate(seed: int, overflow: bool = False) -> Program:
         terms.append("np.sum(x * x)")
     if overflow:  # its own stream: the program above is the one the seed gave
         terms.append(random.Random(f"int overflow {seed}").choice(OVERFLOWS).format(k="len(x)"))
+        products = random.Random(f"int product {seed}")
+        if products.random() < 0.5:  # a product kept across statements: a factorial
+            update = products.choice(PRODUCTS)
+            body += ["n_product = 1",
+                     f"for j_product in range(1, len(x) + {products.choice([10, 17])}):"]
+            body += indent([update])
+            terms.append("x[0] * (n_product % 1000003) * 1e-6")
     body.append(f"return ({' + '.join(terms)}) * a")
     source = PRELUDE + "\n\n" + "\n".join(["def f(x, W, a, idx):"] + indent(body)) + "\n"
     args = [ArgKind("dup", "x", (n,)), ArgKind("dup", "W", (m, n)), ArgKind("active", "a"),

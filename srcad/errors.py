@@ -26,6 +26,11 @@ def surfaced(err: BaseException) -> BaseException:
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
+# the file names of the plain functions srcad writes around an f of a float
+# (srcad/build/engines.py: scalar_as_array)
+WRAPPER = "<srcad wrapper "
+
+
 def _is_srcads_own(filename) -> bool:
     """Is `filename` a file of srcad's own package (its runtime helpers)?"""
     return bool(filename) and not filename.startswith("<") \
@@ -79,6 +84,9 @@ class SrcadError(Exception):
                                hint=p.hint, context=p.context)
                 copy.node = p.node
                 problems.append(copy)
+                continue
+            if filename.startswith(WRAPPER):  # srcad's call of f (a float x as an array):
+                problems.append(p)  # the user called f; no caller of theirs to name
                 continue
             where = f"line {line}" if filename == p.filename else \
                 f"{os.path.basename(filename)}:{line}"

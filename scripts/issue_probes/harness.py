@@ -18,7 +18,8 @@ import numpy as np
 
 import srcad
 
-INTERNAL = re.compile(r"_bar\b|_dot\b|<srcad|_poly_cs|\bxs_\d|_reverse #|srcad/")
+INTERNAL = re.compile(r"_bar\b|_dot\b|<srcad|_poly_cs|\bxs_\d|_reverse #|srcad/|\b[a-z]\w*_v\d+\b"
+                      r"|\barg\d+\[0\]|_of_array\b")
 
 
 @dataclass

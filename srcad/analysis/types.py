@@ -299,7 +299,7 @@ class Types(TypeRefusals):
         rule = select_rule(self.norm, e, call, ranks)  # refuses what has no rule, by name
         for o, p in zip(call.operands, rule.partials):
             if self.check and p is not None and isinstance(o, (gast.Tuple, gast.List)) \
-                    and any(is_float_like(self.of(v)) for v in o.elts):
+                    and any(is_float_like(self.of(v)) for v in _literal_leaves(o)):
                 raise self.norm.parsed.error(  # its derivative would silently be 0
                     o, "tuple", f"`{S.unparse_expr(o)}` passed to `{call.info.name}` holds "
                     "values srcad does not make an array of", hint="pass np.array([...]) "
@@ -395,3 +395,12 @@ def _is_int_dtype(node) -> bool:
 __all__ = ["BOOL", "FLOAT", "INT", "NONE", "OTHER", "RANGE", "SHAPE", "Array", "Stack", "Types",
            "index_kind", "is_differentiable", "is_float_like", "is_new_axis", "join",
            "refuse_active_opaque_calls", "stack_call", "type_of_value"]
+
+
+def _literal_leaves(literal) -> list:
+    """The values of a tuple or list literal, nested literals opened (`((x, 1.0), (2.0, y))`:
+    x, 1.0, 2.0, y)."""
+    leaves = []
+    for e in literal.elts:
+        leaves += _literal_leaves(e) if isinstance(e, (gast.Tuple, gast.List)) else [e]
+    return leaves

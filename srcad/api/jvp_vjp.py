@@ -42,6 +42,7 @@ from srcad.api.primals import (
     tree_copy,
 )
 from srcad.build.differentiate import autodiff
+from srcad.build.transform_outputs import in_input_dtype
 from srcad.errors import ArgumentError
 
 
@@ -178,7 +179,7 @@ def _like_output(tangent, value):
         return tuple(_like_output(t, v) for t, v in zip(tangent, value))
     if isinstance(value, np.ndarray):
         return np.asarray(tangent, dtype=value.dtype).reshape(value.shape)
-    return float(tangent)
+    return in_input_dtype(float(tangent), value)  # an np.float32 value: an np.float32 tangent
 
 
 def _sequence(values, what):

@@ -13,7 +13,7 @@ import warnings
 import gast
 
 from srcad.frontend.ast_conversion import to_ast
-from srcad.frontend.syntax import COMMENT_PREFIX
+from srcad.frontend.syntax import COMMENT_PREFIX, negative_bases_parenthesized
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -30,7 +30,7 @@ def to_source(tree: gast.AST) -> str:
     >>> to_source(gast.parse("x = 1")).strip()
     'x = 1'
     """
-    node = to_ast(tree)  # gast.gast_to_ast's tree, made faster (ast_conversion.py)
+    node = negative_bases_parenthesized(to_ast(tree))  # gast_to_ast, faster (ast_conversion.py)
     if astor is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)

@@ -264,17 +264,37 @@ def _lanes_in_chunks(f, mode, args, backend, refusal):
     are refused (numba; the python backend beyond UNROLL_MAX_WIDTH lanes): the lanes run in
     chunks of at most UNROLL_MAX_WIDTH unrolled lanes, one call per chunk. Tangents are
     linear in the seeds, so the chunks' tangents, joined, are the batch's. A function that
-    writes its arguments would run its primal once per chunk: refused as before."""
+    writes its arguments runs each chunk on copies of the arrays it writes, which then take
+    the values f left in the first chunk's copies: written once, as by one call."""
     width = len(next(a.shadows for a in args if isinstance(a, BatchDuplicated)))
+    copies: dict = {}  # position -> (the caller's array, the first chunk's copy)
 
     def chunk(start):
-        return [BatchDuplicated(a.value, a.shadows[start:start + UNROLL_MAX_WIDTH])
-                if isinstance(a, BatchDuplicated) else a for a in args]
+        out = []
+        for k, a in enumerate(args):
+            value = a.value if isinstance(a, Annotation) else a
+            if k in written and isinstance(value, np.ndarray):
+                value = value.copy()
+                copies.setdefault(k, (a.value if isinstance(a, Annotation) else a, value))
+            if isinstance(a, BatchDuplicated):
+                out.append(BatchDuplicated(value, a.shadows[start:start + UNROLL_MAX_WIDTH]))
+            elif isinstance(a, Annotation):
+                out.append(a if value is a.value else type(a)(value))
+            else:
+                out.append(value)
+        return out
+    written = frozenset()
     first = _arguments(f, mode, chunk(0), "unrolled", backend)
-    if _compiled(f, first.request(mode, backend)).written:
-        raise surfaced(refusal) from None
+    written = _compiled(f, first.request(mode, backend)).written
+    copies.clear()
+    if any(not isinstance(a.value if isinstance(a, Annotation) else a, np.ndarray)
+           or (isinstance(a, Annotation) and type(a) not in (BatchDuplicated, Const))
+           for k, a in enumerate(args) if k in written):
+        raise surfaced(refusal) from None  # a written argument chunks cannot copy
     parts = [autodiff(mode, f, *chunk(start), batch="unrolled", backend=backend)
              for start in range(0, width, UNROLL_MAX_WIDTH)]
+    for original, written_copy in copies.values():  # f's writes, once
+        original[...] = written_copy
     tangents = [p[0] if mode.with_primal else p for p in parts]
     if tangents[0] is None:
         joined = None
@@ -304,8 +324,11 @@ def _forward(f, mode, compiled, flat, args, batched, call):
     width, stacked = compiled.request.width, compiled.request.stacked
     if call is not None:
         call.finish()
-    if type(value) is float and compiled.request.backend == "numba":
-        value = _numba_float(value, args)
+    if compiled.request.backend == "numba":
+        if type(value) is float:
+            value = _numba_float(value, args)
+        elif type(value) is tuple:  # each float of a tuple too (its tangent takes its type)
+            value = tuple(_numba_float(v, args) if type(v) is float else v for v in value)
     array_out = isinstance(value, np.ndarray)
     if compiled.tuple_return and tangents:  # one tangent per element of the tuple returned
         return _tuple_tangents(value, tangents, batched, width, stacked, mode)

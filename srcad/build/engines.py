@@ -21,7 +21,7 @@ from srcad.build.engine_slots import InputCopy, Slot, _spec, refuse_written_cons
 from srcad.build.output_restore import OutputRestore
 from srcad.build.pipeline import Request
 from srcad.build.running import call_generated, kept_tapes, tape_buffers
-from srcad.errors import SrcadError
+from srcad.errors import WRAPPER, SrcadError
 from srcad.frontend.lambdas import function_name
 from srcad.transform.tapes import FLOAT_TAPE, INT_TAPE
 
@@ -324,14 +324,29 @@ def scalar_as_array(f, nargs: int, position):
     srcad can differentiate it, inlining f): operators that need an array input use it for
     float inputs. `position` is one argument's position or a tuple of them."""
     positions = (position,) if isinstance(position, int) else position
+    return _wrapper(f, nargs, positions, "{}[0]", "of_array")
+
+
+@functools.lru_cache(maxsize=None)
+def input_copied(f, nargs: int, position: int):
+    """A plain function `g(..., x, ...) = f(..., x.copy(), ...)` with real source: second
+    order by reverse over forward of an f that writes elements of its input x differentiates
+    it (the operators leave the caller's x as it was, as forward over reverse does)."""
+    return _wrapper(f, nargs, (position,), "{}.copy()", "of_a_copy")
+
+
+def _wrapper(f, nargs: int, positions: tuple, argument: str, suffix: str):
+    """`def f_<suffix>(arg0, ...): return f(...)`, the arguments at `positions` passed as
+    `argument` spells them, compiled from source srcad can read (its file is a WRAPPER)."""
     params = [f"arg{i}" for i in range(nargs)]
-    call = ", ".join(f"{p}[0]" if i in positions else p for i, p in enumerate(params))
+    call = ", ".join(argument.format(p) if i in positions else p
+                     for i, p in enumerate(params))
     called = function_name(f)  # a lambda's `__name__` is `<lambda>`
     if keyword.iskeyword(called):  # `lambda`, a lambda whose text cannot be read
         called += "_"
-    name = f"{called}_of_array"
+    name = f"{called}_{suffix}"
     source = f"def {name}({', '.join(params)}):\n    return {called}({call})\n"
-    filename = f"<srcad wrapper {name} #{next(_wrapper_counter)}>"
+    filename = f"{WRAPPER}{name} #{next(_wrapper_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     # math and np as the numba backend embeds them (an inlined f's own module names are then
     # these, not aliases numba code could not read)

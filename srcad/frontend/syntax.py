@@ -257,8 +257,29 @@ def substitute_stmt(stmt: Node, mapping: dict) -> Node:
     return _Substituter(mapping).visit(clone(stmt))
 
 
+def negative_bases_parenthesized(node: ast.AST) -> ast.AST:
+    """`node` (an ast tree, changed in place) with each negative number that is the base of a
+    power written as a negation: astor and ast.unparse print `Constant(-2) ** k` as
+    `-2 ** k`, which Python reads as `-(2 ** k)` (the simplifier folds `(-2)` into the
+    constant -2).
+
+    >>> tree = ast.parse("y = 2 ** k")
+    >>> tree.body[0].value.left.value = -2
+    >>> ast.unparse(negative_bases_parenthesized(tree))
+    'y = (-2) ** k'
+    """
+    for parent in ast.walk(node):
+        if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Pow):
+            base = parent.left
+            if isinstance(base, ast.Constant) and type(base.value) in (int, float, complex) \
+                    and (base.value.real < 0 or str(base.value).startswith("-")):
+                parent.left = ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-base.value))
+    return node
+
+
 def unparse_expr(node: Node) -> str:
-    return ast.unparse(to_ast(gast.Expression(body=node)))  # new nodes: `node` stays as it is
+    # new nodes: `node` stays as it is
+    return ast.unparse(negative_bases_parenthesized(to_ast(gast.Expression(body=node))))
 
 
 def unparse_header(stmt: Node) -> str:
@@ -267,7 +288,7 @@ def unparse_header(stmt: Node) -> str:
         stmt = copy.copy(stmt)
         stmt.body, stmt.orelse = [gast.Pass()], []
     tree = ast.fix_missing_locations(to_ast(gast.Module(body=[stmt], type_ignores=[])))
-    return ast.unparse(tree).split("\n")[0].rstrip(":")
+    return ast.unparse(negative_bases_parenthesized(tree)).split("\n")[0].rstrip(":")
 
 
 def loaded_names(node: Node) -> set[str]:

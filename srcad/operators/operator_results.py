@@ -16,7 +16,7 @@ from srcad.annotations import Cache, Constant, Output
 from srcad.build.differentiate import _target
 from srcad.build.running import explain_error
 from srcad.build.transform_outputs import in_input_dtype
-from srcad.errors import RunTimeRefusal, SrcadError
+from srcad.errors import WRAPPER, RunTimeRefusal, SrcadError
 
 
 def lower_precision(x) -> bool:
@@ -43,9 +43,6 @@ def explained(err, f, args) -> BaseException:
     except (SrcadError, type(err)) as raised:
         return raised
     return err
-
-
-WRAPPER = "<srcad wrapper "  # engines.scalar_as_array's file names
 
 
 _GENERATED_AT = re.compile(r"(<srcad [^>]*>):(\d+): ")
@@ -91,10 +88,29 @@ def user_located(err: SrcadError, f) -> SrcadError:
     problems = []
     for p in err.problems:
         if (p.filename or "").startswith(WRAPPER) or _unplaced_numba(p):
-            p = type(p)(p.message, filename=code.co_filename, line=code.co_firstlineno,
-                        construct=p.construct, hint=p.hint)
+            p = type(p)(_in_users_names(p.message, code), filename=code.co_filename,
+                        line=code.co_firstlineno, construct=p.construct, hint=p.hint)
         problems.append(p)
     if len(problems) == 1:
         return problems[0]
     return SrcadError.combine(problems, function=getattr(_target(f), "__name__", None),
                               filename=code.co_filename)
+
+
+_WRAPPER_ARGUMENT = re.compile(r"\barg(\d+)(?:\[0\])?")
+
+
+def _in_users_names(message: str, code) -> str:
+    """`message` about srcad's wrapper `g(arg0) = f(arg0[0])` in the names of f's own
+    parameters: `f(arg0[0])` reads `f(x)`.
+
+    >>> def f(x, n): pass
+    >>> _in_users_names("`f(arg0[0], arg1)` holds a value", f.__code__)
+    '`f(x, n)` holds a value'
+    """
+    names = code.co_varnames[:code.co_argcount]
+
+    def name(found):
+        k = int(found.group(1))
+        return names[k] if k < len(names) else found.group(0)
+    return _WRAPPER_ARGUMENT.sub(name, message)

@@ -84,7 +84,12 @@ def operator_entry(operator):
                 if is_container(a):  # x is a dict, list or tuple of parameters
                     return container_operator(operator.__name__, f, args, options)
             if tuple_outputs and returns_tuple(f):
-                return container_operator(operator.__name__, f, args, options)
+                result = container_operator(operator.__name__, f, args, options)
+                if isinstance(result, Prep) or options.get("out") is not None:
+                    return result
+                # one derivative per value returned, each in x's dtype (float32 in, out)
+                x = next((a for a in args if type(a) not in _CONTEXTS), None)
+                return in_dtype(operator.__name__, result, x)
             result = operator(f, *args, **options)
             if isinstance(result, Prep):  # a preparation: how to make it again (Prep.refresh)
                 result.remake = functools.partial(operator, f, **options)

@@ -24,7 +24,7 @@ import weakref
 import numpy as np
 
 from srcad.build.differentiate import _compiled
-from srcad.build.engines import ReverseEngine, Slot, _spec
+from srcad.build.engines import ReverseEngine, Slot, _spec, input_copied
 from srcad.build.pipeline import Request
 from srcad.errors import ArgumentError, SecondOrderRefusal, SrcadError
 from srcad.frontend.source_functions import compile_source
@@ -136,7 +136,16 @@ class ReverseOverForwardEngine:
                                                            lift_loops=False))
         except SrcadError as err:  # f's own forward mode: its refusal, without a mode hint
             raise forward_mode_refused(err) from None
-        refuse_written_input(self.forward, slots, f)
+        written = [k for k, s in enumerate(slots) if s.role == "x" and k in self.forward.written]
+        if written:  # f writes elements of x: differentiate f of a copy of x
+            f = input_copied(f, len(slots), written[0])
+            origin = f.__code__.co_filename
+            try:
+                self.forward = _compiled(f, Request("forward", specs, backend="python",
+                                                    lift_loops=False))
+            except SrcadError as err:
+                raise forward_mode_refused(err) from None
+            refuse_written_input(self.forward, slots, f)
         tangent = tangent_function(self.forward, origin)
         self.direction = np.zeros_like(next(s.value for s in slots if s.role == "x"))
         self.gradient_pass, self.gradient = None, None

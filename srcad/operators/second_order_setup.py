@@ -97,7 +97,9 @@ def _engine(operator, f, target, inner, width, backend, mode, chosen):
             # stands, unless forward mode refuses f itself (a custom_vjp function), which
             # names f's own construct. A second-order refusal of a rule (the reverse rule of
             # a custom_jvp function) also goes on to reverse over forward
-            origin = getattr(getattr(f, "__code__", None), "co_filename", "")
+            # the file of the code differentiated: srcad's wrapper of an f of a float, whose
+            # lines are the wrapper's (the refusal is then put at f's def: user_located)
+            origin = getattr(getattr(target, "__code__", None), "co_filename", "")
             if not all((e.filename or "").startswith("<srcad")
                        or isinstance(e, SecondOrderRefusal) for e in err.problems):
                 raise

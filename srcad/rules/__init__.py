@@ -35,6 +35,7 @@ from srcad.rules.rule_type import (
     NEG,
     POS,
     POW,
+    POW_BY_ZERO,
     SUB,
     Rule,
     linear,
@@ -43,5 +44,5 @@ from srcad.rules.rule_type import (
 from srcad.rules.table import CallInfo, lookup_call, lookup_method
 
 __all__ = ["Rule", "rule", "linear", "lookup_call", "lookup_method", "CallInfo", "ARRAY_POW",
-           "ARRAY_MOD", "ADD", "SUB", "MUL", "DIV", "POW", "MOD",
+           "POW_BY_ZERO", "ARRAY_MOD", "ADD", "SUB", "MUL", "DIV", "POW", "MOD",
            "NEG", "POS", "IFEXP"]

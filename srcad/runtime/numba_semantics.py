@@ -10,6 +10,10 @@ modules, never by srcad itself):
   ...", which srcad raises as it is) where Python's is not an int64: a negative exponent
   (Python's is a float, numba's an int, 0 for `2 ** -2`) or a power beyond int64 (Python's
   ints have no bound, numba's wrap).
+* `int_product(a, b, where)`, `int_factor(a, b, where)`: `a * b` and `b`, where `a` is a
+  product kept across statements (`n = n * k`, `n *= k`: its factor `b`); of two ints,
+  refused where the product leaves int64 (Python's ints have no bound, numba's wrap:
+  22! came back as a wrapped int64).
 
 * `scatter_add(a, index, v)`: `np.add.at(a, index, v)`, which numba lacks
   (srcad/runtime/numba_scatter.py).
@@ -100,3 +104,55 @@ def _int_power_overload(a, b, where):
             raise ValueError(overflow)
         return value
     return power
+
+
+def int_product(a, b, where):
+    return a * b
+
+
+def int_factor(a, b, where):
+    return b
+
+
+_INT64_MIN = np.iinfo(np.int64).min
+
+
+@numba.njit(cache=True)
+def _fits(a, b):
+    """Is the product of the ints a and b within int64 (by bounds: LLVM folds a check of the
+    wrapped product, `a * b // b == a`, to True)? -2**63 itself only as a product with 1."""
+    if a == 0 or b == 0:
+        return True
+    if a == _INT64_MIN or b == _INT64_MIN:
+        return a == 1 or b == 1
+    return abs(a) <= _INT64_MAX // abs(b)
+
+
+# `where` is not specialized on (no prefer_literal): one compilation serves every site, the
+# message is built when it is raised
+_BEYOND = ": this int product is beyond int64, where numba's ints wrap and Python's do not " \
+    "(compute it in floats, or use backend='python')"
+
+
+@overload(int_product)
+def _int_product_overload(a, b, where):
+    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+        return lambda a, b, where: a * b
+
+    def product(a, b, where):
+        if not _fits(a, b):
+            raise ValueError("srcad: " + where + _BEYOND)
+        return a * b
+    return product
+
+
+@overload(int_factor)
+def _int_factor_overload(a, b, where):
+    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+        return lambda a, b, where: b
+
+    def factor(a, b, where):
+        if not _fits(a, b):
+            raise ValueError("srcad: " + where + _BEYOND)
+        return b
+    return factor

@@ -51,6 +51,12 @@ class ExpressionDiff:
         return self._primitives[key][1]
 
     def _primitive(self, node):
+        found = self._rule_and_operands(node)
+        if found is not None and found[0].name in ("pow", "power") and _is_zero(found[1][1]):
+            return R.POW_BY_ZERO, found[1]  # x ** 0: the constant 1
+        return found
+
+    def _rule_and_operands(self, node):
         call = array_call(self.norm, node) \
             if isinstance(node, (gast.Call, gast.BinOp, gast.Attribute)) else None
         if call is not None:
@@ -395,3 +401,11 @@ def _only_if(guard, value):
     if guard is None:
         return value
     return gast.IfExp(test=S.clone(guard), body=value, orelse=S.const(0.0))
+
+
+def _is_zero(node) -> bool:
+    """Is node the number 0 written out (`0`, `0.0`, `-0.0`)?"""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float) \
+        and node.value == 0

@@ -63,6 +63,10 @@
   (srcad/runtime/numba_semantics.py): numba's `a ** b` of ints, as Python's; refused at run time
   where Python's is not an int64 (`2 ** -k` is a float in Python, 0 in numba; an int beyond int64
   has no bound in Python, wraps in numba). `where` names the user's line and expression.
+* `n = n * k` and `n *= k` (a product kept across statements, the way an int grows past
+  int64: a factorial): `n = int_product(n, k, where)`, `n *= int_factor(n, k, where)`
+  (srcad/runtime/numba_semantics.py): refused at run time where two ints' product leaves
+  int64; floats and arrays multiply as before.
 """
 
 from __future__ import annotations
@@ -337,6 +341,32 @@ class _IntPowers(gast.NodeTransformer):
         return node
 
 
+class _IntProducts(gast.NodeTransformer):
+    """`n = n * k` (either operand) and `n *= k` for a name n: checked where both are ints."""
+
+    def __init__(self, where):
+        self.where = where
+
+    def _where(self, node):
+        return S.const(self.where(node) if self.where else f"`{S.unparse_expr(node)}`")
+
+    def visit_AugAssign(self, node):
+        if isinstance(node.op, gast.Mult) and isinstance(node.target, gast.Name):
+            node.value = gast.copy_location(S.call("int_factor", S.name(node.target.id),
+                                                   node.value, self._where(node)), node.value)
+        return node
+
+    def visit_Assign(self, node):
+        value = node.value
+        if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name) \
+                and isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) \
+                and any(isinstance(o, gast.Name) and o.id == node.targets[0].id
+                        for o in (value.left, value.right)):
+            node.value = gast.copy_location(S.call("int_product", value.left, value.right,
+                                                   self._where(value)), value)
+        return node
+
+
 class _Unshared(gast.NodeTransformer):
     def visit_AugAssign(self, node):
         if not isinstance(node.value, _FRESH):
@@ -355,4 +385,5 @@ def numba_friendly(tree, namer, where=None):
     """`tree` with the rewrites above applied (in place). `where(node)`: the user's file,
     line and expression of a generated node, for the run-time refusals."""
     tree = _Products().visit(_SmallPowers().visit(_ConstantLoops(namer).visit(tree)))
-    return _Unshared().visit(_IntPowers(where).visit(tree))
+    tree = _IntProducts(where).visit(_IntPowers(where).visit(tree))
+    return _Unshared().visit(tree)

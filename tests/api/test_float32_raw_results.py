@@ -77,3 +77,20 @@ def test_forward_tangents_of_a_tuple_result_have_each_elements_type():
     s_lanes, c_lanes = srcad.autodiff(srcad.Forward, pair, BatchDuplicated(X, (V, 2 * V)))
     assert s_lanes.dtype == np.float32 and c_lanes.dtype == np.float32
     assert np.allclose(s_lanes, [_jvp(X, V), _jvp(X, 2 * V)], atol=1e-5)
+
+
+def test_transforms_and_operators_of_a_tuple_result_keep_float32():
+    # jax.jvp, jax.jacfwd and jax.jacrev of a float32 tuple function: float32 everywhere
+    def square_and_sine(x):
+        return x ** 2, np.sum(np.sin(x))
+
+    value, tangent = srcad.jvp(square_and_sine, (X,), (V,))
+    assert [np.asarray(t).dtype for t in tangent] == [np.float32, np.float32]
+    assert type(tangent[1]) is np.float32
+    assert abs(float(tangent[1]) - float(np.sum(np.cos(X.astype(float)) * V))) < 1e-5
+    for jacobians in (srcad.jacfwd(square_and_sine)(X), srcad.jacrev(square_and_sine)(X),
+                      srcad.jacobian(square_and_sine, X, mode="forward"),
+                      srcad.jacobian(square_and_sine, X, mode="reverse")):
+        assert [j.dtype for j in jacobians] == [np.float32, np.float32]
+        np.testing.assert_allclose(jacobians[0], np.diag(2 * X), rtol=1e-6)
+        np.testing.assert_allclose(jacobians[1], np.cos(X), rtol=1e-6)

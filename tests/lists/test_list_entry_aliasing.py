@@ -201,6 +201,24 @@ def test_split_list_entry_updated_in_place_is_refused_in_the_users_words(backend
     assert f"{THIS_FILE}:" in message and "`xs[0]`" in message and "xs_0" not in message
 
 
+
+def reshaped_view_appended(x):
+    a = x * 2.0
+    hs = []
+    hs.append(a.reshape(-1))
+    a[0] = 7.0
+    return np.sum(hs[0] ** 2)
+
+
+def test_an_appended_list_is_named_as_written_not_as_srcad_renamed_it():
+    # `hs = []` then appends binds `hs` twice; srcad's second name for it (`hs_v1`) was in
+    # the refusal: `the list entry `hs_v1[0]` is `a.reshape(-1)``
+    with pytest.raises(SrcadError) as raised:
+        srcad.grad(reshaped_view_appended)(X.copy())
+    message = str(raised.value)
+    assert f"{THIS_FILE}:{_line(reshaped_view_appended, 'hs.append')}" in message
+    assert "`hs[0]`" in message and "hs_v" not in message
+
 # -- followed or fresh: right answers
 
 def split_entry_sees_the_write(x):

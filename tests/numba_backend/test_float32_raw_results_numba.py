@@ -39,3 +39,20 @@ def test_reverse_active_float32_on_numba():
     da, _ = srcad.autodiff(srcad.Reverse, scaled, Active(np.float32(2.0)),
                            Duplicated(X, np.zeros_like(X)), backend="numba")
     assert type(da) is np.float32 and da == pytest.approx(3.0)
+
+
+def square_and_sine(x):
+    return x ** 2, np.sum(np.sin(x))
+
+
+@pytest.mark.slow
+def test_a_tuple_results_floats_keep_float32_on_numba():
+    # numba returns the tuple's float as a Python float: its tangent came back float64
+    V = np.array([0.3, 0.7, 1.1], dtype=np.float32)
+    value, tangent = srcad.jvp(square_and_sine, (X,), (V,), backend="numba")
+    assert type(value[1]) is np.float32 and type(tangent[1]) is np.float32
+    assert float(tangent[1]) == pytest.approx(float(np.sum(np.cos(X.astype(float)) * V)),
+                                              rel=1e-6)
+    lanes = srcad.autodiff(srcad.Forward, square_and_sine, BatchDuplicated(X, LANES),
+                           backend="numba")
+    assert [t.dtype for t in lanes] == [np.float32, np.float32]

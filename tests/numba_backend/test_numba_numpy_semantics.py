@@ -126,6 +126,32 @@ def test_int_power_python_does_not_give_in_int64_is_refused_on_numba(f, text):
         srcad.value_and_grad(f, backend="numba")(1.5, 2)
 
 
+
+def factorial_times(x, k):
+    n = 1
+    for j in range(1, k + 1):
+        n *= j
+    return x * (n % 1000003)
+
+
+def factorial_rebound(x, k):
+    n = 1
+    for j in range(1, k + 1):
+        n = n * j
+    return x * (n % 1000003)
+
+
+@pytest.mark.slow  # compiles numba code for two functions: make test-all
+@pytest.mark.parametrize("f, text", [(factorial_times, "n \\*= j"),
+                                     (factorial_rebound, "n \\* j")])
+def test_an_int_product_beyond_int64_is_refused_on_numba(f, text):
+    # 22! is beyond int64: numba's product wrapped (a plausible wrong number, 9.3e5 for 3.2e5)
+    assert srcad.grad(f)(1.5, 22) == f(1.0, 22)  # f is linear in x: python gives f(1, k)
+    assert srcad.grad(f, backend="numba")(1.5, 20) == f(1.0, 20)  # 20! is within int64
+    with pytest.raises(ValueError, match=rf"test_numba_numpy_semantics.py:\d+: `{text}`: this "
+                       "int product is beyond int64"):
+        srcad.grad(f, backend="numba")(1.5, 22)
+
 # ---- powers at zero: JAX's derivative (d/dy x ** y = 0 at x = 0, where x ** y is finite) --
 
 def power_of_zero(y):

@@ -186,3 +186,41 @@ def test_a_refusal_in_f_of_a_float_names_f_not_the_wrapper(call):
         call()
     assert "srcad wrapper" not in str(caught.value) and "_of_array" not in str(caught.value)
     assert caught.value.filename == __file__
+
+
+def star_of_a_float(x):
+    return math.hypot(*(x, 2 * x + 1))
+
+
+def adds_its_rank(x):
+    return x ** 3 + x.ndim
+
+
+@pytest.mark.parametrize("call", [
+    lambda: srcad.hessian(star_of_a_float, 0.3),
+    lambda: srcad.second_derivative(star_of_a_float, 0.3),
+    lambda: srcad.hessian(adds_its_rank, np.float64(0.8)),
+    lambda: srcad.second_derivative(adds_its_rank, np.float64(0.8)),
+], ids=["starred hessian", "starred second_derivative", "rank hessian", "rank second"])
+def test_a_refusal_of_f_of_a_float_tells_no_call_of_srcads_and_no_name_of_its(call):
+    # "called from star_of_a_float_of_array at <srcad wrapper ...>", "`f(arg0[0])`" were
+    # part of these refusals: srcad's wrapper of an f of a float, not the user's code
+    with pytest.raises(SrcadError) as caught:
+        call()
+    text = str(caught.value)
+    assert caught.value.filename == __file__ or f"{__file__}:" in text
+    for internal in ("srcad wrapper", "_of_array", "arg0", "called from"):
+        assert internal not in text
+
+
+def nan_mean_of_a_pair(x):
+    return np.nanmean((x, x + 2))
+
+
+def test_a_second_order_refusal_of_f_of_a_float_is_at_a_line_of_f():
+    # it was put at line 2 of the user's file: the line of srcad's wrapper `return f(arg0[0])`
+    with pytest.raises(SrcadError) as caught:
+        srcad.hessian(nan_mean_of_a_pair, 0.3)
+    first = nan_mean_of_a_pair.__code__.co_firstlineno
+    assert f"{__file__}:" in str(caught.value)
+    assert caught.value.problems[0].line in (first, first + 1)

@@ -84,6 +84,28 @@ def test_hessian_and_hvp_match_finite_differences(f):
     np.testing.assert_allclose(srcad.hessian(f)(X.copy()), expected, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("f", CASES[:4], ids=lambda f: f.__name__)
+def test_reverse_over_forward_differentiates_f_of_a_copy_of_its_input(f):
+    # reverse over forward (numba's second order) refused an f writing its input
+    expected = fd_hessian(f, X)
+    x = X.copy()
+    np.testing.assert_allclose(srcad.hessian(f, x, mode="reverse-over-forward"), expected,
+                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(x, X)
+    v = np.array([0.3, -0.7, 1.1])
+    np.testing.assert_allclose(srcad.hvp(f, X.copy(), tangent=v, mode="reverse-over-forward"),
+                               expected @ v, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.slow  # numba compiles f's forward code and the reverse code over it
+def test_numba_second_order_of_an_f_writing_its_input():
+    expected = fd_hessian(scaled_by_own_element, X)
+    x = X.copy()
+    np.testing.assert_allclose(srcad.hessian(scaled_by_own_element, x, backend="numba"),
+                               expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(x, X)
+
+
 def test_doubled_input_analytic_hessian():
     # f = sum((2x)^3) = 8 sum(x^3): H = diag(48 x)
     np.testing.assert_allclose(srcad.hessian(doubled_in_place, X.copy()),

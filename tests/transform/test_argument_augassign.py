@@ -40,6 +40,11 @@ def divide_broadcast(P, e):
     return np.sum(P * P)
 
 
+def power(p, x):  # `**=` was refused ("augmented assignment to an array"), as `*=` was not
+    p **= x
+    return np.sum(np.sin(p))
+
+
 def in_a_loop(p, x):
     for _ in range(2):
         p += x * p
@@ -54,6 +59,7 @@ CASES = [
     (subtract_array, lambda: (dup(RNG.random(3)), dup(RNG.random(3)))),
     (multiply, lambda: (dup(RNG.random(3)), Active(2.0))),
     (divide_broadcast, lambda: (dup(RNG.random((2, 3))), dup(RNG.random(3) + 1.0))),
+    (power, lambda: (dup(RNG.random(3) + 0.5), Active(2.0))),
     (in_a_loop, lambda: (dup(RNG.random(3)), Active(0.5))),
     (const_term, lambda: (dup(RNG.random(3)), Const(RNG.random(3)), Active(2.0))),
 ]

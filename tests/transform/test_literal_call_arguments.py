@@ -32,6 +32,19 @@ WITH_RULES = [
      np.array([0.3, 0.8])),
     ("norm of arrays", lambda x: np.linalg.norm((x, 2.0 * x)),
      lambda x: np.linalg.norm([x, 2.0 * x]), np.array([0.3, 0.8])),
+    # nested literals: rows (their derivative was 0 in the tuple form)
+    ("sum of rows", lambda x: np.sum(((x, 1.0), (2.0, x * x))),
+     lambda x: np.sum([[x, 1.0], [2.0, x * x]]), 0.3),
+    ("mean of rows", lambda x: np.mean(((x, 1.0), (2.0, x * x))),
+     lambda x: np.mean([[x, 1.0], [2.0, x * x]]), 0.3),
+    ("det of rows", lambda x: np.linalg.det(((x, 1.0), (2.0, x * x))),
+     lambda x: np.linalg.det([[x, 1.0], [2.0, x * x]]), 0.3),
+    ("std of rows", lambda x: np.std(((x, 1.0), (2.0, x * x))),
+     lambda x: np.std([[x, 1.0], [2.0, x * x]]), 0.3),
+    ("array of rows", lambda x: np.sum(np.array(((x, 1.0), (2.0, x))) ** 2) * x,
+     lambda x: np.sum(np.array([[x, 1.0], [2.0, x]]) ** 2) * x, 0.3),
+    ("rows of rows", lambda x: np.sum((((x, 1.0), (2.0, x)), ((x, x), (1.0, 1.0)))),
+     lambda x: np.sum([[[x, 1.0], [2.0, x]], [[x, x], [1.0, 1.0]]]), 0.3),
 ]
 
 
@@ -141,9 +154,12 @@ def test_a_list_of_ints_is_refused_as_a_list():
         srcad.grad(lambda x: np.sum(np.reshape(x, [2, 1])))(np.ones(2))
 
 
-def test_a_nested_literal_is_refused_not_zero():
-    with pytest.raises(SrcadError):
-        srcad.grad(lambda x: np.sum(np.mean(((x, 1.0), (2.0, x)), axis=0)))(0.5)
+def test_a_nested_literal_is_the_array_of_its_rows_not_zero():
+    # refused once, then differentiated as NumPy's 2 x 2 array: (x + 2) / 2 + (1 + x) / 2
+    for f in (lambda x: np.sum(np.mean(((x, 1.0), (2.0, x)), axis=0)),
+              lambda x: np.sum(np.mean([[x, 1.0], [2.0, x]], axis=0))):
+        assert srcad.grad(f)(0.5) == pytest.approx(1.0, rel=1e-12)
+        assert srcad.jacfwd(f)(0.5) == pytest.approx(1.0, rel=1e-12)
 
 
 @pytest.mark.parametrize("f", [

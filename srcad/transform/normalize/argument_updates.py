@@ -24,11 +24,11 @@ from srcad.analysis.array_bindings import unshared_argument_updates
 from srcad.analysis.types import Array
 from srcad.frontend import syntax as S
 
-_WHOLE_ARRAY_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+_WHOLE_ARRAY_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 
 
 def update_shared_arrays_in_place(norm, types, active: set, forward: bool = False) -> None:
-    """Make each `a op= e` (op one of + - * /) on an active array `a` that is still written
+    """Make each `a op= e` (op one of + - * / **) on an active array `a` that is still written
     so `a[:] op= e` (those of `unshared_argument_updates` kept with + and - in forward
     mode)."""
     kept = unshared_argument_updates(norm) if forward else set()

@@ -37,7 +37,7 @@ def split_fixed_lists(parsed: ParsedFunction, body: list, namer: Namer, params) 
     lists = {s.targets[0].id for s in body if isinstance(s, gast.Assign)
              and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
              and isinstance(s.value, gast.List)}
-    body = version_rebinds(body, lists - set(params), namer)
+    body = version_rebinds(body, lists - set(params), namer, parsed.spellings)
     lengths = finder.splittable(body)
     parts = {n: [namer.fresh(f"{n}_{k}") for k in range(size)] for n, size in lengths.items()}
     entries = {part: f"{parsed.spellings.get(n, n)}[{k}]"  # messages say `xs[0]`, not `xs_0`
@@ -267,10 +267,12 @@ def _append_as_write(stmt, name_, count):
             gast.copy_location(S.aug_assign(S.name(count), gast.Add(), S.const(1)), stmt)]
 
 
-def version_rebinds(body: list, names: set, namer: Namer) -> list:
+def version_rebinds(body: list, names: set, namer: Namer, spellings: dict | None = None
+                    ) -> list:
     """Each of `names` that is bound only by assignments at the top level of `body` (several
     times) gets a fresh name per binding, read until the next one: `zs = [a, b, c]; ...;
-    zs = [d, e]` holds two lists of known lengths, each split on its own."""
+    zs = [d, e]` holds two lists of known lengths, each split on its own. `spellings` learns
+    each fresh name's spelling (`zs_v1` is `zs`): refusals name it as the user wrote it."""
     bound_at: dict = {}
     for k, stmt in enumerate(body):
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
@@ -285,6 +287,8 @@ def version_rebinds(body: list, names: set, namer: Namer) -> list:
                 stmt.value = S.rename(stmt.value, name_, current)
                 version = positions.index(k)
                 current = name_ if version == 0 else namer.fresh(f"{name_}_v{version}")
+                if spellings is not None:
+                    spellings.setdefault(current, spellings.get(name_, name_))
                 stmt.targets[0].id = current
             else:
                 body[k] = S.rename(stmt, name_, current)

@@ -59,8 +59,9 @@ def lists_as_tuples(parsed, body: list) -> list:
                     setattr(product, side, made)
         for call in [n for n in S.walk(stmt) if isinstance(n, gast.Call)]:
             joined = _joined_rows(parsed, call)
-            if joined is not None:
-                _rows_as_arrays(joined)
+            if joined is not None:  # np.asarray's rows stay literals: refused as written
+                _rows_as_arrays(joined, tuples=joined is call.args[0] and _is_array_call(
+                    parsed, call))
             parameters = _parameters(parsed, call)
             for literal in parameters:  # np.tile(x, [2, 1]): the literal the rule reads
                 _replace(call, literal, _as_tuples(literal))
@@ -68,6 +69,8 @@ def lists_as_tuples(parsed, body: list) -> list:
                 if isinstance(literal, gast.List):
                     _rows_as_arrays(literal)
                     _replace(call, literal, _as_tuple(literal))
+                elif any(isinstance(e, (gast.List, gast.Tuple)) for e in literal.elts):
+                    _rows_as_arrays(literal, tuples=True)  # `((a, b), (c, d))`: rows
     return body
 
 
@@ -138,14 +141,19 @@ def _joined_rows(parsed, call):
     return call.args[0]
 
 
-def _rows_as_arrays(literal) -> None:
-    """Each row of a nested list literal (`[[a, b], [c, d]]`: the lists in a list; in
-    np.array's argument, tuples too) as `np.array([...])` of that row, innermost first, so
-    that NumPy's array of the whole is the array of the rows (np.stack)."""
+def _is_array_call(parsed, call) -> bool:
+    return resolve_callee(parsed, call.func, {}) is np.array
+
+
+def _rows_as_arrays(literal, tuples: bool = False) -> None:
+    """Each row of a nested list literal (`[[a, b], [c, d]]`: the lists in a list, and the
+    tuples in a list; with `tuples`, np.array's argument, which reads a tuple of tuples as it
+    reads a list of lists, the tuples in a tuple too) as `np.array([...])` of that row,
+    innermost first, so that NumPy's array of the whole is the array of the rows (np.stack)."""
     for k, row in enumerate(literal.elts):
-        if isinstance(row, gast.List) or (isinstance(row, gast.Tuple)
-                                          and isinstance(literal, gast.List)):
-            _rows_as_arrays(row)
+        if isinstance(row, gast.List) or (isinstance(row, gast.Tuple) and (
+                tuples or isinstance(literal, gast.List))):
+            _rows_as_arrays(row, tuples)
             made = S.relocated(S.call("np.array", gast.List(elts=[], ctx=gast.Load())), row)
             made.args[0].elts = row.elts
             literal.elts[k] = made
