@@ -45,8 +45,8 @@ class IterationValues:
             definition = _single_top_level_definition(frame["loop"].body, name)
             if definition is None:
                 return False
-        after = next((k for k, top in enumerate(frame["loop"].body)
-                      if any(n is stmt for n in gast.walk(top))), None)
+        after = _top_statements(frame).get(id(stmt), (None, None))
+        after = after[1] if after[0] is stmt else None
         if after is None or after <= definition:  # read before its definition: the last value
             return False
         frame["iteration_values"][name] = (self.types[name], S.name(name), definition)
@@ -61,6 +61,19 @@ class IterationValues:
             pushes += self._push(S.clone(value), typ)
             pops[:0] = self._pop(S.name(name, store=True), typ)
         return pushes, pops
+
+
+def _top_statements(frame) -> dict:
+    """id(node) -> (node, index of the statement of the loop's body holding it), made once
+    per loop (was a walk of the body per name read in it: quadratic in the body's size). The
+    nodes are kept: their ids stay theirs."""
+    top = frame.get("top_statements")
+    if top is None:
+        top = frame["top_statements"] = {}
+        for k, stmt in enumerate(frame["loop"].body):
+            for n in S.walk(stmt):
+                top.setdefault(id(n), (n, k))
+    return top
 
 
 def leaves_loop_early(body) -> bool:
