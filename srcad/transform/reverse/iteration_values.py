@@ -79,13 +79,13 @@ def _top_statements(frame) -> dict:
 def leaves_loop_early(body) -> bool:
     """Does `body` hold a break, continue or return (of its own loop or of an inner one)?"""
     return any(isinstance(n, (gast.Break, gast.Continue, gast.Return))
-               for stmt in body for n in gast.walk(stmt))
+               for stmt in body for n in S.walk(stmt))
 
 
 def _single_top_level_definition(body, name):
     """The index in `body` of the one statement that binds `name` (`name = ...` at the top
     level of the body), or None if `name` is bound elsewhere in it or more than once."""
-    stores = [n for stmt in body for n in gast.walk(stmt)
+    stores = [n for stmt in body for n in S.walk(stmt)
               if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)]
     if len(stores) != 1:
         return None
