@@ -128,9 +128,9 @@ def _same_element_map(flow, live, stmt, writer, other, config) -> bool:
     whole = all(o[2] is None for o in _held(config, writer) | _held(config, other))
     if not whole or other in live.after.get(id(loop), set()):
         return False
-    allowed = {id(n.value) for n in gast.walk(stmt.value) if isinstance(n, gast.Subscript)
+    allowed = {id(n.value) for n in S.walk(stmt.value) if isinstance(n, gast.Subscript)
                and _is_name(n.value, other) and _is_name(n.slice, i)}
-    return all(id(n) in allowed for s in loop.body for n in gast.walk(s)
+    return all(id(n) in allowed for s in loop.body for n in S.walk(s)
                if isinstance(n, gast.Name) and n.id == other)
 
 
@@ -186,12 +186,12 @@ def _written(stmt) -> set:
     targets = stmt.targets if isinstance(stmt, gast.Assign) else \
         [stmt.target] if isinstance(stmt, gast.AugAssign) else []
     for t in targets:
-        for node in gast.walk(t):
+        for node in S.walk(t):
             if isinstance(node, gast.Subscript):
                 out.add(S.target_name(node))
     if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
         out.add(stmt.target.id)  # in place for an array
-    for node in gast.walk(stmt):
+    for node in S.walk(stmt):
         if isinstance(node, gast.Call):
             if isinstance(stmt, gast.Expr) and node is stmt.value:  # a call for its effect
                 out |= S.loaded_names(node)

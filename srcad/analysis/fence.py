@@ -16,6 +16,7 @@ import gast
 from srcad.analysis.global_writes import global_write_refusals
 from srcad.analysis.primitives import user_callable
 from srcad.errors import UnsupportedSyntaxError
+from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction, library_object
 from srcad.rules import lookup_call
 from srcad.rules.numpy_entries import library_keyword_refusal
@@ -122,23 +123,23 @@ def syntax_refusals(parsed: ParsedFunction, body: list | None = None, local_func
     problems = [(tree, error) for error in _signature_problems(parsed, tree, top_level)]
     allowed = _stack_syntax(tree, parsed.generated) | _stack_syntax_in(body, parsed.generated)
     # a refused `with` is refused once, not its context manager's keywords again
-    allowed |= {id(item.context_expr) for stmt in body for n in gast.walk(stmt)
+    allowed |= {id(item.context_expr) for stmt in body for n in S.walk(stmt)
                 if isinstance(n, gast.With) for item in n.items}
-    called = {id(n.func) for stmt in body for n in gast.walk(stmt)
+    called = {id(n.func) for stmt in body for n in S.walk(stmt)
               if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
               and n.func.id in local_functions}
     # a local function passed to a function of the user's: inlining substitutes it
-    called |= {id(a) for stmt in body for n in gast.walk(stmt) if isinstance(n, gast.Call)
+    called |= {id(a) for stmt in body for n in S.walk(stmt) if isinstance(n, gast.Call)
                and _user_call(parsed, n, local_functions)
                for a in n.args + [k.value for k in n.keywords]
                if isinstance(a, gast.Name) and a.id in local_functions}
     # reductions lower.py left in place: in a while condition, `and`/`or`, `x if c else y`
-    unlowered = {id(n.args[0]) for stmt in body for n in gast.walk(stmt)
+    unlowered = {id(n.args[0]) for stmt in body for n in S.walk(stmt)
                  if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
                  and n.func.id in ("sum", "max", "min") and n.args
                  and isinstance(n.args[0], (gast.GeneratorExp, gast.ListComp))}
     for stmt in body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if id(node) in allowed:
                 continue
             problem = _problem(parsed, node, local_functions, called)
@@ -282,10 +283,10 @@ def _stack_syntax(tree, generated: bool) -> set:
     (`np.stack([a, b])`; the rule table checks the function called). A stack is popped; any
     other list is the user's, and refused unless srcad/transform/normalize/lists.py lowered it."""
     allowed = set()
-    popped = {n.func.value.id for n in gast.walk(tree) if isinstance(n, gast.Call)
+    popped = {n.func.value.id for n in S.walk(tree) if isinstance(n, gast.Call)
               and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
               and isinstance(n.func.value, gast.Name)}
-    for node in gast.walk(tree):
+    for node in S.walk(tree):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.List) \
                 and not node.value.elts and isinstance(node.targets[0], gast.Name) \
                 and node.targets[0].id in popped and generated:
@@ -299,9 +300,9 @@ def _stack_syntax(tree, generated: bool) -> set:
             allowed.add(id(node.args[0]))  # np.stack([a, b]), np.array([a, b * c])
         if isinstance(node, gast.Call) and _called_name(node.func) == "tensordot":
             allowed.update(id(n) for a in node.args[2:] + [k.value for k in node.keywords]
-                           for n in gast.walk(a) if isinstance(n, gast.List))  # axes=([1], [0])
+                           for n in S.walk(a) if isinstance(n, gast.List))  # axes=([1], [0])
         if _is_empty_reduction_raise(node) or (generated and _is_run_time_check(node)):
-            allowed.update(id(n) for n in gast.walk(node))
+            allowed.update(id(n) for n in S.walk(node))
         if isinstance(node, gast.Subscript):
             # slices of arrays, read and written: x[1:], A[:, k], y[1:] = v
             parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]

@@ -23,11 +23,11 @@ def global_write_refusals(parsed, body, local_functions=(), enclosing=()) -> lis
     bound = {a.id for a in list(args.args) + list(args.kwonlyargs)
              + list(getattr(args, "posonlyargs", None) or []) + [args.vararg, args.kwarg]
              if a is not None} | set(local_functions) | set(enclosing)
-    bound |= {n.id for stmt in body for n in gast.walk(stmt)
+    bound |= {n.id for stmt in body for n in S.walk(stmt)
               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     out = []
     for stmt in body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             targets = node.targets if isinstance(node, gast.Assign) else \
                 [node.target] if isinstance(node, gast.AugAssign) else []
             for target in targets:

@@ -18,7 +18,7 @@ class NotModelled(Exception):
 
 
 def target_names(target) -> list:
-    return [n.id for n in gast.walk(target) if isinstance(n, gast.Name)
+    return [n.id for n in S.walk(target) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)]
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import gast
 
+from srcad.frontend import syntax as S
 from srcad.frontend.syntax import bound_names, stored_names, target_name
 
 
@@ -276,12 +277,12 @@ def element_writes(stmt, aliases: dict) -> set:
     """The names whose elements `stmt` (with its nested blocks) may write, directly
     (`a[i] = v`, `a[i] += v`) or through an alias."""
     return (stored_names(stmt) - _plain_names(stmt)) | written_through(stmt, aliases) | {
-        target_name(n) for n in gast.walk(stmt)
+        target_name(n) for n in S.walk(stmt)
         if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store)}
 
 
 def _plain_names(stmt) -> set:
-    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
+    return {n.id for n in S.walk(stmt) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Store)}
 
 
@@ -289,7 +290,7 @@ def written_through(stmt, aliases: dict) -> set:
     """The names whose elements `stmt` (with its nested blocks) may write through an alias:
     p for `q[0] = v` after `q = p`."""
     out: set = set()
-    for node in gast.walk(stmt):
+    for node in S.walk(stmt):
         targets = node.targets if isinstance(node, gast.Assign) else \
             [node.target] if isinstance(node, gast.AugAssign) else []
         for t in targets:
@@ -319,7 +320,7 @@ def array_aliases(body) -> dict:
         return []
 
     for stmt in body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                 for other in roots(node.value):
                     parent[find(node.targets[0].id)] = find(other)

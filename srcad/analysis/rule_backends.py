@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gast
 
+from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 from srcad.rules import lookup_call
 from srcad.rules.table import lookup_listed, lookup_of_arrays
@@ -17,7 +18,7 @@ from srcad.rules.table import lookup_listed, lookup_of_arrays
 def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
     """Add a refusal for each call whose argument carries a derivative and whose rule does
     not run on `backend` in `mode`."""
-    for node in (n for stmt in norm.body for n in gast.walk(stmt) if isinstance(n, gast.Call)):
+    for node in (n for stmt in norm.body for n in S.walk(stmt) if isinstance(n, gast.Call)):
         callee = resolve_callee(norm.parsed, node.func, norm.extra_names)
         listed = bool(node.args) and isinstance(node.args[0], (gast.List, gast.Tuple))
         info = lookup_call(callee) or (lookup_listed(callee) if listed
@@ -44,7 +45,7 @@ def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
 
 
 def _carries(argument, varied) -> bool:
-    return any(isinstance(n, gast.Name) and n.id in varied for n in gast.walk(argument))
+    return any(isinstance(n, gast.Name) and n.id in varied for n in S.walk(argument))
 
 
 def refused_operands(node, info):

@@ -24,6 +24,8 @@ import types
 import gast
 import numpy as np
 
+from srcad.frontend import syntax as S
+
 _ONE_ARGUMENT = {builtins.len, builtins.sum, builtins.enumerate}
 # NumPy functions that read a tuple as the array of its numbers (not as a shape or axes)
 _NUMPY_READS = (np.asarray, np.array, np.sum, np.prod, np.dot, np.max, np.min, np.mean,
@@ -47,10 +49,10 @@ def read_as_array(parsed, name: str) -> bool:
     """Whether every read of `name` in the parsed function is one where a 1-D array of numbers
     behaves as a tuple of them (and the function never binds `name` itself)."""
     parents = {}
-    for node in gast.walk(parsed.tree):
+    for node in S.walk(parsed.tree):
         for child in gast.iter_child_nodes(node):
             parents[id(child)] = node
-    for node in gast.walk(parsed.tree):
+    for node in S.walk(parsed.tree):
         if isinstance(node, gast.Name) and node.id == name \
                 and not isinstance(node.ctx, gast.Param):
             if not isinstance(node.ctx, gast.Load) \
@@ -93,7 +95,7 @@ def free_names_as_arrays(parsed) -> None:
     """The number tuples and lists among the globals and closure cells the function reads,
     as arrays in `parsed.arrays` (what `parsed.resolve` answers first)."""
     params = {a.id for a in parsed.tree.args.args if isinstance(a, gast.Name)}
-    for node in gast.walk(parsed.tree):
+    for node in S.walk(parsed.tree):
         if isinstance(node, gast.Name) and node.id not in params \
                 and node.id in parsed.namespace:
             array = number_array(parsed.namespace[node.id])

@@ -25,6 +25,7 @@ from srcad.frontend.statement_walks import (  # noqa: F401
 from srcad.frontend.transformer import Transformer
 
 Node = gast.AST
+_AST = ast.AST
 
 
 def clone(node):
@@ -32,16 +33,17 @@ def clone(node):
     otherwise takes a third of a transformation's time (the first call's cost counts)."""
     if type(node) is list:
         return [clone(n) for n in node]
-    if not isinstance(node, ast.AST):
+    if not isinstance(node, _AST):
         return node
     cls = type(node)
     new = cls.__new__(cls)
     fields = new.__dict__
     for key, value in node.__dict__.items():
-        if type(value) is list:
-            fields[key] = [clone(v) for v in value]
-        elif isinstance(value, ast.AST):
+        if isinstance(value, _AST):  # the common cases first: a child, then a list of them
             fields[key] = clone(value)
+        elif type(value) is list:
+            fields[key] = [clone(v) if isinstance(v, _AST) or type(v) is list else v
+                           for v in value]
         else:
             fields[key] = value
     return new
@@ -49,37 +51,43 @@ def clone(node):
 
 def nodes(tree):
     """Every node of `tree`, in no particular order (`ast.walk`'s work without its
-    breadth-first bookkeeping; for the name sets below, which every stage asks for)."""
+    breadth-first bookkeeping; for the name sets below, which every stage asks for). No
+    generator or list per node: every pass of every build walks its trees with it."""
     todo = [tree]
+    pop, push = todo.pop, todo.append
     while todo:
-        node = todo.pop()
+        node = pop()
         yield node
         for value in node.__dict__.values():
-            if type(value) is list:
-                todo.extend(v for v in value if isinstance(v, ast.AST))
-            elif isinstance(value, ast.AST):
-                todo.append(value)
+            if isinstance(value, _AST):
+                push(value)
+            elif type(value) is list:
+                for v in value:
+                    if isinstance(v, _AST):
+                        push(v)
 
 
 def walk(tree):
-    """Every node of `tree` in `gast.walk`'s breadth-first order, at about two thirds of its
-    cost (no generator per node for its children): the first call walks trees thousands of
-    times.
+    """Every node of `tree` in `gast.walk`'s breadth-first order, at about half of its
+    cost (no generator or list per node for its children): the first call walks trees
+    thousands of times.
 
     >>> [type(n).__name__ for n in walk(parse_expr("a + 1"))]
     ['BinOp', 'Name', 'Add', 'Constant', 'Load']
     """
     todo = collections.deque([tree])
-    pop, push, extend = todo.popleft, todo.append, todo.extend
+    pop, push = todo.popleft, todo.append
     while todo:
         node = pop()
         fields = node.__dict__
         for name_ in node._fields:
             value = fields.get(name_)
-            if type(value) is list:
-                extend([v for v in value if isinstance(v, ast.AST)])
-            elif isinstance(value, ast.AST):
+            if isinstance(value, _AST):
                 push(value)
+            elif type(value) is list:
+                for v in value:
+                    if isinstance(v, _AST):
+                        push(v)
         yield node
 
 

@@ -34,7 +34,7 @@ class Broadcasting:
     def named_shape(self, node, rebuild):
         """`shape_of(node)`, as a temporary when it calls np.broadcast_shapes."""
         shape = self.shape_of(node, rebuild)
-        if self.sink is None or not any(isinstance(n, gast.Call) for n in gast.walk(shape)):
+        if self.sink is None or not any(isinstance(n, gast.Call) for n in S.walk(shape)):
             return shape  # `x.shape`, `W.shape[:1]`: as cheap to read as a name
         key = gast.dump(shape)
         if key not in self._named:
@@ -46,7 +46,7 @@ class Broadcasting:
         """Remove from `stmts` the named shapes nothing reads (a seed first broadcast to a
         shape and then used unbroadcast, expressions.py `_contribution`)."""
         names = set(self._named.values())
-        read = {n.id for s in stmts for n in gast.walk(s)
+        read = {n.id for s in stmts for n in S.walk(s)
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
         stmts[:] = [s for s in stmts if not (isinstance(s, gast.Assign)
                                              and isinstance(s.targets[0], gast.Name)

@@ -79,3 +79,37 @@ def test_loops_without_row_reads_of_their_own_are_not_walked(monkeypatch):
                            Namer(set()))
     assert rows  # the innermost loop's reads of A[a, b]: one row, hoisted
     assert walked[0] < 3 * size  # the innermost loop walked a few times, not each level
+
+
+def _loop_reading_its_value(reads, folder):
+    """f(x): a loop whose body binds t once (from s: taped, not recomputed), then reads it 4
+    times in each of `reads` statements."""
+    from helpers.user_modules import load_module
+
+    body = "".join("        s = s + t * t * t * t\n" for _ in range(reads))
+    return load_module(folder, f"iteration_value_reads_{reads}", "def f(x):\n    s = 1.0\n"
+                       "    for i in range(2):\n        t = x[i] * s\n"
+                       "        if i > 5:\n            s = 0.0\n" + body + "    return s\n").f
+
+
+def _walked_for_iteration_values(reads, folder, monkeypatch):
+    from helpers.walk_counts import counting_walks
+
+    f = _loop_reading_its_value(reads, folder)
+    x = np.array([0.3, -0.2])
+    walked = counting_walks(monkeypatch)
+    gradient = srcad.grad(f)(x)
+    monkeypatch.undo()
+    h = 1e-6
+    central = [(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(2)]
+    np.testing.assert_allclose(gradient, central, rtol=1e-7)
+    return walked[0]
+
+
+def test_a_value_taped_once_per_iteration_finds_its_statement_without_a_walk_per_read(
+        tmp_path, monkeypatch):
+    # each read of a number the loop body binds once looked for the body's statement holding
+    # it by walking the body (srcad/transform/reverse/iteration_values.py): quadratic in the
+    # length of the loop body
+    assert _walked_for_iteration_values(160, tmp_path, monkeypatch) \
+        < 2.2 * _walked_for_iteration_values(80, tmp_path, monkeypatch)

@@ -42,7 +42,7 @@ def update_shared_arrays_in_place(norm, types, active: set, forward: bool = Fals
             and not (name in kept and isinstance(node.op, (gast.Add, gast.Sub)))
 
     for stmt in norm.body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if updates(node):
                 _sliced(node)
 
@@ -52,6 +52,6 @@ def _sliced(node):
     whole = gast.Slice(lower=None, upper=None, step=None)
     node.target = gast.copy_location(gast.Subscript(
         value=S.name(node.target.id), slice=whole, ctx=gast.Store()), node.target)
-    for sub in gast.walk(node.target):
+    for sub in S.walk(node.target):
         gast.copy_location(sub, node)
     return node

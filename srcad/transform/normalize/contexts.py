@@ -20,6 +20,7 @@ import warnings
 import gast
 import numpy as np
 
+from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 
 _CONTEXTS = (np.errstate, warnings.catch_warnings, contextlib.nullcontext)
@@ -29,7 +30,7 @@ _QUIET = ("ignore", "warn", "print")
 def strip_contexts(parsed, body: list) -> list:
     """`body` with each allowed `with` replaced by its body; `parsed.contexts` lists their
     context expressions."""
-    locals_ = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)
+    locals_ = {n.id for s in body for n in S.walk(s) if isinstance(n, gast.Name)
                and not isinstance(n.ctx, gast.Load)} | {a.id for a in parsed.tree.args.args}
     parsed.contexts = []
     return _block(parsed, body, locals_)
@@ -56,7 +57,7 @@ def _allowed(parsed, item, locals_) -> bool:
         return False
     if resolve_callee(parsed, call.func, {}) not in _CONTEXTS:
         return False
-    if any(isinstance(n, gast.Name) and n.id in locals_ for n in gast.walk(call)):
+    if any(isinstance(n, gast.Name) and n.id in locals_ for n in S.walk(call)):
         return False
     for keyword in call.keywords:
         value = keyword.value

@@ -29,7 +29,7 @@ def function_arguments(inliner, bound: list, callee_tree) -> dict:
     """parameter -> the function its argument names (bound as `[(parameter, argument)]`):
     a local function of the caller, a function of the user's or one with a derivative rule
     (`np.sin`, `math.exp`) the name resolves to; not for a parameter the callee rebinds."""
-    rebound = {n.id for n in gast.walk(callee_tree) if isinstance(n, gast.Name)
+    rebound = {n.id for n in S.walk(callee_tree) if isinstance(n, gast.Name)
                and isinstance(n.ctx, (gast.Store, gast.Del))}
     out = {}
     for param, arg in bound:
@@ -57,7 +57,7 @@ class Shield:
     def __init__(self, caller, callee_namer, callee):
         self.caller, self.callee_namer = caller, callee_namer  # the caller's Inliner
         self.callee = callee  # the ParsedFunction called
-        self.callee_binds = {n.id for n in gast.walk(callee.tree) if isinstance(n, gast.Name)
+        self.callee_binds = {n.id for n in S.walk(callee.tree) if isinstance(n, gast.Name)
                              and not isinstance(n.ctx, gast.Load)}
         self.visible: dict = {}
         self.objects: dict = {}
@@ -121,7 +121,7 @@ def free_names(tree: gast.FunctionDef) -> set:
     own = {a.id for a in args.args + args.kwonlyargs}
     loaded = set()
     for stmt in tree.body:
-        for node in gast.walk(stmt):
+        for node in S.walk(stmt):
             if isinstance(node, gast.Name):
                 (loaded if isinstance(node.ctx, gast.Load) else own).add(node.id)
             elif isinstance(node, gast.FunctionDef):

@@ -42,7 +42,7 @@ def _user_callees(func, is_user_function) -> list:
     """The module-level functions of the user's that `func`'s body calls by name."""
     parsed = parse_function(func)
     found = []
-    for node in gast.walk(parsed.tree):
+    for node in S.walk(parsed.tree):
         if isinstance(node, gast.Call):
             obj = resolve_callee(parsed, node.func, {})
             obj = getattr(obj, "__srcad_wrapped__", obj)

@@ -146,7 +146,7 @@ def _normalized_body(parsed, body, namer, containers, local_functions, refusals,
 
 
 def _returns(body) -> list:
-    return [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
+    return [n for s in body for n in S.walk(s) if isinstance(n, gast.Return)]
 
 
 def _signature_names(tree) -> set:

@@ -141,7 +141,7 @@ class ReverseControlFlow:
         """Does `range(...)` give the same trip count on every iteration of `loop`?"""
         bound = self.recording.subtree_binds(loop)
         return not any(isinstance(n, gast.Subscript) and not is_shape_entry(n)
-                       for n in gast.walk(span)) and not (S.loaded_names(span) & bound)
+                       for n in S.walk(span)) and not (S.loaded_names(span) & bound)
 
     def _row_view(self, name):
         """(a, count) for a row view `name = a[i]` of a parameter (parameter_rows.py), else None."""
@@ -157,13 +157,13 @@ class ReverseControlFlow:
                        and isinstance(self.types.of(n.targets[0]), Array))
                    or (isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Subscript)
                        and isinstance(self.types.of(n.target), Array))
-                   for stmt in body for n in gast.walk(stmt))
+                   for stmt in body for n in S.walk(stmt))
 
     def _computes_arrays(self, body) -> bool:
         """Does `body` compute an array inside an expression (`np.outer(u, v)` or `A @ B` in
         `z[i] += np.linalg.det(...)`), which the reverse sweep may read from an array tape?"""
         return any(isinstance(n, (gast.Call, gast.BinOp)) and isinstance(self.types.of(n), Array)
-                   for stmt in body for n in gast.walk(stmt))
+                   for stmt in body for n in S.walk(stmt))
 
     def _reservable(self, loop) -> bool:
         """Can one reservation before `loop` hold all its pushes? Only when every loop inside

@@ -45,8 +45,8 @@ class IterationValues:
             definition = _single_top_level_definition(frame["loop"].body, name)
             if definition is None:
                 return False
-        after = next((k for k, top in enumerate(frame["loop"].body)
-                      if any(n is stmt for n in gast.walk(top))), None)
+        after = _top_statements(frame).get(id(stmt), (None, None))
+        after = after[1] if after[0] is stmt else None
         if after is None or after <= definition:  # read before its definition: the last value
             return False
         frame["iteration_values"][name] = (self.types[name], S.name(name), definition)
@@ -63,16 +63,29 @@ class IterationValues:
         return pushes, pops
 
 
+def _top_statements(frame) -> dict:
+    """id(node) -> (node, index of the statement of the loop's body holding it), made once
+    per loop (was a walk of the body per name read in it: quadratic in the body's size). The
+    nodes are kept: their ids stay theirs."""
+    top = frame.get("top_statements")
+    if top is None:
+        top = frame["top_statements"] = {}
+        for k, stmt in enumerate(frame["loop"].body):
+            for n in S.walk(stmt):
+                top.setdefault(id(n), (n, k))
+    return top
+
+
 def leaves_loop_early(body) -> bool:
     """Does `body` hold a break, continue or return (of its own loop or of an inner one)?"""
     return any(isinstance(n, (gast.Break, gast.Continue, gast.Return))
-               for stmt in body for n in gast.walk(stmt))
+               for stmt in body for n in S.walk(stmt))
 
 
 def _single_top_level_definition(body, name):
     """The index in `body` of the one statement that binds `name` (`name = ...` at the top
     level of the body), or None if `name` is bound elsewhere in it or more than once."""
-    stores = [n for stmt in body for n in gast.walk(stmt)
+    stores = [n for stmt in body for n in S.walk(stmt)
               if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)]
     if len(stores) != 1:
         return None

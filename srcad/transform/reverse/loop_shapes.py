@@ -159,9 +159,9 @@ def _bindings_in(stmts) -> dict:
     """name -> the statements in `stmts` (nested blocks too) that rebind it."""
     out: dict = {}
     for node in stmts:
-        for n in gast.walk(node):
+        for n in S.walk(node):
             if isinstance(n, (gast.Assign, gast.AugAssign, gast.For)):
                 for name in S.bound_names(n) if not isinstance(n, gast.For) else \
-                        {t.id for t in gast.walk(n.target) if isinstance(t, gast.Name)}:
+                        {t.id for t in S.walk(n.target) if isinstance(t, gast.Name)}:
                     out.setdefault(name, []).append(n)
     return out

@@ -154,11 +154,11 @@ class ReverseRecording(InvariantPushes, IterationValues):
 
         def leaves_of(e):
             # a taped intermediate is read from the tape: its operands are not needed for it
-            under = {id(inner) for n in gast.walk(e) if id(n) in taped for inner in gast.walk(n)}
+            under = {id(inner) for n in S.walk(e) if id(n) in taped for inner in S.walk(n)}
             lengths = [c for c in length_reads(e) if id(c) not in under]
             out.extend(lengths)
             inside = {id(call.args[0]) for call in lengths}
-            for n in gast.walk(e):
+            for n in S.walk(e):
                 if id(n) in inside or id(n) in under:
                     continue
                 if isinstance(n, gast.Subscript) or (isinstance(n, gast.Name)
@@ -215,7 +215,7 @@ class ReverseRecording(InvariantPushes, IterationValues):
             return False
         diff = ExpressionDiff(self.norm, self.namer, self.active_leaf, types=self.types)
         return any(isinstance(n, gast.Call) and diff.primitive(n) is not None
-                   for n in gast.walk(value))
+                   for n in S.walk(value))
 
     def _taped_intermediates(self, stmt, diff, expr, value, subst):
         """numba, and array statements in python: compute the statement's rule intermediates
@@ -229,7 +229,7 @@ class ReverseRecording(InvariantPushes, IterationValues):
         if not (self.tape_calls or arrays):
             return None
         stmts, temps, rebuild = diff.prepare(expr)
-        node_of = {temps[id(n)]: n for n in gast.walk(expr) if id(n) in temps}
+        node_of = {temps[id(n)]: n for n in S.walk(expr) if id(n) in temps}
         calls = [s.targets[0].id for s in stmts
                  if _taped_node(diff, node_of.get(s.targets[0].id), arrays)]
         if not calls:
@@ -276,7 +276,7 @@ class ReverseRecording(InvariantPushes, IterationValues):
     def _tapes_arrays(self, stmt, expr) -> bool:
         """Does `stmt` tape its array intermediates (by reference) as well as its calls?"""
         return self._array_statement(stmt) or (self.tape_calls and any(
-            isinstance(self.types.of(n), Array) for n in gast.walk(expr)
+            isinstance(self.types.of(n), Array) for n in S.walk(expr)
             if isinstance(n, gast.expr)))
 
     def _taped_intermediates_of(self, stmt, diff, expr) -> set:
@@ -287,7 +287,7 @@ class ReverseRecording(InvariantPushes, IterationValues):
         if not (self.tape_calls or arrays):
             return set()
         planned = diff.intermediates(expr)
-        return {id(n) for n in gast.walk(expr) if id(n) in planned and _taped_node(diff, n, arrays)}
+        return {id(n) for n in S.walk(expr) if id(n) in planned and _taped_node(diff, n, arrays)}
 
     def _slotted(self) -> bool:
         return bool(self.loop_frames and self.loop_frames[-1].get("slots"))
@@ -299,7 +299,7 @@ class ReverseRecording(InvariantPushes, IterationValues):
         if self._array_statement(stmt):  # both backends
             return self._calls_function(stmt) or any(
                 isinstance(n, gast.BinOp) and isinstance(n.op, gast.MatMult)
-                for n in gast.walk(stmt.value))
+                for n in S.walk(stmt.value))
         if not self.tape_calls:
             return False
         return self._calls_function(stmt) and id(stmt) not in self.replay_code
