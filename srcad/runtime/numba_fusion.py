@@ -31,6 +31,7 @@ from numba.extending import overload
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
 from srcad.runtime.numba_arrays import _START, _STEP, reducer, unbroadcast
 from srcad.runtime.numba_broadcast import VIEW, shape_lines
+from srcad.runtime.numba_contraction import contract_function, contraction_lines
 from srcad.runtime.numba_sum_to import compiled, loops, pad, sum_to_prologue, target_index
 
 KINDS = frozenset(_START) | {"unbroadcast"}
@@ -85,9 +86,12 @@ def _kernel(expression, reduction, arity, signature, unfused, args):
     lines = None
     if fusable:
         rank = max(leaves[k].ndim for k in arrays)
-        body = _Element(set(arrays), rank).visit(ast.parse(expression, mode="eval").body)
+        tree = ast.parse(expression, mode="eval").body
+        body = _Element(set(arrays), rank).visit(tree)
         if body is not None:
-            lines = _loop_nest(signature, arrays, rank, body, reduction, args[arity:], leaves)
+            lines = _loop_nest(signature, arrays, rank, body, reduction, args[arity:], leaves,
+                               _is_product(tree, arrays))
+    namespace = {"broadcast_view": VIEW}
     if lines is None:
         kind = reduction[0]
         if kind == "unbroadcast":
@@ -97,10 +101,21 @@ def _kernel(expression, reduction, arity, signature, unfused, args):
         else:
             namespace = {"reduce": reducer(kind, reduction[1], reduction[2])}
         return compiled(unfused, namespace)
-    return compiled(lines, {"broadcast_view": VIEW})
+    if lines is not None and any(f"contract_{rank}(" in line for line in lines):
+        namespace[f"contract_{rank}"] = contract_function(rank)
+    return compiled(lines, namespace)
 
 
-def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves):
+def _is_product(tree, arrays) -> bool:
+    """Is the expression `a<i> * a<j>` of two different array leaves (a candidate for
+    srcad/runtime/numba_contraction.py)?"""
+    return (isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.Mult)
+            and arrays == [0, 1] and all(isinstance(side, ast.Name)
+                                         for side in (tree.left, tree.right))
+            and {tree.left.id, tree.right.id} == {"a0", "a1"})
+
+
+def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves, product=False):
     lines = [f"def impl({signature}):"]
     if len(arrays) > 1:  # straight-line code for these ranks: no helper numba compiles apart
         lines += shape_lines([f"a{k}.shape" for k in arrays], [leaves[k].ndim for k in arrays],
@@ -119,15 +134,28 @@ def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves):
         else:
             head = sum_to_prologue(rank, target, "full")
             step, result = f"{inner}out[{target_index(rank, target)}] += v", "out"
+            lead = rank - target
+            if product and rank >= 2:  # a matrix product where the strides say so
+                head += contraction_lines(
+                    rank, ["0"] * lead + [f"m{k}" for k in range(target)],
+                    _tuple(["1"] * lead + [f"out.shape[{k}]" for k in range(target)]))
     else:
         axes, keepdims = reduction[1], reduction[2]
         reduced = _reduced_axes(axes, rank)
         if reduced is None:
             return None
         head, step, result = _reduction_parts(kind, reduced, keepdims, rank)
+        if product and kind == "sum" and rank >= 2 and len(reduced) < rank:
+            head += contraction_lines(
+                rank, ["0" if a in reduced else "1" for a in range(rank)],
+                _tuple(["1" if a in reduced else f"full[{a}]" for a in range(rank)]))
     lines += head + loops(rank, "full") + [f"{inner}v = {body}", step,
                                            f"    return {result}"]
     return lines
+
+
+def _tuple(items):
+    return f"({', '.join(items)},)"
 
 
 def _reduced_axes(axes, rank):

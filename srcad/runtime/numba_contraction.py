@@ -1,0 +1,107 @@
+"""A sum of the product of two broadcast arrays that is a matrix product, computed by BLAS:
+the fused kernels (srcad/runtime/numba_fusion.py) try it before their loop nest for
+`np.sum(a * b, axis=...)` and `unbroadcast(a * b, shape)` of two float64 arrays.
+
+    np.sum(lower[None, :, :, :] * x[:, :, None, :], axis=3)     # x @ lower[j].T per j
+    unbroadcast(g[:, :, :, None] * x[:, :, None, :], (1, k, d, d))  # g[:, j].T @ x[:, j]
+
+`contract(b0, b1, full, kept, out)` reads the two operands as views broadcast to the
+`full` shape (a stretched axis has step 0) and sorts the axes longer than 1 by who varies
+along them and whether the result keeps them: both operands and kept is a batch axis, one
+operand and kept a row (of b0) or column (of b1) axis, both operands and summed the
+contracted axis. Where there is exactly one contracted axis, at most one row and one column
+axis, at least one of them, and every other axis is a batch axis, each batch is one matrix
+product `A @ B` (np.dot: BLAS) of the rows and columns gathered into work arrays, added into
+`out` (the result, viewed with a length-1 axis at each summed axis); it returns True. It
+returns False, having written nothing, for any other pattern and for products of fewer than
+`MIN_WORK` multiplications per batch, where the loop nest is faster: the caller then runs
+its loop nest. BLAS adds the terms in its own order (results can differ in the last bits).
+
+Imported by srcad/runtime/numba_fusion.py only (generated modules reach it through there).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numba
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from srcad.runtime.numba_sum_to import compiled
+
+MIN_WORK = 512  # multiplications per batch below which BLAS's call costs more than it saves
+
+
+def contraction_lines(rank: int, kept: list[str], out_shape: str) -> list[str]:
+    """Lines of a kernel (after `out`, `full`, `b0`, `b1` are defined) that return `out`
+    when the product is a matrix product: `kept[r]` spells 1 where the result keeps axis r,
+    0 where it sums it; `out_shape` spells the result's shape with a 1 at each summed axis."""
+    return [f"    if contract_{rank}(b0, b1, full, ({', '.join(kept)},), "
+            f"out.reshape({out_shape})):",
+            "        return out"]
+
+
+@lru_cache(maxsize=None)
+def contract_function(rank: int):
+    """The numba function `contract` for operands of `rank` axes (module docstring)."""
+    axes = range(rank)
+    lines = [
+        "def impl(b0, b1, full, kept, out):",
+        "    m_axis, n_axis, c_axis, batches = -1, -1, -1, 1",
+        f"    batch = np.zeros({rank}, np.bool_)",
+        f"    for r in range({rank}):",
+        "        if full[r] == 1:",
+        "            continue",
+        "        first, second = b0.strides[r] != 0, b1.strides[r] != 0",
+        "        if kept[r] == 1 and first and second:",
+        "            batch[r] = True",
+        "            batches *= full[r]",
+        "        elif kept[r] == 1 and first and m_axis < 0:",
+        "            m_axis = r",
+        "        elif kept[r] == 1 and second and n_axis < 0:",
+        "            n_axis = r",
+        "        elif kept[r] == 0 and first and second and c_axis < 0:",
+        "            c_axis = r",
+        "        else:",
+        "            return False",
+        "    if c_axis < 0 or (m_axis < 0 and n_axis < 0):",
+        "        return False",
+        "    if n_axis >= 0 and (m_axis < 0 or n_axis < m_axis):",
+        "        return contract(b1, b0, full, out, n_axis, m_axis, c_axis, batch, batches)",
+        "    return contract(b0, b1, full, out, m_axis, n_axis, c_axis, batch, batches)",
+    ]
+    product_lines = [
+        "def impl(b0, b1, full, out, m_axis, n_axis, c_axis, batch, batches):",
+        "    m = full[m_axis] if m_axis >= 0 else 1",
+        "    n = full[n_axis] if n_axis >= 0 else 1",
+        "    c = full[c_axis]",
+        f"    if m * n * c < {MIN_WORK}:",
+        "        return False",
+        *[f"    batch{r} = batch[{r}]" for r in axes],
+        "    m_step0 = b0.strides[m_axis] if m_axis >= 0 else 0",
+        "    m_step = out.strides[m_axis] if m_axis >= 0 else 0",
+        "    n_step1 = b1.strides[n_axis] if n_axis >= 0 else 0",
+        "    n_step = out.strides[n_axis] if n_axis >= 0 else 0",
+        "    left, right, product = np.empty((m, c)), np.empty((c, n)), np.empty((m, n))",
+        "    for t in range(batches):",
+        "        rest = t",
+        *[line for r in reversed(axes) for line in (
+            f"        i{r} = 0",
+            f"        if batch{r}:",
+            f"            i{r} = rest % full[{r}]",
+            f"            rest //= full[{r}]")],
+        # each operand's batch as a strided matrix view, copied by numba's array copy
+        f"        left[:, :] = as_strided(b0[{', '.join(f'i{r}:' for r in axes)}], (m, c), "
+        "(m_step0, b0.strides[c_axis]))",
+        f"        right[:, :] = as_strided(b1[{', '.join(f'i{r}:' for r in axes)}], (c, n), "
+        "(b1.strides[c_axis], n_step1))",
+        "        np.dot(left, right, product)",
+        f"        target = as_strided(out[{', '.join(f'i{r}:' for r in axes)}], (m, n), (m_step, n_step))",
+        "        target += product",
+        "    return True",
+    ]
+    # the rows of the product are the axis the result varies slower along (its gathers and
+    # its additions into `out` then walk memory forward)
+    contract = numba.njit(compiled(product_lines, {"as_strided": as_strided}))
+    return numba.njit(compiled(lines, {"contract": contract}))
