@@ -16,6 +16,9 @@ product `A @ B` (np.dot: BLAS) of the rows and columns gathered into work arrays
 returns False, having written nothing, for any other pattern and for products of fewer than
 `MIN_WORK` multiplications per batch, where the loop nest is faster: the caller then runs
 its loop nest. BLAS adds the terms in its own order (results can differ in the last bits).
+Of the two axes kept, the one the result varies slower along is the product's rows (its
+gathers and its additions into `out` then walk memory forward). Without SciPy (numba's np.dot
+calls BLAS through it) the kernels keep their loop nests alone.
 
 Imported by srcad/runtime/numba_fusion.py only (generated modules reach it through there).
 """
@@ -25,18 +28,26 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numba
-import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from srcad.runtime.numba_sum_to import compiled
 
 MIN_WORK = 512  # multiplications per batch below which BLAS's call costs more than it saves
 
+try:  # numba's np.dot calls BLAS through SciPy; without it the loop nests stay alone
+    import scipy.linalg.cython_blas  # noqa: F401
+    BLAS = True
+except ImportError:  # pragma: no cover - SciPy is installed where srcad is tested
+    BLAS = False
+
 
 def contraction_lines(rank: int, kept: list[str], out_shape: str) -> list[str]:
     """Lines of a kernel (after `out`, `full`, `b0`, `b1` are defined) that return `out`
     when the product is a matrix product: `kept[r]` spells 1 where the result keeps axis r,
-    0 where it sums it; `out_shape` spells the result's shape with a 1 at each summed axis."""
+    0 where it sums it; `out_shape` spells the result's shape with a 1 at each summed axis.
+    No lines without SciPy's BLAS."""
+    if not BLAS:
+        return []
     return [f"    if contract_{rank}(b0, b1, full, ({', '.join(kept)},), "
             f"out.reshape({out_shape})):",
             "        return out"]
@@ -46,6 +57,7 @@ def contraction_lines(rank: int, kept: list[str], out_shape: str) -> list[str]:
 def contract_function(rank: int):
     """The numba function `contract` for operands of `rank` axes (module docstring)."""
     axes = range(rank)
+    start = f"[{', '.join(f'i{r}:' for r in axes)}]"  # the view from a batch's first element
     lines = [
         "def impl(b0, b1, full, kept, out):",
         "    m_axis, n_axis, c_axis, batches = -1, -1, -1, 1",
@@ -92,16 +104,14 @@ def contract_function(rank: int):
             f"            i{r} = rest % full[{r}]",
             f"            rest //= full[{r}]")],
         # each operand's batch as a strided matrix view, copied by numba's array copy
-        f"        left[:, :] = as_strided(b0[{', '.join(f'i{r}:' for r in axes)}], (m, c), "
+        f"        left[:, :] = as_strided(b0{start}, (m, c), "
         "(m_step0, b0.strides[c_axis]))",
-        f"        right[:, :] = as_strided(b1[{', '.join(f'i{r}:' for r in axes)}], (c, n), "
+        f"        right[:, :] = as_strided(b1{start}, (c, n), "
         "(b1.strides[c_axis], n_step1))",
         "        np.dot(left, right, product)",
-        f"        target = as_strided(out[{', '.join(f'i{r}:' for r in axes)}], (m, n), (m_step, n_step))",
+        f"        target = as_strided(out{start}, (m, n), (m_step, n_step))",
         "        target += product",
         "    return True",
     ]
-    # the rows of the product are the axis the result varies slower along (its gathers and
-    # its additions into `out` then walk memory forward)
     contract = numba.njit(compiled(product_lines, {"as_strided": as_strided}))
     return numba.njit(compiled(lines, {"contract": contract}))

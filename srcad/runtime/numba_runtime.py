@@ -14,6 +14,11 @@ from srcad.runtime import (
     checkpointing,
     numba_math,  # noqa: F401 - registers math's functions numba lacks
 )
+from srcad.runtime.heap_settings import numba_backend_settings
+
+# freed memory kept for the next call (srcad/runtime/heap_settings.py): generated whole-array
+# code allocates megabytes per call, which glibc's defaults fault in again at every call
+HEAP = numba_backend_settings()
 
 
 @numba.njit(cache=True, inline="never")
