@@ -5,20 +5,21 @@ the fused kernels (srcad/runtime/numba_fusion.py) try it before their loop nest 
     np.sum(lower[None, :, :, :] * x[:, :, None, :], axis=3)     # x @ lower[j].T per j
     unbroadcast(g[:, :, :, None] * x[:, :, None, :], (1, k, d, d))  # g[:, j].T @ x[:, j]
 
-`contract(b0, b1, full, kept, out)` reads the two operands as views broadcast to the
-`full` shape (a stretched axis has step 0) and sorts the axes longer than 1 by who varies
-along them and whether the result keeps them: both operands and kept is a batch axis, one
-operand and kept a row (of b0) or column (of b1) axis, both operands and summed the
-contracted axis. Where there is exactly one contracted axis, at most one row and one column
-axis, at least one of them, and every other axis is a batch axis, each batch is one matrix
-product `A @ B` (np.dot: BLAS) of the rows and columns gathered into work arrays, added into
-`out` (the result, viewed with a length-1 axis at each summed axis); it returns True. It
-returns False, having written nothing, for any other pattern and for products of fewer than
-`MIN_WORK` multiplications per batch, where the loop nest is faster: the caller then runs
-its loop nest. BLAS adds the terms in its own order (results can differ in the last bits).
-Of the two axes kept, the one the result varies slower along is the product's rows (its
-gathers and its additions into `out` then walk memory forward). Without SciPy (numba's np.dot
-calls BLAS through it) the kernels keep their loop nests alone.
+`contract(b0, b1, full, kept, out)` (`kept`: bit r set where the result keeps axis r)
+reads the two operands as views broadcast to the `full` shape (a stretched axis has step 0)
+and sorts the axes longer than 1 by who varies along them and whether the result keeps
+them: both operands and kept is a batch axis, one operand and kept a row (of b0) or column
+(of b1) axis, both operands and summed the contracted axis. Where there is exactly one
+contracted axis, at most one row and one column axis, at least one of them, and every other
+axis is a batch axis, each batch is one matrix product `A @ B` (np.dot: BLAS) of the rows and
+columns copied into work arrays, added into `out` (the result, viewed with a length-1 axis at
+each summed axis); it returns True. It returns False, having written nothing, for any other
+pattern and for products of fewer than `MIN_WORK` multiplications per batch, where the loop
+nest is faster: the caller then runs its loop nest. BLAS adds the terms in its own order
+(results can differ in the last bits). Of the two axes kept, the one the result varies
+slower along is the product's rows (its copies and its additions into `out` then walk memory
+forward). Without SciPy (numba's np.dot calls BLAS through it) the kernels keep their loop
+nests alone.
 
 Imported by srcad/runtime/numba_fusion.py only (generated modules reach it through there).
 """
@@ -44,12 +45,14 @@ except ImportError:  # pragma: no cover - SciPy is installed where srcad is test
 def contraction_lines(rank: int, kept: list[str], out_shape: str) -> list[str]:
     """Lines of a kernel (after `out`, `full`, `b0`, `b1` are defined) that return `out`
     when the product is a matrix product: `kept[r]` spells 1 where the result keeps axis r,
-    0 where it sums it; `out_shape` spells the result's shape with a 1 at each summed axis.
-    No lines without SciPy's BLAS."""
+    0 where it sums it (passed as the bits of one int); `out_shape` spells the result's
+    shape with a 1 at each summed axis. No lines without SciPy's BLAS."""
     if not BLAS:
         return []
-    return [f"    if contract_{rank}(b0, b1, full, ({', '.join(kept)},), "
-            f"out.reshape({out_shape})):",
+    # one int, bit r set where axis r is kept: one type for every pattern (a tuple of
+    # literals would make numba compile `contract` again for each)
+    mask = " | ".join(f"({k}) << {r}" for r, k in enumerate(kept))
+    return [f"    if contract_{rank}(b0, b1, full, np.int64({mask}), out.reshape({out_shape})):",
             "        return out"]
 
 
@@ -66,19 +69,23 @@ def contract_function(rank: int):
         "        if full[r] == 1:",
         "            continue",
         "        first, second = b0.strides[r] != 0, b1.strides[r] != 0",
-        "        if kept[r] == 1 and first and second:",
+        "        keeps = (kept >> r) & 1 == 1",
+        "        if keeps and first and second:",
         "            batch[r] = True",
         "            batches *= full[r]",
-        "        elif kept[r] == 1 and first and m_axis < 0:",
+        "        elif keeps and first and m_axis < 0:",
         "            m_axis = r",
-        "        elif kept[r] == 1 and second and n_axis < 0:",
+        "        elif keeps and second and n_axis < 0:",
         "            n_axis = r",
-        "        elif kept[r] == 0 and first and second and c_axis < 0:",
+        "        elif not keeps and first and second and c_axis < 0:",
         "            c_axis = r",
         "        else:",
         "            return False",
         "    if c_axis < 0 or (m_axis < 0 and n_axis < 0):",
         "        return False",
+        # ints as int64, not literals: one compilation of `contract` per operand types
+        "    m_axis, n_axis, c_axis = np.int64(m_axis), np.int64(n_axis), np.int64(c_axis)",
+        "    batches = np.int64(batches)",
         "    if n_axis >= 0 and (m_axis < 0 or n_axis < m_axis):",
         "        return contract(b1, b0, full, out, n_axis, m_axis, c_axis, batch, batches)",
         "    return contract(b0, b1, full, out, m_axis, n_axis, c_axis, batch, batches)",

@@ -21,8 +21,9 @@ def _contract(a, b, kept):
     broadcast against each other."""
     full = np.broadcast_shapes(a.shape, b.shape)
     out = np.zeros(tuple(n if k else 1 for n, k in zip(full, kept)))
+    mask = sum(k << r for r, k in enumerate(kept))
     taken = contract_function(len(full))(np.broadcast_to(a, full), np.broadcast_to(b, full),
-                                         full, tuple(kept), out)
+                                         full, mask, out)
     return taken, out
 
 
