@@ -36,6 +36,7 @@ def _probe(env):
     return out[0], int(out[1])
 
 
+@pytest.mark.slow  # two processes importing numba
 @pytest.mark.skipif(not GLIBC, reason="glibc's malloc settings")
 def test_loading_the_numba_runtime_keeps_freed_memory_for_the_next_call(monkeypatch):
     import os
