@@ -15,6 +15,13 @@ numba backend fuses into loop nests (srcad/transform/numba_fusion.py). `f(A, r, 
   np.broadcast_shapes(A.shape, r.shape))` instead of `r[None, :]` (drawn from
   `random.Random(f"fused chains broadcast {seed}")`).
 
+* in about a third of the programs (drawn from `random.Random(f"fused chains products
+  {seed}")`), A is 6 to 12 on each side and one more term reduces a chain of a matrix product
+  spelled as a broadcast product summed over its shared axis (`np.sum(A[:, :, None] *
+  A.T[None, :, :], axis=1)`, which is A @ A.T, and its variants): the sums the numba backend
+  computes as BLAS matrix products (srcad/runtime/numba_contraction.py), as are some of their
+  adjoints.
+
 Their reverse sweeps sum chains back to the shapes broadcasting stretched (`unbroadcast`),
 the adjoint the fused kernels compute. `generate(seed)` draws from
 `random.Random(f"fused chains {seed}")`, a stream of its own, so the other grammars' seeds
@@ -24,6 +31,7 @@ keep their programs.
 from __future__ import annotations
 
 import random
+import re
 
 from grammar_recursion import HEADER, _c
 from program import ArgKind, Program
@@ -32,6 +40,11 @@ _UNARY = ["np.exp(np.sin({}))", "np.log(1.0 + {0} * {0})", "np.sqrt(0.5 + {0} * 
           "np.tanh({})", "np.sin({})", "np.cos({})", "-({})", "({}) ** 2"]
 _BINARY = ["{} + {}", "{} - ({})", "({}) * ({})", "({}) / (2.0 + np.sin({}))"]
 _KINDS = ["np.sum", "np.mean", "np.max", "np.min"]
+# (m, m) matrix products of A (m, n) as broadcast products summed over the shared axis
+_PRODUCTS = ["np.sum(A[:, :, None] * A.T[None, :, :], axis=1)",
+             "np.sum(A[:, None, :] * A[None, :, :], axis=2)",
+             "np.sum(A[None, :, :] * (A * c[:, None])[:, None, :], axis=-1)",
+             "np.sum(A.T[None, :, :] * ({})[:, :, None], axis=1)"]
 
 
 def _chain(rng, operands, depth):
@@ -61,6 +74,10 @@ def generate(seed: int) -> Program:
     row = "np.broadcast_to(r, np.broadcast_shapes(A.shape, r.shape))" if wide else "r[None, :]"
     matrices = ["A", row, "c[:, None]"]  # (m, n) or broadcast to it
     numbers = ["a", _c(rng)]
+    products = random.Random(f"fused chains products {seed}")
+    product = products.random() < 0.35
+    if product:
+        m, n = products.randint(6, 12), products.randint(6, 12)
     lines = ["def f(A, r, c, a):"]
     for k in range(rng.randint(1, 4)):
         chain = _array_chain(rng, matrices, numbers, rng.randint(1, 4))
@@ -81,6 +98,14 @@ def generate(seed: int) -> Program:
             matrices.append(f"s{k}[None, :]" if axis == 0 else f"s{k}[:, None]")
     terms = [f"{rng.choice(_KINDS)}({_array_chain(rng, matrices, numbers, rng.randint(1, 3))})"
              for _ in range(rng.randint(1, 2))]
+    if product:
+        spelled = products.choice(_PRODUCTS).format(
+            _chain(products, ["A", row, "c[:, None]"], products.randint(1, 2)))
+        lines.append(f"    p = {spelled}")
+        chain = _chain(products, ["p", "a", _c(products)], products.randint(1, 3))
+        if not re.search(r"\bp\b", chain):
+            chain = f"p * ({chain})"
+        terms.append(f"{products.choice(_KINDS)}({chain})")
     lines.append(f"    return {' + '.join(terms)}")
     args = [ArgKind("dup", "A", (m, n)), ArgKind("dup", "r", (n,)), ArgKind("dup", "c", (m,)),
             ArgKind("active", "a")]

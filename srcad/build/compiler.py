@@ -303,7 +303,10 @@ def _runtime_digest() -> str:
                                                      "numba_scans.py", "numba_stats.py",
                                                      "stats_scalars.py", "numba_reorder.py",
                                                      "numba_convolution.py", "numba_lu.py",
-                                                     "numba_sum_to.py", "numba_fusion.py"))
+                                                     "numba_sum_to.py", "numba_fusion.py",
+                                                     "numba_contraction.py",
+                                                     "numba_broadcast.py",
+                                                     "numba_symbols.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

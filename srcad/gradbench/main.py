@@ -67,6 +67,8 @@ def main(argv=None) -> None:
     # the ports and the libraries they import must not write to stdout: it carries responses
     stdout, sys.stdout = sys.stdout, sys.stderr
     try:
+        if args.system_malloc:  # also what the numba backend's runtime reads when it loads
+            os.environ["SRCAD_SYSTEM_MALLOC"] = "1"
         settings = {"freed_memory": "system" if args.system_malloc else memory.keep_freed_memory()}
         if args.tape_budget != "srcad":
             settings["tape_budget"] = memory.set_tape_budget(

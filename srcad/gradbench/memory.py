@@ -27,36 +27,21 @@ budget is written into the generated code, so code made under another budget is 
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import platform
+from srcad.runtime import checkpointing, heap_settings
 
-from srcad.runtime import checkpointing
-
-M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
-M_MMAP_THRESHOLD = -3
-MMAP_THRESHOLD = 32 * 2**20  # glibc's largest accepted value on 64-bit (HEAP_MAX_SIZE / 2)
 TRIM_THRESHOLD = 2**31 - 1  # the largest int mallopt takes: the heap is trimmed past 2 GiB free
 
 
 def keep_freed_memory() -> str:
-    """Ask glibc to serve blocks up to 32 MiB from its heap and to keep what is freed.
+    """Ask glibc to serve blocks up to 32 MiB from its heap and to keep what is freed (up to
+    2 GiB; srcad/runtime/heap_settings.py).
 
     Returns "kept" when glibc took both settings, else why nothing changed.
 
     >>> keep_freed_memory() in ("kept", "not glibc", "mallopt refused")
     True
     """
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
-        return "not glibc"
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    mallopt = libc.mallopt
-    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    mallopt.restype = ctypes.c_int
-    if (mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) != 1
-            or mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) != 1):
-        return "mallopt refused"
-    return "kept"
+    return heap_settings.keep_freed_memory(TRIM_THRESHOLD)
 
 
 def available_memory(meminfo: str = "/proc/meminfo") -> int | None:

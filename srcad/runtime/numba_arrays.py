@@ -10,6 +10,7 @@ numba): the same names and meanings as the python backend's runtime, compiled.
 * `array_tanh(x)`: `np.tanh(x)`; of a float64 array, a loop of `simd_tanh`
   (srcad/runtime/numba_runtime.py, within 3 ulp) that LLVM vectorizes, where numba's np.tanh calls
   the C library once per element; of anything else, numba's np.tanh.
+* `array_exp(x)`: `np.exp(x)` likewise, a loop of `simd_exp` (within 1 ulp).
 * `array_stack(parts)`: `np.stack(parts, axis=0)` of a tuple; of numbers (the tangent of
   `np.array([a * a, b, 2.0])`), the vector of them, which numba's np.stack (arrays only) does
   not build.
@@ -40,7 +41,7 @@ from numba.extending import overload
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
 from srcad.runtime import array_runtime as _python
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
-from srcad.runtime.numba_runtime import simd_tanh
+from srcad.runtime.numba_runtime import simd_exp, simd_tanh
 from srcad.runtime.numba_statistics import statistic_function
 from srcad.runtime.numba_sum_to import sum_to
 
@@ -166,6 +167,24 @@ def _array_tanh(x):
             return out
         return vectorized
     return lambda x: np.tanh(x)
+
+
+def array_exp(x):
+    return np.exp(x)
+
+
+@overload(array_exp)
+def _array_exp(x):
+    if isinstance(x, types.Array) and x.dtype == types.float64 and x.ndim > 0:
+        def vectorized(x):
+            values = np.ascontiguousarray(x)
+            out = np.empty(values.shape)
+            flat_values, flat_out = values.reshape(-1), out.reshape(-1)
+            for i in range(flat_values.size):
+                flat_out[i] = simd_exp(flat_values[i])
+            return out
+        return vectorized
+    return lambda x: np.exp(x)
 
 
 def array_stack(parts):

@@ -16,7 +16,10 @@ that makes the loop nest's source for the argument types: each operand read thro
 broadcast against a matrix costs no copy), the expression computed per element: an operation
 with an array operand as NumPy's ufunc computes it (`np.divide`: a division by zero is an
 infinity), one of numbers alone as numba computes it in the unfused code (`1.0 / 0.0` raises
-ZeroDivisionError there and here). Where the leaves are not float64 arrays and numbers, or no
+ZeroDivisionError there and here); `np.exp` and `np.tanh` as srcad's vectorizable `simd_exp`
+and `simd_tanh` (within 1 and 3 ulp, as `array_exp` and `array_tanh` outside a chain). A sum
+of the product of two arrays that is a matrix product runs as BLAS products first
+(srcad/runtime/numba_contraction.py). Where the leaves are not float64 arrays and numbers, or no
 leaf is an array, the overload is the unfused expression as numba compiles it today.
 """
 
@@ -31,6 +34,8 @@ from numba.extending import overload
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
 from srcad.runtime.numba_arrays import _START, _STEP, reducer, unbroadcast
 from srcad.runtime.numba_broadcast import VIEW, shape_lines
+from srcad.runtime.numba_contraction import contract_function, contraction_lines
+from srcad.runtime.numba_runtime import simd_exp, simd_tanh
 from srcad.runtime.numba_sum_to import compiled, loops, pad, sum_to_prologue, target_index
 
 KINDS = frozenset(_START) | {"unbroadcast"}
@@ -85,9 +90,12 @@ def _kernel(expression, reduction, arity, signature, unfused, args):
     lines = None
     if fusable:
         rank = max(leaves[k].ndim for k in arrays)
-        body = _Element(set(arrays), rank).visit(ast.parse(expression, mode="eval").body)
+        tree = ast.parse(expression, mode="eval").body
+        body = _Element(set(arrays), rank).visit(tree)
         if body is not None:
-            lines = _loop_nest(signature, arrays, rank, body, reduction, args[arity:], leaves)
+            lines = _loop_nest(signature, arrays, rank, body, reduction, args[arity:], leaves,
+                               _is_product(tree, arrays))
+    namespace = {"broadcast_view": VIEW, "simd_exp": simd_exp, "simd_tanh": simd_tanh}
     if lines is None:
         kind = reduction[0]
         if kind == "unbroadcast":
@@ -97,10 +105,21 @@ def _kernel(expression, reduction, arity, signature, unfused, args):
         else:
             namespace = {"reduce": reducer(kind, reduction[1], reduction[2])}
         return compiled(unfused, namespace)
-    return compiled(lines, {"broadcast_view": VIEW})
+    if lines is not None and any(f"contract_{rank}(" in line for line in lines):
+        namespace[f"contract_{rank}"] = contract_function(rank)
+    return compiled(lines, namespace)
 
 
-def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves):
+def _is_product(tree, arrays) -> bool:
+    """Is the expression `a<i> * a<j>` of two different array leaves (a candidate for
+    srcad/runtime/numba_contraction.py)?"""
+    return (isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.Mult)
+            and arrays == [0, 1] and all(isinstance(side, ast.Name)
+                                         for side in (tree.left, tree.right))
+            and {tree.left.id, tree.right.id} == {"a0", "a1"})
+
+
+def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves, product=False):
     lines = [f"def impl({signature}):"]
     if len(arrays) > 1:  # straight-line code for these ranks: no helper numba compiles apart
         lines += shape_lines([f"a{k}.shape" for k in arrays], [leaves[k].ndim for k in arrays],
@@ -119,15 +138,28 @@ def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves):
         else:
             head = sum_to_prologue(rank, target, "full")
             step, result = f"{inner}out[{target_index(rank, target)}] += v", "out"
+            lead = rank - target
+            if product and rank >= 2:  # a matrix product where the strides say so
+                head += contraction_lines(
+                    rank, ["0"] * lead + [f"m{k}" for k in range(target)],
+                    _tuple(["1"] * lead + [f"out.shape[{k}]" for k in range(target)]))
     else:
         axes, keepdims = reduction[1], reduction[2]
         reduced = _reduced_axes(axes, rank)
         if reduced is None:
             return None
         head, step, result = _reduction_parts(kind, reduced, keepdims, rank)
+        if product and kind == "sum" and rank >= 2 and len(reduced) < rank:
+            head += contraction_lines(
+                rank, ["0" if a in reduced else "1" for a in range(rank)],
+                _tuple(["1" if a in reduced else f"full[{a}]" for a in range(rank)]))
     lines += head + loops(rank, "full") + [f"{inner}v = {body}", step,
                                            f"    return {result}"]
     return lines
+
+
+def _tuple(items):
+    return f"({', '.join(items)},)"
 
 
 def _reduced_axes(axes, rank):
@@ -208,11 +240,16 @@ class _Element(ast.NodeVisitor):
         operand = self.element(node.args[0])
         if operand is None:
             return None
-        return f"np.{node.func.attr}({operand[0]})", operand[1]
+        function = _SIMD.get(node.func.attr, f"np.{node.func.attr}")
+        return f"{function}({operand[0]})", operand[1]
 
     def generic_visit(self, node):
         raise ValueError(f"not an elementwise expression: {ast.dump(node)}")
 
 
+# exp and tanh in plain arithmetic (srcad/runtime/numba_runtime.py, within 1 and 3 ulp), as
+# array_exp and array_tanh compute them outside a chain: the C library's, once per element,
+# take several times as long
+_SIMD = {"exp": "simd_exp", "tanh": "simd_tanh"}
 _UNARY = {ast.USub: "-", ast.UAdd: "+"}
 _BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}

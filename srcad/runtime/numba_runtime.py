@@ -14,6 +14,16 @@ from srcad.runtime import (
     checkpointing,
     numba_math,  # noqa: F401 - registers math's functions numba lacks
 )
+from srcad.runtime.heap_settings import numba_backend_settings
+from srcad.runtime.numba_symbols import distinct_symbols
+
+# machine code loaded from numba's cache by this process never shares a symbol with code
+# compiled by another process (srcad/runtime/numba_symbols.py)
+distinct_symbols()
+
+# freed memory kept for the next call (srcad/runtime/heap_settings.py): generated whole-array
+# code allocates megabytes per call, which glibc's defaults fault in again at every call
+HEAP = numba_backend_settings()
 
 
 @numba.njit(cache=True, inline="never")

@@ -9,7 +9,8 @@ operation.
 The reductions fused: `np.sum`, `np.mean`, `np.max`, `np.min` of a whole array, the
 `reduce_<kind>_<axes>[_keep]` calls of an axis (srcad/transform/numba_compat.py), and
 `unbroadcast(e, shape)` (the adjoint of broadcasting). The chain: `+ - * / **`, unary minus
-and NumPy's elementwise functions in `ELEMENTWISE` (and `array_tanh`), at least one of them;
+and NumPy's elementwise functions in `ELEMENTWISE` (and `array_tanh`, `array_exp`), at least
+one of them;
 any other subexpression (a name, a view `x[:, None]`, `np.broadcast_to(...)`, a matrix
 product, a constant that is not a number) is a leaf, computed once before the call and passed
 in, so the leaves are evaluated as before, in the same order. Each fused call's statement is
@@ -33,6 +34,8 @@ ELEMENTWISE = frozenset({"exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "log
 _WHOLE = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "amax": "max",
           "amin": "min"}
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
+# numba_compat.py's spellings of np.tanh and np.exp of arrays
+_ARRAY_SPELLINGS = {"array_tanh": "tanh", "array_exp": "exp"}
 _SIMPLE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return)
 
 
@@ -139,7 +142,7 @@ def _elementwise(node) -> bool:
         return isinstance(node.op, (gast.USub, gast.UAdd))
     if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords:
         return _np_attribute(node.func) in ELEMENTWISE or (
-            isinstance(node.func, gast.Name) and node.func.id == "array_tanh")
+            isinstance(node.func, gast.Name) and node.func.id in _ARRAY_SPELLINGS)
     return False
 
 
@@ -158,7 +161,8 @@ class _Chain:
             return f"({'-' if isinstance(node.op, gast.USub) else '+'}" \
                    f"{self.template(node.operand)})"
         if isinstance(node, gast.Call) and _elementwise(node):
-            function = "tanh" if isinstance(node.func, gast.Name) else node.func.attr
+            function = _ARRAY_SPELLINGS[node.func.id] if isinstance(node.func, gast.Name) \
+                else node.func.attr
             return f"np.{function}({self.template(node.args[0])})"
         if isinstance(node, gast.Constant) and type(node.value) in (int, float):
             return repr(node.value)

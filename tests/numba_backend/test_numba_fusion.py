@@ -69,6 +69,10 @@ PROGRAMS = [
                                         dup(RNG.standard_normal(4)),
                                         dup(1.5 + RNG.random(3)), srcad.Active(0.3))),
     (gmm.gmm_vectorized, _gmm_args),
+    # large enough for each product and its adjoints to run as BLAS matrix products
+    # (srcad/runtime/numba_contraction.py)
+    (broadcast_product_sum, lambda: (dup(RNG.standard_normal((3, 12, 12))),
+                                     dup(RNG.standard_normal((40, 3, 12))))),
 ]
 
 
