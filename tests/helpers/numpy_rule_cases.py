@@ -30,10 +30,10 @@ SHAPES = {1: [(), (3,), (2, 3)], 2: [((), ()), ((3,), ()), ((2, 3), (3,)), ((2, 
 # the shape given after the call text)
 REDUCTION_CALLS = {
     "prod": ["np.prod(x0)", "np.prod(x0, axis=1)", "np.prod(x0, -1, keepdims=True)",
-             "np.prod(x0, (0, 2))", "x0.prod(axis=0)"],
+             "np.prod(x0, (0, 2))", "x0.prod(axis=0, keepdims=True)"],
     "var": ["np.var(x0)", "np.var(x0, axis=1, ddof=1)", "np.var(x0, (0, -1), None, None, 1)",
-            "np.var(x0, axis=-2, keepdims=True)", "x0.var(0)"],
-    "std": ["np.std(x0)", "np.std(x0, axis=2, ddof=1, keepdims=True)", "x0.std(axis=(1, 2))"],
+            "np.var(x0, axis=-2, keepdims=True)", "x0.var(0, ddof=1)"],
+    "std": ["np.std(x0)", "np.std(x0, axis=2, ddof=1, keepdims=True)", "x0.std(axis=(1, 2), ddof=1)"],
     "ptp": ["np.ptp(x0)", "np.ptp(x0, axis=1)", "np.ptp(x0, -1, keepdims=True)"],
     "nansum": ["np.nansum(x0)", "np.nansum(x0, axis=(0, 1))"],
     "nanmean": ["np.nanmean(x0)", "np.nanmean(x0, axis=1, keepdims=True)"],

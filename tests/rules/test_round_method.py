@@ -10,7 +10,7 @@ X = np.array([1.34, 2.61, -4.12])
 
 
 def rounded_method(x):
-    return np.sum(x.round(1) * x + x.round())
+    return np.sum(x.round(decimals=1) * x + x.round())
 
 
 def rounded_function(x):
