@@ -184,3 +184,15 @@ def test_literal_of_arrays_on_numba(mode):
     x = np.array([0.3, 0.5, 0.7])
     np.testing.assert_allclose(srcad.gradient(mean_rows, x, backend="numba", mode=mode),
                                central(mean_rows, x), rtol=1e-6)
+
+
+def asarray_of_rows(x):
+    flat = np.asarray([x[0], 2.0 * x[1]]) * x[1:]
+    square = np.asarray([[x[0], x[1] * x[2]], [x[2], 1.0]]) @ x[:2]
+    return np.sum(flat * flat) + np.sum(square * square)
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_asarray_of_a_list_written_out_is_the_array_np_array_makes(backend):
+    x = np.array([0.3, 0.5, 0.7])
+    check_grads(asarray_of_rows, srcad.Duplicated(x, np.zeros(3)), backend=backend)

@@ -61,6 +61,9 @@ def lists_as_tuples(parsed, body: list) -> list:
             joined = _joined_rows(parsed, call)
             if joined is not None:
                 _rows_as_arrays(joined)
+                if resolve_callee(parsed, call.func, {}) is np.asarray:
+                    # of a list written out: a new array, np.array's
+                    call.func = S.relocated(S.call("np.array").func, call.func)
             parameters = _parameters(parsed, call)
             for literal in parameters:  # np.tile(x, [2, 1]): the literal the rule reads
                 _replace(call, literal, _as_tuples(literal))
