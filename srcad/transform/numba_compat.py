@@ -186,6 +186,12 @@ class _Products(gast.NodeTransformer):
         if not isinstance(f, gast.Attribute):
             return node
         module = isinstance(f.value, gast.Name) and f.value.id == "np"
+        if module and f.attr == "fix":  # rounds toward zero: np.trunc, which numba has
+            f.attr = "trunc"
+            return node
+        if not module and f.attr == "round":  # x.round(1): numba has the function only
+            return gast.copy_location(gast.Call(func=S.parse_expr("np.round"), args=[
+                f.value, *node.args], keywords=node.keywords), node)
         if f.attr in _REDUCTIONS:
             return _reduction(node, module)
         moved = moved_call(node, module)  # np.roll(x, 1, axis=0), x.take(i, 0), ...
