@@ -137,7 +137,7 @@ def entries(call_info, elementwise_kind, any_kind):
 # ufuncs numba implements, with their rules; np.cumsum and np.linalg.norm in their first
 # forms (no keyword: a vector's cumsum, the 2-norm); the reductions and scans with keywords
 # are refused there by name (numba's reductions take no axis tuples nor keepdims)
-NUMBA_UFUNCS = frozenset(_UFUNCS) - {"heaviside"}  # numba has no np.heaviside
+NUMBA_UFUNCS = frozenset(_UFUNCS)  # np.heaviside: srcad/runtime/numba_arrays.py
 
 
 # the reductions along axes the numba backend compiles (srcad/runtime/numba_statistics.py), with

@@ -186,6 +186,8 @@ class _Products(gast.NodeTransformer):
         if not isinstance(f, gast.Attribute):
             return node
         module = isinstance(f.value, gast.Name) and f.value.id == "np"
+        if module and f.attr == "heaviside" and len(node.args) == 2 and not node.keywords:
+            return gast.copy_location(S.call("array_heaviside", *node.args), node)
         if module and f.attr == "fix":  # rounds toward zero: np.trunc, which numba has
             f.attr = "trunc"
             return node
