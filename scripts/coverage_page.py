@@ -40,8 +40,8 @@ _FAMILIES = [("Python: builtins, math, statistics", ("", "math.", "statistics.")
              ("SciPy: scipy.signal", ("scipy.signal.",))]
 # what the numba backend compiles of a function only in some forms (the others are refused by
 # name where they are written)
-_NUMBA_FORMS = {"np.diagonal": "compiled of matrices (of stacks: refused by name)",
-                "np.trace": "compiled of matrices (of stacks: refused by name)"}
+_NUMBA_FORMS = {"np.cross": "compiled without `axisa=`, `axisb=`, `axisc=`, `axis=` (with "
+                            "them: refused by name)"}
 _INTRO = """# Supported functions
 
 This page is generated from srcad's rule table (`python scripts/coverage_page.py`; a test
@@ -99,7 +99,9 @@ def _modes(info) -> str:
 def _numba(name, info) -> str:
     if name in _NUMBA_FORMS:
         return _NUMBA_FORMS[name]
-    if callable(info.numba_refusal):
+    if callable(info.numba_refusal):  # by the argument count
+        if not any(info.numba_refusal(count) for count in range(1, 9)):
+            return "compiled"
         return "compiled for some argument counts, the others refused by name"
     if info.numba_refusal:
         return "refused by name"

@@ -64,10 +64,10 @@ NUMBA_MOVEMENT_NAMES = frozenset({"moved_flip", "moved_fliplr", "moved_flipud", 
                                   "moved_rot90", "moved_tile", "moved_repeat", "untile",
                                   "tiled_shape", "unrepeat", "repeated_shape", "size_of"})
 NUMBA_PADDING_NAMES = frozenset({"moved_pad", "unpad", "padded_shape"})  # numba_padding.py
-NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_diagonal", "moved_trace", "moved_sort",
-                                   "untake", "taken_shape", "untake_along_axis", "along_shape",
-                                   "undiagonal", "untrace", "diagonal_shape", "sort_order",
-                                   "unsort"})
+NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_sort", "untake", "taken_shape",
+                                   "untake_along_axis", "along_shape", "sort_order", "unsort"})
+NUMBA_DIAGONAL_NAMES = frozenset({"moved_diagonal", "moved_trace", "undiagonal", "untrace",
+                                  "diagonal_shape"})  # numba_diagonals.py
 # srcad/runtime/numba_quantiles.py: np.median, np.quantile, np.percentile along an axis
 NUMBA_QUANTILE_NAMES = frozenset({"moved_median", "moved_quantile", "moved_percentile"})
 # srcad/runtime/numba_einsum.py: np.einsum with literal subscripts and its adjoint, as loops
@@ -136,7 +136,7 @@ GENERATED_BUILTINS = frozenset({"range", "reversed", "len", "float", "int", "abs
 # `reduce_<kind>_<axes>`; `srcad_jit`, `srcad_kernel`, `srcad_constant_<k>`)
 PREFIXES = ("srcad_", "reduce_")
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
-    | NUMBA_SEMANTICS_NAMES | NUMBA_MOVEMENT_NAMES | NUMBA_SELECTION_NAMES \
+    | NUMBA_SEMANTICS_NAMES | NUMBA_MOVEMENT_NAMES | NUMBA_SELECTION_NAMES | NUMBA_DIAGONAL_NAMES \
     | NUMBA_SPECTRAL_NAMES | NUMBA_QUANTILE_NAMES | NUMBA_EINSUM_NAMES | NUMBA_PADDING_NAMES \
     | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) | frozenset(MODULES) \
     | frozenset(RECURSION_RUNTIME_NAMES) | GENERATED_BUILTINS \
@@ -155,6 +155,7 @@ _RUNTIME_MODULES = {"srcad.runtime.array_runtime", "srcad.runtime.movement_runti
                     "srcad.build.running", "srcad.runtime.checkpointing", "srcad.operators.nested",
                     "srcad.runtime.numba_semantics", "srcad.runtime.numba_scatter",
                     "srcad.runtime.numba_movement", "srcad.runtime.numba_selection",
+                    "srcad.runtime.numba_diagonals",
                     "srcad.runtime.numba_linalg", "srcad.runtime.numba_spectral",
                     "srcad.runtime.numba_quantiles", "srcad.runtime.numba_einsum",
                     "srcad.runtime.numba_padding", "srcad.runtime.convolution_runtime",
