@@ -84,6 +84,19 @@ class _RowJoins(gast.NodeTransformer):
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
+        # `x[[0, 2, 1]]`, `A[[i, j], 0]`: NumPy reads a flat list in an index as the array of
+        # it (a list is no key of a list or a dict)
+        items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        for k, item in enumerate(items):
+            if isinstance(item, gast.List) and item.elts and not any(
+                    isinstance(e, (gast.List, gast.Tuple, gast.Starred, gast.Slice)) or (
+                        isinstance(e, gast.Constant) and isinstance(e.value, bool))
+                    for e in item.elts):
+                made = _call_at("np.array", item, item)
+                if isinstance(node.slice, gast.Tuple):
+                    node.slice.elts[k] = made
+                else:
+                    node.slice = made
         joins = (np.r_, np.c_)
         if not isinstance(node.value, gast.Attribute) \
                 or resolve_callee(self.parsed, node.value, {}) not in joins:
