@@ -60,7 +60,9 @@ this page before differentiating (`np.split(x, 2)[1]`, `np.broadcast_arrays`, `n
 [Supported NumPy functions](numpy_functions.md#written-out-before-differentiating)).
 `python scripts/library_probe.py` differentiates a one-line program of each function of these
 families in every mode against central differences and prints, per family, how many agree,
-are refused (and why), are wrong or crash.
+are refused (and why), are wrong or crash; `python scripts/new_user_programs.py` runs twelve
+short programs of these functions (Black-Scholes, a Gaussian-process likelihood, maximum
+likelihood fits, attention, ...) on both backends against JAX.
 """
 
 
