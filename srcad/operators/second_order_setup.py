@@ -98,8 +98,11 @@ def _engine(operator, f, target, inner, width, backend, mode, chosen):
             # names f's own construct. A second-order refusal of a rule (the reverse rule of
             # a custom_jvp function) also goes on to reverse over forward
             origin = getattr(getattr(f, "__code__", None), "co_filename", "")
-            if not all((e.filename or "").startswith("<srcad")
-                       or isinstance(e, SecondOrderRefusal) for e in err.problems):
+            # (a custom_vjp function's rule differentiated in forward mode also refuses the
+            # rule's own code, in the user's file: reverse over forward names the call)
+            rule = any(getattr(e, "forward_refused_rule", False) for e in err.problems)
+            if not rule and not all((e.filename or "").startswith("<srcad")
+                                    or isinstance(e, SecondOrderRefusal) for e in err.problems):
                 raise
             if not chosen:
                 raise in_user_code(err, origin, "reverse") from None
