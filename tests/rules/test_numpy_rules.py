@@ -85,6 +85,18 @@ KINKS = [
 ]
 
 
+def std_of_single_rows(x):
+    return np.sum(np.std(x[:1], axis=0) * np.arange(1.0, 5.0))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_std_of_a_sample_of_one_element_has_derivative_zero(mode):
+    # the std of one element is 0 whatever it holds: its derivative is 0 (central
+    # differences say so; JAX gives NaN, as at a constant sample of more, which stays NaN)
+    np.testing.assert_array_equal(srcad.gradient(std_of_single_rows, X.copy(), mode=mode),
+                                  np.zeros_like(X))
+
+
 @pytest.mark.parametrize("case", KINKS, ids=[c[0] for c in KINKS])
 def test_jax_convention_where_there_is_no_derivative(case):
     _, np_f, jax_f, x = case
