@@ -41,7 +41,9 @@ _FAMILIES = [("Python: builtins, math, statistics", ("", "math.", "statistics.")
 # what the numba backend compiles of a function only in some forms (the others are refused by
 # name where they are written)
 _NUMBA_FORMS = {"np.cross": "compiled without `axisa=`, `axisb=`, `axisc=`, `axis=` (with "
-                            "them: refused by name)"}
+                            "them: refused by name)",
+                "np.linalg.norm": "compiled with a number `ord=` or none (`ord='fro'`, "
+                                  "`'nuc'`, `axis=`, `keepdims=`: refused by name)"}
 _INTRO = """# Supported functions
 
 This page is generated from srcad's rule table (`python scripts/coverage_page.py`; a test

@@ -1,11 +1,12 @@
 """NumPy's scans, differences and weighted means along an axis, compiled: what numba-compiled
-derivative code calls for np.cumprod (axis=), np.diff (n=, axis=, prepend=, append= of a
-number), np.trapezoid (dx=, axis=), np.gradient of a vector, np.average (axis=, weights=,
-keepdims=) and np.linspace (ends that are numbers or arrays, endpoint=), and the tangent and
-adjoint of np.cumprod (`cumprod_tangent`, `cumprod_adjoint`, the names the rule calls on the
-python backend: srcad/runtime/cumprod_runtime.py). numba has np.cumprod of a whole array,
-np.diff along the last axis without prepend/append, np.linspace of numbers without endpoint=,
-and no np.trapezoid, np.gradient nor weighted np.average along an axis.
+derivative code calls for np.cumsum and np.cumprod (axis=), np.diff (n=, axis=, prepend=,
+append= of a number), np.trapezoid (dx=, axis=), np.gradient of a vector, np.average
+(axis=, weights=, keepdims=) and np.linspace (ends that are numbers or arrays, endpoint=),
+and the tangent and adjoint of np.cumprod (`cumprod_tangent`, `cumprod_adjoint`, the names
+the rule calls on the python backend: srcad/runtime/cumprod_runtime.py). numba has np.cumsum
+and np.cumprod of a whole array, np.diff along the last axis without prepend/append,
+np.linspace of numbers without endpoint=, and no np.trapezoid, np.gradient nor weighted
+np.average along an axis.
 
 srcad/transform/numba_movement.py spells each call `np.<name>(...)` `moved_<name>(...)` with
 the same arguments; each `moved_<name>` here has NumPy's signature and a numba `overload`
@@ -51,6 +52,31 @@ def _back(rank):
 def _array(t, name):
     if not isinstance(t, types.Array):
         raise TypingError(f"srcad compiles np.{name} of an array")
+
+
+# -- np.cumsum along an axis (numba's takes none) ---------------------------------------------
+
+def moved_cumsum(a, axis=None, dtype=None, out=None):
+    return np.cumsum(a, axis)
+
+
+@overload(moved_cumsum, prefer_literal=True)
+def _cumsum(a, axis=None, dtype=None, out=None):
+    _array(a, "cumsum")
+    if omitted_argument(axis):
+        return lambda a, axis=None, dtype=None, out=None: np.cumsum(a)
+    back = _back(a.ndim)
+
+    def along(a, axis=None, dtype=None, out=None):
+        k = axis % a.ndim
+        rows = _front(a, k)
+        result = np.empty(rows.shape)
+        if rows.shape[0] > 0:
+            result[0] = rows[0]
+        for i in range(1, rows.shape[0]):
+            result[i] = result[i - 1] + rows[i]
+        return back(result, k)
+    return along
 
 
 # -- np.cumprod and its derivatives --------------------------------------------------------

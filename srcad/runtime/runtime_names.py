@@ -72,11 +72,11 @@ NUMBA_DIAGONAL_NAMES = frozenset({"moved_diagonal", "moved_trace", "undiagonal",
 NUMBA_QUANTILE_NAMES = frozenset({"moved_median", "moved_quantile", "moved_percentile"})
 # srcad/runtime/numba_einsum.py: np.einsum with literal subscripts and its adjoint, as loops
 NUMBA_EINSUM_NAMES = frozenset({"moved_einsum", "einsum_adjoint"})
-# srcad/runtime/numba_scans.py: np.cumprod, np.diff, np.trapezoid, np.gradient, np.average,
-# np.linspace with NumPy's keywords, and cumprod's derivatives, compiled
-NUMBA_SCAN_NAMES = frozenset({"moved_cumprod", "moved_diff", "moved_trapezoid", "moved_gradient",
-                              "moved_average", "moved_linspace", "cumprod_tangent",
-                              "cumprod_adjoint"})
+# srcad/runtime/numba_scans.py: np.cumsum, np.cumprod, np.diff, np.trapezoid, np.gradient,
+# np.average, np.linspace with NumPy's keywords, and cumprod's derivatives, compiled
+NUMBA_SCAN_NAMES = frozenset({"moved_cumsum", "moved_cumprod", "moved_diff", "moved_trapezoid",
+                              "moved_gradient", "moved_average", "moved_linspace",
+                              "cumprod_tangent", "cumprod_adjoint"})
 # srcad/runtime/numba_reorder.py: np.partition, np.rollaxis and partition's derivatives
 NUMBA_REORDER_NAMES = frozenset({"moved_partition", "moved_rollaxis", "partition_order",
                                  "unpartition"})

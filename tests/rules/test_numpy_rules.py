@@ -217,6 +217,9 @@ def test_ufunc_on_numba(case):
 # numba_quantiles.py): every case of each
 NUMBA_REDUCTIONS = [c for c in REDUCTIONS if c[0].rsplit("-", 1)[0] in
                     {*numpy_entries.NUMBA_STATISTICS, "median", "quantile", "percentile"}]
+# np.linalg.norm with a number ord= (numba's own norm): no axis=, no 'fro' or 'nuc'
+NUMBA_REDUCTIONS += [c for c in REDUCTIONS if c[0].startswith("norm-")
+                     and "axis" not in c[1] and "'" not in c[1]]
 # the scans and np.average: tests/rules/test_scans_stats_numba.py
 
 
