@@ -25,6 +25,7 @@ ELEMENTWISE = frozenset({"exp", "log", "log1p", "expm1", "sqrt", "square", "sin"
 # srcad/runtime/numba_products.py, srcad/transform/numba_linalg_calls.py)
 PRODUCTS = frozenset({"transpose", "dot", "matmul", "outer", "sum", "mean", "cumsum", "norm",
                       "tensordot", "multi_dot", "kron", "matrix_power",
+                      "cross", "vdot", "inner",  # numba's own (np.cross of 3-vectors)
                       "einsum",  # srcad/runtime/numba_einsum.py
                       "convolve", "correlate"})  # srcad/runtime/numba_convolution.py
 # shapes and movement (srcad/runtime/numba_movement.py, numba_selection.py, numba_padding.py)
