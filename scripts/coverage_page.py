@@ -44,6 +44,13 @@ _NUMBA_FORMS = {"np.cross": "compiled without `axisa=`, `axisb=`, `axisc=`, `axi
                             "them: refused by name)",
                 "np.linalg.norm": "compiled with a number `ord=` or none (`ord='fro'`, "
                                   "`'nuc'`, `axis=`, `keepdims=`: refused by name)"}
+# numba's np.linalg (and srcad's numba runtime) take one matrix: a stack of them is refused by
+# name (scripts/library_probe.py's "batched" cases)
+_NUMBA_FORMS.update({name: "compiled of one matrix (of a stack of them: refused by name)"
+                     for name in ("np.matmul", "np.linalg.solve", "np.linalg.inv",
+                                  "np.linalg.det", "np.linalg.slogdet", "np.linalg.cholesky",
+                                  "np.linalg.pinv", "np.linalg.eigh", "np.linalg.eigvalsh",
+                                  "np.linalg.matrix_power")})
 _INTRO = """# Supported functions
 
 This page is generated from srcad's rule table (`python scripts/coverage_page.py`; a test

@@ -35,7 +35,8 @@ MOVEMENT = frozenset({"asarray", "reshape", "ravel", "concatenate", "stack", "ar
                       "moveaxis", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
                       "repeat", "pad", "take", "take_along_axis", "diag", "diagonal",
                       "diagflat", "trace", "sort",
-                      "partition", "rollaxis"})  # srcad/runtime/numba_reorder.py
+                      "partition", "rollaxis",  # srcad/runtime/numba_reorder.py
+                      "squeeze"})  # a reshape (srcad/transform/numba_compat.py)
 # linear algebra: numba's np.linalg, srcad/runtime/numba_linalg.py (scipy.linalg),
 # numba_spectral.py, numba_decompositions.py, numba_expm.py
 LINALG = frozenset({"solve", "inv", "det", "slogdet", "logabsdet", "sign", "cholesky",

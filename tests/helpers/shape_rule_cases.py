@@ -70,6 +70,7 @@ CASES = [
     ("np.trace(x)", (3, 3)), ("np.trace(x, 1)", (3, 4)),
     ("np.trace(x, offset=-1, axis1=1, axis2=2)", (2, 3, 4)), ("x.trace(offset=1)", (3, 3)),
     ("np.trace(x, 1, 2, 0)", (2, 3, 4)), ("np.diagonal(x, 1, 3, 1)", (2, 3, 2, 4)),
+    ("np.squeeze(x[:, None, :], axis=1)", (2, 3)), ("x[None, :, None].squeeze((0, 2))", (3,)),
     ("np.repeat(x, [1, 0, 2]) + np.tile(x, [1])", (3,)),
     ("np.pad(x, [[1, 0], [0, 2]], mode='edge') + np.pad(x, 1, constant_values=(1.0, 2.0))[1:, :]",
      (2, 3)),
