@@ -1,4 +1,4 @@
-"""Problem 9: a scipy.special-heavy likelihood's gradient: negative-binomial regression
+"""Problem 10: a scipy.special-heavy likelihood's gradient: negative-binomial regression
 (counts y_i, covariates X_i, log r_i = X_i beta, success probability expit(alpha)), whose
 log-likelihood calls gammaln three times per observation and whose gradient calls digamma.
 srcad's reverse mode (python backend, scipy.special's own functions and srcad's rules)
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.special
-from harness import Suite, installed, interleaved_ratio, ratio, run_case
+from harness import Suite, installed, interleaved_ratio, ratio, rows_table, run_case
 
 S10 = "10. scipy.special likelihood (negative-binomial regression)"
 SRCAD_PY = "srcad reverse, python backend"
@@ -48,6 +48,17 @@ def section_special(suite: Suite, srcad, sizes=((10_000, 8),)):
     print(f"\n{S10}")
     for n, d in sizes:
         special_case(suite, srcad, n, d)
+
+
+def markdown_lines(suite) -> list:
+    """The section of docs/benchmarks.md: each contender's time per gradient, then srcad's
+    ratios to the others."""
+    rows = [(f"{row.case}: {row.name}", row.median * 1e3 if row.ok else None, " ms",
+             row.note if row.ok else row.status) for row in suite.rows if row.section == S10]
+    rows += [(key.removeprefix("special "), value, "x", "interleaved" if JAX not in key
+              else "ratio of the medians") for key, value in suite.extra.items()
+             if key.startswith("special ")]
+    return rows_table(S10, rows)
 
 
 def special_case(suite: Suite, srcad, n, d):

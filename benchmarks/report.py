@@ -17,6 +17,7 @@ import interface_cost
 import mixture_chart
 import problem_arrays
 import problem_parallel
+import problem_special
 import problem_vmap
 from harness import ROOT, TOL, TOL_FD, Suite, fmt_ratio, ms, ratio, us
 from problem_jacobian import (
@@ -297,6 +298,7 @@ def markdown(suite: Suite, info, sizes, wall):
     lines += interface_cost.markdown_lines(suite)
     lines += problem_parallel.markdown_lines(suite)
     lines += problem_vmap.markdown_lines(suite)
+    lines += problem_special.markdown_lines(suite)
     return "\n".join(lines)
 
 

@@ -43,6 +43,7 @@ from problem_checkpoint import section_checkpoint
 from problem_jacobian import section_jacobian
 from problem_mixture import section_mixture
 from problem_parallel import section_parallel
+from problem_special import section_special
 from problem_transform import section_transform
 from problem_vector import section_vector
 from problem_vmap import section_vmap
@@ -62,6 +63,7 @@ PROBLEMS = [
     ("8", "checkpoint", lambda suite, srcad, sizes: section_checkpoint(
         suite, srcad, cases=[("numba", 2_000), ("python", 100)] if suite.cfg.quick else None)),
     ("9", "vmap", lambda suite, srcad, sizes: section_vmap(suite, srcad)),
+    ("10", "special", lambda suite, srcad, sizes: section_special(suite, srcad)),
 ]
 
 

@@ -40,8 +40,17 @@ _FAMILIES = [("Python: builtins, math, statistics", ("", "math.", "statistics.")
              ("SciPy: scipy.signal", ("scipy.signal.",))]
 # what the numba backend compiles of a function only in some forms (the others are refused by
 # name where they are written)
-_NUMBA_FORMS = {"np.diagonal": "compiled of matrices (of stacks: refused by name)",
-                "np.trace": "compiled of matrices (of stacks: refused by name)"}
+_NUMBA_FORMS = {"np.cross": "compiled without `axisa=`, `axisb=`, `axisc=`, `axis=` (with "
+                            "them: refused by name)",
+                "np.linalg.norm": "compiled with a number `ord=` or none (`ord='fro'`, "
+                                  "`'nuc'`, `axis=`, `keepdims=`: refused by name)"}
+# numba's np.linalg (and srcad's numba runtime) take one matrix: a stack of them is refused by
+# name (scripts/library_probe.py's "batched" cases)
+_NUMBA_FORMS.update({name: "compiled of one matrix (of a stack of them: refused by name)"
+                     for name in ("np.matmul", "np.linalg.solve", "np.linalg.inv",
+                                  "np.linalg.det", "np.linalg.slogdet", "np.linalg.cholesky",
+                                  "np.linalg.pinv", "np.linalg.eigh", "np.linalg.eigvalsh",
+                                  "np.linalg.matrix_power")})
 _INTRO = """# Supported functions
 
 This page is generated from srcad's rule table (`python scripts/coverage_page.py`; a test
@@ -60,7 +69,9 @@ this page before differentiating (`np.split(x, 2)[1]`, `np.broadcast_arrays`, `n
 [Supported NumPy functions](numpy_functions.md#written-out-before-differentiating)).
 `python scripts/library_probe.py` differentiates a one-line program of each function of these
 families in every mode against central differences and prints, per family, how many agree,
-are refused (and why), are wrong or crash.
+are refused (and why), are wrong or crash; `python scripts/new_user_programs.py` runs twelve
+short programs of these functions (Black-Scholes, a Gaussian-process likelihood, maximum
+likelihood fits, attention, ...) on both backends against JAX.
 """
 
 
@@ -99,7 +110,9 @@ def _modes(info) -> str:
 def _numba(name, info) -> str:
     if name in _NUMBA_FORMS:
         return _NUMBA_FORMS[name]
-    if callable(info.numba_refusal):
+    if callable(info.numba_refusal):  # by the argument count
+        if not any(info.numba_refusal(count) for count in range(1, 9)):
+            return "compiled"
         return "compiled for some argument counts, the others refused by name"
     if info.numba_refusal:
         return "refused by name"

@@ -18,7 +18,7 @@ from srcad.analysis.primitives import user_callable
 from srcad.errors import UnsupportedSyntaxError
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import ParsedFunction, library_object
-from srcad.rules import lookup_call
+from srcad.rules import lookup_call, lookup_method, method_function
 from srcad.rules.numpy_entries import library_keyword_refusal
 
 _REFUSED = {
@@ -186,7 +186,7 @@ def _problem(parsed, node, local_functions, called):
         return construct, "not supported by srcad", hint
     if isinstance(node, gast.Call) and node.keywords and not (
             isinstance(node.func, gast.Name) and node.func.id in local_functions):
-        callee = _callee(parsed, node.func)
+        callee = _library_callee(parsed, node.func)
         unfollowed = library_keyword_refusal(node, callee, lookup_call(callee))
         if unfollowed is not None:  # np.add(x, y, out=z), np.var(x, dtype=np.float32)
             return unfollowed
@@ -222,15 +222,31 @@ def _problem(parsed, node, local_functions, called):
 def _without_derivative(parsed, func) -> bool:
     """Is `func` a library function srcad knows has no derivative (np.round, np.argmax)?
     Its keywords (`decimals=`) change a value that carries none."""
-    info = lookup_call(_callee(parsed, func))
+    info = lookup_call(_library_callee(parsed, func))
     return info is not None and info.rule is None and info.select is None \
         and info.result != "other"
 
 
 def _rule_keywords(parsed, func) -> tuple:
-    """The keywords the rule table reads for the function `func` names (logsumexp's `b=`)."""
-    info = lookup_call(_callee(parsed, func))
+    """The keywords the rule table reads for the function `func` names (logsumexp's `b=`),
+    or for the array method it names (`x.var(ddof=1)` reads as `np.var(x, ddof=1)`)."""
+    info = lookup_call(_library_callee(parsed, func))
+    if info is None and _is_method(parsed, func):
+        info = lookup_method(func.attr)  # x.round(decimals=1): a method of no NumPy function
     return info.keywords if info is not None else ()
+
+
+def _library_callee(parsed, func):
+    """The object `f` or `module.f` names, or the NumPy function of an array method
+    (`x.var` is np.var: its keywords are np.var's), or None."""
+    callee = _callee(parsed, func)
+    return method_function(func.attr) if callee is None and _is_method(parsed, func) else callee
+
+
+def _is_method(parsed, func) -> bool:
+    """Is `func` an attribute of a value that is not a module (an array's method)?"""
+    return isinstance(func, gast.Attribute) \
+        and not isinstance(_callee(parsed, func.value), types.ModuleType)
 
 
 def _callee(parsed, func):

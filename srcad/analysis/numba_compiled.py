@@ -19,11 +19,13 @@ from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS, NUMBA_SPECIAL_R
 ELEMENTWISE = frozenset({"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan",
                          "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow",
                          "hypot", "abs", "min", "max", "where", "copy", "add", "subtract",
-                         "multiply", "divide", "negative", "clip", "logaddexp", "divmod"})
+                         "multiply", "divide", "negative", "clip", "logaddexp", "divmod",
+                         "round"})  # x.round(1): srcad/transform/numba_compat.py
 # products and reductions (numba_arrays.py: the reductions with axis=;
 # srcad/runtime/numba_products.py, srcad/transform/numba_linalg_calls.py)
 PRODUCTS = frozenset({"transpose", "dot", "matmul", "outer", "sum", "mean", "cumsum", "norm",
                       "tensordot", "multi_dot", "kron", "matrix_power",
+                      "cross", "vdot", "inner",  # numba's own (np.cross of 3-vectors)
                       "einsum",  # srcad/runtime/numba_einsum.py
                       "convolve", "correlate"})  # srcad/runtime/numba_convolution.py
 # shapes and movement (srcad/runtime/numba_movement.py, numba_selection.py, numba_padding.py)
@@ -33,7 +35,8 @@ MOVEMENT = frozenset({"asarray", "reshape", "ravel", "concatenate", "stack", "ar
                       "moveaxis", "flip", "fliplr", "flipud", "roll", "rot90", "tile",
                       "repeat", "pad", "take", "take_along_axis", "diag", "diagonal",
                       "diagflat", "trace", "sort",
-                      "partition", "rollaxis"})  # srcad/runtime/numba_reorder.py
+                      "partition", "rollaxis",  # srcad/runtime/numba_reorder.py
+                      "squeeze"})  # a reshape (srcad/transform/numba_compat.py)
 # linear algebra: numba's np.linalg, srcad/runtime/numba_linalg.py (scipy.linalg),
 # numba_spectral.py, numba_decompositions.py, numba_expm.py
 LINALG = frozenset({"solve", "inv", "det", "slogdet", "logabsdet", "sign", "cholesky",

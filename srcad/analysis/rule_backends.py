@@ -41,7 +41,11 @@ def refuse_rule_backends(norm, varied: set, backend: str, mode: str) -> None:
         if any(_carries(a, varied) for a in arguments):
             hint = "use backend='python'" if backend == "numba" and numba \
                 else "use reverse mode (gradient, grad, jacrev, pullback)"
-            norm.refusals.add(norm.parsed.error(node, "call", reason, hint=hint))
+            error = norm.parsed.error(node, "call", reason, hint=hint)
+            # a custom_vjp function in forward mode: second order then names the user's call
+            # (srcad/operators/second_order_setup.py), not srcad's reverse code of f
+            error.forward_refused_rule = not (backend == "numba" and numba)
+            norm.refusals.add(error)
 
 
 def _carries(argument, varied) -> bool:

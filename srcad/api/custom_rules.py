@@ -36,6 +36,7 @@ import linecache
 import types
 
 import numpy as np
+import scipy.special
 
 from srcad.annotations import Constant
 from srcad.build import cache
@@ -43,6 +44,7 @@ from srcad.errors import SecondOrderRefusal, SrcadError
 from srcad.operators.directional_operators import pullback
 from srcad.rules.custom import bind, jvp_rule, shaped, vjp_rule
 from srcad.rules.table import ELEMENTWISE, CallInfo, register_user
+from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS
 
 _counter = itertools.count(1)
 _NOT_PYTHON = ("numba compiles the functions of a derivative rule (srcad.{kind}) when they are "
@@ -111,12 +113,14 @@ class _Custom:
     def _numba_type_(self):  # noqa: N802  (numba's typing protocol)
         """How numba types a call of this function inside compiled code (a rule function
         calling its custom function): as `numba.njit` of the wrapped function."""
-        return _numba_dispatcher(self.fun)
+        return _numba_dispatcher(self.srcad_numba_function)
 
     @property
     def srcad_numba_function(self):
-        """The Python function numba compiles for a call of this object."""
-        return self.fun
+        """The Python function numba compiles for a call of this object: the wrapped
+        function, or a plain function calling it (`scipy.special.i0`, which numba compiles
+        through srcad/runtime/numba_special.py)."""
+        return self.fun if isinstance(self.fun, types.FunctionType) else self.__srcad_wrapped__
 
     @functools.cached_property
     def __srcad_wrapped__(self):  # noqa: N807  (srcad's unwrapping protocol)
@@ -142,7 +146,7 @@ class _Custom:
     def _numba_refusal(self, functions) -> str:
         """Why the numba backend cannot run this rule ("": it can)."""
         for fun in functions:
-            if not isinstance(fun, types.FunctionType):
+            if not isinstance(fun, types.FunctionType) and not _special_on_numba(fun):
                 name = getattr(fun, "__name__", type(fun).__name__)
                 return _NOT_PYTHON.format(kind=self.kind, name=name)
         return ""
@@ -230,6 +234,12 @@ class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
         return (f"`{self.__name__}` has a reverse-mode rule only (srcad.custom_vjp), and "
                 "forward mode cannot use it (JAX refuses it too); give it a forward rule "
                 "with srcad.custom_jvp")
+
+
+def _special_on_numba(fun) -> bool:
+    """Is `fun` a scipy.special function srcad gives numba (srcad/runtime/numba_special.py)?"""
+    name = getattr(fun, "__name__", "")
+    return name in NUMBA_SPECIAL_FUNCTIONS and getattr(scipy.special, name, None) is fun
 
 
 def _numba_dispatcher(fun):

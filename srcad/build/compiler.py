@@ -41,6 +41,7 @@ from srcad.runtime.runtime_names import (
     NUMBA_BROADCAST_NAMES,
     NUMBA_CONVOLUTION_NAMES,
     NUMBA_DECOMPOSITION_NAMES,
+    NUMBA_DIAGONAL_NAMES,
     NUMBA_EINSUM_NAMES,
     NUMBA_LINALG_NAMES,
     NUMBA_LU_NAMES,
@@ -147,6 +148,7 @@ def _runtime_imports(free_names: set, namespace: dict) -> list:
 
 _RUNTIME_MODULES = ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
                     (NUMBA_SELECTION_NAMES, "numba_selection"),
+                    (NUMBA_DIAGONAL_NAMES, "numba_diagonals"),
                     (NUMBA_LINALG_NAMES, "numba_linalg"),
                     (NUMBA_SPECTRAL_NAMES, "numba_spectral"),
                     (NUMBA_QUANTILE_NAMES, "numba_quantiles"),
@@ -296,6 +298,7 @@ def _runtime_digest() -> str:
                                                      "special_scalars.py", "numba_special.py",
                                                      "numba_math.py", "numba_statistics.py",
                                                      "numba_movement.py", "numba_selection.py",
+                                                     "numba_diagonals.py",
                                                      "numba_linalg.py", "numba_spectral.py",
                                                      "numba_quantiles.py", "numba_einsum.py",
                                                      "numba_padding.py", "numba_products.py",

@@ -4,7 +4,7 @@ module (srcad/build/compiler.py's `raise_numba_error`).
 numba names a line of the generated module. Generated statements carry the user's line in a
 `# line N: <statement>` comment above them, except the forward sweep of reverse mode (the
 primal, which the reverse sweep's comments name in reverse order): a call numba has no
-implementation of there (`np.diagonal` of a stack, `np.linalg.matrix_power` of a stack) is
+implementation of there (`np.linalg.matrix_power` or `np.linalg.svd` of a stack) is
 found by the comments that call the function numba names, the first in the user's order, as
 numba types the sweep. The user's file is the module's first line (`# srcad: generated from
 <file>`, written by compile_numba).
@@ -31,7 +31,7 @@ def origin_comment(origin: str) -> list:
 def user_line(text: str, missing: str | None = None) -> tuple:
     """(file, line, statement) of the user's code that the first generated line numba names
     in its error `text` comes from, (None, None, None) where it names none. `missing`: the
-    function numba has no implementation of, as the user spells it (`np.diagonal`)."""
+    function numba has no implementation of, as the user spells it (`np.linalg.svd`)."""
     where = re.search(r'File "([^"]*srcad_[^"]*\.py)", line (\d+)', text)
     if where is None:
         return None, None, None

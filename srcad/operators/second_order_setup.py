@@ -100,8 +100,11 @@ def _engine(operator, f, target, inner, width, backend, mode, chosen):
             # the file of the code differentiated: srcad's wrapper of an f of a float, whose
             # lines are the wrapper's (the refusal is then put at f's def: user_located)
             origin = getattr(getattr(target, "__code__", None), "co_filename", "")
-            if not all((e.filename or "").startswith("<srcad")
-                       or isinstance(e, SecondOrderRefusal) for e in err.problems):
+            # (a custom_vjp function's rule differentiated in forward mode also refuses the
+            # rule's own code, in the user's file: reverse over forward names the call)
+            rule = any(getattr(e, "forward_refused_rule", False) for e in err.problems)
+            if not rule and not all((e.filename or "").startswith("<srcad")
+                                    or isinstance(e, SecondOrderRefusal) for e in err.problems):
                 raise
             if not chosen:
                 raise in_user_code(err, origin, "reverse") from None

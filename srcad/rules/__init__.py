@@ -41,8 +41,9 @@ from srcad.rules.rule_type import (
     linear,
     rule,
 )
-from srcad.rules.table import CallInfo, lookup_call, lookup_method
+from srcad.rules.table import CallInfo, lookup_call, lookup_method, method_function
 
-__all__ = ["Rule", "rule", "linear", "lookup_call", "lookup_method", "CallInfo", "ARRAY_POW",
-           "POW_BY_ZERO", "ARRAY_MOD", "ADD", "SUB", "MUL", "DIV", "POW", "MOD",
+__all__ = ["Rule", "rule", "linear", "lookup_call", "lookup_method", "method_function",
+           "CallInfo", "ARRAY_POW", "POW_BY_ZERO", "ARRAY_MOD", "ADD", "SUB", "MUL", "DIV", "POW",
+           "MOD",
            "NEG", "POS", "IFEXP"]

@@ -41,7 +41,7 @@ CONVENTIONS = {
     "np.floor": _STEP, "np.ceil": _STEP, "np.trunc": _STEP, "np.rint": _STEP,
     "np.round": _STEP, "np.around": _STEP, "np.fix": _STEP, "np.sign": _STEP,
     "np.floor_divide": _STEP,
-    "np.std": "NaN at a constant sample (0 / 0), as JAX",
+    "np.std": "NaN at a constant sample (0 / 0), as JAX; 0 for a sample of one element",
     "np.linalg.norm": "2-norm: NaN at 0; 1-norm and max-norm: sign(x) with +1 at 0",
     "np.linalg.eigh": _SPECTRAL, "np.linalg.svd": _SPECTRAL,
     "np.linalg.pinv": "where the rank does not change (a jump otherwise)",

@@ -134,10 +134,9 @@ def entries(call_info, elementwise_kind, any_kind):
 
 
 # what the numba backend compiles of these families (srcad/analysis/array_bindings.py): the
-# ufuncs numba implements, with their rules; np.cumsum and np.linalg.norm in their first
-# forms (no keyword: a vector's cumsum, the 2-norm); the reductions and scans with keywords
-# are refused there by name (numba's reductions take no axis tuples nor keepdims)
-NUMBA_UFUNCS = frozenset(_UFUNCS) - {"heaviside"}  # numba has no np.heaviside
+# ufuncs numba implements, with their rules; np.linalg.norm in its first form (no keyword: the
+# 2-norm); the scans (srcad/runtime/numba_scans.py: np.cumsum and np.cumprod along an axis)
+NUMBA_UFUNCS = frozenset(_UFUNCS)  # np.heaviside: srcad/runtime/numba_arrays.py
 
 
 # the reductions along axes the numba backend compiles (srcad/runtime/numba_statistics.py), with
@@ -148,13 +147,14 @@ NUMBA_STATISTICS = {fn.__name__: keywords for fn, _, keywords in _REDUCTIONS
 
 
 # the scans and weighted reductions the numba backend compiles (srcad/runtime/numba_scans.py)
-NUMBA_SCANS = frozenset({"average", "cumprod", "diff", "gradient", "trapezoid"})
+NUMBA_SCANS = frozenset({"average", "cumsum", "cumprod", "diff", "gradient", "trapezoid"})
 
 
 def numba_compiles(call) -> bool:
     """Does the numba backend compile the derivative of this array call (an ArrayCall)?"""
-    if call.info.name in ("cumsum", "norm"):
-        return all(v is None for v in call.keywords.values())
+    if call.info.name == "norm":  # numba's np.linalg.norm takes a number ord=, not axis=
+        return not isinstance(call.keywords.get("ord"), str) and all(
+            v is None for k, v in call.keywords.items() if k != "ord")
     if call.info.name in NUMBA_STATISTICS:
         ddof = call.keywords.get("ddof", 0)
         return type(ddof) is int and ddof >= 0

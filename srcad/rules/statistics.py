@@ -15,7 +15,8 @@ back, times w (one vectorized NumPy expression each).
 
 At ties the derivative is JAX's: max, min, ptp, nanmax and nanmin split g equally among the
 tied extrema; median and quantile give it to the tied element that comes first (a stable
-sort), as JAX does. std' at a constant sample is NaN (0/0), as in JAX.
+sort), as JAX does. std' at a constant sample is NaN (0/0), as in JAX; of a sample of one
+element (std is 0 whatever it holds) it is 0.
 """
 
 from __future__ import annotations
@@ -85,7 +86,9 @@ def variance(name):
             if name == "std":
                 ans = "ans" if keywords.get("keepdims") or keywords.get("axis") is None \
                     else f"np.expand_dims(ans, {axes if len(axes) > 1 else axes[0]!r})"
-                w = f"{w} / (2.0 * {ans})"
+                # a sample of one element: std is 0 whatever it is, and so is its
+                # derivative (x - mean is 0; a constant sample of more is NaN, as in JAX)
+                w = f"{w} / (2.0 * np.where({_count(axes)} == 1, 1.0, {ans}))"
             return w
         return weighted(name, ranks[0], keywords, weights)
     return select

@@ -318,6 +318,15 @@ def lookup_part(obj, key) -> CallInfo | None:
     return entry[1] if entry is not None and entry[0] is obj else None
 
 
+def method_function(attr: str):
+    """The NumPy function an array method stands for (`x.var` is np.var), or None.
+
+    >>> method_function("var") is np.var
+    True
+    """
+    return _METHODS.get(attr)
+
+
 def lookup_method(attr: str) -> CallInfo | None:
     """The call an array method stands for (`x.sum()`), or None.
 

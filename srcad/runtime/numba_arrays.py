@@ -7,6 +7,7 @@ numba): the same names and meanings as the python backend's runtime, compiled.
 * `array_matmul(a, b)`: `a @ b` and `np.dot(a, b)` of 1-D and 2-D float arrays (numba's own
   needs SciPy's BLAS; with SciPy installed and both operands contiguous it is called, else
   loops).
+* `array_heaviside(x, h0)`: `np.heaviside(x, h0)`, which numba lacks.
 * `array_tanh(x)`: `np.tanh(x)`; of a float64 array, a loop of `simd_tanh`
   (srcad/runtime/numba_runtime.py, within 3 ulp) that LLVM vectorizes, where numba's np.tanh calls
   the C library once per element; of anything else, numba's np.tanh.
@@ -149,6 +150,19 @@ def _matmul(a, b):
     if _BLAS and a.layout in "CF" and b.layout in "CF" and a.dtype == b.dtype:
         return lambda a, b: np.dot(a, b)
     return lambda a, b: loops(a, b)
+
+
+def array_heaviside(x, h0):
+    return np.heaviside(x, h0)
+
+
+@overload(array_heaviside)
+def _array_heaviside(x, h0):
+    if isinstance(x, types.Number) and isinstance(h0, types.Number):
+        return lambda x, h0: 1.0 if x > 0.0 else (0.0 if x < 0.0 else (h0 if x == 0.0 else x))
+    # numba's np.where broadcasts; NaN stays NaN, as in NumPy
+    return lambda x, h0: np.where(x > 0.0, 1.0, np.where(x < 0.0, 0.0, np.where(
+        x == 0.0, h0, x)))
 
 
 def array_tanh(x):

@@ -1,11 +1,12 @@
 """NumPy's scans, differences and weighted means along an axis, compiled: what numba-compiled
-derivative code calls for np.cumprod (axis=), np.diff (n=, axis=, prepend=, append= of a
-number), np.trapezoid (dx=, axis=), np.gradient of a vector, np.average (axis=, weights=,
-keepdims=) and np.linspace (ends that are numbers or arrays, endpoint=), and the tangent and
-adjoint of np.cumprod (`cumprod_tangent`, `cumprod_adjoint`, the names the rule calls on the
-python backend: srcad/runtime/cumprod_runtime.py). numba has np.cumprod of a whole array,
-np.diff along the last axis without prepend/append, np.linspace of numbers without endpoint=,
-and no np.trapezoid, np.gradient nor weighted np.average along an axis.
+derivative code calls for np.cumsum and np.cumprod (axis=), np.diff (n=, axis=, prepend=,
+append= of a number), np.trapezoid (dx=, axis=), np.gradient (of a vector, or axis=),
+np.average (axis=, weights=, keepdims=) and np.linspace (ends that are numbers or arrays,
+endpoint=), and the tangent and adjoint of np.cumprod (`cumprod_tangent`,
+`cumprod_adjoint`, the names the rule calls on the python backend:
+srcad/runtime/cumprod_runtime.py). numba has np.cumsum and np.cumprod of a whole array,
+np.diff along the last axis without prepend/append, np.linspace of numbers without
+endpoint=, and no np.trapezoid, np.gradient nor weighted np.average along an axis.
 
 srcad/transform/numba_movement.py spells each call `np.<name>(...)` `moved_<name>(...)` with
 the same arguments; each `moved_<name>` here has NumPy's signature and a numba `overload`
@@ -51,6 +52,31 @@ def _back(rank):
 def _array(t, name):
     if not isinstance(t, types.Array):
         raise TypingError(f"srcad compiles np.{name} of an array")
+
+
+# -- np.cumsum along an axis (numba's takes none) ---------------------------------------------
+
+def moved_cumsum(a, axis=None, dtype=None, out=None):
+    return np.cumsum(a, axis)
+
+
+@overload(moved_cumsum, prefer_literal=True)
+def _cumsum(a, axis=None, dtype=None, out=None):
+    _array(a, "cumsum")
+    if omitted_argument(axis):
+        return lambda a, axis=None, dtype=None, out=None: np.cumsum(a)
+    back = _back(a.ndim)
+
+    def along(a, axis=None, dtype=None, out=None):
+        k = axis % a.ndim
+        rows = _front(a, k)
+        result = np.empty(rows.shape)
+        if rows.shape[0] > 0:
+            result[0] = rows[0]
+        for i in range(1, rows.shape[0]):
+            result[i] = result[i - 1] + rows[i]
+        return back(result, k)
+    return along
 
 
 # -- np.cumprod and its derivatives --------------------------------------------------------
@@ -204,26 +230,29 @@ def _trapezoid(y, x=None, dx=1.0, axis=-1):
 
 
 def moved_gradient(f, axis=None, edge_order=1):
-    return np.gradient(f)
+    return np.gradient(f, axis=axis)
 
 
 @overload(moved_gradient)
 def _gradient(f, axis=None, edge_order=1):
-    if not isinstance(f, types.Array) or f.ndim != 1:
-        raise TypingError("srcad compiles np.gradient of a vector")
+    if not isinstance(f, types.Array) or (f.ndim != 1 and omitted_argument(axis)):
+        raise TypingError("srcad compiles np.gradient of a vector, or along one axis")
+    back = _back(f.ndim)
 
-    def of_vector(f, axis=None, edge_order=1):
-        n = f.shape[0]
+    def along(f, axis=None, edge_order=1):
+        k = 0 if f.ndim == 1 else axis % f.ndim
+        rows = _front(f, k)
+        n = rows.shape[0]
         if n < 2:
             raise ValueError("Shape of array too small to calculate a numerical gradient, "
                              "at least (edge_order + 1) elements are required.")
-        out = np.empty(n)
-        out[0] = f[1] - f[0]
-        out[n - 1] = f[n - 1] - f[n - 2]
+        out = np.empty(rows.shape)
+        out[0] = rows[1] - rows[0]
+        out[n - 1] = rows[n - 1] - rows[n - 2]
         for i in range(1, n - 1):
-            out[i] = (f[i + 1] - f[i - 1]) / 2.0
-        return out
-    return of_vector
+            out[i] = (rows[i + 1] - rows[i - 1]) / 2.0
+        return back(out, k)
+    return along
 
 
 # -- np.average ----------------------------------------------------------------------------

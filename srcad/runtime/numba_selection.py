@@ -1,16 +1,14 @@
 """NumPy's selecting functions, compiled: what numba-compiled derivative code calls for
-np.take (`axis=`, `mode=`), np.diagonal and np.trace (`offset=`, `axis1=`, `axis2=`, of a
-matrix) and np.sort (`axis=`, its stable order), which numba lacks or has without those
-keywords, and the adjoints srcad/runtime/movement_runtime.py gives the python backend
-(`untake`, `untake_along_axis`, `undiagonal`, `untrace`, `sort_order`, `unsort` and the
-result shapes), under the same names and signatures. np.take_along_axis, np.diag and
-np.diagflat are numba's own.
+np.take (`axis=`, `mode=`) and np.sort (`axis=`, its stable order), which numba lacks or has
+without those keywords, and the adjoints srcad/runtime/movement_runtime.py gives the python
+backend (`untake`, `untake_along_axis`, `sort_order`, `unsort` and the result shapes), under
+the same names and signatures (np.diagonal and np.trace: srcad/runtime/numba_diagonals.py).
+np.take_along_axis, np.diag and np.diagflat are numba's own.
 
 As in srcad/runtime/numba_movement.py: `moved_<name>` has NumPy's signature and a numba
 `overload` that picks the implementation for the argument types; a result whose rank
 depends on the operands' is built by source made for those ranks. Types they do not cover
-(np.diagonal of an array of rank 3) fail to type, which srcad reports as a refusal naming
-the call.
+fail to type, which srcad reports as a refusal naming the call.
 
 Imported by generated numba modules only (it imports numba).
 """
@@ -209,109 +207,6 @@ def _along_shape(shape, index_shape, axis):
                 out = tuple_setitem(out, d, shape[d])
         return out
     return broadcast
-
-
-# -- np.diagonal, np.trace (of a matrix) -----------------------------------------------------------
-
-@register_jitable
-def _diagonal_start(rows, columns, offset):
-    """(first row, first column, length) of the offset-th diagonal."""
-    row, column = max(-offset, 0), max(offset, 0)
-    return row, column, max(0, min(rows - row, columns - column))
-
-
-def _matrix(name, rank):
-    if rank != 2:
-        raise TypingError(f"np.{name}: srcad compiles the diagonal of a matrix (rank 2) only")
-
-
-def moved_diagonal(a, offset=0, axis1=0, axis2=1):
-    return np.diagonal(a, offset, axis1, axis2)
-
-
-@overload(moved_diagonal)
-def _diagonal(a, offset=0, axis1=0, axis2=1):
-    _matrix("diagonal", a.ndim)
-
-    def impl(a, offset=0, axis1=0, axis2=1):
-        matrix = a if axis1 % 2 == 0 else a.T
-        row, column, length = _diagonal_start(matrix.shape[0], matrix.shape[1], offset)
-        out = np.empty(length, a.dtype)
-        for k in range(length):
-            out[k] = matrix[row + k, column + k]
-        return out
-    return impl
-
-
-def moved_trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    return np.trace(a, offset, axis1, axis2)
-
-
-@overload(moved_trace)
-def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    _matrix("trace", a.ndim)
-    return lambda a, offset=0, axis1=0, axis2=1, dtype=None, out=None: np.sum(
-        moved_diagonal(a, offset, axis1, axis2))
-
-
-def undiagonal(g, shape, offset, axis1, axis2):
-    """The adjoint of np.diagonal (srcad/runtime/movement_runtime.py's)."""
-
-
-@overload(undiagonal)
-def _undiagonal(g, shape, offset, axis1, axis2):
-    _matrix("diagonal", len(shape))
-
-    def impl(g, shape, offset, axis1, axis2):
-        out = np.zeros(shape)
-        matrix = out if axis1 % 2 == 0 else out.T
-        row, column, length = _diagonal_start(matrix.shape[0], matrix.shape[1], offset)
-        for k in range(length):
-            matrix[row + k, column + k] = g[k]
-        return out
-    return impl
-
-
-def untrace(g, shape, offset, axis1, axis2):
-    """The adjoint of np.trace (srcad/runtime/movement_runtime.py's)."""
-
-
-@overload(untrace)
-def _untrace(g, shape, offset, axis1, axis2):
-    _matrix("trace", len(shape))
-
-    # g: a float, or a 0-d adjoint array (np.ravel(np.trace(x))) whose sum is its value
-    value = _zero_d_value if isinstance(g, types.Array) else _float_value
-
-    def impl(g, shape, offset, axis1, axis2):
-        rows, columns = (shape[0], shape[1]) if axis1 % 2 == 0 else (shape[1], shape[0])
-        length = _diagonal_start(rows, columns, offset)[2]
-        return undiagonal(np.full(length, value(g)), shape, offset, axis1, axis2)
-    return impl
-
-
-@register_jitable
-def _zero_d_value(g):
-    return g.sum()
-
-
-@register_jitable
-def _float_value(g):
-    return g
-
-
-def diagonal_shape(shape, offset, axis1, axis2):
-    """The shape of np.diagonal (srcad/runtime/movement_runtime.py's)."""
-
-
-@overload(diagonal_shape)
-def _diagonal_shape(shape, offset, axis1, axis2):
-    _matrix("diagonal", len(shape))
-
-    def impl(shape, offset, axis1, axis2):
-        rows, columns = (shape[0], shape[1]) if axis1 % 2 == 0 else (shape[1], shape[0])
-        return (_diagonal_start(rows, columns, offset)[2],)
-    return impl
 
 
 # -- np.sort: the stable order ------------------------------------------------------------------

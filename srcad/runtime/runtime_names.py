@@ -53,7 +53,8 @@ NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", 
 # products `array_matmul`, rank-one adjoints `outer_add`)
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
                                "cholesky_adjoint", "reshaped", "array_tanh",
-                               "array_exp", "array_stack", "array_copy", "LoopShapeError"})
+                               "array_heaviside", "array_exp", "array_stack", "array_copy",
+                               "LoopShapeError"})
 # srcad/runtime/numba_semantics.py: NumPy's and Python's arithmetic where numba's differs
 # (srcad/transform/numba_compat.py spells overlapping updates `unshared`, powers `int_power`,
 # products kept across statements `int_product`, `int_factor`)
@@ -66,19 +67,19 @@ NUMBA_MOVEMENT_NAMES = frozenset({"moved_flip", "moved_fliplr", "moved_flipud", 
                                   "moved_rot90", "moved_tile", "moved_repeat", "untile",
                                   "tiled_shape", "unrepeat", "repeated_shape", "size_of"})
 NUMBA_PADDING_NAMES = frozenset({"moved_pad", "unpad", "padded_shape"})  # numba_padding.py
-NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_diagonal", "moved_trace", "moved_sort",
-                                   "untake", "taken_shape", "untake_along_axis", "along_shape",
-                                   "undiagonal", "untrace", "diagonal_shape", "sort_order",
-                                   "unsort"})
+NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_sort", "untake", "taken_shape",
+                                   "untake_along_axis", "along_shape", "sort_order", "unsort"})
+NUMBA_DIAGONAL_NAMES = frozenset({"moved_diagonal", "moved_trace", "undiagonal", "untrace",
+                                  "diagonal_shape"})  # numba_diagonals.py
 # srcad/runtime/numba_quantiles.py: np.median, np.quantile, np.percentile along an axis
 NUMBA_QUANTILE_NAMES = frozenset({"moved_median", "moved_quantile", "moved_percentile"})
 # srcad/runtime/numba_einsum.py: np.einsum with literal subscripts and its adjoint, as loops
 NUMBA_EINSUM_NAMES = frozenset({"moved_einsum", "einsum_adjoint"})
-# srcad/runtime/numba_scans.py: np.cumprod, np.diff, np.trapezoid, np.gradient, np.average,
-# np.linspace with NumPy's keywords, and cumprod's derivatives, compiled
-NUMBA_SCAN_NAMES = frozenset({"moved_cumprod", "moved_diff", "moved_trapezoid", "moved_gradient",
-                              "moved_average", "moved_linspace", "cumprod_tangent",
-                              "cumprod_adjoint"})
+# srcad/runtime/numba_scans.py: np.cumsum, np.cumprod, np.diff, np.trapezoid, np.gradient,
+# np.average, np.linspace with NumPy's keywords, and cumprod's derivatives, compiled
+NUMBA_SCAN_NAMES = frozenset({"moved_cumsum", "moved_cumprod", "moved_diff", "moved_trapezoid",
+                              "moved_gradient", "moved_average", "moved_linspace",
+                              "cumprod_tangent", "cumprod_adjoint"})
 # srcad/runtime/numba_reorder.py: np.partition, np.rollaxis and partition's derivatives
 NUMBA_REORDER_NAMES = frozenset({"moved_partition", "moved_rollaxis", "partition_order",
                                  "unpartition"})
@@ -143,7 +144,8 @@ NUMBA_BROADCAST_NAMES = frozenset({"broadcast_shape", "broadcast_view"})
 # checks that each one does)
 RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NAMES \
     | NUMBA_SEMANTICS_NAMES | NUMBA_MOVEMENT_NAMES | NUMBA_PADDING_NAMES \
-    | NUMBA_SELECTION_NAMES | NUMBA_QUANTILE_NAMES | NUMBA_EINSUM_NAMES | NUMBA_SCAN_NAMES \
+    | NUMBA_SELECTION_NAMES | NUMBA_DIAGONAL_NAMES | NUMBA_QUANTILE_NAMES | NUMBA_EINSUM_NAMES \
+    | NUMBA_SCAN_NAMES \
     | NUMBA_REORDER_NAMES | NUMBA_CONVOLUTION_NAMES | NUMBA_LU_NAMES | NUMBA_LINALG_NAMES \
     | NUMBA_SPECTRAL_NAMES | NUMBA_PRODUCT_NAMES | NUMBA_DECOMPOSITION_NAMES \
     | NUMBA_BROADCAST_NAMES | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) \

@@ -192,6 +192,19 @@ class _Products(gast.NodeTransformer):
         if not isinstance(f, gast.Attribute):
             return node
         module = isinstance(f.value, gast.Name) and f.value.id == "np"
+        if module and f.attr == "heaviside" and len(node.args) == 2 and not node.keywords:
+            return gast.copy_location(S.call("array_heaviside", *node.args), node)
+        if f.attr == "squeeze":  # np.squeeze(x, axis), x.squeeze(axis)
+            squeezed = _squeezed(node if module else gast.Call(
+                func=f, args=[f.value, *node.args], keywords=node.keywords))
+            if squeezed is not None:
+                return gast.copy_location(squeezed, node)
+        if module and f.attr == "fix":  # rounds toward zero: np.trunc, which numba has
+            f.attr = "trunc"
+            return node
+        if not module and f.attr == "round":  # x.round(1): numba has the function only
+            return gast.copy_location(gast.Call(func=S.parse_expr("np.round"), args=[
+                f.value, *node.args], keywords=node.keywords), node)
         if f.attr in _REDUCTIONS:
             return _reduction(node, module)
         moved = moved_call(node, module)  # np.roll(x, 1, axis=0), x.take(i, 0), ...
@@ -389,3 +402,24 @@ def numba_friendly(tree, namer, where=None):
     tree = _Products().visit(_SmallPowers().visit(_ConstantLoops(namer).visit(tree)))
     tree = _IntProducts(where).visit(_IntPowers(where).visit(tree))
     return _Unshared().visit(tree)
+
+
+def _squeezed(node):
+    """`np.squeeze(x, axis=k)` (k non-negative ints, as the rule spells them) of a name or a
+    view as the reshape numba has: `x.shape` without those axes; else None."""
+    operand = node.args[0] if node.args else None
+    axis = node.args[1] if len(node.args) > 1 else next(
+        (k.value for k in node.keywords if k.arg == "axis"), None)
+    try:
+        axes = gast.literal_eval(axis) if axis is not None else None
+    except ValueError:
+        return None
+    axes = (axes,) if isinstance(axes, int) else axes
+    if not isinstance(operand, (gast.Name, gast.Subscript)) or not isinstance(axes, tuple) \
+            or not all(isinstance(a, int) and a >= 0 for a in axes):
+        return None
+    shape = S.parse_expr(f"({S.unparse_expr(operand)}).shape")
+    for a in sorted(axes, reverse=True):
+        text = S.unparse_expr(shape)
+        shape = S.parse_expr(f"({text})[:{a}] + ({text})[{a + 1}:]")
+    return S.call("np.reshape", S.call("np.ascontiguousarray", S.clone(operand)), shape)

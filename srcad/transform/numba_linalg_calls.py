@@ -50,6 +50,14 @@ def linalg_part(node):
 def linalg_call(node):
     """The numba spelling of the call `node` (a gast.Call), or `node` itself."""
     spelled = S.unparse_expr(node.func)
+    if spelled == "np.inner" and len(node.args) == 2 and not node.keywords:
+        # numba has no np.inner: the product over both last axes
+        return gast.copy_location(S.call("moved_tensordot", *node.args,
+                                         S.const("([-1], [-1])")), node)
+    if spelled == "np.vdot" and len(node.args) == 2 and not node.keywords:
+        # numba's np.vdot takes vectors: NumPy's flattens its operands
+        flat = [S.call("np.ravel", S.call("np.ascontiguousarray", a)) for a in node.args]
+        return gast.copy_location(S.call("np.vdot", *flat), node)
     if spelled == "np.tensordot" and len(node.args) >= 2:
         axes = next((k.value for k in node.keywords if k.arg == "axes"),
                     node.args[2] if len(node.args) > 2 else S.const(2))

@@ -27,12 +27,12 @@ from srcad.frontend import syntax as S
 MOVED = ("flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat", "pad", "take",
          "diagonal", "trace", "sort", "median", "quantile", "percentile", "einsum",
          # srcad/runtime/numba_scans.py
-         "cumprod", "diff", "trapezoid", "gradient", "average", "linspace",
+         "cumsum", "cumprod", "diff", "trapezoid", "gradient", "average", "linspace",
          "partition", "rollaxis",  # srcad/runtime/numba_reorder.py
          "convolve", "correlate",  # srcad/runtime/numba_convolution.py
          "kron")  # srcad/runtime/numba_products.py
 # array methods that are these functions of their receiver (x.sort() sorts in place: not one)
-_METHODS = ("repeat", "take", "diagonal", "trace", "cumprod")
+_METHODS = ("repeat", "take", "diagonal", "trace", "cumsum", "cumprod")
 
 
 def moved_call(node, module: bool):

@@ -41,18 +41,39 @@ def gather_2d_index(x, idx, c):
     return np.sum(c * x[idx] * x[idx])
 
 
+def gather_apart(A, idx, c):
+    # an int and an index array apart (a slice between): NumPy puts their axis first
+    return np.sum(c * A[3, 2:, idx])
+
+
 GATHERS = [
     (gather, (5,), np.array([0, 3, 3, 1, 3]), (5,)),
     (gather_rows, (4, 3), np.array([2, 2, 0]), (3, 3)),
     (gather_columns, (3, 4), np.array([1, 1, 3]), (3, 3)),
     (gather_with_an_int, (2, 4), np.array([0, 0, 2, 3]), (4,)),
     (gather_2d_index, (4,), np.array([[0, 1], [1, 1]]), (2, 2)),
+    (gather_apart, (5, 6, 4), np.array([1, 3]), (2, 4)),
 ]
 
 
 @pytest.mark.parametrize("f, shape, idx, c", GATHERS, ids=[g[0].__name__ for g in GATHERS])
 def test_gathers(f, shape, idx, c):
     check_grads(f, dup(RNG.standard_normal(shape)), idx, weights(c))
+
+
+def taken_apart(A):
+    return A[3, 2:, np.array([1, 3])]
+
+
+def test_vector_mode_of_index_arrays_apart_keeps_the_lanes_first():
+    # jacfwd runs every lane at once (120 here, stacked lanes first): NumPy would put the
+    # axis of `3` and `[1, 3]` before the lanes
+    A = RNG.standard_normal((5, 6, 4))
+    expected = np.zeros((2, 4) + A.shape)
+    for i, column in enumerate([1, 3]):
+        for j in range(4):
+            expected[i, j, 3, 2 + j, column] = 1.0
+    np.testing.assert_array_equal(srcad.jacfwd(taken_apart)(A), expected)
 
 
 def sum_of_gather(x, idx):

@@ -123,6 +123,41 @@ def test_numba_refuses_a_rule_of_a_function_that_is_not_python():
         srcad.gradient(m.uses_k0, np.array([0.5, 1.5]), backend="numba")
 
 
+_LIBRARY_RULE_ON_NUMBA = """
+import numpy as np, scipy.special, srcad
+i0 = srcad.custom_jvp(scipy.special.i0)
+
+@i0.defjvp
+def i0_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return scipy.special.i0(x), 2.0 * t * scipy.special.i1(x)  # twice I1: the rule is used
+
+def of_float(x):
+    return scipy.special.i0(x) * x
+
+def of_array(x):
+    return np.sum(scipy.special.i0(x) * x)
+
+x = np.array([0.5, 1.5, 3.0])
+want = 2.0 * scipy.special.i1(x) * x + scipy.special.i0(x)
+for mode in ("reverse", "forward"):
+    assert np.isclose(srcad.gradient(of_float, 1.5, mode=mode, backend="numba"), want[1])
+assert np.allclose(srcad.gradient(of_array, x, mode="forward", backend="numba"), want)
+"""
+
+
+@pytest.mark.slow  # numba compiles, in a process of its own (the rule holds process-wide)
+def test_a_rule_for_a_special_function_numba_is_given_runs_on_numba(tmp_path):
+    # scipy.special.i0 is no Python function, but srcad gives numba one
+    # (srcad/runtime/numba_special.py): numba compiles the call and the rule
+    script = tmp_path / "library_rule_on_numba.py"
+    script.write_text(_LIBRARY_RULE_ON_NUMBA)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
 def test_second_derivative_through_a_custom_jvp_differentiates_the_rule():
     # (softplus(x) x)'' = 2 s'(x) + x s''(x), s' = expit from the rule, s'' = expit (1 - expit)
     x = 0.3

@@ -154,7 +154,8 @@ NUMBA_CASES = [c for c in CASES if c["call"].startswith("scipy.linalg")  # lu_: 
                # numba_einsum.py: no axis of length 1 broadcast against a longer one
                or c["name"] == "einsum" and "...i,...i->..." not in c["call"]
                # numba_products.py, numba_linalg_calls.py
-               or c["name"] in ("tensordot", "kron", "multi_dot")]
+               or c["name"] in ("tensordot", "kron", "multi_dot", "inner", "vdot")
+               or c["name"] == "cross"]
 
 
 @pytest.mark.slow  # numba compilations: make test-all (the smoke test: the likelihood below)

@@ -85,6 +85,18 @@ KINKS = [
 ]
 
 
+def std_of_single_rows(x):
+    return np.sum(np.std(x[:1], axis=0) * np.arange(1.0, 5.0))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_std_of_a_sample_of_one_element_has_derivative_zero(mode):
+    # the std of one element is 0 whatever it holds: its derivative is 0 (central
+    # differences say so; JAX gives NaN, as at a constant sample of more, which stays NaN)
+    np.testing.assert_array_equal(srcad.gradient(std_of_single_rows, X.copy(), mode=mode),
+                                  np.zeros_like(X))
+
+
 @pytest.mark.parametrize("case", KINKS, ids=[c[0] for c in KINKS])
 def test_jax_convention_where_there_is_no_derivative(case):
     _, np_f, jax_f, x = case
@@ -192,8 +204,7 @@ def test_int_and_bool_results_are_constants():
 
 
 # -- numba ----------------------------------------------------------------------------------
-NUMBA_UFUNCS = [c for c in UFUNCS if (c[0].endswith("-(2, 3)") or c[0].endswith("-(2, 3)-(3,)"))
-                and not c[0].startswith("heaviside")]
+NUMBA_UFUNCS = [c for c in UFUNCS if c[0].endswith("-(2, 3)") or c[0].endswith("-(2, 3)-(3,)")]
 
 
 @pytest.mark.slow
@@ -206,6 +217,9 @@ def test_ufunc_on_numba(case):
 # numba_quantiles.py): every case of each
 NUMBA_REDUCTIONS = [c for c in REDUCTIONS if c[0].rsplit("-", 1)[0] in
                     {*numpy_entries.NUMBA_STATISTICS, "median", "quantile", "percentile"}]
+# np.linalg.norm with a number ord= (numba's own norm): no axis=, no 'fro' or 'nuc'
+NUMBA_REDUCTIONS += [c for c in REDUCTIONS if c[0].startswith("norm-")
+                     and "axis" not in c[1] and "'" not in c[1]]
 # the scans and np.average: tests/rules/test_scans_stats_numba.py
 
 
@@ -236,8 +250,17 @@ def heaviside_step(x):
 def test_numba_refuses_the_reductions_it_lacks_by_name():
     with pytest.raises(srcad.SrcadError, match=r"`np.linalg.norm\(x, 1, axis=-1\)`.*numba"):
         srcad.gradient(norm_along_rows, X.copy(), backend="numba")
-    with pytest.raises(srcad.SrcadError, match=r"`np.heaviside\(x\[0\], x\[1\]\)`.*numba"):
-        srcad.gradient(heaviside_step, X.copy(), backend="numba")
+
+
+@pytest.mark.slow  # numba compiles
+def test_heaviside_compiles_on_numba_with_its_convention_at_zero():
+    # numba has no np.heaviside (srcad/runtime/numba_arrays.py's array_heaviside): at
+    # x == 0 the derivative in h0 is 1, elsewhere 0; none in x
+    x = X.copy()
+    x[0, :2] = 0.0
+    expected = np.zeros_like(x)
+    expected[1, :2] = 1.0
+    np.testing.assert_array_equal(srcad.gradient(heaviside_step, x, backend="numba"), expected)
 
 
 def test_the_docs_page_names_every_entry():

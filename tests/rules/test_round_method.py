@@ -10,7 +10,7 @@ X = np.array([1.34, 2.61, -4.12])
 
 
 def rounded_method(x):
-    return np.sum(x.round(1) * x + x.round())
+    return np.sum(x.round(decimals=1) * x + x.round())
 
 
 def rounded_function(x):
@@ -34,3 +34,16 @@ def test_round_method_with_out_is_refused():
         return np.sum(x.round(1, y))
     with pytest.raises(srcad.SrcadError, match="out="):
         srcad.gradient(f, X)
+
+
+def steps_on_numba(x):
+    return np.sum(x.round(1) * x + x.round(decimals=2) + x * np.fix(3.0 * x))
+
+
+@pytest.mark.slow  # numba compiles
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_round_method_and_fix_compile_on_numba(mode):
+    # numba has np.round but not the method, and np.trunc but not np.fix
+    expected = np.round(X, 1) + np.fix(3.0 * X)
+    np.testing.assert_allclose(srcad.gradient(steps_on_numba, X, backend="numba", mode=mode),
+                               expected)

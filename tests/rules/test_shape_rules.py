@@ -14,7 +14,8 @@ from tests.helpers import shape_rule_cases as cases
 
 # the smoke tests `make test` runs: one call of a few functions; every case runs in CI
 SMOKE = {"np.tile(x, (2, 1))", "np.pad(x, (2, 1), 'reflect')", "np.sort(x, axis=0)",
-         "np.take(x, IDX2, axis=0)", "np.trace(x, offset=-1, axis1=1, axis2=2)"}
+         "np.take(x, IDX2, axis=0)", "np.trace(x, offset=-1, axis1=1, axis2=2)",
+         "x.trace(offset=1)"}
 
 
 def _params():

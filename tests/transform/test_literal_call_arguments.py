@@ -200,3 +200,27 @@ def test_literal_of_arrays_on_numba(mode):
     x = np.array([0.3, 0.5, 0.7])
     np.testing.assert_allclose(srcad.gradient(mean_rows, x, backend="numba", mode=mode),
                                central(mean_rows, x), rtol=1e-6)
+
+
+def asarray_of_rows(x):
+    flat = np.asarray([x[0], 2.0 * x[1]]) * x[1:]
+    square = np.asarray([[x[0], x[1] * x[2]], [x[2], 1.0]]) @ x[:2]
+    return np.sum(flat * flat) + np.sum(square * square)
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_asarray_of_a_list_written_out_is_the_array_np_array_makes(backend):
+    x = np.array([0.3, 0.5, 0.7])
+    check_grads(asarray_of_rows, srcad.Duplicated(x, np.zeros(3)), backend=backend)
+
+
+def list_indices(x):
+    y = np.zeros(4)
+    y[[1, 3]] = x[:2] * x[2:]
+    return np.sum(x[[0, 2, 1, 3]] * x) + np.sum(x[[-1, 0]] ** 2) + np.sum(y * x)
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_a_list_written_in_an_index_is_the_index_array_numpy_reads(backend):
+    x = np.array([0.31, 0.77, 0.52, 0.64])
+    check_grads(list_indices, srcad.Duplicated(x, np.zeros(4)), backend=backend)

@@ -75,6 +75,13 @@ class Stacked(Scalar):
 
     def element(self, shadow: str, index):
         parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        if _apart(parts):
+            # x[3, 2:, idx]: NumPy puts the axes of index arrays apart from each other first,
+            # before a leading lane axis; with the lanes last they are the primal's axes
+            last = S.call("np.moveaxis", S.name(shadow), S.const(0), S.const(-1))
+            taken = gast.Subscript(value=last, slice=gast.Tuple(
+                elts=[S.as_load(p) for p in parts], ctx=gast.Load()), ctx=gast.Load())
+            return S.call("np.moveaxis", taken, S.const(-1), S.const(0))
         full = gast.Tuple(elts=[gast.Slice(lower=None, upper=None, step=None)]
                           + [S.as_load(p) for p in parts], ctx=gast.Load())
         return gast.Subscript(value=S.name(shadow), slice=full, ctx=gast.Load())
@@ -84,6 +91,17 @@ class Stacked(Scalar):
 
     def grown(self, shadow: str, count):
         return S.call("grown", S.name(shadow), S.clone(count), S.const(1))  # lanes first
+
+
+def _apart(parts) -> bool:
+    """May `parts` hold index arrays apart from each other or from an int (a slice or
+    np.newaxis between two parts that are not slices), with no `...`?"""
+    if any(isinstance(p, gast.Constant) and p.value is Ellipsis for p in parts):
+        return False
+    taken = [k for k, p in enumerate(parts) if not isinstance(p, gast.Slice)
+             and not (isinstance(p, gast.Constant) and p.value is None)]
+    return len(taken) > 1 and taken[-1] - taken[0] + 1 > len(taken) and any(
+        not isinstance(parts[k], gast.Constant) for k in taken)
 
 
 @dataclass(frozen=True)

@@ -59,9 +59,12 @@ def lists_as_tuples(parsed, body: list) -> list:
                     setattr(product, side, made)
         for call in [n for n in S.walk(stmt) if isinstance(n, gast.Call)]:
             joined = _joined_rows(parsed, call)
-            if joined is not None:  # np.asarray's rows stay literals: refused as written
+            if joined is not None:  # np.array's and np.asarray's tuples in a tuple are rows
                 _rows_as_arrays(joined, tuples=joined is call.args[0] and _is_array_call(
                     parsed, call))
+                if resolve_callee(parsed, call.func, {}) is np.asarray:
+                    # of a list written out: a new array, np.array's
+                    call.func = S.relocated(S.call("np.array").func, call.func)
             parameters = _parameters(parsed, call)
             for literal in parameters:  # np.tile(x, [2, 1]): the literal the rule reads
                 _replace(call, literal, _as_tuples(literal))
@@ -84,6 +87,19 @@ class _RowJoins(gast.NodeTransformer):
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
+        # `x[[0, 2, 1]]`, `A[[i, j], 0]`: NumPy reads a flat list in an index as the array of
+        # it (a list is no key of a list or a dict)
+        items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        for k, item in enumerate(items):
+            if isinstance(item, gast.List) and item.elts and not any(
+                    isinstance(e, (gast.List, gast.Tuple, gast.Starred, gast.Slice)) or (
+                        isinstance(e, gast.Constant) and isinstance(e.value, bool))
+                    for e in item.elts):
+                made = _call_at("np.array", item, item)
+                if isinstance(node.slice, gast.Tuple):
+                    node.slice.elts[k] = made
+                else:
+                    node.slice = made
         joins = (np.r_, np.c_)
         if not isinstance(node.value, gast.Attribute) \
                 or resolve_callee(self.parsed, node.value, {}) not in joins:
@@ -142,7 +158,7 @@ def _joined_rows(parsed, call):
 
 
 def _is_array_call(parsed, call) -> bool:
-    return resolve_callee(parsed, call.func, {}) is np.array
+    return resolve_callee(parsed, call.func, {}) in (np.array, np.asarray)
 
 
 def _rows_as_arrays(literal, tuples: bool = False) -> None:
