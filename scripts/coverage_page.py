@@ -44,6 +44,9 @@ _NUMBA_FORMS = {"np.cross": "compiled without `axisa=`, `axisb=`, `axisc=`, `axi
                             "them: refused by name)",
                 "np.linalg.norm": "compiled with a number `ord=` or none (`ord='fro'`, "
                                   "`'nuc'`, `axis=`, `keepdims=`: refused by name)"}
+# math's functions of a sequence: of a list written out on numba (of an array: refused)
+_NUMBA_FORMS.update({name: "compiled of a list written out (of an array: refused by name)"
+                     for name in ("math.fsum", "math.prod", "math.dist", "statistics.fmean")})
 # numba's np.linalg (and srcad's numba runtime) take one matrix: a stack of them is refused by
 # name (scripts/library_probe.py's "batched" cases)
 _NUMBA_FORMS.update({name: "compiled of one matrix (of a stack of them: refused by name)"

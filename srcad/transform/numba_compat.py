@@ -191,6 +191,9 @@ class _Products(gast.NodeTransformer):
                     value=node.args[0], slice=node.args[2], ctx=gast.Load()), node)
         if not isinstance(f, gast.Attribute):
             return node
+        if isinstance(f.value, gast.Name) and f.value.id == "math" and f.attr == "hypot" \
+                and len(node.args) == 1 and not node.keywords:  # numba's takes two or more
+            return gast.copy_location(S.call("abs", node.args[0]), node)
         module = isinstance(f.value, gast.Name) and f.value.id == "np"
         if module and f.attr == "heaviside" and len(node.args) == 2 and not node.keywords:
             return gast.copy_location(S.call("array_heaviside", *node.args), node)

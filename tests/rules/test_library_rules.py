@@ -139,6 +139,7 @@ def log_base_three(x):
 def math_numba_lacks(x):
     y = x * 1.0  # computed: the calls run in the compiled code
     return (math.cbrt(y) * y + math.log(y, 3.0) + math.hypot(y, 2.0 * y + 1.0, 0.5)
+            + math.hypot(y - 2.0) * y
             + math.fmod(3.0 * y, 1.1) + math.remainder(2.0 * y, 1.3)
             + math.fsum([y, y * y, 2.0]) + math.prod([y, y, 3.0]) + statistics.fmean([y, 2.0 * y]))
 
