@@ -150,8 +150,9 @@ def composed(transform, fun, argnums, has_aux=False, backend="python"):
 
 def _arguments(fun, transform, argnums, args, kwargs) -> tuple:
     args = tuple(bind_keywords(fun, transform, argnums, args, kwargs))
-    # a 0-d float array is read as the float it holds (srcad differentiates no 0-d array)
-    return tuple(float(a) if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind == "f"
+    # a 0-d float array is read as the NumPy float it holds (srcad differentiates no 0-d
+    # array): np.float64 keeps `x.ndim`, `x.shape` and `x.dtype`, a Python float would not
+    return tuple(a[()] if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind == "f"
                  else a for a in args)
 
 

@@ -257,3 +257,13 @@ def test_a_function_with_a_with_context_vjps_and_its_composition_is_refused_by_n
     with pytest.raises(srcad.SrcadError, match="inside a `with` context") as caught:
         srcad.jacfwd(srcad.grad(logs))(x)
     assert caught.value.filename == __file__
+
+
+def test_a_0d_array_reaches_a_composed_transform_as_a_numpy_float():
+    """grad of grad at a 0-d array: f reads `x.ndim` and `x.shape` of what it was given (a
+    Python float has neither: it raised AttributeError inside f)."""
+    def f(x):
+        return x ** 3 if x.ndim == 0 and x.shape == () else np.sum(x)
+
+    # d2/dx2 x**3 = 6x
+    assert srcad.grad(srcad.grad(f))(np.array(2.0)) == pytest.approx(12.0)
