@@ -61,6 +61,14 @@ def bind_keywords(fun, transform, argnums, args, kwargs) -> tuple:
     return bound.args
 
 
+def numpy_floats(args, wrt) -> tuple:
+    """`args` with each 0-d float array differentiated (a position in `wrt`) read as the NumPy
+    float it holds, as JAX reads a 0-d array as a number: f still sees `x.ndim`, `x.shape` and
+    `x.dtype` (srcad differentiates no 0-d array: NumPy arithmetic on one returns a scalar)."""
+    return tuple(a[()] if k in wrt and isinstance(a, np.ndarray) and a.ndim == 0
+                 and a.dtype.kind == "f" else a for k, a in enumerate(args))
+
+
 def differentiable(value, position, transform):
     """A float or float array to differentiate with respect to, else ArgumentError."""
     if isinstance(value, np.ndarray):

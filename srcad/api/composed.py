@@ -25,9 +25,13 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-import numpy as np
-
-from srcad.api.argnums import bind_keywords, check_argnums, differentiable, resolve_argnums
+from srcad.api.argnums import (
+    bind_keywords,
+    check_argnums,
+    differentiable,
+    numpy_floats,
+    resolve_argnums,
+)
 from srcad.api.auxiliary import ValueOnly
 from srcad.api.chain_trees import (
     ArgnumParts,
@@ -150,10 +154,7 @@ def composed(transform, fun, argnums, has_aux=False, backend="python"):
 
 def _arguments(fun, transform, argnums, args, kwargs) -> tuple:
     args = tuple(bind_keywords(fun, transform, argnums, args, kwargs))
-    # a 0-d float array is read as the NumPy float it holds (srcad differentiates no 0-d
-    # array): np.float64 keeps `x.ndim`, `x.shape` and `x.dtype`, a Python float would not
-    return tuple(a[()] if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind == "f"
-                 else a for a in args)
+    return numpy_floats(args, range(len(args)))  # a 0-d float array: the float it holds
 
 
 def _differentiable(args, i, transform):

@@ -45,6 +45,7 @@ from srcad.annotations import (
 from srcad.api.argnums import (
     bind_keywords,
     check_argnums,
+    numpy_floats,
     resolve_argnums,
     signature,
     unit_lanes,
@@ -178,6 +179,7 @@ def _reverse_gradients(fun, transform, argnums, has_aux, backend):
         target, args, aux = target_of(fun, value_only, args)
         wrt = positions if lowest >= 0 and highest < len(args) \
             else resolve_argnums(argnums, positions, len(args))
+        args = numpy_floats(args, wrt)
         annotated = list(args)
         for i in wrt:
             annotated[i] = reverse_annotation(args[i], i, transform)

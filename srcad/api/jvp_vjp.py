@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from srcad.annotations import ForwardWithPrimal, Reverse
+from srcad.api.argnums import numpy_floats
 from srcad.api.auxiliary import ValueOnly
 from srcad.api.composed import is_composed, jvp_composed, vjp_composed
 from srcad.api.kept_sweeps import kept_vjp
@@ -69,6 +70,9 @@ def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
     (18.0, 12.0)
     """
     primals, tangents = _sequence(primals, "primals"), _sequence(tangents, "tangents")
+    # a 0-d float array is read as the NumPy float it holds, as grad reads it
+    primals = numpy_floats(primals, range(len(primals)))
+    tangents = numpy_floats(tangents, range(len(tangents)))
     if len(primals) != len(tangents):
         raise ArgumentError(f"jvp: {len(primals)} primals and {len(tangents)} tangents; give "
                             "one tangent per primal")
@@ -111,6 +115,7 @@ def vjp(fun: Callable[..., Any], *primals: Any, has_aux: bool = False,
     """
     if not primals:
         raise ArgumentError("vjp needs at least one primal to differentiate with respect to")
+    primals = numpy_floats(primals, range(len(primals)))  # a 0-d float array: its float
     if is_composed(fun):
         return vjp_composed(fun, primals, has_aux, backend)
     primals = tree_copy(primals)  # kept for every call of vjp_fun, as they are now

@@ -6,7 +6,7 @@ hint that fits a transform.
 
 from __future__ import annotations
 
-from srcad.api.argnums import bind_keywords, differentiable, resolve_argnums
+from srcad.api.argnums import bind_keywords, differentiable, numpy_floats, resolve_argnums
 from srcad.api.primals import tree_copy
 from srcad.build.arguments import bind_arguments
 from srcad.build.differentiate import autodiff
@@ -21,6 +21,7 @@ def bound(fun, transform, argnums, positions, value_only, args, kwargs):
     args = bind_keywords(fun, transform, argnums, args, kwargs)
     target, args, aux = target_of(fun, value_only, args)
     wrt = resolve_argnums(argnums, positions, len(args))
+    args = numpy_floats(args, wrt)
     values = [args[i] if pytrees.is_container(args[i])
               else differentiable(args[i], i, transform) for i in wrt]
     return target, args, aux, wrt, values

@@ -267,3 +267,20 @@ def test_a_0d_array_reaches_a_composed_transform_as_a_numpy_float():
 
     # d2/dx2 x**3 = 6x
     assert srcad.grad(srcad.grad(f))(np.array(2.0)) == pytest.approx(12.0)
+
+
+def test_a_0d_array_reaches_each_transform_as_a_numpy_float():
+    """grad, jacfwd, jacrev, hessian, jvp and vjp at a 0-d float array (refused before, as an
+    array NumPy's arithmetic turns into a scalar): JAX's answers, f seeing x.ndim."""
+    def f(x, y):
+        return x ** 3 * y if x.ndim == 0 and x.shape == () else np.sum(x)
+
+    x = np.array(2.0)  # d/dx x**3 y = 3 x**2 y = 18, d2/dx2 = 6 x y = 18, d/dy = x**3 = 8
+    assert srcad.grad(f)(x, 1.5) == pytest.approx(18.0)
+    assert srcad.grad(f)(np.array(2.0, dtype=np.float32), 1.5).dtype == np.float32
+    assert srcad.jacfwd(f)(x, 1.5) == pytest.approx(18.0)
+    assert srcad.jacrev(f, argnums=1)(x, 1.5) == pytest.approx(8.0)
+    assert srcad.hessian(f)(x, 1.5) == pytest.approx(18.0)
+    assert srcad.jvp(f, (x, 1.5), (np.array(1.0), 0.0)) == pytest.approx((12.0, 18.0))
+    value, pull_back = srcad.vjp(f, x, 1.5)
+    assert pull_back(1.0) == pytest.approx((18.0, 8.0))
