@@ -65,6 +65,7 @@ from srcad.transform.normalize.hoist import hoist_invariants
 from srcad.transform.normalize.index_array_writes import lower_index_array_writes
 from srcad.transform.normalize.list_building import build_from_rows
 from srcad.transform.normalize.literal_arguments import arrays_of_literals
+from srcad.transform.normalize.number_attributes import number_attributes
 from srcad.transform.normalize.retyped_names import split_retyped_names
 from srcad.transform.normalize.sliced_elements import compose_sliced_elements
 from srcad.transform.normalize.stage import normalize
@@ -220,6 +221,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     if name_array_returns(norm, types):
         types = inferred_types(norm, _arg_types(norm, specs))
     if request.backend == "numba" and hoist_invariants(norm, types):
+        types = inferred_types(norm, _arg_types(norm, specs))
+    if request.backend == "numba" and number_attributes(norm, types):  # a float's x.ndim: 0
         types = inferred_types(norm, _arg_types(norm, specs))
     returned = _returned_type(norm, types)  # typed now: later passes rewrite the tree
     # `hs.append(h)`, then `h[:] = ...`: before `h *= c` is rebound as `h = h * c` below

@@ -254,3 +254,17 @@ def axes_moved(x):
 def test_swapaxes_and_moveaxis_on_numba():
     m = np.array([[0.3, -1.2, 2.0], [1.5, 0.7, -0.4]])
     check_grads(axes_moved, dup(m), backend="numba", modes=("rev", "fwd"))
+
+
+def _cubed_if_number(x):
+    y = x * 2.0
+    return y * x ** 2 if x.ndim == 0 and x.shape == () and x.size == 1 else np.sum(x)
+
+
+@pytest.mark.slow
+def test_a_numbers_ndim_shape_and_size_compile_as_numpy_answers_them():
+    """`x.ndim`, `x.shape`, `x.size` of an np.float64 argument: 0, (), 1 as on the python
+    backend (numba has no attributes on a float: the function was refused)."""
+    x = np.float64(1.5)  # f = 2 x**3: f' = 6 x**2 = 13.5, f'' = 12 x = 18
+    assert srcad.grad(_cubed_if_number, backend="numba")(x) == pytest.approx(13.5)
+    assert srcad.hessian(_cubed_if_number, x, backend="numba") == pytest.approx(18.0)
