@@ -9,6 +9,7 @@ import pytest
 numba = pytest.importorskip("numba")
 
 from srcad.runtime import movement_runtime as P  # noqa: E402
+from srcad.runtime import numba_diagonals as G  # noqa: E402
 from srcad.runtime import numba_movement as M  # noqa: E402
 from srcad.runtime import numba_padding as D  # noqa: E402
 from srcad.runtime import numba_selection as S  # noqa: E402
@@ -138,15 +139,15 @@ def test_a_take_out_of_bounds_raises_as_numpys():
 def test_diagonals_traces_and_sorts_are_numpys():
     @numba.njit
     def selected(m, xs):
-        return (S.moved_diagonal(m), S.moved_diagonal(m, 1), S.moved_diagonal(m, -1, 1, 0),
-                S.moved_trace(m), S.moved_trace(m, 2), S.moved_trace(m, -1, 1, 0),
+        return (G.moved_diagonal(m), G.moved_diagonal(m, 1), G.moved_diagonal(m, -1, 1, 0),
+                G.moved_trace(m), G.moved_trace(m, 2), G.moved_trace(m, -1, 1, 0),
                 S.moved_sort(xs), S.moved_sort(xs, axis=0), S.moved_sort(xs, axis=None),
                 S.moved_sort(xs, kind="stable"))
 
     @numba.njit
     def adjoints(g, xs, gs):
-        return (S.undiagonal(g, (3, 4), 1, 0, 1), S.undiagonal(g[:2], (4, 3), -1, 1, 0),
-                S.untrace(1.5, (3, 4), 1, 0, 1), S.untrace(1.5, (3, 4), -1, 1, 0),
+        return (G.undiagonal(g, (3, 4), 1, 0, 1), G.undiagonal(g[:2], (4, 3), -1, 1, 0),
+                G.untrace(1.5, (3, 4), 1, 0, 1), G.untrace(1.5, (3, 4), -1, 1, 0),
                 S.sort_order(xs, 0), S.sort_order(xs, None), S.sort_order(xs, -1),
                 S.unsort(gs, xs, 0), S.unsort(gs, xs, 1), S.unsort(gs.ravel(), xs, None))
     m = RNG.normal(size=(3, 4))
