@@ -42,6 +42,14 @@ def joins(x, y):
     return np.sum(u * u) + np.sum(v ** 3)
 
 
+def powers(A):
+    # numba's own np.linalg.matrix_power is typed as an array or None: its adjoint (an array
+    # of None) could not be added into
+    cube = np.linalg.matrix_power(A, 3)
+    return np.sum(cube * cube) * 1e-2 + np.sum(np.linalg.matrix_power(A, -2)) \
+        + np.sum(np.linalg.matrix_power(A, 5) * A) * 1e-3
+
+
 def linear_algebra(A, b):
     s, ld = np.linalg.slogdet(A)
     return np.sum(np.linalg.solve(A, b) ** 2) + np.sum(np.linalg.inv(A) * A.T) \
@@ -66,6 +74,7 @@ PROGRAMS = [
     (cumsum_and_norm, lambda: (dup(RNG.standard_normal(4)),)),
     (reshapes, lambda: (dup(RNG.standard_normal(6)), dup(RNG.standard_normal((2, 3))))),
     (joins, lambda: (dup(RNG.standard_normal(3)), dup(RNG.standard_normal(3)))),
+    (powers, lambda: (dup(_matrix()),)),
 ]
 # numba compiles LAPACK bindings for each np.linalg function (tens of seconds in all): these
 # run in scripts/check_numba_linalg.py; the suite keeps the Cholesky gradient below
@@ -94,4 +103,4 @@ def test_what_numba_does_not_compile_is_refused_by_name_and_line(mode):
         srcad.autodiff(mode, trace_of, dup(_matrix()), backend="numba")
     text = str(info.value)
     assert "numba" in text and "`np.cross`" in text
-    assert "test_numba_array_ops.py:58:" in text
+    assert f"test_numba_array_ops.py:{trace_of.__code__.co_firstlineno + 1}:" in text
