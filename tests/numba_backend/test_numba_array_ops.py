@@ -50,6 +50,15 @@ def powers(A):
         + np.sum(np.linalg.matrix_power(A, 5) * A) * 1e-3
 
 
+def sorted_along_axes(A):
+    # numba's np.argsort sorts a vector: along an axis, srcad's stable order
+    rows = np.take_along_axis(A, np.argsort(A, axis=1), axis=1)
+    columns = np.take_along_axis(A, np.argsort(A, 0), axis=0)
+    flat = np.ravel(A)[np.argsort(A, axis=None)]
+    return np.sum(rows * np.arange(3.0)) + np.sum(columns[0] * columns[-1]) \
+        + np.sum(flat * np.arange(6.0) ** 2)
+
+
 def linear_algebra(A, b):
     s, ld = np.linalg.slogdet(A)
     return np.sum(np.linalg.solve(A, b) ** 2) + np.sum(np.linalg.inv(A) * A.T) \
@@ -75,6 +84,7 @@ PROGRAMS = [
     (reshapes, lambda: (dup(RNG.standard_normal(6)), dup(RNG.standard_normal((2, 3))))),
     (joins, lambda: (dup(RNG.standard_normal(3)), dup(RNG.standard_normal(3)))),
     (powers, lambda: (dup(_matrix()),)),
+    (sorted_along_axes, lambda: (dup(RNG.standard_normal((2, 3))),)),
 ]
 # numba compiles LAPACK bindings for each np.linalg function (tens of seconds in all): these
 # run in scripts/check_numba_linalg.py; the suite keeps the Cholesky gradient below
