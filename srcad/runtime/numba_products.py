@@ -77,7 +77,7 @@ def _linalg_matrix_power(a, n):
     def impl(a, n):  # by squaring, as NumPy's
         if a.shape[0] != a.shape[1]:
             raise ValueError("np.linalg.matrix_power: the matrix must be square")
-        base = np.linalg.inv(np.ascontiguousarray(a)) if n < 0 else np.ascontiguousarray(a)
+        base = np.ascontiguousarray(np.linalg.inv(a) if n < 0 else a)
         result = np.zeros(base.shape, base.dtype)
         for k in range(base.shape[0]):
             result[k, k] = 1

@@ -59,6 +59,15 @@ def sorted_along_axes(A):
         + np.sum(flat * np.arange(6.0) ** 2)
 
 
+def built_of_parts(x):
+    # numba's np.array takes a list of numbers, its np.atleast_1d/2d arrays
+    joined = np.r_[x, 2.0, x[0] * x[1]]
+    rows = np.array([x[:2], np.sin(x[2:])])
+    mixed = np.array([x[0], 1.0, x[1] * x[3]])
+    return np.sum(joined ** 2) + np.sum(rows[0] * rows[1] ** 2) + np.sum(mixed ** 3) \
+        + np.sum(np.atleast_2d(x[2] * x[3]))
+
+
 def linear_algebra(A, b):
     s, ld = np.linalg.slogdet(A)
     return np.sum(np.linalg.solve(A, b) ** 2) + np.sum(np.linalg.inv(A) * A.T) \
@@ -85,6 +94,7 @@ PROGRAMS = [
     (joins, lambda: (dup(RNG.standard_normal(3)), dup(RNG.standard_normal(3)))),
     (powers, lambda: (dup(_matrix()),)),
     (sorted_along_axes, lambda: (dup(RNG.standard_normal((2, 3))),)),
+    (built_of_parts, lambda: (dup(RNG.standard_normal(4)),)),
 ]
 # numba compiles LAPACK bindings for each np.linalg function (tens of seconds in all): these
 # run in scripts/check_numba_linalg.py; the suite keeps the Cholesky gradient below
