@@ -1,9 +1,9 @@
 """NumPy's movement functions, compiled: what numba-compiled derivative code calls for
 np.flip / fliplr / flipud, np.roll, np.rot90, np.tile and np.repeat (numba has np.flip of a
-whole array, np.roll and np.repeat without `axis=`, and no np.tile), np.array of a list of
-arrays and np.atleast_1d/2d/3d of a number (numba's take a list of numbers, arrays), and the
-adjoints srcad/runtime/movement_runtime.py gives the python backend (`untile`, `unrepeat` and
-the result shapes), under the same names and signatures; np.pad: numba_padding.py.
+whole array, np.roll and np.repeat without `axis=`, and no np.tile), np.atleast_1d/2d/3d of
+a number (numba's take arrays), and the adjoints srcad/runtime/movement_runtime.py gives the
+python backend (`untile`, `unrepeat` and the result shapes), under the same names and
+signatures; np.pad: numba_padding.py.
 
 srcad/transform/numba_movement.py spells each call `np.<name>(...)` as `moved_<name>(...)`
 with the same arguments; each `moved_<name>` here is a function with NumPy's signature and a
@@ -334,24 +334,7 @@ def _repeated_shape(shape, repeats, axis):
         shape, axis, _repeated(shape[axis], repeats).size)
 
 
-# -- np.array of a list written out, np.atleast_1d/2d/3d of a number -----------------------------
-
-def moved_array(items):
-    return np.array(items)
-
-
-@overload(moved_array)
-def _array(items):
-    """`np.array([a, b])` spelled `moved_array((a, b))`: numba's np.array takes a list of
-    numbers, not of arrays; arrays of one shape are stacked along a new first axis."""
-    if not isinstance(items, types.BaseTuple):
-        return None
-    if len(items) and all(isinstance(e, types.Array) for e in items):
-        return lambda items: np.stack(items)
-    if all(isinstance(e, (types.Number, types.Boolean)) for e in items):
-        return lambda items: np.array(items)
-    return None
-
+# -- np.atleast_1d/2d/3d of a number ------------------------------------------------------------
 
 def moved_atleast_1d(x):
     return np.atleast_1d(x)

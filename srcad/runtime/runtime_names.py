@@ -66,8 +66,7 @@ NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power", "int_product", "int_
 NUMBA_MOVEMENT_NAMES = frozenset({"moved_flip", "moved_fliplr", "moved_flipud", "moved_roll",
                                   "moved_rot90", "moved_tile", "moved_repeat", "untile",
                                   "tiled_shape", "unrepeat", "repeated_shape", "size_of",
-                                  "moved_array", "moved_atleast_1d", "moved_atleast_2d",
-                                  "moved_atleast_3d"})
+                                  "moved_atleast_1d", "moved_atleast_2d", "moved_atleast_3d"})
 NUMBA_PADDING_NAMES = frozenset({"moved_pad", "unpad", "padded_shape"})  # numba_padding.py
 NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_sort", "untake", "taken_shape",
                                    "untake_along_axis", "along_shape", "sort_order", "unsort"})

@@ -9,9 +9,9 @@ np.pad or np.diagonal). The methods `x.repeat(...)`, `x.take(...)`, `x.diagonal(
 (srcad/build/compiler.py). np.median, np.quantile and np.percentile become `moved_median`,
 ... (srcad/runtime/numba_quantiles.py), and a stable np.argsort (the ranks their derivative
 reads) or one with an axis written `sort_order` (numba's np.argsort sorts a vector);
-np.einsum `moved_einsum` (srcad/runtime/numba_einsum.py). `np.array([a, b])` becomes
-`moved_array((a, b))` and `np.atleast_1d(v)` `moved_atleast_1d(v)`: numba's take a list of
-numbers and arrays (srcad/runtime/numba_movement.py stacks arrays, wraps a number).
+np.einsum `moved_einsum` (srcad/runtime/numba_einsum.py). `np.atleast_1d(v)` becomes
+`moved_atleast_1d(v)` (2d, 3d alike): numba's take arrays (srcad/runtime/numba_movement.py
+wraps a number).
 `np.prod(x.shape)`, the size in a rule's result shape, becomes
 `size_of(x.shape)` (numba's np.prod takes no tuple).
 
@@ -58,10 +58,6 @@ def moved_call(node, module: bool):
             and len(node.args) == 1 and not node.keywords:
         # numba's take arrays: of a number, srcad/runtime/numba_movement.py's
         return gast.copy_location(S.call(f"moved_{name}", node.args[0]), node)
-    if module and name == "array" and _flat_list(node):
-        # numba's np.array takes a list of numbers: of arrays, np.stack of them
-        return gast.copy_location(S.call("moved_array", gast.Tuple(
-            elts=node.args[0].elts, ctx=gast.Load())), node)
     if not module and name == "swapaxes":  # numba has np.swapaxes, not the method
         return gast.copy_location(gast.Call(
             func=gast.Attribute(value=S.name("np"), attr="swapaxes", ctx=gast.Load()),
@@ -84,14 +80,6 @@ def _stable(keywords) -> bool:
     return len(kinds) == 1 and isinstance(kinds[0], gast.Constant) \
         and kinds[0].value in ("stable", "mergesort") \
         and all(k.arg in ("kind", "axis") for k in keywords)
-
-
-def _flat_list(node) -> bool:
-    """`np.array([a, b, ...])`: one list written out, of no list, tuple or starred entry, and
-    no keyword."""
-    return len(node.args) == 1 and not node.keywords and isinstance(node.args[0], gast.List) \
-        and bool(node.args[0].elts) and not any(
-            isinstance(e, (gast.List, gast.Tuple, gast.Starred)) for e in node.args[0].elts)
 
 
 def _axis_written(node) -> bool:

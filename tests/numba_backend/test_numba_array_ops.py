@@ -63,9 +63,10 @@ def built_of_parts(x):
     # numba's np.array takes a list of numbers, its np.atleast_1d/2d arrays
     joined = np.r_[x, 2.0, x[0] * x[1]]
     rows = np.array([x[:2], np.sin(x[2:])])
-    mixed = np.array([x[0], 1.0, x[1] * x[3]])
+    mixed = np.array([x[0], 1, x[1] * x[3]])
+    picked = x[np.array([len(x) - 1, 0])]  # ints of ints: an index
     return np.sum(joined ** 2) + np.sum(rows[0] * rows[1] ** 2) + np.sum(mixed ** 3) \
-        + np.sum(np.atleast_2d(x[2] * x[3]))
+        + np.sum(np.atleast_2d(x[2] * x[3])) + np.sum(picked * picked[::-1] ** 2)
 
 
 def linear_algebra(A, b):
