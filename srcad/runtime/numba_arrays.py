@@ -207,17 +207,20 @@ def array_stack(parts):
 
 @overload(array_stack)
 def _array_stack(parts):
-    if isinstance(parts, types.BaseTuple) and all(isinstance(t, types.Number) for t in parts):
+    if isinstance(parts, types.BaseTuple) and all(isinstance(t, (types.Number, types.Boolean))
+                                                  for t in parts):
         count = len(parts)
-
-        def numbers(parts):
-            out = np.empty(count)
-            i = 0
-            for v in numba.literal_unroll(parts):  # floats and ints alike
-                out[i] = v
-                i += 1
-            return out
-        return numbers
+        # NumPy's dtype: ints of ints (an index built of them), bools of bools, complex of a
+        # complex entry, else floats
+        dtype = np.int64 if all(isinstance(t, types.Integer) for t in parts) \
+            else np.bool_ if all(isinstance(t, types.Boolean) for t in parts) \
+            else np.complex128 if any(isinstance(t, types.Complex) for t in parts) else np.float64
+        # each entry by its constant index (a tuple of ints and floats has no iterator)
+        lines = "".join(f"    out[{i}] = parts[{i}]\n" for i in range(count))
+        namespace = {"np": np, "dtype": dtype}
+        exec(f"def numbers(parts):\n    out = np.empty({count}, dtype)\n{lines}    return out\n",
+             namespace)
+        return namespace["numbers"]
     return lambda parts: np.stack(parts, axis=0)
 
 

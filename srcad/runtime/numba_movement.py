@@ -1,8 +1,9 @@
 """NumPy's movement functions, compiled: what numba-compiled derivative code calls for
 np.flip / fliplr / flipud, np.roll, np.rot90, np.tile and np.repeat (numba has np.flip of a
-whole array, np.roll and np.repeat without `axis=`, and no np.tile), and the adjoints
-srcad/runtime/movement_runtime.py gives the python backend (`untile`, `unrepeat` and the
-result shapes), under the same names and signatures; np.pad: numba_padding.py.
+whole array, np.roll and np.repeat without `axis=`, and no np.tile), np.atleast_1d/2d/3d of
+a number (numba's take arrays), and the adjoints srcad/runtime/movement_runtime.py gives the
+python backend (`untile`, `unrepeat` and the result shapes), under the same names and
+signatures; np.pad: numba_padding.py.
 
 srcad/transform/numba_movement.py spells each call `np.<name>(...)` as `moved_<name>(...)`
 with the same arguments; each `moved_<name>` here is a function with NumPy's signature and a
@@ -331,3 +332,36 @@ def _repeated_shape(shape, repeats, axis):
         return flat
     return lambda shape, repeats, axis: tuple_setitem(
         shape, axis, _repeated(shape[axis], repeats).size)
+
+
+# -- np.atleast_1d/2d/3d of a number ------------------------------------------------------------
+
+def moved_atleast_1d(x):
+    return np.atleast_1d(x)
+
+
+def moved_atleast_2d(x):
+    return np.atleast_2d(x)
+
+
+def moved_atleast_3d(x):
+    return np.atleast_3d(x)
+
+
+def _number(x) -> bool:  # numba's np.atleast_1d/2d/3d take arrays only
+    return isinstance(x, (types.Number, types.Boolean))
+
+
+@overload(moved_atleast_1d)
+def _atleast_1d(x):
+    return (lambda x: np.array([x])) if _number(x) else (lambda x: np.atleast_1d(x))
+
+
+@overload(moved_atleast_2d)
+def _atleast_2d(x):
+    return (lambda x: np.array([[x]])) if _number(x) else (lambda x: np.atleast_2d(x))
+
+
+@overload(moved_atleast_3d)
+def _atleast_3d(x):
+    return (lambda x: np.array([[[x]]])) if _number(x) else (lambda x: np.atleast_3d(x))

@@ -10,6 +10,9 @@ The overload makes the einsum subscripts of those axes for the operands' ranks
 srcad/runtime/numba_einsum.py's loop nest; the derivatives of np.tensordot are einsums
 already. `matrix_power_tangent` and `matrix_power_adjoint` are linalg_runtime's formulas
 (the sum over i of a^i da a^(n-1-i); n < 0: of the inverse), compiled for one matrix.
+srcad/transform/numba_linalg_calls.py spells `np.linalg.matrix_power(a, n)`
+`linalg_matrix_power(a, n)`: numba's own is typed as returning an array or None (a path of
+its implementation falls through without a return), which numba then cannot add into.
 srcad/transform/numba_movement.py spells `np.kron(a, b)` `moved_kron(a, b)`: numba's own of
 ranks up to 2, and of higher ranks each product a[i] b[j] written at its flat offset (the
 lower rank padded with leading axes of length 1, as NumPy's).
@@ -61,13 +64,41 @@ def _matrix(a, name):
         raise TypingError(f"np.linalg.{name}: srcad compiles one matrix (rank 2), no stacks")
 
 
+def linalg_matrix_power(a, n):
+    return np.linalg.matrix_power(a, n)
+
+
+@overload(linalg_matrix_power)
+def _linalg_matrix_power(a, n):
+    _matrix(a, "matrix_power")
+    if not isinstance(getattr(n, "dtype", n), types.Integer):
+        raise TypingError("np.linalg.matrix_power: the exponent must be an integer")
+
+    def impl(a, n):  # by squaring, as NumPy's
+        if a.shape[0] != a.shape[1]:
+            raise ValueError("np.linalg.matrix_power: the matrix must be square")
+        base = np.ascontiguousarray(np.linalg.inv(a) if n < 0 else a)
+        result = np.zeros(base.shape, base.dtype)
+        for k in range(base.shape[0]):
+            result[k, k] = 1
+        exponent = -n if n < 0 else n
+        while exponent > 0:
+            if exponent & 1:
+                result = result @ base
+            exponent >>= 1
+            if exponent > 0:
+                base = base @ base
+        return result
+    return impl
+
+
 @register_jitable
 def _power_sum(a, da, n):
     """The sum over i < n of a^i da a^(n-1-i)."""
     total = np.zeros(da.shape)
     left = np.eye(a.shape[0])  # a^i
     for i in range(n):
-        total += left @ da @ np.linalg.matrix_power(a, n - 1 - i)
+        total += left @ da @ linalg_matrix_power(a, n - 1 - i)
         left = left @ a
     return total
 

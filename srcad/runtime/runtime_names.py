@@ -65,7 +65,8 @@ NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power", "int_product", "int_
 # spells `np.roll(...)` `moved_roll(...)`)
 NUMBA_MOVEMENT_NAMES = frozenset({"moved_flip", "moved_fliplr", "moved_flipud", "moved_roll",
                                   "moved_rot90", "moved_tile", "moved_repeat", "untile",
-                                  "tiled_shape", "unrepeat", "repeated_shape", "size_of"})
+                                  "tiled_shape", "unrepeat", "repeated_shape", "size_of",
+                                  "moved_atleast_1d", "moved_atleast_2d", "moved_atleast_3d"})
 NUMBA_PADDING_NAMES = frozenset({"moved_pad", "unpad", "padded_shape"})  # numba_padding.py
 NUMBA_SELECTION_NAMES = frozenset({"moved_take", "moved_sort", "untake", "taken_shape",
                                    "untake_along_axis", "along_shape", "sort_order", "unsort"})
@@ -100,9 +101,9 @@ NUMBA_LINALG_FUNCTIONS = ("solve_triangular", "cholesky", "solve", "inv", "det",
 # srcad/runtime/numba_spectral.py: np.linalg.eigh / eigvalsh with UPLO= and their derivatives
 NUMBA_SPECTRAL_NAMES = frozenset({"spectral_eigh", "spectral_eigvalsh", "eigh_tangent",
                                   "eigh_adjoint"})
-# srcad/runtime/numba_products.py: np.tensordot, np.kron and matrix_power's derivatives
-NUMBA_PRODUCT_NAMES = frozenset({"moved_tensordot", "matrix_power_tangent",
-                                 "matrix_power_adjoint", "moved_kron"})
+# srcad/runtime/numba_products.py: np.tensordot, np.kron, matrix_power and its derivatives
+NUMBA_PRODUCT_NAMES = frozenset({"moved_tensordot", "linalg_matrix_power",
+                                 "matrix_power_tangent", "matrix_power_adjoint", "moved_kron"})
 # srcad/runtime/numba_decompositions.py: np.linalg.svd, qr, pinv, lstsq and cond's derivatives
 NUMBA_DECOMPOSITION_NAMES = frozenset({"linalg_svd", "linalg_qr", "linalg_pinv", "lstsq_parts",
                                        "svd_tangent", "svd_adjoint", "qr_tangent",

@@ -27,8 +27,9 @@
   `np.stack((a, b), axis=0)`: `array_stack((a, b))` (srcad/runtime/numba_arrays.py), which also
   stacks numbers (the tangent of `np.array([a * a, b])`; numba's np.stack takes arrays).
 * `np.array([row, row])` of rows (a 2-D literal `np.array([[x[0], x[1]], [x[2], x[3]]])`, whose
-  rows normalization makes arrays): `array_stack((row, row))`; numba's np.array takes no list
-  of arrays.
+  rows normalization makes arrays), of arrays (`np.array([x[:2], x[2:]])`) or of numbers
+  not all written out: `array_stack((row, row))`; numba's np.array takes no list of arrays
+  (array_stack keeps NumPy's dtype of numbers: ints of ints, else floats).
 * `np.array(x)` of anything but a list or tuple written out: `array_copy(x)`, a copy of an
   array (numba's np.array takes lists, tuples and numbers).
 * `np.linalg.slogdet(A).logabsdet` (and `.sign`): `np.linalg.slogdet(A)[1]` (`[0]`):
@@ -251,8 +252,9 @@ class _Products(gast.NodeTransformer):
                 and not isinstance(node.args[0], (gast.List, gast.Tuple)):
             return gast.copy_location(S.call("array_copy", node.args[0]), node)
         if module and f.attr == "array" and len(node.args) == 1 and node.args[0].elts \
-                and any(isinstance(e, (gast.Call, gast.List, gast.Tuple))
-                        for e in node.args[0].elts):  # rows written out: a 2-D literal
+                and not _starred(node.args[0].elts) \
+                and not all(isinstance(e, gast.Constant) for e in node.args[0].elts):
+            # rows written out (a 2-D literal), arrays (`[x[:2], x[2:]]`) or numbers
             rows = gast.Tuple(elts=list(node.args[0].elts), ctx=gast.Load())
             return gast.copy_location(S.call("array_stack", rows), node)
         if module and f.attr in _BROADCASTS and not _starred(node.args) and (

@@ -11,6 +11,8 @@ rewrites of generated code).
   follows NumPy's keywords), and their parts `.U`, `.S`, `.Vh`, `.Q`, `.R` and lstsq_parts'
   `.solution`, `.residuals`, `.rank`, `.singular_values` as `[0]`, `[1]`, ... (numba returns
   plain tuples).
+* `np.linalg.matrix_power(A, n)`: `linalg_matrix_power(A, n)` (srcad/runtime/numba_products.py:
+  numba's own is typed as returning an array or None, which numba cannot add into).
 
 >>> from srcad.frontend import syntax as S
 >>> S.unparse_expr(linalg_call(S.parse_expr("np.tensordot(a, b, axes=([1], [0]))")))
@@ -28,7 +30,9 @@ import gast
 from srcad.frontend import syntax as S
 
 _RENAMED = {"np.linalg.svd": "linalg_svd", "np.linalg.qr": "linalg_qr",
-            "np.linalg.pinv": "linalg_pinv"}
+            "np.linalg.pinv": "linalg_pinv",
+            # srcad/runtime/numba_products.py: numba types its own as an array or None
+            "np.linalg.matrix_power": "linalg_matrix_power"}
 # the parts of the tuples these return, by name (srcad/rules/spectral.py FIELDS)
 _PARTS = {"linalg_svd": ("U", "S", "Vh"), "linalg_qr": ("Q", "R"),
           "lstsq_parts": ("solution", "residuals", "rank", "singular_values")}

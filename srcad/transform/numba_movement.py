@@ -8,7 +8,10 @@ np.pad or np.diagonal). The methods `x.repeat(...)`, `x.take(...)`, `x.diagonal(
 `unpad`, ...) keep their names: the numba module imports the compiled ones
 (srcad/build/compiler.py). np.median, np.quantile and np.percentile become `moved_median`,
 ... (srcad/runtime/numba_quantiles.py), and a stable np.argsort (the ranks their derivative
-reads) `sort_order`; np.einsum `moved_einsum` (srcad/runtime/numba_einsum.py).
+reads) or one with an axis written `sort_order` (numba's np.argsort sorts a vector);
+np.einsum `moved_einsum` (srcad/runtime/numba_einsum.py). `np.atleast_1d(v)` becomes
+`moved_atleast_1d(v)` (2d, 3d alike): numba's take arrays (srcad/runtime/numba_movement.py
+wraps a number).
 `np.prod(x.shape)`, the size in a rule's result shape, becomes
 `size_of(x.shape)` (numba's np.prod takes no tuple).
 
@@ -44,11 +47,17 @@ def moved_call(node, module: bool):
         # the size in a rule's result shape (np.diagflat, np.sort(x, axis=None)): numba's
         # np.prod takes arrays, not a shape tuple
         return gast.copy_location(S.call("size_of", node.args[0]), node)
-    if module and name == "argsort" and node.args and _stable(node.keywords):
-        # the ranks in np.median's derivative: srcad/runtime/numba_selection.py's stable order
+    if module and name == "argsort" and node.args and (_stable(node.keywords)
+                                                       or _axis_written(node)):
+        # the ranks in np.median's derivative, and an argsort along an axis (numba's sorts a
+        # vector): srcad/runtime/numba_selection.py's stable order
         axis = next((k.value for k in node.keywords if k.arg == "axis"),
                     node.args[1] if len(node.args) > 1 else S.const(-1))
         return gast.copy_location(S.call("sort_order", node.args[0], axis), node)
+    if module and name in ("atleast_1d", "atleast_2d", "atleast_3d") \
+            and len(node.args) == 1 and not node.keywords:
+        # numba's take arrays: of a number, srcad/runtime/numba_movement.py's
+        return gast.copy_location(S.call(f"moved_{name}", node.args[0]), node)
     if not module and name == "swapaxes":  # numba has np.swapaxes, not the method
         return gast.copy_location(gast.Call(
             func=gast.Attribute(value=S.name("np"), attr="swapaxes", ctx=gast.Load()),
@@ -71,6 +80,13 @@ def _stable(keywords) -> bool:
     return len(kinds) == 1 and isinstance(kinds[0], gast.Constant) \
         and kinds[0].value in ("stable", "mergesort") \
         and all(k.arg in ("kind", "axis") for k in keywords)
+
+
+def _axis_written(node) -> bool:
+    """An argsort with an axis written (`np.argsort(x, axis=1)`, `np.argsort(x, 0)`, also
+    axis=None) and no keyword but axis= (the stable order is NumPy's on distinct values)."""
+    return (len(node.args) == 2 or any(k.arg == "axis" for k in node.keywords)) \
+        and all(k.arg == "axis" for k in node.keywords)
 
 
 def _tuples(e):

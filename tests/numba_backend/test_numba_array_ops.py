@@ -42,6 +42,33 @@ def joins(x, y):
     return np.sum(u * u) + np.sum(v ** 3)
 
 
+def powers(A):
+    # numba's own np.linalg.matrix_power is typed as an array or None: its adjoint (an array
+    # of None) could not be added into
+    cube = np.linalg.matrix_power(A, 3)
+    return np.sum(cube * cube) * 1e-2 + np.sum(np.linalg.matrix_power(A, -2)) \
+        + np.sum(np.linalg.matrix_power(A, 5) * A) * 1e-3
+
+
+def sorted_along_axes(A):
+    # numba's np.argsort sorts a vector: along an axis, srcad's stable order
+    rows = np.take_along_axis(A, np.argsort(A, axis=1), axis=1)
+    columns = np.take_along_axis(A, np.argsort(A, 0), axis=0)
+    flat = np.ravel(A)[np.argsort(A, axis=None)]
+    return np.sum(rows * np.arange(3.0)) + np.sum(columns[0] * columns[-1]) \
+        + np.sum(flat * np.arange(6.0) ** 2)
+
+
+def built_of_parts(x):
+    # numba's np.array takes a list of numbers, its np.atleast_1d/2d arrays
+    joined = np.r_[x, 2.0, x[0] * x[1]]
+    rows = np.array([x[:2], np.sin(x[2:])])
+    mixed = np.array([x[0], 1, x[1] * x[3]])
+    picked = x[np.array([len(x) - 1, 0])]  # ints of ints: an index
+    return np.sum(joined ** 2) + np.sum(rows[0] * rows[1] ** 2) + np.sum(mixed ** 3) \
+        + np.sum(np.atleast_2d(x[2] * x[3])) + np.sum(picked * picked[::-1] ** 2)
+
+
 def linear_algebra(A, b):
     s, ld = np.linalg.slogdet(A)
     return np.sum(np.linalg.solve(A, b) ** 2) + np.sum(np.linalg.inv(A) * A.T) \
@@ -66,6 +93,9 @@ PROGRAMS = [
     (cumsum_and_norm, lambda: (dup(RNG.standard_normal(4)),)),
     (reshapes, lambda: (dup(RNG.standard_normal(6)), dup(RNG.standard_normal((2, 3))))),
     (joins, lambda: (dup(RNG.standard_normal(3)), dup(RNG.standard_normal(3)))),
+    (powers, lambda: (dup(_matrix()),)),
+    (sorted_along_axes, lambda: (dup(RNG.standard_normal((2, 3))),)),
+    (built_of_parts, lambda: (dup(RNG.standard_normal(4)),)),
 ]
 # numba compiles LAPACK bindings for each np.linalg function (tens of seconds in all): these
 # run in scripts/check_numba_linalg.py; the suite keeps the Cholesky gradient below
@@ -94,4 +124,4 @@ def test_what_numba_does_not_compile_is_refused_by_name_and_line(mode):
         srcad.autodiff(mode, trace_of, dup(_matrix()), backend="numba")
     text = str(info.value)
     assert "numba" in text and "`np.cross`" in text
-    assert "test_numba_array_ops.py:58:" in text
+    assert f"test_numba_array_ops.py:{trace_of.__code__.co_firstlineno + 1}:" in text
