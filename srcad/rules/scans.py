@@ -9,6 +9,7 @@ is the same call on the tangent, the adjoint its transpose in vectorized NumPy.
 | np.diff(x, n, axis=a)   | np.diff(g, n, axis=a)   | n times -np.diff(g, prepend=0, append=0) |
 | np.trapezoid(x, dx=h)   | np.trapezoid(g, dx=h)   | g * h * (1, ..., 1) halved at both ends  |
 | np.gradient(x)          | np.gradient(g)          | its transpose (central differences)      |
+| np.cumprod(x) (rank > 1)| the scan of np.ravel(x) |                                          |
 | np.cumprod(x, axis=a)   | sum over i <= k of g_i times the product of the others, lane |
 |                         | by lane along a, exact at zeros (srcad/runtime/cumprod_runtime.py) |
 """
@@ -28,6 +29,11 @@ def _axis(name, axis, rank):
     return axis % rank
 
 
+def _flat_shape(rank):
+    """The shape of np.ravel(x) of an array of rank `rank`, in x_shape."""
+    return "(" + " * ".join(f"x_shape[{k}]" for k in range(rank)) + ",)"
+
+
 def _flip_cumsum(g, a):
     return f"np.flip(np.cumsum(np.flip({g}, {a}), axis={a}), {a})"
 
@@ -40,10 +46,9 @@ def cumulative(name):
             return _cumprod(rank, axis)
         if rank == 0:
             return linear(name, "x", ("np.cumsum(g)", "np.sum(g)"), shape="(1,)", rank=1)
-        if axis is None and rank > 1:
-            raise SrcadError("np.cumsum without axis= of an array of rank above 1 (it "
-                             "flattens)", construct="cumsum",
-                             hint="write np.cumsum(np.ravel(x)) or give axis=")
+        if axis is None and rank > 1:  # flattened: the scan of np.ravel(x)
+            return linear(name, "x", ("np.cumsum(g)", f"np.reshape({_flip_cumsum('g', 0)}, "
+                                      "x_shape)"), shape=_flat_shape(rank), rank=1)
         a = _axis(name, 0 if axis is None else axis, rank)
         if rank == 1:  # the first rule: numba compiles it
             return first_cumsum(ranks, {})
@@ -53,10 +58,10 @@ def cumulative(name):
 
 
 def _cumprod(rank, axis):
-    if rank > 1 and axis is None:
-        raise SrcadError("np.cumprod without axis= of an array of rank above 1 (it "
-                         "flattens)", construct="cumprod",
-                         hint="write np.cumprod(np.ravel(x)) or give axis=")
+    if rank > 1 and axis is None:  # flattened: the scan of np.ravel(x)
+        return linear("cumprod", "x", ("cumprod_tangent(np.ravel(x), np.ravel(g), 0)",
+                                       "np.reshape(cumprod_adjoint(np.ravel(x), g, 0), x_shape)"),
+                      shape=_flat_shape(rank), rank=1)
     if rank == 0:
         raise SrcadError("np.cumprod of a number", construct="cumprod",
                          hint="cumprod takes an array")

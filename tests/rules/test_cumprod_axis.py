@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.errors import SrcadError
 from srcad.testing import check_grads
 
 X = np.sin(np.arange(12.0)).reshape(3, 4) + 0.3
@@ -41,7 +40,11 @@ def test_cumprod_along_an_axis_agrees_with_jax():
                                rtol=1e-13, atol=1e-15)
 
 
-def test_cumprod_of_a_matrix_without_axis_is_refused_naming_the_flattening():
-    with pytest.raises(SrcadError, match="flattens") as error:
-        srcad.gradient(flattened, X)
-    assert error.value.filename == __file__
+def test_cumprod_of_a_matrix_without_axis_is_the_scan_of_its_ravel():
+    """NumPy flattens x (it was refused); with zeros, as JAX computes it."""
+    check_grads(flattened, srcad.Duplicated(WITH_ZEROS.copy(), np.zeros_like(X)))
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    expected = jax.grad(lambda x: jax.numpy.sum(jax.numpy.cumprod(x)))(WITH_ZEROS)
+    np.testing.assert_allclose(srcad.gradient(flattened, WITH_ZEROS), expected, rtol=1e-13,
+                               atol=1e-15)

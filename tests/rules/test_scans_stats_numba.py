@@ -53,6 +53,7 @@ SCAN_CALLS = [c for c in cases.reduction_cases() if c[0].rsplit("-", 1)[0] in
               numpy_entries.NUMBA_SCANS] + [
     ("cumprod-axis", "np.cumprod(x0, axis=1)", [X.copy()]),
     ("cumprod-method-axis", "x0.cumprod(axis=-1)", [X.copy()]),
+    ("cumprod-flattened", "np.cumprod(x0) * np.cumsum(x0)", [X.copy()]),
     ("average-weights", "np.average(x0, axis=1, weights=x0 * x0 + 0.5)", [X.copy()]),
     ("average-weights-vector", "np.average(x0, axis=2, weights=x0[0, 0], keepdims=True)",
      [X.copy()]),
