@@ -45,7 +45,7 @@ _NOT_VALUES = ("axis", "keepdims", "dtype", "out")  # keywords whose literal is 
 def lists_as_tuples(parsed, body: list) -> list:
     """`body` (changed in place) with each list literal argument of a NumPy function a
     tuple marked `written_as_list`."""
-    body[:] = [_RowJoins(parsed).visit(stmt) for stmt in body]
+    body[:] = [_QuantileLists(parsed).visit(_RowJoins(parsed).visit(stmt)) for stmt in body]
     for stmt in body:
         for product in [n for n in S.walk(stmt) if isinstance(n, gast.BinOp)
                         and isinstance(n.op, gast.MatMult)]:
@@ -116,6 +116,37 @@ class _RowJoins(gast.NodeTransformer):
         parts = [_call_at("np.atleast_1d", e, e) for e in items]
         joined = gast.copy_location(gast.Tuple(elts=parts, ctx=gast.Load()), node)
         return _call_at("np.concatenate", joined, node)
+
+
+class _QuantileLists(gast.NodeTransformer):
+    """`np.percentile(x, [25.0, 75.0], ...)` (np.quantile too): NumPy's array of one call per
+    q, `np.array([np.percentile(x, 25.0, ...), np.percentile(x, 75.0, ...)])`, whose rule
+    takes one number q."""
+
+    def __init__(self, parsed):
+        self.parsed = parsed
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if resolve_callee(self.parsed, node.func, {}) not in (np.percentile, np.quantile):
+            return node
+        keyword = next((k for k in node.keywords if k.arg == "q"), None)
+        q = keyword.value if keyword is not None else (
+            node.args[1] if len(node.args) > 1 else None)
+        if not isinstance(q, (gast.List, gast.Tuple)) or not q.elts or not all(
+                isinstance(e, gast.Constant) and isinstance(e.value, (int, float))
+                and not isinstance(e.value, bool) for e in q.elts):
+            return node
+        calls = []
+        for value in q.elts:
+            call = S.clone(node)
+            if keyword is not None:
+                next(k for k in call.keywords if k.arg == "q").value = S.clone(value)
+            else:
+                call.args[1] = S.clone(value)
+            calls.append(call)
+        listed = gast.copy_location(gast.List(elts=calls, ctx=gast.Load()), node)
+        return _call_at("np.array", listed, node)
 
 
 def _call_at(function, argument, at):
