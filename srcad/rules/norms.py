@@ -5,7 +5,7 @@ adjoint g * w), as in srcad/rules/statistics.py.
 
 | ord        | w                                                                     |
 |------------|-----------------------------------------------------------------------|
-| None, 2    | x / ans ('fro' too)                                                   |
+| None, 2    | x / ans ('fro' too, also over two axes of a stack)                    |
 | 1          | sign(x), +1 at 0 (JAX: abs'(0) = 1)                                   |
 | inf, -inf  | sign(x) split among the elements of largest (smallest) |x|            |
 | p          | sign(x) |x|^(p-1) / ans^(p-1)                                        |
@@ -41,6 +41,12 @@ def norm(ranks, keywords):
                          construct="norm", hint="give axis= (one axis or two)")
     if order is None and axis is None and not keywords.get("keepdims") and rank <= 2:
         return first_norm(ranks, {})  # the 2-norm, Frobenius's: numba compiles it
+    if matrix and order in (None, "fro") and isinstance(axis, tuple) and len(axis) == 2 \
+            and (rank > 2 or keywords.get("keepdims")):  # Frobenius over two axes of a stack
+        return weighted("norm", rank, {"axis": axis, "keepdims": keywords.get("keepdims")},
+                        lambda ax, axes: "(x / {})".format(
+                            "ans" if keywords.get("keepdims") else
+                            f"np.expand_dims(ans, {tuple(axes)!r})"))
     if matrix:
         return _matrix(rank, order, axis, bool(keywords.get("keepdims", False)))
     return weighted("norm", rank, {"axis": axis, "keepdims": keywords.get("keepdims")},

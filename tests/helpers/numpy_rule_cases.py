@@ -61,7 +61,8 @@ REDUCTION_CALLS = {
              "np.linalg.norm(x0[0], 2)", "np.linalg.norm(x0[0], np.inf)",
              "np.linalg.norm(x0[0], -np.inf)", "np.linalg.norm(x0, axis=1)",
              "np.linalg.norm(x0, 1, axis=-1, keepdims=True)",
-             "np.linalg.norm(x0, ord=np.inf, axis=0)", "np.linalg.norm(x0[0], axis=(0, 1))"],
+             "np.linalg.norm(x0, ord=np.inf, axis=0)", "np.linalg.norm(x0[0], axis=(0, 1))",
+             "np.linalg.norm(x0, axis=(1, 2))", "np.linalg.norm(x0, 'fro', (0, 2), True)"],
 }
 
 
