@@ -128,7 +128,7 @@ def stacked_power(a):
 
 @pytest.mark.slow  # numba types the code (seconds)
 def test_numba_refuses_a_stacked_matrix_power_naming_the_line():
-    with pytest.raises(srcad.SrcadError, match=r"numba has no `matrix_power` for these "
+    with pytest.raises(srcad.SrcadError, match=r"numba has no `np.linalg.matrix_power` for these "
                        r"operands") as refused:
         srcad.gradient(stacked_power, np.ones((2, 3, 3)), backend="numba")
     assert refused.value.filename == __file__
