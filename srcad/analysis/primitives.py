@@ -145,9 +145,17 @@ def _literal(norm, node, fname, name, value):
             constant = None
         if isinstance(constant, float):
             return sign * constant
+    if (fname, name) in _DATA_KEYWORDS:  # an array of data, not a setting
+        raise norm.parsed.error(node, fname, f"`{name}=` of {fname} is an array srcad does "
+                                "not follow", hint=_DATA_KEYWORDS[fname, name])
     raise norm.parsed.error(node, fname, f"`{name}=` of {fname} is not a literal",
                             hint=f"write {name}= as a literal (axis=0, keepdims=True, "
                             "ord=np.inf): what the call computes depends on it")
+
+
+# keywords that take data rather than a setting, and what to write instead
+_DATA_KEYWORDS = {("trapezoid", "x"): "pass the spacing as dx= (a number), or write the sum "
+                  "out: np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1])) / 2"}
 
 
 def _evaluate(value):

@@ -187,6 +187,20 @@ def test_unfollowed_keywords_are_refused_by_name(f, words):
     assert "pass the arguments by position" not in str(info.value)
 
 
+SAMPLE_POINTS = np.linspace(0.0, 1.0, 4) ** 2
+
+
+def trapezoid_at_points(y):
+    return np.trapezoid(y, x=SAMPLE_POINTS)
+
+
+def test_sample_points_of_trapezoid_are_refused_with_what_to_write():
+    # the hint said "write x= as a literal", which an array of sample points cannot be
+    with pytest.raises(srcad.SrcadError, match="`x=` of trapezoid is an array") as info:
+        srcad.gradient(trapezoid_at_points, np.ones(4))
+    assert "dx=" in str(info.value) and "as a literal" not in str(info.value)
+
+
 # -- calls whose values are ints or bools: constants ---------------------------------------
 def int_results(x):
     v = x[0]
