@@ -169,36 +169,31 @@ def array_tanh(x):
     return np.tanh(x)
 
 
-@overload(array_tanh)
-def _array_tanh(x):
-    if isinstance(x, types.Array) and x.dtype == types.float64 and x.ndim > 0:
-        def vectorized(x):
-            values = np.ascontiguousarray(x)
-            out = np.empty(values.shape)
-            flat_values, flat_out = values.reshape(-1), out.reshape(-1)
-            for i in range(flat_values.size):
-                flat_out[i] = simd_tanh(flat_values[i])
-            return out
-        return vectorized
-    return lambda x: np.tanh(x)
+def _elementwise(scalar, numpys):
+    """An overload of a float64 array as one loop of srcad's vectorizable `scalar` (numba's
+    own calls the C library once per element); of anything else, NumPy's `numpys`."""
+    def select(x):
+        if isinstance(x, types.Array) and x.dtype == types.float64 and x.ndim > 0:
+            def vectorized(x):
+                values = np.ascontiguousarray(x)
+                out = np.empty(values.shape)
+                flat_values, flat_out = values.reshape(-1), out.reshape(-1)
+                for i in range(flat_values.size):
+                    flat_out[i] = scalar(flat_values[i])
+                return out
+            return vectorized
+        return lambda x: numpys(x)
+    return select
+
+
+overload(array_tanh)(_elementwise(simd_tanh, np.tanh))
 
 
 def array_exp(x):
     return np.exp(x)
 
 
-@overload(array_exp)
-def _array_exp(x):
-    if isinstance(x, types.Array) and x.dtype == types.float64 and x.ndim > 0:
-        def vectorized(x):
-            values = np.ascontiguousarray(x)
-            out = np.empty(values.shape)
-            flat_values, flat_out = values.reshape(-1), out.reshape(-1)
-            for i in range(flat_values.size):
-                flat_out[i] = simd_exp(flat_values[i])
-            return out
-        return vectorized
-    return lambda x: np.exp(x)
+overload(array_exp)(_elementwise(simd_exp, np.exp))
 
 
 def array_stack(parts):
