@@ -54,29 +54,38 @@ def _array(t, name):
         raise TypingError(f"srcad compiles np.{name} of an array")
 
 
-# -- np.cumsum along an axis (numba's takes none) ---------------------------------------------
+# -- np.cumsum and np.cumprod along an axis (numba's take none) ------------------------------
+
+def _scan(name, numpys, combine):
+    """The overload of np.<name>(a, axis=k): `combine(running, row)` along axis k, row by row
+    (numba's `numpys` where no axis is given: it flattens)."""
+    step = register_jitable(combine)
+
+    def select(a, axis=None, dtype=None, out=None):
+        _array(a, name)
+        if omitted_argument(axis):
+            return lambda a, axis=None, dtype=None, out=None: numpys(a)
+        back = _back(a.ndim)
+
+        def along(a, axis=None, dtype=None, out=None):
+            k = axis % a.ndim
+            rows = _front(a, k)
+            result = np.empty(rows.shape)
+            if rows.shape[0] > 0:
+                result[0] = rows[0]
+            for i in range(1, rows.shape[0]):
+                result[i] = step(result[i - 1], rows[i])
+            return back(result, k)
+        return along
+    return select
+
 
 def moved_cumsum(a, axis=None, dtype=None, out=None):
     return np.cumsum(a, axis)
 
 
-@overload(moved_cumsum, prefer_literal=True)
-def _cumsum(a, axis=None, dtype=None, out=None):
-    _array(a, "cumsum")
-    if omitted_argument(axis):
-        return lambda a, axis=None, dtype=None, out=None: np.cumsum(a)
-    back = _back(a.ndim)
-
-    def along(a, axis=None, dtype=None, out=None):
-        k = axis % a.ndim
-        rows = _front(a, k)
-        result = np.empty(rows.shape)
-        if rows.shape[0] > 0:
-            result[0] = rows[0]
-        for i in range(1, rows.shape[0]):
-            result[i] = result[i - 1] + rows[i]
-        return back(result, k)
-    return along
+overload(moved_cumsum, prefer_literal=True)(_scan("cumsum", np.cumsum,
+                                                  lambda running, row: running + row))
 
 
 # -- np.cumprod and its derivatives --------------------------------------------------------
@@ -85,23 +94,8 @@ def moved_cumprod(a, axis=None, dtype=None, out=None):
     return np.cumprod(a, axis)
 
 
-@overload(moved_cumprod, prefer_literal=True)
-def _cumprod(a, axis=None, dtype=None, out=None):
-    _array(a, "cumprod")
-    if omitted_argument(axis):
-        return lambda a, axis=None, dtype=None, out=None: np.cumprod(a)
-    back = _back(a.ndim)
-
-    def along(a, axis=None, dtype=None, out=None):
-        k = axis % a.ndim
-        rows = _front(a, k)
-        result = np.empty(rows.shape)
-        if rows.shape[0] > 0:
-            result[0] = rows[0]
-        for i in range(1, rows.shape[0]):
-            result[i] = result[i - 1] * rows[i]
-        return back(result, k)
-    return along
+overload(moved_cumprod, prefer_literal=True)(_scan("cumprod", np.cumprod,
+                                                   lambda running, row: running * row))
 
 
 def cumprod_tangent(x, g, axis):
