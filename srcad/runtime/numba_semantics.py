@@ -27,7 +27,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 from srcad.runtime.numba_scatter import scatter_add  # noqa: F401 - np.add.at, for numba
 
@@ -134,25 +134,22 @@ _BEYOND = ": this int product is beyond int64, where numba's ints wrap and Pytho
     "(compute it in floats, or use backend='python')"
 
 
-@overload(int_product)
-def _int_product_overload(a, b, where):
-    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
-        return lambda a, b, where: a * b
+def _checked_product(result):
+    """The overload returning `result(a, b)` (the product, or the factor b), refused where the
+    product of two ints leaves int64; of floats and arrays, as they multiply."""
+    value = register_jitable(result)
 
-    def product(a, b, where):
-        if not _fits(a, b):
-            raise ValueError("srcad: " + where + _BEYOND)
-        return a * b
-    return product
+    def select(a, b, where):
+        if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+            return lambda a, b, where: value(a, b)
+
+        def checked(a, b, where):
+            if not _fits(a, b):
+                raise ValueError("srcad: " + where + _BEYOND)
+            return value(a, b)
+        return checked
+    return select
 
 
-@overload(int_factor)
-def _int_factor_overload(a, b, where):
-    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
-        return lambda a, b, where: b
-
-    def factor(a, b, where):
-        if not _fits(a, b):
-            raise ValueError("srcad: " + where + _BEYOND)
-        return b
-    return factor
+overload(int_product)(_checked_product(lambda a, b: a * b))
+overload(int_factor)(_checked_product(lambda a, b: b))
