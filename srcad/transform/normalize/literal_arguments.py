@@ -45,7 +45,8 @@ _NOT_VALUES = ("axis", "keepdims", "dtype", "out")  # keywords whose literal is 
 def lists_as_tuples(parsed, body: list) -> list:
     """`body` (changed in place) with each list literal argument of a NumPy function a
     tuple marked `written_as_list`."""
-    body[:] = [_QuantileLists(parsed).visit(_RowJoins(parsed).visit(stmt)) for stmt in body]
+    joins, quantiles = _RowJoins(parsed), _QuantileLists(parsed)
+    body[:] = [quantiles.visit(joins.visit(stmt)) for stmt in body]
     for stmt in body:
         for product in [n for n in S.walk(stmt) if isinstance(n, gast.BinOp)
                         and isinstance(n.op, gast.MatMult)]:
