@@ -33,10 +33,10 @@ import functools
 import inspect
 import itertools
 import linecache
+import sys
 import types
 
 import numpy as np
-import scipy.special
 
 from srcad.annotations import Constant
 from srcad.build import cache
@@ -239,7 +239,8 @@ class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
 def _special_on_numba(fun) -> bool:
     """Is `fun` a scipy.special function srcad gives numba (srcad/runtime/numba_special.py)?"""
     name = getattr(fun, "__name__", "")
-    return name in NUMBA_SPECIAL_FUNCTIONS and getattr(scipy.special, name, None) is fun
+    special = sys.modules.get("scipy.special")  # imported by whoever holds one of its functions
+    return name in NUMBA_SPECIAL_FUNCTIONS and getattr(special, name, None) is fun
 
 
 def _numba_dispatcher(fun):

@@ -15,6 +15,7 @@ _PROGRAM = textwrap.dedent("""
     import numpy as np
     import srcad
     print("after import", "numba" in sys.modules)
+    print("scipy after import", "scipy" in sys.modules)  # not a dependency of srcad's
 
     def f(x):
         return np.sum(x * x) + 3.0 * x[0]
@@ -40,7 +41,8 @@ def _run(program: str, folder) -> list:
 
 
 def test_import_and_the_python_backend_leave_numba_unloaded(tmp_path):
-    assert _run(_PROGRAM, tmp_path) == ["after import False", "after python backend False"]
+    assert _run(_PROGRAM, tmp_path) == ["after import False", "scipy after import False",
+                                        "after python backend False"]
 
 
 @pytest.mark.slow
