@@ -16,6 +16,7 @@ from pathlib import Path
 import interface_cost
 import mixture_chart
 import problem_arrays
+import problem_first_derivative
 import problem_parallel
 import problem_special
 import problem_vmap
@@ -299,6 +300,7 @@ def markdown(suite: Suite, info, sizes, wall):
     lines += problem_parallel.markdown_lines(suite)
     lines += problem_vmap.markdown_lines(suite)
     lines += problem_special.markdown_lines(suite)
+    lines += problem_first_derivative.markdown_lines(suite)
     return "\n".join(lines)
 
 

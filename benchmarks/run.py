@@ -5,6 +5,8 @@
     .venv/bin/python benchmarks/run.py --pin 0    # pin the process to CPU 0 first
     .venv/bin/python benchmarks/run.py --only arrays  # one problem (a partial run writes
                                                       # nothing unless --write)
+    .venv/bin/python benchmarks/run.py --only first --update  # time to first derivative:
+                                                      # rewrite that section of the page only
 
 Layout: this module only composes the problems. harness.py holds the method below (Config,
 Row, Suite, run_case, measure, interleaved_ratio); one module per problem (problem_mixture.py,
@@ -40,6 +42,7 @@ from interface_cost import section_interface_cost
 from mixture import make_problem, mixture_loglikelihood
 from problem_arrays import section_arrays
 from problem_checkpoint import section_checkpoint
+from problem_first_derivative import section_first_derivative, update_page
 from problem_jacobian import section_jacobian
 from problem_mixture import section_mixture
 from problem_parallel import section_parallel
@@ -64,6 +67,7 @@ PROBLEMS = [
         suite, srcad, cases=[("numba", 2_000), ("python", 100)] if suite.cfg.quick else None)),
     ("9", "vmap", lambda suite, srcad, sizes: section_vmap(suite, srcad)),
     ("10", "special", lambda suite, srcad, sizes: section_special(suite, srcad)),
+    ("11", "first", lambda suite, srcad, sizes: section_first_derivative(suite, srcad)),
 ]
 
 
@@ -78,6 +82,8 @@ def main(argv=None):
                         help="comma-separated numbers or names, e.g. 1,3 or mixture,arrays")
     parser.add_argument("--only", metavar="NAME", help="run one problem: "
                         + ", ".join(p[1] for p in PROBLEMS) + "; like --sections NAME")
+    parser.add_argument("--update", action="store_true", help="with --only first: replace that "
+                        "section of docs/benchmarks.md, keep the rest of the page")
     parser.add_argument("--no-large", action="store_true", help="skip N=100000")
     args = parser.parse_args(argv)
     if args.pin is not None:  # before jax/numba start their threads
@@ -111,6 +117,11 @@ def main(argv=None):
     wall = perf_counter() - start
     print_summary(suite, sizes)
     print(f"\nwall time {wall:.0f} s")
+    if args.update and sections <= {"11", "first"}:
+        page = ROOT / "docs" / "benchmarks.md"
+        page.write_text(update_page(page.read_text(), suite))
+        print(f"updated the first-derivative section of {page}")
+        return 0
     if (cfg.quick or partial) and not args.write:
         print(f"{'--quick' if cfg.quick else 'a partial run'}: docs/benchmarks.md not written "
               "(pass --write to write it)")

@@ -42,7 +42,7 @@ def central_differences(f, args, active, h=1e-6):
 def test_every_benchmark_module_imports(bench):
     for name in ("harness", "prepared", "problem_mixture", "problem_vector", "problem_jacobian",
                  "problem_transform", "problem_arrays", "problem_parallel", "problem_special",
-                 "report", "run"):
+                 "problem_first_derivative", "report", "run"):
         importlib.import_module(name)
 
 
@@ -97,3 +97,23 @@ def test_a_refused_contender_is_a_row_saying_why(bench):
     assert numba.ok and numba.err <= 1e-12 or (
         numba.status.startswith("skipped (refused: array_kernels.py:") and "numba" in numba.status
     ), numba.status
+
+
+def test_first_derivative_cells_check_the_answer_and_replace_their_section(bench, monkeypatch):
+    first = importlib.import_module("problem_first_derivative")
+    harness = importlib.import_module("harness")
+    problem = "mixture gradient, N=500, K=4"
+    suite = harness.Suite(harness.QUICK)
+    first.section_first_derivative(suite, srcad, problems=[problem], tools=("srcad python",))
+    cells = suite.extra["first derivative"][problem, "srcad python"]
+    assert cells["cold"]["status"] == "ok" and cells["warm"]["status"] == "ok", cells
+    assert 0 < cells["cold"]["cpu"] and 0 < cells["cold"]["wall"]
+    # a reference the answer does not match: the cell says so and is not timed
+    wrong = first._PROBLEMS[problem].replace("tolerance = 1e-5", "reference = reference + 1.0\n"
+                                             "tolerance = 1e-5")
+    monkeypatch.setitem(first._PROBLEMS, problem, wrong)
+    assert first._measure("srcad python", problem, "")["status"].startswith("DISAGREES")
+    page = "# Benchmarks\n\n## 10. other\n\ntext\n"
+    once = first.update_page(page, suite)
+    assert once.startswith(page.rstrip("\n")) and first.START in once and problem in once
+    assert first.update_page(once, suite) == once  # replaced, not appended again
