@@ -8,7 +8,6 @@ import contextlib
 import dataclasses
 import inspect
 import linecache
-import re
 import threading
 import types
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from srcad.frontend.constant_sequences import PARSER, free_names_as_arrays
 from srcad.frontend.def_trees import def_tree
 from srcad.frontend.lambdas import find_lambda, is_lambda
 from srcad.frontend.methods import bind_self, is_method
+from srcad.frontend.spellings import Respell, respelled, words
 from srcad.runtime.runtime_names import MODULES, rename_clashes
 
 EMPTY_CELL = object()  # what an empty closure cell held when the function was parsed
@@ -88,16 +88,16 @@ class ParsedFunction:
     def spelled(self, node) -> str:
         """`node` as source, with each name srcad bound to an expression the user wrote
         inline put back as that expression (`product[0]` is `(A @ x)[0]`)."""
-        return S.unparse_expr(_Respell(self.expressions).visit(S.clone(node)))
+        return S.unparse_expr(Respell(self.expressions).visit(S.clone(node)))
 
-    def in_user_words(self, message: str) -> str:
+    def in_userwords(self, message: str) -> str:
         """`message` with each name srcad made put back as what the user wrote: the
         expression it holds (`sum_of` is `sum(c * x for c in coeffs)`), or the user's name
         for it (`c_1` is the comprehension's `c`, `rnn_hs` the helper rnn's `hs`)."""
         if self.expressions:
-            held = {n: self.spelled(S.name(n)) for n in _words(message) & self.expressions.keys()}
-            message = _respelled(message, held) if held else message
-        return _respelled(message, self.spellings) if self.spellings else message
+            held = {n: self.spelled(S.name(n)) for n in words(message) & self.expressions.keys()}
+            message = respelled(message, held) if held else message
+        return respelled(message, self.spellings) if self.spellings else message
 
     def spell_inlined(self, mapping: dict, bound: dict, callee, helper: str) -> None:
         """Messages name the locals of the helper `callee` the inliner renamed (`rnn_hs`, in
@@ -109,11 +109,11 @@ class ParsedFunction:
                 self.helper_locals[fresh] = callee.helper_locals.get(local, helper)
 
     def error(self, node, construct, message, hint=None, kind=UnsupportedSyntaxError):
-        helper = next((self.helper_locals[w] for w in sorted(_words(message))
+        helper = next((self.helper_locals[w] for w in sorted(words(message))
                        if w in self.helper_locals), None)
-        message = self.in_user_words(message)
+        message = self.in_userwords(message)
         if self.renamed and hint:  # `Duplicated(reshaped, ...)`, as the user spells it
-            hint = _respelled(hint, {new: old for old, new in self.renamed.items()})
+            hint = respelled(hint, {new: old for old, new in self.renamed.items()})
         column = getattr(node, "col_offset", None)
         line = self.line_of(node)
         if column is not None and line is not None:
@@ -318,47 +318,6 @@ def _parse_function(func) -> ParsedFunction:
     parsed.renamed = rename_clashes(tree, namespace, parsed.resolve)
     parsed.spellings.update({new: old for old, new in parsed.renamed.items()})
     return parsed
-
-
-def _words(message: str) -> set:
-    return set(re.findall(r"\b[A-Za-z_]\w*\b", message))
-
-
-def _respelled(message: str, spellings: dict) -> str:
-    """`message` with each name srcad made replaced by the user's spelling (a word after a
-    dot is an attribute, `np.average`, never one of srcad's names)."""
-    pattern = re.compile(r"(?<!\.)\b(" + "|".join(map(re.escape, spellings)) + r")\b")
-    return pattern.sub(lambda m: spellings[m.group(1)], message)
-
-
-class _Respell(gast.NodeTransformer):
-    """Names srcad made put back as the expressions they hold (theirs too, in turn)."""
-
-    def __init__(self, expressions: dict, depth: int = 0):
-        self.expressions, self.depth = expressions, depth
-
-    def visit_Name(self, node):
-        held = self.expressions.get(node.id)
-        if held is None or not isinstance(node.ctx, gast.Load) or self.depth > 8:
-            return node
-        held = _Respell(self.expressions, self.depth + 1).visit(S.clone(held))
-        if isinstance(held, gast.Call) and len(held.args) == 1 and not held.keywords \
-                and isinstance(held.args[0], gast.GeneratorExp):  # sum(v for v in x), as
-            text = S.unparse_expr(held.args[0])  # written: unparse doubles the parentheses
-            return gast.Name(id=f"{S.unparse_expr(held.func)}{text}", ctx=gast.Load(),
-                             annotation=None, type_comment=None)
-        return held
-
-    def visit_Call(self, node):
-        """A call srcad made of a user's function by token (`srcad_recursive_call(1, x, n)`,
-        recorded as `srcad_recursive_call#1`) is the call of that function (`det(x, n)`)."""
-        self.generic_visit(node)
-        if isinstance(node.func, gast.Name) and node.args \
-                and isinstance(node.args[0], gast.Constant):
-            held = self.expressions.get(f"{node.func.id}#{node.args[0].value}")
-            if held is not None:
-                return gast.Call(func=S.clone(held), args=node.args[1:], keywords=[])
-        return node
 
 
 def resolve_callee(parsed: ParsedFunction, func_expr, extra: dict):
