@@ -90,7 +90,7 @@ class ParsedFunction:
         inline put back as that expression (`product[0]` is `(A @ x)[0]`)."""
         return S.unparse_expr(Respell(self.expressions).visit(S.clone(node)))
 
-    def in_userwords(self, message: str) -> str:
+    def in_user_words(self, message: str) -> str:
         """`message` with each name srcad made put back as what the user wrote: the
         expression it holds (`sum_of` is `sum(c * x for c in coeffs)`), or the user's name
         for it (`c_1` is the comprehension's `c`, `rnn_hs` the helper rnn's `hs`)."""
@@ -111,7 +111,7 @@ class ParsedFunction:
     def error(self, node, construct, message, hint=None, kind=UnsupportedSyntaxError):
         helper = next((self.helper_locals[w] for w in sorted(words(message))
                        if w in self.helper_locals), None)
-        message = self.in_userwords(message)
+        message = self.in_user_words(message)
         if self.renamed and hint:  # `Duplicated(reshaped, ...)`, as the user spells it
             hint = respelled(hint, {new: old for old, new in self.renamed.items()})
         column = getattr(node, "col_offset", None)
