@@ -147,12 +147,14 @@ def fmt_ratio(a, b):
 
 
 def chosen(cells, function, tool):
-    """The cell the GradBench tool would use: the first accepted form of this tool."""
-    for cell in cells:
-        i = cell.implementation
-        if i.function == function and i.tool == tool and cell.status == "ok":
-            return cell
-    return None
+    """The cell the GradBench tool would use: the first accepted form of this tool, in the
+    order the tool tries them (srcad's backends: their first form first)."""
+    ours = [c for c in cells if c.implementation.function == function
+            and c.implementation.tool == tool and c.status == "ok"]
+    if tool.startswith("srcad-"):
+        first = common.FIRST_FORM[tool.removeprefix("srcad-")]
+        ours.sort(key=lambda c: c.implementation.form != first)
+    return ours[0] if ours else None
 
 
 def primal_of(cells, port, form):
@@ -252,7 +254,9 @@ def write_page(path, results, size, elapsed, load, clock="auto", jax_threads="")
         + "All implementations of an eval are timed in the same rounds. JAX is jitted; "
         + (jax_threads + ". " if jax_threads else "")
         + "srcad's columns use the form the GradBench tool (`python -m srcad.gradbench`) "
-        "uses: the C++-shaped loop form, or the nearest rewrite srcad accepts where it "
+        "uses: on numba the C++-shaped loop form, on the python backend the vectorized NumPy "
+        "form where the port has one (CPython runs NumPy's whole-array calls far faster than "
+        "its own loops), the loops otherwise; the nearest rewrite srcad accepts where it "
         "refuses that form (per-eval tables below).",
         "",
         f"Targets: srcad numba <= {NUMBA_TARGET:.1f}x jax.jit; srcad python <= "

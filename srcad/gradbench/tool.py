@@ -73,18 +73,20 @@ class Tool:
         return {"success": True}
 
     def candidates(self, module: str, function: str) -> list:
-        """The implementations to try for `function`, best first: srcad on this backend (the
-        C++-shaped loop form first, then the rewrites the port lists), then srcad on the
-        python backend; the plain primal for a function srcad does not compute."""
+        """The implementations to try for `function`, best first: srcad on this backend, then
+        srcad on the python backend; the plain primal for a function srcad does not compute.
+        Each backend's first form (`ports.common.FIRST_FORM`: the loops on numba, the
+        vectorized NumPy form on python where the port has one) before the port's others."""
         if module == "hello":
             return [function] if function in hello.FUNCTIONS else []
-        port = self.evals[module]
+        port, first = self.evals[module], self.common.first_form_first
         tools = [f"srcad-{self.backend}"] + (["srcad-python"] if self.backend != "python"
                                              else [])
-        found = [i for tool in tools for i in port.implementations
-                 if i.function == function and i.tool == tool]
-        return found or [i for i in port.implementations
-                         if i.function == function and i.tool == "primal"]
+        found = [i for tool in tools for i in first(
+            [i for i in port.implementations if i.function == function and i.tool == tool],
+            tool.removeprefix("srcad-"))]
+        return found or first([i for i in port.implementations
+                               if i.function == function and i.tool == "primal"], self.backend)
 
     def evaluate(self, message: dict) -> dict:
         try:

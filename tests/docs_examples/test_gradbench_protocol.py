@@ -182,6 +182,7 @@ def test_define_fails_for_an_eval_with_a_function_the_tool_cannot_run():
 
     class Ports:
         Refused, Unavailable = common.Refused, common.Unavailable
+        first_form_first = staticmethod(common.first_form_first)
 
         @staticmethod
         def by_name():
@@ -190,3 +191,20 @@ def test_define_fails_for_an_eval_with_a_function_the_tool_cannot_run():
     t = srcad.gradbench.Tool(Ports, "python", log=io.StringIO())
     response = exchange(t, {"id": 1, "kind": "define", "module": "partial"})
     assert response["success"] is False and "partial's g" in response["error"]
+
+
+def test_each_backend_tries_its_own_first_form():
+    """numba: the C++-shaped loops first; python: the vectorized NumPy form where the port has
+    one (for the derivative and for the primal it times), the loops where it has not."""
+    numba, python = (srcad.gradbench.Tool(common, backend, log=io.StringIO())
+                     for backend in ("numba", "python"))
+    assert [(i.tool, i.form) for i in numba.candidates("gmm", "jacobian")][:2] == [
+        ("srcad-numba", "loops"), ("srcad-numba", "loops-rows")]
+    assert numba.candidates("gmm", "objective")[0].form == "loops"
+    assert [i.form for i in python.candidates("gmm", "jacobian")][0] == "vectorized"
+    assert python.candidates("gmm", "objective")[0].form == "vectorized"
+    assert python.candidates("kmeans", "cost")[0].form == "vectorized"
+    assert python.candidates("ht", "jacobian")[0].form == "loops"  # its only form
+    # a numba derivative srcad refuses falls back to the python backend's own first form
+    fallback = [i for i in numba.candidates("ode", "gradient") if i.tool == "srcad-python"]
+    assert fallback[0].form == "vectorized"

@@ -25,6 +25,27 @@ import srcad
 # tools (skipped where not installed); "primal" the plain-Python function itself (no derivative).
 TOOLS = ("primal", "srcad-python", "srcad-numba", "jax", "autograd")
 
+# The form srcad's GradBench tool reaches for first on each backend, where a port has several:
+# numba compiles the C++-shaped loops to machine code, while CPython runs a Python loop one to
+# two orders of magnitude slower than NumPy's whole-array calls, so on the python backend the
+# tool (its derivatives and the primal it times) takes the vectorized NumPy form where the port
+# has one, as a user of NumPy would write it, and the loops otherwise.
+FIRST_FORM = {"numba": "loops", "python": "vectorized"}
+
+
+def first_form_first(implementations, backend: str) -> list:
+    """`implementations` with those of `backend`'s first form (FIRST_FORM) ahead of the rest,
+    each group in the port's order.
+
+    >>> loops = Implementation("f", "primal", "loops", None)
+    >>> vectorized = Implementation("f", "primal", "vectorized", None)
+    >>> [i.form for i in first_form_first([loops, vectorized], "python")]
+    ['vectorized', 'loops']
+    >>> [i.form for i in first_form_first([loops, vectorized], "numba")]
+    ['loops', 'vectorized']
+    """
+    return sorted(implementations, key=lambda i: i.form != FIRST_FORM[backend])
+
 
 class Unavailable(Exception):
     """An implementation that cannot run here (a tool not installed); the message says why."""
@@ -108,14 +129,15 @@ class Eval:
         return self.generate(**self.sizes[size])
 
     def find(self, function: str, tool: str, form: str | None = None) -> Implementation:
-        """The implementation of `function` by `tool`, the loop form first unless `form`."""
+        """The implementation of `function` by `tool` in `form`, else the one srcad's GradBench
+        tool uses first (srcad's backends: FIRST_FORM; any other tool: the loop form)."""
         found = [i for i in self.implementations if i.function == function and i.tool == tool]
         if form is not None:
             found = [i for i in found if i.form == form]
         if not found:
             raise Unavailable(f"{self.name}.{function}: no {tool} implementation")
-        found.sort(key=lambda i: i.form != "loops")
-        return found[0]
+        return first_form_first(found, tool.removeprefix("srcad-") if tool.startswith(
+            "srcad-") else "numba")[0]
 
     def error(self, function: str, result, expected) -> float:
         """Largest deviation from `expected`, relative to its largest entry (inf on a shape
