@@ -14,7 +14,8 @@ everything else (srcad's transformation, Python). "compiled" counts the function
 typed (a function typed again for the same signature counts again: "distinct" counts it once),
 "srcad runtime" those of srcad's runtime modules, "generated" those of generated modules and
 functions made from source (numba's `<dynamic>`: srcad's fused loops and reductions, numba's
-ufunc loops). `--top` prints the functions whose typing and lowering took longest. Problems are those of
+ufunc loops), "for literal arguments" those typed for a constant argument's value
+(numba types a call `f(x, 0)` from compiled code for `Literal[int](0)`). `--top` prints the functions whose typing and lowering took longest. Problems are those of
 benchmarks/numba_levels.py (the GradBench ports at `--size`, the Kalman filter, the
 logistic regression and the MLP).
 """
@@ -105,10 +106,13 @@ runtime = [f for f in profile.functions if f[0].startswith("srcad.runtime")]
 generated = [f for f in profile.functions if not f[0].startswith(("srcad.", "numba."))]
 top = [[m, q, a[:80], t] for (m, q, a), t in profile.per_function.most_common(int(sys.argv[5]))]
 by_module = collections.Counter(f[0] for f in profile.functions)
+again = [[m, q, a[:80], n] for (m, q, a), n in collections.Counter(profile.functions).most_common()
+         if n > 1][:int(sys.argv[5])]
 print(json.dumps({"cpu": cpu, "wall": wall, **profile.exclusive,
                   "compiled": len(profile.functions), "distinct": len(set(profile.functions)),
                   "runtime": len(runtime),
-                  "generated": len(generated), "top": top,
+                  "literal": sum("Literal[" in f[2] for f in profile.functions),
+                  "generated": len(generated), "top": top, "again": again,
                   "modules": by_module.most_common(12)}))
 """
 
@@ -145,11 +149,14 @@ def main(argv=None):
               f"{row.get('typing', 0):4.1f}  lowering {row.get('lowering', 0):4.1f}  LLVM "
               f"{row.get('llvm', 0):4.1f}  other {row.get('numba other', 0):4.1f}  rest "
               f"{row['cpu'] - numba:4.1f}  compiled {row['compiled']} ({row['distinct']} "
-              f"distinct, {row['runtime']} srcad runtime, {row['generated']} generated)  (load {os.getloadavg()[0]:.1f})", flush=True)
+              f"distinct, {row['runtime']} srcad runtime, {row['generated']} generated, "
+              f"{row['literal']} for literal arguments)  (load {os.getloadavg()[0]:.1f})", flush=True)
         for module, qualname, signature, took in row["top"]:
             print(f"    {took:5.2f} s  {module}.{qualname} {signature}")
         if args.top:
             print("    functions by module:", row["modules"])
+            for module, qualname, signature, times in row["again"]:
+                print(f"    typed {times} times: {module}.{qualname} {signature}")
         if args.json:
             Path(args.json).write_text(json.dumps(rows, indent=1))
 
