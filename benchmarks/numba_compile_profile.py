@@ -46,6 +46,7 @@ class Profile(event.Listener):
     def __init__(self):
         self.stack, self.exclusive = [], collections.Counter()
         self.functions, self.per_function = [], collections.Counter()
+        self.passes = collections.Counter()
         self.lock = threading.Lock()
     def on_start(self, ev):
         self.stack.append([ev, time.process_time(), 0.0])
@@ -64,6 +65,7 @@ class Profile(event.Listener):
         data = ev.data
         pass_name = data["name"].split(" [")[0]
         key = (data["module"], data["qualname"], data["args"])
+        self.passes[pass_name] += own
         if pass_name == "nopython_type_inference":
             self.functions.append(key)
             self.exclusive["typing"] += own
@@ -113,6 +115,9 @@ print(json.dumps({"cpu": cpu, "wall": wall, **profile.exclusive,
                   "runtime": len(runtime),
                   "literal": sum("Literal[" in f[2] for f in profile.functions),
                   "generated": len(generated), "top": top, "again": again,
+                  "passes": [[n, t] for n, t in profile.passes.most_common(int(sys.argv[5]))],
+                  "literals": sorted({f"{m}.{q} {a[:90]}" for m, q, a in profile.functions
+                                      if "Literal[" in a})[:int(sys.argv[5])],
                   "modules": by_module.most_common(12)}))
 """
 
@@ -155,6 +160,9 @@ def main(argv=None):
             print(f"    {took:5.2f} s  {module}.{qualname} {signature}")
         if args.top:
             print("    functions by module:", row["modules"])
+            print("    numba's passes:", ", ".join(f"{n} {t:.2f} s" for n, t in row["passes"]))
+            for line in row["literals"]:
+                print(f"    for literal arguments: {line}")
             for module, qualname, signature, times in row["again"]:
                 print(f"    typed {times} times: {module}.{qualname} {signature}")
         if args.json:
