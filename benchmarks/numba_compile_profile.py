@@ -15,9 +15,11 @@ typed (a function typed again for the same signature counts again: "distinct" co
 "srcad runtime" those of srcad's runtime modules, "generated" those of generated modules and
 functions made from source (numba's `<dynamic>`: srcad's fused loops and reductions, numba's
 ufunc loops), "for literal arguments" those typed for a constant argument's value
-(numba types a call `f(x, 0)` from compiled code for `Literal[int](0)`). `--top` prints the functions whose typing and lowering took longest. Problems are those of
-benchmarks/numba_levels.py (the GradBench ports at `--size`, the Kalman filter, the
-logistic regression and the MLP).
+(numba types a call `f(x, 0)` from compiled code for `Literal[int](0)`). `--top N` prints
+the N functions whose typing and lowering took longest, numba's passes by time, the typings
+for literal arguments and the functions typed again. Problems are those of
+benchmarks/numba_levels.py (the GradBench ports at `--size`, the Kalman filter, the logistic
+regression and the MLP).
 """
 
 from __future__ import annotations
@@ -155,7 +157,8 @@ def main(argv=None):
               f"{row.get('llvm', 0):4.1f}  other {row.get('numba other', 0):4.1f}  rest "
               f"{row['cpu'] - numba:4.1f}  compiled {row['compiled']} ({row['distinct']} "
               f"distinct, {row['runtime']} srcad runtime, {row['generated']} generated, "
-              f"{row['literal']} for literal arguments)  (load {os.getloadavg()[0]:.1f})", flush=True)
+              f"{row['literal']} for literal arguments)  (load {os.getloadavg()[0]:.1f})",
+              flush=True)
         for module, qualname, signature, took in row["top"]:
             print(f"    {took:5.2f} s  {module}.{qualname} {signature}")
         if args.top:
