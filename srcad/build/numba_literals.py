@@ -8,7 +8,8 @@ lower and optimize `srcad_nested_space` twice, once for `Literal[int](0)` and on
 compiles a generated function for the signature with every literal type replaced by its plain
 type (`int64`, `float64`, `bool`, `unicode_type`), which every such call then converts to; only
 where that signature does not compile (a body that needs the value: an index into a tuple of
-mixed types) is the function compiled for the literal signature, as numba would.
+mixed types, `numba.literally`) is the function compiled for the literal signature, as numba
+would.
 
 >>> from numba.core import types
 >>> plain_signature((types.literal(0), types.float64))
@@ -28,7 +29,7 @@ def plain_signature(sig: tuple) -> tuple:
 def plain_first(compile_, sig):
     """`compile_(sig)` with literal argument types made plain where that compiles, else as
     given. A signature numba gives with a return type (`(args, return_type)`) is left alone."""
-    from numba.core.errors import TypingError
+    from numba.core.errors import NumbaError
 
     if not isinstance(sig, tuple):
         return compile_(sig)
@@ -37,5 +38,5 @@ def plain_first(compile_, sig):
         return compile_(sig)
     try:
         return compile_(plain)
-    except TypingError:  # the body needs a constant's value: numba's own choice
-        return compile_(sig)
+    except NumbaError:  # the body needs a constant's value (`literally`, an index into a
+        return compile_(sig)  # tuple of mixed types): numba's own signature, as before

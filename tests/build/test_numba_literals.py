@@ -47,3 +47,18 @@ def test_plain_signature_drops_the_values_only():
     sig = (types.literal(3), types.literal(True), types.float64, types.unicode_type)
     assert plain_signature(sig) == (types.int64, types.boolean, types.float64,
                                     types.unicode_type)
+
+
+def test_a_body_asking_for_the_constant_with_literally_gets_it():
+    @numba.njit
+    def shifted(x, n):
+        return x + numba.literally(n)
+
+    at_level(shifted, 2)
+
+    @numba.njit
+    def caller(x):
+        return shifted(x, 1) + shifted(x, 2)
+
+    assert caller(0.5) == 4.0
+    assert all("Literal[int]" in str(s[1]) for s in shifted.signatures)
