@@ -112,10 +112,10 @@ def _typed_implementations(function, *args):
 
     recorder = event.RecordingListener()
     with event.install_listener("numba:run_pass", recorder):
-        function(*args)
+        result = function(*args)
     return sum(1 for _, ev in recorder.buffer if ev.is_start
                and ev.data["name"].startswith("nopython_type_inference")
-               and (ev.data["module"], ev.data["qualname"]) == ("<dynamic>", "impl"))
+               and (ev.data["module"], ev.data["qualname"]) == ("<dynamic>", "impl")), result
 
 
 def test_calls_of_the_same_fused_loop_share_one_compiled_implementation():
