@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 
+from srcad.build.numba_literals import plain_first
 from srcad.errors import SrcadError
 
 LEVELS = (1, 2, 3)
@@ -49,7 +50,8 @@ def numba_level(environ=os.environ) -> int:
 
 def at_level(dispatcher, level: int) -> None:
     """Make every compilation of numba `dispatcher` (its first call for new argument types, a
-    call from another compiled function) run LLVM's passes at `level`."""
+    call from another compiled function) run LLVM's passes at `level`, for its argument types
+    without constants' values (srcad/build/numba_literals.py)."""
     compile_ = getattr(dispatcher.compile, "srcad_unwrapped", dispatcher.compile)
 
     def compile(sig):
@@ -59,8 +61,8 @@ def at_level(dispatcher, level: int) -> None:
         with global_compiler_lock:
             before = config.OPT
             config.OPT = type(before)(level)
-            try:
-                return compile_(sig)
+            try:  # one compilation for every constant value of an argument
+                return plain_first(compile_, sig)
             finally:
                 config.OPT = before
 

@@ -18,7 +18,9 @@ generated (numba-ready) source makes that explicit, for any W and without alloca
   so does the adjoint array allocated for it;
 * a float result's seed `result_bar` is a vector of W seeds, `result_bar[k]`;
 * each run of consecutive adjoint statements becomes one `for k in range(W):` loop: the
-  primal and tape statements between them run once, as in the one-lane code.
+  primal and tape statements between them run once, as in the one-lane code; one that binds
+  names only and shares none with the run before it runs before that run's loop, which then
+  goes on (srcad/operators/lane_runs.py: fewer loops for numba to compile, the same results).
 
 Anything else that could mix the lanes or run a side effect W times is refused
 (`BatchUnsupported`, the caller then sweeps once per cotangent): a branch or a loop bound
@@ -34,6 +36,7 @@ import ast
 
 from srcad.build.compiler import compile_numba
 from srcad.errors import SrcadError
+from srcad.operators.lane_runs import integer_counters, moves_before, variables
 
 _SCALAR_CALLS = {"abs", "min", "max", "float", "int", "pow", "simd_exp"}
 _MAKERS = {"zeros", "empty", "ones", "full"}
@@ -70,6 +73,8 @@ class LaneCode:
         self.arrays["result_bar"] = 0 if seed_ndim is None else seed_ndim
         self._local_arrays()
         self.scalars = self._lane_scalars()
+        self.variables = variables(self.function)
+        self.counters = integer_counters(self.function)
         self.function.body = self._block(self.function.body)
         prologue = [_parse(f"{WIDTH} = {WORKSPACE}.shape[1]")]
         prologue += [_parse(f"{name} = {WORKSPACE}[{k}]") for k, name in enumerate(self.scalars)]
@@ -169,15 +174,21 @@ class LaneCode:
 
     # -- statements -----------------------------------------------------------------------------
     def _block(self, body) -> list:
-        out, run = [], []
+        out, run, run_names = [], [], set()
         for stmt in body:
             lane = self._lane_statement(stmt)
             if lane is not None:
                 run.append(lane)
+                run_names |= {n.id for n in ast.walk(lane) if isinstance(n, ast.Name)
+                              and n.id in self.variables}
+                continue
+            if run and not self._has_lanes(stmt) and moves_before(stmt, run_names,
+                                                                   self.counters):
+                out.append(stmt)  # runs before the run's loop, which stays open (lane_runs.py)
                 continue
             if run:
                 out.append(_lane_loop(run))
-                run = []
+                run, run_names = [], set()
             out.append(self._other_statement(stmt))
         if run:
             out.append(_lane_loop(run))

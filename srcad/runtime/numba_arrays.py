@@ -33,6 +33,8 @@ which the caller reports as a refusal.
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 from numba import types
@@ -268,7 +270,19 @@ _STEP = {"sum": "{acc} += {v}", "mean": "{acc} += {v}",
 
 
 def reducer(kind: str, axes, keepdims: bool):
-    """`f(x)`: np.<kind>(x, axis=axes, keepdims=keepdims) (axes None, an int or a tuple)."""
+    """`f(x)`: np.<kind>(x, axis=axes, keepdims=keepdims) (axes None, an int or a tuple); one
+    function per (kind, axes, keepdims) in the process, so that every generated module and
+    runtime overload reducing the same way shares its overload (numba types and lowers it once
+    per argument types, not once per module).
+
+    >>> reducer("sum", [1], False) is reducer("sum", (1,), 0)
+    True
+    """
+    return _reducer(kind, tuple(axes) if isinstance(axes, list) else axes, bool(keepdims))
+
+
+@functools.lru_cache(maxsize=None)
+def _reducer(kind: str, axes, keepdims: bool):
     def reduction(x):
         return getattr(np, kind)(x, axis=axes, keepdims=keepdims)
 

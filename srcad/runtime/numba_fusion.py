@@ -26,6 +26,7 @@ leaf is an array, the overload is the unfused expression as numba compiles it to
 from __future__ import annotations
 
 import ast
+import functools
 
 import numpy as np
 from numba import types
@@ -41,8 +42,12 @@ from srcad.runtime.numba_sum_to import compiled, loops, pad, sum_to_prologue, ta
 KINDS = frozenset(_START) | {"unbroadcast"}
 
 
+@functools.lru_cache(maxsize=None)
 def fused_kernel(expression: str, reduction: tuple, arity: int):
-    """The function of `expression`'s `arity` leaves computing `reduction` of it.
+    """The function of `expression`'s `arity` leaves computing `reduction` of it: one function
+    per (expression, reduction, arity) in the process, so the calls of the same kernel (in one
+    generated module or in several) share one overload, which numba types and lowers once per
+    argument types rather than once per call site.
 
     >>> f = fused_kernel("np.exp(a0 - a1)", ("sum", 1, False), 2)
     >>> f(np.zeros((2, 3)), np.zeros((2, 1))).tolist()

@@ -103,3 +103,37 @@ def test_fused_kernels_read_strided_and_transposed_views():
                                np.sum(x.T - y[:, None], axis=1, keepdims=True), rtol=1e-14)
     mean = _compiled(fused_kernel("(a0 * 2.0)", ("mean", None, False), 1), 1)
     assert np.isnan(mean(np.zeros(0)))  # NumPy's mean of no element
+
+
+def _typed_implementations(function, *args):
+    """(How many implementations of srcad's fused loops (functions `impl` made from source)
+    numba typed while compiling `function` for `args`, its result)."""
+    from numba.core import event
+
+    recorder = event.RecordingListener()
+    with event.install_listener("numba:run_pass", recorder):
+        result = function(*args)
+    return sum(1 for _, ev in recorder.buffer if ev.is_start
+               and ev.data["name"].startswith("nopython_type_inference")
+               and (ev.data["module"], ev.data["qualname"]) == ("<dynamic>", "impl")), result
+
+
+def test_calls_of_the_same_fused_loop_share_one_compiled_implementation():
+    # a generated module binds a name per call site: two names for the same loop nest (and
+    # the same reduction) are one function, whose implementation numba types once per
+    # argument types
+    # an expression no other test compiles: the process has not typed it yet
+    first = fused_kernel("((a0 * a0) - 0.3125)", ("sum", None, False), 1)
+    second = fused_kernel("((a0 * a0) - 0.3125)", ("sum", None, False), 1)
+    assert first is second
+    from srcad.runtime.numba_arrays import reducer
+
+    assert reducer("sum", 1, False) is reducer("sum", 1, False)
+
+    scope = {"first": first, "second": second}
+    exec("def call(x, y):\n    return first(x) + second(y)", scope)
+    x, y = np.arange(6.0).reshape(2, 3), np.ones((3, 2))
+    typed, result = _typed_implementations(numba.njit(scope["call"]), x, y)
+    assert typed == 1
+    np.testing.assert_allclose(result, np.sum(x * x - 0.3125) + np.sum(y * y - 0.3125),
+                               rtol=1e-14)
