@@ -75,6 +75,7 @@ from srcad.transform.normalize.views import resolve_views
 from srcad.transform.normalize.written_results import copy_written_results
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_fusion import fuse_array_chains
+from srcad.transform.numba_indices import unsigned_indices
 from srcad.transform.optimize import (
     assign_after_element_reset,
     fuse_lane_loops,
@@ -306,6 +307,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(
             _located, parsed))
         fused = fuse_array_chains(tree, norm.namer)  # {name: FusedLoop}, for the compiler
+        tree = unsigned_indices(tree, types.env)  # loop counters index without wraparound
     clock.mark("transform")
     source = to_source(tree)
     clock.mark("codegen")
