@@ -1,12 +1,16 @@
 """The numba backend indexes by loop counters that are never negative without Python's
-wraparound (`np.uint64(j)`, srcad/transform/numba_indices.py), so LLVM can vectorize the loop;
-every index that may be negative keeps the wraparound, and the derivatives are unchanged."""
+wraparound (`np.uint64(j)` in the module numba compiles, srcad/transform/numba_indices.py),
+so LLVM can vectorize the loop; every index that may be negative keeps the wraparound, the
+derivatives are unchanged, and `srcad.source` shows the subscripts as written."""
+
+import inspect
 
 import numpy as np
 import pytest
 
 import srcad
 import srcad.testing
+from srcad import api
 
 
 def _triangular(ltri, x):
@@ -45,7 +49,11 @@ def _lowered_counter(x):
 
 
 def _source(f, *args):
-    return srcad.source(f, srcad.Reverse, *args, backend="numba")
+    """The reverse code's module as numba compiles it."""
+    call = api._arguments(f, srcad.Reverse, args, None, "numba")
+    compiled = api._compiled(f, call.request(srcad.Reverse, "numba"))
+    assert "np.uint64" not in compiled.source  # what srcad.source shows
+    return inspect.getsource(compiled.function.py_func)
 
 
 def test_a_triangular_loop_indexes_without_wraparound():
