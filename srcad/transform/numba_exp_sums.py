@@ -74,7 +74,8 @@ def _addends(loop):
     """[(the sum statement, its addend)] when `loop` is one to split, else None."""
     if loop.orelse or not isinstance(loop.target, gast.Name) \
             or not (isinstance(loop.iter, gast.Call) and isinstance(loop.iter.func, gast.Name)
-                    and loop.iter.func.id == "range"):
+                    and loop.iter.func.id == "range"
+                    and all(_plain(a) for a in loop.iter.args)):
         return None
     found = []
     for stmt in loop.body:
@@ -89,6 +90,20 @@ def _addends(loop):
             S.loaded_names(addend) & sums or not _calls_exp(addend) for _, addend in found):
         return None
     return found
+
+
+def _plain(node) -> bool:
+    """Names, numbers, `len`, attributes and subscripts of names, arithmetic of them: an
+    expression read twice (the trip count, then the loop) with no effect."""
+    for n in S.walk(node):
+        if isinstance(n, gast.Call) and not (isinstance(n.func, gast.Name)
+                                             and n.func.id == "len"):
+            return False
+        if not isinstance(n, (gast.Call, gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp,
+                              gast.Attribute, gast.Subscript, gast.operator, gast.unaryop,
+                              gast.expr_context)):
+            return False
+    return True
 
 
 def _target(stmt) -> str:
