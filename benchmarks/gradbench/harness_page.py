@@ -19,6 +19,10 @@ END = "<!-- end: gradbench harness -->"
 # of its own, so that the bounded run of `make gradbench` does not replace it
 DEFAULT_START = "<!-- generated: gradbench harness, default sizes (harness_page.py) -->"
 DEFAULT_END = "<!-- end: gradbench harness, default sizes -->"
+# a dated note written by hand about harness runs that did not regenerate a section (the
+# sections are replaced whole): run.py keeps it, as it keeps the sections
+NOTE_START = "<!-- hand note: gradbench harness (kept by run.py) -->"
+NOTE_END = "<!-- end: hand note, gradbench harness -->"
 
 
 def markers(sizes: str) -> tuple[str, str]:
@@ -187,11 +191,12 @@ def write_section(path, section: str, start: str = START, end: str = END) -> Non
 
 def kept_section(path, start: str | None = None, end: str | None = None) -> str:
     """The section of the page at `path` between `start` and `end`, or by default the
-    harness sections (bounded and default sizes), or "" (run.py keeps them when it
-    rewrites)."""
+    harness sections (a hand note, bounded and default sizes), or "" (run.py keeps them
+    when it rewrites)."""
     page = Path(path)
     text = page.read_text() if page.exists() else ""
-    pairs = ((START, END), (DEFAULT_START, DEFAULT_END)) if start is None else ((start, end),)
+    pairs = ((NOTE_START, NOTE_END), (START, END), (DEFAULT_START, DEFAULT_END)) \
+        if start is None else ((start, end),)
     kept = []
     for first, last in pairs:
         if first in text and last in text:

@@ -74,7 +74,9 @@ from srcad.transform.normalize.unshared_copies import copy_unshared_aliases
 from srcad.transform.normalize.views import resolve_views
 from srcad.transform.normalize.written_results import copy_written_results
 from srcad.transform.numba_compat import numba_friendly
+from srcad.transform.numba_exp_sums import split_exp_sums
 from srcad.transform.numba_fusion import fuse_array_chains
+from srcad.transform.numba_indices import unsigned_indices
 from srcad.transform.optimize import (
     assign_after_element_reset,
     fuse_lane_loops,
@@ -306,8 +308,13 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(
             _located, parsed))
         fused = fuse_array_chains(tree, norm.namer)  # {name: FusedLoop}, for the compiler
+        tree = split_exp_sums(tree, norm.namer)  # long sums of exponentials: a vector exp
     clock.mark("transform")
     source = to_source(tree)
+    compiled_source = source
+    if request.backend == "numba":  # loop counters index without wraparound: numba compiles
+        # that, `source` (srcad.source, and what later stages rewrite) shows the plain subscripts
+        compiled_source = to_source(unsigned_indices(tree, types.env))
     clock.mark("codegen")
     namespace = dict(parsed.namespace)
     namespace.update(parsed.arrays)  # number tuples read as arrays (constant_sequences.py)
@@ -327,7 +334,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     if request.backend == "numba":
         namespace.update(fused)
         free = _free_names(tree) | _free_names(gast.parse(nested.helpers))
-        function = compile_numba(source, name, namespace, free - nested.names, parsed.filename,
+        function = compile_numba(compiled_source, name, namespace, free - nested.names,
+                                 parsed.filename,
                                  helpers=nested.helpers,
                                  locate=functools.partial(_call_line, parsed),
                                  cache=getattr(nested, "cacheable", True))

@@ -248,3 +248,12 @@ def test_the_jax_tool_s_threads_run_on_one_cpu_and_the_process_keeps_its_cpus():
     process, threads = out.stdout.split("] [")
     assert process.count(",") >= 1  # the calling thread may run on every CPU again
     assert threads.strip(" ]\n") == "1"  # every thread XLA started: one CPU
+
+
+def test_a_hand_note_about_harness_runs_is_kept_when_run_py_rewrites(tmp_path):
+    import harness_page
+
+    page = tmp_path / "gradbench.md"
+    note = f"{harness_page.NOTE_START}\n\nmeasured by hand\n\n{harness_page.NOTE_END}"
+    page.write_text(f"# title\n\ntables of run.py\n\n{note}\n")
+    assert harness_page.kept_section(page) == note + "\n"

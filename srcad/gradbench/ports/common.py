@@ -295,7 +295,10 @@ def srcad_primal(function, backend: str) -> Callable[..., Any]:
 
 def primal_implementation(function_name: str, form: str, function, arguments) -> Implementation:
     """The plain-Python `function` itself, timed; `arguments(problem)` is its argument tuple.
-    Its `numba_build` runs the same function compiled by numba (compiled at the first call)."""
+    Its `numba_build` runs the same function on srcad's numba backend (`srcad_primal`: the
+    primal statements of srcad's generated code, with srcad's vectorizable `exp` and its
+    loop counters indexing without wraparound), compiled and run once at the build; where
+    srcad refuses the function, the function compiled by numba itself (`numba_compiled`)."""
 
     def build(problem, compiled=None):
         args = arguments(problem)
@@ -303,9 +306,19 @@ def primal_implementation(function_name: str, form: str, function, arguments) ->
         return lambda: run(*args)
 
     def numba_build(problem):
-        return build(problem, numba_compiled(function))
+        primal = srcad_primal(function, "numba")
+        try:
+            return build(problem, _run_once(primal, arguments(problem)))
+        except srcad.SrcadError:
+            return build(problem, numba_compiled(function))
 
     return Implementation(function_name, "primal", form, build, numba_build=numba_build)
+
+
+def _run_once(run, args):
+    """`run`, after one call with `args` (which compiles it, or raises srcad's refusal)."""
+    run(*args)
+    return run
 
 
 _NUMBA_COMPILED: dict = {}  # function -> its numba dispatcher, shared by every input

@@ -1,0 +1,217 @@
+"""Subscripts by loop counters that are never negative, read as unsigned by numba.
+
+numba indexes an array with a signed integer through Python's wraparound: a negative index
+has the axis length added first. Where LLVM cannot prove the index non-negative (a counter of
+`for j in range(i + 1, d)`, or a reverse sweep's `range(n - 1, -1, -1)`), that select sits in
+every address computation and LLVM leaves the loop scalar: gmm's triangular product
+`out[j] = out[j] + ltri[idx] * x[i]` ran 3x slower than the same loop vectorized.
+
+A `for` variable over `range` never goes below the range's start (a positive step) and never
+reaches its stop (a negative step). Where that bound is provably >= 0 (from literals, `len`,
+`.shape`, `.size` and other names bound the same way; a name's every binding counts), each
+subscript of an array by that name reads it as `np.uint64(name)`: numba then indexes without
+the wraparound (the index's value is the same, so is the element). A subscript of a name typed
+as anything but an array (a list, a dict, a string) is left as it is.
+
+>>> import gast
+>>> from srcad.frontend import syntax as S
+>>> tree = gast.parse("def f(x, out):\\n"
+...                   "    for i in range(len(x)):\\n"
+...                   "        for j in range(i + 1, len(x)):\\n"
+...                   "            out[j] = out[j] + x[i] * x[j - 1]\\n")
+>>> print(S.unparse_expr(unsigned_indices(tree).body[0].body[0].body[0].body[0]).strip())
+out[np.uint64(j)] = out[np.uint64(j)] + x[np.uint64(i)] * x[j - 1]
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad.analysis.types import Array
+from srcad.frontend import syntax as S
+
+_UNKNOWN = None  # a binding whose lower bound is not known
+
+
+def unsigned_indices(tree, env: dict | None = None):
+    """`tree` with the subscripts the module docstring describes rewritten (in place). `env`:
+    srcad's types of the user's names (a base typed as anything but an Array is skipped)."""
+    for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
+        bounds = _lower_bounds(fn)
+        nonneg = {name for name, bound in bounds.items() if bound is not None and bound >= 0}
+        if nonneg:
+            _Rewrite(nonneg, env or {}).visit_body(fn.body)
+    return tree
+
+
+def _own_nodes(fn):
+    """The nodes of `fn`'s body, not those of functions defined inside it."""
+    stack = list(reversed(fn.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            continue
+        stack.extend(reversed(list(gast.iter_child_nodes(node))))
+
+
+def _sites(fn) -> dict:
+    """{name: [binding]}: ("value", expr) for `name = expr`, ("add", expr) for `name += expr`,
+    ("range", call) for `for name in range(...)`, _UNKNOWN for any other binding (a
+    parameter, a tuple target, a nested function's name...)."""
+    sites: dict = {}
+    accounted = set()
+    args = fn.args
+    for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+        if a is not None:
+            sites.setdefault(a.id, []).append(_UNKNOWN)
+    for node in _own_nodes(fn):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], gast.Name):
+            sites.setdefault(node.targets[0].id, []).append(("value", node.value))
+            accounted.add(id(node.targets[0]))
+        elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            site = ("add", node.value) if isinstance(node.op, gast.Add) else _UNKNOWN
+            sites.setdefault(node.target.id, []).append(site)
+            accounted.add(id(node.target))
+        elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+            site = ("range", node.iter) if _is_range(node.iter) else _UNKNOWN
+            sites.setdefault(node.target.id, []).append(site)
+            accounted.add(id(node.target))
+        elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):
+            sites.setdefault(node.name, []).append(_UNKNOWN)
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            for name in node.names:
+                sites.setdefault(name, []).append(_UNKNOWN)
+        elif isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load) \
+                and id(node) not in accounted:
+            sites.setdefault(node.id, []).append(_UNKNOWN)
+    return sites
+
+
+def _is_range(node) -> bool:
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+            and node.func.id == "range" and 1 <= len(node.args) <= 3 and not node.keywords
+            and not any(isinstance(a, gast.Starred) for a in node.args))
+
+
+def _lower_bounds(fn) -> dict:
+    """{name: the least value any binding gives it, or None where not known}: from no bound
+    at all, each round bounds the names whose every binding is bounded by the last round's
+    names, until nothing changes (a name bound through itself stays unknown, except a
+    counter's `+=` of a non-negative step, which never lowers it)."""
+    sites = _sites(fn)
+    bounds: dict = {}
+    while True:
+        new = {name: _bound_of_sites(found, bounds) for name, found in sites.items()}
+        if new == bounds:
+            return bounds
+        bounds = new
+
+
+def _bound_of_sites(found, bounds):
+    lows = []
+    for site in found:
+        if site is _UNKNOWN:
+            return None
+        kind, node = site
+        if kind == "add":
+            step = _bound(node, bounds)
+            if step is None or step < 0:
+                return None
+            continue  # adding a non-negative step never lowers the value
+        low = _bound(node, bounds) if kind == "value" else _range_bound(node, bounds)
+        if low is None:
+            return None
+        lows.append(low)
+    return min(lows) if lows else None
+
+
+def _range_bound(call, bounds):
+    """The least value a `for` variable over `range(...)` takes, or None."""
+    args = call.args
+    if len(args) == 1:
+        return 0
+    step = _literal_int(args[2]) if len(args) == 3 else 1
+    if step is None or step == 0:
+        return None
+    if step > 0:
+        return _bound(args[0], bounds)
+    stop = _bound(args[1], bounds)
+    return None if stop is None else stop + 1
+
+
+def _literal_int(node):
+    try:
+        value = gast.literal_eval(node)
+    except ValueError:
+        return None
+    return value if type(value) is int else None
+
+
+def _bound(node, bounds):
+    """A lower bound of the int `node`, or None (not an int known to be bounded)."""
+    if isinstance(node, gast.Constant):
+        return node.value if type(node.value) is int else None
+    if isinstance(node, gast.Name):
+        return bounds.get(node.id)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return _literal_int(node)
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+            and node.func.id == "len" and len(node.args) == 1 and not node.keywords:
+        return 0
+    if isinstance(node, gast.Attribute) and node.attr in ("size", "ndim"):
+        return 0
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute) \
+            and node.value.attr == "shape" and _literal_int(node.slice) is not None:
+        return 0
+    if isinstance(node, gast.BinOp):
+        left, right = _bound(node.left, bounds), _bound(node.right, bounds)
+        if isinstance(node.op, gast.Add) and left is not None and right is not None:
+            return left + right
+        if isinstance(node.op, gast.Sub) and left is not None:
+            subtracted = _literal_int(node.right)
+            return None if subtracted is None else left - subtracted
+        if isinstance(node.op, (gast.Mult, gast.FloorDiv)) and left is not None \
+                and right is not None and left >= 0 and right >= (0 if isinstance(
+                    node.op, gast.Mult) else 1):
+            return 0
+    return None
+
+
+class _Rewrite:
+    """Rewrites each subscript of an array by a non-negative name (the module docstring)."""
+
+    def __init__(self, nonneg: set, env: dict):
+        self.nonneg = nonneg
+        self.env = env
+
+    def visit_body(self, body):
+        for stmt in body:
+            for node in _own_nodes_of(stmt):
+                if isinstance(node, gast.Subscript) and self._array_base(node.value):
+                    node.slice = self._index(node.slice)
+
+    def _array_base(self, base) -> bool:
+        if not isinstance(base, gast.Name):
+            return False
+        known = self.env.get(base.id)
+        return known is None or isinstance(known, Array)
+
+    def _index(self, index):
+        if isinstance(index, gast.Name) and index.id in self.nonneg:
+            return gast.copy_location(S.call("np.uint64", S.name(index.id)), index)
+        if isinstance(index, gast.Tuple):
+            index.elts = [self._index(e) if isinstance(e, gast.Name) else e
+                          for e in index.elts]
+        return index
+
+
+def _own_nodes_of(stmt):
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            continue
+        stack.extend(gast.iter_child_nodes(node))

@@ -1,0 +1,76 @@
+"""numba: a long loop adding exponentials into sums, outside reverse sweeps, computes them
+with srcad's vectorizable exp in a first loop and adds them in order in a second
+(srcad/transform/numba_exp_sums.py); a short run, and any other loop, is left as written."""
+
+import math
+
+import numpy as np
+import pytest
+
+import srcad
+
+
+def _log_sum_exp(x):
+    a = x[0]
+    for i in range(1, len(x)):
+        a = max(a, x[i])
+    s = 0.0
+    for i in range(len(x)):
+        s += math.exp(x[i] - a)
+    return math.log(s) + a
+
+
+def _two_sums(x, a):
+    s = 0.0
+    t = 0.0
+    for i in range(len(x)):
+        s = s + math.exp(x[i] - a)
+        t = t + x[i] * math.exp(-x[i])
+    return s * t
+
+
+def _reads_its_sum(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += math.exp(x[i] - s)
+    return s
+
+
+def _primal(f, *args):
+    """f(*args) by srcad's generated code on numba (its forward code, every argument
+    constant: the primal statements alone)."""
+    return srcad.autodiff(srcad.ForwardWithPrimal, f, *map(srcad.Const, args),
+                          backend="numba")[-1]
+
+
+def _primal_source(f, *args):
+    return srcad.source(f, srcad.ForwardWithPrimal, *map(srcad.Const, args), backend="numba")
+
+
+@pytest.mark.parametrize("n", [3, 8, 1000])
+def test_a_log_sum_exp_agrees_with_python(n):
+    x = np.linspace(-30.0, 5.0, n)
+    # a long loop computes the exponentials vectorized (within 1 ulp), a short one with
+    # the C library's: both add them in Python's order
+    assert _primal(_log_sum_exp, x) == pytest.approx(_log_sum_exp(x), rel=1e-15)
+    assert "simd_exp" in _primal_source(_log_sum_exp, x)
+
+
+def test_two_sums_in_one_loop_split():
+    x = np.linspace(-2.0, 3.0, 50)
+    code = _primal_source(_two_sums, x, 0.5)
+    assert "simd_exp(x[i] - a)" in code
+    assert _primal(_two_sums, x, 0.5) == pytest.approx(_two_sums(x, 0.5), rel=1e-15)
+
+
+def test_a_sum_read_by_its_own_addend_is_not_split():
+    x = np.linspace(0.0, 1.0, 20)
+    assert "simd_exp" not in _primal_source(_reads_its_sum, x)
+    assert _primal(_reads_its_sum, x) == _reads_its_sum(x)
+
+
+def test_overflow_and_nan_follow_numbas_exp():
+    x = np.array([0.0] * 7 + [800.0, 1.0])
+    assert _primal(_two_sums, x, 0.0) == math.inf  # numba's math.exp overflows to inf too
+    x[3] = np.nan
+    assert math.isnan(_primal(_two_sums, x, 0.0))
