@@ -273,17 +273,34 @@ def prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m):
 # the python backend's NumPy vectors of lanes (wider: each statement costs one NumPy operation
 # whatever W is)
 MAX_REVERSE_LANES = {"numba": 64, "python": 256}
+# fewer lanes where the W-wide shadows of x, the Outputs and Caches and a returned array's seed
+# would hold more than this (a Cache of a million floats: 8 lanes on the python backend, not 256)
+LANE_BYTES = 64 * 2**20
 
 
-def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba"):
-    """A reverse-mode jacobian with more than one row: W rows per sweep (equal sweeps of at
-    most MAX_REVERSE_LANES), or None when the reverse code is refused for lanes, also by a
-    first sweep run here (the caller sweeps once per row). On the python backend also None
-    when f writes an `Output(y)` or a `Cache(c)`: its prepared one-row sweeps allocate nothing
-    per call, where lanes allocate adjoints W times wider on every call."""
-    if backend == "python" and any(s.role in ("output", "cache") for s in slots):
-        return None  # known before any code is built (a first call builds one engine)
-    width = -(-m // -(-m // MAX_REVERSE_LANES[backend]))
+def default_lane_count(slots, template, m, backend) -> int:
+    """W, the rows per sweep of a default reverse jacobian of m rows: equal sweeps of at most
+    MAX_REVERSE_LANES, fewer where the lanes' shadows would pass LANE_BYTES.
+
+    >>> from srcad.build.engine_slots import Slot
+    >>> default_lane_count([Slot("x", np.zeros(10))], np.zeros(600), 600, "python")
+    200
+    """
+    shadows = [np.size(s.value) for s in slots if s.role != "constant"]
+    seed = 0 if any(s.role == "output" for s in slots) else np.size(template)  # else y's shadow
+    elements = seed + sum(shadows)
+    most = min(MAX_REVERSE_LANES[backend], LANE_BYTES // (8 * max(elements, 1)), m)
+    return -(-m // -(-m // most)) if most >= 1 else 0
+
+
+def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba", width=None):
+    """A reverse-mode jacobian with more than one row: W rows per sweep (`width`, by default
+    `default_lane_count`), or None when the reverse code is refused for lanes, also by a
+    first sweep run here (the caller sweeps once per row). Also where f writes an
+    `Output(y)` or a `Cache(c)`: lanes allocate adjoints W times wider on every call, which
+    costs far less than m - 1 more sweeps of CPython (ht's 300 rows: one sweep of 300 lanes
+    against 300 sweeps)."""
+    width = width or default_lane_count(slots, template, m, backend)
     try:
         prep = prepare_batched_reverse_jacobian(f, slots, template, width, backend, n, m)
         prep.state["chosen"] = True  # not asked for: calls may fall back to one row a sweep

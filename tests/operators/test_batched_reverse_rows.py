@@ -1,7 +1,8 @@
 """Batched reverse mode on the python backend (srcad/operators/batched_reverse.py): an
 element read through a row of an adjoint array (`p_bar_row = p_bar[0]`, then
 `v = p_bar_row[k]; p_bar_row[k] = 0.0`) is a copy of that element's lanes, not a view the
-next write zeroes. Expected values: central differences and forward mode."""
+next write zeroes; a loop the reverse code may checkpoint (its plan made at run time) runs
+with lanes too. Expected values: central differences and forward mode."""
 
 import numpy as np
 from helpers.differences import central
@@ -27,3 +28,23 @@ def test_an_element_read_through_a_row_of_an_adjoint_keeps_its_lanes():
     np.testing.assert_allclose(J, central(first_row, x), rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(srcad.jacrev(first_row)(x), srcad.jacfwd(first_row)(x),
                                rtol=1e-13, atol=1e-14)
+
+
+def nested(x):
+    y = np.zeros(x.size)
+    for i in range(x.size):
+        s = 0.0
+        for k in range(3):
+            s = s * 0.5 + x[(i + k) % x.size] * x[i]
+        y[i] = s
+    return y
+
+
+def test_a_loop_the_reverse_code_may_checkpoint_sweeps_w_rows():
+    x = np.linspace(0.2, 1.0, 6)
+    assert "checkpoint_plan" in srcad.source(nested, srcad.Reverse,
+                                             srcad.Duplicated(x, np.zeros(6)))
+    prep = srcad.prepare_jacobian(nested, x, mode="reverse")
+    assert prep.state.get("batched") and prep.chunk == 6
+    np.testing.assert_allclose(srcad.jacobian(nested, x, prep=prep), central(nested, x),
+                               rtol=1e-7, atol=1e-9)
