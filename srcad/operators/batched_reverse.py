@@ -149,9 +149,12 @@ class _Lanes(ast.NodeTransformer):
         return node
 
 
-def batched_function(compiled, width: int):
+def batched_function(compiled, width: int, restored: bool = False):
     """The reverse function of `compiled` (python backend, list tapes) running W lanes of
-    adjoints; raises BatchUnsupported when its code cannot run them."""
+    adjoints; raises BatchUnsupported when its code cannot run them. `restored`: the caller
+    puts back every array f writes when a call of primal values stops a sweep (the jacobian
+    operator's Outputs and Caches, its copy of x), so such calls run guarded also where f
+    writes its arguments."""
     tree = ast.parse(compiled.source)
     # a name bound to an element of an adjoint array is copied (below); one that is indexed
     # itself is a row (or a slice), a view the code writes through: with the lanes last it is
@@ -159,7 +162,7 @@ def batched_function(compiled, width: int):
     bindings, rows = _adjoint_bindings(tree)
     # f writes no argument: a sweep stopped by a guard leaves the caller's arrays as given
     lanes = lane_names(tree)
-    primal = [] if compiled.written else primal_calls(tree, lanes)
+    primal = [] if compiled.written and not restored else primal_calls(tree, lanes)
     check = _Check({id(n.value) for n in bindings if n.targets[0].id in rows}, primal)
     check.visit(tree)
     if check.problem:
@@ -201,7 +204,9 @@ class BatchedReverseEngine:
                 seed_ndim = np.ndim(template) if isinstance(template, np.ndarray) else None
                 self.function, rows = numba_lanes_function(self.compiled, ndims, seed_ndim)
             else:
-                self.function = batched_function(self.compiled, width)
+                # rows() starts each pass from the Outputs and Caches as given, on a
+                # copy of an x f writes (the caller puts them back if lanes stop)
+                self.function = batched_function(self.compiled, width, restored=True)
         except BatchUnsupported as err:
             raise err.at(f.__code__.co_filename, f.__code__.co_firstlineno) from None
         self.flat, self.value_index, self.zeroed = [], [], []
@@ -306,8 +311,10 @@ def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba", 
         prep.state["chosen"] = True  # not asked for: calls may fall back to one row a sweep
         restore = prep.engine.output_restore  # the Outputs and Caches as this run finds them
         restore.take(prep.engine.flat)
-        prep.engine.rows(np.empty((width, n)), 0, width)  # compiled now, not at a first call
-        restore.put_back(prep.engine.flat)  # the call's first pass reads them as given
+        try:
+            prep.engine.rows(np.empty((width, n)), 0, width)  # compiled now, not at a call
+        finally:
+            restore.put_back(prep.engine.flat)  # the call's first pass reads them as given
     except BatchUnsupported:
         return None
     except SrcadError:  # numba refused the lanes' code: the one-row sweeps still serve

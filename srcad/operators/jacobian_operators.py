@@ -223,6 +223,7 @@ def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None, m
                     value = engine.rows(J, start, m)
                     progress.step(min(engine.width, m - start))
         except LanesUnsupported:
+            engine.output_restore.put_back(engine.flat)  # as given: the rows' passes read them
             if not prep.state.get("chosen"):
                 raise  # chunk= asked for lanes
             # a call of primal values returned an array at these values: one row a sweep

@@ -114,3 +114,51 @@ def test_sparse_and_dense_jacobians_of_an_output_function_agree():
     sparse = srcad.jacobian(blend, Output(np.zeros(7)), X, Cache(np.zeros(9)), Constant(a),
                             sparse=True)
     np.testing.assert_allclose(sparse.toarray(), dense, rtol=1e-13, atol=1e-14)
+
+
+def halved_into(y, x):
+    """Reads y on entry; for x[i] <= 0 a NumPy call of x returns an array, which stops the
+    lanes mid-sweep, after the rows of the positive x[i] before it were written."""
+    for i in range(len(x)):
+        if x[i] > 0.0:
+            y[i] = 0.5 * y[i] + np.sin(x[i]) * x[0]
+        else:
+            y[i] = 0.5 * y[i] + np.sum(np.exp(x)) * x[i]
+
+
+def halved_values(x, y):
+    y = y.copy()
+    halved_into(y, x)
+    return y
+
+
+def test_lanes_stopped_mid_sweep_leave_the_output_as_given_for_one_row_sweeps():
+    x = np.linspace(0.3, 1.2, 6)
+    given = np.linspace(-1.0, 1.0, 6)
+    y = given.copy()
+    prep = srcad.prepare_jacobian(halved_into, Output(y), x, mode="reverse")
+    assert prep.state.get("batched")  # np.sin of a number: guarded, run with the lanes
+    np.testing.assert_array_equal(y, given)  # the preparation's own sweep put y back
+    point = x.copy()
+    point[3] = -0.4  # the lanes write rows 0-2, then np.exp(x) stops them
+    for at in (x, point, x):
+        y = given.copy()
+        J = srcad.jacobian(halved_into, Output(y), at, prep=prep)
+        np.testing.assert_allclose(y, halved_values(at, given), rtol=1e-15)
+        np.testing.assert_allclose(J, central(lambda v: halved_values(v, given), at),
+                                   rtol=1e-7, atol=1e-9)
+    assert not prep.state.get("batched")  # one row a sweep since the stop
+
+
+def test_lanes_stopped_in_the_preparation_leave_the_output_as_given():
+    point = np.linspace(0.3, 1.2, 6)
+    point[3] = -0.4
+    given = np.linspace(-1.0, 1.0, 6)
+    y = given.copy()
+    prep = srcad.prepare_jacobian(halved_into, Output(y), point, mode="reverse")
+    assert not prep.state.get("batched")
+    np.testing.assert_array_equal(y, given)
+    J = srcad.jacobian(halved_into, Output(y), point, prep=prep)
+    np.testing.assert_allclose(y, halved_values(point, given), rtol=1e-15)
+    np.testing.assert_allclose(J, central(lambda v: halved_values(v, given), point),
+                               rtol=1e-7, atol=1e-9)
