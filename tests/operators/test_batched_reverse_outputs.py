@@ -2,8 +2,10 @@
 `Cache(c)` sweeps W rows at once (srcad/operators/batched_reverse.py), as it does for a function
 returning its array: W chosen by the rows (equal sweeps, also when W does not divide them) and
 bounded by the memory of the W-wide shadows (`LANE_BYTES`), one row a sweep where fewer than
-four lanes would fit. Expected values: central differences, forward mode and the sparse
-(colored forward) jacobian; every call also leaves f's values in the Output."""
+four lanes would fit; each sweep starts from the Outputs, the Caches and x as the call was
+given them, also after lanes stopped mid-sweep. Expected values: central differences, forward
+mode and the sparse (colored forward) jacobian; every call also leaves f's values in the
+Output."""
 
 import math
 
@@ -162,3 +164,34 @@ def test_lanes_stopped_in_the_preparation_leave_the_output_as_given():
     np.testing.assert_allclose(y, halved_values(point, given), rtol=1e-15)
     np.testing.assert_allclose(J, central(lambda v: halved_values(v, given), point),
                                rtol=1e-7, atol=1e-9)
+
+
+def writes_x(y, x):
+    x[0] = x[0] * 2.0
+    for i in range(len(y)):
+        y[i] = math.sin(x[i]) * x[i + 1] + x[0]
+
+
+def stale_cache(y, x, c):
+    """Reads the Cache's content on entry before writing it."""
+    for i in range(len(y)):
+        c[i] = c[i] * 0.5 + x[i] * x[i + 2]
+        y[i] = c[i] * math.cos(x[i + 1])
+
+
+@pytest.mark.parametrize("function", [writes_x, stale_cache])
+def test_each_sweep_starts_from_x_and_the_cache_as_given(function):
+    given_c = np.linspace(1.0, 2.0, 9)
+    extra = (Cache(given_c.copy()),) if function is stale_cache else ()
+
+    def values(v):
+        y = np.zeros(6)
+        function(y, v.copy(), *[given_c.copy() for _ in extra])
+        return y
+
+    x = X.copy()
+    prep = srcad.prepare_jacobian(function, Output(np.zeros(6)), x, *extra)
+    assert prep.state.get("batched") and prep.chunk == 6
+    J = srcad.jacobian(function, Output(np.zeros(6)), x, *extra, prep=prep)
+    np.testing.assert_array_equal(x, X)  # the caller's x as given
+    np.testing.assert_allclose(J, central(values, X), rtol=1e-7, atol=1e-9)
