@@ -8,6 +8,7 @@ import numpy as np
 from helpers.differences import central
 
 import srcad
+from srcad.api import reverse_rows
 
 
 def first_row(x):
@@ -48,3 +49,23 @@ def test_a_loop_the_reverse_code_may_checkpoint_sweeps_w_rows():
     assert prep.state.get("batched") and prep.chunk == 6
     np.testing.assert_allclose(srcad.jacobian(nested, x, prep=prep), central(nested, x),
                                rtol=1e-7, atol=1e-9)
+
+
+def spread(x):
+    y = np.zeros(10)
+    for i in range(10):
+        y[i] = x[i % 3] * x[(i + 1) % 3] * (i + 1.0) + np.sin(x[i % 3])
+    return y
+
+
+def test_jacrev_takes_fewer_lanes_where_their_memory_would_pass_the_bound(monkeypatch):
+    sweeps = []
+    original = reverse_rows.run
+    monkeypatch.setattr(reverse_rows, "run", lambda *a: sweeps.append(1) or original(*a))
+    # a lane holds the seed (10) and x's shadow (3): room for 4 lanes, so 3 sweeps of 4, 4, 2
+    monkeypatch.setattr(reverse_rows, "LANE_BYTES", 8 * 13 * 4)
+    x = np.array([0.3, -0.8, 1.1])
+    J = srcad.jacrev(spread)(x)
+    assert len(sweeps) == 3
+    np.testing.assert_allclose(J, central(spread, x), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(J, srcad.jacfwd(spread)(x), rtol=1e-13, atol=1e-14)
