@@ -300,21 +300,23 @@ def default_lane_count(slots, template, m, backend) -> int:
 
 def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba", width=None):
     """A reverse-mode jacobian with more than one row: W rows per sweep (`width`, by default
-    `default_lane_count`), or None when the reverse code is refused for lanes, also by a
-    first sweep run here (the caller sweeps once per row). Also where f writes an
-    `Output(y)` or a `Cache(c)`: lanes allocate adjoints W times wider on every call, which
-    costs far less than m - 1 more sweeps of CPython (ht's 300 rows: one sweep of 300 lanes
-    against 300 sweeps)."""
+    `default_lane_count`), or None when the reverse code is refused for lanes, on numba also
+    by a first sweep run here, which compiles it (the caller sweeps once per row; on the
+    python backend a call whose lanes stop sweeps once per row from then on). Also where f
+    writes an `Output(y)` or a `Cache(c)`: lanes allocate adjoints W times wider on every
+    call, which costs far less than m - 1 more sweeps of CPython (ht's 300 rows: two sweeps
+    of 150 lanes against 300 sweeps)."""
     width = width or default_lane_count(slots, template, m, backend)
     try:
         prep = prepare_batched_reverse_jacobian(f, slots, template, width, backend, n, m)
         prep.state["chosen"] = True  # not asked for: calls may fall back to one row a sweep
-        restore = prep.engine.output_restore  # the Outputs and Caches as this run finds them
-        restore.take(prep.engine.flat)
-        try:
-            prep.engine.rows(np.empty((width, n)), 0, width)  # compiled now, not at a call
-        finally:
-            restore.put_back(prep.engine.flat)  # the call's first pass reads them as given
+        if backend == "numba":  # compiled now, not at a first call
+            restore = prep.engine.output_restore  # the Outputs and Caches as found here
+            restore.take(prep.engine.flat)
+            try:
+                prep.engine.rows(np.empty((width, n)), 0, width)
+            finally:
+                restore.put_back(prep.engine.flat)  # the call's first pass reads them as given
     except BatchUnsupported:
         return None
     except SrcadError:  # numba refused the lanes' code: the one-row sweeps still serve
