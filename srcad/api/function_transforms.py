@@ -267,9 +267,9 @@ def jacfwd(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
 def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *,
            backend: str = "python", compile: str = "wait") -> Callable[..., Any]:
     """A function computing the Jacobian of `fun` in reverse mode: on the python backend up
-    to 2048 output elements per reverse pass where the reverse code carries lanes (element
-    code), else one pass per output element (every argnum at once); one pass in all for a
-    float output.
+    to 2048 output elements per reverse pass (fewer where their seeds and adjoints would pass
+    64 MB) where the reverse code carries lanes (element code), else one pass per output
+    element (every argnum at once); one pass in all for a float output.
 
     Args:
         fun: a plain Python function srcad can differentiate, returning a float or a float array.

@@ -19,6 +19,9 @@ from srcad.build.transform_outputs import dtype_of
 from srcad.errors import SrcadError
 
 LANES = 2048  # cotangents per sweep (equal sweeps): W times the adjoints, as jacfwd's lanes
+# fewer where a sweep's seeds and the W-wide shadows of the arguments (m plus their elements a
+# lane) would hold more than this: 417 lanes, not 2048, for a map of 10**4 floats to 10**4
+LANE_BYTES = 64 * 2**20
 _REFUSED: dict = {}  # (function, argument signature) -> True where lanes were refused
 _REFUSED_SIZE = 64
 
@@ -46,7 +49,9 @@ def reverse_rows(target, args, wrt, values, out_shape, backend, key):
 
 def _lanes(target, args, wrt, values, out_shape, rows, m, backend, progress) -> bool:
     """Rows start .. start + W per sweep, lane k seeded with the unit vector e_(start + k)."""
-    width = -(-m // -(-m // LANES))  # equal sweeps of at most LANES
+    per_lane = m + sum(int(np.size(v)) for v in values)
+    most = max(1, min(LANES, LANE_BYTES // (8 * per_lane)))
+    width = -(-m // -(-m // most))  # equal sweeps of at most `most` lanes
     annotated = list(args)
     for start in range(0, m, width):
         count = min(width, m - start)

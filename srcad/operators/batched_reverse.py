@@ -149,9 +149,12 @@ class _Lanes(ast.NodeTransformer):
         return node
 
 
-def batched_function(compiled, width: int):
+def batched_function(compiled, width: int, restored: bool = False):
     """The reverse function of `compiled` (python backend, list tapes) running W lanes of
-    adjoints; raises BatchUnsupported when its code cannot run them."""
+    adjoints; raises BatchUnsupported when its code cannot run them. `restored`: the caller
+    puts back every array f writes when a call of primal values stops a sweep (the jacobian
+    operator's Outputs and Caches, its copy of x), so such calls run guarded also where f
+    writes its arguments."""
     tree = ast.parse(compiled.source)
     # a name bound to an element of an adjoint array is copied (below); one that is indexed
     # itself is a row (or a slice), a view the code writes through: with the lanes last it is
@@ -159,7 +162,7 @@ def batched_function(compiled, width: int):
     bindings, rows = _adjoint_bindings(tree)
     # f writes no argument: a sweep stopped by a guard leaves the caller's arrays as given
     lanes = lane_names(tree)
-    primal = [] if compiled.written else primal_calls(tree, lanes)
+    primal = [] if compiled.written and not restored else primal_calls(tree, lanes)
     check = _Check({id(n.value) for n in bindings if n.targets[0].id in rows}, primal)
     check.visit(tree)
     if check.problem:
@@ -201,7 +204,9 @@ class BatchedReverseEngine:
                 seed_ndim = np.ndim(template) if isinstance(template, np.ndarray) else None
                 self.function, rows = numba_lanes_function(self.compiled, ndims, seed_ndim)
             else:
-                self.function = batched_function(self.compiled, width)
+                # rows() starts each pass from the Outputs and Caches as given, on a
+                # copy of an x f writes (the caller puts them back if lanes stop)
+                self.function = batched_function(self.compiled, width, restored=True)
         except BatchUnsupported as err:
             raise err.at(f.__code__.co_filename, f.__code__.co_firstlineno) from None
         self.flat, self.value_index, self.zeroed = [], [], []
@@ -273,24 +278,45 @@ def prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m):
 # the python backend's NumPy vectors of lanes (wider: each statement costs one NumPy operation
 # whatever W is)
 MAX_REVERSE_LANES = {"numba": 64, "python": 256}
+# fewer lanes where the W-wide shadows of x, the Outputs and Caches and a returned array's seed
+# would hold more than this (a Cache of a million floats: 8 lanes on the python backend, not 256)
+LANE_BYTES = 64 * 2**20
 
 
-def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba"):
-    """A reverse-mode jacobian with more than one row: W rows per sweep (equal sweeps of at
-    most MAX_REVERSE_LANES), or None when the reverse code is refused for lanes, also by a
-    first sweep run here (the caller sweeps once per row). On the python backend also None
-    when f writes an `Output(y)` or a `Cache(c)`: its prepared one-row sweeps allocate nothing
-    per call, where lanes allocate adjoints W times wider on every call."""
-    if backend == "python" and any(s.role in ("output", "cache") for s in slots):
-        return None  # known before any code is built (a first call builds one engine)
-    width = -(-m // -(-m // MAX_REVERSE_LANES[backend]))
+def default_lane_count(slots, template, m, backend) -> int:
+    """W, the rows per sweep of a default reverse jacobian of m rows: equal sweeps of at most
+    MAX_REVERSE_LANES, fewer where the lanes' shadows would pass LANE_BYTES.
+
+    >>> from srcad.build.engine_slots import Slot
+    >>> default_lane_count([Slot("x", np.zeros(10))], np.zeros(600), 600, "python")
+    200
+    """
+    shadows = [np.size(s.value) for s in slots if s.role != "constant"]
+    seed = 0 if any(s.role == "output" for s in slots) else np.size(template)  # else y's shadow
+    elements = seed + sum(shadows)
+    most = min(MAX_REVERSE_LANES[backend], LANE_BYTES // (8 * max(elements, 1)), m)
+    return -(-m // -(-m // most)) if most >= 1 else 0
+
+
+def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba", width=None):
+    """A reverse-mode jacobian with more than one row: W rows per sweep (`width`, by default
+    `default_lane_count`), or None when the reverse code is refused for lanes, on numba also
+    by a first sweep run here, which compiles it (the caller sweeps once per row; on the
+    python backend a call whose lanes stop sweeps once per row from then on). Also where f
+    writes an `Output(y)` or a `Cache(c)`: lanes allocate adjoints W times wider on every
+    call, which costs far less than m - 1 more sweeps of CPython (ht's 300 rows: two sweeps
+    of 150 lanes against 300 sweeps)."""
+    width = width or default_lane_count(slots, template, m, backend)
     try:
         prep = prepare_batched_reverse_jacobian(f, slots, template, width, backend, n, m)
         prep.state["chosen"] = True  # not asked for: calls may fall back to one row a sweep
-        restore = prep.engine.output_restore  # the Outputs and Caches as this run finds them
-        restore.take(prep.engine.flat)
-        prep.engine.rows(np.empty((width, n)), 0, width)  # compiled now, not at a first call
-        restore.put_back(prep.engine.flat)  # the call's first pass reads them as given
+        if backend == "numba":  # compiled now, not at a first call
+            restore = prep.engine.output_restore  # the Outputs and Caches as found here
+            restore.take(prep.engine.flat)
+            try:
+                prep.engine.rows(np.empty((width, n)), 0, width)
+            finally:
+                restore.put_back(prep.engine.flat)  # the call's first pass reads them as given
     except BatchUnsupported:
         return None
     except SrcadError:  # numba refused the lanes' code: the one-row sweeps still serve

@@ -17,6 +17,7 @@ from srcad.errors import ArgumentError
 from srcad.hints import Backend, Function, Memory, OperatorMode, Point
 from srcad.operators.batched_reverse import (
     default_batched_reverse_jacobian,
+    default_lane_count,
     prepare_batched_reverse_jacobian,
 )
 from srcad.operators.lane_calls import LanesUnsupported
@@ -111,13 +112,15 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
             raise ArgumentError("memory= checkpoints one-row reverse passes; chunked reverse "
                                 "passes keep whole tapes", construct="memory",
                                 hint="leave chunk= out, or leave memory= out")
-        return prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m)
+        if chunk != 1:  # chunk=1: the one-row sweeps below, without lanes
+            return prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m)
     if mode == "forward":  # python: stacked lanes, so the one-call entry runs it (plans.py)
         engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
         return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
-    if m >= (2 if backend == "numba" else PYTHON_LANES_FROM) and memory is None \
-            and isinstance(input_slot(slots).value, np.ndarray):
-        batched = default_batched_reverse_jacobian(f, slots, template, n, m, backend)
+    width = default_lane_count(slots, template, m, backend)
+    if width >= (2 if backend == "numba" else PYTHON_LANES_FROM) and memory is None \
+            and chunk is None and isinstance(input_slot(slots).value, np.ndarray):
+        batched = default_batched_reverse_jacobian(f, slots, template, n, m, backend, width)
         if batched is not None:  # W rows a sweep
             return batched
     engine, state = _one_row_engine(f, slots, backend, memory, kind, template)
@@ -220,6 +223,7 @@ def _value_and_jacobian(f, args, prep, out, mode, chunk, backend, sparse=None, m
                     value = engine.rows(J, start, m)
                     progress.step(min(engine.width, m - start))
         except LanesUnsupported:
+            engine.output_restore.put_back(engine.flat)  # as given: the rows' passes read them
             if not prep.state.get("chosen"):
                 raise  # chunk= asked for lanes
             # a call of primal values returned an array at these values: one row a sweep

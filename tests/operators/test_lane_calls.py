@@ -97,14 +97,20 @@ def test_prepared_lanes_fall_back_to_one_row_a_sweep_where_a_call_returns_an_arr
     assert not prep.state["batched"]
 
 
-def test_functions_writing_an_output_keep_one_row_a_sweep_by_default():
+def test_functions_writing_an_output_sweep_w_rows_by_default_too():
     def squares(y, x):
         for i in range(len(x)):
-            y[i] = np.sin(x[i]) * x[0]
+            y[i] = x[i] * x[i] * x[0]
 
-    y = np.zeros(5)
-    prep = srcad.prepare_jacobian(squares, srcad.Output(y), X[:5], mode="reverse")
-    assert not prep.state.get("batched")
+    y, x = np.zeros(5), X[:5].copy()
+    prep = srcad.prepare_jacobian(squares, srcad.Output(y), x, mode="reverse")
+    assert prep.state.get("batched") and prep.chunk == 5
+    expected = np.diag(2.0 * x * x[0])
+    expected[:, 0] += x * x
+    for _ in range(2):  # the Output's values are the function's after every call
+        J = srcad.jacobian(squares, srcad.Output(y), x, prep=prep)
+        np.testing.assert_allclose(J, expected, rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(y, x * x * x[0], rtol=1e-15)
 
 
 def squares(x):

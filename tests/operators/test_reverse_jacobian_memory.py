@@ -1,7 +1,8 @@
-"""A prepared in-place jacobian in reverse mode on the python backend allocates no tape per
-call: its tapes are arrays the preparation keeps (transform/tapes.py, PythonArrayTapes), so a
-call's peak of traced memory stays below one row of the jacobian (a tape list of the 100x100
-scratch-cache jacobian held ~7 KB of floats per row pass)."""
+"""A prepared in-place jacobian in reverse mode on the python backend swept one row at a
+time (`chunk=1`; by default W rows a sweep, whose adjoints are W times wider) allocates
+no tape per call: its tapes are arrays the preparation keeps (transform/tapes.py,
+PythonArrayTapes), so a call's peak of traced memory stays below one row of the jacobian (a
+tape list of the 100x100 scratch-cache jacobian held ~7 KB of floats per row pass)."""
 
 import tracemalloc
 
@@ -46,7 +47,7 @@ def test_reverse_jacobian_peak_is_below_one_row():
     x = np.random.default_rng(2).random(n)
     y, c, J = np.zeros(n), np.zeros(n), np.zeros((n, n))
     args = (Output(y), x, Cache(c))
-    prep = srcad.prepare_jacobian(scratch_cache_f, *args, mode="reverse")
+    prep = srcad.prepare_jacobian(scratch_cache_f, *args, mode="reverse", chunk=1)
     assert prep.engine.compiled.tapes  # the tape is an array the preparation keeps
     # one call first: what a process builds once (a rule family loaded the first time its
     # library is seen imported) is not what each prepared call allocates
@@ -61,7 +62,8 @@ def test_array_tapes_grow_and_are_kept():
     n = 300
     x = np.random.default_rng(3).random(n)
     y, c, J = np.zeros(n), np.zeros(n), np.zeros((n, n))
-    prep = srcad.prepare_jacobian(scratch_cache_f, Output(y), x, Cache(c), mode="reverse")
+    prep = srcad.prepare_jacobian(scratch_cache_f, Output(y), x, Cache(c), mode="reverse",
+                                  chunk=1)
     srcad.jacobian(scratch_cache_f, Output(y), x, Cache(c), prep=prep, out=J)
     np.testing.assert_allclose(J, reference(x), rtol=1e-12, atol=1e-12)
     tape = prep.engine.flat[-1]
