@@ -416,9 +416,7 @@ class _SmallArrays:
                 return self._element_of(node.args[0], k)
             if func.attr == "array":
                 return S.const(float(_float(node.args[0].elts[k])))
-        element = S.clone(node)  # a number: the same for each element
-        self._replace_reads(element)
-        return element
+        return self._replace_reads(S.clone(node))  # a number: the same for each element
 
     def _is_array(self, node):
         if isinstance(node, gast.Name) and node.id in self.results:
@@ -446,7 +444,7 @@ class _SmallArrays:
                                               node)
                 return node
 
-        Reads().visit(tree)
+        return Reads().visit(tree)
 
 
 def _float(node):
