@@ -195,6 +195,8 @@ class _SmallArrays:
             return self._length(node.args[0], lengths)
         if isinstance(func, gast.Name) and func.id == "array_copy" and len(node.args) == 1:
             return self._length(node.args[0], lengths)
+        if isinstance(func, gast.Name) and func.id == "array_stack" and len(node.args) == 1:
+            return _literal_length(node.args[0])  # numba_compat.py's np.array([-1.0, 2.0])
         if isinstance(func, gast.Attribute) and func.attr == "copy" and not node.args:
             return self._length(func.value, lengths)
         if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
@@ -206,11 +208,8 @@ class _SmallArrays:
             return n if n is not None and 1 <= n <= MAX_LENGTH else None
         if func.attr in ("zeros_like", "ones_like", "copy"):
             return self._length(arg, lengths)
-        if func.attr == "array" and isinstance(arg, (gast.List, gast.Tuple)) \
-                and 1 <= len(arg.elts) <= MAX_LENGTH and all(_float(e) is not None
-                                                              for e in arg.elts) \
-                and any(isinstance(_float(e), float) for e in arg.elts):
-            return len(arg.elts)
+        if func.attr == "array":
+            return _literal_length(arg)
         return None
 
     def _settle(self, forbidden):
@@ -408,13 +407,14 @@ class _SmallArrays:
                 return self._element_of(node.args[0], k)
             if isinstance(func, gast.Attribute) and func.attr == "copy" and not node.args:
                 return self._element_of(func.value, k)
-            if func.attr in ("zeros", "zeros_like"):
+            attr = getattr(func, "attr", None)
+            if attr in ("zeros", "zeros_like"):
                 return S.const(0.0)
-            if func.attr in ("ones", "ones_like"):
+            if attr in ("ones", "ones_like"):
                 return S.const(1.0)
-            if func.attr == "copy":
+            if attr == "copy":
                 return self._element_of(node.args[0], k)
-            if func.attr == "array":
+            if getattr(func, "attr", getattr(func, "id", None)) in ("array", "array_stack"):
                 return S.const(float(_float(node.args[0].elts[k])))
         return self._replace_reads(S.clone(node))  # a number: the same for each element
 
@@ -445,6 +445,16 @@ class _SmallArrays:
                 return node
 
         return Reads().visit(tree)
+
+
+def _literal_length(node):
+    """n for a list or tuple of n numbers written out, one a float at least (a float64
+    array), n at most MAX_LENGTH; else None."""
+    if isinstance(node, (gast.List, gast.Tuple)) and 1 <= len(node.elts) <= MAX_LENGTH \
+            and all(_float(e) is not None for e in node.elts) \
+            and any(isinstance(_float(e), float) for e in node.elts):
+        return len(node.elts)
+    return None
 
 
 def _float(node):

@@ -173,3 +173,12 @@ def test_a_forward_euler_loop_over_a_nested_gradient_allocates_nothing_per_step(
         assert derivative(w, steps) == pytest.approx(want, rel=1e-6)
         assert srcad.autodiff(srcad.Reverse, euler, srcad.Active(w), steps,
                               backend="numba")[0] == pytest.approx(want, rel=1e-6)
+
+
+def test_a_literal_with_negated_numbers_numba_stacks_is_a_small_array_too():
+    source = ("def f():\n    x = array_stack((-1.5, 2.0, -3))\n    y = 2.0 * x - x\n"
+              "    return y[0] + y[2]\n")
+    done, code = rewritten(source)
+    assert done == {"x", "y"}
+    assert "x_0, x_1, x_2 = -1.5, 2.0, -3.0" in code
+    assert run(code) == -4.5
