@@ -329,6 +329,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     namespace["array_bytes"] = array_bytes
     if request.backend == "numba":
         namespace.update(fused)
+        namespace.update(nested.fused)  # the fused loops of the nested kernels' code
         free = _free_names(tree) | _free_names(gast.parse(nested.helpers))
         function = compile_numba(source, name, namespace, free - nested.names, parsed.filename,
                                  helpers=nested.helpers,
