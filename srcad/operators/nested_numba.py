@@ -215,14 +215,16 @@ def _resolves_to(norm, name, obj) -> bool:
         return False
 
 
-def _renamed(compiled, name, fused: dict) -> str:
+def _renamed(compiled, name, fused: dict | None = None) -> str:
     """The numba source of `compiled`, its function named `name`, jitted in the module and
     compiled into each kernel calling it (numba's `inline='always'`: a call of g's code from
     a kernel costed ~80 ns of its ~200, passing the views and boxes it carves). The fused
     loop nests it calls are named `<name>_<their name>` and added to `fused`."""
     tree = gast.parse(str(compiled.source))
     tree.body[0].name = name
-    module = getattr(compiled.function, "py_func", compiled.function).__globals__
+    function = getattr(compiled, "function", None)
+    module = getattr(getattr(function, "py_func", function), "__globals__", {})
+    fused = {} if fused is None else fused
     for node in gast.walk(tree):
         if isinstance(node, gast.Name) and FusedLoop.of(module.get(node.id)) is not None:
             fused[f"{name}_{node.id}"] = FusedLoop.of(module[node.id])
