@@ -384,8 +384,9 @@ def matrix_work(w, m):
 
 @pytest.mark.slow  # numba compilations: make test-all
 def test_a_nested_gradient_whose_code_fuses_a_reduction_compiles():
-    """The kernels' fused loop nests are named after the kernel: g's `fused_sum_all` of one
-    operand met the outer code's of two (numba: "missing a required argument")."""
+    """The kernels' fused loop nests are named after the kernel and defined in the outer
+    module: g's `fused_sum_all` was undefined there ("Invalid use of none"), or here the
+    outer code's own of two operands ("missing a required argument")."""
     pytest.importorskip("numba")
     m = np.arange(6.0).reshape(2, 3) / 5
     want = 2.0 * np.sum(m * m) + 2.0 * 0.7 * m[0, 1] + 1.0  # by hand
