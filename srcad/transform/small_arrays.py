@@ -59,6 +59,8 @@ __all__ = ["MAX_LENGTH", "scalar_small_arrays"]
 def scalar_small_arrays(tree, namer, numbers: set) -> set:
     """Rewrite every function of `tree` in place; the names made scalars."""
     done = set()
+    # every name of the code taken (names the transforms made without the namer too)
+    namer.taken.update(n.id for n in gast.walk(tree) if isinstance(n, gast.Name))
     for fn in [n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)]:
         done |= _Rewrite(fn, namer, numbers).rewrite()
     return done

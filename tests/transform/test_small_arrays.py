@@ -182,3 +182,13 @@ def test_a_literal_with_negated_numbers_numba_stacks_is_a_small_array_too():
     assert done == {"x", "y"}
     assert "x_0, x_1, x_2 = -1.5, 2.0, -3.0" in code
     assert run(code) == -4.5
+
+
+def test_the_element_names_are_new_names():
+    source = ("def f():\n    x = np.array([2.0, 3.0])\n    x_0 = 5.0\n    y = x * x_0\n"
+              "    return y[0] + x_0\n")
+    tree = gast.parse(source)
+    done = scalar_small_arrays(tree, Namer(set()), {"x_0"})  # a namer that knows no name
+    code = to_source(tree)
+    assert done == {"x", "y"}
+    assert run(code) == run(source) == 15.0
