@@ -7,7 +7,9 @@ pair and merge (`--nested-forms`): srcad.grad of a helper `g(v, p)`, with
 * two nested gradients in one expression, or of two helpers at the same operands;
 * the same gradient taken twice in a row at the same operands;
 * a gradient at a longer operand after one at v (the numba kernels' workspace grows inside
-  one call of the outer derivative).
+  one call of the outer derivative);
+* an Euler loop on arrays of a constant length made in f (`np.array([...])`, `np.zeros(n)`),
+  which numba's code holds as one number per element.
 
 On numba the outer forward mode merges the tangents of every operand into one call
 (srcad/operators/nested_tangent_sums.py) and a gradient with its tangent into one
@@ -65,6 +67,20 @@ def _statements(rng, names, n):
             f"    s = s + d[0] * {_c(rng)}"]
 
 
+def _small_arrays(rng, names, n):
+    """An Euler loop on arrays of a constant length (literals, np.zeros), the force a nested
+    gradient: on numba each element is a number of its own (srcad/transform/small_arrays.py)."""
+    literal = ", ".join(f"{_c(rng)}" for _ in range(n))
+    p = f"a * {_c(rng)} + s * {_c(rng)}"
+    return ["    u = np.array([" + literal + "])",
+            f"    u_v = np.zeros({n})",
+            f"    for k in range({rng.randint(1, 4)}):",
+            f"        u_a = {_c(rng)} * {_grad(rng, rng.choice(names), 'u', p)}",
+            f"        u = u + {_c(rng)} * u_v",
+            "        u_v = u_v + 0.1 * u_a",
+            f"    s = s + u[0] * {_c(rng)} + u_v[{n - 1}] * {_c(rng)}"]
+
+
 def generate(seed: int) -> Program:
     rng = random.Random(f"nested forms {seed}")
     n = rng.randint(2, 4)
@@ -73,6 +89,8 @@ def generate(seed: int) -> Program:
     lines = ["def f(x, a):", f"    s = a * {_c(rng)}", f"    v = x * {_c(rng)}"]
     for _ in range(rng.randint(1, 3)):
         lines += _statements(rng, names, n)
+    if rng.random() < 0.5:  # drawn last: the forms above keep their seeds' programs
+        lines += _small_arrays(rng, names, n)
     lines.append("    return s + v[0]")
     text = "\n\n\n".join("\n".join(h) for h in helpers) + "\n\n\n" + "\n".join(lines) + "\n"
     args = [ArgKind("dup", "x", (n,)), ArgKind("active", "a")]

@@ -26,6 +26,7 @@ from srcad.analysis.rule_backends import refuse_rule_backends
 from srcad.analysis.type_refusals import refuse_zero_dim_arrays
 from srcad.analysis.typed_code import inferred_types, set_aside_untyped
 from srcad.analysis.types import Array, is_float_like, refuse_active_opaque_calls
+from srcad.analysis.value_types import BOOL, FLOAT, INT
 from srcad.analysis.writes import written_arguments
 from srcad.build.checkpoint_fallback import over_budget_fallback
 from srcad.build.codegen import to_source
@@ -85,6 +86,7 @@ from srcad.transform.optimize import (
 from srcad.transform.parallel_loops import lift_parallel_loops
 from srcad.transform.reverse.transform import ReverseTransform
 from srcad.transform.row_views import hoist_row_views, row_view_types
+from srcad.transform.small_arrays import scalar_small_arrays
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
 
 # What generated code of array programs calls besides NumPy (the names are reserved).
@@ -307,6 +309,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     if request.backend == "numba":
         tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(
             _located, parsed))
+        scalar_small_arrays(tree, norm.namer, _number_names(types))
         fused = fuse_array_chains(tree, norm.namer)  # {name: FusedLoop}, for the compiler
         tree = split_exp_sums(tree, norm.namer)  # long sums of exponentials: a vector exp
     clock.mark("transform")
@@ -333,6 +336,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     namespace["array_bytes"] = array_bytes
     if request.backend == "numba":
         namespace.update(fused)
+        namespace.update(nested.fused)  # the fused loops of the nested kernels' code
         free = _free_names(tree) | _free_names(gast.parse(nested.helpers))
         function = compile_numba(compiled_source, name, namespace, free - nested.names,
                                  parsed.filename,
@@ -379,6 +383,11 @@ def _located(parsed, node) -> str:
     line = parsed.line_of(node)
     text = parsed.in_user_words(f"`{S.unparse_expr(node)}`")
     return f"{parsed.filename}:{line or parsed.first_line}: {text}"
+
+
+def _number_names(types) -> set:
+    """The variables `types` holds numbers in (never an array)."""
+    return {name for name, t in types.env.items() if t in (FLOAT, INT, BOOL)}
 
 
 def _numba_arrays(request) -> bool:

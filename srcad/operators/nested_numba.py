@@ -52,6 +52,7 @@ from srcad.operators.nested_tangent_sums import merged_tangent_sums
 from srcad.operators.reverse_over_forward import tangent_function
 from srcad.runtime.runtime_names import NESTED_RUNTIME_NAMES as _RUNTIME
 from srcad.transform.normalize.nested_calls import PRIMITIVE
+from srcad.transform.numba_fusion import FusedLoop
 
 
 class NumbaNested:
@@ -71,6 +72,9 @@ class NumbaNested:
         self._tangent_sums: dict = {}  # token -> the writer of a kernel of several tangents
         self._gradient_pairs: dict = {}  # token -> the writer of a gradient-and-tangent kernel
         self._writers: dict = {}  # kernel name -> (name, scratch) -> its source
+        # the fused loop nests g's code calls (srcad/transform/numba_fusion.py), each renamed
+        # after its kernel: the outer code's own may have the same names, other loops
+        self.fused: dict = {}
         texts = [self._kernels(token, operand_types)
                  for token, operand_types in self.sites.items()]
         self.helpers = "\n\n".join([HELPERS, *texts] if texts else [])
@@ -114,7 +118,8 @@ class NumbaNested:
         second = _compiled(tangent, Request("reverse", tuple(second_specs), backend="numba",
                                             memory=0))
         prefix = f"srcad_nested_{token}"
-        texts = [_renamed(reverse, f"{prefix}_reverse"), _renamed(second, f"{prefix}_second")]
+        texts = [_renamed(reverse, f"{prefix}_reverse", self.fused),
+                 _renamed(second, f"{prefix}_second", self.fused)]
         vectors = [i for i, t in enumerate(boxed) if isinstance(t, Array) and t.ndim == 1
                    and i not in floats]
         kernel = KernelWriter(len(types), floats, differentiated, argnum, vectors)
@@ -210,10 +215,18 @@ def _resolves_to(norm, name, obj) -> bool:
         return False
 
 
-def _renamed(compiled, name) -> str:
+def _renamed(compiled, name, fused: dict | None = None) -> str:
     """The numba source of `compiled`, its function named `name`, jitted in the module and
     compiled into each kernel calling it (numba's `inline='always'`: a call of g's code from
-    a kernel costed ~80 ns of its ~200, passing the views and boxes it carves)."""
+    a kernel costed ~80 ns of its ~200, passing the views and boxes it carves). The fused
+    loop nests it calls are named `<name>_<their name>` and added to `fused`."""
     tree = gast.parse(str(compiled.source))
     tree.body[0].name = name
+    function = getattr(compiled, "function", None)
+    module = getattr(getattr(function, "py_func", function), "__globals__", {})
+    fused = {} if fused is None else fused
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and FusedLoop.of(module.get(node.id)) is not None:
+            fused[f"{name}_{node.id}"] = FusedLoop.of(module[node.id])
+            node.id = f"{name}_{node.id}"
     return "@srcad_inlined_jit\n" + to_source(tree).strip()

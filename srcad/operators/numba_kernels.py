@@ -2,7 +2,8 @@
 (srcad/operators/nested_numba.py) and recursive helpers (srcad/operators/recursion_numba.py),
 each written into the module of the outer code. The pipeline sees one object
 (`pipeline.NESTED["numba"]`): its `rename(tree)` renames the primitives' calls to the
-kernels, then `helpers` is their source and `names` the names it defines or the tree calls.
+kernels, then `helpers` is their source, `names` the names it defines or the tree calls and
+`fused` the fused loop nests (srcad/transform/numba_fusion.py) the kernels call.
 """
 
 from __future__ import annotations
@@ -35,3 +36,8 @@ class NumbaKernels:
     @property
     def names(self) -> set:
         return set().union(*(p.names for p in self.parts))
+
+    @property
+    def fused(self) -> dict:
+        """{name: FusedLoop} of the fused loop nests the kernels call."""
+        return {k: v for p in self.parts for k, v in getattr(p, "fused", {}).items()}

@@ -370,3 +370,27 @@ def test_a_growing_workspace_and_matrix_operands_on_numba_match_differences(oute
     assert got == pytest.approx(srcad.autodiff(  # the python backend's second-order code
         srcad.Forward, growing_and_matrix_steps, srcad.Duplicated(w, 1.0), srcad.Const(m0),
         3), rel=1e-12)
+
+
+def summed_matrix_energy(m, w):
+    """g's numba code fuses `np.sum(m * m)` into a loop nest of its own."""
+    return np.sum(m * m) * w + m[0, 1] * w * w
+
+
+def matrix_work(w, m):
+    d = srcad.grad(summed_matrix_energy)(m, w)
+    return np.sum(d * m) + w  # the outer code's own fused loop, of other operands
+
+
+@pytest.mark.slow  # numba compilations: make test-all
+def test_a_nested_gradient_whose_code_fuses_a_reduction_compiles():
+    """The kernels' fused loop nests are named after the kernel and defined in the outer
+    module: g's `fused_sum_all` was undefined there ("Invalid use of none"), or here the
+    outer code's own of two operands ("missing a required argument")."""
+    pytest.importorskip("numba")
+    m = np.arange(6.0).reshape(2, 3) / 5
+    want = 2.0 * np.sum(m * m) + 2.0 * 0.7 * m[0, 1] + 1.0  # by hand
+    assert srcad.autodiff(srcad.Reverse, matrix_work, srcad.Active(0.7), m,
+                          backend="numba")[0] == pytest.approx(want, rel=1e-12)
+    assert srcad.autodiff(srcad.Forward, matrix_work, srcad.Duplicated(0.7, 1.0), m,
+                          backend="numba") == pytest.approx(want, rel=1e-12)

@@ -1,0 +1,208 @@
+"""Numba backend: arrays of a few elements whose length is a constant become scalars.
+
+NumPy arithmetic on a 2-element array allocates its result (about 25 ns in numba, more than
+the arithmetic); an Euler step `x = x + dt * v` on a position and a velocity allocates two
+arrays, and its tangent two more. Where every value a variable takes is such an array of one
+constant length n (at most `MAX_LENGTH`), the variable becomes n numbers, one per element,
+and the arithmetic is done element by element on them:
+
+    x = np.array([0.0, 8.0])            x_0, x_1 = 0.0, 8.0
+    x = x + dt * v                 ->   x_0, x_1 = x_0 + dt * v_0, x_1 + dt * v_1
+    if x[1] > 0.0:                      if x_1 > 0.0:
+
+What makes a variable's values such arrays (`_length`): a literal `np.array([c, ...])` of
+float numbers written out, `np.zeros(n)` and `np.ones(n)` of an int literal, `np.zeros_like`,
+`np.ones_like`, `.copy()` and `array_copy` of one, `+`, `-` and `*` of such arrays of one
+length and numbers, unary minus, `broadcast_view(e, shape)` of one (the same array), and the
+result of a nested gradient's kernel (srcad/operators/nested_numba.py), shaped like the
+kernel's first operand, the differentiated argument (also through `pair[k]` of a kernel that
+returns the gradient with its tangent). Division is left alone: NumPy's `a / 0` is inf where
+numba's float division raises.
+
+What its uses may be (any other use keeps the array): an element `x[k]` with a constant k, an
+operand of such arithmetic assigned to another such variable, `x.shape` (the constant
+`(n,)`), and an argument of a nested kernel, which gets a buffer allocated once at the
+function's start and filled before the call (the kernels read their operands and return new
+arrays or views of their workspace, never an operand). A variable written in place
+(`x[0] = ...`, `x += ...`), a parameter, or one bound any other way keeps its array: the
+variables rewritten are never aliased, so copying an element reads what the array held.
+
+The tuple assignments evaluate every element's expression before binding any (`x = x * x[0]`
+reads the old x[0] in both). Numbers are names typed float, int or bool (`numbers`), names
+only ever bound to number expressions, constants, elements and arithmetic and `math` calls
+of numbers.
+
+>>> from srcad.build.codegen import to_source
+>>> from srcad.transform.names import Namer
+>>> tree = gast.parse('''
+... def f(v):
+...     dt = 0.1
+...     x = np.array([0.0, 8.0])
+...     y = x + dt * x
+...     return y[1]
+... ''')
+>>> sorted(scalar_small_arrays(tree, Namer({"f", "v", "dt", "x", "y"}), set()))
+['x', 'y']
+>>> print(to_source(tree).strip().splitlines()[-1])
+    return y_1
+"""
+from __future__ import annotations
+
+import gast
+
+from srcad.frontend import syntax as S
+from srcad.transform.small_array_lengths import MAX_LENGTH, SmallArrays, kernel_kind, literal_value
+
+__all__ = ["MAX_LENGTH", "scalar_small_arrays"]
+
+
+def scalar_small_arrays(tree, namer, numbers: set) -> set:
+    """Rewrite every function of `tree` in place; the names made scalars."""
+    done = set()
+    # every name of the code taken (names the transforms made without the namer too)
+    namer.taken.update(n.id for n in gast.walk(tree) if isinstance(n, gast.Name))
+    for fn in [n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)]:
+        done |= _Rewrite(fn, namer, numbers).rewrite()
+    return done
+
+
+
+class _Rewrite(SmallArrays):
+    """The small arrays of one function rewritten as numbers."""
+
+    def __init__(self, fn, namer, numbers):
+        super().__init__(fn, numbers)
+        self.namer = namer
+
+    def rewrite(self) -> set:
+        lengths = self.settled()
+        if not lengths:
+            return set()
+        self.lengths = lengths
+        self.parts = {name: [self.namer.fresh(f"{name}_{k}") for k in range(n)]
+                      for name, n in lengths.items()}
+        self.buffers: dict = {}
+        self.results: dict = {}  # names bound to a kernel's array -> its length
+        self.fn.body = self._block(self.fn.body)
+        start = [S.assign(S.name(buffer, store=True),
+                          S.parse_expr(f"np.empty({lengths[name]})"))
+                 for name, buffer in self.buffers.items()]
+        docstring = self.fn.body[:1] if self.fn.body and isinstance(self.fn.body[0], gast.Expr) \
+            and isinstance(self.fn.body[0].value, gast.Constant) else []
+        self.fn.body = docstring + start + self.fn.body[len(docstring):]
+        return set(lengths)
+
+    def _block(self, body):
+        out = []
+        for stmt in body:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(stmt, field, None), list) \
+                        and not isinstance(stmt, gast.FunctionDef):
+                    setattr(stmt, field, self._block(getattr(stmt, field)))
+            out.extend(self._statement(stmt))
+        return out
+
+    def _statement(self, stmt):
+        before = []
+        if isinstance(stmt, gast.Assign) and any(kernel_kind(c) for c in gast.walk(stmt.value)):
+            before = self._fill_buffers(stmt.value)
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in self.lengths:
+            name = stmt.targets[0].id
+            value = self._hoisted(stmt.value, before, stmt)
+            elements = [self._element_of(value, k) for k in range(self.lengths[name])]
+            target = gast.Tuple([S.name(p, store=True) for p in self.parts[name]], gast.Store())
+            new = gast.copy_location(gast.Assign([target], gast.Tuple(elements, gast.Load()),
+                                                 None), stmt)
+            return [*before, new]
+        self._replace_reads(stmt)
+        return [*before, stmt]
+
+    def _hoisted(self, value, before, stmt):
+        """`value` with each kernel call in it bound to a name first (one call, its
+        elements read after it)."""
+        if kernel_kind(value) == "array":
+            result = self.namer.fresh("srcad_small_result")
+            before.append(gast.copy_location(S.assign(S.name(result, store=True), value), stmt))
+            self.results[result] = self._length(value, self.lengths)
+            return S.name(result)
+        for field, child in gast.iter_fields(value):
+            if isinstance(child, gast.AST) and not isinstance(child, gast.expr_context):
+                setattr(value, field, self._hoisted(child, before, stmt))
+            elif isinstance(child, list):
+                setattr(value, field, [self._hoisted(c, before, stmt) for c in child])
+        return value
+
+    def _fill_buffers(self, value):
+        fills = []
+        for call in (c for c in gast.walk(value) if kernel_kind(c)):
+            for i, a in enumerate(call.args):
+                if isinstance(a, gast.Name) and a.id in self.lengths:
+                    buffer = self.buffers.setdefault(
+                        a.id, self.namer.fresh(f"srcad_small_{a.id}"))
+                    fills.extend(S.assign(S.parse_expr(f"{buffer}[{k}]"), S.name(part))
+                                 for k, part in enumerate(self.parts[a.id]))
+                    for target in fills:
+                        S.set_store(target.targets[0])
+                    call.args[i] = S.name(buffer)
+        return fills
+
+    def _element_of(self, node, k):
+        """Element k of the array expression `node` (a number stays itself)."""
+        if isinstance(node, gast.Name) and node.id in self.results:
+            return gast.Subscript(S.name(node.id), S.const(k), gast.Load())
+        if isinstance(node, gast.Name):
+            return S.name(self.parts[node.id][k]) if node.id in self.lengths else S.clone(node)
+        if isinstance(node, gast.UnaryOp) and self._is_array(node.operand):
+            return gast.UnaryOp(node.op, self._element_of(node.operand, k))
+        if isinstance(node, gast.BinOp) and (self._is_array(node.left)
+                                             or self._is_array(node.right)):
+            return gast.BinOp(self._element_of(node.left, k), node.op,
+                              self._element_of(node.right, k))
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and node.value.id in self.pairs:  # pair[j]: a kernel's array, read as it is
+            return gast.Subscript(S.clone(node), S.const(k), gast.Load())
+        if isinstance(node, gast.Call) and self._is_array(node):
+            func = node.func
+            if isinstance(func, gast.Name) and func.id in ("broadcast_view", "array_copy"):
+                return self._element_of(node.args[0], k)
+            if isinstance(func, gast.Attribute) and func.attr == "copy" and not node.args:
+                return self._element_of(func.value, k)
+            attr = getattr(func, "attr", None)
+            if attr in ("zeros", "zeros_like"):
+                return S.const(0.0)
+            if attr in ("ones", "ones_like"):
+                return S.const(1.0)
+            if attr == "copy":
+                return self._element_of(node.args[0], k)
+            if getattr(func, "attr", getattr(func, "id", None)) in ("array", "array_stack"):
+                return S.const(float(literal_value(node.args[0].elts[k])))
+        return self._replace_reads(S.clone(node))  # a number: the same for each element
+
+    def _is_array(self, node):
+        if isinstance(node, gast.Name) and node.id in self.results:
+            return True
+        return self._length(node, self.lengths) is not None
+
+    def _replace_reads(self, tree):
+        """`v[k]` and `v.shape` of the small arrays v read in `tree` (in place)."""
+        lengths = self.lengths
+
+        class Reads(gast.NodeTransformer):
+            def visit_Subscript(inner, node):
+                inner.generic_visit(node)
+                found = self._element(node, lengths) if isinstance(node.ctx, gast.Load) \
+                    else None
+                if found:
+                    return gast.copy_location(S.name(self.parts[found[0]][found[1]]), node)
+                return node
+
+            def visit_Attribute(inner, node):
+                inner.generic_visit(node)
+                if node.attr == "shape" and isinstance(node.value, gast.Name) \
+                        and node.value.id in lengths:
+                    return gast.copy_location(S.parse_expr(f"({lengths[node.value.id]},)"),
+                                              node)
+                return node
+
+        return Reads().visit(tree)
