@@ -206,6 +206,13 @@ def test_logs_run_side_by_side_are_merged_later_ones_replacing():
     assert [(r["eval"], r["outcome"]) for r in merged["runs"]] == [("lse", "success"),
                                                                     ("ht", "timeout")]
     assert merged["notes"] == {"ht": "hand1 only"}
+    # the page says which run (date, commit) each remaining conversation comes from
+    later = log([ht_again])
+    later["machine"] = dict(later["machine"], date="2026-01-02", commit="def")
+    runs = harness_page._runs_of(harness_page.merge([log([lse, ht]), later]))
+    assert runs == ("Assembled from 2 runs (2026-01-01 at commit abc: lse on srcad-numba; "
+                    "2026-01-02 at commit def: ht on srcad-numba)")
+    assert harness_page._runs_of(log([lse])) == "Run of 2026-01-01 at commit abc"
     with pytest.raises(ValueError):
         harness_page.merge([log([lse]), log([ht], sizes="bounded")])
 
