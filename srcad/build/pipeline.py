@@ -75,6 +75,7 @@ from srcad.transform.normalize.views import resolve_views
 from srcad.transform.normalize.written_results import copy_written_results
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_fusion import fuse_array_chains
+from srcad.transform.numba_maps import fuse_array_maps
 from srcad.transform.optimize import (
     assign_after_element_reset,
     fuse_lane_loops,
@@ -255,6 +256,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     clock.mark("analyses")
     tapes: tuple = ()
     scratch = 0
+    bars: dict = {}  # reverse mode: v -> v_bar
     if request.backend not in ("python", "numba"):
         raise SrcadError(f"unknown backend {request.backend!r}", construct="backend",
                          hint="use 'python' or 'numba'")
@@ -267,7 +269,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         # memory=0: code run where nothing falls back (forward over reverse, numba kernels)
         transform.shapes_recorded = request.shapes_recorded or request.memory == 0
         code = transform.build()
-        tree, taped = code.tree, code.taped
+        tree, taped, bars = code.tree, code.taped, transform.bar
         if request.backend == "python":
             arrays, ints = row_view_types(types, transform.bar)
             rows = hoist_row_views(tree, arrays, ints, norm.namer)
@@ -306,6 +308,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(
             _located, parsed))
         fused = fuse_array_chains(tree, norm.namer)  # {name: FusedLoop}, for the compiler
+        fuse_array_maps(tree, norm.namer, row_view_types(types, bars)[0], fused)
     clock.mark("transform")
     source = to_source(tree)
     clock.mark("codegen")

@@ -103,3 +103,40 @@ def test_fused_kernels_read_strided_and_transposed_views():
                                np.sum(x.T - y[:, None], axis=1, keepdims=True), rtol=1e-14)
     mean = _compiled(fused_kernel("(a0 * 2.0)", ("mean", None, False), 1), 1)
     assert np.isnan(mean(np.zeros(0)))  # NumPy's mean of no element
+
+
+MAPS = [  # (expression, leaves): the map kernel against NumPy's expression
+    ("np.tanh((a0 + a1))", lambda: (RNG.standard_normal((5, 4)), RNG.standard_normal(4))),
+    ("np.exp((a0 - a1))", lambda: (RNG.standard_normal((5, 4)), RNG.standard_normal((5, 1)))),
+    ("(a0 * (1.0 - (a1 * a1)))", lambda: (RNG.standard_normal((5, 4)).T,  # a transposed view
+                                          RNG.standard_normal((4, 5))[:, ::-1])),
+    ("((a0 * a1) + a2)", lambda: (RNG.standard_normal((1, 3, 4)), RNG.standard_normal((2, 1, 4)),
+                                  RNG.standard_normal((3, 1)))),
+    ("np.log((a0 / a1))", lambda: (RNG.random(7), 2.0)),
+    ("(a0 / (a1 - 1.0))", lambda: (np.array([[1.0, -1.0, np.nan]]), np.array([[1.0], [2.0]]))),
+    ("(a0 * (a1 + 2.0))", lambda: (np.zeros((0, 3)), np.ones(3))),
+    ("(a0 * np.sqrt(a1))", lambda: (RNG.standard_normal((3, 4))[::2, ::2],  # strided, rank 2
+                                    RNG.random((2, 1)))),
+]
+
+
+@pytest.mark.slow  # one numba compilation per case
+@pytest.mark.parametrize("expression, leaves", MAPS)
+def test_fused_map_equals_numpy_for_rows_columns_views_and_special_values(expression, leaves):
+    args = leaves()
+    kernel = fused_kernel(expression, ("map",), len(args))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = eval(expression, {"np": np}, {f"a{k}": a for k, a in enumerate(args)})
+    got = _compiled(kernel, len(args))(*args)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=4e-15, atol=0.0)  # simd_tanh: 3 ulp
+
+
+@pytest.mark.slow
+def test_fused_map_of_numbers_or_ints_is_the_unfused_expression():
+    numbers = _compiled(fused_kernel("((a0 * a1) + 1.0)", ("map",), 2), 2)
+    assert numbers(2.0, 3.0) == 7.0
+    ints = np.arange(6).reshape(3, 2)
+    np.testing.assert_array_equal(numbers(ints, ints), ints * ints + 1.0)
+    with pytest.raises(ValueError, match="broadcast"):
+        numbers(np.ones((3, 2)), np.ones((2, 3)))
