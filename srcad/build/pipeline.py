@@ -74,6 +74,7 @@ from srcad.transform.normalize.unshared_copies import copy_unshared_aliases
 from srcad.transform.normalize.views import resolve_views
 from srcad.transform.normalize.written_results import copy_written_results
 from srcad.transform.numba_compat import numba_friendly
+from srcad.transform.numba_first_adjoints import assign_first_adjoints
 from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.numba_maps import fuse_array_maps
 from srcad.transform.optimize import (
@@ -309,6 +310,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
             _located, parsed))
         fused = fuse_array_chains(tree, norm.namer)  # {name: FusedLoop}, for the compiler
         fuse_array_maps(tree, norm.namer, row_view_types(types, bars)[0], fused)
+        assign_first_adjoints(tree, bars)
     clock.mark("transform")
     source = to_source(tree)
     clock.mark("codegen")
