@@ -17,8 +17,9 @@ that makes the loop nest's source for the argument types: each operand read thro
 broadcast against a matrix costs no copy), the expression computed per element: an operation
 with an array operand as NumPy's ufunc computes it (`np.divide`: a division by zero is an
 infinity), one of numbers alone as numba computes it in the unfused code (`1.0 / 0.0` raises
-ZeroDivisionError there and here); `np.exp` and `np.tanh` as srcad's vectorizable `simd_exp`
-and `simd_tanh` (within 1 and 3 ulp, as `array_exp` and `array_tanh` outside a chain). A sum
+ZeroDivisionError there and here); `np.exp`, `np.log` and `np.tanh` as srcad's vectorizable
+`simd_exp`, `simd_log` and `simd_tanh` (within 1, 1 and 3 ulp, as `array_exp`, `array_log` and
+`array_tanh` outside a chain). A sum
 of the product of two arrays that is a matrix product runs as BLAS products first
 (srcad/runtime/numba_contraction.py). Where the leaves are not float64 arrays and numbers, or no
 leaf is an array, the overload is the unfused expression as numba compiles it today.
@@ -36,7 +37,7 @@ from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
 from srcad.runtime.numba_arrays import _START, _STEP, reducer, unbroadcast
 from srcad.runtime.numba_broadcast import VIEW, shape_lines
 from srcad.runtime.numba_contraction import contract_function, contraction_lines
-from srcad.runtime.numba_runtime import simd_exp, simd_tanh
+from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
 from srcad.runtime.numba_sum_to import compiled, loops, pad, sum_to_prologue, target_index
 
 KINDS = frozenset(_START) | {"unbroadcast", "map"}
@@ -101,7 +102,8 @@ def _kernel(expression, reduction, arity, signature, unfused, args):
         elif body is not None:
             lines = _loop_nest(signature, arrays, rank, body, reduction, args[arity:], leaves,
                                _is_product(tree, arrays))
-    namespace = {"broadcast_view": VIEW, "simd_exp": simd_exp, "simd_tanh": simd_tanh}
+    namespace = {"broadcast_view": VIEW, "simd_exp": simd_exp, "simd_log": simd_log,
+                 "simd_tanh": simd_tanh}
     if lines is None:
         kind = reduction[0]
         if kind == "map":
@@ -303,9 +305,9 @@ class _Element(ast.NodeVisitor):
         raise ValueError(f"not an elementwise expression: {ast.dump(node)}")
 
 
-# exp and tanh in plain arithmetic (srcad/runtime/numba_runtime.py, within 1 and 3 ulp), as
-# array_exp and array_tanh compute them outside a chain: the C library's, once per element,
-# take several times as long
-_SIMD = {"exp": "simd_exp", "tanh": "simd_tanh"}
+# exp, log and tanh in plain arithmetic (srcad/runtime/numba_runtime.py, within 1, 1 and 3
+# ulp), as array_exp, array_log and array_tanh compute them outside a chain: the C library's,
+# once per element, take several times as long
+_SIMD = {"exp": "simd_exp", "log": "simd_log", "tanh": "simd_tanh"}
 _UNARY = {ast.USub: "-", ast.UAdd: "+"}
 _BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}

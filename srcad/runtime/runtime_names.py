@@ -53,8 +53,8 @@ NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", 
 # products `array_matmul`, rank-one adjoints `outer_add`)
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
                                "cholesky_adjoint", "reshaped", "array_tanh",
-                               "array_heaviside", "array_exp", "array_stack", "array_copy",
-                               "LoopShapeError"})
+                               "array_heaviside", "array_exp", "array_log", "array_stack",
+                               "array_copy", "LoopShapeError"})
 # srcad/runtime/numba_semantics.py: NumPy's and Python's arithmetic where numba's differs
 # (srcad/transform/numba_compat.py spells overlapping updates `unshared`, powers `int_power`,
 # products kept across statements `int_product`, `int_factor`)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import gast
 
 from srcad.frontend import syntax as S
-from srcad.transform.numba_fusion import _SIMPLE, FusedLoop, _Chain, _elementwise
+from srcad.transform.numba_fusion import _SIMPLE, FusedLoop, _Chain, _elementwise, kernel_name
 
 _ARRAY_CALLS = frozenset({"broadcast_view", "expand_dims", "broadcast_to"})
 
@@ -83,8 +83,8 @@ class _Maps(gast.NodeTransformer):
             return self.generic_visit(node)
         original = S.unparse_expr(node)
         leaves = [self.visit(leaf) for leaf in chain.leaves]  # chains inside the leaves
-        name = self.namer.fresh("fused_map")
-        self.fused[name] = FusedLoop(expression, ("map",), len(leaves))
+        name = kernel_name(self.fused, FusedLoop(expression, ("map",), len(leaves)),
+                           self.namer, "fused_map")
         self.replaced.append(original)
         return gast.copy_location(S.call(name, *leaves), node)
 

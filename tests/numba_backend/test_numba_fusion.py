@@ -178,3 +178,11 @@ def test_batched_lanes_of_reverse_code_with_fused_calls_compile():
     for one, many in zip(single, batch):
         for seed, got in zip((1.0, -2.5), many.shadows):
             np.testing.assert_allclose(got, seed * one.shadow, rtol=1e-12, atol=1e-14)
+
+
+def test_reverse_numba_code_assigns_first_adjoint_contributions_instead_of_adding_to_zeros():
+    values = PROGRAMS[1][1]()  # logistic_mean: z_bar's one contribution is a fused loop
+    reverse = srcad.source(logistic_mean, srcad.Reverse, *values, backend="numba")
+    assert "np.zeros_like(z)" not in reverse and "z_bar = assigned_adjoint(z, fused_" in reverse
+    python = srcad.source(logistic_mean, srcad.Reverse, *values)
+    assert "assigned_adjoint" not in python and "np.zeros_like(z)" in python

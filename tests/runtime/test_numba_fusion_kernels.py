@@ -140,3 +140,19 @@ def test_fused_map_of_numbers_or_ints_is_the_unfused_expression():
     np.testing.assert_array_equal(numbers(ints, ints), ints * ints + 1.0)
     with pytest.raises(ValueError, match="broadcast"):
         numbers(np.ones((3, 2)), np.ones((2, 3)))
+
+
+@pytest.mark.slow
+def test_first_adjoint_is_the_contribution_itself_a_copy_or_zeros_plus_it():
+    from srcad.runtime.numba_semantics import assigned_adjoint, copied_adjoint
+
+    assigned, copied = _compiled(assigned_adjoint, 2), _compiled(copied_adjoint, 2)
+    v, e = np.ones((3, 2)), RNG.standard_normal((3, 2))
+    assert assigned(v, e) is e  # a new array the code made: taken as it is
+    held = copied(v, e)
+    assert held is not e and np.shares_memory(held, e) is False
+    np.testing.assert_array_equal(held, e)
+    row = RNG.standard_normal(2)[None, :]  # broadcast to v's shape: the zeros plus it
+    np.testing.assert_array_equal(assigned(v, row), np.zeros((3, 2)) + row)
+    np.testing.assert_array_equal(copied(v, e.T.T[:, ::-1]), e[:, ::-1])  # a view: copied
+    np.testing.assert_array_equal(assigned(v, 2.5), np.full((3, 2), 2.5))  # a number
