@@ -163,6 +163,18 @@ def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves, product=F
             head += contraction_lines(
                 rank, ["0" if a in reduced else "1" for a in range(rank)],
                 _tuple(["1" if a in reduced else f"full[{a}]" for a in range(rank)]))
+    whole = any(line.strip().startswith("acc = ") for line in head)  # to one number
+    if kind in ("sum", "mean") and whole and "simd_" in body:
+        # each row's values into a buffer first (a loop LLVM vectorizes: the exp or log is
+        # most of the work), then added in order (the same order as one loop: a sum in order
+        # is not vectorized)
+        last = f"i{rank - 1}"
+        lines += head + [f"    row = np.empty(full[{rank - 1}])"] + loops(rank - 1, "full") + [
+            f"{pad(rank)}for {last} in range(full[{rank - 1}]):",
+            f"{pad(rank + 1)}row[{last}] = {body}",
+            f"{pad(rank)}for {last} in range(full[{rank - 1}]):",
+            f"{pad(rank + 1)}acc += row[{last}]", f"    return {result}"]
+        return lines
     lines += head + loops(rank, "full") + [f"{inner}v = {body}", step,
                                            f"    return {result}"]
     return lines
