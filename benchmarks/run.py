@@ -22,6 +22,9 @@ Method (benchmark honestly):
 - the first call is timed separately (it includes transformation / jit compilation);
 - then warm-up calls, then `repeats` samples of `number` calls each; we report the median (and
   the minimum) per call. `number` is calibrated so a sample lasts at least `min_sample` seconds;
+- JAX computes on one thread, as GradBench's comparison pins it (gradbench/jax_one_thread.py:
+  XLA_FLAGS and its CPU client created while the process may run on one CPU), as srcad's code
+  and OpenBLAS do;
 - timed closures bind everything they use as locals (no global or module-attribute lookups);
 - the garbage collector stays enabled (as for a user) but is run before each contender;
 - a contender that is not installed or not implemented yet is reported as skipped, never
@@ -51,6 +54,9 @@ from problem_transform import section_transform
 from problem_vector import section_vector
 from problem_vmap import section_vmap
 from report import chart, machine_info, markdown, print_summary
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "gradbench"))
+from jax_one_thread import pin_jax_to_one_cpu  # noqa: E402
 
 ROOT = harness.ROOT
 
@@ -88,6 +94,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.pin is not None:  # before jax/numba start their threads
         os.sched_setaffinity(0, {args.pin})
+    jax_threads = pin_jax_to_one_cpu()  # before any contender imports JAX
     cfg = QUICK if args.quick else FULL
     sections = {s.strip() for s in (args.only or args.sections).split(",")}
     unknown = sections - {key for p in PROBLEMS for key in p[:2]}
@@ -96,6 +103,7 @@ def main(argv=None):
     partial = any(not ({number, name} & sections) for number, name, _ in PROBLEMS)
     sizes = [(500, 4), (500, 40)] + ([] if args.no_large else [(100_000, 4)])
     info = machine_info(args.pin)
+    info["JAX"] = jax_threads
     for key, value in info.items():
         print(f"{key:>22}: {value}")
     start = perf_counter()

@@ -76,8 +76,10 @@ from srcad.transform.normalize.views import resolve_views
 from srcad.transform.normalize.written_results import copy_written_results
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_exp_sums import split_exp_sums
+from srcad.transform.numba_first_adjoints import assign_first_adjoints
 from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.numba_indices import unsigned_indices
+from srcad.transform.numba_maps import fuse_array_maps
 from srcad.transform.optimize import (
     assign_after_element_reset,
     fuse_lane_loops,
@@ -259,6 +261,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     clock.mark("analyses")
     tapes: tuple = ()
     scratch = 0
+    bars: dict = {}  # reverse mode: v -> v_bar
     if request.backend not in ("python", "numba"):
         raise SrcadError(f"unknown backend {request.backend!r}", construct="backend",
                          hint="use 'python' or 'numba'")
@@ -271,7 +274,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         # memory=0: code run where nothing falls back (forward over reverse, numba kernels)
         transform.shapes_recorded = request.shapes_recorded or request.memory == 0
         code = transform.build()
-        tree, taped = code.tree, code.taped
+        tree, taped, bars = code.tree, code.taped, transform.bar
         if request.backend == "python":
             arrays, ints = row_view_types(types, transform.bar)
             rows = hoist_row_views(tree, arrays, ints, norm.namer)
@@ -311,6 +314,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
             _located, parsed))
         scalar_small_arrays(tree, norm.namer, _number_names(types))
         fused = fuse_array_chains(tree, norm.namer)  # {name: FusedLoop}, for the compiler
+        fuse_array_maps(tree, norm.namer, row_view_types(types, bars)[0], fused)
+        assign_first_adjoints(tree, bars)
         tree = split_exp_sums(tree, norm.namer)  # long sums of exponentials: a vector exp
     clock.mark("transform")
     source = to_source(tree)

@@ -12,6 +12,7 @@ numba): the same names and meanings as the python backend's runtime, compiled.
   (srcad/runtime/numba_runtime.py, within 3 ulp) that LLVM vectorizes, where numba's np.tanh calls
   the C library once per element; of anything else, numba's np.tanh.
 * `array_exp(x)`: `np.exp(x)` likewise, a loop of `simd_exp` (within 1 ulp).
+* `array_log(x)`: `np.log(x)` likewise, a loop of `simd_log` (within 1 ulp).
 * `array_stack(parts)`: `np.stack(parts, axis=0)` of a tuple; of numbers (the tangent of
   `np.array([a * a, b, 2.0])`), the vector of them, which numba's np.stack (arrays only) does
   not build.
@@ -44,7 +45,7 @@ from numba.extending import overload
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
 from srcad.runtime import array_runtime as _python
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
-from srcad.runtime.numba_runtime import simd_exp, simd_tanh
+from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
 from srcad.runtime.numba_statistics import statistic_function
 from srcad.runtime.numba_sum_to import sum_to
 
@@ -196,6 +197,13 @@ def array_exp(x):
 
 
 overload(array_exp)(_elementwise(simd_exp, np.exp))
+
+
+def array_log(x):
+    return np.log(x)
+
+
+overload(array_log)(_elementwise(simd_log, np.log))
 
 
 def array_stack(parts):

@@ -8,7 +8,8 @@ NumPy's elementwise functions of arrays and numbers, broadcast as NumPy does) an
 `reduction` of it without the temporary array NumPy makes for each operation:
 `("sum", axes, keepdims)` (also "mean", "max", "min") is
 `np.sum(expression, axis=axes, keepdims=keepdims)`; `("unbroadcast",)` is
-`unbroadcast(expression, shape)`, `shape` an extra last argument.
+`unbroadcast(expression, shape)`, `shape` an extra last argument; `("map",)` is the
+expression itself, a new array of the broadcast shape written in one loop nest.
 
 It is a plain Python function (the reference, run by the interpreter) with a numba `overload`
 that makes the loop nest's source for the argument types: each operand read through
@@ -16,8 +17,9 @@ that makes the loop nest's source for the argument types: each operand read thro
 broadcast against a matrix costs no copy), the expression computed per element: an operation
 with an array operand as NumPy's ufunc computes it (`np.divide`: a division by zero is an
 infinity), one of numbers alone as numba computes it in the unfused code (`1.0 / 0.0` raises
-ZeroDivisionError there and here); `np.exp` and `np.tanh` as srcad's vectorizable `simd_exp`
-and `simd_tanh` (within 1 and 3 ulp, as `array_exp` and `array_tanh` outside a chain). A sum
+ZeroDivisionError there and here); `np.exp`, `np.log` and `np.tanh` as srcad's vectorizable
+`simd_exp`, `simd_log` and `simd_tanh` (within 1, 1 and 3 ulp, as `array_exp`, `array_log` and
+`array_tanh` outside a chain). A sum
 of the product of two arrays that is a matrix product runs as BLAS products first
 (srcad/runtime/numba_contraction.py). Where the leaves are not float64 arrays and numbers, or no
 leaf is an array, the overload is the unfused expression as numba compiles it today.
@@ -36,10 +38,10 @@ from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
 from srcad.runtime.numba_arrays import _START, _STEP, reducer, unbroadcast
 from srcad.runtime.numba_broadcast import VIEW, shape_lines
 from srcad.runtime.numba_contraction import contract_function, contraction_lines
-from srcad.runtime.numba_runtime import simd_exp, simd_tanh
+from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
 from srcad.runtime.numba_sum_to import compiled, loops, pad, sum_to_prologue, target_index
 
-KINDS = frozenset(_START) | {"unbroadcast"}
+KINDS = frozenset(_START) | {"unbroadcast", "map"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -71,7 +73,7 @@ def fused_kernel(expression: str, reduction: tuple, arity: int):
 
 
 def _python_reduction(reduction):
-    if reduction[0] == "unbroadcast":
+    if reduction[0] in ("unbroadcast", "map"):
         return None
     kind, axes, keepdims = reduction
     return lambda x: getattr(np, kind)(x, axis=axes, keepdims=keepdims)
@@ -80,6 +82,8 @@ def _python_reduction(reduction):
 def _unfused_lines(expression, reduction, signature):
     if reduction[0] == "unbroadcast":
         return [f"def impl({signature}):", f"    return unbroadcast({expression}, shape)"]
+    if reduction[0] == "map":
+        return [f"def impl({signature}):", f"    return {expression}"]
     return [f"def impl({signature}):", f"    return reduce({expression})"]
 
 
@@ -97,13 +101,19 @@ def _kernel(expression, reduction, arity, signature, unfused, args):
         rank = max(leaves[k].ndim for k in arrays)
         tree = ast.parse(expression, mode="eval").body
         body = _Element(set(arrays), rank).visit(tree)
-        if body is not None:
+        if body is not None and reduction[0] == "map":
+            row = _Element(set(arrays), rank, "r{k}[j]").visit(tree)
+            lines = _map_nest(signature, arrays, rank, row, leaves)
+        elif body is not None:
             lines = _loop_nest(signature, arrays, rank, body, reduction, args[arity:], leaves,
                                _is_product(tree, arrays))
-    namespace = {"broadcast_view": VIEW, "simd_exp": simd_exp, "simd_tanh": simd_tanh}
+    namespace = {"broadcast_view": VIEW, "simd_exp": simd_exp, "simd_log": simd_log,
+                 "simd_tanh": simd_tanh}
     if lines is None:
         kind = reduction[0]
-        if kind == "unbroadcast":
+        if kind == "map":
+            namespace = {}
+        elif kind == "unbroadcast":
             namespace = {"unbroadcast": unbroadcast}
         elif reduction[1:] == (None, False):  # np.sum(e): numba's own, as today's code
             namespace = {"reduce": getattr(np, kind)}
@@ -158,8 +168,66 @@ def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves, product=F
             head += contraction_lines(
                 rank, ["0" if a in reduced else "1" for a in range(rank)],
                 _tuple(["1" if a in reduced else f"full[{a}]" for a in range(rank)]))
+    whole = any(line.strip().startswith("acc = ") for line in head)  # to one number
+    if kind in ("sum", "mean") and whole and "simd_" in body:
+        # each row's values into a buffer first (a loop LLVM vectorizes: the exp or log is
+        # most of the work), then added in order (the same order as one loop: a sum in order
+        # is not vectorized)
+        last = f"i{rank - 1}"
+        lines += head + [f"    row = np.empty(full[{rank - 1}])"] + loops(rank - 1, "full") + [
+            f"{pad(rank)}for {last} in range(full[{rank - 1}]):",
+            f"{pad(rank + 1)}row[{last}] = {body}",
+            f"{pad(rank)}for {last} in range(full[{rank - 1}]):",
+            f"{pad(rank + 1)}acc += row[{last}]", f"    return {result}"]
+        return lines
     lines += head + loops(rank, "full") + [f"{inner}v = {body}", step,
                                            f"    return {result}"]
+    return lines
+
+
+def _map_nest(signature, arrays, rank, row, leaves):
+    """The map's loop nest: loops over all axes but the last; in each, one row of every
+    operand as a contiguous 1-D array (a C operand's own row, else its row copied or its
+    broadcast element repeated into a buffer of the row's length), then the last axis as one
+    loop over contiguous rows, which LLVM vectorizes (reading every operand through
+    run-time strides, with 0 for a broadcast axis, it did not)."""
+    lines = [f"def impl({signature}):"]
+    if len(arrays) > 1:
+        lines += shape_lines([f"a{k}.shape" for k in arrays], [leaves[k].ndim for k in arrays],
+                             "full")
+    else:
+        lines.append(f"    full = a{arrays[0]}.shape")
+    lines += ["    out = np.empty(full)", f"    n = full[{rank - 1}]"]
+    per_row = []
+    for k in arrays:
+        own = leaves[k].ndim
+        lines += [f"    m{k}_{a} = 0 if a{k}.shape[{a}] == 1 else 1" for a in range(own - 1)]
+        own_row = leaves[k].layout == "C" and leaves[k].mutable  # its own row is contiguous
+        lines += [f"    w{k} = a{k}.shape[{own - 1}] == n",  # else its last axis is broadcast
+                  f"    buf{k} = np.empty(0 if w{k} else n)" if own_row else
+                  f"    buf{k} = np.empty(n)"]
+        outer = [f"i{a + rank - own} * m{k}_{a}" for a in range(own - 1)]
+        inner = pad(rank) if own > 1 else pad(1)  # a vector's row is the same in every row
+        element = f"a{k}[{', '.join(outer + ['0'])}]"
+        fill = [f"{inner}    e{k} = {element}", f"{inner}    for j in range(n):",
+                f"{inner}        buf{k}[j] = e{k}", f"{inner}    r{k} = buf{k}"]
+        if own_row:
+            view = f"a{k}[{', '.join(outer + [':'])}]" if outer else f"a{k}"
+            made = [f"{inner}if w{k}:", f"{inner}    r{k} = {view}", f"{inner}else:", *fill]
+        else:
+            read = f"a{k}[{', '.join(outer + ['j'])}]"
+            made = [f"{inner}if w{k}:", f"{inner}    for j in range(n):",
+                    f"{inner}        buf{k}[j] = {read}", f"{inner}    r{k} = buf{k}",
+                    f"{inner}else:", *fill]
+        if own > 1:
+            per_row += made
+        else:
+            lines += made
+    inner = pad(rank)
+    lines += loops(rank - 1, "full") + per_row
+    target = f"out[{', '.join(f'i{a}' for a in range(rank - 1))}, :]" if rank > 1 else "out"
+    lines += [f"{inner}o = {target}", f"{inner}for j in range(n):",
+              f"{inner}    o[j] = {row}", "    return out"]
     return lines
 
 
@@ -205,8 +273,10 @@ class _Element(ast.NodeVisitor):
     with an array operand as NumPy's ufunc of numbers (`np.divide(x, 0.0)` is inf), one of
     numbers alone as numba computes it in today's code (`1.0 / 0.0` raises)."""
 
-    def __init__(self, arrays, rank):
+    def __init__(self, arrays, rank, read=None):
         self.arrays, self.rank = arrays, rank
+        # how array leaf k's element is read: at the full index of its broadcast view
+        self.read = read or "b{k}[" + ", ".join(f"i{a}" for a in range(rank)) + "]"
 
     def visit(self, node):
         element = super().visit(node)
@@ -219,7 +289,7 @@ class _Element(ast.NodeVisitor):
     def visit_Name(self, node):
         k = int(node.id[1:])
         if k in self.arrays:
-            return f"b{k}[{', '.join(f'i{a}' for a in range(self.rank))}]", True
+            return self.read.format(k=k), True
         return node.id, False
 
     def visit_Constant(self, node):
@@ -252,9 +322,9 @@ class _Element(ast.NodeVisitor):
         raise ValueError(f"not an elementwise expression: {ast.dump(node)}")
 
 
-# exp and tanh in plain arithmetic (srcad/runtime/numba_runtime.py, within 1 and 3 ulp), as
-# array_exp and array_tanh compute them outside a chain: the C library's, once per element,
-# take several times as long
-_SIMD = {"exp": "simd_exp", "tanh": "simd_tanh"}
+# exp, log and tanh in plain arithmetic (srcad/runtime/numba_runtime.py, within 1, 1 and 3
+# ulp), as array_exp, array_log and array_tanh compute them outside a chain: the C library's,
+# once per element, take several times as long
+_SIMD = {"exp": "simd_exp", "log": "simd_log", "tanh": "simd_tanh"}
 _UNARY = {ast.USub: "-", ast.UAdd: "+"}
 _BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}

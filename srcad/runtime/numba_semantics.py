@@ -15,6 +15,10 @@ modules, never by srcad itself):
   refused where the product leaves int64 (Python's ints have no bound, numba's wrap:
   22! came back as a wrapped int64).
 
+* `assigned_adjoint(v, e)`, `copied_adjoint(v, e)`: `np.zeros_like(v) + e`, an adjoint's
+  first contribution (srcad/transform/numba_first_adjoints.py): `e` itself (a new array the
+  code made) or a copy of it (an array other code holds) where it is a float64 array of v's
+  shape, so no zeros are written and added to; the zeros and the sum otherwise.
 * `scatter_add(a, index, v)`: `np.add.at(a, index, v)`, which numba lacks
   (srcad/runtime/numba_scatter.py).
 
@@ -48,6 +52,49 @@ def _unshared(t, v):
         exec("\n".join(lines), scope)
         return scope["impl"]
     return lambda t, v: v
+
+
+def assigned_adjoint(v, e):
+    out = np.zeros_like(v)
+    out += e
+    return out
+
+
+def copied_adjoint(v, e):
+    out = np.zeros_like(v)
+    out += e
+    return out
+
+
+def _first_adjoint(copy):
+    def typer(v, e):
+        if isinstance(v, types.Array) and isinstance(e, types.Array) and v.ndim == e.ndim \
+                and e.dtype == types.float64 and np.zeros(0, v.dtype.name).dtype == np.float64:
+            if not copy and e.layout == "C" and e.mutable:
+                def taken(v, e):
+                    if e.shape != v.shape:
+                        return _added(v, e)
+                    return e
+                return taken
+
+            def copied(v, e):  # a C copy: the type of the zeros' sum
+                if e.shape != v.shape:
+                    return _added(v, e)
+                return e.copy()
+            return copied
+        return lambda v, e: _added(v, e)
+    return typer
+
+
+@register_jitable
+def _added(v, e):
+    out = np.zeros_like(v)
+    out += e
+    return out
+
+
+overload(assigned_adjoint)(_first_adjoint(copy=False))
+overload(copied_adjoint)(_first_adjoint(copy=True))
 
 
 def _extent_lines(a, rank):

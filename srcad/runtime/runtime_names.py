@@ -53,13 +53,13 @@ NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", 
 # products `array_matmul`, rank-one adjoints `outer_add`)
 NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "cholesky_tangent",
                                "cholesky_adjoint", "reshaped", "array_tanh",
-                               "array_heaviside", "array_exp", "array_stack", "array_copy",
-                               "LoopShapeError"})
+                               "array_heaviside", "array_exp", "array_log", "array_stack",
+                               "array_copy", "LoopShapeError"})
 # srcad/runtime/numba_semantics.py: NumPy's and Python's arithmetic where numba's differs
 # (srcad/transform/numba_compat.py spells overlapping updates `unshared`, powers `int_power`,
 # products kept across statements `int_product`, `int_factor`)
 NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power", "int_product", "int_factor",
-                                   "scatter_add"})
+                                   "scatter_add", "assigned_adjoint", "copied_adjoint"})
 # srcad/runtime/numba_movement.py and numba_selection.py: NumPy's movement family and the
 # adjoints of srcad/runtime/movement_runtime.py, compiled (srcad/transform/numba_movement.py
 # spells `np.roll(...)` `moved_roll(...)`)

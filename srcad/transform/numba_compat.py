@@ -15,7 +15,7 @@
   srcad's vectorizable tanh (numba's calls the C library's once per element, a third of a
   recurrent network's reverse sweep); of a number, numba's own. `np.exp(x)`: `array_exp(x)`
   likewise, with srcad's vectorizable exp (numba's calls the C library's per element, three
-  times as long over an array).
+  times as long over an array), and `np.log(x)`: `array_log(x)` with its vectorizable log.
 * `np.broadcast_shapes(...)`, `np.broadcast_to(x, s)`: `broadcast_shape(...)`,
   `broadcast_view(x, s)` (srcad/runtime/numba_broadcast.py): the same shape and read-only
   view, as straight-line code made for the ranks, where numba's own took seconds to compile
@@ -260,7 +260,7 @@ class _Products(gast.NodeTransformer):
         if module and f.attr in _BROADCASTS and not _starred(node.args) and (
                 f.attr == "broadcast_shapes" or len(node.args) == 2):
             return gast.copy_location(S.call(_BROADCASTS[f.attr], *node.args), node)
-        if module and f.attr in ("tanh", "exp") and len(node.args) == 1:
+        if module and f.attr in ("tanh", "exp", "log") and len(node.args) == 1:
             return gast.copy_location(S.call(f"array_{f.attr}", *node.args), node)
         if module and f.attr in ("dot", "matmul") and len(node.args) == 2:
             return gast.copy_location(S.call("array_matmul", *node.args), node)

@@ -9,8 +9,8 @@ operation.
 The reductions fused: `np.sum`, `np.mean`, `np.max`, `np.min` of a whole array, the
 `reduce_<kind>_<axes>[_keep]` calls of an axis (srcad/transform/numba_compat.py), and
 `unbroadcast(e, shape)` (the adjoint of broadcasting). The chain: `+ - * / **`, unary minus
-and NumPy's elementwise functions in `ELEMENTWISE` (and `array_tanh`, `array_exp`), at least
-one of them;
+and NumPy's elementwise functions in `ELEMENTWISE` (and `array_tanh`, `array_exp`,
+`array_log`), at least one of them;
 any other subexpression (a name, a view `x[:, None]`, `np.broadcast_to(...)`, a matrix
 product, a constant that is not a number) is a leaf, computed once before the call and passed
 in, so the leaves are evaluated as before, in the same order. Each fused call's statement is
@@ -35,7 +35,7 @@ _WHOLE = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "amax": "max
           "amin": "min"}
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 # numba_compat.py's spellings of np.tanh and np.exp of arrays
-_ARRAY_SPELLINGS = {"array_tanh": "tanh", "array_exp": "exp"}
+_ARRAY_SPELLINGS = {"array_tanh": "tanh", "array_exp": "exp", "array_log": "log"}
 _SIMPLE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return)
 
 
@@ -96,11 +96,22 @@ class _Reductions(gast.NodeTransformer):
             return node
         chain = _Chain()
         expression = chain.template(operand)
-        name = self.namer.fresh("fused_" + "_".join(
-            str(p).replace("-", "m") for p in _spelled(reduction)))
-        self.fused[name] = FusedLoop(expression, reduction, len(chain.leaves))
+        name = kernel_name(self.fused, FusedLoop(expression, reduction, len(chain.leaves)),
+                           self.namer, "fused_" + "_".join(
+                               str(p).replace("-", "m") for p in _spelled(reduction)))
         self.replaced.append(original)
         return gast.copy_location(S.call(name, *chain.leaves, *rest), node)
+
+
+def kernel_name(fused: dict, loop: FusedLoop, namer, prefix: str) -> str:
+    """The name bound to `loop` in `fused`, or a fresh one bound to it now: one kernel per
+    distinct loop in a module (numba compiles each kernel apart)."""
+    for name, made in fused.items():
+        if made == loop:
+            return name
+    name = namer.fresh(prefix)
+    fused[name] = loop
+    return name
 
 
 def _spelled(reduction):

@@ -52,6 +52,11 @@ def mean_of_rows_and_columns(A, r, c, a):
     return np.sum(q * r) + np.min(c[:, None] * A - a, axis=1).sum() + np.sum(-(A / c[:, None]))
 
 
+def tanh_layer_loss(W, b, X, c):
+    hidden = np.tanh(X @ W + b)
+    return np.sum(hidden * hidden * c[:, None]) + np.sum(np.exp(-hidden) * (1.0 - hidden))
+
+
 def _gmm_args():
     p = gmm.Problem(gmm.generate(3, 4, 6))
     return tuple(dup(a.copy()) for a in p.independent) + p.vectorized_constants()
@@ -73,6 +78,8 @@ PROGRAMS = [
     # (srcad/runtime/numba_contraction.py)
     (broadcast_product_sum, lambda: (dup(RNG.standard_normal((3, 12, 12))),
                                      dup(RNG.standard_normal((40, 3, 12))))),
+    (tanh_layer_loss, lambda: (dup(RNG.standard_normal((4, 3))), dup(RNG.standard_normal(3)),
+                               RNG.standard_normal((6, 4)), dup(RNG.standard_normal(6)))),
 ]
 
 
@@ -95,6 +102,27 @@ def test_generated_numba_code_reduces_no_elementwise_temporary(f, args):
     assert reverse.count("# one loop nest: ") >= 1
     python = srcad.source(f, srcad.Reverse, *args())
     assert "fused_" not in python  # the python backend stays vectorized NumPy
+
+
+def scalar_chains(x, a):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += np.exp(a * x[i] - 1.0) * (a + x[i] * x[i])
+    return s * (a * a + 1.0)
+
+
+def test_elementwise_chains_of_arrays_are_one_loop_each_and_chains_of_numbers_stay():
+    values = PROGRAMS[-1][1]()
+    reverse = srcad.source(tanh_layer_loss, srcad.Reverse, *values, backend="numba")
+    maps = [line.strip() for line in reverse.splitlines() if line.strip().startswith(
+        "# one loop: ")]
+    # the layer np.tanh(X @ W + b), and the adjoint of tanh: hidden_bar * (1 - tanh * tanh)
+    assert any("array_tanh(array_matmul(X, W) + b)" in line for line in maps), reverse
+    assert any("(1.0 - tanh * tanh)" in line for line in maps), reverse
+    assert "fused_map" not in srcad.source(tanh_layer_loss, srcad.Reverse, *values)  # python
+    scalar = srcad.source(scalar_chains, srcad.Reverse, dup(np.ones(3)), srcad.Active(0.5),
+                          backend="numba")
+    assert "fused_map" not in scalar  # numbers: no kernel per scalar expression
 
 
 @pytest.mark.slow
@@ -150,3 +178,11 @@ def test_batched_lanes_of_reverse_code_with_fused_calls_compile():
     for one, many in zip(single, batch):
         for seed, got in zip((1.0, -2.5), many.shadows):
             np.testing.assert_allclose(got, seed * one.shadow, rtol=1e-12, atol=1e-14)
+
+
+def test_reverse_numba_code_assigns_first_adjoint_contributions_instead_of_adding_to_zeros():
+    values = PROGRAMS[1][1]()  # logistic_mean: z_bar's one contribution is a fused loop
+    reverse = srcad.source(logistic_mean, srcad.Reverse, *values, backend="numba")
+    assert "np.zeros_like(z)" not in reverse and "z_bar = assigned_adjoint(z, fused_" in reverse
+    python = srcad.source(logistic_mean, srcad.Reverse, *values)
+    assert "assigned_adjoint" not in python and "np.zeros_like(z)" in python

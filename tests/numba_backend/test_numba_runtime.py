@@ -94,3 +94,32 @@ def test_simd_tanh_at_the_edges():
             assert math.isnan(y)
         else:
             assert y == math.tanh(x) and math.copysign(1.0, y) == math.copysign(1.0, x), x
+
+
+def test_simd_log_is_within_one_ulp_of_log_and_keeps_its_special_values():
+    from srcad.runtime.numba_runtime import simd_log
+
+    @numba.njit
+    def log_all(xs, out):
+        for i in range(xs.shape[0]):
+            out[i] = simd_log(xs[i])
+
+    rng = np.random.default_rng(1)
+    xs = np.concatenate([
+        rng.uniform(0.0, 10.0, 100_000), rng.uniform(0.5, 2.0, 100_000),  # near 1: cancels
+        1.0 + rng.uniform(-1e-6, 1e-6, 10_000), np.exp(rng.uniform(-700.0, 709.0, 100_000)),
+        rng.uniform(5e-324, 2.2e-308, 10_000),  # subnormals
+        np.linspace(0.70, 0.72, 10_001), np.linspace(1.40, 1.43, 10_001),  # sqrt(2)/2, sqrt(2)
+        np.array([5e-324, 1e-320, 2.2250738585072014e-308, 1.7976931348623157e308, 1.0, 2.0,
+                  0.5, np.e])])
+    out = np.empty_like(xs)
+    log_all(xs, out)
+    want = np.array([math.log(x) for x in xs])
+    exact = want == 0.0  # log(1) = 0 exactly
+    assert np.all(out[exact] == 0.0)
+    assert _ulps(out[~exact], want[~exact]).max() <= 1.0
+    special = np.array([0.0, -0.0, -1.0, -5e-324, -np.inf, np.inf, np.nan])
+    got = np.empty_like(special)
+    log_all(special, got)
+    assert got[0] == -np.inf and got[1] == -np.inf and got[5] == np.inf
+    assert np.isnan(got[2]) and np.isnan(got[3]) and np.isnan(got[4]) and np.isnan(got[6])

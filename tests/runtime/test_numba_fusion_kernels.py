@@ -137,3 +137,56 @@ def test_calls_of_the_same_fused_loop_share_one_compiled_implementation():
     assert typed == 1
     np.testing.assert_allclose(result, np.sum(x * x - 0.3125) + np.sum(y * y - 0.3125),
                                rtol=1e-14)
+
+
+MAPS = [  # (expression, leaves): the map kernel against NumPy's expression
+    ("np.tanh((a0 + a1))", lambda: (RNG.standard_normal((5, 4)), RNG.standard_normal(4))),
+    ("np.exp((a0 - a1))", lambda: (RNG.standard_normal((5, 4)), RNG.standard_normal((5, 1)))),
+    ("(a0 * (1.0 - (a1 * a1)))", lambda: (RNG.standard_normal((5, 4)).T,  # a transposed view
+                                          RNG.standard_normal((4, 5))[:, ::-1])),
+    ("((a0 * a1) + a2)", lambda: (RNG.standard_normal((1, 3, 4)), RNG.standard_normal((2, 1, 4)),
+                                  RNG.standard_normal((3, 1)))),
+    ("np.log((a0 / a1))", lambda: (RNG.random(7), 2.0)),
+    ("(a0 / (a1 - 1.0))", lambda: (np.array([[1.0, -1.0, np.nan]]), np.array([[1.0], [2.0]]))),
+    ("(a0 * (a1 + 2.0))", lambda: (np.zeros((0, 3)), np.ones(3))),
+    ("(a0 * np.sqrt(a1))", lambda: (RNG.standard_normal((3, 4))[::2, ::2],  # strided, rank 2
+                                    RNG.random((2, 1)))),
+]
+
+
+@pytest.mark.slow  # one numba compilation per case
+@pytest.mark.parametrize("expression, leaves", MAPS)
+def test_fused_map_equals_numpy_for_rows_columns_views_and_special_values(expression, leaves):
+    args = leaves()
+    kernel = fused_kernel(expression, ("map",), len(args))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = eval(expression, {"np": np}, {f"a{k}": a for k, a in enumerate(args)})
+    got = _compiled(kernel, len(args))(*args)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=4e-15, atol=0.0)  # simd_tanh: 3 ulp
+
+
+@pytest.mark.slow
+def test_fused_map_of_numbers_or_ints_is_the_unfused_expression():
+    numbers = _compiled(fused_kernel("((a0 * a1) + 1.0)", ("map",), 2), 2)
+    assert numbers(2.0, 3.0) == 7.0
+    ints = np.arange(6).reshape(3, 2)
+    np.testing.assert_array_equal(numbers(ints, ints), ints * ints + 1.0)
+    with pytest.raises(ValueError, match="broadcast"):
+        numbers(np.ones((3, 2)), np.ones((2, 3)))
+
+
+@pytest.mark.slow
+def test_first_adjoint_is_the_contribution_itself_a_copy_or_zeros_plus_it():
+    from srcad.runtime.numba_semantics import assigned_adjoint, copied_adjoint
+
+    assigned, copied = _compiled(assigned_adjoint, 2), _compiled(copied_adjoint, 2)
+    v, e = np.ones((3, 2)), RNG.standard_normal((3, 2))
+    assert assigned(v, e) is e  # a new array the code made: taken as it is
+    held = copied(v, e)
+    assert held is not e and np.shares_memory(held, e) is False
+    np.testing.assert_array_equal(held, e)
+    row = RNG.standard_normal(2)[None, :]  # broadcast to v's shape: the zeros plus it
+    np.testing.assert_array_equal(assigned(v, row), np.zeros((3, 2)) + row)
+    np.testing.assert_array_equal(copied(v, e.T.T[:, ::-1]), e[:, ::-1])  # a view: copied
+    np.testing.assert_array_equal(assigned(v, 2.5), np.full((3, 2), 2.5))  # a number
