@@ -26,7 +26,6 @@ from srcad.analysis.rule_backends import refuse_rule_backends
 from srcad.analysis.type_refusals import refuse_zero_dim_arrays
 from srcad.analysis.typed_code import inferred_types, set_aside_untyped
 from srcad.analysis.types import Array, is_float_like, refuse_active_opaque_calls
-from srcad.analysis.value_types import BOOL, FLOAT, INT
 from srcad.analysis.writes import written_arguments
 from srcad.build.checkpoint_fallback import over_budget_fallback
 from srcad.build.codegen import to_source
@@ -74,12 +73,7 @@ from srcad.transform.normalize.text_arguments import inline_text_arguments
 from srcad.transform.normalize.unshared_copies import copy_unshared_aliases
 from srcad.transform.normalize.views import resolve_views
 from srcad.transform.normalize.written_results import copy_written_results
-from srcad.transform.numba_compat import numba_friendly
-from srcad.transform.numba_exp_sums import split_exp_sums
-from srcad.transform.numba_first_adjoints import assign_first_adjoints
-from srcad.transform.numba_fusion import fuse_array_chains
-from srcad.transform.numba_indices import unsigned_indices
-from srcad.transform.numba_maps import fuse_array_maps
+from srcad.transform.numba_stage import compiled_tree, numba_rewrites
 from srcad.transform.optimize import (
     assign_after_element_reset,
     fuse_lane_loops,
@@ -88,7 +82,6 @@ from srcad.transform.optimize import (
 from srcad.transform.parallel_loops import lift_parallel_loops
 from srcad.transform.reverse.transform import ReverseTransform
 from srcad.transform.row_views import hoist_row_views, row_view_types
-from srcad.transform.small_arrays import scalar_small_arrays
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
 
 # What generated code of array programs calls besides NumPy (the names are reserved).
@@ -310,19 +303,14 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         if request.backend == "python" and request.mode == "forward" and request.lift_loops:
             lift_parallel_loops(fn, norm.namer)
     if request.backend == "numba":
-        tree = numba_friendly(nested.rename(tree), norm.namer, functools.partial(
-            _located, parsed))
-        scalar_small_arrays(tree, norm.namer, _number_names(types))
-        fused = fuse_array_chains(tree, norm.namer)  # {name: FusedLoop}, for the compiler
-        fuse_array_maps(tree, norm.namer, row_view_types(types, bars)[0], fused)
-        assign_first_adjoints(tree, bars)
-        tree = split_exp_sums(tree, norm.namer)  # long sums of exponentials: a vector exp
+        tree, fused = numba_rewrites(nested.rename(tree), norm.namer, types, bars,
+                                     functools.partial(_located, parsed))
     clock.mark("transform")
     source = to_source(tree)
     compiled_source = source
     if request.backend == "numba":  # loop counters index without wraparound: numba compiles
         # that, `source` (srcad.source, and what later stages rewrite) shows the plain subscripts
-        compiled_source = to_source(unsigned_indices(tree, types.env))
+        compiled_source = to_source(compiled_tree(tree, types))
     clock.mark("codegen")
     namespace = dict(parsed.namespace)
     namespace.update(parsed.arrays)  # number tuples read as arrays (constant_sequences.py)
@@ -388,11 +376,6 @@ def _located(parsed, node) -> str:
     line = parsed.line_of(node)
     text = parsed.in_user_words(f"`{S.unparse_expr(node)}`")
     return f"{parsed.filename}:{line or parsed.first_line}: {text}"
-
-
-def _number_names(types) -> set:
-    """The variables `types` holds numbers in (never an array)."""
-    return {name for name, t in types.env.items() if t in (FLOAT, INT, BOOL)}
 
 
 def _numba_arrays(request) -> bool:

@@ -1,0 +1,40 @@
+"""The numba backend's rewrites of a generated tree, in the order they run: what numba
+compiles differently from CPython (numba_compat), small arrays of a constant length as
+numbers, chains of elementwise operations and reductions fused into loops, an array
+adjoint's first contribution assigned rather than added to zeros, and long sums of
+exponentials split into a vectorizable exp loop and an in-order sum.
+
+The tree after `numba_rewrites` is what `srcad.source` shows; `compiled_tree` is what numba
+compiles: loop counters that are never negative index without Python's wraparound.
+"""
+
+from __future__ import annotations
+
+from srcad.analysis.value_types import BOOL, FLOAT, INT
+from srcad.transform.numba_compat import numba_friendly
+from srcad.transform.numba_exp_sums import split_exp_sums
+from srcad.transform.numba_first_adjoints import assign_first_adjoints
+from srcad.transform.numba_fusion import fuse_array_chains
+from srcad.transform.numba_indices import unsigned_indices
+from srcad.transform.numba_maps import fuse_array_maps
+from srcad.transform.row_views import row_view_types
+from srcad.transform.small_arrays import scalar_small_arrays
+
+
+def numba_rewrites(tree, namer, types, bars, located) -> tuple:
+    """(the tree rewritten for numba, {name: FusedLoop} of the fused loops it calls, which
+    the compiler defines); `located(node)` names where the user wrote a node (run-time
+    refusals), `bars` the reverse sweep's adjoints (empty in forward mode)."""
+    tree = numba_friendly(tree, namer, located)
+    numbers = {name for name, t in types.env.items() if t in (FLOAT, INT, BOOL)}
+    scalar_small_arrays(tree, namer, numbers)
+    fused = fuse_array_chains(tree, namer)
+    fuse_array_maps(tree, namer, row_view_types(types, bars)[0], fused)
+    assign_first_adjoints(tree, bars)
+    return split_exp_sums(tree, namer), fused
+
+
+def compiled_tree(tree, types):
+    """The tree numba compiles: `tree` with loop counters that are never negative indexing
+    as unsigned integers (no wraparound select, so LLVM vectorizes the loop)."""
+    return unsigned_indices(tree, types.env)
