@@ -67,6 +67,20 @@ def nodes(tree):
                         push(v)
 
 
+def statement_expressions(statement):
+    """The expression nodes of `statement` itself, not those of the statements nested in it.
+
+    >>> loop = parse_stmts("for i in range(n):\\n    y = i")[0]
+    >>> sorted(n.id for n in statement_expressions(loop) if isinstance(n, gast.Name))
+    ['i', 'n', 'range']
+    """
+    stack = [c for c in gast.iter_child_nodes(statement) if not isinstance(c, gast.stmt)]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in gast.iter_child_nodes(node) if not isinstance(c, gast.stmt))
+
+
 def walk(tree):
     """Every node of `tree` in `gast.walk`'s breadth-first order, at about half of its
     cost (no generator or list per node for its children): the first call walks trees

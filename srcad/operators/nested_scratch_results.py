@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import gast
 
+from srcad.frontend import syntax as S
+
 SUFFIX = "_scratch"
 
 
@@ -39,7 +41,7 @@ def scratch_results(tree, kernels) -> set:
     parents = {child: node for node in gast.walk(tree) for child in gast.iter_child_nodes(node)}
     statement_of = {}
     for statement in (n for n in gast.walk(tree) if isinstance(n, gast.stmt)):
-        for node in _own_nodes(statement):
+        for node in S.statement_expressions(statement):
             statement_of[node] = statement
     calls = [n for n in gast.walk(tree) if isinstance(n, gast.Call)
              and isinstance(n.func, gast.Name) and n.func.id in kernels]
@@ -66,15 +68,6 @@ def scratch_results(tree, kernels) -> set:
             renamed.add(call.func.id)
             call.func = gast.Name(call.func.id + SUFFIX, gast.Load(), None, None)
     return renamed
-
-
-def _own_nodes(statement):
-    """The expressions of `statement` itself, not of the statements nested in it."""
-    todo = [c for c in gast.iter_child_nodes(statement) if not isinstance(c, gast.stmt)]
-    while todo:
-        node = todo.pop()
-        yield node
-        todo.extend(c for c in gast.iter_child_nodes(node) if not isinstance(c, gast.stmt))
 
 
 def _name_uses(tree) -> dict:

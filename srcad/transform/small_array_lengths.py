@@ -23,6 +23,8 @@ import re
 
 import gast
 
+from srcad.frontend import syntax as S
+
 MAX_LENGTH = 4
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult)
 # nested kernels (srcad/operators/nested_numba.py and its merged forms): one array shaped like
@@ -251,7 +253,7 @@ class SmallArrays:
         for statement in (n for n in gast.walk(self.fn) if isinstance(n, gast.stmt)):
             if id(statement) in kernel_statements:
                 continue
-            for node in _own_nodes(statement):
+            for node in S.statement_expressions(statement):
                 if kernel_kind(node):  # a kernel call in an `if` test, a return, ...
                     refused |= {a.id for a in node.args if isinstance(a, gast.Name)}
         for node in gast.walk(self.fn):
@@ -299,12 +301,3 @@ def literal_value(node):
     if isinstance(node, gast.Constant) and type(node.value) in (int, float):
         return -node.value if negate else node.value
     return None
-
-
-def _own_nodes(statement):
-    """The expression nodes of `statement` outside the statements nested in it."""
-    stack = [c for c in gast.iter_child_nodes(statement) if not isinstance(c, gast.stmt)]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(c for c in gast.iter_child_nodes(node) if not isinstance(c, gast.stmt))
