@@ -26,9 +26,9 @@ Their reverse sweeps sum chains back to the shapes broadcasting stretched (`unbr
 the adjoint the fused kernels compute. The chains bound to `t<k>` and most adjoints of the
 chains are chains of arrays outside a reduction, which the numba backend computes as one
 loop each (srcad/transform/numba_maps.py; 15 of seeds 40-55), and the first contribution to
-an array adjoint is assigned there (srcad/transform/numba_first_adjoints.py; 9 of them). `generate(seed)` draws from
-`random.Random(f"fused chains {seed}")`, a stream of its own, so the other grammars' seeds
-keep their programs.
+an array adjoint is assigned there (srcad/transform/numba_first_adjoints.py; 9 of them).
+`generate(seed)` draws from `random.Random(f"fused chains {seed}")`, a stream of its own, so
+the other grammars' seeds keep their programs.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ Programs come from `random.Random(f"output jacobians {seed}")`.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import sys
@@ -26,7 +25,7 @@ import numpy as np
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after PYTHONPATH
 
-from prepared_calls import run_seeds  # noqa: E402  (fuzz/ is on the path)
+from prepared_calls import seeds_main  # noqa: E402  (fuzz/ is on the path)
 
 import srcad  # noqa: E402
 from srcad import Cache, Constant, Output  # noqa: E402
@@ -128,12 +127,7 @@ def check(seed: int, backend: str) -> list[tuple[str, str]]:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--backend", default="python", choices=["python", "numba"])
-    opts = parser.parse_args()
-    sys.exit(run_seeds("output jacobians", opts, lambda seed: check(seed, opts.backend)))
+    seeds_main("output jacobians", __doc__.splitlines()[0], check)
 
 
 if __name__ == "__main__":

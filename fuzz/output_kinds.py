@@ -15,7 +15,6 @@ the preparations of a float-valued f that ran f and those that did not. Programs
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import sys
@@ -25,7 +24,7 @@ import numpy as np
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after PYTHONPATH
 
-from prepared_calls import run_seeds  # noqa: E402  (fuzz/ is on the path)
+from prepared_calls import seeds_main  # noqa: E402  (fuzz/ is on the path)
 
 import srcad  # noqa: E402
 from srcad import Constant  # noqa: E402
@@ -130,12 +129,8 @@ def check(seed: int, backend: str) -> list[tuple[str, str]]:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--backend", default="python", choices=["python", "numba"])
-    opts = parser.parse_args()
-    sys.exit(run_seeds("output kinds", opts, lambda seed: check(seed, opts.backend)))
+    seeds_main("output kinds", __doc__.splitlines()[0], check)
+
 
 if __name__ == "__main__":
     main()

@@ -145,16 +145,29 @@ def rng_array(rng, size):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--backend", default="python", choices=["python", "numba"])
+    parser = seeds_parser(__doc__.splitlines()[0])
     parser.add_argument("--operators", default=",".join(OPERATORS),
                         help="the operators to prepare (comma separated)")
     opts = parser.parse_args()
     operators = tuple(opts.operators.split(","))
     sys.exit(run_seeds("prepared calls", opts, lambda seed: [check(seed, opts.backend,
                                                                    operators)]))
+
+
+def seeds_parser(description: str) -> argparse.ArgumentParser:
+    """The command line every seeded fuzzer of calls takes: --count, --seed, --backend."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--count", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--backend", default="python", choices=["python", "numba"])
+    return parser
+
+
+def seeds_main(title: str, description: str, check) -> None:
+    """Run `check(seed, backend)` (a list of (outcome, what)) for the seeds of the command
+    line and exit 1 if any was wrong or crashed."""
+    opts = seeds_parser(description).parse_args()
+    sys.exit(run_seeds(title, opts, lambda seed: check(seed, opts.backend)))
 
 
 def run_seeds(title: str, opts, results_of) -> int:
