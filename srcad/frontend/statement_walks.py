@@ -1,7 +1,9 @@
 """Walks over a function's statements and the name sets built on them: which variables a
 statement (with its nested blocks) binds or mutates. Asked for thousands of times per function
 on a first call, so they visit statements only, never expressions (an assignment never sits
-inside an expression). `srcad.frontend.syntax` re-exports them for every stage.
+inside an expression); `statement_expressions` is the converse walk, one statement's own
+expressions without its nested statements. `srcad.frontend.syntax` re-exports them for every
+stage.
 """
 
 from __future__ import annotations
@@ -59,6 +61,21 @@ def statements(stmt: Node):
             value = fields.get(block)
             if type(value) is list:
                 todo.extend(value)
+
+
+def statement_expressions(statement):
+    """The expression nodes of `statement` itself, not those of the statements nested in it.
+
+    >>> from srcad.frontend import syntax as S
+    >>> loop = S.parse_stmts("for i in range(n):\\n    y = i")[0]
+    >>> sorted(n.id for n in statement_expressions(loop) if isinstance(n, gast.Name))
+    ['i', 'n', 'range']
+    """
+    stack = [c for c in gast.iter_child_nodes(statement) if not isinstance(c, gast.stmt)]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in gast.iter_child_nodes(node) if not isinstance(c, gast.stmt))
 
 
 def statements_in_order(stmt: Node):

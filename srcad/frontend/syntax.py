@@ -17,6 +17,7 @@ import gast
 from srcad.frontend.ast_conversion import to_ast
 from srcad.frontend.statement_walks import (  # noqa: F401
     bound_names,
+    statement_expressions,
     statements,
     statements_in_order,
     stored_names,
@@ -65,20 +66,6 @@ def nodes(tree):
                 for v in value:
                     if isinstance(v, _AST):
                         push(v)
-
-
-def statement_expressions(statement):
-    """The expression nodes of `statement` itself, not those of the statements nested in it.
-
-    >>> loop = parse_stmts("for i in range(n):\\n    y = i")[0]
-    >>> sorted(n.id for n in statement_expressions(loop) if isinstance(n, gast.Name))
-    ['i', 'n', 'range']
-    """
-    stack = [c for c in gast.iter_child_nodes(statement) if not isinstance(c, gast.stmt)]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(c for c in gast.iter_child_nodes(node) if not isinstance(c, gast.stmt))
 
 
 def walk(tree):
