@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.numba_levels import ONE_THREAD, PORTS, PROBLEMS  # noqa: E402
+from benchmarks.numba_levels import BUILD_CALL, ONE_THREAD, PORTS, PROBLEMS  # noqa: E402
 
 _CHILD = """
 import collections, json, sys, threading, time
@@ -81,30 +81,7 @@ class Profile(event.Listener):
 profile = Profile()
 for kind in ("numba:run_pass", "numba:llvm_lock", "numba:compile"):
     event.register(kind, profile)
-if name in ports:
-    from srcad.gradbench.ports import common
-    port_name, form = ports[name]
-    port = common.by_name()[port_name]
-    implementation = port.find(port.derivative, "srcad-numba", form)
-    problem = port.parse(port.input(size))
-    cpu, wall = time.process_time(), time.perf_counter()
-    call = implementation.build(problem)
-elif name == "kalman":
-    from benchmarks.kalman_first_call import kalman_loglikelihood, simulated
-    args = (np.array([-3.0, -2.0]), simulated(), 0.1)
-    cpu, wall = time.process_time(), time.perf_counter()
-    gradient = srcad.grad(kalman_loglikelihood, backend="numba")
-    call = lambda: gradient(*args)
-else:
-    from benchmarks import array_kernels as ak
-    if name == "logistic":
-        f, args, argnums = ak.logistic_loss, ak.logistic_problem(2000, 50), 0
-    else:
-        f, args, argnums = ak.mlp_loss, ak.mlp_problem(500, 50, 32, 10), (0, 1, 2, 3)
-    cpu, wall = time.process_time(), time.perf_counter()
-    gradient = srcad.grad(f, argnums, backend="numba")
-    call = lambda: gradient(*args)
-result = call()
+""" + BUILD_CALL + """result = call()
 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
 runtime = [f for f in profile.functions if f[0].startswith("srcad.runtime")]
 generated = [f for f in profile.functions if not f[0].startswith(("srcad.", "numba."))]

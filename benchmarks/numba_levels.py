@@ -38,13 +38,11 @@ LEVELS = {"3": {"SRCAD_NUMBA_OPT": "3"},
           "3-novec": {"SRCAD_NUMBA_OPT": "3", "NUMBA_LOOP_VECTORIZE": "0"},
           "2": {"SRCAD_NUMBA_OPT": "2"}, "1": {"SRCAD_NUMBA_OPT": "1"}}
 
-_CHILD = """
-import json, sys, time
-sys.path.insert(0, sys.argv[1])
-import numpy as np, srcad
-name, size = sys.argv[2], sys.argv[3]
-ports = %r
-cpu, wall = time.process_time(), time.perf_counter()
+# The lines of a child process that build `call`, the first derivative of the problem `name`
+# at `size` on the numba backend (not yet called), with the clocks `cpu` and `wall` started
+# just before the derivative is built; they read `name`, `size` and `ports` (PORTS) and need
+# numpy as np, srcad and time imported. numba_compile_profile.py builds its problems with them.
+BUILD_CALL = """
 if name in ports:
     from srcad.gradbench.ports import common
     port_name, form = ports[name]
@@ -56,6 +54,7 @@ if name in ports:
 elif name == "kalman":
     from benchmarks.kalman_first_call import kalman_loglikelihood, simulated
     args = (np.array([-3.0, -2.0]), simulated(), 0.1)
+    cpu, wall = time.process_time(), time.perf_counter()
     gradient = srcad.grad(kalman_loglikelihood, backend="numba")
     call = lambda: gradient(*args)
 else:
@@ -70,7 +69,15 @@ else:
     cpu, wall = time.process_time(), time.perf_counter()
     gradient = srcad.grad(f, argnums, backend="numba")
     call = lambda: gradient(*args)
-call()
+"""
+
+_CHILD = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np, srcad
+name, size = sys.argv[2], sys.argv[3]
+ports = %r
+""" % (PORTS,) + BUILD_CALL + """call()
 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
 best, spent, calls = float("inf"), 0.0, 0
 while calls < 5 or spent < 1.0:
@@ -79,7 +86,7 @@ while calls < 5 or spent < 1.0:
     took = time.perf_counter() - start
     best, spent, calls = min(best, took), spent + took, calls + 1
 print(json.dumps({"cold": wall, "cold_cpu": cpu, "run": best}))
-""" % (PORTS,)
+"""
 
 
 def measure(problem: str, level: str, size: str) -> dict:
