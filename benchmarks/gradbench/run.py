@@ -151,9 +151,10 @@ def chosen(cells, function, tool):
     order the tool tries them (srcad's backends: their first form first)."""
     ours = [c for c in cells if c.implementation.function == function
             and c.implementation.tool == tool and c.status == "ok"]
-    if tool.startswith("srcad-"):
-        first = common.FIRST_FORM[tool.removeprefix("srcad-")]
-        ours.sort(key=lambda c: c.implementation.form != first)
+    if tool.startswith("srcad-") and ours:
+        first = common.first_form_first([c.implementation for c in ours],
+                                        tool.removeprefix("srcad-"))[0]
+        return next(c for c in ours if c.implementation is first)
     return ours[0] if ours else None
 
 

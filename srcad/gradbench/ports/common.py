@@ -34,8 +34,8 @@ FIRST_FORM = {"numba": "loops", "python": "vectorized"}
 
 
 def first_form_first(implementations, backend: str) -> list:
-    """`implementations` with those of `backend`'s first form (FIRST_FORM) ahead of the rest,
-    each group in the port's order.
+    """`implementations` with those of `backend`'s first form (FIRST_FORM; the loops for any
+    other tool) ahead of the rest, each group in the port's order.
 
     >>> loops = Implementation("f", "primal", "loops", None)
     >>> vectorized = Implementation("f", "primal", "vectorized", None)
@@ -44,7 +44,8 @@ def first_form_first(implementations, backend: str) -> list:
     >>> [i.form for i in first_form_first([loops, vectorized], "numba")]
     ['loops', 'vectorized']
     """
-    return sorted(implementations, key=lambda i: i.form != FIRST_FORM[backend])
+    first = FIRST_FORM.get(backend, "loops")
+    return sorted(implementations, key=lambda i: i.form != first)
 
 
 class Unavailable(Exception):
@@ -136,8 +137,7 @@ class Eval:
             found = [i for i in found if i.form == form]
         if not found:
             raise Unavailable(f"{self.name}.{function}: no {tool} implementation")
-        return first_form_first(found, tool.removeprefix("srcad-") if tool.startswith(
-            "srcad-") else "numba")[0]
+        return first_form_first(found, tool.removeprefix("srcad-"))[0]
 
     def error(self, function: str, result, expected) -> float:
         """Largest deviation from `expected`, relative to its largest entry (inf on a shape
