@@ -67,7 +67,7 @@ def test_solver_values_run_srcads_primal_code_without_the_api_per_inner_gradient
     Python API is not called once per inner step, as it is when CPython runs the function."""
     import srcad
     from srcad.api import function_transforms
-    from srcad.gradbench.ports.common import srcad_primal
+    from srcad.gradbench.ports.compiled_primals import srcad_primal
 
     p1, start = np.array([0.6, -0.3]), np.array([1.0, 1.0])
     r1 = srcad_primal(saddle.r1_cost, "python")

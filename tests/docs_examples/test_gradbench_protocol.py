@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import srcad.gradbench
+from srcad.gradbench.ports import compiled_primals
 from tests.helpers.gradbench_exchange import RUNS, common, evaluate, exchange, tool
 
 
@@ -161,7 +162,7 @@ def test_numba_compiled_compiles_the_helpers_a_primal_calls():
     problem = ba.parse({"n": 2, "m": 3, "p": 10, "x": [0.3, -0.4, 1.2], "w": 0.8,
                         "cam": [0.02, -0.01, 0.03, 0.1, -0.2, -5.0, 410.0, 1.5, 1.2, 0.01, -0.002],
                         "feat": [0.5, -0.25]})
-    compiled = common.numba_compiled(ba.objective)
+    compiled = compiled_primals.numba_compiled(ba.objective)
     np.testing.assert_allclose(compiled(*problem), ba.objective(*problem), rtol=1e-14)
     assert ba.ba_objective.__class__.__name__ == "function"  # the port module is unchanged
 

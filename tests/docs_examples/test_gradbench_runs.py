@@ -14,8 +14,9 @@ import pytest
 
 import srcad
 from srcad.gradbench import memory
+from srcad.gradbench.ports import compiled_primals
 from srcad.runtime import checkpointing
-from tests.helpers.gradbench_exchange import RUNS, common, evaluate, tool
+from tests.helpers.gradbench_exchange import RUNS, evaluate, tool
 
 GLIBC = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
 
@@ -79,7 +80,8 @@ def test_the_numba_primal_is_one_dispatcher_for_every_input():
 
     pytest.importorskip("numba")
     # compiled lazily: nothing is compiled here
-    assert common.numba_compiled(lse.lse_loops) is common.numba_compiled(lse.lse_loops)
+    compiled = compiled_primals.numba_compiled
+    assert compiled(lse.lse_loops) is compiled(lse.lse_loops)
 
 
 @pytest.mark.slow  # a numba compilation
@@ -143,7 +145,7 @@ def test_the_ht_complicated_primal_compiles_on_numba():
 
     problem = ht.EVAL.parse(ht.EVAL.generate(vertices=12, correspondences=8, complicated=True))
     theta, constants, complicated = problem
-    inputs, arguments = common.numba_compiled(ht.complicated_arguments)(theta, constants,
+    inputs, arguments = compiled_primals.numba_compiled(ht.complicated_arguments)(theta, constants,
                                                                         complicated)
     np.testing.assert_array_equal(inputs, np.r_[theta, complicated[0]])
     assert len(arguments) == len(constants) + 1

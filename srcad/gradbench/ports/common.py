@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 import srcad
+from srcad.gradbench.ports.compiled_primals import numba_compiled, run_once, srcad_primal
 
 # The kinds of implementation a port may offer. "srcad-python" and "srcad-numba" are srcad's
 # derivative on the python and numba backends; "jax" and "autograd" the same derivative by those
@@ -273,26 +274,6 @@ NESTED_GRADIENT_NOTES = (
 )
 
 
-def srcad_primal(function, backend: str) -> Callable[..., Any]:
-    """`function(*args)` computed by srcad's generated code on `backend`: its forward code with
-    every argument constant, which is the primal statements alone, each `srcad.grad` inside
-    (a nested gradient) the inner gradient's code in the same module (on numba: compiled into
-    one kernel, no Python between the levels). A function calling srcad.grad run by CPython
-    goes through srcad's Python API at every call of the inner gradient instead.
-
-    >>> def f(x):
-    ...     return x * x
-    >>> srcad_primal(f, "python")(3.0)
-    9.0
-    """
-    def call(*args):
-        constants = [srcad.Const(a) for a in args]
-        return srcad.autodiff(srcad.ForwardWithPrimal, function, *constants,
-                              backend=backend)[-1]
-
-    return call
-
-
 def primal_implementation(function_name: str, form: str, function, arguments) -> Implementation:
     """The plain-Python `function` itself, timed; `arguments(problem)` is its argument tuple.
     Its `numba_build` runs the same function on srcad's numba backend (`srcad_primal`: the
@@ -308,58 +289,11 @@ def primal_implementation(function_name: str, form: str, function, arguments) ->
     def numba_build(problem):
         primal = srcad_primal(function, "numba")
         try:
-            return build(problem, _run_once(primal, arguments(problem)))
+            return build(problem, run_once(primal, arguments(problem)))
         except srcad.SrcadError:
             return build(problem, numba_compiled(function))
 
     return Implementation(function_name, "primal", form, build, numba_build=numba_build)
-
-
-def _run_once(run, args):
-    """`run`, after one call with `args` (which compiles it, or raises srcad's refusal)."""
-    run(*args)
-    return run
-
-
-_NUMBA_COMPILED: dict = {}  # function -> its numba dispatcher, shared by every input
-
-
-def numba_compiled(function):
-    """`function` compiled by numba's njit, with every plain function of the ports it calls
-    (found by name in its globals, recursively) compiled too: the C++-shaped primals call
-    helpers, which numba compiles only when they are numba functions themselves. The
-    function's own module is not changed (each compiled function reads a copy of its
-    globals). Compiles at the first call; raises numba's error there if numba refuses. One
-    dispatcher per function, kept: a later input of the same types reuses its machine code
-    (the tool prepares each input anew, and numba would otherwise compile again)."""
-    if function not in _NUMBA_COMPILED:
-        _NUMBA_COMPILED[function] = _numba_jit(function)
-    return _NUMBA_COMPILED[function]
-
-
-def _numba_jit(function):
-    import types
-
-    import numba
-
-    compiled = {}
-    package = function.__module__.rpartition(".")[0]
-
-    def jit(f):
-        if f in compiled:
-            return compiled[f]
-        namespace = dict(f.__globals__)
-        clone = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__,
-                                   f.__closure__)
-        compiled[f] = numba.njit(clone)
-        for name in f.__code__.co_names:
-            value = namespace.get(name)
-            if (isinstance(value, types.FunctionType)
-                    and value.__module__.rpartition(".")[0] == package):
-                namespace[name] = jit(value)
-        return compiled[f]
-
-    return jit(function)
 
 
 def srcad_implementation(function_name: str, form: str, function, backend: str, arguments,

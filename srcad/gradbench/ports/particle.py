@@ -29,8 +29,8 @@ from .common import (
     Implementation,
     Refused,
     jax_or_unavailable,
-    srcad_primal,
 )
+from .compiled_primals import srcad_primal
 
 FUNCTIONS = ("ff", "fr", "rf", "rr")
 

@@ -28,8 +28,8 @@ from .common import (
     Implementation,
     Refused,
     jax_or_unavailable,
-    srcad_primal,
 )
+from .compiled_primals import srcad_primal
 from .particle import FUNCTIONS, multivariate_argmin
 
 
