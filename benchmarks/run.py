@@ -127,7 +127,7 @@ def main(argv=None):
     print(f"\nwall time {wall:.0f} s")
     if args.update and sections <= {"11", "first"}:
         page = ROOT / "docs" / "benchmarks.md"
-        page.write_text(update_page(page.read_text(), suite))
+        update_page(page, suite)
         print(f"updated the first-derivative section of {page}")
         return 0
     if (cfg.quick or partial) and not args.write:
