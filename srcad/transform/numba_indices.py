@@ -44,9 +44,10 @@ def unsigned_indices(tree, env: dict | None = None):
     return tree
 
 
-def _own_nodes(fn):
-    """The nodes of `fn`'s body, not those of functions defined inside it."""
-    stack = list(reversed(fn.body))
+def _own_nodes(body):
+    """The nodes of the statements `body`, in order, not those of functions defined inside
+    it."""
+    stack = list(reversed(body))
     while stack:
         node = stack.pop()
         yield node
@@ -65,7 +66,7 @@ def _sites(fn) -> dict:
     for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
         if a is not None:
             sites.setdefault(a.id, []).append(_UNKNOWN)
-    for node in _own_nodes(fn):
+    for node in _own_nodes(fn.body):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], gast.Name):
             sites.setdefault(node.targets[0].id, []).append(("value", node.value))
@@ -187,10 +188,9 @@ class _Rewrite:
         self.env = env
 
     def visit_body(self, body):
-        for stmt in body:
-            for node in _own_nodes_of(stmt):
-                if isinstance(node, gast.Subscript) and self._array_base(node.value):
-                    node.slice = self._index(node.slice)
+        for node in _own_nodes(body):
+            if isinstance(node, gast.Subscript) and self._array_base(node.value):
+                node.slice = self._index(node.slice)
 
     def _array_base(self, base) -> bool:
         if not isinstance(base, gast.Name):
@@ -205,13 +205,3 @@ class _Rewrite:
             index.elts = [self._index(e) if isinstance(e, gast.Name) else e
                           for e in index.elts]
         return index
-
-
-def _own_nodes_of(stmt):
-    stack = [stmt]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            continue
-        stack.extend(gast.iter_child_nodes(node))
