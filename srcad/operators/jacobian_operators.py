@@ -1,7 +1,8 @@
 """The jacobian operators: `jacobian`, `value_and_jacobian` and `prepare_jacobian` (forward vector
-mode when x has no more elements than the output, else reverse mode: W output rows per sweep
-where the reverse code carries lanes (srcad/operators/batched_reverse.py), one sweep per row
-otherwise; sparse= colors the columns).
+mode up to a few inputs per output, by the cost model of srcad/operators/jacobian_mode.py, else
+reverse mode: W output rows per sweep where the reverse code carries lanes
+(srcad/operators/batched_reverse.py), one sweep per row otherwise; sparse= colors the
+columns).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from srcad.operators.batched_reverse import (
     default_lane_count,
     prepare_batched_reverse_jacobian,
 )
+from srcad.operators.jacobian_mode import choose_mode
 from srcad.operators.lane_calls import LanesUnsupported
 from srcad.operators.operator_options import (
     check_memory,
@@ -56,8 +58,10 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                      memory: Memory = None) -> Prep:
     """Prepare `jacobian` and `value_and_jacobian` of f at arguments like `args`.
 
-    Chooses forward vector mode when x has no more elements than the output, else one reverse
-    pass per output element (`mode=` forces either), and the number of tangent lanes per call
+    Chooses forward vector mode while x has at most a few elements per output element (on
+    the python backend 8 for code written element by element, 2 for whole-array code; on
+    numba 3: srcad/operators/jacobian_mode.py), else reverse mode, W output elements per
+    pass (`mode=` forces either), and the number of tangent lanes per call
     (`chunk`); allocates every seed, shadow and buffer once. Pass the result as `prep=`.
     sparse=True: detect J's sparsity pattern and color its columns once, here; calls return
     a scipy.sparse.csr_matrix computed by forward mode with one lane per color
@@ -102,12 +106,14 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
         memory_option("sparse jacobian", "forward", memory)  # refused: no tape to bound
         return prepare_sparse_jacobian(f, slots, template, chunk, backend)
     n, m = np.size(input_slot(slots).value), template.size
-    explicit_mode = mode
-    mode = mode or ("forward" if n <= m and memory is None else "reverse")
+    explicit_mode, engine = mode, None
+    if mode is None:  # the cost model (srcad/operators/jacobian_mode.py)
+        mode, engine = choose_mode(f, slots, n, m, chunk, backend, memory)
     memory = memory_option("jacobian", mode, memory)
     if mode == "reverse" and chunk is not None:
         if explicit_mode != "reverse":
-            refuse_chunk_in_reverse("jacobian (x.size > output size picks reverse mode)")
+            refuse_chunk_in_reverse(f"jacobian (mode=None picks reverse mode for {n} inputs "
+                                    f"and {m} outputs)")
         if memory is not None:
             raise ArgumentError("memory= checkpoints one-row reverse passes; chunked reverse "
                                 "passes keep whole tapes", construct="memory",
@@ -115,7 +121,7 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
         if chunk != 1:  # chunk=1: the one-row sweeps below, without lanes
             return prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m)
     if mode == "forward":  # python: stacked lanes, so the one-call entry runs it (plans.py)
-        engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
+        engine = engine or forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
         return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
     width = default_lane_count(slots, template, m, backend)
     if width >= (2 if backend == "numba" else PYTHON_LANES_FROM) and memory is None \

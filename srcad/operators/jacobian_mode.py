@@ -1,0 +1,81 @@
+"""The mode `jacobian` takes when `mode=` is not given: a cost model per backend.
+
+A forward-mode jacobian runs n tangent lanes through f's forward code, a reverse-mode one m
+cotangent lanes through its reverse code (W rows per sweep). A reverse lane costs more than a
+forward one (the sweep runs the primal, records it and runs the adjoint statement by
+statement, where the python backend's forward lanes of a loop over elements run as whole
+NumPy arrays), so forward mode wins well past n = m: it is chosen while
+
+    n <= FORWARD_RATIO[backend][form] * m
+
+where `form` is "stacked" when f's forward code carries its lanes in arrays (code written
+element by element) and "unrolled" when it runs chunks of unrolled lanes (whole-array NumPy
+code, which cannot carry lanes in arrays yet). The ratios are the crossovers measured by
+`benchmarks/jacobian_modes.py` (docs/jacobian_modes.md): on the python backend forward mode
+of element code stayed faster up to n = 8 m (ht and ba small 2.2-3.4x, dense and banded
+loops 1.5-13x) and whole-array code up to n = 2 m; on numba the crossover lies between
+2 m and 4 m for both forms. On numba the form is not asked (that would compile the forward
+code): one ratio serves both. A checkpointing budget (`memory=`) bounds a reverse tape:
+reverse mode.
+
+The choice never changes a result, only its cost: both modes give the same jacobian.
+"""
+
+from __future__ import annotations
+
+from srcad.errors import SrcadError
+from srcad.operators.preparation import forward_engine
+
+FORWARD_RATIO = {"python": {"stacked": 8, "unrolled": 2},
+                 "numba": {"stacked": 3, "unrolled": 3}}
+
+
+def forward_up_to(backend: str, form: str) -> int:
+    """The most inputs per output for which `jacobian` picks forward mode.
+
+    >>> forward_up_to("python", "stacked"), forward_up_to("python", "unrolled")
+    (8, 2)
+    """
+    return FORWARD_RATIO[backend][form]
+
+
+def default_mode(n: int, m: int, backend: str, form: str | None = None,
+                 memory: object = None) -> str:
+    """The mode of a jacobian of n inputs and m outputs when `mode=` is not given; `form`
+    ("stacked" or "unrolled") is the form of f's forward lanes, None when not known (then
+    forward below the smaller ratio, reverse above the larger, and None between: ask the
+    forward code).
+
+    >>> default_mode(26, 24, "python"), default_mode(600, 10, "python")
+    ('forward', 'reverse')
+    >>> default_mode(60, 10, "python") is None
+    True
+    >>> default_mode(60, 10, "python", "stacked"), default_mode(60, 10, "python", "unrolled")
+    ('forward', 'reverse')
+    """
+    if memory is not None:
+        return "reverse"
+    ratios = FORWARD_RATIO[backend]
+    if form is not None:
+        return "forward" if n <= ratios[form] * m else "reverse"
+    if n <= min(ratios.values()) * m:
+        return "forward"
+    if n > max(ratios.values()) * m:
+        return "reverse"
+    return None
+
+
+def choose_mode(f, slots, n, m, chunk, backend, memory):
+    """(mode, the forward engine built to choose it or None): `default_mode`, building f's
+    forward engine (python backend only) where the form of its lanes decides. A forward
+    engine that cannot be built (a construct forward mode refuses) leaves reverse mode."""
+    mode = default_mode(n, m, backend, memory=memory)
+    if mode is not None:
+        return mode, None
+    try:
+        engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
+    except SrcadError:
+        return "reverse", None
+    form = "stacked" if engine.stacked else "unrolled"
+    mode = default_mode(n, m, backend, form)
+    return mode, engine if mode == "forward" else None
