@@ -1,14 +1,16 @@
 """Reverse-mode jacobians of functions writing an Output and a Cache
 (`python fuzz/output_jacobians.py --count 200`): a random element-by-element `f(y, x, c, a)`
 (y an `Output`, x the float array differentiated, c a `Cache` of scratch values, a a Constant
-float) with more inputs than outputs, so `jacobian` sweeps W rows at once in reverse mode
-(srcad/operators/batched_reverse.py). Its statements: c filled from x (math and NumPy calls
-of numbers, an `if` on a value), y written from x, c and y's own content on entry (`y[i] =
-0.5 * y[i] + ...`, `+=` in a second loop), sometimes a NumPy call of the whole x that stops
-the lanes where a branch takes it. Each program is prepared at one point and called at two
-(the second may take the other branches); every call must give central finite differences'
-J and forward mode's, and leave f's values in y (from y's content as given); of 7 or 9 rows,
-half the time in two sweeps (`MAX_REVERSE_LANES` lowered: W = 4 or 5 does not divide them).
+float) with more inputs than outputs, its jacobian asked for in reverse mode (`mode="reverse"`:
+at these shapes the default is forward mode, srcad/operators/jacobian_mode.py), which sweeps
+W rows at once (srcad/operators/batched_reverse.py). Its statements: c filled from x (math
+and NumPy calls of numbers, an `if` on a value), y written from x, c and y's own content on
+entry (`y[i] = 0.5 * y[i] + ...`, `+=` in a second loop), sometimes a NumPy call of the whole
+x that stops the lanes where a branch takes it. Each program is prepared at one point and
+called at two (the second may take the other branches); every call must give central finite
+differences' J and forward mode's, and leave f's values in y (from y's content as given); of
+7 or 9 rows, half the time in two sweeps (`MAX_REVERSE_LANES` lowered: W = 4 or 5 does not
+divide them).
 Programs come from `random.Random(f"output jacobians {seed}")`.
 
     python fuzz/output_jacobians.py --count 200 --seed 0
@@ -97,7 +99,7 @@ def check(seed: int, backend: str) -> list[tuple[str, str]]:
     y, c = given.copy(), np.zeros(n)
     try:
         prep = srcad.prepare_jacobian(f, Output(y), points[0], Cache(c), Constant(a),
-                                      backend=backend)
+                                      mode="reverse", backend=backend)
     except SrcadError as err:
         return [("refused", str(err).splitlines()[0][:80])]
     finally:

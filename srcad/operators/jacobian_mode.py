@@ -23,24 +23,12 @@ The choice never changes a result, only its cost: both modes give the same jacob
 
 from __future__ import annotations
 
-from srcad.errors import SrcadError
-from srcad.operators.preparation import forward_engine
-
 FORWARD_RATIO = {"python": {"stacked": 8, "unrolled": 2},
                  "numba": {"stacked": 3, "unrolled": 3}}
 
 
-def forward_up_to(backend: str, form: str) -> int:
-    """The most inputs per output for which `jacobian` picks forward mode.
-
-    >>> forward_up_to("python", "stacked"), forward_up_to("python", "unrolled")
-    (8, 2)
-    """
-    return FORWARD_RATIO[backend][form]
-
-
 def default_mode(n: int, m: int, backend: str, form: str | None = None,
-                 memory: object = None) -> str:
+                 memory: object = None) -> str | None:
     """The mode of a jacobian of n inputs and m outputs when `mode=` is not given; `form`
     ("stacked" or "unrolled") is the form of f's forward lanes, None when not known (then
     forward below the smaller ratio, reverse above the larger, and None between: ask the
@@ -63,19 +51,3 @@ def default_mode(n: int, m: int, backend: str, form: str | None = None,
     if n > max(ratios.values()) * m:
         return "reverse"
     return None
-
-
-def choose_mode(f, slots, n, m, chunk, backend, memory):
-    """(mode, the forward engine built to choose it or None): `default_mode`, building f's
-    forward engine (python backend only) where the form of its lanes decides. A forward
-    engine that cannot be built (a construct forward mode refuses) leaves reverse mode."""
-    mode = default_mode(n, m, backend, memory=memory)
-    if mode is not None:
-        return mode, None
-    try:
-        engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
-    except SrcadError:
-        return "reverse", None
-    form = "stacked" if engine.stacked else "unrolled"
-    mode = default_mode(n, m, backend, form)
-    return mode, engine if mode == "forward" else None

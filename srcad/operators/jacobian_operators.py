@@ -14,14 +14,14 @@ import numpy as np
 from srcad.build.engines import ReverseEngine, primal_value
 from srcad.build.plans import MISS
 from srcad.build.progress import Progress
-from srcad.errors import ArgumentError
+from srcad.errors import ArgumentError, SrcadError
 from srcad.hints import Backend, Function, Memory, OperatorMode, Point
 from srcad.operators.batched_reverse import (
     default_batched_reverse_jacobian,
     default_lane_count,
     prepare_batched_reverse_jacobian,
 )
-from srcad.operators.jacobian_mode import choose_mode
+from srcad.operators.jacobian_mode import default_mode
 from srcad.operators.lane_calls import LanesUnsupported
 from srcad.operators.operator_options import (
     check_memory,
@@ -131,6 +131,21 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
             return batched
     engine, state = _one_row_engine(f, slots, backend, memory, kind, template)
     return make_prep("jacobian", f, slots, "reverse", 1, engine, n=n, m=m, **state)
+
+
+def choose_mode(f, slots, n, m, chunk, backend, memory):
+    """(mode, the forward engine built to choose it or None): the cost model's mode
+    (srcad/operators/jacobian_mode.py), building f's forward engine (python backend only)
+    where the form of its lanes decides. Where forward mode refuses f, reverse mode."""
+    mode = default_mode(n, m, backend, memory=memory)
+    if mode is not None:
+        return mode, None
+    try:
+        engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
+    except SrcadError:
+        return "reverse", None
+    mode = default_mode(n, m, backend, "stacked" if engine.stacked else "unrolled")
+    return mode, engine if mode == "forward" else None
 
 
 # python backend: fewer rows are swept one by one (W lanes of NumPy vectors cost more per
