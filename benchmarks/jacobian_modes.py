@@ -38,7 +38,7 @@ import srcad  # noqa: E402
 from srcad.gradbench.ports import ba, ht  # noqa: E402
 
 OUTPUTS = 40
-RATIOS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
+RATIOS = (0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 8.0, 16.0)
 
 
 def dense_loops(y, x, A):

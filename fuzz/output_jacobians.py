@@ -32,7 +32,7 @@ from prepared_calls import seeds_main  # noqa: E402  (fuzz/ is on the path)
 import srcad  # noqa: E402
 from srcad import Cache, Constant, Output  # noqa: E402
 from srcad.errors import SrcadError  # noqa: E402
-from srcad.operators import batched_reverse  # noqa: E402
+from srcad.operators import reverse_lane_count  # noqa: E402
 
 CALLS = ["math.sin({0})", "np.cos({0})", "math.exp(0.3 * {0})", "np.tanh({0})", "{0} * {0}",
          "math.sqrt({0} * {0} + 1.0)", "abs({0})"]
@@ -93,9 +93,9 @@ def check(seed: int, backend: str) -> list[tuple[str, str]]:
     points = [np.array([rng.uniform(0.1, 1.2) for _ in range(n)]) for _ in range(2)]
     points.append(points[0] * np.array([rng.choice([1.0, -1.0]) for _ in range(n)]))
     given = np.array([rng.uniform(-1.0, 1.0) for _ in range(m)])
-    lanes = batched_reverse.MAX_REVERSE_LANES["python"]
+    lanes = reverse_lane_count.MAX_REVERSE_LANES["python"]
     if m > 5 and rng.random() < 0.5:  # equal sweeps of m - 1 lanes at most: 4 + 3, 5 + 4
-        batched_reverse.MAX_REVERSE_LANES["python"] = m - 1
+        reverse_lane_count.MAX_REVERSE_LANES["python"] = m - 1
     y, c = given.copy(), np.zeros(n)
     try:
         prep = srcad.prepare_jacobian(f, Output(y), points[0], Cache(c), Constant(a),
@@ -103,7 +103,7 @@ def check(seed: int, backend: str) -> list[tuple[str, str]]:
     except SrcadError as err:
         return [("refused", str(err).splitlines()[0][:80])]
     finally:
-        batched_reverse.MAX_REVERSE_LANES["python"] = lanes
+        reverse_lane_count.MAX_REVERSE_LANES["python"] = lanes
     batched = prep.state.get("batched")
     results = [(f"W = {prep.chunk} of {m} rows" if batched else "one row a sweep",
                 "preparation")]

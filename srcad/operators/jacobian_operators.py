@@ -16,11 +16,7 @@ from srcad.build.plans import MISS
 from srcad.build.progress import Progress
 from srcad.errors import ArgumentError, SrcadError
 from srcad.hints import Backend, Function, Memory, OperatorMode, Point
-from srcad.operators.batched_reverse import (
-    default_batched_reverse_jacobian,
-    default_lane_count,
-    prepare_batched_reverse_jacobian,
-)
+from srcad.operators.batched_reverse import prepare_batched_reverse_jacobian
 from srcad.operators.jacobian_mode import default_mode
 from srcad.operators.lane_calls import LanesUnsupported
 from srcad.operators.operator_options import (
@@ -42,6 +38,11 @@ from srcad.operators.preparation import (
     operator_entry,
     read_arguments,
     use_prep,
+)
+from srcad.operators.reverse_lane_count import (
+    allocated_floats,
+    default_batched_reverse_jacobian,
+    default_lane_count,
 )
 from srcad.operators.sparse.sparse_jacobian import prepare_sparse_jacobian, sparse_jacobian_call
 
@@ -123,10 +124,14 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
     if mode == "forward":  # python: stacked lanes, so the one-call entry runs it (plans.py)
         engine = engine or forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
         return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
-    width = default_lane_count(slots, template, m, backend)
-    if width >= (2 if backend == "numba" else PYTHON_LANES_FROM) and memory is None \
-            and chunk is None and isinstance(input_slot(slots).value, np.ndarray):
-        batched = default_batched_reverse_jacobian(f, slots, template, n, m, backend, width)
+    lanes_from = 2 if backend == "numba" else PYTHON_LANES_FROM
+    if m >= lanes_from and memory is None and chunk is None \
+            and isinstance(input_slot(slots).value, np.ndarray):
+        # W-wide adjoints of the arguments and of the arrays f allocates (python: measured)
+        width = default_lane_count(slots, template, m, backend,
+                                   allocated_floats(f, slots, backend))
+        batched = default_batched_reverse_jacobian(f, slots, template, n, m, backend, width) \
+            if width >= lanes_from else None
         if batched is not None:  # W rows a sweep
             return batched
     engine, state = _one_row_engine(f, slots, backend, memory, kind, template)
