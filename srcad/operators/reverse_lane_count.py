@@ -12,6 +12,7 @@ CPython primal may take far longer than the compiled jacobian): the arguments' s
 from __future__ import annotations
 
 import tracemalloc
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -45,18 +46,43 @@ def allocated_floats(f, slots, backend) -> int:
     >>> 100_000 <= allocated_floats(f, [Slot("x", np.ones(3))], "python") < 101_000
     True
     """
-    if backend != "python" or tracemalloc.is_tracing():
-        return 0
-    copies = [s.value.copy() if isinstance(s.value, np.ndarray) else s.value for s in slots]
+    return call_peak(f, [s.value for s in slots]) if backend == "python" else 0
+
+
+def call_peak(f, args) -> int:
+    """The floats one call `f(*args)` holds at its peak, run on copies of the arrays in args
+    (0 where f raises: the sweeps report it with srcad's context)."""
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with peak_floats() as peak:
+        try:
+            f(*copies)
+        except Exception:  # noqa: BLE001 (an estimate)
+            return 0
+    return peak[0]
+
+
+@contextmanager
+def peak_floats():
+    """A one-element list holding, after the block, the floats its allocations held at their
+    peak (tracemalloc); 0 below ALLOCATION_FLOOR bytes, and where the caller traces memory
+    itself (not disturbed).
+
+    >>> with peak_floats() as peak:
+    ...     scratch = np.ones(10**5)
+    >>> 10**5 <= peak[0] < 101_000
+    True
+    """
+    peak = [0]
+    if tracemalloc.is_tracing():
+        yield peak
+        return
     tracemalloc.start()
     try:
-        f(*copies)
-        peak = tracemalloc.get_traced_memory()[1]
-    except Exception:  # noqa: BLE001 (an estimate: the sweeps raise it with srcad's context)
-        peak = 0
+        yield peak
+        held = tracemalloc.get_traced_memory()[1]
+        peak[0] = held // 8 if held >= ALLOCATION_FLOOR else 0
     finally:
         tracemalloc.stop()
-    return peak // 8 if peak >= ALLOCATION_FLOOR else 0
 
 
 def default_lane_count(slots, template, m, backend, allocated=0) -> int:
