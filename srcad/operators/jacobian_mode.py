@@ -4,18 +4,19 @@ A forward-mode jacobian runs n tangent lanes through f's forward code, a reverse
 cotangent lanes through its reverse code (W rows per sweep). A reverse lane costs more than a
 forward one (the sweep runs the primal, records it and runs the adjoint statement by
 statement, where the python backend's forward lanes of a loop over elements run as whole
-NumPy arrays), so forward mode wins well past n = m: it is chosen while
+NumPy arrays), so forward mode wins past n = m: it is chosen while
 
     n <= FORWARD_RATIO[backend][form] * m
 
 where `form` is "stacked" when f's forward code carries its lanes in arrays (code written
 element by element) and "unrolled" when it runs chunks of unrolled lanes (whole-array NumPy
 code, which cannot carry lanes in arrays yet). The ratios are the crossovers measured by
-`benchmarks/jacobian_modes.py` (docs/jacobian_modes.md): on the python backend forward mode
-of element code stayed faster up to n = 8 m (ht and ba small 2.2-3.4x, dense and banded
-loops 1.5-13x) and whole-array code up to n = 2 m; on numba the crossover lies between
-2 m and 4 m for both forms. On numba the form is not asked (that would compile the forward
-code): one ratio serves both. A checkpointing budget (`memory=`) bounds a reverse tape:
+`benchmarks/jacobian_modes.py` (docs/jacobian_modes.md), forward against reverse at n / m
+from 0.25 to 16: on the python backend forward mode of element code stayed faster up to
+n = 8 m (1.7-10x at 8 m for loops; ht and ba small 2.2x and 3.3x), whole-array code up to
+n = 2 m; on numba element code up to about 4 m and whole-array code up to n = m. Below the
+smaller ratio the form is not asked; between the two it is, by building f's forward engine
+(the one forward mode then runs). A checkpointing budget (`memory=`) bounds a reverse tape:
 reverse mode.
 
 The choice never changes a result, only its cost: both modes give the same jacobian.
@@ -24,14 +25,14 @@ The choice never changes a result, only its cost: both modes give the same jacob
 from __future__ import annotations
 
 FORWARD_RATIO = {"python": {"stacked": 8, "unrolled": 2},
-                 "numba": {"stacked": 3, "unrolled": 3}}
+                 "numba": {"stacked": 4, "unrolled": 1}}
 
 
 def default_mode(n: int, m: int, backend: str, form: str | None = None,
                  memory: object = None) -> str | None:
     """The mode of a jacobian of n inputs and m outputs when `mode=` is not given; `form`
     ("stacked" or "unrolled") is the form of f's forward lanes, None when not known (then
-    forward below the smaller ratio, reverse above the larger, and None between: ask the
+    forward up to the smaller ratio, reverse above the larger, and None between: ask the
     forward code).
 
     >>> default_mode(26, 24, "python"), default_mode(600, 10, "python")

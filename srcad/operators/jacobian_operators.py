@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from srcad.build.engines import ReverseEngine, primal_value
+from srcad.build.engines import ForwardEngine, ReverseEngine, primal_value
 from srcad.build.plans import MISS
 from srcad.build.progress import Progress
-from srcad.errors import ArgumentError, SrcadError
+from srcad.errors import ArgumentError, LaneLayoutError, SrcadError
 from srcad.hints import Backend, Function, Memory, OperatorMode, Point
 from srcad.operators.batched_reverse import prepare_batched_reverse_jacobian
 from srcad.operators.jacobian_mode import default_mode
@@ -32,6 +32,7 @@ from srcad.operators.prep_cache import reusing_preparations
 from srcad.operators.preparation import (
     Prep,
     PreparationMismatchError,
+    default_width,
     forward_engine,
     input_slot,
     make_prep,
@@ -59,9 +60,9 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                      memory: Memory = None) -> Prep:
     """Prepare `jacobian` and `value_and_jacobian` of f at arguments like `args`.
 
-    Chooses forward vector mode while x has at most a few elements per output element (on
-    the python backend 8 for code written element by element, 2 for whole-array code; on
-    numba 3: srcad/operators/jacobian_mode.py), else reverse mode, W output elements per
+    Chooses forward vector mode while x has at most a few elements per output element (for
+    code written element by element 8 on the python backend and 4 on numba, for whole-array
+    code 2 and 1: srcad/operators/jacobian_mode.py), else reverse mode, W output elements per
     pass (`mode=` forces either), and the number of tangent lanes per call
     (`chunk`); allocates every seed, shadow and buffer once. Pass the result as `prep=`.
     sparse=True: detect J's sparsity pattern and color its columns once, here; calls return
@@ -140,16 +141,24 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
 
 def choose_mode(f, slots, n, m, chunk, backend, memory):
     """(mode, the forward engine built to choose it or None): the cost model's mode
-    (srcad/operators/jacobian_mode.py), building f's forward engine (python backend only)
-    where the form of its lanes decides. Where forward mode refuses f, reverse mode."""
+    (srcad/operators/jacobian_mode.py), building f's forward engine where the form of its
+    lanes decides (whole-array code, whose lanes cannot be stacked, is found by the forward
+    transformation, before an unrolled engine is built: on numba that would compile it).
+    Where forward mode refuses f, reverse mode."""
     mode = default_mode(n, m, backend, memory=memory)
     if mode is not None:
         return mode, None
     try:
-        engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
+        if chunk is None:
+            engine = ForwardEngine(f, slots, default_width(n, backend), True, backend)
+        else:
+            engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
+        form = "stacked" if engine.stacked else "unrolled"
+    except LaneLayoutError:
+        engine, form = None, "unrolled"
     except SrcadError:
         return "reverse", None
-    mode = default_mode(n, m, backend, "stacked" if engine.stacked else "unrolled")
+    mode = default_mode(n, m, backend, form)
     return mode, engine if mode == "forward" else None
 
 

@@ -1,7 +1,7 @@
 """The mode `jacobian` picks without `mode=` follows the cost model of
-srcad/operators/jacobian_mode.py: forward while n <= ratio * m, the ratio per backend and, on
-the python backend, per form of f's forward lanes (8 for code written element by element,
-whose lanes are stacked; 2 for whole-array code, whose lanes are unrolled chunks); reverse
+srcad/operators/jacobian_mode.py: forward while n <= ratio * m, the ratio per backend and
+per form of f's forward lanes (python 8 and numba 4 for code written element by element, whose
+lanes are stacked; 2 and 1 for whole-array code, whose lanes are unrolled chunks); reverse
 with a checkpointing budget; `mode=` as given. The structure is tested, not the timing: the
 choice at each side of the boundaries, and the same jacobian from both modes (against
 central differences)."""
@@ -85,6 +85,26 @@ def test_whole_array_code_on_python_is_forward_up_to_two_inputs_per_output():
                                mode="reverse" if want == "forward" else "forward")
         np.testing.assert_allclose(J, other, rtol=1e-12, atol=1e-13)
         np.testing.assert_allclose(J, central(whole_array, x, A), rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.slow  # numba compiles each engine
+def test_on_numba_element_code_is_forward_up_to_four_and_whole_array_code_up_to_one():
+    m = 3
+    cases = [(element_loops, FORWARD_RATIO["numba"]["stacked"] * m, "forward"),
+             (element_loops, FORWARD_RATIO["numba"]["stacked"] * m + 1, "reverse"),
+             (whole_array, FORWARD_RATIO["numba"]["unrolled"] * m, "forward"),
+             (whole_array, FORWARD_RATIO["numba"]["unrolled"] * m + 1, "reverse")]
+    for f, n, want in cases:
+        rng = np.random.default_rng(n)
+        x = rng.uniform(0.2, 1.3, n)
+        args = (Output(np.zeros(m)), x) if f is element_loops else \
+            (x, Constant(rng.standard_normal((m, n))))
+        prep = srcad.prepare_jacobian(f, *args, backend="numba")
+        assert prep.mode == want, (f.__name__, n)
+        J = srcad.jacobian(f, *args, prep=prep)
+        other = srcad.jacobian(f, *args, backend="numba",
+                               mode="reverse" if want == "forward" else "forward")
+        np.testing.assert_allclose(J, other, rtol=1e-12, atol=1e-13)
 
 
 def test_an_explicit_mode_is_kept():
