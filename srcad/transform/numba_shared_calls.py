@@ -46,6 +46,7 @@ _PURE = frozenset({"array_matmul", "unbroadcast", "unshared", "float", "int", "l
 _SAME_VALUE = frozenset({"np.transpose", "np.ascontiguousarray", "np.asarray", "np.reshape",
                          "np.ravel", "unshared", "unbroadcast"})
 _SIMPLE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr)
+_SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
 def share_linalg_calls(tree, namer):
@@ -121,6 +122,8 @@ def _candidates(stmt) -> list:
     found = []
 
     def visit(node, parent, field, kept):
+        if isinstance(node, _SCOPES):  # its names may be its own (a comprehension's index)
+            return
         if isinstance(node, gast.Call) and _spelled(node.func) in SHARED:
             if not kept:
                 found.append((node, parent, field))

@@ -71,3 +71,10 @@ def test_a_statement_writing_into_an_operand_before_the_read_keeps_its_own_call(
                   "q = scale(a) + np.linalg.det(a)\n"
                   "r = 3.0 * np.linalg.det(a)\n")
     assert "shared" not in out
+
+
+def test_a_call_inside_a_comprehension_stays_there():
+    # its index is the comprehension's own
+    line = "p = [2.0 * np.linalg.solve(a, g[i]) for i in range(3)]\n"
+    out = _shared(line + line.replace("p =", "q ="))
+    assert "shared" not in out
