@@ -41,7 +41,12 @@ class RuntimeCacheLocator(_USER_PROVIDED):
             return None
         if not os.path.exists(py_file):
             return None
-        return cls(py_func, py_file)
+        locator = cls(py_func, py_file)
+        try:
+            locator.ensure_cache_path()
+        except OSError:  # a folder no one may write: numba's next locator decides
+            return None
+        return locator
 
 
 def runtime_cache_in_srcad_folder() -> None:

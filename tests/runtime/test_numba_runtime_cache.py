@@ -28,6 +28,14 @@ def test_a_runtime_function_is_cached_in_srcad_folder(monkeypatch, tmp_path):
         test_a_runtime_function_is_cached_in_srcad_folder, __file__) is None
 
 
+def test_a_folder_no_one_may_write_leaves_it_to_numba(monkeypatch, tmp_path):
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(tmp_path / "file"))  # a file, not a folder
+    py_func = numba_runtime.reserve_tape.py_func
+    assert numba_cache.RuntimeCacheLocator.from_function(py_func, numba_runtime.__file__) is None
+
+
 def test_numba_cache_dir_keeps_numbas_rule(monkeypatch, tmp_path):
     # with NUMBA_CACHE_DIR, numba caches everything there, generated modules included
     monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "numba"))
