@@ -13,10 +13,11 @@ first and its last read. LAPACK runs once where it ran twice, and the same bits 
 (the same call on the same values).
 
 Only reads that use the result without keeping it are shared: an operand of arithmetic, of
-a matrix product, of `np.outer`, `np.trace`, another np.linalg call, an element of
-`slogdet`'s pair, or the added value of `t += unshared(t, v)`. A result bound to a name, or
-passed through a function that may return it as it is (`unbroadcast`), could be written into
-later and is computed again instead.
+a matrix product, of `np.outer`, `np.trace`, another np.linalg call (a few calls known to
+make a new value), an element of `slogdet`'s pair, or the added value of
+`t += unshared(t, v)`. A result bound to a name, or passed through a function that may return
+it or a view of it (`unbroadcast`, `np.expand_dims`), could be written into later and is
+computed again instead.
 
 >>> from srcad.frontend import syntax as S
 >>> from srcad.transform.names import Namer
@@ -41,10 +42,11 @@ SHARED = frozenset({"np.linalg.solve", "np.linalg.inv", "np.linalg.slogdet", "np
 # calls that write into none of their operands
 _PURE = frozenset({"array_matmul", "unbroadcast", "unshared", "float", "int", "len", "range",
                    "max", "min", "abs"})
-# calls whose result may be an operand itself (a read through them keeps what their caller
-# keeps); any other call of _PURE, np. or math. makes a new value of its operands
-_SAME_VALUE = frozenset({"np.transpose", "np.ascontiguousarray", "np.asarray", "np.reshape",
-                         "np.ravel", "unshared", "unbroadcast"})
+# calls that make a new value of their operands (a read through them keeps no reference to
+# the shared result; so do math's functions and arithmetic); any other call may return an
+# operand or a view of it
+_NEW_VALUE = frozenset({"array_matmul", "np.outer", "np.dot", "np.matmul", "np.trace",
+                        "np.sum", "np.mean", "np.kron", "np.tril", "np.triu", "np.copy"}) | SHARED
 _SIMPLE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr)
 _SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
@@ -145,9 +147,9 @@ def _kept(node, field, child, kept) -> bool:
                     and _spelled(child.func) == "unshared")
     if isinstance(node, gast.Call) and node.func is not child:
         name_ = _spelled(node.func)
-        if name_ in _SAME_VALUE:
-            return kept
-        return not _pure(name_)
+        if name_ in _NEW_VALUE or name_.startswith("math."):
+            return False
+        return kept if name_ == "unshared" else True  # unshared(t, v): v, or a copy of it
     if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare)):
         return False  # a new value (or a number)
     if isinstance(node, gast.Subscript) and field == "value" and isinstance(child, gast.Call) \
