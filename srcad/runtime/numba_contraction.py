@@ -11,9 +11,11 @@ and sorts the axes longer than 1 by who varies along them and whether the result
 them: both operands and kept is a batch axis, one operand and kept a row (of b0) or column
 (of b1) axis, both operands and summed the contracted axis. Where there is exactly one
 contracted axis, at most one row and one column axis, at least one of them, and every other
-axis is a batch axis, each batch is one matrix product `A @ B` (np.dot: BLAS) of the rows and
-columns copied into work arrays, added into `out` (the result, viewed with a length-1 axis at
-each summed axis); it returns True. It returns False, having written nothing, for any other
+axis is a batch axis, each batch is one matrix product `A @ B` added into `out` (the result,
+viewed with a length-1 axis at each summed axis): one BLAS call on the operands' and the
+result's strided views in place where they lie as BLAS reads matrices (srcad/runtime/
+numba_gemm.py: a stretched axis does not), else np.dot of the rows and columns copied into
+work arrays; it returns True. It returns False, having written nothing, for any other
 pattern and for products of fewer than `MIN_WORK` multiplications per batch, where the loop
 nest is faster: the caller then runs its loop nest. BLAS adds the terms in its own order
 (results can differ in the last bits). Of the two axes kept, the one the result varies
@@ -31,6 +33,7 @@ from functools import lru_cache
 import numba
 from numpy.lib.stride_tricks import as_strided
 
+from srcad.runtime.numba_gemm import gemm_into
 from srcad.runtime.numba_sum_to import compiled
 
 MIN_WORK = 512  # multiplications per batch below which BLAS's call costs more than it saves
@@ -110,15 +113,20 @@ def contract_function(rank: int):
             f"        if batch{r}:",
             f"            i{r} = rest % full[{r}]",
             f"            rest //= full[{r}]")],
-        # each operand's batch as a strided matrix view, copied by numba's array copy
-        f"        left[:, :] = as_strided(b0{start}, (m, c), "
-        "(m_step0, b0.strides[c_axis]))",
-        f"        right[:, :] = as_strided(b1{start}, (c, n), "
-        "(b1.strides[c_axis], n_step1))",
-        "        np.dot(left, right, product)",
+        # each operand's batch as a strided matrix view: BLAS reads the views and adds
+        # into the target in place where they lie as it reads matrices, else they are
+        # copied by numba's array copy
+        f"        a_view = as_strided(b0{start}, (m, c), (m_step0, b0.strides[c_axis]))",
+        f"        b_view = as_strided(b1{start}, (c, n), (b1.strides[c_axis], n_step1))",
         f"        target = as_strided(out{start}, (m, n), (m_step, n_step))",
+        "        if gemm_into(a_view, b_view, target, 1.0):",
+        "            continue",
+        "        left[:, :] = a_view",
+        "        right[:, :] = b_view",
+        "        np.dot(left, right, product)",
         "        target += product",
         "    return True",
     ]
-    contract = numba.njit(compiled(product_lines, {"as_strided": as_strided}))
+    contract = numba.njit(compiled(product_lines, {"as_strided": as_strided,
+                                                   "gemm_into": gemm_into}))
     return numba.njit(compiled(lines, {"contract": contract}))
