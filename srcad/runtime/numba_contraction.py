@@ -105,7 +105,8 @@ def contract_function(rank: int):
         "    m_step = out.strides[m_axis] if m_axis >= 0 else 0",
         "    n_step1 = b1.strides[n_axis] if n_axis >= 0 else 0",
         "    n_step = out.strides[n_axis] if n_axis >= 0 else 0",
-        "    left, right, product = np.empty((m, c)), np.empty((c, n)), np.empty((m, n))",
+        # work arrays for views BLAS cannot read in place, made at the first such batch
+        "    left, right, product = np.empty((0, c)), np.empty((c, 0)), np.empty((0, 0))",
         "    for t in range(batches):",
         "        rest = t",
         *[line for r in reversed(axes) for line in (
@@ -121,6 +122,8 @@ def contract_function(rank: int):
         f"        target = as_strided(out{start}, (m, n), (m_step, n_step))",
         "        if gemm_into(a_view, b_view, target, 1.0):",
         "            continue",
+        "        if product.size == 0:",
+        "            left, right, product = np.empty((m, c)), np.empty((c, n)), np.empty((m, n))",
         "        left[:, :] = a_view",
         "        right[:, :] = b_view",
         "        np.dot(left, right, product)",

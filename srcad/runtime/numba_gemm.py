@@ -34,6 +34,7 @@ try:  # numba's BLAS calls go through SciPy's
 except Exception:  # pragma: no cover - SciPy is installed where srcad is tested
     _XXGEMM, BLAS = None, False
 
+_ONE, _ZERO = np.ones(1), np.zeros(1)
 _ROWS, _COLUMNS = 0, 1  # how a matrix lies: contiguous rows (C-like) or columns (F-like)
 
 
@@ -74,8 +75,9 @@ if BLAS:
         c_kind, c_ld = stored(c)
         if a_kind < 0 or b_kind < 0 or c_kind < 0:
             return False
-        scalars = np.array([1.0, beta])
-        alpha_slot, beta_slot = scalars[:1], scalars[1:]
+        alpha_slot = _ONE  # BLAS reads alpha and beta through pointers: constants, so
+        # the usual products (beta 0 or 1) allocate nothing
+        beta_slot = _ONE if beta == 1.0 else _ZERO if beta == 0.0 else np.array([beta])
         plain, transposed = np.int8(ord("n")), np.int8(ord("t"))
         if c_kind == _ROWS:  # BLAS (column-major) computes c.T = b.T @ a.T
             status = _XXGEMM(np.int8(ord("d")), plain if b_kind == _ROWS else transposed,
