@@ -158,6 +158,8 @@ def _matmul(a, b):
         def strided(a, b):  # BLAS on the views in place where they lie as it reads them
             if b.shape[0] != a.shape[1]:
                 raise ValueError("array_matmul: shapes do not match")
+            if a.shape[0] * a.shape[1] * b.shape[1] < 512:  # tiny: a call costs more
+                return _matmat(a, b)
             out = np.empty((a.shape[0], b.shape[1]))
             if gemm_into(a, b, out, 0.0):
                 return out

@@ -78,7 +78,8 @@ def test_a_product_of_strided_matrices_in_compiled_code_is_numpys():
     from srcad.runtime.numba_arrays import array_matmul
 
     product = numba.njit(lambda a, b: array_matmul(a, b))
-    x = RNG.standard_normal((6, 4, 5))
-    for a, b in [(x[:, 1, :], RNG.standard_normal((7, 5))[:, ::-1].T),  # b: BLAS cannot read
-                 (x[:, 2, :], x[0, :, :].T)]:
+    x = RNG.standard_normal((16, 12, 12))
+    for a, b in [(x[:, 1, :], RNG.standard_normal((9, 12))[:, ::-1].T),  # b: BLAS cannot read
+                 (x[:, 2, :], x[0, :, :].T),  # BLAS in place
+                 (x[:3, 2, :4], x[0, :4, :2])]:  # tiny: loops
         np.testing.assert_allclose(product(a, b), a @ b, rtol=1e-13)
