@@ -46,7 +46,7 @@ from numba.extending import overload
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
 from srcad.runtime import array_runtime as _python
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
-from srcad.runtime.numba_gemm import gemm_into
+from srcad.runtime.numba_gemm import strided_product
 from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
 from srcad.runtime.numba_statistics import statistic_function
 from srcad.runtime.numba_sum_to import sum_to
@@ -155,16 +155,7 @@ def _matmul(a, b):
     if _BLAS and a.layout in "CF" and b.layout in "CF" and a.dtype == b.dtype:
         return lambda a, b: np.dot(a, b)
     if _BLAS and (a.ndim, b.ndim) == (2, 2) and a.dtype == b.dtype == types.float64:
-        def strided(a, b):  # BLAS on the views in place where they lie as it reads them
-            if b.shape[0] != a.shape[1]:
-                raise ValueError("array_matmul: shapes do not match")
-            if a.shape[0] * a.shape[1] * b.shape[1] < 512:  # tiny: a call costs more
-                return _matmat(a, b)
-            out = np.empty((a.shape[0], b.shape[1]))
-            if gemm_into(a, b, out, 0.0):
-                return out
-            return _matmat(a, b)
-        return strided
+        return lambda a, b: strided_product(a, b)  # BLAS on the views where it reads them
     return lambda a, b: loops(a, b)
 
 

@@ -33,10 +33,8 @@ from functools import lru_cache
 import numba
 from numpy.lib.stride_tricks import as_strided
 
-from srcad.runtime.numba_gemm import gemm_into
+from srcad.runtime.numba_gemm import MIN_WORK, gemm_into  # MIN_WORK: per batch
 from srcad.runtime.numba_sum_to import compiled
-
-MIN_WORK = 512  # multiplications per batch below which BLAS's call costs more than it saves
 
 try:  # numba's np.dot calls BLAS through SciPy; without it the loop nests stay alone
     import scipy.linalg.cython_blas  # noqa: F401

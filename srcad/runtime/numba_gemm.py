@@ -14,6 +14,10 @@ in its own order, as `np.dot` does.
 
 The call is numba's own BLAS entry point (`numba_xxgemm` of numba's helper library, the one
 its `np.dot` and `np.linalg.pinv` call), so code calling it is cached on disk like any other.
+`strided_product(a, b)`: `a @ b` of two float64 matrices of any layout, by `gemm_into` where
+it can and the product has at least `MIN_WORK` multiplications, else by loops (what
+`array_matmul` of strided matrices runs).
+
 Imported by srcad/runtime/numba_contraction.py and srcad/runtime/numba_arrays.py (generated
 modules reach it through them).
 """
@@ -96,3 +100,25 @@ else:  # pragma: no cover - SciPy is installed where srcad is tested
     @numba.njit(cache=True)
     def gemm_into(a, b, c, beta):
         return False
+
+
+MIN_WORK = 512  # multiplications below which a BLAS call costs more than loops
+
+
+@numba.njit(cache=True)
+def strided_product(a, b):
+    """`a @ b` of two float64 matrices of any layout: BLAS on the views in place where they
+    lie as it reads them and the product is not tiny, else loops."""
+    m, k = a.shape
+    n = b.shape[1]
+    if b.shape[0] != k:
+        raise ValueError("array_matmul: shapes do not match")
+    out = np.zeros((m, n))
+    if m * k * n >= MIN_WORK and gemm_into(a, b, out, 0.0):
+        return out
+    for i in range(m):
+        for p in range(k):
+            a_ip = a[i, p]
+            for j in range(n):
+                out[i, j] += a_ip * b[p, j]
+    return out
