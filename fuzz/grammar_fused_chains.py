@@ -22,6 +22,14 @@ numba backend fuses into loop nests (srcad/transform/numba_fusion.py). `f(A, r, 
   computes as BLAS matrix products (srcad/runtime/numba_contraction.py), as are some of their
   adjoints.
 
+* in about a third of the programs (drawn from `random.Random(f"fused chains rank 3
+  {seed}")`), one more term reduces a chain of gmm's contraction
+  `np.sum(L[None, :, :, :] * X[:, :, None, :], axis=3)` of (m, m, n) and (m, n, n) arrays:
+  rows of n elements (the short rows the fused maps compute as one plain nest), the product
+  and its adjoints as BLAS products on strided views in place
+  (srcad/runtime/numba_gemm.py) when A is large enough, and additions into the adjoints of
+  the views `X[:, :, None, :]` and `L[None, :, :, :]` (srcad/transform/numba_accumulate.py).
+
 Their reverse sweeps sum chains back to the shapes broadcasting stretched (`unbroadcast`),
 the adjoint the fused kernels compute. The chains bound to `t<k>` and most adjoints of the
 chains are chains of arrays outside a reduction, which the numba backend computes as one
@@ -109,6 +117,15 @@ def generate(seed: int) -> Program:
         if not re.search(r"\bp\b", chain):
             chain = f"p * ({chain})"
         terms.append(f"{products.choice(_KINDS)}({chain})")
+    gmm = random.Random(f"fused chains rank 3 {seed}")
+    if gmm.random() < 0.3:  # gmm's contraction of (m, m, n) rows, rows of n <= 12 elements
+        lines += ["    X = A[:, None, :] - A[None, :, :] * c[:, None, None]",
+                  "    L = A[:, :, None] * r[None, None, :]",
+                  "    q = np.sum(L[None, :, :, :] * X[:, :, None, :], axis=3)"]
+        chain = _chain(gmm, ["q", "X", "a", _c(gmm)], gmm.randint(2, 3))
+        if not re.search(r"\bq\b", chain):
+            chain = f"q * ({chain})"
+        terms.append(f"{gmm.choice(_KINDS)}({chain})")
     lines.append(f"    return {' + '.join(terms)}")
     args = [ArgKind("dup", "A", (m, n)), ArgKind("dup", "r", (n,)), ArgKind("dup", "c", (m,)),
             ArgKind("active", "a")]

@@ -307,7 +307,7 @@ def _runtime_digest() -> str:
                                                      "stats_scalars.py", "numba_reorder.py",
                                                      "numba_convolution.py", "numba_lu.py",
                                                      "numba_sum_to.py", "numba_fusion.py",
-                                                     "numba_contraction.py",
+                                                     "numba_contraction.py", "numba_gemm.py",
                                                      "numba_broadcast.py",
                                                      "numba_symbols.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -5,8 +5,9 @@ numba): the same names and meanings as the python backend's runtime, compiled.
 * `unbroadcast(g, shape)`: srcad/runtime/array_runtime.py's, `g` summed over the axes broadcasting
   added or stretched; `g` itself when the shapes agree (as there), a new array otherwise.
 * `array_matmul(a, b)`: `a @ b` and `np.dot(a, b)` of 1-D and 2-D float arrays (numba's own
-  needs SciPy's BLAS; with SciPy installed and both operands contiguous it is called, else
-  loops).
+  needs SciPy's BLAS; with SciPy installed and both operands contiguous it is called; two
+  float64 matrices that are strided views (a column range, a matrix of a 3-D array) go to BLAS
+  in place where they lie as it reads matrices (srcad/runtime/numba_gemm.py); else loops).
 * `array_heaviside(x, h0)`: `np.heaviside(x, h0)`, which numba lacks.
 * `array_tanh(x)`: `np.tanh(x)`; of a float64 array, a loop of `simd_tanh`
   (srcad/runtime/numba_runtime.py, within 3 ulp) that LLVM vectorizes, where numba's np.tanh calls
@@ -45,6 +46,7 @@ from numba.extending import overload
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
 from srcad.runtime import array_runtime as _python
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
+from srcad.runtime.numba_gemm import strided_product
 from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
 from srcad.runtime.numba_statistics import statistic_function
 from srcad.runtime.numba_sum_to import sum_to
@@ -152,6 +154,8 @@ def _matmul(a, b):
         raise TypingError("array_matmul: srcad compiles products of 1-D and 2-D arrays only")
     if _BLAS and a.layout in "CF" and b.layout in "CF" and a.dtype == b.dtype:
         return lambda a, b: np.dot(a, b)
+    if _BLAS and (a.ndim, b.ndim) == (2, 2) and a.dtype == b.dtype == types.float64:
+        return lambda a, b: strided_product(a, b)  # BLAS on the views where it reads them
     return lambda a, b: loops(a, b)
 
 

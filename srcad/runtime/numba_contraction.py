@@ -11,9 +11,11 @@ and sorts the axes longer than 1 by who varies along them and whether the result
 them: both operands and kept is a batch axis, one operand and kept a row (of b0) or column
 (of b1) axis, both operands and summed the contracted axis. Where there is exactly one
 contracted axis, at most one row and one column axis, at least one of them, and every other
-axis is a batch axis, each batch is one matrix product `A @ B` (np.dot: BLAS) of the rows and
-columns copied into work arrays, added into `out` (the result, viewed with a length-1 axis at
-each summed axis); it returns True. It returns False, having written nothing, for any other
+axis is a batch axis, each batch is one matrix product `A @ B` added into `out` (the result,
+viewed with a length-1 axis at each summed axis): one BLAS call on the operands' and the
+result's strided views in place where they lie as BLAS reads matrices (srcad/runtime/
+numba_gemm.py: a stretched axis does not), else np.dot of the rows and columns copied into
+work arrays; it returns True. It returns False, having written nothing, for any other
 pattern and for products of fewer than `MIN_WORK` multiplications per batch, where the loop
 nest is faster: the caller then runs its loop nest. BLAS adds the terms in its own order
 (results can differ in the last bits). Of the two axes kept, the one the result varies
@@ -31,9 +33,8 @@ from functools import lru_cache
 import numba
 from numpy.lib.stride_tricks import as_strided
 
+from srcad.runtime.numba_gemm import MIN_WORK, gemm_into  # MIN_WORK: per batch
 from srcad.runtime.numba_sum_to import compiled
-
-MIN_WORK = 512  # multiplications per batch below which BLAS's call costs more than it saves
 
 try:  # numba's np.dot calls BLAS through SciPy; without it the loop nests stay alone
     import scipy.linalg.cython_blas  # noqa: F401
@@ -102,7 +103,8 @@ def contract_function(rank: int):
         "    m_step = out.strides[m_axis] if m_axis >= 0 else 0",
         "    n_step1 = b1.strides[n_axis] if n_axis >= 0 else 0",
         "    n_step = out.strides[n_axis] if n_axis >= 0 else 0",
-        "    left, right, product = np.empty((m, c)), np.empty((c, n)), np.empty((m, n))",
+        # work arrays for views BLAS cannot read in place, made at the first such batch
+        "    left, right, product = np.empty((0, c)), np.empty((c, 0)), np.empty((0, 0))",
         "    for t in range(batches):",
         "        rest = t",
         *[line for r in reversed(axes) for line in (
@@ -110,21 +112,27 @@ def contract_function(rank: int):
             f"        if batch{r}:",
             f"            i{r} = rest % full[{r}]",
             f"            rest //= full[{r}]")],
-        # each operand's batch as a strided matrix view, copied element by element: numba's
-        # slice assignment `left[:, :] = view` compiles its shape-mismatch message, some
-        # forty of numba's string functions (str of ints, join, ...) for every process
-        f"        left_view = as_strided(b0{start}, (m, c), (m_step0, b0.strides[c_axis]))",
-        f"        right_view = as_strided(b1{start}, (c, n), (b1.strides[c_axis], n_step1))",
+        # each operand's batch as a strided matrix view: BLAS reads the views and adds
+        # into the target in place where they lie as it reads matrices, else they are
+        # copied element by element (numba's slice assignment `left[:, :] = view` compiles
+        # its shape-mismatch message, some forty of numba's string functions per process)
+        f"        a_view = as_strided(b0{start}, (m, c), (m_step0, b0.strides[c_axis]))",
+        f"        b_view = as_strided(b1{start}, (c, n), (b1.strides[c_axis], n_step1))",
+        f"        target = as_strided(out{start}, (m, n), (m_step, n_step))",
+        "        if gemm_into(a_view, b_view, target, 1.0):",
+        "            continue",
+        "        if product.size == 0:",
+        "            left, right, product = np.empty((m, c)), np.empty((c, n)), np.empty((m, n))",
         "        for p in range(m):",
         "            for q in range(c):",
-        "                left[p, q] = left_view[p, q]",
+        "                left[p, q] = a_view[p, q]",
         "        for p in range(c):",
         "            for q in range(n):",
-        "                right[p, q] = right_view[p, q]",
+        "                right[p, q] = b_view[p, q]",
         "        np.dot(left, right, product)",
-        f"        target = as_strided(out{start}, (m, n), (m_step, n_step))",
         "        target += product",
         "    return True",
     ]
-    contract = numba.njit(compiled(product_lines, {"as_strided": as_strided}))
+    contract = numba.njit(compiled(product_lines, {"as_strided": as_strided,
+                                                   "gemm_into": gemm_into}))
     return numba.njit(compiled(lines, {"contract": contract}))

@@ -6,12 +6,14 @@ adjoint's first contribution assigned rather than added to zeros, and long sums 
 exponentials split into a vectorizable exp loop and an in-order sum.
 
 The tree after `numba_rewrites` is what `srcad.source` shows; `compiled_tree` is what numba
-compiles: loop counters that are never negative index without Python's wraparound.
+compiles: loop counters that are never negative index without Python's wraparound, and
+additions into a name call srcad's loop (numba_accumulate).
 """
 
 from __future__ import annotations
 
 from srcad.analysis.value_types import BOOL, FLOAT, INT
+from srcad.transform.numba_accumulate import added_in_place
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_exp_sums import split_exp_sums
 from srcad.transform.numba_first_adjoints import assign_first_adjoints
@@ -38,5 +40,6 @@ def numba_rewrites(tree, namer, types, bars, located) -> tuple:
 
 def compiled_tree(tree, types):
     """The tree numba compiles: `tree` with loop counters that are never negative indexing
-    as unsigned integers (no wraparound select, so LLVM vectorizes the loop)."""
-    return unsigned_indices(tree, types.env)
+    as unsigned integers (no wraparound select, so LLVM vectorizes the loop), and additions
+    into a name as one loop of srcad's (`x_bar = added_into(x_bar, g)`)."""
+    return added_in_place(unsigned_indices(tree, types.env))

@@ -57,6 +57,14 @@ def tanh_layer_loss(W, b, X, c):
     return np.sum(hidden * hidden * c[:, None]) + np.sum(np.exp(-hidden) * (1.0 - hidden))
 
 
+def short_rows_of_a_tensor(A, w):
+    # (n, k, d) arrays with rows of d = 3: arithmetic maps as one plain nest, additions into
+    # the adjoints of the views A[:, None, :] and w[None, :, :]
+    X = A[:, None, :] - w[None, :, :]
+    Y = X * X * w[None, :, :] + X
+    return np.sum(np.exp(-Y * Y)) + np.sum(Y[:, :, 0] * X[:, :, 1])
+
+
 def _gmm_args():
     p = gmm.Problem(gmm.generate(3, 4, 6))
     return tuple(dup(a.copy()) for a in p.independent) + p.vectorized_constants()
@@ -78,6 +86,9 @@ PROGRAMS = [
     # (srcad/runtime/numba_contraction.py)
     (broadcast_product_sum, lambda: (dup(RNG.standard_normal((3, 12, 12))),
                                      dup(RNG.standard_normal((40, 3, 12))))),
+    (short_rows_of_a_tensor, lambda: (dup(RNG.standard_normal((6, 3))),
+                                      dup(RNG.standard_normal((4, 3))))),
+    # last: read as PROGRAMS[-1] below
     (tanh_layer_loss, lambda: (dup(RNG.standard_normal((4, 3))), dup(RNG.standard_normal(3)),
                                RNG.standard_normal((6, 4)), dup(RNG.standard_normal(6)))),
 ]

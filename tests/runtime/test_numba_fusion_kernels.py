@@ -190,3 +190,48 @@ def test_first_adjoint_is_the_contribution_itself_a_copy_or_zeros_plus_it():
     np.testing.assert_array_equal(assigned(v, row), np.zeros((3, 2)) + row)
     np.testing.assert_array_equal(copied(v, e.T.T[:, ::-1]), e[:, ::-1])  # a view: copied
     np.testing.assert_array_equal(assigned(v, 2.5), np.full((3, 2), 2.5))  # a number
+
+
+@pytest.mark.slow  # numba compiles each kernel for a few ranks and layouts
+def test_maps_of_short_and_long_rows_and_unbroadcasts_to_their_own_shape_equal_numpy():
+    # rows shorter than SHORT_ROW: one plain nest when the element is arithmetic, rows
+    # otherwise; the same expressions on long rows take the row loops
+    from srcad.runtime.numba_fusion import SHORT_ROW
+
+    arithmetic = _compiled(fused_kernel("((a0 * a1) + (a2 / 2.0))", ("map",), 3), 3)
+    with_exp = _compiled(fused_kernel("np.exp((a0 - a1))", ("map",), 2), 2)
+    for d in (1, 3, SHORT_ROW - 1, SHORT_ROW, 40):
+        x, lx = RNG.standard_normal((5, 4, d)), RNG.standard_normal((5, 4, d))
+        diag, column = RNG.standard_normal((4, d)), RNG.standard_normal((5, 4))
+        for a0, a1, a2 in [(diag[None, :, :], x, lx), (column[:, :, None], x, x[:, :1, :]),
+                           (x.transpose(1, 0, 2).copy().transpose(1, 0, 2), 2.0, diag)]:
+            want = a0 * a1 + a2 / 2.0
+            np.testing.assert_array_equal(arithmetic(a0, a1, a2), want)
+        np.testing.assert_array_max_ulp(with_exp(x, column[:, :, None]),
+                                        np.exp(x - column[:, :, None]), maxulp=1)
+    adjoint = _compiled(fused_kernel("(a0 * a1)", ("unbroadcast",), 2), 3)
+    g, x = RNG.standard_normal((5, 4, 3)), RNG.standard_normal((4, 3))
+    for shape in [(5, 4, 3), (1, 4, 3), (4, 3)]:
+        np.testing.assert_allclose(adjoint(g, x[None], shape), unbroadcast(g * x, shape),
+                                   rtol=1e-13)
+
+
+def test_a_map_of_short_rows_is_one_plain_nest_only_for_arithmetic():
+    import ast
+
+    from numba import types
+
+    from srcad.runtime.numba_fusion import SHORT_ROW, _Element, _map_nest
+
+    leaves = [types.Array(types.float64, 3, "A"), types.Array(types.float64, 3, "C")]
+
+    def lines(expression):
+        tree = ast.parse(expression, mode="eval").body
+        row = _Element({0, 1}, 3, "r{k}[j]").visit(tree)
+        return _map_nest("a0, a1", [0, 1], 3, row, leaves, _Element({0, 1}, 3).visit(tree))
+
+    plain = lines("(2.0 * (a0 * a1))")
+    assert f"    if n < {SHORT_ROW}:" in plain
+    assert "out[i0, i1, i2] = (2.0 * (b0[i0, i1, i2] * b1[i0, i1, i2]))" in [
+        line.strip() for line in plain]
+    assert not any("if n <" in line for line in lines("np.tanh((a0 * a1))"))

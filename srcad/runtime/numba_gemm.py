@@ -1,0 +1,124 @@
+"""`gemm_into(a, b, c, beta)`: `c[...] = a @ b + beta * c` of float64 matrices in
+numba-compiled code, by one BLAS `dgemm` call on the operands as they lie in memory: a strided
+view whose rows or columns are contiguous (a transposed matrix, a column range, a row of
+matrices `x[:, j, :]` of a 3-D array) is passed with its leading dimension and the transpose
+flag, where numba's `np.dot` copies any operand that is not C- or F-contiguous first.
+
+    gemm_into(x[:, j, :], lower[j].T, out[:, j, :], 1.0)   # no copy of any of the three
+
+It returns False, having written nothing, where an operand is not such a view (a step that is
+neither one element nor at least the row's length, a negative or zero step: a broadcast axis)
+or SciPy's BLAS is missing (numba's BLAS calls go through it): the caller then computes the
+product its own way. `c` must not overlap `a` or `b` (BLAS's own rule); BLAS adds the terms
+in its own order, as `np.dot` does.
+
+The call is numba's own BLAS entry point (`numba_xxgemm` of numba's helper library, the one
+its `np.dot` and `np.linalg.pinv` call), so code calling it is cached on disk like any other.
+`strided_product(a, b)`: `a @ b` of two float64 matrices of any layout, by `gemm_into` where
+it can and the product has at least `MIN_WORK` multiplications, else by loops (what
+`array_matmul` of strided matrices runs).
+
+Imported by srcad/runtime/numba_contraction.py and srcad/runtime/numba_arrays.py (generated
+modules reach it through them).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import types
+
+try:  # numba's BLAS calls go through SciPy's
+    import scipy.linalg.cython_blas  # noqa: F401
+    from numba.np.linalg import _BLAS, ensure_blas
+
+    ensure_blas()
+    _XXGEMM = _BLAS().numba_xxgemm(types.float64)
+    BLAS = True
+except Exception:  # pragma: no cover - SciPy is installed where srcad is tested
+    _XXGEMM, BLAS = None, False
+
+_ONE, _ZERO = np.ones(1), np.zeros(1)
+_ROWS, _COLUMNS = 0, 1  # how a matrix lies: contiguous rows (C-like) or columns (F-like)
+
+
+@numba.njit(cache=True)
+def stored(x):
+    """(how `x` lies, its leading dimension in elements): `_ROWS` where each row is
+    contiguous and rows start at least a row apart, `_COLUMNS` likewise by columns, -1 where
+    BLAS cannot read it in place. An axis of length 1 may have any step."""
+    rows, cols = x.shape
+    if x.itemsize != 8 or x.strides[0] % 8 or x.strides[1] % 8:
+        return -1, 0
+    s0, s1 = x.strides[0] // 8, x.strides[1] // 8
+    if (s1 == 1 or cols <= 1) and (rows <= 1 or s0 >= max(1, cols)):
+        return _ROWS, s0 if rows > 1 else max(1, cols)
+    if (s0 == 1 or rows <= 1) and (cols <= 1 or s1 >= max(1, rows)):
+        return _COLUMNS, s1 if cols > 1 else max(1, rows)
+    return -1, 0
+
+
+if BLAS:
+    @numba.njit(cache=True)
+    def gemm_into(a, b, c, beta):
+        """`c[...] = a @ b + beta * c` by one dgemm on the views in place; False (nothing
+        written) where a view does not lie as BLAS reads matrices."""
+        m, k = a.shape
+        n = b.shape[1]
+        if b.shape[0] != k or c.shape[0] != m or c.shape[1] != n:
+            raise ValueError("gemm_into: shapes do not match")
+        if m == 0 or n == 0:
+            return True
+        if k == 0:  # an empty sum (BLAS's rules for the leading dimensions need k > 0)
+            for i in range(m):
+                for j in range(n):
+                    c[i, j] = beta * c[i, j] if beta != 0.0 else 0.0
+            return True
+        a_kind, a_ld = stored(a)
+        b_kind, b_ld = stored(b)
+        c_kind, c_ld = stored(c)
+        if a_kind < 0 or b_kind < 0 or c_kind < 0:
+            return False
+        alpha_slot = _ONE  # BLAS reads alpha and beta through pointers: constants, so
+        # the usual products (beta 0 or 1) allocate nothing
+        beta_slot = _ONE if beta == 1.0 else _ZERO if beta == 0.0 else np.array([beta])
+        plain, transposed = np.int8(ord("n")), np.int8(ord("t"))
+        if c_kind == _ROWS:  # BLAS (column-major) computes c.T = b.T @ a.T
+            status = _XXGEMM(np.int8(ord("d")), plain if b_kind == _ROWS else transposed,
+                             plain if a_kind == _ROWS else transposed, n, m, k,
+                             alpha_slot.ctypes, b.ctypes, b_ld, a.ctypes, a_ld,
+                             beta_slot.ctypes, c.ctypes, c_ld)
+        else:
+            status = _XXGEMM(np.int8(ord("d")), plain if a_kind == _COLUMNS else transposed,
+                             plain if b_kind == _COLUMNS else transposed, m, n, k,
+                             alpha_slot.ctypes, a.ctypes, a_ld, b.ctypes, b_ld,
+                             beta_slot.ctypes, c.ctypes, c_ld)
+        if status != 0:
+            raise RuntimeError("gemm_into: BLAS's dgemm was not found")
+        return True
+else:  # pragma: no cover - SciPy is installed where srcad is tested
+    @numba.njit(cache=True)
+    def gemm_into(a, b, c, beta):
+        return False
+
+
+MIN_WORK = 512  # multiplications below which a BLAS call costs more than loops
+
+
+@numba.njit(cache=True)
+def strided_product(a, b):
+    """`a @ b` of two float64 matrices of any layout: BLAS on the views in place where they
+    lie as it reads them and the product is not tiny, else loops."""
+    m, k = a.shape
+    n = b.shape[1]
+    if b.shape[0] != k:
+        raise ValueError("array_matmul: shapes do not match")
+    out = np.zeros((m, n))
+    if m * k * n >= MIN_WORK and gemm_into(a, b, out, 0.0):
+        return out
+    for i in range(m):
+        for p in range(k):
+            a_ip = a[i, p]
+            for j in range(n):
+                out[i, j] += a_ip * b[p, j]
+    return out

@@ -1,0 +1,46 @@
+"""Numba backend, in the code numba compiles (not the source `srcad.source` shows): an
+accumulation into a name, `t += unshared(t, v)` (srcad/transform/numba_compat.py's spelling of
+`t += v`) and `t += e` of a new value `e`, becomes `t = added_into(t, v)`
+(srcad/runtime/numba_semantics.py): where `t` is a float64 array, one loop nest of its own
+adds `v` into it, where numba's `+=` walked both arrays through its broadcasting machinery
+(an adjoint's every later contribution is such a `+=`: in the vectorized GradBench gmm, eight
+of them over arrays of 250,000 elements); anything else computes what `t += v` did.
+
+    x_bar += unshared(x_bar, g)        ->  x_bar = added_into(x_bar, g)
+    x_bar[i] += unshared(x_bar[i], g)  ->  unchanged (only a name is rebound)
+
+The rebinding is the same object for an array (added into in place), the sum for a number.
+Runs last, after every rewrite that reads `t += unshared(t, v)` (first adjoints, exp sums,
+the nested kernels' own passes over `srcad.source`).
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad.frontend import syntax as S
+
+
+def added_in_place(tree):
+    """`tree` with each `name += v` rewritten as the module docstring says (in place)."""
+    for node in S.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                setattr(node, field, [_rewritten(stmt) for stmt in block])
+    return tree
+
+
+def _rewritten(stmt):
+    if not (isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add)
+            and isinstance(stmt.target, gast.Name)):
+        return stmt
+    value = stmt.value
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) \
+            and value.func.id == "unshared" and len(value.args) == 2 \
+            and isinstance(value.args[0], gast.Name) and value.args[0].id == stmt.target.id:
+        value = value.args[1]
+    name = stmt.target.id
+    call = S.call("added_into", S.name(name), value)
+    return gast.copy_location(gast.Assign(targets=[S.name(name, store=True)], value=call,
+                                          type_comment=None), stmt)
