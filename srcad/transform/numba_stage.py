@@ -1,7 +1,8 @@
 """The numba backend's rewrites of a generated tree, in the order they run: what numba
 compiles differently from CPython (numba_compat), small arrays of a constant length as
 numbers, chains of elementwise operations and reductions fused into loops, an array
-adjoint's first contribution assigned rather than added to zeros, and long sums of
+adjoint's first contribution assigned rather than added to zeros, zeros made in a loop
+written into the array their name owns, and long sums of
 exponentials split into a vectorizable exp loop and an in-order sum.
 
 The tree after `numba_rewrites` is what `srcad.source` shows; `compiled_tree` is what numba
@@ -11,6 +12,7 @@ compiles: loop counters that are never negative index without Python's wraparoun
 from __future__ import annotations
 
 from srcad.analysis.value_types import BOOL, FLOAT, INT
+from srcad.transform.numba_array_reuse import reuse_loop_zeros
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_exp_sums import split_exp_sums
 from srcad.transform.numba_first_adjoints import assign_first_adjoints
@@ -31,6 +33,7 @@ def numba_rewrites(tree, namer, types, bars, located) -> tuple:
     fused = fuse_array_chains(tree, namer)
     fuse_array_maps(tree, namer, row_view_types(types, bars)[0], fused)
     assign_first_adjoints(tree, bars)
+    reuse_loop_zeros(tree, types, bars)
     return split_exp_sums(tree, namer), fused
 
 
