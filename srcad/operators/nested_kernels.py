@@ -2,7 +2,8 @@
 boxes g's float arguments, sets up the adjoints, directions and tapes, calls srcad's numba
 derivative code of g and returns the adjoints asked for.
 
-Guarantee: a kernel call allocates only the arrays it returns. Everything else it hands to g's
+Guarantee: a kernel call allocates only the arrays it returns (and the gradient's `_into`
+variant not even those where its `out` has their shape). Everything else it hands to g's
 derivative code (a float argument boxed as a one-element array, the adjoints it does not
 return, zero directions, the tapes) is carved out of a workspace the calling function creates
 once per call of its own (`WORKSPACE_INIT`) and passes to every kernel call:
@@ -72,16 +73,19 @@ class KernelWriter:
         # calls numba's C helper, ~30 ns a view)
         self.vectors = frozenset(vectors)
 
-    def gradient(self, name, operands, reverse, tapes, scratch=False):
+    def gradient(self, name, operands, reverse, tapes, scratch=False, into=False):
         """The gradient of g in argument `argnum` (g's reverse code, seeded 1); `scratch`:
-        returned as a view of the workspace (srcad/operators/nested_scratch_results.py)."""
+        returned as a view of the workspace (srcad/operators/nested_scratch_results.py);
+        `into`: written into the kernel's last parameter `out` where it has the gradient's
+        shape (the array the result's name owns: srcad/operators/nested_result_reuse.py)."""
         body = self._carve(self._call_order(operands), {}, (self.argnum,), tapes, second=False,
-                           scratch=scratch)
+                           scratch=scratch, into=into)
         args = []
         for i in range(self.count):
             args += [f"a{i}", f"a{i}_bar"] if i in self.differentiated else [f"a{i}"]
         body += self._call(reverse, args, tapes)
-        return self._kernel(name, operands, [], body + [f"    return {self._result(self.argnum)}"])
+        return self._kernel(name, operands, ["out"] if into else [],
+                            body + [f"    return {self._result(self.argnum)}"])
 
     def second(self, name, operands, second, tapes, directed, reads, gradient=False,
                scratch=False):
@@ -110,7 +114,8 @@ class KernelWriter:
         params = ", ".join(["space", "int_space", *operands, *directions])
         return "\n".join([f"@srcad_jit\ndef {name}({params}):"] + body)
 
-    def _carve(self, order, directed, read, tapes, second, gradient=False, scratch=False):
+    def _carve(self, order, directed, read, tapes, second, gradient=False, scratch=False,
+               into=False):
         """Lines binding a{i}, a{i}_bar (and a{i}_dot, a{i}_dot_bar when `second`) for every
         argument: the returned adjoints of arrays fresh (unless `scratch`), everything else
         from the workspace (views written in place: a helper call per view cost ~20 ns)."""
@@ -126,7 +131,11 @@ class KernelWriter:
                 lines.append(f"    a{i} = {o}")
             if i not in self.differentiated:
                 continue
-            if i in read and i not in self.floats and not scratch:
+            if i in read and i not in self.floats and not scratch and into:
+                lines += [f"    if out.shape == a{i}.shape:", f"        a{i}_bar = out",
+                          f"        a{i}_bar[...] = 0.0", "    else:",
+                          f"        a{i}_bar = np.zeros_like(a{i})"]
+            elif i in read and i not in self.floats and not scratch:
                 lines.append(f"    a{i}_bar = np.zeros_like(a{i})")
             else:
                 slot(f"a{i}_bar", i)

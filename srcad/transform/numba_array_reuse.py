@@ -38,7 +38,7 @@ from srcad.analysis.types import Array
 from srcad.frontend import syntax as S
 
 _NEW = {"zeros", "zeros_like", "ones", "ones_like", "empty", "empty_like", "full", "full_like"}
-_MADE_BY_CALL = ("fused_", "array_matmul", "copied_adjoint", "zeros_into")
+_MADE_BY_CALL = ("array_matmul", "copied_adjoint", "zeros_into")
 # calls whose result may be their argument itself or a view of it
 _PASSING = {"unshared", "unbroadcast", "broadcast_view", "assigned_adjoint", "copied_adjoint"}
 _NUMBER_ATTRIBUTES = {"shape", "size", "ndim", "dtype"}
@@ -46,7 +46,7 @@ _KERNEL = "srcad_nested_"
 _SCRATCH = "_scratch"
 
 
-def reuse_loop_zeros(tree, types, bars: dict) -> set:
+def reuse_loop_zeros(tree, types, bars: dict, fused=None) -> set:
     """Rewrite (in place) the zeros made in loops of `tree`'s functions into the arrays their
     names own (module docstring); the names rewritten. `bars`: v -> v_bar, the adjoints.
 
@@ -71,30 +71,40 @@ def reuse_loop_zeros(tree, types, bars: dict) -> set:
     ranks.update({bar: floats[v] for v, bar in bars.items() if v in floats})
     rewritten = set()
     for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
-        rewritten |= _function(fn, ranks, floats)
+        rewritten |= _function(fn, ranks, floats, fused or {})
     return rewritten
 
 
-def _function(fn, ranks: dict, floats: dict) -> set:
+def _function(fn, ranks: dict, floats: dict, fused: dict) -> set:
     if any(isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not fn
            for n in S.walk(fn)):
         return set()
     params = {a.id for a in fn.args.args if isinstance(a, gast.Name)}
-    candidates = _owned(fn, set(ranks) - params, ranks)
-    sites = [(stmt, top) for top in fn.body if isinstance(top, (gast.For, gast.While))
-             for stmt in S.walk(top) if _reset(stmt, candidates, floats) is not None]
-    sites += [(stmt, top) for top in fn.body if not isinstance(top, (gast.For, gast.While))
-              for loop in S.walk(top) if isinstance(loop, (gast.For, gast.While))
-              for stmt in S.walk(loop) if _reset(stmt, candidates, floats) is not None]
+    candidates = owned_names(fn, set(ranks) - params, ranks, fused)
     names = set()
-    for stmt, top in {id(s): (s, t) for s, t in sites}.values():
+    for stmt, top in in_loops(fn):
+        if _reset(stmt, candidates, floats) is None:
+            continue
         name, shape = _reset(stmt, candidates, floats)
         stmt.value = gast.copy_location(
             S.call("zeros_into", S.name(name), shape), stmt.value)
         names.add(name)
-        if not _bound_before(fn, top, name):
-            _initialize(fn, name, ranks[name])
+        if not bound_before(fn, top, name):
+            initialize(fn, name, ranks[name])
     return names
+
+
+def in_loops(fn) -> list:
+    """(statement, the statement of `fn`'s body holding it) for each statement inside a loop
+    of `fn`, each once."""
+    found = {}
+    for top in fn.body:
+        for loop in S.walk(top):
+            if isinstance(loop, (gast.For, gast.While)):
+                for stmt in S.walk(loop):
+                    if isinstance(stmt, gast.stmt) and stmt is not loop:
+                        found.setdefault(id(stmt), (stmt, top))
+    return list(found.values())
 
 
 def _reset(stmt, candidates, floats):
@@ -115,29 +125,31 @@ def _reset(stmt, candidates, floats):
     return None
 
 
-def _owned(fn, names: set, ranks: dict) -> set:
-    """The names of `names` that own their arrays in `fn` (module docstring)."""
+def owned_names(fn, names: set, ranks: dict, fused=None) -> set:
+    """The names of `names` that own their arrays in `fn` (module docstring); `fused`: the
+    fused loops' names (their FusedLoop), whose results are new arrays."""
+    fused = fused or {}
     parents = {child: node for node in S.walk(fn) for child in gast.iter_child_nodes(node)}
     owned = set(names)
     for node in S.walk(fn):
         if not isinstance(node, gast.Name) or node.id not in owned:
             continue
         if isinstance(node.ctx, gast.Load):
-            if not _used_up(node, parents, ranks[node.id]):
+            if not _used_up(node, parents, ranks[node.id], fused):
                 owned.discard(node.id)
         elif isinstance(node.ctx, gast.Store):
             parent = parents.get(node)
             if isinstance(parent, gast.AugAssign) and parent.target is node:
                 continue  # added into in place
             if not (isinstance(parent, gast.Assign) and parent.targets == [node]
-                    and _made_new(parent.value)):
+                    and _made_new(parent.value, fused)):
                 owned.discard(node.id)
         else:
             owned.discard(node.id)
     return owned
 
 
-def _made_new(value) -> bool:
+def _made_new(value, fused) -> bool:
     """Is `value` a new array no other name holds?"""
     if isinstance(value, (gast.BinOp, gast.UnaryOp)):
         return True
@@ -151,13 +163,20 @@ def _made_new(value) -> bool:
     if not isinstance(func, gast.Name):
         return False
     if func.id == "assigned_adjoint":
-        return len(value.args) == 2 and _made_new(value.args[1])
+        return len(value.args) == 2 and _made_new(value.args[1], fused)
     if func.id.startswith(_KERNEL):
         return not func.id.endswith(_SCRATCH)
-    return func.id.startswith(_MADE_BY_CALL)
+    return func.id.startswith(_MADE_BY_CALL) or _fused_anew(func.id, fused)
 
 
-def _used_up(node, parents, rank) -> bool:
+def _fused_anew(name, fused) -> bool:
+    """Is `name` a fused loop computing arithmetic of its operands (its result a new array or
+    a number, never an operand itself)?"""
+    loop = fused.get(name)
+    return loop is not None and not loop.expression.strip("() ").isidentifier()
+
+
+def _used_up(node, parents, rank, fused) -> bool:
     """Is the array read by `node` used where it stands, never reaching another holder?"""
     while True:
         parent = parents.get(node)
@@ -174,12 +193,14 @@ def _used_up(node, parents, rank) -> bool:
         elif isinstance(parent, gast.Call) and node in parent.args \
                 and isinstance(parent.func, gast.Name):
             name = parent.func.id
-            if name.startswith(_KERNEL):
+            if name.startswith(_KERNEL) or _fused_anew(name, fused):
                 return True
             if name in _PASSING or name.startswith("fused_"):
                 node = parent
             else:
                 return False
+        elif _is_numpy_call(parent) and node in parent.args and parent.func.attr in _NEW:
+            return True  # its shape and type read
         else:
             return False
 
@@ -198,7 +219,7 @@ def _is_numpy_call(node) -> bool:
         and isinstance(node.func.value, gast.Name) and node.func.value.id == "np"
 
 
-def _bound_before(fn, top, name) -> bool:
+def bound_before(fn, top, name) -> bool:
     """Is `name` bound by a statement of `fn`'s body before `top` (so wherever `top` runs)?"""
     for stmt in fn.body:
         if stmt is top:
@@ -209,7 +230,7 @@ def _bound_before(fn, top, name) -> bool:
     return False
 
 
-def _initialize(fn, name, rank) -> None:
+def initialize(fn, name, rank) -> None:
     """Bind `name` to empty zeros of `rank` axes at the top of `fn` (after its docstring)."""
     shape = "(" + "0, " * rank + ")" if rank else "()"
     first = 1 if fn.body and isinstance(fn.body[0], gast.Expr) \

@@ -33,7 +33,7 @@ def numba_rewrites(tree, namer, types, bars, located) -> tuple:
     fused = fuse_array_chains(tree, namer)
     fuse_array_maps(tree, namer, row_view_types(types, bars)[0], fused)
     assign_first_adjoints(tree, bars)
-    reuse_loop_zeros(tree, types, bars)
+    reuse_loop_zeros(tree, types, bars, fused)
     return split_exp_sums(tree, namer), fused
 
 
