@@ -2,8 +2,8 @@
 compiles differently from CPython (numba_compat), small arrays of a constant length as
 numbers, chains of elementwise operations and reductions fused into loops, an array
 adjoint's first contribution assigned rather than added to zeros, zeros made in a loop
-written into the array their name owns, and long sums of
-exponentials split into a vectorizable exp loop and an in-order sum.
+written into the array their name owns, a `while` iteration's tape checks made once, and
+long sums of exponentials split into a vectorizable exp loop and an in-order sum.
 
 The tree after `numba_rewrites` is what `srcad.source` shows; `compiled_tree` is what numba
 compiles: loop counters that are never negative index without Python's wraparound.
@@ -19,6 +19,7 @@ from srcad.transform.numba_first_adjoints import assign_first_adjoints
 from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.numba_indices import unsigned_indices
 from srcad.transform.numba_maps import fuse_array_maps
+from srcad.transform.numba_tape_reserve import reserve_while_tapes
 from srcad.transform.row_views import row_view_types
 from srcad.transform.small_arrays import scalar_small_arrays
 
@@ -34,6 +35,7 @@ def numba_rewrites(tree, namer, types, bars, located) -> tuple:
     fuse_array_maps(tree, namer, row_view_types(types, bars)[0], fused)
     assign_first_adjoints(tree, bars)
     reuse_loop_zeros(tree, types, bars, fused)
+    reserve_while_tapes(tree)
     return split_exp_sums(tree, namer), fused
 
 

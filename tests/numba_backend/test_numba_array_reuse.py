@@ -110,7 +110,7 @@ def test_reused_arrays_of_another_length_per_call():
     q = np.array([0.3, -0.2])
     for start in (np.array([1.0, 0.5]), np.array([0.2, 0.4, 0.7])):
         numba = srcad.gradient(f, q, srcad.Constant(start), backend="numba")
-        want = central(lambda q: f_by_python(f, q, start), q)
+        want = central(lambda q, start=start: f_by_python(f, q, start), q)
         np.testing.assert_allclose(numba, want, rtol=1e-6, atol=1e-8)
 
 
@@ -199,3 +199,31 @@ def test_zeros_into_reuses_only_an_array_of_the_shape():
     matrix = np.ones((2, 2))
     assert reset(matrix, (2, 2)).ctypes.data == matrix.ctypes.data and not matrix.any()
     np.testing.assert_array_equal(zeros_into(np.ones(2), (2,)), np.zeros(2))
+
+
+def long_walk(q, steps):
+    """A `while` loop of many iterations pushing floats and branch flags (its tapes grow
+    inside the loop), a branch that pushes more on one arm than the other."""
+    x = q * 1.0
+    total = 0.0
+    k = 0
+    while k < steps:
+        if k % 3 == 0:
+            x = x * 0.999 + 0.001 * np.sin(x)
+            total = total + x[0] * x[1]
+        else:
+            total = total + math.cos(x[1]) * 0.01
+        k = k + 1
+    return total
+
+
+def test_while_loop_tapes_grow_at_the_start_of_an_iteration():
+    q = np.array([0.3, -0.2])
+    source = srcad.source(long_walk, srcad.Reverse, srcad.Duplicated(q, np.zeros(2)),
+                          srcad.Const(3000), backend="numba")
+    inside = _loop_lines(source)
+    assert any(line.startswith("int_tape = reserve_tape(int_tape") for line in inside)
+    assert not [line for line in inside if "np.concatenate((int_tape" in line]
+    want = central(lambda q: long_walk(q, 3000), q)
+    got = srcad.gradient(long_walk, q, srcad.Constant(3000), backend="numba")
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
