@@ -78,8 +78,9 @@ class KernelWriter:
         returned as a view of the workspace (srcad/operators/nested_scratch_results.py);
         `into`: written into the kernel's last parameter `out` where it has the gradient's
         shape (the array the result's name owns: srcad/operators/nested_result_reuse.py)."""
+        outs = {f"a{self.argnum}_bar": "out"} if into else {}
         body = self._carve(self._call_order(operands), {}, (self.argnum,), tapes, second=False,
-                           scratch=scratch, into=into)
+                           scratch=scratch, into=outs)
         args = []
         for i in range(self.count):
             args += [f"a{i}", f"a{i}_bar"] if i in self.differentiated else [f"a{i}"]
@@ -88,16 +89,19 @@ class KernelWriter:
                             body + [f"    return {self._result(self.argnum)}"])
 
     def second(self, name, operands, second, tapes, directed, reads, gradient=False,
-               scratch=False):
+               scratch=False, into=False):
         """The adjoints H d of g's arguments `reads` for the directions d on the arguments
         `directed` (the kernel's last parameters, in that order): one reverse-over-forward
         pass. Returns one adjoint, or a tuple of several (`reads` a list); `gradient`: the
         pair (gradient of g in `argnum`, H d), the gradient being the adjoint of the
-        direction on `argnum`."""
+        direction on `argnum`; with `into` (a pair of an array argument `reads`), written
+        into the parameters `out0`, `out1` after the directions where they have its shape."""
         directions = [f"d{j}" for j in range(len(directed))]
         read = [reads] if isinstance(reads, int) else list(reads)
+        outs = {f"a{self.argnum}_dot_bar": "out0", f"a{reads}_bar": "out1"} if into else {}
         body = self._carve(self._call_order(operands), dict(zip(directed, directions)), read,
-                           tapes, second=True, gradient=gradient, scratch=scratch)
+                           tapes, second=True, gradient=gradient, scratch=scratch, into=outs)
+        directions += list(outs.values())
         args = []
         for i in range(self.count):
             args += [f"a{i}", f"a{i}_bar", f"a{i}_dot", f"a{i}_dot_bar"] \
@@ -115,7 +119,7 @@ class KernelWriter:
         return "\n".join([f"@srcad_jit\ndef {name}({params}):"] + body)
 
     def _carve(self, order, directed, read, tapes, second, gradient=False, scratch=False,
-               into=False):
+               into=None):
         """Lines binding a{i}, a{i}_bar (and a{i}_dot, a{i}_dot_bar when `second`) for every
         argument: the returned adjoints of arrays fresh (unless `scratch`), everything else
         from the workspace (views written in place: a helper call per view cost ~20 ns)."""
@@ -131,12 +135,8 @@ class KernelWriter:
                 lines.append(f"    a{i} = {o}")
             if i not in self.differentiated:
                 continue
-            if i in read and i not in self.floats and not scratch and into:
-                lines += [f"    if out.shape == a{i}.shape:", f"        a{i}_bar = out",
-                          f"        a{i}_bar[...] = 0.0", "    else:",
-                          f"        a{i}_bar = np.zeros_like(a{i})"]
-            elif i in read and i not in self.floats and not scratch:
-                lines.append(f"    a{i}_bar = np.zeros_like(a{i})")
+            if i in read and i not in self.floats and not scratch:
+                lines += _fresh(f"a{i}_bar", f"a{i}", (into or {}).get(f"a{i}_bar"))
             else:
                 slot(f"a{i}_bar", i)
             if not second:
@@ -146,7 +146,7 @@ class KernelWriter:
             else:
                 slot(f"a{i}_dot", i, directed.get(i))
             if gradient and i == self.argnum and i not in self.floats and not scratch:
-                lines.append(f"    a{i}_dot_bar = np.zeros_like(a{i})")
+                lines += _fresh(f"a{i}_dot_bar", f"a{i}", (into or {}).get(f"a{i}_dot_bar"))
             else:
                 slot(f"a{i}_dot_bar", i)
         int_tapes = sum(kind == INT_TAPE for kind in tapes)
@@ -209,3 +209,13 @@ def _plus(offset: str, size: str) -> str:
     if offset.isdigit() and size.isdigit():
         return str(int(offset) + int(size))
     return size if offset == "0" else f"{offset} + {size}"
+
+
+def _fresh(target, like, out=None) -> list:
+    """Lines binding `target` to zeros shaped like `like`: the parameter `out` zeroed where it
+    has that shape, else (or without `out`) a new array."""
+    if out is None:
+        return [f"    {target} = np.zeros_like({like})"]
+    return [f"    if {out}.shape == {like}.shape:", f"        {target} = {out}",
+            f"        {target}[...] = 0.0", "    else:",
+            f"        {target} = np.zeros_like({like})"]

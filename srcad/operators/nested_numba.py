@@ -77,6 +77,7 @@ class NumbaNested:
         self._tangent_sums: dict = {}  # token -> the writer of a kernel of several tangents
         self._gradient_pairs: dict = {}  # token -> the writer of a gradient-and-tangent kernel
         self._into: dict = {}  # gradient kernel -> the writer of its `_into` variant
+        self._pairs_into: dict = {}  # token -> the writer of a pair kernel's `_into` variant
         self._writers: dict = {}  # kernel name -> (name, scratch) -> its source
         # the fused loop nests g's code calls (srcad/transform/numba_fusion.py), each renamed
         # after its kernel: the outer code's own may have the same names, other loops
@@ -132,10 +133,10 @@ class NumbaNested:
         operands = [f"o{k}" for k in range(len(types))]
         self.names |= {f"{prefix}_reverse", f"{prefix}_second"}
 
-        def seconds(directed, reads, gradient=False):
+        def seconds(directed, reads, gradient=False, into=False):
             return lambda name, scratch: kernel.second(
                 name, operands, f"{prefix}_second", second.tapes, directed, reads,
-                gradient=gradient, scratch=scratch)
+                gradient=gradient, scratch=scratch, into=into)
 
         writers = {f"srcad_nested_gradient_{token}": lambda name, scratch: kernel.gradient(
             name, operands, f"{prefix}_reverse", reverse.tapes, scratch=scratch)}
@@ -155,6 +156,9 @@ class NumbaNested:
         self._adjoint_runs[token] = lambda ks: seconds([argnum], list(positions(ks)))
         self._tangent_sums[token] = lambda ks: seconds(list(positions(ks)), argnum)
         self._gradient_pairs[token] = lambda ks: seconds(list(positions(ks)), argnum, True)
+        if argnum not in floats:
+            self._pairs_into[token] = lambda ks: seconds(list(positions(ks)), argnum, True,
+                                                         into=True)
         return "\n\n".join(texts)
 
     def rename(self, tree):
@@ -174,10 +178,14 @@ class NumbaNested:
             self._write(tangent_sum_kernel(token, ks), self._tangent_sums[token](ks))
         for token, ks in merged_gradient_pairs(tree):  # the gradient with its tangent
             self._write(gradient_pair_kernel(token, ks), self._gradient_pairs[token](ks))
+            if token in self._pairs_into:
+                self._into[gradient_pair_kernel(token, ks)] = self._pairs_into[token](ks)
         for name in scratch_results(tree, set(self._writers)):  # results used at once
             self._write(name + SCRATCH, self._writers[name], scratch=True)
         for name in into_results(tree, set(self._into), self.ranks):  # results kept in loops
-            self._write(name + INTO, self._into[name], scratch=True)
+            if name + INTO not in self.names:  # fresh results (not scratch), written into
+                self.helpers += "\n\n" + self._into[name](name + INTO, False)
+                self.names.add(name + INTO)
         _pass_workspace(tree, self.names - HELPER_NAMES)
         return tree
 

@@ -125,10 +125,10 @@ def _reset(stmt, candidates, floats):
     return None
 
 
-def owned_names(fn, names: set, ranks: dict, fused=None) -> set:
+def owned_names(fn, names: set, ranks: dict, fused=None, fresh=frozenset()) -> set:
     """The names of `names` that own their arrays in `fn` (module docstring); `fused`: the
     fused loops' names (their FusedLoop), whose results are new arrays."""
-    fused = fused or {}
+    fused = fused or {}  # `fresh`: the ids of further bindings that make new arrays
     parents = {child: node for node in S.walk(fn) for child in gast.iter_child_nodes(node)}
     owned = set(names)
     for node in S.walk(fn):
@@ -142,7 +142,7 @@ def owned_names(fn, names: set, ranks: dict, fused=None) -> set:
             if isinstance(parent, gast.AugAssign) and parent.target is node:
                 continue  # added into in place
             if not (isinstance(parent, gast.Assign) and parent.targets == [node]
-                    and _made_new(parent.value, fused)):
+                    and (_made_new(parent.value, fused) or id(parent) in fresh)):
                 owned.discard(node.id)
         else:
             owned.discard(node.id)

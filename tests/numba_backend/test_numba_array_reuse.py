@@ -84,6 +84,20 @@ def test_reverse_sweep_resets_adjoints_in_place():
     assert not [line for line in inside if "np.zeros" in line]
 
 
+@pytest.mark.parametrize("mode", [srcad.Reverse, srcad.Forward, srcad.ForwardWithPrimal])
+def test_gradient_kept_in_the_loop_is_written_into_its_array(mode):
+    """The primal's gradient (every argument Const), the reverse sweep's forward part, and the
+    forward mode's gradient with its tangent (a pair kernel) are written into the arrays
+    `gx` (and `gx_dot`) own."""
+    q, start = np.array([0.3, -0.2]), np.array([1.0, 0.5])
+    first = srcad.Const(q) if mode is srcad.ForwardWithPrimal else \
+        srcad.Duplicated(q, np.array([1.0, 0.0]))
+    source = srcad.source(descent, mode, first, srcad.Const(start), backend="numba")
+    inside = " ".join(_loop_lines(source))
+    assert "_into(" in inside
+    assert "gx, gx_dot)" in inside if mode is srcad.Forward else "x_new, q, gx)" in inside
+
+
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_descent_gradient_against_central_differences(mode):
     q, start = np.array([0.3, -0.2]), np.array([1.0, 0.5])
