@@ -12,16 +12,19 @@ the name owns its array, the statement becomes
 A name owns its array when no other name, container, tape or caller can hold that array:
 
 - every binding of the name makes a new array: `np.zeros`, `np.zeros_like`, `np.ones...`,
-  `np.empty...`, `.copy()`, `copied_adjoint`, arithmetic, a fused loop's or a nested
-  gradient kernel's result (not its `_scratch` view of the workspace), `assigned_adjoint`
-  of one of these (srcad/transform/numba_first_adjoints.py), `zeros_into` of the name;
+  `np.empty...`, `.copy()`, `copied_adjoint`, arithmetic, a fused loop of arithmetic, a
+  nested gradient kernel's result (not its `_scratch` view of the workspace),
+  `assigned_adjoint` of one of these (srcad/transform/numba_first_adjoints.py), `zeros_into`
+  of the name (and the bindings a caller vouches for: `fresh`, nested_result_reuse.py);
 - every read of the name is used up where it stands: an element read (as many int indices as
   the array has axes), `.shape`, `.size`, `.ndim`, a write into it (`x_bar[i] += ...`), an
-  operand of arithmetic or a comparison, the right side of an augmented assignment, an operand
-  of a nested gradient kernel (it copies nothing it is given into what it returns), or any of
-  these through `unshared`, `unbroadcast`, `broadcast_view`, a fused loop or a slice (calls
-  that may return the array itself or a view of it). Anything else (a binding to another
-  name, a tuple, a list's `append`, a `return`, a call of anything else) is an escape.
+  operand of arithmetic, a comparison or a fused loop of arithmetic, the right side of an
+  augmented assignment, the argument of `np.zeros_like` and its kin (its shape read), an
+  operand of a nested gradient kernel (it copies nothing it is given into what it returns),
+  or any of these through `unshared`, `unbroadcast`, `broadcast_view`, another fused loop or
+  a slice (what may return the array itself or a view of it). Anything else (a binding to
+  another name, a tuple, a list's `append`, a `return`, a call of anything else) is an
+  escape.
 
 The name is a float array by srcad's types (or the adjoint of one); it is not a parameter; a
 function that defines functions or lambdas is left alone. A name the rewritten statement may
