@@ -241,3 +241,37 @@ def test_while_loop_tapes_grow_at_the_start_of_an_iteration():
     want = central(lambda q: long_walk(q, 3000), q)
     got = srcad.gradient(long_walk, q, srcad.Constant(3000), backend="numba")
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def test_fused_map_of_vectors_allocates_only_its_result():
+    """`x - eta * g` on contiguous vectors: the loop reads them in place (a buffer is made
+    only for an operand broadcast along the vector); numba's NRT counts each allocation."""
+    import numba
+    from numba.core.runtime import _nrt_python as nrt
+
+    from srcad.runtime.numba_fusion import fused_kernel
+
+    step = fused_kernel("(a0 - (a1 * a2))", ("map",), 3)
+
+    @numba.njit
+    def run(x, eta, g, times):
+        total = 0.0
+        for _ in range(times):
+            x = step(x, eta, g)  # a descent's step
+            total += x[1]
+        return total
+
+    x, g = np.array([1.0, 2.0]), np.array([0.5, -0.5])
+    assert run(x, 0.1, g, 2) == pytest.approx(2.05 + 2.1)
+    was_on = nrt.memsys_stats_enabled()
+    nrt.memsys_enable_stats()
+    try:
+        before = nrt.memsys_get_stats_alloc()
+        run(x, 0.1, g, 10)
+        made = nrt.memsys_get_stats_alloc() - before
+    finally:
+        if not was_on:
+            nrt.memsys_disable_stats()
+    assert made == 10 + 2  # one result per step (and the two arguments' unboxing)
+    np.testing.assert_array_equal(step(x, 0.1, np.array([0.5])), x - 0.1 * np.array([0.5]))
+    np.testing.assert_array_equal(step(np.array([3.0]), 0.1, g), 3.0 - 0.1 * g)
