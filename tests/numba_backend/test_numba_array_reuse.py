@@ -98,6 +98,7 @@ def test_gradient_kept_in_the_loop_is_written_into_its_array(mode):
     assert "gx, gx_dot)" in inside if mode is srcad.Forward else "x_new, q, gx)" in inside
 
 
+@pytest.mark.slow  # numba compiles the descent's nested kernels for ~15 s
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_descent_gradient_against_central_differences(mode):
     q, start = np.array([0.3, -0.2]), np.array([1.0, 0.5])
@@ -108,6 +109,7 @@ def test_descent_gradient_against_central_differences(mode):
     np.testing.assert_allclose(numba, python, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.slow  # numba compiles for ~6 s
 def test_reused_arrays_of_another_length_per_call():
     """The owned arrays are reused within a call only: a call with other lengths gets
     its own (the reset compares shapes)."""
@@ -238,6 +240,11 @@ def test_while_loop_tapes_grow_at_the_start_of_an_iteration():
     inside = _loop_lines(source)
     assert any(line.startswith("int_tape = reserve_tape(int_tape") for line in inside)
     assert not [line for line in inside if "np.concatenate((int_tape" in line]
+
+
+@pytest.mark.slow  # numba compiles for ~4 s
+def test_while_loop_tapes_grown_inside_the_loop_give_the_gradient():
+    q = np.array([0.3, -0.2])
     want = central(lambda q: long_walk(q, 3000), q)
     got = srcad.gradient(long_walk, q, srcad.Constant(3000), backend="numba")
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
