@@ -1,14 +1,16 @@
 """Reverse-mode jacobians of functions writing an Output and a Cache
 (`python fuzz/output_jacobians.py --count 200`): a random element-by-element `f(y, x, c, a)`
 (y an `Output`, x the float array differentiated, c a `Cache` of scratch values, a a Constant
-float) with more inputs than outputs, so `jacobian` sweeps W rows at once in reverse mode
-(srcad/operators/batched_reverse.py). Its statements: c filled from x (math and NumPy calls
-of numbers, an `if` on a value), y written from x, c and y's own content on entry (`y[i] =
-0.5 * y[i] + ...`, `+=` in a second loop), sometimes a NumPy call of the whole x that stops
-the lanes where a branch takes it. Each program is prepared at one point and called at two
-(the second may take the other branches); every call must give central finite differences'
-J and forward mode's, and leave f's values in y (from y's content as given); of 7 or 9 rows,
-half the time in two sweeps (`MAX_REVERSE_LANES` lowered: W = 4 or 5 does not divide them).
+float) with more inputs than outputs, its jacobian asked for in reverse mode (`mode="reverse"`:
+at these shapes the default is forward mode, srcad/operators/jacobian_mode.py), which sweeps
+W rows at once (srcad/operators/batched_reverse.py). Its statements: c filled from x (math
+and NumPy calls of numbers, an `if` on a value), y written from x, c and y's own content on
+entry (`y[i] = 0.5 * y[i] + ...`, `+=` in a second loop), sometimes a NumPy call of the whole
+x that stops the lanes where a branch takes it. Each program is prepared at one point and
+called at two (the second may take the other branches); every call must give central finite
+differences' J and forward mode's, and leave f's values in y (from y's content as given); of
+7 or 9 rows, half the time in two sweeps (`MAX_REVERSE_LANES` lowered: W = 4 or 5 does not
+divide them).
 Programs come from `random.Random(f"output jacobians {seed}")`.
 
     python fuzz/output_jacobians.py --count 200 --seed 0
@@ -30,7 +32,7 @@ from prepared_calls import seeds_main  # noqa: E402  (fuzz/ is on the path)
 import srcad  # noqa: E402
 from srcad import Cache, Constant, Output  # noqa: E402
 from srcad.errors import SrcadError  # noqa: E402
-from srcad.operators import batched_reverse  # noqa: E402
+from srcad.operators import reverse_lane_count  # noqa: E402
 
 CALLS = ["math.sin({0})", "np.cos({0})", "math.exp(0.3 * {0})", "np.tanh({0})", "{0} * {0}",
          "math.sqrt({0} * {0} + 1.0)", "abs({0})"]
@@ -91,17 +93,17 @@ def check(seed: int, backend: str) -> list[tuple[str, str]]:
     points = [np.array([rng.uniform(0.1, 1.2) for _ in range(n)]) for _ in range(2)]
     points.append(points[0] * np.array([rng.choice([1.0, -1.0]) for _ in range(n)]))
     given = np.array([rng.uniform(-1.0, 1.0) for _ in range(m)])
-    lanes = batched_reverse.MAX_REVERSE_LANES["python"]
+    lanes = reverse_lane_count.MAX_REVERSE_LANES["python"]
     if m > 5 and rng.random() < 0.5:  # equal sweeps of m - 1 lanes at most: 4 + 3, 5 + 4
-        batched_reverse.MAX_REVERSE_LANES["python"] = m - 1
+        reverse_lane_count.MAX_REVERSE_LANES["python"] = m - 1
     y, c = given.copy(), np.zeros(n)
     try:
         prep = srcad.prepare_jacobian(f, Output(y), points[0], Cache(c), Constant(a),
-                                      backend=backend)
+                                      mode="reverse", backend=backend)
     except SrcadError as err:
         return [("refused", str(err).splitlines()[0][:80])]
     finally:
-        batched_reverse.MAX_REVERSE_LANES["python"] = lanes
+        reverse_lane_count.MAX_REVERSE_LANES["python"] = lanes
     batched = prep.state.get("batched")
     results = [(f"W = {prep.chunk} of {m} rows" if batched else "one row a sweep",
                 "preparation")]

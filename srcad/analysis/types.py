@@ -38,6 +38,7 @@ from srcad.analysis.value_types import (
     SHAPE,
     Array,
     Stack,
+    array_binop,
     is_differentiable,
     is_float_like,
     is_new_axis,
@@ -146,7 +147,7 @@ class Types(TypeRefusals):
                 and (isinstance(a, Array) or isinstance(b, Array)):  # masks combined
             return Array(max(t.ndim for t in (a, b) if isinstance(t, Array)), False, True)
         if isinstance(a, Array) or isinstance(b, Array):
-            return _array_binop(a, op, b)
+            return array_binop(a, op, b)
         if a in (None, NONE) or b in (None, NONE):  # not known yet (or a None placeholder)
             return b if a in (None, NONE) else a
         if isinstance(op, gast.Div):
@@ -363,20 +364,6 @@ class Types(TypeRefusals):
         ranks = {getattr(self.of(v.value), "ndim", None) if isinstance(v, gast.Attribute)
                  and v.attr == "shape" else None for v in sources}
         return sources[0] if sources and len(ranks) == 1 and None not in ranks else None
-
-
-def _array_binop(a, op, b) -> Array | str:
-    """`a op b` with an array operand: broadcasting gives the larger rank, `@` contracts
-    (a vector @ a vector is a number); int arrays stay int under + - * // % **."""
-    rank = {t: (t.ndim if isinstance(t, Array) else 0) for t in (a, b)}
-    ndim = max(rank.values())
-    if isinstance(op, gast.MatMult):
-        ndim = rank[b] - 1 if rank[a] == 1 else rank[a] - 1 if rank[b] == 1 else ndim
-    is_float = isinstance(op, gast.Div) or any(
-        (t.is_float if isinstance(t, Array) else t == FLOAT) for t in (a, b))
-    if ndim == 0:
-        return FLOAT if is_float else INT
-    return Array(ndim, is_float)
 
 
 def _has_float(types, call) -> bool:

@@ -108,3 +108,17 @@ def stack_call(node):
 def is_new_axis(node) -> bool:
     return (isinstance(node, gast.Constant) and node.value is None) or \
         (isinstance(node, gast.Attribute) and node.attr == "newaxis")
+
+
+def array_binop(a, op, b) -> Array | str:
+    """`a op b` with an array operand: broadcasting gives the larger rank, `@` contracts
+    (a vector @ a vector is a number); int arrays stay int under + - * // % **."""
+    rank = {t: (t.ndim if isinstance(t, Array) else 0) for t in (a, b)}
+    ndim = max(rank.values())
+    if isinstance(op, gast.MatMult):
+        ndim = rank[b] - 1 if rank[a] == 1 else rank[a] - 1 if rank[b] == 1 else ndim
+    is_float = isinstance(op, gast.Div) or any(
+        (t.is_float if isinstance(t, Array) else t == FLOAT) for t in (a, b))
+    if ndim == 0:
+        return FLOAT if is_float else INT
+    return Array(ndim, is_float)

@@ -67,6 +67,7 @@ from srcad.build.transform_outputs import (
 )
 from srcad.operators.background_operators import background_function
 from srcad.operators.first_order import jacobian as jacobian_operator
+from srcad.operators.reverse_lane_count import call_peak
 
 Argnums = int | Sequence[int]
 
@@ -299,7 +300,7 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
         return composed("jacrev", fun, argnums, has_aux, backend)
     positions = check_argnums("jacrev", argnums)
     value_only = ValueOnly(fun, "jacrev") if has_aux else None
-    output_shapes = {}  # argument signature -> the shape of an array output
+    output_shapes = {}  # argument signature -> (the shape of an array output, floats f holds)
 
     @wraps(fun)
     def jacobian_of_fun(*args, **kwargs):
@@ -313,7 +314,7 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
             return _tree_jacobian("reverse", target, args, wrt, argnums, value_only,
                                   aux, backend)
         key = signature(args)
-        out_shape = output_shapes.get(key)
+        out_shape, allocated = output_shapes.get(key, (None, 0))
         if out_shape is None:
             # one pass with a scalar seed: the gradient for a float output, else the output's
             # shape (no plain call of fun: under numba the primal in Python may cost more than
@@ -329,8 +330,12 @@ def jacrev(fun: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False,
                 return result(blocks, argnums, value_only, aux)
             if len(output_shapes) >= _SHAPE_MEMO_SIZE:
                 output_shapes.clear()
-            out_shape = output_shapes[key] = np.shape(value)
-        blocks = reverse_rows(target, args, wrt, values, out_shape, backend, key)
+            # python backend: the floats a call of f holds, which bound the lanes of the sweeps
+            # (the adjoints of f's own arrays widen with them)
+            allocated = call_peak(target, args) if backend == "python" else 0
+            out_shape = np.shape(value)
+            output_shapes[key] = out_shape, allocated
+        blocks = reverse_rows(target, args, wrt, values, out_shape, backend, key, allocated)
         if blocks is None:  # the output's shape changed for the same signature: learn it again
             del output_shapes[key]
             return jacobian_of_fun(*args)

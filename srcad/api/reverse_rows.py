@@ -19,16 +19,19 @@ from srcad.build.transform_outputs import dtype_of
 from srcad.errors import SrcadError
 
 LANES = 2048  # cotangents per sweep (equal sweeps): W times the adjoints, as jacfwd's lanes
-# fewer where a sweep's seeds and the W-wide shadows of the arguments (m plus their elements a
-# lane) would hold more than this: 417 lanes, not 2048, for a map of 10**4 floats to 10**4
+# fewer where a sweep's seeds, the W-wide shadows of the arguments (m plus their elements a lane)
+# and what a one-lane pass held (the adjoints of f's own arrays widen too) would hold more than
+# this: 417 lanes, not 2048, for a map of 10**4 floats to 10**4
 LANE_BYTES = 64 * 2**20
 _REFUSED: dict = {}  # (function, argument signature) -> True where lanes were refused
 _REFUSED_SIZE = 64
 
 
-def reverse_rows(target, args, wrt, values, out_shape, backend, key):
+def reverse_rows(target, args, wrt, values, out_shape, backend, key, allocated=0):
     """The Jacobian blocks (out_shape + argument shape), or None if an output of another
-    shape came back. `key`: the argument signature, to remember a refusal of lanes."""
+    shape came back. `key`: the argument signature, to remember a refusal of lanes;
+    `allocated`: the floats a one-lane pass held at its peak (their adjoints widen with the
+    lanes)."""
     m = int(np.prod(out_shape))
     blocks = [np.zeros(out_shape + np.shape(v), dtype=dtype_of(v)) for v in values]
     rows = [b.reshape((m,) + np.shape(v)) for b, v in zip(blocks, values)]
@@ -36,7 +39,7 @@ def reverse_rows(target, args, wrt, values, out_shape, backend, key):
         if backend == "python" and m > 1 and (target, key) not in _REFUSED:
             try:
                 return blocks if _lanes(target, args, wrt, values, out_shape, rows, m,
-                                        backend, progress) else None
+                                        backend, progress, allocated) else None
             except SrcadError:  # the reverse code cannot run lanes: one sweep per row
                 if len(_REFUSED) >= _REFUSED_SIZE:
                     _REFUSED.clear()
@@ -47,9 +50,10 @@ def reverse_rows(target, args, wrt, values, out_shape, backend, key):
                                      progress) else None
 
 
-def _lanes(target, args, wrt, values, out_shape, rows, m, backend, progress) -> bool:
+def _lanes(target, args, wrt, values, out_shape, rows, m, backend, progress,
+           allocated=0) -> bool:
     """Rows start .. start + W per sweep, lane k seeded with the unit vector e_(start + k)."""
-    per_lane = m + sum(int(np.size(v)) for v in values)
+    per_lane = m + sum(int(np.size(v)) for v in values) + allocated
     most = max(1, min(LANES, LANE_BYTES // (8 * per_lane)))
     width = -(-m // -(-m // most))  # equal sweeps of at most `most` lanes
     annotated = list(args)

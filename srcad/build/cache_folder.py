@@ -1,11 +1,7 @@
-"""The folder where the numba backend writes its generated modules and numba its machine code."""
+"""The folder where the numba backend writes its generated modules and numba its machine code
+(the rule lives in srcad/runtime/cache_folder.py, where the runtime's numba functions read it
+too)."""
 
-import os
-from pathlib import Path
+from srcad.runtime.cache_folder import cache_dir
 
-
-def cache_dir() -> Path:
-    """Where numba-compiled modules live: $SRCAD_CACHE_DIR, else ~/.cache/srcad. Delete the
-    folder (or call `srcad.build.cache.clear_disk()`) to clear it."""
-    root = os.environ.get("SRCAD_CACHE_DIR")
-    return Path(root) if root else Path.home() / ".cache" / "srcad"
+__all__ = ["cache_dir"]

@@ -56,8 +56,8 @@ from srcad.runtime.runtime_names import (
     NUMBA_SEMANTICS_NAMES,
     NUMBA_SPECTRAL_NAMES,
 )
-from srcad.transform.numba_compat import reduction_of
 from srcad.transform.numba_fusion import FusedLoop
+from srcad.transform.numba_reductions import reduction_of
 
 
 def compile_numba(source: str, name: str, namespace: dict, free_names: set, origin: str = "",

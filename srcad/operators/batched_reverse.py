@@ -36,7 +36,7 @@ from srcad.build.engines import InputCopy, _reverse_code, _spec, refuse_written_
 from srcad.build.output_restore import OutputRestore
 from srcad.build.pipeline import Request
 from srcad.build.running import call_generated, kept_tapes, take_buffers, tape_buffers
-from srcad.errors import ArgumentError, SrcadError
+from srcad.errors import ArgumentError
 from srcad.operators.batched_lanes import BatchUnsupported, numba_lanes_function
 from srcad.operators.lane_calls import (
     GUARD,
@@ -272,56 +272,6 @@ def prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m):
     engine = BatchedReverseEngine(f, slots, template, int(chunk), backend)
     return make_prep("jacobian", f, slots, "reverse", int(chunk), engine, n=n, m=m,
                      batched=True)
-
-
-# the default rows per reverse sweep (memory of W-lane adjoints): numba's loop over the lanes,
-# the python backend's NumPy vectors of lanes (wider: each statement costs one NumPy operation
-# whatever W is)
-MAX_REVERSE_LANES = {"numba": 64, "python": 256}
-# fewer lanes where the W-wide shadows of x, the Outputs and Caches and a returned array's seed
-# would hold more than this (a Cache of a million floats: 8 lanes on the python backend, not 256)
-LANE_BYTES = 64 * 2**20
-
-
-def default_lane_count(slots, template, m, backend) -> int:
-    """W, the rows per sweep of a default reverse jacobian of m rows: equal sweeps of at most
-    MAX_REVERSE_LANES, fewer where the lanes' shadows would pass LANE_BYTES.
-
-    >>> from srcad.build.engine_slots import Slot
-    >>> default_lane_count([Slot("x", np.zeros(10))], np.zeros(600), 600, "python")
-    200
-    """
-    shadows = [np.size(s.value) for s in slots if s.role != "constant"]
-    seed = 0 if any(s.role == "output" for s in slots) else np.size(template)  # else y's shadow
-    elements = seed + sum(shadows)
-    most = min(MAX_REVERSE_LANES[backend], LANE_BYTES // (8 * max(elements, 1)), m)
-    return -(-m // -(-m // most)) if most >= 1 else 0
-
-
-def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba", width=None):
-    """A reverse-mode jacobian with more than one row: W rows per sweep (`width`, by default
-    `default_lane_count`), or None when the reverse code is refused for lanes, on numba also
-    by a first sweep run here, which compiles it (the caller sweeps once per row; on the
-    python backend a call whose lanes stop sweeps once per row from then on). Also where f
-    writes an `Output(y)` or a `Cache(c)`: lanes allocate adjoints W times wider on every
-    call, which costs far less than m - 1 more sweeps of CPython (ht's 300 rows: two sweeps
-    of 150 lanes against 300 sweeps)."""
-    width = width or default_lane_count(slots, template, m, backend)
-    try:
-        prep = prepare_batched_reverse_jacobian(f, slots, template, width, backend, n, m)
-        prep.state["chosen"] = True  # not asked for: calls may fall back to one row a sweep
-        if backend == "numba":  # compiled now, not at a first call
-            restore = prep.engine.output_restore  # the Outputs and Caches as found here
-            restore.take(prep.engine.flat)
-            try:
-                prep.engine.rows(np.empty((width, n)), 0, width)
-            finally:
-                restore.put_back(prep.engine.flat)  # the call's first pass reads them as given
-    except BatchUnsupported:
-        return None
-    except SrcadError:  # numba refused the lanes' code: the one-row sweeps still serve
-        return None
-    return prep
 
 
 def batched_autodiff(mode, f, args, seed, backend="python"):

@@ -1,7 +1,8 @@
 """The jacobian operators: `jacobian`, `value_and_jacobian` and `prepare_jacobian` (forward vector
-mode when x has no more elements than the output, else reverse mode: W output rows per sweep
-where the reverse code carries lanes (srcad/operators/batched_reverse.py), one sweep per row
-otherwise; sparse= colors the columns).
+mode up to a few inputs per output, by the cost model of srcad/operators/jacobian_mode.py, else
+reverse mode: W output rows per sweep where the reverse code carries lanes
+(srcad/operators/batched_reverse.py), one sweep per row otherwise; sparse= colors the
+columns).
 """
 
 from __future__ import annotations
@@ -10,16 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from srcad.build.engines import ReverseEngine, primal_value
+from srcad.build.engines import ForwardEngine, ReverseEngine, primal_value
 from srcad.build.plans import MISS
 from srcad.build.progress import Progress
-from srcad.errors import ArgumentError
+from srcad.errors import ArgumentError, LaneLayoutError, SrcadError
 from srcad.hints import Backend, Function, Memory, OperatorMode, Point
-from srcad.operators.batched_reverse import (
-    default_batched_reverse_jacobian,
-    default_lane_count,
-    prepare_batched_reverse_jacobian,
-)
+from srcad.operators.batched_reverse import prepare_batched_reverse_jacobian
+from srcad.operators.jacobian_mode import default_mode
 from srcad.operators.lane_calls import LanesUnsupported
 from srcad.operators.operator_options import (
     check_memory,
@@ -34,12 +32,18 @@ from srcad.operators.prep_cache import reusing_preparations
 from srcad.operators.preparation import (
     Prep,
     PreparationMismatchError,
+    default_width,
     forward_engine,
     input_slot,
     make_prep,
     operator_entry,
     read_arguments,
     use_prep,
+)
+from srcad.operators.reverse_lane_count import (
+    allocated_floats,
+    default_batched_reverse_jacobian,
+    default_lane_count,
 )
 from srcad.operators.sparse.sparse_jacobian import prepare_sparse_jacobian, sparse_jacobian_call
 
@@ -56,8 +60,10 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
                      memory: Memory = None) -> Prep:
     """Prepare `jacobian` and `value_and_jacobian` of f at arguments like `args`.
 
-    Chooses forward vector mode when x has no more elements than the output, else one reverse
-    pass per output element (`mode=` forces either), and the number of tangent lanes per call
+    Chooses forward vector mode while x has at most a few elements per output element (for
+    code written element by element 8 on the python backend and 4 on numba, for whole-array
+    code 2 and 1: srcad/operators/jacobian_mode.py), else reverse mode, W output elements per
+    pass (`mode=` forces either), and the number of tangent lanes per call
     (`chunk`); allocates every seed, shadow and buffer once. Pass the result as `prep=`.
     sparse=True: detect J's sparsity pattern and color its columns once, here; calls return
     a scipy.sparse.csr_matrix computed by forward mode with one lane per color
@@ -102,12 +108,14 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
         memory_option("sparse jacobian", "forward", memory)  # refused: no tape to bound
         return prepare_sparse_jacobian(f, slots, template, chunk, backend)
     n, m = np.size(input_slot(slots).value), template.size
-    explicit_mode = mode
-    mode = mode or ("forward" if n <= m and memory is None else "reverse")
+    explicit_mode, engine = mode, None
+    if mode is None:  # the cost model (srcad/operators/jacobian_mode.py)
+        mode, engine = choose_mode(f, slots, n, m, chunk, backend, memory)
     memory = memory_option("jacobian", mode, memory)
     if mode == "reverse" and chunk is not None:
         if explicit_mode != "reverse":
-            refuse_chunk_in_reverse("jacobian (x.size > output size picks reverse mode)")
+            refuse_chunk_in_reverse(f"jacobian (mode=None picks reverse mode for {n} inputs "
+                                    f"and {m} outputs)")
         if memory is not None:
             raise ArgumentError("memory= checkpoints one-row reverse passes; chunked reverse "
                                 "passes keep whole tapes", construct="memory",
@@ -115,16 +123,43 @@ def prepare_jacobian(f: Function, *args: Any, mode: OperatorMode = None, chunk: 
         if chunk != 1:  # chunk=1: the one-row sweeps below, without lanes
             return prepare_batched_reverse_jacobian(f, slots, template, chunk, backend, n, m)
     if mode == "forward":  # python: stacked lanes, so the one-call entry runs it (plans.py)
-        engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
+        engine = engine or forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
         return make_prep("jacobian", f, slots, "forward", engine.width, engine, n=n, m=m)
-    width = default_lane_count(slots, template, m, backend)
-    if width >= (2 if backend == "numba" else PYTHON_LANES_FROM) and memory is None \
-            and chunk is None and isinstance(input_slot(slots).value, np.ndarray):
-        batched = default_batched_reverse_jacobian(f, slots, template, n, m, backend, width)
+    lanes_from = 2 if backend == "numba" else PYTHON_LANES_FROM
+    if m >= lanes_from and memory is None and chunk is None \
+            and isinstance(input_slot(slots).value, np.ndarray):
+        # W-wide adjoints of the arguments and of the arrays f allocates (python: measured)
+        width = default_lane_count(slots, template, m, backend,
+                                   allocated_floats(f, slots, backend))
+        batched = default_batched_reverse_jacobian(f, slots, template, n, m, backend, width) \
+            if width >= lanes_from else None
         if batched is not None:  # W rows a sweep
             return batched
     engine, state = _one_row_engine(f, slots, backend, memory, kind, template)
     return make_prep("jacobian", f, slots, "reverse", 1, engine, n=n, m=m, **state)
+
+
+def choose_mode(f, slots, n, m, chunk, backend, memory):
+    """(mode, the forward engine built to choose it or None): the cost model's mode
+    (srcad/operators/jacobian_mode.py), building f's forward engine where the form of its
+    lanes decides (whole-array code, whose lanes cannot be stacked, is found by the forward
+    transformation, before an unrolled engine is built: on numba that would compile it).
+    Where forward mode refuses f, reverse mode."""
+    mode = default_mode(n, m, backend, memory=memory)
+    if mode is not None:
+        return mode, None
+    try:
+        if chunk is None:
+            engine = ForwardEngine(f, slots, default_width(n, backend), True, backend)
+        else:
+            engine = forward_engine(f, slots, n, chunk, backend, stack_narrow=True)
+        form = "stacked" if engine.stacked else "unrolled"
+    except LaneLayoutError:
+        engine, form = None, "unrolled"
+    except SrcadError:
+        return "reverse", None
+    mode = default_mode(n, m, backend, form)
+    return mode, engine if mode == "forward" else None
 
 
 # python backend: fewer rows are swept one by one (W lanes of NumPy vectors cost more per

@@ -110,11 +110,17 @@ def contract_function(rank: int):
             f"        if batch{r}:",
             f"            i{r} = rest % full[{r}]",
             f"            rest //= full[{r}]")],
-        # each operand's batch as a strided matrix view, copied by numba's array copy
-        f"        left[:, :] = as_strided(b0{start}, (m, c), "
-        "(m_step0, b0.strides[c_axis]))",
-        f"        right[:, :] = as_strided(b1{start}, (c, n), "
-        "(b1.strides[c_axis], n_step1))",
+        # each operand's batch as a strided matrix view, copied element by element: numba's
+        # slice assignment `left[:, :] = view` compiles its shape-mismatch message, some
+        # forty of numba's string functions (str of ints, join, ...) for every process
+        f"        left_view = as_strided(b0{start}, (m, c), (m_step0, b0.strides[c_axis]))",
+        f"        right_view = as_strided(b1{start}, (c, n), (b1.strides[c_axis], n_step1))",
+        "        for p in range(m):",
+        "            for q in range(c):",
+        "                left[p, q] = left_view[p, q]",
+        "        for p in range(c):",
+        "            for q in range(n):",
+        "                right[p, q] = right_view[p, q]",
         "        np.dot(left, right, product)",
         f"        target = as_strided(out{start}, (m, n), (m_step, n_step))",
         "        target += product",

@@ -15,11 +15,16 @@ from srcad.runtime import (
     numba_math,  # noqa: F401 - registers math's functions numba lacks
 )
 from srcad.runtime.heap_settings import numba_backend_settings
+from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
 from srcad.runtime.numba_symbols import distinct_symbols
 
 # machine code loaded from numba's cache by this process never shares a symbol with code
 # compiled by another process (srcad/runtime/numba_symbols.py)
 distinct_symbols()
+
+# numba's cache of the functions below (and of numba_arrays', numba_semantics') in srcad's
+# cache folder, not beside this file (srcad/runtime/numba_cache.py)
+runtime_cache_in_srcad_folder()
 
 # freed memory kept for the next call (srcad/runtime/heap_settings.py): generated whole-array
 # code allocates megabytes per call, which glibc's defaults fault in again at every call

@@ -36,7 +36,10 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
+from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
 from srcad.runtime.numba_scatter import scatter_add  # noqa: F401 - np.add.at, for numba
+
+runtime_cache_in_srcad_folder()  # before its cached functions (srcad/runtime/numba_cache.py)
 
 
 def unshared(t, v):

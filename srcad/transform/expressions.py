@@ -15,6 +15,7 @@ from srcad.analysis.primitives import array_call, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
+from srcad.transform.branch_guards import guarded, negated, only_if
 from srcad.transform.broadcasting import Broadcasting
 from srcad.transform.simplify import shape_value, simplify
 
@@ -167,8 +168,8 @@ class ExpressionDiff:
         def post(node, guard=None):
             if isinstance(node, gast.IfExp):
                 post(node.test, guard)
-                post(node.body, _guarded(guard, rebuild(node.test)))
-                post(node.orelse, _guarded(guard, _negated(rebuild(node.test))))
+                post(node.body, guarded(guard, rebuild(node.test)))
+                post(node.orelse, guarded(guard, negated(rebuild(node.test))))
             else:
                 for child in gast.iter_child_nodes(node):
                     if isinstance(child, gast.expr):
@@ -176,7 +177,7 @@ class ExpressionDiff:
             if id(node) in needed or (node is root and root_name is not None):
                 rule, _ = self.primitive(node) or (None, None)
                 temp = root_name if node is root and root_name else self.namer.fresh(rule.name)
-                stmts.append(S.assign(S.name(temp), _only_if(guard, rebuild(node))))
+                stmts.append(S.assign(S.name(temp), only_if(guard, rebuild(node))))
                 temps[id(node)] = temp
 
         post(root)
@@ -307,8 +308,8 @@ class ExpressionDiff:
                     continue
                 if isinstance(node, gast.IfExp):  # no coefficient: `tangent` selects a branch
                     test = rebuild(node.test)
-                    visit(operand, _guarded(guard, test if operand is node.body
-                                            else _negated(test)))
+                    visit(operand, guarded(guard, test if operand is node.body
+                                           else negated(test)))
                     continue
                 if not rule.elementwise or rule.selects(k):  # its tangent formula per lane
                     visit(operand, guard)
@@ -316,7 +317,7 @@ class ExpressionDiff:
                 coef = self._instance(rule, k, operands, node, S.const(1.0), rebuild)
                 if not S.is_leaf(coef) and not _is_negated_leaf(coef):
                     temp = self.namer.fresh(f"{rule.name}_d{rule.operands[k]}")
-                    stmts.append(S.assign(S.name(temp), _only_if(guard, coef)))
+                    stmts.append(S.assign(S.name(temp), only_if(guard, coef)))
                     coef = S.name(temp)
                 coefs[id(node), k] = coef
                 visit(operand, guard)
@@ -381,26 +382,6 @@ def _is_broadcast_to(node) -> bool:
 def _is_negated_leaf(node) -> bool:
     return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) \
         and S.is_leaf(node.operand)
-
-
-# -- conditional expressions: the values of a branch are computed only when it is taken ------
-def _guarded(guard, test):
-    """The condition under which a branch of `... if test else ...` runs, inside `guard`."""
-    if guard is None:
-        return test
-    return gast.BoolOp(op=gast.And(), values=[S.clone(guard), S.clone(test)])
-
-
-def _negated(test):
-    return gast.UnaryOp(op=gast.Not(), operand=S.clone(test))
-
-
-def _only_if(guard, value):
-    """`value if guard else 0.0`: an intermediate of an untaken branch is never computed
-    (`math.log(x) if x > 0.0 else 0.0` at x <= 0 would raise); nothing reads it then."""
-    if guard is None:
-        return value
-    return gast.IfExp(test=S.clone(guard), body=value, orelse=S.const(0.0))
 
 
 def _is_zero(node) -> bool:

@@ -43,7 +43,8 @@
   `np.asarray(g)` (numba's takes arrays; `g` is a number where a reduction took every axis).
 * `np.sum(x, axis=1, keepdims=True)` (and np.mean, np.max, np.min, np.amax, np.amin, the
   methods `x.sum(axis=0)`, ...): `reduce_sum_1_keep(x)`, a loop nest made for that reduction
-  (srcad/runtime/numba_arrays.py `reducer`; the compiler imports each such name it finds). numba has
+  (srcad/transform/numba_reductions.py;
+  srcad/runtime/numba_arrays.py `reducer`; the compiler imports each such name it finds). numba has
   np.sum with an int axis only, and no keepdims.
 * `t += v` (every augmented assignment whose right side may be an existing array: a name, an
   element or slice, an attribute, a call): `t += unshared(t, v)` (srcad/runtime/numba_semantics.py),
@@ -80,7 +81,8 @@ from srcad.frontend import syntax as S
 from srcad.rules.numpy_entries import NUMBA_STATISTICS
 from srcad.transform.numba_linalg_calls import linalg_call, linalg_part
 from srcad.transform.numba_movement import moved_call
-from srcad.transform.numba_statistics import is_statistic, statistic_call
+from srcad.transform.numba_reductions import REDUCTIONS, axis_reduction, reduction_name
+from srcad.transform.numba_statistics import statistic_call
 
 _SLOGDET_PARTS = {"sign": 0, "logabsdet": 1}  # numba's slogdet returns a plain pair
 _EIGH_PARTS = {"eigenvalues": 0, "eigenvectors": 1}  # and its eigh (spectral_eigh)
@@ -91,8 +93,6 @@ _SPECTRAL = {"np.linalg.eigh": "spectral_eigh", "np.linalg.eigvalsh": "spectral_
 _JOINS = ("concatenate", "stack", "hstack", "vstack", "column_stack")
 # straight-line code made for the ranks (srcad/runtime/numba_broadcast.py)
 _BROADCASTS = {"broadcast_shapes": "broadcast_shape", "broadcast_to": "broadcast_view"}
-_REDUCTIONS = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "amax": "max",
-               "amin": "min"}
 
 
 class _ConstantLoops(gast.NodeTransformer):
@@ -209,8 +209,8 @@ class _Products(gast.NodeTransformer):
         if not module and f.attr == "round":  # x.round(1): numba has the function only
             return gast.copy_location(gast.Call(func=S.parse_expr("np.round"), args=[
                 f.value, *node.args], keywords=node.keywords), node)
-        if f.attr in _REDUCTIONS:
-            return _reduction(node, module)
+        if f.attr in REDUCTIONS:
+            return axis_reduction(node, module)
         moved = moved_call(node, module)  # np.roll(x, 1, axis=0), x.take(i, 0), ...
         if moved is not node:
             return moved
@@ -269,31 +269,6 @@ class _Products(gast.NodeTransformer):
         return node
 
 
-def _reduction(node, module):
-    """`reduce_sum_1_keep(x)` for `np.sum(x, axis=1, keepdims=True)`; `node` itself for a
-    whole-array reduction (numba has those) or an axis that is not a literal."""
-    f = node.func
-    operand = node.args[0] if module and node.args else f.value
-    rest = node.args[1:] if module else node.args
-    if module and not node.args:
-        return node
-    keywords = {k.arg: k.value for k in node.keywords}
-    axis = keywords.get("axis", rest[0] if rest else None)
-    keepdims = keywords.get("keepdims", rest[1] if len(rest) > 1 else None)
-    if axis is None and keepdims is None:
-        return node
-    try:
-        axes = None if axis is None else gast.literal_eval(axis)
-        keep = False if keepdims is None else bool(gast.literal_eval(keepdims))
-    except ValueError:
-        return node
-    if axes is not None and not all(type(a) is int for a in (
-            axes if isinstance(axes, tuple) else (axes,))):
-        return node
-    name = reduction_name(_REDUCTIONS[f.attr], axes, keep)
-    return gast.copy_location(S.call(name, operand), node)
-
-
 def _axis_zero(keywords) -> bool:
     """No keyword but `axis=0` (np.stack's default)."""
     return all(k.arg == "axis" and isinstance(k.value, gast.Constant) and k.value.value == 0
@@ -305,30 +280,6 @@ def _literal(e):
         return gast.literal_eval(e)
     except ValueError:
         return 0
-
-
-def reduction_name(kind: str, axes, keepdims: bool) -> str:
-    """`reduce_sum_1_keep`, `reduce_mean_0_2`, `reduce_max_all_keep`, `reduce_sum_m1`."""
-    spelled = "all" if axes is None else "_".join(
-        f"m{-a}" if a < 0 else str(a) for a in (axes if isinstance(axes, tuple) else (axes,)))
-    return f"reduce_{kind}_{spelled}" + ("_keep" if keepdims else "")
-
-
-def reduction_of(name: str):
-    """(kind, axes, keepdims) of a `reduction_name`, or None for any other name."""
-    parts = name.split("_")
-    if len(parts) < 3 or parts[0] != "reduce" or (
-            parts[1] not in _REDUCTIONS.values() and not is_statistic(parts[1])):
-        return None
-    keep = parts[-1] == "keep"
-    spelled = parts[2:-1] if keep else parts[2:]
-    if spelled == ["all"]:
-        return parts[1], None, keep
-    try:
-        axes = tuple(-int(a[1:]) if a.startswith("m") else int(a) for a in spelled)
-    except ValueError:
-        return None
-    return parts[1], axes[0] if len(axes) == 1 else axes, keep
 
 
 def _contiguous_slice(e) -> bool:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import gast
 
 from srcad.frontend import syntax as S
-from srcad.transform.numba_compat import reduction_of
+from srcad.transform.numba_reductions import reduction_of
 
 ELEMENTWISE = frozenset({"exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "log1p", "expm1"})
 _WHOLE = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "amax": "max",

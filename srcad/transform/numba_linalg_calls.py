@@ -13,12 +13,20 @@ rewrites of generated code).
   plain tuples).
 * `np.linalg.matrix_power(A, n)`: `linalg_matrix_power(A, n)` (srcad/runtime/numba_products.py:
   numba's own is typed as returning an array or None, which numba cannot add into).
+* `np.linalg.solve(A, b)`, `np.linalg.inv(A)`, `np.linalg.slogdet(A)`, `np.linalg.det(A)`: of
+  `np.ascontiguousarray` operands (a copy of a transpose or strided view, the array itself
+  otherwise). numba compiles each of these once per layout of its operands (C, F or A, each
+  with its LAPACK glue and error paths), and an adjoint solves with `A.T` (layout F) where the
+  primal solved with `A`; numba copies every operand into a new Fortran-ordered array before
+  LAPACK reads it, so the values LAPACK sees, and the results, are the same bits.
 
 >>> from srcad.frontend import syntax as S
 >>> S.unparse_expr(linalg_call(S.parse_expr("np.tensordot(a, b, axes=([1], [0]))")))
 "moved_tensordot(a, b, '([1], [0])')"
 >>> S.unparse_expr(linalg_call(S.parse_expr("np.linalg.multi_dot([a, b, c])")))
 'array_matmul(array_matmul(a, b), c)'
+>>> S.unparse_expr(linalg_call(S.parse_expr("np.linalg.solve(a.T, g)")))
+'np.linalg.solve(np.ascontiguousarray(a.T), np.ascontiguousarray(g))'
 >>> S.unparse_expr(linalg_part(S.parse_expr("linalg_svd(a, False).Vh")))
 'linalg_svd(a, False)[2]'
 """
@@ -33,6 +41,9 @@ _RENAMED = {"np.linalg.svd": "linalg_svd", "np.linalg.qr": "linalg_qr",
             "np.linalg.pinv": "linalg_pinv",
             # srcad/runtime/numba_products.py: numba types its own as an array or None
             "np.linalg.matrix_power": "linalg_matrix_power"}
+# numba's LAPACK calls, compiled once per layout of their operands: given C-ordered ones
+_CONTIGUOUS_OPERANDS = {"np.linalg.solve": 2, "np.linalg.inv": 1, "np.linalg.slogdet": 1,
+                        "np.linalg.det": 1}
 # the parts of the tuples these return, by name (srcad/rules/spectral.py FIELDS)
 _PARTS = {"linalg_svd": ("U", "S", "Vh"), "linalg_qr": ("Q", "R"),
           "lstsq_parts": ("solution", "residuals", "rank", "singular_values")}
@@ -71,6 +82,11 @@ def linalg_call(node):
             return node
         return gast.copy_location(S.call("moved_tensordot", *node.args[:2],
                                          S.const(S.unparse_expr(axes))), node)
+    if spelled in _CONTIGUOUS_OPERANDS and len(node.args) == _CONTIGUOUS_OPERANDS[spelled] \
+            and not node.keywords:
+        node.args = [a if _contiguous(a) else S.call("np.ascontiguousarray", a)
+                     for a in node.args]
+        return node
     if spelled in _RENAMED:
         node.func = S.name(_RENAMED[spelled])
         return node
@@ -81,3 +97,8 @@ def linalg_call(node):
             product = S.call("array_matmul", product, factor)
         return gast.copy_location(product, node)
     return node
+
+
+def _contiguous(node) -> bool:
+    """Is `node` spelled as a C-contiguous array already (`np.ascontiguousarray(x)`)?"""
+    return isinstance(node, gast.Call) and S.unparse_expr(node.func) == "np.ascontiguousarray"

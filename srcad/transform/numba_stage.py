@@ -1,5 +1,6 @@
 """The numba backend's rewrites of a generated tree, in the order they run: what numba
-compiles differently from CPython (numba_compat), small arrays of a constant length as
+compiles differently from CPython (numba_compat), a linear-algebra call written twice
+evaluated once (numba_shared_calls), small arrays of a constant length as
 numbers, chains of elementwise operations and reductions fused into loops, an array
 adjoint's first contribution assigned rather than added to zeros, zeros made in a loop
 written into the array their name owns, a `while` iteration's tape checks made once, and
@@ -19,6 +20,7 @@ from srcad.transform.numba_first_adjoints import assign_first_adjoints
 from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.numba_indices import unsigned_indices
 from srcad.transform.numba_maps import fuse_array_maps
+from srcad.transform.numba_shared_calls import share_linalg_calls
 from srcad.transform.numba_tape_reserve import reserve_while_tapes
 from srcad.transform.row_views import row_view_types
 from srcad.transform.small_arrays import scalar_small_arrays
@@ -28,7 +30,7 @@ def numba_rewrites(tree, namer, types, bars, located) -> tuple:
     """(the tree rewritten for numba, {name: FusedLoop} of the fused loops it calls, which
     the compiler defines); `located(node)` names where the user wrote a node (run-time
     refusals), `bars` the reverse sweep's adjoints (empty in forward mode)."""
-    tree = numba_friendly(tree, namer, located)
+    tree = share_linalg_calls(numba_friendly(tree, namer, located), namer)
     numbers = {name for name, t in types.env.items() if t in (FLOAT, INT, BOOL)}
     scalar_small_arrays(tree, namer, numbers)
     fused = fuse_array_chains(tree, namer)

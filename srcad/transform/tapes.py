@@ -125,6 +125,14 @@ class ArrayTapes(ListTapes):
         """Is `tape` a local list (arrays, shapes) rather than an array the caller passes?"""
         return tape not in (FLOAT_TAPE, INT_TAPE, WORK)
 
+    def is_array_list(self, tape: str) -> bool:
+        """Is `tape` a list of arrays of rank 1 or more? Those are pushed C-contiguous
+        (`np.ascontiguousarray`, a copy of a transposed or strided view only): numba types a
+        list by its elements, so a list holding a transpose (layout F) and C-ordered arrays
+        types every popped array with layout A, and each operation the reverse sweep applies to
+        them compiles once more for that layout (numba's solve, inv, srcad's product loops)."""
+        return tape.startswith((ARRAY_TAPE, "int_array_tape")) and not tape.endswith("_0d")
+
     def size(self, tape: str) -> str:
         return f"{self.names[tape]}_size"
 
@@ -139,6 +147,8 @@ class ArrayTapes(ListTapes):
         """Store and advance; `checked` grows a full tape first (inside a for loop the space
         was reserved before the loop instead, keeping the hot loop free of reallocation)."""
         if self.is_list(tape):
+            if self.backend == "numba" and self.is_array_list(tape):
+                value = S.call("np.ascontiguousarray", S.as_load(value))
             return super().push(tape, value)
         size, name = self.size(tape), self.names[tape]
         grow = S.parse_stmts(f"if {size} == {name}.shape[0]:\n"

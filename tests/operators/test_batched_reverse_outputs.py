@@ -15,12 +15,13 @@ from helpers.differences import central
 
 import srcad
 from srcad import Cache, Constant, Output
-from srcad.operators import batched_reverse
+from srcad.operators import reverse_lane_count
 
 
 def blend(y, x, c, a):
-    """7 outputs of 9 inputs (reverse mode by default); c is scratch, written then read; y is
-    written in two loops, the second adding to the first's values."""
+    """7 outputs of 9 inputs (forward mode by default: the tests ask for reverse); c is
+    scratch, written then read; y is written in two loops, the second adding to the first's
+    values."""
     n = len(x)
     for i in range(n):
         c[i] = math.sin(x[i]) * a + x[0] * x[i]
@@ -56,7 +57,7 @@ X = np.array([0.4, -1.1, 0.8, 1.7, 0.3, -0.6, 1.2, 0.9, -0.2])
 def test_an_output_and_cache_function_sweeps_w_rows_by_default():
     a, y, c = 1.3, np.zeros(7), np.zeros(9)
     args = (Output(y), X, Cache(c), Constant(a))
-    prep = srcad.prepare_jacobian(blend, *args)
+    prep = srcad.prepare_jacobian(blend, *args, mode="reverse")
     assert prep.mode == "reverse" and prep.state.get("batched") and prep.chunk == 7
     for x in (X, X[::-1] * 0.7):  # prepared calls at two points
         J = srcad.jacobian(blend, Output(y), x, Cache(c), Constant(a), prep=prep)
@@ -76,9 +77,9 @@ def test_w_rows_a_sweep_that_do_not_divide_the_rows(chunk):
 
 
 def test_the_default_lane_count_makes_equal_sweeps(monkeypatch):
-    monkeypatch.setitem(batched_reverse.MAX_REVERSE_LANES, "python", 5)
+    monkeypatch.setitem(reverse_lane_count.MAX_REVERSE_LANES, "python", 5)
     a, y, c = 0.8, np.zeros(7), np.zeros(9)
-    prep = srcad.prepare_jacobian(blend, Output(y), X, Cache(c), Constant(a))
+    prep = srcad.prepare_jacobian(blend, Output(y), X, Cache(c), Constant(a), mode="reverse")
     assert prep.state.get("batched") and prep.chunk == 4  # 7 rows: a sweep of 4, one of 3
     J = srcad.jacobian(blend, Output(y), X, Cache(c), Constant(a), prep=prep)
     np.testing.assert_allclose(J, central(blend_values, X, a), rtol=1e-7, atol=1e-9)
@@ -86,7 +87,7 @@ def test_the_default_lane_count_makes_equal_sweeps(monkeypatch):
 
 def test_a_two_dimensional_output_sweeps_its_rows_at_once():
     y = np.zeros((3, 2))
-    prep = srcad.prepare_jacobian(grid, Output(y), X[:8])
+    prep = srcad.prepare_jacobian(grid, Output(y), X[:8], mode="reverse")
     assert prep.state.get("batched") and prep.chunk == 6
     J = srcad.jacobian(grid, Output(y), X[:8], prep=prep)
     np.testing.assert_allclose(J, central(grid_values, X[:8]).reshape(6, 8), rtol=1e-7,
@@ -99,10 +100,10 @@ def test_a_two_dimensional_output_sweeps_its_rows_at_once():
 @pytest.mark.parametrize("budget_lanes, batched", [(5, True), (3, False)])
 def test_lanes_are_bounded_by_the_memory_of_their_shadows(monkeypatch, budget_lanes, batched):
     # the shadows of x (9), y (7, the seed) and c (9): 25 floats a lane
-    monkeypatch.setattr(batched_reverse, "LANE_BYTES", 8 * 25 * budget_lanes)
+    monkeypatch.setattr(reverse_lane_count, "LANE_BYTES", 8 * 25 * budget_lanes)
     a, y, c = 1.1, np.zeros(7), np.zeros(9)
     args = (Output(y), X, Cache(c), Constant(a))
-    prep = srcad.prepare_jacobian(blend, *args)
+    prep = srcad.prepare_jacobian(blend, *args, mode="reverse")
     assert bool(prep.state.get("batched")) == batched
     if batched:
         assert prep.chunk == 4  # at most 5 lanes: 2 equal sweeps of the 7 rows
@@ -190,8 +191,36 @@ def test_each_sweep_starts_from_x_and_the_cache_as_given(function):
         return y
 
     x = X.copy()
-    prep = srcad.prepare_jacobian(function, Output(np.zeros(6)), x, *extra)
+    prep = srcad.prepare_jacobian(function, Output(np.zeros(6)), x, *extra, mode="reverse")
     assert prep.state.get("batched") and prep.chunk == 6
     J = srcad.jacobian(function, Output(np.zeros(6)), x, *extra, prep=prep)
     np.testing.assert_array_equal(x, X)  # the caller's x as given
     np.testing.assert_allclose(J, central(values, X), rtol=1e-7, atol=1e-9)
+
+
+def scratch_heavy(y, x):
+    """Allocates a scratch array of 20000 floats, far more than its arguments hold (12 + 40)."""
+    n = len(x)
+    c = np.zeros(20000)
+    for i in range(len(y)):
+        c[i] = x[i % n] ** 2 + math.sin(x[(i + 3) % n])
+        y[i] = c[i] * x[(i + 1) % n]
+
+
+def scratch_heavy_values(x):
+    y = np.zeros(12)
+    scratch_heavy(y, x)
+    return y
+
+
+def test_lanes_are_bounded_by_the_arrays_f_allocates_too(monkeypatch):
+    # room for 6 lanes of the arguments' shadows and the scratch array's adjoints (12 + 40 +
+    # 20000 floats a lane), for 12 lanes of the shadows alone: the scratch array bounds W
+    monkeypatch.setattr(reverse_lane_count, "LANE_BYTES", 8 * 20052 * 6)
+    x = np.linspace(0.2, 1.4, 40)
+    prep = srcad.prepare_jacobian(scratch_heavy, Output(np.zeros(12)), x, mode="reverse")
+    assert prep.state.get("batched") and 4 <= prep.chunk <= 6
+    J = srcad.jacobian(scratch_heavy, Output(np.zeros(12)), x, prep=prep)
+    np.testing.assert_allclose(J, central(scratch_heavy_values, x), rtol=1e-7, atol=1e-9)
+    forward = srcad.jacobian(scratch_heavy, Output(np.zeros(12)), x, mode="forward")
+    np.testing.assert_allclose(J, forward, rtol=1e-13, atol=1e-14)

@@ -85,7 +85,7 @@ def v2v_out(y, x):
 
 
 def narrow(x, t):
-    """Fewer outputs (3) than inputs: mode=None picks reverse."""
+    """Fewer outputs (3) than inputs: mode=None picks reverse above 8 inputs per output."""
     y = np.zeros_like(t)
     for i in range(len(x)):
         for k in range(len(t)):
@@ -469,7 +469,8 @@ def test_every_operator_has_a_prepare_twin(op):
 
 # -- mode and chunk choices ---------------------------------------------------------------------
 def test_default_modes_and_chunks():
-    """mode=None: forward when len(x) <= len(y), else reverse; gradient: reverse.
+    """mode=None: forward while len(x) <= 8 len(y) (python, code written element by element:
+    srcad/operators/jacobian_mode.py), else reverse; gradient: reverse.
     chunk=None (python backend): all lanes in one call (unrolled up to 16, stacked above)."""
     x = np.random.default_rng(0).random(N)
     y, c = np.zeros(N), np.zeros(N)
@@ -478,7 +479,9 @@ def test_default_modes_and_chunks():
     prep = srcad.prepare_jacobian(square, np.ones(5))
     assert (prep.mode, prep.chunk) == ("forward", 5)
     prep = srcad.prepare_jacobian(narrow, x, Constant(np.ones(3)))
-    assert prep.mode == "reverse"
+    assert prep.mode == "forward"  # 20 inputs, 3 outputs: below 8 inputs per output
+    prep = srcad.prepare_jacobian(narrow, np.ones(25), Constant(np.ones(3)))
+    assert prep.mode == "reverse"  # above
     prep = srcad.prepare_gradient(v2s, x, Constant(1.5), Constant(2.5))
     assert prep.mode == "reverse"
     prep = srcad.prepare_jacobian(seed002, Output(y), x, Cache(c), mode="reverse")

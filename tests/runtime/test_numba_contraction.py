@@ -122,3 +122,15 @@ def test_exp_and_tanh_in_chains_and_of_arrays_are_within_a_few_ulp():
     chain = _kernel_call(fused_kernel("(np.exp(a0) + np.tanh(a0))", ("sum", 0, False), 1), 1)
     m = RNG.standard_normal((50, 3))
     np.testing.assert_allclose(chain(m), np.sum(np.exp(m) + np.tanh(m), axis=0), rtol=1e-14)
+
+
+def test_the_copies_into_work_matrices_format_no_message():
+    # numba's slice assignment `left[:, :] = view` compiled its shape-mismatch message: some
+    # forty string functions (str of ints, join, ...) in every process's first compile
+    a, b, kept = MATRIX_PRODUCTS[3]
+    taken, out = _contract(a, b, kept)
+    assert taken
+    np.testing.assert_allclose(out, _numpy(a, b, kept), rtol=1e-12, atol=1e-12)
+    contract = contract_function(3).py_func.__globals__["contract"]
+    codes = contract.inspect_llvm().values()  # one per operand types compiled so far
+    assert codes and not any("raise_with_shape_context" in code for code in codes)

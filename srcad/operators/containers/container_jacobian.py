@@ -19,6 +19,7 @@ import numpy as np
 
 from srcad.errors import ArgumentError
 from srcad.frontend import pytrees
+from srcad.operators.jacobian_mode import default_mode
 from srcad.operators.operator_options import refuse_chunk_in_reverse
 
 DEFAULT_CHUNK = 16
@@ -47,7 +48,8 @@ def jacobian(run, x, mode, out, chunk=None):
         raise ArgumentError(f"unknown mode {mode!r}", hint="use 'forward' or 'reverse'")
     if mode is None and chunk is not None:
         mode = "forward"  # chunk= is the number of forward lanes per call
-    if (mode or ("forward" if n <= m else "reverse")) == "forward":
+    # forward: chunks of unrolled lanes (the cost model's "unrolled" form); reverse: a sweep a row
+    if (mode or default_mode(n, m, run.backend or "python", "unrolled")) == "forward":
         units = [(k, e) for k in floats for e in range(int(np.size(given[k])))]
         width = max(1, min(chunk or DEFAULT_CHUNK, len(units) or 1))
         for start in range(0, len(units), width):

@@ -15,7 +15,6 @@ module-level helper is kept as a call of the recursion primitive
 from __future__ import annotations
 
 import functools
-import types
 
 import gast
 
@@ -24,7 +23,7 @@ from srcad.errors import SrcadError
 from srcad.frontend import syntax as S
 from srcad.frontend.constant_sequences import default_as_array
 from srcad.frontend.lambdas import function_name
-from srcad.frontend.parse import EMPTY_CELL, ParsedFunction, parse_function, resolve_callee
+from srcad.frontend.parse import ParsedFunction, parse_function, resolve_callee
 from srcad.frontend.refusals import STRICT, Refusals
 from srcad.frontend.transformer import Transformer
 from srcad.rules import lookup_call
@@ -32,6 +31,7 @@ from srcad.transform.names import Namer
 from srcad.transform.normalize.desugar import desugar
 from srcad.transform.normalize.exits import always_assigns, structure_exits
 from srcad.transform.normalize.function_arguments import Shield, function_arguments
+from srcad.transform.normalize.function_reads import attribute_reads, closure_reads, global_reads
 from srcad.transform.normalize.lower import LocalFunction, lower
 from srcad.transform.normalize.nested_calls import rewrite_nested_calls
 from srcad.transform.normalize.prepared_helpers import PreparedHelpers
@@ -41,37 +41,6 @@ from srcad.transform.normalize.recursive_calls import (
     recursive_call,
 )
 from srcad.transform.normalize.user_functions import is_user_function
-
-
-def global_reads(parsed: ParsedFunction) -> list:
-    """(globals dict, name, current object) for each module-level name the function reads
-    (by the name the module binds: a global srcad renamed is read under its new name)."""
-    original = {new: old for old, new in parsed.renamed.items()}
-    names = {original.get(n, n) for n in S.loaded_names(parsed.tree)}
-    closure = set(parsed.func.__code__.co_freevars)
-    module = parsed.func.__globals__
-    return [(module, n, module[n]) for n in sorted(names - closure) if n in module]
-
-
-def attribute_reads(parsed: ParsedFunction, func_expr, extra: dict) -> list:
-    """(module dict, attribute, object) for each module attribute a call's function expression
-    reads (`helpers.square`, `package.module.f`): reloading that module rebinds them, which
-    must rebuild the code like a rebound global."""
-    if not isinstance(func_expr, gast.Attribute):
-        return []
-    base = resolve_callee(parsed, func_expr.value, extra)
-    if not isinstance(base, types.ModuleType):
-        return []
-    return attribute_reads(parsed, func_expr.value, extra) + [
-        (vars(base), func_expr.attr, getattr(base, func_expr.attr, None))]
-
-
-def closure_reads(parsed: ParsedFunction) -> list:
-    """(cell, object it held) for each closure variable of the function: the generated code
-    is built from these values, so the cache checks that each cell still holds its object."""
-    func = parsed.func
-    return [(cell, parsed.namespace.get(name, EMPTY_CELL))
-            for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ())]
 
 
 def _set_lines(node, lineno, column):
