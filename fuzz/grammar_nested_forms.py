@@ -9,7 +9,10 @@ pair and merge (`--nested-forms`): srcad.grad of a helper `g(v, p)`, with
 * a gradient at a longer operand after one at v (the numba kernels' workspace grows inside
   one call of the outer derivative);
 * an Euler loop on arrays of a constant length made in f (`np.array([...])`, `np.zeros(n)`),
-  which numba's code holds as one number per element.
+  which numba's code holds as one number per element;
+* a descent in a `while` loop whose step is a nested gradient, taken again where a branch
+  keeps the step (numba writes it into the array its name owns, and the reverse sweep's
+  adjoint resets into theirs).
 
 On numba the outer forward mode merges the tangents of every operand into one call
 (srcad/operators/nested_tangent_sums.py) and a gradient with its tangent into one
@@ -81,6 +84,28 @@ def _small_arrays(rng, names, n):
             f"    s = s + u[0] * {_c(rng)} + u_v[{n - 1}] * {_c(rng)}"]
 
 
+def _descent(rng, names, n):
+    """A descent in a `while` loop: a step taken from a nested gradient, kept or blended
+    under a branch that does not depend on the inputs (smooth), the gradient taken again
+    at the kept point. On numba the gradient is written into the array its name owns and
+    the reverse sweep's adjoint resets into theirs (srcad/operators/nested_result_reuse.py,
+    srcad/transform/numba_array_reuse.py)."""
+    g = rng.choice(names)
+    p = f"a * {_c(rng)} + s * {_c(rng)}"
+    return ["    w = v * 1.0",
+            f"    gw = {_grad(rng, g, 'w', p)}",
+            "    k = 0",
+            f"    while k < {rng.randint(1, 4)}:",
+            f"        w_new = w - {_c(rng)} * gw",
+            f"        if k % {rng.randint(2, 3)} == 0:",
+            "            w = w_new",
+            f"            gw = {_grad(rng, g, 'w_new', p)}",
+            "        else:",
+            f"            w = w + {_c(rng)} * w_new",
+            "        k = k + 1",
+            f"    s = s + w[0] * {_c(rng)} + gw[{n - 1}] * {_c(rng)}"]
+
+
 def generate(seed: int) -> Program:
     rng = random.Random(f"nested forms {seed}")
     n = rng.randint(2, 4)
@@ -91,6 +116,8 @@ def generate(seed: int) -> Program:
         lines += _statements(rng, names, n)
     if rng.random() < 0.5:  # drawn last: the forms above keep their seeds' programs
         lines += _small_arrays(rng, names, n)
+    if rng.random() < 0.5:  # drawn after: the programs above keep their seeds
+        lines += _descent(rng, names, n)
     lines.append("    return s + v[0]")
     text = "\n\n\n".join("\n".join(h) for h in helpers) + "\n\n\n" + "\n".join(lines) + "\n"
     args = [ArgKind("dup", "x", (n,)), ArgKind("active", "a")]

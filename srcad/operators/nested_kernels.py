@@ -2,7 +2,8 @@
 boxes g's float arguments, sets up the adjoints, directions and tapes, calls srcad's numba
 derivative code of g and returns the adjoints asked for.
 
-Guarantee: a kernel call allocates only the arrays it returns. Everything else it hands to g's
+Guarantee: a kernel call allocates only the arrays it returns (and the gradient's `_into`
+variant not even those where its `out` has their shape). Everything else it hands to g's
 derivative code (a float argument boxed as a one-element array, the adjoints it does not
 return, zero directions, the tapes) is carved out of a workspace the calling function creates
 once per call of its own (`WORKSPACE_INIT`) and passes to every kernel call:
@@ -72,28 +73,35 @@ class KernelWriter:
         # calls numba's C helper, ~30 ns a view)
         self.vectors = frozenset(vectors)
 
-    def gradient(self, name, operands, reverse, tapes, scratch=False):
+    def gradient(self, name, operands, reverse, tapes, scratch=False, into=False):
         """The gradient of g in argument `argnum` (g's reverse code, seeded 1); `scratch`:
-        returned as a view of the workspace (srcad/operators/nested_scratch_results.py)."""
+        returned as a view of the workspace (srcad/operators/nested_scratch_results.py);
+        `into`: written into the kernel's last parameter `out` where it has the gradient's
+        shape (the array the result's name owns: srcad/operators/nested_result_reuse.py)."""
+        outs = {f"a{self.argnum}_bar": "out"} if into else {}
         body = self._carve(self._call_order(operands), {}, (self.argnum,), tapes, second=False,
-                           scratch=scratch)
+                           scratch=scratch, into=outs)
         args = []
         for i in range(self.count):
             args += [f"a{i}", f"a{i}_bar"] if i in self.differentiated else [f"a{i}"]
         body += self._call(reverse, args, tapes)
-        return self._kernel(name, operands, [], body + [f"    return {self._result(self.argnum)}"])
+        return self._kernel(name, operands, ["out"] if into else [],
+                            body + [f"    return {self._result(self.argnum)}"])
 
     def second(self, name, operands, second, tapes, directed, reads, gradient=False,
-               scratch=False):
+               scratch=False, into=False):
         """The adjoints H d of g's arguments `reads` for the directions d on the arguments
         `directed` (the kernel's last parameters, in that order): one reverse-over-forward
         pass. Returns one adjoint, or a tuple of several (`reads` a list); `gradient`: the
         pair (gradient of g in `argnum`, H d), the gradient being the adjoint of the
-        direction on `argnum`."""
+        direction on `argnum`; with `into` (a pair of an array argument `reads`), written
+        into the parameters `out0`, `out1` after the directions where they have its shape."""
         directions = [f"d{j}" for j in range(len(directed))]
         read = [reads] if isinstance(reads, int) else list(reads)
+        outs = {f"a{self.argnum}_dot_bar": "out0", f"a{reads}_bar": "out1"} if into else {}
         body = self._carve(self._call_order(operands), dict(zip(directed, directions)), read,
-                           tapes, second=True, gradient=gradient, scratch=scratch)
+                           tapes, second=True, gradient=gradient, scratch=scratch, into=outs)
+        directions += list(outs.values())
         args = []
         for i in range(self.count):
             args += [f"a{i}", f"a{i}_bar", f"a{i}_dot", f"a{i}_dot_bar"] \
@@ -110,7 +118,8 @@ class KernelWriter:
         params = ", ".join(["space", "int_space", *operands, *directions])
         return "\n".join([f"@srcad_jit\ndef {name}({params}):"] + body)
 
-    def _carve(self, order, directed, read, tapes, second, gradient=False, scratch=False):
+    def _carve(self, order, directed, read, tapes, second, gradient=False, scratch=False,
+               into=None):
         """Lines binding a{i}, a{i}_bar (and a{i}_dot, a{i}_dot_bar when `second`) for every
         argument: the returned adjoints of arrays fresh (unless `scratch`), everything else
         from the workspace (views written in place: a helper call per view cost ~20 ns)."""
@@ -127,7 +136,7 @@ class KernelWriter:
             if i not in self.differentiated:
                 continue
             if i in read and i not in self.floats and not scratch:
-                lines.append(f"    a{i}_bar = np.zeros_like(a{i})")
+                lines += _fresh(f"a{i}_bar", f"a{i}", (into or {}).get(f"a{i}_bar"))
             else:
                 slot(f"a{i}_bar", i)
             if not second:
@@ -137,7 +146,7 @@ class KernelWriter:
             else:
                 slot(f"a{i}_dot", i, directed.get(i))
             if gradient and i == self.argnum and i not in self.floats and not scratch:
-                lines.append(f"    a{i}_dot_bar = np.zeros_like(a{i})")
+                lines += _fresh(f"a{i}_dot_bar", f"a{i}", (into or {}).get(f"a{i}_dot_bar"))
             else:
                 slot(f"a{i}_dot_bar", i)
         int_tapes = sum(kind == INT_TAPE for kind in tapes)
@@ -200,3 +209,13 @@ def _plus(offset: str, size: str) -> str:
     if offset.isdigit() and size.isdigit():
         return str(int(offset) + int(size))
     return size if offset == "0" else f"{offset} + {size}"
+
+
+def _fresh(target, like, out=None) -> list:
+    """Lines binding `target` to zeros shaped like `like`: the parameter `out` zeroed where it
+    has that shape, else (or without `out`) a new array."""
+    if out is None:
+        return [f"    {target} = np.zeros_like({like})"]
+    return [f"    if {out}.shape == {like}.shape:", f"        {target} = {out}",
+            f"        {target}[...] = 0.0", "    else:",
+            f"        {target} = np.zeros_like({like})"]

@@ -45,6 +45,8 @@ from srcad.operators.nested_kernels import (
 )
 from srcad.operators.nested_registry import REGISTRY, in_call_order
 from srcad.operators.nested_registry import position as operand_position
+from srcad.operators.nested_result_reuse import SUFFIX as INTO
+from srcad.operators.nested_result_reuse import into_results
 from srcad.operators.nested_scratch_results import SUFFIX as SCRATCH
 from srcad.operators.nested_scratch_results import scratch_results
 from srcad.operators.nested_tangent_sums import kernel_name as tangent_sum_kernel
@@ -60,6 +62,9 @@ class NumbaNested:
 
     def __init__(self, norm, types):
         self.norm = norm
+        # the float arrays' ranks (results reused in loops: nested_result_reuse.py)
+        self.ranks = {v: t.ndim for v, t in types.env.items()
+                      if isinstance(t, Array) and t.is_float and v not in types.mixed}
         self.sites: dict[int, tuple] = {}  # token -> operand types
         for stmt in norm.body:
             for node in gast.walk(stmt):
@@ -71,6 +76,8 @@ class NumbaNested:
         self._adjoint_runs: dict = {}  # token -> the writer of a kernel of several adjoints
         self._tangent_sums: dict = {}  # token -> the writer of a kernel of several tangents
         self._gradient_pairs: dict = {}  # token -> the writer of a gradient-and-tangent kernel
+        self._into: dict = {}  # gradient kernel -> the writer of its `_into` variant
+        self._pairs_into: dict = {}  # token -> the writer of a pair kernel's `_into` variant
         self._writers: dict = {}  # kernel name -> (name, scratch) -> its source
         # the fused loop nests g's code calls (srcad/transform/numba_fusion.py), each renamed
         # after its kernel: the outer code's own may have the same names, other loops
@@ -126,13 +133,16 @@ class NumbaNested:
         operands = [f"o{k}" for k in range(len(types))]
         self.names |= {f"{prefix}_reverse", f"{prefix}_second"}
 
-        def seconds(directed, reads, gradient=False):
+        def seconds(directed, reads, gradient=False, into=False):
             return lambda name, scratch: kernel.second(
                 name, operands, f"{prefix}_second", second.tapes, directed, reads,
-                gradient=gradient, scratch=scratch)
+                gradient=gradient, scratch=scratch, into=into)
 
         writers = {f"srcad_nested_gradient_{token}": lambda name, scratch: kernel.gradient(
             name, operands, f"{prefix}_reverse", reverse.tapes, scratch=scratch)}
+        if argnum not in floats:  # an array gradient: written into `out` (`rename`)
+            self._into[f"srcad_nested_gradient_{token}"] = lambda name, scratch: \
+                kernel.gradient(name, operands, f"{prefix}_reverse", reverse.tapes, into=True)
         for k in range(len(types)):
             position = operand_position(nested, k)
             if position in differentiated:
@@ -146,6 +156,9 @@ class NumbaNested:
         self._adjoint_runs[token] = lambda ks: seconds([argnum], list(positions(ks)))
         self._tangent_sums[token] = lambda ks: seconds(list(positions(ks)), argnum)
         self._gradient_pairs[token] = lambda ks: seconds(list(positions(ks)), argnum, True)
+        if argnum not in floats:
+            self._pairs_into[token] = lambda ks: seconds(list(positions(ks)), argnum, True,
+                                                         into=True)
         return "\n\n".join(texts)
 
     def rename(self, tree):
@@ -165,8 +178,14 @@ class NumbaNested:
             self._write(tangent_sum_kernel(token, ks), self._tangent_sums[token](ks))
         for token, ks in merged_gradient_pairs(tree):  # the gradient with its tangent
             self._write(gradient_pair_kernel(token, ks), self._gradient_pairs[token](ks))
+            if token in self._pairs_into:
+                self._into[gradient_pair_kernel(token, ks)] = self._pairs_into[token](ks)
         for name in scratch_results(tree, set(self._writers)):  # results used at once
             self._write(name + SCRATCH, self._writers[name], scratch=True)
+        for name in into_results(tree, set(self._into), self.ranks):  # results kept in loops
+            if name + INTO not in self.names:  # fresh results (not scratch), written into
+                self.helpers += "\n\n" + self._into[name](name + INTO, False)
+                self.names.add(name + INTO)
         _pass_workspace(tree, self.names - HELPER_NAMES)
         return tree
 

@@ -227,14 +227,18 @@ def _map_nest(signature, arrays, rank, row, leaves, element):
         own = leaves[k].ndim
         lines += [f"    m{k}_{a} = 0 if a{k}.shape[{a}] == 1 else 1" for a in range(own - 1)]
         own_row = leaves[k].layout == "C" and leaves[k].mutable  # its own row is contiguous
-        lines += [f"    w{k} = a{k}.shape[{own - 1}] == n",  # else its last axis is broadcast
-                  f"    buf{k} = np.empty(0 if w{k} else n)" if own_row else
-                  f"    buf{k} = np.empty(n)"]
+        # a contiguous vector's buffer only where it is broadcast (np.empty(0) allocates too:
+        # two of the three allocations of a step `x - eta * g` on vectors of length 2)
+        lazy = own_row and own == 1
+        lines += [f"    w{k} = a{k}.shape[{own - 1}] == n"]  # else its last axis is broadcast
+        lines += [] if lazy else [f"    buf{k} = np.empty(0 if w{k} else n)" if own_row else
+                                  f"    buf{k} = np.empty(n)"]
         outer = [f"i{a + rank - own} * m{k}_{a}" for a in range(own - 1)]
         inner = pad(rank) if own > 1 else pad(1)  # a vector's row is the same in every row
         element = f"a{k}[{', '.join(outer + ['0'])}]"
-        fill = [f"{inner}    e{k} = {element}", f"{inner}    for j in range(n):",
-                f"{inner}        buf{k}[j] = e{k}", f"{inner}    r{k} = buf{k}"]
+        fill = ([f"{inner}    buf{k} = np.empty(n)"] if lazy else []) + [
+            f"{inner}    e{k} = {element}", f"{inner}    for j in range(n):",
+            f"{inner}        buf{k}[j] = e{k}", f"{inner}    r{k} = buf{k}"]
         if own_row:
             view = f"a{k}[{', '.join(outer + [':'])}]" if outer else f"a{k}"
             made = [f"{inner}if w{k}:", f"{inner}    r{k} = {view}", f"{inner}else:", *fill]

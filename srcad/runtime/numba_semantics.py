@@ -22,6 +22,9 @@ modules, never by srcad itself):
   first contribution (srcad/transform/numba_first_adjoints.py): `e` itself (a new array the
   code made) or a copy of it (an array other code holds) where it is a float64 array of v's
   shape, so no zeros are written and added to; the zeros and the sum otherwise.
+* `zeros_into(v, shape)`: `np.zeros(shape)`, written into `v` itself where `v` is a float64
+  array of that shape: a loop's array made anew each iteration, whose name owns its array
+  (srcad/transform/numba_array_reuse.py).
 * `scatter_add(a, index, v)`: `np.add.at(a, index, v)`, which numba lacks
   (srcad/runtime/numba_scatter.py).
 
@@ -249,3 +252,30 @@ def _checked_product(result):
 
 overload(int_product)(_checked_product(lambda a, b: a * b))
 overload(int_factor)(_checked_product(lambda a, b: b))
+
+
+def zeros_into(v, shape):
+    return np.zeros(shape)
+
+
+@overload(zeros_into)
+def _zeros_into(v, shape):
+    """`v` filled with zeros where it is a float64 array of `shape` (a tuple, or an int for
+    a vector), else new zeros of `shape`."""
+    if not (isinstance(v, types.Array) and v.dtype == types.float64 and v.mutable):
+        return lambda v, shape: np.zeros(shape)
+    if isinstance(shape, types.Integer) and v.ndim == 1:
+        def vector(v, shape):
+            if v.shape[0] != shape:
+                return np.zeros(shape)
+            v[:] = 0.0
+            return v
+        return vector
+    if isinstance(shape, types.UniTuple) and shape.count == v.ndim:
+        def filled(v, shape):
+            if v.shape != shape:
+                return np.zeros(shape)
+            v[...] = 0.0
+            return v
+        return filled
+    return lambda v, shape: np.zeros(shape)

@@ -2,8 +2,9 @@
 compiles differently from CPython (numba_compat), a linear-algebra call written twice
 evaluated once (numba_shared_calls), small arrays of a constant length as
 numbers, chains of elementwise operations and reductions fused into loops, an array
-adjoint's first contribution assigned rather than added to zeros, and long sums of
-exponentials split into a vectorizable exp loop and an in-order sum.
+adjoint's first contribution assigned rather than added to zeros, zeros made in a loop
+written into the array their name owns, a `while` iteration's tape checks made once, and
+long sums of exponentials split into a vectorizable exp loop and an in-order sum.
 
 The tree after `numba_rewrites` is what `srcad.source` shows; `compiled_tree` is what numba
 compiles: loop counters that are never negative index without Python's wraparound, and
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from srcad.analysis.value_types import BOOL, FLOAT, INT
 from srcad.transform.numba_accumulate import added_in_place
+from srcad.transform.numba_array_reuse import reuse_loop_zeros
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_exp_sums import split_exp_sums
 from srcad.transform.numba_first_adjoints import assign_first_adjoints
@@ -21,6 +23,7 @@ from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.numba_indices import unsigned_indices
 from srcad.transform.numba_maps import fuse_array_maps
 from srcad.transform.numba_shared_calls import share_linalg_calls
+from srcad.transform.numba_tape_reserve import reserve_while_tapes
 from srcad.transform.row_views import row_view_types
 from srcad.transform.small_arrays import scalar_small_arrays
 
@@ -35,6 +38,8 @@ def numba_rewrites(tree, namer, types, bars, located) -> tuple:
     fused = fuse_array_chains(tree, namer)
     fuse_array_maps(tree, namer, row_view_types(types, bars)[0], fused)
     assign_first_adjoints(tree, bars)
+    reuse_loop_zeros(tree, types, bars, fused)
+    reserve_while_tapes(tree)
     return split_exp_sums(tree, namer), fused
 
 
