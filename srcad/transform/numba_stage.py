@@ -34,7 +34,8 @@ def numba_rewrites(tree, namer, types, bars, located) -> tuple:
     return split_exp_sums(tree, namer), fused
 
 
-def compiled_tree(tree, types):
-    """The tree numba compiles: `tree` with loop counters that are never negative indexing
-    as unsigned integers (no wraparound select, so LLVM vectorizes the loop)."""
-    return unsigned_indices(tree, types.env)
+def compiled_tree(tree, types, counters=frozenset()):
+    """The tree numba compiles: `tree` with loop counters that are never negative (and
+    srcad's tape `counters`) indexing as unsigned integers (no wraparound select, so LLVM
+    vectorizes the loop)."""
+    return unsigned_indices(tree, types.env, counters)
