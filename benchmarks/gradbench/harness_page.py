@@ -158,7 +158,7 @@ def render(log) -> str:
         "fastest is shown." + (f" {log['jax_threads']} (`jax_one_thread.py`)."
                                 if "jax_threads" in log else ""),
         "",
-        *summary(log), "",
+        *reassociated(log), *summary(log), "",
     ]
     for name in names:
         note = log.get("notes", {}).get(name)
@@ -171,6 +171,20 @@ def render(log) -> str:
         lines += [f"- {skip['eval']}: not run: {skip['reason']}"]
     lines += ["", end]
     return "\n".join(lines) + "\n"
+
+
+def reassociated(log) -> list:
+    """The sentence naming the conversations where srcad's tool reassociated its sums
+    (`--reassociate`), and what that means; none where no conversation did."""
+    names = [f"{run['eval']} on {run['tool']}" for run in log["runs"]
+             if "--reassociate" in run.get("tool_command", ())]
+    if not names:
+        return []
+    return ["srcad's numba tool ran with `--reassociate` (" + ", ".join(names) + "): its "
+            "compiled code may reassociate sums (`SRCAD_NUMBA_REASSOCIATE=1`, "
+            "docs/speed_with_numba.md), splitting a running sum into partial sums as XLA "
+            "does for the JAX tool, so its results may differ from the in-order ones in the "
+            "last bits; srcad's default adds in the order the code writes.", ""]
 
 
 def _runs_of(log) -> str:

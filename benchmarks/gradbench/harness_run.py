@@ -195,10 +195,11 @@ def converse(eval_program: Program, tool_program: Program, timeout: float | None
             "eval_command": eval_program.command[1:], "tool_command": tool_program.command[1:]}
 
 
-def tool_program(tool: str) -> Program:
-    """srcad-numba, srcad-python or jax, as a Program."""
+def tool_program(tool: str, options=()) -> Program:
+    """srcad-numba, srcad-python or jax, as a Program; `options`: srcad's tool's own options
+    (`--reassociate`)."""
     if tool.startswith("srcad-"):
-        return Program(setup.srcad_tool_command(tool.removeprefix("srcad-")), setup.ROOT,
+        return Program(setup.srcad_tool_command(tool.removeprefix("srcad-"), options), setup.ROOT,
                        setup.srcad_tool_environment())
     if tool == "jax":
         return Program(setup.jax_tool_command(), setup.ROOT, setup.eval_environment())
@@ -209,13 +210,13 @@ def eval_program(name: str, args=()) -> Program:
     return Program(setup.eval_command(name, args), setup.BUILD, setup.eval_environment())
 
 
-def run(name: str, tool: str, args=(), timeout: float | None = 600) -> dict:
-    """One eval (GradBench's program, with `args`) against one tool; the C++ reference built
-    first where the eval validates with it."""
+def run(name: str, tool: str, args=(), timeout: float | None = 600, options=()) -> dict:
+    """One eval (GradBench's program, with `args`) against one tool (srcad's with `options`);
+    the C++ reference built first where the eval validates with it."""
     setup.link_tree()
     if name in setup.REFERENCE_MODULES:
         setup.build_reference((name,))
-    log = converse(eval_program(name, args), tool_program(tool), timeout)
+    log = converse(eval_program(name, args), tool_program(tool, options), timeout)
     log.update(eval=name, tool=tool, args=list(map(str, args)))
     return log
 
@@ -226,9 +227,11 @@ def main(argv=None) -> None:
     parser.add_argument("--tool", default="srcad-numba")
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--out", default=None, help="the JSON log (default: stdout)")
+    parser.add_argument("--tool-option", action="append", default=[],
+                        help="an option of srcad's tool (--tool-option=--reassociate)")
     parser.add_argument("eval_args", nargs="*", help="arguments of the eval program")
     args = parser.parse_args(argv)
-    log = run(args.eval, args.tool, args.eval_args, args.timeout)
+    log = run(args.eval, args.tool, args.eval_args, args.timeout, args.tool_option)
     text = json.dumps(log, indent=1)
     if args.out:
         Path(args.out).write_text(text)

@@ -111,8 +111,8 @@ def eval_environment(extra_path: str | None = None) -> dict:
     return dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
 
 
-def srcad_tool_command(backend: str) -> list[str]:
-    return [sys.executable, "-m", "srcad.gradbench", "--backend", backend]
+def srcad_tool_command(backend: str, options=()) -> list[str]:
+    return [sys.executable, "-m", "srcad.gradbench", "--backend", backend, *options]
 
 
 def srcad_tool_environment() -> dict:

@@ -56,6 +56,10 @@ NOTES = {"default": {
           "hand10 and hand11 (25600 and 51200 correspondences, 3.8 MB of text) are not "
           "vendored, to keep third_party small, and hand12 is not in GradBench's git tree"}}
 
+# srcad's numba tool may reassociate sums, as XLA does in GradBench's JAX tool (srcad's own
+# default adds in the order written; `--in-order-sums` runs the tool that way)
+NUMBA_OPTIONS = ("--reassociate",)
+
 # the value functions; every other function an eval sends is a derivative
 PRIMALS = {"hello": "square", "lse": "primal", "llsq": "primal", "det": "primal",
            "kmeans": "cost", "gmm": "objective", "ode": "primal", "ba": "objective",
@@ -84,9 +88,9 @@ def jax_available() -> bool:
 
 
 def run_suite(evals, tools, sizes: str, timeout: float, min_seconds: float | None,
-              log_path: Path | None = None) -> dict:
-    """Every eval against every tool; the log, also written to `log_path` after each
-    conversation (a run cut short keeps what it measured)."""
+              log_path: Path | None = None, numba_options=NUMBA_OPTIONS) -> dict:
+    """Every eval against every tool (srcad's numba tool with `numba_options`); the log, also
+    written to `log_path` after each conversation (a run cut short keeps what it measured)."""
     jax_evals = setup.jax_tool_evals() if "jax" in tools and jax_available() else set()
     runs, skipped = [], []
     log = {"machine": machine(), "sizes": sizes, "min_seconds": min_seconds,
@@ -108,7 +112,8 @@ def run_suite(evals, tools, sizes: str, timeout: float, min_seconds: float | Non
                 continue
             load_before = os.getloadavg()
             print(f"harness: {name} on {tool} {' '.join(args)}", file=sys.stderr, flush=True)
-            run = harness_run.run(name, tool, args, timeout)
+            options = numba_options if tool == "srcad-numba" else ()
+            run = harness_run.run(name, tool, args, timeout, options)
             run["load_before"], run["load_after"] = load_before, os.getloadavg()
             run["primal"] = PRIMALS.get(name)
             print(f"harness: {name} on {tool}: {run['outcome']} in {run['wall_ns'] / 1e9:.1f} s",
@@ -132,11 +137,14 @@ def main(argv=None) -> None:
     parser.add_argument("--log", default=str(setup.BUILD / "harness.json"))
     parser.add_argument("--page", default=str(setup.ROOT / "docs" / "gradbench.md"))
     parser.add_argument("--no-page", action="store_true")
+    parser.add_argument("--in-order-sums", action="store_true",
+                        help="run srcad's numba tool without --reassociate (srcad's default: "
+                             "sums added in the order the code writes them)")
     args = parser.parse_args(argv)
     setup.build_reference()
     Path(args.log).parent.mkdir(parents=True, exist_ok=True)
     log = run_suite(args.evals, args.tools, args.sizes, args.timeout, args.min_seconds,
-                    Path(args.log))
+                    Path(args.log), () if args.in_order_sums else NUMBA_OPTIONS)
     print(f"harness: wrote {args.log}", file=sys.stderr)
     if not args.no_page:
         harness_page.write_section(args.page, harness_page.render(log))

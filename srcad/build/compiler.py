@@ -3,8 +3,9 @@
 python backend: compiled in memory and registered with `linecache`, so tracebacks, `inspect`
 and `pdb` show the generated code (and srcad can differentiate it again).
 numba backend: written as a module into the cache folder and compiled by `numba.njit` with
-numba's own on-disk cache, so a new process skips recompilation, and with one fast-math flag
-(`FASTMATH`: divisions may use reciprocals)."""
+numba's own on-disk cache, so a new process skips recompilation, and with the fast-math flags of
+srcad/build/numba_fastmath.py (divisions may use reciprocals; sums may be reassociated where
+`SRCAD_NUMBA_REASSOCIATE=1`)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from srcad.build.numba_constants import (
     kernel_wrapper,
     library_binding,
 )
+from srcad.build.numba_fastmath import FASTMATH, fastmath_flags
 from srcad.build.numba_level import at_level, numba_level
 from srcad.build.numba_lines import origin_comment, user_line
 from srcad.errors import SrcadError
@@ -76,6 +78,7 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
                          hint="pip install 'srcad[numba]'") from None
     compile_notice.install()  # a slow first compilation says so, once
     level = numba_level()  # LLVM's -O level (srcad/build/numba_level.py)
+    flags = fastmath_flags()  # srcad/build/numba_fastmath.py
     header = [*origin_comment(origin), *_runtime_imports(free_names, namespace)]
 
     # arrays and calls numba cannot compile, passed in by a wrapper (srcad/build/numba_constants.py)
@@ -94,27 +97,28 @@ def compile_numba(source: str, name: str, namespace: dict, free_names: set, orig
     for names, body, needs in helper_units(helpers):
         free = original_free & free_in(body)
         lines = [*origin_comment(origin), *_runtime_imports(free, namespace), "import numba",
-                 f"srcad_jit = numba.njit(cache={cache}, nogil=True, fastmath={set(FASTMATH)!r})"]
+                 f"srcad_jit = numba.njit(cache={cache}, nogil=True, fastmath={set(flags)!r})"]
         if "@srcad_inlined_jit" in body:  # compiled into each caller (nested_numba.py)
             lines.append(f"srcad_inlined_jit = numba.njit(cache={cache}, nogil=True, "
-                         f"fastmath={set(FASTMATH)!r}, inline='always')")
+                         f"fastmath={set(flags)!r}, inline='always')")
         lines += [f"from {imported[n]} import {n}" for n in needs]
         text = "\n".join(lines + ["", *_bound_globals(free, namespace, origin)]) \
             + "\n\n\n" + body
-        path = _module_path("helpers", text, numba.__version__, level)
+        path = _module_path("helpers", text, numba.__version__, level, flags)
         modules.append((path, text))
         imported.update({n: path.stem for n in names})
     header += [f"from {imported[n]} import {n}" for n in sorted(imported)]
     header.append("")
     header += _bound_globals(free_names - set(defined_in(helpers)), namespace, origin)
     text = "\n".join(header) + "\n\n\n" + source
-    path = _module_path(name, text, numba.__version__, level)
+    path = _module_path(name, text, numba.__version__, level, flags)
     with _modules_lock:  # threads compiling the same code share one module and one kernel
         kernel = _kernels.get(path)
         if kernel is None:
             for helper_path, helper_text in modules:  # imported by the modules after it
                 _module(helper_path, helper_text)
-            kernel = _kernels[path] = _kernel_of(_module(path, text), name, cache, level)
+            kernel = _kernels[path] = _kernel_of(_module(path, text), name, cache, level,
+                                                         flags)
     return kernel_wrapper(kernel, given, name, namespace, leading, origin) if leading else kernel
 
 
@@ -195,11 +199,13 @@ def _bound_globals(free_names: set, namespace: dict, origin: str) -> list:
     return header
 
 
-def _module_path(name: str, text: str, numba_version: str, level: int) -> Path:
+def _module_path(name: str, text: str, numba_version: str, level: int,
+                 flags: frozenset = FASTMATH) -> Path:
     """Where the module of `text` is written: named by its digest and the options numba's
     cache ignores (code it compiled from srcad's runtime modules: a module of another
-    layout of srcad, its runtime imported from elsewhere, is never read; LLVM's level)."""
-    options = (f"{numba_version} fastmath={sorted(FASTMATH)} nogil opt={level} "
+    layout of srcad, its runtime imported from elsewhere, is never read; LLVM's level; the
+    fast-math flags)."""
+    options = (f"{numba_version} fastmath={sorted(flags)} nogil opt={level} "
                f"runtime={_runtime_digest()} layout={LAYOUT} srcad={__version__}")
     digest = hashlib.sha256((text + options).encode()).hexdigest()[:16]
     folder = cache_dir()
@@ -227,11 +233,11 @@ def _module(path: Path, text: str):
     return module
 
 
-def _kernel_of(module, name: str, cache: bool, level: int):
+def _kernel_of(module, name: str, cache: bool, level: int, flags: frozenset = FASTMATH):
     import numba
     from numba.core.registry import CPUDispatcher
     # nogil: srcad.scale.parallel runs chunks of rows on threads at once
-    kernel = numba.njit(cache=cache, nogil=True, fastmath=set(FASTMATH))(getattr(module, name))
+    kernel = numba.njit(cache=cache, nogil=True, fastmath=set(flags))(getattr(module, name))
     for dispatcher in [kernel, *vars(module).values()]:  # with its srcad_jit helpers
         if isinstance(dispatcher, CPUDispatcher):
             _saved_when_possible(dispatcher)
@@ -311,13 +317,6 @@ def _runtime_digest() -> str:
                                                      "numba_broadcast.py",
                                                      "numba_symbols.py"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-# LLVM may divide by multiplying with a reciprocal (and hoist or share that reciprocal): ~20%
-# faster reverse sweeps, results within an ulp or two. No other fast-math license: NaN, inf and
-# signed zeros keep their IEEE meaning (the non-finite guards rely on it), no FMA contraction
-# (it can make an exact cancellation a tiny nonzero) and no reassociation.
-FASTMATH = frozenset({"arcp"})
 
 
 def raise_numba_error(err: Exception, origin: str = "") -> None:

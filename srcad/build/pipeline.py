@@ -253,6 +253,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     refusals.collect = False  # from here on (the transforms), a refusal raises at once
     clock.mark("analyses")
     tapes: tuple = ()
+    counters: frozenset = frozenset()  # numba reverse mode: the tape counters (never < 0)
     scratch = 0
     bars: dict = {}  # reverse mode: v -> v_bar
     if request.backend not in ("python", "numba"):
@@ -276,6 +277,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
             tree.body = assign_after_element_reset(tree.body)
         if request.backend == "numba" or request.array_tapes:
             tapes = tuple(code.tapes)
+        if request.backend == "numba":
+            counters = dialect.counters()
     else:
         if request.width == 1 and not request.stacked:
             styles, suffix = [Scalar()], "forward"
@@ -310,7 +313,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     compiled_source = source
     if request.backend == "numba":  # loop counters index without wraparound: numba compiles
         # that, `source` (srcad.source, and what later stages rewrite) shows the plain subscripts
-        compiled_source = to_source(compiled_tree(tree, types))
+        compiled_source = to_source(compiled_tree(tree, types, counters))
     clock.mark("codegen")
     namespace = dict(parsed.namespace)
     namespace.update(parsed.arrays)  # number tuples read as arrays (constant_sequences.py)

@@ -63,6 +63,10 @@ def main(argv=None) -> None:
                         help="bytes a loop's tape may take before srcad checkpoints it, as "
                              "srcad's memory= ('2GB'); 'srcad' for srcad's default (256 MiB); "
                              "default: a quarter of the memory available at the start")
+    parser.add_argument("--reassociate", action="store_true",
+                        help="numba backend: let the compiled code reassociate its sums "
+                             "(SRCAD_NUMBA_REASSOCIATE=1: several partial sums, as XLA; results "
+                             "may differ in the last bits); default: sums in the order written")
     args = parser.parse_args(argv)
     # the ports and the libraries they import must not write to stdout: it carries responses
     stdout, sys.stdout = sys.stdout, sys.stderr
@@ -70,6 +74,10 @@ def main(argv=None) -> None:
         if args.system_malloc:  # also what the numba backend's runtime reads when it loads
             os.environ["SRCAD_SYSTEM_MALLOC"] = "1"
         settings = {"freed_memory": "system" if args.system_malloc else memory.keep_freed_memory()}
+        if args.reassociate:  # read by srcad when it builds each function's numba code
+            os.environ["SRCAD_NUMBA_REASSOCIATE"] = "1"
+        settings["sums"] = ("reassociated" if os.environ.get("SRCAD_NUMBA_REASSOCIATE", "")
+                            .strip() == "1" else "in order")
         if args.tape_budget != "srcad":
             settings["tape_budget"] = memory.set_tape_budget(
                 memory_bytes(args.tape_budget) if args.tape_budget

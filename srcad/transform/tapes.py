@@ -136,6 +136,12 @@ class ArrayTapes(ListTapes):
     def size(self, tape: str) -> str:
         return f"{self.names[tape]}_size"
 
+    def counters(self) -> frozenset:
+        """The size counters of the tapes of numbers: never negative (a pop or a slot read
+        comes after its push), so numba may index by them without Python's wraparound
+        (srcad/transform/numba_indices.py)."""
+        return frozenset(self.size(tape) for tape in (FLOAT_TAPE, INT_TAPE))
+
     def init(self, tape: str) -> list:
         if self.is_list(tape):
             return super().init(tape)

@@ -183,6 +183,26 @@ def test_a_note_on_what_a_run_leaves_out_is_on_the_page():
     assert "Arguments of the eval program: `-n 5` (n up to 5)." in harness_page.render(log)
 
 
+def test_the_page_names_the_conversations_whose_sums_were_reassociated():
+    import harness_page
+    import harness_suite
+
+    assert harness_suite.NUMBA_OPTIONS == ("--reassociate",)  # make gradbench's numba tool
+    assert harness_setup.srcad_tool_command("numba", ("--reassociate",))[-1] == "--reassociate"
+    log = {"machine": {"date": "2026-01-01", "commit": "abc", "cpus": 2, "python": "3.11"},
+           "sizes": "default", "timeout_s": 60, "skipped": [], "notes": {},
+           "runs": [dict(_run("srcad-numba", [_message("gradient", "n=5", 300)]),
+                         tool_command=["-m", "srcad.gradbench", "--backend", "numba",
+                                       "--reassociate"]),
+                    dict(_run("srcad-python", [_message("gradient", "n=5", 300)]),
+                         tool_command=["-m", "srcad.gradbench", "--backend", "python"])]}
+    page = harness_page.render(log)
+    assert "ran with `--reassociate` (lse on srcad-numba):" in page
+    for run in log["runs"]:
+        run["tool_command"] = run["tool_command"][:4]
+    assert "--reassociate" not in harness_page.render(log)
+
+
 @needs_pydantic
 @pytest.mark.slow  # GradBench's big hand model on the python backend
 def test_ht_eval_program_validates_srcad_python_on_its_default_hand_model():

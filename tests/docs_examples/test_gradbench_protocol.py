@@ -147,10 +147,11 @@ def test_numba_backend_compiles_the_primal_before_the_timed_runs():
             assert response["output"] == pytest.approx(np.log(np.exp(x).sum()), rel=1e-12)
             call, _ = next(iter(t.prepared.values()))
             # the timed primal is srcad's generated primal on numba (numba's own jit of the
-            # port only where srcad refuses the function), never the port run by CPython
+            # port only where srcad refuses the function), never the port run by CPython,
+            # called directly (compiled_primals.prepared_primal)
             run = next(cell.cell_contents for cell in call.__closure__
                        if callable(cell.cell_contents))
-            assert run.__qualname__ == "srcad_primal.<locals>.call", run
+            assert run.__qualname__ == "_direct_call.<locals>.call", run
     assert "CPython" not in log.getvalue()
 
 

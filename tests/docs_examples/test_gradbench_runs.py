@@ -1,9 +1,11 @@
 """srcad's GradBench tool repeats runs in one process without paying per run what it can pay
 once: freed memory is kept for the next run (no page faults per run), a loop's tape has a
-budget sized to the machine (not checkpointed under srcad's library default), and the numba
-primal is compiled once per function, not once per input."""
+budget sized to the machine (not checkpointed under srcad's library default), the numba
+primal is compiled once per function, not once per input, and called without srcad.autodiff's
+per-call work; sums are reassociated only with `--reassociate`."""
 
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -68,6 +70,34 @@ def test_the_tool_started_from_its_command_line_keeps_freed_memory():
     out = subprocess.run([sys.executable, "-m", "srcad.gradbench", "--tape-budget", "srcad"],
                          input=start, capture_output=True, text=True, check=True).stdout
     assert "tape_budget" not in json.loads(out)["config"]
+
+
+@pytest.mark.slow  # two tool processes
+def test_the_tool_reassociates_sums_only_when_asked():
+    start = json.dumps({"id": 0, "kind": "start", "eval": "hello"}) + "\n"
+    environment = {k: v for k, v in os.environ.items() if k != "SRCAD_NUMBA_REASSOCIATE"}
+    for flags, expected in (([], "in order"), (["--reassociate"], "reassociated")):
+        out = subprocess.run([sys.executable, "-m", "srcad.gradbench", *flags], input=start,
+                             capture_output=True, text=True, check=True,
+                             env=environment).stdout
+        assert json.loads(out)["config"]["sums"] == expected
+
+
+def test_the_prepared_primal_calls_the_generated_code_directly():
+    def total(x, c):
+        s = 0.0
+        for i in range(len(x)):
+            s += c * x[i] * x[i]
+        return s
+
+    x, other = np.array([0.5, -2.0, 3.0]), np.array([1.0, 2.0])
+    primal = compiled_primals.srcad_primal(total, "python")
+    run = compiled_primals.run_once(primal, (x, 2.0))
+    assert run.__qualname__ == "_direct_call.<locals>.call"
+    assert run(x, 2.0) == 2.0 * (0.25 + 4.0 + 9.0)
+    x[0] = 1.0  # the same array, new values: read at the call
+    assert run(x, 2.0) == 2.0 * (1.0 + 4.0 + 9.0)
+    assert run(other, 3.0) == 3.0 * 5.0  # other arguments: through srcad.autodiff
 
 
 def test_a_tool_made_in_python_leaves_malloc_alone():

@@ -1,7 +1,8 @@
 """The numba backend indexes by loop counters that are never negative without Python's
-wraparound (`np.uint64(j)` in the module numba compiles, srcad/transform/numba_indices.py),
-so LLVM can vectorize the loop; every index that may be negative keeps the wraparound, the
-derivatives are unchanged, and `srcad.source` shows the subscripts as written."""
+wraparound (`np.uint64(j)` in the module numba compiles, srcad/transform/numba_indices.py), as
+it does by srcad's tape counters and by shifted counters provably >= 0, so LLVM can vectorize
+the loop; every index that may be negative keeps the wraparound, the derivatives are
+unchanged, and `srcad.source` shows the subscripts as written."""
 
 import inspect
 
@@ -48,6 +49,20 @@ def _lowered_counter(x):
     return total
 
 
+def _stepped(x):
+    # GradBench ode's stages: y is overwritten every step, so the reverse sweep reads the
+    # values of y[i - 1] back from the tape, by the tape's counter
+    y = np.zeros(len(x))
+    z = np.zeros(len(x))
+    for _ in range(3):
+        z[0] = x[0]
+        for j in range(1, len(x)):
+            z[j] = x[j] * y[j - 1]
+        for i in range(len(x)):
+            y[i] = y[i] + 0.5 * z[i]
+    return y[len(x) - 1] + y[1]
+
+
 def _source(f, *args):
     """The reverse code's module as numba compiles it."""
     call = api._arguments(f, srcad.Reverse, args, None, "numba")
@@ -79,6 +94,24 @@ def test_negative_counters_keep_pythons_wraparound(start):
     expected[-3:] += 2.0 * x[-3:]
     expected[start:] += 2.0
     np.testing.assert_allclose(shadow, expected, rtol=1e-15)
+
+
+def test_tape_counters_and_shifted_counters_index_without_wraparound():
+    x = np.linspace(0.5, 1.5, 6)
+    code = _source(_stepped, srcad.Duplicated(x, np.zeros_like(x)))
+    # the tape counter is stepped down in the reverse sweep, yet never below 0: srcad's
+    # transform pops only what it pushed (tapes.ArrayTapes.counters)
+    assert "tape_size -= 1" in code
+    assert "tape[np.uint64(tape_size)]" in code and "tape[tape_size]" not in code
+    assert "y[np.uint64(j - 1)]" in code  # j >= 1
+    assert "y_bar[np.uint64(j - 1)]" in code
+    srcad.testing.check_grads(_stepped, srcad.Duplicated(x, np.zeros_like(x)),
+                              modes=("rev",), backend="numba")
+    shadow = np.zeros_like(x)
+    srcad.autodiff(srcad.Reverse, _stepped, srcad.Duplicated(x, shadow), backend="python")
+    numba_shadow = np.zeros_like(x)
+    srcad.autodiff(srcad.Reverse, _stepped, srcad.Duplicated(x, numba_shadow), backend="numba")
+    np.testing.assert_allclose(numba_shadow, shadow, rtol=1e-13)
 
 
 def test_a_counter_stepped_down_keeps_the_wraparound():

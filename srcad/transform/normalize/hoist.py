@@ -11,7 +11,7 @@ In a nest whose inner loop's trip count does not change during the outer loop
 the values that depend on k alone (`2.0 * s * s`, the square root) are the same in every
 outer iteration. They are computed once per k, before the outer loop, into arrays of K floats,
 and the inner loop reads them; a divisor is hoisted as its reciprocal, so the inner loop
-multiplies instead of dividing (the numba backend's `arcp` licence, see compiler.FASTMATH):
+multiplies instead of dividing (the numba backend's `arcp` licence, see build/numba_fastmath.py):
 
     inv_mul = np.empty(len(range(K)))
     if len(range(len(data))) > 0:

@@ -1,0 +1,126 @@
+"""Reassociated sums on the numba backend (`python fuzz/reassociated_sums.py --count 20`):
+each sum-loop program of fuzz/grammar_sums.py (the seeds `sum_seed` picks, made by
+`generate(seed, nests=True)`: loops adding exp terms into float sums, some carrying values
+from one iteration to the next) is differentiated in reverse mode on the numba backend twice,
+with its sums added in the order written (srcad's default) and with
+`SRCAD_NUMBA_REASSOCIATE=1` (build/numba_fastmath.py). The two answers (the value, the
+derivatives of the Active floats, the shadows and final contents of the Duplicated arrays)
+must agree within a relative 1e-9 of each quantity's size, and the reassociated code must
+agree with central finite differences in forward and reverse mode (`srcad.testing.
+check_grads`); a program srcad refuses must be refused with both settings.
+
+    python fuzz/reassociated_sums.py --count 20 --seed 0
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import sys
+
+import numpy as np
+
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after PYTHONPATH
+
+from checking import load_module  # noqa: E402
+from generator import generate, module_text  # noqa: E402
+from grammar_sums import sum_seed  # noqa: E402
+from inputs import choose_inputs  # noqa: E402
+
+import srcad  # noqa: E402
+from srcad.errors import SrcadError  # noqa: E402
+from srcad.testing import check_grads  # noqa: E402
+
+VARIABLE = "SRCAD_NUMBA_REASSOCIATE"
+RTOL = 1e-9  # reassociation changes the last bits of a sum of a few terms, not more
+
+
+def sum_seeds(start: int, count: int) -> list:
+    """The first `count` seeds from `start` whose program is a sum-loop program."""
+    seeds, seed = [], start
+    while len(seeds) < count:
+        if sum_seed(seed):
+            seeds.append(seed)
+        seed += 1
+    return seeds
+
+
+def reverse_answer(f, make_args) -> list:
+    """Every number one reverse call gives: the value, the Active derivatives, and each
+    Duplicated array's final contents and shadow."""
+    args = make_args()
+    derivatives, value = srcad.autodiff(srcad.ReverseWithPrimal, f, *args, backend="numba")
+    out = [np.asarray(0.0 if value is None else value, dtype=float)]
+    out += [np.asarray(d, dtype=float) for d in derivatives if d is not None]
+    for a in args:
+        if isinstance(a, srcad.Duplicated):
+            out += [np.asarray(a.value, dtype=float), np.asarray(a.shadow, dtype=float)]
+    return out
+
+
+def with_setting(setting: str, run):
+    """`run()` with SRCAD_NUMBA_REASSOCIATE=`setting`, srcad's in-process caches emptied
+    before and after (the setting is read when srcad builds a function's code)."""
+    before = os.environ.get(VARIABLE)
+    os.environ[VARIABLE] = setting
+    srcad.build.cache.clear()
+    try:
+        return run()
+    finally:
+        srcad.build.cache.clear()
+        if before is None:
+            os.environ.pop(VARIABLE, None)
+        else:
+            os.environ[VARIABLE] = before
+
+
+def check(seed: int) -> str:
+    """'agreed', 'refused', 'skipped' (no acceptable inputs), or what went wrong."""
+    program = generate(seed, nests=True)
+    values, _ = choose_inputs(program)
+    if values is None:
+        return "skipped"
+    module, name = load_module(module_text(program, values))
+    try:
+        f = module.f
+        answers = []
+        for setting in ("0", "1"):
+            try:
+                answers.append(with_setting(setting, lambda: reverse_answer(f, module.args)))
+            except SrcadError:
+                answers.append(None)
+        if answers[0] is None or answers[1] is None:
+            return "refused" if answers[0] is answers[1] is None else "refused by one"
+        for in_order, reassociated in zip(*answers):
+            scale = max(float(np.max(np.abs(in_order), initial=0.0)), 1e-300)
+            if not np.all(np.abs(reassociated - in_order) <= RTOL * scale):
+                return "settings differ"
+        try:
+            with np.errstate(all="ignore"):
+                with_setting("1", lambda: check_grads(f, *module.args(), modes=("fwd", "rev"),
+                                                      backend="numba"))
+        except AssertionError:
+            return "disagreed"
+        return "agreed"
+    finally:
+        sys.modules.pop(name, None)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    outcomes = collections.Counter()
+    for seed in sum_seeds(args.seed, args.count):
+        outcome = check(seed)
+        outcomes[outcome] += 1
+        if outcome not in ("agreed", "refused", "skipped"):
+            print(f"seed {seed}: {outcome}\n{generate(seed, nests=True).source}", flush=True)
+    print(f"reassociated sums: {args.count} programs: {dict(outcomes)}")
+    return 0 if set(outcomes) <= {"agreed", "refused", "skipped"} else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
