@@ -10,18 +10,26 @@ from srcad.frontend import syntax as S
 
 def drop_dead_resets(rev: list, live: set) -> list:
     """Remove top-level `v_bar = 0.0` (`v_bar = np.zeros_like(v_bar)`, `v_bar[...] = 0.0`)
-    resets that nothing reads afterwards."""
+    resets that nothing reads afterwards.
+
+    An array reset stays when a later `v_bar += e` adds into it: without the reset, the
+    addition would write into the array v_bar held before, which another name may still
+    hold (`g = v_bar` read by the adjoint of `v = v + d`)."""
     out = []
     live = set(live)
+    added_into = set()  # array names a later `+=` adds into in place
     for stmt in reversed(rev):
         if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
                 and (isinstance(stmt.value, gast.Constant)
-                     or _is_array_reset(stmt, stmt.targets[0].id))
+                     or (_is_array_reset(stmt, stmt.targets[0].id)
+                         and stmt.targets[0].id not in added_into))
                 and stmt.targets[0].id not in live):
             continue
         if _in_place_reset(stmt) and stmt.targets[0].value.id not in live:
             continue
         live |= S.loaded_names(stmt)
+        added_into |= {n.target.id for n in gast.walk(stmt) if isinstance(n, gast.AugAssign)
+                       and isinstance(n.target, gast.Name)}
         out.append(stmt)
     out.reverse()
     # a comment left with nothing under it

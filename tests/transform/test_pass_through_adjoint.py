@@ -59,3 +59,40 @@ def test_no_reset_and_add_back():
                        srcad.Duplicated(b, np.zeros_like(b)), backend="numba")
     assert "out_bar[j] = 0.0" not in src
     assert "out_bar[j] +=" not in src
+
+
+# `v = v + d` where v's earlier value carries no derivative (v = x * 0.896 of a constant x),
+# then v rebound in a loop: the reset of v_bar before `v_bar += g` is dead (nothing reads v_bar
+# after), but the addition is kept; without the reset it added into the array g still names,
+# and d's adjoint read twice the seed (every mode but reverse agreed).
+X_CONSTANT = np.array([0.69, 0.58])
+
+
+def self_update_of_a_constant(a):
+    v = X_CONSTANT * 0.896
+    d = v * a
+    v = v + d
+    for k in range(1):
+        v = np.sin(v) + v
+    return v[0]
+
+
+def h(v, p):
+    return v[0] * v[0] * p * p + v[1] * p
+
+
+def self_update_by_a_nested_gradient(a):
+    v = X_CONSTANT * 0.896
+    d = srcad.grad(h)(v, a)
+    v = v + d
+    for k in range(2):
+        v = srcad.grad(h)(v, a) + v
+    return v[0]
+
+
+@pytest.mark.parametrize("f", [self_update_of_a_constant, self_update_by_a_nested_gradient])
+def test_a_dead_reset_is_kept_where_an_addition_follows(f):
+    a = 1.326
+    central = (f(a + 1e-6) - f(a - 1e-6)) / 2e-6
+    assert abs(srcad.grad(f)(a) - central) < 1e-6 * (1 + abs(central))
+    check_grads(f, srcad.Active(a))
