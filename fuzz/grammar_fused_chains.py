@@ -47,7 +47,7 @@ import re
 from grammar_recursion import HEADER, _c
 from program import ArgKind, Program
 
-_UNARY = ["np.exp(np.sin({}))", "np.log(1.0 + {0} * {0})", "np.sqrt(0.5 + {0} * {0})",
+_UNARY = ["np.exp(np.sin({}))", "np.log(1.0 + ({0}) * ({0}))", "np.sqrt(0.5 + ({0}) * ({0}))",
           "np.tanh({})", "np.sin({})", "np.cos({})", "-({})", "({}) ** 2"]
 _BINARY = ["{} + {}", "{} - ({})", "({}) * ({})", "({}) / (2.0 + np.sin({}))"]
 _KINDS = ["np.sum", "np.mean", "np.max", "np.min"]
