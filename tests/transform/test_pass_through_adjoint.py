@@ -72,7 +72,7 @@ def self_update_of_a_constant(a):
     v = X_CONSTANT * 0.896
     d = v * a
     v = v + d
-    for k in range(1):
+    for _ in range(1):
         v = np.sin(v) + v
     return v[0]
 
@@ -85,7 +85,7 @@ def self_update_by_a_nested_gradient(a):
     v = X_CONSTANT * 0.896
     d = srcad.grad(h)(v, a)
     v = v + d
-    for k in range(2):
+    for _ in range(2):
         v = srcad.grad(h)(v, a) + v
     return v[0]
 
