@@ -5,7 +5,6 @@ Stages hand each other plain values; nothing here knows about a particular const
 
 from __future__ import annotations
 
-import builtins
 import functools
 import types as pytypes
 from dataclasses import dataclass, field
@@ -30,7 +29,8 @@ from srcad.analysis.writes import written_arguments
 from srcad.build.checkpoint_fallback import over_budget_fallback
 from srcad.build.codegen import to_source
 from srcad.build.compiler import compile_numba
-from srcad.build.running import inside_contexts, reserve_tape
+from srcad.build.generated_namespace import generated_namespace
+from srcad.build.running import inside_contexts
 from srcad.build.shape_fallback import shape_change_fallback
 from srcad.build.stage_clock import StageClock
 from srcad.display import GeneratedSource
@@ -40,18 +40,9 @@ from srcad.frontend.parse import parse_function, parsing_once
 from srcad.frontend.refusals import Refusals
 from srcad.frontend.refused_code import without_refused
 from srcad.frontend.source_functions import compile_source
-from srcad.rules.custom import RULE_FUNCTIONS
-from srcad.runtime import array_runtime
-from srcad.runtime.checkpointing import array_bytes, warn_checkpointed
-from srcad.runtime.runtime_names import (
-    ARRAY_RUNTIME_NAMES,
-    GENERATED_BUILTINS,
-    MODULES,
-    library_modules,
-)
 from srcad.transform.defined import typed_defaults
 from srcad.transform.element_reuse import reuse_element_reads
-from srcad.transform.forward.styles import Looped, Scalar, Stacked, Unrolled
+from srcad.transform.forward.styles import Looped, tangent_styles
 from srcad.transform.forward.transform import ForwardTransform
 from srcad.transform.index_reuse import reuse_indices
 from srcad.transform.normalize.argument_updates import update_shared_arrays_in_place
@@ -83,9 +74,6 @@ from srcad.transform.parallel_loops import lift_parallel_loops
 from srcad.transform.reverse.transform import ReverseTransform
 from srcad.transform.row_views import hoist_row_views, row_view_types
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
-
-# What generated code of array programs calls besides NumPy (the names are reserved).
-ARRAY_RUNTIME = {name_: getattr(array_runtime, name_) for name_ in ARRAY_RUNTIME_NAMES}
 
 # Widest batch that is unrolled into W scalar tangents; wider batches use NumPy vectors.
 UNROLL_MAX_WIDTH = 16
@@ -280,17 +268,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         if request.backend == "numba":
             counters = dialect.counters()
     else:
-        if request.width == 1 and not request.stacked:
-            styles, suffix = [Scalar()], "forward"
-        elif request.stacked and request.backend == "numba":
-            lane, lanes = norm.namer.fresh("lane"), norm.namer.fresh("lanes")
-            styles = [Looped(width=request.width, lane=lane, lanes=lanes)]
-            suffix = f"forward_{request.width}"
-        elif request.stacked:
-            styles, suffix = [Stacked(width=request.width)], f"forward_{request.width}"
-        else:
-            styles = [Unrolled(lane=k) for k in range(request.width)]
-            suffix = f"forward_{request.width}"
+        styles, suffix = tangent_styles(request.width, request.stacked, request.backend,
+                                        norm.namer)
         name = norm.namer.fresh(f"{parsed.name}_{suffix}")
         forward = ForwardTransform(norm, types, activity, kinds, name, styles)
         tree, taped = forward.build(), []
@@ -315,21 +294,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         # that, `source` (srcad.source, and what later stages rewrite) shows the plain subscripts
         compiled_source = to_source(compiled_tree(tree, types, counters))
     clock.mark("codegen")
-    namespace = dict(parsed.namespace)
-    namespace.update(parsed.arrays)  # number tuples read as arrays (constant_sequences.py)
-    namespace.update(norm.extra_names)
-    # what generated code calls by these names (the user's own are renamed:
-    # srcad/runtime/runtime_names.py)
-    namespace.update(ARRAY_RUNTIME)
-    namespace.update(NESTED["runtime"])
-    namespace.update(MODULES)
-    namespace.update(library_modules())  # `scipy`, once imported (rules of scipy.special)
-    namespace.update(RULE_FUNCTIONS)  # the rule functions users added (srcad/rules/custom.py)
-    namespace.update({name_: getattr(builtins, name_) for name_ in GENERATED_BUILTINS})
-    namespace["reserve_tape"] = reserve_tape  # the python backend's (array tapes)
-    namespace["checkpoint_plan"] = functools.partial(  # names the loop's function
-        warn_checkpointed, filename=parsed.filename, function=parsed.name)
-    namespace["array_bytes"] = array_bytes
+    namespace = generated_namespace(parsed, norm, NESTED["runtime"])
     if request.backend == "numba":
         namespace.update(fused)
         namespace.update(nested.fused)  # the fused loops of the nested kernels' code

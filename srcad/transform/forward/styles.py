@@ -163,3 +163,17 @@ def grown_tangents(transform, stmt):
     return [stmt] + [S.assign(S.name(transform.tangent_name(k, name)),
                               style.grown(transform.tangent_name(k, name), count))
                      for k, style in enumerate(transform.styles)]
+
+
+def tangent_styles(width: int, stacked: bool, backend: str, namer) -> tuple[list, str]:
+    """(the styles of forward code's tangents, the suffix of its function's name) for `width`
+    lanes: one number per tangent (width 1), the lanes in arrays (`stacked`: NumPy arrays on
+    the python backend, a loop over the lanes on numba), else `width` unrolled numbers."""
+    if width == 1 and not stacked:
+        return [Scalar()], "forward"
+    if stacked and backend == "numba":
+        lane, lanes = namer.fresh("lane"), namer.fresh("lanes")
+        return [Looped(width=width, lane=lane, lanes=lanes)], f"forward_{width}"
+    if stacked:
+        return [Stacked(width=width)], f"forward_{width}"
+    return [Unrolled(lane=k) for k in range(width)], f"forward_{width}"
