@@ -46,7 +46,7 @@ from numba.extending import overload
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
 from srcad.runtime import array_runtime as _python
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
-from srcad.runtime.numba_gemm import strided_product
+from srcad.runtime.numba_gemm import looped_product, strided_product
 from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
 from srcad.runtime.numba_statistics import statistic_function
 from srcad.runtime.numba_sum_to import sum_to
@@ -109,21 +109,6 @@ def _vecmat(x, a):
 
 
 @numba.njit(cache=True)
-def _matmat(a, b):
-    m, n = a.shape
-    if b.shape[0] != n:
-        raise ValueError("array_matmul: shapes do not match")
-    p = b.shape[1]
-    out = np.zeros((m, p))
-    for i in range(m):
-        for k in range(n):
-            aik = a[i, k]
-            for j in range(p):
-                out[i, j] += aik * b[k, j]
-    return out
-
-
-@numba.njit(cache=True)
 def _inner(x, y):
     if x.shape[0] != y.shape[0]:
         raise ValueError("array_matmul: shapes do not match")
@@ -133,7 +118,7 @@ def _inner(x, y):
     return s
 
 
-_LOOPS = {(1, 1): _inner, (2, 1): _matvec, (1, 2): _vecmat, (2, 2): _matmat}
+_LOOPS = {(1, 1): _inner, (2, 1): _matvec, (1, 2): _vecmat, (2, 2): looped_product}
 
 
 @overload(array_matmul)

@@ -113,12 +113,25 @@ def strided_product(a, b):
     n = b.shape[1]
     if b.shape[0] != k:
         raise ValueError("array_matmul: shapes do not match")
-    out = np.zeros((m, n))
-    if m * k * n >= MIN_WORK and gemm_into(a, b, out, 0.0):
-        return out
+    if m * k * n >= MIN_WORK:
+        out = np.zeros((m, n))
+        if gemm_into(a, b, out, 0.0):
+            return out
+    return looped_product(a, b)
+
+
+@numba.njit(cache=True)
+def looped_product(a, b):
+    """`a @ b` of two float64 matrices by loops, each row of the product a sum over a's row
+    in order (numba's own product needs contiguous operands and SciPy's BLAS)."""
+    m, n = a.shape
+    if b.shape[0] != n:
+        raise ValueError("array_matmul: shapes do not match")
+    p = b.shape[1]
+    out = np.zeros((m, p))
     for i in range(m):
-        for p in range(k):
-            a_ip = a[i, p]
-            for j in range(n):
-                out[i, j] += a_ip * b[p, j]
+        for k in range(n):
+            aik = a[i, k]
+            for j in range(p):
+                out[i, j] += aik * b[k, j]
     return out
