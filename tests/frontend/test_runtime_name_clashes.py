@@ -190,7 +190,7 @@ def test_names_numpy_and_builtins_mean_are_kept():
 
 def test_every_runtime_name_is_reserved():
     from srcad.build.compiler import compile_numba  # noqa: F401 - the lists it imports
-    from srcad.build.pipeline import ARRAY_RUNTIME
+    from srcad.build.generated_namespace import ARRAY_RUNTIME
     from srcad.operators.nested import NESTED_RUNTIME
 
     assert set(ARRAY_RUNTIME) | set(NESTED_RUNTIME) | {"np", "math", "reversed"} <= RESERVED

@@ -10,7 +10,7 @@ import scipy.linalg
 
 import srcad
 import srcad.rules.generated_code as generated
-from srcad.build.pipeline import ARRAY_RUNTIME
+from srcad.build.generated_namespace import ARRAY_RUNTIME
 from srcad.runtime.array_runtime import cholesky_adjoint, cholesky_tangent
 from srcad.runtime.cholesky_derivatives import (
     cholesky_adjoint_tangent,
