@@ -4,7 +4,8 @@ accumulation into a name, `t += unshared(t, v)` (srcad/transform/numba_compat.py
 (srcad/runtime/numba_semantics.py): where `t` is a float64 array, one loop nest of its own
 adds `v` into it, where numba's `+=` walked both arrays through its broadcasting machinery
 (an adjoint's every later contribution is such a `+=`: in the vectorized GradBench gmm, eight
-of them over arrays of 250,000 elements); anything else computes what `t += v` did.
+of them over arrays of 250,000 elements); anything else computes what `t += v` did. Only
+outside loops: inside one, the call's rebinding costs more than numba's `+=` of a short array.
 
     x_bar += unshared(x_bar, g)        ->  x_bar = added_into(x_bar, g)
     x_bar[i] += unshared(x_bar[i], g)  ->  unchanged (only a name is rebound)
@@ -22,13 +23,27 @@ from srcad.frontend import syntax as S
 
 
 def added_in_place(tree):
-    """`tree` with each `name += v` rewritten as the module docstring says (in place)."""
+    """`tree` with each `name += v` outside loops rewritten as the module docstring says (in
+    place)."""
     for node in S.walk(tree):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                setattr(node, field, [_rewritten(stmt) for stmt in block])
+        if isinstance(node, gast.FunctionDef):
+            node.body = _outside_loops(node.body)
     return tree
+
+
+def _outside_loops(block: list) -> list:
+    """A loop's own `+=` stay numba's: the call and the rebinding cost tens of nanoseconds
+    per run (reference counts of the array rebound), more than numba's `+=` of an array of a
+    few elements, the arrays of code that loops over small vectors (a nested gradient's
+    steps); statements outside loops run once per call, where whole arrays are added."""
+    out = []
+    for stmt in block:
+        if isinstance(stmt, gast.If):
+            stmt.body, stmt.orelse = _outside_loops(stmt.body), _outside_loops(stmt.orelse)
+        elif isinstance(stmt, (gast.With, gast.Try)):
+            stmt.body = _outside_loops(stmt.body)
+        out.append(_rewritten(stmt))
+    return out
 
 
 def _rewritten(stmt):
