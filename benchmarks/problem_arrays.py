@@ -156,7 +156,7 @@ class TapeProbe(list):
 def measure_tape(srcad, f, args, active, reference):
     """What srcad's generated reverse code of f keeps: the generated source with every tape list
     replaced by a TapeProbe, run once on args (and checked against the reference)."""
-    from srcad.build.generated_namespace import ARRAY_RUNTIME  # the helpers generated array code calls
+    from srcad.build.generated_namespace import ARRAY_RUNTIME  # what generated code calls
 
     wrapped = [srcad.Duplicated(a, np.zeros_like(a)) if i in active else a
                for i, a in enumerate(args)]
