@@ -127,5 +127,3 @@ def default_batched_reverse_jacobian(f, slots, template, n, m, backend="numba", 
     except SrcadError:  # numba refused the lanes' code: the one-row sweeps still serve
         return None
     return prep
-
-

@@ -46,16 +46,11 @@ from numba.extending import overload
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
 from srcad.runtime import array_runtime as _python
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
+from srcad.runtime.numba_gemm import BLAS as _BLAS  # numba's np.dot calls BLAS through SciPy
 from srcad.runtime.numba_gemm import looped_product, strided_product
 from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
 from srcad.runtime.numba_statistics import statistic_function
 from srcad.runtime.numba_sum_to import sum_to
-
-try:  # numba's np.dot calls BLAS through SciPy
-    import scipy.linalg.cython_blas  # noqa: F401
-    _BLAS = True
-except ImportError:  # pragma: no cover - SciPy is installed where srcad is tested
-    _BLAS = False
 
 
 def unbroadcast(g, shape):

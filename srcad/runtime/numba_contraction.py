@@ -33,14 +33,10 @@ from functools import lru_cache
 import numba
 from numpy.lib.stride_tricks import as_strided
 
-from srcad.runtime.numba_gemm import MIN_WORK, gemm_into  # MIN_WORK: per batch
+# BLAS: numba's BLAS calls (np.dot's too) go through SciPy's; without it the loop nests stay
+# alone. MIN_WORK: per batch
+from srcad.runtime.numba_gemm import BLAS, MIN_WORK, gemm_into
 from srcad.runtime.numba_sum_to import compiled
-
-try:  # numba's np.dot calls BLAS through SciPy; without it the loop nests stay alone
-    import scipy.linalg.cython_blas  # noqa: F401
-    BLAS = True
-except ImportError:  # pragma: no cover - SciPy is installed where srcad is tested
-    BLAS = False
 
 
 def contraction_lines(rank: int, kept: list[str], out_shape: str) -> list[str]:

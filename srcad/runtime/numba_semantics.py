@@ -42,6 +42,7 @@ from numba.extending import overload, register_jitable
 from srcad.runtime.numba_broadcast import broadcast_view
 from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
 from srcad.runtime.numba_scatter import scatter_add  # noqa: F401 - np.add.at, for numba
+from srcad.runtime.numba_sum_to import compiled, loops, pad
 
 runtime_cache_in_srcad_folder()  # before its cached functions (srcad/runtime/numba_cache.py)
 
@@ -58,9 +59,7 @@ def _unshared(t, v):
         lines = ["def impl(t, v):", *_extent_lines("t", t.ndim), *_extent_lines("v", v.ndim),
                  "    overlap = (t.size > 0) & (v.size > 0) & (t_low < v_high) & (v_low < t_high)",
                  "    return v.copy() if overlap else v"]
-        scope = {}
-        exec("\n".join(lines), scope)
-        return scope["impl"]
+        return compiled(lines)
     return lambda t, v: v
 
 
@@ -99,11 +98,9 @@ def _added_into(t, v):
                       "            flat_t[i] += flat_v[i]", "        return t"]
         lines += ["    w = broadcast_view(v, t.shape)"]
         element = f"w[{index}]"
-    lines += [f"{'    ' * (k + 1)}for i{k} in range(t.shape[{k}]):" for k in range(rank)]
-    lines += [f"{'    ' * (rank + 1)}t[{index}] += {element}", "    return t"]
-    scope = {"unshared": unshared, "broadcast_view": broadcast_view, "np": np}
-    exec("\n".join(lines), scope)
-    return scope["impl"]
+    lines += loops(rank, "t.shape")
+    lines += [f"{pad(rank + 1)}t[{index}] += {element}", "    return t"]
+    return compiled(lines, {"unshared": unshared, "broadcast_view": broadcast_view})
 
 
 def assigned_adjoint(v, e):

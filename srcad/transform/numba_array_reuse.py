@@ -86,9 +86,10 @@ def _function(fn, ranks: dict, floats: dict, fused: dict) -> set:
     candidates = owned_names(fn, set(ranks) - params, ranks, fused)
     names = set()
     for stmt, top in in_loops(fn):
-        if _reset(stmt, candidates, floats) is None:
+        reset = _reset(stmt, candidates, floats)
+        if reset is None:
             continue
-        name, shape = _reset(stmt, candidates, floats)
+        name, shape = reset
         stmt.value = gast.copy_location(
             S.call("zeros_into", S.name(name), shape), stmt.value)
         names.add(name)
@@ -214,7 +215,7 @@ def _element(index, rank) -> bool:
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
     return len(parts) == rank and all(
         (isinstance(p, gast.Constant) and type(p.value) is int) or isinstance(p, gast.Name)
-        and not isinstance(p, gast.Slice) for p in parts)
+        for p in parts)
 
 
 def _is_numpy_call(node) -> bool:
