@@ -21,6 +21,7 @@ from srcad.annotations import (
     Mode,
     Output,
 )
+from srcad.build.length_specialization import small_length
 from srcad.build.pipeline import UNROLL_MAX_WIDTH, ArgSpec, Request
 from srcad.errors import ArgumentError
 from srcad.frontend.constant_sequences import arguments_as_arrays
@@ -67,6 +68,7 @@ class _Call:
         self.width = None
         self.copy_back = []  # (stacked array, list of user shadows) for stacked batches
         self.stacked = False
+        self.backend = backend
         if batch not in (None, "unrolled", "stacked"):
             raise ArgumentError(f"unknown batch layout {batch!r}",
                                 hint="use batch='unrolled' or batch='stacked'")
@@ -108,7 +110,7 @@ class _Call:
                 raise ArgumentError(f"argument {position}: srcad handles floats, ints, bools, "
                                     f"strings, None and NumPy arrays, got "
                                     f"{type(value).__name__}", hint=hint)
-            self.specs.append(ArgSpec("const", typ))
+            self.specs.append(ArgSpec("const", typ, small_length(value, self.backend)))
             self.flat.append(value)
             return
         if isinstance(arg, Active):
@@ -136,7 +138,8 @@ class _Call:
                                 "on the python and numba backends, without batch=",
                                 hint="leave batch out, or one call per cotangent with "
                                 "Duplicated")
-        self.specs.append(ArgSpec("duplicated", typ))
+        self.specs.append(ArgSpec("duplicated", typ, None if isinstance(arg, BatchDuplicated)
+                                  else small_length(value, self.backend)))
         if isinstance(value, np.ndarray) or not mode.reverse:
             self.flat.append(value if isinstance(value, np.ndarray) else as_given(value))
         if isinstance(arg, BatchDuplicated):

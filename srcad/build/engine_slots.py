@@ -12,6 +12,7 @@ import numpy as np
 
 from srcad.analysis.types import FLOAT, type_of_value
 from srcad.build.aliasing import refuse_aliased_writes
+from srcad.build.length_specialization import small_length
 from srcad.build.pipeline import ArgSpec
 from srcad.errors import ArgumentError
 
@@ -28,13 +29,16 @@ class Slot:
         return isinstance(self.value, np.ndarray)
 
 
-def _spec(slot: Slot, differentiated: bool) -> ArgSpec:
+def _spec(slot: Slot, differentiated: bool, backend: str = "python") -> ArgSpec:
+    """The ArgSpec of `slot` (on numba with the length of a short array the code is
+    specialized for: srcad/build/length_specialization.py)."""
     typ = type_of_value(slot.value)
+    length = small_length(slot.value, backend)
     if slot.role == "constant":
-        return ArgSpec("const", typ)
+        return ArgSpec("const", typ, length)
     if slot.role == "x" and not slot.is_array:
         return ArgSpec("active" if not differentiated else "duplicated", FLOAT)
-    return ArgSpec("duplicated", typ)
+    return ArgSpec("duplicated", typ, length)
 
 
 def refuse_written_constants(compiled, slots) -> None:

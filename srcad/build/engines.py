@@ -56,7 +56,7 @@ class ForwardEngine:
 
     def __init__(self, f, slots: list, width: int, stacked: bool, backend: str = "python"):
         self.slots, self.width, self.stacked, self.backend = slots, width, stacked, backend
-        specs = tuple(_spec(s, True) for s in slots)
+        specs = tuple(_spec(s, True, backend) for s in slots)
         self.compiled = _compiled(f, Request("forward", specs, width, stacked, backend))
         refuse_written_constants(self.compiled, slots)
         self.function = self.compiled.function
@@ -194,7 +194,7 @@ class ReverseEngine:
     def __init__(self, f, slots: list, backend: str = "python", array_tapes: bool = False,
                  memory: int | None = None):
         self.slots, self.backend = slots, backend
-        specs = tuple(_spec(s, False) for s in slots)
+        specs = tuple(_spec(s, False, backend) for s in slots)
         self.compiled = _reverse_code(f, specs, backend, array_tapes, memory)
         refuse_written_constants(self.compiled, slots)
         self.function = self.compiled.function

@@ -30,6 +30,7 @@ from srcad.build.checkpoint_fallback import over_budget_fallback
 from srcad.build.codegen import to_source
 from srcad.build.compiler import compile_numba
 from srcad.build.generated_namespace import generated_namespace
+from srcad.build.length_specialization import given_lengths
 from srcad.build.running import inside_contexts
 from srcad.build.shape_fallback import shape_change_fallback
 from srcad.build.stage_clock import StageClock
@@ -91,6 +92,9 @@ class ArgSpec:
 
     kind: str  # "const" | "active" | "duplicated"
     type: object  # srcad type (FLOAT, INT, Array(ndim, is_float), ...)
+    # numba: the length of a 1-D float array of at most MAX_LENGTH elements, which the code
+    # is specialized for (srcad/build/length_specialization.py); None: any length
+    length: int | None = None
 
 
 @dataclass(frozen=True)
@@ -286,7 +290,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
             lift_parallel_loops(fn, norm.namer)
     if request.backend == "numba":
         tree, fused = numba_rewrites(nested.rename(tree), norm.namer, types, bars,
-                                     functools.partial(_located, parsed))
+                                     functools.partial(_located, parsed),
+                                     given_lengths(norm.params, specs))
     clock.mark("transform")
     source = to_source(tree)
     compiled_source = source

@@ -19,6 +19,7 @@ import numpy as np
 from srcad.annotations import Annotation, Duplicated
 from srcad.build.aliasing import alias_lines
 from srcad.build.compiler import raise_numba_error
+from srcad.build.length_specialization import length_test
 from srcad.build.running import (
     RUN_AGAIN,
     explain_error,
@@ -49,18 +50,20 @@ class Plan:
             self.source, self.run = reverse_entry(f, args, roles, wrapped, compiled, active,
                                                   mode.with_primal)
         else:
-            self.source, self.flat = matcher(args, roles, wrapped, written=compiled.written)
+            self.source, self.flat = matcher(args, roles, wrapped, written=compiled.written,
+                                             request=compiled.request)
 
 
-def matcher(args, roles, wrapped, shapes=False, written=()):
+def matcher(args, roles, wrapped, shapes=False, written=(), request=None):
     """(source, function): `flat(args)`, the flat argument list when `args` look like these
     (`wrapped(a)`: the value is `a.value`; `shapes`: arrays must have these shapes too), else
     None. Roles: CONST passes the value, ACTIVE a float, DUPLICATED_* the value and shadow,
     BATCH_STACKED an array value and its W shadows as one (W, ...) array. `written`: the
     positions f writes, which must not share memory with another argument
-    (srcad/build/aliasing.py)."""
+    (srcad/build/aliasing.py). `request`: the code's, whose argument lengths the arrays must
+    have (srcad/build/length_specialization.py)."""
     env = {}
-    lines, flat = _match(args, roles, wrapped, shapes, env, "None", written)
+    lines, flat = _match(args, roles, wrapped, shapes, env, "None", written, request)
     return _define("flat", "args", lines + [f"    return [{', '.join(flat)}]"], env)
 
 
@@ -69,7 +72,8 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
     ReverseWithPrimal, f, *args, seed=seed)` when `args` look like these, else MISS. Tape
     arrays come from, and go back to, `compiled.spare` as on the checked path."""
     env = {"function": compiled.function, "f": f, "explain_error": explain_error}
-    lines, flat = _match(args, roles, wrapped, False, env, "MISS", compiled.written)
+    lines, flat = _match(args, roles, wrapped, False, env, "MISS", compiled.written,
+                         compiled.request)
     lines += _current(compiled, env)
     if compiled.tuple_return:  # one seed per element of the tuple f returns
         env["tuple_seeds"] = tuple_seeds
@@ -261,10 +265,12 @@ def _current(compiled, env) -> list:
     return lines
 
 
-def _match(args, roles, wrapped, shapes, env, miss, written=()):
+def _match(args, roles, wrapped, shapes, env, miss, written=(), request=None):
     """(lines, flat): lines binding v<i> (values) and s<i> (shadows) of matching `args`, each
     mismatch returning `miss` (and values sharing memory with a position in `written`:
-    srcad/build/aliasing.py); flat, the expressions of the flat argument list."""
+    srcad/build/aliasing.py; arrays of another length than `request`'s code is specialized
+    for: srcad/build/length_specialization.py); flat, the expressions of the flat argument
+    list."""
     env.update(ndarray=np.ndarray, MISS=MISS)
     fail = f"        return {miss}"
     names = [f"a{i}" for i in range(len(args))]
@@ -278,6 +284,9 @@ def _match(args, roles, wrapped, shapes, env, miss, written=()):
         lines.append(f"    v{i} = a{i}.value" if wrapped(a) else f"    v{i} = a{i}")
         value = a.value if wrapped(a) else a
         lines += _same_kind(f"v{i}", value, f"V{i}", env, shapes, fail)
+        if request is not None and not shapes and len(request.specs) == len(args):
+            test = length_test(f"v{i}", value, request.specs[i].length, request.backend)
+            lines += [f"    if {test}:", fail] if test else []
         if role == CONST:
             flat.append(f"v{i}")
         elif role == ACTIVE:  # a NumPy float as it is (arguments.as_given)

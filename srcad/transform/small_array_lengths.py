@@ -29,8 +29,9 @@ MAX_LENGTH = 4
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult)
 # nested kernels (srcad/operators/nested_numba.py and its merged forms): one array shaped like
 # the first operand, or a pair (the gradient and its tangent) of such arrays
-_ARRAY_KERNEL = re.compile(r"srcad_nested_(gradient_\d+|tangents?_\d+(_\d+)*)(_scratch)?$")
-_PAIR_KERNEL = re.compile(r"srcad_nested_gradient_tangents_\d+(_\d+)*(_scratch)?$")
+# (the `_into` variants write into their last operands: nested_result_reuse.py)
+_ARRAY_KERNEL = re.compile(r"srcad_nested_(gradient_\d+|tangents?_\d+(_\d+)*)(_scratch|_into)?$")
+_PAIR_KERNEL = re.compile(r"srcad_nested_gradient_tangents_\d+(_\d+)*(_scratch|_into)?$")
 _WORKSPACE = ("srcad_space", "srcad_int_space")
 _PENDING = "pending"
 
@@ -58,10 +59,15 @@ def _int_literal(node):
 
 class SmallArrays:
     """Which variables of the function `fn` are small arrays (`settled`), given the names
-    typed as numbers."""
+    typed as numbers and `given`, the lengths of array parameters the code is specialized for
+    (srcad/build/length_specialization.py; a parameter bound again in `fn` is left out)."""
 
-    def __init__(self, fn, numbers):
+    def __init__(self, fn, numbers, given=None):
         self.fn = fn
+        stored = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
+                  and isinstance(n.ctx, (gast.Store, gast.Del))}
+        params = {a.id for a in fn.args.args}
+        self.given = {p: n for p, n in (given or {}).items() if p in params and p not in stored}
         self.values: dict = {}  # name -> the expressions assigned to it
         self.other: set = {a.id for a in fn.args.args}  # bound or written some other way
         plain = set()  # ids of the targets of `name = value`
@@ -132,7 +138,7 @@ class SmallArrays:
         """The constant length of the array `node` is, _PENDING (it depends on names not
         settled yet) or None (not such an array, or a number)."""
         if isinstance(node, gast.Name):
-            return lengths.get(node.id)
+            return lengths.get(node.id, self.given.get(node.id))
         kind = kernel_kind(node)
         if kind == "array":
             first = first_operand(node)

@@ -56,25 +56,30 @@ from srcad.transform.small_array_lengths import MAX_LENGTH, SmallArrays, kernel_
 __all__ = ["MAX_LENGTH", "scalar_small_arrays"]
 
 
-def scalar_small_arrays(tree, namer, numbers: set) -> set:
-    """Rewrite every function of `tree` in place; the names made scalars."""
+def scalar_small_arrays(tree, namer, numbers: set, given=None) -> set:
+    """Rewrite every function of `tree` in place; the names made scalars. `given`: the
+    lengths of array parameters the code is specialized for (module docstring)."""
     done = set()
     # every name of the code taken (names the transforms made without the namer too)
     namer.taken.update(n.id for n in gast.walk(tree) if isinstance(n, gast.Name))
     for fn in [n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)]:
-        done |= _Rewrite(fn, namer, numbers).rewrite()
+        done |= _Rewrite(fn, namer, numbers, given).rewrite()
     return done
-
 
 
 class _Rewrite(SmallArrays):
     """The small arrays of one function rewritten as numbers."""
 
-    def __init__(self, fn, namer, numbers):
-        super().__init__(fn, numbers)
+    def __init__(self, fn, namer, numbers, given=None):
+        super().__init__(fn, numbers, given)
         self.namer = namer
 
     def rewrite(self) -> set:
+        if self.given:  # kept where they change what is held as numbers (else: general code)
+            specialized = self.settled()
+            given, self.given = self.given, {}
+            if self.settled() != specialized:
+                self.given = given
         lengths = self.settled()
         if not lengths:
             return set()
@@ -89,7 +94,8 @@ class _Rewrite(SmallArrays):
                  for name, buffer in self.buffers.items()]
         docstring = self.fn.body[:1] if self.fn.body and isinstance(self.fn.body[0], gast.Expr) \
             and isinstance(self.fn.body[0].value, gast.Constant) else []
-        self.fn.body = docstring + start + self.fn.body[len(docstring):]
+        self.fn.body = docstring + _length_guards(self.given) + start \
+            + self.fn.body[len(docstring):]
         return set(lengths)
 
     def _block(self, body):
@@ -151,6 +157,8 @@ class _Rewrite(SmallArrays):
         """Element k of the array expression `node` (a number stays itself)."""
         if isinstance(node, gast.Name) and node.id in self.results:
             return gast.Subscript(S.name(node.id), S.const(k), gast.Load())
+        if isinstance(node, gast.Name) and node.id in self.given and node.id not in self.lengths:
+            return gast.Subscript(S.name(node.id), S.const(k), gast.Load())  # a parameter
         if isinstance(node, gast.Name):
             return S.name(self.parts[node.id][k]) if node.id in self.lengths else S.clone(node)
         if isinstance(node, gast.UnaryOp) and self._is_array(node.operand):
@@ -200,9 +208,19 @@ class _Rewrite(SmallArrays):
             def visit_Attribute(inner, node):
                 inner.generic_visit(node)
                 if node.attr == "shape" and isinstance(node.value, gast.Name) \
-                        and node.value.id in lengths:
-                    return gast.copy_location(S.parse_expr(f"({lengths[node.value.id]},)"),
-                                              node)
+                        and (node.value.id in lengths or node.value.id in self.given):
+                    n = lengths.get(node.value.id, self.given.get(node.value.id))
+                    return gast.copy_location(S.parse_expr(f"({n},)"), node)
                 return node
 
         return Reads().visit(tree)
+
+
+def _length_guards(given: dict) -> list:
+    """`if p.shape[0] != n: raise ValueError(...)` for each parameter of a length the code
+    is specialized for: the callers never pass another (srcad/build/length_specialization.py),
+    and code that reads the elements as constants must not run on one."""
+    return [S.parse_stmts(f"if {p}.shape[0] != {n}:\n"
+                         f"    raise ValueError('srcad: code specialized for {n} elements of "
+                         f"{p} called with another length')")[0]
+            for p, n in sorted(given.items())]
