@@ -19,43 +19,24 @@ removed, and so are the variables that depended on it, until nothing changes.
 
 from __future__ import annotations
 
-import re
-
 import gast
 
 from srcad.frontend import syntax as S
+from srcad.transform.small_array_kernels import (
+    MAX_LENGTH,
+    OPERATORS,
+    adjoint_operand,
+    first_operand,
+    int_literal,
+    kernel_kind,
+)
+from srcad.transform.small_array_tapes import is_pop, list_tapes, recorded
+from srcad.transform.small_array_uses import refused_uses
 
-MAX_LENGTH = 4
-_OPERATORS = (gast.Add, gast.Sub, gast.Mult)
-# nested kernels (srcad/operators/nested_numba.py and its merged forms): one array shaped like
-# the first operand, or a pair (the gradient and its tangent) of such arrays
-# (the `_into` variants write into their last operands: nested_result_reuse.py)
-_ARRAY_KERNEL = re.compile(r"srcad_nested_(gradient_\d+|tangents?_\d+(_\d+)*)(_scratch|_into)?$")
-_PAIR_KERNEL = re.compile(r"srcad_nested_gradient_tangents_\d+(_\d+)*(_scratch|_into)?$")
-_WORKSPACE = ("srcad_space", "srcad_int_space")
+__all__ = ["MAX_LENGTH", "SmallArrays", "kernel_kind", "literal_value", "placeholder"]
+_OPERATORS = OPERATORS
+_int_literal = int_literal
 _PENDING = "pending"
-
-def kernel_kind(node):
-    """"array" or "pair" for a call of a nested kernel, else None."""
-    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
-        if _PAIR_KERNEL.match(node.func.id):
-            return "pair"
-        if _ARRAY_KERNEL.match(node.func.id):
-            return "array"
-    return None
-
-
-def first_operand(call):
-    operands = [a for a in call.args if not (isinstance(a, gast.Name) and a.id in _WORKSPACE)]
-    return operands[0] if operands and not call.keywords else None
-
-
-def _int_literal(node):
-    if isinstance(node, gast.Constant) and type(node.value) is int:
-        return node.value
-    return None
-
-
 
 class SmallArrays:
     """Which variables of the function `fn` are small arrays (`settled`), given the names
@@ -70,28 +51,49 @@ class SmallArrays:
         self.given = {p: n for p, n in (given or {}).items() if p in params and p not in stored}
         self.values: dict = {}  # name -> the expressions assigned to it
         self.other: set = {a.id for a in fn.args.args}  # bound or written some other way
-        plain = set()  # ids of the targets of `name = value`
+        # written in place (`v += e`, `v[0] = e`, `v[1] -= e`): held as numbers only where
+        # no other name or tape shares its array (small_array_uses.py)
+        self.mutated: set = set()
+        self.tapes = list_tapes(fn)  # small_array_tapes.py
+        plain = set()  # ids of the targets of `name = value` and `name += value`
+        in_place = set()  # ids of the Subscript targets `v[k]` of a constant k
         for node in gast.walk(fn):
             if isinstance(node, gast.Assign) and len(node.targets) == 1 \
                     and isinstance(node.targets[0], gast.Name):
                 self.values.setdefault(node.targets[0].id, []).append(node.value)
                 plain.add(id(node.targets[0]))
+            elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) \
+                    and isinstance(node.op, _OPERATORS):
+                name = node.target.id
+                self.values.setdefault(name, []).append(
+                    gast.BinOp(S.name(name), node.op, node.value))
+                plain.add(id(node.target))
+                self.mutated.add(name)
+            for target in node.targets if isinstance(node, gast.Assign) else \
+                    [node.target] if isinstance(node, gast.AugAssign) else []:
+                if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
+                        and _int_literal(target.slice) is not None:
+                    in_place.add(id(target))
+                    self.mutated.add(target.value.id)
         for node in gast.walk(fn):
             if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load) \
                     and id(node) not in plain:
                 self.other.add(node.id)
-            written = node.target if isinstance(node, gast.AugAssign) else \
+            written = node.target if isinstance(node, gast.AugAssign) \
+                and id(node.target) not in plain and id(node.target) not in in_place else \
                 node.value if isinstance(node, gast.Subscript) \
-                and not isinstance(node.ctx, gast.Load) else None
+                and not isinstance(node.ctx, gast.Load) and id(node) not in in_place else None
             while isinstance(written, (gast.Subscript, gast.Attribute)):
                 written = written.value
             if isinstance(written, gast.Name):
                 self.other.add(written.id)
         self.typed = set(numbers)
         self.pairs: dict = {}
-        # bound to a kernel's pair of arrays: neither a small array nor a number itself
+        # bound to a kernel's pair or tuple of arrays: neither a small array nor a number
         self.other |= {n for n, values in self.values.items()
-                       if any(kernel_kind(v) == "pair" for v in values)}
+                       if any(kernel_kind(v) in ("pair", "tuple") for v in values)}
+        self.tuples = {n: values[0] for n, values in self.values.items()
+                       if len(values) == 1 and kernel_kind(values[0]) == "tuple"}
 
     # what the values are
 
@@ -146,6 +148,12 @@ class SmallArrays:
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                 and node.value.id in self.pairs and _int_literal(node.slice) in (0, 1):
             return self.pairs[node.value.id]
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and node.value.id in self.tuples and _int_literal(node.slice) is not None:
+            operand = adjoint_operand(self.tuples[node.value.id], _int_literal(node.slice))
+            return None if operand is None else self._length(operand, lengths)
+        if is_pop(node, self.tapes) and not self.tapes[node.func.value.id].is_shape:
+            return self._tape_length(self.tapes[node.func.value.id], lengths)
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
             return self._length(node.operand, lengths)
         if isinstance(node, gast.BinOp) and isinstance(node.op, _OPERATORS):
@@ -170,17 +178,47 @@ class SmallArrays:
             return _literal_length(node.args[0])  # numba_compat.py's np.array([-1.0, 2.0])
         if isinstance(func, gast.Attribute) and func.attr == "copy" and not node.args:
             return self._length(func.value, lengths)
+        if isinstance(func, gast.Name) and func.id == "unshared" and len(node.args) == 2:
+            return self._length(node.args[1], lengths)  # its second operand (copied if shared)
+        if isinstance(func, gast.Name) and func.id == "unbroadcast" and len(node.args) == 2:
+            n, m = self._length(node.args[0], lengths), self._shape_length(node.args[1], lengths)
+            return n if n is not None and (m == n or _PENDING in (m, n)) else None
         if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
                 and func.value.id == "np" and len(node.args) == 1):
             return None
         arg = node.args[0]
         if func.attr in ("zeros", "ones"):
             n = _int_literal(arg)
-            return n if n is not None and 1 <= n <= MAX_LENGTH else None
+            if n is None and not isinstance(arg, gast.Constant):
+                n = self._shape_length(arg, lengths)
+            return n if n == _PENDING or (n is not None and 1 <= n <= MAX_LENGTH) else None
         if func.attr in ("zeros_like", "ones_like", "copy"):
             return self._length(arg, lengths)
         if func.attr == "array":
             return _literal_length(arg)
+        return None
+
+    def _tape_length(self, tape, lengths):
+        """The one length of the arrays an array tape records (_PENDING, None)."""
+        found = {self._length(recorded(p), lengths) for p in tape.pushes}
+        concrete = found - {_PENDING}
+        if None in found or len(concrete) > 1:
+            return None
+        return concrete.pop() if concrete else _PENDING
+
+    def _shape_length(self, node, lengths):
+        """n for the shape `(n,)` written out, `v.shape` of an array of length n, or a name
+        read back from a shape tape of such shapes (_PENDING, None)."""
+        if isinstance(node, gast.Tuple) and len(node.elts) == 1:
+            return _int_literal(node.elts[0])
+        if isinstance(node, gast.Attribute) and node.attr == "shape":
+            return self._length(node.value, lengths)
+        if isinstance(node, gast.Name) and node.id not in self.other:
+            values = self.values.get(node.id, ())
+            tapes = {v.func.value.id for v in values if is_pop(v, self.tapes)}
+            if len(values) == 1 and len(tapes) == 1:
+                tape = self.tapes[tapes.pop()]
+                return self._tape_length(tape, lengths) if tape.is_shape else None
         return None
 
     def _settle(self, forbidden):
@@ -195,9 +233,11 @@ class SmallArrays:
                 self.pairs = self._pair_lengths(lengths)
                 new = {}
                 for name in candidates:
-                    found = {self._length(v, lengths) for v in self.values[name]}
+                    found = {_PENDING if placeholder(v) else self._length(v, lengths)
+                             for v in self.values[name]}
                     concrete = found - {_PENDING}
-                    if None in found or len(concrete) > 1:
+                    if None in found or len(concrete) > 1 or (concrete == {1} and any(
+                            placeholder(v) for v in self.values[name])):
                         continue
                     new[name] = concrete.pop() if concrete else _PENDING
                 if new == lengths:
@@ -228,65 +268,21 @@ class SmallArrays:
         forbidden: set = set()
         while True:
             lengths = self._settle(forbidden)
-            refused = self._refused_uses(lengths)
+            refused = refused_uses(self, lengths)
             if not refused:
                 return lengths
             forbidden |= refused
 
-    # where they are used
-
-    def _refused_uses(self, lengths):
-        """The small arrays read anywhere but in the forms the rewrite knows."""
-        refused = set()
-        allowed: set = set()  # ids of Name nodes in a known form
-        for node in gast.walk(self.fn):
-            if isinstance(node, gast.Assign) and len(node.targets) == 1 \
-                    and isinstance(node.targets[0], gast.Name) \
-                    and node.targets[0].id in lengths:
-                self._mark_operands(node.value, lengths, allowed)
-            elif isinstance(node, gast.Subscript) and self._element(node, lengths):
-                allowed.add(id(node.value))
-            elif isinstance(node, gast.Attribute) and node.attr == "shape" \
-                    and isinstance(node.value, gast.Name):
-                allowed.add(id(node.value))
-            elif kernel_kind(node) and isinstance(node, gast.Call):
-                for a in node.args:
-                    if isinstance(a, gast.Name):
-                        allowed.add(id(a))
-        kernel_statements = {id(n) for n in gast.walk(self.fn)
-                             if isinstance(n, gast.Assign)
-                             and any(kernel_kind(c) for c in gast.walk(n.value))}
-        for statement in (n for n in gast.walk(self.fn) if isinstance(n, gast.stmt)):
-            if id(statement) in kernel_statements:
-                continue
-            for node in S.statement_expressions(statement):
-                if kernel_kind(node):  # a kernel call in an `if` test, a return, ...
-                    refused |= {a.id for a in node.args if isinstance(a, gast.Name)}
-        for node in gast.walk(self.fn):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
-                    and node.id in lengths and id(node) not in allowed:
-                refused.add(node.id)
-        return refused
-
-    def _mark_operands(self, node, lengths, allowed):
-        if isinstance(node, gast.Name):
-            allowed.add(id(node))
-        elif isinstance(node, gast.UnaryOp):
-            self._mark_operands(node.operand, lengths, allowed)
-        elif isinstance(node, gast.BinOp):
-            self._mark_operands(node.left, lengths, allowed)
-            self._mark_operands(node.right, lengths, allowed)
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-                and node.func.id in ("broadcast_view", "array_copy"):
-            self._mark_operands(node.args[0], lengths, allowed)
-            for shape in node.args[1:]:
-                for n in gast.walk(shape):
-                    if isinstance(n, gast.Name):
-                        allowed.add(id(n))
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-                and node.func.attr in ("copy", "zeros_like", "ones_like"):
-            for n in [node.func.value, *node.args]:
-                self._mark_operands(n, lengths, allowed)
+def placeholder(node) -> bool:
+    """`np.zeros((0,))`: the value srcad binds a name to before code that may read it unbound
+    (srcad/transform/defined.py); read as zeros of the name's other values' length, which
+    differs only where the code would read past the empty array's end (its elements) or
+    combine it with a longer array (a broadcast error), except for length 1, left alone."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+        and node.func.attr == "zeros" and isinstance(node.func.value, gast.Name) \
+        and node.func.value.id == "np" and len(node.args) == 1 and not node.keywords \
+        and isinstance(node.args[0], gast.Tuple) and len(node.args[0].elts) == 1 \
+        and _int_literal(node.args[0].elts[0]) == 0
 
 
 def _literal_length(node):

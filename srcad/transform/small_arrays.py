@@ -51,7 +51,14 @@ from __future__ import annotations
 import gast
 
 from srcad.frontend import syntax as S
-from srcad.transform.small_array_lengths import MAX_LENGTH, SmallArrays, kernel_kind, literal_value
+from srcad.transform.small_array_lengths import (
+    MAX_LENGTH,
+    SmallArrays,
+    kernel_kind,
+    literal_value,
+    placeholder,
+)
+from srcad.transform.small_array_tapes import append_of, is_pop, recorded
 
 __all__ = ["MAX_LENGTH", "scalar_small_arrays"]
 
@@ -73,6 +80,7 @@ class _Rewrite(SmallArrays):
     def __init__(self, fn, namer, numbers, given=None):
         super().__init__(fn, numbers, given)
         self.namer = namer
+        self.buffer_lengths: dict = {}  # a kernel's operand, once its buffer: its length
 
     def rewrite(self) -> set:
         if self.given:  # kept where they change what is held as numbers (else: general code)
@@ -84,6 +92,13 @@ class _Rewrite(SmallArrays):
         if not lengths:
             return set()
         self.lengths = lengths
+        self.array_tapes, self.shape_tapes = {}, {}  # recording numbers / no longer recorded
+        for name, tape in self.tapes.items():
+            n = self._tape_length(tape, lengths)
+            if isinstance(n, int) and tape.is_shape:
+                self.shape_tapes[name] = n
+            elif isinstance(n, int) and all(p in lengths for p in tape.pops):
+                self.array_tapes[name] = n
         self.parts = {name: [self.namer.fresh(f"{name}_{k}") for k in range(n)]
                       for name, n in lengths.items()}
         self.buffers: dict = {}
@@ -109,6 +124,26 @@ class _Rewrite(SmallArrays):
         return out
 
     def _statement(self, stmt):
+        rewritten = self._tape_statement(stmt)
+        if rewritten is not None:
+            return rewritten
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) \
+                and stmt.target.id in self.lengths:  # v += e: v = v + e, element by element
+            stmt = gast.copy_location(gast.Assign(
+                [S.name(stmt.target.id, store=True)],
+                gast.BinOp(S.name(stmt.target.id), stmt.op, stmt.value), None), stmt)
+        targets = stmt.targets if isinstance(stmt, gast.Assign) else \
+            [stmt.target] if isinstance(stmt, gast.AugAssign) else []
+        if len(targets) == 1 and isinstance(targets[0], gast.Subscript) \
+                and self._element(targets[0], self.lengths):  # v[k] = e: v_k = e
+            name, k = self._element(targets[0], self.lengths)
+            self._replace_reads(stmt)
+            part = S.name(self.parts[name][k], store=True)
+            if isinstance(stmt, gast.Assign):
+                stmt.targets = [part]
+            else:
+                stmt.target = part
+            return [stmt]
         before = []
         if isinstance(stmt, gast.Assign) and any(kernel_kind(c) for c in gast.walk(stmt.value)):
             before = self._fill_buffers(stmt.value)
@@ -123,6 +158,32 @@ class _Rewrite(SmallArrays):
             return [*before, new]
         self._replace_reads(stmt)
         return [*before, stmt]
+
+    def _tape_statement(self, stmt):
+        """A statement of a list tape rewritten (small_array_tapes.py), or None."""
+        found = append_of(stmt)
+        if found and found[0] in self.shape_tapes:
+            return []  # the shape is the constant (n,)
+        if found and found[0] in self.array_tapes:
+            array = recorded(found[1])
+            stmt.value.args = [gast.Tuple([self._element_of(array, k)
+                                           for k in range(self.array_tapes[found[0]])],
+                                          gast.Load())]
+            return [stmt]
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name)):
+            return None
+        name, value = stmt.targets[0].id, stmt.value
+        if name in self.shape_tapes:
+            return []  # `tape = []`: no longer recorded
+        if is_pop(value, self.shape_tapes):
+            stmt.value = S.parse_expr(f"({self.shape_tapes[value.func.value.id]},)")
+            return [stmt]
+        if is_pop(value, self.array_tapes):
+            stmt.targets = [gast.Tuple([S.name(p, store=True) for p in self.parts[name]],
+                                       gast.Store())]
+            return [stmt]
+        return None
 
     def _hoisted(self, value, before, stmt):
         """`value` with each kernel call in it bound to a name first (one call, its
@@ -146,6 +207,7 @@ class _Rewrite(SmallArrays):
                 if isinstance(a, gast.Name) and a.id in self.lengths:
                     buffer = self.buffers.setdefault(
                         a.id, self.namer.fresh(f"srcad_small_{a.id}"))
+                    self.buffer_lengths[buffer] = self.lengths[a.id]
                     fills.extend(S.assign(S.parse_expr(f"{buffer}[{k}]"), S.name(part))
                                  for k, part in enumerate(self.parts[a.id]))
                     for target in fills:
@@ -153,8 +215,15 @@ class _Rewrite(SmallArrays):
                     call.args[i] = S.name(buffer)
         return fills
 
+    def _length(self, node, lengths):
+        if isinstance(node, gast.Name) and node.id in self.buffer_lengths:
+            return self.buffer_lengths[node.id]
+        return super()._length(node, lengths)
+
     def _element_of(self, node, k):
         """Element k of the array expression `node` (a number stays itself)."""
+        if placeholder(node):
+            return S.const(0.0)
         if isinstance(node, gast.Name) and node.id in self.results:
             return gast.Subscript(S.name(node.id), S.const(k), gast.Load())
         if isinstance(node, gast.Name) and node.id in self.given and node.id not in self.lengths:
@@ -168,12 +237,15 @@ class _Rewrite(SmallArrays):
             return gast.BinOp(self._element_of(node.left, k), node.op,
                               self._element_of(node.right, k))
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
-                and node.value.id in self.pairs:  # pair[j]: a kernel's array, read as it is
-            return gast.Subscript(S.clone(node), S.const(k), gast.Load())
+                and (node.value.id in self.pairs or node.value.id in self.tuples):
+            return gast.Subscript(S.clone(node), S.const(k), gast.Load())  # a kernel's array
         if isinstance(node, gast.Call) and self._is_array(node):
             func = node.func
-            if isinstance(func, gast.Name) and func.id in ("broadcast_view", "array_copy"):
+            if isinstance(func, gast.Name) and func.id in ("broadcast_view", "array_copy",
+                                                           "unbroadcast"):
                 return self._element_of(node.args[0], k)
+            if isinstance(func, gast.Name) and func.id == "unshared":
+                return self._element_of(node.args[1], k)
             if isinstance(func, gast.Attribute) and func.attr == "copy" and not node.args:
                 return self._element_of(func.value, k)
             attr = getattr(func, "attr", None)
