@@ -74,9 +74,14 @@ def _loop_lines(source: str) -> list:
     return inside
 
 
+# arrays longer than numba code is specialized for (srcad/build/length_specialization.py: two
+# elements would be numbers), so the general code's arrays are what is checked
+LONG_Q, LONG_START = np.array([0.3, -0.2, 0.1, 0.0, 0.4]), np.array([1.0, 0.5, 0.0, 0.2, 0.3])
+
+
 def test_reverse_sweep_resets_adjoints_in_place():
-    q, start = np.array([0.3, -0.2]), np.array([1.0, 0.5])
-    source = srcad.source(descent, srcad.Reverse, srcad.Duplicated(q, np.zeros(2)),
+    q, start = LONG_Q, LONG_START
+    source = srcad.source(descent, srcad.Reverse, srcad.Duplicated(q, np.zeros(q.size)),
                           srcad.Const(start), backend="numba")
     inside = _loop_lines(source)
     resets = [line for line in inside if "zeros_into(" in line]
@@ -89,9 +94,9 @@ def test_gradient_kept_in_the_loop_is_written_into_its_array(mode):
     """The primal's gradient (every argument Const), the reverse sweep's forward part, and the
     forward mode's gradient with its tangent (a pair kernel) are written into the arrays
     `gx` (and `gx_dot`) own."""
-    q, start = np.array([0.3, -0.2]), np.array([1.0, 0.5])
+    q, start = LONG_Q, LONG_START
     first = srcad.Const(q) if mode is srcad.ForwardWithPrimal else \
-        srcad.Duplicated(q, np.array([1.0, 0.0]))
+        srcad.Duplicated(q, np.eye(q.size)[0])
     source = srcad.source(descent, mode, first, srcad.Const(start), backend="numba")
     inside = " ".join(_loop_lines(source))
     assert "_into(" in inside
