@@ -12,7 +12,9 @@ pair and merge (`--nested-forms`): srcad.grad of a helper `g(v, p)`, with
   which numba's code holds as one number per element;
 * a descent in a `while` loop whose step is a nested gradient, taken again where a branch
   keeps the step (numba writes it into the array its name owns, and the reverse sweep's
-  adjoint resets into theirs).
+  adjoint resets into theirs);
+* the same descent from a copy of the argument x, whose 2 to 4 elements numba's code learns
+  at run time and is specialized for (srcad/build/length_specialization.py).
 
 On numba the outer forward mode merges the tangents of every operand into one call
 (srcad/operators/nested_tangent_sums.py) and a gradient with its tangent into one
@@ -106,6 +108,27 @@ def _descent(rng, names, n):
             f"    s = s + w[0] * {_c(rng)} + gw[{n - 1}] * {_c(rng)}"]
 
 
+def _copied_start(rng, names, n):
+    """The descent of `_descent` started from a copy of the argument x, whose length numba
+    learns only at run time: its code is specialized for that length, the descent's arrays
+    and their adjoints held as numbers (srcad/build/length_specialization.py), the reverse
+    sweep's recording of them as tuples (srcad/transform/small_array_tapes.py)."""
+    g = rng.choice(names)
+    p = f"a * {_c(rng)} + s * {_c(rng)}"
+    return ["    y = x.copy()",
+            f"    gy = {_grad(rng, g, 'y', p)}",
+            "    k = 0",
+            f"    while k < {rng.randint(1, 4)}:",
+            f"        y_new = y - {_c(rng)} * gy",
+            f"        if k % {rng.randint(2, 3)} == 0:",
+            "            y = y_new",
+            f"            gy = {_grad(rng, g, 'y_new', p)}",
+            "        else:",
+            f"            y = y + {_c(rng)} * y_new",
+            "        k = k + 1",
+            f"    s = s + y[0] * {_c(rng)} + gy[{n - 1}] * {_c(rng)}"]
+
+
 def generate(seed: int) -> Program:
     rng = random.Random(f"nested forms {seed}")
     n = rng.randint(2, 4)
@@ -118,6 +141,8 @@ def generate(seed: int) -> Program:
         lines += _small_arrays(rng, names, n)
     if rng.random() < 0.5:  # drawn after: the programs above keep their seeds
         lines += _descent(rng, names, n)
+    if rng.random() < 0.5:  # drawn after these too
+        lines += _copied_start(rng, names, n)
     lines.append("    return s + v[0]")
     text = "\n\n\n".join("\n".join(h) for h in helpers) + "\n\n\n" + "\n".join(lines) + "\n"
     args = [ArgKind("dup", "x", (n,)), ArgKind("active", "a")]

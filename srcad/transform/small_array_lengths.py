@@ -123,7 +123,8 @@ class SmallArrays:
                 and not node.keywords:
             return all(self._number(a, numbers, lengths) for a in node.args)
         if isinstance(node, gast.Subscript) and lengths is not None:
-            return self._element(node, lengths) is not None
+            return self._element(node, lengths) is not None \
+                or self._element(node, self.given) is not None  # of a parameter
         return False
 
     def _element(self, node, lengths):

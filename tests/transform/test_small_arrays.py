@@ -28,7 +28,8 @@ def _unshared(t, v):  # srcad/runtime/numba_semantics.py's, in NumPy
 
 def run(source, *args):
     namespace = {"np": np, "math": math, "broadcast_view": np.broadcast_to,
-                 "broadcast_shape": np.broadcast_shapes, "unshared": _unshared}
+                 "broadcast_shape": np.broadcast_shapes, "unshared": _unshared,
+                 "unbroadcast": _unbroadcast}
     exec(source, namespace)
     return namespace["f"](*args)
 
@@ -213,3 +214,59 @@ def test_the_element_names_are_new_names():
     code = to_source(tree)
     assert done == {"x", "y"}
     assert run(code) == run(source) == 15.0
+
+
+REVERSE_SWEEP = '''
+def f(p, start, n):
+    x_bar = np.zeros((0,))
+    array_tape_1d = []
+    shape_tape_1d = []
+    x = start.copy()
+    for k in range(n):
+        array_tape_1d.append(np.ascontiguousarray(x))
+        shape_tape_1d.append(x.shape)
+        x = x * p[0] + p
+    x_bar = np.zeros_like(x)
+    x_bar[0] += 1.0
+    total = 0.0
+    for k in range(n):
+        x_shape = shape_tape_1d.pop()
+        x = array_tape_1d.pop()
+        total = total + x_bar[0] * x[0] + x_bar[1]
+        x_bar += unshared(x_bar, unbroadcast(x_bar * p[0], x_shape))
+    return total + x_bar[1]
+'''
+
+
+def _unbroadcast(a, shape):  # the runtime's, for arrays of the shape already
+    assert a.shape == shape
+    return a
+
+
+def test_a_reverse_sweep_over_parameters_of_given_lengths_runs_on_numbers():
+    """Parameters whose lengths the code is specialized for (srcad/build/
+    length_specialization.py): the arrays made from them, their recording on list tapes
+    (tuples of numbers; their shapes the constant (2,), no longer recorded), the accumulations
+    into the adjoint and its placeholder before its first binding are numbers."""
+    tree = gast.parse(REVERSE_SWEEP)
+    names = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+    done = scalar_small_arrays(tree, Namer(names), {"n", "k", "total"},
+                               {"p": 2, "start": 2})
+    code = to_source(tree)
+    assert done == {"x", "x_bar"}
+    assert "array_tape_1d.append((x_0, x_1))" in code
+    assert "x_0, x_1 = array_tape_1d.pop()" in code
+    assert "shape_tape_1d" not in code and "np." not in code.split("\n    total")[0][80:]
+    assert "if p.shape[0] != 2:" in code and "raise ValueError" in code
+    for p, start, n in (([0.5, -0.3], [1.0, 2.0], 3), ([1.1, 0.2], [-0.4, 0.7], 0)):
+        args = (np.array(p), np.array(start), n)
+        assert run(code, *args) == run(REVERSE_SWEEP, *args)
+    with pytest.raises(ValueError, match="specialized for 2 elements of p"):
+        run(code, np.zeros(3), np.zeros(2), 1)
+
+
+def test_lengths_given_that_change_nothing_leave_the_code_general():
+    source = "def f(p):\n    return p[0] * p[1]\n"
+    tree = gast.parse(source)
+    assert scalar_small_arrays(tree, Namer({"f", "p"}), set(), {"p": 2}) == set()
+    assert to_source(tree).strip() == to_source(gast.parse(source)).strip()
