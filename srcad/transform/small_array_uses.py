@@ -100,13 +100,38 @@ def _shared_writes(analysis, lengths) -> set:
         return set()
     refused = {name for name in written
                if any(_sharing(v, analysis) for v in analysis.values.get(name, ()))}
+    handed_over = _handed_over(analysis)
     for node in gast.walk(analysis.fn):
-        if isinstance(node, gast.Assign):
+        if isinstance(node, gast.Assign) and id(node) not in handed_over:
             refused |= {name for name in _shared_names(node.value) if name in written}
         found = append_of(node) if isinstance(node, gast.stmt) else None
         if found:
             refused |= {name for name in _shared_names(recorded(found[1])) if name in written}
     return refused
+
+
+def _handed_over(analysis) -> set:
+    """ids of the statements `w = v` after which v is bound at once to a new array and w is
+    never written in place (the reverse sweep's `g_1 = x_bar`, `x_bar = np.zeros(s)`): the
+    array they shared is w's alone from then on, and no write reaches it through v."""
+    found = set()
+    for node in gast.walk(analysis.fn):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for stmt, after in zip(block, block[1:]):
+                if _plain(stmt) and _plain(after) and isinstance(stmt.value, gast.Name) \
+                        and stmt.targets[0].id not in analysis.mutated \
+                        and after.targets[0].id == stmt.value.id \
+                        and not _sharing(after.value, analysis):
+                    found.add(id(stmt))
+    return found
+
+
+def _plain(stmt) -> bool:
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+        and isinstance(stmt.targets[0], gast.Name)
 
 
 def _sharing(value, analysis) -> bool:

@@ -1,0 +1,111 @@
+"""numba code specialized for the lengths of short array arguments
+(srcad/build/length_specialization.py): the code generated for a length holds the arrays made
+from the argument as numbers; another length gets code of its own (a longer one the general
+code), through every way a call reaches compiled code (autodiff's plans, the operators'
+preparations), checked against central differences."""
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.build import cache
+from srcad.build.running import tape_buffers
+
+
+def descent(q, start):
+    """A descent from a copy of `start` (its length known only at run time) with a nested
+    gradient as its step: GradBench saddle's shape."""
+    x = start.copy()
+    g = srcad.grad(energy)(x, q)
+    k = 0
+    while k < 4:
+        x_new = x - 0.1 * g
+        if k % 2 == 0:
+            x = x_new
+            g = srcad.grad(energy)(x_new, q)
+        else:
+            x = x + 0.5 * x_new
+        k = k + 1
+    return x[0] * q[1] + g[1] * q[0]
+
+
+def energy(p, q):
+    return (p[0] - q[0]) ** 2 + 2.0 * (p[1] - q[1]) ** 2 + 0.1 * p[0] * p[1] * q[0]
+
+
+def central(f, q, h=1e-6):
+    return np.array([(f(q + h * e) - f(q - h * e)) / (2 * h) for e in np.eye(q.size)])
+
+
+def by_hand(q, start):
+    """descent with energy's gradient in p written out (the reference primal)."""
+    def gradient(p):
+        g = np.zeros_like(p)
+        g[0] = 2.0 * (p[0] - q[0]) + 0.1 * p[1] * q[0]
+        g[1] = 4.0 * (p[1] - q[1]) + 0.1 * p[0] * q[0]
+        return g
+    x = start.copy()
+    g = gradient(x)
+    for k in range(4):
+        x_new = x - 0.1 * g
+        if k % 2 == 0:
+            x, g = x_new, gradient(x_new)
+        else:
+            x = x + 0.5 * x_new
+    return x[0] * q[1] + g[1] * q[0]
+
+
+def _source(length, mode=srcad.Reverse):
+    q, start = np.linspace(0.3, 0.9, length), np.linspace(1.0, 0.4, length)
+    return srcad.source(descent, mode, srcad.Duplicated(q, np.zeros(length)),
+                        srcad.Const(start), backend="numba")
+
+
+@pytest.mark.parametrize("mode", [srcad.Reverse, srcad.Forward])
+def test_code_for_two_elements_holds_the_descent_as_numbers(mode):
+    source = _source(2, mode)
+    assert "specialized for 2 elements of start" in source
+    assert "x_0, x_1 = start[0], start[1]" in source
+    assert "start.copy()" not in source and "zeros_into" not in source
+    if mode is srcad.Reverse:  # recorded as tuples of numbers, the shapes not at all
+        assert "array_tape_1d.append((x_0, x_1))" in source
+        assert "shape_tape_1d" not in source
+    general = _source(5, mode)  # longer than MAX_LENGTH: the general code
+    assert "specialized" not in general and "start.copy()" in general
+
+
+def test_a_length_the_code_gains_nothing_from_shares_the_general_code():
+    def f(q, start):
+        return q[0] * start[1] + q[1]
+    sources = [srcad.source(f, srcad.Reverse, srcad.Duplicated(np.ones(n), np.zeros(n)),
+                            srcad.Const(np.ones(n)), backend="numba") for n in (2, 5)]
+    assert sources[0] == sources[1]  # one module text: numba's compiled module is shared
+
+
+@pytest.mark.slow  # numba compiles the descent for three lengths and two modes (~20 s)
+def test_every_length_gets_its_own_code_and_answers_right():
+    """Lengths 2, 3 and 5 in turn, then 2 again: each call answers as central differences,
+    by autodiff (its plans) and by srcad.gradient (its kept preparations); the code made for
+    two elements refuses another length itself."""
+    answers = {}
+    for length in (2, 3, 5, 2, 3):
+        q, start = np.linspace(0.3, 0.9, length), np.linspace(1.0, 0.4, length)
+        want = central(lambda q, start=start: by_hand(q, start), q)
+        for mode in ("reverse", "forward"):
+            got = srcad.gradient(descent, q, srcad.Constant(start), mode=mode, backend="numba")
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+            answers.setdefault((length, mode), []).append(got)
+        shadow = np.zeros(length)
+        srcad.autodiff(srcad.Reverse, descent, srcad.Duplicated(q, shadow), srcad.Const(start),
+                       backend="numba")
+        np.testing.assert_allclose(shadow, want, rtol=1e-6, atol=1e-9)
+    for again in answers.values():  # the second call of a length: its own code again
+        np.testing.assert_array_equal(again[0], again[-1])
+    specialized = [e for e in cache.entries() if e.request.backend == "numba"
+                   and e.request.mode == "reverse" and "descent" in e.name
+                   and e.request.specs[1].length == 2]
+    assert specialized and "specialized for 2 elements" in specialized[0].source
+    shadow = np.zeros(3)
+    with pytest.raises(ValueError, match="specialized for 2 elements"):
+        specialized[0].function(np.ones(3), shadow, np.ones(3), 1.0,
+                                *tape_buffers(specialized[0]))
