@@ -122,10 +122,19 @@ class SmallArrays:
                 and isinstance(node.func.value, gast.Name) and node.func.value.id == "math" \
                 and not node.keywords:
             return all(self._number(a, numbers, lengths) for a in node.args)
+        if lengths is not None and self.small_sum(node, lengths):
+            return True
         if isinstance(node, gast.Subscript) and lengths is not None:
             return self._element(node, lengths) is not None \
                 or self._element(node, self.given) is not None  # of a parameter
         return False
+
+    def small_sum(self, node, lengths) -> bool:
+        """Is `node` `np.sum(e)` of an array expression e of a constant small length?"""
+        return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+            and node.func.attr == "sum" and isinstance(node.func.value, gast.Name) \
+            and node.func.value.id == "np" and len(node.args) == 1 and not node.keywords \
+            and isinstance(self._length(node.args[0], lengths), int)
 
     def _element(self, node, lengths):
         """(name, k) for `v[k]` of a small array v with a constant k in range."""

@@ -55,6 +55,8 @@ def refused_uses(analysis, lengths) -> set:
         elif isinstance(node, gast.Attribute) and node.attr == "shape" \
                 and isinstance(node.value, gast.Name):
             allowed.add(id(node.value))
+        elif analysis.small_sum(node, lengths):  # np.sum of such arrays: a number
+            _mark_operands(node.args[0], allowed)
         elif kernel_kind(node) and isinstance(node, gast.Call):
             for a in node.args:
                 if isinstance(a, gast.Name):
@@ -120,13 +122,29 @@ def _handed_over(analysis) -> set:
             block = getattr(node, field, None)
             if not isinstance(block, list):
                 continue
-            for stmt, after in zip(block, block[1:]):
-                if _plain(stmt) and _plain(after) and isinstance(stmt.value, gast.Name) \
+            for i, stmt in enumerate(block):
+                if _plain(stmt) and isinstance(stmt.value, gast.Name) \
                         and stmt.targets[0].id not in analysis.mutated \
-                        and after.targets[0].id == stmt.value.id \
-                        and not _sharing(after.value, analysis):
+                        and _rebound_first(stmt.value.id, block[i + 1:], analysis):
                     found.add(id(stmt))
     return found
+
+
+def _rebound_first(name, following, analysis) -> bool:
+    """Is `name` bound to a new array by one of the statements `following` before any of them
+    writes it in place or binds it otherwise?"""
+    for stmt in following:
+        if _plain(stmt) and stmt.targets[0].id == name:
+            return not _sharing(stmt.value, analysis)
+        for node in gast.walk(stmt):
+            target = node.target if isinstance(node, gast.AugAssign) else \
+                node if isinstance(node, (gast.Name, gast.Subscript)) \
+                and not isinstance(node.ctx, gast.Load) else None
+            while isinstance(target, gast.Subscript):
+                target = target.value
+            if isinstance(target, gast.Name) and target.id == name:
+                return False
+    return False
 
 
 def _plain(stmt) -> bool:
@@ -175,6 +193,6 @@ def _mark_operands(node, allowed):
         for a in node.args:  # the first is read only to learn whether they overlap
             _mark_operands(a, allowed)
     elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-            and node.func.attr in ("copy", "zeros_like", "ones_like"):
+            and node.func.attr in ("copy", "zeros_like", "ones_like", "sum"):
         for n in [node.func.value, *node.args]:
             _mark_operands(n, allowed)

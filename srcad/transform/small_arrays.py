@@ -83,11 +83,13 @@ class _Rewrite(SmallArrays):
         self.buffer_lengths: dict = {}  # a kernel's operand, once its buffer: its length
 
     def rewrite(self) -> set:
-        if self.given:  # kept where they change what is held as numbers (else: general code)
-            specialized = self.settled()
-            given, self.given = self.given, {}
-            if self.settled() != specialized:
-                self.given = given
+        if self.given:  # the lengths that change what is held as numbers (else: general code)
+            specialized, given = self.settled(), dict(self.given)
+            for name in sorted(given):
+                self.given = {p: n for p, n in given.items() if p != name}
+                if self.settled() == specialized:
+                    given = self.given
+            self.given = given
         lengths = self.settled()
         if not lengths:
             return set()
@@ -269,6 +271,16 @@ class _Rewrite(SmallArrays):
         lengths = self.lengths
 
         class Reads(gast.NodeTransformer):
+            def visit_Call(inner, node):
+                if self.small_sum(node, lengths):  # np.sum(e): its elements added in order
+                    n = self._length(node.args[0], lengths)
+                    total = self._element_of(node.args[0], 0)
+                    for k in range(1, n):
+                        total = gast.BinOp(total, gast.Add(), self._element_of(node.args[0], k))
+                    return gast.copy_location(total, node)
+                inner.generic_visit(node)
+                return node
+
             def visit_Subscript(inner, node):
                 inner.generic_visit(node)
                 found = self._element(node, lengths) if isinstance(node.ctx, gast.Load) \

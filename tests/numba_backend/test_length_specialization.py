@@ -109,3 +109,32 @@ def test_every_length_gets_its_own_code_and_answers_right():
     with pytest.raises(ValueError, match="specialized for 2 elements"):
         specialized[0].function(np.ones(3), shadow, np.ones(3), 1.0,
                                 *tape_buffers(specialized[0]))
+
+
+def scaled_walk(w, start, q):
+    x = start.copy()
+    for _k in range(3):
+        x = x * w + start
+    return x[0] * x[1] + q[0] * w
+
+
+@pytest.mark.parametrize("q", [np.array([0.5, 1.5]), np.linspace(0.1, 0.9, 6)],
+                         ids=["short", "long"])
+def test_mixed_annotations_specialize_the_short_arrays_alone(q):
+    """An Active float, a short Const array and a Const array short or long: the code is made
+    for start's two elements (and q's where q is short); the derivative is central
+    differences'."""
+    start = np.array([0.7, -0.4])
+    source = srcad.source(scaled_walk, srcad.Reverse, srcad.Active(0.3), srcad.Const(start),
+                          srcad.Const(q), backend="numba")
+    assert "specialized for 2 elements of start" in source
+    assert "x_0, x_1 = start[0], start[1]" in source
+    assert ("elements of q" in source) is False  # q is only read: no code made for it
+    h = 1e-6
+    want = (scaled_walk(0.3 + h, start, q) - scaled_walk(0.3 - h, start, q)) / (2 * h)
+    for mode in (srcad.Reverse, srcad.Forward):
+        args = (srcad.Active(0.3),) if mode is srcad.Reverse else (srcad.Duplicated(0.3, 1.0),)
+        got = srcad.autodiff(mode, scaled_walk, *args, srcad.Const(start), srcad.Const(q),
+                             backend="numba")
+        got = got[0] if mode is srcad.Reverse else got
+        assert got == pytest.approx(want, rel=1e-6)
