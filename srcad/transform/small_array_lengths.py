@@ -88,6 +88,7 @@ class SmallArrays:
             if isinstance(written, gast.Name):
                 self.other.add(written.id)
         self.typed = set(numbers)
+        self.numbers = set(numbers)  # the names held as numbers (settled with the lengths)
         self.pairs: dict = {}
         # bound to a kernel's pair or tuple of arrays: neither a small array nor a number
         self.other |= {n for n, values in self.values.items()

@@ -270,3 +270,11 @@ def test_lengths_given_that_change_nothing_leave_the_code_general():
     tree = gast.parse(source)
     assert scalar_small_arrays(tree, Namer({"f", "p"}), set(), {"p": 2}) == set()
     assert to_source(tree).strip() == to_source(gast.parse(source)).strip()
+
+
+def test_the_sum_of_a_small_array_is_its_elements_added_in_order():
+    source = ("def f(a):\n    x = np.array([2.0, 3.0, -1.0])\n    s = np.sum(x * a - x)\n"
+              "    return s + np.sum(x)\n")
+    done, code = rewritten(source, numbers=("a",))
+    assert done == {"x"} and "np.sum" not in code
+    assert run(code, 0.5) == run(source, 0.5)
