@@ -81,6 +81,7 @@ class _Rewrite(SmallArrays):
         super().__init__(fn, numbers, given)
         self.namer = namer
         self.buffer_lengths: dict = {}  # a kernel's operand, once its buffer: its length
+        self.results: dict = {}  # names bound to a kernel's array -> its length
 
     def rewrite(self) -> set:
         if self.given:  # the lengths that change what is held as numbers (else: general code)
@@ -104,7 +105,6 @@ class _Rewrite(SmallArrays):
         self.parts = {name: [self.namer.fresh(f"{name}_{k}") for k in range(n)]
                       for name, n in lengths.items()}
         self.buffers: dict = {}
-        self.results: dict = {}  # names bound to a kernel's array -> its length
         self.fn.body = self._block(self.fn.body)
         start = [S.assign(S.name(buffer, store=True),
                           S.parse_expr(f"np.empty({lengths[name]})"))
@@ -218,8 +218,12 @@ class _Rewrite(SmallArrays):
         return fills
 
     def _length(self, node, lengths):
+        """As the analysis's, and the names the rewrite made: a kernel's operand once its
+        buffer, a kernel's array once bound to a name (`_hoisted`)."""
         if isinstance(node, gast.Name) and node.id in self.buffer_lengths:
             return self.buffer_lengths[node.id]
+        if isinstance(node, gast.Name) and node.id in self.results:
+            return self.results[node.id]
         return super()._length(node, lengths)
 
     def _element_of(self, node, k):

@@ -278,3 +278,23 @@ def test_the_sum_of_a_small_array_is_its_elements_added_in_order():
     done, code = rewritten(source, numbers=("a",))
     assert done == {"x"} and "np.sum" not in code
     assert run(code, 0.5) == run(source, 0.5)
+
+
+def test_a_view_of_arithmetic_on_kernel_results_is_read_element_by_element():
+    """`broadcast_view(a - 0.5 * b, shape)` of two kernels' arrays (forward mode's tangent of
+    a difference of nested gradients): each element of the view is the elements' arithmetic
+    (before, the view was copied into every element's number: numba refused the code)."""
+    source = ("def f(w):\n    x = np.array([0.5, 8.0])\n"
+              "    d = broadcast_view(srcad_nested_gradient_1(srcad_space, srcad_int_space, x, w)"
+              " - 0.5 * srcad_nested_gradient_1(srcad_space, srcad_int_space, x, 2.0 * w),"
+              " (2,))\n    return d[0] * d[1]\n")
+    done, code = rewritten(source, numbers=("w",))
+    assert done == {"x", "d"} and "broadcast_view" not in code
+    kernel = {"srcad_nested_gradient_1": lambda space, int_space, x, w: x * w,
+              "srcad_space": None, "srcad_int_space": None}
+    results = []
+    for text in (code, source):
+        namespace = {"np": np, "broadcast_view": np.broadcast_to, **kernel}
+        exec(text, namespace)
+        results.append(namespace["f"](0.3))
+    assert results[0] == results[1]
