@@ -92,8 +92,7 @@ class ArgSpec:
 
     kind: str  # "const" | "active" | "duplicated"
     type: object  # srcad type (FLOAT, INT, Array(ndim, is_float), ...)
-    # numba: the length of a 1-D float array of at most MAX_LENGTH elements, which the code
-    # is specialized for (srcad/build/length_specialization.py); None: any length
+    # numba: the length of a short 1-D float array the code is made for; None: any length
     length: int | None = None
 
 
