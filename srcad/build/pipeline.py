@@ -30,6 +30,7 @@ from srcad.build.checkpoint_fallback import over_budget_fallback
 from srcad.build.codegen import to_source
 from srcad.build.compiler import compile_numba
 from srcad.build.generated_namespace import generated_namespace
+from srcad.build.numba_fastmath import fastmath_flags
 from srcad.build.running import inside_contexts
 from srcad.build.shape_fallback import shape_change_fallback
 from srcad.build.stage_clock import StageClock
@@ -286,7 +287,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
             lift_parallel_loops(fn, norm.namer)
     if request.backend == "numba":
         tree, fused = numba_rewrites(nested.rename(tree), norm.namer, types, bars,
-                                     functools.partial(_located, parsed))
+                                     functools.partial(_located, parsed),
+                                     reassociated="reassoc" in fastmath_flags())
     clock.mark("transform")
     source = to_source(tree)
     compiled_source = source

@@ -221,6 +221,21 @@ def simd_log(x):
     return y if x == x else x
 
 
+# -- a running min/max in lanes (srcad/transform/numba_extremum_lanes.py) ------------------------
+
+@numba.njit(cache=True, inline="always")
+def zero_signs_differ(combined, lane0, lane1, lane2, lane3):
+    """Whether the lanes' combined extremum is a zero that the lanes hold with both signs (the
+    loop's own answer is then the sign of its first zero, which only running it tells)."""
+    if combined != 0.0:
+        return False
+    sign = math.copysign(1.0, combined)
+    for lane in (lane0, lane1, lane2, lane3):
+        if lane == 0.0 and math.copysign(1.0, lane) != sign:
+            return True
+    return False
+
+
 # -- the binomial checkpointing schedule (srcad/runtime/checkpointing.py), compiled
 # -------------------- Its helpers become callable from compiled code as they are (register_jitable
 # keeps the

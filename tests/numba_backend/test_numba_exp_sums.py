@@ -74,3 +74,20 @@ def test_overflow_and_nan_follow_numbas_exp():
     assert _primal(_two_sums, x, 0.0) == math.inf  # numba's math.exp overflows to inf too
     x[3] = np.nan
     assert math.isnan(_primal(_two_sums, x, 0.0))
+
+
+def test_reassociated_sums_keep_one_loop(monkeypatch):
+    # with LLVM's reassoc, the exponentials and the sums vectorize in one loop: no work array
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    srcad.build.cache.clear()
+    try:
+        x = np.linspace(-2.0, 3.0, 50)
+        code = _primal_source(_two_sums, x, 0.5)
+        assert "simd_exp(x[i] - a)" in code and "np.empty" not in code
+        assert code.count("for i in range(len(x))") == 1
+        want = _two_sums(x, 0.5)
+        assert _primal(_two_sums, x, 0.5) == pytest.approx(want, rel=1e-14)
+        assert "math.exp" not in _primal_source(_log_sum_exp, x)
+        assert _primal(_log_sum_exp, x) == pytest.approx(_log_sum_exp(x), rel=1e-15)
+    finally:
+        srcad.build.cache.clear()
