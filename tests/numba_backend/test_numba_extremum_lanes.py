@@ -130,7 +130,9 @@ def test_running_extrema_have_the_bits_of_the_loop(x):
     for f, args in ((running_max, (x,)), (running_min_of_squares, (x, 0.25)),
                     (running_min_of_squares, (x, 0.0)), (both_extrema, (x,)),
                     (running_min_of_squares, (-x, -0.0))):
-        want, got = f(*args), _primal(f, *args)
+        with np.errstate(invalid="ignore"):  # inf - inf in both_extrema: NaN, as numba's
+            want = f(*args)
+        got = _primal(f, *args)
         assert _bits(got) == _bits(want), (f.__name__, x, got, want)
 
 
@@ -182,6 +184,7 @@ def shifted_by_maximum(x, c):
     return s
 
 
+@pytest.mark.slow  # numba compiles forward, vector and reverse code of two functions
 def test_gradients_through_running_extrema():
     x = np.array([0.3, -1.2, 2.5, 0.7, 1.9, -0.4, 2.2, 0.1, 1.0])
     c = np.array([0.5, 1.5, 0.25, 2.0, 1.0, 0.75, 1.25, 0.5, 1.75])
