@@ -76,7 +76,7 @@ _PURE_CALLS = frozenset({"min", "max", "abs", "float", "simd_exp"})
 def extremum_lanes(tree, namer, types):
     """`tree` with the loops the module docstring describes rewritten (in place); `types`
     maps a name to its value type (only float and int accumulators are rewritten)."""
-    for node in S.walk(tree):
+    for node in list(S.walk(tree)):  # the nodes before the rewrite: each loop seen once
         for field in ("body", "orelse"):
             body = getattr(node, field, None)
             if isinstance(body, list) and any(isinstance(s, gast.For) for s in body):
