@@ -254,6 +254,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
             PythonArrayTapes() if request.array_tapes else ListTapes()
         transform = ReverseTransform(norm, types, activity, kinds, name, dialect)
         transform.memory = request.memory
+        transform.reassociated = request.backend == "numba" and "reassoc" in fastmath_flags()
         # memory=0: code run where nothing falls back (forward over reverse, numba kernels)
         transform.shapes_recorded = request.shapes_recorded or request.memory == 0
         code = transform.build()

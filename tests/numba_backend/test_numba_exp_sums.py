@@ -91,3 +91,29 @@ def test_reassociated_sums_keep_one_loop(monkeypatch):
         assert _primal(_log_sum_exp, x) == pytest.approx(_log_sum_exp(x), rel=1e-15)
     finally:
         srcad.build.cache.clear()
+
+
+def test_reassociated_reverse_sweeps_keep_one_exp_loop(monkeypatch):
+    # the forward sweep's exp loop records the exponentials and adds them in one loop
+    x = np.linspace(-2.0, 3.0, 50)
+
+    def gradient():
+        dx = np.zeros_like(x)
+        srcad.autodiff(srcad.Reverse, _log_sum_exp, srcad.Duplicated(x, dx), backend="numba")
+        return dx
+
+    srcad.build.cache.clear()
+    in_order = gradient()
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    srcad.build.cache.clear()
+    try:
+        code = srcad.source(_log_sum_exp, srcad.Reverse, srcad.Duplicated(x, np.zeros(50)),
+                            backend="numba")
+        assert "the sums reassociated" in code and "in a second loop" not in code
+        assert code.count("simd_exp(") == 1
+        reassociated = gradient()
+    finally:
+        srcad.build.cache.clear()
+    softmax = np.exp(x - x.max()) / np.sum(np.exp(x - x.max()))
+    np.testing.assert_allclose(reassociated, in_order, rtol=1e-13)
+    np.testing.assert_allclose(reassociated, softmax, rtol=1e-13)

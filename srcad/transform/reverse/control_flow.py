@@ -88,7 +88,9 @@ class ReverseControlFlow:
                                          key=lambda item: item[0]):  # _taped_after_loop
             after += self._push(S.clone(value), typ)
             pops[:0] = self._pop(S.name(name, store=True), typ)
-        forward = [loop] if split is None else self.long_loops_split(loop, split, record)
+        forward = [loop] if split is None else \
+            self.exp_loop_reassociated(loop, original.body) if self.reassociated else \
+            self.long_loops_split(loop, split, record)
         if frame["slots"] and iterations_commute(body_rev):
             return before + forward + after, [self._comment(original)] + pops \
                 + self.forward_order(index, loop.iter, body_rev, record)

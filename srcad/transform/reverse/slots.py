@@ -10,7 +10,9 @@ single value the reverse sweep reads:
 * *long loops split*: a body that computes exp(...) and adds into sums runs, from
   `SPLIT_MIN_TRIPS` iterations on, as two loops: the first computes and records everything but
   the sums, with a vectorizable exp (`simd_exp`, srcad/runtime/numba_runtime.py), the second reads
-  the sums' operands back from the records and adds them (`split_sums`, `long_loops_split`).
+  the sums' operands back from the records and adds them (`split_sums`, `long_loops_split`);
+  where the sums may be reassociated, one loop with the vectorizable exp
+  (`exp_loop_reassociated`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from srcad.transform.simplify import simplify
 
 
 class ReverseSlots:
+    # numba compiles the code with LLVM's `reassoc` (srcad/build/numba_fastmath.py; set by the
+    # pipeline): a loop of exp sums then stays one loop (`exp_loop_reassociated`)
+    reassociated = False
+
     def split_sums(self, body):
         """numba, a straight-line loop body that computes exp(...) and adds into sums: (a body
         computing and recording everything but the sums, its exp vectorizable; a body reading
@@ -79,6 +85,17 @@ class ReverseSlots:
         test = gast.Compare(left=S.as_load(count.targets[0]), ops=[gast.GtE()],
                             comparators=[S.const(SPLIT_MIN_TRIPS)])
         return [count, gast.If(test=test, body=loops, orelse=[loop])]
+
+    def exp_loop_reassociated(self, loop, body) -> list:
+        """The forward loop of `split_sums`'s `body` where the sums may be reassociated: one
+        loop, its exp vectorizable (`simd_exp`), the sums added in it; LLVM vectorizes the
+        exps, the records and the sums together (two loops would pass over the records twice).
+        Its records are those of the loop as written."""
+        exps = set().union(*(self.slot_forms[id(s)].exps for s in body
+                             if id(s) in self.slot_forms))
+        loop.body = [_vector_exp(s, exps) for s in loop.body]
+        return [S.comment("exp vectorized (srcad.runtime.numba_runtime.simd_exp), the sums "
+                          "reassociated"), loop]
 
     def forward_order(self, index, span, body_rev, record) -> list:
         """The reverse loop of independent iterations, visiting them in forward order: LLVM
