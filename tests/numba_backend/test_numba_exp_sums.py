@@ -117,3 +117,34 @@ def test_reassociated_reverse_sweeps_keep_one_exp_loop(monkeypatch):
     softmax = np.exp(x - x.max()) / np.sum(np.exp(x - x.max()))
     np.testing.assert_allclose(reassociated, in_order, rtol=1e-13)
     np.testing.assert_allclose(reassociated, softmax, rtol=1e-13)
+
+
+def _row_log_sum_exps(X):
+    total = 0.0
+    for r in range(X.shape[0]):
+        m = X[r, 0]
+        for c in range(1, X.shape[1]):
+            m = max(m, X[r, c])
+        s = 0.0
+        for c in range(X.shape[1]):
+            s = s + math.exp(X[r, c] - m)
+        total = total + math.log(s) + m
+    return total
+
+
+def test_reassociated_reverse_sweeps_vectorize_nested_exp_sums(monkeypatch):
+    # `s = s + math.exp(...)` inside another loop, 3 terms: one loop with simd_exp too
+    X = np.array([[0.5, -1.0, 2.0], [1.5, 1.5, -0.25], [3.0, 0.0, 1.0], [-2.0, -1.0, -3.0]])
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    srcad.build.cache.clear()
+    try:
+        dX = np.zeros_like(X)
+        code = srcad.source(_row_log_sum_exps, srcad.Reverse, srcad.Duplicated(X, dX),
+                            backend="numba")
+        assert "simd_exp(X[r, c] - m)" in code
+        srcad.autodiff(srcad.Reverse, _row_log_sum_exps, srcad.Duplicated(X, dX),
+                       backend="numba")
+    finally:
+        srcad.build.cache.clear()
+    softmax = np.exp(X - X.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(dX, softmax / softmax.sum(axis=1, keepdims=True), rtol=1e-13)
