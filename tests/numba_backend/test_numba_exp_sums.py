@@ -93,6 +93,7 @@ def test_reassociated_sums_keep_one_loop(monkeypatch):
         srcad.build.cache.clear()
 
 
+@pytest.mark.slow  # two reverse-mode compilations (in order, reassociated)
 def test_reassociated_reverse_sweeps_keep_one_exp_loop(monkeypatch):
     # the forward sweep's exp loop records the exponentials and adds them in one loop
     x = np.linspace(-2.0, 3.0, 50)
