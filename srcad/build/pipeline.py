@@ -31,6 +31,7 @@ from srcad.build.codegen import to_source
 from srcad.build.compiler import compile_numba
 from srcad.build.generated_namespace import generated_namespace
 from srcad.build.length_specialization import given_lengths
+from srcad.build.numba_fastmath import fastmath_flags
 from srcad.build.running import inside_contexts
 from srcad.build.shape_fallback import shape_change_fallback
 from srcad.build.stage_clock import StageClock
@@ -92,8 +93,7 @@ class ArgSpec:
 
     kind: str  # "const" | "active" | "duplicated"
     type: object  # srcad type (FLOAT, INT, Array(ndim, is_float), ...)
-    # numba: the length of a short 1-D float array the code is made for; None: any length
-    length: int | None = None
+    length: int | None = None  # numba: a short 1-D float array's length the code is made for
 
 
 @dataclass(frozen=True)
@@ -256,6 +256,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
             PythonArrayTapes() if request.array_tapes else ListTapes()
         transform = ReverseTransform(norm, types, activity, kinds, name, dialect)
         transform.memory = request.memory
+        transform.reassociated = request.backend == "numba" and "reassoc" in fastmath_flags()
         # memory=0: code run where nothing falls back (forward over reverse, numba kernels)
         transform.shapes_recorded = request.shapes_recorded or request.memory == 0
         code = transform.build()
@@ -290,7 +291,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     if request.backend == "numba":
         tree, fused = numba_rewrites(nested.rename(tree), norm.namer, types, bars,
                                      functools.partial(_located, parsed),
-                                     given_lengths(norm.params, specs))
+                                     given_lengths(norm.params, specs),
+                                     reassociated="reassoc" in fastmath_flags())
     clock.mark("transform")
     source = to_source(tree)
     compiled_source = source

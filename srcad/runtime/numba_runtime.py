@@ -221,6 +221,22 @@ def simd_log(x):
     return y if x == x else x
 
 
+# -- a running min/max in lanes (srcad/transform/numba_extremum_lanes.py) ------------------------
+
+@numba.njit(cache=True)
+def zero_signs_differ(combined, lane0, lane1, lane2, lane3):
+    """Whether the lanes' combined extremum is a zero that the lanes hold with both signs (the
+    loop's own answer is then the sign of its first zero, which only running it tells).
+    Called once per loop: compiled once and cached, not inlined."""
+    if combined != 0.0:
+        return False
+    sign = math.copysign(1.0, combined)
+    return ((lane0 == 0.0 and math.copysign(1.0, lane0) != sign)
+            or (lane1 == 0.0 and math.copysign(1.0, lane1) != sign)
+            or (lane2 == 0.0 and math.copysign(1.0, lane2) != sign)
+            or (lane3 == 0.0 and math.copysign(1.0, lane3) != sign))
+
+
 # -- the binomial checkpointing schedule (srcad/runtime/checkpointing.py), compiled
 # -------------------- Its helpers become callable from compiled code as they are (register_jitable
 # keeps the

@@ -48,6 +48,7 @@ ARRAY_RUNTIME_NAMES += CONVOLUTION_RUNTIME_NAMES + CROSS_RUNTIME_NAMES
 # same names: srcad/build/running.py, srcad/runtime/checkpointing.py,
 # srcad/runtime/array_runtime.py)
 NUMBA_RUNTIME_NAMES = frozenset({"reserve_tape", "simd_exp", "checkpoint_plan", "array_bytes",
+                                 "zero_signs_differ",
                                  "view_element", "view_size", "view_start", "grown"})
 # srcad/runtime/numba_arrays.py: the array runtime, compiled (srcad/transform/numba_compat.py spells
 # products `array_matmul`, rank-one adjoints `outer_add`)

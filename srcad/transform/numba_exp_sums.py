@@ -10,7 +10,9 @@ each addend into a work array (`simd_exp`, srcad/runtime/numba_runtime.py, withi
 the C library's, as in the reverse sweeps), the second adds them into the sums in the same
 order. Only a loop outside any other loop (one work array per run of it) whose body is
 nothing but such sums (`s += e`, `s += unshared(s, e)`, `s = s + e`, each `e` calling
-`math.exp` and reading no sum) is split; a shorter run takes the loop as it was.
+`math.exp` and reading no sum) is split; a shorter run takes the loop as it was. Where the sums
+may be reassociated (`SRCAD_NUMBA_REASSOCIATE=1`), such a loop stays one loop calling
+`simd_exp`: LLVM vectorizes the exponentials and the sums together.
 
 >>> import gast
 >>> from srcad.build.codegen import to_source
@@ -48,26 +50,44 @@ from srcad.frontend import syntax as S
 from srcad.transform.reverse.slots import SPLIT_MIN_TRIPS
 
 
-def split_exp_sums(tree, namer):
-    """`tree` with the loops the module docstring describes split (in place)."""
+def split_exp_sums(tree, namer, reassociated=False):
+    """`tree` with the loops the module docstring describes split (in place). `reassociated`:
+    numba compiles with LLVM's `reassoc` (srcad/build/numba_fastmath.py), which vectorizes the
+    sums too; such a loop then stays one loop, calling `simd_exp` (no work array to write and
+    read back: the exp and the partial sums in the same SIMD pass)."""
     for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
-        fn.body = _split_in(fn.body, namer)
+        fn.body = _split_in(fn.body, namer, reassociated)
     return tree
 
 
-def _split_in(body, namer):
+def _split_in(body, namer, reassociated):
     """`body` with its loops split, and those of its branches (not inside loops)."""
     out = []
     for stmt in body:
         if isinstance(stmt, gast.For):
             addends = _addends(stmt)
-            out += [stmt] if addends is None else _split(stmt, addends, namer)
+            if addends is None:
+                out.append(stmt)
+            elif reassociated:
+                out.append(_vector_exps(stmt, addends))
+            else:
+                out += _split(stmt, addends, namer)
         elif isinstance(stmt, gast.If):
-            stmt.body, stmt.orelse = _split_in(stmt.body, namer), _split_in(stmt.orelse, namer)
+            stmt.body = _split_in(stmt.body, namer, reassociated)
+            stmt.orelse = _split_in(stmt.orelse, namer, reassociated)
             out.append(stmt)
         else:
             out.append(stmt)
     return out
+
+
+def _vector_exps(loop, addends):
+    """`loop` (its body the sums `addends`) calling `simd_exp` for `math.exp`."""
+    for _, addend in addends:
+        _vector_exp(addend)
+    loop.body.insert(0, S.comment("exp vectorized (srcad.runtime.numba_runtime.simd_exp), the "
+                                  "sums reassociated"))
+    return loop
 
 
 def _addends(loop):

@@ -3,8 +3,9 @@ compiles differently from CPython (numba_compat), a linear-algebra call written 
 evaluated once (numba_shared_calls), small arrays of a constant length as
 numbers, chains of elementwise operations and reductions fused into loops, an array
 adjoint's first contribution assigned rather than added to zeros, zeros made in a loop
-written into the array their name owns, a `while` iteration's tape checks made once, and
-long sums of exponentials split into a vectorizable exp loop and an in-order sum.
+written into the array their name owns, a `while` iteration's tape checks made once,
+long sums of exponentials split into a vectorizable exp loop and an in-order sum, and running
+minima and maxima kept in independent lanes (bit-identical results).
 
 The tree after `numba_rewrites` is what `srcad.source` shows; `compiled_tree` is what numba
 compiles: loop counters that are never negative index without Python's wraparound, and
@@ -18,6 +19,7 @@ from srcad.transform.numba_accumulate import added_in_place
 from srcad.transform.numba_array_reuse import reuse_loop_zeros
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_exp_sums import split_exp_sums
+from srcad.transform.numba_extremum_lanes import extremum_lanes
 from srcad.transform.numba_first_adjoints import assign_first_adjoints
 from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.numba_indices import unsigned_indices
@@ -28,12 +30,14 @@ from srcad.transform.row_views import row_view_types
 from srcad.transform.small_arrays import scalar_small_arrays
 
 
-def numba_rewrites(tree, namer, types, bars, located, given=None) -> tuple:
+def numba_rewrites(tree, namer, types, bars, located, given=None,
+                   reassociated=False) -> tuple:
     """(the tree rewritten for numba, {name: FusedLoop} of the fused loops it calls, which
     the compiler defines); `located(node)` names where the user wrote a node (run-time
     refusals), `bars` the reverse sweep's adjoints (empty in forward mode), `given` the
     lengths of the array parameters the code is specialized for
-    (srcad/build/length_specialization.py)."""
+    (srcad/build/length_specialization.py), `reassociated` whether numba compiles it with
+    LLVM's `reassoc` (srcad/build/numba_fastmath.py)."""
     tree = share_linalg_calls(numba_friendly(tree, namer, located), namer)
     numbers = {name for name, t in types.env.items() if t in (FLOAT, INT, BOOL)}
     scalar_small_arrays(tree, namer, numbers, given or {})
@@ -42,7 +46,8 @@ def numba_rewrites(tree, namer, types, bars, located, given=None) -> tuple:
     assign_first_adjoints(tree, bars)
     reuse_loop_zeros(tree, types, bars, fused)
     reserve_while_tapes(tree)
-    return split_exp_sums(tree, namer), fused
+    tree = extremum_lanes(tree, namer, types.env)
+    return split_exp_sums(tree, namer, reassociated), fused
 
 
 def compiled_tree(tree, types, counters=frozenset()):

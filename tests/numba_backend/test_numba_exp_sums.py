@@ -74,3 +74,78 @@ def test_overflow_and_nan_follow_numbas_exp():
     assert _primal(_two_sums, x, 0.0) == math.inf  # numba's math.exp overflows to inf too
     x[3] = np.nan
     assert math.isnan(_primal(_two_sums, x, 0.0))
+
+
+def test_reassociated_sums_keep_one_loop(monkeypatch):
+    # with LLVM's reassoc, the exponentials and the sums vectorize in one loop: no work array
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    srcad.build.cache.clear()
+    try:
+        x = np.linspace(-2.0, 3.0, 50)
+        code = _primal_source(_two_sums, x, 0.5)
+        assert "simd_exp(x[i] - a)" in code and "np.empty" not in code
+        assert code.count("for i in range(len(x))") == 1
+        want = _two_sums(x, 0.5)
+        assert _primal(_two_sums, x, 0.5) == pytest.approx(want, rel=1e-14)
+        assert "math.exp" not in _primal_source(_log_sum_exp, x)
+        assert _primal(_log_sum_exp, x) == pytest.approx(_log_sum_exp(x), rel=1e-15)
+    finally:
+        srcad.build.cache.clear()
+
+
+@pytest.mark.slow  # two reverse-mode compilations (in order, reassociated)
+def test_reassociated_reverse_sweeps_keep_one_exp_loop(monkeypatch):
+    # the forward sweep's exp loop records the exponentials and adds them in one loop
+    x = np.linspace(-2.0, 3.0, 50)
+
+    def gradient():
+        dx = np.zeros_like(x)
+        srcad.autodiff(srcad.Reverse, _log_sum_exp, srcad.Duplicated(x, dx), backend="numba")
+        return dx
+
+    srcad.build.cache.clear()
+    in_order = gradient()
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    srcad.build.cache.clear()
+    try:
+        code = srcad.source(_log_sum_exp, srcad.Reverse, srcad.Duplicated(x, np.zeros(50)),
+                            backend="numba")
+        assert "the sums reassociated" in code and "in a second loop" not in code
+        assert code.count("simd_exp(") == 1
+        reassociated = gradient()
+    finally:
+        srcad.build.cache.clear()
+    softmax = np.exp(x - x.max()) / np.sum(np.exp(x - x.max()))
+    np.testing.assert_allclose(reassociated, in_order, rtol=1e-13)
+    np.testing.assert_allclose(reassociated, softmax, rtol=1e-13)
+
+
+def _row_log_sum_exps(X):
+    total = 0.0
+    for r in range(X.shape[0]):
+        m = X[r, 0]
+        for c in range(1, X.shape[1]):
+            m = max(m, X[r, c])
+        s = 0.0
+        for c in range(X.shape[1]):
+            s = s + math.exp(X[r, c] - m)
+        total = total + math.log(s) + m
+    return total
+
+
+def test_reassociated_reverse_sweeps_vectorize_nested_exp_sums(monkeypatch):
+    # `s = s + math.exp(...)` inside another loop, 3 terms: one loop with simd_exp too
+    X = np.array([[0.5, -1.0, 2.0], [1.5, 1.5, -0.25], [3.0, 0.0, 1.0], [-2.0, -1.0, -3.0]])
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    srcad.build.cache.clear()
+    try:
+        dX = np.zeros_like(X)
+        code = srcad.source(_row_log_sum_exps, srcad.Reverse, srcad.Duplicated(X, dX),
+                            backend="numba")
+        assert "simd_exp(X[r, c] - m)" in code
+        srcad.autodiff(srcad.Reverse, _row_log_sum_exps, srcad.Duplicated(X, dX),
+                       backend="numba")
+    finally:
+        srcad.build.cache.clear()
+    softmax = np.exp(X - X.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(dX, softmax / softmax.sum(axis=1, keepdims=True), rtol=1e-13)

@@ -50,7 +50,8 @@ class ReverseControlFlow:
         self.loop_frames.pop()
         record = sorted(frame["pushes"].items()) if frame["slots"] else []
         advance = [self.tapes.advance(tape, count) for tape, count in record]
-        split = self.split_sums(loop.body) if record else None
+        exps = self.summed_exps(loop.body) if record and self.reassociated else set()
+        split = self.split_sums(loop.body) if record and not self.reassociated else None
         body_fwd += advance
         body_rev = once_pops + self.with_replays(loop.body, body_rev)
         if frame["slots"]:
@@ -88,7 +89,8 @@ class ReverseControlFlow:
                                          key=lambda item: item[0]):  # _taped_after_loop
             after += self._push(S.clone(value), typ)
             pops[:0] = self._pop(S.name(name, store=True), typ)
-        forward = [loop] if split is None else self.long_loops_split(loop, split, record)
+        forward = self.exp_loop_reassociated(loop, exps) if exps else \
+            [loop] if split is None else self.long_loops_split(loop, split, record)
         if frame["slots"] and iterations_commute(body_rev):
             return before + forward + after, [self._comment(original)] + pops \
                 + self.forward_order(index, loop.iter, body_rev, record)

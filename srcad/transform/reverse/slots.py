@@ -10,7 +10,9 @@ single value the reverse sweep reads:
 * *long loops split*: a body that computes exp(...) and adds into sums runs, from
   `SPLIT_MIN_TRIPS` iterations on, as two loops: the first computes and records everything but
   the sums, with a vectorizable exp (`simd_exp`, srcad/runtime/numba_runtime.py), the second reads
-  the sums' operands back from the records and adds them (`split_sums`, `long_loops_split`).
+  the sums' operands back from the records and adds them (`split_sums`, `long_loops_split`);
+  where the sums may be reassociated, one loop with the vectorizable exp
+  (`exp_loop_reassociated`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from srcad.transform.simplify import simplify
 
 
 class ReverseSlots:
+    # numba compiles the code with LLVM's `reassoc` (srcad/build/numba_fastmath.py; set by the
+    # pipeline): a loop of exp sums then stays one loop (`exp_loop_reassociated`)
+    reassociated = False
+
     def split_sums(self, body):
         """numba, a straight-line loop body that computes exp(...) and adds into sums: (a body
         computing and recording everything but the sums, its exp vectorizable; a body reading
@@ -79,6 +85,25 @@ class ReverseSlots:
         test = gast.Compare(left=S.as_load(count.targets[0]), ops=[gast.GtE()],
                             comparators=[S.const(SPLIT_MIN_TRIPS)])
         return [count, gast.If(test=test, body=loops, orelse=[loop])]
+
+    def summed_exps(self, body) -> set:
+        """Where the sums may be reassociated: the exp temporaries a straight-line loop body
+        records (`e = math.exp(...)`) when it also adds into a float (`v += e`, `v = v + e`),
+        else none. Such a loop stays one loop, its exp vectorizable (`exp_loop_reassociated`):
+        LLVM vectorizes the exps, the records and the sums together, where the split of
+        `split_sums` would pass over the records twice."""
+        if not any(_is_sum(s, body, self.types) or _is_named_sum(s, body, self.types)
+                   for s in body):
+            return set()
+        return set().union(*(self.slot_forms[id(s)].exps for s in body
+                             if id(s) in self.slot_forms))
+
+    def exp_loop_reassociated(self, loop, exps) -> list:
+        """The forward `loop` with its exp temporaries `exps` computed by `simd_exp`; its
+        records are those of the loop as written."""
+        loop.body = [_vector_exp(s, exps) for s in loop.body]
+        return [S.comment("exp vectorized (srcad.runtime.numba_runtime.simd_exp), the sums "
+                          "reassociated"), loop]
 
     def forward_order(self, index, span, body_rev, record) -> list:
         """The reverse loop of independent iterations, visiting them in forward order: LLVM
@@ -153,6 +178,20 @@ def _is_sum(stmt, body, types) -> bool:
         return False
     v = stmt.target.id
     return types[v] == FLOAT and v not in S.loaded_names(stmt.value) and not any(
+        v in S.loaded_names(t) | S.stored_names(t) for t in body if t is not stmt)
+
+
+def _is_named_sum(stmt, body, types) -> bool:
+    """`v = v + e` / `v = v - e` into a float that nothing else in the loop body reads or
+    sets."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.BinOp)
+            and isinstance(stmt.value.op, (gast.Add, gast.Sub))
+            and isinstance(stmt.value.left, gast.Name)
+            and stmt.value.left.id == stmt.targets[0].id):
+        return False
+    v = stmt.targets[0].id
+    return types[v] == FLOAT and v not in S.loaded_names(stmt.value.right) and not any(
         v in S.loaded_names(t) | S.stored_names(t) for t in body if t is not stmt)
 
 

@@ -1,0 +1,141 @@
+"""Running min/max loops on the numba backend (`python fuzz/extremum_lanes.py --count 50`):
+a grammar of its own (`random.Random(f"extremum lanes {seed}")`) writes loops keeping one or
+two running minima or maxima (`m = min(m, e)`, `m = max(m, e)`; temporaries of the
+iteration; a second accumulator; bounds `range(len(x))`, `range(1, len(x))`, `range(j,
+len(x))`; starts `x[0]`, `a`, +-inf, +-0.0, NaN) and loops srcad must leave as written
+(the extremum read by another statement, `max(e, m)` with the value first, a value carried
+from the last iteration, an argmin `if e < m: m = e; k = i`). Each program's functions
+`f<j>(x, y, a)` (one per accumulator) run on inputs full of what the lanes must get right
+(NaN first, inside and last; zeros of both signs in different lanes; ties; infinities;
+every length from 1 to 13) through srcad's generated code on numba (srcad/transform/
+numba_extremum_lanes.py runs such loops in lanes) and must give the bits CPython gives and
+numba gives compiling the function as written (`numba.njit`).
+
+    python fuzz/extremum_lanes.py --count 50 --seed 0
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import math
+import os
+import random
+import sys
+
+import numpy as np
+
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after PYTHONPATH
+
+from checking import load_module  # noqa: E402
+
+import srcad  # noqa: E402
+
+VALUES = (-2.0, -1.0, -0.0, 0.0, 0.0, -0.0, 0.5, 1.0, 1.0, 3.0, math.inf, -math.inf, math.nan)
+ELEMENTS = ("x[i]", "y[i]", "x[i] * a", "x[i] - y[i]", "abs(x[i])", "-x[i]",
+            "(x[i] - a) * (x[i] - a)", "min(x[i], y[i])", "x[i] * 0.0", "x[i] + y[i]")
+STARTS = ("x[0]", "a", "math.inf", "-math.inf", "0.0", "-0.0", "math.nan", "y[0] * a")
+
+
+def program(seed: int) -> tuple:
+    """(module text, names of its functions): the seed's loop, once per accumulator."""
+    rng = random.Random(f"extremum lanes {seed}")
+    kind = rng.choices(["lanes", "read", "value-first", "carried", "argmin"],
+                       [6, 1, 1, 1, 1])[0]
+    span = rng.choice(["range(len(x))", "range(1, len(x))", "range(j, len(x))"])
+    accumulators = ["m0", "m1"] if rng.random() < 0.4 else ["m0"]
+    body, starts = [], []
+    temps = []
+    for t in range(rng.choice([0, 0, 1, 2])):
+        name = f"t{t}"
+        body.append(f"{name} = {rng.choice(ELEMENTS)}")
+        temps.append(name)
+    for m in accumulators:
+        starts.append(f"{m} = {rng.choice(STARTS)}")
+        op = rng.choice(["min", "max"])
+        e = rng.choice(ELEMENTS + tuple(temps) * 2)
+        body.append(f"{m} = {op}({m}, {e})")
+    if kind == "read":
+        body.append(f"s = s + {accumulators[0]}")
+    elif kind == "value-first":
+        e = rng.choice(ELEMENTS)
+        body[-1] = f"{accumulators[-1]} = max({e}, {accumulators[-1]})"
+    elif kind == "carried":
+        body.insert(0, "c = c * 0.5 + x[i]")
+        body[-1] = f"{accumulators[-1]} = max({accumulators[-1]}, c)"
+    elif kind == "argmin":
+        e = rng.choice(ELEMENTS)
+        body = [f"if {e} < {accumulators[0]}:", f"    {accumulators[0]} = {e}", "    k = i"]
+        accumulators = accumulators[:1]
+        starts = starts[:1]
+    functions, texts = [], []
+    for j, m in enumerate(accumulators):
+        name = f"f{j}"
+        extra = {"read": " + 0.0 * s", "argmin": " + k"}.get(kind, "")
+        lines = [f"def {name}(x, y, a):", "    j = 2 if len(x) > 2 else 0", "    s = 0.0",
+                 "    c = 0.0", "    k = 0", *(f"    {s}" for s in starts),
+                 f"    for i in {span}:", *(f"        {s}" for s in body),
+                 f"    return {m}{extra}"]
+        texts.append("\n".join(lines))
+        functions.append(name)
+    return "import math\n\n\n" + "\n\n\n".join(texts) + "\n", functions, kind
+
+
+def inputs(seed: int, count: int = 6) -> list:
+    """(x, y, a) triples: lengths 1-13, values from VALUES and random normals."""
+    rng = random.Random(f"extremum lanes inputs {seed}")
+    out = []
+    for _ in range(count):
+        n = rng.randint(1, 13)
+        pool = VALUES if rng.random() < 0.7 else VALUES[:10]  # some without inf and NaN
+        x = [rng.choice(pool) if rng.random() < 0.7 else rng.gauss(0.0, 2.0) for _ in range(n)]
+        y = [rng.choice(pool) if rng.random() < 0.5 else rng.gauss(0.0, 2.0) for _ in range(n)]
+        out.append((np.array(x), np.array(y), rng.choice([-1.0, -0.0, 0.0, 0.5, 2.0])))
+    return out
+
+
+def _bits(v) -> bytes:
+    return np.float64(v).tobytes()
+
+
+def check(seed: int) -> str:
+    """'agreed in lanes' or 'agreed as written' (whether srcad ran the loop in lanes), or a
+    description of the first disagreement."""
+    import numba
+
+    text, names, kind = program(seed)
+    module, _ = load_module(text)
+    for name in names:
+        f = getattr(module, name)
+        compiled = numba.njit(f)
+        for x, y, a in inputs(seed):
+            with np.errstate(all="ignore"):
+                want = f(x, y, a)
+            as_written = compiled(x, y, a)
+            got = srcad.autodiff(srcad.ForwardWithPrimal, f, srcad.Const(x), srcad.Const(y),
+                                 srcad.Const(a), backend="numba")[-1]
+            if not (_bits(got) == _bits(want) == _bits(as_written)):
+                return (f"disagreed ({kind}): {name}(x={x.tolist()}, y={y.tolist()}, a={a}): "
+                        f"srcad {got!r}, CPython {want!r}, numba as written {as_written!r}")
+    code = srcad.source(getattr(module, names[0]), srcad.ForwardWithPrimal,
+                        *(srcad.Const(v) for v in inputs(seed, 1)[0]), backend="numba")
+    return "agreed in lanes" if "zero_signs_differ" in code else "agreed as written"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    outcomes = collections.Counter()
+    for seed in range(args.seed, args.seed + args.count):
+        outcome = check(seed)
+        outcomes[outcome.split(":")[0]] += 1
+        if not outcome.startswith("agreed"):
+            print(f"seed {seed}: {outcome}")
+    print(dict(outcomes))
+    return 0 if all(o.startswith("agreed") for o in outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
