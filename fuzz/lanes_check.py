@@ -5,6 +5,9 @@ shadow, and an Active float gets its two derivatives. Code the lanes cannot run 
 design (`BatchUnsupported` up front, `LanesUnsupported` when a call of primal values or an
 operand of adjoint arithmetic is an array: srcad/operators/lane_calls.py): that counts as
 agreed, the callers sweep once per row then. Every call gets its own copies of the arrays.
+A program whose Duplicated argument is a parameter container (`--containers`) is not checked
+here: reverse-mode lanes take arrays (`BatchDuplicated` of a container is refused with an
+`ArgumentError`), and its forward, vector and reverse modes are checked as any program's.
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ def check(f, args, timeout, alarm):
     """Raises AssertionError on a disagreement (SrcadError on a refusal other than lanes')."""
     backend = os.environ.get("SRCAD_FUZZ_BACKEND", "python")
     given = args()
-    if not any(isinstance(a, srcad.Duplicated) for a in given):
+    if not any(isinstance(a, srcad.Duplicated) for a in given) or any(
+            isinstance(a, srcad.Duplicated) and not isinstance(a.value, np.ndarray)
+            for a in given):
         return
     single, batch = [], []
     for a in given:
