@@ -5,9 +5,10 @@ shadow, and an Active float gets its two derivatives. Code the lanes cannot run 
 design (`BatchUnsupported` up front, `LanesUnsupported` when a call of primal values or an
 operand of adjoint arithmetic is an array: srcad/operators/lane_calls.py): that counts as
 agreed, the callers sweep once per row then. Every call gets its own copies of the arrays.
-A program whose Duplicated argument is a parameter container (`--containers`) is not checked
-here: reverse-mode lanes take arrays (`BatchDuplicated` of a container is refused with an
-`ArgumentError`), and its forward, vector and reverse modes are checked as any program's;
+A program with a parameter container among its arguments (`--containers`, `--records`),
+varied or constant, is not checked here: reverse-mode lanes run with array and float
+arguments only (refused with an `ArgumentError` beside a container), and its forward, vector
+and reverse modes are checked as any program's;
 nor is an f returning a tuple (`--python`, `--containers`): the lanes' `seed=[1.0, -2.5]`
 seeds one float.
 """
@@ -36,7 +37,8 @@ def check(f, args, timeout, alarm):
     backend = os.environ.get("SRCAD_FUZZ_BACKEND", "python")
     given = args()
     if not any(isinstance(a, srcad.Duplicated) for a in given) or any(
-            isinstance(a, srcad.Duplicated) and not isinstance(a.value, np.ndarray)
+            not isinstance(a.value if isinstance(a, Annotation) else a,
+                           (np.ndarray, float, int, str, np.floating, np.integer, type(None)))
             for a in given):
         return
     single, batch = [], []
