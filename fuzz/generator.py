@@ -46,6 +46,7 @@ from grammar_linalg import LinalgGrammar
 from grammar_literal_arguments import LiteralArgumentGrammar
 from grammar_loop_shapes import LoopShapeGrammar
 from grammar_loop_state import LoopStateGrammar
+from grammar_math_calls import MathCallGrammar
 from grammar_movement import MovementGrammar
 from grammar_nests import NestGrammar
 from grammar_numpy_semantics import NumpySemanticsGrammar
@@ -63,7 +64,7 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, Sh
                 LiteralArgumentGrammar, LibraryGrammar, WrittenResultGrammar,
                 LinalgGrammar, MovementGrammar, LoopStateGrammar, LibraryMoreGrammar,
                 StatsGrammar, IndexWriteGrammar, LibraryFormsGrammar, LibraryRulesGrammar,
-                BranchFloatGrammar):
+                BranchFloatGrammar, MathCallGrammar):
     def __init__(self, seed: int, nests: bool = False, shapes: frozenset = frozenset()):
         self.seed = seed
         self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before

@@ -30,14 +30,14 @@ class ExpressionGrammar:
                                f"(0.5 + ({e()}) ** 2) ** 0.5"])
         if kind == "unary":
             a = e()
-            return rng.choice([
+            return self.math_call(rng.choice([
                 f"math.sin({a})", f"math.cos({a})", f"math.tanh({a})", f"math.atan({a})",
                 f"math.exp({self.bounded(a)})", f"math.log(1.0 + ({a}) * ({a}))",
                 f"math.sqrt(1.0 + ({a}) * ({a}))", f"math.log1p(({a}) ** 2)",
                 f"math.erf({a})", f"np.sin({a})", f"np.tanh({a})", f"np.exp({self.bounded(a)})",
                 f"math.hypot({a}, 1.0)", f"math.atan2({a}, 2.0 + math.cos({a}))",
                 f"math.cosh(math.sin({a}))", f"math.expm1(math.tanh({a}))",
-            ])
+            ]), a)
         if kind == "kink":
             return rng.choice([f"abs({e()})", f"min({e()}, {e()})", f"max({e()}, {e()})",
                                f"math.fabs({e()})"])

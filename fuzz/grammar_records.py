@@ -4,7 +4,9 @@ parameter pytree, its fields read as `layer.W[i]`; `State` dataclasses and `Pair
 NamedTuples built inside f from varied values and read (and, for `State`, assigned) by their
 fields, rebuilt from their own fields in loops; and, in half the programs, f is a bound
 method of a class the program defines, reading `self.scale` and `self.A[i]` as constants and
-calling another method of self; blocks run inside `np.errstate(...)`, `try: k =
+calling another method of self; blocks run inside `np.errstate(...)` (or, from a stream of
+their own, `random.Random(f"context managers {seed}")`, `warnings.catch_warnings()` or
+`contextlib.nullcontext()`), `try: k =
 int(TEXTS[i]) except ValueError: k = 1` on constants, and random draws made inside f
 (`np.random.default_rng(s).normal(size=n)`, `np.random.RandomState(s).randn(n)`).
 
@@ -19,7 +21,9 @@ import random
 
 from program import ArgKind, Program
 
-HEADER = '''import math
+HEADER = '''import contextlib  # noqa: F401
+import math
+import warnings  # noqa: F401
 
 import numpy as np
 
@@ -35,8 +39,11 @@ def _c(rng: random.Random) -> str:
     return repr(round(rng.choice([-1, 1]) * rng.uniform(0.1, 0.9), 3))
 
 
-def _blocks(rng, n, method, counter):
-    """Block makers: each returns lines updating the float `s`."""
+def _blocks(rng, n, method, counter, managers=None):
+    """Block makers: each returns lines updating the float `s`. `managers`: the stream
+    that chooses the context manager of the `with` block (np.errstate, or
+    warnings.catch_warnings() or contextlib.nullcontext(), which srcad accepts too), drawn
+    after the block's own draws so the rest of the program is the seed's."""
     def fresh(base):
         counter[0] += 1
         return f"{base}{counter[0]}"
@@ -77,8 +84,11 @@ def _blocks(rng, n, method, counter):
     def errstate():
         setting = rng.choice(["divide", "over", "invalid", "all"])
         value = rng.choice(["ignore", "warn"])
-        return [f"with np.errstate({setting}={value!r}):",
-                f"    s = s * {_c(rng)} + np.sum(np.log(x * x + 1.0)) * layer.g"]
+        body = f"    s = s * {_c(rng)} + np.sum(np.log(x * x + 1.0)) * layer.g"
+        manager = managers.choice([f"np.errstate({setting}={value!r})",
+                                   "warnings.catch_warnings()", "contextlib.nullcontext()"]) \
+            if managers is not None else f"np.errstate({setting}={value!r})"
+        return [f"with {manager}:", body]
 
     def constant_try():
         k = fresh("k")
@@ -107,7 +117,7 @@ def generate(seed: int) -> Program:
     n = rng.randint(2, 4)
     method = rng.random() < 0.5
     counter = [0]
-    blocks = _blocks(rng, n, method, counter)
+    blocks = _blocks(rng, n, method, counter, random.Random(f"context managers {seed}"))
     indent = "        " if method else "    "
     if method:
         A = [round(rng.uniform(-1, 1), 3) for _ in range(n)]

@@ -60,7 +60,8 @@ SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names",
           "decompositions",  # with `linalg` (fuzz/grammar_linalg.py)
             "branch-floats",  # --arrays only (fuzz/grammar_branch_floats.py)
             "library-numba",  # library-numba: --arrays only (fuzz/grammar_library_rules.py)
-            "iteration-values")
+            "iteration-values",
+            "math-calls")  # math-calls: scalar programs (fuzz/grammar_math_calls.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.

@@ -17,12 +17,13 @@ from srcad.api.transform_calls import run
 from srcad.build.progress import Progress
 from srcad.build.transform_outputs import dtype_of
 from srcad.errors import SrcadError
+from srcad.operators import reverse_lane_count
 
 LANES = 2048  # cotangents per sweep (equal sweeps): W times the adjoints, as jacfwd's lanes
 # fewer where a sweep's seeds, the W-wide shadows of the arguments (m plus their elements a lane)
 # and what a one-lane pass held (the adjoints of f's own arrays widen too) would hold more than
-# this: 417 lanes, not 2048, for a map of 10**4 floats to 10**4
-LANE_BYTES = 64 * 2**20
+# reverse_lane_count.LANE_BYTES (the one budget of W-lane adjoints, read at each call): 417
+# lanes, not 2048, for a map of 10**4 floats to 10**4
 _REFUSED: dict = {}  # (function, argument signature) -> True where lanes were refused
 _REFUSED_SIZE = 64
 
@@ -54,7 +55,7 @@ def _lanes(target, args, wrt, values, out_shape, rows, m, backend, progress,
            allocated=0) -> bool:
     """Rows start .. start + W per sweep, lane k seeded with the unit vector e_(start + k)."""
     per_lane = m + sum(int(np.size(v)) for v in values) + allocated
-    most = max(1, min(LANES, LANE_BYTES // (8 * per_lane)))
+    most = max(1, min(LANES, reverse_lane_count.LANE_BYTES // (8 * per_lane)))
     width = -(-m // -(-m // most))  # equal sweeps of at most `most` lanes
     annotated = list(args)
     for start in range(0, m, width):

@@ -26,7 +26,7 @@ from srcad.operators.batched_reverse import prepare_batched_reverse_jacobian
 MAX_REVERSE_LANES = {"numba": 64, "python": 256}
 # fewer lanes where the W-wide shadows of x, the Outputs and Caches, a returned array's seed and
 # the arrays f allocates would hold more than this (a Cache of a million floats: 8 lanes on the
-# python backend, not 256)
+# python backend, not 256); jacrev's batched sweeps (srcad/api/reverse_rows.py) read it too
 LANE_BYTES = 64 * 2**20
 # a call's own peak below this counts as nothing: the Python objects of any call (frames,
 # floats) and small arrays, a thousandth of LANE_BYTES

@@ -10,13 +10,16 @@ A `for` variable over `range` never goes below the range's start (a positive ste
 reaches its stop (a negative step). Where that bound is provably >= 0 (from literals, `len`,
 `.shape`, `.size` and other names bound the same way; a name's every binding counts), each
 subscript of an array by that name reads it as `np.uint64(name)`: numba then indexes without
-the wraparound (the index's value is the same, so is the element); so does a subscript by a
-sum or difference of such names and int literals that is provably >= 0 (`x[j - 1]` where
-`j >= 1`, a tape slot `tape[tape_size + 1]`). srcad's tape counters (`counters`: `tape_size`
-and the like, which the reverse transform only moves between records it pushed) are >= 0
-whatever their bindings: a reverse sweep's `tape[tape_size]` after `tape_size -= 1` kept
-LLVM's loops scalar (ode's gradient: 242 -> 133 ms at n=100000, s=100). A subscript of a name
-typed as anything but an array (a list, a dict, a string) is left as it is.
+the wraparound (the index's value is the same, so is the element); so does a subscript by a sum
+or difference of such names and int literals that is provably >= 0 (`x[j - 1]` where `j >= 1`,
+a tape slot `tape[tape_size + 1]`). Inside the body of a `for` over `range` that does not
+rebind its variable, the variable is bounded by that loop's range alone: `j` of `for j in
+range(1, n)` is >= 1 there even when another loop runs `j` over `range(n)` (or from a negative
+start), so `x[j - 1]` in the first loop indexes without the wraparound. srcad's tape counters
+(`counters`: `tape_size` and the like, which the reverse transform only moves between records
+it pushed) are >= 0 whatever their bindings: a reverse sweep's `tape[tape_size]` after
+`tape_size -= 1` kept LLVM's loops scalar (ode's gradient: 242 -> 133 ms at n=100000, s=100). A
+subscript of a name typed as anything but an array (a list, a dict, a string) is left as it is.
 
 >>> import gast
 >>> from srcad.frontend import syntax as S
@@ -196,9 +199,18 @@ class _Rewrite:
         self.env = env
 
     def visit_body(self, body):
-        for node in _own_nodes(body):
+        # (node, the bounds that hold there): a loop's body gets its variable's own range
+        stack = [(node, self.bounds) for node in reversed(body)]
+        while stack:
+            node, bounds = stack.pop()
             if isinstance(node, gast.Subscript) and self._array_base(node.value):
-                node.slice = self._index(node.slice)
+                node.slice = self._index(node.slice, bounds)
+            if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+                continue
+            inner = _loop_bounds(node, bounds)
+            children = list(gast.iter_child_nodes(node))
+            stack.extend((child, inner if inner is not None and any(
+                child is b for b in node.body) else bounds) for child in reversed(children))
 
     def _array_base(self, base) -> bool:
         if not isinstance(base, gast.Name):
@@ -206,15 +218,15 @@ class _Rewrite:
         known = self.env.get(base.id)
         return known is None or isinstance(known, Array)
 
-    def _index(self, index):
-        if self._non_negative(index):
+    def _index(self, index, bounds):
+        if self._non_negative(index, bounds):
             return gast.copy_location(S.call("np.uint64", index), index)
         if isinstance(index, gast.Tuple):
-            index.elts = [self._index(e) if isinstance(e, (gast.Name, gast.BinOp)) else e
-                          for e in index.elts]
+            index.elts = [self._index(e, bounds) if isinstance(e, (gast.Name, gast.BinOp))
+                          else e for e in index.elts]
         return index
 
-    def _non_negative(self, index) -> bool:
+    def _non_negative(self, index, bounds) -> bool:
         """A name, or a `+`/`-` of names and int literals, whose lower bound is >= 0."""
         if not (isinstance(index, gast.Name) or isinstance(index, gast.BinOp)
                 and isinstance(index.op, (gast.Add, gast.Sub)) and all(
@@ -222,5 +234,33 @@ class _Rewrite:
                                    gast.expr_context))
                     for n in gast.walk(index))):
             return False
-        bound = _bound(index, self.bounds)
+        bound = _bound(index, bounds)
         return bound is not None and bound >= 0
+
+
+def _loop_bounds(node, bounds):
+    """The bounds inside the body of `node`, a `for name in range(...)` whose body never
+    rebinds name (name is then always a value of that range there), or None: `bounds` with
+    name bounded by this range alone, where that is higher than (or unlike) its bound from
+    every binding of the function."""
+    if not (isinstance(node, gast.For) and isinstance(node.target, gast.Name)
+            and _is_range(node.iter)):
+        return None
+    name = node.target.id
+    low = _range_bound(node.iter, bounds)
+    if low is None or (bounds.get(name) is not None and bounds[name] >= low) \
+            or _rebinds(node.body, name):
+        return None
+    return {**bounds, name: low}
+
+
+def _rebinds(body, name) -> bool:
+    """Does a statement of `body` (a function defined in it too: `nonlocal`) bind `name`?"""
+    for node in (n for stmt in body for n in gast.walk(stmt)):
+        if isinstance(node, gast.Name) and node.id == name \
+                and not isinstance(node.ctx, gast.Load):
+            return True
+        if isinstance(node, (gast.FunctionDef, gast.ClassDef)) and node.name == name \
+                or isinstance(node, (gast.Global, gast.Nonlocal)) and name in node.names:
+            return True
+    return False

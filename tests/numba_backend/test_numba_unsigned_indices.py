@@ -63,6 +63,20 @@ def _stepped(x):
     return y[len(x) - 1] + y[1]
 
 
+def _per_loop(x):
+    # j runs over range(1, n), range(n) and range(-2, 0): in the first loop j - 1 >= 0,
+    # in the last x[j] reads from the end of x
+    n = len(x)
+    total = 0.0
+    for j in range(1, n):
+        total = total + x[j - 1] * x[j]
+    for j in range(n):
+        total = total + 0.5 * x[j]
+    for j in range(-2, 0):
+        total = total + x[j] * x[j] * x[j]
+    return total
+
+
 def _source(f, *args):
     """The reverse code's module as numba compiles it."""
     call = api._arguments(f, srcad.Reverse, args, None, "numba")
@@ -120,3 +134,19 @@ def test_a_counter_stepped_down_keeps_the_wraparound():
     assert "x[idx]" in code and "np.uint64(idx)" not in code
     srcad.testing.check_grads(_lowered_counter, srcad.Duplicated(x, np.zeros_like(x)),
                               modes=("rev",), backend="numba")
+
+
+def test_each_loop_bounds_its_own_counter_and_negative_indices_still_wrap():
+    x = np.array([0.5, -1.0, 2.0, 3.0, -0.25])
+    code = _source(_per_loop, srcad.Duplicated(x, np.zeros_like(x)))
+    assert "x[np.uint64(j - 1)] * x[np.uint64(j)]" in code
+    assert "x[j] * x[j] * x[j]" in code  # j < 0 there: Python's wraparound kept
+    shadow = np.zeros_like(x)
+    srcad.autodiff(srcad.Reverse, _per_loop, srcad.Duplicated(x, shadow), backend="numba")
+    expected = np.full_like(x, 0.5)  # by hand: d/dx of sum x[j-1] x[j] + sum x / 2 + x[-2:]**3
+    expected[:-1] += x[1:]
+    expected[1:] += x[:-1]
+    expected[-2:] += 3.0 * x[-2:] ** 2
+    np.testing.assert_allclose(shadow, expected, rtol=1e-15)
+    srcad.testing.check_grads(_per_loop, srcad.Duplicated(x, np.zeros_like(x)),
+                              modes=("fwd", "rev"), backend="numba")

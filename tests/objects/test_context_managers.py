@@ -3,12 +3,14 @@ around differentiable code: the body and its derivative run inside them; other `
 statements refused by line."""
 
 import contextlib
+import sys
 import warnings
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from helpers.user_modules import import_source
 
 import srcad
 from srcad.errors import SrcadError
@@ -85,3 +87,56 @@ def test_other_with_statements_refused_by_line(f):
     with pytest.raises(SrcadError, match="with: not supported") as info:
         srcad.grad(f)(X)
     assert info.value.line == f.__code__.co_firstlineno + 1
+
+
+class Scaled:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def loss(self, x):
+        with warnings.catch_warnings(), np.errstate(divide="ignore"):
+            c = np.maximum(np.log(C), -5.0)  # log(0) warns without errstate
+            y = self.scale * (np.sum(x * c) + np.sum(np.log(x)))
+        return y
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_bound_methods_context_managers_are_made_in_its_module(mode):
+    # srcad calls a bound method from a function of its own, whose module has no `warnings`
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = srcad.gradient(Scaled(2.0).loss, X, mode=mode)
+    np.testing.assert_allclose(g, 2.0 * _expected(), rtol=1e-12)
+
+
+def test_a_helpers_context_managers_are_made_in_its_module(tmp_path, monkeypatch):
+    module_dir = tmp_path
+    monkeypatch.syspath_prepend(str(module_dir))
+    for name in ("context_helper_module", "context_caller_module"):  # forgotten after
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    import_source(module_dir, "context_helper_module", """
+        import contextlib
+        import warnings
+
+        import numpy as np
+
+
+        def logs(x):
+            with warnings.catch_warnings(), contextlib.nullcontext():
+                s = np.sum(np.log(x))
+            return s
+        """)
+    caller = import_source(module_dir, "context_caller_module", """
+        import numpy as np
+
+        from context_helper_module import logs
+
+        warnings = "a name of the caller's own"
+
+
+        def scaled_logs(x):
+            return 3.0 * logs(x) + np.sum(x)
+        """)
+    for mode in ("reverse", "forward"):  # by hand: 3 / x + 1
+        np.testing.assert_allclose(srcad.gradient(caller.scaled_logs, X, mode=mode),
+                                   3.0 / X + 1.0, rtol=1e-13)

@@ -9,6 +9,7 @@ from helpers.differences import central
 
 import srcad
 from srcad.api import reverse_rows
+from srcad.operators import reverse_lane_count
 
 
 def first_row(x):
@@ -63,7 +64,7 @@ def test_jacrev_takes_fewer_lanes_where_their_memory_would_pass_the_bound(monkey
     original = reverse_rows.run
     monkeypatch.setattr(reverse_rows, "run", lambda *a: sweeps.append(1) or original(*a))
     # a lane holds the seed (10) and x's shadow (3): room for 4 lanes, so 3 sweeps of 4, 4, 2
-    monkeypatch.setattr(reverse_rows, "LANE_BYTES", 8 * 13 * 4)
+    monkeypatch.setattr(reverse_lane_count, "LANE_BYTES", 8 * 13 * 4)
     x = np.array([0.3, -0.8, 1.1])
     J = srcad.jacrev(spread)(x)
     assert len(sweeps) == 3
@@ -87,7 +88,7 @@ def test_jacrev_lanes_are_bounded_by_the_arrays_f_allocates_too(monkeypatch):
     monkeypatch.setattr(reverse_rows, "run", lambda *a: sweeps.append(1) or original(*a))
     # a lane holds the seed (10), x's shadow (3) and the scratch array's adjoints (20000):
     # room for 4 lanes, 3 sweeps of the 10 rows (the seeds and shadows alone: one sweep)
-    monkeypatch.setattr(reverse_rows, "LANE_BYTES", 8 * 20013 * 4)
+    monkeypatch.setattr(reverse_lane_count, "LANE_BYTES", 8 * 20013 * 4)
     x = np.array([0.3, -0.8, 1.1])
     J = srcad.jacrev(spread_with_scratch)(x)
     assert len(sweeps) in (3, 4)  # 4, 3, 3 (or, for the call's own objects, 4 sweeps of 3)

@@ -39,6 +39,18 @@ def test_reverse_dict_of_float_and_array_matches_hand_derivative():
     np.testing.assert_allclose(shadow["b"], [0.0, 1.5])
 
 
+def test_reverse_lanes_beside_a_container_are_refused_as_such():
+    params = {"a": 1.5, "b": np.array([2.0, 3.0])}
+    lanes = [srcad.tree_zeros_like(params) for _ in range(2)]
+    with pytest.raises(srcad.ArgumentError, match="beside a container of parameters"):
+        srcad.autodiff(srcad.Reverse, m.simple, srcad.BatchDuplicated(params, lanes), X,
+                       seed=[1.0, -2.5])
+    x_lanes = [np.zeros_like(X) for _ in range(2)]  # the container a constant: the same
+    with pytest.raises(srcad.ArgumentError, match="beside a container of parameters"):
+        srcad.autodiff(srcad.Reverse, m.simple, params, srcad.BatchDuplicated(X, x_lanes),
+                       seed=[1.0, -2.5])
+
+
 def test_nested_containers_helpers_loops_and_unpacking_all_modes():
     params = _mlp_params()
     check_grads(m.mlp_loss, srcad.Duplicated(params, srcad.tree_zeros_like(params)), X)

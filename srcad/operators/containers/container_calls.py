@@ -109,6 +109,12 @@ def container_autodiff(mode, f, args, seed, batch, backend):
         key = (f, f.__code__, layout, mode, batch, backend)
         plan = _plans.get(key)
         if mode.reverse:
+            if batch is None and _lane_count(flat_args):
+                raise ArgumentError("BatchDuplicated in reverse mode beside a container of "
+                                    "parameters: reverse lanes run with array and float "
+                                    "arguments only",
+                                    hint="one call per cotangent with Duplicated, or pass the "
+                                    "container's arrays as arguments of their own")
             out = plan.run(flat_args, seed) if plan is not None else plans.MISS
             if out is plans.MISS:
                 call, compiled = _checked(f, mode, flat_args, layout, batch, backend)

@@ -9,12 +9,15 @@ so the body (and its derivative) runs with the reporting the user asked for. All
 of one of those on constants (no local name), without `as`; np.errstate's settings "ignore",
 "warn" or "print" (with "raise", "call" or "log" an error changes the control flow, and the
 derivative code's own infinities would raise too). Any other `with` stays for the fence to
-refuse by line.
+refuse by line. A helper's context expressions are evaluated in the helper's own namespace
+(`helper_contexts`): the caller's module may not import `warnings`, or bind `np` to
+something else.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import warnings
 
 import gast
@@ -65,3 +68,19 @@ def _allowed(parsed, item, locals_) -> bool:
                 isinstance(value, gast.Constant) and value.value in _QUIET):
             return False
     return not (resolve_callee(parsed, call.func, {}) is np.errstate and call.args)
+
+
+def helper_contexts(parsed, helper) -> list:
+    """The context expressions of an inlined helper (`helper.contexts`) as calls the caller's
+    code evaluates: each call, of a function bound in `parsed.namespace`, makes the context
+    manager from its expression in the helper's namespace, anew at every call."""
+    calls = []
+    for expr in helper.contexts:
+        code = compile(S.unparse_expr(expr), helper.filename, "eval")
+        name_, k = "srcad_helper_context", 0
+        while name_ in parsed.namespace:
+            k += 1
+            name_ = f"srcad_helper_context_{k}"
+        parsed.namespace[name_] = functools.partial(eval, code, helper.namespace)
+        calls.append(S.call(name_))
+    return calls

@@ -28,6 +28,7 @@ from srcad.frontend.refusals import STRICT, Refusals
 from srcad.frontend.transformer import Transformer
 from srcad.rules import lookup_call
 from srcad.transform.names import Namer
+from srcad.transform.normalize.contexts import helper_contexts
 from srcad.transform.normalize.desugar import desugar
 from srcad.transform.normalize.exits import always_assigns, structure_exits
 from srcad.transform.normalize.function_arguments import Shield, function_arguments
@@ -275,7 +276,8 @@ class Inliner:
                         local_functions=visible)
         inner.prepared = self.prepared
         body = desugar(cparsed, inner.block(body), cnamer)
-        self.parsed.contexts.extend(cparsed.contexts)  # a helper's np.errstate: the call's
+        # a helper's np.errstate: the call's, made in the helper's namespace
+        self.parsed.contexts.extend(helper_contexts(self.parsed, cparsed))
         return body, inner
 
     def _bind(self, callee, cparsed, call) -> tuple[list, list]:

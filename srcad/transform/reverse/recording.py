@@ -241,9 +241,11 @@ class ReverseRecording(InvariantPushes, IterationValues):
         target = stmt.targets[0].id if isinstance(stmt, gast.Assign) \
             and isinstance(stmt.targets[0], gast.Name) else None
         if isinstance(primal.value, gast.Name) and primal.value.id in calls \
-                and target in self.written_in_place:
+                and target in self.written_in_place \
+                and isinstance(self.types.of(node_of[primal.value.id]), Array):
             # `p = np.exp(x)` then `p[1] /= c`: p gets its own array; the taped `exp` (the
-            # rule's `ans`) keeps the values the reverse sweep reads
+            # rule's `ans`) keeps the values the reverse sweep reads (a float, `t = exp`
+            # then `t /= c`, is a value: its np.copy would be a 0-d array)
             primal.value = S.call("np.copy", primal.value)
         # the forward sweep reads elements where the reverse reads their taped copies
         originals = {tmp.id: node for key, tmp in subst.items()  # taped shapes: not read here
