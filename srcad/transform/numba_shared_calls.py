@@ -38,9 +38,10 @@ import gast
 from srcad.frontend import syntax as S
 
 SHARED = frozenset({"np.linalg.solve", "np.linalg.inv", "np.linalg.slogdet", "np.linalg.det",
-                    "np.linalg.cholesky"})
+                    "np.linalg.cholesky",
+                    "linalg_solve"})  # np.linalg.solve spelled for numba: numba_linalg_calls.py
 # calls that write into none of their operands
-_PURE = frozenset({"array_matmul", "unbroadcast", "unshared", "float", "int", "len", "range",
+_PURE = frozenset({"array_matmul", "linalg_solve", "unbroadcast", "unshared", "float", "int", "len", "range",
                    "max", "min", "abs"})
 # calls that make a new value of their operands (a read through them keeps no reference to
 # the shared result; so do math's functions and arithmetic); any other call may return an
@@ -99,7 +100,7 @@ def _run(run: list, namer) -> list:
         if len(uses) < 2:
             continue
         call = uses[0][0]
-        shared = namer.fresh("shared_" + call.func.attr)
+        shared = namer.fresh("shared_" + _spelled(call.func).split(".")[-1].removeprefix("linalg_"))
         before.setdefault(first, []).append(
             gast.copy_location(S.assign(S.name(shared, store=True), S.clone(call)), run[first]))
         for node, parent, field in uses:

@@ -24,6 +24,15 @@ def test_the_transposed_solve_of_both_adjoints_runs_once():
                                 "b_bar += unshared(b_bar, shared_solve)"]
 
 
+def test_the_solve_spelled_for_numba_is_shared_too():
+    # srcad/transform/numba_linalg_calls.py spells np.linalg.solve `linalg_solve` first
+    out = _shared("a_bar += -np.outer(linalg_solve(a.T, g), ans)\n"
+                  "b_bar += unshared(b_bar, linalg_solve(a.T, g))\n")
+    assert out.splitlines() == ["shared_solve = linalg_solve(a.T, g)",
+                                "a_bar += -np.outer(shared_solve, ans)",
+                                "b_bar += unshared(b_bar, shared_solve)"]
+
+
 def test_slogdets_sign_and_log_come_from_one_call():
     out = _shared("sign = np.linalg.slogdet(c)[0]\n"
                   "tape.append(c)\n"
