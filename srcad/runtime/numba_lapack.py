@@ -23,9 +23,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 from numba import types
-from numba.core.imputils import impl_ret_borrowed
-from numba.extending import intrinsic, overload
-from numba.np.linalg import F_INT_nptype, _LAPACK, ensure_lapack
+from numba.extending import overload
+from numba.np.linalg import _LAPACK, F_INT_nptype, ensure_lapack
+
+from srcad.runtime.numba_blas import any_layout
 
 ensure_lapack()  # numba's LAPACK calls go through SciPy's
 _XGESV = _LAPACK().numba_xgesv(types.float64)
@@ -34,19 +35,6 @@ _DOUBLE = np.int8(ord("d"))
 
 def linalg_solve(a, b):
     return np.linalg.solve(a, b)
-
-
-@intrinsic
-def any_layout(typingctx, x):
-    """`x` typed as an array of layout "A" (the same array: no copy)."""
-    if not isinstance(x, types.Array):
-        return None
-    result = x.copy(layout="A")
-
-    def codegen(context, builder, signature, args):
-        value = context.cast(builder, args[0], x, result)
-        return impl_ret_borrowed(context, builder, result, value)
-    return result(x), codegen
 
 
 @numba.njit(cache=True)
@@ -66,8 +54,10 @@ def _checked_square(a):
 
 
 @numba.njit(cache=True)
-def _gesv(work, n, rhs, solution):
-    """LAPACK's dgesv on the Fortran-ordered copies: `solution` becomes the solution."""
+def _gesv(work, solution):
+    """LAPACK's dgesv on the Fortran-ordered copies (n x n, n x rhs, n > 0): `solution`
+    becomes the solution."""
+    n, rhs = solution.shape
     pivots = np.empty(n, dtype=F_INT_nptype)
     status = _XGESV(_DOUBLE, n, rhs, work.ctypes, n, pivots.ctypes, solution.ctypes, n)
     if status < 0:
@@ -84,15 +74,15 @@ def _solve_vector(a, b):
     if b.shape[0] != n:
         raise np.linalg.LinAlgError(
             "Incompatible array sizes, system is not dimensionally valid.")
-    solution = np.empty(n)
+    row = np.empty((1, n))  # numba's: the solution as a Fortran-ordered n x 1 matrix
     for i in range(n):
         value = b[i]
         if not np.isfinite(value):
             raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
-        solution[i] = value
+        row[0, i] = value
     if n > 0:
-        _gesv(work, n, 1, solution)
-    return solution
+        _gesv(work, row.T)
+    return row.ravel()
 
 
 @numba.njit(cache=True)
@@ -111,7 +101,7 @@ def _solve_matrix(a, b):
                 raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
             solution[i, j] = value
     if n > 0:
-        _gesv(work, n, rhs, solution)
+        _gesv(work, solution)
     return solution
 
 

@@ -41,8 +41,8 @@ SHARED = frozenset({"np.linalg.solve", "np.linalg.inv", "np.linalg.slogdet", "np
                     "np.linalg.cholesky",
                     "linalg_solve"})  # np.linalg.solve spelled for numba: numba_linalg_calls.py
 # calls that write into none of their operands
-_PURE = frozenset({"array_matmul", "linalg_solve", "unbroadcast", "unshared", "float", "int", "len", "range",
-                   "max", "min", "abs"})
+_PURE = frozenset({"array_matmul", "linalg_solve", "unbroadcast", "unshared", "float", "int",
+                   "len", "range", "max", "min", "abs"})
 # calls that make a new value of their operands (a read through them keeps no reference to
 # the shared result; so do math's functions and arithmetic); any other call may return an
 # operand or a view of it
