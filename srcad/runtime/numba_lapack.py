@@ -82,7 +82,7 @@ def _solve_vector(a, b):
         row[0, i] = value
     if n > 0:
         _gesv(work, row.T)
-    return row.ravel()
+    return row[0]  # a C-ordered vector (numba returns the same view, by reshaping)
 
 
 @numba.njit(cache=True)

@@ -20,9 +20,9 @@ rewrites of generated code).
 * `np.linalg.inv(A)`, `np.linalg.slogdet(A)`, `np.linalg.det(A)`: of
   `np.ascontiguousarray` operands (a copy of a transpose or strided view, the array itself
   otherwise). numba compiles each of these once per layout of its operands (C, F or A, each
-  with its LAPACK glue and error paths), and an adjoint solves with `A.T` (layout F) where the
-  primal solved with `A`; numba copies every operand into a new Fortran-ordered array before
-  LAPACK reads it, so the values LAPACK sees, and the results, are the same bits.
+  with its LAPACK glue and error paths), and an adjoint reads `A.T` (layout F) where the
+  primal read `A`; numba copies every operand into a new Fortran-ordered array before LAPACK
+  reads it, so the values LAPACK sees, and the results, are the same bits.
 
 >>> from srcad.frontend import syntax as S
 >>> S.unparse_expr(linalg_call(S.parse_expr("np.tensordot(a, b, axes=([1], [0]))")))
