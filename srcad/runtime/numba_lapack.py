@@ -15,7 +15,8 @@ bit; the code is cached on disk like the rest of srcad's runtime (srcad/runtime/
 numba's checks are kept, with numba's messages: a non-square `a`, a `b` whose rows do not
 match, an inf or NaN in either operand and a singular matrix raise `numpy.linalg.LinAlgError`.
 The solution of a 1-D `b` is a new C-ordered vector, of a 2-D `b` a new Fortran-ordered matrix
-(as numba's). Operands of other dtypes take numba's own solve of C-ordered copies.
+(as numba's). Operands of other dtypes (and any without SciPy) take numba's own solve of
+C-ordered copies.
 """
 
 from __future__ import annotations
@@ -28,7 +29,11 @@ from numba.np.linalg import _LAPACK, F_INT_nptype, ensure_lapack
 
 from srcad.runtime.numba_blas import any_layout
 
-ensure_lapack()  # numba's LAPACK calls go through SciPy's
+try:  # numba's LAPACK calls go through SciPy's
+    ensure_lapack()
+    LAPACK = True
+except ImportError:  # pragma: no cover - SciPy is installed where srcad is tested
+    LAPACK = False
 _XGESV = _LAPACK().numba_xgesv(types.float64)
 _DOUBLE = np.int8(ord("d"))
 
@@ -107,7 +112,7 @@ def _solve_matrix(a, b):
 
 @overload(linalg_solve)
 def _linalg_solve(a, b):
-    if isinstance(a, types.Array) and isinstance(b, types.Array) and a.ndim == 2 \
+    if LAPACK and isinstance(a, types.Array) and isinstance(b, types.Array) and a.ndim == 2 \
             and a.dtype == b.dtype == types.float64:
         if b.ndim == 1:
             return lambda a, b: _solve_vector(any_layout(a), any_layout(b))
