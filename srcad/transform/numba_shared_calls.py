@@ -148,8 +148,9 @@ def _kept(node, field, child, kept) -> bool:
                     and _spelled(child.func) == "unshared")
     if isinstance(node, gast.Call) and node.func is not child:
         name_ = _spelled(node.func)
-        if name_ in _NEW_VALUE or name_.startswith("math."):
-            return False
+        if name_ in _NEW_VALUE or name_.startswith("math.") \
+                or name_ == "outer_add" and field == "args" and child is not node.args[0]:
+            return False  # outer_add(a, x, y) reads x and y into a
         return kept if name_ == "unshared" else True  # unshared(t, v): v, or a copy of it
     if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare)):
         return False  # a new value (or a number)
@@ -171,6 +172,9 @@ def _changed(stmt) -> tuple[set, set]:
             continue
         name_ = _spelled(node.func)
         if _pure(name_):
+            continue
+        if name_ == "outer_add" and node.args:  # a += outer(x, y): writes into a only
+            by_calls |= S.loaded_names(node.args[0])
             continue
         if isinstance(node.func, gast.Attribute):  # a method: its object may change
             by_calls |= S.loaded_names(node.func.value)

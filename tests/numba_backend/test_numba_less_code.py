@@ -98,6 +98,14 @@ def test_a_linear_algebra_call_written_twice_runs_once():
     assert "shared_solve =" in code and "shared_solve_1 =" in code
 
 
+def test_a_solves_outer_adjoint_is_added_in_place():
+    # `s_bar += -np.outer(linalg_solve(s.T, g), x)` compiled numba's np.outer and made two
+    # matrices; outer_add adds the products into s_bar in one loop (the same numbers)
+    code = _joined(_filter_source())
+    assert "np.outer(" not in code
+    assert "outer_add(s_bar, -shared_solve_1, " in code
+
+
 @pytest.mark.slow  # numba compiles the solves, slogdet and inv
 def test_the_filter_on_numba_is_numpys_to_the_bit_and_loads_from_the_cache(monkeypatch, tmp_path):
     from srcad.build import cache, compiler

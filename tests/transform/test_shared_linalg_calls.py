@@ -33,6 +33,19 @@ def test_the_solve_spelled_for_numba_is_shared_too():
                                 "b_bar += unshared(b_bar, shared_solve)"]
 
 
+def test_a_solve_read_into_outer_add_is_shared():
+    # outer_add(a, x, y) writes into a only and reads x and y
+    out = _shared("outer_add(a_bar, -linalg_solve(a.T, g), ans)\n"
+                  "b_bar += unshared(b_bar, linalg_solve(a.T, g))\n")
+    assert out.splitlines() == ["shared_solve = linalg_solve(a.T, g)",
+                                "outer_add(a_bar, -shared_solve, ans)",
+                                "b_bar += unshared(b_bar, shared_solve)"]
+    # ... and not where it writes into what the solve reads
+    out = _shared("outer_add(g, -linalg_solve(a.T, g), ans)\n"
+                  "b_bar += unshared(b_bar, linalg_solve(a.T, g))\n")
+    assert "shared_solve" not in out
+
+
 def test_slogdets_sign_and_log_come_from_one_call():
     out = _shared("sign = np.linalg.slogdet(c)[0]\n"
                   "tape.append(c)\n"
