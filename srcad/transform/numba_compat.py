@@ -22,7 +22,8 @@
   for each combination of argument types.
 * `a += np.outer(x, y)` (a statement, the adjoint of a matrix-vector product):
   `outer_add(a, x, y)`, one loop over `a` instead of a new matrix added to it; `a -= np.outer(x,
-  y)` and `a += -np.outer(x, y)` (the adjoint of a solve): `outer_add(a, -x, y)`.
+  y)` and `a += -np.outer(x, y)` (the adjoint of a solve): `outer_add(a, -x, y)`; not where
+  `x` or `y` reads `a`'s name (outer_add reads them while it writes into `a`).
 * `np.concatenate([a, b])`, `np.stack([a, b], axis=1)` (and hstack, vstack): the listed
   arrays as a tuple (numba joins tuples of arrays; a list must hold one type).
   `np.stack((a, b), axis=0)`: `array_stack((a, b))` (srcad/runtime/numba_arrays.py), which also
@@ -154,7 +155,10 @@ class _Products(gast.NodeTransformer):
         if isinstance(node.op, (gast.Add, gast.Sub)) and isinstance(v, gast.Call) \
                 and not v.keywords and len(v.args) == 2 and isinstance(v.func, gast.Attribute) \
                 and v.func.attr == "outer" and isinstance(v.func.value, gast.Name) \
-                and v.func.value.id == "np":
+                and v.func.value.id == "np" \
+                and not {n.id for n in S.nodes(node.target) if isinstance(n, gast.Name)} \
+                & set().union(*map(S.loaded_names, v.args)):
+            # (outer_add reads x and y while it writes: none may be a view of the target)
             target = S.clone(node.target)
             target.ctx = gast.Load()  # a Name or a Subscript: its inner loads stay loads
             x, y = v.args  # -(x y) and (-x) y are the same numbers

@@ -100,3 +100,17 @@ def test_a_call_inside_a_comprehension_stays_there():
     line = "p = [2.0 * np.linalg.solve(a, g[i]) for i in range(3)]\n"
     out = _shared(line + line.replace("p =", "q ="))
     assert "shared" not in out
+
+
+def test_outer_add_is_not_used_where_its_operands_read_the_target():
+    # srcad/transform/numba_compat.py: outer_add reads x and y while it writes into a
+    from srcad.transform.numba_compat import numba_friendly
+
+    def spelled(source):
+        tree = gast.Module(body=S.parse_stmts(source), type_ignores=[])
+        return gast.unparse(numba_friendly(tree, Namer({"a", "x", "y"}))).strip()
+
+    assert spelled("a += -np.outer(x, y)\n") == "outer_add(a, -x, y)"
+    assert spelled("a -= np.outer(x, y)\n") == "outer_add(a, -x, y)"
+    assert "outer_add" not in spelled("a -= np.outer(x, a[0])\n")
+    assert "outer_add" not in spelled("a += np.outer(a.T[1], y)\n")
