@@ -37,6 +37,8 @@ def _laid(x, how):
 @pytest.mark.parametrize("m, k, n", [(4, 3, 5), (1, 3, 2), (3, 1, 2), (2, 3, 1), (0, 2, 3),
                                      (2, 0, 3)])
 def test_each_layout_is_numbas_product_and_compiles_once(m, k, n):
+    before = {f: set(f.signatures)  # other tests' compilations (read-only operands, ...)
+              for f in (matrix_product, matrix_vector_product, vector_matrix_product)}
     a, b = RNG.standard_normal((m, k)), RNG.standard_normal((k, n))
     x, y = RNG.standard_normal(k), RNG.standard_normal(m)
     exact = min(m, k, n) > 1
@@ -50,9 +52,10 @@ def test_each_layout_is_numbas_product_and_compiles_once(m, k, n):
                     np.testing.assert_array_equal(got, _numbas(left, right))
                 np.testing.assert_allclose(got, left @ right, rtol=1e-14, atol=1e-14)
                 assert got.flags.c_contiguous
-    for product in (matrix_product, matrix_vector_product, vector_matrix_product):
-        assert len(product.signatures) == 1, product  # layout "A" only
-        assert all(t.layout == "A" for t in product.signatures[0])
+    for product, known in before.items():  # layout "A" only: one compilation each
+        signatures = set(product.signatures)
+        assert len(signatures - known) <= 1 and len(signatures) >= 1, product.signatures
+        assert all(t.layout == "A" for signature in signatures for t in signature)
 
 
 def test_mismatched_shapes_are_refused():

@@ -39,6 +39,7 @@ def _lying(matrix, how):
 
 @pytest.mark.slow  # numba compiles its own solve and srcad's for nine pairs of layouts
 def test_every_layout_solves_to_numbas_and_numpys_bits_with_one_compilation():
+    before = {f: set(f.signatures) for f in (_solve_matrix, _solve_vector)}  # other tests'
     a = RNG.standard_normal((4, 4)) + 4 * np.eye(4)
     vector, matrix = RNG.standard_normal(4), RNG.standard_normal((4, 3))
     for how_a in "CFA":
@@ -54,8 +55,10 @@ def test_every_layout_solves_to_numbas_and_numpys_bits_with_one_compilation():
             np.testing.assert_array_equal(y, np.linalg.solve(a, vector))
             np.testing.assert_array_equal(y, _numbas(np.ascontiguousarray(a), vector))
     # the work is typed for layout "A" only: one compilation per rank of b
-    assert len(_solve_matrix.signatures) == 1 and len(_solve_vector.signatures) == 1
-    assert all(t.layout == "A" for t in _solve_matrix.signatures[0])
+    for solve, known in before.items():
+        signatures = set(solve.signatures)
+        assert len(signatures - known) <= 1 and len(signatures) >= 1, solve.signatures
+        assert all(t.layout == "A" for signature in signatures for t in signature)
 
 
 def test_numbas_errors_are_kept():
