@@ -5,7 +5,8 @@ numba): the same names and meanings as the python backend's runtime, compiled.
 * `unbroadcast(g, shape)`: srcad/runtime/array_runtime.py's, `g` summed over the axes broadcasting
   added or stretched; `g` itself when the shapes agree (as there), a new array otherwise.
 * `array_matmul(a, b)`: `a @ b` and `np.dot(a, b)` of 1-D and 2-D float arrays (numba's own
-  needs SciPy's BLAS; with SciPy installed and both operands contiguous it is called; two
+  needs SciPy's BLAS; with SciPy installed and both operands contiguous it is called, for
+  float64 matrices through srcad/runtime/numba_blas.py, compiled once for every layout; two
   float64 matrices that are strided views (a column range, a matrix of a 3-D array) go to BLAS
   in place where they lie as it reads matrices (srcad/runtime/numba_gemm.py); else loops).
 * `array_heaviside(x, h0)`: `np.heaviside(x, h0)`, which numba lacks.
@@ -46,6 +47,12 @@ from numba.extending import overload
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
 from srcad.runtime import array_runtime as _python
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
+from srcad.runtime.numba_blas import (
+    any_layout,
+    matrix_product,
+    matrix_vector_product,
+    vector_matrix_product,
+)
 from srcad.runtime.numba_gemm import BLAS as _BLAS  # numba's np.dot calls BLAS through SciPy
 from srcad.runtime.numba_gemm import looped_product, strided_product
 from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
@@ -113,6 +120,9 @@ def _inner(x, y):
     return s
 
 
+# float64 products of C- or F-contiguous operands (srcad/runtime/numba_blas.py)
+_ANY_LAYOUT = {(2, 2): matrix_product, (2, 1): matrix_vector_product,
+               (1, 2): vector_matrix_product}
 _LOOPS = {(1, 1): _inner, (2, 1): _matvec, (1, 2): _vecmat, (2, 2): looped_product}
 
 
@@ -133,6 +143,9 @@ def _matmul(a, b):
     if loops is None:
         raise TypingError("array_matmul: srcad compiles products of 1-D and 2-D arrays only")
     if _BLAS and a.layout in "CF" and b.layout in "CF" and a.dtype == b.dtype:
+        blas = _ANY_LAYOUT.get((a.ndim, b.ndim)) if a.dtype == types.float64 else None
+        if blas is not None:  # numba's BLAS call, compiled once for every layout
+            return lambda a, b: blas(any_layout(a), any_layout(b))
         return lambda a, b: np.dot(a, b)
     if _BLAS and (a.ndim, b.ndim) == (2, 2) and a.dtype == b.dtype == types.float64:
         return lambda a, b: strided_product(a, b)  # BLAS on the views where it reads them

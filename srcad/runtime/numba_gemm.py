@@ -39,6 +39,8 @@ except Exception:  # pragma: no cover - SciPy is installed where srcad is tested
     _XXGEMM, BLAS = None, False
 
 _ONE, _ZERO = np.ones(1), np.zeros(1)
+# BLAS's letters, constants: `ord("n")` in compiled code compiles numba's string functions
+_DOUBLE, _PLAIN, _TRANSPOSED = np.int8(ord("d")), np.int8(ord("n")), np.int8(ord("t"))
 _ROWS, _COLUMNS = 0, 1  # how a matrix lies: contiguous rows (C-like) or columns (F-like)
 
 
@@ -82,15 +84,14 @@ if BLAS:
         alpha_slot = _ONE  # BLAS reads alpha and beta through pointers: constants, so
         # the usual products (beta 0 or 1) allocate nothing
         beta_slot = _ONE if beta == 1.0 else _ZERO if beta == 0.0 else np.array([beta])
-        plain, transposed = np.int8(ord("n")), np.int8(ord("t"))
         if c_kind == _ROWS:  # BLAS (column-major) computes c.T = b.T @ a.T
-            status = _XXGEMM(np.int8(ord("d")), plain if b_kind == _ROWS else transposed,
-                             plain if a_kind == _ROWS else transposed, n, m, k,
+            status = _XXGEMM(_DOUBLE, _PLAIN if b_kind == _ROWS else _TRANSPOSED,
+                             _PLAIN if a_kind == _ROWS else _TRANSPOSED, n, m, k,
                              alpha_slot.ctypes, b.ctypes, b_ld, a.ctypes, a_ld,
                              beta_slot.ctypes, c.ctypes, c_ld)
         else:
-            status = _XXGEMM(np.int8(ord("d")), plain if a_kind == _COLUMNS else transposed,
-                             plain if b_kind == _COLUMNS else transposed, m, n, k,
+            status = _XXGEMM(_DOUBLE, _PLAIN if a_kind == _COLUMNS else _TRANSPOSED,
+                             _PLAIN if b_kind == _COLUMNS else _TRANSPOSED, m, n, k,
                              alpha_slot.ctypes, a.ctypes, a_ld, b.ctypes, b_ld,
                              beta_slot.ctypes, c.ctypes, c_ld)
         if status != 0:

@@ -98,6 +98,9 @@ NUMBA_LU_NAMES = frozenset({"lu_factor_matrix", "lu_pivots", "lu_solve_matrix",
 # srcad/runtime/numba_linalg.py: srcad's spellings of cho_factor / cho_solve, compiled, and
 # the scipy.linalg functions numba compiles (numba overloads of the SciPy objects)
 NUMBA_LINALG_NAMES = frozenset({"cho_factor_matrix", "cho_solve_matrix"})
+# srcad/runtime/numba_lapack.py: np.linalg.solve of float64 operands, one compile per rank of
+# its right-hand side (srcad/transform/numba_linalg_calls.py spells it)
+NUMBA_LAPACK_NAMES = frozenset({"linalg_solve"})
 NUMBA_LINALG_FUNCTIONS = ("solve_triangular", "cholesky", "solve", "inv", "det",
                           "expm", "expm_frechet")  # srcad/runtime/numba_expm.py
 # srcad/runtime/numba_spectral.py: np.linalg.eigh / eigvalsh with UPLO= and their derivatives
@@ -150,6 +153,7 @@ RESERVED = frozenset(ARRAY_RUNTIME_NAMES) | NUMBA_RUNTIME_NAMES | NUMBA_ARRAY_NA
     | NUMBA_SELECTION_NAMES | NUMBA_DIAGONAL_NAMES | NUMBA_QUANTILE_NAMES | NUMBA_EINSUM_NAMES \
     | NUMBA_SCAN_NAMES \
     | NUMBA_REORDER_NAMES | NUMBA_CONVOLUTION_NAMES | NUMBA_LU_NAMES | NUMBA_LINALG_NAMES \
+    | NUMBA_LAPACK_NAMES \
     | NUMBA_SPECTRAL_NAMES | NUMBA_PRODUCT_NAMES | NUMBA_DECOMPOSITION_NAMES \
     | NUMBA_BROADCAST_NAMES | CHECKPOINT_NAMES | frozenset(NESTED_RUNTIME_NAMES) \
     | frozenset(RECURSION_RUNTIME_NAMES) | frozenset(MODULES) | GENERATED_BUILTINS \

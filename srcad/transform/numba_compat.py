@@ -21,7 +21,9 @@
   view, as straight-line code made for the ranks, where numba's own took seconds to compile
   for each combination of argument types.
 * `a += np.outer(x, y)` (a statement, the adjoint of a matrix-vector product):
-  `outer_add(a, x, y)`, one loop over `a` instead of a new matrix added to it.
+  `outer_add(a, x, y)`, one loop over `a` instead of a new matrix added to it; `a -= np.outer(x,
+  y)` and `a += -np.outer(x, y)` (the adjoint of a solve): `outer_add(a, -x, y)`; not where
+  `x` or `y` reads `a`'s name (outer_add reads them while it writes into `a`).
 * `np.concatenate([a, b])`, `np.stack([a, b], axis=1)` (and hstack, vstack): the listed
   arrays as a tuple (numba joins tuples of arrays; a list must hold one type).
   `np.stack((a, b), axis=0)`: `array_stack((a, b))` (srcad/runtime/numba_arrays.py), which also
@@ -146,13 +148,22 @@ class _Products(gast.NodeTransformer):
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         v = node.value
-        if isinstance(node.op, gast.Add) and isinstance(v, gast.Call) and not v.keywords \
-                and len(v.args) == 2 and isinstance(v.func, gast.Attribute) \
+        negated = isinstance(node.op, gast.Sub)
+        if isinstance(node.op, gast.Add) and isinstance(v, gast.UnaryOp) \
+                and isinstance(v.op, gast.USub):  # `a += -np.outer(x, y)` (solve's adjoint)
+            v, negated = v.operand, True
+        if isinstance(node.op, (gast.Add, gast.Sub)) and isinstance(v, gast.Call) \
+                and not v.keywords and len(v.args) == 2 and isinstance(v.func, gast.Attribute) \
                 and v.func.attr == "outer" and isinstance(v.func.value, gast.Name) \
-                and v.func.value.id == "np":
+                and v.func.value.id == "np" \
+                and not {n.id for n in S.nodes(node.target) if isinstance(n, gast.Name)} \
+                & set().union(*map(S.loaded_names, v.args)):
+            # (outer_add reads x and y while it writes: none may be a view of the target)
             target = S.clone(node.target)
             target.ctx = gast.Load()  # a Name or a Subscript: its inner loads stay loads
-            return gast.copy_location(S.expr_stmt(S.call("outer_add", target, *v.args)), node)
+            x, y = v.args  # -(x y) and (-x) y are the same numbers
+            x = gast.UnaryOp(op=gast.USub(), operand=x) if negated else x
+            return gast.copy_location(S.expr_stmt(S.call("outer_add", target, x, y)), node)
         return node
 
     def visit_Attribute(self, node):

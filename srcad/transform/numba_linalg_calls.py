@@ -13,12 +13,16 @@ rewrites of generated code).
   plain tuples).
 * `np.linalg.matrix_power(A, n)`: `linalg_matrix_power(A, n)` (srcad/runtime/numba_products.py:
   numba's own is typed as returning an array or None, which numba cannot add into).
-* `np.linalg.solve(A, b)`, `np.linalg.inv(A)`, `np.linalg.slogdet(A)`, `np.linalg.det(A)`: of
+* `np.linalg.solve(A, b)`: `linalg_solve(A, b)` (srcad/runtime/numba_lapack.py: LAPACK's dgesv
+  on copies of the operands in any layout, compiled once per rank of `b`, without numba's
+  run-time formatted messages; numba's own solve of float64 operands compiled once per
+  combination of their layouts).
+* `np.linalg.inv(A)`, `np.linalg.slogdet(A)`, `np.linalg.det(A)`: of
   `np.ascontiguousarray` operands (a copy of a transpose or strided view, the array itself
   otherwise). numba compiles each of these once per layout of its operands (C, F or A, each
-  with its LAPACK glue and error paths), and an adjoint solves with `A.T` (layout F) where the
-  primal solved with `A`; numba copies every operand into a new Fortran-ordered array before
-  LAPACK reads it, so the values LAPACK sees, and the results, are the same bits.
+  with its LAPACK glue and error paths), and an adjoint reads `A.T` (layout F) where the
+  primal read `A`; numba copies every operand into a new Fortran-ordered array before LAPACK
+  reads it, so the values LAPACK sees, and the results, are the same bits.
 
 >>> from srcad.frontend import syntax as S
 >>> S.unparse_expr(linalg_call(S.parse_expr("np.tensordot(a, b, axes=([1], [0]))")))
@@ -26,7 +30,9 @@ rewrites of generated code).
 >>> S.unparse_expr(linalg_call(S.parse_expr("np.linalg.multi_dot([a, b, c])")))
 'array_matmul(array_matmul(a, b), c)'
 >>> S.unparse_expr(linalg_call(S.parse_expr("np.linalg.solve(a.T, g)")))
-'np.linalg.solve(np.ascontiguousarray(a.T), np.ascontiguousarray(g))'
+'linalg_solve(a.T, g)'
+>>> S.unparse_expr(linalg_call(S.parse_expr("np.linalg.inv(a.T)")))
+'np.linalg.inv(np.ascontiguousarray(a.T))'
 >>> S.unparse_expr(linalg_part(S.parse_expr("linalg_svd(a, False).Vh")))
 'linalg_svd(a, False)[2]'
 """
@@ -39,10 +45,11 @@ from srcad.frontend import syntax as S
 
 _RENAMED = {"np.linalg.svd": "linalg_svd", "np.linalg.qr": "linalg_qr",
             "np.linalg.pinv": "linalg_pinv",
+            "np.linalg.solve": "linalg_solve",  # srcad/runtime/numba_lapack.py
             # srcad/runtime/numba_products.py: numba types its own as an array or None
             "np.linalg.matrix_power": "linalg_matrix_power"}
 # numba's LAPACK calls, compiled once per layout of their operands: given C-ordered ones
-_CONTIGUOUS_OPERANDS = {"np.linalg.solve": 2, "np.linalg.inv": 1, "np.linalg.slogdet": 1,
+_CONTIGUOUS_OPERANDS = {"np.linalg.inv": 1, "np.linalg.slogdet": 1,
                         "np.linalg.det": 1}
 # the parts of the tuples these return, by name (srcad/rules/spectral.py FIELDS)
 _PARTS = {"linalg_svd": ("U", "S", "Vh"), "linalg_qr": ("Q", "R"),

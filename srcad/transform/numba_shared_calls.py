@@ -38,10 +38,11 @@ import gast
 from srcad.frontend import syntax as S
 
 SHARED = frozenset({"np.linalg.solve", "np.linalg.inv", "np.linalg.slogdet", "np.linalg.det",
-                    "np.linalg.cholesky"})
+                    "np.linalg.cholesky",
+                    "linalg_solve"})  # np.linalg.solve spelled for numba: numba_linalg_calls.py
 # calls that write into none of their operands
-_PURE = frozenset({"array_matmul", "unbroadcast", "unshared", "float", "int", "len", "range",
-                   "max", "min", "abs"})
+_PURE = frozenset({"array_matmul", "linalg_solve", "unbroadcast", "unshared", "float", "int",
+                   "len", "range", "max", "min", "abs"})
 # calls that make a new value of their operands (a read through them keeps no reference to
 # the shared result; so do math's functions and arithmetic); any other call may return an
 # operand or a view of it
@@ -99,7 +100,7 @@ def _run(run: list, namer) -> list:
         if len(uses) < 2:
             continue
         call = uses[0][0]
-        shared = namer.fresh("shared_" + call.func.attr)
+        shared = namer.fresh("shared_" + _spelled(call.func).split(".")[-1].removeprefix("linalg_"))
         before.setdefault(first, []).append(
             gast.copy_location(S.assign(S.name(shared, store=True), S.clone(call)), run[first]))
         for node, parent, field in uses:
@@ -147,8 +148,9 @@ def _kept(node, field, child, kept) -> bool:
                     and _spelled(child.func) == "unshared")
     if isinstance(node, gast.Call) and node.func is not child:
         name_ = _spelled(node.func)
-        if name_ in _NEW_VALUE or name_.startswith("math."):
-            return False
+        if name_ in _NEW_VALUE or name_.startswith("math.") \
+                or name_ == "outer_add" and field == "args" and child is not node.args[0]:
+            return False  # outer_add(a, x, y) reads x and y into a
         return kept if name_ == "unshared" else True  # unshared(t, v): v, or a copy of it
     if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare)):
         return False  # a new value (or a number)
@@ -170,6 +172,9 @@ def _changed(stmt) -> tuple[set, set]:
             continue
         name_ = _spelled(node.func)
         if _pure(name_):
+            continue
+        if name_ == "outer_add" and node.args:  # a += outer(x, y): writes into a only
+            by_calls |= S.loaded_names(node.args[0])
             continue
         if isinstance(node.func, gast.Attribute):  # a method: its object may change
             by_calls |= S.loaded_names(node.func.value)

@@ -77,14 +77,16 @@ def test_arrays_go_on_the_tape_contiguous():
 
 
 def test_lapack_calls_take_contiguous_operands():
-    # numba compiles solve, inv and slogdet once per layout of their operands; the adjoint
-    # solves with the transpose
+    # numba compiles inv and slogdet once per layout of their operands; solve goes to srcad's
+    # LAPACK call, compiled once per rank of the right-hand side whatever the layouts (the
+    # adjoint solves with the transpose: no copy of it made first)
     code = _joined(_filter_source())
-    for call in ("np.linalg.solve(", "np.linalg.slogdet(", "np.linalg.inv("):
+    for call in ("np.linalg.slogdet(", "np.linalg.inv("):
         rest = code.split(call)[1:]
         assert rest, call
         assert all(r.startswith("np.ascontiguousarray(") for r in rest), (call, rest)
-    assert "np.linalg.solve(np.ascontiguousarray(s.T), np.ascontiguousarray(" in code
+    assert "np.linalg.solve(" not in code
+    assert "linalg_solve(s.T, " in code and "linalg_solve(s, obs[t])" in code
 
 
 def test_a_linear_algebra_call_written_twice_runs_once():
@@ -92,9 +94,16 @@ def test_a_linear_algebra_call_written_twice_runs_once():
     # A's adjoint and again for b's
     code = _joined(_filter_source())
     assert code.count("np.linalg.slogdet(") == 1
-    transposed = "np.linalg.solve(np.ascontiguousarray(s.T)"
-    assert code.count(transposed) == 2  # one per solve of the primal
+    assert code.count("linalg_solve(s.T") == 2  # one per solve of the primal
     assert "shared_solve =" in code and "shared_solve_1 =" in code
+
+
+def test_a_solves_outer_adjoint_is_added_in_place():
+    # `s_bar += -np.outer(linalg_solve(s.T, g), x)` compiled numba's np.outer and made two
+    # matrices; outer_add adds the products into s_bar in one loop (the same numbers)
+    code = _joined(_filter_source())
+    assert "np.outer(" not in code
+    assert "outer_add(s_bar, -shared_solve_1, " in code
 
 
 @pytest.mark.slow  # numba compiles the solves, slogdet and inv

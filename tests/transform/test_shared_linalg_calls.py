@@ -24,6 +24,28 @@ def test_the_transposed_solve_of_both_adjoints_runs_once():
                                 "b_bar += unshared(b_bar, shared_solve)"]
 
 
+def test_the_solve_spelled_for_numba_is_shared_too():
+    # srcad/transform/numba_linalg_calls.py spells np.linalg.solve `linalg_solve` first
+    out = _shared("a_bar += -np.outer(linalg_solve(a.T, g), ans)\n"
+                  "b_bar += unshared(b_bar, linalg_solve(a.T, g))\n")
+    assert out.splitlines() == ["shared_solve = linalg_solve(a.T, g)",
+                                "a_bar += -np.outer(shared_solve, ans)",
+                                "b_bar += unshared(b_bar, shared_solve)"]
+
+
+def test_a_solve_read_into_outer_add_is_shared():
+    # outer_add(a, x, y) writes into a only and reads x and y
+    out = _shared("outer_add(a_bar, -linalg_solve(a.T, g), ans)\n"
+                  "b_bar += unshared(b_bar, linalg_solve(a.T, g))\n")
+    assert out.splitlines() == ["shared_solve = linalg_solve(a.T, g)",
+                                "outer_add(a_bar, -shared_solve, ans)",
+                                "b_bar += unshared(b_bar, shared_solve)"]
+    # ... and not where it writes into what the solve reads
+    out = _shared("outer_add(g, -linalg_solve(a.T, g), ans)\n"
+                  "b_bar += unshared(b_bar, linalg_solve(a.T, g))\n")
+    assert "shared_solve" not in out
+
+
 def test_slogdets_sign_and_log_come_from_one_call():
     out = _shared("sign = np.linalg.slogdet(c)[0]\n"
                   "tape.append(c)\n"
@@ -78,3 +100,17 @@ def test_a_call_inside_a_comprehension_stays_there():
     line = "p = [2.0 * np.linalg.solve(a, g[i]) for i in range(3)]\n"
     out = _shared(line + line.replace("p =", "q ="))
     assert "shared" not in out
+
+
+def test_outer_add_is_not_used_where_its_operands_read_the_target():
+    # srcad/transform/numba_compat.py: outer_add reads x and y while it writes into a
+    from srcad.transform.numba_compat import numba_friendly
+
+    def spelled(source):
+        tree = gast.Module(body=S.parse_stmts(source), type_ignores=[])
+        return gast.unparse(numba_friendly(tree, Namer({"a", "x", "y"}))).strip()
+
+    assert spelled("a += -np.outer(x, y)\n") == "outer_add(a, -x, y)"
+    assert spelled("a -= np.outer(x, y)\n") == "outer_add(a, -x, y)"
+    assert "outer_add" not in spelled("a -= np.outer(x, a[0])\n")
+    assert "outer_add" not in spelled("a += np.outer(a.T[1], y)\n")
