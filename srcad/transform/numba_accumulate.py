@@ -10,6 +10,11 @@ outside loops: inside one, the call's rebinding costs more than numba's `+=` of 
     x_bar += unshared(x_bar, g)        ->  x_bar = added_into(x_bar, g)
     x_bar[i] += unshared(x_bar[i], g)  ->  unchanged (only a name is rebound)
 
+A product added, `t += unshared(t, array_matmul(a, b))`, becomes
+`t = matmul_added_into(t, a, b)`: for float64 matrices one BLAS call adds the product into
+`t` itself (dgemm's beta = 1), where it made the product, then added it (a weight matrix's
+adjoint `W_bar += X.T @ d_hidden`).
+
 The rebinding is the same object for an array (added into in place), the sum for a number.
 Runs last, after every rewrite that reads `t += unshared(t, v)` (first adjoints, exp sums,
 the nested kernels' own passes over `srcad.source`).
@@ -56,6 +61,11 @@ def _rewritten(stmt):
             and isinstance(value.args[0], gast.Name) and value.args[0].id == stmt.target.id:
         value = value.args[1]
     name = stmt.target.id
-    call = S.call("added_into", S.name(name), value)
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) \
+            and value.func.id == "array_matmul" and len(value.args) == 2 \
+            and not value.keywords:
+        call = S.call("matmul_added_into", S.name(name), *value.args)
+    else:
+        call = S.call("added_into", S.name(name), value)
     return gast.copy_location(gast.Assign(targets=[S.name(name, store=True)], value=call,
                                           type_comment=None), stmt)

@@ -1,7 +1,8 @@
 """Additions into a name in the code numba compiles (srcad/transform/numba_accumulate.py):
 `t += unshared(t, v)` and `t += e` outside loops become `t = added_into(t, v)`; an element or
 a slice target, another operator, an `unshared` of another name and a loop's own additions stay
-as they are."""
+as they are. A product added, `t += unshared(t, array_matmul(a, b))`, becomes
+`t = matmul_added_into(t, a, b)` (one BLAS call into `t`, no product matrix made)."""
 
 import gast
 
@@ -40,3 +41,14 @@ def test_an_addition_in_a_branch_outside_loops_calls_added_into():
         "    else:\n        x_bar += g\n    return x_bar\n"))
     lines = [line.strip() for line in S.unparse_expr(tree).splitlines()]
     assert lines.count("x_bar = added_into(x_bar, g)") == 2
+
+
+def test_a_product_added_into_a_name_is_one_call_without_the_product():
+    tree = added_in_place(gast.parse(
+        "def f(W_bar, X, d, v):\n    W_bar += unshared(W_bar, array_matmul(X.T, d))\n"
+        "    W_bar += array_matmul(d, X) * 2.0\n    v[0] += unshared(v[0], array_matmul(X, d))\n"
+        "    return W_bar\n"))
+    lines = [line.strip() for line in S.unparse_expr(tree).splitlines()]
+    assert "W_bar = matmul_added_into(W_bar, X.T, d)" in lines
+    assert "W_bar = added_into(W_bar, array_matmul(d, X) * 2.0)" in lines  # not a product alone
+    assert "v[0] += unshared(v[0], array_matmul(X, d))" in lines
