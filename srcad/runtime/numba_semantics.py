@@ -63,7 +63,7 @@ def _unshared(t, v):
     """Straight-line code for the ranks (jitted helpers were each compiled again, machine code
     and all, for every combination of array types)."""
     if isinstance(t, types.Array) and isinstance(v, types.Array):
-        lines = ["def impl(t, v):", *_extent_lines("t", t.ndim), *_extent_lines("v", v.ndim),
+        lines = ["def impl(t, v):", *extent_lines("t", t.ndim), *extent_lines("v", v.ndim),
                  "    overlap = (t.size > 0) & (v.size > 0) & (t_low < v_high) & (v_low < t_high)",
                  "    return v.copy() if overlap else v"]
         return compiled(lines)
@@ -124,7 +124,7 @@ def _matmul_added_into(t, a, b):
     if not (BLAS and matrices and t.mutable):
         return lambda t, a, b: added_into(t, array_matmul(a, b))
     lines = ["def impl(t, a, b):", "    m, k = a.shape", "    n = b.shape[1]",
-             *_extent_lines("t", 2), *_extent_lines("a", 2), *_extent_lines("b", 2),
+             *extent_lines("t", 2), *extent_lines("a", 2), *extent_lines("b", 2),
              "    meets = ((t_low < a_high) & (a_low < t_high)) | ((t_low < b_high)"
              " & (b_low < t_high))",
              "    if (b.shape[0] == k and t.shape[0] == m and t.shape[1] == n"
@@ -179,7 +179,7 @@ overload(assigned_adjoint)(_first_adjoint(copy=False))
 overload(copied_adjoint)(_first_adjoint(copy=True))
 
 
-def _extent_lines(a, rank):
+def extent_lines(a, rank):
     """`{a}_low`, `{a}_high`: the addresses [low, high) the elements of the array `a` of `rank`
     occupy (when it is not empty)."""
     steps = [f"({a}.shape[{k}] - 1) * {a}.strides[{k}]" for k in range(rank)]
