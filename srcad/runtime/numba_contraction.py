@@ -50,7 +50,9 @@ def contraction_lines(rank: int, kept: list[str], out_shape: str, view: str = ""
     # one int, bit r set where axis r is kept: one type for every pattern (a tuple of
     # literals would make numba compile `contract` again for each)
     mask = " | ".join(f"({k}) << {r}" for r, k in enumerate(kept))
-    view = view or f"out.reshape({out_shape})"
+    # any layout ('A'), as a view of an adjoint added into is (numba_fusion's
+    # "unbroadcast_into"): one compilation of `contract` serves both
+    view = view or f"out.reshape({out_shape})[{', '.join([':'] * rank)}]"
     return [f"    if contract_{rank}(b0, b1, full, np.int64({mask}), {view}):",
             "        return out"]
 

@@ -133,9 +133,8 @@ def _kernel(expression, reduction, arity, signature, unfused, args):
         return compiled(unfused, namespace)
     if lines is not None and any(f"contract_{rank}(" in line for line in lines):
         namespace[f"contract_{rank}"] = contract_function(rank)
-    if reduction[0] == "unbroadcast_into":  # where t cannot be added into in place
-        namespace["apart"] = register_jitable(compiled(unfused, {
-            "unbroadcast": unbroadcast, "added_into": added_into}))
+    if reduction[0] == "unbroadcast_into":
+        namespace["finish"] = _finish
     return compiled(lines, namespace)
 
 
@@ -167,14 +166,16 @@ def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves, product=F
                          and rest[1].ndim == target and rest[1].dtype == types.float64):
             return None
         if into:
-            head = _into_guard(signature, arrays, leaves, target)
-            head += sum_to_prologue(rank, target, "full", out="t")
-            step, result = f"{inner}out[{target_index(rank, target)}] += v", "out"
-            if product and rank >= 2:  # BLAS adds the products into t (beta = 1)
+            head = _into_guard(arrays, leaves, target)
+            head += sum_to_prologue(rank, target, "full", out="np.zeros(shape) if apart else t")
+            result = "finish(t, out, apart)"
+            step = f"{inner}out[{target_index(rank, target)}] += v"
+            if product and rank >= 2:  # BLAS adds the products into out (beta = 1)
                 lead = rank - target
-                head += contraction_lines(
-                    rank, ["0"] * lead + [f"m{k}" for k in range(target)], "",
-                    f"t[{', '.join(['None'] * lead + [':'] * target)}]")
+                head += [line.replace("return out", f"return {result}") for line in
+                         contraction_lines(
+                             rank, ["0"] * lead + [f"m{k}" for k in range(target)], "",
+                             f"out[{', '.join(['None'] * lead + [':'] * target)}]")]
         elif target == 0:
             head, step, result = ["    acc = 0.0"], f"{inner}acc += v", "acc"
         else:
@@ -213,17 +214,25 @@ def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves, product=F
     return lines
 
 
-def _into_guard(signature, arrays, leaves, target):
-    """The lines that add into `t` apart (the sum made, then added: `apart`) where `t` is not
-    of the unbroadcast's shape or meets an array leaf in memory (the loop reads the leaves
-    while it writes `t`)."""
-    lines = [f"    if {' or '.join(f'shape[{k}] != t.shape[{k}]' for k in range(target))}:",
-             f"        return apart({signature})", *extent_lines("t", target)]
+def _into_guard(arrays, leaves, target):
+    """`apart`: whether the loop sums into new zeros, added into `t` after (`finish`), where
+    `t` is not of the unbroadcast's shape or meets an array leaf in memory (the loop reads the
+    leaves while it writes); the same loop nest either way (one compilation)."""
+    lines = [f"    apart = {' or '.join(f'shape[{k}] != t.shape[{k}]' for k in range(target))}",
+             *extent_lines("t", target)]
     for k in arrays:
         lines += extent_lines(f"a{k}", leaves[k].ndim)
-        lines += [f"    if (t.size > 0) & (a{k}.size > 0) & (t_low < a{k}_high)"
-                  f" & (a{k}_low < t_high):", f"        return apart({signature})"]
+        lines += [f"    apart = apart or ((t.size > 0) & (a{k}.size > 0) & (t_low < a{k}_high)"
+                  f" & (a{k}_low < t_high))"]
     return lines
+
+
+@register_jitable
+def _finish(t, out, apart):
+    """`t` with the sum `out` added where it was made apart (else `out` is `t`)."""
+    if apart:
+        t = added_into(t, out)
+    return t
 
 
 def _same_shape_lines(rank, body):
