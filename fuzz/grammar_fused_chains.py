@@ -30,6 +30,12 @@ numba backend fuses into loop nests (srcad/transform/numba_fusion.py). `f(A, r, 
   (srcad/runtime/numba_gemm.py) when A is large enough, and additions into the adjoints of
   the views `X[:, :, None, :]` and `L[None, :, :, :]` (srcad/transform/numba_accumulate.py).
 
+* in about a third of the programs (drawn from `random.Random(f"fused chains matmul
+  {seed}")`), one more term reduces a chain of a matrix product written with `@` (`A @ A.T`,
+  `A.T @ (A * c[:, None])`, ...): the adjoint of A gets products added into it, which the
+  numba backend adds by one BLAS call into the adjoint itself where the product is large
+  enough (srcad/runtime/numba_semantics.py's `matmul_added_into`), else makes and adds.
+
 Their reverse sweeps sum chains back to the shapes broadcasting stretched (`unbroadcast`),
 the adjoint the fused kernels compute. The chains bound to `t<k>` and most adjoints of the
 chains are chains of arrays outside a reduction, which the numba backend computes as one
@@ -56,6 +62,9 @@ _PRODUCTS = ["np.sum(A[:, :, None] * A.T[None, :, :], axis=1)",
              "np.sum(A[:, None, :] * A[None, :, :], axis=2)",
              "np.sum(A[None, :, :] * (A * c[:, None])[:, None, :], axis=-1)",
              "np.sum(A.T[None, :, :] * ({})[:, :, None], axis=1)"]
+# matrix products written with `@`, of A, its transpose and chains of them
+_MATMULS = ["A @ A.T", "A.T @ (A * c[:, None])", "np.tanh(A) @ (A.T * r[:, None])",
+            "(A @ A.T) @ A", "np.dot(A * r[None, :], A.T)"]
 
 
 def _chain(rng, operands, depth):
@@ -126,6 +135,13 @@ def generate(seed: int) -> Program:
         if not re.search(r"\bq\b", chain):
             chain = f"q * ({chain})"
         terms.append(f"{gmm.choice(_KINDS)}({chain})")
+    matmul = random.Random(f"fused chains matmul {seed}")
+    if matmul.random() < 0.3:  # products added into A's adjoint (dgemm's beta = 1)
+        lines.append(f"    g = {matmul.choice(_MATMULS)}")
+        chain = _chain(matmul, ["g", "a", _c(matmul)], matmul.randint(1, 2))
+        if not re.search(r"\bg\b", chain):
+            chain = f"g * ({chain})"
+        terms.append(f"{matmul.choice(_KINDS)}({chain})")
     lines.append(f"    return {' + '.join(terms)}")
     args = [ArgKind("dup", "A", (m, n)), ArgKind("dup", "r", (n,)), ArgKind("dup", "c", (m,)),
             ArgKind("active", "a")]

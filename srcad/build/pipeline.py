@@ -298,7 +298,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     compiled_source = source
     if request.backend == "numba":  # loop counters index without wraparound: numba compiles
         # that, `source` (srcad.source, and what later stages rewrite) shows the plain subscripts
-        compiled_source = to_source(compiled_tree(tree, types, counters))
+        compiled_source = to_source(compiled_tree(tree, types, counters, fused))
     clock.mark("codegen")
     namespace = generated_namespace(parsed, norm, NESTED["runtime"])
     if request.backend == "numba":

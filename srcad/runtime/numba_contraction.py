@@ -39,17 +39,21 @@ from srcad.runtime.numba_gemm import BLAS, MIN_WORK, gemm_into
 from srcad.runtime.numba_sum_to import compiled
 
 
-def contraction_lines(rank: int, kept: list[str], out_shape: str) -> list[str]:
+def contraction_lines(rank: int, kept: list[str], out_shape: str, view: str = "") -> list[str]:
     """Lines of a kernel (after `out`, `full`, `b0`, `b1` are defined) that return `out`
     when the product is a matrix product: `kept[r]` spells 1 where the result keeps axis r,
     0 where it sums it (passed as the bits of one int); `out_shape` spells the result's
-    shape with a 1 at each summed axis. No lines without SciPy's BLAS."""
+    shape with a 1 at each summed axis, `view` (else `out.reshape(out_shape)`) a view of
+    `out` of that shape. No lines without SciPy's BLAS."""
     if not BLAS:
         return []
     # one int, bit r set where axis r is kept: one type for every pattern (a tuple of
     # literals would make numba compile `contract` again for each)
     mask = " | ".join(f"({k}) << {r}" for r, k in enumerate(kept))
-    return [f"    if contract_{rank}(b0, b1, full, np.int64({mask}), out.reshape({out_shape})):",
+    # any layout ('A'), as a view of an adjoint added into is (numba_fusion's
+    # "unbroadcast_into"): one compilation of `contract` serves both
+    view = view or f"out.reshape({out_shape})[{', '.join([':'] * rank)}]"
+    return [f"    if contract_{rank}(b0, b1, full, np.int64({mask}), {view}):",
             "        return out"]
 
 

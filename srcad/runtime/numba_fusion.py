@@ -8,7 +8,11 @@ NumPy's elementwise functions of arrays and numbers, broadcast as NumPy does) an
 `reduction` of it without the temporary array NumPy makes for each operation:
 `("sum", axes, keepdims)` (also "mean", "max", "min") is
 `np.sum(expression, axis=axes, keepdims=keepdims)`; `("unbroadcast",)` is
-`unbroadcast(expression, shape)`, `shape` an extra last argument; `("map",)` is the
+`unbroadcast(expression, shape)`, `shape` an extra last argument; `("unbroadcast_into",)`
+is `t += unbroadcast(expression, shape)` returning `t`, `shape` and `t` extra last arguments
+(srcad/transform/numba_accumulate.py writes it for an adjoint added into a name): the loop
+nest, or the matrix products, add into `t` itself, where `t` has that shape and meets no
+leaf in memory (else the sum made, then added); `("map",)` is the
 expression itself, a new array of the broadcast shape written in one loop nest.
 
 It is a plain Python function (the reference, run by the interpreter) with a numba `overload`
@@ -32,16 +36,17 @@ import functools
 
 import numpy as np
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
 from srcad.runtime.numba_arrays import _START, _STEP, reducer, unbroadcast
 from srcad.runtime.numba_broadcast import VIEW, shape_lines
 from srcad.runtime.numba_contraction import contract_function, contraction_lines
 from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
+from srcad.runtime.numba_semantics import added_into, extent_lines
 from srcad.runtime.numba_sum_to import compiled, loops, pad, sum_to_prologue, target_index
 
-KINDS = frozenset(_START) | {"unbroadcast", "map"}
+KINDS = frozenset(_START) | {"unbroadcast", "unbroadcast_into", "map"}
 SHORT_ROW = 32  # a map's rows shorter than this: one plain loop nest (_map_nest)
 
 
@@ -56,12 +61,14 @@ def fused_kernel(expression: str, reduction: tuple, arity: int):
     >>> f(np.zeros((2, 3)), np.zeros((2, 1))).tolist()
     [3.0, 3.0]
     """
-    params = [f"a{k}" for k in range(arity)] + (["shape"] if reduction[0] == "unbroadcast"
-                                                else [])
+    params = [f"a{k}" for k in range(arity)] + {"unbroadcast": ["shape"],
+                                                 "unbroadcast_into": ["shape", "t"]}.get(
+                                                     reduction[0], [])
     signature = ", ".join(params)
     unfused = _unfused_lines(expression, reduction, signature)
     reference = compiled(unfused, {"reduce": _python_reduction(reduction),
-                                   "unbroadcast": _python_unbroadcast})
+                                   "unbroadcast": _python_unbroadcast,
+                                   "added_into": added_into})  # t += v, run by Python
 
     def kernel_types(*args):
         return _kernel(expression, reduction, arity, signature, unfused, args)
@@ -74,7 +81,7 @@ def fused_kernel(expression: str, reduction: tuple, arity: int):
 
 
 def _python_reduction(reduction):
-    if reduction[0] in ("unbroadcast", "map"):
+    if reduction[0] in ("unbroadcast", "unbroadcast_into", "map"):
         return None
     kind, axes, keepdims = reduction
     return lambda x: getattr(np, kind)(x, axis=axes, keepdims=keepdims)
@@ -83,6 +90,9 @@ def _python_reduction(reduction):
 def _unfused_lines(expression, reduction, signature):
     if reduction[0] == "unbroadcast":
         return [f"def impl({signature}):", f"    return unbroadcast({expression}, shape)"]
+    if reduction[0] == "unbroadcast_into":
+        return [f"def impl({signature}):",
+                f"    return added_into(t, unbroadcast({expression}, shape))"]
     if reduction[0] == "map":
         return [f"def impl({signature}):", f"    return {expression}"]
     return [f"def impl({signature}):", f"    return reduce({expression})"]
@@ -114,8 +124,8 @@ def _kernel(expression, reduction, arity, signature, unfused, args):
         kind = reduction[0]
         if kind == "map":
             namespace = {}
-        elif kind == "unbroadcast":
-            namespace = {"unbroadcast": unbroadcast}
+        elif kind in ("unbroadcast", "unbroadcast_into"):
+            namespace = {"unbroadcast": unbroadcast, "added_into": added_into}
         elif reduction[1:] == (None, False):  # np.sum(e): numba's own, as today's code
             namespace = {"reduce": getattr(np, kind)}
         else:
@@ -123,6 +133,8 @@ def _kernel(expression, reduction, arity, signature, unfused, args):
         return compiled(unfused, namespace)
     if lines is not None and any(f"contract_{rank}(" in line for line in lines):
         namespace[f"contract_{rank}"] = contract_function(rank)
+    if reduction[0] == "unbroadcast_into":
+        namespace["finish"] = _finish
     return compiled(lines, namespace)
 
 
@@ -145,11 +157,26 @@ def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves, product=F
         lines += [f"    full = a{arrays[0]}.shape", f"    b{arrays[0]} = a{arrays[0]}"]
     kind = reduction[0]
     inner = pad(rank + 1)
-    if kind == "unbroadcast":
+    if kind in ("unbroadcast", "unbroadcast_into"):
         target = len(rest[0]) if isinstance(rest[0], types.BaseTuple) else None
         if target is None or target > rank:
             return None
-        if target == 0:
+        into = kind == "unbroadcast_into"
+        if into and not (target > 0 and isinstance(rest[1], types.Array) and rest[1].mutable
+                         and rest[1].ndim == target and rest[1].dtype == types.float64):
+            return None
+        if into:
+            head = _into_guard(arrays, leaves, target)
+            head += sum_to_prologue(rank, target, "full", out="np.zeros(shape) if apart else t")
+            result = "finish(t, out, apart)"
+            step = f"{inner}out[{target_index(rank, target)}] += v"
+            if product and rank >= 2:  # BLAS adds the products into out (beta = 1)
+                lead = rank - target
+                head += [line.replace("return out", f"return {result}") for line in
+                         contraction_lines(
+                             rank, ["0"] * lead + [f"m{k}" for k in range(target)], "",
+                             f"out[{', '.join(['None'] * lead + [':'] * target)}]")]
+        elif target == 0:
             head, step, result = ["    acc = 0.0"], f"{inner}acc += v", "acc"
         else:
             head = _same_shape_lines(rank, body) if target == rank else []
@@ -185,6 +212,27 @@ def _loop_nest(signature, arrays, rank, body, reduction, rest, leaves, product=F
     lines += head + loops(rank, "full") + [f"{inner}v = {body}", step,
                                            f"    return {result}"]
     return lines
+
+
+def _into_guard(arrays, leaves, target):
+    """`apart`: whether the loop sums into new zeros, added into `t` after (`finish`), where
+    `t` is not of the unbroadcast's shape or meets an array leaf in memory (the loop reads the
+    leaves while it writes); the same loop nest either way (one compilation)."""
+    lines = [f"    apart = {' or '.join(f'shape[{k}] != t.shape[{k}]' for k in range(target))}",
+             *extent_lines("t", target)]
+    for k in arrays:
+        lines += extent_lines(f"a{k}", leaves[k].ndim)
+        lines += [f"    apart = apart or ((t.size > 0) & (a{k}.size > 0) & (t_low < a{k}_high)"
+                  f" & (a{k}_low < t_high))"]
+    return lines
+
+
+@register_jitable
+def _finish(t, out, apart):
+    """`t` with the sum `out` added where it was made apart (else `out` is `t`)."""
+    if apart:
+        t = added_into(t, out)
+    return t
 
 
 def _same_shape_lines(rank, body):

@@ -28,6 +28,10 @@ import numba
 import numpy as np
 from numba import types
 
+from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
+
+runtime_cache_in_srcad_folder()  # before its cached functions (srcad/runtime/numba_cache.py)
+
 try:  # numba's BLAS calls go through SciPy's
     import scipy.linalg.cython_blas  # noqa: F401
     from numba.np.linalg import _BLAS, ensure_blas

@@ -18,6 +18,11 @@ modules, never by srcad itself):
 * `added_into(t, v)`: `t += v` returning `t` (srcad/transform/numba_accumulate.py spells each
   `t += unshared(t, v)` of a name so): a float64 array `t` has `v` (or its copy where they
   overlap) added in one loop nest of its own; anything else is numba's `t += unshared(t, v)`.
+* `matmul_added_into(t, a, b)`: `t += a @ b` returning `t` (numba_accumulate.py spells each
+  `t += unshared(t, array_matmul(a, b))` of a name so): where `t`, `a` and `b` are float64
+  matrices, `t` of the product's shape and apart from both operands, one BLAS dgemm adds the
+  product into `t` itself (beta = 1: no product matrix made, then added); anything else is
+  `added_into(t, array_matmul(a, b))`.
 * `assigned_adjoint(v, e)`, `copied_adjoint(v, e)`: `np.zeros_like(v) + e`, an adjoint's
   first contribution (srcad/transform/numba_first_adjoints.py): `e` itself (a new array the
   code made) or a copy of it (an array other code holds) where it is a float64 array of v's
@@ -39,8 +44,10 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
+from srcad.runtime.numba_arrays import array_matmul
 from srcad.runtime.numba_broadcast import broadcast_view
 from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
+from srcad.runtime.numba_gemm import BLAS, MIN_WORK, gemm_into
 from srcad.runtime.numba_scatter import scatter_add  # noqa: F401 - np.add.at, for numba
 from srcad.runtime.numba_sum_to import compiled, loops, pad
 
@@ -56,7 +63,7 @@ def _unshared(t, v):
     """Straight-line code for the ranks (jitted helpers were each compiled again, machine code
     and all, for every combination of array types)."""
     if isinstance(t, types.Array) and isinstance(v, types.Array):
-        lines = ["def impl(t, v):", *_extent_lines("t", t.ndim), *_extent_lines("v", v.ndim),
+        lines = ["def impl(t, v):", *extent_lines("t", t.ndim), *extent_lines("v", v.ndim),
                  "    overlap = (t.size > 0) & (v.size > 0) & (t_low < v_high) & (v_low < t_high)",
                  "    return v.copy() if overlap else v"]
         return compiled(lines)
@@ -103,6 +110,32 @@ def _added_into(t, v):
     return compiled(lines, {"unshared": unshared, "broadcast_view": broadcast_view})
 
 
+def matmul_added_into(t, a, b):
+    return added_into(t, array_matmul(a, b))
+
+
+@overload(matmul_added_into)
+def _matmul_added_into(t, a, b):
+    """Float64 matrices: dgemm with beta = 1 into `t` where the shapes are the product's,
+    the product is not tiny (`MIN_WORK`) and `t` meets neither operand (BLAS writes `t` while
+    it reads them); else, and for any other types, the product made and added."""
+    matrices = all(isinstance(x, types.Array) and x.ndim == 2 and x.dtype == types.float64
+                   for x in (t, a, b))
+    if not (BLAS and matrices and t.mutable):
+        return lambda t, a, b: added_into(t, array_matmul(a, b))
+    lines = ["def impl(t, a, b):", "    m, k = a.shape", "    n = b.shape[1]",
+             *extent_lines("t", 2), *extent_lines("a", 2), *extent_lines("b", 2),
+             "    meets = ((t_low < a_high) & (a_low < t_high)) | ((t_low < b_high)"
+             " & (b_low < t_high))",
+             "    if (b.shape[0] == k and t.shape[0] == m and t.shape[1] == n"
+             " and m * k * n >= MIN_WORK and not meets):",
+             "        if gemm_into(a, b, t, 1.0):",
+             "            return t",
+             "    return added_into(t, array_matmul(a, b))"]
+    return compiled(lines, {"gemm_into": gemm_into, "MIN_WORK": MIN_WORK,
+                            "added_into": added_into, "array_matmul": array_matmul})
+
+
 def assigned_adjoint(v, e):
     out = np.zeros_like(v)
     out += e
@@ -146,7 +179,7 @@ overload(assigned_adjoint)(_first_adjoint(copy=False))
 overload(copied_adjoint)(_first_adjoint(copy=True))
 
 
-def _extent_lines(a, rank):
+def extent_lines(a, rank):
     """`{a}_low`, `{a}_high`: the addresses [low, high) the elements of the array `a` of `rank`
     occupy (when it is not empty)."""
     steps = [f"({a}.shape[{k}] - 1) * {a}.strides[{k}]" for k in range(rank)]

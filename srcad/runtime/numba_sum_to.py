@@ -37,11 +37,11 @@ def _sum_to(g, shape):
     return compiled(lines)
 
 
-def sum_to_prologue(rank, target_rank, shape_of):
-    """`out`, zeros of `shape`, and `m<k>`: 1 where axis k of the target is kept, 0 where
-    broadcasting stretched it (its index is then 0)."""
+def sum_to_prologue(rank, target_rank, shape_of, out="np.zeros(shape)"):
+    """`out`, zeros of `shape` (or the array `out` spells, added into), and `m<k>`: 1 where
+    axis k of the target is kept, 0 where broadcasting stretched it (its index is then 0)."""
     lead = rank - target_rank
-    lines = ["    out = np.zeros(shape)"]
+    lines = [f"    out = {out}"]
     for k in range(target_rank):
         lines += [f"    if shape[{k}] != 1 and shape[{k}] != {shape_of}[{lead + k}]:",
                   "        raise ValueError('unbroadcast: shapes do not broadcast')",

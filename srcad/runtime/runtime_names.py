@@ -61,7 +61,7 @@ NUMBA_ARRAY_NAMES = frozenset({"unbroadcast", "array_matmul", "outer_add", "chol
 # products kept across statements `int_product`, `int_factor`)
 NUMBA_SEMANTICS_NAMES = frozenset({"unshared", "int_power", "int_product", "int_factor",
                                    "scatter_add", "assigned_adjoint", "copied_adjoint",
-                                   "added_into", "zeros_into"})
+                                   "added_into", "matmul_added_into", "zeros_into"})
 # srcad/runtime/numba_movement.py and numba_selection.py: NumPy's movement family and the
 # adjoints of srcad/runtime/movement_runtime.py, compiled (srcad/transform/numba_movement.py
 # spells `np.roll(...)` `moved_roll(...)`)

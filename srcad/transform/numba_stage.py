@@ -50,9 +50,10 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     return split_exp_sums(tree, namer, reassociated), fused
 
 
-def compiled_tree(tree, types, counters=frozenset()):
+def compiled_tree(tree, types, counters=frozenset(), fused=None):
     """The tree numba compiles: `tree` with loop counters that are never negative (and
     srcad's tape `counters`) indexing as unsigned integers (no wraparound select, so LLVM
     vectorizes the loop), and additions into a name as one loop of srcad's
-    (`x_bar = added_into(x_bar, g)`)."""
-    return added_in_place(unsigned_indices(tree, types.env, counters))
+    (`x_bar = added_into(x_bar, g)`), one BLAS call or one fused loop adding into it (the
+    kernels it adds to `fused`)."""
+    return added_in_place(unsigned_indices(tree, types.env, counters), fused)

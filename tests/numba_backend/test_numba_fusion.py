@@ -88,6 +88,11 @@ PROGRAMS = [
                                      dup(RNG.standard_normal((40, 3, 12))))),
     (short_rows_of_a_tensor, lambda: (dup(RNG.standard_normal((6, 3))),
                                       dup(RNG.standard_normal((4, 3))))),
+    # large enough for W's adjoint to get X.T @ d added by one BLAS call into the adjoint
+    # (srcad/runtime/numba_semantics.py's matmul_added_into)
+    (tanh_layer_loss, lambda: (dup(RNG.standard_normal((24, 16))),
+                               dup(RNG.standard_normal(16)), RNG.standard_normal((40, 24)),
+                               dup(RNG.standard_normal(40)))),
     # last: read as PROGRAMS[-1] below
     (tanh_layer_loss, lambda: (dup(RNG.standard_normal((4, 3))), dup(RNG.standard_normal(3)),
                                RNG.standard_normal((6, 4)), dup(RNG.standard_normal(6)))),

@@ -12,6 +12,7 @@ from srcad.runtime.array_runtime import unbroadcast
 numba = pytest.importorskip("numba")
 
 from srcad.runtime.numba_fusion import fused_kernel  # noqa: E402 - needs numba
+from srcad.runtime.numba_semantics import added_into  # noqa: E402
 from srcad.runtime.numba_sum_to import sum_to  # noqa: E402
 
 RNG = np.random.default_rng(3)
@@ -235,3 +236,74 @@ def test_a_map_of_short_rows_is_one_plain_nest_only_for_arithmetic():
     assert "out[i0, i1, i2] = (2.0 * (b0[i0, i1, i2] * b1[i0, i1, i2]))" in [
         line.strip() for line in plain]
     assert not any("if n <" in line for line in lines("np.tanh((a0 * a1))"))
+
+
+def _added_unbroadcast(leaves, shape, t):
+    """NumPy's `t += unbroadcast(a0 * a1, shape)`, on a copy of t's base."""
+    want = t.copy()
+    want += unbroadcast(leaves[0] * leaves[1], shape)
+    return want
+
+
+@pytest.mark.slow  # numba compiles the rank-4 contraction (tens of seconds on a loaded machine)
+def test_an_unbroadcast_added_into_a_view_is_added_in_place_by_blas():
+    """gmm's adjoint of its centered points, x_bar[:, :, None, :] += unbroadcast(L[None] * g,
+    ...): the matrix products add into the view itself (no sum array made)."""
+    into = _compiled(fused_kernel("(a0 * a1)", ("unbroadcast_into",), 2), 4)
+    lower, g = RNG.standard_normal((5, 12, 12)), RNG.standard_normal((40, 5, 12, 1))
+    x_bar = RNG.standard_normal((40, 5, 12))
+    view = x_bar[:, :, None, :]
+    leaves = (lower[None, :, :, :], g)
+    want = _added_unbroadcast(leaves, view.shape, view)
+    assert into(*leaves, view.shape, view) is not None
+    np.testing.assert_allclose(view, want, rtol=1e-12, atol=1e-12)
+    # one allocation fewer than the sum made, then added (the same arguments unboxed)
+    made = fused_kernel("(a0 * a1)", ("unbroadcast",), 2)
+
+    @numba.njit
+    def made_then_added(a0, a1, shape, t):
+        t = added_into(t, made(a0, a1, shape))
+        return t
+
+    made_then_added(*leaves, view.shape, view)
+    nrt = pytest.importorskip("numba.core.runtime._nrt_python")
+    was_on = nrt.memsys_stats_enabled()
+    nrt.memsys_enable_stats()
+    try:
+        counts = []
+        for call in (into, made_then_added):
+            before = nrt.memsys_get_stats_alloc()
+            call(*leaves, view.shape, view)
+            counts.append(nrt.memsys_get_stats_alloc() - before)
+        assert counts[0] == counts[1] - 1
+    finally:
+        if not was_on:
+            nrt.memsys_disable_stats()
+
+
+@pytest.mark.slow  # numba compiles the kernel for a few ranks and layouts
+def test_an_unbroadcast_added_into_a_name_equals_numpy_also_where_it_cannot_add_in_place():
+    into = _compiled(fused_kernel("(a0 * a1)", ("unbroadcast_into",), 2), 4)
+    a, row = RNG.standard_normal((6, 7)), RNG.standard_normal(7)
+    cases = [
+        ((a, row), (1, 7), RNG.standard_normal((1, 7))),  # the loop nest summing rows
+        ((a, row), (6, 7), RNG.standard_normal((6, 7))),  # nothing summed
+        ((a, row), (1, 7), RNG.standard_normal((6, 7))),  # t wider than the sum: made, added
+        ((a, row), (7,), RNG.standard_normal(7)),  # a leading axis summed
+    ]
+    for leaves, shape, t in cases:
+        want = t + unbroadcast(leaves[0] * leaves[1], shape)
+        into(*leaves, shape, t)
+        np.testing.assert_allclose(t, want, rtol=1e-13)
+    b = RNG.standard_normal((6, 7))  # t is a leaf: the loop would read what it wrote
+    want = b + b * row
+    into(b, row, (6, 7), b)
+    np.testing.assert_allclose(b, want, rtol=1e-13)
+    b = RNG.standard_normal((6, 7))
+    want = b.copy()
+    want[:, :3] += b[:, 2:5] * 2.0
+    into(b[:, 2:5], np.full(3, 2.0), (6, 3), b[:, :3])  # overlapping views of one array
+    np.testing.assert_allclose(b, want, rtol=1e-13)
+    t = np.ones((2, 3))  # the Python reference
+    fused_kernel("(a0 * a1)", ("unbroadcast_into",), 2)(np.ones((2, 3)), 2.0, (2, 3), t)
+    np.testing.assert_array_equal(t, np.full((2, 3), 3.0))
