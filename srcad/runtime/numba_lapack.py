@@ -48,10 +48,15 @@ def _checked_square(a):
     n = a.shape[1]
     if a.shape[0] != n:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square.")
-    copy = np.empty((n, n)).T
-    for j in range(n):
-        for i in range(n):
-            value = a[i, j]
+    return _finite_copy(a, np.empty((n, n)).T)
+
+
+@numba.njit(cache=True)
+def _finite_copy(source, copy):
+    """`copy[...] = source` (matrices of one shape), with numba's error for an inf or NaN."""
+    for j in range(source.shape[1]):
+        for i in range(source.shape[0]):
+            value = source[i, j]
             if not np.isfinite(value):
                 raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
             copy[i, j] = value
@@ -98,13 +103,7 @@ def _solve_matrix(a, b):
         raise np.linalg.LinAlgError(
             "Incompatible array sizes, system is not dimensionally valid.")
     rhs = b.shape[1]
-    solution = np.empty((rhs, n)).T
-    for j in range(rhs):
-        for i in range(n):
-            value = b[i, j]
-            if not np.isfinite(value):
-                raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
-            solution[i, j] = value
+    solution = _finite_copy(b, np.empty((rhs, n)).T)
     if n > 0:
         _gesv(work, solution)
     return solution

@@ -222,14 +222,15 @@ def test_a_map_of_short_rows_is_one_plain_nest_only_for_arithmetic():
 
     from numba import types
 
-    from srcad.runtime.numba_fusion import SHORT_ROW, _Element, _map_nest
+    from srcad.runtime.numba_fusion import SHORT_ROW, _map_nest
+    from srcad.runtime.numba_fusion_elements import Element
 
     leaves = [types.Array(types.float64, 3, "A"), types.Array(types.float64, 3, "C")]
 
     def lines(expression):
         tree = ast.parse(expression, mode="eval").body
-        row = _Element({0, 1}, 3, "r{k}[j]").visit(tree)
-        return _map_nest("a0, a1", [0, 1], 3, row, leaves, _Element({0, 1}, 3).visit(tree))
+        row = Element({0, 1}, 3, "r{k}[j]").visit(tree)
+        return _map_nest("a0, a1", [0, 1], 3, row, leaves, Element({0, 1}, 3).visit(tree))
 
     plain = lines("(2.0 * (a0 * a1))")
     assert f"    if n < {SHORT_ROW}:" in plain
