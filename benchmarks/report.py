@@ -192,6 +192,11 @@ def machine_info(pinned_to):
         # contenders' times erratic (the array programs' matrix products)
         "BLAS threads": os.environ.get("OPENBLAS_NUM_THREADS", "OpenBLAS default (all CPUs; "
                                        "OPENBLAS_NUM_THREADS unset)"),
+        # an OPENBLAS_CORETYPE naming an older CPU family makes the products of the NumPy-based
+        # contenders and of srcad's numba code slower (docs/whole_array_numba.md); XLA's are not
+        "BLAS kernels": (f"OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']}"
+                         if os.environ.get("OPENBLAS_CORETYPE") else
+                         "OpenBLAS's choice for the CPU (OPENBLAS_CORETYPE unset)"),
         "python": sys.version.split()[0],
         "srcad": f"{version('srcad')} (git {rev})",
     }
