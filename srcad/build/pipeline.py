@@ -297,14 +297,17 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     source = to_source(tree)
     compiled_source = source
     if request.backend == "numba":  # loop counters index without wraparound: numba compiles
-        # that, `source` (srcad.source, and what later stages rewrite) shows the plain subscripts
+        # that, `source` (srcad.source, and what later stages rewrite) shows the plain subscripts;
+        # the module binds the names of both (nested kernels are made from `source`)
+        free = _free_names(tree)
         compiled_source = to_source(compiled_tree(tree, types, counters, fused))
+        free |= _free_names(tree)
     clock.mark("codegen")
     namespace = generated_namespace(parsed, norm, NESTED["runtime"])
     if request.backend == "numba":
         namespace.update(fused)
         namespace.update(nested.fused)  # the fused loops of the nested kernels' code
-        free = _free_names(tree) | _free_names(gast.parse(nested.helpers))
+        free |= _free_names(gast.parse(nested.helpers))
         function = compile_numba(compiled_source, name, namespace, free - nested.names,
                                  parsed.filename,
                                  helpers=nested.helpers,
