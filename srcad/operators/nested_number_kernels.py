@@ -145,14 +145,16 @@ def _view_size(view, sizes):
     lower, upper = _terms(view.slice.lower), _terms(view.slice.upper)
     if lower is None or upper is None:
         return None
-    upper = [t for t in upper if t != 0]
-    for term in (t for t in lower if t != 0):
-        if term not in upper:
+    constant = sum(t for t in upper if isinstance(t, int)) \
+        - sum(t for t in lower if isinstance(t, int))
+    names = [t for t in upper if isinstance(t, str)]
+    for term in (t for t in lower if isinstance(t, str)):
+        if term not in names:
             return None
-        upper.remove(term)
-    if len(upper) != 1:
-        return None
-    return upper[0] if isinstance(upper[0], int) else sizes.get(upper[0])
+        names.remove(term)
+    if not names:
+        return constant if constant > 0 else None
+    return sizes.get(names[0]) if len(names) == 1 and constant == 0 else None
 
 
 def _terms(node):
