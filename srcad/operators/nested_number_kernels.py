@@ -40,6 +40,8 @@ from srcad.transform.small_arrays import scalar_small_arrays
 PREFIX = "srcad_g_"
 _NAME = re.compile(r"a(\d+)(_dot)?(_bar)?$")  # the kernel's arrays: a0, a0_bar, a0_dot, ...
 _WORKSPACE = ("buf", "space", "int_space")
+_KERNEL_LOCAL = re.compile(r"(a\d+(_dot)?(_bar)?|[od]\d+|out\d*|buf|space|int_space"
+                           r"|srcad_result_\d+)$")
 
 
 def suffix(lengths) -> str:
@@ -233,6 +235,9 @@ def _inlined(bodies, call):
     arguments = dict(zip(params, call.args))
     if stored & set(params):
         return None  # a parameter bound again
+    read = {n.id for n in gast.walk(module) if isinstance(n, gast.Name)} - stored - set(params)
+    if any(_KERNEL_LOCAL.match(n) for n in read):
+        return None  # a global of g's code named as one of the kernel's locals
     for node in gast.walk(module):
         if isinstance(node, gast.Name) and node.id in stored:
             node.id = PREFIX + node.id

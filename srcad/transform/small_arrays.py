@@ -86,7 +86,8 @@ class _Rewrite(SmallArrays):
         # the parameters' lengths, also those that change no small array, and their shadows'
         # (`p_dot`, `p_bar`: the shape of `p`; the kernels check the lengths on entry)
         self.param_lengths = dict(self.given)
-        params = {a.id for a in fn.args.args}
+        params = {a.id for a in fn.args.args} - {n.id for n in gast.walk(fn) if isinstance(
+            n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}  # never bound again
         for p, n in self.given.items():
             self.param_lengths.update({s: n for s in (f"{p}_dot", f"{p}_bar") if s in params})
         self.buffer_lengths: dict = {}  # a kernel's operand, once its buffer: its length

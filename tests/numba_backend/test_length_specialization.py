@@ -99,6 +99,10 @@ def test_every_length_gets_its_own_code_and_answers_right():
         srcad.autodiff(srcad.Reverse, descent, srcad.Duplicated(q, shadow), srcad.Const(start),
                        backend="numba")
         np.testing.assert_allclose(shadow, want, rtol=1e-6, atol=1e-9)
+        direction = np.linspace(-1.0, 0.5, length)  # forward code: its kernels' directions
+        tangent = srcad.autodiff(srcad.Forward, descent, srcad.Duplicated(q, direction),
+                                 srcad.Const(start), backend="numba")
+        assert tangent == pytest.approx(want @ direction, rel=1e-6, abs=1e-9)
     for again in answers.values():  # the second call of a length: its own code again
         np.testing.assert_array_equal(again[0], again[-1])
     specialized = [e for e in cache.entries() if e.request.backend == "numba"
