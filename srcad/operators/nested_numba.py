@@ -13,7 +13,9 @@ function's module (`NumbaNested.helpers`) and jitted there:
   the numba reverse code of g's forward code, with the direction on operand k (tangent) or on x
   (adjoint); the adjoints of g's arguments are then H d.
 
-The calls in the generated code are renamed to these kernels (`rename`). One call site
+The calls in the generated code are renamed to these kernels (`rename`); where the outer
+code holds small arrays as numbers, a call whose operands' lengths it knows is renamed again,
+to a kernel made for them (`for_lengths`, srcad/operators/nested_number_kernels.py). One call site
 signature per token and function: the same inner gradient called with arguments of other
 types in one function is refused.
 """
