@@ -292,6 +292,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         tree, fused = numba_rewrites(nested.rename(tree), norm.namer, types, bars,
                                      functools.partial(_located, parsed),
                                      given_lengths(norm.params, specs),
+                                     specialize=getattr(nested, "for_lengths", None),
                                      reassociated="reassoc" in fastmath_flags())
     clock.mark("transform")
     source = to_source(tree)

@@ -13,7 +13,9 @@ function's module (`NumbaNested.helpers`) and jitted there:
   the numba reverse code of g's forward code, with the direction on operand k (tangent) or on x
   (adjoint); the adjoints of g's arguments are then H d.
 
-The calls in the generated code are renamed to these kernels (`rename`). One call site
+The calls in the generated code are renamed to these kernels (`rename`); where the outer
+code holds small arrays as numbers, a call whose operands' lengths it knows is renamed again,
+to a kernel made for them (`for_lengths`, srcad/operators/nested_number_kernels.py). One call site
 signature per token and function: the same inner gradient called with arguments of other
 types in one function is refused.
 """
@@ -43,6 +45,8 @@ from srcad.operators.nested_kernels import (
     WORKSPACE_INIT,
     KernelWriter,
 )
+from srcad.operators.nested_number_kernels import number_kernel
+from srcad.operators.nested_number_kernels import suffix as length_suffix
 from srcad.operators.nested_registry import REGISTRY, in_call_order
 from srcad.operators.nested_registry import position as operand_position
 from srcad.operators.nested_result_reuse import SUFFIX as INTO
@@ -79,6 +83,9 @@ class NumbaNested:
         self._into: dict = {}  # gradient kernel -> the writer of its `_into` variant
         self._pairs_into: dict = {}  # token -> the writer of a pair kernel's `_into` variant
         self._writers: dict = {}  # kernel name -> (name, scratch) -> its source
+        self._sources: dict = {}  # every kernel written -> (its writer, scratch)
+        self._bodies: dict = {}  # g's derivative code by name (gast FunctionDefs)
+        self._for_lengths: dict = {}  # (kernel, lengths) -> the kernel made for them, or None
         # the fused loop nests g's code calls (srcad/transform/numba_fusion.py), each renamed
         # after its kernel: the outer code's own may have the same names, other loops
         self.fused: dict = {}
@@ -127,6 +134,9 @@ class NumbaNested:
         prefix = f"srcad_nested_{token}"
         texts = [_renamed(reverse, f"{prefix}_reverse", self.fused),
                  _renamed(second, f"{prefix}_second", self.fused)]
+        for text in texts:  # inlined into the kernels made for lengths
+            body = gast.parse(text).body[0]
+            self._bodies[body.name] = body
         vectors = [i for i, t in enumerate(boxed) if isinstance(t, Array) and t.ndim == 1
                    and i not in floats]
         kernel = KernelWriter(len(types), floats, differentiated, argnum, vectors)
@@ -150,6 +160,7 @@ class NumbaNested:
                 writers[f"srcad_nested_adjoint_{token}_{k}"] = seconds([argnum], position)
         for name, writer in writers.items():
             self._writers[name] = writer
+            self._sources[name] = (writer, False)
             self.names.add(name)
             texts.append(writer(name, False))
         positions = functools.partial(map, functools.partial(operand_position, nested))
@@ -186,14 +197,33 @@ class NumbaNested:
             if name + INTO not in self.names:  # fresh results (not scratch), written into
                 self.helpers += "\n\n" + self._into[name](name + INTO, False)
                 self.names.add(name + INTO)
+                self._sources[name + INTO] = (self._into[name], False)
         _pass_workspace(tree, self.names - HELPER_NAMES)
         return tree
+
+    def for_lengths(self, name, lengths):
+        """The name of the kernel `name` made for operands of `lengths` (after the workspace;
+        an int, or "s" for a number), written on first use; None where it would not be all
+        numbers (srcad/operators/nested_number_kernels.py)."""
+        key = (name, tuple(lengths))
+        if name not in self._sources:
+            return None
+        if key not in self._for_lengths:
+            writer, scratch = self._sources[name]
+            special = name + length_suffix(lengths)
+            text = number_kernel(writer(name, scratch), special, lengths, self._bodies)
+            self._for_lengths[key] = None if text is None else special
+            if text is not None:
+                self.helpers += "\n\n" + text
+                self.names.add(special)
+        return self._for_lengths[key]
 
     def _write(self, name, writer, scratch=False):
         """Write the kernel `name` by `writer(name, scratch)` (once)."""
         if name not in self.names:
             self.helpers += "\n\n" + writer(name, scratch)
             self.names.add(name)
+            self._sources[name] = (writer, scratch)
             if not scratch:
                 self._writers[name] = writer
 

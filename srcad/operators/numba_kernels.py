@@ -23,6 +23,15 @@ class NumbaKernels:
             tree = part.rename(tree)
         return tree
 
+    def for_lengths(self, name, lengths):
+        """The name of the kernel `name` made for its operands' `lengths`, or None
+        (srcad/operators/nested_number_kernels.py)."""
+        for part in self.parts:
+            special = getattr(part, "for_lengths", lambda *_: None)(name, lengths)
+            if special is not None:
+                return special
+        return None
+
     @property
     def cacheable(self) -> bool:
         """May numba keep the code in its on-disk cache? (Not code calling a recursive

@@ -31,7 +31,7 @@ from srcad.transform.small_arrays import scalar_small_arrays
 
 
 def numba_rewrites(tree, namer, types, bars, located, given=None,
-                   reassociated=False) -> tuple:
+                   reassociated=False, specialize=None) -> tuple:
     """(the tree rewritten for numba, {name: FusedLoop} of the fused loops it calls, which
     the compiler defines); `located(node)` names where the user wrote a node (run-time
     refusals), `bars` the reverse sweep's adjoints (empty in forward mode), `given` the
@@ -40,7 +40,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     LLVM's `reassoc` (srcad/build/numba_fastmath.py)."""
     tree = share_linalg_calls(numba_friendly(tree, namer, located), namer)
     numbers = {name for name, t in types.env.items() if t in (FLOAT, INT, BOOL)}
-    scalar_small_arrays(tree, namer, numbers, given or {})
+    scalar_small_arrays(tree, namer, numbers, given or {}, specialize)
     fused = fuse_array_chains(tree, namer)
     fuse_array_maps(tree, namer, row_view_types(types, bars)[0], fused)
     assign_first_adjoints(tree, bars)

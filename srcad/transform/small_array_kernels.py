@@ -19,10 +19,13 @@ OPERATORS = (gast.Add, gast.Sub, gast.Mult)
 # nested kernels (srcad/operators/nested_numba.py and its merged forms): one array shaped like
 # the first operand, or a pair (the gradient and its tangent) of such arrays
 # (the `_into` variants write into their last operands: nested_result_reuse.py)
-_ARRAY_KERNEL = re.compile(r"srcad_nested_(gradient_\d+|tangents?_\d+(_\d+)*)(_scratch|_into)?$")
-_PAIR_KERNEL = re.compile(r"srcad_nested_gradient_tangents_\d+(_\d+)*(_scratch|_into)?$")
+# (`_len_2_s`: made for its operands' lengths, srcad/operators/nested_number_kernels.py)
+_LENGTHS = r"(_len(?:_(?:\d+|s))+)?$"
+_ARRAY_KERNEL = re.compile(r"srcad_nested_(gradient_\d+|tangents?_\d+(_\d+)*)(_scratch|_into)?"
+                           + _LENGTHS)
+_PAIR_KERNEL = re.compile(r"srcad_nested_gradient_tangents_\d+(_\d+)*(_scratch|_into)?" + _LENGTHS)
 # the adjoints of the operands named by its positions: srcad_nested_adjoints_<token>_<k>...
-_ADJOINTS_KERNEL = re.compile(r"srcad_nested_adjoints_\d+((?:_\d+)+?)(_scratch)?$")
+_ADJOINTS_KERNEL = re.compile(r"srcad_nested_adjoints_\d+((?:_\d+)+?)(_scratch)?" + _LENGTHS)
 _WORKSPACE = ("srcad_space", "srcad_int_space")
 
 

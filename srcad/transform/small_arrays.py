@@ -63,23 +63,33 @@ from srcad.transform.small_array_tapes import append_of, is_pop, recorded
 __all__ = ["MAX_LENGTH", "scalar_small_arrays"]
 
 
-def scalar_small_arrays(tree, namer, numbers: set, given=None) -> set:
+def scalar_small_arrays(tree, namer, numbers: set, given=None, specialize=None) -> set:
     """Rewrite every function of `tree` in place; the names made scalars. `given`: the
-    lengths of array parameters the code is specialized for (module docstring)."""
+    lengths of array parameters the code is specialized for (module docstring);
+    `specialize(kernel, lengths)`: the name of a nested kernel made for its operands'
+    lengths, or None (srcad/operators/nested_number_kernels.py)."""
     done = set()
     # every name of the code taken (names the transforms made without the namer too)
     namer.taken.update(n.id for n in gast.walk(tree) if isinstance(n, gast.Name))
     for fn in [n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)]:
-        done |= _Rewrite(fn, namer, numbers, given).rewrite()
+        done |= _Rewrite(fn, namer, numbers, given, specialize).rewrite()
     return done
 
 
 class _Rewrite(SmallArrays):
     """The small arrays of one function rewritten as numbers."""
 
-    def __init__(self, fn, namer, numbers, given=None):
+    def __init__(self, fn, namer, numbers, given=None, specialize=None):
         super().__init__(fn, numbers, given)
         self.namer = namer
+        self.specialize = specialize
+        # the parameters' lengths, also those that change no small array, and their shadows'
+        # (`p_dot`, `p_bar`: the shape of `p`; the kernels check the lengths on entry)
+        self.param_lengths = dict(self.given)
+        params = {a.id for a in fn.args.args} - {n.id for n in gast.walk(fn) if isinstance(
+            n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}  # never bound again
+        for p, n in self.given.items():
+            self.param_lengths.update({s: n for s in (f"{p}_dot", f"{p}_bar") if s in params})
         self.buffer_lengths: dict = {}  # a kernel's operand, once its buffer: its length
         self.results: dict = {}  # names bound to a kernel's array -> its length
 
@@ -205,6 +215,7 @@ class _Rewrite(SmallArrays):
     def _fill_buffers(self, value):
         fills = []
         for call in (c for c in gast.walk(value) if kernel_kind(c)):
+            self._for_lengths(call)
             for i, a in enumerate(call.args):
                 if isinstance(a, gast.Name) and a.id in self.lengths:
                     buffer = self.buffers.setdefault(
@@ -216,6 +227,27 @@ class _Rewrite(SmallArrays):
                         S.set_store(target.targets[0])
                     call.args[i] = S.name(buffer)
         return fills
+
+    def _for_lengths(self, call):
+        """The kernel `call` calls made for its operands' lengths where every operand's is
+        known (a small array's, a parameter's the code is made for, "s": a number)."""
+        workspace = [a.id for a in call.args[:2] if isinstance(a, gast.Name)]
+        if self.specialize is None or workspace != ["srcad_space", "srcad_int_space"] \
+                or call.keywords:
+            return
+        lengths = []
+        for a in call.args[2:]:
+            if isinstance(a, gast.Name) and a.id in self.lengths:
+                lengths.append(self.lengths[a.id])
+            elif isinstance(a, gast.Name) and a.id in self.param_lengths:
+                lengths.append(self.param_lengths[a.id])
+            elif isinstance(a, gast.Name) and a.id in self.numbers:
+                lengths.append("s")
+            else:
+                return
+        special = self.specialize(call.func.id, lengths)
+        if special is not None:
+            call.func.id = special
 
     def _length(self, node, lengths):
         """As the analysis's, and the names the rewrite made: a kernel's operand once its

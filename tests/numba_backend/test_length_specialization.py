@@ -99,6 +99,10 @@ def test_every_length_gets_its_own_code_and_answers_right():
         srcad.autodiff(srcad.Reverse, descent, srcad.Duplicated(q, shadow), srcad.Const(start),
                        backend="numba")
         np.testing.assert_allclose(shadow, want, rtol=1e-6, atol=1e-9)
+        direction = np.linspace(-1.0, 0.5, length)  # forward code: its kernels' directions
+        tangent = srcad.autodiff(srcad.Forward, descent, srcad.Duplicated(q, direction),
+                                 srcad.Const(start), backend="numba")
+        assert tangent == pytest.approx(want @ direction, rel=1e-6, abs=1e-9)
     for again in answers.values():  # the second call of a length: its own code again
         np.testing.assert_array_equal(again[0], again[-1])
     specialized = [e for e in cache.entries() if e.request.backend == "numba"
@@ -138,3 +142,61 @@ def test_mixed_annotations_specialize_the_short_arrays_alone(q):
                              backend="numba")
         got = got[0] if mode is srcad.Reverse else got
         assert got == pytest.approx(want, rel=1e-6)
+
+
+def test_the_nested_kernels_called_are_made_for_the_operand_lengths():
+    """Where the descent's code is made for two elements, every nested kernel it calls is
+    the one made for its operands' lengths (g's derivative code compiled into it as
+    numbers: srcad/operators/nested_number_kernels.py); the general code calls the general
+    kernels."""
+    import re
+    for mode in (srcad.Reverse, srcad.Forward):
+        kernels = set(re.findall(r"(srcad_nested_\w+)\(srcad_space", _source(2, mode)))
+        assert kernels and all(k.endswith("_len_2_2") or k.endswith("_len_2_2_2")
+                               or k.endswith("_len_2_2_2_2") or k.endswith("_len_2_2_2_2_2_2")
+                               for k in kernels), kernels
+        general = set(re.findall(r"(srcad_nested_\w+)\(srcad_space", _source(5, mode)))
+        assert general and not any("_len_" in k for k in general), general
+
+
+def weighted_energy(p, w):
+    return w * (p[0] - 0.3) ** 2 + (p[1] + w) ** 2 * p[0]
+
+
+def weighted_descent(w, start):
+    """A nested gradient of a short array and a float (its kernel: lengths 2 and a number)."""
+    x = start.copy()
+    for _k in range(3):
+        x = x - 0.05 * srcad.grad(weighted_energy)(x, w)
+    return x[0] * w + x[1] * x[1]
+
+
+def weighted_by_hand(w, start):
+    x = start.copy()
+    for _k in range(3):
+        g = np.zeros_like(x)
+        g[0] = w * 2.0 * (x[0] - 0.3) + (x[1] + w) ** 2
+        g[1] = 2.0 * (x[1] + w) * x[0]
+        x = x - 0.05 * g
+    return x[0] * w + x[1] * x[1]
+
+
+@pytest.mark.slow  # numba compiles weighted_descent in two modes (~10 s)
+def test_a_nested_kernel_of_a_short_array_and_a_float_answers_as_central_differences():
+    start = np.array([0.8, -0.2])
+    source = srcad.source(weighted_descent, srcad.Reverse, srcad.Active(0.6),
+                          srcad.Const(start), backend="numba")
+    assert "_len_2_s(" in source or "_len_2_s_2(" in source
+    h = 1e-6
+    want = (weighted_by_hand(0.6 + h, start) - weighted_by_hand(0.6 - h, start)) / (2 * h)
+    reverse = srcad.autodiff(srcad.Reverse, weighted_descent, srcad.Active(0.6),
+                             srcad.Const(start), backend="numba")[0]
+    forward = srcad.autodiff(srcad.Forward, weighted_descent, srcad.Duplicated(0.6, 1.0),
+                             srcad.Const(start), backend="numba")
+    assert reverse == pytest.approx(want, rel=1e-7)
+    assert forward == pytest.approx(want, rel=1e-7)
+    longer = np.array([0.8, -0.2, 0.1, 0.4, 0.5])  # the general code and kernels
+    want = (weighted_by_hand(0.6 + h, longer) - weighted_by_hand(0.6 - h, longer)) / (2 * h)
+    assert srcad.autodiff(srcad.Reverse, weighted_descent, srcad.Active(0.6),
+                          srcad.Const(longer), backend="numba")[0] == pytest.approx(want,
+                                                                                   rel=1e-7)
