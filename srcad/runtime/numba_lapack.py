@@ -43,12 +43,17 @@ def linalg_solve(a, b):
 
 
 @numba.njit(cache=True)
-def _checked_square(a):
-    """A Fortran-ordered copy of the square float64 matrix `a` (numba's checks)."""
+def _checked_system(a, b):
+    """A Fortran-ordered copy of the square float64 matrix `a` of the system `a x = b`
+    (numba's checks: `a` square and finite, `b` of as many rows)."""
     n = a.shape[1]
     if a.shape[0] != n:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square.")
-    return _finite_copy(a, np.empty((n, n)).T)
+    work = _finite_copy(a, np.empty((n, n)).T)
+    if b.shape[0] != n:
+        raise np.linalg.LinAlgError(
+            "Incompatible array sizes, system is not dimensionally valid.")
+    return work
 
 
 @numba.njit(cache=True)
@@ -79,11 +84,8 @@ def _gesv(work, solution):
 
 @numba.njit(cache=True)
 def _solve_vector(a, b):
-    work = _checked_square(a)
+    work = _checked_system(a, b)
     n = work.shape[0]
-    if b.shape[0] != n:
-        raise np.linalg.LinAlgError(
-            "Incompatible array sizes, system is not dimensionally valid.")
     row = np.empty((1, n))  # numba's: the solution as a Fortran-ordered n x 1 matrix
     for i in range(n):
         value = b[i]
@@ -97,11 +99,8 @@ def _solve_vector(a, b):
 
 @numba.njit(cache=True)
 def _solve_matrix(a, b):
-    work = _checked_square(a)
+    work = _checked_system(a, b)
     n = work.shape[0]
-    if b.shape[0] != n:
-        raise np.linalg.LinAlgError(
-            "Incompatible array sizes, system is not dimensionally valid.")
     rhs = b.shape[1]
     solution = _finite_copy(b, np.empty((rhs, n)).T)
     if n > 0:
