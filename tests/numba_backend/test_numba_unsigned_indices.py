@@ -226,3 +226,17 @@ def test_a_counter_from_an_unknown_start_keeps_the_wraparound(start):
         expected[(start + i) % len(x)] += x[i]
         expected[i] += x[start + i]
     np.testing.assert_allclose(shadow, expected, rtol=1e-15)
+
+
+def test_gmm_port_reads_its_packed_triangle_unsigned_in_both_sweeps():
+    # GradBench gmm's loop form: `Qtimesx` inlined per point and cluster, its counter popped
+    # per call and stepped back; with the wraparound select LLVM left the reverse loop scalar
+    # (the gradient twice as slow at d=64, k=5); its values are checked in
+    # tests/docs_examples/test_gradbench_ports.py
+    from srcad.gradbench.ports import gmm
+    problem = gmm.Problem(gmm.generate(d=3, k=2, n=4))
+    args = [srcad.Duplicated(a, np.zeros_like(a)) for a in problem.independent]
+    flat = _statements(_source(gmm.gmm_loops, *args, *problem.loop_constants()))
+    assert "qtimesx_ltri[np.uint64(qtimesx_lparamsidx)]" in flat
+    assert "qtimesx_ltri_bar[np.uint64(qtimesx_lparamsidx)]" in flat
+    assert "[qtimesx_lparamsidx]" not in flat
