@@ -15,13 +15,14 @@ plain-Python primal and its derivative came out 12x apart that way, ~2.6x by CPU
 minimums), while the process's CPU time misses or adds work done on other threads (XLA's: a
 JAX gradient read 45 us of CPU time for 250 us of wall-clock time, another 5.7 ms for 3.0 ms).
 `--clock process` or `--clock wall` times every call one way. An implementation whose single
-call exceeds the per-implementation budget is timed once. JAX computes on one thread, like
-the GradBench JAX tool (pinned to one core): no XLA flag bounds the XLA:CPU runtime's thread
-pools (`--xla_cpu_multi_thread_eigen=false` covers Eigen's matrix products only; with it and
-`intra_op_parallelism_threads=1`, which XLA does not read, a gmm gradient still computed on
-four threads), and the CPU client sizes them by the CPUs the process may run on, so JAX's
-client is created while the process is pinned to one CPU (`pin_jax_to_one_cpu`): its threads
-stay on that CPU, and the gradient computes on one thread.
+call exceeds the per-implementation budget is timed once. JAX's derivatives are written as
+GradBench's JAX tool writes them where it has the eval and is not slower (`JAX_FORMS`).
+JAX computes on one thread, like the GradBench JAX tool (pinned to one core): no XLA flag
+bounds the XLA:CPU runtime's thread pools (`--xla_cpu_multi_thread_eigen=false` covers Eigen's
+matrix products only; with it and `intra_op_parallelism_threads=1`, which XLA does not read, a
+gmm gradient still computed on four threads), and the CPU client sizes them by the CPUs the
+process may run on, so JAX's client is created while the process is pinned to one CPU
+(`pin_jax_to_one_cpu`): its threads stay on that CPU, and the gradient computes on one thread.
 """
 
 from __future__ import annotations
@@ -198,6 +199,19 @@ def target(ratio, limit):
     return f"{ratio:.2f}x {'✓' if ratio <= limit else '✗'}"
 
 
+# what the page says of the JAX column's formulations (benchmarks/gradbench/jax_forms.py times
+# them against GradBench's JAX tool)
+JAX_FORMS = (
+    "The JAX column computes each derivative as GradBench's own JAX tool "
+    "(`third_party/gradbench`) computes it where that tool has the eval (gmm, kmeans, llsq, "
+    "lse: the same formulation, written in the port), except ode, whose port keeps its own "
+    "JAX form, which measured faster than the tool's at both sizes checked; the tool has no "
+    "ba, det, ht, lstm, particle or saddle, whose JAX forms are the ports' own "
+    "(`benchmarks/gradbench/jax_forms.py` times each port's JAX form against the tool's "
+    "function in one process, at the size here and at the eval program's largest)."
+)
+
+
 TOOL_DESCRIPTION = (
     '## srcad as a GradBench tool\n'
     '\n'
@@ -268,6 +282,7 @@ def write_page(path, results, size, elapsed, load, clock="auto", jax_threads="")
            "wall": "the minimum over the rounds of the wall-clock time. "}[clock]
         + "All implementations of an eval are timed in the same rounds. JAX is jitted; "
         + (jax_threads + ". " if jax_threads else "")
+        + JAX_FORMS + " "
         + "srcad's columns use the form the GradBench tool (`python -m srcad.gradbench`) "
         "uses: on numba the C++-shaped loop form, on the python backend the vectorized NumPy "
         "form where the port has one (CPython runs NumPy's whole-array calls far faster than "
