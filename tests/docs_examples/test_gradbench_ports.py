@@ -106,6 +106,18 @@ def test_srcad_numba_backend_agrees_with_reference(name):
     check_implementations(name, "srcad-numba", first_only=True)
 
 
+# the JAX column of the benchmark page: where a reference is derived by hand (kmeans, llsq,
+# lse), JAX's derivative is checked against it in `make test`; the others are JAX's references
+JAX = [pytest.param(name, marks=() if name in ("kmeans", "llsq", "lse") else pytest.mark.slow)
+       for name in sorted(EVALS)
+       if any(i.tool == "jax" for i in EVALS[name].implementations)]
+
+
+@pytest.mark.parametrize("name", JAX)
+def test_jax_agrees_with_reference(name):
+    check_implementations(name, "jax")
+
+
 def test_a_wrong_derivative_is_caught():
     # the comparison the tests rest on: a gradient off by 1e-6 in one entry fails
     port, p = EVALS["lse"], problem("lse")

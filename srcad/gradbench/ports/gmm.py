@@ -5,7 +5,8 @@ The loop form transliterates cpp/gradbench/evals/gmm.hpp: the same helpers (`log
 `Qtimesx`, `sqnorm`, `log_wishart_prior`), row views (`mu[ik]`, `l[ik]`) and work arrays
 (`xcentered`, `Qxcentered`, `main_term`). The vectorized form is the NumPy one of the PyTorch
 tool, with the lower-triangular product spelled as a matrix product with a constant 0/1 matrix.
-The reference is JAX's gradient of the vectorized form.
+The reference is JAX's gradient of the vectorized form, written as GradBench's JAX tool writes
+it.
 """
 
 import math
@@ -237,30 +238,42 @@ def generate(d, k, n, m=0, gamma=1.0, seed=31337):
 
 
 def _make_jax_functions(p):
+    """JAX's objective and gradient as GradBench's JAX tool computes them (its
+    `tools/jax/gmm_objective.py`, MIT License): the lower triangles scattered into (k, d, d)
+    matrices by index and applied by one `einsum`, `x` an argument of the jitted function;
+    the constant of the Wishart prior is the port's `log_gamma_d`."""
     jax = jax_or_unavailable()
     import jax.numpy as jnp
+    from jax.scipy.special import logsumexp
 
-    x, gamma, m, lg, scatter = (jnp.asarray(p.x), p.gamma, p.m, p.log_gamma_d,
-                                jnp.asarray(p.scatter))
+    gamma, m, lg = p.gamma, p.m, p.log_gamma_d
+    n, d = p.x.shape
+    k = p.alpha.shape[0]
+    # the strictly lower part of each Q filled column by column, as `lower_scatter`
+    cols = jnp.repeat(jnp.arange(d - 1), jnp.arange(d - 1, 0, -1),
+                      total_repeat_length=d * (d - 1) // 2)
+    rows = jnp.concatenate([jnp.arange(c + 1, d) for c in range(d - 1)] or [jnp.arange(0)])
 
-    def objective(alpha, mu, q, l):
-        n, d = x.shape
-        k = alpha.shape[0]
+    def objective(alpha, mu, q, l, x):
         qdiags = jnp.exp(q)
         sum_qs = jnp.sum(q, axis=1)
-        lower = (l @ scatter).reshape(k, d, d)
-        xc = x[:, None, :] - mu[None, :, :]
-        qx = qdiags[None] * xc + jnp.einsum("kij,nkj->nki", lower, xc)
-        main_term = alpha[None, :] + sum_qs[None, :] - 0.5 * jnp.sum(qx * qx, axis=2)
-        slse = jnp.sum(jax.scipy.special.logsumexp(main_term, axis=1))
-        frob = jnp.sum(qdiags * qdiags) + jnp.sum(l * l)
+        ls = jnp.zeros((k, d, d), dtype=l.dtype).at[:, rows, cols].set(l)
+        xcentered = x[:, None, :] - mu[None, ...]
+        lxcentered = qdiags * xcentered + jnp.einsum("ijk,mik->mij", ls, xcentered)
+        inner_term = alpha + sum_qs - 0.5 * jnp.sum(lxcentered**2, axis=2)
+        slse = jnp.sum(logsumexp(inner_term, axis=1))
         wn = d + m + 1
-        c = wn * d * (math.log(gamma) - 0.5 * math.log(2.0)) - lg
-        prior = -(0.5 * gamma * gamma * frob - m * jnp.sum(sum_qs)) + k * c
-        return (-n * d * 0.5 * math.log(2.0 * math.pi) + slse
-                - n * jax.scipy.special.logsumexp(alpha) + prior)
+        out = jnp.sum(0.5 * gamma * gamma * (jnp.sum(qdiags**2, axis=1) + jnp.sum(l**2, axis=1))
+                      - m * sum_qs)
+        prior = -out + k * (wn * d * (math.log(gamma) - 0.5 * math.log(2.0)) - lg)
+        return (-n * d * 0.5 * math.log(2.0 * math.pi) + slse - n * logsumexp(alpha, axis=0)
+                + prior)
 
-    return jax, jax.jit(objective), jax.jit(jax.grad(objective, argnums=(0, 1, 2, 3)))
+    x = jax.device_put(p.x)
+    value = jax.jit(objective)
+    gradient = jax.jit(jax.grad(objective, argnums=(0, 1, 2, 3)))
+    return (jax, lambda alpha, mu, q, l: value(alpha, mu, q, l, x),
+            lambda alpha, mu, q, l: gradient(alpha, mu, q, l, x))
 
 
 # JAX's objective and gradient, made (and jitted) once per problem

@@ -140,21 +140,25 @@ def _srcad(backend, form):
 
 
 def _jax(p):
+    """JAX's direction as GradBench's JAX tool computes it (its `tools/jax/kmeans.py`, MIT
+    License): the squared distances from the norms and one matrix product, the points an
+    argument of the jitted function."""
     jax = jax_or_unavailable()
     import jax.numpy as jnp
 
-    points = jax.device_put(p.points)
-
-    def cost(c):
-        diff = points[:, None, :] - c[None, :, :]
-        return jnp.sum(jnp.min(jnp.sum(diff * diff, axis=2), axis=1))
+    def cost(points, centers):
+        a_sqr = jnp.sum(points**2, 1)[None, :]
+        b_sqr = jnp.sum(centers**2, 1)[:, None]
+        dists = a_sqr + b_sqr - 2 * jnp.matmul(points, centers.T).T
+        return jnp.min(dists, axis=0).sum()
 
     @jax.jit
-    def direction(c):
-        j, h = jax.jvp(jax.grad(cost), (c,), (jnp.ones_like(c),))
+    def direction(points, c):
+        j, h = jax.jvp(jax.grad(lambda cs: cost(points, cs)), (c,), (jnp.ones_like(c),))
         return j / h
 
-    return jax_timed(jax, direction, p.centroids)
+    points = jax.device_put(p.points)
+    return jax_timed(jax, lambda c: direction(points, c), p.centroids)
 
 
 def _autograd(p):

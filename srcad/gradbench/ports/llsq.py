@@ -85,8 +85,7 @@ _build = form_implementations("primal", "gradient", FORMS, lambda p, form: ((p.x
 
 
 def _vectorized_in(xp, n, m):
-    """The vectorized form of size (n, m) written with the array module `xp` (jax.numpy,
-    autograd.numpy)."""
+    """The vectorized form of size (n, m) written with the array module `xp` (autograd.numpy)."""
 
     def f(x):
         ts = -1.0 + xp.arange(n) * 2.0 / (n - 1.0)
@@ -98,11 +97,22 @@ def _vectorized_in(xp, n, m):
 
 
 def _jax(p):
+    """JAX's gradient as GradBench's JAX tool computes it (its `tools/jax/llsq.py`, MIT
+    License): each residual's powers of t_i by a cumulative product, mapped over i by `vmap`."""
     jax = jax_or_unavailable()
     import jax.numpy as jnp
 
-    g = jax.jit(jax.grad(_vectorized_in(jnp, p.n, len(p.x))))
-    return jax_timed(jax, g, p.x)
+    n, m = p.n, len(p.x)
+
+    def f(x):
+        def residual(i):
+            ti = -1.0 + (i * 2.0) / (n - 1.0)
+            muls = jnp.cumprod(jnp.full(m, ti).at[0].set(1))
+            return (jnp.sign(ti) + jnp.sum(-x * muls)) ** 2
+
+        return jnp.sum(jax.vmap(residual)(jnp.arange(n))) / 2.0
+
+    return jax_timed(jax, jax.jit(jax.grad(f)), p.x)
 
 
 def _autograd(p):
