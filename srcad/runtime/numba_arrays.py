@@ -48,11 +48,11 @@ from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
 from srcad.runtime import array_runtime as _python
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
 from srcad.runtime.numba_blas import (
-    any_layout,
     matrix_product,
     matrix_vector_product,
     vector_matrix_product,
 )
+from srcad.runtime.numba_direct_calls import register_direct_call
 from srcad.runtime.numba_gemm import BLAS as _BLAS  # numba's np.dot calls BLAS through SciPy
 from srcad.runtime.numba_gemm import looped_product, strided_product
 from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
@@ -126,6 +126,18 @@ _ANY_LAYOUT = {(2, 2): matrix_product, (2, 1): matrix_vector_product,
 _LOOPS = {(1, 1): _inner, (2, 1): _matvec, (1, 2): _vecmat, (2, 2): looped_product}
 
 
+def _blas_product(a, b):
+    """numba's BLAS call for `a @ b` of C- or F-contiguous float64 operands (typed "A"), called
+    with no function of its own per layout (srcad/runtime/numba_direct_calls.py)."""
+    if _BLAS and isinstance(a, types.Array) and isinstance(b, types.Array) \
+            and a.layout in "CF" and b.layout in "CF" and a.dtype == b.dtype == types.float64:
+        return _ANY_LAYOUT.get((a.ndim, b.ndim))
+    return None
+
+
+register_direct_call(array_matmul, _blas_product)  # before the overload: tried first
+
+
 @overload(array_matmul)
 def _matmul(a, b):
     if isinstance(a, (types.Float, types.Integer)) or isinstance(b, (types.Float,
@@ -143,10 +155,7 @@ def _matmul(a, b):
     if loops is None:
         raise TypingError("array_matmul: srcad compiles products of 1-D and 2-D arrays only")
     if _BLAS and a.layout in "CF" and b.layout in "CF" and a.dtype == b.dtype:
-        blas = _ANY_LAYOUT.get((a.ndim, b.ndim)) if a.dtype == types.float64 else None
-        if blas is not None:  # numba's BLAS call, compiled once for every layout
-            return lambda a, b: blas(any_layout(a), any_layout(b))
-        return lambda a, b: np.dot(a, b)
+        return lambda a, b: np.dot(a, b)  # float32 (float64: _blas_product)
     if _BLAS and (a.ndim, b.ndim) == (2, 2) and a.dtype == b.dtype == types.float64:
         return lambda a, b: strided_product(a, b)  # BLAS on the views where it reads them
     return lambda a, b: loops(a, b)
@@ -251,13 +260,20 @@ def _outer_add(a, x, y):
             a[i, j] += xi * y[j]
 
 
+def _outer_add_loop(a, x, y):
+    if isinstance(a, types.Array) and a.ndim == 2 and isinstance(x, types.Array) \
+            and isinstance(y, types.Array) and x.ndim == 1 and y.ndim == 1:
+        return _outer_add  # called with no function of its own (numba_direct_calls.py)
+    return None
+
+
+register_direct_call(outer_add, _outer_add_loop, any_layout=False)
+
+
 @overload(outer_add)
 def _outer_add_overload(a, x, y):
     if not isinstance(a, types.Array) or a.ndim != 2:
         raise TypingError("outer_add: srcad compiles an outer product added to a matrix only")
-    if isinstance(x, types.Array) and isinstance(y, types.Array) and x.ndim == 1 \
-            and y.ndim == 1:
-        return lambda a, x, y: _outer_add(a, x, y)
 
     def general(a, x, y):  # np.outer flattens its operands
         a += np.outer(x, y)
