@@ -267,7 +267,7 @@ def _outer_add_loop(a, x, y):
     return None
 
 
-register_direct_call(outer_add, _outer_add_loop, any_layout=False)
+register_direct_call(outer_add, _outer_add_loop, cast=tuple)  # contiguous loops vectorize
 
 
 @overload(outer_add)

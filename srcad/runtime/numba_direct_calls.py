@@ -25,18 +25,25 @@ from numba.core.imputils import lower_builtin
 from numba.core.typing.templates import AbstractTemplate, infer_global, signature
 
 
-def _as_any_layout(argument_types) -> tuple:
+def any_layout(argument_types) -> tuple:
+    """The argument types with each array's layout "A" (the default cast)."""
     return tuple(t.copy(layout="A") if isinstance(t, types.Array) else t
                  for t in argument_types)
 
 
-def register_direct_call(name: Callable[..., Any], target: Callable[..., Any],
-                             any_layout: bool = True) -> None:
-    """Type and lower `name(*operands)` as a call of the numba function
-    `target(*operand_types)` (None: not this way) on the operands cast to layout "A" (or as
-    they are: `any_layout=False`, for a function whose loops are faster on contiguous arrays)."""
-    cast_types = _as_any_layout if any_layout else tuple
+def read_only_any_layout(argument_types) -> tuple:
+    """The argument types with each array's layout "A" and read-only (for a function that
+    writes into none of them)."""
+    return tuple(t.copy(layout="A", readonly=True) if isinstance(t, types.Array) else t
+                 for t in argument_types)
 
+
+def register_direct_call(name: Callable[..., Any], target: Callable[..., Any],
+                         cast: Callable[[tuple], tuple] = any_layout) -> None:
+    """Type and lower `name(*operands)` as a call of the numba function
+    `target(*operand_types)` (None: not this way) on the operands cast to `cast(operand
+    types)`: `any_layout` (the default), `read_only_any_layout`, `tuple` (as they are, for a
+    function whose loops run faster on contiguous arrays) or any such map."""
     class DirectCall(AbstractTemplate):
         key = name
 
@@ -45,7 +52,7 @@ def register_direct_call(name: Callable[..., Any], target: Callable[..., Any],
             if chosen is None:
                 return None
             function_type = self.context.resolve_value_type(chosen)
-            typed = function_type.get_call_type(self.context, cast_types(args), {})
+            typed = function_type.get_call_type(self.context, cast(args), {})
             return None if typed is None else signature(typed.return_type, *args)
 
     infer_global(name)(DirectCall)
@@ -53,9 +60,9 @@ def register_direct_call(name: Callable[..., Any], target: Callable[..., Any],
     @lower_builtin(name, types.VarArg(types.Any))
     def lower(context, builder, sig, args):
         chosen = target(*sig.args)
-        cast = cast_types(sig.args)
+        cast_to = cast(sig.args)
         values = [context.cast(builder, value, given, to)
-                  for value, given, to in zip(args, sig.args, cast)]
+                  for value, given, to in zip(args, sig.args, cast_to)]
         function_type = context.typing_context.resolve_value_type(chosen)
-        typed = function_type.get_call_type(context.typing_context, cast, {})
+        typed = function_type.get_call_type(context.typing_context, cast_to, {})
         return context.get_function(function_type, typed)(builder, values)

@@ -76,3 +76,24 @@ def test_the_operands_are_the_callers_arrays():
     into = np.ones((2, 3))
     accumulate(into, np.array([1.0, 2.0]), np.array([1.0, 0.0, -1.0]))
     np.testing.assert_array_equal(into, 1.0 + np.outer([1.0, 2.0], [1.0, 0.0, -1.0]))
+
+
+def test_gemm_into_compiles_once_for_every_layout_and_read_only_flag():
+    from srcad.runtime.numba_gemm import gemm_into
+
+    @numba.njit
+    def products(a, b, c, d):
+        out = np.zeros((3, 3))
+        gemm_into(a, b, out, 0.0)  # read-only C operands
+        gemm_into(c, d, out, 1.0)  # writable C and F operands
+        gemm_into(c.T, d, out[:, ::1], 1.0)  # a transpose (F), into a view (A)
+        return out
+
+    a = _read_only(RNG.standard_normal((3, 4)))[:, ::1]  # a read-only view: layout A
+    b = _read_only(RNG.standard_normal((4, 3)))
+    c, d = RNG.standard_normal((3, 3)), np.asfortranarray(RNG.standard_normal((3, 3)))
+    compiled = _Compiled()
+    with event.install_listener("numba:compile", compiled):
+        got = products(a, b, c, d)
+    assert sum(n.endswith("gemm_into") for n in compiled.names) <= 1, compiled.names
+    np.testing.assert_allclose(got, a @ b + c @ d + c.T @ d, rtol=1e-13)
