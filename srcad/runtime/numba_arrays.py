@@ -52,12 +52,15 @@ from srcad.runtime.numba_blas import (
     matrix_vector_product,
     vector_matrix_product,
 )
+from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
 from srcad.runtime.numba_direct_calls import register_direct_call
 from srcad.runtime.numba_gemm import BLAS as _BLAS  # numba's np.dot calls BLAS through SciPy
 from srcad.runtime.numba_gemm import looped_product, strided_product
 from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
 from srcad.runtime.numba_statistics import statistic_function
 from srcad.runtime.numba_sum_to import sum_to
+
+runtime_cache_in_srcad_folder()  # before its cached functions (srcad/runtime/numba_cache.py)
 
 
 def unbroadcast(g, shape):

@@ -25,6 +25,7 @@ from numba import types
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
+from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
 from srcad.runtime.numba_gemm import (
     _COLUMNS,
     _DOUBLE,
@@ -35,6 +36,8 @@ from srcad.runtime.numba_gemm import (
     gemm_into,
     stored,
 )
+
+runtime_cache_in_srcad_folder()  # before its cached functions (srcad/runtime/numba_cache.py)
 
 # numba's helper library's matrix-vector product (the one numba's np.dot calls): kind, trans,
 # m, n, alpha*, a*, lda, x*, beta*, y*

@@ -28,7 +28,10 @@ from numba import types
 from numba.extending import overload
 from numba.np.linalg import _LAPACK, F_INT_nptype, ensure_lapack
 
+from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
 from srcad.runtime.numba_direct_calls import register_direct_call
+
+runtime_cache_in_srcad_folder()  # before its cached functions (srcad/runtime/numba_cache.py)
 
 try:  # numba's LAPACK calls go through SciPy's
     ensure_lapack()
