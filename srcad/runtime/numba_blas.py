@@ -5,16 +5,18 @@ F-contiguous operands, where it called numba's `np.dot`.
 numba compiles its `np.dot` once per combination of its operands' layouts (C or F: `a @ b.T`,
 `a.T @ b`, ...), each with its checks, its allocation and its BLAS call: a Kalman filter's
 gradient compiled 4 variants of the matrix product and 2 of the matrix-vector product, about 5
-functions each. Here each operand is typed as layout "A" (`any_layout`, a cast that copies
-nothing), so each product compiles once, and the BLAS call numba's `np.dot` makes is made with
-the transpose flag and leading dimension read from the operand's strides at run time:
+functions each. Here each operand is typed as layout "A" (a cast that copies nothing, made at
+`array_matmul`'s call: srcad/runtime/numba_direct_calls.py), so each product compiles once,
+and the BLAS call numba's `np.dot` makes is made with the transpose flag and leading dimension
+read from the operand's strides at run time:
 `dgemm` (srcad/runtime/numba_gemm.py's `gemm_into`) for a matrix times a matrix, `dgemv` for a
 matrix times a vector and a vector times a matrix. For a matrix with both dimensions longer
 than 1 these are the flags numba derives from the layout, so the product is numba's (and
 NumPy's) to the bit; a matrix with a dimension of length 1 (both C- and F-contiguous) may be
 read the other way, the same sum of products computed by another BLAS kernel.
 
-`any_layout(x)` is shared with srcad/runtime/numba_lapack.py.
+`any_layout(x)`: `x` typed as layout "A" inside compiled code (the product's result, for
+`gemm_into`).
 """
 
 from __future__ import annotations
