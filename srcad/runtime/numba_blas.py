@@ -1,5 +1,5 @@
 """Matrix products of float64 operands in numba-compiled code compiled once for every layout of
-the operands: `array_matmul` (srcad/runtime/numba_arrays.py) calls these for C- and
+the operands: `array_matmul` (srcad/runtime/numba_matmul.py) calls these for C- and
 F-contiguous operands, where it called numba's `np.dot`.
 
 numba compiles its `np.dot` once per combination of its operands' layouts (C or F: `a @ b.T`,

@@ -18,7 +18,7 @@ its `np.dot` and `np.linalg.pinv` call), so code calling it is cached on disk li
 it can and the product has at least `MIN_WORK` multiplications, else by loops (what
 `array_matmul` of strided matrices runs).
 
-Imported by srcad/runtime/numba_contraction.py and srcad/runtime/numba_arrays.py (generated
+Imported by srcad/runtime/numba_contraction.py and srcad/runtime/numba_matmul.py (generated
 modules reach it through them).
 """
 
