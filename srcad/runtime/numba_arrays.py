@@ -4,11 +4,7 @@ numba): the same names and meanings as the python backend's runtime, compiled.
 
 * `unbroadcast(g, shape)`: srcad/runtime/array_runtime.py's, `g` summed over the axes broadcasting
   added or stretched; `g` itself when the shapes agree (as there), a new array otherwise.
-* `array_matmul(a, b)`: `a @ b` and `np.dot(a, b)` of 1-D and 2-D float arrays (numba's own
-  needs SciPy's BLAS; with SciPy installed and both operands contiguous it is called, for
-  float64 matrices through srcad/runtime/numba_blas.py, compiled once for every layout; two
-  float64 matrices that are strided views (a column range, a matrix of a 3-D array) go to BLAS
-  in place where they lie as it reads matrices (srcad/runtime/numba_gemm.py); else loops).
+* `array_matmul(a, b)`, `outer_add(a, x, y)`: products, from srcad/runtime/numba_matmul.py.
 * `array_heaviside(x, h0)`: `np.heaviside(x, h0)`, which numba lacks.
 * `array_tanh(x)`: `np.tanh(x)`; of a float64 array, a loop of `simd_tanh`
   (srcad/runtime/numba_runtime.py, within 3 ulp) that LLVM vectorizes, where numba's np.tanh calls
@@ -20,9 +16,6 @@ numba): the same names and meanings as the python backend's runtime, compiled.
   not build.
 * `array_copy(x)`: `np.array(x)` of anything but a list written out: of an array, a copy
   (numba's np.array does not take an array); of anything else, numba's np.array.
-* `outer_add(a, x, y)`: `a += np.outer(x, y)`, the adjoint of a matrix-vector product, as one
-  loop over `a` (numba's np.outer would allocate a matrix each time, then add it: in a
-  recurrent loop that doubles the reverse sweep).
 
 * `reshaped(shape, new_shape)`: array_runtime's (the shape `np.reshape` gives, one entry may
   be -1), through numba's own reshape of an empty int8 array of that size.
@@ -41,31 +34,22 @@ import functools
 import numba
 import numpy as np
 from numba import types
-from numba.core.errors import TypingError
 from numba.extending import overload
 
 from srcad.errors import LoopShapeError  # noqa: F401 - raised by generated code
 from srcad.runtime import array_runtime as _python
 from srcad.runtime.array_runtime import unbroadcast as _python_unbroadcast
-from srcad.runtime.numba_blas import (
-    any_layout,
-    matrix_product,
-    matrix_vector_product,
-    vector_matrix_product,
-)
-from srcad.runtime.numba_gemm import BLAS as _BLAS  # numba's np.dot calls BLAS through SciPy
-from srcad.runtime.numba_gemm import looped_product, strided_product
+from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
+from srcad.runtime.numba_matmul import array_matmul, outer_add  # noqa: F401 - generated code
 from srcad.runtime.numba_runtime import simd_exp, simd_log, simd_tanh
 from srcad.runtime.numba_statistics import statistic_function
 from srcad.runtime.numba_sum_to import sum_to
 
+runtime_cache_in_srcad_folder()  # before its cached functions (srcad/runtime/numba_cache.py)
+
 
 def unbroadcast(g, shape):
     return _python_unbroadcast(g, shape)
-
-
-def array_matmul(a, b):
-    return np.dot(a, b)
 
 
 @overload(unbroadcast)
@@ -81,75 +65,6 @@ def _unbroadcast(g, shape):
             return sum_to(g, shape)
         return same_or_summed
     return lambda g, shape: sum_to(g, shape)
-
-
-@numba.njit(cache=True)
-def _matvec(a, x):
-    m, n = a.shape
-    if x.shape[0] != n:
-        raise ValueError("array_matmul: shapes do not match")
-    out = np.zeros(m)
-    for i in range(m):
-        s = 0.0
-        for j in range(n):
-            s += a[i, j] * x[j]
-        out[i] = s
-    return out
-
-
-@numba.njit(cache=True)
-def _vecmat(x, a):
-    m, n = a.shape
-    if x.shape[0] != m:
-        raise ValueError("array_matmul: shapes do not match")
-    out = np.zeros(n)
-    for i in range(m):
-        xi = x[i]
-        for j in range(n):
-            out[j] += xi * a[i, j]
-    return out
-
-
-@numba.njit(cache=True)
-def _inner(x, y):
-    if x.shape[0] != y.shape[0]:
-        raise ValueError("array_matmul: shapes do not match")
-    s = 0.0
-    for i in range(x.shape[0]):
-        s += x[i] * y[i]
-    return s
-
-
-# float64 products of C- or F-contiguous operands (srcad/runtime/numba_blas.py)
-_ANY_LAYOUT = {(2, 2): matrix_product, (2, 1): matrix_vector_product,
-               (1, 2): vector_matrix_product}
-_LOOPS = {(1, 1): _inner, (2, 1): _matvec, (1, 2): _vecmat, (2, 2): looped_product}
-
-
-@overload(array_matmul)
-def _matmul(a, b):
-    if isinstance(a, (types.Float, types.Integer)) or isinstance(b, (types.Float,
-                                                                    types.Integer)):
-        return lambda a, b: a * b  # np.dot with a number is a product
-    if isinstance(a, types.Array) and isinstance(b, types.Array) \
-            and {type(a.dtype), type(b.dtype)} <= {types.Float, types.Integer} \
-            and isinstance(a.dtype, types.Float) != isinstance(b.dtype, types.Float):
-        # an int constant matrix times a float vector: NumPy computes it in float64 too
-        return lambda a, b: array_matmul(a.astype(np.float64), b.astype(np.float64))
-    if not (isinstance(a, types.Array) and isinstance(b, types.Array)
-            and isinstance(a.dtype, types.Float) and isinstance(b.dtype, types.Float)):
-        raise TypingError("array_matmul: srcad compiles products of float arrays only")
-    loops = _LOOPS.get((a.ndim, b.ndim))
-    if loops is None:
-        raise TypingError("array_matmul: srcad compiles products of 1-D and 2-D arrays only")
-    if _BLAS and a.layout in "CF" and b.layout in "CF" and a.dtype == b.dtype:
-        blas = _ANY_LAYOUT.get((a.ndim, b.ndim)) if a.dtype == types.float64 else None
-        if blas is not None:  # numba's BLAS call, compiled once for every layout
-            return lambda a, b: blas(any_layout(a), any_layout(b))
-        return lambda a, b: np.dot(a, b)
-    if _BLAS and (a.ndim, b.ndim) == (2, 2) and a.dtype == b.dtype == types.float64:
-        return lambda a, b: strided_product(a, b)  # BLAS on the views where it reads them
-    return lambda a, b: loops(a, b)
 
 
 def array_heaviside(x, h0):
@@ -235,33 +150,6 @@ def _array_copy(x):
     if isinstance(x, types.Array):
         return lambda x: np.copy(x)
     return lambda x: np.array(x)
-
-
-def outer_add(a, x, y):
-    a += np.outer(x, y)
-
-
-@numba.njit(cache=True)
-def _outer_add(a, x, y):
-    if a.shape[0] != x.shape[0] or a.shape[1] != y.shape[0]:
-        raise ValueError("outer_add: shapes do not match")
-    for i in range(x.shape[0]):
-        xi = x[i]
-        for j in range(y.shape[0]):
-            a[i, j] += xi * y[j]
-
-
-@overload(outer_add)
-def _outer_add_overload(a, x, y):
-    if not isinstance(a, types.Array) or a.ndim != 2:
-        raise TypingError("outer_add: srcad compiles an outer product added to a matrix only")
-    if isinstance(x, types.Array) and isinstance(y, types.Array) and x.ndim == 1 \
-            and y.ndim == 1:
-        return lambda a, x, y: _outer_add(a, x, y)
-
-    def general(a, x, y):  # np.outer flattens its operands
-        a += np.outer(x, y)
-    return general
 
 
 # -- reductions with an axis -------------------------------------------------------------------

@@ -1,20 +1,22 @@
 """Matrix products of float64 operands in numba-compiled code compiled once for every layout of
-the operands: `array_matmul` (srcad/runtime/numba_arrays.py) calls these for C- and
+the operands: `array_matmul` (srcad/runtime/numba_matmul.py) calls these for C- and
 F-contiguous operands, where it called numba's `np.dot`.
 
 numba compiles its `np.dot` once per combination of its operands' layouts (C or F: `a @ b.T`,
 `a.T @ b`, ...), each with its checks, its allocation and its BLAS call: a Kalman filter's
 gradient compiled 4 variants of the matrix product and 2 of the matrix-vector product, about 5
-functions each. Here each operand is typed as layout "A" (`any_layout`, a cast that copies
-nothing), so each product compiles once, and the BLAS call numba's `np.dot` makes is made with
-the transpose flag and leading dimension read from the operand's strides at run time:
+functions each. Here each operand is typed as layout "A" (a cast that copies nothing, made at
+`array_matmul`'s call: srcad/runtime/numba_direct_calls.py), so each product compiles once,
+and the BLAS call numba's `np.dot` makes is made with the transpose flag and leading dimension
+read from the operand's strides at run time:
 `dgemm` (srcad/runtime/numba_gemm.py's `gemm_into`) for a matrix times a matrix, `dgemv` for a
 matrix times a vector and a vector times a matrix. For a matrix with both dimensions longer
 than 1 these are the flags numba derives from the layout, so the product is numba's (and
 NumPy's) to the bit; a matrix with a dimension of length 1 (both C- and F-contiguous) may be
 read the other way, the same sum of products computed by another BLAS kernel.
 
-`any_layout(x)` is shared with srcad/runtime/numba_lapack.py.
+`any_layout(x)`: `x` typed as layout "A" inside compiled code (the product's result, for
+`gemm_into`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from numba import types
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
+from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
 from srcad.runtime.numba_gemm import (
     _COLUMNS,
     _DOUBLE,
@@ -35,6 +38,8 @@ from srcad.runtime.numba_gemm import (
     gemm_into,
     stored,
 )
+
+runtime_cache_in_srcad_folder()  # before its cached functions (srcad/runtime/numba_cache.py)
 
 # numba's helper library's matrix-vector product (the one numba's np.dot calls): kind, trans,
 # m, n, alpha*, a*, lda, x*, beta*, y*

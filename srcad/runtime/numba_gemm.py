@@ -18,7 +18,7 @@ its `np.dot` and `np.linalg.pinv` call), so code calling it is cached on disk li
 it can and the product has at least `MIN_WORK` multiplications, else by loops (what
 `array_matmul` of strided matrices runs).
 
-Imported by srcad/runtime/numba_contraction.py and srcad/runtime/numba_arrays.py (generated
+Imported by srcad/runtime/numba_contraction.py and srcad/runtime/numba_matmul.py (generated
 modules reach it through them).
 """
 
@@ -29,6 +29,7 @@ import numpy as np
 from numba import types
 
 from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
+from srcad.runtime.numba_direct_calls import register_direct_call
 
 runtime_cache_in_srcad_folder()  # before its cached functions (srcad/runtime/numba_cache.py)
 
@@ -66,7 +67,7 @@ def stored(x):
 
 if BLAS:
     @numba.njit(cache=True)
-    def gemm_into(a, b, c, beta):
+    def _gemm_into(a, b, c, beta):
         """`c[...] = a @ b + beta * c` by one dgemm on the views in place; False (nothing
         written) where a view does not lie as BLAS reads matrices."""
         m, k = a.shape
@@ -103,8 +104,26 @@ if BLAS:
         return True
 else:  # pragma: no cover - SciPy is installed where srcad is tested
     @numba.njit(cache=True)
-    def gemm_into(a, b, c, beta):
+    def _gemm_into(a, b, c, beta):
         return False
+
+
+def gemm_into(a, b, c, beta):
+    """`_gemm_into`; in numba-compiled code called with `a` and `b` typed as read-only
+    layout "A" and `c` as layout "A" (casts, no copies), so that it compiles once, not once
+    per combination of the views' layouts and read-only flags (a fused product's views of
+    `np.broadcast_to`'s read-only arrays, and of writable ones)."""
+    return _gemm_into(a, b, c, beta)
+
+
+def _gemm_types(a, b, c, beta):
+    return (a.copy(layout="A", readonly=True), b.copy(layout="A", readonly=True),
+            c.copy(layout="A"), beta)
+
+
+register_direct_call(gemm_into, lambda a, b, c, beta: _gemm_into if all(
+    isinstance(t, types.Array) for t in (a, b, c)) else None,
+    cast=lambda argument_types: _gemm_types(*argument_types))
 
 
 MIN_WORK = 512  # multiplications below which a BLAS call costs more than loops

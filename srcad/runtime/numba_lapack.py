@@ -6,7 +6,8 @@ numba's own `np.linalg.solve` compiles once per combination of the operands' lay
 adjoint solves with `A.T`, layout F, where the primal solved with `A`), and copies the
 right-hand side with a slice assignment whose shape-mismatch message numba formats at run
 time: about 45 of numba's string and builtin functions compiled in every process that solves.
-Here both operands are typed as layout "A" (`any_layout`, a cast that copies nothing), copied
+Here both operands are typed as layout "A" (a cast that copies nothing, made at the call:
+srcad/runtime/numba_direct_calls.py), copied
 by loops into the Fortran-ordered work arrays LAPACK overwrites, and solved by the one LAPACK
 call numba's solve makes (`numba_xgesv` of numba's helper library: `dgesv` through SciPy).
 LAPACK sees the same values in the same order, so the solution is numba's (and NumPy's) to the
@@ -27,7 +28,10 @@ from numba import types
 from numba.extending import overload
 from numba.np.linalg import _LAPACK, F_INT_nptype, ensure_lapack
 
-from srcad.runtime.numba_blas import any_layout
+from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
+from srcad.runtime.numba_direct_calls import register_direct_call
+
+runtime_cache_in_srcad_folder()  # before its cached functions (srcad/runtime/numba_cache.py)
 
 try:  # numba's LAPACK calls go through SciPy's
     ensure_lapack()
@@ -108,12 +112,18 @@ def _solve_matrix(a, b):
     return solution
 
 
-@overload(linalg_solve)
-def _linalg_solve(a, b):
+def _lapack_solve(a, b):
+    """The solve of float64 operands (typed "A"), called with no function of its own per
+    layout (srcad/runtime/numba_direct_calls.py)."""
     if LAPACK and isinstance(a, types.Array) and isinstance(b, types.Array) and a.ndim == 2 \
             and a.dtype == b.dtype == types.float64:
-        if b.ndim == 1:
-            return lambda a, b: _solve_vector(any_layout(a), any_layout(b))
-        if b.ndim == 2:
-            return lambda a, b: _solve_matrix(any_layout(a), any_layout(b))
+        return {1: _solve_vector, 2: _solve_matrix}.get(b.ndim)
+    return None
+
+
+register_direct_call(linalg_solve, _lapack_solve)  # before the overload: tried first
+
+
+@overload(linalg_solve)
+def _linalg_solve(a, b):  # other dtypes
     return lambda a, b: np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b))

@@ -66,3 +66,34 @@ def test_a_second_process_reads_the_runtime_function_from_srcad_folder(tmp_path)
     assert run() == [7, 0, 1]  # compiled, and saved in the folder
     assert list((tmp_path / "numba_runtime").glob("*/numba_runtime.reserve_tape-*.nbi"))
     assert run() == [7, 1, 0]  # read back
+
+
+_RUNTIME_FOLDER = Path(numba_runtime.__file__).parent
+
+
+@pytest.mark.parametrize("path", sorted(p for p in _RUNTIME_FOLDER.glob("numba_*.py")
+                                        if "cache=True" in p.read_text()),
+                         ids=lambda p: p.stem)
+def test_each_module_with_cached_functions_points_numba_at_srcad_folder_first(path):
+    """A runtime module imported before any other (by a test, by a generated module that
+    reaches it first) still caches its functions in srcad's folder: it calls
+    `runtime_cache_in_srcad_folder()` at its top level before its first cached function."""
+    lines = path.read_text().splitlines()
+    first_cached = next(i for i, line in enumerate(lines) if "cache=True" in line
+                        and not line.lstrip().startswith("#"))
+    calls = [i for i, line in enumerate(lines) if line == "runtime_cache_in_srcad_folder()"
+             or line.startswith("runtime_cache_in_srcad_folder()  #")]
+    if path.name == "numba_cache.py":
+        return  # the locator itself
+    assert calls and calls[0] < first_cached, path.name
+
+
+def test_the_solves_module_imported_alone_caches_in_srcad_folder(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["SRCAD_CACHE_DIR"] = str(tmp_path)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    code = ("from srcad.runtime import numba_lapack as m\n"
+            "print(type(m._solve_vector._cache._impl.locator).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["RuntimeCacheLocator"]
