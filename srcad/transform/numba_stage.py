@@ -4,6 +4,7 @@ evaluated once (numba_shared_calls), small arrays of a constant length as
 numbers, chains of elementwise operations and reductions fused into loops, an array
 adjoint's first contribution assigned rather than added to zeros, zeros made in a loop
 written into the array their name owns, a `while` iteration's tape checks made once,
+a reverse loop that only adds multiples of one adjoint skipped while that adjoint is zero,
 long sums of exponentials split into a vectorizable exp loop and an in-order sum, and running
 minima and maxima kept in independent lanes (bit-identical results).
 
@@ -26,6 +27,7 @@ from srcad.transform.numba_indices import unsigned_indices
 from srcad.transform.numba_maps import fuse_array_maps
 from srcad.transform.numba_shared_calls import share_linalg_calls
 from srcad.transform.numba_tape_reserve import reserve_while_tapes
+from srcad.transform.numba_zero_adjoints import zero_adjoint_loops
 from srcad.transform.row_views import row_view_types
 from srcad.transform.small_arrays import scalar_small_arrays
 
@@ -46,6 +48,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     assign_first_adjoints(tree, bars)
     reuse_loop_zeros(tree, types, bars, fused)
     reserve_while_tapes(tree)
+    zero_adjoint_loops(tree, bars, types.env)
     tree = extremum_lanes(tree, namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
 
