@@ -12,8 +12,10 @@ What the skipped loop would have done: each contribution is a product with `g` a
 value as it is but a negative zero (which a positive zero makes positive): srcad's zeroed
 adjoint arrays hold no negative zero unless a contribution was assigned rather than added,
 so the results are the same bits. Where `v` is infinite or NaN, `0.0 * v` is NaN and the loop
-as written makes that adjoint NaN; skipped, it stays as forward mode computes it (forward
-mode's tangent of the `min` is a select, which never multiplies the unselected tangent).
+as written makes that adjoint NaN (a centroid at infinity, nearest to no point); skipped, it
+keeps the zero that forward mode computes too (its tangent of the `min` is a select, which
+never multiplies the unselected tangent), while the python backend's reverse code, not
+rewritten, gives the NaN.
 
 A loop is guarded when it is a `for` over `range` whose bounds and body are pure (no calls
 but `math` functions, `min`, `max`, `abs`, `float`), each statement of its body is either
@@ -91,7 +93,7 @@ def _scale(loop, adjoints, floats):
     added = [s for s in statements if isinstance(s, gast.AugAssign)]
     if not added:
         return None
-    candidates = {n for s in added for n in S.loaded_names(s.value)
+    candidates = {n for s in statements for n in S.loaded_names(s)
                   if n in floats and n not in assigned}
     for g in sorted(candidates):
         if _all_proportional(statements, g, adjoints):
