@@ -9,9 +9,11 @@ centroids' adjoints. Such a loop is kept behind `if g != 0.0:` (a NaN `g` still 
 
 What the skipped loop would have done: each contribution is a product with `g` as a factor,
 `0.0 * v`, a zero of one sign or other when `v` is finite, and adding a zero leaves every
-value as it is but a negative zero (which a positive zero makes positive): srcad's zeroed
-adjoint arrays hold no negative zero unless a contribution was assigned rather than added,
-so the results are the same bits. Where `v` is infinite or NaN, `0.0 * v` is NaN and the loop
+value as it is but a negative zero (which a positive zero makes positive): an adjoint that
+srcad zeroed and only added into holds no negative zero, so the results are the same bits;
+an entry already -0.0 (in a shadow the caller passed, or after a first contribution
+assigned rather than added, srcad/transform/numba_first_adjoints.py) may keep that sign
+where the loop as written made it +0.0. Where `v` is infinite or NaN, `0.0 * v` is NaN and the loop
 as written makes that adjoint NaN (a centroid at infinity, nearest to no point); skipped, it
 keeps the zero that forward mode computes too (its tangent of the `min` is a select, which
 never multiplies the unselected tangent), while the python backend's reverse code, not
