@@ -6,7 +6,8 @@ adjoint's first contribution assigned rather than added to zeros, zeros made in 
 written into the array their name owns, a `while` iteration's tape checks made once,
 a reverse loop that only adds multiples of one adjoint skipped while that adjoint is zero,
 long sums of exponentials split into a vectorizable exp loop and an in-order sum, and running
-minima and maxima kept in independent lanes (bit-identical results).
+minima and maxima kept in independent lanes, those of values an inner loop computes with
+the lanes' inner loops as one (bit-identical results).
 
 The tree after `numba_rewrites` is what `srcad.source` shows; `compiled_tree` is what numba
 compiles: loop counters that are never negative index without Python's wraparound, and
@@ -20,6 +21,7 @@ from srcad.transform.numba_accumulate import added_in_place
 from srcad.transform.numba_array_reuse import reuse_loop_zeros
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_exp_sums import split_exp_sums
+from srcad.transform.numba_extremum_jam import extremum_jam
 from srcad.transform.numba_extremum_lanes import extremum_lanes
 from srcad.transform.numba_first_adjoints import assign_first_adjoints
 from srcad.transform.numba_fusion import fuse_array_chains
@@ -49,7 +51,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     reuse_loop_zeros(tree, types, bars, fused)
     reserve_while_tapes(tree)
     zero_adjoint_loops(tree, bars, types.env)
-    tree = extremum_lanes(tree, namer, types.env)
+    tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
 
 

@@ -74,7 +74,7 @@ def _guarded(fn, body, adjoints, floats) -> list:
     out = []
     for stmt in body:
         g = _scale(stmt, adjoints, floats) if isinstance(stmt, gast.For) else None
-        if g is not None and _dead_after(fn, stmt):
+        if g is not None and dead_after(fn, stmt):
             out += [S.comment(f"runs only for a nonzero {g} "
                               "(srcad/transform/numba_zero_adjoints.py)"),
                     gast.copy_location(gast.If(test=S.parse_expr(f"{g} != 0.0"), body=[stmt],
@@ -143,13 +143,13 @@ def _proportional(node, scaled) -> bool:
     return False
 
 
-def _dead_after(fn, loop) -> bool:
-    """Whether every name `loop` assigns is, at each read outside the loop, assigned earlier
-    in the same block (or an enclosing one) since the block began, with no pass through the
-    loop in between: no read sees the loop's value. Conservative: a read elsewhere without
-    such an assignment keeps the loop unguarded."""
+def dead_after(fn, loop, keep=frozenset()) -> bool:
+    """Whether every name `loop` assigns (but those in `keep`) is, at each read outside the
+    loop, assigned earlier in the same block (or an enclosing one) since the block began,
+    with no pass through the loop in between: no read sees the loop's value. Conservative:
+    a read elsewhere without such an assignment keeps the loop as it is."""
     names = {n.id for n in S.walk(loop) if isinstance(n, gast.Name)
-             and isinstance(n.ctx, gast.Store)}
+             and isinstance(n.ctx, gast.Store)} - set(keep)
     return _reads_covered(fn.body, names, loop, frozenset())
 
 
