@@ -159,6 +159,9 @@ def _reads_covered(block, names, loop, covered) -> bool:
         if stmt is loop:
             covered = set()  # after the loop: its values, until assigned again
             continue
+        if getattr(stmt, "handlers", None) and any(S.loaded_names(h) & names
+                                                  for h in stmt.handlers):
+            return False  # an except clause: not followed
         nested = [getattr(stmt, f) for f in ("body", "orelse", "finalbody")
                   if isinstance(getattr(stmt, f, None), list)]
         own = [stmt] if not nested else _headers(stmt)
