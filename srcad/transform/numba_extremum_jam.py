@@ -174,6 +174,8 @@ def _jammed(loop, shape, namer) -> list:
     combined = namer.fresh(f"{m}_lanes")
     args = loop.iter.args
     start = S.unparse_expr(args[0]) if len(args) == 2 else "0"
+    if len(args) == 2 and not isinstance(args[0], (gast.Name, gast.Constant)):
+        start = f"({start})"
     stop = S.unparse_expr(args[-1])
     rest_start = f"{start} + {full}"
     out = [S.comment(f"the running extremum {m} in {LANES} lanes, their inner loops as one "

@@ -130,3 +130,35 @@ def test_zeros_of_both_signs_in_jammed_lanes_take_the_first():
     p = np.array([1.0, 1.0])
     assert _bits(_primal(largest_signed_product, c, p)) \
         == _bits(largest_signed_product(c, p)) == _bits(-0.0)
+
+
+def maximum_from_a_chosen_start(x, flag):
+    m = -math.inf
+    for i in range(1 if flag > 0.0 else 2, len(x)):
+        m = max(m, x[i])
+    return m
+
+
+def nearest_from_a_chosen_start(c, p, flag):
+    best = math.inf
+    for j in range(1 if flag > 0.0 else 2, c.shape[0]):
+        s = 0.0
+        for t in range(len(p)):
+            s += (c[j, t] - p[t]) ** 2
+        best = min(best, s)
+    return best
+
+
+def test_a_start_that_is_an_expression_bounds_the_blocks():
+    # the blocks end at (start) + full: `1 if flag > 0.0 else 2 + full` ran no block for a
+    # positive flag (the iterations all ran in the remainder loop)
+    x = np.linspace(-1.0, 1.0, 11)[::-1].copy()
+    c, p = np.arange(33.0).reshape(11, 3) / 7.0, np.array([0.5, 1.0, 2.0])
+    assert "(1 if flag > 0.0 else 2) + i_full" in _source(maximum_from_a_chosen_start, x, 1.0)
+    assert "(1 if flag > 0.0 else 2) + j_full" in _source(nearest_from_a_chosen_start, c, p,
+                                                          1.0)
+    for flag in (1.0, -1.0):
+        assert _bits(_primal(maximum_from_a_chosen_start, x, flag)) \
+            == _bits(maximum_from_a_chosen_start(x, flag))
+        assert _bits(_primal(nearest_from_a_chosen_start, c, p, flag)) \
+            == _bits(nearest_from_a_chosen_start(c, p, flag))
