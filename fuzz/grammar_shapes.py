@@ -6,9 +6,11 @@
 * `reversed`: user loops `for i in reversed(range(...))`;
 * `multi-tape`: several taping loops over the same range inside one outer loop;
 * `counters`: an int counter restarted per outer iteration and stepped in the for loops after
-  it, indexing a float array (gmm's packed triangle `l[lparamsidx]`): the reverse sweep undoes
-  its steps instead of taping it (srcad/analysis/induction.py); sometimes also stepped under
-  an `if` or next to a `break`, where it is taped;
+  it, indexing a float array (gmm's packed triangle `l[lparamsidx]`, as `x[c % n]` or, outside
+  loops, `p[c]` of a local copy: numba then indexes without wraparound where the counter only
+  steps up from a start >= 0, srcad/transform/numba_indices.py): the reverse sweep undoes its
+  steps instead of taping it (srcad/analysis/induction.py); sometimes also stepped under an
+  `if` or next to a `break`, where it is taped;
 * `runtime-names`: some variables named like what generated code calls (`unbroadcast`,
   `view_element`, `reserve_tape`, ...; srcad/runtime/runtime_names.py renames them), drawn from a
   random stream of their own, so the program is otherwise the one the seed gives without it.
@@ -34,6 +36,10 @@ from __future__ import annotations
 import random
 
 from scopes import Arr, FunctionContext, IntVar, Scope, indent
+
+# `counters`: the length of the copy indexed by a counter itself; the counter starts at most at
+# 2 and takes at most 6 steps of at most 3, plus 1 under an `if`: |c| <= 26
+PACKED_LENGTH = 48
 
 SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names", "row-views",
           "numpy-families",  # with `--arrays` (fuzz/grammar_numpy_families.py)
@@ -198,6 +204,14 @@ class ShapeGrammar:
         o, i, j, c = (self.fresh(v) for v in ("o", "i", "j", "c"))
         lines, acc = self.accumulator(scope)
         read = f"{src.name}[{c} % {n}]"
+        if ctx.loop_depth == 0 and self.chance(0.5):
+            # gmm's packed triangle indexed by the counter itself (`l[lparamsidx]`), from a
+            # local copy long enough for every value the counter takes (negative ones too:
+            # read from the end, as in Python)
+            p, k = self.fresh("p"), self.fresh("k")
+            lines += [f"{p} = np.zeros({PACKED_LENGTH})", f"for {k} in range({PACKED_LENGTH}):",
+                      f"    {p}[{k}] = {src.name}[{k} % {n}] + 0.01 * {k}"]
+            read = f"{p}[{c}]"
         outer = rng.randint(1, 3)
         inner_scope = scope.child()
         inner_scope.ints += [IntVar(o, 0, outer - 1), IntVar(i, 0, 2), IntVar(j, 1, 3)]

@@ -38,6 +38,7 @@ written conditionally, partly, through another name, or never) keeps its zeroing
 from __future__ import annotations
 
 import ast
+import functools
 
 from srcad.analysis.lifted_loops import as_loops
 
@@ -77,9 +78,11 @@ def indexed_only(source: str, name: str) -> bool:
                and isinstance(node.ctx, ast.Load))
 
 
+@functools.lru_cache(maxsize=8)
 def _first_function(source: str) -> ast.FunctionDef:
     """The first function of `source`, its loops run on all iterations at once read as the
-    loops they are (srcad/analysis/lifted_loops.py)."""
+    loops they are (srcad/analysis/lifted_loops.py). Kept for the next question about the
+    same source (a preparation asks three; nothing here changes the tree)."""
     return as_loops(next(node for node in ast.parse(source).body
                          if isinstance(node, ast.FunctionDef)))
 

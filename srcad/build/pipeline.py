@@ -245,6 +245,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
     clock.mark("analyses")
     tapes: tuple = ()
     counters: frozenset = frozenset()  # numba reverse mode: the tape counters (never < 0)
+    # numba reverse mode: the counters restored by inverse steps, the tapes they are popped from
+    retraced: tuple = (frozenset(), frozenset())
     scratch = 0
     bars: dict = {}  # reverse mode: v -> v_bar
     if request.backend not in ("python", "numba"):
@@ -271,6 +273,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
             tapes = tuple(code.tapes)
         if request.backend == "numba":
             counters = dialect.counters()
+            retraced = (transform.retraced_counters(), dialect.number_tapes())
     else:
         styles, suffix = tangent_styles(request.width, request.stacked, request.backend,
                                         norm.namer)
@@ -301,7 +304,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         # that, `source` (srcad.source, and what later stages rewrite) shows the plain subscripts;
         # the module binds the names of both (nested kernels are made from `source`)
         free = _free_names(tree)
-        compiled_source = to_source(compiled_tree(tree, types, counters, fused))
+        compiled_source = to_source(compiled_tree(tree, types, counters, fused, *retraced))
         free |= _free_names(tree)
     clock.mark("codegen")
     namespace = generated_namespace(parsed, norm, NESTED["runtime"])

@@ -21,6 +21,14 @@ it pushed) are >= 0 whatever their bindings: a reverse sweep's `tape[tape_size]`
 `tape_size -= 1` kept LLVM's loops scalar (ode's gradient: 242 -> 133 ms at n=100000, s=100). A
 subscript of a name typed as anything but an array (a list, a dict, a string) is left as it is.
 
+An induction counter the reverse sweep restores by undoing its steps (`retraced`:
+srcad/transform/reverse/counters.py, `c = 0` then only `c += s` steps) holds, wherever the
+reverse sweep reads it, a value the forward sweep gave it: its reverse bindings (the inverse
+steps `c -= s` and the value popped from a tape of numbers, `tapes`) bound it no lower than its
+forward ones, so only those count. gmm's `ltri[lparamsidx]` in the reverse of its triangular
+product (and, sharing the name's bound, in the forward sweep) kept the wraparound select and
+ran scalar: the gradient 2x slower at d=64, k=5.
+
 >>> import gast
 >>> from srcad.frontend import syntax as S
 >>> tree = gast.parse("def f(x, out):\\n"
@@ -41,12 +49,14 @@ from srcad.frontend import syntax as S
 _UNKNOWN = None  # a binding whose lower bound is not known
 
 
-def unsigned_indices(tree, env: dict | None = None, counters=frozenset()):
+def unsigned_indices(tree, env: dict | None = None, counters=frozenset(),
+                     retraced=frozenset(), tapes=frozenset()):
     """`tree` with the subscripts the module docstring describes rewritten (in place). `env`:
     srcad's types of the user's names (a base typed as anything but an Array is skipped);
-    `counters`: names known to be >= 0 (srcad's tape counters)."""
+    `counters`: names known to be >= 0 (srcad's tape counters); `retraced`: counters whose
+    `-=` steps and reads from the arrays `tapes` only restore forward values."""
     for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
-        bounds = _lower_bounds(fn, frozenset(counters))
+        bounds = _lower_bounds(fn, frozenset(counters), frozenset(retraced), frozenset(tapes))
         if any(bound is not None and bound >= 0 for bound in bounds.values()):
             _Rewrite(bounds, env or {}).visit_body(fn.body)
     return tree
@@ -64,10 +74,11 @@ def _own_nodes(body):
         stack.extend(reversed(list(gast.iter_child_nodes(node))))
 
 
-def _sites(fn) -> dict:
+def _sites(fn, retraced=frozenset(), tapes=frozenset()) -> dict:
     """{name: [binding]}: ("value", expr) for `name = expr`, ("add", expr) for `name += expr`,
     ("range", call) for `for name in range(...)`, _UNKNOWN for any other binding (a
-    parameter, a tuple target, a nested function's name...)."""
+    parameter, a tuple target, a nested function's name...); a `retraced` name's `-=` and
+    its reads from `tapes` are left out (they restore values its other bindings gave it)."""
     sites: dict = {}
     accounted = set()
     args = fn.args
@@ -75,7 +86,9 @@ def _sites(fn) -> dict:
         if a is not None:
             sites.setdefault(a.id, []).append(_UNKNOWN)
     for node in _own_nodes(fn.body):
-        if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+        if _restores(node, retraced, tapes):
+            accounted.add(id(node.targets[0] if isinstance(node, gast.Assign) else node.target))
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], gast.Name):
             sites.setdefault(node.targets[0].id, []).append(("value", node.value))
             accounted.add(id(node.targets[0]))
@@ -98,19 +111,31 @@ def _sites(fn) -> dict:
     return sites
 
 
+def _restores(node, retraced, tapes) -> bool:
+    """Is `node` a retraced counter's inverse step (`c -= s`) or its value popped from a tape
+    (`c = tape[...]`)?"""
+    if isinstance(node, gast.AugAssign):
+        return isinstance(node.target, gast.Name) and node.target.id in retraced \
+            and isinstance(node.op, gast.Sub)
+    return isinstance(node, gast.Assign) and len(node.targets) == 1 \
+        and isinstance(node.targets[0], gast.Name) and node.targets[0].id in retraced \
+        and isinstance(node.value, gast.Subscript) \
+        and isinstance(node.value.value, gast.Name) and node.value.value.id in tapes
+
+
 def _is_range(node) -> bool:
     return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
             and node.func.id == "range" and 1 <= len(node.args) <= 3 and not node.keywords
             and not any(isinstance(a, gast.Starred) for a in node.args))
 
 
-def _lower_bounds(fn, known=frozenset()) -> dict:
+def _lower_bounds(fn, known=frozenset(), retraced=frozenset(), tapes=frozenset()) -> dict:
     """{name: the least value any binding gives it, or None where not known}: from no bound
     at all, each round bounds the names whose every binding is bounded by the last round's
     names, until nothing changes (a name bound through itself stays unknown, except a
     counter's `+=` of a non-negative step, which never lowers it). The names `known` are
-    >= 0 (bound 0) whatever their bindings."""
-    sites = _sites(fn)
+    >= 0 (bound 0) whatever their bindings; `retraced`, `tapes`: `_sites`."""
+    sites = _sites(fn, retraced, tapes)
     bounds: dict = {}
     while True:
         new = {name: 0 if name in known else _bound_of_sites(found, bounds)

@@ -55,10 +55,12 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     return split_exp_sums(tree, namer, reassociated), fused
 
 
-def compiled_tree(tree, types, counters=frozenset(), fused=None):
+def compiled_tree(tree, types, counters=frozenset(), fused=None, retraced=frozenset(),
+                  tapes=frozenset()):
     """The tree numba compiles: `tree` with loop counters that are never negative (and
     srcad's tape `counters`) indexing as unsigned integers (no wraparound select, so LLVM
     vectorizes the loop), and additions into a name as one loop of srcad's
     (`x_bar = added_into(x_bar, g)`), one BLAS call or one fused loop adding into it (the
-    kernels it adds to `fused`)."""
-    return added_in_place(unsigned_indices(tree, types.env, counters), fused)
+    kernels it adds to `fused`); `retraced`, `tapes`: the reverse sweep's restored counters and
+    the tapes they are popped from (numba_indices.unsigned_indices)."""
+    return added_in_place(unsigned_indices(tree, types.env, counters, retraced, tapes), fused)

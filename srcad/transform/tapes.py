@@ -142,6 +142,10 @@ class ArrayTapes(ListTapes):
         (srcad/transform/numba_indices.py)."""
         return frozenset(self.size(tape) for tape in (FLOAT_TAPE, INT_TAPE))
 
+    def number_tapes(self) -> frozenset:
+        """The names of the tapes of numbers (the arrays `counters` index)."""
+        return frozenset(self.names[tape] for tape in (FLOAT_TAPE, INT_TAPE))
+
     def init(self, tape: str) -> list:
         if self.is_list(tape):
             return super().init(tape)

@@ -84,6 +84,7 @@ def test_counter_shape_is_generated_when_switched_on():
     from generator import generate
     texts = [generate(seed, shapes=frozenset(["counters"])).source for seed in range(40)]
     assert sum(bool(re.search(r"\n +c\d+ [+-]= ", t)) for t in texts) >= 5
+    assert sum(bool(re.search(r"p\d+\[c\d+\]", t)) for t in texts) >= 3  # indexed by c itself
     assert not any(re.search(r"\n +c\d+ [+-]= ", generate(seed).source) for seed in range(40))
 
 

@@ -29,6 +29,35 @@ def _triangular(ltri, x):
     return total
 
 
+def _triangular_rows(ltri, x):
+    # gmm's Qtimesx per row: the counter's region runs once per row, so the reverse sweep
+    # pops the value each run left from the tape of ints before undoing its steps
+    k, d = x.shape
+    out = np.zeros(d)
+    total = 0.0
+    for r in range(k):
+        for j in range(d):
+            out[j] = x[r, j]
+        idx = 0
+        for i in range(d):
+            for j in range(i + 1, d):
+                out[j] = out[j] + ltri[r, idx] * x[r, i]
+                idx += 1
+        for j in range(d):
+            total = total + out[j] * out[j]
+    return total
+
+
+def _counter_from(x, start):
+    # a counter stepped up from a start that may be negative: x[idx] reads from the end
+    idx = start
+    total = 0.0
+    for i in range(3):
+        total = total + x[idx] * x[i]
+        idx += 1
+    return total
+
+
 def _from_the_end(x, start):
     # a counter that is negative: x[j] reads from the end of x, as in Python
     total = 0.0
@@ -85,12 +114,22 @@ def _source(f, *args):
     return inspect.getsource(compiled.function.py_func)
 
 
+def _statements(code):
+    """`code` without its comments, in one line without spaces."""
+    return "".join("".join(line.split()) for line in code.splitlines()
+                   if not line.lstrip().startswith("#"))
+
+
 def test_a_triangular_loop_indexes_without_wraparound():
     d = 5
     ltri, x = np.linspace(0.1, 1.0, d * (d - 1) // 2), np.linspace(-1.0, 1.0, d)
     code = _source(_triangular, srcad.Duplicated(ltri, np.zeros_like(ltri)),
                    srcad.Duplicated(x, np.zeros_like(x)))
-    assert "out[np.uint64(j)] = out[np.uint64(j)] + ltri[idx] * x[np.uint64(i)]" in code
+    # idx: 0, then only += 1; the reverse sweep's idx -= 1 restores forward values
+    flat = _statements(code)
+    assert "out[np.uint64(j)]=out[np.uint64(j)]+ltri[np.uint64(idx)]*x[np.uint64(i)]" in flat
+    assert "idx -= 1" in code and "ltri_bar[np.uint64(idx)]" in flat
+    assert "ltri[idx]" not in flat
     srcad.testing.check_grads(_triangular, srcad.Duplicated(ltri, np.zeros_like(ltri)),
                               srcad.Duplicated(x, np.zeros_like(x)), modes=("rev",),
                               backend="numba")
@@ -150,3 +189,54 @@ def test_each_loop_bounds_its_own_counter_and_negative_indices_still_wrap():
     np.testing.assert_allclose(shadow, expected, rtol=1e-15)
     srcad.testing.check_grads(_per_loop, srcad.Duplicated(x, np.zeros_like(x)),
                               modes=("fwd", "rev"), backend="numba")
+
+
+def test_a_counter_popped_from_the_tape_indexes_without_wraparound():
+    k, d = 3, 5
+    ltri = np.linspace(-0.7, 0.9, k * d * (d - 1) // 2).reshape(k, d * (d - 1) // 2)
+    x = np.linspace(-1.0, 1.2, k * d).reshape(k, d)
+    args = (srcad.Duplicated(ltri, np.zeros_like(ltri)), srcad.Duplicated(x, np.zeros_like(x)))
+    code = _source(_triangular_rows, *args)
+    assert "idx = int_tape[" in code and "idx -= 1" in code  # popped, then stepped back
+    flat = _statements(code)
+    assert "ltri[np.uint64(r),np.uint64(idx)]" in flat
+    assert "ltri_bar[np.uint64(r),np.uint64(idx)]" in flat
+    assert ",idx]" not in flat  # every subscript by idx reads it unsigned
+    srcad.testing.check_grads(_triangular_rows, *args, modes=("fwd", "rev"), backend="numba")
+    shadows = [np.zeros_like(ltri), np.zeros_like(x)]
+    srcad.autodiff(srcad.Reverse, _triangular_rows, srcad.Duplicated(ltri, shadows[0]),
+                   srcad.Duplicated(x, shadows[1]), backend="python")
+    numba_shadows = [np.zeros_like(ltri), np.zeros_like(x)]
+    srcad.autodiff(srcad.Reverse, _triangular_rows, srcad.Duplicated(ltri, numba_shadows[0]),
+                   srcad.Duplicated(x, numba_shadows[1]), backend="numba")
+    for got, want in zip(numba_shadows, shadows):
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+@pytest.mark.parametrize("start", [-2, 1])
+def test_a_counter_from_an_unknown_start_keeps_the_wraparound(start):
+    x = np.array([0.5, -1.0, 2.0, 3.0, -0.25])
+    code = _source(_counter_from, srcad.Duplicated(x, np.zeros_like(x)), srcad.Const(start))
+    assert "x[idx]" in code and "np.uint64(idx)" not in code
+    shadow = np.zeros_like(x)
+    srcad.autodiff(srcad.Reverse, _counter_from, srcad.Duplicated(x, shadow),
+                   srcad.Const(start), backend="numba")
+    expected = np.zeros_like(x)  # by hand: d/dx of sum_i x[start + i] x[i], Python's indexing
+    for i in range(3):
+        expected[(start + i) % len(x)] += x[i]
+        expected[i] += x[start + i]
+    np.testing.assert_allclose(shadow, expected, rtol=1e-15)
+
+
+def test_gmm_port_reads_its_packed_triangle_unsigned_in_both_sweeps():
+    # GradBench gmm's loop form: `Qtimesx` inlined per point and cluster, its counter popped
+    # per call and stepped back; with the wraparound select LLVM left the reverse loop scalar
+    # (the gradient twice as slow at d=64, k=5); its values are checked in
+    # tests/docs_examples/test_gradbench_ports.py
+    from srcad.gradbench.ports import gmm
+    problem = gmm.Problem(gmm.generate(d=3, k=2, n=4))
+    args = [srcad.Duplicated(a, np.zeros_like(a)) for a in problem.independent]
+    flat = _statements(_source(gmm.gmm_loops, *args, *problem.loop_constants()))
+    assert "qtimesx_ltri[np.uint64(qtimesx_lparamsidx)]" in flat
+    assert "qtimesx_ltri_bar[np.uint64(qtimesx_lparamsidx)]" in flat
+    assert "[qtimesx_lparamsidx]" not in flat

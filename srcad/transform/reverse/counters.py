@@ -36,6 +36,15 @@ class ReverseCounters:
                 out[name] = counter
         return out
 
+    def retraced_counters(self) -> frozenset:
+        """The restored counters whose every step adds (`c += s`): in the generated code their
+        only `-=` are the reverse sweep's inverse steps, which, with the value popped at a
+        region's reverse, give them only values the forward sweep gave them
+        (srcad/transform/numba_indices.py bounds them by their forward bindings)."""
+        return frozenset(name for name, counter in self.recording.counters.items()
+                         if all(isinstance(inverse, gast.Sub)
+                                for inverse, _ in counter.steps.values()))
+
     def _reverse_reads(self, node, name) -> bool:
         """Is `node` an assignment to an active variable that reads `name` (an index of an
         active element, an operand of a product, ...)?"""
