@@ -4,7 +4,10 @@ two running minima or maxima (`m = min(m, e)`, `m = max(m, e)`; temporaries of t
 iteration; a second accumulator; bounds `range(len(x))`, `range(1, len(x))`, `range(j,
 len(x))`; starts `x[0]`, `a`, +-inf, +-0.0, NaN) and loops srcad must leave as written
 (the extremum read by another statement, `max(e, m)` with the value first, a value carried
-from the last iteration, an argmin `if e < m: m = e; k = i`). Each program's functions
+from the last iteration, an argmin `if e < m: m = e; k = i`), and extrema of sums an inner
+loop computes (`s = 0.0; for t in range(len(y)): s += e`, jammed by
+srcad/transform/numba_extremum_jam.py, or over `range(min(i, len(y)))`, a length that
+changes with the row, left as written). Each program's functions
 `f<j>(x, y, a)` (one per accumulator) run on inputs full of what the lanes must get right
 (NaN first, inside and last; zeros of both signs in different lanes; ties; infinities;
 every length from 1 to 13) through srcad's generated code on numba (srcad/transform/
@@ -34,14 +37,16 @@ import srcad  # noqa: E402
 VALUES = (-2.0, -1.0, -0.0, 0.0, 0.0, -0.0, 0.5, 1.0, 1.0, 3.0, math.inf, -math.inf, math.nan)
 ELEMENTS = ("x[i]", "y[i]", "x[i] * a", "x[i] - y[i]", "abs(x[i])", "-x[i]",
             "(x[i] - a) * (x[i] - a)", "min(x[i], y[i])", "x[i] * 0.0", "x[i] + y[i]")
+INNER_TERMS = ("(x[i] - y[t]) * (x[i] - y[t])", "x[i] * y[t]", "abs(x[i] - y[t])",
+               "min(x[i], y[t]) * a", "x[i] * 0.0", "x[i] * y[t] * 0.0")
 STARTS = ("x[0]", "a", "math.inf", "-math.inf", "0.0", "-0.0", "math.nan", "y[0] * a")
 
 
 def program(seed: int) -> tuple:
     """(module text, names of its functions): the seed's loop, once per accumulator."""
     rng = random.Random(f"extremum lanes {seed}")
-    kind = rng.choices(["lanes", "read", "value-first", "carried", "argmin"],
-                       [6, 1, 1, 1, 1])[0]
+    kind = rng.choices(["lanes", "read", "value-first", "carried", "argmin", "inner",
+                        "ragged"], [6, 1, 1, 1, 1, 4, 1])[0]
     span = rng.choice(["range(len(x))", "range(1, len(x))", "range(j, len(x))"])
     accumulators = ["m0", "m1"] if rng.random() < 0.4 else ["m0"]
     body, starts = [], []
@@ -63,6 +68,16 @@ def program(seed: int) -> tuple:
     elif kind == "carried":
         body.insert(0, "c = c * 0.5 + x[i]")
         body[-1] = f"{accumulators[-1]} = max({accumulators[-1]}, c)"
+    elif kind in ("inner", "ragged"):  # a value an inner loop sums: lanes jammed, or not
+        start = rng.choice(["0.0", "-0.0"])
+        span_t = "range(len(y))" if kind == "inner" else "range(min(i, len(y)))"
+        # half the time a term that is a zero of x[i]'s sign: rows of zeros of both signs
+        term = rng.choice(INNER_TERMS[-2:] if rng.random() < 0.5 else INNER_TERMS)
+        body = body[:len(temps)] + [f"s = {start}", f"for t in {span_t}:",
+                                    f"    s += {term}", f"{accumulators[0]} = "
+                                    f"{rng.choice(['min', 'max'])}({accumulators[0]}, s)"]
+        accumulators = accumulators[:1]
+        starts = starts[:1]
     elif kind == "argmin":
         e = rng.choice(ELEMENTS)
         body = [f"if {e} < {accumulators[0]}:", f"    {accumulators[0]} = {e}", "    k = i"]
@@ -91,6 +106,11 @@ def inputs(seed: int, count: int = 6) -> list:
         x = [rng.choice(pool) if rng.random() < 0.7 else rng.gauss(0.0, 2.0) for _ in range(n)]
         y = [rng.choice(pool) if rng.random() < 0.5 else rng.gauss(0.0, 2.0) for _ in range(n)]
         out.append((np.array(x), np.array(y), rng.choice([-1.0, -0.0, 0.0, 0.5, 2.0])))
+    # a first row that is never taken (NaN, or inf * 0.0), then rows whose sums are zeros of
+    # the sign of x[i]: lane 0's first zero comes after lane 1's
+    for first in (math.nan, math.inf)[:max(0, count - 4)]:
+        x = [first, -1.0, -1.0, -1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+        out.append((np.array(x), np.linspace(0.5, 2.0, 9), -1.0))
     return out
 
 
@@ -119,6 +139,8 @@ def check(seed: int) -> str:
                         f"srcad {got!r}, CPython {want!r}, numba as written {as_written!r}")
     code = srcad.source(getattr(module, names[0]), srcad.ForwardWithPrimal,
                         *(srcad.Const(v) for v in inputs(seed, 1)[0]), backend="numba")
+    if "numba_extremum_jam" in code:
+        return "agreed in jammed lanes"
     return "agreed in lanes" if "zero_signs_differ" in code else "agreed as written"
 
 

@@ -167,6 +167,8 @@ def _lanes(loop, updates, namer) -> list:
     combined = {m: namer.fresh(f"{m}_lanes") for m in updates}
     args = loop.iter.args
     start = S.unparse_expr(args[0]) if len(args) == 2 else "0"
+    if len(args) == 2 and not isinstance(args[0], (gast.Name, gast.Constant)):
+        start = f"({start})"  # `a if c else b + full` would add to b alone
     stop = S.unparse_expr(args[-1])
     out = [S.comment(f"the running extrema {', '.join(updates)} in {LANES} lanes "
                      "(srcad/transform/numba_extremum_lanes.py)")]

@@ -4,8 +4,10 @@ evaluated once (numba_shared_calls), small arrays of a constant length as
 numbers, chains of elementwise operations and reductions fused into loops, an array
 adjoint's first contribution assigned rather than added to zeros, zeros made in a loop
 written into the array their name owns, a `while` iteration's tape checks made once,
+a reverse loop that only adds multiples of one adjoint skipped while that adjoint is zero,
 long sums of exponentials split into a vectorizable exp loop and an in-order sum, and running
-minima and maxima kept in independent lanes (bit-identical results).
+minima and maxima kept in independent lanes, those of values an inner loop computes with
+the lanes' inner loops as one (bit-identical results).
 
 The tree after `numba_rewrites` is what `srcad.source` shows; `compiled_tree` is what numba
 compiles: loop counters that are never negative index without Python's wraparound, and
@@ -19,6 +21,7 @@ from srcad.transform.numba_accumulate import added_in_place
 from srcad.transform.numba_array_reuse import reuse_loop_zeros
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_exp_sums import split_exp_sums
+from srcad.transform.numba_extremum_jam import extremum_jam
 from srcad.transform.numba_extremum_lanes import extremum_lanes
 from srcad.transform.numba_first_adjoints import assign_first_adjoints
 from srcad.transform.numba_fusion import fuse_array_chains
@@ -26,6 +29,7 @@ from srcad.transform.numba_indices import unsigned_indices
 from srcad.transform.numba_maps import fuse_array_maps
 from srcad.transform.numba_shared_calls import share_linalg_calls
 from srcad.transform.numba_tape_reserve import reserve_while_tapes
+from srcad.transform.numba_zero_adjoints import zero_adjoint_loops
 from srcad.transform.row_views import row_view_types
 from srcad.transform.small_arrays import scalar_small_arrays
 
@@ -46,7 +50,8 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     assign_first_adjoints(tree, bars)
     reuse_loop_zeros(tree, types, bars, fused)
     reserve_while_tapes(tree)
-    tree = extremum_lanes(tree, namer, types.env)
+    zero_adjoint_loops(tree, bars, types.env)
+    tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
 
 
