@@ -41,8 +41,8 @@ ARRAY_RULES = {
     "hypot": rule("hypot", "x y", "g * x / ans", "g * y / ans"),
     # the scalar rules' tie-breaking: abs'(0) = 1, min and max pass g to x on a tie
     "abs": rule("abs", "x", "np.where(x >= 0.0, g, -g)"),
-    "min": rule("minimum", "x y", "np.where(x <= y, g, 0.0)", "np.where(x <= y, 0.0, g)"),
-    "max": rule("maximum", "x y", "np.where(x >= y, g, 0.0)", "np.where(x >= y, 0.0, g)"),
+    "min": rule("minimum", "x y", "np.where(y < x, 0.0, g)", "np.where(y < x, g, 0.0)"),
+    "max": rule("maximum", "x y", "np.where(y > x, 0.0, g)", "np.where(y > x, g, 0.0)"),
     "where": rule("where", "c x y", None, "np.where(c, g, 0.0)", "np.where(c, 0.0, g)"),
     "copy": rule("copy", "x", "g"),
     "logaddexp": rule("logaddexp", "x y", "g * np.exp(x - ans)", "g * np.exp(y - ans)"),

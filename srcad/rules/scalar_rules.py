@@ -29,8 +29,9 @@ RULES_BY_NAME = {
     "abs": _r.rule("abs", "x", "(g if x >= 0.0 else -g)"),
     "erf": _r.rule("erf", "x", "g * 1.1283791670955126 * math.exp(-x * x)"),
     "erfc": _r.rule("erfc", "x", "-g * 1.1283791670955126 * math.exp(-x * x)"),
-    "min": _r.rule("min", "x y", "(g if x <= y else 0.0)", "(0.0 if x <= y else g)"),
-    "max": _r.rule("max", "x y", "(g if x >= y else 0.0)", "(0.0 if x >= y else g)"),
+    # Python's min(x, y) is x unless y < x (max: unless y > x): a tie or a NaN keeps x
+    "min": _r.rule("min", "x y", "(0.0 if y < x else g)", "(g if y < x else 0.0)"),
+    "max": _r.rule("max", "x y", "(0.0 if y > x else g)", "(g if y > x else 0.0)"),
     "float": _r.rule("float", "x", "g"),
     "copysign": _r.rule("copysign", "x y", "g * math.copysign(1.0, x) * math.copysign(1.0, y)",
                         None),

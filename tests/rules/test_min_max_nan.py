@@ -1,0 +1,52 @@
+"""Python's min(x, y) is x unless y < x, and max(x, y) x unless y > x: a NaN second operand
+leaves the first the result, so the first gets the derivative (a running min over distances
+one of which is NaN keeps the real nearest one, and its gradient). Expected values by hand."""
+
+import math
+
+import numpy as np
+import pytest
+
+import srcad
+
+
+def weighted_extrema(a, b):
+    return min(a, b) * 3.0 + max(a, b) * 5.0
+
+
+def nearest(c, p):
+    closest = math.inf
+    for j in range(c.shape[0]):
+        closest = min(closest, (c[j] - p) * (c[j] - p))
+    return closest
+
+
+def farthest(c, p):
+    far = -math.inf
+    for j in range(c.shape[0]):
+        far = max(far, (c[j] - p) * (c[j] - p))
+    return far
+
+
+BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.numba)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_nan_second_operand_leaves_the_first_its_derivative(backend):
+    grad = srcad.grad(weighted_extrema, argnums=(0, 1), backend=backend)
+    assert min(1.0, math.nan) == 1.0 and max(1.0, math.nan) == 1.0  # Python's semantics
+    assert grad(1.0, math.nan) == (8.0, 0.0)
+    assert grad(2.0, 2.0) == (8.0, 0.0)  # a tie: the first operand
+    assert grad(1.0, 2.0) == (3.0, 5.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("f, winner", [(nearest, 0), (farthest, 2)])
+def test_a_running_extremum_past_a_nan_keeps_its_winner(backend, f, winner):
+    c = np.array([1.0, np.nan, 3.0])
+    assert f(c, 0.5) == (c[winner] - 0.5) ** 2
+    g = srcad.grad(f, backend=backend)(c, 0.5)
+    assert g[winner] == 2.0 * (c[winner] - 0.5)  # d/dc (c - p)^2
+    assert g[2 - winner] == 0.0
+    # the NaN entry: 0 * d/dc of its NaN distance, NaN (as JAX gives for 0 * NaN)
+    assert math.isnan(g[1])
