@@ -34,6 +34,7 @@ import gast
 
 from srcad.build.codegen import to_source
 from srcad.frontend import syntax as S
+from srcad.operators.nested_straight_tapes import untaped
 from srcad.transform.names import Namer
 from srcad.transform.small_arrays import scalar_small_arrays
 
@@ -96,11 +97,14 @@ def number_kernel(general: str, name: str, lengths, bodies: dict) -> str | None:
             out.append(S.parse_stmts(f"{target} = np.zeros({sizes[like]})")[0])
         elif _zeroing(stmt):
             continue  # `a0_bar[:] = 0.0`: new arrays are zeros
-        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
-            inlined = _inlined(bodies, stmt.value)
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+                or target == "out" and isinstance(stmt.value, gast.Call):  # g's code (with
+            inlined = _inlined(bodies, stmt.value)  # tapes: `out`, its tapes returned)
             if inlined is None:
                 return None
             out.extend(inlined)
+        elif _keeps_tape(stmt):
+            continue  # `if out[2] is not None: space[1] = out[2]`: g's tapes are locals
         elif isinstance(stmt, gast.Return):
             returned, carved = _returned(stmt, sizes, views, into)
             out.extend(returned)
@@ -173,6 +177,24 @@ def _terms(node):
     return None
 
 
+def _keeps_tape(stmt) -> bool:
+    """`if out[k] is not None: <workspace tape> = out[k]` (a tape g's code grew, kept)."""
+    if not (isinstance(stmt, gast.If) and not stmt.orelse and len(stmt.body) == 1):
+        return False
+    test, keep = stmt.test, stmt.body[0]
+    return isinstance(test, gast.Compare) and len(test.ops) == 1 \
+        and isinstance(test.ops[0], gast.IsNot) and _out_element(test.left) \
+        and isinstance(keep, gast.Assign) and len(keep.targets) == 1 \
+        and isinstance(keep.targets[0], gast.Subscript) \
+        and isinstance(keep.targets[0].value, gast.Name) \
+        and keep.targets[0].value.id in ("space", "int_space") and _out_element(keep.value)
+
+
+def _out_element(node) -> bool:
+    return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+        and node.value.id == "out"
+
+
 def _zeroing(stmt) -> bool:
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript) \
         and isinstance(stmt.targets[0].slice, (gast.Slice, gast.Constant)) \
@@ -215,6 +237,7 @@ def _inlined(bodies, call):
     replaced by the call's arguments); None where it has a `return` before its end, tapes
     or a nested function."""
     body = bodies.get(call.func.id) if isinstance(call.func, gast.Name) else None
+    body = None if body is None else untaped(body)
     if body is None or call.keywords or body.args.vararg or body.args.kwarg:
         return None
     params = [a.id for a in body.args.args]

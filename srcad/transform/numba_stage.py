@@ -14,6 +14,8 @@ additions into a name call srcad's loop (numba_accumulate).
 
 from __future__ import annotations
 
+import gast
+
 from srcad.analysis.value_types import BOOL, FLOAT, INT
 from srcad.transform.numba_accumulate import added_in_place
 from srcad.transform.numba_array_reuse import reuse_loop_zeros
@@ -40,6 +42,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     LLVM's `reassoc` (srcad/build/numba_fastmath.py)."""
     tree = share_linalg_calls(numba_friendly(tree, namer, located), namer)
     numbers = {name for name, t in types.env.items() if t in (FLOAT, INT, BOOL)}
+    numbers |= _float_shadows(tree, types.env)
     scalar_small_arrays(tree, namer, numbers, given or {}, specialize)
     fused = fuse_array_chains(tree, namer)
     fuse_array_maps(tree, namer, row_view_types(types, bars)[0], fused)
@@ -48,6 +51,20 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     reserve_while_tapes(tree)
     tree = extremum_lanes(tree, namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
+
+
+def _float_shadows(tree, env) -> set:
+    """The forward-mode shadows of float parameters (`w_dot`, and `w_dot_0`, ... of unrolled
+    lanes): floats too (a nested kernel called on them is made for numbers,
+    srcad/operators/nested_number_kernels.py). Names the user's code types are its own."""
+    shadows = set()
+    for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)):
+        params = [a.id for a in fn.args.args]
+        floats = [p for p in params if env.get(p) == FLOAT]
+        shadows |= {s for s in params if s not in env and any(
+            s == f"{p}_dot" or (s.startswith(f"{p}_dot_") and s[len(p) + 5:].isdigit())
+            for p in floats)}
+    return shadows
 
 
 def compiled_tree(tree, types, counters=frozenset(), fused=None):
