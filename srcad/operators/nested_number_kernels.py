@@ -50,11 +50,13 @@ def suffix(lengths) -> str:
     return "_len" + "".join(f"_{'s' if n == 's' else int(n)}" for n in lengths)
 
 
-def number_kernel(general: str, name: str, lengths, bodies: dict) -> str | None:
+def number_kernel(general: str, name: str, lengths, bodies: dict,
+                  tuples: bool = False) -> str | None:
     """The source of the kernel `name` made from the general kernel's source `general` for
     arguments (after the workspace) of `lengths` (an int, or "s" for a number); `bodies`:
     g's derivative code by its name (gast FunctionDefs). None where it would not be all
-    numbers."""
+    numbers. `tuples`: the arrays it returns as tuples of numbers (no allocation: for a
+    caller reading their elements alone, srcad/transform/small_kernel_tuples.py)."""
     fn = gast.parse(general).body[0]
     params = [a.id for a in fn.args.args][2:]
     if len(params) != len(lengths):
@@ -106,7 +108,7 @@ def number_kernel(general: str, name: str, lengths, bodies: dict) -> str | None:
         elif _keeps_tape(stmt):
             continue  # `if out[2] is not None: space[1] = out[2]`: g's tapes are locals
         elif isinstance(stmt, gast.Return):
-            returned, carved = _returned(stmt, sizes, views, into)
+            returned, carved = _returned(stmt, sizes, views, into, tuples)
             out.extend(returned)
         elif _workspace(stmt) or _element_write(stmt):
             out.append(stmt)
@@ -278,16 +280,20 @@ class _Substitute(gast.NodeTransformer):
         return node
 
 
-def _returned(stmt, sizes, views, into):
+def _returned(stmt, sizes, views, into, tuples=False):
     """The return of the kernel's arrays: each filled element by element where the general
-    kernel's would be (a new array, its `out` operand, its workspace view); and whether a
-    workspace view is returned."""
+    kernel's would be (a new array, its `out` operand, its workspace view), or (`tuples`) a
+    tuple of its elements; and whether a workspace view is returned."""
     values = stmt.value.elts if isinstance(stmt.value, gast.Tuple) else [stmt.value]
     lines, results, carved = [], [], False
     for k, value in enumerate(values):
         name = value.id if isinstance(value, gast.Name) else None
         if name is None or name not in sizes:
             results.append(value)
+            continue
+        if tuples:
+            results.append(gast.Tuple([S.parse_expr(f"{name}[{j}]")
+                                       for j in range(sizes[name])], gast.Load()))
             continue
         n, result = sizes[name], f"srcad_result_{k}"
         if name in views:
@@ -304,3 +310,15 @@ def _returned(stmt, sizes, views, into):
     value = gast.Tuple(results, gast.Load()) if isinstance(stmt.value, gast.Tuple) \
         else results[0]
     return lines + [gast.copy_location(gast.Return(value), stmt)], carved
+
+
+def returned_arrays(text: str):
+    """What the kernel `text` made with `tuples=True` returns as tuples of numbers: "all"
+    (one array, its result a tuple of numbers), a tuple of the positions in its returned
+    tuple that are arrays, or () where none is."""
+    fn = gast.parse(text).body[0]
+    value = fn.body[-1].value if isinstance(fn.body[-1], gast.Return) else None
+    if not isinstance(value, gast.Tuple):
+        return ()
+    positions = tuple(k for k, e in enumerate(value.elts) if isinstance(e, gast.Tuple))
+    return positions if positions else "all"

@@ -30,20 +30,24 @@ from srcad.transform.numba_shared_calls import share_linalg_calls
 from srcad.transform.numba_tape_reserve import reserve_while_tapes
 from srcad.transform.row_views import row_view_types
 from srcad.transform.small_arrays import scalar_small_arrays
+from srcad.transform.small_kernel_tuples import tuple_results
 
 
 def numba_rewrites(tree, namer, types, bars, located, given=None,
-                   reassociated=False, specialize=None) -> tuple:
+                   reassociated=False, specialize=None, tuples=None) -> tuple:
     """(the tree rewritten for numba, {name: FusedLoop} of the fused loops it calls, which
     the compiler defines); `located(node)` names where the user wrote a node (run-time
     refusals), `bars` the reverse sweep's adjoints (empty in forward mode), `given` the
     lengths of the array parameters the code is specialized for
     (srcad/build/length_specialization.py), `reassociated` whether numba compiles it with
-    LLVM's `reassoc` (srcad/build/numba_fastmath.py)."""
+    LLVM's `reassoc` (srcad/build/numba_fastmath.py); `specialize` and `tuples` make the
+    nested kernels for lengths (small_arrays.py, small_kernel_tuples.py)."""
     tree = share_linalg_calls(numba_friendly(tree, namer, located), namer)
     numbers = {name for name, t in types.env.items() if t in (FLOAT, INT, BOOL)}
     numbers |= _float_shadows(tree, types.env)
     scalar_small_arrays(tree, namer, numbers, given or {}, specialize)
+    if tuples is not None:  # kernels made for lengths, their results read as numbers
+        tuple_results(tree, tuples)
     fused = fuse_array_chains(tree, namer)
     fuse_array_maps(tree, namer, row_view_types(types, bars)[0], fused)
     assign_first_adjoints(tree, bars)
