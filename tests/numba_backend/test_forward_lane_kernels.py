@@ -2,8 +2,10 @@
 unrolled lanes' shadows of a short array parameter (`q_dot_0`, ...) and the tangent of a
 float parameter (`w_dot`) are operands of known length, so the nested kernels they are passed
 to are made for them (srcad/operators/nested_number_kernels.py), also where g's derivative
-code tapes values without a loop (srcad/operators/nested_straight_tapes.py); and a prepared
-forward gradient runs whole in one generated frame (srcad/build/forward_gradient_plan.py).
+code tapes values without a loop (srcad/operators/nested_straight_tapes.py), returning
+tuples of numbers where the caller reads their elements alone
+(srcad/transform/small_kernel_tuples.py); and a prepared forward gradient runs whole in one
+generated frame (srcad/build/forward_gradient_plan.py).
 Answers against central differences and reverse mode."""
 
 import math
@@ -70,7 +72,7 @@ def charged_by_hand(w, start):
 
 
 def _kernels(source):
-    return set(re.findall(r"(srcad_nested_\w+)\(\s*srcad_space", source))
+    return set(re.findall(r"(srcad_nested_\w+)\s*\(\s*srcad_space", source))
 
 
 def test_unrolled_lanes_call_the_kernels_made_for_their_lengths():
@@ -83,13 +85,15 @@ def test_unrolled_lanes_call_the_kernels_made_for_their_lengths():
                               backend="numba", batch="unrolled")
         kernels = _kernels(source)
         assert kernels and all(("_len_" in k) is made for k in kernels), kernels
+        # their arrays' elements read alone: the variants returning tuples of numbers
+        assert all(k.endswith("_numbers") is made for k in kernels), kernels
 
 
 def test_the_tangent_of_a_float_is_a_number_operand_of_a_taped_kernel():
     source = srcad.source(charged, srcad.Forward, srcad.Duplicated(0.4, 1.0),
                           srcad.Const(np.array([0.2, 0.9])), backend="numba")
     kernels = _kernels(source)
-    assert kernels and all(k.endswith("_len_2_s_2_s") for k in kernels), kernels
+    assert kernels and all(k.endswith("_len_2_s_2_s_numbers") for k in kernels), kernels
 
 
 def test_straight_line_tapes_become_locals_and_others_are_kept():
