@@ -16,9 +16,9 @@ from srcad.build.aliasing import refuse_aliased_writes
 from srcad.build.arguments import bind_arguments
 from srcad.build.differentiate import _target
 from srcad.build.engines import ForwardEngine, Slot
+from srcad.build.forward_gradient_plan import forward_gradient_entry
 from srcad.build.pipeline import UNROLL_MAX_WIDTH
 from srcad.build.plans import CONST, MISS, WHOLE_CALLS, gradient_entry, jacobian_entry, matcher
-from srcad.build.forward_gradient_plan import forward_gradient_entry
 from srcad.build.transform_outputs import in_input_dtype
 from srcad.errors import (
     ArgumentError,
