@@ -175,3 +175,29 @@ def test_forward_over_nested_kernels_made_for_lengths_answers_as_central_differe
                              backend="numba")[0]
     assert forward == pytest.approx(want, rel=1e-7)
     assert forward == pytest.approx(reverse, rel=1e-12)
+
+
+def test_kernel_results_read_whole_or_bound_again_keep_their_arrays():
+    from srcad.transform.small_kernel_tuples import tuple_results
+
+    def renamed(text, arrays="all"):
+        tree = gast.parse(text)
+        tuple_results(tree, lambda name: (name + "_numbers", arrays))
+        return {n.func.id for n in gast.walk(tree) if isinstance(n, gast.Call)
+                and isinstance(n.func, gast.Name) and n.func.id.startswith("srcad_nested")}
+
+    call = "srcad_nested_gradient_1_len_2_2(srcad_space, srcad_int_space, x, q)"
+    assert renamed(f"def f(x, q):\n    g = {call}\n    return g[0] * g[1]\n") \
+        == {"srcad_nested_gradient_1_len_2_2_numbers"}
+    for body in ("    return np.dot(g, g)\n",  # the array itself
+                 "    g = x\n    return g[0]\n",  # bound to another value too
+                 "    g[0] = 1.0\n    return g[1]\n",  # written
+                 "    return g[i]\n"):  # an index not constant
+        assert renamed(f"def f(x, q, i):\n    g = {call}\n{body}") \
+            == {"srcad_nested_gradient_1_len_2_2"}, body
+    pair = ("srcad_nested_gradient_tangents_1_0_1_len_2_2_2_2"
+            "(srcad_space, srcad_int_space, x, q, x, q)")
+    assert renamed(f"def f(x, q):\n    p = {pair}\n    return p[0][1] + p[1][0]\n", (0, 1)) \
+        == {pair.split("(")[0] + "_numbers"}
+    assert renamed(f"def f(x, q):\n    p = {pair}\n    return np.sum(p[0]) + p[1][0]\n",
+                   (0, 1)) == {pair.split("(")[0]}  # array result 0 read whole
