@@ -138,7 +138,9 @@ class _Call:
                                 "on the python and numba backends, without batch=",
                                 hint="leave batch out, or one call per cotangent with "
                                 "Duplicated")
-        self.specs.append(ArgSpec("duplicated", typ, None if isinstance(arg, BatchDuplicated)
+        # unrolled lanes are arrays like the value (`x_dot_0`, ...): code for its length too
+        stacked = isinstance(arg, BatchDuplicated) and self.stacked
+        self.specs.append(ArgSpec("duplicated", typ, None if stacked
                                   else small_length(value, self.backend)))
         if isinstance(value, np.ndarray) or not mode.reverse:
             self.flat.append(value if isinstance(value, np.ndarray) else as_given(value))

@@ -296,6 +296,7 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
                                      functools.partial(_located, parsed),
                                      given_lengths(norm.params, specs),
                                      specialize=getattr(nested, "for_lengths", None),
+                                     tuples=getattr(nested, "as_tuples", None),
                                      reassociated="reassoc" in fastmath_flags())
     clock.mark("transform")
     source = to_source(tree)

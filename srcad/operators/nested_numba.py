@@ -45,7 +45,7 @@ from srcad.operators.nested_kernels import (
     WORKSPACE_INIT,
     KernelWriter,
 )
-from srcad.operators.nested_number_kernels import number_kernel
+from srcad.operators.nested_number_kernels import number_kernel, returned_arrays
 from srcad.operators.nested_number_kernels import suffix as length_suffix
 from srcad.operators.nested_registry import REGISTRY, in_call_order
 from srcad.operators.nested_registry import position as operand_position
@@ -86,6 +86,7 @@ class NumbaNested:
         self._sources: dict = {}  # every kernel written -> (its writer, scratch)
         self._bodies: dict = {}  # g's derivative code by name (gast FunctionDefs)
         self._for_lengths: dict = {}  # (kernel, lengths) -> the kernel made for them, or None
+        self._tuples: dict = {}  # a kernel made for lengths -> its variant returning tuples
         # the fused loop nests g's code calls (srcad/transform/numba_fusion.py), each renamed
         # after its kernel: the outer code's own may have the same names, other loops
         self.fused: dict = {}
@@ -217,6 +218,28 @@ class NumbaNested:
                 self.helpers += "\n\n" + text
                 self.names.add(special)
         return self._for_lengths[key]
+
+    def as_tuples(self, special):
+        """(name, positions) of the variant of the kernel `special` (made by `for_lengths`)
+        returning its arrays as tuples of numbers, written on first use, and the positions of
+        its results that are arrays (all: a kernel returning one array); None where it has
+        none."""
+        made = self._tuples.get(special, False)
+        if made is False:
+            key = next((k for k, v in self._for_lengths.items() if v == special), None)
+            made = None
+            if key is not None:
+                writer, scratch = self._sources[key[0]]
+                variant = special + "_numbers"
+                text = number_kernel(writer(key[0], scratch), variant, key[1], self._bodies,
+                                     tuples=True)
+                arrays = () if text is None else returned_arrays(text)
+                if arrays:
+                    self.helpers += "\n\n" + text
+                    self.names.add(variant)
+                    made = (variant, arrays)
+            self._tuples[special] = made
+        return made
 
     def _write(self, name, writer, scratch=False):
         """Write the kernel `name` by `writer(name, scratch)` (once)."""

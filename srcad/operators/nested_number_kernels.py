@@ -34,6 +34,7 @@ import gast
 
 from srcad.build.codegen import to_source
 from srcad.frontend import syntax as S
+from srcad.operators.nested_straight_tapes import untaped
 from srcad.transform.names import Namer
 from srcad.transform.small_arrays import scalar_small_arrays
 
@@ -49,11 +50,13 @@ def suffix(lengths) -> str:
     return "_len" + "".join(f"_{'s' if n == 's' else int(n)}" for n in lengths)
 
 
-def number_kernel(general: str, name: str, lengths, bodies: dict) -> str | None:
+def number_kernel(general: str, name: str, lengths, bodies: dict,
+                  tuples: bool = False) -> str | None:
     """The source of the kernel `name` made from the general kernel's source `general` for
     arguments (after the workspace) of `lengths` (an int, or "s" for a number); `bodies`:
     g's derivative code by its name (gast FunctionDefs). None where it would not be all
-    numbers."""
+    numbers. `tuples`: the arrays it returns as tuples of numbers (no allocation: for a
+    caller reading their elements alone, srcad/transform/small_kernel_tuples.py)."""
     fn = gast.parse(general).body[0]
     params = [a.id for a in fn.args.args][2:]
     if len(params) != len(lengths):
@@ -96,13 +99,16 @@ def number_kernel(general: str, name: str, lengths, bodies: dict) -> str | None:
             out.append(S.parse_stmts(f"{target} = np.zeros({sizes[like]})")[0])
         elif _zeroing(stmt):
             continue  # `a0_bar[:] = 0.0`: new arrays are zeros
-        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
-            inlined = _inlined(bodies, stmt.value)
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
+                or target == "out" and isinstance(stmt.value, gast.Call):  # g's code (with
+            inlined = _inlined(bodies, stmt.value)  # tapes: `out`, its tapes returned)
             if inlined is None:
                 return None
             out.extend(inlined)
+        elif _keeps_tape(stmt):
+            continue  # `if out[2] is not None: space[1] = out[2]`: g's tapes are locals
         elif isinstance(stmt, gast.Return):
-            returned, carved = _returned(stmt, sizes, views, into)
+            returned, carved = _returned(stmt, sizes, views, into, tuples)
             out.extend(returned)
         elif _workspace(stmt) or _element_write(stmt):
             out.append(stmt)
@@ -173,6 +179,24 @@ def _terms(node):
     return None
 
 
+def _keeps_tape(stmt) -> bool:
+    """`if out[k] is not None: <workspace tape> = out[k]` (a tape g's code grew, kept)."""
+    if not (isinstance(stmt, gast.If) and not stmt.orelse and len(stmt.body) == 1):
+        return False
+    test, keep = stmt.test, stmt.body[0]
+    return isinstance(test, gast.Compare) and len(test.ops) == 1 \
+        and isinstance(test.ops[0], gast.IsNot) and _out_element(test.left) \
+        and isinstance(keep, gast.Assign) and len(keep.targets) == 1 \
+        and isinstance(keep.targets[0], gast.Subscript) \
+        and isinstance(keep.targets[0].value, gast.Name) \
+        and keep.targets[0].value.id in ("space", "int_space") and _out_element(keep.value)
+
+
+def _out_element(node) -> bool:
+    return isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+        and node.value.id == "out"
+
+
 def _zeroing(stmt) -> bool:
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript) \
         and isinstance(stmt.targets[0].slice, (gast.Slice, gast.Constant)) \
@@ -215,6 +239,7 @@ def _inlined(bodies, call):
     replaced by the call's arguments); None where it has a `return` before its end, tapes
     or a nested function."""
     body = bodies.get(call.func.id) if isinstance(call.func, gast.Name) else None
+    body = None if body is None else untaped(body)
     if body is None or call.keywords or body.args.vararg or body.args.kwarg:
         return None
     params = [a.id for a in body.args.args]
@@ -255,16 +280,20 @@ class _Substitute(gast.NodeTransformer):
         return node
 
 
-def _returned(stmt, sizes, views, into):
+def _returned(stmt, sizes, views, into, tuples=False):
     """The return of the kernel's arrays: each filled element by element where the general
-    kernel's would be (a new array, its `out` operand, its workspace view); and whether a
-    workspace view is returned."""
+    kernel's would be (a new array, its `out` operand, its workspace view), or (`tuples`) a
+    tuple of its elements; and whether a workspace view is returned."""
     values = stmt.value.elts if isinstance(stmt.value, gast.Tuple) else [stmt.value]
     lines, results, carved = [], [], False
     for k, value in enumerate(values):
         name = value.id if isinstance(value, gast.Name) else None
         if name is None or name not in sizes:
             results.append(value)
+            continue
+        if tuples:
+            results.append(gast.Tuple([S.parse_expr(f"{name}[{j}]")
+                                       for j in range(sizes[name])], gast.Load()))
             continue
         n, result = sizes[name], f"srcad_result_{k}"
         if name in views:
@@ -281,3 +310,15 @@ def _returned(stmt, sizes, views, into):
     value = gast.Tuple(results, gast.Load()) if isinstance(stmt.value, gast.Tuple) \
         else results[0]
     return lines + [gast.copy_location(gast.Return(value), stmt)], carved
+
+
+def returned_arrays(text: str):
+    """What the kernel `text` made with `tuples=True` returns as tuples of numbers: "all"
+    (one array, its result a tuple of numbers), a tuple of the positions in its returned
+    tuple that are arrays, or () where none is."""
+    fn = gast.parse(text).body[0]
+    value = fn.body[-1].value if isinstance(fn.body[-1], gast.Return) else None
+    if not isinstance(value, gast.Tuple):
+        return ()
+    positions = tuple(k for k, e in enumerate(value.elts) if isinstance(e, gast.Tuple))
+    return positions if positions else "all"

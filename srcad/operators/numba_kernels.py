@@ -32,6 +32,15 @@ class NumbaKernels:
                 return special
         return None
 
+    def as_tuples(self, special):
+        """(name, array positions) of the variant of the kernel made for lengths `special`
+        returning tuples of numbers, or None (srcad/transform/small_kernel_tuples.py)."""
+        for part in self.parts:
+            made = getattr(part, "as_tuples", lambda _: None)(special)
+            if made is not None:
+                return made
+        return None
+
     @property
     def cacheable(self) -> bool:
         """May numba keep the code in its on-disk cache? (Not code calling a recursive

@@ -16,6 +16,7 @@ from srcad.build.aliasing import refuse_aliased_writes
 from srcad.build.arguments import bind_arguments
 from srcad.build.differentiate import _target
 from srcad.build.engines import ForwardEngine, Slot
+from srcad.build.forward_gradient_plan import forward_gradient_entry
 from srcad.build.pipeline import UNROLL_MAX_WIDTH
 from srcad.build.plans import CONST, MISS, WHOLE_CALLS, gradient_entry, jacobian_entry, matcher
 from srcad.build.transform_outputs import in_input_dtype
@@ -273,6 +274,9 @@ def make_prep(operator, f, slots, mode, chunk, engine, **state) -> Prep:
     run = None
     if operator == "gradient" and mode == "reverse":
         _, run = gradient_entry(prepared, wrapped, engine, state["buffer"], written)
+    elif operator == "gradient" and mode == "forward":
+        entry = forward_gradient_entry(prepared, wrapped, engine, state["buffer"], written)
+        run = None if entry is None else entry[1]
     elif operator == "jacobian" and mode == "forward" and not state.get("sparse"):
         entry = jacobian_entry(prepared, wrapped, engine, state["n"], state["m"], written)
         run = None if entry is None else entry[1]

@@ -16,6 +16,8 @@ additions into a name call srcad's loop (numba_accumulate).
 
 from __future__ import annotations
 
+import gast
+
 from srcad.analysis.value_types import BOOL, FLOAT, INT
 from srcad.transform.numba_accumulate import added_in_place
 from srcad.transform.numba_array_reuse import reuse_loop_zeros
@@ -32,19 +34,24 @@ from srcad.transform.numba_tape_reserve import reserve_while_tapes
 from srcad.transform.numba_zero_adjoints import zero_adjoint_loops
 from srcad.transform.row_views import row_view_types
 from srcad.transform.small_arrays import scalar_small_arrays
+from srcad.transform.small_kernel_tuples import tuple_results
 
 
 def numba_rewrites(tree, namer, types, bars, located, given=None,
-                   reassociated=False, specialize=None) -> tuple:
+                   reassociated=False, specialize=None, tuples=None) -> tuple:
     """(the tree rewritten for numba, {name: FusedLoop} of the fused loops it calls, which
     the compiler defines); `located(node)` names where the user wrote a node (run-time
     refusals), `bars` the reverse sweep's adjoints (empty in forward mode), `given` the
     lengths of the array parameters the code is specialized for
     (srcad/build/length_specialization.py), `reassociated` whether numba compiles it with
-    LLVM's `reassoc` (srcad/build/numba_fastmath.py)."""
+    LLVM's `reassoc` (srcad/build/numba_fastmath.py); `specialize` and `tuples` make the
+    nested kernels for lengths (small_arrays.py, small_kernel_tuples.py)."""
     tree = share_linalg_calls(numba_friendly(tree, namer, located), namer)
     numbers = {name for name, t in types.env.items() if t in (FLOAT, INT, BOOL)}
+    numbers |= _float_shadows(tree, types.env)
     scalar_small_arrays(tree, namer, numbers, given or {}, specialize)
+    if tuples is not None:  # kernels made for lengths, their results read as numbers
+        tuple_results(tree, tuples)
     fused = fuse_array_chains(tree, namer)
     fuse_array_maps(tree, namer, row_view_types(types, bars)[0], fused)
     assign_first_adjoints(tree, bars)
@@ -53,6 +60,20 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     zero_adjoint_loops(tree, bars, types.env)
     tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
+
+
+def _float_shadows(tree, env) -> set:
+    """The forward-mode shadows of float parameters (`w_dot`, and `w_dot_0`, ... of unrolled
+    lanes): floats too (a nested kernel called on them is made for numbers,
+    srcad/operators/nested_number_kernels.py). Names the user's code types are its own."""
+    shadows = set()
+    for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)):
+        params = [a.id for a in fn.args.args]
+        floats = [p for p in params if env.get(p) == FLOAT]
+        shadows |= {s for s in params if s not in env and any(
+            s == f"{p}_dot" or (s.startswith(f"{p}_dot_") and s[len(p) + 5:].isdigit())
+            for p in floats)}
+    return shadows
 
 
 def compiled_tree(tree, types, counters=frozenset(), fused=None, retraced=frozenset(),

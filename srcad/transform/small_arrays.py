@@ -88,8 +88,9 @@ class _Rewrite(SmallArrays):
         self.param_lengths = dict(self.given)
         params = {a.id for a in fn.args.args} - {n.id for n in gast.walk(fn) if isinstance(
             n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}  # never bound again
-        for p, n in self.given.items():
-            self.param_lengths.update({s: n for s in (f"{p}_dot", f"{p}_bar") if s in params})
+        for p, n in self.given.items():  # also the unrolled lanes' (`p_dot_0`, ...)
+            self.param_lengths.update({s: n for s in params if s in (f"{p}_dot", f"{p}_bar")
+                                       or _is_lane(s, f"{p}_dot_")})
         self.buffer_lengths: dict = {}  # a kernel's operand, once its buffer: its length
         self.results: dict = {}  # names bound to a kernel's array -> its length
 
@@ -334,6 +335,11 @@ class _Rewrite(SmallArrays):
                 return node
 
         return Reads().visit(tree)
+
+
+def _is_lane(name: str, prefix: str) -> bool:
+    """`name` is `prefix` and a lane number (`p_dot_0`: lane 0 of unrolled vector mode)."""
+    return name.startswith(prefix) and name[len(prefix):].isdigit()
 
 
 def _length_guards(given: dict) -> list:
