@@ -121,12 +121,21 @@ def test_an_infinitely_far_centroid_gets_forward_modes_zero():
     assert np.array_equal(by_numba[rows], by_python[rows])
 
 
-def test_a_nan_distance_keeps_the_bits_of_the_loop_as_written():
+def test_a_nan_distance_gets_forward_modes_zero_as_an_infinite_one():
+    # Python's min(closest, nan) is closest: the centroid with a NaN coordinate is nearest to
+    # no point, as the one at infinity above; the loop as written adds 0.0 * NaN into its
+    # adjoint, the guarded loop keeps forward mode's zero
     c, p = _data(k=4, n=9, d=2, seed=4)
     c[2, 0] = math.nan
-    by_python = srcad.grad(nearest_cost, backend="python")(c, srcad.Const(p))
+    with np.errstate(invalid="ignore"):
+        by_python = srcad.grad(nearest_cost, backend="python")(c, srcad.Const(p))
+        by_forward = srcad.jacfwd(nearest_cost, backend="python")(c, srcad.Const(p))
     by_numba = srcad.grad(nearest_cost, backend="numba")(c, srcad.Const(p))
-    np.testing.assert_array_equal(by_numba, by_python)
+    assert np.isnan(by_python[2, 0])
+    np.testing.assert_allclose(by_numba, by_forward, rtol=1e-12)
+    assert not np.any(by_numba[2])
+    rows = [0, 1, 3]
+    assert np.array_equal(by_numba[rows], by_python[rows])
 
 
 def _guarded(text):
