@@ -28,7 +28,7 @@ def farthest(c, p):
     return far
 
 
-BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.numba)]
+BACKENDS = ["python", "numba"]  # numba is a test dependency (pyproject dev extra)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
