@@ -122,7 +122,7 @@ SEVERITY = ("crashed", "disagreed", "timeout", "fd-noise", "refused", "agreed")
 
 def _check(f, args, eps, timeout, mode):
     signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout, 1.0)
     try:
         with np.errstate(all="ignore"):
             check_grads(f, *args, eps=eps, modes=(mode,),
@@ -164,7 +164,7 @@ def _fd_hessian(f, x, h):
 def _check_second_order(f, x, timeout):
     backend = os.environ.get("SRCAD_FUZZ_BACKEND", "python")
     signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout, 1.0)
     try:
         with np.errstate(all="ignore"):
             H = srcad.hessian(f, x.copy(), backend=backend)

@@ -82,7 +82,7 @@ def check(f, x, timeout, alarm, third_order=False, containers=False, closures=""
     """Raises AssertionError on a disagreement (SrcadError on a refusal)."""
     backend = os.environ.get("SRCAD_FUZZ_BACKEND", "python")
     signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout, 1.0)
     try:
         with np.errstate(all="ignore"):
             gradient = srcad.grad(f, backend=backend)

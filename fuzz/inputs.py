@@ -81,7 +81,7 @@ def inputs_ok(ns, entry, values, rng) -> str | None:
 def choose_inputs(program: Program, timeout: float = 10.0):
     """Acceptable input values for the program, or (None, why not)."""
     signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout, 1.0)
     try:
         return _choose_inputs(program)
     except Timeout:

@@ -54,7 +54,7 @@ def check(f, args, timeout, alarm):
             single.append(_copy(a))
             batch.append(_copy(a))
     signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout, 1.0)
     try:
         with np.errstate(all="ignore"):
             plain = [_copy(a.value) if isinstance(a, Annotation) else _copy(a) for a in given]

@@ -289,6 +289,8 @@ def main(argv=None):
             for i, job in enumerate(jobs):
                 results.append(_worker(job))
                 _progress(i + 1, len(jobs), results, start)
+                if _TERMINATED:  # the KeyboardInterrupt was swallowed (see _interrupt)
+                    raise KeyboardInterrupt()
     except KeyboardInterrupt:
         interrupted = True
         print(f"\ninterrupted after {len(results)} programs", file=sys.stderr)
@@ -323,7 +325,15 @@ def main(argv=None):
     return 1 if counts["disagreed"] or counts["crashed"] or counts["harness-error"] else 0
 
 
+_TERMINATED = False
+
+
 def _interrupt(signum, frame):
+    # Raised inside a ctypes callback (numba calls Python back from compiled code and from
+    # LLVM), the exception is printed as "Exception ignored" and the program goes on: the flag
+    # stops the run after the program being checked
+    global _TERMINATED
+    _TERMINATED = True
     raise KeyboardInterrupt()
 
 

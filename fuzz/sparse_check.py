@@ -28,7 +28,7 @@ def check(f, args, timeout, alarm):
                               backend=backend, **options)
 
     signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout, 1.0)
     try:
         with np.errstate(all="ignore"):
             sparse = call(sparse=True).toarray()

@@ -34,7 +34,7 @@ def check(f, args, timeout, alarm, seed=0):
     directions = [[rng.uniform(-1.0, 1.0, a.value.shape) for _ in range(width)]
                   for a in arrays]
     signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout, 1.0)
     try:
         with np.errstate(all="ignore"):
             stacked = _call(f, given, arrays, directions, None, backend)

@@ -24,7 +24,7 @@ def check(f, x, timeout, alarm):
     """Raises AssertionError on a disagreement (SrcadError on a refusal)."""
     backend = os.environ.get("SRCAD_FUZZ_BACKEND", "python")
     signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout, 1.0)
     try:
         with np.errstate(all="ignore"):
             v = np.linspace(-1.0, 1.0, x.size) + 0.3

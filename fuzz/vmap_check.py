@@ -144,7 +144,7 @@ def check_seed(seed, arrays, grad, timeout, backend="python", forms=False):
     in_axes, batch, size = batch_of(program, values, rnd)
     outcomes = []
     signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    signal.setitimer(signal.ITIMER_REAL, timeout, 1.0)
     try:
         floats = [k for k, a in enumerate(program.args) if a.kind in FLOAT_KINDS]
         if form is not None:  # the form's check instead of the plain one

@@ -193,12 +193,21 @@ def _bound_globals(free_names: set, namespace: dict, origin: str) -> list:
             header.append(f"{free} = {module}.{value.__name__}")
         elif library_binding(free, value):  # scipy.special, compiled
             header += library_binding(free, value)
+        elif _helper_module(value):  # a kernel of srcad's helper modules (a nested gradient)
+            header.append(f"from {_helper_module(value)} import {free}")
         else:
             raise SrcadError(f"the numba backend cannot embed the global `{free}` "
                              f"({type(value).__name__})", filename=origin,
                              construct="backend='numba'",
                              hint="pass it as an argument, or use backend='python'")
     return header
+
+
+def _helper_module(value) -> str:
+    """The name of the helper module srcad wrote and numba compiled `value` in (the
+    kernels of nested gradients, imported by the code calling them), else ""."""
+    module = getattr(getattr(value, "py_func", None), "__module__", "") or ""
+    return module if module.startswith(module_file("helpers", "")[:-3]) else ""
 
 
 def _module_path(name: str, text: str, numba_version: str, level: int,

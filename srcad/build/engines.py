@@ -174,6 +174,9 @@ class ForwardEngine:
         """J[:, start + k] = lane k's output tangent (flattened), for k < count."""
         if self.stacked:
             lanes = self.output_lanes[0] if self.output_lanes else np.asarray(tangents[0])
+            if lanes.ndim == 0:  # a float output that no lane moves: one tangent for all
+                J[:, start:start + count] = lanes
+                return
             J[:, start:start + count] = lanes[:count].reshape(count, -1).T
             return
         for k in range(count):

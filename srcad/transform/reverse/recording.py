@@ -82,6 +82,14 @@ class ReverseRecording(InvariantPushes, IterationValues):
                 pops.append(pop)
                 self.taped.append(S.unparse_expr(expr))
                 continue
+            shapes = _shapes_read(expr) if self.types.of(expr) == SHAPE else None
+            if shapes:
+                # a tuple computed from shapes (`T.shape[::-1][:1]`, `(a.shape[:1] + b.shape[1:])
+                # [1:]`): numba types a tuple by its length, and one tape holds the shapes of
+                # one rank: the whole shapes are recorded (or their arrays), and the tuple
+                # computed from them again in the reverse sweep
+                exprs[:0] = shapes
+                continue
             invariant = self._element_taped_after_loop(expr) \
                 if isinstance(expr, gast.Subscript) else None
             if invariant is not None:  # pushed once after the loops that leave it alone
@@ -361,6 +369,18 @@ def _taped_node(diff, node, arrays: bool) -> bool:
         prim = diff.primitive(node)
         return prim is not None and prim[0].name not in VIEW_RULES
     return arrays and isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult)
+
+
+def _shapes_read(expr):
+    """The `x.shape` reads of `expr` when it is a subscript computed from shapes alone
+    (`x.shape[1:]`, `(x.shape[:1] + y.shape[1:])[1:]`), else None."""
+    if not isinstance(expr, gast.Subscript):
+        return None
+    shapes = [n for n in S.walk(expr) if isinstance(n, gast.Attribute) and n.attr == "shape"]
+    inside = {id(m) for shape in shapes for m in S.walk(shape)}
+    if any(isinstance(n, gast.Name) and id(n) not in inside for n in S.walk(expr)):
+        return None
+    return shapes or None
 
 
 def _root(expr) -> str:
