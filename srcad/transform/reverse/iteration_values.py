@@ -103,7 +103,7 @@ def _writes_elements(node, types) -> bool:
         return True
     if isinstance(node, gast.AugAssign):
         return not isinstance(node.target, gast.Name) \
-            or not (types[node.target.id] in (FLOAT, INT))
+            or types[node.target.id] not in (FLOAT, INT)
     return isinstance(node, gast.Call) and any(k.arg == "out" for k in node.keywords)
 
 
