@@ -107,6 +107,9 @@ def test_an_array_read_by_several_statements_is_taped_once_per_iteration(backend
     kalman = (srcad.Duplicated(np.array([-1.0, -2.0]), np.zeros(2)), OBSERVATIONS, 0.1)
     assert _pushes(filter_step, kalman, backend, "innovation_cov") == 1
     assert _pushes(filter_step, kalman, backend, "innovation") == 1
+    # `solved = np.linalg.solve(...)`: the call's value is `solved`, one record for both
+    assert _pushes(filter_step, kalman, backend, "solved") == 1
+    assert _pushes(filter_step, kalman, backend, "solve") == 0
 
 
 @pytest.mark.parametrize("backend", ["python", "numba"])

@@ -47,6 +47,29 @@ class IterationValues:
                 return self._defined_once_before(frame, name, stmt)
         return False
 
+    def _result_recorded_per_iteration(self, stmt, calls, value) -> str | None:
+        """Of `name = f(...)` (`value`: its primal's right-hand side, a temporary holding the
+        call in `calls`), the temporary, when `stmt` is the one top-level definition of the
+        array `name` in a for loop's body that records it once per iteration (see the module
+        docstring): the reverse reads the call's value back from `name` instead of taping it
+        too (the Kalman filter's `solved = np.linalg.solve(...)`: one array, two records)."""
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                and isinstance(value, gast.Name) and value.id in calls and self.loop_frames):
+            return None
+        name, frame = stmt.targets[0].id, self.loop_frames[-1]
+        typ = self.types[name]
+        if name in S.loaded_names(stmt.value):  # `h = np.tanh(W @ h)`: the old h is taped here
+            return None
+        if not isinstance(typ, Array) or name in self.written_in_place \
+                or frame["kind"] != "for" or frame.get("checkpointed") \
+                or not frame.get("iteration_values_allowed") or self._writes_in_place(frame):
+            return None
+        definition = _single_top_level_definition(frame["loop"].body, name)
+        if definition is None or frame["loop"].body[definition] is not stmt:
+            return None
+        frame.setdefault("iteration_values", {})[name] = (typ, S.name(name), definition)
+        return value.id
+
     def _writes_in_place(self, frame) -> bool:
         """May the loop of `frame` write the elements of some array (through any name)?"""
         found = frame.get("writes_in_place")
