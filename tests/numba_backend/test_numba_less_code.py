@@ -71,7 +71,7 @@ def test_arrays_go_on_the_tape_contiguous():
     code = _filter_source()
     pushes = [line.strip() for line in code.splitlines() if "array_tape_" in line
               and ".append(" in line]
-    assert len(pushes) >= 6
+    assert len(pushes) >= 5  # s and x once an iteration, not once per statement reading them
     assert all(".append(np.ascontiguousarray(" in line for line in pushes), pushes
     assert "array_tape_2d.append(np.ascontiguousarray(gain))" in code
 
@@ -103,7 +103,7 @@ def test_a_solves_outer_adjoint_is_added_in_place():
     # matrices; outer_add adds the products into s_bar in one loop (the same numbers)
     code = _joined(_filter_source())
     assert "np.outer(" not in code
-    assert "outer_add(s_bar, -shared_solve_1, " in code
+    assert "outer_add(s_bar, -shared_solve" in code
 
 
 @pytest.mark.slow  # numba compiles the solves, slogdet and inv

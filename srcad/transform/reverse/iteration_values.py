@@ -12,13 +12,20 @@ that leave `v` alone; the reverse of the statements between writes no other valu
 Only in loops without `break`, `continue` or `return` (the end of the body is reached every
 iteration) whose records are a stack (slots.py's straight-line loops already read each record
 where they need it).
+
+An array `v` defined so is recorded the same way (the Kalman filter's `innovation_cov`, read by
+three statements of the update, went on the tape three times an iteration), by reference as
+each read recorded it, only where nothing in the loop writes any array's elements in place
+(no `a[i] = ...`, no `a += ...` on an array, no `out=`): a write through a view or an alias
+the analysis does not see could otherwise change `v` between its reads and the end of the
+iteration. Where the loop writes elements, each read records `v` on its own, as before.
 """
 
 from __future__ import annotations
 
 import gast
 
-from srcad.analysis.types import FLOAT, INT
+from srcad.analysis.types import FLOAT, INT, Array
 from srcad.frontend import syntax as S
 
 
@@ -27,14 +34,50 @@ class IterationValues:
         """Record the number `name` read by `stmt` once at the end of the iteration of the for
         loop whose body defines it (see the module docstring), also where `stmt` sits in
         inner for loops that leave `name` alone; False where that does not apply."""
-        if self.types[name] not in (FLOAT, INT):
+        typ = self.types[name]
+        if typ not in (FLOAT, INT) and not isinstance(typ, Array):
             return False
         for frame in reversed(self.loop_frames):
             if frame["kind"] != "for" or frame.get("checkpointed"):
                 return False
             if name in self.recording.subtree_binds(frame["loop"]):
+                if isinstance(typ, Array) and (name in self.written_in_place
+                                               or self._writes_in_place(frame)):
+                    return False
                 return self._defined_once_before(frame, name, stmt)
         return False
+
+    def _result_recorded_per_iteration(self, stmt, calls, value) -> str | None:
+        """Of `name = f(...)` (`value`: its primal's right-hand side, a temporary holding the
+        call in `calls`), the temporary, when `stmt` is the one top-level definition of the
+        array `name` in a for loop's body that records it once per iteration (see the module
+        docstring): the reverse reads the call's value back from `name` instead of taping it
+        too (the Kalman filter's `solved = np.linalg.solve(...)`: one array, two records)."""
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                and isinstance(value, gast.Name) and value.id in calls and self.loop_frames):
+            return None
+        name, frame = stmt.targets[0].id, self.loop_frames[-1]
+        typ = self.types[name]
+        if name in S.loaded_names(stmt.value):  # `h = np.tanh(W @ h)`: the old h is taped here
+            return None
+        if not isinstance(typ, Array) or name in self.written_in_place \
+                or frame["kind"] != "for" or frame.get("checkpointed") \
+                or not frame.get("iteration_values_allowed") or self._writes_in_place(frame):
+            return None
+        definition = _single_top_level_definition(frame["loop"].body, name)
+        if definition is None or frame["loop"].body[definition] is not stmt:
+            return None
+        frame.setdefault("iteration_values", {})[name] = (typ, S.name(name), definition)
+        return value.id
+
+    def _writes_in_place(self, frame) -> bool:
+        """May the loop of `frame` write the elements of some array (through any name)?"""
+        found = frame.get("writes_in_place")
+        if found is None:
+            found = frame["writes_in_place"] = any(
+                _writes_elements(n, self.types) for stmt in frame["loop"].body
+                for n in S.walk(stmt))
+        return found
 
     def _defined_once_before(self, frame, name, stmt) -> bool:
         if not frame.get("iteration_values_allowed"):
@@ -74,6 +117,17 @@ def _top_statements(frame) -> dict:
             for n in S.walk(stmt):
                 top.setdefault(id(n), (n, k))
     return top
+
+
+def _writes_elements(node, types) -> bool:
+    """Does `node` write array elements in place: a store into a subscript or an attribute,
+    an augmented assignment to an array name, or a call's `out=`?"""
+    if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
+        return True
+    if isinstance(node, gast.AugAssign):
+        return not isinstance(node.target, gast.Name) \
+            or types[node.target.id] not in (FLOAT, INT)
+    return isinstance(node, gast.Call) and any(k.arg == "out" for k in node.keywords)
 
 
 def leaves_loop_early(body) -> bool:

@@ -262,10 +262,13 @@ class ReverseRecording(InvariantPushes, IterationValues):
         forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
         if arrays and not self.recording.loops_around(stmt):
             recorded = [([], [])] * len(calls)  # run once: the temporaries stay readable
-        else:
-            recorded = [self._tape_value(S.name(c), _array_or_float(self.types.of(node_of[c])),
-                                         S.name(c, store=True)) for c in calls]
-            self.taped.extend(calls)
+        else:  # (the value a definition recorded once per iteration binds: read from it)
+            kept = self._result_recorded_per_iteration(stmt, calls, primal.value)
+            recorded = [([], [S.assign(S.name(c, store=True), S.name(target))]) if c == kept
+                        else self._tape_value(S.name(c),
+                                              _array_or_float(self.types.of(node_of[c])),
+                                              S.name(c, store=True)) for c in calls]
+            self.taped.extend(c for c in calls if c != kept)
         forward = forward[:-1] + [p for push, _ in recorded for p in push] + forward[-1:]
         pops = [p for _, pop in reversed(recorded) for p in pop]
         recompute = [s for s in stmts if s.targets[0].id not in calls]
