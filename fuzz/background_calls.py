@@ -12,8 +12,6 @@ from `random.Random(f"background {seed}")`, a stream of their own.
 
 from __future__ import annotations
 
-import argparse
-import collections
 import os
 import random
 import sys
@@ -22,6 +20,8 @@ import tempfile
 import numpy as np
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after PYTHONPATH
+
+from seed_runs import run_seeds  # noqa: E402
 
 import srcad  # noqa: E402
 from srcad.build import background  # noqa: E402
@@ -106,19 +106,9 @@ def check(seed: int) -> str:
     return "agreed"
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    outcomes = collections.Counter()
-    for seed in range(args.seed, args.seed + args.count):
-        outcome = check(seed)
-        outcomes[outcome] += 1
-        if outcome not in ("agreed", "refused"):
-            print(f"seed {seed}: {outcome}\n{program(seed)}", flush=True)
-    print(f"background compile: {args.count} programs: {dict(outcomes)}")
-    return 0 if set(outcomes) <= {"agreed", "refused"} else 1
+def main(argv=None) -> int:
+    return run_seeds(__doc__.splitlines()[0], check, argv, count=20,
+                     accepted=("agreed", "refused"), title="background compile", program=program)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,6 @@ check_grads`); a program srcad refuses must be refused with both settings.
 
 from __future__ import annotations
 
-import argparse
-import collections
 import os
 import sys
 
@@ -27,6 +25,7 @@ from checking import load_module  # noqa: E402
 from generator import generate, module_text  # noqa: E402
 from grammar_sums import sum_seed  # noqa: E402
 from inputs import choose_inputs  # noqa: E402
+from seed_runs import run_seeds  # noqa: E402
 
 import srcad  # noqa: E402
 from srcad.errors import SrcadError  # noqa: E402
@@ -107,19 +106,10 @@ def check(seed: int) -> str:
         sys.modules.pop(name, None)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    outcomes = collections.Counter()
-    for seed in sum_seeds(args.seed, args.count):
-        outcome = check(seed)
-        outcomes[outcome] += 1
-        if outcome not in ("agreed", "refused", "skipped"):
-            print(f"seed {seed}: {outcome}\n{generate(seed, nests=True).source}", flush=True)
-    print(f"reassociated sums: {args.count} programs: {dict(outcomes)}")
-    return 0 if set(outcomes) <= {"agreed", "refused", "skipped"} else 1
+def main(argv=None) -> int:
+    return run_seeds(__doc__.splitlines()[0], check, argv, count=20,
+                     accepted=("agreed", "refused", "skipped"), title="reassociated sums",
+                     seeds=sum_seeds, program=lambda seed: generate(seed, nests=True).source)
 
 
 if __name__ == "__main__":

@@ -19,8 +19,6 @@ sum. Their numba reverse code runs the reverse of the inner loop behind `if g !=
 
 from __future__ import annotations
 
-import argparse
-import collections
 import math
 import os
 import random
@@ -31,6 +29,7 @@ import numpy as np
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after PYTHONPATH
 
 from checking import load_module  # noqa: E402
+from seed_runs import run_seeds  # noqa: E402
 
 import srcad  # noqa: E402
 from srcad.transform import numba_stage  # noqa: E402
@@ -141,18 +140,7 @@ def check(seed: int) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=30)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    outcomes = collections.Counter()
-    for seed in range(args.seed, args.seed + args.count):
-        outcome = check(seed)
-        outcomes[outcome.split(":")[0]] += 1
-        if not outcome.startswith("agreed"):
-            print(f"seed {seed}: {outcome}")
-    print(dict(outcomes))
-    return 0 if all(o.startswith("agreed") for o in outcomes) else 1
+    return run_seeds(__doc__.splitlines()[0], check, argv, count=30)
 
 
 if __name__ == "__main__":
