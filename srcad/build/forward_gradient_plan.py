@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from srcad.build.compiler import raise_numba_error
+from srcad.build.numba_errors import raise_numba_error
 from srcad.build.plans import CONST, _current, _define, _match
 from srcad.build.running import RUN_AGAIN, run_again
 

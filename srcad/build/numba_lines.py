@@ -1,5 +1,5 @@
 """The user's file, line and statement of an error numba raised while compiling a generated
-module (srcad/build/compiler.py's `raise_numba_error`).
+module (srcad/build/numba_errors.py's `raise_numba_error`).
 
 numba names a line of the generated module. Generated statements carry the user's line in a
 `# line N: <statement>` comment above them, except the forward sweep of reverse mode (the

@@ -26,11 +26,10 @@ from srcad.analysis.type_refusals import refuse_zero_dim_arrays
 from srcad.analysis.typed_code import inferred_types, set_aside_untyped
 from srcad.analysis.types import Array, is_float_like, refuse_active_opaque_calls
 from srcad.analysis.writes import written_arguments
-from srcad.build.checkpoint_fallback import over_budget_fallback
 from srcad.build.codegen import to_source
-from srcad.build.compiler import compile_numba
 from srcad.build.generated_namespace import generated_namespace
 from srcad.build.length_specialization import given_lengths
+from srcad.build.numba_assembly import assemble, compile_assembled
 from srcad.build.numba_fastmath import fastmath_flags
 from srcad.build.running import inside_contexts
 from srcad.build.shape_fallback import shape_change_fallback
@@ -66,7 +65,7 @@ from srcad.transform.normalize.text_arguments import inline_text_arguments
 from srcad.transform.normalize.unshared_copies import copy_unshared_aliases
 from srcad.transform.normalize.views import resolve_views
 from srcad.transform.normalize.written_results import copy_written_results
-from srcad.transform.numba_stage import compiled_tree, numba_rewrites
+from srcad.transform.numba_stage import numba_rewrites
 from srcad.transform.optimize import (
     assign_after_element_reset,
     fuse_lane_loops,
@@ -300,26 +299,13 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
                                      reassociated="reassoc" in fastmath_flags())
     clock.mark("transform")
     source = to_source(tree)
-    compiled_source = source
-    if request.backend == "numba":  # loop counters index without wraparound: numba compiles
-        # that, `source` (srcad.source, and what later stages rewrite) shows the plain subscripts;
-        # the module binds the names of both (nested kernels are made from `source`)
-        free = _free_names(tree)
-        compiled_source = to_source(compiled_tree(tree, types, counters, fused, *retraced))
-        free |= _free_names(tree)
+    if request.backend == "numba":
+        assembly = assemble(tree, types, counters, fused, retraced)
     clock.mark("codegen")
     namespace = generated_namespace(parsed, norm, NESTED["runtime"])
     if request.backend == "numba":
-        namespace.update(fused)
-        namespace.update(nested.fused)  # the fused loops of the nested kernels' code
-        free |= _free_names(gast.parse(nested.helpers))
-        function = compile_numba(compiled_source, name, namespace, free - nested.names,
-                                 parsed.filename,
-                                 helpers=nested.helpers,
-                                 locate=functools.partial(_call_line, parsed),
-                                 cache=getattr(nested, "cacheable", True))
-        if "TapeOverBudget" in free:  # a loop may be over the budget: the fallback's code
-            function = over_budget_fallback(function, parsed, request, tapes)
+        function = compile_assembled(assembly, parsed, request, name, namespace, fused, nested,
+                                     tapes)
     else:
         function = compile_source(source, name, namespace, parsed.filename)
         if parsed.contexts:  # with np.errstate(...) in f: its body and derivative run inside
@@ -364,22 +350,6 @@ def _numba_arrays(request) -> bool:
     """numba, reverse mode or forward mode with one tangent or unrolled lanes
     (`batch="unrolled"`): compiles array code (what `numba_supports` accepts)."""
     return request.backend == "numba" and (request.mode == "reverse" or not request.stacked)
-
-
-def _call_line(parsed, callee: str) -> int | None:
-    """The line of the first call of `callee` (dotted, as written) in the user's function."""
-    for node in S.walk(parsed.tree):
-        if isinstance(node, gast.Call) and S.unparse_expr(node.func) == callee:
-            return parsed.line_of(node)
-    return None
-
-
-def _free_names(tree) -> set:
-    loaded = {n.id for n in S.walk(tree) if isinstance(n, gast.Name)
-              and isinstance(n.ctx, gast.Load)}
-    bound = {n.id for n in S.walk(tree) if isinstance(n, gast.Name)
-             and isinstance(n.ctx, (gast.Store, gast.Param))}
-    return loaded - bound
 
 
 def _views_resolved(norm, arg_types, body) -> list:

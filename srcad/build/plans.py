@@ -18,8 +18,8 @@ import numpy as np
 
 from srcad.annotations import Annotation, Duplicated
 from srcad.build.aliasing import alias_lines
-from srcad.build.compiler import raise_numba_error
 from srcad.build.length_specialization import length_test
+from srcad.build.numba_errors import raise_numba_error
 from srcad.build.running import (
     RUN_AGAIN,
     explain_error,

@@ -14,7 +14,7 @@ import numpy as np
 
 from srcad.annotations import Annotation
 from srcad.build.checkpoint_fallback import Fallback
-from srcad.build.compiler import raise_numba_error
+from srcad.build.numba_errors import raise_numba_error
 from srcad.errors import ArgumentError, LoopShapeError, RunTimeRefusal, SrcadError
 from srcad.frontend import syntax as S
 from srcad.runtime.checkpointing import TapeOverBudget, snapshot_count, warn_budget

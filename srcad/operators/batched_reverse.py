@@ -37,7 +37,7 @@ from srcad.build.output_restore import OutputRestore
 from srcad.build.pipeline import Request
 from srcad.build.running import call_generated, kept_tapes, take_buffers, tape_buffers
 from srcad.errors import ArgumentError
-from srcad.operators.batched_lanes import BatchUnsupported, numba_lanes_function
+from srcad.operators.batched_lanes import BatchUnsupported
 from srcad.operators.lane_calls import (
     GUARD,
     lane_names,
@@ -46,6 +46,7 @@ from srcad.operators.lane_calls import (
     scalar_result,
     wrap_primal_calls,
 )
+from srcad.operators.lane_functions import numba_lanes_function
 from srcad.operators.preparation import make_prep
 
 _ALLOCATIONS = {"zeros", "zeros_like", "empty", "empty_like"}

@@ -6,7 +6,7 @@ numba raised one). Errors the compiled code raises when it runs are left as they
 
 import pytest
 
-from srcad.build.compiler import raise_numba_error
+from srcad.build.numba_errors import raise_numba_error
 from srcad.errors import SrcadError
 
 

@@ -273,7 +273,8 @@ def test_numba_vector_mode_with_unrolled_lanes_equals_one_forward_call_per_lane(
 
 
 def test_a_call_numba_does_not_compile_is_refused_at_the_users_line(tmp_path, monkeypatch):
-    from srcad.build.compiler import compile_numba, raise_numba_error
+    from srcad.build.compiler import compile_numba
+    from srcad.build.numba_errors import raise_numba_error
     monkeypatch.setenv("SRCAD_CACHE_DIR", str(tmp_path))
     source = ("def g(x):\n"
               "    # line 7: y = np.linalg.qr(x)\n"

@@ -6,7 +6,7 @@ import pytest
 
 import srcad
 from srcad import Duplicated
-from srcad.build.compiler import numba_first_line, raise_numba_error
+from srcad.build.numba_errors import numba_first_line, raise_numba_error
 from srcad.errors import SrcadError
 from srcad.testing import check_grads
 

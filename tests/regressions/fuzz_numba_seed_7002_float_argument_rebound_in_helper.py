@@ -5,7 +5,7 @@ The helper's float parameter `t` is bound, when the call is inlined, to the valu
 call the reverse sweep tapes (`t = expm1`), and the helper updates it in place (`t /= ...`).
 Such a binding to an array gets a copy of its own (`p = np.exp(x)` then `p[1] /= c`), and the
 float got one too: `np.copy(expm1)`, a 0-d array, then rebound to floats in the loop. Fixed:
-only an array is copied (srcad/transform/reverse/recording.py).
+only an array is copied (srcad/transform/reverse/taped_intermediates.py).
 
 Reproduce: check_grads(f, *args(), backend='numba') from srcad.testing.
 """

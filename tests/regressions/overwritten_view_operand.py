@@ -4,7 +4,7 @@
 `np.reshape(z[::2], (-1,))` is a view of `z`. The reverse sweep kept it as a temporary of
 the forward sweep and read it, for the adjoint of `b`, after `z[0] = ...` had changed it.
 A reshape, ravel, expand_dims, squeeze, transpose or atleast_Nd result is now recomputed by
-the reverse sweep from the recorded operand (srcad/transform/reverse/recording.py). The
+the reverse sweep from the recorded operand (srcad/transform/reverse/taped_intermediates.py). The
 expected derivatives are central finite differences (check_grads).
 
 Reproduce: check_grads(f, *args()) from srcad.testing.

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.build import pipeline
+from srcad.build import numba_assembly
 from srcad.runtime import checkpointing
 
 pytest.importorskip("numba")
@@ -42,13 +42,13 @@ def budget(monkeypatch):
     taped = {steps: _gradient("python", steps) for steps in (SHORT, LONG)}
     monkeypatch.setattr(checkpointing, "DEFAULT_MEMORY", BUDGET)
     srcad.build.cache.clear()  # the budget is part of the generated code
-    compiled, compile_numba = [], pipeline.compile_numba
+    compiled, compile_numba = [], numba_assembly.compile_numba
 
     def counting(source, name, *args, **kwargs):
         compiled.append(name)
         return compile_numba(source, name, *args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "compile_numba", counting)
+    monkeypatch.setattr(numba_assembly, "compile_numba", counting)
     yield taped, compiled
     srcad.build.cache.clear()
 

@@ -1,7 +1,7 @@
 """A value the reverse sweep never reads is not taped. On numba a call (exp, sqrt, ...) is
 taped as a result; the leaves only its recomputation would read (its operand `w[i] - m`) are
 then not recorded, while the leaves a rule inside it reads (`w[i]` of `w[i] * w[i]`) still
-are (srcad/transform/reverse/recording.py, `_taped_intermediates_of`)."""
+are (srcad/transform/reverse/taped_intermediates.py, `_taped_intermediates_of`)."""
 
 import math
 
