@@ -16,7 +16,8 @@ then `a = tape[tape_size]`) and nothing else; of the names `a` (recorded first) 
 (recorded second), `e` is assigned by a statement of `B` before the first record and by
 nothing between the two records, and from the statement of the function holding `R` on,
 `a` and `e` are assigned only by those pops and read only in copies of one comparison
-`C` of the two names, in statements of `R` after both pops.
+`C` of the two names, in statements of `R` after both pops; and no other loop body records
+or pops `a` or `e` on that tape (a copy of the loop run again, as checkpointed code does).
 
 >>> import gast
 >>> from srcad.build.codegen import to_source
@@ -156,6 +157,12 @@ def _rewrite(fn, forward, mirror, pushes, first, second, top, namer) -> bool:
     if tape2 != tape or a == e or tape in (a, e):
         return False
     body = forward.body
+    # no other copy of the records (a loop run again to recompute, checkpointed code)
+    for loop in (n for n in S.walk(fn) if isinstance(n, gast.For)):
+        ends = [(t, v) for _, t, v in _records(loop.body, _push) + _records(loop.body, _pop)]
+        if loop is not forward and loop is not mirror and \
+                ((tape, a) in ends or (tape, e) in ends):
+            return False
     if any(_assigns(s, {e}) for s in body[k1:k2 + 2]) \
             or not any(_assigns(s, {e}) for s in body[:k1]):
         return False

@@ -105,9 +105,10 @@ def test_gradient_and_hvp_reverse_over_forward_matches_the_python_backend():
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
 
 
-def _rewritten(uses, between="pass", before="e = x[j] * x[j]"):
+def _rewritten(uses, between="pass", before="e = x[j] * x[j]", again="pass"):
     text = ("def f(x, y, tape, g):\n"
             "    tape_size = 0\n"
+            f"    {again}\n"
             "    m = 9.0\n"
             "    for j in range(4):\n"
             f"        {before}\n"
@@ -137,3 +138,7 @@ def test_only_pairs_read_in_one_comparison_alone_are_rewritten():
     assert not _rewritten("y[j] += (1.0 if e < m else 0.0) + (1.0 if e <= m else 0.0)")
     assert not _rewritten("if e < m:\n            y[j] += g", between="e = e + 1.0")
     assert not _rewritten("if e < m:\n            y[j] += g", before="pass")
+    # another loop recording e (a copy run again, as checkpointed code does)
+    assert not _rewritten("if e < m:\n            y[j] += g", again=(
+        "for j in range(2):\n        e = x[j]\n        tape[tape_size] = e\n"
+        "        tape_size += 1"))
