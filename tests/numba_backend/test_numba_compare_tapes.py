@@ -142,3 +142,14 @@ def test_only_pairs_read_in_one_comparison_alone_are_rewritten():
     assert not _rewritten("if e < m:\n            y[j] += g", again=(
         "for j in range(2):\n        e = x[j]\n        tape[tape_size] = e\n"
         "        tape_size += 1"))
+
+
+def test_checkpointed_code_keeps_its_records_and_its_gradient():
+    # with a memory budget the forward loop runs again in the reverse sweep: left as written
+    c, p = _data(k=6, n=40, d=3, seed=4)
+    c[4] = c[1]
+    want = srcad.grad(nearest_cost, backend="python")(c, srcad.Const(p))
+    shadow = np.zeros_like(c)
+    srcad.autodiff(srcad.Reverse, nearest_cost, srcad.Duplicated(c, shadow), srcad.Const(p),
+                   backend="numba", memory=2000)
+    assert np.array_equal(shadow, want)
