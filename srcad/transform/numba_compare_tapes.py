@@ -86,8 +86,8 @@ def _one_pair(fn, namer) -> bool:
         if len(mirrors) != 1 or _records(forward.body, _pop) \
                 or _records(mirrors[0].body, _push):
             continue
-        top = _top_index(fn, mirrors[0])
-        if top is None or top <= (_top_index(fn, forward) or len(fn.body)):
+        top, start = _top_index(fn, mirrors[0]), _top_index(fn, forward)
+        if top is None or start is None or top <= start:
             continue
         for first in range(len(pushes)):
             for second in range(first + 1, len(pushes)):
