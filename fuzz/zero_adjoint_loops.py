@@ -8,9 +8,10 @@ sum. Their numba reverse code runs the reverse of the inner loop behind `if g !=
 (srcad/transform/numba_zero_adjoints.py). Each program's gradient in `c` on inputs with ties
 (repeated rows of `c`), zero distances and, for some, a coordinate at infinity:
 
-- numba's gradient with the guard has the bits of numba's gradient of the same code without
-  it (the rewrite switched off), except where that one is NaN from `0.0 * inf`, where it must
-  agree with forward mode (the python backend's `jacfwd`);
+- numba's gradient with the guard and the `min`/`max` recorded as its comparison's outcome
+  (srcad/transform/numba_compare_tapes.py) has the bits of numba's gradient of the same code
+  without either (both rewrites switched off), except where that one is NaN from
+  `0.0 * inf`, where it must agree with forward mode (the python backend's `jacfwd`);
 - on finite inputs, numba's `gradient_and_hvp` (reverse over forward: the guard runs there
   too) agrees with the python backend's (forward over reverse) to 1e-9.
 
@@ -100,14 +101,15 @@ def check(seed: int) -> str:
     the guard skipped), or a description of the first disagreement."""
     text, _ = program(seed)
     guarded, _ = load_module(text)
-    rewrite = numba_stage.zero_adjoint_loops
+    rewrites = numba_stage.zero_adjoint_loops, numba_stage.compare_tapes
     numba_stage.zero_adjoint_loops = lambda tree, bars, types: tree
+    numba_stage.compare_tapes = lambda tree, namer: tree
     try:
         plain, _ = load_module(text)
         for c, p, w, _ in inputs(seed):
-            _gradient(plain, c, p, w)  # compiles the unguarded code now
+            _gradient(plain, c, p, w)  # compiles the code as written now
     finally:
-        numba_stage.zero_adjoint_loops = rewrite
+        numba_stage.zero_adjoint_loops, numba_stage.compare_tapes = rewrites
     skipped_nan = False
     for c, p, w, finite in inputs(seed):
         got, want = _gradient(guarded, c, p, w), _gradient(plain, c, p, w)

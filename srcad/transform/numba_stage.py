@@ -3,7 +3,8 @@ compiles differently from CPython (numba_compat), a linear-algebra call written 
 evaluated once (numba_shared_calls), small arrays of a constant length as
 numbers, chains of elementwise operations and reductions fused into loops, an array
 adjoint's first contribution assigned rather than added to zeros, zeros made in a loop
-written into the array their name owns, a `while` iteration's tape checks made once,
+written into the array their name owns, a `while` iteration's tape checks made once, two
+values recorded only to be compared recorded as the comparison's outcome,
 a reverse loop that only adds multiples of one adjoint skipped while that adjoint is zero,
 long sums of exponentials split into a vectorizable exp loop and an in-order sum, and running
 minima and maxima kept in independent lanes, those of values an inner loop computes with
@@ -21,6 +22,7 @@ import gast
 from srcad.analysis.value_types import BOOL, FLOAT, INT
 from srcad.transform.numba_accumulate import added_in_place
 from srcad.transform.numba_array_reuse import reuse_loop_zeros
+from srcad.transform.numba_compare_tapes import compare_tapes
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_exp_sums import split_exp_sums
 from srcad.transform.numba_extremum_jam import extremum_jam
@@ -57,6 +59,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     assign_first_adjoints(tree, bars)
     reuse_loop_zeros(tree, types, bars, fused)
     reserve_while_tapes(tree)
+    compare_tapes(tree, namer)
     zero_adjoint_loops(tree, bars, types.env)
     tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
