@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from srcad.build.numba_errors import raise_numba_error
-from srcad.build.plans import CONST, _current, _define, _match
+from srcad.build.plans import CONST, _current, _define, _match, engine_call_lines
 from srcad.build.running import RUN_AGAIN, run_again
 
 
@@ -46,15 +46,7 @@ def forward_gradient_entry(args, wrapped, engine, buffer, written=()):
             flat.append(values[engine.value_index.index(p)])
         else:  # x's lanes (seeded) and the workspace (a call may grow it)
             flat.append(f"F[{p}]")
-    call = ", ".join(flat)
-    lines += ["    try:", f"        out_ = function({call})",
-              "    except RUN_AGAIN as raised:",  # srcad/build/running.py
-              f"        out_ = run_again(function, ({call},), raised)",
-              "    except Exception as err:",
-              "        raise_numba_error(err)",
-              "        raise"]
-    for i, p in enumerate(range(tapes, len(engine.flat))):
-        lines += [f"    if out_[{2 + i}] is not None:", f"        F[{p}] = out_[{2 + i}]"]
+    lines += engine_call_lines(", ".join(flat), tapes, len(engine.flat))
     tangents = "out_[1]" if n == engine.width else f"out_[1][:{n}]"
     shape = "" if buffer.ndim == 1 else f".reshape({buffer.shape!r})"
     lines.append(f"    return out_[0], array({tangents}, dtype=float){shape}")

@@ -117,6 +117,20 @@ def reverse_entry(f, args, roles, wrapped, compiled, active, with_primal):
     return _define("run", "args, seed", lines, env)
 
 
+def engine_call_lines(call: str, first: int, count: int) -> list:
+    """The lines of a prepared call's plan that run the engine's compiled function on the
+    arguments `call` as `out_` (again with a grown tape where it asks: srcad/build/running.py;
+    numba's errors said in the user's terms), then keep in `F` the work arrays the call grew
+    (its outputs after the value and derivative, for entries `first` to `count` of `F`)."""
+    lines = ["    try:", f"        out_ = function({call})",
+             "    except RUN_AGAIN as raised:",
+             f"        out_ = run_again(function, ({call},), raised)",
+             "    except Exception as err:", "        raise_numba_error(err)", "        raise"]
+    for i, p in enumerate(range(first, count)):
+        lines += [f"    if out_[{2 + i}] is not None:", f"        F[{p}] = out_[{2 + i}]"]
+    return lines
+
+
 def gradient_entry(args, wrapped, engine, buffer, written=()):
     """(source, function): `run(args, out)`, (value, gradient) of a prepared reverse gradient
     whose arguments look like the preparation's `args` (shapes too) and `out` is None or an
@@ -156,15 +170,7 @@ def gradient_entry(args, wrapped, engine, buffer, written=()):
             lines.append(f"    Z{p}.fill(0.0)")
             flat.append(f"Z{p}")
     env.update(RUN_AGAIN=RUN_AGAIN, run_again=run_again)
-    lines += ["    try:",
-              f"        out_ = function({', '.join(flat)})",
-              "    except RUN_AGAIN as raised:",  # srcad/build/running.py
-              f"        out_ = run_again(function, ({', '.join(flat)},), raised)",
-              "    except Exception as err:",
-              "        raise_numba_error(err)",
-              "        raise"]
-    for i, p in enumerate(range(tapes, len(engine.flat))):
-        lines += [f"    if out_[{2 + i}] is not None:", f"        F[{p}] = out_[{2 + i}]"]
+    lines += engine_call_lines(", ".join(flat), tapes, len(engine.flat))
     lines.append("    return out_[0], float(out_[1][0])" if buffer is None else
                  "    return out_[0], x_bar if out is not None else x_bar.copy()")
     return _define("run", "args, out", lines, env)
