@@ -174,7 +174,7 @@ class LaneCode:
     # -- statements -----------------------------------------------------------------------------
     def _block(self, body) -> list:
         out, run, run_names = [], [], set()
-        for stmt in body:
+        for stmt in [s for written in body for s in self._unguarded(written)]:
             lane = self._lane_statement(stmt)
             if lane is not None:
                 run.append(lane)
@@ -192,6 +192,20 @@ class LaneCode:
         if run:
             out.append(_lane_loop(run))
         return out
+
+    def _unguarded(self, stmt) -> list:
+        """`stmt`, or the loop of a guard `if g_bar != 0.0: <for loop>` that skips a reverse
+        loop adding only multiples of a zero adjoint (srcad/transform/numba_zero_adjoints.py):
+        with lanes, g_bar holds one adjoint per lane, and running the loop for every lane
+        adds the same as skipping it where a lane's adjoint is zero."""
+        test = stmt.test if isinstance(stmt, ast.If) else None
+        if isinstance(test, ast.Compare) and not stmt.orelse and len(stmt.body) == 1 \
+                and isinstance(stmt.body[0], ast.For) and isinstance(test.left, ast.Name) \
+                and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq) \
+                and isinstance(test.comparators[0], ast.Constant) \
+                and test.comparators[0].value == 0.0 and self._has_lanes(test.left):
+            return stmt.body
+        return [stmt]
 
     def _lane_statement(self, stmt):
         """The statement with lane k's names, if it computes an adjoint; else None."""

@@ -163,3 +163,28 @@ def test_a_name_the_loop_leaves_is_dead_only_where_assigned_first():
     # the next iteration of the outer loop reads what the inner loop left
     assert not _guarded(nested.format(before="b_bar[0] += s", after="pass"))
     assert not _guarded(nested.format(before="pass", after="b_bar[0] += t"))
+
+
+def nearest_per_point(centroids, points):
+    out = np.zeros(points.shape[0])
+    for i in range(points.shape[0]):
+        closest = math.inf
+        for j in range(centroids.shape[0]):
+            closest = min(closest, squared_distance(points[i], centroids[j]))
+        out[i] = closest
+    return out
+
+
+@pytest.mark.slow  # numba compilations: make test-all
+def test_batched_reverse_lanes_run_the_guarded_loops_for_every_lane():
+    # a reverse jacobian on numba pulls back several rows in one sweep of lanes, where the
+    # adjoint the guard tests is one per lane: the lanes run the loop (zero in some lanes,
+    # not in others), and the jacobian is forward mode's
+    c, p = _data(k=4, n=9, d=2, seed=3)
+    prep = srcad.prepare_jacobian(nearest_per_point, c, srcad.Constant(p), backend="numba",
+                                  mode="reverse")
+    assert prep.state.get("batched")
+    J = srcad.jacobian(nearest_per_point, c, srcad.Constant(p), prep=prep)
+    want = srcad.jacobian(nearest_per_point, c, srcad.Constant(p), mode="forward")
+    np.testing.assert_allclose(J, want, rtol=1e-13, atol=1e-15)
+    assert np.count_nonzero(J) == 9 * 2  # each point's row: its nearest centroid's d entries
