@@ -251,6 +251,15 @@ def rename(tree: Node, old: str, new: str) -> Node:
     return Renamer({old: new}).visit(tree)
 
 
+def renamed(node: Node, mapping: dict) -> Node:
+    """A copy of `node` with the names `mapping` lists renamed (loads and stores alike).
+
+    >>> unparse_expr(renamed(parse_expr("x * y"), {"x": "x_1", "y": "y_1"}))
+    'x_1 * y_1'
+    """
+    return Renamer(mapping).visit(clone(node))
+
+
 def substitute(template: Node | str, mapping: dict) -> Node:
     """Replace placeholder names by nodes (deep copies).
 

@@ -187,16 +187,16 @@ def _jammed(loop, shape, namer) -> list:
                              f"{names[index]} = {block}")[0]
                for k, names in enumerate(lane_names)]
     for names in lane_names:
-        blocked += [_renamed(s, names) for s in before]
+        blocked += [S.renamed(s, names) for s in before]
     inner_body = []
     for s in (s for s in nested.body if not S.is_comment(s)):
-        inner_body += [_renamed(s, names) for names in lane_names]
+        inner_body += [S.renamed(s, names) for names in lane_names]
     blocked.append(gast.For(target=S.name(counter, store=True),
-                            iter=_renamed(nested.iter, lane_names[0]), body=inner_body,
+                            iter=S.renamed(nested.iter, lane_names[0]), body=inner_body,
                             orelse=[], type_comment=None))
     for k, names in enumerate(lane_names):
-        blocked += [_renamed(s, names) for s in after[:-1]]
-        value = _renamed(update.value.args[1], names)
+        blocked += [S.renamed(s, names) for s in after[:-1]]
+        value = S.renamed(update.value.args[1], names)
         blocked.append(S.assign(S.name(lanes[k], store=True),
                                 S.call(update.value.func.id, S.name(lanes[k]), value)))
     out.append(gast.For(target=S.name(block, store=True),
@@ -226,11 +226,3 @@ def _lane_update(stmt, m, lane):
     stmt.targets[0] = S.name(lane, store=True)
     stmt.value.args[0] = S.name(lane)
     return stmt
-
-
-def _renamed(node, names):
-    node = S.clone(node)
-    for n in S.walk(node):
-        if isinstance(n, gast.Name) and n.id in names:
-            n.id = names[n.id]
-    return node

@@ -172,12 +172,12 @@ class _Inner:
         renamed = {n: namer.fresh(n) for n in [self.k, *defs]}
         index = renamed[self.k]
         stop = S.clone(self.inner.iter)
-        loop_body = [_renamed(self.defs[d], renamed) for d in defs]
+        loop_body = [S.renamed(self.defs[d], renamed) for d in defs]
         for array, value, origin in self.hoisted:
             size = S.call("len", S.clone(stop))
             allocations.append(S.assign(S.name(array), S.call("np.empty", size)))
             element = gast.Subscript(value=S.name(array), slice=S.name(index), ctx=gast.Store())
-            loop_body.append(gast.copy_location(S.assign(element, _renamed(value, renamed)),
+            loop_body.append(gast.copy_location(S.assign(element, S.renamed(value, renamed)),
                                                 origin))
         group, length = tuple(array for array, _, _ in self.hoisted), self.inner.iter.args[0]
         for array in group:
@@ -293,14 +293,6 @@ def _loads_outside(body, inner) -> set:
     inside = {id(n) for stmt in inner.body for n in gast.walk(stmt)}
     return {n.id for stmt in body for n in gast.walk(stmt)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in inside}
-
-
-def _renamed(node, mapping):
-    node = S.clone(node)
-    for n in gast.walk(node):
-        if isinstance(n, gast.Name) and n.id in mapping:
-            n.id = mapping[n.id]
-    return node
 
 
 def _describe(e) -> str:
