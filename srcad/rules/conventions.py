@@ -51,6 +51,8 @@ CONVENTIONS = {
     "np.linalg.pinv": "where the rank does not change (a jump otherwise)",
     "np.linalg.lstsq": "where A's rank does not change (a jump otherwise)",
     "np.linalg.cond": _SPECTRAL,
+    "scipy.special.iv": "none in the order v: refused where v carries a derivative",
+    "scipy.special.ive": "none in the order v: refused where v carries a derivative",
     "scipy.special.i0e": "sign(0) = 0 at x = 0, as jax.scipy.special",
     "scipy.special.i1e": "sign(0) = 0 at x = 0, as jax.scipy.special",
     "scipy.special.xlogy": "d/dx is log(y) at x = 0 (-inf at y = 0), as JAX",
