@@ -64,9 +64,11 @@ def extremum(name):
         hits = f"(x == {_expanded('ans', axes, axis, keepdims)})"
         count = f"np.sum({hits}, axis={axes!r}, keepdims=True)"
         shape, result_rank = _result_shape(rank, axes, keepdims)
+        adjoint = f"{_expanded('g', axes, axis, keepdims)} * {hits} / {count}"
+        if axis is None:  # one share for all: the seed divided once, the mask scaled once
+            adjoint = f"{hits} * (g / np.count_nonzero({hits}))"
         return linear(name, "x", (
-            f"np.sum(g * {hits}{spelled}) / np.sum({hits}{spelled})",
-            f"{_expanded('g', axes, axis, keepdims)} * {hits} / {count}"),
+            f"np.sum(g * {hits}{spelled}) / np.sum({hits}{spelled})", adjoint),
             shape=shape, rank=result_rank)
     return select
 

@@ -276,7 +276,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             rev += diff.adjoint(expr, seed, accumulate, prepared)
             rev = passed_through(rev, zero_at, g)
             if tname in self.expression_arrays and isinstance(target, gast.Name):
-                rev = assign_after_reset(rev, self.bar[tname])
+                rev = assign_after_reset(rev, self.bar[tname], copy=None if self.tape_calls
+                                         else self.reads_seed)
         else:
             if prepared is None:
                 prepared = self._replay_with_intermediates(stmt, diff, expr, tname)
@@ -357,7 +358,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                     and v not in self.assigned_first:
                 body.append(S.assign(S.name(bar), S.const(0.0)))
             elif v in self.expression_arrays and v not in duplicated \
-                    and v not in on_some_branches and v not in self.aliased_views:
+                    and v not in on_some_branches and v not in self.aliased_views \
+                    and v not in self.assigned_first:
                 body.append(S.assign(S.name(bar), fresh_adjoint(
                     v, self.recording, self.types, self.norm.params)))
         rev = drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
