@@ -133,3 +133,34 @@ CASES = [
 def test_moved_adjoints_keep_exact_derivatives(name, f, arguments):
     x = np.random.default_rng(4).uniform(0.1, 0.9, size=5)
     check_grads(f, *arguments(x), modes=("fwd", "rev"))
+
+
+def test_views_of_arrays_only_ever_rebound_are_taped_by_reference():
+    x = np.random.default_rng(5).uniform(size=6)
+    source = srcad.source(ode_steps, srcad.Reverse, srcad.Duplicated(x, np.zeros(6)), 0.2, 4)
+    assert "array_tape.append(y[:-1])" in source  # no np.copy: nothing writes y's elements
+    assert "np.broadcast_shapes(" not in source and "broadcast_shapes(" in source
+    # a constant step: the numbers divided once, then one pass over the array
+    assert "h / 2.0 * " in source and "h / 6.0 * " in source
+    check_grads(ode_steps, srcad.Duplicated(x, np.zeros(6)), 0.2, 4, modes=("fwd", "rev"))
+
+
+def shifted_steps_written_in_place(x, s):
+    """As ode_steps, but one array's element is written in place after a view of it was
+    read: views are taped as copies then."""
+    y = np.zeros(len(x))
+    for _ in range(s):
+        k = np.concatenate((x[:1], x[1:] * y[:-1]))
+        z = y + 0.3 * k
+        z[0] = z[0] * 2.0
+        y = z * np.concatenate((x[:1], x[1:] * z[:-1]))
+    return np.sum(y * x)
+
+
+def test_views_of_arrays_written_in_place_are_taped_as_copies():
+    x = np.random.default_rng(6).uniform(0.5, 1.0, size=5)
+    source = srcad.source(shifted_steps_written_in_place, srcad.Reverse,
+                          srcad.Duplicated(x, np.zeros(5)), 3)
+    assert "array_tape.append(np.copy(" in source
+    check_grads(shifted_steps_written_in_place, srcad.Duplicated(x, np.zeros(5)), 3,
+                modes=("fwd", "rev"))

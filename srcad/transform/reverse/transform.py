@@ -86,6 +86,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         # arrays bound to whole-array expressions (docs/arrays.md), and arrays whose elements
         # or contents the function writes (taped by copy, not by reference)
         self.written_in_place = written_in_place(norm)
+        self.writes_out = None  # does a call write into an `out=` array (recording.py)
 
     # -- helpers -----------------------------------------------------------------------------
     def active_leaf(self, node) -> bool:
