@@ -11,7 +11,8 @@ the same way; the adjoint broadcasts the seed back over the reduced axes (a view
 | np.linalg.norm(x)            | np.sum(x * g) / ans       | g * x / ans                    |
 | np.cumsum(x) (rank 1)        | np.cumsum(g)              | np.cumsum(g[::-1])[::-1]       |
 
-np.max and np.min split the seed equally among tied extrema (as autograd does).
+np.max and np.min split the seed equally among tied extrema (as JAX and autograd do); over all
+axes the mask of the extrema is scaled once, by the seed over their count (`np.count_nonzero`).
 """
 
 from __future__ import annotations

@@ -120,7 +120,20 @@ def aliases_then_in_place(x, n):
     return t
 
 
+def flipped_in_a_loop(x, n):
+    """np.flip's adjoint is a view of the seed: the first contribution is copied."""
+    t = 0.0
+    for _ in range(n):
+        r = x * x
+        k = np.flip(r)
+        m = k[::-1]
+        t += np.sum(k * x) + np.sum(m * r)
+    return t
+
+
 CASES = [
+    ("flipped_in_a_loop", flipped_in_a_loop,
+     lambda x: (srcad.Duplicated(x, np.zeros_like(x)), 2)),
     ("copies_in_a_loop", copies_in_a_loop,
      lambda x: (srcad.Duplicated(x, np.zeros_like(x)), srcad.Duplicated(x[::-1].copy(),
                                                                       np.zeros_like(x)), 3)),

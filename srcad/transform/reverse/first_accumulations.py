@@ -4,12 +4,12 @@ iteration's reverse starts and a dead one after its definition's adjoint, so its
 becomes `v_bar = e` and the reset `v_bar = 0.0` goes.
 
 On the python backend an array `v` (a whole-array local) gets the same: `v_bar` is bound to
-its first contribution when that is a new array (`k_bar = 2.0 * g`, transform/optimize.py
-`fresh_array`) or the adjoint of another such array that is dead from there on (`r_bar =
-k_bar` at the adjoint of `k = r`: the array moves, nothing zeroes or adds into it again before
-`k_bar` is bound anew), and to a copy of it otherwise: per iteration a pass over the array
-for the zeroing and one for the addition fewer, and `v_bar` still owns its array
-(docs/arrays.md).
+its first contribution when that is a new array (arithmetic: `k_bar = 2.0 * g`) or the
+adjoint of another such array that is dead from there on (`r_bar = k_bar` at the adjoint of
+`k = r`: the array moves, nothing zeroes or adds into it again before `k_bar` is bound
+anew), and to a copy of it otherwise (a name, a view such as `np.flip(g)`): per iteration a
+pass over the array for the zeroing and one for the addition fewer, and `v_bar` still owns
+its array (docs/arrays.md).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import gast
 
 from srcad.analysis.types import FLOAT, Array
 from srcad.frontend import syntax as S
-from srcad.transform.optimize import fresh_array, in_place_reset, is_array_reset
+from srcad.transform.optimize import in_place_reset, is_array_reset
 
 
 class FirstAccumulations:
@@ -78,7 +78,7 @@ class FirstAccumulations:
                                                       and tail.targets[0].value.id == bar)):
                     continue
                 value = head.value
-                if not (fresh_array(value) or _moved(value, moved, names, first)):
+                if not (_new_array(value) or _moved(value, moved, names, first)):
                     value = S.call("np.copy", value)  # (an existing array: not shared)
                 moved.add(bar)
             elif not (isinstance(tail, gast.Assign) and isinstance(tail.targets[0], gast.Name)
@@ -105,6 +105,15 @@ class FirstAccumulations:
         typ = self.types[v]
         return not self.tape_calls and isinstance(typ, Array) and typ.is_float and not typ.is_bool \
             and v in self.expression_arrays and v not in self.aliased_views
+
+
+def _new_array(value) -> bool:
+    """Is `value` certainly an array no other name holds: arithmetic (`2.0 * g`, `W.T @ g`),
+    or `unbroadcast` of it? (A call may hand back a view of its operand: np.flip, a
+    reshape, np.diagonal; it is copied.)"""
+    if isinstance(value, gast.Call) and S.unparse_expr(value.func) == "unbroadcast":
+        return _new_array(value.args[0])
+    return isinstance(value, (gast.BinOp, gast.UnaryOp))
 
 
 def _moved(value, moved: set, names: list, at: int) -> bool:
