@@ -70,7 +70,6 @@ from srcad.transform.optimize import (
     assign_after_element_reset,
     fuse_lane_loops,
     lane_locals,
-    quick_broadcast_shapes,
 )
 from srcad.transform.parallel_loops import lift_parallel_loops
 from srcad.transform.reverse.transform import ReverseTransform
@@ -269,7 +268,6 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
             reuse_element_reads(tree, set(arrays) | rows, norm.namer)
             reuse_indices(tree, ints, norm.namer)
             tree.body = assign_after_element_reset(tree.body)
-            quick_broadcast_shapes(tree)
         if request.backend == "numba" or request.array_tapes:
             tapes = tuple(code.tapes)
         if request.backend == "numba":

@@ -55,22 +55,6 @@ from srcad.runtime.spectral_runtime import (  # noqa: F401 - generated code call
 )
 
 
-def broadcast_shapes(*shapes):
-    """`np.broadcast_shapes(*shapes)`, answered at once where all the shapes are the same (a
-    step of a loop over arrays of one shape: NumPy's own takes microseconds per call).
-
-    >>> broadcast_shapes((3,), (3,))
-    (3,)
-    >>> broadcast_shapes((2, 1), (3,))
-    (2, 3)
-    """
-    first = shapes[0]
-    for shape in shapes[1:]:
-        if shape != first:
-            return np.broadcast_shapes(*shapes)
-    return tuple(first)
-
-
 def unbroadcast(g, shape):
     """`g`, the adjoint of a broadcast result, summed to the operand's `shape`: over the
     leading axes broadcasting added and over the axes where the operand had length 1.

@@ -29,9 +29,8 @@ from srcad.runtime.movement_runtime import MOVEMENT_RUNTIME_NAMES
 
 # srcad/runtime/array_runtime.py: what generated array code calls on the python backend
 # (and what a loop raises when an array it carries changes shape: reverse/shape_guards.py)
-ARRAY_RUNTIME_NAMES = ("unbroadcast", "broadcast_shapes", "reshaped", "diagonal_adjoint",
-                       "cholesky_tangent", "cholesky_adjoint", "view_element", "view_size",
-                       "view_start",
+ARRAY_RUNTIME_NAMES = ("unbroadcast", "reshaped", "diagonal_adjoint", "cholesky_tangent",
+                       "cholesky_adjoint", "view_element", "view_size", "view_start",
                        "LoopShapeError", "grown", "einsum_adjoint",
                        "matrix_power_tangent", "matrix_power_adjoint",
                        "stacked_cholesky_tangent", "stacked_cholesky_adjoint",

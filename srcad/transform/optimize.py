@@ -276,11 +276,3 @@ def passed_through(rev, zero_at, g) -> list:
         return rev[:zero_at] + rev[zero_at + 2:]
     return rev
 
-
-def quick_broadcast_shapes(tree) -> None:
-    """python backend: `np.broadcast_shapes(...)` calls srcad's `broadcast_shapes`
-    (srcad/runtime/array_runtime.py), the same shape, answered at once where the shapes are
-    equal (each reverse step of an RK4 stage computed three, 4 us each)."""
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Call) and S.unparse_expr(node.func) == "np.broadcast_shapes":
-            node.func = S.name("broadcast_shapes")

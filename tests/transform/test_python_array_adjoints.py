@@ -152,7 +152,6 @@ def test_views_of_arrays_only_ever_rebound_are_taped_by_reference():
     x = np.random.default_rng(5).uniform(size=6)
     source = srcad.source(ode_steps, srcad.Reverse, srcad.Duplicated(x, np.zeros(6)), 0.2, 4)
     assert "array_tape.append(y[:-1])" in source  # no np.copy: nothing writes y's elements
-    assert "np.broadcast_shapes(" not in source and "broadcast_shapes(" in source
     # a constant step: the numbers divided once, then one pass over the array
     assert "h / 2.0 * " in source and "h / 6.0 * " in source
     check_grads(ode_steps, srcad.Duplicated(x, np.zeros(6)), 0.2, 4, modes=("fwd", "rev"))
