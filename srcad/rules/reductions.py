@@ -11,7 +11,8 @@ the same way; the adjoint broadcasts the seed back over the reduced axes (a view
 | np.linalg.norm(x)            | np.sum(x * g) / ans       | g * x / ans                    |
 | np.cumsum(x) (rank 1)        | np.cumsum(g)              | np.cumsum(g[::-1])[::-1]       |
 
-np.max and np.min split the seed equally among tied extrema (as autograd does).
+np.max and np.min split the seed equally among tied extrema (as JAX and autograd do); over all
+axes the mask of the extrema is scaled once, by the seed over their count (`np.count_nonzero`).
 """
 
 from __future__ import annotations
@@ -64,9 +65,11 @@ def extremum(name):
         hits = f"(x == {_expanded('ans', axes, axis, keepdims)})"
         count = f"np.sum({hits}, axis={axes!r}, keepdims=True)"
         shape, result_rank = _result_shape(rank, axes, keepdims)
+        adjoint = f"{_expanded('g', axes, axis, keepdims)} * {hits} / {count}"
+        if axis is None:  # one share for all: the seed divided once, the mask scaled once
+            adjoint = f"{hits} * (g / np.count_nonzero({hits}))"
         return linear(name, "x", (
-            f"np.sum(g * {hits}{spelled}) / np.sum({hits}{spelled})",
-            f"{_expanded('g', axes, axis, keepdims)} * {hits} / {count}"),
+            f"np.sum(g * {hits}{spelled}) / np.sum({hits}{spelled})", adjoint),
             shape=shape, rank=result_rank)
     return select
 

@@ -126,6 +126,10 @@ class Broadcasting:
     def reduce_to(self, contribution, operand, rebuild):
         """`contribution` (the node's shape) summed to the shape of `operand`."""
         if self.rank(operand) == 0:
+            if isinstance(contribution, gast.UnaryOp) and isinstance(contribution.op, gast.USub):
+                # the sum negated rather than every element: one pass over the array less
+                return gast.UnaryOp(op=gast.USub(), operand=S.call("np.sum",
+                                                                    contribution.operand))
             return S.call("np.sum", contribution)
         return S.call("unbroadcast", contribution, self.named_shape(operand, rebuild))
 

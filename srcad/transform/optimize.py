@@ -21,11 +21,11 @@ def drop_dead_resets(rev: list, live: set) -> list:
     for stmt in reversed(rev):
         if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
                 and (isinstance(stmt.value, gast.Constant)
-                     or (_is_array_reset(stmt, stmt.targets[0].id)
+                     or (is_array_reset(stmt, stmt.targets[0].id)
                          and stmt.targets[0].id not in added_into))
                 and stmt.targets[0].id not in live):
             continue
-        if _in_place_reset(stmt) and stmt.targets[0].value.id not in live:
+        if in_place_reset(stmt) and stmt.targets[0].value.id not in live:
             continue
         live |= S.loaded_names(stmt)
         added_into |= {n.target.id for n in gast.walk(stmt) if isinstance(n, gast.AugAssign)
@@ -161,14 +161,16 @@ def _conflicts(stmt, loop, aliases: dict) -> bool:
 _VIEWS = {"broadcast_to", "transpose", "expand_dims", "reshape", "ravel", "asarray"}
 
 
-def assign_after_reset(rev: list, bar: str) -> list:
+def assign_after_reset(rev: list, bar: str, copy=None) -> list:
     """`bar = np.zeros_like(bar)` followed, with no other mention of `bar` in between, by
     `bar += e` where `e` makes a new array (`W.T @ g`, `g * y`): `bar = e` instead, one
     allocation and one pass fewer. An array adjoint must own its array (docs/arrays.md), so a
-    view or an existing array (`g`, `np.broadcast_to(g, s)`) is still added into zeros."""
+    view or an existing array (`g`, `np.broadcast_to(g, s)`) is still added into zeros, or
+    with `copy` (the python backend: a predicate telling the expressions that may be narrower
+    than `bar`, the caller's seeds) copied: `bar = np.copy(g)`, one pass fewer."""
     out = list(rev)
     for i, stmt in enumerate(out):
-        if not (_is_array_reset(stmt, bar)):
+        if not (is_array_reset(stmt, bar)):
             continue
         for j in range(i + 1, len(out)):
             later = out[j]
@@ -176,15 +178,19 @@ def assign_after_reset(rev: list, bar: str) -> list:
                 continue
             if isinstance(later, gast.AugAssign) and isinstance(later.op, gast.Add) \
                     and isinstance(later.target, gast.Name) and later.target.id == bar \
-                    and bar not in S.loaded_names(later.value) and _fresh(later.value):
-                out[j] = S.assign(S.name(bar), later.value)
+                    and bar not in S.loaded_names(later.value) \
+                    and (fresh_array(later.value)
+                         or (copy is not None and not copy(later.value))):
+                value = later.value if fresh_array(later.value) else S.call("np.copy",
+                                                                            later.value)
+                out[j] = S.assign(S.name(bar), value)
                 del out[i]
             break
         break
     return out
 
 
-def _is_array_reset(stmt, bar) -> bool:
+def is_array_reset(stmt, bar) -> bool:
     """`bar = np.zeros_like(bar)`, or `bar = np.zeros(shape)` (the reset to the shape of the
     value a rebinding replaced, transform/reverse/transform.py)."""
     if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
@@ -199,7 +205,7 @@ def _is_array_reset(stmt, bar) -> bool:
         or (isinstance(shape, gast.Name) and "_shape" in shape.id))
 
 
-def _in_place_reset(stmt) -> bool:
+def in_place_reset(stmt) -> bool:
     """`v_bar[...] = 0.0`: an array adjoint zeroed in place (transform/reverse.py `_zero`)."""
     if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)):
         return False
@@ -208,7 +214,7 @@ def _in_place_reset(stmt) -> bool:
             and target.slice.value is Ellipsis and isinstance(stmt.value, gast.Constant))
 
 
-def _fresh(expr) -> bool:
+def fresh_array(expr) -> bool:
     """Does `expr` (an array-valued adjoint contribution) evaluate to a new array?"""
     if isinstance(expr, (gast.BinOp, gast.UnaryOp)):
         return True
@@ -216,7 +222,7 @@ def _fresh(expr) -> bool:
         name = expr.func.attr if isinstance(expr.func, gast.Attribute) else \
             getattr(expr.func, "id", "")
         if name == "unbroadcast":  # may hand back its argument as is
-            return _fresh(expr.args[0])
+            return fresh_array(expr.args[0])
         return name not in _VIEWS
     return False
 
@@ -269,3 +275,4 @@ def passed_through(rev, zero_at, g) -> list:
             == gast.dump(S.as_load(zero.targets[0])):
         return rev[:zero_at] + rev[zero_at + 2:]
     return rev
+

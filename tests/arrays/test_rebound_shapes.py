@@ -141,14 +141,17 @@ def test_a_row_per_iteration_is_zeroed_in_place():
     A, x = RNG.standard_normal((3, 2)), RNG.standard_normal(2)
     check_grads(row_per_iteration, dup(A), dup(x))
     code = srcad.source(row_per_iteration, Reverse, dup(A), dup(x))
-    assert "r_bar[...] = 0.0" in code and "int_tape" not in code
+    # (the python backend binds it to its first contribution, which needs no zeroing)
+    assert ("r_bar[...] = 0.0" in code or "r_bar = " in code.split("for i in reversed")[1]) \
+        and "r_bar = np.zeros(" not in code and "int_tape" not in code
 
 
 def test_a_step_of_a_carried_state_is_zeroed_in_place():
     x, k = RNG.standard_normal(4), RNG.standard_normal(4)
     check_grads(euler_steps, dup(x), Const(k))
     code = srcad.source(euler_steps, Reverse, dup(x), Const(k))
-    assert "f_bar[...] = 0.0" in code and "f_bar = np.zeros(" not in code
+    assert ("f_bar[...] = 0.0" in code or "f_bar = 0.1 *" in code) \
+        and "f_bar = np.zeros(" not in code
 
 
 def test_a_memory_budget_tapes_such_a_loop_whole():

@@ -98,8 +98,8 @@ class ReverseRecording(TapedIntermediates, InvariantPushes, IterationValues):
                 tmp = self.namer.fresh(f"{_root(expr)}_value")
                 subst[key] = S.name(tmp)
                 typ, value = self.types.of(expr), expr
-                if isinstance(typ, Array):  # a row or a slice is a view: its values, copied
-                    value = S.call("np.copy", expr)
+                if isinstance(typ, Array) and not self._view_kept(expr):
+                    value = S.call("np.copy", expr)  # a row or a slice is a view: copied
                 push, pop = self._tape_value(value, typ, S.name(tmp, store=True))
                 pushes += push
                 pops.append(pop)
@@ -120,6 +120,18 @@ class ReverseRecording(TapedIntermediates, InvariantPushes, IterationValues):
                 continue
             raise AssertionError(f"cannot record {gast.dump(expr)}")
         return pushes, [s for pop in reversed(pops) for s in pop], subst
+
+    def _view_kept(self, expr) -> bool:
+        """python: is the row or slice `expr` taped as it is (a view, by reference)? Where
+        the function writes no array's elements at all (no `a[i] = v`, `a += v`, `out=`:
+        NumPy code that only binds new arrays, `y[:-1]` of a `y` rebound each step), the
+        values a view shows stay as they were when it was taped, whatever aliases it."""
+        if self.tape_calls or self.written_in_place:
+            return False
+        if self.writes_out is None:
+            self.writes_out = any(isinstance(n, gast.keyword) and n.arg == "out"
+                                  for stmt in self.norm.body for n in S.walk(stmt))
+        return not self.writes_out
 
     def _tape_value(self, expr, typ, target, ndim: int = 0) -> tuple[list, list]:
         """(forward statements recording `expr`, reverse statements reading it into `target`):

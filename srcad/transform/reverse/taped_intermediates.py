@@ -43,8 +43,9 @@ class TapedIntermediates:
             return None
         stmts, temps, rebuild = diff.prepare(expr)
         node_of = {temps[id(n)]: n for n in S.walk(expr) if id(n) in temps}
+        whole = self._run_once_arrays(stmt, arrays)
         calls = [s.targets[0].id for s in stmts
-                 if _taped_node(diff, node_of.get(s.targets[0].id), arrays)]
+                 if _taped_node(diff, node_of.get(s.targets[0].id), arrays, whole)]
         if not calls:
             return None
         primal = copy.copy(stmt)
@@ -77,6 +78,8 @@ class TapedIntermediates:
         forward = forward[:-1] + [p for push, _ in recorded for p in push] + forward[-1:]
         pops = [p for _, pop in reversed(recorded) for p in pop]
         recompute = [s for s in stmts if s.targets[0].id not in calls]
+        if whole:
+            recompute = []  # python, run once: the forward sweep's temporaries stay readable
         if self._slotted() and not subst:
             # its taped calls stay readable for the whole iteration (slots)
             form = SlotForm(
@@ -92,10 +95,15 @@ class TapedIntermediates:
         return forward, pops, recompute, (stmts, temps, rebuild)
 
     def _tapes_arrays(self, stmt, expr) -> bool:
-        """Does `stmt` tape its array intermediates (by reference) as well as its calls?"""
-        return self._array_statement(stmt) or (self.tape_calls and any(
-            isinstance(self.types.of(n), Array) for n in S.walk(expr)
-            if isinstance(n, gast.expr)))
+        """Does `stmt` tape its array intermediates (by reference) as well as its calls?
+        python: an array statement, or one computing with whole arrays on its way to a number
+        (`np.log(np.sum(np.exp(x - a)))`: its exp is not computed again in the reverse)."""
+        if self._array_statement(stmt):
+            return True
+        if self.tape_calls:
+            return any(isinstance(self.types.of(n), Array) for n in S.walk(expr)
+                       if isinstance(n, gast.expr))
+        return any(isinstance(self.types.of(operand), Array) for operand in _operands(expr))
 
     def _taped_intermediates_of(self, stmt, diff, expr) -> set:
         """Ids of the intermediates of `expr` that `_taped_intermediates` tapes: the reverse
@@ -105,7 +113,15 @@ class TapedIntermediates:
         if not (self.tape_calls or arrays):
             return set()
         planned = diff.intermediates(expr)
-        return {id(n) for n in S.walk(expr) if id(n) in planned and _taped_node(diff, n, arrays)}
+        whole = self._run_once_arrays(stmt, arrays)
+        return {id(n) for n in S.walk(expr)
+                if id(n) in planned and _taped_node(diff, n, arrays, whole)}
+
+    def _run_once_arrays(self, stmt, arrays: bool) -> bool:
+        """python: does `stmt`, computing arrays, run once (no loop around it)? Then the
+        forward sweep binds all its intermediates, and the reverse reads them (none taped,
+        none recomputed)."""
+        return arrays and not self.tape_calls and not self.recording.loops_around(stmt)
 
     def _slotted(self) -> bool:
         return bool(self.loop_frames and self.loop_frames[-1].get("slots"))
@@ -169,14 +185,27 @@ VIEW_RULES = frozenset(["reshape", "ravel", "expand_dims", "squeeze", "transpose
                         "atleast_1d", "atleast_2d", "atleast_3d"])
 
 
-def _taped_node(diff, node, arrays: bool) -> bool:
+def _taped_node(diff, node, arrays: bool, operations: bool = False) -> bool:
     """Is the intermediate `node` taped: a call that is not a view (exp, sqrt, ...), or, with
-    array intermediates taped, a product `W @ h`? (Asked of the original node: temporaries
-    have no types.)"""
+    array intermediates taped, a product `W @ h`, or with `operations` any arithmetic (a new
+    value)? (Asked of the original node: temporaries have no types.)"""
     if isinstance(node, gast.Call):
         prim = diff.primitive(node)
         return prim is not None and prim[0].name not in VIEW_RULES
+    if operations and isinstance(node, (gast.BinOp, gast.UnaryOp)):
+        return True
     return arrays and isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult)
+
+
+def _operands(expr):
+    """The operands of the calls and arithmetic in `expr` (not an element's array `x[i]`)."""
+    for n in S.walk(expr):
+        if isinstance(n, gast.Call):
+            yield from n.args
+        elif isinstance(n, gast.BinOp):
+            yield from (n.left, n.right)
+        elif isinstance(n, gast.UnaryOp):
+            yield n.operand
 
 
 def _array_or_float(typ):

@@ -86,6 +86,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         # arrays bound to whole-array expressions (docs/arrays.md), and arrays whose elements
         # or contents the function writes (taped by copy, not by reference)
         self.written_in_place = written_in_place(norm)
+        self.writes_out = None  # does a call write into an `out=` array (recording.py)
 
     # -- helpers -----------------------------------------------------------------------------
     def active_leaf(self, node) -> bool:
@@ -276,7 +277,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             rev += diff.adjoint(expr, seed, accumulate, prepared)
             rev = passed_through(rev, zero_at, g)
             if tname in self.expression_arrays and isinstance(target, gast.Name):
-                rev = assign_after_reset(rev, self.bar[tname])
+                rev = assign_after_reset(rev, self.bar[tname], copy=None if self.tape_calls
+                                         else self.reads_seed)
         else:
             if prepared is None:
                 prepared = self._replay_with_intermediates(stmt, diff, expr, tname)
@@ -357,7 +359,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
                     and v not in self.assigned_first:
                 body.append(S.assign(S.name(bar), S.const(0.0)))
             elif v in self.expression_arrays and v not in duplicated \
-                    and v not in on_some_branches and v not in self.aliased_views:
+                    and v not in on_some_branches and v not in self.aliased_views \
+                    and v not in self.assigned_first:
                 body.append(S.assign(S.name(bar), fresh_adjoint(
                     v, self.recording, self.types, self.norm.params)))
         rev = drop_dead_resets(rev, {r.id for r in returned if isinstance(r, gast.Name)})
