@@ -20,21 +20,25 @@ What the steps skipped did: each added `0.0 * v` into an adjoint, a zero that le
 as it is but a negative zero (made positive; srcad's adjoints start at +0.0 and are added
 into), or a NaN where `v` is infinite or NaN (an element at infinity that is not the maximum);
 skipped, that adjoint keeps the zero that forward mode computes too (its tangent of `max` is
-a select) and the python backend's reverse code, not rewritten, gives the NaN
+a select; where the result is NaN, forward mode's derivatives are NaN throughout) and the
+python backend's reverse code, not rewritten, gives the NaN
 (srcad/transform/numba_zero_adjoints.py skips such zeros likewise). The results are otherwise
 the loop's bits.
 
 A pair is rewritten when a `for` loop over `range` (one or two arguments) of the forward sweep
-is exactly `tape[c] = m`, `m = max(m, e)` (or `min`) and `c += 1`, for a float `m` and a pure
-`e` (arithmetic, reads, `math` calls) that reads neither `m` nor the tape, right after the
-statement reserving its records (`tape = reserve_tape(tape, c + len(range(...)))`); one other
-loop, in a later statement of the function, starts `c -= 1`, `m = tape[c]`, then `g = m_bar`
-and `m_bar = 0.0`, and its other statements are `name = pure expression` or additions into
-adjoints: `m_bar` once, of `0.0 if C else g`, every other addition zero when `C` is false (a
-product with a factor `X if C else 0.0` or a name holding one, as numba_zero_adjoints.py
-reads it), where `C` is `X > m` (`<` for `min`) and `m` is read nowhere else from that
-statement on; no other statement records or pops `m` on the tape; and every name the reverse
-loop assigns but the counter, `m` and `m_bar` is dead after it.
+is `tape[c] = m`, temporaries `t = pure expression` each recorded at `tape[c + j]`, then
+`m = max(m, e)` (or `min`) and `c += k` (k records a step), for a float `m` and a pure `e`
+(arithmetic, reads, `math` calls) that, like the temporaries, reads neither `m` nor the tape,
+right after the statement reserving its records (`tape = reserve_tape(tape, c + k *
+len(range(...)))`); one other loop, in a later statement of the function, starts `c -= k`,
+pops those records, then `g = m_bar` and `m_bar = 0.0`, and its other statements are `name =
+pure expression` or additions into adjoints: `m_bar` once, of `0.0 if C else g`, every other
+addition zero when `C` is false (a product with a factor `X if C else 0.0` or a name holding
+one, as numba_zero_adjoints.py reads it), where `C` is `X > m` (`<` for `min`) and `m` is read
+nowhere else from that statement on; no other statement records or pops `m` on the tape; and
+every name the reverse loop assigns but the counter, `m` and `m_bar` is dead after it. The
+search for the winner computes the temporaries again and records their values at the
+winner's step in the records the loop gave them; the reverse sweep pops them there.
 
 >>> import gast
 >>> from srcad.analysis.value_types import FLOAT
@@ -92,12 +96,15 @@ def f(x, x_bar, g0, tape):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import gast
 
 from srcad.analysis.value_types import FLOAT
 from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_lanes import _extremum_of, _is_range, _pure
-from srcad.transform.numba_zero_adjoints import _proportional, dead_after
+from srcad.transform.numba_winner_adjoints import TakenStep, reverse_compares, target_name
+from srcad.transform.numba_zero_adjoints import dead_after
 
 _TAKEN = {"max": gast.Gt, "min": gast.Lt}  # the comparison under which `e` is taken
 _MARK = "(srcad/transform/numba_extremum_winners.py)"
@@ -116,14 +123,30 @@ def extremum_winners(tree, namer, types: dict, adjoints):
     return tree
 
 
+@dataclass
+class _Forward:
+    """A forward loop of the docstring's shape: it records `m` at `tape[counter]` and the
+    temporaries `records[j]` at `tape[counter + j]`, then steps `counter` by `stride`."""
+
+    loop: gast.For
+    tape: str
+    counter: str
+    m: str
+    update: gast.Assign
+    stride: int
+    records: dict  # offset -> the name recorded there (0: m)
+    block: list  # the statements holding the loop
+    reserve: gast.Assign  # the statement reserving the loop's records
+
+
 def _one_pair(fn, namer, types, adjoints) -> bool:
     loops = [n for n in S.walk(fn) if isinstance(n, gast.For)]
-    for forward in loops:
-        shape = _forward_shape(fn, forward, types)
-        if shape is None:
+    for loop in loops:
+        forward = _forward_shape(fn, loop, types)
+        if forward is None:
             continue
-        mirrors = [r for r in loops if r is not forward and _pops(r, *shape[:3])]
-        if len(mirrors) == 1 and _rewrite(fn, forward, mirrors[0], shape, namer, adjoints):
+        mirrors = [r for r in loops if r is not loop and _pops(r, forward) is not None]
+        if len(mirrors) == 1 and _rewrite(fn, forward, mirrors[0], namer, adjoints):
             return True
     return False
 
@@ -132,50 +155,107 @@ def _code(stmts) -> list:
     return [s for s in stmts if not S.is_comment(s)]
 
 
+def _offset(node, counter):
+    """j for `counter + j` (0 for `counter`), a non-negative int, else None."""
+    if isinstance(node, gast.Name) and node.id == counter:
+        return 0
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add) \
+            and isinstance(node.left, gast.Name) and node.left.id == counter \
+            and isinstance(node.right, gast.Constant) and type(node.right.value) is int:
+        return node.right.value
+    return None
+
+
+def _record(stmt, tape, counter):
+    """(offset, name) for `tape[counter + offset] = name`, else None."""
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], gast.Subscript) \
+            and isinstance(stmt.targets[0].value, gast.Name) \
+            and stmt.targets[0].value.id == tape and isinstance(stmt.value, gast.Name):
+        at = _offset(stmt.targets[0].slice, counter)
+        return None if at is None else (at, stmt.value.id)
+    return None
+
+
 def _forward_shape(fn, loop, types):
-    """(tape, counter, m, the update, its block, the reserving statement) for a forward loop
-    of the docstring's shape, else None."""
+    """The `_Forward` of a loop of the docstring's shape, else None."""
     if loop.orelse or not isinstance(loop.target, gast.Name) or not _is_range(loop.iter):
         return None
     body = _code(loop.body)
-    if len(body) != 3 or not isinstance(body[1], gast.Assign) \
-            or not isinstance(body[1].targets[0], gast.Name) or not _extremum_of(body[1]):
+    if len(body) < 3 or not isinstance(body[0], gast.Assign) or len(body[0].targets) != 1 \
+            or not isinstance(body[0].targets[0], gast.Subscript) \
+            or not isinstance(body[0].targets[0].value, gast.Name) \
+            or not isinstance(body[0].targets[0].slice, gast.Name):
         return None
-    m, e = body[1].targets[0].id, body[1].value.args[1]
-    record = body[0]
-    if not (isinstance(record, gast.Assign) and len(record.targets) == 1
-            and isinstance(record.targets[0], gast.Subscript)
-            and isinstance(record.targets[0].value, gast.Name)
-            and isinstance(record.targets[0].slice, gast.Name)
-            and isinstance(record.value, gast.Name) and record.value.id == m):
+    tape, counter = body[0].targets[0].value.id, body[0].targets[0].slice.id
+    step, update = body[-1], body[-2]
+    if not (isinstance(step, gast.AugAssign) and isinstance(step.op, gast.Add)
+            and isinstance(step.target, gast.Name) and step.target.id == counter
+            and isinstance(step.value, gast.Constant) and type(step.value.value) is int) \
+            or not isinstance(update, gast.Assign) \
+            or not isinstance(update.targets[0], gast.Name) or not _extremum_of(update):
         return None
-    tape, counter = record.targets[0].value.id, record.targets[0].slice.id
-    if not _step(body[2], counter, gast.Add) or types.get(m) != FLOAT or not _pure(e) \
-            or S.loaded_names(e) & {m, tape, counter} \
-            or S.loaded_names(loop.iter) & {m, tape, counter, loop.target.id}:
+    m, stride = update.targets[0].id, step.value.value
+    records, temps = {}, set()
+    unread = {m, tape, counter}
+    for stmt in body[:-2]:
+        found = _record(stmt, tape, counter)
+        if found is not None:
+            at, name = found
+            if at in records or not (name == m if at == 0 else name in temps):
+                return None
+            records[at] = name
+        elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and _pure(stmt.value) \
+                and not S.loaded_names(stmt.value) & unread \
+                and stmt.targets[0].id not in unread | temps | {loop.target.id}:
+            temps.add(stmt.targets[0].id)
+        else:
+            return None
+    e = update.value.args[1]
+    if sorted(records) != list(range(stride)) or types.get(m) != FLOAT or not _pure(e) \
+            or S.loaded_names(e) & unread \
+            or S.loaded_names(loop.iter) & (unread | temps | {loop.target.id}):
         return None
     block = _block_of(fn, loop)
     if block is None:
         return None
     before = _code(block[:block.index(loop)])
+    times = f"{stride} * " if stride > 1 else ""
     reserve = S.parse_stmts(f"{tape} = reserve_tape({tape}, {counter} + "
-                            f"len({S.unparse_expr(loop.iter)}))")[0]
+                            f"{times}len({S.unparse_expr(loop.iter)}))")[0]
     if not before or gast.dump(before[-1]) != gast.dump(reserve):
         return None
-    return tape, counter, m, body[1], block, before[-1]
+    return _Forward(loop, tape, counter, m, update, stride, records, block, before[-1])
 
 
-def _pops(loop, tape, counter, m) -> bool:
+def _pops(loop, forward: _Forward):
+    """The statements of `loop` popping the forward loop's records (in its body's order), when
+    its body starts by stepping the counter back and popping each of them, else None."""
     body = _code(loop.body)
-    return (not loop.orelse and isinstance(loop.target, gast.Name) and len(body) > 2
-            and _step(body[0], counter, gast.Sub) and isinstance(body[1], gast.Assign)
-            and gast.dump(body[1]) == gast.dump(S.parse_stmts(f"{m} = {tape}[{counter}]")[0]))
+    if loop.orelse or not isinstance(loop.target, gast.Name) \
+            or len(body) <= forward.stride + 1 \
+            or not _step(body[0], forward.counter, gast.Sub, forward.stride):
+        return None
+    popped = {}
+    for stmt in body[1:forward.stride + 1]:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name)
+                and isinstance(stmt.value, gast.Subscript)
+                and isinstance(stmt.value.value, gast.Name)
+                and stmt.value.value.id == forward.tape):
+            return None
+        at = _offset(stmt.value.slice, forward.counter)
+        if at is None or at in popped:
+            return None
+        popped[at] = stmt.targets[0].id
+    return body[1:forward.stride + 1] if popped == forward.records else None
 
 
-def _step(stmt, counter, op) -> bool:
+def _step(stmt, counter, op, by) -> bool:
     return isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, op) \
         and isinstance(stmt.target, gast.Name) and stmt.target.id == counter \
-        and isinstance(stmt.value, gast.Constant) and stmt.value.value == 1
+        and isinstance(stmt.value, gast.Constant) and stmt.value.value == by
 
 
 def _block_of(fn, node):
@@ -194,168 +274,82 @@ def _top_index(fn, node):
     return None
 
 
-def _rewrite(fn, forward, mirror, shape, namer, adjoints) -> bool:
-    tape, counter, m, update, forward_block, reserve = shape
-    top, start = _top_index(fn, mirror), _top_index(fn, forward)
+def _rewrite(fn, forward: _Forward, mirror, namer, adjoints) -> bool:
+    tape, counter, m, update, loop = (forward.tape, forward.counter, forward.m, forward.update,
+                                      forward.loop)
+    top, start = _top_index(fn, mirror), _top_index(fn, loop)
     if top is None or start is None or top <= start:
         return False
-    pop, rest = _code(mirror.body)[1], _code(mirror.body)[2:]
-    compares = _reverse_compares(rest, m, _TAKEN[update.value.func.id], tape, counter,
-                                 adjoints)
-    if compares is None or not _only_pair(fn, forward, mirror, tape, m) \
+    pops = _pops(mirror, forward)
+    rest = _code(mirror.body)[forward.stride + 1:]
+    pop = next(p for p in pops if p.targets[0].id == m)
+    found = reverse_compares(rest, m, _TAKEN[update.value.func.id], tape, counter, adjoints)
+    if found is None:
+        return False
+    compares, m_bar = found
+    if not _only_pair(fn, loop, pop, tape, m) \
             or not _read_only_in(fn.body[top:], m, compares, pop) \
-            or not dead_after(fn, mirror, keep={counter, m, rest[0].value.id}):
+            or not dead_after(fn, mirror, keep={counter, m, m_bar}):
         return False
     mirror_block = _block_of(fn, mirror)
     if mirror_block is None:
         return False
     won, entry = namer.fresh(f"{m}_won"), namer.fresh(f"{m}_entry")
-    index = forward.target.id
+    index = loop.target.id
     search = namer.fresh(f"{index}_won")
-    e = S.unparse_expr(S.renamed(update.value.args[1], {index: search}))
-    reserve.value = S.parse_expr(f"reserve_tape({tape}, {counter} + 1)")
-    forward.body = [s for s in forward.body if s is update or S.is_comment(s)]
+    temps = [st for st in _code(loop.body) if isinstance(st, gast.Assign)
+             and isinstance(st.targets[0], gast.Name) and st is not update]
+    renames = {index: search, **{st.targets[0].id: namer.fresh(f"{st.targets[0].id}_won")
+                                 for st in temps}}
+    forward.reserve.value = S.parse_expr(f"reserve_tape({tape}, {counter} + "
+                                         f"{forward.stride})")
+    loop.body = [st for st in loop.body if S.is_comment(st) or st is update or st in temps]
     changed = ">" if update.value.func.id == "max" else "<"
+    e = S.unparse_expr(S.renamed(update.value.args[1], renames))
+    kept = "".join(f"            {tape}[{counter} + {at}] = {renames[name]}\n"
+                   for at, name in sorted(forward.records.items()) if at)
     after = S.parse_stmts(
         f"{won} = -1.0\n"
         f"if {m} {changed} {entry}:\n"
-        f"    for {search} in {S.unparse_expr(forward.iter)}:\n"
+        f"    for {search} in {S.unparse_expr(loop.iter)}:\n"
+        f"        pass\n"
         f"        if {e} == {m}:\n"
-        f"            {won} = float({search})\n"
+        f"            {won} = float({search})\n{kept}"
         f"            break\n"
         f"{tape}[{counter}] = {won}\n"
-        f"{counter} += 1")
-    k = forward_block.index(forward)
-    forward_block[k:k + 1] = [S.assign(S.name(entry, store=True), S.name(m)), forward,
+        f"{counter} += {forward.stride}")
+    after[1].body[0].body[:1] = [S.renamed(st, renames) for st in temps]
+    k = forward.block.index(loop)
+    forward.block[k:k + 1] = [S.assign(S.name(entry, store=True), S.name(m)), loop,
                               S.comment(f"records only the step that set {m} {_MARK}"),
                               *after]
-    taken = _TakenStep({id(c) for c in compares}).visit
-    once = S.parse_stmts(f"{counter} -= 1\n{won} = {tape}[{counter}]\n"
+    taken = TakenStep({id(c) for c in compares}).visit
+    once = S.parse_stmts(f"{counter} -= {forward.stride}\n{won} = {tape}[{counter}]\n"
                          f"if {won} >= 0.0:\n    {mirror.target.id} = int({won})")
-    at = mirror.body.index(pop)
-    once[-1].body += [s for s in mirror.body[:at] if S.is_comment(s)]
-    once[-1].body += [taken(s) for s in mirror.body[at + 1:]]
+    once[-1].body += [p for p in pops if p is not pop]
+    at = mirror.body.index(pops[-1])
+    once[-1].body += [st for st in mirror.body[:at] if S.is_comment(st)]
+    once[-1].body += [taken(st) for st in mirror.body[at + 1:]]
     k = mirror_block.index(mirror)
     mirror_block[k:k + 1] = [S.comment(f"the reverse of the step that set {m} alone {_MARK}"),
                              *once]
     return True
 
 
-def _reverse_compares(rest, m, taken, tape, counter, adjoints):
-    """The comparisons `X > m` (`X < m`) of the reverse loop's statements after the pop when
-    they have the docstring's shape, else None."""
-    if len(rest) < 3 or not (isinstance(rest[0], gast.Assign)
-                             and isinstance(rest[0].targets[0], gast.Name)
-                             and isinstance(rest[0].value, gast.Name)):
-        return None
-    g, m_bar = rest[0].targets[0].id, rest[0].value.id
-    if m_bar not in adjoints or gast.dump(rest[1]) != gast.dump(
-            S.parse_stmts(f"{m_bar} = 0.0")[0]):
-        return None
-    compares = [n for s in rest for n in S.walk(s) if isinstance(n, gast.Compare)
-                and m in S.loaded_names(n)]
-    if not compares or any(
-            len(c.ops) != 1 or not isinstance(c.ops[0], taken)
-            or not isinstance(c.comparators[0], gast.Name) or c.comparators[0].id != m
-            or m in S.loaded_names(c.left) or gast.dump(c) != gast.dump(compares[0])
-            for c in compares):
-        return None
-    test = S.unparse_expr(compares[0])
-    tests = {id(c) for c in compares}
-    selects = [n for s in rest for n in S.walk(s) if isinstance(n, gast.IfExp)
-               and id(n.test) in tests]
-    if len(selects) != len(compares):
-        return None  # a comparison outside a select
-    vanishing, restored = set(), 0
-    for stmt in rest[2:]:
-        names = {n.id for n in S.walk(stmt) if isinstance(n, gast.Name)}
-        if names & {tape, counter} or not _read_in_selects(stmt, g, tests):
-            return None
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], gast.Name) and _pure(stmt.value):
-            target = stmt.targets[0].id
-            if target in (g, m, m_bar) or m_bar in names:
-                return None
-            if _vanishes(stmt.value, vanishing, tests):
-                vanishing.add(target)
-            else:
-                vanishing.discard(target)
-        elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub)) \
-                and _pure(stmt.target) and _pure(_unshared(stmt.value)) \
-                and (_unshared(stmt.value) is stmt.value or _pure(stmt.value.args[0])):
-            value = _unshared(stmt.value)
-            if isinstance(stmt.target, gast.Name) and stmt.target.id == m_bar:
-                restore = S.parse_expr(f"0.0 if {test} else {g}")
-                if isinstance(stmt.op, gast.Sub) or gast.dump(value) != gast.dump(restore) \
-                        or (value is not stmt.value
-                            and gast.dump(stmt.value.args[0]) != gast.dump(S.name(m_bar))):
-                    return None
-                restored += 1
-            elif m_bar in names or _target_name(stmt.target) not in adjoints \
-                    or not _vanishes(value, vanishing, tests):
-                return None
-        else:
-            return None
-    return compares if restored == 1 else None
-
-
-def _read_in_selects(stmt, g, tests) -> bool:
-    """Whether every read of `g` in `stmt` is inside a select on one of `tests`."""
-    inside = {id(n) for s in S.walk(stmt) if isinstance(s, gast.IfExp) and id(s.test) in tests
-              for n in S.walk(s)}
-    return all(id(n) in inside for n in S.walk(stmt)
-               if isinstance(n, gast.Name) and n.id == g and isinstance(n.ctx, gast.Load))
-
-
-def _vanishes(node, vanishing, tests) -> bool:
-    """Whether `node` is zero (or NaN) whenever the comparison is false."""
-    node = _unshared(node)
-    if isinstance(node, gast.IfExp) and id(node.test) in tests:
-        return isinstance(node.orelse, gast.Constant) and node.orelse.value == 0.0 \
-            and not isinstance(node.orelse.value, bool)
-    if isinstance(node, gast.UnaryOp):
-        return isinstance(node.op, (gast.USub, gast.UAdd)) and _vanishes(node.operand,
-                                                                         vanishing, tests)
-    if isinstance(node, gast.BinOp):
-        left = _vanishes(node.left, vanishing, tests)
-        right = _vanishes(node.right, vanishing, tests)
-        if isinstance(node.op, gast.Mult):
-            return left or right
-        if isinstance(node.op, gast.Div):
-            return left
-        if isinstance(node.op, (gast.Add, gast.Sub)):
-            return left and right
-        return False
-    return _proportional(node, vanishing)
-
-
-def _unshared(node):
-    """`v` for srcad's `unshared(t, v)` (which is `v`), else `node`."""
-    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-            and node.func.id == "unshared" and len(node.args) == 2:
-        return node.args[1]
-    return node
-
-
-def _target_name(target):
-    while isinstance(target, gast.Subscript):
-        target = target.value
-    return target.id if isinstance(target, gast.Name) else None
-
-
-def _only_pair(fn, forward, mirror, tape, m) -> bool:
-    """Whether the forward loop's record and the mirror's pop are the only statements that
-    record `m` on `tape` or pop it from there (none run again, as checkpointed code does)."""
+def _only_pair(fn, loop, pop, tape, m) -> bool:
+    """Whether the forward loop's record of `m` and the mirror's `pop` are the only statements
+    that record `m` on `tape` or pop it from there (none run again, as checkpointed code
+    does)."""
+    record = _code(loop.body)[0]
     for stmt in S.walk(fn):
         if not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1:
             continue
         target, value = stmt.targets[0], stmt.value
-        records = isinstance(target, gast.Subscript) and _target_name(target) == tape \
+        records = isinstance(target, gast.Subscript) and target_name(target) == tape \
             and isinstance(value, gast.Name) and value.id == m
         pops = isinstance(target, gast.Name) and target.id == m \
-            and isinstance(value, gast.Subscript) and _target_name(value) == tape
-        if (records and stmt is not _code(forward.body)[0]) \
-                or (pops and stmt is not _code(mirror.body)[1]):
+            and isinstance(value, gast.Subscript) and target_name(value) == tape
+        if (records and stmt is not record) or (pops and stmt is not pop):
             return False
     return True
 
@@ -369,16 +363,3 @@ def _read_only_in(statements, m, compares, pop) -> bool:
                     and n is not pop.targets[0]:
                 return False
     return True
-
-
-class _TakenStep(gast.NodeTransformer):
-    """The reverse loop's statement for the step that set `m`: each select on the
-    comparison replaced by its taken branch."""
-
-    def __init__(self, tests):
-        self.tests = tests
-
-    def visit_IfExp(self, node):
-        if id(node.test) in self.tests:
-            return self.visit(node.body)
-        return self.generic_visit(node)

@@ -13,7 +13,7 @@ from helpers.user_modules import load_module
 
 import srcad
 from srcad.testing import check_grads
-from srcad.transform import numba_extremum_winners, numba_stage
+from srcad.transform import numba_extremum_winners, numba_stage, numba_winner_adjoints
 
 SOURCE = '''
 import math
@@ -33,6 +33,13 @@ def bottom(x, y):
     return m * m
 
 
+def farthest(x, y):
+    m = -1.0
+    for i in range(len(x)):
+        m = max(m, abs(x[i] - y[i]))
+    return math.sin(m)
+
+
 def log_sum_exp(x, y):
     a = x[0]
     for i in range(1, len(x)):
@@ -43,7 +50,7 @@ def log_sum_exp(x, y):
     return math.log(s) + a
 '''
 
-NAMES = ("top", "bottom", "log_sum_exp")
+NAMES = ("top", "bottom", "farthest", "log_sum_exp")
 
 
 def read_elsewhere(x, y):
@@ -72,8 +79,9 @@ def _gradients(f, x, y, backend="numba"):
         return srcad.grad(f, argnums=(0, 1), backend=backend)(x, y)
 
 
-def test_the_module_docstring_example_runs():
+def test_the_modules_docstring_examples_run():
     assert doctest.testmod(numba_extremum_winners).failed == 0
+    assert doctest.testmod(numba_winner_adjoints).failed == 0
 
 
 def test_the_gradbench_loop_records_one_index_for_its_maximum(modules):
@@ -85,6 +93,10 @@ def test_the_gradbench_loop_records_one_index_for_its_maximum(modules):
     assert "a_lanes = max(max(max(a_lane, a_lane_1), a_lane_2), a_lane_3)" in code
     assert "if a_won >= 0.0:" in code
     assert "# records only the step that set m" in _reverse_source(module.bottom, x, x)
+    # an element recorded beside the running value: recorded at the winner's step alone
+    code = _reverse_source(module.farthest, x, x)
+    assert "tape[tape_size + 1] = abs_1_won" in code and "tape_size += 2" in code
+    assert "tape[tape_size] = m\n" not in code
 
 
 @pytest.mark.parametrize("f", [read_elsewhere, value_first])
