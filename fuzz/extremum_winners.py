@@ -6,7 +6,7 @@ in `exp`, or to shift a sum over the elements (GradBench's lse), and loops srcad
 written (the extremum read by another statement of the loop, `max(e, m)` with the value first,
 a second accumulator). Each program's gradient in `x`, `y` or both (the other `Const`), on
 extremum_lanes.py's inputs (NaN first, inside and last; zeros of both signs; ties;
-infinities; lengths 1 to 13):
+infinities; lengths 1 to 13) and two longer ones (17 to 70 values, ties and NaN among them):
 
 - numba's gradient with the loop's reverse run for the winning step alone
   (srcad/transform/numba_extremum_winners.py) has the bits of numba's gradient of the same
@@ -21,6 +21,7 @@ infinities; lengths 1 to 13):
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import sys
@@ -30,7 +31,8 @@ import numpy as np
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after PYTHONPATH
 
 from checking import load_module  # noqa: E402
-from extremum_lanes import ELEMENTS, STARTS, inputs  # noqa: E402
+from extremum_lanes import ELEMENTS, STARTS  # noqa: E402
+from extremum_lanes import inputs as short_inputs  # noqa: E402
 from seed_runs import run_seeds  # noqa: E402
 
 import srcad  # noqa: E402
@@ -66,6 +68,22 @@ def program(seed: int) -> tuple:
              f"    return {result}", ""]
     argnums = rng.choice([(0,), (1,), (0, 1)])
     return "\n".join(lines), kind, argnums
+
+
+def inputs(seed: int) -> list:
+    """extremum_lanes.py's inputs (lengths 1 to 13) and two of lengths 17 to 70 (the winner's
+    search compares 16 values at a time): values from a few, so ties, some NaN and
+    infinities, zeros of both signs."""
+    rng = random.Random(f"extremum winners inputs {seed}")
+    out = short_inputs(seed)
+    for pool in ((-1.0, -0.0, 0.0, 0.5, 2.0, 2.0, math.nan, -math.inf), (-3.0, 1.0, 1.5, 4.0)):
+        n = rng.randint(17, 70)
+        x = np.array([rng.choice(pool) if rng.random() < 0.6 else rng.gauss(0.0, 1.0)
+                      for _ in range(n)])
+        y = np.array([rng.choice(pool[:5]) if rng.random() < 0.3 else rng.uniform(0.5, 2.0)
+                      for _ in range(n)])
+        out.append((x, y, rng.choice([-1.0, 0.5, 2.0])))
+    return out
 
 
 def _gradient(f, x, y, a, argnums, backend="numba"):

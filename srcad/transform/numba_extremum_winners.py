@@ -74,9 +74,17 @@ def f(x, x_bar, g0, tape):
     # records only the step that set m (srcad/transform/numba_extremum_winners.py)
     m_won = -1.0
     if m > m_entry:
-        for i_won in range(1, len(x)):
-            if x[i_won] == m:
-                m_won = float(i_won)
+        i_won = 1
+        while i_won + 16 <= len(x):
+            i_hits = 0
+            for i_at in range(i_won, i_won + 16):
+                i_hits += x[i_at] == m
+            if i_hits > 0:
+                break
+            i_won += 16
+        for i_at in range(i_won, len(x)):
+            if x[i_at] == m:
+                m_won = float(i_at)
                 break
     tape[c] = m_won
     c += 1
@@ -108,6 +116,7 @@ from srcad.transform.numba_zero_adjoints import dead_after
 
 _TAKEN = {"max": gast.Gt, "min": gast.Lt}  # the comparison under which `e` is taken
 _MARK = "(srcad/transform/numba_extremum_winners.py)"
+SEARCH_BLOCK = 16  # values the winner's search compares between its tests for a hit
 
 
 def extremum_winners(tree, namer, types: dict, adjoints):
@@ -295,30 +304,12 @@ def _rewrite(fn, forward: _Forward, mirror, namer, adjoints) -> bool:
     if mirror_block is None:
         return False
     won, entry = namer.fresh(f"{m}_won"), namer.fresh(f"{m}_entry")
-    index = loop.target.id
-    search = namer.fresh(f"{index}_won")
     temps = [st for st in _code(loop.body) if isinstance(st, gast.Assign)
              and isinstance(st.targets[0], gast.Name) and st is not update]
-    renames = {index: search, **{st.targets[0].id: namer.fresh(f"{st.targets[0].id}_won")
-                                 for st in temps}}
     forward.reserve.value = S.parse_expr(f"reserve_tape({tape}, {counter} + "
                                          f"{forward.stride})")
     loop.body = [st for st in loop.body if S.is_comment(st) or st is update or st in temps]
-    changed = ">" if update.value.func.id == "max" else "<"
-    e = S.unparse_expr(S.renamed(update.value.args[1], renames))
-    kept = "".join(f"            {tape}[{counter} + {at}] = {renames[name]}\n"
-                   for at, name in sorted(forward.records.items()) if at)
-    after = S.parse_stmts(
-        f"{won} = -1.0\n"
-        f"if {m} {changed} {entry}:\n"
-        f"    for {search} in {S.unparse_expr(loop.iter)}:\n"
-        f"        pass\n"
-        f"        if {e} == {m}:\n"
-        f"            {won} = float({search})\n{kept}"
-        f"            break\n"
-        f"{tape}[{counter}] = {won}\n"
-        f"{counter} += {forward.stride}")
-    after[1].body[0].body[:1] = [S.renamed(st, renames) for st in temps]
+    after = _search(forward, temps, entry, won, namer)
     k = forward.block.index(loop)
     forward.block[k:k + 1] = [S.assign(S.name(entry, store=True), S.name(m)), loop,
                               S.comment(f"records only the step that set {m} {_MARK}"),
@@ -334,6 +325,49 @@ def _rewrite(fn, forward: _Forward, mirror, namer, adjoints) -> bool:
     mirror_block[k:k + 1] = [S.comment(f"the reverse of the step that set {m} alone {_MARK}"),
                              *once]
     return True
+
+
+def _search(forward: _Forward, temps, entry, won, namer) -> list:
+    """The statements after the forward loop: `won` the first step whose value is the final
+    extremum when the loop changed it (else -1.0), that step's temporaries recorded where
+    the loop recorded them, `won` recorded in `m`'s place. The search compares `SEARCH_BLOCK`
+    values at a time before it tests for a hit (a loop LLVM vectorizes; one with an exit
+    per value it does not)."""
+    loop, m, update = forward.loop, forward.m, forward.update
+    index = loop.target.id
+    block, at, hits = (namer.fresh(f"{index}_{role}") for role in ("won", "at", "hits"))
+    renames = {index: at, **{st.targets[0].id: namer.fresh(f"{st.targets[0].id}_won")
+                             for st in temps}}
+    args = loop.iter.args
+    start = S.unparse_expr(args[0]) if len(args) == 2 else "0"
+    stop = S.unparse_expr(args[-1])
+    e = S.unparse_expr(S.renamed(update.value.args[1], renames))
+    changed = ">" if update.value.func.id == "max" else "<"
+    kept = "".join(f"            {forward.tape}[{forward.counter} + {j}] = {renames[name]}\n"
+                   for j, name in sorted(forward.records.items()) if j)
+    after = S.parse_stmts(
+        f"{won} = -1.0\n"
+        f"if {m} {changed} {entry}:\n"
+        f"    {block} = {start}\n"
+        f"    while {block} + {SEARCH_BLOCK} <= {stop}:\n"
+        f"        {hits} = 0\n"
+        f"        for {at} in range({block}, {block} + {SEARCH_BLOCK}):\n"
+        f"            pass\n"
+        f"            {hits} += {e} == {m}\n"
+        f"        if {hits} > 0:\n"
+        f"            break\n"
+        f"        {block} += {SEARCH_BLOCK}\n"
+        f"    for {at} in range({block}, {stop}):\n"
+        f"        pass\n"
+        f"        if {e} == {m}:\n"
+        f"            {won} = float({at})\n{kept}"
+        f"            break\n"
+        f"{forward.tape}[{forward.counter}] = {won}\n"
+        f"{forward.counter} += {forward.stride}")
+    found = after[1].body
+    found[1].body[1].body[:1] = [S.renamed(st, renames) for st in temps]
+    found[2].body[:1] = [S.renamed(st, renames) for st in temps]
+    return after
 
 
 def _only_pair(fn, loop, pop, tape, m) -> bool:

@@ -132,6 +132,10 @@ def _cases():
     # lane 0 holds -0.0, lane 1 0.0: the loop runs again as written, and -0.0 came first
     cases["zeros of both signs in lanes"] = (np.array([-1.0, -0.0, 0.0, -2.0, -3.0, 0.0]),
                                              np.ones(6))
+    # the search for the winner compares 16 values at a time: a tie in the third block
+    long = np.linspace(-1.0, 1.0, 50)
+    long[[33, 41]], long[20] = 5.0, np.nan
+    cases["a tie past two blocks"] = (long, np.ones(50))
     cases["one element"] = (np.array([1.5]), np.array([2.0]))
     cases["ties of products"] = (np.array([1.0, 2.0, 1.0, 4.0, 0.5]),
                                  np.array([4.0, 2.0, 4.0, 1.0, 8.0]))
@@ -176,6 +180,8 @@ def test_gradients_have_the_bits_of_the_loop_as_written(modules):
         == [2.0] + [0.0] * 5
     assert _gradients(rewritten.top, *cases["zeros, first 0.0 wins"])[0].tolist() \
         == [0.0, 2.0] + [0.0] * 4
+    assert np.flatnonzero(_gradients(rewritten.top, *cases["a tie past two blocks"])[0]) \
+        .tolist() == [33]
     assert _gradients(rewritten.top, *cases["zeros of both signs in lanes"])[0].tolist() \
         == [0.0, 2.0] + [0.0] * 4
 
