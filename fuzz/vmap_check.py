@@ -7,7 +7,9 @@ For each seed, the program of fuzz/generator.py (plain loops, or whole-array pro
 `--arrays`) and its inputs are the seed's own; what vmap adds comes from
 `random.Random(f"vmap {seed}")`, so the programs stay the ones every other check sees: a
 batch size (1-4), which float arguments are mapped and along which axis (negative axes too;
-an int or index argument never), and the examples (the input scaled by 1 + 0.03 k). The
+an int or index argument never), and the examples (the input scaled by 1 + 0.03 k; in one
+batch of five, one element of one example is NaN, where Python's `min`/`max`, comparisons and
+branches must keep their per-example meaning). The
 batched call `srcad.vmap(f, in_axes)(*batch)` must give the loop's results stacked (to 1e-10;
 nan where the loop has nan), or raise where an example raises; the caller's arrays must be
 left as they were. With `--grad`, float-valued programs are also checked as per-example
@@ -70,6 +72,10 @@ def batch_of(program, values, rnd):
             axis -= rank + 1  # the same axis counted from the end
         in_axes.append(axis)
         batch.append(np.stack(examples, axis=axis))
+    mapped = [k for k, axis in enumerate(in_axes) if axis is not None]
+    if mapped and rnd.random() < 0.2:  # a NaN in one element of one example
+        hostile = batch[rnd.choice(mapped)]
+        hostile.flat[rnd.randrange(hostile.size)] = np.nan
     return tuple(in_axes), batch, size
 
 

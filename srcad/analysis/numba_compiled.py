@@ -18,8 +18,9 @@ from srcad.runtime.runtime_names import NUMBA_SPECIAL_FUNCTIONS, NUMBA_SPECIAL_R
 # array forms numba lacks)
 ELEMENTWISE = frozenset({"exp", "log", "log1p", "expm1", "sqrt", "square", "sin", "cos", "tan",
                          "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow",
-                         "hypot", "abs", "min", "max", "where", "copy", "add", "subtract",
-                         "multiply", "divide", "negative", "clip", "logaddexp", "divmod",
+                         "hypot", "abs", "min", "max", "minimum", "maximum", "where", "copy",
+                         "add", "subtract", "multiply", "divide", "negative", "clip",
+                         "logaddexp", "divmod",
                          "round"})  # x.round(1): srcad/transform/numba_compat.py
 # products and reductions (numba_arrays.py: the reductions with axis=;
 # srcad/runtime/numba_products.py, srcad/transform/numba_linalg_calls.py)

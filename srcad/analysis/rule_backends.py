@@ -53,11 +53,13 @@ def _carries(argument, varied) -> bool:
 
 
 def refused_operands(node, info):
-    """(argument, reason) for each argument of the call `node` in a keyword whose derivative
-    the rule refuses (scipy.stats.gamma.cdf(x, a): a), by position or by name."""
+    """(argument, reason) for each argument of the call `node` whose derivative the rule
+    refuses: a keyword (scipy.stats.gamma.cdf(x, a): a), by position or by name, or an
+    operand of the rule (scipy.special.iv(v, x): v), by position."""
     reasons = dict(info.refused_operands)
     if not reasons:
         return []
-    positional = zip(info.keywords, node.args[info.operand_count:])
+    operands = zip(info.rule.operands, node.args) if info.rule is not None else ()
+    positional = (*operands, *zip(info.keywords, node.args[info.operand_count:]))
     named = ((k.arg, k.value) for k in node.keywords)
     return [(value, reasons[name]) for name, value in (*positional, *named) if name in reasons]

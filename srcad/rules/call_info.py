@@ -38,6 +38,7 @@ class CallInfo:
     operand_keywords: tuple = ()  # keywords whose values are operands (logsumexp's b=)
     leading: tuple = ()  # literal arguments before the operands (einsum's subscripts)
     operand_count: int = 1  # positional operands before the `keywords` (-1: all of them)
-    # (keyword, reason): a keyword operand whose derivative is refused where it carries one
-    # (scipy.stats' cdf in a shape parameter), by srcad/analysis/rule_backends.py
+    # (keyword or operand, reason): an argument whose derivative is refused where it carries
+    # one (scipy.stats' cdf in a shape parameter, scipy.special.iv in its order), by
+    # srcad/analysis/rule_backends.py
     refused_operands: tuple = ()

@@ -12,7 +12,7 @@ from __future__ import annotations
 _TIES = "a tie passes the derivative to the first operand"
 # Python's min(x, y) is x unless y < x: a NaN second operand leaves x the result and its derivative
 _KEEPS_FIRST = _TIES + "; so does a NaN second operand (Python's result is the first)"
-_NAN_FIRST = _TIES + "; so does a NaN operand (the result is NaN)"
+_SHARED = "a tie shares the derivative equally; a NaN operand gets none (as JAX)"
 _SPLIT = "tied extrema share the derivative equally"
 _STEP = "no derivative: 0 everywhere"
 _FIRST_TIED = "the derivative goes to the first tied element (a stable sort)"
@@ -22,10 +22,11 @@ _SPECTRAL = "inf or NaN at repeated eigenvalues or singular values, as JAX"
 CONVENTIONS = {
     "abs": "abs'(0) = 1", "np.abs": "abs'(0) = 1", "np.absolute": "abs'(0) = 1",
     "np.fabs": "abs'(0) = 1", "math.fabs": "abs'(0) = 1",
-    "max": _KEEPS_FIRST, "min": _KEEPS_FIRST, "np.maximum": _NAN_FIRST, "np.minimum": _NAN_FIRST,
+    "max": _KEEPS_FIRST, "min": _KEEPS_FIRST, "np.maximum": _SHARED, "np.minimum": _SHARED,
     "np.fmax": "a tie or a NaN first operand passes the derivative to the second",
     "np.fmin": "a tie or a NaN first operand passes the derivative to the second",
-    "np.clip": "the bound gets the derivative where x is cut off; x where it equals a bound",
+    "np.clip": ("as np.minimum(np.maximum(x, lo), hi) (as JAX): the bound gets the derivative "
+                "where x is cut off, x and a bound it equals share it"),
     "np.max": _SPLIT, "np.min": _SPLIT, "np.amax": _SPLIT, "np.amin": _SPLIT,
     "np.ptp": _SPLIT, "np.nanmax": _SPLIT + "; 0 at NaN", "np.nanmin": _SPLIT + "; 0 at NaN",
     "np.median": _FIRST_TIED, "np.quantile": _FIRST_TIED, "np.percentile": _FIRST_TIED,
@@ -50,6 +51,8 @@ CONVENTIONS = {
     "np.linalg.pinv": "where the rank does not change (a jump otherwise)",
     "np.linalg.lstsq": "where A's rank does not change (a jump otherwise)",
     "np.linalg.cond": _SPECTRAL,
+    "scipy.special.iv": "none in the order v: refused where v carries a derivative",
+    "scipy.special.ive": "none in the order v: refused where v carries a derivative",
     "scipy.special.i0e": "sign(0) = 0 at x = 0, as jax.scipy.special",
     "scipy.special.i1e": "sign(0) = 0 at x = 0, as jax.scipy.special",
     "scipy.special.xlogy": "d/dx is log(y) at x = 0 (-inf at y = 0), as JAX",

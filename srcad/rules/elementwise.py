@@ -5,7 +5,7 @@ against each other; the transformation undoes broadcasting in adjoints (`unbroad
 | primitive         | partial applied to seed g                     |
 |-------------------|-----------------------------------------------|
 | np.exp(x)         | g * ans                                       |
-| np.maximum(x, y)  | np.where(x >= y, g, 0.0), np.where(x >= y, 0.0, g) |
+| np.maximum(x, y)  | np.where(x > y, g, np.where(x == y, 0.5 * g, 0.0)), ... |
 | np.where(c, x, y) | -, np.where(c, g, 0.0), np.where(c, 0.0, g)   |
 """
 
@@ -39,16 +39,27 @@ ARRAY_RULES = {
     "tanh": rule("tanh", "x", "g * (1.0 - ans * ans)"),
     "pow": rule("power", "x y", "g * y * x ** (y - 1)", "g * ans * np.log(x + (x == 0.0))"),
     "hypot": rule("hypot", "x y", "g * x / ans", "g * y / ans"),
-    # the scalar rules' tie-breaking: abs'(0) = 1, min and max pass g to x on a tie
+    # abs'(0) = 1 (as JAX); np.minimum and np.maximum share g equally on a tie and pass
+    # nothing at a NaN operand (as JAX)
     "abs": rule("abs", "x", "np.where(x >= 0.0, g, -g)"),
-    "min": rule("minimum", "x y", "np.where(y < x, 0.0, g)", "np.where(y < x, g, 0.0)"),
-    "max": rule("maximum", "x y", "np.where(y > x, 0.0, g)", "np.where(y > x, g, 0.0)"),
+    "minimum": rule("minimum", "x y", "np.where(x < y, g, np.where(x == y, 0.5 * g, 0.0))",
+                "np.where(y < x, g, np.where(x == y, 0.5 * g, 0.0))"),
+    "maximum": rule("maximum", "x y", "np.where(x > y, g, np.where(x == y, 0.5 * g, 0.0))",
+                "np.where(y > x, g, np.where(x == y, 0.5 * g, 0.0))"),
     "where": rule("where", "c x y", None, "np.where(c, g, 0.0)", "np.where(c, 0.0, g)"),
     "copy": rule("copy", "x", "g"),
     "logaddexp": rule("logaddexp", "x y", "g * np.exp(x - ans)", "g * np.exp(y - ans)"),
-    # the bounds of np.clip(x, lo, hi) pass g where x is cut off
-    "clip": rule("clip", "x lo hi", "np.where((x >= lo) & (x <= hi), g, 0.0)",
-                 "np.where(x < lo, g, 0.0)", "np.where(x > hi, g, 0.0)"),
+    # np.clip(x, lo, hi) is np.minimum(np.maximum(x, lo), hi), differentiated as such (as
+    # JAX): a bound gets g where x is cut off, x and a bound it equals share it
+    "clip": rule("clip", "x lo hi",
+                 "np.where(x > lo, np.where(x < hi, g, np.where(x == hi, 0.5 * g, 0.0)), "
+                 "np.where(x == lo, np.where(lo < hi, 0.5 * g, "
+                 "np.where(lo == hi, 0.25 * g, 0.0)), 0.0))",
+                 "np.where(lo > x, np.where(lo < hi, g, np.where(lo == hi, 0.5 * g, 0.0)), "
+                 "np.where(x == lo, np.where(lo < hi, 0.5 * g, "
+                 "np.where(lo == hi, 0.25 * g, 0.0)), 0.0))",
+                 "np.where(hi < np.maximum(x, lo), g, "
+                 "np.where(hi == np.maximum(x, lo), 0.5 * g, 0.0))"),
 }
 
 # The rest of NumPy's float ufuncs. At a point where a function is not differentiable the

@@ -44,7 +44,7 @@ def _scipy_special_wanted(obj, add) -> bool:
     for entry in special.ENTRIES:  # numba: srcad/runtime/numba_special.py
         add(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
                                      arrays=ELEMENTWISE, select=operator(entry.rule),
-                                     numba_refusal=""))
+                                     numba_refusal="", refused_operands=entry.refused))
     for entry in special.PYTHON_ENTRIES:
         add(entry.function, CallInfo(entry.rule.name, entry.rule, "float",
                                      arrays=ELEMENTWISE, select=operator(entry.rule),

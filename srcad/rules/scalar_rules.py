@@ -32,6 +32,12 @@ RULES_BY_NAME = {
     # Python's min(x, y) is x unless y < x (max: unless y > x): a tie or a NaN keeps x
     "min": _r.rule("min", "x y", "(0.0 if y < x else g)", "(g if y < x else 0.0)"),
     "max": _r.rule("max", "x y", "(0.0 if y > x else g)", "(g if y > x else 0.0)"),
+    # np.maximum(x, y) / np.minimum of floats: a tie shares g equally, a NaN operand passes
+    # nothing (as JAX)
+    "maximum": _r.rule("maximum", "x y", "(g if x > y else 0.5 * g if x == y else 0.0)",
+                       "(g if y > x else 0.5 * g if x == y else 0.0)"),
+    "minimum": _r.rule("minimum", "x y", "(g if x < y else 0.5 * g if x == y else 0.0)",
+                       "(g if y < x else 0.5 * g if x == y else 0.0)"),
     "float": _r.rule("float", "x", "g"),
     "copysign": _r.rule("copysign", "x y", "g * math.copysign(1.0, x) * math.copysign(1.0, y)",
                         None),
@@ -43,4 +49,4 @@ NUMPY_ALIASES = {"exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1",
                   "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
                   "arctan": "atan", "arctan2": "atan2", "sinh": "sinh", "cosh": "cosh",
                   "tanh": "tanh", "power": "pow", "hypot": "hypot", "abs": "abs",
-                  "absolute": "abs", "fabs": "abs", "minimum": "min", "maximum": "max"}
+                  "absolute": "abs", "fabs": "abs", "minimum": "minimum", "maximum": "maximum"}

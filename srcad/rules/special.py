@@ -60,10 +60,18 @@ class Entry:
     function: object
     rule: Rule
     domain: tuple
+    # (operand, reason): an operand with no derivative here that is not piecewise constant
+    # (the order of a Bessel function): refused where it carries one, not taken as 0
+    refused: tuple = ()
 
 
-def _entry(name, operands, *partials, domain):
-    return Entry(getattr(scipy.special, name), rule(name, operands, *partials), domain)
+def _entry(name, operands, *partials, domain, refused=()):
+    return Entry(getattr(scipy.special, name), rule(name, operands, *partials), domain,
+                 refused)
+
+
+def _order_refused(name):
+    return (("v", f"srcad has no derivative of scipy.special.{name} in its order v"),)
 
 
 POSITIVE, UNIT, ANY = (0.5, 3.0), (0.1, 0.9), (-2.0, 2.0)
@@ -96,12 +104,13 @@ ENTRIES = [
     _entry("i1", "x", f"g * 0.5 * ({_S}i0(x) + {_S}iv(2, x))", domain=(ANY,)),
     _entry("i1e", "x", f"g * (0.5 * ({_S}i0e(x) + {_S}ive(2, x)) - np.sign(x) * ans)",
            domain=(ANY,)),
-    # the order v is a constant (no derivative in it); I_v' = (I_(v-1) + I_(v+1)) / 2
+    # the order v is a constant (refused where it carries a derivative); I_v' = (I_(v-1) +
+    # I_(v+1)) / 2
     _entry("iv", "v x", None, f"g * 0.5 * ({_S}iv(v - 1.0, x) + {_S}iv(v + 1.0, x))",
-           domain=(2, ANY)),
+           domain=(2, ANY), refused=_order_refused("iv")),
     _entry("ive", "v x", None,
            f"g * (0.5 * ({_S}ive(v - 1.0, x) + {_S}ive(v + 1.0, x)) - np.sign(x) * ans)",
-           domain=(3, ANY)),
+           domain=(3, ANY), refused=_order_refused("ive")),
     # log of the multivariate gamma function: a constant plus gammaln(a - j / 2) summed over
     # j < d (d an int constant); a's values broadcast against the d terms on a last axis
     _entry("multigammaln", "a d", f"g * np.sum({_S}digamma(np.expand_dims(a, -1) - 0.5 * "

@@ -192,3 +192,20 @@ def hypot_of_three(x):
 
 def test_math_hypot_of_any_number_of_coordinates():
     check_grads(hypot_of_three, srcad.Active(0.7))
+
+
+def bessel_in_order(v, x):
+    return scipy.special.iv(v, x) + scipy.special.ive(0.5 * v, x)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_a_bessel_order_that_carries_a_derivative_is_refused(backend):
+    # d/dv I_v(x) is not 0 (central differences: -0.926 at v = 1.5, x = 2); srcad has no
+    # rule for it, so it refuses rather than take it as 0
+    with pytest.raises(srcad.SrcadError, match="in its order v"):
+        srcad.grad(bessel_in_order, argnums=0, backend=backend)(1.5, 2.0)
+    # a constant order: the derivative in x, against central differences
+    got = srcad.grad(bessel_in_order, argnums=1, backend=backend)(1.5, 2.0)
+    h = 1e-6
+    assert got == pytest.approx((bessel_in_order(1.5, 2.0 + h)
+                                 - bessel_in_order(1.5, 2.0 - h)) / (2 * h), rel=1e-7)

@@ -50,3 +50,23 @@ def test_a_running_extremum_past_a_nan_keeps_its_winner(backend, f, winner):
     assert g[2 - winner] == 0.0
     # the NaN entry: 0 * d/dc of its NaN distance, NaN (as JAX gives for 0 * NaN)
     assert math.isnan(g[1])
+
+
+
+def extrema_mix(x, y):
+    return max(x, y) * 2.0 + min(x, y) * 3.0, max(y, x)
+
+
+def test_vmap_keeps_pythons_min_and_max_at_nan_and_signed_zeros():
+    # lifted to whole-array code: np.maximum(x, nan) would be NaN where max(x, nan) is x
+    xs = np.array([1.0, 2.0, np.nan, 0.0, -0.0, 4.0])
+    ys = np.array([np.nan, 1.0, 3.0, -0.0, 0.0, 4.0])
+    batched = srcad.vmap(extrema_mix)
+    assert batched.__srcad_vmap_form__(xs, ys)[0] == "lifted"
+    got = batched(xs, ys)
+    for k in range(2):
+        expected = [extrema_mix(a, b)[k] for a, b in zip(xs.tolist(), ys.tolist())]
+        assert [math.isnan(v) for v in got[k]] == [math.isnan(v) for v in expected]
+        assert all(g == e and math.copysign(1, g) == math.copysign(1, e)
+                   for g, e in zip(got[k], expected) if not math.isnan(e))
+    assert got[0][0] == 5.0 and math.isnan(got[1][0])  # max(1, nan) = min(1, nan) = 1

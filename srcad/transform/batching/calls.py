@@ -48,7 +48,10 @@ _PURE_MODULES = ("numpy", "math", "builtins", "numpy.linalg", "numpy._core.fromn
                  "numpy.linalg._linalg", "numpy._core.shape_base", "numpy._core.function_base",
                  "numpy.lib._function_base_impl", "numpy.lib._twodim_base_impl")
 _JOINS = (np.concatenate, np.stack, np.hstack, np.vstack)
-_BUILTIN_AS_NUMPY = {builtins.abs: "abs", builtins.max: "maximum", builtins.min: "minimum"}
+_BUILTIN_AS_NUMPY = {builtins.abs: "abs"}
+# Python's `max(x, y)` is x unless y > x (`min`: unless y < x): at a NaN y it is x, where
+# np.maximum/np.minimum give NaN; on a batch, the same selection by np.where
+_BUILTIN_SELECTIONS = {builtins.max: ">", builtins.min: "<"}
 
 
 class CallLifter:
@@ -81,8 +84,12 @@ class CallLifter:
                          _unbatched_rank(obj, args, keywords), simple=True)
         if any(v.batched for v in keywords.values()):
             raise NotLiftable("a batched keyword argument", node)
+        if obj in _BUILTIN_SELECTIONS and len(args) == 2 and not keywords:
+            sign = _BUILTIN_SELECTIONS[obj]
+            return self.expressions.elementwise(
+                lambda x, y: f"np.where({y} {sign} {x}, {y}, {x})", args, node)
         if obj in NUMPY_ELEMENTWISE or (obj in MATH_AS_NUMPY and MATH_AS_NUMPY[obj]) \
-                or (obj in _BUILTIN_AS_NUMPY and len(args) in (1, 2) and not keywords):
+                or (obj in _BUILTIN_AS_NUMPY and len(args) == 1 and not keywords):
             name = callee.text if obj in NUMPY_ELEMENTWISE else \
                 "np." + (MATH_AS_NUMPY.get(obj) or _BUILTIN_AS_NUMPY.get(obj))
             extra = "".join(f", {k}={v.text}" for k, v in keywords.items())
