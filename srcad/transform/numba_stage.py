@@ -4,7 +4,8 @@ evaluated once (numba_shared_calls), small arrays of a constant length as
 numbers, chains of elementwise operations and reductions fused into loops, an array
 adjoint's first contribution assigned rather than added to zeros, zeros made in a loop
 written into the array their name owns, a `while` iteration's tape checks made once, two
-values recorded only to be compared recorded as the comparison's outcome,
+values recorded only to be compared recorded as the comparison's outcome, a running extremum
+nothing else reads recorded as the step that set it,
 a reverse loop that only adds multiples of one adjoint skipped while that adjoint is zero,
 long sums of exponentials split into a vectorizable exp loop and an in-order sum, and running
 minima and maxima kept in independent lanes, those of values an inner loop computes with
@@ -27,6 +28,7 @@ from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_exp_sums import split_exp_sums
 from srcad.transform.numba_extremum_jam import extremum_jam
 from srcad.transform.numba_extremum_lanes import extremum_lanes
+from srcad.transform.numba_extremum_winners import extremum_winners
 from srcad.transform.numba_first_adjoints import assign_first_adjoints
 from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.numba_indices import unsigned_indices
@@ -60,6 +62,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     reuse_loop_zeros(tree, types, bars, fused)
     reserve_while_tapes(tree)
     compare_tapes(tree, namer)
+    extremum_winners(tree, namer, types.env, bars.values())
     zero_adjoint_loops(tree, bars, types.env)
     tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused

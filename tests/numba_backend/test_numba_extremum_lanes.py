@@ -192,6 +192,6 @@ def test_gradients_through_running_extrema():
     assert "m_lanes" in srcad.source(shifted_by_maximum, srcad.Forward,
                                      srcad.Duplicated(x, np.ones(9)), c, backend="numba")
     check_grads(shifted_by_maximum, srcad.Duplicated(x, np.zeros(9)), c, backend="numba")
-    # the derivatives of a running maximum keep the loop as written (the reverse sweep's
-    # tape records the running value)
+    # the derivatives of a running maximum (the reverse sweep records the step that set it:
+    # srcad/transform/numba_extremum_winners.py)
     check_grads(log_sum_exp, srcad.Duplicated(x, np.zeros(9)), backend="numba")

@@ -1,0 +1,163 @@
+"""numba, reverse mode: the reverse loop of a running `max`/`min` read for
+srcad/transform/numba_extremum_winners.py: the comparisons `X > m` (`X < m`) that say a step
+set `m`, whether every other addition of the loop is zero when they are false, and the loop's
+statements for the step that set `m` (each select on the comparison replaced by its taken
+branch).
+
+>>> import gast
+>>> from srcad.frontend import syntax as S
+>>> rest = S.parse_stmts("g = m_bar\\n"
+...                      "m_bar = 0.0\\n"
+...                      "m_bar += 0.0 if x[i] > m else g\\n"
+...                      "x_bar[i] += (g if x[i] > m else 0.0) * y[i]\\n")
+>>> compares, m_bar = reverse_compares(rest, "m", gast.Gt, "tape", "c", {"m_bar", "x_bar"})
+>>> [S.unparse_expr(c) for c in compares]
+['x[i] > m', 'x[i] > m']
+>>> taken = TakenStep({id(c) for c in compares}).visit
+>>> [S.unparse_expr(taken(s).value) for s in rest[2:]]
+['0.0', 'g * y[i]']
+>>> reverse_compares(S.parse_stmts("g = m_bar\\nm_bar = 0.0\\nm_bar += 0.0 if x[i] > m else g\\n"
+...                                "x_bar[i] += g * y[i]\\n"), "m", gast.Gt, "tape", "c",
+...                  {"m_bar", "x_bar"}) is None
+True
+"""
+
+from __future__ import annotations
+
+import gast
+
+from srcad.frontend import syntax as S
+from srcad.transform.numba_extremum_lanes import _pure
+from srcad.transform.numba_zero_adjoints import _proportional
+
+
+def reverse_compares(rest, m, taken, tape, counter, adjoints):
+    """(the comparisons `X > m` (`X < m`), `m`'s adjoint) of the reverse loop's statements
+    after the pops when they have the shape srcad/transform/numba_extremum_winners.py reads:
+    temporaries, `g = m_bar`, `m_bar = 0.0`, then temporaries and additions; else None."""
+    start = next((k for k in range(len(rest) - 1) if _takes_adjoint(rest[k], rest[k + 1],
+                                                                     adjoints)), None)
+    if start is None:
+        return None
+    g, m_bar = rest[start].targets[0].id, rest[start].value.id
+    for stmt in rest[:start]:  # temporaries the step's adjoints read
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name) and _pure(stmt.value)) \
+                or S.loaded_names(stmt.value) & (set(adjoints) | {g, m, tape, counter}) \
+                or stmt.targets[0].id in (g, m, m_bar, tape, counter):
+            return None
+    rest = rest[start:]
+    compares = [n for s in rest for n in S.walk(s) if isinstance(n, gast.Compare)
+                and m in S.loaded_names(n)]
+    if not compares or any(
+            len(c.ops) != 1 or not isinstance(c.ops[0], taken)
+            or not isinstance(c.comparators[0], gast.Name) or c.comparators[0].id != m
+            or m in S.loaded_names(c.left) or gast.dump(c) != gast.dump(compares[0])
+            for c in compares):
+        return None
+    test = S.unparse_expr(compares[0])
+    tests = {id(c) for c in compares}
+    selects = [n for s in rest for n in S.walk(s) if isinstance(n, gast.IfExp)
+               and id(n.test) in tests]
+    if len(selects) != len(compares):
+        return None  # a comparison outside a select
+    vanishing, restored = set(), 0
+    for stmt in rest[2:]:
+        names = {n.id for n in S.walk(stmt) if isinstance(n, gast.Name)}
+        if names & {tape, counter} or not _read_in_selects(stmt, g, tests):
+            return None
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and _pure(stmt.value):
+            target = stmt.targets[0].id
+            if target in (g, m, m_bar) or m_bar in names:
+                return None
+            if _vanishes(stmt.value, vanishing, tests):
+                vanishing.add(target)
+            else:
+                vanishing.discard(target)
+        elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub)) \
+                and _pure(stmt.target) and _pure(_unshared(stmt.value)) \
+                and (_unshared(stmt.value) is stmt.value or _pure(stmt.value.args[0])):
+            value = _unshared(stmt.value)
+            if isinstance(stmt.target, gast.Name) and stmt.target.id == m_bar:
+                restore = S.parse_expr(f"0.0 if {test} else {g}")
+                if isinstance(stmt.op, gast.Sub) or gast.dump(value) != gast.dump(restore) \
+                        or (value is not stmt.value
+                            and gast.dump(stmt.value.args[0]) != gast.dump(S.name(m_bar))):
+                    return None
+                restored += 1
+            elif m_bar in names or target_name(stmt.target) not in adjoints \
+                    or not _vanishes(value, vanishing, tests):
+                return None
+        else:
+            return None
+    return (compares, m_bar) if restored == 1 else None
+
+
+def _takes_adjoint(stmt, next_stmt, adjoints) -> bool:
+    """Whether `stmt` is `g = m_bar` for an adjoint `m_bar` and `next_stmt` `m_bar = 0.0`."""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+        and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name) \
+        and stmt.value.id in adjoints and gast.dump(next_stmt) == gast.dump(
+            S.parse_stmts(f"{stmt.value.id} = 0.0")[0])
+
+
+def _read_in_selects(stmt, g, tests) -> bool:
+    """Whether every read of `g` in `stmt` is inside a select on one of `tests`."""
+    inside = {id(n) for s in S.walk(stmt) if isinstance(s, gast.IfExp) and id(s.test) in tests
+              for n in S.walk(s)}
+    return all(id(n) in inside for n in S.walk(stmt)
+               if isinstance(n, gast.Name) and n.id == g and isinstance(n.ctx, gast.Load))
+
+
+def _vanishes(node, vanishing, tests) -> bool:
+    """Whether `node` is zero (or NaN) whenever the comparison is false."""
+    node = _unshared(node)
+    if isinstance(node, gast.Constant):
+        return type(node.value) in (int, float) and node.value == 0
+    if isinstance(node, gast.IfExp):
+        if id(node.test) in tests:  # `X if C else 0.0`
+            return _vanishes(node.orelse, vanishing, tests)
+        return _vanishes(node.body, vanishing, tests) and _vanishes(node.orelse, vanishing,
+                                                                    tests)
+    if isinstance(node, gast.UnaryOp):
+        return isinstance(node.op, (gast.USub, gast.UAdd)) and _vanishes(node.operand,
+                                                                         vanishing, tests)
+    if isinstance(node, gast.BinOp):
+        left = _vanishes(node.left, vanishing, tests)
+        right = _vanishes(node.right, vanishing, tests)
+        if isinstance(node.op, gast.Mult):
+            return left or right
+        if isinstance(node.op, gast.Div):
+            return left
+        if isinstance(node.op, (gast.Add, gast.Sub)):
+            return left and right
+        return False
+    return _proportional(node, vanishing)
+
+
+def _unshared(node):
+    """`v` for srcad's `unshared(t, v)` (which is `v`), else `node`."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+            and node.func.id == "unshared" and len(node.args) == 2:
+        return node.args[1]
+    return node
+
+
+def target_name(target):
+    while isinstance(target, gast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, gast.Name) else None
+
+
+class TakenStep(gast.NodeTransformer):
+    """The reverse loop's statement for the step that set `m`: each select on the
+    comparison replaced by its taken branch."""
+
+    def __init__(self, tests):
+        self.tests = tests
+
+    def visit_IfExp(self, node):
+        if id(node.test) in self.tests:
+            return self.visit(node.body)
+        return self.generic_visit(node)
