@@ -4,7 +4,8 @@ evaluated once (numba_shared_calls), small arrays of a constant length as
 numbers, chains of elementwise operations and reductions fused into loops, an array
 adjoint's first contribution assigned rather than added to zeros, zeros made in a loop
 written into the array their name owns, a `while` iteration's tape checks made once, two
-values recorded only to be compared recorded as the comparison's outcome,
+values recorded only to be compared recorded as the comparison's outcome (and the tape
+reserved for the records made),
 a reverse loop that only adds multiples of one adjoint skipped while that adjoint is zero,
 long sums of exponentials split into a vectorizable exp loop and an in-order sum, and running
 minima and maxima kept in independent lanes, those of values an inner loop computes with
@@ -32,6 +33,7 @@ from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.numba_indices import unsigned_indices
 from srcad.transform.numba_maps import fuse_array_maps
 from srcad.transform.numba_shared_calls import share_linalg_calls
+from srcad.transform.numba_tape_counts import exact_tape_counts
 from srcad.transform.numba_tape_reserve import reserve_while_tapes
 from srcad.transform.numba_zero_adjoints import zero_adjoint_loops
 from srcad.transform.row_views import row_view_types
@@ -59,7 +61,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     assign_first_adjoints(tree, bars)
     reuse_loop_zeros(tree, types, bars, fused)
     reserve_while_tapes(tree)
-    compare_tapes(tree, namer)
+    exact_tape_counts(compare_tapes(tree, namer))
     zero_adjoint_loops(tree, bars, types.env)
     tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
