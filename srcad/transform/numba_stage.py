@@ -31,6 +31,7 @@ from srcad.transform.numba_extremum_lanes import extremum_lanes
 from srcad.transform.numba_first_adjoints import assign_first_adjoints
 from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.numba_indices import unsigned_indices
+from srcad.transform.numba_last_winner import last_winner_steps
 from srcad.transform.numba_maps import fuse_array_maps
 from srcad.transform.numba_shared_calls import share_linalg_calls
 from srcad.transform.numba_tape_counts import exact_tape_counts
@@ -61,8 +62,9 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     assign_first_adjoints(tree, bars)
     reuse_loop_zeros(tree, types, bars, fused)
     reserve_while_tapes(tree)
-    exact_tape_counts(compare_tapes(tree, namer))
+    compare_tapes(tree, namer)
     zero_adjoint_loops(tree, bars, types.env)
+    exact_tape_counts(last_winner_steps(tree, namer))
     tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
 

@@ -82,10 +82,10 @@ def _definition(stmt, numbers):
         target = stmt.target
     else:
         return None
-    return (target.id, stmt.value) if _harmless(stmt.value) else None
+    return (target.id, stmt.value) if harmless(stmt.value) else None
 
 
-def _harmless(node) -> bool:
+def harmless(node) -> bool:
     """Whether evaluating `node` in numba's code can neither raise nor have an effect."""
     for n in S.walk(node):
         if isinstance(n, gast.Call):
