@@ -27,6 +27,7 @@ skipped steps computed nothing but `0.0 + x` for a value `x` (a zero of either s
 ...     "    tape_size = 0\\n"
 ...     "    e_bar = 0.0\\n"
 ...     "    m = 9.0\\n"
+...     "    tape = reserve_tape(tape, tape_size + len(range(4)))\\n"
 ...     "    for j in range(4):\\n"
 ...     "        e = x[j] * x[j]\\n"
 ...     "        tape[tape_size] = 1.0 if e < m else 0.0\\n"
@@ -50,6 +51,7 @@ def f(x, x_bar, tape, m_bar):
     tape_size = 0
     e_bar = 0.0
     m = 9.0
+    tape = reserve_tape(tape, tape_size + len(range(4)))
     j_winner = -1
     for j in range(4):
         e = x[j] * x[j]
@@ -82,6 +84,7 @@ from __future__ import annotations
 import gast
 
 from srcad.frontend import syntax as S
+from srcad.transform.numba_tape_counts import counted_again
 from srcad.transform.numba_zero_adjoints import dead_after
 from srcad.transform.reverse.unused_value import harmless
 
@@ -96,7 +99,8 @@ def last_winner_steps(tree, namer):
             record = _flag_record(forward)
             if record is None:
                 continue
-            mirrors = [r for r in loops if r is not forward and _flag_pop(r, record[1:3])]
+            mirrors = [r for r in loops if r is not forward
+                       and _pop_of(r, *record[1:3]) is not None]
             if len(mirrors) == 1:
                 _rewrite(fn, forward, mirrors[0], record, namer)
     return tree
@@ -128,10 +132,6 @@ def _flag_record(loop):
         if not others and not (S.loaded_names(stmt.value) & {tape, size}):
             return k, tape, size, stmt.value.test
     return None
-
-
-def _flag_pop(loop, tape_and_size) -> bool:
-    return _pop_of(loop, *tape_and_size) is not None
 
 
 def _pop_of(loop, tape, size):
@@ -198,9 +198,13 @@ def _rewrite(fn, forward, mirror, record, namer) -> bool:
                   "(srcad/transform/numba_last_winner.py)"),
         gast.If(test=test, body=[S.assign(S.name(winner, store=True), S.name(index))],
                 orelse=[])]
+    push = S.parse_stmts(f"{tape}[{size}] = {winner}\n{size} += 1\n")
     _replace_in_parent(fn, forward, [S.assign(S.name(winner, store=True), S.const(-1)),
-                                     forward] + S.parse_stmts(
-        f"{tape}[{size}] = {winner}\n{size} += 1\n"))
+                                     forward] + push)
+    if not counted_again(fn, push[0], tape, size):  # room the loop's reservation may lack
+        grow = S.parse_stmts(f"if {size} == {tape}.shape[0]:\n"
+                             f"    {tape} = np.concatenate(({tape}, np.empty_like({tape})))\n")
+        _replace_in_parent(fn, push[0], grow + [push[0]])
     replay = S.parse_stmts(f"{size} -= 1\n{winner} = int({tape}[{size}])\n") + [
         S.comment("replays only the step of the last winner "
                   "(srcad/transform/numba_last_winner.py)"),

@@ -69,7 +69,38 @@ def _reservation(stmt):
     return stmt.targets[0].id, value.args[1].left.id
 
 
-def _count_after(block, k, tape, size):
+def counted_again(fn, node, tape: str, size: str) -> bool:
+    """Whether `exact_tape_counts` counts the records of `node`, a statement of `fn`, in the
+    reservation of `tape` before it (the nearest one, in its block or a block around it)."""
+    path = _path(fn.body, node)
+    for block, position in reversed(path or []):
+        for k in range(position - 1, -1, -1):
+            if _reservation(block[k]) == (tape, size):
+                region = _region_after(block, k, tape, size)
+                return region is not None and any(s is block[position] for s in region) \
+                    and _count_after(block, k, tape, size) is not None
+            if _ends_region(block[k], tape, size):
+                return False
+    return False
+
+
+def _path(block, node):
+    """[(block, index)] from `block` down to the statement `node`, or None."""
+    for k, stmt in enumerate(block):
+        if stmt is node:
+            return [(block, k)]
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list):
+                found = _path(inner, node)
+                if found is not None:
+                    return [(block, k)] + found
+    return None
+
+
+def _region_after(block, k, tape, size):
+    """The statements after the reservation `block[k]` whose records it holds (to the first
+    that pops or rebinds the tape), when a `for` loop follows it; else None."""
     rest = block[k + 1:]
     first = next((s for s in rest if not (S.is_comment(s) or _reservation(s)[0] is not None
                                           or _constant_assignment(s))), None)
@@ -81,6 +112,13 @@ def _count_after(block, k, tape, size):
             break
         region.append(stmt)
     if not any(stmt is first for stmt in region):  # the loop reserved for is counted
+        return None
+    return region
+
+
+def _count_after(block, k, tape, size):
+    region = _region_after(block, k, tape, size)
+    if region is None:
         return None
     assigned = {n.id for s in region for n in S.walk(s)
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}

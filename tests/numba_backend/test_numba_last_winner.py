@@ -161,3 +161,15 @@ def test_an_adjoint_not_zero_when_the_loop_starts_keeps_every_step():
     assert _rewritten()
     assert not _rewritten(start="1.0")  # the first step adds it into x_bar whatever its flag
     assert not _rewritten(after="g")  # the last step's copy is read after the loop
+
+
+def test_the_index_record_checks_its_room_where_no_reservation_counts_it():
+    # (a loop of no steps recorded nothing before: a reservation counted per step may be 0)
+    tree = gast.parse(_PAIR.replace("START", "0.0").replace("AFTER", "x_bar"))
+    unreserved = to_source(last_winner_steps(tree, Namer.for_tree(tree)))
+    assert "np.concatenate((tape, np.empty_like(tape)))" in unreserved
+    reserved = _PAIR.replace("START", "0.0").replace("AFTER", "x_bar").replace(
+        "    m = 9.0\n", "    m = 9.0\n    tape = reserve_tape(tape, tape_size + len(range(4)))\n")
+    tree = gast.parse(reserved)
+    text = to_source(last_winner_steps(tree, Namer.for_tree(tree)))
+    assert REPLAYED in text and "np.concatenate" not in text

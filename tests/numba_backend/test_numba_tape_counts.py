@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.build import cache
 from srcad.build.codegen import to_source
+from srcad.transform import numba_stage
 from srcad.transform.numba_tape_counts import exact_tape_counts
 
 
@@ -31,8 +33,11 @@ def _counted(text: str) -> str:
     return to_source(exact_tape_counts(gast.parse(text))).strip()
 
 
-def test_one_flag_per_comparison_reserves_one_value_per_step():
+def test_one_flag_per_comparison_reserves_one_value_per_step(monkeypatch):
     pytest.importorskip("numba")
+    # the flags alone, without the replay of the last winner (numba_last_winner.py)
+    monkeypatch.setattr(numba_stage, "last_winner_steps", lambda tree, namer: tree)
+    cache.clear()
     rng = np.random.default_rng(0)
     c, p = rng.normal(size=(5, 3)), rng.normal(size=(17, 3))
     text = srcad.source(nearest_cost, srcad.Reverse, srcad.Duplicated(c, np.zeros_like(c)),
@@ -45,6 +50,7 @@ def test_one_flag_per_comparison_reserves_one_value_per_step():
     g = srcad.grad(nearest_cost, backend="numba")(c, srcad.Const(p))
     np.testing.assert_allclose(g, srcad.grad(nearest_cost, backend="python")(c, srcad.Const(p)),
                                rtol=1e-12, atol=1e-12)
+    cache.clear()
 
 
 def test_records_in_a_branch_count_as_if_it_were_taken():
