@@ -4,9 +4,10 @@ evaluated once (numba_shared_calls), small arrays of a constant length as
 numbers, chains of elementwise operations and reductions fused into loops, an array
 adjoint's first contribution assigned rather than added to zeros, zeros made in a loop
 written into the array their name owns, a `while` iteration's tape checks made once, two
-values recorded only to be compared recorded as the comparison's outcome (and the tape
-reserved for the records made),
+values recorded only to be compared recorded as the comparison's outcome,
 a reverse loop that only adds multiples of one adjoint skipped while that adjoint is zero,
+a running extremum's reverse steps replayed only for the last winner where the others change
+nothing (and a loop's tape reserved for the records its code makes),
 long sums of exponentials split into a vectorizable exp loop and an in-order sum, and running
 minima and maxima kept in independent lanes, those of values an inner loop computes with
 the lanes' inner loops as one (bit-identical results).
