@@ -83,6 +83,7 @@ def test_the_nearest_centroid_step_alone_is_replayed_with_the_python_backends_bi
     assert not np.any(by_numba[3])  # the second of the tied centroids takes nothing
 
 
+@pytest.mark.slow  # numba compiles another reverse code
 def test_a_running_max_with_a_constant_weight_is_replayed():
     c, p = _data(k=6, n=11, seed=4)
     c[4] = c[2]  # a tie: the first of the two farthest takes the point
@@ -107,6 +108,7 @@ def test_a_nan_distance_wins_no_point():
         c, srcad.Const(kept)))
 
 
+@pytest.mark.slow  # numba compiles another reverse code
 def test_a_loop_whose_every_step_passes_an_adjoint_is_left_as_it_is():
     c, p = _data(k=5, n=7, seed=2)
     assert REPLAYED not in _source(running_sum_of_minima, c, p)
@@ -115,6 +117,7 @@ def test_a_loop_whose_every_step_passes_an_adjoint_is_left_as_it_is():
     np.testing.assert_allclose(by_numba, by_python, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow  # numba compiles second-order code
 def test_gradient_and_hvp_replays_the_winner_too():
     c, p = _data(seed=5)
     prep = srcad.prepare_gradient_and_hvp(nearest_cost, c, srcad.Constant(p),

@@ -33,6 +33,7 @@ def _counted(text: str) -> str:
     return to_source(exact_tape_counts(gast.parse(text))).strip()
 
 
+@pytest.mark.slow  # numba compiles reverse code without the replay
 def test_one_flag_per_comparison_reserves_one_value_per_step(monkeypatch):
     pytest.importorskip("numba")
     # the flags alone, without the replay of the last winner (numba_last_winner.py)

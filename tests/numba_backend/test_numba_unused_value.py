@@ -60,6 +60,7 @@ def test_the_forward_sweep_computes_no_tangent_of_the_value():
     assert "return 0.0, " in str(prep.engine.reverse.compiled.source)
 
 
+@pytest.mark.slow  # numba compiles the python and numba second-order code of two functions
 @pytest.mark.parametrize("seed", [0, 1])
 def test_gradient_and_hvp_agree_with_forward_over_reverse_with_ties(seed):
     c, p = _data(seed=seed)
@@ -85,6 +86,7 @@ def test_gradient_and_hvp_agree_with_forward_over_reverse_with_ties(seed):
     np.testing.assert_allclose(by_numba[0], grad(c, srcad.Const(p)), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow  # numba second-order code of a NaN-holding input
 def test_a_nan_distance_wins_no_point():
     # Python's min(closest, nan) is closest: point 2's distances are all NaN
     c, p = _data(k=4, n=9, seed=3)
@@ -100,6 +102,7 @@ def test_a_nan_distance_wins_no_point():
     np.testing.assert_allclose(hv, hv_want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow  # numba compiles hvp and hessian code
 def test_hvp_and_hessian_of_a_division_with_constants_of_both_kinds():
     rng = np.random.default_rng(5)
     x, points = rng.normal(size=6), rng.normal(size=6)
