@@ -8,10 +8,12 @@ sum. Their numba reverse code runs the reverse of the inner loop behind `if g !=
 (srcad/transform/numba_zero_adjoints.py). Each program's gradient in `c` on inputs with ties
 (repeated rows of `c`), zero distances and, for some, a coordinate at infinity:
 
-- numba's gradient with the guard and the `min`/`max` recorded as its comparison's outcome
-  (srcad/transform/numba_compare_tapes.py) has the bits of numba's gradient of the same code
-  without either (both rewrites switched off), except where that one is NaN from
-  `0.0 * inf`, where it must agree with forward mode (the python backend's `jacfwd`);
+- numba's gradient with the guard, the `min`/`max` recorded as its comparison's outcome
+  (srcad/transform/numba_compare_tapes.py) and, where that applies, only the last winning
+  step recorded and replayed (srcad/transform/numba_last_winner.py) has the bits of numba's
+  gradient of the same code without any of them (the three rewrites switched off), except
+  where that one is NaN from `0.0 * inf`, where it must agree with forward mode (the python
+  backend's `jacfwd`);
 - on finite inputs, numba's `gradient_and_hvp` (reverse over forward: the guard runs there
   too) agrees with the python backend's (forward over reverse) to 1e-9.
 
@@ -101,15 +103,18 @@ def check(seed: int) -> str:
     the guard skipped), or a description of the first disagreement."""
     text, _ = program(seed)
     guarded, _ = load_module(text)
-    rewrites = numba_stage.zero_adjoint_loops, numba_stage.compare_tapes
+    rewrites = (numba_stage.zero_adjoint_loops, numba_stage.compare_tapes,
+                numba_stage.last_winner_steps)
     numba_stage.zero_adjoint_loops = lambda tree, bars, types: tree
     numba_stage.compare_tapes = lambda tree, namer: tree
+    numba_stage.last_winner_steps = lambda tree, namer: tree
     try:
         plain, _ = load_module(text)
         for c, p, w, _ in inputs(seed):
             _gradient(plain, c, p, w)  # compiles the code as written now
     finally:
-        numba_stage.zero_adjoint_loops, numba_stage.compare_tapes = rewrites
+        (numba_stage.zero_adjoint_loops, numba_stage.compare_tapes,
+         numba_stage.last_winner_steps) = rewrites
     skipped_nan = False
     for c, p, w, finite in inputs(seed):
         got, want = _gradient(guarded, c, p, w), _gradient(plain, c, p, w)
@@ -138,7 +143,9 @@ def check(seed: int) -> str:
                         srcad.Const(p), srcad.Const(w), backend="numba")
     if "numba_zero_adjoints" not in code:
         return "agreed as written"
-    return "agreed guarded, a NaN of 0 * inf skipped" if skipped_nan else "agreed guarded"
+    guarded = "agreed guarded, one step replayed" if "numba_last_winner" in code \
+        else "agreed guarded"
+    return f"{guarded}, a NaN of 0 * inf skipped" if skipped_nan else guarded
 
 
 def main(argv=None) -> int:

@@ -195,10 +195,10 @@ class ReverseEngine:
     """Reverse mode: a cotangent of the output in, the adjoint of x out (`x_bar`)."""
 
     def __init__(self, f, slots: list, backend: str = "python", array_tapes: bool = False,
-                 memory: int | None = None):
+                 memory: int | None = None, value_unused: bool = False):
         self.slots, self.backend = slots, backend
         specs = tuple(_spec(s, False, backend) for s in slots)
-        self.compiled = _reverse_code(f, specs, backend, array_tapes, memory)
+        self.compiled = _reverse_code(f, specs, backend, array_tapes, memory, value_unused)
         refuse_written_constants(self.compiled, slots)
         self.function = self.compiled.function
         self.flat, self.value_index, self.zeroed = [], [], []
@@ -266,10 +266,11 @@ class ReverseEngine:
         return result[0], result[1]
 
 
-def _reverse_code(f, specs, backend, array_tapes, memory=None):
+def _reverse_code(f, specs, backend, array_tapes, memory=None, value_unused=False):
     """The reverse code of f. python backend: with its tapes in arrays the engine keeps (as
     numba's), so a prepared call allocates no tape list and no float object per recorded value;
-    code that tapes whole arrays keeps its tape lists."""
+    code that tapes whole arrays keeps its tape lists. numba: `value_unused`, code whose
+    returned value is 0.0, for a caller that reads only adjoints (Request.value_unused)."""
     if backend == "python" and array_tapes:
         try:
             compiled = _compiled(f, Request("reverse", specs, backend=backend, array_tapes=True,
@@ -278,7 +279,8 @@ def _reverse_code(f, specs, backend, array_tapes, memory=None):
             compiled = None  # refused with array tapes: the list-tape build says why, if at all
         if compiled is not None and set(compiled.tapes) <= {FLOAT_TAPE, INT_TAPE}:
             return compiled
-    return _compiled(f, Request("reverse", specs, backend=backend, memory=memory))
+    return _compiled(f, Request("reverse", specs, backend=backend, memory=memory,
+                                value_unused=value_unused and backend == "numba"))
 
 
 class HessianEngine:

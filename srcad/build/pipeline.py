@@ -73,6 +73,7 @@ from srcad.transform.optimize import (
 )
 from srcad.transform.parallel_loops import lift_parallel_loops
 from srcad.transform.reverse.transform import ReverseTransform
+from srcad.transform.reverse.unused_value import drop_unused_value
 from srcad.transform.row_views import hoist_row_views, row_view_types
 from srcad.transform.tapes import WORK, ArrayTapes, ListTapes, PythonArrayTapes
 
@@ -116,6 +117,9 @@ class Request:
     # python forward mode: independent loops run on all iterations at once (False for forward
     # code that srcad differentiates again or traces: second order, nested calls, sparsity)
     lift_loops: bool = True
+    # numba reverse mode: the caller never reads the returned value (reverse over forward's
+    # grad f . v), so the forward sweep computes only what the reverse sweep needs
+    value_unused: bool = False
 
 
 @dataclass
@@ -262,6 +266,8 @@ def _built(parsed, request: Request, refusals: Refusals, clock: StageClock) -> C
         transform.shapes_recorded = request.shapes_recorded or request.memory == 0
         code = transform.build()
         tree, taped, bars = code.tree, code.taped, transform.bar
+        if request.value_unused and request.backend == "numba":
+            drop_unused_value(tree, name, types.env)  # srcad/transform/reverse/unused_value.py
         if request.backend == "python":
             arrays, ints = row_view_types(types, transform.bar)
             rows = hoist_row_views(tree, arrays, ints, norm.namer)

@@ -151,7 +151,7 @@ class ReverseOverForwardEngine:
         self.gradient_pass, self.gradient = None, None
         try:
             inner = self._inner_slots(slots, with_gradient)
-            self.reverse = ReverseEngine(tangent, inner, backend)
+            self.reverse = ReverseEngine(tangent, inner, backend, value_unused=True)
         except SrcadError as err:
             if not with_gradient:
                 raise located_in_user_code(err, tangent, origin) from None
@@ -159,7 +159,7 @@ class ReverseOverForwardEngine:
             self.gradient = np.zeros_like(self.direction)
             inner = self._inner_slots(slots, False)
             try:
-                self.reverse = ReverseEngine(tangent, inner, backend)
+                self.reverse = ReverseEngine(tangent, inner, backend, value_unused=True)
             except SrcadError as err:
                 raise located_in_user_code(err, tangent, origin) from None
         self.values = [s.value for s in inner]

@@ -9,15 +9,16 @@ records and drops the second; the reverse sweep pops the flag and reads `flag !=
 comparison is the same one on the same values (a NaN operand compares false either way), so
 the results are the same bits.
 
-A pair is rewritten when a loop body `B` records (`tape[tape_size] = a` then
-`tape_size += 1`, as statements of `B` itself) and one later loop body `R`, in a later
-statement of the function, pops exactly those records in reverse order (`tape_size -= 1`
-then `a = tape[tape_size]`) and nothing else; of the names `a` (recorded first) and `e`
-(recorded second), `e` is assigned by a statement of `B` before the first record and by
-nothing between the two records, and from the statement of the function holding `R` on,
-`a` and `e` are assigned only by those pops and read only in copies of one comparison
-`C` of the two names, in statements of `R` after both pops; and no other loop body records
-or pops `a` or `e` on that tape (a copy of the loop run again, as checkpointed code does).
+A pair is rewritten when a loop body `B` records (`tape[tape_size] = a` then `tape_size +=
+1`, as statements of `B` itself) and one later loop body `R`, in a later statement of the
+function, pops exactly those records in reverse order (`tape_size -= 1` then `a =
+tape[tape_size]`) and nothing else; of the names `a` (recorded first) and `e` (recorded
+second), `e` is assigned by a statement of `B` (before the first record, or after the
+second: a running value) and by nothing between the two records, and from the statement of
+the function holding `R` on, `a` and `e` are assigned only by those pops and read only in
+copies of one comparison `C` of the two names, in statements of `R` after both pops; and no
+other loop body records or pops `a` or `e` on that tape (a copy of the loop run again, as
+checkpointed code does).
 
 >>> import gast
 >>> from srcad.build.codegen import to_source
@@ -164,7 +165,7 @@ def _rewrite(fn, forward, mirror, pushes, first, second, top, namer) -> bool:
                 ((tape, a) in ends or (tape, e) in ends):
             return False
     if any(_assigns(s, {e}) for s in body[k1:k2 + 2]) \
-            or not any(_assigns(s, {e}) for s in body[:k1]):
+            or not any(_assigns(s, {e}) for s in body):  # a value of B's, before or after
         return False
     pops = _records(mirror.body, _pop)
     # the pops mirror the records: record `second` is popped first

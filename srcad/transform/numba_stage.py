@@ -7,6 +7,8 @@ written into the array their name owns, a `while` iteration's tape checks made o
 values recorded only to be compared recorded as the comparison's outcome, a running extremum
 nothing else reads recorded as the step that set it,
 a reverse loop that only adds multiples of one adjoint skipped while that adjoint is zero,
+a running extremum's reverse steps replayed only for the last winner where the others change
+nothing (and a loop's tape reserved for the records its code makes),
 long sums of exponentials split into a vectorizable exp loop and an in-order sum, and running
 minima and maxima kept in independent lanes, those of values an inner loop computes with
 the lanes' inner loops as one (bit-identical results).
@@ -32,8 +34,10 @@ from srcad.transform.numba_extremum_winners import extremum_winners
 from srcad.transform.numba_first_adjoints import assign_first_adjoints
 from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.numba_indices import unsigned_indices
+from srcad.transform.numba_last_winner import last_winner_steps
 from srcad.transform.numba_maps import fuse_array_maps
 from srcad.transform.numba_shared_calls import share_linalg_calls
+from srcad.transform.numba_tape_counts import exact_tape_counts
 from srcad.transform.numba_tape_reserve import reserve_while_tapes
 from srcad.transform.numba_zero_adjoints import zero_adjoint_loops
 from srcad.transform.row_views import row_view_types
@@ -64,6 +68,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     compare_tapes(tree, namer)
     extremum_winners(tree, namer, types.env, bars.values())
     zero_adjoint_loops(tree, bars, types.env)
+    exact_tape_counts(last_winner_steps(tree, namer))
     tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
 
