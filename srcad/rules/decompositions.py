@@ -8,9 +8,14 @@ side (x: the matrix A, y: the right-hand side b, ans: the result).
 | solve(A, B) (B: 2-D)  | the same                            | -solve(A.T, g) @ ans.T; ...     |
 |                       |                                     | b: solve(A.T, g)                |
 | inv(A)                | -ans @ dA @ ans                     | -ans.T @ g @ ans.T              |
-| det(A)                | ans * trace(solve(A, dA))           | g * ans * inv(A).T              |
+| det(A)                | sum(C * dA), C = det_cofactor(A)    | g * C                           |
 | slogdet(A).logabsdet  | trace(solve(A, dA))                 | g * inv(A).T                    |
 | cholesky(A) (L)       | L Phi(L^-1 S L^-T), S from tril(dA) | its transpose (array_runtime)   |
+
+C, the cofactor matrix, is det(A) inv(A)^T where A is regular and comes from the SVD where A
+is singular (det is a polynomial, differentiable everywhere: at [[1, 2], [2, 4]] the gradient
+is [[4, -2], [-2, 1]], as JAX's). slogdet's logabsdet at a singular A is -inf and has no finite
+derivative (JAX gives inf entries): srcad refuses it as a non-finite derivative.
 
 Stacks of matrices (rank above 2) take the same formulas with each matrix's transpose
 (np.swapaxes(., -1, -2)); a stack's adjoint is summed over the axes broadcasting added.
@@ -75,17 +80,40 @@ def inv(ranks, keywords):
 
 
 def det(ranks, keywords):
-    """np.linalg.det(A), also of a stack of matrices."""
+    """np.linalg.det(A), also of a stack of matrices: its gradient is the cofactor matrix
+    (`det_cofactor`, srcad/runtime/linalg_runtime.py), det(A) inv(A)^T where A is regular and
+    from the SVD where it is singular (det is a polynomial: JAX's gradient there too)."""
     if _square("det", ranks):
-        return linear("det", "x", (f"ans * {_TRACE_OF_SOLVE}",
-                                   f"(g * ans)[..., None, None] * {_INV_T}"),
+        return linear("det", "x", ("np.sum(det_cofactor(x) * g, axis=(-2, -1))",
+                                   "g[..., None, None] * det_cofactor(x)"),
                       shape="x_shape[:-2]", rank=ranks[0] - 2)
-    return linear("det", "x", ("ans * np.trace(np.linalg.solve(x, g))",
-                               "g * ans * np.linalg.inv(x).T"), shape="()", rank=0)
+    return linear("det", "x", ("np.sum(det_cofactor(x) * g)", "g * det_cofactor(x)"),
+                  shape="()", rank=0)
 
 
 _TRACE_OF_SOLVE = "np.trace(np.linalg.solve(x, g), axis1=-2, axis2=-1)"
 _INV_T = "np.swapaxes(np.linalg.inv(x), -1, -2)"
+
+
+def det_cofactor_rule(ranks, keywords):
+    """Second order through det's rule: the derivative of the cofactor matrix C = det(A)
+    inv(A)^T, dC = C tr(A^-1 dA) - det(A) (A^-1 dA A^-1)^T; its adjoint for the seed W,
+    sum(W * C) inv(A)^T - det(A) (A^-1 W A^-1)^T (a regular A: at a singular one these are
+    not finite, and srcad says so)."""
+    stacked = _square("det", ranks)
+    inv_x = "np.linalg.inv(x)"
+    if not stacked:
+        return linear("det_cofactor", "x", (
+            "det_cofactor(x) * np.trace(np.linalg.solve(x, g)) - np.linalg.det(x) * "
+            f"(np.linalg.solve(x, g) @ {inv_x}).T",
+            f"np.sum(g * det_cofactor(x)) * {inv_x}.T - np.linalg.det(x) * "
+            f"({inv_x} @ g @ {inv_x}).T"), shape="x_shape", rank=2)
+    det_x = "np.linalg.det(x)[..., None, None]"
+    return linear("det_cofactor", "x", (
+        f"det_cofactor(x) * {_TRACE_OF_SOLVE}[..., None, None] - {det_x} * "
+        + _T.format(f"np.linalg.solve(x, g) @ {inv_x}"),
+        f"np.sum(g * det_cofactor(x), axis=(-2, -1))[..., None, None] * {_INV_T} - "
+        f"{det_x} * " + _T.format(f"{inv_x} @ g @ {inv_x}")), shape="x_shape", rank=ranks[0])
 
 
 def logabsdet(ranks, keywords):

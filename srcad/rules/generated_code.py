@@ -18,6 +18,10 @@ is the same call on the seed's tangent and the adjoint is the forward operation 
 | unpad(x, s, w, mode)         | unpad(g, s, w, mode)     | np.pad(g, w) (mode constant)   |
 | unsort(x, y, axis)           | unsort(g, y, axis)       | g in y's sorted order          |
 
+The gradient of np.linalg.det, `det_cofactor(A)` (the cofactor matrix C = det(A) inv(A)^T):
+tangent C tr(A^-1 g) - det(A) (A^-1 g A^-1)^T, adjoint sum(g * C) inv(A)^T - det(A)
+(A^-1 g A^-1)^T (srcad/rules/decompositions.py).
+
 The Cholesky rules of one matrix (L the factor, y the other operand):
 srcad/runtime/cholesky_derivatives.py. The rules of eigh, svd, qr, cond and matrix_power are
 refused, naming the user's function (those of einsum and of stacked cholesky are plain Python
@@ -47,6 +51,7 @@ x_k -> np.einsum(s, x0, ..., x_k, ..., xn). So
 from __future__ import annotations
 
 from srcad.errors import SecondOrderRefusal, SrcadError
+from srcad.rules.decompositions import det_cofactor_rule
 from srcad.rules.rule_type import Rule, linear
 from srcad.runtime import linalg_runtime, movement_runtime, spectral_runtime
 from srcad.runtime.array_runtime import cholesky_adjoint, cholesky_tangent, diagonal_adjoint
@@ -109,6 +114,7 @@ ENTRIES = [(getattr(movement_runtime, name), linear_in_seed(name))
            for name in _LINEAR_IN_SEED if name != "diagonal_adjoint"]
 ENTRIES += [
     (diagonal_adjoint, linear_in_seed("diagonal_adjoint")),
+    (linalg_runtime.det_cofactor, det_cofactor_rule),  # np.linalg.det's gradient
     (cholesky_tangent, _cholesky("cholesky_tangent", "cholesky_tangent_tangent(x, y, g)",
                                  "cholesky_tangent_adjoint(x, y, g)", "cholesky_adjoint")),
     (cholesky_adjoint, _cholesky("cholesky_adjoint", "cholesky_adjoint_tangent(x, y, g)",

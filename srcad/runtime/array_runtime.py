@@ -21,6 +21,7 @@ from srcad.runtime.cross_runtime import cross_length, cross_of  # noqa: F401 - n
 from srcad.runtime.cumprod_runtime import cumprod_adjoint, cumprod_tangent  # noqa: F401
 from srcad.runtime.index_tricks import c_columns  # noqa: F401 - np.c_ written out
 from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls them too
+    det_cofactor,
     einsum_adjoint,
     matrix_power_adjoint,
     matrix_power_tangent,

@@ -160,3 +160,49 @@ def stacked_cholesky_adjoint(L, g):
     left = np.linalg.solve(_transposed(L), projected)
     sym = _transposed(np.linalg.solve(_transposed(L), _transposed(left)))
     return np.tril(sym) + np.tril(_transposed(sym), -1)
+
+
+def det_cofactor(a):
+    """The cofactor matrix of each matrix of `a`, the gradient of np.linalg.det: det(a)
+    inv(a)^T where that is finite, else (a singular matrix: det is a polynomial, so it has
+    a gradient everywhere, JAX's convention) from the SVD a = U diag(s) Vh,
+    det(U) det(Vh) U diag(prod_{j != i} s_j) Vh.
+
+    >>> det_cofactor(np.array([[1.0, 2.0], [2.0, 4.0]])).round(12).tolist()
+    [[4.0, -2.0], [-2.0, 1.0]]
+    """
+    a = np.asarray(a, dtype=float)
+    det = np.linalg.det(a)
+    if np.all(det != 0.0):
+        with np.errstate(over="ignore", invalid="ignore"):
+            regular = det[..., None, None] * _transposed(np.linalg.inv(a))
+        if np.all(np.isfinite(regular)):
+            return regular
+    n = a.shape[-1]
+    flat = a.reshape((-1, n, n))
+    out = np.empty_like(flat)
+    for k, matrix in enumerate(flat):
+        out[k] = _singular_cofactor(matrix)
+    return out.reshape(a.shape)
+
+
+def _singular_cofactor(a):
+    """The cofactor matrix of one matrix from its SVD (exact at a singular matrix)."""
+    det = np.linalg.det(a)
+    if det != 0.0:
+        with np.errstate(over="ignore", invalid="ignore"):
+            regular = det * np.linalg.inv(a).T
+        if np.all(np.isfinite(regular)):
+            return regular
+    u, s, vh = np.linalg.svd(a)
+    n = s.shape[0]
+    others = np.ones(n)  # prod_{j != i} s_j, from the products before and after i
+    before = 1.0
+    for i in range(n):
+        others[i] = before
+        before *= s[i]
+    after = 1.0
+    for i in range(n - 1, -1, -1):
+        others[i] *= after
+        after *= s[i]
+    return np.linalg.det(u) * np.linalg.det(vh) * ((u * others) @ vh)

@@ -1,4 +1,4 @@
-"""np.linalg.svd, qr, pinv, lstsq and cond on the numba backend, with their derivatives:
+"""np.linalg.svd, qr, pinv, lstsq and cond on the numba backend (and det's cofactor matrix), with their derivatives:
 numba has the decompositions themselves (not their keywords compute_uv=, mode=, NumPy's
 default rcond of lstsq, nor the parts' names), and no srcad/runtime/spectral_runtime.py.
 
@@ -21,6 +21,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
+from srcad.runtime.linalg_runtime import det_cofactor
 from srcad.runtime.numba_spectral import _gaps  # 1 / (w[j] - w[i]): of s^2 for the SVD
 from srcad.runtime.spectral_runtime import (
     cond_adjoint,
@@ -227,6 +228,32 @@ def _cond_adjoint(a, g, ans):
          "    weights[-1] -= seed * value / s[-1]\n"
          "    return u @ (weights.reshape((-1, 1)) * vh)", namespace)
     return namespace["impl"]
+
+
+@overload(det_cofactor)
+def _det_cofactor(a):
+    _matrix(a, "det")
+
+    def impl(a):  # linalg_runtime.det_cofactor: det(a) inv(a)^T, or from the SVD
+        a = np.ascontiguousarray(a)
+        det = np.linalg.det(a)
+        if det != 0.0:
+            regular = np.ascontiguousarray(det * np.linalg.inv(a).T)
+            if np.all(np.isfinite(regular)):
+                return regular
+        u, s, vh = np.linalg.svd(a)
+        n = s.shape[0]
+        others = np.ones(n)  # prod_{j != i} s_j
+        before = 1.0
+        for i in range(n):
+            others[i] = before
+            before *= s[i]
+        after = 1.0
+        for i in range(n - 1, -1, -1):
+            others[i] *= after
+            after *= s[i]
+        return np.linalg.det(u) * np.linalg.det(vh) * ((u * others.reshape((1, -1))) @ vh)
+    return impl
 
 
 @register_jitable

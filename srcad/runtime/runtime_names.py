@@ -43,6 +43,7 @@ ARRAY_RUNTIME_NAMES += ("lstsq_parts", "divmod_parts", "cho_factor_matrix", "cho
 ARRAY_RUNTIME_NAMES += ("lu_factor_matrix", "lu_pivots", "lu_solve_matrix", "lu_factor_tangent",
                         "lu_factor_adjoint", "lu_solve_tangent", "lu_solve_adjoint",
                         "c_columns", "cumprod_tangent", "cumprod_adjoint")
+ARRAY_RUNTIME_NAMES += ("det_cofactor",)
 ARRAY_RUNTIME_NAMES += CONVOLUTION_RUNTIME_NAMES + CROSS_RUNTIME_NAMES
 # srcad/runtime/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/build/running.py, srcad/runtime/checkpointing.py,
@@ -112,7 +113,8 @@ NUMBA_PRODUCT_NAMES = frozenset({"moved_tensordot", "linalg_matrix_power",
 # srcad/runtime/numba_decompositions.py: np.linalg.svd, qr, pinv, lstsq and cond's derivatives
 NUMBA_DECOMPOSITION_NAMES = frozenset({"linalg_svd", "linalg_qr", "linalg_pinv", "lstsq_parts",
                                        "svd_tangent", "svd_adjoint", "qr_tangent",
-                                       "qr_adjoint", "cond_tangent", "cond_adjoint"})
+                                       "qr_adjoint", "cond_tangent", "cond_adjoint",
+                                       "det_cofactor"})
 # srcad/runtime/checkpointing.py: what a loop over the automatic tape budget raises (numba)
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/operators/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)
