@@ -235,6 +235,14 @@ def _refuse_unhandled_array_reads(norm, types, active, varied):
                     "elements"))
 
 
+def _int_full_like(node, types) -> bool:
+    """`np.full_like(idx, x)` of an int array `idx`: NumPy's result holds ints, with no
+    derivative (np.full_like's rule, for a float array, does not apply)."""
+    if not node.args or any(k.arg == "dtype" for k in node.keywords):
+        return False
+    return getattr(types.of(node.args[0]), "is_float", True) is False
+
+
 def _refuse_constructor_fills(norm, types, useful, varied):
     """Refuse an array constructor given a value that carries a derivative (`np.full(n, x)`,
     `np.linspace(0.0, x, n)`, `np.arange(x, x + 3.0)`) whose result is used: constructors have
@@ -247,11 +255,19 @@ def _refuse_constructor_fills(norm, types, useful, varied):
             if not isinstance(node, gast.Call):
                 continue
             info = lookup_call(resolve_callee(norm.parsed, node.func, norm.extra_names))
-            if info is None or not info.constructor or info.select is not None:
+            if info is None or not info.constructor or (info.select is not None
+                                                        and not _int_full_like(node, types)):
                 continue
             values = node.args[1:] if info.name.endswith("_like") else node.args
             if any(r in varied and is_float_like(types[r]) for v in values
                    for r in differentiable_reads(v, norm)):
+                if info.select is not None:  # np.full_like of an int array
+                    norm.refusals.add(norm.parsed.error(
+                        stmt, "array constructor", f"`{S.unparse_expr(node)}` fills an int "
+                        "array (NumPy's full_like keeps the int type of its first argument) "
+                        "with a value that carries a derivative, which the ints drop",
+                        hint="fill a float array: np.full(a.shape, x)"))
+                    break
                 norm.refusals.add(norm.parsed.error(
                     stmt, "array constructor", f"`{S.unparse_expr(node)}` fills an array with "
                     f"a value that carries a derivative; srcad does not differentiate "

@@ -41,7 +41,7 @@ def copy_source(norm, value) -> str | None:
     else:
         info = R.lookup_call(resolve_callee(norm.parsed, value.func, norm.extra_names))
         if info is None or not info.constructor or info.select is None or not value.args \
-                or info.name == "linspace":
+                or info.name in ("linspace", "full", "full_like"):
             return None
         source = value.args[0]
     return source.id if isinstance(source, gast.Name) else None
@@ -57,17 +57,33 @@ def is_allocation(norm, value) -> bool:
         return False
     info = R.lookup_call(resolve_callee(norm.parsed, value.func, norm.extra_names))
     return info is not None and info.constructor and (info.select is None
-                                                      or _between_numbers(info, value))
+                                                      or _of_numbers(norm, info, value))
 
 
-def _between_numbers(info, value) -> bool:
-    """`np.linspace(0.0, 1.0, n)`: a linspace between numbers written out is an allocation
-    (its rule, for ends that carry a derivative, makes any other linspace an expression)."""
+def _of_numbers(norm, info, value) -> bool:
+    """`np.linspace(0.0, 1.0, n)`, `np.full(n, np.inf)`: a linspace between numbers written
+    out, a full of a number written out, is an allocation (their rules, for values that
+    carry a derivative, make any other linspace or full an expression)."""
+    if info.name in ("full", "full_like"):
+        fills = list(value.args[1:2]) + [k.value for k in value.keywords
+                                          if k.arg == "fill_value"]
+        return len(fills) == 1 and _is_number(norm, fills[0])
     ends = list(value.args[:2]) + [k.value for k in value.keywords if k.arg == "stop"]
     return info.name == "linspace" and len(ends) == 2 and all(
         isinstance(e, gast.Constant) or (isinstance(e, gast.UnaryOp)
                                          and isinstance(e.operand, gast.Constant))
         for e in ends)
+
+
+def _is_number(norm, node) -> bool:
+    """A number written out: `0.0`, `-1`, `np.inf`, `-np.nan`, `math.pi`."""
+    if isinstance(node, gast.UnaryOp):
+        node = node.operand
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, (int, float))
+    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+        return isinstance(resolve_callee(norm.parsed, node, norm.extra_names), float)
+    return False
 
 
 def expression_bound(norm, types) -> set:

@@ -37,7 +37,8 @@ MOVEMENT = frozenset({"asarray", "reshape", "ravel", "concatenate", "stack", "ar
                       "repeat", "pad", "take", "take_along_axis", "diag", "diagonal",
                       "diagflat", "trace", "sort",
                       "partition", "rollaxis",  # srcad/runtime/numba_reorder.py
-                      "squeeze"})  # a reshape (srcad/transform/numba_compat.py)
+                      "squeeze",  # a reshape (srcad/transform/numba_compat.py)
+                      "full", "full_like"})  # constructors with a rule (rules/shapes.py)
 # linear algebra: numba's np.linalg, srcad/runtime/numba_linalg.py (scipy.linalg),
 # numba_spectral.py, numba_decompositions.py, numba_expm.py
 LINALG = frozenset({"solve", "inv", "det", "slogdet", "logabsdet", "sign", "cholesky",

@@ -99,3 +99,30 @@ def unbroadcast(ranks, keywords):
     the seed back up."""
     return Rule("unbroadcast", ("x", "s"), ("np.broadcast_to(g, x_shape)", None), "float",
                 ("unbroadcast(g, s)", None), False, "s", _shape_rank(ranks, "unbroadcast"))
+
+
+def _no_dtype(keywords, name):
+    if keywords.get("dtype") is not None or keywords.get("shape") is not None:
+        raise SrcadError(f"np.{name} with dtype= or shape=, filled with a value that carries "
+                         "a derivative", construct=name,
+                         hint="leave dtype= and shape= out (the array then holds floats)")
+
+
+def full(ranks, keywords):
+    """np.full(s, x): x broadcast to the shape s (an int or a tuple), a new array; the
+    adjoint sums the seed back to x's shape (JAX's convention for a fill value that carries a
+    derivative)."""
+    _no_dtype(keywords, "full")
+    if ranks[0] is None:
+        raise SrcadError("np.full with a shape whose length is not known from the code",
+                         construct="full", hint="write the shape as an int or a tuple")
+    return Rule("full", ("s", "x"), (None, "unbroadcast(g, x_shape)"), "float",
+                (None, "np.copy(np.broadcast_to(g, s))"), False, "np.broadcast_shapes(s)",
+                max(ranks[0], 1))  # an int n: one axis
+
+
+def full_like(ranks, keywords):
+    """np.full_like(a, x): x broadcast to a's shape, a new array (a gives only its shape)."""
+    _no_dtype(keywords, "full_like")
+    return Rule("full_like", ("a", "x"), (None, "unbroadcast(g, x_shape)"), "float",
+                (None, "np.copy(np.broadcast_to(g, a_shape))"), False, "a_shape", ranks[0])

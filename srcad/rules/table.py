@@ -61,7 +61,16 @@ from srcad.rules.numpy_entries import METHODS as NUMPY_METHODS
 from srcad.rules.numpy_entries import entries as numpy_entries
 from srcad.rules.reductions import cumsum, extremum, norm, reduction
 from srcad.rules.scalar_rules import MATH_NAMES, NUMPY_ALIASES, RULES_BY_NAME
-from srcad.rules.shapes import broadcast_to, expand_dims, ravel, reshape, squeeze, unbroadcast
+from srcad.rules.shapes import (
+    broadcast_to,
+    expand_dims,
+    full,
+    full_like,
+    ravel,
+    reshape,
+    squeeze,
+    unbroadcast,
+)
 from srcad.runtime import movement_runtime
 from srcad.runtime.array_runtime import (
     cholesky_adjoint,
@@ -227,8 +236,14 @@ def _build() -> dict[int, CallInfo]:
     # constructors: their arguments are sizes and fill values (a fill value that carries a
     # derivative is refused where the call is typed)
     for ctor in (np.zeros, np.empty, np.ones, np.zeros_like, np.empty_like, np.ones_like,
-                 np.full, np.full_like, np.eye, np.identity, np.arange):
+                 np.eye, np.identity, np.arange):
         add(ctor, CallInfo(ctor.__name__, None, "array", constructor=True, arrays=ANY))
+    # constructors with a rule: their fill value is an operand (srcad/rules/shapes.py)
+    add(np.full, CallInfo("full", None, "array", constructor=True, arrays=ANY, select=full,
+                          keywords=("dtype", "order"), operand_count=2))
+    add(np.full_like, CallInfo("full_like", None, "array", constructor=True, arrays=ANY,
+                               select=full_like, operand_count=2,
+                               keywords=("dtype", "order", "subok", "shape")))
     add(np.copy, CallInfo("copy", None, "array", constructor=True, arrays=ANY,
                           select=elementwise(None, "copy")))
     # np.divmod: a pair, read through srcad's divmod_parts (desugar.py) part by part

@@ -279,8 +279,8 @@ def _data_operand(norm, call, literal) -> bool:
     if not isinstance(call.func, (gast.Name, gast.Attribute)):
         return False
     info = lookup_call(resolve_callee(norm.parsed, call.func, norm.extra_names))
-    if info is None or info.select is None or info.shape_arguments:
-        return False
+    if info is None or info.select is None or info.shape_arguments or info.name == "full":
+        return False  # np.full's first argument is its shape
     if call.args and call.args[0] is literal:
         return True
     # an operand given by keyword or after the first (np.take(x, [0, 2]): its indices)
