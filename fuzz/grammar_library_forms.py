@@ -6,9 +6,13 @@ program), each binding a float the result adds up:
 a part of np.split / np.array_split read by a literal index, np.broadcast_arrays read by
 index (of arrays named: a computed one is refused), np.c_ of two vectors, np.linspace with
 array ends, np.cumprod along an axis of a matrix, scipy.linalg.lu_solve(lu_factor(...), b,
-trans=) of a well-conditioned matrix, and math.fsum / math.prod / statistics.fmean of a
-vector. On the numba backend np.linspace and np.cumprod compile (srcad/runtime/numba_scans.py);
-the others are refused by name (srcad differentiates them on the python backend).
+trans=) of a well-conditioned matrix, math.fsum / math.prod / statistics.fmean of a
+vector, np.full / np.full_like filled with a value that carries a derivative, and
+np.linalg.det of a singular matrix (a square matrix with its first row repeated: det is 0
+everywhere there, so its gradient through the cofactors is 0). On the numba backend
+np.linspace, np.cumprod, np.full of a number and det compile (srcad/runtime/numba_scans.py,
+numba_decompositions.py); the others are refused by name (srcad differentiates them on the
+python backend).
 """
 
 from __future__ import annotations
@@ -28,7 +32,10 @@ def _vector_forms(name, v, n):
             f"np.sum(scipy.linalg.lu_solve(scipy.linalg.lu_factor(2.0 * np.eye({n}) + 0.1 * "
             f"np.outer({v}, {v})), {v}, trans={{k}}))",
             f"math.fsum({v} * {v})", f"math.prod(1.0 + 0.1 * np.tanh({v}))",
-            f"statistics.fmean(np.sin({v}))"]
+            f"statistics.fmean(np.sin({v}))",
+            f"np.sum(np.full({n}, np.sum({v}) * 0.5) * np.cos({v}))",
+            f"np.sum(np.full((2, {n}), {v}) ** 2)",
+            f"np.sum(np.full_like({name}, np.mean({v})) * {v})"]
 
 
 def _matrix_forms(m):
@@ -36,6 +43,12 @@ def _matrix_forms(m):
     negative (a negative one is refused)."""
     return [(f"np.sum(np.cumprod(1.0 + 0.2 * np.tanh({m}), axis={{axis}}))", [0, 1, -1]),
             (f"np.sum(np.array_split({m}, 2, axis={{axis}})[0] ** 2)", [0, 1])]
+
+
+def _square_forms(m):
+    """Forms of a square matrix: det of it with its first row repeated (singular)."""
+    return [(f"np.linalg.det(np.concatenate([{m}[:1], {m}[:-1]], axis=0)) + "
+             f"np.sum(np.full_like({m}, np.trace({m})) * 0.1)", [0])]
 
 
 class LibraryFormsGrammar:
@@ -50,7 +63,8 @@ class LibraryFormsGrammar:
                 form = rng.choice(_vector_forms(array, operand, shape[0])).replace(
                     "{k}", str(rng.randrange(2)))
             elif len(shape) == 2:
-                form, axes = rng.choice(_matrix_forms(operand))
+                square = _square_forms(operand) if shape[0] == shape[1] else []
+                form, axes = rng.choice(_matrix_forms(operand) + square)
                 form = form.replace("{axis}", str(rng.choice(axes)))
             else:
                 continue
