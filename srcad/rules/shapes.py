@@ -1,4 +1,6 @@
-"""Shapes: reshape, ravel / flatten, expand_dims, squeeze. Linear and elementwise in their
+"""Shapes: reshape, ravel / flatten, expand_dims, squeeze, and np.full / np.full_like of a
+fill value that carries a derivative (a new array: its shape s is no operand with a
+derivative, and an int n is the shape (n,)). Linear and elementwise in their
 operand's values, so the tangent is the same reshaping of the tangent and the adjoint puts
 the seed back into the operand's shape. The new shape of a reshape (expressions, `-1` for
 one axis) is made of operands without derivative (`n0`, `n1`, ...).
@@ -11,6 +13,8 @@ one axis) is made of operands without derivative (`n0`, `n1`, ...).
 | np.squeeze(x, axis=0)   | np.squeeze(g, axis=0)      | np.reshape(g, x.shape)  |
 | np.broadcast_to(x, s)   | np.broadcast_to(g, s)      | unbroadcast(g, x.shape) |
 | unbroadcast(x, s)       | unbroadcast(g, s)          | np.broadcast_to(g, x.shape) |
+| np.full(s, x)           | copy of broadcast_to(g, s) | unbroadcast(g, x.shape) |
+| np.full_like(a, x)      | copy of broadcast_to(g, a.shape) | unbroadcast(g, x.shape) |
 
 `unbroadcast` (srcad/runtime/array_runtime.py) and `np.broadcast_to` are what srcad's own array
 adjoints call: their rules let hessian and hvp differentiate that code again. Their rank is

@@ -1,4 +1,5 @@
-"""np.linalg.svd, qr, pinv, lstsq and cond on the numba backend (and det's cofactor matrix), with their derivatives:
+"""np.linalg.svd, qr, pinv, lstsq and cond on the numba backend, with their derivatives, and
+det's gradient `det_cofactor` (srcad/runtime/linalg_runtime.py's, compiled for one matrix):
 numba has the decompositions themselves (not their keywords compute_uv=, mode=, NumPy's
 default rcond of lstsq, nor the parts' names), and no srcad/runtime/spectral_runtime.py.
 
