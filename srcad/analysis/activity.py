@@ -236,11 +236,9 @@ def _refuse_unhandled_array_reads(norm, types, active, varied):
 
 
 def _int_full_like(node, types) -> bool:
-    """`np.full_like(idx, x)` of an int array `idx`: NumPy's result holds ints, with no
-    derivative (np.full_like's rule, for a float array, does not apply)."""
-    if not node.args or any(k.arg == "dtype" for k in node.keywords):
-        return False
-    return getattr(types.of(node.args[0]), "is_float", True) is False
+    """`np.full_like(idx, x)` of an int array `idx`, `np.full(n, x, dtype=int)`: NumPy's
+    result holds ints, with no derivative (the rule of np.full, for floats, does not apply)."""
+    return getattr(types.of(node), "is_float", True) is False
 
 
 def _refuse_constructor_fills(norm, types, useful, varied):
@@ -261,10 +259,10 @@ def _refuse_constructor_fills(norm, types, useful, varied):
             values = node.args[1:] if info.name.endswith("_like") else node.args
             if any(r in varied and is_float_like(types[r]) for v in values
                    for r in differentiable_reads(v, norm)):
-                if info.select is not None:  # np.full_like of an int array
+                if info.select is not None:  # np.full of ints
                     norm.refusals.add(norm.parsed.error(
                         stmt, "array constructor", f"`{S.unparse_expr(node)}` fills an int "
-                        "array (NumPy's full_like keeps the int type of its first argument) "
+                        "array (its dtype=, or the int type of full_like's first argument) "
                         "with a value that carries a derivative, which the ints drop",
                         hint="fill a float array: np.full(a.shape, x)"))
                     break

@@ -78,6 +78,8 @@ def array_call(norm, node) -> ArrayCall | None:
     count = len(args) if not info.keywords or info.operand_count < 0 else info.operand_count
     for name, value in list(zip(info.keywords, args[count:])) + \
             [(k.arg, k.value) for k in node.keywords]:
+        if name == "dtype" and info.constructor:
+            continue  # np.full(n, x, dtype=int): the type analysis reads it
         if name not in info.keywords:
             raise norm.parsed.error(node, info.name, f"the keyword `{name}` of {info.name}",
                                     hint=f"srcad knows {', '.join(info.keywords) or 'none'}")

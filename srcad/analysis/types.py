@@ -249,8 +249,8 @@ class Types(TypeRefusals):
             if isinstance(base, Array):
                 return base
         call = array_call(self.norm, e)
-        if call is not None:
-            return self._array_call(e, call)
+        if call is not None and call.info.name not in ("full", "full_like"):
+            return self._array_call(e, call)  # np.full's type: its shape and dtype=, below
         obj = resolve_callee(self.norm.parsed, func, self.norm.extra_names)
         info = lookup_call(obj) if obj is not None else None
         if info is None:

@@ -191,6 +191,8 @@ def library_keyword_refusal(node, obj, info):
         if key is None:
             return ("keyword arguments", f"`**` keywords of {name}", "name each keyword")
         given = not (isinstance(value, gast.Constant) and value.value is None)
+        if key == "dtype" and info.constructor:
+            continue  # np.full(n, 0, dtype=int): the type analysis follows it
         if key in _UNFOLLOWED and given and (key == "out" or key in info.keywords):
             return ("keyword arguments", f"`{key}=` of {name}: srcad does not follow it",
                     _UNFOLLOWED[key])

@@ -105,18 +105,16 @@ def unbroadcast(ranks, keywords):
                 ("unbroadcast(g, s)", None), False, "s", _shape_rank(ranks, "unbroadcast"))
 
 
-def _no_dtype(keywords, name):
-    if keywords.get("dtype") is not None or keywords.get("shape") is not None:
-        raise SrcadError(f"np.{name} with dtype= or shape=, filled with a value that carries "
-                         "a derivative", construct=name,
-                         hint="leave dtype= and shape= out (the array then holds floats)")
+def _no_shape(keywords, name):
+    if keywords.get("shape") is not None:
+        raise SrcadError(f"np.{name} with shape=", construct=name,
+                         hint="write np.full(shape, x) instead")
 
 
 def full(ranks, keywords):
     """np.full(s, x): x broadcast to the shape s (an int or a tuple), a new array; the
     adjoint sums the seed back to x's shape (JAX's convention for a fill value that carries a
     derivative)."""
-    _no_dtype(keywords, "full")
     if ranks[0] is None:
         raise SrcadError("np.full with a shape whose length is not known from the code",
                          construct="full", hint="write the shape as an int or a tuple")
@@ -127,6 +125,6 @@ def full(ranks, keywords):
 
 def full_like(ranks, keywords):
     """np.full_like(a, x): x broadcast to a's shape, a new array (a gives only its shape)."""
-    _no_dtype(keywords, "full_like")
+    _no_shape(keywords, "full_like")
     return Rule("full_like", ("a", "x"), (None, "unbroadcast(g, x_shape)"), "float",
                 (None, "np.copy(np.broadcast_to(g, a_shape))"), False, "a_shape", ranks[0])

@@ -1,7 +1,8 @@
 """np.full / np.full_like given a fill value that carries a derivative differentiate (JAX's
 convention: the tangent is the fill's tangent broadcast, the adjoint the seed summed back to
-the fill's shape), in reverse, forward and vector mode, on both backends; np.full_like of an
-int array (NumPy keeps the ints, the derivative would silently be lost) is refused by line.
+the fill's shape), in reverse, forward and vector mode, on both backends; a full of ints
+(dtype=, np.full_like of an int array: NumPy truncates) holds no derivative, or is refused by
+line where its value is returned at once.
 A full of a constant stays an allocation the code writes into."""
 
 import numpy as np
@@ -117,11 +118,28 @@ def test_the_hessian_goes_through_a_full():
     assert np.asarray(srcad.hessian(full_of_x)(0.7)) == pytest.approx(6.0)
 
 
+def full_like_of_ints_returned(x):
+    return np.sum(np.full_like(np.arange(3), x))
+
+
+def full_of_int_dtype(x):
+    y = np.full(3, x, dtype=np.int64)
+    return np.sum(y * 1.0)
+
+
+def test_a_full_of_ints_holds_no_derivative():
+    # NumPy truncates the fill to ints: the result is piecewise constant in x
+    for f in (full_like_of_ints, full_of_int_dtype):
+        assert srcad.gradient(f, 1.5) == 0.0
+        assert srcad.gradient(f, 1.5, mode="forward") == 0.0
+
+
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
-def test_a_full_like_of_an_int_array_filled_with_an_active_float_is_refused(mode):
+def test_a_full_like_of_an_int_array_returned_at_once_is_refused(mode):
     args = (Active(2.0),) if mode == "reverse" else (Duplicated(2.0, 1.0),)
     with pytest.raises(srcad.SrcadError, match="array constructor") as info:
-        srcad.autodiff(Reverse if mode == "reverse" else Forward, full_like_of_ints, *args)
+        srcad.autodiff(Reverse if mode == "reverse" else Forward, full_like_of_ints_returned,
+                       *args)
     assert "np.full_like(np.arange(3), x)" in str(info.value)
     assert "test_constructor_fills.py" in str(info.value)
 
