@@ -8,7 +8,7 @@ side (x: the matrix A, y: the right-hand side b, ans: the result).
 | solve(A, B) (B: 2-D)  | the same                            | -solve(A.T, g) @ ans.T; ...     |
 |                       |                                     | b: solve(A.T, g)                |
 | inv(A)                | -ans @ dA @ ans                     | -ans.T @ g @ ans.T              |
-| det(A)                | sum(C * dA), C = det_cofactor(A)    | g * C                           |
+| det(A)                | ans tr(solve(A, dA)); 0 det: C . dA | g * C, C = det_cofactor(A)      |
 | slogdet(A).logabsdet  | trace(solve(A, dA))                 | g * inv(A).T                    |
 | cholesky(A) (L)       | L Phi(L^-1 S L^-T), S from tril(dA) | its transpose (array_runtime)   |
 
@@ -87,7 +87,9 @@ def det(ranks, keywords):
         return linear("det", "x", ("np.sum(det_cofactor(x) * g, axis=(-2, -1))",
                                    "g[..., None, None] * det_cofactor(x)"),
                       shape="x_shape[:-2]", rank=ranks[0] - 2)
-    return linear("det", "x", ("np.sum(det_cofactor(x) * g)", "g * det_cofactor(x)"),
+    # forward: today's trace formula where det(A) != 0 (one solve per tangent direction)
+    return linear("det", "x", ("(ans * np.trace(np.linalg.solve(x, g)) if ans != 0.0 else "
+                               "np.sum(det_cofactor(x) * g))", "g * det_cofactor(x)"),
                   shape="()", rank=0)
 
 

@@ -173,11 +173,10 @@ def det_cofactor(a):
     """
     a = np.asarray(a, dtype=float)
     det = np.linalg.det(a)
-    if np.all(det != 0.0):
-        with np.errstate(over="ignore", invalid="ignore"):
-            regular = det[..., None, None] * _transposed(np.linalg.inv(a))
-        if np.all(np.isfinite(regular)):
-            return regular
+    if np.all(det != 0.0):  # every pivot nonzero: inv exists (today's formula, one LU more)
+        inverse = np.linalg.inv(a)
+        if np.all(np.isfinite(inverse)):
+            return det[..., None, None] * _transposed(inverse)
     n = a.shape[-1]
     flat = a.reshape((-1, n, n))
     out = np.empty_like(flat)
@@ -190,10 +189,9 @@ def _singular_cofactor(a):
     """The cofactor matrix of one matrix from its SVD (exact at a singular matrix)."""
     det = np.linalg.det(a)
     if det != 0.0:
-        with np.errstate(over="ignore", invalid="ignore"):
-            regular = det * np.linalg.inv(a).T
-        if np.all(np.isfinite(regular)):
-            return regular
+        inverse = np.linalg.inv(a)
+        if np.all(np.isfinite(inverse)):
+            return det * inverse.T
     u, s, vh = np.linalg.svd(a)
     n = s.shape[0]
     others = np.ones(n)  # prod_{j != i} s_j, from the products before and after i

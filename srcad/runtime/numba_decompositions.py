@@ -239,9 +239,9 @@ def _det_cofactor(a):
         a = np.ascontiguousarray(a)
         det = np.linalg.det(a)
         if det != 0.0:
-            regular = np.ascontiguousarray(det * np.linalg.inv(a).T)
-            if np.all(np.isfinite(regular)):
-                return regular
+            inverse = np.linalg.inv(a)
+            if np.all(np.isfinite(inverse)):
+                return np.ascontiguousarray(det * inverse.T)
         u, s, vh = np.linalg.svd(a)
         n = s.shape[0]
         others = np.ones(n)  # prod_{j != i} s_j
