@@ -36,7 +36,7 @@ from srcad.runtime.numba_gemm import (
     _TRANSPOSED,
     _ZERO,
     gemm_into,
-    stored,
+    lying,
 )
 
 runtime_cache_in_srcad_folder()  # before its cached functions (srcad/runtime/numba_cache.py)
@@ -81,7 +81,7 @@ def _gemv(matrix, vector, rows_of_matrix):
     if (vector.shape[0] != cols) if rows_of_matrix else (vector.shape[0] != rows):
         raise ValueError("incompatible array sizes for np.dot(a, b)")
     out = np.zeros(rows if rows_of_matrix else cols)
-    kind, ld = stored(matrix)
+    kind, ld = lying(rows, cols, matrix.itemsize, matrix.strides[0], matrix.strides[1])
     spread = vector.shape[0] > 1 and vector.strides[0] != 8
     if vector.shape[0] == 0 or (rows if rows_of_matrix else cols) == 0 or kind < 0 or spread:
         if kind < 0 or spread:  # not reached from array_matmul

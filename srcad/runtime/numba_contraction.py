@@ -5,23 +5,22 @@ the fused kernels (srcad/runtime/numba_fusion.py) try it before their loop nest 
     np.sum(lower[None, :, :, :] * x[:, :, None, :], axis=3)     # x @ lower[j].T per j
     unbroadcast(g[:, :, :, None] * x[:, :, None, :], (1, k, d, d))  # g[:, j].T @ x[:, j]
 
-`contract(b0, b1, full, kept, out)` (`kept`: bit r set where the result keeps axis r)
-reads the two operands as views broadcast to the `full` shape (a stretched axis has step 0)
-and sorts the axes longer than 1 by who varies along them and whether the result keeps
-them: both operands and kept is a batch axis, one operand and kept a row (of b0) or column
-(of b1) axis, both operands and summed the contracted axis. Where there is exactly one
-contracted axis, at most one row and one column axis, at least one of them, and every other
-axis is a batch axis, each batch is one matrix product `A @ B` added into `out` (the result,
-viewed with a length-1 axis at each summed axis): one BLAS call on the operands' and the
-result's strided views in place where they lie as BLAS reads matrices (srcad/runtime/
-numba_gemm.py: a stretched axis does not), else np.dot of the rows and columns copied into
-work arrays; it returns True. It returns False, having written nothing, for any other
-pattern and for products of fewer than `MIN_WORK` multiplications per batch, where the loop
-nest is faster: the caller then runs its loop nest. BLAS adds the terms in its own order
-(results can differ in the last bits). Of the two axes kept, the one the result varies
-slower along is the product's rows (its copies and its additions into `out` then walk memory
-forward). Without SciPy (numba's np.dot calls BLAS through it) the kernels keep their loop
-nests alone.
+`contract(b0, b1, full, kept, out)` (`kept`: bit r set where the result keeps axis r) reads the
+two operands as views broadcast to the `full` shape (a stretched axis has step 0) and sorts the
+axes longer than 1 by who varies along them and whether the result keeps them: both operands
+and kept is a batch axis, one operand and kept a row (of b0) or column (of b1) axis, both
+operands and summed the contracted axis. Where there is exactly one contracted axis, at most
+one row and one column axis, at least one of them, and every other axis is a batch axis, each
+batch is one matrix product `A @ B` added into `out` (the result, viewed with a length-1 axis
+at each summed axis): one BLAS call on the operands' and the result's strided views in place
+where they lie as BLAS reads matrices (srcad/runtime/numba_gemm.py: a stretched axis does
+not), else one dgemm (the call numba's np.dot makes) of the rows and columns copied into work
+arrays; it returns True. It returns False, having written nothing, for any other pattern and
+for products of fewer than `MIN_WORK` multiplications per batch, where the loop nest is faster:
+the caller then runs its loop nest. BLAS adds the terms in its own order (results can differ in
+the last bits). Of the two axes kept, the one the result varies slower along is the product's
+rows (its copies and its additions into `out` then walk memory forward). Without SciPy (numba's
+np.dot calls BLAS through it) the kernels keep their loop nests alone.
 
 Imported by srcad/runtime/numba_fusion.py only (generated modules reach it through there).
 """
@@ -115,7 +114,10 @@ def contract_function(rank: int):
         # each operand's batch as a strided matrix view: BLAS reads the views and adds
         # into the target in place where they lie as it reads matrices, else they are
         # copied element by element (numba's slice assignment `left[:, :] = view` compiles
-        # its shape-mismatch message, some forty of numba's string functions per process)
+        # its shape-mismatch message, some forty of numba's string functions per process),
+        # multiplied by the same dgemm call numba's np.dot makes of C-ordered matrices and
+        # added by a loop (numba's np.dot and its `+=` of two strided views were compiled
+        # into every fused kernel calling this)
         f"        a_view = as_strided(b0{start}, (m, c), (m_step0, b0.strides[c_axis]))",
         f"        b_view = as_strided(b1{start}, (c, n), (b1.strides[c_axis], n_step1))",
         f"        target = as_strided(out{start}, (m, n), (m_step, n_step))",
@@ -129,8 +131,10 @@ def contract_function(rank: int):
         "        for p in range(c):",
         "            for q in range(n):",
         "                right[p, q] = b_view[p, q]",
-        "        np.dot(left, right, product)",
-        "        target += product",
+        "        gemm_into(left, right, product, 0.0)",  # numba's np.dot's dgemm call
+        "        for p in range(m):",
+        "            for q in range(n):",
+        "                target[p, q] += product[p, q]",
         "    return True",
     ]
     contract = numba.njit(compiled(product_lines, {"as_strided": as_strided,

@@ -50,19 +50,26 @@ _ROWS, _COLUMNS = 0, 1  # how a matrix lies: contiguous rows (C-like) or columns
 
 
 @numba.njit(cache=True)
-def stored(x):
-    """(how `x` lies, its leading dimension in elements): `_ROWS` where each row is
-    contiguous and rows start at least a row apart, `_COLUMNS` likewise by columns, -1 where
-    BLAS cannot read it in place. An axis of length 1 may have any step."""
-    rows, cols = x.shape
-    if x.itemsize != 8 or x.strides[0] % 8 or x.strides[1] % 8:
+def lying(rows, cols, itemsize, row_step, col_step):
+    """(how a matrix of `rows` x `cols` elements of `itemsize` bytes, `row_step` and
+    `col_step` bytes apart, lies: `_ROWS` where each row is contiguous and rows start at least
+    a row apart, `_COLUMNS` likewise by columns, -1 where BLAS cannot read it in place; its
+    leading dimension in elements). An axis of length 1 may have any step. Of the numbers, not
+    the array: one compilation for every array type (read-only or not, any layout)."""
+    if itemsize != 8 or row_step % 8 or col_step % 8:
         return -1, 0
-    s0, s1 = x.strides[0] // 8, x.strides[1] // 8
+    s0, s1 = row_step // 8, col_step // 8
     if (s1 == 1 or cols <= 1) and (rows <= 1 or s0 >= max(1, cols)):
         return _ROWS, s0 if rows > 1 else max(1, cols)
     if (s0 == 1 or rows <= 1) and (cols <= 1 or s1 >= max(1, rows)):
         return _COLUMNS, s1 if cols > 1 else max(1, rows)
     return -1, 0
+
+
+@numba.njit(cache=True)
+def stored(x):
+    """`lying` of the matrix `x`."""
+    return lying(x.shape[0], x.shape[1], x.itemsize, x.strides[0], x.strides[1])
 
 
 if BLAS:
@@ -81,9 +88,9 @@ if BLAS:
                 for j in range(n):
                     c[i, j] = beta * c[i, j] if beta != 0.0 else 0.0
             return True
-        a_kind, a_ld = stored(a)
-        b_kind, b_ld = stored(b)
-        c_kind, c_ld = stored(c)
+        a_kind, a_ld = lying(m, k, a.itemsize, a.strides[0], a.strides[1])
+        b_kind, b_ld = lying(k, n, b.itemsize, b.strides[0], b.strides[1])
+        c_kind, c_ld = lying(m, n, c.itemsize, c.strides[0], c.strides[1])
         if a_kind < 0 or b_kind < 0 or c_kind < 0:
             return False
         alpha_slot = _ONE  # BLAS reads alpha and beta through pointers: constants, so

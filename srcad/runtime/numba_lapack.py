@@ -1,6 +1,7 @@
 """`linalg_solve(a, b)`: `np.linalg.solve(a, b)` in numba-compiled code, compiled once per
 rank of `b` whatever the layouts of the operands (srcad/transform/numba_linalg_calls.py spells
-the generated code's `np.linalg.solve` of float64 operands so).
+the generated code's `np.linalg.solve` of float64 operands so); `linalg_inv(a)`,
+`linalg_slogdet(a)` and `linalg_det(a)` likewise, compiled once whatever the layout of `a`.
 
 numba's own `np.linalg.solve` compiles once per combination of the operands' layouts (an
 adjoint solves with `A.T`, layout F, where the primal solved with `A`), and copies the
@@ -18,6 +19,16 @@ match, an inf or NaN in either operand and a singular matrix raise `numpy.linalg
 The solution of a 1-D `b` is a new C-ordered vector, of a 2-D `b` a new Fortran-ordered matrix
 (as numba's). Operands of other dtypes (and any without SciPy) take numba's own solve of
 C-ordered copies.
+
+The inverse is NumPy's: the solve of `a x = I` (dgesv with the identity for the right-hand
+side, what `np.linalg.inv` runs), through the solve above, so it adds no function of its own
+to compile but its call (numba's inv, dgetrf then dgetri, brought its own copy to Fortran
+order, finiteness check and LAPACK glue, per layout of `a`: NumPy's differs from it in the
+last bits). `linalg_slogdet` is numba's: dgetrf on the Fortran-ordered copy, the sign from
+the pivots, the logarithms of the diagonal's magnitudes added in order (so the same bits),
+`(0.0, -inf)` for a singular matrix and `(1.0, 0.0)` for an empty one; `linalg_det` is
+numba's `sign * exp(logdet)` of it. Same checks and messages as numba's (square, finite).
+Other dtypes take numba's own of a C-ordered copy.
 """
 
 from __future__ import annotations
@@ -39,11 +50,24 @@ try:  # numba's LAPACK calls go through SciPy's
 except ImportError:  # pragma: no cover - SciPy is installed where srcad is tested
     LAPACK = False
 _XGESV = _LAPACK().numba_xgesv(types.float64)
+_XXGETRF = _LAPACK().numba_xxgetrf(types.float64)
 _DOUBLE = np.int8(ord("d"))
 
 
 def linalg_solve(a, b):
     return np.linalg.solve(a, b)
+
+
+def linalg_inv(a):
+    return np.linalg.inv(a)
+
+
+def linalg_slogdet(a):
+    return np.linalg.slogdet(a)
+
+
+def linalg_det(a):
+    return np.linalg.det(a)
 
 
 @numba.njit(cache=True)
@@ -121,9 +145,77 @@ def _lapack_solve(a, b):
     return None
 
 
-register_direct_call(linalg_solve, _lapack_solve)  # before the overload: tried first
+@numba.njit(cache=True)
+def _inverse(a):
+    """NumPy's inverse: the solution of `a x = I` (numba's checks and messages)."""
+    return linalg_solve(a, np.eye(a.shape[1]))
+
+
+@numba.njit(cache=True)
+def _slogdet(a):
+    """numba's slogdet of a float64 matrix (module docstring)."""
+    n = a.shape[1]
+    if a.shape[0] != n:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square.")
+    if n == 0:
+        return 1.0, 0.0
+    work = _finite_copy(a, np.empty((n, n)).T)
+    pivots = np.empty(n, dtype=F_INT_nptype)
+    status = _XXGETRF(_DOUBLE, n, n, work.ctypes, n, pivots.ctypes)
+    if status > 0:  # singular: NumPy's answer
+        return 0.0, -np.inf
+    if status < 0:
+        raise ValueError("np.linalg.slogdet: LAPACK's dgetrf rejected an argument")
+    swaps = 0
+    for k in range(n):
+        swaps += pivots[k] != k + 1
+    sign = 1.0 if swaps % 2 == 0 else -1.0
+    logdet = 0.0
+    for k in range(n):
+        value = work[k, k]
+        if value < 0.0:
+            sign = -sign
+            value = -value
+        logdet = logdet + np.log(value)
+    return sign, logdet
+
+
+@numba.njit(cache=True)
+def _determinant(a):
+    sign, logdet = _slogdet(a)
+    return sign * np.exp(logdet)
+
+
+def _lapack_of_matrix(function):
+    """`function` for a float64 matrix (typed "A"), else None (numba's own, of a copy)."""
+    def chosen(a):
+        if LAPACK and isinstance(a, types.Array) and a.ndim == 2 and a.dtype == types.float64:
+            return function
+        return None
+    return chosen
+
+
+register_direct_call(linalg_solve, _lapack_solve)  # before the overloads: tried first
+register_direct_call(linalg_inv, _lapack_of_matrix(_inverse))
+register_direct_call(linalg_slogdet, _lapack_of_matrix(_slogdet))
+register_direct_call(linalg_det, _lapack_of_matrix(_determinant))
 
 
 @overload(linalg_solve)
 def _linalg_solve(a, b):  # other dtypes
     return lambda a, b: np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+
+@overload(linalg_inv)
+def _linalg_inv(a):  # other dtypes
+    return lambda a: np.linalg.inv(np.ascontiguousarray(a))
+
+
+@overload(linalg_slogdet)
+def _linalg_slogdet(a):  # other dtypes
+    return lambda a: np.linalg.slogdet(np.ascontiguousarray(a))
+
+
+@overload(linalg_det)
+def _linalg_det(a):  # other dtypes
+    return lambda a: np.linalg.det(np.ascontiguousarray(a))

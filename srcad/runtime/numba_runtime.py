@@ -16,11 +16,16 @@ from srcad.runtime import (
 )
 from srcad.runtime.heap_settings import numba_backend_settings
 from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
+from srcad.runtime.numba_overload_reuse import reuse_overloads
 from srcad.runtime.numba_symbols import distinct_symbols
 
 # machine code loaded from numba's cache by this process never shares a symbol with code
 # compiled by another process (srcad/runtime/numba_symbols.py)
 distinct_symbols()
+
+# an overload's implementation compiled once whether a kernel (nogil) or an overload calls it
+# (srcad/runtime/numba_overload_reuse.py)
+reuse_overloads()
 
 # numba's cache of the functions below (and of numba_arrays', numba_semantics') in srcad's
 # cache folder, not beside this file (srcad/runtime/numba_cache.py)

@@ -100,8 +100,9 @@ NUMBA_LU_NAMES = frozenset({"lu_factor_matrix", "lu_pivots", "lu_solve_matrix",
 # the scipy.linalg functions numba compiles (numba overloads of the SciPy objects)
 NUMBA_LINALG_NAMES = frozenset({"cho_factor_matrix", "cho_solve_matrix"})
 # srcad/runtime/numba_lapack.py: np.linalg.solve of float64 operands, one compile per rank of
-# its right-hand side (srcad/transform/numba_linalg_calls.py spells it)
-NUMBA_LAPACK_NAMES = frozenset({"linalg_solve"})
+# its right-hand side, and inv, slogdet and det of a float64 matrix, one compile each
+# (srcad/transform/numba_linalg_calls.py spells them)
+NUMBA_LAPACK_NAMES = frozenset({"linalg_solve", "linalg_inv", "linalg_slogdet", "linalg_det"})
 NUMBA_LINALG_FUNCTIONS = ("solve_triangular", "cholesky", "solve", "inv", "det",
                           "expm", "expm_frechet")  # srcad/runtime/numba_expm.py
 # srcad/runtime/numba_spectral.py: np.linalg.eigh / eigvalsh with UPLO= and their derivatives

@@ -180,7 +180,7 @@ class _Products(gast.NodeTransformer):
             return gast.copy_location(gast.Subscript(value=node.value, slice=index,
                                                      ctx=gast.Load()), node)
         if node.attr in _SLOGDET_PARTS and isinstance(node.value, gast.Call) \
-                and S.unparse_expr(node.value.func) == "np.linalg.slogdet":
+                and S.unparse_expr(node.value.func) in ("np.linalg.slogdet", "linalg_slogdet"):
             index = S.const(_SLOGDET_PARTS[node.attr])
             return gast.copy_location(gast.Subscript(value=node.value, slice=index,
                                                      ctx=gast.Load()), node)

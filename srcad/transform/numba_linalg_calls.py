@@ -17,12 +17,11 @@ rewrites of generated code).
   on copies of the operands in any layout, compiled once per rank of `b`, without numba's
   run-time formatted messages; numba's own solve of float64 operands compiled once per
   combination of their layouts).
-* `np.linalg.inv(A)`, `np.linalg.slogdet(A)`, `np.linalg.det(A)`: of
-  `np.ascontiguousarray` operands (a copy of a transpose or strided view, the array itself
-  otherwise). numba compiles each of these once per layout of its operands (C, F or A, each
-  with its LAPACK glue and error paths), and an adjoint reads `A.T` (layout F) where the
-  primal read `A`; numba copies every operand into a new Fortran-ordered array before LAPACK
-  reads it, so the values LAPACK sees, and the results, are the same bits.
+* `np.linalg.inv(A)`, `np.linalg.slogdet(A)`, `np.linalg.det(A)`: `linalg_inv(A)`,
+  `linalg_slogdet(A)`, `linalg_det(A)` (srcad/runtime/numba_lapack.py: one compile each
+  whatever the layout of `A`, the inverse through the solve's compiled code; numba's own
+  compiled once per layout of its operand, each with its LAPACK glue and error paths, and an
+  adjoint reads `A.T`, layout F, where the primal read `A`).
 
 >>> from srcad.frontend import syntax as S
 >>> S.unparse_expr(linalg_call(S.parse_expr("np.tensordot(a, b, axes=([1], [0]))")))
@@ -32,7 +31,7 @@ rewrites of generated code).
 >>> S.unparse_expr(linalg_call(S.parse_expr("np.linalg.solve(a.T, g)")))
 'linalg_solve(a.T, g)'
 >>> S.unparse_expr(linalg_call(S.parse_expr("np.linalg.inv(a.T)")))
-'np.linalg.inv(np.ascontiguousarray(a.T))'
+'linalg_inv(a.T)'
 >>> S.unparse_expr(linalg_part(S.parse_expr("linalg_svd(a, False).Vh")))
 'linalg_svd(a, False)[2]'
 """
@@ -45,12 +44,11 @@ from srcad.frontend import syntax as S
 
 _RENAMED = {"np.linalg.svd": "linalg_svd", "np.linalg.qr": "linalg_qr",
             "np.linalg.pinv": "linalg_pinv",
-            "np.linalg.solve": "linalg_solve",  # srcad/runtime/numba_lapack.py
+            # srcad/runtime/numba_lapack.py
+            "np.linalg.solve": "linalg_solve", "np.linalg.inv": "linalg_inv",
+            "np.linalg.slogdet": "linalg_slogdet", "np.linalg.det": "linalg_det",
             # srcad/runtime/numba_products.py: numba types its own as an array or None
             "np.linalg.matrix_power": "linalg_matrix_power"}
-# numba's LAPACK calls, compiled once per layout of their operands: given C-ordered ones
-_CONTIGUOUS_OPERANDS = {"np.linalg.inv": 1, "np.linalg.slogdet": 1,
-                        "np.linalg.det": 1}
 # the parts of the tuples these return, by name (srcad/rules/spectral.py FIELDS)
 _PARTS = {"linalg_svd": ("U", "S", "Vh"), "linalg_qr": ("Q", "R"),
           "lstsq_parts": ("solution", "residuals", "rank", "singular_values")}
@@ -89,11 +87,6 @@ def linalg_call(node):
             return node
         return gast.copy_location(S.call("moved_tensordot", *node.args[:2],
                                          S.const(S.unparse_expr(axes))), node)
-    if spelled in _CONTIGUOUS_OPERANDS and len(node.args) == _CONTIGUOUS_OPERANDS[spelled] \
-            and not node.keywords:
-        node.args = [a if _contiguous(a) else S.call("np.ascontiguousarray", a)
-                     for a in node.args]
-        return node
     if spelled in _RENAMED:
         node.func = S.name(_RENAMED[spelled])
         return node
@@ -104,8 +97,3 @@ def linalg_call(node):
             product = S.call("array_matmul", product, factor)
         return gast.copy_location(product, node)
     return node
-
-
-def _contiguous(node) -> bool:
-    """Is `node` spelled as a C-contiguous array already (`np.ascontiguousarray(x)`)?"""
-    return isinstance(node, gast.Call) and S.unparse_expr(node.func) == "np.ascontiguousarray"

@@ -39,9 +39,11 @@ from srcad.frontend import syntax as S
 
 SHARED = frozenset({"np.linalg.solve", "np.linalg.inv", "np.linalg.slogdet", "np.linalg.det",
                     "np.linalg.cholesky",
-                    "linalg_solve"})  # np.linalg.solve spelled for numba: numba_linalg_calls.py
+                    # np.linalg's spelled for numba: numba_linalg_calls.py
+                    "linalg_solve", "linalg_inv", "linalg_slogdet", "linalg_det"})
 # calls that write into none of their operands
-_PURE = frozenset({"array_matmul", "linalg_solve", "unbroadcast", "unshared", "float", "int",
+_PURE = frozenset({"array_matmul", "linalg_solve", "linalg_inv", "linalg_slogdet", "linalg_det",
+                   "unbroadcast", "unshared", "float", "int",
                    "len", "range", "max", "min", "abs"})
 # calls that make a new value of their operands (a read through them keeps no reference to
 # the shared result; so do math's functions and arithmetic); any other call may return an
@@ -155,7 +157,7 @@ def _kept(node, field, child, kept) -> bool:
     if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare)):
         return False  # a new value (or a number)
     if isinstance(node, gast.Subscript) and field == "value" and isinstance(child, gast.Call) \
-            and _spelled(child.func) == "np.linalg.slogdet":
+            and _spelled(child.func) in ("np.linalg.slogdet", "linalg_slogdet"):
         return False  # slogdet's sign or log: numbers
     return True
 

@@ -134,3 +134,22 @@ def test_the_copies_into_work_matrices_format_no_message():
     contract = contract_function(3).py_func.__globals__["contract"]
     codes = contract.inspect_llvm().values()  # one per operand types compiled so far
     assert codes and not any("raise_with_shape_context" in code for code in codes)
+
+
+def test_views_blas_cannot_read_are_multiplied_as_numbas_np_dot_without_compiling_it():
+    # a view BLAS cannot read in place (steps of two elements in both axes) is copied into
+    # work matrices and multiplied by the dgemm call numba's np.dot makes of C-ordered
+    # matrices: its bits; numba's np.dot and its `+=` of two strided views are no longer
+    # compiled into every fused kernel that may multiply
+    @numba.njit
+    def numbas_dot(a, b):
+        return np.dot(a, b)
+
+    a = RNG.standard_normal((30, 20))
+    b = RNG.standard_normal((40, 50))[::2, ::2]
+    taken, out = _contract(a[:, :, None], b[None, :, :], (1, 0, 1))
+    assert taken
+    np.testing.assert_array_equal(out[:, 0, :], numbas_dot(a, np.ascontiguousarray(b)))
+    contract = contract_function(3).py_func.__globals__["contract"]
+    codes = contract.inspect_llvm().values()
+    assert codes and not any("linalg5dot_" in code for code in codes)

@@ -86,3 +86,34 @@ def test_a_product_of_strided_matrices_in_compiled_code_is_numpys():
         # that cancels to 3e-4 from terms of order 1 differs from NumPy's relatively by 5e-13
         bound = 1e-14 * a.shape[1] * (np.abs(a) @ np.abs(b))
         assert np.all(np.abs(product(a, b) - a @ b) <= bound)
+
+
+def test_how_views_lie_is_compiled_once_for_read_only_and_writable_views():
+    # `stored(x)` compiled once per array type: gemm_into's read-only operands and writable
+    # target (and the matrix-vector product's matrix) made two compilations of it in every
+    # process that multiplied; `lying` reads the numbers and compiles once
+    from numba.core import event
+
+    from srcad.runtime.numba_blas import matrix_vector_product
+
+    class Compiled(event.Listener):
+        names = []
+
+        def on_start(self, ev):
+            self.names.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    @numba.njit
+    def kernel(a, b, c, x):
+        gemm_into(a, b, c, 0.0)
+        return matrix_vector_product(c, x)
+
+    a = np.ones((3, 4))
+    a.flags.writeable = False
+    compiled = Compiled()
+    with event.install_listener("numba:compile", compiled):
+        y = kernel(a, np.ones((4, 2)), np.zeros((3, 2)), np.ones(2))
+    np.testing.assert_array_equal(y, np.full(3, 8.0))
+    assert "stored" not in compiled.names and compiled.names.count("lying") <= 1

@@ -30,6 +30,7 @@ from srcad.transform.reverse.arrays import ReverseArrays, adjoints_made_with
 from srcad.transform.reverse.checkpoint import ReverseCheckpoint
 from srcad.transform.reverse.control_flow import ReverseControlFlow
 from srcad.transform.reverse.counters import ReverseCounters
+from srcad.transform.reverse.dead_tape_entries import drop_dead_tape_entries
 from srcad.transform.reverse.docstring import reverse_docstring
 from srcad.transform.reverse.first_accumulations import FirstAccumulations
 from srcad.transform.reverse.first_bindings import first_binding
@@ -379,7 +380,7 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         tree = gast.FunctionDef(name=self.name, args=args, body=[S.expr_stmt(S.const(doc))] + body,
                                 decorator_list=[], returns=None, type_comment=None,
                                 type_params=[])
-        return ReverseCode(tree, list(dict.fromkeys(self.taped)),
+        return ReverseCode(drop_dead_tape_entries(tree), list(dict.fromkeys(self.taped)),
                            [t for t in used if self.tapes.parameters([t])])
 
     def _scalar_adjoint_element(self, bar, index) -> bool:
