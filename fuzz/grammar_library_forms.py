@@ -7,9 +7,10 @@ a part of np.split / np.array_split read by a literal index, np.broadcast_arrays
 index (of arrays named: a computed one is refused), np.c_ of two vectors, np.linspace with
 array ends, np.cumprod along an axis of a matrix, scipy.linalg.lu_solve(lu_factor(...), b,
 trans=) of a well-conditioned matrix, math.fsum / math.prod / statistics.fmean of a
-vector, np.full / np.full_like filled with a value that carries a derivative, and
-np.linalg.det of a singular matrix (a square matrix with its first row repeated: det is 0
-everywhere there, so its gradient through the cofactors is 0). On the numba backend
+vector, np.interp in x and fp, np.full / np.full_like filled with a value that carries a
+derivative, and np.linalg.det of a singular matrix (a square matrix with its first row
+repeated: det is 0 everywhere there, so its gradient through the cofactors is 0). On the
+numba backend
 np.linspace, np.cumprod, np.full of a number and det compile (srcad/runtime/numba_scans.py,
 numba_decompositions.py); the others are refused by name (srcad differentiates them on the
 python backend).
@@ -35,7 +36,8 @@ def _vector_forms(name, v, n):
             f"statistics.fmean(np.sin({v}))",
             f"np.sum(np.full({n}, np.sum({v}) * 0.5) * np.cos({v}))",
             f"np.sum(np.full((2, {n}), {v}) ** 2)",
-            f"np.sum(np.full_like({name}, np.mean({v})) * {v})"]
+            f"np.sum(np.full_like({name}, np.mean({v})) * {v})",
+            f"np.sum(np.interp(np.sin({v}), np.linspace(-1.0, 1.0, {n}), {v} * {v}) ** 2)"]
 
 
 def _matrix_forms(m):

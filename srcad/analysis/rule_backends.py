@@ -59,7 +59,8 @@ def refused_operands(node, info):
     reasons = dict(info.refused_operands)
     if not reasons:
         return []
-    operands = zip(info.rule.operands, node.args) if info.rule is not None else ()
+    operands = zip(info.rule.operands if info.rule is not None else info.operand_names,
+                   node.args)
     positional = (*operands, *zip(info.keywords, node.args[info.operand_count:]))
     named = ((k.arg, k.value) for k in node.keywords)
     return [(value, reasons[name]) for name, value in (*positional, *named) if name in reasons]

@@ -42,3 +42,4 @@ class CallInfo:
     # one (scipy.stats' cdf in a shape parameter, scipy.special.iv in its order), by
     # srcad/analysis/rule_backends.py
     refused_operands: tuple = ()
+    operand_names: tuple = ()  # a select's operands, by position, for `refused_operands`

@@ -51,6 +51,8 @@ CONVENTIONS = {
     "np.linalg.pinv": "where the rank does not change (a jump otherwise)",
     "np.linalg.lstsq": "where A's rank does not change (a jump otherwise)",
     "np.linalg.cond": _SPECTRAL,
+    "np.interp": ("the right-hand interval's slope at a knot (the last one at xp[-1]), 0 "
+                  "outside the knots, as JAX"),
     "np.linalg.det": "the cofactor matrix also at a singular matrix (from the SVD), as JAX",
     "scipy.linalg.det": "the cofactor matrix also at a singular matrix (from the SVD), as JAX",
     "np.linalg.slogdet": "refused as a non-finite derivative at a singular matrix (JAX: inf)",

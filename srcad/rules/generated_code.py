@@ -53,7 +53,7 @@ from __future__ import annotations
 from srcad.errors import SecondOrderRefusal, SrcadError
 from srcad.rules.decompositions import det_cofactor_rule
 from srcad.rules.rule_type import Rule, linear
-from srcad.runtime import linalg_runtime, movement_runtime, spectral_runtime
+from srcad.runtime import interp_runtime, linalg_runtime, movement_runtime, spectral_runtime
 from srcad.runtime.array_runtime import cholesky_adjoint, cholesky_tangent, diagonal_adjoint
 
 # name -> (operands after the seed x, the shape operand, the adjoint: the forward operation)
@@ -168,6 +168,7 @@ _REFUSED = {
     "np.linalg.cond": (spectral_runtime, ("cond_tangent", "cond_adjoint")),
     "np.linalg.matrix_power": (linalg_runtime, ("matrix_power_tangent",
                                                 "matrix_power_adjoint")),
+    "np.interp": (interp_runtime, ("interp_slope", "interp_tangent", "interp_adjoint")),
 }
 ENTRIES += [(getattr(module, name), _not_yet(function))
             for function, (module, names) in _REFUSED.items() for name in names]

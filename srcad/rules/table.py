@@ -23,6 +23,7 @@ from srcad.errors import SrcadError
 from srcad.rules import (
     convolution,
     generated_code,
+    interpolation,
     library_families,
     linalg,
     math_functions,
@@ -200,6 +201,11 @@ def _build() -> dict[int, CallInfo]:
         add(fn, CallInfo(fn.__name__, None, "float", select=select, keywords=keywords,
                          operand_keywords=operand_keywords,
                          numba_refusal=movement.numba_refusal(fn)))
+    add(np.interp, CallInfo("interp", None, "float", select=interpolation.interp,
+                            keywords=("left", "right", "period"), operand_count=3,
+                            numba_refusal=interpolation.NUMBA_REFUSAL,
+                            operand_names=("x", "xp", "fp"),
+                            refused_operands=(("xp", interpolation.XP_REFUSAL),)))
     fn, select, keywords, operand_keywords = movement.LINSPACE  # a constructor with a rule
     add(fn, CallInfo("linspace", None, "array", constructor=True, arrays=ANY, select=select,
                      keywords=keywords, operand_keywords=operand_keywords,

@@ -20,6 +20,11 @@ from srcad.runtime.convolution_runtime import convolved_shape, full_seed  # noqa
 from srcad.runtime.cross_runtime import cross_length, cross_of  # noqa: F401 - np.cross
 from srcad.runtime.cumprod_runtime import cumprod_adjoint, cumprod_tangent  # noqa: F401
 from srcad.runtime.index_tricks import c_columns  # noqa: F401 - np.c_ written out
+from srcad.runtime.interp_runtime import (  # noqa: F401 - np.interp's derivatives
+    interp_adjoint,
+    interp_slope,
+    interp_tangent,
+)
 from srcad.runtime.linalg_runtime import (  # noqa: F401 - generated code calls them too
     det_cofactor,
     einsum_adjoint,

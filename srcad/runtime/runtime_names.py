@@ -43,7 +43,7 @@ ARRAY_RUNTIME_NAMES += ("lstsq_parts", "divmod_parts", "cho_factor_matrix", "cho
 ARRAY_RUNTIME_NAMES += ("lu_factor_matrix", "lu_pivots", "lu_solve_matrix", "lu_factor_tangent",
                         "lu_factor_adjoint", "lu_solve_tangent", "lu_solve_adjoint",
                         "c_columns", "cumprod_tangent", "cumprod_adjoint")
-ARRAY_RUNTIME_NAMES += ("det_cofactor",)
+ARRAY_RUNTIME_NAMES += ("det_cofactor", "interp_slope", "interp_tangent", "interp_adjoint")
 ARRAY_RUNTIME_NAMES += CONVOLUTION_RUNTIME_NAMES + CROSS_RUNTIME_NAMES
 # srcad/runtime/numba_runtime.py, imported by every numba module (the python backend binds the
 # same names: srcad/build/running.py, srcad/runtime/checkpointing.py,
