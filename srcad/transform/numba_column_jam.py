@@ -13,17 +13,22 @@ written (`((out[j] + t0) + t1) + t2) + t3`), so the bits are the same.
 A nest is rewritten when it is a `for i in range(a, b)` (or `range(b)`) whose body (comments
 aside) is one `for j in range(s, e)`, `s` being `i` or `i + c` (`c` an int literal), whose body is
 `w[j] = w[j] + t` (or `w[j] += t`) and optionally, last, `k += 1` (a counter `t` may read: in
-column `i` at row `j` it is `k`'s value on entering the column plus `j - s`), where:
+column `i` at row `j` it is `k`'s value on entering the column plus `j - s`), followed in the
+outer body by nothing or by records on srcad's tapes (`tape[tape_size] = x[i]`, `tape_size +=
+1`: a reverse sweep's forward nest keeping what its columns read, run for the four columns in
+turn after their rows), where:
 
 * `w` is a one-dimensional work array of the function's own (every binding `np.zeros(n)`,
   `np.empty(n)` or `np.ones(n)`, and every other use an element `w[index]`, `len(w)`,
-  `w.shape`, `np.zeros_like(w)` (`empty_like`, `ones_like`), a slice assigned to or the value
-  returned): no other name can see its memory, so
-  `t` reads none of it;
+  `w.shape`, `w.size`, `np.zeros_like(w)` (`empty_like`, `ones_like`), a slice assigned to or
+  the value returned): no other name can see its memory, so `t` reads none of it;
 * `t` is pure (srcad/transform/numba_extremum_lanes.py's `_pure`) and does not read `w`;
 * `e`, `a` and `b` read no name the nest assigns, `s` none but `i`;
+* the records read neither `w`, `j` nor `k`, write only a tape array (indexed by a tape
+  counter: srcad's own, which no other array shares memory with) and step tape counters,
+  none of which `t` or the bounds read;
 * `i` and `j` are dead after the nest (the jammed nest leaves other values in them), `k`
-  holds after it what the nest leaves in it.
+  and the tape counters hold after it what the nest leaves in them.
 
 Groups of four run while the group's last column starts at a row of the nest (`s <= e`);
 the columns after them run as written. In a group, the elements a term reads that do not
@@ -70,8 +75,9 @@ _FRESH_ARRAYS = ("zeros", "empty", "ones")
 _LIKE = ("zeros_like", "empty_like", "ones_like")
 
 
-def jam_columns(tree):
-    """`tree` with the nests the module docstring describes rewritten (in place)."""
+def jam_columns(tree, counters=frozenset()):
+    """`tree` with the nests the module docstring describes rewritten (in place); `counters`:
+    srcad's tape counters (the records a column may push after its rows)."""
     namer = None
     for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
         for node in list(S.walk(fn)):
@@ -81,7 +87,7 @@ def jam_columns(tree):
                     continue
                 out = []
                 for stmt in body:
-                    nest = _nest(fn, stmt) if isinstance(stmt, gast.For) else None
+                    nest = _nest(fn, stmt, counters) if isinstance(stmt, gast.For) else None
                     if nest is None:
                         out.append(stmt)
                         continue
@@ -92,20 +98,21 @@ def jam_columns(tree):
 
 
 class _Nest:
-    def __init__(self, outer, inner, target, term, counter, offset):
+    def __init__(self, outer, inner, target, term, counter, offset, records):
         self.outer, self.inner = outer, inner
         self.i, self.j = outer.target.id, inner.target.id
         self.target, self.term, self.counter, self.offset = target, term, counter, offset
+        self.records = records  # the statements after the rows, each column's in turn
 
 
-def _nest(fn, outer):
+def _nest(fn, outer, tape_counters):
     """The nest's parts when `outer` is a nest to rewrite, else None."""
     if outer.orelse or not isinstance(outer.target, gast.Name) or not _is_range(outer.iter):
         return None
     body = [s for s in outer.body if not S.is_comment(s)]
-    if len(body) != 1 or not isinstance(body[0], gast.For):
+    if not body or not isinstance(body[0], gast.For):
         return None
-    inner = body[0]
+    inner, records = body[0], body[1:]
     if inner.orelse or not isinstance(inner.target, gast.Name) or not _is_range(inner.iter) \
             or len(inner.iter.args) != 2:
         return None
@@ -126,12 +133,44 @@ def _nest(fn, outer):
     target, term = update
     array = target.value.id
     assigned = {i, j} | ({counter} if counter else set())
-    if S.loaded_names(term) & {array} or counter in (i, j, array) \
+    recorded = _records(records, tape_counters, (assigned - {i}) | {array})
+    if recorded is None:
+        return None
+    assigned |= recorded
+    if S.loaded_names(term) & ({array} | recorded) or counter in (i, j, array) \
             or any(S.loaded_names(a) & assigned for a in outer.iter.args) \
             or S.loaded_names(inner.iter.args[1]) & assigned \
-            or not _fresh_vector(fn, array) or not dead_after(fn, outer, keep={counter}):
+            or not _fresh_vector(fn, array) \
+            or not dead_after(fn, outer, keep={counter} | (recorded & tape_counters)):
         return None
-    return _Nest(outer, inner, target, term, counter, offset)
+    return _Nest(outer, inner, target, term, counter, offset, records)
+
+
+def _records(statements, tape_counters, unread):
+    """The names and arrays the statements after the rows write, when each is a record on
+    one of srcad's tapes (`tape[c] = v`, `c` reading a tape counter: the array is srcad's,
+    which no other array shares memory with) or a step of a tape counter (`c += 1`), reading
+    none of `unread` (the row, the counter, the work vector); else None."""
+    written = set()
+    for stmt in statements:
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub)) \
+                and isinstance(stmt.target, gast.Name) and stmt.target.id in tape_counters \
+                and isinstance(stmt.value, gast.Constant) and type(stmt.value.value) is int:
+            written.add(stmt.target.id)
+        elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Subscript) \
+                and isinstance(stmt.targets[0].value, gast.Name) \
+                and S.loaded_names(stmt.targets[0].slice) & tape_counters \
+                and _pure(_signed(stmt.value)) and _pure(_signed(S.as_load(stmt.targets[0]))):
+            tape = stmt.targets[0].value.id
+            if tape in unread:
+                return None
+            written.add(tape)
+        else:
+            return None
+        if S.loaded_names(stmt) & unread:
+            return None
+    return written
 
 
 def _offset(start, i):
@@ -194,7 +233,8 @@ def _signed(node):
 def _fresh_vector(fn, array) -> bool:
     """Whether `array` is a one-dimensional array of `fn`'s own that no other name sees: every
     binding `np.zeros(n)` (`empty`, `ones`) with one argument that is not a tuple, every other
-    use an element, its length or shape, or a slice assigned to."""
+    use an element, its length, shape or size, an array like it, a slice assigned to, or the
+    value returned."""
     if array in {a.id for a in fn.args.args}:
         return False
     allowed = set()  # the Name nodes of `array` in allowed uses
@@ -216,7 +256,7 @@ def _fresh_vector(fn, array) -> bool:
         elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                 and node.func.id == "len" and len(node.args) == 1:
             allowed.add(id(node.args[0]))
-        elif isinstance(node, gast.Attribute) and node.attr == "shape":
+        elif isinstance(node, gast.Attribute) and node.attr in ("shape", "size"):
             allowed.add(id(node.value))
         elif _fresh_call(node, _LIKE) and isinstance(node.args[0], gast.Name):
             allowed.add(id(node.args[0]))  # a new array of its shape
@@ -296,6 +336,8 @@ def _jammed(outer, nest, namer) -> list:
     if nest.counter:
         group.append(S.assign(S.name(nest.counter, store=True), S.substitute(
             "_k + len(range(_s, _e))", {"_k": S.name(counters[-1]), "_s": last, "_e": end})))
+    group += [S.substitute_stmt(s, {i: column[u]}) for u in range(COLUMNS)
+              for s in nest.records]
     # whole groups whose last column starts at a row: first + 4 g + 3 + c <= e
     groups_of = S.substitute(f"min(len(_r) // {COLUMNS}, max(0, _e - _a + "
                              f"{1 - nest.offset}) // {COLUMNS})",

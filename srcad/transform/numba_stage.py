@@ -89,5 +89,6 @@ def compiled_tree(tree, types, counters=frozenset(), fused=None, retraced=frozen
     (`x_bar = added_into(x_bar, g)`), one BLAS call or one fused loop adding into it (the
     kernels it adds to `fused`); `retraced`, `tapes`: the reverse sweep's restored counters and
     the tapes they are popped from (numba_indices.unsigned_indices)."""
-    tree = jam_columns(unsigned_indices(tree, types.env, counters, retraced, tapes))
+    tree = jam_columns(unsigned_indices(tree, types.env, counters, retraced, tapes),
+                       frozenset(counters))
     return added_in_place(tree, fused)

@@ -178,3 +178,45 @@ def test_only_nests_whose_values_cannot_change_are_jammed(before, start, term, a
     source = NEST.format(before=before, start=start, term=term, after=after)
     expected = (before, start, term, after) == ("", "i + 1", "l[k] * x[i]", "")
     assert _jammed(source) is expected
+
+
+RECORDED = ("def f(l, x, d, tape):\n"
+            "    out = np.zeros(d)\n"
+            "    k = 0\n"
+            "    tape_size = 0\n"
+            "    for i in range(d):\n"
+            "        for j in range(i + 1, d):\n"
+            "            out[j] = out[j] + l[k] * x[i]\n"
+            "            k += 1\n"
+            "        tape[tape_size] = {record}\n"
+            "        tape_size += 1\n"
+            "    return out, k, tape_size\n")
+
+
+@pytest.mark.parametrize("record, jammed", [
+    ("x[i] * 2.0", True),  # what the reverse sweep reads back: the records follow the rows
+    ("out[i]", False),  # the work vector, which later columns change
+    ("l[k]", False),  # the counter
+])
+def test_records_after_the_rows_run_after_the_groups_rows(record, jammed):
+    source = RECORDED.format(record=record)
+    tree = jam_columns(gast.parse(source), counters=frozenset({"tape_size"}))
+    code = to_source(tree)
+    assert ("i_block" in code) is jammed
+    namespace, original = {"np": np}, {"np": np}
+    exec(code, namespace)
+    exec(source, original)
+    rng = np.random.default_rng(3)
+    for d in range(10):
+        ltri, x = rng.normal(size=d * d), rng.normal(size=d)
+        got_tape, want_tape = np.zeros(d), np.zeros(d)
+        got = namespace["f"](ltri, x, d, got_tape)
+        want = original["f"](ltri, x, d, want_tape)
+        assert np.array_equal(got[0], want[0]) and got[1:] == want[1:]
+        assert np.array_equal(got_tape, want_tape)
+
+
+def test_records_indexed_by_other_counters_are_not_tape_records():
+    # `tape_size` not one of srcad's tape counters: `tape` may be any array, left as written
+    source = RECORDED.format(record="x[i]")
+    assert "i_block" not in to_source(jam_columns(gast.parse(source)))
