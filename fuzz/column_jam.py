@@ -11,9 +11,9 @@ reading the work vector, as a forward substitution does; the work vector an alia
 argument, or read through a view; the counters read after the nest). Each program's
 function `f(l, x, a)` runs on inputs of every length from 0 to 13, with infinities and NaN
 among the values, through srcad's generated code on numba, and must give the bits numba gives
-compiling the function as written (`numba.njit`); for a third of the seeds (and every one
-reading `v`) srcad's reverse gradient on numba must agree with the python backend's (which
-does not jam) within 1e-12 of its size.
+compiling the function as written (`numba.njit`; any NaN for a NaN); for a third of the seeds
+(and every one reading `v`) srcad's reverse gradient on numba must agree with the python
+backend's (which does not jam) within 1e-12 of its size.
 
     python fuzz/column_jam.py --count 40 --seed 0
 """
@@ -149,7 +149,8 @@ def check(seed: int) -> str:
         except srcad.SrcadError:
             continue
         ran = True
-        if _bits(got) != _bits(want):
+        # (a NaN's sign and payload are LLVM's choice: it may swap an addition's operands)
+        if _bits(got) != _bits(want) and not (math.isnan(got) and math.isnan(want)):
             return (f"disagreed ({kind}): f(l={args[0].tolist()}, x={args[1].tolist()}, "
                     f"a={args[2]}): srcad {got!r}, numba as written {want!r}")
         jammed = jammed or _jammed(f, args)

@@ -8,7 +8,9 @@ down to 1) are too short for LLVM's vector loops (8 doubles, 4 times unrolled on
 machines): the loop mostly runs scalar. Jammed, one load and one store of `out[j]` serve four
 columns, and the inner loop's body is four times larger: gmm's objective ran 1.7-1.9x faster at
 d = 10, 32 and 64. Each element still receives the columns' terms one by one in the order
-written (`((out[j] + t0) + t1) + t2) + t3`), so the bits are the same.
+written (`((out[j] + t0) + t1) + t2) + t3`), so the bits are the same (but for which NaN
+comes out where terms are NaN: LLVM may swap an addition's operands, in the nest as written
+too).
 
 A nest is rewritten when it is a `for i in range(a, b)` (or `range(b)`) whose body (comments
 aside) is one `for j in range(s, e)`, `s` being `i` or `i + c` (`c` an int literal), whose body is
