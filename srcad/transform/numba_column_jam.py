@@ -77,9 +77,11 @@ _FRESH_ARRAYS = ("zeros", "empty", "ones")
 _LIKE = ("zeros_like", "empty_like", "ones_like")
 
 
-def jam_columns(tree, counters=frozenset()):
+def jam_columns(tree, counters=frozenset(), env=None):
     """`tree` with the nests the module docstring describes rewritten (in place); `counters`:
-    srcad's tape counters (the records a column may push after its rows)."""
+    srcad's tape counters (the records a column may push after its rows); `env`: srcad's
+    types of the names, where the work vector must be a one-dimensional array (`np.zeros(n)`
+    of a tuple `n` is not; None: the code's own, as in the example above)."""
     namer = None
     for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
         for node in list(S.walk(fn)):
@@ -89,7 +91,8 @@ def jam_columns(tree, counters=frozenset()):
                     continue
                 out = []
                 for stmt in body:
-                    nest = _nest(fn, stmt, counters) if isinstance(stmt, gast.For) else None
+                    nest = _nest(fn, stmt, counters, env) if isinstance(stmt, gast.For) \
+                        else None
                     if nest is None:
                         out.append(stmt)
                         continue
@@ -107,7 +110,7 @@ class _Nest:
         self.records = records  # the statements after the rows, each column's in turn
 
 
-def _nest(fn, outer, tape_counters):
+def _nest(fn, outer, tape_counters, env):
     """The nest's parts when `outer` is a nest to rewrite, else None."""
     if outer.orelse or not isinstance(outer.target, gast.Name) or not _is_range(outer.iter):
         return None
@@ -134,6 +137,8 @@ def _nest(fn, outer, tape_counters):
         return None
     target, term = update
     array = target.value.id
+    if env is not None and getattr(env.get(array), "ndim", None) != 1:
+        return None
     assigned = {i, j} | ({counter} if counter else set())
     recorded = _records(records, tape_counters, (assigned - {i}) | {array})
     if recorded is None:

@@ -90,5 +90,5 @@ def compiled_tree(tree, types, counters=frozenset(), fused=None, retraced=frozen
     kernels it adds to `fused`); `retraced`, `tapes`: the reverse sweep's restored counters and
     the tapes they are popped from (numba_indices.unsigned_indices)."""
     tree = jam_columns(unsigned_indices(tree, types.env, counters, retraced, tapes),
-                       frozenset(counters))
+                       frozenset(counters), types.env)
     return added_in_place(tree, fused)

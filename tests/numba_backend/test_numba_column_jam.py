@@ -12,6 +12,7 @@ import pytest
 
 import srcad
 from srcad import api
+from srcad.analysis.value_types import Array
 from srcad.build.codegen import to_source
 from srcad.testing import check_grads
 from srcad.transform.numba_column_jam import jam_columns
@@ -220,3 +221,11 @@ def test_records_indexed_by_other_counters_are_not_tape_records():
     # `tape_size` not one of srcad's tape counters: `tape` may be any array, left as written
     source = RECORDED.format(record="x[i]")
     assert "i_block" not in to_source(jam_columns(gast.parse(source)))
+
+
+def test_a_work_array_of_two_dimensions_is_left_as_written():
+    # `np.zeros(shape)` of a tuple makes rows, which other names may view
+    source = NEST.format(before="", start="i + 1", term="l[k] * x[i]", after="")
+    for ndim, jammed in ((1, True), (2, False)):
+        tree = jam_columns(gast.parse(source), env={"out": Array(ndim=ndim)})
+        assert ("i_block" in to_source(tree)) is jammed
