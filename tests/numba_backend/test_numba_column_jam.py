@@ -87,7 +87,9 @@ def _primal(f, *args):
                           backend="numba")[-1]
 
 
-@pytest.mark.parametrize("d", [0, 1, 3, 4, 5, 8, 9, 13])
+# (short arguments get code of their length: 2 and the rest, two compilations; 2: no whole
+# group of four columns, 8: the last group's last column has no rows)
+@pytest.mark.parametrize("d", [2, 5, 8, 9, 13])
 def test_a_packed_triangle_product_is_bit_identical(d):
     rng = np.random.default_rng(d)
     ltri, x = rng.normal(size=d * (d - 1) // 2), rng.normal(size=d)
@@ -125,6 +127,7 @@ def test_derivatives_of_code_around_a_jammed_nest():
     assert dw == pytest.approx(2 * 1.3 * _qtimesx(ltri, x), rel=1e-15)
 
 
+@pytest.mark.slow  # a reverse compilation
 def test_the_active_triangle_keeps_its_gradient():
     # differentiated with respect to the triangle and x: the reverse sweep's forward nest
     # runs jammed, the gradient agrees with central differences
