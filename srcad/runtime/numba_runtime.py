@@ -131,7 +131,7 @@ def simd_exp(x):
     clamped = min(max(x, -746.0), 710.0)
     shifted = _muladd(clamped, _LOG2E, _ROUND)
     k = shifted - _ROUND
-    r = (clamped - k * _LN2_HI) - k * _LN2_LO
+    r = _muladd(k, -_LN2_LO, _muladd(k, -_LN2_HI, clamped))  # the inner one exact
     q = _muladd(_Q9, r, _Q8)
     q = _muladd(q, r, _Q7)
     q = _muladd(q, r, _Q6)
