@@ -17,6 +17,8 @@ from scopes import Arr, FunctionContext, Helper, IntVar, Scope, helpers_of, inde
 # choice has a random stream of its own, so every other seed keeps the program it had before
 # sum_program existed.
 SUM_FRACTION = 0.4
+# Of the clean sum loops, this fraction keep only their sums, each adding one exp term.
+PURE_FRACTION = 0.35
 
 
 def sum_seed(seed: int) -> bool:
@@ -98,6 +100,13 @@ class SumGrammar:
         texts.append("\n".join([f"def f({params}):"] + indent(body)))
         source = PRELUDE + "\n\n" + "\n\n\n".join(texts) + "\n"
         return Program(self.seed, source, "f", args, True, nest=True, sums=True)
+
+    def pure_sum_chance(self) -> bool:
+        """Whether a clean sum loop keeps only its exp sums: a random stream of its own, so
+        the seeds where it is not chosen keep the programs they had before it existed."""
+        if getattr(self, "pure_sums_rng", None) is None:
+            self.pure_sums_rng = random.Random(f"pure exp sums {self.seed}")
+        return self.pure_sums_rng.random() < PURE_FRACTION
 
     def sum_nest(self, scope: Scope, ctx: FunctionContext, st: NestState, local, count):
         """An outer loop around one or two sum loops (`sum_loop`)."""
@@ -385,6 +394,14 @@ class SumGrammar:
             second = rng.randint(first + 1, len(body))
             body.insert(second, f"{arr}[{k} % len({arr})] = 0.5 * {arr}[{k} % len({arr})] + "
                                 f"0.1 * math.tanh({rng.choice(earlier(second))})")
+        if clean and carried is None and self.pure_sum_chance():
+            # a body of nothing but exp sums (a log-sum-exp's denominator): the shape srcad's
+            # numba primal computes with its vectorizable exp (transform/numba_exp_sums.py)
+            leaves = list(base)
+            defs.clear()
+            pos_defs.clear()
+            body = [f"{sq[0]} += {rng.choice(nd)} * {exp_call()}" if self.chance(0.3)
+                    else f"{sq[0]} = {sq[0]} + {exp_call()}" for sq in sums]
         if defs and not clean and self.chance(0.4):  # the last value, read after the loop
             t = rng.choice(defs)
             before.append(f"{t} = 0.0")

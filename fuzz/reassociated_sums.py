@@ -7,7 +7,11 @@ with its sums added in the order written (srcad's default) and with
 derivatives of the Active floats, the shadows and final contents of the Duplicated arrays)
 must agree within a relative 1e-9 of each quantity's size, and the reassociated code must
 agree with central finite differences in forward and reverse mode (`srcad.testing.
-check_grads`); a program srcad refuses must be refused with both settings.
+check_grads`); a program srcad refuses must be refused with both settings. The primal computed
+by srcad's numba code (its forward code with every argument constant, as srcad's GradBench
+tool times it: loops adding exponentials call `simd_exp`, also inside other loops when
+reassociated, srcad/transform/numba_exp_sums.py) must agree with both settings' reverse-mode
+values within the same tolerance, and so must the arrays it writes.
 
     python fuzz/reassociated_sums.py --count 20 --seed 0
 """
@@ -58,6 +62,36 @@ def reverse_answer(f, make_args) -> list:
     return out
 
 
+def primal_answer(f, make_args) -> list:
+    """The value of srcad's numba primal (every argument constant) and each array argument's
+    final contents, in the order `reverse_answer` gives them (no derivatives)."""
+    args = make_args()
+    annotated = (srcad.Const, srcad.Active, srcad.Duplicated)
+    values = [a.value if isinstance(a, annotated) else a for a in args]
+    value = srcad.autodiff(srcad.ForwardWithPrimal, f, *map(srcad.Const, values),
+                           backend="numba")[-1]
+    out = [np.asarray(0.0 if value is None else value, dtype=float)]
+    for a, v in zip(args, values):
+        if isinstance(a, srcad.Duplicated):
+            out.append(np.asarray(v, dtype=float))
+    return out
+
+
+def reverse_values(answer: list, args) -> list:
+    """The value and array contents of a `reverse_answer` (derivatives and shadows left out)."""
+    duplicated = sum(isinstance(a, srcad.Duplicated) for a in args)
+    arrays = answer[len(answer) - 2 * duplicated:]
+    return [answer[0]] + arrays[0::2]
+
+
+def agree(first: list, second: list) -> bool:
+    for a, b in zip(first, second):
+        scale = max(float(np.max(np.abs(a), initial=0.0)), 1e-300)
+        if not np.all(np.abs(b - a) <= RTOL * scale):
+            return False
+    return len(first) == len(second)
+
+
 def with_setting(setting: str, run):
     """`run()` with SRCAD_NUMBA_REASSOCIATE=`setting`, srcad's in-process caches emptied
     before and after (the setting is read when srcad builds a function's code)."""
@@ -91,10 +125,16 @@ def check(seed: int) -> str:
                 answers.append(None)
         if answers[0] is None or answers[1] is None:
             return "refused" if answers[0] is answers[1] is None else "refused by one"
-        for in_order, reassociated in zip(*answers):
-            scale = max(float(np.max(np.abs(in_order), initial=0.0)), 1e-300)
-            if not np.all(np.abs(reassociated - in_order) <= RTOL * scale):
-                return "settings differ"
+        if not agree(*answers):
+            return "settings differ"
+        reference = reverse_values(answers[0], module.args())
+        for setting in ("0", "1"):
+            try:
+                primal = with_setting(setting, lambda: primal_answer(f, module.args))
+            except SrcadError:
+                return f"primal refused: setting {setting}"
+            if not agree(reference, primal):
+                return f"primal differs: setting {setting}"
         try:
             with np.errstate(all="ignore"):
                 with_setting("1", lambda: check_grads(f, *module.args(), modes=("fwd", "rev"),

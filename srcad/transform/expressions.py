@@ -17,7 +17,7 @@ from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
 from srcad.transform.branch_guards import guarded, negated, only_if
 from srcad.transform.broadcasting import Broadcasting
-from srcad.transform.simplify import shape_value, simplify
+from srcad.transform.simplify import scale_first, shape_value, simplify
 
 BINOPS = {gast.Add: R.ADD, gast.Sub: R.SUB, gast.Mult: R.MUL, gast.Div: R.DIV,
            gast.Pow: R.POW, gast.Mod: R.MOD}
@@ -392,22 +392,3 @@ def _is_zero(node) -> bool:
         node = node.operand
     return isinstance(node, gast.Constant) and type(node.value) in (int, float) \
         and node.value == 0
-
-
-def scale_first(product):
-    """`h * (e / 2.0)` (h a number, e an array) as `h / 2.0 * e`: the two numbers divided
-    once, then one pass over the array instead of two.
-
-    >>> S.unparse_expr(scale_first(S.parse_expr("h * (g / 2.0)")))
-    'h / 2.0 * g'
-    >>> S.unparse_expr(scale_first(S.parse_expr("g / 6.0 * h")))
-    'h / 6.0 * g'
-    """
-    if not (isinstance(product, gast.BinOp) and isinstance(product.op, gast.Mult)):
-        return product
-    for scale, quotient in ((product.left, product.right), (product.right, product.left)):
-        if isinstance(quotient, gast.BinOp) and isinstance(quotient.op, gast.Div) \
-                and isinstance(quotient.right, gast.Constant) and S.is_leaf(scale):
-            return gast.BinOp(left=gast.BinOp(left=scale, op=gast.Div(), right=quotient.right),
-                              op=gast.Mult(), right=quotient.left)
-    return product

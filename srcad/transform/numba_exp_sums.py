@@ -12,7 +12,9 @@ order. Only a loop outside any other loop (one work array per run of it) whose b
 nothing but such sums (`s += e`, `s += unshared(s, e)`, `s = s + e`, each `e` calling
 `math.exp` and reading no sum) is split; a shorter run takes the loop as it was. Where the sums
 may be reassociated (`SRCAD_NUMBA_REASSOCIATE=1`), such a loop stays one loop calling
-`simd_exp`: LLVM vectorizes the exponentials and the sums together.
+`simd_exp`: LLVM vectorizes the exponentials and the sums together. That needs no work array,
+so it applies inside other loops too (a log-sum-exp per data point, as gmm's objective
+computes over the mixture's components: the reverse sweeps' forward loops already did).
 
 >>> import gast
 >>> from srcad.build.codegen import to_source
@@ -61,17 +63,25 @@ def split_exp_sums(tree, namer, reassociated=False):
 
 
 def _split_in(body, namer, reassociated):
-    """`body` with its loops split, and those of its branches (not inside loops)."""
+    """`body` with its loops split, and those of its branches (not inside loops; inside loops
+    too where `reassociated`: the rewrite then needs no work array)."""
     out = []
     for stmt in body:
         if isinstance(stmt, gast.For):
             addends = _addends(stmt)
             if addends is None:
+                if reassociated:
+                    stmt.body = _split_in(stmt.body, namer, reassociated)
+                    stmt.orelse = _split_in(stmt.orelse, namer, reassociated)
                 out.append(stmt)
             elif reassociated:
                 out.append(_vector_exps(stmt, addends))
             else:
                 out += _split(stmt, addends, namer)
+        elif isinstance(stmt, gast.While) and reassociated:
+            stmt.body = _split_in(stmt.body, namer, reassociated)
+            stmt.orelse = _split_in(stmt.orelse, namer, reassociated)
+            out.append(stmt)
         elif isinstance(stmt, gast.If):
             stmt.body = _split_in(stmt.body, namer, reassociated)
             stmt.orelse = _split_in(stmt.orelse, namer, reassociated)

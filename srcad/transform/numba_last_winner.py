@@ -393,10 +393,5 @@ def _no_read_of(fn, flag, mirror) -> bool:
 
 
 def _replace_in_parent(fn, node, statements) -> None:
-    for parent in S.walk(fn):
-        for field in ("body", "orelse"):
-            block = getattr(parent, field, None)
-            if isinstance(block, list) and any(s is node for s in block):
-                k = next(i for i, s in enumerate(block) if s is node)
-                block[k:k + 1] = statements
-                return
+    block, k, _ = _path(fn, node)[-1]
+    block[k:k + 1] = statements

@@ -25,6 +25,7 @@ import gast
 from srcad.analysis.value_types import BOOL, FLOAT, INT
 from srcad.transform.numba_accumulate import added_in_place
 from srcad.transform.numba_array_reuse import reuse_loop_zeros
+from srcad.transform.numba_column_jam import jam_columns
 from srcad.transform.numba_compare_tapes import compare_tapes
 from srcad.transform.numba_compat import numba_friendly
 from srcad.transform.numba_exp_sums import split_exp_sums
@@ -91,8 +92,11 @@ def compiled_tree(tree, types, counters=frozenset(), fused=None, retraced=frozen
                   tapes=frozenset()):
     """The tree numba compiles: `tree` with loop counters that are never negative (and
     srcad's tape `counters`) indexing as unsigned integers (no wraparound select, so LLVM
-    vectorizes the loop), and additions into a name as one loop of srcad's
+    vectorizes the loop), a triangle's columns added into a work vector four at a time
+    (numba_column_jam), and additions into a name as one loop of srcad's
     (`x_bar = added_into(x_bar, g)`), one BLAS call or one fused loop adding into it (the
     kernels it adds to `fused`); `retraced`, `tapes`: the reverse sweep's restored counters and
     the tapes they are popped from (numba_indices.unsigned_indices)."""
-    return added_in_place(unsigned_indices(tree, types.env, counters, retraced, tapes), fused)
+    tree = jam_columns(unsigned_indices(tree, types.env, counters, retraced, tapes),
+                       frozenset(counters), types.env)
+    return added_in_place(tree, fused)

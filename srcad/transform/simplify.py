@@ -180,3 +180,22 @@ def simplify(expr, integers: bool = False):
     '(2,)'
     """
     return _Simplify(integers).visit(expr)
+
+
+def scale_first(product):
+    """`h * (e / 2.0)` (h a number, e an array) as `h / 2.0 * e`: the two numbers divided
+    once, then one pass over the array instead of two.
+
+    >>> S.unparse_expr(scale_first(S.parse_expr("h * (g / 2.0)")))
+    'h / 2.0 * g'
+    >>> S.unparse_expr(scale_first(S.parse_expr("g / 6.0 * h")))
+    'h / 6.0 * g'
+    """
+    if not (isinstance(product, gast.BinOp) and isinstance(product.op, gast.Mult)):
+        return product
+    for scale, quotient in ((product.left, product.right), (product.right, product.left)):
+        if isinstance(quotient, gast.BinOp) and isinstance(quotient.op, gast.Div) \
+                and isinstance(quotient.right, gast.Constant) and S.is_leaf(scale):
+            return gast.BinOp(left=gast.BinOp(left=scale, op=gast.Div(), right=quotient.right),
+                              op=gast.Mult(), right=quotient.left)
+    return product

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.testing import check_grads
 
 
 def _log_sum_exp(x):
@@ -34,6 +35,20 @@ def _reads_its_sum(x):
     for i in range(len(x)):
         s += math.exp(x[i] - s)
     return s
+
+
+def _weighted_row_log_sum_exps(x, w):
+    # a log-sum-exp per row, weighted: the exp sum runs inside the row loop
+    total = 0.0
+    for r in range(x.shape[0]):
+        a = x[r, 0]
+        for i in range(1, x.shape[1]):
+            a = max(a, x[r, i])
+        s = 0.0
+        for i in range(x.shape[1]):
+            s += math.exp(x[r, i] - a)
+        total = total + w[r] * (math.log(s) + a)
+    return total
 
 
 def _primal(f, *args):
@@ -149,3 +164,58 @@ def test_reassociated_reverse_sweeps_vectorize_nested_exp_sums(monkeypatch):
         srcad.build.cache.clear()
     softmax = np.exp(X - X.max(axis=1, keepdims=True))
     np.testing.assert_allclose(dX, softmax / softmax.sum(axis=1, keepdims=True), rtol=1e-13)
+
+
+def test_an_exp_sum_inside_a_loop_stays_as_written_in_order():
+    # in order, the split needs a work array per run: a loop inside another is left alone
+    x, w = np.linspace(-3.0, 2.0, 40).reshape(4, 10), np.array([0.5, 1.0, -2.0, 0.25])
+    code = _primal_source(_weighted_row_log_sum_exps, x, w)
+    assert "simd_exp" not in code and "math.exp(x[r, i] - a)" in code
+    assert _primal(_weighted_row_log_sum_exps, x, w) == _weighted_row_log_sum_exps(x, w)
+
+
+def test_reassociated_exp_sum_inside_a_loop_calls_the_vectorizable_exp(monkeypatch):
+    # with LLVM's reassoc the rewrite needs no work array, so a log-sum-exp per row (gmm's
+    # objective over its components) calls simd_exp too: within 1 ulp of each exp, the sums
+    # in any order
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    srcad.build.cache.clear()
+    try:
+        rng = np.random.default_rng(7)
+        x, w = rng.normal(size=(6, 25)) * 3.0, rng.normal(size=6)
+        code = _primal_source(_weighted_row_log_sum_exps, x, w)
+        assert "simd_exp(x[r, i] - a)" in code and "math.exp" not in code
+        assert "np.empty" not in code
+        got = _primal(_weighted_row_log_sum_exps, x, w)
+        # each row's terms are positive: the sum is within a few ulps of Python's, and the
+        # total within the rounding of its weighted terms
+        bound = 1e-14 * sum(abs(w[r]) * (abs(math.log(np.sum(np.exp(x[r] - x[r].max()))))
+                                         + abs(x[r].max())) for r in range(6))
+        assert abs(got - _weighted_row_log_sum_exps(x, w)) <= bound
+    finally:
+        srcad.build.cache.clear()
+
+
+@pytest.mark.slow  # a forward and a reverse compilation
+def test_reassociated_inner_exp_sums_in_derivative_code(monkeypatch):
+    # the weights active, the data constant: the per-row exp sums are inactive, so the
+    # derivative code computes them as the primal does, with simd_exp inside the row loop
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    srcad.build.cache.clear()
+    try:
+        rng = np.random.default_rng(8)
+        x, w = rng.normal(size=(5, 12)) * 2.0, rng.normal(size=5)
+        for mode, args in ((srcad.Forward, (x, srcad.Duplicated(w, np.ones(5)))),
+                           (srcad.Reverse, (x, srcad.Duplicated(w, np.zeros(5))))):
+            code = srcad.source(_weighted_row_log_sum_exps, mode, *args, backend="numba")
+            assert "simd_exp(x[r, i] - a)" in code, mode
+        check_grads(_weighted_row_log_sum_exps, x, srcad.Duplicated(w, np.zeros(5)),
+                    modes=("fwd", "rev"), backend="numba")
+        # d/dw[r] is row r's log-sum-exp
+        dw = np.zeros(5)
+        srcad.autodiff(srcad.Reverse, _weighted_row_log_sum_exps, x, srcad.Duplicated(w, dw),
+                       backend="numba")
+        want = [math.log(np.sum(np.exp(r - r.max()))) + r.max() for r in x]
+        np.testing.assert_allclose(dw, want, rtol=1e-14)
+    finally:
+        srcad.build.cache.clear()

@@ -1,6 +1,7 @@
 """srcad/runtime/numba_runtime.py: the functions generated numba code calls."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -64,6 +65,63 @@ def test_simd_exp_subnormal_results():
     normal = want >= 2.2250738585072014e-308
     assert _ulps(out[normal], want[normal]).max() <= 1.0
     assert np.abs(out[~normal] - want[~normal]).max() <= 5e-324
+
+
+@numba.njit(fastmath={"arcp", "reassoc"})
+def _exp_all_reassociated(xs, out):
+    """The licences srcad's generated code may compile with (build/numba_fastmath.py): simd_exp
+    is inlined into it and compiled with them."""
+    for i in range(xs.shape[0]):
+        out[i] = simd_exp(xs[i])
+
+
+def _exp_or_inf(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _exp_sweep():
+    """Random and edge inputs over exp's whole range (its results normal, subnormal, 0, inf)."""
+    rng = np.random.default_rng(40)
+    ln2 = math.log(2.0)
+    multiples = np.arange(-1075, 1025) * (ln2 / 2.0)  # where k = round(x / ln 2) changes
+    near_multiples = (multiples[:, None] * (1.0 + np.array([-4, -1, 0, 1, 4]) * 2.0**-52)).ravel()
+    tiny = np.exp(rng.uniform(-740.0, 0.0, 50_000)) * rng.choice([-1.0, 1.0], 50_000)
+    overflow, underflow = math.log(1.7976931348623157e308), math.log(5e-324) - ln2 / 2
+    edges = [np.nextafter(overflow, np.inf), overflow, np.nextafter(overflow, -np.inf),
+             underflow, np.nextafter(underflow, np.inf), np.nextafter(underflow, -np.inf),
+             -708.3964185322641, -708.4, 709.0, 0.0, -0.0, 5e-324, -5e-324, 1e-300, -1e-300,
+             2.2250738585072014e-308, 1.7976931348623157e308, -1.7976931348623157e308]
+    return np.concatenate([rng.uniform(-746.0, 710.0, 300_000), rng.uniform(-1.0, 1.0, 100_000),
+                           rng.uniform(-745.2, -708.0, 50_000), near_multiples, tiny,
+                           np.array(edges)])
+
+
+@pytest.mark.parametrize("exp_all", [_exp_all, _exp_all_reassociated])
+def test_simd_exp_sweep_within_one_ulp_of_math_exp(exp_all):
+    xs = _exp_sweep()
+    out = np.empty_like(xs)
+    exp_all(xs, out)
+    want = np.array([_exp_or_inf(x) for x in xs])
+    finite = np.isfinite(want)
+    assert np.array_equal(out[~finite], want[~finite])  # inf exactly where math.exp overflows
+    # np.spacing of a subnormal or zero is the smallest subnormal: one step there too
+    assert _ulps(out[finite], want[finite]).max() <= 1.0
+    specials = np.array([np.inf, -np.inf, np.nan, 1e308, -1e308])
+    got = np.empty_like(specials)
+    exp_all(specials, got)
+    assert got[0] == np.inf and got[1] == 0.0 and np.isnan(got[2])
+    assert got[3] == np.inf and got[4] == 0.0
+
+
+def test_a_loop_of_simd_exp_is_vectorized_with_multiply_adds():
+    xs = np.linspace(-1.0, 1.0, 8)
+    _exp_all(xs, np.empty_like(xs))
+    llvm = _exp_all.inspect_llvm(_exp_all.signatures[0])
+    # the polynomial in LLVM's fmuladd (one FMA each where the machine has FMA), on vectors
+    assert re.search(r"llvm\.fmuladd\.v\d+f64", llvm)
 
 
 def test_reserve_tape_keeps_a_large_enough_tape_and_grows_a_small_one():

@@ -244,6 +244,8 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         pushes, pops, subst = self._record(leaves, stmt)
         diff = self._diff(subst)
         seed_read = self._adjoint_ref(target, subst)
+        # the seed held before the target's adjoint changes (a slice of it is a view: copied)
+        held = S.call("np.copy", seed_read) if slice_write else seed_read
         rev = [self._comment(stmt)] + pops
 
         def accumulate(leaf, contribution):
@@ -252,9 +254,9 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
         if op is not None and full is None:  # v += e, v -= e: v's adjoint passes through
             seed = seed_read if isinstance(op, gast.Add) else gast.UnaryOp(op=gast.USub(),
                                                                            operand=seed_read)
-            if _reads_target(value, tname):
+            if tname in S.loaded_names(value):
                 g = self.namer.fresh("g")
-                rev.append(S.assign(S.name(g), _copied(seed_read) if slice_write else seed_read))
+                rev.append(S.assign(S.name(g), held))
                 seed = S.name(g) if isinstance(op, gast.Add) else \
                     gast.UnaryOp(op=gast.USub(), operand=S.name(g))
             primal, prepared = self._with_taped_calls(stmt, diff, value, value, subst, rev)
@@ -267,11 +269,10 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             rev.append(self._zero(target, subst, old_shape))
             return pushes + [stmt], rev
         primal, prepared = self._with_taped_calls(stmt, diff, expr, value, subst, rev)
-        if _reads_target(expr, tname) or isinstance(target, gast.Subscript):
+        if tname in S.loaded_names(expr) or isinstance(target, gast.Subscript):
             g = self.namer.fresh(f"{tname}_bar_value" if isinstance(target, gast.Subscript)
                                  else "g")
-            # a slice of the adjoint is a view: copied before the slice is zeroed
-            rev.append(S.assign(S.name(g), _copied(seed_read) if slice_write else seed_read))
+            rev.append(S.assign(S.name(g), held))  # before the slice is zeroed
             zero_at = len(rev)
             rev.append(self._zero(target, subst, old_shape))
             seed = diff.fit_seed(expr, S.name(g), prepared) if slice_write else S.name(g)
@@ -392,12 +393,3 @@ class ReverseTransform(ReverseRecording, ReverseControlFlow, ReverseSlots, Rever
             return False
         count = len(index.elts) if isinstance(index, gast.Tuple) else 1
         return count == typ.ndim
-
-# -- small predicates -----------------------------------------------------------------------
-def _copied(expr):
-    return S.call("np.copy", expr)
-
-
-def _reads_target(expr, tname) -> bool:
-    return tname in S.loaded_names(expr)
-
