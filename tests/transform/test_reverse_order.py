@@ -62,6 +62,15 @@ def hopping_index(x):
     return s
 
 
+def slice_sums_in_place(x):
+    """Each element adds the sum of a slice of the array itself: the reverse of iteration i
+    adds into a slice of the adjoint (through a view of it) that earlier iterations read."""
+    z = x * 1.0
+    for i in range(3):
+        z[i] += np.sum(z[1:3])
+    return np.sum(z * z)
+
+
 def _source(f, *args):
     return srcad.source(f, srcad.Reverse, *args, backend="numba")
 
@@ -79,7 +88,7 @@ def test_independent_inner_loop_runs_forward_and_matches_finite_differences():
 
 
 @pytest.mark.parametrize("f", [carried_product, last_value_read_after,
-                               running_sum_read_in_body])
+                               running_sum_read_in_body, slice_sums_in_place])
 def test_loops_carrying_a_value_keep_the_backwards_order(f):
     x = _points()
     assert FORWARD_ORDER not in _source(f, srcad.Duplicated(x, np.zeros_like(x)))

@@ -70,6 +70,12 @@ class ReverseRecording(TapedIntermediates, InvariantPushes, IterationValues):
             if isinstance(expr, gast.Attribute) and expr.attr == "shape" \
                     and gast.dump(expr.value) in whole:
                 continue  # the array itself is recorded (popped back): its shape with it
+            if self._shape_kept(expr, stmt):
+                # elements written, the array never bound again: the shape of it, or of a
+                # slice of it, is the same in the reverse sweep (the slice's bounds recorded)
+                if isinstance(expr.value, gast.Subscript):
+                    exprs[:0] = index_leaves(expr.value.slice)
+                continue
             if isinstance(expr, gast.Attribute) and expr.attr == "shape":
                 # a rebound array whose shape alone the reverse reads: a tuple on the tape
                 tmp = self.namer.fresh(f"{_root(expr.value)}_shape")
@@ -120,6 +126,15 @@ class ReverseRecording(TapedIntermediates, InvariantPushes, IterationValues):
                 continue
             raise AssertionError(f"cannot record {gast.dump(expr)}")
         return pushes, [s for pop in reversed(pops) for s in pop], subst
+
+    def _shape_kept(self, expr, stmt) -> bool:
+        """Is `expr` `a.shape` or `a[...].shape` of an array `a` not bound again from `stmt`
+        on (its elements may be written: its shape stays)?"""
+        if not (isinstance(expr, gast.Attribute) and expr.attr == "shape"):
+            return False
+        base = expr.value.value if isinstance(expr.value, gast.Subscript) else expr.value
+        return isinstance(base, gast.Name) and isinstance(self.types.of(base), Array) \
+            and base.id not in self.recording.defs_after(stmt, binds_only=True)
 
     def _view_kept(self, expr) -> bool:
         """python: is the row or slice `expr` taped as it is (a view, by reference)? Where

@@ -136,8 +136,10 @@ def iterations_commute(body) -> bool:
     """May a reverse loop body run its iterations in any order? Yes when, besides reading
     values no iteration changes, it only sets names before reading them in the same iteration
     and adds into sums (`v += e`, `a[i] += e`) that nothing else in it reads or sets. Floating
-    point sums then differ in rounding only."""
+    point sums then differ in rounding only. A name bound to a part of an array (`r =
+    a_bar[1:3]`, a view) adds into that array."""
     sums, other, local = set(), set(), set()
+    views: dict = {}  # a local bound to `a[...]`: the array it may show
     for stmt in body:
         if S.is_comment(stmt):
             continue
@@ -147,7 +149,9 @@ def iterations_commute(body) -> bool:
             if isinstance(stmt.target, gast.Subscript):
                 reads |= S.loaded_names(stmt.target.slice)
             other |= reads - local
-            if root in local and isinstance(stmt.target, gast.Name):
+            if root in views:
+                root = views[root]  # added into the array it shows
+            elif root in local and isinstance(stmt.target, gast.Name):
                 continue  # updates a value of this iteration
             if (reads - local) & (sums | {root}):
                 return False
@@ -163,6 +167,9 @@ def iterations_commute(body) -> bool:
         if target in other or target in sums:
             return False  # read before set: a value carried from the previous iteration
         local.add(target)
+        if isinstance(stmt.value, gast.Subscript) and isinstance(stmt.value.value, gast.Name):
+            shown = stmt.value.value.id
+            views[target] = views.get(shown, shown)
     return not (sums & (other | local))
 
 
