@@ -65,7 +65,7 @@ def interchange_row_sums(tree, namer, types):
                                                   f"np.ascontiguousarray({array}.T)")
                         sums = namer.fresh(f"{shape['sum']}_rows")
                         made += S.parse_stmts(f"{sums} = np.empty({array}.shape[0])")
-                        out += _interchanged(stmt, shape, copies[array], sums)
+                        out += _interchanged(stmt, shape, copies[array], sums, namer)
                     else:
                         out.append(stmt)
                 setattr(node, field, out)
@@ -209,25 +209,38 @@ def _rows_read_at(value, b, t) -> bool:
 
 
 class _RowsTransposed(gast.NodeTransformer):
-    def __init__(self, b, t, j, transposed):
+    """`b[t]` read as `transposed[t, j]`; each other element read that does not depend on
+    `j` read once per `t` into a name (`hoisted`): LLVM cannot move it out of the loop over
+    `j` past the stores into the sums."""
+
+    def __init__(self, b, t, j, transposed, namer):
         self.b, self.t, self.j, self.transposed = b, t, j, transposed
+        self.namer, self.hoisted = namer, {}
 
     def visit_Subscript(self, node):
         if isinstance(node.value, gast.Name) and node.value.id == self.b:
             return S.parse_expr(f"{self.transposed}[{self.t}, {self.j}]")
+        if self.j not in S.loaded_names(node) and self.b not in S.loaded_names(node):
+            text = S.unparse_expr(node)
+            if text not in self.hoisted:
+                self.hoisted[text] = self.namer.fresh("element")
+            return S.name(self.hoisted[text])
         return self.generic_visit(node)
 
 
-def _interchanged(loop, shape, transposed, sums) -> list:
+def _interchanged(loop, shape, transposed, sums, namer) -> list:
     j, stop = loop.target.id, S.unparse_expr(loop.iter.args[0])
     t = [s for s in loop.body if isinstance(s, gast.For)][0].target.id
-    term = _RowsTransposed(shape["row"], t, j, transposed).visit(S.clone(shape["add"]))
+    reads = _RowsTransposed(shape["row"], t, j, transposed, namer)
+    term = reads.visit(S.clone(shape["add"]))
+    elements = "".join(f"    {name} = {text}\n" for text, name in reads.hoisted.items())
     out = [S.comment(f"the sums {shape['sum']} of all rows of {shape['array']} at once, "
                      "the loops interchanged (srcad/transform/numba_row_sums.py)")]
     body = [S.clone(x) for x in shape["hoisted"]]
     body += S.parse_stmts(f"for {j} in range({stop}):\n"
                           f"    {sums}[{j}] = {S.unparse_expr(shape['init'])}\n"
                           f"for {t} in {S.unparse_expr(shape['iter'])}:\n"
+                          f"{elements}"
                           f"    for {j} in range({stop}):\n"
                           f"        {sums}[{j}] = {sums}[{j}] + ({S.unparse_expr(term)})\n"
                           f"for {j} in range({stop}):\n"
