@@ -33,10 +33,11 @@ import gast
 from srcad.analysis.value_types import FLOAT, Array
 from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_jam import _simple_assign
-from srcad.transform.numba_extremum_lanes import _extremum_of, _is_range, _pure
+from srcad.transform.numba_extremum_lanes import _is_range, _pure
 from srcad.transform.numba_zero_adjoints import dead_after
 
 MAX_STATEMENTS = 10
+_READING_CALLS = frozenset({"len", "range", "min", "max", "abs", "float", "int", "unshared"})
 
 
 def interchange_row_sums(tree, namer, types):
@@ -57,7 +58,7 @@ def interchange_row_sums(tree, namer, types):
                 for stmt in body:
                     shape = _shape(fn, stmt, params, types) if isinstance(stmt, gast.For) \
                         else None
-                    if shape is not None and dead_after(fn, stmt, keep={shape["m"]}):
+                    if shape is not None and dead_after(fn, stmt, keep=shape["live"]):
                         array = shape["array"]
                         if array not in copies:
                             copies[array] = namer.fresh(f"{array}_t")
@@ -101,9 +102,10 @@ def _rows_of(stop, fn):
 
 
 def _only_read_as_rows(fn, array, rows) -> bool:
-    """Whether every occurrence of `array` in `fn` is `array.shape`, `len(array)` or one of
-    the row reads `rows` (no write, no other name for it)."""
-    allowed = {id(r.value.value) for r in rows} | {id(a) for a in fn.args.args}
+    """Whether nothing in `fn` writes `array`: every occurrence of it is `array.shape`,
+    `len(array)` or an element or row read `array[...]`, and no name holding a value read
+    from it (a row view) is written into, by element or method."""
+    allowed = {id(a) for a in fn.args.args}
     for n in S.walk(fn):
         if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) \
                 and n.value.id == array and n.attr == "shape":
@@ -112,8 +114,44 @@ def _only_read_as_rows(fn, array, rows) -> bool:
                 and len(n.args) == 1 and isinstance(n.args[0], gast.Name) \
                 and n.args[0].id == array:
             allowed.add(id(n.args[0]))
-    return all(id(n) in allowed for n in S.walk(fn)
-               if isinstance(n, gast.Name) and n.id == array)
+        elif isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) \
+                and n.value.id == array and isinstance(n.ctx, gast.Load):
+            allowed.add(id(n.value))
+    if not all(id(n) in allowed for n in S.walk(fn)
+               if isinstance(n, gast.Name) and n.id == array):
+        return False
+    holders = {array}
+    while True:  # the names that may hold a view of the array: a holder, its part, its rows
+        more = {t.id for n in S.walk(fn) if isinstance(n, (gast.Assign, gast.AugAssign))
+                for t in (n.targets if isinstance(n, gast.Assign) else [n.target])
+                if isinstance(t, gast.Name) and _view_of(n.value) in holders} - holders
+        if not more:
+            break
+        holders |= more
+    for n in S.walk(fn):
+        if isinstance(n, gast.Subscript) and not isinstance(n.ctx, gast.Load) \
+                and S.loaded_names(n.value) & holders:
+            return False
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and S.loaded_names(n.func.value) & holders:
+            return False
+        if isinstance(n, gast.Call) and not (isinstance(n.func, gast.Name)
+                                             and n.func.id in _READING_CALLS) \
+                and any(isinstance(a, gast.Name) and a.id in holders - {array}
+                        for a in n.args):
+            return False
+    return True
+
+
+def _view_of(value):
+    """The name `value` may be a view of: `x` for `x`, `x[...]`, `x.T`, `(a if c else x)`."""
+    while isinstance(value, (gast.Subscript, gast.Attribute)):
+        if isinstance(value, gast.Attribute) and value.attr in ("shape", "ndim", "size"):
+            return None
+        value = value.value
+    if isinstance(value, gast.IfExp):
+        return _view_of(value.body) or _view_of(value.orelse)
+    return value.id if isinstance(value, gast.Name) else None
 
 
 def _shape(fn, loop, params, types):
@@ -129,22 +167,23 @@ def _shape(fn, loop, params, types):
     if len(inner) != 1 or len(body) > MAX_STATEMENTS:
         return None
     before, nested, after = body[:inner[0]], body[inner[0]], body[inner[0] + 1:]
-    if not after or not all(_simple_assign(s) for s in before + after):
+    if not all(_simple_assign(x) for x in before) or not all(map(_after_statement, after)):
         return None
-    update, j = after[-1], loop.target.id
-    m = update.targets[0].id
-    if not _extremum_of(update) or types.get(m) != FLOAT:
+    j = loop.target.id
+    sums = [x for x in nested.body if not S.is_comment(x)]
+    if nested.orelse or not isinstance(nested.target, gast.Name) or not sums \
+            or not _is_range(nested.iter) or not all(map(_simple_assign, sums[:-1])):
         return None
-    sums = [s for s in nested.body if not S.is_comment(s)]
-    if nested.orelse or not isinstance(nested.target, gast.Name) or len(sums) != 1 \
-            or not _is_range(nested.iter):
-        return None
-    add, t = sums[0], nested.target.id
+    add, temps, t = sums[-1], sums[:-1], nested.target.id
     if not (isinstance(add, gast.AugAssign) and isinstance(add.op, gast.Add)
             and isinstance(add.target, gast.Name) and _pure(add.value)):
         return None
     s = add.target.id
-    bound = {j, t, s, m} | {x.targets[0].id for x in before + after}
+    if types.get(s) != FLOAT:
+        return None
+    later = {n.id for x in after for n in S.walk(x)
+             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    bound = {j, t, s} | {x.targets[0].id for x in before + temps} | later
     row = [x for x in before if isinstance(x.value, gast.Subscript)
            and isinstance(x.value.value, gast.Name) and x.value.value.id == array
            and isinstance(x.value.slice, gast.Name) and x.value.slice.id == j]
@@ -152,32 +191,49 @@ def _shape(fn, loop, params, types):
     if len(row) != 1 or len(init) != 1:
         return None
     b = row[0].targets[0].id
-    hoisted = [x for x in before if x is not row[0] and x is not init[0]]
+    read_in_loop = {n.id for n in S.walk(loop) if isinstance(n, gast.Name)
+                    and isinstance(n.ctx, gast.Load)}
+    # another row read nothing uses (a tangent's row, in a sweep that does not need it)
+    dropped = [x for x in before if x is not row[0] and x is not init[0]
+               and j in S.loaded_names(x.value) and x.targets[0].id not in read_in_loop]
+    hoisted = [x for x in before if x is not row[0] and x is not init[0] and x not in dropped]
     set_before = set()
     for x in hoisted + init:  # the same value every iteration: hoisted out of the loop
-        if S.loaded_names(x.value) & (bound - set_before) or x.targets[0].id in (j, t, m):
+        if S.loaded_names(x.value) & (bound - set_before) or x.targets[0].id in (j, t):
             return None
         set_before.add(x.targets[0].id)
-    if len({x.targets[0].id for x in before}) != len(before):
+    if len({x.targets[0].id for x in before}) != len(before) \
+            or later & (set_before | {j, t, b, s}):
         return None
     iter_ = _with_row_length(nested.iter, b, array)
     if iter_ is None or S.loaded_names(iter_) & (bound - set_before - {s}) \
             or s in S.loaded_names(iter_):
         return None
-    reads = S.loaded_names(add.value)
-    if reads & (bound - set_before - {j, t, b}) or s in reads or not _rows_read_at(add.value, b, t):
-        return None
-    set_after = set_before | {s}
-    for x in after:
-        reads = S.loaded_names(x.value.args[1] if x is update else x.value)
-        if reads & (bound - set_after) or b in reads or t in reads \
-                or (x is not update and x.targets[0].id in (m, j, t, b)):
+    set_inside = set_before | {j, t, b}
+    for x in temps:  # per row and coordinate, in the interchanged inner loop
+        if S.loaded_names(x.value) & (bound - set_inside) or not _rows_read_at(x.value, b, t) \
+                or x.targets[0].id in set_inside | later | {s}:
             return None
-        set_after.add(x.targets[0].id)
+        set_inside.add(x.targets[0].id)
+    reads = S.loaded_names(add.value)
+    if reads & (bound - set_inside) or s in reads or not _rows_read_at(add.value, b, t):
+        return None
+    # the statements after the sum run in the order of j as written, from the same values
+    if any(S.loaded_names(x) & {b, t} for x in after):
+        return None
     if not _only_read_as_rows(fn, array, row):
         return None
     return {"array": array, "row": b, "sum": s, "init": init[0].value, "hoisted": hoisted,
-            "iter": iter_, "add": add.value, "after": after, "m": m}
+            "iter": iter_, "add": add.value, "temps": temps, "after": after,
+            "live": bound - {b} - {x.targets[0].id for x in dropped}}
+
+
+def _after_statement(stmt) -> bool:
+    """`name = e` or `if e: name = e ...` (else likewise), every expression pure."""
+    if isinstance(stmt, gast.If):
+        return _pure(stmt.test) and bool(stmt.body) and all(
+            _simple_assign(x) or S.is_comment(x) for x in stmt.body + stmt.orelse)
+    return _simple_assign(stmt)
 
 
 def _with_row_length(iter_, b, array):
@@ -213,14 +269,15 @@ class _RowsTransposed(gast.NodeTransformer):
     `j` read once per `t` into a name (`hoisted`): LLVM cannot move it out of the loop over
     `j` past the stores into the sums."""
 
-    def __init__(self, b, t, j, transposed, namer):
+    def __init__(self, b, t, j, transposed, namer, temps=()):
         self.b, self.t, self.j, self.transposed = b, t, j, transposed
+        self.per_row = {j, b, *temps}  # names whose values change with the row
         self.namer, self.hoisted = namer, {}
 
     def visit_Subscript(self, node):
         if isinstance(node.value, gast.Name) and node.value.id == self.b:
             return S.parse_expr(f"{self.transposed}[{self.t}, {self.j}]")
-        if self.j not in S.loaded_names(node) and self.b not in S.loaded_names(node):
+        if not S.loaded_names(node) & self.per_row:
             text = S.unparse_expr(node)
             if text not in self.hoisted:
                 self.hoisted[text] = self.namer.fresh("element")
@@ -231,8 +288,11 @@ class _RowsTransposed(gast.NodeTransformer):
 def _interchanged(loop, shape, transposed, sums, namer) -> list:
     j, stop = loop.target.id, S.unparse_expr(loop.iter.args[0])
     t = [s for s in loop.body if isinstance(s, gast.For)][0].target.id
-    reads = _RowsTransposed(shape["row"], t, j, transposed, namer)
+    reads = _RowsTransposed(shape["row"], t, j, transposed, namer,
+                            [x.targets[0].id for x in shape["temps"]])
     term = reads.visit(S.clone(shape["add"]))
+    temps = "".join(f"        {x.targets[0].id} = {S.unparse_expr(reads.visit(S.clone(x.value)))}\n"
+                    for x in shape["temps"])
     elements = "".join(f"    {name} = {text}\n" for text, name in reads.hoisted.items())
     out = [S.comment(f"the sums {shape['sum']} of all rows of {shape['array']} at once, "
                      "the loops interchanged (srcad/transform/numba_row_sums.py)")]
@@ -242,6 +302,7 @@ def _interchanged(loop, shape, transposed, sums, namer) -> list:
                           f"for {t} in {S.unparse_expr(shape['iter'])}:\n"
                           f"{elements}"
                           f"    for {j} in range({stop}):\n"
+                          f"{temps}"
                           f"        {sums}[{j}] = {sums}[{j}] + ({S.unparse_expr(term)})\n"
                           f"for {j} in range({stop}):\n"
                           f"    {shape['sum']} = {sums}[{j}]")
