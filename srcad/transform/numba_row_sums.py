@@ -176,10 +176,14 @@ def _shape(fn, loop, params, types):
         return None
     add, temps, t = sums[-1], sums[:-1], nested.target.id
     if not (isinstance(add, gast.AugAssign) and isinstance(add.op, gast.Add)
-            and isinstance(add.target, gast.Name) and _pure(add.value)):
+            and isinstance(add.target, gast.Name)):
         return None
-    s = add.target.id
-    if types.get(s) != FLOAT:
+    s, term = add.target.id, add.value
+    if isinstance(term, gast.Call) and isinstance(term.func, gast.Name) \
+            and term.func.id == "unshared" and len(term.args) == 2 \
+            and isinstance(term.args[0], gast.Name) and term.args[0].id == s:
+        term = term.args[1]  # `s += unshared(s, e)`: `s += e` for a float s
+    if types.get(s) != FLOAT or not _pure(term):
         return None
     later = {n.id for x in after for n in S.walk(x)
              if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
@@ -215,8 +219,8 @@ def _shape(fn, loop, params, types):
                 or x.targets[0].id in set_inside | later | {s}:
             return None
         set_inside.add(x.targets[0].id)
-    reads = S.loaded_names(add.value)
-    if reads & (bound - set_inside) or s in reads or not _rows_read_at(add.value, b, t):
+    reads = S.loaded_names(term)
+    if reads & (bound - set_inside) or s in reads or not _rows_read_at(term, b, t):
         return None
     # the statements after the sum run in the order of j as written, from the same values
     if any(S.loaded_names(x) & {b, t} for x in after):
@@ -224,7 +228,7 @@ def _shape(fn, loop, params, types):
     if not _only_read_as_rows(fn, array, row):
         return None
     return {"array": array, "row": b, "sum": s, "init": init[0].value, "hoisted": hoisted,
-            "iter": iter_, "add": add.value, "temps": temps, "after": after,
+            "iter": iter_, "add": term, "temps": temps, "after": after,
             "live": bound - {b} - {x.targets[0].id for x in dropped}}
 
 

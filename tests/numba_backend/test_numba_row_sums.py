@@ -175,3 +175,57 @@ def test_derivatives_through_interchanged_sums():
             central[index] = (f(up) - f(down)) / (2 * eps)
         np.testing.assert_allclose(rev, fwd, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(rev, central, rtol=1e-6, atol=1e-6)
+
+
+def nearest_index(c, p):
+    best = math.inf
+    winner = -1
+    for j in range(c.shape[0]):
+        b = c[j]
+        s = 0.0
+        for t in range(len(b)):
+            d = b[t] - p[t]
+            e = d * d
+            s += e
+        if s < best:
+            winner = j
+        best = min(best, s)
+    return best + winner
+
+
+def index_read_as_view(c, p):
+    rows = c[1:]
+    rows[0, 0] = 5.0  # writes c through a view: the loop reads the written value
+    return nearest_index(c, p)
+
+
+@pytest.mark.parametrize("c", _cases(), ids=lambda c: f"k{len(c)}")
+def test_argmin_after_interchanged_sums(c):
+    # the index of the first nearest row (ties: the first; NaN: never taken), from sums
+    # computed with temporaries per coordinate
+    p = np.array([0.5, -1.0, 0.25])
+    assert "numba_row_sums" in _source(nearest_index, c, p)
+    with np.errstate(invalid="ignore"):
+        for q in (p, -p, 0.0 * p):
+            assert _bits(_primal(nearest_index, c, q)) == _bits(nearest_index(c, q))
+
+
+def test_a_view_written_keeps_the_loop():
+    c, p = np.arange(12.0).reshape(4, 3), np.array([5.0, 0.0, 0.0])
+    assert "numba_row_sums" not in _source(index_read_as_view, c.copy(), p)
+    assert _bits(_primal(index_read_as_view, c.copy(), p)) \
+        == _bits(index_read_as_view(c.copy(), p))
+
+
+def test_kmeans_direction_through_interchanged_sums():
+    # J and H 1 of the cost by reverse over forward (the forward sweep keeps the nearest
+    # centroid's index) against the direction derived by hand: C_j minus the mean of its points
+    rng = np.random.RandomState(2)
+    points = rng.standard_normal((40, 3))
+    c = points[-6:].copy()
+    ones = np.ones_like(c)
+    jac, hess = srcad.gradient_and_hvp(nearest_sum, c, srcad.Constant(points), tangent=ones,
+                                       backend="numba")
+    nearest = np.argmin(((points[:, None, :] - c[None]) ** 2).sum(axis=2), axis=1)
+    want = np.array([c[j] - points[nearest == j].mean(axis=0) for j in range(len(c))])
+    np.testing.assert_allclose(jac / hess, want, rtol=1e-12, atol=1e-12)
