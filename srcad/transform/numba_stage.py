@@ -9,9 +9,10 @@ nothing else reads recorded as the step that set it,
 a reverse loop that only adds multiples of one adjoint skipped while that adjoint is zero,
 a running extremum's reverse steps replayed only for the last winner where the others change
 nothing (and a loop's tape reserved for the records its code makes),
-long sums of exponentials split into a vectorizable exp loop and an in-order sum, and running
-minima and maxima kept in independent lanes, those of values an inner loop computes with
-the lanes' inner loops as one (bit-identical results).
+long sums of exponentials split into a vectorizable exp loop and an in-order sum,
+sums over the rows of an array for a running extremum computed for all rows at once
+(numba_row_sums), and running minima and maxima kept in independent lanes, those of values
+an inner loop computes with the lanes' inner loops as one (bit-identical results).
 
 The tree after `numba_rewrites` is what `srcad.source` shows; `compiled_tree` is what numba
 compiles: loop counters that are never negative index without Python's wraparound, and
