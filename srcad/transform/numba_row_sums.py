@@ -124,7 +124,7 @@ def _only_read_as_rows(fn, array, rows) -> bool:
     while True:  # the names that may hold a view of the array: a holder, its part, its rows
         more = {t.id for n in S.walk(fn) if isinstance(n, (gast.Assign, gast.AugAssign))
                 for t in (n.targets if isinstance(n, gast.Assign) else [n.target])
-                if isinstance(t, gast.Name) and _view_of(n.value) in holders} - holders
+                if isinstance(t, gast.Name) and _views_of(n.value) & holders} - holders
         if not more:
             break
         holders |= more
@@ -143,15 +143,15 @@ def _only_read_as_rows(fn, array, rows) -> bool:
     return True
 
 
-def _view_of(value):
-    """The name `value` may be a view of: `x` for `x`, `x[...]`, `x.T`, `(a if c else x)`."""
+def _views_of(value) -> set:
+    """The names `value` may be a view of: `x` for `x`, `x[...]`, `x.T`, `a if c else x`."""
     while isinstance(value, (gast.Subscript, gast.Attribute)):
         if isinstance(value, gast.Attribute) and value.attr in ("shape", "ndim", "size"):
-            return None
+            return set()
         value = value.value
     if isinstance(value, gast.IfExp):
-        return _view_of(value.body) or _view_of(value.orelse)
-    return value.id if isinstance(value, gast.Name) else None
+        return _views_of(value.body) | _views_of(value.orelse)
+    return {value.id} if isinstance(value, gast.Name) else set()
 
 
 def _shape(fn, loop, params, types):
@@ -202,7 +202,8 @@ def _shape(fn, loop, params, types):
                and j in S.loaded_names(x.value) and x.targets[0].id not in read_in_loop]
     hoisted = [x for x in before if x is not row[0] and x is not init[0] and x not in dropped]
     set_before = set()
-    for x in hoisted + init:  # the same value every iteration: hoisted out of the loop
+    for x in [x for x in before if x in hoisted or x is init[0]]:  # in the order written
+        # the same value every iteration: moved before the rows' loop
         if S.loaded_names(x.value) & (bound - set_before) or x.targets[0].id in (j, t):
             return None
         set_before.add(x.targets[0].id)
@@ -223,7 +224,7 @@ def _shape(fn, loop, params, types):
     if reads & (bound - set_inside) or s in reads or not _rows_read_at(term, b, t):
         return None
     # the statements after the sum run in the order of j as written, from the same values
-    if any(S.loaded_names(x) & {b, t} for x in after):
+    if any(S.loaded_names(x) & ({b, t} | {y.targets[0].id for y in temps}) for x in after):
         return None
     if not _only_read_as_rows(fn, array, row):
         return None

@@ -77,6 +77,37 @@ def row_read_elsewhere(c, p):
     return best
 
 
+def last_term_read_after(c, p):
+    best = math.inf
+    for j in range(c.shape[0]):
+        b = c[j]
+        s = 0.0
+        for t in range(len(p)):
+            d = b[t] - p[t]
+            s += d * d
+        best = min(best, s + d)
+    return best
+
+
+def start_from_the_last_row(c, p):
+    best = math.inf
+    u = 0.0
+    for j in range(c.shape[0]):
+        b = c[j]
+        s = u  # 0.0 for the first row, p[0] after
+        u = p[0]
+        for t in range(len(p)):
+            s += (b[t] - p[t]) * (b[t] - p[t])
+        best = min(best, s)
+    return best
+
+
+def view_written_in_a_branch(c, p, flag):
+    rows = c[1:] if flag > 0.0 else c
+    rows[0, 0] = 5.0
+    return largest_product(c, p)
+
+
 def _primal(f, *args):
     return srcad.autodiff(srcad.ForwardWithPrimal, f, *map(srcad.Const, args),
                           backend="numba")[-1]
@@ -140,9 +171,15 @@ def test_the_loops_that_are_interchanged():
     y = np.array([0.5, -1.0, 2.0])
     # the array written, held under a second name, fewer rows than it has, a row read
     # other than at the sum's counter
-    for f in (written_rows, aliased_rows, fewer_rows, row_read_elsewhere):
-        assert "numba_row_sums" not in _source(f, x.copy(), y)
+    # a temporary of the last coordinate read after the sum, a start read from the row
+    # before
+    for f in (written_rows, aliased_rows, fewer_rows, row_read_elsewhere,
+              last_term_read_after, start_from_the_last_row):
+        assert "numba_row_sums" not in _source(f, x.copy(), y), f.__name__
         assert _bits(_primal(f, x.copy(), y)) == _bits(f(x.copy(), y))
+    assert "numba_row_sums" not in _source(view_written_in_a_branch, x.copy(), y, -1.0)
+    assert _bits(_primal(view_written_in_a_branch, x.copy(), y.copy(), -1.0)) \
+        == _bits(view_written_in_a_branch(x.copy(), y.copy(), -1.0))
 
 
 def test_derivatives_through_interchanged_sums():
