@@ -32,6 +32,7 @@ import gast
 
 from srcad.analysis.value_types import FLOAT, Array
 from srcad.frontend import syntax as S
+from srcad.transform.numba_extremum_jam import _shape as _jam_shape
 from srcad.transform.numba_extremum_jam import _simple_assign
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
 from srcad.transform.numba_zero_adjoints import dead_after
@@ -40,9 +41,12 @@ MAX_STATEMENTS = 10
 _READING_CALLS = frozenset({"len", "range", "min", "max", "abs", "float", "int", "unshared"})
 
 
-def interchange_row_sums(tree, namer, types):
+def interchange_row_sums(tree, namer, types, reassociated=False):
     """`tree` with the loops the module docstring describes rewritten (in place); `types`
-    maps a name to its value type."""
+    maps a name to its value type. With `reassociated` sums (srcad/build/numba_fastmath.py)
+    a loop that numba_extremum_jam.py runs in jammed lanes is left to it: LLVM vectorizes
+    those sums over the coordinates (k-means cost at k=100, d=8: 85 us jammed, 100 us
+    interchanged)."""
     for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
         if any(isinstance(n, gast.FunctionDef) and n is not fn for n in S.walk(fn)):
             continue  # a nested function's loops would be seen with the outer's names
@@ -58,6 +62,8 @@ def interchange_row_sums(tree, namer, types):
                 for stmt in body:
                     shape = _shape(fn, stmt, params, types) if isinstance(stmt, gast.For) \
                         else None
+                    if shape is not None and reassociated and jammed(stmt, types):
+                        shape = None
                     if shape is not None and dead_after(fn, stmt, keep=shape["live"]):
                         array = shape["array"]
                         if array not in copies:
@@ -77,6 +83,12 @@ def interchange_row_sums(tree, namer, types):
                 and isinstance(fn.body[0].value, gast.Constant) else 0
             fn.body[at:at] = made
     return tree
+
+
+def jammed(loop, types) -> bool:
+    """Whether numba_extremum_jam.py runs `loop` in jammed lanes (where its names are dead
+    after the loop)."""
+    return _jam_shape(loop, types) is not None
 
 
 def _rows_of(stop, fn):

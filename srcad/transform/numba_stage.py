@@ -71,7 +71,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     extremum_winners(tree, namer, types.env, bars.values())
     zero_adjoint_loops(tree, bars, types.env)
     exact_tape_counts(last_winner_steps(tree, namer))
-    interchange_row_sums(tree, namer, types.env)
+    interchange_row_sums(tree, namer, types.env, reassociated)
     tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
 

@@ -266,3 +266,20 @@ def test_kmeans_direction_through_interchanged_sums():
     nearest = np.argmin(((points[:, None, :] - c[None]) ** 2).sum(axis=2), axis=1)
     want = np.array([c[j] - points[nearest == j].mean(axis=0) for j in range(len(c))])
     np.testing.assert_allclose(jac / hess, want, rtol=1e-12, atol=1e-12)
+
+
+def test_reassociated_sums_keep_the_jam_where_it_applies(monkeypatch):
+    # with reassociated sums LLVM vectorizes the jammed lanes' sums over the coordinates; a
+    # loop the jam does not take (the nearest row's index) is still interchanged
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    srcad.build.cache.clear()  # the code generated in order
+    try:
+        c = np.arange(18.0).reshape(6, 3) / 4.0
+        p = np.array([[1.0, 0.5, 2.0], [3.0, 1.0, 0.0]])
+        jammed = _source(nearest_sum, c, p)
+        assert "numba_extremum_jam" in jammed and "numba_row_sums" not in jammed
+        assert "numba_row_sums" in _source(nearest_index, c, p[0])
+        assert _primal(nearest_index, c, p[0]) \
+            == pytest.approx(nearest_index(c, p[0]), rel=1e-15)
+    finally:
+        srcad.build.cache.clear()
