@@ -1,8 +1,9 @@
-"""numba: a running `min` or `max` over the rows of an array of sums over each row's elements
-(k-means' `closest = min(closest, dist)`, `dist` a sum over the coordinates of centroid `j`)
-computes the sums for all rows at once, the loops interchanged, reading a transposed copy of
-the array made once per call, so that LLVM vectorizes across rows; bit-identical to the
-loop as written.
+"""numba: a loop over the rows of an array that sums over each row's elements and then
+keeps a running `min`/`max` or the index of the nearest row (k-means' `closest = min(closest,
+dist)`, `dist` a sum over the coordinates of centroid `j`; the reverse sweep's forward loop
+`if dist < closest: winner = j`) computes the sums for all rows at once, the loops
+interchanged, reading a transposed copy of the array made once per call, so that LLVM
+vectorizes across rows; bit-identical to the loop as written.
 
 numba compiles the loop as written into scalar code: each sum waits for its previous
 addition (srcad does not let LLVM reassociate by default, srcad/build/numba_fastmath.py), and
@@ -10,20 +11,23 @@ numba's LLVM pipeline does not pack independent sums side by side (its SLP vecto
 Interchanged, the inner loop runs over the rows `j` and adds one term into each row's own sum
 `sums[j]`: no reduction, so LLVM's loop vectorizer packs 4 rows per instruction, reading
 `C_t[t, j]` from contiguous memory. Each sum starts from the same value and adds the same
-terms in the same order (over `t`), so it has the bits of the loop as written; the running
-extremum then reads the sums in the order of `j` (and runs in lanes,
-numba_extremum_lanes.py), so ties and NaN are decided as written.
+terms in the same order (over `t`), so it has the bits of the loop as written; the statements
+after the sum then run for each row in the order of `j` from the same values (a running
+extremum there runs in lanes, numba_extremum_lanes.py), so ties and NaN are decided as
+written.
 
 A loop is rewritten when it is a `for j in range(k)`, `k` the array's `C.shape[0]` or
 `len(C)` (directly or a name assigned once from it), whose body is: statements `name = e`
-that read neither `j` nor a name the body assigns after them (the same every iteration), one
-`b = C[j]` and one `s = e` of such a value, one inner `for t in range(...)` (bounds the same in
-every iteration; `len(b)` is read as `C.shape[1]`) whose body is `s += e` alone, with `b`
-read only as `b[t]`, then statements `name = e` and one update `m = min(m, e)` or `m =
-max(m, e)` of a float `m` that nothing else reads. `C` is a 2-D float parameter that the
-function reads only through such rows, `C.shape` and `len(C)` (nothing writes it or holds it
-under another name), every expression is pure (numba_extremum_lanes.py), and every name the
-body assigns but `m` is dead after the loop.
+that read neither `j` nor a name assigned later in the body or in an earlier iteration (the
+same every iteration: they run once, before the rows' loop), `b = C[j]`, `s = e` of such a
+value, other row reads nothing in the loop uses (dropped), one inner `for t in range(...)`
+(bounds the same in every iteration; `len(b)` is read as `C.shape[1]`) whose body is
+assignments and `s += e` last (`s` a float), `b` read only as `b[t]`, then assignments and
+`if`s that read neither `b`, `t` nor the inner loop's names. `C` is a 2-D float parameter
+nothing in the function writes (no element write or method call through it or a name that
+may hold a view of it), every expression is pure (numba_extremum_lanes.py), and `b` (and a
+dropped row) is not read after the loop. With reassociated sums, a loop that
+numba_extremum_jam.py takes is left to it.
 """
 
 from __future__ import annotations
