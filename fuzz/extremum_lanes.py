@@ -7,7 +7,10 @@ len(x))`; starts `x[0]`, `a`, +-inf, +-0.0, NaN) and loops srcad must leave as w
 from the last iteration, an argmin `if e < m: m = e; k = i`), and extrema of sums an inner
 loop computes (`s = 0.0; for t in range(len(y)): s += e`, jammed by
 srcad/transform/numba_extremum_jam.py, or over `range(min(i, len(y)))`, a length that
-changes with the row, left as written). Each program's functions
+changes with the row, left as written), and extrema of sums over the rows of a 2-D
+argument (`b = x[i]; for t in range(len(b)): s += e(b[t])`, the sums of all rows computed
+at once by srcad/transform/numba_row_sums.py; `x` is then the 1-D input's columns stacked:
+x, y reversed, x). Each program's functions
 `f<j>(x, y, a)` (one per accumulator) run on inputs full of what the lanes must get right
 (NaN first, inside and last; zeros of both signs in different lanes; ties; infinities;
 every length from 1 to 13) through srcad's generated code on numba (srcad/transform/
@@ -38,6 +41,8 @@ ELEMENTS = ("x[i]", "y[i]", "x[i] * a", "x[i] - y[i]", "abs(x[i])", "-x[i]",
             "(x[i] - a) * (x[i] - a)", "min(x[i], y[i])", "x[i] * 0.0", "x[i] + y[i]")
 INNER_TERMS = ("(x[i] - y[t]) * (x[i] - y[t])", "x[i] * y[t]", "abs(x[i] - y[t])",
                "min(x[i], y[t]) * a", "x[i] * 0.0", "x[i] * y[t] * 0.0")
+ROW_TERMS = ("(b[t] - y[t % len(y)]) * (b[t] - y[t % len(y)])", "b[t] * y[t % len(y)]",
+             "abs(b[t] - a)", "b[t] * 0.0", "min(b[t], a) * y[t % len(y)]", "b[t] * b[t]")
 STARTS = ("x[0]", "a", "math.inf", "-math.inf", "0.0", "-0.0", "math.nan", "y[0] * a")
 
 
@@ -45,7 +50,7 @@ def program(seed: int) -> tuple:
     """(module text, names of its functions): the seed's loop, once per accumulator."""
     rng = random.Random(f"extremum lanes {seed}")
     kind = rng.choices(["lanes", "read", "value-first", "carried", "argmin", "inner",
-                        "ragged"], [6, 1, 1, 1, 1, 4, 1])[0]
+                        "ragged", "rows"], [6, 1, 1, 1, 1, 4, 1, 4])[0]
     span = rng.choice(["range(len(x))", "range(1, len(x))", "range(j, len(x))"])
     accumulators = ["m0", "m1"] if rng.random() < 0.4 else ["m0"]
     body, starts = [], []
@@ -77,6 +82,13 @@ def program(seed: int) -> tuple:
                                     f"{rng.choice(['min', 'max'])}({accumulators[0]}, s)"]
         accumulators = accumulators[:1]
         starts = starts[:1]
+    elif kind == "rows":  # sums over the rows of x, 2-D: all rows at once, or as written
+        term = rng.choice(ROW_TERMS[3:4] if rng.random() < 0.3 else ROW_TERMS)
+        body = ["b = x[i]", f"s = {rng.choice(['0.0', '-0.0', 'a'])}",
+                 "for t in range(len(b)):", f"    s += {term}",
+                 f"{accumulators[0]} = {rng.choice(['min', 'max'])}({accumulators[0]}, s)"]
+        accumulators = accumulators[:1]
+        starts = [s.replace("x[0]", "x[0, 0]") for s in starts[:1]]
     elif kind == "argmin":
         e = rng.choice(ELEMENTS)
         body = [f"if {e} < {accumulators[0]}:", f"    {accumulators[0]} = {e}", "    k = i"]
@@ -128,6 +140,8 @@ def check(seed: int) -> str:
         f = getattr(module, name)
         compiled = numba.njit(f)
         for x, y, a in inputs(seed):
+            if kind == "rows":
+                x = np.column_stack([x, y[::-1], x])
             with np.errstate(all="ignore"):
                 want = f(x, y, a)
             as_written = compiled(x, y, a)
@@ -136,8 +150,13 @@ def check(seed: int) -> str:
             if not (_bits(got) == _bits(want) == _bits(as_written)):
                 return (f"disagreed ({kind}): {name}(x={x.tolist()}, y={y.tolist()}, a={a}): "
                         f"srcad {got!r}, CPython {want!r}, numba as written {as_written!r}")
+    x, y, a = inputs(seed, 1)[0]
+    if kind == "rows":
+        x = np.column_stack([x, y[::-1], x])
     code = srcad.source(getattr(module, names[0]), srcad.ForwardWithPrimal,
-                        *(srcad.Const(v) for v in inputs(seed, 1)[0]), backend="numba")
+                        *(srcad.Const(v) for v in (x, y, a)), backend="numba")
+    if "numba_row_sums" in code:
+        return "agreed, rows at once"
     if "numba_extremum_jam" in code:
         return "agreed in jammed lanes"
     return "agreed in lanes" if "zero_signs_differ" in code else "agreed as written"

@@ -9,9 +9,10 @@ nothing else reads recorded as the step that set it,
 a reverse loop that only adds multiples of one adjoint skipped while that adjoint is zero,
 a running extremum's reverse steps replayed only for the last winner where the others change
 nothing (and a loop's tape reserved for the records its code makes),
-long sums of exponentials split into a vectorizable exp loop and an in-order sum, and running
-minima and maxima kept in independent lanes, those of values an inner loop computes with
-the lanes' inner loops as one (bit-identical results).
+long sums of exponentials split into a vectorizable exp loop and an in-order sum,
+sums over the rows of an array for a running extremum computed for all rows at once
+(numba_row_sums), and running minima and maxima kept in independent lanes, those of values
+an inner loop computes with the lanes' inner loops as one (bit-identical results).
 
 The tree after `numba_rewrites` is what `srcad.source` shows; `compiled_tree` is what numba
 compiles: loop counters that are never negative index without Python's wraparound, and
@@ -37,6 +38,7 @@ from srcad.transform.numba_fusion import fuse_array_chains
 from srcad.transform.numba_indices import unsigned_indices
 from srcad.transform.numba_last_winner import last_winner_steps
 from srcad.transform.numba_maps import fuse_array_maps
+from srcad.transform.numba_row_sums import interchange_row_sums
 from srcad.transform.numba_shared_calls import share_linalg_calls
 from srcad.transform.numba_tape_counts import exact_tape_counts
 from srcad.transform.numba_tape_reserve import reserve_while_tapes
@@ -70,6 +72,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     extremum_winners(tree, namer, types.env, bars.values())
     zero_adjoint_loops(tree, bars, types.env)
     exact_tape_counts(last_winner_steps(tree, namer))
+    interchange_row_sums(tree, namer, types.env, reassociated)
     tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
 
