@@ -90,7 +90,7 @@ def test_kmeans_numba_reverse_allocates_and_grows_nothing_inside_its_loops(gradi
     assert rows == []
 
 
-def test_kmeans_prepared_numba_gradient_allocates_nothing_per_call(gradient_prep):
+def test_kmeans_prepared_numba_gradient_allocates_two_arrays_per_call(gradient_prep):
     """numba's allocation statistics: a call counts one allocation per array it is passed
     (their MemInfos) and one per array it makes: two here, once per call (the centroids'
     transposed copy and the distances of all centroids, srcad/transform/numba_row_sums.py),
