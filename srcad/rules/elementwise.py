@@ -43,9 +43,9 @@ ARRAY_RULES = {
     # nothing at a NaN operand (as JAX)
     "abs": rule("abs", "x", "np.where(x >= 0.0, g, -g)"),
     "minimum": rule("minimum", "x y", "np.where(x < y, g, np.where(x == y, 0.5 * g, 0.0))",
-                "np.where(y < x, g, np.where(x == y, 0.5 * g, 0.0))"),
+                    "np.where(y < x, g, np.where(x == y, 0.5 * g, 0.0))"),
     "maximum": rule("maximum", "x y", "np.where(x > y, g, np.where(x == y, 0.5 * g, 0.0))",
-                "np.where(y > x, g, np.where(x == y, 0.5 * g, 0.0))"),
+                    "np.where(y > x, g, np.where(x == y, 0.5 * g, 0.0))"),
     "where": rule("where", "c x y", None, "np.where(c, g, 0.0)", "np.where(c, 0.0, g)"),
     "copy": rule("copy", "x", "g"),
     "logaddexp": rule("logaddexp", "x y", "g * np.exp(x - ans)", "g * np.exp(y - ans)"),
