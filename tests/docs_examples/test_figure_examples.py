@@ -89,7 +89,9 @@ def test_gradbench_chart_ratios_and_misses_are_the_page_s():
     for row in rows:
         shown = row[header.index("numba / jax")]
         value = float(shown.split("x")[0])
-        assert ratios[row[0]]["srcad numba"] == pytest.approx(value, rel=0.01, abs=0.006)
+        # the chart divides the times as shown (3 significant digits: up to 0.5% off each);
+        # the table's ratio, of the times measured, is shown to 2 decimals
+        assert abs(ratios[row[0]]["srcad numba"] - value) <= 0.011 * value + 0.005
         assert ("✗" in shown) == (ratios[row[0]]["srcad numba"] > 1.0)  # the misses marked
     assert docs_charts.gradbench_chart(page).startswith(PNG)
     assert "<!-- generated: chart gradbench -->" in page
