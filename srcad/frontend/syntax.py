@@ -344,6 +344,11 @@ _ABSENT = object()
 
 
 COMMENT_PREFIX = "SRCAD-COMMENT:"
+# the nodes of an expression of names, numbers, operators, comparisons, choices and reads
+# (attributes, elements, slices): what it calls is the caller's to check
+READING_NODES = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.BoolOp, gast.Compare,
+                 gast.IfExp, gast.Attribute, gast.Subscript, gast.Tuple, gast.Slice,
+                 gast.operator, gast.unaryop, gast.boolop, gast.cmpop, gast.expr_context)
 
 
 def comment(text: str) -> gast.Expr:

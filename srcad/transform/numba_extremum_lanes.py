@@ -152,10 +152,7 @@ def _pure(node) -> bool:
                     or (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
                         and func.value.id == "math")) or n.keywords:
                 return False
-        elif not isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp,
-                                gast.BoolOp, gast.Compare, gast.IfExp, gast.Attribute,
-                                gast.Subscript, gast.Tuple, gast.Slice, gast.operator,
-                                gast.unaryop, gast.boolop, gast.cmpop, gast.expr_context)):
+        elif not isinstance(n, S.READING_NODES):
             return False
     return True
 

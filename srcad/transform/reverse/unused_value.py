@@ -94,10 +94,7 @@ def harmless(node) -> bool:
                 return False
         elif isinstance(n, _RAISING_OPERATORS):
             return False
-        elif not isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp,
-                                gast.BoolOp, gast.Compare, gast.IfExp, gast.Attribute,
-                                gast.Subscript, gast.Tuple, gast.Slice, gast.operator,
-                                gast.unaryop, gast.boolop, gast.cmpop, gast.expr_context)):
+        elif not isinstance(n, S.READING_NODES):
             return False
     return True
 
