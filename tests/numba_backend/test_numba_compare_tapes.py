@@ -9,25 +9,14 @@ import math
 import gast
 import numpy as np
 import pytest
+from helpers.nearest_programs import nearest_cost
+from helpers.nearest_programs import nearest_data as _data
 
 import srcad
 from srcad.build.codegen import to_source
 from srcad.testing import check_grads
 from srcad.transform.names import Namer
 from srcad.transform.numba_compare_tapes import compare_tapes
-
-
-def nearest_cost(centroids, points):
-    cost = 0.0
-    for i in range(points.shape[0]):
-        closest = math.inf
-        for j in range(centroids.shape[0]):
-            s = 0.0
-            for t in range(points.shape[1]):
-                s += (points[i, t] - centroids[j, t]) * (points[i, t] - centroids[j, t])
-            closest = min(closest, s)
-        cost += closest
-    return cost
 
 
 def farthest_scaled(centroids, points, w):
@@ -38,11 +27,6 @@ def farthest_scaled(centroids, points, w):
             far = max(far, w * (points[i, 0] - centroids[j, 0]) ** 2 + centroids[j, 1])
         total += far * far
     return total
-
-
-def _data(k=5, n=17, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.normal(size=(k, d)), rng.normal(size=(n, d))
 
 
 def test_the_running_min_records_one_flag_per_step(monkeypatch):

@@ -8,6 +8,8 @@ import math
 import gast
 import numpy as np
 import pytest
+from helpers.nearest_programs import nearest_cost
+from helpers.nearest_programs import nearest_data as _data
 
 import srcad
 from srcad.build.codegen import to_source
@@ -17,19 +19,6 @@ from srcad.transform.numba_last_winner import last_winner_steps
 pytest.importorskip("numba")
 
 REPLAYED = "replays only the step of the last winner"
-
-
-def nearest_cost(centroids, points):
-    cost = 0.0
-    for i in range(points.shape[0]):
-        closest = math.inf
-        for j in range(centroids.shape[0]):
-            s = 0.0
-            for t in range(points.shape[1]):
-                s += (points[i, t] - centroids[j, t]) * (points[i, t] - centroids[j, t])
-            closest = min(closest, s)
-        cost += closest
-    return cost
 
 
 def farthest_weighted(centroids, points, w):
@@ -55,11 +44,6 @@ def running_sum_of_minima(centroids, points):
             closest = min(closest, d)
             total += closest
     return total
-
-
-def _data(k=5, n=17, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.normal(size=(k, d)), rng.normal(size=(n, d))
 
 
 def _source(f, c, *constants):

@@ -3,30 +3,17 @@ after the numba rewrites (srcad/transform/numba_tape_counts.py): one flag per co
 running `min` reserves one value per step, not two; a record in a branch or a loop left
 early is still reserved; counts the code cannot bound keep the transform's."""
 
-import math
 
 import gast
 import numpy as np
 import pytest
+from helpers.nearest_programs import nearest_cost
 
 import srcad
 from srcad.build import cache
 from srcad.build.codegen import to_source
 from srcad.transform import numba_stage
 from srcad.transform.numba_tape_counts import exact_tape_counts
-
-
-def nearest_cost(centroids, points):
-    cost = 0.0
-    for i in range(points.shape[0]):
-        closest = math.inf
-        for j in range(centroids.shape[0]):
-            s = 0.0
-            for t in range(points.shape[1]):
-                s += (points[i, t] - centroids[j, t]) * (points[i, t] - centroids[j, t])
-            closest = min(closest, s)
-        cost += closest
-    return cost
 
 
 def _counted(text: str) -> str:

@@ -9,6 +9,8 @@ import math
 import gast
 import numpy as np
 import pytest
+from helpers.nearest_programs import nearest_cost
+from helpers.nearest_programs import nearest_data as _data
 
 import srcad
 from srcad.analysis.value_types import FLOAT
@@ -18,30 +20,12 @@ from srcad.transform.reverse.unused_value import drop_unused_value
 pytest.importorskip("numba")
 
 
-def nearest_cost(centroids, points):
-    cost = 0.0
-    for i in range(points.shape[0]):
-        closest = math.inf
-        for j in range(centroids.shape[0]):
-            s = 0.0
-            for t in range(points.shape[1]):
-                s += (points[i, t] - centroids[j, t]) * (points[i, t] - centroids[j, t])
-            closest = min(closest, s)
-        cost += closest
-    return cost
-
-
 def scaled_ratio(x, w, points):
     # a division in the tangent, a Constant float and a Constant array
     total = 0.0
     for i in range(x.shape[0]):
         total += w * x[i] * x[i] / (1.0 + x[i] * x[i]) + points[i] * math.sin(x[i])
     return total
-
-
-def _data(k=5, n=17, d=3, seed=0):
-    rng = np.random.default_rng(seed)
-    return rng.normal(size=(k, d)), rng.normal(size=(n, d))
 
 
 def _forward_sweep(prep) -> str:
