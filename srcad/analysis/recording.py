@@ -116,11 +116,17 @@ class Recording:
                 out |= defs(owner)
         return out
 
+    def bound_again_after(self, name, stmt) -> bool:
+        """Is `name` bound again (assigned as a whole, not an element of it) by a statement
+        that may run after `stmt` starts? If not, what it names (an array's shape, say)
+        stays as it was at `stmt`."""
+        return name in self.defs_after(stmt, binds_only=True)
+
     def only_rebound_after(self, name, stmt) -> bool:
         """Is `name` only rebound after `stmt` (a row view `w = W[i]` taken again by the next
         iteration), with no element written through it or any name it may alias? Its
         elements are then readable whenever the name is (the binding replayed, rule 3)."""
-        if name not in self.defs_after(stmt, binds_only=True):
+        if not self.bound_again_after(name, stmt):
             return False
         return name not in self.elements_written_after(stmt)
 
@@ -190,7 +196,7 @@ class Recording:
             self._counters_restored = False
 
     def _name_readable(self, name, stmt, replays) -> bool:
-        if name not in self.defs_after(stmt, binds_only=True):
+        if not self.bound_again_after(name, stmt):
             return True
         counter = self.counters.get(name) if self._counters_restored else None
         if counter is not None and counter.in_region(self.sites[id(stmt)]) \

@@ -70,7 +70,7 @@ import gast
 from srcad.frontend import syntax as S
 from srcad.transform.names import Namer
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
-from srcad.transform.numba_zero_adjoints import dead_after
+from srcad.transform.numba_step_effects import dead_after
 
 COLUMNS = 4  # columns jammed into one inner loop
 _FRESH_ARRAYS = ("zeros", "empty", "ones")

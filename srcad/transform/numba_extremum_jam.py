@@ -67,7 +67,7 @@ import gast
 from srcad.analysis.value_types import FLOAT, INT
 from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_lanes import LANES, _extremum_of, _is_range, _pure
-from srcad.transform.numba_zero_adjoints import dead_after
+from srcad.transform.numba_step_effects import dead_after
 
 MAX_STATEMENTS = 10  # the body is copied LANES + 2 times: more for numba to compile
 

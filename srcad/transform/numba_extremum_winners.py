@@ -34,7 +34,7 @@ len(range(...)))`); one other loop, in a later statement of the function, starts
 pops those records, then `g = m_bar` and `m_bar = 0.0`, and its other statements are `name =
 pure expression` or additions into adjoints: `m_bar` once, of `0.0 if C else g`, every other
 addition zero when `C` is false (a product with a factor `X if C else 0.0` or a name holding
-one, as numba_zero_adjoints.py reads it), where `C` is `X > m` (`<` for `min`) and `m` is read
+one, as numba_step_effects.py reads it), where `C` is `X > m` (`<` for `min`) and `m` is read
 nowhere else from that statement on; no other statement records or pops `m` on the tape; and
 every name the reverse loop assigns but the counter, `m` and `m_bar` is dead after it. The
 search for the winner computes the temporaries again and records their values at the
@@ -111,8 +111,8 @@ import gast
 from srcad.analysis.value_types import FLOAT
 from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_lanes import _extremum_of, _is_range, _pure
-from srcad.transform.numba_winner_adjoints import TakenStep, reverse_compares, target_name
-from srcad.transform.numba_zero_adjoints import dead_after
+from srcad.transform.numba_step_effects import dead_after, target_name
+from srcad.transform.numba_winner_adjoints import TakenStep, reverse_compares
 
 _TAKEN = {"max": gast.Gt, "min": gast.Lt}  # the comparison under which `e` is taken
 _MARK = "(srcad/transform/numba_extremum_winners.py)"

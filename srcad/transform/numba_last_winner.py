@@ -9,15 +9,16 @@ step on the code, the forward sweep records instead the index of the last step w
 was set (-1 for none), once after the loop, and the reverse sweep runs the body of that one
 step: k-means' `dir` pops one value per point instead of one per point and centroid.
 
-The check (`_unchanged`) follows the reverse body's statements with the values they start
-with, for a step whose flag is 0 and for one whose flag is 1 after the winner: a name copied
-or added a zero keeps its value; `x = 0.0` makes a zero; a branch on the flag or on a name
-known zero (`if d_bar != 0.0:`) is decided; anything else run (an element written, a loop, a
-call with an effect) leaves the loop as it is. A name must end as it started, or be zero at
-the loop's start (assigned `0.0` before it with nothing assigning it in between, and again at
-each step's end) and end zero; every other name the loop assigns must be dead after it. The
-skipped steps computed nothing but `0.0 + x` for a value `x` (a zero of either sign becomes
-+0.0: adjoints srcad zeroed and only added into hold no -0.0).
+The check (`_unchanged`, srcad/transform/numba_step_effects.py) follows the reverse body's
+statements with the values they start with, for a step whose flag is 0 and for one whose
+flag is 1 after the winner: a name copied or added a zero keeps its value; `x = 0.0` makes a
+zero; a branch on the flag or on a name known zero (`if d_bar != 0.0:`) is decided; anything
+else run (an element written, a loop, a call with an effect) leaves the loop as it is. A
+name must end as it started, or be zero at the loop's start (assigned `0.0` before it with
+nothing assigning it in between, and again at each step's end) and end zero; every other
+name the loop assigns must be dead after it. The skipped steps computed nothing but
+`0.0 + x` for a value `x` (a zero of either sign becomes +0.0: adjoints srcad zeroed and
+only added into hold no -0.0).
 
 >>> import gast
 >>> from srcad.build.codegen import to_source
@@ -84,11 +85,8 @@ from __future__ import annotations
 import gast
 
 from srcad.frontend import syntax as S
+from srcad.transform.numba_step_effects import ZERO, dead_after, follow, outcome
 from srcad.transform.numba_tape_counts import counted_again
-from srcad.transform.numba_zero_adjoints import dead_after
-from srcad.transform.reverse.unused_value import harmless
-
-ZERO, UNKNOWN = "zero", "unknown"
 
 
 def last_winner_steps(tree, namer):
@@ -242,105 +240,27 @@ def _decided(stmt, flag, flagged, zero):
     None."""
     if not isinstance(stmt, gast.If):
         return None
-    taken = _outcome(stmt.test, flag, flagged, zero)
+    taken = outcome(stmt.test, zero, _flag_decision(flag, flagged))
     return None if taken is None else stmt.body if taken else stmt.orelse
 
 
-def _outcome(test, flag, flagged, zero):
-    """True or False for `flag != 0.0` (the flag `flagged`) and `x != 0.0` with `x` in
-    `zero`, and their negations; None for any other test."""
-    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
-        inner = _outcome(test.operand, flag, flagged, zero)
-        return None if inner is None else not inner
-    if _is_flag_test(test, flag):
-        return flagged
-    if isinstance(test, gast.Compare) and len(test.ops) == 1 \
-            and isinstance(test.ops[0], gast.NotEq) and isinstance(test.left, gast.Name) \
-            and test.left.id in zero and S.same(test.comparators[0], S.const(0.0)):
-        return False
-    return None
+def _flag_decision(flag, flagged):
+    """`flag != 0.0` is `flagged`."""
+    return lambda test: flagged if _is_flag_test(test, flag) else None
 
 
 def _unchanged(body, flag, flagged, zero):
     """The names a step whose flag is `flagged` assigns and leaves as they were, the names in
     `zero` starting at +0.0; None when the step may do more than pass values along (module
     docstring) or reads at its start a name it changes."""
-    run = _values(body, flag, flagged, zero, relaxed=False)
-    if run is None:
-        return None
-    values, read_at_start = run
-    same = {name for name, value in values.items()
-            if value == ("start", name) or (value == ZERO and name in zero)}
-    if (read_at_start & set(values)) - same:
-        return None
-    return same
+    step = follow(body, zero=zero, decide=_flag_decision(flag, flagged))
+    return None if step is None else step.unchanged(zero)
 
 
 def _zero_after(body, flag, zero) -> set:
     """The names the winner's step (flag 1) leaves +0.0, the names in `zero` starting so."""
-    values, _ = _values(body, flag, True, zero, relaxed=True)
-    return {name for name, value in values.items() if value == ZERO}
-
-
-def _values(body, flag, flagged, zero, relaxed):
-    """({name: ("start", name) | ZERO | UNKNOWN} for the names a step whose flag is
-    `flagged` assigns, the names it reads before assigning them), following the statements
-    as the module docstring says; None where a statement does more than pass values along,
-    unless `relaxed`: then what it assigns is UNKNOWN."""
-    values: dict = {}
-    read_at_start: set = set()
-
-    def known_zero() -> set:
-        return {n for n, v in values.items() if v == ZERO} | (zero - set(values))
-
-    def value_of(node):
-        if isinstance(node, gast.Name):
-            if node.id not in values:
-                read_at_start.add(node.id)
-                return ZERO if node.id in zero else ("start", node.id)
-            return values[node.id]
-        if isinstance(node, gast.Constant) and S.same(node, S.const(0.0)):
-            return ZERO
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-                and node.func.id == "unshared" and len(node.args) == 2:
-            return value_of(node.args[1])
-        if isinstance(node, gast.IfExp):  # `0.0 if flag != 0.0 else g`
-            taken = _outcome(node.test, flag, flagged, known_zero())
-            if taken is not None:
-                return value_of(node.body if taken else node.orelse)
-        for n in S.walk(node):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                value_of(n)
-        return UNKNOWN
-
-    def run(statements) -> bool:
-        for stmt in statements:
-            if S.is_comment(stmt):
-                continue
-            branch = _decided(stmt, flag, flagged, known_zero())
-            if branch is not None:
-                if not run(branch):
-                    return False
-            elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-                    and isinstance(stmt.targets[0], gast.Name) and harmless(stmt.value):
-                values[stmt.targets[0].id] = value_of(stmt.value)
-            elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) \
-                    and isinstance(stmt.op, gast.Add) and harmless(stmt.value):
-                added, current = value_of(stmt.value), value_of(S.name(stmt.target.id))
-                values[stmt.target.id] = added if current == ZERO else \
-                    current if added == ZERO else UNKNOWN
-            elif relaxed:
-                for n in S.walk(stmt):
-                    if isinstance(n, gast.Name):
-                        if isinstance(n.ctx, gast.Load):
-                            value_of(n)
-                        else:
-                            values[n.id] = UNKNOWN
-            else:
-                return False
-        return True
-
-    return (values, read_at_start) if run(body) else None
+    step = follow(body, zero=zero, decide=_flag_decision(flag, True), relaxed=True)
+    return {name for name, value in step.values.items() if value == ZERO}
 
 
 def _zero_before(fn, loop, name) -> bool:

@@ -39,7 +39,7 @@ from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_jam import _shape as _jam_shape
 from srcad.transform.numba_extremum_jam import _simple_assign
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
-from srcad.transform.numba_zero_adjoints import dead_after
+from srcad.transform.numba_step_effects import dead_after
 
 MAX_STATEMENTS = 10
 _READING_CALLS = frozenset({"len", "range", "min", "max", "abs", "float", "int", "unshared"})

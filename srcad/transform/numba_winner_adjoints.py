@@ -2,7 +2,7 @@
 srcad/transform/numba_extremum_winners.py: the comparisons `X > m` (`X < m`) that say a step
 set `m`, whether every other addition of the loop is zero when they are false, and the loop's
 statements for the step that set `m` (each select on the comparison replaced by its taken
-branch).
+branch). What a step adds is read by srcad/transform/numba_step_effects.py.
 
 >>> import gast
 >>> from srcad.frontend import syntax as S
@@ -28,7 +28,7 @@ import gast
 
 from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_lanes import _pure
-from srcad.transform.numba_zero_adjoints import _proportional
+from srcad.transform.numba_step_effects import _is_unshared, follow, target_name
 
 
 def reverse_compares(rest, m, taken, tape, counter, adjoints):
@@ -61,37 +61,29 @@ def reverse_compares(rest, m, taken, tape, counter, adjoints):
                and id(n.test) in tests]
     if len(selects) != len(compares):
         return None  # a comparison outside a select
-    vanishing, restored = set(), 0
+    restores, steps = [], []
     for stmt in rest[2:]:
         names = {n.id for n in S.walk(stmt) if isinstance(n, gast.Name)}
         if names & {tape, counter} or not _read_in_selects(stmt, g, tests):
             return None
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], gast.Name) and _pure(stmt.value):
-            target = stmt.targets[0].id
-            if target in (g, m, m_bar) or m_bar in names:
-                return None
-            if _vanishes(stmt.value, vanishing, tests):
-                vanishing.add(target)
-            else:
-                vanishing.discard(target)
-        elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub)) \
-                and _pure(stmt.target) and _pure(_unshared(stmt.value)) \
-                and (_unshared(stmt.value) is stmt.value or _pure(stmt.value.args[0])):
-            value = _unshared(stmt.value)
-            if isinstance(stmt.target, gast.Name) and stmt.target.id == m_bar:
-                restore = S.parse_expr(f"0.0 if {test} else {g}")
-                if isinstance(stmt.op, gast.Sub) or gast.dump(value) != gast.dump(restore) \
-                        or (value is not stmt.value
-                            and gast.dump(stmt.value.args[0]) != gast.dump(S.name(m_bar))):
-                    return None
-                restored += 1
-            elif m_bar in names or target_name(stmt.target) not in adjoints \
-                    or not _vanishes(value, vanishing, tests):
-                return None
-        else:
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) \
+                and stmt.target.id == m_bar:
+            restores.append(stmt)
+            continue
+        if m_bar in names or (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                              and isinstance(stmt.targets[0], gast.Name)
+                              and stmt.targets[0].id in (g, m)) \
+                or (isinstance(stmt, gast.AugAssign)
+                    and target_name(stmt.target) not in adjoints):
             return None
-    return (compares, m_bar) if restored == 1 else None
+        steps.append(stmt)
+    # what the other steps add is zero when the comparison is false
+    false = {id(c): False for c in compares}
+    if len(restores) != 1 or not _restores(restores[0], m_bar, test, g) \
+            or follow(steps, decide=lambda t: false.get(id(t)), adjoints=adjoints,
+                      allowed=_pure) is None:
+        return None
+    return compares, m_bar
 
 
 def _takes_adjoint(stmt, next_stmt, adjoints) -> bool:
@@ -110,44 +102,15 @@ def _read_in_selects(stmt, g, tests) -> bool:
                if isinstance(n, gast.Name) and n.id == g and isinstance(n.ctx, gast.Load))
 
 
-def _vanishes(node, vanishing, tests) -> bool:
-    """Whether `node` is zero (or NaN) whenever the comparison is false."""
-    node = _unshared(node)
-    if isinstance(node, gast.Constant):
-        return type(node.value) in (int, float) and node.value == 0
-    if isinstance(node, gast.IfExp):
-        if id(node.test) in tests:  # `X if C else 0.0`
-            return _vanishes(node.orelse, vanishing, tests)
-        return _vanishes(node.body, vanishing, tests) and _vanishes(node.orelse, vanishing,
-                                                                    tests)
-    if isinstance(node, gast.UnaryOp):
-        return isinstance(node.op, (gast.USub, gast.UAdd)) and _vanishes(node.operand,
-                                                                         vanishing, tests)
-    if isinstance(node, gast.BinOp):
-        left = _vanishes(node.left, vanishing, tests)
-        right = _vanishes(node.right, vanishing, tests)
-        if isinstance(node.op, gast.Mult):
-            return left or right
-        if isinstance(node.op, gast.Div):
-            return left
-        if isinstance(node.op, (gast.Add, gast.Sub)):
-            return left and right
-        return False
-    return _proportional(node, vanishing)
-
-
-def _unshared(node):
-    """`v` for srcad's `unshared(t, v)` (which is `v`), else `node`."""
-    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
-            and node.func.id == "unshared" and len(node.args) == 2:
-        return node.args[1]
-    return node
-
-
-def target_name(target):
-    while isinstance(target, gast.Subscript):
-        target = target.value
-    return target.id if isinstance(target, gast.Name) else None
+def _restores(stmt, m_bar, test, g) -> bool:
+    """Whether `stmt` is `m_bar += 0.0 if C else g` (or through `unshared(m_bar, ...)`)."""
+    value = stmt.value
+    if _is_unshared(value):
+        if not S.same(value.args[0], S.name(m_bar)):
+            return False
+        value = value.args[1]
+    return isinstance(stmt.op, gast.Add) \
+        and S.same(value, S.parse_expr(f"0.0 if {test} else {g}"))
 
 
 class TakenStep(gast.NodeTransformer):

@@ -51,6 +51,7 @@ import gast
 from srcad.analysis.value_types import FLOAT
 from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
+from srcad.transform.numba_step_effects import dead_after, follow
 
 
 def zero_adjoint_loops(tree, bars: dict, types: dict):
@@ -104,91 +105,7 @@ def _scale(loop, adjoints, floats):
 
 
 def _all_proportional(statements, g, adjoints) -> bool:
-    scaled = {g}  # names whose value is proportional to g at this point of the body
-    for stmt in statements:
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], gast.Name) and _pure(stmt.value):
-            name = stmt.targets[0].id
-            if name == g:
-                return False
-            if _proportional(stmt.value, scaled):
-                scaled.add(name)
-            else:
-                scaled.discard(name)
-        elif isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, (gast.Add, gast.Sub)) \
-                and isinstance(stmt.target, gast.Subscript) \
-                and isinstance(stmt.target.value, gast.Name) \
-                and stmt.target.value.id in adjoints and _pure(stmt.target) \
-                and _pure(stmt.value) and _proportional(stmt.value, scaled):
-            continue
-        else:
-            return False
-    return True
-
-
-def _proportional(node, scaled) -> bool:
-    """Whether `node` is zero (of either sign) or NaN whenever the names `scaled` are zero."""
-    if isinstance(node, gast.Name):
-        return node.id in scaled
-    if isinstance(node, gast.UnaryOp):
-        return isinstance(node.op, (gast.USub, gast.UAdd)) and _proportional(node.operand,
-                                                                             scaled)
-    if isinstance(node, gast.BinOp):
-        if isinstance(node.op, gast.Mult):
-            return _proportional(node.left, scaled) or _proportional(node.right, scaled)
-        if isinstance(node.op, gast.Div):
-            return _proportional(node.left, scaled)
-        if isinstance(node.op, (gast.Add, gast.Sub)):
-            return _proportional(node.left, scaled) and _proportional(node.right, scaled)
-    return False
-
-
-def dead_after(fn, loop, keep=frozenset()) -> bool:
-    """Whether every name `loop` assigns (but those in `keep`) is, at each read outside the
-    loop, assigned earlier in the same block (or an enclosing one) since the block began,
-    with no pass through the loop in between: no read sees the loop's value. Conservative:
-    a read elsewhere without such an assignment keeps the loop as it is."""
-    names = {n.id for n in S.walk(loop) if isinstance(n, gast.Name)
-             and isinstance(n.ctx, gast.Store)} - set(keep)
-    return _reads_covered(fn.body, names, loop, frozenset())
-
-
-def _reads_covered(block, names, loop, covered) -> bool:
-    covered = set(covered)
-    for stmt in block:
-        if stmt is loop:
-            covered = set()  # after the loop: its values, until assigned again
-            continue
-        if getattr(stmt, "handlers", None) and any(S.loaded_names(h) & names
-                                                  for h in stmt.handlers):
-            return False  # an except clause: not followed
-        nested = [getattr(stmt, f) for f in ("body", "orelse", "finalbody")
-                  if isinstance(getattr(stmt, f, None), list)]
-        own = [stmt] if not nested else _headers(stmt)
-        if any((S.loaded_names(part) & names) - covered for part in own):
-            return False
-        if not nested:
-            if isinstance(stmt, gast.Assign) \
-                    and all(isinstance(t, gast.Name) for t in stmt.targets):
-                covered |= {t.id for t in stmt.targets} & names
-            continue
-        holds = any(n is loop for n in S.walk(stmt))
-        repeats = isinstance(stmt, (gast.For, gast.While))
-        if holds and isinstance(stmt, gast.While) and S.loaded_names(stmt.test) & names:
-            return False  # tested again after the loop ran
-        # a later iteration of a block holding the loop reads what the loop left
-        inner = set() if holds and repeats else set(covered)
-        if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name):
-            inner.add(stmt.target.id)
-        if not all(_reads_covered(b, names, loop, inner) for b in nested):
-            return False
-        if holds:
-            covered = set()
-    return True
-
-
-def _headers(stmt) -> list:
-    """The expressions of a compound statement outside its blocks (a loop's bounds, an if's
-    test)."""
-    return [getattr(stmt, f) for f in ("iter", "test", "items") if getattr(stmt, f, None)
-            is not None and not isinstance(getattr(stmt, f), list)]
+    """Whether each statement assigns a name or adds into an adjoint a value that vanishes
+    when `g` is zero, and none assigns `g`."""
+    step = follow(statements, zero={g}, adjoints=adjoints, allowed=_pure)
+    return step is not None and g not in step.values

@@ -134,7 +134,7 @@ class ReverseRecording(TapedIntermediates, InvariantPushes, IterationValues):
             return False
         base = expr.value.value if isinstance(expr.value, gast.Subscript) else expr.value
         return isinstance(base, gast.Name) and isinstance(self.types.of(base), Array) \
-            and base.id not in self.recording.defs_after(stmt, binds_only=True)
+            and not self.recording.bound_again_after(base.id, stmt)
 
     def _view_kept(self, expr) -> bool:
         """python: is the row or slice `expr` taped as it is (a view, by reference)? Where

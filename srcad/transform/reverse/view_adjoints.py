@@ -52,7 +52,7 @@ class ViewAdjoints:
                 or index_kind(self.types, value) is not None \
                 or self.recording.def_count.get(view) != 1 \
                 or {view, array} & self.recording.elements_written_after(stmt) \
-                or array in self.recording.defs_after(stmt, binds_only=True) \
+                or self.recording.bound_again_after(array, stmt) \
                 or not self._read_only_after(block, index, view):  # first_accumulations.py
             return False
         if not self._readable_at_block_start(stmt):
