@@ -15,7 +15,9 @@ x, y reversed, x). Each program's functions
 (NaN first, inside and last; zeros of both signs in different lanes; ties; infinities;
 every length from 1 to 13) through srcad's generated code on numba (srcad/transform/
 numba_extremum_lanes.py runs such loops in lanes) and must give the bits CPython gives and
-numba gives compiling the function as written (`numba.njit`).
+numba gives compiling the function as written (`numba.njit`); for the rows, a prepared
+gradient called again on other rows gives the bits of a gradient computed afresh (its
+transposed copy and sums live in the tape the prepared call keeps).
 
     python fuzz/extremum_lanes.py --count 50 --seed 0
 """
@@ -153,6 +155,9 @@ def check(seed: int) -> str:
     x, y, a = inputs(seed, 1)[0]
     if kind == "rows":
         x = np.column_stack([x, y[::-1], x])
+        problem = _prepared_gradients_agree(getattr(module, names[0]), x, y, a)
+        if problem:
+            return problem
     code = srcad.source(getattr(module, names[0]), srcad.ForwardWithPrimal,
                         *(srcad.Const(v) for v in (x, y, a)), backend="numba")
     if "numba_row_sums" in code:
@@ -160,6 +165,27 @@ def check(seed: int) -> str:
     if "numba_extremum_jam" in code:
         return "agreed in jammed lanes"
     return "agreed in lanes" if "zero_signs_differ" in code else "agreed as written"
+
+
+def _prepared_gradients_agree(f, x, y, a) -> str:
+    """A prepared numba gradient keeps its tape across calls, and the rows' transposed copy
+    and sums are carved from it (srcad/transform/numba_row_sums.py): its second call, on
+    other rows, must give the bits of a gradient computed afresh. '' when it does."""
+    if not np.isfinite(x).all():
+        x = np.nan_to_num(x, posinf=4.0, neginf=-4.0)
+    other = x[::-1] * 0.5 - 0.25
+    try:
+        prep = srcad.prepare_gradient(f, x, srcad.Const(y), srcad.Const(a), backend="numba")
+        with np.errstate(all="ignore"):
+            srcad.gradient(f, x, srcad.Const(y), srcad.Const(a), prep=prep)
+            again = srcad.gradient(f, other, srcad.Const(y), srcad.Const(a), prep=prep)
+            fresh = srcad.gradient(f, other, srcad.Const(y), srcad.Const(a), backend="numba")
+    except srcad.SrcadError:
+        return ""  # not differentiable as written (an int result, say)
+    if np.asarray(again).tobytes() != np.asarray(fresh).tobytes():
+        return (f"prepared gradient disagreed: {f.__name__}(x={other.tolist()}, "
+                f"y={y.tolist()}, a={a}): {again!r}, afresh {fresh!r}")
+    return ""
 
 
 def main(argv=None) -> int:

@@ -40,6 +40,7 @@ from srcad.transform.numba_extremum_jam import _shape as _jam_shape
 from srcad.transform.numba_extremum_jam import _simple_assign
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
 from srcad.transform.numba_step_effects import dead_after
+from srcad.transform.tapes import FLOAT_TAPE, WORK, ArrayTapes
 
 MAX_STATEMENTS = 10
 _READING_CALLS = frozenset({"len", "range", "min", "max", "abs", "float", "int", "unshared"})
@@ -56,7 +57,7 @@ def interchange_row_sums(tree, namer, types, reassociated=False):
             continue  # a nested function's loops would be seen with the outer's names
         params = {a.id for a in fn.args.args if isinstance(a, gast.Name)}
         copies = {}  # C -> the name of its transposed copy
-        made = []  # the copies and the sums' arrays, made once per call
+        made = []  # (name, C, "copy" or "sums"): the arrays made once per call
         for node in list(S.walk(fn)):
             for field in ("body", "orelse"):
                 body = getattr(node, field, None)
@@ -72,21 +73,68 @@ def interchange_row_sums(tree, namer, types, reassociated=False):
                         array = shape["array"]
                         if array not in copies:
                             copies[array] = namer.fresh(f"{array}_t")
-                            made += S.parse_stmts(f"{copies[array]} = "
-                                                  f"np.ascontiguousarray({array}.T)")
+                            made.append((copies[array], array, "copy"))
                         sums = namer.fresh(f"{shape['sum']}_rows")
-                        made += S.parse_stmts(f"{sums} = np.empty({array}.shape[0])")
+                        made.append((sums, array, "sums"))
                         out += _interchanged(stmt, shape, copies[array], sums, namer)
                     else:
                         out.append(stmt)
                 setattr(node, field, out)
         if made:
-            made.insert(0, S.comment("rows read transposed by interchanged loops "
-                                     "(srcad/transform/numba_row_sums.py)"))
-            at = 1 if fn.body and isinstance(fn.body[0], gast.Expr) \
-                and isinstance(fn.body[0].value, gast.Constant) else 0
-            fn.body[at:at] = made
+            _make(fn, made, namer)
     return tree
+
+
+def _make(fn, made, namer) -> None:
+    """The transposed copies and the sums' arrays `made` at the top of `fn`: carved from the
+    array the caller keeps across calls where `fn` has one (`_workspace`), else new arrays."""
+    kept = _workspace(fn)
+    if kept is None:
+        out = [S.comment("rows read transposed by interchanged loops "
+                         "(srcad/transform/numba_row_sums.py)")]
+        out += [S.parse_stmts(f"{name} = np.ascontiguousarray({array}.T)" if kind == "copy"
+                              else f"{name} = np.empty({array}.shape[0])")[0]
+                for name, array, kind in made]
+        at = 1 if fn.body and isinstance(fn.body[0], gast.Expr) \
+            and isinstance(fn.body[0].value, gast.Constant) else 0
+        fn.body[at:at] = out
+        return
+    kind, at = kept
+    entries, copies = [], []
+    for name, array, role in made:
+        rows, columns = f"{array}.shape[0]", f"{array}.shape[1]"
+        if role == "copy":
+            entries.append((name, S.parse_expr(f"{rows} * {columns}"),
+                            S.parse_expr(f"({columns}, {rows})"), False))
+            i, t = namer.fresh("row"), namer.fresh("column")
+            copies += S.parse_stmts(f"for {i} in range({rows}):\n"
+                                    f"    for {t} in range({columns}):\n"
+                                    f"        {name}[{t}, {i}] = {array}[{i}, {t}]")
+        else:
+            entries.append((name, S.parse_expr(rows), None, False))
+    out = [S.comment(f"rows read transposed by interchanged loops, in `{kind}` kept across "
+                     "calls (srcad/transform/numba_row_sums.py)")]
+    fn.body[at:at] = out + ArrayTapes().carve(kind, entries) + copies
+
+
+def _workspace(fn):
+    """(the tape, the index in `fn`'s body after its start) of the array a prepared call
+    keeps across calls and hands back when this call grew it (srcad/transform/tapes.py:
+    `work`, else the float `tape`): a parameter whose counter starts as the body's first
+    use of it, `tape_size = 0` then `tape_length = tape.shape[0]`; None where `fn` has
+    none."""
+    params = {a.id for a in fn.args.args if isinstance(a, gast.Name)}
+    for kind in (WORK, FLOAT_TAPE):
+        if kind not in params:
+            continue
+        start = S.parse_stmts(f"{kind}_size = 0\n{kind}_length = {kind}.shape[0]")
+        for k in range(len(fn.body) - 1):
+            uses = {n.id for s in fn.body[:k] for n in S.walk(s) if isinstance(n, gast.Name)}
+            if uses & {kind, f"{kind}_size", f"{kind}_length"}:
+                break
+            if S.same(fn.body[k], start[0]) and S.same(fn.body[k + 1], start[1]):
+                return kind, k + 2
+    return None
 
 
 def jammed(loop, types) -> bool:

@@ -283,3 +283,30 @@ def test_reassociated_sums_keep_the_jam_where_it_applies(monkeypatch):
             == pytest.approx(nearest_index(c, p[0]), rel=1e-15)
     finally:
         srcad.build.cache.clear()
+
+
+def test_reverse_code_keeps_the_copy_and_sums_in_its_tape():
+    # a prepared gradient keeps its tape across calls: the transposed copy and the sums are
+    # views of it, written afresh by each call (other centroids, other points, no rows, no
+    # coordinates), with the bits of a gradient computed with nothing kept
+    rng = np.random.RandomState(4)
+    c, p = rng.standard_normal((5, 3)), rng.standard_normal((7, 3))
+    code = srcad.source(nearest_sum, srcad.Reverse, srcad.Duplicated(c, np.zeros_like(c)),
+                        srcad.Const(p), backend="numba")
+    assert "in `tape` kept across calls" in code and "np.ascontiguousarray" not in code
+    for rows, columns in ((5, 3), (0, 3), (4, 0)):
+        c = rng.standard_normal((rows, columns))
+        p = rng.standard_normal((7, columns))
+        prep = srcad.prepare_gradient(nearest_sum, c, srcad.Constant(p), backend="numba")
+        for scale in (1.0, -2.0, 0.5):
+            kept = srcad.gradient(nearest_sum, scale * c, srcad.Constant(p + scale),
+                                  prep=prep)
+            fresh = srcad.gradient(nearest_sum, scale * c, srcad.Constant(p + scale),
+                                   backend="numba")
+            assert kept.tobytes() == fresh.tobytes()
+            want = np.zeros_like(c)
+            if rows:  # the nearest centroid of each point (ties: the first)
+                diff = (p + scale)[:, None, :] - scale * c[None]
+                nearest = np.argmin((diff * diff).sum(axis=2), axis=1)
+                np.add.at(want, nearest, 2.0 * (scale * c[nearest] - (p + scale)))
+            np.testing.assert_allclose(kept, want, rtol=1e-12, atol=1e-12)
