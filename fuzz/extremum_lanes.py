@@ -4,7 +4,9 @@ two running minima or maxima (`m = min(m, e)`, `m = max(m, e)`; temporaries of t
 iteration; a second accumulator; bounds `range(len(x))`, `range(1, len(x))`, `range(j,
 len(x))`; starts `x[0]`, `a`, +-inf, +-0.0, NaN) and loops srcad must leave as written
 (the extremum read by another statement, `max(e, m)` with the value first, a value carried
-from the last iteration, an argmin `if e < m: m = e; k = i`), and extrema of sums an inner
+from the last iteration, an argmin `if e < m: m = e; k = i`), the running extremum with the
+index of its step (`if e < m: k = i` then `m = min(m, e)`, in lanes by
+srcad/transform/numba_argmin_lanes.py), and extrema of sums an inner
 loop computes (`s = 0.0; for t in range(len(y)): s += e`, jammed by
 srcad/transform/numba_extremum_jam.py, or over `range(min(i, len(y)))`, a length that
 changes with the row, left as written), and extrema of sums over the rows of a 2-D
@@ -52,7 +54,8 @@ def program(seed: int) -> tuple:
     """(module text, names of its functions): the seed's loop, once per accumulator."""
     rng = random.Random(f"extremum lanes {seed}")
     kind = rng.choices(["lanes", "read", "value-first", "carried", "argmin", "inner",
-                        "ragged", "rows"], [6, 1, 1, 1, 1, 4, 1, 4])[0]
+                        "ragged", "rows", "nearest"], [6, 1, 1, 1, 1, 4, 1, 4, 3])[0]
+    indexed = kind in ("argmin", "nearest")  # the function returns m + k
     span = rng.choice(["range(len(x))", "range(1, len(x))", "range(j, len(x))"])
     accumulators = ["m0", "m1"] if rng.random() < 0.4 else ["m0"]
     body, starts = [], []
@@ -89,8 +92,20 @@ def program(seed: int) -> tuple:
         body = ["b = x[i]", f"s = {rng.choice(['0.0', '-0.0', 'a'])}",
                  "for t in range(len(b)):", f"    s += {term}",
                  f"{accumulators[0]} = {rng.choice(['min', 'max'])}({accumulators[0]}, s)"]
+        if rng.random() < 0.5:  # and the index of the nearest (farthest) row
+            taken = "<" if "= min(" in body[-1] else ">"
+            body[-1:-1] = [f"if s {taken} {accumulators[0]}:", "    k = i"]
+            indexed = True
         accumulators = accumulators[:1]
         starts = [s.replace("x[0]", "x[0, 0]") for s in starts[:1]]
+    elif kind == "nearest":  # the running extremum and the index of its step: in lanes
+        op = rng.choice(["min", "max"])
+        e = rng.choice(ELEMENTS + tuple(temps) * 2)
+        m = accumulators[0]
+        body = body[:len(temps)] + [f"if {e} {'<' if op == 'min' else '>'} {m}:", "    k = i",
+                                    f"{m} = {op}({m}, {e})"]
+        accumulators = accumulators[:1]
+        starts = starts[:1]
     elif kind == "argmin":
         e = rng.choice(ELEMENTS)
         body = [f"if {e} < {accumulators[0]}:", f"    {accumulators[0]} = {e}", "    k = i"]
@@ -99,7 +114,7 @@ def program(seed: int) -> tuple:
     functions, texts = [], []
     for j, m in enumerate(accumulators):
         name = f"f{j}"
-        extra = {"read": " + 0.0 * s", "argmin": " + k"}.get(kind, "")
+        extra = " + k" if indexed else " + 0.0 * s" if kind == "read" else ""
         lines = [f"def {name}(x, y, a):", "    j = 2 if len(x) > 2 else 0", "    s = 0.0",
                  "    c = 0.0", "    k = 0", *(f"    {s}" for s in starts),
                  f"    for i in {span}:", *(f"        {s}" for s in body),
@@ -161,7 +176,10 @@ def check(seed: int) -> str:
     code = srcad.source(getattr(module, names[0]), srcad.ForwardWithPrimal,
                         *(srcad.Const(v) for v in (x, y, a)), backend="numba")
     if "numba_row_sums" in code:
-        return "agreed, rows at once"
+        return "agreed, rows at once" + (", index in lanes" if "numba_argmin_lanes" in code
+                                         else "")
+    if "numba_argmin_lanes" in code:
+        return "agreed, index in lanes"
     if "numba_extremum_jam" in code:
         return "agreed in jammed lanes"
     return "agreed in lanes" if "zero_signs_differ" in code else "agreed as written"

@@ -25,6 +25,7 @@ import gast
 
 from srcad.analysis.value_types import BOOL, FLOAT, INT
 from srcad.transform.numba_accumulate import added_in_place
+from srcad.transform.numba_argmin_lanes import argmin_lanes
 from srcad.transform.numba_array_reuse import reuse_loop_zeros
 from srcad.transform.numba_column_jam import jam_columns
 from srcad.transform.numba_compare_tapes import compare_tapes
@@ -74,6 +75,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     exact_tape_counts(last_winner_steps(tree, namer))
     interchange_row_sums(tree, namer, types.env, reassociated)
     tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
+    argmin_lanes(tree, namer, types.env)
     return split_exp_sums(tree, namer, reassociated), fused
 
 
