@@ -7,6 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from helpers.numba_primal import bits as _bits
+from helpers.numba_primal import numba_primal as _primal
+from helpers.numba_primal import numba_source as _source
 
 import srcad
 
@@ -53,19 +56,6 @@ def index_read_in_loop(x, start):
             w = j
         m = min(m, x[j])
     return s + w
-
-
-def _primal(f, *args):
-    return srcad.autodiff(srcad.ForwardWithPrimal, f, *map(srcad.Const, args),
-                          backend="numba")[-1]
-
-
-def _source(f, *args):
-    return srcad.source(f, srcad.ForwardWithPrimal, *map(srcad.Const, args), backend="numba")
-
-
-def _bits(v):
-    return np.float64(v).tobytes()
 
 
 def _cases():
