@@ -90,6 +90,8 @@ def test_the_loops_in_lanes_and_those_left():
     assert _primal(index_read_in_loop, x[::-1].copy(), 4.5) == index_read_in_loop(x[::-1], 4.5)
 
 
+@pytest.mark.slow  # numba compiles the reverse and forward code (the fast set's kmeans
+# gradients, tests/arrays/test_row_view_loops.py, run the lanes too)
 def test_derivatives_through_the_lanes():
     # the value's derivative reaches the first nearest element only, in both modes
     x = np.array([3.0, 1.0, 2.0, 1.0, 5.0, 0.5, 7.0, 0.5, 4.0, 6.0])

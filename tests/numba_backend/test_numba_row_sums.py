@@ -285,6 +285,7 @@ def test_reassociated_sums_keep_the_jam_where_it_applies(monkeypatch):
         srcad.build.cache.clear()
 
 
+@pytest.mark.slow  # numba compiles the reverse code (about 13 s on the loaded CI machine)
 def test_reverse_code_keeps_the_copy_and_sums_in_its_tape():
     # a prepared gradient keeps its tape across calls: the transposed copy and the sums are
     # views of it, written afresh by each call (other centroids, other points, no rows, no
