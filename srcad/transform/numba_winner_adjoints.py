@@ -20,6 +20,14 @@ branch). What a step adds is read by srcad/transform/numba_step_effects.py.
 ...                                "x_bar[i] += g * y[i]\\n"), "m", gast.Gt, "tape", "c",
 ...                  {"m_bar", "x_bar"}) is None
 True
+
+A temporary carried from the step before cannot be recomputed at the winner's step alone:
+
+>>> reverse_compares(S.parse_stmts("t = t * 2.0\\n" + "g = m_bar\\nm_bar = 0.0\\n"
+...                                "m_bar += 0.0 if x[i] > m else g\\n"
+...                                "x_bar[i] += (g if x[i] > m else 0.0) * t\\n"),
+...                  "m", gast.Gt, "tape", "c", {"m_bar", "x_bar"}) is None
+True
 """
 
 from __future__ import annotations
@@ -40,11 +48,16 @@ def reverse_compares(rest, m, taken, tape, counter, adjoints):
     if start is None:
         return None
     g, m_bar = rest[start].targets[0].id, rest[start].value.id
-    for stmt in rest[:start]:  # temporaries the step's adjoints read
+    temporaries = rest[:start]  # temporaries the step's adjoints read
+    for k, stmt in enumerate(temporaries):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], gast.Name) and _pure(stmt.value)) \
                 or S.loaded_names(stmt.value) & (set(adjoints) | {g, m, tape, counter}) \
                 or stmt.targets[0].id in (g, m, m_bar, tape, counter):
+            return None
+        # one carried from the step before (`t = t * 2.0`) would be wrong at the winner's
+        # step replayed alone
+        if S.loaded_names(stmt.value) & _bound(temporaries[k:]):
             return None
     rest = rest[start:]
     compares = [n for s in rest for n in S.walk(s) if isinstance(n, gast.Compare)
@@ -84,6 +97,12 @@ def reverse_compares(rest, m, taken, tape, counter, adjoints):
                       allowed=_pure) is None:
         return None
     return compares, m_bar
+
+
+def _bound(stmts) -> set[str]:
+    """The names the single-name assignments among `stmts` bind."""
+    return {s.targets[0].id for s in stmts if isinstance(s, gast.Assign)
+            and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)}
 
 
 def _takes_adjoint(stmt, next_stmt, adjoints) -> bool:
