@@ -41,9 +41,9 @@ def variables(function: ast.FunctionDef) -> set:
 
 
 def integer_counters(function: ast.FunctionDef) -> set:
-    """Names every assignment of which is integer arithmetic of int constants, `len(...)`
-    and other such names (`tape_size = 0`, `tape_size += 2 * len(range(n))`): `-=` of one
-    rebinds an int and writes no memory."""
+    """Names every assignment of which is integer arithmetic of int constants, `len(...)`,
+    `x.shape[k]` and other such names (`tape_size = 0`, `tape_size += 2 * len(range(n))`):
+    `-=` of one rebinds an int and writes no memory."""
     assignments = {}
     for node in ast.walk(function):
         if isinstance(node, ast.Assign):
@@ -78,6 +78,9 @@ def _integer(value, counters) -> bool:
     if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub, ast.Mult,
                                                               ast.FloorDiv)):
         return _integer(value.left, counters) and _integer(value.right, counters)
+    if isinstance(value, ast.Subscript):  # `x.shape[0]`
+        return isinstance(value.value, ast.Attribute) and value.value.attr == "shape" \
+            and isinstance(value.slice, ast.Constant) and type(value.slice.value) is int
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
         and value.func.id == "len" and not value.keywords
 

@@ -37,6 +37,7 @@ def _lane_loops(between: str) -> int:
 
 @pytest.mark.parametrize("between", [
     "tape_size -= 1",  # an integer counter
+    "tape_size -= x.shape[0] * 2",  # counted by an array's shape
     "d = math.sin(a) * tape[tape_size]",  # binds a name the run does not use
     "a = x[1]",  # rebinds a name the run before does not use
 ])
