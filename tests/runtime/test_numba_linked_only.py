@@ -63,6 +63,12 @@ def test_an_overload_s_implementation_runs_in_two_callers_without_machine_code_o
     implementation = [lib for lib in _libraries(library) if "_checked_overload" in lib.name]
     assert len(implementation) == 1 and implementation[0].srcad_deferred
     assert not getattr(library, "srcad_deferred", False)  # the kernel itself: machine code
+    # asked for its address afterwards (a function passed as a value), it gets machine code
+    wrapper = [f.name for f in implementation[0]._final_module.functions
+               if f.name.startswith("cfunc.") and not f.is_declaration]
+    assert implementation[0].get_pointer_to_function(wrapper[0]) != 0
+    assert not implementation[0].srcad_deferred
+    assert once(0.5).tolist() == [0.5, 0.5, 0.5] and twice(0.5).tolist() == [1.0, 1.0, 1.0]
 
 
 def test_a_function_passed_as_a_value_gets_its_machine_code():
