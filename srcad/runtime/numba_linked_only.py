@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 
 from numba.core import codegen
+from numba.core.compiler_lock import global_compiler_lock
 
 _CPYTHON_WRAPPER = "_ZN7cpython"  # numba's fndesc.llvm_cpython_wrapper_name: mangled cpython::
 _CFUNC_WRAPPER = "cfunc."  # numba's fndesc.llvm_cfunc_wrapper_name
@@ -48,11 +49,13 @@ def _set_pending_environments(jit) -> None:
 
 
 def _to_jit(library) -> None:
-    """Add a deferred library's module to the JIT and emit its machine code."""
-    if getattr(library, "srcad_deferred", False):
-        library.srcad_deferred = False
-        library._codegen._add_module(library._final_module)
-        library._finalize_specific()
+    """Add a deferred library's module to the JIT and emit its machine code (under numba's
+    compiler lock, as numba adds every other module)."""
+    with global_compiler_lock:
+        if getattr(library, "srcad_deferred", False):
+            library.srcad_deferred = False
+            library._codegen._add_module(library._final_module)
+            library._finalize_specific()
 
 
 def linked_only_without_machine_code() -> bool:
