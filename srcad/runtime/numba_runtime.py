@@ -16,6 +16,7 @@ from srcad.runtime import (
 )
 from srcad.runtime.heap_settings import numba_backend_settings
 from srcad.runtime.numba_cache import runtime_cache_in_srcad_folder
+from srcad.runtime.numba_linked_only import linked_only_without_machine_code
 from srcad.runtime.numba_overload_reuse import reuse_overloads
 from srcad.runtime.numba_symbols import distinct_symbols
 
@@ -26,6 +27,10 @@ distinct_symbols()
 # an overload's implementation compiled once whether a kernel (nogil) or an overload calls it
 # (srcad/runtime/numba_overload_reuse.py)
 reuse_overloads()
+
+# no machine code of its own for a function only ever linked into its callers
+# (srcad/runtime/numba_linked_only.py)
+linked_only_without_machine_code()
 
 # numba's cache of the functions below (and of numba_arrays', numba_semantics') in srcad's
 # cache folder, not beside this file (srcad/runtime/numba_cache.py)

@@ -284,3 +284,17 @@ def test_a_hand_note_about_harness_runs_is_kept_when_run_py_rewrites(tmp_path):
     note = f"{harness_page.NOTE_START}\n\nmeasured by hand\n\n{harness_page.NOTE_END}"
     page.write_text(f"# title\n\ntables of run.py\n\n{note}\n")
     assert harness_page.kept_section(page) == note + "\n"
+
+
+@pytest.mark.slow  # numba compiles lse's primal and gradient in a new process
+def test_the_tool_profile_counts_what_each_message_compiles_and_a_later_input_reuses_it():
+    import tool_prepare_profile
+
+    rows = tool_prepare_profile.measure("lse", "numba", ["small", "small"], 2)
+    assert [(r["input"], r["function"]) for r in rows] == [
+        ("small", "primal"), ("small", "gradient")] * 2
+    assert all(r["success"] for r in rows)
+    first, again = rows[:2], rows[2:]
+    assert sum(r["compiled"] for r in first) > 0  # numba typed the primal's or gradient's code
+    assert all(r["compiled"] == 0 for r in again)  # the same types: nothing compiled again
+    assert all(r["prepare"] <= r["wall"] for r in rows)
