@@ -88,6 +88,14 @@ def _elementwise(scalar, numpys):
     """An overload of a float64 array as one loop of srcad's vectorizable `scalar` (numba's
     own calls the C library once per element); of anything else, NumPy's `numpys`."""
     def select(x):
+        if isinstance(x, types.Array) and x.dtype == types.float64 and x.ndim == 1:
+            # a vector straight (the flat views below cost about as much as 16 elements)
+            def vector(x):
+                out = np.empty(x.shape[0])
+                for i in range(x.shape[0]):
+                    out[i] = scalar(x[i])
+                return out
+            return vector
         if isinstance(x, types.Array) and x.dtype == types.float64 and x.ndim > 0:
             def vectorized(x):
                 values = np.ascontiguousarray(x)
