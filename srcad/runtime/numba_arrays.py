@@ -7,7 +7,7 @@ numba): the same names and meanings as the python backend's runtime, compiled.
 * `array_matmul(a, b)`, `outer_add(a, x, y)`: products, from srcad/runtime/numba_matmul.py.
 * `array_heaviside(x, h0)`: `np.heaviside(x, h0)`, which numba lacks.
 * `array_tanh(x)`: `np.tanh(x)`; of a float64 array, a loop of `simd_tanh`
-  (srcad/runtime/numba_runtime.py, within 3 ulp) that LLVM vectorizes, where numba's np.tanh calls
+  (srcad/runtime/numba_runtime.py, within 1 ulp) that LLVM vectorizes, where numba's np.tanh calls
   the C library once per element; of anything else, numba's np.tanh.
 * `array_exp(x)`: `np.exp(x)` likewise, a loop of `simd_exp` (within 1 ulp).
 * `array_log(x)`: `np.log(x)` likewise, a loop of `simd_log` (within 1 ulp).
