@@ -119,6 +119,18 @@ def test_keyword_arguments_are_mapped_over_axis_0_as_in_jax():
     same_tree(srcad.vmap(f)(Y), jax.vmap(f)(Y))  # a default is the same for every example
 
 
+def test_one_batched_function_takes_each_call_form_in_turn():
+    # the parameters are read once per vmap; every call still binds its own arguments
+    def f(x, scale=1.0):
+        return x * scale
+    batched = srcad.vmap(f)
+    np.testing.assert_allclose(batched(Y, Y[::-1]), Y * Y[::-1])
+    np.testing.assert_allclose(batched(Y), Y)
+    np.testing.assert_allclose(batched(Y, scale=2.0 * Y), 2.0 * Y * Y)
+    with pytest.raises(TypeError):
+        batched(Y, Y, Y)
+
+
 def test_a_body_that_does_not_lift_runs_in_one_generated_loop():
     def helper(v):
         return v * v
