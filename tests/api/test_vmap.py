@@ -253,6 +253,24 @@ def test_numba_backend_loop_of_a_plain_function():
     np.testing.assert_allclose(ours, [f(x, 2.0) for x in X], rtol=1e-13)
 
 
+@pytest.mark.slow
+def test_numba_loop_where_numba_raises_and_numpy_gives_nan_is_the_loop_of_examples():
+    def f(M, v):
+        s = np.sum(np.linalg.solve(M, v))
+        t = 0.0
+        while t < abs(s) and t < 3.0:  # differs between examples: the compiled loop
+            t += 1.0
+        return s + t
+    M = np.stack([np.eye(3) * (2.0 + k) for k in range(4)])
+    M[2, 1, 1] = np.nan  # numba's solve raises LinAlgError, NumPy's gives nan
+    v = rng.normal(size=(4, 3))
+    with np.errstate(invalid="ignore"):
+        want = [f(m, x) for m, x in zip(M, v)]
+        ours = srcad.vmap(f, backend="numba")(M, v)
+    assert np.isnan(want[2])
+    np.testing.assert_allclose(ours, want, rtol=1e-13)
+
+
 # -- transforms of a vmapped function ---------------------------------------------------------
 @pytest.mark.slow
 def test_jacfwd_and_jacrev_of_a_vmapped_function_as_jax():
