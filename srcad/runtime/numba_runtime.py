@@ -191,8 +191,8 @@ def _quotient(typingctx, a, b):
 @intrinsic
 def _plain_sum(typingctx, a, b):
     """a + b rounded once, whatever fast-math flags the caller is compiled with: the
-    instruction carries LLVM's `contract` flag alone (no product to contract with), and
-    numba's fastmath pass adds its flags only to instructions that have none."""
+    instruction carries LLVM's `contract` flag alone (fusing a product into it only rounds
+    less), and numba's fastmath pass adds its flags only to instructions that have none."""
     def codegen(context, builder, signature, args):
         instruction = builder.fadd(args[0], args[1])
         instruction.flags.append("contract")
