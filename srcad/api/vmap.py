@@ -79,11 +79,12 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         raise ArgumentError(f"unknown backend {backend!r}", construct="backend",
                             hint="use 'python' or 'numba'")
     programs = {}
+    parameters = functools.cache(functools.partial(_parameters, fun))  # read once
 
     @wraps(fun)
     def batched(*args, **kwargs):
         program, leaves, size = _program(fun, in_axes, axis_size, backend, programs,
-                                         args, kwargs)
+                                         args, kwargs, parameters)
         try:
             result, flags = program.run(leaves, size)
         except Exception:
@@ -99,11 +100,13 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
         return _in_argument_dtypes(fun, result, leaves) if len(leaves) == len(args) else result
 
     def source(*args, **kwargs):
-        program, _, _ = _program(fun, in_axes, axis_size, backend, programs, args, kwargs)
+        program, _, _ = _program(fun, in_axes, axis_size, backend, programs, args, kwargs,
+                                 parameters)
         return program.source
 
     def form(*args, **kwargs):
-        program, _, _ = _program(fun, in_axes, axis_size, backend, programs, args, kwargs)
+        program, _, _ = _program(fun, in_axes, axis_size, backend, programs, args, kwargs,
+                                 parameters)
         return program.kind, program.reason
 
     batched.source = source
@@ -118,10 +121,10 @@ def vmap(fun: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0,
     return batched
 
 
-def _program(fun, in_axes, axis_size, backend, programs, args, kwargs):
+def _program(fun, in_axes, axis_size, backend, programs, args, kwargs, parameters):
     """(the program for arguments like these, their leaves with the batch in front, the
     batch size)."""
-    args, in_axes = _bound(fun, args, kwargs, in_axes)
+    args, in_axes = _bound(fun, args, kwargs, in_axes, parameters())
     trees = [pytrees.treedef(a, f"argument {i}") for i, a in enumerate(args)]
     leaves, axes = [], []
     for i, (arg, tree) in enumerate(zip(args, trees)):
@@ -130,8 +133,8 @@ def _program(fun, in_axes, axis_size, backend, programs, args, kwargs):
             leaves.append(leaf)
             axes.append(None if leaf is None else axis)
     size = batch_size_of(leaves, axes, axis_size)
-    moved = [np.moveaxis(np.asarray(leaf), axis % np.ndim(leaf), 0)
-             if axis is not None else leaf for leaf, axis in zip(leaves, axes)]
+    moved = [leaf if axis is None else _batch_first(np.asarray(leaf), axis)
+             for leaf, axis in zip(leaves, axes)]
     mapped = [a is not None for a in axes]
     key = (tuple(trees), tuple(mapped),
            tuple((np.shape(m)[1:] if b else np.shape(m), np.asarray(m).dtype.str
@@ -208,23 +211,38 @@ def _example(leaf, mapped):
     return np.zeros(leaf.shape[1:], leaf.dtype)[()]
 
 
-def _bound(fun, args, kwargs, in_axes):
+def _batch_first(leaf, axis):
+    """`leaf` with its axis `axis` first (itself where it is first already)."""
+    axis = axis % np.ndim(leaf)
+    return leaf if axis == 0 else np.moveaxis(leaf, axis, 0)
+
+
+def _parameters(fun):
+    """The parameters of `fun` where all are positional, else None (read once per vmap:
+    `inspect.signature` costs more than a small batch of compiled examples)."""
+    try:
+        parameters = tuple(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters):
+        return None
+    return parameters
+
+
+def _bound(fun, args, kwargs, in_axes, parameters):
     """(args, in_axes) with keyword arguments and defaults made positional: a keyword
     argument mapped over its axis 0 as in JAX, a default unmapped."""
     if type(in_axes) is tuple and len(in_axes) != len(args):
         raise ArgumentError(f"vmap: in_axes has {len(in_axes)} entries and the function is "
                             f"called with {len(args)} positional arguments",
                             construct="in_axes", hint="give one entry per positional argument")
-    try:
-        parameters = inspect.signature(fun).parameters.values()
-    except (TypeError, ValueError):
-        parameters = None
-    if parameters is None or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-                                 for p in parameters):
+    if parameters is None:
         if kwargs:
             raise ArgumentError("vmap: keyword arguments of a function with *args, **kwargs "
                                 "or keyword-only parameters", construct="vmap",
                                 hint="pass the arguments positionally")
+        return args, in_axes
+    if not kwargs and len(args) == len(parameters):  # every argument given, in order
         return args, in_axes
     bound = inspect.signature(fun).bind(*args, **kwargs)
     axes = list(in_axes) if type(in_axes) is tuple else [in_axes] * len(args)

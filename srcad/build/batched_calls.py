@@ -158,8 +158,10 @@ def loop_program(fun, trees, axes, reason, backend="python", ranks=None) -> Prog
 
 def _numba_loop(fun, params, picks, name, python_loop):
     """The loop with `fun` compiled by numba, results stacked in the loop; the python loop
-    where numba refuses the function, and where a result is nan or infinite (numba's
-    `math.sqrt(-1.0)` is nan where Python raises: the python loop does as Python does)."""
+    where numba refuses the function, where a result is nan or infinite (numba's
+    `math.sqrt(-1.0)` is nan where Python raises: the python loop does as Python does) and
+    where the compiled loop raises (numba's np.linalg.solve of a nan, where NumPy's gives
+    nan)."""
     source = "\n".join([
         f"def {name}({', '.join(params + ['batch_size'])}):",
         f"    first = fun({', '.join(p.replace('[example]', '[0]') for p in picks)})",
@@ -180,6 +182,8 @@ def _numba_loop(fun, params, picks, name, python_loop):
                     return results, True
             except numba.core.errors.NumbaError:  # numba does not compile the function
                 state["python"] = True
+            except Exception:  # noqa: BLE001 - numba's error where NumPy's gives nan (solve
+                pass  # of a nan: LinAlgError): the python loop does as each example does
         return _stacked(python_loop(*arguments), arguments, arguments[-1])
     return run
 

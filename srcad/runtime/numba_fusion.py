@@ -22,7 +22,7 @@ broadcast against a matrix costs no copy), the expression computed per element: 
 with an array operand as NumPy's ufunc computes it (`np.divide`: a division by zero is an
 infinity), one of numbers alone as numba computes it in the unfused code (`1.0 / 0.0` raises
 ZeroDivisionError there and here); `np.exp`, `np.log` and `np.tanh` as srcad's vectorizable
-`simd_exp`, `simd_log` and `simd_tanh` (within 1, 1 and 3 ulp, as `array_exp`, `array_log` and
+`simd_exp`, `simd_log` and `simd_tanh` (within 1 ulp each, as `array_exp`, `array_log` and
 `array_tanh` outside a chain). A sum
 of the product of two arrays that is a matrix product runs as BLAS products first
 (srcad/runtime/numba_contraction.py). Where the leaves are not float64 arrays and numbers, or no

@@ -162,14 +162,26 @@ def simd_exp(x):
 
 
 # -- a tanh that LLVM can vectorize ---------------------------------------------------------------
-# tanh(x) = sign(x) e / (e + 2) with e = expm1(2|x|), |x| clamped to 20 (tanh(20) rounds to 1).
-# expm1(y) = (2^k - 1) + 2^k (r + r^2 p(r)) with k = floor(y / ln 2) and r = y - k ln 2 in
-# [0, ln 2): both terms are non-negative, so nothing cancels, and for k = 0 it is r + r^2 p(r),
-# accurate for the smallest arguments. p: the Taylor polynomial of (exp(r) - 1 - r) / r^2 to
-# degree 15 (remainder below 2^-60 on [0, ln 2)). Within 3 ulp of tanh
-# (tests/numba_backend/test_numba_runtime.py); tanh(-0.0) = -0.0, tanh(+-inf) = +-1, NaN stays NaN.
+# Two forms, both computed and one selected (a branch would stop vectorization), a = |x|:
+# * a < 0.55 (tanh < 0.5005): a + a^3 t(a^2), t a polynomial of degree 10 in a^2 (Chebyshev
+#   interpolant of (tanh(a) - a) / a^3 on a^2 <= 0.3025, fitted in 60-digit decimals, relative
+#   error below 2^-54 with its coefficients rounded); a^3 t is below a tenth of the result, so
+#   the result is the rounding of a, plus a term with a small error.
+# * else 1 - 2 / (E + 1), E = exp(2a) as simd_exp computes it, kept as two doubles (2^k (1 + s)
+#   with 1 + s split exactly), E + 1 and the quotient corrected by their exact residuals (an FMA):
+#   2 / (E + 1) <= 1/2 is then within about 0.2 ulp of the result, which 1 - it rounds once.
+# Within 1 ulp of tanh (tests/numba_backend/test_numba_runtime.py, against math.tanh and a
+# long-double reference); a clamped to 20 (tanh(20) rounds to 1); tanh(-0.0) = -0.0,
+# tanh(+-inf) = +-1, NaN stays NaN. The exact sums are `_plain_sum`s, kept by any fast-math
+# licence of the caller (with reassoc and nsz, LLVM folds (1 - (1 + s)) + s to 0: 1.5 ulp).
 
 _TANH_SATURATED = 20.0
+_TANH_SERIES_END = 0.55
+# t(u) ~ (tanh(a) - a) / a^3 at u = a^2, highest degree first
+_T10, _T9, _T8 = -2.060276537636634e-05, 8.511313685577672e-05, -0.0002346347410887237
+_T7, _T6, _T5 = 0.0005889360520074057, -0.001455661830100716, 0.003592110378689024
+_T4, _T3, _T2 = -0.008863234397814355, 0.021869488493666944, -0.053968253967434016
+_T1, _T0 = 0.13333333333332714, -0.3333333333333333
 
 
 @intrinsic
@@ -181,33 +193,77 @@ def _quotient(typingctx, a, b):
     return types.float64(types.float64, types.float64), codegen
 
 
+@intrinsic
+def _plain_sum(typingctx, a, b):
+    """a + b rounded once, whatever fast-math flags the caller is compiled with: the
+    instruction carries LLVM's `contract` flag alone (fusing a product into it only rounds
+    less), and numba's fastmath pass adds its flags only to instructions that have none."""
+    def codegen(context, builder, signature, args):
+        instruction = builder.fadd(args[0], args[1])
+        instruction.flags.append("contract")
+        return instruction
+    return types.float64(types.float64, types.float64), codegen
+
+
+@intrinsic
+def _fused(typingctx, a, b, c):
+    """a * b + c rounded once (LLVM's `fma`, exact residuals need it), also without FMA
+    hardware."""
+    def codegen(context, builder, signature, args):
+        double = ir.DoubleType()
+        fma = builder.module.declare_intrinsic("llvm.fma", [double],
+                                               ir.FunctionType(double, [double] * 3))
+        return builder.call(fma, args)
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
+
 @numba.njit(cache=True, inline="always")
 def simd_tanh(x):
-    """tanh(x) in plain arithmetic (see above): vectorized in loops, within 3 ulp."""
+    """tanh(x) in plain arithmetic (see above): vectorized in loops, within 1 ulp."""
     a = abs(x)
+    # a < 0.55: the series
+    u = a * a
+    t = _muladd(_T10, u, _T9)
+    t = _muladd(t, u, _T8)
+    t = _muladd(t, u, _T7)
+    t = _muladd(t, u, _T6)
+    t = _muladd(t, u, _T5)
+    t = _muladd(t, u, _T4)
+    t = _muladd(t, u, _T3)
+    t = _muladd(t, u, _T2)
+    t = _muladd(t, u, _T1)
+    t = _muladd(t, u, _T0)
+    series = _muladd(a * u, t, a)
+    # else: E = exp(y) = 2^k (1 + s), |r| <= ln 2 / 2 as in simd_exp
     y = 2.0 * (_TANH_SATURATED if a > _TANH_SATURATED else a)  # NaN passes through
-    shifted = (y * _LOG2E - 0.5) + _ROUND  # k = floor(y / ln 2) in its low bits
+    shifted = _muladd(y, _LOG2E, _ROUND)
     k = shifted - _ROUND
-    r = (y - k * _LN2_HI) - k * _LN2_LO
-    p = 1.0 / 355687428096000.0
-    p = p * r + 1.0 / 20922789888000.0
-    p = p * r + 1.0 / 1307674368000.0
-    p = p * r + 1.0 / 87178291200.0
-    p = p * r + 1.0 / 6227020800.0
-    p = p * r + 1.0 / 479001600.0
-    p = p * r + 1.0 / 39916800.0
-    p = p * r + 1.0 / 3628800.0
-    p = p * r + 1.0 / 362880.0
-    p = p * r + 1.0 / 40320.0
-    p = p * r + 1.0 / 5040.0
-    p = p * r + 1.0 / 720.0
-    p = p * r + 1.0 / 120.0
-    p = p * r + 1.0 / 24.0
-    p = p * r + 1.0 / 6.0
-    p = p * r + 0.5
+    r = _muladd(k, -_LN2_LO, _muladd(k, -_LN2_HI, y))
+    q = _muladd(_Q9, r, _Q8)
+    q = _muladd(q, r, _Q7)
+    q = _muladd(q, r, _Q6)
+    q = _muladd(q, r, _Q5)
+    q = _muladd(q, r, _Q4)
+    q = _muladd(q, r, _Q3)
+    q = _muladd(q, r, _Q2)
+    q = _muladd(q, r, _Q1)
+    q = _muladd(q, r, _Q0)
+    s = _muladd(r * r, q, r)
+    p = _plain_sum(1.0, s)  # |s| < 1/2: 1 + s = p + p_low exactly
+    p_low = _plain_sum(_plain_sum(1.0, -p), s)
     two_k = _float_from_bits((_bits_of_float(shifted) - _bits_of_float(_ROUND) + 1023) << 52)
-    e = (two_k - 1.0) + two_k * (p * r * r + r)
-    return math.copysign(_quotient(e, e + 2.0), x)  # e + 2 >= 2
+    e, e_low = p * two_k, p_low * two_k
+    d = _plain_sum(e, 1.0)  # e >= 1: e + 1 = d + d_low exactly, e_low added
+    d_low = _plain_sum(_plain_sum(1.0, _plain_sum(e, -d)), e_low)
+    inverse = _quotient(1.0, d)
+    half = 2.0 * inverse  # 2 / d rounded once, <= 1/2
+    residual = _plain_sum(_fused(-half, d, 2.0), -half * d_low)  # 2 - half (d + d_low)
+    correction = residual * inverse
+    # 1 - half - correction: 1 - half split exactly, the rest added once
+    high = _plain_sum(1.0, -half)
+    low = _plain_sum(_plain_sum(1.0, -high), -half)
+    saturating = _plain_sum(high, _plain_sum(low, -correction))
+    return math.copysign(series if a < _TANH_SERIES_END else saturating, x)
 
 
 # -- a log that LLVM can vectorize ----------------------------------------------------------------

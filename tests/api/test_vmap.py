@@ -119,6 +119,18 @@ def test_keyword_arguments_are_mapped_over_axis_0_as_in_jax():
     same_tree(srcad.vmap(f)(Y), jax.vmap(f)(Y))  # a default is the same for every example
 
 
+def test_one_batched_function_takes_each_call_form_in_turn():
+    # the parameters are read once per vmap; every call still binds its own arguments
+    def f(x, scale=1.0):
+        return x * scale
+    batched = srcad.vmap(f)
+    np.testing.assert_allclose(batched(Y, Y[::-1]), Y * Y[::-1])
+    np.testing.assert_allclose(batched(Y), Y)
+    np.testing.assert_allclose(batched(Y, scale=2.0 * Y), 2.0 * Y * Y)
+    with pytest.raises(TypeError):
+        batched(Y, Y, Y)
+
+
 def test_a_body_that_does_not_lift_runs_in_one_generated_loop():
     def helper(v):
         return v * v
@@ -239,6 +251,24 @@ def test_numba_backend_loop_of_a_plain_function():
         return s
     ours = srcad.vmap(f, in_axes=(0, None), backend="numba")(X, 2.0)
     np.testing.assert_allclose(ours, [f(x, 2.0) for x in X], rtol=1e-13)
+
+
+@pytest.mark.slow
+def test_numba_loop_where_numba_raises_and_numpy_gives_nan_is_the_loop_of_examples():
+    def f(M, v):
+        s = np.sum(np.linalg.solve(M, v))
+        t = 0.0
+        while t < abs(s) and t < 3.0:  # differs between examples: the compiled loop
+            t += 1.0
+        return s + t
+    M = np.stack([np.eye(3) * (2.0 + k) for k in range(4)])
+    M[2, 1, 1] = np.nan  # numba's solve raises LinAlgError, NumPy's gives nan
+    v = rng.normal(size=(4, 3))
+    with np.errstate(invalid="ignore"):
+        want = [f(m, x) for m, x in zip(M, v)]
+        ours = srcad.vmap(f, backend="numba")(M, v)
+    assert np.isnan(want[2])
+    np.testing.assert_allclose(ours, want, rtol=1e-13)
 
 
 # -- transforms of a vmapped function ---------------------------------------------------------

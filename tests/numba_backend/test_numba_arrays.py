@@ -218,7 +218,8 @@ def test_compiled_array_tanh_is_numpys_tanh_within_three_ulp():
         return array_tanh(a)
 
     a = RNG.uniform(-4.0, 4.0, (5, 6))
-    for operand in (a, a[:, ::2], a[1]):  # contiguous, strided, one row
+    # contiguous, strided, one row, a strided vector, an empty one
+    for operand in (a, a[:, ::2], a[1], a[1, ::2], a[1, :0]):
         got, want = run(operand), np.tanh(operand)
         assert got.shape == want.shape
         assert np.all(np.abs(got - want) <= 3 * np.spacing(np.abs(want)))
