@@ -151,8 +151,12 @@ class _Nest:
                 or not _tail_apart(fn, tail, inner, vectors):
             return None
         scalars = _variant(inner, statements, i, vectors)
-        if scalars is None or not _covered(fn, inner.body, vectors, scalars) \
-                or any(_number_type(env, s) is None for s in scalars & names):
+        if scalars is None or not _covered(fn, inner.body, vectors, scalars):
+            return None
+        for s in sorted(scalars & names):  # srcad's own temporaries: floats where plainly so
+            if _number_type(env, s) is None and _float_values(statements, s, arrays, env):
+                env = _Typed(env, s)
+        if any(_number_type(env, s) is None for s in scalars & names):
             return None
         return cls(outer, inner, tail, scalars & names, scalars & vectors, results, env)
 
@@ -297,6 +301,45 @@ def _number_type(env, name):
     return t if t in (FLOAT, INT) else None
 
 
+class _Typed:
+    """`env` with one more float name."""
+
+    def __init__(self, env, name):
+        self.env, self.name = env, name
+
+    def get(self, name, default=None):
+        return FLOAT if name == self.name else self.env.get(name, default)
+
+
+_FLOAT_MATH = frozenset({"exp", "log", "sqrt", "sin", "cos", "tanh", "log1p", "expm1"})
+
+
+def _float_values(statements, name, vectors, env) -> bool:
+    """Whether every assignment of `name` among `statements` is `name = e` with `e` plainly a
+    float: a float literal, float name or element of a work vector, `math.exp(...)` (`log`,
+    ...), or arithmetic with such an operand."""
+
+    def floating(node) -> bool:
+        if isinstance(node, gast.Constant):
+            return type(node.value) is float
+        if isinstance(node, gast.Name):
+            return _number_type(env, node.id) == FLOAT
+        if isinstance(node, gast.Subscript):
+            return isinstance(node.value, gast.Name) and node.value.id in vectors
+        if isinstance(node, gast.UnaryOp):
+            return isinstance(node.op, (gast.USub, gast.UAdd)) and floating(node.operand)
+        if isinstance(node, gast.BinOp):
+            return isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)) \
+                and (floating(node.left) or floating(node.right))
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and isinstance(node.func.value, gast.Name) and node.func.value.id == "math"
+                and node.func.attr in _FLOAT_MATH)
+
+    assigned = [st for st in statements if name in _stored_names(st)]
+    return bool(assigned) and all(isinstance(st, gast.Assign) and floating(st.value)
+                                  for st in assigned)
+
+
 def _own_vector(fn, array, env) -> bool:
     """Whether `array` is a one-dimensional float array of `fn`'s own that no other name sees
     (numba_column_jam's `_fresh_vector`), or bound once to `np.zeros_like(w)` (`empty_like`,
@@ -339,14 +382,7 @@ def _private(inner, names, vectors, fn) -> bool:
     dead after the loop, and its work vectors are mentioned outside it only where bound."""
     loops = [s for s in S.walk(inner) if isinstance(s, gast.For) and s is not inner]
     targets = {s.target.id for s in loops}
-    seen, fresh = set(), set()
-    for stmt in inner.body:
-        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
-                and stmt.targets[0].id not in seen | _mentions(stmt.value):
-            fresh.add(stmt.targets[0].id)
-            seen |= _mentions(stmt)
-        else:
-            seen |= _mentions(stmt)
+    fresh = _fresh(inner.body)
     if (names - targets) - fresh or targets & fresh:
         return False
     for t in targets:
@@ -363,11 +399,35 @@ def _private(inner, names, vectors, fn) -> bool:
                if isinstance(n, gast.Name) and n.id in vectors)
 
 
+def _fresh(block) -> set:
+    """The names `block` assigns before any mention, at its top or, mentioned nowhere else in
+    it, at the top of a nested block."""
+    seen, fresh = set(), set()
+    for stmt in block:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+                and stmt.targets[0].id not in seen | _mentions(stmt.value):
+            fresh.add(stmt.targets[0].id)
+        for field in ("body", "orelse"):
+            nested = getattr(stmt, field, None) if isinstance(stmt, (gast.For, gast.If)) \
+                else None
+            if nested:
+                elsewhere = _mentions(gast.Module(body=[s for s in block if s is not stmt],
+                                                  type_ignores=[]))
+                elsewhere |= _mentions(stmt.test if isinstance(stmt, gast.If) else stmt.iter)
+                other = stmt.orelse if field == "body" else stmt.body
+                elsewhere |= set().union(*(_mentions(s) for s in other)) if other else set()
+                fresh |= _fresh(nested) - elsewhere - seen
+        seen |= _mentions(stmt)
+    return fresh
+
+
 def _tail_apart(fn, tail, inner, vectors) -> bool:
-    """Whether the tail writes only names and elements of one-dimensional arrays of the
-    function's own that the `k` loop does not mention, calls nothing impure, and does not
-    mention the loop's work vectors."""
+    """Whether the tail writes only names the `k` loop does not read (but those it assigns
+    afresh in each iteration) and elements of one-dimensional arrays of the function's own
+    that the loop does not mention, calls nothing impure, and does not mention the loop's
+    work vectors."""
     mentioned = _mentions(inner)
+    free = mentioned - _stored(inner)  # what the loop reads and does not compute afresh
     ranges = {id(n.iter) for s in tail for n in S.walk(s)
               if isinstance(n, gast.For) and _is_range(n.iter)}
     for stmt in tail:
@@ -377,7 +437,7 @@ def _tail_apart(fn, tail, inner, vectors) -> bool:
                         or not _fresh_vector(fn, n.value.id):
                     return False
             elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) \
-                    and n.id in mentioned:
+                    and n.id in free:
                 return False
             elif isinstance(n, gast.Call) and id(n) not in ranges and not _pure(n):
                 return False
@@ -447,6 +507,14 @@ def _lengths(fn) -> dict:
               if len(b) == 1 and isinstance(b[0], gast.Assign) and len(b[0].targets) == 1
               and isinstance(b[0].targets[0], gast.Name)}
     params = {a.id for a in fn.args.args} - set(bindings)
+    unpacked = {}  # `n, d = x.shape`: d -> "x.shape[1]"
+    for name, b in bindings.items():
+        value = b[0].value if len(b) == 1 and isinstance(b[0], gast.Assign) else None
+        if isinstance(value, gast.Attribute) and value.attr == "shape" \
+                and isinstance(value.value, gast.Name) and value.value.id in params \
+                and isinstance(b[0].targets[0], gast.Tuple):
+            names = [getattr(t, "id", None) for t in b[0].targets[0].elts]
+            unpacked[name] = f"{value.value.id}.shape[{names.index(name)}]"
     out = {}
 
     def canonical(node, depth=0):
@@ -455,6 +523,8 @@ def _lengths(fn) -> dict:
         if isinstance(node, gast.Name):
             if node.id in params:
                 return node.id
+            if node.id in unpacked:
+                return unpacked[node.id]
             if node.id in single:
                 return canonical(single[node.id], depth + 1)
             return None
