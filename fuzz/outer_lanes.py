@@ -85,7 +85,8 @@ def program(seed: int) -> tuple:
     if kind == "tail-writes":
         tail = "vector"
     if tail == "lse":
-        lines += ["        m = r[0]", "        for c in range(1, k):", "            m = max(m, r[c])",
+        lines += ["        m = r[0]", "        for c in range(1, k):",
+                  "            m = max(m, r[c])",
                   "        e = 0.0", "        for c in range(k):",
                   "            e = e + math.exp(r[c] - m)",
                   "        total = total + math.log(e) + m"]
