@@ -110,7 +110,7 @@ def _statements(body):
                 or isinstance(stmt, gast.AugAssign) \
                 and isinstance(stmt.target, (gast.Name, gast.Subscript)):
             target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
-            if not (_pure(stmt.value) or _none(stmt.value)) or not _pure(S.as_load(target)) \
+            if not _pure(stmt.value) or not _pure(S.as_load(target)) \
                     or isinstance(target, gast.Subscript) \
                     and not isinstance(target.value, gast.Name):
                 return None
@@ -121,10 +121,6 @@ def _statements(body):
             return None
         out += inner
     return out
-
-
-def _none(value) -> bool:
-    return isinstance(value, gast.Constant) and value.value is None
 
 
 def _stored_names(node) -> set:
@@ -264,14 +260,16 @@ def _fresh(block) -> set:
 def _tail_apart(fn, tail, inner, vectors) -> bool:
     """Whether the tail writes only names the `k` loop does not read (but those it assigns
     afresh in each iteration) and elements of one-dimensional arrays of the function's own
-    that the loop does not mention, calls nothing impure, and does not mention the loop's
-    work vectors."""
+    that the loop does not mention, calls nothing impure, does not mention the loop's work
+    vectors, and has no `break`, `return`, `raise` or `try`."""
     mentioned = _mentions(inner)
     free = mentioned - _stored(inner)  # what the loop reads and does not compute afresh
     ranges = {id(n.iter) for s in tail for n in S.walk(s)
               if isinstance(n, gast.For) and _is_range(n.iter)}
     for stmt in tail:
         for n in S.walk(stmt):
+            if isinstance(n, (gast.Break, gast.Return, gast.Raise, gast.Try)):
+                return False  # the points after it would run their components all the same
             if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
                 if not isinstance(n.value, gast.Name) or n.value.id in mentioned \
                         or not _fresh_vector(fn, n.value.id):
@@ -322,14 +320,22 @@ def _covered(fn, body, vectors, variant) -> bool:
         if not isinstance(first, gast.For) or len(first.iter.args) != 1:
             return False
         j = first.target.id
-        size = _size(first.iter.args[0], lengths)
+        size = lengths["__canonical__"](first.iter.args[0])
         statements = [s for s in first.body if not S.is_comment(s)]
         write = next((s for s in statements if w in _mentions(s)), None)
         if size is None or size != lengths.get(w) or not isinstance(write, gast.Assign) \
                 or not isinstance(write.targets[0], gast.Subscript) \
+                or not isinstance(write.targets[0].value, gast.Name) \
+                or write.targets[0].value.id != w \
                 or not isinstance(write.targets[0].slice, gast.Name) \
                 or write.targets[0].slice.id != j or w in _mentions(write.value) \
+                or j in _stored_names(gast.Module(body=first.body, type_ignores=[])) \
                 or variant & _value_reads(first.iter, set()):
+            return False
+        # in the loop, only the element just written: the others are the last component's
+        if any(isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
+               and n.value.id == w and not (isinstance(n.slice, gast.Name) and n.slice.id == j)
+               for n in S.walk(first)):
             return False
     return True
 
@@ -389,7 +395,3 @@ def _lengths(fn) -> dict:
             out[name] = out.get(value.args[0].id)
     out["__canonical__"] = canonical
     return out
-
-
-def _size(node, lengths):
-    return lengths["__canonical__"](node)

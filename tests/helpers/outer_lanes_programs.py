@@ -151,8 +151,45 @@ def vector_after(mu, x):
     return total + xc[d - 1]
 
 
+def other_element(mu, x):
+    # the loop writing the work vector reads another element of it: the last component's
+    n, d = x.shape
+    k = mu.shape[0]
+    xc = np.zeros(d)
+    mt = np.zeros(k)
+    total = 0.0
+    for i in range(n):
+        for c in range(k):
+            s = 0.0
+            for j in range(d):
+                xc[j] = x[i, j] - mu[c, j]
+                s = s + xc[d - 1 - j]
+            mt[c] = s
+        total = total + mt[0]
+    return total
+
+
+def tail_break(mu, x):
+    # the tail leaves the loop: the points after it are not computed
+    n, d = x.shape
+    k = mu.shape[0]
+    mt = np.zeros(k)
+    total = 0.0
+    for i in range(n):
+        for c in range(k):
+            s = 0.0
+            for j in range(d):
+                s = s + x[i, j] * mu[c, j]
+            mt[c] = s
+        total = total + mt[0]
+        if total > 1.0:
+            break
+    return total
+
+
 REWRITTEN = (mixture, triangle)
-AS_WRITTEN = (carried, tail_writes, point_test, stale_vector, vector_after)
+AS_WRITTEN = (carried, tail_writes, point_test, stale_vector, vector_after, other_element,
+              tail_break)
 _VECTOR = Array(1)
 TYPES = {"xc": _VECTOR, "qx": _VECTOR, "mt": _VECTOR, "w": _VECTOR, "s": FLOAT, "m": FLOAT,
          "e": FLOAT, "acc": FLOAT, "total": FLOAT, "idx": INT, "n": INT, "d": INT, "k": INT}
