@@ -113,3 +113,25 @@ def test_numba_derivatives_agree_with_differences_and_each_other():
     srcad.autodiff(srcad.Reverse, triangle, srcad.Const(ltri), srcad.Duplicated(mu, mu_bar),
                    srcad.Const(x), backend="numba")
     assert tangent == pytest.approx(float(np.sum(mu_bar * mu_dot)), rel=1e-12)
+
+
+@pytest.mark.slow  # numba compilations with reassociated sums
+def test_reassociated_lanes_agree_with_the_code_as_written(monkeypatch):
+    pytest.importorskip("numba")
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    alpha, mu, x = _inputs(mixture, 2 * BLOCK + 7, seed=6)
+    consts = [srcad.Const(a) for a in (alpha, mu, x)]
+    assert MARK in srcad.source(mixture, srcad.ForwardWithPrimal, *consts, backend="numba")
+    got = srcad.autodiff(srcad.ForwardWithPrimal, mixture, *consts, backend="numba")[-1]
+    want = mixture(alpha, mu, x)
+    assert abs(got - want) <= 1e-13 * abs(want)
+    mu_dot = np.sin(np.arange(mu.size, dtype=float)).reshape(mu.shape)
+    annotated = (srcad.Const(alpha), srcad.Duplicated(mu, mu_dot), srcad.Const(x))
+    assert MARK in srcad.source(mixture, srcad.Forward, *annotated, backend="numba")
+    tangent = srcad.autodiff(srcad.Forward, mixture, *annotated, backend="numba")
+    h = 1e-6
+    central = (mixture(alpha, mu + h * mu_dot, x) - mixture(alpha, mu - h * mu_dot, x)) / (2 * h)
+    assert tangent == pytest.approx(central, rel=1e-6)
+    python = srcad.autodiff(srcad.Forward, mixture, srcad.Const(alpha),
+                            srcad.Duplicated(mu, mu_dot), srcad.Const(x))
+    assert abs(tangent - python) <= 1e-13 * abs(python)
