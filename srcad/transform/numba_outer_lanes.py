@@ -1,47 +1,54 @@
 """numba: a loop over points `i` whose body runs a loop over components `k` (gmm's `for ix:
 for ik: ...` computing `main_term[ik]` for one point, then the point's log-sum-exp) is split
-in two and the first part interchanged: all points of one component at once, the point loop
-innermost, each point's values in lanes (an array with a point axis), then the rest of the
-body point by point, reading the point's results back from the lanes. The arithmetic of each
-point is the same, in the same order (every sum adds the same terms in the same order: the
-results are bit-identical to the nest as written); what changes is that each inner loop now
-runs over all points, long enough for LLVM's vector loops, where the loops as written ran
-over the d coordinates of one point.
+in two and the first part interchanged: for a block of BLOCK points, all points of one
+component at once, the point loop innermost, each point's values in lanes (an array with a
+point axis); then the rest of the body point by point, reading the point's results back from
+the lanes. The arithmetic of each point is the same, in the same order (every sum adds the
+same terms in the same order: the results are bit-identical to the nest as written); what
+changes is that each inner loop now runs over the block's points, long enough for LLVM's
+vector loops, where the loops as written ran over the d coordinates of one point.
 
 A nest is rewritten when it is `for i in range(A):` whose body (comments aside) is a
-`for k in range(B):` followed by any statements (the tail), where:
+`for k in range(B):` holding a loop, followed by any statements (the tail), where
+(srcad/transform/numba_lane_checks.py):
 
 * `A` and `B` are pure and read no name the nest assigns;
 * the `k` loop's body is made of assignments (`=`, `+=`, ...), `for` loops over `range` and
   `if`s, every expression pure (srcad/transform/numba_extremum_lanes.py's `_pure`), and
   writes only names and elements of *work vectors*: one-dimensional float arrays of the
-  function's own that no other name sees (numba_column_jam.py's `_fresh_vector`), bound
-  outside the nest and mentioned outside the `k` loop only there;
-* or a *result* vector (the same kind of array), written only by `r[k] = e` at the top of
+  function's own that no other name sees (numba_column_jam.py's `_fresh_vector`; a
+  forward-mode shadow `np.zeros_like(w)` of one too), bound outside the nest and mentioned
+  outside the `k` loop only there;
+* or of a *result* vector (the same kind of array), written only by `r[k] = e` at the top of
   the `k` loop's body and read nowhere in it: its elements `0 .. B - 1` hold after the `k`
   loop what the point's iteration computed;
-* every name the `k` loop's body assigns is assigned at the top of the body before any
-  mention (or is the target of a loop and mentioned only inside it), and is dead after the
-  `k` loop (numba_zero_adjoints.dead_after): no iteration sees another's values;
-* every work vector the body writes a value depending on the point into is first written
-  whole by a loop `for j in range(L): w[j] = e` (`L` its length: `len(w)`, the argument of
-  its `np.zeros`, or a name bound once to one of these; `e` not reading `w`) before any other
-  mention;
+* every name the `k` loop's body assigns is assigned before any mention at the top of the
+  body (or of a nested block it is mentioned only in), or is the target of a loop and
+  mentioned only inside loops over it, and is dead after the `k` loop
+  (numba_zero_adjoints.dead_after): no iteration sees another's values;
+* every work vector the body writes is first written whole by a loop `for j in range(L):
+  w[j] = e` (`L` its length: `len(w)`, the argument of its `np.zeros`, or a name bound once
+  to one of these; `e` not reading `w`, the loop reading no other element of `w`) before any
+  other mention;
 * the loop headers and `if` tests, and the indices of elements written, do not depend on
-  the point;
-* the tail writes only names and elements of work vectors the `k` loop does not read.
+  the point; a name depending on it is a float (or an int) srcad's types know, or srcad's own
+  temporary computed by float arithmetic;
+* the tail writes only names the `k` loop does not read (but those it computes afresh) and
+  elements of vectors of the function's own the `k` loop does not mention, does not mention
+  its work vectors, and has no `break`, `return`, `raise` or `try`.
 
 Then the points' iterations of the `k` loop are independent (each writes its own lanes and
 reads the point's lanes and values no iteration writes), and the tail of point `i` sees the
 same values as in the nest as written. The statements whose values do not depend on the
-point (`l[ik]`, the triangle's counter) run once per component instead of once per point
-and component. A statement with a value depending on the point runs in a loop over the
-points where it stood (consecutive ones in one loop), its names and work vectors read and
-written in their lanes (`s` -> `s_lanes[i]`, `w[j]` -> `w_lanes[j, i]`, `r[k]` ->
-`r_lanes[k, i]`). Run-time errors of the body (a division by zero) may be raised at another
-point and component than in the nest as written. The rewrite runs on the tree `srcad.source`
-shows, before the other rewrites of loops (the tail's log-sum-exp is rewritten by them as
-before).
+point (`l[ik]`, the triangle's counter) run once per component and block instead of once per
+point and component. A statement with a value depending on the point runs in a loop over the
+block's points where it stood (consecutive ones in one loop), its names and work vectors read
+and written in their lanes (`s` -> `s_lanes[lane]`, `w[j]` -> `w_lanes[j, lane]`, `r[k]` ->
+`r_lanes[k, lane]`, `i` = the block's start + `lane`). Run-time errors of the body (a division
+by zero) may be raised at another point and component than in the nest as written. The
+rewrite runs on the tree `srcad.source` shows, before the other rewrites of loops (the tail's
+log-sum-exp is rewritten by them as before). Not rewritten yet: a reverse sweep's forward
+nest, which records on srcad's tapes (arrays that are not the function's own vectors).
 """
 
 from __future__ import annotations
