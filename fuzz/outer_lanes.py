@@ -2,7 +2,8 @@
 (`python fuzz/outer_lanes.py --count 40`): a grammar of its own (`random.Random(f"outer lanes
 {seed}")`) writes nests `for i in range(n): for c in range(k): <work> ; r[c] = <value>` then a
 tail over the point's results (gmm's shape: work vectors filled from the point's row and the
-component's, sums over them, a packed triangle with a counter, an `if` on the component; the
+component's, sums over them, a packed triangle (with a counter or without, from the column or
+after it, jammed four columns at a time in lanes), an `if` on the component; the
 tail a log-sum-exp, a weighted sum, or a write into a vector of its own), which srcad runs with
 the points in lanes innermost (srcad/transform/numba_outer_lanes.py), and nests srcad must
 leave as written (a sum carried from one component to the next, a work vector read before the
@@ -59,11 +60,16 @@ def program(seed: int) -> tuple:
         body[-1] += " + v[j]"
     triangle = rng.random() < 0.4
     if triangle:
+        start = rng.choice(["p + 1", "p", "1 + p", "p + 2"])
+        column = rng.choice(["mu[c, t % mu.shape[1]] * w[p]", "w[p] * a", "w[p] - w[m]"])
+        step = "t" in column or rng.random() < 0.5
+        if kind == "lanes" and rng.random() < 0.15:
+            column += " + 0.5 * q[p]"  # a forward substitution: not jammed
         body += ["            for j in range(d):", "                q[j] = 0.5 * w[j]",
                  "            t = 0", "            for p in range(d):",
-                 "                for m in range(p + 1, d):",
-                 "                    q[m] = q[m] + mu[c, t % mu.shape[1]] * w[p]",
-                 "                    t += 1"]
+                 f"                for m in range({start}, d):",
+                 f"                    q[m] = q[m] + {column}"]
+        body += ["                    t += 1"] if step else []
         total = total.replace("w[j]", "q[j]")
     if kind == "carried":
         body.append("            s = acc")

@@ -64,6 +64,7 @@ from srcad.transform.numba_lane_checks import (
     _value_reads,
     nest_parts,
 )
+from srcad.transform.numba_lane_columns import jammed_columns
 
 _SIMPLE = (gast.Assign, gast.AugAssign)
 BLOCK = 128  # points per block: the lanes of a block stay in the core's caches
@@ -95,6 +96,7 @@ class _Nest:
         self.scalars, self.vectors, self.results, self.env = scalars, vectors, results, env
 
     def rewritten(self, namer) -> list:
+        self.namer = namer
         i, k = self.i, self.k
         total, width, start, count, lane = (namer.fresh(f"{i}_{role}") for role in
                                             ("points", "width", "start", "count", "lane"))
@@ -143,8 +145,19 @@ class _Nest:
                 out.append(head)
                 run.clear()
 
+        def lane_loop(stmts) -> list:  # `stmts` in a loop of their own (none pending)
+            run.extend(_in_lanes(s, lanes, lane, self.scalars) for s in stmts)
+            flush()
+            return [out.pop()]
+
         lanes_of = set(lanes)
         for stmt in statements:
+            if isinstance(stmt, gast.For):
+                flush()
+                jam = jammed_columns(stmt, self.vectors, self.scalars, self.namer, lane_loop)
+                if jam is not None:  # groups of columns jammed, then the columns after them
+                    out.extend(jam[0])
+                    stmt = jam[1]
             if isinstance(stmt, gast.For):
                 flush()
                 out.append(gast.For(target=stmt.target, iter=stmt.iter,

@@ -35,9 +35,9 @@ def _bits(v) -> bytes:
     return np.float64(v).tobytes()
 
 
-def _inputs(f, n, seed=0):
+def _inputs(f, n, seed=0, d=4):
     rng = np.random.default_rng(seed)
-    d, k = 4, 3
+    k = 3
     x = rng.normal(size=(n, d))
     mu = rng.uniform(size=(k, d))
     if f is mixture:
@@ -55,6 +55,15 @@ def test_rewritten_nest_has_the_bits_of_the_nest_as_written(f, n):
     args = _inputs(f, n, seed=n)
     want, got = f(*args), g(*args)
     assert np.float64(got).tobytes() == np.float64(want).tobytes()
+
+
+@pytest.mark.parametrize("d", range(1, 10))
+def test_triangle_columns_jammed_in_lanes_keep_the_bits(d):
+    # groups of four columns and the columns after them, rows only the first columns reach
+    code, g = _rewritten(triangle)
+    assert "numba_lane_columns.py" in code
+    args = _inputs(triangle, BLOCK + 3, seed=d, d=d)
+    assert _bits(g(*args)) == _bits(triangle(*args))
 
 
 def test_points_become_the_innermost_loop():
