@@ -237,9 +237,10 @@ def _signed(node):
     return node
 
 
-def _fresh_vector(fn, array) -> bool:
+def _fresh_vector(fn, array, like=False) -> bool:
     """Whether `array` is a one-dimensional array of `fn`'s own that no other name sees: every
-    binding `np.zeros(n)` (`empty`, `ones`) with one argument that is not a tuple, every other
+    binding `np.zeros(n)` (`empty`, `ones`; `like`: `np.zeros_like(w)`, ...) with one argument
+    that is not a tuple, every other
     use an element, its length, shape or size, an array like it, a slice assigned to, or the
     value returned."""
     if array in {a.id for a in fn.args.args}:
@@ -250,7 +251,7 @@ def _fresh_vector(fn, array) -> bool:
         if isinstance(node, gast.Assign) and any(
                 isinstance(t, gast.Name) and t.id == array for t in node.targets):
             value = node.value
-            if len(node.targets) != 1 or not _fresh_call(value, _FRESH_ARRAYS):
+            if len(node.targets) != 1 or not _fresh_call(value, _FRESH_ARRAYS + _LIKE * like):
                 return False
             allowed.add(id(node.targets[0]))
             bound = True
