@@ -44,6 +44,7 @@ import gast
 from srcad.analysis.value_types import FLOAT
 from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
+from srcad.transform.numba_loop_sites import replace_loops
 from srcad.transform.numba_step_effects import dead_after
 
 LANES = 4
@@ -55,20 +56,13 @@ def argmin_lanes(tree, namer, types):
     """`tree` with the loops the module docstring describes rewritten (in place); `types`
     maps a name to its value type."""
     for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
-        for node in list(S.walk(fn)):
-            for field in ("body", "orelse"):
-                body = getattr(node, field, None)
-                if not (isinstance(body, list) and any(isinstance(s, gast.For) for s in body)):
-                    continue
-                out = []
-                for stmt in body:
-                    shape = _shape(stmt, types) if isinstance(stmt, gast.For) else None
-                    if shape is not None and dead_after(fn, stmt, keep=set(shape[:2])) \
-                            and all(_assigned_before(fn, stmt, name) for name in shape[:2]):
-                        out += _lanes(stmt, *shape, namer)
-                    else:
-                        out.append(stmt)
-                setattr(node, field, out)
+        def rewrite(loop, fn=fn):
+            shape = _shape(loop, types)
+            if shape is not None and dead_after(fn, loop, keep=set(shape[:2])) \
+                    and all(_assigned_before(fn, loop, name) for name in shape[:2]):
+                return _lanes(loop, *shape, namer)
+            return None
+        replace_loops(fn, rewrite)
     return tree
 
 

@@ -70,6 +70,7 @@ import gast
 from srcad.frontend import syntax as S
 from srcad.transform.names import Namer
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
+from srcad.transform.numba_loop_sites import replace_loops
 from srcad.transform.numba_step_effects import dead_after
 
 COLUMNS = 4  # columns jammed into one inner loop
@@ -82,23 +83,15 @@ def jam_columns(tree, counters=frozenset(), env=None):
     srcad's tape counters (the records a column may push after its rows); `env`: srcad's
     types of the names, where the work vector must be a one-dimensional array (`np.zeros(n)`
     of a tuple `n` is not; None: the code's own, as in the example above)."""
-    namer = None
+    namers = []  # made at the first nest rewritten
     for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
-        for node in list(S.walk(fn)):
-            for field in ("body", "orelse"):
-                body = getattr(node, field, None)
-                if not isinstance(body, list) or not any(isinstance(s, gast.For) for s in body):
-                    continue
-                out = []
-                for stmt in body:
-                    nest = _nest(fn, stmt, counters, env) if isinstance(stmt, gast.For) \
-                        else None
-                    if nest is None:
-                        out.append(stmt)
-                        continue
-                    namer = namer or Namer.for_tree(tree)
-                    out += _jammed(stmt, nest, namer)
-                setattr(node, field, out)
+        def rewrite(loop, fn=fn):
+            nest = _nest(fn, loop, counters, env)
+            if nest is None:
+                return None
+            namers[:] = namers or [Namer.for_tree(tree)]
+            return _jammed(loop, nest, namers[0])
+        replace_loops(fn, rewrite)
     return tree
 
 

@@ -67,6 +67,7 @@ import gast
 from srcad.analysis.value_types import FLOAT, INT
 from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_lanes import LANES, _extremum_of, _is_range, _pure
+from srcad.transform.numba_loop_sites import replace_loops
 from srcad.transform.numba_step_effects import dead_after
 
 MAX_STATEMENTS = 10  # the body is copied LANES + 2 times: more for numba to compile
@@ -76,18 +77,12 @@ def extremum_jam(tree, namer, types):
     """`tree` with the loops the module docstring describes rewritten (in place); `types`
     maps a name to its value type (only float and int extrema are rewritten)."""
     for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
-        for node in list(S.walk(fn)):
-            for field in ("body", "orelse"):
-                body = getattr(node, field, None)
-                if isinstance(body, list) and any(isinstance(s, gast.For) for s in body):
-                    out = []
-                    for stmt in body:
-                        shape = _shape(stmt, types) if isinstance(stmt, gast.For) else None
-                        if shape is not None and dead_after(fn, stmt, keep={shape[3]}):
-                            out += _jammed(stmt, shape, namer)
-                        else:
-                            out.append(stmt)
-                    setattr(node, field, out)
+        def rewrite(loop, fn=fn):
+            shape = _shape(loop, types)
+            if shape is not None and dead_after(fn, loop, keep={shape[3]}):
+                return _jammed(loop, shape, namer)
+            return None
+        replace_loops(fn, rewrite)
     return tree
 
 

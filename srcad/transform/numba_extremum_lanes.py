@@ -67,6 +67,7 @@ import gast
 
 from srcad.analysis.value_types import FLOAT, INT
 from srcad.frontend import syntax as S
+from srcad.transform.numba_loop_sites import replace_loops
 
 LANES = 4  # zero_signs_differ takes the combined value and this many lanes
 MAX_STATEMENTS = 4  # a longer body is copied LANES + 2 times: more for numba to compile
@@ -76,20 +77,10 @@ _PURE_CALLS = frozenset({"min", "max", "abs", "float", "simd_exp"})
 def extremum_lanes(tree, namer, types):
     """`tree` with the loops the module docstring describes rewritten (in place); `types`
     maps a name to its value type (only float and int accumulators are rewritten)."""
-    for node in list(S.walk(tree)):  # the nodes before the rewrite: each loop seen once
-        for field in ("body", "orelse"):
-            body = getattr(node, field, None)
-            if isinstance(body, list) and any(isinstance(s, gast.For) for s in body):
-                setattr(node, field, _rewritten(body, namer, types))
-    return tree
-
-
-def _rewritten(body, namer, types) -> list:
-    out = []
-    for stmt in body:
-        updates = _updates(stmt, types) if isinstance(stmt, gast.For) else None
-        out += [stmt] if updates is None else _lanes(stmt, updates, namer)
-    return out
+    def rewrite(loop):
+        updates = _updates(loop, types)
+        return None if updates is None else _lanes(loop, updates, namer)
+    return replace_loops(tree, rewrite)
 
 
 def _updates(loop, types):

@@ -65,6 +65,7 @@ from srcad.transform.numba_lane_checks import (
     nest_parts,
 )
 from srcad.transform.numba_lane_columns import jammed_columns
+from srcad.transform.numba_loop_sites import replace_loops
 
 _SIMPLE = (gast.Assign, gast.AugAssign)
 BLOCK = 128  # points per block: the lanes of a block stay in the core's caches
@@ -76,16 +77,10 @@ def outer_loop_lanes(tree, namer, env):
     for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
         if any(isinstance(n, gast.FunctionDef) and n is not fn for n in S.walk(fn)):
             continue  # a nested function's loops would be seen with the outer's names
-        for node in list(S.walk(fn)):
-            for field in ("body", "orelse"):
-                body = getattr(node, field, None)
-                if not isinstance(body, list) or not any(isinstance(s, gast.For) for s in body):
-                    continue
-                out = []
-                for stmt in body:
-                    parts = nest_parts(fn, stmt, env) if isinstance(stmt, gast.For) else None
-                    out += [stmt] if parts is None else _Nest(stmt, *parts).rewritten(namer)
-                setattr(node, field, out)
+        def rewrite(loop, fn=fn):
+            parts = nest_parts(fn, loop, env)
+            return None if parts is None else _Nest(loop, *parts).rewritten(namer)
+        replace_loops(fn, rewrite)
     return tree
 
 

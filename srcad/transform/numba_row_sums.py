@@ -39,6 +39,7 @@ from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_jam import _shape as _jam_shape
 from srcad.transform.numba_extremum_jam import _simple_assign
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
+from srcad.transform.numba_loop_sites import replace_loops
 from srcad.transform.numba_step_effects import dead_after
 from srcad.transform.tapes import FLOAT_TAPE, WORK, ArrayTapes
 
@@ -58,28 +59,20 @@ def interchange_row_sums(tree, namer, types, reassociated=False):
         params = {a.id for a in fn.args.args if isinstance(a, gast.Name)}
         copies = {}  # C -> the name of its transposed copy
         made = []  # (name, C, "copy" or "sums"): the arrays made once per call
-        for node in list(S.walk(fn)):
-            for field in ("body", "orelse"):
-                body = getattr(node, field, None)
-                if not (isinstance(body, list) and any(isinstance(s, gast.For) for s in body)):
-                    continue
-                out = []
-                for stmt in body:
-                    shape = _shape(fn, stmt, params, types) if isinstance(stmt, gast.For) \
-                        else None
-                    if shape is not None and reassociated and jammed(stmt, types):
-                        shape = None
-                    if shape is not None and dead_after(fn, stmt, keep=shape["live"]):
-                        array = shape["array"]
-                        if array not in copies:
-                            copies[array] = namer.fresh(f"{array}_t")
-                            made.append((copies[array], array, "copy"))
-                        sums = namer.fresh(f"{shape['sum']}_rows")
-                        made.append((sums, array, "sums"))
-                        out += _interchanged(stmt, shape, copies[array], sums, namer)
-                    else:
-                        out.append(stmt)
-                setattr(node, field, out)
+
+        def rewrite(loop, fn=fn, params=params, copies=copies, made=made):
+            shape = _shape(fn, loop, params, types)
+            if shape is None or (reassociated and jammed(loop, types)) \
+                    or not dead_after(fn, loop, keep=shape["live"]):
+                return None
+            array = shape["array"]
+            if array not in copies:
+                copies[array] = namer.fresh(f"{array}_t")
+                made.append((copies[array], array, "copy"))
+            sums = namer.fresh(f"{shape['sum']}_rows")
+            made.append((sums, array, "sums"))
+            return _interchanged(loop, shape, copies[array], sums, namer)
+        replace_loops(fn, rewrite)
         if made:
             _make(fn, made, namer)
     return tree

@@ -51,6 +51,7 @@ import gast
 from srcad.analysis.value_types import FLOAT
 from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
+from srcad.transform.numba_loop_sites import replace_loops
 from srcad.transform.numba_step_effects import dead_after, follow
 
 
@@ -62,27 +63,17 @@ def zero_adjoint_loops(tree, bars: dict, types: dict):
     if not adjoints:
         return tree
     floats = {bar for v, bar in bars.items() if types.get(v) == FLOAT}
-    for fn in (n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)):
-        for node in list(S.walk(fn)):
-            for field in ("body", "orelse"):
-                body = getattr(node, field, None)
-                if isinstance(body, list) and any(isinstance(s, gast.For) for s in body):
-                    setattr(node, field, _guarded(fn, body, adjoints, floats))
-    return tree
-
-
-def _guarded(fn, body, adjoints, floats) -> list:
-    out = []
-    for stmt in body:
-        g = _scale(stmt, adjoints, floats) if isinstance(stmt, gast.For) else None
-        if g is not None and dead_after(fn, stmt):
-            out += [S.comment(f"runs only for a nonzero {g} "
+    for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
+        def guarded(loop, fn=fn):
+            g = _scale(loop, adjoints, floats)
+            if g is None or not dead_after(fn, loop):
+                return None
+            return [S.comment(f"runs only for a nonzero {g} "
                               "(srcad/transform/numba_zero_adjoints.py)"),
-                    gast.copy_location(gast.If(test=S.parse_expr(f"{g} != 0.0"), body=[stmt],
-                                               orelse=[]), stmt)]
-        else:
-            out.append(stmt)
-    return out
+                    gast.copy_location(gast.If(test=S.parse_expr(f"{g} != 0.0"), body=[loop],
+                                               orelse=[]), loop)]
+        replace_loops(fn, guarded)
+    return tree
 
 
 def _scale(loop, adjoints, floats):

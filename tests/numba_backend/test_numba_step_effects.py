@@ -65,3 +65,12 @@ def test_names_ending_as_they_started_and_carried_values():
 def test_relaxed_marks_what_it_cannot_follow_unknown():
     step = _follow("b[i] = 1.0\nfor t in range(3):\n    w = t\nz = 0.0\n", relaxed=True)
     assert step.values == {"t": UNKNOWN, "w": UNKNOWN, "z": ZERO}
+
+
+def test_the_loop_sites_docstring_example_runs():
+    import doctest
+
+    from srcad.transform import numba_loop_sites
+
+    assert doctest.testmod(numba_loop_sites).attempted > 0
+    assert doctest.testmod(numba_loop_sites).failed == 0
