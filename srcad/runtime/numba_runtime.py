@@ -136,12 +136,13 @@ _Q1, _Q0 = 0.16666666666666669, 0.5000000000000001
 
 
 @numba.njit(cache=True, inline="always")
-def simd_exp(x):
-    """exp(x) in plain arithmetic (see above): vectorized in loops, within 1 ulp."""
-    clamped = min(max(x, -746.0), 710.0)
-    shifted = _muladd(clamped, _LOG2E, _ROUND)
+def _exp_reduced(y):
+    """(shifted, s) with exp(y) = 2^k (1 + s): k = round(y / ln 2), held in the low bits of
+    `shifted` (y / ln 2 + _ROUND), and s = exp(r) - 1 = r + r^2 q(r) for the reduced argument
+    r = y - k ln 2 (|r| <= ln 2 / 2, k ln 2 subtracted in two exact parts)."""
+    shifted = _muladd(y, _LOG2E, _ROUND)
     k = shifted - _ROUND
-    r = _muladd(k, -_LN2_LO, _muladd(k, -_LN2_HI, clamped))  # the inner one exact
+    r = _muladd(k, -_LN2_LO, _muladd(k, -_LN2_HI, y))  # the inner one exact
     q = _muladd(_Q9, r, _Q8)
     q = _muladd(q, r, _Q7)
     q = _muladd(q, r, _Q6)
@@ -151,7 +152,14 @@ def simd_exp(x):
     q = _muladd(q, r, _Q2)
     q = _muladd(q, r, _Q1)
     q = _muladd(q, r, _Q0)
-    p = _muladd(r * r, q, r) + 1.0
+    return shifted, _muladd(r * r, q, r)
+
+
+@numba.njit(cache=True, inline="always")
+def simd_exp(x):
+    """exp(x) in plain arithmetic (see above): vectorized in loops, within 1 ulp."""
+    shifted, s = _exp_reduced(min(max(x, -746.0), 710.0))
+    p = s + 1.0
     # 2^k as two factors, so that results down to the subnormals stay exact powers of two
     k_int = _bits_of_float(shifted) - _bits_of_float(_ROUND)
     half = k_int >> 1
@@ -236,19 +244,7 @@ def simd_tanh(x):
     series = _muladd(a * u, t, a)
     # else: E = exp(y) = 2^k (1 + s), |r| <= ln 2 / 2 as in simd_exp
     y = 2.0 * (_TANH_SATURATED if a > _TANH_SATURATED else a)  # NaN passes through
-    shifted = _muladd(y, _LOG2E, _ROUND)
-    k = shifted - _ROUND
-    r = _muladd(k, -_LN2_LO, _muladd(k, -_LN2_HI, y))
-    q = _muladd(_Q9, r, _Q8)
-    q = _muladd(q, r, _Q7)
-    q = _muladd(q, r, _Q6)
-    q = _muladd(q, r, _Q5)
-    q = _muladd(q, r, _Q4)
-    q = _muladd(q, r, _Q3)
-    q = _muladd(q, r, _Q2)
-    q = _muladd(q, r, _Q1)
-    q = _muladd(q, r, _Q0)
-    s = _muladd(r * r, q, r)
+    shifted, s = _exp_reduced(y)
     p = _plain_sum(1.0, s)  # |s| < 1/2: 1 + s = p + p_low exactly
     p_low = _plain_sum(_plain_sum(1.0, -p), s)
     two_k = _float_from_bits((_bits_of_float(shifted) - _bits_of_float(_ROUND) + 1023) << 52)
