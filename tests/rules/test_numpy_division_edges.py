@@ -1,0 +1,110 @@
+"""NumPy's and SciPy's functions of numbers divide the way NumPy does in their derivatives
+(srcad/rules/numpy_division.py), on both backends and whether the numbers are Python floats or
+an array's elements: at a point where the derivative divides by zero it is JAX's inf or NaN
+(numba refused it, and the python backend refused Python floats), while Python's own
+functions keep Python's arithmetic (refused as a non-finite derivative). np.hypot and
+math.hypot at the origin give jnp.hypot's 0.5 each.
+
+Expected values are JAX's (jax.grad and jax.jacfwd, float64) at these points."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import scipy.special
+
+import srcad
+
+nan, inf = math.nan, math.inf
+
+
+def at_the_origin(x, y):
+    return np.array([np.arctan2(x[0], y[0]), scipy.special.xlogy(x[1], y[1]),
+                     np.hypot(x[2], y[2]), math.hypot(x[3], y[3]), np.sqrt(x[4]) + y[4],
+                     math.hypot(x[5], y[5], x[5])])
+
+
+# d out[k] / d x[k] and d out[k] / d y[k] (JAX: jnp.arctan2, jax.scipy.special.xlogy,
+# jnp.hypot, jnp.sqrt; math.hypot of three coordinates as jnp.linalg.norm at 0)
+REVERSE_X = [nan, -inf, 0.5, 0.5, inf, nan]
+FORWARD_X = [nan, nan, 0.5, 0.5, inf, nan]  # xlogy: 1 * log(0) + 0 * (0 / 0), as jax.jacfwd
+IN_Y = [nan, nan, 0.5, 0.5, 1.0, nan]
+
+
+def _diagonals(jacobian):
+    return [np.diag(j) for j in jacobian]
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_derivatives_at_zero_are_jaxs_on_both_backends(backend):
+    x, y = np.zeros(6), np.zeros(6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's, as for arrays
+        reverse = _diagonals(srcad.jacrev(at_the_origin, argnums=(0, 1), backend=backend)(x, y))
+        forward = _diagonals(srcad.jacfwd(at_the_origin, argnums=(0, 1), backend=backend)(x, y))
+    np.testing.assert_array_equal(reverse[0], REVERSE_X)
+    np.testing.assert_array_equal(forward[0], FORWARD_X)
+    np.testing.assert_array_equal(reverse[1], IN_Y)
+    # (jax.jacfwd gives 1 at 4: its tangent of x there is a symbolic zero that skips sqrt's
+    # rule; srcad's carries 0 * inf = NaN)
+    np.testing.assert_array_equal(np.delete(forward[1], 4), np.delete(IN_Y, 4))
+
+
+def arctan2_of_numbers(x, y):
+    return np.arctan2(x, y) + np.hypot(x, y)
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_python_floats_divide_as_numpy_in_numpys_functions(backend):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        dx, dy = srcad.grad(arctan2_of_numbers, argnums=(0, 1), backend=backend)(0.0, 0.0)
+        assert math.isnan(dx) and math.isnan(dy)  # NaN + 0.5
+        # mixed annotations: y a constant
+        dx = srcad.autodiff(srcad.Reverse, arctan2_of_numbers, srcad.Active(0.0),
+                            srcad.Const(0.0), backend=backend)[0]
+        assert math.isnan(dx)
+        tangent = srcad.autodiff(srcad.Forward, arctan2_of_numbers,
+                                 srcad.Duplicated(0.0, 1.0), 0.0, backend=backend)
+        assert math.isnan(tangent)
+    # away from the origin: central differences, forward against reverse
+    x, y, h = 0.3, -0.7, 1e-6
+    dx, dy = srcad.grad(arctan2_of_numbers, argnums=(0, 1), backend=backend)(x, y)
+    assert dx == pytest.approx((arctan2_of_numbers(x + h, y) - arctan2_of_numbers(x - h, y))
+                               / (2 * h), rel=1e-7)
+    assert dy == pytest.approx((arctan2_of_numbers(x, y + h) - arctan2_of_numbers(x, y - h))
+                               / (2 * h), rel=1e-7)
+    tangent = srcad.autodiff(srcad.Forward, arctan2_of_numbers, srcad.Duplicated(x, 1.0),
+                             srcad.Duplicated(y, 0.0), backend=backend)
+    assert tangent == pytest.approx(dx, rel=1e-14)
+
+
+def math_atan2(x, y):
+    return math.atan2(x, y)
+
+
+def test_pythons_math_keeps_pythons_division():
+    # math.atan2'(0, 0) divides Python floats by zero: refused, naming the function's line
+    with pytest.raises(srcad.SrcadError, match="non-finite derivative"):
+        srcad.grad(math_atan2, argnums=(0, 1))(0.0, 0.0)
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_hypot_at_the_origin_as_jax(backend):
+    def hypots(x, y):
+        return np.hypot(x, y) + math.hypot(x, y) + math.hypot(x)
+
+    grad = srcad.grad(hypots, argnums=(0, 1), backend=backend)
+    assert grad(0.0, 0.0) == (2.0, 1.0)  # 0.5 + 0.5 + abs'(0) = 1; 0.5 + 0.5
+    assert grad(-0.0, 0.0) == (2.0, 1.0)
+    assert grad(3.0, 4.0) == pytest.approx((0.6 + 0.6 + 1.0, 0.8 + 0.8), rel=1e-14)
+    tangent = srcad.autodiff(srcad.Forward, hypots, srcad.Duplicated(0.0, 1.0),
+                             srcad.Duplicated(0.0, 1.0), backend=backend)
+    assert tangent == 3.0
+    x = np.array([0.0, 3.0, -0.0])
+    y = np.array([0.0, 4.0, 0.0])
+    dx, dy = srcad.grad(lambda a, b: np.sum(np.hypot(a, b)), argnums=(0, 1),
+                        backend=backend)(x, y)
+    np.testing.assert_allclose(dx, [0.5, 0.6, 0.5], rtol=1e-15)
+    np.testing.assert_allclose(dy, [0.5, 0.8, 0.5], rtol=1e-15)
