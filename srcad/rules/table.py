@@ -202,8 +202,8 @@ def _build() -> dict[int, CallInfo]:
                          operand_keywords=operand_keywords,
                          numba_refusal=movement.numba_refusal(fn)))
     add(np.interp, CallInfo("interp", None, "float", select=interpolation.interp,
-                            keywords=("left", "right", "period"), operand_count=3,
-                            numba_refusal=interpolation.NUMBA_REFUSAL,
+                            keywords=("left", "right"), operand_count=3,
+                            numba_refusal=interpolation.numba_refusal,
                             operand_names=("x", "xp", "fp"),
                             refused_operands=(("xp", interpolation.XP_REFUSAL),)))
     fn, select, keywords, operand_keywords = movement.LINSPACE  # a constructor with a rule
