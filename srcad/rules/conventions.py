@@ -16,7 +16,8 @@ _SHARED = "a tie shares the derivative equally; a NaN operand gets none (as JAX)
 _SPLIT = "tied extrema share the derivative equally"
 _STEP = "no derivative: 0 everywhere"
 _FIRST_TIED = "the derivative goes to the first tied element (a stable sort)"
-_SUPPORT = "0 outside the support (where SciPy gives -inf or 0)"
+_SUPPORT = ("0 outside the support (where SciPy gives -inf or 0); at its ends logpdf's and "
+            "pdf's formula (inf or NaN), the cdf's 0, as jax.scipy.stats")
 _SPECTRAL = "inf or NaN at repeated eigenvalues or singular values, as JAX"
 
 CONVENTIONS = {

@@ -3,7 +3,8 @@
 an array's elements: at a point where the derivative divides by zero it is JAX's inf or NaN
 (numba refused it, and the python backend refused Python floats), while Python's own
 functions keep Python's arithmetic (refused as a non-finite derivative). np.hypot and
-math.hypot at the origin give jnp.hypot's 0.5 each.
+math.hypot at the origin give jnp.hypot's 0.5 each; scipy.stats' gamma and beta at the ends of
+their support give jax.scipy.stats' values.
 
 Expected values are JAX's (jax.grad and jax.jacfwd, float64) at these points."""
 
@@ -13,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.special
+import scipy.stats
 
 import srcad
 
@@ -108,3 +110,58 @@ def test_hypot_at_the_origin_as_jax(backend):
                         backend=backend)(x, y)
     np.testing.assert_allclose(dx, [0.5, 0.6, 0.5], rtol=1e-15)
     np.testing.assert_allclose(dy, [0.5, 0.8, 0.5], rtol=1e-15)
+
+
+def roots(x):
+    return np.power(x, 0.5) + np.power(x, 3)
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_numpy_power_of_a_number_at_zero_is_jaxs_inf(backend):
+    # d/dx x ** 0.5 at 0: NumPy's 0.0 ** -0.5 is inf (Python's raises); 3 x ** 2 is 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert srcad.grad(roots, backend=backend)(0.0) == inf
+        assert srcad.jacfwd(roots, backend=backend)(0.0) == inf
+    assert srcad.grad(roots, backend=backend)(2.0) == pytest.approx(0.5 / 2 ** 0.5 + 12.0,
+                                                                    rel=1e-14)
+
+
+def gamma_logpdf(x, a):
+    return scipy.stats.gamma.logpdf(x, a)
+
+
+def gamma_pdf(x, a):
+    return scipy.stats.gamma.pdf(x, a)
+
+
+def gamma_cdf(x, a):
+    return scipy.stats.gamma.cdf(x, a)
+
+
+def beta_logpdf(x):
+    return scipy.stats.beta.logpdf(x, 2.0, 3.0)
+
+
+# (function, x, a, JAX's (d/dx, d/da)) at the end of the support and outside it
+SUPPORT_ENDS = [(gamma_logpdf, 0.0, 2.0, (inf, -inf)), (gamma_logpdf, 0.0, 1.0, (nan, -inf)),
+                (gamma_logpdf, 0.0, 0.5, (-inf, -inf)), (gamma_logpdf, -1.0, 2.0, (0.0, 0.0)),
+                (gamma_pdf, 0.0, 2.0, (nan, nan)),
+                (gamma_pdf, -1.0, 2.0, (0.0, 0.0))]
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_gamma_and_beta_at_the_ends_of_their_support_as_jax(backend):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for f, x, a, want in SUPPORT_ENDS:
+            got = srcad.grad(f, argnums=(0, 1), backend=backend)(x, a)
+            np.testing.assert_array_equal(got, want, err_msg=f"{f.__name__} at {x}, {a}")
+            # forward mode one argument at a time (both at once carry 0 * inf = NaN from the
+            # other's tangent, where JAX's symbolic zero skips that term)
+            got = [srcad.jacfwd(f, argnums=k, backend=backend)(x, a) for k in (0, 1)]
+            np.testing.assert_array_equal(got, want, err_msg=f"{f.__name__} at {x}, {a}")
+        # the cdf's derivative at the end of the support is 0, as jax.scipy.stats'
+        assert srcad.grad(gamma_cdf, backend=backend)(0.0, 1.0) == 0.0
+        beta = srcad.grad(beta_logpdf, backend=backend)
+        assert (beta(0.0), beta(1.0), beta(1.5)) == (inf, -inf, 0.0)
