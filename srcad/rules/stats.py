@@ -21,7 +21,9 @@ derivative there is refused by name (srcad/analysis/rule_backends.py). Outside t
 there, as in jax.scipy.stats (whose `where` passes no derivative to the other branch). At its
 ends (gamma y = 0, beta y = 0 and 1) logpdf's and pdf's partials are their formulas' (inf,
 -inf or NaN: gamma.logpdf at 0 is inf in x for a > 1, NaN for a = 1), as jax.scipy.stats; the
-cdf's are 0 there, as JAX's.
+cdf's are 0 there, as JAX's. Where a parameter is outside its domain (scale, df, a or b <= 0,
+or NaN) SciPy's value is NaN, and so is every partial (JAX, which does not check, gives the
+formula's numbers there).
 
 multivariate_normal.logpdf(x, mean, cov): x a vector or rows of vectors, mean a vector, cov a
 matrix; SciPy reads cov's lower triangle only (scipy.linalg.eigh(cov, lower=True)), so its
@@ -100,6 +102,24 @@ def _support(name, t: _Terms, closed: bool) -> str:
             "beta": f"(({t.y} {low} 0.0) & ({t.y} {high} 1.0))"}.get(name, "")
 
 
+_SHAPES = {"t": ("df",), "gamma": ("a",), "beta": ("a", "b")}
+
+
+def _valid(name, t: _Terms) -> str:
+    """The condition of the parameters inside their domain (scale and the shape parameters
+    positive; "" where no parameter is given): outside it SciPy's value is NaN, and so are the
+    partials."""
+    given = [t[p] for p in _SHAPES.get(name, ())] + ([t.scale] if t.scale != "1.0" else [])
+    return " & ".join(f"({p} > 0.0)" for p in given)
+
+
+def _in_domain(valid, formula, numbers) -> str:
+    if not valid:
+        return formula
+    return f"({formula} if {valid} else math.nan)" if numbers else \
+        f"np.where({valid}, {formula}, np.nan)"
+
+
 def _guarded(support, formula, numbers) -> str:
     """`formula` inside the support, 0 outside: of numbers a conditional expression (numba's
     np.where of numbers makes a 0-d array)."""
@@ -137,7 +157,9 @@ def distribution(dist, method):
             partials["scale"] = f"-g * {density} * {t.y} / {t.scale}"
             for p in shape_partials:  # refused where they carry a derivative (no closed form)
                 partials[p] = "0.0 * g"
-        formulas = tuple(_guarded(support, partials[n], not any(ranks)) for n in t.names)
+        numbers, valid = not any(ranks), _valid(dist, t)
+        formulas = tuple(_in_domain(valid, _guarded(support, partials[n], numbers), numbers)
+                         for n in t.names)
         return Rule(f"{dist}_{method}", tuple(t.names), formulas)
     return select
 

@@ -165,3 +165,37 @@ def test_gamma_and_beta_at_the_ends_of_their_support_as_jax(backend):
         assert srcad.grad(gamma_cdf, backend=backend)(0.0, 1.0) == 0.0
         beta = srcad.grad(beta_logpdf, backend=backend)
         assert (beta(0.0), beta(1.0), beta(1.5)) == (inf, -inf, 0.0)
+
+
+def norm_logpdf_in_scale(s):
+    return scipy.stats.norm.logpdf(1.0, 0.0, s)
+
+
+def norm_cdf_of_scales(s):
+    return np.sum(scipy.stats.norm.cdf(1.0, 0.0, s))
+
+
+def t_logpdf_in_df(df):
+    return scipy.stats.t.logpdf(1.0, df)
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_parameters_outside_their_domain_give_nan_partials_as_scipy_gives_nan(backend):
+    # SciPy's value is NaN where scale or a shape parameter is <= 0: so is the derivative
+    # (before: finite numbers, 0.0 for norm.logpdf in scale at -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert math.isnan(scipy.stats.norm.logpdf(1.0, 0.0, -1.0))
+        for s in (-1.0, 0.0):
+            assert math.isnan(srcad.grad(norm_logpdf_in_scale, backend=backend)(s))
+            assert math.isnan(srcad.jacfwd(norm_logpdf_in_scale, backend=backend)(s))
+        assert math.isnan(srcad.grad(t_logpdf_in_df, backend=backend)(-1.0))
+        got = srcad.grad(norm_cdf_of_scales, backend=backend)(np.array([-1.0, 2.0]))
+    assert math.isnan(got[0])
+    # inside the domain: the derivative (central differences)
+    h = 1e-6
+    want = (norm_cdf_of_scales(np.array([2.0 + h])) - norm_cdf_of_scales(np.array([2.0 - h]))) \
+        / (2 * h)
+    assert got[1] == pytest.approx(want, rel=1e-7)
+    assert srcad.grad(norm_logpdf_in_scale, backend=backend)(2.0) == pytest.approx(
+        -1.0 / 2.0 + 1.0 / 8.0, rel=1e-14)  # d/ds (-log s - 1 / (2 s^2)) = -1/s + 1/s^3
