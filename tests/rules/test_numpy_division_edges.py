@@ -199,3 +199,18 @@ def test_parameters_outside_their_domain_give_nan_partials_as_scipy_gives_nan(ba
     assert got[1] == pytest.approx(want, rel=1e-7)
     assert srcad.grad(norm_logpdf_in_scale, backend=backend)(2.0) == pytest.approx(
         -1.0 / 2.0 + 1.0 / 8.0, rel=1e-14)  # d/ds (-log s - 1 / (2 s^2)) = -1/s + 1/s^3
+
+
+def second_order_through_numpys_division(x):
+    return np.arctan2(x, 2.0) + np.power(x, 2.5) + np.float64(x) * x
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
+def test_second_order_reads_numpys_division(backend):
+    # hessian differentiates srcad's own code, whose partials divide through np.float64
+    x = 0.7
+    want = -2.0 * x * 2.0 / (x * x + 4.0) ** 2 + 2.5 * 1.5 * x ** 0.5 + 2.0
+    assert srcad.hessian(second_order_through_numpys_division, backend=backend)(x) == \
+        pytest.approx(want, rel=1e-12)
+    assert srcad.grad(second_order_through_numpys_division, backend=backend)(x) == \
+        pytest.approx(2.0 / (x * x + 4.0) + 2.5 * x ** 1.5 + 2.0 * x, rel=1e-14)
