@@ -11,8 +11,9 @@ vector, np.interp in x and fp, np.full / np.full_like filled with a value that c
 derivative, and np.linalg.det of a singular matrix (a square matrix with its first row
 repeated: det is 0 everywhere there, so its gradient through the cofactors is 0). On the
 numba backend
-np.linspace, np.cumprod, np.full of a number and det compile (srcad/runtime/numba_scans.py,
-numba_decompositions.py); the others are refused by name (srcad differentiates them on the
+np.linspace, np.cumprod, np.full of a number, det and np.interp compile
+(srcad/runtime/numba_scans.py, numba_decompositions.py, numba_interp.py); the others are
+refused by name (srcad differentiates them on the
 python backend).
 """
 

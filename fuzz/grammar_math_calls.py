@@ -3,7 +3,8 @@ math-calls`): inverse and hyperbolic trigonometry (`math.asin`, `math.acos`, `ma
 `math.asinh`, `math.acosh`, `math.sinh`, `math.tan`), other bases (`math.log2`, `math.log10`,
 `math.exp2`, `math.ldexp`), `math.cbrt`, `math.erfc`, `math.degrees`/`math.radians` and their
 NumPy spellings on a number (`np.arcsin`, `np.cosh`, `np.tan`, `np.power`, `np.negative`,
-...), each with its domain respected by construction (`math.asin(0.9 * math.tanh(e))`).
+`np.float64`, ...), each with its domain respected by construction
+(`math.asin(0.9 * math.tanh(e))`).
 
 In the scalar grammar (fuzz/grammar_expressions.py), a math call the seed's program makes is
 replaced, by chance, with one of these around the same operand. The choice comes from a
@@ -29,6 +30,7 @@ MATH_CALLS = (
     "np.tan(0.5 * np.tanh({0}))", "np.arctan2({0}, 2.0 + np.cos({0}))",
     "np.power(1.5 + ({0}) ** 2, 0.5)", "np.negative({0})", "np.expm1(np.tanh({0}))",
     "np.log10(1.5 + ({0}) * ({0}))", "np.sinh(np.tanh({0}))",
+    "np.float64({0}) * np.hypot({0}, 1.0)",  # NumPy's float of a number (and its division)
 )
 
 

@@ -45,10 +45,11 @@ LINALG = frozenset({"solve", "inv", "det", "slogdet", "logabsdet", "sign", "chol
                     "solve_triangular", "cho_factor_matrix", "cho_solve_matrix", "eigh",
                     "eigvalsh", "svd", "qr", "pinv", "lstsq", "lstsq_parts", "cond", "expm",
                     "lu_factor_matrix", "lu_solve_matrix"})  # srcad/runtime/numba_lu.py
-# statistics and scans: srcad/runtime/numba_quantiles.py, numba_scans.py, numba_stats.py
-# (scipy.stats' methods), numba_special.py (scipy.special)
+# statistics, scans and interp: srcad/runtime/numba_quantiles.py, numba_scans.py, numba_stats.py
+# (scipy.stats' methods), numba_special.py (scipy.special), numba_interp.py
 STATISTICS = frozenset({"median", "quantile", "percentile", "linspace", "logpdf", "pdf", "cdf",
-                        "logcdf", "logpmf", "pmf"}) | NUMBA_SCANS | NUMBA_STATISTICS.keys() \
+                        "logcdf", "logpmf", "pmf",
+                        "interp"}) | NUMBA_SCANS | NUMBA_STATISTICS.keys() \
     | frozenset(NUMBA_SPECIAL_FUNCTIONS + NUMBA_SPECIAL_REDUCTIONS)
 # calls of srcad's own runtime with numba kernels of their own (nested_numba.py,
 # recursion_numba.py)

@@ -44,6 +44,7 @@ from srcad.runtime.runtime_names import (
     NUMBA_DECOMPOSITION_NAMES,
     NUMBA_DIAGONAL_NAMES,
     NUMBA_EINSUM_NAMES,
+    NUMBA_INTERP_NAMES,
     NUMBA_LAPACK_NAMES,
     NUMBA_LINALG_NAMES,
     NUMBA_LU_NAMES,
@@ -165,7 +166,8 @@ _RUNTIME_MODULES = ((NUMBA_MOVEMENT_NAMES, "numba_movement"),
                     (NUMBA_REORDER_NAMES, "numba_reorder"),
                     (NUMBA_CONVOLUTION_NAMES, "numba_convolution"),
                     (NUMBA_LU_NAMES, "numba_lu"),
-                    (NUMBA_BROADCAST_NAMES, "numba_broadcast"))
+                    (NUMBA_BROADCAST_NAMES, "numba_broadcast"),
+                    (NUMBA_INTERP_NAMES, "numba_interp"))
 
 
 def _provided(n: str, namespace: dict) -> bool:

@@ -30,6 +30,7 @@ from srcad.build.aliasing import refuse_aliased_writes
 from srcad.build.arguments import Batch, _arguments, _Call, _check_mode, bind_arguments
 from srcad.build.background import backend_now, check_compile, count_answer
 from srcad.build.checkpoint_fallback import COMPILER
+from srcad.build.numba_fastmath import fastmath_flags
 from srcad.build.pipeline import UNROLL_MAX_WIDTH, Request, build
 from srcad.build.plans import MISS
 from srcad.build.running import kept_tapes, refuse_forward_seed, run_generated, take_buffers
@@ -45,8 +46,8 @@ from srcad.runtime.checkpointing import memory_bytes, reverse_memory
 
 def _compiled(f, request: Request):
     f = _target(f)
-    key = (f, f.__code__, request)
-    try:
+    try:  # numba: the fast-math licences are part of the code (SRCAD_NUMBA_REASSOCIATE)
+        key = (f, f.__code__, request, fastmath_flags() if request.backend == "numba" else None)
         return cache.lookup_or_build(key, lambda: build(f, request))
     except SrcadError as err:
         raise surfaced(err) from None
@@ -190,9 +191,14 @@ def autodiff(mode: Mode, f: Function, *args: Any, seed: float | np.ndarray | Non
         except SrcadError as err:
             raise surfaced(err) from None
     # the fast path: a plan of an earlier call with arguments like these (srcad/build/plans.py)
+    try:  # numba: a plan of code compiled with the other SRCAD_NUMBA_REASSOCIATE is not run
+        flags = fastmath_flags() if backend == "numba" else None
+    except SrcadError as err:
+        raise surfaced(err) from None
     for plan in cache.plans.get(f, ()):
         if plan.mode is not mode or plan.code is not code or plan.backend != backend \
-                or plan.batch != batch or plan.compiled.request.memory != memory:
+                or plan.batch != batch or plan.compiled.request.memory != memory \
+                or plan.fastmath != flags:
             continue
         if plan.run is not None:  # reverse: checks, call and result in one generated frame
             out = plan.run(args, seed)

@@ -20,6 +20,7 @@ from srcad.annotations import Annotation, Duplicated
 from srcad.build.aliasing import alias_lines
 from srcad.build.length_specialization import length_test
 from srcad.build.numba_errors import raise_numba_error
+from srcad.build.numba_fastmath import fastmath_flags
 from srcad.build.running import (
     RUN_AGAIN,
     explain_error,
@@ -38,10 +39,11 @@ class Plan:
     (`flat(args)`), or, in reverse mode, the whole call (`run(args, seed)`)."""
 
     __slots__ = ("code", "mode", "batch", "backend", "compiled", "active", "batched", "flat",
-                 "run", "source")
+                 "run", "source", "fastmath")
 
     def __init__(self, f, mode, batch, backend, args, roles, compiled, active):
         self.code, self.mode, self.batch, self.backend = f.__code__, mode, batch, backend
+        self.fastmath = fastmath_flags() if backend == "numba" else None  # the code's licences
         self.compiled, self.active = compiled, tuple(active)
         self.batched = BATCH_STACKED in roles
         self.flat = self.run = None

@@ -16,7 +16,8 @@ _SHARED = "a tie shares the derivative equally; a NaN operand gets none (as JAX)
 _SPLIT = "tied extrema share the derivative equally"
 _STEP = "no derivative: 0 everywhere"
 _FIRST_TIED = "the derivative goes to the first tied element (a stable sort)"
-_SUPPORT = "0 outside the support (where SciPy gives -inf or 0)"
+_SUPPORT = ("0 outside the support (where SciPy gives -inf or 0); at its ends logpdf's and "
+            "pdf's formula (inf or NaN), the cdf's 0, as jax.scipy.stats")
 _SPECTRAL = "inf or NaN at repeated eigenvalues or singular values, as JAX"
 
 CONVENTIONS = {
@@ -62,7 +63,9 @@ CONVENTIONS = {
     "scipy.special.i1e": "sign(0) = 0 at x = 0, as jax.scipy.special",
     "scipy.special.xlogy": "d/dx is log(y) at x = 0 (-inf at y = 0), as JAX",
     "scipy.special.xlog1py": "d/dx is log1p(y) at x = 0, as JAX",
-    "math.hypot": "NaN where every coordinate is 0", "np.hypot": "NaN at (0, 0)",
+    "math.hypot": "at the origin: 0.5 each of two coordinates (as jnp.hypot), abs'(0) = 1 of "
+                  "one, NaN of more (as jnp.linalg.norm at 0)",
+    "np.hypot": "0.5 each at (0, 0), as jnp.hypot",
     "math.dist": "NaN where the points coincide, as jnp.linalg.norm at 0",
     "scipy.stats.gamma": _SUPPORT, "scipy.stats.beta": _SUPPORT,
 }

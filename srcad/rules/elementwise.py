@@ -38,7 +38,10 @@ ARRAY_RULES = {
     "cosh": rule("cosh", "x", "g * np.sinh(x)"),
     "tanh": rule("tanh", "x", "g * (1.0 - ans * ans)"),
     "pow": rule("power", "x y", "g * y * x ** (y - 1)", "g * ans * np.log(x + (x == 0.0))"),
-    "hypot": rule("hypot", "x y", "g * x / ans", "g * y / ans"),
+    # at (0, 0): 0.5 each, as jnp.hypot
+    "hypot": rule("hypot", "x y",
+                  "g * np.where(ans == 0.0, 0.5, x / np.where(ans == 0.0, 1.0, ans))",
+                  "g * np.where(ans == 0.0, 0.5, y / np.where(ans == 0.0, 1.0, ans))"),
     # abs'(0) = 1 (as JAX); np.minimum and np.maximum share g equally on a tie and pass
     # nothing at a NaN operand (as JAX)
     "abs": rule("abs", "x", "np.where(x >= 0.0, g, -g)"),

@@ -3,7 +3,9 @@ convention (jnp.interp; the formulas: srcad/runtime/interp_runtime.py). In x: th
 x's interval (the right-hand one at a knot, the last one at xp[-1]), 0 outside [xp[0],
 xp[-1]]; in fp: the linear weights of x's two knots (fp[0] below, fp[-1] above, unless left=
 or right= gives a constant). xp carrying a derivative is refused by name (the knots' positions
-move the intervals); so is period=. The python backend only.
+move the intervals); period= is not a keyword srcad follows (refused as such). Both backends
+(numba: srcad/runtime/numba_interp.py; left= and right= refused by name, numba's np.interp
+takes neither).
 
 | operand | tangent                                 | adjoint                                  |
 |---------|-----------------------------------------|------------------------------------------|
@@ -16,17 +18,20 @@ from __future__ import annotations
 from srcad.errors import SrcadError
 from srcad.rules.rule_type import linear
 
-NUMBA_REFUSAL = ("srcad differentiates `np.interp` on the python backend only (its "
-                 "derivative calls NumPy functions numba does not compile)")
+
+def numba_refusal(count: int) -> str:
+    """numba's np.interp takes x, xp and fp only (srcad/runtime/numba_interp.py compiles the
+    derivatives): left= and right= are refused by name on the numba backend."""
+    return "" if count <= 3 else ("numba's `np.interp` takes no left= or right= (srcad "
+                                  "differentiates those on the python backend)")
+
+
 XP_REFUSAL = ("np.interp's knots xp carry a derivative: srcad differentiates np.interp in x "
               "and fp only")
 
 
 def interp(ranks, keywords):
     """np.interp(x, xp, fp, left=None, right=None) with 1-D xp and fp."""
-    if keywords.get("period") is not None:
-        raise SrcadError("np.interp with period=", construct="interp",
-                         hint="leave period= out (map x into one period first)")
     if ranks[1] != 1 or ranks[2] != 1:
         raise SrcadError(f"np.interp with knots of ranks {ranks[1]} and {ranks[2]}",
                          construct="interp", hint="xp and fp are 1-D arrays")

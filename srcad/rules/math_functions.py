@@ -5,7 +5,7 @@ are scipy.special functions, are in srcad/rules/special.py.
 | primitive                  | partial applied to seed g                                    |
 |----------------------------|--------------------------------------------------------------|
 | log2(x), log10(x)          | g / (x * log(2)), g / (x * log(10))                          |
-| hypot(x0, x1, ...)         | g * x_k / ans for each                                       |
+| hypot(x0, x1, ...)         | g * x_k / ans for each (at 0: 0.5 each of two, as jnp.hypot) |
 | log(x, base)               | g / (x * log(base)), -g * ans / (base * log(base))           |
 | exp2(x), cbrt(x)           | g * ans * log(2), g / (3 * ans^2)                            |
 | asinh, acosh, atanh        | g / sqrt(x^2 + 1), g / sqrt(x^2 - 1), g / (1 - x^2)          |
@@ -83,10 +83,16 @@ def log(ranks, keywords):
 
 
 def hypot(ranks, keywords):
-    """math.hypot(*coordinates): each coordinate's partial is g * x_k / ans."""
+    """math.hypot(*coordinates): each coordinate's partial is g * x_k / ans. At the origin:
+    of one coordinate abs'(0) = 1, of two 0.5 each (np.hypot's, as jnp.hypot), of more NaN
+    (as jnp.linalg.norm at 0), on both backends."""
     _numbers("hypot", ranks)
+    if len(ranks) == 1:
+        return Rule("hypot", ("x0",), ("(g if x0 >= 0.0 else -g)",))
     xs = tuple(f"x{k}" for k in range(len(ranks)))
-    return Rule("hypot", xs, tuple(f"g * {x} / ans" for x in xs))
+    at_zero = "0.5 * g" if len(ranks) == 2 else "g * math.nan"
+    return Rule("hypot", xs, tuple(f"({at_zero} if ans == 0.0 else g * {x} / ans)"
+                                   for x in xs))
 
 
 def numba_hypot(count: int) -> str:

@@ -25,7 +25,9 @@ RULES_BY_NAME = {
     "cosh": _r.rule("cosh", "x", "g * math.sinh(x)"),
     "tanh": _r.rule("tanh", "x", "g * (1.0 - ans * ans)"),
     "pow": _r.rule("pow", "x y", "g * y * x ** (y - 1)", "g * ans * math.log(x + (x == 0.0))"),
-    "hypot": _r.rule("hypot", "x y", "g * x / ans", "g * y / ans"),
+    # hypot at (0, 0) (no derivative): 0.5 each, as jnp.hypot (its max of |x|, |y| ties)
+    "hypot": _r.rule("hypot", "x y", "(0.5 * g if ans == 0.0 else g * x / ans)",
+                     "(0.5 * g if ans == 0.0 else g * y / ans)"),
     "abs": _r.rule("abs", "x", "(g if x >= 0.0 else -g)"),
     "erf": _r.rule("erf", "x", "g * 1.1283791670955126 * math.exp(-x * x)"),
     "erfc": _r.rule("erfc", "x", "-g * 1.1283791670955126 * math.exp(-x * x)"),

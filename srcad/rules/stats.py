@@ -17,8 +17,13 @@ Shape parameters: norm none; t df; gamma a; beta a, b (their logpdf partials are
 formulas). The cdf of t, gamma and beta has no closed-form derivative in its shape
 parameters (jax.scipy.stats does not give one either): a shape parameter that carries a
 derivative there is refused by name (srcad/analysis/rule_backends.py). Outside the support
-(gamma: y <= 0, beta: y outside (0, 1)) SciPy's logpdf is -inf and pdf 0: the partials are 0
-there, as in jax.scipy.stats (whose `where` passes no derivative to the other branch).
+(gamma: y < 0, beta: y outside [0, 1]) SciPy's logpdf is -inf and pdf 0: the partials are 0
+there, as in jax.scipy.stats (whose `where` passes no derivative to the other branch). At its
+ends (gamma y = 0, beta y = 0 and 1) logpdf's and pdf's partials are their formulas' (inf,
+-inf or NaN: gamma.logpdf at 0 is inf in x for a > 1, NaN for a = 1), as jax.scipy.stats; the
+cdf's are 0 there, as JAX's. Where a parameter is outside its domain (scale, df, a or b <= 0,
+or NaN) SciPy's value is NaN, and so is every partial (JAX, which does not check, gives the
+formula's numbers there).
 
 multivariate_normal.logpdf(x, mean, cov): x a vector or rows of vectors, mean a vector, cov a
 matrix; SciPy reads cov's lower triangle only (scipy.linalg.eigh(cov, lower=True)), so its
@@ -89,13 +94,39 @@ def _log_density(name, t: _Terms) -> tuple[str, str, dict]:
              "b": f"(np.log1p(-{y}) - {_S}digamma({b}) + {both})"})
 
 
-def _support(name, t: _Terms) -> str:
-    """The condition of y inside the support ("" where it is every real)."""
-    return {"gamma": f"({t.y} > 0.0)", "beta": f"(({t.y} > 0.0) & ({t.y} < 1.0))"}.get(name, "")
+def _support(name, t: _Terms, closed: bool) -> str:
+    """The condition of y inside the support ("" where it is every real), its ends included
+    where `closed` (logpdf and pdf: their formulas' inf or NaN there, as jax.scipy.stats)."""
+    low, high = (">=", "<=") if closed else (">", "<")
+    return {"gamma": f"({t.y} {low} 0.0)",
+            "beta": f"(({t.y} {low} 0.0) & ({t.y} {high} 1.0))"}.get(name, "")
 
 
-def _guarded(support, formula) -> str:
-    return formula if not support else f"np.where({support}, {formula}, 0.0)"
+_SHAPES = {"t": ("df",), "gamma": ("a",), "beta": ("a", "b")}
+
+
+def _valid(name, t: _Terms) -> str:
+    """The condition of the parameters inside their domain (scale and the shape parameters
+    positive; "" where no parameter is given): outside it SciPy's value is NaN, and so are the
+    partials."""
+    given = [t[p] for p in _SHAPES.get(name, ())] + ([t.scale] if t.scale != "1.0" else [])
+    return " & ".join(f"({p} > 0.0)" for p in given)
+
+
+def _in_domain(valid, formula, numbers) -> str:
+    if not valid:
+        return formula
+    return f"({formula} if {valid} else math.nan)" if numbers else \
+        f"np.where({valid}, {formula}, np.nan)"
+
+
+def _guarded(support, formula, numbers) -> str:
+    """`formula` inside the support, 0 outside: of numbers a conditional expression (numba's
+    np.where of numbers makes a 0-d array)."""
+    if not support:
+        return formula
+    return f"({formula} if {support} else 0.0)" if numbers else \
+        f"np.where({support}, {formula}, 0.0)"
 
 
 def distribution(dist, method):
@@ -110,7 +141,7 @@ def distribution(dist, method):
                              f"`{missing[0]}`", construct=method,
                              hint=f"pass {', '.join(missing)} after x")
         f, slope, shape_partials = _log_density(dist, t)
-        support = _support(dist, t)
+        support = _support(dist, t, closed=method in ("logpdf", "pdf"))
         partials = {}
         if method in ("logpdf", "pdf"):
             times = "ans * " if method == "pdf" else ""
@@ -126,7 +157,9 @@ def distribution(dist, method):
             partials["scale"] = f"-g * {density} * {t.y} / {t.scale}"
             for p in shape_partials:  # refused where they carry a derivative (no closed form)
                 partials[p] = "0.0 * g"
-        formulas = tuple(_guarded(support, partials[n]) for n in t.names)
+        numbers, valid = not any(ranks), _valid(dist, t)
+        formulas = tuple(_in_domain(valid, _guarded(support, partials[n], numbers), numbers)
+                         for n in t.names)
         return Rule(f"{dist}_{method}", tuple(t.names), formulas)
     return select
 

@@ -202,8 +202,8 @@ def _build() -> dict[int, CallInfo]:
                          operand_keywords=operand_keywords,
                          numba_refusal=movement.numba_refusal(fn)))
     add(np.interp, CallInfo("interp", None, "float", select=interpolation.interp,
-                            keywords=("left", "right", "period"), operand_count=3,
-                            numba_refusal=interpolation.NUMBA_REFUSAL,
+                            keywords=("left", "right"), operand_count=3,
+                            numba_refusal=interpolation.numba_refusal,
                             operand_names=("x", "xp", "fp"),
                             refused_operands=(("xp", interpolation.XP_REFUSAL),)))
     fn, select, keywords, operand_keywords = movement.LINSPACE  # a constructor with a rule
@@ -215,6 +215,9 @@ def _build() -> dict[int, CallInfo]:
     add(builtins.max, CallInfo("max", RULES_BY_NAME["max"], "same"))
     add(builtins.pow, CallInfo("pow", RULES_BY_NAME["pow"], "same", arrays=ELEMENTWISE))
     add(builtins.float, CallInfo("float", RULES_BY_NAME["float"], "float"))
+    # np.float64(x) of a number: NumPy's float (the partials of NumPy's functions of numbers
+    # divide through it: srcad/rules/numpy_division.py; second order reads them)
+    add(np.float64, CallInfo("float64", RULES_BY_NAME["float"], "float"))
     # Known, no derivative.
     add(builtins.int, CallInfo("int", None, "int"))
     add(builtins.round, CallInfo("round", None, "int", arrays=ELEMENTWISE))

@@ -116,6 +116,8 @@ NUMBA_DECOMPOSITION_NAMES = frozenset({"linalg_svd", "linalg_qr", "linalg_pinv",
                                        "svd_tangent", "svd_adjoint", "qr_tangent",
                                        "qr_adjoint", "cond_tangent", "cond_adjoint",
                                        "det_cofactor"})
+# srcad/runtime/numba_interp.py: np.interp's derivatives (interp_runtime.py's), compiled
+NUMBA_INTERP_NAMES = frozenset({"interp_slope", "interp_tangent", "interp_adjoint"})
 # srcad/runtime/checkpointing.py: what a loop over the automatic tape budget raises (numba)
 CHECKPOINT_NAMES = frozenset({"TapeOverBudget"})
 # srcad/operators/nested.py: nested gradients (numba: kernels `srcad_nested_*_<token>`)

@@ -15,6 +15,7 @@ from srcad.analysis.primitives import array_call, select_rule
 from srcad.analysis.shape_lengths import operand_ranks
 from srcad.frontend import syntax as S
 from srcad.frontend.parse import resolve_callee
+from srcad.rules.numpy_division import follows_numpy, numpy_divisions
 from srcad.transform.branch_guards import guarded, negated, only_if
 from srcad.transform.broadcasting import Broadcasting
 from srcad.transform.simplify import scale_first, shape_value, simplify
@@ -185,6 +186,8 @@ class ExpressionDiff:
 
     def _instance(self, rule, k, operands, node, seed, rebuild, tangent=False):
         template = rule.tangent(k) if tangent else rule.partials[k]
+        if self._numpy_numbers(rule, node):  # NumPy's division (srcad/rules/numpy_division.py)
+            template = numpy_divisions(template)
         mapping = {p: rebuild(o) for p, o in zip(rule.operands, operands)}
         mapping["ans"] = rebuild(node)
         mapping["g"] = seed
@@ -192,6 +195,12 @@ class ExpressionDiff:
             if f"{p}_shape" in S.template_names(template):
                 mapping[f"{p}_shape"] = shape_value(self.shapes.named_shape(o, rebuild))
         return simplify(S.substitute(template, mapping))
+
+    def _numpy_numbers(self, rule, node) -> bool:
+        """Is `node` a call of a NumPy or SciPy function of numbers (an elementwise rule)?"""
+        return rule.elementwise and isinstance(node, gast.Call) \
+            and follows_numpy(resolve_callee(self.norm.parsed, node.func, self.norm.extra_names)) \
+            and self.shapes.rank(node) == 0
 
     def _contribution(self, rule, k, operands, node, seed, rebuild):
         """The adjoint contribution of `seed` to operand k, in the operand's shape. A seed

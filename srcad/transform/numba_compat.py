@@ -11,6 +11,8 @@
 * `a @ b`, `np.dot(a, b)`, `np.matmul(a, b)`, `a.dot(b)`: `array_matmul(a, b)`
   (srcad/runtime/numba_arrays.py): numba's own product needs SciPy's BLAS and contiguous operands;
   srcad's calls it where it can, else loops.
+* `np.float64(a) / b` (NumPy's division, srcad/rules/numpy_division.py): `np.divide(a, b)`,
+  whose quotient by zero is inf or NaN as NumPy's (numba's `/` raises ZeroDivisionError).
 * `np.tanh(x)`: `array_tanh(x)` (srcad/runtime/numba_arrays.py): of a float64 array, one loop of
   srcad's vectorizable tanh (numba's calls the C library's once per element, a third of a
   recurrent network's reverse sweep); of a number, numba's own. `np.exp(x)`: `array_exp(x)`
@@ -190,6 +192,10 @@ class _Products(gast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.op, gast.MatMult):
             return gast.copy_location(S.call("array_matmul", node.left, node.right), node)
+        left = node.left
+        if isinstance(node.op, gast.Div) and isinstance(left, gast.Call) and len(left.args) == 1 \
+                and not left.keywords and S.unparse_expr(left.func) == "np.float64":
+            return gast.copy_location(S.call("np.divide", left.args[0], node.right), node)
         return node
 
     def visit_Call(self, node):

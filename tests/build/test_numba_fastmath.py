@@ -47,7 +47,6 @@ def _gradient_and_kernel(x, w, setting, monkeypatch):
     """The numba reverse gradient with SRCAD_NUMBA_REASSOCIATE=`setting`, and the LLVM IR of
     the kernel compiled for it."""
     monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", setting)
-    cache.clear()
     before = set(compiler._kernels)
     dx = np.zeros_like(x)
     (_, _), value = srcad.autodiff(srcad.ReverseWithPrimal, log_weighted_sum,
@@ -62,6 +61,9 @@ def test_reassociation_reaches_llvm_and_keeps_the_derivatives(tmp_path, monkeypa
     monkeypatch.setattr(compiler, "_kernels", {})
     rng = np.random.default_rng(7)
     x, w = rng.uniform(-1.0, 1.0, 1000), rng.uniform(0.5, 1.5, 1000)
+    cache.clear()
+    # the same call after the setting changed compiles for the new one (no cache.clear()
+    # between: the in-memory cache and the fast path of repeated calls key on the licences)
     value0, in_order, llvm0 = _gradient_and_kernel(x, w, "0", monkeypatch)
     value1, reassociated, llvm1 = _gradient_and_kernel(x, w, "1", monkeypatch)
     cache.clear()
@@ -91,3 +93,30 @@ def test_reassociated_forward_mode_agrees_with_central_differences(monkeypatch):
     cache.clear()
     assert tangent == pytest.approx(float(central(log_weighted_sum, x, w) @ direction),
                                     rel=1e-6)
+
+
+def _log_sum_exp(x):
+    a = x[0]
+    for i in range(1, len(x)):
+        a = max(a, x[i])
+    s = 0.0
+    for i in range(len(x)):
+        s += math.exp(x[i] - a)
+    return math.log(s) + a
+
+
+def test_source_follows_a_setting_changed_in_the_same_process(monkeypatch):
+    # srcad.source builds the code of the setting in force, not the one built before it
+    x = np.linspace(-2.0, 3.0, 50)
+
+    def code():
+        return srcad.source(_log_sum_exp, srcad.Reverse, srcad.Duplicated(x, np.zeros(50)),
+                            backend="numba")
+
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "0")
+    in_order = code()
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    reassociated = code()
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "0")
+    assert "the sums reassociated" in reassociated
+    assert "reassociated" not in in_order and code() == in_order

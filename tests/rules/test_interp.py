@@ -1,7 +1,8 @@
 """np.interp(x, xp, fp) differentiates in x and fp as jnp.interp: the slope of x's interval
 (the right-hand one at a knot, the last one at xp[-1]), 0 outside the knots; in fp the linear
-weights (fp[0] below, fp[-1] above, constants where left= / right= are given). Knots xp
-carrying a derivative, numba and second order are refused by name."""
+weights (fp[0] below, fp[-1] above, constants where left= / right= are given), on both
+backends. Knots xp carrying a derivative, second order, and left= / right= on numba (numba's
+np.interp takes neither) are refused by name."""
 
 import numpy as np
 import pytest
@@ -72,8 +73,41 @@ def test_interp_refuses_knots_that_carry_a_derivative_by_name():
     assert "test_interp.py" in str(refused.value)
 
 
-def test_interp_on_numba_and_in_second_order_is_refused_by_name():
-    with pytest.raises(srcad.SrcadError, match="np.interp"):
-        srcad.grad(squares, backend="numba")(np.array([0.5]), FP)
+def test_interp_in_second_order_is_refused_by_name():
     with pytest.raises(srcad.SrcadError, match="np.interp"):
         srcad.hessian(lambda x: scaled(x, FP))(1.5)
+
+
+def test_interp_with_ends_is_refused_by_name_on_numba():
+    # numba's np.interp takes no left= / right=
+    with pytest.raises(srcad.SrcadError, match="left= or right=") as refused:
+        srcad.grad(with_ends, backend="numba")(np.array([0.5]), FP)
+    assert "test_interp.py" in str(refused.value)
+
+
+def on_a_grid(x, fp):
+    return np.sum(np.interp(x, XP, fp) * x)
+
+
+@pytest.mark.slow  # numba compiles four derivatives
+def test_interp_on_numba_as_on_python_at_knots_outside_and_nan():
+    # the same convention as the python backend (and jnp.interp): slopes by hand as above
+    cases = [(-1.0, 0.0, [2.0, 0, 0, 0]), (0.0, 4.0, [2.0, 0, 0, 0]),
+             (1.0, 1.0, [0, 2.0, 0, 0]), (2.0, 1.0, [0, 1.0, 1.0, 0]),
+             (4.0, -4.0, [0, 0, 0, 2.0]), (5.0, 0.0, [0, 0, 0, 2.0])]
+    for derivative in (srcad.grad, srcad.jacfwd):
+        numba_scaled = derivative(scaled, argnums=(0, 1), backend="numba")
+        for x, d_x, d_fp in cases:
+            got_x, got_fp = numba_scaled(x, FP)
+            assert got_x == pytest.approx(d_x), x
+            np.testing.assert_allclose(got_fp, d_fp, atol=1e-15)
+    # an array x of rank 2 (knots, outside, NaN): both modes, against the python backend
+    x = np.array([[-1.0, 0.0, 0.5, 1.0], [2.0, 4.0, 5.0, np.nan]])
+    for derivative in (srcad.grad, srcad.jacfwd):
+        want = derivative(on_a_grid, argnums=(0, 1))(x, FP)
+        got = derivative(on_a_grid, argnums=(0, 1), backend="numba")(x, FP)
+        for w, g in zip(want, got):
+            np.testing.assert_allclose(g, w, rtol=1e-15, atol=1e-15)
+    check_grads(squares, srcad.Duplicated(np.array([-0.5, 0.3, 1.7, 2.5, 3.9, 4.5]),
+                                          np.zeros(6)),
+                srcad.Duplicated(FP.copy(), np.zeros(4)), backend="numba")
