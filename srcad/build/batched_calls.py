@@ -177,7 +177,8 @@ def _numba_loop(fun, params, picks, name, python_loop):
     source = "\n".join([
         f"def {name}({', '.join(params + ['batch_size'])}):",
         f"    first = fun({', '.join(p.replace('[example]', '[0]') for p in picks)})",
-        "    results = np.empty((batch_size,) + np.shape(first))",
+        "    shaped = np.asarray(first)  # its type too: an int, a bool, float32 stay so",
+        "    results = np.empty((batch_size,) + shaped.shape, shaped.dtype)",
         "    for example in range(batch_size):",
         f"        results[example] = fun({', '.join(picks)})",
         "    return results", ""])

@@ -286,6 +286,28 @@ def test_numba_loop_of_a_function_with_a_keyword_only_parameter_binds_as_python(
                                   want)
 
 
+
+@pytest.mark.slow
+def test_numba_loop_keeps_the_type_of_int_and_bool_results():
+    def steps(x):
+        n = 0
+        while n < 5 and x[n % 2] > n:  # differs between examples: a loop, not lifted
+            n += 1
+        return n
+
+    def above(x):
+        n = 0
+        while n < 5 and x[n % 2] > n:
+            n += 1
+        return x[0] > 1.5 and n > 2
+    xs = np.array([[1.0, 2.0], [3.0, 4.0], [0.5, 9.0]])
+    for f in (steps, above):
+        want = np.array([f(x) for x in xs])  # [2, 4, 2] and [False, True, False]
+        ours = srcad.vmap(f, backend="numba")(xs)
+        assert ours.dtype == want.dtype
+        np.testing.assert_array_equal(ours, want)
+
+
 # -- transforms of a vmapped function ---------------------------------------------------------
 @pytest.mark.slow
 def test_jacfwd_and_jacrev_of_a_vmapped_function_as_jax():
