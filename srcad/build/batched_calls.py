@@ -149,11 +149,23 @@ def loop_program(fun, trees, axes, reason, backend="python", ranks=None) -> Prog
         "    return results", ""])
     namespace = {callee: fun, "arguments": _rebuilder(trees)}
     function = function_from_source(source, name, namespace)
-    if backend == "numba" and plain and getattr(fun, "__srcad_transform__", None) is None:
+    if backend == "numba" and plain and getattr(fun, "__srcad_transform__", None) is None \
+            and _numba_binds(fun):
         function = _numba_loop(fun, params, picks, name, function)
         return Program(source, function, "loop", finish=lambda raw, leaves, size: raw,
                        reason=reason)
     return Program(source, function, "loop", finish=_stacked, reason=reason)
+
+
+def _numba_binds(fun) -> bool:
+    """Whether numba binds a call's arguments to `fun`'s parameters as Python does: numba
+    0.68 takes a keyword-only parameter for a positional one (`f(x, a=2.0, *, b=3.0)` called
+    `f(x, 0.5)` ran with a = 2.0, b = 0.5), so such a function runs in the python loop."""
+    try:
+        parameters = inspect.signature(fun).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
 
 
 def _numba_loop(fun, params, picks, name, python_loop):
@@ -165,7 +177,8 @@ def _numba_loop(fun, params, picks, name, python_loop):
     source = "\n".join([
         f"def {name}({', '.join(params + ['batch_size'])}):",
         f"    first = fun({', '.join(p.replace('[example]', '[0]') for p in picks)})",
-        "    results = np.empty((batch_size,) + np.shape(first))",
+        "    shaped = np.asarray(first)  # its type too: an int, a bool, float32 stay so",
+        "    results = np.empty((batch_size,) + shaped.shape, shaped.dtype)",
         "    for example in range(batch_size):",
         f"        results[example] = fun({', '.join(picks)})",
         "    return results", ""])

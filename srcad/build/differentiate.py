@@ -369,14 +369,17 @@ def _tuple_tangents(value, tangents, batched, width, stacked, mode):
     out = []
     for j, element in enumerate(value):
         shape = np.shape(element)
+        # an int element (an index returned beside the value) has no tangent: zeros, as an
+        # int returned alone and as jacrev's row for it
+        lanes = [np.zeros(shape) if lane[j] is None else lane[j] for lane in tangents]
         if not batched:
-            t = tangents[0][j]
+            t = lanes[0]
             out.append(np.asarray(t, dtype=float).copy() if shape else float(t))
         elif stacked:
-            out.append(np.broadcast_to(np.asarray(tangents[0][j], dtype=float),
+            out.append(np.broadcast_to(np.asarray(lanes[0], dtype=float),
                                        (width,) + shape).copy())
         else:
-            out.append(np.array([np.asarray(lane[j], dtype=float) for lane in tangents]))
+            out.append(np.array([np.asarray(t, dtype=float) for t in lanes]))
         out[-1] = in_input_dtype(out[-1], element)  # JAX's rule: the element's float type
     out = tuple(out)
     return (out, value) if mode.with_primal else out

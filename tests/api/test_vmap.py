@@ -271,6 +271,43 @@ def test_numba_loop_where_numba_raises_and_numpy_gives_nan_is_the_loop_of_exampl
     np.testing.assert_allclose(ours, want, rtol=1e-13)
 
 
+
+def test_numba_loop_of_a_function_with_a_keyword_only_parameter_binds_as_python():
+    def f(x, a=2.0, *, b=3.0):
+        t = 0.0
+        while t < abs(x[0]) and t < 3.0:  # differs between examples: a loop, not lifted
+            t += 1.0
+        return x * a + b + t
+    xs = np.array([[1.0, 2.0], [-2.5, 4.0]])
+    # numba binds the 0.5 to b (x * 2.0 + 0.5): such a function runs as Python binds it
+    want = [f(x, 0.5) for x in xs]  # [1 + 3 + 1, ...]: a = 0.5, b = 3.0
+    np.testing.assert_array_equal(want[0], [4.5, 5.0])
+    np.testing.assert_array_equal(srcad.vmap(f, in_axes=(0, None), backend="numba")(xs, 0.5),
+                                  want)
+
+
+
+@pytest.mark.slow
+def test_numba_loop_keeps_the_type_of_int_and_bool_results():
+    def steps(x):
+        n = 0
+        while n < 5 and x[n % 2] > n:  # differs between examples: a loop, not lifted
+            n += 1
+        return n
+
+    def above(x):
+        n = 0
+        while n < 5 and x[n % 2] > n:
+            n += 1
+        return x[0] > 1.5 and n > 2
+    xs = np.array([[1.0, 2.0], [3.0, 4.0], [0.5, 9.0]])
+    for f in (steps, above):
+        want = np.array([f(x) for x in xs])  # [2, 4, 2] and [False, True, False]
+        ours = srcad.vmap(f, backend="numba")(xs)
+        assert ours.dtype == want.dtype
+        np.testing.assert_array_equal(ours, want)
+
+
 # -- transforms of a vmapped function ---------------------------------------------------------
 @pytest.mark.slow
 def test_jacfwd_and_jacrev_of_a_vmapped_function_as_jax():

@@ -66,3 +66,12 @@ def rule_needed(x):
 
 def whole_array_values(x, a):
     return np.sum(x * a), x * x, a * a
+
+
+def value_and_index(x, a):
+    """(2a, the last index j with x[j] < 1): an int returned beside a float."""
+    w = 0
+    for j in range(len(x)):
+        if x[j] < 1.0:
+            w = j
+    return (a * 2.0, w)

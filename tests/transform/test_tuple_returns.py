@@ -114,3 +114,18 @@ def test_numba_vector_mode_of_whole_array_tuple_joins_each_value_lanes():
     np.testing.assert_allclose(lanes[0], [0.7, 0.7, 0.7])  # d sum(a x) / dx_k
     np.testing.assert_allclose(lanes[1], np.diag(2 * x))   # d x^2 / dx_k, lane k
     np.testing.assert_allclose(lanes[2], [0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_an_int_returned_beside_a_float_has_a_zero_tangent_in_forward_mode(backend):
+    # d(2a)/da = 2; the index holds no derivative: 0, as jacrev gives and an int returned alone
+    x = np.array([1.0, 0.5])
+    tangent, value = srcad.autodiff(srcad.ForwardWithPrimal, m.value_and_index, srcad.Const(x),
+                                    srcad.Duplicated(3.0, 1.0), backend=backend)
+    assert value == (6.0, 1) and tangent == (2.0, 0.0)
+    assert srcad.jacfwd(m.value_and_index, argnums=1, backend=backend)(x, 3.0) == (2.0, 0.0)
+    if backend == "python":
+        lanes = srcad.autodiff(srcad.Forward, m.value_and_index, srcad.Const(x),
+                               srcad.BatchDuplicated(3.0, [1.0, 2.0]))
+        np.testing.assert_array_equal(lanes[0], [2.0, 4.0])
+        np.testing.assert_array_equal(lanes[1], [0.0, 0.0])
