@@ -214,3 +214,16 @@ def test_second_order_reads_numpys_division(backend):
         pytest.approx(want, rel=1e-12)
     assert srcad.grad(second_order_through_numpys_division, backend=backend)(x) == \
         pytest.approx(2.0 / (x * x + 4.0) + 2.5 * x ** 1.5 + 2.0 * x, rel=1e-14)
+
+
+def test_an_infinite_partial_in_forward_mode_gives_nan_in_the_other_direction_as_jax():
+    # docs/limitations.md: jax.jacfwd gives (inf, nan) here, jax.jacrev (inf, 1.0)
+    def f(x, y):
+        return np.sqrt(x) + y
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        forward = srcad.jacfwd(f, argnums=(0, 1))(0.0, 1.0)
+        reverse = srcad.jacrev(f, argnums=(0, 1))(0.0, 1.0)
+    assert forward[0] == inf and math.isnan(forward[1])
+    assert reverse == (inf, 1.0)
