@@ -193,8 +193,15 @@ def _singular_cofactor(a):
         if np.all(np.isfinite(inverse)):
             return det * inverse.T
     u, s, vh = np.linalg.svd(a)
+    return np.linalg.det(u) * np.linalg.det(vh) * ((u * products_of_others(s)) @ vh)
+
+
+def products_of_others(s):
+    """prod_{j != i} s_j for each i, from the products before and after i (no division:
+    exact where some s_j are 0). Plain loops: numba compiles it too
+    (srcad/runtime/numba_decompositions.py)."""
     n = s.shape[0]
-    others = np.ones(n)  # prod_{j != i} s_j, from the products before and after i
+    others = np.ones(n)
     before = 1.0
     for i in range(n):
         others[i] = before
@@ -203,4 +210,4 @@ def _singular_cofactor(a):
     for i in range(n - 1, -1, -1):
         others[i] *= after
         after *= s[i]
-    return np.linalg.det(u) * np.linalg.det(vh) * ((u * others) @ vh)
+    return others

@@ -22,7 +22,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
-from srcad.runtime.linalg_runtime import det_cofactor
+from srcad.runtime.linalg_runtime import det_cofactor, products_of_others
 from srcad.runtime.numba_spectral import _gaps  # 1 / (w[j] - w[i]): of s^2 for the SVD
 from srcad.runtime.spectral_runtime import (
     cond_adjoint,
@@ -231,6 +231,9 @@ def _cond_adjoint(a, g, ans):
     return namespace["impl"]
 
 
+_products_of_others = register_jitable(products_of_others)
+
+
 @overload(det_cofactor)
 def _det_cofactor(a):
     _matrix(a, "det")
@@ -243,16 +246,7 @@ def _det_cofactor(a):
             if np.all(np.isfinite(inverse)):
                 return np.ascontiguousarray(det * inverse.T)
         u, s, vh = np.linalg.svd(a)
-        n = s.shape[0]
-        others = np.ones(n)  # prod_{j != i} s_j
-        before = 1.0
-        for i in range(n):
-            others[i] = before
-            before *= s[i]
-        after = 1.0
-        for i in range(n - 1, -1, -1):
-            others[i] *= after
-            after *= s[i]
+        others = _products_of_others(s)  # prod_{j != i} s_j
         return np.linalg.det(u) * np.linalg.det(vh) * ((u * others.reshape((1, -1))) @ vh)
     return impl
 

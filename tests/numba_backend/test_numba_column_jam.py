@@ -9,6 +9,7 @@ import math
 import gast
 import numpy as np
 import pytest
+from helpers.numba_primal import numba_primal as _primal
 
 import srcad
 from srcad import api
@@ -80,11 +81,6 @@ def _compiled_source(f, mode, *args):
     call = api._arguments(f, mode, args, None, "numba")
     compiled = api._compiled(f, call.request(mode, "numba"))
     return inspect.getsource(compiled.function.py_func)
-
-
-def _primal(f, *args):
-    return srcad.autodiff(srcad.ForwardWithPrimal, f, *map(srcad.Const, args),
-                          backend="numba")[-1]
 
 
 # (short arguments get code of their length: 2 and the rest, two compilations; 2: no whole

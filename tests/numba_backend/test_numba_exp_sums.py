@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from helpers.numba_primal import numba_primal as _primal
+from helpers.numba_primal import numba_source as _primal_source
 
 import srcad
 from srcad.testing import check_grads
@@ -49,17 +51,6 @@ def _weighted_row_log_sum_exps(x, w):
             s += math.exp(x[r, i] - a)
         total = total + w[r] * (math.log(s) + a)
     return total
-
-
-def _primal(f, *args):
-    """f(*args) by srcad's generated code on numba (its forward code, every argument
-    constant: the primal statements alone)."""
-    return srcad.autodiff(srcad.ForwardWithPrimal, f, *map(srcad.Const, args),
-                          backend="numba")[-1]
-
-
-def _primal_source(f, *args):
-    return srcad.source(f, srcad.ForwardWithPrimal, *map(srcad.Const, args), backend="numba")
 
 
 @pytest.mark.parametrize("n", [3, 8, 1000])

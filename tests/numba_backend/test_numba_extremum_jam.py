@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 import pytest
-
-import srcad
+from helpers.numba_primal import bits as _bits
+from helpers.numba_primal import numba_primal as _primal
+from helpers.numba_primal import numba_source as _source
 
 
 def squared_distance(a, b):
@@ -57,19 +58,6 @@ def distance_read_after(c, p):
             s += (c[j, t] - p[t]) ** 2
         best = min(best, s)
     return best + s
-
-
-def _primal(f, *args):
-    return srcad.autodiff(srcad.ForwardWithPrimal, f, *map(srcad.Const, args),
-                          backend="numba")[-1]
-
-
-def _source(f, *args):
-    return srcad.source(f, srcad.ForwardWithPrimal, *map(srcad.Const, args), backend="numba")
-
-
-def _bits(v):
-    return np.float64(v).tobytes()
 
 
 def _cases():

@@ -6,6 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from helpers.numba_primal import bits as _bits
+from helpers.numba_primal import numba_primal as _primal
+from helpers.numba_primal import numba_source as _source
 
 import srcad
 from srcad.testing import check_grads
@@ -84,21 +87,6 @@ def log_sum_exp(x):
     for i in range(len(x)):
         s += math.exp(x[i] - a)
     return math.log(s) + a
-
-
-def _primal(f, *args):
-    """f(*args) by srcad's generated code on numba (its forward code, every argument
-    constant: the primal statements alone)."""
-    return srcad.autodiff(srcad.ForwardWithPrimal, f, *map(srcad.Const, args),
-                          backend="numba")[-1]
-
-
-def _source(f, *args):
-    return srcad.source(f, srcad.ForwardWithPrimal, *map(srcad.Const, args), backend="numba")
-
-
-def _bits(v):
-    return np.float64(v).tobytes()
 
 
 def _cases():

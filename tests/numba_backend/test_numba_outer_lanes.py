@@ -11,6 +11,7 @@ import textwrap
 import gast
 import numpy as np
 import pytest
+from helpers.numba_primal import bits as _bits
 from helpers.outer_lanes_programs import AS_WRITTEN, REWRITTEN, TYPES, mixture, triangle
 
 import srcad
@@ -29,10 +30,6 @@ def _rewritten(f):
     space = {"np": np, "math": math}
     exec(compile(code, f"<{f.__name__} rewritten>", "exec"), space)
     return code, space[f.__name__]
-
-
-def _bits(v) -> bytes:
-    return np.float64(v).tobytes()
 
 
 def _inputs(f, n, seed=0, d=4):

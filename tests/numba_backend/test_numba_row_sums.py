@@ -7,6 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from helpers.numba_primal import bits as _bits
+from helpers.numba_primal import numba_primal as _primal
+from helpers.numba_primal import numba_source as _source
 
 import srcad
 
@@ -106,19 +109,6 @@ def view_written_in_a_branch(c, p, flag):
     rows = c[1:] if flag > 0.0 else c
     rows[0, 0] = 5.0
     return largest_product(c, p)
-
-
-def _primal(f, *args):
-    return srcad.autodiff(srcad.ForwardWithPrimal, f, *map(srcad.Const, args),
-                          backend="numba")[-1]
-
-
-def _source(f, *args):
-    return srcad.source(f, srcad.ForwardWithPrimal, *map(srcad.Const, args), backend="numba")
-
-
-def _bits(v):
-    return np.float64(v).tobytes()
 
 
 def _cases():
