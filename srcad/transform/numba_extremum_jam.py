@@ -91,16 +91,26 @@ def _simple_assign(stmt) -> bool:
             and isinstance(stmt.targets[0], gast.Name) and _pure(stmt.value))
 
 
-def _shape(loop, types):
-    """(statements before the inner loop, the inner loop, statements after it, the extremum
-    `m`) when `loop` is one to rewrite, else None."""
+def one_inner_loop(loop, most):
+    """(statements before the inner loop, the inner loop, statements after it) when `loop`
+    runs over a range, has no `else` and holds one inner loop among at most `most`
+    statements; else None."""
     if loop.orelse or not isinstance(loop.target, gast.Name) or not _is_range(loop.iter):
         return None
     body = [s for s in loop.body if not S.is_comment(s)]
     inner = [k for k, s in enumerate(body) if isinstance(s, gast.For)]
-    if len(inner) != 1 or len(body) > MAX_STATEMENTS:
+    if len(inner) != 1 or len(body) > most:
         return None
-    before, nested, after = body[:inner[0]], body[inner[0]], body[inner[0] + 1:]
+    return body[:inner[0]], body[inner[0]], body[inner[0] + 1:]
+
+
+def _shape(loop, types):
+    """(statements before the inner loop, the inner loop, statements after it, the extremum
+    `m`) when `loop` is one to rewrite, else None."""
+    parts = one_inner_loop(loop, MAX_STATEMENTS)
+    if parts is None:
+        return None
+    before, nested, after = parts
     if not after or not all(_simple_assign(s) for s in before + after):
         return None
     update = after[-1]

@@ -37,7 +37,7 @@ import gast
 from srcad.analysis.value_types import FLOAT, Array
 from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_jam import _shape as _jam_shape
-from srcad.transform.numba_extremum_jam import _simple_assign
+from srcad.transform.numba_extremum_jam import _simple_assign, one_inner_loop
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
 from srcad.transform.numba_loop_sites import replace_loops
 from srcad.transform.numba_step_effects import dead_after
@@ -213,17 +213,13 @@ def _views_of(value) -> set:
 
 def _shape(fn, loop, params, types):
     """What `_interchanged` needs when `loop` is one to rewrite, else None."""
-    if loop.orelse or not isinstance(loop.target, gast.Name) or not _is_range(loop.iter) \
-            or len(loop.iter.args) != 1:
+    parts = one_inner_loop(loop, MAX_STATEMENTS)
+    if parts is None or len(loop.iter.args) != 1:
         return None
     array = _rows_of(loop.iter.args[0], fn)
     if array is None or array not in params or types.get(array) != Array(2, True):
         return None
-    body = [s for s in loop.body if not S.is_comment(s)]
-    inner = [k for k, s in enumerate(body) if isinstance(s, gast.For)]
-    if len(inner) != 1 or len(body) > MAX_STATEMENTS:
-        return None
-    before, nested, after = body[:inner[0]], body[inner[0]], body[inner[0] + 1:]
+    before, nested, after = parts
     if not all(_simple_assign(x) for x in before) or not all(map(_after_statement, after)):
         return None
     j = loop.target.id
