@@ -8,7 +8,7 @@ index (of arrays named: a computed one is refused), np.c_ of two vectors, np.lin
 array ends, np.cumprod along an axis of a matrix, scipy.linalg.lu_solve(lu_factor(...), b,
 trans=) of a well-conditioned matrix, math.fsum / math.prod / statistics.fmean of a
 vector, np.interp in x and fp, np.full / np.full_like filled with a value that carries a
-derivative, and np.linalg.det of a singular matrix (a square matrix with its first row
+derivative (np.full and np.broadcast_to to an int n or to `()`, np.reshape to `()`), and np.linalg.det of a singular matrix (a square matrix with its first row
 repeated: det is 0 everywhere there, so its gradient through the cofactors is 0). On the
 numba backend
 np.linspace, np.cumprod, np.full of a number, det and np.interp compile
@@ -38,6 +38,10 @@ def _vector_forms(name, v, n):
             f"np.sum(np.full({n}, np.sum({v}) * 0.5) * np.cos({v}))",
             f"np.sum(np.full((2, {n}), {v}) ** 2)",
             f"np.sum(np.full_like({name}, np.mean({v})) * {v})",
+            f"np.sum(np.full((), np.sum({v})) * {v})",
+            f"np.sum(np.broadcast_to(np.mean({v}), {n}) * {v})",
+            f"np.sum(np.broadcast_to(np.sum({v} * {v}), ()) * np.sin({v}))",
+            f"np.sum(np.reshape({v}[:1] * {v}[:1], ()) * {v})",
             f"np.sum(np.interp(np.sin({v}), np.linspace(-1.0, 1.0, {n}), {v} * {v}) ** 2)"]
 
 

@@ -69,7 +69,8 @@ def array_call(norm, node) -> ArrayCall | None:
                                 f"np.{info.name}([a, b])")
     if info.name == "transpose" and len(args) > 2:  # x.transpose(1, 0, 2): the axes listed
         args = [args[0], gast.Tuple(elts=args[1:], ctx=gast.Load())]
-    if info.shape_arguments and len(args) == 2 and isinstance(args[1], gast.Tuple):
+    if info.shape_arguments and len(args) == 2 and isinstance(args[1], gast.Tuple) \
+            and args[1].elts:  # (x.reshape(()) keeps its shape value of no axis)
         args = [args[0]] + list(args[1].elts)  # x.reshape((n, m)) is x.reshape(n, m)
     keywords, operand_keywords = {}, []
     for name, value in zip(info.leading, args):  # np.einsum("ij,jk", a, b): literals first

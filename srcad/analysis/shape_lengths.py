@@ -19,6 +19,7 @@ import gast
 import numpy as np
 
 from srcad.frontend.parse import resolve_callee
+from srcad.rules.rule_type import ShapeLength
 
 SHAPE = "shape"  # the type analysis's name for a shape value (analysis/types.py)
 
@@ -36,7 +37,8 @@ def operand_ranks(norm, type_of, operands) -> list:
             # (srcad/transform/normalize/literal_arguments.py)
             ranks.append(1 + max(getattr(k, "ndim", 0) for k in held))
         elif t == SHAPE or isinstance(o, gast.Tuple):
-            ranks.append(shape_length(norm, type_of, o))
+            length = shape_length(norm, type_of, o)
+            ranks.append(None if length is None else ShapeLength(length))
         else:
             ranks.append(getattr(t, "ndim", 0))
     return ranks

@@ -43,6 +43,20 @@ class Rule:
         return formula is not None and (formula.startswith("np.where(") or " if " in formula)
 
 
+class ShapeLength(int):
+    """The rank `select` gives a shape operand (a tuple, `x.shape`): its length, told apart
+    from the 0 of an int operand, which as a shape means one axis (`np.full(3, x)`), while
+    `()` means none (analysis/shape_lengths.py makes these)."""
+
+
+def shape_rank(rank) -> int | None:
+    """The rank of the arrays a shape operand of this rank describes: a shape value's length,
+    1 for an int n (the shape (n,)), None where the code does not show it."""
+    if rank is None or isinstance(rank, ShapeLength):
+        return rank
+    return 1 if rank == 0 else None
+
+
 def rule(name, operands, *partials, result="float") -> Rule:
     return Rule(name, tuple(operands.split()), tuple(partials), result)
 

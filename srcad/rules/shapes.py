@@ -24,7 +24,7 @@ the length of the shape `s` (analysis/shape_lengths.py), which the code must sho
 from __future__ import annotations
 
 from srcad.errors import SrcadError
-from srcad.rules.rule_type import Rule
+from srcad.rules.rule_type import Rule, ShapeLength, shape_rank
 
 _BACK = "np.reshape(g, x_shape)"
 
@@ -34,7 +34,8 @@ def reshape(ranks, keywords):
     count = len(ranks) - 1
     if count == 0:
         raise SrcadError("reshape without a shape", construct="reshape")
-    if count == 1 and ranks[1] != 0:  # np.reshape(g, x.shape): a shape value of that length
+    if count == 1 and (ranks[1] != 0 or isinstance(ranks[1], ShapeLength)):
+        # np.reshape(g, x.shape), np.reshape(x, ()): a shape value of that length
         return Rule("reshape", ("x", "s"), (_BACK, None), "float", ("np.reshape(g, s)", None),
                     False, "reshaped(x_shape, s)", _shape_rank(ranks, "reshape"))
     sizes = [f"n{k}" for k in range(count)]
@@ -85,17 +86,19 @@ def squeeze(ranks, keywords):
 
 
 def _shape_rank(ranks, name) -> int:
-    if ranks[1] is None:
+    rank = shape_rank(ranks[1])
+    if rank is None:
         raise SrcadError(f"the length of the shape `{name}` broadcasts to is not known from "
                          "the code (a shape taken from a tape or a variable)", construct=name,
                          hint="use gradient or jacobian of this program")
-    return ranks[1]
+    return rank
 
 
 def broadcast_to(ranks, keywords):
     """np.broadcast_to(x, s): linear; the adjoint sums the broadcast axes back."""
+    shape = "s" if isinstance(ranks[1], ShapeLength) else "np.broadcast_shapes(s)"  # n: (n,)
     return Rule("broadcast_to", ("x", "s"), ("unbroadcast(g, x_shape)", None), "float",
-                ("np.broadcast_to(g, s)", None), False, "s", _shape_rank(ranks, "broadcast_to"))
+                ("np.broadcast_to(g, s)", None), False, shape, _shape_rank(ranks, "broadcast_to"))
 
 
 def unbroadcast(ranks, keywords):
@@ -115,12 +118,13 @@ def full(ranks, keywords):
     """np.full(s, x): x broadcast to the shape s (an int or a tuple), a new array; the
     adjoint sums the seed back to x's shape (JAX's convention for a fill value that carries a
     derivative)."""
-    if ranks[0] is None:
+    rank = shape_rank(ranks[0])
+    if rank is None:
         raise SrcadError("np.full with a shape whose length is not known from the code",
                          construct="full", hint="write the shape as an int or a tuple")
     return Rule("full", ("s", "x"), (None, "unbroadcast(g, x_shape)"), "float",
                 (None, "np.copy(np.broadcast_to(g, s))"), False, "np.broadcast_shapes(s)",
-                max(ranks[0], 1))  # an int n: one axis
+                rank)
 
 
 def full_like(ranks, keywords):

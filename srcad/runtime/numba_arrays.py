@@ -54,6 +54,8 @@ def unbroadcast(g, shape):
 
 @overload(unbroadcast)
 def _unbroadcast(g, shape):
+    if isinstance(g, types.Number) and isinstance(shape, types.Tuple) and len(shape) == 0:
+        return lambda g, shape: g  # a number summed to the shape (): itself
     if not isinstance(g, types.Array) or not isinstance(shape, (types.UniTuple, types.Tuple)):
         return None
     if len(shape) == 0:
