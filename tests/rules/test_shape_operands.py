@@ -1,8 +1,8 @@
 """The shape operand of np.full, np.broadcast_to and np.reshape: an int n is the shape (n,)
 (one axis) and `()` is no axis (srcad/rules/rule_type.py ShapeLength), in every mode and on
 both backends, against central finite differences. Before, both had rank 0, so
-np.broadcast_to(x, 3) crashed on the python backend and np.full((), x)'s adjoint failed to
-compile on numba."""
+np.broadcast_to(x, 3) and np.full((), x)'s adjoint failed to compile on numba and
+np.reshape(v, ()) was refused."""
 
 import numpy as np
 import pytest
