@@ -8,13 +8,12 @@ index (of arrays named: a computed one is refused), np.c_ of two vectors, np.lin
 array ends, np.cumprod along an axis of a matrix, scipy.linalg.lu_solve(lu_factor(...), b,
 trans=) of a well-conditioned matrix, math.fsum / math.prod / statistics.fmean of a
 vector, np.interp in x and fp, np.full / np.full_like filled with a value that carries a
-derivative (np.full and np.broadcast_to to an int n or to `()`, np.reshape to `()`), and np.linalg.det of a singular matrix (a square matrix with its first row
-repeated: det is 0 everywhere there, so its gradient through the cofactors is 0). On the
-numba backend
-np.linspace, np.cumprod, np.full of a number, det and np.interp compile
-(srcad/runtime/numba_scans.py, numba_decompositions.py, numba_interp.py); the others are
-refused by name (srcad differentiates them on the
-python backend).
+derivative (np.full and np.broadcast_to to an int n or to `()`, np.reshape to `()`), and
+np.linalg.det of a singular matrix (a square matrix with its first row repeated: det is 0
+everywhere there, so its gradient through the cofactors is 0). On the numba backend
+np.linspace, np.cumprod, np.full of a number, np.broadcast_to, np.reshape, det and np.interp
+compile (srcad/runtime/numba_scans.py, numba_decompositions.py, numba_interp.py); the others
+are refused by name (srcad differentiates them on the python backend).
 """
 
 from __future__ import annotations

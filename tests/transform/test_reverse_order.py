@@ -140,3 +140,28 @@ def test_taped_call_results_are_read_back_not_the_values_built_from_them():
     assert not any("math.exp" in line for line in reverse)
     assert FORWARD_ORDER in source
     check_grads(mixture_with_helper, dup, np.linspace(-1.0, 1.0, 5), backend="numba")
+
+
+def slice_of_the_array_written(b):
+    z = b.copy()
+    for t in range(3):
+        z[t % 3] += np.dot(b[::2], z[::2])
+    return np.sum(z * z)
+
+
+def whole_array_changed_after(b):
+    z = b * 2.0
+    s = 0.0
+    for t in range(3):
+        s += np.dot(b, z) * b[t]
+    z[0] = 5.0
+    return np.sum(z * z) + s
+
+
+@pytest.mark.parametrize("f", [slice_of_the_array_written, whole_array_changed_after])
+def test_a_loop_reading_an_array_that_changes_records_on_stacks(f):
+    # numba's slots hold numbers: such a loop stopped on "a loop taping arrays has no slots"
+    b = np.array([0.5, 0.9, -0.6])
+    source = _source(f, srcad.Duplicated(b, np.zeros(3)))
+    assert "np.copy(" in source or "array_tape" in source
+    check_grads(f, srcad.Duplicated(b, np.zeros(3)))  # the python backend's answer

@@ -39,7 +39,8 @@ class ReverseControlFlow:
         frame = {"kind": "for", "pushes": {}, "loop": loop,
                  "slots": self.tapes.slots and straight(loop.body)
                  and not self._binds_arrays(loop.body)  # array tapes stay stacks
-                 and not self._computes_arrays(loop.body),
+                 and not self._computes_arrays(loop.body)
+                 and not self._reads_changing_arrays(loop),
                  "checked": not self._reservable(loop)}
         frame["iteration_values_allowed"] = not frame["slots"] \
             and not leaves_loop_early(loop.body)  # iteration_values.py
@@ -166,6 +167,21 @@ class ReverseControlFlow:
         `z[i] += np.linalg.det(...)`), which the reverse sweep may read from an array tape?"""
         return any(isinstance(n, (gast.Call, gast.BinOp)) and isinstance(self.types.of(n), Array)
                    for stmt in body for n in S.walk(stmt))
+
+    def _reads_changing_arrays(self, loop) -> bool:
+        """Does `loop`'s body read a whole array, or a row or slice of one, that its own
+        statement's reverse cannot read as it was (`np.dot(b[::2], z[::2])` beside
+        `z[i] += ...`, or `z` changed after the loop)? The reverse sweep may then read it from
+        an array tape."""
+        for stmt in loop.body:
+            bases = {id(n.value) for n in S.walk(stmt) if isinstance(n, gast.Subscript)}
+            for n in S.walk(stmt):
+                if isinstance(n, (gast.Name, gast.Subscript)) and id(n) not in bases \
+                        and isinstance(n.ctx, gast.Load) \
+                        and isinstance(self.types.of(n), Array) \
+                        and not self.recording.readable_in_reverse(n, stmt, []):
+                    return True
+        return False
 
     def _reservable(self, loop) -> bool:
         """Can one reservation before `loop` hold all its pushes? Only when every loop inside
