@@ -34,6 +34,8 @@ from srcad.build.pipeline import Request
 from srcad.build.progress import Progress
 from srcad.errors import ArgumentError, SrcadError
 from srcad.operators.preparation import forward_engine, input_slot, make_prep
+from srcad.operators.sparse.decisions import SELECTIONS, decision_slice
+from srcad.operators.sparse.pattern_guard import PatternGuard, tracing_positions
 from srcad.operators.sparse.sparsity import color_columns, jacobian_pattern
 from srcad.operators.sparse.static_sparsity import static_pattern
 
@@ -56,14 +58,15 @@ def prepare_sparse_jacobian(f, slots, template, chunk, backend):
         raise ArgumentError("sparse=True needs an array input x", construct="sparse=True",
                             hint="leave sparse out for a float x")
     n, m = x.size, template.size
-    found, source = static_pattern(f, slots), "static"
+    found, source, tracing = static_pattern(f, slots), "static", None
     if found is None:
-        specs = tuple(_spec(Slot(s.role, s.value), True) for s in slots)
-        tracing = _compiled(f, Request("forward", specs, 1, False, "python", lift_loops=False))
+        tracing = _tracing(f, slots)
         found, source = jacobian_pattern(tracing, slots, f), "traced"
-        retrace = tracing if _branches(tracing.source) else None
+        decisions = decision_slice(tracing, *tracing_positions(slots))
+        guard = PatternGuard(slots, decisions,
+                             always_check=decisions is None and _branches(tracing.source))
     else:
-        retrace = None
+        guard = PatternGuard(slots)
     indptr, indices, rows = found
     if rows != m:
         raise SrcadError(f"the traced output has {rows} elements, f's output {m}",
@@ -86,7 +89,14 @@ def prepare_sparse_jacobian(f, slots, template, chunk, backend):
     template_csr = sparse.csr_matrix((np.zeros(len(indices)), indices, indptr), shape=(m, n))
     return make_prep("jacobian", f, slots, "forward", width, engine, n=n, m=m, sparse=True,
                      colors=colors, seeds=seeds, compressed=compressed, gather=gather,
-                     pattern=template_csr, pattern_source=source, retrace=retrace)
+                     pattern=template_csr, pattern_source=source, tracing=tracing,
+                     guard=guard)
+
+
+def _tracing(f, slots):
+    """f's forward code, one tangent per value, python backend: what the tracing runs."""
+    specs = tuple(_spec(Slot(s.role, s.value), True) for s in slots)
+    return _compiled(f, Request("forward", specs, 1, False, "python", lift_loops=False))
 
 
 def _branches(source: str) -> bool:
@@ -94,19 +104,24 @@ def _branches(source: str) -> bool:
     (module docstring): it branches, selects, or makes an int of a float (an index)."""
     tree = ast.parse(source)
     return any(isinstance(node, (ast.If, ast.While, ast.IfExp)) or (
-        isinstance(node, ast.Attribute) and node.attr in _SELECTIONS) or (
-        isinstance(node, ast.Name) and node.id in _SELECTIONS) for node in ast.walk(tree))
+        isinstance(node, ast.Attribute) and node.attr in SELECTIONS) or (
+        isinstance(node, ast.Name) and node.id in SELECTIONS) for node in ast.walk(tree))
 
 
-# selections, and what makes an int (an index) of a float
-_SELECTIONS = {"where", "maximum", "minimum", "fmax", "fmin", "clip", "select", "piecewise",
-               "int", "round", "floor", "ceil", "trunc", "rint", "argmax", "argmin", "argsort",
-               "searchsorted", "digitize", "nonzero", "astype", "max", "min", "sort"}
+def _pattern_at(prep, slots):
+    """f's pattern at the call's arguments, found as the preparation's was."""
+    state, f = prep.state, prep.function
+    found = static_pattern(f, slots) if state["pattern_source"] == "static" else None
+    if found is None:
+        if state["tracing"] is None:
+            state["tracing"] = _tracing(f, slots)
+        found = jacobian_pattern(state["tracing"], slots, f)
+    return found
 
 
 def _check_pattern_holds(prep, slots) -> None:
-    """Refuse a call where f's traced pattern has an entry outside the preparation's."""
-    indptr, indices, _ = jacobian_pattern(prep.state["retrace"], slots, prep.function)
+    """Refuse a call where f's pattern has an entry outside the preparation's."""
+    indptr, indices, _ = _pattern_at(prep, slots)
     pattern = prep.state["pattern"]
     for row in range(len(indptr) - 1):
         new = indices[indptr[row]:indptr[row + 1]]
@@ -129,8 +144,10 @@ def sparse_jacobian_call(prep, out, slots=None):
     """Fill `out` (a CSR of the preparation's structure) or a new CSR with J; returns
     (value, J). `slots`: the call's arguments, for the check of a traced pattern."""
     state, engine = prep.state, prep.engine
-    if state.get("retrace") is not None and slots is not None:
-        _check_pattern_holds(prep, slots)
+    guard = state["guard"]
+    if slots is not None and not guard.holds(slots):
+        _check_pattern_holds(prep, slots)  # the decisions or Constants differ: in full
+        guard.accept(slots)
     pattern, compressed = state["pattern"], state["compressed"]
     if out is None:
         out = _scipy_sparse().csr_matrix((np.empty(pattern.nnz), pattern.indices,

@@ -1,0 +1,538 @@
+"""The decisions of f's forward code that can change a traced sparsity pattern, and a slice
+of that code which computes them alone.
+
+A traced pattern (`sparsity.jacobian_pattern`) is a function of the path f's forward code
+takes and of the values it indexes with: dependency sets ignore every other value. The
+*decisions* are where a value can steer them: the tests of `if`, `while` and conditional
+expressions, the indices of subscripts, the iterables of `for` loops, and the calls that
+select or make an int of a float (`np.where`, `max`, `int`, `np.argmax`, ...). A decision
+*varies* when it reads, through assignments or under control of a varying test, an argument
+that is not a Constant (x, an Output's or a Cache's given values); the others are fixed by the
+Constants and the shapes.
+
+`decision_slice(compiled, roles)` builds, from the generated forward source, the program slice
+that computes the varying decisions in the order f meets them: the statements their values
+depend on (every writer of a name they read, to a fixpoint; aliases share writers), the
+loops and branches around them, every `break`/`continue`/`return` (kept so the slice takes
+f's path), and no tangent code. Run at two points with the same Constants, equal logs mean
+f takes the same path and the same indices and selections at both, so the traced pattern
+is the same. Guarantee: `None` (the caller traces at every call) whenever the source has a
+construct this analysis does not follow (comprehensions, lambdas, nested functions, `try`,
+`with`, `global`, `:=`, a decision reading a tangent, a call with side effects inside a
+decision).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import types
+
+import numpy as np
+
+# calls whose result selects among their arguments, or makes an int (an index) of a float
+SELECTIONS = frozenset({
+    "where", "maximum", "minimum", "fmax", "fmin", "clip", "select", "piecewise", "int",
+    "round", "floor", "ceil", "trunc", "rint", "argmax", "argmin", "argsort", "searchsorted",
+    "digitize", "nonzero", "astype", "max", "min", "sort", "amax", "amin", "nanmax", "nanmin",
+    "unique", "compress", "extract", "take", "choose", "flatnonzero", "argwhere", "lexsort",
+    "partition", "argpartition", "count_nonzero", "take_along_axis"})
+# selections logged as which argument the result equals (not by value)
+_COMPARED = frozenset({"maximum", "minimum", "fmax", "fmin", "clip", "max", "min", "amax",
+                       "amin"})
+# calls that return a new object (no view of an argument)
+_FRESH = frozenset({"zeros", "zeros_like", "empty", "empty_like", "ones", "ones_like", "full",
+                    "full_like", "copy", "array", "len", "float", "int", "range", "abs",
+                    "bool", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "dot",
+                    "matmul", "sum", "prod"})
+_PURE_METHODS = frozenset({"astype", "sum", "max", "min", "argmax", "argmin", "copy",
+                           "reshape", "any", "all", "item", "nonzero", "round", "argsort"})
+_UNFOLLOWED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+               ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try, ast.With,
+               ast.Global, ast.Nonlocal, ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await,
+               ast.Delete, ast.AsyncFor, ast.AsyncWith, ast.Import, ast.ImportFrom)
+_CONTROL = (ast.Break, ast.Continue, ast.Return, ast.Raise)
+
+
+class Unfollowed(Exception):
+    """The source has a construct the slice does not follow."""
+
+
+class DecisionSlice:
+    """The slice as a function of the tracing arguments (tangents None); `log(args)` runs it
+    and returns the decisions it met, in order (None if it raised)."""
+
+    def __init__(self, function, sites: int, source: str):
+        self.function, self.sites, self.source = function, sites, source
+
+    def log(self, args) -> list | None:
+        notes = []
+        try:
+            self.function(notes.append, *args)
+        except Exception:  # noqa: BLE001 - the full tracing decides (and reports) instead
+            return None
+        return notes
+
+
+def decision_slice(compiled, varying_positions, tangent_positions, ndims) -> DecisionSlice | None:
+    """The slice of `compiled.source` (f's forward code) computing its varying decisions.
+    `varying_positions`: the parameters that are not Constants; `tangent_positions`: the
+    tangent parameters (None when the slice runs); `ndims`: position -> ndim of the
+    parameters that are numeric arrays."""
+    try:
+        tree = ast.parse(compiled.source)
+        function = tree.body[0]
+        if len(tree.body) != 1 or not isinstance(function, ast.FunctionDef):
+            raise Unfollowed
+        return _Slicer(function, compiled.function.__globals__, varying_positions,
+                       tangent_positions, ndims).build()
+    except (Unfollowed, RecursionError, SyntaxError):
+        return None
+
+
+class _Slicer:
+    def __init__(self, function, namespace, varying_positions, tangent_positions, ndims):
+        if any(isinstance(n, _UNFOLLOWED) for n in ast.walk(function) if n is not function):
+            raise Unfollowed
+        function = _LoopTargets().rename(function)
+        self.function, self.namespace = function, namespace
+        params = [a.arg for a in function.args.args]
+        self.modules = {name for name, value in namespace.items()
+                        if isinstance(value, types.ModuleType)}
+        self.parent = {}
+        self.ndims = _local_ndims(function, {params[i]: n for i, n in ndims.items()})
+        self._aliases(function.body)
+        self.tangent = {self.find(n) for n in (params[i] for i in tangent_positions)}
+        self.tangent |= {self.find(n.id) for n in ast.walk(function)
+                         if isinstance(n, ast.Name) and n.id.endswith("_dot")}
+        self.varying = {self.find(params[i]) for i in varying_positions}
+        self._propagate()
+        self.site_count = 0  # decisions the slice logs (0: nothing varies)
+
+    # -- names ---------------------------------------------------------------------------------
+    def find(self, name):
+        while self.parent.get(name, name) != name:
+            name = self.parent[name]
+        return name
+
+    def _union(self, a, b):
+        a, b = self.find(a), self.find(b)
+        if a != b:
+            self.parent[a] = b
+
+    def _bases(self, expr) -> set:
+        """Names whose object expr may be (a view of)."""
+        if isinstance(expr, ast.Name):
+            return {expr.id}
+        if isinstance(expr, ast.Subscript) and self._element(expr):
+            return set()  # a number, or a copy (an index array): no view
+        if isinstance(expr, (ast.Subscript, ast.Attribute, ast.Starred)):
+            return self._bases(expr.value)
+        if isinstance(expr, ast.IfExp):
+            return self._bases(expr.body) | self._bases(expr.orelse)
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return set().union(*(self._bases(e) for e in expr.elts)) if expr.elts else set()
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in _FRESH or (isinstance(func, ast.Attribute)
+                                  and isinstance(func.value, ast.Name)
+                                  and func.value.id == "math"):
+                return set()
+            found = set().union(*(self._bases(a) for a in expr.args)) if expr.args else set()
+            if isinstance(func, ast.Attribute):
+                found |= {b for b in self._bases(func.value) if b not in self.modules}
+            return found
+        return set()
+
+    def _element(self, expr) -> bool:
+        """`a[i, j]` with one index per dimension of a numeric array of known ndim."""
+        if not isinstance(expr.value, ast.Name) or expr.value.id not in self.ndims:
+            return False
+        index = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+        return len(index) == self.ndims[expr.value.id] and not any(
+            isinstance(i, (ast.Slice, ast.Starred)) or (isinstance(i, ast.Constant) and (
+                i.value is None or i.value is Ellipsis)) for i in index)
+
+    def _aliases(self, body):
+        for stmt in _statements(body):
+            if isinstance(stmt, ast.Assign):
+                if isinstance(stmt.value, ast.Name) and "__loop" in stmt.value.id:
+                    continue  # a loop's int (`_LoopTargets`): no object shared
+                bases = self._bases(stmt.value)
+                for target in stmt.targets:
+                    for name in _target_names(target):
+                        for base in bases:
+                            self._union(name, base)
+            elif isinstance(stmt, ast.For):
+                for name in _target_names(stmt.target):
+                    for base in self._bases(stmt.iter):
+                        self._union(name, base)
+
+    def _reads(self, node) -> set:
+        return {self.find(n.id) for n in ast.walk(node) if isinstance(n, ast.Name)
+                and n.id not in self.modules}
+
+    def _writes(self, stmt) -> set:
+        names = set()
+        targets = (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                   if isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For)) else [])
+        for target in targets:
+            names |= _target_names(target)
+        nodes = [stmt.iter, stmt.target] if isinstance(stmt, ast.For) else [stmt]
+        for node in (n for root in nodes for n in ast.walk(root)):
+            if isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Attribute):  # a method may change its object
+                    names |= self._bases(node.func.value) - self.modules
+                if isinstance(stmt, ast.Expr):  # a call for its effect writes its arguments
+                    for arg in list(node.args) + [k.value for k in node.keywords]:
+                        names |= self._bases(arg) - self.modules
+                names |= {b for k in node.keywords if k.arg == "out" for b in self._bases(k.value)}
+        return {self.find(n) for n in names}
+
+    # -- which names vary ------------------------------------------------------------------------
+    def _propagate(self):
+        changed = True
+        while changed:
+            before = (len(self.varying), len(self.tangent))
+            self._walk_varying(self.function.body, False)
+            changed = (len(self.varying), len(self.tangent)) != before
+
+    def _walk_varying(self, body, controlled):
+        for stmt in body:
+            if isinstance(stmt, ast.If) or isinstance(stmt, ast.While):
+                inner = controlled or bool(self._reads(stmt.test) & self.varying)
+                self._walk_varying(stmt.body, inner)
+                self._walk_varying(stmt.orelse, inner)
+            elif isinstance(stmt, ast.For):
+                inner = controlled or bool(self._reads(stmt.iter) & self.varying)
+                if inner:
+                    self.varying |= self._writes(stmt)
+                if self._reads(stmt.iter) & self.tangent:
+                    self.tangent |= self._writes(stmt)
+                self._walk_varying(stmt.body, inner)
+                self._walk_varying(stmt.orelse, inner)
+            elif not isinstance(stmt, _CONTROL):
+                reads = self._reads(stmt)
+                if controlled or reads & self.varying:
+                    self.varying |= self._writes(stmt)
+                if reads & self.tangent:
+                    self.tangent |= self._writes(stmt)
+
+    def _varies(self, expr) -> bool:
+        return bool(self._reads(expr) & self.varying)
+
+    # -- the decisions of a statement --------------------------------------------------------------
+    def _decisions(self, node) -> list:
+        """The varying decisions inside an expression or simple statement, as expressions
+        whose values are logged."""
+        found = []
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.IfExp) and self._varies(sub.test):
+                found.append(_call("_srcad_truth", [sub.test]))
+            elif isinstance(sub, ast.BoolOp) and self._varies(sub):
+                found.append(ast.Tuple([_call("_srcad_truth", [v]) for v in sub.values],
+                                       ast.Load()))
+            elif isinstance(sub, ast.Subscript) and self._varies(sub.slice):
+                found.append(_index_value(sub.slice))
+            elif isinstance(sub, ast.Call) and self._varies(sub):
+                func = sub.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name not in SELECTIONS:
+                    continue
+                if name in _COMPARED and sub.args:
+                    found.append(_call("_srcad_chosen", [sub] + list(sub.args)))
+                elif name == "where" and sub.args:
+                    found.append(_call("_srcad_array", [sub.args[0]]))
+                elif name != "astype" or not _float_type(sub):
+                    found.append(_call("_srcad_array", [sub]))
+        for expr in found:
+            self._check_pure(expr)
+        return found
+
+    def _check_pure(self, expr):
+        if self._reads(expr) & self.tangent:
+            raise Unfollowed  # a decision reading a tangent: not a primal value
+        for call in (n for n in ast.walk(expr) if isinstance(n, ast.Call)):
+            func = call.func
+            if isinstance(func, ast.Attribute) and not (
+                    isinstance(func.value, ast.Name) and func.value.id in self.modules) \
+                    and func.attr not in _PURE_METHODS:
+                raise Unfollowed  # logging it would run a method with effects twice
+
+    # -- building the slice ------------------------------------------------------------------------
+    def build(self) -> DecisionSlice | None:
+        needed, kept = set(), set()
+        self._seed(self.function.body, [], needed)
+        changed = True
+        while changed:
+            changed = self._grow(self.function.body, [], needed, kept)
+        if needed & self.tangent:
+            raise Unfollowed
+        self.kept = kept
+        body = self._emit(self.function.body)
+        function = copy.copy(self.function)
+        function.args = copy.copy(function.args)
+        function.args.args = [ast.arg("_srcad_note")] + list(function.args.args)
+        function.name, function.body = "_srcad_decisions", body + [ast.Return(None)]
+        function.decorator_list, function.returns = [], None
+        module = ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))
+        namespace = dict(self.namespace)
+        namespace.update(_srcad_truth=_truth, _srcad_chosen=_chosen, _srcad_array=_array,
+                         _srcad_count=_count)
+        exec(compile(module, "<srcad decision slice>", "exec"), namespace)
+        return DecisionSlice(namespace["_srcad_decisions"], self.site_count, ast.unparse(module))
+
+    def _seed(self, body, context, needed):
+        for stmt in body:
+            if isinstance(stmt, (ast.If, ast.While)):
+                if self._varies(stmt.test):
+                    needed |= self._reads(stmt.test) | _context_names(self, context)
+                self._seed(stmt.body, context + [stmt], needed)
+                self._seed(stmt.orelse, context + [stmt], needed)
+            elif isinstance(stmt, ast.For):
+                if self._varies(stmt.iter) or self._decisions(stmt.iter):
+                    needed |= self._reads(stmt.iter) | _context_names(self, context)
+                self._seed(stmt.body, context + [stmt], needed)
+                self._seed(stmt.orelse, context + [stmt], needed)
+            elif isinstance(stmt, _CONTROL) or self._decisions(stmt):
+                needed |= _context_names(self, context)
+                if not isinstance(stmt, _CONTROL):
+                    for expr in self._decisions(stmt):
+                        needed |= self._reads(expr)
+
+    def _grow(self, body, context, needed, kept) -> bool:
+        changed = False
+        for stmt in body:
+            if isinstance(stmt, (ast.If, ast.While, ast.For)):
+                if isinstance(stmt, ast.For) and self._writes(stmt) & needed \
+                        and id(stmt) not in kept:
+                    kept.add(id(stmt))
+                    needed |= self._reads(stmt.iter) | _context_names(self, context)
+                    changed = True
+                for inner in (stmt.body, stmt.orelse):
+                    changed |= self._grow(inner, context + [stmt], needed, kept)
+            elif not isinstance(stmt, _CONTROL) and id(stmt) not in kept \
+                    and self._writes(stmt) & needed:
+                kept.add(id(stmt))
+                needed |= self._reads(stmt) | _context_names(self, context)
+                changed = True
+        return changed
+
+    def _note(self, expr) -> ast.stmt:
+        """`_srcad_note(expr)`: a decision that raises makes the whole log unknown."""
+        self.site_count += 1
+        return ast.Expr(_call("_srcad_note", [expr]))
+
+    def _emit(self, body) -> list:
+        out = []
+        for stmt in body:
+            if isinstance(stmt, ast.Return):
+                out.append(ast.Return(None))
+            elif isinstance(stmt, ast.Raise):
+                out.append(ast.Raise(_call("RuntimeError", []), None))
+            elif isinstance(stmt, (ast.Break, ast.Continue, ast.Pass)):
+                out.append(stmt)
+            elif isinstance(stmt, (ast.If, ast.While)):
+                inner, orelse = self._emit(stmt.body), self._emit(stmt.orelse)
+                varies = self._varies(stmt.test)
+                if varies or _effective(inner) or _effective(orelse):
+                    if varies:
+                        self.site_count += 1
+                    test = _call("_srcad_truth", [stmt.test, ast.Name("_srcad_note",
+                                                                      ast.Load())]) \
+                        if varies else stmt.test
+                    out.append(type(stmt)(test=test, body=inner or [ast.Pass()],
+                                          orelse=orelse))
+            elif isinstance(stmt, ast.For):
+                inner, orelse = self._emit(stmt.body), self._emit(stmt.orelse)
+                notes = [self._note(d) for d in self._decisions(stmt.iter)]
+                varies = self._varies(stmt.iter)
+                if varies or notes or _effective(inner) or _effective(orelse) \
+                        or id(stmt) in self.kept:
+                    iterable = _call("_srcad_count", [stmt.iter, ast.Name(
+                        "_srcad_note", ast.Load())]) if varies else stmt.iter
+                    out.extend(notes)
+                    out.append(ast.For(target=stmt.target, iter=iterable,
+                                       body=inner or [ast.Pass()], orelse=orelse))
+            elif isinstance(stmt, ast.Assert):
+                if self._varies(stmt.test):
+                    out.append(self._note(_call("_srcad_truth", [stmt.test])))
+            else:
+                if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                    continue  # a docstring
+                if not isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)):
+                    raise Unfollowed
+                out.extend(self._note(d) for d in self._decisions(stmt))
+                if id(stmt) in self.kept:
+                    out.append(stmt)
+        return out
+
+
+class _LoopTargets(ast.NodeTransformer):
+    """Inside a loop whose body never assigns its target, every read of the target is the
+    loop's value: it gets a name of its own there (`i__loop3`), and `i = i__loop3` opens the
+    body so code after the loop reads i as before. So a loop run under a varying test, or an
+    `i` assigned a float elsewhere, does not make every other loop's `i` vary."""
+
+    def __init__(self):
+        self.scope, self.count = {}, 0
+
+    def rename(self, function):
+        function.body = [self.visit(stmt) for stmt in function.body]
+        return function
+
+    def visit_For(self, node):
+        node.iter = self.visit(node.iter)
+        node.orelse = [self.visit(s) for s in node.orelse]
+        name = node.target.id if isinstance(node.target, ast.Name) else None
+        stored = {n.id for stmt in node.body for n in ast.walk(stmt)
+                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if name is None or name in stored:
+            node.target = self.visit(node.target)
+            node.body = [self.visit(s) for s in node.body]
+            return node
+        outer = self.scope.get(name)
+        self.count += 1
+        fresh = self.scope[name] = f"{name}__loop{self.count}"
+        node.target = ast.Name(fresh, ast.Store())
+        node.body = [_assign(name, ast.Name(fresh, ast.Load()))] + [self.visit(s)
+                                                                   for s in node.body]
+        if outer is None:
+            del self.scope[name]
+        else:
+            self.scope[name] = outer
+        return node
+
+    def visit_Name(self, node):
+        if node.id in self.scope:
+            return ast.Name(self.scope[node.id], node.ctx)
+        return node
+
+
+_MAKERS = {"zeros", "ones", "empty", "full"}
+
+
+def _local_ndims(function, known) -> dict:
+    """name -> ndim of the parameters that are numeric arrays and of the locals every
+    assignment of which makes a new array of a plain shape (`np.zeros((n, 4))`,
+    `np.zeros_like(a)`)."""
+    ndims, refused = dict(known), set()
+    for node in ast.walk(function):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
+        for target in targets:
+            if not isinstance(target, ast.Name):
+                refused |= {n for n in _target_names(target) if isinstance(target, ast.Tuple)}
+                continue
+            ndim = _made_ndim(node.value, ndims) if isinstance(node, ast.Assign) else None
+            if target.id in known or ndim is None or ndims.get(target.id, ndim) != ndim:
+                refused.add(target.id)
+            else:
+                ndims[target.id] = ndim
+    return {name: n for name, n in ndims.items() if name not in refused}
+
+
+def _made_ndim(value, ndims):
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == "np"
+            and value.args):
+        return None
+    name, shape = value.func.attr, value.args[0]
+    if name.endswith("_like") and name[:-5] in _MAKERS:
+        return ndims.get(shape.id) if isinstance(shape, ast.Name) else None
+    if name not in _MAKERS:
+        return None
+    if isinstance(shape, ast.Tuple):
+        return None if any(isinstance(e, ast.Starred) for e in shape.elts) else len(shape.elts)
+    if isinstance(shape, ast.Constant) and isinstance(shape.value, int):
+        return 1
+    return None
+
+
+def _assign(name, value) -> ast.Assign:
+    return ast.Assign(targets=[ast.Name(name, ast.Store())], value=value)
+
+
+def _context_names(slicer, context) -> set:
+    """The names the tests and iterables around a statement read."""
+    names = set()
+    for outer in context:
+        names |= slicer._reads(outer.iter if isinstance(outer, ast.For) else outer.test)
+        if isinstance(outer, ast.For):
+            names |= slicer._writes(outer)
+    return names
+
+
+def _effective(body) -> bool:
+    return any(not isinstance(s, ast.Pass) for s in body)
+
+
+def _statements(body):
+    for stmt in body:
+        yield stmt
+        for field in ("body", "orelse"):
+            yield from _statements(getattr(stmt, field, []) or [])
+
+
+def _target_names(target) -> set:
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
+        return _target_names(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_target_names(e) for e in target.elts)) if target.elts else set()
+    return set()
+
+
+def _call(name, args) -> ast.Call:
+    return ast.Call(func=ast.Name(name, ast.Load()), args=args, keywords=[])
+
+
+def _index_value(index) -> ast.expr:
+    """An index as a value: slices become `slice(...)` calls."""
+    if isinstance(index, ast.Slice):
+        return _call("slice", [part if part is not None else ast.Constant(None)
+                               for part in (index.lower, index.upper, index.step)])
+    if isinstance(index, ast.Tuple):
+        return ast.Tuple([_index_value(e) for e in index.elts], ast.Load())
+    return _call("_srcad_array", [index])
+
+
+def _float_type(call) -> bool:
+    """`v.astype(float)` and the like: no index made."""
+    dtype = call.args[0] if call.args else None
+    return (isinstance(dtype, ast.Name) and dtype.id == "float") or (
+        isinstance(dtype, ast.Attribute) and dtype.attr in ("float64", "float32")) or (
+        isinstance(dtype, ast.Constant) and dtype.value in ("float64", "float32", "float"))
+
+
+# -- what the slice logs ----------------------------------------------------------------------
+def _truth(value, note=None):
+    truth = bool(value)
+    if note is not None:
+        note(truth)
+    return truth
+
+
+def _chosen(result, *args):
+    """Which arguments a selection's result equals (elementwise): the choice, not the value.
+    An argument the result does not match element for element (a reduction along an axis)
+    is logged by value."""
+    return tuple(_array(np.equal(result, a)) if np.ndim(result) == 0 or np.ndim(a) == 0
+                 or np.shape(a) == np.shape(result) else _array(a) for a in args)
+
+
+def _array(value):
+    """A logged value that later calls cannot change (arrays copied)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, tuple):
+        return tuple(_array(v) for v in value)
+    return value
+
+
+def _count(iterable, note):
+    items = list(iterable)
+    note(("iterations", len(items)))
+    return items
