@@ -1,0 +1,140 @@
+"""A prepared sparse jacobian checks that its pattern holds at each call by the decisions
+f's forward code takes on varying values (srcad/operators/sparse/decisions.py) and by the
+Constants' values (pattern_guard.py): a call whose branch reads an input outside the
+pattern is refused, one whose branch changes within the pattern is answered (against
+central differences and the dense jacobian), a Constant changed between calls is compared
+by value (an index map changed is refused, where the answer was once silently wrong), and
+a call with the preparation's decisions does not trace the pattern again."""
+
+import math
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import Constant, Output
+from srcad.operators.sparse import sparse_jacobian
+
+pytest.importorskip("scipy")
+
+
+def branchy_rows(x):
+    y = np.zeros(4)
+    for i in range(4):
+        if x[i] > 0.5:
+            y[i] = x[i] * x[(i + 1) % 4]
+        else:
+            y[i] = x[i] ** 2
+    return y
+
+
+def gather(x, idx):
+    y = np.zeros(3)
+    for i in range(3):
+        y[i] = math.sin(x[idx[i]]) * x[i]
+    return y
+
+
+def masked(x):
+    z = x[x > 0.5] * 2.0
+    return z
+
+
+def smooth(x, a):
+    y = np.zeros(3)
+    for i in range(3):
+        y[i] = a * x[i] * x[i + 1]
+    return y
+
+
+def central_differences(f, x, *constants, eps=1e-6):
+    columns = []
+    for j in range(x.size):
+        step = np.zeros_like(x)
+        step[j] = eps
+        columns.append((f(x + step, *constants) - f(x - step, *constants)) / (2 * eps))
+    return np.stack(columns, axis=1)
+
+
+LOW = np.array([0.1, 0.2, 0.3, 0.4])
+HIGH = np.array([0.9, 0.2, 0.3, 0.4])
+BACKENDS = ["python", pytest.param("numba", marks=pytest.mark.slow)]  # numba compiles ~15 s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_branch_reading_outside_the_pattern_is_refused(backend):
+    prep = srcad.prepare_jacobian(branchy_rows, LOW.copy(), sparse=True, backend=backend)
+    with pytest.raises(srcad.ArgumentError, match=r"other branches.*inputs \[1\]") as info:
+        srcad.jacobian(branchy_rows, HIGH.copy(), prep=prep)
+    assert "test_sparse_decisions.py" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_branch_changing_within_the_pattern_is_answered(backend):
+    prep = srcad.prepare_jacobian(branchy_rows, HIGH.copy(), sparse=True, backend=backend)
+    for x in (LOW, HIGH, np.array([0.95, 0.4, 0.1, 0.3])):
+        J = srcad.jacobian(branchy_rows, x.copy(), prep=prep).toarray()
+        np.testing.assert_allclose(J, central_differences(branchy_rows, x), atol=1e-8)
+        np.testing.assert_allclose(J, srcad.jacobian(branchy_rows, x.copy()), rtol=1e-13)
+
+
+def test_a_call_with_the_preparations_decisions_does_not_trace_again(monkeypatch):
+    prep = srcad.prepare_jacobian(branchy_rows, LOW.copy(), sparse=True)
+    assert prep.state["guard"].decisions is not None
+
+    def traced(*args):
+        raise AssertionError("traced again")
+
+    monkeypatch.setattr(sparse_jacobian, "jacobian_pattern", traced)
+    x = np.array([0.4, 0.3, 0.2, 0.1])  # every test on the same side as at preparation
+    J = srcad.jacobian(branchy_rows, x.copy(), prep=prep)
+    np.testing.assert_allclose(J.toarray(), np.diag(2.0 * x), rtol=1e-14)
+    with pytest.raises(AssertionError, match="traced again"):  # another side: checked
+        srcad.jacobian(branchy_rows, HIGH.copy(), prep=prep)
+
+
+def test_a_function_without_decisions_on_x_runs_no_slice():
+    prep = srcad.prepare_jacobian(smooth, np.ones(4), Constant(2.0), sparse=True)
+    assert prep.state["pattern_source"] == "traced"
+    assert prep.state["guard"].decisions is None
+
+
+def test_a_changed_constant_index_map_is_refused():
+    x = np.array([0.1, 0.7, 0.9, 0.2])
+    prep = srcad.prepare_jacobian(gather, x, Constant(np.array([0, 1, 2])), sparse=True)
+    # once: the preparation's pattern was used, J[0] = [cos(x0) x0 + sin(x0), 0, 0, 0]
+    # instead of [sin(x3), 0, 0, cos(x3) x0]
+    with pytest.raises(srcad.ArgumentError, match=r"inputs \[3\]"):
+        srcad.jacobian(gather, x, Constant(np.array([3, 1, 0])), prep=prep)
+    # changed within the pattern (each row still reads its own element): answered
+    idx = np.array([0, 1, 2])
+    prep = srcad.prepare_jacobian(gather, x, Constant(idx.copy()), sparse=True)
+    J = srcad.jacobian(gather, x, Constant(idx.copy()), prep=prep).toarray()
+    np.testing.assert_allclose(J, central_differences(gather, x, idx), atol=1e-8)
+
+
+def test_a_constant_changed_between_calls_on_a_static_pattern():
+    def neighbour(y, x, idx):
+        for i in range(3):
+            y[i] = x[idx[i]] * x[i]
+
+    x = np.array([0.5, 1.5, 2.5, 3.5])
+    y = np.zeros(3)
+    prep = srcad.prepare_jacobian(neighbour, Output(y), x, Constant(np.array([1, 2, 3])),
+                                  sparse=True)
+    assert prep.state["pattern_source"] == "static"
+    with pytest.raises(srcad.ArgumentError, match=r"inputs \[0\]"):
+        srcad.jacobian(neighbour, Output(y), x, Constant(np.array([1, 2, 0])), prep=prep)
+    J = srcad.jacobian(neighbour, Output(y), x, Constant(np.array([1, 2, 3])), prep=prep)
+    expected = np.zeros((3, 4))
+    for i, k in enumerate([1, 2, 3]):
+        expected[i, i] += x[k]
+        expected[i, k] += x[i]
+    np.testing.assert_allclose(J.toarray(), expected, rtol=1e-14)
+
+
+def test_a_mask_of_x_that_moved_is_refused():
+    prep = srcad.prepare_jacobian(masked, np.array([0.1, 0.7, 0.9, 0.2]), sparse=True)
+    # once: [[0, 2, 0, 0], [0, 0, 2, 0]] where x[x > 0.5] picks x0 and x2
+    with pytest.raises(srcad.ArgumentError, match="other branches"):
+        srcad.jacobian(masked, np.array([0.7, 0.1, 0.9, 0.2]), prep=prep)
