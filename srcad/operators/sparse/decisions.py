@@ -28,7 +28,19 @@ import ast
 import copy
 import types
 
-import numpy as np
+from srcad.operators.sparse.slice_names import (
+    LoopTargets,
+    call,
+    chosen,
+    count,
+    float_type,
+    index_value,
+    local_ndims,
+    logged,
+    statements,
+    target_names,
+    truth,
+)
 
 # calls whose result selects among their arguments, or makes an int (an index) of a float
 SELECTIONS = frozenset({
@@ -94,13 +106,13 @@ class _Slicer:
     def __init__(self, function, namespace, varying_positions, tangent_positions, ndims):
         if any(isinstance(n, _UNFOLLOWED) for n in ast.walk(function) if n is not function):
             raise Unfollowed
-        function = _LoopTargets().rename(function)
+        function = LoopTargets().rename(function)
         self.function, self.namespace = function, namespace
         params = [a.arg for a in function.args.args]
         self.modules = {name for name, value in namespace.items()
                         if isinstance(value, types.ModuleType)}
         self.parent = {}
-        self.ndims = _local_ndims(function, {params[i]: n for i, n in ndims.items()})
+        self.ndims = local_ndims(function, {params[i]: n for i, n in ndims.items()})
         self._aliases(function.body)
         self.tangent = {self.find(n) for n in (params[i] for i in tangent_positions)}
         self.tangent |= {self.find(n.id) for n in ast.walk(function)
@@ -155,17 +167,17 @@ class _Slicer:
                 i.value is None or i.value is Ellipsis)) for i in index)
 
     def _aliases(self, body):
-        for stmt in _statements(body):
+        for stmt in statements(body):
             if isinstance(stmt, ast.Assign):
                 if isinstance(stmt.value, ast.Name) and "__loop" in stmt.value.id:
                     continue  # a loop's int (`_LoopTargets`): no object shared
                 bases = self._bases(stmt.value)
                 for target in stmt.targets:
-                    for name in _target_names(target):
+                    for name in target_names(target):
                         for base in bases:
                             self._union(name, base)
             elif isinstance(stmt, ast.For):
-                for name in _target_names(stmt.target):
+                for name in target_names(stmt.target):
                     for base in self._bases(stmt.iter):
                         self._union(name, base)
 
@@ -178,7 +190,7 @@ class _Slicer:
         targets = (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                    if isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For)) else [])
         for target in targets:
-            names |= _target_names(target)
+            names |= target_names(target)
         nodes = [stmt.iter, stmt.target] if isinstance(stmt, ast.For) else [stmt]
         for node in (n for root in nodes for n in ast.walk(root)):
             if isinstance(node, ast.Call):
@@ -229,23 +241,23 @@ class _Slicer:
         found = []
         for sub in ast.walk(node):
             if isinstance(sub, ast.IfExp) and self._varies(sub.test):
-                found.append(_call("_srcad_truth", [sub.test]))
+                found.append(call("_srcad_truth", [sub.test]))
             elif isinstance(sub, ast.BoolOp) and self._varies(sub):
-                found.append(ast.Tuple([_call("_srcad_truth", [v]) for v in sub.values],
+                found.append(ast.Tuple([call("_srcad_truth", [v]) for v in sub.values],
                                        ast.Load()))
             elif isinstance(sub, ast.Subscript) and self._varies(sub.slice):
-                found.append(_index_value(sub.slice))
+                found.append(index_value(sub.slice))
             elif isinstance(sub, ast.Call) and self._varies(sub):
                 func = sub.func
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
                 if name not in SELECTIONS:
                     continue
                 if name in _COMPARED and sub.args:
-                    found.append(_call("_srcad_chosen", [sub] + list(sub.args)))
+                    found.append(call("_srcad_chosen", [sub] + list(sub.args)))
                 elif name == "where" and sub.args:
-                    found.append(_call("_srcad_array", [sub.args[0]]))
-                elif name != "astype" or not _float_type(sub):
-                    found.append(_call("_srcad_array", [sub]))
+                    found.append(call("_srcad_array", [sub.args[0]]))
+                elif name != "astype" or not float_type(sub):
+                    found.append(call("_srcad_array", [sub]))
         for expr in found:
             self._check_pure(expr)
         return found
@@ -253,8 +265,8 @@ class _Slicer:
     def _check_pure(self, expr):
         if self._reads(expr) & self.tangent:
             raise Unfollowed  # a decision reading a tangent: not a primal value
-        for call in (n for n in ast.walk(expr) if isinstance(n, ast.Call)):
-            func = call.func
+        for node in (n for n in ast.walk(expr) if isinstance(n, ast.Call)):
+            func = node.func
             if isinstance(func, ast.Attribute) and not (
                     isinstance(func.value, ast.Name) and func.value.id in self.modules) \
                     and func.attr not in _PURE_METHODS:
@@ -278,8 +290,8 @@ class _Slicer:
         function.decorator_list, function.returns = [], None
         module = ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))
         namespace = dict(self.namespace)
-        namespace.update(_srcad_truth=_truth, _srcad_chosen=_chosen, _srcad_array=_array,
-                         _srcad_count=_count)
+        namespace.update(_srcad_truth=truth, _srcad_chosen=chosen, _srcad_array=logged,
+                         _srcad_count=count)
         exec(compile(module, "<srcad decision slice>", "exec"), namespace)
         return DecisionSlice(namespace["_srcad_decisions"], self.site_count, ast.unparse(module))
 
@@ -322,7 +334,7 @@ class _Slicer:
     def _note(self, expr) -> ast.stmt:
         """`_srcad_note(expr)`: a decision that raises makes the whole log unknown."""
         self.site_count += 1
-        return ast.Expr(_call("_srcad_note", [expr]))
+        return ast.Expr(call("_srcad_note", [expr]))
 
     def _emit(self, body) -> list:
         out = []
@@ -330,7 +342,7 @@ class _Slicer:
             if isinstance(stmt, ast.Return):
                 out.append(ast.Return(None))
             elif isinstance(stmt, ast.Raise):
-                out.append(ast.Raise(_call("RuntimeError", []), None))
+                out.append(ast.Raise(call("RuntimeError", []), None))
             elif isinstance(stmt, (ast.Break, ast.Continue, ast.Pass)):
                 out.append(stmt)
             elif isinstance(stmt, (ast.If, ast.While)):
@@ -339,7 +351,7 @@ class _Slicer:
                 if varies or _effective(inner) or _effective(orelse):
                     if varies:
                         self.site_count += 1
-                    test = _call("_srcad_truth", [stmt.test, ast.Name("_srcad_note",
+                    test = call("_srcad_truth", [stmt.test, ast.Name("_srcad_note",
                                                                       ast.Load())]) \
                         if varies else stmt.test
                     out.append(type(stmt)(test=test, body=inner or [ast.Pass()],
@@ -350,14 +362,14 @@ class _Slicer:
                 varies = self._varies(stmt.iter)
                 if varies or notes or _effective(inner) or _effective(orelse) \
                         or id(stmt) in self.kept:
-                    iterable = _call("_srcad_count", [stmt.iter, ast.Name(
+                    iterable = call("_srcad_count", [stmt.iter, ast.Name(
                         "_srcad_note", ast.Load())]) if varies else stmt.iter
                     out.extend(notes)
                     out.append(ast.For(target=stmt.target, iter=iterable,
                                        body=inner or [ast.Pass()], orelse=orelse))
             elif isinstance(stmt, ast.Assert):
                 if self._varies(stmt.test):
-                    out.append(self._note(_call("_srcad_truth", [stmt.test])))
+                    out.append(self._note(call("_srcad_truth", [stmt.test])))
             else:
                 if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
                     continue  # a docstring
@@ -367,91 +379,6 @@ class _Slicer:
                 if id(stmt) in self.kept:
                     out.append(stmt)
         return out
-
-
-class _LoopTargets(ast.NodeTransformer):
-    """Inside a loop whose body never assigns its target, every read of the target is the
-    loop's value: it gets a name of its own there (`i__loop3`), and `i = i__loop3` opens the
-    body so code after the loop reads i as before. So a loop run under a varying test, or an
-    `i` assigned a float elsewhere, does not make every other loop's `i` vary."""
-
-    def __init__(self):
-        self.scope, self.count = {}, 0
-
-    def rename(self, function):
-        function.body = [self.visit(stmt) for stmt in function.body]
-        return function
-
-    def visit_For(self, node):
-        node.iter = self.visit(node.iter)
-        node.orelse = [self.visit(s) for s in node.orelse]
-        name = node.target.id if isinstance(node.target, ast.Name) else None
-        stored = {n.id for stmt in node.body for n in ast.walk(stmt)
-                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        if name is None or name in stored:
-            node.target = self.visit(node.target)
-            node.body = [self.visit(s) for s in node.body]
-            return node
-        outer = self.scope.get(name)
-        self.count += 1
-        fresh = self.scope[name] = f"{name}__loop{self.count}"
-        node.target = ast.Name(fresh, ast.Store())
-        node.body = [_assign(name, ast.Name(fresh, ast.Load()))] + [self.visit(s)
-                                                                   for s in node.body]
-        if outer is None:
-            del self.scope[name]
-        else:
-            self.scope[name] = outer
-        return node
-
-    def visit_Name(self, node):
-        if node.id in self.scope:
-            return ast.Name(self.scope[node.id], node.ctx)
-        return node
-
-
-_MAKERS = {"zeros", "ones", "empty", "full"}
-
-
-def _local_ndims(function, known) -> dict:
-    """name -> ndim of the parameters that are numeric arrays and of the locals every
-    assignment of which makes a new array of a plain shape (`np.zeros((n, 4))`,
-    `np.zeros_like(a)`)."""
-    ndims, refused = dict(known), set()
-    for node in ast.walk(function):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
-        for target in targets:
-            if not isinstance(target, ast.Name):
-                refused |= {n for n in _target_names(target) if isinstance(target, ast.Tuple)}
-                continue
-            ndim = _made_ndim(node.value, ndims) if isinstance(node, ast.Assign) else None
-            if target.id in known or ndim is None or ndims.get(target.id, ndim) != ndim:
-                refused.add(target.id)
-            else:
-                ndims[target.id] = ndim
-    return {name: n for name, n in ndims.items() if name not in refused}
-
-
-def _made_ndim(value, ndims):
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-            and isinstance(value.func.value, ast.Name) and value.func.value.id == "np"
-            and value.args):
-        return None
-    name, shape = value.func.attr, value.args[0]
-    if name.endswith("_like") and name[:-5] in _MAKERS:
-        return ndims.get(shape.id) if isinstance(shape, ast.Name) else None
-    if name not in _MAKERS:
-        return None
-    if isinstance(shape, ast.Tuple):
-        return None if any(isinstance(e, ast.Starred) for e in shape.elts) else len(shape.elts)
-    if isinstance(shape, ast.Constant) and isinstance(shape.value, int):
-        return 1
-    return None
-
-
-def _assign(name, value) -> ast.Assign:
-    return ast.Assign(targets=[ast.Name(name, ast.Store())], value=value)
 
 
 def _context_names(slicer, context) -> set:
@@ -466,73 +393,3 @@ def _context_names(slicer, context) -> set:
 
 def _effective(body) -> bool:
     return any(not isinstance(s, ast.Pass) for s in body)
-
-
-def _statements(body):
-    for stmt in body:
-        yield stmt
-        for field in ("body", "orelse"):
-            yield from _statements(getattr(stmt, field, []) or [])
-
-
-def _target_names(target) -> set:
-    if isinstance(target, ast.Name):
-        return {target.id}
-    if isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
-        return _target_names(target.value)
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return set().union(*(_target_names(e) for e in target.elts)) if target.elts else set()
-    return set()
-
-
-def _call(name, args) -> ast.Call:
-    return ast.Call(func=ast.Name(name, ast.Load()), args=args, keywords=[])
-
-
-def _index_value(index) -> ast.expr:
-    """An index as a value: slices become `slice(...)` calls."""
-    if isinstance(index, ast.Slice):
-        return _call("slice", [part if part is not None else ast.Constant(None)
-                               for part in (index.lower, index.upper, index.step)])
-    if isinstance(index, ast.Tuple):
-        return ast.Tuple([_index_value(e) for e in index.elts], ast.Load())
-    return _call("_srcad_array", [index])
-
-
-def _float_type(call) -> bool:
-    """`v.astype(float)` and the like: no index made."""
-    dtype = call.args[0] if call.args else None
-    return (isinstance(dtype, ast.Name) and dtype.id == "float") or (
-        isinstance(dtype, ast.Attribute) and dtype.attr in ("float64", "float32")) or (
-        isinstance(dtype, ast.Constant) and dtype.value in ("float64", "float32", "float"))
-
-
-# -- what the slice logs ----------------------------------------------------------------------
-def _truth(value, note=None):
-    truth = bool(value)
-    if note is not None:
-        note(truth)
-    return truth
-
-
-def _chosen(result, *args):
-    """Which arguments a selection's result equals (elementwise): the choice, not the value.
-    An argument the result does not match element for element (a reduction along an axis)
-    is logged by value."""
-    return tuple(_array(np.equal(result, a)) if np.ndim(result) == 0 or np.ndim(a) == 0
-                 or np.shape(a) == np.shape(result) else _array(a) for a in args)
-
-
-def _array(value):
-    """A logged value that later calls cannot change (arrays copied)."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, tuple):
-        return tuple(_array(v) for v in value)
-    return value
-
-
-def _count(iterable, note):
-    items = list(iterable)
-    note(("iterations", len(items)))
-    return items
