@@ -10,16 +10,19 @@ seeds lane c with the sum of the unit vectors of the columns of color c, so one 
 pass gives the compressed Jacobian B (output size x colors), and J[i, j] = B[i, color[j]] for
 every (i, j) of the pattern: a gather into the CSR's `data`, precomputed as flat indices of B.
 
-Guarantee: the result equals the dense Jacobian. A traced pattern is that of the branches f
-took at the preparation point (`srcad/operators/sparse/sparsity.py`); when f's forward code branches
-at
-all (`if`, `while`, a conditional expression, `np.where`, `max`, an int made of a float such as
-`int(x[0] * 3)`), every call traces the pattern again at
-its own point and refuses the call when it has an entry outside the preparation's: a column
-of a shared color would add into another's entries (a prepared call once returned J[0, 0] =
-1.1 for 0.2, after `if x[0] > 0.5:` changed sides). `out=` must be a CSR matrix
-with the preparation's structure (as returned by a previous call); its `data` is refilled in
-place.
+Guarantee: the result equals the dense Jacobian. Both patterns are those of the
+preparation's Constants, and a traced one that of the branches f took at the preparation
+point (`srcad/operators/sparse/sparsity.py`). Every call asks `pattern_guard.PatternGuard`
+whether its pattern is surely the preparation's: its Constants equal the preparation's by
+value, and, when the pattern was traced, the decisions f's forward code takes on varying
+values (branch tests, indices, selections such as `np.where`, `max`, `int(x[0] * 3)`),
+computed by a slice of that code (`decisions.py`), equal the preparation's. When not (or
+when the slice is beyond its analysis and the code branches), the call finds its own pattern
+(traced, or static again) and refuses it when it has an entry outside the preparation's: a
+column of a shared color would add into another's entries (a prepared call once returned
+J[0, 0] = 1.1 for 0.2, after `if x[0] > 0.5:` changed sides; and the pattern of a changed
+Constant index map was once used unchecked). `out=` must be a CSR matrix with the
+preparation's structure (as returned by a previous call); its `data` is refilled in place.
 """
 
 from __future__ import annotations
@@ -129,15 +132,15 @@ def _check_pattern_holds(prep, slots) -> None:
         if not np.isin(new, old).all():
             code = getattr(prep.function, "__code__", None)
             raise ArgumentError(
-                f"f takes other branches (or reads other elements) at this x than at the "
-                f"preparation's: row {row} of "
+                f"f takes other branches (or reads other elements) at these arguments than "
+                f"at the preparation's: row {row} of "
                 f"the Jacobian depends on inputs {sorted(set(new.tolist()) - set(old.tolist()))} "
-                "outside the sparsity pattern traced at preparation, so the compressed "
+                "outside the sparsity pattern found at preparation, so the compressed "
                 "Jacobian would be wrong", construct="sparse=True",
                 filename=getattr(code, "co_filename", None),
                 line=getattr(code, "co_firstlineno", None),
-                hint="prepare again at this point, or at a point where f takes every branch "
-                "that adds dependencies; or pass sparse=False")
+                hint="prepare again with these arguments, or at a point where f takes every "
+                "branch that adds dependencies; or pass sparse=False")
 
 
 def sparse_jacobian_call(prep, out, slots=None):
