@@ -47,6 +47,94 @@ def smooth(x, a):
     return y
 
 
+def while_count(x):
+    y = np.zeros(3)
+    s = 0.0
+    k = 0
+    while s < x[0]:
+        s += 1.0
+        k += 1
+    y[0] = x[k % 3] * 2.0
+    y[1] = x[1] ** 2
+    y[2] = x[2] ** 2
+    return y
+
+
+def break_index(x):
+    y = np.zeros(3)
+    k = 0
+    for i in range(3):
+        k = i
+        if x[i] > 1.0:
+            break
+    y[0] = x[k] * 3.0
+    y[1] = x[1] ** 2
+    y[2] = x[2] ** 2
+    return y
+
+
+def where_pick(x):
+    z = np.where(x[:3] > 0.5, x[:3] * x[3], x[:3] ** 2)
+    return z
+
+
+def builtin_max(x):
+    y = np.zeros(2)
+    y[0] = max(x[0], x[1])
+    y[1] = x[2] * 2.0
+    return y
+
+
+def argmax_index(x):
+    k = np.argmax(x[:3])
+    y = np.zeros(2)
+    y[0] = x[k] * 2.0
+    y[1] = x[3] ** 2
+    return y
+
+
+def conditional_expression(x):
+    y = np.zeros(2)
+    for i in range(2):
+        y[i] = x[i] * x[2] if x[i] > 0.5 else x[i] ** 2
+    return y
+
+
+def smallest(x):
+    y = np.zeros(2)
+    y[0] = np.sort(x)[0] + abs(x[1])
+    y[1] = x[1] * 2.0
+    return y
+
+
+# (f, the preparation's point, a point whose pattern leaves the preparation's, a point whose
+# decisions are the preparation's)
+DECIDING = [
+    (while_count, [0.5, 0.2, 0.3], [1.5, 0.2, 0.3], [0.7, 0.4, 0.3]),
+    (break_index, [0.5, 0.2, 0.3], [0.5, 1.2, 0.3], [0.6, 0.3, 0.1]),
+    (where_pick, [0.1, 0.2, 0.3, 0.4], [0.9, 0.2, 0.3, 0.4], [0.2, 0.1, 0.3, 0.5]),
+    (builtin_max, [0.1, 0.2, 0.3], [0.9, 0.2, 0.3], [0.1, 0.5, 0.3]),
+    (argmax_index, [0.1, 0.2, 0.3, 0.4], [0.9, 0.2, 0.3, 0.4], [0.1, 0.2, 0.5, 0.4]),
+    (conditional_expression, [0.1, 0.2, 0.3], [0.9, 0.2, 0.3], [0.2, 0.1, 0.5]),
+    (smallest, [0.1, 0.7, 0.3], [0.5, 0.7, 0.1], [0.2, 0.9, 0.4]),
+]
+
+
+@pytest.mark.parametrize("f, prepared, outside, same", DECIDING,
+                         ids=[case[0].__name__ for case in DECIDING])
+def test_decisions_of_each_kind(f, prepared, outside, same, monkeypatch):
+    prep = srcad.prepare_jacobian(f, np.array(prepared), sparse=True)
+    assert prep.state["guard"].decisions is not None  # the slice, not a trace per call
+    with pytest.raises(srcad.ArgumentError, match="other branches"):
+        srcad.jacobian(f, np.array(outside), prep=prep)
+    x = np.array(same)
+    dense = srcad.jacobian(f, x.copy())
+    monkeypatch.setattr(sparse_jacobian, "jacobian_pattern", None)  # no trace: the slice
+    J = srcad.jacobian(f, x.copy(), prep=prep).toarray()
+    np.testing.assert_allclose(J, dense, rtol=1e-14)
+    np.testing.assert_allclose(J, central_differences(f, x), atol=1e-8)
+
+
 def central_differences(f, x, *constants, eps=1e-6):
     columns = []
     for j in range(x.size):

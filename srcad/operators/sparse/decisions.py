@@ -25,14 +25,21 @@ decision).
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 import types
 
 from srcad.operators.sparse.slice_names import (
+    COMPARED,
+    NUMBERS,
+    PURE_METHODS,
+    SELECTIONS,
+    VIEWS,
     LoopTargets,
     call,
     chosen,
     count,
+    effective,
     float_type,
     index_value,
     local_ndims,
@@ -42,23 +49,6 @@ from srcad.operators.sparse.slice_names import (
     truth,
 )
 
-# calls whose result selects among their arguments, or makes an int (an index) of a float
-SELECTIONS = frozenset({
-    "where", "maximum", "minimum", "fmax", "fmin", "clip", "select", "piecewise", "int",
-    "round", "floor", "ceil", "trunc", "rint", "argmax", "argmin", "argsort", "searchsorted",
-    "digitize", "nonzero", "astype", "max", "min", "sort", "amax", "amin", "nanmax", "nanmin",
-    "unique", "compress", "extract", "take", "choose", "flatnonzero", "argwhere", "lexsort",
-    "partition", "argpartition", "count_nonzero", "take_along_axis"})
-# selections logged as which argument the result equals (not by value)
-_COMPARED = frozenset({"maximum", "minimum", "fmax", "fmin", "clip", "max", "min", "amax",
-                       "amin"})
-# calls that return a new object (no view of an argument)
-_FRESH = frozenset({"zeros", "zeros_like", "empty", "empty_like", "ones", "ones_like", "full",
-                    "full_like", "copy", "array", "len", "float", "int", "range", "abs",
-                    "bool", "sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "dot",
-                    "matmul", "sum", "prod"})
-_PURE_METHODS = frozenset({"astype", "sum", "max", "min", "argmax", "argmin", "copy",
-                           "reshape", "any", "all", "item", "nonzero", "round", "argsort"})
 _UNFOLLOWED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
                ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Try, ast.With,
                ast.Global, ast.Nonlocal, ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await,
@@ -146,15 +136,14 @@ class _Slicer:
             return set().union(*(self._bases(e) for e in expr.elts)) if expr.elts else set()
         if isinstance(expr, ast.Call):
             func = expr.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name in _FRESH or (isinstance(func, ast.Attribute)
-                                  and isinstance(func.value, ast.Name)
-                                  and func.value.id == "math"):
-                return set()
+            if isinstance(func, ast.Attribute) and func.attr not in VIEWS:
+                return set()  # a NumPy or math function, or an array method, making anew
             found = set().union(*(self._bases(a) for a in expr.args)) if expr.args else set()
             if isinstance(func, ast.Attribute):
                 found |= {b for b in self._bases(func.value) if b not in self.modules}
-            return found
+            elif isinstance(func, ast.Name) and func.id in NUMBERS:
+                return set()
+            return found  # (a Python function, `min`, `list` may return or hold an argument)
         return set()
 
     def _element(self, expr) -> bool:
@@ -231,6 +220,14 @@ class _Slicer:
                 if reads & self.tangent:
                     self.tangent |= self._writes(stmt)
 
+    def _context(self, context) -> set:
+        """The names the tests and iterables around a statement read (and loops write)."""
+        names = set()
+        for outer in context:
+            names |= self._reads(outer.iter if isinstance(outer, ast.For) else outer.test)
+            names |= self._writes(outer) if isinstance(outer, ast.For) else set()
+        return names
+
     def _varies(self, expr) -> bool:
         return bool(self._reads(expr) & self.varying)
 
@@ -250,17 +247,41 @@ class _Slicer:
             elif isinstance(sub, ast.Call) and self._varies(sub):
                 func = sub.func
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                arguments = list(sub.args) + [k.value for k in sub.keywords]
+                given = [a for a in arguments if not self._reads(a) & self.tangent]
                 if name not in SELECTIONS:
+                    if len(given) < len(arguments) and self._opaque(func):
+                        raise Unfollowed  # a function of tangents that may branch inside
                     continue
-                if name in _COMPARED and sub.args:
+                if name in COMPARED and sub.args:
                     found.append(call("_srcad_chosen", [sub] + list(sub.args)))
                 elif name == "where" and sub.args:
                     found.append(call("_srcad_array", [sub.args[0]]))
+                elif name == "sort" and len(sub.args) == 1 and not sub.keywords \
+                        and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                        and func.value.id in self.modules:  # the order, not the values
+                    found.append(call("_srcad_array", [ast.Call(
+                        func=ast.Attribute(func.value, "argsort", ast.Load()), args=sub.args,
+                        keywords=[ast.keyword("kind", ast.Constant("stable"))])]))
+                elif len(given) < len(arguments):  # tangents selected: the selection
+                    found.append(ast.Tuple([call("_srcad_array", [a]) for a in given],
+                                           ast.Load()))
                 elif name != "astype" or not float_type(sub):
                     found.append(call("_srcad_array", [sub]))
         for expr in found:
             self._check_pure(expr)
         return found
+
+    def _opaque(self, func) -> bool:
+        """A call srcad's code makes to a Python function (a helper of its runtime, or
+        one it did not inline), not to NumPy's or math's (whose tangent forms are
+        structural unless they select: `SELECTIONS`)."""
+        if isinstance(func, ast.Attribute):  # a module's function, or an array's method
+            return False
+        if not isinstance(func, ast.Name):
+            return True
+        target = self.namespace.get(func.id, getattr(builtins, func.id, None))
+        return target is None or isinstance(target, types.FunctionType)
 
     def _check_pure(self, expr):
         if self._reads(expr) & self.tangent:
@@ -269,7 +290,7 @@ class _Slicer:
             func = node.func
             if isinstance(func, ast.Attribute) and not (
                     isinstance(func.value, ast.Name) and func.value.id in self.modules) \
-                    and func.attr not in _PURE_METHODS:
+                    and func.attr not in PURE_METHODS:
                 raise Unfollowed  # logging it would run a method with effects twice
 
     # -- building the slice ------------------------------------------------------------------------
@@ -299,16 +320,16 @@ class _Slicer:
         for stmt in body:
             if isinstance(stmt, (ast.If, ast.While)):
                 if self._varies(stmt.test):
-                    needed |= self._reads(stmt.test) | _context_names(self, context)
+                    needed |= self._reads(stmt.test) | self._context(context)
                 self._seed(stmt.body, context + [stmt], needed)
                 self._seed(stmt.orelse, context + [stmt], needed)
             elif isinstance(stmt, ast.For):
                 if self._varies(stmt.iter) or self._decisions(stmt.iter):
-                    needed |= self._reads(stmt.iter) | _context_names(self, context)
+                    needed |= self._reads(stmt.iter) | self._context(context)
                 self._seed(stmt.body, context + [stmt], needed)
                 self._seed(stmt.orelse, context + [stmt], needed)
             elif isinstance(stmt, _CONTROL) or self._decisions(stmt):
-                needed |= _context_names(self, context)
+                needed |= self._context(context)
                 if not isinstance(stmt, _CONTROL):
                     for expr in self._decisions(stmt):
                         needed |= self._reads(expr)
@@ -320,14 +341,14 @@ class _Slicer:
                 if isinstance(stmt, ast.For) and self._writes(stmt) & needed \
                         and id(stmt) not in kept:
                     kept.add(id(stmt))
-                    needed |= self._reads(stmt.iter) | _context_names(self, context)
+                    needed |= self._reads(stmt.iter) | self._context(context)
                     changed = True
                 for inner in (stmt.body, stmt.orelse):
                     changed |= self._grow(inner, context + [stmt], needed, kept)
             elif not isinstance(stmt, _CONTROL) and id(stmt) not in kept \
                     and self._writes(stmt) & needed:
                 kept.add(id(stmt))
-                needed |= self._reads(stmt) | _context_names(self, context)
+                needed |= self._reads(stmt) | self._context(context)
                 changed = True
         return changed
 
@@ -348,7 +369,7 @@ class _Slicer:
             elif isinstance(stmt, (ast.If, ast.While)):
                 inner, orelse = self._emit(stmt.body), self._emit(stmt.orelse)
                 varies = self._varies(stmt.test)
-                if varies or _effective(inner) or _effective(orelse):
+                if varies or effective(inner) or effective(orelse):
                     if varies:
                         self.site_count += 1
                     test = call("_srcad_truth", [stmt.test, ast.Name("_srcad_note",
@@ -360,7 +381,7 @@ class _Slicer:
                 inner, orelse = self._emit(stmt.body), self._emit(stmt.orelse)
                 notes = [self._note(d) for d in self._decisions(stmt.iter)]
                 varies = self._varies(stmt.iter)
-                if varies or notes or _effective(inner) or _effective(orelse) \
+                if varies or notes or effective(inner) or effective(orelse) \
                         or id(stmt) in self.kept:
                     iterable = call("_srcad_count", [stmt.iter, ast.Name(
                         "_srcad_note", ast.Load())]) if varies else stmt.iter
@@ -379,17 +400,3 @@ class _Slicer:
                 if id(stmt) in self.kept:
                     out.append(stmt)
         return out
-
-
-def _context_names(slicer, context) -> set:
-    """The names the tests and iterables around a statement read."""
-    names = set()
-    for outer in context:
-        names |= slicer._reads(outer.iter if isinstance(outer, ast.For) else outer.test)
-        if isinstance(outer, ast.For):
-            names |= slicer._writes(outer)
-    return names
-
-
-def _effective(body) -> bool:
-    return any(not isinstance(s, ast.Pass) for s in body)

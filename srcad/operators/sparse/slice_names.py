@@ -1,7 +1,8 @@
 """Names in f's forward code for the decision slice (`decisions.py`): each loop's own
 target name where its body never rebinds it (`_LoopTargets`), and the ndim of the arrays a
 subscript reads one element of (`local_ndims`), so that reading `a[i, j]` is known to copy a
-number rather than share a view; the calls the slice makes to log its decisions.
+number rather than share a view; the calls the slice makes to log its decisions, and the
+names of the calls that decide (select) or share (view) their arguments.
 """
 
 from __future__ import annotations
@@ -9,6 +10,28 @@ from __future__ import annotations
 import ast
 
 import numpy as np
+
+# calls whose result selects among their arguments, or makes an int (an index) of a float
+SELECTIONS = frozenset({
+    "where", "maximum", "minimum", "fmax", "fmin", "clip", "select", "piecewise", "int",
+    "round", "floor", "ceil", "trunc", "rint", "argmax", "argmin", "argsort", "searchsorted",
+    "digitize", "nonzero", "astype", "max", "min", "sort", "amax", "amin", "nanmax", "nanmin",
+    "unique", "compress", "extract", "take", "choose", "flatnonzero", "argwhere", "lexsort",
+    "partition", "argpartition", "count_nonzero", "take_along_axis"})
+# selections logged as which argument the result equals (not by value)
+COMPARED = frozenset({"maximum", "minimum", "fmax", "fmin", "clip", "max", "min", "amax",
+                       "amin"})
+# NumPy functions and array methods whose result may be a view of an argument (the others
+# return new arrays or numbers); any other Python function may return an argument itself
+VIEWS = frozenset({"reshape", "ravel", "transpose", "squeeze", "expand_dims", "asarray",
+                    "asanyarray", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to",
+                    "swapaxes", "moveaxis", "diagonal", "real", "imag", "flip", "fliplr",
+                    "flipud", "rot90", "split", "array_split", "hsplit", "vsplit", "dsplit",
+                    "ascontiguousarray", "view", "T", "flat", "matrix_transpose",
+                    "permute_dims", "unstack", "broadcast_arrays", "meshgrid"})
+NUMBERS = frozenset({"float", "int", "bool", "len", "range", "abs", "round", "complex"})
+PURE_METHODS = frozenset({"astype", "sum", "max", "min", "argmax", "argmin", "copy",
+                           "reshape", "any", "all", "item", "nonzero", "round", "argsort"})
 
 
 class LoopTargets(ast.NodeTransformer):
@@ -101,6 +124,11 @@ def statements(body):
         yield stmt
         for field in ("body", "orelse"):
             yield from statements(getattr(stmt, field, []) or [])
+
+
+def effective(body) -> bool:
+    """A block does something (more than `pass`)."""
+    return any(not isinstance(s, ast.Pass) for s in body)
 
 
 def target_names(target) -> set:
