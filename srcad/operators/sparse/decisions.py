@@ -29,6 +29,8 @@ import builtins
 import copy
 import types
 
+import numpy as np
+
 from srcad.operators.sparse.slice_names import (
     COMPARED,
     NUMBERS,
@@ -70,7 +72,8 @@ class DecisionSlice:
     def log(self, args) -> list | None:
         notes = []
         try:
-            self.function(notes.append, *args)
+            with np.errstate(all="ignore"):  # f's own run reports its warnings
+                self.function(notes.append, *args)
         except Exception:  # noqa: BLE001 - the full tracing decides (and reports) instead
             return None
         return notes

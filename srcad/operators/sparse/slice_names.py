@@ -104,6 +104,10 @@ def _made_ndim(value, ndims):
             and value.args):
         return None
     name, shape = value.func.attr, value.args[0]
+    dtypes = [k.value for k in value.keywords if k.arg == "dtype"] + value.args[
+        1 if name in ("zeros", "ones", "empty") or name.endswith("_like") else 2:][:1]
+    if any(not _numeric(d) for d in dtypes):
+        return None  # an object array may hold (and give out) other arrays
     if name.endswith("_like") and name[:-5] in _MAKERS:
         return ndims.get(shape.id) if isinstance(shape, ast.Name) else None
     if name not in _MAKERS:
@@ -113,6 +117,16 @@ def _made_ndim(value, ndims):
     if isinstance(shape, ast.Constant) and isinstance(shape.value, int):
         return 1
     return None
+
+
+def _numeric(dtype) -> bool:
+    if isinstance(dtype, ast.Name):
+        return dtype.id in ("float", "int", "bool", "complex")
+    if isinstance(dtype, ast.Attribute):
+        return dtype.attr.rstrip("0123456789") in ("float", "int", "uint", "bool", "complex",
+                                                    "bool_", "intp")
+    return isinstance(dtype, ast.Constant) and isinstance(dtype.value, str) and \
+        dtype.value.rstrip("0123456789") in ("float", "int", "uint", "bool", "complex", "f", "i")
 
 
 def _assign(name, value) -> ast.Assign:
