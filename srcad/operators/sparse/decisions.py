@@ -10,7 +10,7 @@ select or make an int of a float (`np.where`, `max`, `int`, `np.argmax`, ...). A
 that is not a Constant (x, an Output's or a Cache's given values); the others are fixed by the
 Constants and the shapes.
 
-`decision_slice(compiled, roles)` builds, from the generated forward source, the program slice
+`decision_slice(compiled, ...)` builds, from the generated forward source, the program slice
 that computes the varying decisions in the order f meets them: the statements their values
 depend on (every writer of a name they read, to a fixpoint; aliases share writers), the
 loops and branches around them, every `break`/`continue`/`return` (kept so the slice takes
@@ -19,7 +19,7 @@ f takes the same path and the same indices and selections at both, so the traced
 is the same. Guarantee: `None` (the caller traces at every call) whenever the source has a
 construct this analysis does not follow (comprehensions, lambdas, nested functions, `try`,
 `with`, `global`, `:=`, a decision reading a tangent, a call with side effects inside a
-decision).
+decision, a Python function given tangents and varying values, which may branch inside).
 """
 
 from __future__ import annotations
@@ -104,6 +104,9 @@ class _Slicer:
         params = [a.arg for a in function.args.args]
         self.modules = {name for name, value in namespace.items()
                         if isinstance(value, types.ModuleType)}
+        stored = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)
+                  and isinstance(n.ctx, ast.Store)}
+        self.fixed = set(params) - stored  # parameters whose shapes the preparation fixes
         self.parent = {}
         self.ndims = local_ndims(function, {params[i]: n for i, n in ndims.items()})
         self._aliases(function.body)
@@ -174,8 +177,26 @@ class _Slicer:
                         self._union(name, base)
 
     def _reads(self, node) -> set:
-        return {self.find(n.id) for n in ast.walk(node) if isinstance(n, ast.Name)
-                and n.id not in self.modules}
+        """The names whose values node reads (a parameter's shape is no value: the
+        preparation fixes it)."""
+        names, stack = set(), [node]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Name):
+                if node.id not in self.modules:
+                    names.add(self.find(node.id))
+            elif not self._shape_of_parameter(node):
+                stack.extend(ast.iter_child_nodes(node))
+        return names
+
+    def _shape_of_parameter(self, node) -> bool:
+        """`len(p)`, `p.shape`, `p.size`, `p.ndim` of a parameter f never rebinds."""
+        if isinstance(node, ast.Attribute):
+            return node.attr in ("shape", "size", "ndim") and isinstance(node.value, ast.Name) \
+                and node.value.id in self.fixed
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id == "len" and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.args[0], ast.Name) and node.args[0].id in self.fixed
 
     def _writes(self, stmt) -> set:
         names = set()
