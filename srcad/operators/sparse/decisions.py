@@ -409,6 +409,7 @@ class _Slicer:
                         or id(stmt) in self.kept:
                     iterable = call("_srcad_count", [stmt.iter, ast.Name(
                         "_srcad_note", ast.Load())]) if varies else stmt.iter
+                    self.site_count += varies
                     out.extend(notes)
                     out.append(ast.For(target=stmt.target, iter=iterable,
                                        body=inner or [ast.Pass()], orelse=orelse))
