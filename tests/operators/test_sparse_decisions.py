@@ -226,3 +226,27 @@ def test_a_mask_of_x_that_moved_is_refused():
     # once: [[0, 2, 0, 0], [0, 0, 2, 0]] where x[x > 0.5] picks x0 and x2
     with pytest.raises(srcad.ArgumentError, match="other branches"):
         srcad.jacobian(masked, np.array([0.7, 0.1, 0.9, 0.2]), prep=prep)
+
+
+def test_ht_complicated_slice_holds_one_decision_and_answers_the_other_branch():
+    # ht's objective branches on the norm of the global rotation (`norm < 0.0001`: the
+    # identity); the slice computes that one decision, not the skinned mesh
+    from srcad.gradbench.ports import ht
+
+    theta, constants, complicated = ht.parse(ht.generate(**ht.SIZES["small-complicated"]))
+    inputs, arguments = ht.complicated_arguments(theta, constants, complicated)
+    err = np.zeros(3 * len(constants[5]))
+
+    def args(point):
+        return (Output(err), point) + tuple(Constant(c) for c in arguments)
+
+    prep = srcad.prepare_jacobian(ht.ht_objective_complicated, *args(inputs), sparse=True)
+    guard = prep.state["guard"]
+    assert [len(log) for log in guard.logs] == [1]
+    still = inputs.copy()
+    still[:3] = [1e-5, 0.0, 0.0]  # the identity branch: a pattern inside the preparation's
+    J = srcad.jacobian(ht.ht_objective_complicated, *args(still), prep=prep).toarray()
+    fd = ht.central_differences(still[:ht.N_THETA], constants, (still[ht.N_THETA:],
+                                                                 complicated[1]))
+    np.testing.assert_allclose(J[:, :ht.N_THETA], fd[:, 2:], atol=1e-7 * np.abs(fd).max())
+    assert len(guard.logs) == 2  # checked once in full, then remembered
