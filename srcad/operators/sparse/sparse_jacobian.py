@@ -10,16 +10,19 @@ seeds lane c with the sum of the unit vectors of the columns of color c, so one 
 pass gives the compressed Jacobian B (output size x colors), and J[i, j] = B[i, color[j]] for
 every (i, j) of the pattern: a gather into the CSR's `data`, precomputed as flat indices of B.
 
-Guarantee: the result equals the dense Jacobian. A traced pattern is that of the branches f
-took at the preparation point (`srcad/operators/sparse/sparsity.py`); when f's forward code branches
-at
-all (`if`, `while`, a conditional expression, `np.where`, `max`, an int made of a float such as
-`int(x[0] * 3)`), every call traces the pattern again at
-its own point and refuses the call when it has an entry outside the preparation's: a column
-of a shared color would add into another's entries (a prepared call once returned J[0, 0] =
-1.1 for 0.2, after `if x[0] > 0.5:` changed sides). `out=` must be a CSR matrix
-with the preparation's structure (as returned by a previous call); its `data` is refilled in
-place.
+Guarantee: the result equals the dense Jacobian. Both patterns are those of the
+preparation's Constants, and a traced one that of the branches f took at the preparation
+point (`srcad/operators/sparse/sparsity.py`). Every call asks `pattern_guard.PatternGuard`
+whether its pattern is surely the preparation's: its Constants equal the preparation's by
+value, and, when the pattern was traced, the decisions f's forward code takes on varying
+values (branch tests, indices, selections such as `np.where`, `max`, `int(x[0] * 3)`),
+computed by a slice of that code (`decisions.py`), equal the preparation's. When not (or
+when the slice is beyond its analysis and the code branches), the call finds its own pattern
+(traced, or static again) and refuses it when it has an entry outside the preparation's: a
+column of a shared color would add into another's entries (a prepared call once returned
+J[0, 0] = 1.1 for 0.2, after `if x[0] > 0.5:` changed sides; and the pattern of a changed
+Constant index map was once used unchecked). `out=` must be a CSR matrix with the
+preparation's structure (as returned by a previous call); its `data` is refilled in place.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from srcad.build.pipeline import Request
 from srcad.build.progress import Progress
 from srcad.errors import ArgumentError, SrcadError
 from srcad.operators.preparation import forward_engine, input_slot, make_prep
+from srcad.operators.sparse.decisions import SELECTIONS, decision_slice
+from srcad.operators.sparse.pattern_guard import PatternGuard, tracing_positions
 from srcad.operators.sparse.sparsity import color_columns, jacobian_pattern
 from srcad.operators.sparse.static_sparsity import static_pattern
 
@@ -56,14 +61,15 @@ def prepare_sparse_jacobian(f, slots, template, chunk, backend):
         raise ArgumentError("sparse=True needs an array input x", construct="sparse=True",
                             hint="leave sparse out for a float x")
     n, m = x.size, template.size
-    found, source = static_pattern(f, slots), "static"
+    found, source, tracing = static_pattern(f, slots), "static", None
     if found is None:
-        specs = tuple(_spec(Slot(s.role, s.value), True) for s in slots)
-        tracing = _compiled(f, Request("forward", specs, 1, False, "python", lift_loops=False))
+        tracing = _tracing(f, slots)
         found, source = jacobian_pattern(tracing, slots, f), "traced"
-        retrace = tracing if _branches(tracing.source) else None
+        decisions = decision_slice(tracing, *tracing_positions(slots))
+        guard = PatternGuard(slots, decisions,
+                             always_check=decisions is None and _branches(tracing.source))
     else:
-        retrace = None
+        guard = PatternGuard(slots)
     indptr, indices, rows = found
     if rows != m:
         raise SrcadError(f"the traced output has {rows} elements, f's output {m}",
@@ -86,7 +92,14 @@ def prepare_sparse_jacobian(f, slots, template, chunk, backend):
     template_csr = sparse.csr_matrix((np.zeros(len(indices)), indices, indptr), shape=(m, n))
     return make_prep("jacobian", f, slots, "forward", width, engine, n=n, m=m, sparse=True,
                      colors=colors, seeds=seeds, compressed=compressed, gather=gather,
-                     pattern=template_csr, pattern_source=source, retrace=retrace)
+                     pattern=template_csr, pattern_source=source, tracing=tracing,
+                     guard=guard)
+
+
+def _tracing(f, slots):
+    """f's forward code, one tangent per value, python backend: what the tracing runs."""
+    specs = tuple(_spec(Slot(s.role, s.value), True) for s in slots)
+    return _compiled(f, Request("forward", specs, 1, False, "python", lift_loops=False))
 
 
 def _branches(source: str) -> bool:
@@ -94,19 +107,24 @@ def _branches(source: str) -> bool:
     (module docstring): it branches, selects, or makes an int of a float (an index)."""
     tree = ast.parse(source)
     return any(isinstance(node, (ast.If, ast.While, ast.IfExp)) or (
-        isinstance(node, ast.Attribute) and node.attr in _SELECTIONS) or (
-        isinstance(node, ast.Name) and node.id in _SELECTIONS) for node in ast.walk(tree))
+        isinstance(node, ast.Attribute) and node.attr in SELECTIONS) or (
+        isinstance(node, ast.Name) and node.id in SELECTIONS) for node in ast.walk(tree))
 
 
-# selections, and what makes an int (an index) of a float
-_SELECTIONS = {"where", "maximum", "minimum", "fmax", "fmin", "clip", "select", "piecewise",
-               "int", "round", "floor", "ceil", "trunc", "rint", "argmax", "argmin", "argsort",
-               "searchsorted", "digitize", "nonzero", "astype", "max", "min", "sort"}
+def _pattern_at(prep, slots):
+    """f's pattern at the call's arguments, found as the preparation's was."""
+    state, f = prep.state, prep.function
+    found = static_pattern(f, slots) if state["pattern_source"] == "static" else None
+    if found is None:
+        if state["tracing"] is None:
+            state["tracing"] = _tracing(f, slots)
+        found = jacobian_pattern(state["tracing"], slots, f)
+    return found
 
 
 def _check_pattern_holds(prep, slots) -> None:
-    """Refuse a call where f's traced pattern has an entry outside the preparation's."""
-    indptr, indices, _ = jacobian_pattern(prep.state["retrace"], slots, prep.function)
+    """Refuse a call where f's pattern has an entry outside the preparation's."""
+    indptr, indices, _ = _pattern_at(prep, slots)
     pattern = prep.state["pattern"]
     for row in range(len(indptr) - 1):
         new = indices[indptr[row]:indptr[row + 1]]
@@ -114,23 +132,25 @@ def _check_pattern_holds(prep, slots) -> None:
         if not np.isin(new, old).all():
             code = getattr(prep.function, "__code__", None)
             raise ArgumentError(
-                f"f takes other branches (or reads other elements) at this x than at the "
-                f"preparation's: row {row} of "
+                f"f takes other branches (or reads other elements) at these arguments than "
+                f"at the preparation's: row {row} of "
                 f"the Jacobian depends on inputs {sorted(set(new.tolist()) - set(old.tolist()))} "
-                "outside the sparsity pattern traced at preparation, so the compressed "
+                "outside the sparsity pattern found at preparation, so the compressed "
                 "Jacobian would be wrong", construct="sparse=True",
                 filename=getattr(code, "co_filename", None),
                 line=getattr(code, "co_firstlineno", None),
-                hint="prepare again at this point, or at a point where f takes every branch "
-                "that adds dependencies; or pass sparse=False")
+                hint="prepare again with these arguments, or at a point where f takes every "
+                "branch that adds dependencies; or pass sparse=False")
 
 
 def sparse_jacobian_call(prep, out, slots=None):
     """Fill `out` (a CSR of the preparation's structure) or a new CSR with J; returns
     (value, J). `slots`: the call's arguments, for the check of a traced pattern."""
     state, engine = prep.state, prep.engine
-    if state.get("retrace") is not None and slots is not None:
-        _check_pattern_holds(prep, slots)
+    guard = state["guard"]
+    if slots is not None and not guard.holds(slots):
+        _check_pattern_holds(prep, slots)  # the decisions or Constants differ: in full
+        guard.accept(slots)
     pattern, compressed = state["pattern"], state["compressed"]
     if out is None:
         out = _scipy_sparse().csr_matrix((np.empty(pattern.nnz), pattern.indices,
