@@ -18,8 +18,8 @@ replaced by hand with the form a general rewrite would have to produce
   adjoint (`mu`, `l`, `alpha`, `q` through `qdiags`, `sum_qs`) adds its terms in the order of
   the code as written: descending points, for each point descending positions. In order
   (`SRCAD_NUMBA_REASSOCIATE` unset) the result must have the bits of srcad's jacobian; the
-  script checks it, and times both beside GradBench's JAX tool (the port's JAX form, jitted;
-  XLA's threads as the environment sets them).
+  script checks it, and times both beside GradBench's JAX tool (the port's JAX form, jitted,
+  on one thread as `run.py` runs it: benchmarks/gradbench/jax_one_thread.py).
 
 The splice finds the nests by the generated code's text: a change of the generator stops it
 with an AssertionError, not a wrong time.
@@ -31,6 +31,7 @@ import math
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -298,6 +299,12 @@ def _jax_call(p):
 
 
 def main(sizes):
+    root = str(Path(__file__).resolve().parents[2])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from benchmarks.gradbench.jax_one_thread import pin_jax_to_one_cpu
+
+    print(pin_jax_to_one_cpu())
     reassociated = bool(fastmath_flags() - {"arcp"})
     print(f"sums {'reassociated' if reassociated else 'in order'}; least CPU time of 8 calls, "
           "3 interleaved rounds")
