@@ -1,7 +1,8 @@
 """benchmarks/gradbench/gmm_reverse_lanes.py: gmm's reverse sweep with the points in lanes,
 written by hand into srcad's generated numba code, keeps the bits of srcad's jacobian when the
 sums run in order (each parameter's adjoint adds its terms in the order written), with the
-last block of points partial and the triangle's rows both jammed and left over."""
+last block of points partial and the triangle's rows both jammed and left over; reassociated
+(the lanes summed ascending) it agrees with srcad's jacobian to rounding."""
 
 import sys
 from pathlib import Path
@@ -40,3 +41,13 @@ def test_lanes_keep_the_bits_in_order(monkeypatch, d):
             values.append(gmm.gmm_loops(*moved, *p.loop_constants()))
         assert abs((values[0] - values[1]) / (2 * h) - got[which][index]) \
             <= 1e-6 * max(1.0, abs(got[which][index]))
+
+
+@pytest.mark.slow
+def test_lanes_reassociated_agree_to_rounding(monkeypatch):
+    monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
+    p = gmm.Problem(gmm.generate(7, 3, 300, seed=11))
+    expected = srcad_gradient(gmm.gmm_loops, p.independent, p.loop_constants(), "numba")()
+    got = lanes.compiled_lanes(p)()
+    for e, g in zip(expected, got):
+        assert np.max(np.abs(e - g)) <= 1e-12 * np.max(np.abs(e))
