@@ -23,7 +23,10 @@ replaced by hand with the form a general rewrite would have to produce
   on one thread as `run.py` runs it: benchmarks/gradbench/jax_one_thread.py).
 
 The splice finds the nests by the generated code's text: a change of the generator stops it
-with an AssertionError, not a wrong time.
+with an AssertionError, not a wrong time. The spliced text is compiled by `numba.njit` with
+srcad's fast-math licences but without srcad's later passes on the generated code (the
+indices cast to unsigned, srcad/transform/numba_indices.py): srcad's own text compiled so ran
+1.8-2.2x slower than srcad's kernel, so the lanes form's times are if anything high.
 """
 
 from __future__ import annotations
@@ -179,9 +182,11 @@ def _rows_at_a_time(rows: int) -> str:
 
 def _adjoint(rows: int, reassociated: bool) -> str:
     """The component's adjoint over the lanes. Reassociated, the sums over the lanes run
-    ascending: LLVM vectorized none of the descending ones (the triangle's adjoint alone at
-    d=32: 1.4-1.5 ms descending, 0.37-0.42 ms ascending for 80 passes); in order they run
-    descending, the order written, and are chains of dependent additions either way."""
+    ascending: descending, their signed counter kept LLVM from vectorizing them (the
+    triangle's adjoint alone at d=32: 1.4-1.5 ms descending, 0.37-0.42 ms ascending for 80
+    passes; srcad/transform/numba_indices.py, which would cast it to unsigned, does not run
+    on this text); in order they run descending, the order written, and are chains of
+    dependent additions either way."""
     out = _ADJOINT_TEMPLATE.replace("{ROWS}", _rows_at_a_time(rows))
     return out.replace("range(cnt - 1, -1, -1)", "range(cnt)") if reassociated else out
 
