@@ -12,7 +12,11 @@ on the point's values). Each program's function `f(mu, x, a)` runs on a few inpu
 points, infinities and NaN among the values) through srcad's generated primal on numba and must
 give the bits numba gives compiling the function as written (`numba.njit`; any NaN for a NaN);
 for a third of the seeds srcad's forward tangent on numba must agree with the python
-backend's (which has no lanes) within 1e-12 of its size.
+backend's (which has no lanes) within 1e-12 of its size; for another third srcad's reverse
+mode on numba (`mu` Duplicated; `x` Const or Duplicated, `a` plain or Active, as the seed
+draws) must agree with the python backend's within 1e-12 of the largest adjoint, and its
+adjoint of `mu` dotted with a direction with numba's forward tangent in that direction (the
+points in lanes) within 1e-10.
 
     python fuzz/outer_lanes.py --count 40 --seed 0
 """
@@ -146,6 +150,39 @@ def _tangent(f, args, backend):
                           backend=backend)
 
 
+def _adjoints(f, args, backend, x_active, a_active):
+    """The adjoints of `mu`, of `x` (zeros when Const) and of `a` (0.0 when plain)."""
+    mu, x, a = _copies(args)
+    mu_bar, x_bar = np.zeros_like(mu), np.zeros_like(x)
+    result = srcad.autodiff(srcad.Reverse, f, srcad.Duplicated(mu, mu_bar),
+                            srcad.Duplicated(x, x_bar) if x_active else x,
+                            srcad.Active(a) if a_active else a, backend=backend)
+    return mu_bar, x_bar, (result[2] if a_active else 0.0)
+
+
+def check_reverse(seed: int, f, args) -> str | None:
+    """The first disagreement of srcad's reverse mode on numba with the python backend's, or
+    of its adjoint of `mu` with numba's forward tangent (a dot product); None when agreed."""
+    rng = random.Random(f"outer lanes reverse {seed}")
+    x_active, a_active = rng.random() < 0.5, rng.random() < 0.5
+    numba_bars = _adjoints(f, args, "numba", x_active, a_active)
+    python_bars = _adjoints(f, args, "python", x_active, a_active)
+    scale = max([1.0] + [float(np.max(np.abs(b), initial=0.0)) for b in python_bars])
+    if not all(np.all(np.isfinite(b)) for b in python_bars):
+        return None
+    for name, got, want in zip(("mu", "x", "a"), numba_bars, python_bars):
+        if np.max(np.abs(np.asarray(got) - want), initial=0.0) > 1e-12 * scale:
+            return (f"reverse adjoints of {name} differ (x active {x_active}, a active "
+                    f"{a_active}): numba {np.asarray(got).tolist()}, python "
+                    f"{np.asarray(want).tolist()}")
+    direction = np.cos(np.arange(args[0].size, dtype=float)).reshape(args[0].shape)
+    dot = float(np.sum(numba_bars[0] * direction))
+    tangent = _tangent(f, args, "numba")
+    if abs(dot - tangent) > 1e-10 * max(abs(tangent), scale):
+        return f"forward tangent {tangent!r} and reverse dot product {dot!r} differ"
+    return None
+
+
 def check(seed: int) -> str:
     """'agreed in lanes' or 'agreed as written' (whether srcad rewrote the nest), 'skipped'
     where srcad refuses the function on every input, or the first disagreement."""
@@ -175,20 +212,28 @@ def check(seed: int) -> str:
         return f"rewrote a nest to leave as written ({kind})"
     if kind == "lanes" and not rewritten:
         return "left a nest to rewrite as written"
-    if seed % 3 == 0:
-        args = next((a for a in inputs(seed) if len(a[1]) >= 3
-                     and all(np.all(np.isfinite(v)) for v in a[:2])), None)
-        if args is not None:
-            with np.errstate(all="ignore"):
-                try:
-                    numba_tangent = _tangent(f, args, "numba")
-                    python_tangent = _tangent(f, args, "python")
-                except srcad.SrcadError:
-                    return "agreed in lanes" if rewritten else "agreed as written"
-            if math.isfinite(python_tangent) and abs(numba_tangent - python_tangent) > \
-                    1e-12 * max(abs(python_tangent), 1.0):
-                return f"tangents differ ({kind}): {numba_tangent!r} {python_tangent!r}"
-    return "agreed in lanes" if rewritten else "agreed as written"
+    agreed = "agreed in lanes" if rewritten else "agreed as written"
+    args = next((a for a in inputs(seed) if len(a[1]) >= 3
+                 and all(np.all(np.isfinite(v)) for v in a[:2])), None)
+    if seed % 3 == 0 and args is not None:
+        with np.errstate(all="ignore"):
+            try:
+                numba_tangent = _tangent(f, args, "numba")
+                python_tangent = _tangent(f, args, "python")
+            except srcad.SrcadError:
+                return agreed
+        if math.isfinite(python_tangent) and abs(numba_tangent - python_tangent) > \
+                1e-12 * max(abs(python_tangent), 1.0):
+            return f"tangents differ ({kind}): {numba_tangent!r} {python_tangent!r}"
+    if seed % 3 == 1 and args is not None:
+        with np.errstate(all="ignore"):
+            try:
+                problem = check_reverse(seed, f, args)
+            except srcad.SrcadError:
+                return agreed
+        if problem is not None:
+            return f"{problem} ({kind})"
+    return agreed
 
 
 def main(argv=None) -> int:
