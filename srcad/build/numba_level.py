@@ -61,7 +61,7 @@ def at_level(dispatcher, level: int) -> None:
 
         from srcad.runtime.numba_function_passes import function_passes_at_link
 
-        with global_compiler_lock, function_passes_at_link():
+        with global_compiler_lock, function_passes_at_link(dispatcher.py_func.__qualname__):
             before = config.OPT
             config.OPT = type(before)(level)
             try:  # one compilation for every constant value of an argument

@@ -1,5 +1,5 @@
-"""LLVM's function simplification passes run once per function that srcad's generated code
-compiles, in the module that links it, not also on each function before it is linked.
+"""LLVM's function simplification pipeline runs on what srcad's generated code calls once, in
+the module that links it, not also on each of its functions before it is linked.
 
 numba optimizes a function's LLVM IR twice on its way to machine code
 (numba/core/codegen.py): as each IR module is added to a library (`_optimize_functions`:
@@ -13,18 +13,23 @@ module pipeline does its work again, on code it then inlines and optimizes furth
 first gradient of a Kalman filter it took 0.76 s of CPU time (0.32 s of it the generated
 kernel), in an MLP's 0.76 s (0.52 s of it srcad's fused loops).
 
-`function_passes_at_link()` (a context manager, entered by srcad/build/numba_level.py while
-numba compiles a generated kernel, under numba's compiler lock) makes every library numba
-builds meanwhile (the kernel, its wrappers, the helpers and overload implementations compiled
-for it) run only numba's reference-count pruning on each function as it is added, the one
-function pass numba adds of its own, which the module pipeline runs again too. Everything
-else numba compiles (the user's own numba code, srcad's runtime helpers called from Python)
-is optimized as numba does. LLVM's passes keep a program's meaning, and the module pipeline
-is the same, so the machine code computes the same values; where the generated code allows
-LLVM to divide by multiplying with a reciprocal (`arcp`, srcad/build/numba_fastmath.py),
-another order of the passes may use it in other places: results equal to rounding (within
-an ulp or two per division). Where numba's code library lacks these methods (another numba),
-nothing changes.
+`function_passes_at_link(kernel)` (a context manager, entered by srcad/build/numba_level.py
+while numba compiles a generated kernel, under numba's compiler lock) makes every library
+numba builds meanwhile for what the kernel calls (srcad's runtime helpers and fused loops,
+numba's own overload implementations) run two passes on each function as it is added: SROA
+(values out of their stack slots, so that the next pass sees them) and numba's
+reference-count pruning (the one function pass numba adds of its own). The kernel's own
+library keeps numba's whole function pipeline. With no pass at all on the helpers (the
+pruning alone) the Kalman filter's gradient ran 2-4% slower, whether or not the kernel kept
+its pipeline; with SROA first it runs as before (best of 300 calls, interleaved, four pairs:
+0.278-0.297 ms against 0.279-0.288 ms). Everything else numba compiles (the user's own
+numba code, srcad's runtime helpers called from Python) is optimized as numba does. LLVM's
+passes keep a program's meaning, so the machine code computes the same values; where the
+generated code allows LLVM to divide by multiplying with a reciprocal (`arcp`,
+srcad/build/numba_fastmath.py), another order of the passes may use it in other places:
+results equal to rounding (the MLP's gradient moved by up to 2e-16 of its largest entry; the
+Kalman filter's is the same bits). Where numba's code library lacks these methods (another
+numba), nothing changes.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ from __future__ import annotations
 import contextlib
 import functools
 
-_active = [0]  # depth of function_passes_at_link() in this process (under the compiler lock)
+_kernels: list = []  # the kernels function_passes_at_link() is compiling (under numba's lock)
+_installed: list = []  # [True] once numba's method is wrapped (even if wrapped again since)
 
 
 def _install() -> bool:
@@ -40,35 +46,35 @@ def _install() -> bool:
     from numba.core import codegen
 
     library_class = codegen.CPUCodeLibrary
-    if not hasattr(library_class, "_optimize_functions") or not hasattr(
-            codegen, "_parse_refprune_flags"):
+    if _installed:
+        return _installed[0]
+    _installed.append(hasattr(library_class, "_optimize_functions")
+                      and hasattr(codegen, "_parse_refprune_flags"))
+    if not _installed[0]:
         return False
     optimize = library_class._optimize_functions
-    if getattr(optimize, "srcad_at_link", False):
-        return True
 
     @functools.wraps(optimize)
     def _optimize_functions(self, ll_module):
-        if not _active[0]:
+        if not _kernels or self.name == _kernels[-1]:
             return optimize(self, ll_module)
         return _reference_counts_pruned(self, ll_module)
 
-    _optimize_functions.srcad_at_link = True
     library_class._optimize_functions = _optimize_functions
     return True
 
 
 def _reference_counts_pruned(library, ll_module) -> None:
-    """What numba's function passes do minus LLVM's pipeline: the data layout set and numba's
-    reference-count pruning where numba enables it."""
+    """In place of numba's function passes: the data layout set, SROA and numba's
+    reference-count pruning (where numba prunes in LLVM, its default)."""
     import llvmlite.binding as ll
     from numba.core import codegen, config
 
     ll_module.data_layout = library._codegen._data_layout
-    if not config.LLVM_REFPRUNE_PASS:
-        return  # numba prunes afterwards in Python (codegen.remove_redundant_nrt_refct)
     manager = ll.FunctionPassManager()
-    manager.add_refprune_pass(codegen._parse_refprune_flags())
+    manager.add_sroa_pass()
+    if config.LLVM_REFPRUNE_PASS:  # else numba prunes after this, in Python
+        manager.add_refprune_pass(codegen._parse_refprune_flags())
     builder = library._codegen._pass_builder()
     for function in ll_module.functions:
         if not function.is_declaration:
@@ -76,14 +82,16 @@ def _reference_counts_pruned(library, ll_module) -> None:
 
 
 @contextlib.contextmanager
-def function_passes_at_link():
-    """While inside, numba's libraries skip LLVM's function pipeline before linking (module
-    docstring); outside, or where numba differs, numba's own passes."""
+def function_passes_at_link(kernel: str):
+    """While inside, the libraries numba builds for the kernel named `kernel` (numba's name
+    of its library: the function's `__qualname__`) skip LLVM's function pipeline before
+    linking, the kernel's own library excepted (module docstring); outside, or where numba
+    differs, numba's own passes."""
     if not _install():
         yield
         return
-    _active[0] += 1
+    _kernels.append(kernel)
     try:
         yield
     finally:
-        _active[0] -= 1
+        _kernels.pop()
