@@ -21,10 +21,10 @@ numba's own overload implementations) run two passes on each function as it is a
 reference-count pruning (the one function pass numba adds of its own). The kernel's own
 library keeps numba's whole function pipeline. With no pass at all on the helpers (the
 pruning alone) the Kalman filter's gradient ran 2-4% slower, whether or not the kernel kept
-its pipeline; with SROA first it runs as before (best of 300 calls, interleaved, four pairs:
-0.278-0.297 ms against 0.279-0.288 ms). Everything else numba compiles (the user's own
-numba code, srcad's runtime helpers called from Python) is optimized as numba does. LLVM's
-passes keep a program's meaning, so the machine code computes the same values; where the
+its pipeline; with SROA first, within the 2-3% spread of separate builds and processes
+(docs/numba_compile_changes.md has the numbers). Everything else numba compiles (the user's
+own numba code, srcad's runtime helpers called from Python) is optimized as numba does.
+LLVM's passes keep a program's meaning, so the machine code computes the same values; where the
 generated code allows LLVM to divide by multiplying with a reciprocal (`arcp`,
 srcad/build/numba_fastmath.py), another order of the passes may use it in other places:
 results equal to rounding (the MLP's gradient moved by up to 2e-16 of its largest entry; the
