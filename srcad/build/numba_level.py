@@ -16,7 +16,8 @@ numba's cache) is linked into the kernel and optimized again with it, at the ker
 numba's disk cache does not key on the level: the level is part of each generated module's name
 (srcad/build/compiler.py), so code compiled at one level is never loaded for another, and a
 second process at the same level loads it without compiling. `-O0` is not offered: numba refuses
-to cache its code.
+to cache its code. LLVM's function passes run on that code once, in the module that links it,
+not also before (srcad/runtime/numba_function_passes.py).
 
 >>> numba_level({"SRCAD_NUMBA_OPT": "3"}), numba_level({})
 (3, 2)
@@ -58,7 +59,9 @@ def at_level(dispatcher, level: int) -> None:
         from numba.core import config
         from numba.core.compiler_lock import global_compiler_lock
 
-        with global_compiler_lock:
+        from srcad.runtime.numba_function_passes import function_passes_at_link
+
+        with global_compiler_lock, function_passes_at_link(dispatcher.py_func.__qualname__):
             before = config.OPT
             config.OPT = type(before)(level)
             try:  # one compilation for every constant value of an argument
