@@ -1,0 +1,158 @@
+"""vmap's loop over generated reverse code: a matrix product of an unmapped argument and an
+example's own argument computed for the whole batch before the loop.
+
+Per-example gradients of a layer (`np.tanh(w @ x)` with `w` shared and `x` the example's)
+make one matrix-vector product per example in the loop over the examples: a BLAS call and a
+new array each time. Where the generated reverse code's product `array_matmul(a, b)` (or
+`a @ b`) reads two of its arguments as they came, one mapped and one not, and the code binds
+neither name again, the loop is handed the products of the whole batch, made by one NumPy
+`matmul` before it (one matrix-matrix product where each example made a matrix-vector one),
+and the reverse code takes its example's row in place of the call:
+
+    tanh = array_tanh(array_matmul(w, x))   ->   tanh = array_tanh(hoisted_product_0)
+
+The row is a new array of the product's value (each occurrence of a product in the code gets
+its own batch of them, so code that writes into the one it is handed writes no other
+example's or occurrence's); its last bits may differ from the matrix-vector product's where
+BLAS sums in another order. Operands of 1 and 2 axes, float64 (others keep the call).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from srcad.build.compiler import _kernel_of, _kernels, _module, _module_path, _modules_lock
+from srcad.build.numba_fastmath import fastmath_flags
+from srcad.build.numba_level import numba_level
+from srcad.build.numba_module import numba_module
+from srcad.frontend.source_functions import function_from_source
+
+
+@dataclass(frozen=True)
+class Product:
+    """One hoisted product: the reverse code's keyword `name` takes its example's row of
+    the batch product of leaves `left` @ `right` (positions in vmap's leaves; `mapped`: which
+    of the two carries the batch)."""
+
+    name: str
+    left: int
+    right: int
+    mapped: str  # "left" or "right"
+
+    def batch(self, leaves):
+        """The products of every example, the batch first."""
+        a, b = leaves[self.left], leaves[self.right]
+        if self.mapped == "left":
+            return np.matmul(a, b)
+        if np.ndim(b) == 2:  # an example's vector: the rows of the batch times a's rows
+            return np.matmul(b, a.T)
+        return np.matmul(a, b)
+
+
+@dataclass(frozen=True)
+class Hoisted:
+    """The reverse code taking its products as keywords (`function`), and the products."""
+
+    function: object
+    products: tuple
+
+
+def hoisted_products(compiled, parameters, axes, examples, backend):
+    """The reverse function `compiled` with its products of an unmapped and a mapped argument
+    taken as keyword parameters, or None where it has none (or its source is not at hand).
+    `parameters`: {reverse code parameter name: position in vmap's leaves} of the arguments
+    (not their shadows). On the numba backend the variant is a module of its own beside the
+    generated one in the cache folder, so numba's disk cache keeps its machine code too."""
+    function = compiled.function
+    python = getattr(function, "py_func", None if backend == "numba" else function)
+    try:
+        path = python.__code__.co_filename
+        text = Path(path).read_text() if backend == "numba" else inspect.getsource(python)
+        tree = ast.parse(text)
+    except (AttributeError, OSError, TypeError, SyntaxError):
+        return None
+    definition = next((d for d in tree.body if isinstance(d, ast.FunctionDef)
+                       and d.name == python.__name__), None)
+    if definition is None:
+        return None
+    bound = {n.id for n in ast.walk(definition) if isinstance(n, ast.Name)
+             and not isinstance(n.ctx, ast.Load)}
+    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    candidates = {name: k for name, k in parameters.items() if name not in bound
+                  and _operand(examples[k])}
+    rewriter = _Products(candidates, axes, examples, taken)
+    rewriter.visit(definition)
+    if not rewriter.products:
+        return None
+    for product in rewriter.products:
+        definition.args.args.append(ast.arg(arg=product.name))
+        definition.args.defaults.append(ast.Constant(value=None))
+    source = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    if backend != "numba":
+        variant = function_from_source(source, definition.name, dict(python.__globals__))
+    else:
+        variant = _compiled_module(source, definition.name)
+    return Hoisted(variant, tuple(rewriter.products))
+
+
+def _compiled_module(text, name):
+    """numba's dispatcher of function `name` of module `text`, written to the cache folder as
+    srcad writes its generated modules (srcad/build/compiler.py)."""
+    level, flags = numba_level(), fastmath_flags()
+    path = _module_path(f"{name}_hoisted", text, numba_module().__version__, level, flags)
+    with _modules_lock:
+        kernel = _kernels.get(path)
+        if kernel is None:
+            kernel = _kernels[path] = _kernel_of(_module(path, text), name, True, level, flags)
+    return kernel
+
+
+def _operand(example) -> bool:
+    return isinstance(example, np.ndarray) and example.dtype == np.float64 \
+        and example.ndim in (1, 2)
+
+
+class _Products(ast.NodeTransformer):
+    def __init__(self, candidates, axes, examples, taken):
+        self.candidates, self.axes, self.examples = candidates, axes, examples
+        self.taken, self.products = set(taken), []
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "array_matmul" \
+                and len(node.args) == 2 and not node.keywords:
+            return self._hoisted(node, *node.args)
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.MatMult):
+            return self._hoisted(node, node.left, node.right)
+        return node
+
+    def _hoisted(self, node, left, right):
+        if not (isinstance(left, ast.Name) and isinstance(right, ast.Name)
+                and left.id in self.candidates and right.id in self.candidates):
+            return node
+        i, j = self.candidates[left.id], self.candidates[right.id]
+        mapped = [self.axes[i] is not None, self.axes[j] is not None]
+        if mapped.count(True) != 1:
+            return node
+        a, b = self.examples[i], self.examples[j]
+        if a.ndim == b.ndim == 1 or a.shape[-1] != b.shape[0]:  # a number, or a refusal
+            return node
+        name = _fresh(f"hoisted_product_{len(self.products)}", self.taken)
+        self.products.append(Product(name, i, j, "left" if mapped[0] else "right"))
+        return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
+
+
+def _fresh(name, taken):
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name
