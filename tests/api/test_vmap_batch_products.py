@@ -81,6 +81,7 @@ def test_per_example_gradients_of_a_layer_take_their_row_of_the_batch_product():
                                    rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.slow  # numba compiles each form's reverse code
 @pytest.mark.parametrize("f, args, axes, argnums", [
     (row_layer, (X, rng.normal(size=(D, H)), 0.7), (0, None, None), 1),  # x @ V, x mapped
     (row_layer, (X, rng.normal(size=(D, H)), Y), (0, None, 0), (0, 1)),  # s mapped too
@@ -101,6 +102,7 @@ def test_each_operand_form_of_a_batch_product_gives_the_loop_of_grad(f, args, ax
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.slow
 def test_one_array_passed_mapped_and_unmapped_is_read_as_each_example_sees_it():
     A = rng.normal(size=(D, D))
     per_example = srcad.vmap(srcad.grad(layer, argnums=(0, 1),
@@ -112,6 +114,7 @@ def test_one_array_passed_mapped_and_unmapped_is_read_as_each_example_sees_it():
     assert "hoisted_product_0" in per_example.source(A, A, 0.5)
 
 
+@pytest.mark.slow
 def test_a_name_the_reverse_code_binds_again_keeps_its_product_in_the_loop():
     per_example = srcad.vmap(srcad.grad(rebinds, backend="numba"), in_axes=(None, 0))
     np.testing.assert_allclose(per_example(W, X), loop_of_grad(rebinds, 0, (W, X), (None, 0)),
@@ -139,7 +142,7 @@ def steps_until(w, x, y):
     return s
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("backend", ["python", pytest.param("numba", marks=pytest.mark.slow)])
 def test_the_loop_of_a_reverse_code_not_lifted_takes_the_batch_product(backend):
     targets = np.abs(Y) * 3.0
     per_example = srcad.vmap(srcad.grad(steps_until, backend=backend), in_axes=(None, 0, 0))
