@@ -117,15 +117,17 @@ def reverse_program(grad: GradientCall, axes, examples) -> Program:
 
 
 def _reverse_parameters(compiled, annotated):
-    """{name of the reverse code's parameter: position of its argument} (not the shadows)."""
+    """{name of the reverse code's parameter: position of its argument} (not the shadows);
+    empty where the parameters are not the arguments, their shadows, then `result_bar`."""
     python = getattr(compiled.function, "py_func", compiled.function)
-    names = python.__code__.co_varnames[:python.__code__.co_argcount]
+    code = getattr(python, "__code__", None)
+    names = code.co_varnames[:code.co_argcount] if code is not None else ()
     out, k = {}, 0
     for i, annotation in enumerate(annotated):
         if k < len(names):
             out[names[k]] = i
         k += 2 if isinstance(annotation, Duplicated) else 1
-    return out
+    return out if k < len(names) and names[k] == "result_bar" else {}
 
 
 def _lifted_reverse(grad, compiled, annotated, axes, examples, positions) -> Program:
