@@ -80,9 +80,14 @@ def hoisted_products(compiled, parameters, axes, examples, backend):
                        and d.name == python.__name__), None)
     if definition is None:
         return None
+    own = set(map(id, definition.args.args))
     bound = {n.id for n in ast.walk(definition) if isinstance(n, ast.Name)
              and not isinstance(n.ctx, ast.Load)}
-    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    # a parameter of a lambda or nested function inside is another variable of that name
+    bound |= {a.arg for a in ast.walk(definition) if isinstance(a, ast.arg)
+              and id(a) not in own}
+    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | \
+        {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
     candidates = {name: k for name, k in parameters.items() if name not in bound
                   and _operand(examples[k])}
     rewriter = _Products(candidates, axes, examples, taken)

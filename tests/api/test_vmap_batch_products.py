@@ -151,3 +151,28 @@ def test_the_loop_of_a_reverse_code_not_lifted_takes_the_batch_product(backend):
     np.testing.assert_allclose(per_example(W, X, targets),
                                loop_of_grad(steps_until, 0, (W, X, targets), (None, 0, 0)),
                                rtol=1e-12, atol=1e-14)
+
+
+def reverse_reading_the_product(w, x, result_bar=1.0):
+    return np.sum(w @ x) * result_bar, ()
+
+
+def reverse_with_a_lambda_of_its_own_x(w, x, result_bar=1.0):
+    apply = lambda x: w @ x  # noqa: E731 - a lambda's x is not the argument x
+    return np.sum(apply(x * 2.0)) * result_bar, ()
+
+
+def test_a_product_inside_a_lambda_of_a_parameter_of_the_same_name_is_not_made_early():
+    from types import SimpleNamespace
+
+    from srcad.build.batched_products import hoisted_products
+
+    def hoisted(function):
+        return hoisted_products(SimpleNamespace(function=function), {"w": 0, "x": 1},
+                                [None, 0], [W, X[0]], "python")
+    made = hoisted(reverse_reading_the_product)
+    assert [p.name for p in made.products] == ["hoisted_product_0"]
+    row = made.products[0].batch([W, X])
+    np.testing.assert_allclose(made.function(W, X[2], hoisted_product_0=row[2])[0],
+                               np.sum(W @ X[2]), rtol=1e-14)
+    assert hoisted(reverse_with_a_lambda_of_its_own_x) is None
