@@ -56,18 +56,20 @@ class Product:
 
 @dataclass(frozen=True)
 class Hoisted:
-    """The reverse code taking its products as keywords (`function`), and the products."""
+    """The reverse code taking its products as keywords (`function`: the python backend's;
+    the numba backend's is compiled with its loop, `numba_loop`), the products, and the
+    source of the module defining it."""
 
     function: object
     products: tuple
+    text: str
 
 
 def hoisted_products(compiled, parameters, axes, examples, backend):
     """The reverse function `compiled` with its products of an unmapped and a mapped argument
     taken as keyword parameters, or None where it has none (or its source is not at hand).
     `parameters`: {reverse code parameter name: position in vmap's leaves} of the arguments
-    (not their shadows). On the numba backend the variant is a module of its own beside the
-    generated one in the cache folder, so numba's disk cache keeps its machine code too."""
+    (not their shadows)."""
     function = compiled.function
     python = getattr(function, "py_func", None if backend == "numba" else function)
     try:
@@ -98,23 +100,34 @@ def hoisted_products(compiled, parameters, axes, examples, backend):
         definition.args.args.append(ast.arg(arg=product.name))
         definition.args.defaults.append(ast.Constant(value=None))
     source = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
-    if backend != "numba":
-        variant = function_from_source(source, definition.name, dict(python.__globals__))
-    else:
-        variant = _compiled_module(source, definition.name)
-    return Hoisted(variant, tuple(rewriter.products))
+    if backend == "numba":  # compiled with the loop calling it (`numba_loop`)
+        return Hoisted(None, tuple(rewriter.products), source)
+    variant = function_from_source(source, definition.name, dict(python.__globals__))
+    return Hoisted(variant, tuple(rewriter.products), source)
 
 
-def _compiled_module(text, name):
-    """numba's dispatcher of function `name` of module `text`, written to the cache folder as
-    srcad writes its generated modules (srcad/build/compiler.py)."""
-    level, flags = numba_level(), fastmath_flags()
-    path = _module_path(f"{name}_hoisted", text, numba_module().__version__, level, flags)
+def numba_loop(compiled, hoisted, loop_source, loop_name):
+    """(numba's dispatcher of the vmap loop `loop_source`, of the reverse code it calls), both
+    in one module with that code (the generated module, or its variant taking the batch
+    products) written to the cache folder as srcad writes its generated modules
+    (srcad/build/compiler.py): numba's disk cache keeps the loop's machine code too, where a
+    loop made in memory was compiled again in every process. None where the reverse code is
+    not the function of a generated module."""
+    python = getattr(compiled.function, "py_func", None)
+    try:
+        text = hoisted.text if hoisted else Path(python.__code__.co_filename).read_text()
+    except (AttributeError, OSError):
+        return None
+    name, flags, level = python.__name__, fastmath_flags(), numba_level()
+    text += (f"\n\nimport numba as srcad_numba\n\n{name} = srcad_numba.njit(cache=True, "
+             f"nogil=True, fastmath={set(flags)!r})({name})\n\n\n{loop_source}")
+    path = _module_path(loop_name, text, numba_module().__version__, level, flags)
     with _modules_lock:
+        module = _module(path, text)
         kernel = _kernels.get(path)
         if kernel is None:
-            kernel = _kernels[path] = _kernel_of(_module(path, text), name, True, level, flags)
-    return kernel
+            kernel = _kernels[path] = _kernel_of(module, loop_name, True, level, flags)
+    return kernel, getattr(module, name)
 
 
 def _operand(example) -> bool:

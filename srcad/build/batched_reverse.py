@@ -16,7 +16,7 @@ import numpy as np
 from srcad.annotations import Active, Duplicated, ReverseWithPrimal
 from srcad.build.arguments import _arguments
 from srcad.build.batched_calls import Program, parameter_names
-from srcad.build.batched_products import hoisted_products
+from srcad.build.batched_products import hoisted_products, numba_loop
 from srcad.build.differentiate import _compiled
 from srcad.build.numba_module import numba_module
 from srcad.build.running import call_generated, take_buffers
@@ -84,9 +84,14 @@ def reverse_program(grad: GradientCall, axes, examples) -> Program:
     returned = [order[i] for i in positions] + tapes
     lines += [f"    return ({', '.join(returned)},)", ""]
     source = "\n".join(lines)
-    namespace = {**MODULES, function_name: hoisted.function if hoisted else compiled.function}
-    python_loop = function_from_source(source, f"{function_name}_vmap", namespace)
-    state = {"function": _jitted(python_loop) if grad.backend == "numba" else python_loop}
+    compiled_loop = numba_loop(compiled, hoisted, source, f"{function_name}_vmap") \
+        if grad.backend == "numba" else None
+    reverse = compiled_loop[1] if compiled_loop else hoisted.function if hoisted \
+        else compiled.function
+    python_loop = function_from_source(source, f"{function_name}_vmap",
+                                       {**MODULES, function_name: reverse})
+    state = {"function": compiled_loop[0] if compiled_loop else
+             _jitted(python_loop) if grad.backend == "numba" else python_loop}
 
     def run(*arguments):
         batch_size = arguments[-1]
