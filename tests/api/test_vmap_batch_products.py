@@ -64,6 +64,7 @@ def central_difference(f, args, k, eps=1e-6):
     return out
 
 
+@pytest.mark.slow  # numba compiles the reverse code and its loop (about 5-13 s, cold)
 def test_per_example_gradients_of_a_layer_take_their_row_of_the_batch_product():
     per_example = srcad.vmap(srcad.grad(layer, backend="numba"), in_axes=(None, 0, 0))
     got = per_example(W, X, Y)
@@ -74,7 +75,7 @@ def test_per_example_gradients_of_a_layer_take_their_row_of_the_batch_product():
     residual = 2.0 * (hidden.sum(axis=1) - Y)
     expected = (residual[:, None] * (1.0 - hidden ** 2))[:, :, None] * X[:, None, :]
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(got, loop_of_grad(layer, 0, (W, X, Y), (None, 0, 0), "numba"),
+    np.testing.assert_allclose(got, loop_of_grad(layer, 0, (W, X, Y), (None, 0, 0)),
                                rtol=1e-12, atol=1e-14)
     for k in (0, N - 1):
         np.testing.assert_allclose(got[k], central_difference(layer, (W, X[k], Y[k]), 0),
@@ -122,6 +123,7 @@ def test_a_name_the_reverse_code_binds_again_keeps_its_product_in_the_loop():
     assert "hoisted_product" not in per_example.source(W, X)
 
 
+@pytest.mark.slow
 def test_an_example_that_raises_raises_from_the_batch():
     per_example = srcad.vmap(srcad.grad(divides, backend="numba"), in_axes=(None, 0, 0))
     positive = np.abs(Y) + 0.1
