@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import random
 
+from grammar_argument_products import ArgumentProductGrammar
 from grammar_arrays import ArrayGrammar
 from grammar_branch_floats import BranchFloatGrammar
 from grammar_expressions import ExpressionGrammar
@@ -64,7 +65,7 @@ class Generator(ExpressionGrammar, StatementGrammar, NestGrammar, SumGrammar, Sh
                 LiteralArgumentGrammar, LibraryGrammar, WrittenResultGrammar,
                 LinalgGrammar, MovementGrammar, LoopStateGrammar, LibraryMoreGrammar,
                 StatsGrammar, IndexWriteGrammar, LibraryFormsGrammar, LibraryRulesGrammar,
-                BranchFloatGrammar, MathCallGrammar):
+                BranchFloatGrammar, MathCallGrammar, ArgumentProductGrammar):
     def __init__(self, seed: int, nests: bool = False, shapes: frozenset = frozenset()):
         self.seed = seed
         self.shapes = frozenset(shapes)  # extra constructs (grammar_shapes.py); none: as before

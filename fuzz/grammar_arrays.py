@@ -485,9 +485,13 @@ class ArrayGrammar:
             body += self.mask_write_lines()
         if "branch-floats" in self.shapes:  # its own random stream: grammar_branch_floats.py
             body += self.branch_float_lines()
+        if "argument-products" in self.shapes:  # its own stream: grammar_argument_products
+            body += self.argument_product_lines()
         locals_ = [name for name in self.arr_scope if name not in ("W", "x", "b")]
         terms = [self.final_term(name) for name in locals_[-4:] + self.args_rebindable]
         terms += self.arr_floats[-2:] + [self.scalar_expr(depth)]
+        if "argument-products" in self.shapes:
+            terms += self.product_floats
         body.append("return " + " + ".join(terms))
         text = "\n".join(["def f(W, x, b, a, idx):"] + indent(body))
         return Program(self.seed, prelude + "\n\n" + text + "\n", "f", args, True)

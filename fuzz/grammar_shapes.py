@@ -67,7 +67,8 @@ SHAPES = ("index-arrays", "reversed", "multi-tape", "counters", "runtime-names",
             "branch-floats",  # --arrays only (fuzz/grammar_branch_floats.py)
             "library-numba",  # library-numba: --arrays only (fuzz/grammar_library_rules.py)
             "iteration-values",
-            "math-calls")  # math-calls: scalar programs (fuzz/grammar_math_calls.py)
+            "math-calls",  # math-calls: scalar programs (fuzz/grammar_math_calls.py)
+            "argument-products")  # --arrays only (fuzz/grammar_argument_products.py)
 
 # The chance that a statement (at a depth that allows a loop) is one of the switched-on
 # statement shapes, and that a `for` over a range runs it reversed.

@@ -13,7 +13,9 @@ branches must keep their per-example meaning). The
 batched call `srcad.vmap(f, in_axes)(*batch)` must give the loop's results stacked (to 1e-10;
 nan where the loop has nan), or raise where an example raises; the caller's arrays must be
 left as they were. With `--grad`, float-valued programs are also checked as per-example
-gradients, `vmap(grad(f, argnums=k))` against the loop of `srcad.grad(f, argnums=k)`.
+gradients, `vmap(grad(f, argnums=k))` against the loop of `srcad.grad(f, argnums=k)`. With
+`--arrays` the programs also multiply arguments as given (fuzz/grammar_argument_products.py);
+a loop that takes a product made for the whole batch is counted apart.
 
 Outcomes: lifted / looped (agreed, by the form of the generated code; the looped ones are
 counted by the reason the body was not lifted), raised (both raised), disagreed, crashed
@@ -132,12 +134,17 @@ def check_one(f, in_axes, batch, size, what, backend="python"):
         return "disagreed", f"{what}: vmap {np.asarray(ours).tolist()} != loop {expected}"
     kind, reason = batched.__srcad_vmap_form__(*_copies(batch))
     if kind != "lifted":
-        return "looped", reason.split(" (line")[0] or kind
+        products = "hoisted_product_" in batched.source(*_copies(batch))
+        return "looped", (reason.split(" (line")[0] or kind) + \
+            (", a product made for the batch" if products else "")
     return "lifted", ""
 
 
 def check_seed(seed, arrays, grad, timeout, backend="python", forms=False):
-    program = generate(seed, arrays=arrays)
+    # products of two arguments as given (fuzz/grammar_argument_products.py): vmap of grad
+    # makes them for the whole batch before its loop
+    program = generate(seed, arrays=arrays,
+                       shapes=frozenset({"argument-products"}) if arrays else frozenset())
     values, why = choose_inputs(program)
     if values is None:
         return [("skipped", why)]

@@ -12,10 +12,12 @@ stacked along `out_axes`, as `jax.vmap` defines it:
 * `axis_size` gives the batch size when no argument is mapped.
 
 What runs is code srcad generates for the batch, shown by `srcad.source(vmap(f), *args)`
-(srcad/build/batched_calls.py): f's body lifted into whole-array operations where it allows,
-else one loop over the batch inside the generated function. `vmap(grad(loss), ...)` batches
-the reverse code srcad generated for `loss` (per-example gradients without a Python call of
-`grad` per example); on the numba backend that loop is compiled by numba.
+(srcad/build/batched_calls.py, batched_reverse.py): f's body lifted into whole-array
+operations where it allows, else one loop over the batch inside the generated function.
+`vmap(grad(loss), ...)` batches the reverse code srcad generated for `loss` (per-example
+gradients without a Python call of `grad` per example); on the numba backend that loop is
+compiled by numba, the products of a shared matrix and each example's vector made for the
+whole batch before it (one BLAS GEMM).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 from srcad.api.vmap_axes import batch_size_of, leaf_axes, placed, tree_axes
 from srcad.api.wrapping import wraps
 from srcad.build import batched_calls
-from srcad.build.batched_calls import GradientCall
+from srcad.build.batched_reverse import GradientCall, reverse_program
 from srcad.build.transform_outputs import in_input_dtype
 from srcad.errors import ArgumentError, SrcadError
 from srcad.frontend import pytrees
@@ -172,7 +174,7 @@ def _first_form(fun, trees, axes, examples, backend, ranks):
     if plain and grad is not None:
         call = GradientCall(*grad)
         try:
-            return batched_calls.reverse_program(call, axes, examples)
+            return reverse_program(call, axes, examples)
         except NotLiftable as err:
             reason = err.reason
     elif plain and getattr(fun, "__srcad_vmap__", None) is not None:

@@ -26,7 +26,8 @@ modules, never by srcad itself):
 * `assigned_adjoint(v, e)`, `copied_adjoint(v, e)`: `np.zeros_like(v) + e`, an adjoint's
   first contribution (srcad/transform/numba_first_adjoints.py): `e` itself (a new array the
   code made) or a copy of it (an array other code holds) where it is a float64 array of v's
-  shape, so no zeros are written and added to; the zeros and the sum otherwise.
+  shape, so no zeros are written and added to; `np.full` of a number `e` (the adjoint of
+  `np.sum`); the zeros and the sum otherwise.
 * `zeros_into(v, shape)`: `np.zeros(shape)`, written into `v` itself where `v` is a float64
   array of that shape: a loop's array made anew each iteration, whose name owns its array
   (srcad/transform/numba_array_reuse.py).
@@ -164,6 +165,10 @@ def _first_adjoint(copy):
                     return _added(v, e)
                 return e.copy()
             return copied
+        if isinstance(v, types.Array) and v.ndim > 0 and v.dtype == types.float64 \
+                and isinstance(e, (types.Float, types.Integer)):
+            # a number spread over v: 0.0 + e, as the zeros plus it (-0.0 becomes 0.0)
+            return lambda v, e: np.full(v.shape, 0.0 + e)
         return lambda v, e: _added(v, e)
     return typer
 

@@ -81,6 +81,8 @@ def _assigned(stmt, bar, v):
         e = e.args[1]
     if bar in S.loaded_names(e):
         return None
+    if _broadcast_to_own_shape(e, v):  # a number spread over v (the adjoint of np.sum)
+        return S.assign(S.name(bar), S.call("copied_adjoint", S.name(v), e.args[0]))
     if isinstance(e, (gast.BinOp, gast.UnaryOp)) or (
             isinstance(e, gast.Call) and isinstance(e.func, gast.Name)
             and e.func.id.startswith(_MADE)):
@@ -92,3 +94,11 @@ def _assigned(stmt, bar, v):
     else:
         return None
     return S.assign(S.name(bar), S.call(helper, S.name(v), e))
+
+
+def _broadcast_to_own_shape(e, v) -> bool:
+    """Whether `e` is `broadcast_view(s, v.shape)`: its first contribution is `s` spread over
+    v's shape, which `copied_adjoint(v, s)` makes in one pass (`np.full` of a number)."""
+    return isinstance(e, gast.Call) and isinstance(e.func, gast.Name) \
+        and e.func.id == "broadcast_view" and len(e.args) == 2 and not e.keywords \
+        and S.unparse_expr(e.args[1]) == f"{v}.shape"

@@ -196,6 +196,26 @@ def test_batched_lanes_of_reverse_code_with_fused_calls_compile():
             np.testing.assert_allclose(got, seed * one.shadow, rtol=1e-12, atol=1e-14)
 
 
+def squared_error_of_a_tanh_layer(w, x, y, scale):
+    hidden = np.tanh(w @ x)
+    return (np.sum(hidden) * scale - y) ** 2 + np.mean(hidden * x[:hidden.shape[0]])
+
+
+def test_reverse_numba_code_fills_the_adjoint_of_a_sum_with_the_number_it_spreads():
+    # the adjoint of np.sum and np.mean: the seed spread over the summed array, one np.full
+    w, x = RNG.standard_normal((4, 6)), RNG.standard_normal(6)
+    reverse = srcad.source(squared_error_of_a_tanh_layer, srcad.Reverse, dup(w), x, 0.3,
+                           srcad.Active(1.5), backend="numba")
+    assert "np.zeros_like(hidden)" not in reverse
+    assert "hidden_bar = copied_adjoint(hidden, " in reverse
+    check_grads(squared_error_of_a_tanh_layer, dup(w), x, 0.3, srcad.Active(1.5),
+                modes=("fwd", "rev"), backend="numba")
+    numba_grad = srcad.grad(squared_error_of_a_tanh_layer, argnums=(0, 3), backend="numba")
+    python_grad = srcad.grad(squared_error_of_a_tanh_layer, argnums=(0, 3))
+    for got, want in zip(numba_grad(w, x, 0.3, 1.5), python_grad(w, x, 0.3, 1.5)):
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
 def test_reverse_numba_code_assigns_first_adjoint_contributions_instead_of_adding_to_zeros():
     values = PROGRAMS[1][1]()  # logistic_mean: z_bar's one contribution is a fused loop
     reverse = srcad.source(logistic_mean, srcad.Reverse, *values, backend="numba")

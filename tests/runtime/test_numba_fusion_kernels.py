@@ -191,6 +191,10 @@ def test_first_adjoint_is_the_contribution_itself_a_copy_or_zeros_plus_it():
     np.testing.assert_array_equal(assigned(v, row), np.zeros((3, 2)) + row)
     np.testing.assert_array_equal(copied(v, e.T.T[:, ::-1]), e[:, ::-1])  # a view: copied
     np.testing.assert_array_equal(assigned(v, 2.5), np.full((3, 2), 2.5))  # a number
+    spread = copied(v, -0.0)  # a number spread over v: 0.0 + it, a positive zero as the sum
+    assert spread.shape == (3, 2) and not np.signbit(spread).any()
+    np.testing.assert_array_equal(copied(v, 3), np.full((3, 2), 3.0))
+    assert copied(v, 3).dtype == np.float64
 
 
 @pytest.mark.slow  # numba compiles each kernel for a few ranks and layouts
