@@ -40,6 +40,7 @@ from srcad.transform.numba_indices import unsigned_indices
 from srcad.transform.numba_last_winner import last_winner_steps
 from srcad.transform.numba_maps import fuse_array_maps
 from srcad.transform.numba_outer_lanes import outer_loop_lanes
+from srcad.transform.numba_row_lanes import row_sums_in_point_lanes
 from srcad.transform.numba_row_sums import interchange_row_sums
 from srcad.transform.numba_shared_calls import share_linalg_calls
 from srcad.transform.numba_tape_counts import exact_tape_counts
@@ -75,6 +76,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     zero_adjoint_loops(tree, bars, types.env)
     exact_tape_counts(last_winner_steps(tree, namer))
     outer_loop_lanes(tree, namer, types.env)
+    row_sums_in_point_lanes(tree, namer, types.env)
     interchange_row_sums(tree, namer, types.env, reassociated)
     tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     argmin_lanes(tree, namer, types.env)
