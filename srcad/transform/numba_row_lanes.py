@@ -146,6 +146,9 @@ def _nest(fn, loop, params, types):
             seen.add(s.targets[0].id)
     if _stores(after) - set(lanes) - set(per_row) or _loads(after) & {a, t, *temps}:
         return None
+    if set(lanes) & ({j, t, a, shape["row"], shape["sum"]} | _stores(shape["hoisted"])
+                     | _stores(shape["temps"])):
+        return None  # a value per point written in the loop over rows other than after it
     rest = _loads(pre + [rows]) | _stores(pre + [rows])
     tail_writes = _stores(tail) | {n.value.id for s in tail for n in S.walk(s)
                                    if isinstance(n, gast.Subscript)
