@@ -103,8 +103,10 @@ def _nest(fn, loop, params, types):
         return None
     pre, rows, tail = body[:inner[0]], body[inner[0]], body[inner[0] + 1:]
     if not all(_simple_assign(s) for s in pre) or any(isinstance(n, _EXITS) for s in tail
-                                                       for n in S.walk(s)):
-        return None
+                                                       for n in S.walk(s)) \
+            or not all(_pure(n) for s in tail for n in S.walk(s) if isinstance(n, gast.Call)
+                       and not (isinstance(n.func, gast.Name) and n.func.id == "unshared")):
+        return None  # (a call in the tail could write what the other points read)
     shape = _shape(fn, rows, params, types)
     if shape is None or shape["array"] == points:
         return None
@@ -160,7 +162,7 @@ def _nest(fn, loop, params, types):
     if _loads([loop.iter, rows.iter]) & nest_names or not _only_read_as_rows(fn, points, None):
         return None
     # the tail runs point after point as written: its names end as they would
-    if not dead_after(fn, loop, keep=_stores(tail) | {i} | (_loads(tail) & set(lanes))):
+    if not dead_after(fn, loop, keep=_stores(tail) | {i} | set(lanes)):
         return None
     return {"i": i, "j": j, "t": t, "a": a, "points": points, "pre": pre, "lanes": lanes,
             "hoisted": hoisted, "iter": iter_, "tail": tail, "per_row": per_row,
@@ -215,9 +217,9 @@ class _Reads(gast.NodeTransformer):
 
 
 def _in_lanes(loop, nest, namer, made) -> list:
-    i, j, t, points = nest["i"], nest["j"], nest["t"], nest["points"]
+    i, j, points = nest["i"], nest["j"], nest["points"]
     shape = nest["shape"]
-    C, s = shape["array"], shape["sum"]
+    s = shape["sum"]
     copy, sums = namer.fresh(f"{points}_blocks"), namer.fresh(f"{s}_lanes")
     lanes = {x: namer.fresh(f"{x}_lanes") for x in nest["lanes"]}
     start, count, lane, block = (namer.fresh(f"{i}_{role}") for role in
@@ -265,8 +267,9 @@ def _in_lanes(loop, nest, namer, made) -> list:
     rows.body.append(after)
     blocks.body.append(rows)
     tail = S.parse_stmts(f"for {lane} in range({count}):\n    {i} = {start} + {lane}")[0]
-    read = _loads(nest["tail"]) & set(lanes)
-    tail.body += [S.parse_stmts(f"{x} = {lanes[x]}[{lane}]")[0] for x in sorted(read)]
+    # every value per point restored: the tail reads them, and the last point's are those
+    # the nest as written leaves
+    tail.body += [S.parse_stmts(f"{x} = {lanes[x]}[{lane}]")[0] for x in sorted(lanes)]
     tail.body += [S.clone(x) for x in nest["tail"]]
     blocks.body.append(tail)
     return out + [blocks]
