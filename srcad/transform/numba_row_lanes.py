@@ -56,6 +56,7 @@ from srcad.transform.numba_step_effects import dead_after
 
 BLOCK = 128  # points per block: the block's coordinates (BLOCK * d floats) stay in cache
 UNROLL = 4  # coordinates added per load and store of a sum
+ROWS = 2  # rows summed per pass over the block's points: each point's coordinate loaded once
 _EXITS = (gast.Break, gast.Continue, gast.Return, gast.Raise, gast.Try, gast.FunctionDef,
           gast.Lambda, gast.Yield, gast.While)
 
@@ -191,36 +192,40 @@ def _with_length(iter_, a, points):
 
 
 class _Reads(gast.NodeTransformer):
-    """One coordinate's copy of the sum's statements: `a[t]` read from the block's lanes,
-    `b[t]` as the centroid's coordinate held in a name, `t` as its value, the temporaries
-    renamed for the copy, names with a lane read at the lane."""
+    """Statements of the nest as they run in lanes: names with a lane per point (and the
+    sums, `sums`) read at the lane; in a coordinate's copy of the sum's statements (`at`:
+    the coordinate, the row and the name holding the row's coordinate) `a[t]` read from the
+    block's lanes, `b[t]` as the held coordinate, `t` and `j` as their values, the
+    temporaries renamed (`renames`)."""
 
-    def __init__(self, nest, coordinate, held, renames, block, lane, lanes):
-        self.nest, self.coordinate, self.held = nest, coordinate, held
-        self.renames, self.block, self.lane, self.lanes = renames, block, lane, lanes
+    def __init__(self, nest, at, renames, where, sums):
+        self.nest, self.at, self.renames = nest, at, renames
+        self.where, self.lanes = where, {**where["lanes"], **sums}
 
     def visit_Subscript(self, node):
-        if isinstance(node.value, gast.Name) and node.value.id == self.nest["a"]:
-            return S.parse_expr(f"{self.block}[{self.coordinate}, {self.lane}]")
-        if isinstance(node.value, gast.Name) and node.value.id == self.nest["shape"]["row"]:
-            return S.name(self.held)
+        if self.at is not None and isinstance(node.value, gast.Name):
+            if node.value.id == self.nest["a"]:
+                return S.parse_expr(f"{self.where['block']}[{self.at[0]}, "
+                                    f"{self.where['lane']}]")
+            if node.value.id == self.nest["shape"]["row"]:
+                return S.name(self.at[2])
         return self.generic_visit(node)
 
     def visit_Name(self, node):
-        if node.id == self.nest["t"] and self.coordinate:
-            return S.parse_expr(self.coordinate)
+        if self.at is not None and node.id in (self.nest["t"], self.nest["j"]):
+            return S.parse_expr(f"({self.at[0] if node.id == self.nest['t'] else self.at[1]})")
         if node.id in self.lanes:
-            return gast.Subscript(value=S.name(self.lanes[node.id]), slice=S.name(self.lane),
-                                  ctx=node.ctx)
+            return gast.Subscript(value=S.name(self.lanes[node.id]),
+                                  slice=S.name(self.where["lane"]), ctx=node.ctx)
         return S.name(self.renames[node.id], isinstance(node.ctx, gast.Store)) \
             if node.id in self.renames else node
 
 
 def _in_lanes(loop, nest, namer, made) -> list:
     i, j, points = nest["i"], nest["j"], nest["points"]
-    shape = nest["shape"]
-    s = shape["sum"]
-    copy, sums = namer.fresh(f"{points}_blocks"), namer.fresh(f"{s}_lanes")
+    s = nest["shape"]["sum"]
+    copy = namer.fresh(f"{points}_blocks")
+    sums = [namer.fresh(f"{s}_lanes") for _ in range(ROWS)]
     lanes = {x: namer.fresh(f"{x}_lanes") for x in nest["lanes"]}
     start, count, lane, block = (namer.fresh(f"{i}_{role}") for role in
                                  ("start", "count", "lane", "block"))
@@ -232,40 +237,35 @@ def _in_lanes(loop, nest, namer, made) -> list:
         f" {BLOCK}))\n"
         f"for {row} in range({points}.shape[0]):\n"
         f"    for {col} in range({points}.shape[1]):\n"
-        f"        {copy}[{row} // {BLOCK}, {col}, {row} % {BLOCK}] = {points}[{row}, {col}]\n"
-        f"{sums} = np.empty({BLOCK})")
+        f"        {copy}[{row} // {BLOCK}, {col}, {row} % {BLOCK}] = {points}[{row}, {col}]")
+    made += [S.parse_stmts(f"{x} = np.empty({BLOCK})")[0] for x in sums]
     for x, name in lanes.items():
         dtype = ", dtype=np.int64" if nest["types"].get(x) == INT else ""
         made += S.parse_stmts(f"{name} = np.empty({BLOCK}{dtype})")
-    in_lane = {**lanes, s: sums}
-
-    def lane_statements(stmts):
-        return [_Reads(nest, "", "", {}, "", lane, in_lane).visit(S.clone(x)) for x in stmts]
-
+    where = {"block": block, "lane": lane, "count": count, "start": start, "lanes": lanes}
     total = S.unparse_expr(loop.iter.args[0])
-    out = [S.comment(f"the points {i} in lanes, {BLOCK} at a time: each {j}'s sums for all "
-                     "points of a block at once (srcad/transform/numba_row_lanes.py)")]
+    out = [S.comment(f"the points {i} in lanes, {BLOCK} at a time: the sums of {ROWS} rows "
+                     f"{j} for all points of a block at once "
+                     "(srcad/transform/numba_row_lanes.py)")]
     blocks = S.parse_stmts(
         f"for {start} in range(0, {total}, {BLOCK}):\n"
         f"    {count} = min({BLOCK}, {total} - {start})\n"
         f"    {block} = {copy}[{start} // {BLOCK}]\n"
         f"    for {lane} in range({count}):\n"
         f"        {i} = {start} + {lane}\n")[0]
-    blocks.body[-1].body += lane_statements(nest["pre"])
+    blocks.body[-1].body += [_Reads(nest, None, {}, where, {}).visit(S.clone(x))
+                             for x in nest["pre"]]
     if i not in _loads(blocks.body[-1].body[1:]):
         del blocks.body[-1].body[0]
-    rows = S.parse_stmts(f"for {j} in range(1):\n    pass")[0]
-    rows.iter = S.clone([x for x in loop.body if isinstance(x, gast.For)][0].iter)
-    rows.body = [S.clone(x) for x in nest["hoisted"]]
-    rows.body += S.parse_stmts(f"for {lane} in range({count}):\n"
-                               f"    {sums}[{lane}] = {S.unparse_expr(shape['init'])}")
-    rows.body += _coordinates(nest, namer, (block, lane, count, sums, in_lane))
-    after = S.parse_stmts(f"for {lane} in range({count}):\n    {i} = {start} + {lane}")[0]
-    after.body += lane_statements(shape["after"])
-    if i not in _loads(after.body[1:]):
-        after.body = after.body[1:]
-    rows.body.append(after)
-    blocks.body.append(rows)
+    stop = S.unparse_expr([x for x in loop.body if isinstance(x, gast.For)][0].iter.args[0])
+    paired, first = namer.fresh(f"{j}_paired"), namer.fresh(f"{j}_first")
+    blocks.body += S.parse_stmts(f"{paired} = max(0, {stop}) // {ROWS} * {ROWS}")
+    pairs = S.parse_stmts(f"for {first} in range(0, {paired}, {ROWS}):\n    pass")[0]
+    pairs.body = _rows_pass(nest, namer, where,
+                            [first] + [f"{first} + {r}" for r in range(1, ROWS)], sums)
+    rest = S.parse_stmts(f"for {j} in range({paired}, {stop}):\n    pass")[0]
+    rest.body = _rows_pass(nest, namer, where, [j], sums[:1])
+    blocks.body += [pairs, rest]
     tail = S.parse_stmts(f"for {lane} in range({count}):\n    {i} = {start} + {lane}")[0]
     # every value per point restored: the tail reads them, and the last point's are those
     # the nest as written leaves
@@ -275,30 +275,55 @@ def _in_lanes(loop, nest, namer, made) -> list:
     return out + [blocks]
 
 
-def _coordinates(nest, namer, where) -> list:
+def _rows_pass(nest, namer, where, rows, sums) -> list:
+    """The sums of the rows `rows` (index expressions) into the lanes `sums`, one pass over
+    the block's points per group of coordinates, then each row's statements after the sum
+    for each point, the rows in their order."""
+    lane, count, start = where["lane"], where["count"], where["start"]
+    shape, i, j = nest["shape"], nest["i"], nest["j"]
+    out = [S.clone(x) for x in nest["hoisted"]]
+    init = S.unparse_expr(shape["init"])
+    out += S.parse_stmts(f"for {lane} in range({count}):\n"
+                         + "".join(f"    {x}[{lane}] = {init}\n" for x in sums))
+    out += _coordinates(nest, namer, where, rows, sums)
+    after = S.parse_stmts(f"for {lane} in range({count}):\n    {i} = {start} + {lane}")[0]
+    for r, x in zip(rows, sums):
+        if j in _loads(shape["after"]):
+            after.body += S.parse_stmts(f"{j} = {r}")
+        reads = _Reads(nest, None, {}, where, {shape["sum"]: x})
+        after.body += [reads.visit(S.clone(y)) for y in shape["after"]]
+    if i not in _loads(after.body[1:]):
+        after.body = after.body[1:]
+    return out + [after]
+
+
+def _coordinates(nest, namer, where, rows, sums) -> list:
     """The loops over the coordinates: UNROLL per pass, then the rest one at a time."""
-    block, lane, count, sums, in_lane = where
     iter_ = nest["iter"]
     first = S.unparse_expr(iter_.args[0]) if len(iter_.args) == 2 else "0"
     last = S.unparse_expr(iter_.args[-1])
-    j, C, t = nest["j"], nest["shape"]["array"], nest["t"]
+    C, t = nest["shape"]["array"], nest["t"]
     full, t4 = namer.fresh(f"{t}_full"), namer.fresh(f"{t}_{UNROLL}")
     trips = f"max(0, {last} - {first})" if first != "0" else f"max(0, {last})"
     out = S.parse_stmts(f"{full} = {'' if first == '0' else first + ' + '}"
                         f"{trips} // {UNROLL} * {UNROLL}")
 
     def terms(coordinates):
-        held = [namer.fresh(f"{C}_{j}") for _ in coordinates]
-        heads = [S.parse_stmts(f"{h} = {C}[{j}, {c}]")[0] for h, c in zip(held, coordinates)]
-        body, added = [], f"{sums}[{lane}]"
-        for h, c in zip(held, coordinates):
-            renames = {x.targets[0].id: namer.fresh(x.targets[0].id)
-                       for x in nest["shape"]["temps"]}
-            reads = _Reads(nest, c, h, renames, block, lane, in_lane)
-            body += [reads.visit(S.clone(x)) for x in nest["shape"]["temps"]]
-            added = f"({added} + ({S.unparse_expr(reads.visit(S.clone(nest['shape']['add'])))}))"
-        loop = S.parse_stmts(f"for {lane} in range({count}):\n    pass")[0]
-        loop.body = body + S.parse_stmts(f"{sums}[{lane}] = {added}")
+        heads, body, lane = [], [], where["lane"]
+        for r, x in zip(rows, sums):
+            added = f"{x}[{lane}]"
+            for c in coordinates:
+                held = namer.fresh(f"{C}_{nest['j']}")
+                heads += S.parse_stmts(f"{held} = {C}[{r}, {c}]")
+                renames = {y.targets[0].id: namer.fresh(y.targets[0].id)
+                           for y in nest["shape"]["temps"]}
+                reads = _Reads(nest, (c, r, held), renames, where, {})
+                body += [reads.visit(S.clone(y)) for y in nest["shape"]["temps"]]
+                term = S.unparse_expr(reads.visit(S.clone(nest["shape"]["add"])))
+                added = f"({added} + ({term}))"
+            body += S.parse_stmts(f"{x}[{lane}] = {added}")
+        loop = S.parse_stmts(f"for {lane} in range({where['count']}):\n    pass")[0]
+        loop.body = body
         return heads + [loop]
 
     unrolled = S.parse_stmts(f"for {t4} in range({first}, {full}, {UNROLL}):\n    pass")[0]
