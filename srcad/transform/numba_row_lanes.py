@@ -2,18 +2,19 @@
 of another array `C`, each `j` summing over the coordinates of the two rows and then keeping
 a running `min`/`max` or an index (k-means' cost: for each point, its squared distance to
 each centroid, `closest = min(closest, dist)`, then `cost += closest`) runs with the points
-in lanes: for a block of BLOCK points, each centroid's sums for all the block's points at
-once, the loop over the points innermost, four coordinates per pass; then each point's tail
-in the order written. Bit-identical to the nest as written.
+in lanes: for a block of BLOCK points, the sums of ROWS centroids for all the block's points
+at once, the loop over the points innermost, UNROLL coordinates per pass; then each point's
+tail in the order written. Bit-identical to the nest as written.
 
 As written (and after numba_row_sums.py, which runs the centroids in lanes for one point)
 each step of a sum loads and stores the sum once per coordinate and reads the centroids from
 memory for every point (at k=1000, d=16 they fill 128 kB, more than the core's first-level
 cache). In point lanes the centroid's coordinates are numbers held across the block, the
 block's points (a copy of `P` laid out block by block, coordinates major, made once per
-call) stay in the first-level cache, and each sum adds four terms per load and store:
-`s = (((s + e_t) + e_t+1) + e_t+2) + e_t+3`, the same terms in the same order as `s += e`
-over `t`. Each point's running values (`closest`, an index) run over `j` in the order
+call) stay in the first-level cache, each point's coordinate is loaded once for two
+centroids, and each sum adds four terms per load and store: `s = (((s + e_t) + e_t+1) +
+e_t+2) + e_t+3`, the same terms in the same order as `s += e` over `t`. Each point's
+running values (`closest`, an index) run over `j` in the order
 written, one lane per point, so ties and NaN are decided as written; the tail (`cost +=
 closest`) runs point after point in the order of `i`.
 
@@ -30,12 +31,14 @@ bound once to one) whose body is name assignments of pure values (the point's fr
 * every name the statements after the sum assign is one the body assigns before the `j`
   loop (a value per point, carried over `j`: it gets a lane per point), or is assigned at the
   top of those statements before any read (a value per `j`); they read no row;
-* the tail reads of the nest's names only those assigned before the `j` loop, writes none of
-  the names and arrays the rest of the nest reads, and has no `break`, `continue`, `return`,
-  `raise`, `try` or function;
+* the tail reads of the nest's names only those assigned before the `j` loop (restored from
+  their lanes, all of them, so that the last point's values are the nest's after it), writes
+  none of the names and arrays the rest of the nest reads, calls only pure functions, and has
+  no `break`, `continue`, `return`, `raise`, `try`, `while` or function;
 * `P` and `C` are 2-D float parameters nothing in the function writes, the values with a
-  lane are floats or integers srcad's types know, and no name the nest assigns is read after
-  it (numba_step_effects.dead_after).
+  lane are floats or integers srcad's types know, no name with a lane is written in the
+  `j` loop but after the sum, and no name the nest assigns but the tail's and those with a
+  lane is read after it (numba_step_effects.dead_after).
 
 Not rewritten: code that records on srcad's tapes (a reverse sweep's forward loops: the
 function keeps a work array across calls, numba_row_sums._workspace). Run-time errors of the

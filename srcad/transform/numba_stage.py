@@ -10,6 +10,7 @@ a reverse loop that only adds multiples of one adjoint skipped while that adjoin
 a running extremum's reverse steps replayed only for the last winner where the others change
 nothing (and a loop's tape reserved for the records its code makes),
 long sums of exponentials split into a vectorizable exp loop and an in-order sum,
+a loop over points around such sums run with the points in lanes (numba_row_lanes),
 sums over the rows of an array for a running extremum computed for all rows at once
 (numba_row_sums), and running minima and maxima kept in independent lanes, those of values
 an inner loop computes with the lanes' inner loops as one (bit-identical results).
