@@ -261,14 +261,11 @@ def _in_lanes(loop, nest, namer, made) -> list:
     if i not in _loads(blocks.body[-1].body[1:]):
         del blocks.body[-1].body[0]
     stop = S.unparse_expr([x for x in loop.body if isinstance(x, gast.For)][0].iter.args[0])
-    paired, first = namer.fresh(f"{j}_paired"), namer.fresh(f"{j}_first")
-    blocks.body += S.parse_stmts(f"{paired} = max(0, {stop}) // {ROWS} * {ROWS}")
-    pairs = S.parse_stmts(f"for {first} in range(0, {paired}, {ROWS}):\n    pass")[0]
-    pairs.body = _rows_pass(nest, namer, where,
-                            [first] + [f"{first} + {r}" for r in range(1, ROWS)], sums)
-    rest = S.parse_stmts(f"for {j} in range({paired}, {stop}):\n    pass")[0]
-    rest.body = _rows_pass(nest, namer, where, [j], sums[:1])
-    blocks.body += [pairs, rest]
+    first = namer.fresh(f"{j}_first")
+    # a last group with fewer rows sums its last row again in the missing places, unused
+    pairs = S.parse_stmts(f"for {first} in range(0, {stop}, {ROWS}):\n    pass")[0]
+    pairs.body = _rows_pass(nest, namer, where, first, stop, sums)
+    blocks.body.append(pairs)
     tail = S.parse_stmts(f"for {lane} in range({count}):\n    {i} = {start} + {lane}")[0]
     # every value per point restored: the tail reads them, and the last point's are those
     # the nest as written leaves
@@ -278,23 +275,29 @@ def _in_lanes(loop, nest, namer, made) -> list:
     return out + [blocks]
 
 
-def _rows_pass(nest, namer, where, rows, sums) -> list:
-    """The sums of the rows `rows` (index expressions) into the lanes `sums`, one pass over
-    the block's points per group of coordinates, then each row's statements after the sum
-    for each point, the rows in their order."""
+def _rows_pass(nest, namer, where, first, stop, sums) -> list:
+    """The sums of the rows `first`, `first + 1`, ... (the last row where those pass `stop`)
+    into the lanes `sums`, one pass over the block's points per group of coordinates, then
+    each row's statements after the sum for each point, the rows before `stop` in their
+    order."""
     lane, count, start = where["lane"], where["count"], where["start"]
     shape, i, j = nest["shape"], nest["i"], nest["j"]
+    rows = [first] + [f"min({first} + {r}, {stop} - 1)" for r in range(1, len(sums))]
     out = [S.clone(x) for x in nest["hoisted"]]
     init = S.unparse_expr(shape["init"])
     out += S.parse_stmts(f"for {lane} in range({count}):\n"
                          + "".join(f"    {x}[{lane}] = {init}\n" for x in sums))
     out += _coordinates(nest, namer, where, rows, sums)
     after = S.parse_stmts(f"for {lane} in range({count}):\n    {i} = {start} + {lane}")[0]
-    for r, x in zip(rows, sums):
-        if j in _loads(shape["after"]):
-            after.body += S.parse_stmts(f"{j} = {r}")
+    for r, x in enumerate(sums):
+        statements = S.parse_stmts(f"{j} = {first} + {r}") \
+            if j in _loads(shape["after"]) else []
         reads = _Reads(nest, None, {}, where, {shape["sum"]: x})
-        after.body += [reads.visit(S.clone(y)) for y in shape["after"]]
+        statements += [reads.visit(S.clone(y)) for y in shape["after"]]
+        if r:
+            statements = [gast.If(test=S.parse_expr(f"{first} + {r} < {stop}"),
+                                  body=statements, orelse=[])]
+        after.body += statements
     if i not in _loads(after.body[1:]):
         after.body = after.body[1:]
     return out + [after]
