@@ -11,7 +11,9 @@ tail that breaks, a value per point started from the last point's). Each program
 `f(c, p, a)` runs on inputs across the block of 128 points and the 4 coordinates per pass
 (0 to 200 points, 0 to 9 coordinates, 0 to 9 rows; ties, NaN, infinities, zeros of both
 signs) through srcad's generated primal on numba and must give the bits CPython gives and
-numba gives compiling the function as written (`numba.njit`; any NaN for a NaN).
+numba gives compiling the function as written (`numba.njit`; any NaN for a NaN); its gradient
+in the rows on numba (the reverse sweep's forward nest in lanes too) must agree with the
+python backend's within 1e-12 of its size.
 
     python fuzz/row_lanes.py --count 40 --seed 0
 """
@@ -129,6 +131,9 @@ def check(seed: int) -> str:
             return (f"disagreed ({kind}): f(c of shape {c.shape}, p of shape {p.shape}, "
                     f"w={w}) (inputs({seed})): "
                     f"srcad {got!r}, CPython {want!r}, numba as written {as_written!r}")
+    problem = _gradients_agree(module.f, *inputs(seed)[4], kind)
+    if problem:
+        return problem
     c, p, w = inputs(seed)[1]
     code = srcad.source(module.f, srcad.ForwardWithPrimal,
                         *(srcad.Const(v) for v in (c, p, w)), backend="numba")
@@ -136,6 +141,24 @@ def check(seed: int) -> str:
     if taken and kind in ILLEGAL:
         return f"disagreed ({kind}): a nest to leave as written runs in lanes"
     return "agreed in lanes" if taken else "agreed as written"
+
+
+def _gradients_agree(f, c, p, w, kind) -> str:
+    """The gradient in the rows `c` on numba (its forward sweep's nest in lanes, recording
+    each point's nearest row) against the python backend's (no lanes), within 1e-12 of its
+    size, at finite values; '' when they agree."""
+    c, p = np.nan_to_num(c, posinf=3.0, neginf=-3.0), np.nan_to_num(p, posinf=3.0, neginf=-3.0)
+    try:
+        with np.errstate(all="ignore"):
+            got = srcad.gradient(f, c.copy(), srcad.Constant(p), srcad.Constant(w),
+                                 backend="numba")
+            want = srcad.gradient(f, c.copy(), srcad.Constant(p), srcad.Constant(w))
+    except srcad.SrcadError:
+        return ""  # refused on both (a write into c, say)
+    if not np.allclose(got, want, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(want).max()),
+                       equal_nan=True):
+        return f"gradients disagreed ({kind}): numba {got!r}, python {want!r}"
+    return ""
 
 
 def main(argv=None) -> int:

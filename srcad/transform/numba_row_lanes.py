@@ -36,13 +36,17 @@ bound once to one) whose body is name assignments of pure values (the point's fr
   none of the names and arrays the rest of the nest reads, calls only pure functions, and has
   no `break`, `continue`, `return`, `raise`, `try`, `while` or function;
 * `P` and `C` are 2-D float parameters nothing in the function writes, the values with a
-  lane are floats or integers srcad's types know, no name with a lane is written in the
+  lane are floats or integers (srcad's types, or srcad's own index below), no name with a lane is written in the
   `j` loop but after the sum, and no name the nest assigns but the tail's and those with a
   lane is read after it (numba_step_effects.dead_after).
 
-Not rewritten: code that records on srcad's tapes (a reverse sweep's forward loops: the
-function keeps a work array across calls, numba_row_sums._workspace). Run-time errors of the
-sums (none for k-means' arithmetic) may be raised at another point than as written.
+In reverse-mode code the nest is the forward sweep's (the tail records each point's index
+of the nearest row on srcad's tape, point after point in the order written, so the tape holds
+what the nest as written records); the index, srcad's own name the types do not list, gets an
+integer lane where every assignment of it is an integer constant or the row counter. The copy
+of the points and the lanes are arrays made per call (numba_row_sums.py carves its arrays
+from the tape a prepared call keeps; these are not, yet). Run-time errors of the sums (none
+for k-means' arithmetic) may be raised at another point than as written.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_jam import _simple_assign
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
 from srcad.transform.numba_loop_sites import replace_loops
-from srcad.transform.numba_row_sums import _only_read_as_rows, _rows_of, _shape, _workspace
+from srcad.transform.numba_row_sums import _only_read_as_rows, _rows_of, _shape
 from srcad.transform.numba_step_effects import dead_after
 
 BLOCK = 128  # points per block: the block's coordinates (BLOCK * d floats) stay in cache
@@ -68,8 +72,7 @@ def row_sums_in_point_lanes(tree, namer, types):
     """`tree` with the nests the module docstring describes rewritten (in place); `types`
     maps a name to its value type."""
     for fn in [n for n in S.walk(tree) if isinstance(n, gast.FunctionDef)]:
-        if any(isinstance(n, gast.FunctionDef) and n is not fn for n in S.walk(fn)) \
-                or _workspace(fn) is not None:
+        if any(isinstance(n, gast.FunctionDef) and n is not fn for n in S.walk(fn)):
             continue
         params = {a.id for a in fn.args.args if isinstance(a, gast.Name)}
         made = []
@@ -117,8 +120,7 @@ def _nest(fn, loop, params, types):
     j, t = rows.target.id, [s for s in rows.body if isinstance(s, gast.For)][0].target.id
     lanes = [s.targets[0].id for s in pre]
     nest_names = _stores([loop]) | {i}
-    if len(set(lanes)) != len(lanes) or i in lanes or any(
-            types.get(x) not in (FLOAT, INT) for x in lanes):
+    if len(set(lanes)) != len(lanes) or i in lanes:
         return None
     for k, s in enumerate(pre):  # a fresh value per point, from earlier ones and `i`
         if S.loaded_names(s.value) & (nest_names - set(lanes[:k]) - {i}):
@@ -168,9 +170,27 @@ def _nest(fn, loop, params, types):
     # the tail runs point after point as written: its names end as they would
     if not dead_after(fn, loop, keep=_stores(tail) | {i} | set(lanes)):
         return None
+    kinds = {x: types.get(x) or _counter(x, pre, shape["after"], j) for x in lanes}
+    if any(kind not in (FLOAT, INT) for kind in kinds.values()):
+        return None
     return {"i": i, "j": j, "t": t, "a": a, "points": points, "pre": pre, "lanes": lanes,
             "hoisted": hoisted, "iter": iter_, "tail": tail, "per_row": per_row,
-            "shape": shape, "types": types}
+            "shape": shape, "types": kinds}
+
+
+def _counter(name, pre, after, j):
+    """INT where every assignment of `name` (srcad's own index of the nearest row, which the
+    types do not list) is of an integer constant or the row counter `j`; else None."""
+    values = [n.value for s in pre + after for n in S.walk(s) if isinstance(n, gast.Assign)
+              and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name)
+              and n.targets[0].id == name]
+    stores = [n for s in pre + after for n in S.walk(s) if isinstance(n, gast.Name)
+              and n.id == name and isinstance(n.ctx, gast.Store)]
+    whole = all((isinstance(v, gast.Constant) and type(v.value) is int)
+                or (isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub)
+                    and isinstance(v.operand, gast.Constant) and type(v.operand.value) is int)
+                or (isinstance(v, gast.Name) and v.id == j) for v in values)
+    return INT if values and len(values) == len(stores) and whole else None
 
 
 def _reads_at(stmts, a, t) -> bool:

@@ -229,3 +229,47 @@ def test_derivatives_through_points_in_lanes():
     assert fwd == 2.0 * x * nearest_sum(c, p)
     assert rev == pytest.approx(fwd, rel=1e-14)
     assert fwd == pytest.approx(central, rel=1e-7)
+
+
+def test_gradients_through_points_in_lanes():
+    # the reverse sweep's forward nest records each point's nearest row on the tape, in lanes:
+    # reverse against forward against central differences, the points across two blocks,
+    # ties (a duplicated centroid: the first takes the points); a prepared gradient called
+    # again on other values gives the bits of one computed afresh
+    rng = np.random.RandomState(12)
+    c, p = rng.standard_normal((7, 3)), rng.standard_normal((150, 3))
+    c[5] = c[2]
+    code = srcad.source(nearest_sum, srcad.Reverse, srcad.Duplicated(c, np.zeros_like(c)),
+                        srcad.Const(p), backend="numba")
+    assert TAKEN in code
+    rev = srcad.gradient(nearest_sum, c, srcad.Constant(p), backend="numba")
+    fwd = np.zeros_like(c)
+    for index in np.ndindex(c.shape):
+        seed = np.zeros_like(c)
+        seed[index] = 1.0
+        fwd[index] = srcad.autodiff(srcad.Forward, nearest_sum, srcad.Duplicated(c, seed),
+                                    srcad.Const(p), backend="numba")
+    # each distance summed in order (NumPy's sum over an axis may round tied rows apart)
+    nearest = [min(range(len(c)), key=lambda j, q=q: (squared_distance(q, c[j]), j))
+               for q in p]  # ties: the first
+    want = np.zeros_like(c)
+    np.add.at(want, nearest, 2.0 * (c[nearest] - p))
+    np.testing.assert_allclose(rev, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fwd, want, rtol=1e-12, atol=1e-12)
+    assert not want[5].any()  # the tie went to row 2
+    eps, apart = 1e-6, c.copy()
+    apart[5] += 0.3  # central differences away from the tie (a kink)
+    central = np.zeros_like(c)
+    for index in np.ndindex(c.shape):
+        up, down = apart.copy(), apart.copy()
+        up[index] += eps
+        down[index] -= eps
+        central[index] = (nearest_sum(up, p) - nearest_sum(down, p)) / (2 * eps)
+    np.testing.assert_allclose(srcad.gradient(nearest_sum, apart, srcad.Constant(p),
+                                              backend="numba"), central, rtol=1e-6, atol=1e-6)
+    prep = srcad.prepare_gradient(nearest_sum, c, srcad.Constant(p), backend="numba")
+    srcad.gradient(nearest_sum, c, srcad.Constant(p), prep=prep)
+    kept = srcad.gradient(nearest_sum, -0.5 * c, srcad.Constant(p[::-1] + 1.0), prep=prep)
+    fresh = srcad.gradient(nearest_sum, -0.5 * c, srcad.Constant(p[::-1] + 1.0),
+                           backend="numba")
+    assert kept.tobytes() == fresh.tobytes()

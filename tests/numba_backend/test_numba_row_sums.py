@@ -291,17 +291,18 @@ def test_reverse_code_keeps_the_copy_and_sums_in_its_tape():
     # coordinates), with the bits of a gradient computed with nothing kept
     rng = np.random.RandomState(4)
     c, p = rng.standard_normal((5, 3)), rng.standard_normal((7, 3))
-    code = srcad.source(nearest_sum, srcad.Reverse, srcad.Duplicated(c, np.zeros_like(c)),
-                        srcad.Const(p), backend="numba")
+    # (one point: a loop over points runs them in lanes, srcad/transform/numba_row_lanes.py)
+    code = srcad.source(nearest_to, srcad.Reverse, srcad.Duplicated(c, np.zeros_like(c)),
+                        srcad.Const(p[0]), backend="numba")
     assert "in `tape` kept across calls" in code and "np.ascontiguousarray" not in code
     for rows, columns in ((5, 3), (0, 3), (4, 0)):
         c = rng.standard_normal((rows, columns))
-        p = rng.standard_normal((7, columns))
-        prep = srcad.prepare_gradient(nearest_sum, c, srcad.Constant(p), backend="numba")
+        p = rng.standard_normal((1, columns))
+        prep = srcad.prepare_gradient(nearest_to, c, srcad.Constant(p[0]), backend="numba")
         for scale in (1.0, -2.0, 0.5):
-            kept = srcad.gradient(nearest_sum, scale * c, srcad.Constant(p + scale),
+            kept = srcad.gradient(nearest_to, scale * c, srcad.Constant(p[0] + scale),
                                   prep=prep)
-            fresh = srcad.gradient(nearest_sum, scale * c, srcad.Constant(p + scale),
+            fresh = srcad.gradient(nearest_to, scale * c, srcad.Constant(p[0] + scale),
                                    backend="numba")
             assert kept.tobytes() == fresh.tobytes()
             want = np.zeros_like(c)
