@@ -36,9 +36,9 @@ bound once to one) whose body is name assignments of pure values (the point's fr
   none of the names and arrays the rest of the nest reads, calls only pure functions, and has
   no `break`, `continue`, `return`, `raise`, `try`, `while` or function;
 * `P` and `C` are 2-D float parameters nothing in the function writes, the values with a
-  lane are floats or integers (srcad's types, or srcad's own index below), no name with a lane is written in the
-  `j` loop but after the sum, and no name the nest assigns but the tail's and those with a
-  lane is read after it (numba_step_effects.dead_after).
+  lane are floats or integers (srcad's types, or srcad's own index below), no name with a
+  lane is written in the `j` loop but after the sum, and no name the nest assigns but the
+  tail's and those with a lane is read after it (numba_step_effects.dead_after).
 
 In reverse-mode code the nest is the forward sweep's (the tail records each point's index
 of the nearest row on srcad's tape, point after point in the order written, so the tape holds
