@@ -198,6 +198,7 @@ def test_the_nests_that_run_in_lanes():
         assert _bits(_primal(f, x.copy(), y)) == _bits(f(x.copy(), y)), f.__name__
 
 
+@pytest.mark.slow  # numba compiles the nest again with reassociated sums
 def test_reassociated_sums_in_lanes(monkeypatch):
     monkeypatch.setenv("SRCAD_NUMBA_REASSOCIATE", "1")
     srcad.build.cache.clear()  # the code generated in order
@@ -231,6 +232,7 @@ def test_derivatives_through_points_in_lanes():
     assert fwd == pytest.approx(central, rel=1e-7)
 
 
+@pytest.mark.slow  # numba compiles reverse and forward code
 def test_gradients_through_points_in_lanes():
     # the reverse sweep's forward nest records each point's nearest row on the tape, in lanes:
     # reverse against forward against central differences, the points across two blocks,
