@@ -10,6 +10,7 @@ a reverse loop that only adds multiples of one adjoint skipped while that adjoin
 a running extremum's reverse steps replayed only for the last winner where the others change
 nothing (and a loop's tape reserved for the records its code makes),
 long sums of exponentials split into a vectorizable exp loop and an in-order sum,
+a loop over points around such sums run with the points in lanes (numba_row_lanes),
 sums over the rows of an array for a running extremum computed for all rows at once
 (numba_row_sums), and running minima and maxima kept in independent lanes, those of values
 an inner loop computes with the lanes' inner loops as one (bit-identical results).
@@ -40,6 +41,7 @@ from srcad.transform.numba_indices import unsigned_indices
 from srcad.transform.numba_last_winner import last_winner_steps
 from srcad.transform.numba_maps import fuse_array_maps
 from srcad.transform.numba_outer_lanes import outer_loop_lanes
+from srcad.transform.numba_row_lanes import row_sums_in_point_lanes
 from srcad.transform.numba_row_sums import interchange_row_sums
 from srcad.transform.numba_shared_calls import share_linalg_calls
 from srcad.transform.numba_tape_counts import exact_tape_counts
@@ -75,6 +77,7 @@ def numba_rewrites(tree, namer, types, bars, located, given=None,
     zero_adjoint_loops(tree, bars, types.env)
     exact_tape_counts(last_winner_steps(tree, namer))
     outer_loop_lanes(tree, namer, types.env)
+    row_sums_in_point_lanes(tree, namer, types.env)
     interchange_row_sums(tree, namer, types.env, reassociated)
     tree = extremum_lanes(extremum_jam(tree, namer, types.env), namer, types.env)
     argmin_lanes(tree, namer, types.env)

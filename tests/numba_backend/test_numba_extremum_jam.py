@@ -98,8 +98,8 @@ def test_jammed_extrema_have_the_bits_of_the_loop(c):
 
 def test_the_loops_that_jam():
     c, p = np.ones((6, 3)), np.ones((4, 3))
-    # (nearest_sum's rows of c: their sums all at once, srcad/transform/numba_row_sums.py)
-    assert "numba_row_sums" in _source(nearest_sum, c, p)
+    # (nearest_sum's points in lanes: srcad/transform/numba_row_lanes.py)
+    assert "numba_row_lanes" in _source(nearest_sum, c, p)
     assert "numba_extremum_jam" in _source(largest_signed_product, c, p[0])
     # an inner loop whose length depends on the row, a distance read after the loop
     assert "numba_extremum_jam" not in _source(ragged, c, p[0])

@@ -33,6 +33,13 @@ def nearest_sum(c, p):
     return cost
 
 
+def nearest_to(c, q):
+    closest = math.inf
+    for j in range(c.shape[0]):
+        closest = min(closest, squared_distance(q, c[j]))
+    return closest
+
+
 def largest_product(c, p):
     best = -math.inf
     for j in range(len(c)):
@@ -141,7 +148,7 @@ def _cases():
 def test_interchanged_sums_have_the_bits_of_the_loop(c):
     p = np.array([[0.5, -1.0, 0.25], [0.0, 0.0, 0.0], [-0.0, 2.0, -0.5], [1e-3, 3.0, 7.0]])
     with np.errstate(invalid="ignore"):
-        for f, args in ((nearest_sum, (c, p)), (largest_product, (c, p[2])),
+        for f, args in ((nearest_to, (c, p[0])), (largest_product, (c, p[2])),
                         (largest_product, (c, p[1])), (largest_product, (-c, p[0]))):
             want = f(*args)
             got = _primal(f, *args)
@@ -155,7 +162,9 @@ def test_no_rows_and_no_coordinates():
 
 def test_the_loops_that_are_interchanged():
     c, p = np.ones((6, 3)), np.ones((4, 3))
-    assert "np.ascontiguousarray(c.T)" in _source(nearest_sum, c, p)
+    assert "np.ascontiguousarray(c.T)" in _source(nearest_to, c, p[0])
+    # the loop over the points around it: the points in lanes (numba_row_lanes.py)
+    assert "numba_row_sums" not in _source(nearest_sum, c, p)
     assert "numba_row_sums" in _source(largest_product, c, p[0])
     x = np.arange(18.0).reshape(6, 3) / 5.0 - 1.0
     y = np.array([0.5, -1.0, 2.0])
@@ -266,7 +275,7 @@ def test_reassociated_sums_keep_the_jam_where_it_applies(monkeypatch):
     try:
         c = np.arange(18.0).reshape(6, 3) / 4.0
         p = np.array([[1.0, 0.5, 2.0], [3.0, 1.0, 0.0]])
-        jammed = _source(nearest_sum, c, p)
+        jammed = _source(nearest_to, c, p[0])
         assert "numba_extremum_jam" in jammed and "numba_row_sums" not in jammed
         assert "numba_row_sums" in _source(nearest_index, c, p[0])
         assert _primal(nearest_index, c, p[0]) \
@@ -282,17 +291,18 @@ def test_reverse_code_keeps_the_copy_and_sums_in_its_tape():
     # coordinates), with the bits of a gradient computed with nothing kept
     rng = np.random.RandomState(4)
     c, p = rng.standard_normal((5, 3)), rng.standard_normal((7, 3))
-    code = srcad.source(nearest_sum, srcad.Reverse, srcad.Duplicated(c, np.zeros_like(c)),
-                        srcad.Const(p), backend="numba")
+    # (one point: a loop over points runs them in lanes, srcad/transform/numba_row_lanes.py)
+    code = srcad.source(nearest_to, srcad.Reverse, srcad.Duplicated(c, np.zeros_like(c)),
+                        srcad.Const(p[0]), backend="numba")
     assert "in `tape` kept across calls" in code and "np.ascontiguousarray" not in code
     for rows, columns in ((5, 3), (0, 3), (4, 0)):
         c = rng.standard_normal((rows, columns))
-        p = rng.standard_normal((7, columns))
-        prep = srcad.prepare_gradient(nearest_sum, c, srcad.Constant(p), backend="numba")
+        p = rng.standard_normal((1, columns))
+        prep = srcad.prepare_gradient(nearest_to, c, srcad.Constant(p[0]), backend="numba")
         for scale in (1.0, -2.0, 0.5):
-            kept = srcad.gradient(nearest_sum, scale * c, srcad.Constant(p + scale),
+            kept = srcad.gradient(nearest_to, scale * c, srcad.Constant(p[0] + scale),
                                   prep=prep)
-            fresh = srcad.gradient(nearest_sum, scale * c, srcad.Constant(p + scale),
+            fresh = srcad.gradient(nearest_to, scale * c, srcad.Constant(p[0] + scale),
                                    backend="numba")
             assert kept.tobytes() == fresh.tobytes()
             want = np.zeros_like(c)
