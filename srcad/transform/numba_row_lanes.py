@@ -44,8 +44,10 @@ In reverse-mode code the nest is the forward sweep's (the tail records each poin
 of the nearest row on srcad's tape, point after point in the order written, so the tape holds
 what the nest as written records); the index, srcad's own name the types do not list, gets an
 integer lane where every assignment of it is an integer constant or the row counter. The copy
-of the points and the lanes are arrays made per call (numba_row_sums.py carves its arrays
-from the tape a prepared call keeps; these are not, yet). Run-time errors of the sums (none
+of the points and the lanes are carved, as numba_row_sums.py's arrays, from the array a
+prepared call keeps across calls where the function has one (no allocation per call; an
+integer lane is then a float lane, exact below 2**53, read back by `int()`), else made per
+call. Run-time errors of the sums (none
 for k-means' arithmetic) may be raised at another point than as written.
 """
 
@@ -58,8 +60,9 @@ from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_jam import _simple_assign
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
 from srcad.transform.numba_loop_sites import replace_loops
-from srcad.transform.numba_row_sums import _only_read_as_rows, _rows_of, _shape
+from srcad.transform.numba_row_sums import _only_read_as_rows, _rows_of, _shape, _workspace
 from srcad.transform.numba_step_effects import dead_after
+from srcad.transform.tapes import ArrayTapes
 
 BLOCK = 128  # points per block: the block's coordinates (BLOCK * d floats) stay in cache
 UNROLL = 4  # coordinates added per load and store of a sum
@@ -75,16 +78,45 @@ def row_sums_in_point_lanes(tree, namer, types):
         if any(isinstance(n, gast.FunctionDef) and n is not fn for n in S.walk(fn)):
             continue
         params = {a.id for a in fn.args.args if isinstance(a, gast.Name)}
-        made = []
+        kept = _workspace(fn)
+        arrays, fills = [], []  # (name, length, shape or None, int), what fills them
 
-        def rewrite(loop, fn=fn, params=params, made=made):
+        def rewrite(loop, fn=fn, params=params, arrays=arrays, fills=fills, kept=kept):
             nest = _nest(fn, loop, params, types)
-            return None if nest is None else _in_lanes(loop, nest, namer, made)
+            return None if nest is None else \
+                _in_lanes(loop, nest, namer, arrays, fills, kept is not None)
         replace_loops(fn, rewrite)
+        if arrays:
+            _make(fn, arrays, fills, kept, namer)
+    return tree
+
+
+def _make(fn, arrays, fills, kept, namer) -> None:
+    """The copies of the points and the lanes at the top of `fn`: carved from the array a
+    prepared call keeps across calls where `fn` has one (numba_row_sums._workspace; an
+    integer lane is then a float lane, exact for indices below 2**53, read back by int()),
+    else new arrays."""
+    comment = [S.comment("the rows of the points block by block, coordinates major, and the "
+                         "lanes of the points in lanes (srcad/transform/numba_row_lanes.py)")]
+    if kept is None:
+        made = [S.parse_stmts(f"{name} = np.empty({shape or length}"
+                              f"{', dtype=np.int64' if is_int else ''})")[0]
+                for name, length, shape, is_int in arrays]
         at = 1 if fn.body and isinstance(fn.body[0], gast.Expr) \
             and isinstance(fn.body[0].value, gast.Constant) else 0
-        fn.body[at:at] = made
-    return tree
+        fn.body[at:at] = comment + made + fills
+        return
+    kind, at = kept
+    sizes, entries = [], []
+    for name, length, shape, _ in arrays:
+        if not length.isdigit():  # the copy's length named once: the slices stay readable
+            size = namer.fresh(f"{name}_size")
+            sizes += S.parse_stmts(f"{size} = {length}")
+            length = size
+        entries.append((name, S.parse_expr(length),
+                        None if shape is None else S.parse_expr(shape), False))
+    fn.body[at:at] = comment[:1] + [S.comment(f"(in `{kind}`, kept across calls)")] \
+        + sizes + ArrayTapes().carve(kind, entries) + fills
 
 
 def _stores(stmts) -> set:
@@ -244,7 +276,7 @@ class _Reads(gast.NodeTransformer):
             if node.id in self.renames else node
 
 
-def _in_lanes(loop, nest, namer, made) -> list:
+def _in_lanes(loop, nest, namer, arrays, fills, carved) -> list:
     i, j, points = nest["i"], nest["j"], nest["points"]
     s = nest["shape"]["sum"]
     copy = namer.fresh(f"{points}_blocks")
@@ -253,18 +285,16 @@ def _in_lanes(loop, nest, namer, made) -> list:
     start, count, lane, block = (namer.fresh(f"{i}_{role}") for role in
                                  ("start", "count", "lane", "block"))
     row, col = namer.fresh("row"), namer.fresh("column")
-    made += [S.comment(f"the rows of {points} block by block, coordinates major, for the "
-                       "points in lanes (srcad/transform/numba_row_lanes.py)")]
-    made += S.parse_stmts(
-        f"{copy} = np.empty((({points}.shape[0] + {BLOCK - 1}) // {BLOCK}, {points}.shape[1],"
-        f" {BLOCK}))\n"
+    blocks_of = f"(({points}.shape[0] + {BLOCK - 1}) // {BLOCK})"
+    arrays.append((copy, f"{blocks_of} * {points}.shape[1] * {BLOCK}",
+                   f"({blocks_of}, {points}.shape[1], {BLOCK})", False))
+    fills += S.parse_stmts(
         f"for {row} in range({points}.shape[0]):\n"
         f"    for {col} in range({points}.shape[1]):\n"
         f"        {copy}[{row} // {BLOCK}, {col}, {row} % {BLOCK}] = {points}[{row}, {col}]")
-    made += [S.parse_stmts(f"{x} = np.empty({BLOCK})")[0] for x in sums]
-    for x, name in lanes.items():
-        dtype = ", dtype=np.int64" if nest["types"].get(x) == INT else ""
-        made += S.parse_stmts(f"{name} = np.empty({BLOCK}{dtype})")
+    arrays += [(x, str(BLOCK), None, False) for x in sums]
+    integers = {x for x in lanes if nest["types"].get(x) == INT}
+    arrays += [(name, str(BLOCK), None, x in integers) for x, name in lanes.items()]
     where = {"block": block, "lane": lane, "count": count, "start": start, "lanes": lanes}
     total = S.unparse_expr(loop.iter.args[0])
     out = [S.comment(f"the points {i} in lanes, {BLOCK} at a time: the sums of {ROWS} rows "
@@ -289,7 +319,8 @@ def _in_lanes(loop, nest, namer, made) -> list:
     tail = S.parse_stmts(f"for {lane} in range({count}):\n    {i} = {start} + {lane}")[0]
     # every value per point restored: the tail reads them, and the last point's are those
     # the nest as written leaves
-    tail.body += [S.parse_stmts(f"{x} = {lanes[x]}[{lane}]")[0] for x in sorted(lanes)]
+    tail.body += [S.parse_stmts(f"{x} = int({lanes[x]}[{lane}])" if carved and x in integers
+                                else f"{x} = {lanes[x]}[{lane}]")[0] for x in sorted(lanes)]
     tail.body += [S.clone(x) for x in nest["tail"]]
     blocks.body.append(tail)
     return out + [blocks]
