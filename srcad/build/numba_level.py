@@ -29,6 +29,7 @@ import os
 
 from srcad.build.numba_literals import plain_first
 from srcad.errors import SrcadError
+from srcad.runtime.numba_function_passes import function_passes_at_link
 
 LEVELS = (1, 2, 3)
 DEFAULT = 2
@@ -58,8 +59,6 @@ def at_level(dispatcher, level: int) -> None:
     def compile(sig):
         from numba.core import config
         from numba.core.compiler_lock import global_compiler_lock
-
-        from srcad.runtime.numba_function_passes import function_passes_at_link
 
         with global_compiler_lock, function_passes_at_link(dispatcher.py_func.__qualname__):
             before = config.OPT
