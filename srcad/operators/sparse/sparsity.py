@@ -189,8 +189,11 @@ def _indices(tangent) -> frozenset:
         return tangent.indices
     if isinstance(tangent, np.ndarray):
         return frozenset().union(*(_indices(t) for t in tangent.reshape(-1)))
-    _check_number(tangent)
-    return frozenset()
+    if tangent is None or isinstance(tangent, (int, float, complex, np.number, np.bool_)):
+        return frozenset()
+    raise SrcadError(f"the sparsity pattern could not be traced: an output's tangent is a "
+                     f"{type(tangent).__name__}", construct="sparse=True",
+                     hint="pass sparse=False (a dense jacobian)")
 
 
 def color_columns(indptr, indices, n: int) -> np.ndarray:
