@@ -248,6 +248,8 @@ def refuse_array_code(norm, types, active: set, where: str | None, supported=Non
                         or parts.get(id(e)):  # slogdet(A) of `.logabsdet`: the part is typed
                     continue
                 operands = [c for c in gast.iter_child_nodes(e) if isinstance(c, gast.expr)]
+                if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute):
+                    operands.append(e.func.value)  # a method's array: `x.sum()` as np.sum(x)
                 if isinstance(e, gast.Attribute) and parts.get(id(e.value)):
                     operands = parts[id(e.value)].operands
                 if not (isinstance(types.of(e), Array)

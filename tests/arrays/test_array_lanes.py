@@ -86,3 +86,58 @@ def test_batch_stacked_asked_for_is_still_refused():
     with pytest.raises(SrcadError, match="stacked lanes"):
         srcad.autodiff(srcad.Forward, weighted_sines, BatchDuplicated(x, np.eye(3)), t,
                        batch="stacked")
+
+
+def method_sum(x):
+    y = np.zeros(2)
+    y[0] = x.sum()
+    y[1] = x[0]
+    return y
+
+
+def method_max(x):
+    y = np.zeros(2)
+    y[0] = x.max()
+    y[1] = x[0]
+    return y
+
+
+def method_min(x):
+    y = np.zeros(2)
+    y[0] = x.min()
+    y[1] = x[0]
+    return y
+
+
+def method_prod(x):
+    y = np.zeros(2)
+    y[0] = x.prod()
+    y[1] = x[0]
+    return y
+
+
+def method_var(x):
+    y = np.zeros(2)
+    y[0] = x.var()
+    y[1] = x[0]
+    return y
+
+
+X = np.array([0.9, 0.2, 0.1, 0.4])
+FIRST = np.eye(4)[0]
+
+
+@pytest.mark.parametrize("f, row", [
+    (method_sum, np.ones(4)),
+    (method_max, np.eye(4)[0]),
+    (method_min, np.eye(4)[2]),
+    (method_prod, np.prod(X) / X),
+    (method_var, 2.0 * (X - X.mean()) / 4),
+], ids=["sum", "max", "min", "prod", "var"])
+def test_a_method_reduction_of_an_active_array_in_vector_mode(f, row):
+    # `x.sum()` written into an element ran in stacked lanes as `np.sum(x_dot)`, summing
+    # across the lanes (a jacobian row of 4.0s for ones); like np.sum(x), it runs unrolled
+    jacobian = srcad.jacobian(f, X.copy(), mode="forward")
+    np.testing.assert_allclose(jacobian, [row, FIRST], rtol=1e-12, atol=1e-15)
+    with pytest.raises(SrcadError, match="stacked lanes"):
+        srcad.autodiff(srcad.Forward, f, BatchDuplicated(X.copy(), np.eye(4)), batch="stacked")

@@ -250,3 +250,31 @@ def test_ht_complicated_slice_holds_one_decision_and_answers_the_other_branch():
                                                                  complicated[1]))
     np.testing.assert_allclose(J[:, :ht.N_THETA], fd[:, 2:], atol=1e-7 * np.abs(fd).max())
     assert len(guard.logs) == 2  # checked once in full, then remembered
+
+
+class IndexHolder:
+    def __init__(self, idx):
+        self.idx = idx
+
+
+def gather_from_object(x, holder):
+    y = np.zeros(3)
+    for i in range(3):
+        y[i] = math.sin(x[holder.idx[i]]) * x[i]
+    return y
+
+
+def test_an_object_constant_changed_in_place_is_compared_by_its_attributes(monkeypatch):
+    x = np.array([0.1, 0.7, 0.9, 0.2])
+    holder = IndexHolder(np.array([0, 1, 2]))
+    prep = srcad.prepare_jacobian(gather_from_object, x, Constant(holder), sparse=True)
+    holder.idx[0] = 3  # the same object: once compared by identity, J[0] = [cos(x0) x0 +
+    # sin(x0), 0, 0, 0] instead of [sin(x3), 0, 0, cos(x3) x0]
+    with pytest.raises(srcad.ArgumentError, match=r"inputs \[3\]"):
+        srcad.jacobian(gather_from_object, x, Constant(holder), prep=prep)
+    holder.idx[0] = 0  # an equal object: the preparation's pattern, not traced again
+    monkeypatch.setattr(sparse_jacobian, "jacobian_pattern", None)
+    J = srcad.jacobian(gather_from_object, x, Constant(IndexHolder(np.array([0, 1, 2]))),
+                       prep=prep).toarray()
+    np.testing.assert_allclose(J, central_differences(gather, x, np.array([0, 1, 2])),
+                               atol=1e-8)

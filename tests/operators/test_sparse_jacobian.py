@@ -147,6 +147,32 @@ def test_whole_array_code():
     np.testing.assert_allclose(J.toarray(), expected, rtol=1e-14)
 
 
+def clipped(x):
+    y = np.zeros(2)
+    y[0] = np.clip(x[1], 0.0, 1.0)
+    y[1] = np.maximum(x[0], 0.0) * 2.0 + np.clip(x[2], 0.0, 1.0)
+    return y
+
+
+def clipped_alone(x):
+    y = np.zeros(2)
+    y[0] = np.clip(x[1], 0.0, 1.0)
+    y[1] = x[2] * 2.0
+    return y
+
+
+def test_a_scalar_selection_keeps_its_entry():
+    # the tangent of np.clip(x[1], 0.0, 1.0) is np.where(...) of numbers: a 0-d array, whose
+    # dependency set was dropped (J[0, 1] = 0 for 1), and added to another one it stopped
+    # the tracing
+    x = np.array([0.3, 0.5, 0.1])
+    J = srcad.jacobian(clipped_alone, x, sparse=True)
+    np.testing.assert_array_equal(J.toarray(), [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0]])
+    J = srcad.jacobian(clipped, x, sparse=True)
+    assert pattern_of(J) == {(0, 1), (1, 0), (1, 2)}
+    np.testing.assert_array_equal(J.toarray(), [[0.0, 1.0, 0.0], [2.0, 0.0, 1.0]])
+
+
 def test_refusals():
     x = np.array([1.0, 2.0])
     with pytest.raises(srcad.SrcadError, match=r"np\.linalg\.solve.*could not be traced"):

@@ -894,3 +894,31 @@ def test_early_exit_from_loop_returns_the_primal_value(f, make_args):
     expected = f(*[np.copy(p) if isinstance(p, np.ndarray) else p for p in plain])
     _, value = srcad.autodiff(ReverseWithPrimal, f, *args)
     assert value == pytest.approx(expected, rel=1e-14)
+
+
+def reshaped_then_written(W):
+    z = np.ones(4)
+    h = np.expand_dims(W[3], 1) * np.reshape(z, (1, -1)) @ W[:, 1]  # W[3, i] sum(W[:, 1])
+    z[0:4] += W[:, 0]
+    return np.sum(h)
+
+
+def transposed_then_written(W, b):
+    z = np.zeros((4, 3))
+    z[1:, :] = W[1:]
+    z[:, 1] = np.mean(b / (2.0 + np.sin(z.T)), axis=0)
+    return np.sum(z * z)
+
+
+def test_a_view_of_an_array_written_later_keeps_its_values_for_the_reverse_sweep():
+    # the reverse sweep read `np.reshape(z, ...)` and `z.T` bound in the forward sweep after
+    # z was written in place (z's taped copy restored the name, not the view)
+    W = np.array([[-0.075, -0.943], [-0.351, -1.411], [0.821, 0.091], [0.494, -0.026]])
+    expected = np.zeros((4, 2))
+    expected[3] = np.sum(W[:, 1])
+    expected[:, 1] += W[3, 0] + W[3, 1]
+    np.testing.assert_allclose(srcad.gradient(reshaped_then_written, W.copy()), expected,
+                               rtol=1e-13)
+    W = np.array([[0.3, -0.7, 0.2], [1.1, 0.5, -0.4], [0.8, 0.1, 0.6], [-0.5, 0.9, 0.3]])
+    check_grads(transposed_then_written, Duplicated(W, np.zeros((4, 3))),
+                Duplicated(np.array([1.2, 1.3, 0.9, 0.7]), np.zeros(4)))

@@ -8,11 +8,15 @@ keeps a copy of the preparation's Constants and the decision log of the preparat
 decision log equals the preparation's, or that of a call the full check accepted since.
 Otherwise the caller checks in full (traces the pattern again at the call's point and
 refuses an entry outside the preparation's): False never makes an answer wrong, only slower.
-A Constant of a type compared neither by value nor structurally (not an array, number,
-string, tuple, list or dict) is compared by identity.
+An object Constant (a dataclass, a namedtuple, any instance with a `__dict__`) is compared
+by its type and its attributes, as the containers are (an index array in `h.idx` changed in
+place was once not seen); functions, classes and modules by identity; any other object, or
+one whose attributes reach itself, is never taken as equal (every call checks in full).
 """
 
 from __future__ import annotations
+
+import types
 
 import numpy as np
 
@@ -109,20 +113,57 @@ class _Opaque:
         self.value = value
 
 
+class _Record:
+    """An object's type and the snapshots of its attributes (or a namedtuple's items)."""
+
+    __slots__ = ("kind", "fields")
+
+    def __init__(self, kind, fields):
+        self.kind, self.fields = kind, fields
+
+
+class _Unknown:
+    """A Constant whose value cannot be compared: never equal."""
+
+    __slots__ = ()
+
+
 _SCALARS = (bool, int, float, complex, str, bytes, type(None), np.generic)
+_CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
+         type, np.ufunc)
+_CLASS_STATEMENT = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class written in Python
 
 
-def _snapshot(value):
+def _snapshot(value, within=()):
     if isinstance(value, np.ndarray):
-        return _Array(value)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_snapshot(v) for v in value) if type(value) in (tuple, list) \
-            else _Opaque(value)
-    if isinstance(value, dict):
-        return {k: _snapshot(v) for k, v in value.items()}
+        return _Array(value) if value.dtype != object else _Unknown()
     if isinstance(value, _SCALARS):
         return value
-    return _Opaque(value)
+    if isinstance(value, _CODE):
+        return _Opaque(value)
+    if any(value is outer for outer in within) or len(within) > 32:
+        return _Unknown()  # reaches itself
+    within = within + (value,)
+    if type(value) in (tuple, list):
+        return type(value)(_snapshot(v, within) for v in value)
+    if isinstance(value, tuple):  # a namedtuple
+        return _Record(type(value), tuple(_snapshot(v, within) for v in value))
+    if type(value) is dict:
+        return {k: _snapshot(v, within) for k, v in value.items()}
+    if isinstance(value, (list, dict)) or not hasattr(value, "__dict__") or not all(
+            _python_class(k) for k in type(value).__mro__[:-1]):
+        return _Unknown()  # (state outside `__dict__`: slots, a C type's fields)
+    return _Record(type(value), {k: _snapshot(v, within) for k, v in vars(value).items()})
+
+
+def _python_class(kind) -> bool:
+    """A class written in Python keeping its state in `__dict__`: no slots, no `__new__` or
+    `__init__` of C (functools.partial, a heap type of C, keeps its function outside)."""
+    if not kind.__flags__ & _CLASS_STATEMENT or vars(kind).get("__slots__"):
+        return False
+    return all(isinstance(vars(kind).get(name, staticmethod(None)),
+                          (types.FunctionType, staticmethod, classmethod))
+               for name in ("__new__", "__init__"))
 
 
 def same_value(value, kept) -> bool:
@@ -140,6 +181,17 @@ def same_value(value, kept) -> bool:
                 and value.dtype == kept.dtype and bool(np.all(value == kept)))
     if isinstance(kept, _Opaque):
         return value is kept.value
+    if isinstance(kept, _Unknown):
+        return False
+    if isinstance(kept, _Record):
+        if type(value) is not kept.kind:
+            return False
+        if isinstance(kept.fields, tuple):
+            return len(value) == len(kept.fields) and all(
+                same_value(v, k) for v, k in zip(value, kept.fields))
+        fields = vars(value)
+        return fields.keys() == kept.fields.keys() and all(
+            same_value(fields[k], kept.fields[k]) for k in kept.fields)
     if type(value) is not type(kept):
         return False
     if isinstance(kept, (tuple, list)):

@@ -50,6 +50,8 @@ class Deps:
                 return other
             return Deps(self.indices | other.indices)
         if other.__class__ not in _NUMBER_TYPES:
+            if isinstance(other, np.ndarray):
+                return NotImplemented  # elementwise, by the array (`np.where`'s 0-d result)
             _check_number(other)
         return self
 
@@ -57,6 +59,8 @@ class Deps:
         if other.__class__ is Deps:  # not linear code (a product of two tangents): union
             return self._union(other)
         if other.__class__ not in _NUMBER_TYPES:
+            if isinstance(other, np.ndarray):
+                return NotImplemented
             _check_number(other)
         return self
 
@@ -171,10 +175,25 @@ def jacobian_pattern(compiled, slots, f) -> tuple[np.ndarray, np.ndarray, int]:
     indptr = np.zeros(len(rows) + 1, dtype=np.int64)
     columns = []
     for i, t in enumerate(rows):
-        cols = sorted(t.indices) if isinstance(t, Deps) else []
+        cols = sorted(_indices(t))
         columns.extend(cols)
         indptr[i + 1] = len(columns)
     return indptr, np.asarray(columns, dtype=np.int64), len(rows)
+
+
+def _indices(tangent) -> frozenset:
+    """The inputs an output element's tangent depends on: a `Deps`, a number (none), or an
+    array holding them (`y_dot[0] = np.where(c, x_dot[1], 0.0)` stores a 0-d array, whose
+    set was once dropped: a zero column where J has an entry)."""
+    if isinstance(tangent, Deps):
+        return tangent.indices
+    if isinstance(tangent, np.ndarray):
+        return frozenset().union(*(_indices(t) for t in tangent.reshape(-1)))
+    if tangent is None or isinstance(tangent, (int, float, complex, np.number, np.bool_)):
+        return frozenset()
+    raise SrcadError(f"the sparsity pattern could not be traced: an output's tangent is a "
+                     f"{type(tangent).__name__}", construct="sparse=True",
+                     hint="pass sparse=False (a dense jacobian)")
 
 
 def color_columns(indptr, indices, n: int) -> np.ndarray:

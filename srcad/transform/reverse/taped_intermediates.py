@@ -66,6 +66,8 @@ class TapedIntermediates:
                      if not key.startswith("Attribute(")
                      and (node := from_dump(key, expr)) is not None}
         forward = [S.substitute_stmt(s, originals) for s in stmts + [primal]]
+        if whole:  # read in the reverse sweep: a view of an array written later is copied
+            forward[:len(stmts)] = [self._copied_view(s) for s in forward[:len(stmts)]]
         if arrays and not self.recording.loops_around(stmt):
             recorded = [([], [])] * len(calls)  # run once: the temporaries stay readable
         else:  # (the value a definition recorded once per iteration binds: read from it)
@@ -116,6 +118,26 @@ class TapedIntermediates:
         whole = self._run_once_arrays(stmt, arrays)
         return {id(n) for n in S.walk(expr)
                 if id(n) in planned and _taped_node(diff, n, arrays, whole)}
+
+    def _copied_view(self, temp):
+        """`transpose = z.T` (a reshape, a slice...) with z written in place later: the
+        reverse sweep reads the temporary after z changed (and z's taped copy restores the
+        name, not the view), so it binds a copy."""
+        value, base = temp.value, None
+        if isinstance(value, gast.Subscript) or (isinstance(value, gast.Attribute)
+                                                 and value.attr in ("T", "mT", "real", "imag")):
+            base = value.value
+        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) \
+                and value.func.attr in _VIEWS:
+            owner = value.func.value  # z.reshape(...) or np.reshape(z, ...)
+            base = owner if not isinstance(owner, gast.Name) or owner.id in \
+                self.written_in_place or not value.args else value.args[0]
+        while isinstance(base, gast.Subscript) or (isinstance(base, gast.Attribute)
+                                                   and base.attr in ("T", "mT")):
+            base = base.value  # np.reshape(z[::-1], ...): a view of z
+        if not (isinstance(base, gast.Name) and base.id in self.written_in_place):
+            return temp
+        return S.assign(S.name(temp.targets[0].id, store=True), S.call("np.copy", value))
 
     def _run_once_arrays(self, stmt, arrays: bool) -> bool:
         """python: does `stmt`, computing arrays, run once (no loop around it)? Then the
@@ -206,6 +228,11 @@ def _operands(expr):
             yield from (n.left, n.right)
         elif isinstance(n, gast.UnaryOp):
             yield n.operand
+
+
+_VIEWS = frozenset({"reshape", "ravel", "transpose", "squeeze", "expand_dims", "swapaxes",
+                    "moveaxis", "broadcast_to", "atleast_1d", "atleast_2d", "atleast_3d",
+                    "asarray", "view", "diagonal", "flip", "real", "imag"})
 
 
 def _array_or_float(typ):
