@@ -39,6 +39,7 @@ import gast
 
 from srcad.analysis.types import Array
 from srcad.frontend import syntax as S
+from srcad.transform.numba_loop_sites import after_docstring
 
 _NEW = {"zeros", "zeros_like", "ones", "ones_like", "empty", "empty_like", "full", "full_like"}
 _MADE_BY_CALL = ("array_matmul", "copied_adjoint", "zeros_into")
@@ -237,7 +238,6 @@ def bound_before(fn, top, name) -> bool:
 def initialize(fn, name, rank) -> None:
     """Bind `name` to empty zeros of `rank` axes at the top of `fn` (after its docstring)."""
     shape = "(" + "0, " * rank + ")" if rank else "()"
-    first = 1 if fn.body and isinstance(fn.body[0], gast.Expr) \
-        and isinstance(fn.body[0].value, gast.Constant) else 0
+    first = after_docstring(fn)
     fn.body[first:first] = S.located(S.parse_stmts(f"{name} = np.zeros({shape})"),
                                      fn.body[first])

@@ -40,3 +40,10 @@ def replace_loops(tree, rewrite):
                     out += [stmt] if new is None else new
                 setattr(holder, field, out)
     return tree
+
+
+def after_docstring(fn) -> int:
+    """The index in `fn`'s body where statements made for the whole function go: after its
+    docstring, if it has one."""
+    return 1 if fn.body and isinstance(fn.body[0], gast.Expr) \
+        and isinstance(fn.body[0].value, gast.Constant) else 0

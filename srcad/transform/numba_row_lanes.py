@@ -59,7 +59,7 @@ from srcad.analysis.value_types import FLOAT, INT, Array
 from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_jam import _simple_assign
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
-from srcad.transform.numba_loop_sites import replace_loops
+from srcad.transform.numba_loop_sites import after_docstring, replace_loops
 from srcad.transform.numba_row_sums import _only_read_as_rows, _rows_of, _shape, _workspace
 from srcad.transform.numba_step_effects import dead_after
 from srcad.transform.tapes import ArrayTapes
@@ -102,8 +102,7 @@ def _make(fn, arrays, fills, kept, namer) -> None:
         made = [S.parse_stmts(f"{name} = np.empty({shape or length}"
                               f"{', dtype=np.int64' if is_int else ''})")[0]
                 for name, length, shape, is_int in arrays]
-        at = 1 if fn.body and isinstance(fn.body[0], gast.Expr) \
-            and isinstance(fn.body[0].value, gast.Constant) else 0
+        at = after_docstring(fn)
         fn.body[at:at] = comment + made + fills
         return
     kind, at = kept

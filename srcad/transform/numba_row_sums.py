@@ -39,7 +39,7 @@ from srcad.frontend import syntax as S
 from srcad.transform.numba_extremum_jam import _shape as _jam_shape
 from srcad.transform.numba_extremum_jam import _simple_assign, one_inner_loop
 from srcad.transform.numba_extremum_lanes import _is_range, _pure
-from srcad.transform.numba_loop_sites import replace_loops
+from srcad.transform.numba_loop_sites import after_docstring, replace_loops
 from srcad.transform.numba_step_effects import dead_after
 from srcad.transform.tapes import FLOAT_TAPE, WORK, ArrayTapes
 
@@ -88,8 +88,7 @@ def _make(fn, made, namer) -> None:
         out += [S.parse_stmts(f"{name} = np.ascontiguousarray({array}.T)" if kind == "copy"
                               else f"{name} = np.empty({array}.shape[0])")[0]
                 for name, array, kind in made]
-        at = 1 if fn.body and isinstance(fn.body[0], gast.Expr) \
-            and isinstance(fn.body[0].value, gast.Constant) else 0
+        at = after_docstring(fn)
         fn.body[at:at] = out
         return
     kind, at = kept
